@@ -1,0 +1,1 @@
+"""The rewrite engine (one narrow seam around Bowler/fissix) and the helpers rules share."""

@@ -1,0 +1,93 @@
+"""Reading and editing call arguments: lookup by keyword or position, adding a keyword."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from fissix import pytree
+from fissix.fixer_util import Comma, Name
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from .snippets import parse_expression
+
+
+@dataclass
+class Argument:
+    """One argument of a call: its keyword (None when positional) and value node."""
+
+    node: pytree.Base
+    keyword: Optional[str]
+    value: pytree.Base
+    star: str = ""  # "*" or "**" for unpacked arguments
+
+
+def arguments(call_trailer: pytree.Node) -> list[Argument]:
+    """The arguments of a ``(...)`` trailer, in source order."""
+    if len(call_trailer.children) < 3:
+        return []
+    inner = call_trailer.children[1]
+    items = inner.children if inner.type == syms.arglist else [inner]
+    result = []
+    for item in items:
+        if item.type == token.COMMA:
+            continue
+        if item.type == syms.argument and item.children[1].type == token.EQUAL:
+            result.append(Argument(item, item.children[0].value, item.children[2]))
+        elif item.type == syms.argument and item.children[0].type in (token.STAR, token.DOUBLESTAR):
+            result.append(Argument(item, None, item.children[1], item.children[0].value))
+        else:
+            result.append(Argument(item, None, item))
+    return result
+
+
+def find_argument(
+    call_trailer: pytree.Node, keyword: str, position: Optional[int] = None
+) -> Optional[Argument]:
+    """The argument given as ``keyword=`` or as the ``position``-th positional (0-based)."""
+    positional = 0
+    for argument in arguments(call_trailer):
+        if argument.keyword == keyword:
+            return argument
+        if argument.keyword is None and not argument.star:
+            if positional == position:
+                return argument
+            positional += 1
+    return None
+
+
+def has_unpacking(call_trailer: pytree.Node) -> bool:
+    """True for ``f(*args)`` / ``f(**kwargs)``: which parameters are given is unknowable."""
+    return any(argument.star for argument in arguments(call_trailer))
+
+
+def is_true(node: pytree.Base) -> bool:
+    return node.type == token.NAME and node.value == "True"
+
+
+def add_keyword(call_trailer: pytree.Node, keyword: str, value_code: str) -> None:
+    """Append ``keyword=value`` after the last argument, keeping a trailing comma and layout."""
+    value = parse_expression(value_code)
+    new_argument = pytree.Node(syms.argument, [Name(keyword), pytree.Leaf(token.EQUAL, "="), value])
+    if len(call_trailer.children) == 2:  # f()
+        call_trailer.insert_child(1, new_argument)
+        return
+    inner = call_trailer.children[1]
+    if inner.type != syms.arglist:
+        inner.replace(pytree.Node(syms.arglist, [inner.clone()]))
+        inner = call_trailer.children[1]
+    last = len(inner.children) - 1
+    if inner.children[last].type == token.COMMA:  # f(a, b,) -> f(a, b, k=v,)
+        new_argument.prefix = " "
+        inner.insert_child(last + 1, new_argument)
+        inner.insert_child(last + 2, Comma())
+        return
+    new_argument.prefix = " "
+    inner.append_child(Comma())
+    inner.append_child(new_argument)
+
+
+def needs_parentheses(node: pytree.Base) -> bool:
+    """True when ``node`` must be parenthesised as the right operand of ``-``."""
+    return not (node.type in (token.NAME, token.NUMBER, syms.atom, syms.power) or node.type == token.STRING)

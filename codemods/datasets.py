@@ -1,0 +1,91 @@
+"""Is this receiver a ``tf.data`` dataset? A file-local, conservative answer.
+
+Only receivers *shown* to be datasets are rewritten by NPU002: results of ``tf.data``
+constructors or dataset methods (also through chains and assignments within the file), and
+names or attributes named like a dataset. Anything else is only reported.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from fissix import pytree
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from .rule import FileContext
+from .tfnames import dotted_name, is_attribute_trailer, is_call_trailer
+
+DATASET_METHODS = frozenset(
+    "map shuffle repeat prefetch apply interleave parallel_interleave filter zip batch "
+    "padded_batch cache take skip shard flat_map concatenate unbatch window with_options "
+    "map_with_legacy_function filter_with_legacy_function from_tensor_slices from_tensors "
+    "from_generator list_files range TFRecordDataset TextLineDataset FixedLengthRecordDataset "
+    "shuffle_and_repeat".split()
+)
+DATASET_PACKAGES = ("tensorflow.data", "tensorflow.contrib.data")
+_DATASET_NAME = re.compile(r"^(?:dataset|ds|\w+_dataset|\w+_ds)$", re.IGNORECASE)
+
+
+def is_dataset(parts: Sequence[pytree.Base], ctx: FileContext) -> bool:
+    """True when the expression spelled by power children ``parts`` is a dataset."""
+    if not parts:
+        return False
+    last = parts[-1]
+    if is_call_trailer(last) and len(parts) >= 2:
+        callee = parts[:-1]
+        qualified = ctx.tf.qualify(_dotted(callee))
+        if qualified and qualified.startswith(DATASET_PACKAGES):
+            return True
+        method = callee[-1]
+        if is_attribute_trailer(method) and method.children[1].value in DATASET_METHODS:
+            return True
+        return False
+    name = _dotted(parts)
+    if name is None:
+        return False
+    return bool(_DATASET_NAME.match(name.rsplit(".", 1)[-1])) or name in dataset_names(ctx)
+
+
+def dataset_names(ctx: FileContext) -> frozenset[str]:
+    """Names and dotted attributes assigned a dataset anywhere in the file (to a fixpoint)."""
+    if "dataset_names" in ctx.memo:
+        return ctx.memo["dataset_names"]
+    ctx.memo["dataset_names"] = names = set()
+    assignments = [
+        (target, value)
+        for node in ctx.tree.pre_order()
+        if node.type == syms.expr_stmt
+        for target, value in _assignment(node)
+    ]
+    while True:
+        found = {t for t, v in assignments if t not in names and _value_is_dataset(v, ctx)}
+        if not found:
+            break
+        names.update(found)
+    ctx.memo["dataset_names"] = frozenset(names)
+    return ctx.memo["dataset_names"]
+
+
+def _value_is_dataset(value: pytree.Base, ctx: FileContext) -> bool:
+    if value.type == syms.power:
+        return is_dataset(value.children, ctx)
+    return value.type == token.NAME and is_dataset([value], ctx)
+
+
+def _assignment(node: pytree.Node):
+    """(target name, value) pairs of a simple ``a = b = value`` assignment."""
+    children = node.children
+    if len(children) < 3 or any(c.type != token.EQUAL for c in children[1::2]):
+        return []
+    value = children[-1]
+    targets = [dotted_name(target) for target in children[:-1:2]]
+    return [(target, value) for target in targets if target]
+
+
+def _dotted(parts: Sequence[pytree.Base]) -> str | None:
+    first = parts[0]
+    if first.type != token.NAME or not all(map(is_attribute_trailer, parts[1:])):
+        return None
+    return ".".join([first.value, *(trailer.children[1].value for trailer in parts[1:])])

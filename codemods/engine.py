@@ -1,0 +1,186 @@
+"""The rule engine: the one place that talks to Bowler and fissix.
+
+All enabled rules are compiled into one Bowler query, so a file is parsed once whatever the
+number of rules. Files are read, decoded and written by us, not by Bowler (whose ``write=True``
+loses CRLF and encodings): :meth:`Engine.process` takes bytes and returns bytes.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Callable, FrozenSet, Optional, Sequence
+
+from bowler import Query
+from bowler.tool import BowlerTool
+from fissix import pytree
+
+from .findings import Finding
+from .rule import Capture, FileContext, Rule
+from .source import UndecodableSource, decode_source
+from .tfnames import IMPORTS_TF
+
+#: Pseudo-rule under which file-level failures (decode, parse, compile) are reported.
+FILE_RULE_ID = "NPU000"
+FILE_RULE_NAME = "source-file"
+
+for _name in ("RefactoringTool", "bowler", "fissix"):
+    logging.getLogger(_name).setLevel(logging.CRITICAL)
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What processing one file gave: findings, and the new bytes when the file changed."""
+
+    path: str
+    findings: tuple[Finding, ...] = ()
+    new_data: Optional[bytes] = None
+    rule_ids: tuple[str, ...] = field(default=())  # rules that changed the file
+
+
+class _RuleCrashed(Exception):
+    def __init__(self, rule: Rule, error: BaseException) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.rule = rule
+
+
+class Engine:
+    """Runs a fixed set of rules over file contents. Build once per process, reuse per file."""
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self.rules = sorted(rules, key=lambda rule: (rule.order, rule.id))
+        self._ctx: Optional[FileContext] = None
+        self._active: FrozenSet[str] = frozenset()
+        query = Query()
+        for rule in self.rules:
+            if rule.pattern:
+                query.select(rule.pattern).modify(self._callback(rule))
+        fixers = query.compile() if query.transforms else []
+        self._tools = [
+            BowlerTool(fixers, interactive=False, silent=True, options={"print_function": True}),
+            # Python 2 files: ``print "x"`` needs the grammar with the print statement.
+            BowlerTool(fixers, interactive=False, silent=True, options={"exec_function": True}),
+        ]
+
+    def wants(self, data: bytes) -> bool:
+        """Cheap prefilter on raw bytes: could any rule act on this file?"""
+        return b"tensorflow" in data
+
+    def process(
+        self, data: bytes, path: str, repo: str = "", facts: FrozenSet[str] = frozenset()
+    ) -> FileOutcome:
+        """Apply every rule to one file's bytes. Never raises for bad input: it reports."""
+        if not self.wants(data):
+            return FileOutcome(path)
+        try:
+            source = decode_source(data)
+        except UndecodableSource as exc:
+            return FileOutcome(path, (_file_error(repo, path, 1, f"cannot read file: {exc}"),))
+        text = source.text
+        if not IMPORTS_TF.search(text):
+            return FileOutcome(path)
+        active = [r for r in self.rules if not r.tokens or any(t in text for t in r.tokens)]
+        crashed: list[Finding] = []
+        while active:
+            try:
+                ctx = self._run(text, source.newline, path, repo, facts, active)
+            except _ParseFailed as exc:
+                return FileOutcome(path, (_file_error(repo, path, exc.line, str(exc)),))
+            except _RuleCrashed as exc:
+                # Isolate the rule: report it and redo the file without it.
+                crashed.append(_rule_error(repo, path, exc.rule, str(exc)))
+                active = [rule for rule in active if rule is not exc.rule]
+                continue
+            return self._outcome(ctx, source, tuple(crashed))
+        return FileOutcome(path, tuple(crashed))
+
+    def _run(self, text, newline, path, repo, facts, active) -> FileContext:
+        body = text if text.endswith("\n") or not text else text + "\n"
+        tree = self._parse(body, path)
+        ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
+                          facts=facts)
+        if not ctx.tf.imports_tf:
+            return ctx
+        self._ctx, self._active = ctx, frozenset(rule.id for rule in active)
+        try:
+            self._tools[0].refactor_tree(tree, path)
+            for rule, edit in ctx.deferred:
+                self._guarded(rule, ctx, edit)
+            for rule in active:
+                self._guarded(rule, ctx, lambda: rule.finish(tree, ctx))
+        finally:
+            self._ctx, self._active = None, frozenset()
+        return ctx
+
+    def _parse(self, body: str, path: str) -> pytree.Node:
+        errors = []
+        for tool in self._tools:
+            try:
+                return tool.driver.parse_string(body)
+            except Exception as exc:  # fissix raises ParseError, TokenError, IndentationError
+                errors.append(exc)
+        raise _ParseFailed(errors[0])
+
+    def _outcome(self, ctx: FileContext, source, crashed: tuple[Finding, ...]) -> FileOutcome:
+        findings = crashed + tuple(ctx.findings)
+        new_text = str(ctx.tree)
+        if new_text == ctx.original:
+            return FileOutcome(ctx.path, findings)
+        if not source.text.endswith("\n"):
+            new_text = new_text[:-1]
+        problem = _compile_regression(source.text, new_text, ctx.path)
+        if problem:
+            reverted = tuple(
+                f for f in findings if f.status != "migrated"
+            ) + (_file_error(ctx.repo, ctx.path, 1, f"rewrite reverted: {problem}"),)
+            return FileOutcome(ctx.path, reverted)
+        changed_by = tuple(sorted({f.rule_id for f in ctx.findings if f.status == "migrated"}))
+        return FileOutcome(ctx.path, findings, source.encode(new_text), changed_by)
+
+    def _callback(self, rule: Rule) -> Callable[[pytree.Base, Capture, str], None]:
+        def callback(node: pytree.Base, capture: Capture, filename: str) -> None:
+            ctx = self._ctx
+            if ctx is not None and rule.id in self._active:
+                self._guarded(rule, ctx, lambda: rule.visit(node, capture, ctx))
+
+        return callback
+
+    @staticmethod
+    def _guarded(rule: Rule, ctx: FileContext, action: Callable[[], None]) -> None:
+        ctx.rule = rule
+        try:
+            action()
+        except Exception as exc:
+            raise _RuleCrashed(rule, exc) from None
+        finally:
+            ctx.rule = None
+
+
+class _ParseFailed(Exception):
+    def __init__(self, error: Exception) -> None:
+        context = getattr(error, "context", None)
+        self.line = context[1][0] if context and context[1] else getattr(error, "lineno", 1) or 1
+        detail = str(error).split("\n")[0]
+        super().__init__(f"cannot parse (fix the syntax or port to Python 3): {detail}")
+
+
+def _compile_regression(old: str, new: str, path: str) -> Optional[str]:
+    """Why ``new`` is worse than ``old`` (no longer compiles), or None."""
+    try:
+        compile(new, path, "exec", dont_inherit=True)
+        return None
+    except (SyntaxError, ValueError) as exc:
+        new_error = f"{type(exc).__name__}: {exc}"
+    try:
+        compile(old, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None  # Python 2 source: it never compiled, the parse check is all we have
+    return f"the rewritten file does not compile ({new_error})"
+
+
+def _file_error(repo: str, path: str, line: int, message: str) -> Finding:
+    return Finding(repo, path, line, 0, FILE_RULE_ID, FILE_RULE_NAME, "error", message)
+
+
+def _rule_error(repo: str, path: str, rule: Rule, message: str) -> Finding:
+    return Finding(repo, path, 1, 0, rule.id, rule.name, "error", f"rule crashed: {message}")

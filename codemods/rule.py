@@ -1,0 +1,114 @@
+"""The contract between a migration rule and the engine: :class:`Rule` and :class:`FileContext`.
+
+A rule selects nodes with one lib2to3 pattern and edits them in place in ``visit``; it never
+sees Bowler, files or processes. Everything a rule reports goes through the context, so the
+engine can attribute, isolate and count it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable, ClassVar, FrozenSet, Optional
+
+from fissix import pytree
+
+from .findings import Finding, Status
+from .tfnames import TfNames
+
+Capture = dict
+
+
+class Rule:
+    """Base class of every migration rule, built-in or third-party.
+
+    Subclasses set the class attributes and override :meth:`visit` (called for every node that
+    matches :attr:`pattern`) and/or :meth:`finish` (called once per file after the traversal).
+    """
+
+    #: Stable id used in reports, CSV columns, CLI flags (``NPU004``; third parties: own prefix).
+    id: ClassVar[str]
+    #: Short kebab-case name (``nn-dropout``).
+    name: ClassVar[str]
+    #: One line saying what the rule does.
+    description: ClassVar[str]
+    #: The section of the migration guide the rule implements (shown next to each finding).
+    guide_section: ClassVar[str] = ""
+    #: Cheap prefilter: the rule only runs on files whose text contains one of these strings.
+    #: Empty means every file that imports TensorFlow.
+    tokens: ClassVar[tuple[str, ...]] = ()
+    #: lib2to3 pattern selecting the nodes :meth:`visit` gets; None for finish-only rules.
+    pattern: ClassVar[Optional[str]] = None
+    #: Rules finish in ascending order (NPU001, which depends on every other rule, runs last).
+    order: ClassVar[int] = 50
+
+    def __init__(self, settings: Any = None) -> None:
+        self.settings = settings
+
+    def visit(self, node: pytree.Base, capture: Capture, ctx: "FileContext") -> None:
+        """Inspect/edit one matched node. Structural edits around it go through ``ctx.defer``."""
+
+    def finish(self, tree: pytree.Node, ctx: "FileContext") -> None:
+        """Called once per file after every rule visited it."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id}>"
+
+
+@dataclass
+class FileContext:
+    """What the engine knows about the file being rewritten, and where rules report to."""
+
+    repo: str
+    path: str
+    original: str
+    newline: str
+    tree: pytree.Node
+    facts: FrozenSet[str] = frozenset()
+    findings: list[Finding] = field(default_factory=list)
+    imports: list[str] = field(default_factory=list)
+    deferred: list[tuple[Rule, Callable[[], None]]] = field(default_factory=list)
+    rule: Optional[Rule] = None
+    #: Per-file caches of shared helpers (e.g. which names hold datasets), keyed by helper.
+    memo: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def tf(self) -> TfNames:
+        return TfNames(self.tree)
+
+    @property
+    def changed(self) -> bool:
+        """True when any rule edited the tree or asked for a header import."""
+        return bool(self.imports) or str(self.tree) != self.original
+
+    def report(self, node: pytree.Base, status: Status, message: str) -> None:
+        """Record a finding of the current rule at ``node``'s original position."""
+        line, column = position(node)
+        self.report_at(line, column, status, message)
+
+    def report_at(self, line: int, column: int, status: Status, message: str) -> None:
+        rule = self.rule
+        assert rule is not None, "report() outside a rule callback"
+        if status == "unmigrated" and rule.guide_section:
+            message = f"{message} (guide: {rule.guide_section})"
+        self.findings.append(
+            Finding(self.repo, self.path, line, column, rule.id, rule.name, status, message)
+        )
+
+    def add_import(self, statement: str) -> None:
+        """Ask for a header import (``from x import y``), placed after the NPU001 import."""
+        if statement not in self.imports:
+            self.imports.append(statement)
+
+    def defer(self, edit: Callable[[], None]) -> None:
+        """Run ``edit`` after the traversal: inserting statements mid-traversal revisits nodes."""
+        assert self.rule is not None, "defer() outside a rule callback"
+        self.deferred.append((self.rule, edit))
+
+
+def position(node: pytree.Base) -> tuple[int, int]:
+    """(line, column) of the first original leaf of ``node`` (new leaves have no position)."""
+    for leaf in node.leaves():
+        if leaf.lineno:
+            return leaf.lineno, leaf.column
+    return 1, 0

@@ -1,0 +1,57 @@
+"""Decoding and re-encoding of Python source so that a rewrite is byte-lossless.
+
+fissix works on ``str``; we decode the bytes ourselves (BOM, PEP 263 cookie) and encode the
+result with the same codec, so encodings, CRLF and a missing final newline survive.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import tokenize
+from dataclasses import dataclass
+
+
+class UndecodableSource(ValueError):
+    """The bytes are not text in the encoding the file declares (or UTF-8)."""
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A decoded file: its text plus what is needed to write it back unchanged."""
+
+    text: str
+    encoding: str
+    bom: bool
+    newline: str
+
+    def encode(self, text: str) -> bytes:
+        """Encode ``text`` (a rewrite of ``self.text``) exactly as the original was encoded."""
+        data = text.encode(self.encoding)
+        return codecs.BOM_UTF8 + data if self.bom else data
+
+
+def decode_source(data: bytes) -> SourceText:
+    """Decode Python source bytes per PEP 263 / BOM; raise UndecodableSource with a reason."""
+    if b"\x00" in data:
+        raise UndecodableSource("binary file (contains NUL bytes)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise UndecodableSource(str(exc)) from None
+    bom = encoding == "utf-8-sig"
+    body = data[len(codecs.BOM_UTF8):] if bom else data
+    codec = "utf-8" if bom else encoding
+    try:
+        text = body.decode(codec)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise UndecodableSource(f"cannot decode as {codec}: {exc}") from None
+    return SourceText(text=text, encoding=codec, bom=bom, newline=detect_newline(text))
+
+
+def detect_newline(text: str) -> str:
+    """The line ending of the first line (what code we write into the file should use)."""
+    index = text.find("\n")
+    if index > 0 and text[index - 1] == "\r":
+        return "\r\n"
+    return "\n"

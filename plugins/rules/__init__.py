@@ -1,0 +1,1 @@
+"""Built-in migration rules: one plugin module per rule of ``rules-sess-run.md``."""

@@ -1,0 +1,97 @@
+"""NPU002 dataset-batch-drop-remainder: training batches need static shapes on the NPU."""
+
+from __future__ import annotations
+
+from fissix import pytree
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from npu_codemod.codemods.calls import (
+    Argument,
+    add_keyword,
+    arguments,
+    find_argument,
+    has_unpacking,
+    is_true,
+)
+from npu_codemod.codemods.datasets import is_dataset
+from npu_codemod.codemods.rule import Capture, FileContext, Rule
+from npu_codemod.codemods.tfnames import is_call_trailer, prefix_name
+from npu_codemod.plugins.hookspecs import hookimpl
+
+#: method -> 0-based position of ``drop_remainder`` when given positionally.
+DROP_REMAINDER_POSITION = {"batch": 1, "padded_batch": 3, "map_and_batch": 3}
+QUEUE_API = ("batch", "shuffle_batch", "batch_join", "shuffle_batch_join", "maybe_batch",
+             "maybe_shuffle_batch")
+METHODS = frozenset({*DROP_REMAINDER_POSITION, *QUEUE_API})
+MAP_AND_BATCH_OWNERS = ("tensorflow.contrib.data", "tensorflow.data.experimental")
+
+ADD = "training input must use drop_remainder=True"
+KEPT = (f"{ADD}; for prediction pad the last batch instead, see NPU003")
+UNKNOWN_RECEIVER = "if this is a tf.data.Dataset, add drop_remainder=True"
+
+
+class DropRemainder(Rule):
+    id = "NPU002"
+    name = "dataset-batch-drop-remainder"
+    description = "Add drop_remainder=True to tf.data batch/padded_batch/map_and_batch calls."
+    guide_section = "数据预处理"
+    tokens = ("batch",)
+    pattern = f"""(
+        trailer< '.' method=NAME >
+      | power< method='map_and_batch' trailer< '(' [any] ')' > any* >
+    )"""
+
+    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+        method = capture["method"]
+        if method.value not in METHODS:
+            return
+        if node.type == syms.power:  # map_and_batch(...) imported by name
+            owner = ctx.tf.qualify(method.value) or ""
+            if owner.rpartition(".")[0] in MAP_AND_BATCH_OWNERS:
+                self._check(node.children[1], method, "map_and_batch", ctx)
+            return
+        power, index = node.parent, node.parent.children.index(node)
+        call = node.next_sibling
+        if power is None or not is_call_trailer(call):
+            return
+        receiver = ctx.tf.qualify(prefix_name(power, index))
+        name = method.value
+        if receiver == "tensorflow.train" and name in QUEUE_API:
+            self._check_queue(call, method, ctx)
+        elif name == "map_and_batch":
+            if receiver in MAP_AND_BATCH_OWNERS:
+                self._check(call, method, name, ctx)
+        elif name in DROP_REMAINDER_POSITION:
+            if is_dataset(power.children[:index], ctx):
+                self._check(call, method, name, ctx)
+            elif name == "batch" and len(_positional(call)) == 1 and receiver is None:
+                ctx.report(method, "unmigrated", UNKNOWN_RECEIVER)
+
+    def _check(self, call: pytree.Node, method: pytree.Leaf, name: str, ctx: FileContext) -> None:
+        given = find_argument(call, "drop_remainder", DROP_REMAINDER_POSITION[name])
+        if given is not None and is_true(given.value):
+            ctx.report(method, "migrated", "drop_remainder=True is set")
+        elif given is not None:
+            ctx.report(method, "unmigrated", f"{KEPT} (now: drop_remainder={str(given.value).strip()})")
+        elif has_unpacking(call):
+            ctx.report(method, "unmigrated", f"{ADD}: pass it explicitly next to the unpacked arguments")
+        else:
+            add_keyword(call, "drop_remainder", "True")
+            ctx.report(method, "migrated", "added drop_remainder=True (static batch shape for the NPU)")
+
+    @staticmethod
+    def _check_queue(call: pytree.Node, method: pytree.Leaf, ctx: FileContext) -> None:
+        smaller = find_argument(call, "allow_smaller_final_batch")
+        if smaller is not None and not (smaller.value.type == token.NAME and smaller.value.value == "False"):
+            ctx.report(method, "unmigrated", "the queue API has no drop_remainder: set "
+                       "allow_smaller_final_batch=False so every batch has a static shape")
+
+
+def _positional(call: pytree.Node) -> list[Argument]:
+    return [argument for argument in arguments(call) if argument.keyword is None]
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [DropRemainder()]

@@ -1,0 +1,18 @@
+"""Test environment: a writable fissix cache and a pinned git identity, never the user's."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+os.environ.setdefault("XDG_CACHE_HOME", tempfile.mkdtemp(prefix="npu-codemod-xdg-"))
+for _key, _value in {
+    "GIT_AUTHOR_NAME": "npu-codemod tests",
+    "GIT_AUTHOR_EMAIL": "tests@npu-codemod.invalid",
+    "GIT_COMMITTER_NAME": "npu-codemod tests",
+    "GIT_COMMITTER_EMAIL": "tests@npu-codemod.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "NPU_CODEMOD_DISABLE_ENTRYPOINTS": "1",
+}.items():
+    os.environ[_key] = _value
