@@ -13,10 +13,11 @@ from typing import Callable, FrozenSet, Optional, Sequence
 
 from bowler import Query
 from bowler.tool import BowlerTool
-from fissix import pytree
+from fissix import pygram, pytree
+from fissix.pgen2 import driver
 
 from .findings import Finding
-from .rule import Capture, FileContext, Rule
+from .rule import Capture, FileContext, Rule, position
 from .source import UndecodableSource, decode_source
 from .tfnames import IMPORTS_TF
 
@@ -38,10 +39,18 @@ class FileOutcome:
     rule_ids: tuple[str, ...] = field(default=())  # rules that changed the file
 
 
+#: Grammars tried in order: Python 3 (``print``/``exec`` are names), then Python 2 (statements).
+GRAMMARS = (
+    pygram.python_grammar_no_print_and_exec_statement,
+    pygram.python_grammar,
+)
+
+
 class _RuleCrashed(Exception):
-    def __init__(self, rule: Rule, error: BaseException) -> None:
+    def __init__(self, rule: Rule, error: BaseException, where: tuple[int, int]) -> None:
         super().__init__(f"{type(error).__name__}: {error}")
         self.rule = rule
+        self.line, self.column = where
 
 
 class Engine:
@@ -56,11 +65,8 @@ class Engine:
             if rule.pattern:
                 query.select(rule.pattern).modify(self._callback(rule))
         fixers = query.compile() if query.transforms else []
-        self._tools = [
-            BowlerTool(fixers, interactive=False, silent=True, options={"print_function": True}),
-            # Python 2 files: ``print "x"`` needs the grammar with the print statement.
-            BowlerTool(fixers, interactive=False, silent=True, options={"exec_function": True}),
-        ]
+        self._tool = BowlerTool(fixers, interactive=False, silent=True)
+        self._drivers = [driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS]
 
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
@@ -75,7 +81,7 @@ class Engine:
         try:
             source = decode_source(data)
         except UndecodableSource as exc:
-            return FileOutcome(path, (_file_error(repo, path, 1, f"cannot read file: {exc}"),))
+            return FileOutcome(path, (_file_error(repo, path, exc.line, f"cannot read file: {exc}"),))
         text = source.text
         if not IMPORTS_TF.search(text):
             return FileOutcome(path)
@@ -85,10 +91,11 @@ class Engine:
             try:
                 ctx = self._run(text, source.newline, path, repo, facts, active)
             except _ParseFailed as exc:
-                return FileOutcome(path, (_file_error(repo, path, exc.line, str(exc)),))
+                error = _file_error(repo, path, exc.line, str(exc), exc.column)
+                return FileOutcome(path, (error,))
             except _RuleCrashed as exc:
                 # Isolate the rule: report it and redo the file without it.
-                crashed.append(_rule_error(repo, path, exc.rule, str(exc)))
+                crashed.append(_rule_error(repo, path, exc))
                 active = [rule for rule in active if rule is not exc.rule]
                 continue
             return self._outcome(ctx, source, tuple(crashed))
@@ -103,7 +110,7 @@ class Engine:
             return ctx
         self._ctx, self._active = ctx, frozenset(rule.id for rule in active)
         try:
-            self._tools[0].refactor_tree(tree, path)
+            self._tool.refactor_tree(tree, path)
             for rule, edit in ctx.deferred:
                 self._guarded(rule, ctx, edit)
             for rule in active:
@@ -113,10 +120,11 @@ class Engine:
         return ctx
 
     def _parse(self, body: str, path: str) -> pytree.Node:
+        """Parse as Python 3, else as Python 2; report the Python 3 error (the likelier intent)."""
         errors = []
-        for tool in self._tools:
+        for parser in self._drivers:
             try:
-                return tool.driver.parse_string(body)
+                return parser.parse_string(body)
             except Exception as exc:  # fissix raises ParseError, TokenError, IndentationError
                 errors.append(exc)
         raise _ParseFailed(errors[0])
@@ -128,40 +136,66 @@ class Engine:
             return FileOutcome(ctx.path, findings)
         if not source.text.endswith("\n"):
             new_text = new_text[:-1]
+        changed_by = tuple(sorted({f.rule_id for f in ctx.findings if f.status == "migrated"}))
         problem = _compile_regression(source.text, new_text, ctx.path)
         if problem:
-            reverted = tuple(
-                f for f in findings if f.status != "migrated"
-            ) + (_file_error(ctx.repo, ctx.path, 1, f"rewrite reverted: {problem}"),)
-            return FileOutcome(ctx.path, reverted)
-        changed_by = tuple(sorted({f.rule_id for f in ctx.findings if f.status == "migrated"}))
+            message = f"file left unchanged: the rewrite by {', '.join(changed_by)} {problem}"
+            kept = tuple(f for f in findings if f.status != "migrated")
+            return FileOutcome(ctx.path, kept + (_file_error(ctx.repo, ctx.path, 1, message),))
         return FileOutcome(ctx.path, findings, source.encode(new_text), changed_by)
 
     def _callback(self, rule: Rule) -> Callable[[pytree.Base, Capture, str], None]:
         def callback(node: pytree.Base, capture: Capture, filename: str) -> None:
             ctx = self._ctx
             if ctx is not None and rule.id in self._active:
-                self._guarded(rule, ctx, lambda: rule.visit(node, capture, ctx))
+                where = position(node)
+                self._guarded(rule, ctx, lambda: rule.visit(node, capture, ctx), where)
 
         return callback
 
     @staticmethod
-    def _guarded(rule: Rule, ctx: FileContext, action: Callable[[], None]) -> None:
+    def _guarded(
+        rule: Rule, ctx: FileContext, action: Callable[[], None], where: tuple[int, int] = (1, 0)
+    ) -> None:
+        """Run a rule's code; any exception becomes :class:`_RuleCrashed` (never into Bowler)."""
         ctx.rule = rule
         try:
             action()
         except Exception as exc:
-            raise _RuleCrashed(rule, exc) from None
+            raise _RuleCrashed(rule, exc, where) from None
         finally:
             ctx.rule = None
 
 
 class _ParseFailed(Exception):
+    """fissix could not parse the file; the message names the place and the likely cause."""
+
     def __init__(self, error: Exception) -> None:
-        context = getattr(error, "context", None)
-        self.line = context[1][0] if context and context[1] else getattr(error, "lineno", 1) or 1
-        detail = str(error).split("\n")[0]
-        super().__init__(f"cannot parse (fix the syntax or port to Python 3): {detail}")
+        self.line, self.column = _error_position(error)
+        super().__init__(
+            f"cannot parse line {self.line}, column {self.column}: {_error_detail(error)}. "
+            "The parser (fissix) reads Python 2 and Python 3 but not some newer syntax: match "
+            "statements, positional-only '/' parameters, except*, parenthesised context "
+            "managers; migrate this file by hand"
+        )
+
+
+def _error_position(error: Exception) -> tuple[int, int]:
+    """(line, column) of a fissix ParseError/TokenError or a SyntaxError-like exception."""
+    context = getattr(error, "context", None)  # ParseError: (prefix, (line, column))
+    if context and len(context) == 2 and isinstance(context[1], tuple):
+        return context[1]
+    args = getattr(error, "args", ())
+    if len(args) == 2 and isinstance(args[1], tuple) and len(args[1]) == 2:  # TokenError
+        return args[1]
+    return getattr(error, "lineno", None) or 1, getattr(error, "offset", None) or 0
+
+
+def _error_detail(error: Exception) -> str:
+    value = getattr(error, "value", None)
+    if value is not None:  # ParseError: the token fissix did not expect
+        return f"unexpected {value!r}" if value else "unexpected end of file"
+    return str(error.args[0] if error.args else error).split("\n")[0]
 
 
 def _compile_regression(old: str, new: str, path: str) -> Optional[str]:
@@ -170,17 +204,20 @@ def _compile_regression(old: str, new: str, path: str) -> Optional[str]:
         compile(new, path, "exec", dont_inherit=True)
         return None
     except (SyntaxError, ValueError) as exc:
-        new_error = f"{type(exc).__name__}: {exc}"
+        # Not str(exc): its line number is one of the rewritten file, not of the original.
+        new_error = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
     try:
         compile(old, path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return None  # Python 2 source: it never compiled, the parse check is all we have
-    return f"the rewritten file does not compile ({new_error})"
+    return f"does not compile ({new_error})"
 
 
-def _file_error(repo: str, path: str, line: int, message: str) -> Finding:
-    return Finding(repo, path, line, 0, FILE_RULE_ID, FILE_RULE_NAME, "error", message)
+def _file_error(repo: str, path: str, line: int, message: str, column: int = 0) -> Finding:
+    return Finding(repo, path, line, column, FILE_RULE_ID, FILE_RULE_NAME, "error", message)
 
 
-def _rule_error(repo: str, path: str, rule: Rule, message: str) -> Finding:
-    return Finding(repo, path, 1, 0, rule.id, rule.name, "error", f"rule crashed: {message}")
+def _rule_error(repo: str, path: str, crash: _RuleCrashed) -> Finding:
+    rule = crash.rule
+    message = f"rule crashed: {crash}; the file was migrated without this rule"
+    return Finding(repo, path, crash.line, crash.column, rule.id, rule.name, "error", message)

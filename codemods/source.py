@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 
 class UndecodableSource(ValueError):
-    """The bytes are not text in the encoding the file declares (or UTF-8)."""
+    """The bytes are not text in the encoding the file declares (or UTF-8).
+
+    ``line`` (1-based) is where the problem is, so the finding points a person at it.
+    """
+
+    def __init__(self, message: str, line: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 @dataclass(frozen=True)
@@ -34,7 +41,8 @@ class SourceText:
 def decode_source(data: bytes) -> SourceText:
     """Decode Python source bytes per PEP 263 / BOM; raise UndecodableSource with a reason."""
     if b"\x00" in data:
-        raise UndecodableSource("binary file (contains NUL bytes)")
+        line = _line_at(data, data.index(b"\x00"))
+        raise UndecodableSource(f"binary file (NUL byte on line {line})", line)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
@@ -44,8 +52,15 @@ def decode_source(data: bytes) -> SourceText:
     codec = "utf-8" if bom else encoding
     try:
         text = body.decode(codec)
-    except (UnicodeDecodeError, LookupError) as exc:
-        raise UndecodableSource(f"cannot decode as {codec}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        line = _line_at(body, exc.start)
+        raise UndecodableSource(
+            f"not valid {codec} text: byte {body[exc.start]:#04x} on line {line} "
+            f"(declare the file's encoding with a coding comment or convert it to UTF-8)",
+            line,
+        ) from None
+    except LookupError as exc:
+        raise UndecodableSource(f"unknown encoding {codec!r}: {exc}") from None
     return SourceText(text=text, encoding=codec, bom=bom, newline=detect_newline(text))
 
 
@@ -55,3 +70,8 @@ def detect_newline(text: str) -> str:
     if index > 0 and text[index - 1] == "\r":
         return "\r\n"
     return "\n"
+
+
+def _line_at(data: bytes, offset: int) -> int:
+    """1-based line number of byte ``offset``."""
+    return data.count(b"\n", 0, offset) + 1

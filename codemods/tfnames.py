@@ -17,9 +17,11 @@ from fissix.pgen2 import token
 TF = "tensorflow"
 _COMPAT = ("tensorflow.compat.v1", "tensorflow.compat.v2")
 
-#: Cheap test on raw text: does the file import TensorFlow at all?
+#: Cheap test on raw text: could the file import TensorFlow? It may over-match (the tree
+#: decides), never under-match: the import can follow ``;`` or a one-line ``try:``/``if x:``.
 IMPORTS_TF = re.compile(
-    r"^[ \t]*(?:from[ \t]+tensorflow\b|import[ \t][^\n#]*\btensorflow\b)", re.MULTILINE
+    r"(?:^|[;:])[ \t]*(?:from[ \t]+tensorflow\b|import[ \t][^\n#]*\btensorflow\b)",
+    re.MULTILINE,
 )
 
 

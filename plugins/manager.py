@@ -26,6 +26,7 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.npu001_init_import",
     "npu_codemod.plugins.rules.npu002_drop_remainder",
     "npu_codemod.plugins.rules.npu004_nn_dropout",
+    "npu_codemod.reports.builtin",
 )
 INIT_IMPORT_RULE = "NPU001"
 ENTRY_POINT_GROUP = "npu_codemod"
@@ -55,9 +56,15 @@ class Plugins:
 
     pm: pluggy.PluginManager
     broken: list[BrokenPlugin] = field(default_factory=list)
+    _rules: Optional[list[Rule]] = field(default=None, repr=False)
 
     def rules(self) -> list[Rule]:
-        """All rules of all plugins, ids checked for uniqueness."""
+        """All rules of all plugins, ids checked for uniqueness (collected once)."""
+        if self._rules is None:
+            self._rules = self._collect_rules()
+        return list(self._rules)
+
+    def _collect_rules(self) -> list[Rule]:
         owners: dict[str, str] = {}
         rules: list[Rule] = []
         for impl in self.pm.hook.npu_codemod_rules.get_hookimpls():

@@ -1,0 +1,1 @@
+"""The batch: CLI, repo list, workspaces and git, per-repo pipeline, parallel runner."""

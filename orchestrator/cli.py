@@ -1,0 +1,189 @@
+"""``npu-codemod``: the command line, from which the whole data flow reads top-down.
+
+repo list -> per-repo jobs -> runner (pool) -> results -> run record -> reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from npu_codemod import __version__
+from npu_codemod.plugins.manager import PluginError, PluginSpec
+
+from .pipeline import DEFAULT_BRANCH, RepoJob
+from .repolist import read_repo_list
+from .results import RepoResult
+from .run_record import build_run_record, now
+from .runner import run_jobs
+from .summary_table import print_summary
+from .toolkit import RuleSelection, build_toolkit
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad input from the user: one line on stderr, exit code 2."""
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except (UsageError, PluginError) as exc:
+        print(f"npu-codemod: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("npu-codemod: interrupted; rerun to complete the remaining repositories",
+              file=sys.stderr)
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="npu-codemod",
+        description="Migrate TensorFlow 1.x sess.run training repositories to Ascend NPUs.",
+    )
+    parser.add_argument("--version", action="version", version=f"npu-codemod {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser("run", help="rewrite each repo on a branch and report")
+    _add_batch_options(run)
+    run.add_argument("--branch", default=DEFAULT_BRANCH, help="branch to commit to (default: %(default)s)")
+    run.add_argument("--dry-run", action="store_true",
+                     help="commit nothing; write one .patch per repo into the report dir")
+    run.set_defaults(handler=_cmd_batch)
+
+    scan = commands.add_parser("scan", help="report what would be migrated; change nothing")
+    _add_batch_options(scan)
+    scan.set_defaults(handler=_cmd_batch)
+
+    rules = commands.add_parser("rules", help="list the available rules")
+    _add_plugin_options(rules)
+    rules.add_argument("--format", choices=("table", "json"), default="table")
+    rules.set_defaults(handler=_cmd_rules)
+
+    report = commands.add_parser("report", help="re-render the reports from a run.json")
+    report.add_argument("run_json", metavar="RUN_JSON")
+    report.add_argument("--report-dir", default=None,
+                        help="where to write (default: the folder of RUN_JSON)")
+    _add_plugin_options(report)
+    report.set_defaults(handler=_cmd_report)
+
+    demo = commands.add_parser("demo", help="build sample TF 1.x repos in a temp dir and migrate them")
+    demo.add_argument("--report-dir", default="npu-codemod-report")
+    demo.add_argument("--keep", action="store_true", help="keep the sample repos (path is printed)")
+    demo.set_defaults(handler=_cmd_demo)
+    return parser
+
+
+def _add_plugin_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_PATH",
+                        help="load a rule plugin from a module or .py file (repeatable)")
+
+
+def _add_batch_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repos", required=True, metavar="FILE",
+                        help="repo list: one PATH_OR_URL [BASE_REF] a line; '-' reads stdin")
+    parser.add_argument("--report-dir", default="npu-codemod-report")
+    parser.add_argument("--workspace", default=".npu-codemod",
+                        help="clone cache and scratch space (default: %(default)s)")
+    parser.add_argument("--rules", default=None, metavar="ID,...", help="run only these rules")
+    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID")
+    parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
+                        help="parallel worker processes (default: CPU count)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_plugin_options(parser)
+
+
+def _selection(args: argparse.Namespace) -> RuleSelection:
+    only = frozenset(r.strip() for r in args.rules.split(",") if r.strip()) if getattr(args, "rules", None) else None
+    return RuleSelection(
+        plugins=PluginSpec(extra=tuple(args.plugin)),
+        only=only,
+        disabled=frozenset(getattr(args, "disable_rule", ())),
+    )
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    started = now()
+    selection = _selection(args)
+    toolkit = build_toolkit(selection)  # validates plugins and rule ids before any work
+    for broken in toolkit.plugins.broken:
+        print(f"npu-codemod: warning: plugin {broken.name} is broken: {broken.reason}", file=sys.stderr)
+    try:
+        entries = read_repo_list(args.repos, sys.stdin.read() if args.repos == "-" else None)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read repo list {args.repos!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    jobs = [
+        RepoJob(entry=entry, mode=args.command, branch=getattr(args, "branch", DEFAULT_BRANCH),
+                dry_run=getattr(args, "dry_run", False),
+                workspace=str(Path(args.workspace).resolve()), selection=selection)
+        for entry in entries
+    ]
+    hook = toolkit.plugins.pm.hook
+
+    def on_result(result: RepoResult) -> None:
+        if result.status == "failed":
+            print(f"npu-codemod: {result.repo}: {result.error}", file=sys.stderr)
+        hook.npu_codemod_repo_result(result=result.to_dict(), options=args)
+        for finding in result.findings:
+            hook.npu_codemod_finding(finding=finding)
+
+    results = run_jobs(jobs, args.jobs, on_result, progress=not args.no_progress)
+    options = {"repos": args.repos, "branch": getattr(args, "branch", None),
+               "dry_run": getattr(args, "dry_run", False), "rules": [r.id for r in toolkit.rules]}
+    run = build_run_record(args.command, options, toolkit.rules, results, started)
+    report_dir = Path(args.report_dir)
+    written = write_reports(toolkit, run, report_dir)
+    print_summary(results, sys.stderr)
+    print(f"npu-codemod: reports in {report_dir} ({', '.join(p.name for p in written[:4])}, ...)",
+          file=sys.stderr)
+    return EXIT_FAILED if any(r.status == "failed" for r in results) else EXIT_OK
+
+
+def write_reports(toolkit, run: dict, report_dir: Path) -> list[Path]:
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create report dir {str(report_dir)!r}: {exc.strerror}") from None
+    written: list[Path] = []
+    for paths in toolkit.plugins.pm.hook.npu_codemod_write_report(run=run, report_dir=report_dir):
+        written.extend(paths or ())
+    return written
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    from .rules_listing import print_rules
+
+    toolkit = build_toolkit(_selection(args))
+    print_rules(toolkit, args.format, sys.stdout)
+    return EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from npu_codemod.reports.json_report import read_run_json
+
+    path = Path(args.run_json)
+    try:
+        run = read_run_json(path)
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.run_json!r}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    report_dir = Path(args.report_dir) if args.report_dir else path.parent
+    written = write_reports(build_toolkit(_selection(args)), run, report_dir)
+    print(f"npu-codemod: wrote {len(written)} file(s) to {report_dir}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(args.report_dir, keep=args.keep)

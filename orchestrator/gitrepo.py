@@ -1,0 +1,131 @@
+"""The one place that talks to git (through GitPython).
+
+Files are read from git objects and commits are written with plumbing on a private index,
+so the user's working tree, index and HEAD are never touched and no worktree is left behind
+if the run is interrupted: the branch ref moves only at the end, in one atomic update.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from io import BytesIO
+from typing import Iterator, Mapping, Optional
+
+import git
+from git.exc import BadName, GitCommandError, InvalidGitRepositoryError, NoSuchPathError
+from gitdb.base import IStream
+
+from .redact import mask_secrets
+
+_REGULAR_MODES = ("100644", "100755")
+
+
+class GitError(Exception):
+    """A git problem, as one sentence a user can act on."""
+
+
+@dataclass(frozen=True)
+class PyFile:
+    path: str
+    mode: str
+    blob: str  # hex sha
+
+
+def open_repo(location: str) -> git.Repo:
+    """The repository at a local path; a clear GitError when it is missing or not git."""
+    if not os.path.exists(location):
+        raise GitError(f"no such path: {location}")
+    try:
+        repo = git.Repo(location)
+    except (InvalidGitRepositoryError, NoSuchPathError):
+        raise GitError(f"not a git repository: {location}") from None
+    top = repo.working_tree_dir if not repo.bare else repo.git_dir
+    if os.path.realpath(top) != os.path.realpath(location):
+        raise GitError(f"not the top of a git repository: {location} (the repository is {top})")
+    return repo
+
+
+def resolve_commit(repo: git.Repo, ref: Optional[str]) -> str:
+    """Hex sha of ``ref`` (default HEAD)."""
+    try:
+        return repo.commit(ref or "HEAD").hexsha
+    except (BadName, ValueError, GitCommandError):
+        if ref is None or ref == "HEAD":
+            raise GitError("the repository has no commits") from None
+        raise GitError(f"base ref {ref!r} not found") from None
+
+
+def check_branch_name(repo: git.Repo, branch: str) -> None:
+    try:
+        repo.git.check_ref_format("--branch", branch)
+    except GitCommandError:
+        raise GitError(f"{branch!r} is not a valid branch name") from None
+
+
+def branch_tip(repo: git.Repo, branch: str) -> Optional[str]:
+    try:
+        return repo.commit(f"refs/heads/{branch}").hexsha
+    except (BadName, ValueError, GitCommandError):
+        return None
+
+
+def python_files(repo: git.Repo, commit: str) -> list[PyFile]:
+    """Regular ``.py`` files of a commit (symlinks and submodules are never followed)."""
+    listing = repo.git.ls_tree("-r", "-z", "--full-tree", commit)
+    files = []
+    for record in listing.split("\0"):
+        if not record:
+            continue
+        meta, path = record.split("\t", 1)
+        mode, kind, blob = meta.split()
+        if kind == "blob" and mode in _REGULAR_MODES and path.endswith(".py"):
+            files.append(PyFile(path, mode, blob))
+    return files
+
+
+def read_blobs(repo: git.Repo, files: list[PyFile]) -> Iterator[tuple[PyFile, bytes]]:
+    """Contents of ``files`` through one persistent ``git cat-file --batch``."""
+    for file in files:
+        yield file, repo.odb.stream(bytes.fromhex(file.blob)).read()
+
+
+def commit_files(
+    repo: git.Repo,
+    parent: str,
+    files: Mapping[PyFile, bytes],
+    message: str,
+) -> str:
+    """Write a commit on top of ``parent`` replacing ``files``' contents; return its sha.
+
+    Uses a temporary index file, never the repository's own.
+    """
+    with tempfile.TemporaryDirectory(prefix="npu-codemod-index-") as scratch:
+        index_path = os.path.join(scratch, "index")
+        repo.git.read_tree(parent, env={"GIT_INDEX_FILE": index_path})
+        index = git.IndexFile(repo, index_path)
+        entries = []
+        for file, data in files.items():
+            stream = repo.odb.store(IStream(git.Blob.type, len(data), BytesIO(data)))
+            entries.append(git.BaseIndexEntry((int(file.mode, 8), stream.binsha, 0, file.path)))
+        index.add(entries, write=False)
+        tree = index.write_tree()
+        commit = git.Commit.create_from_tree(
+            repo, tree, message, parent_commits=[repo.commit(parent)], head=False
+        )
+    return commit.hexsha
+
+
+def update_branch(repo: git.Repo, branch: str, new: str, old: Optional[str]) -> None:
+    """Point ``branch`` at ``new`` only if it is still at ``old`` (None: must not exist)."""
+    expected = old or "0" * 40
+    try:
+        repo.git.update_ref(f"refs/heads/{branch}", new, expected, m="npu-codemod")
+    except GitCommandError as exc:
+        raise GitError(f"could not update branch {branch}: {_stderr(exc)}") from None
+
+
+def _stderr(exc: GitCommandError) -> str:
+    text = (exc.stderr or str(exc)).strip().replace("stderr: ", "").strip("'\n ")
+    return mask_secrets(" ".join(text.split()))

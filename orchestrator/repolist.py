@@ -1,0 +1,89 @@
+"""Parsing the repo list: one ``PATH_OR_URL [BASE_REF] [key=value ...]`` entry a line.
+
+A bad line does not stop the batch: it becomes an entry with an ``error``, reported as that
+repo's failed result, so the other repos are still processed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from .redact import mask_secrets
+
+#: Per-entry options a line may carry after the base ref.
+ENTRY_OPTIONS = frozenset({"slug"})
+_URL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*://|[\w.-]+@[\w.-]+:)")
+
+
+@dataclass(frozen=True)
+class RepoEntry:
+    """One repository to migrate, as the list names it and where it really is."""
+
+    name: str  # as written in the list (credentials masked): the repo's name in reports
+    location: str  # absolute local path, or the URL
+    base_ref: Optional[str] = None
+    options: tuple[tuple[str, str], ...] = ()
+    line: int = 0
+    error: Optional[str] = None
+
+    @property
+    def is_url(self) -> bool:
+        return bool(_URL.match(self.location))
+
+    def option(self, key: str) -> Optional[str]:
+        return dict(self.options).get(key)
+
+
+def parse_repo_list(text: str, base_dir: Path, source: str = "repo list") -> list[RepoEntry]:
+    """Entries of a repo list; relative paths are resolved against ``base_dir``.
+
+    The same repository listed twice (same resolved location and base) is kept once.
+    """
+    entries: list[RepoEntry] = []
+    seen: set[tuple[str, Optional[str]]] = set()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
+        if not line:
+            continue
+        entry = parse_line(line, number, base_dir, source)
+        key = (entry.location, entry.base_ref)
+        if entry.error is None and key in seen:
+            continue
+        seen.add(key)
+        entries.append(entry)
+    return entries
+
+
+def parse_line(line: str, number: int, base_dir: Path, source: str = "repo list") -> RepoEntry:
+    """One entry; a malformed line gives an entry whose ``error`` names the line."""
+    fields = line.split()
+    name = mask_secrets(fields[0])
+    where = f"{source}:{number}"
+    base_ref: Optional[str] = None
+    options: list[tuple[str, str]] = []
+    for extra in fields[1:]:
+        key, sep, value = extra.partition("=")
+        if sep and key in ENTRY_OPTIONS and value:
+            options.append((key, value))
+        elif not sep and base_ref is None and not options:
+            base_ref = extra
+        else:
+            expected = "PATH_OR_URL [BASE_REF] [" + " ".join(f"{k}=..." for k in sorted(ENTRY_OPTIONS)) + "]"
+            return RepoEntry(name, fields[0], line=number,
+                             error=f"{where}: malformed entry {mask_secrets(line)!r}: expected {expected}")
+    location = fields[0]
+    if not _URL.match(location):
+        location = str((base_dir / Path(location).expanduser()).resolve())
+    return RepoEntry(name, location, base_ref, tuple(options), number)
+
+
+def read_repo_list(path: str, stdin_text: Optional[str] = None) -> list[RepoEntry]:
+    """Read ``--repos FILE`` (``-`` for stdin). Raises OSError/UnicodeDecodeError if unreadable."""
+    if path == "-":
+        return parse_repo_list(stdin_text or "", Path.cwd(), "<stdin>")
+    list_path = Path(path)
+    return parse_repo_list(list_path.read_text(encoding="utf-8"), list_path.parent.resolve(), path)
+

@@ -1,0 +1,26 @@
+"""``findings.csv`` and ``summary.csv``: the machine-readable coverage report."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from npu_codemod.codemods.findings import FINDING_FIELDS
+
+from .summary import SUMMARY_FIELDS, all_findings, summary_rows
+
+
+def write_csv_reports(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
+    findings_path = report_dir / "findings.csv"
+    summary_path = report_dir / "summary.csv"
+    _write(findings_path, FINDING_FIELDS, all_findings(run))
+    _write(summary_path, SUMMARY_FIELDS, summary_rows(run))
+    return [findings_path, summary_path]
+
+
+def _write(path: Path, fields: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=list(fields), extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)

@@ -1,0 +1,26 @@
+"""Dry-run output: one ``.patch`` per changed repo, appliable with ``git apply``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+PATCH_DIR = "patches"
+
+
+def write_patches(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
+    written = []
+    for index, repo in enumerate(run["repos"], start=1):
+        if not repo.get("patch"):
+            continue
+        directory = report_dir / PATCH_DIR
+        directory.mkdir(exist_ok=True)
+        path = directory / f"{index:03d}-{_slug(repo['repo'])}.patch"
+        path.write_text(repo["patch"], encoding="utf-8", newline="")
+        written.append(path)
+    return written
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name.rstrip("/").rsplit("/", 1)[-1] or "repo")[:60]
