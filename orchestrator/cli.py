@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+from tqdm import tqdm
+
 from npu_codemod import __version__
 from npu_codemod.plugins.manager import PluginError, PluginSpec
 
@@ -131,7 +133,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
     def on_result(result: RepoResult) -> None:
         if result.status == "failed":
-            print(f"npu-codemod: {result.repo}: {result.error}", file=sys.stderr)
+            tqdm.write(f"npu-codemod: {result.repo}: {result.error}", file=sys.stderr)
         hook.npu_codemod_repo_result(result=result.to_dict(), options=args)
         for finding in result.findings:
             hook.npu_codemod_finding(finding=finding)
