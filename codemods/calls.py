@@ -66,6 +66,10 @@ def is_true(node: pytree.Base) -> bool:
     return node.type == token.NAME and node.value == "True"
 
 
+def is_false(node: pytree.Base) -> bool:
+    return node.type == token.NAME and node.value == "False"
+
+
 def add_keyword(call_trailer: pytree.Node, keyword: str, value_code: str) -> None:
     """Append ``keyword=value`` after the last argument, keeping a trailing comma and layout."""
     value = parse_expression(value_code)
@@ -90,4 +94,4 @@ def add_keyword(call_trailer: pytree.Node, keyword: str, value_code: str) -> Non
 
 def needs_parentheses(node: pytree.Base) -> bool:
     """True when ``node`` must be parenthesised as the right operand of ``-``."""
-    return not (node.type in (token.NAME, token.NUMBER, syms.atom, syms.power) or node.type == token.STRING)
+    return node.type not in (token.NAME, token.NUMBER, token.STRING, syms.atom, syms.power)

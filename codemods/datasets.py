@@ -3,6 +3,10 @@
 Only receivers *shown* to be datasets are rewritten by NPU002: results of ``tf.data``
 constructors or dataset methods (also through chains and assignments within the file), and
 names or attributes named like a dataset. Anything else is only reported.
+
+Method names that other libraries share (``map``, ``batch``, ``repeat``...) only prove a
+dataset when called on one: ``memory.batch(32)`` or ``df.apply(f)`` prove nothing. Names only
+``tf.data`` uses (``prefetch``, ``padded_batch``...) prove it on any receiver.
 """
 
 from __future__ import annotations
@@ -17,11 +21,16 @@ from fissix.pygram import python_symbols as syms
 from .rule import FileContext
 from .tfnames import dotted_name, is_attribute_trailer, is_call_trailer
 
-DATASET_METHODS = frozenset(
-    "map shuffle repeat prefetch apply interleave parallel_interleave filter zip batch "
-    "padded_batch cache take skip shard flat_map concatenate unbatch window with_options "
+#: Dataset methods whose names other libraries use too: evidence only on a dataset receiver.
+SHARED_METHODS = frozenset(
+    "map shuffle repeat apply filter zip batch cache take skip shard concatenate window "
+    "range".split()
+)
+#: Names only ``tf.data`` uses: a call of one of them makes a dataset whatever the receiver.
+TF_DATA_METHODS = frozenset(
+    "prefetch interleave parallel_interleave padded_batch flat_map unbatch with_options "
     "map_with_legacy_function filter_with_legacy_function from_tensor_slices from_tensors "
-    "from_generator list_files range TFRecordDataset TextLineDataset FixedLengthRecordDataset "
+    "from_generator list_files TFRecordDataset TextLineDataset FixedLengthRecordDataset "
     "shuffle_and_repeat".split()
 )
 DATASET_PACKAGES = ("tensorflow.data", "tensorflow.contrib.data")
@@ -32,20 +41,24 @@ def is_dataset(parts: Sequence[pytree.Base], ctx: FileContext) -> bool:
     """True when the expression spelled by power children ``parts`` is a dataset."""
     if not parts:
         return False
-    last = parts[-1]
-    if is_call_trailer(last) and len(parts) >= 2:
-        callee = parts[:-1]
-        qualified = ctx.tf.qualify(_dotted(callee))
-        if qualified and qualified.startswith(DATASET_PACKAGES):
-            return True
-        method = callee[-1]
-        if is_attribute_trailer(method) and method.children[1].value in DATASET_METHODS:
-            return True
-        return False
+    if is_call_trailer(parts[-1]) and len(parts) >= 2:
+        return _call_makes_dataset(parts[:-1], ctx)
     name = _dotted(parts)
     if name is None:
         return False
     return bool(_DATASET_NAME.match(name.rsplit(".", 1)[-1])) or name in dataset_names(ctx)
+
+
+def _call_makes_dataset(callee: Sequence[pytree.Base], ctx: FileContext) -> bool:
+    """Does calling the expression spelled by ``callee`` return a dataset?"""
+    qualified = ctx.tf.qualify(_dotted(callee))
+    if qualified:
+        return any(qualified.startswith(package + ".") for package in DATASET_PACKAGES)
+    method = callee[-1]
+    if not is_attribute_trailer(method):
+        return False
+    name = method.children[1].value
+    return name in TF_DATA_METHODS or (name in SHARED_METHODS and is_dataset(callee[:-1], ctx))
 
 
 def dataset_names(ctx: FileContext) -> frozenset[str]:

@@ -81,7 +81,8 @@ class Engine:
         try:
             source = decode_source(data)
         except UndecodableSource as exc:
-            return FileOutcome(path, (_file_error(repo, path, exc.line, f"cannot read file: {exc}"),))
+            error = _file_error(repo, path, exc.line, f"cannot read file: {exc}")
+            return FileOutcome(path, (error,))
         text = source.text
         if not IMPORTS_TF.search(text):
             return FileOutcome(path)

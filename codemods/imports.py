@@ -7,7 +7,7 @@ imports), or it would rebind the file's alias.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
@@ -16,18 +16,35 @@ from fissix.pygram import python_symbols as syms
 from .snippets import parse_statements
 
 
+_IMPORTS = (syms.import_name, syms.import_from)
+_SCOPES = (syms.funcdef, syms.classdef, syms.async_funcdef)
+
+
 def normalized(statement: pytree.Base) -> str:
-    """A statement's code without prefix or whitespace, for comparisons."""
-    return "".join(str(statement).split())
+    """A statement's code without comments or whitespace, for comparisons."""
+    return "".join("".join(leaf.value for leaf in statement.leaves()).split())
 
 
 def find_import(tree: pytree.Node, statement: str) -> Optional[pytree.Node]:
-    """The top-level simple statement equal to ``statement`` (whitespace ignored), if any."""
+    """The top-level statement that holds an import equal to ``statement``, if any.
+
+    Comments and whitespace are ignored, and the import may sit in a module-level block
+    (``try: from npu_bridge.npu_init import *``): the file has it either way. Imports inside
+    functions and classes do not count, they do not bind module names.
+    """
     wanted = "".join(statement.split())
     for child in tree.children:
-        if child.type == syms.simple_stmt and normalized(child) == wanted:
+        if any(normalized(node) == wanted for node in _module_level_imports(child)):
             return child
     return None
+
+
+def _module_level_imports(node: pytree.Base) -> Iterator[pytree.Base]:
+    if node.type in _IMPORTS:
+        yield node
+    elif node.type not in _SCOPES:
+        for child in node.children:
+            yield from _module_level_imports(child)
 
 
 def header_index(tree: pytree.Node) -> int:
@@ -53,17 +70,34 @@ def insert_header_imports(
         return []
     anchor = find_import(tree, after) if after else None
     index = tree.children.index(anchor) + 1 if anchor else header_index(tree)
-    nodes = parse_statements("\n".join(missing), newline)
     following = tree.children[index] if index < len(tree.children) else None
+    if anchor is None and following is not None and _starts_with_future(following):
+        _insert_after_future(following, missing)
+        return missing
+    nodes = parse_statements("\n".join(missing), newline)
     if anchor is None and index == 0 and following is not None:
-        # Comments and blank lines above the first statement (shebang, coding, licence)
-        # stay at the top of the file.
-        nodes[0].prefix, following.prefix = following.prefix, ""
+        # Shebang, coding and licence comments stay at the top of the file; only a comment
+        # block directly above the first statement (no blank line between) stays with it.
+        nodes[0].prefix, following.prefix = _split_header_comments(following.prefix)
     if index > 0 and not str(tree.children[index - 1]).endswith(("\n", "\r")):
         nodes[0].prefix = newline + nodes[0].prefix
     for offset, node in enumerate(nodes):
         tree.insert_child(index + offset, node)
     return missing
+
+
+def _split_header_comments(prefix: str) -> tuple[str, str]:
+    """Split the prefix of a file's first statement into (file header, statement's comments).
+
+    The header ends at the last blank line; without a blank line it is all header (the first
+    lines of a file are shebang/coding lines, which must stay first).
+    """
+    lines = prefix.splitlines(keepends=True)
+    blank = [i for i, line in enumerate(lines) if not line.strip()]
+    if not blank or blank[-1] == len(lines) - 1:
+        return prefix, ""
+    cut = len("".join(lines[: blank[-1] + 1]))
+    return prefix[:cut], prefix[cut:]
 
 
 def _is_docstring(node: pytree.Base) -> bool:
@@ -73,8 +107,36 @@ def _is_docstring(node: pytree.Base) -> bool:
     )
 
 
+def _insert_after_future(statement: pytree.Node, missing: list[str]) -> None:
+    """``from __future__ import x; import tensorflow as tf``: insert between the two imports.
+
+    A line can hold both; the star import must still precede the file's own imports.
+    """
+    index = next(i for i, small in enumerate(_small_statements(statement)) if not _is_future(small))
+    for code in reversed(missing):
+        small = parse_statements(code)[0].children[0]
+        small.remove()
+        small.prefix = " "
+        statement.insert_child(2 * index, pytree.Leaf(token.SEMI, ";"))
+        statement.insert_child(2 * index, small)
+
+
+def _small_statements(statement: pytree.Node) -> list[pytree.Base]:
+    """The ``;``-separated statements of a simple statement line."""
+    return [child for child in statement.children[:-1] if child.type != token.SEMI]
+
+
+def _starts_with_future(node: pytree.Base) -> bool:
+    return node.type == syms.simple_stmt and _is_future(node.children[0])
+
+
 def _is_future_import(node: pytree.Base) -> bool:
-    if node.type != syms.simple_stmt or node.children[0].type != syms.import_from:
+    """A line made only of ``from __future__`` imports."""
+    return node.type == syms.simple_stmt and all(map(_is_future, _small_statements(node)))
+
+
+def _is_future(small: pytree.Base) -> bool:
+    if small.type != syms.import_from:
         return False
-    module = node.children[0].children[1]
+    module = small.children[1]
     return module.type == token.NAME and module.value == "__future__"

@@ -102,13 +102,21 @@ class TfNames:
 
     def qualify(self, dotted: Optional[str]) -> Optional[str]:
         """Canonical TensorFlow name of ``dotted`` (``tf.nn.dropout``), or None if not TF."""
+        resolved = self.resolve(dotted)
+        return canonical(resolved) if resolved else None
+
+    def resolve(self, dotted: Optional[str]) -> Optional[str]:
+        """Full TensorFlow name of ``dotted`` as bound, ``compat.vN`` kept; None if not TF.
+
+        Rules need it where the API versions differ (``compat.v2.nn.dropout`` takes ``rate``).
+        """
         if not dotted:
             return None
         head, _, rest = dotted.partition(".")
         target = self.bindings.get(head)
         if target is None:
             return None
-        return canonical(target + ("." + rest if rest else ""))
+        return target + ("." + rest if rest else "")
 
     def names_for(self, qualified: str) -> Iterator[str]:
         """Local names bound exactly to the canonical name ``qualified``."""

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from fissix import pytree
-from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.calls import (
-    Argument,
     add_keyword,
     arguments,
     find_argument,
     has_unpacking,
+    is_false,
     is_true,
 )
 from npu_codemod.codemods.datasets import is_dataset
@@ -21,14 +20,19 @@ from npu_codemod.plugins.hookspecs import hookimpl
 
 #: method -> 0-based position of ``drop_remainder`` when given positionally.
 DROP_REMAINDER_POSITION = {"batch": 1, "padded_batch": 3, "map_and_batch": 3}
-QUEUE_API = ("batch", "shuffle_batch", "batch_join", "shuffle_batch_join", "maybe_batch",
-             "maybe_shuffle_batch")
+#: ``tf.train`` queue batching function -> 0-based position of ``allow_smaller_final_batch``.
+QUEUE_API = {"batch": 7, "shuffle_batch": 8, "batch_join": 6, "shuffle_batch_join": 7,
+             "maybe_batch": 8, "maybe_shuffle_batch": 9}
 METHODS = frozenset({*DROP_REMAINDER_POSITION, *QUEUE_API})
 MAP_AND_BATCH_OWNERS = ("tensorflow.contrib.data", "tensorflow.data.experimental")
 
 ADD = "training input must use drop_remainder=True"
 KEPT = (f"{ADD}; for prediction pad the last batch instead, see NPU003")
 UNKNOWN_RECEIVER = "if this is a tf.data.Dataset, add drop_remainder=True"
+UNPACKED = f"{ADD}: pass it explicitly next to the unpacked arguments"
+ADDED = "added drop_remainder=True (static batch shape for the NPU)"
+SMALLER = ("the queue API has no drop_remainder: set allow_smaller_final_batch=False so every "
+           "batch has a static shape")
 
 
 class DropRemainder(Rule):
@@ -58,38 +62,36 @@ class DropRemainder(Rule):
         receiver = ctx.tf.qualify(prefix_name(power, index))
         name = method.value
         if receiver == "tensorflow.train" and name in QUEUE_API:
-            self._check_queue(call, method, ctx)
+            self._check_queue(call, method, QUEUE_API[name], ctx)
         elif name == "map_and_batch":
             if receiver in MAP_AND_BATCH_OWNERS:
                 self._check(call, method, name, ctx)
         elif name in DROP_REMAINDER_POSITION:
             if is_dataset(power.children[:index], ctx):
                 self._check(call, method, name, ctx)
-            elif name == "batch" and len(_positional(call)) == 1 and receiver is None:
+            elif name == "batch" and len(arguments(call)) == 1 and receiver is None:
                 ctx.report(method, "unmigrated", UNKNOWN_RECEIVER)
 
     def _check(self, call: pytree.Node, method: pytree.Leaf, name: str, ctx: FileContext) -> None:
+        """A dataset batching call: add drop_remainder=True, or report what is there."""
         given = find_argument(call, "drop_remainder", DROP_REMAINDER_POSITION[name])
         if given is not None and is_true(given.value):
             ctx.report(method, "migrated", "drop_remainder=True is set")
         elif given is not None:
-            ctx.report(method, "unmigrated", f"{KEPT} (now: drop_remainder={str(given.value).strip()})")
+            value = str(given.value).strip()
+            ctx.report(method, "unmigrated", f"{KEPT} (now: drop_remainder={value})")
         elif has_unpacking(call):
-            ctx.report(method, "unmigrated", f"{ADD}: pass it explicitly next to the unpacked arguments")
+            ctx.report(method, "unmigrated", UNPACKED)
         else:
             add_keyword(call, "drop_remainder", "True")
-            ctx.report(method, "migrated", "added drop_remainder=True (static batch shape for the NPU)")
+            ctx.report(method, "migrated", ADDED)
 
     @staticmethod
-    def _check_queue(call: pytree.Node, method: pytree.Leaf, ctx: FileContext) -> None:
-        smaller = find_argument(call, "allow_smaller_final_batch")
-        if smaller is not None and not (smaller.value.type == token.NAME and smaller.value.value == "False"):
-            ctx.report(method, "unmigrated", "the queue API has no drop_remainder: set "
-                       "allow_smaller_final_batch=False so every batch has a static shape")
-
-
-def _positional(call: pytree.Node) -> list[Argument]:
-    return [argument for argument in arguments(call) if argument.keyword is None]
+    def _check_queue(call: pytree.Node, method: pytree.Leaf, index: int, ctx: FileContext) -> None:
+        """The queue API cannot be rewritten; only a possibly smaller final batch is reported."""
+        smaller = find_argument(call, "allow_smaller_final_batch", index)
+        if smaller is not None and not is_false(smaller.value):
+            ctx.report(method, "unmigrated", SMALLER)
 
 
 @hookimpl

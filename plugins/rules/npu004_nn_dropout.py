@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from fissix import pytree
-from fissix.fixer_util import Name
-from fissix.pgen2 import token
+from fissix.fixer_util import Dot, Name
+from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.calls import find_argument, needs_parentheses
 from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
@@ -12,7 +14,14 @@ from npu_codemod.codemods.snippets import parse_expression
 from npu_codemod.codemods.tfnames import is_call_trailer, prefix_name
 from npu_codemod.plugins.hookspecs import hookimpl
 
+DROPOUT = "tensorflow.nn.dropout"
 ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
+BY_HAND = "then replace tf.nn.dropout with npu_ops.dropout by hand"
+NOISE_SHAPE = f"noise_shape= is given: check that npu_ops.dropout supports it, {BY_HAND}"
+V2_RATE = (f"tf.compat.v2.nn.dropout takes rate as its 2nd argument: write keep_prob=1 - rate, "
+           f"{BY_HAND}")
+NOT_CALLED = (f"tf.nn.dropout is used as a value, not called: make sure the callers pass "
+              f"keep_prob (not rate), {BY_HAND}")
 
 
 class NnDropout(Rule):
@@ -21,37 +30,73 @@ class NnDropout(Rule):
     description = "Replace tf.nn.dropout with npu_ops.dropout (rate= becomes keep_prob=1 - rate)."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.nn.dropout"
     tokens = ("dropout",)
-    pattern = "trailer< '.' 'dropout' >"
+    # ``x.dropout`` anywhere, or a call of a bare name (``from tensorflow.nn import dropout``).
+    pattern = """(
+        trailer< '.' 'dropout' >
+      | power< NAME trailer< '(' [any] ')' > any* >
+    )"""
 
     def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
-        power = node.parent
-        call = node.next_sibling
-        if power is None or not is_call_trailer(call):
+        power, end = _dropout_site(node)
+        if power is None:
             return
-        index = power.children.index(node)
-        spelled = prefix_name(power, index)
-        if spelled == "npu_ops":
+        spelled = prefix_name(power, end)
+        if spelled == "npu_ops.dropout":
             ctx.report(power, "migrated", f"uses npu_ops.dropout; {ACCURACY}")
             return
-        if ctx.tf.qualify(spelled) != "tensorflow.nn":
+        if ctx.tf.qualify(spelled) != DROPOUT:
             return
-        if find_argument(call, "noise_shape", 2) is not None:
-            ctx.report(power, "unmigrated", "noise_shape= is given: check that npu_ops.dropout "
-                       "supports it, then replace tf.nn.dropout with npu_ops.dropout by hand")
-            return
-        line, column = position(power)
-        rate = find_argument(call, "rate")
-        if rate is not None:
-            value = str(rate.value).strip()
-            if needs_parentheses(rate.value):
-                value = f"({value})"
-            rate.node.children[0].value = "keep_prob"
-            rate.value.replace(parse_expression(f"1 - {value}"))
-        head = power.children[0]
-        for prefix_part in power.children[1:index]:
-            prefix_part.remove()
-        head.replace(Name("npu_ops", prefix=head.prefix))
-        ctx.report_at(line, column, "migrated", f"replaced {spelled}.dropout with npu_ops.dropout; {ACCURACY}")
+        call = power.children[end] if end < len(power.children) else None
+        if not is_call_trailer(call):
+            ctx.report(power, "unmigrated", NOT_CALLED)
+        elif find_argument(call, "noise_shape", 2) is not None:
+            ctx.report(power, "unmigrated", NOISE_SHAPE)
+        elif _v2_positional_rate(ctx.tf.resolve(spelled) or "", call):
+            ctx.report(power, "unmigrated", V2_RATE)
+        else:
+            line, column = position(power)
+            _rename_rate(call)
+            _replace_callee(power, end)
+            ctx.report_at(line, column, "migrated",
+                          f"replaced {spelled} with npu_ops.dropout; {ACCURACY}")
+
+
+def _dropout_site(node: pytree.Base) -> tuple[Optional[pytree.Node], int]:
+    """(power node, index of the trailer after the name ending in dropout), or (None, 0)."""
+    if node.type == syms.power:  # dropout(...) through a from-import
+        return node, 1
+    power = node.parent
+    if power is None or power.type != syms.power:
+        return None, 0
+    return power, power.children.index(node) + 1
+
+
+def _v2_positional_rate(resolved: str, call: pytree.Node) -> bool:
+    """``tf.compat.v2.nn.dropout(x, 0.2)``: the 2nd positional is ``rate``, not keep_prob."""
+    second = find_argument(call, "rate", 1)
+    is_v2 = resolved.startswith("tensorflow.compat.v2.")
+    return is_v2 and second is not None and second.keyword is None
+
+
+def _rename_rate(call: pytree.Node) -> None:
+    """``rate=r`` -> ``keep_prob=1 - r``, parenthesising ``r`` when needed."""
+    rate = find_argument(call, "rate")
+    if rate is None:
+        return
+    value = str(rate.value).strip()
+    if needs_parentheses(rate.value):
+        value = f"({value})"
+    rate.node.children[0].value = "keep_prob"
+    rate.value.replace(parse_expression(f"1 - {value}"))
+
+
+def _replace_callee(power: pytree.Node, end: int) -> None:
+    """``tf.compat.v1.nn.dropout(...)`` / ``dropout(...)`` -> ``npu_ops.dropout(...)``."""
+    head = power.children[0]
+    for part in power.children[1:end]:
+        part.remove()
+    dropout = pytree.Node(syms.trailer, [Dot(), Name("dropout")])
+    head.replace([Name("npu_ops", prefix=head.prefix), dropout])
 
 
 @hookimpl
