@@ -39,6 +39,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (UsageError, PluginError) as exc:
         print(f"npu-codemod: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # `npu-codemod rules | head`: the reader left, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         print("npu-codemod: interrupted; rerun to complete the remaining repositories",
               file=sys.stderr)
