@@ -1,0 +1,255 @@
+"""TF session constructors and their ``ConfigProto`` objects, shared by NPU007/008/009.
+
+NPU007 makes every session config carry the NPU optimizer and records each config object it
+wrote or completed as a :class:`ConfigTarget` in ``ctx.memo``; NPU008 (which runs after it)
+completes those same objects with ``allow_soft_placement``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+from fissix import pytree
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from .calls import Argument, arguments, find_argument
+from .rule import FileContext
+from .statements import enclosing_scope, scope_nodes
+from .tfnames import is_attribute_trailer, is_call_trailer, prefix_name
+
+#: Canonical constructor -> 0-based position of ``config`` when given positionally.
+CONFIG_POSITION = {
+    "tensorflow.Session": 2,
+    "tensorflow.InteractiveSession": 2,
+    "tensorflow.train.MonitoredTrainingSession": 9,
+    "tensorflow.train.SingularMonitoredSession": 3,
+    "tensorflow.train.ChiefSessionCreator": 2,
+    "tensorflow.train.WorkerSessionCreator": 2,
+}
+#: ``tf.train.Supervisor`` methods that create the session -> position of ``config``.
+SUPERVISOR_METHODS = {"managed_session": 1, "prepare_or_wait_for_session": 1}
+MONITORED_SESSION = "tensorflow.train.MonitoredSession"
+SESSION_NAMES = frozenset(
+    {name.rpartition(".")[2] for name in (*CONFIG_POSITION, MONITORED_SESSION)} | set(SUPERVISOR_METHODS)
+)
+
+REWRITER_CONFIG_IMPORT = "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig"
+REWRITE_OPTIONS = "graph_options.rewrite_options"
+#: Rewrite options the NPU needs switched off, set by NPU007 and guarded by NPU009.
+MUST_BE_OFF = ("remapping", "memory_optimization")
+CUSTOM_OP = "custom_optimizers.NpuOptimizer"  # settings() key of the custom_op lines
+TARGETS = "session_config.targets"
+
+
+@dataclass
+class SessionCall:
+    """One call that creates a TF session (or a session creator) and may take ``config=``."""
+
+    power: pytree.Node
+    call: pytree.Node  # the ``(...)`` trailer
+    name: str  # canonical name, or the Supervisor method name
+    module: str  # how to spell the TF module in generated code (``tf``, ``tf.compat.v1``)
+    config: Optional[Argument]
+
+
+def session_call(name: pytree.Leaf, ctx: FileContext) -> Optional[SessionCall]:
+    """The session call whose callee ends with the NAME leaf ``name``, if it is one."""
+    holder = name.parent
+    if holder is not None and is_attribute_trailer(holder):
+        power, index = holder.parent, holder.parent.children.index(holder)
+    elif holder is not None and holder.type == syms.power and holder.children[0] is name:
+        power, index = holder, 0
+    else:
+        return None
+    call = power.children[index + 1] if index + 1 < len(power.children) else None
+    if not is_call_trailer(call):
+        return None
+    if index and name.value in SUPERVISOR_METHODS:
+        position = SUPERVISOR_METHODS[name.value]
+        return SessionCall(power, call, name.value, ctx.tf.alias, find_argument(call, "config", position))
+    qualified = ctx.tf.qualify(prefix_name(power, index + 1))
+    if qualified not in CONFIG_POSITION and qualified != MONITORED_SESSION:
+        return None
+    config = find_argument(call, "config", CONFIG_POSITION.get(qualified))
+    return SessionCall(power, call, qualified, _module(prefix_name(power, index), ctx), config)
+
+
+def _module(spelled: Optional[str], ctx: FileContext) -> str:
+    qualified = ctx.tf.qualify(spelled)
+    if spelled and qualified == "tensorflow":
+        return spelled
+    if spelled and qualified == "tensorflow.train" and spelled.endswith(".train"):
+        return spelled[: -len(".train")]
+    return ctx.tf.alias
+
+
+def code(node: pytree.Base) -> str:
+    """``node``'s tokens without whitespace or comments, for comparing expressions."""
+    return "".join(leaf.value for leaf in node.leaves())
+
+
+def callee_name(node: pytree.Base) -> Optional[str]:
+    """Last name of the function called by ``node`` (``ConfigProto`` for ``tf.ConfigProto(...)``)."""
+    if node.type != syms.power or not is_call_trailer(node.children[-1]) or len(node.children) < 2:
+        return None
+    before = node.children[-2]
+    if before.type == token.NAME:
+        return before.value
+    return before.children[1].value if is_attribute_trailer(before) else None
+
+
+def npu_lines(expression: str, missing: set[str]) -> list[str]:
+    """The guide's lines that configure ``expression`` for the NPU, those ``missing`` only."""
+    lines = []
+    if CUSTOM_OP in missing:
+        lines.append(f"custom_op = {expression}.{REWRITE_OPTIONS}.custom_optimizers.add()")
+        lines.append('custom_op.name = "NpuOptimizer"')
+    for option in MUST_BE_OFF:
+        if f"{REWRITE_OPTIONS}.{option}" in missing:
+            lines.append(f"{expression}.{REWRITE_OPTIONS}.{option} = RewriterConfig.OFF")
+    return lines
+
+
+NPU_PIECES = frozenset({CUSTOM_OP, *(f"{REWRITE_OPTIONS}.{option}" for option in MUST_BE_OFF)})
+
+
+@dataclass
+class ConfigTarget:
+    """A config object NPU007 made sure of; NPU008 completes it with soft placement."""
+
+    expression: str  # "config", "self.config"
+    anchor: pytree.Base  # statement before which its settings must be done
+    line: int  # original position of the session call (where findings go)
+    column: int
+    constructor: Optional[pytree.Node] = None  # ``(...)`` of a ConfigProto call NPU007 wrote/hoisted
+    regions: list[tuple[pytree.Node, bool]] = field(default_factory=list)  # (root, ordered)
+
+    @classmethod
+    def at(cls, expression: str, anchor: pytree.Base, line: int, column: int) -> "ConfigTarget":
+        """Where settings of ``expression`` used at ``anchor`` may be: its scope, maybe more."""
+        scope = enclosing_scope(anchor)
+        target = cls(expression, anchor, line, column)
+        head = expression.split(".")[0]
+        if head in ("self", "cls") and "." in expression:
+            target.regions.append((_class_of(scope) or scope, False))
+        else:
+            target.regions.append((scope, True))
+            if scope.type == syms.funcdef and "." not in expression and not binds(scope, head):
+                target.regions.append((scope.root(), False))  # a global configured at module level
+        return target
+
+    def nodes(self) -> Iterator[pytree.Base]:
+        for root, ordered in self.regions:
+            nested = not ordered
+            for node in scope_nodes(root, nested=nested):
+                if ordered and node is self.anchor:
+                    break
+                yield node
+
+    def settings(self) -> dict[str, pytree.Base]:
+        """Attribute path -> value node of every setting made on the object before ``anchor``."""
+        return config_settings(self.nodes(), self.expression)
+
+
+def config_settings(nodes: Iterator[pytree.Base], expression: str) -> dict[str, pytree.Base]:
+    """Settings of ``expression`` among ``nodes``: ``expr.a.b = v``, ``expr = ConfigProto(a=v)``
+    and the NpuOptimizer custom_op lines (key :data:`CUSTOM_OP`)."""
+    found: dict[str, pytree.Base] = {}
+    custom_ops: set[str] = set()
+    prefix = expression + "."
+    for node in nodes:
+        if node.type != syms.expr_stmt or len(node.children) != 3 or node.children[1].type != token.EQUAL:
+            continue
+        target, value = code(node.children[0]), node.children[2]
+        if target.startswith(prefix):
+            found[target[len(prefix):]] = value
+        elif target == expression and callee_name(value) == "ConfigProto":
+            for argument in arguments(value.children[-1]):
+                if argument.keyword:
+                    found[argument.keyword] = argument.value
+        if code(value) == f"{prefix}{REWRITE_OPTIONS}.custom_optimizers.add()":
+            custom_ops.add(target)
+        elif target.endswith(".name") and target[: -len(".name")] in custom_ops:
+            if _string_value(value) == "NpuOptimizer":
+                found[CUSTOM_OP] = value
+    return found
+
+
+def _string_value(node: pytree.Base) -> Optional[str]:
+    if node.type != token.STRING:
+        return None
+    try:
+        return ast.literal_eval(node.value)
+    except (ValueError, SyntaxError):
+        return None
+
+
+def binds(scope: pytree.Node, name: str) -> bool:
+    """True when function ``scope`` binds ``name`` itself (parameter or assignment target)."""
+    for node in scope_nodes(scope):
+        if node.type == token.NAME and node.value == name:
+            parent = node.parent
+            if parent.type in (syms.parameters, syms.typedargslist, syms.tname):
+                return True
+            if parent.type == syms.expr_stmt and node.next_sibling is not None \
+                    and node.next_sibling.type == token.EQUAL:
+                return True
+            if node.prev_sibling is not None and node.prev_sibling.type == token.NAME \
+                    and node.prev_sibling.value in ("as", "for", "global", "nonlocal"):
+                return True
+    return False
+
+
+def _class_of(scope: pytree.Node) -> Optional[pytree.Node]:
+    node = scope
+    while node is not None and node.type != syms.classdef:
+        node = node.parent
+    return node
+
+
+def targets(ctx: FileContext) -> list[ConfigTarget]:
+    """The config objects NPU007 wrote or completed in this file, in order."""
+    return ctx.memo.setdefault(TARGETS, [])
+
+
+def ensure_rewriter_config(ctx: FileContext) -> None:
+    """Ask for the RewriterConfig import unless the file already binds the name."""
+    key = "session_config.binds_rewriter_config"
+    if key not in ctx.memo:
+        ctx.memo[key] = any(
+            leaf.value == "RewriterConfig" and _binds_here(leaf) for leaf in ctx.tree.leaves()
+            if leaf.type == token.NAME
+        )
+    if not ctx.memo[key]:
+        ctx.add_import(REWRITER_CONFIG_IMPORT)
+
+
+def _binds_here(leaf: pytree.Leaf) -> bool:
+    parent = leaf.parent
+    if parent.type == syms.import_from:
+        return leaf.prev_sibling is not None and leaf.prev_sibling.value == "import"
+    if parent.type == syms.import_as_names:
+        return True
+    if parent.type == syms.import_as_name:
+        return leaf is parent.children[-1]
+    return parent.type == syms.expr_stmt and leaf is parent.children[0]
+
+
+def config_objects(ctx: FileContext) -> set[str]:
+    """Code of every expression known to hold a session config in the file."""
+    key = "session_config.objects"
+    if key not in ctx.memo:
+        found = set()
+        for node in ctx.tree.pre_order():
+            if node.type == syms.expr_stmt and len(node.children) == 3 \
+                    and callee_name(node.children[2]) == "ConfigProto":
+                found.add(code(node.children[0]))
+            elif node.type == token.NAME and node.value in SESSION_NAMES:
+                site = session_call(node, ctx)
+                if site is not None and site.config is not None:
+                    found.add(code(site.config.value))
+        ctx.memo[key] = found
+    return ctx.memo[key]

@@ -1,0 +1,122 @@
+"""Statements around a node: where code can be inserted, in which scope, under which free name.
+
+Rules that must run code *before* an expression (create a config, hoist an argument) insert
+whole statements in front of the statement holding it, with that statement's indentation and
+the file's line ending, so the rest of the file stays byte-identical.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from fissix import pytree
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from .snippets import parse_statements
+
+_BLOCKS = (syms.suite, syms.file_input)
+_SCOPES = (syms.funcdef, syms.classdef, syms.file_input)
+#: Ancestors that make inserting a statement in front impossible or wrong.
+_NO_STATEMENT = {
+    syms.lambdef: "inside a lambda",
+    syms.funcdef: "in a def line (default argument or one-line body)",
+    syms.classdef: "in a class line",
+}
+
+
+def enclosing_statement(node: pytree.Base) -> Optional[pytree.Base]:
+    """The statement of a block (module or suite) holding ``node``, or None (see :func:`why_not`)."""
+    return None if why_not(node) else _statement(node)
+
+
+def why_not(node: pytree.Base) -> Optional[str]:
+    """Why no statement can be inserted before ``node``'s statement, or None when one can."""
+    child = node
+    while child.parent is not None and child.parent.type not in _BLOCKS:
+        parent = child.parent
+        if parent.type in _NO_STATEMENT:
+            return _NO_STATEMENT[parent.type]
+        if any(sibling.type == syms.comp_for for sibling in parent.children):
+            return "inside a comprehension"
+        if parent.type == syms.simple_stmt and parent.children[0] is not child:
+            return "after a ';' on the same line"
+        child = parent
+    return None if child.parent is not None else "outside any statement"
+
+
+def _statement(node: pytree.Base) -> pytree.Base:
+    while node.parent.type not in _BLOCKS:
+        node = node.parent
+    return node
+
+
+def indentation(statement: pytree.Base) -> str:
+    """The whitespace in front of ``statement`` (spaces or tabs, as the file has them)."""
+    block = statement.parent
+    if block is None or block.type != syms.suite:
+        return ""
+    indent = next(child for child in block.children if child.type == token.INDENT)
+    return indent.value
+
+
+def insert_before(statement: pytree.Base, code: str, newline: str) -> list[pytree.Base]:
+    """Insert the statements of ``code`` before ``statement``; return the new nodes.
+
+    Comments and blank lines above ``statement`` stay above the inserted code.
+    """
+    indent = indentation(statement)
+    nodes = parse_statements(code, newline)
+    block = statement.parent
+    index = block.children.index(statement)
+    first_in_suite = block.children[index - 1].type == token.INDENT
+    nodes[0].prefix = "" if first_in_suite else statement.prefix
+    for node in nodes[1:]:
+        node.prefix = indent
+    statement.prefix = indent
+    for offset, node in enumerate(nodes):
+        block.insert_child(index + offset, node)
+    return nodes
+
+
+def enclosing_scope(node: pytree.Base) -> pytree.Node:
+    """The function, class or module whose names ``node`` sees first."""
+    scope = node.parent
+    while scope.type not in _SCOPES:
+        scope = scope.parent
+    return scope
+
+
+def scope_nodes(scope: pytree.Node, nested: bool = False) -> Iterator[pytree.Base]:
+    """Nodes of ``scope`` in source order; nested functions/classes only when ``nested``."""
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node is not scope and not nested and node.type in (syms.funcdef, syms.classdef):
+            continue
+        stack.extend(reversed(node.children))
+
+
+def used_names(scope: pytree.Node) -> set[str]:
+    """Variable names spelled anywhere in ``scope`` (nested code included; not attributes/keywords)."""
+    names = set()
+    for leaf in scope.leaves():
+        if leaf.type != token.NAME:
+            continue
+        previous = leaf.prev_sibling
+        if previous is not None and previous.type == token.DOT:
+            continue
+        parent = leaf.parent
+        if parent is not None and parent.type == syms.argument and parent.children[0] is leaf \
+                and len(parent.children) == 3 and parent.children[1].type == token.EQUAL:
+            continue
+        names.add(leaf.value)
+    return names
+
+
+def free_name(scope: pytree.Node, preferred: str, fallback: str) -> str:
+    """``preferred`` when unused in ``scope``, else ``fallback``, ``fallback_1``, ``fallback_2``..."""
+    taken = used_names(scope)
+    candidates = [preferred, fallback] + [f"{fallback}_{n}" for n in range(1, len(taken) + 2)]
+    return next(name for name in candidates if name not in taken)

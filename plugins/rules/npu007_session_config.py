@@ -1,0 +1,211 @@
+"""NPU007 session-config: every TF session runs with the NPU optimizer config of the guide."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from fissix import pytree
+from fissix.fixer_util import Name
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from npu_codemod.codemods.calls import add_keyword, find_argument, has_unpacking
+from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
+from npu_codemod.codemods.session_config import (
+    MONITORED_SESSION,
+    NPU_PIECES,
+    SESSION_NAMES,
+    ConfigTarget,
+    SessionCall,
+    callee_name,
+    code,
+    ensure_rewriter_config,
+    npu_lines,
+    session_call,
+    targets,
+)
+from npu_codemod.codemods.snippets import parse_expression
+from npu_codemod.codemods.statements import (
+    enclosing_scope,
+    enclosing_statement,
+    free_name,
+    insert_before,
+    scope_nodes,
+    why_not,
+)
+from npu_codemod.codemods.tfnames import dotted_name, prefix_name
+from npu_codemod.plugins.hookspecs import hookimpl
+
+_NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES))
+NPU_CONFIG = "the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"
+
+
+class SessionConfig(Rule):
+    id = "NPU007"
+    name = "session-config"
+    description = "Run every TF session with the NpuOptimizer config of the guide."
+    guide_section = "创建session并初始化资源"
+    tokens = ("Session", "managed_session", "prepare_or_wait_for_session")
+    pattern = f"""(
+        trailer< '.' name=({_NAMES}) >
+      | power< name=({_NAMES}) trailer< '(' [any] ')' > any* >
+    )"""
+
+    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+        name = capture["name"]
+        site = session_call(name[0] if isinstance(name, list) else name, ctx)
+        if site is None:
+            return
+        line, column = position(site.power)
+        if site.name == MONITORED_SESSION:
+            if find_argument(site.call, "session_creator", 0) is None and not has_unpacking(site.call):
+                ctx.report(site.power, "unmigrated", "pass session_creator="
+                           f"{site.module}.train.ChiefSessionCreator(config=config) with {NPU_CONFIG}")
+            return
+        problem = why_not(site.power)
+        if problem:
+            ctx.report(site.power, "unmigrated", f"cannot add statements {problem}: before this "
+                       f"code add by hand {_by_hand(site)}")
+        elif site.config is None and has_unpacking(site.call):
+            ctx.report(site.power, "unmigrated", f"the arguments are unpacked: make sure config= "
+                       f"is given, with {NPU_CONFIG}: {_by_hand(site)}")
+        else:
+            ctx.defer(lambda: self._migrate(site, line, column, ctx))
+
+    def _migrate(self, site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
+        statement = enclosing_statement(site.power)
+        value = site.config.value if site.config is not None else None
+        if value is None or (value.type == token.NAME and value.value == "None"):
+            name = free_name(enclosing_scope(statement), "config", "npu_config")
+            _hoist(parse_config(site), statement, name, line, column, ctx)
+            if value is None:
+                add_keyword(site.call, "config", name)
+            else:
+                value.replace(Name(name, prefix=value.prefix))
+            ctx.report_at(line, column, "migrated", f"created '{name}' with {NPU_CONFIG}")
+            return
+        helper = _helper_of(value, statement, ctx)
+        if helper is not None:
+            self._complete_helper(helper, line, column, ctx)
+            return
+        expression = dotted_name(value)
+        if expression is not None and ctx.tf.qualify(expression) is None:
+            added = _complete(ConfigTarget.at(expression, statement, line, column), ctx)
+            ctx.report_at(line, column, "migrated", _message(expression, added))
+            return
+        name = free_name(enclosing_scope(statement), "config", "npu_config")
+        value.replace(Name(name, prefix=value.prefix))
+        value.prefix = ""
+        _hoist(value, statement, name, line, column, ctx)
+        ctx.report_at(line, column, "migrated", f"moved the config into '{name}' and gave it {NPU_CONFIG}")
+
+    @staticmethod
+    def _complete_helper(helper: pytree.Node, line: int, column: int, ctx: FileContext) -> None:
+        added = False
+        for returned in _returns(helper):
+            value, statement = returned.children[1], enclosing_statement(returned)
+            if value.type == token.NAME:
+                added |= _complete(ConfigTarget.at(value.value, statement, line, column), ctx)
+            else:
+                name = free_name(helper, "config", "npu_config")
+                value.replace(Name(name, prefix=value.prefix))
+                value.prefix = ""
+                _hoist(value, statement, name, line, column, ctx)
+                added = True
+        function = helper.children[1].value
+        ctx.report_at(line, column, "migrated", _message(f"the config returned by {function}()", added))
+
+
+def parse_config(site: SessionCall) -> pytree.Base:
+    return parse_expression(f"{site.module}.ConfigProto()")
+
+
+def _hoist(value: pytree.Base, statement: pytree.Base, name: str, line: int, column: int,
+           ctx: FileContext) -> None:
+    """``name = <value>`` plus the NPU lines, before ``statement``; ``value`` is moved there."""
+    code_lines = [f"{name} = None", *npu_lines(name, set(NPU_PIECES))]
+    nodes = insert_before(statement, "\n".join(code_lines), ctx.newline)
+    placeholder = nodes[0].children[0].children[2]
+    value.prefix = placeholder.prefix
+    placeholder.replace(value)
+    ensure_rewriter_config(ctx)
+    target = ConfigTarget.at(name, statement, line, column)
+    if callee_name(value) == "ConfigProto":
+        target.constructor = value.children[-1]
+    targets(ctx).append(target)
+
+
+def _complete(target: ConfigTarget, ctx: FileContext) -> bool:
+    """Add the NPU lines ``target`` lacks before its anchor; True when any were added."""
+    missing = set(NPU_PIECES - target.settings().keys())
+    targets(ctx).append(target)
+    if not missing:
+        return False
+    insert_before(target.anchor, "\n".join(npu_lines(target.expression, missing)), ctx.newline)
+    if missing - {"custom_optimizers.NpuOptimizer"}:
+        ensure_rewriter_config(ctx)
+    return True
+
+
+def _message(what: str, added: bool) -> str:
+    if added:
+        return f"added the lines that give {what} {NPU_CONFIG}"
+    return f"{what} already has {NPU_CONFIG}"
+
+
+def _helper_of(value: pytree.Base, statement: pytree.Base, ctx: FileContext) -> Optional[pytree.Node]:
+    """The same-file function whose return value ``value`` is (directly or through a local name)."""
+    if value.type == token.NAME:
+        assigned = None
+        for node in scope_nodes(enclosing_scope(statement)):
+            if node is statement:
+                break
+            if node.type == syms.expr_stmt and len(node.children) == 3 \
+                    and code(node.children[0]) == value.value:
+                assigned = node.children[2]
+        value = assigned
+    if value is None or value.type != syms.power or len(value.children) < 2:
+        return None
+    callee = prefix_name(value, len(value.children) - 1)
+    if callee is None or callee_name(value) is None or callee.count(".") > 1 \
+            or (callee.count(".") == 1 and callee.split(".")[0] not in ("self", "cls")):
+        return None
+    function = callee.rpartition(".")[2]
+    found = [node for node in ctx.tree.pre_order()
+             if node.type == syms.funcdef and node.children[1].value == function]
+    if len(found) != 1:
+        return None
+    returns = _returns(found[0])
+    if not returns or any(why_not(r) or not _returns_config(r) for r in returns):
+        return None
+    return found[0]
+
+
+def _returns(function: pytree.Node) -> list[pytree.Node]:
+    """The ``return`` statements of ``function`` itself (``return_stmt`` nodes)."""
+    return [node for node in scope_nodes(function) if node.type == syms.return_stmt]
+
+
+def _returns_config(statement: pytree.Node) -> bool:
+    if len(statement.children) != 2:
+        return False
+    value = statement.children[1]
+    return value.type == token.NAME or callee_name(value) == "ConfigProto"
+
+
+def _by_hand(site: SessionCall) -> str:
+    value = site.config.value if site.config is not None else None
+    expression = dotted_name(value) if value is not None else None
+    if expression is None:
+        start = f"config = {code(value) if value is not None else site.module + '.ConfigProto()'}"
+        lines, expression = [start], "config"
+    else:
+        lines = []
+    lines += npu_lines(expression, set(NPU_PIECES))
+    return "; ".join(lines) + f" (RewriterConfig: from tensorflow.core.protobuf.rewriter_config_pb2 " \
+        f"import RewriterConfig), then pass config={expression}"
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [SessionConfig()]
