@@ -1,0 +1,103 @@
+"""NPU008 soft-placement: when the repository uses ``tf.device``, sessions allow soft placement.
+
+``tf.device`` may sit in a model file while the session is created in the training script, so
+the trigger is the repository-wide fact :data:`FACT` from :func:`npu_codemod_analyze_file`.
+Explicit settings are checked where they are written (``visit``); the config objects NPU007
+wrote or completed get the setting in ``finish``, which runs after NPU007's edits.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from fissix import pytree
+from fissix.fixer_util import Name
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from npu_codemod.codemods.calls import add_keyword, is_true
+from npu_codemod.codemods.rule import Capture, FileContext, Rule
+from npu_codemod.codemods.session_config import targets
+from npu_codemod.codemods.statements import insert_before
+from npu_codemod.codemods.tfnames import is_attribute_trailer
+from npu_codemod.plugins.hookspecs import hookimpl
+
+FACT = "uses-tf-device"
+SETTING = "allow_soft_placement"
+WHY = "tf.device is used in this repository"
+_ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?", re.M)
+
+
+def uses_tf_device(text: str) -> bool:
+    """Does ``text`` call ``<tf alias>.device(`` outside a comment? (text only, no parsing)"""
+    aliases = {match.group(1) or "tensorflow" for match in _ALIAS.finditer(text)}
+    if not aliases:
+        return False
+    names = "|".join(re.escape(alias) for alias in sorted(aliases))
+    call = re.compile(rf"^[^#\n]*\b(?:{names})(?:\.compat\.v1)?\.device[ \t]*\(", re.M)
+    return call.search(text) is not None
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
+    return {FACT} if uses_tf_device(text) else None
+
+
+class SoftPlacement(Rule):
+    id = "NPU008"
+    name = "soft-placement"
+    description = "When the repository uses tf.device, session configs set allow_soft_placement=True."
+    guide_section = "创建session并初始化资源 (tf.device -> allow_soft_placement=True)"
+    tokens = ("Session", "managed_session", "prepare_or_wait_for_session", SETTING)
+    pattern = f"""(
+        argument< '{SETTING}' '=' value=any >
+      | expr_stmt< power< any* trailer< '.' '{SETTING}' > > '=' value=any >
+    )"""
+    order = 60  # finish after NPU007 (50), whose edits record the config objects
+
+    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+        if FACT not in ctx.facts:
+            return
+        if node.type == syms.argument and _callee(node) != "ConfigProto":
+            return
+        value = capture["value"]
+        if is_true(value):
+            ctx.report(node, "migrated", f"{SETTING}=True is set ({WHY})")
+        elif value.type == token.NAME and value.value == "False":
+            value.replace(Name("True", prefix=value.prefix))
+            ctx.report(node, "migrated", f"flipped {SETTING}=False to True: {WHY}")
+        else:
+            ctx.report(node, "unmigrated", f"{SETTING} must be True when tf.device is used: "
+                       f"set it to True (now: {str(value).strip()})")
+
+    def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
+        if FACT not in ctx.facts:
+            return
+        for target in targets(ctx):
+            if SETTING in target.settings():
+                continue
+            if target.constructor is not None:
+                add_keyword(target.constructor, SETTING, "True")
+            else:
+                insert_before(target.anchor, f"{target.expression}.{SETTING} = True", ctx.newline)
+            ctx.report_at(target.line, target.column, "migrated",
+                          f"set {SETTING}=True on '{target.expression}': {WHY}")
+
+
+def _callee(argument: pytree.Base) -> Optional[str]:
+    """Last name of the function that ``argument`` is passed to."""
+    trailer = argument.parent
+    if trailer is not None and trailer.type == syms.arglist:
+        trailer = trailer.parent
+    before = trailer.prev_sibling if trailer is not None else None
+    if before is None:
+        return None
+    if before.type == token.NAME:
+        return before.value
+    return before.children[1].value if is_attribute_trailer(before) else None
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [SoftPlacement()]
