@@ -20,10 +20,17 @@ from gitdb.base import IStream
 from .redact import mask_secrets
 
 _REGULAR_MODES = ("100644", "100755")
+#: Never wait for a password or a host-key answer: a worker has no terminal.
+NON_INTERACTIVE = {"GIT_TERMINAL_PROMPT": "0", "GIT_SSH_COMMAND": os.environ.get(
+    "GIT_SSH_COMMAND", "ssh -o BatchMode=yes")}
 
 
 class GitError(Exception):
     """A git problem, as one sentence a user can act on."""
+
+
+class NoSuchRemote(GitError):
+    """The repository has no remote of the name asked for (nothing can be pushed)."""
 
 
 @dataclass(frozen=True)
@@ -129,3 +136,35 @@ def update_branch(repo: git.Repo, branch: str, new: str, old: Optional[str]) -> 
 def _stderr(exc: GitCommandError) -> str:
     text = (exc.stderr or str(exc)).strip().replace("stderr: ", "").strip("'\n ")
     return mask_secrets(" ".join(text.split()))
+
+
+def push_branch(repo: git.Repo, remote: str, branch: str, force: bool = False) -> str:
+    """Push ``refs/heads/<branch>`` to the same branch on ``remote``; return git's summary.
+
+    ``force`` replaces a remote branch that is not an ancestor (a branch rebuilt on a new
+    base); without it git refuses. Raises :class:`NoSuchRemote` when ``remote`` is not
+    configured and :class:`GitError` with git's reason (credentials masked) when the push
+    is rejected or fails.
+    """
+    if remote not in {r.name for r in repo.remotes}:
+        raise NoSuchRemote(f"no remote named {remote!r}")
+    refspec = f"{'+' if force else ''}refs/heads/{branch}:refs/heads/{branch}"
+    try:
+        out = repo.git.push("--porcelain", remote, refspec, env=NON_INTERACTIVE)
+    except GitCommandError as exc:
+        raise GitError(f"push to {remote} rejected: {_push_reason(exc)}") from None
+    return _porcelain_summary(out) or "pushed"
+
+
+
+def _push_reason(exc: GitCommandError) -> str:
+    """The per-ref reason from ``--porcelain`` output (e.g. ``[rejected] (fetch first)``)."""
+    return _porcelain_summary(exc.stdout or "", rejected_only=True) or _stderr(exc)
+
+
+def _porcelain_summary(out: str, rejected_only: bool = False) -> Optional[str]:
+    for line in out.replace("stdout: ", "").strip("'\n ").splitlines():
+        fields = line.split("\t")
+        if len(fields) >= 3 and (fields[0] == "!" or not rejected_only):
+            return mask_secrets(" ".join(fields[2:]).strip())
+    return None
