@@ -1,0 +1,63 @@
+"""NPU003 predict-last-batch: asserts that every example got a prediction fail on the NPU.
+
+Training drops the last partial batch (NPU002); at inference the last batch must instead be
+padded to ``batch_size`` with dummy examples whose outputs are dropped, or an assert such as
+``assert num_written_lines == num_actual_predict_examples`` fails. Report only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fissix import pytree
+from fissix.pgen2 import token
+
+from npu_codemod.codemods.rule import Capture, FileContext, Rule
+from npu_codemod.plugins.hookspecs import hookimpl
+
+PAD = "pad the final prediction batch to batch_size with dummy examples and drop their outputs"
+#: Words naming what prediction produced, and what it was given.
+RESULT_WORDS = frozenset(
+    "written write writes wrote predicted prediction predictions preds pred predict "
+    "output outputs result results logits probabilities probs".split()
+)
+EXAMPLE_WORDS = frozenset("example examples sample samples instance instances".split())
+#: Both sides must be counts: ``len(...)``, ``num_*``, ``*_count``...
+COUNT_WORDS = frozenset("len num n nb count cnt total number length size".split())
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+class PredictLastBatch(Rule):
+    id = "NPU003"
+    name = "predict-last-batch"
+    description = "Report asserts that the number of predictions equals the number of examples."
+    guide_section = "数据预处理: 推理时最后一个batch需补齐到batch size"
+    tokens = ("assert",)
+    pattern = "assert_stmt< 'assert' comparison< left=any '==' right=any > any* >"
+
+    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+        sides = [_words(capture["left"]), _words(capture["right"])]
+        if any(_counts_results(a) and _counts_examples(b) for a, b in (sides, sides[::-1])):
+            ctx.report(node, "unmigrated", PAD)
+
+
+def _words(node: pytree.Base) -> frozenset[str]:
+    """Lower-case words of the names in ``node`` (``num_written_lines`` -> num, written, lines)."""
+    return frozenset(
+        word.lower()
+        for leaf in node.leaves() if leaf.type == token.NAME
+        for word in _WORD.findall(leaf.value)
+    )
+
+
+def _counts_results(words: frozenset[str]) -> bool:
+    return bool(words & RESULT_WORDS and words & COUNT_WORDS) and not words & EXAMPLE_WORDS
+
+
+def _counts_examples(words: frozenset[str]) -> bool:
+    return bool(words & EXAMPLE_WORDS and words & COUNT_WORDS)
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [PredictLastBatch()]

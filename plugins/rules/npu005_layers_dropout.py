@@ -1,0 +1,106 @@
+"""NPU005 layers-dropout: importing ``npu_convert_dropout`` swaps the Keras/tf.layers dropouts.
+
+The calls stay as they are: the import patches ``tf.layers.dropout``, ``tf.layers.Dropout``,
+``tf.keras.layers.Dropout`` and ``SpatialDropout1D/2D/3D`` to the CANN implementation.
+"""
+
+from __future__ import annotations
+
+from fissix import pytree
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from npu_codemod.codemods.imports import find_import
+from npu_codemod.codemods.rule import Capture, FileContext, Rule
+from npu_codemod.codemods.scopes import classify
+from npu_codemod.codemods.tfnames import prefix_name
+from npu_codemod.plugins.hookspecs import hookimpl
+
+CONVERT_IMPORT = "from npu_bridge.estimator.npu import npu_convert_dropout"
+DROPOUTS = frozenset({
+    "tensorflow.layers.dropout",
+    "tensorflow.layers.Dropout",
+    "tensorflow.keras.layers.Dropout",
+    "tensorflow.keras.layers.SpatialDropout1D",
+    "tensorflow.keras.layers.SpatialDropout2D",
+    "tensorflow.keras.layers.SpatialDropout3D",
+})
+_LAST_NAMES = frozenset(name.rpartition(".")[2] for name in DROPOUTS)
+_NAMES = " | ".join(sorted(f"'{name}'" for name in _LAST_NAMES))
+ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
+
+
+class LayersDropout(Rule):
+    id = "NPU005"
+    name = "layers-dropout"
+    description = "Import npu_convert_dropout in files using tf.layers/tf.keras dropout layers."
+    guide_section = "模型搭建/计算Loss/梯度更新: tf.layers/keras Dropout"
+    tokens = ("ropout",)
+    # The names themselves, and calls through an alias (``from ... import Dropout as D``).
+    pattern = f"( name=({_NAMES}) | power< alias=NAME trailer< '(' [any] ')' > any* > )"
+
+    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+        if "alias" in capture:
+            alias = capture["alias"]
+            named = alias.value in _LAST_NAMES
+            site = None if named or ctx.tf.qualify(alias.value) not in DROPOUTS else alias
+        else:
+            site = _reference(node, ctx)
+        if site is None:
+            return
+        if find_import(ctx.tree, CONVERT_IMPORT) is None:
+            ctx.add_import(CONVERT_IMPORT)
+        ctx.report(site, "migrated", f"npu_convert_dropout is imported, so {site_text(site)} "
+                   f"runs the NPU dropout; {ACCURACY}")
+
+
+def _reference(leaf: pytree.Leaf, ctx: FileContext):
+    """The expression (``tf.layers.dropout``) that ``leaf`` ends, if it names a TF dropout."""
+    parent = leaf.parent
+    if parent is not None and parent.type == syms.trailer and parent.children[0].type == token.DOT:
+        power = parent.parent
+        expression, spelled = power, prefix_name(power, power.children.index(parent) + 1)
+    else:
+        if leaf.prev_sibling is not None and leaf.prev_sibling.type == token.DOT:
+            return None  # ``import tensorflow.keras.layers.Dropout`` and the like
+        if classify(leaf).kind == "bind" or _in_import(leaf):
+            return None
+        expression, spelled = leaf, leaf.value
+    if spelled is None or ctx.tf.qualify(spelled) not in DROPOUTS:
+        return None
+    if expression.type == syms.power and _is_assigned(expression):
+        return None
+    return expression
+
+
+def _in_import(node: pytree.Base) -> bool:
+    while node is not None:
+        if node.type in (syms.import_from, syms.import_name):
+            return True
+        node = node.parent
+    return False
+
+
+def _is_assigned(power: pytree.Node) -> bool:
+    """``layers.Dropout = ...`` rebinds, it does not use."""
+    statement = power.parent
+    return statement is not None and statement.type == syms.expr_stmt and \
+        statement.children[0] is power and len(statement.children) > 1 and \
+        statement.children[1].type == token.EQUAL
+
+
+def site_text(site: pytree.Base) -> str:
+    """The reference as spelled, up to the dropout name (``tf.keras.layers.Dropout``)."""
+    if site.type == token.NAME:
+        return site.value
+    parts = []
+    for child in site.children:
+        parts.append(str(child).strip())
+        if child.type == syms.trailer and child.children[-1].value in _LAST_NAMES:
+            break
+    return "".join(parts)
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [LayersDropout()]

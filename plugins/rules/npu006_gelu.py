@@ -1,0 +1,234 @@
+"""NPU006 gelu: a function computing the tanh GELU becomes ``return npu_unary_ops.gelu(x)``."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from fissix import pytree
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from npu_codemod.codemods.formulas import FUNCTIONS, GELU_TANH, Match, ModuleNames, match_gelu
+from npu_codemod.codemods.rule import FileContext, Rule, position
+from npu_codemod.codemods.snippets import parse_statements
+from npu_codemod.codemods.statements import enclosing_scope
+from npu_codemod.codemods.tfnames import dotted_name, is_call_trailer, prefix_name
+from npu_codemod.plugins.hookspecs import hookimpl
+
+NPU_GELU = "npu_unary_ops.gelu"
+#: Nodes through which an arithmetic expression continues upwards.
+_ARITHMETIC = (syms.arith_expr, syms.term, syms.factor, syms.power, syms.atom)
+
+
+class Gelu(Rule):
+    id = "NPU006"
+    name = "gelu"
+    description = "Replace the body of a tanh-GELU function with npu_unary_ops.gelu(x)."
+    guide_section = "模型搭建/计算Loss/梯度更新: gelu"
+    tokens = ("tanh", "erf", NPU_GELU)
+
+    def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
+        names = ModuleNames(tree)
+        done = []
+        for funcdef in [node for node in tree.pre_order() if node.type == syms.funcdef]:
+            parameter = _input_parameter(funcdef)
+            if parameter is None:
+                continue
+            body = _body(funcdef)
+            if _is_migrated(body, parameter):
+                ctx.report(funcdef, "migrated", f"the body is {NPU_GELU}({parameter})")
+                done.append(funcdef)
+            elif _computes_gelu(body, parameter, names):
+                line, column = position(funcdef)
+                _replace_body(funcdef, body, f"return {NPU_GELU}({parameter})", ctx.newline)
+                ctx.report_at(line, column, "migrated", f"replaced the tanh GELU formula with "
+                              f"{NPU_GELU}({parameter}); callers are unchanged")
+                done.append(funcdef)
+        self._report_inline(tree, names, done, ctx)
+
+    def _report_inline(self, tree, names: ModuleNames, done: list, ctx: FileContext) -> None:
+        seen = set()
+        for call in _calls_of(tree, names, ("tanh", "erf")):
+            root = _arithmetic_root(call, names)
+            if id(root) in seen or any(_inside(root, funcdef) for funcdef in done):
+                continue
+            seen.add(id(root))
+            match = match_gelu(root, names, _single_assignments(enclosing_scope(root)))
+            if match is not None:
+                ctx.report(root, "unmigrated", _inline_message(match))
+
+
+def _inline_message(match: Match) -> str:
+    x = match.operand
+    if match.kind == GELU_TANH and match.cdf_only:
+        return (f"this is the cdf factor of the tanh GELU of {x}: replace {x} times this factor "
+                f"with {NPU_GELU}({x})")
+    if match.kind == GELU_TANH:
+        return f"GELU (tanh approximation) computed inline: replace it with {NPU_GELU}({x})"
+    return (f"GELU in its exact erf form: {NPU_GELU} computes the tanh approximation; if the "
+            f"model's accuracy allows, replace the GELU of {x} with {NPU_GELU}({x})")
+
+
+def _input_parameter(funcdef: pytree.Node) -> Optional[str]:
+    """The first parameter after ``self``/``cls`` when it is a plain one, else None."""
+    parameters = funcdef.children[2]
+    if len(parameters.children) < 3:
+        return None
+    inner = parameters.children[1]
+    items = inner.children if inner.type in (syms.typedargslist, syms.varargslist) else [inner]
+    names = []
+    skip_default = False
+    for item in items:
+        if skip_default:
+            skip_default = False
+            continue
+        if item.type == token.EQUAL:
+            skip_default = True
+        elif item.type in (token.STAR, token.DOUBLESTAR, token.SLASH):
+            break
+        elif item.type == token.NAME:
+            names.append(item.value)
+        elif item.type == syms.tname:
+            names.append(item.children[0].value)
+    if names and names[0] in ("self", "cls"):
+        names = names[1:]
+    return names[0] if names else None
+
+
+def _body(funcdef: pytree.Node) -> list[pytree.Base]:
+    """The statements of a function body after its docstring."""
+    suite = funcdef.children[-1]
+    if suite.type != syms.suite:
+        statements = [suite]
+    else:
+        statements = [c for c in suite.children if c.type not in (token.NEWLINE, token.INDENT, token.DEDENT)]
+    if statements and _is_docstring(statements[0]):
+        statements = statements[1:]
+    return statements
+
+
+def _is_docstring(statement: pytree.Base) -> bool:
+    return statement.type == syms.simple_stmt and statement.children[0].type == token.STRING
+
+
+def _small_statements(body: list[pytree.Base]) -> Optional[list[pytree.Base]]:
+    """The ``;``-separated statements of a body made only of simple lines, else None."""
+    result = []
+    for statement in body:
+        if statement.type != syms.simple_stmt:
+            return None
+        result.extend(c for c in statement.children if c.type not in (token.SEMI, token.NEWLINE))
+    return result
+
+
+def _is_migrated(body: list[pytree.Base], parameter: str) -> bool:
+    small = _small_statements(body)
+    if not small or len(small) != 1 or small[0].type != syms.return_stmt:
+        return False
+    value = small[0].children[1]
+    return (
+        value.type == syms.power and len(value.children) == 3
+        and prefix_name(value, 2) == NPU_GELU and is_call_trailer(value.children[2])
+        and dotted_name(value.children[2].children[1]) == parameter
+    )
+
+
+def _computes_gelu(body: list[pytree.Base], parameter: str, names: ModuleNames) -> bool:
+    """True when the body is ``name = ...`` lines and a ``return`` of tanh-GELU(parameter)."""
+    small = _small_statements(body)
+    if not small or small[-1].type != syms.return_stmt or len(small[-1].children) != 2:
+        return False
+    env = {}
+    for statement in small[:-1]:
+        assignment = _assignment(statement)
+        if assignment is None or assignment[0] in env:
+            return False
+        env[assignment[0]] = assignment[1]
+    match = match_gelu(small[-1].children[1], names, env)
+    return match is not None and match.kind == GELU_TANH and not match.cdf_only \
+        and match.operand == parameter
+
+
+def _assignment(statement: pytree.Base) -> Optional[tuple[str, pytree.Base]]:
+    if statement.type != syms.expr_stmt or len(statement.children) != 3:
+        return None
+    target, operator, value = statement.children
+    if target.type != token.NAME or operator.type != token.EQUAL:
+        return None
+    return target.value, value
+
+
+def _single_assignments(scope: pytree.Node) -> dict[str, pytree.Base]:
+    """``name = value`` of ``scope`` (nested functions excluded) for names assigned once."""
+    found: dict[str, list[pytree.Base]] = {}
+    stack = list(scope.children)
+    while stack:
+        node = stack.pop()
+        if node.type in (syms.funcdef, syms.classdef, syms.lambdef):
+            continue
+        assignment = _assignment(node) if node.type == syms.expr_stmt else None
+        if assignment is not None:
+            found.setdefault(assignment[0], []).append(assignment[1])
+        stack.extend(getattr(node, "children", ()))
+    return {name: values[0] for name, values in found.items() if len(values) == 1}
+
+
+def _replace_body(funcdef: pytree.Node, body: list[pytree.Base], code: str, newline: str) -> None:
+    (new,) = parse_statements(code, newline)
+    first = body[0]
+    new.prefix = first.prefix
+    first.replace(new)
+    for statement in body[1:]:
+        statement.remove()
+
+
+def _calls_of(tree: pytree.Node, names: ModuleNames, functions: tuple[str, ...]) -> Iterator[pytree.Node]:
+    """Power nodes ``f(...)`` where ``f`` is one of the math ``functions`` (any spelling)."""
+    for node in tree.pre_order():
+        if node.type != syms.power:
+            continue
+        for end, trailer in enumerate(node.children[1:], start=1):
+            if is_call_trailer(trailer):
+                if FUNCTIONS.get(names.qualify(prefix_name(node, end)) or "") in functions:
+                    yield node
+                break
+
+
+def _arithmetic_root(node: pytree.Base, names: ModuleNames) -> pytree.Base:
+    """The largest arithmetic expression around ``node`` (through math calls' arguments)."""
+    while node.parent is not None:
+        parent = node.parent
+        if parent.type in _ARITHMETIC and not (parent.type == syms.atom and parent.children[0].type != token.LPAR):
+            node = parent
+            continue
+        call = _math_call_of_argument(node, names)
+        if call is None:
+            break
+        node = call
+    return node
+
+
+def _math_call_of_argument(node: pytree.Base, names: ModuleNames) -> Optional[pytree.Node]:
+    parent = node.parent
+    if parent.type == syms.arglist:
+        parent = parent.parent
+    if parent is None or not is_call_trailer(parent) or parent.parent is None:
+        return None
+    power = parent.parent
+    index = power.children.index(parent)
+    if index != len(power.children) - 1 and power.children[index + 1].type != token.DOUBLESTAR:
+        return None
+    return power if FUNCTIONS.get(names.qualify(prefix_name(power, index)) or "") else None
+
+
+def _inside(node: pytree.Base, ancestor: pytree.Base) -> bool:
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent
+    return False
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [Gelu()]
