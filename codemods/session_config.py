@@ -101,6 +101,19 @@ def callee_name(node: pytree.Base) -> Optional[str]:
     return before.children[1].value if is_attribute_trailer(before) else None
 
 
+def argument_callee(argument: pytree.Base) -> Optional[str]:
+    """Last name of the function that the call argument ``argument`` is passed to."""
+    trailer = argument.parent
+    if trailer is not None and trailer.type == syms.arglist:
+        trailer = trailer.parent
+    before = trailer.prev_sibling if trailer is not None else None
+    if before is None:
+        return None
+    if before.type == token.NAME:
+        return before.value
+    return before.children[1].value if is_attribute_trailer(before) else None
+
+
 def npu_lines(expression: str, missing: set[str]) -> list[str]:
     """The guide's lines that configure ``expression`` for the NPU, those ``missing`` only."""
     lines = []

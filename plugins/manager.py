@@ -28,6 +28,7 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.npu004_nn_dropout",
     "npu_codemod.plugins.rules.npu007_session_config",
     "npu_codemod.plugins.rules.npu008_soft_placement",
+    "npu_codemod.plugins.rules.npu009_rewrite_options_guard",
     "npu_codemod.reports.builtin",
 )
 INIT_IMPORT_RULE = "NPU001"

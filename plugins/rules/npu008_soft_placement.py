@@ -18,9 +18,8 @@ from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.calls import add_keyword, is_true
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
-from npu_codemod.codemods.session_config import targets
+from npu_codemod.codemods.session_config import argument_callee, targets
 from npu_codemod.codemods.statements import insert_before
-from npu_codemod.codemods.tfnames import is_attribute_trailer
 from npu_codemod.plugins.hookspecs import hookimpl
 
 FACT = "uses-tf-device"
@@ -59,7 +58,7 @@ class SoftPlacement(Rule):
     def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
         if FACT not in ctx.facts:
             return
-        if node.type == syms.argument and _callee(node) != "ConfigProto":
+        if node.type == syms.argument and argument_callee(node) != "ConfigProto":
             return
         value = capture["value"]
         if is_true(value):
@@ -83,19 +82,6 @@ class SoftPlacement(Rule):
                 insert_before(target.anchor, f"{target.expression}.{SETTING} = True", ctx.newline)
             ctx.report_at(target.line, target.column, "migrated",
                           f"set {SETTING}=True on '{target.expression}': {WHY}")
-
-
-def _callee(argument: pytree.Base) -> Optional[str]:
-    """Last name of the function that ``argument`` is passed to."""
-    trailer = argument.parent
-    if trailer is not None and trailer.type == syms.arglist:
-        trailer = trailer.parent
-    before = trailer.prev_sibling if trailer is not None else None
-    if before is None:
-        return None
-    if before.type == token.NAME:
-        return before.value
-    return before.children[1].value if is_attribute_trailer(before) else None
 
 
 @hookimpl
