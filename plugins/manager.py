@@ -30,6 +30,10 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.npu008_soft_placement",
     "npu_codemod.plugins.rules.npu009_rewrite_options_guard",
     "npu_codemod.reports.builtin",
+    "npu_codemod.plugins.rules.npu003_predict_last_batch",
+    "npu_codemod.plugins.rules.npu005_layers_dropout",
+    "npu_codemod.plugins.rules.npu006_gelu",
+    "npu_codemod.plugins.rules.npu010_session_close",
 )
 INIT_IMPORT_RULE = "NPU001"
 ENTRY_POINT_GROUP = "npu_codemod"
