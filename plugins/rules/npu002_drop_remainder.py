@@ -25,6 +25,7 @@ QUEUE_API = {"batch": 7, "shuffle_batch": 8, "batch_join": 6, "shuffle_batch_joi
              "maybe_batch": 8, "maybe_shuffle_batch": 9}
 METHODS = frozenset({*DROP_REMAINDER_POSITION, *QUEUE_API})
 MAP_AND_BATCH_OWNERS = ("tensorflow.contrib.data", "tensorflow.data.experimental")
+MAP_AND_BATCH = frozenset(f"{owner}.map_and_batch" for owner in MAP_AND_BATCH_OWNERS)
 
 ADD = "training input must use drop_remainder=True"
 KEPT = (f"{ADD}; for prediction pad the last batch instead, see NPU003")
@@ -41,24 +42,24 @@ class DropRemainder(Rule):
     description = "Add drop_remainder=True to tf.data batch/padded_batch/map_and_batch calls."
     guide_section = "数据预处理"
     tokens = ("batch",)
-    pattern = f"""(
+    # ``x.method(...)``, or a call of a bare name (``map_and_batch`` imported, maybe renamed).
+    pattern = """(
         trailer< '.' method=NAME >
-      | power< method='map_and_batch' trailer< '(' [any] ')' > any* >
+      | power< method=NAME trailer< '(' [any] ')' > any* >
     )"""
 
     def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
         method = capture["method"]
-        if method.value not in METHODS:
-            return
-        if node.type == syms.power:  # map_and_batch(...) imported by name
-            owner = ctx.tf.qualify(method.value) or ""
-            if owner.rpartition(".")[0] in MAP_AND_BATCH_OWNERS:
+        if node.type == syms.power:
+            if ctx.tf.qualify(method.value) in MAP_AND_BATCH:
                 self._check(node.children[1], method, "map_and_batch", ctx)
-            return
-        power, index = node.parent, node.parent.children.index(node)
-        call = node.next_sibling
-        if power is None or not is_call_trailer(call):
-            return
+        elif method.value in METHODS and is_call_trailer(node.next_sibling):
+            self._visit_method_call(node, method, ctx)
+
+    def _visit_method_call(self, node: pytree.Node, method: pytree.Leaf, ctx: FileContext) -> None:
+        """``<receiver>.<method>(...)``: what the receiver is decides what to do."""
+        power, call = node.parent, node.next_sibling
+        index = power.children.index(node)
         receiver = ctx.tf.qualify(prefix_name(power, index))
         name = method.value
         if receiver == "tensorflow.train" and name in QUEUE_API:

@@ -1,0 +1,269 @@
+"""NPU002 dataset-batch-drop-remainder: golden before/after per bullet of the spec."""
+
+from __future__ import annotations
+
+import pytest
+
+from rulecase import assert_migrates, assert_unchanged, sites
+
+RULES = {"NPU002"}
+TF = "import tensorflow as tf\n"
+ADDED = "added drop_remainder=True (static batch shape for the NPU)"
+KEPT = ("training input must use drop_remainder=True; for prediction pad the last batch instead, "
+        "see NPU003 (now: drop_remainder={}) (guide: 数据预处理)")
+UNKNOWN = "if this is a tf.data.Dataset, add drop_remainder=True (guide: 数据预处理)"
+SMALLER = ("the queue API has no drop_remainder: set allow_smaller_final_batch=False so every "
+           "batch has a static shape (guide: 数据预处理)")
+
+
+def migrated(before: str, after: str, *expected: tuple[int, int]) -> None:
+    """Golden rewrite whose findings are exactly ``expected`` (line, column) migrated sites."""
+    findings = assert_migrates(TF + before, TF + after, RULES)
+    assert sites(findings) == [("NPU002", line, column, "migrated") for line, column in expected]
+
+
+def reported(source: str, status: str, message: str, *expected: tuple[int, int]) -> None:
+    """The file stays as it is; each expected site is reported with ``message``."""
+    findings = assert_unchanged(TF + source, RULES)
+    assert sites(findings) == [("NPU002", line, column, status) for line, column in expected]
+    assert {f.message for f in findings} == {message}
+
+
+# --- The rewrite ------------------------------------------------------------------------------
+
+
+def test_batch() -> None:
+    migrated("dataset = dataset.batch(batch_size)\n",
+             "dataset = dataset.batch(batch_size, drop_remainder=True)\n", (2, 18))
+
+
+def test_message_of_a_rewrite() -> None:
+    findings = assert_migrates(TF + "ds = ds.batch(8)\n", TF + "ds = ds.batch(8, drop_remainder=True)\n", RULES)
+    assert [f.message for f in findings] == [ADDED]
+
+
+def test_batch_by_keyword() -> None:
+    migrated("ds = ds.batch(batch_size=32)\n",
+             "ds = ds.batch(batch_size=32, drop_remainder=True)\n", (2, 8))
+
+
+def test_padded_batch_has_drop_remainder_4th() -> None:
+    migrated("ds = ds.padded_batch(32, shapes)\n"
+             "ds = ds.padded_batch(32, shapes, 0)\n"
+             "ds = ds.padded_batch(32, padded_shapes=shapes, padding_values=0)\n",
+             "ds = ds.padded_batch(32, shapes, drop_remainder=True)\n"
+             "ds = ds.padded_batch(32, shapes, 0, drop_remainder=True)\n"
+             "ds = ds.padded_batch(32, padded_shapes=shapes, padding_values=0, drop_remainder=True)\n",
+             (2, 8), (3, 8), (4, 8))
+
+
+@pytest.mark.parametrize("owner", ["tf.contrib.data", "tf.data.experimental",
+                                   "tf.compat.v1.data.experimental"])
+def test_map_and_batch(owner: str) -> None:
+    migrated(f"ds = ds.apply({owner}.map_and_batch(parse, 32))\n",
+             f"ds = ds.apply({owner}.map_and_batch(parse, 32, drop_remainder=True))\n",
+             (2, 15 + len(owner)))
+
+
+def test_map_and_batch_imported_by_name() -> None:
+    migrated("from tensorflow.contrib.data import map_and_batch\n"
+             "from tensorflow.data.experimental import map_and_batch as mab\n"
+             "ds = ds.apply(map_and_batch(parse, batch_size=32))\n"
+             "ds = ds.apply(mab(parse, 32, num_parallel_batches=4))\n",
+             "from tensorflow.contrib.data import map_and_batch\n"
+             "from tensorflow.data.experimental import map_and_batch as mab\n"
+             "ds = ds.apply(map_and_batch(parse, batch_size=32, drop_remainder=True))\n"
+             "ds = ds.apply(mab(parse, 32, num_parallel_batches=4, drop_remainder=True))\n",
+             (4, 14), (5, 14))
+
+
+def test_map_and_batch_of_another_library_is_ignored() -> None:
+    assert assert_unchanged(TF + "from mylib import map_and_batch\nds = map_and_batch(f, 32)\n"
+                            "x = mylib.map_and_batch(f, 32)\n", RULES) == []
+
+
+def test_chain_rewrites_both_batches() -> None:
+    migrated("ds = tf.data.TFRecordDataset(files)\nds = ds.batch(32).map(f).batch(4)\n",
+             "ds = tf.data.TFRecordDataset(files)\n"
+             "ds = ds.batch(32, drop_remainder=True).map(f).batch(4, drop_remainder=True)\n",
+             (3, 8), (3, 25))
+
+
+def test_chain_on_a_constructor() -> None:
+    migrated("ds = tf.data.TFRecordDataset(f).batch(2).map(g).batch(4)\n",
+             "ds = tf.data.TFRecordDataset(f).batch(2, drop_remainder=True).map(g)"
+             ".batch(4, drop_remainder=True)\n", (2, 32), (2, 48))
+
+
+def test_trailing_comma_and_multi_line_layout() -> None:
+    migrated("ds = ds.batch(\n    32,\n)\n"
+             "ds = ds.batch(\n    32  # per replica\n)\n"
+             "ds = ds.padded_batch(32,\n                     shapes,)\n",
+             "ds = ds.batch(\n    32, drop_remainder=True,\n)\n"
+             "ds = ds.batch(\n    32, drop_remainder=True  # per replica\n)\n"
+             "ds = ds.padded_batch(32,\n                     shapes, drop_remainder=True,)\n",
+             (2, 8), (5, 8), (8, 8))
+
+
+def test_comment_after_the_call_is_kept() -> None:
+    migrated("ds = ds.batch(32)  # batching\n", "ds = ds.batch(32, drop_remainder=True)  # batching\n",
+             (2, 8))
+
+
+# --- Already given ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call, column", [
+    ("ds.batch(32, drop_remainder=True)", 3),
+    ("ds.batch(32, True)", 3),
+    ("ds.batch(drop_remainder=True, batch_size=32)", 3),
+    ("ds.padded_batch(32, shapes, None, True)", 3),
+    ("ds.padded_batch(32, shapes, drop_remainder = True)", 3),
+    ("tf.data.experimental.map_and_batch(f, 32, 4, True)", 21),
+    ("tf.contrib.data.map_and_batch(f, 32, drop_remainder=True)", 16),
+])
+def test_drop_remainder_true_is_migrated_without_change(call: str, column: int) -> None:
+    findings = assert_unchanged(TF + call + "\n", RULES)
+    assert sites(findings) == [("NPU002", 2, column, "migrated")]
+    assert findings[0].message == "drop_remainder=True is set"
+
+
+@pytest.mark.parametrize("call, value", [
+    ("ds.batch(32, drop_remainder=False)", "False"),
+    ("ds.batch(32, False)", "False"),
+    ("ds.batch(32, drop_remainder=is_training)", "is_training"),
+    ("ds.batch(32, drop_remainder=FLAGS.mode == 'train')", "FLAGS.mode == 'train'"),
+    ("ds.padded_batch(32, shapes, 0, mode)", "mode"),
+    ("tf.contrib.data.map_and_batch(f, 32, 1, False)", "False"),
+])
+def test_other_drop_remainder_values_are_kept_and_reported(call: str, value: str) -> None:
+    column = call.index("map_and_batch") if "map_and" in call else call.index(".") + 1
+    reported(call + "\n", "unmigrated", KEPT.format(value), (2, column))
+
+
+def test_unpacked_arguments_are_reported() -> None:
+    reported("ds = ds.batch(**batch_kwargs)\nds = ds.batch(32, *rest)\n", "unmigrated",
+             "training input must use drop_remainder=True: pass it explicitly next to the "
+             "unpacked arguments (guide: 数据预处理)", (2, 8), (3, 8))
+
+
+# --- Which receivers are datasets -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("setup, receiver", [
+    ("d = tf.data.TFRecordDataset(files)\n", "d"),
+    ("d = tf.data.TextLineDataset(files)\n", "d"),
+    ("d = tf.data.Dataset.from_tensor_slices((x, y))\n", "d"),
+    ("d = tf.data.Dataset.from_generator(gen, tf.int32)\n", "d"),
+    ("d = tf.compat.v1.data.Dataset.range(10)\n", "d"),
+    ("from tensorflow.data import TFRecordDataset\nd = TFRecordDataset(files)\n", "d"),
+    ("from tensorflow.data import Dataset\nd = Dataset.list_files(pattern)\n", "d"),
+    ("a = tf.data.TFRecordDataset(f)\nb = a.map(p).shuffle(10).repeat()\nd = b\n", "d"),
+    ("a = tf.data.TFRecordDataset(f)\nd = a.apply(tf.data.experimental.ignore_errors())\n", "d"),
+    ("d = tf.data.Dataset.zip((a, b))\n", "d"),
+    ("d = load().prefetch(4)\n", "d"),
+    ("d = files.interleave(tf.data.TFRecordDataset)\n", "d"),
+    ("", "dataset"),
+    ("", "ds"),
+    ("", "train_dataset"),
+    ("", "eval_ds"),
+    ("", "self.train_dataset"),
+    ("", "self.ds"),
+    ("self.data = tf.data.TFRecordDataset(f)\n", "self.data"),
+    ("", "tf.data.Dataset.range(100)"),
+    ("", "tf.data.TFRecordDataset(f).map(parse)"),
+])
+def test_dataset_receivers_are_rewritten(setup: str, receiver: str) -> None:
+    line = 2 + setup.count("\n")
+    findings = assert_migrates(TF + setup + f"out = {receiver}.batch(8)\n",
+                               TF + setup + f"out = {receiver}.batch(8, drop_remainder=True)\n", RULES)
+    assert sites(findings) == [("NPU002", line, 7 + len(receiver), "migrated")]
+
+
+def test_dataset_parameters_by_name() -> None:
+    migrated("def input_fn(dataset, train_ds, params):\n"
+             "    a = dataset.batch(params.n)\n"
+             "    return train_ds.batch(params.n)\n",
+             "def input_fn(dataset, train_ds, params):\n"
+             "    a = dataset.batch(params.n, drop_remainder=True)\n"
+             "    return train_ds.batch(params.n, drop_remainder=True)\n",
+             (3, 16), (4, 20))
+
+
+@pytest.mark.parametrize("source, column", [
+    ("memory.batch(32)\n", 7),
+    ("x = replay_buffer.batch(32)\n", 18),
+    ("x = np.batch(3)\n", 7),
+    ("x = loader.batch(batch_size=32)\n", 11),
+    ("x = memory.sample(8).batch(32)\n", 21),
+    ("x = df.map(f).batch(32)\n", 14),
+    ("x = data.repeat(2).batch(32)\n", 19),
+])
+def test_other_receivers_are_reported_never_rewritten(source: str, column: int) -> None:
+    reported(source, "unmigrated", UNKNOWN, (2, column))
+
+
+def test_results_of_other_batch_calls_are_not_datasets() -> None:
+    # ``x`` holds what a replay memory returned: its .batch is not a tf.data batch either.
+    findings = assert_unchanged(TF + "x = memory.batch(32)\ny = x.batch(4)\nz = y.batch()\n", RULES)
+    assert sites(findings) == [("NPU002", 2, 11, "unmigrated"), ("NPU002", 3, 6, "unmigrated")]
+
+
+def test_names_like_datasets_but_not_matching_are_reported() -> None:
+    reported("x = dataset_train.batch(4)\n", "unmigrated", UNKNOWN, (2, 18))
+
+
+def test_other_batch_calls_with_more_arguments_are_ignored() -> None:
+    assert assert_unchanged(TF + "buf.batch(32, 4)\nbuf.batch()\n", RULES) == []
+
+
+# --- Queue API --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call", [
+    "tf.train.batch([img, label], batch_size=32)",
+    "tf.train.batch([img], 32, 4, 64, False, None, False, False)",
+    "tf.train.shuffle_batch([img], 32, 1000, 100)",
+    "tf.compat.v1.train.batch([img], 32, allow_smaller_final_batch=False)",
+    "tf.train.batch_join([[img]], 32)",
+])
+def test_queue_api_is_never_rewritten(call: str) -> None:
+    assert assert_unchanged(TF + f"x = {call}\n", RULES) == []
+
+
+@pytest.mark.parametrize("call, column", [
+    ("tf.train.batch([img], 32, allow_smaller_final_batch=True)", 13),
+    ("tf.train.shuffle_batch([img], 32, 100, 10, allow_smaller_final_batch=True)", 13),
+    ("tf.compat.v1.train.batch([img], 32, allow_smaller_final_batch=True)", 23),
+    ("tf.compat.v1.train.shuffle_batch([i], 3, 4, 5, allow_smaller_final_batch=FLAGS.small)", 23),
+    ("tf.train.batch([img], 32, 4, 64, False, None, False, True)", 13),
+    ("tf.train.maybe_shuffle_batch([img], 32, 64, 8, keep, allow_smaller_final_batch=True)", 13),
+])
+def test_queue_api_allowing_a_smaller_final_batch_is_reported(call: str, column: int) -> None:
+    reported(f"x = {call}\n", "unmigrated", SMALLER, (2, column))
+
+
+def test_queue_api_through_compat_v1_alias() -> None:
+    findings = assert_unchanged("import tensorflow.compat.v1 as tf\n"
+                                "x = tf.train.batch([i], 8, allow_smaller_final_batch=True)\n", RULES)
+    assert sites(findings) == [("NPU002", 2, 13, "unmigrated")]
+
+
+# --- General rules ----------------------------------------------------------------------------
+
+
+def test_tf_alias_of_the_file_is_used() -> None:
+    before = "import tensorflow.compat.v1 as tfv1\nds = tfv1.data.TFRecordDataset(f)\nds = ds.batch(2)\n"
+    assert_migrates(before, before.replace("batch(2)", "batch(2, drop_remainder=True)"), RULES)
+
+
+def test_file_without_tensorflow_is_untouched() -> None:
+    assert assert_unchanged("import torch\ndataset = dataset.batch(32)\n", RULES) == []
+
+
+def test_second_run_reports_the_sites_migrated() -> None:
+    after = TF + "ds = ds.batch(32, drop_remainder=True).batch(4, drop_remainder=True)\n"
+    findings = assert_migrates(TF + "ds = ds.batch(32).batch(4)\n", after, RULES)
+    again = assert_unchanged(after, RULES)
+    assert sites(findings) == [("NPU002", 2, 8, "migrated"), ("NPU002", 2, 18, "migrated")]
+    assert sites(again) == [("NPU002", 2, 8, "migrated"), ("NPU002", 2, 39, "migrated")]
