@@ -151,7 +151,7 @@ class ConfigTarget:
         else:
             target.regions.append((scope, True))
             if scope.type == syms.funcdef and "." not in expression and not binds(scope, head):
-                target.regions.append((scope.root(), False))  # a global configured at module level
+                target.regions.append((_module_of(scope), False))  # a global configured at module level
         return target
 
     def nodes(self) -> Iterator[pytree.Base]:
@@ -214,6 +214,12 @@ def binds(scope: pytree.Node, name: str) -> bool:
                     and node.prev_sibling.value in ("as", "for", "global", "nonlocal"):
                 return True
     return False
+
+
+def _module_of(node: pytree.Base) -> pytree.Node:
+    while node.parent is not None:
+        node = node.parent
+    return node
 
 
 def _class_of(scope: pytree.Node) -> Optional[pytree.Node]:

@@ -1,0 +1,420 @@
+"""NPU007 session-config: golden before/after scripts for every session form of the spec."""
+
+from __future__ import annotations
+
+import pytest
+from rulecase import assert_migrates, assert_unchanged, run_rules, sites
+
+RULES = {"NPU001", "NPU007"}
+HEADER = (
+    "from npu_bridge.npu_init import *\n"
+    "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig\n"
+)
+
+
+def npu_lines(name: str, indent: str = "", newline: str = "\n") -> str:
+    """The guide's lines for config object ``name`` (after its creation)."""
+    lines = [
+        f"custom_op = {name}.graph_options.rewrite_options.custom_optimizers.add()",
+        'custom_op.name = "NpuOptimizer"',
+        f"{name}.graph_options.rewrite_options.remapping = RewriterConfig.OFF",
+        f"{name}.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF",
+    ]
+    return "".join(f"{indent}{line}{newline}" for line in lines)
+
+
+def check(before: str, after: str, expected: list, rules=RULES) -> None:
+    """``before`` becomes ``after``; findings are ``expected`` (NPU007 sites); rerun: all migrated."""
+    findings = assert_migrates(before, after, rules)
+    assert [s for s in sites(findings) if s[0] == "NPU007"] == expected
+    _, second = run_rules(after, rules)
+    assert {f.status for f in second} == {"migrated"}, second
+
+
+GUIDE_BEFORE = """\
+import tensorflow as tf
+
+# 变量初始化
+init=tf.global_variables_initializer()
+sess=tf.Session()
+sess.run(init)
+"""
+
+
+def test_guide_example_creates_the_config():
+    after = HEADER + """\
+import tensorflow as tf
+
+# 变量初始化
+init=tf.global_variables_initializer()
+config = tf.ConfigProto()
+""" + npu_lines("config") + """\
+sess=tf.Session(config=config)
+sess.run(init)
+"""
+    check(GUIDE_BEFORE, after, [("NPU007", 5, 5, "migrated")])
+
+
+def test_message_names_the_new_config():
+    _, findings = run_rules(GUIDE_BEFORE, RULES)
+    (finding,) = [f for f in findings if f.rule_id == "NPU007"]
+    assert finding.message.startswith("created 'config' with the NPU optimizer config")
+
+
+def test_compat_v1_import_and_interactive_session():
+    before = """\
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+
+sess = tf.InteractiveSession()
+"""
+    after = HEADER + """\
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+
+config = tf.ConfigProto()
+""" + npu_lines("config") + """\
+sess = tf.InteractiveSession(config=config)
+"""
+    check(before, after, [("NPU007", 4, 7, "migrated")])
+
+
+def test_compat_v1_spelling_is_kept_in_generated_code_with_tabs_and_crlf():
+    before = (
+        "import tensorflow as tf\r\n\r\ndef run(steps):\r\n\tgraph = tf.Graph()\r\n"
+        "\twith graph.as_default():\r\n\t\tif steps:\r\n"
+        "\t\t\tsess = tf.compat.v1.Session(graph=graph)  # train\r\n\t\t\treturn sess\r\n"
+    )
+    after = (
+        HEADER.replace("\n", "\r\n") + "import tensorflow as tf\r\n\r\ndef run(steps):\r\n"
+        "\tgraph = tf.Graph()\r\n\twith graph.as_default():\r\n\t\tif steps:\r\n"
+        "\t\t\tconfig = tf.compat.v1.ConfigProto()\r\n" + npu_lines("config", "\t\t\t", "\r\n")
+        + "\t\t\tsess = tf.compat.v1.Session(graph=graph, config=config)  # train\r\n"
+        "\t\t\treturn sess\r\n"
+    )
+    check(before, after, [("NPU007", 7, 10, "migrated")])
+
+
+def test_taken_name_config_gives_npu_config_in_with_statement():
+    before = '''\
+import numpy as np
+import tensorflow as tf
+
+
+def train(config, train_size, batch_size):
+    """Train with the params in ``config`` (a dict)."""
+    init = tf.global_variables_initializer()
+    for epoch in range(config["epochs"]):
+        # one session per epoch
+        with tf.Session() as sess:
+            sess.run(init)
+'''
+    after = HEADER + '''\
+import numpy as np
+import tensorflow as tf
+
+
+def train(config, train_size, batch_size):
+    """Train with the params in ``config`` (a dict)."""
+    init = tf.global_variables_initializer()
+    for epoch in range(config["epochs"]):
+        # one session per epoch
+        npu_config = tf.ConfigProto()
+''' + npu_lines("npu_config", " " * 8) + '''\
+        with tf.Session(config=npu_config) as sess:
+            sess.run(init)
+'''
+    check(before, after, [("NPU007", 10, 13, "migrated")])
+
+
+def test_existing_config_object_gets_the_lines_before_the_call():
+    before = """\
+import tensorflow as tf
+
+cfg = tf.ConfigProto()
+cfg.gpu_options.allow_growth = True
+
+sess = tf.Session('', None, cfg)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+
+cfg = tf.ConfigProto()
+cfg.gpu_options.allow_growth = True
+
+""" + npu_lines("cfg") + """\
+sess = tf.Session('', None, cfg)
+"""
+    check(before, after, [("NPU007", 6, 7, "migrated")])
+
+
+def test_inline_config_and_helper_call_are_hoisted_in_methods():
+    before = """\
+import tensorflow as tf
+from utils import session_config
+
+
+class Trainer(object):
+    def __init__(self, graph):
+        self.graph = graph
+        self.sess = tf.Session(graph=graph, config=session_config(FLAGS.gpus))
+
+    def evaluator(self):
+        return tf.Session(config=tf.ConfigProto(
+            log_device_placement=True,  # debug placement
+            gpu_options=tf.GPUOptions(allow_growth=True)))
+"""
+    after = HEADER + """\
+import tensorflow as tf
+from utils import session_config
+
+
+class Trainer(object):
+    def __init__(self, graph):
+        self.graph = graph
+        config = session_config(FLAGS.gpus)
+""" + npu_lines("config", " " * 8) + """\
+        self.sess = tf.Session(graph=graph, config=config)
+
+    def evaluator(self):
+        config = tf.ConfigProto(
+            log_device_placement=True,  # debug placement
+            gpu_options=tf.GPUOptions(allow_growth=True))
+""" + npu_lines("config", " " * 8) + """\
+        return tf.Session(config=config)
+"""
+    check(before, after, [("NPU007", 8, 20, "migrated"), ("NPU007", 11, 15, "migrated")])
+
+
+def test_same_file_helper_functions_get_the_lines_once():
+    before = """\
+import tensorflow as tf
+
+
+def make_config():
+    config = tf.ConfigProto()
+    config.gpu_options.allow_growth = True
+    return config
+
+
+def get_sess_config():
+    return tf.ConfigProto(inter_op_parallelism_threads=4)
+
+
+def train():
+    sess = tf.Session(config=make_config())
+    eval_sess = tf.Session(config=make_config())
+    cfg = get_sess_config()
+    test_sess = tf.Session(config=cfg)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+
+
+def make_config():
+    config = tf.ConfigProto()
+    config.gpu_options.allow_growth = True
+""" + npu_lines("config", "    ") + """\
+    return config
+
+
+def get_sess_config():
+    config = tf.ConfigProto(inter_op_parallelism_threads=4)
+""" + npu_lines("config", "    ") + """\
+    return config
+
+
+def train():
+    sess = tf.Session(config=make_config())
+    eval_sess = tf.Session(config=make_config())
+    cfg = get_sess_config()
+    test_sess = tf.Session(config=cfg)
+"""
+    check(before, after, [("NPU007", 15, 11, "migrated"), ("NPU007", 16, 16, "migrated"),
+                          ("NPU007", 18, 16, "migrated")])
+
+
+def test_self_sess_and_return_session():
+    before = """\
+import tensorflow as tf
+
+
+class Model:
+    def __init__(self):
+        self.sess = tf.Session()
+
+    def new_session(self):
+        return tf.Session()
+"""
+    after = HEADER + """\
+import tensorflow as tf
+
+
+class Model:
+    def __init__(self):
+        config = tf.ConfigProto()
+""" + npu_lines("config", " " * 8) + """\
+        self.sess = tf.Session(config=config)
+
+    def new_session(self):
+        config = tf.ConfigProto()
+""" + npu_lines("config", " " * 8) + """\
+        return tf.Session(config=config)
+"""
+    check(before, after, [("NPU007", 6, 20, "migrated"), ("NPU007", 9, 15, "migrated")])
+
+
+def test_self_config_attribute_configured_in_another_method_is_complete():
+    source = """\
+import tensorflow as tf
+from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+
+
+class Model:
+    def __init__(self):
+        self.config = tf.ConfigProto()
+""" + npu_lines("self.config", " " * 8) + """
+    def build(self):
+        self.sess = tf.Session(config=self.config)
+"""
+    findings = assert_unchanged(source, RULES)
+    assert sites(findings) == [("NPU007", 14, 20, "migrated")]
+
+
+def test_already_migrated_module_config_keras_and_monitored_training_session():
+    before = """\
+import tensorflow as tf
+from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+from tensorflow.keras import backend as K
+
+config = tf.ConfigProto(allow_soft_placement=True)
+""" + npu_lines("config") + """
+
+def main():
+    K.set_session(tf.Session(config=config))
+    hooks = [tf.train.StopAtStepHook(last_step=1000)]
+    with tf.train.MonitoredTrainingSession(checkpoint_dir="ckpt", hooks=hooks) as mon_sess:
+        while not mon_sess.should_stop():
+            mon_sess.run(train_op)
+"""
+    after = "from npu_bridge.npu_init import *\n" + before.replace(
+        "    with tf.train.Monitored",
+        "    npu_config = tf.ConfigProto()\n" + npu_lines("npu_config", "    ")
+        + "    with tf.train.Monitored",
+    ).replace('hooks=hooks)', 'hooks=hooks, config=npu_config)')
+    check(before, after, [("NPU007", 13, 18, "migrated"), ("NPU007", 15, 9, "migrated")])
+
+
+def test_already_migrated_guide_output_is_left_alone():
+    source = HEADER + """\
+import tensorflow as tf
+
+config = tf.ConfigProto(allow_soft_placement=True)
+""" + npu_lines("config") + """\
+sess = tf.Session(config=config)
+"""
+    findings = assert_unchanged(source, RULES)
+    assert sites(findings) == [("NPU001", 1, 0, "migrated"), ("NPU007", 10, 7, "migrated")]
+
+
+def test_partially_migrated_config_gets_only_the_missing_lines():
+    before = """\
+import tensorflow as tf
+from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+
+config = tf.ConfigProto()
+custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+custom_op.name = 'NpuOptimizer'
+sess = tf.Session(config=config)
+"""
+    after = "from npu_bridge.npu_init import *\n" + before.replace(
+        "sess = ", "".join(npu_lines("config").splitlines(keepends=True)[2:]) + "sess = ")
+    check(before, after, [("NPU007", 7, 7, "migrated")])
+
+
+def test_supervisor_monitored_session_creators():
+    before = """\
+import tensorflow as tf
+
+sv = tf.train.Supervisor(logdir="/tmp/logs")
+sess_config = tf.ConfigProto(log_device_placement=False)
+with sv.managed_session() as sess:
+    pass
+sess = sv.prepare_or_wait_for_session(FLAGS.master, config=sess_config)
+scaffold = tf.train.Scaffold()
+mon = tf.train.MonitoredSession(session_creator=tf.train.ChiefSessionCreator(scaffold=scaffold))
+single = tf.train.SingularMonitoredSession(hooks=[], config=sess_config)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+
+sv = tf.train.Supervisor(logdir="/tmp/logs")
+sess_config = tf.ConfigProto(log_device_placement=False)
+config = tf.ConfigProto()
+""" + npu_lines("config") + """\
+with sv.managed_session(config=config) as sess:
+    pass
+""" + npu_lines("sess_config") + """\
+sess = sv.prepare_or_wait_for_session(FLAGS.master, config=sess_config)
+scaffold = tf.train.Scaffold()
+npu_config = tf.ConfigProto()
+""" + npu_lines("npu_config") + """\
+mon = tf.train.MonitoredSession(session_creator=tf.train.ChiefSessionCreator(scaffold=scaffold, config=npu_config))
+single = tf.train.SingularMonitoredSession(hooks=[], config=sess_config)
+"""
+    check(before, after, [("NPU007", 5, 5, "migrated"), ("NPU007", 7, 7, "migrated"),
+                          ("NPU007", 9, 48, "migrated"), ("NPU007", 10, 9, "migrated")])
+
+
+def test_from_imported_session_and_module_global_configured_at_module_level():
+    source = """\
+from tensorflow import ConfigProto, Session
+from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+
+CONFIG = ConfigProto()
+""" + npu_lines("CONFIG") + """
+
+def run():
+    return Session(config=CONFIG)
+"""
+    findings = assert_unchanged(source, RULES)
+    assert sites(findings) == [("NPU007", 12, 11, "migrated")]
+
+
+@pytest.mark.parametrize("code, where", [
+    ("make = lambda: tf.Session()\n", "inside a lambda"),
+    ("def make(sess=tf.Session()):\n    return sess\n", "default argument"),
+    ("sessions = [tf.Session() for _ in range(2)]\n", "inside a comprehension"),
+    ("x = 1; sess = tf.Session()\n", "after a ';'"),
+])
+def test_no_place_for_statements_is_reported_with_the_snippet(code, where):
+    findings = assert_unchanged("import tensorflow as tf\n" + code, RULES)
+    (finding,) = findings
+    assert (finding.rule_id, finding.line, finding.status) == ("NPU007", 2, "unmigrated")
+    assert where in finding.message
+    assert 'custom_op.name = "NpuOptimizer"' in finding.message
+    assert "config = tf.ConfigProto()" in finding.message
+    assert "pass config=config" in finding.message
+
+
+def test_monitored_session_without_creator_and_unpacked_kwargs_are_reported():
+    source = """\
+import tensorflow as tf
+
+mon = tf.train.MonitoredSession(hooks=hooks)
+sess = tf.Session(**session_kwargs)
+"""
+    findings = assert_unchanged(source, RULES)
+    assert sites(findings) == [("NPU007", 3, 6, "unmigrated"), ("NPU007", 4, 7, "unmigrated")]
+    assert "session_creator=tf.train.ChiefSessionCreator(config=config)" in findings[0].message
+    assert "make sure config= is given" in findings[1].message
+
+
+def test_non_tensorflow_sessions_are_ignored():
+    source = """\
+import tensorflow as tf
+import requests
+
+http = requests.Session()
+"""
+    assert assert_unchanged(source, RULES) == []
