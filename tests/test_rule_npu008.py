@@ -1,0 +1,184 @@
+"""NPU008 soft-placement: the uses-tf-device fact, and allow_soft_placement on session configs."""
+
+from __future__ import annotations
+
+import pytest
+from rulecase import assert_migrates, assert_unchanged, run_rules, sites
+from test_rule_npu007 import HEADER, npu_lines
+
+from npu_codemod.plugins.manager import load_plugins
+from npu_codemod.plugins.rules.npu008_soft_placement import FACT, uses_tf_device
+
+RULES = {"NPU001", "NPU007", "NPU008"}
+DEVICE = frozenset({FACT})
+
+
+def check(before: str, after: str, expected: list) -> list:
+    """With the fact: ``before`` becomes ``after``, NPU008 sites are ``expected``, rerun all migrated."""
+    findings = assert_migrates(before, after, RULES, DEVICE)
+    assert [s for s in sites(findings) if s[0] == "NPU008"] == expected
+    _, second = run_rules(after, RULES, DEVICE)
+    assert {f.status for f in second} == {"migrated"}, second
+    return [f for f in findings if f.rule_id == "NPU008"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("import tensorflow as tf\nwith tf.device('/cpu:0'):\n    x = 1\n", True),
+    ("import tensorflow.compat.v1 as v1\nwith v1.device(dev):\n    pass\n", True),
+    ("import tensorflow as tf\nwith tf.compat.v1.device('/gpu:0'):\n    pass\n", True),
+    ("import tensorflow\nwith tensorflow.device('/gpu:0'):\n    pass\n", True),
+    ("import tensorflow as tf\n# with tf.device('/gpu:0'):\nx = 1\n", False),
+    ("import tensorflow as tf\nx = tf.constant(1).device\n", False),
+    ("import torch\nx = t.to(torch.device('cuda'))\n", False),
+])
+def test_uses_tf_device(text, expected):
+    assert uses_tf_device(text) is expected
+
+
+def test_analyze_hook_reports_the_fact_for_the_repository():
+    hook = load_plugins().pm.hook.npu_codemod_analyze_file
+    model = "import tensorflow as tf\n\ndef net(x):\n    with tf.device('/gpu:0'):\n        return x\n"
+    assert FACT in set().union(*hook(path="model.py", text=model))
+    assert FACT not in set().union(*hook(path="train.py", text="import tensorflow as tf\n"))
+
+
+def test_new_config_gets_the_keyword_exactly_like_the_guide():
+    before = """\
+import tensorflow as tf
+
+init = tf.global_variables_initializer()
+sess = tf.Session()
+sess.run(init)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+
+init = tf.global_variables_initializer()
+config = tf.ConfigProto(allow_soft_placement=True)
+""" + npu_lines("config") + """\
+sess = tf.Session(config=config)
+sess.run(init)
+"""
+    (finding,) = check(before, after, [("NPU008", 4, 7, "migrated")])
+    assert "allow_soft_placement=True" in finding.message and "tf.device" in finding.message
+
+
+def test_existing_object_gets_an_assignment_line():
+    before = """\
+import tensorflow as tf
+
+
+def train():
+    sess_config = tf.ConfigProto()
+    sess_config.gpu_options.allow_growth = True
+    with tf.Session(config=sess_config) as sess:
+        sess.run(train_op)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+
+
+def train():
+    sess_config = tf.ConfigProto()
+    sess_config.gpu_options.allow_growth = True
+""" + npu_lines("sess_config", "    ") + """\
+    sess_config.allow_soft_placement = True
+    with tf.Session(config=sess_config) as sess:
+        sess.run(train_op)
+"""
+    check(before, after, [("NPU008", 7, 9, "migrated")])
+
+
+def test_hoisted_inline_config_gets_the_keyword():
+    before = """\
+import tensorflow.compat.v1 as tf
+
+with tf.Session(config=tf.ConfigProto(log_device_placement=True)) as sess:
+    pass
+"""
+    after = HEADER + """\
+import tensorflow.compat.v1 as tf
+
+config = tf.ConfigProto(log_device_placement=True, allow_soft_placement=True)
+""" + npu_lines("config") + """\
+with tf.Session(config=config) as sess:
+    pass
+"""
+    check(before, after, [("NPU008", 3, 5, "migrated")])
+
+
+def test_explicit_false_is_flipped_in_keyword_and_assignment():
+    before = """\
+import tensorflow as tf
+
+config = tf.ConfigProto(allow_soft_placement=False, log_device_placement=True)
+eval_config = tf.ConfigProto()
+eval_config.allow_soft_placement = False
+"""
+    after = HEADER.splitlines(keepends=True)[0] + before.replace("= False", "= True").replace(
+        "allow_soft_placement=False", "allow_soft_placement=True")
+    findings = check(before, after, [("NPU008", 3, 24, "migrated"), ("NPU008", 5, 0, "migrated")])
+    assert all("flipped allow_soft_placement=False to True" in f.message for f in findings)
+
+
+def test_helper_function_config_gets_the_line_before_its_return():
+    before = """\
+import tensorflow as tf
+from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+
+
+def session_config():
+    config = tf.ConfigProto()
+    return config
+
+
+sess = tf.Session(config=session_config())
+"""
+    after = "from npu_bridge.npu_init import *\n" + before.replace(
+        "    return config",
+        npu_lines("config", "    ") + "    config.allow_soft_placement = True\n    return config")
+    check(before, after, [("NPU008", 10, 7, "migrated")])
+
+
+def test_already_true_is_migrated_and_unchanged():
+    source = HEADER + """\
+import tensorflow as tf
+
+config = tf.ConfigProto(allow_soft_placement=True)
+""" + npu_lines("config") + """\
+sess = tf.Session(config=config)
+"""
+    findings = assert_unchanged(source, RULES, DEVICE)
+    assert [s for s in sites(findings) if s[0] == "NPU008"] == [("NPU008", 5, 24, "migrated")]
+
+
+def test_non_literal_value_is_kept_and_reported():
+    source = HEADER + """\
+import tensorflow as tf
+
+config = tf.ConfigProto(allow_soft_placement=FLAGS.soft_placement)
+""" + npu_lines("config") + """\
+sess = tf.Session(config=config)
+"""
+    findings = assert_unchanged(source, RULES, DEVICE)
+    assert [s for s in sites(findings) if s[0] == "NPU008"] == [("NPU008", 5, 24, "unmigrated")]
+    (finding,) = [f for f in findings if f.rule_id == "NPU008"]
+    assert "must be True when tf.device is used" in finding.message
+    assert "FLAGS.soft_placement" in finding.message
+
+
+def test_without_the_fact_nothing_about_soft_placement():
+    before = """\
+import tensorflow as tf
+
+config = tf.ConfigProto(allow_soft_placement=False)
+sess = tf.Session(config=config)
+"""
+    new, findings = run_rules(before, RULES)
+    assert "allow_soft_placement=False" in new and "allow_soft_placement = True" not in new
+    assert not [f for f in findings if f.rule_id == "NPU008"]
+
+
+def test_unrelated_allow_soft_placement_keyword_is_ignored():
+    source = "import tensorflow as tf\n\nrun(allow_soft_placement=False)\n"
+    assert assert_unchanged(source, RULES, DEVICE) == []
