@@ -163,9 +163,12 @@ class _Compiler:
     def name(self, leaf: pytree.Leaf) -> Value:
         name = leaf.value
         if name in self.env and name not in self._expanding:
+            operands = set(self.operands)
             self._expanding.append(name)
             try:
                 return self.compile(self.env[name])
+            except _NotArithmetic:
+                self.operands = operands  # ``y = dense(x)``: y itself is the operand
             finally:
                 self._expanding.pop()
         return self._dotted(name)

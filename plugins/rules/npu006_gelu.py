@@ -53,7 +53,7 @@ class Gelu(Rule):
             if id(root) in seen or any(_inside(root, funcdef) for funcdef in done):
                 continue
             seen.add(id(root))
-            match = match_gelu(root, names, _single_assignments(enclosing_scope(root)))
+            match = match_gelu(root, names, _single_assignments(enclosing_scope(root), root))
             if match is not None:
                 ctx.report(root, "unmigrated", _inline_message(match))
 
@@ -158,8 +158,11 @@ def _assignment(statement: pytree.Base) -> Optional[tuple[str, pytree.Base]]:
     return target.value, value
 
 
-def _single_assignments(scope: pytree.Node) -> dict[str, pytree.Base]:
-    """``name = value`` of ``scope`` (nested functions excluded) for names assigned once."""
+def _single_assignments(scope: pytree.Node, before: pytree.Base) -> dict[str, pytree.Base]:
+    """``name = value`` of ``scope`` (nested functions excluded) for names assigned once,
+    when that assignment ends before ``before`` starts."""
+    order = {id(leaf): index for index, leaf in enumerate(scope.leaves())}
+    start = order.get(id(next(before.leaves())), 0)
     found: dict[str, list[pytree.Base]] = {}
     stack = list(scope.children)
     while stack:
@@ -170,7 +173,16 @@ def _single_assignments(scope: pytree.Node) -> dict[str, pytree.Base]:
         if assignment is not None:
             found.setdefault(assignment[0], []).append(assignment[1])
         stack.extend(getattr(node, "children", ()))
-    return {name: values[0] for name, values in found.items() if len(values) == 1}
+    return {
+        name: values[0] for name, values in found.items()
+        if len(values) == 1 and order.get(id(_last_leaf(values[0])), start) < start
+    }
+
+
+def _last_leaf(node: pytree.Base) -> pytree.Base:
+    while node.children:
+        node = node.children[-1]
+    return node
 
 
 def _replace_body(funcdef: pytree.Node, body: list[pytree.Base], code: str, newline: str) -> None:

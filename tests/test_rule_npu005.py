@@ -1,0 +1,107 @@
+"""NPU005 layers-dropout: one convert import per file, every call site migrated, calls unchanged."""
+
+from __future__ import annotations
+
+import pytest
+
+from rulecase import assert_migrates, assert_unchanged, run_rules, sites
+
+RULES = {"NPU005", "NPU001"}
+INIT = "from npu_bridge.npu_init import *\n"
+CONVERT = "from npu_bridge.estimator.npu import npu_convert_dropout\n"
+HEADER = INIT + CONVERT
+
+
+def migrated(before: str, *expected: tuple[int, int]) -> list:
+    """``before`` gains the two header imports (2 lines, so sites shift by 2) and nothing else."""
+    findings = assert_migrates(before, HEADER + before, RULES)
+    assert sites([f for f in findings if f.rule_id == "NPU005"]) == [
+        ("NPU005", line, column, "migrated") for line, column in expected]
+    return findings
+
+
+@pytest.mark.parametrize("call", [
+    "tf.layers.dropout(h, rate=0.1, training=is_training)",
+    "tf.layers.Dropout(0.2)(h)",
+    "tf.keras.layers.Dropout(0.5)(h)",
+    "tf.keras.layers.SpatialDropout1D(0.5)(h)",
+    "tf.keras.layers.SpatialDropout2D(0.5)(h)",
+    "tf.keras.layers.SpatialDropout3D(0.5)(h)",
+    "tf.compat.v1.layers.dropout(h, 0.1)",
+    "tf.compat.v1.keras.layers.Dropout(0.1)(h)",
+])
+def test_every_spelling_of_tf(call: str) -> None:
+    migrated(f"import tensorflow as tf\nh = {call}\n", (2, 4))
+
+
+def test_keras_layers_module_imported_by_name() -> None:
+    migrated("import tensorflow as tf\nfrom tensorflow.keras import layers\n"
+             "model.add(layers.Dropout(0.5))\n", (3, 10))
+
+
+def test_layer_class_imported_by_name_and_alias() -> None:
+    migrated("from tensorflow.keras.layers import Dropout, SpatialDropout2D as SD\n"
+             "a = Dropout(0.3)\nb = SD(0.1)\n", (2, 4), (3, 4))
+
+
+def test_keras_alias_assignment() -> None:
+    migrated("import tensorflow as tf\nkeras = tf.keras\nx = keras.layers.Dropout(0.2)(x)\n", (3, 4))
+
+
+def test_compat_v1_alias() -> None:
+    migrated("import tensorflow.compat.v1 as tf\nh = tf.layers.dropout(h)\n", (2, 4))
+
+
+def test_several_sites_one_import() -> None:
+    findings = migrated(
+        "import tensorflow as tf\n\n\ndef model(h, training):\n"
+        "    h = tf.layers.dropout(h, 0.1, training=training)\n"
+        "    h = tf.layers.dense(h, 10)\n"
+        "    return tf.layers.dropout(h, 0.1, training=training)\n",
+        (5, 8), (7, 11))
+    assert "check the model's accuracy" in findings[0].message
+
+
+def test_import_goes_after_docstring_and_future() -> None:
+    before = ('"""Model."""\nfrom __future__ import print_function\nimport tensorflow as tf\n'
+              "h = tf.layers.dropout(h)\n")
+    after = ('"""Model."""\nfrom __future__ import print_function\n' + HEADER
+             + "import tensorflow as tf\nh = tf.layers.dropout(h)\n")
+    assert_migrates(before, after, RULES)
+
+
+def test_only_the_convert_import_when_npu_init_is_there() -> None:
+    before = "from npu_bridge.npu_init import *\nimport tensorflow as tf\nh = tf.layers.dropout(h)\n"
+    after = HEADER + "import tensorflow as tf\nh = tf.layers.dropout(h)\n"
+    assert_migrates(before, after, RULES)
+
+
+def test_second_run_reports_sites_and_changes_nothing() -> None:
+    source = HEADER + "import tensorflow as tf\nh = tf.layers.dropout(h)\nk = tf.keras.layers.Dropout(.1)\n"
+    findings = assert_unchanged(source, RULES)
+    assert sites([f for f in findings if f.rule_id == "NPU005"]) == [
+        ("NPU005", 4, 4, "migrated"), ("NPU005", 5, 4, "migrated")]
+
+
+def test_existing_convert_import_alone_is_left_alone() -> None:
+    source = CONVERT + "import tensorflow as tf\nh = tf.layers.dropout(h)\n"
+    findings = assert_unchanged(source, RULES)
+    assert sites(findings) == [("NPU005", 3, 4, "migrated")]
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\nh = tf.nn.dropout(h, 0.5)\n",  # NPU004's business
+    "import tensorflow as tf\nimport keras\nh = keras.layers.Dropout(0.5)(h)\n",  # not tf.keras
+    "import tensorflow as tf\ndropout = 0.5\nf(dropout=dropout, rate=dropout)\n",
+    "import tensorflow as tf\nfrom tensorflow.keras.layers import Dropout\n",  # imported, unused
+    "import tensorflow as tf\nclass Dropout(object):\n    pass\nd = my.layers.Dropout(0.1)\n",
+    "import tensorflow as tf\ntf.layers.dense(h, 3)\n",
+])
+def test_not_a_tf_dropout_layer(source: str) -> None:
+    assert assert_unchanged(source, RULES) == []
+
+
+def test_without_npu001_the_import_request_alone_changes_nothing() -> None:
+    new, findings = run_rules("import tensorflow as tf\nh = tf.layers.dropout(h)\n", {"NPU005"})
+    assert new is None
+    assert sites(findings) == [("NPU005", 2, 4, "migrated")]

@@ -1,0 +1,247 @@
+"""NPU010 session-close: bare sessions get close() after their last use; the rest is reported."""
+
+from __future__ import annotations
+
+import pytest
+
+from rulecase import assert_migrates, assert_unchanged, run_rules, sites
+
+RULES = {"NPU010"}
+TF = "import tensorflow as tf\n"
+INSERTED = ("inserted 'sess.close()' after the last statement using the session "
+            "(Session.close() releases the NPU graph executor)")
+CLOSE = "call close() on this session when training ends"
+
+
+def migrated(before: str, after: str, *expected: tuple[int, int]) -> list:
+    findings = assert_migrates(TF + before, TF + after, RULES)
+    assert sites(findings) == [("NPU010", line, column, "migrated") for line, column in expected]
+    return findings
+
+
+def reported(source: str, status: str, *expected: tuple[int, int]) -> list:
+    findings = assert_unchanged(TF + source, RULES)
+    assert sites(findings) == [("NPU010", line, column, status) for line, column in expected]
+    return findings
+
+
+# --- Inserting close() ------------------------------------------------------------------------
+
+
+def test_the_guide_training_loop() -> None:
+    before = ("init = tf.global_variables_initializer()\n"
+              "sess = tf.Session()\n"
+              "sess.run(init)\n"
+              "\n"
+              "#Get the number of training/validation steps per epoch\n"
+              "train_batches_per_epoch = int(np.floor(train_size / batch_size))\n"
+              "for epoch in range(num_epochs):\n"
+              "  sess.run(training_init_op)\n"
+              "  for step in range(train_batches_per_epoch):\n"
+              "    img_batch, label_batch = sess.run(next_batch)\n"
+              "    _, train_loss = sess.run([train_op, loss], feed_dict={x: img_batch})\n"
+              "\n"
+              "# done\n"
+              "print('finished')\n")
+    after = before.replace("feed_dict={x: img_batch})\n", "feed_dict={x: img_batch})\nsess.close()\n")
+    findings = migrated(before, after, (3, 7))
+    assert findings[0].message == INSERTED
+
+
+def test_inside_a_function_after_the_last_use_passing_as_argument_is_fine() -> None:
+    before = ("def main():\n"
+              "    sess = tf.Session(config=config)\n"
+              "    sess.run(init)\n"
+              "    train(sess, steps)\n"
+              "    saver.save(sess, path)\n"
+              "    print('saved')\n"
+              "    return 0\n")
+    after = before.replace("path)\n", "path)\n    sess.close()\n")
+    migrated(before, after, (3, 11))
+
+
+def test_comments_after_a_compound_statement_stay_with_what_follows() -> None:
+    before = ("def main():\n"
+              "    sess = tf.Session()\n"
+              "    for i in range(3):\n"
+              "        sess.run(op)\n"
+              "        # still the loop body\n"
+              "\n"
+              "    # report\n"
+              "    print('done')\n")
+    after = ("def main():\n"
+             "    sess = tf.Session()\n"
+             "    for i in range(3):\n"
+             "        sess.run(op)\n"
+             "        # still the loop body\n"
+             "    sess.close()\n"
+             "\n"
+             "    # report\n"
+             "    print('done')\n")
+    migrated(before, after, (3, 11))
+
+
+def test_last_statement_of_a_nested_block_and_of_the_file() -> None:
+    before = ("if __name__ == '__main__':\n"
+              "    sess = tf.Session()\n"
+              "    while not done:\n"
+              "        done = step(sess)\n"
+              "# end of file\n")
+    after = ("if __name__ == '__main__':\n"
+             "    sess = tf.Session()\n"
+             "    while not done:\n"
+             "        done = step(sess)\n"
+             "    sess.close()\n"
+             "# end of file\n")
+    migrated(before, after, (3, 11))
+
+
+def test_tabs_and_crlf() -> None:
+    before = "def main():\r\n\tsess = tf.Session()\r\n\tif x:\r\n\t\tsess.run(a)\r\n\r\nmain()\r\n"
+    after = "def main():\r\n\tsess = tf.Session()\r\n\tif x:\r\n\t\tsess.run(a)\r\n\tsess.close()\r\n\r\nmain()\r\n"
+    findings = assert_migrates((TF + before).replace("\n", "\r\n").replace("\r\r", "\r"),
+                               (TF + after).replace("\n", "\r\n").replace("\r\r", "\r"), RULES)
+    assert sites(findings) == [("NPU010", 3, 8, "migrated")]
+
+
+def test_with_as_default_does_not_close() -> None:
+    before = "sess = tf.Session()\nwith sess.as_default():\n    train_op.run()\nprint(1)\n"
+    after = "sess = tf.Session()\nwith sess.as_default():\n    train_op.run()\nsess.close()\nprint(1)\n"
+    migrated(before, after, (2, 7))
+
+
+def test_uses_outside_a_with_block_move_the_close_out_of_it() -> None:
+    before = ("with tf.Graph().as_default():\n"
+              "    sess = tf.Session()\n"
+              "    sess.run(init)\n"
+              "result = sess.run(acc)\n"
+              "print(result)\n")
+    after = before.replace("(acc)\n", "(acc)\nsess.close()\n")
+    migrated(before, after, (3, 11))
+
+
+def test_session_per_loop_iteration_is_closed_in_the_loop() -> None:
+    before = ("for fold in folds:\n"
+              "    sess = tf.Session()\n"
+              "    sess.run(fold)\n"
+              "    evaluate(sess)\n"
+              "print('all folds')\n")
+    after = before.replace("evaluate(sess)\n", "evaluate(sess)\n    sess.close()\n")
+    migrated(before, after, (3, 11))
+
+
+def test_unused_session_is_closed_right_away() -> None:
+    migrated("sess = tf.Session()\nx = 1\n", "sess = tf.Session()\nsess.close()\nx = 1\n", (2, 7))
+
+
+@pytest.mark.parametrize("spelling, header", [
+    ("tf.compat.v1.Session()", ""),
+    ("Session()", "from tensorflow import Session\n"),
+    ("v1.Session()", "from tensorflow.compat import v1\n"),
+    ("tf.train.MonitoredTrainingSession(checkpoint_dir=d)", ""),
+])
+def test_spellings(spelling: str, header: str) -> None:
+    before = header + f"sess = {spelling}\nsess.run(op)\n"
+    after = header + f"sess = {spelling}\nsess.run(op)\nsess.close()\n"
+    line = 2 + header.count("\n")
+    migrated(before, after, (line, 7))
+
+
+def test_interactive_session_is_closed_at_the_end_of_its_block() -> None:
+    before = ("sess = tf.InteractiveSession()\n"
+              "tf.global_variables_initializer().run()\n"
+              "for i in range(10):\n"
+              "    train_step.run(feed_dict=feed(i))\n"
+              "print(accuracy.eval())\n")
+    migrated(before, before + "sess.close()\n", (2, 7))
+
+
+def test_keras_set_session_closes_at_the_end_of_the_block() -> None:
+    before = ("def main():\n"
+              "    sess = tf.Session(config=config)\n"
+              "    K.set_session(sess)\n"
+              "    model.fit(x, y)\n"
+              "    model.save(path)\n"
+              "\n"
+              "main()\n")
+    after = before.replace("(path)\n", "(path)\n    sess.close()\n")
+    migrated(before, after, (3, 11))
+
+
+def test_with_npu007_the_config_goes_before_and_close_after() -> None:
+    before = TF + "sess = tf.Session()\nsess.run(init)\n"
+    new, findings = run_rules(before, {"NPU007", "NPU010"})
+    assert new is not None and new.endswith("sess = tf.Session(config=config)\nsess.run(init)\nsess.close()\n")
+    compile(new, "x.py", "exec")
+    again, second = run_rules(new, {"NPU007", "NPU010"})
+    assert again is None
+    assert ("NPU010", 2, 7, "migrated") in sites(findings)
+
+
+# --- Already closed: migrated, no change --------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", [
+    "sess = tf.Session()\nsess.run(op)\nsess.close()\n",
+    "sess = tf.Session()\ntry:\n    sess.run(op)\nfinally:\n    sess.close()\n",
+    "def f():\n    sess = tf.Session()\n    with sess:\n        sess.run(op)\n",
+    "def f():\n    sess = tf.Session()\n    if done:\n        sess.close()\n",
+])
+def test_already_closed(source: str) -> None:
+    findings = assert_unchanged(TF + source, RULES)
+    assert [s[0::3] for s in sites(findings)] == [("NPU010", "migrated")]
+
+
+def test_with_statement_sessions_are_not_sites() -> None:
+    assert assert_unchanged(TF + "with tf.Session(config=c) as sess:\n    sess.run(op)\n"
+                            "with tf.Session():\n    pass\n", RULES) == []
+
+
+# --- Reported: unmigrated at the creation site --------------------------------------------------
+
+
+@pytest.mark.parametrize("source, line, column, why", [
+    ("class Agent(object):\n    def __init__(self):\n        self.sess = tf.Session()\n", 4, 20,
+     "stored in an attribute"),
+    ("K.set_session(tf.Session(config=config))\n", 2, 14, "created inline as an argument"),
+    ("def make():\n    return tf.Session()\n", 3, 11, "returned to the caller"),
+    ("sessions[0] = tf.Session()\n", 2, 14, "stored in an attribute, subscript"),
+    ("a = b = tf.Session()\n", 2, 8, "several names"),
+    ("tf.Session().run(op)\n", 2, 0, "used inline"),
+    ("with tf.Session().as_default():\n    op.run()\n", 2, 5, "used inline"),
+    ("def f():\n    sess = tf.Session()\n    return sess\n", 3, 11, "sess is returned"),
+    ("def f():\n    sess = tf.Session()\n    yield sess\n", 3, 11, "sess is yielded"),
+    ("def f():\n    sess = tf.Session()\n    self.sess = sess\n", 3, 11, "assigned to another name"),
+    ("def f():\n    sess = tf.Session()\n    sessions.append([sess])\n", 3, 11, "stored in a container"),
+    ("sess = tf.Session()\ndef step():\n    return sess.run(op)\nstep()\n", 2, 7,
+     "used in a nested function"),
+    ("def f():\n    global sess\n    sess = tf.Session()\n", 4, 11, "declared again"),
+    ("sess = tf.Session()\nsess = tf_debug.LocalCLIDebugWrapperSession(sess)\nsess.run(a)\n", 2, 7,
+     "assigned again"),
+    ("def f():\n    sess = tf.Session()\n    return sess.run(op)\n", 3, 11, "return/raise"),
+    ("sess = tf.Session()\nstep = sess.make_callable(train_op)\nstep()\n", 2, 7, "make_callable()"),
+    ("sess = tf.Session()\nrun = sess.run\nrun(op)\n", 2, 7, "bound method run"),
+    ("if fresh: sess = tf.Session()\n", 2, 17, "one-line block"),
+    ("for i in range(2):\n    sess = tf.Session()\nsess.run(op)\n", 3, 11, "used outside the block"),
+    ("class Model:\n    sess = tf.Session()\n", 3, 11, "class attribute"),
+])
+def test_not_closable_automatically(source: str, line: int, column: int, why: str) -> None:
+    findings = assert_unchanged(TF + source, RULES)
+    unmigrated = [f for f in findings if f.status == "unmigrated"]
+    assert [(f.line, f.column) for f in unmigrated] == [(line, column)], findings
+    assert unmigrated[0].message.startswith(CLOSE) and why in unmigrated[0].message, unmigrated[0].message
+
+
+def test_two_sessions_under_one_name_are_both_reported() -> None:
+    reported("sess = tf.Session()\nsess.run(a)\nsess = tf.Session()\nsess.run(b)\n", "unmigrated",
+             (2, 7), (4, 7))
+
+
+def test_shadowing_parameter_in_a_function_is_another_variable() -> None:
+    before = "sess = tf.Session()\ndef train(sess):\n    sess.run(op)\ntrain(sess)\n"
+    after = before + "sess.close()\n"
+    migrated(before, after, (2, 7))
+
+
+def test_not_a_tf_session() -> None:
+    assert assert_unchanged(TF + "import requests\ns = requests.Session()\ns.get(u)\n", RULES) == []
