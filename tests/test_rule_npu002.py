@@ -267,3 +267,13 @@ def test_second_run_reports_the_sites_migrated() -> None:
     again = assert_unchanged(after, RULES)
     assert sites(findings) == [("NPU002", 2, 8, "migrated"), ("NPU002", 2, 18, "migrated")]
     assert sites(again) == [("NPU002", 2, 8, "migrated"), ("NPU002", 2, 39, "migrated")]
+
+
+def test_nested_batches_are_all_rewritten() -> None:
+    migrated("ds = tf.data.Dataset.zip((a_ds.batch(2), b_ds.batch(2))).batch(4)\n"
+             "ds = ds.padded_batch(n, f(train_ds.batch(2)))\n",
+             "ds = tf.data.Dataset.zip((a_ds.batch(2, drop_remainder=True), "
+             "b_ds.batch(2, drop_remainder=True))).batch(4, drop_remainder=True)\n"
+             "ds = ds.padded_batch(n, f(train_ds.batch(2, drop_remainder=True)), "
+             "drop_remainder=True)\n",
+             (2, 31), (2, 46), (2, 57), (3, 8), (3, 35))

@@ -6,10 +6,11 @@ from typing import Optional
 
 from fissix import pytree
 from fissix.fixer_util import Dot, Name
+from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.calls import find_argument, needs_parentheses
-from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
+from npu_codemod.codemods.rule import Capture, FileContext, Rule
 from npu_codemod.codemods.snippets import parse_expression
 from npu_codemod.codemods.tfnames import is_call_trailer, prefix_name
 from npu_codemod.plugins.hookspecs import hookimpl
@@ -49,16 +50,26 @@ class NnDropout(Rule):
         call = power.children[end] if end < len(power.children) else None
         if not is_call_trailer(call):
             ctx.report(power, "unmigrated", NOT_CALLED)
-        elif find_argument(call, "noise_shape", 2) is not None:
+        elif _has_noise_shape(call):
             ctx.report(power, "unmigrated", NOISE_SHAPE)
         elif _v2_positional_rate(ctx.tf.resolve(spelled) or "", call):
             ctx.report(power, "unmigrated", V2_RATE)
         else:
-            line, column = position(power)
-            _rename_rate(call)
-            _replace_callee(power, end)
-            ctx.report_at(line, column, "migrated",
-                          f"replaced {spelled} with npu_ops.dropout; {ACCURACY}")
+            # Deferred: editing ``power.children`` now would make the traversal skip a
+            # dropout nested in this call's arguments.
+            ctx.defer(lambda: _rewrite(power, end, call))
+            ctx.report(power, "migrated", f"replaced {spelled} with npu_ops.dropout; {ACCURACY}")
+
+
+def _rewrite(power: pytree.Node, end: int, call: pytree.Node) -> None:
+    _rename_rate(call)
+    _replace_callee(power, end)
+
+
+def _has_noise_shape(call: pytree.Node) -> bool:
+    """``noise_shape`` given with a value other than its default ``None``."""
+    given = find_argument(call, "noise_shape", 2)
+    return given is not None and not (given.value.type == token.NAME and given.value.value == "None")
 
 
 def _dropout_site(node: pytree.Base) -> tuple[Optional[pytree.Node], int]:
