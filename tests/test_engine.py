@@ -7,6 +7,8 @@ from typing import Optional
 
 import pytest
 from fissix import pytree
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from npu_codemod.codemods.engine import Engine, FileOutcome
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
@@ -338,3 +340,28 @@ def test_engine_is_reusable_across_files() -> None:
     first = process(SCRIPT)
     process(b"import tensorflow as tf\nmatch x:\n    case 1: pass\n")
     assert process(SCRIPT) == first
+
+
+# --- Property: whatever the layout, only the rewritten sites change ---------------------------
+
+LINES = st.lists(st.sampled_from([
+    "", "# comment ü", "x = 1  ", "z = 'a\\tb'\t# tab",
+    "y = tf.nn.dropout(x, 0.5)", "ds = dataset.batch(8)",
+]), max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=LINES, newline=st.sampled_from(["\n", "\r\n"]), final=st.booleans(),
+       encoding=st.sampled_from(["utf-8", "latin-1"]))
+def test_only_rewritten_sites_change(lines: list[str], newline: str, final: bool, encoding: str) -> None:
+    first = "# -*- coding: latin-1 -*-" if encoding == "latin-1" else "#!/usr/bin/env python"
+    text = newline.join([first, "import tensorflow as tf", *lines]) + (newline if final else "")
+    rewritten = (text.replace("tf.nn.dropout(x, 0.5)", "npu_ops.dropout(x, 0.5)")
+                 .replace("dataset.batch(8)", "dataset.batch(8, drop_remainder=True)"))
+    outcome = process(text.encode(encoding))
+    if rewritten == text:
+        assert outcome.new_data is None
+    else:
+        header = "from npu_bridge.npu_init import *" + newline
+        expected = rewritten.replace("import tensorflow", header + "import tensorflow", 1)
+        assert outcome.new_data == expected.encode(encoding)
