@@ -138,6 +138,7 @@ class ConfigTarget:
     line: int  # original position of the session call (where findings go)
     column: int
     constructor: Optional[pytree.Node] = None  # ``(...)`` of a ConfigProto call NPU007 wrote/hoisted
+    fresh: bool = False  # NPU007 created it as ``ConfigProto()``: later sessions may share it
     regions: list[tuple[pytree.Node, bool]] = field(default_factory=list)  # (root, ordered)
 
     @classmethod

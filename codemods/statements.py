@@ -51,6 +51,15 @@ def _statement(node: pytree.Base) -> pytree.Base:
     return node
 
 
+def block_child(node: pytree.Base, block: pytree.Node) -> Optional[pytree.Base]:
+    """The child of ``block`` (a suite or the module) that holds ``node``, or None."""
+    while node.parent is not None:
+        if node.parent is block:
+            return node
+        node = node.parent
+    return None
+
+
 def indentation(statement: pytree.Base) -> str:
     """The whitespace in front of ``statement`` (spaces or tabs, as the file has them)."""
     block = statement.parent

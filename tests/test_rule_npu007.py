@@ -357,13 +357,43 @@ with sv.managed_session(config=config) as sess:
 """ + npu_lines("sess_config") + """\
 sess = sv.prepare_or_wait_for_session(FLAGS.master, config=sess_config)
 scaffold = tf.train.Scaffold()
-npu_config = tf.ConfigProto()
-""" + npu_lines("npu_config") + """\
-mon = tf.train.MonitoredSession(session_creator=tf.train.ChiefSessionCreator(scaffold=scaffold, config=npu_config))
+mon = tf.train.MonitoredSession(session_creator=tf.train.ChiefSessionCreator(scaffold=scaffold, config=config))
 single = tf.train.SingularMonitoredSession(hooks=[], config=sess_config)
 """
     check(before, after, [("NPU007", 5, 5, "migrated"), ("NPU007", 7, 7, "migrated"),
                           ("NPU007", 9, 48, "migrated"), ("NPU007", 10, 9, "migrated")])
+
+
+def test_sessions_after_a_created_config_in_the_same_scope_share_it():
+    before = """\
+import tensorflow as tf
+
+
+def evaluate(checkpoints):
+    with tf.Session() as sess:
+        sess.run(init)
+    for path in checkpoints:
+        if path:
+            with tf.Session() as sess:
+                saver.restore(sess, path)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+
+
+def evaluate(checkpoints):
+    config = tf.ConfigProto()
+""" + npu_lines("config", "    ") + """\
+    with tf.Session(config=config) as sess:
+        sess.run(init)
+    for path in checkpoints:
+        if path:
+            with tf.Session(config=config) as sess:
+                saver.restore(sess, path)
+"""
+    check(before, after, [("NPU007", 5, 9, "migrated"), ("NPU007", 9, 17, "migrated")])
+    _, findings = run_rules(before, RULES)
+    assert findings[1].message.startswith("passed 'config' with the NPU optimizer config")
 
 
 def test_from_imported_session_and_module_global_configured_at_module_level():

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Optional
+import json
+from dataclasses import dataclass
+from typing import Literal, Optional
 
 from fissix import pytree
 from fissix.fixer_util import Name
@@ -12,6 +14,7 @@ from fissix.pygram import python_symbols as syms
 from npu_codemod.codemods.calls import add_keyword, find_argument, has_unpacking
 from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
 from npu_codemod.codemods.session_config import (
+    CUSTOM_OP,
     MONITORED_SESSION,
     NPU_PIECES,
     SESSION_NAMES,
@@ -26,6 +29,7 @@ from npu_codemod.codemods.session_config import (
 )
 from npu_codemod.codemods.snippets import parse_expression
 from npu_codemod.codemods.statements import (
+    block_child,
     enclosing_scope,
     enclosing_statement,
     free_name,
@@ -38,6 +42,21 @@ from npu_codemod.plugins.hookspecs import hookimpl
 
 _NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES))
 NPU_CONFIG = "the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"
+HELPER = "npu_config_proto"
+
+
+@dataclass
+class Settings:
+    """``[tool.npu-codemod.rules.NPU007]``."""
+
+    #: NpuOptimizer precision mode written with the custom_op lines (e.g. "allow_mix_precision").
+    precision_mode: Optional[str] = None
+    #: "inline": the guide's statements before the session; "helper": config=npu_config_proto(...).
+    style: Literal["inline", "helper"] = "inline"
+
+    def __post_init__(self) -> None:
+        if self.precision_mode is not None and self.style == "helper":
+            raise ValueError('precision_mode needs style = "inline" (npu_config_proto() has no precision mode)')
 
 
 class SessionConfig(Rule):
@@ -50,6 +69,7 @@ class SessionConfig(Rule):
         trailer< '.' name=({_NAMES}) >
       | power< name=({_NAMES}) trailer< '(' [any] ')' > any* >
     )"""
+    Settings = Settings
 
     def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
         name = capture["name"]
@@ -61,6 +81,9 @@ class SessionConfig(Rule):
             if find_argument(site.call, "session_creator", 0) is None and not has_unpacking(site.call):
                 ctx.report(site.power, "unmigrated", "pass session_creator="
                            f"{site.module}.train.ChiefSessionCreator(config=config) with {NPU_CONFIG}")
+            return
+        if self.settings.style == "helper" and not (site.config is None and has_unpacking(site.call)):
+            ctx.defer(lambda: _wrap(site, line, column, ctx))
             return
         problem = why_not(site.power)
         if problem:
@@ -76,13 +99,16 @@ class SessionConfig(Rule):
         statement = enclosing_statement(site.power)
         value = site.config.value if site.config is not None else None
         if value is None or (value.type == token.NAME and value.value == "None"):
-            name = free_name(enclosing_scope(statement), "config", "npu_config")
-            _hoist(parse_config(site), statement, name, line, column, ctx)
+            earlier = _created_before(statement, ctx)
+            name = earlier or free_name(enclosing_scope(statement), "config", "npu_config")
+            if earlier is None:
+                _hoist(parse_config(site), statement, name, line, column, ctx).fresh = True
             if value is None:
                 add_keyword(site.call, "config", name)
             else:
                 value.replace(Name(name, prefix=value.prefix))
-            ctx.report_at(line, column, "migrated", f"created '{name}' with {NPU_CONFIG}")
+            done = "passed" if earlier else "created"
+            ctx.report_at(line, column, "migrated", f"{done} '{name}' with {NPU_CONFIG}")
             return
         helper = _helper_of(value, statement, ctx)
         if helper is not None:
@@ -116,14 +142,56 @@ class SessionConfig(Rule):
         ctx.report_at(line, column, "migrated", _message(f"the config returned by {function}()", added))
 
 
+def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
+    """style = "helper": ``config=X`` becomes ``config=npu_config_proto(config_proto=X)``."""
+    value = site.config.value if site.config is not None else None
+    if value is not None and callee_name(value) == HELPER:
+        ctx.report_at(line, column, "migrated", f"the config goes through {HELPER}()")
+        return
+    wrapped = parse_expression(f"{HELPER}(config_proto={site.module}.ConfigProto())")
+    if value is None:
+        add_keyword(site.call, "config", str(wrapped))
+    elif not (value.type == token.NAME and value.value == "None"):
+        wrapped.prefix, value.prefix = value.prefix, ""
+        value.replace(wrapped)
+        wrapped.children[1].children[1].children[2].replace(value)
+    else:
+        wrapped.prefix = value.prefix
+        value.replace(wrapped)
+    ctx.report_at(line, column, "migrated", f"passed the config through {HELPER}() for {NPU_CONFIG}")
+
+
+def _npu_lines(expression: str, missing: set[str], ctx: FileContext) -> list[str]:
+    """The guide's lines, plus the precision mode setting when the custom_op is written."""
+    lines = npu_lines(expression, missing)
+    mode = ctx.rule.settings.precision_mode if ctx.rule is not None else None
+    if mode is not None and CUSTOM_OP in missing:
+        lines.insert(2, f'custom_op.parameter_map["precision_mode"].s = '
+                        f'{ctx.tf.alias}.compat.as_bytes({json.dumps(mode)})')
+    return lines
+
+
 def parse_config(site: SessionCall) -> pytree.Base:
     return parse_expression(f"{site.module}.ConfigProto()")
 
 
+def _created_before(statement: pytree.Base, ctx: FileContext) -> Optional[str]:
+    """A config this rule created earlier in the same scope that surely ran before ``statement``."""
+    scope = enclosing_scope(statement)
+    for target in targets(ctx):
+        block = target.anchor.parent
+        if not target.fresh or enclosing_scope(target.anchor) is not scope:
+            continue
+        holder = block_child(statement, block)
+        if holder is not None and block.children.index(target.anchor) < block.children.index(holder):
+            return target.expression
+    return None
+
+
 def _hoist(value: pytree.Base, statement: pytree.Base, name: str, line: int, column: int,
-           ctx: FileContext) -> None:
+           ctx: FileContext) -> ConfigTarget:
     """``name = <value>`` plus the NPU lines, before ``statement``; ``value`` is moved there."""
-    code_lines = [f"{name} = None", *npu_lines(name, set(NPU_PIECES))]
+    code_lines = [f"{name} = None", *_npu_lines(name, set(NPU_PIECES), ctx)]
     nodes = insert_before(statement, "\n".join(code_lines), ctx.newline)
     placeholder = nodes[0].children[0].children[2]
     value.prefix = placeholder.prefix
@@ -133,6 +201,7 @@ def _hoist(value: pytree.Base, statement: pytree.Base, name: str, line: int, col
     if callee_name(value) == "ConfigProto":
         target.constructor = value.children[-1]
     targets(ctx).append(target)
+    return target
 
 
 def _complete(target: ConfigTarget, ctx: FileContext) -> bool:
@@ -141,7 +210,7 @@ def _complete(target: ConfigTarget, ctx: FileContext) -> bool:
     targets(ctx).append(target)
     if not missing:
         return False
-    insert_before(target.anchor, "\n".join(npu_lines(target.expression, missing)), ctx.newline)
+    insert_before(target.anchor, "\n".join(_npu_lines(target.expression, missing, ctx)), ctx.newline)
     if missing - {"custom_optimizers.NpuOptimizer"}:
         ensure_rewriter_config(ctx)
     return True
