@@ -15,8 +15,10 @@ from bowler import Query
 from bowler.tool import BowlerTool
 from fissix import pygram, pytree
 from fissix.pgen2 import driver
+from fissix.refactor import _get_headnode_dict
 
 from .findings import Finding
+from .prematch import quick_check
 from .rule import Capture, FileContext, Rule, position
 from .source import UndecodableSource, decode_source
 from .tfnames import IMPORTS_TF
@@ -65,7 +67,13 @@ class Engine:
             if rule.pattern:
                 query.select(rule.pattern).modify(self._callback(rule))
         fixers = query.compile() if query.transforms else []
-        self._tool = BowlerTool(fixers, interactive=False, silent=True)
+        for fixer, rule in zip(fixers, [rule for rule in self.rules if rule.pattern]):
+            fixer.rule_id = rule.id
+        tool = BowlerTool(fixers, interactive=False, silent=True)
+        self._fixers = tool.pre_order + tool.post_order
+        for fixer in self._fixers:
+            fixer.quick_check = quick_check(fixer.pattern)
+        self._heads: dict[FrozenSet[str], dict[int, list]] = {}
         self._drivers = [driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS]
 
     def wants(self, data: bytes) -> bool:
@@ -111,7 +119,7 @@ class Engine:
             return ctx
         self._ctx, self._active = ctx, frozenset(rule.id for rule in active)
         try:
-            self._tool.refactor_tree(tree, path)
+            self._traverse(tree, path)
             for rule, edit in ctx.deferred:
                 self._guarded(rule, ctx, edit)
             for rule in active:
@@ -119,6 +127,31 @@ class Engine:
         finally:
             self._ctx, self._active = None, frozenset()
         return ctx
+
+    def _traverse(self, tree: pytree.Node, path: str) -> None:
+        """One post-order walk offering each node to the active rules' fixers for its type.
+
+        Replaces ``refactor_tree``, which also walks the tree in pre-order and runs the bottom
+        matcher over every leaf although no Bowler fixer uses either.
+        """
+        heads = self._heads.get(self._active)
+        if heads is None:
+            fixers = [fixer for fixer in self._fixers if fixer.rule_id in self._active]
+            by_type = _get_headnode_dict(fixers) if fixers else {}
+            heads = self._heads[self._active] = {kind: fs for kind, fs in by_type.items() if fs}
+        if not heads:
+            return
+        for fixer in self._fixers:
+            fixer.start_tree(tree, path)
+        for node in tree.post_order():
+            for fixer in heads.get(node.type, ()):
+                if fixer.quick_check is not None and not fixer.quick_check(node):
+                    continue
+                results = fixer.match(node)
+                if results:
+                    new = fixer.transform(node, results)
+                    if new is not None:
+                        node.replace(new)
 
     def _parse(self, body: str, path: str) -> pytree.Node:
         """Parse as Python 3, else as Python 2; report the Python 3 error (the likelier intent)."""

@@ -1,0 +1,66 @@
+"""The engine's quick checks never reject a node the full pattern matches (so no finding is lost)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+from fissix import pygram, pytree
+from fissix.patcomp import PatternCompiler
+from fissix.pgen2 import driver
+
+from npu_codemod.codemods.prematch import quick_check
+from npu_codemod.plugins.manager import load_plugins
+
+SAMPLES = sorted((Path(__file__).parent / "sample_projects").rglob("*.py"))
+EXTRA = '''
+import tensorflow as tf
+from tensorflow.keras.layers import Dropout
+from tensorflow.contrib.data import map_and_batch
+ds = tf.data.TFRecordDataset(f).map(g).batch(32).prefetch(1)
+ds = ds.apply(map_and_batch(parse, 32))
+y = tf.nn.dropout(x, rate=0.1); z = Dropout(0.5)(y)
+config = tf.ConfigProto(allow_soft_placement=False)
+config.graph_options.rewrite_options.remapping = RewriterConfig.ON
+with tf.Session(config=config) as sess, tf.train.MonitoredTrainingSession() as mon:
+    assert num_written_lines == num_actual_predict_examples
+'''
+PATTERNS = sorted({rule.pattern for rule in load_plugins().rules() if rule.pattern})
+EXTRA_PATTERNS = [
+    "power< NAME trailer< '(' [any] ')' > any* >",
+    "( trailer< '.' ('a' | 'b') > | atom< '(' any ')' > | expr_stmt< any '=' any > )",
+    "power< any* trailer< '.' 'x' > >",
+    "import_from< 'from' any 'import' ['('] any [')'] >",
+]
+
+
+@lru_cache(maxsize=1)
+def _trees() -> list[pytree.Node]:
+    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement,
+                           convert=pytree.convert)
+    texts = [EXTRA] + [path.read_text(encoding="utf-8") for path in SAMPLES]
+    return [parser.parse_string(text) for text in texts]
+
+
+@pytest.mark.parametrize("source", PATTERNS + EXTRA_PATTERNS)
+def test_quick_check_accepts_every_match(source: str) -> None:
+    pattern = PatternCompiler().compile_pattern(source)
+    check = quick_check(pattern)
+    matched = 0
+    for tree in _trees():
+        for node in tree.pre_order():
+            if pattern.match(node, {}):
+                matched += 1
+                assert check is None or check(node), f"{source!r} check rejects {str(node)!r}"
+    assert matched or source in EXTRA_PATTERNS
+
+
+def test_quick_check_rejects_cheaply_what_cannot_match() -> None:
+    pattern = PatternCompiler().compile_pattern("power< NAME trailer< '(' [any] ')' > any* >")
+    check = quick_check(pattern)
+    tree = _trees()[0]
+    powers = [node for node in tree.pre_order() if node.type == pygram.python_symbols.power]
+    assert check is not None
+    assert {str(node).strip() for node in powers if check(node)} >= {"Dropout(0.5)(y)"}
+    assert not check(next(p for p in powers if str(p).strip() == "tf.data.TFRecordDataset(f).map(g).batch(32).prefetch(1)"))
