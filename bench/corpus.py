@@ -1,0 +1,303 @@
+"""Seeded benchmark corpora: realistic TF 1.x training scripts among ordinary Python modules.
+
+Every corpus is a real git repository written with ``git fast-import`` (fixed dates, so the
+same seed gives the same commit shas). Nothing is checked out: npu-codemod reads git objects.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterator
+
+#: Bump when the generated text changes, so cached corpora are rebuilt.
+GENERATOR_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How big each corpus is; ``--quick`` and ``--tiny`` shrink them."""
+
+    monorepo_files: int = 20_000
+    monorepo_tf_share: float = 0.05
+    small_repos: int = 200
+    small_repo_files: int = 12
+    tf_scripts: int = 500
+
+
+SIZES = {
+    "full": Sizes(),
+    "quick": Sizes(monorepo_files=2_000, small_repos=40, tf_scripts=80),
+    "tiny": Sizes(monorepo_files=40, small_repos=3, small_repo_files=4, tf_scripts=4),
+}
+
+
+@dataclass(frozen=True)
+class Corpora:
+    monorepo: Path
+    small_repos: list[Path]
+    tf_scripts: Path  # a repository holding only TF scripts
+
+
+def build_corpora(root: Path, sizes: Sizes, seed: int) -> Corpora:
+    """The corpora under ``root``, generated unless a build with the same parameters is there."""
+    stamp = repr((GENERATOR_VERSION, asdict(sizes), seed))
+    stamp_file = root / "stamp"
+    names = [f"repo{index:03d}" for index in range(sizes.small_repos)]
+    corpora = Corpora(root / "monorepo", [root / "repos" / name for name in names], root / "tf")
+    if stamp_file.exists() and stamp_file.read_text() == stamp:
+        return corpora
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    write_repo(corpora.monorepo, monorepo_files(sizes, random.Random(seed)))
+    for index, path in enumerate(corpora.small_repos):
+        write_repo(path, small_repo_files(sizes, random.Random(f"{seed}-repo-{index}")))
+    rng = random.Random(f"{seed}-tf")
+    write_repo(corpora.tf_scripts, ((f"scripts/train_{i:04d}.py", tf_script(rng, i))
+                                    for i in range(sizes.tf_scripts)))
+    stamp_file.write_text(stamp)
+    return corpora
+
+
+def monorepo_files(sizes: Sizes, rng: random.Random) -> Iterator[tuple[str, str]]:
+    tf_every = round(1 / sizes.monorepo_tf_share)
+    for index in range(sizes.monorepo_files):
+        package = f"pkg{index // 200:03d}/sub{index // 25 % 8}"
+        if index % tf_every == tf_every - 1:
+            yield f"{package}/train_{index:05d}.py", tf_script(rng, index)
+        else:
+            yield f"{package}/module_{index:05d}.py", plain_module(rng, index)
+
+
+def small_repo_files(sizes: Sizes, rng: random.Random) -> Iterator[tuple[str, str]]:
+    scripts = rng.randint(1, 2)
+    for index in range(sizes.small_repo_files):
+        if index < scripts:
+            yield f"train_{index}.py", tf_script(rng, index)
+        else:
+            yield f"lib/module_{index}.py", plain_module(rng, index)
+
+
+def write_repo(path: Path, files: Iterator[tuple[str, str]]) -> None:
+    """A git repository at ``path`` with one commit holding ``files`` (nothing checked out)."""
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    stamp = b"Bench <bench@npu-codemod.invalid> 1700000000 +0000"
+    stream = [b"commit refs/heads/main\nauthor %s\ncommitter %s\n" % (stamp, stamp),
+              _data(b"benchmark corpus\n")]
+    for name, text in files:
+        stream += [b"M 100644 inline %s\n" % name.encode(), _data(text.encode())]
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=path, input=b"".join(stream), check=True)
+
+
+def _data(payload: bytes) -> bytes:
+    return b"data %d\n%s\n" % (len(payload), payload)
+
+
+# --- TF 1.x training scripts: every built-in rule finds something in most of them ------------
+
+_IMPORTS = [
+    "import tensorflow as tf\n",
+    "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n",
+    "import tensorflow as tf\nfrom tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig\n",
+]
+_ACTIVATIONS = ["tf.nn.relu", "gelu", "tf.nn.tanh", "None"]
+
+
+def tf_script(rng: random.Random, index: int) -> str:
+    model = rng.choice(["bert", "resnet", "wide_deep", "transformer", "lstm", "mlp"])
+    parts = [
+        f'#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n"""Train a {model} model ({index}).\n\n'
+        "Reads TFRecords, builds the graph and trains it with sess.run.\n\"\"\"\n"
+        "from __future__ import absolute_import\nfrom __future__ import division\n"
+        "from __future__ import print_function\n\nimport math\nimport os\nimport time\n\n"
+        f"import numpy as np\n{rng.choice(_IMPORTS)}\n",
+        _flags(rng),
+        _gelu(rng),
+        _input_fn(rng),
+        *(_block(rng, k) for k in range(rng.randint(4, 9))),
+        _model(rng),
+        _train(rng),
+        _predict(rng) if rng.random() < 0.5 else "",
+        'if __name__ == "__main__":\n    tf.app.run()\n',
+    ]
+    return "\n\n".join(parts)
+
+
+def _flags(rng: random.Random) -> str:
+    lines = ["flags = tf.app.flags", "FLAGS = flags.FLAGS", ""]
+    for name, value in [("batch_size", rng.choice([16, 32, 64, 128])),
+                        ("train_steps", rng.randint(1, 9) * 1000), ("hidden", rng.choice([256, 512]))]:
+        lines.append(f'flags.DEFINE_integer("{name}", {value}, "The {name.replace("_", " ")}.")')
+    lines.append(f'flags.DEFINE_float("learning_rate", {rng.choice([1e-3, 3e-4, 0.01])}, "Adam step size.")')
+    lines.append('flags.DEFINE_string("data_dir", "/data/train", "Where the TFRecords are.")')
+    return "\n".join(lines) + "\n"
+
+
+def _gelu(rng: random.Random) -> str:
+    cube = rng.choice(["tf.pow(x, 3)", "x * x * x", "x ** 3"])
+    root = rng.choice(["np.sqrt(2 / np.pi)", "math.sqrt(2 / math.pi)", "0.7978845608028654"])
+    return (f'def gelu(x):\n    """Gaussian Error Linear Unit (tanh approximation)."""\n'
+            f"    cdf = 0.5 * (1.0 + tf.tanh({root} * (x + 0.044715 * {cube})))\n"
+            "    return x * cdf\n")
+
+
+def _input_fn(rng: random.Random) -> str:
+    batch = rng.choice([
+        "    dataset = dataset.batch(batch_size)\n",
+        "    dataset = dataset.batch(batch_size, drop_remainder=is_training)\n",
+        "    dataset = dataset.padded_batch(batch_size, padded_shapes=([None], []))\n",
+        "    dataset = dataset.apply(tf.contrib.data.map_and_batch(_parse, batch_size))\n",
+    ])
+    return ("def _parse(record):\n"
+            '    features = {"x": tf.FixedLenFeature([FLAGS.hidden], tf.float32),\n'
+            '                "y": tf.FixedLenFeature([], tf.int64)}\n'
+            "    parsed = tf.parse_single_example(record, features)\n"
+            '    return parsed["x"], tf.cast(parsed["y"], tf.int32)\n\n\n'
+            "def input_fn(filenames, batch_size, is_training=True):\n"
+            '    """The training input pipeline."""\n'
+            "    dataset = tf.data.TFRecordDataset(filenames)\n"
+            "    if is_training:\n"
+            f"        dataset = dataset.shuffle(buffer_size={rng.choice([1000, 10000])}).repeat()\n"
+            "    dataset = dataset.map(_parse, num_parallel_calls=4)\n"
+            f"{batch}"
+            "    dataset = dataset.prefetch(1)\n"
+            "    return dataset.make_one_shot_iterator().get_next()\n")
+
+
+def _block(rng: random.Random, k: int) -> str:
+    dropout = rng.choice([
+        "h = tf.nn.dropout(h, keep_prob)",
+        "h = tf.nn.dropout(h, rate=1 - keep_prob)",
+        "h = tf.layers.dropout(h, rate=1 - keep_prob, training=training)",
+        "h = tf.nn.dropout(h, keep_prob, noise_shape=[FLAGS.batch_size, 1])",
+    ])
+    layer = rng.choice([
+        f"h = tf.layers.dense(inputs, units, activation={rng.choice(_ACTIVATIONS)})",
+        "h = tf.layers.conv1d(inputs, units, kernel_size=3, padding=\"same\")",
+    ])
+    return (f"def block_{k}(inputs, units, keep_prob, training):\n"
+            f'    """Residual block {k}: dense, norm, activation, dropout."""\n'
+            f'    with tf.variable_scope("block_{k}"):\n'
+            f"        {layer}\n"
+            "        h = tf.layers.batch_normalization(h, training=training)\n"
+            "        # GELU as in BERT\n"
+            "        h = gelu(h)\n"
+            f"        {dropout}\n"
+            "        if inputs.shape[-1] == units:\n"
+            "            h = h + inputs\n"
+            "        return h\n")
+
+
+def _model(rng: random.Random) -> str:
+    placement = rng.random() < 0.3
+    body = ("        h = features\n"
+            "        for k, block in enumerate(BLOCKS):\n"
+            "            h = block(h, FLAGS.hidden, keep_prob, training)\n"
+            "        logits = tf.layers.dense(h, 10)\n")
+    if placement:
+        body = '    with tf.device("/cpu:0"):\n' + body
+    else:
+        body = "    if True:\n" + body
+    return ("BLOCKS = [v for k, v in sorted(globals().items()) if k.startswith(\"block_\")]\n\n\n"
+            "def model(features, labels, training, keep_prob=0.9):\n"
+            f"{body}"
+            "    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)\n"
+            "    step = tf.train.get_or_create_global_step()\n"
+            "    train_op = tf.train.AdamOptimizer(FLAGS.learning_rate).minimize(loss, global_step=step)\n"
+            "    return loss, train_op\n")
+
+
+def _train(rng: random.Random) -> str:
+    config = rng.choice([
+        "    config = tf.ConfigProto(allow_soft_placement=True)\n"
+        "    config.gpu_options.allow_growth = True\n",
+        "    config = tf.ConfigProto()\n"
+        "    config.graph_options.rewrite_options.arithmetic_optimization = RewriterConfig.OFF\n",
+        "    config = None\n",
+    ])
+    session = rng.choice([
+        "    sess = tf.Session(config=config)\n",
+        "    sess = tf.Session()\n",
+    ])
+    close = "    sess.close()\n" if rng.random() < 0.3 else ""
+    return ("def main(_):\n"
+            '    files = tf.gfile.Glob(os.path.join(FLAGS.data_dir, "*.tfrecord"))\n'
+            "    features, labels = input_fn(files, FLAGS.batch_size)\n"
+            "    loss, train_op = model(features, labels, training=True)\n"
+            "    saver = tf.train.Saver()\n"
+            f"{config}{session}"
+            "    sess.run(tf.global_variables_initializer())\n"
+            "    start = time.time()\n"
+            "    for step in range(FLAGS.train_steps):\n"
+            "        _, loss_value = sess.run([train_op, loss])\n"
+            "        if step % 100 == 0:\n"
+            '            print("step %d loss %.4f (%.1fs)" % (step, loss_value, time.time() - start))\n'
+            '    saver.save(sess, os.path.join(FLAGS.data_dir, "model.ckpt"))\n'
+            f"{close}")
+
+
+def _predict(rng: random.Random) -> str:
+    return ("def predict(sess, outputs, examples, path):\n"
+            "    num_actual_predict_examples = len(examples)\n"
+            "    num_written_lines = 0\n"
+            '    with tf.gfile.GFile(path, "w") as writer:\n'
+            "        for prediction in sess.run(outputs):\n"
+            '            writer.write("\\t".join(str(p) for p in prediction) + "\\n")\n'
+            "            num_written_lines += 1\n"
+            "    assert num_written_lines == num_actual_predict_examples\n")
+
+
+# --- ordinary Python: the 95% of a monorepo no rule should ever parse -----------------------
+
+_WORDS = ("account record parser buffer client config event handler item order report "
+          "request response schedule session store task token user value window").split()
+
+
+def plain_module(rng: random.Random, index: int) -> str:
+    noun = rng.choice(_WORDS)
+    parts = [f'"""Helpers for {noun} handling (module {index})."""\n\nimport collections\n'
+             "import json\nimport logging\nfrom typing import Any, Dict, List, Optional\n\n"
+             "log = logging.getLogger(__name__)\n"]
+    if rng.random() < 0.02:  # mentions TensorFlow without importing it: the prefilter's false positive
+        parts.append("# Ported from the tensorflow implementation; no TF dependency here.\n")
+    for _ in range(rng.randint(2, 5)):
+        parts.append(_plain_class(rng) if rng.random() < 0.5 else _plain_function(rng))
+    return "\n\n".join(parts)
+
+
+def _plain_class(rng: random.Random) -> str:
+    name = rng.choice(_WORDS).capitalize() + rng.choice(["Store", "Cache", "Batcher", "Index"])
+    size = rng.randint(8, 512)
+    return (f"class {name}:\n"
+            f'    """Keeps up to {size} entries, oldest first."""\n\n'
+            f"    def __init__(self, capacity: int = {size}) -> None:\n"
+            "        self.capacity = capacity\n"
+            "        self.items: collections.OrderedDict = collections.OrderedDict()\n\n"
+            "    def add(self, key: str, value: Any) -> None:\n"
+            "        self.items[key] = value\n"
+            "        while len(self.items) > self.capacity:\n"
+            "            self.items.popitem(last=False)\n\n"
+            "    def batch(self, size: int) -> List[Any]:\n"
+            "        # Not a tf.data batch: a plain list slice.\n"
+            "        return list(self.items.values())[:size]\n\n"
+            "    def to_json(self) -> str:\n"
+            '        return json.dumps({"capacity": self.capacity, "items": list(self.items)})\n')
+
+
+def _plain_function(rng: random.Random) -> str:
+    verb = rng.choice(["load", "merge", "count", "split", "render", "validate"])
+    noun = rng.choice(_WORDS)
+    return (f"def {verb}_{noun}s(rows: List[Dict[str, Any]], limit: Optional[int] = None) -> Dict[str, int]:\n"
+            f'    """{verb.capitalize()} {noun} rows and count them by kind."""\n'
+            "    counts: Dict[str, int] = {}\n"
+            "    for number, row in enumerate(rows):\n"
+            "        if limit is not None and number >= limit:\n"
+            '            log.warning("stopped after %d rows", limit)\n'
+            "            break\n"
+            f'        kind = str(row.get("kind", "{noun}")).lower()\n'
+            "        counts[kind] = counts.get(kind, 0) + 1\n"
+            "    return {key: counts[key] for key in sorted(counts)}\n")
