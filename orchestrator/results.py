@@ -11,6 +11,43 @@ RepoStatus = Literal["changed", "unchanged", "failed"]
 
 
 @dataclass(frozen=True)
+class ChangeGroup:
+    """One part of a ``--split-by`` change: its owners, files, and its own branch and commit.
+
+    ``files`` were changed and committed on ``branch``; ``paths`` are all the group's files
+    that have changes or findings. A group that changed nothing has no branch.
+    """
+
+    name: str
+    owners: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    branch: Optional[str] = None
+    commit: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class PullRequestRecord:
+    """The pull request of one branch: where it is, what was done, or the forge's error.
+
+    ``forge``, ``api_url`` (``--forge-url``), ``remote_url`` (credentials masked) and ``slug``
+    let ``npu-codemod status`` find it again later.
+    """
+
+    branch: str
+    group: str = ""  # the ChangeGroup's name; empty for an unsplit change
+    action: str = ""  # created, updated, unchanged, failed
+    url: Optional[str] = None
+    number: Optional[int] = None
+    error: Optional[str] = None
+    forge: str = ""
+    api_url: str = ""
+    remote_url: str = ""
+    slug: str = ""
+    reviewers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class RepoResult:
     """What happened to one repository."""
 
@@ -25,7 +62,10 @@ class RepoResult:
     error: Optional[str] = None
     notes: tuple[str, ...] = ()
     pushed: bool = False
-    pr_url: Optional[str] = None
+    pr_url: Optional[str] = None  # the repo's pull request (the first one of a split change)
+    pr_error: Optional[str] = None  # the forge's refusal; the migration itself stands
+    groups: tuple[ChangeGroup, ...] = ()  # --split-by: one per branch/PR
+    pull_requests: tuple[PullRequestRecord, ...] = ()
     patch: Optional[str] = None  # dry-run: the diff that would be committed
     findings: tuple[Finding, ...] = field(default=(), repr=False)
 
@@ -45,7 +85,15 @@ class RepoResult:
         fields["files_changed"] = tuple(fields.get("files_changed", ()))
         fields["notes"] = tuple(fields.get("notes", ()))
         fields["findings"] = tuple(Finding.from_dict(f) for f in data.get("findings", ()))
+        fields["groups"] = tuple(_record(ChangeGroup, g) for g in data.get("groups", ()))
+        fields["pull_requests"] = tuple(_record(PullRequestRecord, p) for p in data.get("pull_requests", ()))
         return cls(**fields)
+
+
+def _record(cls, data: Mapping[str, Any]):
+    """A nested record from its JSON form (lists back to tuples)."""
+    return cls(**{k: tuple(v) if isinstance(v, list) else v
+                  for k, v in data.items() if k in cls.__dataclass_fields__})
 
 
 def failed(repo: str, error: str, location: str = "", **extra: Any) -> RepoResult:

@@ -1,0 +1,171 @@
+"""The one place that speaks HTTP to a forge: JSON requests with rate-limit etiquette.
+
+Every forge plugin goes through :class:`ApiClient`, so retries, ``Retry-After`` and the
+rate-limit headers of GitHub (``x-ratelimit-*``) and GitLab (``RateLimit-*``) are honoured the
+same way everywhere, waits are bounded, and the token never leaves the request headers.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional
+
+from .redact import mask_secrets
+
+USER_AGENT = "npu-codemod"
+#: Statuses worth another try: rate limits and transient server trouble.
+_RETRY_STATUSES = frozenset({403, 429, 500, 502, 503, 504})
+
+
+class ForgeError(Exception):
+    """A forge refused or failed a request: one sentence, never holding the token."""
+
+    def __init__(self, message: str, status: Optional[int] = None, payload: Any = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.payload = payload
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    headers: Mapping[str, str]  # lower-case names
+    data: Any
+
+
+@dataclass
+class RetryPolicy:
+    """How long to wait for the forge: at most ``attempts`` tries, no single wait over ``max_wait``."""
+
+    attempts: int = 4
+    max_wait: float = 60.0
+    backoff: float = 1.0  # first wait for a 5xx or a refused connection, doubled each time
+
+
+class ApiClient:
+    """JSON over HTTP(S) against one API root, with bounded, header-driven retries."""
+
+    def __init__(
+        self,
+        base_url: str,
+        headers: Mapping[str, str],
+        policy: Optional[RetryPolicy] = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **headers}
+        self.policy = policy or RetryPolicy()
+        self._sleep, self._clock, self._log = sleep, clock, log
+
+    def request(self, method: str, path: str, params: Optional[Mapping[str, Any]] = None,
+                body: Any = None) -> Response:
+        """Send one request (retrying as the forge asks); ForgeError for any final non-2xx."""
+        url = self.base_url + path
+        if params:
+            url += "?" + urllib.parse.urlencode(params)
+        for attempt in range(1, self.policy.attempts + 1):
+            response = self._send(method, url, body)
+            wait = self._retry_wait(response, attempt)
+            if wait is None:
+                break
+            self._log(f"npu-codemod: {self._where(method, path)}: {self._why(response)}; "
+                      f"retrying in {_seconds(wait)}")
+            self._sleep(wait)
+        if 200 <= response.status < 300:
+            return response
+        raise ForgeError(f"{self._where(method, path)}: {_describe(response)}",
+                         response.status, response.data)
+
+    def _send(self, method: str, url: str, body: Any) -> Response:
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        headers = dict(self._headers)
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=60) as reply:
+                return _response(reply.status, reply.headers, reply.read())
+        except urllib.error.HTTPError as exc:
+            return _response(exc.code, exc.headers, exc.read())
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            return Response(0, {}, {"message": f"cannot reach {mask_secrets(self.base_url)}: {reason}"})
+
+    def _retry_wait(self, response: Response, attempt: int) -> Optional[float]:
+        """Seconds to wait before trying again, or None when this answer is final."""
+        if attempt >= self.policy.attempts or not (response.status == 0 or response.status in _RETRY_STATUSES):
+            return None
+        headers = response.headers
+        if "retry-after" in headers:
+            wait = _retry_after(headers["retry-after"], self._clock())
+        elif _remaining(headers) == "0" and _reset(headers) is not None:
+            wait = max(0.0, float(_reset(headers)) - self._clock()) + 1.0
+        elif response.status == 403:
+            return None  # a plain permission refusal: asking again will not help
+        else:
+            wait = self.policy.backoff * 2 ** (attempt - 1)
+        return wait if wait <= self.policy.max_wait else None
+
+    def _where(self, method: str, path: str) -> str:
+        return f"{method} {mask_secrets(self.base_url)}{path.split('?')[0]}"
+
+    @staticmethod
+    def _why(response: Response) -> str:
+        if response.status in (403, 429):
+            return f"rate limited (HTTP {response.status})"
+        return _describe(response)
+
+
+def _response(status: int, headers: Any, raw: bytes) -> Response:
+    lowered = {name.lower(): value for name, value in (headers or {}).items()}
+    try:
+        data = json.loads(raw.decode("utf-8")) if raw else None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = {"message": raw[:200].decode("utf-8", "replace")}
+    return Response(status, lowered, data)
+
+
+def _remaining(headers: Mapping[str, str]) -> Optional[str]:
+    return headers.get("x-ratelimit-remaining", headers.get("ratelimit-remaining"))
+
+
+def _reset(headers: Mapping[str, str]) -> Optional[str]:
+    value = headers.get("x-ratelimit-reset", headers.get("ratelimit-reset"))
+    return value if value and value.strip().isdigit() else None
+
+
+def _retry_after(value: str, now: float) -> float:
+    """``Retry-After`` is either seconds or an HTTP date."""
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - now)
+    except (TypeError, ValueError):
+        return 1.0
+
+
+def _describe(response: Response) -> str:
+    """The forge's own words for a failed request (GitHub ``message``/``errors``, GitLab ``message``/``error``)."""
+    if response.status == 0:
+        return response.data["message"]
+    data = response.data if isinstance(response.data, dict) else {}
+    message = data.get("message") or data.get("error") or ""
+    if isinstance(message, (list, dict)):
+        message = json.dumps(message, ensure_ascii=False)
+    details = [e.get("message") or e.get("code") for e in data.get("errors", ()) if isinstance(e, dict)]
+    text = "; ".join(str(part) for part in [message, *details] if part)
+    return mask_secrets(f"HTTP {response.status}" + (f": {text}" if text else ""))
+
+
+def _seconds(wait: float) -> str:
+    return f"{wait:.0f}s" if wait >= 1 else f"{wait:.1f}s"

@@ -1,0 +1,79 @@
+"""``--split-by``: one commit and branch (``<branch>/<group>``) per group, each pushed alone.
+
+A split change is always computed from the base commit, and a group's branch gets a new
+commit only when its tip does not already hold the group's new contents, so a rerun adds no
+commit. The findings of a group's files go with its group, changed or not.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Sequence
+
+import git
+
+from npu_codemod.codemods.findings import Finding
+
+from . import gitrepo
+from .gitrepo import GitError, NoSuchRemote
+from .results import ChangeGroup, RepoResult
+from .split import grouper, group_paths
+
+if TYPE_CHECKING:
+    from .pipeline import RepoJob
+    from .shards import FileChange
+
+
+def commit_groups(repo: git.Repo, job: "RepoJob", base: str, result: RepoResult,
+                  changes: Sequence["FileChange"], findings: Sequence[Finding],
+                  message: Callable[[list[Finding]], str]) -> RepoResult:
+    """Commit each group's changes on its own branch on top of ``base``, then push them."""
+    group_of = grouper(job.split_by, lambda path: _text(gitrepo.read_file(repo, base, path)))
+    changed = {change.file.path: change for change in changes}
+    groups, committed = [], False
+    for group, paths in group_paths(set(changed) | {f.path for f in findings}, group_of).items():
+        files = [path for path in paths if path in changed]
+        if not files:
+            groups.append(ChangeGroup(group.name, group.owners, (), tuple(paths)))
+            continue
+        branch = f"{job.branch}/{group.name}"
+        gitrepo.check_branch_name(repo, branch)
+        tip = gitrepo.branch_tip(repo, branch)
+        blobs = {changed[path].file: changed[path].blob for path in files}
+        commit = tip if tip and _holds(repo, base, tip, blobs) else None
+        if commit is None:
+            parent = tip if tip and gitrepo.is_ancestor(repo, base, tip) else base
+            commit = gitrepo.commit_blobs(repo, parent, blobs,
+                                          message([f for f in findings if f.path in paths]))
+            gitrepo.update_branch(repo, branch, commit, tip)
+            committed = True
+        groups.append(ChangeGroup(group.name, group.owners, tuple(files), tuple(paths), branch, commit))
+    result = result.with_changes(status="changed" if committed else "unchanged", groups=tuple(groups))
+    return push_groups(repo, job, result)
+
+
+def push_groups(repo: git.Repo, job: "RepoJob", result: RepoResult) -> RepoResult:
+    """With ``--push``, push every group's branch; a rejection fails the repo, naming the branch."""
+    if not job.push:
+        return result
+    for group in result.groups:
+        if not group.branch:
+            continue
+        try:
+            gitrepo.push_branch(repo, job.remote, group.branch, job.force_push)
+        except NoSuchRemote as exc:
+            return result.with_changes(notes=result.notes + (f"{exc}: nothing was pushed",))
+        except GitError as exc:
+            return result.with_changes(status="failed", error=f"{group.branch}: {exc}")
+    return result.with_changes(pushed=True)
+
+
+def _holds(repo: git.Repo, base: str, tip: str, blobs: dict) -> bool:
+    """Whether ``tip`` is built on ``base`` and already has exactly these new contents."""
+    if not gitrepo.is_ancestor(repo, base, tip):
+        return False
+    at_tip = {file.path: file.blob for file in gitrepo.python_files(repo, tip)}
+    return all(at_tip.get(file.path) == blob for file, blob in blobs.items())
+
+
+def _text(data: "bytes | None") -> "str | None":
+    return data.decode("utf-8", "replace") if data is not None else None

@@ -1,0 +1,104 @@
+"""GitHub and GitHub Enterprise pull requests (REST v3)."""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Any, Optional, Sequence
+
+from npu_codemod.orchestrator.forge import PrState, PullRequest, RepoInfo, forge_host, reviewer_kind
+from npu_codemod.orchestrator.forge_http import ApiClient
+from npu_codemod.plugins.hookspecs import hookimpl
+
+_FAILED = frozenset({"failure", "timed_out", "cancelled", "action_required", "startup_failure"})
+
+
+@hookimpl
+def npu_codemod_forge(name: Optional[str], remote_url: str, api_url: Optional[str],
+                      token: Optional[str], slug: str) -> Optional["GitHub"]:
+    host = forge_host(remote_url)
+    if name != "github" and not (name is None and "github" in host):
+        return None
+    return GitHub(api_url or default_api_url(host), token, slug)
+
+
+def default_api_url(host: str) -> str:
+    """api.github.com for github.com; ``https://HOST/api/v3`` for GitHub Enterprise Server."""
+    return "https://api.github.com" if host in ("github.com", "") else f"https://{host}/api/v3"
+
+
+class GitHub:
+    name = "github"
+
+    def __init__(self, api_url: str, token: Optional[str], slug: str) -> None:
+        headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self.api = ApiClient(api_url, headers)
+        self.owner = slug.split("/")[0]
+        self._repo = "/repos/" + urllib.parse.quote(slug)
+        self._info: Optional[RepoInfo] = None
+
+    def repository(self) -> RepoInfo:
+        if self._info is None:
+            data = self.api.request("GET", self._repo).data
+            self._info = RepoInfo(data["default_branch"], data["html_url"])
+        return self._info
+
+    def blob_url(self, branch: str, path: str, line: int) -> str:
+        return f"{self.repository().web_url}/blob/{urllib.parse.quote(branch)}/{urllib.parse.quote(path)}#L{line}"
+
+    def find_open_pr(self, head: str) -> Optional[PullRequest]:
+        found = self.api.request("GET", f"{self._repo}/pulls",
+                                 {"state": "open", "head": f"{self.owner}:{head}"}).data
+        return _pull(found[0]) if found else None
+
+    def create_pr(self, head: str, base: str, title: str, body: str, draft: bool) -> PullRequest:
+        data = {"head": head, "base": base, "title": title, "body": body, "draft": draft}
+        return _pull(self.api.request("POST", f"{self._repo}/pulls", body=data).data)
+
+    def update_pr(self, number: int, title: str, body: str, draft: bool) -> PullRequest:
+        data = {"title": title, "body": body}
+        return _pull(self.api.request("PATCH", f"{self._repo}/pulls/{number}", body=data).data)
+
+    def add_labels(self, number: int, labels: Sequence[str]) -> None:
+        self.api.request("POST", f"{self._repo}/issues/{number}/labels", body={"labels": list(labels)})
+
+    def request_reviewers(self, number: int, reviewers: Sequence[str]) -> list[str]:
+        users, teams, skipped = [], [], []
+        for reviewer in reviewers:
+            kind, name = reviewer_kind(reviewer)
+            if kind == "team" and name.split("/")[0].lower() == self.owner.lower():
+                teams.append(name.split("/", 1)[1])
+            elif kind == "user":
+                users.append(name)
+            else:  # an email, or a team of another organisation: GitHub cannot ask them
+                skipped.append(reviewer)
+        if users or teams:
+            self.api.request("POST", f"{self._repo}/pulls/{number}/requested_reviewers",
+                             body={"reviewers": users, "team_reviewers": teams})
+        return skipped
+
+    def pr_state(self, number: int) -> PrState:
+        data = self.api.request("GET", f"{self._repo}/pulls/{number}").data
+        state = "merged" if data.get("merged") else data["state"]
+        runs = self.api.request("GET", f"{self._repo}/commits/{data['head']['sha']}/check-runs").data
+        return PrState(state, _checks(runs.get("check_runs", ())))
+
+
+def _pull(data: dict[str, Any]) -> PullRequest:
+    return PullRequest(data["number"], data["html_url"], data.get("title") or "", data.get("body") or "",
+                       bool(data.get("draft")))
+
+
+def _checks(runs: Sequence[dict[str, Any]]) -> str:
+    """``2 passed, 1 failed, 1 pending`` from check runs (``none`` without any)."""
+    counts: dict[str, int] = {}
+    for run in runs:
+        if run.get("status") != "completed":
+            outcome = "pending"
+        elif run.get("conclusion") in _FAILED:
+            outcome = "failed"
+        else:
+            outcome = "passed" if run.get("conclusion") == "success" else "skipped"
+        counts[outcome] = counts.get(outcome, 0) + 1
+    return ", ".join(f"{n} {o}" for o, n in sorted(counts.items())) or "none"

@@ -1,0 +1,51 @@
+"""``repos.csv`` and ``pr-files.csv``: each branch's pull request, and which PR each file went to.
+
+``summary.csv`` keeps its fixed columns; these two carry the per-branch outcome instead. A
+split repository (``--split-by``) has one ``repos.csv`` row per group branch.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+REPOS_FIELDS = ("repo", "status", "branch", "commit", "pr_url", "error")
+PR_FILES_FIELDS = ("repo", "path", "group", "branch", "pr_url")
+
+
+def write_pr_reports(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
+    repos_path, files_path = report_dir / "repos.csv", report_dir / "pr-files.csv"
+    _write(repos_path, REPOS_FIELDS, (row for repo in run["repos"] for row in branch_rows(repo)))
+    _write(files_path, PR_FILES_FIELDS, (row for repo in run["repos"] for row in file_rows(repo)))
+    return [repos_path, files_path]
+
+
+def branch_rows(repo: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per branch of a repo (one row when it has no branch), with its PR or error."""
+    prs = {pr["branch"]: pr for pr in repo.get("pull_requests", ())}
+    branches = [(g["branch"], g["commit"]) for g in repo.get("groups", ()) if g.get("branch")]
+    rows = []
+    for branch, commit in branches or [(repo.get("branch"), repo.get("commit"))]:
+        pr = prs.get(branch, {})
+        error = repo.get("error") or pr.get("error") or ("" if branches else repo.get("pr_error"))
+        rows.append({"repo": repo["repo"], "status": repo["status"], "branch": branch or "",
+                     "commit": commit or "", "pr_url": pr.get("url") or "", "error": error or ""})
+    return rows
+
+
+def file_rows(repo: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every changed file with the group, branch and PR it went to."""
+    prs = {pr["branch"]: pr.get("url") or "" for pr in repo.get("pull_requests", ())}
+    groups = repo.get("groups") or [{"name": "", "files": repo.get("files_changed", ()),
+                                     "branch": repo.get("branch")}]
+    return [{"repo": repo["repo"], "path": path, "group": group["name"], "branch": group["branch"] or "",
+             "pr_url": prs.get(group["branch"], "")}
+            for group in groups for path in group["files"]]
+
+
+def _write(path: Path, fields: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=list(fields))
+        writer.writeheader()
+        writer.writerows(rows)
