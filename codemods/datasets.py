@@ -20,6 +20,7 @@ from fissix.pygram import python_symbols as syms
 
 from .rule import FileContext
 from .tfnames import dotted_name, is_attribute_trailer, is_call_trailer
+from .walk import small_statements
 
 #: Dataset methods whose names other libraries use too: evidence only on a dataset receiver.
 SHARED_METHODS = frozenset(
@@ -68,7 +69,7 @@ def dataset_names(ctx: FileContext) -> frozenset[str]:
     ctx.memo["dataset_names"] = names = set()
     assignments = [
         (target, value)
-        for node in ctx.tree.pre_order()
+        for node in small_statements(ctx.tree)
         if node.type == syms.expr_stmt
         for target, value in _assignment(node)
     ]

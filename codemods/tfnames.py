@@ -14,6 +14,8 @@ from fissix import pytree
 from fissix.pygram import python_symbols as syms
 from fissix.pgen2 import token
 
+from .walk import small_statements
+
 TF = "tensorflow"
 _COMPAT = ("tensorflow.compat.v1", "tensorflow.compat.v2")
 
@@ -77,7 +79,7 @@ class TfNames:
 
     def __init__(self, tree: pytree.Node) -> None:
         self.bindings: dict[str, str] = {}
-        for node in tree.pre_order():
+        for node in small_statements(tree):
             if node.type == syms.import_name:
                 self._import_name(node.children[1])
             elif node.type == syms.import_from:

@@ -1,0 +1,48 @@
+"""small_statements finds exactly the statements a whole-tree walk finds, in the same order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fissix import pygram, pytree
+from fissix.pgen2 import driver
+from fissix.pygram import python_symbols as syms
+
+from npu_codemod.codemods.walk import small_statements
+
+SAMPLES = sorted((Path(__file__).parent / "sample_projects").glob("*/*.py"))
+NESTED = '''\
+import os; import tensorflow as tf
+try:
+    from tensorflow.compat import v1 as tf1
+except ImportError:
+    tf1 = None
+if True: keras = tf.keras
+@decorator
+class Model(object):
+    layers = tf.layers
+    async def run(self):
+        with ctx() as c:
+            async with other():
+                x = [y for y in range(3)]
+    def build(self, x=lambda: 1):
+        for i in range(3):
+            while False:
+                import tensorflow.contrib.data as tcd
+        else:
+            return x
+'''
+STATEMENTS = (syms.import_name, syms.import_from, syms.expr_stmt, syms.return_stmt)
+
+
+def _statements_by_full_walk(tree: pytree.Node) -> list[pytree.Base]:
+    return [node for node in tree.pre_order() if node.type in STATEMENTS]
+
+
+def test_small_statements_match_a_full_walk() -> None:
+    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
+    for text in [NESTED] + [path.read_text(encoding="utf-8") for path in SAMPLES]:
+        tree = parser.parse_string(text)
+        found = [node for node in small_statements(tree) if node.type in STATEMENTS]
+        assert found == _statements_by_full_walk(tree)
+    assert len(_statements_by_full_walk(parser.parse_string(NESTED))) == 9
