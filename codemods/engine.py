@@ -26,6 +26,9 @@ from .tfnames import IMPORTS_TF
 #: Pseudo-rule under which file-level failures (decode, parse, compile) are reported.
 FILE_RULE_ID = "NPU000"
 FILE_RULE_NAME = "source-file"
+#: Larger files are reported, not parsed: fissix needs about 40 s and 350 MB per MiB of
+#: TensorFlow code, so one generated or vendored giant must not stall or exhaust a worker.
+MAX_SOURCE_BYTES = 1024 * 1024
 
 for _name in ("RefactoringTool", "bowler", "fissix"):
     logging.getLogger(_name).setLevel(logging.CRITICAL)
@@ -86,6 +89,10 @@ class Engine:
         """Apply every rule to one file's bytes. Never raises for bad input: it reports."""
         if not self.wants(data):
             return FileOutcome(path)
+        if len(data) > MAX_SOURCE_BYTES:
+            message = (f"file too large to migrate automatically ({len(data):,} bytes, the "
+                       f"limit is {MAX_SOURCE_BYTES:,}): migrate it by hand")
+            return FileOutcome(path, (_file_error(repo, path, 1, message),))
         try:
             source = decode_source(data)
         except UndecodableSource as exc:

@@ -59,9 +59,22 @@ def decode_source(data: bytes) -> SourceText:
             f"(declare the file's encoding with a coding comment or convert it to UTF-8)",
             line,
         ) from None
-    except LookupError as exc:
-        raise UndecodableSource(f"unknown encoding {codec!r}: {exc}") from None
-    return SourceText(text=text, encoding=codec, bom=bom, newline=detect_newline(text))
+    except (LookupError, UnicodeError) as exc:  # a binary codec (hex), a broken one (punycode)
+        raise UndecodableSource(f"unusable encoding {codec!r}: {exc}") from None
+    source = SourceText(text=text, encoding=codec, bom=bom, newline=detect_newline(text))
+    if not _round_trips(source, data):
+        raise UndecodableSource(f"encoding {codec!r} does not round-trip (Python source must "
+                                "use an ASCII-compatible encoding): convert the file to UTF-8")
+    return source
+
+
+def _round_trips(source: SourceText, data: bytes) -> bool:
+    """A rewrite is written back with the same codec: it must reproduce the original bytes
+    (not so for codecs that are not ASCII-compatible or spell one text several ways)."""
+    try:
+        return "\n# x=1".encode(source.encoding) == b"\n# x=1" and source.encode(source.text) == data
+    except (LookupError, UnicodeError):
+        return False
 
 
 def detect_newline(text: str) -> str:

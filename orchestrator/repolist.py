@@ -15,6 +15,8 @@ from .redact import mask_secrets
 
 #: Per-entry options a line may carry after the base ref.
 ENTRY_OPTIONS = frozenset({"slug"})
+#: Lines as an editor numbers them (``str.splitlines`` also splits at form feeds and such).
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _URL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*://|[\w.-]+@[\w.-]+:)")
 
 
@@ -44,7 +46,7 @@ def parse_repo_list(text: str, base_dir: Path, source: str = "repo list") -> lis
     """
     entries: list[RepoEntry] = []
     seen: set[tuple[str, Optional[str]]] = set()
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(_LINE_BREAK.split(text), start=1):
         line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
         if not line:
             continue
@@ -76,7 +78,11 @@ def parse_line(line: str, number: int, base_dir: Path, source: str = "repo list"
                              error=f"{where}: malformed entry {mask_secrets(line)!r}: expected {expected}")
     location = fields[0]
     if not _URL.match(location):
-        location = str((base_dir / Path(location).expanduser()).resolve())
+        try:
+            location = str((base_dir / Path(location).expanduser()).resolve())
+        except (RuntimeError, ValueError, OSError) as exc:  # ~nobody, a NUL byte, a loop
+            return RepoEntry(name, fields[0], line=number,
+                             error=f"{where}: unusable path {name!r}: {exc}")
     return RepoEntry(name, location, base_ref, tuple(options), number)
 
 

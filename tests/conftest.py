@@ -16,3 +16,9 @@ for _key, _value in {
     "NPU_CODEMOD_DISABLE_ENTRYPOINTS": "1",
 }.items():
     os.environ[_key] = _value
+
+# Property tests: the same examples on every run (stable CI), no example database in the repo.
+from hypothesis import settings as _hypothesis_settings
+
+_hypothesis_settings.register_profile("npu-codemod", derandomize=True, database=None, deadline=None)
+_hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "npu-codemod"))
