@@ -94,7 +94,7 @@ def bench_rewrite(repo: Path) -> dict[str, Any]:
     texts = [decode_source(data).text for _, data in files]
     parse_s = timed(lambda: [parse(text) for text in texts])
     toolkit = build_toolkit(RuleSelection())
-    facts = toolkit.analyze(files)
+    facts = toolkit.analyze(files).facts
     outcomes = []
     engine_s = timed(lambda: outcomes.extend(
         toolkit.engine.process(data, path, repo="tf", facts=facts) for path, data in files))

@@ -34,6 +34,8 @@ class Rule:
     description: ClassVar[str]
     #: The section of the migration guide the rule implements (shown next to each finding).
     guide_section: ClassVar[str] = ""
+    #: Where a person reads how to finish a site by hand (your wiki page, for third parties).
+    guide_url: ClassVar[str] = ""
     #: Cheap prefilter: the rule only runs on files whose text contains one of these strings.
     #: Empty means every file that imports TensorFlow.
     tokens: ClassVar[tuple[str, ...]] = ()
@@ -41,8 +43,13 @@ class Rule:
     pattern: ClassVar[Optional[str]] = None
     #: Rules finish in ascending order (NPU001, which depends on every other rule, runs last).
     order: ClassVar[int] = 50
+    #: A dataclass of typed per-rule settings read from ``[tool.npu-codemod.rules.<id>]``,
+    #: built as ``Settings(**section)``; every field needs a default. None: no settings.
+    Settings: ClassVar[Optional[type]] = None
 
     def __init__(self, settings: Any = None) -> None:
+        if settings is None and self.Settings is not None:
+            settings = self.Settings()
         self.settings = settings
 
     def visit(self, node: pytree.Base, capture: Capture, ctx: "FileContext") -> None:
@@ -89,8 +96,9 @@ class FileContext:
     def report_at(self, line: int, column: int, status: Status, message: str) -> None:
         rule = self.rule
         assert rule is not None, "report() outside a rule callback"
-        if status == "unmigrated" and rule.guide_section:
-            message = f"{message} (guide: {rule.guide_section})"
+        guide = ", ".join(part for part in (rule.guide_section, rule.guide_url) if part)
+        if status == "unmigrated" and guide:
+            message = f"{message} (guide: {guide})"
         self.findings.append(
             Finding(self.repo, self.path, line, column, rule.id, rule.name, status, message)
         )

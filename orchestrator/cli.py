@@ -14,7 +14,10 @@ from typing import Optional, Sequence
 from tqdm import tqdm
 
 from npu_codemod import __version__
-from npu_codemod.plugins.manager import PluginError, PluginSpec
+from npu_codemod.codemods.rule_settings import SettingsError
+from npu_codemod.plugins.manager import PluginError, Plugins, PluginSpec, load_plugins
+
+from .config import ConfigError, find_config, freeze_rule_settings, read_rule_settings
 
 from .pipeline import DEFAULT_BRANCH, RepoJob
 from .repolist import read_repo_list
@@ -32,11 +35,13 @@ class UsageError(Exception):
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # Plugins may add options (npu_codemod_add_options), so they load before parsing.
+    parser = build_parser(load_plugins(PluginSpec(extra=_plugin_references(argv))))
     args = parser.parse_args(argv)
     try:
         return args.handler(args)
-    except (UsageError, PluginError) as exc:
+    except (UsageError, PluginError, ConfigError, SettingsError) as exc:
         print(f"npu-codemod: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `npu-codemod rules | head`: the reader left, not an error
@@ -48,7 +53,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 130
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _plugin_references(argv: Sequence[str]) -> tuple[str, ...]:
+    """The ``--plugin`` values, read before the real parse (like pytest's ``-p``)."""
+    early = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    early.add_argument("--plugin", action="append", default=[])
+    return tuple(early.parse_known_args(argv)[0].plugin)
+
+
+def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="npu-codemod",
         description="Migrate TensorFlow 1.x sess.run training repositories to Ascend NPUs.",
@@ -69,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules = commands.add_parser("rules", help="list the available rules")
     _add_plugin_options(rules)
+    _add_config_option(rules)
     rules.add_argument("--format", choices=("table", "json"), default="table")
     rules.set_defaults(handler=_cmd_rules)
 
@@ -83,12 +96,23 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--report-dir", default="npu-codemod-report")
     demo.add_argument("--keep", action="store_true", help="keep the sample repos (path is printed)")
     demo.set_defaults(handler=_cmd_demo)
+    if plugins is not None:
+        for name, command in commands.choices.items():
+            for plugin, reason in plugins.call_each("npu_codemod_add_options",
+                                                    parser=command, command=name)[1]:
+                plugins.mark_broken(plugin, reason)
     return parser
 
 
 def _add_plugin_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_PATH",
                         help="load a rule plugin from a module or .py file (repeatable)")
+
+
+def _add_config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", default=None,
+                        help="TOML file with a [tool.npu-codemod] table of rule settings "
+                             "(default: pyproject.toml next to the repo list)")
 
 
 def _add_batch_options(parser: argparse.ArgumentParser) -> None:
@@ -103,14 +127,19 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
                         help="parallel worker processes (default: CPU count)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_plugin_options(parser)
+    _add_config_option(parser)
 
 
 def _selection(args: argparse.Namespace) -> RuleSelection:
     only = frozenset(r.strip() for r in args.rules.split(",") if r.strip()) if getattr(args, "rules", None) else None
+    explicit = getattr(args, "config", None)
+    config = find_config(explicit, getattr(args, "repos", None))
     return RuleSelection(
         plugins=PluginSpec(extra=tuple(args.plugin)),
         only=only,
         disabled=frozenset(getattr(args, "disable_rule", ())),
+        settings=freeze_rule_settings(config, read_rule_settings(config, bool(explicit))) if config else (),
+        settings_source=str(config or ""),
     )
 
 
@@ -132,19 +161,19 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                 workspace=str(Path(args.workspace).resolve()), selection=selection)
         for entry in entries
     ]
-    hook = toolkit.plugins.pm.hook
+    notify = _Notifier(toolkit.plugins)
 
     def on_result(result: RepoResult) -> None:
         if result.status == "failed":
             tqdm.write(f"npu-codemod: {result.repo}: {result.error}", file=sys.stderr)
-        hook.npu_codemod_repo_result(result=result.to_dict(), options=args)
+        notify("npu_codemod_repo_result", result=result.to_dict(), options=args)
         for finding in result.findings:
-            hook.npu_codemod_finding(finding=finding)
+            notify("npu_codemod_finding", finding=finding)
 
     results = run_jobs(jobs, args.jobs, on_result, progress=not args.no_progress)
     options = {"repos": args.repos, "branch": getattr(args, "branch", None),
                "dry_run": getattr(args, "dry_run", False), "rules": [r.id for r in toolkit.rules]}
-    run = build_run_record(args.command, options, toolkit.rules, results, started)
+    run = build_run_record(args.command, options, toolkit.rules, results, started, toolkit.plugins)
     report_dir = Path(args.report_dir)
     written = write_reports(toolkit, run, report_dir)
     print_summary(results, sys.stderr)
@@ -159,9 +188,26 @@ def write_reports(toolkit, run: dict, report_dir: Path) -> list[Path]:
     except OSError as exc:
         raise UsageError(f"cannot create report dir {str(report_dir)!r}: {exc.strerror}") from None
     written: list[Path] = []
-    for paths in toolkit.plugins.pm.hook.npu_codemod_write_report(run=run, report_dir=report_dir):
+    notify = _Notifier(toolkit.plugins)
+    for paths in notify("npu_codemod_write_report", run=run, report_dir=report_dir):
         written.extend(paths or ())
     return written
+
+
+class _Notifier:
+    """Calls a hook on every plugin; a third-party failure is one warning, not the end of a run."""
+
+    def __init__(self, plugins: Plugins) -> None:
+        self.plugins = plugins
+        self.warned: set[tuple[str, str]] = set()
+
+    def __call__(self, hook: str, **kwargs: object) -> list:
+        results, errors = self.plugins.call_each(hook, **kwargs)
+        for plugin, reason in errors:
+            if (plugin, hook) not in self.warned:
+                self.warned.add((plugin, hook))
+                tqdm.write(f"npu-codemod: warning: plugin {plugin}: {reason}", file=sys.stderr)
+        return [result for _, result in results]
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:

@@ -60,8 +60,9 @@ def _process(job: RepoJob, toolkit: Toolkit) -> RepoResult:
     tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" else None
     source = tip or base
     contents = dict(gitrepo.read_blobs(repo, gitrepo.python_files(repo, source)))
-    facts = toolkit.analyze((file.path, data) for file, data in contents.items())
-    findings: list[Finding] = []
+    analysis = toolkit.analyze(((file.path, data) for file, data in contents.items()), entry.name)
+    facts = analysis.facts
+    findings: list[Finding] = list(analysis.findings)
     changes: dict[PyFile, bytes] = {}
     for file, data in contents.items():
         outcome = toolkit.engine.process(data, file.path, repo=entry.name, facts=facts)

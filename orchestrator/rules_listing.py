@@ -1,18 +1,31 @@
-"""``npu-codemod rules``: what rules are available, where they come from, which are broken."""
+"""``npu-codemod rules``: what rules are available, where they come from, which are broken.
+
+One row per rule (status ``ok``) and one per broken plugin (status ``broken``, the reason in
+place of the description), so a package that failed to load is never silently missing.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import TextIO
+from typing import Any, TextIO
+
+from npu_codemod.codemods.rule_settings import settings_fields
 
 from .run_record import rule_info
 from .toolkit import Toolkit
 
+COLUMNS = ("id", "name", "status", "plugin", "distribution", "version")
 
-def rules_table(toolkit: Toolkit) -> list[dict[str, str]]:
-    rows = [{**rule_info(rule), "status": "ok"} for rule in toolkit.plugins.rules()]
+
+def rules_table(toolkit: Toolkit) -> list[dict[str, Any]]:
+    plugins = toolkit.plugins
+    selected = {rule.id: rule for rule in toolkit.rules}  # configured copies
+    rows = [{**rule_info(rule, plugins), "status": "ok", "selected": rule.id in selected,
+             "settings": settings_fields(selected.get(rule.id, rule))} for rule in plugins.rules()]
     rows += [{"id": "-", "name": "-", "description": broken.reason, "guide_section": "",
-              "plugin": broken.name, "status": "broken"} for broken in toolkit.plugins.broken]
+              "guide_url": "", "plugin": broken.name, "distribution": broken.distribution,
+              "version": broken.version, "settings": [], "status": "broken", "selected": False}
+             for broken in plugins.broken]
     return rows
 
 
@@ -22,6 +35,16 @@ def print_rules(toolkit: Toolkit, fmt: str, stream: TextIO) -> None:
         json.dump(rows, stream, indent=2, ensure_ascii=False)
         stream.write("\n")
         return
+    widths = {column: max(len(column), *(len(str(row[column])) for row in rows))
+              for column in COLUMNS}
+    stream.write(_line({column: column.upper() for column in COLUMNS}, widths))
     for row in rows:
-        stream.write(f"{row['id']:<8} {row['name']:<30} {row['status']:<7} {row['plugin']}\n"
-                     f"         {row['description']}\n")
+        stream.write(_line(row, widths))
+        stream.write(f"    {row['description']}\n")
+        for setting in row["settings"]:
+            stream.write(f"    setting {setting['name']} = {setting['value']!r}: {setting['type']} "
+                         f"(default {setting['default']!r})\n")
+
+
+def _line(row: dict[str, Any], widths: dict[str, int]) -> str:
+    return "  ".join(f"{str(row[column]) or '-':<{widths[column]}}" for column in COLUMNS).rstrip() + "\n"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Optional
 
 from npu_codemod import __version__
 from npu_codemod.codemods.rule import Rule
+from npu_codemod.plugins.manager import Plugins
 
 from .results import RepoResult
 
@@ -17,13 +19,20 @@ def now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def rule_info(rule: Rule) -> dict[str, str]:
+def rule_info(rule: Rule, plugins: Optional[Plugins] = None) -> dict[str, Any]:
+    """A rule's metadata, its plugin and package, and its settings as used."""
+    plugin = plugins.plugin_of(rule) if plugins else None
+    settings = rule.settings
     return {
         "id": rule.id,
         "name": rule.name,
         "description": rule.description,
         "guide_section": rule.guide_section,
-        "plugin": type(rule).__module__,
+        "guide_url": rule.guide_url,
+        "plugin": plugin.name if plugin else type(rule).__module__,
+        "distribution": plugin.distribution if plugin else "",
+        "version": plugin.version if plugin else "",
+        "settings": dataclasses.asdict(settings) if dataclasses.is_dataclass(settings) else None,
     }
 
 
@@ -33,6 +42,7 @@ def build_run_record(
     rules: Iterable[Rule],
     results: Iterable[RepoResult],
     started: str,
+    plugins: Optional[Plugins] = None,
 ) -> dict[str, Any]:
     return {
         "version": RUN_RECORD_VERSION,
@@ -41,6 +51,7 @@ def build_run_record(
         "started": started,
         "finished": now(),
         "options": dict(options),
-        "rules": [rule_info(rule) for rule in rules],
+        "rules": [rule_info(rule, plugins) for rule in rules],
+        "plugins": [dataclasses.asdict(info) for info in plugins.infos.values()] if plugins else [],
         "repos": [result.to_dict() for result in results],
     }

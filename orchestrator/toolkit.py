@@ -6,12 +6,16 @@ receive a :class:`RuleSelection` and build the same :class:`Toolkit` themselves.
 
 from __future__ import annotations
 
+import copy
+import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import FrozenSet, Iterable, Optional
 
 from npu_codemod.codemods.engine import Engine
+from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import Rule
+from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.tfnames import IMPORTS_TF
 from npu_codemod.plugins.manager import Plugins, PluginSpec, load_plugins, select_rules
@@ -24,6 +28,22 @@ class RuleSelection:
     plugins: PluginSpec = field(default_factory=PluginSpec)
     only: Optional[FrozenSet[str]] = None
     disabled: FrozenSet[str] = frozenset()
+    #: (rule id, JSON of its settings section), from ``orchestrator/config.py``.
+    settings: tuple[tuple[str, str], ...] = ()
+    #: The config file the settings come from, for error messages.
+    settings_source: str = ""
+
+
+#: Pseudo-rule of the error findings that a broken plugin leaves in every repo it missed.
+PLUGIN_RULE_ID = "PLUGIN"
+
+
+@dataclass(frozen=True)
+class RepoAnalysis:
+    """Repository-wide facts for the rules, and the plugin failures met while gathering them."""
+
+    facts: FrozenSet[str]
+    findings: tuple[Finding, ...] = ()
 
 
 @dataclass
@@ -32,10 +52,15 @@ class Toolkit:
     rules: list[Rule]
     engine: Engine
 
-    def analyze(self, files: Iterable[tuple[str, bytes]]) -> FrozenSet[str]:
-        """Repository-wide facts (``npu_codemod_analyze_file``) over the TensorFlow files."""
+    def analyze(self, files: Iterable[tuple[str, bytes]], repo: str = "") -> RepoAnalysis:
+        """Facts from ``npu_codemod_analyze_file`` over the TensorFlow files of one repo.
+
+        A plugin that is broken, or whose analysis raises on a file, costs an ``error``
+        finding (rule ``PLUGIN``) and its own contribution only.
+        """
         facts: set[str] = set()
-        hook = self.plugins.pm.hook.npu_codemod_analyze_file
+        findings = [_plugin_error(repo, "", broken.name, f"plugin is broken, its rules did not "
+                                  f"run: {broken.reason}") for broken in self.plugins.broken]
         for path, data in files:
             if not self.engine.wants(data):
                 continue
@@ -44,14 +69,46 @@ class Toolkit:
             except UndecodableSource:
                 continue  # reported by the engine when the file is processed
             if IMPORTS_TF.search(text):
-                for result in hook(path=path, text=text):
+                results, errors = self.plugins.call_each("npu_codemod_analyze_file",
+                                                         path=path, text=text)
+                for _, result in results:
                     facts.update(result or ())
-        return frozenset(facts)
+                findings += [_plugin_error(repo, path, name, f"{reason}; facts from this plugin "
+                                           "are missing") for name, reason in errors]
+        return RepoAnalysis(frozenset(facts), tuple(findings))
+
+
+def _plugin_error(repo: str, path: str, plugin: str, message: str) -> Finding:
+    return Finding(repo, path, 0, 0, PLUGIN_RULE_ID, plugin, "error", message)
 
 
 @lru_cache(maxsize=4)
 def build_toolkit(selection: RuleSelection) -> Toolkit:
+    """Load plugins, apply the rule settings, select rules. SettingsError on a bad setting."""
     plugins = load_plugins(selection.plugins)
-    rules = select_rules(plugins.rules(), set(selection.only) if selection.only else None,
+    rules = configure(plugins, selection)
+    rules = select_rules(rules, set(selection.only) if selection.only else None,
                          set(selection.disabled))
     return Toolkit(plugins, rules, Engine(rules))
+
+
+def configure(plugins: Plugins, selection: RuleSelection) -> list[Rule]:
+    """Every rule with its settings: a copy, so the plugin's own instance stays untouched."""
+    sections = {rule_id: json.loads(text) for rule_id, text in selection.settings}
+    rules = plugins.rules()
+    by_id = {rule.id: rule for rule in rules}
+    unknown = sorted(set(sections) - set(by_id))
+    if unknown and not plugins.broken:  # else the id may belong to the broken plugin
+        raise SettingsError(f"{selection.settings_source}: [tool.npu-codemod.rules.{unknown[0]}]: "
+                            "no such rule (see 'npu-codemod rules')")
+    configured = []
+    for rule in rules:
+        if rule.id in sections:
+            try:
+                settings = build_settings(rule, sections[rule.id])
+            except SettingsError as exc:
+                raise SettingsError(f"{selection.settings_source}: {exc}") from None
+            rule = copy.copy(rule)
+            rule.settings = settings
+        configured.append(rule)
+    return configured

@@ -9,17 +9,24 @@ A plugin is any module or object with functions decorated by :data:`hookimpl`::
         return [MyRule()]
 
 Plugins are found in this order: the built-in ones, packages that declare an entry point in
-the ``npu_codemod`` group, then ``--plugin MODULE_OR_PATH`` on the command line. Hooks are
-always called with keyword arguments; an implementation may accept any subset of them.
-Unless a hook says *first result wins*, the results of all implementations are collected
-into a list (``None`` results are dropped).
+the ``npu_codemod`` group, then ``--plugin MODULE_OR_PATH`` on the command line
+(``NPU_CODEMOD_DISABLE_ENTRYPOINTS=1`` skips the entry points). Hooks are always called with
+keyword arguments; an implementation may accept any subset of them, by name. A ``@hookimpl``
+whose name is not one of the hooks below is rejected (``check_pending``): the plugin is
+reported broken, not silently ignored.
+
+Unless a hook says *first result wins*, every implementation is called and the results are
+collected into a list (``None`` results are dropped). Third-party implementations are called
+one by one: one that raises costs its own plugin only (see each hook for how it is reported).
+
+Tutorial: ``docs/writing-rules.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence
 
 import pluggy
 
@@ -37,10 +44,11 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 @hookspec
 def npu_codemod_rules() -> Sequence["Rule"]:
-    """Contribute migration rules.
+    """Contribute migration rules. Called once per process. Collected.
 
-    Return a sequence of :class:`npu_codemod.codemods.rule.Rule` instances. Rule ids must be
-    unique across all plugins; a clash is an error naming both plugins. Collected.
+    Gets nothing. Returns a sequence of :class:`npu_codemod.codemods.rule.Rule` instances.
+    Rule ids must be unique across all plugins: a clash is a usage error naming both plugins.
+    Raising, or returning something that is not a Rule, marks the plugin broken.
     """
 
 
@@ -48,10 +56,12 @@ def npu_codemod_rules() -> Sequence["Rule"]:
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[Iterable[str]]:
     """Repository-wide analysis, run on every TensorFlow file of a repo *before* rewriting.
 
-    ``path`` is relative to the repository root and ``text`` is the decoded source. Return
-    names of facts that hold for the whole repository (e.g. ``"uses-tf-device"``); the union
-    over all files and plugins reaches every rule as ``FileContext.facts``. Must be cheap
-    (text only, no parsing) and side-effect free. Collected.
+    Gets ``path`` (relative to the repository root, ``/``-separated) and ``text`` (the decoded
+    source). Returns names of facts that hold for the whole repository (e.g.
+    ``"uses-tf-device"``) or None; the union over all files and plugins reaches every rule as
+    ``FileContext.facts``. Must be cheap (text only, no parsing) and side-effect free; runs in
+    worker processes. Collected. Raising gives an ``error`` finding (rule ``PLUGIN``) on that
+    file.
     """
 
 
@@ -60,10 +70,13 @@ def npu_codemod_analyze_file(path: str, text: str) -> Optional[Iterable[str]]:
 
 @hookspec
 def npu_codemod_add_options(parser: argparse.ArgumentParser, command: str) -> None:
-    """Add options to the ``command`` sub-command's parser (``run``, ``scan``, ...).
+    """Add options to the parser of one sub-command; called for each of them.
 
-    Use a prefix of your own for option names. Parsed values reach the other hooks through
-    ``options`` where they take it. Collected; return value ignored.
+    Gets ``parser`` (the sub-command's ``argparse`` parser) and ``command`` (``run``, ``scan``,
+    ``rules``, ``report``, ...). Returns nothing. Use a prefix of your own for option names;
+    parsed values reach ``npu_codemod_repo_result`` as ``options``. Called before the command
+    line is parsed, so ``--plugin`` modules can add options too. Collected. Raising (e.g. an
+    option name that is taken) marks the plugin broken.
     """
 
 
@@ -71,12 +84,13 @@ def npu_codemod_add_options(parser: argparse.ArgumentParser, command: str) -> No
 
 
 @hookspec
-def npu_codemod_repo_result(result: dict, options: argparse.Namespace) -> None:
+def npu_codemod_repo_result(result: Mapping[str, Any], options: argparse.Namespace) -> None:
     """Called in the orchestrating process once per repository when its work is done.
 
-    ``result`` is the repo's result record as a dict (see ``RepoResult.to_dict``: repo, status,
-    branch, commit, files changed, error, findings). Use it for notifications or custom
-    tracking; do not mutate it. Collected; return value ignored.
+    Gets ``result``, the repo's result record as a dict (see ``RepoResult.to_dict``: repo,
+    status, branch, commit, files changed, error, findings), and ``options``, the parsed
+    command line. Returns nothing; do not mutate ``result``. Use it for notifications or
+    custom tracking. Collected. Raising prints one warning; the run goes on.
     """
 
 
@@ -84,8 +98,8 @@ def npu_codemod_repo_result(result: dict, options: argparse.Namespace) -> None:
 def npu_codemod_finding(finding: "Finding") -> None:
     """Called in the orchestrating process once per finding, as repos complete.
 
-    ``finding`` is a frozen :class:`npu_codemod.codemods.findings.Finding`. Collected; return
-    value ignored.
+    Gets ``finding``, a frozen :class:`npu_codemod.codemods.findings.Finding`. Returns
+    nothing. Collected. Raising prints one warning; the run goes on.
     """
 
 
@@ -93,12 +107,13 @@ def npu_codemod_finding(finding: "Finding") -> None:
 
 
 @hookspec
-def npu_codemod_write_report(run: dict, report_dir: Path) -> Optional[Sequence[Path]]:
-    """Write a report format of your own from a finished run.
+def npu_codemod_write_report(run: Mapping[str, Any], report_dir: Path) -> Optional[Sequence[Path]]:
+    """Write a report format of your own from a finished run (also by ``npu-codemod report``).
 
-    ``run`` is the full run record (the content of ``run.json``); ``report_dir`` exists.
-    Return the paths written. Collected; built-in formats (CSV, JSON, HTML, SARIF) are
-    implemented through this hook too.
+    Gets ``run``, the full run record (the content of ``run.json``: repos, findings, rules,
+    plugins), and ``report_dir``, which exists. Returns the paths written. Collected; the
+    built-in formats are implemented through this hook too. Raising prints one warning; the
+    other formats are still written.
     """
 
 
@@ -106,7 +121,9 @@ def npu_codemod_write_report(run: dict, report_dir: Path) -> Optional[Sequence[P
 
 
 @hookspec(firstresult=True)
-def npu_codemod_forge(name: Optional[str], remote_url: str, api_url: Optional[str], token: Optional[str]):
+def npu_codemod_forge(
+    name: Optional[str], remote_url: str, api_url: Optional[str], token: Optional[str]
+) -> Optional[Any]:
     """Return a forge client able to open pull requests for ``remote_url``, or None.
 
     ``name`` is the ``--forge`` choice (None: infer from ``remote_url``), ``api_url`` the

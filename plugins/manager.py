@@ -1,26 +1,25 @@
 """Building the plugin manager: built-ins, then entry points, then ``--plugin`` modules.
 
-A plugin that fails to import or register is recorded as broken with its reason, and the
-others still load: one bad package must not stop a migration of hundreds of repos.
+A third-party plugin that fails to import, to register (e.g. a hook without a spec) or to
+contribute its rules is recorded as broken with its reason, and the others still load: one
+bad package must not stop a migration of hundreds of repos. Hooks whose failure should cost
+only the failing plugin are called through :meth:`Plugins.call_each`.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
-import sys
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
-from pathlib import Path
-from types import ModuleType
-from typing import Optional
+from functools import lru_cache
+from typing import Any, Optional
 
 import pluggy
 
 from npu_codemod.codemods.rule import Rule
 
 from . import hookspecs
+from .discovery import (ENTRY_POINT_GROUP, Candidate, builtin_candidates, entry_point_candidates,
+                        reference_candidate)
 
 BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.npu001_init_import",
@@ -34,9 +33,10 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.npu005_layers_dropout",
     "npu_codemod.plugins.rules.npu006_gelu",
     "npu_codemod.plugins.rules.npu010_session_close",
+    "npu_codemod.plugins.forges.github",
+    "npu_codemod.plugins.forges.gitlab",
 )
 INIT_IMPORT_RULE = "NPU001"
-ENTRY_POINT_GROUP = "npu_codemod"
 DISABLE_ENTRYPOINTS_ENV = "NPU_CODEMOD_DISABLE_ENTRYPOINTS"
 
 
@@ -52,18 +52,40 @@ class PluginSpec:
 
 
 @dataclass(frozen=True)
-class BrokenPlugin:
+class PluginInfo:
+    """One plugin as ``npu-codemod rules`` and ``run.json`` show it."""
+
     name: str
-    reason: str
+    source: str
+    distribution: str
+    version: str
+    status: str = "ok"  # "ok" or "broken"
+    reason: str = ""
+
+    @classmethod
+    def of(cls, candidate: Candidate, reason: str = "") -> "PluginInfo":
+        return cls(candidate.name, candidate.source, candidate.distribution, candidate.version,
+                   "broken" if reason else "ok", reason)
 
 
 @dataclass
 class Plugins:
-    """The loaded plugin manager plus what could not be loaded."""
+    """The loaded plugin manager, every plugin's info, and which plugin owns each rule."""
 
     pm: pluggy.PluginManager
-    broken: list[BrokenPlugin] = field(default_factory=list)
+    infos: dict[str, PluginInfo] = field(default_factory=dict)
+    owners: dict[str, str] = field(default_factory=dict)  # rule id -> plugin name
     _rules: Optional[list[Rule]] = field(default=None, repr=False)
+
+    @property
+    def broken(self) -> list[PluginInfo]:
+        self.rules()  # a plugin whose npu_codemod_rules raises is broken too
+        return [info for info in self.infos.values() if info.status == "broken"]
+
+    def mark_broken(self, name: str, reason: str) -> None:
+        info = self.infos.get(name) or PluginInfo(name, "?", "?", "")
+        self.infos[name] = PluginInfo(info.name, info.source, info.distribution, info.version,
+                                      "broken", reason)
 
     def rules(self) -> list[Rule]:
         """All rules of all plugins, ids checked for uniqueness (collected once)."""
@@ -72,66 +94,93 @@ class Plugins:
         return list(self._rules)
 
     def _collect_rules(self) -> list[Rule]:
-        owners: dict[str, str] = {}
         rules: list[Rule] = []
-        for impl in self.pm.hook.npu_codemod_rules.get_hookimpls():
-            plugin_name = self.pm.get_name(impl.plugin) or repr(impl.plugin)
+        results, errors = self.call_each("npu_codemod_rules")
+        for plugin_name, reason in errors:
+            self.mark_broken(plugin_name, reason)
+        for plugin_name, contributed in results:
             try:
-                contributed = list(impl.function() or ())
+                contributed = list(contributed or ())
+                _check_rules(contributed)
             except Exception as exc:
-                self.broken.append(BrokenPlugin(plugin_name, f"npu_codemod_rules raised {exc!r}"))
+                self.mark_broken(plugin_name, f"npu_codemod_rules returned {exc}")
                 continue
             for rule in contributed:
-                if rule.id in owners:
-                    raise PluginError(
-                        f"rule id {rule.id} is defined by both {owners[rule.id]} and {plugin_name}"
-                    )
-                owners[rule.id] = plugin_name
+                if rule.id in self.owners:
+                    raise PluginError(f"rule id {rule.id} is defined by both "
+                                      f"{self.owners[rule.id]} and {plugin_name}")
+                self.owners[rule.id] = plugin_name
                 rules.append(rule)
         return sorted(rules, key=lambda rule: rule.id)
 
-    def plugin_of(self, rule: Rule) -> str:
-        """Name of the plugin a rule comes from (its module for built-ins)."""
-        return type(rule).__module__
+    def plugin_of(self, rule: Rule) -> PluginInfo:
+        """The plugin that contributed ``rule``."""
+        self.rules()
+        return self.infos[self.owners[rule.id]]
+
+    def call_each(self, hook: str, **kwargs: Any) -> tuple[list[tuple[str, Any]], list[tuple[str, str]]]:
+        """Call every implementation of ``hook``, isolating third-party ones from each other.
+
+        Returns ``(plugin name, result)`` for each implementation that returned, in discovery
+        order, and ``(plugin name, reason)`` for each third-party one that raised. Built-in
+        plugins are not isolated: their exceptions are bugs and propagate.
+        """
+        results, errors = [], []
+        for impl in getattr(self.pm.hook, hook).get_hookimpls():
+            name = self.pm.get_name(impl.plugin) or repr(impl.plugin)
+            try:
+                results.append((name, impl.function(*(kwargs[arg] for arg in impl.argnames))))
+            except Exception as exc:
+                if name in BUILTIN_PLUGINS:
+                    raise
+                errors.append((name, f"{hook} raised {type(exc).__name__}: {exc}"))
+        return results, errors
+
+
+def _check_rules(contributed: list[Any]) -> None:
+    for rule in contributed:
+        if not isinstance(rule, Rule):
+            raise TypeError(f"{rule!r}, which is not a Rule instance")
+        for attribute in ("id", "name", "description"):
+            if not isinstance(getattr(rule, attribute, None), str):
+                raise TypeError(f"{rule!r} without a string {attribute!r}")
 
 
 def load_plugins(spec: PluginSpec = PluginSpec()) -> Plugins:
+    """Built-ins, then entry points (unless ``NPU_CODEMOD_DISABLE_ENTRYPOINTS``), then ``spec``."""
+    return _load_plugins(spec, not os.environ.get(DISABLE_ENTRYPOINTS_ENV))
+
+
+@lru_cache(maxsize=8)  # the CLI needs plugins before parsing (options) and after (rules)
+def _load_plugins(spec: PluginSpec, use_entry_points: bool) -> Plugins:
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     plugins = Plugins(pm)
-    for name in BUILTIN_PLUGINS:
-        pm.register(importlib.import_module(name), name=name)
-    if not os.environ.get(DISABLE_ENTRYPOINTS_ENV):
-        for entry_point in entry_points(group=ENTRY_POINT_GROUP):
-            _register(plugins, entry_point.name, entry_point.load)
-    for reference in spec.extra:
-        _register(plugins, reference, lambda ref=reference: _import_reference(ref))
+    for candidate in builtin_candidates(BUILTIN_PLUGINS):
+        pm.register(candidate.load(), name=candidate.name)
+        plugins.infos[candidate.name] = PluginInfo.of(candidate)
+    third_party = list(entry_point_candidates(ENTRY_POINT_GROUP)) if use_entry_points else []
+    third_party += [reference_candidate(reference) for reference in spec.extra]
+    for candidate in third_party:
+        plugins.infos[candidate.name] = PluginInfo.of(candidate, _register(pm, candidate))
     pm.check_pending()
     return plugins
 
 
-def _register(plugins: Plugins, name: str, load) -> None:
+def _register(pm: pluggy.PluginManager, candidate: Candidate) -> str:
+    """Import and register one third-party plugin; the reason it is broken, or ''."""
     try:
-        plugin = load()
-        plugins.pm.register(plugin, name=name)
-    except Exception as exc:  # a broken third-party plugin must not stop the run
-        plugins.broken.append(BrokenPlugin(name, f"{type(exc).__name__}: {exc}"))
-
-
-def _import_reference(reference: str) -> ModuleType:
-    """Import ``pkg.module`` or a ``path/to/plugin.py`` file."""
-    path = Path(reference)
-    if reference.endswith(".py") or path.exists():
-        if not path.is_file():
-            raise FileNotFoundError(f"no such plugin file: {reference}")
-        module_name = f"npu_codemod_local_plugin_{path.stem}"
-        module_spec = importlib.util.spec_from_file_location(module_name, path)
-        assert module_spec is not None and module_spec.loader is not None
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[module_name] = module
-        module_spec.loader.exec_module(module)
-        return module
-    return importlib.import_module(reference)
+        plugin = candidate.load()
+    except (Exception, SystemExit) as exc:  # a plugin's sys.exit() must not end the run
+        return f"import failed: {type(exc).__name__}: {exc}"
+    try:
+        pm.register(plugin, name=candidate.name)
+        pm.check_pending()  # rejects a hook implementation without a spec (a typo)
+    except Exception as exc:
+        if pm.is_registered(plugin):
+            pm.unregister(plugin)
+        return f"registration failed: {type(exc).__name__}: {exc}"
+    return ""
 
 
 def select_rules(rules: list[Rule], only: Optional[set[str]], disabled: set[str]) -> list[Rule]:
