@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
 Status = Literal["migrated", "unmigrated", "error"]
 STATUSES: tuple[Status, ...] = ("migrated", "unmigrated", "error")
 
-#: Column order of ``findings.csv``; also the field order of :class:`Finding`.
+#: Column order of ``findings.csv``; also the order of the required fields of :class:`Finding`.
 FINDING_FIELDS = ("repo", "path", "line", "column", "rule_id", "rule_name", "status", "message")
 
 
@@ -18,7 +18,9 @@ class Finding:
     """One site in one file that a rule recognised.
 
     ``line`` (1-based) and ``column`` (0-based) point into the *original* file, so ``scan``
-    and ``run`` name the same places.
+    and ``run`` name the same places. ``snippet`` is a few numbered lines of the original
+    file around a site that needs a person (set by the pipeline; not a CSV column, not part
+    of equality).
     """
 
     repo: str
@@ -29,10 +31,11 @@ class Finding:
     rule_name: str
     status: Status
     message: str
+    snippet: str = field(default="", compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Finding":
-        return cls(**{name: data[name] for name in FINDING_FIELDS})
+        return cls(**{name: data[name] for name in FINDING_FIELDS}, snippet=data.get("snippet", ""))

@@ -19,6 +19,7 @@ from npu_codemod.plugins.manager import PluginError, Plugins, PluginSpec, load_p
 
 from .config import ConfigError, find_config, freeze_rule_settings, read_rule_settings
 
+from .check import add_arguments as add_check_arguments
 from .pipeline import DEFAULT_BRANCH, RepoJob
 from .repolist import read_repo_list
 from .results import RepoResult
@@ -91,6 +92,12 @@ def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
                         help="where to write (default: the folder of RUN_JSON)")
     _add_plugin_options(report)
     report.set_defaults(handler=_cmd_report)
+
+    check = commands.add_parser("check", help="lint files/folders: print sites still needing "
+                                "migration, exit 1 if any (CI gate, pre-commit hook)")
+    add_check_arguments(check)
+    _add_plugin_options(check)
+    check.set_defaults(handler=_cmd_check)
 
     demo = commands.add_parser("demo", help="build sample TF 1.x repos in a temp dir and migrate them")
     demo.add_argument("--report-dir", default="npu-codemod-report")
@@ -232,6 +239,15 @@ def _cmd_report(args: argparse.Namespace) -> int:
     written = write_reports(build_toolkit(_selection(args)), run, report_dir)
     print(f"npu-codemod: wrote {len(written)} file(s) to {report_dir}", file=sys.stderr)
     return EXIT_OK
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .check import CheckInputError, run_check
+
+    try:
+        return run_check(args.paths, _selection(args), sys.stdout, sys.stderr)
+    except CheckInputError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal, Optional
 
+from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 
@@ -66,7 +67,7 @@ def _process(job: RepoJob, toolkit: Toolkit) -> RepoResult:
     changes: dict[PyFile, bytes] = {}
     for file, data in contents.items():
         outcome = toolkit.engine.process(data, file.path, repo=entry.name, facts=facts)
-        findings.extend(outcome.findings)
+        findings.extend(with_snippets(outcome.findings, data))
         if outcome.new_data is not None:
             changes[file] = outcome.new_data
     result = RepoResult(

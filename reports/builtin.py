@@ -8,15 +8,20 @@ from typing import Any, Mapping
 from npu_codemod.plugins.hookspecs import hookimpl
 
 from .csv_report import write_csv_reports
+from .history import HISTORY_FILE, append_history
 from .html_report import write_html_report
 from .json_report import write_run_json
 from .patches import write_patches
+from .sarif_report import write_sarif_report
 
 
 @hookimpl
 def npu_codemod_write_report(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     written = write_run_json(run, report_dir)
     written += write_csv_reports(run, report_dir)
-    written += write_html_report(run, report_dir)
+    written += write_sarif_report(run, report_dir)
+    history = append_history(run, report_dir)  # before the page, which shows this run too
+    written += write_html_report(run, report_dir, history)
+    written.append(report_dir / HISTORY_FILE)
     written += write_patches(run, report_dir)
     return written

@@ -1,13 +1,27 @@
-"""``report.html``: one self-contained page (no network), rendered with autoescaping."""
+"""``report.html``: one self-contained page (no network), rendered with autoescaping.
+
+File names, messages and code come from the repositories: they are data, never markup. Jinja2
+autoescapes them; on top of that the page's Content-Security-Policy only runs the one script
+it ships (by hash), so even a missed escape could not execute anything.
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional, Sequence
 
 import jinja2
+from markupsafe import Markup
 
-from .summary import all_findings, coverage, status_totals, summary_rows
+from npu_codemod.codemods.findings import STATUSES
+
+from .charts import BAR_AREA, bar_chart, line_chart
+from .history import HISTORY_FILE
+from .links import repo_links
+from .summary import all_findings, coverage, repo_counts, status_totals, totals_by
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("npu_codemod.reports", "templates"),
@@ -16,24 +30,41 @@ _ENV = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+_SCRIPT = resources.files("npu_codemod.reports").joinpath("templates/report.js").read_text("utf-8")
+_SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_SCRIPT.encode("utf-8")).digest()).decode()
 
 
-def render_html(run: Mapping[str, Any]) -> str:
+def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = ()) -> str:
     findings = all_findings(run)
     totals = status_totals(findings)
-    repo_counts = {s: sum(1 for r in run["repos"] if r["status"] == s)
-                   for s in ("changed", "unchanged", "failed")}
+    names = {finding["rule_id"]: finding["rule_name"] for finding in findings}
+    by_rule = dict(sorted(totals_by(findings, "rule_id").items()))
+    by_repo = {repo["repo"]: status_totals(repo["findings"]) for repo in run["repos"]}
     return _ENV.get_template("report.html.j2").render(
         run=run,
-        findings=findings,
+        counts=repo_counts(run),
         totals=totals,
         coverage=coverage(totals),
-        repo_counts=repo_counts,
-        summary=summary_rows(run),
+        findings=findings,
+        statuses=STATUSES,
+        rule_ids=list(by_rule),
+        guides={rule["id"]: rule for rule in run.get("rules", ()) if rule.get("guide_section")},
+        by_rule=bar_chart({f"{rule_id} {names[rule_id]}": counts for rule_id, counts in by_rule.items()}),
+        by_repo=bar_chart(by_repo),
+        bar_area=BAR_AREA,
+        trend=line_chart(history),
+        history_file=HISTORY_FILE,
+        repos=[{"record": repo, "links": repo_links(repo), "coverage": coverage(status_totals(repo["findings"]))}
+               for repo in run["repos"]],
+        failed=[repo for repo in run["repos"] if repo["status"] == "failed"],
+        script=Markup(_SCRIPT),  # our own static file, allowed by the CSP hash
+        script_hash=_SCRIPT_HASH,
     )
 
 
-def write_html_report(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
+def write_html_report(
+    run: Mapping[str, Any], report_dir: Path, history: Optional[Sequence[Mapping[str, Any]]] = None
+) -> list[Path]:
     path = report_dir / "report.html"
-    path.write_text(render_html(run), encoding="utf-8")
+    path.write_text(render_html(run, history or ()), encoding="utf-8")
     return [path]

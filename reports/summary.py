@@ -35,3 +35,18 @@ def coverage(totals: Mapping[str, int]) -> Optional[float]:
     """migrated / (migrated + unmigrated); None when there is nothing to migrate."""
     denominator = totals["migrated"] + totals["unmigrated"]
     return totals["migrated"] / denominator if denominator else None
+
+
+def repo_counts(run: Mapping[str, Any]) -> dict[str, int]:
+    """How many repos were processed, and how many ended changed, unchanged or failed."""
+    counter = Counter(repo["status"] for repo in run["repos"])
+    return {"processed": len(run["repos"]),
+            **{status: counter[status] for status in ("changed", "unchanged", "failed")}}
+
+
+def totals_by(findings: Iterable[Mapping[str, Any]], key: str) -> dict[str, dict[str, int]]:
+    """Status totals per value of ``key`` (``rule_id``, ``repo``), in first-seen order."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for finding in findings:
+        groups.setdefault(finding[key], []).append(finding)
+    return {value: status_totals(group) for value, group in groups.items()}

@@ -1,0 +1,57 @@
+"""``history.jsonl``: one line of totals per run, so the report can show coverage over time.
+
+The file lives in the report dir and only grows. Re-rendering a run (``npu-codemod report``)
+does not add it twice: a run is identified by its start and finish times.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from .summary import all_findings, coverage, repo_counts, status_totals
+
+HISTORY_FILE = "history.jsonl"
+
+
+def run_totals(run: Mapping[str, Any]) -> dict[str, Any]:
+    """The numbers of one run that are worth tracking across runs."""
+    totals = status_totals(all_findings(run))
+    return {
+        "started": run.get("started", ""),
+        "finished": run.get("finished", ""),
+        "command": run.get("command", ""),
+        "repos": repo_counts(run),
+        "findings": totals,
+        "coverage": coverage(totals),
+    }
+
+
+def read_history(report_dir: Path) -> list[dict[str, Any]]:
+    """Entries of the history file, oldest first; lines that are not entries are ignored."""
+    try:
+        lines = (report_dir / HISTORY_FILE).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
+    entries = []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a hand-edited or truncated line must not cost the report
+        if isinstance(entry, dict) and "findings" in entry:
+            entries.append(entry)
+    return entries
+
+
+def append_history(run: Mapping[str, Any], report_dir: Path) -> list[dict[str, Any]]:
+    """Add this run's totals (once) and return the whole history, oldest first."""
+    entries = read_history(report_dir)
+    entry = run_totals(run)
+    key = (entry["started"], entry["finished"])
+    if any((old.get("started"), old.get("finished")) == key for old in entries):
+        return entries
+    with (report_dir / HISTORY_FILE).open("a", encoding="utf-8") as stream:
+        stream.write(json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n")
+    return entries + [entry]

@@ -1,0 +1,112 @@
+"""``findings.sarif``: sites that need a person, for code-scanning UIs and editors (SARIF 2.1.0).
+
+One SARIF run per repository (its own artifacts, revision and branch), one result per
+``unmigrated`` or ``error`` finding; ``migrated`` sites are done and are not results. Each
+rule carries its help text and the guide section it implements.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping, Optional
+from urllib.parse import quote
+
+from npu_codemod import __version__
+
+from .links import web_url
+
+SARIF_FILE = "findings.sarif"
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+LEVELS = {"unmigrated": "warning", "error": "error"}
+
+
+def build_sarif(run: Mapping[str, Any]) -> dict[str, Any]:
+    rules = _rules(run)
+    index = {rule["id"]: position for position, rule in enumerate(rules)}
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [_repo_run(repo, rules, index) for repo in run["repos"]],
+    }
+
+
+def write_sarif_report(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
+    path = report_dir / SARIF_FILE
+    path.write_text(json.dumps(build_sarif(run), indent=2, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    return [path]
+
+
+def _rules(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The run's rules, plus any rule id a finding names that the run did not list (NPU000)."""
+    known = {rule["id"]: rule for rule in run.get("rules", ())}
+    for repo in run["repos"]:
+        for finding in repo["findings"]:
+            known.setdefault(finding["rule_id"], {"id": finding["rule_id"], "name": finding["rule_name"]})
+    return [_rule(known[rule_id]) for rule_id in sorted(known)]
+
+
+def _rule(rule: Mapping[str, Any]) -> dict[str, Any]:
+    description = rule.get("description") or f"{rule['id']} {rule['name']}"
+    guide = rule.get("guide_section") or ""
+    help_text = f"{description}\n\nMigration guide section: {guide}" if guide else description
+    help_markdown = f"{description}\n\n**Migration guide section:** {guide}" if guide else description
+    return {
+        "id": rule["id"],
+        "name": rule["name"],
+        "shortDescription": {"text": f"{rule['id']} {rule['name']}"},
+        "fullDescription": {"text": description},
+        "help": {"text": help_text, "markdown": help_markdown},
+        "defaultConfiguration": {"level": "warning"},
+        "properties": {"guideSection": guide, "tags": ["tensorflow", "ascend-npu", "migration"]},
+    }
+
+
+def _repo_run(repo: Mapping[str, Any], rules: list[dict[str, Any]], index: dict[str, int]) -> dict[str, Any]:
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "npu-codemod", "version": __version__,
+                            "semanticVersion": __version__, "rules": rules}},
+        "automationDetails": {"id": f"npu-codemod/{repo['repo']}/"},
+        "invocations": [_invocation(repo)],
+        "results": [_result(f, index) for f in repo["findings"] if f["status"] in LEVELS],
+        "properties": {"repo": repo["repo"], "status": repo["status"]},
+    }
+    provenance = _provenance(repo)
+    if provenance:
+        run["versionControlProvenance"] = [provenance]
+    return run
+
+
+def _invocation(repo: Mapping[str, Any]) -> dict[str, Any]:
+    invocation: dict[str, Any] = {"executionSuccessful": repo["status"] != "failed"}
+    if repo.get("error"):
+        invocation["toolExecutionNotifications"] = [
+            {"level": "error", "message": {"text": repo["error"]}}]
+    return invocation
+
+
+def _provenance(repo: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+    url = web_url(repo.get("location") or "")
+    if not url:
+        return None
+    provenance = {"repositoryUri": url}
+    if repo.get("base"):
+        provenance["revisionId"] = repo["base"]
+    if repo.get("branch"):
+        provenance["branch"] = repo["branch"]
+    return provenance
+
+
+def _result(finding: Mapping[str, Any], index: dict[str, int]) -> dict[str, Any]:
+    return {
+        "ruleId": finding["rule_id"],
+        "ruleIndex": index[finding["rule_id"]],
+        "level": LEVELS[finding["status"]],
+        "message": {"text": finding["message"]},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": quote(finding["path"]), "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": max(1, finding["line"]), "startColumn": finding["column"] + 1},
+        }}],
+        "properties": {"repo": finding["repo"], "status": finding["status"]},
+    }

@@ -1,0 +1,84 @@
+"""The small pieces behind the reports: excerpts, links, chart geometry, history."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from npu_codemod.codemods.excerpts import MAX_LINE_CHARS, excerpt, with_snippets
+from npu_codemod.codemods.findings import Finding
+from npu_codemod.reports.charts import BAR_AREA, bar_chart, line_chart
+from npu_codemod.reports.history import HISTORY_FILE, append_history, read_history
+from npu_codemod.reports.html_report import render_html
+from npu_codemod.reports.links import repo_links, web_url
+
+TEXT = "".join(f"line {n}\n" for n in range(1, 11))
+
+
+def test_excerpt_is_bounded_numbered_and_marks_the_site() -> None:
+    assert excerpt(TEXT, 5) == ("  3 | line 3\n  4 | line 4\n> 5 | line 5\n"
+                                "  6 | line 6\n  7 | line 7\n")
+    assert excerpt(TEXT, 1).splitlines()[0] == "> 1 | line 1"
+    assert excerpt(TEXT, 10).splitlines()[-1] == "> 10 | line 10"
+    assert excerpt(TEXT, 11) == "" and excerpt(TEXT, 0) == ""
+    long = excerpt("x = '" + "a" * 10_000 + "'\n", 1)
+    assert len(long) < MAX_LINE_CHARS + 20 and long.endswith("\u2026\n")
+
+
+def test_only_findings_needing_a_person_get_a_snippet_from_the_original_bytes() -> None:
+    made = [Finding("r", "f.py", 2, 0, "NPU002", "n", status, "m")
+            for status in ("migrated", "unmigrated", "error")]
+    migrated, unmigrated, error = with_snippets(made, b"a = 1\nb = 2\n\xff\n")
+    assert migrated.snippet == ""
+    assert unmigrated.snippet == error.snippet == "  1 | a = 1\n> 2 | b = 2\n  3 | \ufffd\n"
+    assert unmigrated == made[1]  # the snippet is not part of a finding's identity
+    assert Finding.from_dict(unmigrated.to_dict()).snippet == unmigrated.snippet
+    assert Finding.from_dict({k: v for k, v in made[0].to_dict().items() if k != "snippet"}) == made[0]
+
+
+def test_web_links_only_for_forge_urls_and_only_http() -> None:
+    assert web_url("https://***@github.com/org/model.git") == "https://github.com/org/model"
+    assert web_url("git@gitlab.example.com:team/model.git") == "https://gitlab.example.com/team/model"
+    assert web_url("ssh://git@github.com/org/model") == "https://github.com/org/model"
+    assert web_url("../models/alexnet") is None and web_url("/srv/repos/bert") is None
+    links = repo_links({"location": "git@gitlab.example.com:team/model.git", "branch": "npu/x y",
+                        "commit": "abc123", "pr_url": "javascript:alert(1)"})
+    assert links == {"branch": "https://gitlab.example.com/team/model/-/tree/npu/x%20y",
+                     "commit": "https://gitlab.example.com/team/model/-/commit/abc123", "pr": None}
+    assert repo_links({"location": "/srv/x", "branch": "b", "commit": "c",
+                       "pr_url": "https://github.com/o/r/pull/7"})["pr"] == "https://github.com/o/r/pull/7"
+
+
+def test_bar_and_line_chart_geometry() -> None:
+    chart = bar_chart({"NPU002": {"migrated": 3, "unmigrated": 1, "error": 0},
+                       "NPU004": {"migrated": 0, "unmigrated": 0, "error": 2}})
+    assert [(b.width, b.coverage, b.y) for b in chart.bars] == [(BAR_AREA * 0.75, 0.75, 0),
+                                                               (0.0, None, 24)]
+    trend = line_chart([{"coverage": 0.0, "finished": "t1"}, {"coverage": None},
+                        {"coverage": 1.0, "finished": "t2"}])
+    assert [(p.label, p.y) for p in trend.points] == [("t1", trend.bottom), ("t2", trend.top)]
+    assert trend.path == f"M{trend.left:.1f},{trend.bottom:.1f} L{trend.right:.1f},{trend.top:.1f}"
+
+
+def run_record(started: str, statuses: tuple[str, ...]) -> dict:
+    findings = [Finding("r", "f.py", 1, 0, "NPU002", "n", s, "m").to_dict() for s in statuses]
+    return {"started": started, "finished": started, "command": "run", "rules": [],
+            "repos": [{"repo": "r", "status": "changed", "findings": findings}]}
+
+
+def test_history_appends_once_per_run_and_skips_broken_lines(tmp_path: Path) -> None:
+    first, second = run_record("t1", ("migrated", "unmigrated")), run_record("t2", ("migrated",))
+    append_history(first, tmp_path)
+    with (tmp_path / HISTORY_FILE).open("a") as stream:
+        stream.write("{truncated\n")
+    append_history(first, tmp_path)
+    entries = append_history(second, tmp_path)
+    assert [e["coverage"] for e in entries] == [0.5, 1.0]
+    assert read_history(tmp_path) == entries
+    assert json.loads((tmp_path / HISTORY_FILE).read_text().splitlines()[-1])["started"] == "t2"
+
+
+def test_page_without_findings_or_history_still_renders() -> None:
+    html = render_html({"started": "t", "finished": "t", "command": "scan", "tool": "x",
+                        "rules": [], "repos": []})
+    assert "No findings." in html and "No run with something to migrate yet." in html
