@@ -33,6 +33,7 @@ import pluggy
 if TYPE_CHECKING:
     from npu_codemod.codemods.findings import Finding
     from npu_codemod.codemods.rule import Rule
+    from npu_codemod.orchestrator.forge import Forge
 
 PROJECT = "npu_codemod"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -122,12 +123,21 @@ def npu_codemod_write_report(run: Mapping[str, Any], report_dir: Path) -> Option
 
 @hookspec(firstresult=True)
 def npu_codemod_forge(
-    name: Optional[str], remote_url: str, api_url: Optional[str], token: Optional[str]
-) -> Optional[Any]:
-    """Return a forge client able to open pull requests for ``remote_url``, or None.
+    name: Optional[str], remote_url: str, api_url: Optional[str], token: Optional[str], slug: str
+) -> Optional["Forge"]:
+    """Return a forge client for one repository, to open and update its pull requests; or None.
 
-    ``name`` is the ``--forge`` choice (None: infer from ``remote_url``), ``api_url`` the
-    ``--forge-url`` override and ``token`` the API token. The client must provide the
-    interface of ``npu_codemod.orchestrator.forge.Forge``. First result wins, so third
-    parties can add Gitea or Bitbucket.
+    Called in the orchestrating process once per repository that has a branch to propose
+    (``run --push --open-prs``) and by ``npu-codemod status``. ``name`` is the ``--forge``
+    choice, or None: then answer only if ``remote_url`` (the pushed remote, credentials
+    included: never show it unmasked) is recognisably yours, e.g. by its host. ``api_url`` is
+    the ``--forge-url`` override (None: derive it from the remote), ``token`` the API token
+    (None if unset; never print or store it), and ``slug`` the repository's ``owner/name``
+    (from the repo list's ``slug=`` or the remote URL's last two path components).
+
+    The client must provide the :class:`npu_codemod.orchestrator.forge.Forge` interface and
+    raise :class:`npu_codemod.orchestrator.forge.ForgeError` (one sentence) on refusals; do
+    HTTP through :class:`npu_codemod.orchestrator.forge_http.ApiClient` to get retries and
+    rate-limit handling. First result wins: built-ins answer to ``github`` and ``gitlab``, so
+    third parties can add Gitea or Bitbucket under their own name.
     """

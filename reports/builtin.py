@@ -12,6 +12,7 @@ from .history import HISTORY_FILE, append_history
 from .html_report import write_html_report
 from .json_report import write_run_json
 from .patches import write_patches
+from .pr_report import write_pr_reports
 from .sarif_report import write_sarif_report
 
 
@@ -19,6 +20,7 @@ from .sarif_report import write_sarif_report
 def npu_codemod_write_report(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     written = write_run_json(run, report_dir)
     written += write_csv_reports(run, report_dir)
+    written += write_pr_reports(run, report_dir)
     written += write_sarif_report(run, report_dir)
     history = append_history(run, report_dir)  # before the page, which shows this run too
     written += write_html_report(run, report_dir, history)
