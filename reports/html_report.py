@@ -20,7 +20,7 @@ from npu_codemod.codemods.findings import STATUSES
 
 from .charts import BAR_AREA, bar_chart, line_chart
 from .history import HISTORY_FILE
-from .links import repo_links
+from .links import pull_request_links, repo_links
 from .summary import all_findings, coverage, repo_counts, status_totals, totals_by
 
 _ENV = jinja2.Environment(
@@ -54,7 +54,8 @@ def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = (
         bar_area=BAR_AREA,
         trend=line_chart(history),
         history_file=HISTORY_FILE,
-        repos=[{"record": repo, "links": repo_links(repo), "coverage": coverage(status_totals(repo["findings"]))}
+        repos=[{"record": repo, "links": repo_links(repo), "prs": pull_request_links(repo),
+                "coverage": coverage(status_totals(repo["findings"]))}
                for repo in run["repos"]],
         failed=[repo for repo in run["repos"] if repo["status"] == "failed"],
         script=Markup(_SCRIPT),  # our own static file, allowed by the CSP hash

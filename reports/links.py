@@ -45,3 +45,9 @@ def repo_links(repo: Mapping[str, Any]) -> dict[str, Optional[str]]:
         "commit": f"{base}{sep}commit/{quote(commit)}" if base and commit else None,
         "pr": safe_http(repo.get("pr_url")),
     }
+
+
+def pull_request_links(repo: Mapping[str, Any]) -> list[tuple[str, Optional[str]]]:
+    """(label, link) of each pull request of a repo: the group's name for a split change."""
+    return [(pr.get("group") or pr.get("url") or pr["branch"], safe_http(pr.get("url")))
+            for pr in repo.get("pull_requests", ())]

@@ -146,6 +146,8 @@ def test_split_by_codeowners_gives_each_team_its_own_pr(tmp_path: Path, github):
         ("nlp/train.py", "org-nlp-team"), ("vision/train.py", "org-vision-team"),
         ("vision/data/input.py", "org-vision-team")}
     assert all(r["pr_url"] == by_branch[r["branch"]]["html_url"] for r in rows)
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert f'<a href="{by_branch[f"{BRANCH}/org-nlp-team"]["html_url"]}">org-nlp-team</a>' in page
 
     tips = {branch: git(remote, "rev-parse", branch) for branch in by_branch}
     second = run_prs(tmp_path, github, "--split-by", "codeowners", report="rep2")
