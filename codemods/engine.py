@@ -161,14 +161,15 @@ class Engine:
                         node.replace(new)
 
     def _parse(self, body: str, path: str) -> pytree.Node:
-        """Parse as Python 3, else as Python 2; report the Python 3 error (the likelier intent)."""
+        """Parse as Python 3, else as Python 2; report the error of the grammar that read
+        further (Python 3's on a tie: the likelier intent)."""
         errors = []
         for parser in self._drivers:
             try:
                 return parser.parse_string(body)
             except Exception as exc:  # fissix raises ParseError, TokenError, IndentationError
                 errors.append(exc)
-        raise _ParseFailed(errors[0])
+        raise _ParseFailed(max(errors, key=_error_position))
 
     def _outcome(self, ctx: FileContext, source, crashed: tuple[Finding, ...]) -> FileOutcome:
         findings = crashed + tuple(ctx.findings)

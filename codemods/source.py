@@ -50,6 +50,9 @@ def decode_source(data: bytes) -> SourceText:
     bom = encoding == "utf-8-sig"
     body = data[len(codecs.BOM_UTF8):] if bom else data
     codec = "utf-8" if bom else encoding
+    if not _ascii_compatible(codec):
+        raise UndecodableSource(f"encoding {codec!r} is not ASCII-compatible, Python source "
+                                "cannot use it: convert the file to UTF-8")
     try:
         text = body.decode(codec)
     except UnicodeDecodeError as exc:
@@ -62,17 +65,23 @@ def decode_source(data: bytes) -> SourceText:
     except (LookupError, UnicodeError) as exc:  # a binary codec (hex), a broken one (punycode)
         raise UndecodableSource(f"unusable encoding {codec!r}: {exc}") from None
     source = SourceText(text=text, encoding=codec, bom=bom, newline=detect_newline(text))
-    if not _round_trips(source, data):
-        raise UndecodableSource(f"encoding {codec!r} does not round-trip (Python source must "
-                                "use an ASCII-compatible encoding): convert the file to UTF-8")
+    if not _round_trips(source, data):  # a rewrite is written back with the same codec
+        raise UndecodableSource(f"encoding {codec!r} does not round-trip (it spells some text "
+                                "several ways): convert the file to UTF-8")
     return source
 
 
 def _round_trips(source: SourceText, data: bytes) -> bool:
-    """A rewrite is written back with the same codec: it must reproduce the original bytes
-    (not so for codecs that are not ASCII-compatible or spell one text several ways)."""
     try:
-        return "\n# x=1".encode(source.encoding) == b"\n# x=1" and source.encode(source.text) == data
+        return source.encode(source.text) == data
+    except UnicodeError:
+        return False
+
+
+def _ascii_compatible(codec: str) -> bool:
+    """Whether ``codec`` writes ASCII text as ASCII bytes (utf-16, hex, punycode do not)."""
+    try:
+        return "\n# x=1\t".encode(codec) == b"\n# x=1\t"
     except (LookupError, UnicodeError):
         return False
 
