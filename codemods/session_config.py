@@ -19,6 +19,7 @@ from .calls import Argument, arguments, find_argument
 from .rule import FileContext
 from .statements import enclosing_scope, scope_nodes
 from .tfnames import is_attribute_trailer, is_call_trailer, prefix_name
+from .walk import pre_order
 
 #: Canonical constructor -> 0-based position of ``config`` when given positionally.
 CONFIG_POSITION = {
@@ -263,7 +264,7 @@ def config_objects(ctx: FileContext) -> set[str]:
     key = "session_config.objects"
     if key not in ctx.memo:
         found = set()
-        for node in ctx.tree.pre_order():
+        for node in pre_order(ctx.tree):
             if node.type == syms.expr_stmt and len(node.children) == 3 \
                     and callee_name(node.children[2]) == "ConfigProto":
                 found.add(code(node.children[0]))

@@ -35,3 +35,17 @@ def small_statements(tree: pytree.Node) -> Iterator[pytree.Base]:
                 stack.append(child)
         if node.parent is not None and node.parent.type == syms.simple_stmt:
             yield node
+
+
+def pre_order(tree: pytree.Base) -> Iterator[pytree.Base]:
+    """The nodes of ``tree`` in ``tree.pre_order()`` order, iteratively: several times faster.
+
+    fissix's version nests one generator per tree level, so each node costs its depth. Do not
+    edit the tree while iterating (collect first), as with any snapshot of it.
+    """
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node.children:
+            stack.extend(reversed(node.children))

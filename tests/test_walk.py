@@ -8,7 +8,7 @@ from fissix import pygram, pytree
 from fissix.pgen2 import driver
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.walk import small_statements
+from npu_codemod.codemods.walk import pre_order, small_statements
 
 SAMPLES = sorted((Path(__file__).parent / "sample_projects").glob("*/*.py"))
 NESTED = '''\
@@ -46,3 +46,10 @@ def test_small_statements_match_a_full_walk() -> None:
         found = [node for node in small_statements(tree) if node.type in STATEMENTS]
         assert found == _statements_by_full_walk(tree)
     assert len(_statements_by_full_walk(parser.parse_string(NESTED))) == 9
+
+
+def test_pre_order_is_fissix_pre_order() -> None:
+    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
+    for text in [NESTED] + [path.read_text(encoding="utf-8") for path in SAMPLES]:
+        tree = parser.parse_string(text)
+        assert list(pre_order(tree)) == list(tree.pre_order())

@@ -13,6 +13,7 @@ from npu_codemod.codemods.rule import FileContext, Rule, position
 from npu_codemod.codemods.snippets import parse_statements
 from npu_codemod.codemods.statements import enclosing_scope
 from npu_codemod.codemods.tfnames import dotted_name, is_call_trailer, prefix_name
+from npu_codemod.codemods.walk import pre_order
 from npu_codemod.plugins.hookspecs import hookimpl
 
 NPU_GELU = "npu_unary_ops.gelu"
@@ -30,7 +31,7 @@ class Gelu(Rule):
     def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
         names = ModuleNames(tree)
         done = []
-        for funcdef in [node for node in tree.pre_order() if node.type == syms.funcdef]:
+        for funcdef in [node for node in pre_order(tree) if node.type == syms.funcdef]:
             parameter = _input_parameter(funcdef)
             if parameter is None:
                 continue
@@ -196,7 +197,7 @@ def _replace_body(funcdef: pytree.Node, body: list[pytree.Base], code: str, newl
 
 def _calls_of(tree: pytree.Node, names: ModuleNames, functions: tuple[str, ...]) -> Iterator[pytree.Node]:
     """Power nodes ``f(...)`` where ``f`` is one of the math ``functions`` (any spelling)."""
-    for node in tree.pre_order():
+    for node in pre_order(tree):
         if node.type != syms.power:
             continue
         for end, trailer in enumerate(node.children[1:], start=1):

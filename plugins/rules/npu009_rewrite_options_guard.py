@@ -24,6 +24,7 @@ from npu_codemod.codemods.session_config import (
 )
 from npu_codemod.codemods.snippets import parse_expression
 from npu_codemod.codemods.tfnames import dotted_name, is_call_trailer, prefix_name
+from npu_codemod.codemods.walk import small_statements
 from npu_codemod.plugins.hookspecs import hookimpl
 
 MUST_STAY_ON = ("function_optimization", "constant_folding", "shape_optimization",
@@ -167,7 +168,7 @@ def _rewrite_option_names(ctx: FileContext) -> set[str]:
     key = "npu009.rewrite_option_names"
     if key not in ctx.memo:
         ctx.memo[key] = {
-            code(node.children[0]) for node in ctx.tree.pre_order()
+            code(node.children[0]) for node in small_statements(ctx.tree)
             if node.type == syms.expr_stmt and len(node.children) == 3
             and (code(node.children[2]).endswith(".rewrite_options")
                  or callee_name(node.children[2]) == "RewriterConfig")
