@@ -20,6 +20,7 @@ from npu_codemod.plugins.manager import PluginError, Plugins, PluginSpec, load_p
 from .config import ConfigError, find_config, freeze_rule_settings, read_rule_settings
 
 from .check import add_arguments as add_check_arguments
+from .batch_options import OptionError, add_executor_options, add_push_options, make_pool, only_failed
 from .pipeline import DEFAULT_BRANCH, RepoJob
 from .repolist import read_repo_list
 from .results import RepoResult
@@ -42,7 +43,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.handler(args)
-    except (UsageError, PluginError, ConfigError, SettingsError) as exc:
+    except (UsageError, OptionError, PluginError, ConfigError, SettingsError) as exc:
         print(f"npu-codemod: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `npu-codemod rules | head`: the reader left, not an error
@@ -74,6 +75,7 @@ def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
     run.add_argument("--branch", default=DEFAULT_BRANCH, help="branch to commit to (default: %(default)s)")
     run.add_argument("--dry-run", action="store_true",
                      help="commit nothing; write one .patch per repo into the report dir")
+    add_push_options(run)
     run.set_defaults(handler=_cmd_batch)
 
     scan = commands.add_parser("scan", help="report what would be migrated; change nothing")
@@ -133,6 +135,7 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                         help="parallel worker processes (default: CPU count)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_executor_options(parser)
     _add_plugin_options(parser)
     _add_config_option(parser)
 
@@ -160,12 +163,14 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         entries = read_repo_list(args.repos, sys.stdin.read() if args.repos == "-" else None)
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read repo list {args.repos!r}: {getattr(exc, 'strerror', None) or exc}") from None
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+    if args.only_failed:
+        entries = only_failed(entries, args.only_failed)
     jobs = [
         RepoJob(entry=entry, mode=args.command, branch=getattr(args, "branch", DEFAULT_BRANCH),
                 dry_run=getattr(args, "dry_run", False),
-                workspace=str(Path(args.workspace).resolve()), selection=selection)
+                workspace=str(Path(args.workspace).resolve()), selection=selection,
+                push=getattr(args, "push", False), remote=getattr(args, "remote", "origin"),
+                force_push=getattr(args, "force_push", False))
         for entry in entries
     ]
     notify = _Notifier(toolkit.plugins)
@@ -177,7 +182,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         for finding in result.findings:
             notify("npu_codemod_finding", finding=finding)
 
-    results = run_jobs(jobs, args.jobs, on_result, progress=not args.no_progress)
+    with make_pool(args) as pool:
+        results = run_jobs(jobs, pool, on_result, not args.no_progress, args.repo_timeout)
     options = {"repos": args.repos, "branch": getattr(args, "branch", None),
                "dry_run": getattr(args, "dry_run", False), "rules": [r.id for r in toolkit.rules]}
     run = build_run_record(args.command, options, toolkit.rules, results, started, toolkit.plugins)

@@ -98,30 +98,58 @@ def read_blobs(repo: git.Repo, files: list[PyFile]) -> Iterator[tuple[PyFile, by
         yield file, repo.odb.stream(bytes.fromhex(file.blob)).read()
 
 
-def commit_files(
+def store_blob(repo: git.Repo, data: bytes) -> str:
+    """Write ``data`` as a blob object; return its hex sha (safe from several processes)."""
+    return repo.odb.store(IStream(git.Blob.type, len(data), BytesIO(data))).hexsha.decode()
+
+
+def commit_blobs(
     repo: git.Repo,
     parent: str,
-    files: Mapping[PyFile, bytes],
+    blobs: Mapping[PyFile, str],
     message: str,
 ) -> str:
-    """Write a commit on top of ``parent`` replacing ``files``' contents; return its sha.
-
-    Uses a temporary index file, never the repository's own.
+    """Write a commit on top of ``parent`` with ``blobs`` (hex shas) as the files' new
+    contents; return its sha. Uses a temporary index file, never the repository's own.
     """
     with tempfile.TemporaryDirectory(prefix="npu-codemod-index-") as scratch:
         index_path = os.path.join(scratch, "index")
         repo.git.read_tree(parent, env={"GIT_INDEX_FILE": index_path})
         index = git.IndexFile(repo, index_path)
-        entries = []
-        for file, data in files.items():
-            stream = repo.odb.store(IStream(git.Blob.type, len(data), BytesIO(data)))
-            entries.append(git.BaseIndexEntry((int(file.mode, 8), stream.binsha, 0, file.path)))
-        index.add(entries, write=False)
+        index.add([git.BaseIndexEntry((int(file.mode, 8), bytes.fromhex(blob), 0, file.path))
+                   for file, blob in blobs.items()], write=False)
         tree = index.write_tree()
         commit = git.Commit.create_from_tree(
             repo, tree, message, parent_commits=[repo.commit(parent)], head=False
         )
     return commit.hexsha
+
+
+def is_ancestor(repo: git.Repo, ancestor: str, commit: str) -> bool:
+    return repo.is_ancestor(ancestor, commit)
+
+
+def messages_since(repo: git.Repo, since: str, until: str) -> list[str]:
+    """Messages of the commits reachable from ``until`` but not from ``since``."""
+    return [commit.message for commit in repo.iter_commits(f"{since}..{until}")]
+
+
+def clone_mirror(url: str, path: str) -> None:
+    """Bare clone of ``url`` at ``path`` whose branches are the remote's branches."""
+    try:
+        git.Repo.clone_from(url, path, bare=True, env=NON_INTERACTIVE)
+    except GitCommandError as exc:
+        raise GitError(f"cannot clone {mask_secrets(url)}: {_stderr(exc)}") from None
+
+
+def fetch_mirror(repo: git.Repo, url: str) -> None:
+    """Bring a :func:`clone_mirror` up to date; a branch only we have is kept."""
+    try:
+        repo.git.remote("set-url", "origin", url)  # the list may carry new credentials
+        repo.git.fetch("--quiet", "--force", "origin", "+refs/heads/*:refs/heads/*",
+                       "+refs/tags/*:refs/tags/*", env=NON_INTERACTIVE)
+    except GitCommandError as exc:
+        raise GitError(f"cannot fetch {mask_secrets(url)}: {_stderr(exc)}") from None
 
 
 def update_branch(repo: git.Repo, branch: str, new: str, old: Optional[str]) -> None:
@@ -168,3 +196,20 @@ def _porcelain_summary(out: str, rejected_only: bool = False) -> Optional[str]:
         if len(fields) >= 3 and (fields[0] == "!" or not rejected_only):
             return mask_secrets(" ".join(fields[2:]).strip())
     return None
+
+
+def remote_url(repo: git.Repo, remote: str) -> Optional[str]:
+    """The URL ``remote`` pushes to (credentials included: mask before showing), or None."""
+    try:
+        return repo.git.remote("get-url", "--push", remote).strip() or None
+    except GitCommandError:
+        return None
+
+
+def read_file(repo: git.Repo, commit: str, path: str) -> Optional[bytes]:
+    """The contents of ``path`` at ``commit``, or None when it is not a file there."""
+    try:
+        blob = repo.commit(commit).tree / path
+    except KeyError:
+        return None
+    return blob.data_stream.read() if blob.type == "blob" else None

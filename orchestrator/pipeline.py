@@ -1,7 +1,9 @@
-"""One repository, start to end: read files at the base, rewrite, commit. Never raises.
+"""One repository, start to end: read files at the base, rewrite, commit, push. Never raises.
 
-Runs inside worker processes; it returns a :class:`RepoResult` record for every outcome,
-including failures, so one bad repository never stops the batch.
+Runs inside worker processes; every step returns a record for every outcome, including
+failures, so one bad repository never stops the batch. The steps (:func:`start_repo`,
+:func:`process_shard`, :func:`finish_repo`) let the runner spread a large repository over
+several workers; :func:`process_repo` runs them one after the other, and gives the same result.
 """
 
 from __future__ import annotations
@@ -9,18 +11,20 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from dataclasses import dataclass
-from typing import Literal, Optional
+from typing import Callable, Literal, Sequence, TypeVar, Union
 
 from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 
 from . import gitrepo
-from .gitrepo import GitError, PyFile
+from .branch_reuse import OWN_COMMIT_MARK, build_point
+from .gitrepo import GitError, NoSuchRemote, PyFile
 from .redact import mask_secrets
 from .repolist import RepoEntry
 from .results import RepoResult, failed
-from .toolkit import RuleSelection, Toolkit, build_toolkit
+from .shards import FileChange, RepoPlan, ShardedRepo, ShardOutput, split_files
+from .toolkit import RuleSelection, build_toolkit
 from .workspace import Workspace
 
 Mode = Literal["run", "scan"]
@@ -37,15 +41,44 @@ class RepoJob:
     dry_run: bool = False
     workspace: str = ".npu-codemod"
     selection: RuleSelection = RuleSelection()
+    push: bool = False
+    remote: str = "origin"
+    force_push: bool = False
 
 
 def process_repo(job: RepoJob) -> RepoResult:
-    """Process one repository; every failure becomes a ``failed`` result with its reason."""
+    """Process one repository in this process; every failure is a ``failed`` result."""
+    result = start_repo(job, workers=1)
+    assert isinstance(result, RepoResult)  # one worker: never split into shards
+    return result
+
+
+def start_repo(job: RepoJob, workers: int = 1) -> Union[RepoResult, ShardedRepo]:
+    """Open (or fetch) the repository and plan it; finish here unless it has more files than
+    one worker should take, then hand back the shards for ``workers`` workers."""
     entry = job.entry
     if entry.error:
         return failed(entry.name, entry.error, entry.location)
+    return _guarded(job, lambda: _start(job, workers))
+
+
+def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput, RepoResult]:
+    """Run the rules over one slice of a planned repository's files."""
+    return _guarded(plan.job, lambda: _process_files(gitrepo.open_repo(plan.path), plan, files))
+
+
+def finish_repo(plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
+    """Join the shards (in order) into one result: commit, move the branch, push."""
+    return _guarded(plan.job, lambda: _finish(gitrepo.open_repo(plan.path), plan, outputs))
+
+
+T = TypeVar("T")
+
+
+def _guarded(job: RepoJob, step: Callable[[], T]) -> Union[T, RepoResult]:
+    entry = job.entry
     try:
-        return _process(job, build_toolkit(job.selection))
+        return step()
     except GitError as exc:
         return failed(entry.name, str(exc), mask_secrets(entry.location))
     except Exception as exc:  # a bug must cost one repo, not the batch
@@ -53,45 +86,97 @@ def process_repo(job: RepoJob) -> RepoResult:
                       mask_secrets(entry.location))
 
 
-def _process(job: RepoJob, toolkit: Toolkit) -> RepoResult:
+def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     entry = job.entry
+    toolkit = build_toolkit(job.selection)
     repo = Workspace(job.workspace).open(entry)
     gitrepo.check_branch_name(repo, job.branch)
     base = gitrepo.resolve_commit(repo, entry.base_ref)
     tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" else None
-    source = tip or base
-    contents = dict(gitrepo.read_blobs(repo, gitrepo.python_files(repo, source)))
-    analysis = toolkit.analyze(((file.path, data) for file, data in contents.items()), entry.name)
-    facts = analysis.facts
-    findings: list[Finding] = list(analysis.findings)
-    changes: dict[PyFile, bytes] = {}
-    for file, data in contents.items():
-        outcome = toolkit.engine.process(data, file.path, repo=entry.name, facts=facts)
+    point = build_point(repo, base, tip)
+    files = gitrepo.python_files(repo, point.source)
+    candidates: list[PyFile] = []
+
+    def wanted():  # one blob in memory at a time; only files a rule could act on go on
+        for file, data in gitrepo.read_blobs(repo, files):
+            if toolkit.engine.wants(data):
+                candidates.append(file)
+                yield file.path, data
+
+    analysis = toolkit.analyze(wanted(), entry.name)
+    plan = RepoPlan(job=job, path=repo.working_tree_dir or repo.git_dir, base=base, tip=tip,
+                    source=point.source, files_scanned=len(files), facts=analysis.facts,
+                    findings=analysis.findings, notes=point.notes)
+    shards = split_files(candidates, workers)
+    if len(shards) > 1:
+        return ShardedRepo(plan, tuple(shards))
+    return _finish(repo, plan, [_process_files(repo, plan, shards[0])])
+
+
+def _process_files(repo, plan: RepoPlan, files: Sequence[PyFile]) -> ShardOutput:
+    job = plan.job
+    engine = build_toolkit(job.selection).engine
+    findings: list[Finding] = []
+    changes: list[FileChange] = []
+    for file, data in gitrepo.read_blobs(repo, list(files)):
+        outcome = engine.process(data, file.path, repo=job.entry.name, facts=plan.facts)
         findings.extend(with_snippets(outcome.findings, data))
-        if outcome.new_data is not None:
-            changes[file] = outcome.new_data
+        if outcome.new_data is None:
+            continue
+        if job.mode == "scan":
+            changes.append(FileChange(file))
+        elif job.dry_run:
+            changes.append(FileChange(file, patch=file_patch(file.path, data, outcome.new_data)))
+        else:
+            changes.append(FileChange(file, blob=gitrepo.store_blob(repo, outcome.new_data)))
+    return ShardOutput(tuple(findings), tuple(changes))
+
+
+def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
+    job, entry = plan.job, plan.job.entry
+    findings = list(plan.findings) + [f for output in outputs for f in output.findings]
+    changes = sorted((c for output in outputs for c in output.changes), key=lambda c: c.file.path)
     result = RepoResult(
         repo=entry.name,
         status="unchanged",
         location=mask_secrets(entry.location),
-        branch=job.branch if tip else None,
-        base=base,
-        commit=tip,
-        files_changed=tuple(sorted(file.path for file in changes)),
-        files_scanned=len(contents),
+        branch=job.branch if plan.tip else None,
+        base=plan.base,
+        commit=plan.tip,
+        files_changed=tuple(change.file.path for change in changes),
+        files_scanned=plan.files_scanned,
+        notes=plan.notes,
         findings=tuple(sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule_id))),
     )
     if not changes:
-        return result
+        return _push(repo, plan, result)
     if job.mode == "scan":
-        return result.with_changes(notes=("scan: nothing was written",))
+        return result.with_changes(notes=result.notes + ("scan: nothing was written",))
     if job.dry_run:
-        return result.with_changes(status="changed", patch=make_patch(contents, changes),
-                                   notes=("dry run: nothing was committed",))
+        return result.with_changes(status="changed", patch="".join(c.patch for c in changes),
+                                   notes=result.notes + ("dry run: nothing was committed",))
     message = commit_message(findings)
-    commit = gitrepo.commit_files(repo, source, changes, message)
-    gitrepo.update_branch(repo, job.branch, commit, tip)
-    return result.with_changes(status="changed", branch=job.branch, commit=commit)
+    commit = gitrepo.commit_blobs(repo, plan.source, {c.file: c.blob for c in changes}, message)
+    gitrepo.update_branch(repo, job.branch, commit, plan.tip)
+    return _push(repo, plan, result.with_changes(status="changed", branch=job.branch, commit=commit))
+
+
+def _push(repo, plan: RepoPlan, result: RepoResult) -> RepoResult:
+    """With ``--push``, push the branch (also when unchanged: a rerun pushes what an
+    interrupted run committed); no such remote keeps it local, a rejection fails the repo."""
+    job = plan.job
+    if not job.push or job.mode != "run" or job.dry_run or result.branch is None:
+        return result
+    try:
+        gitrepo.push_branch(repo, job.remote, job.branch, job.force_push)
+    except NoSuchRemote as exc:
+        return result.with_changes(notes=result.notes + (f"{exc}: nothing was pushed, the branch "
+                                                         "is kept locally",))
+    except GitError as exc:
+        rebuilt = plan.tip is not None and plan.source != plan.tip
+        hint = "; the branch was rebuilt on a new base: rerun with --force-push" if rebuilt else ""
+        return result.with_changes(status="failed", error=f"{exc}{hint}")
+    return result.with_changes(pushed=True)
 
 
 def commit_message(findings: list[Finding]) -> str:
@@ -99,23 +184,19 @@ def commit_message(findings: list[Finding]) -> str:
     migrated = Counter((f.rule_id, f.rule_name) for f in findings if f.status == "migrated")
     left = sum(1 for f in findings if f.status == "unmigrated")
     lines = ["Migrate TensorFlow sess.run training code to Ascend NPU", "",
-             "Applied by npu-codemod (sites per rule):"]
+             f"{OWN_COMMIT_MARK} (sites per rule):"]
     lines += [f"- {rule_id} {name}: {count}" for (rule_id, name), count in sorted(migrated.items())]
     if left:
         lines += ["", f"{left} site(s) still need a person: see the npu-codemod report."]
     return "\n".join(lines) + "\n"
 
 
-def make_patch(contents: dict[PyFile, bytes], changes: dict[PyFile, bytes]) -> str:
-    """A ``git apply``-able unified diff of the changes (text decoded with each file's codec)."""
-    parts = []
-    for file, new in sorted(changes.items(), key=lambda item: item[0].path):
-        old_text, new_text = _text(contents[file]), _text(new)
-        parts.extend(difflib.unified_diff(
-            old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
-            f"a/{file.path}", f"b/{file.path}",
-        ))
-    return "".join(parts)
+def file_patch(path: str, old: bytes, new: bytes) -> str:
+    """A ``git apply``-able unified diff of one file (text decoded with the file's codec)."""
+    return "".join(difflib.unified_diff(
+        _text(old).splitlines(keepends=True), _text(new).splitlines(keepends=True),
+        f"a/{path}", f"b/{path}",
+    ))
 
 
 def _text(data: bytes) -> str:

@@ -1,61 +1,146 @@
-"""Running repo jobs in parallel (a process pool) with one tqdm bar; serial is a pool of one."""
+"""Running repo jobs on a pool of workers, with one tqdm bar.
+
+A repository is started on a worker (:func:`pipeline.start_repo`); a small one is finished
+there, a large one comes back as shards that go to every free worker before any new
+repository starts, and then to one finishing task. At most one task per worker is handed out,
+so a task starts when it is handed out: that is when a repository's ``--repo-timeout`` clock
+starts, and what keeps memory bounded (only the repositories in flight hold plans).
+A task that raises, a worker that dies, or a repository out of time ends as that repository's
+``failed`` result; the batch goes on. Results are the same whatever the number of workers.
+"""
 
 from __future__ import annotations
 
+import math
 import sys
-from collections import Counter
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
-from typing import Callable, Iterator, Sequence
+import time
+from collections import Counter, deque
+from typing import Any, Callable, Hashable, Iterable, Iterator, Optional, Protocol, Sequence
 
 from tqdm import tqdm
 
-from .pipeline import RepoJob, process_repo
-from .results import RepoResult
+from .pipeline import RepoJob, finish_repo, process_shard, start_repo
+from .process_pool import TaskOutcome
+from .redact import mask_secrets
+from .results import RepoResult, failed
+from .shards import ShardedRepo, ShardOutput
 
 
-class InlineExecutor(Executor):
-    """A pool of one that runs in this process: same code path, no pickling, easy debugging."""
+class Pool(Protocol):
+    """Where tasks run: :class:`process_pool.ProcessPool` or :class:`dask_pool.DaskPool`."""
 
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        future: Future = Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # pragma: no cover - process_repo never raises
-            future.set_exception(exc)
-        return future
+    slots: int
+
+    def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None: ...
+
+    def wait(self, timeout: Optional[float]) -> list[tuple[Hashable, TaskOutcome]]: ...
+
+    def cancel(self, keys: Iterable[Hashable]) -> None: ...
 
 
 def run_jobs(
     jobs: Sequence[RepoJob],
-    workers: int,
+    pool: Pool,
     on_result: Callable[[RepoResult], None] = lambda result: None,
     progress: bool = True,
+    repo_timeout: Optional[float] = None,
 ) -> list[RepoResult]:
     """Process every job; results come back in the order of ``jobs``."""
-    results: dict[int, RepoResult] = {}
     counts: Counter[str] = Counter()
-    with _executor(workers, len(jobs)) as executor, tqdm(
-        total=len(jobs), desc="repos", unit="repo", file=sys.stderr, disable=not progress,
-        dynamic_ncols=True,
-    ) as bar:
-        for index, result in _completed(executor, jobs):
-            results[index] = result
+    with tqdm(total=len(jobs), desc="repos", unit="repo", file=sys.stderr, disable=not progress,
+              dynamic_ncols=True) as bar:
+
+        def show(current: str) -> None:
+            bar.set_postfix_str(f"{current[-30:]} | changed {counts['changed']} unchanged "
+                                f"{counts['unchanged']} failed {counts['failed']}")
+
+        batch = _Batch(jobs, pool, repo_timeout, on_start=lambda job: show(job.entry.name))
+        for result in batch:
             counts[result.status] += 1
-            bar.set_postfix_str(
-                f"{result.repo[-30:]} | changed {counts['changed']} unchanged "
-                f"{counts['unchanged']} failed {counts['failed']}", refresh=False)
+            show(result.repo)
             bar.update()
             on_result(result)
-    return [results[index] for index in range(len(jobs))]
+    return [batch.done[index] for index in range(len(jobs))]
 
 
-def _executor(workers: int, job_count: int) -> Executor:
-    if workers <= 1 or job_count <= 1:
-        return InlineExecutor()
-    return ProcessPoolExecutor(max_workers=min(workers, job_count))
+Key = tuple[int, str, int]  # (repo index, step, shard number)
 
 
-def _completed(executor: Executor, jobs: Sequence[RepoJob]) -> Iterator[tuple[int, RepoResult]]:
-    futures = {executor.submit(process_repo, job): index for index, job in enumerate(jobs)}
-    for future in as_completed(futures):
-        yield futures[future], future.result()
+class _Batch:
+    """The scheduling state of one run: which task of which repository runs where."""
+
+    def __init__(self, jobs: Sequence[RepoJob], pool: Pool, timeout: Optional[float],
+                 on_start: Callable[[RepoJob], None]) -> None:
+        self.jobs, self.pool, self.timeout, self.on_start = jobs, pool, timeout, on_start
+        self.unstarted = deque(range(len(jobs)))
+        self.ready: deque[tuple[Key, Callable[..., Any], tuple]] = deque()  # started repos' next
+        self.running: set[Key] = set()
+        self.deadlines: dict[int, float] = {}
+        self.sharded: dict[int, ShardedRepo] = {}
+        self.outputs: dict[int, dict[int, ShardOutput]] = {}
+        self.done: dict[int, RepoResult] = {}
+
+    def __iter__(self) -> Iterator[RepoResult]:
+        while len(self.done) < len(self.jobs):
+            self._fill()
+            for key, outcome in self.pool.wait(self._time_left()):
+                self.running.discard(key)
+                if key[0] not in self.done:
+                    yield from self._take(key, outcome)
+            yield from self._expire()
+
+    def _fill(self) -> None:
+        while len(self.running) < self.pool.slots and (self.ready or self.unstarted):
+            if self.ready:
+                key, fn, args = self.ready.popleft()
+            else:
+                index = self.unstarted.popleft()
+                self.deadlines[index] = time.monotonic() + (self.timeout or math.inf)
+                self.on_start(self.jobs[index])
+                key, fn, args = (index, "start", 0), start_repo, (self.jobs[index], self.pool.slots)
+            self.pool.submit(key, fn, *args)
+            self.running.add(key)
+
+    def _take(self, key: Key, outcome: TaskOutcome) -> Iterator[RepoResult]:
+        index, step, number = key
+        value = outcome.value
+        if outcome.error is not None:
+            yield self._fail(index, f"crashed: {mask_secrets(outcome.error)}")
+        elif isinstance(value, RepoResult):
+            yield self._end(index, value)
+        elif isinstance(value, ShardedRepo):
+            self.sharded[index], self.outputs[index] = value, {}
+            self.ready.extend(((index, "shard", n), process_shard, (value.plan, files))
+                              for n, files in enumerate(value.shards))
+        else:
+            outputs, sharded = self.outputs[index], self.sharded[index]
+            outputs[number] = value
+            if len(outputs) == len(sharded.shards):
+                ordered = [outputs[n] for n in range(len(outputs))]
+                self.ready.append(((index, "finish", 0), finish_repo, (sharded.plan, ordered)))
+
+    def _expire(self) -> Iterator[RepoResult]:
+        now = time.monotonic()
+        for index in [i for i, deadline in self.deadlines.items() if deadline <= now]:
+            yield self._fail(index, f"timed out after {self.timeout:g} s (--repo-timeout)")
+
+    def _time_left(self) -> Optional[float]:
+        if not self.timeout or not self.deadlines:
+            return None
+        return max(0.0, min(self.deadlines.values()) - time.monotonic())
+
+    def _fail(self, index: int, reason: str) -> RepoResult:
+        entry = self.jobs[index].entry
+        return self._end(index, failed(entry.name, reason, mask_secrets(entry.location)))
+
+    def _end(self, index: int, result: RepoResult) -> RepoResult:
+        """Record the result; stop and forget whatever else of this repository is pending."""
+        self.done[index] = result
+        self.deadlines.pop(index, None)
+        self.sharded.pop(index, None)
+        self.outputs.pop(index, None)
+        mine = [key for key in self.running if key[0] == index]
+        self.pool.cancel(mine)
+        self.running.difference_update(mine)
+        self.ready = deque(task for task in self.ready if task[0][0] != index)
+        return result

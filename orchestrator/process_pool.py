@@ -1,0 +1,156 @@
+"""A pool of worker processes the parent supervises one task at a time.
+
+``concurrent.futures.ProcessPoolExecutor`` cannot stop one task, and when one worker dies the
+whole pool is broken. Here each worker runs one task at a time over its own pipe, so the
+parent knows which task a worker holds: a worker that dies fails only that task, a task that
+runs out of time is stopped by stopping its worker, and a fresh worker takes the next task.
+
+Each worker leads its own process group: a terminal's Ctrl-C reaches only the parent, which
+decides what stops, and stopping a worker also stops the git commands it started (git removes
+its lock files on SIGTERM). A worker turns SIGTERM into ``SystemExit`` so ``finally`` blocks
+(temporary index files, partial clones) are cleaned up on the way out.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any, Callable, Hashable, Iterable, Optional
+
+#: Seconds a stopped worker gets to clean up before it is killed.
+STOP_GRACE = 5.0
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """A task's return value, or why it has none (it raised, or its process died)."""
+
+    value: Any = None
+    error: Optional[str] = None
+
+
+class _Worker:
+    def __init__(self, context: Any) -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child,), daemon=True)
+        self.process.start()
+        child.close()
+        self.key: Optional[Hashable] = None
+
+    def stop(self) -> None:
+        """SIGTERM the worker's process group, then SIGKILL what is left after the grace."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            _signal(self.process.pid, sig)
+            self.process.join(STOP_GRACE)
+            if self.process.exitcode is not None:
+                break
+        self.conn.close()
+
+
+class ProcessPool:
+    """``slots`` worker processes, started as needed; at most one task per worker."""
+
+    def __init__(self, slots: int) -> None:
+        self.slots = slots
+        # Not fork: a forked worker would inherit the other workers' pipes (and never see
+        # the end of its own) and whatever threads and locks the parent holds.
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload(["npu_codemod.orchestrator.pipeline"])
+        self._idle: list[_Worker] = []
+        self._busy: dict[Hashable, _Worker] = {}
+
+    def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None:
+        if len(self._busy) >= self.slots:
+            raise RuntimeError("every worker is busy")  # the runner never overfills
+        worker = self._idle.pop() if self._idle else _Worker(self._context)
+        worker.key = key
+        self._busy[key] = worker
+        worker.conn.send((fn, args))
+
+    def wait(self, timeout: Optional[float]) -> list[tuple[Hashable, TaskOutcome]]:
+        """Outcomes of the tasks that ended within ``timeout`` seconds (maybe none)."""
+        by_handle: dict[Any, _Worker] = {}
+        for worker in self._busy.values():
+            by_handle[worker.conn] = by_handle[worker.process.sentinel] = worker
+        done: dict[Hashable, TaskOutcome] = {}
+        for handle in wait(list(by_handle), timeout):
+            worker, key = by_handle[handle], by_handle[handle].key
+            if key not in done:
+                done[key] = self._collect(worker)
+        return list(done.items())
+
+    def cancel(self, keys: Iterable[Hashable]) -> None:
+        """Stop the tasks (by stopping their workers); their outcomes never come."""
+        for key in keys:
+            worker = self._busy.pop(key, None)
+            if worker is not None:
+                worker.stop()
+
+    def close(self) -> None:
+        """Stop running tasks, let idle workers exit."""
+        self.cancel(list(self._busy))
+        for worker in self._idle:
+            worker.conn.close()
+            worker.process.join(STOP_GRACE)
+        self._idle.clear()
+
+    def __enter__(self) -> "ProcessPool":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _collect(self, worker: _Worker) -> TaskOutcome:
+        del self._busy[worker.key]
+        try:
+            outcome = worker.conn.recv()
+        except (EOFError, OSError):
+            worker.process.join(STOP_GRACE)
+            worker.conn.close()
+            return TaskOutcome(error=f"worker process died ({_exit_reason(worker.process.exitcode)})")
+        worker.key = None
+        self._idle.append(worker)
+        return outcome
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:  # not (yet) its own group leader, or already gone
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def _exit_reason(code: Optional[int]) -> str:
+    if code is not None and code < 0:
+        return f"killed by {signal.Signals(-code).name}"
+    return f"exit code {code}"
+
+
+def _serve(conn: Connection) -> None:
+    """Worker loop: one ``(fn, args)`` in, one :class:`TaskOutcome` out, until the pipe closes."""
+    os.setpgrp()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit)
+    while True:
+        try:
+            fn, args = conn.recv()
+        except EOFError:
+            return
+        try:
+            outcome = TaskOutcome(value=fn(*args))
+        except Exception as exc:  # the pipeline never raises; this is the last resort
+            outcome = TaskOutcome(error=f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send(outcome)
+        except Exception as exc:  # an unpicklable value must not kill the worker silently
+            conn.send(TaskOutcome(error=f"cannot return the result: {type(exc).__name__}: {exc}"))
+
+
+def _exit(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
