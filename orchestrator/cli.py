@@ -19,9 +19,10 @@ from npu_codemod.plugins.manager import PluginError, Plugins, PluginSpec, load_p
 
 from .config import ConfigError, find_config, freeze_rule_settings, read_rule_settings
 
-from .check import add_arguments as add_check_arguments
 from .batch_options import OptionError, add_executor_options, add_push_options, make_pool, only_failed
+from .check import add_arguments as add_check_arguments
 from .pipeline import DEFAULT_BRANCH, RepoJob
+from .pr_cli import add_pr_options, pr_settings
 from .repolist import read_repo_list
 from .results import RepoResult
 from .run_record import build_run_record, now
@@ -76,6 +77,7 @@ def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
     run.add_argument("--dry-run", action="store_true",
                      help="commit nothing; write one .patch per repo into the report dir")
     add_push_options(run)
+    add_pr_options(run)
     run.set_defaults(handler=_cmd_batch)
 
     scan = commands.add_parser("scan", help="report what would be migrated; change nothing")
@@ -94,6 +96,12 @@ def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
                         help="where to write (default: the folder of RUN_JSON)")
     _add_plugin_options(report)
     report.set_defaults(handler=_cmd_report)
+
+    status = commands.add_parser("status", help="show the state and checks of a run's pull requests")
+    status.add_argument("run_json", metavar="RUN_JSON")
+    status.add_argument("--forge-url", default=None, metavar="URL", help="API root override")
+    _add_plugin_options(status)
+    status.set_defaults(handler=_cmd_status)
 
     check = commands.add_parser("check", help="lint files/folders: print sites still needing "
                                 "migration, exit 1 if any (CI gate, pre-commit hook)")
@@ -165,12 +173,16 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot read repo list {args.repos!r}: {getattr(exc, 'strerror', None) or exc}") from None
     if args.only_failed:
         entries = only_failed(entries, args.only_failed)
+    try:
+        prs = pr_settings(args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     jobs = [
         RepoJob(entry=entry, mode=args.command, branch=getattr(args, "branch", DEFAULT_BRANCH),
                 dry_run=getattr(args, "dry_run", False),
                 workspace=str(Path(args.workspace).resolve()), selection=selection,
                 push=getattr(args, "push", False), remote=getattr(args, "remote", "origin"),
-                force_push=getattr(args, "force_push", False))
+                force_push=getattr(args, "force_push", False), split_by=getattr(args, "split_by", None))
         for entry in entries
     ]
     notify = _Notifier(toolkit.plugins)
@@ -184,6 +196,12 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
     with make_pool(args) as pool:
         results = run_jobs(jobs, pool, on_result, not args.no_progress, args.repo_timeout)
+    if prs is not None:
+        from .pull_requests import Publisher
+
+        rules = {r.id: {"name": r.name, "description": r.description, "guide_section": r.guide_section}
+                 for r in toolkit.rules}
+        results = Publisher(prs, toolkit.plugins.pm.hook, rules, args.branch).publish_all(entries, results)
     options = {"repos": args.repos, "branch": getattr(args, "branch", None),
                "dry_run": getattr(args, "dry_run", False), "rules": [r.id for r in toolkit.rules]}
     run = build_run_record(args.command, options, toolkit.rules, results, started, toolkit.plugins)
@@ -192,7 +210,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     print_summary(results, sys.stderr)
     print(f"npu-codemod: reports in {report_dir} ({', '.join(p.name for p in written[:4])}, ...)",
           file=sys.stderr)
-    return EXIT_FAILED if any(r.status == "failed" for r in results) else EXIT_OK
+    return EXIT_FAILED if any(r.status == "failed" or r.pr_error for r in results) else EXIT_OK
 
 
 def write_reports(toolkit, run: dict, report_dir: Path) -> list[Path]:
@@ -254,6 +272,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
         return run_check(args.paths, _selection(args), sys.stdout, sys.stderr)
     except CheckInputError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from npu_codemod.reports.json_report import read_run_json
+
+    from .pr_status import print_status
+
+    try:
+        run = read_run_json(Path(args.run_json))
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.run_json!r}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return print_status(run, build_toolkit(_selection(args)).plugins.pm.hook, sys.stdout, args.forge_url)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

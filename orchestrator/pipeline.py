@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Literal, Sequence, TypeVar, Union
+from typing import Callable, Literal, Optional, Sequence, TypeVar, Union
 
 from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.findings import Finding
@@ -24,6 +24,7 @@ from .redact import mask_secrets
 from .repolist import RepoEntry
 from .results import RepoResult, failed
 from .shards import FileChange, RepoPlan, ShardedRepo, ShardOutput, split_files
+from .split_branches import commit_groups
 from .toolkit import RuleSelection, build_toolkit
 from .workspace import Workspace
 
@@ -44,6 +45,7 @@ class RepoJob:
     push: bool = False
     remote: str = "origin"
     force_push: bool = False
+    split_by: Optional[str] = None  # "codeowners" | "directory": a branch per group
 
 
 def process_repo(job: RepoJob) -> RepoResult:
@@ -92,7 +94,8 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     repo = Workspace(job.workspace).open(entry)
     gitrepo.check_branch_name(repo, job.branch)
     base = gitrepo.resolve_commit(repo, entry.base_ref)
-    tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" else None
+    # A split change is always built from the base: each group has its own branch.
+    tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" and not job.split_by else None
     point = build_point(repo, base, tip)
     files = gitrepo.python_files(repo, point.source)
     candidates: list[PyFile] = []
@@ -155,6 +158,8 @@ def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     if job.dry_run:
         return result.with_changes(status="changed", patch="".join(c.patch for c in changes),
                                    notes=result.notes + ("dry run: nothing was committed",))
+    if job.split_by:
+        return commit_groups(repo, job, plan.base, result, changes, findings, commit_message)
     message = commit_message(findings)
     commit = gitrepo.commit_blobs(repo, plan.source, {c.file: c.blob for c in changes}, message)
     gitrepo.update_branch(repo, job.branch, commit, plan.tip)
