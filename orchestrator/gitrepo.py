@@ -153,7 +153,17 @@ def fetch_mirror(repo: git.Repo, url: str) -> None:
 
 
 def update_branch(repo: git.Repo, branch: str, new: str, old: Optional[str]) -> None:
-    """Point ``branch`` at ``new`` only if it is still at ``old`` (None: must not exist)."""
+    """Point ``branch`` at ``new`` only if it is still at ``old`` (None: must not exist).
+
+    Never a branch that a worktree has checked out (the user's own, or one a killed run of
+    an older tool left): its files would suddenly look changed against the moved branch.
+    """
+    where = checked_out_at(repo, branch)
+    if where is not None:
+        own = not repo.bare and os.path.realpath(where) == os.path.realpath(repo.working_tree_dir)
+        todo = ("check out another branch there" if own else "commit or discard the work there "
+                "and remove that worktree (git worktree remove)")
+        raise GitError(f"branch {branch} is checked out in the worktree {where}: {todo}, then rerun")
     expected = old or "0" * 40
     try:
         repo.git.update_ref(f"refs/heads/{branch}", new, expected, m="npu-codemod")
@@ -161,9 +171,23 @@ def update_branch(repo: git.Repo, branch: str, new: str, old: Optional[str]) -> 
         raise GitError(f"could not update branch {branch}: {_stderr(exc)}") from None
 
 
+def checked_out_at(repo: git.Repo, branch: str) -> Optional[str]:
+    """The worktree (path) that has ``branch`` checked out, or None."""
+    path = None
+    for line in repo.git.worktree("list", "--porcelain").splitlines():
+        if line.startswith("worktree "):
+            path = line[len("worktree "):]
+        elif line == f"branch refs/heads/{branch}":
+            return path
+    return None
+
+
 def _stderr(exc: GitCommandError) -> str:
+    """git's reason: its ``fatal:``/``error:`` lines when it has some, else all it said."""
     text = (exc.stderr or str(exc)).strip().replace("stderr: ", "").strip("'\n ")
-    return mask_secrets(" ".join(text.split()))
+    lines = text.splitlines()
+    reasons = [line for line in lines if line.startswith(("fatal:", "error:"))] or lines
+    return mask_secrets(" ".join(" ".join(reasons).split()))
 
 
 def push_branch(repo: git.Repo, remote: str, branch: str, force: bool = False) -> str:
