@@ -448,3 +448,59 @@ import requests
 http = requests.Session()
 """
     assert assert_unchanged(source, RULES) == []
+
+
+def test_config_made_before_a_loop_is_configured_before_the_loop_not_on_every_pass():
+    before = """\
+import tensorflow as tf
+config = tf.ConfigProto()
+config.gpu_options.allow_growth = True
+for lr in (0.1, 0.01):
+    with tf.Session(config=config) as sess:
+        sess.run(lr)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+config = tf.ConfigProto()
+config.gpu_options.allow_growth = True
+""" + npu_lines("config") + """\
+for lr in (0.1, 0.01):
+    with tf.Session(config=config) as sess:
+        sess.run(lr)
+"""
+    check(before, after, [("NPU007", 5, 9, "migrated")])
+
+
+def test_loop_variable_config_is_configured_inside_the_loop():
+    before = """\
+import tensorflow as tf
+for cfg in configs:
+    with tf.Session(config=cfg) as sess:
+        sess.run(1)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+for cfg in configs:
+""" + npu_lines("cfg", "    ") + """\
+    with tf.Session(config=cfg) as sess:
+        sess.run(1)
+"""
+    check(before, after, [("NPU007", 3, 9, "migrated")])
+
+
+def test_module_config_shared_by_functions_is_configured_once_after_its_creation():
+    functions = """\
+
+
+def train():
+    with tf.Session(config=config) as sess:
+        sess.run(1)
+
+
+def evaluate():
+    with tf.Session(config=config) as sess:
+        sess.run(2)
+"""
+    created = "import tensorflow as tf\nconfig = tf.ConfigProto()\n"
+    after = HEADER + created + npu_lines("config") + functions
+    check(created + functions, after, [("NPU007", 6, 9, "migrated"), ("NPU007", 11, 9, "migrated")])

@@ -27,6 +27,7 @@ from npu_codemod.codemods.session_config import (
     session_call,
     targets,
 )
+from npu_codemod.codemods.scopes import BLOCKS, insert_after
 from npu_codemod.codemods.snippets import parse_expression
 from npu_codemod.codemods.statements import (
     block_child,
@@ -37,7 +38,7 @@ from npu_codemod.codemods.statements import (
     scope_nodes,
     why_not,
 )
-from npu_codemod.codemods.tfnames import dotted_name, prefix_name
+from npu_codemod.codemods.tfnames import dotted_name, is_attribute_trailer, prefix_name
 from npu_codemod.plugins.hookspecs import hookimpl
 
 _NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES))
@@ -205,15 +206,65 @@ def _hoist(value: pytree.Base, statement: pytree.Base, name: str, line: int, col
 
 
 def _complete(target: ConfigTarget, ctx: FileContext) -> bool:
-    """Add the NPU lines ``target`` lacks before its anchor; True when any were added."""
+    """Add the NPU lines ``target`` lacks, once per object; True when any were added."""
     missing = set(NPU_PIECES - target.settings().keys())
     targets(ctx).append(target)
     if not missing:
         return False
-    insert_before(target.anchor, "\n".join(_npu_lines(target.expression, missing, ctx)), ctx.newline)
+    lines = "\n".join(_npu_lines(target.expression, missing, ctx))
+    binding = _module_binding(target)
+    target.anchor = _outside_loops(target.anchor, target.expression)
+    if binding is not None:
+        insert_after(binding, lines, ctx.newline)
+    else:
+        insert_before(target.anchor, lines, ctx.newline)
     if missing - {"custom_optimizers.NpuOptimizer"}:
         ensure_rewriter_config(ctx)
     return True
+
+
+def _module_binding(target: ConfigTarget) -> Optional[pytree.Base]:
+    """The one module-level ``name = ...`` of a global config that a function uses.
+
+    Its NPU lines go right after it: before the session they would configure the object only
+    when that function runs (not for other functions sharing it), and again on every call.
+    """
+    scope = enclosing_scope(target.anchor)
+    if scope.type != syms.funcdef or len(target.regions) < 2:
+        return None
+    found = _bindings(target.regions[-1][0], target.expression)
+    return found[0] if len(found) == 1 and found[0].parent.type in BLOCKS else None
+
+
+def _outside_loops(statement: pytree.Base, expression: str) -> pytree.Base:
+    """The outermost loop of the scope around ``statement`` that does not (re)bind the config,
+    else ``statement``: custom_optimizers.add() in a loop would add NpuOptimizer on every pass."""
+    scope = enclosing_scope(statement)
+    anchor, node = statement, statement.parent
+    while expression.isidentifier() and node is not scope:
+        if node.type in (syms.for_stmt, syms.while_stmt) and node.parent.type in BLOCKS \
+                and not _may_bind(node, expression):
+            anchor = node
+        node = node.parent
+    return anchor
+
+
+def _may_bind(root: pytree.Node, name: str) -> bool:
+    """Could ``root`` rebind ``name``? Any bare use but in ``f(k=name)`` counts (conservative)."""
+    for node in scope_nodes(root):
+        following = node.next_sibling
+        if node.type == token.NAME and node.value == name \
+                and not (following is not None and is_attribute_trailer(following)) \
+                and node.parent.type != syms.argument:
+            return True
+    return False
+
+
+def _bindings(root: pytree.Node, expression: str) -> list[pytree.Base]:
+    """Statements ``expression = ...`` in ``root``'s scope (not in nested functions)."""
+    return [node.parent for node in scope_nodes(root)
+            if node.type == syms.expr_stmt and len(node.children) == 3
+            and node.children[1].type == token.EQUAL and code(node.children[0]) == expression]
 
 
 def _message(what: str, added: bool) -> str:
