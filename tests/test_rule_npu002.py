@@ -277,3 +277,12 @@ def test_nested_batches_are_all_rewritten() -> None:
              "ds = ds.padded_batch(n, f(train_ds.batch(2, drop_remainder=True)), "
              "drop_remainder=True)\n",
              (2, 31), (2, 46), (2, 57), (3, 8), (3, 35))
+
+
+def test_padded_batch_on_a_receiver_not_shown_to_be_a_dataset_is_reported() -> None:
+    # seq2seq NMT's iterator_utils: ``def batching_func(x): return x.padded_batch(...)``.
+    source = ("def batching_func(x):\n"
+              "    return x.padded_batch(batch_size, padded_shapes=([None], []),\n"
+              "                          padding_values=(eos, 0))\n")
+    reported(source, "unmigrated", UNKNOWN, (3, 13))
+    assert assert_unchanged(TF + "y = x.padded_batch(4, [None], 0, True)\n", RULES) == []

@@ -70,7 +70,7 @@ class DropRemainder(Rule):
         elif name in DROP_REMAINDER_POSITION:
             if is_dataset(power.children[:index], ctx):
                 self._check(call, method, name, ctx)
-            elif name == "batch" and len(arguments(call)) == 1 and receiver is None:
+            elif receiver is None and _may_be_dataset_batch(name, call):
                 ctx.report(method, "unmigrated", UNKNOWN_RECEIVER)
 
     def _check(self, call: pytree.Node, method: pytree.Leaf, name: str, ctx: FileContext) -> None:
@@ -93,6 +93,15 @@ class DropRemainder(Rule):
         smaller = find_argument(call, "allow_smaller_final_batch", index)
         if smaller is not None and not is_false(smaller.value):
             ctx.report(method, "unmigrated", SMALLER)
+
+
+def _may_be_dataset_batch(name: str, call: pytree.Node) -> bool:
+    """A batching call on a receiver not shown to be a dataset that may still need the flag:
+    ``batch(n)``, or ``padded_batch`` (a tf.data-only name, e.g. NMT's ``x.padded_batch``)
+    without drop_remainder."""
+    if name == "padded_batch":
+        return find_argument(call, "drop_remainder", DROP_REMAINDER_POSITION[name]) is None
+    return name == "batch" and len(arguments(call)) == 1
 
 
 @hookimpl
