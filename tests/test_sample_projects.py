@@ -60,14 +60,14 @@ def test_expected_output_compiles_and_is_a_fixed_point(name: str) -> None:
     assert not [row for row in findings if row.endswith("\terror")]
 
 
-def regenerate() -> None:
-    for name in NAMES:
-        project = PROJECTS / name
+def regenerate(root: Path = PROJECTS) -> None:
+    for name in sorted(p.name for p in root.iterdir() if p.is_dir()):
+        project = root / name
         migrated, findings = migrate(sources(project))
         (project / "expected").mkdir(exist_ok=True)
         for path, data in migrated.items():
             (project / "expected" / path).write_bytes(data)
-        (project / "expected" / "findings.tsv").write_text("\n".join(findings) + "\n")
+        (project / "expected" / "findings.tsv").write_text("".join(row + "\n" for row in findings))
 
 
 if __name__ == "__main__":
