@@ -8,6 +8,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from npu_codemod.codemods.findings import FINDING_FIELDS
 
+from .atomic import atomic_open
 from .summary import SUMMARY_FIELDS, all_findings, summary_rows
 
 
@@ -20,7 +21,7 @@ def write_csv_reports(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
 
 
 def _write(path: Path, fields: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8", newline="") as stream:
+    with atomic_open(path, newline="") as stream:
         writer = csv.DictWriter(stream, fieldnames=list(fields), extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)

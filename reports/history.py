@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
+from .atomic import write_atomic
 from .summary import all_findings, coverage, repo_counts, status_totals
 
 HISTORY_FILE = "history.jsonl"
@@ -52,6 +53,9 @@ def append_history(run: Mapping[str, Any], report_dir: Path) -> list[dict[str, A
     key = (entry["started"], entry["finished"])
     if any((old.get("started"), old.get("finished")) == key for old in entries):
         return entries
-    with (report_dir / HISTORY_FILE).open("a", encoding="utf-8") as stream:
-        stream.write(json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n")
+    path = report_dir / HISTORY_FILE
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    if old and not old.endswith("\n"):
+        old += "\n"
+    write_atomic(path, old + json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n")
     return entries + [entry]

@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from npu_codemod.codemods.findings import STATUSES
 
+from .atomic import write_atomic
 from .charts import BAR_AREA, bar_chart, line_chart
 from .history import HISTORY_FILE
 from .links import pull_request_links, repo_links
@@ -67,5 +68,5 @@ def write_html_report(
     run: Mapping[str, Any], report_dir: Path, history: Optional[Sequence[Mapping[str, Any]]] = None
 ) -> list[Path]:
     path = report_dir / "report.html"
-    path.write_text(render_html(run, history or ()), encoding="utf-8")
+    write_atomic(path, render_html(run, history or ()))
     return [path]

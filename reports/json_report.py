@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
+from .atomic import write_atomic
+
 RUN_JSON = "run.json"
 
 
 def write_run_json(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     path = report_dir / RUN_JSON
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(run, indent=2, ensure_ascii=False) + "\n")
     return [path]
 
 

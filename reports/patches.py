@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
+from .atomic import write_atomic
+
 PATCH_DIR = "patches"
 
 
@@ -17,7 +19,7 @@ def write_patches(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
         directory = report_dir / PATCH_DIR
         directory.mkdir(exist_ok=True)
         path = directory / f"{index:03d}-{_slug(repo['repo'])}.patch"
-        path.write_text(repo["patch"], encoding="utf-8", newline="")
+        write_atomic(path, repo["patch"], newline="")
         written.append(path)
     return written
 

@@ -10,6 +10,8 @@ import csv
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from .atomic import atomic_open
+
 REPOS_FIELDS = ("repo", "status", "branch", "commit", "pr_url", "error")
 PR_FILES_FIELDS = ("repo", "path", "group", "branch", "pr_url")
 
@@ -45,7 +47,7 @@ def file_rows(repo: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _write(path: Path, fields: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8", newline="") as stream:
+    with atomic_open(path, newline="") as stream:
         writer = csv.DictWriter(stream, fieldnames=list(fields))
         writer.writeheader()
         writer.writerows(rows)

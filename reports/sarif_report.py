@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from npu_codemod import __version__
 
+from .atomic import write_atomic
 from .links import web_url
 
 SARIF_FILE = "findings.sarif"
@@ -33,8 +34,7 @@ def build_sarif(run: Mapping[str, Any]) -> dict[str, Any]:
 
 def write_sarif_report(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     path = report_dir / SARIF_FILE
-    path.write_text(json.dumps(build_sarif(run), indent=2, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+    write_atomic(path, json.dumps(build_sarif(run), indent=2, ensure_ascii=False) + "\n")
     return [path]
 
 
