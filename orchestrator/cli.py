@@ -21,7 +21,9 @@ from .config import ConfigError, find_config, freeze_rule_settings, read_rule_se
 
 from .batch_options import OptionError, add_executor_options, add_push_options, make_pool, only_failed
 from .check import add_arguments as add_check_arguments
+from .interrupts import Terminated, interrupt_exit_code, sigterm_as_interrupt
 from .pipeline import DEFAULT_BRANCH, RepoJob
+from .redact import mask_record, mask_secrets
 from .pr_cli import add_pr_options, pr_settings
 from .repolist import read_repo_list
 from .results import RepoResult
@@ -43,17 +45,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser(load_plugins(PluginSpec(extra=_plugin_references(argv))))
     args = parser.parse_args(argv)
     try:
-        return args.handler(args)
+        with sigterm_as_interrupt():
+            return args.handler(args)
     except (UsageError, OptionError, PluginError, ConfigError, SettingsError) as exc:
         print(f"npu-codemod: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `npu-codemod rules | head`: the reader left, not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except KeyboardInterrupt:
-        print("npu-codemod: interrupted; rerun to complete the remaining repositories",
+    except KeyboardInterrupt as exc:
+        how = "terminated" if isinstance(exc, Terminated) else "interrupted"
+        print(f"npu-codemod: {how}; rerun to complete the remaining repositories",
               file=sys.stderr)
-        return 130
+        return interrupt_exit_code(exc)
 
 
 def _plugin_references(argv: Sequence[str]) -> tuple[str, ...]:
@@ -189,8 +193,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
     def on_result(result: RepoResult) -> None:
         if result.status == "failed":
-            tqdm.write(f"npu-codemod: {result.repo}: {result.error}", file=sys.stderr)
-        notify("npu_codemod_repo_result", result=result.to_dict(), options=args)
+            tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
+        notify("npu_codemod_repo_result", result=mask_record(result.to_dict()), options=args)
         for finding in result.findings:
             notify("npu_codemod_finding", finding=finding)
 
@@ -214,6 +218,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def write_reports(toolkit, run: dict, report_dir: Path) -> list[Path]:
+    """Every report format, from the run record with its secrets masked (the one way in)."""
+    run = mask_record(run)
     try:
         report_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

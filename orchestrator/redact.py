@@ -1,15 +1,23 @@
 """Masking credentials wherever text is shown or stored: URL userinfo and known tokens.
 
 A token read in this process (a forge API token) is registered with :func:`add_secret`, and
-from then on :func:`mask_secrets` replaces it in any text, whatever carried it there.
+from then on :func:`mask_secrets` replaces it in any text, whatever carried it there. The
+values of the token environment variables are masked too, in every process (workers included).
+:func:`mask_record` masks a whole run record, from which every report is written.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from typing import Any
 
 _USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
 _SECRETS: set[str] = set()
+#: Environment variables that hold tokens: their values never appear in output or reports.
+SECRET_ENV_VARS = ("NPU_CODEMOD_TOKEN", "GITHUB_TOKEN", "GITLAB_TOKEN")
+#: Shorter values in those variables are not tokens (masking "x" everywhere garbles text).
+MIN_ENV_SECRET = 8
 
 
 def add_secret(value: str) -> None:
@@ -19,8 +27,37 @@ def add_secret(value: str) -> None:
 
 
 def mask_secrets(text: str) -> str:
-    """Replace the userinfo of every URL and every registered secret in ``text`` with ``***``."""
-    text = _USERINFO.sub(lambda m: f"{m.group('scheme')}***@", text)
-    for secret in sorted(_SECRETS, key=len, reverse=True):
-        text = text.replace(secret, "***")
+    """Replace the userinfo of every URL and every known secret in ``text`` with ``***``."""
+    return _mask(text, _secrets())
+
+
+def mask_record(value: Any) -> Any:
+    """A copy of JSON-like ``value`` (dicts, lists, tuples, strings) with every string masked."""
+    secrets = _secrets()
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return _mask(item, secrets)
+        if isinstance(item, dict):
+            return {key: walk(inner) for key, inner in item.items()}
+        if isinstance(item, (list, tuple)):
+            return type(item)(walk(inner) for inner in item)
+        return item
+
+    return walk(value)
+
+
+def _secrets() -> list[str]:
+    values = set(_SECRETS)
+    values.update(value for value in (os.environ.get(name, "").strip() for name in SECRET_ENV_VARS)
+                  if len(value) >= MIN_ENV_SECRET)
+    return sorted(values, key=len, reverse=True)
+
+
+def _mask(text: str, secrets: list[str]) -> str:
+    if "@" in text:
+        text = _USERINFO.sub(lambda m: f"{m.group('scheme')}***@", text)
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, "***")
     return text

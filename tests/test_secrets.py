@@ -1,0 +1,81 @@
+"""Tokens, in repo URLs or in the token environment variables, never reach the terminal, the
+reports or run.json; and nothing from a repository becomes markup in the HTML report."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from npu_codemod.orchestrator import redact
+
+from gitutil import make_repo
+from reportcase import Page
+
+URL_TOKEN = "urlT0ken-9f8e7d6c"
+ENV_TOKENS = {"NPU_CODEMOD_TOKEN": "npuT0ken-1a2b3c4d", "GITHUB_TOKEN": "ghp_EnvT0ken5e6f7a8b",
+              "GITLAB_TOKEN": "glpat-EnvT0ken9c0d"}
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def test_url_userinfo_and_env_tokens_are_masked(monkeypatch) -> None:
+    for name, value in ENV_TOKENS.items():
+        monkeypatch.setenv(name, value)
+    text = f"git clone https://me:{URL_TOKEN}@host/r.git failed; token {ENV_TOKENS['GITHUB_TOKEN']}"
+    assert redact.mask_secrets(text) == "git clone https://***@host/r.git failed; token ***"
+    record = {"repos": [{"error": ENV_TOKENS["GITLAB_TOKEN"], "notes": (ENV_TOKENS["NPU_CODEMOD_TOKEN"],),
+                         "line": 3}]}
+    assert redact.mask_record(record) == {"repos": [{"error": "***", "notes": ("***",), "line": 3}]}
+
+
+def test_short_env_values_are_not_treated_as_tokens(monkeypatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "x")
+    assert redact.mask_secrets("six x's: xxxxxx") == "six x's: xxxxxx"
+
+
+@pytest.fixture
+def leaky_run(tmp_path: Path):
+    """A run whose inputs carry every token: a URL with credentials, env tokens in a source
+    line that becomes a finding, in a path that fails, and a repository name that is markup."""
+    source = ("import tensorflow as tf\n"
+              f"y = tf.nn.dropout(x, 0.5, noise_shape=[1, 4])  # {ENV_TOKENS['GITHUB_TOKEN']}\n")
+    make_repo(tmp_path / "repo", {"train.py": source})
+    (tmp_path / "repos.txt").write_text(
+        "repo\n"
+        f"https://me:{URL_TOKEN}@127.0.0.1:9/org/repo.git\n"
+        f"missing-{ENV_TOKENS['GITLAB_TOKEN']}\n"
+        f"{HOSTILE}\n")
+    env = {**os.environ, **ENV_TOKENS, "GIT_TERMINAL_PROMPT": "0"}
+    done = subprocess.run(
+        [sys.executable, "-m", "npu_codemod", "run", "--repos", "repos.txt", "--report-dir", "rep",
+         "--workspace", "ws", "--jobs", "2"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    return tmp_path, done
+
+
+def test_no_token_in_output_reports_or_run_json(leaky_run) -> None:
+    root, done = leaky_run
+    assert done.returncode == 1, done.stderr  # the URL, the missing and the hostile entries fail
+    texts = {"stdout": done.stdout, "stderr": done.stderr}
+    for path in (root / "rep").rglob("*"):
+        if path.is_file():
+            texts[str(path)] = path.read_text(encoding="utf-8", errors="replace")
+    for path in (root / "ws").rglob("*"):  # clone cache names, locks
+        texts[f"name {path}"] = str(path)
+    for where, text in texts.items():
+        for token in (URL_TOKEN, *ENV_TOKENS.values()):
+            assert token not in text, (token, where)
+    assert "https://***@127.0.0.1:9/org/repo.git" in done.stderr
+    assert "missing-***" in done.stderr
+
+
+def test_html_report_escapes_what_comes_from_repositories(leaky_run) -> None:
+    root, _ = leaky_run
+    html = (root / "rep" / "report.html").read_text(encoding="utf-8")
+    page = Page(html)
+    assert not [attrs for attrs in page.tags("img") if "onerror" in attrs]
+    assert HOSTILE not in html
+    assert any(HOSTILE in text for text in page.texts)  # shown, as text
