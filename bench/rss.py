@@ -47,7 +47,7 @@ class PeakRss:
             mb = int(status["VmHWM"].split()[0]) / 1024
             if pid == self.root_pid:
                 role = "orchestrator"
-            elif status.get("Name", "").startswith("python") and parents.get(pid) == self.root_pid:
+            elif status.get("Name", "").startswith("python"):  # pool workers (and a forkserver)
                 role = "worker"
             else:
                 role = status.get("Name", "other")

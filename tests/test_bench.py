@@ -19,6 +19,7 @@ def test_tiny_bench_writes_every_measure(tmp_path: Path) -> None:
                            "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     results = json.loads(out.read_text())
+    assert results["errors"] == []
     assert results["mode"] == "tiny"
     assert results["rewrite"]["files"] == 4 and results["rewrite"]["parse_s"] > 0
     assert {"ratio", "engine_files_per_s", "findings"} <= set(results["rewrite"])
