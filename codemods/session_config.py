@@ -75,7 +75,19 @@ def session_call(name: pytree.Leaf, ctx: FileContext) -> Optional[SessionCall]:
     if qualified not in CONFIG_POSITION and qualified != MONITORED_SESSION:
         return None
     config = find_argument(call, "config", CONFIG_POSITION.get(qualified))
-    return SessionCall(power, call, qualified, _module(prefix_name(power, index), ctx), config)
+    spelled = prefix_name(power, index) if index else _spelling(ctx.tf.resolve(name.value), ctx)
+    return SessionCall(power, call, qualified, _module(spelled, ctx), config)
+
+
+def _spelling(resolved: Optional[str], ctx: FileContext) -> Optional[str]:
+    """How the file can spell the module a bare imported ``Session`` came from, if it can
+    (``from tensorflow.compat.v1 import Session`` next to ``import tensorflow as tf``:
+    ``tf.compat.v1``)."""
+    module = (resolved or "").rpartition(".")[0]
+    for name, target in ctx.tf.bindings.items():
+        if module == target or module.startswith(target + "."):
+            return name + module[len(target):]
+    return None
 
 
 def _module(spelled: Optional[str], ctx: FileContext) -> str:

@@ -504,3 +504,21 @@ def evaluate():
     created = "import tensorflow as tf\nconfig = tf.ConfigProto()\n"
     after = HEADER + created + npu_lines("config") + functions
     check(created + functions, after, [("NPU007", 6, 9, "migrated"), ("NPU007", 11, 9, "migrated")])
+
+
+def test_session_imported_from_compat_v1_gets_a_compat_v1_config():
+    before = """\
+import tensorflow as tf
+from tensorflow.compat.v1 import Session
+with Session() as sess:
+    sess.run(1)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+from tensorflow.compat.v1 import Session
+config = tf.compat.v1.ConfigProto()
+""" + npu_lines("config") + """\
+with Session(config=config) as sess:
+    sess.run(1)
+"""
+    check(before, after, [("NPU007", 3, 5, "migrated")])
