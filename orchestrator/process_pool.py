@@ -55,10 +55,10 @@ class ProcessPool:
 
     def __init__(self, slots: int) -> None:
         self.slots = slots
-        # Not fork: a forked worker would inherit the other workers' pipes (and never see
-        # the end of its own) and whatever threads and locks the parent holds.
-        self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(["npu_codemod.orchestrator.pipeline"])
+        # Spawn, not fork: a forked worker would inherit the other workers' pipes (and never
+        # see the end of its own) and whatever threads and locks the parent holds; not
+        # forkserver: its socket path breaks under a long $TMPDIR.
+        self._context = multiprocessing.get_context("spawn")
         self._idle: list[_Worker] = []
         self._busy: dict[Hashable, _Worker] = {}
 
