@@ -97,3 +97,24 @@ def test_helper_style_works_where_no_statement_can_be_inserted() -> None:
 def test_helper_style_on_compat_v1() -> None:
     new, _ = migrate("import tensorflow.compat.v1 as tf\nsess = tf.Session()\n", style="helper")
     assert "sess = tf.Session(config=npu_config_proto(config_proto=tf.ConfigProto()))\n" in new
+
+
+def test_helper_style_lets_npu008_set_soft_placement_when_the_repo_uses_tf_device() -> None:
+    rules = {rule.id: rule for rule in load_plugins().rules()}
+    npu007 = copy.copy(rules["NPU007"])
+    npu007.settings = build_settings(npu007, {"style": "helper"})
+    engine = Engine([rules["NPU001"], npu007, rules["NPU008"]])
+    before = ("import tensorflow as tf\n"
+              "sess = tf.Session()\n"
+              "with tf.Session(config=cfg) as s:\n"
+              "    pass\n")
+    after = ("from npu_bridge.npu_init import *\n"
+             "import tensorflow as tf\n"
+             "sess = tf.Session(config=npu_config_proto(config_proto=tf.ConfigProto(allow_soft_placement=True)))\n"
+             "cfg.allow_soft_placement = True\n"
+             "with tf.Session(config=npu_config_proto(config_proto=cfg)) as s:\n"
+             "    pass\n")
+    facts = frozenset({"uses-tf-device"})
+    outcome = engine.process(before.encode(), "train.py", repo="repo", facts=facts)
+    assert outcome.new_data.decode() == after
+    assert engine.process(after.encode(), "train.py", repo="repo", facts=facts).new_data is None

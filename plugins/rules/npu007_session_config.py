@@ -149,17 +149,31 @@ def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
     if value is not None and callee_name(value) == HELPER:
         ctx.report_at(line, column, "migrated", f"the config goes through {HELPER}()")
         return
-    wrapped = parse_expression(f"{HELPER}(config_proto={site.module}.ConfigProto())")
     if value is None:
-        add_keyword(site.call, "config", str(wrapped))
-    elif not (value.type == token.NAME and value.value == "None"):
-        wrapped.prefix, value.prefix = value.prefix, ""
-        value.replace(wrapped)
-        wrapped.children[1].children[1].children[2].replace(value)
-    else:
-        wrapped.prefix = value.prefix
-        value.replace(wrapped)
+        add_keyword(site.call, "config", "None")
+        value = find_argument(site.call, "config").value
+    wrapped = parse_expression(f"{HELPER}(config_proto={site.module}.ConfigProto())")
+    inner = wrapped.children[1].children[1].children[2]
+    wrapped.prefix, value.prefix = value.prefix, ""
+    value.replace(wrapped)
+    if not (value.type == token.NAME and value.value == "None"):
+        inner.replace(value)
+        inner = value
+    _soft_placement_target(inner, site, line, column, ctx)
     ctx.report_at(line, column, "migrated", f"passed the config through {HELPER}() for {NPU_CONFIG}")
+
+
+def _soft_placement_target(config: pytree.Base, site: SessionCall, line: int, column: int,
+                           ctx: FileContext) -> None:
+    """Let NPU008 complete the wrapped config: a ConfigProto(...) call, or a named object."""
+    if callee_name(config) == "ConfigProto":
+        if find_argument(config.children[-1], "allow_soft_placement") is None:
+            targets(ctx).append(ConfigTarget(code(config), site.power, line, column,
+                                             constructor=config.children[-1]))
+        return
+    expression = dotted_name(config)
+    if expression is not None and not why_not(site.power):
+        targets(ctx).append(ConfigTarget.at(expression, enclosing_statement(site.power), line, column))
 
 
 def _npu_lines(expression: str, missing: set[str], ctx: FileContext) -> list[str]:
