@@ -19,7 +19,7 @@ from .calls import Argument, arguments, find_argument
 from .rule import FileContext
 from .statements import enclosing_scope, scope_nodes
 from .tfnames import is_attribute_trailer, is_call_trailer, prefix_name
-from .walk import pre_order
+from .walk import pre_order, small_statements
 
 #: Canonical constructor -> 0-based position of ``config`` when given positionally.
 CONFIG_POSITION = {
@@ -253,11 +253,20 @@ def ensure_rewriter_config(ctx: FileContext) -> None:
     key = "session_config.binds_rewriter_config"
     if key not in ctx.memo:
         ctx.memo[key] = any(
-            leaf.value == "RewriterConfig" and _binds_here(leaf) for leaf in ctx.tree.leaves()
-            if leaf.type == token.NAME
+            leaf.type == token.NAME and leaf.value == "RewriterConfig" and _binds_here(leaf)
+            for leaf in _binding_candidates(ctx.tree)
         )
     if not ctx.memo[key]:
         ctx.add_import(REWRITER_CONFIG_IMPORT)
+
+
+def _binding_candidates(tree: pytree.Node) -> Iterator[pytree.Base]:
+    """The leaves that can bind a module name: assignment targets and imported names."""
+    for statement in small_statements(tree):
+        if statement.type == syms.expr_stmt:
+            yield statement.children[0]
+        elif statement.type == syms.import_from:
+            yield from statement.leaves()
 
 
 def _binds_here(leaf: pytree.Leaf) -> bool:

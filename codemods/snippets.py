@@ -20,12 +20,17 @@ def _driver() -> driver.Driver:
 
 def parse_statements(code: str, newline: str = "\n") -> list[pytree.Base]:
     """Top-level statements of ``code`` (each ending in ``newline``), detached and ready to insert."""
-    text = code.rstrip("\n").replace("\n", newline) + newline
+    return [statement.clone() for statement in _parsed(code.rstrip("\n").replace("\n", newline) + newline)]
+
+
+@lru_cache(maxsize=1024)
+def _parsed(text: str) -> tuple[pytree.Base, ...]:
+    """Rules write the same few snippets into every file: parse each once, hand out copies."""
     tree = _driver().parse_string(text)
     statements = [child for child in tree.children if child.type != pygram.token.ENDMARKER]
     for statement in statements:
         statement.remove()
-    return statements
+    return tuple(statements)
 
 
 def parse_expression(code: str) -> pytree.Base:
