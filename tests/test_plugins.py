@@ -336,3 +336,15 @@ def test_a_plugin_option_that_clashes_marks_the_plugin_broken(tmp_path: Path) ->
     assert [row["description"] for row in rows if row["plugin"] == plugin] == [
         "npu_codemod_add_options raised ArgumentError: argument --format: conflicting option "
         "string: --format"]
+
+
+def test_plugin_option_takes_a_module_name(tmp_path: Path) -> None:
+    (tmp_path / "company").mkdir()
+    (tmp_path / "company" / "__init__.py").write_text("")
+    (tmp_path / "company" / "npu_rules.py").write_text(RULE_PLUGIN)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    rows = {row["id"]: row for row in rules_json("--plugin", "company.npu_rules", cwd=tmp_path, env=env)}
+    assert (rows["MYL001"]["plugin"], rows["MYL001"]["status"]) == ("company.npu_rules", "ok")
+    missing = rules_json("--plugin", "company.nope", cwd=tmp_path, env=env)
+    assert [row["description"] for row in missing if row["status"] == "broken"] == [
+        "import failed: ModuleNotFoundError: No module named 'company.nope'"]
