@@ -157,3 +157,20 @@ def main():
 """
     check(before, after, [("NPU009", 7, 4, "migrated"), ("NPU009", 8, 4, "migrated")],
           rules={"NPU001", "NPU007", "NPU009"})
+
+
+def test_second_run_reports_the_same_sites_as_the_first():
+    """The NpuOptimizer lines NPU007 writes are NPU007's sites, not new NPU009 ones."""
+    source = (
+        "import tensorflow as tf\n"
+        "config = tf.ConfigProto()\n"
+        "config.graph_options.rewrite_options.constant_folding = RewriterConfig.OFF\n"
+        "sess = tf.Session(config=config)\n"
+        "sess.run(x)\n"
+    )
+    first, first_findings = run_rules(source)
+    assert first is not None
+    again, again_findings = run_rules(first)
+    assert again is None
+    count = lambda findings: sorted((f.rule_id, f.status) for f in findings)  # noqa: E731
+    assert count(again_findings) == count(first_findings)
