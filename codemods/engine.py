@@ -22,6 +22,7 @@ from .prematch import quick_check
 from .rule import Capture, FileContext, Rule, position
 from .source import UndecodableSource, decode_source
 from .tfnames import IMPORTS_TF
+from .walk import post_order
 
 #: Pseudo-rule under which file-level failures (decode, parse, compile) are reported.
 FILE_RULE_ID = "NPU000"
@@ -150,7 +151,7 @@ class Engine:
             return
         for fixer in self._fixers:
             fixer.start_tree(tree, path)
-        for node in tree.post_order():
+        for node in post_order(tree):
             for fixer in heads.get(node.type, ()):
                 if fixer.quick_check is not None and not fixer.quick_check(node):
                     continue
@@ -190,21 +191,24 @@ class Engine:
         def callback(node: pytree.Base, capture: Capture, filename: str) -> None:
             ctx = self._ctx
             if ctx is not None and rule.id in self._active:
-                where = position(node)
-                self._guarded(rule, ctx, lambda: rule.visit(node, capture, ctx), where)
+                self._guarded(rule, ctx, lambda: rule.visit(node, capture, ctx), node)
 
         return callback
 
     @staticmethod
     def _guarded(
-        rule: Rule, ctx: FileContext, action: Callable[[], None], where: tuple[int, int] = (1, 0)
+        rule: Rule, ctx: FileContext, action: Callable[[], None], node: Optional[pytree.Base] = None
     ) -> None:
-        """Run a rule's code; any exception becomes :class:`_RuleCrashed` (never into Bowler)."""
+        """Run a rule's code; any exception becomes :class:`_RuleCrashed` (never into Bowler).
+
+        The crash is placed at ``node`` (else line 1), computed only on a crash: most visits
+        end without a finding, and looking a position up costs a walk to the first leaf.
+        """
         ctx.rule = rule
         try:
             action()
         except Exception as exc:
-            raise _RuleCrashed(rule, exc, where) from None
+            raise _RuleCrashed(rule, exc, position(node) if node is not None else (1, 0)) from None
         finally:
             ctx.rule = None
 

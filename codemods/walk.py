@@ -49,3 +49,22 @@ def pre_order(tree: pytree.Base) -> Iterator[pytree.Base]:
         yield node
         if node.children:
             stack.extend(reversed(node.children))
+
+
+def post_order(tree: pytree.Base) -> Iterator[pytree.Base]:
+    """``tree.post_order()`` without a generator per level, edits included: like fissix, each
+    node's children list is taken when the walk enters the node (``replace`` swaps the list)."""
+    lists: list[list[pytree.Base]] = [tree.children]
+    nodes, positions = [tree], [0]
+    while nodes:
+        children, index = lists[-1], positions[-1]
+        if index < len(children):
+            positions[-1] = index + 1
+            child = children[index]
+            nodes.append(child)
+            lists.append(child.children)
+            positions.append(0)
+        else:
+            lists.pop()
+            positions.pop()
+            yield nodes.pop()

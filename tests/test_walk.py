@@ -8,7 +8,7 @@ from fissix import pygram, pytree
 from fissix.pgen2 import driver
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.walk import pre_order, small_statements
+from npu_codemod.codemods.walk import post_order, pre_order, small_statements
 
 SAMPLES = sorted((Path(__file__).parent / "sample_projects").glob("*/*.py"))
 NESTED = '''\
@@ -53,3 +53,17 @@ def test_pre_order_is_fissix_pre_order() -> None:
     for text in [NESTED] + [path.read_text(encoding="utf-8") for path in SAMPLES]:
         tree = parser.parse_string(text)
         assert list(pre_order(tree)) == list(tree.pre_order())
+
+
+def test_post_order_is_fissix_post_order_even_when_a_node_is_replaced() -> None:
+    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
+    assert list(post_order(parser.parse_string(NESTED))) == list(parser.parse_string(NESTED).post_order())
+    seen = {}
+    for name, walk in (("fissix", lambda tree: tree.post_order()), ("ours", post_order)):
+        tree = parser.parse_string("a = f(x) + g(y)\n")
+        seen[name] = []
+        for node in walk(tree):
+            seen[name].append(str(node))
+            if node.type == syms.power and str(node) == "f(x)":  # replace the next sibling's child
+                node.next_sibling.next_sibling.replace(pytree.Leaf(1, "z", prefix=" "))
+    assert seen["ours"] == seen["fissix"]
