@@ -5,11 +5,9 @@ worktree or scratch file left, and a rerun completes the batch."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -62,11 +60,10 @@ def batch(tmp_path: Path):
 
 
 @pytest.fixture
-def scratch():
-    """A short TMPDIR: the worker pool's socket path must fit in AF_UNIX's 108 bytes."""
-    path = Path(tempfile.mkdtemp(prefix="npu-t-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+def scratch(tmp_path: Path) -> Path:
+    """The run's TMPDIR: temporary index files must all be gone after the signal."""
+    (tmp_path / "scratch").mkdir()
+    return tmp_path / "scratch"
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
