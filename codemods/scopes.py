@@ -194,15 +194,6 @@ def _binding(leaf: pytree.Leaf) -> str:
     return ""
 
 
-def block_statement(node: pytree.Base, block: pytree.Node) -> Optional[pytree.Base]:
-    """The child of ``block`` (a suite or the module) that holds ``node``, or None."""
-    while node.parent is not None:
-        if node.parent is block:
-            return node
-        node = node.parent
-    return None
-
-
 def is_terminal(statement: pytree.Base) -> bool:
     """True for a ``return``/``raise``/``break``/``continue`` line: nothing after it runs."""
     if statement.type != syms.simple_stmt:

@@ -11,11 +11,14 @@ file per worker whatever the size of the repository.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import FrozenSet, Optional, Sequence
+from typing import TYPE_CHECKING, FrozenSet, Optional, Sequence
 
 from npu_codemod.codemods.findings import Finding
 
 from .gitrepo import PyFile
+
+if TYPE_CHECKING:  # pipeline imports this module
+    from .pipeline import RepoJob
 
 #: Fewer files than this are not worth a round trip to another worker.
 MIN_SHARD_FILES = 16
@@ -25,7 +28,7 @@ MIN_SHARD_FILES = 16
 class RepoPlan:
     """What every shard and the finish of one repository need to know."""
 
-    job: "RepoJob"  # noqa: F821 - pipeline.RepoJob (a cycle if imported here)
+    job: "RepoJob"
     path: str  # the repository to open: the user's, or the clone in the workspace cache
     base: str
     tip: Optional[str]  # the migration branch before this run, if it existed

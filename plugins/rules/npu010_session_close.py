@@ -9,7 +9,8 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
-from npu_codemod.codemods.scopes import BLOCKS, Use, block_statement, insert_after, is_terminal, uses
+from npu_codemod.codemods.scopes import BLOCKS, Use, insert_after, is_terminal, uses
+from npu_codemod.codemods.statements import block_child
 from npu_codemod.codemods.statements import enclosing_scope
 from npu_codemod.codemods.tfnames import is_call_trailer, prefix_name
 from npu_codemod.plugins.hookspecs import hookimpl
@@ -191,7 +192,7 @@ def _last_statement(statement: pytree.Base, leaves: list[pytree.Leaf], default: 
     block, anchor = statement.parent, statement
     while True:
         start = block.children.index(anchor)
-        holders = [block_statement(leaf, block) for leaf in leaves]
+        holders = [block_child(leaf, block) for leaf in leaves]
         if all(holder is not None for holder in holders):
             break
         owner = block.parent if block.type == syms.suite else None
