@@ -47,14 +47,19 @@ def run_jobs(
 ) -> list[RepoResult]:
     """Process every job; results come back in the order of ``jobs``."""
     counts: Counter[str] = Counter()
+    # A second bar needs cursor movement: only on a terminal, never in CI logs.
+    files_progress = progress and sys.stderr.isatty()
     with tqdm(total=len(jobs), desc="repos", unit="repo", file=sys.stderr, disable=not progress,
-              dynamic_ncols=True) as bar:
+              dynamic_ncols=True) as bar, \
+            tqdm(desc="files", unit="file", position=1, leave=False, file=sys.stderr,
+                 disable=not files_progress, dynamic_ncols=True) as files_bar:
 
         def show(current: str) -> None:
             bar.set_postfix_str(f"{current[-30:]} | changed {counts['changed']} unchanged "
                                 f"{counts['unchanged']} failed {counts['failed']}")
 
-        batch = _Batch(jobs, pool, repo_timeout, on_start=lambda job: show(job.entry.name))
+        batch = _Batch(jobs, pool, repo_timeout, on_start=lambda job: show(job.entry.name),
+                       on_files=files_bar.update)
         for result in batch:
             counts[result.status] += 1
             show(result.repo)
@@ -70,8 +75,10 @@ class _Batch:
     """The scheduling state of one run: which task of which repository runs where."""
 
     def __init__(self, jobs: Sequence[RepoJob], pool: Pool, timeout: Optional[float],
-                 on_start: Callable[[RepoJob], None]) -> None:
+                 on_start: Callable[[RepoJob], None], on_files: Callable[[int], Any]) -> None:
         self.jobs, self.pool, self.timeout, self.on_start = jobs, pool, timeout, on_start
+        self.on_files = on_files  # progress: files done, as shards and repositories end
+        self.files_counted: Counter[int] = Counter()  # per repository, from its shards
         self.unstarted = deque(range(len(jobs)))
         self.ready: deque[tuple[Key, Callable[..., Any], tuple]] = deque()  # started repos' next
         self.running: set[Key] = set()
@@ -115,9 +122,14 @@ class _Batch:
         else:
             outputs, sharded = self.outputs[index], self.sharded[index]
             outputs[number] = value
+            self._count_files(index, len(sharded.shards[number]))
             if len(outputs) == len(sharded.shards):
                 ordered = [outputs[n] for n in range(len(outputs))]
                 self.ready.append(((index, "finish", 0), finish_repo, (sharded.plan, ordered)))
+
+    def _count_files(self, index: int, count: int) -> None:
+        self.files_counted[index] += count
+        self.on_files(count)
 
     def _expire(self) -> Iterator[RepoResult]:
         now = time.monotonic()
@@ -136,6 +148,8 @@ class _Batch:
     def _end(self, index: int, result: RepoResult) -> RepoResult:
         """Record the result; stop and forget whatever else of this repository is pending."""
         self.done[index] = result
+        self._count_files(index, max(0, result.files_scanned - self.files_counted.pop(index, 0)))
+        self.files_counted.pop(index, None)
         self.deadlines.pop(index, None)
         self.sharded.pop(index, None)
         self.outputs.pop(index, None)

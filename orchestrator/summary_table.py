@@ -12,7 +12,7 @@ def print_summary(results: Sequence[RepoResult], stream: TextIO) -> None:
     if not results:
         print("no repositories in the list", file=stream)
         return
-    width = min(max(len(r.repo) for r in results), 60)
+    width = min(max(len("repo"), *(len(r.repo) for r in results)), 60)
     print(f"{'repo':<{width}}  {'status':<9}  {'files':>5}  {'migr.':>5}  {'left':>5}  {'err':>4}",
           file=stream)
     for result in results:
