@@ -75,9 +75,8 @@ class Engine:
             fixer.rule_id = rule.id
         tool = BowlerTool(fixers, interactive=False, silent=True)
         self._fixers = tool.pre_order + tool.post_order
-        for fixer in self._fixers:
-            fixer.quick_check = quick_check(fixer.pattern)
-        self._heads: dict[FrozenSet[str], dict[int, list]] = {}
+        self._checks = {fixer: quick_check(fixer.pattern) or _anything for fixer in self._fixers}
+        self._heads: dict[FrozenSet[str], dict[int, tuple]] = {}
         self._drivers = [driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS]
 
     def wants(self, data: bytes) -> bool:
@@ -146,14 +145,20 @@ class Engine:
         if heads is None:
             fixers = [fixer for fixer in self._fixers if fixer.rule_id in self._active]
             by_type = _get_headnode_dict(fixers) if fixers else {}
-            heads = self._heads[self._active] = {kind: fs for kind, fs in by_type.items() if fs}
+            heads = self._heads[self._active] = {
+                kind: tuple((self._checks[fixer], fixer) for fixer in fs)
+                for kind, fs in by_type.items() if fs
+            }
         if not heads:
             return
         for fixer in self._fixers:
             fixer.start_tree(tree, path)
         for node in post_order(tree):
-            for fixer in heads.get(node.type, ()):
-                if fixer.quick_check is not None and not fixer.quick_check(node):
+            candidates = heads.get(node.type)
+            if candidates is None:
+                continue
+            for check, fixer in candidates:
+                if not check(node):
                     continue
                 results = fixer.match(node)
                 if results:
@@ -211,6 +216,10 @@ class Engine:
             raise _RuleCrashed(rule, exc, position(node) if node is not None else (1, 0)) from None
         finally:
             ctx.rule = None
+
+
+def _anything(node: pytree.Base) -> bool:
+    return True
 
 
 class _ParseFailed(Exception):
