@@ -1,6 +1,7 @@
 """Parsing the repo list: one ``PATH_OR_URL [BASE_REF] [key=value ...]`` entry a line.
 
-A bad line does not stop the batch: it becomes an entry with an ``error``, reported as that
+Fields are separated by whitespace; a field holding spaces is written in double quotes
+(``"../my models/bert" main``); ``#`` always starts a comment. A bad line does not stop the batch: it becomes an entry with an ``error``, reported as that
 repo's failed result, so the other repos are still processed.
 """
 
@@ -17,6 +18,8 @@ from .redact import mask_secrets
 ENTRY_OPTIONS = frozenset({"slug"})
 #: Lines as an editor numbers them (``str.splitlines`` also splits at form feeds and such).
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+#: One field: a double-quoted string (no escapes) or a run of non-space, non-quote characters.
+_FIELD = re.compile(r'\s*(?:"([^"]*)"|([^\s"]+))(?=\s|$)')
 _URL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*://|[\w.-]+@[\w.-]+:)")
 
 
@@ -61,9 +64,13 @@ def parse_repo_list(text: str, base_dir: Path, source: str = "repo list") -> lis
 
 def parse_line(line: str, number: int, base_dir: Path, source: str = "repo list") -> RepoEntry:
     """One entry; a malformed line gives an entry whose ``error`` names the line."""
-    fields = line.split()
-    name = mask_secrets(fields[0])
     where = f"{source}:{number}"
+    fields = _fields(line)
+    if fields is None or not fields[0]:
+        name = mask_secrets(line.split()[0])
+        return RepoEntry(name, name, line=number, error=f"{where}: malformed entry {mask_secrets(line)!r}: "
+                         'unbalanced or empty quotes (write a path with spaces as "my repo")')
+    name = mask_secrets(fields[0])
     base_ref: Optional[str] = None
     options: list[tuple[str, str]] = []
     for extra in fields[1:]:
@@ -86,10 +93,24 @@ def parse_line(line: str, number: int, base_dir: Path, source: str = "repo list"
     return RepoEntry(name, location, base_ref, tuple(options), number)
 
 
+def _fields(line: str) -> Optional[list[str]]:
+    """Whitespace-separated fields, double quotes grouping; None if the quoting is broken."""
+    if '"' not in line:
+        return line.split()
+    fields, position = [], 0
+    while line[position:].strip():
+        match = _FIELD.match(line, position)
+        if match is None:
+            return None
+        fields.append(match.group(1) if match.group(1) is not None else match.group(2))
+        position = match.end()
+    return fields
+
+
 def read_repo_list(path: str, stdin_text: Optional[str] = None) -> list[RepoEntry]:
     """Read ``--repos FILE`` (``-`` for stdin). Raises OSError/UnicodeDecodeError if unreadable."""
     if path == "-":
-        return parse_repo_list(stdin_text or "", Path.cwd(), "<stdin>")
-    list_path = Path(path)
-    return parse_repo_list(list_path.read_text(encoding="utf-8"), list_path.parent.resolve(), path)
+        return parse_repo_list((stdin_text or "").removeprefix("\ufeff"), Path.cwd(), "<stdin>")
+    list_path = Path(path)  # utf-8-sig: a list saved by an editor that writes a BOM
+    return parse_repo_list(list_path.read_text(encoding="utf-8-sig"), list_path.parent.resolve(), path)
 

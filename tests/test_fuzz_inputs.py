@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from npu_codemod.codemods.source import UndecodableSource, decode_source
-from npu_codemod.orchestrator.repolist import parse_repo_list
+from npu_codemod.orchestrator.repolist import parse_repo_list, read_repo_list
 
 SECRET = "s3cr3t-t0ken"
 BASE = Path("/nonexistent/base")
@@ -81,6 +81,21 @@ def test_line_numbers_are_an_editors_line_numbers() -> None:
     entries = parse_repo_list("a\x0cb\nc\u2028d\r\ne\rf\n", Path("/base"), "l.txt")
     assert [(e.line, e.name, e.base_ref) for e in entries] == [
         (1, "a", "b"), (2, "c", "d"), (3, "e", None), (4, "f", None)]
+
+
+def test_double_quotes_hold_a_path_with_spaces_and_broken_quoting_is_an_error() -> None:
+    entries = parse_repo_list('"my repo" main\n"x y" slug=o/r\n"open\nab"c\n""\n', Path("/b"), "l.txt")
+    assert [(e.name, e.location, e.base_ref, e.options) for e in entries[:2]] == [
+        ("my repo", "/b/my repo", "main", ()), ("x y", "/b/x y", None, (("slug", "o/r"),))]
+    assert [e.error.split(": ")[0] for e in entries[2:]] == ["l.txt:3", "l.txt:4", "l.txt:5"]
+    assert all("malformed entry" in e.error for e in entries[2:])
+
+
+def test_repo_list_file_with_a_bom_and_crlf(tmp_path: Path) -> None:
+    (tmp_path / "l.txt").write_bytes(b"\xef\xbb\xbfalpha main\r\nbeta\r\n")
+    entries = read_repo_list(str(tmp_path / "l.txt"))
+    assert [(e.name, e.base_ref, e.error) for e in entries] == [("alpha", "main", None), ("beta", None, None)]
+    assert [e.name for e in read_repo_list("-", "\ufeffalpha\n")] == ["alpha"]
 
 
 # --- Source decoder ----------------------------------------------------------------------------
