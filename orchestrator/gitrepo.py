@@ -7,6 +7,7 @@ if the run is interrupted: the branch ref moves only at the end, in one atomic u
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from dataclasses import dataclass
@@ -101,6 +102,17 @@ def read_blobs(repo: git.Repo, files: list[PyFile]) -> Iterator[tuple[PyFile, by
 def store_blob(repo: git.Repo, data: bytes) -> str:
     """Write ``data`` as a blob object; return its hex sha (safe from several processes)."""
     return repo.odb.store(IStream(git.Blob.type, len(data), BytesIO(data))).hexsha.decode()
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives ``data`` as a blob, without writing it (``--dry-run`` stores nothing)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def has_contents(repo: git.Repo, commit: str, blobs: Mapping[PyFile, str]) -> bool:
+    """Whether ``commit`` already holds each file with exactly this blob: nothing to commit."""
+    at_commit = {file.path: file.blob for file in python_files(repo, commit)}
+    return all(at_commit.get(file.path) == blob for file, blob in blobs.items())
 
 
 def commit_blobs(

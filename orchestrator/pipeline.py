@@ -108,8 +108,8 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
 
     analysis = toolkit.analyze(wanted(), entry.name)
     plan = RepoPlan(job=job, path=repo.working_tree_dir or repo.git_dir, base=base, tip=tip,
-                    source=point.source, files_scanned=len(files), facts=analysis.facts,
-                    findings=analysis.findings, notes=point.notes)
+                    source=point.source, parent=point.parent, files_scanned=len(files),
+                    facts=analysis.facts, findings=analysis.findings, notes=point.notes)
     shards = split_files(candidates, workers)
     if len(shards) > 1:
         return ShardedRepo(plan, tuple(shards))
@@ -128,8 +128,9 @@ def _process_files(repo, plan: RepoPlan, files: Sequence[PyFile]) -> ShardOutput
             continue
         if job.mode == "scan":
             changes.append(FileChange(file))
-        elif job.dry_run:
-            changes.append(FileChange(file, patch=file_patch(file.path, data, outcome.new_data)))
+        elif job.dry_run:  # the blob's id only (nothing is stored), to compare with the tip
+            changes.append(FileChange(file, blob=gitrepo.blob_id(outcome.new_data),
+                                      patch=file_patch(file.path, data, outcome.new_data)))
         else:
             changes.append(FileChange(file, blob=gitrepo.store_blob(repo, outcome.new_data)))
     return ShardOutput(tuple(findings), tuple(changes))
@@ -139,6 +140,9 @@ def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     job, entry = plan.job, plan.job.entry
     findings = list(plan.findings) + [f for output in outputs for f in output.findings]
     changes = sorted((c for output in outputs for c in output.changes), key=lambda c: c.file.path)
+    if changes and plan.tip is not None and plan.parent == plan.tip and gitrepo.has_contents(
+            repo, plan.tip, {c.file: c.blob for c in changes}):
+        changes = []  # a rerun: the branch already holds every new content
     result = RepoResult(
         repo=entry.name,
         status="unchanged",
@@ -161,7 +165,7 @@ def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     if job.split_by:
         return commit_groups(repo, job, plan.base, result, changes, findings, commit_message)
     message = commit_message(findings)
-    commit = gitrepo.commit_blobs(repo, plan.source, {c.file: c.blob for c in changes}, message)
+    commit = gitrepo.commit_blobs(repo, plan.parent, {c.file: c.blob for c in changes}, message)
     gitrepo.update_branch(repo, job.branch, commit, plan.tip)
     return _push(repo, plan, result.with_changes(status="changed", branch=job.branch, commit=commit))
 
@@ -178,7 +182,7 @@ def _push(repo, plan: RepoPlan, result: RepoResult) -> RepoResult:
         return result.with_changes(notes=result.notes + (f"{exc}: nothing was pushed, the branch "
                                                          "is kept locally",))
     except GitError as exc:
-        rebuilt = plan.tip is not None and plan.source != plan.tip
+        rebuilt = plan.tip is not None and plan.parent != plan.tip
         hint = "; the branch was rebuilt on a new base: rerun with --force-push" if rebuilt else ""
         return result.with_changes(status="failed", error=f"{exc}{hint}")
     return result.with_changes(pushed=True)

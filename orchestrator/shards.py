@@ -32,7 +32,8 @@ class RepoPlan:
     path: str  # the repository to open: the user's, or the clone in the workspace cache
     base: str
     tip: Optional[str]  # the migration branch before this run, if it existed
-    source: str  # the commit the new commit is built on: ``tip``, or ``base`` when rebuilt
+    source: str  # the commit whose files are rewritten: ``base``, or ``tip`` with others' work
+    parent: str  # the commit a new commit goes on: ``tip``, or ``base`` when rebuilt
     files_scanned: int
     facts: FrozenSet[str]
     findings: tuple[Finding, ...] = ()  # from the repository-wide analysis

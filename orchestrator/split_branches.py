@@ -69,10 +69,7 @@ def push_groups(repo: git.Repo, job: "RepoJob", result: RepoResult) -> RepoResul
 
 def _holds(repo: git.Repo, base: str, tip: str, blobs: dict) -> bool:
     """Whether ``tip`` is built on ``base`` and already has exactly these new contents."""
-    if not gitrepo.is_ancestor(repo, base, tip):
-        return False
-    at_tip = {file.path: file.blob for file in gitrepo.python_files(repo, tip)}
-    return all(at_tip.get(file.path) == blob for file, blob in blobs.items())
+    return gitrepo.is_ancestor(repo, base, tip) and gitrepo.has_contents(repo, tip, blobs)
 
 
 def _text(data: "bytes | None") -> "str | None":

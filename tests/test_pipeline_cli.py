@@ -181,3 +181,26 @@ def test_report_rerenders_from_run_json(two_repos: Path, tmp_path: Path):
     assert again.returncode == 0, again.stderr
     for name in ("findings.csv", "summary.csv"):
         assert (tmp_path / "again" / name).read_text() == (tmp_path / "rep" / name).read_text()
+
+
+def test_second_run_reports_the_first_runs_rows_exactly(two_repos: Path, tmp_path: Path):
+    """Lines and columns are the base's (as in the first run and in scan), not the branch's."""
+    assert cli("run", "--repos", str(two_repos), "--report-dir", "one", cwd=tmp_path).returncode == 0
+    assert cli("run", "--repos", str(two_repos), "--report-dir", "two", cwd=tmp_path).returncode == 0
+    assert cli("scan", "--repos", str(two_repos), "--report-dir", "scan", cwd=tmp_path).returncode == 0
+    first = read_csv(tmp_path / "one" / "findings.csv")
+    assert first == read_csv(tmp_path / "two" / "findings.csv") == read_csv(tmp_path / "scan" / "findings.csv")
+    dry = cli("run", "--repos", str(two_repos), "--dry-run", "--report-dir", "dry", cwd=tmp_path)
+    assert dry.returncode == 0, dry.stderr
+    assert not (tmp_path / "dry" / "patches").exists()  # the branches already hold everything
+
+
+def test_rerun_with_more_rules_adds_one_commit_on_the_branch(two_repos: Path, tmp_path: Path):
+    alpha = tmp_path / "alpha"
+    first = cli("run", "--repos", str(two_repos), "--rules", "NPU004", "--report-dir", "one", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    tip = git(alpha, "rev-parse", BRANCH)
+    second = cli("run", "--repos", str(two_repos), "--report-dir", "two", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert git(alpha, "rev-parse", f"{BRANCH}~1") == tip  # a fast-forward, no duplicate
+    assert show(alpha, BRANCH, "train.py") == TRAIN_MIGRATED.encode()
