@@ -26,6 +26,7 @@ QUEUE_API = {"batch": 7, "shuffle_batch": 8, "batch_join": 6, "shuffle_batch_joi
 METHODS = frozenset({*DROP_REMAINDER_POSITION, *QUEUE_API})
 MAP_AND_BATCH_OWNERS = ("tensorflow.contrib.data", "tensorflow.data.experimental")
 MAP_AND_BATCH = frozenset(f"{owner}.map_and_batch" for owner in MAP_AND_BATCH_OWNERS)
+_METHOD_NAMES = " | ".join(f"'{name}'" for name in sorted(METHODS))
 
 ADD = "training input must use drop_remainder=True"
 KEPT = (f"{ADD}; for prediction pad the last batch instead, see NPU003")
@@ -42,9 +43,10 @@ class DropRemainder(Rule):
     description = "Add drop_remainder=True to tf.data batch/padded_batch/map_and_batch calls."
     guide_section = "数据预处理"
     tokens = ("batch",)
-    # ``x.method(...)``, or a call of a bare name (``map_and_batch`` imported, maybe renamed).
-    pattern = """(
-        trailer< '.' method=NAME >
+    # ``x.method(...)`` (only the batching methods: every attribute access of a file would
+    # otherwise be matched), or a call of a bare name (``map_and_batch`` imported, maybe renamed).
+    pattern = f"""(
+        trailer< '.' method=({_METHOD_NAMES}) >
       | power< method=NAME trailer< '(' [any] ')' > any* >
     )"""
 
@@ -53,7 +55,9 @@ class DropRemainder(Rule):
         if node.type == syms.power:
             if ctx.tf.qualify(method.value) in MAP_AND_BATCH:
                 self._check(node.children[1], method, "map_and_batch", ctx)
-        elif method.value in METHODS and is_call_trailer(node.next_sibling):
+            return
+        method = method[0] if isinstance(method, list) else method
+        if is_call_trailer(node.next_sibling):
             self._visit_method_call(node, method, ctx)
 
     def _visit_method_call(self, node: pytree.Node, method: pytree.Leaf, ctx: FileContext) -> None:
