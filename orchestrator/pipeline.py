@@ -140,9 +140,10 @@ def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     job, entry = plan.job, plan.job.entry
     findings = list(plan.findings) + [f for output in outputs for f in output.findings]
     changes = sorted((c for output in outputs for c in output.changes), key=lambda c: c.file.path)
-    if changes and plan.tip is not None and plan.parent == plan.tip and gitrepo.has_contents(
-            repo, plan.tip, {c.file: c.blob for c in changes}):
-        changes = []  # a rerun: the branch already holds every new content
+    # A rerun: the branch already holds every new content. The files stay listed (as a split
+    # change's groups do): they are what the branch changes, for its PR and pr-files.csv.
+    held = bool(changes) and plan.tip is not None and plan.parent == plan.tip and \
+        gitrepo.has_contents(repo, plan.tip, {c.file: c.blob for c in changes})
     result = RepoResult(
         repo=entry.name,
         status="unchanged",
@@ -155,7 +156,7 @@ def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
         notes=plan.notes,
         findings=tuple(sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule_id))),
     )
-    if not changes:
+    if not changes or held:
         return _push(repo, plan, result)
     if job.mode == "scan":
         return result.with_changes(notes=result.notes + ("scan: nothing was written",))

@@ -235,3 +235,19 @@ def test_open_prs_needs_a_token(tmp_path: Path, monkeypatch):
     result = cli("run", "--repos", "repos.txt", "--push", "--open-prs", cwd=tmp_path)
     assert result.returncode == 2
     assert "--open-prs needs an API token: set NPU_CODEMOD_TOKEN or GITHUB_TOKEN or GITLAB_TOKEN" in result.stderr
+
+
+def test_an_identical_rerun_keeps_the_body_and_sends_no_update(tmp_path: Path, github):
+    with_remote(tmp_path, "alpha", {"train.py": TRAIN})
+    (tmp_path / "repos.txt").write_text("alpha\n")
+    assert run_prs(tmp_path, github).returncode == 0
+    body = github.prs[0]["body"]
+    assert f"Files changed on `{BRANCH}`: `train.py`." in body
+
+    second = run_prs(tmp_path, github, report="rep2")
+
+    assert second.returncode == 0, second.stderr
+    assert github.prs[0]["body"] == body  # the branch's files, though this run committed nothing
+    assert github.calls_to("PATCH", r"/repos/org/\w+/pulls/\d") == []
+    run = json.loads((tmp_path / "rep2" / "run.json").read_text())
+    assert [(r["status"], r["files_changed"]) for r in run["repos"]] == [("unchanged", ["train.py"])]
