@@ -47,7 +47,8 @@ class Site:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="Python files or folders")
     parser.add_argument("--rules", default=None, metavar="ID,...", help="check only these rules")
-    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID")
+    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID",
+                        help="do not check this rule (repeatable)")
 
 
 def python_files(paths: Sequence[str]) -> list[Path]:

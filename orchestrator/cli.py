@@ -90,8 +90,9 @@ def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
 
     rules = commands.add_parser("rules", help="list the available rules")
     _add_plugin_options(rules)
-    _add_config_option(rules)
-    rules.add_argument("--format", choices=("table", "json"), default="table")
+    _add_config_option(rules, "none: built-in defaults")
+    rules.add_argument("--format", choices=("table", "json"), default="table",
+                       help="a table for people or JSON for scripts (default: %(default)s)")
     rules.set_defaults(handler=_cmd_rules)
 
     report = commands.add_parser("report", help="re-render the reports from a run.json")
@@ -114,7 +115,8 @@ def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
     check.set_defaults(handler=_cmd_check)
 
     demo = commands.add_parser("demo", help="build sample TF 1.x repos in a temp dir and migrate them")
-    demo.add_argument("--report-dir", default="npu-codemod-report")
+    demo.add_argument("--report-dir", default="npu-codemod-report", metavar="DIR",
+                      help="where the reports go (default: %(default)s)")
     demo.add_argument("--keep", action="store_true", help="keep the sample repos (path is printed)")
     demo.set_defaults(handler=_cmd_demo)
     if plugins is not None:
@@ -130,20 +132,23 @@ def _add_plugin_options(parser: argparse.ArgumentParser) -> None:
                         help="load a rule plugin from a module or .py file (repeatable)")
 
 
-def _add_config_option(parser: argparse.ArgumentParser) -> None:
+def _add_config_option(parser: argparse.ArgumentParser,
+                       default: str = "pyproject.toml next to the repo list") -> None:
     parser.add_argument("--config", metavar="FILE", default=None,
-                        help="TOML file with a [tool.npu-codemod] table of rule settings "
-                             "(default: pyproject.toml next to the repo list)")
+                        help=f"TOML file with a [tool.npu-codemod] table of rule settings "
+                             f"(default: {default})")
 
 
 def _add_batch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repos", required=True, metavar="FILE",
                         help="repo list: one PATH_OR_URL [BASE_REF] a line; '-' reads stdin")
-    parser.add_argument("--report-dir", default="npu-codemod-report")
+    parser.add_argument("--report-dir", default="npu-codemod-report", metavar="DIR",
+                        help="where the reports go (default: %(default)s)")
     parser.add_argument("--workspace", default=".npu-codemod",
                         help="clone cache and scratch space (default: %(default)s)")
     parser.add_argument("--rules", default=None, metavar="ID,...", help="run only these rules")
-    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID")
+    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID",
+                        help="do not run this rule (repeatable)")
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                         help="parallel worker processes (default: CPU count)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
