@@ -18,7 +18,7 @@ from fissix.pgen2 import driver
 from fissix.refactor import _get_headnode_dict
 
 from .findings import Finding
-from .prematch import quick_check
+from .prematch import SELF, leaf_key, quick_check
 from .rule import Capture, FileContext, Rule, position
 from .source import UndecodableSource, decode_source
 from .tfnames import IMPORTS_TF
@@ -76,7 +76,7 @@ class Engine:
         tool = BowlerTool(fixers, interactive=False, silent=True)
         self._fixers = tool.pre_order + tool.post_order
         self._checks = {fixer: quick_check(fixer.pattern) or _anything for fixer in self._fixers}
-        self._heads: dict[FrozenSet[str], dict[int, tuple]] = {}
+        self._dispatch: dict[FrozenSet[str], _Dispatch] = {}
         self._drivers = [driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS]
 
     def wants(self, data: bytes) -> bool:
@@ -139,25 +139,36 @@ class Engine:
         """One post-order walk offering each node to the active rules' fixers for its type.
 
         Replaces ``refactor_tree``, which also walks the tree in pre-order and runs the bottom
-        matcher over every leaf although no Bowler fixer uses either.
+        matcher over every leaf although no Bowler fixer uses either. A fixer whose pattern
+        needs a given name at a given child (``trailer< '.' 'dropout' >``) is looked up by
+        that child's value, so most nodes are offered to no fixer at all.
         """
-        heads = self._heads.get(self._active)
-        if heads is None:
-            fixers = [fixer for fixer in self._fixers if fixer.rule_id in self._active]
-            by_type = _get_headnode_dict(fixers) if fixers else {}
-            heads = self._heads[self._active] = {
-                kind: tuple((self._checks[fixer], fixer) for fixer in fs)
-                for kind, fs in by_type.items() if fs
-            }
-        if not heads:
+        dispatch = self._dispatch.get(self._active)
+        if dispatch is None:
+            dispatch = self._dispatch[self._active] = _Dispatch(
+                [fixer for fixer in self._fixers if fixer.rule_id in self._active], self._checks)
+        if not dispatch.heads:
             return
         for fixer in self._fixers:
             fixer.start_tree(tree, path)
-        for node in post_order(tree):
-            candidates = heads.get(node.type)
-            if candidates is None:
+        heads = dispatch.heads
+        for node in post_order(tree, dispatch.leaves):
+            head = heads.get(node.type)
+            if head is None:
                 continue
-            for check, fixer in candidates:
+            candidates, keyed = head
+            for index, by_value in keyed:
+                if index == SELF:
+                    leaf = node
+                else:
+                    children = node.children
+                    if index >= len(children):
+                        continue
+                    leaf = children[index]
+                found = by_value.get(getattr(leaf, "value", None))
+                if found:
+                    candidates = tuple(sorted(candidates + found, key=_first)) if candidates else found
+            for _, check, fixer in candidates:
                 if not check(node):
                     continue
                 results = fixer.match(node)
@@ -220,6 +231,43 @@ class Engine:
 
 def _anything(node: pytree.Base) -> bool:
     return True
+
+
+def _first(candidate: tuple) -> int:
+    return candidate[0]
+
+
+class _Dispatch:
+    """Which fixers a node of each type is offered to, for one set of active fixers.
+
+    ``heads`` maps a node type to ``(fixers tried on every such node, keyed)``, where
+    ``keyed`` is ``((child index, {name: fixers}), ...)``; a fixer is ``(order, check,
+    fixer)`` and candidates are tried in the fixers' order. ``leaves`` says which leaves the
+    walk yields: the leaf types fixers head on, with the names they need (None: any value).
+    """
+
+    def __init__(self, fixers: Sequence, checks: dict) -> None:
+        self.heads: dict[int, tuple[tuple, tuple]] = {}
+        self.leaves: dict[int, Optional[FrozenSet[str]]] = {}
+        order = {fixer: number for number, fixer in enumerate(fixers)}
+        for kind, of_kind in (_get_headnode_dict(fixers) if fixers else {}).items():
+            if not of_kind:
+                continue
+            plain: list[tuple] = []
+            keyed: dict[int, dict[str, list[tuple]]] = {}
+            for fixer in of_kind:
+                candidate = (order[fixer], checks[fixer], fixer)
+                key = leaf_key(fixer.pattern, kind)
+                if key is None:
+                    plain.append(candidate)
+                    continue
+                for value in key[1]:
+                    keyed.setdefault(key[0], {}).setdefault(value, []).append(candidate)
+            self.heads[kind] = (tuple(plain), tuple(
+                (index, {value: tuple(found) for value, found in by_value.items()})
+                for index, by_value in keyed.items()))
+            if kind < 256:  # a token type: the walk yields only the leaves asked for
+                self.leaves[kind] = None if plain else frozenset(keyed.get(SELF, ()))
 
 
 class _ParseFailed(Exception):

@@ -76,18 +76,78 @@ def _one_of(pattern: WildcardPattern, depth: int) -> Optional[Check]:
 
 def _slots(content: Sequence[pytree.BasePattern], depth: int) -> tuple[list[Optional[Check]], bool]:
     """Checks for the leading children a sequence pins down, and whether it pins down all."""
-    slots: list[Optional[Check]] = []
+    leading, exact = _leading(content)
+    return [quick_check(item, depth) for item in leading], exact
+
+
+def _leading(content: Sequence[pytree.BasePattern]) -> tuple[list[pytree.BasePattern], bool]:
+    """The patterns of the leading children a sequence pins down one by one, and whether
+    they are all of its children."""
+    leading: list[pytree.BasePattern] = []
     for item in content:
         if isinstance(item, WildcardPattern) and item.min == item.max == 1 and item.content \
                 and len(item.content) == 1:  # a parenthesised sub-sequence
-            inner, exact = _slots(item.content[0], depth)
-            slots += inner
+            inner, exact = _leading(item.content[0])
+            leading += inner
             if not exact:
-                return slots, False
+                return leading, False
         elif isinstance(item, WildcardPattern) and not (
                 item.min == item.max == 1
                 and (item.content is None or all(len(alt) == 1 for alt in item.content))):
-            return slots, False  # a repetition or optional part: the count is open from here
+            return leading, False  # a repetition or optional part: the count is open from here
         else:
-            slots.append(quick_check(item, depth))
-    return slots, True
+            leading.append(item)
+    return leading, True
+
+
+#: A leaf a pattern requires: at child ``index`` of the node (``SELF``: the node itself), with
+#: one of ``values``. The engine looks candidates up by that value instead of trying each.
+SELF = -1
+Key = tuple[int, frozenset]
+
+
+def leaf_key(pattern: pytree.BasePattern, node_type: int) -> Optional[Key]:
+    """Where a node of ``node_type`` must hold a name for ``pattern`` to match it, or None.
+
+    Like :func:`quick_check`, conservative: a node without such a leaf cannot match. Only
+    names count (``'dropout'``, not ``'.'``): punctuation would select nearly every node.
+    """
+    if isinstance(pattern, WildcardPattern):
+        if pattern.content is None or not pattern.min == pattern.max == 1 \
+                or any(len(alternative) != 1 for alternative in pattern.content):
+            return None
+        keys = [leaf_key(alternative[0], node_type) for alternative in pattern.content
+                if _may_head(alternative[0], node_type)]
+        if not keys or None in keys or len({index for index, _ in keys}) != 1:
+            return None
+        return keys[0][0], frozenset().union(*(values for _, values in keys))
+    if isinstance(pattern, LeafPattern):
+        values = _names(pattern)
+        return (SELF, values) if values and pattern.type in (None, node_type) else None
+    if isinstance(pattern, NodePattern) and pattern.type == node_type and pattern.content:
+        for index, item in enumerate(_leading(pattern.content)[0]):
+            values = _names(item)
+            if values:
+                return index, values
+    return None
+
+
+def _names(pattern: pytree.BasePattern) -> Optional[frozenset]:
+    """The names one leaf must be for ``pattern`` (a name, or alternatives of names), or None."""
+    if isinstance(pattern, LeafPattern):
+        value = pattern.content
+        return frozenset((value,)) if isinstance(value, str) and value.isidentifier() else None
+    if isinstance(pattern, WildcardPattern) and pattern.content and pattern.min == pattern.max == 1 \
+            and all(len(alternative) == 1 for alternative in pattern.content):
+        parts = [_names(alternative[0]) for alternative in pattern.content]
+        return None if None in parts else frozenset().union(*parts)
+    return None
+
+
+def _may_head(pattern: pytree.BasePattern, node_type: int) -> bool:
+    """Whether ``pattern`` could match a node of ``node_type`` at all."""
+    if isinstance(pattern, (LeafPattern, NodePattern)):
+        return pattern.type in (None, node_type)
+    if isinstance(pattern, WildcardPattern) and pattern.content:
+        return any(_may_head(part, node_type) for alternative in pattern.content for part in alternative[:1])
+    return True

@@ -7,7 +7,7 @@ the check it feeds (a whole-tree walk was 2-3% of a file's parse time, per helpe
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import FrozenSet, Iterator, Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
@@ -51,9 +51,26 @@ def pre_order(tree: pytree.Base) -> Iterator[pytree.Base]:
             stack.extend(reversed(node.children))
 
 
-def post_order(tree: pytree.Base) -> Iterator[pytree.Base]:
+def node_pre_order(tree: pytree.Base) -> Iterator[pytree.Node]:
+    """Like :func:`pre_order` without the leaves (most of a tree), for who wants nodes only."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in reversed(node.children):
+            if child.type >= 256:
+                stack.append(child)
+
+
+def post_order(
+    tree: pytree.Base, leaves: Optional[dict[int, Optional[FrozenSet[str]]]] = None
+) -> Iterator[pytree.Base]:
     """``tree.post_order()`` without a generator per level, edits included: like fissix, each
-    node's children list is taken when the walk enters the node (``replace`` swaps the list)."""
+    node's children list is taken when the walk enters the node (``replace`` swaps the list).
+
+    With ``leaves``, only the leaves of those types are yielded, and of those with a set of
+    values, only the ones with such a value: most of a tree is leaves nobody asked for.
+    """
     lists: list[list[pytree.Base]] = [tree.children]
     nodes, positions = [tree], [0]
     while nodes:
@@ -61,6 +78,12 @@ def post_order(tree: pytree.Base) -> Iterator[pytree.Base]:
         if index < len(children):
             positions[-1] = index + 1
             child = children[index]
+            if leaves is not None and child.type < 256:
+                if child.type in leaves:
+                    values = leaves[child.type]
+                    if values is None or child.value in values:
+                        yield child
+                continue
             nodes.append(child)
             lists.append(child.children)
             positions.append(0)

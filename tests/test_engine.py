@@ -342,6 +342,30 @@ def test_engine_is_reusable_across_files() -> None:
     assert process(SCRIPT) == first
 
 
+class Recording(Rule):
+    """Records which trailers it is offered, under its id, in a shared list."""
+
+    name = "recording"
+    description = "Records its visits."
+    seen: list[tuple[str, str]] = []
+
+    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+        self.seen.append((self.id, str(node).strip()))
+
+
+def recording(rule_id: str, pattern: str) -> Rule:
+    return type(rule_id, (Recording,), {"id": rule_id, "pattern": pattern})()
+
+
+def test_fixers_looked_up_by_name_and_tried_on_every_node_keep_the_rule_order() -> None:
+    Recording.seen.clear()
+    rules = [recording("TST911", "trailer< '.' 'batch' >"), recording("TST912", "trailer< '.' NAME >"),
+             recording("TST913", "trailer< '.' ('batch' | 'map') >")]
+    Engine(rules).process(b"import tensorflow as tf\nds.map(f).batch(2)\n", "t.py")
+    assert Recording.seen == [("TST912", ".map"), ("TST913", ".map"), ("TST911", ".batch"),
+                              ("TST912", ".batch"), ("TST913", ".batch")]
+
+
 # --- Property: whatever the layout, only the rewritten sites change ---------------------------
 
 LINES = st.lists(st.sampled_from([

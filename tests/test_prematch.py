@@ -10,7 +10,7 @@ from fissix import pygram, pytree
 from fissix.patcomp import PatternCompiler
 from fissix.pgen2 import driver
 
-from npu_codemod.codemods.prematch import quick_check
+from npu_codemod.codemods.prematch import SELF, leaf_key, quick_check
 from npu_codemod.plugins.manager import load_plugins
 
 SAMPLES = sorted((Path(__file__).parent / "sample_projects").rglob("*.py"))
@@ -64,3 +64,28 @@ def test_quick_check_rejects_cheaply_what_cannot_match() -> None:
     assert check is not None
     assert {str(node).strip() for node in powers if check(node)} >= {"Dropout(0.5)(y)"}
     assert not check(next(p for p in powers if str(p).strip() == "tf.data.TFRecordDataset(f).map(g).batch(32).prefetch(1)"))
+
+
+@pytest.mark.parametrize("source", PATTERNS + EXTRA_PATTERNS)
+def test_leaf_key_holds_for_every_match(source: str) -> None:
+    """A node a pattern matches has, where its key says, a leaf with one of the key's names."""
+    pattern = PatternCompiler().compile_pattern(source)
+    for tree in _trees():
+        for node in tree.pre_order():
+            key = leaf_key(pattern, node.type)
+            if key is None or not pattern.match(node, {}):
+                continue
+            index, names = key
+            leaf = node if index == SELF else node.children[index]
+            assert getattr(leaf, "value", None) in names, f"{source!r} key {key} misses {str(node)!r}"
+
+
+def test_leaf_key_names_only_what_a_pattern_pins_down() -> None:
+    compile_pattern = PatternCompiler().compile_pattern
+    symbols, tokens = pygram.python_symbols, pygram.token
+    either = compile_pattern("( trailer< '.' 'a' > | trailer< '.' ('b' | 'c') > | power< NAME any* > )")
+    assert leaf_key(either, symbols.trailer) == (1, frozenset("abc"))
+    assert leaf_key(either, symbols.power) is None  # NAME: any name
+    assert leaf_key(compile_pattern("name=('x' | 'y')"), tokens.NAME) == (SELF, frozenset("xy"))
+    assert leaf_key(compile_pattern("trailer< '.' NAME >"), symbols.trailer) is None  # '.' is no name
+    assert leaf_key(compile_pattern("( trailer< '.' 'a' > | any )"), symbols.trailer) is None

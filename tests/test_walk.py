@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from fissix import pygram, pytree
-from fissix.pgen2 import driver
+from fissix.pgen2 import driver, token
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.walk import post_order, pre_order, small_statements
+from npu_codemod.codemods.walk import node_pre_order, post_order, pre_order, small_statements
 
 SAMPLES = sorted((Path(__file__).parent / "sample_projects").glob("*/*.py"))
 NESTED = '''\
@@ -67,3 +67,19 @@ def test_post_order_is_fissix_post_order_even_when_a_node_is_replaced() -> None:
             if node.type == syms.power and str(node) == "f(x)":  # replace the next sibling's child
                 node.next_sibling.next_sibling.replace(pytree.Leaf(1, "z", prefix=" "))
     assert seen["ours"] == seen["fissix"]
+
+
+def test_post_order_yields_only_the_leaves_asked_for() -> None:
+    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
+    tree = parser.parse_string(NESTED)
+    wanted = {token.NAME: frozenset({"tf", "x"}), token.DOT: None}
+    expected = [node for node in tree.post_order() if node.type >= 256 or node.type == token.DOT
+                or (node.type == token.NAME and node.value in ("tf", "x"))]
+    assert list(post_order(tree, wanted)) == expected
+    assert any(node.type == token.NAME for node in expected)
+
+
+def test_node_pre_order_is_pre_order_without_leaves() -> None:
+    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
+    tree = parser.parse_string(NESTED)
+    assert list(node_pre_order(tree)) == [node for node in tree.pre_order() if node.type >= 256]
