@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
@@ -13,7 +13,7 @@ from npu_codemod.codemods.rule import FileContext, Rule, position
 from npu_codemod.codemods.snippets import parse_statements
 from npu_codemod.codemods.statements import enclosing_scope
 from npu_codemod.codemods.tfnames import dotted_name, is_call_trailer, prefix_name
-from npu_codemod.codemods.walk import pre_order
+from npu_codemod.codemods.walk import node_pre_order
 from npu_codemod.plugins.hookspecs import hookimpl
 
 NPU_GELU = "npu_unary_ops.gelu"
@@ -30,8 +30,11 @@ class Gelu(Rule):
 
     def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
         names = ModuleNames(tree)
+        # One walk for both: the calls are taken before bodies are replaced, so the ones that
+        # were in a replaced body are left out below (those in the new bodies are in ``done``).
+        functions, calls = _functions_and_calls(tree, names, ("tanh", "erf"))
         done = []
-        for funcdef in [node for node in pre_order(tree) if node.type == syms.funcdef]:
+        for funcdef in functions:
             parameter = _input_parameter(funcdef)
             if parameter is None:
                 continue
@@ -45,11 +48,11 @@ class Gelu(Rule):
                 ctx.report_at(line, column, "migrated", f"replaced the tanh GELU formula with "
                               f"{NPU_GELU}({parameter}); callers are unchanged")
                 done.append(funcdef)
-        self._report_inline(tree, names, done, ctx)
+        self._report_inline([call for call in calls if _inside(call, tree)], names, done, ctx)
 
-    def _report_inline(self, tree, names: ModuleNames, done: list, ctx: FileContext) -> None:
+    def _report_inline(self, calls: list, names: ModuleNames, done: list, ctx: FileContext) -> None:
         seen = set()
-        for call in _calls_of(tree, names, ("tanh", "erf")):
+        for call in calls:
             root = _arithmetic_root(call, names)
             if id(root) in seen or any(_inside(root, funcdef) for funcdef in done):
                 continue
@@ -195,16 +198,25 @@ def _replace_body(funcdef: pytree.Node, body: list[pytree.Base], code: str, newl
         statement.remove()
 
 
-def _calls_of(tree: pytree.Node, names: ModuleNames, functions: tuple[str, ...]) -> Iterator[pytree.Node]:
-    """Power nodes ``f(...)`` where ``f`` is one of the math ``functions`` (any spelling)."""
-    for node in pre_order(tree):
-        if node.type != syms.power:
-            continue
-        for end, trailer in enumerate(node.children[1:], start=1):
-            if is_call_trailer(trailer):
-                if FUNCTIONS.get(names.qualify(prefix_name(node, end)) or "") in functions:
-                    yield node
-                break
+def _functions_and_calls(
+    tree: pytree.Node, names: ModuleNames, functions: tuple[str, ...]
+) -> tuple[list[pytree.Node], list[pytree.Node]]:
+    """In source order: every ``def``, and every power node ``f(...)`` where ``f`` is one of
+    the math ``functions`` (any spelling)."""
+    found: tuple[list[pytree.Node], list[pytree.Node]] = ([], [])
+    for node in node_pre_order(tree):
+        if node.type == syms.funcdef:
+            found[0].append(node)
+        elif node.type == syms.power and _calls_one_of(node, names, functions):
+            found[1].append(node)
+    return found
+
+
+def _calls_one_of(power: pytree.Node, names: ModuleNames, functions: tuple[str, ...]) -> bool:
+    for end, trailer in enumerate(power.children[1:], start=1):
+        if is_call_trailer(trailer):
+            return FUNCTIONS.get(names.qualify(prefix_name(power, end)) or "") in functions
+    return False
 
 
 def _arithmetic_root(node: pytree.Base, names: ModuleNames) -> pytree.Base:
