@@ -8,7 +8,7 @@ repo's failed result, so the other repos are still processed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
@@ -45,19 +45,25 @@ class RepoEntry:
 def parse_repo_list(text: str, base_dir: Path, source: str = "repo list") -> list[RepoEntry]:
     """Entries of a repo list; relative paths are resolved against ``base_dir``.
 
-    The same repository listed twice (same resolved location and base) is kept once.
+    The same repository listed twice (same resolved location and base) is kept once; listed
+    again with another base it is an error entry: both would build the same branch.
     """
     entries: list[RepoEntry] = []
-    seen: set[tuple[str, Optional[str]]] = set()
+    seen: dict[str, tuple[Optional[str], int]] = {}  # location -> (base ref, line)
     for number, raw in enumerate(_LINE_BREAK.split(text), start=1):
         line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
         if not line:
             continue
         entry = parse_line(line, number, base_dir, source)
-        key = (entry.location, entry.base_ref)
-        if entry.error is None and key in seen:
-            continue
-        seen.add(key)
+        if entry.error is None and entry.location in seen:
+            base_ref, first = seen[entry.location]
+            if base_ref == entry.base_ref:
+                continue
+            entry = replace(entry, error=f"{source}:{number}: {entry.name!r} is already listed on "
+                            f"line {first} with base {base_ref or 'HEAD'}: one migration branch per "
+                            "repository and run (migrate another base in a run with its own --branch)")
+        elif entry.error is None:
+            seen[entry.location] = (entry.base_ref, number)
         entries.append(entry)
     return entries
 

@@ -91,6 +91,15 @@ def test_double_quotes_hold_a_path_with_spaces_and_broken_quoting_is_an_error() 
     assert all("malformed entry" in e.error for e in entries[2:])
 
 
+def test_a_repository_listed_again_with_another_base_is_an_error_entry() -> None:
+    entries = parse_repo_list("a\n./a/\n/b/a\na dev\nb main\nb  main\n", Path("/b"), "l.txt")
+    assert [(e.name, e.base_ref, e.error) for e in entries[:1]] == [("a", None, None)]
+    assert entries[1].error == ("l.txt:4: 'a' is already listed on line 1 with base HEAD: one migration "
+                                "branch per repository and run (migrate another base in a run with "
+                                "its own --branch)")
+    assert [(e.name, e.base_ref, e.error) for e in entries[2:]] == [("b", "main", None)]
+
+
 def test_repo_list_file_with_a_bom_and_crlf(tmp_path: Path) -> None:
     (tmp_path / "l.txt").write_bytes(b"\xef\xbb\xbfalpha main\r\nbeta\r\n")
     entries = read_repo_list(str(tmp_path / "l.txt"))
