@@ -10,6 +10,7 @@ from typing import Sequence
 from npu_codemod.reports.json_report import read_run_json
 
 from .process_pool import ProcessPool
+from .redact import mask_secrets
 from .repolist import RepoEntry
 from .runner import Pool
 
@@ -66,5 +67,8 @@ def only_failed(entries: Sequence[RepoEntry], run_json: str) -> list[RepoEntry]:
         raise OptionError(f"cannot read {run_json!r}: {exc.strerror}") from None
     except ValueError as exc:
         raise OptionError(str(exc)) from None
-    names = {repo.get("repo") for repo in run["repos"] if repo.get("status") == "failed"}
-    return [entry for entry in entries if entry.name in names]
+    # Name and location: a malformed line is named by its first field, like a good entry.
+    failed = {(repo.get("repo"), repo.get("location")) for repo in run["repos"]
+              if repo.get("status") == "failed"}
+    return [entry for entry in entries
+            if (entry.name, mask_secrets(entry.location)) in failed or (entry.name, None) in failed]

@@ -109,6 +109,15 @@ def test_only_failed_reruns_just_the_failed_repos(tmp_path):
     assert [(r["repo"], r["status"]) for r in run_json(tmp_path)["repos"]] == [("late", "changed")]
 
 
+def test_only_failed_tells_a_malformed_line_from_a_good_entry_of_the_same_name(tmp_path):
+    make_repo(tmp_path / "a")
+    (tmp_path / "repos.txt").write_text("a\na main extra\n")
+    assert run_cli(tmp_path, "--jobs", "1") == 1
+    (tmp_path / "report").rename(tmp_path / "first")
+    assert run_cli(tmp_path, "--jobs", "1", "--only-failed", str(tmp_path / "first" / "run.json")) == 1
+    assert [(r["repo"], r["status"]) for r in run_json(tmp_path)["repos"]] == [("a", "failed")]
+
+
 SABOTAGE_PLUGIN = '''
 import os, signal, time
 from npu_codemod.plugins.hookspecs import hookimpl
