@@ -8,17 +8,16 @@ several workers; :func:`process_repo` runs them one after the other, and gives t
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Literal, Optional, Sequence, TypeVar, Union
 
 from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.codemods.source import UndecodableSource, decode_source
 
 from . import gitrepo
 from .branch_reuse import OWN_COMMIT_MARK, build_point
+from .file_patch import file_patch
 from .gitrepo import GitError, NoSuchRemote, PyFile
 from .redact import mask_secrets
 from .repolist import RepoEntry
@@ -130,7 +129,7 @@ def _process_files(repo, plan: RepoPlan, files: Sequence[PyFile]) -> ShardOutput
             changes.append(FileChange(file))
         elif job.dry_run:  # the blob's id only (nothing is stored), to compare with the tip
             changes.append(FileChange(file, blob=gitrepo.blob_id(outcome.new_data),
-                                      patch=file_patch(file.path, data, outcome.new_data)))
+                                      patch=file_patch(file.path, file.mode, data, outcome.new_data)))
         else:
             changes.append(FileChange(file, blob=gitrepo.store_blob(repo, outcome.new_data)))
     return ShardOutput(tuple(findings), tuple(changes))
@@ -199,18 +198,3 @@ def commit_message(findings: list[Finding]) -> str:
     if left:
         lines += ["", f"{left} site(s) still need a person: see the npu-codemod report."]
     return "\n".join(lines) + "\n"
-
-
-def file_patch(path: str, old: bytes, new: bytes) -> str:
-    """A ``git apply``-able unified diff of one file (text decoded with the file's codec)."""
-    return "".join(difflib.unified_diff(
-        _text(old).splitlines(keepends=True), _text(new).splitlines(keepends=True),
-        f"a/{path}", f"b/{path}",
-    ))
-
-
-def _text(data: bytes) -> str:
-    try:
-        return decode_source(data).text
-    except UndecodableSource:
-        return data.decode("latin-1")

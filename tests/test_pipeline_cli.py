@@ -204,3 +204,20 @@ def test_rerun_with_more_rules_adds_one_commit_on_the_branch(two_repos: Path, tm
     assert second.returncode == 0, second.stderr
     assert git(alpha, "rev-parse", f"{BRANCH}~1") == tip  # a fast-forward, no duplicate
     assert show(alpha, BRANCH, "train.py") == TRAIN_MIGRATED.encode()
+
+
+def test_dry_run_patch_applies_to_the_exact_bytes_of_every_kind_of_file(tmp_path: Path):
+    files = {"crlf.py": TRAIN.replace("\n", "\r\n").encode(), "bom.py": b"\xef\xbb\xbf" + TRAIN.encode(),
+             "nonl.py": TRAIN.rstrip("\n").encode(), "ff.py": TRAIN.replace("h = ", "\x0ch = ").encode(),
+             "latin.py": ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + TRAIN).encode("latin-1"),
+             "gbk.py": ("# coding: gbk\n# 数据\n" + TRAIN).encode("gbk")}
+    make_repo(tmp_path / "r", files)
+    (tmp_path / "repos.txt").write_text("r\n")
+    dry = cli("run", "--repos", "repos.txt", "--dry-run", "--report-dir", "dry", cwd=tmp_path)
+    assert dry.returncode == 0, dry.stderr
+    git(tmp_path, "clone", "-q", str(tmp_path / "r"), str(tmp_path / "c"))
+    (patch,) = (tmp_path / "dry" / "patches").iterdir()
+    git(tmp_path / "c", "apply", str(patch))
+    assert cli("run", "--repos", "repos.txt", "--report-dir", "run", cwd=tmp_path).returncode == 0
+    for name in files:
+        assert (tmp_path / "c" / name).read_bytes() == show(tmp_path / "r", BRANCH, name), name
