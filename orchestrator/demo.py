@@ -112,7 +112,8 @@ def run_demo(report_dir: str, keep: bool = False) -> int:
     root = Path(tempfile.mkdtemp(prefix="npu-codemod-demo-"))
     try:
         repo_list = build_sample_repos(root)
-        print(f"npu-codemod demo: sample repos in {root}", file=sys.stderr)
+        kept = "kept" if keep else "removed at the end; --keep keeps them"
+        print(f"npu-codemod demo: sample repos in {root} ({kept})", file=sys.stderr)
         code = main(["run", "--repos", str(repo_list), "--report-dir", report_dir,
                      "--workspace", str(root / ".workspace")])
         print(f"npu-codemod demo: open {Path(report_dir, 'report.html').resolve()}", file=sys.stderr)

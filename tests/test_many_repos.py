@@ -196,7 +196,9 @@ def test_interrupted_run_then_rerun_processes_every_repo_once(tmp_path):
 def _repo_path(root: Path, i: int) -> Path:
     if i % 2 == 0:
         return root / f"r{i:02}"
-    return next((root / "ws" / "clones").glob(f"r{i:02}.git-*[!k]"))  # not the .lock
+    # The finished clone: not its .lock, nor a .partial-* clone that is renamed in meanwhile.
+    return next(path for path in (root / "ws" / "clones").glob(f"r{i:02}.git-*")
+                if not path.name.endswith(".lock") and ".partial-" not in path.name)
 
 
 def _has_branch(root: Path, i: int) -> bool:
