@@ -88,13 +88,18 @@ class _Batch:
         self.done: dict[int, RepoResult] = {}
 
     def __iter__(self) -> Iterator[RepoResult]:
+        self._fill()
         while len(self.done) < len(self.jobs):
-            self._fill()
+            ended: list[RepoResult] = []
             for key, outcome in self.pool.wait(self._time_left()):
                 self.running.discard(key)
                 if key[0] not in self.done:
-                    yield from self._take(key, outcome)
-            yield from self._expire()
+                    ended.extend(self._take(key, outcome))
+            ended.extend(self._expire())
+            # Workers get their next task before the caller handles these results (reports,
+            # hooks): a worker never waits on the parent.
+            self._fill()
+            yield from ended
 
     def _fill(self) -> None:
         while len(self.running) < self.pool.slots and (self.ready or self.unstarted):
