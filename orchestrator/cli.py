@@ -199,9 +199,11 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     def on_result(result: RepoResult) -> None:
         if result.status == "failed":
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
-        notify("npu_codemod_repo_result", result=mask_record(result.to_dict()), options=args)
-        for finding in result.findings:
-            notify("npu_codemod_finding", finding=finding)
+        if toolkit.plugins.implements("npu_codemod_repo_result"):
+            notify("npu_codemod_repo_result", result=mask_record(result.to_dict()), options=args)
+        if toolkit.plugins.implements("npu_codemod_finding"):
+            for finding in result.findings:
+                notify("npu_codemod_finding", finding=finding)
 
     with make_pool(args) as pool:
         results = run_jobs(jobs, pool, on_result, not args.no_progress, args.repo_timeout)

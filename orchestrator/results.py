@@ -73,7 +73,11 @@ class RepoResult:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        # Field by field, not asdict(self), which also deep-copies every finding only to have
+        # them replaced: the parent calls this per repository while workers wait.
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        data["groups"] = tuple(asdict(group) for group in self.groups)
+        data["pull_requests"] = tuple(asdict(record) for record in self.pull_requests)
         data["files_changed"] = list(self.files_changed)
         data["notes"] = list(self.notes)
         data["findings"] = [finding.to_dict() for finding in self.findings]

@@ -118,6 +118,10 @@ class Plugins:
         self.rules()
         return self.infos[self.owners[rule.id]]
 
+    def implements(self, hook: str) -> bool:
+        """Whether any plugin implements ``hook``: callers skip building arguments nobody reads."""
+        return bool(getattr(self.pm.hook, hook).get_hookimpls())
+
     def call_each(self, hook: str, **kwargs: Any) -> tuple[list[tuple[str, Any]], list[tuple[str, str]]]:
         """Call every implementation of ``hook``, isolating third-party ones from each other.
 

@@ -348,3 +348,9 @@ def test_plugin_option_takes_a_module_name(tmp_path: Path) -> None:
     missing = rules_json("--plugin", "company.nope", cwd=tmp_path, env=env)
     assert [row["description"] for row in missing if row["status"] == "broken"] == [
         "import failed: ModuleNotFoundError: No module named 'company.nope'"]
+
+
+def test_implements_says_whether_any_plugin_implements_a_hook() -> None:
+    plugins = load_plugins()
+    assert plugins.implements("npu_codemod_rules")
+    assert not plugins.implements("npu_codemod_finding")  # no built-in listens: nothing is built

@@ -82,3 +82,18 @@ def test_page_without_findings_or_history_still_renders() -> None:
     html = render_html({"started": "t", "finished": "t", "command": "scan", "tool": "x",
                         "rules": [], "repos": []})
     assert "No findings." in html and "No run with something to migrate yet." in html
+
+
+def test_result_to_dict_is_the_dataclass_as_json_lists() -> None:
+    from dataclasses import asdict
+
+    from npu_codemod.orchestrator.results import ChangeGroup, PullRequestRecord, RepoResult
+
+    finding = Finding("r", "f.py", 1, 0, "NPU002", "n", "migrated", "m", snippet="s")
+    result = RepoResult(repo="r", status="changed", files_changed=("f.py",), notes=("n",),
+                        groups=(ChangeGroup("g", ("@o",), ("f.py",)),),
+                        pull_requests=(PullRequestRecord("b", reviewers=("x",)),), findings=(finding,))
+    expected = {**asdict(result), "files_changed": ["f.py"], "notes": ["n"],
+                "findings": [asdict(finding)]}
+    assert json.dumps(result.to_dict()) == json.dumps(expected)
+    assert finding.to_dict() == asdict(finding)
