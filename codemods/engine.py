@@ -7,9 +7,11 @@ loses CRLF and encodings): :meth:`Engine.process` takes bytes and returns bytes.
 
 from __future__ import annotations
 
+import gc
 import logging
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, FrozenSet, Optional, Sequence
+from typing import Callable, FrozenSet, Iterator, Optional, Sequence
 
 from bowler import Query
 from bowler.tool import BowlerTool
@@ -102,6 +104,13 @@ class Engine:
         if not IMPORTS_TF.search(text):
             return FileOutcome(path)
         active = [r for r in self.rules if not r.tokens or any(t in text for t in r.tokens)]
+        with _collector_paused():
+            return self._apply(source, path, repo, facts, active)
+
+    def _apply(self, source, path, repo, facts, active) -> FileOutcome:
+        """The rules over one decoded file; a rule that crashes is reported and the file
+        redone without it."""
+        text = source.text
         crashed: list[Finding] = []
         while active:
             try:
@@ -227,6 +236,23 @@ class Engine:
             raise _RuleCrashed(rule, exc, position(node) if node is not None else (1, 0)) from None
         finally:
             ctx.rule = None
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while one file is worked on.
+
+    The file's tree (hundreds of thousands of objects) is alive throughout, so each
+    collection meanwhile only re-scans it: a fifth of the parse time. Once the file is done
+    its tree is garbage, and goes at the first collection after.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _anything(node: pytree.Base) -> bool:

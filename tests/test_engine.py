@@ -366,6 +366,22 @@ def test_fixers_looked_up_by_name_and_tried_on_every_node_keep_the_rule_order() 
                               ("TST912", ".batch"), ("TST913", ".batch")]
 
 
+def test_garbage_collector_is_back_on_after_each_file_even_a_failed_one() -> None:
+    import gc
+
+    assert gc.isenabled()
+    process(SCRIPT)
+    assert gc.isenabled()
+    assert process(b"import tensorflow as tf\nmatch x:\n    case 1: pass\n").findings[0].status == "error"
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        process(SCRIPT)
+        assert not gc.isenabled()  # a caller's choice is kept
+    finally:
+        gc.enable()
+
+
 # --- Property: whatever the layout, only the rewritten sites change ---------------------------
 
 LINES = st.lists(st.sampled_from([
