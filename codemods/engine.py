@@ -16,7 +16,8 @@ from typing import Callable, FrozenSet, Iterator, Optional, Sequence
 from bowler import Query
 from bowler.tool import BowlerTool
 from fissix import pygram, pytree
-from fissix.pgen2 import driver
+from fissix.pgen2 import driver, token
+from fissix.pygram import python_symbols as syms
 from fissix.refactor import _get_headnode_dict
 
 from .findings import Finding
@@ -24,7 +25,7 @@ from .prematch import SELF, leaf_key, quick_check
 from .rule import Capture, FileContext, Rule, position
 from .source import UndecodableSource, decode_source
 from .tfnames import IMPORTS_TF
-from .walk import post_order
+from .walk import post_order, tree_text
 
 #: Pseudo-rule under which file-level failures (decode, parse, compile) are reported.
 FILE_RULE_ID = "NPU000"
@@ -77,7 +78,13 @@ class Engine:
             fixer.rule_id = rule.id
         tool = BowlerTool(fixers, interactive=False, silent=True)
         self._fixers = tool.pre_order + tool.post_order
-        self._checks = {fixer: quick_check(fixer.pattern) or _anything for fixer in self._fixers}
+        flagged = {rule.id for rule in self.rules if rule.bare_calls_of_tf_names}
+        self._tf_bound: dict[str, str] = {}
+        self._checks = {
+            fixer: self._tf_call_check(quick_check(fixer.pattern) or _anything)
+            if fixer.rule_id in flagged else quick_check(fixer.pattern) or _anything
+            for fixer in self._fixers
+        }
         self._dispatch: dict[FrozenSet[str], _Dispatch] = {}
         self._drivers = [driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS]
 
@@ -134,6 +141,7 @@ class Engine:
         if not ctx.tf.imports_tf:
             return ctx
         self._ctx, self._active = ctx, frozenset(rule.id for rule in active)
+        self._tf_bound = ctx.tf.bindings
         try:
             self._traverse(tree, path)
             for rule, edit in ctx.deferred:
@@ -141,7 +149,7 @@ class Engine:
             for rule in active:
                 self._guarded(rule, ctx, lambda: rule.finish(tree, ctx))
         finally:
-            self._ctx, self._active = None, frozenset()
+            self._ctx, self._active, self._tf_bound = None, frozenset(), {}
         return ctx
 
     def _traverse(self, tree: pytree.Node, path: str) -> None:
@@ -186,6 +194,18 @@ class Engine:
                     if new is not None:
                         node.replace(new)
 
+    def _tf_call_check(self, check: Callable[[pytree.Base], bool]) -> Callable[[pytree.Base], bool]:
+        """``check``, and for a ``power`` node, that it calls a name bound to TensorFlow
+        (see :attr:`Rule.bare_calls_of_tf_names`): most calls of a file are not."""
+        def tf_call(node: pytree.Base) -> bool:
+            if node.type == syms.power:
+                head = node.children[0]
+                if head.type != token.NAME or head.value not in self._tf_bound:
+                    return False
+            return check(node)
+
+        return tf_call
+
     def _parse(self, body: str, path: str) -> pytree.Node:
         """Parse as Python 3, else as Python 2; report the error of the grammar that read
         further (Python 3's on a tie: the likelier intent)."""
@@ -199,7 +219,7 @@ class Engine:
 
     def _outcome(self, ctx: FileContext, source, crashed: tuple[Finding, ...]) -> FileOutcome:
         findings = crashed + tuple(ctx.findings)
-        new_text = str(ctx.tree)
+        new_text = tree_text(ctx.tree)
         if new_text == ctx.original:
             return FileOutcome(ctx.path, findings)
         if not source.text.endswith("\n"):

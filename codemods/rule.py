@@ -15,6 +15,7 @@ from fissix import pytree
 
 from .findings import Finding, Status
 from .tfnames import TfNames
+from .walk import tree_text
 
 Capture = dict
 
@@ -41,6 +42,10 @@ class Rule:
     tokens: ClassVar[tuple[str, ...]] = ()
     #: lib2to3 pattern selecting the nodes :meth:`visit` gets; None for finish-only rules.
     pattern: ClassVar[Optional[str]] = None
+    #: True when :meth:`visit` ignores a match at a ``power`` node (a call ``f(...)`` through a
+    #: bare name) unless ``f`` is bound to TensorFlow in the file (``ctx.tf``): the engine then
+    #: offers it only those calls, not every call of the file.
+    bare_calls_of_tf_names: ClassVar[bool] = False
     #: Rules finish in ascending order (NPU001, which depends on every other rule, runs last).
     order: ClassVar[int] = 50
     #: A dataclass of typed per-rule settings read from ``[tool.npu-codemod.rules.<id>]``,
@@ -86,7 +91,7 @@ class FileContext:
     @property
     def changed(self) -> bool:
         """True when any rule edited the tree or asked for a header import."""
-        return bool(self.imports) or str(self.tree) != self.original
+        return bool(self.imports) or tree_text(self.tree) != self.original
 
     def report(self, node: pytree.Base, status: Status, message: str) -> None:
         """Record a finding of the current rule at ``node``'s original position."""

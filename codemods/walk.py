@@ -62,6 +62,30 @@ def node_pre_order(tree: pytree.Base) -> Iterator[pytree.Node]:
                 stack.append(child)
 
 
+def tree_text(tree: pytree.Base) -> str:
+    """``str(tree)`` without a ``str()`` and a ``join`` per node: half the cost, and every
+    changed file is turned into text at least twice (NPU001's check, the outcome)."""
+    if tree.type < 256:
+        return str(tree)
+    pieces: list[str] = []
+    add = pieces.append
+    stack = [iter(tree.children)]
+    while stack:
+        for child in stack[-1]:
+            if child.type < 256:
+                add(child.prefix)
+                add(child.value)
+            else:
+                stack.append(iter(child.children))
+                break
+        else:
+            stack.pop()
+    try:
+        return "".join(pieces)
+    except TypeError:  # a leaf value that is not a str (str() would convert it)
+        return str(tree)
+
+
 def post_order(
     tree: pytree.Base, leaves: Optional[dict[int, Optional[FrozenSet[str]]]] = None
 ) -> Iterator[pytree.Base]:

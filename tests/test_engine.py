@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+from pathlib import Path
 from typing import Optional
 
 import pytest
@@ -405,3 +406,46 @@ def test_only_rewritten_sites_change(lines: list[str], newline: str, final: bool
         header = "from npu_bridge.npu_init import *" + newline
         expected = rewritten.replace("import tensorflow", header + "import tensorflow", 1)
         assert outcome.new_data == expected.encode(encoding)
+
+
+# --- Calls through bare names ------------------------------------------------------------------
+
+
+class BareCalls(Rule):
+    id = "TST904"
+    name = "bare-calls"
+    description = "Records the bare names called, and every .batch attribute."
+    pattern = "( trailer< '.' 'batch' > | power< NAME trailer< '(' [any] ')' > any* > )"
+
+    def __init__(self, tf_names_only: bool) -> None:
+        super().__init__()
+        self.bare_calls_of_tf_names = tf_names_only
+        self.seen: list[str] = []
+
+    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+        self.seen.append(str(node).strip())
+
+
+@pytest.mark.parametrize("tf_names_only, seen", [
+    (False, ["d(x, 0.5)", "len(x)", "print(y)", ".batch"]),
+    (True, ["d(x, 0.5)", ".batch"]),
+])
+def test_rule_may_be_offered_only_calls_of_names_bound_to_tensorflow(
+    tf_names_only: bool, seen: list[str]
+) -> None:
+    rule = BareCalls(tf_names_only)
+    Engine([rule]).process(b"import tensorflow as tf\nfrom tensorflow.nn import dropout as d\n"
+                           b"y = d(x, 0.5) + len(x)\nprint(y)\nds.batch(2)\n", "a.py")
+    assert rule.seen == seen
+
+
+def test_builtin_rules_offered_only_tf_calls_rewrite_as_when_offered_every_call() -> None:
+    samples = sorted((Path(__file__).parent / "sample_projects").glob("*/*.py"))
+    rules = load_plugins().rules()
+    assert {rule.id for rule in rules if rule.bare_calls_of_tf_names} >= {"NPU002", "NPU004", "NPU005"}
+    every_call = load_plugins().rules()
+    for rule in every_call:
+        rule.bare_calls_of_tf_names = False
+    for path in samples:
+        data = path.read_bytes()
+        assert Engine(rules).process(data, path.name) == Engine(every_call).process(data, path.name)

@@ -8,7 +8,9 @@ from fissix import pygram, pytree
 from fissix.pgen2 import driver, token
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.walk import node_pre_order, post_order, pre_order, small_statements
+from npu_codemod.codemods.walk import (
+    node_pre_order, post_order, pre_order, small_statements, tree_text,
+)
 
 SAMPLES = sorted((Path(__file__).parent / "sample_projects").glob("*/*.py"))
 NESTED = '''\
@@ -83,3 +85,17 @@ def test_node_pre_order_is_pre_order_without_leaves() -> None:
     parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
     tree = parser.parse_string(NESTED)
     assert list(node_pre_order(tree)) == [node for node in tree.pre_order() if node.type >= 256]
+
+
+def test_tree_text_is_str_of_the_tree_after_edits_too() -> None:
+    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
+    for text in [NESTED, "", "x = 1"] + [path.read_text(encoding="utf-8") for path in SAMPLES]:
+        tree = parser.parse_string(text + "\n")
+        assert tree_text(tree) == str(tree) == text + "\n"
+    tree = parser.parse_string(NESTED)
+    leaf = next(leaf for leaf in tree.leaves() if leaf.value == "keras")
+    leaf.replace(pytree.Node(syms.power, [pytree.Leaf(token.NAME, "a", prefix=" "),
+                                          pytree.Node(syms.trailer, [])]))
+    tree.children[0].remove()
+    assert tree_text(tree) == str(tree)
+    assert tree_text(leaf) == str(leaf)

@@ -43,6 +43,7 @@ class DropRemainder(Rule):
     description = "Add drop_remainder=True to tf.data batch/padded_batch/map_and_batch calls."
     guide_section = "数据预处理"
     tokens = ("batch",)
+    bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # ``x.method(...)`` (only the batching methods: every attribute access of a file would
     # otherwise be matched), or a call of a bare name (``map_and_batch`` imported, maybe renamed).
     pattern = f"""(

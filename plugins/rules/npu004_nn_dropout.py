@@ -31,6 +31,7 @@ class NnDropout(Rule):
     description = "Replace tf.nn.dropout with npu_ops.dropout (rate= becomes keep_prob=1 - rate)."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.nn.dropout"
     tokens = ("dropout",)
+    bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # ``x.dropout`` anywhere, or a call of a bare name (``from tensorflow.nn import dropout``).
     pattern = """(
         trailer< '.' 'dropout' >

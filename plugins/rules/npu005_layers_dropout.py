@@ -36,6 +36,7 @@ class LayersDropout(Rule):
     description = "Import npu_convert_dropout in files using tf.layers/tf.keras dropout layers."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.layers/keras Dropout"
     tokens = ("ropout",)
+    bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # The names themselves, and calls through an alias (``from ... import Dropout as D``).
     pattern = f"( name=({_NAMES}) | power< alias=NAME trailer< '(' [any] ')' > any* > )"
 
