@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .atomic import write_atomic
+from .json_text import readable_json
 
 RUN_JSON = "run.json"
 
 
 def write_run_json(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     path = report_dir / RUN_JSON
-    write_atomic(path, json.dumps(run, indent=2, ensure_ascii=False) + "\n")
+    write_atomic(path, readable_json(run))
     return [path]
 
 

@@ -7,7 +7,6 @@ rule carries its help text and the guide section it implements.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Mapping, Optional
 from urllib.parse import quote
@@ -15,6 +14,7 @@ from urllib.parse import quote
 from npu_codemod import __version__
 
 from .atomic import write_atomic
+from .json_text import readable_json
 from .links import web_url
 
 SARIF_FILE = "findings.sarif"
@@ -34,7 +34,7 @@ def build_sarif(run: Mapping[str, Any]) -> dict[str, Any]:
 
 def write_sarif_report(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     path = report_dir / SARIF_FILE
-    write_atomic(path, json.dumps(build_sarif(run), indent=2, ensure_ascii=False) + "\n")
+    write_atomic(path, readable_json(build_sarif(run)))
     return [path]
 
 
