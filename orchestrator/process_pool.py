@@ -92,8 +92,9 @@ class ProcessPool:
     def close(self) -> None:
         """Stop running tasks, let idle workers exit."""
         self.cancel(list(self._busy))
-        for worker in self._idle:
+        for worker in self._idle:  # every worker told first, so they exit side by side
             worker.conn.close()
+        for worker in self._idle:
             worker.process.join(STOP_GRACE)
         self._idle.clear()
 

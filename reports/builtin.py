@@ -7,17 +7,19 @@ from typing import Any, Mapping
 
 from npu_codemod.plugins.hookspecs import hookimpl
 
-from .csv_report import write_csv_reports
-from .history import HISTORY_FILE, append_history
-from .html_report import write_html_report
-from .json_report import write_run_json
-from .patches import write_patches
-from .pr_report import write_pr_reports
-from .sarif_report import write_sarif_report
-
 
 @hookimpl
 def npu_codemod_write_report(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
+    # Imported here: every worker process loads this plugin, and none writes a report (the
+    # HTML one alone would import jinja2).
+    from .csv_report import write_csv_reports
+    from .history import HISTORY_FILE, append_history
+    from .html_report import write_html_report
+    from .json_report import write_run_json
+    from .patches import write_patches
+    from .pr_report import write_pr_reports
+    from .sarif_report import write_sarif_report
+
     written = write_run_json(run, report_dir)
     written += write_csv_reports(run, report_dir)
     written += write_pr_reports(run, report_dir)
