@@ -88,9 +88,16 @@ class ModuleNames(TfNames):
 
     def qualify(self, dotted: Optional[str]) -> Optional[str]:
         qualified = super().qualify(dotted)
-        if qualified is None and dotted in ("pow", "float"):
+        if qualified is None and dotted in _BUILTINS:
             return dotted  # builtins, unless the file binds the name to a module
         return qualified
+
+    def may_qualify(self, head: str) -> bool:
+        """False when no dotted name starting with ``head`` qualifies: a cheap first test."""
+        return head in self.bindings or head in _BUILTINS
+
+
+_BUILTINS = ("pow", "float")
 
 
 @dataclass(frozen=True)

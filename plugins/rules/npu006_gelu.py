@@ -213,6 +213,9 @@ def _functions_and_calls(
 
 
 def _calls_one_of(power: pytree.Node, names: ModuleNames, functions: tuple[str, ...]) -> bool:
+    head = power.children[0]
+    if head.type != token.NAME or not names.may_qualify(head.value):
+        return False  # most calls of a file
     for end, trailer in enumerate(power.children[1:], start=1):
         if is_call_trailer(trailer):
             return FUNCTIONS.get(names.qualify(prefix_name(power, end)) or "") in functions
