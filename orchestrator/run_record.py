@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import uuid
 from typing import Any, Iterable, Mapping, Optional
 
 from npu_codemod import __version__
@@ -46,6 +47,7 @@ def build_run_record(
 ) -> dict[str, Any]:
     return {
         "version": RUN_RECORD_VERSION,
+        "id": uuid.uuid4().hex,  # two runs can start and finish within the same second
         "tool": f"npu-codemod {__version__}",
         "command": command,
         "started": started,

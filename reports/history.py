@@ -1,7 +1,8 @@
 """``history.jsonl``: one line of totals per run, so the report can show coverage over time.
 
 The file lives in the report dir and only grows. Re-rendering a run (``npu-codemod report``)
-does not add it twice: a run is identified by its start and finish times.
+does not add it twice: a run is identified by its record's ``id`` (older records without one:
+by their start and finish times).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ def run_totals(run: Mapping[str, Any]) -> dict[str, Any]:
     """The numbers of one run that are worth tracking across runs."""
     totals = status_totals(all_findings(run))
     return {
+        "id": run.get("id", ""),
         "started": run.get("started", ""),
         "finished": run.get("finished", ""),
         "command": run.get("command", ""),
@@ -50,8 +52,7 @@ def append_history(run: Mapping[str, Any], report_dir: Path) -> list[dict[str, A
     """Add this run's totals (once) and return the whole history, oldest first."""
     entries = read_history(report_dir)
     entry = run_totals(run)
-    key = (entry["started"], entry["finished"])
-    if any((old.get("started"), old.get("finished")) == key for old in entries):
+    if any(_same_run(old, entry) for old in entries):
         return entries
     path = report_dir / HISTORY_FILE
     old = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -59,3 +60,9 @@ def append_history(run: Mapping[str, Any], report_dir: Path) -> list[dict[str, A
         old += "\n"
     write_atomic(path, old + json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n")
     return entries + [entry]
+
+
+def _same_run(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    if old.get("id") or new.get("id"):
+        return old.get("id") == new.get("id")
+    return (old.get("started"), old.get("finished")) == (new.get("started"), new.get("finished"))

@@ -97,3 +97,12 @@ def test_result_to_dict_is_the_dataclass_as_json_lists() -> None:
                 "findings": [asdict(finding)]}
     assert json.dumps(result.to_dict()) == json.dumps(expected)
     assert finding.to_dict() == asdict(finding)
+
+
+def test_history_tells_runs_apart_by_id_even_within_one_second(tmp_path):
+    same_second = {"started": "2026-01-01T00:00:00+00:00", "finished": "2026-01-01T00:00:00+00:00",
+                   "command": "run", "repos": []}
+    append_history({**same_second, "id": "a"}, tmp_path)
+    append_history({**same_second, "id": "b", "command": "scan"}, tmp_path)
+    entries = append_history({**same_second, "id": "a"}, tmp_path)  # `report` re-renders run a
+    assert [entry["command"] for entry in entries] == ["run", "scan"]
