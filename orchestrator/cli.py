@@ -17,14 +17,13 @@ from npu_codemod import __version__
 from npu_codemod.codemods.rule_settings import SettingsError
 from npu_codemod.plugins.manager import PluginError, Plugins, PluginSpec, load_plugins
 
-from .config import ConfigError, find_config, freeze_rule_settings, read_rule_settings
-
 from .batch_options import OptionError, add_executor_options, add_push_options, make_pool, only_failed
 from .check import add_arguments as add_check_arguments
+from .config import ConfigError, find_config, freeze_rule_settings, read_rule_settings
 from .interrupts import Terminated, interrupt_exit_code, sigterm_as_interrupt
 from .pipeline import DEFAULT_BRANCH, RepoJob
-from .redact import mask_record, mask_secrets
 from .pr_cli import add_pr_options, pr_settings
+from .redact import mask_record, mask_secrets
 from .repolist import read_repo_list
 from .results import RepoResult
 from .run_record import build_run_record, now
