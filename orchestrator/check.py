@@ -102,8 +102,7 @@ def check_contents(contents: dict[str, bytes], toolkit: Toolkit) -> list[Site]:
     The files count as one repository: repository-wide facts (``uses tf.device``) are
     gathered over all of them, as ``run`` does.
     """
-    analysis = toolkit.analyze(contents.items())
-    facts = getattr(analysis, "facts", analysis)  # a RepoAnalysis, or its facts alone
+    facts = toolkit.analyze(contents.items()).facts
     sites: list[Site] = []
     for path, data in contents.items():
         outcome = toolkit.engine.process(data, path, facts=facts)

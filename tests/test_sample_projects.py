@@ -28,8 +28,7 @@ def sources(directory: Path) -> dict[str, bytes]:
 def migrate(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
     """One run of every rule, with repository-wide facts, as the pipeline does it."""
     toolkit = build_toolkit(RuleSelection())
-    analysis = toolkit.analyze(list(files.items()))
-    facts = getattr(analysis, "facts", analysis)  # a RepoAnalysis, or the bare facts
+    facts = toolkit.analyze(list(files.items())).facts
     result, findings = {}, []
     for path, data in files.items():
         outcome = toolkit.engine.process(data, path, repo="sample", facts=facts)
