@@ -18,7 +18,6 @@ from fissix.pygram import python_symbols as syms
 from .snippets import parse_statements
 from .statements import indentation
 
-BLOCKS = (syms.suite, syms.file_input)
 NESTED_SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)
 #: Nodes through which a value flows unchanged: ``(x)``, ``x or y``, ``a if c else x``.
 _TRANSPARENT = (syms.or_test, syms.and_test, syms.test)

@@ -15,7 +15,7 @@ from fissix.pygram import python_symbols as syms
 
 from .snippets import parse_statements
 
-_BLOCKS = (syms.suite, syms.file_input)
+BLOCKS = (syms.suite, syms.file_input)
 _SCOPES = (syms.funcdef, syms.classdef, syms.file_input)
 #: Ancestors that make inserting a statement in front impossible or wrong.
 _NO_STATEMENT = {
@@ -33,7 +33,7 @@ def enclosing_statement(node: pytree.Base) -> Optional[pytree.Base]:
 def why_not(node: pytree.Base) -> Optional[str]:
     """Why no statement can be inserted before ``node``'s statement, or None when one can."""
     child = node
-    while child.parent is not None and child.parent.type not in _BLOCKS:
+    while child.parent is not None and child.parent.type not in BLOCKS:
         parent = child.parent
         if parent.type in _NO_STATEMENT:
             return _NO_STATEMENT[parent.type]
@@ -46,7 +46,7 @@ def why_not(node: pytree.Base) -> Optional[str]:
 
 
 def _statement(node: pytree.Base) -> pytree.Base:
-    while node.parent.type not in _BLOCKS:
+    while node.parent.type not in BLOCKS:
         node = node.parent
     return node
 

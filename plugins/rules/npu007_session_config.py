@@ -27,9 +27,10 @@ from npu_codemod.codemods.session_config import (
     session_call,
     targets,
 )
-from npu_codemod.codemods.scopes import BLOCKS, insert_after
+from npu_codemod.codemods.scopes import insert_after
 from npu_codemod.codemods.snippets import parse_expression
 from npu_codemod.codemods.statements import (
+    BLOCKS,
     block_child,
     enclosing_scope,
     enclosing_statement,

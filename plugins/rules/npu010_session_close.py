@@ -9,9 +9,8 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
-from npu_codemod.codemods.scopes import BLOCKS, Use, insert_after, is_terminal, uses
-from npu_codemod.codemods.statements import block_child
-from npu_codemod.codemods.statements import enclosing_scope
+from npu_codemod.codemods.scopes import Use, insert_after, is_terminal, uses
+from npu_codemod.codemods.statements import BLOCKS, block_child, enclosing_scope
 from npu_codemod.codemods.tfnames import is_call_trailer, prefix_name
 from npu_codemod.plugins.hookspecs import hookimpl
 
