@@ -15,6 +15,7 @@ from npu_codemod.codemods.rule import Capture, FileContext, Rule
 from npu_codemod.codemods.scopes import classify
 from npu_codemod.codemods.tfnames import prefix_name
 from npu_codemod.plugins.hookspecs import hookimpl
+from npu_codemod.plugins.rules.npu004_nn_dropout import ACCURACY
 
 CONVERT_IMPORT = "from npu_bridge.estimator.npu import npu_convert_dropout"
 DROPOUTS = frozenset({
@@ -27,7 +28,6 @@ DROPOUTS = frozenset({
 })
 _LAST_NAMES = frozenset(name.rpartition(".")[2] for name in DROPOUTS)
 _NAMES = " | ".join(sorted(f"'{name}'" for name in _LAST_NAMES))
-ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
 
 
 class LayersDropout(Rule):
