@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
+from npu_codemod.codemods.findings import FINDING_FIELDS
+
 from .atomic import write_atomic
 from .json_text import readable_json
 
@@ -26,4 +28,26 @@ def read_run_json(path: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: not a run record (invalid JSON: {exc})") from None
     if not isinstance(run, dict) or not isinstance(run.get("repos"), list):
         raise ValueError(f"{path}: not a run record (no 'repos' list)")
+    for number, repo in enumerate(run["repos"], start=1):
+        problem = _repo_problem(repo)
+        if problem:
+            raise ValueError(f"{path}: not a run record (repos entry {number}: {problem})")
     return run
+
+
+def _repo_problem(repo: Any) -> str:
+    """What keeps one ``repos`` entry from being reported (every writer reads these keys), or ''."""
+    if not isinstance(repo, dict):
+        return "not an object"
+    missing = [key for key in ("repo", "status", "findings") if key not in repo]
+    if missing:
+        return f"no {missing[0]!r}"
+    if not isinstance(repo["findings"], list):
+        return "'findings' is not a list"
+    for finding in repo["findings"]:
+        if not isinstance(finding, dict):
+            return "a finding that is not an object"
+        missing = [key for key in FINDING_FIELDS if key not in finding]
+        if missing:
+            return f"a finding without {missing[0]!r}"
+    return ""

@@ -119,6 +119,18 @@ def test_report_command_rerenders_without_doubling_history(report: Path, tmp_pat
     assert len((again / "history.jsonl").read_text(encoding="utf-8").splitlines()) == 1
 
 
+@pytest.mark.parametrize("repos, problem", [
+    ([3], "repos entry 1: not an object"),
+    ([{"repo": "a", "findings": []}], "repos entry 1: no 'status'"),
+    ([{"repo": "a", "status": "changed", "findings": [{"path": "x.py"}]}],
+     "repos entry 1: a finding without 'repo'"),
+])
+def test_report_of_a_malformed_record_is_one_line(tmp_path: Path, repos: list, problem: str) -> None:
+    (tmp_path / "run.json").write_text(json.dumps({"repos": repos}), encoding="utf-8")
+    done = cli(tmp_path, "report", "run.json", expect=2)
+    assert done.stderr.strip() == f"npu-codemod: error: run.json: not a run record ({problem})"
+
+
 def test_each_run_appends_to_history_and_the_page_plots_it(tmp_path: Path) -> None:
     report = make_run(tmp_path)
     cli(tmp_path, "scan", "--repos", "repos.txt", "--report-dir", "report", "--workspace", "ws",
