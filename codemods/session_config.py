@@ -108,10 +108,7 @@ def callee_name(node: pytree.Base) -> Optional[str]:
     """Last name of the function called by ``node`` (``ConfigProto`` for ``tf.ConfigProto(...)``)."""
     if node.type != syms.power or not is_call_trailer(node.children[-1]) or len(node.children) < 2:
         return None
-    before = node.children[-2]
-    if before.type == token.NAME:
-        return before.value
-    return before.children[1].value if is_attribute_trailer(before) else None
+    return _last_name(node.children[-2])
 
 
 def argument_callee(argument: pytree.Base) -> Optional[str]:
@@ -119,12 +116,16 @@ def argument_callee(argument: pytree.Base) -> Optional[str]:
     trailer = argument.parent
     if trailer is not None and trailer.type == syms.arglist:
         trailer = trailer.parent
-    before = trailer.prev_sibling if trailer is not None else None
-    if before is None:
+    return _last_name(trailer.prev_sibling) if trailer is not None else None
+
+
+def _last_name(callee: Optional[pytree.Base]) -> Optional[str]:
+    """``f`` for the NAME ``f`` or the trailer ``.f`` in front of a call's ``(...)``."""
+    if callee is None:
         return None
-    if before.type == token.NAME:
-        return before.value
-    return before.children[1].value if is_attribute_trailer(before) else None
+    if callee.type == token.NAME:
+        return callee.value
+    return callee.children[1].value if is_attribute_trailer(callee) else None
 
 
 def npu_lines(expression: str, missing: set[str]) -> list[str]:
