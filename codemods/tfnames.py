@@ -8,7 +8,7 @@ writes uses the file's own alias (:attr:`TfNames.alias`).
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional
+from typing import Optional
 
 from fissix import pytree
 from fissix.pygram import python_symbols as syms
@@ -119,10 +119,6 @@ class TfNames:
         if target is None:
             return None
         return target + ("." + rest if rest else "")
-
-    def names_for(self, qualified: str) -> Iterator[str]:
-        """Local names bound exactly to the canonical name ``qualified``."""
-        return (name for name, target in self.bindings.items() if canonical(target) == qualified)
 
     def _bind(self, name: str, target: str) -> None:
         if target == TF or target.startswith(TF + "."):
