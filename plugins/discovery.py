@@ -64,7 +64,8 @@ def import_reference(reference: str) -> Any:
         raise FileNotFoundError(f"no such plugin file: {reference}")
     module_name = f"npu_codemod_local_plugin_{path.stem}"
     spec = importlib.util.spec_from_file_location(module_name, path)
-    assert spec is not None and spec.loader is not None
+    if spec is None or spec.loader is None:
+        raise ImportError(f"not a Python file: {reference}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # dataclasses and pickling look modules up here
     try:

@@ -350,6 +350,13 @@ def test_plugin_option_takes_a_module_name(tmp_path: Path) -> None:
         "import failed: ModuleNotFoundError: No module named 'company.nope'"]
 
 
+def test_plugin_option_naming_a_file_that_is_not_python_says_so(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a plugin\n")
+    rows = rules_json("--plugin", "notes.txt", cwd=tmp_path)
+    assert [row["description"] for row in rows if row["status"] == "broken"] == [
+        "import failed: ImportError: not a Python file: notes.txt"]
+
+
 def test_implements_says_whether_any_plugin_implements_a_hook() -> None:
     plugins = load_plugins()
     assert plugins.implements("npu_codemod_rules")
