@@ -80,11 +80,10 @@ class Engine:
         self._fixers = tool.pre_order + tool.post_order
         flagged = {rule.id for rule in self.rules if rule.bare_calls_of_tf_names}
         self._tf_bound: dict[str, str] = {}
-        self._checks = {
-            fixer: self._tf_call_check(quick_check(fixer.pattern) or _anything)
-            if fixer.rule_id in flagged else quick_check(fixer.pattern) or _anything
-            for fixer in self._fixers
-        }
+        self._checks = {}
+        for fixer in self._fixers:
+            check = quick_check(fixer.pattern) or _anything
+            self._checks[fixer] = self._tf_call_check(check) if fixer.rule_id in flagged else check
         self._dispatch: dict[FrozenSet[str], _Dispatch] = {}
         self._drivers = [driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS]
 
@@ -135,7 +134,7 @@ class Engine:
 
     def _run(self, text, newline, path, repo, facts, active) -> FileContext:
         body = text if text.endswith("\n") or not text else text + "\n"
-        tree = self._parse(body, path)
+        tree = self._parse(body)
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
                           facts=facts)
         if not ctx.tf.imports_tf:
@@ -206,7 +205,7 @@ class Engine:
 
         return tf_call
 
-    def _parse(self, body: str, path: str) -> pytree.Node:
+    def _parse(self, body: str) -> pytree.Node:
         """Parse as Python 3, else as Python 2; report the error of the grammar that read
         further (Python 3's on a tie: the likelier intent)."""
         errors = []
