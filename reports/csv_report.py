@@ -15,12 +15,13 @@ from .summary import SUMMARY_FIELDS, all_findings, summary_rows
 def write_csv_reports(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     findings_path = report_dir / "findings.csv"
     summary_path = report_dir / "summary.csv"
-    _write(findings_path, FINDING_FIELDS, all_findings(run))
-    _write(summary_path, SUMMARY_FIELDS, summary_rows(run))
+    write_csv(findings_path, FINDING_FIELDS, all_findings(run))
+    write_csv(summary_path, SUMMARY_FIELDS, summary_rows(run))
     return [findings_path, summary_path]
 
 
-def _write(path: Path, fields: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
+def write_csv(path: Path, fields: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
+    """A header and one line per row (keys beyond ``fields`` left out), replacing ``path`` whole."""
     with atomic_open(path, newline="") as stream:
         writer = csv.DictWriter(stream, fieldnames=list(fields), extrasaction="ignore")
         writer.writeheader()

@@ -6,11 +6,10 @@ split repository (``--split-by``) has one ``repos.csv`` row per group branch.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping
 
-from .atomic import atomic_open
+from .csv_report import write_csv
 
 REPOS_FIELDS = ("repo", "status", "branch", "commit", "pr_url", "error")
 PR_FILES_FIELDS = ("repo", "path", "group", "branch", "pr_url")
@@ -18,8 +17,8 @@ PR_FILES_FIELDS = ("repo", "path", "group", "branch", "pr_url")
 
 def write_pr_reports(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     repos_path, files_path = report_dir / "repos.csv", report_dir / "pr-files.csv"
-    _write(repos_path, REPOS_FIELDS, (row for repo in run["repos"] for row in branch_rows(repo)))
-    _write(files_path, PR_FILES_FIELDS, (row for repo in run["repos"] for row in file_rows(repo)))
+    write_csv(repos_path, REPOS_FIELDS, (row for repo in run["repos"] for row in branch_rows(repo)))
+    write_csv(files_path, PR_FILES_FIELDS, (row for repo in run["repos"] for row in file_rows(repo)))
     return [repos_path, files_path]
 
 
@@ -45,9 +44,3 @@ def file_rows(repo: Mapping[str, Any]) -> list[dict[str, Any]]:
              "pr_url": prs.get(group["branch"], "")}
             for group in groups for path in group["files"]]
 
-
-def _write(path: Path, fields: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
-    with atomic_open(path, newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=list(fields))
-        writer.writeheader()
-        writer.writerows(rows)
