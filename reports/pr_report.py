@@ -43,4 +43,3 @@ def file_rows(repo: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [{"repo": repo["repo"], "path": path, "group": group["name"], "branch": group["branch"] or "",
              "pr_url": prs.get(group["branch"], "")}
             for group in groups for path in group["files"]]
-
