@@ -4,10 +4,7 @@ take, pushing the branches, and rerunning only what failed."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Sequence
-
-from npu_codemod.reports.json_report import read_run_json
 
 from .process_pool import ProcessPool
 from .redact import mask_secrets
@@ -59,14 +56,8 @@ def make_pool(args: argparse.Namespace) -> Pool:
         raise OptionError(f"cannot reach the Dask scheduler at {args.scheduler}: {exc}") from None
 
 
-def only_failed(entries: Sequence[RepoEntry], run_json: str) -> list[RepoEntry]:
-    """The entries whose repo failed in the run record ``run_json``."""
-    try:
-        run = read_run_json(Path(run_json))
-    except OSError as exc:
-        raise OptionError(f"cannot read {run_json!r}: {exc.strerror}") from None
-    except ValueError as exc:
-        raise OptionError(str(exc)) from None
+def only_failed(entries: Sequence[RepoEntry], run: dict) -> list[RepoEntry]:
+    """The entries whose repo failed in the run record ``run``."""
     # Name and location: a malformed line is named by its first field, like a good entry.
     failed = {(repo.get("repo"), repo.get("location")) for repo in run["repos"]
               if repo.get("status") == "failed"}

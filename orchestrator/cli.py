@@ -180,7 +180,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read repo list {args.repos!r}: {getattr(exc, 'strerror', None) or exc}") from None
     if args.only_failed:
-        entries = only_failed(entries, args.only_failed)
+        entries = only_failed(entries, _read_run(args.only_failed))
     try:
         prs = pr_settings(args)
     except ValueError as exc:
@@ -262,19 +262,27 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from npu_codemod.reports.json_report import read_run_json
-
     path = Path(args.run_json)
-    try:
-        run = read_run_json(path)
-    except OSError as exc:
-        raise UsageError(f"cannot read {args.run_json!r}: {exc.strerror}") from None
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    run = _read_run(args.run_json)
     report_dir = Path(args.report_dir) if args.report_dir else path.parent
     written = write_reports(build_toolkit(_selection(args)), run, report_dir)
     print(f"npu-codemod: wrote {len(written)} file(s) to {report_dir}", file=sys.stderr)
     return EXIT_OK
+
+
+def _read_run(run_json: str) -> dict:
+    """The run record at ``run_json`` (``report``, ``status``, ``--only-failed``); a UsageError
+    naming the file when it cannot be read or is not a run record."""
+    from npu_codemod.reports.json_report import read_run_json
+
+    try:
+        return read_run_json(Path(run_json))
+    except OSError as exc:
+        raise UsageError(f"cannot read {run_json!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{run_json}: not a run record (not UTF-8 text)") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -287,17 +295,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from npu_codemod.reports.json_report import read_run_json
-
     from .pr_status import print_status
 
-    try:
-        run = read_run_json(Path(args.run_json))
-    except OSError as exc:
-        raise UsageError(f"cannot read {args.run_json!r}: {exc.strerror}") from None
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    return print_status(run, build_toolkit(_selection(args)).plugins.pm.hook, sys.stdout, args.forge_url)
+    hook = build_toolkit(_selection(args)).plugins.pm.hook
+    return print_status(_read_run(args.run_json), hook, sys.stdout, args.forge_url)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

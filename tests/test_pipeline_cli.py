@@ -136,9 +136,18 @@ def test_bad_entries_fail_alone_with_one_line_each(tmp_path: Path):
 @pytest.mark.parametrize("args, message", [
     (["run", "--repos", "nope.txt"], "cannot read repo list 'nope.txt'"),
     (["run", "--repos", "repos.txt", "--rules", "NPU999"], "unknown rule id(s): NPU999"),
+    (["run", "--repos", "folder"], "cannot read repo list 'folder': Is a directory"),
+    (["run", "--repos", "repos.txt", "--report-dir", "repos.txt", "--no-progress"], "cannot create report dir"),
+    (["run", "--repos", "repos.txt", "--only-failed", "folder"], "cannot read 'folder'"),
+    (["report", "other.json"], "other.json: not a run record (no 'repos' list)"),
+    (["report", "binary.json"], "binary.json: not a run record (not UTF-8 text)"),
+    (["status", "binary.json"], "binary.json: not a run record (not UTF-8 text)"),
 ])
 def test_usage_errors_exit_2_with_one_line(tmp_path: Path, args, message):
     (tmp_path / "repos.txt").write_text("")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "other.json").write_text('{"name": "not a run"}')
+    (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00{")
     result = cli(*args, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [f"npu-codemod: error: {message}"
