@@ -13,10 +13,9 @@ from typing import Optional
 
 from fissix import pytree
 from fissix.fixer_util import Name
-from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.calls import add_keyword, is_true
+from npu_codemod.codemods.calls import add_keyword, is_false, is_true
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
 from npu_codemod.codemods.session_config import argument_callee, targets
 from npu_codemod.codemods.statements import insert_before
@@ -63,7 +62,7 @@ class SoftPlacement(Rule):
         value = capture["value"]
         if is_true(value):
             ctx.report(node, "migrated", f"{SETTING}=True is set ({WHY})")
-        elif value.type == token.NAME and value.value == "False":
+        elif is_false(value):
             value.replace(Name("True", prefix=value.prefix))
             ctx.report(node, "migrated", f"flipped {SETTING}=False to True: {WHY}")
         else:
