@@ -70,6 +70,10 @@ def is_false(node: pytree.Base) -> bool:
     return node.type == token.NAME and node.value == "False"
 
 
+def is_none(node: pytree.Base) -> bool:
+    return node.type == token.NAME and node.value == "None"
+
+
 def add_keyword(call_trailer: pytree.Node, keyword: str, value_code: str) -> None:
     """Append ``keyword=value`` after the last argument, keeping a trailing comma and layout."""
     value = parse_expression(value_code)

@@ -6,10 +6,9 @@ from typing import Optional
 
 from fissix import pytree
 from fissix.fixer_util import Dot, Name
-from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.calls import find_argument, needs_parentheses
+from npu_codemod.codemods.calls import find_argument, is_none, needs_parentheses
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
 from npu_codemod.codemods.snippets import parse_expression
 from npu_codemod.codemods.tfnames import is_call_trailer, prefix_name
@@ -70,7 +69,7 @@ def _rewrite(power: pytree.Node, end: int, call: pytree.Node) -> None:
 def _has_noise_shape(call: pytree.Node) -> bool:
     """``noise_shape`` given with a value other than its default ``None``."""
     given = find_argument(call, "noise_shape", 2)
-    return given is not None and not (given.value.type == token.NAME and given.value.value == "None")
+    return given is not None and not is_none(given.value)
 
 
 def _dropout_site(node: pytree.Base) -> tuple[Optional[pytree.Node], int]:

@@ -11,7 +11,7 @@ from fissix.fixer_util import Name
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.calls import add_keyword, find_argument, has_unpacking
+from npu_codemod.codemods.calls import add_keyword, find_argument, has_unpacking, is_none
 from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
 from npu_codemod.codemods.session_config import (
     CUSTOM_OP,
@@ -100,7 +100,7 @@ class SessionConfig(Rule):
     def _migrate(self, site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
         statement = enclosing_statement(site.power)
         value = site.config.value if site.config is not None else None
-        if value is None or (value.type == token.NAME and value.value == "None"):
+        if value is None or is_none(value):
             earlier = _created_before(statement, ctx)
             name = earlier or free_name(enclosing_scope(statement), "config", "npu_config")
             if earlier is None:
@@ -157,7 +157,7 @@ def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
     inner = wrapped.children[1].children[1].children[2]
     wrapped.prefix, value.prefix = value.prefix, ""
     value.replace(wrapped)
-    if not (value.type == token.NAME and value.value == "None"):
+    if not is_none(value):
         inner.replace(value)
         inner = value
     _soft_placement_target(inner, site, line, column, ctx)
