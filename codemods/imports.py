@@ -14,6 +14,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .snippets import parse_statements
+from .statements import is_docstring
 
 
 _IMPORTS = (syms.import_name, syms.import_from)
@@ -51,7 +52,7 @@ def header_index(tree: pytree.Node) -> int:
     """Index in ``tree.children`` after the module docstring and ``__future__`` imports."""
     index = 0
     children = tree.children
-    if children and _is_docstring(children[0]):
+    if children and is_docstring(children[0]):
         index = 1
     while index < len(children) and _is_future_import(children[index]):
         index += 1
@@ -98,13 +99,6 @@ def _split_header_comments(prefix: str) -> tuple[str, str]:
         return prefix, ""
     cut = len("".join(lines[: blank[-1] + 1]))
     return prefix[:cut], prefix[cut:]
-
-
-def _is_docstring(node: pytree.Base) -> bool:
-    return (
-        node.type == syms.simple_stmt
-        and node.children[0].type == token.STRING
-    )
 
 
 def _insert_after_future(statement: pytree.Node, missing: list[str]) -> None:

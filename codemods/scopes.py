@@ -228,12 +228,12 @@ def insert_after(statement: pytree.Base, code: str, newline: str) -> list[pytree
 def _take_trailing_text(statement: pytree.Base, indent: str) -> str:
     """Cut the prefixes of the DEDENTs ending ``statement``, except lines indented deeper."""
     dedents = []
-    leaf = _last_leaf(statement)
+    leaf = last_leaf(statement)
     while leaf is not None and leaf.type == token.DEDENT:
         dedents.append(leaf)
         leaf = leaf.prev_sibling
         if leaf is not None and leaf.type != token.DEDENT:
-            leaf = _last_leaf(leaf)
+            leaf = last_leaf(leaf)
     text = "".join(dedent.prefix for dedent in reversed(dedents))
     if not text:
         return ""
@@ -253,7 +253,8 @@ def _deeper(line: str, indent: str) -> bool:
     return len(whitespace) > len(indent)
 
 
-def _last_leaf(node: pytree.Base) -> Optional[pytree.Leaf]:
-    while node.children if isinstance(node, pytree.Node) else False:
+def last_leaf(node: pytree.Base) -> Optional[pytree.Leaf]:
+    """The last leaf of ``node`` (``node`` itself for a leaf); None for an empty node."""
+    while node.children:
         node = node.children[-1]
     return node if isinstance(node, pytree.Leaf) else None

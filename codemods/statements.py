@@ -51,6 +51,11 @@ def _statement(node: pytree.Base) -> pytree.Base:
     return node
 
 
+def is_docstring(statement: pytree.Base) -> bool:
+    """A statement line that starts with a string: a module, class or function docstring."""
+    return statement.type == syms.simple_stmt and statement.children[0].type == token.STRING
+
+
 def block_child(node: pytree.Base, block: pytree.Node) -> Optional[pytree.Base]:
     """The child of ``block`` (a suite or the module) that holds ``node``, or None."""
     while node.parent is not None:

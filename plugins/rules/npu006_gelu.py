@@ -10,8 +10,9 @@ from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.formulas import FUNCTIONS, GELU_TANH, Match, ModuleNames, match_gelu
 from npu_codemod.codemods.rule import FileContext, Rule, position
+from npu_codemod.codemods.scopes import last_leaf
 from npu_codemod.codemods.snippets import parse_statements
-from npu_codemod.codemods.statements import enclosing_scope
+from npu_codemod.codemods.statements import enclosing_scope, is_docstring
 from npu_codemod.codemods.tfnames import dotted_name, is_call_trailer, prefix_name
 from npu_codemod.codemods.walk import node_pre_order
 from npu_codemod.plugins.hookspecs import hookimpl
@@ -106,13 +107,9 @@ def _body(funcdef: pytree.Node) -> list[pytree.Base]:
         statements = [suite]
     else:
         statements = [c for c in suite.children if c.type not in (token.NEWLINE, token.INDENT, token.DEDENT)]
-    if statements and _is_docstring(statements[0]):
+    if statements and is_docstring(statements[0]):
         statements = statements[1:]
     return statements
-
-
-def _is_docstring(statement: pytree.Base) -> bool:
-    return statement.type == syms.simple_stmt and statement.children[0].type == token.STRING
 
 
 def _small_statements(body: list[pytree.Base]) -> Optional[list[pytree.Base]]:
@@ -179,14 +176,8 @@ def _single_assignments(scope: pytree.Node, before: pytree.Base) -> dict[str, py
         stack.extend(getattr(node, "children", ()))
     return {
         name: values[0] for name, values in found.items()
-        if len(values) == 1 and order.get(id(_last_leaf(values[0])), start) < start
+        if len(values) == 1 and order.get(id(last_leaf(values[0])), start) < start
     }
-
-
-def _last_leaf(node: pytree.Base) -> pytree.Base:
-    while node.children:
-        node = node.children[-1]
-    return node
 
 
 def _replace_body(funcdef: pytree.Node, body: list[pytree.Base], code: str, newline: str) -> None:
