@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import logging
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, FrozenSet, Iterator, Optional, Sequence
 
 from bowler import Query
@@ -45,7 +45,7 @@ class FileOutcome:
     path: str
     findings: tuple[Finding, ...] = ()
     new_data: Optional[bytes] = None
-    rule_ids: tuple[str, ...] = field(default=())  # rules that changed the file
+    rule_ids: tuple[str, ...] = ()  # rules that changed the file
 
 
 #: Grammars tried in order: Python 3 (``print``/``exec`` are names), then Python 2 (statements).
