@@ -9,7 +9,7 @@ only the failing plugin are called through :meth:`Plugins.call_each`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Optional
 
@@ -84,8 +84,7 @@ class Plugins:
 
     def mark_broken(self, name: str, reason: str) -> None:
         info = self.infos.get(name) or PluginInfo(name, "?", "?", "")
-        self.infos[name] = PluginInfo(info.name, info.source, info.distribution, info.version,
-                                      "broken", reason)
+        self.infos[name] = replace(info, status="broken", reason=reason)
 
     def rules(self) -> list[Rule]:
         """All rules of all plugins, ids checked for uniqueness (collected once)."""
