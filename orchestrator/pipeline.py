@@ -59,7 +59,7 @@ def start_repo(job: RepoJob, workers: int = 1) -> Union[RepoResult, ShardedRepo]
     one worker should take, then hand back the shards for ``workers`` workers."""
     entry = job.entry
     if entry.error:
-        return failed(entry.name, entry.error, entry.location)
+        return failed(entry, entry.error)
     return _guarded(job, lambda: _start(job, workers))
 
 
@@ -81,10 +81,9 @@ def _guarded(job: RepoJob, step: Callable[[], T]) -> Union[T, RepoResult]:
     try:
         return step()
     except GitError as exc:
-        return failed(entry.name, str(exc), mask_secrets(entry.location))
+        return failed(entry, str(exc))
     except Exception as exc:  # a bug must cost one repo, not the batch
-        return failed(entry.name, f"internal error: {type(exc).__name__}: {mask_secrets(str(exc))}",
-                      mask_secrets(entry.location))
+        return failed(entry, f"internal error: {type(exc).__name__}: {mask_secrets(str(exc))}")
 
 
 def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:

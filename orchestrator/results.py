@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal, Mapping, Optional
+from typing import Any, Literal, Optional
 
 from npu_codemod.codemods.findings import Finding
+
+from .redact import mask_secrets
+from .repolist import RepoEntry
 
 RepoStatus = Literal["changed", "unchanged", "failed"]
 
@@ -83,23 +86,8 @@ class RepoResult:
         data["findings"] = [finding.to_dict() for finding in self.findings]
         return data
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "RepoResult":
-        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        fields["files_changed"] = tuple(fields.get("files_changed", ()))
-        fields["notes"] = tuple(fields.get("notes", ()))
-        fields["findings"] = tuple(Finding.from_dict(f) for f in data.get("findings", ()))
-        fields["groups"] = tuple(_record(ChangeGroup, g) for g in data.get("groups", ()))
-        fields["pull_requests"] = tuple(_record(PullRequestRecord, p) for p in data.get("pull_requests", ()))
-        return cls(**fields)
 
-
-def _record(cls, data: Mapping[str, Any]):
-    """A nested record from its JSON form (lists back to tuples)."""
-    return cls(**{k: tuple(v) if isinstance(v, list) else v
-                  for k, v in data.items() if k in cls.__dataclass_fields__})
-
-
-def failed(repo: str, error: str, location: str = "", **extra: Any) -> RepoResult:
-    """A failed result: one human sentence in ``error``, no traceback."""
-    return RepoResult(repo=repo, status="failed", location=location, error=error, **extra)
+def failed(entry: RepoEntry, error: str) -> RepoResult:
+    """A failed result: one human sentence in ``error``, no traceback; the location masked."""
+    return RepoResult(repo=entry.name, status="failed", location=mask_secrets(entry.location),
+                      error=error)

@@ -147,8 +147,7 @@ class _Batch:
         return max(0.0, min(self.deadlines.values()) - time.monotonic())
 
     def _fail(self, index: int, reason: str) -> RepoResult:
-        entry = self.jobs[index].entry
-        return self._end(index, failed(entry.name, reason, mask_secrets(entry.location)))
+        return self._end(index, failed(self.jobs[index].entry, reason))
 
     def _end(self, index: int, result: RepoResult) -> RepoResult:
         """Record the result; stop and forget whatever else of this repository is pending."""
