@@ -36,7 +36,7 @@ def find_config(explicit: Optional[str], repo_list: Optional[str]) -> Optional[P
         return Path(explicit)
     if repo_list is None:
         return None
-    folder = Path.cwd() if repo_list in (None, "-") else Path(repo_list).parent
+    folder = Path.cwd() if repo_list == "-" else Path(repo_list).parent
     candidate = folder / "pyproject.toml"
     return candidate if candidate.is_file() else None
 

@@ -152,8 +152,7 @@ class _Batch:
     def _end(self, index: int, result: RepoResult) -> RepoResult:
         """Record the result; stop and forget whatever else of this repository is pending."""
         self.done[index] = result
-        self._count_files(index, max(0, result.files_scanned - self.files_counted.pop(index, 0)))
-        self.files_counted.pop(index, None)
+        self.on_files(max(0, result.files_scanned - self.files_counted.pop(index, 0)))
         self.deadlines.pop(index, None)
         self.sharded.pop(index, None)
         self.outputs.pop(index, None)
