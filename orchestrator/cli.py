@@ -232,8 +232,12 @@ def write_reports(toolkit, run: dict, report_dir: Path) -> list[Path]:
         raise UsageError(f"cannot create report dir {str(report_dir)!r}: {exc.strerror}") from None
     written: list[Path] = []
     notify = _Notifier(toolkit.plugins)
-    for paths in notify("npu_codemod_write_report", run=run, report_dir=report_dir):
-        written.extend(paths or ())
+    try:
+        for paths in notify("npu_codemod_write_report", run=run, report_dir=report_dir):
+            written.extend(paths or ())
+    except OSError as exc:  # a full disk, or a folder where a report file goes
+        raise UsageError(f"cannot write reports in {str(report_dir)!r}: {exc.strerror}: "
+                         f"{exc.filename2 or exc.filename}") from None
     return written
 
 

@@ -139,6 +139,8 @@ def test_bad_entries_fail_alone_with_one_line_each(tmp_path: Path):
     (["run", "--repos", "folder"], "cannot read repo list 'folder': Is a directory"),
     (["run", "--repos", "repos.txt", "--report-dir", "repos.txt", "--no-progress"], "cannot create report dir"),
     (["run", "--repos", "repos.txt", "--only-failed", "folder"], "cannot read 'folder'"),
+    (["run", "--repos", "repos.txt", "--report-dir", ".", "--no-progress"],
+     "cannot write reports in '.': Is a directory: run.json"),
     (["report", "other.json"], "other.json: not a run record (no 'repos' list)"),
     (["report", "binary.json"], "binary.json: not a run record (not UTF-8 text)"),
     (["status", "binary.json"], "binary.json: not a run record (not UTF-8 text)"),
@@ -146,6 +148,7 @@ def test_bad_entries_fail_alone_with_one_line_each(tmp_path: Path):
 def test_usage_errors_exit_2_with_one_line(tmp_path: Path, args, message):
     (tmp_path / "repos.txt").write_text("")
     (tmp_path / "folder").mkdir()
+    (tmp_path / "run.json").mkdir()  # a folder where a report file goes
     (tmp_path / "other.json").write_text('{"name": "not a run"}')
     (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00{")
     result = cli(*args, cwd=tmp_path)
