@@ -19,7 +19,7 @@ from npu_codemod.codemods.engine import FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON, source_text
 from npu_codemod.codemods.findings import Finding
 
-from .toolkit import RuleSelection, Toolkit, build_toolkit
+from .toolkit import Toolkit
 
 EXIT_CLEAN, EXIT_SITES, EXIT_UNREADABLE = 0, 1, 2
 #: Folders never walked into: VCS data, virtualenvs, caches.
@@ -70,13 +70,9 @@ def _skipped(path: Path, root: Path) -> bool:
     return any(part.startswith(".") or part in SKIPPED_DIRS for part in parts)
 
 
-def run_check(paths: Sequence[str], selection: RuleSelection, out: TextIO, err: TextIO) -> int:
+def run_check(paths: Sequence[str], toolkit: Toolkit, out: TextIO, err: TextIO) -> int:
     """Print the sites of ``paths`` that need migrating; the exit code of ``check``."""
-    files = python_files(paths)
-    toolkit = build_toolkit(selection)
-    for broken in toolkit.plugins.broken:
-        print(f"npu-codemod: warning: plugin {broken.name} is broken: {broken.reason}", file=err)
-    contents, unreadable = _read(files, err)
+    contents, unreadable = _read(python_files(paths), err)
     sites = check_contents(contents, toolkit)
     for site in sites:
         print(site, file=out)

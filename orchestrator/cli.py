@@ -29,7 +29,7 @@ from .results import RepoResult
 from .run_record import build_run_record, now
 from .runner import run_jobs
 from .summary_table import print_summary
-from .toolkit import RuleSelection, build_toolkit
+from .toolkit import RuleSelection, Toolkit, build_toolkit
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -169,12 +169,18 @@ def _selection(args: argparse.Namespace) -> RuleSelection:
     )
 
 
+def _toolkit(selection: RuleSelection) -> Toolkit:
+    """The toolkit of a command; a broken plugin is one warning and the command goes on."""
+    toolkit = build_toolkit(selection)
+    for broken in toolkit.plugins.broken:
+        print(f"npu-codemod: warning: plugin {broken.name} is broken: {broken.reason}", file=sys.stderr)
+    return toolkit
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     started = now()
     selection = _selection(args)
-    toolkit = build_toolkit(selection)  # validates plugins and rule ids before any work
-    for broken in toolkit.plugins.broken:
-        print(f"npu-codemod: warning: plugin {broken.name} is broken: {broken.reason}", file=sys.stderr)
+    toolkit = _toolkit(selection)  # validates plugins and rule ids before any work
     try:
         entries = read_repo_list(args.repos, sys.stdin.read() if args.repos == "-" else None)
     except (OSError, UnicodeDecodeError) as exc:
@@ -269,7 +275,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     path = Path(args.run_json)
     run = _read_run(args.run_json)
     report_dir = Path(args.report_dir) if args.report_dir else path.parent
-    written = write_reports(build_toolkit(_selection(args)), run, report_dir)
+    written = write_reports(_toolkit(_selection(args)), run, report_dir)
     print(f"npu-codemod: wrote {len(written)} file(s) to {report_dir}", file=sys.stderr)
     return EXIT_OK
 
@@ -293,7 +299,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .check import CheckInputError, run_check
 
     try:
-        return run_check(args.paths, _selection(args), sys.stdout, sys.stderr)
+        return run_check(args.paths, _toolkit(_selection(args)), sys.stdout, sys.stderr)
     except CheckInputError as exc:
         raise UsageError(str(exc)) from None
 
@@ -301,7 +307,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_status(args: argparse.Namespace) -> int:
     from .pr_status import print_status
 
-    hook = build_toolkit(_selection(args)).plugins.pm.hook
+    hook = _toolkit(_selection(args)).plugins.pm.hook
     return print_status(_read_run(args.run_json), hook, sys.stdout, args.forge_url)
 
 

@@ -193,6 +193,11 @@ def test_report_rerenders_from_run_json(two_repos: Path, tmp_path: Path):
     assert again.returncode == 0, again.stderr
     for name in ("findings.csv", "summary.csv"):
         assert (tmp_path / "again" / name).read_text() == (tmp_path / "rep" / name).read_text()
+    # A report writer plugin that cannot load is said, as run and check say it.
+    broken = cli("report", str(tmp_path / "rep" / "run.json"), "--plugin", "no_such_writer",
+                 "--report-dir", "again", cwd=tmp_path)
+    assert broken.returncode == 0, broken.stderr
+    assert "npu-codemod: warning: plugin no_such_writer is broken: import failed" in broken.stderr
 
 
 def test_second_run_reports_the_first_runs_rows_exactly(two_repos: Path, tmp_path: Path):
