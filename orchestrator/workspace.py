@@ -22,6 +22,7 @@ from typing import Iterator
 import git
 
 from . import gitrepo
+from .gitrepo import GitError
 from .redact import mask_secrets
 from .repolist import RepoEntry
 
@@ -67,7 +68,10 @@ class Workspace:
     def _locked(self, cache: Path) -> Iterator[None]:
         """One clone or fetch of a URL at a time (the same URL may be listed with two bases);
         leftovers of a clone killed mid-way are removed under the lock."""
-        cache.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:  # --workspace names a file, or a folder we may not write
+            raise GitError(f"cannot create the workspace folder {cache.parent}: {exc.strerror}") from None
         with open(cache.with_name(f"{cache.name}.lock"), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             for stale in cache.parent.glob(f"{cache.name}.partial-*"):

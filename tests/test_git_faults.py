@@ -100,6 +100,14 @@ def test_repository_without_commits(tmp_path: Path) -> None:
     _fails_alone(tmp_path, repo, "r", "the repository has no commits")
 
 
+def test_workspace_that_is_a_file_fails_a_url_with_one_line(tmp_path: Path) -> None:
+    make_repo(tmp_path / "r", {"train.py": TRAIN})
+    (tmp_path / "ws").write_text("not a folder\n")
+    done, results = run(tmp_path, f"{(tmp_path / 'r').as_uri()}\n", "--workspace", "ws")
+    assert done.returncode == 1
+    assert results[0]["error"] == f"cannot create the workspace folder {tmp_path / 'ws' / 'clones'}: Not a directory"
+
+
 def test_branch_name_that_is_not_a_valid_ref(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"train.py": TRAIN})
     _fails_alone(tmp_path, repo, "r", "'bad..name' is not a valid branch name", "--branch", "bad..name")
