@@ -162,7 +162,8 @@ def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
         return result.with_changes(status="changed", patch="".join(c.patch for c in changes),
                                    notes=result.notes + ("dry run: nothing was committed",))
     if job.split_by:
-        return commit_groups(repo, job, plan.base, result, changes, findings, commit_message)
+        return _push(repo, plan, commit_groups(repo, job, plan.base, result, changes, findings,
+                                               commit_message))
     message = commit_message(findings)
     commit = gitrepo.commit_blobs(repo, plan.parent, {c.file: c.blob for c in changes}, message)
     gitrepo.update_branch(repo, job.branch, commit, plan.tip)
@@ -170,20 +171,25 @@ def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
 
 
 def _push(repo, plan: RepoPlan, result: RepoResult) -> RepoResult:
-    """With ``--push``, push the branch (also when unchanged: a rerun pushes what an
-    interrupted run committed); no such remote keeps it local, a rejection fails the repo."""
+    """With ``--push``, push the branch, or each group's (also when unchanged: a rerun pushes
+    what an interrupted run committed); no such remote keeps them local, a rejection fails the
+    repo, naming a group's branch."""
     job = plan.job
-    if not job.push or job.mode != "run" or job.dry_run or result.branch is None:
+    branches = [g.branch for g in result.groups if g.branch] if job.split_by else \
+        [result.branch] if result.branch else []
+    if not job.push or job.mode != "run" or job.dry_run or not branches:
         return result
-    try:
-        gitrepo.push_branch(repo, job.remote, job.branch, job.force_push)
-    except NoSuchRemote as exc:
-        return result.with_changes(notes=result.notes + (f"{exc}: nothing was pushed, the branch "
-                                                         "is kept locally",))
-    except GitError as exc:
-        rebuilt = plan.tip is not None and plan.parent != plan.tip
-        hint = "; the branch was rebuilt on a new base: rerun with --force-push" if rebuilt else ""
-        return result.with_changes(status="failed", error=f"{exc}{hint}")
+    for branch in branches:
+        try:
+            gitrepo.push_branch(repo, job.remote, branch, job.force_push)
+        except NoSuchRemote as exc:
+            return result.with_changes(notes=result.notes + (f"{exc}: nothing was pushed, the "
+                                                             "branch is kept locally",))
+        except GitError as exc:
+            rebuilt = plan.tip is not None and plan.parent != plan.tip
+            hint = "; the branch was rebuilt on a new base: rerun with --force-push" if rebuilt else ""
+            where = f"{branch}: " if job.split_by else ""
+            return result.with_changes(status="failed", error=f"{where}{exc}{hint}")
     return result.with_changes(pushed=True)
 
 

@@ -14,7 +14,6 @@ import git
 from npu_codemod.codemods.findings import Finding
 
 from . import gitrepo
-from .gitrepo import GitError, NoSuchRemote
 from .results import ChangeGroup, RepoResult
 from .split import grouper, group_paths
 
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
 def commit_groups(repo: git.Repo, job: "RepoJob", base: str, result: RepoResult,
                   changes: Sequence["FileChange"], findings: Sequence[Finding],
                   message: Callable[[list[Finding]], str]) -> RepoResult:
-    """Commit each group's changes on its own branch on top of ``base``, then push them."""
+    """Commit each group's changes on its own branch on top of ``base`` (the pipeline pushes them)."""
     group_of = grouper(job.split_by, lambda path: _text(gitrepo.read_file(repo, base, path)))
     changed = {change.file.path: change for change in changes}
     groups, committed = [], False
@@ -47,24 +46,7 @@ def commit_groups(repo: git.Repo, job: "RepoJob", base: str, result: RepoResult,
             gitrepo.update_branch(repo, branch, commit, tip)
             committed = True
         groups.append(ChangeGroup(group.name, group.owners, tuple(files), tuple(paths), branch, commit))
-    result = result.with_changes(status="changed" if committed else "unchanged", groups=tuple(groups))
-    return push_groups(repo, job, result)
-
-
-def push_groups(repo: git.Repo, job: "RepoJob", result: RepoResult) -> RepoResult:
-    """With ``--push``, push every group's branch; a rejection fails the repo, naming the branch."""
-    if not job.push:
-        return result
-    for group in result.groups:
-        if not group.branch:
-            continue
-        try:
-            gitrepo.push_branch(repo, job.remote, group.branch, job.force_push)
-        except NoSuchRemote as exc:
-            return result.with_changes(notes=result.notes + (f"{exc}: nothing was pushed",))
-        except GitError as exc:
-            return result.with_changes(status="failed", error=f"{group.branch}: {exc}")
-    return result.with_changes(pushed=True)
+    return result.with_changes(status="changed" if committed else "unchanged", groups=tuple(groups))
 
 
 def _holds(repo: git.Repo, base: str, tip: str, blobs: dict) -> bool:

@@ -68,6 +68,19 @@ def test_rejected_push_fails_the_repo_with_gits_reason(tmp_path):
     assert git(bare, "rev-parse", BRANCH) == other
 
 
+def test_split_change_pushes_each_group_and_a_rejection_names_the_branch(tmp_path):
+    work = make_repo(tmp_path / "a", {"nlp/train.py": TF_SCRIPT, "vision/train.py": TF_SCRIPT})
+    bare = make_remote(work, tmp_path / "a.git")
+    other = commit_files(work, {"other.py": "x = 1\n"}, "theirs")
+    git(work, "push", "-q", "origin", f"HEAD:refs/heads/{BRANCH}/nlp")  # someone else's
+    git(work, "reset", "-q", "--hard", "HEAD~1")
+    (tmp_path / "repos.txt").write_text("a\n")
+    repo = run(tmp_path, "report", "--push", "--split-by", "directory")["repos"][0]
+    assert repo["status"] == "failed"
+    assert repo["error"].startswith(f"{BRANCH}/nlp: push to origin rejected: [rejected]")
+    assert git(bare, "rev-parse", f"{BRANCH}/nlp") == other
+
+
 def test_base_moved_on_rebuilds_our_branch_and_pushing_it_needs_force(tmp_path):
     work = make_repo(tmp_path / "a")
     bare = make_remote(work, tmp_path / "a.git")
