@@ -20,6 +20,7 @@ from npu_codemod.plugins.manager import PluginError, Plugins, PluginSpec, load_p
 from .batch_options import OptionError, add_executor_options, add_push_options, make_pool, only_failed
 from .check import add_arguments as add_check_arguments
 from .config import ConfigError, find_config, freeze_rule_settings, read_rule_settings
+from .gitrepo import GitError, check_branch_name
 from .interrupts import Terminated, interrupt_exit_code, sigterm_as_interrupt
 from .pipeline import DEFAULT_BRANCH, RepoJob
 from .pr_cli import add_pr_options, pr_settings
@@ -189,7 +190,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         entries = only_failed(entries, _read_run(args.only_failed))
     try:
         prs = pr_settings(args)
-    except ValueError as exc:
+        if args.command == "run":
+            check_branch_name(args.branch)
+    except (ValueError, GitError) as exc:
         raise UsageError(str(exc)) from None
     jobs = [
         RepoJob(entry=entry, mode=args.command, branch=getattr(args, "branch", DEFAULT_BRANCH),

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from dataclasses import dataclass
 from io import BytesIO
 from typing import Iterator, Mapping, Optional
 
 import git
 from git.exc import BadName, GitCommandError, InvalidGitRepositoryError, NoSuchPathError
-from gitdb.base import IStream
+from gitdb.base import IStream, OInfo
+from gitdb.db import LooseObjectDB
+from gitdb.util import hex_to_bin
 
 from .redact import mask_secrets
 
@@ -41,12 +42,30 @@ class PyFile:
     blob: str  # hex sha
 
 
+class _ObjectDB(git.GitCmdObjectDB):
+    """Reads through git's persistent ``cat-file``; writes loose objects in this process.
+
+    GitPython's own ``store`` starts a ``git hash-object`` per object (each changed file, each
+    changed folder's tree, the commit): that was the largest share of a repository's git time.
+    gitdb writes the same loose object (temporary file, then rename), with no process.
+    """
+
+    def store(self, istream: IStream) -> IStream:
+        return LooseObjectDB.store(self, istream)
+
+    def info(self, binsha: bytes) -> OInfo:
+        """Through ``cat-file --batch`` too: one git process per repository, not two (asked
+        of commits and tags when refs are resolved, never of large blobs)."""
+        hexsha, kind, size, _ = self._git.get_object_data(binsha.hex())
+        return OInfo(hex_to_bin(hexsha), kind, size)
+
+
 def open_repo(location: str) -> git.Repo:
     """The repository at a local path; a clear GitError when it is missing or not git."""
     if not os.path.exists(location):
         raise GitError(f"no such path: {location}")
     try:
-        repo = git.Repo(location)
+        repo = git.Repo(location, odbt=_ObjectDB)
     except (InvalidGitRepositoryError, NoSuchPathError):
         raise GitError(f"not a git repository: {location}") from None
     top = repo.working_tree_dir if not repo.bare else repo.git_dir
@@ -65,9 +84,10 @@ def resolve_commit(repo: git.Repo, ref: Optional[str]) -> str:
         raise GitError(f"base ref {ref!r} not found") from None
 
 
-def check_branch_name(repo: git.Repo, branch: str) -> None:
+def check_branch_name(branch: str, repo: Optional[git.Repo] = None) -> None:
+    """GitError unless ``branch`` is a valid branch name (asked of git, once per run)."""
     try:
-        repo.git.check_ref_format("--branch", branch)
+        (repo.git if repo is not None else git.Git()).check_ref_format("--branch", branch)
     except GitCommandError:
         raise GitError(f"{branch!r} is not a valid branch name") from None
 
@@ -80,17 +100,30 @@ def branch_tip(repo: git.Repo, branch: str) -> Optional[str]:
 
 
 def python_files(repo: git.Repo, commit: str) -> list[PyFile]:
-    """Regular ``.py`` files of a commit (symlinks and submodules are never followed)."""
-    listing = repo.git.ls_tree("-r", "-z", "--full-tree", commit)
-    files = []
-    for record in listing.split("\0"):
-        if not record:
-            continue
-        meta, path = record.split("\t", 1)
-        mode, kind, blob = meta.split()
-        if kind == "blob" and mode in _REGULAR_MODES and path.endswith(".py"):
-            files.append(PyFile(path, mode, blob))
+    """Regular ``.py`` files of a commit (symlinks and submodules are never followed), in
+    ``git ls-tree -r`` order, read through the repository's one ``cat-file`` process."""
+    files: list[PyFile] = []
+    _walk(repo.odb, repo.commit(commit).tree.binsha, "", files)
     return files
+
+
+def _walk(odb: git.GitCmdObjectDB, tree: bytes, prefix: str, files: list[PyFile]) -> None:
+    for mode, name, sha in _entries(odb.stream(tree).read()):
+        if mode == "40000":
+            _walk(odb, sha, f"{prefix}{name}/", files)
+        elif mode in _REGULAR_MODES and name.endswith(".py"):
+            files.append(PyFile(prefix + name, mode, sha.hex()))
+
+
+def _entries(data: bytes) -> Iterator[tuple[str, str, bytes]]:
+    """(mode, name, binary id) of each entry of a tree object, names decoded as GitPython does."""
+    offset = 0
+    while offset < len(data):
+        space = data.index(b" ", offset)
+        nul = data.index(b"\0", space)
+        yield (data[offset:space].decode(), data[space + 1:nul].decode("utf-8", "surrogateescape"),
+               data[nul + 1:nul + 21])
+        offset = nul + 21
 
 
 def read_blobs(repo: git.Repo, files: list[PyFile]) -> Iterator[tuple[PyFile, bytes]]:
@@ -122,19 +155,49 @@ def commit_blobs(
     message: str,
 ) -> str:
     """Write a commit on top of ``parent`` with ``blobs`` (hex shas) as the files' new
-    contents; return its sha. Uses a temporary index file, never the repository's own.
+    contents; return its sha. Only the trees on the changed files' paths are rewritten (no
+    index file at all, so the repository's own index is never involved).
     """
-    with tempfile.TemporaryDirectory(prefix="npu-codemod-index-") as scratch:
-        index_path = os.path.join(scratch, "index")
-        repo.git.read_tree(parent, env={"GIT_INDEX_FILE": index_path})
-        index = git.IndexFile(repo, index_path)
-        index.add([git.BaseIndexEntry((int(file.mode, 8), bytes.fromhex(blob), 0, file.path))
-                   for file, blob in blobs.items()], write=False)
-        tree = index.write_tree()
-        commit = git.Commit.create_from_tree(
-            repo, tree, message, parent_commits=[repo.commit(parent)], head=False
-        )
+    parent_commit = repo.commit(parent)
+    changes = {file.path.encode("utf-8", "surrogateescape"): bytes.fromhex(blob)
+               for file, blob in blobs.items()}
+    tree = _tree_with(repo.odb, parent_commit.tree.binsha, changes)
+    commit = git.Commit.create_from_tree(repo, tree.hex(), message,
+                                         parent_commits=[parent_commit], head=False)
     return commit.hexsha
+
+
+def _tree_with(odb: git.GitCmdObjectDB, tree: bytes, changes: Mapping[bytes, bytes]) -> bytes:
+    """Id of the tree ``tree`` with the blobs at ``changes``' paths (relative to it) replaced.
+
+    Entries are edited in place in the tree's own bytes: names, modes and order stay exactly
+    as git wrote them, only the 20-byte ids change.
+    """
+    here: dict[bytes, bytes] = {}
+    below: dict[bytes, dict[bytes, bytes]] = {}
+    for path, blob in changes.items():
+        head, slash, rest = path.partition(b"/")
+        if slash:
+            below.setdefault(head, {})[rest] = blob
+        else:
+            here[head] = blob
+    data = bytearray(odb.stream(tree).read())
+    found, offset = 0, 0
+    while offset < len(data):
+        name_start = data.index(b" ", offset) + 1
+        id_start = data.index(b"\0", name_start) + 1
+        name = bytes(data[name_start:id_start - 1])
+        if name in here:
+            data[id_start:id_start + 20] = here[name]
+            found += 1
+        elif name in below:
+            data[id_start:id_start + 20] = _tree_with(odb, bytes(data[id_start:id_start + 20]),
+                                                      below[name])
+            found += 1
+        offset = id_start + 20
+    if found != len(here) + len(below):
+        raise GitError("a changed file is no longer in the tree it was read from")
+    return odb.store(IStream(git.Tree.type, len(data), BytesIO(bytes(data)))).binsha
 
 
 def is_ancestor(repo: git.Repo, ancestor: str, commit: str) -> bool:
@@ -184,14 +247,30 @@ def update_branch(repo: git.Repo, branch: str, new: str, old: Optional[str]) -> 
 
 
 def checked_out_at(repo: git.Repo, branch: str) -> Optional[str]:
-    """The worktree (path) that has ``branch`` checked out, or None."""
-    path = None
-    for line in repo.git.worktree("list", "--porcelain").splitlines():
-        if line.startswith("worktree "):
-            path = line[len("worktree "):]
-        elif line == f"branch refs/heads/{branch}":
-            return path
+    """The worktree (path) that has ``branch`` checked out, or None.
+
+    What ``git worktree list`` reports, read from the same files without starting git: the
+    main worktree's ``HEAD`` (a bare repository has none checked out) and each linked
+    worktree's ``worktrees/<name>/HEAD`` and ``gitdir``.
+    """
+    wanted = f"ref: refs/heads/{branch}"
+    common = os.path.abspath(repo.common_dir)  # from a linked worktree: ".../.git/worktrees/x/../.."
+    if not repo.bare and _read(os.path.join(common, "HEAD")) == wanted:
+        return os.path.dirname(common) if os.path.basename(common) == ".git" else repo.working_tree_dir
+    linked = os.path.join(common, "worktrees")
+    for name in sorted(os.listdir(linked)) if os.path.isdir(linked) else ():
+        if _read(os.path.join(linked, name, "HEAD")) == wanted:
+            gitdir = _read(os.path.join(linked, name, "gitdir"))
+            return os.path.dirname(gitdir) if gitdir else os.path.join(linked, name)
     return None
+
+
+def _read(path: str) -> Optional[str]:
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            return handle.read().strip()
+    except OSError:
+        return None
 
 
 def _stderr(exc: GitCommandError) -> str:

@@ -90,7 +90,6 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     entry = job.entry
     toolkit = build_toolkit(job.selection)
     repo = Workspace(job.workspace).open(entry)
-    gitrepo.check_branch_name(repo, job.branch)
     base = gitrepo.resolve_commit(repo, entry.base_ref)
     # A split change is always built from the base: each group has its own branch.
     tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" and not job.split_by else None

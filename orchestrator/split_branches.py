@@ -35,7 +35,7 @@ def commit_groups(repo: git.Repo, job: "RepoJob", base: str, result: RepoResult,
             groups.append(ChangeGroup(group.name, group.owners, (), tuple(paths)))
             continue
         branch = f"{job.branch}/{group.name}"
-        gitrepo.check_branch_name(repo, branch)
+        gitrepo.check_branch_name(branch, repo)
         tip = gitrepo.branch_tip(repo, branch)
         blobs = {changed[path].file: changed[path].blob for path in files}
         commit = tip if tip and _holds(repo, base, tip, blobs) else None

@@ -108,9 +108,17 @@ def test_workspace_that_is_a_file_fails_a_url_with_one_line(tmp_path: Path) -> N
     assert results[0]["error"] == f"cannot create the workspace folder {tmp_path / 'ws' / 'clones'}: Not a directory"
 
 
-def test_branch_name_that_is_not_a_valid_ref(tmp_path: Path) -> None:
+def test_branch_name_that_is_not_a_valid_ref_is_a_usage_error(tmp_path: Path) -> None:
+    """Checked once, before any repository is opened: one line, exit 2, nothing written."""
     repo = make_repo(tmp_path / "r", {"train.py": TRAIN})
-    _fails_alone(tmp_path, repo, "r", "'bad..name' is not a valid branch name", "--branch", "bad..name")
+    before = repo_state(repo)
+    (tmp_path / "repos.txt").write_text("r\n")
+    done = cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--no-progress",
+               "--branch", "bad..name", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["npu-codemod: error: 'bad..name' is not a valid branch name"]
+    assert repo_state(repo) == before
+    assert not (tmp_path / "rep").exists()
 
 
 def test_branch_checked_out_in_a_worktree_left_by_a_killed_run(tmp_path: Path) -> None:

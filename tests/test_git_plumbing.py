@@ -1,0 +1,108 @@
+"""gitrepo's in-process plumbing against git's own answers on the same real repositories:
+the file listing (``ls-tree -r``), the rewritten trees (an index built with ``update-index``)
+and which worktree holds a branch (``worktree list``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from npu_codemod.orchestrator import gitrepo
+
+from gitutil import git, make_repo
+
+NAMES = {  # nested folders, a space, non-ASCII, a name sorting between "a" and "a/"
+    "top.py": "x = 1\n",
+    "a.py": "a = 1\n",
+    "a-b.py": "ab = 1\n",
+    "a/b/deep.py": "deep = 1\n",
+    "a/b/other.txt": "text\n",
+    "a/c d.py": "space = 1\n",
+    "ünï/côdé.py": "u = 1\n",
+    "exec.py": "#!/usr/bin/env python\n",
+    "z/keep.py": "keep = 1\n",
+}
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    path = make_repo(tmp_path / "r", NAMES)
+    os.symlink("top.py", path / "link.py")
+    (path / "exec.py").chmod(0o755)
+    sub = make_repo(tmp_path / "sub", {"s.py": "s = 1\n"})
+    git(path, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "vendor/sub")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "links and a submodule")
+    return path
+
+
+def test_python_files_are_what_ls_tree_lists(repo: Path) -> None:
+    listing = subprocess.run(["git", "ls-tree", "-r", "-z", "HEAD"], cwd=repo, check=True,
+                             capture_output=True).stdout.decode("utf-8", "surrogateescape")
+    expected = []
+    for record in filter(None, listing.split("\0")):
+        meta, path = record.split("\t", 1)
+        mode, kind, blob = meta.split()
+        if kind == "blob" and mode in ("100644", "100755") and path.endswith(".py"):
+            expected.append(gitrepo.PyFile(path, mode, blob))
+    files = gitrepo.python_files(gitrepo.open_repo(str(repo)), git(repo, "rev-parse", "HEAD"))
+    assert files == expected
+    assert {"link.py", "vendor/sub/s.py"}.isdisjoint(f.path for f in files)
+
+
+def test_commit_blobs_gives_the_tree_git_gives(repo: Path, tmp_path: Path) -> None:
+    handle = gitrepo.open_repo(str(repo))
+    head = git(repo, "rev-parse", "HEAD")
+    files = {f.path: f for f in gitrepo.python_files(handle, head)}
+    new = {path: gitrepo.store_blob(handle, f"# {path}\n".encode()) for path in
+           ("a/b/deep.py", "a/c d.py", "ünï/côdé.py", "exec.py", "top.py")}
+    commit = gitrepo.commit_blobs(handle, head, {files[p]: blob for p, blob in new.items()}, "msg\n")
+
+    env = {**os.environ, "GIT_INDEX_FILE": str(tmp_path / "index")}
+    subprocess.run(["git", "read-tree", head], cwd=repo, env=env, check=True)
+    info = "".join(f"{files[p].mode} {blob}\t{p}\n" for p, blob in new.items())
+    subprocess.run(["git", "update-index", "--index-info"], cwd=repo, env=env, check=True,
+                   input=info.encode())
+    expected = subprocess.run(["git", "write-tree"], cwd=repo, env=env, check=True,
+                              capture_output=True, text=True).stdout.strip()
+    assert git(repo, "rev-parse", f"{commit}^{{tree}}") == expected
+    assert git(repo, "rev-parse", f"{commit}^") == head
+    assert git(repo, "fsck", "--strict", "--no-dangling") == ""
+
+
+def test_commit_blobs_refuses_a_file_missing_from_the_parent(repo: Path) -> None:
+    handle = gitrepo.open_repo(str(repo))
+    ghost = gitrepo.PyFile("a/b/gone.py", "100644", "0" * 40)
+    with pytest.raises(gitrepo.GitError, match="no longer in the tree"):
+        gitrepo.commit_blobs(handle, git(repo, "rev-parse", "HEAD"), {ghost: "1" * 40}, "msg\n")
+
+
+def _git_says(repo: Path, branch: str) -> str | None:
+    path = None
+    for line in git(repo, "worktree", "list", "--porcelain").splitlines():
+        if line.startswith("worktree "):
+            path = line[len("worktree "):]
+        elif line == f"branch refs/heads/{branch}":
+            return path
+    return None
+
+
+def test_checked_out_at_agrees_with_git_worktree_list(repo: Path, tmp_path: Path) -> None:
+    git(repo, "branch", "elsewhere")
+    git(repo, "branch", "free")
+    git(repo, "worktree", "add", "-q", str(tmp_path / "linked"), "elsewhere")
+    for where in (repo, tmp_path / "linked"):  # asked from the main worktree and a linked one
+        handle = gitrepo.open_repo(str(where))
+        for branch in ("main", "elsewhere", "free", "missing"):
+            assert gitrepo.checked_out_at(handle, branch) == _git_says(where, branch), (where, branch)
+    assert gitrepo.checked_out_at(gitrepo.open_repo(str(repo)), "elsewhere") == str(tmp_path / "linked")
+
+
+def test_a_bare_repository_has_no_branch_checked_out(repo: Path, tmp_path: Path) -> None:
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(tmp_path / "bare.git"))
+    handle = gitrepo.open_repo(str(tmp_path / "bare.git"))
+    assert gitrepo.checked_out_at(handle, "main") is None
+    assert _git_says(tmp_path / "bare.git", "main") is None
