@@ -47,6 +47,9 @@ def run_jobs(
 ) -> list[RepoResult]:
     """Process every job; results come back in the order of ``jobs``."""
     counts: Counter[str] = Counter()
+    # tqdm's monitor thread only tunes bars that stall; it would make every worker started
+    # after the first bar a spawned one instead of a fork (see process_pool).
+    tqdm.monitor_interval = 0
     # A second bar needs cursor movement: only on a terminal, never in CI logs.
     files_progress = progress and sys.stderr.isatty()
     with tqdm(total=len(jobs), desc="repos", unit="repo", file=sys.stderr, disable=not progress,
