@@ -26,6 +26,7 @@ from .pipeline import DEFAULT_BRANCH, RepoJob
 from .pr_cli import add_pr_options, pr_settings
 from .redact import mask_record, mask_secrets
 from .repolist import read_repo_list
+from .result_cache import cache_problem
 from .results import RepoResult
 from .run_record import build_run_record, now
 from .runner import run_jobs
@@ -152,6 +153,8 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                         help="parallel worker processes (default: CPU count)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="parse every file; do not read or write the workspace's result cache")
     add_executor_options(parser)
     _add_plugin_options(parser)
     _add_config_option(parser)
@@ -194,12 +197,14 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             check_branch_name(args.branch)
     except (ValueError, GitError) as exc:
         raise UsageError(str(exc)) from None
+    cache = bool(entries) and _use_cache(args)
     jobs = [
         RepoJob(entry=entry, mode=args.command, branch=getattr(args, "branch", DEFAULT_BRANCH),
                 dry_run=getattr(args, "dry_run", False),
                 workspace=str(Path(args.workspace).resolve()), selection=selection,
                 push=getattr(args, "push", False), remote=getattr(args, "remote", "origin"),
-                force_push=getattr(args, "force_push", False), split_by=getattr(args, "split_by", None))
+                force_push=getattr(args, "force_push", False), split_by=getattr(args, "split_by", None),
+                cache=cache)
         for entry in entries
     ]
     notify = _Notifier(toolkit.plugins)
@@ -230,6 +235,17 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     print(f"npu-codemod: reports in {report_dir} ({', '.join(p.name for p in written[:4])}, ...)",
           file=sys.stderr)
     return EXIT_FAILED if any(r.status == "failed" or r.pr_error for r in results) else EXIT_OK
+
+
+def _use_cache(args: argparse.Namespace) -> bool:
+    """The workspace's result cache, unless ``--no-cache`` or Dask (SQLite's WAL needs every
+    process on one host); one warning when it cannot be opened, and the run goes on without."""
+    if args.no_cache or args.executor != "local":
+        return False
+    problem = cache_problem(str(Path(args.workspace).resolve()))
+    if problem:
+        print(f"npu-codemod: warning: {problem}", file=sys.stderr)
+    return not problem
 
 
 def write_reports(toolkit, run: dict, report_dir: Path) -> list[Path]:

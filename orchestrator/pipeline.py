@@ -21,6 +21,7 @@ from .file_patch import file_patch
 from .gitrepo import GitError, NoSuchRemote, PyFile
 from .redact import mask_secrets
 from .repolist import RepoEntry
+from .result_cache import cached_engine
 from .results import RepoResult, failed
 from .shards import FileChange, RepoPlan, ShardedRepo, ShardOutput, split_files
 from .split_branches import commit_groups
@@ -45,6 +46,7 @@ class RepoJob:
     remote: str = "origin"
     force_push: bool = False
     split_by: Optional[str] = None  # "codeowners" | "directory": a branch per group
+    cache: bool = True  # reuse outcomes of unchanged files (result_cache); --no-cache: False
 
 
 def process_repo(job: RepoJob) -> RepoResult:
@@ -115,7 +117,7 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
 
 def _process_files(repo, plan: RepoPlan, files: Sequence[PyFile]) -> ShardOutput:
     job = plan.job
-    engine = build_toolkit(job.selection).engine
+    engine = cached_engine(job.selection, job.workspace if job.cache else None)
     findings: list[Finding] = []
     changes: list[FileChange] = []
     for file, data in gitrepo.read_blobs(repo, list(files)):
@@ -130,7 +132,7 @@ def _process_files(repo, plan: RepoPlan, files: Sequence[PyFile]) -> ShardOutput
                                       patch=file_patch(file.path, file.mode, data, outcome.new_data)))
         else:
             changes.append(FileChange(file, blob=gitrepo.store_blob(repo, outcome.new_data)))
-    return ShardOutput(tuple(findings), tuple(changes))
+    return ShardOutput(tuple(findings), tuple(changes), files_cached=engine.hits)
 
 
 def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
@@ -150,6 +152,7 @@ def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
         commit=plan.tip,
         files_changed=tuple(change.file.path for change in changes),
         files_scanned=plan.files_scanned,
+        files_cached=sum(output.files_cached for output in outputs),
         notes=plan.notes,
         findings=tuple(sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule_id))),
     )

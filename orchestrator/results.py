@@ -62,6 +62,7 @@ class RepoResult:
     commit: Optional[str] = None
     files_changed: tuple[str, ...] = ()
     files_scanned: int = 0
+    files_cached: int = 0  # files served from the result cache (not parsed); 0 with --no-cache
     error: Optional[str] = None
     notes: tuple[str, ...] = ()
     pushed: bool = False

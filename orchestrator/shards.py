@@ -54,6 +54,7 @@ class FileChange:
 class ShardOutput:
     findings: tuple[Finding, ...] = ()
     changes: tuple[FileChange, ...] = ()
+    files_cached: int = 0  # files whose outcome came from the result cache, unparsed
 
 
 @dataclass(frozen=True)

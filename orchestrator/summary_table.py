@@ -20,5 +20,7 @@ def print_summary(results: Sequence[RepoResult], stream: TextIO) -> None:
         print(f"{result.repo[-width:]:<{width}}  {result.status:<9}  {len(result.files_changed):>5}  "
               f"{counts['migrated']:>5}  {counts['unmigrated']:>5}  {counts['error']:>4}", file=stream)
     statuses = Counter(result.status for result in results)
+    cached = sum(result.files_cached for result in results)
     print(f"{len(results)} repos: {statuses['changed']} changed, {statuses['unchanged']} unchanged, "
-          f"{statuses['failed']} failed", file=stream)
+          f"{statuses['failed']} failed" + (f"; {cached} file(s) from the result cache" if cached else ""),
+          file=stream)

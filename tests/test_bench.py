@@ -28,6 +28,8 @@ def test_tiny_bench_writes_every_measure(tmp_path: Path) -> None:
     assert results["scan"]["files"] == 40
     assert results["multi_repo"]["repos"] == 3
     assert {"jobs1_s", "jobs2_s", "speedup", "git_ms_per_repo"} <= set(results["multi_repo"])
+    assert results["rerun"]["files_cached"] == 4  # the warm run parsed nothing
+    assert {"cold_s", "warm_s", "speedup"} <= set(results["rerun"])
     assert all(run["orchestrator_mb"] > 0 for run in results["memory"].values())
     assert [t["name"] for t in results["targets"]] and all(isinstance(t["met"], bool) for t in results["targets"])
     assert "target" in done.stdout and str(out) in done.stdout
