@@ -92,6 +92,7 @@ def run_all(corpora: Corpora, scratch: Path, mode: str, seed: int) -> dict[str, 
         "scan": bench_scan(corpora.monorepo, scratch, memory),
         "multi_repo": bench_multi_repo(corpora.small_repos, scratch, memory, PAIRS[mode]),
         "rerun": bench_rerun(corpora.tf_scripts, scratch, memory),
+        "repo_count_memory": bench_repo_count_memory(corpora.small_repos, scratch),
         "memory": memory,
         "cli_cpu_s": CLI_CPU,
         "errors": ERRORS,
@@ -263,6 +264,27 @@ def bench_rerun(repo: Path, scratch: Path, memory: dict) -> dict[str, Any]:
             "cold_s": cold, "warm_s": warm, "speedup": cold / warm}
 
 
+# --- memory over the number of repos: the orchestrator's must not grow with it --------------
+
+def bench_repo_count_memory(repos: list[Path], scratch: Path) -> dict[str, Any]:
+    """Peak orchestrator RSS of ``scan --jobs 2`` over the small repos and over five times as
+    many (distinct clones sharing their objects); the slope is what each further repo costs."""
+    many = list(repos)
+    for copy in range(1, 5):
+        for repo in repos:
+            clone = scratch / "copies" / f"{repo.name}-{copy}"
+            if not clone.exists():
+                subprocess.run(["git", "clone", "-q", "--shared", str(repo), str(clone)], check=True)
+            many.append(clone)
+    peaks = []
+    for group in (repos, many):
+        label, memory = f"scan {len(group)} repos --jobs 2", {}
+        cli(scratch, "scan", group, 2, memory, label)
+        peaks.append(memory[label]["orchestrator_mb"])
+    return {"repos": [len(repos), len(many)], "orchestrator_mb": peaks,
+            "mb_per_1000_repos": 1000 * (peaks[1] - peaks[0]) / (len(many) - len(repos))}
+
+
 # --- running the real CLI, with its peak memory ---------------------------------------------
 
 def cli(scratch: Path, command: str, repos: list[Path], jobs: int, memory: dict, label: str,
@@ -382,6 +404,9 @@ def print_table(results: dict[str, Any]) -> None:
         ("rerun TF-only, cache on", f"{results['rerun']['files_cached']} files cached",
          f"cold {results['rerun']['cold_s']:.2f} s / warm {results['rerun']['warm_s']:.2f} s",
          f"{results['rerun']['speedup']:.1f}x faster warm (the branch is rebuilt both times)"),
+        ("peak RSS over repo count, scan --jobs 2", "{} / {} repos".format(*results["repo_count_memory"]["repos"]),
+         "orchestrator {:.0f} / {:.0f} MB".format(*results["repo_count_memory"]["orchestrator_mb"]),
+         f"{results['repo_count_memory']['mb_per_1000_repos']:.1f} MB more per 1,000 repos"),
     ]
     rows += [(f"peak RSS: {label}", "", f"orchestrator {mb['orchestrator_mb']:.0f} MB",
               f"worker {_mb(mb['worker_mb'])}, git {_mb(mb['git_mb'])}")
