@@ -40,6 +40,9 @@ def pr_settings(args: argparse.Namespace) -> Optional[PrSettings]:
     if getattr(args, "split_by", None) and dry_run:
         raise ValueError("--split-by commits one branch per group: it cannot be used with --dry-run")
     if not getattr(args, "open_prs", False):
+        given = [option for option, value in _pr_only_options(args) if value]
+        if given:
+            raise ValueError(f"{given[0]} needs --open-prs: it only applies to pull requests")
         return None
     if dry_run or not getattr(args, "push", False):
         raise ValueError("--open-prs needs --push (and no --dry-run): a pull request proposes a pushed branch")
@@ -54,3 +57,12 @@ def pr_settings(args: argparse.Namespace) -> Optional[PrSettings]:
                       forge=args.forge, forge_url=args.forge_url, draft=args.draft,
                       labels=tuple(args.label), reviewers=tuple(args.reviewer),
                       remote=getattr(args, "remote", "origin"))
+
+
+def _pr_only_options(args: argparse.Namespace) -> list[tuple[str, object]]:
+    """The options that mean nothing without ``--open-prs``, with whether each was given
+    (``scan`` has none of them)."""
+    values = {name: getattr(args, name, None) for name in
+              ("forge", "forge_url", "pr_title", "pr_body_file", "draft", "label", "reviewer")}
+    return [(f"--{name.replace('_', '-')}", value) for name, value in values.items()] + \
+        [("--pr-rate", getattr(args, "pr_rate", DEFAULT_PR_RATE) != DEFAULT_PR_RATE)]

@@ -219,6 +219,9 @@ def test_gitlab_merge_requests(tmp_path: Path, gitlab):
     (("--push", "--open-prs", "--pr-rate", "fast"), "--pr-rate 'fast': expected N/min"),
     (("--push", "--open-prs", "--pr-title", "{{ repo"), "--pr-title is not a valid template"),
     (("--split-by", "directory", "--dry-run"), "--split-by commits one branch per group"),
+    (("--push", "--label", "npu"), "--label needs --open-prs"),
+    (("--pr-rate", "fast"), "--pr-rate needs --open-prs"),
+    (("--draft",), "--draft needs --open-prs"),
 ])
 def test_pr_usage_errors_exit_2(tmp_path: Path, monkeypatch, args, message):
     monkeypatch.setenv("NPU_CODEMOD_TOKEN", TOKEN)
