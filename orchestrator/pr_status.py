@@ -19,15 +19,18 @@ def print_status(run: Mapping[str, Any], hook: Any, stream: TextIO,
             if pr.get("number") is None:
                 rows.append((repo["repo"], pr["branch"], "-", "no PR", pr.get("error") or "", ""))
                 continue
+            missing = [key for key in ("forge", "remote_url", "slug") if not pr.get(key)]
             try:
-                forge = open_forge(hook, pr["forge"], pr["remote_url"], forge_url or pr["api_url"] or None,
+                if missing:  # the tool always writes them: a run.json edited by hand
+                    raise ForgeError(f"the run record's entry lacks {', '.join(missing)}")
+                forge = open_forge(hook, pr["forge"], pr["remote_url"], forge_url or pr.get("api_url") or None,
                                    token, pr["slug"])
                 state = forge.pr_state(pr["number"])
                 cells = (state.state, state.checks)
             except ForgeError as exc:
                 failures += 1
                 cells = ("unknown", mask_secrets(str(exc)))
-            rows.append((repo["repo"], pr["branch"], f"#{pr['number']}", *cells, pr.get("url") or ""))
+            rows.append((repo["repo"], pr.get("branch", "?"), f"#{pr['number']}", *cells, pr.get("url") or ""))
     if len(rows) == 1:
         print("no pull requests in this run", file=stream)
         return 0

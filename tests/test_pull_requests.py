@@ -120,6 +120,14 @@ def test_one_pr_per_changed_repo_and_a_rerun_updates_it(tmp_path: Path, github):
     assert status.returncode == 0, status.stderr
     assert "#1  open   1 passed, 1 pending  https://forge.example/org/alpha/pull/1" in status.stdout
 
+    edited = json.loads((tmp_path / "rep2" / "run.json").read_text())  # by hand: fields dropped
+    del edited["repos"][0]["pull_requests"][0]["slug"], edited["repos"][0]["pull_requests"][0]["forge"]
+    (tmp_path / "edited.json").write_text(json.dumps(edited))
+    status = cli("status", "edited.json", cwd=tmp_path)
+    assert status.returncode == 1 and "Traceback" not in status.stderr
+    assert "unknown  the run record's entry lacks forge, slug" in status.stdout
+    assert "#2  open" in status.stdout  # the other PRs are still looked up
+
 
 def test_split_by_codeowners_gives_each_team_its_own_pr(tmp_path: Path, github):
     with_remote(tmp_path, "mono", {
