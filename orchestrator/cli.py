@@ -113,6 +113,7 @@ def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
                                 "migration, exit 1 if any (CI gate, pre-commit hook)")
     add_check_arguments(check)
     _add_plugin_options(check)
+    _add_config_option(check, "pyproject.toml in the current folder")
     check.set_defaults(handler=_cmd_check)
 
     demo = commands.add_parser("demo", help="build sample TF 1.x repos in a temp dir and migrate them")
@@ -163,7 +164,8 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
 def _selection(args: argparse.Namespace) -> RuleSelection:
     only = frozenset(r.strip() for r in args.rules.split(",") if r.strip()) if getattr(args, "rules", None) else None
     explicit = getattr(args, "config", None)
-    config = find_config(explicit, getattr(args, "repos", None))
+    # check (a pre-commit hook, a CI step) runs at the top of the repository it checks
+    config = find_config(explicit, "-" if args.command == "check" else getattr(args, "repos", None))
     return RuleSelection(
         plugins=PluginSpec(extra=tuple(args.plugin)),
         only=only,

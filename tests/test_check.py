@@ -57,6 +57,17 @@ def test_folders_are_walked_skipping_hidden_and_cache_folders(tmp_path: Path) ->
     assert check(tmp_path, "src/__pycache__/agent.py", expect=1)  # named files are always read
 
 
+def test_rule_settings_come_from_the_pyproject_toml_here_or_from_config(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(SCRIPT)
+    (tmp_path / "pyproject.toml").write_text('[tool.npu-codemod.rules.NPU007]\nstyle = "sideways"\n')
+    done = cli(tmp_path, "check", "train.py", expect=2)
+    assert done.stderr.strip().splitlines() == [
+        f"npu-codemod: error: {tmp_path / 'pyproject.toml'}: setting 'style' of rule NPU007 must be "
+        "one of 'inline', 'helper', got 'sideways'"]
+    (tmp_path / "good.toml").write_text('[tool.npu-codemod.rules.NPU007]\nstyle = "helper"\n')
+    assert len(check(tmp_path, "train.py", "--config", "good.toml", expect=1)) == 3
+
+
 def test_a_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     done = cli(tmp_path, "check", "nope.py", expect=2)
     assert done.stderr == "npu-codemod: error: no such file or folder: nope.py\n"
