@@ -18,7 +18,12 @@ from .statements import is_docstring
 
 
 _IMPORTS = (syms.import_name, syms.import_from)
-_SCOPES = (syms.funcdef, syms.classdef, syms.async_funcdef)
+#: Nodes an import can sit in at module level (not functions or classes: their imports bind
+#: no module name). Expressions hold no statements, so the search does not enter them.
+_HOLDERS = frozenset({
+    syms.file_input, syms.suite, syms.simple_stmt, syms.if_stmt, syms.while_stmt,
+    syms.for_stmt, syms.try_stmt, syms.with_stmt, syms.async_stmt,
+})
 
 
 def normalized(statement: pytree.Base) -> str:
@@ -43,7 +48,7 @@ def find_import(tree: pytree.Node, statement: str) -> Optional[pytree.Node]:
 def _module_level_imports(node: pytree.Base) -> Iterator[pytree.Base]:
     if node.type in _IMPORTS:
         yield node
-    elif node.type not in _SCOPES:
+    elif node.type in _HOLDERS:
         for child in node.children:
             yield from _module_level_imports(child)
 
