@@ -23,18 +23,17 @@ _SEPARATORS = frozenset({token.SEMI, token.NEWLINE})
 
 
 def small_statements(tree: pytree.Node) -> Iterator[pytree.Base]:
-    """Every small statement (import, assignment, call, ``return``...) in source order."""
+    """Every small statement (import, assignment, call, ``return``...) of a module, in source
+    order. Do not edit the tree while iterating."""
     stack: list[pytree.Base] = [tree]
     while stack:
         node = stack.pop()
-        in_line = node.type == syms.simple_stmt
-        for child in reversed(node.children):
-            if child.type in _BLOCKS:
-                stack.append(child)
-            elif in_line and child.type not in _SEPARATORS:
-                stack.append(child)
-        if node.parent is not None and node.parent.type == syms.simple_stmt:
-            yield node
+        if node.type == syms.simple_stmt:  # a line: its statements, never a block
+            for child in node.children:
+                if child.type not in _SEPARATORS:
+                    yield child
+        else:
+            stack.extend([child for child in reversed(node.children) if child.type in _BLOCKS])
 
 
 def pre_order(tree: pytree.Base) -> Iterator[pytree.Base]:
@@ -95,23 +94,19 @@ def post_order(
     With ``leaves``, only the leaves of those types are yielded, and of those with a set of
     values, only the ones with such a value: most of a tree is leaves nobody asked for.
     """
-    lists: list[list[pytree.Base]] = [tree.children]
-    nodes, positions = [tree], [0]
-    while nodes:
-        children, index = lists[-1], positions[-1]
-        if index < len(children):
-            positions[-1] = index + 1
-            child = children[index]
-            if leaves is not None and child.type < 256:
-                if child.type in leaves:
-                    values = leaves[child.type]
-                    if values is None or child.value in values:
-                        yield child
-                continue
-            nodes.append(child)
-            lists.append(child.children)
-            positions.append(0)
+    stack = [(tree, iter(tree.children))]
+    while stack:
+        node, children = stack[-1]
+        for child in children:
+            if child.type >= 256:
+                stack.append((child, iter(child.children)))
+                break
+            if leaves is None:
+                yield child
+            elif child.type in leaves:
+                values = leaves[child.type]
+                if values is None or child.value in values:
+                    yield child
         else:
-            lists.pop()
-            positions.pop()
-            yield nodes.pop()
+            stack.pop()
+            yield node
