@@ -45,6 +45,8 @@ def dotted_name(node: pytree.Base) -> Optional[str]:
         return "".join(leaf.value for leaf in node.leaves())
     if node.type != syms.power or node.children[0].type != token.NAME:
         return None
+    if not is_attribute_trailer(node.children[-1]):
+        return None  # a call ``f(x)`` or ``a.f(x)``, most power nodes: no need to go through
     parts = [node.children[0].value]
     for trailer in node.children[1:]:
         if not is_attribute_trailer(trailer):
