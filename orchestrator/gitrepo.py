@@ -19,6 +19,7 @@ from gitdb.base import IStream, OInfo
 from gitdb.db import LooseObjectDB
 from gitdb.util import hex_to_bin
 
+from .credentials import split_credentials
 from .redact import mask_secrets
 
 _REGULAR_MODES = ("100644", "100755")
@@ -210,19 +211,23 @@ def messages_since(repo: git.Repo, since: str, until: str) -> list[str]:
 
 
 def clone_mirror(url: str, path: str) -> None:
-    """Bare clone of ``url`` at ``path`` whose branches are the remote's branches."""
+    """Bare clone of ``url`` at ``path`` whose branches are the remote's branches; its
+    ``origin`` is ``url`` without credentials (see :mod:`credentials`)."""
+    public, access = split_credentials(url)
     try:
-        git.Repo.clone_from(url, path, bare=True, env=NON_INTERACTIVE)
+        git.Repo.clone_from(public, path, bare=True, env={**NON_INTERACTIVE, **access})
     except GitCommandError as exc:
         raise GitError(f"cannot clone {mask_secrets(url)}: {_stderr(exc)}") from None
 
 
 def fetch_mirror(repo: git.Repo, url: str) -> None:
     """Bring a :func:`clone_mirror` up to date; a branch only we have is kept."""
+    public, access = split_credentials(url)
     try:
-        repo.git.remote("set-url", "origin", url)  # the list may carry new credentials
+        # Also drops credentials that a cache made by an older version kept in its config.
+        repo.git.remote("set-url", "origin", public)
         repo.git.fetch("--quiet", "--force", "origin", "+refs/heads/*:refs/heads/*",
-                       "+refs/tags/*:refs/tags/*", env=NON_INTERACTIVE)
+                       "+refs/tags/*:refs/tags/*", env={**NON_INTERACTIVE, **access})
     except GitCommandError as exc:
         raise GitError(f"cannot fetch {mask_secrets(url)}: {_stderr(exc)}") from None
 
@@ -281,8 +286,10 @@ def _stderr(exc: GitCommandError) -> str:
     return mask_secrets(" ".join(" ".join(reasons).split()))
 
 
-def push_branch(repo: git.Repo, remote: str, branch: str, force: bool = False) -> str:
+def push_branch(repo: git.Repo, remote: str, branch: str, force: bool = False,
+                access: Optional[Mapping[str, str]] = None) -> str:
     """Push ``refs/heads/<branch>`` to the same branch on ``remote``; return git's summary.
+    ``access``: the environment carrying a cloned URL's credentials (:mod:`credentials`).
 
     ``force`` replaces a remote branch that is not an ancestor (a branch rebuilt on a new
     base); without it git refuses. Raises :class:`NoSuchRemote` when ``remote`` is not
@@ -293,7 +300,7 @@ def push_branch(repo: git.Repo, remote: str, branch: str, force: bool = False) -
         raise NoSuchRemote(f"no remote named {remote!r}")
     refspec = f"{'+' if force else ''}refs/heads/{branch}:refs/heads/{branch}"
     try:
-        out = repo.git.push("--porcelain", remote, refspec, env=NON_INTERACTIVE)
+        out = repo.git.push("--porcelain", remote, refspec, env={**NON_INTERACTIVE, **(access or {})})
     except GitCommandError as exc:
         raise GitError(f"push to {remote} rejected: {_push_reason(exc)}") from None
     return _porcelain_summary(out) or "pushed"

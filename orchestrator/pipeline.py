@@ -17,6 +17,7 @@ from npu_codemod.codemods.findings import Finding
 
 from . import gitrepo
 from .branch_reuse import OWN_COMMIT_MARK, build_point
+from .credentials import split_credentials
 from .file_patch import file_patch
 from .gitrepo import GitError, NoSuchRemote, PyFile
 from .redact import mask_secrets
@@ -181,9 +182,11 @@ def _push(repo, plan: RepoPlan, result: RepoResult) -> RepoResult:
         [result.branch] if result.branch else []
     if not job.push or job.mode != "run" or job.dry_run or not branches:
         return result
+    # A cloned URL's cache knows its remote without the credentials the list gave.
+    access = split_credentials(job.entry.location)[1] if job.entry.is_url else None
     for branch in branches:
         try:
-            gitrepo.push_branch(repo, job.remote, branch, job.force_push)
+            gitrepo.push_branch(repo, job.remote, branch, job.force_push, access)
         except NoSuchRemote as exc:
             return result.with_changes(notes=result.notes + (f"{exc}: nothing was pushed, the "
                                                              "branch is kept locally",))

@@ -12,6 +12,7 @@ import pytest
 
 from npu_codemod.orchestrator import redact
 
+from githttp import serve_git
 from gitutil import make_repo
 from reportcase import Page
 
@@ -79,3 +80,31 @@ def test_html_report_escapes_what_comes_from_repositories(leaky_run) -> None:
     assert not [attrs for attrs in page.tags("img") if "onerror" in attrs]
     assert HOSTILE not in html
     assert any(HOSTILE in text for text in page.texts)  # shown, as text
+
+
+def test_a_url_token_reaches_git_but_no_file_of_the_workspace(tmp_path: Path) -> None:
+    """Clone, rerun (fetch) and push a private repository over HTTP with ``user:token@`` in the
+    list: every request is authorised, and the clone cache's config holds no token."""
+    work = make_repo(tmp_path / "work", {"train.py": "import tensorflow as tf\ny = tf.nn.dropout(x, 0.5)\n"})
+    served = tmp_path / "served"
+    served.mkdir()
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(served / "repo.git")], check=True)
+    with serve_git(served, "me", URL_TOKEN) as server:
+        entry = server.url.replace("http://", f"http://me:{URL_TOKEN}@") + "/repo.git"
+        (tmp_path / "repos.txt").write_text(f"{entry}\n")
+        for report in ("rep1", "rep2"):  # the second run fetches into the cache
+            done = subprocess.run(
+                [sys.executable, "-m", "npu_codemod", "run", "--repos", "repos.txt", "--report-dir",
+                 report, "--workspace", "ws", "--push", "--no-progress"],
+                cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+            assert done.returncode == 0, done.stderr
+            assert URL_TOKEN not in done.stderr + done.stdout
+        methods = {method for method, _, authorized in server.requests if authorized}
+    assert methods == {"GET", "POST"} and all(ok for *_, ok in server.requests)  # never challenged
+    branch = subprocess.run(["git", "rev-parse", "--verify", "-q", "refs/heads/npu-codemod/sess-run-to-npu"],
+                            cwd=served / "repo.git", capture_output=True, text=True)
+    assert branch.returncode == 0  # pushed with the token from the list
+    leaks = [path for path in (tmp_path / "ws").rglob("*") if path.is_file()
+             and URL_TOKEN.encode() in path.read_bytes()]
+    assert leaks == []

@@ -1,0 +1,42 @@
+"""Credentials in a repository URL, kept out of every file: git gets them in its environment.
+
+A repo list may name ``https://user:token@host/org/repo.git``. Stored as the clone cache's
+remote, the token would sit in plain text in ``<workspace>/clones/<repo>/config`` for as long as
+the cache lives. Instead the cache's remote is the URL without them, and each git command that
+talks to that remote (clone, fetch, push) gets an ``Authorization`` header, scoped to that URL,
+through ``GIT_CONFIG_*`` environment variables (git >= 2.31): in no file, and not in the
+command line that ``ps`` shows other users. Only http(s) userinfo is moved: an ``ssh://git@``
+user name is no secret, and ssh keys never were in the URL.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from typing import Mapping
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+
+def split_credentials(url: str) -> tuple[str, dict[str, str]]:
+    """``url`` without its http(s) userinfo, and the environment that gives git the same access."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not (parts.username or parts.password):
+        return url, {}
+    host = parts.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    public = urlunsplit(parts._replace(netloc=netloc))
+    secret = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+    header = "Authorization: Basic " + base64.b64encode(secret.encode()).decode()
+    return public, _git_config({f"http.{public}.extraHeader": header})
+
+
+def _git_config(settings: Mapping[str, str]) -> dict[str, str]:
+    """``GIT_CONFIG_*`` variables adding ``settings`` after any the caller's environment has."""
+    first = int(os.environ.get("GIT_CONFIG_COUNT", "0") or 0)
+    env = {"GIT_CONFIG_COUNT": str(first + len(settings))}
+    for index, (key, value) in enumerate(settings.items(), start=first):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
+    return env
