@@ -30,6 +30,11 @@ def check(before: str, after: str, expected: list) -> list:
     ("import tensorflow as tf\n# with tf.device('/gpu:0'):\nx = 1\n", False),
     ("import tensorflow as tf\nx = tf.constant(1).device\n", False),
     ("import torch\nx = t.to(torch.device('cuda'))\n", False),
+    ("from tensorflow import device\nwith device('/gpu:0'):\n    pass\n", True),
+    ("from tensorflow.compat.v1 import (Session,  # sessions\n    device as dev)\nwith dev(d):\n    pass\n", True),
+    ("from tensorflow.compat.v1 import Session, device as dev\nwith dev(d):\n    pass\n", True),
+    ("from tensorflow import device\nx = torch.device('cuda')\n", False),
+    ("from torch import device\nwith device('cuda'):\n    pass\n", False),
 ])
 def test_uses_tf_device(text, expected):
     assert uses_tf_device(text) is expected

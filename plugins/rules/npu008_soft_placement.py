@@ -25,16 +25,31 @@ FACT = "uses-tf-device"
 SETTING = "allow_soft_placement"
 WHY = "tf.device is used in this repository"
 _ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?", re.M)
+#: ``from tensorflow import device as d`` (also ``compat.v1``, several names, parentheses).
+_FROM = re.compile(r"^[ \t]*from[ \t]+tensorflow(?:\.compat\.v1)?[ \t]+import[ \t]+(\([^)]*\)|[^#\n]*)", re.M)
 
 
 def uses_tf_device(text: str) -> bool:
-    """Does ``text`` call ``<tf alias>.device(`` outside a comment? (text only, no parsing)"""
+    """Does ``text`` call ``<tf alias>.device(``, or a name imported as ``device`` from
+    TensorFlow, outside a comment? (text only, no parsing)"""
     aliases = {match.group(1) or "tensorflow" for match in _ALIAS.finditer(text)}
-    if not aliases:
+    calls = [rf"\b(?:{'|'.join(map(re.escape, sorted(aliases)))})(?:\.compat\.v1)?\.device"] if aliases else []
+    imported = sorted(_device_names(text))
+    if imported:
+        calls.append(rf"(?<![\w.])(?:{'|'.join(map(re.escape, imported))})")
+    if not calls:
         return False
-    names = "|".join(re.escape(alias) for alias in sorted(aliases))
-    call = re.compile(rf"^[^#\n]*\b(?:{names})(?:\.compat\.v1)?\.device[ \t]*\(", re.M)
-    return call.search(text) is not None
+    return re.search(rf"^[^#\n]*(?:{'|'.join(calls)})[ \t]*\(", text, re.M) is not None
+
+
+def _device_names(text: str) -> set[str]:
+    names = set()
+    for match in _FROM.finditer(text):
+        for item in re.sub(r"#[^\n]*|[()\\]", " ", match.group(1)).split(","):
+            words = item.split()
+            if words and words[0] == "device":
+                names.add(words[2] if len(words) == 3 and words[1] == "as" else "device")
+    return names
 
 
 @hookimpl
