@@ -24,13 +24,15 @@ from .gitrepo import GitError, check_branch_name
 from .interrupts import Terminated, interrupt_exit_code, sigterm_as_interrupt
 from .pipeline import DEFAULT_BRANCH, RepoJob
 from .pr_cli import add_pr_options, pr_settings
+from .pull_requests import PrSettings, Publisher
 from .redact import mask_record, mask_secrets
 from .repolist import read_repo_list
 from .result_cache import cache_problem
+from .result_spool import ResultSpool
 from .results import RepoResult
 from .run_record import build_run_record, now
 from .runner import run_jobs
-from .summary_table import print_summary
+from .summary_table import RepoLine, print_summary
 from .toolkit import RuleSelection, Toolkit, build_toolkit
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -210,33 +212,38 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         for entry in entries
     ]
     notify = _Notifier(toolkit.plugins)
+    publisher = _publisher(prs, toolkit, getattr(args, "branch", DEFAULT_BRANCH))
+    report_dir = _make_report_dir(Path(args.report_dir))  # before the batch: records spool there
+    lines: list[Optional[RepoLine]] = [None] * len(jobs)  # by index, as repositories end
 
-    def on_result(result: RepoResult) -> None:
+    def on_result(index: int, result: RepoResult) -> None:
         if result.status == "failed":
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
+        if publisher is not None:
+            result = publisher.publish(entries[index], result)
+        record = mask_record(result.to_dict())
+        try:
+            spool.add(index, record)
+        except OSError as exc:
+            raise _cannot_write(report_dir, exc) from None
+        lines[index] = RepoLine.of(result)
         if toolkit.plugins.implements("npu_codemod_repo_result"):
-            notify("npu_codemod_repo_result", result=mask_record(result.to_dict()), options=args)
+            notify("npu_codemod_repo_result", result=record, options=args)
         if toolkit.plugins.implements("npu_codemod_finding"):
             for finding in result.findings:
                 notify("npu_codemod_finding", finding=finding)
 
-    with make_pool(args) as pool:
-        results = run_jobs(jobs, pool, on_result, not args.no_progress, args.repo_timeout)
-    if prs is not None:
-        from .pull_requests import Publisher
-
-        rules = {r.id: {"name": r.name, "description": r.description, "guide_section": r.guide_section}
-                 for r in toolkit.rules}
-        results = Publisher(prs, toolkit.plugins.pm.hook, rules, args.branch).publish_all(entries, results)
-    options = {"repos": args.repos, "branch": getattr(args, "branch", None),
-               "dry_run": getattr(args, "dry_run", False), "rules": [r.id for r in toolkit.rules]}
-    run = build_run_record(args.command, options, toolkit.rules, results, started, toolkit.plugins)
-    report_dir = Path(args.report_dir)
-    written = write_reports(toolkit, run, report_dir)
-    print_summary(results, sys.stderr)
+    with _open_spool(report_dir, len(jobs)) as spool:
+        with make_pool(args) as pool:
+            run_jobs(jobs, pool, on_result, not args.no_progress, args.repo_timeout)
+        options = {"repos": args.repos, "branch": getattr(args, "branch", None),
+                   "dry_run": getattr(args, "dry_run", False), "rules": [r.id for r in toolkit.rules]}
+        run = build_run_record(args.command, options, toolkit.rules, spool, started, toolkit.plugins)
+        written = write_reports(toolkit, run, report_dir)
+    print_summary(lines, sys.stderr)
     print(f"npu-codemod: reports in {report_dir} ({', '.join(p.name for p in written[:4])}, ...)",
           file=sys.stderr)
-    return EXIT_FAILED if any(r.status == "failed" or r.pr_error for r in results) else EXIT_OK
+    return EXIT_FAILED if any(line.status == "failed" or line.pr_failed for line in lines) else EXIT_OK
 
 
 def _use_cache(args: argparse.Namespace) -> bool:
@@ -250,21 +257,50 @@ def _use_cache(args: argparse.Namespace) -> bool:
     return not problem
 
 
-def write_reports(toolkit, run: dict, report_dir: Path) -> list[Path]:
-    """Every report format, from the run record with its secrets masked (the one way in)."""
-    run = mask_record(run)
+def _publisher(prs: Optional[PrSettings], toolkit: Toolkit, branch: str) -> Optional[Publisher]:
+    """What proposes each repository's branch as it ends (``--open-prs``), or None."""
+    if prs is None:
+        return None
+    rules = {r.id: {"name": r.name, "description": r.description, "guide_section": r.guide_section}
+             for r in toolkit.rules}
+    return Publisher(prs, toolkit.plugins.pm.hook, rules, branch,
+                     log=lambda line: tqdm.write(line, file=sys.stderr))
+
+
+def _open_spool(report_dir: Path, count: int) -> ResultSpool:
+    try:
+        return ResultSpool(report_dir, count)
+    except OSError as exc:
+        raise _cannot_write(report_dir, exc) from None
+
+
+def _make_report_dir(report_dir: Path) -> Path:
     try:
         report_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create report dir {str(report_dir)!r}: {exc.strerror}") from None
+    return report_dir
+
+
+def _cannot_write(report_dir: Path, exc: OSError) -> UsageError:
+    """A full disk, or a folder where a report file goes: one line naming the place."""
+    where = exc.filename2 or exc.filename
+    return UsageError(f"cannot write reports in {str(report_dir)!r}: {exc.strerror}"
+                      + (f": {where}" if where else ""))
+
+
+def write_reports(toolkit, run: dict, report_dir: Path) -> list[Path]:
+    """Every report format, from the run record with its secrets masked (the one way in).
+    A batch's records were masked as they were spooled; ``mask_record`` passes the spool by."""
+    run = mask_record(run)
+    _make_report_dir(report_dir)
     written: list[Path] = []
     notify = _Notifier(toolkit.plugins)
     try:
         for paths in notify("npu_codemod_write_report", run=run, report_dir=report_dir):
             written.extend(paths or ())
-    except OSError as exc:  # a full disk, or a folder where a report file goes
-        raise UsageError(f"cannot write reports in {str(report_dir)!r}: {exc.strerror}: "
-                         f"{exc.filename2 or exc.filename}") from None
+    except OSError as exc:
+        raise _cannot_write(report_dir, exc) from None
     return written
 
 

@@ -1,10 +1,16 @@
 """Opening or updating one pull request per pushed migration branch (``run --open-prs``).
 
-Runs in the orchestrating process after the repositories are done, one forge request at a
-time, writes paced by ``--pr-rate``. Idempotent: the open PR of a branch is found and its
-title and body updated (only when they differ); a new PR is opened only when there is none.
-Labels and reviewers are set when a PR is opened, so a rerun never re-pings reviewers. A
-forge's refusal becomes the repo's ``pr_error``: the migration and the push still stand.
+Runs in the orchestrating process as each repository ends (before its record is spooled for
+the reports), one forge request at a time, writes paced by ``--pr-rate``: the forge's answers
+overlap the other repositories' work instead of following the whole batch, and the branch is
+proposed from the result at hand, findings and all (no record read back from disk). While it
+waits on the forge, workers that finish wait for their next task, and an unfinished
+repository's ``--repo-timeout`` clock keeps running.
+
+Idempotent: the open PR of a branch is found and its title and body updated (only when they
+differ); a new PR is opened only when there is none. Labels and reviewers are set when a PR is
+opened, so a rerun never re-pings reviewers. A forge's refusal becomes the repo's
+``pr_error``: the migration and the push still stand.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 import jinja2
 
@@ -59,9 +65,6 @@ class Publisher:
     def __init__(self, settings: PrSettings, hook: Any, rules: Mapping[str, Mapping[str, str]],
                  branch: str, log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)):
         self.settings, self.hook, self.rules, self.branch, self.log = settings, hook, rules, branch, log
-
-    def publish_all(self, entries: Sequence[RepoEntry], results: Sequence[RepoResult]) -> list[RepoResult]:
-        return [self.publish(entry, result) for entry, result in zip(entries, results)]
 
     def publish(self, entry: RepoEntry, result: RepoResult) -> RepoResult:
         """``result`` with its pull requests (or the reason there are none) filled in."""

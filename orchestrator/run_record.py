@@ -5,13 +5,11 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import uuid
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from npu_codemod import __version__
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.plugins.manager import Plugins
-
-from .results import RepoResult
 
 RUN_RECORD_VERSION = 1
 
@@ -41,10 +39,13 @@ def build_run_record(
     command: str,
     options: Mapping[str, Any],
     rules: Iterable[Rule],
-    results: Iterable[RepoResult],
+    repos: Sequence[Mapping[str, Any]],
     started: str,
     plugins: Optional[Plugins] = None,
 ) -> dict[str, Any]:
+    """The record of a finished run; ``repos`` (the repositories' records, as
+    ``RepoResult.to_dict`` made them, in repo-list order) is kept as given: the batch passes
+    its :class:`~.result_spool.ResultSpool`, read from disk by each report writer."""
     return {
         "version": RUN_RECORD_VERSION,
         "id": uuid.uuid4().hex,  # two runs can start and finish within the same second
@@ -55,5 +56,5 @@ def build_run_record(
         "options": dict(options),
         "rules": [rule_info(rule, plugins) for rule in rules],
         "plugins": [dataclasses.asdict(info) for info in plugins.infos.values()] if plugins else [],
-        "repos": [result.to_dict() for result in results],
+        "repos": repos,
     }

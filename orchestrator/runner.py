@@ -7,6 +7,7 @@ so a task starts when it is handed out: that is when a repository's ``--repo-tim
 starts, and what keeps memory bounded (only the repositories in flight hold plans).
 A task that raises, a worker that dies, or a repository out of time ends as that repository's
 ``failed`` result; the batch goes on. Results are the same whatever the number of workers.
+None is kept here: each goes to the caller as it ends, so memory does not grow with the batch.
 """
 
 from __future__ import annotations
@@ -41,11 +42,12 @@ class Pool(Protocol):
 def run_jobs(
     jobs: Sequence[RepoJob],
     pool: Pool,
-    on_result: Callable[[RepoResult], None] = lambda result: None,
+    on_result: Callable[[int, RepoResult], None],
     progress: bool = True,
     repo_timeout: Optional[float] = None,
-) -> list[RepoResult]:
-    """Process every job; results come back in the order of ``jobs``."""
+) -> None:
+    """Process every job; each result goes to ``on_result`` with its job's index as it ends
+    (in the order repositories finish, not the order of ``jobs``)."""
     counts: Counter[str] = Counter()
     # tqdm's monitor thread only tunes bars that stall; it would make every worker started
     # after the first bar a spawned one instead of a fork (see process_pool).
@@ -63,12 +65,11 @@ def run_jobs(
 
         batch = _Batch(jobs, pool, repo_timeout, on_start=lambda job: show(job.entry.name),
                        on_files=files_bar.update)
-        for result in batch:
+        for index, result in batch:
             counts[result.status] += 1
             show(result.repo)
             bar.update()
-            on_result(result)
-    return [batch.done[index] for index in range(len(jobs))]
+            on_result(index, result)
 
 
 Key = tuple[int, str, int]  # (repo index, step, shard number)
@@ -88,12 +89,12 @@ class _Batch:
         self.deadlines: dict[int, float] = {}
         self.sharded: dict[int, ShardedRepo] = {}
         self.outputs: dict[int, dict[int, ShardOutput]] = {}
-        self.done: dict[int, RepoResult] = {}
+        self.done: set[int] = set()
 
-    def __iter__(self) -> Iterator[RepoResult]:
+    def __iter__(self) -> Iterator[tuple[int, RepoResult]]:
         self._fill()
         while len(self.done) < len(self.jobs):
-            ended: list[RepoResult] = []
+            ended: list[tuple[int, RepoResult]] = []
             for key, outcome in self.pool.wait(self._time_left()):
                 self.running.discard(key)
                 if key[0] not in self.done:
@@ -116,7 +117,7 @@ class _Batch:
             self.pool.submit(key, fn, *args)
             self.running.add(key)
 
-    def _take(self, key: Key, outcome: TaskOutcome) -> Iterator[RepoResult]:
+    def _take(self, key: Key, outcome: TaskOutcome) -> Iterator[tuple[int, RepoResult]]:
         index, step, number = key
         value = outcome.value
         if outcome.error is not None:
@@ -139,7 +140,7 @@ class _Batch:
         self.files_counted[index] += count
         self.on_files(count)
 
-    def _expire(self) -> Iterator[RepoResult]:
+    def _expire(self) -> Iterator[tuple[int, RepoResult]]:
         now = time.monotonic()
         for index in [i for i, deadline in self.deadlines.items() if deadline <= now]:
             yield self._fail(index, f"timed out after {self.timeout:g} s (--repo-timeout)")
@@ -149,12 +150,12 @@ class _Batch:
             return None
         return max(0.0, min(self.deadlines.values()) - time.monotonic())
 
-    def _fail(self, index: int, reason: str) -> RepoResult:
+    def _fail(self, index: int, reason: str) -> tuple[int, RepoResult]:
         return self._end(index, failed(self.jobs[index].entry, reason))
 
-    def _end(self, index: int, result: RepoResult) -> RepoResult:
-        """Record the result; stop and forget whatever else of this repository is pending."""
-        self.done[index] = result
+    def _end(self, index: int, result: RepoResult) -> tuple[int, RepoResult]:
+        """Mark the repository done; stop and forget whatever else of it is pending."""
+        self.done.add(index)
         self.on_files(max(0, result.files_scanned - self.files_counted.pop(index, 0)))
         self.deadlines.pop(index, None)
         self.sharded.pop(index, None)
@@ -163,4 +164,4 @@ class _Batch:
         self.pool.cancel(mine)
         self.running.difference_update(mine)
         self.ready = deque(task for task in self.ready if task[0][0] != index)
-        return result
+        return index, result

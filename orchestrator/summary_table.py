@@ -3,24 +3,43 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence, TextIO
+from typing import NamedTuple, Sequence, TextIO
 
 from .results import RepoResult
 
 
-def print_summary(results: Sequence[RepoResult], stream: TextIO) -> None:
-    if not results:
+class RepoLine(NamedTuple):
+    """What the summary and the exit code need of a repository: a few numbers, not its
+    findings (those are in the spooled record), so a batch of any size keeps them all."""
+
+    repo: str
+    status: str
+    files_changed: int
+    migrated: int
+    unmigrated: int
+    errors: int
+    files_cached: int
+    pr_failed: bool
+
+    @classmethod
+    def of(cls, result: RepoResult) -> "RepoLine":
+        counts = Counter(f.status for f in result.findings)
+        return cls(result.repo, result.status, len(result.files_changed), counts["migrated"],
+                   counts["unmigrated"], counts["error"], result.files_cached, bool(result.pr_error))
+
+
+def print_summary(lines: Sequence[RepoLine], stream: TextIO) -> None:
+    if not lines:
         print("no repositories in the list", file=stream)
         return
-    width = min(max(len("repo"), *(len(r.repo) for r in results)), 60)
+    width = min(max(len("repo"), *(len(line.repo) for line in lines)), 60)
     print(f"{'repo':<{width}}  {'status':<9}  {'files':>5}  {'migr.':>5}  {'left':>5}  {'err':>4}",
           file=stream)
-    for result in results:
-        counts = Counter(f.status for f in result.findings)
-        print(f"{result.repo[-width:]:<{width}}  {result.status:<9}  {len(result.files_changed):>5}  "
-              f"{counts['migrated']:>5}  {counts['unmigrated']:>5}  {counts['error']:>4}", file=stream)
-    statuses = Counter(result.status for result in results)
-    cached = sum(result.files_cached for result in results)
-    print(f"{len(results)} repos: {statuses['changed']} changed, {statuses['unchanged']} unchanged, "
+    for line in lines:
+        print(f"{line.repo[-width:]:<{width}}  {line.status:<9}  {line.files_changed:>5}  "
+              f"{line.migrated:>5}  {line.unmigrated:>5}  {line.errors:>4}", file=stream)
+    statuses = Counter(line.status for line in lines)
+    cached = sum(line.files_cached for line in lines)
+    print(f"{len(lines)} repos: {statuses['changed']} changed, {statuses['unchanged']} unchanged, "
           f"{statuses['failed']} failed" + (f"; {cached} file(s) from the result cache" if cached else ""),
           file=stream)

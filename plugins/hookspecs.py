@@ -88,9 +88,9 @@ def npu_codemod_add_options(parser: argparse.ArgumentParser, command: str) -> No
 def npu_codemod_repo_result(result: Mapping[str, Any], options: argparse.Namespace) -> None:
     """Called in the orchestrating process once per repository when its work is done.
 
-    Gets ``result``, the repo's result record as a dict (see ``RepoResult.to_dict``: repo,
-    status, branch, commit, files changed, error, findings), and ``options``, the parsed
-    command line. Returns nothing; do not mutate ``result``. Use it for notifications or
+    Gets ``result``, the repo's result record as a dict, as ``run.json`` will hold it (see
+    ``RepoResult.to_dict``: repo, status, branch, commit, files changed, error, findings, and
+    its pull requests under ``--open-prs``), and ``options``, the parsed command line. Returns nothing; do not mutate ``result``. Use it for notifications or
     custom tracking. Collected. Raising prints one warning; the run goes on.
     """
 
@@ -112,7 +112,11 @@ def npu_codemod_write_report(run: Mapping[str, Any], report_dir: Path) -> Option
     """Write a report format of your own from a finished run (also by ``npu-codemod report``).
 
     Gets ``run``, the full run record (the content of ``run.json``: repos, findings, rules,
-    plugins), and ``report_dir``, which exists. Returns the paths written. Collected; the
+    plugins), and ``report_dir``, which exists. ``run["repos"]`` is a read-only sequence of
+    the repos' records in repo-list order, not a list: ``len()`` it and iterate it, as often
+    as you need, but do not keep it whole (``list()``, ``json.dump(run)``): after a batch, each
+    pass reads the records one at a time from disk, so that a run over any number of
+    repositories fits in memory; write your format as you go. Returns the paths written. Collected; the
     built-in formats are implemented through this hook too. Raising prints one warning; the
     other formats are still written.
     """

@@ -12,22 +12,22 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .atomic import write_atomic
-from .summary import all_findings, coverage, repo_counts, status_totals
+from .summary import Overview, coverage
 
 HISTORY_FILE = "history.jsonl"
 
 
 def run_totals(run: Mapping[str, Any]) -> dict[str, Any]:
     """The numbers of one run that are worth tracking across runs."""
-    totals = status_totals(all_findings(run))
+    overview = Overview.of(run)
     return {
         "id": run.get("id", ""),
         "started": run.get("started", ""),
         "finished": run.get("finished", ""),
         "command": run.get("command", ""),
-        "repos": repo_counts(run),
-        "findings": totals,
-        "coverage": coverage(totals),
+        "repos": overview.repo_counts,
+        "findings": overview.totals,
+        "coverage": coverage(overview.totals),
     }
 
 

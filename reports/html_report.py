@@ -11,18 +11,18 @@ import base64
 import hashlib
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Iterator, Mapping, Optional, Sequence
 
 import jinja2
 from markupsafe import Markup
 
 from npu_codemod.codemods.findings import STATUSES
 
-from .atomic import write_atomic
+from .atomic import atomic_open
 from .charts import BAR_AREA, bar_chart, line_chart
 from .history import HISTORY_FILE
 from .links import pull_request_links, repo_links
-from .summary import all_findings, coverage, repo_counts, status_totals, totals_by
+from .summary import Overview, coverage, iter_findings, status_totals
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("npu_codemod.reports", "templates"),
@@ -35,30 +35,32 @@ _SCRIPT = resources.files("npu_codemod.reports").joinpath("templates/report.js")
 _SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_SCRIPT.encode("utf-8")).digest()).decode()
 
 
-def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = ()) -> str:
-    findings = all_findings(run)
-    totals = status_totals(findings)
-    names = {finding["rule_id"]: finding["rule_name"] for finding in findings}
-    by_rule = dict(sorted(totals_by(findings, "rule_id").items()))
-    by_repo = {repo["repo"]: status_totals(repo["findings"]) for repo in run["repos"]}
-    return _ENV.get_template("report.html.j2").render(
+def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = ()) -> Iterator[str]:
+    """The page in pieces, as the template makes them: the numbers and charts from one pass
+    over the repos, then their table and the findings' table, each read as it is written."""
+    overview = Overview.of(run)
+    by_rule = dict(sorted(overview.by_rule.items()))
+    return _ENV.get_template("report.html.j2").generate(
         run=run,
-        counts=repo_counts(run),
-        totals=totals,
-        coverage=coverage(totals),
-        findings=findings,
+        counts=overview.repo_counts,
+        totals=overview.totals,
+        coverage=coverage(overview.totals),
+        findings=iter_findings(run),
+        finding_count=overview.findings,
         statuses=STATUSES,
         rule_ids=list(by_rule),
         guides={rule["id"]: rule for rule in run.get("rules", ()) if rule.get("guide_section")},
-        by_rule=bar_chart({f"{rule_id} {names[rule_id]}": counts for rule_id, counts in by_rule.items()}),
-        by_repo=bar_chart(by_repo),
+        by_rule=bar_chart({f"{rule_id} {overview.rule_names[rule_id]}": counts
+                           for rule_id, counts in by_rule.items()}),
+        by_repo=bar_chart(overview.by_repo),
         bar_area=BAR_AREA,
         trend=line_chart(history),
         history_file=HISTORY_FILE,
-        repos=[{"record": repo, "links": repo_links(repo), "prs": pull_request_links(repo),
+        repos=({"record": repo, "links": repo_links(repo), "prs": pull_request_links(repo),
                 "coverage": coverage(status_totals(repo["findings"]))}
-               for repo in run["repos"]],
-        failed=[repo for repo in run["repos"] if repo["status"] == "failed"],
+               for repo in run["repos"]),
+        repo_names=overview.repo_names,
+        failed=overview.failed,
         script=Markup(_SCRIPT),  # our own static file, allowed by the CSP hash
         script_hash=_SCRIPT_HASH,
     )
@@ -68,5 +70,6 @@ def write_html_report(
     run: Mapping[str, Any], report_dir: Path, history: Optional[Sequence[Mapping[str, Any]]] = None
 ) -> list[Path]:
     path = report_dir / "report.html"
-    write_atomic(path, render_html(run, history or ()))
+    with atomic_open(path) as stream:
+        stream.writelines(render_html(run, history or ()))
     return [path]

@@ -8,20 +8,25 @@ from typing import Any, Mapping
 
 from npu_codemod.codemods.findings import FINDING_FIELDS
 
-from .atomic import write_atomic
-from .json_text import readable_json
+from .atomic import atomic_open
+from .json_text import write_readable_json
 
 RUN_JSON = "run.json"
 
 
 def write_run_json(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     path = report_dir / RUN_JSON
-    write_atomic(path, readable_json(run))
+    with atomic_open(path) as stream:
+        write_readable_json(run, stream.write)
     return [path]
 
 
 def read_run_json(path: Path) -> dict[str, Any]:
-    """Load a run record; ValueError with a one-line reason when it is not one."""
+    """Load a run record; ValueError with a one-line reason when it is not one.
+
+    Loaded whole (``report``, ``status`` and ``--only-failed`` read it), unlike the batch's
+    own records: re-rendering a very large run takes memory in proportion to its run.json.
+    """
     try:
         run = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:

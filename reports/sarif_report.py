@@ -13,8 +13,8 @@ from urllib.parse import quote
 
 from npu_codemod import __version__
 
-from .atomic import write_atomic
-from .json_text import readable_json
+from .atomic import atomic_open
+from .json_text import write_readable_json
 from .links import web_url
 
 SARIF_FILE = "findings.sarif"
@@ -22,19 +22,22 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 LEVELS = {"unmigrated": "warning", "error": "error"}
 
 
-def build_sarif(run: Mapping[str, Any]) -> dict[str, Any]:
+def sarif_log(run: Mapping[str, Any]) -> dict[str, Any]:
+    """The SARIF log of a run; its ``runs`` are made one repository at a time as they are
+    read (a generator: the log is for writing once)."""
     rules = _rules(run)
     index = {rule["id"]: position for position, rule in enumerate(rules)}
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [_repo_run(repo, rules, index) for repo in run["repos"]],
+        "runs": (_repo_run(repo, rules, index) for repo in run["repos"]),
     }
 
 
 def write_sarif_report(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     path = report_dir / SARIF_FILE
-    write_atomic(path, readable_json(build_sarif(run)))
+    with atomic_open(path) as stream:
+        write_readable_json(sarif_log(run), stream.write)
     return [path]
 
 

@@ -79,8 +79,8 @@ def test_history_appends_once_per_run_and_skips_broken_lines(tmp_path: Path) -> 
 
 
 def test_page_without_findings_or_history_still_renders() -> None:
-    html = render_html({"started": "t", "finished": "t", "command": "scan", "tool": "x",
-                        "rules": [], "repos": []})
+    html = "".join(render_html({"started": "t", "finished": "t", "command": "scan", "tool": "x",
+                                "rules": [], "repos": []}))
     assert "No findings." in html and "No run with something to migrate yet." in html
 
 

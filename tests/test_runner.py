@@ -33,7 +33,12 @@ class InlinePool:
 def test_next_task_is_submitted_before_the_result_is_handled() -> None:
     events: list[str] = []
     jobs = [RepoJob(entry=RepoEntry(f"r{i}", f"/nowhere/r{i}", error="bad line")) for i in range(3)]
-    results = run_jobs(jobs, InlinePool(events), lambda result: events.append(f"result {result.repo}"),
-                       progress=False)
-    assert [r.repo for r in results] == ["r0", "r1", "r2"]
+    indexes: list[int] = []
+
+    def on_result(index, result) -> None:
+        indexes.append(index)
+        events.append(f"result {result.repo}")
+
+    run_jobs(jobs, InlinePool(events), on_result, progress=False)
+    assert indexes == [0, 1, 2]
     assert events == ["submit 0", "submit 1", "result r0", "submit 2", "result r1", "result r2"]
