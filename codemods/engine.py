@@ -168,7 +168,7 @@ class Engine:
         for fixer in self._fixers:
             fixer.start_tree(tree, path)
         heads = dispatch.heads
-        for node in post_order(tree, dispatch.leaves):
+        for node in post_order(tree, dispatch.leaves, dispatch.nodes):
             head = heads.get(node.type)
             if head is None:
                 continue
@@ -288,7 +288,8 @@ class _Dispatch:
     ``heads`` maps a node type to ``(fixers tried on every such node, keyed)``, where
     ``keyed`` is ``((child index, {name: fixers}), ...)``; a fixer is ``(order, check,
     fixer)`` and candidates are tried in the fixers' order. ``leaves`` says which leaves the
-    walk yields: the leaf types fixers head on, with the names they need (None: any value).
+    walk yields: the leaf types fixers head on, with the names they need (None: any value);
+    ``nodes``, which other node types it yields.
     """
 
     def __init__(self, fixers: Sequence, checks: dict) -> None:
@@ -313,6 +314,7 @@ class _Dispatch:
                 for index, by_value in keyed.items()))
             if kind < 256:  # a token type: the walk yields only the leaves asked for
                 self.leaves[kind] = None if plain else frozenset(keyed.get(SELF, ()))
+        self.nodes: FrozenSet[int] = frozenset(kind for kind in self.heads if kind >= 256)
 
 
 class _ParseFailed(Exception):

@@ -86,13 +86,16 @@ def tree_text(tree: pytree.Base) -> str:
 
 
 def post_order(
-    tree: pytree.Base, leaves: Optional[dict[int, Optional[FrozenSet[str]]]] = None
+    tree: pytree.Base,
+    leaves: Optional[dict[int, Optional[FrozenSet[str]]]] = None,
+    nodes: Optional[FrozenSet[int]] = None,
 ) -> Iterator[pytree.Base]:
     """``tree.post_order()`` without a generator per level, edits included: like fissix, each
     node's children list is taken when the walk enters the node (``replace`` swaps the list).
 
     With ``leaves``, only the leaves of those types are yielded, and of those with a set of
-    values, only the ones with such a value: most of a tree is leaves nobody asked for.
+    values, only the ones with such a value: most of a tree is leaves nobody asked for. With
+    ``nodes``, only the (non-leaf) nodes of those types are.
     """
     stack = [(tree, iter(tree.children))]
     while stack:
@@ -109,4 +112,5 @@ def post_order(
                     yield child
         else:
             stack.pop()
-            yield node
+            if nodes is None or node.type in nodes:
+                yield node

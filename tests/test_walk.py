@@ -81,6 +81,14 @@ def test_post_order_yields_only_the_leaves_asked_for() -> None:
     assert any(node.type == token.NAME for node in expected)
 
 
+def test_post_order_yields_only_the_nodes_asked_for() -> None:
+    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
+    tree = parser.parse_string(NESTED)
+    kinds = frozenset({syms.power, syms.trailer})
+    expected = [node for node in tree.post_order() if node.type in kinds or node.type == token.DOT]
+    assert list(post_order(tree, {token.DOT: None}, kinds)) == expected
+
+
 def test_node_pre_order_is_pre_order_without_leaves() -> None:
     parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
     tree = parser.parse_string(NESTED)
