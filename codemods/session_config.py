@@ -19,7 +19,7 @@ from .calls import Argument, arguments, find_argument
 from .rule import FileContext
 from .statements import enclosing_scope, scope_nodes
 from .tfnames import is_attribute_trailer, is_call_trailer, prefix_name
-from .walk import pre_order, small_statements
+from .walk import pre_order, scope_statements, small_statements
 
 #: Canonical constructor -> 0-based position of ``config`` when given positionally.
 CONFIG_POSITION = {
@@ -169,22 +169,22 @@ class ConfigTarget:
                 target.regions.append((_module_of(scope), False))  # a global configured at module level
         return target
 
-    def nodes(self) -> Iterator[pytree.Base]:
+    def statements(self) -> Iterator[pytree.Base]:
         for root, ordered in self.regions:
             nested = not ordered
-            for node in scope_nodes(root, nested=nested):
+            for node in scope_statements(root, nested=nested):
                 if ordered and node is self.anchor:
                     break
                 yield node
 
     def settings(self) -> dict[str, pytree.Base]:
         """Attribute path -> value node of every setting made on the object before ``anchor``."""
-        return config_settings(self.nodes(), self.expression)
+        return config_settings(self.statements(), self.expression)
 
 
 def config_settings(nodes: Iterator[pytree.Base], expression: str) -> dict[str, pytree.Base]:
-    """Settings of ``expression`` among ``nodes``: ``expr.a.b = v``, ``expr = ConfigProto(a=v)``
-    and the NpuOptimizer custom_op lines (key :data:`CUSTOM_OP`)."""
+    """Settings of ``expression`` among ``nodes`` (statements): ``expr.a.b = v``,
+    ``expr = ConfigProto(a=v)`` and the NpuOptimizer custom_op lines (key :data:`CUSTOM_OP`)."""
     found: dict[str, pytree.Base] = {}
     custom_ops: set[str] = set()
     prefix = expression + "."

@@ -14,6 +14,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .snippets import parse_statements
+from .walk import node_pre_order
 
 BLOCKS = (syms.suite, syms.file_input)
 _SCOPES = (syms.funcdef, syms.classdef, syms.file_input)
@@ -115,17 +116,15 @@ def scope_nodes(scope: pytree.Node, nested: bool = False) -> Iterator[pytree.Bas
 def used_names(scope: pytree.Node) -> set[str]:
     """Variable names spelled anywhere in ``scope`` (nested code included; not attributes/keywords)."""
     names = set()
-    for leaf in scope.leaves():
-        if leaf.type != token.NAME:
-            continue
-        previous = leaf.prev_sibling
-        if previous is not None and previous.type == token.DOT:
-            continue
-        parent = leaf.parent
-        if parent is not None and parent.type == syms.argument and parent.children[0] is leaf \
-                and len(parent.children) == 3 and parent.children[1].type == token.EQUAL:
-            continue
-        names.add(leaf.value)
+    for node in node_pre_order(scope):  # each leaf seen from its parent: no sibling maps
+        children = node.children
+        for index, leaf in enumerate(children):
+            if leaf.type != token.NAME or (index and children[index - 1].type == token.DOT):
+                continue
+            if index == 0 and node.type == syms.argument and len(children) == 3 \
+                    and children[1].type == token.EQUAL:
+                continue
+            names.add(leaf.value)
     return names
 
 

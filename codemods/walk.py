@@ -20,6 +20,7 @@ _BLOCKS = frozenset({
     syms.decorated, syms.async_stmt, syms.async_funcdef,
 })
 _SEPARATORS = frozenset({token.SEMI, token.NEWLINE})
+_SCOPES = frozenset({syms.funcdef, syms.classdef})
 
 
 def small_statements(tree: pytree.Node) -> Iterator[pytree.Base]:
@@ -33,6 +34,23 @@ def small_statements(tree: pytree.Node) -> Iterator[pytree.Base]:
                 if child.type not in _SEPARATORS:
                     yield child
         else:
+            stack.extend([child for child in reversed(node.children) if child.type in _BLOCKS])
+
+
+def scope_statements(scope: pytree.Node, nested: bool = False) -> Iterator[pytree.Base]:
+    """``statements.scope_nodes`` without what is inside expressions: ``scope``, its blocks,
+    statements, and the small statements of each line, in the same order. Nested functions
+    and classes are entered only when ``nested``. For who looks for assignments, returns or
+    a given statement: a scope is mostly expressions. Do not edit the tree while iterating."""
+    stack: list[pytree.Base] = [scope]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node.type == syms.simple_stmt:
+            for child in node.children:
+                if child.type not in _SEPARATORS:
+                    yield child
+        elif node is scope or nested or node.type not in _SCOPES:
             stack.extend([child for child in reversed(node.children) if child.type in _BLOCKS])
 
 

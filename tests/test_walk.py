@@ -8,8 +8,9 @@ from fissix import pygram, pytree
 from fissix.pgen2 import driver, token
 from fissix.pygram import python_symbols as syms
 
+from npu_codemod.codemods.statements import scope_nodes, used_names
 from npu_codemod.codemods.walk import (
-    node_pre_order, post_order, pre_order, small_statements, tree_text,
+    node_pre_order, post_order, pre_order, scope_statements, small_statements, tree_text,
 )
 
 SAMPLES = sorted((Path(__file__).parent / "sample_projects").glob("*/*.py"))
@@ -87,6 +88,28 @@ def test_post_order_yields_only_the_nodes_asked_for() -> None:
     kinds = frozenset({syms.power, syms.trailer})
     expected = [node for node in tree.post_order() if node.type in kinds or node.type == token.DOT]
     assert list(post_order(tree, {token.DOT: None}, kinds)) == expected
+
+
+def test_scope_statements_are_the_statements_of_scope_nodes_in_the_same_order() -> None:
+    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
+    wanted = (*STATEMENTS, syms.funcdef, syms.classdef, syms.simple_stmt, syms.for_stmt)
+    for text in [NESTED] + [path.read_text(encoding="utf-8") for path in SAMPLES]:
+        tree = parser.parse_string(text)
+        scopes = [tree] + [node for node in tree.pre_order() if node.type in (syms.funcdef, syms.classdef)]
+        for scope in scopes:
+            for nested in (False, True):
+                found = [node for node in scope_statements(scope, nested) if node.type in wanted]
+                assert found == [node for node in scope_nodes(scope, nested) if node.type in wanted]
+    model = next(node for node in parser.parse_string(NESTED).pre_order() if node.type == syms.classdef)
+    assert [node.type for node in scope_statements(model) if node.type in STATEMENTS] == [syms.expr_stmt]
+    assert len([node for node in scope_statements(model, nested=True) if node.type in STATEMENTS]) == 4
+
+
+def test_used_names_are_names_but_attributes_and_keywords_of_calls() -> None:
+    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
+    tree = parser.parse_string("config = tf.ConfigProto(log=x.y)\ndef f(a, b=c):\n    return g(k=v)\n")
+    names = {"config", "tf", "x", "f", "a", "b", "c", "g", "v"}
+    assert used_names(tree) == names | {"def", "return"}  # keywords are NAME tokens: never free
 
 
 def test_node_pre_order_is_pre_order_without_leaves() -> None:

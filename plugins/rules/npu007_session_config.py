@@ -40,6 +40,7 @@ from npu_codemod.codemods.statements import (
     why_not,
 )
 from npu_codemod.codemods.tfnames import dotted_name, is_attribute_trailer, prefix_name
+from npu_codemod.codemods.walk import scope_statements
 from npu_codemod.plugins.hookspecs import hookimpl
 
 _NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES))
@@ -277,7 +278,7 @@ def _may_bind(root: pytree.Node, name: str) -> bool:
 
 def _bindings(root: pytree.Node, expression: str) -> list[pytree.Base]:
     """Statements ``expression = ...`` in ``root``'s scope (not in nested functions)."""
-    return [node.parent for node in scope_nodes(root)
+    return [node.parent for node in scope_statements(root)
             if node.type == syms.expr_stmt and len(node.children) == 3
             and node.children[1].type == token.EQUAL and code(node.children[0]) == expression]
 
@@ -292,7 +293,7 @@ def _helper_of(value: pytree.Base, statement: pytree.Base, ctx: FileContext) -> 
     """The same-file function whose return value ``value`` is (directly or through a local name)."""
     if value.type == token.NAME:
         assigned = None
-        for node in scope_nodes(enclosing_scope(statement)):
+        for node in scope_statements(enclosing_scope(statement)):
             if node is statement:
                 break
             if node.type == syms.expr_stmt and len(node.children) == 3 \
@@ -306,7 +307,7 @@ def _helper_of(value: pytree.Base, statement: pytree.Base, ctx: FileContext) -> 
             or (callee.count(".") == 1 and callee.split(".")[0] not in ("self", "cls")):
         return None
     function = callee.rpartition(".")[2]
-    found = [node for node in ctx.tree.pre_order()
+    found = [node for node in scope_statements(ctx.tree, nested=True)
              if node.type == syms.funcdef and node.children[1].value == function]
     if len(found) != 1:
         return None
@@ -318,7 +319,7 @@ def _helper_of(value: pytree.Base, statement: pytree.Base, ctx: FileContext) -> 
 
 def _returns(function: pytree.Node) -> list[pytree.Node]:
     """The ``return`` statements of ``function`` itself (``return_stmt`` nodes)."""
-    return [node for node in scope_nodes(function) if node.type == syms.return_stmt]
+    return [node for node in scope_statements(function) if node.type == syms.return_stmt]
 
 
 def _returns_config(statement: pytree.Node) -> bool:
