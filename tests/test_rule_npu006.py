@@ -106,6 +106,16 @@ def test_inline_formula_outside_a_function() -> None:
     assert findings[0].message == INLINE.format("h")
 
 
+@pytest.mark.parametrize("prelude, tanh", [
+    ("", "np.tanh"), ("", "tf.nn.tanh"), ("", "tf.math.tanh"), ("", "math.tanh"),
+    ("", "tf.compat.v1.tanh"), ("from math import tanh as th\n", "th"),
+    ("nn = tf.nn\n", "nn.tanh"), ("from tensorflow import math as m\n", "m.tanh"),
+])
+def test_inline_formula_with_any_spelling_of_tanh(prelude: str, tanh: str) -> None:
+    line = 4 + prelude.count("\n")
+    reported(f"{prelude}h = 0.5 * h * (1 + {tanh}(0.7978845608 * (h + 0.044715 * h ** 3)))\n", (line, 4))
+
+
 def test_inline_formula_on_an_attribute() -> None:
     findings = reported("self.out = 0.5 * self.h * (1 + tf.tanh(0.7978845608 * (self.h + 0.044715 * self.h ** 3)))\n",
                         (4, 11))

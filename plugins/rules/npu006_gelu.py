@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Optional
 
 from fissix import pytree
@@ -13,7 +14,9 @@ from npu_codemod.codemods.rule import FileContext, Rule, position
 from npu_codemod.codemods.scopes import last_leaf
 from npu_codemod.codemods.snippets import parse_statements
 from npu_codemod.codemods.statements import enclosing_scope, is_docstring
-from npu_codemod.codemods.tfnames import dotted_name, is_call_trailer, prefix_name
+from npu_codemod.codemods.tfnames import (
+    dotted_name, is_attribute_trailer, is_call_trailer, prefix_name,
+)
 from npu_codemod.codemods.walk import node_pre_order
 from npu_codemod.plugins.hookspecs import hookimpl
 
@@ -209,8 +212,19 @@ def _calls_one_of(power: pytree.Node, names: ModuleNames, functions: tuple[str, 
         return False  # most calls of a file
     for end, trailer in enumerate(power.children[1:], start=1):
         if is_call_trailer(trailer):
+            called = power.children[end - 1]
+            if end > 1 and not (is_attribute_trailer(called)
+                                and called.children[1].value in _last_names(functions)):
+                return False  # ``tf.reshape(...)``: most calls through a module, no need to qualify
             return FUNCTIONS.get(names.qualify(prefix_name(power, end)) or "") in functions
     return False
+
+
+@lru_cache(maxsize=None)
+def _last_names(functions: tuple[str, ...]) -> frozenset[str]:
+    """The last part of every dotted name of ``functions`` (``tanh`` of ``tensorflow.nn.tanh``):
+    a dotted call qualifies to the same last part."""
+    return frozenset(name.rpartition(".")[2] for name, kind in FUNCTIONS.items() if kind in functions)
 
 
 def _arithmetic_root(node: pytree.Base, names: ModuleNames) -> pytree.Base:
