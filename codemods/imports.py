@@ -13,6 +13,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
+from .scopes import last_leaf
 from .snippets import parse_statements
 from .statements import is_docstring
 
@@ -40,9 +41,16 @@ def find_import(tree: pytree.Node, statement: str) -> Optional[pytree.Node]:
     """
     wanted = "".join(statement.split())
     for child in tree.children:
-        if any(normalized(node) == wanted for node in _module_level_imports(child)):
+        if any(_ends_like(node, wanted) and normalized(node) == wanted
+               for node in _module_level_imports(child)):
             return child
     return None
+
+
+def _ends_like(node: pytree.Base, wanted: str) -> bool:
+    """Could ``node`` normalize to ``wanted``? Its last token says, cheaper than all of them."""
+    leaf = last_leaf(node)
+    return leaf is None or wanted.endswith("".join(leaf.value.split()))
 
 
 def _module_level_imports(node: pytree.Base) -> Iterator[pytree.Base]:

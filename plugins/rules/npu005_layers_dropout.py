@@ -49,7 +49,7 @@ class LayersDropout(Rule):
             site = _reference(node, ctx)
         if site is None:
             return
-        if find_import(ctx.tree, CONVERT_IMPORT) is None:
+        if CONVERT_IMPORT not in ctx.imports and find_import(ctx.tree, CONVERT_IMPORT) is None:
             ctx.add_import(CONVERT_IMPORT)
         ctx.report(site, "migrated", f"npu_convert_dropout is imported, so {site_text(site)} "
                    f"runs the NPU dropout; {ACCURACY}")
