@@ -114,6 +114,41 @@ def test_signal_mid_run_stops_cleanly_and_a_rerun_completes(batch: Path, scratch
         assert repo_state(root / name, BRANCH) == before[name]
 
 
+def test_results_spooled_mid_run_leave_no_file_even_after_sigkill(batch: Path) -> None:
+    """The finished repos' records wait in the report dir in a file without a name: nothing
+    is there to see during the run, nor to clean up after a kill that no handler sees."""
+    root = batch
+    (root / "rep").mkdir()
+    (root / "rep" / "run.json").write_text("{}\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "npu_codemod", "scan", "--repos", "repos.txt", "--report-dir", "rep",
+         "--no-progress", "--jobs", "2", "--no-cache", "--plugin", str(root / "holding.py")],
+        cwd=root, env={**os.environ, "NPU_TEST_MARKERS": str(root / "markers")},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: len(list((root / "markers").iterdir())) == len(BLOCKED), "both workers to block",
+                 process)  # mid-batch: r1 and r2 done, r3 and r4 in flight
+        spooled = [target for target in open_files(process.pid) if target.startswith(str(root / "rep"))]
+        assert len(spooled) == 1 and spooled[0].endswith(" (deleted)")
+        assert [p.name for p in (root / "rep").iterdir()] == ["run.json"]
+    finally:
+        process.kill()
+        for marker in (root / "markers").iterdir():  # its workers, orphaned
+            os.kill(int(marker.read_text()), signal.SIGKILL)
+        process.wait(timeout=120)
+    assert [p.name for p in (root / "rep").iterdir()] == ["run.json"]
+
+
+def open_files(pid: int) -> list[str]:
+    targets = []
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            targets.append(os.readlink(fd))
+        except OSError:  # closed meanwhile
+            continue
+    return targets
+
+
 def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
     target = tmp_path / "run.json"
     target.write_text("old\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -195,6 +196,27 @@ def test_a_forge_refusal_is_the_repos_pr_error_and_the_batch_goes_on(tmp_path: P
     assert beta["pr_url"] == "https://forge.example/org/beta/pull/1"
     rows = read_csv(tmp_path / "rep" / "repos.csv")
     assert rows[0]["error"] == alpha["pr_error"]
+
+
+def test_prs_proposed_as_repos_end_land_on_their_own_repos_rows(tmp_path: Path, github):
+    names = ["alpha", "beta", "gamma", "delta"]
+    for name in names:
+        with_remote(tmp_path, name, {"train.py": TRAIN})
+    (tmp_path / "repos.txt").write_text("alpha slug=org/missing\nbeta\ngamma\ndelta\n")
+
+    result = run_prs(tmp_path, github, "--jobs", "2")  # repos end in any order
+
+    assert result.returncode == 1  # alpha's PR was refused
+    assert sorted(pr["slug"] for pr in github.prs) == ["org/beta", "org/delta", "org/gamma"]
+    run = json.loads((tmp_path / "rep" / "run.json").read_text())
+    assert [r["repo"] for r in run["repos"]] == names
+    assert run["repos"][0]["pr_url"] is None and "HTTP 404" in run["repos"][0]["pr_error"]
+    for repo in run["repos"][1:]:
+        assert re.fullmatch(rf"https://forge.example/org/{repo['repo']}/pull/\d", repo["pr_url"])
+        assert repo["pull_requests"][0]["url"] == repo["pr_url"]
+    rows = read_csv(tmp_path / "rep" / "repos.csv")
+    assert [(r["repo"], r["pr_url"]) for r in rows] == [(r["repo"], r["pr_url"] or "") for r in run["repos"]]
+    assert rows[0]["error"] == run["repos"][0]["pr_error"]
 
 
 def test_gitlab_merge_requests(tmp_path: Path, gitlab):
