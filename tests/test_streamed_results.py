@@ -16,9 +16,11 @@ import weakref
 from pathlib import Path
 from typing import Any, Iterator
 
+import pytest
 from gitutil import cli, git, make_repo
 
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.orchestrator.result_spool import ResultSpool
 from npu_codemod.orchestrator.results import ChangeGroup, PullRequestRecord, RepoResult
 from npu_codemod.reports.builtin import npu_codemod_write_report
 
@@ -82,6 +84,20 @@ def run_record(repos: Any) -> dict[str, Any]:
 
 def files_of(report_dir: Path) -> dict[str, bytes]:
     return {str(p.relative_to(report_dir)): p.read_bytes() for p in sorted(report_dir.rglob("*")) if p.is_file()}
+
+
+def test_spool_gives_records_back_by_list_index_whatever_order_they_came_in(tmp_path: Path) -> None:
+    with ResultSpool(tmp_path, 3) as spool:
+        for index in (2, 0, 1):
+            spool.add(index, {"repo": f"r{index}", "note": "déjà vu\n", "files": ("a.py",)})
+        assert [repo["repo"] for repo in spool] == ["r0", "r1", "r2"]
+        assert [(a["repo"], b["repo"]) for a, b in zip(spool, spool)] == [("r0", "r0"), ("r1", "r1"), ("r2", "r2")]
+        assert spool[2] == {"repo": "r2", "note": "déjà vu\n", "files": ["a.py"]}  # as run.json has it
+        assert len(spool) == 3 and list(tmp_path.iterdir()) == []
+    with ResultSpool(tmp_path, 2) as spool:
+        spool.add(1, {"repo": "r1"})
+        with pytest.raises(LookupError, match="repository 0 of the list has no result yet"):
+            list(spool)
 
 
 def test_writers_read_the_repos_pass_by_pass_and_write_what_a_list_gives(tmp_path: Path) -> None:
