@@ -31,5 +31,7 @@ def test_tiny_bench_writes_every_measure(tmp_path: Path) -> None:
     assert results["rerun"]["files_cached"] == 4  # the warm run parsed nothing
     assert {"cold_s", "warm_s", "speedup"} <= set(results["rerun"])
     assert all(run["orchestrator_mb"] > 0 for run in results["memory"].values())
+    assert results["repo_count_memory"]["repos"] == [3, 15]  # N and 5N distinct repos
+    assert all(mb > 0 for mb in results["repo_count_memory"]["orchestrator_mb"])
     assert [t["name"] for t in results["targets"]] and all(isinstance(t["met"], bool) for t in results["targets"])
     assert "target" in done.stdout and str(out) in done.stdout
