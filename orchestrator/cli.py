@@ -29,13 +29,15 @@ from .redact import mask_record, mask_secrets
 from .repolist import read_repo_list
 from .result_cache import cache_problem
 from .result_spool import ResultSpool
-from .results import RepoResult
+from .results import RepoResult, failed
 from .run_record import build_run_record, now
 from .runner import run_jobs
 from .summary_table import RepoLine, print_summary
 from .toolkit import RuleSelection, Toolkit, build_toolkit
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: The error of a repository an interrupted run did not finish.
+INTERRUPTED = "interrupted before it finished: rerun, or rerun with --only-failed RUN_JSON"
 
 
 class UsageError(Exception):
@@ -58,8 +60,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt as exc:
         how = "terminated" if isinstance(exc, Terminated) else "interrupted"
-        print(f"npu-codemod: {how}; rerun to complete the remaining repositories",
-              file=sys.stderr)
+        print(f"npu-codemod: {how}; rerun (or rerun with --only-failed RUN_JSON) to complete "
+              "the remaining repositories", file=sys.stderr)
         return interrupt_exit_code(exc)
 
 
@@ -217,7 +219,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     lines: list[Optional[RepoLine]] = [None] * len(jobs)  # by index, as repositories end
 
     def on_result(index: int, result: RepoResult) -> None:
-        if result.status == "failed":
+        if result.status == "failed" and result.error != INTERRUPTED:  # those are in the summary
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
         if publisher is not None:
             result = publisher.publish(entries[index], result)
@@ -233,9 +235,16 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             for finding in result.findings:
                 notify("npu_codemod_finding", finding=finding)
 
+    interrupted: Optional[KeyboardInterrupt] = None
     with _open_spool(report_dir, len(jobs)) as spool:
-        with make_pool(args) as pool:
-            run_jobs(jobs, pool, on_result, not args.no_progress, args.repo_timeout)
+        try:
+            with make_pool(args) as pool:
+                run_jobs(jobs, pool, on_result, not args.no_progress, args.repo_timeout)
+        except KeyboardInterrupt as exc:  # reports of what finished, so --only-failed resumes
+            interrupted = exc
+            for index, line in enumerate(lines):
+                if line is None:
+                    on_result(index, failed(entries[index], INTERRUPTED))
         options = {"repos": args.repos, "branch": getattr(args, "branch", None),
                    "dry_run": getattr(args, "dry_run", False), "rules": [r.id for r in toolkit.rules]}
         run = build_run_record(args.command, options, toolkit.rules, spool, started, toolkit.plugins)
@@ -243,6 +252,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     print_summary(lines, sys.stderr)
     print(f"npu-codemod: reports in {report_dir} ({', '.join(p.name for p in written[:4])}, ...)",
           file=sys.stderr)
+    if interrupted is not None:
+        raise interrupted
     return EXIT_FAILED if any(line.status == "failed" or line.pr_failed for line in lines) else EXIT_OK
 
 

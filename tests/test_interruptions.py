@@ -4,6 +4,7 @@ worktree or scratch file left, and a rerun completes the batch."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -85,7 +86,8 @@ def test_signal_mid_run_stops_cleanly_and_a_rerun_completes(batch: Path, scratch
 
     assert process.returncode == 128 + sig
     how = "interrupted" if sig == signal.SIGINT else "terminated"
-    assert stderr.splitlines()[-1] == f"npu-codemod: {how}; rerun to complete the remaining repositories"
+    assert stderr.splitlines()[-1] == (f"npu-codemod: {how}; rerun (or rerun with --only-failed "
+                                       "RUN_JSON) to complete the remaining repositories")
     assert "Traceback" not in stderr
     for marker in (root / "markers").iterdir():  # the blocked workers are gone too
         with pytest.raises(ProcessLookupError):
@@ -100,13 +102,19 @@ def test_signal_mid_run_stops_cleanly_and_a_rerun_completes(batch: Path, scratch
         else:  # in flight or never started: nothing
             assert branch == ""
         git(repo, "fsck", "--no-dangling", "--no-progress")
-    # Report files: old or new, never half; no temporary file left anywhere.
-    for path in (root / "rep").iterdir():
-        assert path.name in old_reports and path.read_bytes() == old_reports[path.name]
+    # Reports of what finished, whole; the rest failed as interrupted; no temporary file left.
+    assert sorted(p.name for p in (root / "rep").iterdir()) == sorted(old_reports)
+    partial = json.loads((root / "rep" / "run.json").read_text())["repos"]
+    assert [(r["repo"], r["status"]) for r in partial] == [
+        ("r1", "changed"), ("r2", "changed"), ("r3", "failed"), ("r4", "failed"), ("r5", "failed")]
+    assert partial[2]["error"].startswith("interrupted before it finished")
     assert list(scratch.iterdir()) == []
 
-    rerun = cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--no-progress", cwd=root)
+    rerun = cli("run", "--repos", "repos.txt", "--report-dir", "rep2", "--no-progress",
+                "--only-failed", "rep/run.json", cwd=root)
     assert rerun.returncode == 0, rerun.stderr
+    assert [r["repo"] for r in json.loads((root / "rep2" / "run.json").read_text())["repos"]] == \
+        ["r3", "r4", "r5"]
     for name in REPOS:
         migrated = show(root / name, BRANCH, "train.py")
         assert migrated.startswith(MIGRATED)

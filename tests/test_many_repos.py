@@ -177,8 +177,13 @@ def test_interrupted_run_then_rerun_processes_every_repo_once(tmp_path):
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=60) == 130
-    assert "interrupted; rerun to complete the remaining repositories" in process.stderr.read()
+    assert "interrupted; rerun (or rerun with --only-failed RUN_JSON) to complete the remaining " \
+        "repositories" in process.stderr.read()
     assert not any(_has_branch(root, i) for i in range(10, 40))
+    partial = run_json(root)["repos"]  # what finished, and the rest as interrupted
+    assert [r["status"] for r in partial] == ["changed"] * 10 + ["failed"] * 30
+    assert {r["error"] for r in partial[10:]} == {
+        "interrupted before it finished: rerun, or rerun with --only-failed RUN_JSON"}
     assert list(scratch.iterdir()) == []  # no temporary index left behind
     assert not list((root / "ws" / "clones").glob("*.partial-*"))
 
