@@ -10,9 +10,7 @@ from npu_codemod.codemods.imports import find_import
 
 IMPORT = "from npu_bridge.npu_init import *"
 PARSER = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
-
-
-@pytest.mark.parametrize("source", [
+MODULE_LEVEL = [
     f"{IMPORT}\n",
     f"import os; {IMPORT}  # comment\n",
     f"if x:\n    pass\nelif y:\n    {IMPORT}\n",
@@ -22,20 +20,19 @@ PARSER = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, conver
     f"with x:\n    with y:\n        {IMPORT}\n",
     f"try:\n    pass\nexcept ImportError:\n    {IMPORT}\nfinally:\n    pass\n",
     "from  npu_bridge.npu_init  import  *\n",
-])
-def test_a_module_level_import_is_found(source: str) -> None:
-    tree = PARSER.parse_string(source)
-    assert find_import(tree, IMPORT) is not None
-
-
-@pytest.mark.parametrize("source", [
+]
+NOT_MODULE_LEVEL = [
     f"def f():\n    {IMPORT}\n",
     f"async def f():\n    {IMPORT}\n",
     f"@decorator\ndef f():\n    {IMPORT}\n",
     f"class C:\n    {IMPORT}\n",
     f"if x:\n    def f(): {IMPORT}\n",
     "x = lambda: __import__('npu_bridge.npu_init')\n",
-])
-def test_an_import_in_a_function_or_class_is_not(source: str) -> None:
-    tree = PARSER.parse_string(source)
-    assert find_import(tree, IMPORT) is None
+    "from npu_bridge.npu_init import npu_ops\n",
+]
+
+
+@pytest.mark.parametrize("source, found", [(source, True) for source in MODULE_LEVEL]
+                         + [(source, False) for source in NOT_MODULE_LEVEL])
+def test_only_a_module_level_import_is_found(source: str, found: bool) -> None:
+    assert (find_import(PARSER.parse_string(source), IMPORT) is not None) == found
