@@ -28,18 +28,30 @@ class RepoLine(NamedTuple):
                    counts["unmigrated"], counts["error"], result.files_cached, bool(result.pr_error))
 
 
+#: Past this many repositories the table lists only the failed ones: hundreds of lines on a
+#: terminal hide what needs a person, and repos.csv has every row.
+MAX_ROWS = 40
+
+
 def print_summary(lines: Sequence[RepoLine], stream: TextIO) -> None:
     if not lines:
         print("no repositories in the list", file=stream)
         return
-    width = min(max(len("repo"), *(len(line.repo) for line in lines)), 60)
-    print(f"{'repo':<{width}}  {'status':<9}  {'files':>5}  {'migr.':>5}  {'left':>5}  {'err':>4}",
-          file=stream)
-    for line in lines:
-        print(f"{line.repo[-width:]:<{width}}  {line.status:<9}  {line.files_changed:>5}  "
-              f"{line.migrated:>5}  {line.unmigrated:>5}  {line.errors:>4}", file=stream)
+    shown = lines if len(lines) <= MAX_ROWS else [line for line in lines if line.status == "failed"]
+    if shown:
+        width = min(max(len("repo"), *(len(line.repo) for line in shown[:MAX_ROWS])), 60)
+        print(f"{'repo':<{width}}  {'status':<9}  {'files':>5}  {'migr.':>5}  {'left':>5}  {'err':>4}",
+              file=stream)
+        for line in shown[:MAX_ROWS]:
+            print(f"{line.repo[-width:]:<{width}}  {line.status:<9}  {line.files_changed:>5}  "
+                  f"{line.migrated:>5}  {line.unmigrated:>5}  {line.errors:>4}", file=stream)
+    if len(shown) < len(lines):
+        hidden = len(lines) - min(len(shown), MAX_ROWS)
+        print(f"({hidden} more repos: every row is in repos.csv)" if shown else
+              "(none failed: every repo's row is in repos.csv)", file=stream)
     statuses = Counter(line.status for line in lines)
     cached = sum(line.files_cached for line in lines)
     print(f"{len(lines)} repos: {statuses['changed']} changed, {statuses['unchanged']} unchanged, "
-          f"{statuses['failed']} failed" + (f"; {cached} file(s) from the result cache" if cached else ""),
-          file=stream)
+          f"{statuses['failed']} failed; sites migrated {sum(line.migrated for line in lines)}, left "
+          f"{sum(line.unmigrated for line in lines)}, errors {sum(line.errors for line in lines)}"
+          + (f"; {cached} file(s) from the result cache" if cached else ""), file=stream)
