@@ -106,14 +106,19 @@ def _gh_list(forge, query, body, owner, name):
                  and pr["state"] == "open"]
 
 
-def _gh_create(forge, query, body, owner, name):
-    slug = f"{owner}/{name}"
-    exists = any(pr["slug"] == slug and pr["head"] == body["head"] and pr["state"] == "open" for pr in forge.prs)
+def _open_exists(forge, slug: str, head: str, base: str) -> bool:
+    """Whether an open PR of ``head`` exists; with ``race_on_create`` one is opened meanwhile."""
+    exists = any(pr["slug"] == slug and pr["head"] == head and pr["state"] == "open" for pr in forge.prs)
     if forge.race_on_create and not exists:
         forge.race_on_create -= 1
-        _new_pr(forge, slug, {**body, "body": "opened by someone else"})
+        _new_pr(forge, slug, {"head": head, "base": base, "title": "theirs", "body": "opened by someone else"})
         exists = True
-    if exists:
+    return exists
+
+
+def _gh_create(forge, query, body, owner, name):
+    slug = f"{owner}/{name}"
+    if _open_exists(forge, slug, body["head"], body["base"]):
         return 422, {"message": "Validation Failed", "errors": [
             {"resource": "PullRequest", "code": "custom",
              "message": f"A pull request already exists for {owner}:{body['head']}."}]}
@@ -201,7 +206,7 @@ def _gl_list(forge, query, body, project):
 
 def _gl_create(forge, query, body, project):
     slug = _slug(project)
-    if any(pr["slug"] == slug and pr["head"] == body["source_branch"] and pr["state"] == "open" for pr in forge.prs):
+    if _open_exists(forge, slug, body["source_branch"], body["target_branch"]):
         return 409, {"message": ["Another open merge request already exists for this source branch: !1"]}
     pr = _new_pr(forge, slug, {"head": body["source_branch"], "base": body["target_branch"],
                                "title": body["title"], "body": body["description"]})

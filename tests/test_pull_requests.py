@@ -166,16 +166,18 @@ def test_split_by_codeowners_gives_each_team_its_own_pr(tmp_path: Path, github):
     assert_no_token(tmp_path, first, second)
 
 
-def test_a_pr_opened_meanwhile_is_updated_not_duplicated(tmp_path: Path, github):
+@pytest.mark.parametrize("kind", ["github", "gitlab"])  # 422 and 409 "already exists"
+def test_a_pr_opened_meanwhile_is_updated_not_duplicated(tmp_path: Path, request, kind):
+    forge = request.getfixturevalue(kind)
     with_remote(tmp_path, "alpha", {"train.py": TRAIN})
     (tmp_path / "repos.txt").write_text("alpha\n")
-    github.race_on_create = 1
+    forge.race_on_create = 1
 
-    result = run_prs(tmp_path, github)
+    result = run_prs(tmp_path, forge)
 
     assert result.returncode == 0, result.stderr
-    assert len(github.prs) == 1
-    assert github.prs[0]["body"].startswith("This pull request was prepared by npu-codemod")
+    assert len(forge.prs) == 1
+    assert forge.prs[0]["body"].startswith("This pull request was prepared by npu-codemod")
     run = json.loads((tmp_path / "rep" / "run.json").read_text())
     assert run["repos"][0]["pull_requests"][0]["action"] == "updated"
 
