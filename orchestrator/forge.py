@@ -60,7 +60,7 @@ class Forge(Protocol):
     def repository(self) -> RepoInfo: ...
 
     def blob_url(self, branch: str, path: str, line: int) -> str:
-        """Web link to ``path:line`` on ``branch``."""
+        """Web link to ``path:line`` at ``branch`` (a branch name or a commit id)."""
 
     def find_open_pr(self, head: str) -> Optional[PullRequest]:
         """The open PR whose source branch is ``head``, if any."""

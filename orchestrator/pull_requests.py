@@ -100,7 +100,9 @@ class Publisher:
             base = _base_branch(entry.base_ref, self.settings.remote) or forge.repository().default_branch
             context = pr_context(result.repo, record.slug, target.branch, base, target.findings,
                                  target.files, self.rules,
-                                 lambda path, line: forge.blob_url(target.branch, path, line),
+                                 # the base commit: findings' line numbers are its lines (the
+                                 # branch has lines inserted above them); pushed with the branch
+                                 lambda path, line: forge.blob_url(result.base or target.branch, path, line),
                                  target.group, self.branch)
             title, body = self.settings.templates.render(context)
             found = forge.find_open_pr(target.branch)

@@ -85,7 +85,8 @@ def test_one_pr_per_changed_repo_and_a_rerun_updates_it(tmp_path: Path, github):
     alpha = github.prs[0]
     assert alpha["title"] == "Migrate TensorFlow sess.run training code to Ascend NPU"
     assert "| NPU002 dataset-batch-drop-remainder |" in alpha["body"]
-    link = f"https://forge.example/org/alpha/blob/{BRANCH}/train.py#L5"
+    base = git(tmp_path / "alpha", "rev-parse", "main")  # the lines reported are the base's
+    link = f"https://forge.example/org/alpha/blob/{base}/train.py#L5"
     assert f"| [train.py:5]({link}) | NPU002 dataset-batch-drop-remainder | if this is a tf.data.Dataset" in alpha["body"]
     assert "## Guide sections" in alpha["body"]
     assert alpha["labels"] == ["npu"] and alpha["reviewers"] == ["alice"]
@@ -233,7 +234,8 @@ def test_gitlab_merge_requests(tmp_path: Path, gitlab):
     assert (mr["slug"], mr["head"], mr["base"]) == ("org/alpha", BRANCH, "main")
     assert mr["title"] == "Draft: Migrate TensorFlow sess.run training code to Ascend NPU"
     assert mr["labels"] == ["npu", "tf1"] and mr["reviewers"] == [11]
-    assert f"https://forge.example/org/alpha/-/blob/{BRANCH}/train.py#L5" in mr["body"]
+    base = git(tmp_path / "alpha", "rev-parse", "main")
+    assert f"https://forge.example/org/alpha/-/blob/{base}/train.py#L5" in mr["body"]
     assert "gitlab cannot request review from @org/ml" in first.stderr
 
     second = run_prs(tmp_path, gitlab, "--pr-title", "NPU: {{ slug }}", report="rep2")
