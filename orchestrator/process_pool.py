@@ -43,7 +43,7 @@ class TaskOutcome:
 
 class _Worker:
     def __init__(self, others: Iterable["_Worker"]) -> None:
-        fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+        fork = _single_threaded() and "fork" in multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if fork else "spawn")
         self.conn, child = context.Pipe()
         # Only a forked worker holds copies of the parent's pipe ends (spawn closes them).
@@ -130,6 +130,15 @@ class ProcessPool:
         worker.key = None
         self._idle.append(worker)
         return outcome
+
+
+def _single_threaded() -> bool:
+    """One thread in this process, counting those a C library started (Linux lists every
+    thread under /proc/self/task; elsewhere only Python's threads can be counted)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return threading.active_count() == 1
 
 
 def _signal(pid: int, sig: int) -> None:
