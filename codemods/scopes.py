@@ -194,12 +194,16 @@ def _binding(leaf: pytree.Leaf) -> str:
 
 
 def is_terminal(statement: pytree.Base) -> bool:
-    """True for a ``return``/``raise``/``break``/``continue`` line: nothing after it runs."""
+    """True for a ``return``/``raise``/``break``/``continue`` line: nothing after it runs.
+
+    A bare ``return`` or ``raise`` is a NAME leaf, like ``break``: fissix collapses a node of
+    one child into that child.
+    """
     if statement.type != syms.simple_stmt:
         return False
     terminals = (syms.return_stmt, syms.raise_stmt, syms.break_stmt, syms.continue_stmt)
     return any(child.type in terminals or (child.type == token.NAME and child.value in
-               ("break", "continue")) for child in statement.children)
+               ("return", "raise", "break", "continue")) for child in statement.children)
 
 
 def insert_after(statement: pytree.Base, code: str, newline: str) -> list[pytree.Base]:
@@ -214,7 +218,7 @@ def insert_after(statement: pytree.Base, code: str, newline: str) -> list[pytree
     for node in nodes:
         node.prefix = indent
     moved = _take_trailing_text(statement, indent)
-    index = block.children.index(statement) + 1
+    index = child_index(statement) + 1
     for offset, node in enumerate(nodes):
         block.insert_child(index + offset, node)
     following = block.children[index + len(nodes)] if index + len(nodes) < len(block.children) else None
@@ -223,6 +227,13 @@ def insert_after(statement: pytree.Base, code: str, newline: str) -> list[pytree
     elif moved:  # cannot happen in a parsed tree (blocks end in DEDENT/ENDMARKER), keep the text
         nodes[-1].prefix = moved + nodes[-1].prefix
     return nodes
+
+
+def child_index(node: pytree.Base) -> int:
+    """``node``'s index among its parent's children. Not ``children.index(node)``: fissix
+    compares nodes by structure, so that finds an equal earlier sibling (a second
+    ``sess.run(op)`` line of the block) instead."""
+    return next(index for index, child in enumerate(node.parent.children) if child is node)
 
 
 def _take_trailing_text(statement: pytree.Base, indent: str) -> str:

@@ -77,9 +77,14 @@ def prefix_name(power: pytree.Node, end: int) -> Optional[str]:
 
 
 class TfNames:
-    """The TensorFlow bindings of one module, computed once from its tree."""
+    """The TensorFlow bindings of one module, computed once from its tree.
 
-    def __init__(self, tree: pytree.Node) -> None:
+    ``root`` names another module whose bindings to follow the same way (``contextlib``):
+    :meth:`resolve` then gives its full names.
+    """
+
+    def __init__(self, tree: pytree.Node, root: str = TF) -> None:
+        self.root = root
         self.bindings: dict[str, str] = {}
         for node in small_statements(tree):
             if node.type == syms.import_name:
@@ -123,7 +128,7 @@ class TfNames:
         return target + ("." + rest if rest else "")
 
     def _bind(self, name: str, target: str) -> None:
-        if target == TF or target.startswith(TF + "."):
+        if target == self.root or target.startswith(self.root + "."):
             self.bindings[name] = target
 
     def _import_name(self, node: pytree.Base) -> None:

@@ -178,6 +178,219 @@ def test_with_npu007_the_config_goes_before_and_close_after() -> None:
     assert ("NPU010", 2, 7, "migrated") in sites(findings)
 
 
+def test_a_line_equal_to_an_earlier_one_is_still_the_last_use() -> None:
+    before = "sess = tf.Session()\nsess.run(op)\nlog()\nsess.run(op)\nprint(1)\n"
+    after = before.replace("print(1)", "sess.close()\nprint(1)")
+    migrated(before, after, (2, 7))
+
+
+# --- Early returns: closed before them, or reported ---------------------------------------------
+
+
+def before_the_return(*lines: int) -> str:
+    plural = "s" if len(lines) > 1 else ""
+    return (f"inserted 'sess.close()' after the last statement using the session and before the "
+            f"return{plural} on line{plural} {', '.join(map(str, lines))} "
+            "(Session.close() releases the NPU graph executor)")
+
+
+def test_early_return_gets_a_close_before_it() -> None:
+    before = ("def main():\n"
+              "    sess = tf.Session()\n"
+              "    if not sess.run(ready):\n"
+              "        # nothing to train\n"
+              "        return None\n"
+              "    sess.run(train_op)\n"
+              "    return 0\n")
+    after = ("def main():\n"
+             "    sess = tf.Session()\n"
+             "    if not sess.run(ready):\n"
+             "        # nothing to train\n"
+             "        sess.close()\n"
+             "        return None\n"
+             "    sess.run(train_op)\n"
+             "    sess.close()\n"
+             "    return 0\n")
+    findings = migrated(before, after, (3, 11))
+    assert findings[0].message == before_the_return(6)
+
+
+def test_return_on_the_line_of_its_if_else_try_gets_a_block() -> None:
+    before = ("def main():\n"
+              "    sess = tf.Session()\n"
+              "    if done: return 1  # fast path\n"
+              "    elif skip:   return\n"
+              "    else:\n"
+              "        pass\n"
+              "    try: sess.run(op)\n"
+              "    except Stop: return 2\n"
+              "    sess.run(op)\n")
+    after = ("def main():\n"
+             "    sess = tf.Session()\n"
+             "    if done:\n"
+             "        sess.close()\n"
+             "        return 1  # fast path\n"
+             "    elif skip:\n"
+             "        sess.close()\n"
+             "        return\n"
+             "    else:\n"
+             "        pass\n"
+             "    try: sess.run(op)\n"
+             "    except Stop:\n"
+             "        sess.close()\n"
+             "        return 2\n"
+             "    sess.run(op)\n"
+             "    sess.close()\n")
+    findings = migrated(before, after, (3, 11))
+    assert findings[0].message == before_the_return(4, 5, 9)
+
+
+def test_one_line_return_in_a_tab_indented_crlf_method() -> None:
+    before = ("class Trainer:\n"
+              "\tdef run(self):\n"
+              "\t\tsess = tf.Session()\n"
+              "\t\tfor step in range(9):\n"
+              "\t\t\tif sess.run(stop): return step\n"
+              "\t\tprint('ran')\n")
+    after = ("class Trainer:\n"
+             "\tdef run(self):\n"
+             "\t\tsess = tf.Session()\n"
+             "\t\tfor step in range(9):\n"
+             "\t\t\tif sess.run(stop):\n"
+             "\t\t\t\tsess.close()\n"
+             "\t\t\t\treturn step\n"
+             "\t\tsess.close()\n"
+             "\t\tprint('ran')\n")
+    findings = assert_migrates((TF + before).replace("\n", "\r\n"),
+                               (TF + after).replace("\n", "\r\n"), RULES)
+    assert sites(findings) == [("NPU010", 4, 9, "migrated")]
+
+
+def test_not_early_exits_are_left_alone() -> None:
+    """A return before the creation, in a nested def, after the close; raise, break, continue."""
+    before = ("def main(fresh):\n"
+              "    if not fresh:\n"
+              "        return None\n"
+              "    sess = tf.Session()\n"
+              "    def report():\n"
+              "        return 'done'\n"
+              "    for batch in batches:\n"
+              "        if batch is None:\n"
+              "            continue\n"
+              "        if batch == 'end':\n"
+              "            break\n"
+              "        if batch == 'bad':\n"
+              "            raise ValueError(batch)\n"
+              "        sess.run(op, {x: batch})\n"
+              "    if fresh:\n"
+              "        return report()\n"
+              "    return 0\n")
+    after = before.replace("{x: batch})\n", "{x: batch})\n    sess.close()\n")
+    findings = migrated(before, after, (5, 11))
+    assert findings[0].message == INSERTED
+
+
+def test_two_sessions_closed_before_the_same_return() -> None:
+    before = ("def main():\n"
+              "    sess = tf.Session()\n"
+              "    eval_sess = tf.Session()\n"
+              "    if done: return\n"
+              "    sess.run(a)\n"
+              "    eval_sess.run(b)\n")
+    after = ("def main():\n"
+             "    sess = tf.Session()\n"
+             "    eval_sess = tf.Session()\n"
+             "    if done:\n"
+             "        sess.close()\n"
+             "        eval_sess.close()\n"
+             "        return\n"
+             "    sess.run(a)\n"
+             "    sess.close()\n"
+             "    eval_sess.run(b)\n"
+             "    eval_sess.close()\n")
+    migrated(before, after, (3, 11), (4, 16))
+
+
+def test_default_session_is_closed_before_the_final_return() -> None:
+    before = ("def main():\n"
+              "    sess = tf.InteractiveSession()\n"
+              "    if restored:\n"
+              "        return\n"
+              "    train_step.run()\n"
+              "    return 0\n")
+    after = ("def main():\n"
+             "    sess = tf.InteractiveSession()\n"
+             "    if restored:\n"
+             "        sess.close()\n"
+             "        return\n"
+             "    train_step.run()\n"
+             "    sess.close()\n"
+             "    return 0\n")
+    findings = migrated(before, after, (3, 11))
+    assert findings[0].message == ("inserted 'sess.close()' before the returns on lines 5, 7 "
+                                   "(Session.close() releases the NPU graph executor)")
+
+
+def test_returns_that_a_close_would_break_are_reported() -> None:
+    before = ("def main():\n"
+              "    sess = tf.Session()\n"
+              "    if cached:\n"
+              "        return sess.run(y)\n"
+              "    if quick:\n"
+              "        return evaluate(sess)\n"
+              "    if stop: log(); return 1\n"
+              "    with sess.as_default():\n"
+              "        if early: return accuracy.eval()\n"
+              "    try:\n"
+              "        if skip: return None\n"
+              "        sess.run(op)\n"
+              "    finally:\n"
+              "        saver.save(sess, path)\n")
+    new, findings = run_rules(TF + before, RULES)
+    assert new == TF + before + "    sess.close()\n"
+    assert sites(findings) == [("NPU010", 3, 11, "migrated")] + [
+        ("NPU010", line, column, "unmigrated") for line, column in
+        [(5, 8), (7, 8), (8, 20), (10, 18), (12, 17)]]
+    reasons = ["its value uses sess; store the value in a variable first",
+               "its value uses sess",
+               "it follows other statements after ';' on its line",
+               "its value may run sess as the default session",
+               "a finally clause after it still uses sess"]
+    for finding, reason in zip(sorted(findings, key=lambda f: f.line)[1:], reasons):
+        assert finding.message.startswith(f"close the session before this return ({reason}"), finding
+
+
+def test_a_session_made_in_an_if_is_not_closed_where_it_may_not_exist() -> None:
+    before = ("def main():\n"
+              "    if train:\n"
+              "        sess = tf.Session()\n"
+              "        sess.run(init)\n"
+              "    else:\n"
+              "        return evaluate()\n"
+              "    if done:\n"
+              "        return 1\n"
+              "    sess.run(op)\n")
+    new, findings = run_rules(TF + before, RULES)
+    assert new == TF + before + "    sess.close()\n"
+    assert sites(findings) == [("NPU010", 4, 15, "migrated"), ("NPU010", 9, 8, "unmigrated")]
+    assert "sess is created inside an if/try above, so it may not exist here" in findings[-1].message
+
+
+def test_default_session_whose_final_return_may_run_it_is_reported() -> None:
+    reported("def main():\n"
+             "    sess = tf.Session()\n"
+             "    K.set_session(sess)\n"
+             "    if quick:\n"
+             "        return\n"
+             "    return model.evaluate(x, y)\n", "unmigrated", (3, 11))
+
+
+def test_default_session_block_ending_in_a_bare_raise_is_reported() -> None:
+    findings = reported("def main():\n    sess = tf.InteractiveSession()\n    train()\n    raise\n",
+                        "unmigrated", (3, 11))
+    assert "ends in a return/raise" in findings[0].message
+
+
 # --- Already closed: migrated, no change --------------------------------------------------------
 
 
@@ -195,6 +408,27 @@ def test_already_closed(source: str) -> None:
 def test_with_statement_sessions_are_not_sites() -> None:
     assert assert_unchanged(TF + "with tf.Session(config=c) as sess:\n    sess.run(op)\n"
                             "with tf.Session():\n    pass\n", RULES) == []
+
+
+@pytest.mark.parametrize("header, closing", [
+    ("from contextlib import closing\n", "closing"),
+    ("from contextlib import closing as closed\n", "closed"),
+    ("import contextlib\n", "contextlib.closing"),
+    ("import contextlib as cl\n", "cl.closing"),
+])
+def test_contextlib_closing_closes_the_session(header: str, closing: str) -> None:
+    created = (f"with {closing}(tf.Session(config=c)) as sess:\n    sess.run(op)\n"
+               f"with {closing}((tf.Session())), open(p) as f:\n    pass\n")
+    assert assert_unchanged(TF + header + created, RULES) == []
+    bound = "def f():\n    sess = tf.Session()\n    with " + closing + "(sess):\n        sess.run(op)\n"
+    findings = assert_unchanged(TF + header + bound, RULES)
+    assert [(f.status, f.message) for f in findings] == [
+        ("migrated", "sess is closed (the NPU graph executor is released)")]
+
+
+def test_a_closing_that_is_not_contextlibs_is_not_trusted() -> None:
+    reported("from mylib import closing\nwith closing(tf.Session()) as sess:\n    sess.run(op)\n",
+             "unmigrated", (3, 13))
 
 
 # --- Reported: unmigrated at the creation site --------------------------------------------------
