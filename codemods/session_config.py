@@ -19,7 +19,7 @@ from .calls import Argument, arguments, find_argument
 from .rule import FileContext
 from .statements import enclosing_scope, scope_nodes
 from .tfnames import is_attribute_trailer, is_call_trailer, prefix_name
-from .walk import pre_order, scope_statements, small_statements
+from .walk import node_pre_order, pre_order, scope_statements, small_statements
 
 #: Canonical constructor -> 0-based position of ``config`` when given positionally.
 CONFIG_POSITION = {
@@ -128,12 +128,13 @@ def _last_name(callee: Optional[pytree.Base]) -> Optional[str]:
     return callee.children[1].value if is_attribute_trailer(callee) else None
 
 
-def npu_lines(expression: str, missing: set[str]) -> list[str]:
-    """The guide's lines that configure ``expression`` for the NPU, those ``missing`` only."""
+def npu_lines(expression: str, missing: set[str], custom_op: str = "custom_op") -> list[str]:
+    """The guide's lines that configure ``expression`` for the NPU, those ``missing`` only;
+    ``custom_op`` names the optimizer they add (see :func:`custom_op_names`)."""
     lines = []
     if CUSTOM_OP in missing:
-        lines.append(f"custom_op = {expression}.{REWRITE_OPTIONS}.custom_optimizers.add()")
-        lines.append('custom_op.name = "NpuOptimizer"')
+        lines.append(f"{custom_op} = {expression}{_ADD_CUSTOM_OP}")
+        lines.append(f'{custom_op}.name = "NpuOptimizer"')
     for option in MUST_BE_OFF:
         if f"{REWRITE_OPTIONS}.{option}" in missing:
             lines.append(f"{expression}.{REWRITE_OPTIONS}.{option} = RewriterConfig.OFF")
@@ -141,6 +142,47 @@ def npu_lines(expression: str, missing: set[str]) -> list[str]:
 
 
 NPU_PIECES = frozenset({CUSTOM_OP, *(f"{REWRITE_OPTIONS}.{option}" for option in MUST_BE_OFF)})
+_ADD_CUSTOM_OP = f".{REWRITE_OPTIONS}.custom_optimizers.add()"
+
+
+def custom_op_names(scope: pytree.Node) -> set[str]:
+    """Names that ``scope`` (nested code included) spells only in the guide's custom_op lines:
+    ``x = <config>.graph_options.rewrite_options.custom_optimizers.add()`` and ``x.<...> = v``.
+
+    The lines for another config may bind such a name again, as the guide's own lines do; any
+    other use (a parameter, an import, a read) makes the name the user's.
+    """
+    names = {node.children[0].value for node in scope_statements(scope, nested=True)
+             if _binds_custom_op(node)}
+    if not names:
+        return names
+    for node in node_pre_order(scope):
+        for index, leaf in enumerate(node.children):
+            if leaf.type == token.NAME and leaf.value in names and not _in_custom_op_line(node, index):
+                names.discard(leaf.value)
+    return names
+
+
+def _binds_custom_op(node: pytree.Base) -> bool:
+    children = node.children
+    return node.type == syms.expr_stmt and len(children) == 3 and children[0].type == token.NAME \
+        and children[1].type == token.EQUAL and code(children[2]).endswith(_ADD_CUSTOM_OP)
+
+
+def _in_custom_op_line(parent: pytree.Node, index: int) -> bool:
+    """Is ``parent.children[index]`` (a NAME) no variable, or the ``x`` of a custom_op line?"""
+    children = parent.children
+    if index and children[index - 1].type == token.DOT:
+        return True  # an attribute
+    if index == 0 and parent.type == syms.argument and len(children) == 3 \
+            and children[1].type == token.EQUAL:
+        return True  # a keyword
+    if index == 0 and _binds_custom_op(parent):
+        return True
+    statement = parent.parent
+    return index == 0 and parent.type == syms.power and is_attribute_trailer(children[1]) \
+        and statement is not None and statement.type == syms.expr_stmt \
+        and statement.children[0] is parent and statement.children[1].type == token.EQUAL
 
 
 @dataclass

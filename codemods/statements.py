@@ -7,7 +7,7 @@ the file's line ending, so the rest of the file stays byte-identical.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import AbstractSet, Iterator, Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
@@ -128,8 +128,12 @@ def used_names(scope: pytree.Node) -> set[str]:
     return names
 
 
-def free_name(scope: pytree.Node, preferred: str, fallback: str) -> str:
-    """``preferred`` when unused in ``scope``, else ``fallback``, ``fallback_1``, ``fallback_2``..."""
-    taken = used_names(scope)
+def free_name(scope: pytree.Node, preferred: str, fallback: str,
+              taken: Optional[AbstractSet[str]] = None) -> str:
+    """``preferred`` when unused in ``scope``, else ``fallback``, ``fallback_1``, ``fallback_2``...
+
+    ``taken``: the names to avoid, when the caller keeps them (default: :func:`used_names`).
+    """
+    taken = used_names(scope) if taken is None else taken
     candidates = [preferred, fallback] + [f"{fallback}_{n}" for n in range(1, len(taken) + 2)]
     return next(name for name in candidates if name not in taken)

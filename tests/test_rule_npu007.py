@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from rulecase import assert_migrates, assert_unchanged, run_rules, sites
 
@@ -12,11 +14,11 @@ HEADER = (
 )
 
 
-def npu_lines(name: str, indent: str = "", newline: str = "\n") -> str:
+def npu_lines(name: str, indent: str = "", newline: str = "\n", custom_op: str = "custom_op") -> str:
     """The guide's lines for config object ``name`` (after its creation)."""
     lines = [
-        f"custom_op = {name}.graph_options.rewrite_options.custom_optimizers.add()",
-        'custom_op.name = "NpuOptimizer"',
+        f"{custom_op} = {name}.graph_options.rewrite_options.custom_optimizers.add()",
+        f'{custom_op}.name = "NpuOptimizer"',
         f"{name}.graph_options.rewrite_options.remapping = RewriterConfig.OFF",
         f"{name}.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF",
     ]
@@ -522,3 +524,154 @@ with Session(config=config) as sess:
     sess.run(1)
 """
     check(before, after, [("NPU007", 3, 5, "migrated")])
+
+
+def check_rerun_is_a_no_op(before: str, after: str) -> None:
+    """The second run (on ``after``) changes no byte and reports the first run's (rule, status)s."""
+    _, findings = run_rules(before, RULES)
+    again, second = run_rules(after, RULES)
+    assert again is None
+    assert Counter((f.rule_id, f.status) for f in second) == Counter((f.rule_id, f.status) for f in findings)
+
+
+def test_custom_op_of_the_user_at_module_level_is_not_rebound():
+    before = """\
+import tensorflow as tf
+
+custom_op = tf.load_op_library("./zero_out.so")
+sess = tf.Session()
+print(sess.run(custom_op.zero_out([5, 4, 3])))
+"""
+    after = HEADER + """\
+import tensorflow as tf
+
+custom_op = tf.load_op_library("./zero_out.so")
+config = tf.ConfigProto()
+""" + npu_lines("config", custom_op="npu_custom_op") + """\
+sess = tf.Session(config=config)
+print(sess.run(custom_op.zero_out([5, 4, 3])))
+"""
+    check(before, after, [("NPU007", 4, 7, "migrated")])
+    check_rerun_is_a_no_op(before, after)
+
+
+def test_custom_op_parameter_is_not_rebound_and_other_functions_keep_custom_op():
+    before = """\
+import tensorflow as tf
+
+
+def train(custom_op, steps):
+    with tf.Session() as sess:
+        sess.run(custom_op.zero_out([1]))
+
+
+def evaluate():
+    with tf.Session() as sess:
+        sess.run(1)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+
+
+def train(custom_op, steps):
+    config = tf.ConfigProto()
+""" + npu_lines("config", "    ", custom_op="npu_custom_op") + """\
+    with tf.Session(config=config) as sess:
+        sess.run(custom_op.zero_out([1]))
+
+
+def evaluate():
+    config = tf.ConfigProto()
+""" + npu_lines("config", "    ") + """\
+    with tf.Session(config=config) as sess:
+        sess.run(1)
+"""
+    check(before, after, [("NPU007", 5, 9, "migrated"), ("NPU007", 10, 9, "migrated")])
+    check_rerun_is_a_no_op(before, after)
+
+
+def test_imported_custom_op_and_npu_custom_op_taken_give_npu_custom_op_1_for_every_config():
+    before = """\
+import tensorflow as tf
+from my_ops import custom_op
+
+npu_custom_op = custom_op.load()
+cfg = tf.ConfigProto()
+train_sess = tf.Session(config=cfg)
+eval_sess = tf.Session()
+"""
+    after = HEADER + """\
+import tensorflow as tf
+from my_ops import custom_op
+
+npu_custom_op = custom_op.load()
+cfg = tf.ConfigProto()
+""" + npu_lines("cfg", custom_op="npu_custom_op_1") + """\
+train_sess = tf.Session(config=cfg)
+config = tf.ConfigProto()
+""" + npu_lines("config", custom_op="npu_custom_op_1") + """\
+eval_sess = tf.Session(config=config)
+"""
+    check(before, after, [("NPU007", 6, 13, "migrated"), ("NPU007", 7, 12, "migrated")])
+    check_rerun_is_a_no_op(before, after)
+
+
+def test_custom_op_of_the_guide_lines_already_in_the_scope_is_reused():
+    migrated = """\
+import tensorflow as tf
+from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+
+config = tf.ConfigProto()
+""" + npu_lines("config") + """\
+sess = tf.Session(config=config)
+"""
+    before = migrated + "eval_sess = tf.Session(config=tf.ConfigProto(log_device_placement=True))\n"
+    after = "from npu_bridge.npu_init import *\n" + migrated + """\
+npu_config = tf.ConfigProto(log_device_placement=True)
+""" + npu_lines("npu_config") + """\
+eval_sess = tf.Session(config=npu_config)
+"""
+    check(before, after, [("NPU007", 9, 7, "migrated"), ("NPU007", 10, 12, "migrated")])
+    check_rerun_is_a_no_op(before, after)
+
+
+def test_in_a_same_file_config_function_only_a_clash_inside_it_counts():
+    before = """\
+import tensorflow as tf
+from my_ops import custom_op
+
+
+def make_config():
+    return tf.ConfigProto()
+
+
+def eval_config(custom_op):
+    cfg = tf.ConfigProto(device_count={"GPU": custom_op.gpus})
+    return cfg
+
+
+sess = tf.Session(config=make_config())
+eval_sess = tf.Session(config=eval_config(custom_op))
+"""
+    after = HEADER + """\
+import tensorflow as tf
+from my_ops import custom_op
+
+
+def make_config():
+    config = tf.ConfigProto()
+""" + npu_lines("config", "    ") + """\
+    return config
+
+
+def eval_config(custom_op):
+    cfg = tf.ConfigProto(device_count={"GPU": custom_op.gpus})
+""" + npu_lines("cfg", "    ", custom_op="npu_custom_op") + """\
+    return cfg
+
+
+sess = tf.Session(config=make_config())
+eval_sess = tf.Session(config=eval_config(custom_op))
+"""
+    check(before, after, [("NPU007", 14, 7, "migrated"), ("NPU007", 15, 12, "migrated")])
+    check_rerun_is_a_no_op(before, after)

@@ -118,3 +118,36 @@ def test_helper_style_lets_npu008_set_soft_placement_when_the_repo_uses_tf_devic
     outcome = engine.process(before.encode(), "train.py", repo="repo", facts=facts)
     assert outcome.new_data.decode() == after
     assert engine.process(after.encode(), "train.py", repo="repo", facts=facts).new_data is None
+
+
+def test_precision_mode_line_uses_the_free_custom_op_name() -> None:
+    assert_golden(
+        "import tensorflow as tf\n"
+        "from my_ops import custom_op\n"
+        "sess = tf.Session()\n",
+        "from npu_bridge.npu_init import *\n"
+        "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig\n"
+        "import tensorflow as tf\n"
+        "from my_ops import custom_op\n"
+        "config = tf.ConfigProto()\n"
+        "npu_custom_op = config.graph_options.rewrite_options.custom_optimizers.add()\n"
+        'npu_custom_op.name = "NpuOptimizer"\n'
+        + PRECISION.replace("custom_op.", "npu_custom_op.") +
+        "config.graph_options.rewrite_options.remapping = RewriterConfig.OFF\n"
+        "config.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF\n"
+        "sess = tf.Session(config=config)\n",
+        precision_mode="allow_mix_precision",
+    )
+
+
+def test_helper_style_writes_no_custom_op_so_the_users_stays() -> None:
+    assert_golden(
+        "import tensorflow as tf\n"
+        "custom_op = tf.load_op_library('./ops.so')\n"
+        "sess = tf.Session()\n",
+        "from npu_bridge.npu_init import *\n"
+        "import tensorflow as tf\n"
+        "custom_op = tf.load_op_library('./ops.so')\n"
+        "sess = tf.Session(config=npu_config_proto(config_proto=tf.ConfigProto()))\n",
+        style="helper",
+    )

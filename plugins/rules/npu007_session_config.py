@@ -12,6 +12,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.calls import add_keyword, find_argument, has_unpacking, is_none
+from npu_codemod.codemods.free_names import claim, taken_names
 from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
 from npu_codemod.codemods.session_config import (
     CUSTOM_OP,
@@ -22,6 +23,7 @@ from npu_codemod.codemods.session_config import (
     SessionCall,
     callee_name,
     code,
+    custom_op_names,
     ensure_rewriter_config,
     npu_lines,
     session_call,
@@ -103,7 +105,7 @@ class SessionConfig(Rule):
         value = site.config.value if site.config is not None else None
         if value is None or is_none(value):
             earlier = _created_before(statement, ctx)
-            name = earlier or free_name(enclosing_scope(statement), "config", "npu_config")
+            name = earlier or _config_name(enclosing_scope(statement), ctx)
             if earlier is None:
                 _hoist(parse_config(site), statement, name, line, column, ctx).fresh = True
             if value is None:
@@ -122,7 +124,7 @@ class SessionConfig(Rule):
             added = _complete(ConfigTarget.at(expression, statement, line, column), ctx)
             ctx.report_at(line, column, "migrated", _message(expression, added))
             return
-        name = free_name(enclosing_scope(statement), "config", "npu_config")
+        name = _config_name(enclosing_scope(statement), ctx)
         value.replace(Name(name, prefix=value.prefix))
         value.prefix = ""
         _hoist(value, statement, name, line, column, ctx)
@@ -136,7 +138,7 @@ class SessionConfig(Rule):
             if value.type == token.NAME:
                 added |= _complete(ConfigTarget.at(value.value, statement, line, column), ctx)
             else:
-                name = free_name(helper, "config", "npu_config")
+                name = _config_name(helper, ctx)
                 value.replace(Name(name, prefix=value.prefix))
                 value.prefix = ""
                 _hoist(value, statement, name, line, column, ctx)
@@ -178,14 +180,33 @@ def _soft_placement_target(config: pytree.Base, site: SessionCall, line: int, co
         targets(ctx).append(ConfigTarget.at(expression, enclosing_statement(site.power), line, column))
 
 
-def _npu_lines(expression: str, missing: set[str], ctx: FileContext) -> list[str]:
-    """The guide's lines, plus the precision mode setting when the custom_op is written."""
-    lines = npu_lines(expression, missing)
+def _insert_npu_lines(expression: str, missing: set[str], statement: pytree.Base, ctx: FileContext,
+                      first: str = "", after: bool = False) -> list[pytree.Base]:
+    """Insert ``first`` and the guide's lines before (``after``: after) ``statement``, plus the
+    precision mode setting when the custom_op is written, under a name free in that scope."""
+    custom_op = _custom_op_name(enclosing_scope(statement), ctx) if CUSTOM_OP in missing else ""
+    lines = npu_lines(expression, missing, custom_op)
     mode = ctx.rule.settings.precision_mode if ctx.rule is not None else None
-    if mode is not None and CUSTOM_OP in missing:
-        lines.insert(2, f'custom_op.parameter_map["precision_mode"].s = '
+    if mode is not None and custom_op:
+        lines.insert(2, f'{custom_op}.parameter_map["precision_mode"].s = '
                         f'{ctx.tf.alias}.compat.as_bytes({json.dumps(mode)})')
-    return lines
+    code_lines = "\n".join([first, *lines] if first else lines)
+    nodes = (insert_after if after else insert_before)(statement, code_lines, ctx.newline)
+    claim(nodes, ctx, unless={custom_op})  # guide lines only: later guide lines may reuse it
+    return nodes
+
+
+def _config_name(scope: pytree.Node, ctx: FileContext) -> str:
+    return free_name(scope, "config", "npu_config", taken_names(scope, ctx))
+
+
+def _custom_op_name(scope: pytree.Node, ctx: FileContext) -> str:
+    """``custom_op`` unless ``scope`` uses it for something else than the guide's custom_op
+    lines (which do not mind a rebinding), else ``npu_custom_op``, ``npu_custom_op_1``..."""
+    taken = taken_names(scope, ctx)
+    if "custom_op" in taken:
+        taken = taken - custom_op_names(scope)
+    return free_name(scope, "custom_op", "npu_custom_op", taken)
 
 
 def parse_config(site: SessionCall) -> pytree.Base:
@@ -208,11 +229,11 @@ def _created_before(statement: pytree.Base, ctx: FileContext) -> Optional[str]:
 def _hoist(value: pytree.Base, statement: pytree.Base, name: str, line: int, column: int,
            ctx: FileContext) -> ConfigTarget:
     """``name = <value>`` plus the NPU lines, before ``statement``; ``value`` is moved there."""
-    code_lines = [f"{name} = None", *_npu_lines(name, set(NPU_PIECES), ctx)]
-    nodes = insert_before(statement, "\n".join(code_lines), ctx.newline)
+    nodes = _insert_npu_lines(name, set(NPU_PIECES), statement, ctx, first=f"{name} = None")
     placeholder = nodes[0].children[0].children[2]
     value.prefix = placeholder.prefix
     placeholder.replace(value)
+    claim([value], ctx)
     ensure_rewriter_config(ctx)
     target = ConfigTarget.at(name, statement, line, column)
     if callee_name(value) == "ConfigProto":
@@ -227,13 +248,12 @@ def _complete(target: ConfigTarget, ctx: FileContext) -> bool:
     targets(ctx).append(target)
     if not missing:
         return False
-    lines = "\n".join(_npu_lines(target.expression, missing, ctx))
     binding = _module_binding(target)
     target.anchor = _outside_loops(target.anchor, target.expression)
     if binding is not None:
-        insert_after(binding, lines, ctx.newline)
+        _insert_npu_lines(target.expression, missing, binding, ctx, after=True)
     else:
-        insert_before(target.anchor, lines, ctx.newline)
+        _insert_npu_lines(target.expression, missing, target.anchor, ctx)
     if missing - {"custom_optimizers.NpuOptimizer"}:
         ensure_rewriter_config(ctx)
     return True
