@@ -1,8 +1,10 @@
 """The one place that talks to git (through GitPython).
 
-Files are read from git objects and commits are written with plumbing on a private index,
-so the user's working tree, index and HEAD are never touched and no worktree is left behind
-if the run is interrupted: the branch ref moves only at the end, in one atomic update.
+Files are read from git objects and commits are written as objects (blobs, the trees on the
+changed paths, the commit; no index file), so the user's working tree, index and HEAD are
+never touched and no worktree is left behind if the run is interrupted: the branch ref moves
+only at the end, in one atomic update. Each repository costs two git processes: one
+persistent ``cat-file --batch`` for every read and the final ``update-ref``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ ends at once, so each worker still sees the end of its own pipe when the parent 
 Each worker leads its own process group: a terminal's Ctrl-C reaches only the parent, which
 decides what stops, and stopping a worker also stops the git commands it started (git removes
 its lock files on SIGTERM). A worker turns SIGTERM into ``SystemExit`` so ``finally`` blocks
-(temporary index files, partial clones) are cleaned up on the way out.
+(temporary object files, partial clones) are cleaned up on the way out.
 """
 
 from __future__ import annotations
