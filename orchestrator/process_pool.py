@@ -5,12 +5,13 @@ whole pool is broken. Here each worker runs one task at a time over its own pipe
 parent knows which task a worker holds: a worker that dies fails only that task, a task that
 runs out of time is stopped by stopping its worker, and a fresh worker takes the next task.
 
-A worker is forked from the parent when the parent runs a single thread (the normal case): it
-starts in milliseconds with the rules, plugins and compiled query the parent already built,
-where a spawned interpreter spends a fifth of a second importing and building them again. With
-other threads running (a plugin may start some), fork could copy a lock one of them holds, so
-the worker is spawned instead. A forked worker closes its copies of the other workers' pipe
-ends at once, so each worker still sees the end of its own pipe when the parent closes it.
+On Linux a worker is forked from the parent when the parent runs a single thread (the normal
+case): it starts in milliseconds with the rules, plugins and compiled query the parent already
+built, where a spawned interpreter spends a fifth of a second importing and building them
+again. With other threads running (a plugin may start some), fork could copy a lock one of
+them holds, so the worker is spawned instead, as everywhere else (macOS system libraries are
+not fork-safe). A forked worker closes its copies of the other workers' pipe ends at once, so
+each worker still sees the end of its own pipe when the parent closes it.
 
 Each worker leads its own process group: a terminal's Ctrl-C reaches only the parent, which
 decides what stops, and stopping a worker also stops the git commands it started (git removes
@@ -24,6 +25,7 @@ import gc
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -43,7 +45,7 @@ class TaskOutcome:
 
 class _Worker:
     def __init__(self, others: Iterable["_Worker"]) -> None:
-        fork = _single_threaded() and "fork" in multiprocessing.get_all_start_methods()
+        fork = sys.platform.startswith("linux") and _single_threaded()
         context = multiprocessing.get_context("fork" if fork else "spawn")
         self.conn, child = context.Pipe()
         # Only a forked worker holds copies of the parent's pipe ends (spawn closes them).
