@@ -21,11 +21,7 @@ _KEY = "free_names.taken"
 
 def taken_names(scope: pytree.Node, ctx: FileContext) -> set[str]:
     """:func:`statements.used_names` of ``scope``, walked once per file (do not edit the set)."""
-    kept = ctx.memo.setdefault(_KEY, {})
-    entry = kept.get(id(scope))
-    if entry is None or entry[0] is not scope:  # nodes are not hashable: key by id, check it
-        entry = kept[id(scope)] = (scope, used_names(scope))
-    return entry[1]
+    return ctx.per_node(_KEY, scope, used_names)
 
 
 def claim(nodes: list[pytree.Base], ctx: FileContext, unless: AbstractSet[str] = frozenset()) -> None:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, ClassVar, FrozenSet, Optional
+from typing import Any, Callable, ClassVar, FrozenSet, Optional, TypeVar
 
 from fissix import pytree
 
 from .findings import Finding, Status
 from .tfnames import TfNames
 from .walk import tree_text
+
+T = TypeVar("T")
 
 Capture = dict
 
@@ -107,6 +109,15 @@ class FileContext:
         self.findings.append(
             Finding(self.repo, self.path, line, column, rule.id, rule.name, status, message)
         )
+
+    def per_node(self, key: str, node: pytree.Base, compute: Callable[[Any], T]) -> T:
+        """``compute(node)``, worked out once per file and kept in ``memo[key]`` (a dict of
+        id -> (node, value): nodes are not hashable, so the id is checked against the node)."""
+        kept = self.memo.setdefault(key, {})
+        entry = kept.get(id(node))
+        if entry is None or entry[0] is not node:
+            entry = kept[id(node)] = (node, compute(node))
+        return entry[1]
 
     def add_import(self, statement: str) -> None:
         """Ask for a header import (``from x import y``), placed after the NPU001 import."""

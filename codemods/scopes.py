@@ -17,6 +17,7 @@ from fissix.pygram import python_symbols as syms
 
 from .snippets import parse_statements
 from .statements import indentation
+from .walk import scope_statements
 
 NESTED_SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)
 #: Nodes through which a value flows unchanged: ``(x)``, ``x or y``, ``a if c else x``.
@@ -151,6 +152,58 @@ def _value_flow(node: pytree.Base, parent: pytree.Node) -> tuple[str, str]:
     if parent.type in _HARMLESS:
         return "harmless", ""
     return "escape", "used as a value"
+
+
+def bound_names(scope: pytree.Node) -> set[str]:
+    """Names a function, class or module binds itself (assigned, a loop/with/except target,
+    imported, a parameter, a nested def/class, deleted), less those it declares global or
+    nonlocal: any other name it reads comes from an enclosing scope. Statements only (no
+    walk of expressions): ``:=`` targets are not seen."""
+    bound, declared = set(), set()
+    for node in scope_statements(scope):
+        for leaf in _binding_leaves(node, scope):
+            kind = _binding(leaf)
+            if kind == "declared":
+                declared.add(leaf.value)
+            elif kind:
+                bound.add(leaf.value)
+    return bound - declared
+
+
+def _binding_leaves(node: pytree.Base, scope: pytree.Node) -> Iterator[pytree.Leaf]:
+    """The NAME leaves of statement ``node`` that may bind a name of ``scope``."""
+    kind = node.type
+    if kind == syms.expr_stmt:
+        parts = node.children[:-1]
+    elif kind == syms.for_stmt:
+        parts = node.children[1:2]
+    elif kind == syms.with_stmt:
+        parts = [item.children[2] for item in node.children if item.type == syms.with_item]
+    elif kind == syms.try_stmt:
+        parts = [clause for clause in node.children if clause.type == syms.except_clause]
+    elif kind in (syms.import_name, syms.import_from, syms.global_stmt, syms.del_stmt):
+        parts = [node]
+    elif kind == syms.funcdef:
+        parts = [node.children[2]] if node is scope else [node.children[1]]  # parameters / name
+    elif kind == syms.classdef:
+        parts = [] if node is scope else [node.children[1]]
+    else:
+        return
+    for part in parts:
+        for leaf in part.leaves():
+            if leaf.type == token.NAME and not (
+                part.type == syms.parameters and _is_default_or_annotation(leaf)
+            ):
+                yield leaf
+
+
+def _is_default_or_annotation(leaf: pytree.Leaf) -> bool:
+    """``b`` or ``T`` in ``def f(a=b, c: T)``: read in the enclosing scope, not parameters."""
+    node = leaf
+    while node.parent.type not in (syms.parameters, syms.typedargslist, syms.tname):
+        node = node.parent
+    previous = node.prev_sibling
+    return previous is not None and previous.type in (token.EQUAL, token.COLON)
 
 
 def _binding(leaf: pytree.Leaf) -> str:

@@ -54,6 +54,20 @@ def scope_statements(scope: pytree.Node, nested: bool = False) -> Iterator[pytre
             stack.extend([child for child in reversed(node.children) if child.type in _BLOCKS])
 
 
+def scoped_statements(tree: pytree.Node) -> Iterator[tuple[pytree.Node, pytree.Base]]:
+    """(scope, small statement) for every small statement of a module, ``scope`` being the
+    function, class or module it runs in: for who tracks names per scope. Scopes come one
+    after another (not in source order). Do not edit the tree while iterating."""
+    scopes = [tree]
+    while scopes:
+        scope = scopes.pop()
+        for node in scope_statements(scope):
+            if node is not scope and node.type in _SCOPES:
+                scopes.append(node)
+            elif node.parent is not None and node.parent.type == syms.simple_stmt:
+                yield scope, node
+
+
 def pre_order(tree: pytree.Base) -> Iterator[pytree.Base]:
     """The nodes of ``tree`` in ``tree.pre_order()`` order, iteratively: several times faster.
 

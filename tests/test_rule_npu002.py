@@ -286,3 +286,95 @@ def test_padded_batch_on_a_receiver_not_shown_to_be_a_dataset_is_reported() -> N
               "                          padding_values=(eos, 0))\n")
     reported(source, "unmigrated", UNKNOWN, (3, 13))
     assert assert_unchanged(TF + "y = x.padded_batch(4, [None], 0, True)\n", RULES) == []
+
+
+# --- Names follow Python's scoping ------------------------------------------------------------
+
+
+def test_a_dataset_of_one_function_is_not_one_in_another() -> None:
+    # ``data`` is a dataset in train_input only; in other() it is whatever MyLoader returns.
+    # (Not ``ds``: that name is a dataset anywhere by the named-like-a-dataset rule.)
+    before = ("def train_input(f):\n"
+              "    data = tf.data.TFRecordDataset(f)\n"
+              "    return data.batch(32)\n"
+              "\n"
+              "def other():\n"
+              "    data = MyLoader()\n"
+              "    return data.batch(32)\n")
+    after = before.replace("data.batch(32)\n\n", "data.batch(32, drop_remainder=True)\n\n")
+    findings = assert_migrates(TF + before, TF + after, RULES)
+    assert sites(findings) == [("NPU002", 4, 16, "migrated"), ("NPU002", 8, 16, "unmigrated")]
+    assert [f.message for f in sorted(findings, key=lambda f: f.line)] == [ADDED, UNKNOWN]
+
+
+def test_a_module_dataset_read_in_a_function() -> None:
+    migrated("data = tf.data.TFRecordDataset(files)\n"
+             "def input_fn():\n"
+             "    return data.batch(32)\n",
+             "data = tf.data.TFRecordDataset(files)\n"
+             "def input_fn():\n"
+             "    return data.batch(32, drop_remainder=True)\n", (4, 16))
+
+
+def test_a_function_binding_the_name_does_not_see_the_module_dataset() -> None:
+    reported("data = tf.data.TFRecordDataset(files)\n"
+             "def replay(data):\n"
+             "    return data.batch(32)\n", "unmigrated", UNKNOWN, (4, 16))
+
+
+def test_a_nested_function_reads_the_enclosing_functions_dataset() -> None:
+    migrated("def input_fn(files):\n"
+             "    data = tf.data.TFRecordDataset(files)\n"
+             "    def batched(n):\n"
+             "        return data.batch(n)\n"
+             "    return batched(32)\n",
+             "def input_fn(files):\n"
+             "    data = tf.data.TFRecordDataset(files)\n"
+             "    def batched(n):\n"
+             "        return data.batch(n, drop_remainder=True)\n"
+             "    return batched(32)\n", (5, 20))
+
+
+def test_a_method_sees_module_names_not_its_class_body() -> None:
+    reported("class Input:\n"
+             "    data = tf.data.TFRecordDataset(files)\n"
+             "    def batches(self):\n"
+             "        return data.batch(32)\n", "unmigrated", UNKNOWN, (5, 20))
+
+
+def test_a_method_parameter_named_like_a_dataset() -> None:
+    migrated("ds = Loader()\n"
+             "class Input:\n"
+             "    def batches(self, ds, n):\n"
+             "        ds = ds.map(parse)\n"
+             "        return ds.batch(n)\n",
+             "ds = Loader()\n"
+             "class Input:\n"
+             "    def batches(self, ds, n):\n"
+             "        ds = ds.map(parse)\n"
+             "        return ds.batch(n, drop_remainder=True)\n", (6, 18))
+
+
+def test_rebinding_in_the_same_scope_keeps_it_a_dataset() -> None:
+    # As before scoping: a name assigned a dataset anywhere in its scope is one throughout.
+    migrated("def input_fn(f):\n"
+             "    data = tf.data.TFRecordDataset(f)\n"
+             "    data = wrap(data)\n"
+             "    return data.batch(32)\n",
+             "def input_fn(f):\n"
+             "    data = tf.data.TFRecordDataset(f)\n"
+             "    data = wrap(data)\n"
+             "    return data.batch(32, drop_remainder=True)\n", (5, 16))
+
+
+def test_a_global_declaration_assigns_the_module_name() -> None:
+    migrated("def setup(f):\n"
+             "    global data\n"
+             "    data = tf.data.TFRecordDataset(f)\n"
+             "def input_fn():\n"
+             "    return data.batch(32)\n",
+             "def setup(f):\n"
+             "    global data\n"
+             "    data = tf.data.TFRecordDataset(f)\n"
+             "def input_fn():\n"
+             "    return data.batch(32, drop_remainder=True)\n", (6, 16))
