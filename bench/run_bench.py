@@ -54,7 +54,7 @@ TARGETS = {
     "peak_rss_mb": 300.0,  # per process, at most
 }
 #: Interleaved ``--jobs 1`` / ``--jobs 2`` runs over the small repos, per mode.
-PAIRS = {"full": 3, "quick": 2, "tiny": 1}
+PAIRS = {"full": 5, "quick": 2, "tiny": 1}
 TRIGGER = b"tensorflow"
 #: Failures of the CLI runs, reported in results.json and the table instead of aborting.
 ERRORS: list[str] = []
