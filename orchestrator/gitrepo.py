@@ -111,21 +111,22 @@ def python_files(repo: git.Repo, commit: str) -> list[PyFile]:
 
 
 def _walk(odb: git.GitCmdObjectDB, tree: bytes, prefix: str, files: list[PyFile]) -> None:
-    for mode, name, sha in _entries(odb.stream(tree).read()):
-        if mode == "40000":
-            _walk(odb, sha, f"{prefix}{name}/", files)
-        elif mode in _REGULAR_MODES and name.endswith(".py"):
-            files.append(PyFile(prefix + name, mode, sha.hex()))
+    data = odb.stream(tree).read()
+    for mode, name, id_at in _entries(data):
+        text = name.decode("utf-8", "surrogateescape")  # as GitPython decodes paths
+        if mode == b"40000":
+            _walk(odb, data[id_at:id_at + 20], f"{prefix}{text}/", files)
+        elif mode.decode() in _REGULAR_MODES and text.endswith(".py"):
+            files.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
 
 
-def _entries(data: bytes) -> Iterator[tuple[str, str, bytes]]:
-    """(mode, name, binary id) of each entry of a tree object, names decoded as GitPython does."""
+def _entries(data: bytes) -> Iterator[tuple[bytes, bytes, int]]:
+    """(mode, name, offset of the 20-byte id) of each entry of a tree object's bytes."""
     offset = 0
     while offset < len(data):
         space = data.index(b" ", offset)
         nul = data.index(b"\0", space)
-        yield (data[offset:space].decode(), data[space + 1:nul].decode("utf-8", "surrogateescape"),
-               data[nul + 1:nul + 21])
+        yield data[offset:space], data[space + 1:nul], nul + 1
         offset = nul + 21
 
 
@@ -185,19 +186,15 @@ def _tree_with(odb: git.GitCmdObjectDB, tree: bytes, changes: Mapping[bytes, byt
         else:
             here[head] = blob
     data = bytearray(odb.stream(tree).read())
-    found, offset = 0, 0
-    while offset < len(data):
-        name_start = data.index(b" ", offset) + 1
-        id_start = data.index(b"\0", name_start) + 1
-        name = bytes(data[name_start:id_start - 1])
+    found = 0
+    for _, name, id_at in _entries(bytes(data)):
         if name in here:
-            data[id_start:id_start + 20] = here[name]
-            found += 1
+            data[id_at:id_at + 20] = here[name]
         elif name in below:
-            data[id_start:id_start + 20] = _tree_with(odb, bytes(data[id_start:id_start + 20]),
-                                                      below[name])
-            found += 1
-        offset = id_start + 20
+            data[id_at:id_at + 20] = _tree_with(odb, bytes(data[id_at:id_at + 20]), below[name])
+        else:
+            continue
+        found += 1
     if found != len(here) + len(below):
         raise GitError("a changed file is no longer in the tree it was read from")
     return odb.store(IStream(git.Tree.type, len(data), BytesIO(bytes(data)))).binsha
