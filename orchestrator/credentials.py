@@ -22,10 +22,12 @@ def split_credentials(url: str) -> tuple[str, dict[str, str]]:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not (parts.username or parts.password):
         return url, {}
+    try:
+        port = parts.port
+    except ValueError:  # not a URL git can use either: its own error names it
+        return url, {}
     host = parts.hostname or ""
-    netloc = f"[{host}]" if ":" in host else host
-    if parts.port is not None:
-        netloc += f":{parts.port}"
+    netloc = (f"[{host}]" if ":" in host else host) + (f":{port}" if port is not None else "")
     public = urlunsplit(parts._replace(netloc=netloc))
     secret = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
     header = "Authorization: Basic " + base64.b64encode(secret.encode()).decode()

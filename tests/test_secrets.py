@@ -108,3 +108,15 @@ def test_a_url_token_reaches_git_but_no_file_of_the_workspace(tmp_path: Path) ->
     leaks = [path for path in (tmp_path / "ws").rglob("*") if path.is_file()
              and URL_TOKEN.encode() in path.read_bytes()]
     assert leaks == []
+
+
+def test_split_credentials_moves_only_http_userinfo_into_the_environment() -> None:
+    from npu_codemod.orchestrator.credentials import split_credentials
+
+    public, env = split_credentials("https://me:t%40k@[::1]:8443/org/r.git")
+    assert public == "https://[::1]:8443/org/r.git"
+    assert env[f"GIT_CONFIG_KEY_{int(env['GIT_CONFIG_COUNT']) - 1}"] == f"http.{public}.extraHeader"
+    assert env[f"GIT_CONFIG_VALUE_{int(env['GIT_CONFIG_COUNT']) - 1}"] == \
+        "Authorization: Basic bWU6dEBr"  # base64 of "me:t@k", unquoted
+    for url in ("ssh://git@host/org/r.git", "https://host/org/r.git", "https://me:x@host:port/r"):
+        assert split_credentials(url) == (url, {})  # nothing to move, or git names the bad URL
