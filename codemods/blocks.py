@@ -15,8 +15,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .scopes import child_index
-from .statements import BLOCKS, indentation
+from .statements import BLOCKS, child_index, indentation
 
 #: The indentation step where the file shows none: a statement at module level.
 _STEP = "    "

@@ -16,7 +16,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .snippets import parse_statements
-from .statements import indentation
+from .statements import child_index, indentation
 from .walk import scope_statements
 
 NESTED_SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)
@@ -122,7 +122,7 @@ def classify(leaf: pytree.Leaf) -> Use:
             node = parent
             continue
         if parent.type in _TRANSPARENT and not (parent.type == syms.test and
-                                                 parent.children.index(node) == 2):
+                                                 child_index(node) == 2):
             node = parent
             continue
         break
@@ -216,16 +216,15 @@ def _binding(leaf: pytree.Leaf) -> str:
     parent = node.parent
     if parent is None:
         return ""
-    siblings = parent.children
     following = node.next_sibling
     if parent.type in (syms.expr_stmt, syms.annassign) and following is not None and (
         following.type == token.EQUAL or str(following).strip() in _AUGMENTED
         or following.type == syms.annassign
     ):
         return "assigned"
-    if parent.type in (syms.for_stmt, syms.comp_for) and siblings.index(node) == 1:
+    if parent.type in (syms.for_stmt, syms.comp_for) and child_index(node) == 1:
         return "assigned"
-    if parent.type == syms.with_item and siblings.index(node) == 2:
+    if parent.type == syms.with_item and child_index(node) == 2:
         return "assigned"
     if parent.type == syms.del_stmt:
         return "deleted"
@@ -235,7 +234,7 @@ def _binding(leaf: pytree.Leaf) -> str:
                        syms.import_from, syms.import_name):
         return "imported"
     if parent.type in (syms.parameters, syms.typedargslist, syms.varargslist, syms.tname) or (
-        parent.type == syms.lambdef and siblings.index(node) == 1
+        parent.type == syms.lambdef and child_index(node) == 1
     ):
         return "parameter"
     if parent.type in (syms.funcdef, syms.classdef):
@@ -280,13 +279,6 @@ def insert_after(statement: pytree.Base, code: str, newline: str) -> list[pytree
     elif moved:  # cannot happen in a parsed tree (blocks end in DEDENT/ENDMARKER), keep the text
         nodes[-1].prefix = moved + nodes[-1].prefix
     return nodes
-
-
-def child_index(node: pytree.Base) -> int:
-    """``node``'s index among its parent's children. Not ``children.index(node)``: fissix
-    compares nodes by structure, so that finds an equal earlier sibling (a second
-    ``sess.run(op)`` line of the block) instead."""
-    return next(index for index, child in enumerate(node.parent.children) if child is node)
 
 
 def _take_trailing_text(statement: pytree.Base, indent: str) -> str:

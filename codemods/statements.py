@@ -66,6 +66,13 @@ def block_child(node: pytree.Base, block: pytree.Node) -> Optional[pytree.Base]:
     return None
 
 
+def child_index(node: pytree.Base) -> int:
+    """``node``'s index among its parent's children. Not ``children.index(node)``: fissix
+    compares nodes by structure, so that finds an equal earlier sibling (a second
+    ``sess.run(op)`` line of the block) instead."""
+    return next(index for index, child in enumerate(node.parent.children) if child is node)
+
+
 def indentation(statement: pytree.Base) -> str:
     """The whitespace in front of ``statement`` (spaces or tabs, as the file has them)."""
     block = statement.parent
@@ -83,7 +90,7 @@ def insert_before(statement: pytree.Base, code: str, newline: str) -> list[pytre
     indent = indentation(statement)
     nodes = parse_statements(code, newline)
     block = statement.parent
-    index = block.children.index(statement)
+    index = child_index(statement)
     first_in_suite = block.children[index - 1].type == token.INDENT
     nodes[0].prefix = "" if first_in_suite else statement.prefix
     for node in nodes[1:]:

@@ -34,6 +34,7 @@ from npu_codemod.codemods.snippets import parse_expression
 from npu_codemod.codemods.statements import (
     BLOCKS,
     block_child,
+    child_index,
     enclosing_scope,
     enclosing_statement,
     free_name,
@@ -221,7 +222,7 @@ def _created_before(statement: pytree.Base, ctx: FileContext) -> Optional[str]:
         if not target.fresh or enclosing_scope(target.anchor) is not scope:
             continue
         holder = block_child(statement, block)
-        if holder is not None and block.children.index(target.anchor) < block.children.index(holder):
+        if holder is not None and child_index(target.anchor) < child_index(holder):
             return target.expression
     return None
 

@@ -26,8 +26,10 @@ from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
-from npu_codemod.codemods.scopes import Use, child_index, insert_after, is_terminal, uses
-from npu_codemod.codemods.statements import BLOCKS, block_child, enclosing_scope, insert_before
+from npu_codemod.codemods.scopes import Use, insert_after, is_terminal, uses
+from npu_codemod.codemods.statements import (
+    BLOCKS, block_child, child_index, enclosing_scope, insert_before,
+)
 from npu_codemod.codemods.tfnames import TfNames, is_call_trailer, prefix_name
 from npu_codemod.codemods.walk import node_pre_order, scope_statements
 from npu_codemod.plugins.hookspecs import hookimpl
