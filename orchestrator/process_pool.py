@@ -82,7 +82,7 @@ class ProcessPool:
     def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None:
         if len(self._busy) >= self.slots:
             raise RuntimeError("every worker is busy")  # the runner never overfills
-        worker = self._idle.pop() if self._idle else _Worker([*self._idle, *self._busy.values()])
+        worker = self._idle.pop() if self._idle else _Worker(self._busy.values())
         worker.key = key
         self._busy[key] = worker
         worker.conn.send((fn, args))
