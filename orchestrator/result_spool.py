@@ -55,7 +55,10 @@ class ResultSpool(Sequence):
         return (self[index] for index in range(len(self)))
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:  # bytes a full disk refused: no one reads an unnamed file again
+            pass
 
     def __enter__(self) -> "ResultSpool":
         return self

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import subprocess
 import sys
@@ -98,6 +99,17 @@ def test_spool_gives_records_back_by_list_index_whatever_order_they_came_in(tmp_
         spool.add(1, {"repo": "r1"})
         with pytest.raises(LookupError, match="repository 0 of the list has no result yet"):
             list(spool)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_spool_on_a_full_disk_fails_the_add_not_the_close(tmp_path: Path) -> None:
+    """The batch turns the add's OSError into one line; closing must not raise it again."""
+    with ResultSpool(tmp_path, 1) as spool:
+        full = os.open("/dev/full", os.O_WRONLY)
+        os.dup2(full, spool._file.fileno())  # every write now fails as on a full disk
+        os.close(full)
+        with pytest.raises(OSError, match="No space left"):
+            spool.add(0, {"repo": "r0"})
 
 
 def test_writers_read_the_repos_pass_by_pass_and_write_what_a_list_gives(tmp_path: Path) -> None:
