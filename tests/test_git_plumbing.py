@@ -106,3 +106,32 @@ def test_a_bare_repository_has_no_branch_checked_out(repo: Path, tmp_path: Path)
     handle = gitrepo.open_repo(str(tmp_path / "bare.git"))
     assert gitrepo.checked_out_at(handle, "main") is None
     assert _git_says(tmp_path / "bare.git", "main") is None
+
+
+def test_a_repository_costs_two_git_processes(tmp_path: Path, monkeypatch) -> None:
+    """Batched git: per repository one ``cat-file --batch`` for every read and one ``update-ref``
+    (a ``git`` on PATH that logs each command, then runs the real one)."""
+    import shutil
+    import sys
+    from collections import Counter
+
+    real = shutil.which("git")
+    bin_dir, log = tmp_path / "bin", tmp_path / "git.log"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text(f'#!/bin/sh\necho "$1" >> "{log}"\nexec "{real}" "$@"\n')
+    (bin_dir / "git").chmod(0o755)
+    names = ["r1", "r2", "r3"]
+    for name in names:
+        make_repo(tmp_path / name, {"train.py": "import tensorflow as tf\ny = tf.nn.dropout(x, 0.5)\n",
+                                    "pkg/model.py": "import tensorflow as tf\nsess = tf.Session()\n"})
+    (tmp_path / "repos.txt").write_text("".join(f"{name}\n" for name in names))
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    done = subprocess.run([sys.executable, "-m", "npu_codemod", "run", "--repos", "repos.txt",
+                           "--no-progress", "--no-cache", "--jobs", "2"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    commands = Counter(log.read_text().split())
+    commands.pop("version", None)  # GitPython asks each process's git version once
+    assert commands == {"cat-file": 3, "update-ref": 3, "check-ref-format": 1}
+    for name in names:
+        assert git(tmp_path / name, "rev-list", "--count", "npu-codemod/sess-run-to-npu") == "2"
