@@ -1,11 +1,15 @@
 """gitrepo's in-process plumbing against git's own answers on the same real repositories:
 the file listing (``ls-tree -r``), the rewritten trees (an index built with ``update-index``)
-and which worktree holds a branch (``worktree list``)."""
+and which worktree holds a branch (``worktree list``); and that a repository costs two git
+processes."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -111,10 +115,6 @@ def test_a_bare_repository_has_no_branch_checked_out(repo: Path, tmp_path: Path)
 def test_a_repository_costs_two_git_processes(tmp_path: Path, monkeypatch) -> None:
     """Batched git: per repository one ``cat-file --batch`` for every read and one ``update-ref``
     (a ``git`` on PATH that logs each command, then runs the real one)."""
-    import shutil
-    import sys
-    from collections import Counter
-
     real = shutil.which("git")
     bin_dir, log = tmp_path / "bin", tmp_path / "git.log"
     bin_dir.mkdir()
