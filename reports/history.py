@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from .atomic import write_atomic
 from .summary import Overview, coverage
@@ -17,9 +17,10 @@ from .summary import Overview, coverage
 HISTORY_FILE = "history.jsonl"
 
 
-def run_totals(run: Mapping[str, Any]) -> dict[str, Any]:
-    """The numbers of one run that are worth tracking across runs."""
-    overview = Overview.of(run)
+def run_totals(run: Mapping[str, Any], overview: Optional[Overview] = None) -> dict[str, Any]:
+    """The numbers of one run that are worth tracking across runs (``overview``: the run's,
+    when the caller has it, so the repos are not read again)."""
+    overview = overview or Overview.of(run)
     return {
         "id": run.get("id", ""),
         "started": run.get("started", ""),
@@ -48,10 +49,11 @@ def read_history(report_dir: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def append_history(run: Mapping[str, Any], report_dir: Path) -> list[dict[str, Any]]:
+def append_history(run: Mapping[str, Any], report_dir: Path,
+                   overview: Optional[Overview] = None) -> list[dict[str, Any]]:
     """Add this run's totals (once) and return the whole history, oldest first."""
     entries = read_history(report_dir)
-    entry = run_totals(run)
+    entry = run_totals(run, overview)
     if any(_same_run(old, entry) for old in entries):
         return entries
     path = report_dir / HISTORY_FILE

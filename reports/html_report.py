@@ -35,10 +35,12 @@ _SCRIPT = resources.files("npu_codemod.reports").joinpath("templates/report.js")
 _SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_SCRIPT.encode("utf-8")).digest()).decode()
 
 
-def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = ()) -> Iterator[str]:
+def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = (),
+                overview: Optional[Overview] = None) -> Iterator[str]:
     """The page in pieces, as the template makes them: the numbers and charts from one pass
-    over the repos, then their table and the findings' table, each read as it is written."""
-    overview = Overview.of(run)
+    over the repos (none when ``overview`` is given), then their table and the findings'
+    table, each read as it is written."""
+    overview = overview or Overview.of(run)
     by_rule = dict(sorted(overview.by_rule.items()))
     return _ENV.get_template("report.html.j2").generate(
         run=run,
@@ -67,9 +69,10 @@ def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = (
 
 
 def write_html_report(
-    run: Mapping[str, Any], report_dir: Path, history: Optional[Sequence[Mapping[str, Any]]] = None
+    run: Mapping[str, Any], report_dir: Path, history: Optional[Sequence[Mapping[str, Any]]] = None,
+    overview: Optional[Overview] = None,
 ) -> list[Path]:
     path = report_dir / "report.html"
     with atomic_open(path) as stream:
-        stream.writelines(render_html(run, history or ()))
+        stream.writelines(render_html(run, history or (), overview))
     return [path]
