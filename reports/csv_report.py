@@ -3,27 +3,38 @@
 from __future__ import annotations
 
 import csv
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from npu_codemod.codemods.findings import FINDING_FIELDS
 
 from .atomic import atomic_open
-from .summary import SUMMARY_FIELDS, iter_findings, summary_rows
+from .summary import SUMMARY_FIELDS, summary_rows
+
+#: A CSV file's columns, and its rows for one repo.
+CsvTable = tuple[Sequence[str], Callable[[Mapping[str, Any]], Iterable[Mapping[str, Any]]]]
 
 
 def write_csv_reports(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     findings_path = report_dir / "findings.csv"
     summary_path = report_dir / "summary.csv"
-    write_csv(findings_path, FINDING_FIELDS, iter_findings(run))
-    write_csv(summary_path, SUMMARY_FIELDS, summary_rows(run))
+    write_csvs(run["repos"], {findings_path: (FINDING_FIELDS, lambda repo: repo["findings"]),
+                              summary_path: (SUMMARY_FIELDS, summary_rows)})
     return [findings_path, summary_path]
 
 
-def write_csv(path: Path, fields: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
-    """A header and one line per row (keys beyond ``fields`` left out), replacing ``path`` whole;
-    rows are written as ``rows`` yields them."""
-    with atomic_open(path, newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=list(fields), extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
+def write_csvs(repos: Iterable[Mapping[str, Any]], tables: Mapping[Path, CsvTable]) -> None:
+    """Several CSV files from one pass over ``repos`` (a batch's are read from disk on each
+    pass): each a header and its rows of every repo (keys beyond its columns left out), each
+    replacing its path whole."""
+    with ExitStack() as stack:
+        writers = []
+        for path, (fields, rows_of) in tables.items():
+            stream = stack.enter_context(atomic_open(path, newline=""))
+            writer = csv.DictWriter(stream, fieldnames=list(fields), extrasaction="ignore")
+            writer.writeheader()
+            writers.append((writer, rows_of))
+        for repo in repos:
+            for writer, rows_of in writers:
+                writer.writerows(rows_of(repo))

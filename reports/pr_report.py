@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from .csv_report import write_csv
+from .csv_report import write_csvs
 
 REPOS_FIELDS = ("repo", "status", "branch", "commit", "pr_url", "error")
 PR_FILES_FIELDS = ("repo", "path", "group", "branch", "pr_url")
@@ -17,8 +17,8 @@ PR_FILES_FIELDS = ("repo", "path", "group", "branch", "pr_url")
 
 def write_pr_reports(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     repos_path, files_path = report_dir / "repos.csv", report_dir / "pr-files.csv"
-    write_csv(repos_path, REPOS_FIELDS, (row for repo in run["repos"] for row in branch_rows(repo)))
-    write_csv(files_path, PR_FILES_FIELDS, (row for repo in run["repos"] for row in file_rows(repo)))
+    write_csvs(run["repos"], {repos_path: (REPOS_FIELDS, branch_rows),
+                              files_path: (PR_FILES_FIELDS, file_rows)})
     return [repos_path, files_path]
 
 

@@ -20,14 +20,13 @@ def iter_findings(run: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
     return (finding for repo in run["repos"] for finding in repo["findings"])
 
 
-def summary_rows(run: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
-    """One row per (repo, rule) that has findings, in repo-list then rule-id order."""
-    for repo in run["repos"]:
-        counts: dict[str, Counter[str]] = defaultdict(Counter)
-        for finding in repo["findings"]:
-            counts[finding["rule_id"]][finding["status"]] += 1
-        for rule_id in sorted(counts):
-            yield {"repo": repo["repo"], "rule_id": rule_id, **{s: counts[rule_id][s] for s in STATUSES}}
+def summary_rows(repo: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """One row per rule that has findings in ``repo``, in rule-id order."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for finding in repo["findings"]:
+        counts[finding["rule_id"]][finding["status"]] += 1
+    for rule_id in sorted(counts):
+        yield {"repo": repo["repo"], "rule_id": rule_id, **{s: counts[rule_id][s] for s in STATUSES}}
 
 
 def status_totals(findings: Iterable[Mapping[str, Any]]) -> dict[str, int]:
