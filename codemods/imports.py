@@ -15,7 +15,7 @@ from fissix.pygram import python_symbols as syms
 
 from .scopes import last_leaf
 from .snippets import parse_statements
-from .statements import is_docstring
+from .statements import child_index, is_docstring
 
 
 _IMPORTS = (syms.import_name, syms.import_from)
@@ -83,7 +83,7 @@ def insert_header_imports(
     if not missing:
         return []
     anchor = find_import(tree, after) if after else None
-    index = tree.children.index(anchor) + 1 if anchor else header_index(tree)
+    index = child_index(anchor) + 1 if anchor else header_index(tree)
     following = tree.children[index] if index < len(tree.children) else None
     if anchor is None and following is not None and _starts_with_future(following):
         _insert_after_future(following, missing)

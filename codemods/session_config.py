@@ -17,7 +17,7 @@ from fissix.pygram import python_symbols as syms
 
 from .calls import Argument, arguments, find_argument
 from .rule import FileContext
-from .statements import enclosing_scope, scope_nodes
+from .statements import child_index, enclosing_scope, scope_nodes
 from .tfnames import is_attribute_trailer, is_call_trailer, prefix_name
 from .walk import node_pre_order, pre_order, scope_statements, small_statements
 
@@ -60,7 +60,7 @@ def session_call(name: pytree.Leaf, ctx: FileContext) -> Optional[SessionCall]:
     """The session call whose callee ends with the NAME leaf ``name``, if it is one."""
     holder = name.parent
     if holder is not None and is_attribute_trailer(holder):
-        power, index = holder.parent, holder.parent.children.index(holder)
+        power, index = holder.parent, child_index(holder)
     elif holder is not None and holder.type == syms.power and holder.children[0] is name:
         power, index = holder, 0
     else:

@@ -7,6 +7,7 @@ from fissix.pgen2 import driver, token
 
 from npu_codemod.codemods.scopes import classify
 from npu_codemod.codemods.statements import insert_before
+from rulecase import run_rules, sites
 
 
 def parse(source: str) -> pytree.Node:
@@ -25,3 +26,10 @@ def test_a_loop_iterable_equal_to_its_target_is_not_a_binding():
     target, iterable = [leaf for leaf in tree.leaves() if leaf.type == token.NAME and leaf.value == "sess"]
     assert classify(target).kind == "bind"
     assert classify(iterable).kind != "bind"
+
+
+def test_a_second_equal_trailer_has_its_own_receiver():
+    """``tf.train.batch(...).batch(4)``: the second ``.batch`` is called on a batch's result,
+    not on ``tf.train`` (the first, equal ``.batch`` trailer's receiver)."""
+    findings = run_rules("import tensorflow as tf\nx = tf.train.batch([a], 4).batch(4)\n", {"NPU002"})[1]
+    assert sites(findings) == [("NPU002", 2, 27, "unmigrated")]

@@ -15,6 +15,7 @@ from npu_codemod.codemods.calls import (
 )
 from npu_codemod.codemods.datasets import is_dataset
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
+from npu_codemod.codemods.statements import child_index
 from npu_codemod.codemods.tfnames import is_call_trailer, prefix_name
 from npu_codemod.plugins.hookspecs import hookimpl
 
@@ -64,7 +65,7 @@ class DropRemainder(Rule):
     def _visit_method_call(self, node: pytree.Node, method: pytree.Leaf, ctx: FileContext) -> None:
         """``<receiver>.<method>(...)``: what the receiver is decides what to do."""
         power, call = node.parent, node.next_sibling
-        index = power.children.index(node)
+        index = child_index(node)
         receiver = ctx.tf.qualify(prefix_name(power, index))
         name = method.value
         if receiver == "tensorflow.train" and name in QUEUE_API:

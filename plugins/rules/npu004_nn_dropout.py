@@ -11,6 +11,7 @@ from fissix.pygram import python_symbols as syms
 from npu_codemod.codemods.calls import find_argument, is_none, needs_parentheses
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
 from npu_codemod.codemods.snippets import parse_expression
+from npu_codemod.codemods.statements import child_index
 from npu_codemod.codemods.tfnames import is_call_trailer, prefix_name
 from npu_codemod.plugins.hookspecs import hookimpl
 
@@ -79,7 +80,7 @@ def _dropout_site(node: pytree.Base) -> tuple[Optional[pytree.Node], int]:
     power = node.parent
     if power is None or power.type != syms.power:
         return None, 0
-    return power, power.children.index(node) + 1
+    return power, child_index(node) + 1
 
 
 def _v2_positional_rate(resolved: str, call: pytree.Node) -> bool:

@@ -13,6 +13,7 @@ from fissix.pygram import python_symbols as syms
 from npu_codemod.codemods.imports import find_import
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
 from npu_codemod.codemods.scopes import classify
+from npu_codemod.codemods.statements import child_index
 from npu_codemod.codemods.tfnames import prefix_name
 from npu_codemod.plugins.hookspecs import hookimpl
 from npu_codemod.plugins.rules.npu004_nn_dropout import ACCURACY
@@ -60,7 +61,7 @@ def _reference(leaf: pytree.Leaf, ctx: FileContext):
     parent = leaf.parent
     if parent is not None and parent.type == syms.trailer and parent.children[0].type == token.DOT:
         power = parent.parent
-        expression, spelled = power, prefix_name(power, power.children.index(parent) + 1)
+        expression, spelled = power, prefix_name(power, child_index(parent) + 1)
     else:
         if leaf.prev_sibling is not None and leaf.prev_sibling.type == token.DOT:
             return None  # ``import tensorflow.keras.layers.Dropout`` and the like

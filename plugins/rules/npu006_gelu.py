@@ -13,7 +13,7 @@ from npu_codemod.codemods.formulas import FUNCTIONS, GELU_TANH, Match, ModuleNam
 from npu_codemod.codemods.rule import FileContext, Rule, position
 from npu_codemod.codemods.scopes import last_leaf
 from npu_codemod.codemods.snippets import parse_statements
-from npu_codemod.codemods.statements import enclosing_scope, is_docstring
+from npu_codemod.codemods.statements import child_index, enclosing_scope, is_docstring
 from npu_codemod.codemods.tfnames import (
     dotted_name, is_attribute_trailer, is_call_trailer, prefix_name,
 )
@@ -248,7 +248,7 @@ def _math_call_of_argument(node: pytree.Base, names: ModuleNames) -> Optional[py
     if parent is None or not is_call_trailer(parent) or parent.parent is None:
         return None
     power = parent.parent
-    index = power.children.index(parent)
+    index = child_index(parent)
     if index != len(power.children) - 1 and power.children[index + 1].type != token.DOUBLESTAR:
         return None
     return power if FUNCTIONS.get(names.qualify(prefix_name(power, index)) or "") else None

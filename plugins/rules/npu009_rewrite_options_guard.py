@@ -23,6 +23,7 @@ from npu_codemod.codemods.session_config import (
     ensure_rewriter_config,
 )
 from npu_codemod.codemods.snippets import parse_expression
+from npu_codemod.codemods.statements import child_index
 from npu_codemod.codemods.tfnames import dotted_name, is_call_trailer, prefix_name
 from npu_codemod.codemods.walk import small_statements
 from npu_codemod.plugins.hookspecs import hookimpl
@@ -81,7 +82,7 @@ class RewriteOptionsGuard(Rule):
         power = node.parent
         if power is None or not is_call_trailer(node.next_sibling):
             return
-        receiver = prefix_name(power, power.children.index(node))
+        receiver = prefix_name(power, child_index(node))
         if receiver is None:
             return
         if receiver.endswith(("rewrite_options", "graph_options")) \

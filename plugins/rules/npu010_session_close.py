@@ -69,7 +69,7 @@ class SessionClose(Rule):
         if node.type == syms.power:
             power, end = node, 1
         else:
-            power, end = node.parent, node.parent.children.index(node) + 1
+            power, end = node.parent, child_index(node) + 1
         call = power.children[end] if end < len(power.children) else None
         qualified = ctx.tf.qualify(prefix_name(power, end))
         if not is_call_trailer(call) or qualified not in SESSIONS:
@@ -248,7 +248,7 @@ def _called_function(leaf: pytree.Leaf) -> Optional[str]:
     if node is None or node.parent is None:
         return None
     power = node.parent
-    return prefix_name(power, power.children.index(node))
+    return prefix_name(power, child_index(node))
 
 
 _DEFAULT_TO_THE_END = ("is the default session, used without its name until the end of the "
