@@ -17,7 +17,8 @@ from fissix.pygram import python_symbols as syms
 
 from .calls import Argument, arguments, find_argument
 from .rule import FileContext
-from .statements import child_index, enclosing_scope, scope_nodes
+from .scopes import bound_names
+from .statements import child_index, enclosing_scope
 from .tfnames import is_attribute_trailer, is_call_trailer, prefix_name
 from .walk import node_pre_order, pre_order, scope_statements, small_statements
 
@@ -207,7 +208,8 @@ class ConfigTarget:
             target.regions.append((_class_of(scope) or scope, False))
         else:
             target.regions.append((scope, True))
-            if scope.type == syms.funcdef and "." not in expression and not binds(scope, head):
+            if scope.type == syms.funcdef and "." not in expression \
+                    and head not in bound_names(scope):
                 target.regions.append((_module_of(scope), False))  # a global configured at module level
         return target
 
@@ -255,22 +257,6 @@ def _string_value(node: pytree.Base) -> Optional[str]:
         return ast.literal_eval(node.value)
     except (ValueError, SyntaxError):
         return None
-
-
-def binds(scope: pytree.Node, name: str) -> bool:
-    """True when function ``scope`` binds ``name`` itself (parameter or assignment target)."""
-    for node in scope_nodes(scope):
-        if node.type == token.NAME and node.value == name:
-            parent = node.parent
-            if parent.type in (syms.parameters, syms.typedargslist, syms.tname):
-                return True
-            if parent.type == syms.expr_stmt and node.next_sibling is not None \
-                    and node.next_sibling.type == token.EQUAL:
-                return True
-            if node.prev_sibling is not None and node.prev_sibling.type == token.NAME \
-                    and node.prev_sibling.value in ("as", "for", "global", "nonlocal"):
-                return True
-    return False
 
 
 def _module_of(node: pytree.Base) -> pytree.Node:
