@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import re
+from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Optional
 
 Status = Literal["migrated", "unmigrated", "error"]

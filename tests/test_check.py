@@ -39,8 +39,8 @@ def test_unmigrated_script_fails_and_its_migrated_version_passes(tmp_path: Path)
     assert lines == [
         "train.py:1:1: NPU001 [fixable] add 'from npu_bridge.npu_init import *'",
         "train.py:3:43: NPU002 [fixable] add drop_remainder=True (static batch shape for the NPU)",
-        "train.py:5:5: NPU004 [fixable] replace tf.nn.dropout with npu_ops.dropout; check the "
-        "model's accuracy: the guide notes the NPU dropout may affect it",
+        ("train.py:5:5: NPU004 [fixable] replace tf.nn.dropout with npu_ops.dropout; check the "
+         "model's accuracy: the guide notes the NPU dropout may affect it"),
     ]
     (tmp_path / "repos.txt").write_text("repo\n")
     cli(tmp_path, "run", "--repos", "repos.txt", "--report-dir", "report", "--no-progress")
@@ -141,8 +141,8 @@ def test_a_file_with_only_a_gelu_function_lists_both_rewrites(tmp_path: Path) ->
     (tmp_path / "activations.py").write_text(GELU_ONLY)
     assert check(tmp_path, "activations.py", expect=1) == [
         "activations.py:2:1: NPU001 [fixable] add 'from npu_bridge.npu_init import *'",
-        "activations.py:8:1: NPU006 [fixable] replace the tanh GELU formula with "
-        "npu_unary_ops.gelu(input_tensor); callers are unchanged",
+        ("activations.py:8:1: NPU006 [fixable] replace the tanh GELU formula with "
+         "npu_unary_ops.gelu(input_tensor); callers are unchanged"),
     ]
 
 
