@@ -99,3 +99,12 @@ def add_keyword(call_trailer: pytree.Node, keyword: str, value_code: str) -> Non
 def needs_parentheses(node: pytree.Base) -> bool:
     """True when ``node`` must be parenthesised as the right operand of ``-``."""
     return node.type not in (token.NAME, token.NUMBER, token.STRING, syms.atom, syms.power)
+
+
+def unparenthesised(node: pytree.Base) -> pytree.Base:
+    """The expression inside any parentheses around ``node``: ``x`` for ``((x))``, the node
+    itself otherwise (a tuple ``(a, b)`` and a generator stay what they are)."""
+    while node.type == syms.atom and node.children[0].type == token.LPAR and len(node.children) == 3 \
+            and node.children[1].type not in (syms.testlist_gexp, token.RPAR):
+        node = node.children[1]
+    return node

@@ -12,6 +12,11 @@ file. Within one scope, a name assigned a dataset anywhere is one throughout.
 Method names that other libraries share (``map``, ``batch``, ``repeat``...) only prove a
 dataset when called on one: ``memory.batch(32)`` or ``df.apply(f)`` prove nothing. Names only
 ``tf.data`` uses (``prefetch``, ``padded_batch``...) prove it on any receiver.
+
+A pipeline feeds inference or evaluation (:func:`inference_pipeline`) when the code around it
+says so by its names (``get_infer_iterator``, ``eval_dataset``) or by the branch it sits in
+(``else:`` of ``if is_training:``, ``if mode == ModeKeys.PREDICT:``); dropping its last batch
+then drops examples, unless the dataset repeats before it is batched.
 """
 
 from __future__ import annotations
@@ -25,9 +30,10 @@ from fissix.pygram import python_symbols as syms
 
 from .rule import FileContext
 from .scopes import bound_names
-from .statements import enclosing_scope
+from .statements import child_index, enclosing_scope
 from .tfnames import dotted_name, is_attribute_trailer, is_call_trailer
 from .walk import scoped_statements
+from .words import node_words, words
 
 #: Dataset methods whose names other libraries use too: evidence only on a dataset receiver.
 SHARED_METHODS = frozenset(
@@ -42,6 +48,14 @@ TF_DATA_METHODS = frozenset(
     "shuffle_and_repeat".split()
 )
 DATASET_PACKAGES = ("tensorflow.data", "tensorflow.contrib.data")
+#: Words that name evaluation or inference, and training (``get_infer_iterator``, ``train_ds``).
+INFERENCE_WORDS = frozenset(
+    "predict prediction predictions pred infer inference eval evaluate evaluation test testing "
+    "valid validation val dev serving".split()
+)
+TRAINING_WORDS = frozenset("train training trainer".split())
+#: Dataset methods and ``tf.data.experimental`` transformations that repeat a dataset.
+REPEATS = frozenset({"repeat", "shuffle_and_repeat"})
 _DATASET_NAME = re.compile(r"^(?:dataset|ds|\w+_dataset|\w+_ds)$", re.IGNORECASE)
 _NAMES = "datasets.names"
 _BOUND = "datasets.bound"
@@ -138,3 +152,150 @@ def _dotted(parts: Sequence[pytree.Base]) -> str | None:
     if first.type != token.NAME or not all(map(is_attribute_trailer, parts[1:])):
         return None
     return ".".join([first.value, *(trailer.children[1].value for trailer in parts[1:])])
+
+
+def inference_pipeline(parts: Sequence[pytree.Base], site: pytree.Base) -> Optional[str]:
+    """Why batching the dataset spelled by power children ``parts`` at ``site`` (a batching
+    call's name) would drop examples of an inference/eval pipeline, or None: the code around
+    says it feeds inference (:func:`inference_evidence`) and the dataset is not shown to
+    repeat before it is batched (:func:`repeats`)."""
+    evidence = inference_evidence(site, parts)
+    if evidence is None or repeats(parts, site):
+        return None
+    return f"{evidence}, no repeat() before this batch"
+
+
+def inference_evidence(site: pytree.Base, parts: Sequence[pytree.Base] = ()) -> Optional[str]:
+    """What says that the pipeline at ``site`` feeds inference or evaluation, or None.
+
+    The innermost telling name or branch decides: the receiver ``parts`` (``eval_ds``), the
+    names the statement assigns to, then each enclosing ``if`` branch, function and class
+    (``get_infer_iterator``). Training words there (``train_dataset``, ``if is_training:``)
+    mean training.
+    """
+    statement = site
+    while statement.parent is not None and statement.parent.type != syms.simple_stmt:
+        statement = statement.parent
+    names = [_dotted(parts)] if parts else []
+    if statement.type == syms.expr_stmt:
+        names += [dotted_name(target) for target in statement.children[:-1:2]]
+    for name in filter(None, names):
+        said = _says(words(name))
+        if said:
+            return f"named {name}" if said == "infer" else None
+    node = statement
+    while node.parent is not None:
+        said, why = _enclosing(node)
+        if said:
+            return why if said == "infer" else None
+        node = node.parent
+    return None
+
+
+def _enclosing(node: pytree.Base) -> tuple[Optional[str], str]:
+    """What ``node`` says as a function, class or branch of its parent ``if``: ("infer",
+    why), ("train", ""), or (None, "")."""
+    if node.type in (syms.funcdef, syms.classdef):
+        name = node.children[1].value
+        said = _says(words(name))
+        return said, f"in {name}()" if node.type == syms.funcdef else f"in class {name}"
+    parent = node.parent
+    if parent.type != syms.if_stmt or child_index(node) < 3 \
+            or parent.children[child_index(node) - 1].type != token.COLON:
+        return None, ""
+    index = child_index(node)
+    earlier = [child for child in parent.children[1:index - 3] if _is_if_test(child)]
+    own = parent.children[index - 2]
+    said = _test_says(own) if _is_if_test(own) else None
+    if said:
+        return said, f"under 'if {str(own).strip()}'"
+    trained = [test for test in earlier if _test_says(test) == "train"]
+    if trained:
+        return "infer", f"in the other branch of 'if {str(trained[0]).strip()}'"
+    return ("train", "") if any(_test_says(test) == "infer" for test in earlier) else (None, "")
+
+
+def _is_if_test(child: pytree.Base) -> bool:
+    previous = child.prev_sibling
+    return previous is not None and previous.type == token.NAME and previous.value in ("if", "elif")
+
+
+def _test_says(test: pytree.Base) -> Optional[str]:
+    """"train" or "infer" when an ``if`` test checks for training or for inference/eval:
+    ``is_training``, ``not FLAGS.do_train``, ``mode == ModeKeys.PREDICT``, ``mode != TRAIN``."""
+    if test.type == syms.not_test:
+        return "infer" if _test_says(test.children[1]) == "train" else None
+    if test.type == syms.comparison and len(test.children) == 3:
+        operator = str(test.children[1]).split()
+        said = _says(node_words(test))
+        if operator in (["=="], ["is"]):
+            return said
+        if operator in (["!="], ["is", "not"]):
+            return "infer" if said == "train" else None
+        return None
+    if test.type in (token.NAME, syms.power) and dotted_name(test):
+        return _says(node_words(test))
+    return None
+
+
+def _says(found: frozenset[str]) -> Optional[str]:
+    if found & TRAINING_WORDS:
+        return "train"
+    return "infer" if found & INFERENCE_WORDS else None
+
+
+def repeats(parts: Sequence[pytree.Base], site: pytree.Base) -> bool:
+    """Is the dataset spelled by power children ``parts`` (used at ``site``) shown to repeat:
+    a ``.repeat(...)`` or ``shuffle_and_repeat`` in its chain, or in the chain last assigned
+    to its head name in straight-line code before ``site``?"""
+    while parts:
+        for before, part in zip(parts, parts[1:]):
+            if is_attribute_trailer(part) and part.children[1].value in REPEATS:
+                return True
+            if is_call_trailer(part) and is_attribute_trailer(before) \
+                    and before.children[1].value == "apply" \
+                    and any(leaf.value in REPEATS for leaf in part.leaves()):
+                return True  # .apply(tf.data.experimental.shuffle_and_repeat(n))
+        if parts[0].type != token.NAME:
+            return False
+        value = last_assignment(parts[0].value, site)
+        if value is None:
+            return False
+        parts, site = (value.children if value.type == syms.power else [value]), value
+    return False
+
+
+def last_assignment(name: str, site: pytree.Base) -> Optional[pytree.Base]:
+    """The value that straight-line code before ``site`` last assigned to ``name`` in its
+    scope (``name = value`` in the same block or before the blocks holding it), or None when
+    there is none or another binding of ``name`` comes first (a loop, a branch, a tuple)."""
+    child = site
+    while child.parent is not None and child.type not in (syms.funcdef, syms.classdef):
+        block = child.parent
+        if block.type in (syms.suite, syms.file_input, syms.simple_stmt):
+            for sibling in reversed(block.children[:child_index(child)]):
+                found, value = _assigns(sibling, name)
+                if found:
+                    return value
+        child = block
+    return None
+
+
+def _assigns(statement: pytree.Base, name: str) -> tuple[bool, Optional[pytree.Base]]:
+    """(True, value) when ``statement`` ends by assigning ``name = value``; (True, None) when it
+    may bind ``name`` otherwise; (False, None) when it does not bind it."""
+    if statement.type == syms.simple_stmt:
+        for small in reversed(statement.children):
+            found, value = _assigns(small, name)
+            if found:
+                return found, value
+        return False, None
+    if statement.type == syms.expr_stmt and any(
+            target.type == token.NAME and target.value == name
+            for target in statement.children[:-1:2]) and _assignment(statement):
+        return True, statement.children[-1]
+    if statement.type in (syms.funcdef, syms.classdef):
+        return statement.children[1].value == name, None
+    if not statement.children:
+        return False, None
+    return name in bound_names(statement), None

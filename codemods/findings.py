@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, Optional
 
 Status = Literal["migrated", "unmigrated", "error"]
 STATUSES: tuple[Status, ...] = ("migrated", "unmigrated", "error")
+
+#: Past-tense verbs that open the message of a ``migrated`` finding whose site the rule
+#: rewrote, and their imperative: what ``check`` says ``run`` would do there.
+REWRITE_VERBS = {
+    "added": "add", "changed": "change", "closed": "close", "created": "create", "flipped": "flip",
+    "gave": "give", "imported": "import", "inserted": "insert", "moved": "move", "passed": "pass",
+    "removed": "remove", "replaced": "replace", "set": "set", "switched": "switch", "wrapped": "wrap",
+}
+#: A verb of :data:`REWRITE_VERBS` opening the message or a clause after "and" ("... and gave it").
+_CLAUSE_VERB = re.compile(rf"(^| and )({'|'.join(REWRITE_VERBS)})\b")
 
 #: Column order of ``findings.csv``; also the order of the required fields of :class:`Finding`.
 FINDING_FIELDS = ("repo", "path", "line", "column", "rule_id", "rule_name", "status", "message")
@@ -40,3 +51,16 @@ class Finding:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Finding":
         return cls(**{name: data[name] for name in FINDING_FIELDS}, snippet=data.get("snippet", ""))
+
+
+def rewrite_instruction(finding: Finding) -> Optional[str]:
+    """What ``run`` does at the site of a ``migrated`` finding, in the imperative ("add
+    drop_remainder=True (...)"), or None when the site is already in NPU form.
+
+    A rule says that it rewrote a site by opening the message with a past-tense verb of
+    :data:`REWRITE_VERBS` ("added drop_remainder=True"); a message that states a fact
+    ("drop_remainder=True is set") is a site that needs nothing.
+    """
+    if finding.status != "migrated" or not _CLAUSE_VERB.match(finding.message):
+        return None
+    return _CLAUSE_VERB.sub(lambda verb: verb.group(1) + REWRITE_VERBS[verb.group(2)], finding.message)

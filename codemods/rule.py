@@ -149,7 +149,13 @@ class FileContext:
         return bool(self.imports) or tree_text(self.tree) != self.original
 
     def report(self, node: pytree.Base, status: Status, message: str) -> None:
-        """Record a finding of the current rule at ``node``'s original position."""
+        """Record a finding of the current rule at ``node``'s original position.
+
+        A ``migrated`` message opens with a past-tense verb ("added drop_remainder=True")
+        exactly when the rule rewrote the site, and states a fact otherwise
+        ("drop_remainder=True is set"): ``check`` lists the first kind as fixable (see
+        :func:`findings.rewrite_instruction`).
+        """
         line, column = position(node)
         self.report_at(line, column, status, message)
 

@@ -2,30 +2,30 @@
 
 It prints ``path:line:col: RULE message`` (1-based column, as editors expect) for every site
 that still needs migrating, and exits 1 if there is any: sites that need a person
-(``unmigrated``/``error`` findings) and sites that ``npu-codemod run`` would rewrite. A site a
-rule reports as ``migrated`` counts only where the rewrite would change its line; sites that
-are already in NPU form pass.
+(``unmigrated``/``error`` findings, with their instruction) and every site that ``npu-codemod
+run`` would rewrite, marked ``[fixable]`` and said in the imperative (``[fixable] add
+drop_remainder=True ...``): exactly the ``migrated`` findings whose rule rewrote the site (see
+:func:`findings.rewrite_instruction`). Sites already in NPU form pass.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence, TextIO
 
 from npu_codemod.codemods.engine import FileOutcome
-from npu_codemod.codemods.excerpts import NEEDS_PERSON, source_text
-from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.excerpts import NEEDS_PERSON
+from npu_codemod.codemods.findings import rewrite_instruction
 
 from .toolkit import Toolkit
 
 EXIT_CLEAN, EXIT_SITES, EXIT_UNREADABLE = 0, 1, 2
 #: Folders never walked into: VCS data, virtualenvs, caches.
 SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
-#: Marks a site that ``run`` would rewrite (its finding message says what the rewrite does).
-FIXABLE = "[fixable by npu-codemod run]"
+#: Marks a site that ``run`` would rewrite (followed by what the rewrite does).
+FIXABLE = "[fixable]"
 
 
 class CheckInputError(Exception):
@@ -101,34 +101,20 @@ def check_contents(contents: dict[str, bytes], toolkit: Toolkit) -> list[Site]:
     facts = toolkit.analyze(contents.items()).facts
     sites: list[Site] = []
     for path, data in contents.items():
-        outcome = toolkit.engine.process(data, path, facts=facts)
-        sites += [Site(f.path, f.line, f.column, f.rule_id,
-                       f.message if f.status in NEEDS_PERSON else f"{FIXABLE} {f.message}")
-                  for f in sites_to_migrate(outcome, data)]
+        sites += outcome_sites(toolkit.engine.process(data, path, facts=facts))
     return sorted(sites, key=lambda s: (s.path, s.line, s.column, s.rule_id))
 
 
-def sites_to_migrate(outcome: FileOutcome, data: bytes) -> list[Finding]:
-    """Findings that need a person, plus the rewrites ``run`` would make in this file."""
-    needed = [f for f in outcome.findings if f.status in NEEDS_PERSON]
+def outcome_sites(outcome: FileOutcome) -> list[Site]:
+    """The sites of one processed file that need migrating: every finding that needs a
+    person, and when ``run`` would change the file, every site it rewrites there."""
+    sites = [Site(f.path, f.line, f.column, f.rule_id, f.message)
+             for f in outcome.findings if f.status in NEEDS_PERSON]
     if outcome.new_data is None:
-        return needed
-    rewrites = [f for f in outcome.findings
-                if f.status == "migrated" and f.rule_id in outcome.rule_ids]
-    touched = changed_lines(source_text(data), source_text(outcome.new_data))
-    on_changed_lines = [f for f in rewrites if f.line in touched]
-    # A rewrite away from its reported site (e.g. a close() inserted further down) still counts.
-    return needed + (on_changed_lines or rewrites)
-
-
-def changed_lines(old: str, new: str) -> set[int]:
-    """1-based lines of ``old`` that the change from ``old`` to ``new`` replaces, deletes or
-    inserts next to."""
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    lines: set[int] = set()
-    for tag, i1, i2, _, _ in matcher.get_opcodes():
-        if tag in ("replace", "delete"):
-            lines.update(range(i1 + 1, i2 + 1))
-        elif tag == "insert":
-            lines.update((i1, i1 + 1))  # the lines around the insertion point
-    return lines
+        return sites  # nothing is rewritten (or the rewrite was undone: an error finding says so)
+    for finding in outcome.findings:
+        fix = rewrite_instruction(finding)
+        if fix:
+            sites.append(Site(finding.path, finding.line, finding.column, finding.rule_id,
+                              f"{FIXABLE} {fix}"))
+    return sites

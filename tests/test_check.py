@@ -8,10 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from gitutil import make_repo, show
 from reportcase import cli
+from rulecase import assert_check_lists_run_sites
+from test_corpus import CORPUS, NAMES
+from test_sample_projects import NAMES as PROJECT_NAMES
+from test_sample_projects import PROJECTS, sources
 
-from npu_codemod.orchestrator.check import changed_lines
+from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = (
@@ -31,8 +36,12 @@ def check(cwd: Path, *paths: str, expect: int) -> list[str]:
 def test_unmigrated_script_fails_and_its_migrated_version_passes(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"train.py": SCRIPT})
     lines = check(repo, "train.py", expect=1)
-    assert "train.py:3:43: NPU002 [fixable by npu-codemod run] added drop_remainder=True" in lines[1]
-    assert [line.split(": ")[1].split()[0] for line in lines] == ["NPU001", "NPU002", "NPU004"]
+    assert lines == [
+        "train.py:1:1: NPU001 [fixable] add 'from npu_bridge.npu_init import *'",
+        "train.py:3:43: NPU002 [fixable] add drop_remainder=True (static batch shape for the NPU)",
+        ("train.py:5:5: NPU004 [fixable] replace tf.nn.dropout with npu_ops.dropout; check the "
+         "model's accuracy: the guide notes the NPU dropout may affect it"),
+    ]
     (tmp_path / "repos.txt").write_text("repo\n")
     cli(tmp_path, "run", "--repos", "repos.txt", "--report-dir", "report", "--no-progress")
     migrated = tmp_path / "migrated"
@@ -86,8 +95,84 @@ def test_pre_commit_hook_runs_check_on_the_staged_files(tmp_path: Path) -> None:
     assert subprocess.run([*run, "ok.py"], cwd=tmp_path).returncode == 0
 
 
-def test_changed_lines_marks_replaced_lines_and_both_sides_of_an_insertion() -> None:
-    old = "a\nb\nc\nd\n"
-    assert changed_lines(old, "a\nB\nc\nd\n") == {2}
-    assert changed_lines(old, "a\nb\nnew\nc\nd\n") == {2, 3}
-    assert changed_lines(old, old) == set()
+GELU_ONLY = '''\
+"""Activation functions shared by the encoder and the decoder."""
+import math
+
+import numpy as np
+import tensorflow as tf
+
+
+def gelu(input_tensor):
+    """Gaussian Error Linear Unit, the tanh approximation (BERT, GPT-2).
+
+    Args:
+      input_tensor: float Tensor to perform activation.
+    """
+    cdf = 0.5 * (1.0 + tf.tanh(
+        (np.sqrt(2 / np.pi) * (input_tensor + 0.044715 * tf.pow(input_tensor, 3)))))
+    return input_tensor * cdf
+
+
+def swish(x, beta=1.0):
+    return x * tf.sigmoid(beta * x)
+
+
+def get_activation(name):
+    return {"gelu": gelu, "swish": swish, "relu": tf.nn.relu, "tanh": tf.tanh}[name]
+'''
+LAYERS_ONLY = '''\
+import tensorflow as tf
+
+
+class Encoder(object):
+    def __init__(self, hidden_size, dropout_rate):
+        self.hidden_size = hidden_size
+        self.dropout_rate = dropout_rate
+
+    def __call__(self, inputs, training):
+        hidden = tf.layers.dense(inputs, self.hidden_size, activation=tf.nn.relu)
+        hidden = tf.layers.dropout(hidden, rate=self.dropout_rate, training=training)
+        return tf.keras.layers.Dropout(self.dropout_rate)(hidden, training=training)
+'''
+
+
+def test_a_file_with_only_a_gelu_function_lists_both_rewrites(tmp_path: Path) -> None:
+    (tmp_path / "activations.py").write_text(GELU_ONLY)
+    assert check(tmp_path, "activations.py", expect=1) == [
+        "activations.py:2:1: NPU001 [fixable] add 'from npu_bridge.npu_init import *'",
+        ("activations.py:8:1: NPU006 [fixable] replace the tanh GELU formula with "
+         "npu_unary_ops.gelu(input_tensor); callers are unchanged"),
+    ]
+
+
+def test_sites_that_only_need_an_import_are_listed_at_each_site(tmp_path: Path) -> None:
+    (tmp_path / "encoder.py").write_text(LAYERS_ONLY)
+    fix = ("[fixable] import npu_convert_dropout, so {} runs the NPU dropout; check the model's "
+           "accuracy: the guide notes the NPU dropout may affect it")
+    assert check(tmp_path, "encoder.py", expect=1) == [
+        "encoder.py:1:1: NPU001 [fixable] add 'from npu_bridge.npu_init import *'",
+        f"encoder.py:11:18: NPU005 {fix.format('tf.layers.dropout')}",
+        f"encoder.py:12:16: NPU005 {fix.format('tf.keras.layers.Dropout')}",
+    ]
+    (tmp_path / "encoder.py").write_text(
+        "from npu_bridge.npu_init import *\n"
+        "from npu_bridge.estimator.npu import npu_convert_dropout\n" + LAYERS_ONLY)
+    assert check(tmp_path, "encoder.py", expect=0) == []
+
+
+@pytest.mark.parametrize("project", [CORPUS / name for name in NAMES]
+                         + [PROJECTS / name for name in PROJECT_NAMES],
+                         ids=lambda project: f"{project.parent.name}/{project.name}")
+def test_check_lists_exactly_what_run_rewrites_and_reports_in_the_corpus(project: Path) -> None:
+    """The acceptance of issue 13 over every corpus and sample project file."""
+    toolkit = build_toolkit(RuleSelection())
+    files = sources(project)
+    facts = toolkit.analyze(list(files.items())).facts
+    outcomes = {path: toolkit.engine.process(data, path, facts=facts) for path, data in files.items()}
+    migrated = {path: outcome.new_data or files[path] for path, outcome in outcomes.items()}
+    facts_after = toolkit.analyze(list(migrated.items())).facts
+    for path, outcome in outcomes.items():
+        again = toolkit.engine.process(migrated[path], path, facts=facts_after)
+        assert again.new_data is None, path
+        assert_check_lists_run_sites(outcome, again.findings)

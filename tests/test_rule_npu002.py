@@ -168,7 +168,7 @@ def test_unpacked_arguments_are_reported() -> None:
     ("", "dataset"),
     ("", "ds"),
     ("", "train_dataset"),
-    ("", "eval_ds"),
+    ("", "src_ds"),  # eval_ds without repeat() feeds evaluation: reported, see below
     ("", "self.train_dataset"),
     ("", "self.ds"),
     ("self.data = tf.data.TFRecordDataset(f)\n", "self.data"),
@@ -380,3 +380,196 @@ def test_a_global_declaration_assigns_the_module_name() -> None:
              "    data = tf.data.TFRecordDataset(f)\n"
              "def input_fn():\n"
              "    return data.batch(32, drop_remainder=True)\n", (6, 16))
+
+
+# --- Inference/eval pipelines: pad, never drop (NPU003) ----------------------------------------
+
+INFERENCE = ("inference/eval pipeline ({}, no repeat() before this batch): do not drop the "
+             "remainder; pad the final batch to batch_size with dummy examples and drop their "
+             "outputs (NPU003) (guide: 数据预处理)")
+ITERATOR_UTILS = '''\
+"""For loading data into NMT models."""
+from __future__ import print_function
+
+import collections
+
+import tensorflow as tf
+
+__all__ = ["BatchedInput", "get_iterator", "get_infer_iterator"]
+
+
+class BatchedInput(
+    collections.namedtuple("BatchedInput",
+                           ("initializer", "source", "target_input",
+                            "target_output", "source_sequence_length",
+                            "target_sequence_length"))):
+  pass
+
+
+def get_infer_iterator(src_dataset,
+                       src_vocab_table,
+                       batch_size,
+                       eos,
+                       src_max_len=None):
+  src_eos_id = tf.cast(src_vocab_table.lookup(tf.constant(eos)), tf.int32)
+  src_dataset = src_dataset.map(lambda src: tf.string_split([src]).values)
+
+  if src_max_len:
+    src_dataset = src_dataset.map(lambda src: src[:src_max_len])
+  # Convert the word strings to ids
+  src_dataset = src_dataset.map(
+      lambda src: tf.cast(src_vocab_table.lookup(src), tf.int32))
+  # Add in the word counts.
+  src_dataset = src_dataset.map(lambda src: (src, tf.size(src)))
+
+  def batching_func(x):
+    return x.padded_batch(
+        batch_size,
+        # The entry is the source line rows;
+        # this has unknown-length vectors.  The last entry is
+        # the source row size; this is a scalar.
+        padded_shapes=(
+            tf.TensorShape([None]),  # src
+            tf.TensorShape([])),  # src_len
+        # Pad the source sequences with eos tokens.
+        # (Though notice we don't generally need to do this since
+        # later on we will be masking out calculations past the true sequence.
+        padding_values=(
+            src_eos_id,  # src
+            0))  # src_len -- unused
+
+  batched_dataset = batching_func(src_dataset)
+  batched_iter = batched_dataset.make_initializable_iterator()
+  (src_ids, src_seq_len) = batched_iter.get_next()
+  return BatchedInput(
+      initializer=batched_iter.initializer,
+      source=src_ids,
+      target_input=None,
+      target_output=None,
+      source_sequence_length=src_seq_len,
+      target_sequence_length=None)
+
+
+def get_iterator(src_tgt_dataset, batch_size, random_seed, output_buffer_size):
+  src_tgt_dataset = src_tgt_dataset.shuffle(output_buffer_size, random_seed)
+  batched_dataset = src_tgt_dataset.padded_batch(
+      batch_size,
+      padded_shapes=(tf.TensorShape([None]), tf.TensorShape([None])))
+  batched_iter = batched_dataset.make_initializable_iterator()
+  return batched_iter
+'''
+
+
+def test_an_nmt_infer_iterator_is_reported_with_padding_and_its_train_iterator_rewritten() -> None:
+    """The training iterator has no repeat() either (NMT re-initialises it every epoch): only
+    the names say which one feeds inference."""
+    after = ITERATOR_UTILS.replace(
+        "      padded_shapes=(tf.TensorShape([None]), tf.TensorShape([None])))",
+        "      padded_shapes=(tf.TensorShape([None]), tf.TensorShape([None])), drop_remainder=True)")
+    findings = assert_migrates(ITERATOR_UTILS, after, RULES)
+    assert sites(findings) == [("NPU002", 36, 13, "unmigrated"), ("NPU002", 65, 36, "migrated")]
+    assert findings[0].message == "if this is a tf.data.Dataset: " + INFERENCE.format(
+        "in get_infer_iterator()")
+
+
+def test_an_eval_input_fn_is_reported_and_keeps_drop_remainder_false() -> None:
+    source = '''\
+def eval_input_fn(filenames, batch_size):
+    dataset = tf.data.TFRecordDataset(filenames)
+    dataset = dataset.map(parse_example, num_parallel_calls=4)
+    dataset = dataset.batch(batch_size, drop_remainder=False)
+    return dataset.make_one_shot_iterator().get_next()
+
+
+def predict_input_fn(images):
+    return tf.data.Dataset.from_tensor_slices(images).batch(64)
+'''
+    findings = assert_unchanged(TF + source, RULES)
+    assert sites(findings) == [("NPU002", 5, 22, "unmigrated"), ("NPU002", 10, 54, "unmigrated")]
+    assert [f.message for f in findings] == [
+        INFERENCE.format("in eval_input_fn()").replace(" (guide", " (now: drop_remainder=False) (guide"),
+        INFERENCE.format("in predict_input_fn()")]
+
+
+def test_the_branch_for_training_is_rewritten_and_the_other_is_reported() -> None:
+    before = '''\
+def input_fn(mode, files, params):
+    dataset = tf.data.TFRecordDataset(files)
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        dataset = dataset.shuffle(10000).repeat()
+        dataset = dataset.batch(params.batch_size)
+    else:
+        dataset = dataset.batch(params.batch_size)
+    if not params.is_training:
+        dataset = dataset.prefetch(1).batch(1)
+    return dataset
+'''
+    after = before.replace(
+        "repeat()\n        dataset = dataset.batch(params.batch_size)",
+        "repeat()\n        dataset = dataset.batch(params.batch_size, drop_remainder=True)")
+    findings = assert_migrates(TF + before, TF + after, RULES)
+    assert sites(findings) == [("NPU002", 6, 26, "migrated"), ("NPU002", 8, 26, "unmigrated"),
+                               ("NPU002", 10, 38, "unmigrated")]
+    assert [f.message for f in findings[1:]] == [
+        INFERENCE.format("in the other branch of 'if mode == tf.estimator.ModeKeys.TRAIN'"),
+        INFERENCE.format("under 'if not params.is_training'")]
+
+
+@pytest.mark.parametrize("source", [
+    # repeat() before the batch: no partial batch, no example lost
+    "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files)\n    ds = ds.repeat()\n"
+    "    return ds.batch(32)\n",
+    "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).repeat(3)\n"
+    "    ds = ds.map(parse)\n    return ds.batch(32)\n",
+    "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files)\n"
+    "    ds = ds.apply(tf.data.experimental.shuffle_and_repeat(100))\n    return ds.batch(32)\n",
+    # training words nearer the batch than the inference ones
+    "def train_and_evaluate(files):\n    return tf.data.TFRecordDataset(files).batch(32)\n",
+    "def evaluate(files):\n    train_ds = tf.data.TFRecordDataset(files).batch(32)\n",
+    "class Evaluator(object):\n    def train_input(self, files):\n"
+    "        return tf.data.TFRecordDataset(files).batch(32)\n",
+])
+def test_inference_words_do_not_stop_the_rewrite_of_a_repeated_or_training_pipeline(source) -> None:
+    after = source.replace(".batch(32)", ".batch(32, drop_remainder=True)")
+    findings = assert_migrates(TF + source, TF + after, RULES)
+    assert [f.message for f in findings] == [ADDED]
+
+
+@pytest.mark.parametrize("source", [
+    # the repeat() is in another branch, or after the batch: the dataset batched does not repeat
+    "def eval_input_fn(files, training):\n    ds = tf.data.TFRecordDataset(files)\n"
+    "    if training:\n        ds = ds.repeat()\n    return ds.batch(32)\n",
+    "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files)\n"
+    "    return ds.batch(32).repeat()\n",
+    "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).repeat()\n"
+    "    for f in files:\n        ds = ds.concatenate(tf.data.TFRecordDataset(f))\n"
+    "    return ds.batch(32)\n",
+])
+def test_a_repeat_that_may_not_reach_the_batch_does_not_count(source) -> None:
+    (finding,) = assert_unchanged(TF + source, RULES)
+    assert finding.message == INFERENCE.format("in eval_input_fn()")
+
+
+def test_names_of_the_datasets_say_which_feed_evaluation() -> None:
+    before = '''\
+(x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()
+train_dataset = tf.data.Dataset.from_tensor_slices((x_train, y_train)).shuffle(1000).batch(64)
+test_dataset = tf.data.Dataset.from_tensor_slices((x_test, y_test)).batch(64)
+self.valid_ds = self.valid_ds.map(augment)
+valid = self.valid_ds.batch(64)
+'''
+    after = before.replace("shuffle(1000).batch(64)", "shuffle(1000).batch(64, drop_remainder=True)")
+    findings = assert_migrates(TF + before, TF + after, RULES)
+    assert sites(findings) == [("NPU002", 3, 85, "migrated"), ("NPU002", 4, 68, "unmigrated"),
+                               ("NPU002", 6, 22, "unmigrated")]
+    assert [f.message for f in findings[1:]] == [INFERENCE.format("named test_dataset"),
+                                                 INFERENCE.format("named self.valid_ds")]
+
+
+def test_map_and_batch_in_an_eval_pipeline_is_reported() -> None:
+    source = ("def eval_input_fn(files, batch_size):\n"
+              "    d = tf.data.TFRecordDataset(files)\n"
+              "    d = d.apply(tf.contrib.data.map_and_batch(_decode, batch_size))\n"
+              "    return d\n")
+    (finding,) = assert_unchanged(TF + source, RULES)
+    assert (finding.line, finding.message) == (4, INFERENCE.format("in eval_input_fn()"))

@@ -1,6 +1,14 @@
-"""NPU002 dataset-batch-drop-remainder: training batches need static shapes on the NPU."""
+"""NPU002 dataset-batch-drop-remainder: training batches need static shapes on the NPU.
+
+An inference/eval pipeline (``get_infer_iterator``, ``eval_dataset``, the ``else:`` of ``if
+is_training:``) that does not repeat before it is batched would lose its last examples to
+``drop_remainder=True``: such a batch is reported, never rewritten; it needs the final batch
+padded to batch_size (NPU003).
+"""
 
 from __future__ import annotations
+
+from typing import Sequence
 
 from fissix import pytree
 from fissix.pygram import python_symbols as syms
@@ -12,11 +20,12 @@ from npu_codemod.codemods.calls import (
     has_unpacking,
     is_false,
     is_true,
+    unparenthesised,
 )
-from npu_codemod.codemods.datasets import is_dataset
+from npu_codemod.codemods.datasets import inference_pipeline, is_dataset
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
 from npu_codemod.codemods.statements import child_index
-from npu_codemod.codemods.tfnames import is_call_trailer, prefix_name
+from npu_codemod.codemods.tfnames import is_attribute_trailer, is_call_trailer, prefix_name
 from npu_codemod.plugins.hookspecs import hookimpl
 
 #: method -> 0-based position of ``drop_remainder`` when given positionally.
@@ -34,6 +43,8 @@ KEPT = (f"{ADD}; for prediction pad the last batch instead, see NPU003")
 UNKNOWN_RECEIVER = "if this is a tf.data.Dataset, add drop_remainder=True"
 UNPACKED = f"{ADD}: pass it explicitly next to the unpacked arguments"
 ADDED = "added drop_remainder=True (static batch shape for the NPU)"
+INFERENCE = ("inference/eval pipeline ({why}): do not drop the remainder; pad the final batch to "
+             "batch_size with dummy examples and drop their outputs (NPU003)")
 SMALLER = ("the queue API has no drop_remainder: set allow_smaller_final_batch=False so every "
            "batch has a static shape")
 
@@ -101,18 +112,30 @@ class DropRemainder(Rule):
                 self._check(call, method, name, ctx)
         elif name in DROP_REMAINDER_POSITION:
             if is_dataset(power.children[:index], ctx):
-                self._check(call, method, name, ctx)
+                self._check(call, method, name, ctx, power.children[:index])
             elif receiver is None and _may_be_dataset_batch(name, call):
-                ctx.report(method, "unmigrated", UNKNOWN_RECEIVER)
+                why = inference_pipeline(power.children[:index], method)
+                message = f"if this is a tf.data.Dataset: {INFERENCE.format(why=why)}" if why \
+                    else UNKNOWN_RECEIVER
+                ctx.report(method, "unmigrated", message)
 
-    def _check(self, call: pytree.Node, method: pytree.Leaf, name: str, ctx: FileContext) -> None:
-        """A dataset batching call: add drop_remainder=True, or report what is there."""
+    def _check(self, call: pytree.Node, method: pytree.Leaf, name: str, ctx: FileContext,
+               receiver: Sequence[pytree.Base] = ()) -> None:
+        """A dataset batching call: add drop_remainder=True, or report what is there.
+
+        ``receiver`` is the dataset batched (power children); for ``map_and_batch`` it is
+        the one whose ``.apply(...)`` gets the call, if any.
+        """
         given = find_argument(call, "drop_remainder", DROP_REMAINDER_POSITION[name])
-        if given is not None and is_true(given.value):
+        if given is not None and is_true(unparenthesised(given.value)):
             ctx.report(method, "migrated", "drop_remainder=True is set")
+            return
+        why = inference_pipeline(receiver or _applied_to(call), method)
+        now = f" (now: drop_remainder={str(given.value).strip()})" if given is not None else ""
+        if why:
+            ctx.report(method, "unmigrated", INFERENCE.format(why=why) + now)
         elif given is not None:
-            value = str(given.value).strip()
-            ctx.report(method, "unmigrated", f"{KEPT} (now: drop_remainder={value})")
+            ctx.report(method, "unmigrated", KEPT + now)
         elif has_unpacking(call):
             ctx.report(method, "unmigrated", UNPACKED)
         else:
@@ -125,6 +148,21 @@ class DropRemainder(Rule):
         smaller = find_argument(call, "allow_smaller_final_batch", index)
         if smaller is not None and not is_false(smaller.value):
             ctx.report(method, "unmigrated", SMALLER)
+
+
+def _applied_to(call: pytree.Node) -> Sequence[pytree.Base]:
+    """The dataset (power children) whose ``.apply(...)`` takes the ``map_and_batch(...)``
+    call whose ``(...)`` is ``call``; empty when it is not an ``apply`` argument."""
+    argument = call.parent
+    if argument is not None and argument.parent is not None and argument.parent.type == syms.arglist:
+        argument = argument.parent
+    trailer = argument.parent if argument is not None else None
+    if not is_call_trailer(trailer) or trailer.children[1] is not argument:
+        return ()
+    apply = trailer.prev_sibling
+    if apply is None or not is_attribute_trailer(apply) or apply.children[1].value != "apply":
+        return ()
+    return apply.parent.children[:child_index(apply)]
 
 
 def _may_be_dataset_batch(name: str, call: pytree.Node) -> bool:

@@ -7,12 +7,10 @@ padded to ``batch_size`` with dummy examples whose outputs are dropped, or an as
 
 from __future__ import annotations
 
-import re
-
 from fissix import pytree
-from fissix.pgen2 import token
 
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
+from npu_codemod.codemods.words import node_words
 from npu_codemod.plugins.hookspecs import hookimpl
 
 PAD = "pad the final prediction batch to batch_size with dummy examples and drop their outputs"
@@ -24,7 +22,6 @@ RESULT_WORDS = frozenset(
 EXAMPLE_WORDS = frozenset("example examples sample samples instance instances".split())
 #: Both sides must be counts: ``len(...)``, ``num_*``, ``*_count``...
 COUNT_WORDS = frozenset("len num n nb count cnt total number length size".split())
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 class PredictLastBatch(Rule):
@@ -51,18 +48,9 @@ class PredictLastBatch(Rule):
     pattern = "assert_stmt< 'assert' comparison< left=any '==' right=any > any* >"
 
     def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
-        sides = [_words(capture["left"]), _words(capture["right"])]
+        sides = [node_words(capture["left"]), node_words(capture["right"])]
         if any(_counts_results(a) and _counts_examples(b) for a, b in (sides, sides[::-1])):
             ctx.report(node, "unmigrated", PAD)
-
-
-def _words(node: pytree.Base) -> frozenset[str]:
-    """Lower-case words of the names in ``node`` (``num_written_lines`` -> num, written, lines)."""
-    return frozenset(
-        word.lower()
-        for leaf in node.leaves() if leaf.type == token.NAME
-        for word in _WORD.findall(leaf.value)
-    )
 
 
 def _counts_results(words: frozenset[str]) -> bool:

@@ -66,10 +66,12 @@ class LayersDropout(Rule):
             site = _reference(node, ctx)
         if site is None:
             return
-        if CONVERT_IMPORT not in ctx.imports and find_import(ctx.tree, CONVERT_IMPORT) is None:
+        if CONVERT_IMPORT in ctx.imports or find_import(ctx.tree, CONVERT_IMPORT) is None:
             ctx.add_import(CONVERT_IMPORT)
-        ctx.report(site, "migrated", f"npu_convert_dropout is imported, so {site_text(site)} "
-                   f"runs the NPU dropout; {ACCURACY}")
+            done = "imported npu_convert_dropout"
+        else:
+            done = "npu_convert_dropout is imported"
+        ctx.report(site, "migrated", f"{done}, so {site_text(site)} runs the NPU dropout; {ACCURACY}")
 
 
 def _reference(leaf: pytree.Leaf, ctx: FileContext):
