@@ -386,7 +386,7 @@ def test_a_global_declaration_assigns_the_module_name() -> None:
 
 INFERENCE = ("inference/eval pipeline ({}, no repeat() before this batch): do not drop the "
              "remainder; pad the final batch to batch_size with dummy examples and drop their "
-             "outputs (NPU003) (guide: 数据预处理)")
+             "outputs (NPU003)" + GUIDE)
 ITERATOR_UTILS = '''\
 """For loading data into NMT models."""
 from __future__ import print_function
