@@ -23,7 +23,7 @@ from fissix.refactor import _get_headnode_dict
 from .findings import Finding
 from .prematch import SELF, leaf_key, quick_check
 from .imports import imports_module_pattern, place_imports
-from .qualified import name_reference, qualified_names
+from .qualified import name_reference, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, position, rules_in_order
 from .source import UndecodableSource, decode_source
 from .walk import post_order, tree_text
@@ -208,8 +208,8 @@ class Engine:
         (:attr:`Rule.calls`, :attr:`Rule.uses`), innermost first; one walk for all rules."""
         if not rules:
             return
-        wanted = [(rule, [ctx.names(m) for m in rule.modules], qualified_names(rule.calls),
-                   qualified_names(rule.uses)) for rule in rules]
+        wanted = [(rule, [ctx.names(root) for root in name_roots(rule.calls + rule.uses)],
+                   qualified_names(rule.calls), qualified_names(rule.uses)) for rule in rules]
         heads = {name for _, resolvers, _, _ in wanted for r in resolvers for name in r.bindings}
         found = []
         for node in post_order(ctx.tree, {token.NAME: frozenset(heads)}, {syms.power}):

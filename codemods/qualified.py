@@ -18,6 +18,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .tfnames import TfNames, canonical, is_attribute_trailer, is_call_trailer
+from .walk import position
 
 #: Parents under which a NAME leaf is not a reference to what it is bound to.
 _NOT_REFERENCES = frozenset({
@@ -36,12 +37,16 @@ class Reference:
     NAME leaf. ``end`` is how many of its children spell the name (1 for a bare name), ``name``
     the qualified name it resolves to (``compat.v1`` folded, internal modules resolved), and
     ``call`` the ``(...)`` trailer right after the name when it is called, else None.
+    ``ctx.report(reference, ...)`` reports at its original place even after an edit.
     """
 
     node: pytree.Base
     end: int
     name: str
     call: Optional[pytree.Node]
+    #: Where the reference was before any edit (1-based line, 0-based column).
+    line: int = 0
+    column: int = 0
 
 
 def module_names(tree: pytree.Node, modules: Iterable[str]) -> dict[str, TfNames]:
@@ -66,7 +71,7 @@ def name_reference(node: pytree.Base, resolvers: Iterable[TfNames],
     for resolver in resolvers:
         qualified = resolver.qualify(node.value)
         if qualified in wanted:
-            return Reference(node, 1, qualified, None)
+            return Reference(node, 1, qualified, None, *position(node))
     return None
 
 
@@ -82,7 +87,8 @@ def _in_power(power: pytree.Node, head: str, resolvers: Iterable[TfNames],
             qualified = resolver.qualify(".".join(parts))
             if qualified in wanted:
                 call = children[end] if end < len(children) else None
-                found = Reference(power, end, qualified, call if is_call_trailer(call) else None)
+                found = Reference(power, end, qualified, call if is_call_trailer(call) else None,
+                                  *position(power))
             if end == len(children) or not is_attribute_trailer(children[end]):
                 break
             parts.append(children[end].children[1].value)
@@ -109,3 +115,8 @@ def _is_plain_reference(leaf: pytree.Leaf) -> bool:
 def qualified_names(names: Iterable[str]) -> frozenset[str]:
     """``names`` as :func:`name_reference` compares them (``compat.v1`` folded)."""
     return frozenset(canonical(name) for name in names)
+
+
+def name_roots(names: Iterable[str]) -> tuple[str, ...]:
+    """The root packages of ``names``, in first-seen order: whose imports to follow."""
+    return tuple(dict.fromkeys(name.split(".")[0] for name in names))

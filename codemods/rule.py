@@ -16,7 +16,7 @@ from fissix import pytree
 from .findings import Finding, Status
 from .qualified import Reference
 from .tfnames import TfNames
-from .walk import tree_text
+from .walk import position, tree_text
 
 T = TypeVar("T")
 
@@ -128,9 +128,10 @@ class FileContext:
         """True when any rule edited the tree or asked for a header import."""
         return bool(self.imports) or tree_text(self.tree) != self.original
 
-    def report(self, node: pytree.Base, status: Status, message: str) -> None:
-        """Record a finding of the current rule at ``node``'s original position."""
-        line, column = position(node)
+    def report(self, node: "pytree.Base | Reference", status: Status, message: str) -> None:
+        """Record a finding of the current rule at ``node``'s original position (a
+        :class:`Reference` keeps the position it had before any edit)."""
+        line, column = (node.line, node.column) if isinstance(node, Reference) else position(node)
         self.report_at(line, column, status, message)
 
     def report_at(self, line: int, column: int, status: Status, message: str) -> None:
@@ -173,14 +174,6 @@ _ANALYSES = "__analyses__"
 
 def _module_names(ctx: FileContext, module: str) -> TfNames:
     return TfNames(ctx.tree, root=module)
-
-
-def position(node: pytree.Base) -> tuple[int, int]:
-    """(line, column) of the first original leaf of ``node`` (new leaves have no position)."""
-    for leaf in node.leaves():
-        if leaf.lineno:
-            return leaf.lineno, leaf.column
-    return 1, 0
 
 
 def rules_in_order(rules: Sequence[Rule]) -> list[Rule]:
