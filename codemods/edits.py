@@ -25,7 +25,7 @@ def replace_callee(reference: Reference, dotted: str) -> None:
     """Spell the referenced name as ``dotted`` (``tf.estimator.RunConfig(...)`` ->
     ``NPURunConfig(...)``); the arguments and what follows them are kept."""
     new = parse_expression(dotted)
-    pieces = new.children if new.type == syms.power else [new]
+    pieces = list(new.children) if new.type == syms.power else [new]
     node = reference.node
     if node.type != syms.power:
         replacement = new if len(pieces) > 1 else pieces[0]
