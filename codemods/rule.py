@@ -7,6 +7,7 @@ engine can attribute, isolate and count it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import AbstractSet, Any, Callable, ClassVar, FrozenSet, Optional, Sequence, TypeVar
@@ -22,6 +23,11 @@ T = TypeVar("T")
 
 Capture = dict
 
+#: The project's repository (``[project.urls] Homepage`` of pyproject.toml).
+PROJECT_URL = "https://github.com/npu-codemod/npu-codemod"
+#: The rule catalog, generated from the rules' metadata by ``orchestrator/rule_catalog.py``.
+RULE_CATALOG = "docs/rules.md"
+
 
 class Rule:
     """Base class of every migration rule, built-in or third-party.
@@ -36,10 +42,24 @@ class Rule:
     name: ClassVar[str]
     #: One line saying what the rule does.
     description: ClassVar[str]
-    #: The section of the migration guide the rule implements (shown next to each finding).
+    #: The section of the migration guide the rule implements, titled as the guide titles it
+    #: (the built-in rules: the Chinese Ascend guide).
     guide_section: ClassVar[str] = ""
-    #: Where a person reads how to finish a site by hand (your wiki page, for third parties).
+    #: The same section's title in English, when :attr:`guide_section` is in another language.
+    guide_section_en: ClassVar[str] = ""
+    #: Where a person reads how to finish a site by hand (your wiki page, for third parties;
+    #: the rule's entry in the rule catalog, :meth:`catalog_url`, for the built-in rules).
     guide_url: ClassVar[str] = ""
+    #: What the rule rewrites, in Markdown, for the rule catalog and SARIF help ("" if nothing).
+    rewrites: ClassVar[str] = ""
+    #: What the rule reports ``unmigrated`` and what a person does about it, in Markdown.
+    reports: ClassVar[str] = ""
+    #: A short source file the rule acts on (indented as you like: it is dedented); the rule
+    #: catalog shows it, what ``npu-codemod run --rules <id>`` makes of it and the rule's
+    #: findings, worked out by running the rule when the catalog is made, so they cannot drift.
+    example: ClassVar[str] = ""
+    #: Ids of other rules the example runs with (NPU001 only acts where another rule rewrote).
+    example_with: ClassVar[tuple[str, ...]] = ()
     #: Cheap prefilter: the rule only runs on files whose text contains one of these strings.
     #: Empty means every file that imports TensorFlow.
     tokens: ClassVar[tuple[str, ...]] = ()
@@ -86,6 +106,39 @@ class Rule:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}>"
+
+    @staticmethod
+    def catalog_url(rule_id: str, name: str) -> str:
+        """The entry of built-in rule ``rule_id`` in the project's rule catalog: the
+        :attr:`guide_url` of the built-in rules (``guide_url = Rule.catalog_url(id, name)``)."""
+        return f"{PROJECT_URL}/blob/main/{RULE_CATALOG}#{catalog_anchor(rule_id, name)}"
+
+
+def catalog_heading(rule_id: str, name: str) -> str:
+    """The heading of a rule's entry in the rule catalog."""
+    return f"{rule_id} {name}"
+
+
+def catalog_anchor(rule_id: str, name: str) -> str:
+    """The fragment GitHub gives that heading: lower case, spaces to dashes, and punctuation
+    other than ``-`` and ``_`` dropped."""
+    heading = catalog_heading(rule_id, name).lower()
+    return re.sub(r"[^\w\- ]", "", heading).replace(" ", "-")
+
+
+def guide_title(section_en: str, section: str) -> str:
+    """A guide section as reports name it: ``Data preprocessing (数据预处理)``; the one title
+    there is when the other is missing or the same."""
+    if section_en and section and section_en != section:
+        return f"{section_en} ({section})"
+    return section_en or section
+
+
+def guide_note(rule: Rule) -> str:
+    """What each ``unmigrated`` message of ``rule`` ends with: its guide section (in English
+    when it has an English title) and its guide URL, or '' when it has neither."""
+    parts = [part for part in (rule.guide_section_en or rule.guide_section, rule.guide_url) if part]
+    return f" (guide: {', '.join(parts)})" if parts else ""
 
 
 @dataclass
@@ -137,9 +190,8 @@ class FileContext:
     def report_at(self, line: int, column: int, status: Status, message: str) -> None:
         rule = self.rule
         assert rule is not None, "report() outside a rule callback"
-        guide = ", ".join(part for part in (rule.guide_section, rule.guide_url) if part)
-        if status == "unmigrated" and guide:
-            message = f"{message} (guide: {guide})"
+        if status == "unmigrated":
+            message += guide_note(rule)
         self.findings.append(
             Finding(self.repo, self.path, line, column, rule.id, rule.name, status, message)
         )

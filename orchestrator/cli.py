@@ -103,8 +103,9 @@ def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
     rules = commands.add_parser("rules", help="list the available rules")
     _add_plugin_options(rules)
     _add_config_option(rules, "none: built-in defaults")
-    rules.add_argument("--format", choices=("table", "json"), default="table",
-                       help="a table for people or JSON for scripts (default: %(default)s)")
+    rules.add_argument("--format", choices=("table", "json", "markdown"), default="table",
+                       help="a table for people, JSON for scripts, or the Markdown rule catalog "
+                            "of docs/rules.md with every rule's example run (default: %(default)s)")
     rules.set_defaults(handler=_cmd_rules)
 
     report = commands.add_parser("report", help="re-render the reports from a run.json")
@@ -279,7 +280,8 @@ def _publisher(prs: Optional[PrSettings], toolkit: Toolkit, branch: str) -> Opti
     """What proposes each repository's branch as it ends (``--open-prs``), or None."""
     if prs is None:
         return None
-    rules = {r.id: {"name": r.name, "description": r.description, "guide_section": r.guide_section}
+    rules = {r.id: {"name": r.name, "description": r.description, "guide_section": r.guide_section,
+                    "guide_section_en": r.guide_section_en, "guide_url": r.guide_url}
              for r in toolkit.rules}
     return Publisher(prs, toolkit.plugins.pm.hook, rules, branch,
                      log=lambda line: tqdm.write(line, file=sys.stderr))

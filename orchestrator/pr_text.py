@@ -5,7 +5,8 @@ The defaults are package data (``templates/pr_title.j2``, ``templates/pr_body.md
 get the same variables: ``repo``, ``slug``, ``branch``, ``branch_prefix``, ``base``,
 ``group`` (name, owners; None unless ``--split-by``), ``files``, ``migrated`` (rule_id,
 rule_name, description, count), ``unmigrated`` (path, line, rule_id, rule_name, message,
-url), ``omitted``, ``guide_sections`` (rule_id, rule_name, guide_section) and ``tool``.
+url), ``omitted``, ``guide_sections`` (rule_id, rule_name, guide_section, guide_section_en,
+``guide``: both titles, ``guide_url``: http(s) or '') and ``tool``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import jinja2
 
 from npu_codemod import __version__
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.rule import guide_title
+from npu_codemod.reports.links import safe_http
 
 from .results import ChangeGroup
 
@@ -99,5 +102,8 @@ def pr_context(
 
 def _rule(rules: Mapping[str, Mapping[str, str]], rule_id: str) -> dict[str, str]:
     info = rules.get(rule_id, {})
+    section, section_en = info.get("guide_section", ""), info.get("guide_section_en", "")
     return {"rule_id": rule_id, "rule_name": info.get("name", ""),
-            "description": info.get("description", ""), "guide_section": info.get("guide_section", "")}
+            "description": info.get("description", ""), "guide_section": section,
+            "guide_section_en": section_en, "guide": guide_title(section_en, section),
+            "guide_url": safe_http(info.get("guide_url")) or ""}

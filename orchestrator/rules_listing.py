@@ -1,7 +1,8 @@
 """``npu-codemod rules``: what rules are available, where they come from, which are broken.
 
 One row per rule (status ``ok``) and one per broken plugin (status ``broken``, the reason in
-place of the description), so a package that failed to load is never silently missing.
+place of the description), so a package that failed to load is never silently missing; or the
+rule catalog of ``docs/rules.md`` for those rules (``--format markdown``, see rule_catalog.py).
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from typing import Any, TextIO
 
 from npu_codemod.codemods.rule_settings import settings_fields
 
+from .rule_catalog import catalog_markdown
 from .run_record import rule_info
 from .toolkit import Toolkit
 
 COLUMNS = ("id", "name", "status", "plugin", "distribution", "version")
+MARKDOWN_COMMAND = "npu-codemod rules --format markdown"
 
 
 def rules_table(toolkit: Toolkit) -> list[dict[str, Any]]:
@@ -23,13 +26,19 @@ def rules_table(toolkit: Toolkit) -> list[dict[str, Any]]:
     rows = [{**rule_info(rule, plugins), "status": "ok", "selected": rule.id in selected,
              "settings": settings_fields(selected.get(rule.id, rule))} for rule in plugins.rules()]
     rows += [{"id": "-", "name": "-", "description": broken.reason, "guide_section": "",
-              "guide_url": "", "plugin": broken.name, "distribution": broken.distribution,
+              "guide_section_en": "", "guide_url": "", "rewrites": "", "reports": "",
+              "plugin": broken.name, "distribution": broken.distribution,
               "version": broken.version, "settings": [], "status": "broken", "selected": False}
              for broken in plugins.broken]
     return rows
 
 
 def print_rules(toolkit: Toolkit, fmt: str, stream: TextIO) -> None:
+    if fmt == "markdown":
+        stream.write(catalog_markdown(toolkit, toolkit.plugins.rules(), MARKDOWN_COMMAND))
+        for broken in toolkit.plugins.broken:
+            stream.write(f"\nBroken plugin, its rules are missing: {broken.name}: {broken.reason}\n")
+        return
     rows = rules_table(toolkit)
     if fmt == "json":
         json.dump(rows, stream, indent=2, ensure_ascii=False)

@@ -17,11 +17,12 @@ import jinja2
 from markupsafe import Markup
 
 from npu_codemod.codemods.findings import STATUSES
+from npu_codemod.codemods.rule import guide_title
 
 from .atomic import atomic_open
 from .charts import BAR_AREA, bar_chart, line_chart
 from .history import HISTORY_FILE
-from .links import pull_request_links, repo_links
+from .links import pull_request_links, repo_links, safe_http
 from .summary import Overview, coverage, iter_findings, status_totals
 
 _ENV = jinja2.Environment(
@@ -51,7 +52,7 @@ def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = (
         finding_count=overview.findings,
         statuses=STATUSES,
         rule_ids=list(by_rule),
-        guides={rule["id"]: rule for rule in run.get("rules", ()) if rule.get("guide_section")},
+        guides=rule_guides(run),
         by_rule=bar_chart({f"{rule_id} {overview.rule_names[rule_id]}": counts
                            for rule_id, counts in by_rule.items()}),
         by_repo=bar_chart(overview.by_repo),
@@ -76,3 +77,17 @@ def write_html_report(
     with atomic_open(path) as stream:
         stream.writelines(render_html(run, history or (), overview))
     return [path]
+
+
+def rule_guides(run: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Rule id -> the guide a finding of it links to: ``title`` (English, then as the guide
+    titles it), ``url`` (http(s) only, else None) and ``description``; rules with neither a
+    guide section nor a guide URL are left out."""
+    guides = {}
+    for rule in run.get("rules", ()):
+        title = guide_title(rule.get("guide_section_en") or "", rule.get("guide_section") or "")
+        url = safe_http(rule.get("guide_url"))
+        if title or url:
+            guides[rule["id"]] = {"title": title or url, "url": url,
+                                  "description": rule.get("description") or ""}
+    return guides

@@ -2,7 +2,8 @@
 
 One SARIF run per repository (its own artifacts, revision and branch), one result per
 ``unmigrated`` or ``error`` finding; ``migrated`` sites are done and are not results. Each
-rule carries its help text and the guide section it implements.
+rule carries its help in English (what it rewrites and reports, the guide section it implements)
+and, as ``helpUri``, its ``guide_url``: for a built-in rule its entry in ``docs/rules.md``.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from typing import Any, Mapping, Optional
 from urllib.parse import quote
 
 from npu_codemod import __version__
+from npu_codemod.codemods.rule import guide_title
 
 from .atomic import atomic_open
 from .json_text import write_readable_json
-from .links import web_url
+from .links import safe_http, web_url
 
 SARIF_FILE = "findings.sarif"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -52,18 +54,39 @@ def _rules(run: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def _rule(rule: Mapping[str, Any]) -> dict[str, Any]:
     description = rule.get("description") or f"{rule['id']} {rule['name']}"
-    guide = rule.get("guide_section") or ""
-    help_text = f"{description}\n\nMigration guide section: {guide}" if guide else description
-    help_markdown = f"{description}\n\n**Migration guide section:** {guide}" if guide else description
-    return {
+    sarif_rule = {
         "id": rule["id"],
         "name": rule["name"],
         "shortDescription": {"text": f"{rule['id']} {rule['name']}"},
         "fullDescription": {"text": description},
-        "help": {"text": help_text, "markdown": help_markdown},
+        "help": _help(rule, description),
         "defaultConfiguration": {"level": "warning"},
-        "properties": {"guideSection": guide, "tags": ["tensorflow", "ascend-npu", "migration"]},
+        "properties": {"guideSection": rule.get("guide_section") or "",
+                       "guideSectionEn": rule.get("guide_section_en") or "",
+                       "tags": ["tensorflow", "ascend-npu", "migration"]},
     }
+    url = safe_http(rule.get("guide_url"))
+    if url:
+        sarif_rule["helpUri"] = url
+    return sarif_rule
+
+
+def _help(rule: Mapping[str, Any], description: str) -> dict[str, str]:
+    """The rule's help in English: what it does, rewrites and reports, its guide section (in
+    English, then as the guide titles it) and where to read more."""
+    section = guide_title(rule.get("guide_section_en") or "", rule.get("guide_section") or "")
+    url = safe_http(rule.get("guide_url"))
+    told = [(label, rule.get(key)) for label, key in (("Rewrites", "rewrites"), ("Reports", "reports"))]
+    text = [description, *(f"{label}: {said}" for label, said in told if said)]
+    markdown = [description, *(f"**{label}.** {said}" for label, said in told if said)]
+    if section:
+        text.append(f"Migration guide section: {section}")
+        markdown.append(f"**Migration guide section:** {f'[{section}]({url})' if url else section}")
+    if url:
+        text.append(f"Guide: {url}")
+        if not section:
+            markdown.append(f"**Guide:** <{url}>")
+    return {"text": "\n\n".join(text), "markdown": "\n\n".join(markdown)}
 
 
 def _repo_run(repo: Mapping[str, Any], rules: list[dict[str, Any]], index: dict[str, int]) -> dict[str, Any]:

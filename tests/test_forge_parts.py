@@ -145,12 +145,23 @@ def test_registered_secrets_are_masked_everywhere():
 def test_default_body_lists_migrated_unmigrated_with_links_and_guide_sections():
     findings = [Finding("r", "a.py", 3, 0, "NPU002", "dataset-batch-drop-remainder", "migrated", "ok"),
                 Finding("r", "b|c.py", 9, 4, "NPU003", "predict-last-batch", "unmigrated", "pad the\nlast batch")]
-    rules = {"NPU002": {"name": "dataset-batch-drop-remainder", "description": "drop it", "guide_section": "数据预处理"},
+    rules = {"NPU002": {"name": "dataset-batch-drop-remainder", "description": "drop it", "guide_section": "数据预处理",
+                        "guide_section_en": "Data preprocessing", "guide_url": "https://docs.example/rules.md#npu002"},
              "NPU003": {"name": "predict-last-batch", "description": "report", "guide_section": "推理"}}
     context = pr_context("r", "o/r", "br", "main", findings, ["a.py"], rules, lambda p, l: f"https://x/{p}#L{l}")
     title, body = load_templates().render(context)
     assert title == "Migrate TensorFlow sess.run training code to Ascend NPU"
     assert "| NPU002 dataset-batch-drop-remainder | drop it | 1 |" in body
     assert "| [b\\|c.py:9](https://x/b|c.py#L9) | NPU003 predict-last-batch | pad the last batch |" in body
-    assert "- NPU002 dataset-batch-drop-remainder: 数据预处理" in body and "- NPU003 predict-last-batch: 推理" in body
+    assert ("- NPU002 dataset-batch-drop-remainder: [Data preprocessing (数据预处理)]"
+            "(https://docs.example/rules.md#npu002)\n- NPU003 predict-last-batch: 推理\n") in body
     assert "Files changed on `br`: `a.py`." in body
+
+
+def test_body_links_a_guide_only_through_http() -> None:
+    findings = [Finding("r", "a.py", 3, 0, "MYL001", "mylib-dropout", "unmigrated", "do it")]
+    rules = {"MYL001": {"name": "mylib-dropout", "description": "d", "guide_section": "",
+                        "guide_url": "javascript:alert(1)"}}
+    body = load_templates().render(pr_context("r", "o/r", "br", "main", findings, [], rules,
+                                              lambda path, line: f"https://x/{path}#L{line}"))[1]
+    assert "- MYL001 mylib-dropout: (no section)\n" in body and "javascript" not in body

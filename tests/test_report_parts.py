@@ -9,10 +9,18 @@ from npu_codemod.codemods.excerpts import MAX_LINE_CHARS, excerpt, with_snippets
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.reports.charts import BAR_AREA, bar_chart, line_chart
 from npu_codemod.reports.history import HISTORY_FILE, append_history, read_history
-from npu_codemod.reports.html_report import render_html
+from npu_codemod.orchestrator.results import RepoResult
+from npu_codemod.orchestrator.run_record import rule_info
+from npu_codemod.plugins.manager import load_plugins
+from npu_codemod.reports.html_report import render_html, rule_guides
 from npu_codemod.reports.links import repo_links, web_url
+from npu_codemod.reports.sarif_report import sarif_log
 
 TEXT = "".join(f"line {n}\n" for n in range(1, 11))
+CATALOG = "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md"
+#: A third-party rule as run.json records it: a guide URL that is no web link, no guide section.
+ODD_RULE = {"id": "MYL001", "name": "mylib-dropout", "description": "mylib.dropout -> npu_ops",
+            "guide_section": "", "guide_url": "javascript:alert(1)"}
 
 
 def test_excerpt_is_bounded_numbered_and_marks_the_site() -> None:
@@ -106,3 +114,33 @@ def test_history_tells_runs_apart_by_id_even_within_one_second(tmp_path):
     append_history({**same_second, "id": "b", "command": "scan"}, tmp_path)
     entries = append_history({**same_second, "id": "a"}, tmp_path)  # `report` re-renders run a
     assert [entry["command"] for entry in entries] == ["run", "scan"]
+
+
+def guide_run() -> dict:
+    npu002 = next(rule for rule in load_plugins().rules() if rule.id == "NPU002")
+    finding = Finding("r", "train.py", 3, 4, "NPU002", npu002.name, "unmigrated", "add it")
+    return {"started": "t", "finished": "t", "command": "run", "tool": "x",
+            "rules": [rule_info(npu002), ODD_RULE],
+            "repos": [RepoResult("r", "changed", findings=(finding,)).to_dict()]}
+
+
+def test_sarif_rules_carry_help_uri_and_the_english_help() -> None:
+    odd, npu002 = next(iter(sarif_log(guide_run())["runs"]))["tool"]["driver"]["rules"]
+    rule = next(rule for rule in load_plugins().rules() if rule.id == "NPU002")
+    assert npu002["helpUri"] == f"{CATALOG}#npu002-dataset-batch-drop-remainder"
+    assert npu002["help"]["text"] == (
+        f"{rule.description}\n\nRewrites: {rule.rewrites}\n\nReports: {rule.reports}\n\n"
+        f"Migration guide section: Data preprocessing (数据预处理)\n\nGuide: {npu002['helpUri']}")
+    assert npu002["help"]["markdown"].endswith(
+        f"**Migration guide section:** [Data preprocessing (数据预处理)]({npu002['helpUri']})")
+    assert npu002["properties"]["guideSectionEn"] == "Data preprocessing"
+    assert "helpUri" not in odd and "javascript" not in json.dumps(odd)
+    assert odd["help"] == {"text": "mylib.dropout -> npu_ops", "markdown": "mylib.dropout -> npu_ops"}
+
+
+def test_page_links_a_finding_to_its_rule_guide_only_through_http() -> None:
+    run = guide_run()
+    assert list(rule_guides(run)) == ["NPU002"]  # MYL001 has no section and no web link
+    html = "".join(render_html(run))
+    link = f'<a href="{CATALOG}#npu002-dataset-batch-drop-remainder">Data preprocessing (数据预处理)</a>'
+    assert f"<p>Guide section: <strong>{link}</strong>: " in html

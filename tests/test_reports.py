@@ -13,6 +13,7 @@ from reportcase import HOSTILE_COMMENT, HOSTILE_NAME, Page, cli, make_run
 from npu_codemod.codemods.findings import FINDING_FIELDS
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+CATALOG = "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md"
 
 
 @pytest.fixture(scope="module")
@@ -81,9 +82,14 @@ def test_unmigrated_findings_carry_snippet_and_guide_section(report: Path) -> No
     batch = next(f for f in findings if f["path"] == HOSTILE_NAME and f["rule_id"] == "NPU002")
     assert f"> 4 | batch = memory.batch(32)\n" in batch["snippet"]
     assert HOSTILE_COMMENT in batch["snippet"]
-    guide = next(r["guide_section"] for r in run["rules"] if r["id"] == "NPU002")
-    text = "".join(page(report).texts)
-    assert "batch = memory.batch(32)" in text and f"Guide section: {guide}" in text
+    npu002 = next(r for r in run["rules"] if r["id"] == "NPU002")
+    assert (npu002["guide_section"], npu002["guide_section_en"]) == ("数据预处理", "Data preprocessing")
+    shown = page(report)
+    text = "".join(shown.texts)
+    assert "batch = memory.batch(32)" in text
+    assert "Guide section: Data preprocessing (数据预处理)" in text
+    assert {"href": npu002["guide_url"]} in shown.tags("a")
+    assert npu002["guide_url"] == CATALOG + "#npu002-dataset-batch-drop-remainder"
 
 
 def test_sarif_validates_against_the_2_1_0_schema(report: Path) -> None:
@@ -103,7 +109,8 @@ def test_sarif_has_one_result_per_site_needing_a_person(report: Path) -> None:
     assert "%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E.py" in uris
     rules = sarif["runs"][0]["tool"]["driver"]["rules"]
     npu002 = next(rule for rule in rules if rule["id"] == "NPU002")
-    assert "Migration guide section:" in npu002["help"]["text"]
+    assert "Migration guide section: Data preprocessing (数据预处理)" in npu002["help"]["text"]
+    assert npu002["helpUri"] == CATALOG + "#npu002-dataset-batch-drop-remainder"
     failed = next(run for run in sarif["runs"] if run["properties"]["repo"] == "not-a-repo")
     assert failed["invocations"][0]["executionSuccessful"] is False
 

@@ -9,11 +9,13 @@ from rulecase import assert_migrates, assert_unchanged, sites
 RULES = {"NPU002"}
 TF = "import tensorflow as tf\n"
 ADDED = "added drop_remainder=True (static batch shape for the NPU)"
+GUIDE = (" (guide: Data preprocessing, "
+         "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu002-dataset-batch-drop-remainder)")
 KEPT = ("training input must use drop_remainder=True; for prediction pad the last batch instead, "
-        "see NPU003 (now: drop_remainder={}) (guide: 数据预处理)")
-UNKNOWN = "if this is a tf.data.Dataset, add drop_remainder=True (guide: 数据预处理)"
+        "see NPU003 (now: drop_remainder={})" + GUIDE)
+UNKNOWN = "if this is a tf.data.Dataset, add drop_remainder=True" + GUIDE
 SMALLER = ("the queue API has no drop_remainder: set allow_smaller_final_batch=False so every "
-           "batch has a static shape (guide: 数据预处理)")
+           "batch has a static shape" + GUIDE)
 
 
 def migrated(before: str, after: str, *expected: tuple[int, int]) -> None:
@@ -144,7 +146,7 @@ def test_other_drop_remainder_values_are_kept_and_reported(call: str, value: str
 def test_unpacked_arguments_are_reported() -> None:
     reported("ds = ds.batch(**batch_kwargs)\nds = ds.batch(32, *rest)\n", "unmigrated",
              "training input must use drop_remainder=True: pass it explicitly next to the "
-             "unpacked arguments (guide: 数据预处理)", (2, 8), (3, 8))
+             "unpacked arguments" + GUIDE, (2, 8), (3, 8))
 
 
 # --- Which receivers are datasets -------------------------------------------------------------

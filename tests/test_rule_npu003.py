@@ -9,7 +9,8 @@ from rulecase import assert_unchanged, sites
 RULES = {"NPU003"}
 TF = "import tensorflow as tf\n"
 PAD = ("pad the final prediction batch to batch_size with dummy examples and drop their outputs "
-       "(guide: 数据预处理: 推理时最后一个batch需补齐到batch size)")
+       "(guide: Data preprocessing: at inference, pad the last batch to the batch size, "
+       "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu003-predict-last-batch)")
 
 
 def reported(source: str, *lines: int) -> None:

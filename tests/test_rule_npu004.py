@@ -9,7 +9,8 @@ from rulecase import assert_migrates, assert_unchanged, run_rules, sites
 RULES = {"NPU004"}
 TF = "import tensorflow as tf\n"
 ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
-GUIDE = " (guide: 模型搭建/计算Loss/梯度更新: tf.nn.dropout)"
+GUIDE = (" (guide: Model building, loss computation and gradient update: tf.nn.dropout, "
+         "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu004-nn-dropout)")
 
 
 #: npu_ops comes from this import: the engine adds it whatever rules run (NPU001 or not).

@@ -11,7 +11,9 @@ HEAD = "import math\nimport numpy as np\nimport tensorflow as tf\n"
 SQRT_2_PI = ["np.sqrt(2 / np.pi)", "math.sqrt(2.0 / math.pi)", "0.7978845608028654",
              "0.7978845608", "tf.sqrt(2 / np.pi)", "np.sqrt(2.0 / math.pi)"]
 CUBE = ["tf.pow(x, 3)", "x * x * x", "x ** 3", "tf.pow(x, 3.0)", "np.power(x, 3)", "x * tf.square(x)"]
-INLINE = "GELU (tanh approximation) computed inline: replace it with npu_unary_ops.gelu({}) (guide: 模型搭建/计算Loss/梯度更新: gelu)"
+INLINE = ("GELU (tanh approximation) computed inline: replace it with npu_unary_ops.gelu({}) "
+          "(guide: Model building, loss computation and gradient update: gelu, "
+          "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu006-gelu)")
 
 
 #: npu_unary_ops comes from this import: the engine adds it whatever rules run.

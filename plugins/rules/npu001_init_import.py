@@ -16,6 +16,22 @@ class InitImport(Rule):
     name = "npu-init-import"
     description = "Add 'from npu_bridge.npu_init import *' to every file another rule rewrote."
     guide_section = "头文件增加"
+    guide_section_en = "Adding the header file"
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("Adds `from npu_bridge.npu_init import *` once to every file another rule "
+                "rewrote: after the shebang and encoding lines, the module docstring and the "
+                "`from __future__` imports, before the first other import (after `import "
+                "tensorflow.compat.v1 as tf` the star import would rebind `tf`). A file no other "
+                "rule rewrote is not touched; one that already has the import is left alone.")
+    example = """
+        import tensorflow as tf
+
+
+        def classifier(features, keep_prob):
+            hidden = tf.layers.dense(features, 256, activation=tf.nn.relu)
+            return tf.nn.dropout(hidden, keep_prob)
+    """
+    example_with = ("NPU004",)
     after = ("*",)  # it depends on whether the other rules changed the file
 
     def finish(self, tree: pytree.Node, ctx: FileContext) -> None:

@@ -43,6 +43,32 @@ class DropRemainder(Rule):
     name = "dataset-batch-drop-remainder"
     description = "Add drop_remainder=True to tf.data batch/padded_batch/map_and_batch calls."
     guide_section = "数据预处理"
+    guide_section_en = "Data preprocessing"
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("`batch(n)`, `padded_batch(...)` and `map_and_batch(...)` (`tf.contrib.data`, "
+                "`tf.data.experimental`) of a `tf.data` dataset get `drop_remainder=True`: the "
+                "NPU compiles graphs with static shapes, so training input drops the last partial "
+                "batch. The receiver must be shown to be a dataset within the file (made by "
+                "`tf.data` constructors or dataset methods, or named like `dataset`, `ds`, "
+                "`*_dataset`). A call that already passes `True` is left as it is.")
+    reports = ("`drop_remainder` given as anything but `True` (kept: prediction input pads the "
+               "last batch instead, see NPU003); a one-argument `.batch(...)` whose receiver is "
+               "not shown to be a dataset (a replay memory's `batch(32)`); arguments unpacked "
+               "with `*`/`**`; the queue API (`tf.train.batch`, `tf.train.shuffle_batch`) with "
+               "`allow_smaller_final_batch=True`.")
+    example = """
+        import tensorflow as tf
+
+
+        def train_input_fn(files, batch_size):
+            dataset = tf.data.TFRecordDataset(files).map(parse_example)
+            dataset = dataset.shuffle(10000).repeat().batch(batch_size)
+            return dataset.prefetch(1)
+
+
+        def replay_batch(memory):
+            return memory.batch(32)
+    """
     tokens = ("batch",)
     bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # ``x.method(...)`` (only the batching methods: every attribute access of a file would

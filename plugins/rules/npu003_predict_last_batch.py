@@ -32,6 +32,21 @@ class PredictLastBatch(Rule):
     name = "predict-last-batch"
     description = "Report asserts that the number of predictions equals the number of examples."
     guide_section = "数据预处理: 推理时最后一个batch需补齐到batch size"
+    guide_section_en = "Data preprocessing: at inference, pad the last batch to the batch size"
+    guide_url = Rule.catalog_url(id, name)
+    reports = ("Each `assert` that compares a count of written or predicted results with a count "
+               "of examples (`assert num_written_lines == num_actual_predict_examples`): at "
+               "inference the last batch must be padded to `batch_size` with dummy examples, "
+               "whose outputs are then dropped, or the assert fails the run.")
+    example = """
+        import tensorflow as tf
+
+        num_written_lines = 0
+        for prediction in estimator.predict(input_fn=predict_input_fn):
+            writer.write(format_prediction(prediction))
+            num_written_lines += 1
+        assert num_written_lines == num_actual_predict_examples
+    """
     tokens = ("assert",)
     pattern = "assert_stmt< 'assert' comparison< left=any '==' right=any > any* >"
 

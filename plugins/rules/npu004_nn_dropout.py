@@ -31,6 +31,27 @@ class NnDropout(Rule):
     name = "nn-dropout"
     description = "Replace tf.nn.dropout with npu_ops.dropout (rate= becomes keep_prob=1 - rate)."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.nn.dropout"
+    guide_section_en = "Model building, loss computation and gradient update: tf.nn.dropout"
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("`tf.nn.dropout(x, keep_prob, ...)` in any TensorFlow spelling "
+                "(`tf.compat.v1.nn.dropout`, `from tensorflow.nn import dropout`, internal "
+                "modules) becomes the CANN implementation `npu_ops.dropout(x, keep_prob, ...)`: "
+                "the arguments keep their order and spelling, and `rate=r` becomes "
+                "`keep_prob=1 - r`. The guide notes the NPU dropout may affect accuracy; each "
+                "rewritten site says so.")
+    reports = ("A call with `noise_shape=` (check that the NPU supports it first), "
+               "`tf.compat.v2.nn.dropout` with the rate as its second argument, and "
+               "`tf.nn.dropout` used as a value instead of called.")
+    example = """
+        import tensorflow as tf
+
+
+        def classifier(features, dropout_rate):
+            hidden = tf.layers.dense(features, 256, activation=tf.nn.relu)
+            hidden = tf.nn.dropout(hidden, rate=dropout_rate)
+            logits = tf.layers.dense(hidden, 10)
+            return tf.nn.dropout(logits, keep_prob=0.9, noise_shape=[1, 10])
+    """
     tokens = ("dropout",)
     bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # ``x.dropout`` anywhere, or a call of a bare name (``from tensorflow.nn import dropout``).

@@ -36,6 +36,22 @@ class LayersDropout(Rule):
     name = "layers-dropout"
     description = "Import npu_convert_dropout in files using tf.layers/tf.keras dropout layers."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.layers/keras Dropout"
+    guide_section_en = ("Model building, loss computation and gradient update: tf.layers/keras "
+                        "Dropout")
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("A file that uses `tf.layers.dropout`, `tf.layers.Dropout`, "
+                "`tf.keras.layers.Dropout` or `SpatialDropout1D/2D/3D`, in any spelling "
+                "(`from tensorflow.keras import layers`, `keras = tf.keras`, ...), gets `from "
+                "npu_bridge.estimator.npu import npu_convert_dropout` once, next to the NPU001 "
+                "import: it makes those layers use the CANN dropout. The calls stay as they are.")
+    example = """
+        import tensorflow as tf
+
+
+        def encoder(inputs, training):
+            hidden = tf.layers.dense(inputs, 512, activation=tf.nn.relu)
+            return tf.layers.dropout(hidden, rate=0.1, training=training)
+    """
     tokens = ("ropout",)
     bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # The names themselves, and calls through an alias (``from ... import Dropout as D``).

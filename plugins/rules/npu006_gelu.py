@@ -31,6 +31,29 @@ class Gelu(Rule):
     name = "gelu"
     description = "Replace the body of a tanh-GELU function with npu_unary_ops.gelu(x)."
     guide_section = "模型搭建/计算Loss/梯度更新: gelu"
+    guide_section_en = "Model building, loss computation and gradient update: gelu"
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("A function whose body computes the tanh approximation of GELU, `0.5 * x * (1 + "
+                "tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3)))` in any arrangement and under any "
+                "name, gets its body replaced by `return npu_unary_ops.gelu(x)`, `x` being its "
+                "first parameter after `self`/`cls`; its docstring and its callers stay.")
+    reports = ("The tanh GELU (or its cdf factor) computed inline outside such a function, and "
+               "the exact erf form `0.5 * x * (1 + erf(x / sqrt(2)))`, which "
+               "`npu_unary_ops.gelu` only approximates.")
+    example = """
+        import numpy as np
+        import tensorflow as tf
+
+
+        def gelu(x):
+            cdf = 0.5 * (1.0 + tf.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * tf.pow(x, 3))))
+            return x * cdf
+
+
+        def feed_forward(x, width):
+            h = tf.layers.dense(x, width)
+            return h * 0.5 * (1.0 + tf.erf(h / np.sqrt(2.0)))
+    """
     tokens = ("tanh", "erf", NPU_GELU)
 
     def finish(self, tree: pytree.Node, ctx: FileContext) -> None:

@@ -70,6 +70,32 @@ class SessionConfig(Rule):
     name = "session-config"
     description = "Run every TF session with the NpuOptimizer config of the guide."
     guide_section = "创建session并初始化资源"
+    guide_section_en = "Creating the session and initializing resources"
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("Every session (`tf.Session`, `tf.InteractiveSession`, "
+                "`tf.train.MonitoredTrainingSession`, `MonitoredSession` and "
+                "`SingularMonitoredSession` through `ChiefSessionCreator`, "
+                "`Supervisor.managed_session`, ...) runs with the guide's config: the "
+                "`NpuOptimizer` custom optimizer, `remapping` and `memory_optimization` off. "
+                "Without `config=` a config is made before the statement and passed; a config "
+                "given by name gets the lines before the statement unless it has them on every "
+                "path to the session (here, or in the function of the repository that returns "
+                "it); another expression is first put in a variable. `RewriterConfig` is "
+                "imported where it is used.")
+    reports = ("Sessions where no statement can be inserted (a lambda, a default argument, a "
+               "comprehension), with the lines to add by hand; arguments unpacked with "
+               "`*`/`**`; a `MonitoredSession` whose session creator's config is not visible.")
+    example = """
+        import tensorflow as tf
+
+        init = tf.global_variables_initializer()
+        with tf.Session() as sess:
+            sess.run(init)
+            for step in range(num_steps):
+                sess.run(train_op)
+
+        eval_sessions = [tf.Session(graph=graph) for graph in eval_graphs]
+    """
     tokens = ("Session", "managed_session", "prepare_or_wait_for_session")
     pattern = f"""(
         trailer< '.' name=({_NAMES}) >

@@ -62,6 +62,24 @@ class SoftPlacement(Rule):
     name = "soft-placement"
     description = "When the repository uses tf.device, session configs set allow_soft_placement=True."
     guide_section = "创建session并初始化资源 (tf.device -> allow_soft_placement=True)"
+    guide_section_en = ("Creating the session and initializing resources: tf.device -> "
+                        "allow_soft_placement=True")
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("When the repository calls `tf.device(...)` anywhere (the model file may place "
+                "ops while the training script makes the session), every session config NPU007 "
+                "writes or completes sets `allow_soft_placement=True`, and an explicit "
+                "`allow_soft_placement=False` becomes `True`: it lets TensorFlow assign devices "
+                "itself.")
+    reports = ("A value that is not a literal (`allow_soft_placement=FLAGS.soft_placement`): it "
+               "must be `True` when `tf.device` is used.")
+    example = """
+        import tensorflow as tf
+
+        with tf.device("/cpu:0"):
+            images, labels = build_input(FLAGS.data_dir)
+        train_config = tf.ConfigProto(allow_soft_placement=False)
+        eval_config = tf.ConfigProto(allow_soft_placement=FLAGS.soft_placement)
+    """
     tokens = ("Session", "managed_session", "prepare_or_wait_for_session", SETTING)
     pattern = f"""(
         argument< '{SETTING}' '=' value=any >

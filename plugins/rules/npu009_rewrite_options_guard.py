@@ -48,6 +48,28 @@ class RewriteOptionsGuard(Rule):
     name = "rewrite-options-guard"
     description = "Keep the graph rewrite options the NPU needs: some on, remapping/memory_optimization off."
     guide_section = "创建session并初始化资源 (默认关闭/开启的配置)"
+    guide_section_en = ("Creating the session and initializing resources: options off or on "
+                        "by default")
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("In any session config: `disable_model_pruning` set to a true value becomes "
+                "`False`; `function_optimization`, `constant_folding`, `shape_optimization`, "
+                "`arithmetic_optimization`, `loop_optimization`, `dependency_optimization` or "
+                "`layout_optimizer` set to `RewriterConfig.OFF` becomes `RewriterConfig.ON`; "
+                "`remapping` or `memory_optimization` set to anything but `OFF` becomes "
+                "`RewriterConfig.OFF`.")
+    reports = ("`disable_meta_optimizer = True` (the NpuOptimizer would not run), options copied "
+               "in from elsewhere (`rewrite_options.CopyFrom(...)`, `config.MergeFrom(...)`, "
+               "...), and values of those options that are not literals.")
+    example = """
+        import tensorflow as tf
+        from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+
+        config = tf.ConfigProto()
+        rewrite_options = config.graph_options.rewrite_options
+        rewrite_options.layout_optimizer = RewriterConfig.OFF
+        rewrite_options.memory_optimization = RewriterConfig.ON
+        rewrite_options.disable_meta_optimizer = True
+    """
     tokens = (*OPTIONS, *COPIES)
     pattern = f"""(
         expr_stmt< power< any* trailer< '.' option=({_OPTIONS}) > > '=' value=any >

@@ -59,6 +59,34 @@ class SessionClose(Rule):
     description = ("Insert sess.close() after the last use of a session not created in 'with' "
                    "and before each earlier return.")
     guide_section = "执行训练: sess.close()"
+    guide_section_en = "Running the training: sess.close()"
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("A session bound to a name, not made in `with`, never closed and not escaping "
+                "gets `<name>.close()` after the last statement of its block that uses it or an "
+                "object built with it (`actor = Actor(sess)`), after the `join()` of the threads "
+                "that use it, and before each earlier `return` of the function: "
+                "`Session.close()` releases the NPU graph executor, as leaving `with` does.")
+    reports = ("Sessions that escape (stored on `self`, returned to a caller that does not close "
+               "them, handed to threads joined elsewhere, used inline as in "
+               "`K.set_session(tf.Session())`), and returns before which a close would break "
+               "something; the message says where the close belongs when the tool can tell.")
+    example = """
+        import tensorflow as tf
+
+
+        def train(train_op, init, num_steps):
+            sess = tf.Session()
+            sess.run(init)
+            for step in range(num_steps):
+                sess.run(train_op)
+            saver.save(sess, "model.ckpt")
+
+
+        class Trainer:
+            def __init__(self, model):
+                self.model = model
+                self.sess = tf.Session()
+    """
     tokens = ("Session",)
     pattern = f"""(
         trailer< '.' name=({_NAMES}) >
