@@ -22,9 +22,10 @@ from fissix.refactor import _get_headnode_dict
 
 from .findings import Finding
 from .prematch import SELF, leaf_key, quick_check
-from .rule import Capture, FileContext, Rule, position
+from .imports import imports_module_pattern, place_imports
+from .qualified import name_reference, name_roots, qualified_names
+from .rule import Capture, FileContext, Rule, position, rules_in_order
 from .source import UndecodableSource, decode_source
-from .tfnames import IMPORTS_TF
 from .walk import post_order, tree_text
 
 #: Pseudo-rule under which file-level failures (decode, parse, compile) are reported.
@@ -66,7 +67,10 @@ class Engine:
     """Runs a fixed set of rules over file contents. Build once per process, reuse per file."""
 
     def __init__(self, rules: Sequence[Rule]) -> None:
-        self.rules = sorted(rules, key=lambda rule: (rule.order, rule.id))
+        self.rules = rules_in_order(rules)
+        self._modules = tuple(dict.fromkeys(m for rule in self.rules for m in rule.modules))
+        self._module_bytes = tuple(module.encode() for module in self._modules)
+        self._imports = {module: imports_module_pattern(module) for module in self._modules}
         self._ctx: Optional[FileContext] = None
         self._active: FrozenSet[str] = frozenset()
         query = Query()
@@ -89,7 +93,7 @@ class Engine:
 
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
-        return b"tensorflow" in data
+        return any(module in data for module in self._module_bytes)
 
     def process(
         self, data: bytes, path: str, repo: str = "", facts: FrozenSet[str] = frozenset()
@@ -107,9 +111,11 @@ class Engine:
             error = _file_error(repo, path, exc.line, f"cannot read file: {exc}")
             return FileOutcome(path, (error,))
         text = source.text
-        if not IMPORTS_TF.search(text):
+        imported = {module for module, pattern in self._imports.items() if pattern.search(text)}
+        active = [r for r in self.rules if imported.intersection(r.modules)
+                  and (not r.tokens or any(t in text for t in r.tokens))]
+        if not active:
             return FileOutcome(path)
-        active = [r for r in self.rules if not r.tokens or any(t in text for t in r.tokens)]
         with _collector_paused():
             return self._apply(source, path, repo, facts, active)
 
@@ -137,16 +143,20 @@ class Engine:
         tree = self._parse(body)
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
                           facts=facts)
-        if not ctx.tf.imports_tf:
+        bound = {module for module in self._modules if ctx.names(module).bindings}
+        active = [rule for rule in active if bound.intersection(rule.modules)]
+        if not active:
             return ctx
         self._ctx, self._active = ctx, frozenset(rule.id for rule in active)
         self._tf_bound = ctx.tf.bindings
         try:
             self._traverse(tree, path)
+            self._visit_references(ctx, [rule for rule in active if rule.calls or rule.uses])
             for rule, edit in ctx.deferred:
                 self._guarded(rule, ctx, edit)
             for rule in active:
                 self._guarded(rule, ctx, lambda: rule.finish(tree, ctx))
+            place_imports(tree, ctx.imports, ctx.newline)
         finally:
             self._ctx, self._active, self._tf_bound = None, frozenset(), {}
         return ctx
@@ -192,6 +202,26 @@ class Engine:
                     new = fixer.transform(node, results)
                     if new is not None:
                         node.replace(new)
+
+    def _visit_references(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
+        """Offer each rule the calls and references of the qualified names it declared
+        (:attr:`Rule.calls`, :attr:`Rule.uses`), innermost first; one walk for all rules."""
+        if not rules:
+            return
+        wanted = [(rule, [ctx.names(root) for root in name_roots(rule.calls + rule.uses)],
+                   qualified_names(rule.calls), qualified_names(rule.uses)) for rule in rules]
+        heads = {name for _, resolvers, _, _ in wanted for r in resolvers for name in r.bindings}
+        found = []
+        for node in post_order(ctx.tree, {token.NAME: frozenset(heads)}, {syms.power}):
+            head = node.children[0] if node.type == syms.power else node
+            if head.type != token.NAME or head.value not in heads:
+                continue
+            for rule, resolvers, calls, uses in wanted:
+                reference = name_reference(node, resolvers, calls | uses)
+                if reference is not None and (reference.name in uses or reference.call):
+                    found.append((rule, reference))
+        for rule, reference in found:
+            self._guarded(rule, ctx, lambda: rule.visit_reference(reference, ctx), reference.node)
 
     def _tf_call_check(self, check: Callable[[pytree.Base], bool]) -> Callable[[pytree.Base], bool]:
         """``check``, and for a ``power`` node, that it calls a name bound to TensorFlow

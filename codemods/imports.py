@@ -7,6 +7,7 @@ imports), or it would rebind the file's alias.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Iterator, Optional
 
 from fissix import pytree
@@ -17,6 +18,8 @@ from .scopes import last_leaf
 from .snippets import parse_statements
 from .statements import child_index, is_docstring
 
+#: The import NPU001 adds; code that uses ``npu_ops``, ``npu_unary_ops``... asks for it.
+NPU_INIT_IMPORT = "from npu_bridge.npu_init import *"
 
 _IMPORTS = (syms.import_name, syms.import_from)
 #: Nodes an import can sit in at module level (not functions or classes: their imports bind
@@ -147,3 +150,26 @@ def _is_future(small: pytree.Base) -> bool:
         return False
     module = small.children[1]
     return module.type == token.NAME and module.value == "__future__"
+
+
+def imports_module_pattern(module: str) -> "re.Pattern[str]":
+    """Cheap test on raw text: could the file import ``module`` (a root package)? It may
+    over-match (the tree decides), never under-match: the import can follow ``;`` or a
+    one-line ``try:``/``if x:``."""
+    name = re.escape(module)
+    return re.compile(rf"(?:^|[;:])[ \t]*(?:from[ \t]+{name}\b|import[ \t][^\n#]*\b{name}\b)",
+                      re.MULTILINE)
+
+
+def place_imports(tree: pytree.Node, statements: Iterable[str], newline: str) -> list[str]:
+    """Insert the imports rules asked for, each once: star imports first, at the header (or
+    after one already in the file), the others right after them. Returns those inserted."""
+    wanted = list(dict.fromkeys(statements))
+    if not wanted:
+        return []
+    stars = [s for s in wanted if s.rstrip().endswith("*")]
+    others = [s for s in wanted if s not in stars]
+    # Imports go after the NPU001 import when the file has it, asked for or not.
+    present = [s for s in (*stars, NPU_INIT_IMPORT) if find_import(tree, s) is not None]
+    ordered = [s for s in stars if s not in present] + others
+    return insert_header_imports(tree, ordered, newline, after=present[0] if present else None)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, ClassVar, FrozenSet, Optional, TypeVar
+from typing import AbstractSet, Any, Callable, ClassVar, FrozenSet, Optional, Sequence, TypeVar
 
 from fissix import pytree
 
 from .findings import Finding, Status
+from .qualified import Reference
 from .tfnames import TfNames
-from .walk import tree_text
+from .walk import position, tree_text
 
 T = TypeVar("T")
 
@@ -68,7 +69,21 @@ class Rule:
     #: bare name) unless ``f`` is bound to TensorFlow in the file (``ctx.tf``): the engine then
     #: offers it only those calls, not every call of the file.
     bare_calls_of_tf_names: ClassVar[bool] = False
-    #: Rules finish in ascending order (NPU001, which depends on every other rule, runs last).
+    #: Root modules whose import makes a file this rule's business (``("horovod",)`` for a rule
+    #: on Horovod files that may not import TensorFlow). The engine offers the rule only
+    #: files that import one of them.
+    modules: ClassVar[tuple[str, ...]] = ("tensorflow",)
+    #: Qualified names (any module: ``tensorflow.estimator.RunConfig``) whose *calls* the engine
+    #: hands to :meth:`visit_reference`, however the file spells them (aliases, ``from``
+    #: imports, ``compat.v1``, internal ``tensorflow.python.*`` modules). No pattern to write.
+    calls: ClassVar[tuple[str, ...]] = ()
+    #: Qualified names whose every reference, called or not (``hvd.rank``, ``RunConfig``), goes
+    #: to :meth:`visit_reference`.
+    uses: ClassVar[tuple[str, ...]] = ()
+    #: Ids of the rules whose edits this rule reads: it visits and finishes after them. ``"*"``
+    #: means after every other rule (NPU001, which adds its import to files others changed).
+    after: ClassVar[tuple[str, ...]] = ()
+    #: Tie-break among rules with no dependency between them (ascending); prefer :attr:`after`.
     order: ClassVar[int] = 50
     #: A dataclass of typed per-rule settings read from ``[tool.npu-codemod.rules.<id>]``,
     #: built as ``Settings(**section)``; every field needs a default. None: no settings.
@@ -81,6 +96,10 @@ class Rule:
 
     def visit(self, node: pytree.Base, capture: Capture, ctx: "FileContext") -> None:
         """Inspect/edit one matched node. Structural edits around it go through ``ctx.defer``."""
+
+    def visit_reference(self, reference: Reference, ctx: "FileContext") -> None:
+        """Called for each call of a name in :attr:`calls` and each reference to a name in
+        :attr:`uses` (``reference.call`` is the ``(...)`` trailer when it is called)."""
 
     def finish(self, tree: pytree.Node, ctx: "FileContext") -> None:
         """Called once per file after every rule visited it."""
@@ -141,22 +160,37 @@ class FileContext:
 
     @cached_property
     def tf(self) -> TfNames:
-        return TfNames(self.tree)
+        """The file's TensorFlow bindings (``ctx.tf.alias`` is the name to write code with)."""
+        return self.names("tensorflow")
+
+    def names(self, module: str) -> TfNames:
+        """The file's bindings of ``module`` (a root package: ``horovod``), computed once."""
+        return self.analysis(_module_names, module)
+
+    def analysis(self, factory: Callable[..., T], *key: Any) -> T:
+        """``factory(self, *key)``, computed once per file and shared by every rule that asks:
+        a typed analysis (a function or class taking the context) instead of a string key."""
+        cached = self.memo.setdefault(_ANALYSES, {})
+        index = (factory, *key)
+        if index not in cached:
+            cached[index] = factory(self, *key)
+        return cached[index]
 
     @property
     def changed(self) -> bool:
         """True when any rule edited the tree or asked for a header import."""
         return bool(self.imports) or tree_text(self.tree) != self.original
 
-    def report(self, node: pytree.Base, status: Status, message: str) -> None:
-        """Record a finding of the current rule at ``node``'s original position.
+    def report(self, node: "pytree.Base | Reference", status: Status, message: str) -> None:
+        """Record a finding of the current rule at ``node``'s original position (a
+        :class:`Reference` keeps the position it had before any edit).
 
         A ``migrated`` message opens with a past-tense verb ("added drop_remainder=True")
         exactly when the rule rewrote the site, and states a fact otherwise
         ("drop_remainder=True is set"): ``check`` lists the first kind as fixable (see
         :func:`findings.rewrite_instruction`).
         """
-        line, column = position(node)
+        line, column = (node.line, node.column) if isinstance(node, Reference) else position(node)
         self.report_at(line, column, status, message)
 
     def report_at(self, line: int, column: int, status: Status, message: str) -> None:
@@ -178,7 +212,12 @@ class FileContext:
         return entry[1]
 
     def add_import(self, statement: str) -> None:
-        """Ask for a header import (``from x import y``), placed after the NPU001 import."""
+        """Ask for a module-level import (``from x import y``) that code this rule wrote needs.
+
+        The engine places every import asked for once the rules are done, whatever rules run
+        (``--disable-rule NPU001`` included): star imports (``from npu_bridge.npu_init import
+        *``) after the docstring and ``__future__`` imports, before the file's own imports;
+        the others right after them. One already in the file is not added again."""
         if statement not in self.imports:
             self.imports.append(statement)
 
@@ -188,9 +227,28 @@ class FileContext:
         self.deferred.append((self.rule, edit))
 
 
-def position(node: pytree.Base) -> tuple[int, int]:
-    """(line, column) of the first original leaf of ``node`` (new leaves have no position)."""
-    for leaf in node.leaves():
-        if leaf.lineno:
-            return leaf.lineno, leaf.column
-    return 1, 0
+_ANALYSES = "__analyses__"
+
+
+def _module_names(ctx: FileContext, module: str) -> TfNames:
+    return TfNames(ctx.tree, root=module)
+
+
+def rules_in_order(rules: Sequence[Rule]) -> list[Rule]:
+    """``rules`` so that each comes after the rules it names in :attr:`Rule.after` (``"*"``:
+    after every rule that does not say ``"*"`` itself); rules with no dependency between them
+    by ``(order, id)``. A cycle is broken at the first pending rule in that order."""
+    pending = sorted(rules, key=lambda rule: (rule.order, rule.id))
+    last = {rule.id for rule in pending if "*" in rule.after}
+    ids = {rule.id for rule in pending}
+    placed: list[Rule] = []
+    done: set[str] = set()
+    while pending:
+        def ready(rule: Rule) -> bool:
+            needed = ids - last if rule.id in last else set(rule.after) & ids
+            return needed - {rule.id} <= done
+        chosen = next((rule for rule in pending if ready(rule)), pending[0])
+        pending.remove(chosen)
+        placed.append(chosen)
+        done.add(chosen.id)
+    return placed

@@ -146,3 +146,11 @@ def post_order(
             stack.pop()
             if nodes is None or node.type in nodes:
                 yield node
+
+
+def position(node: pytree.Base) -> tuple[int, int]:
+    """(line, column) of the first original leaf of ``node`` (new leaves have no position)."""
+    for leaf in node.leaves():
+        if leaf.lineno:
+            return leaf.lineno, leaf.column
+    return 1, 0

@@ -15,6 +15,7 @@ from tqdm import tqdm
 
 from npu_codemod import __version__
 from npu_codemod.codemods.rule_settings import SettingsError
+from npu_codemod.plugins.discovery import missing_reference
 from npu_codemod.plugins.manager import PluginError, Plugins, PluginSpec, load_plugins
 
 from .batch_options import OptionError, add_executor_options, add_push_options, make_pool, only_failed
@@ -46,8 +47,14 @@ class UsageError(Exception):
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    references = _plugin_references(argv)
+    for reference in references:  # a typo on the command line is a usage error, not a warning
+        problem = missing_reference(reference)
+        if problem:
+            print(f"npu-codemod: error: --plugin {reference}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     # Plugins may add options (npu_codemod_add_options), so they load before parsing.
-    parser = build_parser(load_plugins(PluginSpec(extra=_plugin_references(argv))))
+    parser = build_parser(load_plugins(PluginSpec(extra=references)))
     args = parser.parse_args(argv)
     try:
         with sigterm_as_interrupt():
@@ -368,10 +375,13 @@ def _read_run(run_json: str) -> dict:
 def _cmd_check(args: argparse.Namespace) -> int:
     from .check import CheckInputError, run_check
 
+    toolkit = _toolkit(_selection(args))
     try:
-        return run_check(args.paths, _toolkit(_selection(args)), sys.stdout, sys.stderr)
+        code = run_check(args.paths, toolkit, sys.stdout, sys.stderr)
     except CheckInputError as exc:
         raise UsageError(str(exc)) from None
+    # A CI gate must not pass when some of the rules it was asked to apply did not run.
+    return EXIT_USAGE if toolkit.plugins.broken else code
 
 
 def _cmd_status(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from dataclasses import dataclass
 from importlib import metadata
@@ -53,6 +54,23 @@ def entry_point_candidates(group: str = ENTRY_POINT_GROUP) -> Iterator[Candidate
 def reference_candidate(reference: str) -> Candidate:
     """``--plugin pkg.module`` or ``--plugin path/to/plugin.py`` (no packaging needed)."""
     return Candidate(reference, "--plugin", LOCAL, "", lambda: import_reference(reference))
+
+
+def missing_reference(reference: str) -> str:
+    """Why ``--plugin reference`` names nothing (no such file, no such module), or ''.
+
+    A plugin that exists but fails to import is not missing: it loads as broken."""
+    if Path(reference).exists():
+        return ""  # a file that is not a plugin loads as broken, with the reason
+    if reference.endswith(".py") or "/" in reference or os.sep in reference:
+        return "no such plugin file"
+    try:
+        found = importlib.util.find_spec(reference)
+    except (ImportError, ValueError):  # a parent package that is not there
+        found = None
+    except Exception:  # a parent package that fails on import: it loads as broken
+        return ""
+    return "" if found is not None else "no such module (a typo? a package not installed?)"
 
 
 def import_reference(reference: str) -> Any:

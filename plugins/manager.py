@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any, Optional
 
 import pluggy
+from fissix.patcomp import PatternCompiler
 
 from npu_codemod.codemods.rule import Rule
 
@@ -144,9 +145,35 @@ def _check_rules(contributed: list[Any]) -> None:
     for rule in contributed:
         if not isinstance(rule, Rule):
             raise TypeError(f"{rule!r}, which is not a Rule instance")
-        for attribute in ("id", "name", "description"):
-            if not isinstance(getattr(rule, attribute, None), str):
-                raise TypeError(f"{rule!r} without a string {attribute!r}")
+        problem = rule_problem(rule)
+        if problem:
+            raise TypeError(f"{rule!r} {problem}")
+
+
+#: Rule class attributes that must be tuples of strings.
+_NAME_TUPLES = ("tokens", "modules", "calls", "uses", "after")
+
+
+def rule_problem(rule: Rule) -> str:
+    """What makes ``rule`` unusable ("with a pattern that does not compile: ..."), or ''."""
+    for attribute in ("id", "name", "description"):
+        if not isinstance(getattr(rule, attribute, None), str):
+            return f"without a string {attribute!r}"
+    for attribute in _NAME_TUPLES:
+        value = getattr(rule, attribute, ())
+        if not isinstance(value, tuple) or not all(isinstance(item, str) for item in value):
+            return f"with {attribute} = {value!r}: it must be a tuple of strings"
+    if not rule.modules:
+        return "with modules = (): no file would be its business"
+    pattern = rule.pattern
+    if pattern is not None:
+        if not isinstance(pattern, str):
+            return f"with pattern = {pattern!r}: it must be a string or None"
+        try:
+            PatternCompiler().compile_pattern(pattern)
+        except Exception as exc:  # fissix raises PatternSyntaxError, and others on odd input
+            return f"with a pattern that does not compile: {type(exc).__name__}: {exc}"
+    return ""
 
 
 def load_plugins(spec: PluginSpec = PluginSpec()) -> Plugins:

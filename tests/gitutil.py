@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 from typing import Mapping, Union
 
 Content = Union[str, bytes]
@@ -59,7 +60,8 @@ def show(repo: Path, ref: str, path: str) -> bytes:
                           capture_output=True).stdout
 
 
-def cli(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:
+def cli(*args: str, cwd: Path, stdin: str = "",
+        env: Optional[dict[str, str]] = None) -> subprocess.CompletedProcess:
     """The real command line in a subprocess (``python -m npu_codemod``)."""
     return subprocess.run([sys.executable, "-m", "npu_codemod", *args], cwd=cwd, input=stdin,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env=env)

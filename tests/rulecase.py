@@ -1,6 +1,6 @@
 """Shared helpers for rule tests: run rules on a source string, assert golden before/after.
 
-Usage in a test module (``tests/`` is on ``sys.path`` under pytest)::
+Thin wrappers over :mod:`npu_codemod.testing` taking rule ids. Usage in a test module (``tests/`` is on ``sys.path`` under pytest)::
 
     from rulecase import assert_migrates, assert_unchanged, run_rules, sites
 
@@ -20,27 +20,27 @@ of the built-in plugins. Sources are str; they are encoded as UTF-8 and run thro
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 from typing import AbstractSet, Optional, Sequence
 
+from npu_codemod import testing
 from npu_codemod.codemods.engine import Engine, FileOutcome
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.check import FIXABLE, outcome_sites
 from npu_codemod.plugins.manager import load_plugins
 
-PATH = "train.py"
-Site = tuple[str, int, int, str]
+PATH = testing.PATH
+Site = testing.Site
+sites = testing.sites
 
 
-@lru_cache(maxsize=None)
-def engine(rule_ids: Optional[frozenset[str]] = None) -> Engine:
-    """An engine with exactly ``rule_ids`` (None: all built-in rules); built once per set."""
-    rules = load_plugins().rules()
-    if rule_ids is not None:
-        unknown = rule_ids - {rule.id for rule in rules}
-        assert not unknown, f"unknown rule ids: {sorted(unknown)}"
-        rules = [rule for rule in rules if rule.id in rule_ids]
-    return Engine(rules)
+def _ids(rule_ids: Optional[AbstractSet[str]]) -> frozenset[str]:
+    return frozenset(rule.id for rule in load_plugins().rules()) if rule_ids is None \
+        else frozenset(rule_ids)
+
+
+def engine(rule_ids: Optional[AbstractSet[str]] = None) -> Engine:
+    """The engine :mod:`npu_codemod.testing` runs for ``rule_ids`` (None: all built-in rules)."""
+    return testing.engine_of_ids(_ids(rule_ids))
 
 
 def run_rules(
@@ -49,9 +49,8 @@ def run_rules(
     facts: AbstractSet[str] = frozenset(),
 ) -> tuple[Optional[str], list[Finding]]:
     """Run the rules once: (new source or None when unchanged, findings in report order)."""
-    outcome = process(source, rule_ids, facts)
-    new = None if outcome.new_data is None else outcome.new_data.decode("utf-8")
-    return new, list(outcome.findings)
+    outcome = testing.run_rules(_ids(rule_ids), source, facts)
+    return outcome.new, outcome.findings
 
 
 def process(
@@ -59,8 +58,8 @@ def process(
     rule_ids: Optional[AbstractSet[str]] = None,
     facts: AbstractSet[str] = frozenset(),
 ) -> FileOutcome:
-    ids = None if rule_ids is None else frozenset(rule_ids)
-    return engine(ids).process(source.encode("utf-8"), PATH, repo="repo", facts=frozenset(facts))
+    return engine(rule_ids).process(source.encode("utf-8"), PATH, repo="repo",
+                                    facts=frozenset(facts))
 
 
 def rewritten(first: Sequence[Finding], again: Sequence[Finding]) -> list[Finding]:
@@ -88,31 +87,18 @@ def assert_check_lists_run_sites(outcome: FileOutcome, again: Sequence[Finding])
     assert outcome.new_data is None or any(s.message.startswith(FIXABLE) for s in listed)
 
 
-def sites(findings: list[Finding]) -> list[Site]:
-    """(rule_id, line, column, status) of each finding, sorted: the part tests compare exactly."""
-    return sorted((f.rule_id, f.line, f.column, f.status) for f in findings)
-
-
 def assert_migrates(
     before: str,
     after: str,
     rule_ids: Optional[AbstractSet[str]] = None,
     facts: AbstractSet[str] = frozenset(),
 ) -> list[Finding]:
-    """Assert ``before`` becomes exactly ``after``, which compiles and is a fixed point.
-
-    The second run must change nothing and report no ``error``; ``check`` on ``before`` must
-    list what the first run rewrote and reported. Returns the first run's findings.
-    """
-    outcome = process(before, rule_ids, facts)
-    new = None if outcome.new_data is None else outcome.new_data.decode("utf-8")
-    assert new == after, f"--- got ---\n{new}\n--- expected ---\n{after}"
-    compile(after, PATH, "exec", dont_inherit=True)
-    again, second = run_rules(after, rule_ids, facts)
-    assert again is None, f"second run changed the file again:\n{again}"
-    assert not [f for f in second if f.status == "error"], second
-    assert_check_lists_run_sites(outcome, second)
-    return list(outcome.findings)
+    """:func:`npu_codemod.testing.assert_migrates` with the rules given by id, and ``check`` on
+    ``before`` lists what the first run rewrote and reported."""
+    findings = testing.assert_migrates(_ids(rule_ids), before, after, facts=facts)
+    second = testing.run_rules(_ids(rule_ids), after, facts).findings
+    assert_check_lists_run_sites(process(before, rule_ids, facts), second)
+    return findings
 
 
 def assert_unchanged(
@@ -122,7 +108,7 @@ def assert_unchanged(
 ) -> list[Finding]:
     """Assert the rules leave ``source`` as it is (``check`` lists only the sites they
     report); returns the findings (maybe unmigrated)."""
+    findings = testing.assert_reports(_ids(rule_ids), source, facts=facts)
     outcome = process(source, rule_ids, facts)
-    assert outcome.new_data is None, f"unexpected rewrite:\n{outcome.new_data.decode('utf-8')}"
     assert_check_lists_run_sites(outcome, outcome.findings)
-    return list(outcome.findings)
+    return findings

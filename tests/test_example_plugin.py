@@ -56,7 +56,8 @@ def test_the_example_plugin_installs_and_reaches_every_report(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     migrated = subprocess.run(["git", "show", "npu-codemod/sess-run-to-npu:train.py"],
                               cwd=tmp_path / "trainer", check=True, capture_output=True, text=True).stdout
-    assert migrated == "from npu_bridge.npu_init import *\n" + TRAIN.replace("mylib.dropout", "npu_ops.dropout")
+    assert migrated == ("from npu_bridge.npu_init import *\nfrom npu_bridge.estimator import npu_ops\n"
+                        + TRAIN.replace("mylib.dropout", "npu_ops.dropout"))
 
     out = tmp_path / "out"
     with (out / "findings.csv").open(newline="") as stream:

@@ -194,10 +194,15 @@ def test_report_rerenders_from_run_json(two_repos: Path, tmp_path: Path):
     for name in ("findings.csv", "summary.csv"):
         assert (tmp_path / "again" / name).read_text() == (tmp_path / "rep" / name).read_text()
     # A report writer plugin that cannot load is said, as run and check say it.
-    broken = cli("report", str(tmp_path / "rep" / "run.json"), "--plugin", "no_such_writer",
+    (tmp_path / "writer.py").write_text("import no_such_library\n")
+    broken = cli("report", str(tmp_path / "rep" / "run.json"), "--plugin", "writer.py",
                  "--report-dir", "again", cwd=tmp_path)
     assert broken.returncode == 0, broken.stderr
-    assert "npu-codemod: warning: plugin no_such_writer is broken: import failed" in broken.stderr
+    assert "npu-codemod: warning: plugin writer.py is broken: import failed" in broken.stderr
+    # One that is not there at all is a typo: a usage error.
+    missing = cli("report", str(tmp_path / "rep" / "run.json"), "--plugin", "no_such_writer",
+                  "--report-dir", "again", cwd=tmp_path)
+    assert missing.returncode == 2 and "no such module" in missing.stderr
 
 
 def test_second_run_reports_the_first_runs_rows_exactly(two_repos: Path, tmp_path: Path):

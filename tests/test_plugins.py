@@ -247,6 +247,12 @@ BROKEN = {
     "not-a-rule": ("from npu_codemod.plugins.hookspecs import hookimpl\n@hookimpl\n"
                    "def npu_codemod_rules():\n    return ['MYL001']\n",
                    "npu_codemod_rules returned 'MYL001', which is not a Rule instance"),
+    "bad-pattern": (RULE_PLUGIN.replace("trailer< '(' [any] ')' > >", "trailer< '(' [any] ')' > "),
+                    "npu_codemod_rules returned <MylibDropout MYL001> with a pattern that does not "
+                    "compile: PatternSyntaxError"),
+    "bad-calls": (RULE_PLUGIN.replace('    tokens = ("mylib",)', '    calls = "mylib.dropout"'),
+                  "npu_codemod_rules returned <MylibDropout MYL001> with calls = 'mylib.dropout': "
+                  "it must be a tuple of strings"),
 }
 
 
@@ -345,9 +351,14 @@ def test_plugin_option_takes_a_module_name(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     rows = {row["id"]: row for row in rules_json("--plugin", "company.npu_rules", cwd=tmp_path, env=env)}
     assert (rows["MYL001"]["plugin"], rows["MYL001"]["status"]) == ("company.npu_rules", "ok")
-    missing = rules_json("--plugin", "company.nope", cwd=tmp_path, env=env)
-    assert [row["description"] for row in missing if row["status"] == "broken"] == [
-        "import failed: ModuleNotFoundError: No module named 'company.nope'"]
+    for command in (["rules"], ["check", "."], ["scan", "--repos", "repos.txt"]):
+        missing = cli(*command, "--plugin", "company.nope", cwd=tmp_path, env=env)
+        assert (missing.returncode, missing.stdout) == (2, ""), missing.stderr
+        assert missing.stderr == ("npu-codemod: error: --plugin company.nope: no such module "
+                                  "(a typo? a package not installed?)\n")
+    misspelt = cli("rules", "--plugin", "rules/mylib_rulez.py", cwd=tmp_path)
+    assert (misspelt.returncode, misspelt.stderr) == (
+        2, "npu-codemod: error: --plugin rules/mylib_rulez.py: no such plugin file\n")
 
 
 def test_plugin_option_naming_a_file_that_is_not_python_says_so(tmp_path: Path) -> None:
@@ -361,3 +372,29 @@ def test_implements_says_whether_any_plugin_implements_a_hook() -> None:
     plugins = load_plugins()
     assert plugins.implements("npu_codemod_rules")
     assert not plugins.implements("npu_codemod_finding")  # no built-in listens: nothing is built
+
+
+def test_check_fails_when_a_plugin_is_broken(tmp_path: Path) -> None:
+    """A CI gate must not go green when the company's rules did not run."""
+    source, reason = BROKEN["bad-pattern"]
+    plugin = write(tmp_path / "broken.py", source)
+    (tmp_path / "train.py").write_text("import tensorflow as tf\nx = 1\n")
+    clean = cli("check", "train.py", cwd=tmp_path)
+    assert (clean.returncode, clean.stdout) == (0, ""), clean.stderr
+    gated = cli("check", "train.py", "--plugin", plugin, cwd=tmp_path)
+    assert gated.returncode == 2 and gated.stdout == ""
+    assert gated.stderr.startswith(f"npu-codemod: warning: plugin {plugin} is broken: {reason}")
+    assert "Traceback" not in gated.stderr
+
+
+def test_a_plugin_with_a_bad_pattern_is_a_finding_per_repo_not_a_crash(
+        tmp_path: Path, repo_list: Path) -> None:
+    source, reason = BROKEN["bad-pattern"]
+    plugin = write(tmp_path / "broken.py", source)
+    done = cli("run", "--repos", str(repo_list), "--plugin", plugin, "--report-dir", "out",
+               "--no-progress", cwd=tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    rows = read_csv(tmp_path / "out" / "findings.csv")
+    assert sorted((r["repo"], r["status"]) for r in rows if r["rule_id"] == "PLUGIN") == [
+        ("alpha", "error"), ("beta", "error")]
+    assert {"NPU001", "NPU002"} <= {r["rule_id"] for r in rows if r["status"] == "migrated"}

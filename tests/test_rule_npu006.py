@@ -16,8 +16,12 @@ INLINE = ("GELU (tanh approximation) computed inline: replace it with npu_unary_
           "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu006-gelu)")
 
 
+#: npu_unary_ops comes from this import: the engine adds it whatever rules run.
+INIT = "from npu_bridge.npu_init import *\n"
+
+
 def migrated(before: str, after: str, *expected: tuple[int, int]) -> list:
-    findings = assert_migrates(HEAD + before, HEAD + after, RULES)
+    findings = assert_migrates(HEAD + before, INIT + HEAD + after, RULES)
     assert sites(findings) == [("NPU006", line, column, "migrated") for line, column in expected]
     return findings
 
@@ -83,7 +87,7 @@ def test_any_name_method_and_first_parameter() -> None:
 def test_one_line_function_and_crlf() -> None:
     before = "def gelu(x): return 0.5*x*(1+tf.tanh(0.7978845608*(x+0.044715*x**3)))  # fast\r\n\r\ny = gelu(1.0)\r\n"
     after = "def gelu(x): return npu_unary_ops.gelu(x)\r\n\r\ny = gelu(1.0)\r\n"
-    findings = assert_migrates(HEAD.replace("\n", "\r\n") + before, HEAD.replace("\n", "\r\n") + after, RULES)
+    findings = assert_migrates(HEAD.replace("\n", "\r\n") + before, INIT.replace("\n", "\r\n") + HEAD.replace("\n", "\r\n") + after, RULES)
     assert sites(findings) == [("NPU006", 4, 0, "migrated")]
 
 

@@ -327,7 +327,9 @@ def test_a_copy_says_which_lines_npu_codemod_added_after_it_and_what_is_left():
     assert copy.message == (
         f"{RO}.CopyFrom(...) copies session options in from elsewhere; left for you: after this "
         f"line add {NPU_LINES}; make sure the copied options keep {STAY_ON} (guide: "
-        "创建session并初始化资源 (默认关闭/开启的配置))")
+        "Creating the session and initializing resources: options off or on by default, "
+        "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md"
+        "#npu009-rewrite-options-guard)")
     assert merge.message.startswith(
         f"config.MergeFrom(...) copies session options in from elsewhere; done after it by "
         f"npu-codemod: {NPU_LINES}, allow_soft_placement = True; left for you: make sure the "

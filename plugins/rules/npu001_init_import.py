@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from fissix import pytree
 
-from npu_codemod.codemods.imports import find_import, header_index, insert_header_imports
+from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
 from npu_codemod.codemods.rule import FileContext, Rule, position
 from npu_codemod.plugins.hookspecs import hookimpl
 
-NPU_INIT_IMPORT = "from npu_bridge.npu_init import *"
+__all__ = ["NPU_INIT_IMPORT", "InitImport"]
 
 
 class InitImport(Rule):
@@ -32,19 +32,18 @@ class InitImport(Rule):
             return tf.nn.dropout(hidden, keep_prob)
     """
     example_with = ("NPU004",)
-    order = 100  # after every other rule: it depends on whether they changed the file
+    after = ("*",)  # it depends on whether the other rules changed the file
 
     def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
         existing = find_import(tree, NPU_INIT_IMPORT)
         if existing is not None:
             ctx.report(existing, "migrated", "npu_bridge.npu_init is imported")
-            insert_header_imports(tree, ctx.imports, ctx.newline, after=NPU_INIT_IMPORT)
             return
         if not ctx.changed:
             return
         index = header_index(tree)
         line, column = position(tree.children[index]) if index < len(tree.children) else (1, 0)
-        insert_header_imports(tree, [NPU_INIT_IMPORT, *ctx.imports], ctx.newline)
+        ctx.add_import(NPU_INIT_IMPORT)  # the engine places it, before the file's own imports
         ctx.report_at(line, column, "migrated", f"added '{NPU_INIT_IMPORT}'")
 
 

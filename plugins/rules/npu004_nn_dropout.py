@@ -9,6 +9,7 @@ from fissix.fixer_util import Dot, Name
 from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.calls import find_argument, is_none, needs_parentheses
+from npu_codemod.codemods.imports import NPU_INIT_IMPORT
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
 from npu_codemod.codemods.snippets import parse_expression
 from npu_codemod.codemods.statements import child_index
@@ -80,6 +81,7 @@ class NnDropout(Rule):
             # Deferred: editing ``power.children`` now would make the traversal skip a
             # dropout nested in this call's arguments.
             ctx.defer(lambda: _rewrite(power, end, call))
+            ctx.add_import(NPU_INIT_IMPORT)  # binds npu_ops
             ctx.report(power, "migrated", f"replaced {spelled} with npu_ops.dropout; {ACCURACY}")
 
 

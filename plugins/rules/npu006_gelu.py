@@ -10,6 +10,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.formulas import FUNCTIONS, GELU_TANH, Match, ModuleNames, match_gelu
+from npu_codemod.codemods.imports import NPU_INIT_IMPORT
 from npu_codemod.codemods.rule import FileContext, Rule, position
 from npu_codemod.codemods.scopes import last_leaf
 from npu_codemod.codemods.snippets import parse_statements
@@ -72,6 +73,7 @@ class Gelu(Rule):
             elif _computes_gelu(body, parameter, names):
                 line, column = position(funcdef)
                 _replace_body(funcdef, body, f"return {NPU_GELU}({parameter})", ctx.newline)
+                ctx.add_import(NPU_INIT_IMPORT)  # binds npu_unary_ops
                 ctx.report_at(line, column, "migrated", f"replaced the tanh GELU formula with "
                               f"{NPU_GELU}({parameter}); callers are unchanged")
                 done.append(funcdef)

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fissix import pytree
-
-from npu_codemod.codemods.calls import find_argument
-from npu_codemod.codemods.rule import Capture, FileContext, Rule
-from npu_codemod.plugins.hookspecs import hookimpl
+from npu_codemod.api import FileContext, Reference, Rule, find_argument, hookimpl, replace_callee
 
 GUIDE = "https://wiki.example.com/npu-migration/mylib"
+NPU_OPS = "from npu_bridge.estimator import npu_ops"
 
 
 class MylibDropout(Rule):
@@ -18,16 +15,18 @@ class MylibDropout(Rule):
     name = "mylib-dropout"
     description = "Replace mylib.dropout(x, keep_prob) with the NPU's npu_ops.dropout."
     guide_url = GUIDE + "#dropout"
-    tokens = ("mylib",)
-    pattern = "power< 'mylib' trailer< '.' 'dropout' > call=trailer< '(' [any] ')' > any* >"
+    calls = ("mylib.dropout", "npu_bridge.estimator.npu_ops.dropout")
 
-    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
-        if find_argument(capture["call"], "rate") is not None:
-            ctx.report(node, "unmigrated", "mylib.dropout(rate=...) has no NPU twin: "
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        if reference.name.startswith("npu_bridge."):  # a second run: already migrated
+            ctx.report(reference, "migrated", "uses npu_ops.dropout")
+        elif find_argument(reference.call, "rate") is not None:
+            ctx.report(reference, "unmigrated", "mylib.dropout(rate=...) has no NPU twin: "
                        "use npu_ops.dropout(x, keep_prob=1 - rate)")
-            return
-        node.children[0].value = "npu_ops"  # mylib.dropout(...) -> npu_ops.dropout(...)
-        ctx.report(node, "migrated", "replaced mylib.dropout with npu_ops.dropout")
+        else:
+            replace_callee(reference, "npu_ops.dropout")
+            ctx.add_import(NPU_OPS)
+            ctx.report(reference, "migrated", "replaced mylib.dropout with npu_ops.dropout")
 
 
 @dataclass
@@ -41,14 +40,13 @@ class MylibMakeSession(Rule):
     name = "mylib-make-session"
     description = "Report mylib.make_session(): its tf.Session needs the NPU config."
     guide_url = GUIDE + "#make-session"
-    tokens = ("make_session",)
-    pattern = "power< 'mylib' trailer< '.' 'make_session' > call=trailer< '(' [any] ')' > >"
+    calls = ("mylib.make_session",)
     Settings = MakeSessionSettings
 
-    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
-        if self.settings.report_all or find_argument(capture["call"], "config") is None:
-            ctx.report(node, "unmigrated", "mylib.make_session() creates its own tf.Session: "
-                       "pass config=npu_config_proto()")
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        if self.settings.report_all or find_argument(reference.call, "config") is None:
+            ctx.report(reference, "unmigrated", "mylib.make_session() creates its own "
+                       "tf.Session: pass config=npu_config_proto()")
 
 
 @hookimpl

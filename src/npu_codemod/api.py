@@ -1,0 +1,120 @@
+"""The public API for migration rules: everything a rule imports comes from here.
+
+A rule is a :class:`Rule` subclass registered by a plugin's :func:`hookimpl`-decorated
+``npu_codemod_rules()`` hook. It declares what it looks for (qualified names in
+:attr:`Rule.calls`/:attr:`Rule.uses`, or a lib2to3 :attr:`Rule.pattern`), edits the syntax tree
+with the helpers below and reports through :class:`FileContext`. The engine owns parsing,
+Bowler, import placement (:meth:`FileContext.add_import`), crash isolation and the compile check.
+
+The names are grouped by question; ``docs/api.md`` is generated from their docstrings. The
+built-in rules use nothing else (a test checks that no rule module imports
+``npu_codemod.codemods``, ``fissix`` or ``bowler``), so a third-party rule can do whatever they
+do. Names not listed in ``__all__`` are internal and may change.
+"""
+
+from __future__ import annotations
+
+from fissix import pytree as _pytree
+from fissix.fixer_util import Comma, Dot, Name
+from fissix.pgen2 import token as tokens
+from fissix.pygram import python_symbols as symbols
+
+from npu_codemod.codemods.blocks import open_block
+from npu_codemod.codemods.calls import (
+    Argument,
+    add_keyword,
+    arguments,
+    find_argument,
+    has_unpacking,
+    is_false,
+    is_none,
+    is_true,
+    needs_parentheses,
+)
+from npu_codemod.codemods.edits import (
+    remove_statement,
+    replace_callee,
+    set_keyword,
+    set_positional,
+    wrap_argument,
+)
+from npu_codemod.codemods.findings import Finding, Status
+from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
+from npu_codemod.codemods.qualified import Reference, name_reference
+from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
+from npu_codemod.codemods.rule_settings import SettingsError
+from npu_codemod.codemods.scopes import (
+    Use,
+    bound_names,
+    classify,
+    insert_after,
+    is_terminal,
+    last_leaf,
+    uses,
+)
+from npu_codemod.codemods.snippets import parse_expression, parse_statements
+from npu_codemod.codemods.statements import (
+    block_child,
+    child_index,
+    enclosing_scope,
+    enclosing_statement,
+    free_name,
+    indentation,
+    insert_before,
+    is_docstring,
+    why_not,
+)
+from npu_codemod.codemods.tfnames import (
+    TfNames,
+    canonical,
+    dotted_name,
+    is_attribute_trailer,
+    is_call_trailer,
+    prefix_name,
+)
+from npu_codemod.codemods.walk import (
+    node_pre_order,
+    pre_order,
+    scope_statements,
+    scoped_statements,
+    small_statements,
+    tree_text,
+)
+from npu_codemod.plugins.hookspecs import hookimpl
+
+#: A syntax tree node with children (fissix ``pytree.Node``).
+Node = _pytree.Node
+#: A token of the syntax tree (fissix ``pytree.Leaf``): ``.value``, ``.prefix`` (whitespace and
+#: comments before it), ``.lineno``/``.column`` (0 for code a rule created).
+Leaf = _pytree.Leaf
+#: Either of the two (fissix ``pytree.Base``).
+Base = _pytree.Base
+#: A file's bindings of one module: ``ctx.names("horovod").qualify("hvd.rank")`` ->
+#: ``"horovod.rank"``; ``ctx.tf`` is the TensorFlow one (its ``alias`` is the name to write).
+ImportNames = TfNames
+
+__all__ = [
+    # The rule and its context
+    "Rule", "FileContext", "Capture", "hookimpl", "SettingsError",
+    # Findings
+    "Finding", "Status", "position",
+    # Qualified names
+    "Reference", "ImportNames", "TfNames", "name_reference", "canonical", "dotted_name",
+    "prefix_name", "is_attribute_trailer", "is_call_trailer",
+    # Reading calls
+    "Argument", "arguments", "find_argument", "has_unpacking", "is_true", "is_false",
+    "is_none", "needs_parentheses",
+    # Edits
+    "replace_callee", "set_keyword", "set_positional", "wrap_argument", "add_keyword",
+    "insert_before", "insert_after", "remove_statement", "open_block", "parse_expression",
+    "parse_statements", "NPU_INIT_IMPORT", "find_import", "header_index",
+    # Navigation and scopes
+    "child_index", "block_child", "enclosing_scope", "enclosing_statement", "indentation",
+    "is_docstring", "is_terminal", "last_leaf", "why_not", "free_name", "Use", "uses",
+    "classify", "bound_names",
+    # Walks
+    "pre_order", "node_pre_order", "small_statements", "scope_statements",
+    "scoped_statements", "tree_text",
+    # The syntax tree vocabulary
+    "Node", "Leaf", "Base", "symbols", "tokens", "Name", "Dot", "Comma",
+]

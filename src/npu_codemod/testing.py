@@ -1,0 +1,139 @@
+"""Golden before/after tests for rules, for pytest: what LibCST's ``CodemodTest`` gives.
+
+::
+
+    from npu_codemod.testing import assert_migrates, assert_reports
+
+    def test_run_config_becomes_npu_run_config():
+        assert_migrates(RunConfigRule(), BEFORE, AFTER,
+                        findings=[("ACME001", 3, 9, "migrated")])
+
+Both run the real engine (decode, parse, every rule callback, the compile check, the import
+placement) on the source as UTF-8 bytes. :func:`assert_migrates` also checks that the output
+compiles, that a second run changes nothing, and that it reports the same sites with the same
+statuses (the idempotence every rule promises); a mismatch fails with a unified diff.
+
+``rules`` is a :class:`~npu_codemod.api.Rule` instance or class, an iterable of them, or a set
+of rule ids of the installed plugins (``{"NPU004"}``; exactly those: NPU001 is not added).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import AbstractSet, Any, Iterable, Optional, Sequence, Union
+
+from npu_codemod.codemods.engine import Engine
+from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.rule import Rule
+
+__all__ = ["Outcome", "Site", "assert_migrates", "assert_reports", "engine_of_ids", "run_rules",
+           "sites"]
+
+#: (rule id, line, column, status) of a finding: the part tests compare exactly.
+Site = tuple[str, int, int, str]
+RuleSpec = Union[Rule, type, Iterable[Any], AbstractSet[str]]
+PATH = "train.py"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One run of the rules over a source: the new source (None: unchanged) and findings."""
+
+    new: Optional[str]
+    findings: list[Finding]
+
+
+def run_rules(rules: RuleSpec, source: str, facts: AbstractSet[str] = frozenset(),
+              path: str = PATH) -> Outcome:
+    """Run ``rules`` once over ``source`` through the real engine."""
+    outcome = _engine(rules).process(source.encode("utf-8"), path, repo="repo",
+                                     facts=frozenset(facts))
+    new = None if outcome.new_data is None else outcome.new_data.decode("utf-8")
+    return Outcome(new, list(outcome.findings))
+
+
+def sites(findings: Iterable[Finding]) -> list[Site]:
+    """(rule_id, line, column, status) of each finding, sorted."""
+    return sorted((f.rule_id, f.line, f.column, f.status) for f in findings)
+
+
+def assert_migrates(rules: RuleSpec, before: str, after: str, *,
+                    findings: Optional[Sequence[Site]] = None,
+                    facts: AbstractSet[str] = frozenset(), path: str = PATH) -> list[Finding]:
+    """Assert ``before`` becomes exactly ``after``, which compiles and is a fixed point.
+
+    ``findings``, when given, are the exact sites of the first run. The second run over
+    ``after`` must change nothing, report no ``error``, and report as many sites of each rule
+    and status as the first. Returns the first run's findings.
+    """
+    first = run_rules(rules, before, facts, path)
+    if first.new != after:
+        raise AssertionError("the rewrite differs from the expected output:\n"
+                             + _diff(after, first.new if first.new is not None else before))
+    compile(after, path, "exec", dont_inherit=True)
+    _check_sites(first.findings, findings)
+    second = run_rules(rules, after, facts, path)
+    if second.new is not None:
+        raise AssertionError("a second run changed the file again:\n" + _diff(after, second.new))
+    errors = [f for f in second.findings if f.status == "error"]
+    assert not errors, f"the second run reported errors: {errors}"
+    if _statuses(second.findings) != _statuses(first.findings):
+        raise AssertionError("the second run reports other sites than the first:\n"
+                             f"first:  {sites(first.findings)}\nsecond: {sites(second.findings)}")
+    return first.findings
+
+
+def assert_reports(rules: RuleSpec, source: str, *,
+                   findings: Optional[Sequence[Site]] = None,
+                   facts: AbstractSet[str] = frozenset(), path: str = PATH) -> list[Finding]:
+    """Assert the rules leave ``source`` unchanged; ``findings`` are the exact sites expected.
+    Returns the findings (for message checks)."""
+    outcome = run_rules(rules, source, facts, path)
+    if outcome.new is not None:
+        raise AssertionError("expected no rewrite, got:\n" + _diff(source, outcome.new))
+    _check_sites(outcome.findings, findings)
+    return outcome.findings
+
+
+def _check_sites(found: list[Finding], expected: Optional[Sequence[Site]]) -> None:
+    if expected is not None and sites(found) != sorted(expected):
+        raise AssertionError(f"sites differ:\nexpected: {sorted(expected)}\ngot:      "
+                             f"{sites(found)}\nmessages: {[f.message for f in found]}")
+
+
+def _statuses(findings: Iterable[Finding]) -> Counter:
+    return Counter((f.rule_id, f.status) for f in findings)
+
+
+def _diff(expected: str, got: str) -> str:
+    lines = difflib.unified_diff(expected.splitlines(keepends=True), got.splitlines(keepends=True),
+                                 "expected", "got")
+    return "".join(lines)
+
+
+def _engine(rules: RuleSpec) -> Engine:
+    if isinstance(rules, (set, frozenset)) and all(isinstance(r, str) for r in rules):
+        return engine_of_ids(frozenset(rules))
+    return Engine(_instances(rules))
+
+
+@lru_cache(maxsize=None)
+def engine_of_ids(rule_ids: frozenset[str]) -> Engine:
+    """An engine with exactly the installed plugins' rules ``rule_ids``, built once per set."""
+    from npu_codemod.plugins.manager import load_plugins
+
+    rules = load_plugins().rules()
+    unknown = rule_ids - {rule.id for rule in rules}
+    assert not unknown, f"unknown rule ids: {sorted(unknown)}"
+    return Engine([rule for rule in rules if rule.id in rule_ids])
+
+
+def _instances(rules: RuleSpec) -> list[Rule]:
+    if isinstance(rules, Rule):
+        return [rules]
+    if isinstance(rules, type) and issubclass(rules, Rule):
+        return [rules()]
+    return [one for item in rules for one in _instances(item)]  # type: ignore[union-attr]
