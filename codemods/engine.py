@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import gc
 import logging
+import sys
+import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, FrozenSet, Iterator, Optional, Sequence
 
 from bowler import Query
@@ -61,6 +64,19 @@ class _RuleCrashed(Exception):
         super().__init__(f"{type(error).__name__}: {error}")
         self.rule = rule
         self.line, self.column = where
+        self.frames = traceback.extract_tb(error.__traceback__)[1:]  # from the rule's call on
+        self.trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+
+    def where_in_rule(self) -> str:
+        """``file.py:12 in visit``: the innermost frame of the rule's own module, else the
+        innermost frame (a helper the rule called)."""
+        module = sys.modules.get(type(self.rule).__module__)
+        source = getattr(module, "__file__", None)
+        frames = [f for f in self.frames if source and f.filename == source] or self.frames
+        if not frames:
+            return ""
+        frame = frames[-1]
+        return f"{Path(frame.filename).name}:{frame.lineno} in {frame.name}"
 
 
 class Engine:
@@ -399,5 +415,8 @@ def _file_error(repo: str, path: str, line: int, message: str, column: int = 0) 
 
 def _rule_error(repo: str, path: str, crash: _RuleCrashed) -> Finding:
     rule = crash.rule
-    message = f"rule crashed: {crash}; the file was migrated without this rule"
-    return Finding(repo, path, crash.line, crash.column, rule.id, rule.name, "error", message)
+    where = crash.where_in_rule()
+    at = f" (at {where})" if where else ""
+    message = f"rule crashed: {crash}{at}; the file was migrated without this rule"
+    return Finding(repo, path, crash.line, crash.column, rule.id, rule.name, "error", message,
+                   trace=crash.trace)

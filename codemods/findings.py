@@ -30,7 +30,7 @@ class Finding:
     ``line`` (1-based) and ``column`` (0-based) point into the *original* file, so ``scan``
     and ``run`` name the same places. ``snippet`` is a few numbered lines of the original
     file around a site that needs a person (set by the pipeline; not a CSV column, not part
-    of equality).
+    of equality); ``trace`` the traceback of a rule that crashed.
     """
 
     repo: str
@@ -42,6 +42,8 @@ class Finding:
     status: Status
     message: str
     snippet: str = field(default="", compare=False)
+    #: The traceback of a rule that crashed (``error`` findings only; not a CSV column).
+    trace: str = field(default="", compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         # Not dataclasses.asdict: its deep copy is several times slower, and every field is
@@ -50,7 +52,8 @@ class Finding:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Finding":
-        return cls(**{name: data[name] for name in FINDING_FIELDS}, snippet=data.get("snippet", ""))
+        return cls(**{name: data[name] for name in FINDING_FIELDS}, snippet=data.get("snippet", ""),
+                   trace=data.get("trace", ""))
 
 
 def rewrite_instruction(finding: Finding) -> Optional[str]:

@@ -11,7 +11,7 @@ drop_remainder=True ...``): exactly the ``migrated`` findings whose rule rewrote
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence, TextIO
 
@@ -39,6 +39,7 @@ class Site:
     column: int  # 0-based, as in findings
     rule_id: str
     message: str
+    trace: str = field(default="", compare=False)  # of a rule that crashed here
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column + 1}: {self.rule_id} {self.message}"
@@ -70,12 +71,16 @@ def _skipped(path: Path, root: Path) -> bool:
     return any(part.startswith(".") or part in SKIPPED_DIRS for part in parts)
 
 
-def run_check(paths: Sequence[str], toolkit: Toolkit, out: TextIO, err: TextIO) -> int:
-    """Print the sites of ``paths`` that need migrating; the exit code of ``check``."""
+def run_check(paths: Sequence[str], toolkit: Toolkit, out: TextIO, err: TextIO,
+              debug: bool = False) -> int:
+    """Print the sites of ``paths`` that need migrating; the exit code of ``check``. With
+    ``debug``, the traceback of each rule that crashed goes to ``err``."""
     contents, unreadable = _read(python_files(paths), err)
     sites = check_contents(contents, toolkit)
     for site in sites:
         print(site, file=out)
+        if debug and site.trace:
+            print(f"{site.path}:{site.line}: {site.rule_id} crashed:\n{site.trace}", file=err)
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_SITES if sites else EXIT_CLEAN
@@ -108,7 +113,7 @@ def check_contents(contents: dict[str, bytes], toolkit: Toolkit) -> list[Site]:
 def outcome_sites(outcome: FileOutcome) -> list[Site]:
     """The sites of one processed file that need migrating: every finding that needs a
     person, and when ``run`` would change the file, every site it rewrites there."""
-    sites = [Site(f.path, f.line, f.column, f.rule_id, f.message)
+    sites = [Site(f.path, f.line, f.column, f.rule_id, f.message, f.trace)
              for f in outcome.findings if f.status in NEEDS_PERSON]
     if outcome.new_data is None:
         return sites  # nothing is rewritten (or the rewrite was undone: an error finding says so)

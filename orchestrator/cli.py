@@ -144,6 +144,8 @@ def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
 def _add_plugin_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_PATH",
                         help="load a rule plugin from a module or .py file (repeatable)")
+    parser.add_argument("--debug", action="store_true",
+                        help="print the traceback of each rule that crashes on stderr")
 
 
 def _add_config_option(parser: argparse.ArgumentParser,
@@ -229,6 +231,12 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     def on_result(index: int, result: RepoResult) -> None:
         if result.status == "failed" and result.error != INTERRUPTED:  # those are in the summary
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
+        if args.debug:
+            for finding in result.findings:
+                if finding.trace:
+                    tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {finding.path}:"
+                                            f"{finding.line}: {finding.rule_id} crashed:\n"
+                                            f"{finding.trace}"), file=sys.stderr)
         if publisher is not None:
             result = publisher.publish(entries[index], result)
         record = mask_record(result.to_dict())
@@ -377,7 +385,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     toolkit = _toolkit(_selection(args))
     try:
-        code = run_check(args.paths, toolkit, sys.stdout, sys.stderr)
+        code = run_check(args.paths, toolkit, sys.stdout, sys.stderr, args.debug)
     except CheckInputError as exc:
         raise UsageError(str(exc)) from None
     # A CI gate must not pass when some of the rules it was asked to apply did not run.

@@ -125,15 +125,24 @@ class Plugins:
     def call_each(self, hook: str, **kwargs: Any) -> tuple[list[tuple[str, Any]], list[tuple[str, str]]]:
         """Call every implementation of ``hook``, isolating third-party ones from each other.
 
-        Returns ``(plugin name, result)`` for each implementation that returned, in discovery
-        order, and ``(plugin name, reason)`` for each third-party one that raised. Built-in
-        plugins are not isolated: their exceptions are bugs and propagate.
+        Returns ``(plugin name, result)`` for each implementation that returned, in pluggy's
+        call order (the last registered first; ``tryfirst``/``trylast`` respected), and
+        ``(plugin name, reason)`` for each third-party one that raised or is a hook wrapper
+        (refused: each implementation is called on its own). Built-in plugins are not
+        isolated: their exceptions are bugs and propagate.
         """
         results, errors = [], []
-        for impl in getattr(self.pm.hook, hook).get_hookimpls():
+        # pluggy's own call order: last registered first, tryfirst/trylast respected.
+        for impl in reversed(getattr(self.pm.hook, hook).get_hookimpls()):
             name = self.pm.get_name(impl.plugin) or repr(impl.plugin)
+            if impl.hookwrapper or getattr(impl, "wrapper", False):
+                errors.append((name, f"{hook} is a hook wrapper: npu-codemod calls each "
+                                     "implementation on its own, so wrappers are not supported"))
+                continue
             try:
-                results.append((name, impl.function(*(kwargs[arg] for arg in impl.argnames))))
+                result = impl.function(*(kwargs[arg] for arg in impl.argnames))
+                if result is not None:  # as pluggy: None means "nothing to contribute"
+                    results.append((name, result))
             except Exception as exc:
                 if name in BUILTIN_PLUGINS:
                     raise

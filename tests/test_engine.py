@@ -234,19 +234,28 @@ MIGRATED = (HEADER + b"import tensorflow as tf\n"
             b"y = npu_ops.dropout(x, 0.5)\n")
 
 
-@pytest.mark.parametrize("rule, where, detail", [
-    (Crashing(), (3, 7), "KeyError: 'boom'"),
-    (CrashingAtFinish(), (1, 0), "RuntimeError: late boom"),
+def _line_of(text: str) -> int:
+    """The line of this test module that holds ``text`` (where a test rule raises)."""
+    return next(n for n, line in enumerate(Path(__file__).read_text().splitlines(), 1)
+                if text in line)
+
+
+@pytest.mark.parametrize("rule, where, detail, raising", [
+    (Crashing(), (3, 7), "KeyError: 'boom'", "visit"),
+    (CrashingAtFinish(), (1, 0), "RuntimeError: late boom", "finish"),
 ])
 def test_crashing_rule_is_an_error_and_the_others_still_rewrite(
-    rule: Rule, where: tuple[int, int], detail: str
+    rule: Rule, where: tuple[int, int], detail: str, raising: str
 ) -> None:
     outcome = with_extra(rule).process(SCRIPT, "pkg/train.py", repo="org/repo")
     assert outcome.new_data == MIGRATED
     errors = [f for f in outcome.findings if f.status == "error"]
+    at = f"test_engine.py:{_line_of(detail.split(': ')[1].strip(chr(39)))} in {raising}"
     assert [(f.rule_id, f.line, f.column, f.message) for f in errors] == [
-        (rule.id, *where, f"rule crashed: {detail}; the file was migrated without this rule")
+        (rule.id, *where, f"rule crashed: {detail} (at {at}); the file was migrated without "
+                          "this rule")
     ]
+    assert errors[0].trace.startswith("Traceback (most recent call last):")
     assert outcome.rule_ids == ("NPU001", "NPU002", "NPU004")
 
 

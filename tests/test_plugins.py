@@ -176,8 +176,9 @@ def test_a_rule_id_clash_names_both_plugins(tmp_path: Path, repo_list: Path) -> 
     second = write(tmp_path / "second.py", RULE_PLUGIN)
     done = cli("run", "--repos", str(repo_list), "--plugin", first, "--plugin", second, cwd=tmp_path)
     assert done.returncode == 2
+    # In pluggy's call order: the plugin registered last is asked first.
     assert done.stderr.strip() == (f"npu-codemod: error: rule id MYL001 is defined by both "
-                                   f"{first} and {second}")
+                                   f"{second} and {first}")
 
 
 # --- A third-party rule gets everything a built-in gets ---------------------------------------
@@ -398,3 +399,55 @@ def test_a_plugin_with_a_bad_pattern_is_a_finding_per_repo_not_a_crash(
     assert sorted((r["repo"], r["status"]) for r in rows if r["rule_id"] == "PLUGIN") == [
         ("alpha", "error"), ("beta", "error")]
     assert {"NPU001", "NPU002"} <= {r["rule_id"] for r in rows if r["status"] == "migrated"}
+
+
+def test_a_crashing_rule_leaves_its_traceback_in_run_json_html_and_debug(
+        tmp_path: Path, repo_list: Path) -> None:
+    crashing = write(tmp_path / "crash.py", RULE_PLUGIN.replace(
+        'node.children[0].value = "npu_ops"', 'raise KeyError("boom")'))
+    line = next(number for number, text in enumerate(Path(crashing).read_text().splitlines(), 1)
+                if "boom" in text)
+    quiet = cli("scan", "--repos", str(repo_list), "--plugin", crashing, "--report-dir", "out",
+                "--no-progress", cwd=tmp_path)
+    assert quiet.returncode == 0 and "Traceback" not in quiet.stderr, quiet.stderr
+    run = json.loads((tmp_path / "out" / "run.json").read_text())
+    crashes = [f for repo in run["repos"] for f in repo["findings"] if f["rule_id"] == "MYL001"]
+    assert len(crashes) == 2
+    assert crashes[0]["message"] == (f"rule crashed: KeyError: 'boom' (at crash.py:{line} in "
+                                     "visit); the file was migrated without this rule")
+    assert crashes[0]["trace"].startswith("Traceback (most recent call last):")
+    assert f'{crashing}", line {line}, in visit' in crashes[0]["trace"]
+    assert "traceback of the rule" in (tmp_path / "out" / "report.html").read_text()
+    loud = cli("scan", "--repos", str(repo_list), "--plugin", crashing, "--report-dir", "out2",
+               "--no-progress", "--debug", cwd=tmp_path)
+    assert loud.returncode == 0
+    assert loud.stderr.count("MYL001 crashed:\nTraceback (most recent call last):") == 2
+    (tmp_path / "train.py").write_text(TRAIN)
+    checked = cli("check", "train.py", "--plugin", crashing, "--debug", cwd=tmp_path)
+    assert checked.returncode == 1
+    assert "train.py:3: MYL001 crashed:\nTraceback" in checked.stderr
+
+
+def test_hooks_are_called_in_pluggys_order_and_wrappers_are_refused(tmp_path: Path) -> None:
+    def plugin(name: str, marker: str = "") -> str:
+        return write(tmp_path / f"{name}.py", (
+            "from npu_codemod.plugins.hookspecs import hookimpl\n"
+            f"@hookimpl{marker}\n"
+            "def npu_codemod_analyze_file(path, text):\n"
+            f"    return None if path == 'none' else ['{name}']\n"))
+    first = plugin("first", "(trylast=True)")
+    second = plugin("second")
+    third = plugin("third", "(tryfirst=True)")
+    wrapper = write(tmp_path / "wrapper.py", (
+        "from npu_codemod.plugins.hookspecs import hookimpl\n"
+        "@hookimpl(hookwrapper=True)\n"
+        "def npu_codemod_analyze_file(path, text):\n"
+        "    yield\n"))
+    plugins = load_plugins(PluginSpec(extra=(first, second, third, wrapper)))
+    results, errors = plugins.call_each("npu_codemod_analyze_file", path="x.py", text="")
+    third_party = [name for name, _ in results if name in (first, second, third)]
+    assert third_party == [third, second, first]  # as pm.hook.npu_codemod_analyze_file would
+    assert errors == [(wrapper, "npu_codemod_analyze_file is a hook wrapper: npu-codemod calls "
+                                "each implementation on its own, so wrappers are not supported")]
+    nothing, _ = plugins.call_each("npu_codemod_analyze_file", path="none", text="")
+    assert [name for name, _ in nothing if name in (first, second, third)] == []
