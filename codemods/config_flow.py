@@ -16,14 +16,14 @@ not run twice on one object (each run adds an optimizer); assignments may.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import AbstractSet, Callable, Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .scopes import uses
-from .session_config import CUSTOM_OP, NPU_PIECES, setting_key
+from .session_config import CUSTOM_OP, NPU_PIECES, ConfigTarget, code, setting_key
 
 #: Binding indexes that are no statement: the value a parameter brings, and no value at all.
 PARAMETER, UNBOUND = -1, -2
@@ -41,7 +41,8 @@ class Flow:
     bindings: list[pytree.Base]  # index -> the small statement (or loop, with...) that binds
     reaching: set[tuple[int, frozenset[str]]] = field(default_factory=set)  # at the anchor
     seen: set[tuple[int, frozenset[str]]] = field(default_factory=set)  # at any point
-    #: Statements that give an object an NpuOptimizer it may have already (a second entry).
+    #: ``custom_optimizers.add()`` statements of an NpuOptimizer for an object that may have
+    #: one already (a second entry).
     doubled: list[pytree.Base] = field(default_factory=list)
 
     def lacking(self, piece: str) -> set[int]:
@@ -58,16 +59,29 @@ class Flow:
         return frozenset.intersection(*sets) if sets else frozenset()
 
 
+def target_flow(target: ConfigTarget, initial: Callable[[pytree.Base], frozenset[str]],
+                pieces: AbstractSet[str] = NPU_PIECES) -> Optional[Flow]:
+    """:func:`config_flow` for the object of ``target`` at its anchor; None when the target is
+    no local name (an attribute, a global: their settings are looked for in the whole class or
+    module, ``ConfigTarget.settings``) or no path binds it before the anchor."""
+    if not target.expression.isidentifier() or len(target.regions) != 1:
+        return None
+    flow = config_flow(target.regions[0][0], target.anchor, target.expression, initial, pieces)
+    return flow if flow.reaching else None
+
+
 def config_flow(scope: pytree.Node, anchor: pytree.Base, name: str,
-                initial: Callable[[pytree.Base], frozenset[str]]) -> Flow:
+                initial: Callable[[pytree.Base], frozenset[str]],
+                pieces: AbstractSet[str] = NPU_PIECES) -> Flow:
     """The objects the local ``name`` of ``scope`` may hold when ``anchor`` (a statement of a
-    block of ``scope``) runs, with the NPU settings (:data:`NPU_PIECES` keys) each has there.
+    block of ``scope``) runs, with the settings among ``pieces`` (``ConfigTarget.settings``
+    keys: :data:`NPU_PIECES`, ``allow_soft_placement``) each has there.
 
     ``initial(value)`` gives the settings an object bound by ``name = value`` has already (a
-    function that returns a configured config). Paths on which ``name`` is unbound at the
-    anchor are left out (they fail there anyway).
+    function that returns a configured config, a ``ConfigProto(...)`` keyword). Paths on
+    which ``name`` is unbound at the anchor are left out (they fail there anyway).
     """
-    walker = _Walker(scope, anchor, name, initial)
+    walker = _Walker(scope, anchor, name, initial, pieces)
     entry = PARAMETER if walker.is_parameter else UNBOUND
     walker.block(scope.children[-1] if scope.type != syms.file_input else scope,
                  State({(entry, frozenset())}))
@@ -78,8 +92,8 @@ def config_flow(scope: pytree.Node, anchor: pytree.Base, name: str,
 
 class _Walker:
     def __init__(self, scope: pytree.Node, anchor: pytree.Base, name: str,
-                 initial: Callable[[pytree.Base], frozenset[str]]) -> None:
-        self.anchor, self.name, self.initial = anchor, name, initial
+                 initial: Callable[[pytree.Base], frozenset[str]], pieces: AbstractSet[str]) -> None:
+        self.anchor, self.name, self.initial, self.pieces = anchor, name, initial, pieces
         self.flow = Flow([])
         self.binds: dict[int, pytree.Base] = {}  # id(statement) -> statement, for each binding
         self.indexes: dict[int, int] = {}  # id(statement) -> its index in flow.bindings
@@ -92,6 +106,7 @@ class _Walker:
                 elif statement is not None:
                     self.binds[id(statement)] = statement
         self.custom_ops: set[str] = set()
+        self.adds: dict[str, pytree.Base] = {}  # custom_op name -> its ``.add()`` statement
         self.loops: list[set] = []  # per enclosing loop: states that leave it by break/continue
         self.tries: list[set] = []  # per enclosing try: states at each point of its body
 
@@ -131,15 +146,20 @@ class _Walker:
         if id(node) in self.binds:
             state = self.bind(node, state)
         else:
+            known = set(self.custom_ops)
             piece = setting_key(node, self.name, self.custom_ops)
-            if piece == CUSTOM_OP and any(piece in done for index, done in state
-                                          if index != UNBOUND) \
-                    and not any(node is known for known in self.flow.doubled):
-                self.flow.doubled.append(node)
-            if piece in NPU_PIECES:
+            for added in self.custom_ops - known:
+                self.adds[added] = node
+            if piece == CUSTOM_OP and any(piece in done for index, done in state if index != UNBOUND):
+                self.twice(self.adds.get(code(node.children[0])[: -len(".name")], node))
+            if piece in self.pieces:
                 state = State((index, done | {piece}) for index, done in state)
         self.record(state)
         return state
+
+    def twice(self, node: pytree.Base) -> None:
+        if not any(node is known for known in self.flow.doubled):
+            self.flow.doubled.append(node)
 
     def bind(self, node: pytree.Base, state: State) -> State:
         if not state:

@@ -9,7 +9,9 @@ on its own before any rewrite (with ``ast``: cheap), and what it says becomes re
   them already, or a session of its own file takes its config from it: NPU007 writes them
   there);
 - ``npu007-config:<module>.<function>=<dotted name>``: it returns what the imported function
-  ``<dotted name>`` returns, so it is configured when that one is (all of them, when several).
+  ``<dotted name>`` returns, so it is configured when that one is (all of them, when several);
+  only for functions named like config makers (``config``, ``sess`` in either name), or every
+  ``return np.zeros(...)`` of a repository would be a fact.
 
 ``<module>`` is the file's path from the repository root, dotted (``models/benchmark.py`` ->
 ``models.benchmark``). :class:`ConfiguredFunctions` answers from the facts whether a call in
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import AbstractSet, Iterable, Iterator, Optional, Union
 
@@ -49,8 +52,11 @@ def module_parts(path: str) -> tuple[str, ...]:
     return tuple(parts[:-1] if parts and parts[-1] == "__init__" else parts)
 
 
+@lru_cache(maxsize=2)
 def parse(text: str) -> Optional[ast.Module]:
-    """The module's ``ast``, or None when it is not Python 3 (no facts, no cross-file calls)."""
+    """The module's ``ast``, or None when it is not Python 3 (no facts, no cross-file calls).
+    Kept for the next caller: each analysis hook of a file parses the same text (do not edit
+    the tree)."""
     try:
         return ast.parse(text)
     except (SyntaxError, ValueError):
@@ -145,10 +151,18 @@ def config_function_facts(path: str, text: str) -> set[str]:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in functions:
             forwards = _configured(node.name, table, used, frozenset())
-            if forwards is not None:
-                name = f"{PREFIX}{module}.{node.name}"
-                facts.update({f"{name}={target}" for target in forwards} if forwards else {name})
+            if forwards is None or (forwards and not _config_like(node.name, forwards)):
+                continue
+            name = f"{PREFIX}{module}.{node.name}"
+            facts.update({f"{name}={target}" for target in forwards} if forwards else {name})
     return facts
+
+
+def _config_like(function: str, forwards: Iterable[str]) -> bool:
+    """Is a function that returns what other functions return named like a config maker (or
+    are those)? Only those forward: most functions of a repository return some call's result."""
+    names = [function, *(target.rpartition(".")[2] for target in forwards)]
+    return any(word in name.lower() for name in names for word in ("config", "sess"))
 
 
 def _unique_functions(tree: ast.Module) -> dict[str, _Function]:

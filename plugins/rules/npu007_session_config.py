@@ -11,7 +11,7 @@ from fissix.fixer_util import Name
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.config_flow import Flow, config_flow
+from npu_codemod.codemods.config_flow import Flow, target_flow
 from npu_codemod.codemods.config_functions import (
     ConfigSource,
     config_function_facts,
@@ -373,14 +373,7 @@ def _insert_after_binding(expression: str, missing: frozenset[str], flow: Flow, 
 
 
 def _flow(target: ConfigTarget, ctx: FileContext) -> Optional[Flow]:
-    """The paths of a local config name to its session; None for an attribute or a global
-    (their settings are looked for in the whole class or module)."""
-    if not target.expression.isidentifier() or len(target.regions) != 1:
-        return None
-    scope = target.regions[0][0]
-    flow = config_flow(scope, target.anchor, target.expression,
-                       lambda value: NPU_PIECES if config_source(value, ctx) else frozenset())
-    return flow if flow.reaching else None
+    return target_flow(target, lambda value: NPU_PIECES if config_source(value, ctx) else frozenset())
 
 
 def _binding_source(flow: Flow, index: int, ctx: FileContext) -> Optional[ConfigSource]:
@@ -414,9 +407,9 @@ def _partly_configured(target: ConfigTarget, flow: Flow, index: int) -> str:
 
 def _twice(target: ConfigTarget, flow: Flow) -> str:
     line = position(flow.doubled[0])[0]
-    return (f"'{target.expression}' gets a second NpuOptimizer at line {line}: it has one "
-            f"already there on some path (added earlier, or by the function it comes from); "
-            f"remove the custom_op lines at line {line}, each config needs exactly one")
+    return (f"'{target.expression}' gets a second NpuOptimizer at line {line}: on some path it "
+            f"has one there already (from earlier lines, an earlier pass of a loop, or the "
+            f"function that made it); keep exactly one custom_optimizers.add() per config object")
 
 
 def _insert_before(target: ConfigTarget, missing: set[str], ctx: FileContext) -> bool:
