@@ -212,7 +212,7 @@ class _Walker:
             self.tries[-1].update(inside)
         handled = State()
         for header, body in clauses[1:]:
-            if header.type == syms.except_clause or (header.type == token.NAME and header.value == "except"):
+            if header.type == syms.except_clause or header.value == "except":
                 handled |= self.block(body, self.bound(header, inside))
             elif header.value == "else":
                 out = self.block(body, out)

@@ -391,8 +391,8 @@ class ConfigSource:
     """The function whose result a config value is: one of the file being rewritten
     (``function``: NPU007 completes each of its returns) or a configured one of another file."""
 
-    label: str  # how findings name it: ``make_config()``, ``benchmark.create_config_proto()``
-    function: Optional[pytree.Node] = None
+    name: str  # ``make_config``; module-qualified for another file's: ``benchmark.create_config_proto``
+    function: Optional[pytree.Node] = None  # the ``def`` in this file
 
 
 def config_source(value: pytree.Base, ctx: FileContext) -> Optional[ConfigSource]:
@@ -409,9 +409,9 @@ def config_source(value: pytree.Base, ctx: FileContext) -> Optional[ConfigSource
     found = _defined(ctx).get(local or "", [])
     if found:
         usable = len(found) == 1 and completable(found[0])
-        return ConfigSource(f"{local}()", found[0]) if usable else None
+        return ConfigSource(local, found[0]) if usable else None
     qualified = configured_function(callee, ctx)
-    return ConfigSource(f"{qualified}()") if qualified else None
+    return ConfigSource(qualified) if qualified else None
 
 
 def _defined(ctx: FileContext) -> dict[str, list[pytree.Node]]:

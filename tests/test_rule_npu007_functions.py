@@ -314,6 +314,6 @@ def debug_session():
         "    sess = tf.Session(config=config)", npu_lines("config", "    ") + "    sess = tf.Session(config=config)")
     findings = assert_migrates(source, after, RULES, facts)
     assert [(line, status) for line, _, status, _ in npu007(findings)] == [(4, "migrated"), (10, "migrated")]
-    assert npu007(findings)[0][3].endswith("(other files of the repository take their config from it)")
+    assert npu007(findings)[0][3].endswith("(the repository analysis counts on it: callers in other files add nothing)")
     _, second = run_rules(after, RULES, config_function_facts("train.py", after))
     assert [(line, status) for line, _, status, _ in npu007(second)] == [(6, "migrated"), (21, "migrated")]

@@ -58,7 +58,7 @@ from npu_codemod.plugins.hookspecs import hookimpl
 _NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES))
 NPU_CONFIG = "the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"
 HELPER = "npu_config_proto"
-PROMISED = " (other files of the repository take their config from it)"
+PROMISED = " (the repository analysis counts on it: callers in other files add nothing)"
 
 
 @dataclass
@@ -142,13 +142,13 @@ class SessionConfig(Rule):
         ctx.report_at(line, column, "migrated", f"moved the config into '{name}' and gave it {NPU_CONFIG}")
 
     def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
-        """Complete the functions that the repository facts say return a configured config
-        (sessions in other files rely on it) that no session of this file led to."""
+        """Complete the functions that the repository facts promise return a configured config
+        (callers in other files add nothing) that no session of this file led to."""
         for function in promised_functions(ctx):
             if id(function) in _configured(ctx):
                 continue
             line, column = position(function)
-            done = _configure(ConfigSource(f"{function.children[1].value}()", function), line, column, ctx)
+            done = _configure(ConfigSource(function.children[1].value, function), line, column, ctx)
             _report(done, line, column, ctx, why=PROMISED)
 
 
@@ -193,8 +193,8 @@ def _configure(source: ConfigSource, line: int, column: int, ctx: FileContext) -
     """Make sure the config ``source`` returns has the NPU lines: in its function, once."""
     function = source.function
     if function is None:
-        return _Done(source.label, elsewhere={source.label[:-2]})
-    label = f"the config returned by {source.label}"
+        return _Done(source.name, elsewhere={source.name})
+    label = f"the config returned by {source.name}()"
     busy = ctx.memo.setdefault("npu007.configuring", set())
     if id(function) in busy:  # a function that returns its own result (recursion)
         return _Done(label, local=True)
