@@ -231,23 +231,40 @@ def config_settings(nodes: Iterator[pytree.Base], expression: str) -> dict[str, 
     ``expr = ConfigProto(a=v)`` and the NpuOptimizer custom_op lines (key :data:`CUSTOM_OP`)."""
     found: dict[str, pytree.Base] = {}
     custom_ops: set[str] = set()
-    prefix = expression + "."
     for node in nodes:
-        if node.type != syms.expr_stmt or len(node.children) != 3 or node.children[1].type != token.EQUAL:
-            continue
-        target, value = code(node.children[0]), node.children[2]
-        if target.startswith(prefix):
-            found[target[len(prefix):]] = value
-        elif target == expression and callee_name(value) == "ConfigProto":
-            for argument in arguments(value.children[-1]):
+        key = setting_key(node, expression, custom_ops)
+        if key is not None:
+            found[key] = node.children[2]
+        elif _is_assignment(node) and code(node.children[0]) == expression \
+                and callee_name(node.children[2]) == "ConfigProto":
+            for argument in arguments(node.children[2].children[-1]):
                 if argument.keyword:
                     found[argument.keyword] = argument.value
-        if code(value) == f"{prefix}{REWRITE_OPTIONS}.custom_optimizers.add()":
-            custom_ops.add(target)
-        elif target.endswith(".name") and target[: -len(".name")] in custom_ops:
-            if _string_value(value) == "NpuOptimizer":
-                found[CUSTOM_OP] = value
     return found
+
+
+def setting_key(node: pytree.Base, expression: str, custom_ops: set[str]) -> Optional[str]:
+    """What the statement ``node`` sets on the config ``expression``: ``a.b`` for
+    ``expression.a.b = v``, :data:`CUSTOM_OP` for ``x.name = "NpuOptimizer"`` when ``x`` is
+    in ``custom_ops``; None else. ``x = expression...custom_optimizers.add()`` puts ``x`` in
+    ``custom_ops``, any other ``x = ...`` takes it out (give the statements in order)."""
+    if not _is_assignment(node):
+        return None
+    target, value = code(node.children[0]), node.children[2]
+    if code(value) == f"{expression}{_ADD_CUSTOM_OP}":
+        custom_ops.add(target)
+    elif target in custom_ops:
+        custom_ops.discard(target)  # now another object (another config's optimizer)
+    elif target.startswith(expression + "."):
+        return target[len(expression) + 1:]
+    elif target.endswith(".name") and target[: -len(".name")] in custom_ops \
+            and _string_value(value) == "NpuOptimizer":
+        return CUSTOM_OP
+    return None
+
+
+def _is_assignment(node: pytree.Base) -> bool:
+    return node.type == syms.expr_stmt and len(node.children) == 3 and node.children[1].type == token.EQUAL
 
 
 def _string_value(node: pytree.Base) -> Optional[str]:

@@ -59,10 +59,12 @@ def npu_codemod_analyze_file(path: str, text: str) -> Optional[Iterable[str]]:
 
     Gets ``path`` (relative to the repository root, ``/``-separated) and ``text`` (the decoded
     source). Returns names of facts that hold for the whole repository (e.g.
-    ``"uses-tf-device"``) or None; the union over all files and plugins reaches every rule as
-    ``FileContext.facts``. Must be cheap (text only, no parsing) and side-effect free; runs in
-    worker processes. Collected. Raising gives an ``error`` finding (rule ``PLUGIN``) on that
-    file.
+    ``"uses-tf-device"``, ``"npu007-config:models.benchmark.create_config_proto"``: name a
+    fact after what it says, with the module path when it is about one file's code) or None;
+    the union over all files and plugins reaches every rule as ``FileContext.facts`` and is
+    part of every file's result-cache key. Must be cheap (text, or the standard library's
+    ``ast``; never the rewrite parser) and side-effect free; runs in worker processes.
+    Collected. Raising gives an ``error`` finding (rule ``PLUGIN``) on that file.
     """
 
 

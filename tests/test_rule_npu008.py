@@ -187,3 +187,78 @@ sess = tf.Session(config=config)
 def test_unrelated_allow_soft_placement_keyword_is_ignored():
     source = "import tensorflow as tf\n\nrun(allow_soft_placement=False)\n"
     assert assert_unchanged(source, RULES, DEVICE) == []
+
+
+TRAINER = '''\
+import tensorflow as tf
+
+
+class Trainer(object):
+    """Owns the session; the model is built by the caller."""
+
+    def __init__(self, model, allow_soft_placement=True, log_device_placement=False):
+        self.model = model
+        self.config = tf.ConfigProto(allow_soft_placement=allow_soft_placement,
+                                     log_device_placement=log_device_placement)
+
+    def session(self):
+        return tf.Session(config=self.config)
+
+
+def build_config(threads, soft_placement=True):
+    config = tf.ConfigProto(intra_op_parallelism_threads=threads)
+    config.allow_soft_placement = soft_placement
+    return config
+'''
+
+
+def npu008(findings: list) -> list:
+    return sorted((f.line, f.column, f.status) for f in findings if f.rule_id == "NPU008")
+
+
+def test_a_parameter_that_defaults_to_true_and_no_call_changes_needs_no_finding():
+    callers = "\ntrainer = Trainer(model)\nconfig = build_config(4)\neval_config = build_config(2, True)\n"
+    _, findings = run_rules(TRAINER + callers, RULES, DEVICE)
+    assert npu008(findings) == []
+
+
+@pytest.mark.parametrize("call, line", [
+    ("Trainer(model, allow_soft_placement=FLAGS.soft)", 9),  # a keyword, not literally True
+    ("Trainer(model, False)", 9),  # positionally (after self)
+    ("Trainer(model, **FLAGS.trainer_args)", 9),  # unknown keywords
+    ("build_config(4, soft_placement=False)", 18),
+    ("build_config(*FLAGS.config_args)", 18),
+])
+def test_a_call_that_may_pass_another_value_keeps_the_finding_at_the_parameter(call, line):
+    _, findings = run_rules(TRAINER + f"\nhandle = {call}\n", RULES, DEVICE)
+    assert [site for site in npu008(findings) if site[0] == line][0][2] == "unmigrated"
+    assert len([site for site in npu008(findings) if site[2] == "unmigrated"]) == 1
+
+
+def test_calls_in_other_files_are_known_from_the_repository_facts():
+    hook = load_plugins().pm.hook.npu_codemod_analyze_file
+    caller = "import tensorflow as tf\nfrom trainer import Trainer\n\nt = Trainer(net, allow_soft_placement=False)\n"
+    facts = set().union(*hook(path="main.py", text=caller))
+    assert "passes-soft-placement:Trainer:allow_soft_placement" in facts
+    _, findings = run_rules(TRAINER, RULES, DEVICE | facts)
+    assert npu008(findings) == [(9, 37, "unmigrated")]
+    positional = "import tensorflow as tf\nimport trainer\n\nc = trainer.build_config(8, FLAGS.soft_placement)\n"
+    facts = set().union(*hook(path="main.py", text=positional))
+    assert "passes-soft-placement:build_config:1" in facts
+    _, findings = run_rules(TRAINER, RULES, DEVICE | facts)
+    assert npu008(findings) == [(18, 4, "unmigrated")]
+
+
+def test_a_parameter_not_named_for_soft_placement_keeps_the_finding():
+    # other files' calls are recorded for soft-placement-like names only: no promise for 'flag'
+    source = TRAINER.replace("threads, soft_placement=True", "threads, flag=True").replace(
+        "= soft_placement", "= flag")
+    _, findings = run_rules(source, RULES, DEVICE)
+    assert npu008(findings) == [(18, 4, "unmigrated")]
+
+
+def test_a_parameter_the_function_rebinds_keeps_the_finding():
+    source = TRAINER.replace("        self.model = model\n",
+                             "        self.model = model\n        allow_soft_placement = allow_soft_placement and FLAGS.soft\n")
+    _, findings = run_rules(source, RULES, DEVICE)
+    assert npu008(findings) == [(10, 37, "unmigrated")]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Optional
 
 from fissix import pytree
@@ -11,6 +11,15 @@ from fissix.fixer_util import Name
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
+from npu_codemod.codemods.config_flow import Flow, target_flow
+from npu_codemod.codemods.config_functions import (
+    ConfigSource,
+    config_function_facts,
+    config_source,
+    function_returns,
+    promised_functions,
+    returned_value,
+)
 from npu_codemod.codemods.calls import add_keyword, find_argument, has_unpacking, is_none
 from npu_codemod.codemods.free_names import claim, taken_names
 from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
@@ -42,13 +51,14 @@ from npu_codemod.codemods.statements import (
     scope_nodes,
     why_not,
 )
-from npu_codemod.codemods.tfnames import dotted_name, is_attribute_trailer, prefix_name
+from npu_codemod.codemods.tfnames import dotted_name, is_attribute_trailer
 from npu_codemod.codemods.walk import scope_statements
 from npu_codemod.plugins.hookspecs import hookimpl
 
 _NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES))
 NPU_CONFIG = "the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"
 HELPER = "npu_config_proto"
+PROMISED = " (the repository analysis counts on it: callers in other files add nothing)"
 
 
 @dataclass
@@ -142,14 +152,14 @@ class SessionConfig(Rule):
             done = "passed" if earlier else "created"
             ctx.report_at(line, column, "migrated", f"{done} '{name}' with {NPU_CONFIG}")
             return
-        helper = _helper_of(value, statement, ctx)
-        if helper is not None:
-            self._complete_helper(helper, line, column, ctx)
+        source = config_source(value, ctx)
+        if source is not None:
+            _report(_configure(source, line, column, ctx), line, column, ctx)
             return
         expression = dotted_name(value)
         if expression is not None and ctx.tf.qualify(expression) is None:
-            added = _complete(ConfigTarget.at(expression, statement, line, column), ctx)
-            ctx.report_at(line, column, "migrated", _message(expression, added))
+            done = _complete(ConfigTarget.at(expression, statement, line, column), ctx)
+            _report(done, line, column, ctx)
             return
         name = _config_name(enclosing_scope(statement), ctx)
         value.replace(Name(name, prefix=value.prefix))
@@ -157,21 +167,86 @@ class SessionConfig(Rule):
         _hoist(value, statement, name, line, column, ctx)
         ctx.report_at(line, column, "migrated", f"moved the config into '{name}' and gave it {NPU_CONFIG}")
 
-    @staticmethod
-    def _complete_helper(helper: pytree.Node, line: int, column: int, ctx: FileContext) -> None:
-        added = False
-        for returned in _returns(helper):
-            value, statement = returned.children[1], enclosing_statement(returned)
-            if value.type == token.NAME:
-                added |= _complete(ConfigTarget.at(value.value, statement, line, column), ctx)
-            else:
-                name = _config_name(helper, ctx)
-                value.replace(Name(name, prefix=value.prefix))
-                value.prefix = ""
-                _hoist(value, statement, name, line, column, ctx)
-                added = True
-        function = helper.children[1].value
-        ctx.report_at(line, column, "migrated", _message(f"the config returned by {function}()", added))
+    def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
+        """Complete the functions that the repository facts promise return a configured config
+        (callers in other files add nothing) that no session of this file led to."""
+        for function in promised_functions(ctx):
+            if id(function) in _configured(ctx):
+                continue
+            line, column = position(function)
+            done = _configure(ConfigSource(function.children[1].value, function), line, column, ctx)
+            _report(done, line, column, ctx, why=PROMISED)
+
+
+@dataclass
+class _Done:
+    """What making sure of one config did."""
+
+    label: str = ""  # the config, as findings name it
+    added: bool = False  # lines were added
+    problem: str = ""  # why the lines could not be added on every path (then this is reported)
+    elsewhere: set[str] = field(default_factory=set)  # configured functions of other files it comes from
+    local: bool = False  # some object reaching the session is configured in this file
+    after: list[int] = field(default_factory=list)  # lines of bindings the lines were added after
+
+    def merge(self, other: "_Done") -> None:
+        self.added |= other.added
+        self.problem = self.problem or other.problem
+        self.elsewhere |= other.elsewhere
+        self.local |= other.local
+        self.after += other.after
+
+
+def _report(done: _Done, line: int, column: int, ctx: FileContext, why: str = "") -> None:
+    if done.problem:
+        ctx.report_at(line, column, "unmigrated", done.problem)
+    elif done.elsewhere and not done.local:
+        names = " and ".join(sorted(done.elsewhere))
+        ctx.report_at(line, column, "migrated", f"the config is configured in {names}, which "
+                      f"returns it with {NPU_CONFIG}: nothing to add here")
+    else:
+        where = ", ".join(map(str, done.after))
+        note = f" (after line {where}: that config had none on its way here)" if where else ""
+        ctx.report_at(line, column, "migrated", _message(done.label, done.added) + note + why)
+
+
+def _configured(ctx: FileContext) -> set[int]:
+    """The functions (ids) this run made sure of."""
+    return ctx.memo.setdefault("npu007.configured", set())
+
+
+def _configure(source: ConfigSource, line: int, column: int, ctx: FileContext) -> _Done:
+    """Make sure the config ``source`` returns has the NPU lines: in its function, once."""
+    function = source.function
+    if function is None:
+        return _Done(source.name, elsewhere={source.name})
+    label = f"the config returned by {source.name}()"
+    busy = ctx.memo.setdefault("npu007.configuring", set())
+    if id(function) in busy:  # a function that returns its own result (recursion)
+        return _Done(label, local=True)
+    busy.add(id(function))
+    _configured(ctx).add(id(function))
+    done = _Done(label)
+    for returned in function_returns(function):
+        done.merge(_complete_return(returned, function, line, column, ctx))
+    busy.discard(id(function))
+    return done
+
+
+def _complete_return(returned: pytree.Node, function: pytree.Node, line: int, column: int,
+                     ctx: FileContext) -> _Done:
+    value, statement = returned.children[1], enclosing_statement(returned)
+    inner = returned_value(value)
+    if inner.type == token.NAME:
+        return _complete(ConfigTarget.at(inner.value, statement, line, column), ctx)
+    source = config_source(inner, ctx)
+    if source is not None:
+        return _configure(source, line, column, ctx)
+    name = _config_name(function, ctx)
+    value.replace(Name(name, prefix=value.prefix))
+    value.prefix = ""
+    _hoist(value, statement, name, line, column, ctx)
+    return _Done(added=True, local=True)
 
 
 def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
@@ -269,10 +344,103 @@ def _hoist(value: pytree.Base, statement: pytree.Base, name: str, line: int, col
     return target
 
 
-def _complete(target: ConfigTarget, ctx: FileContext) -> bool:
-    """Add the NPU lines ``target`` lacks, once per object; True when any were added."""
-    missing = set(NPU_PIECES - target.settings().keys())
-    targets(ctx).append(target)
+def _complete(target: ConfigTarget, ctx: FileContext) -> _Done:
+    """Add the NPU lines the object ``target`` names lacks, once per object.
+
+    A local name is followed along every path to the session (``config_flow``): objects
+    returned by a configured function count as configured (a function of this file is
+    completed first). When only some paths have the NpuOptimizer line, it goes right after
+    each binding that has none on its way, if no path from that binding adds one; else the
+    site is reported. The other lines are assignments: before the session is always safe.
+    """
+    done = _Done(target.expression)
+    flow = _flow(target, ctx)
+    if flow is None:
+        targets(ctx).append(target)
+        done.local = True
+        done.added = _insert_before(target, set(NPU_PIECES - target.settings().keys()), ctx)
+        return done
+    here = False  # some object reaching the session is configured in this scope
+    for index in sorted({index for index, _ in flow.reaching}):
+        source = _binding_source(flow, index, ctx)
+        if source is None:
+            here = True
+        else:
+            done.merge(_configure(source, target.line, target.column, ctx))
+    if here:
+        done.local = True
+        targets(ctx).append(target)  # NPU008 completes it here
+    if flow.doubled:
+        done.problem = _twice(target, flow)
+        return done
+    lacking = flow.lacking(CUSTOM_OP)
+    if not any(CUSTOM_OP in pieces for _, pieces in flow.reaching):
+        missing = set().union(*(NPU_PIECES - pieces for _, pieces in flow.reaching))
+        done.added |= _insert_before(target, missing, ctx)
+        return done
+    unsafe = [index for index in sorted(lacking) if _after_binding(flow, index) is None]
+    if unsafe:
+        done.problem = _partly_configured(target, flow, unsafe[0])
+        return done
+    for index in sorted(lacking):
+        _insert_after_binding(target.expression, NPU_PIECES - flow.common(index), flow, index, ctx)
+        done.after.append(position(flow.bindings[index])[0])
+    rest = set().union(*(NPU_PIECES - pieces for index, pieces in flow.reaching
+                         if index not in lacking))
+    done.added |= bool(lacking) | _insert_before(target, rest, ctx)
+    return done
+
+
+def _insert_after_binding(expression: str, missing: frozenset[str], flow: Flow, index: int,
+                          ctx: FileContext) -> None:
+    _insert_npu_lines(expression, set(missing), _after_binding(flow, index), ctx, after=True)
+    if missing - {CUSTOM_OP}:
+        ensure_rewriter_config(ctx)
+
+
+def _flow(target: ConfigTarget, ctx: FileContext) -> Optional[Flow]:
+    return target_flow(target, lambda value: NPU_PIECES if config_source(value, ctx) else frozenset())
+
+
+def _binding_source(flow: Flow, index: int, ctx: FileContext) -> Optional[ConfigSource]:
+    binding = flow.bindings[index] if index >= 0 else None
+    if binding is None or binding.type != syms.expr_stmt or binding.children[1].type != token.EQUAL:
+        return None
+    return config_source(binding.children[-1], ctx)
+
+
+def _after_binding(flow: Flow, index: int) -> Optional[pytree.Base]:
+    """The line of binding ``index`` when the NpuOptimizer lines can go right after it: an
+    assignment alone on its line in a block, and no path from it adds them."""
+    binding = flow.bindings[index] if index >= 0 else None
+    line = binding.parent if binding is not None else None
+    if line is None or binding.type != syms.expr_stmt or line.type != syms.simple_stmt \
+            or len(line.children) != 2 or line.parent.type not in BLOCKS:
+        return None
+    return None if flow.ever_set(index, CUSTOM_OP) else line
+
+
+def _partly_configured(target: ConfigTarget, flow: Flow, index: int) -> str:
+    binding = flow.bindings[index] if index >= 0 else None
+    where = f"the config bound at line {position(binding)[0]}" if binding is not None \
+        else f"the parameter '{target.expression}'"
+    lines = "; ".join(npu_lines(target.expression, set(NPU_PIECES)))
+    return (f"'{target.expression}' has the NpuOptimizer lines on some paths to this session "
+            f"only: {where} reaches it without them, and adding them there would add a second "
+            f"NpuOptimizer on another path. Give each config object the lines exactly once, "
+            f"right after it is made: {lines}")
+
+
+def _twice(target: ConfigTarget, flow: Flow) -> str:
+    line = position(flow.doubled[0])[0]
+    return (f"'{target.expression}' gets a second NpuOptimizer at line {line}: on some path it "
+            f"has one there already (from earlier lines, an earlier pass of a loop, or the "
+            f"function that made it); keep exactly one custom_optimizers.add() per config object")
+
+
+def _insert_before(target: ConfigTarget, missing: set[str], ctx: FileContext) -> bool:
+    """Insert the ``missing`` lines before the target's statement (outside loops that keep
+    the object), or after the module-level binding of a global; True when any."""
     if not missing:
         return False
     binding = _module_binding(target)
@@ -281,7 +449,7 @@ def _complete(target: ConfigTarget, ctx: FileContext) -> bool:
         _insert_npu_lines(target.expression, missing, binding, ctx, after=True)
     else:
         _insert_npu_lines(target.expression, missing, target.anchor, ctx)
-    if missing - {"custom_optimizers.NpuOptimizer"}:
+    if missing - {CUSTOM_OP}:
         ensure_rewriter_config(ctx)
     return True
 
@@ -336,46 +504,6 @@ def _message(what: str, added: bool) -> str:
     return f"{what} already has {NPU_CONFIG}"
 
 
-def _helper_of(value: pytree.Base, statement: pytree.Base, ctx: FileContext) -> Optional[pytree.Node]:
-    """The same-file function whose return value ``value`` is (directly or through a local name)."""
-    if value.type == token.NAME:
-        assigned = None
-        for node in scope_statements(enclosing_scope(statement)):
-            if node is statement:
-                break
-            if node.type == syms.expr_stmt and len(node.children) == 3 \
-                    and code(node.children[0]) == value.value:
-                assigned = node.children[2]
-        value = assigned
-    if value is None or value.type != syms.power or len(value.children) < 2:
-        return None
-    callee = prefix_name(value, len(value.children) - 1)
-    if callee is None or callee_name(value) is None or callee.count(".") > 1 \
-            or (callee.count(".") == 1 and callee.split(".")[0] not in ("self", "cls")):
-        return None
-    function = callee.rpartition(".")[2]
-    found = [node for node in scope_statements(ctx.tree, nested=True)
-             if node.type == syms.funcdef and node.children[1].value == function]
-    if len(found) != 1:
-        return None
-    returns = _returns(found[0])
-    if not returns or any(why_not(r) or not _returns_config(r) for r in returns):
-        return None
-    return found[0]
-
-
-def _returns(function: pytree.Node) -> list[pytree.Node]:
-    """The ``return`` statements of ``function`` itself (``return_stmt`` nodes)."""
-    return [node for node in scope_statements(function) if node.type == syms.return_stmt]
-
-
-def _returns_config(statement: pytree.Node) -> bool:
-    if len(statement.children) != 2:
-        return False
-    value = statement.children[1]
-    return value.type == token.NAME or callee_name(value) == "ConfigProto"
-
-
 def _by_hand(site: SessionCall) -> str:
     value = site.config.value if site.config is not None else None
     expression = dotted_name(value) if value is not None else None
@@ -387,6 +515,12 @@ def _by_hand(site: SessionCall) -> str:
     lines += npu_lines(expression, set(NPU_PIECES))
     return "; ".join(lines) + f" (RewriterConfig: from tensorflow.core.protobuf.rewriter_config_pb2 " \
         f"import RewriterConfig), then pass config={expression}"
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
+    """Which functions of the file return a configured config (``config_functions``)."""
+    return config_function_facts(path, text) or None
 
 
 @hookimpl

@@ -1,0 +1,209 @@
+"""NPU007 on every path: a config counts as configured only when the object that reaches the
+session got the NPU lines after its last binding, whichever branch ran (issue 13, defect 9)."""
+
+from __future__ import annotations
+
+from rulecase import assert_migrates, assert_unchanged, run_rules, sites
+from test_rule_npu007 import HEADER, RULES, check, npu_lines
+
+from npu_codemod.plugins.rules.npu008_soft_placement import FACT
+
+IMPORTS = """\
+import os
+
+import tensorflow as tf
+from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+
+FLAGS = tf.app.flags.FLAGS
+"""
+
+
+def messages(findings: list, rule: str = "NPU007") -> list[str]:
+    return [f.message for f in sorted(findings, key=lambda f: f.line) if f.rule_id == rule]
+
+
+BRANCHES = IMPORTS + '''
+
+def make_session(graph, on_npu):
+    """One session for training; a plain one for debugging on the host."""
+    if on_npu:
+        config = tf.ConfigProto(allow_soft_placement=True)
+''' + npu_lines("config", " " * 8) + '''\
+    else:
+        config = tf.ConfigProto(log_device_placement=True)
+        config.gpu_options.allow_growth = True
+    return tf.Session(graph=graph, config=config)
+
+
+def train(graph, steps):
+    sess = make_session(graph, FLAGS.on_npu)
+    for _ in range(steps):
+        sess.run("train_op")
+    return sess
+'''
+
+
+ELSE_LINES = BRANCHES.replace(
+    "        config = tf.ConfigProto(log_device_placement=True)\n",
+    "        config = tf.ConfigProto(log_device_placement=True)\n" + npu_lines("config", " " * 8))
+
+
+def test_config_made_in_the_else_branch_gets_the_lines_there_not_twice_in_the_if_branch():
+    after = "from npu_bridge.npu_init import *\n" + ELSE_LINES
+    findings = assert_migrates(BRANCHES, after, RULES)
+    assert sites(findings) == [("NPU001", 1, 0, "migrated"), ("NPU007", 20, 11, "migrated")]
+    assert messages(findings) == [
+        "added the lines that give config the NPU optimizer config (NpuOptimizer on; remapping, "
+        "memory_optimization off) (after line 18: that config had none on its way here)"]
+    assert after.count("custom_optimizers.add()") == 2  # one per object, one on each path
+    _, second = run_rules(after, RULES)
+    assert messages(second) == ["config already has the NPU optimizer config (NpuOptimizer on; "
+                                "remapping, memory_optimization off)"]
+
+
+def test_soft_placement_set_in_one_branch_only_is_set_for_the_session():
+    after = "from npu_bridge.npu_init import *\n" + ELSE_LINES.replace(
+        "    return tf.Session(graph=graph, config=config)",
+        "    config.allow_soft_placement = True\n    return tf.Session(graph=graph, config=config)")
+    findings = assert_migrates(BRANCHES, after, RULES | {"NPU008"}, {FACT})
+    assert [s for s in sites(findings) if s[0] != "NPU001"] == [
+        ("NPU007", 20, 11, "migrated"), ("NPU008", 12, 32, "migrated"), ("NPU008", 20, 11, "migrated")]
+
+
+REBOUND = IMPORTS + '''
+config = tf.ConfigProto()
+''' + npu_lines("config") + '''\
+train_sess = tf.Session(config=config)
+
+# evaluation runs on the host with placement logs
+config = tf.ConfigProto(log_device_placement=True)
+eval_sess = tf.Session(config=config)
+'''
+
+
+def test_an_earlier_object_bound_to_the_same_name_does_not_configure_the_new_one():
+    after = "from npu_bridge.npu_init import *\n" + REBOUND.replace(
+        "eval_sess = ", npu_lines("config") + "eval_sess = ")
+    findings = assert_migrates(REBOUND, after, RULES)
+    assert [s for s in sites(findings) if s[0] == "NPU007"] == [
+        ("NPU007", 13, 13, "migrated"), ("NPU007", 17, 12, "migrated")]
+    assert messages(findings)[0].startswith("config already has")
+    assert messages(findings)[1].startswith("added the lines that give config")
+
+
+PARTIAL = IMPORTS + '''
+
+def run(graph, steps):
+    config = tf.ConfigProto()
+    if FLAGS.use_npu:
+''' + npu_lines("config", " " * 8) + '''\
+        sess = tf.Session(graph=graph, config=config)
+        sess.run("warmup")
+    sess = tf.Session(graph=graph, config=config)
+    for _ in range(steps):
+        sess.run("train_op")
+'''
+
+
+def test_lines_only_in_an_if_without_else_are_reported_with_the_snippet_not_added_twice():
+    findings = assert_unchanged(PARTIAL, RULES)
+    assert sites(findings) == [("NPU007", 16, 15, "migrated"), ("NPU007", 18, 11, "unmigrated")]
+    message = messages(findings)[1]
+    assert message.startswith("'config' has the NpuOptimizer lines on some paths to this session "
+                              "only: the config bound at line 10 reaches it without them, and "
+                              "adding them there would add a second NpuOptimizer on another path")
+    assert 'custom_op.name = "NpuOptimizer"' in message
+
+
+EVERY_PATH = IMPORTS + '''
+
+def session_for(mode):
+    if mode == "train":
+        config = tf.ConfigProto(inter_op_parallelism_threads=8)
+''' + npu_lines("config", " " * 8) + '''\
+    elif mode == "eval":
+        config = tf.ConfigProto()
+''' + npu_lines("config", " " * 8) + '''\
+    else:
+        raise ValueError("unknown mode %s" % mode)
+    return tf.Session(config=config)
+'''
+
+
+def test_configured_on_every_path_that_reaches_the_session_is_left_alone():
+    findings = assert_unchanged(EVERY_PATH, RULES)
+    assert sites(findings) == [("NPU007", 24, 11, "migrated")]
+    assert messages(findings)[0].startswith("config already has")
+
+
+RETRY = IMPORTS + '''
+
+def open_session(target):
+    try:
+        config = tf.ConfigProto(device_count={"GPU": 1})
+''' + npu_lines("config", " " * 8) + '''\
+        sess = tf.Session(target, config=config)
+    except tf.errors.UnavailableError:
+        config = tf.ConfigProto(device_count={"GPU": 0})
+        sess = tf.Session(target, config=config)
+    return tf.Session(target, config=config)
+'''
+
+
+def test_a_fallback_config_of_an_except_handler_gets_its_own_lines():
+    after = "from npu_bridge.npu_init import *\n" + RETRY.replace(
+        '        config = tf.ConfigProto(device_count={"GPU": 0})\n',
+        '        config = tf.ConfigProto(device_count={"GPU": 0})\n' + npu_lines("config", " " * 8))
+    findings = assert_migrates(RETRY, after, RULES)
+    assert [s for s in sites(findings) if s[0] == "NPU007"] == [
+        ("NPU007", 16, 15, "migrated"), ("NPU007", 19, 15, "migrated"), ("NPU007", 20, 11, "migrated")]
+
+
+EACH_PASS = IMPORTS + '''
+config = tf.ConfigProto()
+for lr in (0.1, 0.01):
+''' + npu_lines("config", "    ") + '''\
+    with tf.Session(config=config) as sess:
+        sess.run("train_op", {"lr:0": lr})
+'''
+
+
+def test_lines_that_run_on_every_pass_of_a_loop_are_a_second_npu_optimizer():
+    findings = assert_unchanged(EACH_PASS, RULES)
+    assert sites(findings) == [("NPU007", 14, 9, "unmigrated")]
+    assert messages(findings)[0].startswith("'config' gets a second NpuOptimizer at line 10")
+
+
+PARAMETER = IMPORTS + '''
+
+def evaluate(checkpoint, config=None):
+    if config is None:
+        config = tf.ConfigProto()
+''' + npu_lines("config", " " * 8) + '''\
+    with tf.Session(config=config) as sess:
+        tf.train.Saver().restore(sess, checkpoint)
+'''
+
+
+def test_a_config_parameter_configured_only_when_none_is_reported():
+    findings = assert_unchanged(PARAMETER, RULES)
+    assert sites(findings) == [("NPU007", 16, 9, "unmigrated")]
+    assert "the parameter 'config' reaches it without them" in messages(findings)[0]
+
+
+def test_a_config_with_the_lines_on_no_path_gets_them_once_before_the_session():
+    before = """\
+import tensorflow as tf
+
+
+def main(argv):
+    if argv[1:]:
+        config = tf.ConfigProto()
+        config.gpu_options.allow_growth = True
+    else:
+        config = tf.ConfigProto(allow_soft_placement=True)
+    with tf.Session(config=config) as sess:
+        sess.run("init")
+"""
+    after = HEADER + before.replace("    with tf.Session", npu_lines("config", "    ") + "    with tf.Session")
+    check(before, after, [("NPU007", 10, 9, "migrated")])
