@@ -451,3 +451,30 @@ def test_hooks_are_called_in_pluggys_order_and_wrappers_are_refused(tmp_path: Pa
                                 "each implementation on its own, so wrappers are not supported")]
     nothing, _ = plugins.call_each("npu_codemod_analyze_file", path="none", text="")
     assert [name for name, _ in nothing if name in (first, second, third)] == []
+
+
+def test_a_rerun_with_a_broken_plugin_rebuilds_the_branch_without_its_edits(
+        tmp_path: Path, repo_list: Path) -> None:
+    """The documented choice (README, Plugins): the branch always equals what the report says.
+    A rerun whose plugin broke rebuilds the files without that plugin's edits (a new commit on
+    the branch) and every repository carries a PLUGIN finding saying its rules did not run."""
+    good = write(tmp_path / "mylib_rules.py", RULE_PLUGIN)
+    first = cli("run", "--repos", str(repo_list), "--plugin", good, "--report-dir", "one",
+                "--no-progress", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+
+    def branch_file() -> str:
+        return subprocess.run(["git", "show", "npu-codemod/sess-run-to-npu:train.py"],
+                              cwd=tmp_path / "alpha", check=True, capture_output=True,
+                              text=True).stdout
+
+    assert "npu_ops.dropout" in branch_file()
+    write(tmp_path / "mylib_rules.py", "import mylib_internal  # the licence server is down\n")
+    again = cli("run", "--repos", str(repo_list), "--plugin", good, "--report-dir", "two",
+                "--no-progress", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "mylib.dropout(h, 0.9)" in branch_file()  # the branch agrees with the report
+    rows = read_csv(tmp_path / "two" / "findings.csv")
+    assert not [r for r in rows if r["rule_id"] == "MYL001"]
+    assert [(r["repo"], r["status"]) for r in rows if r["rule_id"] == "PLUGIN"] == [
+        ("alpha", "error"), ("beta", "error")]
