@@ -23,7 +23,8 @@ from fissix.pgen2 import driver, token
 from fissix.pygram import python_symbols as syms
 from fissix.refactor import _get_headnode_dict
 
-from .findings import Finding
+from .file_kinds import EAGER, eager_call, may_enable_eager
+from .findings import Finding, Status
 from .prematch import SELF, leaf_key, quick_check
 from .imports import imports_module_pattern, place_imports
 from .qualified import name_reference, name_roots, qualified_names
@@ -31,7 +32,8 @@ from .rule import Capture, FileContext, Rule, position, rules_in_order
 from .source import UndecodableSource, decode_source
 from .walk import post_order, tree_text
 
-#: Pseudo-rule under which file-level failures (decode, parse, compile) are reported.
+#: Pseudo-rule of file-level findings: failures (decode, parse, compile) and files no rule may
+#: rewrite (eager mode, symlinks: see ``file_kinds``).
 FILE_RULE_ID = "NPU000"
 FILE_RULE_NAME = "source-file"
 #: Larger files are reported, not parsed: fissix needs about 40 s and 350 MB per MiB of
@@ -161,7 +163,7 @@ class Engine:
                           facts=facts)
         bound = {module for module in self._modules if ctx.names(module).bindings}
         active = [rule for rule in active if bound.intersection(rule.modules)]
-        if not active:
+        if not active or self._eager(ctx, text):
             return ctx
         self._ctx, self._active = ctx, frozenset(rule.id for rule in active)
         self._tf_bound = ctx.tf.bindings
@@ -176,6 +178,18 @@ class Engine:
         finally:
             self._ctx, self._active, self._tf_bound = None, frozenset(), {}
         return ctx
+
+    @staticmethod
+    def _eager(ctx: FileContext, text: str) -> bool:
+        """An eager-mode file is not sess.run code: one finding, and no rule runs on it."""
+        found = eager_call(ctx.tree, ctx.tf) if may_enable_eager(text) else None
+        if found is None:
+            return False
+        call, spelled = found
+        line, column = position(call)
+        ctx.findings.append(file_finding(ctx.repo, ctx.path, "unmigrated",
+                                         EAGER.format(call=f"{spelled}()"), line, column))
+        return True
 
     def _traverse(self, tree: pytree.Node, path: str) -> None:
         """One post-order walk offering each node to the active rules' fixers for its type.
@@ -409,8 +423,14 @@ def _compile_regression(old: str, new: str, path: str) -> Optional[str]:
     return f"does not compile ({new_error})"
 
 
+def file_finding(repo: str, path: str, status: Status, message: str, line: int = 1,
+                 column: int = 0) -> Finding:
+    """A finding about a whole file (rule :data:`FILE_RULE_ID`): why it was not migrated."""
+    return Finding(repo, path, line, column, FILE_RULE_ID, FILE_RULE_NAME, status, message)
+
+
 def _file_error(repo: str, path: str, line: int, message: str, column: int = 0) -> Finding:
-    return Finding(repo, path, line, column, FILE_RULE_ID, FILE_RULE_NAME, "error", message)
+    return file_finding(repo, path, "error", message, line, column)
 
 
 def _rule_error(repo: str, path: str, crash: _RuleCrashed) -> Finding:
