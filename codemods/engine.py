@@ -13,6 +13,7 @@ import sys
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, FrozenSet, Iterator, Optional, Sequence
 
@@ -107,7 +108,6 @@ class Engine:
             check = quick_check(fixer.pattern) or _anything
             self._checks[fixer] = self._tf_call_check(check) if fixer.rule_id in flagged else check
         self._dispatch: dict[FrozenSet[str], _Dispatch] = {}
-        self._drivers = [driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS]
 
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
@@ -265,11 +265,12 @@ class Engine:
 
         return tf_call
 
-    def _parse(self, body: str) -> pytree.Node:
+    @staticmethod
+    def _parse(body: str) -> pytree.Node:
         """Parse as Python 3, else as Python 2; report the error of the grammar that read
         further (Python 3's on a tie: the likelier intent)."""
         errors = []
-        for parser in self._drivers:
+        for parser in _drivers():
             try:
                 return parser.parse_string(body)
             except Exception as exc:  # fissix raises ParseError, TokenError, IndentationError
@@ -315,6 +316,20 @@ class Engine:
             raise _RuleCrashed(rule, exc, position(node) if node is not None else (1, 0)) from None
         finally:
             ctx.rule = None
+
+
+@lru_cache(maxsize=1)
+def _drivers() -> tuple[driver.Driver, ...]:
+    return tuple(driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS)
+
+
+def parse_module(text: str) -> Optional[pytree.Node]:
+    """``text`` parsed as :meth:`Engine.process` parses a file, or None when it does not
+    parse: for a repository-wide analysis that needs to resolve names before the rules run."""
+    try:
+        return Engine._parse(text if text.endswith("\n") or not text else text + "\n")
+    except _ParseFailed:
+        return None
 
 
 @contextmanager

@@ -15,9 +15,8 @@ from pathlib import PurePosixPath
 from typing import Optional
 
 from fissix import pytree
-from fissix.pgen2 import token
 
-from .tfnames import TfNames, called_name
+from .tfnames import TfNames, first_call
 
 #: Folders whose files are test code, at any depth.
 TEST_FOLDERS = frozenset({"test", "tests"})
@@ -53,10 +52,4 @@ def may_enable_eager(text: str) -> bool:
 
 def eager_call(tree: pytree.Node, names: TfNames) -> Optional[tuple[pytree.Node, str]]:
     """The first call in ``tree`` that enables eager execution, as ``(call, spelling)``."""
-    for leaf in tree.leaves():
-        if leaf.type != token.NAME or leaf.value not in _EAGER_NAMES:
-            continue
-        called = called_name(leaf)
-        if called is not None and names.qualify(called[1]) in EAGER_CALLS:
-            return called
-    return None
+    return first_call(tree, names, EAGER_CALLS)

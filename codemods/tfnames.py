@@ -296,3 +296,18 @@ def called_name(name: pytree.Leaf) -> Optional[tuple[pytree.Node, str]]:
     call = power.children[index + 1] if index + 1 < len(power.children) else None
     spelled = prefix_name(power, index + 1)
     return (power, spelled) if is_call_trailer(call) and spelled else None
+
+
+def first_call(tree: pytree.Node, names: TfNames, wanted: frozenset[str]) -> Optional[tuple[pytree.Node, str]]:
+    """The first call in ``tree`` of a name that qualifies to one of ``wanted`` (canonical
+    names), in any spelling the file binds (``eager()`` after ``from tensorflow.compat.v1
+    import enable_eager_execution as eager``), as ``(power, dotted callee)``."""
+    last_names = {name.rpartition(".")[2] for name in wanted}
+    last_names |= {name for name in names.bindings if names.qualify(name) in wanted}
+    for leaf in tree.leaves():
+        if leaf.type != token.NAME or leaf.value not in last_names:
+            continue
+        called = called_name(leaf)
+        if called is not None and names.qualify(called[1]) in wanted:
+            return called
+    return None

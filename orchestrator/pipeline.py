@@ -102,7 +102,7 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     point = build_point(repo, base, tip)
     listing = gitrepo.python_listing(repo, point.source)
     files, skipped = without_tests(listing.files, job.include_tests)
-    links, _ = without_tests(listing.links, job.include_tests)
+    links, skipped_links = without_tests(listing.links, job.include_tests)
     candidates: list[PyFile] = []
 
     def wanted():  # one blob in memory at a time; only files a rule could act on go on
@@ -115,7 +115,7 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     not_followed = tuple(file_finding(entry.name, link.path, "unmigrated", SYMLINK) for link in links)
     plan = RepoPlan(job=job, path=repo.working_tree_dir or repo.git_dir, base=base, tip=tip,
                     source=point.source, parent=point.parent, files_scanned=len(files),
-                    files_skipped=skipped, facts=analysis.facts,
+                    files_skipped=skipped + skipped_links, facts=analysis.facts,
                     findings=analysis.findings + not_followed, notes=point.notes)
     shards = split_files(candidates, workers)
     if len(shards) > 1:
