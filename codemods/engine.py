@@ -158,7 +158,7 @@ class Engine:
 
     def _run(self, text, newline, path, repo, facts, active) -> FileContext:
         body = text if text.endswith("\n") or not text else text + "\n"
-        tree = self._parse(body)
+        tree = _parse(body)
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
                           facts=facts)
         bound = {module for module in self._modules if ctx.names(module).bindings}
@@ -265,18 +265,6 @@ class Engine:
 
         return tf_call
 
-    @staticmethod
-    def _parse(body: str) -> pytree.Node:
-        """Parse as Python 3, else as Python 2; report the error of the grammar that read
-        further (Python 3's on a tie: the likelier intent)."""
-        errors = []
-        for parser in _drivers():
-            try:
-                return parser.parse_string(body)
-            except Exception as exc:  # fissix raises ParseError, TokenError, IndentationError
-                errors.append(exc)
-        raise _ParseFailed(max(errors, key=_error_position))
-
     def _outcome(self, ctx: FileContext, source, crashed: tuple[Finding, ...]) -> FileOutcome:
         findings = crashed + tuple(ctx.findings)
         new_text = tree_text(ctx.tree)
@@ -323,11 +311,23 @@ def _drivers() -> tuple[driver.Driver, ...]:
     return tuple(driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS)
 
 
+def _parse(body: str) -> pytree.Node:
+    """Parse as Python 3, else as Python 2; report the error of the grammar that read
+    further (Python 3's on a tie: the likelier intent)."""
+    errors = []
+    for parser in _drivers():
+        try:
+            return parser.parse_string(body)
+        except Exception as exc:  # fissix raises ParseError, TokenError, IndentationError
+            errors.append(exc)
+    raise _ParseFailed(max(errors, key=_error_position))
+
+
 def parse_module(text: str) -> Optional[pytree.Node]:
     """``text`` parsed as :meth:`Engine.process` parses a file, or None when it does not
     parse: for a repository-wide analysis that needs to resolve names before the rules run."""
     try:
-        return Engine._parse(text if text.endswith("\n") or not text else text + "\n")
+        return _parse(text if text.endswith("\n") or not text else text + "\n")
     except _ParseFailed:
         return None
 
