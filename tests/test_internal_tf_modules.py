@@ -94,7 +94,7 @@ def embed(ids, table):
     findings = assert_migrates(before, after, rule_ids={"NPU001", "NPU005"})
     assert sites(findings) == [("NPU001", 2, 0, "migrated"), ("NPU005", 9, 8, "migrated")]
     assert [f.message for f in findings if f.rule_id == "NPU005"] == [
-        f"npu_convert_dropout is imported, so core_layers.dropout runs the NPU dropout; {ACCURACY}"]
+        f"imported npu_convert_dropout, so core_layers.dropout runs the NPU dropout; {ACCURACY}"]
 
 
 def test_keras_layers_from_the_internal_package_are_the_keras_dropouts() -> None:
