@@ -145,9 +145,10 @@ def residual_dropout(x, rate):
 
 
 def test_nn_ops_dropout_is_tf_nn_dropout_and_dropout_v2_the_v2_api() -> None:
-    after = ENCODER.replace("nn_ops.dropout(outputs, rate=1 - self.keep_prob)",
-                            "npu_ops.dropout(outputs, keep_prob=1 - (1 - self.keep_prob))") \
-        .replace("x + nn_ops.dropout_v2(x, rate=rate)", "x + npu_ops.dropout(x, keep_prob=1 - rate)")
+    after = "from npu_bridge.npu_init import *\n" + ENCODER.replace(
+        "nn_ops.dropout(outputs, rate=1 - self.keep_prob)",
+        "npu_ops.dropout(outputs, keep_prob=1 - (1 - self.keep_prob))").replace(
+        "x + nn_ops.dropout_v2(x, rate=rate)", "x + npu_ops.dropout(x, keep_prob=1 - rate)")
     findings = assert_migrates(ENCODER, after, rule_ids={"NPU004"})
     assert [(f.line, f.column, f.status, f.message.split(" (guide")[0]) for f in findings] == [
         (16, 22, "migrated", f"replaced nn_ops.dropout with npu_ops.dropout; {ACCURACY}"),
@@ -167,7 +168,8 @@ def regularize(hidden, keep_prob, step=None):
     step = step or tensorflow.python.training.training_util.get_or_create_global_step()
     return tensorflow.python.ops.nn_ops.dropout(hidden, keep_prob), step
 '''
-    after = before.replace("tensorflow.python.ops.nn_ops.dropout(", "npu_ops.dropout(")
+    after = "from npu_bridge.npu_init import *\n" + before.replace(
+        "tensorflow.python.ops.nn_ops.dropout(", "npu_ops.dropout(")
     findings = assert_migrates(before, after, rule_ids={"NPU004"})
     assert sites(findings) == [("NPU004", 7, 11, "migrated")]
 
