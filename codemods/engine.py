@@ -13,6 +13,7 @@ import sys
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, FrozenSet, Iterator, Optional, Sequence
 
@@ -23,7 +24,8 @@ from fissix.pgen2 import driver, token
 from fissix.pygram import python_symbols as syms
 from fissix.refactor import _get_headnode_dict
 
-from .findings import Finding
+from .file_kinds import EAGER, eager_call, may_enable_eager
+from .findings import Finding, Status
 from .prematch import SELF, leaf_key, quick_check
 from .imports import imports_module_pattern, place_imports
 from .qualified import name_reference, name_roots, qualified_names
@@ -31,7 +33,8 @@ from .rule import Capture, FileContext, Rule, position, rules_in_order
 from .source import UndecodableSource, decode_source
 from .walk import post_order, tree_text
 
-#: Pseudo-rule under which file-level failures (decode, parse, compile) are reported.
+#: Pseudo-rule of file-level findings: failures (decode, parse, compile) and files no rule may
+#: rewrite (eager mode, symlinks: see ``file_kinds``).
 FILE_RULE_ID = "NPU000"
 FILE_RULE_NAME = "source-file"
 #: Larger files are reported, not parsed: fissix needs about 40 s and 350 MB per MiB of
@@ -105,7 +108,6 @@ class Engine:
             check = quick_check(fixer.pattern) or _anything
             self._checks[fixer] = self._tf_call_check(check) if fixer.rule_id in flagged else check
         self._dispatch: dict[FrozenSet[str], _Dispatch] = {}
-        self._drivers = [driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS]
 
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
@@ -156,12 +158,12 @@ class Engine:
 
     def _run(self, text, newline, path, repo, facts, active) -> FileContext:
         body = text if text.endswith("\n") or not text else text + "\n"
-        tree = self._parse(body)
+        tree = _parse(body)
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
                           facts=facts)
         bound = {module for module in self._modules if ctx.names(module).bindings}
         active = [rule for rule in active if bound.intersection(rule.modules)]
-        if not active:
+        if not active or self._eager(ctx, text):
             return ctx
         self._ctx, self._active = ctx, frozenset(rule.id for rule in active)
         self._tf_bound = ctx.tf.bindings
@@ -176,6 +178,18 @@ class Engine:
         finally:
             self._ctx, self._active, self._tf_bound = None, frozenset(), {}
         return ctx
+
+    @staticmethod
+    def _eager(ctx: FileContext, text: str) -> bool:
+        """An eager-mode file is not sess.run code: one finding, and no rule runs on it."""
+        found = eager_call(ctx.tree, ctx.tf) if may_enable_eager(text) else None
+        if found is None:
+            return False
+        call, spelled = found
+        line, column = position(call)
+        ctx.findings.append(file_finding(ctx.repo, ctx.path, "unmigrated",
+                                         EAGER.format(call=f"{spelled}()"), line, column))
+        return True
 
     def _traverse(self, tree: pytree.Node, path: str) -> None:
         """One post-order walk offering each node to the active rules' fixers for its type.
@@ -251,17 +265,6 @@ class Engine:
 
         return tf_call
 
-    def _parse(self, body: str) -> pytree.Node:
-        """Parse as Python 3, else as Python 2; report the error of the grammar that read
-        further (Python 3's on a tie: the likelier intent)."""
-        errors = []
-        for parser in self._drivers:
-            try:
-                return parser.parse_string(body)
-            except Exception as exc:  # fissix raises ParseError, TokenError, IndentationError
-                errors.append(exc)
-        raise _ParseFailed(max(errors, key=_error_position))
-
     def _outcome(self, ctx: FileContext, source, crashed: tuple[Finding, ...]) -> FileOutcome:
         findings = crashed + tuple(ctx.findings)
         new_text = tree_text(ctx.tree)
@@ -301,6 +304,32 @@ class Engine:
             raise _RuleCrashed(rule, exc, position(node) if node is not None else (1, 0)) from None
         finally:
             ctx.rule = None
+
+
+@lru_cache(maxsize=1)
+def _drivers() -> tuple[driver.Driver, ...]:
+    return tuple(driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS)
+
+
+def _parse(body: str) -> pytree.Node:
+    """Parse as Python 3, else as Python 2; report the error of the grammar that read
+    further (Python 3's on a tie: the likelier intent)."""
+    errors = []
+    for parser in _drivers():
+        try:
+            return parser.parse_string(body)
+        except Exception as exc:  # fissix raises ParseError, TokenError, IndentationError
+            errors.append(exc)
+    raise _ParseFailed(max(errors, key=_error_position))
+
+
+def parse_module(text: str) -> Optional[pytree.Node]:
+    """``text`` parsed as :meth:`Engine.process` parses a file, or None when it does not
+    parse: for a repository-wide analysis that needs to resolve names before the rules run."""
+    try:
+        return _parse(text if text.endswith("\n") or not text else text + "\n")
+    except _ParseFailed:
+        return None
 
 
 @contextmanager
@@ -409,8 +438,14 @@ def _compile_regression(old: str, new: str, path: str) -> Optional[str]:
     return f"does not compile ({new_error})"
 
 
+def file_finding(repo: str, path: str, status: Status, message: str, line: int = 1,
+                 column: int = 0) -> Finding:
+    """A finding about a whole file (rule :data:`FILE_RULE_ID`): why it was not migrated."""
+    return Finding(repo, path, line, column, FILE_RULE_ID, FILE_RULE_NAME, status, message)
+
+
 def _file_error(repo: str, path: str, line: int, message: str, column: int = 0) -> Finding:
-    return Finding(repo, path, line, column, FILE_RULE_ID, FILE_RULE_NAME, "error", message)
+    return file_finding(repo, path, "error", message, line, column)
 
 
 def _rule_error(repo: str, path: str, crash: _RuleCrashed) -> Finding:

@@ -16,7 +16,7 @@ from fissix import pytree
 
 from .findings import Finding, Status
 from .qualified import Reference
-from .tfnames import TfNames
+from .tfnames import TF, TfNames
 from .walk import position, tree_text
 
 T = TypeVar("T")
@@ -210,6 +210,16 @@ class FileContext:
         if entry is None or entry[0] is not node:
             entry = kept[id(node)] = (node, compute(node))
         return entry[1]
+
+    def tf_module(self, spelled: Optional[str] = None) -> str:
+        """How code a rule writes spells the TensorFlow module: ``spelled`` (a spelling taken
+        from the file, ``tf.compat.v1``), else the file's alias. A file that binds no public
+        alias (it imports TensorFlow only through internal modules or names) gets
+        ``import tensorflow as tf`` for it (see :meth:`add_import`)."""
+        if self.tf.public_alias is not None:
+            return spelled or self.tf.alias
+        self.add_import(f"import {TF} as {self.tf.alias}")
+        return self.tf.alias
 
     def add_import(self, statement: str) -> None:
         """Ask for a module-level import (``from x import y``) that code this rule wrote needs.

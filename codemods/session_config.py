@@ -92,6 +92,8 @@ def _spelling(resolved: Optional[str], ctx: FileContext) -> Optional[str]:
 
 
 def _module(spelled: Optional[str], ctx: FileContext) -> str:
+    if ctx.tf.is_internal(spelled):  # ``tf_session.Session``: tf_session has no ConfigProto
+        return ctx.tf.alias
     qualified = ctx.tf.qualify(spelled)
     if spelled and qualified == "tensorflow":
         return spelled

@@ -1,8 +1,10 @@
 """Which names in a file are bound to TensorFlow, and what a dotted expression resolves to.
 
 Rules match *canonical* names (``tensorflow.nn.dropout``) whatever the file's spelling:
-``tf.nn.dropout``, ``tf.compat.v1.nn.dropout`` or ``from tensorflow import nn``. Code a rule
-writes uses the file's own alias (:attr:`TfNames.alias`).
+``tf.nn.dropout``, ``tf.compat.v1.nn.dropout``, ``from tensorflow import nn``, or the internal
+module the public name is exported from (``from tensorflow.python.ops import nn_ops``:
+:data:`PUBLIC_NAMES`). Code a rule writes uses the file's own alias (:attr:`TfNames.alias`),
+never an internal module.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from fissix import pytree
 from fissix.pygram import python_symbols as syms
 from fissix.pgen2 import token
 
+from .statements import child_index
 from .walk import small_statements
 
 TF = "tensorflow"
@@ -25,6 +28,95 @@ IMPORTS_TF = re.compile(
     r"(?:^|[;:])[ \t]*(?:from[ \t]+tensorflow\b|import[ \t][^\n#]*\btensorflow\b)",
     re.MULTILINE,
 )
+
+
+#: Internal modules (and a few members) -> the public name TensorFlow exports them as
+#: (``tf_export``), for the code real scripts write: ``from tensorflow.python.client import
+#: session as tf_session``. A full name maps by its longest key; the rest follows the public
+#: name (``tensorflow.python.ops.nn_ops.dropout`` -> ``tensorflow.nn.dropout``). A module
+#: whose names are exported in several places maps to the one the rules know them by.
+PUBLIC_NAMES: dict[str, str] = {
+    "tensorflow.python.client.session": "tensorflow",  # Session, InteractiveSession
+    "tensorflow.python.compat.v2_compat": "tensorflow.compat.v1",  # enable_v2_behavior
+    "tensorflow.core.protobuf.config_pb2": "tensorflow",  # ConfigProto, GraphOptions...
+    "tensorflow.python.framework.ops": "tensorflow",  # Graph, device, enable_eager_execution
+    "tensorflow.python.framework.constant_op": "tensorflow",
+    "tensorflow.python.framework.dtypes": "tensorflow",
+    "tensorflow.python.framework.errors": "tensorflow.errors",
+    "tensorflow.python.framework.errors_impl": "tensorflow.errors",
+    "tensorflow.python.framework.graph_util": "tensorflow.graph_util",
+    "tensorflow.python.framework.importer": "tensorflow",
+    "tensorflow.python.framework.random_seed": "tensorflow",
+    "tensorflow.python.framework.sparse_tensor": "tensorflow",
+    "tensorflow.python.framework.tensor_shape": "tensorflow",
+    **{f"tensorflow.python.ops.{module}": "tensorflow" for module in (
+        "array_ops", "check_ops", "clip_ops", "control_flow_ops", "data_flow_ops",
+        "functional_ops", "gradients", "init_ops", "logging_ops", "lookup_ops", "math_ops",
+        "partitioned_variables", "random_ops", "sparse_ops", "standard_ops", "state_ops",
+        "string_ops", "variable_scope", "variables")},
+    **{f"tensorflow.python.ops.{module}": "tensorflow.nn" for module in (
+        "embedding_ops", "nn", "nn_impl", "nn_ops", "rnn")},
+    "tensorflow.python.ops.nn_ops.dropout_v2": "tensorflow.compat.v2.nn.dropout",
+    "tensorflow.python.ops.rnn_cell": "tensorflow.nn.rnn_cell",
+    "tensorflow.python.ops.rnn_cell_impl": "tensorflow.nn.rnn_cell",
+    "tensorflow.python.ops.image_ops": "tensorflow.image",
+    "tensorflow.python.ops.losses.losses": "tensorflow.losses",
+    "tensorflow.python.ops.metrics": "tensorflow.metrics",
+    **{f"tensorflow.python.layers.{module}": "tensorflow.layers" for module in (
+        "base", "convolutional", "core", "layers", "normalization", "pooling")},
+    "tensorflow.python.keras": "tensorflow.keras",
+    **{f"tensorflow.python.keras.layers.{module}": "tensorflow.keras.layers" for module in (
+        "advanced_activations", "convolutional", "core", "embeddings", "local", "merge",
+        "noise", "normalization", "pooling", "recurrent", "wrappers")},
+    "tensorflow.python.keras.engine.training": "tensorflow.keras",  # Model
+    "tensorflow.python.keras.engine.sequential": "tensorflow.keras",
+    "tensorflow.python.data": "tensorflow.data",
+    **{f"tensorflow.python.data.ops.{module}": "tensorflow.data" for module in (
+        "dataset_ops", "iterator_ops", "readers")},
+    **{f"tensorflow.python.data.experimental.ops.{module}": "tensorflow.data.experimental"
+       for module in ("batching", "interleave_ops", "prefetching_ops", "readers", "shuffle_ops")},
+    **{f"tensorflow.python.training.{module}": "tensorflow.train" for module in (
+        "adadelta", "adagrad", "adam", "basic_session_run_hooks", "checkpoint_management",
+        "checkpoint_utils", "coordinator", "device_setter", "ftrl", "gradient_descent", "input",
+        "learning_rate_decay", "momentum", "monitored_session", "moving_averages", "optimizer",
+        "proximal_gradient_descent", "queue_runner", "queue_runner_impl", "rmsprop", "saver",
+        "server_lib", "session_run_hook", "supervisor", "sync_replicas_optimizer", "training",
+        "training_util", "warm_starting_util")},
+    "tensorflow.python.training.tracking.util": "tensorflow.train",  # Checkpoint
+    "tensorflow.python.estimator": "tensorflow.estimator",
+    "tensorflow.python.estimator.estimator": "tensorflow.estimator",
+    "tensorflow.python.estimator.run_config": "tensorflow.estimator",
+    "tensorflow.python.saved_model": "tensorflow.saved_model",
+    "tensorflow.python.summary.summary": "tensorflow.summary",
+    "tensorflow.python.summary.writer.writer": "tensorflow.summary",  # FileWriter
+    "tensorflow.python.lib.io.tf_record": "tensorflow.python_io",
+    "tensorflow.python.platform.app": "tensorflow.app",
+    "tensorflow.python.platform.flags": "tensorflow.flags",
+    "tensorflow.python.platform.gfile": "tensorflow.gfile",
+    "tensorflow.python.platform.test": "tensorflow.test",
+    "tensorflow.python.platform.tf_logging": "tensorflow.logging",
+    "tensorflow.python.util.compat": "tensorflow.compat",  # as_bytes, as_text
+}
+#: Where the internal modules live (with the dot): never spelled in code a rule writes.
+INTERNAL = ("tensorflow.python.", "tensorflow.core.")
+
+
+def public_name(dotted: str) -> str:
+    """The public name of the full TensorFlow name ``dotted`` (itself unless it goes through
+    an internal module listed in :data:`PUBLIC_NAMES`)."""
+    if not is_internal_name(dotted):
+        return dotted
+    parts = dotted.split(".")
+    for end in range(len(parts), 2, -1):
+        public = PUBLIC_NAMES.get(".".join(parts[:end]))
+        if public is not None:
+            return ".".join((public, *parts[end:]))
+    return dotted
+
+
+def is_internal_name(dotted: str) -> bool:
+    """Is the full name ``dotted`` in (or the package of) TensorFlow's internal modules?"""
+    return (dotted + ".").startswith(INTERNAL)
 
 
 def canonical(dotted: str) -> str:
@@ -85,6 +177,7 @@ class TfNames:
 
     def __init__(self, tree: pytree.Node, root: str = TF) -> None:
         self.root = root
+        #: Name -> full name of what it is bound to, as imported (internal modules kept).
         self.bindings: dict[str, str] = {}
         for node in small_statements(tree):
             if node.type == syms.import_name:
@@ -100,14 +193,23 @@ class TfNames:
 
     @property
     def alias(self) -> str:
-        """The name to spell TensorFlow with in generated code (``tf``, ``tf.compat.v1``...)."""
+        """The name to spell TensorFlow with in generated code (``tf``, ``tf.compat.v1``...);
+        ``tf`` when the file binds none (see :attr:`public_alias`)."""
+        return self.public_alias or "tf"
+
+    @property
+    def public_alias(self) -> Optional[str]:
+        """The file's own name for the public TensorFlow module, or None: a file that imports
+        only internal modules (``from tensorflow.python.client import session``) or names
+        (``from tensorflow import nn``) cannot spell ``tf.ConfigProto`` (see
+        :meth:`FileContext.tf_module`)."""
         ranked = sorted(self.bindings.items(), key=lambda item: _alias_rank(item[1]))
         for name, target in ranked:
             if target in (TF, *_COMPAT[:1]):
                 return name
             if target == "tensorflow.compat":
                 return name + ".v1"
-        return "tf"
+        return None
 
     def qualify(self, dotted: Optional[str]) -> Optional[str]:
         """Canonical TensorFlow name of ``dotted`` (``tf.nn.dropout``), or None if not TF."""
@@ -115,10 +217,22 @@ class TfNames:
         return canonical(resolved) if resolved else None
 
     def resolve(self, dotted: Optional[str]) -> Optional[str]:
-        """Full TensorFlow name of ``dotted`` as bound, ``compat.vN`` kept; None if not TF.
+        """Full public TensorFlow name of ``dotted``, ``compat.vN`` kept; None if not TF.
 
         Rules need it where the API versions differ (``compat.v2.nn.dropout`` takes ``rate``).
+        A name reached through an internal module is the public one it is exported as.
         """
+        bound = self._bound(dotted)
+        return public_name(bound) if bound else None
+
+    def is_internal(self, dotted: Optional[str]) -> bool:
+        """Does ``dotted`` go through an internal module (``tf_session`` bound to
+        ``tensorflow.python.client.session``)? Code a rule writes never spells it so."""
+        bound = self._bound(dotted)
+        return bound is not None and is_internal_name(bound)
+
+    def _bound(self, dotted: Optional[str]) -> Optional[str]:
+        """Full TensorFlow name of ``dotted`` as the file binds it (internal modules kept)."""
         if not dotted:
             return None
         head, _, rest = dotted.partition(".")
@@ -158,10 +272,42 @@ class TfNames:
     def _alias_assignment(self, node: pytree.Node) -> None:
         target, op, value = node.children
         if target.type == token.NAME and op.type == token.EQUAL:
-            resolved = self.qualify(dotted_name(value))
-            if resolved:
-                self.bindings.setdefault(target.value, resolved)
+            bound = self._bound(dotted_name(value))
+            if bound:  # an internal module stays one: ``sess_mod = tf_session`` spells no tf
+                kept = bound if is_internal_name(bound) else canonical(bound)
+                self.bindings.setdefault(target.value, kept)
 
 
 def _alias_rank(target: str) -> int:
     return {"tensorflow.compat.v1": 0, TF: 1}.get(target, 2)
+
+
+def called_name(name: pytree.Leaf) -> Optional[tuple[pytree.Node, str]]:
+    """``(power, dotted callee)`` when the NAME leaf ``name`` ends the callee of a call:
+    ``enable_eager_execution`` in ``tf.compat.v1.enable_eager_execution()`` or in a bare
+    ``enable_eager_execution()``."""
+    holder = name.parent
+    if holder is not None and is_attribute_trailer(holder):
+        power, index = holder.parent, child_index(holder)
+    elif holder is not None and holder.type == syms.power and holder.children[0] is name:
+        power, index = holder, 0
+    else:
+        return None
+    call = power.children[index + 1] if index + 1 < len(power.children) else None
+    spelled = prefix_name(power, index + 1)
+    return (power, spelled) if is_call_trailer(call) and spelled else None
+
+
+def first_call(tree: pytree.Node, names: TfNames, wanted: frozenset[str]) -> Optional[tuple[pytree.Node, str]]:
+    """The first call in ``tree`` of a name that qualifies to one of ``wanted`` (canonical
+    names), in any spelling the file binds (``eager()`` after ``from tensorflow.compat.v1
+    import enable_eager_execution as eager``), as ``(power, dotted callee)``."""
+    last_names = {name.rpartition(".")[2] for name in wanted}
+    last_names |= {name for name in names.bindings if names.qualify(name) in wanted}
+    for leaf in tree.leaves():
+        if leaf.type != token.NAME or leaf.value not in last_names:
+            continue
+        called = called_name(leaf)
+        if called is not None and names.qualify(called[1]) in wanted:
+            return called
+    return None

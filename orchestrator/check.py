@@ -11,12 +11,14 @@ drop_remainder=True ...``): exactly the ``migrated`` findings whose rule rewrote
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence, TextIO
+from typing import Iterable, Optional, Sequence, TextIO
 
-from npu_codemod.codemods.engine import FileOutcome
+from npu_codemod.codemods.engine import FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
+from npu_codemod.codemods.file_kinds import SYMLINK, is_test_file
 from npu_codemod.codemods.findings import rewrite_instruction
 
 from .toolkit import Toolkit
@@ -52,18 +54,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="do not check this rule (repeatable)")
 
 
-def python_files(paths: Sequence[str]) -> list[Path]:
-    """The files named, and the ``.py`` files under the folders named (hidden folders skipped)."""
+def python_files(paths: Sequence[str], include_tests: bool = False) -> tuple[list[Path], list[Path]]:
+    """The files named, and the ``.py`` files under the folders named (hidden folders
+    skipped), less test files unless ``include_tests``: (files to read, symlinks). A symlink
+    is never followed, as ``run`` never follows one."""
     files: list[Path] = []
+    links: list[Path] = []
     for name in paths:
         path = Path(name)
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*.py") if p.is_file() and not _skipped(p, path)))
-        elif path.exists():
-            files.append(path)
+        if path.is_dir() and not path.is_symlink():
+            found = sorted(p for p in path.rglob("*.py") if not _skipped(p, path))
+            found = [p for p in found if include_tests or not is_test_file(_repository_path(p, path))]
+            links += [p for p in found if p.is_symlink()]
+            files += [p for p in found if not p.is_symlink() and p.is_file()]
+        elif path.is_symlink() or path.exists():
+            if include_tests or not is_test_file(_repository_path(path, None)):
+                (links if path.is_symlink() else files).append(path)
         else:
             raise CheckInputError(f"no such file or folder: {name}")
-    return files
+    return files, links
+
+
+def _repository_path(path: Path, root: Optional[Path]) -> str:
+    """``path`` as the test-file convention reads it: relative to the current folder (check
+    runs at the top of the repository it checks); outside it, relative to the folder named
+    (``root``), or its name alone."""
+    relative = os.path.relpath(os.path.abspath(path))
+    if not relative.startswith(os.pardir):
+        return relative
+    return str(path.relative_to(root)) if root is not None else path.name
 
 
 def _skipped(path: Path, root: Path) -> bool:
@@ -72,11 +91,13 @@ def _skipped(path: Path, root: Path) -> bool:
 
 
 def run_check(paths: Sequence[str], toolkit: Toolkit, out: TextIO, err: TextIO,
-              debug: bool = False) -> int:
+              debug: bool = False, include_tests: bool = False) -> int:
     """Print the sites of ``paths`` that need migrating; the exit code of ``check``. With
-    ``debug``, the traceback of each rule that crashed goes to ``err``."""
-    contents, unreadable = _read(python_files(paths), err)
-    sites = check_contents(contents, toolkit)
+    ``debug``, the traceback of each rule that crashed goes to ``err``; test files are
+    left out unless ``include_tests``."""
+    files, links = python_files(paths, include_tests)
+    contents, unreadable = _read(files, err)
+    sites = check_contents(contents, toolkit, [str(link) for link in links])
     for site in sites:
         print(site, file=out)
         if debug and site.trace:
@@ -97,8 +118,9 @@ def _read(files: Iterable[Path], err: TextIO) -> tuple[dict[str, bytes], int]:
     return contents, unreadable
 
 
-def check_contents(contents: dict[str, bytes], toolkit: Toolkit) -> list[Site]:
-    """Sites needing migration in files given as ``{path: bytes}``, in path and line order.
+def check_contents(contents: dict[str, bytes], toolkit: Toolkit, links: Sequence[str] = ()) -> list[Site]:
+    """Sites needing migration in files given as ``{path: bytes}`` and in the symlinks
+    ``links`` (one site each: not followed), in path and line order.
 
     The files count as one repository: repository-wide facts (``uses tf.device``) are
     gathered over all of them, as ``run`` does.
@@ -107,6 +129,7 @@ def check_contents(contents: dict[str, bytes], toolkit: Toolkit) -> list[Site]:
     sites: list[Site] = []
     for path, data in contents.items():
         sites += outcome_sites(toolkit.engine.process(data, path, facts=facts))
+    sites += [Site(path, 1, 0, FILE_RULE_ID, SYMLINK) for path in links]
     return sorted(sites, key=lambda s: (s.path, s.line, s.column, s.rule_id))
 
 

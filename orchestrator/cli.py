@@ -20,7 +20,7 @@ from npu_codemod.plugins.manager import PluginError, Plugins, PluginSpec, load_p
 
 from .batch_options import OptionError, add_executor_options, add_push_options, make_pool, only_failed
 from .check import add_arguments as add_check_arguments
-from .config import ConfigError, find_config, freeze_rule_settings, read_rule_settings
+from .config import ConfigError, find_config, freeze_rule_settings, read_config
 from .gitrepo import GitError, check_branch_name
 from .interrupts import Terminated, interrupt_exit_code, sigterm_as_interrupt
 from .pipeline import DEFAULT_BRANCH, RepoJob
@@ -124,6 +124,7 @@ def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="lint files/folders: print sites still needing "
                                 "migration, exit 1 if any (CI gate, pre-commit hook)")
     add_check_arguments(check)
+    _add_include_tests_option(check)
     _add_plugin_options(check)
     _add_config_option(check, "pyproject.toml in the current folder")
     check.set_defaults(handler=_cmd_check)
@@ -170,23 +171,44 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-cache", action="store_true",
                         help="parse every file; do not read or write the workspace's result cache")
+    _add_include_tests_option(parser)
     add_executor_options(parser)
     _add_plugin_options(parser)
     _add_config_option(parser)
 
 
+def _config_path(args: argparse.Namespace) -> Optional[Path]:
+    # check (a pre-commit hook, a CI step) runs at the top of the repository it checks
+    return find_config(getattr(args, "config", None),
+                       "-" if args.command == "check" else getattr(args, "repos", None))
+
+
 def _selection(args: argparse.Namespace) -> RuleSelection:
     only = frozenset(r.strip() for r in args.rules.split(",") if r.strip()) if getattr(args, "rules", None) else None
-    explicit = getattr(args, "config", None)
-    # check (a pre-commit hook, a CI step) runs at the top of the repository it checks
-    config = find_config(explicit, "-" if args.command == "check" else getattr(args, "repos", None))
+    config = _config_path(args)
+    rules = read_config(config, bool(getattr(args, "config", None))).rules if config else {}
     return RuleSelection(
         plugins=PluginSpec(extra=tuple(args.plugin)),
         only=only,
         disabled=frozenset(getattr(args, "disable_rule", ())),
-        settings=freeze_rule_settings(config, read_rule_settings(config, bool(explicit))) if config else (),
+        settings=freeze_rule_settings(config, rules) if config else (),
         settings_source=str(config or ""),
     )
+
+
+def _include_tests(args: argparse.Namespace) -> bool:
+    """``--include-tests``/``--no-include-tests``, else the config's ``include_tests``."""
+    if args.include_tests is not None:
+        return args.include_tests
+    config = _config_path(args)
+    return read_config(config, False).include_tests if config else False
+
+
+def _add_include_tests_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--include-tests", action=argparse.BooleanOptionalAction, default=None,
+                        help="also migrate test files (test_*.py, *_test.py, conftest.py, files "
+                             "under test/ or tests/), which are skipped by default (config: "
+                             "include_tests = true)")
 
 
 def _toolkit(selection: RuleSelection) -> Toolkit:
@@ -214,13 +236,14 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     except (ValueError, GitError) as exc:
         raise UsageError(str(exc)) from None
     cache = bool(entries) and _use_cache(args)
+    include_tests = _include_tests(args)
     jobs = [
         RepoJob(entry=entry, mode=args.command, branch=getattr(args, "branch", DEFAULT_BRANCH),
                 dry_run=getattr(args, "dry_run", False),
                 workspace=str(Path(args.workspace).resolve()), selection=selection,
                 push=getattr(args, "push", False), remote=getattr(args, "remote", "origin"),
                 force_push=getattr(args, "force_push", False), split_by=getattr(args, "split_by", None),
-                cache=cache)
+                cache=cache, include_tests=include_tests)
         for entry in entries
     ]
     notify = _Notifier(toolkit.plugins)
@@ -262,7 +285,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                 if line is None:
                     on_result(index, failed(entries[index], INTERRUPTED))
         options = {"repos": args.repos, "branch": getattr(args, "branch", None),
-                   "dry_run": getattr(args, "dry_run", False), "rules": [r.id for r in toolkit.rules]}
+                   "dry_run": getattr(args, "dry_run", False), "include_tests": include_tests,
+                   "rules": [r.id for r in toolkit.rules]}
         run = build_run_record(args.command, options, toolkit.rules, spool, started, toolkit.plugins)
         written = write_reports(toolkit, run, report_dir)
     print_summary(lines, sys.stderr)
@@ -385,7 +409,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     toolkit = _toolkit(_selection(args))
     try:
-        code = run_check(args.paths, toolkit, sys.stdout, sys.stderr, args.debug)
+        code = run_check(args.paths, toolkit, sys.stdout, sys.stderr, args.debug,
+                         include_tests=_include_tests(args))
     except CheckInputError as exc:
         raise UsageError(str(exc)) from None
     # A CI gate must not pass when some of the rules it was asked to apply did not run.

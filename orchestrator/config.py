@@ -1,6 +1,10 @@
-"""The ``[tool.npu-codemod]`` table: per-rule settings from a pyproject.toml or ``--config``.
+"""The ``[tool.npu-codemod]`` table of a pyproject.toml or ``--config``: which files, and
+per-rule settings.
 
 ::
+
+    [tool.npu-codemod]
+    include_tests = true          # migrate test files too (as --include-tests)
 
     [tool.npu-codemod.rules.NPU007]
     precision_mode = "allow_mix_precision"
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
@@ -23,7 +28,7 @@ else:  # pragma: no cover - Python 3.9/3.10
     import tomli as tomllib
 
 TABLE = "npu-codemod"
-KEYS = ("rules",)
+KEYS = ("include_tests", "rules")
 
 
 class ConfigError(ValueError):
@@ -41,8 +46,16 @@ def find_config(explicit: Optional[str], repo_list: Optional[str]) -> Optional[P
     return candidate if candidate.is_file() else None
 
 
-def read_rule_settings(path: Path, required: bool) -> dict[str, dict[str, Any]]:
-    """The ``rules`` sub-tables, by rule id. ``required``: the file must have the table."""
+@dataclass(frozen=True)
+class ToolConfig:
+    """What a ``[tool.npu-codemod]`` table says."""
+
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # settings, by rule id
+    include_tests: bool = False
+
+
+def read_config(path: Path, required: bool) -> ToolConfig:
+    """The table of the file at ``path``. ``required``: the file must have the table."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -53,7 +66,7 @@ def read_rule_settings(path: Path, required: bool) -> dict[str, dict[str, Any]]:
     if table is None:
         if required:
             raise ConfigError(f"{path}: no [tool.{TABLE}] table")
-        return {}
+        return ToolConfig()
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
         raise ConfigError(f"{path}: unknown key [tool.{TABLE}.{unknown[0]}] "
@@ -63,7 +76,11 @@ def read_rule_settings(path: Path, required: bool) -> dict[str, dict[str, Any]]:
     for rule_id, section in rules.items():
         if not isinstance(section, dict):
             raise ConfigError(f"{path}: [tool.{TABLE}.rules] {rule_id} must be a table of settings")
-    return rules
+    include_tests = table.get("include_tests", False)
+    if not isinstance(include_tests, bool):
+        raise ConfigError(f"{path}: [tool.{TABLE}] include_tests must be true or false, "
+                          f"got {include_tests!r}")
+    return ToolConfig(rules, include_tests)
 
 
 def freeze_rule_settings(path: Path, rules: dict[str, dict[str, Any]]) -> tuple[tuple[str, str], ...]:

@@ -24,7 +24,8 @@ from gitdb.util import hex_to_bin
 from .credentials import split_credentials
 from .redact import mask_secrets
 
-_REGULAR_MODES = ("100644", "100755")
+_SYMLINK_MODE = b"120000"
+_LISTED_MODES = (b"100644", b"100755", _SYMLINK_MODE)  # regular files, symlinks
 #: Never wait for a password or a host-key answer: a worker has no terminal.
 NON_INTERACTIVE = {"GIT_TERMINAL_PROMPT": "0", "GIT_SSH_COMMAND": os.environ.get(
     "GIT_SSH_COMMAND", "ssh -o BatchMode=yes")}
@@ -102,22 +103,36 @@ def branch_tip(repo: git.Repo, branch: str) -> Optional[str]:
         return None
 
 
+@dataclass(frozen=True)
+class PythonListing:
+    """The ``.py`` entries of a commit: regular files, and symlinks (never followed)."""
+
+    files: list[PyFile]
+    links: list[PyFile]
+
+
 def python_files(repo: git.Repo, commit: str) -> list[PyFile]:
     """Regular ``.py`` files of a commit (symlinks and submodules are never followed), in
     ``git ls-tree -r`` order, read through the repository's one ``cat-file`` process."""
-    files: list[PyFile] = []
-    _walk(repo.odb, repo.commit(commit).tree.binsha, "", files)
-    return files
+    return python_listing(repo, commit).files
 
 
-def _walk(odb: git.GitCmdObjectDB, tree: bytes, prefix: str, files: list[PyFile]) -> None:
+def python_listing(repo: git.Repo, commit: str) -> PythonListing:
+    """:func:`python_files`, and the ``.py`` symlinks of the commit, from one walk."""
+    listing = PythonListing([], [])
+    _walk(repo.odb, repo.commit(commit).tree.binsha, "", listing)
+    return listing
+
+
+def _walk(odb: git.GitCmdObjectDB, tree: bytes, prefix: str, listing: PythonListing) -> None:
     data = odb.stream(tree).read()
     for mode, name, id_at in _entries(data):
         text = name.decode("utf-8", "surrogateescape")  # as GitPython decodes paths
         if mode == b"40000":
-            _walk(odb, data[id_at:id_at + 20], f"{prefix}{text}/", files)
-        elif mode.decode() in _REGULAR_MODES and text.endswith(".py"):
-            files.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
+            _walk(odb, data[id_at:id_at + 20], f"{prefix}{text}/", listing)
+        elif text.endswith(".py") and mode in _LISTED_MODES:
+            found = listing.links if mode == _SYMLINK_MODE else listing.files
+            found.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
 
 
 def _entries(data: bytes) -> Iterator[tuple[bytes, bytes, int]]:

@@ -12,7 +12,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Literal, Optional, Sequence, TypeVar, Union
 
+from npu_codemod.codemods.engine import file_finding
 from npu_codemod.codemods.excerpts import with_snippets
+from npu_codemod.codemods.file_kinds import SYMLINK, is_test_file
 from npu_codemod.codemods.findings import Finding
 
 from . import gitrepo
@@ -48,6 +50,7 @@ class RepoJob:
     force_push: bool = False
     split_by: Optional[str] = None  # "codeowners" | "directory": a branch per group
     cache: bool = True  # reuse outcomes of unchanged files (result_cache); --no-cache: False
+    include_tests: bool = False  # --include-tests: test files are migrated too
 
 
 def process_repo(job: RepoJob) -> RepoResult:
@@ -97,7 +100,9 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     # A split change is always built from the base: each group has its own branch.
     tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" and not job.split_by else None
     point = build_point(repo, base, tip)
-    files = gitrepo.python_files(repo, point.source)
+    listing = gitrepo.python_listing(repo, point.source)
+    files, skipped = without_tests(listing.files, job.include_tests)
+    links, skipped_links = without_tests(listing.links, job.include_tests)
     candidates: list[PyFile] = []
 
     def wanted():  # one blob in memory at a time; only files a rule could act on go on
@@ -107,13 +112,23 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
                 yield file.path, data
 
     analysis = toolkit.analyze(wanted(), entry.name)
+    not_followed = tuple(file_finding(entry.name, link.path, "unmigrated", SYMLINK) for link in links)
     plan = RepoPlan(job=job, path=repo.working_tree_dir or repo.git_dir, base=base, tip=tip,
                     source=point.source, parent=point.parent, files_scanned=len(files),
-                    facts=analysis.facts, findings=analysis.findings, notes=point.notes)
+                    files_skipped=skipped + skipped_links, facts=analysis.facts,
+                    findings=analysis.findings + not_followed, notes=point.notes)
     shards = split_files(candidates, workers)
     if len(shards) > 1:
         return ShardedRepo(plan, tuple(shards))
     return _finish(repo, plan, [_process_files(repo, plan, shards[0])])
+
+
+def without_tests(files: Sequence[PyFile], include_tests: bool) -> tuple[list[PyFile], int]:
+    """``files`` less the test files (unless ``include_tests``), and how many those were."""
+    if include_tests:
+        return list(files), 0
+    kept = [file for file in files if not is_test_file(file.path)]
+    return kept, len(files) - len(kept)
 
 
 def _process_files(repo, plan: RepoPlan, files: Sequence[PyFile]) -> ShardOutput:
@@ -153,6 +168,7 @@ def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
         commit=plan.tip,
         files_changed=tuple(change.file.path for change in changes),
         files_scanned=plan.files_scanned,
+        files_skipped=plan.files_skipped,
         files_cached=sum(output.files_cached for output in outputs),
         notes=plan.notes,
         findings=tuple(sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule_id))),

@@ -61,7 +61,8 @@ class RepoResult:
     base: Optional[str] = None
     commit: Optional[str] = None
     files_changed: tuple[str, ...] = ()
-    files_scanned: int = 0
+    files_scanned: int = 0  # .py files the rules ran over
+    files_skipped: int = 0  # test files left out (codemods.file_kinds); --include-tests: 0
     files_cached: int = 0  # files served from the result cache (not parsed); 0 with --no-cache
     error: Optional[str] = None
     notes: tuple[str, ...] = ()

@@ -36,6 +36,7 @@ class RepoPlan:
     parent: str  # the commit a new commit goes on: ``tip``, or ``base`` when rebuilt
     files_scanned: int
     facts: FrozenSet[str]
+    files_skipped: int = 0  # test files left out (see RepoResult.files_skipped)
     findings: tuple[Finding, ...] = ()  # from the repository-wide analysis
     notes: tuple[str, ...] = ()
 

@@ -20,12 +20,14 @@ class RepoLine(NamedTuple):
     errors: int
     files_cached: int
     pr_failed: bool
+    files_skipped: int = 0  # test files left out
 
     @classmethod
     def of(cls, result: RepoResult) -> "RepoLine":
         counts = Counter(f.status for f in result.findings)
         return cls(result.repo, result.status, len(result.files_changed), counts["migrated"],
-                   counts["unmigrated"], counts["error"], result.files_cached, bool(result.pr_error))
+                   counts["unmigrated"], counts["error"], result.files_cached, bool(result.pr_error),
+                   result.files_skipped)
 
 
 #: Past this many repositories the table lists only the failed ones: hundreds of lines on a
@@ -51,7 +53,9 @@ def print_summary(lines: Sequence[RepoLine], stream: TextIO) -> None:
               "(none failed: every repo's row is in repos.csv)", file=stream)
     statuses = Counter(line.status for line in lines)
     cached = sum(line.files_cached for line in lines)
+    skipped = sum(line.files_skipped for line in lines)
     print(f"{len(lines)} repos: {statuses['changed']} changed, {statuses['unchanged']} unchanged, "
           f"{statuses['failed']} failed; sites migrated {sum(line.migrated for line in lines)}, left "
           f"{sum(line.unmigrated for line in lines)}, errors {sum(line.errors for line in lines)}"
+          + (f"; {skipped} test file(s) skipped (--include-tests migrates them)" if skipped else "")
           + (f"; {cached} file(s) from the result cache" if cached else ""), file=stream)

@@ -48,6 +48,7 @@ def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = (
         counts=overview.repo_counts,
         totals=overview.totals,
         coverage=coverage(overview.totals),
+        files_skipped=overview.files_skipped,
         findings=iter_findings(run),
         finding_count=overview.findings,
         statuses=STATUSES,

@@ -11,7 +11,8 @@ from typing import Any, Mapping
 
 from .csv_report import write_csvs
 
-REPOS_FIELDS = ("repo", "status", "branch", "commit", "pr_url", "error")
+#: ``files_skipped``: the repository's test files left out (on each of its rows).
+REPOS_FIELDS = ("repo", "status", "branch", "commit", "pr_url", "error", "files_skipped")
 PR_FILES_FIELDS = ("repo", "path", "group", "branch", "pr_url")
 
 
@@ -31,7 +32,8 @@ def branch_rows(repo: Mapping[str, Any]) -> list[dict[str, Any]]:
         pr = prs.get(branch, {})
         error = repo.get("error") or pr.get("error") or ("" if branches else repo.get("pr_error"))
         rows.append({"repo": repo["repo"], "status": repo["status"], "branch": branch or "",
-                     "commit": commit or "", "pr_url": pr.get("url") or "", "error": error or ""})
+                     "commit": commit or "", "pr_url": pr.get("url") or "", "error": error or "",
+                     "files_skipped": repo.get("files_skipped", 0)})
     return rows
 
 

@@ -54,6 +54,7 @@ class Overview:
     by_repo: dict[str, dict[str, int]] = field(default_factory=dict)  # repo name: totals
     repo_names: list[str] = field(default_factory=list)  # in repo-list order, as listed
     failed: list[dict[str, Any]] = field(default_factory=list)  # repo, location, error of each
+    files_skipped: int = 0  # test files the run left out, over every repo
 
     @classmethod
     def of(cls, run: Mapping[str, Any]) -> "Overview":
@@ -77,6 +78,7 @@ class Overview:
         self.by_repo[repo["repo"]] = totals
         self.repo_names.append(repo["repo"])
         self.repo_counts["processed"] += 1
+        self.files_skipped += repo.get("files_skipped", 0)  # absent from older run records
         if repo["status"] in ("changed", "unchanged", "failed"):
             self.repo_counts[repo["status"]] += 1
         if repo["status"] == "failed":

@@ -18,6 +18,8 @@ import pytest
 from gitutil import cli, git, make_repo, show
 from repostate import repo_state
 
+from npu_codemod.codemods.file_kinds import SYMLINK
+
 BRANCH = "npu-codemod/sess-run-to-npu"
 TF = b"import tensorflow as tf\n"
 DROPOUT = b"y = tf.nn.dropout(x, 0.5)\n"
@@ -130,8 +132,10 @@ def test_only_good_files_change_on_the_branch(bad_run) -> None:
 def test_symlinks_out_of_the_repo_are_never_followed(bad_run) -> None:
     root, before, _ = bad_run
     repo = root / "repo"
-    paths = {row["path"] for row in read_findings(root / "rep")}
-    assert not {p for p in paths if p.startswith("link")}
+    links = [(row["path"], row["line"], row["rule_id"], row["status"], row["message"])
+             for row in read_findings(root / "rep") if row["path"].startswith("link")]
+    # The .py link is named (not followed); the folder link is no .py file.
+    assert links == [("link.py", "1", "NPU000", "unmigrated", SYMLINK)]
     assert (root / "outside" / "evil.py").read_bytes() == before["outside"]
     tree = git(repo, "ls-tree", BRANCH, "link.py", "linkdir")
     assert [line.split()[0] for line in tree.splitlines()] == ["120000", "120000"]

@@ -54,9 +54,10 @@ class NnDropout(Rule):
     """
     tokens = ("dropout",)
     bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
-    # ``x.dropout`` anywhere, or a call of a bare name (``from tensorflow.nn import dropout``).
+    # ``x.dropout`` anywhere (``nn_ops.dropout_v2``: the internal module's name of the v2
+    # API), or a call of a bare name (``from tensorflow.nn import dropout``).
     pattern = """(
-        trailer< '.' 'dropout' >
+        trailer< '.' ('dropout' | 'dropout_v2') >
       | power< NAME trailer< '(' [any] ')' > any* >
     )"""
 

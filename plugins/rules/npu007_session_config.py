@@ -144,7 +144,7 @@ class SessionConfig(Rule):
             earlier = _created_before(statement, ctx)
             name = earlier or _config_name(enclosing_scope(statement), ctx)
             if earlier is None:
-                _hoist(parse_config(site), statement, name, line, column, ctx).fresh = True
+                _hoist(parse_config(site, ctx), statement, name, line, column, ctx).fresh = True
             if value is None:
                 add_keyword(site.call, "config", name)
             else:
@@ -258,7 +258,8 @@ def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
     if value is None:
         add_keyword(site.call, "config", "None")
         value = find_argument(site.call, "config").value
-    wrapped = parse_expression(f"{HELPER}(config_proto={site.module}.ConfigProto())")
+    module = ctx.tf_module(site.module) if is_none(value) else site.module  # for config=None only
+    wrapped = parse_expression(f"{HELPER}(config_proto={module}.ConfigProto())")
     inner = wrapped.children[1].children[1].children[2]
     wrapped.prefix, value.prefix = value.prefix, ""
     value.replace(wrapped)
@@ -291,7 +292,7 @@ def _insert_npu_lines(expression: str, missing: set[str], statement: pytree.Base
     mode = ctx.rule.settings.precision_mode if ctx.rule is not None else None
     if mode is not None and custom_op:
         lines.insert(2, f'{custom_op}.parameter_map["precision_mode"].s = '
-                        f'{ctx.tf.alias}.compat.as_bytes({json.dumps(mode)})')
+                        f'{ctx.tf_module()}.compat.as_bytes({json.dumps(mode)})')
     code_lines = "\n".join([first, *lines] if first else lines)
     nodes = (insert_after if after else insert_before)(statement, code_lines, ctx.newline)
     claim(nodes, ctx, unless={custom_op})  # guide lines only: later guide lines may reuse it
@@ -311,8 +312,8 @@ def _custom_op_name(scope: pytree.Node, ctx: FileContext) -> str:
     return free_name(scope, "custom_op", "npu_custom_op", taken)
 
 
-def parse_config(site: SessionCall) -> pytree.Base:
-    return parse_expression(f"{site.module}.ConfigProto()")
+def parse_config(site: SessionCall, ctx: FileContext) -> pytree.Base:
+    return parse_expression(f"{ctx.tf_module(site.module)}.ConfigProto()")
 
 
 def _created_before(statement: pytree.Base, ctx: FileContext) -> Optional[str]:

@@ -20,9 +20,11 @@ from fissix.pygram import python_symbols as syms
 from npu_codemod.codemods.calls import add_keyword, find_argument, is_false, is_true
 from npu_codemod.codemods.config_flow import target_flow
 from npu_codemod.codemods.config_functions import own_nodes, parse
+from npu_codemod.codemods.engine import parse_module
 from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
 from npu_codemod.codemods.session_config import ConfigTarget, argument_callee, callee_name, targets
 from npu_codemod.codemods.statements import enclosing_scope, insert_before
+from npu_codemod.codemods.tfnames import TfNames, first_call
 from npu_codemod.plugins.hookspecs import hookimpl
 
 FACT = "uses-tf-device"
@@ -31,21 +33,34 @@ PASSED = "passes-soft-placement:"
 SETTING = "allow_soft_placement"
 WHY = "tf.device is used in this repository"
 _ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?", re.M)
+#: Where internal modules (``tensorflow.python.framework.ops.device``) come from.
+_INTERNAL = re.compile(r"\btensorflow\.python\b")
+DEVICE = frozenset({"tensorflow.device"})
 #: ``from tensorflow import device as d`` (also ``compat.v1``, several names, parentheses).
 _FROM = re.compile(r"^[ \t]*from[ \t]+tensorflow(?:\.compat\.v1)?[ \t]+import[ \t]+(\([^)]*\)|[^#\n]*)", re.M)
 
 
 def uses_tf_device(text: str) -> bool:
     """Does ``text`` call ``<tf alias>.device(``, or a name imported as ``device`` from
-    TensorFlow, outside a comment? (text only, no parsing)"""
+    TensorFlow, outside a comment? (from the text; a file that imports internal modules is
+    parsed)"""
     aliases = {match.group(1) or "tensorflow" for match in _ALIAS.finditer(text)}
     calls = [rf"\b(?:{'|'.join(map(re.escape, sorted(aliases)))})(?:\.compat\.v1)?\.device"] if aliases else []
     imported = sorted(_device_names(text))
     if imported:
         calls.append(rf"(?<![\w.])(?:{'|'.join(map(re.escape, imported))})")
-    if not calls:
+    if calls and re.search(rf"^[^#\n]*(?:{'|'.join(calls)})[ \t]*\(", text, re.M):
+        return True
+    return _device_through_internal_modules(text)
+
+
+def _device_through_internal_modules(text: str) -> bool:
+    """``ops.device(...)`` after ``from tensorflow.python.framework import ops``: such names
+    resolve only through ``TfNames``, so the few files that spell them are parsed."""
+    if not _INTERNAL.search(text) or "device" not in text:
         return False
-    return re.search(rf"^[^#\n]*(?:{'|'.join(calls)})[ \t]*\(", text, re.M) is not None
+    tree = parse_module(text)
+    return tree is not None and first_call(tree, TfNames(tree), DEVICE) is not None
 
 
 def _device_names(text: str) -> set[str]:
