@@ -29,7 +29,7 @@ from fissix.pygram import python_symbols as syms
 
 from .calls import arguments, find_argument
 from .rule import FileContext, position
-from .scopes import Flow, Use, bound_names, flow, is_attribute, uses
+from .scopes import Flow, Names, Use, bound_names, flow, is_attribute, uses
 from .statements import BLOCKS, block_child, child_index
 from .tfnames import TfNames, dotted_name, is_call_trailer, prefix_name
 from .walk import node_pre_order, scope_statements, small_statements
@@ -126,6 +126,12 @@ class _Tracker:
         self.pending: list[tuple[str, list[Use], pytree.Leaf]] = []
         self.found: dict[str, list[Use]] = {}
         self.thread_of: dict[str, Threads] = {}
+        self._names: Optional[Names] = None
+
+    def uses(self, name: str) -> list[Use]:
+        if self._names is None:
+            self._names = Names(self.scope)
+        return self._names.uses(name)
 
     def follow(self, name: str, found: list[Use], origin: pytree.Leaf) -> None:
         if name not in self.found:
@@ -138,7 +144,7 @@ class _Tracker:
         if threads is not None and target.value not in self.thread_of:
             threads.names.append(target.value)
             self.thread_of[target.value] = threads
-        self.follow(target.value, uses(self.scope, target.value), target)
+        self.follow(target.value, self.uses(target.value), target)
 
     def run(self) -> None:
         while self.pending and self.life.escape is None:
@@ -311,7 +317,8 @@ class _Tracker:
             for target in value.targets:
                 self.hold(target, threads)
         elif value.kind != "dropped":
-            self.escapes(self.life.name, f"is used by {threads.what} that are {value.detail}",
+            self.escapes(self.life.name, f"is used by {threads.what} created on line "
+                         f"{position(threads.start)[0]}, and the threads are {value.detail}",
                          to="elsewhere")
 
     def default_queue_runners(self, origin: pytree.Leaf) -> None:
@@ -333,7 +340,7 @@ class _Tracker:
             for use in self.found.get(name, []):
                 candidates.append(_join_of(use.leaf))
         if threads.registered and threads.coordinator and "." not in threads.coordinator:
-            for use in uses(self.scope, threads.coordinator):
+            for use in self.uses(threads.coordinator):
                 join = _join_of(use.leaf, receiver=True)
                 candidates.append(join)
                 if join is not None:

@@ -17,7 +17,7 @@ from fissix.pygram import python_symbols as syms
 
 from .snippets import parse_statements
 from .statements import child_index, indentation
-from .walk import scope_statements
+from .walk import pre_order, scope_statements
 
 NESTED_SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)
 #: Nodes through which a value flows unchanged: ``(x)``, ``x or y``, ``a if c else x``.
@@ -60,6 +60,55 @@ def uses(scope: pytree.Node, name: str) -> list[Use]:
             use = Use(leaf, "escape", "used in a nested function")
         result.append(use)
     return result
+
+
+class Names:
+    """The variable occurrences of a scope (nested scopes included) by name, from one walk:
+    ``Names(scope).uses(name)`` is ``uses(scope, name)``, for who asks about many names of
+    the same scope (NPU010 follows every object built with a session)."""
+
+    def __init__(self, scope: pytree.Node) -> None:
+        self.scope = scope
+        self.leaves: dict[str, list[pytree.Leaf]] = {}
+        self._local: dict[tuple[int, str], bool] = {}
+        for leaf in pre_order(scope):
+            if leaf.type == token.NAME and (_is_variable(leaf) or _is_nested_def_name(leaf, scope)):
+                self.leaves.setdefault(leaf.value, []).append(leaf)
+
+    def uses(self, name: str) -> list[Use]:
+        result = []
+        for leaf in self.leaves.get(name, ()):
+            nested = self._nesting(leaf, name)
+            if nested is None:
+                continue
+            use = classify(leaf)
+            if nested and use.kind != "bind":
+                use = Use(leaf, "escape", "used in a nested function")
+            result.append(use)
+        return result
+
+    def _nesting(self, leaf: pytree.Leaf, name: str) -> Optional[bool]:
+        """True when ``leaf`` is in a nested function/class/lambda, None when one of those
+        binds ``name`` itself (another variable), else False."""
+        node = leaf.parent
+        if _is_nested_def_name(leaf, self.scope):
+            node = node.parent  # a def's name is bound where the def is
+        nested = False
+        while node is not self.scope:
+            if node.type in NESTED_SCOPES:
+                key = (id(node), name)
+                if key not in self._local:
+                    self._local[key] = _binds_locally(node, name)
+                if self._local[key]:
+                    return None
+                nested = True
+            node = node.parent
+        return nested
+
+
+def _is_nested_def_name(leaf: pytree.Leaf, scope: pytree.Node) -> bool:
+    parent = leaf.parent
+    return parent.type == syms.funcdef and parent is not scope and parent.children[1] is leaf
 
 
 def _occurrences(node: pytree.Base, name: str, nested: bool = False) -> Iterator[tuple[pytree.Leaf, bool]]:

@@ -355,3 +355,35 @@ def test_a_constructor_of_the_file_that_does_not_keep_the_session() -> None:
     findings = assert_migrates("import tensorflow as tf\n" + before, "import tensorflow as tf\n" + after, RULES)
     assert findings[0].message == ("inserted 'sess.close()' after the last statement using the "
                                    "session (Session.close() releases the NPU graph executor)")
+
+
+def test_the_name_index_finds_what_uses_finds() -> None:
+    """``Names`` (one walk for every holder of a scope) answers like ``uses`` (one walk per
+    name): shadowing parameters and locals, def names, globals, lambdas, comprehensions."""
+    from fissix import pygram, pytree
+    from fissix.pgen2 import driver
+
+    from npu_codemod.codemods.scopes import Names, uses
+
+    source = ("agent = Agent(sess)\n"
+              "def agent_step(agent, n=agent):\n"
+              "    return agent.act(n)\n"
+              "def report():\n"
+              "    global agent\n"
+              "    print(agent, [agent for agent in pool], lambda agent: agent, lambda: agent)\n"
+              "    def agent():\n"
+              "        pass\n"
+              "class Box:\n"
+              "    agent = agent\n"
+              "    def get(self):\n"
+              "        return agent\n"
+              "agent.train(agent=agent)\n")
+    tree = driver.Driver(pygram.python_grammar_no_print_statement, convert=pytree.convert).parse_string(source)
+    names = Names(tree)
+    for scope in [tree, *(node for node in tree.pre_order() if node.type >= 256 and
+                          pytree.type_repr(node.type) in ("funcdef", "classdef"))]:
+        index = names if scope is tree else Names(scope)
+        for name in ("agent", "n", "pool", "self"):
+            assert [(u.leaf.lineno, u.leaf.column, u.kind, u.detail) for u in index.uses(name)] == \
+                [(u.leaf.lineno, u.leaf.column, u.kind, u.detail) for u in uses(scope, name)], (scope, name)
+    assert len(names.uses("agent")) > 8
