@@ -16,6 +16,11 @@ analysis, on the parameter), TF functions that return plain values (``tf.train.g
 holder (``a = actor.choose_action(s)``) and attribute reads (``actor.epsilon``) are values,
 not holders, unless a thread gets them (``target=worker.work``) or a call whose result is kept
 (``hook = Hook(agent.step)``): a bound method holds its object.
+
+Not seen: what a method of a holder returns (``runner = agent.make_runner()`` is a value),
+functions of other modules (their results are holders; what they store elsewhere is not seen),
+an object stored on a local's attribute (``model.sess = sess``) is an escape rather than a
+holder, and executors (``pool.submit(f, sess)``) are not threads.
 """
 
 from __future__ import annotations
@@ -274,9 +279,12 @@ class _Tracker:
             return "yes", ""
         qualified = self.ctx.tf.qualify(callee)
         receiver, _, method = callee.rpartition(".")
+        builtin = "." not in callee and callee not in _module_names(self.ctx)
         if qualified in _TF_VALUES or (method in _SAVER_METHODS and receiver in _savers(self.ctx)) \
-                or (callee in _BUILTIN_VALUES and callee not in _module_names(self.ctx)):
+                or (builtin and callee in _BUILTIN_VALUES):
             return "no", ""
+        if builtin and callee == "setattr":
+            return "elsewhere", "setattr() stores it on an object"
         definition = _definitions(self.ctx).get(callee)
         if definition is None or qualified is not None:
             return "yes", ""
@@ -290,9 +298,9 @@ class _Tracker:
                 return place, what
         return None
 
-    def _started(self, name: str, value: Flow, position: int, what: str) -> None:
-        """The object (through ``name``) is given to the thread call ``value.calls[position]``."""
-        power, index = value.calls[position]
+    def _started(self, name: str, value: Flow, place: int, what: str) -> None:
+        """The object (through ``name``) is given to the thread call ``value.calls[place]``."""
+        power, index = value.calls[place]
         threads = Threads(power, what)
         trailer = power.children[index]
         if what == "queue-runner threads":
@@ -410,8 +418,9 @@ def _surely_after(join: pytree.Node, threads: Threads) -> bool:
             block.type not in BLOCKS or block_child(threads.start, block) is None):
         block = block.parent
     joins, starts = block_child(join, block), block_child(threads.start, block)
-    if child_index(joins) < child_index(starts) or (joins is starts and joins.type != syms.simple_stmt):
-        return False
+    if child_index(joins) < child_index(starts) or (
+            joins is starts and joins.type != syms.simple_stmt):
+        return False  # before the start, or in another clause of the statement that starts them
     node = join
     while node is not joins:
         parent = node.parent

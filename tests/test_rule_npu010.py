@@ -453,7 +453,9 @@ def test_a_closing_that_is_not_contextlibs_is_not_trusted() -> None:
     ("def f():\n    global sess\n    sess = tf.Session()\n", 4, 11, "declared again"),
     ("sess = tf.Session()\nsess = tf_debug.LocalCLIDebugWrapperSession(sess)\nsess.run(a)\n", 2, 7,
      "assigned again"),
-    ("def f():\n    sess = tf.Session()\n    return sess.run(op)\n", 3, 11, "return/raise"),
+    ("def f():\n    sess = tf.Session()\n    return sess.run(op)\n", 3, 11,
+     "return/raise/break/continue statement (line 4); store what it computes in a variable and "
+     "close the session before that line"),
     ("sess = tf.Session()\nstep = sess.make_callable(train_op)\nstep()\n", 2, 7, "make_callable()"),
     ("sess = tf.Session()\nrun = sess.run\nrun(op)\n", 2, 7, "bound method run"),
     ("if fresh: sess = tf.Session()\n", 2, 17, "one-line block"),

@@ -257,7 +257,8 @@ def test_holder_last_used_in_a_return_is_reported_with_its_name() -> None:
              "    agent.train()\n"
              "    return agent\n",
              (3, 11, "sess is last used through agent (built with it) in a "
-                     "return/raise/break/continue statement"))
+                     "return/raise/break/continue statement (line 6); it leaves with them: close "
+                     "it where the caller is done with them"))
 
 
 def test_early_return_of_a_holder_is_not_closed_before() -> None:
@@ -387,3 +388,11 @@ def test_the_name_index_finds_what_uses_finds() -> None:
             assert [(u.leaf.lineno, u.leaf.column, u.kind, u.detail) for u in index.uses(name)] == \
                 [(u.leaf.lineno, u.leaf.column, u.kind, u.detail) for u in uses(scope, name)], (scope, name)
     assert len(names.uses("agent")) > 8
+
+
+def test_setattr_stores_the_session() -> None:
+    reported("def main():\n"
+             "    sess = tf.Session()\n"
+             "    setattr(model, 'sess', sess)\n"
+             "    model.fit(x, y)\n",
+             (3, 11, "sess is kept by setattr(), where setattr() stores it on an object"))

@@ -160,9 +160,10 @@ class SessionClose(Rule):
             return
         problem = _problem(found, target, scope)
         if problem is None and statement.parent.type not in BLOCKS:
-            problem = "it is created in a one-line block"
+            problem = "is created in a one-line block"
         if problem:
-            ctx.report(power, "unmigrated", f"{CLOSE} ({made.subject(name)} {problem}{_hint(statement, None)})")
+            where = _hint(statement, None)
+            ctx.report(power, "unmigrated", f"{CLOSE} ({made.subject(name)} {problem}{where})")
             return
         default = made.interactive or _registered_as_default(found)
         returns = [use for use in found if use.kind == "escape" and use.detail == "returned"]
@@ -581,7 +582,11 @@ def _span(statement: pytree.Base, name: str, leaves: list[pytree.Leaf], default:
     final = block.children[last]
     if not default:
         users = [leaf for leaf, holder in zip(leaves, holders) if holder is final]
-        reason = f"is last used{_through(users, name)} in a return/raise/break/continue statement"
+        through = _through(users, name)
+        advice = ("it leaves with them: close it where the caller is done with them" if through else
+                  "store what it computes in a variable and close the session before that line")
+        reason = (f"is last used{through} in a return/raise/break/continue statement "
+                  f"(line {position(final)[0]}); {advice}")
     if is_terminal(final) and not (default and _is_return(final.children[0])):
         return None, reason
     return _Span(tuple(levels), final), None
