@@ -7,11 +7,13 @@ of ``sess`` made the first ``actor.choose_action(s)`` of the training loop fail 
 
 from __future__ import annotations
 
-from rulecase import assert_migrates, assert_unchanged, sites
+from npu_codemod.codemods.rule import guide_note
+from npu_codemod.plugins.rules.npu010_session_close import SessionClose
+from rulecase import assert_migrates, assert_unchanged, run_rules, sites
 
 RULES = {"NPU010"}
 CLOSE = "call close() on this session when training ends"
-GUIDE = " (guide: 执行训练: sess.close())"
+GUIDE = guide_note(SessionClose())
 
 
 def inserted(holders: str) -> str:
@@ -270,7 +272,9 @@ def test_early_return_of_a_holder_is_not_closed_before() -> None:
               "    agent.train()\n"
               "    print('trained')\n")
     after = before.replace("agent.train()\n", "agent.train()\n    sess.close()\n")
-    findings = assert_migrates("import tensorflow as tf\n" + before, "import tensorflow as tf\n" + after, RULES)
+    new, findings = run_rules("import tensorflow as tf\n" + before, RULES)
+    assert new == "import tensorflow as tf\n" + after
+    assert run_rules(new, RULES)[0] is None  # (the second run does not report the return again)
     assert sites(findings) == [("NPU010", 3, 11, "migrated"), ("NPU010", 6, 8, "unmigrated")]
     assert findings[1].message.startswith("close the session before this return (its value uses "
                                           "agent, which holds sess; store the value")

@@ -9,12 +9,14 @@ the owning class's cleanup method, the end of the ``if __name__ == "__main__":``
 
 from __future__ import annotations
 
+from npu_codemod.codemods.rule import guide_note
+from npu_codemod.plugins.rules.npu010_session_close import SessionClose
 from rulecase import assert_migrates, assert_unchanged, run_rules, sites
 
 RULES = {"NPU010"}
 TF = "import tensorflow as tf\n"
 CLOSE = "call close() on this session when training ends"
-GUIDE = " (guide: 执行训练: sess.close())"
+GUIDE = guide_note(SessionClose())
 INSERTED = ("inserted 'sess.close()' after the last statement using the session "
             "(Session.close() releases the NPU graph executor)")
 

@@ -8,12 +8,14 @@ with the join point named.
 
 from __future__ import annotations
 
-from rulecase import assert_migrates, assert_unchanged, sites
+from npu_codemod.codemods.rule import guide_note
+from npu_codemod.plugins.rules.npu010_session_close import SessionClose
+from rulecase import assert_migrates, assert_unchanged, run_rules, sites
 
 RULES = {"NPU010"}
 TF = "import tensorflow as tf\n"
 CLOSE = "call close() on this session when training ends"
-GUIDE = " (guide: 执行训练: sess.close())"
+GUIDE = guide_note(SessionClose())
 
 QUEUE_TRAINING = '''"""Train on TFRecords read through a queue."""
 import time
@@ -257,7 +259,9 @@ def test_no_close_before_a_return_while_the_threads_run() -> None:
               "    coord.join(threads)\n"
               "    return 1\n")
     after = before.replace("coord.join(threads)\n", "coord.join(threads)\n    sess.close()\n")
-    findings = assert_migrates(TF + before, TF + after, RULES)
+    new, findings = run_rules(TF + before, RULES)
+    assert new == TF + after
+    assert run_rules(new, RULES)[0] is None  # (the second run does not report the return again)
     assert sites(findings) == [("NPU010", 3, 11, "migrated"), ("NPU010", 7, 8, "unmigrated")]
     assert findings[1].message.startswith("close the session before this return (threads using "
                                           "sess may still be running here; join them before this return)")
