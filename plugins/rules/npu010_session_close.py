@@ -18,10 +18,12 @@ function. ``with closing(tf.Session()) as sess:`` and ``with closing(sess):`` (`
 from contextlib) close the session, like ``with``.
 
 A session a function returns (``return sess``, ``return sess, graph``) belongs to its callers:
-each call of that function in the file is handled like a session creation (closed there when it
-qualifies, else reported there), and the function itself gets no finding. Only callers in the
-same file are seen: a method, or a function whose name is used otherwise than in a call, is
-reported where it makes the session.
+each call of that function is handled like a session creation (closed there when it qualifies,
+else reported there), and the function itself gets no finding. Callers in the same file are
+found in the tree; callers in other files through the repository facts of
+:mod:`codemods.session_functions` (module-level functions only: :meth:`SessionClose.finish`
+handles those calls in the calling file). A method, a function whose name is used otherwise
+than in a call, or one that no file calls, is reported where it makes the session.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.blocks import open_block
+from npu_codemod.codemods.config_functions import imported_names, module_parts, parse
 from npu_codemod.codemods.lifetimes import Lifetime, Threads, lifetime
 from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
 from npu_codemod.codemods.scopes import Use, classify, flow, insert_after, is_terminal, uses
+from npu_codemod.codemods.session_functions import SessionFunctions, session_function_facts
 from npu_codemod.codemods.statements import (
     BLOCKS, block_child, child_index, enclosing_scope, insert_before,
 )
@@ -111,7 +115,7 @@ class SessionClose(Rule):
                 self.model = model
                 self.sess = tf.Session()
     """
-    tokens = ("Session",)
+    tokens = ("Session", "sess")  # "sess": a caller of another file's session function
     pattern = f"""(
         trailer< '.' name=({_NAMES}) >
       | power< name=({_NAMES}) trailer< '(' [any] ')' > >
@@ -127,6 +131,30 @@ class SessionClose(Rule):
         if not is_call_trailer(call) or qualified not in SESSIONS:
             return
         self._site(power, end, _Made(qualified == "tensorflow.InteractiveSession"), ctx)
+
+    def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
+        """Calls of another file's session functions (``sess = utils.make_session()``, the
+        repository facts say which): each is a session made in this file."""
+        functions = _session_functions(ctx)
+        if not functions.returns:
+            return
+        calls = []
+        imports = _imports(ctx)
+        for node in node_pre_order(tree):
+            head = node.children[0] if node.type == syms.power else None
+            if head is None or head.type != token.NAME or head.value not in imports:
+                continue
+            index = next((index for index, trailer in enumerate(node.children) if is_call_trailer(trailer)), 0)
+            callee = prefix_name(node, index) if index else None
+            found = functions.find(imports[head.value] + callee[len(head.value):], ctx.path) if callee else None
+            if found is not None:
+                calls.append((node, index, _Made(helper=callee, index=found[1])))
+        start = len(ctx.deferred)
+        for node, index, made in calls:
+            self._site(node, index, made, ctx)
+        for _, edit in ctx.deferred[start:]:  # the traversal is over: edit now, all at once
+            edit()
+        del ctx.deferred[start:]
 
     def _site(self, power: pytree.Node, end: int, made: _Made, ctx: FileContext) -> None:
         """A session made by the call ``power.children[:end + 1]``."""
@@ -200,6 +228,8 @@ class SessionClose(Rule):
         elif previous is not None and previous[0] is function and callers:
             return  # a second session the same function returns: its callers are handled
         done[id(function)] = (function, index)
+        if not callers and index is not False and _owned_elsewhere(function, ctx):
+            return  # the callers in other files get the findings
         if not callers or index is False:
             why = ("it is a method, decorated, or its name is used otherwise than in a call, so "
                    "the tool cannot see its callers" if callers is None else
@@ -210,6 +240,29 @@ class SessionClose(Rule):
             return
         for call in callers:
             self._site(call, 1, _Made(made.interactive, helper, index), ctx)
+
+
+def _session_functions(ctx: FileContext) -> SessionFunctions:
+    if "npu010.functions" not in ctx.memo:
+        ctx.memo["npu010.functions"] = SessionFunctions(ctx.facts)
+    return ctx.memo["npu010.functions"]
+
+
+def _imports(ctx: FileContext) -> dict[str, str]:
+    """The file's imported names (``ast``, as the repository facts were made)."""
+    tree = parse(ctx.original)
+    return imported_names(tree, ctx.path) if tree is not None else {}
+
+
+def _owned_elsewhere(function: pytree.Node, ctx: FileContext) -> bool:
+    """True when ``function`` is a module-level session function of the facts that another
+    file calls: its callers there own the session."""
+    if function.parent.type != syms.file_input:
+        return False
+    name = function.children[1].value
+    functions = _session_functions(ctx)
+    return f"{'.'.join(module_parts(ctx.path))}.{name}" in functions.returns \
+        and functions.called_elsewhere(name, ctx.path)
 
 
 def _close(power: pytree.Node, life: Lifetime, span: _Span, exits: list[_Exit], ctx: FileContext) -> None:
@@ -710,3 +763,8 @@ def _insert_closes(code: str, after: Optional[pytree.Base], before: list[pytree.
 @hookimpl
 def npu_codemod_rules() -> list[Rule]:
     return [SessionClose()]
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
+    return session_function_facts(path, text) or None
