@@ -40,7 +40,7 @@ from npu_codemod.codemods.config_functions import imported_names, module_parts, 
 from npu_codemod.codemods.lifetimes import Lifetime, Threads, lifetime
 from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
 from npu_codemod.codemods.scopes import Use, classify, flow, insert_after, is_terminal, uses
-from npu_codemod.codemods.session_functions import SessionFunctions, session_function_facts
+from npu_codemod.codemods.session_functions import Position, SessionFunctions, session_function_facts
 from npu_codemod.codemods.statements import (
     BLOCKS, block_child, child_index, enclosing_scope, insert_before,
 )
@@ -144,9 +144,10 @@ class SessionClose(Rule):
             head = node.children[0] if node.type == syms.power else None
             if head is None or head.type != token.NAME or head.value not in imports:
                 continue
-            index = next((index for index, trailer in enumerate(node.children) if is_call_trailer(trailer)), 0)
+            index = next((at for at, trailer in enumerate(node.children) if is_call_trailer(trailer)), 0)
             callee = prefix_name(node, index) if index else None
-            found = functions.find(imports[head.value] + callee[len(head.value):], ctx.path) if callee else None
+            target = imports[head.value] + callee[len(head.value):] if callee else None
+            found = functions.find(target, ctx.path) if target else None
             if found is not None:
                 calls.append((node, index, _Made(helper=callee, index=found[1])))
         start = len(ctx.deferred)
@@ -214,7 +215,7 @@ class SessionClose(Rule):
         exits = _exits(span, name, life, found, default) if scope.type == syms.funcdef else []
         _close(power, life, span, exits, ctx)
 
-    def _returned(self, power: pytree.Node, function: pytree.Node, index, subject: str,
+    def _returned(self, power: pytree.Node, function: pytree.Node, index: Position, subject: str,
                   made: _Made, ctx: FileContext) -> None:
         """The session is returned by ``function`` (``index``: its position in a returned
         tuple, None: itself, False: positions differ): each caller in the file owns it, and is
@@ -426,7 +427,7 @@ def _function_of(node: pytree.Base) -> Optional[pytree.Node]:
     return scope if scope.type == syms.funcdef else None
 
 
-def _returned_position(node: pytree.Base):
+def _returned_position(node: pytree.Base) -> Position:
     """None when ``node`` is what its function returns, its index when it is an item of a
     returned tuple (``return sess, graph``), else False."""
     node = _outside_parentheses(node)
@@ -442,7 +443,7 @@ def _returned_position(node: pytree.Base):
     return next((index for index, item in enumerate(items) if item is node), False)
 
 
-def _returned_position_of(returns: list[Use]):
+def _returned_position_of(returns: list[Use]) -> Position:
     """The position (see :func:`_returned_position`) of every ``return`` of the session, or
     False when they differ."""
     positions = {_returned_position(use.leaf) for use in returns}
