@@ -355,12 +355,7 @@ class ConfiguredFunctions:
         return self._find(target, module_parts(path)[:-1], frozenset())
 
     def _find(self, target: str, package: tuple[str, ...], visiting: frozenset[str]) -> Optional[str]:
-        known = self.plain | self.forwards.keys()
-        candidates = [".".join((*package[:depth], target)) for depth in range(len(package), -1, -1)]
-        found = next((name for name in candidates if name in known), None)
-        if found is None:
-            ending = [name for name in known if name.endswith("." + target)]
-            found = ending[0] if len(ending) == 1 else None
+        found = nearest_function(target, package, self.plain | self.forwards.keys())
         return found if found is not None and self._configured(found, visiting) else None
 
     def _configured(self, name: str, visiting: frozenset[str]) -> bool:
@@ -370,6 +365,18 @@ class ConfiguredFunctions:
             return False
         package = tuple(name.split(".")[:-2])
         return all(self._find(target, package, visiting | {name}) for target in self.forwards[name])
+
+
+def nearest_function(target: str, package: tuple[str, ...], known: AbstractSet[str]) -> Optional[str]:
+    """The module-qualified function among ``known`` that ``target`` (a dotted name as imported
+    by a file of ``package``) is: the nearest folder first, as Python finds a script's
+    neighbours, then the single one of the repository whose name ends so; else None."""
+    candidates = [".".join((*package[:depth], target)) for depth in range(len(package), -1, -1)]
+    found = next((name for name in candidates if name in known), None)
+    if found is None:
+        ending = [name for name in known if name.endswith("." + target)]
+        found = ending[0] if len(ending) == 1 else None
+    return found
 
 
 def configured_function(callee: str, ctx: FileContext) -> Optional[str]:

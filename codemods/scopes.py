@@ -17,7 +17,7 @@ from fissix.pygram import python_symbols as syms
 
 from .snippets import parse_statements
 from .statements import child_index, indentation
-from .walk import scope_statements
+from .walk import pre_order, scope_statements
 
 NESTED_SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)
 #: Nodes through which a value flows unchanged: ``(x)``, ``x or y``, ``a if c else x``.
@@ -60,6 +60,55 @@ def uses(scope: pytree.Node, name: str) -> list[Use]:
             use = Use(leaf, "escape", "used in a nested function")
         result.append(use)
     return result
+
+
+class Names:
+    """The variable occurrences of a scope (nested scopes included) by name, from one walk:
+    ``Names(scope).uses(name)`` is ``uses(scope, name)``, for who asks about many names of
+    the same scope (NPU010 follows every object built with a session)."""
+
+    def __init__(self, scope: pytree.Node) -> None:
+        self.scope = scope
+        self.leaves: dict[str, list[pytree.Leaf]] = {}
+        self._local: dict[tuple[int, str], bool] = {}
+        for leaf in pre_order(scope):
+            if leaf.type == token.NAME and (_is_variable(leaf) or _is_nested_def_name(leaf, scope)):
+                self.leaves.setdefault(leaf.value, []).append(leaf)
+
+    def uses(self, name: str) -> list[Use]:
+        result = []
+        for leaf in self.leaves.get(name, ()):
+            nested = self._nesting(leaf, name)
+            if nested is None:
+                continue
+            use = classify(leaf)
+            if nested and use.kind != "bind":
+                use = Use(leaf, "escape", "used in a nested function")
+            result.append(use)
+        return result
+
+    def _nesting(self, leaf: pytree.Leaf, name: str) -> Optional[bool]:
+        """True when ``leaf`` is in a nested function/class/lambda, None when one of those
+        binds ``name`` itself (another variable), else False."""
+        node = leaf.parent
+        if _is_nested_def_name(leaf, self.scope):
+            node = node.parent  # a def's name is bound where the def is
+        nested = False
+        while node is not self.scope:
+            if node.type in NESTED_SCOPES:
+                key = (id(node), name)
+                if key not in self._local:
+                    self._local[key] = _binds_locally(node, name)
+                if self._local[key]:
+                    return None
+                nested = True
+            node = node.parent
+        return nested
+
+
+def _is_nested_def_name(leaf: pytree.Leaf, scope: pytree.Node) -> bool:
+    parent = leaf.parent
+    return parent.type == syms.funcdef and parent is not scope and parent.children[1] is leaf
 
 
 def _occurrences(node: pytree.Base, name: str, nested: bool = False) -> Iterator[tuple[pytree.Leaf, bool]]:
@@ -144,6 +193,11 @@ def _value_flow(node: pytree.Base, parent: pytree.Node) -> tuple[str, str]:
     if parent.type in (syms.yield_expr, syms.yield_arg):
         return "escape", "yielded"
     if parent.type in _CONTAINERS or parent.type == syms.atom:
+        outer = _outside_containers(parent).parent
+        if outer is not None and outer.type == syms.return_stmt:
+            return "escape", "returned"
+        if outer is not None and outer.type in (syms.yield_expr, syms.yield_arg):
+            return "escape", "yielded"
         return "escape", "stored in a container"
     if parent.type == syms.expr_stmt:
         if parent.children[-1] is node and len(parent.children) > 1:
@@ -152,6 +206,178 @@ def _value_flow(node: pytree.Base, parent: pytree.Node) -> tuple[str, str]:
     if parent.type in _HARMLESS:
         return "harmless", ""
     return "escape", "used as a value"
+
+
+def _outside_containers(node: pytree.Base) -> pytree.Base:
+    """The outermost tuple/list/dict display or parentheses that ``node`` is an item of."""
+    while node.parent is not None and (node.parent.type in _CONTAINERS or node.parent.type == syms.atom):
+        node = node.parent
+    return node
+
+
+@dataclass(frozen=True)
+class Flow:
+    """Where the value of an expression goes (see :func:`flow`).
+
+    ``kind`` is ``kept`` (bound to the NAME leaves ``targets``; ``contained`` when it gets
+    there inside a list/tuple/dict display or a comprehension), ``stored`` (``into`` an
+    ``attribute``, a ``subscript``, or a ``container`` through a method such as ``lst.append``;
+    ``store`` is the NAME that receives it when there is one, ``detail`` says how), ``escape`` (``detail``:
+    returned, yielded, used in a lambda or a def line, used as a value) or ``dropped``.
+    ``calls`` are the calls it was passed to on the way, innermost first, each as (its power
+    node, the index of its ``(...)`` trailer there).
+    """
+
+    kind: str
+    detail: str = ""
+    targets: tuple[pytree.Leaf, ...] = ()
+    contained: bool = False
+    into: str = ""
+    store: Optional[pytree.Leaf] = None
+    calls: tuple[tuple[pytree.Node, int], ...] = ()
+
+
+#: Methods that keep their argument in the receiver: ``lst.append(x)``, ``queue.put(x)``.
+STORING_METHODS = frozenset({"append", "appendleft", "extend", "insert", "add", "put",
+                             "put_nowait", "setdefault"})
+#: Nodes a value goes through into a bigger value that still holds it (or derives from it).
+_DERIVED = (syms.arith_expr, syms.term, syms.shift_expr, syms.and_expr, syms.xor_expr, syms.expr,
+            syms.factor, syms.power, syms.argument, syms.arglist, syms.subscript,
+            syms.subscriptlist, syms.sliceop)
+_ITEMS = (*_CONTAINERS, syms.star_expr, syms.comp_for, syms.comp_if, syms.comp_iter)
+_NO_VALUE = (syms.comparison, syms.not_test, syms.if_stmt, syms.while_stmt, syms.assert_stmt,
+             syms.del_stmt, syms.simple_stmt, syms.with_stmt, syms.print_stmt)
+_DEF_LINE = (syms.lambdef, syms.old_lambdef, syms.parameters, syms.typedargslist,
+             syms.varargslist, syms.tname, syms.funcdef, syms.classdef, syms.decorator)
+
+
+def flow(node: pytree.Base) -> Flow:
+    """Where the value of the expression ``node`` goes, up to the statement holding it.
+
+    Through parentheses, ``or``/``and``/``if-else`` and arithmetic it stays the same value;
+    through a call it is an argument (the result may hold it: the walk goes on with the
+    result); through a display or a comprehension it is an item.
+    """
+    calls: list[tuple[pytree.Node, int]] = []
+    contained = False
+    while True:
+        parent = node.parent
+        kind = parent.type if parent is not None else None
+        if kind == syms.trailer:
+            if parent.children[0].type != token.LPAR:
+                return Flow("dropped", calls=tuple(calls))  # an index: x[node]
+            power, index = parent.parent, child_index(parent)
+            calls.append((power, index))
+            stored = _stored_by_method(power, index, tuple(calls))
+            if stored is not None:
+                return stored
+            node = power
+        elif kind == syms.atom and _is_parenthesised(parent):
+            node = parent
+        elif kind in _ITEMS or kind == syms.atom:
+            target = _unpacked(parent, node)
+            if target is not None:
+                return _bound_to([target], contained, tuple(calls))
+            contained, node = True, parent
+        elif kind in _TRANSPARENT:
+            if kind == syms.test and child_index(node) == 2:
+                return Flow("dropped", calls=tuple(calls))  # the condition of a if b else c
+            node = parent
+        elif kind in _DERIVED:
+            node = parent
+        else:
+            return _flow_at(node, parent, contained, tuple(calls))
+
+
+def _is_parenthesised(atom: pytree.Node) -> bool:
+    return atom.children[0].type == token.LPAR and len(atom.children) == 3 and \
+        atom.children[1].type not in (syms.testlist_gexp,)
+
+
+def _stored_by_method(power: pytree.Node, index: int, calls: tuple) -> Optional[Flow]:
+    """``lst.append(<value>)``: the value is stored in ``lst``."""
+    method = power.children[index - 1] if index > 1 else None
+    if method is None or method.type != syms.trailer or method.children[0].type != token.DOT \
+            or method.children[1].value not in STORING_METHODS:
+        return None
+    receiver = "".join(str(part).strip() for part in power.children[:index - 1])
+    head = power.children[0]
+    store = head if index == 2 and head.type == token.NAME else None
+    return Flow("stored", f"stored in a container ({receiver}.{method.children[1].value})",
+                into="container", store=store, calls=calls)
+
+
+def _flow_at(node: pytree.Base, parent: Optional[pytree.Node], contained: bool, calls: tuple) -> Flow:
+    """Where a value goes from the statement (or clause) that holds it."""
+    kind = parent.type if parent is not None else None
+    if kind == syms.annassign and parent.children[-1] is node:
+        return _bound_to([parent.parent.children[0]], contained, calls)
+    if kind == syms.expr_stmt and parent.children[-1] is node:
+        return _bound_to(parent.children[:-1:2], contained, calls)  # also a = b = v, x += v
+    if kind == syms.namedexpr_test and parent.children[-1] is node:
+        return _bound_to([parent.children[0]], contained, calls)
+    if kind == syms.for_stmt and child_index(node) == 3:
+        return _bound_to([parent.children[1]], contained, calls)
+    if kind == syms.with_item and parent.children[0] is node:
+        return _bound_to([parent.children[2]], contained, calls)
+    if kind == syms.return_stmt:
+        return Flow("escape", "returned", calls=calls)
+    if kind in (syms.yield_expr, syms.yield_arg):
+        return Flow("escape", "yielded", calls=calls)
+    if kind in _DEF_LINE:
+        return Flow("escape", "used in a nested function or a def line", calls=calls)
+    if kind is None or kind in _NO_VALUE or kind in (syms.expr_stmt, syms.annassign):
+        return Flow("dropped", calls=calls)
+    return Flow("escape", "used as a value", calls=calls)
+
+
+def _unpacked(items: pytree.Node, node: pytree.Base) -> Optional[pytree.Base]:
+    """``a, b = x, y``: the target that the item ``node`` of the value ``x, y`` goes to."""
+    statement = items.parent
+    if items.type not in (syms.testlist_star_expr, syms.testlist, syms.exprlist) \
+            or statement.type != syms.expr_stmt or len(statement.children) != 3 \
+            or statement.children[2] is not items or statement.children[1].type != token.EQUAL:
+        return None
+    target = statement.children[0]
+    if target.type != items.type:
+        return None
+    values, targets = items.children[::2], target.children[::2]
+    if len(values) != len(targets) or len(items.children) != len(target.children):
+        return None
+    return next((target for value, target in zip(values, targets) if value is node), None)
+
+
+def _bound_to(targets: list[pytree.Base], contained: bool, calls: tuple) -> Flow:
+    """The value is assigned to ``targets``: kept by their names, or stored on an attribute or
+    in a subscript when one of them is ``x.a`` or ``x[k]``."""
+    names: list[pytree.Leaf] = []
+    for target in targets:
+        for part in _target_parts(target):
+            if part.type == token.NAME:
+                names.append(part)
+                continue
+            head = part.children[0] if part.type == syms.power else None
+            store = head if head is not None and head.type == token.NAME else None
+            into = "attribute" if is_attribute(part.children[-1]) else "subscript"
+            how = "on an attribute" if into == "attribute" else "in a subscript"
+            return Flow("stored", f"stored {how} ({str(part).strip()})", into=into, store=store,
+                        calls=calls)
+    return Flow("kept", targets=tuple(names), contained=contained, calls=calls)
+
+
+def _target_parts(target: pytree.Base) -> Iterator[pytree.Base]:
+    """The single targets of an assignment target: ``a``, ``x.y``, ``x[k]`` in ``a, (x.y, *x[k])``."""
+    if target.type in _TARGET_PARTS or target.type in (syms.testlist, syms.testlist_gexp):
+        for child in target.children:
+            if child.type not in (token.COMMA, token.LPAR, token.RPAR, token.LSQB, token.RSQB,
+                                  token.STAR):
+                yield from _target_parts(child)
+    else:
+        yield target
+
+
+def is_attribute(trailer: pytree.Base) -> bool:
+    return trailer.type == syms.trailer and trailer.children[0].type == token.DOT
 
 
 def bound_names(scope: pytree.Node) -> set[str]:

@@ -1,18 +1,29 @@
 """NPU010 session-close: a bare session must be closed, that is where the NPU executor is freed.
 
-``<name>.close()`` goes after the last statement of the block that uses the session, and before
-each ``return`` that leaves the function between the session's creation and that point (a
-``return`` on the line of its ``if``/``else``/``for``... first gets a line of its own). A return
-before which closing would break something is reported instead: its value uses the session
-(``return sess.run(y)``) or may run it as the default session, a ``finally`` clause after it
-uses the session, or the session is made inside an ``if``/``try`` above it and may not exist.
-The other clauses of that ``if``/``try`` (``else``, ``except``) are left alone.
+``<name>.close()`` goes after the last statement of the block that uses the session or anything
+built with it (:mod:`codemods.lifetimes`: ``actor = Actor(sess)`` keeps it, so the close goes
+after the last use of ``actor`` too), after the ``join()`` of the threads that run on it, and
+before each ``return`` that leaves the function between the session's creation and that point
+(a ``return`` on the line of its ``if``/``else``/``for``... first gets a line of its own). A
+return before which closing would break something is reported instead: its value uses the
+session or a holder (``return sess.run(y)``) or may run it as the default session, a
+``finally`` clause after it uses it, threads may still run on it, or the session is made
+inside an ``if``/``try`` above it and may not exist. The other clauses of that ``if``/``try``
+(``else``, ``except``) are left alone.
 
 No close goes before a ``raise``: it is a failure path, and an ``except`` of the same function
 may catch it and go on using the session (``except OutOfRangeError: sess.run(final)``);
 closing first would change what that handler does. ``break``/``continue`` do not leave the
 function. ``with closing(tf.Session()) as sess:`` and ``with closing(sess):`` (``closing``
 from contextlib) close the session, like ``with``.
+
+A session a function returns (``return sess``, ``return sess, graph``) belongs to its callers:
+each call of that function is handled like a session creation (closed there when it qualifies,
+else reported there), and the function itself gets no finding. Callers in the same file are
+found in the tree; callers in other files through the repository facts of
+:mod:`codemods.session_functions` (module-level functions only: :meth:`SessionClose.finish`
+handles those calls in the calling file). A method, a function whose name is used otherwise
+than in a call, or one that no file calls, is reported where it makes the session.
 """
 
 from __future__ import annotations
@@ -25,8 +36,11 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.blocks import open_block
+from npu_codemod.codemods.config_functions import imported_names, module_parts, parse
+from npu_codemod.codemods.lifetimes import Lifetime, Threads, lifetime
 from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
-from npu_codemod.codemods.scopes import Use, insert_after, is_terminal, uses
+from npu_codemod.codemods.scopes import Use, classify, flow, insert_after, is_terminal, uses
+from npu_codemod.codemods.session_functions import Position, SessionFunctions, session_function_facts
 from npu_codemod.codemods.statements import (
     BLOCKS, block_child, child_index, enclosing_scope, insert_before,
 )
@@ -44,20 +58,34 @@ SESSIONS = frozenset({
 _NAMES = " | ".join(f"'{name.rpartition('.')[2]}'" for name in sorted(SESSIONS))
 #: Blocks a session's uses may leave: the block runs once, so the session is still the one made.
 _CLIMBABLE = (syms.if_stmt, syms.with_stmt, syms.try_stmt)
-#: Session methods whose result keeps using the session after the call returns.
-_KEEPS_SESSION = frozenset({"make_callable", "partial_run_setup"})
-_BOUND_METHODS = frozenset({"run", "partial_run", "make_callable", "as_default", "close"})
+#: Methods a class may release its resources in, in the order they are suggested.
+_CLEANUP = ("close", "__exit__", "__del__")
+_MAIN = "'if __name__ == \"__main__\":'"
 
 CLOSE = "call close() on this session when training ends"
 RETURN = "close the session before this return"
 RELEASES = "(Session.close() releases the NPU graph executor)"
 
 
+@dataclass(frozen=True)
+class _Made:
+    """How a session site came to be: ``helper`` is the function whose result it is (None for
+    a TF session call), ``index`` its position in the tuple that function returns (None: the
+    session itself)."""
+
+    interactive: bool = False
+    helper: Optional[str] = None
+    index: Optional[int] = None
+
+    def subject(self, name: str) -> str:
+        return name if self.helper is None else f"{name} (the session {self.helper}() returns)"
+
+
 class SessionClose(Rule):
     id = "NPU010"
     name = "session-close"
-    description = ("Insert sess.close() after the last use of a session not created in 'with' "
-                   "and before each earlier return.")
+    description = ("Insert sess.close() after the last use of a session, and of what is built "
+                   "with it, not created in 'with', and before each earlier return.")
     guide_section = "执行训练: sess.close()"
     guide_section_en = "Running the training: sess.close()"
     guide_url = Rule.catalog_url(id, name)
@@ -87,7 +115,7 @@ class SessionClose(Rule):
                 self.model = model
                 self.sess = tf.Session()
     """
-    tokens = ("Session",)
+    tokens = ("Session", "sess")  # "sess": a caller of another file's session function
     pattern = f"""(
         trailer< '.' name=({_NAMES}) >
       | power< name=({_NAMES}) trailer< '(' [any] ')' > >
@@ -102,6 +130,35 @@ class SessionClose(Rule):
         qualified = ctx.tf.qualify(prefix_name(power, end))
         if not is_call_trailer(call) or qualified not in SESSIONS:
             return
+        self._site(power, end, _Made(qualified == "tensorflow.InteractiveSession"), ctx)
+
+    def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
+        """Calls of another file's session functions (``sess = utils.make_session()``, the
+        repository facts say which): each is a session made in this file."""
+        functions = _session_functions(ctx)
+        if not functions.returns:
+            return
+        calls = []
+        imports = _imports(ctx)
+        for node in node_pre_order(tree):
+            head = node.children[0] if node.type == syms.power else None
+            if head is None or head.type != token.NAME or head.value not in imports:
+                continue
+            index = next((at for at, trailer in enumerate(node.children) if is_call_trailer(trailer)), 0)
+            callee = prefix_name(node, index) if index else None
+            target = imports[head.value] + callee[len(head.value):] if callee else None
+            found = functions.find(target, ctx.path) if target else None
+            if found is not None:
+                calls.append((node, index, _Made(helper=callee, index=found[1])))
+        start = len(ctx.deferred)
+        for node, index, made in calls:
+            self._site(node, index, made, ctx)
+        for _, edit in ctx.deferred[start:]:  # the traversal is over: edit now, all at once
+            edit()
+        del ctx.deferred[start:]
+
+    def _site(self, power: pytree.Node, end: int, made: _Made, ctx: FileContext) -> None:
+        """A session made by the call ``power.children[:end + 1]``."""
         if len(power.children) > end + 1:
             ctx.report(power, "unmigrated", f"{CLOSE} (the session object is used inline and "
                        "never bound to a name; bind it and close it, or use 'with')")
@@ -109,17 +166,22 @@ class SessionClose(Rule):
         outer = _outside_parentheses(power)
         if _is_context_manager(outer) or _closing_argument(outer, ctx):
             return  # ``with tf.Session() as sess:``, ``with closing(tf.Session()) as sess:`` close it
-        target = _assigned_name(power)
-        if target is None:
-            ctx.report(power, "unmigrated", f"{CLOSE} ({_where(power)})")
+        target = _assigned_name(power, made.index)
+        if target is not None:
+            self._bare_session(power, target, made, ctx)
             return
-        self._bare_session(power, target, qualified == "tensorflow.InteractiveSession", ctx)
+        function = _function_of(power)
+        returned = _returned_position(outer)
+        if function is not None and returned is not False and made.index is None:
+            self._returned(power, function, returned, made.subject("the session"), made, ctx)
+            return
+        owner = _self_attribute(outer)
+        if owner is None or not _closed_by_class(power, owner, ctx):
+            ctx.report(power, "unmigrated", f"{CLOSE} ({_where(power, made)}{_hint(outer, owner)})")
 
-    def _bare_session(
-        self, power: pytree.Node, target: pytree.Leaf, interactive: bool, ctx: FileContext
-    ) -> None:
+    def _bare_session(self, power: pytree.Node, target: pytree.Leaf, made: _Made, ctx: FileContext) -> None:
         name = target.value
-        statement = target.parent.parent
+        statement = _line_of(target)
         scope = enclosing_scope(statement)
         found = uses(scope, name)
         if any(_closes(use, ctx) for use in found):
@@ -127,22 +189,87 @@ class SessionClose(Rule):
             return
         problem = _problem(found, target, scope)
         if problem is None and statement.parent.type not in BLOCKS:
-            problem = "it is created in a one-line block"
+            problem = "is created in a one-line block"
         if problem:
-            ctx.report(power, "unmigrated", f"{CLOSE} ({name} {problem})")
+            where = _hint(statement, None)
+            ctx.report(power, "unmigrated", f"{CLOSE} ({made.subject(name)} {problem}{where})")
             return
-        default = interactive or _registered_as_default(found)
-        span, why = _span(statement, [use.leaf for use in found], default)
+        default = made.interactive or _registered_as_default(found)
+        returns = [use for use in found if use.kind == "escape" and use.detail == "returned"]
+        kept = [use for use in found if not any(use is other for other in returns)]
+        life = lifetime(scope, name, kept, target, ctx, default or bool(_as_default_blocks(found)))
+        if returns and life.escape is None and not life.threads and scope.type == syms.funcdef \
+                and made.index is None:
+            self._returned(power, scope, _returned_position_of(returns), made.subject(name), made, ctx)
+            return
+        if returns and life.escape is None:
+            life.escape = f"{name} is returned"
+        trouble = _trouble(life, made, found, statement)
+        if trouble:
+            ctx.report(power, "unmigrated", f"{CLOSE} ({trouble})")
+            return
+        span, why = _span(statement, name, life.leaves, default)
         if span is None:
-            ctx.report(power, "unmigrated", f"{CLOSE} ({name} {why})")
+            ctx.report(power, "unmigrated", f"{CLOSE} ({made.subject(name)} {why}{_hint(statement, None)})")
             return
-        exits = _exits(span, name, found, default) if scope.type == syms.funcdef else []
-        _close(power, name, span, exits, ctx)
+        exits = _exits(span, name, life, found, default) if scope.type == syms.funcdef else []
+        _close(power, life, span, exits, ctx)
+
+    def _returned(self, power: pytree.Node, function: pytree.Node, index: Position, subject: str,
+                  made: _Made, ctx: FileContext) -> None:
+        """The session is returned by ``function`` (``index``: its position in a returned
+        tuple, None: itself, False: positions differ): each caller in the file owns it, and is
+        handled like a session creation. The function gets no finding when it has callers."""
+        helper = function.children[1].value
+        callers = _callers(function)
+        done = ctx.memo.setdefault("npu010.helpers", {})
+        previous = done.get(id(function))
+        if previous is not None and previous[0] is function and previous[1] != index:
+            index = False  # two sessions at different places of what it returns
+        elif previous is not None and previous[0] is function and callers:
+            return  # a second session the same function returns: its callers are handled
+        done[id(function)] = (function, index)
+        if not callers and index is not False and _owned_elsewhere(function, ctx):
+            return  # the callers in other files get the findings
+        if not callers or index is False:
+            why = ("it is a method, decorated, or its name is used otherwise than in a call, so "
+                   "the tool cannot see its callers" if callers is None else
+                   "it returns sessions at different positions" if index is False else
+                   "it has no caller in this file")
+            ctx.report(power, "unmigrated", f"{CLOSE} ({subject} is returned by {helper}(): "
+                       f"close it in the callers of {helper}(); {why})")
+            return
+        for call in callers:
+            self._site(call, 1, _Made(made.interactive, helper, index), ctx)
 
 
-def _close(power: pytree.Node, name: str, span: _Span, exits: list[_Exit], ctx: FileContext) -> None:
+def _session_functions(ctx: FileContext) -> SessionFunctions:
+    if "npu010.functions" not in ctx.memo:
+        ctx.memo["npu010.functions"] = SessionFunctions(ctx.facts)
+    return ctx.memo["npu010.functions"]
+
+
+def _imports(ctx: FileContext) -> dict[str, str]:
+    """The file's imported names (``ast``, as the repository facts were made)."""
+    tree = parse(ctx.original)
+    return imported_names(tree, ctx.path) if tree is not None else {}
+
+
+def _owned_elsewhere(function: pytree.Node, ctx: FileContext) -> bool:
+    """True when ``function`` is a module-level session function of the facts that another
+    file calls: its callers there own the session."""
+    if function.parent.type != syms.file_input:
+        return False
+    name = function.children[1].value
+    functions = _session_functions(ctx)
+    return f"{'.'.join(module_parts(ctx.path))}.{name}" in functions.returns \
+        and functions.called_elsewhere(name, ctx.path)
+
+
+def _close(power: pytree.Node, life: Lifetime, span: _Span, exits: list[_Exit], ctx: FileContext) -> None:
     """Close the session at the end of ``span`` and before each return it can be closed before;
     report the returns it cannot."""
+    name = life.name
     closable = [node.parent for node, problem in exits if problem is None]
     after = not is_terminal(span.last)  # else it is a default session's final return
     if not after and not any(line is span.last for line in closable):
@@ -150,7 +277,9 @@ def _close(power: pytree.Node, name: str, span: _Span, exits: list[_Exit], ctx: 
         return
     ctx.defer(lambda: _insert_closes(f"{name}.close()", span.last if after else None,
                                      closable, ctx.newline))
-    where = ["after the last statement using the session"] if after else []
+    holders = [holder for holder in life.holders if holder != name]
+    built = f" or what is built with it ({', '.join(holders)})" if holders else ""
+    where = [f"after the last statement using the session{built}"] if after else []
     if closable:
         plural = "s" if len(closable) > 1 else ""
         lines = ", ".join(str(position(line)[0]) for line in closable)
@@ -168,28 +297,49 @@ def _outside_parentheses(node: pytree.Base) -> pytree.Base:
     return node
 
 
-def _assigned_name(power: pytree.Node) -> Optional[pytree.Leaf]:
-    """``name`` of ``name = <power>`` (a plain, single assignment), else None."""
-    statement = power.parent
+def _assigned_name(power: pytree.Node, index: Optional[int] = None) -> Optional[pytree.Leaf]:
+    """``name`` of ``name = <power>`` (a plain, single assignment), else None; with ``index``,
+    the name at that position of ``a, name = <power>``."""
+    statement = _outside_parentheses(power).parent
     if statement is None or statement.type != syms.expr_stmt or len(statement.children) != 3:
         return None
     target, operator, value = statement.children
-    if value is not power or operator.type != token.EQUAL or target.type != token.NAME:
+    if value is not _outside_parentheses(power) or operator.type != token.EQUAL:
         return None
-    if statement.parent.type != syms.simple_stmt:
+    if index is not None:
+        if target.type == syms.atom and len(target.children) == 3:
+            target = target.children[1]
+        tuples = (syms.testlist_star_expr, syms.exprlist, syms.testlist_gexp)
+        items = target.children[::2] if target.type in tuples and len(target.children) % 2 == 1 else []
+        target = items[index] if index < len(items) else None
+    if target is None or target.type != token.NAME or statement.parent.type != syms.simple_stmt:
         return None
     return target
 
 
-def _where(power: pytree.Node) -> str:
-    parent = _outside_parentheses(power).parent
-    if parent.type == syms.expr_stmt and parent.children[-1] is _outside_parentheses(power):
-        return "it is stored in an attribute, subscript or several names, so the tool cannot see when training ends"
-    if parent.type == syms.return_stmt:
-        return "it is returned to the caller, which must close it"
+def _line_of(target: pytree.Leaf) -> pytree.Base:
+    """The simple statement (line) of an assignment target."""
+    node = target
+    while node.type != syms.simple_stmt:
+        node = node.parent
+    return node
+
+
+def _where(power: pytree.Node, made: _Made) -> str:
+    outer = _outside_parentheses(power)
+    parent = outer.parent
+    it = "it" if made.helper is None else f"the session {made.helper}() returns"
+    if made.index is not None and parent.type == syms.expr_stmt and parent.children[-1] is outer:
+        return (f"the session is item {made.index} of what {made.helper}() returns; unpack it "
+                "into names (a, b = ...) so that the tool can close it, or close it by hand")
+    if parent.type == syms.expr_stmt and parent.children[-1] is outer:
+        return (f"{it} is stored in an attribute, subscript or several names, so the tool cannot "
+                "see when training ends")
+    if parent.type == syms.return_stmt or _returned_position(outer) is not False:
+        return f"{it} is returned to the caller, which must close it"
     if parent.type in (syms.argument, syms.arglist, syms.trailer):
-        return "it is created inline as an argument; bind it to a name first"
-    return "the session is not bound to a local name"
+        return f"{it} is created inline as an argument; bind it to a name first"
+    return f"{it} is not bound to a local name" if made.helper else "the session is not bound to a local name"
 
 
 def _is_context_manager(node: pytree.Base) -> bool:
@@ -228,34 +378,196 @@ def _closes(use: Use, ctx: FileContext) -> bool:
 
 
 def _problem(found: list[Use], target: pytree.Leaf, scope: pytree.Node) -> Optional[str]:
-    """Why closing the session after its last use is not safe, or None."""
+    """Why the session's name cannot be followed to one close(): a class attribute, or a name
+    bound again (the rest, escapes and holders, is :func:`lifetime`'s)."""
     if scope.type == syms.classdef:
         return "is a class attribute"
     for use in found:
-        if use.leaf is target:
-            continue
-        if use.kind == "bind":
+        if use.leaf is not target and use.kind == "bind":
             return f"is {use.detail} again in the same scope, so one close() cannot be placed"
-        if use.kind == "escape":
-            return f"is {use.detail}"
-        if use.kind == "attribute":
-            escape = _attribute_escape(use.leaf)
-            if escape:
-                return escape
     return None
 
 
-def _attribute_escape(leaf: pytree.Leaf) -> Optional[str]:
-    trailer = leaf.next_sibling
-    if trailer.children[0].type != token.DOT:
+def _trouble(life: Lifetime, made: _Made, found: list[Use], statement: pytree.Base) -> Optional[str]:
+    """Why the session cannot be closed in its scope, and where its close belongs, or None."""
+    origin = f"; it is the session {made.helper}() returns" if made.helper else ""
+    if life.escape is not None:
+        return f"{life.escape}{origin}{_hint(statement, _stored_on_self(found))}"
+    for threads in life.threads:
+        if threads.joined is None:
+            return f"{_unjoined(made.subject(life.name), threads)}{origin}"
+    return None
+
+
+def _unjoined(subject: str, threads: Threads) -> str:
+    started = f"{subject} is used by {threads.what} created on line {position(threads.start)[0]}"
+    join = threads.conditional
+    if join is not None:
+        return (f"{started}; close it after {str(join).strip()} (line {position(join)[0]}) once "
+                "that join surely runs: it is inside an if, a loop or a try body, so the tool "
+                "does not close it there")
+    return f"{started}, never joined in the same block; {_join_hint(threads)}"
+
+
+def _join_hint(threads: Threads) -> str:
+    names = threads.names
+    if threads.coordinator is not None and (names or threads.registered):
+        return f"close it after {threads.coordinator}.join({names[-1] if names else ''})"
+    if names:
+        example = f"{names[0]}.join()" if len(names) == 1 else f"for t in {names[-1]}: t.join()"
+        return f"close it after the threads are joined ({example})"
+    if threads.what == "queue-runner threads":
+        return ("keep the threads (threads = tf.train.start_queue_runners(sess=..., coord=coord)) "
+                "and close it after coord.request_stop() and coord.join(threads)")
+    return "keep the thread, join it, and close it after the threads are joined"
+
+
+def _function_of(node: pytree.Base) -> Optional[pytree.Node]:
+    scope = enclosing_scope(node)
+    return scope if scope.type == syms.funcdef else None
+
+
+def _returned_position(node: pytree.Base) -> Position:
+    """None when ``node`` is what its function returns, its index when it is an item of a
+    returned tuple (``return sess, graph``), else False."""
+    node = _outside_parentheses(node)
+    parent = node.parent
+    if parent.type == syms.return_stmt:
         return None
-    method = trailer.children[1].value
-    called = is_call_trailer(trailer.next_sibling)
-    if called and method in _KEEPS_SESSION:
-        return f"is kept by the callable {method}() returns"
-    if not called and method in _BOUND_METHODS:
-        return f"is kept by its bound method {method}"
+    if parent.type not in (syms.testlist_star_expr, syms.testlist, syms.exprlist, syms.testlist_gexp):
+        return False
+    items = parent.children[::2]
+    outer = _outside_parentheses(parent.parent if parent.type == syms.testlist_gexp else parent)
+    if outer.parent.type != syms.return_stmt or any(child.type == syms.comp_for for child in parent.children):
+        return False
+    return next((index for index, item in enumerate(items) if item is node), False)
+
+
+def _returned_position_of(returns: list[Use]) -> Position:
+    """The position (see :func:`_returned_position`) of every ``return`` of the session, or
+    False when they differ."""
+    positions = {_returned_position(use.leaf) for use in returns}
+    return positions.pop() if len(positions) == 1 else False
+
+
+def _callers(function: pytree.Node) -> Optional[list[pytree.Node]]:
+    """The calls (power nodes) of ``function`` in the file; None when it may be reached
+    otherwise: a method, a decorated function, a name passed around or bound again."""
+    owner = enclosing_scope(function)
+    if owner.type == syms.classdef or function.parent.type == syms.decorated:
+        return None
+    name = function.children[1]
+    calls = []
+    for use in uses(owner, name.value):
+        if use.leaf is name:
+            continue
+        power = use.leaf.parent
+        if classify(use.leaf).kind != "attribute" or power.children[0] is not use.leaf \
+                or not is_call_trailer(power.children[1]):
+            return None
+        calls.append(power)
+    return calls
+
+
+def _self_attribute(outer: pytree.Base) -> Optional[tuple[pytree.Node, str]]:
+    """(class, attribute) for ``self.<attribute> = <outer>`` in a method of that class."""
+    statement = outer.parent
+    if statement.type != syms.expr_stmt or statement.children[-1] is not outer:
+        return None
+    target = statement.children[0]
+    if target.type != syms.power or target.children[0].type != token.NAME:
+        return None
+    return _owner(target.children[0])
+
+
+def _owner(head: pytree.Leaf) -> Optional[tuple[pytree.Node, str]]:
+    """(class, attribute) when ``head`` is the ``self`` of ``self.<attribute>`` in a method."""
+    trailer = head.next_sibling
+    if head.value != "self" or trailer is None or trailer.type != syms.trailer \
+            or trailer.children[0].type != token.DOT or trailer.next_sibling is not None:
+        return None
+    function = enclosing_scope(head)
+    classdef = enclosing_scope(function) if function.type == syms.funcdef else None
+    if classdef is None or classdef.type != syms.classdef:
+        return None
+    return classdef, trailer.children[1].value
+
+
+def _stored_on_self(found: list[Use]) -> Optional[tuple[pytree.Node, str]]:
+    """(class, attribute) of a ``self.<attribute> = sess`` among the session's uses."""
+    for use in found:
+        if use.kind == "escape":
+            value = flow(use.leaf)
+            if value.kind == "stored" and value.store is not None:
+                owner = _owner(value.store)
+                if owner is not None:
+                    return owner
     return None
+
+
+def _closed_by_class(power: pytree.Node, owner: tuple[pytree.Node, str], ctx: FileContext) -> bool:
+    """Report ``migrated`` and return True when a method of the class closes the attribute."""
+    classdef, attribute = owner
+    for node in node_pre_order(classdef):
+        if node.type == syms.power and len(node.children) == 4 and str(node).strip().replace(" ", "") \
+                == f"self.{attribute}.close()":
+            method = enclosing_scope(node)
+            ctx.report(power, "migrated", f"self.{attribute} is closed in {classdef.children[1].value}."
+                       f"{method.children[1].value}() (the NPU graph executor is released)")
+            return True
+    return False
+
+
+def _hint(node: pytree.Base, owner: Optional[tuple[pytree.Node, str]]) -> str:
+    """``; close it ...``: where the close of a session that outlives its scope belongs, when
+    that can be told: in the owning class's cleanup method, or at the end of the
+    ``if __name__ == "__main__":`` block for a module's session; else ''."""
+    if owner is not None:
+        classdef, attribute = owner
+        name = classdef.children[1].value
+        methods = {child.children[1].value for child in classdef.children[-1].children
+                   if child.type == syms.funcdef}
+        method = next((method for method in _CLEANUP if method in methods), None)
+        if method is not None:
+            return f"; close it in {name}.{method}(): self.{attribute}.close()"
+        return (f"; add a close() method to {name} that calls self.{attribute}.close(), and call "
+                "it when training ends")
+    module = enclosing_scope(node)
+    main = _main_block(module) if module.type == syms.file_input else None
+    if main is None:
+        return ""
+    suite = main.children[3]
+    statements = [child for child in suite.children
+                  if child.type not in (token.INDENT, token.DEDENT, token.NEWLINE)]
+    text = f"; close it at the end of the {_MAIN} block (line {_end_line(statements[-1])})"
+    joins = [statement for statement in statements if _is_join(statement)]
+    if joins:
+        text += f", after {str(joins[-1]).strip()} (line {position(joins[-1])[0]})"
+    return text
+
+
+def _main_block(tree: pytree.Node) -> Optional[pytree.Node]:
+    for child in tree.children:
+        if child.type == syms.if_stmt and child.children[3].type == syms.suite:
+            test = str(child.children[1]).replace(" ", "").replace('"', "'")
+            if test in ("__name__=='__main__'", "'__main__'==__name__"):
+                return child
+    return None
+
+
+def _is_join(statement: pytree.Base) -> bool:
+    """A line that only calls ``<name>.join(...)`` (``COORD.join(worker_threads)``)."""
+    if statement.type != syms.simple_stmt or statement.children[0].type != syms.power:
+        return False
+    call = statement.children[0]
+    return len(call.children) == 3 and call.children[0].type == token.NAME and \
+        str(call.children[1]).strip() == ".join" and is_call_trailer(call.children[2])
+
+
+def _end_line(statement: pytree.Base) -> int:
+    """The last line of ``statement`` that has code."""
+    return max(leaf.lineno for leaf in statement.leaves()
+               if leaf.lineno and leaf.type not in (token.NEWLINE, token.INDENT, token.DEDENT))
 
 
 def _registered_as_default(found: list[Use]) -> bool:
@@ -297,8 +609,9 @@ class _Span:
     last: pytree.Base
 
 
-def _span(statement: pytree.Base, leaves: list[pytree.Leaf], default: bool):
-    """(the session's :class:`_Span`, None) or (None, why it cannot be closed at one place)."""
+def _span(statement: pytree.Base, name: str, leaves: list[pytree.Leaf], default: bool):
+    """(the session's :class:`_Span`, None) or (None, why it cannot be closed at one place).
+    ``leaves`` are the uses of the session ``name`` and of its holders."""
     block, anchor = statement.parent, statement
     levels = []
     while True:
@@ -309,7 +622,9 @@ def _span(statement: pytree.Base, leaves: list[pytree.Leaf], default: bool):
             break
         owner = block.parent if block.type == syms.suite else None
         if owner is None or owner.type not in _CLIMBABLE or owner.parent.type not in BLOCKS:
-            return None, "is used outside the block it is created in (a loop or function body)"
+            outside = [leaf for leaf, holder in zip(leaves, holders) if holder is None]
+            return None, (f"is used{_through(outside, name)} outside the block it is created in "
+                          "(a loop or function body)")
         block, anchor = owner.parent, owner
     indices = [child_index(holder) for holder in holders]
     last = max([start, *(index for index in indices if index >= start)])
@@ -318,12 +633,25 @@ def _span(statement: pytree.Base, leaves: list[pytree.Leaf], default: bool):
                       if child.type not in (token.INDENT, token.DEDENT, token.NEWLINE, token.ENDMARKER)]
         last = child_index(statements[-1])
         reason = _DEFAULT_TO_THE_END
-    else:
-        reason = "is last used in a return/raise/break/continue statement"
     final = block.children[last]
+    if not default:
+        users = [leaf for leaf, holder in zip(leaves, holders) if holder is final]
+        through = _through(users, name)
+        advice = ("it leaves with them: close it where the caller is done with them" if through else
+                  "store what it computes in a variable and close the session before that line")
+        reason = (f"is last used{through} in a return/raise/break/continue statement "
+                  f"(line {position(final)[0]}); {advice}")
     if is_terminal(final) and not (default and _is_return(final.children[0])):
         return None, reason
     return _Span(tuple(levels), final), None
+
+
+def _through(leaves: list[pytree.Leaf], name: str) -> str:
+    """`` through agent (built with it)`` when none of ``leaves`` is the session itself."""
+    names = sorted({leaf.value for leaf in leaves})
+    if not names or name in names:
+        return ""
+    return f" through {', '.join(names)} (built with it)"
 
 
 def _is_return(node: pytree.Base) -> bool:
@@ -335,11 +663,12 @@ def _is_return(node: pytree.Base) -> bool:
 _Exit = tuple[pytree.Base, Optional[str]]
 
 
-def _exits(span: _Span, name: str, found: list[Use], default: bool) -> list[_Exit]:
+def _exits(span: _Span, name: str, life: Lifetime, found: list[Use], default: bool) -> list[_Exit]:
     """The returns that leave the function while the session is open, in source order. Only
     the statements of the span are walked, and not their expressions."""
-    leaves = [use.leaf for use in found]
+    leaves = life.leaves
     as_default = _as_default_blocks(found)
+    running = [(threads.start, threads.joined) for threads in life.threads]
     result = []
     unsure = False  # past an if/try holding the creation: the session may not exist
     outermost = span.levels[-1][0]
@@ -350,6 +679,10 @@ def _exits(span: _Span, name: str, found: list[Use], default: bool) -> list[_Exi
         for statement in children[child_index(anchor) + 1:end]:
             for node in _returns(statement):
                 problem = _return_problem(node, name, leaves, default or _under(node, as_default))
+                if problem is None and any(position(start) < position(node) < position(join)
+                                           for start, join in running):
+                    problem = (f"threads using {name} may still be running here; join them before "
+                               "this return")
                 if problem is None and unsure:
                     problem = f"{name} is created inside an if/try above, so it may not exist here"
                 result.append((node, problem))
@@ -370,8 +703,10 @@ def _return_problem(node: pytree.Base, name: str, leaves: list[pytree.Leaf], def
     line = node.parent
     if line.children[0] is not node:
         return "it follows other statements after ';' on its line"
-    if any(block_child(leaf, line) is node for leaf in leaves):
-        return f"its value uses {name}; store the value in a variable first"
+    used = next((leaf.value for leaf in leaves if block_child(leaf, line) is node), None)
+    if used is not None:
+        held = "" if used == name else f", which holds {name}"
+        return f"its value uses {used}{held}; store the value in a variable first"
     if default and any(is_call_trailer(part) for part in node_pre_order(node)):
         return f"its value may run {name} as the default session; store the value in a variable first"
     if _finally_uses(node, leaves):
@@ -429,3 +764,8 @@ def _insert_closes(code: str, after: Optional[pytree.Base], before: list[pytree.
 @hookimpl
 def npu_codemod_rules() -> list[Rule]:
     return [SessionClose()]
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
+    return session_function_facts(path, text) or None

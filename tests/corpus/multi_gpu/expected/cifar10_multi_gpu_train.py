@@ -101,7 +101,6 @@ def train():
       if step % 1000 == 0 or (step + 1) == FLAGS.max_steps:
         checkpoint_path = os.path.join(FLAGS.train_dir, 'model.ckpt')
         saver.save(sess, checkpoint_path, global_step=step)
-    sess.close()
 
 
 def main(argv=None):  # pylint: disable=unused-argument

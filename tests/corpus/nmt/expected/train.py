@@ -75,7 +75,6 @@ def train(hparams, scope=None, target_session=""):
           train_model.iterator.initializer,
           feed_dict={train_model.skip_count_placeholder: 0})
       continue
-  train_sess.close()
 
   summary_writer.close()
   return final_eval_metrics, global_step
