@@ -18,23 +18,23 @@ from npu_codemod.codemods.rule_settings import SettingsError
 from npu_codemod.plugins.discovery import missing_reference
 from npu_codemod.plugins.manager import PluginError, Plugins, PluginSpec, load_plugins
 
-from .batch_options import OptionError, add_executor_options, add_push_options, make_pool, only_failed
-from .check import add_arguments as add_check_arguments
-from .config import ConfigError, find_config, freeze_rule_settings, read_config
-from .gitrepo import GitError, check_branch_name
-from .interrupts import Terminated, interrupt_exit_code, sigterm_as_interrupt
-from .pipeline import DEFAULT_BRANCH, RepoJob
-from .pr_cli import add_pr_options, pr_settings
-from .pull_requests import PrSettings, Publisher
-from .redact import mask_record, mask_secrets
-from .repolist import read_repo_list
-from .result_cache import cache_problem
-from .result_spool import ResultSpool
-from .results import RepoResult, failed
-from .run_record import build_run_record, now
-from .runner import run_jobs
-from .summary_table import RepoLine, print_summary
-from .toolkit import RuleSelection, Toolkit, build_toolkit
+from npu_codemod.orchestrator.batch.options import OptionError, add_executor_options, add_push_options, make_pool, only_failed
+from npu_codemod.orchestrator.check import add_arguments as add_check_arguments
+from npu_codemod.orchestrator.config import ConfigError, find_config, freeze_rule_settings, read_config
+from npu_codemod.orchestrator.git.repository import GitError, check_branch_name
+from npu_codemod.orchestrator.batch.interrupts import Terminated, interrupt_exit_code, sigterm_as_interrupt
+from npu_codemod.orchestrator.batch.pipeline import DEFAULT_BRANCH, RepoJob
+from npu_codemod.orchestrator.prs.options import add_pr_options, pr_settings
+from npu_codemod.orchestrator.prs.publish import PrSettings, Publisher
+from npu_codemod.orchestrator.redact import mask_record, mask_secrets
+from npu_codemod.orchestrator.repolist import read_repo_list
+from npu_codemod.orchestrator.batch.file_cache import cache_problem
+from npu_codemod.orchestrator.batch.spool import ResultSpool
+from npu_codemod.orchestrator.results import RepoResult, failed
+from npu_codemod.orchestrator.run_record import build_run_record, now
+from npu_codemod.orchestrator.batch.runner import run_jobs
+from npu_codemod.orchestrator.summary_table import RepoLine, print_summary
+from npu_codemod.orchestrator.toolkit import RuleSelection, Toolkit, build_toolkit
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 #: The error of a repository an interrupted run did not finish.
@@ -373,7 +373,7 @@ class _Notifier:
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
-    from .rules_listing import print_rules
+    from npu_codemod.orchestrator.rules_listing import print_rules
 
     toolkit = build_toolkit(_selection(args))
     print_rules(toolkit, args.format, sys.stdout)
@@ -405,7 +405,7 @@ def _read_run(run_json: str) -> dict:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .check import CheckInputError, run_check
+    from npu_codemod.orchestrator.check import CheckInputError, run_check
 
     toolkit = _toolkit(_selection(args))
     try:
@@ -418,13 +418,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from .pr_status import print_status
+    from npu_codemod.orchestrator.prs.status import print_status
 
     hook = _toolkit(_selection(args)).plugins.pm.hook
     return print_status(_read_run(args.run_json), hook, sys.stdout, args.forge_url)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from npu_codemod.orchestrator.demo import run_demo
 
     return run_demo(args.report_dir, keep=args.keep)

@@ -107,7 +107,7 @@ def build_sample_repos(root: Path) -> Path:
 
 
 def run_demo(report_dir: str, keep: bool = False) -> int:
-    from .cli import main
+    from npu_codemod.orchestrator.cli import main
 
     root = Path(tempfile.mkdtemp(prefix="npu-codemod-demo-"))
     try:

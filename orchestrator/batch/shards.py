@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, FrozenSet, Optional, Sequence
 
 from npu_codemod.codemods.findings import Finding
 
-from .gitrepo import PyFile
+from npu_codemod.orchestrator.git.repository import PyFile
 
 if TYPE_CHECKING:  # pipeline imports this module
-    from .pipeline import RepoJob
+    from npu_codemod.orchestrator.batch.pipeline import RepoJob
 
 #: Fewer files than this are not worth a round trip to another worker.
 MIN_SHARD_FILES = 16

@@ -13,13 +13,13 @@ import git
 
 from npu_codemod.codemods.findings import Finding
 
-from . import gitrepo
-from .results import ChangeGroup, RepoResult
-from .split import grouper, group_paths
+from npu_codemod.orchestrator.git import repository as gitrepo
+from npu_codemod.orchestrator.results import ChangeGroup, RepoResult
+from npu_codemod.orchestrator.prs.groups import grouper, group_paths
 
 if TYPE_CHECKING:
-    from .pipeline import RepoJob
-    from .shards import FileChange
+    from npu_codemod.orchestrator.batch.pipeline import RepoJob
+    from npu_codemod.orchestrator.batch.shards import FileChange
 
 
 def commit_groups(repo: git.Repo, job: "RepoJob", base: str, result: RepoResult,

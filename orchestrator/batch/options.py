@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from .process_pool import ProcessPool
-from .redact import mask_secrets
-from .repolist import RepoEntry
-from .runner import Pool
+from npu_codemod.orchestrator.batch.process_pool import ProcessPool
+from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.repolist import RepoEntry
+from npu_codemod.orchestrator.batch.runner import Pool
 
 
 class OptionError(Exception):
@@ -47,7 +47,7 @@ def make_pool(args: argparse.Namespace) -> Pool:
     if not args.scheduler:
         raise OptionError("--executor dask needs --scheduler ADDRESS")
     try:
-        from .dask_pool import DaskPool
+        from npu_codemod.orchestrator.batch.dask_pool import DaskPool
     except ImportError:
         raise OptionError("--executor dask needs the dask extra: pip install 'npu-codemod[dask]'") from None
     try:

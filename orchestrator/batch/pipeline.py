@@ -17,19 +17,19 @@ from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.file_kinds import SYMLINK, is_test_file
 from npu_codemod.codemods.findings import Finding
 
-from . import gitrepo
-from .branch_reuse import OWN_COMMIT_MARK, build_point
-from .credentials import split_credentials
-from .file_patch import file_patch
-from .gitrepo import GitError, NoSuchRemote, PyFile
-from .redact import mask_secrets
-from .repolist import RepoEntry
-from .result_cache import cached_engine
-from .results import RepoResult, failed
-from .shards import FileChange, RepoPlan, ShardedRepo, ShardOutput, split_files
-from .split_branches import commit_groups
-from .toolkit import RuleSelection, build_toolkit
-from .workspace import Workspace
+from npu_codemod.orchestrator.git import repository as gitrepo
+from npu_codemod.orchestrator.git.branch_reuse import OWN_COMMIT_MARK, build_point
+from npu_codemod.orchestrator.git.credentials import split_credentials
+from npu_codemod.orchestrator.git.file_patch import file_patch
+from npu_codemod.orchestrator.git.repository import GitError, NoSuchRemote, PyFile
+from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.repolist import RepoEntry
+from npu_codemod.orchestrator.batch.file_cache import cached_engine
+from npu_codemod.orchestrator.results import RepoResult, failed
+from npu_codemod.orchestrator.batch.shards import FileChange, RepoPlan, ShardedRepo, ShardOutput, split_files
+from npu_codemod.orchestrator.git.group_branches import commit_groups
+from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.git.workspace import Workspace
 
 Mode = Literal["run", "scan"]
 DEFAULT_BRANCH = "npu-codemod/sess-run-to-npu"
