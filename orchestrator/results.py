@@ -6,7 +6,6 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, Optional
 
 from npu_codemod.codemods.findings import Finding
-
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
 

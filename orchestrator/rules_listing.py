@@ -11,7 +11,6 @@ import json
 from typing import Any, TextIO
 
 from npu_codemod.codemods.rule_settings import settings_fields
-
 from npu_codemod.orchestrator.rule_catalog import catalog_markdown
 from npu_codemod.orchestrator.run_record import rule_info
 from npu_codemod.orchestrator.toolkit import Toolkit

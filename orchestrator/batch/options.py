@@ -1,15 +1,25 @@
-"""Options for running over many repositories: where the jobs run, how long a repository may
-take, pushing the branches, and rerunning only what failed."""
+"""Options for running over many repositories, validated before anything happens: where the
+jobs run, how long a repository may take, the branch, pushing, pull requests, rerunning only
+what failed. :meth:`BatchOptions.from_args` is the one place they are checked."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Sequence
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
 
+from npu_codemod.orchestrator import arguments
+from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH, Mode
 from npu_codemod.orchestrator.batch.process_pool import ProcessPool
+from npu_codemod.orchestrator.batch.runner import Pool
+from npu_codemod.orchestrator.git.repository import GitError, check_branch_name
+from npu_codemod.orchestrator.prs.options import pr_settings
+from npu_codemod.orchestrator.prs.publish import PrSettings
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
-from npu_codemod.orchestrator.batch.runner import Pool
+from npu_codemod.orchestrator.toolkit import RuleSelection
 
 
 class OptionError(Exception):
@@ -34,26 +44,80 @@ def add_push_options(parser: argparse.ArgumentParser) -> None:
                         help="allow replacing a remote branch that was rebuilt on a new base")
 
 
-def make_pool(args: argparse.Namespace) -> Pool:
-    """The pool the options ask for; OptionError when it cannot be had."""
+@dataclass(frozen=True)
+class BatchOptions:
+    """Everything a batch (``run``, ``scan``, ``demo``) needs besides the repo list; valid by
+    construction through :meth:`from_args`, or built directly by a library caller."""
+
+    command: Mode = "run"
+    repos: str = ""  # where the list came from, for run.json
+    report_dir: Path = Path("npu-codemod-report")
+    workspace: Path = Path(".npu-codemod")
+    selection: RuleSelection = RuleSelection()
+    branch: str = DEFAULT_BRANCH
+    dry_run: bool = False
+    push: bool = False
+    remote: str = "origin"
+    force_push: bool = False
+    split_by: Optional[str] = None
+    include_tests: bool = False
+    jobs: int = os.cpu_count() or 1
+    executor: str = "local"
+    scheduler: Optional[str] = None
+    repo_timeout: Optional[float] = None
+    progress: bool = True
+    cache: bool = True
+    debug: bool = False
+    prs: Optional[PrSettings] = None
+    #: The parsed arguments, for plugin hooks that read their own options (None: a library run).
+    namespace: Optional[argparse.Namespace] = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "BatchOptions":
+        """The options of ``run``/``scan``, every value checked; OptionError (one line) before
+        any file, folder or process exists."""
+        _check_values(args)
+        try:
+            prs = pr_settings(args)
+            if args.command == "run":
+                check_branch_name(args.branch)
+        except (ValueError, GitError) as exc:
+            raise OptionError(str(exc)) from None
+        return cls(
+            command=args.command, repos=args.repos, report_dir=Path(args.report_dir),
+            workspace=Path(args.workspace).resolve(), selection=arguments.rule_selection(args),
+            branch=getattr(args, "branch", DEFAULT_BRANCH), dry_run=getattr(args, "dry_run", False),
+            push=getattr(args, "push", False), remote=getattr(args, "remote", "origin"),
+            force_push=getattr(args, "force_push", False), split_by=getattr(args, "split_by", None),
+            include_tests=arguments.include_tests(args), jobs=args.jobs, executor=args.executor,
+            scheduler=args.scheduler, repo_timeout=args.repo_timeout,
+            progress=not args.no_progress, cache=not args.no_cache, debug=args.debug, prs=prs,
+            namespace=args)
+
+
+def _check_values(args: argparse.Namespace) -> None:
     if args.repo_timeout is not None and args.repo_timeout <= 0:
         raise OptionError("--repo-timeout must be a positive number of seconds")
-    if getattr(args, "force_push", False) and not args.push:
+    if getattr(args, "force_push", False) and not getattr(args, "push", False):
         raise OptionError("--force-push needs --push")
-    if args.executor == "local":
-        if args.jobs < 1:
-            raise OptionError("--jobs must be at least 1")
-        return ProcessPool(args.jobs)
-    if not args.scheduler:
+    if args.executor == "local" and args.jobs < 1:
+        raise OptionError("--jobs must be at least 1")
+    if args.executor == "dask" and not args.scheduler:
         raise OptionError("--executor dask needs --scheduler ADDRESS")
+
+
+def make_pool(options: BatchOptions) -> Pool:
+    """The pool the options ask for; OptionError when it cannot be had."""
+    if options.executor == "local":
+        return ProcessPool(options.jobs)
     try:
         from npu_codemod.orchestrator.batch.dask_pool import DaskPool
     except ImportError:
         raise OptionError("--executor dask needs the dask extra: pip install 'npu-codemod[dask]'") from None
     try:
-        return DaskPool(args.scheduler)
+        return DaskPool(options.scheduler or "")
     except (OSError, TimeoutError) as exc:
-        raise OptionError(f"cannot reach the Dask scheduler at {args.scheduler}: {exc}") from None
+        raise OptionError(f"cannot reach the Dask scheduler at {options.scheduler}: {exc}") from None
 
 
 def only_failed(entries: Sequence[RepoEntry], run: dict) -> list[RepoEntry]:

@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import git
 
 from npu_codemod.codemods.findings import Finding
-
 from npu_codemod.orchestrator.git import repository as gitrepo
+from npu_codemod.orchestrator.prs.groups import group_paths, grouper
 from npu_codemod.orchestrator.results import ChangeGroup, RepoResult
-from npu_codemod.orchestrator.prs.groups import grouper, group_paths
 
 if TYPE_CHECKING:
-    from npu_codemod.orchestrator.batch.pipeline import RepoJob
-    from npu_codemod.orchestrator.batch.shards import FileChange
+    from npu_codemod.orchestrator.batch.jobs import FileChange, RepoJob
 
 
 def commit_groups(repo: git.Repo, job: "RepoJob", base: str, result: RepoResult,

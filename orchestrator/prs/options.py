@@ -6,10 +6,10 @@ import argparse
 from typing import Optional
 
 from npu_codemod.orchestrator.prs.forge import TOKEN_VARIABLES, find_token
-from npu_codemod.orchestrator.prs.pacing import Pacer, parse_rate
-from npu_codemod.orchestrator.prs.text import TemplateError, load_templates
-from npu_codemod.orchestrator.prs.publish import PrSettings
 from npu_codemod.orchestrator.prs.groups import SPLIT_CHOICES
+from npu_codemod.orchestrator.prs.pacing import Pacer, parse_rate
+from npu_codemod.orchestrator.prs.publish import PrSettings
+from npu_codemod.orchestrator.prs.text import TemplateError, load_templates
 
 DEFAULT_PR_RATE = "30/min"
 

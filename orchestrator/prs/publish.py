@@ -23,8 +23,8 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 import jinja2
 
 from npu_codemod.orchestrator.git import repository as gitrepo
-from npu_codemod.orchestrator.prs.forge import Forge, ForgeError, PullRequest, open_forge, slug_from_url
 from npu_codemod.orchestrator.git.repository import GitError
+from npu_codemod.orchestrator.prs.forge import Forge, ForgeError, PullRequest, open_forge, slug_from_url
 from npu_codemod.orchestrator.prs.pacing import Pacer
 from npu_codemod.orchestrator.prs.text import PrTemplates, pr_context
 from npu_codemod.orchestrator.redact import mask_secrets

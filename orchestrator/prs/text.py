@@ -21,9 +21,8 @@ import jinja2
 from npu_codemod import __version__
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import guide_title
-from npu_codemod.reports.links import safe_http
-
 from npu_codemod.orchestrator.results import ChangeGroup
+from npu_codemod.reports.links import safe_http
 
 #: Rows of the unmigrated table before the rest is only counted (forges cap a body at ~64 KB).
 MAX_ROWS = 200

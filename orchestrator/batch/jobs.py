@@ -1,0 +1,77 @@
+"""The records of one repository's work, as they cross process boundaries: the job a worker
+gets, the plan its shards share, what each shard hands back. Small, frozen and picklable; the
+pipeline, the shards, the runner and the git steps all import them from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import FrozenSet, Literal, Optional
+
+from npu_codemod.codemods.findings import Finding
+from npu_codemod.orchestrator.git.repository import PyFile
+from npu_codemod.orchestrator.repolist import RepoEntry
+from npu_codemod.orchestrator.toolkit import RuleSelection
+
+Mode = Literal["run", "scan"]
+DEFAULT_BRANCH = "npu-codemod/sess-run-to-npu"
+
+
+@dataclass(frozen=True)
+class RepoJob:
+    """Everything a worker needs to process one repository (picklable)."""
+
+    entry: RepoEntry
+    mode: Mode = "run"
+    branch: str = DEFAULT_BRANCH
+    dry_run: bool = False
+    workspace: str = ".npu-codemod"
+    selection: RuleSelection = RuleSelection()
+    push: bool = False
+    remote: str = "origin"
+    force_push: bool = False
+    split_by: Optional[str] = None  # "codeowners" | "directory": a branch per group
+    cache: bool = True  # reuse outcomes of unchanged files (result_cache); --no-cache: False
+    include_tests: bool = False  # --include-tests: test files are migrated too
+
+
+@dataclass(frozen=True)
+class RepoPlan:
+    """What every shard and the finish of one repository need to know."""
+
+    job: "RepoJob"
+    path: str  # the repository to open: the user's, or the clone in the workspace cache
+    base: str
+    tip: Optional[str]  # the migration branch before this run, if it existed
+    source: str  # the commit whose files are rewritten: ``base``, or ``tip`` with others' work
+    parent: str  # the commit a new commit goes on: ``tip``, or ``base`` when rebuilt
+    files_scanned: int
+    facts: FrozenSet[str]
+    files_skipped: int = 0  # test files left out (see RepoResult.files_skipped)
+    findings: tuple[Finding, ...] = ()  # from the repository-wide analysis
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One rewritten file: its new blob (``run``) or its diff (``--dry-run``); ``scan`` keeps
+    neither."""
+
+    file: PyFile
+    blob: Optional[str] = None
+    patch: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ShardOutput:
+    findings: tuple[Finding, ...] = ()
+    changes: tuple[FileChange, ...] = ()
+    files_cached: int = 0  # files whose outcome came from the result cache, unparsed
+
+
+@dataclass(frozen=True)
+class ShardedRepo:
+    """A plan whose files are too many for one worker: process each shard, then finish."""
+
+    plan: RepoPlan
+    shards: tuple[tuple[PyFile, ...], ...]
