@@ -40,8 +40,9 @@ from fissix.pgen2 import driver  # noqa: E402
 
 from npu_codemod.codemods.source import decode_source  # noqa: E402
 from npu_codemod.codemods.tfnames import IMPORTS_TF  # noqa: E402
-from npu_codemod.orchestrator import gitrepo  # noqa: E402
-from npu_codemod.orchestrator.pipeline import RepoJob, process_repo  # noqa: E402
+from npu_codemod.orchestrator.git import repository as gitrepo  # noqa: E402
+from npu_codemod.orchestrator.batch.jobs import RepoJob  # noqa: E402
+from npu_codemod.orchestrator.batch.pipeline import process_repo  # noqa: E402
 from npu_codemod.orchestrator.repolist import parse_repo_list  # noqa: E402
 from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit  # noqa: E402
 

@@ -20,8 +20,7 @@ from npu_codemod.codemods.engine import FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
 from npu_codemod.codemods.file_kinds import SYMLINK, is_test_file
 from npu_codemod.codemods.findings import rewrite_instruction
-
-from .toolkit import Toolkit
+from npu_codemod.orchestrator.toolkit import Toolkit
 
 EXIT_CLEAN, EXIT_SITES, EXIT_UNREADABLE = 0, 1, 2
 #: Folders never walked into: VCS data, virtualenvs, caches.

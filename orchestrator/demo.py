@@ -5,10 +5,7 @@ It shows a new user, on a fresh machine, what a run does: branches, commits and 
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 SAMPLE_REPOS: dict[str, dict[str, str]] = {
@@ -104,23 +101,6 @@ def build_sample_repos(root: Path) -> Path:
     repo_list.write_text("# sample repositories built by npu-codemod demo\n"
                          + "".join(f"{name}\n" for name in SAMPLE_REPOS), encoding="utf-8")
     return repo_list
-
-
-def run_demo(report_dir: str, keep: bool = False) -> int:
-    from .cli import main
-
-    root = Path(tempfile.mkdtemp(prefix="npu-codemod-demo-"))
-    try:
-        repo_list = build_sample_repos(root)
-        kept = "kept" if keep else "removed at the end; --keep keeps them"
-        print(f"npu-codemod demo: sample repos in {root} ({kept})", file=sys.stderr)
-        code = main(["run", "--repos", str(repo_list), "--report-dir", report_dir,
-                     "--workspace", str(root / ".workspace")])
-        print(f"npu-codemod demo: open {Path(report_dir, 'report.html').resolve()}", file=sys.stderr)
-        return code
-    finally:
-        if not keep:
-            shutil.rmtree(root, ignore_errors=True)
 
 
 def _git(repo: Path, *args: str) -> None:

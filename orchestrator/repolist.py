@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
-from .redact import mask_secrets
+from npu_codemod.orchestrator.redact import mask_secrets
 
 #: Per-entry options a line may carry after the base ref.
 ENTRY_OPTIONS = frozenset({"slug"})

@@ -6,9 +6,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, Optional
 
 from npu_codemod.codemods.findings import Finding
-
-from .redact import mask_secrets
-from .repolist import RepoEntry
+from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.repolist import RepoEntry
 
 RepoStatus = Literal["changed", "unchanged", "failed"]
 

@@ -19,12 +19,17 @@ from typing import Optional, Sequence
 
 from npu_codemod.codemods.engine import Engine
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.codemods.rule import (RULE_CATALOG, Rule, catalog_anchor, catalog_heading,
-                                       guide_note, guide_title)
+from npu_codemod.codemods.rule import (
+    RULE_CATALOG,
+    Rule,
+    catalog_anchor,
+    catalog_heading,
+    guide_note,
+    guide_title,
+)
 from npu_codemod.codemods.rule_settings import settings_fields
+from npu_codemod.orchestrator.toolkit import RuleSelection, Toolkit, build_toolkit
 from npu_codemod.plugins.manager import select_rules
-
-from .toolkit import RuleSelection, Toolkit, build_toolkit
 
 #: The command that regenerates the committed catalog.
 REGENERATE = "python -m npu_codemod.orchestrator.rule_catalog"

@@ -11,10 +11,9 @@ import json
 from typing import Any, TextIO
 
 from npu_codemod.codemods.rule_settings import settings_fields
-
-from .rule_catalog import catalog_markdown
-from .run_record import rule_info
-from .toolkit import Toolkit
+from npu_codemod.orchestrator.rule_catalog import catalog_markdown
+from npu_codemod.orchestrator.run_record import rule_info
+from npu_codemod.orchestrator.toolkit import Toolkit
 
 COLUMNS = ("id", "name", "status", "plugin", "distribution", "version")
 MARKDOWN_COMMAND = "npu-codemod rules --format markdown"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import NamedTuple, Sequence, TextIO
 
-from .results import RepoResult
+from npu_codemod.orchestrator.results import RepoResult
 
 
 class RepoLine(NamedTuple):

@@ -33,7 +33,7 @@ import pluggy
 if TYPE_CHECKING:
     from npu_codemod.codemods.findings import Finding
     from npu_codemod.codemods.rule import Rule
-    from npu_codemod.orchestrator.forge import Forge
+    from npu_codemod.orchestrator.prs.forge import Forge
 
 PROJECT = "npu_codemod"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -141,9 +141,9 @@ def npu_codemod_forge(
     (None if unset; never print or store it), and ``slug`` the repository's ``owner/name``
     (from the repo list's ``slug=`` or the remote URL's last two path components).
 
-    The client must provide the :class:`npu_codemod.orchestrator.forge.Forge` interface and
-    raise :class:`npu_codemod.orchestrator.forge.ForgeError` (one sentence) on refusals; do
-    HTTP through :class:`npu_codemod.orchestrator.forge_http.ApiClient` to get retries and
+    The client must provide the :class:`npu_codemod.orchestrator.prs.forge.Forge` interface and
+    raise :class:`npu_codemod.orchestrator.prs.forge.ForgeError` (one sentence) on refusals; do
+    HTTP through :class:`npu_codemod.orchestrator.prs.http.ApiClient` to get retries and
     rate-limit handling. First result wins: built-ins answer to ``github`` and ``gitlab``, so
     third parties can add Gitea or Bitbucket under their own name.
     """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from npu_codemod.orchestrator.forge import ForgeError, open_forge
+from npu_codemod.orchestrator.prs.forge import ForgeError, open_forge
 from npu_codemod.plugins.manager import PluginSpec, load_plugins
 
 GITEA_PLUGIN = """\

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.orchestrator.codeowners import owners_of, parse_codeowners
-from npu_codemod.orchestrator.forge import ForgeError, forge_host, open_forge, reviewer_kind, slug_from_url
-from npu_codemod.orchestrator.forge_http import ApiClient, Response, RetryPolicy
-from npu_codemod.orchestrator.pacing import Pacer, parse_rate
-from npu_codemod.orchestrator.pr_text import load_templates, pr_context
+from npu_codemod.orchestrator.prs.codeowners import owners_of, parse_codeowners
+from npu_codemod.orchestrator.prs.forge import ForgeError, forge_host, open_forge, reviewer_kind, slug_from_url
+from npu_codemod.orchestrator.prs.http import ApiClient, Response, RetryPolicy
+from npu_codemod.orchestrator.prs.pacing import Pacer, parse_rate
+from npu_codemod.orchestrator.prs.text import load_templates, pr_context
 from npu_codemod.orchestrator.redact import add_secret, mask_secrets
-from npu_codemod.orchestrator.split import grouper, slugify
+from npu_codemod.orchestrator.prs.groups import grouper, slugify
 from npu_codemod.plugins.manager import load_plugins
 
 CODEOWNERS = """\

@@ -11,7 +11,7 @@ from pathlib import Path
 import git as gitpython
 import pytest
 
-from npu_codemod.orchestrator import gitrepo
+from npu_codemod.orchestrator.git import repository as gitrepo
 
 from gitutil import cli, commits_on, git, make_repo, show
 from repostate import repo_state

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from npu_codemod.orchestrator import gitrepo
+from npu_codemod.orchestrator.git import repository as gitrepo
 
 from gitutil import git, make_repo
 

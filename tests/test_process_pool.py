@@ -14,13 +14,13 @@ SCRIPT = """
 import json, sys, threading
 sys.path.insert(0, {tests!r})
 import pool_probe
-import npu_codemod.orchestrator.runner  # imported by the parent only
-from npu_codemod.orchestrator.process_pool import ProcessPool
+import npu_codemod.orchestrator.batch.runner  # imported by the parent only
+from npu_codemod.orchestrator.batch.process_pool import ProcessPool
 
 def probe():
     with ProcessPool(2) as pool:
-        pool.submit(1, pool_probe.loaded, "npu_codemod.orchestrator.runner")
-        pool.submit(2, pool_probe.loaded, "npu_codemod.orchestrator.runner")
+        pool.submit(1, pool_probe.loaded, "npu_codemod.orchestrator.batch.runner")
+        pool.submit(2, pool_probe.loaded, "npu_codemod.orchestrator.batch.runner")
         outcomes = dict(pool.wait(None))
         while len(outcomes) < 2:
             outcomes.update(pool.wait(None))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import git as gitpython
 import pytest
 
-from npu_codemod.orchestrator import gitrepo
+from npu_codemod.orchestrator.git import repository as gitrepo
 
 from gitfixtures import commit_files, git, make_remote, make_repo
 

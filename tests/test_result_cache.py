@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from npu_codemod.orchestrator.cli import main
-from npu_codemod.orchestrator.result_cache import ResultStore, cache_path
+from npu_codemod.orchestrator.batch.file_cache import ResultStore, cache_path
 
 from gitfixtures import TF_SCRIPT, commit_files, git, make_repo
 from gitutil import cli

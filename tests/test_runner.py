@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from npu_codemod.orchestrator.pipeline import RepoJob
-from npu_codemod.orchestrator.process_pool import TaskOutcome
+from npu_codemod.orchestrator.batch.jobs import RepoJob
+from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
 from npu_codemod.orchestrator.repolist import RepoEntry
-from npu_codemod.orchestrator.runner import run_jobs
+from npu_codemod.orchestrator.batch.runner import run_jobs
 
 
 class InlinePool:

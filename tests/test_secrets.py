@@ -111,7 +111,7 @@ def test_a_url_token_reaches_git_but_no_file_of_the_workspace(tmp_path: Path) ->
 
 
 def test_split_credentials_moves_only_http_userinfo_into_the_environment() -> None:
-    from npu_codemod.orchestrator.credentials import split_credentials
+    from npu_codemod.orchestrator.git.credentials import split_credentials
 
     public, env = split_credentials("https://me:t%40k@[::1]:8443/org/r.git")
     assert public == "https://[::1]:8443/org/r.git"

@@ -14,7 +14,7 @@ from gitutil import cli, git, make_repo, show
 from reportcase import Page
 
 from npu_codemod.codemods.file_kinds import SYMLINK
-from npu_codemod.orchestrator import gitrepo
+from npu_codemod.orchestrator.git import repository as gitrepo
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TRAIN = """\

@@ -21,7 +21,7 @@ import pytest
 from gitutil import cli, git, make_repo
 
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.orchestrator.result_spool import ResultSpool
+from npu_codemod.orchestrator.batch.spool import ResultSpool
 from npu_codemod.orchestrator.results import ChangeGroup, PullRequestRecord, RepoResult
 from npu_codemod.reports.builtin import npu_codemod_write_report
 

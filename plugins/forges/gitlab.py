@@ -5,8 +5,8 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any, Optional, Sequence
 
-from npu_codemod.orchestrator.forge import PrState, PullRequest, RepoInfo, forge_host, reviewer_kind
-from npu_codemod.orchestrator.forge_http import ApiClient
+from npu_codemod.orchestrator.prs.forge import PrState, PullRequest, RepoInfo, forge_host, reviewer_kind
+from npu_codemod.orchestrator.prs.http import ApiClient
 from npu_codemod.plugins.hookspecs import hookimpl
 
 DRAFT = "Draft: "

@@ -21,8 +21,8 @@ from gitdb.base import IStream, OInfo
 from gitdb.db import LooseObjectDB
 from gitdb.util import hex_to_bin
 
-from .credentials import split_credentials
-from .redact import mask_secrets
+from npu_codemod.orchestrator.git.credentials import split_credentials
+from npu_codemod.orchestrator.redact import mask_secrets
 
 _SYMLINK_MODE = b"120000"
 _LISTED_MODES = (b"100644", b"100755", _SYMLINK_MODE)  # regular files, symlinks

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, TextIO
 
-from .forge import ForgeError, find_token, open_forge
-from .redact import mask_secrets
+from npu_codemod.orchestrator.prs.forge import ForgeError, find_token, open_forge
+from npu_codemod.orchestrator.redact import mask_secrets
 
 
 def print_status(run: Mapping[str, Any], hook: Any, stream: TextIO,

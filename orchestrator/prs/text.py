@@ -21,9 +21,8 @@ import jinja2
 from npu_codemod import __version__
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import guide_title
+from npu_codemod.orchestrator.results import ChangeGroup
 from npu_codemod.reports.links import safe_http
-
-from .results import ChangeGroup
 
 #: Rows of the unmigrated table before the rest is only counted (forges cap a body at ~64 KB).
 MAX_ROWS = 200
@@ -55,7 +54,7 @@ class PrTemplates:
 
 def load_templates(title: Optional[str] = None, body_file: Optional[str] = None) -> PrTemplates:
     """The built-in templates, or the user's; TemplateError names the bad one."""
-    builtin = _environment(jinja2.PackageLoader("npu_codemod.orchestrator", "templates"))
+    builtin = _environment(jinja2.PackageLoader("npu_codemod.orchestrator.prs", "templates"))
     user = _environment(jinja2.BaseLoader())
     try:
         title_template = user.from_string(title) if title else builtin.get_template("pr_title.j2")

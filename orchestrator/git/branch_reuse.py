@@ -19,7 +19,7 @@ from typing import Optional
 
 import git
 
-from . import gitrepo
+from npu_codemod.orchestrator.git import repository as gitrepo
 
 #: A line of every commit message npu-codemod writes: how its own commits are recognised.
 OWN_COMMIT_MARK = "Applied by npu-codemod"

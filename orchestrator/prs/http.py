@@ -17,7 +17,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
-from .redact import mask_secrets
+from npu_codemod.orchestrator.redact import mask_secrets
 
 USER_AGENT = "npu-codemod"
 #: Statuses worth another try: rate limits and transient server trouble.

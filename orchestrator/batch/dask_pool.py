@@ -13,7 +13,7 @@ from typing import Any, Callable, Hashable, Iterable, Optional
 
 from distributed import Client, wait
 
-from .process_pool import TaskOutcome
+from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
 
 
 class DaskPool:

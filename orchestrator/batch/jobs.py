@@ -1,27 +1,38 @@
-"""Splitting one repository's files across workers, and the records the pieces exchange.
-
-A large repository is processed in three steps: a *plan* (open or fetch, choose the commit to
-build on, gather repository-wide facts over every file), *shards* (the rules over a slice of
-the files, in parallel), and a *finish* (one commit, the branch, the push). The records here
-are what crosses process boundaries between those steps: small, frozen and picklable. Shards
-store new contents as git blobs and hand back only their shas, so memory stays bounded by one
-file per worker whatever the size of the repository.
+"""The records of one repository's work, as they cross process boundaries: the job a worker
+gets, the plan its shards share, what each shard hands back. Small, frozen and picklable; the
+pipeline, the shards, the runner and the git steps all import them from here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, FrozenSet, Optional, Sequence
+from typing import FrozenSet, Literal, Optional
 
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.orchestrator.git.repository import PyFile
+from npu_codemod.orchestrator.repolist import RepoEntry
+from npu_codemod.orchestrator.toolkit import RuleSelection
 
-from .gitrepo import PyFile
+Mode = Literal["run", "scan"]
+DEFAULT_BRANCH = "npu-codemod/sess-run-to-npu"
 
-if TYPE_CHECKING:  # pipeline imports this module
-    from .pipeline import RepoJob
 
-#: Fewer files than this are not worth a round trip to another worker.
-MIN_SHARD_FILES = 16
+@dataclass(frozen=True)
+class RepoJob:
+    """Everything a worker needs to process one repository (picklable)."""
+
+    entry: RepoEntry
+    mode: Mode = "run"
+    branch: str = DEFAULT_BRANCH
+    dry_run: bool = False
+    workspace: str = ".npu-codemod"
+    selection: RuleSelection = RuleSelection()
+    push: bool = False
+    remote: str = "origin"
+    force_push: bool = False
+    split_by: Optional[str] = None  # "codeowners" | "directory": a branch per group
+    cache: bool = True  # reuse outcomes of unchanged files (result_cache); --no-cache: False
+    include_tests: bool = False  # --include-tests: test files are migrated too
 
 
 @dataclass(frozen=True)
@@ -64,9 +75,3 @@ class ShardedRepo:
 
     plan: RepoPlan
     shards: tuple[tuple[PyFile, ...], ...]
-
-
-def split_files(files: Sequence[PyFile], workers: int) -> list[tuple[PyFile, ...]]:
-    """Contiguous slices in file order (so joined outputs read as one serial pass)."""
-    size = max(MIN_SHARD_FILES, -(-len(files) // max(workers, 1)))
-    return [tuple(files[start:start + size]) for start in range(0, len(files), size)] or [()]

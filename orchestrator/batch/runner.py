@@ -20,11 +20,11 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, Optional, Protoc
 
 from tqdm import tqdm
 
-from .pipeline import RepoJob, finish_repo, process_shard, start_repo
-from .process_pool import TaskOutcome
-from .redact import mask_secrets
-from .results import RepoResult, failed
-from .shards import ShardedRepo, ShardOutput
+from npu_codemod.orchestrator.batch.jobs import RepoJob, ShardedRepo, ShardOutput
+from npu_codemod.orchestrator.batch.pipeline import finish_repo, process_shard, start_repo
+from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
+from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.results import RepoResult, failed
 
 
 class Pool(Protocol):

@@ -21,10 +21,10 @@ from typing import Iterator
 
 import git
 
-from . import gitrepo
-from .gitrepo import GitError
-from .redact import mask_secrets
-from .repolist import RepoEntry
+from npu_codemod.orchestrator.git import repository as gitrepo
+from npu_codemod.orchestrator.git.repository import GitError
+from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.repolist import RepoEntry
 
 CLONES = "clones"
 

@@ -9,48 +9,31 @@ several workers; :func:`process_repo` runs them one after the other, and gives t
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import Callable, Literal, Optional, Sequence, TypeVar, Union
+from typing import Callable, Sequence, TypeVar, Union
 
 from npu_codemod.codemods.engine import file_finding
 from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.file_kinds import SYMLINK, is_test_file
 from npu_codemod.codemods.findings import Finding
-
-from . import gitrepo
-from .branch_reuse import OWN_COMMIT_MARK, build_point
-from .credentials import split_credentials
-from .file_patch import file_patch
-from .gitrepo import GitError, NoSuchRemote, PyFile
-from .redact import mask_secrets
-from .repolist import RepoEntry
-from .result_cache import cached_engine
-from .results import RepoResult, failed
-from .shards import FileChange, RepoPlan, ShardedRepo, ShardOutput, split_files
-from .split_branches import commit_groups
-from .toolkit import RuleSelection, build_toolkit
-from .workspace import Workspace
-
-Mode = Literal["run", "scan"]
-DEFAULT_BRANCH = "npu-codemod/sess-run-to-npu"
-
-
-@dataclass(frozen=True)
-class RepoJob:
-    """Everything a worker needs to process one repository (picklable)."""
-
-    entry: RepoEntry
-    mode: Mode = "run"
-    branch: str = DEFAULT_BRANCH
-    dry_run: bool = False
-    workspace: str = ".npu-codemod"
-    selection: RuleSelection = RuleSelection()
-    push: bool = False
-    remote: str = "origin"
-    force_push: bool = False
-    split_by: Optional[str] = None  # "codeowners" | "directory": a branch per group
-    cache: bool = True  # reuse outcomes of unchanged files (result_cache); --no-cache: False
-    include_tests: bool = False  # --include-tests: test files are migrated too
+from npu_codemod.orchestrator.batch.file_cache import cached_engine
+from npu_codemod.orchestrator.batch.jobs import (
+    FileChange,
+    RepoJob,
+    RepoPlan,
+    ShardedRepo,
+    ShardOutput,
+)
+from npu_codemod.orchestrator.batch.shards import split_files
+from npu_codemod.orchestrator.git import repository as gitrepo
+from npu_codemod.orchestrator.git.branch_reuse import OWN_COMMIT_MARK, build_point
+from npu_codemod.orchestrator.git.credentials import split_credentials
+from npu_codemod.orchestrator.git.file_patch import file_patch
+from npu_codemod.orchestrator.git.group_branches import commit_groups
+from npu_codemod.orchestrator.git.repository import GitError, NoSuchRemote, PyFile
+from npu_codemod.orchestrator.git.workspace import Workspace
+from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.results import RepoResult, failed
+from npu_codemod.orchestrator.toolkit import build_toolkit
 
 
 def process_repo(job: RepoJob) -> RepoResult:

@@ -13,7 +13,7 @@ import difflib
 import re
 import zlib
 
-from . import gitrepo
+from npu_codemod.orchestrator.git import repository as gitrepo
 
 _NO_NEWLINE = "\\ No newline at end of file\n"
 

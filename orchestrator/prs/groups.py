@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Literal, Optional
 
-from .codeowners import find_codeowners, owners_of, parse_codeowners
+from npu_codemod.orchestrator.prs.codeowners import find_codeowners, owners_of, parse_codeowners
 
 SplitBy = Literal["codeowners", "directory"]
 SPLIT_CHOICES = ("codeowners", "directory")

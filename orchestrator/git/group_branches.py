@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import git
 
 from npu_codemod.codemods.findings import Finding
-
-from . import gitrepo
-from .results import ChangeGroup, RepoResult
-from .split import grouper, group_paths
+from npu_codemod.orchestrator.git import repository as gitrepo
+from npu_codemod.orchestrator.prs.groups import group_paths, grouper
+from npu_codemod.orchestrator.results import ChangeGroup, RepoResult
 
 if TYPE_CHECKING:
-    from .pipeline import RepoJob
-    from .shards import FileChange
+    from npu_codemod.orchestrator.batch.jobs import FileChange, RepoJob
 
 
 def commit_groups(repo: git.Repo, job: "RepoJob", base: str, result: RepoResult,

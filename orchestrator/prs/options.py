@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Optional
 
-from .forge import TOKEN_VARIABLES, find_token
-from .pacing import Pacer, parse_rate
-from .pr_text import TemplateError, load_templates
-from .pull_requests import PrSettings
-from .split import SPLIT_CHOICES
+from npu_codemod.orchestrator.prs.forge import TOKEN_VARIABLES, find_token
+from npu_codemod.orchestrator.prs.groups import SPLIT_CHOICES
+from npu_codemod.orchestrator.prs.pacing import Pacer, parse_rate
+from npu_codemod.orchestrator.prs.publish import PrSettings
+from npu_codemod.orchestrator.prs.text import TemplateError, load_templates
 
 DEFAULT_PR_RATE = "30/min"
 

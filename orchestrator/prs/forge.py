@@ -14,8 +14,8 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Mapping, Optional, Protocol, Sequence
 
-from .forge_http import ForgeError
-from .redact import add_secret, mask_secrets
+from npu_codemod.orchestrator.prs.http import ForgeError
+from npu_codemod.orchestrator.redact import add_secret, mask_secrets
 
 __all__ = ["Forge", "ForgeError", "PullRequest", "PrState", "RepoInfo", "find_token",
            "forge_host", "slug_from_url", "open_forge"]

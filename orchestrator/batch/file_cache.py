@@ -45,8 +45,7 @@ from typing import FrozenSet, Optional
 from npu_codemod import __version__, codemods, plugins
 from npu_codemod.codemods.engine import FileOutcome
 from npu_codemod.codemods.findings import Finding
-
-from .toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
 
 CACHE_DIR = "cache"
 DB_NAME = "results.sqlite3"

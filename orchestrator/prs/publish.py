@@ -22,14 +22,14 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 
 import jinja2
 
-from . import gitrepo
-from .forge import Forge, ForgeError, PullRequest, open_forge, slug_from_url
-from .gitrepo import GitError
-from .pacing import Pacer
-from .pr_text import PrTemplates, pr_context
-from .redact import mask_secrets
-from .repolist import RepoEntry
-from .results import ChangeGroup, PullRequestRecord, RepoResult
+from npu_codemod.orchestrator.git import repository as gitrepo
+from npu_codemod.orchestrator.git.repository import GitError
+from npu_codemod.orchestrator.prs.forge import Forge, ForgeError, PullRequest, open_forge, slug_from_url
+from npu_codemod.orchestrator.prs.pacing import Pacer
+from npu_codemod.orchestrator.prs.text import PrTemplates, pr_context
+from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.repolist import RepoEntry
+from npu_codemod.orchestrator.results import ChangeGroup, PullRequestRecord, RepoResult
 
 _SHA = re.compile(r"^[0-9a-fA-F]{7,40}$")
 

@@ -1,0 +1,67 @@
+"""What the command-line options of every command mean: the rule selection and the config.
+
+One place for the questions several commands ask of their arguments, so ``run``, ``scan``,
+``check`` and ``rules`` read the rule settings and ``include_tests`` the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Optional
+
+from npu_codemod.orchestrator.config import find_config, freeze_rule_settings, read_config
+from npu_codemod.orchestrator.toolkit import RuleSelection
+from npu_codemod.plugins.manager import PluginSpec
+
+
+def config_path(args: argparse.Namespace) -> Optional[Path]:
+    """The TOML file with the ``[tool.npu-codemod]`` table: ``--config``, else the
+    ``pyproject.toml`` next to the repo list, else (``check``) the one in the current folder."""
+    # check (a pre-commit hook, a CI step) runs at the top of the repository it checks
+    return find_config(getattr(args, "config", None),
+                       "-" if args.command == "check" else getattr(args, "repos", None))
+
+
+def rule_selection(args: argparse.Namespace) -> RuleSelection:
+    """The rules, plugins and rule settings the arguments select (ConfigError, SettingsError)."""
+    only = frozenset(r.strip() for r in args.rules.split(",") if r.strip()) \
+        if getattr(args, "rules", None) else None
+    config = config_path(args)
+    rules = read_config(config, bool(getattr(args, "config", None))).rules if config else {}
+    return RuleSelection(
+        plugins=PluginSpec(extra=tuple(getattr(args, "plugin", ()))),
+        only=only,
+        disabled=frozenset(getattr(args, "disable_rule", ())),
+        settings=freeze_rule_settings(config, rules) if config else (),
+        settings_source=str(config or ""),
+    )
+
+
+def include_tests(args: argparse.Namespace) -> bool:
+    """``--include-tests``/``--no-include-tests``, else the config's ``include_tests``."""
+    if getattr(args, "include_tests", None) is not None:
+        return args.include_tests
+    config = config_path(args)
+    return read_config(config, False).include_tests if config else False
+
+
+def add_plugin_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_PATH",
+                        help="load a rule plugin from a module or .py file (repeatable)")
+    parser.add_argument("--debug", action="store_true",
+                        help="print the traceback of each rule that crashes on stderr")
+
+
+def add_config_option(parser: argparse.ArgumentParser,
+                      default: str = "pyproject.toml next to the repo list") -> None:
+    parser.add_argument("--config", metavar="FILE", default=None,
+                        help=f"TOML file with a [tool.npu-codemod] table of rule settings "
+                             f"(default: {default})")
+
+
+def add_include_tests_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--include-tests", action=argparse.BooleanOptionalAction, default=None,
+                        help="also migrate test files (test_*.py, *_test.py, conftest.py, files "
+                             "under test/ or tests/), which are skipped by default (config: "
+                             "include_tests = true)")

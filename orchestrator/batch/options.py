@@ -1,0 +1,129 @@
+"""Options for running over many repositories, validated before anything happens: where the
+jobs run, how long a repository may take, the branch, pushing, pull requests, rerunning only
+what failed. :meth:`BatchOptions.from_args` is the one place they are checked."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+from npu_codemod.orchestrator import arguments
+from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH, Mode
+from npu_codemod.orchestrator.batch.process_pool import ProcessPool
+from npu_codemod.orchestrator.batch.runner import Pool
+from npu_codemod.orchestrator.git.repository import GitError, check_branch_name
+from npu_codemod.orchestrator.prs.options import pr_settings
+from npu_codemod.orchestrator.prs.publish import PrSettings
+from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.repolist import RepoEntry
+from npu_codemod.orchestrator.toolkit import RuleSelection
+
+
+class OptionError(Exception):
+    """A bad option value: one line on stderr, exit code 2."""
+
+
+def add_executor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--executor", choices=("local", "dask"), default="local",
+                        help="local worker processes (--jobs) or a Dask cluster (--scheduler)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="Dask scheduler address for --executor dask, e.g. tcp://host:8786")
+    parser.add_argument("--repo-timeout", type=float, metavar="SECONDS",
+                        help="a repository taking longer fails with this reason; the batch goes on")
+    parser.add_argument("--only-failed", metavar="RUN_JSON",
+                        help="process only the repos of the list that failed in that earlier run")
+
+
+def add_push_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--push", action="store_true", help="push each migration branch")
+    parser.add_argument("--remote", default="origin", help="remote to push to (default: %(default)s)")
+    parser.add_argument("--force-push", action="store_true",
+                        help="allow replacing a remote branch that was rebuilt on a new base")
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """Everything a batch (``run``, ``scan``, ``demo``) needs besides the repo list; valid by
+    construction through :meth:`from_args`, or built directly by a library caller."""
+
+    command: Mode = "run"
+    repos: str = ""  # where the list came from, for run.json
+    report_dir: Path = Path("npu-codemod-report")
+    workspace: Path = Path(".npu-codemod")
+    selection: RuleSelection = RuleSelection()
+    branch: str = DEFAULT_BRANCH
+    dry_run: bool = False
+    push: bool = False
+    remote: str = "origin"
+    force_push: bool = False
+    split_by: Optional[str] = None
+    include_tests: bool = False
+    jobs: int = os.cpu_count() or 1
+    executor: str = "local"
+    scheduler: Optional[str] = None
+    repo_timeout: Optional[float] = None
+    progress: bool = True
+    cache: bool = True
+    debug: bool = False
+    prs: Optional[PrSettings] = None
+    #: The parsed arguments, for plugin hooks that read their own options (None: a library run).
+    namespace: Optional[argparse.Namespace] = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "BatchOptions":
+        """The options of ``run``/``scan``, every value checked; OptionError (one line) before
+        any file, folder or process exists."""
+        _check_values(args)
+        try:
+            prs = pr_settings(args)
+            if args.command == "run":
+                check_branch_name(args.branch)
+        except (ValueError, GitError) as exc:
+            raise OptionError(str(exc)) from None
+        return cls(
+            command=args.command, repos=args.repos, report_dir=Path(args.report_dir),
+            workspace=Path(args.workspace).resolve(), selection=arguments.rule_selection(args),
+            branch=getattr(args, "branch", DEFAULT_BRANCH), dry_run=getattr(args, "dry_run", False),
+            push=getattr(args, "push", False), remote=getattr(args, "remote", "origin"),
+            force_push=getattr(args, "force_push", False), split_by=getattr(args, "split_by", None),
+            include_tests=arguments.include_tests(args), jobs=args.jobs, executor=args.executor,
+            scheduler=args.scheduler, repo_timeout=args.repo_timeout,
+            progress=not args.no_progress, cache=not args.no_cache, debug=args.debug, prs=prs,
+            namespace=args)
+
+
+def _check_values(args: argparse.Namespace) -> None:
+    if args.repo_timeout is not None and args.repo_timeout <= 0:
+        raise OptionError("--repo-timeout must be a positive number of seconds")
+    if getattr(args, "force_push", False) and not getattr(args, "push", False):
+        raise OptionError("--force-push needs --push")
+    if args.executor == "local" and args.jobs < 1:
+        raise OptionError("--jobs must be at least 1")
+    if args.executor == "dask" and not args.scheduler:
+        raise OptionError("--executor dask needs --scheduler ADDRESS")
+
+
+def make_pool(options: BatchOptions) -> Pool:
+    """The pool the options ask for; OptionError when it cannot be had."""
+    if options.executor == "local":
+        return ProcessPool(options.jobs)
+    try:
+        from npu_codemod.orchestrator.batch.dask_pool import DaskPool
+    except ImportError:
+        raise OptionError("--executor dask needs the dask extra: pip install 'npu-codemod[dask]'") from None
+    try:
+        return DaskPool(options.scheduler or "")
+    except (OSError, TimeoutError) as exc:
+        raise OptionError(f"cannot reach the Dask scheduler at {options.scheduler}: {exc}") from None
+
+
+def only_failed(entries: Sequence[RepoEntry], run: dict) -> list[RepoEntry]:
+    """The entries whose repo failed in the run record ``run``."""
+    # Name and location: a malformed line is named by its first field, like a good entry.
+    failed = {(repo.get("repo"), repo.get("location")) for repo in run["repos"]
+              if repo.get("status") == "failed"}
+    return [entry for entry in entries
+            if (entry.name, mask_secrets(entry.location)) in failed or (entry.name, None) in failed]

@@ -1,0 +1,32 @@
+"""``npu-codemod check PATH...``: the CI gate and pre-commit hook (logic: orchestrator.check)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from npu_codemod.orchestrator import arguments
+from npu_codemod.orchestrator.check import CheckInputError, add_arguments, run_check
+from npu_codemod.orchestrator.commands.common import EXIT_USAGE, toolkit_of
+from npu_codemod.orchestrator.errors import UsageError
+
+
+def add_to(commands: argparse._SubParsersAction) -> None:
+    check = commands.add_parser("check", help="lint files/folders: print sites still needing "
+                                "migration, exit 1 if any (CI gate, pre-commit hook)")
+    add_arguments(check)
+    arguments.add_include_tests_option(check)
+    arguments.add_plugin_options(check)
+    arguments.add_config_option(check, "pyproject.toml in the current folder")
+    check.set_defaults(handler=check_command)
+
+
+def check_command(args: argparse.Namespace) -> int:
+    toolkit = toolkit_of(arguments.rule_selection(args))
+    try:
+        code = run_check(args.paths, toolkit, sys.stdout, sys.stderr, args.debug,
+                         include_tests=arguments.include_tests(args))
+    except CheckInputError as exc:
+        raise UsageError(str(exc)) from None
+    # A CI gate must not pass when some of the rules it was asked to apply did not run.
+    return EXIT_USAGE if toolkit.plugins.broken else code

@@ -1,0 +1,36 @@
+"""What every command shares: exit codes, the toolkit with its broken-plugin warnings, and
+reading a run record."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from npu_codemod.orchestrator.errors import UsageError
+from npu_codemod.orchestrator.toolkit import RuleSelection, Toolkit, build_toolkit
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def toolkit_of(selection: RuleSelection) -> Toolkit:
+    """The toolkit of a command; a broken plugin is one warning and the command goes on."""
+    toolkit = build_toolkit(selection)
+    for broken in toolkit.plugins.broken:
+        print(f"npu-codemod: warning: plugin {broken.name} is broken: {broken.reason}",
+              file=sys.stderr)
+    return toolkit
+
+
+def read_run(run_json: str) -> dict:
+    """The run record at ``run_json`` (``report``, ``status``, ``--only-failed``); a UsageError
+    naming the file when it cannot be read or is not a run record."""
+    from npu_codemod.reports.json_report import read_run_json
+
+    try:
+        return read_run_json(Path(run_json))
+    except OSError as exc:
+        raise UsageError(f"cannot read {run_json!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{run_json}: not a run record (not UTF-8 text)") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

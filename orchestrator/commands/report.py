@@ -1,0 +1,29 @@
+"""``npu-codemod report RUN_JSON``: render every report again from a run record."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from npu_codemod.orchestrator import arguments
+from npu_codemod.orchestrator.commands.common import EXIT_OK, read_run, toolkit_of
+from npu_codemod.orchestrator.notify import write_reports
+
+
+def add_to(commands: argparse._SubParsersAction) -> None:
+    report = commands.add_parser("report", help="re-render the reports from a run.json")
+    report.add_argument("run_json", metavar="RUN_JSON")
+    report.add_argument("--report-dir", default=None,
+                        help="where to write (default: the folder of RUN_JSON)")
+    arguments.add_plugin_options(report)
+    report.set_defaults(handler=report_command)
+
+
+def report_command(args: argparse.Namespace) -> int:
+    run = read_run(args.run_json)
+    report_dir = Path(args.report_dir) if args.report_dir else Path(args.run_json).parent
+    toolkit = toolkit_of(arguments.rule_selection(args))
+    written = write_reports(toolkit.plugins, run, report_dir)
+    print(f"npu-codemod: wrote {len(written)} file(s) to {report_dir}", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,103 @@
+"""``npu-codemod run`` and ``scan``: parse, validate, run the batch, print the summary."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence
+
+from tqdm import tqdm
+
+from npu_codemod.orchestrator import arguments
+from npu_codemod.orchestrator.batch import run as batch
+from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
+from npu_codemod.orchestrator.batch.options import (
+    BatchOptions,
+    add_executor_options,
+    add_push_options,
+    only_failed,
+)
+from npu_codemod.orchestrator.commands.common import EXIT_FAILED, EXIT_OK, read_run, toolkit_of
+from npu_codemod.orchestrator.errors import UsageError
+from npu_codemod.orchestrator.prs.options import add_pr_options
+from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.repolist import RepoEntry, read_repo_list
+from npu_codemod.orchestrator.results import RepoResult
+from npu_codemod.orchestrator.summary_table import print_summary
+
+
+def add_to(commands: argparse._SubParsersAction) -> None:
+    run = commands.add_parser("run", help="rewrite each repo on a branch and report")
+    add_batch_options(run)
+    run.add_argument("--branch", default=DEFAULT_BRANCH,
+                     help="branch to commit to (default: %(default)s)")
+    run.add_argument("--dry-run", action="store_true",
+                     help="commit nothing; write one .patch per repo into the report dir")
+    add_push_options(run)
+    add_pr_options(run)
+    run.set_defaults(handler=batch_command)
+    scan = commands.add_parser("scan", help="report what would be migrated; change nothing")
+    add_batch_options(scan)
+    scan.set_defaults(handler=batch_command)
+
+
+def add_batch_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repos", required=True, metavar="FILE",
+                        help="repo list: one PATH_OR_URL [BASE_REF] a line; '-' reads stdin")
+    parser.add_argument("--report-dir", default="npu-codemod-report", metavar="DIR",
+                        help="where the reports go (default: %(default)s)")
+    parser.add_argument("--workspace", default=".npu-codemod",
+                        help="clone cache and scratch space (default: %(default)s)")
+    parser.add_argument("--rules", default=None, metavar="ID,...", help="run only these rules")
+    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID",
+                        help="do not run this rule (repeatable)")
+    parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
+                        help="parallel worker processes (default: CPU count)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="parse every file; do not read or write the workspace's result cache")
+    arguments.add_include_tests_option(parser)
+    add_executor_options(parser)
+    arguments.add_plugin_options(parser)
+    arguments.add_config_option(parser)
+
+
+def batch_command(args: argparse.Namespace) -> int:
+    options = BatchOptions.from_args(args)  # every option checked before anything happens
+    toolkit = toolkit_of(options.selection)  # plugins and rule ids too
+    entries = read_entries(args.repos)
+    if args.only_failed:
+        entries = only_failed(entries, read_run(args.only_failed))
+    return run_batch(options, toolkit, entries)
+
+
+def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry]) -> int:
+    """The batch, with each failure on stderr as it happens and the summary at the end; the
+    exit code (an interrupt is re-raised once the reports are written)."""
+    def on_result(index: int, result: RepoResult) -> None:
+        if result.status == "failed" and result.error != batch.INTERRUPTED:  # in the summary
+            tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
+        if options.debug:
+            for finding in result.findings:
+                if finding.trace:
+                    tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {finding.path}:"
+                                            f"{finding.line}: {finding.rule_id} crashed:\n"
+                                            f"{finding.trace}"), file=sys.stderr)
+
+    outcome = batch.run(options, toolkit, entries, on_result)
+    print_summary(outcome.lines, sys.stderr)
+    names = ", ".join(path.name for path in outcome.written[:4])
+    print(f"npu-codemod: reports in {outcome.report_dir} ({names}, ...)", file=sys.stderr)
+    if outcome.interrupted is not None:
+        raise outcome.interrupted
+    return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+def read_entries(repos: str) -> list[RepoEntry]:
+    """The repo list at ``repos`` (``-``: stdin); a UsageError when it cannot be read."""
+    try:
+        return read_repo_list(repos, sys.stdin.read() if repos == "-" else None)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise UsageError(f"cannot read repo list {repos!r}: {reason}") from None

@@ -1,0 +1,24 @@
+"""``npu-codemod status RUN_JSON``: the state and checks of a run's pull requests."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from npu_codemod.orchestrator import arguments
+from npu_codemod.orchestrator.commands.common import read_run, toolkit_of
+
+
+def add_to(commands: argparse._SubParsersAction) -> None:
+    status = commands.add_parser("status", help="show the state and checks of a run's pull requests")
+    status.add_argument("run_json", metavar="RUN_JSON")
+    status.add_argument("--forge-url", default=None, metavar="URL", help="API root override")
+    arguments.add_plugin_options(status)
+    status.set_defaults(handler=status_command)
+
+
+def status_command(args: argparse.Namespace) -> int:
+    from npu_codemod.orchestrator.prs.status import print_status
+
+    hook = toolkit_of(arguments.rule_selection(args)).plugins.pm.hook
+    return print_status(read_run(args.run_json), hook, sys.stdout, args.forge_url)
