@@ -15,9 +15,24 @@ do. Names not listed in ``__all__`` are internal and may change.
 from __future__ import annotations
 
 from fissix import pytree as _pytree
-from fissix.fixer_util import Comma, Dot, Name
-from fissix.pgen2 import token as tokens
-from fissix.pygram import python_symbols as symbols
+from fissix.fixer_util import (
+    #: A ``,`` leaf, for building argument lists: ``Comma()`` (fissix ``fixer_util.Comma``).
+    Comma,
+    #: A ``.`` leaf, for building attribute trailers: ``Dot()`` (fissix ``fixer_util.Dot``).
+    Dot,
+    #: A NAME leaf: ``Name("npu_ops", prefix=" ")`` (fissix ``fixer_util.Name``).
+    Name,
+)
+from fissix.pgen2 import (
+    #: The token types of leaves (fissix ``pgen2.token``): ``leaf.type == tokens.NAME``,
+    #: ``tokens.STRING``, ``tokens.COMMA``, ``tokens.LPAR``...
+    token as tokens,
+)
+from fissix.pygram import (
+    #: The grammar's node types (fissix ``pygram.python_symbols``): ``node.type ==
+    #: symbols.power``, ``symbols.trailer``, ``symbols.arglist``, ``symbols.expr_stmt``...
+    python_symbols as symbols,
+)
 
 from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.calls import (
@@ -26,8 +41,11 @@ from npu_codemod.codemods.calls import (
     arguments,
     find_argument,
     has_unpacking,
+    #: Whether an expression node is the literal ``False``: ``is_false(argument.value)``.
     is_false,
+    #: Whether an expression node is the literal ``None``: ``is_none(argument.value)``.
     is_none,
+    #: Whether an expression node is the literal ``True``: ``is_true(argument.value)``.
     is_true,
     needs_parentheses,
 )
@@ -38,10 +56,24 @@ from npu_codemod.codemods.edits import (
     set_positional,
     wrap_argument,
 )
-from npu_codemod.codemods.findings import Finding, Status
+from npu_codemod.codemods.findings import (
+    Finding,
+    #: What a finding says of its site: ``"migrated"`` (done: rewritten, or already in NPU
+    #: form), ``"unmigrated"`` (a person must act: the message says what to do) or
+    #: ``"error"`` (the rule or the file could not be handled).
+    Status,
+)
 from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
 from npu_codemod.codemods.qualified import Reference, name_reference
-from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
+from npu_codemod.codemods.rule import (
+    #: The named parts of a :attr:`Rule.pattern` match, as :meth:`Rule.visit` gets them:
+    #: ``call=trailer< ... >`` gives ``capture["call"]`` (a list for ``name=any*``), and
+    #: ``capture["node"]`` is the matched node itself.
+    Capture,
+    FileContext,
+    Rule,
+    position,
+)
 from npu_codemod.codemods.rule_settings import SettingsError
 from npu_codemod.codemods.scopes import (
     Use,
@@ -68,7 +100,9 @@ from npu_codemod.codemods.tfnames import (
     TfNames,
     canonical,
     dotted_name,
+    #: Whether a node is a ``.name`` trailer (``.estimator`` in ``tf.estimator.RunConfig``).
     is_attribute_trailer,
+    #: Whether a node is a ``(...)`` call trailer (None is not).
     is_call_trailer,
     prefix_name,
 )
@@ -80,7 +114,12 @@ from npu_codemod.codemods.walk import (
     small_statements,
     tree_text,
 )
-from npu_codemod.plugins.hookspecs import hookimpl
+from npu_codemod.plugins.hookspecs import (
+    #: The decorator of a plugin's hook implementations (pluggy's marker for ``npu_codemod``):
+    #: ``@hookimpl`` over ``def npu_codemod_rules(): return [MyRule()]``; every hook is
+    #: described in ``npu_codemod/plugins/hookspecs.py``.
+    hookimpl,
+)
 
 #: A syntax tree node with children (fissix ``pytree.Node``).
 Node = _pytree.Node
