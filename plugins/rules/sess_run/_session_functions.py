@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Optional, Union
 
-from .config_functions import dotted, imported_names, module_parts, nearest_function, own_nodes, parse
+from ._config_functions import dotted, imported_names, module_parts, nearest_function, own_nodes, parse
 
 PREFIX = "npu010-session:"
 CALLED = "npu010-called:"
