@@ -111,7 +111,7 @@ def dotted(node: ast.AST) -> Optional[str]:
 
 def session_config_values(tree: ast.AST) -> Iterator[ast.expr]:
     """The ``config`` argument of every call that looks like a session (or session creator)
-    call, by its last name: the cheap, generous counterpart of ``session_config.session_call``."""
+    call, by its last name: the cheap, generous counterpart of ``_session_config.session_call``."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue

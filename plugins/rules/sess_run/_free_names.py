@@ -1,6 +1,6 @@
 """The names a scope already uses, collected once per file, for naming generated code.
 
-:func:`statements.free_name` walks the whole scope, and the module's scope is the whole file:
+:func:`free_name` walks the whole scope, and the module's scope is the whole file:
 a rule that names what it inserts at several sites of one scope (a config per session) would
 walk it once per site. :func:`taken_names` walks each scope once per file and keeps the set
 in ``ctx.memo``; the rule :func:`claim`\\ s the names of the code it inserts, so the set stays
@@ -17,7 +17,7 @@ _KEY = "free_names.taken"
 
 
 def taken_names(scope: Node, ctx: FileContext) -> set[str]:
-    """:func:`statements.used_names` of ``scope``, walked once per file (do not edit the set)."""
+    """:func:`used_names` of ``scope``, walked once per file (do not edit the set)."""
     return ctx.per_node(_KEY, scope, used_names)
 
 

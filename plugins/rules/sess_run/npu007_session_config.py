@@ -356,7 +356,7 @@ def _hoist(value: Base, statement: Base, name: str, line: int, column: int,
 def _complete(target: ConfigTarget, ctx: FileContext) -> _Done:
     """Add the NPU lines the object ``target`` names lacks, once per object.
 
-    A local name is followed along every path to the session (``config_flow``): objects
+    A local name is followed along every path to the session (``_config_flow``): objects
     returned by a configured function count as configured (a function of this file is
     completed first). When only some paths have the NpuOptimizer line, it goes right after
     each binding that has none on its way, if no path from that binding adds one; else the
@@ -523,7 +523,7 @@ def _by_hand(site: SessionCall) -> str:
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
-    """Which functions of the file return a configured config (``config_functions``)."""
+    """Which functions of the file return a configured config (``_config_functions``)."""
     return config_function_facts(path, text) or None
 
 

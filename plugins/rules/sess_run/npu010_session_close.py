@@ -1,7 +1,7 @@
 """NPU010 session-close: a bare session must be closed, that is where the NPU executor is freed.
 
 ``<name>.close()`` goes after the last statement of the block that uses the session or anything
-built with it (:mod:`codemods.lifetimes`: ``actor = Actor(sess)`` keeps it, so the close goes
+built with it (:mod:`._lifetimes`: ``actor = Actor(sess)`` keeps it, so the close goes
 after the last use of ``actor`` too), after the ``join()`` of the threads that run on it, and
 before each ``return`` that leaves the function between the session's creation and that point
 (a ``return`` on the line of its ``if``/``else``/``for``... first gets a line of its own). A
@@ -21,7 +21,7 @@ A session a function returns (``return sess``, ``return sess, graph``) belongs t
 each call of that function is handled like a session creation (closed there when it qualifies,
 else reported there), and the function itself gets no finding. Callers in the same file are
 found in the tree; callers in other files through the repository facts of
-:mod:`codemods.session_functions` (module-level functions only: :meth:`SessionClose.finish`
+:mod:`._session_functions` (module-level functions only: :meth:`SessionClose.finish`
 handles those calls in the calling file). A method, a function whose name is used otherwise
 than in a call, or one that no file calls, is reported where it makes the session.
 """
