@@ -42,6 +42,10 @@ class Rule:
     name: ClassVar[str]
     #: One line saying what the rule does.
     description: ClassVar[str]
+    #: The rule pack it belongs to: the rules for one kind of code, as ``plugins/rules/<pack>/``
+    #: holds the built-in ones (``"sess-run"``: NPU001-NPU010, TF 1.x ``sess.run`` scripts);
+    #: "" for none.
+    pack: ClassVar[str] = ""
     #: The section of the migration guide the rule implements, titled as the guide titles it
     #: (the built-in rules: the Chinese Ascend guide).
     guide_section: ClassVar[str] = ""

@@ -282,10 +282,10 @@ def _alias_rank(target: str) -> int:
     return {"tensorflow.compat.v1": 0, TF: 1}.get(target, 2)
 
 
-def called_name(name: pytree.Leaf) -> Optional[tuple[pytree.Node, str]]:
-    """``(power, dotted callee)`` when the NAME leaf ``name`` ends the callee of a call:
-    ``enable_eager_execution`` in ``tf.compat.v1.enable_eager_execution()`` or in a bare
-    ``enable_eager_execution()``."""
+def call_of(name: pytree.Leaf) -> Optional[tuple[pytree.Node, int]]:
+    """``(power, index)`` when the NAME leaf ``name`` ends the callee of a call whose ``(...)``
+    trailer is ``power.children[index]``: ``Session`` in ``tf.Session()``, in a bare
+    ``Session()`` or in ``make_supervisor().managed_session()`` (any callee), else None."""
     holder = name.parent
     if holder is not None and is_attribute_trailer(holder):
         power, index = holder.parent, child_index(holder)
@@ -294,8 +294,16 @@ def called_name(name: pytree.Leaf) -> Optional[tuple[pytree.Node, str]]:
     else:
         return None
     call = power.children[index + 1] if index + 1 < len(power.children) else None
-    spelled = prefix_name(power, index + 1)
-    return (power, spelled) if is_call_trailer(call) and spelled else None
+    return (power, index + 1) if is_call_trailer(call) else None
+
+
+def called_name(name: pytree.Leaf) -> Optional[tuple[pytree.Node, str]]:
+    """``(power, dotted callee)`` when the NAME leaf ``name`` ends the callee of a call:
+    ``enable_eager_execution`` in ``tf.compat.v1.enable_eager_execution()`` or in a bare
+    ``enable_eager_execution()``."""
+    found = call_of(name)
+    spelled = prefix_name(*found) if found is not None else None
+    return (found[0], spelled) if found is not None and spelled else None
 
 
 def first_call(tree: pytree.Node, names: TfNames, wanted: frozenset[str]) -> Optional[tuple[pytree.Node, str]]:

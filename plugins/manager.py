@@ -23,17 +23,17 @@ from .discovery import (ENTRY_POINT_GROUP, Candidate, builtin_candidates, entry_
                         reference_candidate)
 
 BUILTIN_PLUGINS = (
-    "npu_codemod.plugins.rules.npu001_init_import",
-    "npu_codemod.plugins.rules.npu002_drop_remainder",
-    "npu_codemod.plugins.rules.npu004_nn_dropout",
-    "npu_codemod.plugins.rules.npu007_session_config",
-    "npu_codemod.plugins.rules.npu008_soft_placement",
-    "npu_codemod.plugins.rules.npu009_rewrite_options_guard",
+    "npu_codemod.plugins.rules.sess_run.npu001_init_import",
+    "npu_codemod.plugins.rules.sess_run.npu002_drop_remainder",
+    "npu_codemod.plugins.rules.sess_run.npu004_nn_dropout",
+    "npu_codemod.plugins.rules.sess_run.npu007_session_config",
+    "npu_codemod.plugins.rules.sess_run.npu008_soft_placement",
+    "npu_codemod.plugins.rules.sess_run.npu009_rewrite_options_guard",
     "npu_codemod.reports.builtin",
-    "npu_codemod.plugins.rules.npu003_predict_last_batch",
-    "npu_codemod.plugins.rules.npu005_layers_dropout",
-    "npu_codemod.plugins.rules.npu006_gelu",
-    "npu_codemod.plugins.rules.npu010_session_close",
+    "npu_codemod.plugins.rules.sess_run.npu003_predict_last_batch",
+    "npu_codemod.plugins.rules.sess_run.npu005_layers_dropout",
+    "npu_codemod.plugins.rules.sess_run.npu006_gelu",
+    "npu_codemod.plugins.rules.sess_run.npu010_session_close",
     "npu_codemod.plugins.forges.github",
     "npu_codemod.plugins.forges.gitlab",
 )

@@ -15,9 +15,9 @@ from rulecase import assert_migrates, sites
 
 from npu_codemod.codemods.engine import Engine
 from npu_codemod.codemods.tfnames import PUBLIC_NAMES, TfNames, is_internal_name, public_name
-from npu_codemod.plugins.rules.npu001_init_import import InitImport
-from npu_codemod.plugins.rules.npu007_session_config import SessionConfig, Settings
-from npu_codemod.plugins.rules.npu008_soft_placement import uses_tf_device
+from npu_codemod.plugins.rules.sess_run.npu001_init_import import InitImport
+from npu_codemod.plugins.rules.sess_run.npu007_session_config import SessionConfig, Settings
+from npu_codemod.plugins.rules.sess_run.npu008_soft_placement import uses_tf_device
 
 ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
 

@@ -490,6 +490,46 @@ for cfg in configs:
     check(before, after, [("NPU007", 3, 9, "migrated")])
 
 
+def test_a_loop_that_only_reads_the_config_gets_the_lines_before_it():
+    """Logging or passing the config cannot rebind it: inside the loop the lines would add
+    an NpuOptimizer to the same object on every pass."""
+    before = """\
+import tensorflow as tf
+config = tf.ConfigProto()
+for lr in (0.1, 0.01):
+    logging.info("config: %s", config)
+    with tf.Session(config=config) as sess:
+        sess.run(lr)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+config = tf.ConfigProto()
+""" + npu_lines("config") + """\
+for lr in (0.1, 0.01):
+    logging.info("config: %s", config)
+    with tf.Session(config=config) as sess:
+        sess.run(lr)
+"""
+    check(before, after, [("NPU007", 5, 9, "migrated")])
+
+
+def test_a_loop_that_binds_the_config_with_a_walrus_keeps_the_lines_inside():
+    before = """\
+import tensorflow as tf
+while (config := next_config()) is not None:
+    with tf.Session(config=config) as sess:
+        sess.run(1)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+while (config := next_config()) is not None:
+""" + npu_lines("config", "    ") + """\
+    with tf.Session(config=config) as sess:
+        sess.run(1)
+"""
+    check(before, after, [("NPU007", 3, 9, "migrated")])
+
+
 def test_module_config_shared_by_functions_is_configured_once_after_its_creation():
     functions = """\
 

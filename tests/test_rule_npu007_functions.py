@@ -7,7 +7,7 @@ import pytest
 from rulecase import assert_migrates, assert_unchanged, engine, run_rules, sites
 from test_rule_npu007 import HEADER, RULES, npu_lines
 
-from npu_codemod.codemods.config_functions import (
+from npu_codemod.plugins.rules.sess_run._config_functions import (
     ConfiguredFunctions,
     config_function_facts,
     module_parts,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rulecase import assert_migrates, assert_unchanged, run_rules, sites
 from test_rule_npu007 import HEADER, RULES, check, npu_lines
 
-from npu_codemod.plugins.rules.npu008_soft_placement import FACT
+from npu_codemod.plugins.rules.sess_run.npu008_soft_placement import FACT
 
 IMPORTS = """\
 import os

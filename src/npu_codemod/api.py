@@ -48,6 +48,7 @@ from npu_codemod.codemods.calls import (
     #: Whether an expression node is the literal ``True``: ``is_true(argument.value)``.
     is_true,
     needs_parentheses,
+    unparenthesised,
 )
 from npu_codemod.codemods.edits import (
     remove_statement,
@@ -56,6 +57,7 @@ from npu_codemod.codemods.edits import (
     set_positional,
     wrap_argument,
 )
+from npu_codemod.codemods.engine import parse_module
 from npu_codemod.codemods.findings import (
     Finding,
     #: What a finding says of its site: ``"migrated"`` (done: rewritten, or already in NPU
@@ -76,9 +78,12 @@ from npu_codemod.codemods.rule import (
 )
 from npu_codemod.codemods.rule_settings import SettingsError
 from npu_codemod.codemods.scopes import (
+    Flow,
+    Names,
     Use,
     bound_names,
     classify,
+    flow,
     insert_after,
     is_terminal,
     last_leaf,
@@ -86,6 +91,10 @@ from npu_codemod.codemods.scopes import (
 )
 from npu_codemod.codemods.snippets import parse_expression, parse_statements
 from npu_codemod.codemods.statements import (
+    #: The node types of a block, whose children are statements: ``symbols.suite`` (an
+    #: indented body) and ``symbols.file_input`` (the module). A one-line body after ``:``
+    #: (``if done: return``) is a ``simple_stmt`` of its compound statement instead.
+    BLOCKS,
     block_child,
     child_index,
     enclosing_scope,
@@ -94,12 +103,15 @@ from npu_codemod.codemods.statements import (
     indentation,
     insert_before,
     is_docstring,
+    used_names,
     why_not,
 )
 from npu_codemod.codemods.tfnames import (
     TfNames,
+    call_of,
     canonical,
     dotted_name,
+    first_call,
     #: Whether a node is a ``.name`` trailer (``.estimator`` in ``tf.estimator.RunConfig``).
     is_attribute_trailer,
     #: Whether a node is a ``(...)`` call trailer (None is not).
@@ -139,21 +151,23 @@ __all__ = [
     "Finding", "Status", "position",
     # Qualified names
     "Reference", "ImportNames", "TfNames", "name_reference", "canonical", "dotted_name",
-    "prefix_name", "is_attribute_trailer", "is_call_trailer",
+    "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
     # Reading calls
     "Argument", "arguments", "find_argument", "has_unpacking", "is_true", "is_false",
-    "is_none", "needs_parentheses",
+    "is_none", "needs_parentheses", "unparenthesised",
     # Edits
     "replace_callee", "set_keyword", "set_positional", "wrap_argument", "add_keyword",
     "insert_before", "insert_after", "remove_statement", "open_block", "parse_expression",
     "parse_statements", "NPU_INIT_IMPORT", "find_import", "header_index",
     # Navigation and scopes
     "child_index", "block_child", "enclosing_scope", "enclosing_statement", "indentation",
-    "is_docstring", "is_terminal", "last_leaf", "why_not", "free_name", "Use", "uses",
-    "classify", "bound_names",
+    "is_docstring", "is_terminal", "last_leaf", "why_not", "free_name", "used_names", "BLOCKS",
+    "Use", "uses", "classify", "bound_names", "Names", "Flow", "flow",
     # Walks
     "pre_order", "node_pre_order", "small_statements", "scope_statements",
     "scoped_statements", "tree_text",
+    # Parsing other code of the repository
+    "parse_module",
     # The syntax tree vocabulary
     "Node", "Leaf", "Base", "symbols", "tokens", "Name", "Dot", "Comma",
 ]

@@ -13,13 +13,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from fissix import pytree
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
+from npu_codemod.api import (
+    Base,
+    Capture,
+    FileContext,
+    Leaf,
+    Node,
+    Rule,
+    child_index,
+    dotted_name,
+    enclosing_scope,
+    hookimpl,
+    is_call_trailer,
+    parse_expression,
+    prefix_name,
+    scope_statements,
+    small_statements,
+    symbols,
+    tokens,
+    unparenthesised,
+)
 
-from npu_codemod.codemods.calls import unparenthesised
-from npu_codemod.codemods.rule import Capture, FileContext, Rule
-from npu_codemod.codemods.session_config import (
+from ._session_config import (
     MUST_BE_OFF,
     REWRITE_OPTIONS,
     argument_callee,
@@ -29,12 +44,7 @@ from npu_codemod.codemods.session_config import (
     config_settings,
     ensure_rewriter_config,
 )
-from npu_codemod.codemods.snippets import parse_expression
-from npu_codemod.codemods.statements import child_index, enclosing_scope
-from npu_codemod.codemods.tfnames import dotted_name, is_call_trailer, prefix_name
-from npu_codemod.codemods.walk import scope_statements, small_statements
-from npu_codemod.plugins.hookspecs import hookimpl
-from npu_codemod.plugins.rules.npu008_soft_placement import FACT as USES_TF_DEVICE
+from .npu008_soft_placement import FACT as USES_TF_DEVICE
 
 MUST_STAY_ON = ("function_optimization", "constant_folding", "shape_optimization",
                 "arithmetic_optimization", "loop_optimization", "dependency_optimization",
@@ -58,8 +68,8 @@ _COPIES_KEY = "npu009.copies"
 class _Copy:
     """A copy into a session's options, seen in ``visit`` and reported in ``finish``."""
 
-    site: pytree.Node  # the ``receiver.CopyFrom(...)`` power
-    statement: pytree.Base  # the small statement holding it
+    site: Node  # the ``receiver.CopyFrom(...)`` power
+    statement: Base  # the small statement holding it
     text: str  # ``config.MergeFrom(...)``
     #: Expressions of the rewrite options it lands in (``config.graph_options.rewrite_options``
     #: and the names bound to them): where the settings after it are made.
@@ -71,6 +81,7 @@ class _Copy:
 class RewriteOptionsGuard(Rule):
     id = "NPU009"
     name = "rewrite-options-guard"
+    pack = "sess-run"
     description = "Keep the graph rewrite options the NPU needs: some on, remapping/memory_optimization off."
     guide_section = "创建session并初始化资源 (默认关闭/开启的配置)"
     guide_section_en = ("Creating the session and initializing resources: options off or on "
@@ -103,13 +114,13 @@ class RewriteOptionsGuard(Rule):
     )"""
     order = 70  # finish after NPU007 (50) and NPU008 (60): copies are reported with their lines
 
-    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         if "method" in capture:
             _record_copy(node, ctx)
             return
         option = _leaf(capture["option"]).value
         value = unparenthesised(capture["value"])
-        if node.type == syms.argument:
+        if node.type == symbols.argument:
             if argument_callee(node) != "RewriterConfig":
                 return
         elif not _sets_rewrite_options(node.children[0], value, ctx):
@@ -125,10 +136,10 @@ class RewriteOptionsGuard(Rule):
             ctx.report(node, "unmigrated", f"remove {META}={code(value)}: with the meta optimizer "
                        "disabled the NpuOptimizer custom optimizer does not run")
 
-    def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
+    def finish(self, tree: Node, ctx: FileContext) -> None:
         for copy in ctx.memo.get(_COPIES_KEY, ()):
             _report_copy(copy, ctx)
-def _stay_on(node: pytree.Base, option: str, value: pytree.Base, ctx: FileContext) -> None:
+def _stay_on(node: Base, option: str, value: Base, ctx: FileContext) -> None:
     member = _member(value)
     if member == "OFF":
         _set_member(value, "ON", ctx)
@@ -140,7 +151,7 @@ def _stay_on(node: pytree.Base, option: str, value: pytree.Base, ctx: FileContex
         ctx.report(node, "migrated", f"{option} is not switched off")
 
 
-def _in_npu_block(node: pytree.Base) -> bool:
+def _in_npu_block(node: Base) -> bool:
     """Is this assignment one of the guide's NpuOptimizer lines (NPU007's, reported there)?
 
     Leaving them to NPU007 keeps a second run's findings the same as the first run's.
@@ -155,7 +166,7 @@ def _in_npu_block(node: pytree.Base) -> bool:
     return False
 
 
-def _must_be_off(node: pytree.Base, option: str, value: pytree.Base, ctx: FileContext) -> None:
+def _must_be_off(node: Base, option: str, value: Base, ctx: FileContext) -> None:
     if _member(value) == "OFF":
         ctx.report(node, "migrated", f"{option} is RewriterConfig.OFF")
         return
@@ -164,21 +175,21 @@ def _must_be_off(node: pytree.Base, option: str, value: pytree.Base, ctx: FileCo
     ctx.report(node, "migrated", f"set {option} to RewriterConfig.OFF (was {was}): it must be off for the NPU")
 
 
-def _pruning(node: pytree.Base, value: pytree.Base, ctx: FileContext) -> None:
+def _pruning(node: Base, value: Base, ctx: FileContext) -> None:
     truth = _truth(value)
     if truth is False:
         ctx.report(node, "migrated", f"{PRUNING} is off")
     elif truth:
-        value.replace(pytree.Leaf(token.NAME, "False", prefix=value.prefix))
+        value.replace(Leaf(tokens.NAME, "False", prefix=value.prefix))
         ctx.report(node, "migrated", f"set {PRUNING} to False (was {code(value)}): it must stay off for the NPU")
     else:
         ctx.report(node, "unmigrated", f"{PRUNING} must stay off for the NPU: set it to False "
                    f"(now: {code(value)})")
 
 
-def _member(value: pytree.Base) -> Optional[str]:
+def _member(value: Base) -> Optional[str]:
     """``OFF`` for ``RewriterConfig.OFF`` or ``2``; the member name of other enum values."""
-    if value.type == token.NUMBER:
+    if value.type == tokens.NUMBER:
         return "OFF" if value.value == str(OFF_VALUE) else "number"
     dotted = dotted_name(value)
     if dotted is None or "." not in dotted or not dotted.rpartition(".")[2].isupper():
@@ -186,9 +197,9 @@ def _member(value: pytree.Base) -> Optional[str]:
     return dotted.rpartition(".")[2]
 
 
-def _set_member(value: pytree.Base, member: str, ctx: FileContext) -> None:
+def _set_member(value: Base, member: str, ctx: FileContext) -> None:
     """Make ``value`` say ``member``: the last name of a dotted enum, else ``RewriterConfig.X``."""
-    if value.type == syms.power and _member(value) is not None:
+    if value.type == symbols.power and _member(value) is not None:
         last = value.children[-1].children[1]
         last.value = member
         return
@@ -198,16 +209,16 @@ def _set_member(value: pytree.Base, member: str, ctx: FileContext) -> None:
     ensure_rewriter_config(ctx)
 
 
-def _truth(value: pytree.Base) -> Optional[bool]:
+def _truth(value: Base) -> Optional[bool]:
     """The truth of a literal ``True``/``False``/number, None for anything else."""
-    if value.type == token.NAME and value.value in ("True", "False"):
+    if value.type == tokens.NAME and value.value in ("True", "False"):
         return value.value == "True"
-    if value.type == token.NUMBER:
+    if value.type == tokens.NUMBER:
         return value.value.strip("0.") != ""
     return None
 
 
-def _sets_rewrite_options(target: pytree.Base, value: pytree.Base, ctx: FileContext) -> bool:
+def _sets_rewrite_options(target: Base, value: Base, ctx: FileContext) -> bool:
     """Is ``target`` (``x.y.option``) an option of a session's rewrite options?"""
     receiver = prefix_name(target, len(target.children) - 1)
     if receiver is None:
@@ -224,7 +235,7 @@ def _rewrite_option_names(ctx: FileContext) -> dict[str, Optional[str]]:
     if key not in ctx.memo:
         names: dict[str, Optional[str]] = {}
         for node in small_statements(ctx.tree):
-            if node.type != syms.expr_stmt or len(node.children) != 3:
+            if node.type != symbols.expr_stmt or len(node.children) != 3:
                 continue
             value = code(node.children[2])
             if value.endswith(f".{REWRITE_OPTIONS}"):
@@ -235,7 +246,7 @@ def _rewrite_option_names(ctx: FileContext) -> dict[str, Optional[str]]:
     return ctx.memo[key]
 
 
-def _record_copy(trailer: pytree.Node, ctx: FileContext) -> None:
+def _record_copy(trailer: Node, ctx: FileContext) -> None:
     """``<options>.CopyFrom(...)`` on a session's options: kept for :meth:`finish`."""
     power = trailer.parent
     if power is None or not is_call_trailer(trailer.next_sibling):
@@ -247,7 +258,7 @@ def _record_copy(trailer: pytree.Node, ctx: FileContext) -> None:
     if not options:
         return
     statement = power
-    while statement.parent is not None and statement.parent.type != syms.simple_stmt:
+    while statement.parent is not None and statement.parent.type != symbols.simple_stmt:
         statement = statement.parent
     text = f"{receiver}.{trailer.children[1].value}(...)"
     whole = receiver in config_objects(ctx) and receiver not in _rewrite_option_names(ctx)
@@ -279,10 +290,10 @@ def _options_of(receiver: str, ctx: FileContext) -> tuple[str, ...]:
     return (f"{config}.{REWRITE_OPTIONS}", *(name for name, of in names.items() if of == config))
 
 
-def _split(copy: _Copy) -> tuple[list[pytree.Base], list[pytree.Base]]:
+def _split(copy: _Copy) -> tuple[list[Base], list[Base]]:
     """The statements of the copy's scope before it and after it, in source order."""
-    before: list[pytree.Base] = []
-    after: list[pytree.Base] = []
+    before: list[Base] = []
+    after: list[Base] = []
     found = False
     for node in scope_statements(enclosing_scope(copy.statement)):
         if node is copy.statement:
@@ -292,7 +303,7 @@ def _split(copy: _Copy) -> tuple[list[pytree.Base], list[pytree.Base]]:
     return before, after
 
 
-def _met(statements: Sequence[pytree.Base], copy: _Copy) -> frozenset[str]:
+def _met(statements: Sequence[Base], copy: _Copy) -> frozenset[str]:
     """The NPU requirements that the settings among ``statements`` meet for the copy's options."""
     met = set()
     for options in copy.options:
@@ -308,13 +319,13 @@ def _met(statements: Sequence[pytree.Base], copy: _Copy) -> frozenset[str]:
     return frozenset(met)
 
 
-def _adds_npu_optimizer(statements: Sequence[pytree.Base], options: str) -> bool:
+def _adds_npu_optimizer(statements: Sequence[Base], options: str) -> bool:
     """Do ``statements`` add the NpuOptimizer to the rewrite options ``options`` (``x =
     options.custom_optimizers.add()`` then ``x.name = "NpuOptimizer"``)?"""
     added: set[str] = set()
     for node in statements:
-        if node.type != syms.expr_stmt or len(node.children) != 3 \
-                or node.children[1].type != token.EQUAL:
+        if node.type != symbols.expr_stmt or len(node.children) != 3 \
+                or node.children[1].type != tokens.EQUAL:
             continue
         target, value = code(node.children[0]), node.children[2]
         if code(value) == f"{options}.custom_optimizers.add()":
@@ -325,7 +336,7 @@ def _adds_npu_optimizer(statements: Sequence[pytree.Base], options: str) -> bool
     return False
 
 
-def _meets(option: str, value: pytree.Base) -> bool:
+def _meets(option: str, value: Base) -> bool:
     if option in MUST_BE_OFF:
         return _member(value) == "OFF"
     if option in MUST_STAY_ON:
@@ -384,7 +395,7 @@ def _describe(needs: Sequence[str]) -> str:
     return ", ".join(words.get(need, f"{need} on") for need in needs)
 
 
-def _leaf(captured) -> pytree.Leaf:
+def _leaf(captured) -> Leaf:
     return captured[0] if isinstance(captured, list) else captured
 
 

@@ -12,20 +12,31 @@ import ast
 import re
 from typing import Optional
 
-from fissix import pytree
-from fissix.fixer_util import Name
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
+from npu_codemod.api import (
+    Base,
+    Capture,
+    FileContext,
+    Name,
+    Node,
+    Rule,
+    TfNames,
+    add_keyword,
+    enclosing_scope,
+    find_argument,
+    first_call,
+    hookimpl,
+    insert_before,
+    is_false,
+    is_true,
+    parse_module,
+    position,
+    symbols,
+    tokens,
+)
 
-from npu_codemod.codemods.calls import add_keyword, find_argument, is_false, is_true
-from npu_codemod.codemods.config_flow import target_flow
-from npu_codemod.codemods.config_functions import own_nodes, parse
-from npu_codemod.codemods.engine import parse_module
-from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
-from npu_codemod.codemods.session_config import ConfigTarget, argument_callee, callee_name, targets
-from npu_codemod.codemods.statements import enclosing_scope, insert_before
-from npu_codemod.codemods.tfnames import TfNames, first_call
-from npu_codemod.plugins.hookspecs import hookimpl
+from ._config_flow import target_flow
+from ._config_functions import own_nodes, parse
+from ._session_config import ConfigTarget, argument_callee, callee_name, targets
 
 FACT = "uses-tf-device"
 #: ``passes-soft-placement:<function>:<parameter or position>``, see :func:`passed_soft_placement`.
@@ -135,6 +146,7 @@ def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
 class SoftPlacement(Rule):
     id = "NPU008"
     name = "soft-placement"
+    pack = "sess-run"
     description = "When the repository uses tf.device, session configs set allow_soft_placement=True."
     guide_section = "创建session并初始化资源 (tf.device -> allow_soft_placement=True)"
     guide_section_en = ("Creating the session and initializing resources: tf.device -> "
@@ -162,10 +174,10 @@ class SoftPlacement(Rule):
     )"""
     order = 60  # finish after NPU007 (50), whose edits record the config objects
 
-    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         if FACT not in ctx.facts:
             return
-        if node.type == syms.argument and argument_callee(node) != "ConfigProto":
+        if node.type == symbols.argument and argument_callee(node) != "ConfigProto":
             return
         value = capture["value"]
         if is_true(value):
@@ -177,7 +189,7 @@ class SoftPlacement(Rule):
             ctx.report(node, "unmigrated", f"{SETTING} must be True when tf.device is used: "
                        f"set it to True (now: {str(value).strip()})")
 
-    def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
+    def finish(self, tree: Node, ctx: FileContext) -> None:
         if FACT not in ctx.facts:
             return
         for target in targets(ctx):
@@ -200,20 +212,20 @@ def _set_on_every_path(target: ConfigTarget) -> bool:
     return all(SETTING in done for _, done in flow.reaching)
 
 
-def _keyword_setting(value: pytree.Base) -> frozenset[str]:
+def _keyword_setting(value: Base) -> frozenset[str]:
     """``{SETTING}`` for ``ConfigProto(..., allow_soft_placement=v)``."""
     given = callee_name(value) == "ConfigProto" and find_argument(value.children[-1], SETTING)
     return frozenset({SETTING}) if given else frozenset()
 
 
-def _true_by_default(value: pytree.Base, ctx: FileContext) -> bool:
+def _true_by_default(value: Base, ctx: FileContext) -> bool:
     """Is ``value`` a parameter of the enclosing function that defaults to ``True``, never
     rebound, and that no call in the repository may give another value? Calls are matched
     by the function's name; other files' calls are known from the :data:`PASSED` facts, so
     only for a parameter named like soft placement (those are the ones recorded)."""
     scope = enclosing_scope(value)
     tree = parse(ctx.original)
-    if value.type != token.NAME or scope.type != syms.funcdef or tree is None \
+    if value.type != tokens.NAME or scope.type != symbols.funcdef or tree is None \
             or "soft" not in value.value.lower():
         return False
     line = position(scope)[0]

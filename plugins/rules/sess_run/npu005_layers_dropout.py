@@ -6,17 +6,23 @@ The calls stay as they are: the import patches ``tf.layers.dropout``, ``tf.layer
 
 from __future__ import annotations
 
-from fissix import pytree
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
+from npu_codemod.api import (
+    Base,
+    Capture,
+    FileContext,
+    Leaf,
+    Node,
+    Rule,
+    child_index,
+    classify,
+    find_import,
+    hookimpl,
+    prefix_name,
+    symbols,
+    tokens,
+)
 
-from npu_codemod.codemods.imports import find_import
-from npu_codemod.codemods.rule import Capture, FileContext, Rule
-from npu_codemod.codemods.scopes import classify
-from npu_codemod.codemods.statements import child_index
-from npu_codemod.codemods.tfnames import prefix_name
-from npu_codemod.plugins.hookspecs import hookimpl
-from npu_codemod.plugins.rules.npu004_nn_dropout import ACCURACY
+from .npu004_nn_dropout import ACCURACY
 
 CONVERT_IMPORT = "from npu_bridge.estimator.npu import npu_convert_dropout"
 DROPOUTS = frozenset({
@@ -34,6 +40,7 @@ _NAMES = " | ".join(sorted(f"'{name}'" for name in _LAST_NAMES))
 class LayersDropout(Rule):
     id = "NPU005"
     name = "layers-dropout"
+    pack = "sess-run"
     description = "Import npu_convert_dropout in files using tf.layers/tf.keras dropout layers."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.layers/keras Dropout"
     guide_section_en = ("Model building, loss computation and gradient update: tf.layers/keras "
@@ -57,7 +64,7 @@ class LayersDropout(Rule):
     # The names themselves, and calls through an alias (``from ... import Dropout as D``).
     pattern = f"( name=({_NAMES}) | power< alias=NAME trailer< '(' [any] ')' > any* > )"
 
-    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         if "alias" in capture:
             alias = capture["alias"]
             named = alias.value in _LAST_NAMES
@@ -74,49 +81,49 @@ class LayersDropout(Rule):
         ctx.report(site, "migrated", f"{done}, so {site_text(site)} runs the NPU dropout; {ACCURACY}")
 
 
-def _reference(leaf: pytree.Leaf, ctx: FileContext):
+def _reference(leaf: Leaf, ctx: FileContext):
     """The expression (``tf.layers.dropout``) that ``leaf`` ends, if it names a TF dropout."""
     parent = leaf.parent
-    if parent is not None and parent.type == syms.trailer and parent.children[0].type == token.DOT:
+    if parent is not None and parent.type == symbols.trailer and parent.children[0].type == tokens.DOT:
         power = parent.parent
         expression, spelled = power, prefix_name(power, child_index(parent) + 1)
     else:
-        if leaf.prev_sibling is not None and leaf.prev_sibling.type == token.DOT:
+        if leaf.prev_sibling is not None and leaf.prev_sibling.type == tokens.DOT:
             return None  # ``import tensorflow.keras.layers.Dropout`` and the like
         if classify(leaf).kind == "bind" or _in_import(leaf):
             return None
         expression, spelled = leaf, leaf.value
     if spelled is None or ctx.tf.qualify(spelled) not in DROPOUTS:
         return None
-    if expression.type == syms.power and _is_assigned(expression):
+    if expression.type == symbols.power and _is_assigned(expression):
         return None
     return expression
 
 
-def _in_import(node: pytree.Base) -> bool:
+def _in_import(node: Base) -> bool:
     while node is not None:
-        if node.type in (syms.import_from, syms.import_name):
+        if node.type in (symbols.import_from, symbols.import_name):
             return True
         node = node.parent
     return False
 
 
-def _is_assigned(power: pytree.Node) -> bool:
+def _is_assigned(power: Node) -> bool:
     """``layers.Dropout = ...`` rebinds, it does not use."""
     statement = power.parent
-    return statement is not None and statement.type == syms.expr_stmt and \
+    return statement is not None and statement.type == symbols.expr_stmt and \
         statement.children[0] is power and len(statement.children) > 1 and \
-        statement.children[1].type == token.EQUAL
+        statement.children[1].type == tokens.EQUAL
 
 
-def site_text(site: pytree.Base) -> str:
+def site_text(site: Base) -> str:
     """The reference as spelled, up to the dropout name (``tf.keras.layers.Dropout``)."""
-    if site.type == token.NAME:
+    if site.type == tokens.NAME:
         return site.value
     parts = []
     for child in site.children:
         parts.append(str(child).strip())
-        if child.type == syms.trailer and child.children[-1].value in _LAST_NAMES:
+        if child.type == symbols.trailer and child.children[-1].value in _LAST_NAMES:
             break
     return "".join(parts)
 

@@ -10,23 +10,29 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from fissix import pytree
-from fissix.pygram import python_symbols as syms
-
-from npu_codemod.codemods.calls import (
+from npu_codemod.api import (
+    Base,
+    Capture,
+    FileContext,
+    Leaf,
+    Node,
+    Rule,
     add_keyword,
     arguments,
+    child_index,
     find_argument,
     has_unpacking,
+    hookimpl,
+    is_attribute_trailer,
+    is_call_trailer,
     is_false,
     is_true,
+    prefix_name,
+    symbols,
     unparenthesised,
 )
-from npu_codemod.codemods.datasets import inference_pipeline, is_dataset
-from npu_codemod.codemods.rule import Capture, FileContext, Rule
-from npu_codemod.codemods.statements import child_index
-from npu_codemod.codemods.tfnames import is_attribute_trailer, is_call_trailer, prefix_name
-from npu_codemod.plugins.hookspecs import hookimpl
+
+from ._datasets import inference_pipeline, is_dataset
 
 #: method -> 0-based position of ``drop_remainder`` when given positionally.
 DROP_REMAINDER_POSITION = {"batch": 1, "padded_batch": 3, "map_and_batch": 3}
@@ -52,6 +58,7 @@ SMALLER = ("the queue API has no drop_remainder: set allow_smaller_final_batch=F
 class DropRemainder(Rule):
     id = "NPU002"
     name = "dataset-batch-drop-remainder"
+    pack = "sess-run"
     description = "Add drop_remainder=True to tf.data batch/padded_batch/map_and_batch calls."
     guide_section = "数据预处理"
     guide_section_en = "Data preprocessing"
@@ -89,9 +96,9 @@ class DropRemainder(Rule):
       | power< method=NAME trailer< '(' [any] ')' > any* >
     )"""
 
-    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         method = capture["method"]
-        if node.type == syms.power:
+        if node.type == symbols.power:
             if ctx.tf.qualify(method.value) in MAP_AND_BATCH:
                 self._check(node.children[1], method, "map_and_batch", ctx)
             return
@@ -99,7 +106,7 @@ class DropRemainder(Rule):
         if is_call_trailer(node.next_sibling):
             self._visit_method_call(node, method, ctx)
 
-    def _visit_method_call(self, node: pytree.Node, method: pytree.Leaf, ctx: FileContext) -> None:
+    def _visit_method_call(self, node: Node, method: Leaf, ctx: FileContext) -> None:
         """``<receiver>.<method>(...)``: what the receiver is decides what to do."""
         power, call = node.parent, node.next_sibling
         index = child_index(node)
@@ -119,8 +126,8 @@ class DropRemainder(Rule):
                     else UNKNOWN_RECEIVER
                 ctx.report(method, "unmigrated", message)
 
-    def _check(self, call: pytree.Node, method: pytree.Leaf, name: str, ctx: FileContext,
-               receiver: Sequence[pytree.Base] = ()) -> None:
+    def _check(self, call: Node, method: Leaf, name: str, ctx: FileContext,
+               receiver: Sequence[Base] = ()) -> None:
         """A dataset batching call: add drop_remainder=True, or report what is there.
 
         ``receiver`` is the dataset batched (power children); for ``map_and_batch`` it is
@@ -143,18 +150,18 @@ class DropRemainder(Rule):
             ctx.report(method, "migrated", ADDED)
 
     @staticmethod
-    def _check_queue(call: pytree.Node, method: pytree.Leaf, index: int, ctx: FileContext) -> None:
+    def _check_queue(call: Node, method: Leaf, index: int, ctx: FileContext) -> None:
         """The queue API cannot be rewritten; only a possibly smaller final batch is reported."""
         smaller = find_argument(call, "allow_smaller_final_batch", index)
         if smaller is not None and not is_false(smaller.value):
             ctx.report(method, "unmigrated", SMALLER)
 
 
-def _applied_to(call: pytree.Node) -> Sequence[pytree.Base]:
+def _applied_to(call: Node) -> Sequence[Base]:
     """The dataset (power children) whose ``.apply(...)`` takes the ``map_and_batch(...)``
     call whose ``(...)`` is ``call``; empty when it is not an ``apply`` argument."""
     argument = call.parent
-    if argument is not None and argument.parent is not None and argument.parent.type == syms.arglist:
+    if argument is not None and argument.parent is not None and argument.parent.type == symbols.arglist:
         argument = argument.parent
     trailer = argument.parent if argument is not None else None
     if not is_call_trailer(trailer) or trailer.children[1] is not argument:
@@ -165,7 +172,7 @@ def _applied_to(call: pytree.Node) -> Sequence[pytree.Base]:
     return apply.parent.children[:child_index(apply)]
 
 
-def _may_be_dataset_batch(name: str, call: pytree.Node) -> bool:
+def _may_be_dataset_batch(name: str, call: Node) -> bool:
     """A batching call on a receiver not shown to be a dataset that may still need the flag:
     ``batch(n)``, or ``padded_batch`` (a tf.data-only name, e.g. NMT's ``x.padded_batch``)
     without drop_remainder."""

@@ -3,7 +3,7 @@
 A session that a function returns belongs to its callers: NPU010 closes it where it is called
 (or reports it there), and the function itself needs no finding. Callers in the function's own
 file are found in its tree; callers in other files through repository facts, gathered from
-each file with ``ast`` before any rewrite, as :mod:`config_functions` does for NPU007:
+each file with ``ast`` before any rewrite, as :mod:`._config_functions` does for NPU007:
 
 - ``npu010-session:<module>.<function>``, with ``#<index>`` when the session is item
   ``index`` of the tuple it returns: each ``return`` of that module-level function gives a
@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Optional, Union
 
-from .config_functions import dotted, imported_names, module_parts, nearest_function, own_nodes, parse
+from ._config_functions import dotted, imported_names, module_parts, nearest_function, own_nodes, parse
 
 PREFIX = "npu010-session:"
 CALLED = "npu010-called:"

@@ -28,16 +28,36 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from fissix import pytree
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
+from npu_codemod.api import (
+    BLOCKS,
+    Base,
+    FileContext,
+    Flow,
+    Leaf,
+    Names,
+    Node,
+    TfNames,
+    Use,
+    arguments,
+    block_child,
+    bound_names,
+    child_index,
+    dotted_name,
+    find_argument,
+    flow,
+    is_attribute_trailer,
+    is_call_trailer,
+    node_pre_order,
+    position,
+    prefix_name,
+    scope_statements,
+    small_statements,
+    symbols,
+    tokens,
+    uses,
+)
 
-from .calls import arguments, find_argument
-from .rule import FileContext, position
-from .scopes import Flow, Names, Use, bound_names, flow, is_attribute, uses
-from .statements import BLOCKS, block_child, child_index
-from .tfnames import TfNames, dotted_name, is_call_trailer, prefix_name
-from .walk import node_pre_order, scope_statements, small_statements
+from ._functions import parameters
 
 #: Session methods whose result keeps using the session after the call returns.
 KEEPS_SESSION = frozenset({"make_callable", "partial_run_setup"})
@@ -61,7 +81,7 @@ _COORDINATOR = "tensorflow.train.Coordinator"
 _SAVER_METHODS = frozenset({"save", "restore"})
 _BUILTIN_VALUES = frozenset({"print", "len", "isinstance", "issubclass", "id", "hash", "repr",
                              "str", "format", "bool", "int", "float", "callable", "hasattr"})
-_LOOPS = (syms.for_stmt, syms.while_stmt)
+_LOOPS = (symbols.for_stmt, symbols.while_stmt)
 
 
 @dataclass
@@ -70,15 +90,15 @@ class Threads:
     (``t``, ``threads``, in the order found). ``coordinator``: the ``tf.train.Coordinator`` they were given;
     ``registered``: ``coordinator.join()`` joins them (queue runners given ``coord=``)."""
 
-    start: pytree.Base
+    start: Base
     what: str
     names: list[str] = field(default_factory=list)
     coordinator: Optional[str] = None
     registered: bool = False
     #: The first ``join`` that surely runs after ``start`` in the same block, if any.
-    joined: Optional[pytree.Node] = None
+    joined: Optional[Node] = None
     #: A join that may not run (inside an ``if``, a loop, a ``try`` body), if no sure one.
-    conditional: Optional[pytree.Node] = None
+    conditional: Optional[Node] = None
 
 
 @dataclass
@@ -88,8 +108,8 @@ class Lifetime:
     using it; ``escape``, why it outlives the scope (None: it does not)."""
 
     name: str
-    leaves: list[pytree.Leaf] = field(default_factory=list)
-    holders: dict[str, pytree.Leaf] = field(default_factory=dict)
+    leaves: list[Leaf] = field(default_factory=list)
+    holders: dict[str, Leaf] = field(default_factory=dict)
     threads: list[Threads] = field(default_factory=list)
     escape: Optional[str] = None
     #: Where it escapes to, for ``as_parameter``: ``elsewhere`` (a global, an attribute of
@@ -99,7 +119,7 @@ class Lifetime:
     escape_to: str = ""
 
 
-def lifetime(scope: pytree.Node, name: str, found: list[Use], origin: pytree.Leaf,
+def lifetime(scope: Node, name: str, found: list[Use], origin: Leaf,
              ctx: FileContext, default: bool = False, as_parameter: str = "") -> Lifetime:
     """The :class:`Lifetime` of the object bound to ``name`` at the NAME leaf ``origin``
     (``found``: ``uses(scope, name)``). ``default``: the object is the default session, so
@@ -125,10 +145,10 @@ def lifetime(scope: pytree.Node, name: str, found: list[Use], origin: pytree.Lea
 class _Tracker:
     """Walks the uses of an object and of each holder it finds, once per name."""
 
-    def __init__(self, scope: pytree.Node, name: str, ctx: FileContext, as_parameter: str) -> None:
+    def __init__(self, scope: Node, name: str, ctx: FileContext, as_parameter: str) -> None:
         self.scope, self.ctx, self.as_parameter = scope, ctx, as_parameter
         self.life = Lifetime(name)
-        self.pending: list[tuple[str, list[Use], pytree.Leaf]] = []
+        self.pending: list[tuple[str, list[Use], Leaf]] = []
         self.found: dict[str, list[Use]] = {}
         self.thread_of: dict[str, Threads] = {}
         self._names: Optional[Names] = None
@@ -138,13 +158,13 @@ class _Tracker:
             self._names = Names(self.scope)
         return self._names.uses(name)
 
-    def follow(self, name: str, found: list[Use], origin: pytree.Leaf) -> None:
+    def follow(self, name: str, found: list[Use], origin: Leaf) -> None:
         if name not in self.found:
             self.found[name] = found
             self.life.holders.setdefault(name, origin)
             self.pending.append((name, found, origin))
 
-    def hold(self, target: pytree.Leaf, threads: Optional[Threads] = None) -> None:
+    def hold(self, target: Leaf, threads: Optional[Threads] = None) -> None:
         """``target`` (a NAME leaf) gets the object, or the ``threads`` using it."""
         if threads is not None and target.value not in self.thread_of:
             threads.names.append(target.value)
@@ -195,14 +215,14 @@ class _Tracker:
         elif use.kind in ("argument", "escape"):
             self._value(name, use.leaf, flow(use.leaf))
 
-    def _attribute(self, name: str, leaf: pytree.Leaf) -> None:
+    def _attribute(self, name: str, leaf: Leaf) -> None:
         """``name.x``, ``name.m(...)``: a value, unless a thread gets it (``target=w.work``), it
         starts a thread (``w.start()``) or keeps a session (``run = sess.run``)."""
         power = leaf.parent
         start = child_index(leaf)
         trailers = power.children[start + 1:]
         called = next((index for index, trailer in enumerate(trailers) if is_call_trailer(trailer)), None)
-        method = trailers[0].children[1].value if is_attribute(trailers[0]) else None
+        method = trailers[0].children[1].value if is_attribute_trailer(trailers[0]) else None
         if called is not None:
             if called == 1 and method == "start" and name != self.life.name \
                     and name not in self.thread_of:
@@ -223,7 +243,7 @@ class _Tracker:
         elif self._thread_call(value) or (value.calls and value.kind == "kept" and not value.contained):
             self._value(name, leaf, value)  # Thread(target=w.work), hook = Hook(agent.step)
 
-    def _value(self, name: str, leaf: pytree.Leaf, value: Flow) -> None:
+    def _value(self, name: str, leaf: Leaf, value: Flow) -> None:
         """``name``'s object flows to ``value``: a thread, a holder, an escape or nothing."""
         found = self._thread_call(value)
         if found is not None:
@@ -248,12 +268,12 @@ class _Tracker:
                 and value.store.value == self.as_parameter
             self.escapes(name, _how(value), to="elsewhere" if value.into and not own else "result")
 
-    def _released(self, name: str, leaf: pytree.Leaf, value: Flow) -> bool:
+    def _released(self, name: str, leaf: Leaf, value: Flow) -> bool:
         """True when a call on the way keeps nothing of the value (``print(x)``, a function
         of this file that does not keep its parameter); False when the result may keep it.
         A function of this file that stores it elsewhere or starts threads on it and does not
         join them makes it escape."""
-        node: pytree.Base = leaf
+        node: Base = leaf
         for power, index in value.calls:
             verdict, why = self._keeps(power, index, node)
             callee = prefix_name(power, index)
@@ -269,7 +289,7 @@ class _Tracker:
             node = power
         return value.kind == "dropped"
 
-    def _keeps(self, power: pytree.Node, index: int, node: pytree.Base) -> tuple[str, str]:
+    def _keeps(self, power: Node, index: int, node: Base) -> tuple[str, str]:
         """Does the call ``power.children[:index + 1]`` keep the argument holding ``node``?
         ("yes", "") in its result or unknown, ("no", ""), ("elsewhere", why) for a function of
         this file that stores it in a global, on another object..., or ("threads", "") for one
@@ -329,11 +349,11 @@ class _Tracker:
                          f"{position(threads.start)[0]}, and the threads are {value.detail}",
                          to="elsewhere")
 
-    def default_queue_runners(self, origin: pytree.Leaf) -> None:
+    def default_queue_runners(self, origin: Leaf) -> None:
         """``tf.train.start_queue_runners()`` with no session, after ``origin``: the default
         session's threads."""
         for node in node_pre_order(self.scope):
-            if node.type != syms.power or position(node) < position(origin):
+            if node.type != symbols.power or position(node) < position(origin):
                 continue
             for index, trailer in enumerate(node.children):
                 if is_call_trailer(trailer) and find_argument(trailer, "sess", 0) is None \
@@ -375,7 +395,7 @@ def _how(value: Flow) -> str:
     return f"is {how}"
 
 
-def _in_a_loop_with(leaf: pytree.Leaf, origin: pytree.Leaf, scope: pytree.Node) -> bool:
+def _in_a_loop_with(leaf: Leaf, origin: Leaf, scope: Node) -> bool:
     """True when a loop of ``scope`` holds both ``origin`` and ``leaf``."""
     node = origin.parent
     while node is not None and node is not scope:
@@ -385,16 +405,16 @@ def _in_a_loop_with(leaf: pytree.Leaf, origin: pytree.Leaf, scope: pytree.Node) 
     return False
 
 
-def _text(node: pytree.Base) -> str:
+def _text(node: Base) -> str:
     return str(node).strip()
 
 
-def _join_of(leaf: pytree.Leaf, receiver: bool = False) -> Optional[pytree.Node]:
+def _join_of(leaf: Leaf, receiver: bool = False) -> Optional[Node]:
     """The join call that ``leaf`` takes part in: ``leaf.join(...)`` or, unless ``receiver``,
     ``coord.join(leaf)`` / ``coord.join([leaf, ...])``; else None."""
     power = leaf.parent
-    if power.type == syms.power and power.children[0] is leaf and len(power.children) == 3 \
-            and is_attribute(power.children[1]) and power.children[1].children[1].value == "join" \
+    if power.type == symbols.power and power.children[0] is leaf and len(power.children) == 3 \
+            and is_attribute_trailer(power.children[1]) and power.children[1].children[1].value == "join" \
             and is_call_trailer(power.children[2]):
         return power
     if receiver:
@@ -409,7 +429,7 @@ def _join_of(leaf: pytree.Leaf, receiver: bool = False) -> Optional[pytree.Node]
     return call if index + 1 == len(call.children) else None
 
 
-def _surely_after(join: pytree.Node, threads: Threads) -> bool:
+def _surely_after(join: Node, threads: Threads) -> bool:
     """True when ``join`` runs whenever ``threads.start`` did: both in one block, the join's
     statement after the start's, and reached from it only through ``with`` bodies, ``finally``
     clauses, or a loop over the threads (``for t in threads: t.join()``)."""
@@ -419,27 +439,27 @@ def _surely_after(join: pytree.Node, threads: Threads) -> bool:
         block = block.parent
     joins, starts = block_child(join, block), block_child(threads.start, block)
     if child_index(joins) < child_index(starts) or (
-            joins is starts and joins.type != syms.simple_stmt):
+            joins is starts and joins.type != symbols.simple_stmt):
         return False  # before the start, or in another clause of the statement that starts them
     node = join
     while node is not joins:
         parent = node.parent
-        if parent.type in (syms.if_stmt, syms.while_stmt, syms.funcdef, syms.classdef):
+        if parent.type in (symbols.if_stmt, symbols.while_stmt, symbols.funcdef, symbols.classdef):
             return False
-        if parent.type == syms.for_stmt and dotted_name(parent.children[3]) not in threads.names:
+        if parent.type == symbols.for_stmt and dotted_name(parent.children[3]) not in threads.names:
             return False
-        if parent.type == syms.try_stmt and not _in_finally(node, parent):
+        if parent.type == symbols.try_stmt and not _in_finally(node, parent):
             return False
         node = parent
     return True
 
 
-def _in_finally(clause: pytree.Base, statement: pytree.Node) -> bool:
-    keywords = [leaf for leaf in statement.children if leaf.type == token.NAME]
+def _in_finally(clause: Base, statement: Node) -> bool:
+    keywords = [leaf for leaf in statement.children if leaf.type == tokens.NAME]
     return keywords[-1].value == "finally" and statement.children[child_index(keywords[-1]) + 2] is clause
 
 
-def _starts_threads(power: pytree.Node, index: int, ctx: FileContext) -> str:
+def _starts_threads(power: Node, index: int, ctx: FileContext) -> str:
     """What the call ``power.children[:index + 1]`` starts on its arguments, or ''."""
     callee = prefix_name(power, index)
     if callee is None:
@@ -457,23 +477,23 @@ def _starts_threads(power: pytree.Node, index: int, ctx: FileContext) -> str:
     return ""
 
 
-def _coordinator_in(trailer: pytree.Node, scope: pytree.Node, ctx: FileContext) -> Optional[str]:
+def _coordinator_in(trailer: Node, scope: Node, ctx: FileContext) -> Optional[str]:
     """The name of a ``tf.train.Coordinator`` among the arguments of a call, else any of the
     scope's (for the message: ``close it after coord.join(threads)``)."""
     coordinators = _coordinators(scope, ctx)
     for leaf in trailer.leaves():
-        if leaf.type == token.NAME and leaf.value in coordinators:
+        if leaf.type == tokens.NAME and leaf.value in coordinators:
             return leaf.value
     return min(coordinators) if coordinators else None
 
 
-def _coordinators(scope: pytree.Node, ctx: FileContext) -> set[str]:
+def _coordinators(scope: Node, ctx: FileContext) -> set[str]:
     """Names the scope binds to ``tf.train.Coordinator(...)``."""
     names = set()
     for node in scope_statements(scope):
-        if node.type == syms.expr_stmt and len(node.children) == 3 and node.children[0].type == token.NAME:
+        if node.type == symbols.expr_stmt and len(node.children) == 3 and node.children[0].type == tokens.NAME:
             value = node.children[2]
-            if value.type == syms.power and is_call_trailer(value.children[-1]) and \
+            if value.type == symbols.power and is_call_trailer(value.children[-1]) and \
                     ctx.tf.qualify(prefix_name(value, len(value.children) - 1)) == _COORDINATOR:
                 names.add(node.children[0].value)
     return names
@@ -481,12 +501,12 @@ def _coordinators(scope: pytree.Node, ctx: FileContext) -> set[str]:
 
 def _savers(ctx: FileContext) -> set[str]:
     """What the file assigns ``tf.train.Saver(...)`` to (``saver``, ``self.saver``)."""
-    def compute(tree: pytree.Node) -> set[str]:
+    def compute(tree: Node) -> set[str]:
         found = set()
         for node in small_statements(tree):
-            if node.type == syms.expr_stmt and len(node.children) == 3:
+            if node.type == symbols.expr_stmt and len(node.children) == 3:
                 value = node.children[2]
-                if value.type == syms.power and is_call_trailer(value.children[-1]) and \
+                if value.type == symbols.power and is_call_trailer(value.children[-1]) and \
                         ctx.tf.qualify(prefix_name(value, len(value.children) - 1)) == _SAVER:
                     found.add(_text(node.children[0]))
         return found
@@ -497,27 +517,27 @@ def _module_names(ctx: FileContext) -> set[str]:
     return ctx.per_node("lifetimes.module_names", ctx.tree, bound_names)
 
 
-def _definitions(ctx: FileContext) -> dict[str, pytree.Node]:
+def _definitions(ctx: FileContext) -> dict[str, Node]:
     """Module-level functions and classes defined once and never assigned or imported over."""
-    def compute(tree: pytree.Node) -> dict[str, pytree.Node]:
-        found: dict[str, list[pytree.Node]] = {}
+    def compute(tree: Node) -> dict[str, Node]:
+        found: dict[str, list[Node]] = {}
         for child in tree.children:
-            if child.type in (syms.funcdef, syms.classdef):
+            if child.type in (symbols.funcdef, symbols.classdef):
                 found.setdefault(child.children[1].value, []).append(child)
         rebound = set()
         for node in small_statements(tree):
-            if node.type == syms.expr_stmt:
+            if node.type == symbols.expr_stmt:
                 parts = node.children[:-1:2]
-            elif node.type in (syms.import_name, syms.import_from):
+            elif node.type in (symbols.import_name, symbols.import_from):
                 parts = [node]
             else:
                 continue
-            rebound.update(leaf.value for part in parts for leaf in part.leaves() if leaf.type == token.NAME)
+            rebound.update(leaf.value for part in parts for leaf in part.leaves() if leaf.type == tokens.NAME)
         return {name: nodes[0] for name, nodes in found.items() if len(nodes) == 1 and name not in rebound}
     return ctx.per_node("lifetimes.definitions", ctx.tree, compute)
 
 
-def _argument_of(trailer: pytree.Node, node: pytree.Base) -> Optional[tuple[Optional[str], int]]:
+def _argument_of(trailer: Node, node: Base) -> Optional[tuple[Optional[str], int]]:
     """(keyword, position) of the argument of the call ``trailer`` that holds ``node``:
     keyword None and its 0-based position for a positional one; None for ``*a``/``**k``."""
     positional = 0
@@ -534,21 +554,21 @@ def _argument_of(trailer: pytree.Node, node: pytree.Base) -> Optional[tuple[Opti
     return None
 
 
-def _parameter_keeps(definition: pytree.Node, argument: Optional[tuple[Optional[str], int]],
+def _parameter_keeps(definition: Node, argument: Optional[tuple[Optional[str], int]],
                      ctx: FileContext) -> tuple[str, str]:
     """Does calling the function or class ``definition`` keep that argument? (see
     ``_Tracker._keeps``); worked out once per parameter."""
-    function = definition if definition.type == syms.funcdef else _init(definition)
+    function = definition if definition.type == symbols.funcdef else _init(definition)
     if function is None or argument is None or _is_generator(function):
         return "yes", ""
     keyword, position = argument
-    names = _parameters(function)
-    owner = names[0][1].value if definition.type == syms.classdef and names else "a call's result"
-    leaf = _parameter(names[1:] if definition.type == syms.classdef else names, keyword, position)
+    names = parameters(function)
+    owner = names[0][1].value if definition.type == symbols.classdef and names else "a call's result"
+    leaf = _parameter(names[1:] if definition.type == symbols.classdef else names, keyword, position)
     if leaf is None:
         return "yes", ""
 
-    def compute(parameter: pytree.Leaf) -> tuple[str, str]:
+    def compute(parameter: Leaf) -> tuple[str, str]:
         ctx.memo.setdefault("lifetimes.keeps", {})[id(parameter)] = (parameter, ("yes", ""))  # recursion
         life = lifetime(function, parameter.value, uses(function, parameter.value), parameter, ctx,
                         as_parameter=owner)
@@ -560,54 +580,26 @@ def _parameter_keeps(definition: pytree.Node, argument: Optional[tuple[Optional[
     return ctx.per_node("lifetimes.keeps", leaf, compute)
 
 
-def _init(classdef: pytree.Node) -> Optional[pytree.Node]:
+def _init(classdef: Node) -> Optional[Node]:
     """The ``__init__`` of a class whose bases are plain names or none, else None."""
     suite = classdef.children[-1]
-    for statement in suite.children if suite.type == syms.suite else []:
-        if statement.type == syms.funcdef and statement.children[1].value == "__init__":
+    for statement in suite.children if suite.type == symbols.suite else []:
+        if statement.type == symbols.funcdef and statement.children[1].value == "__init__":
             return statement
     return None
 
 
-def _is_generator(function: pytree.Node) -> bool:
+def _is_generator(function: Node) -> bool:
     """A generator or a coroutine: its frame, which keeps the arguments, outlives the call."""
-    if function.parent is not None and function.parent.type in (syms.async_stmt, syms.async_funcdef):
+    if function.parent is not None and function.parent.type in (symbols.async_stmt, symbols.async_funcdef):
         return True
-    return any(leaf.type == token.NAME and leaf.value == "yield"
-               for node in scope_statements(function) if node.parent.type == syms.simple_stmt
+    return any(leaf.type == tokens.NAME and leaf.value == "yield"
+               for node in scope_statements(function) if node.parent.type == symbols.simple_stmt
                for leaf in node.leaves())
 
 
-def _parameters(function: pytree.Node) -> list[tuple[str, pytree.Leaf]]:
-    """(kind, NAME leaf) of each parameter: kind ``positional``, ``keyword`` (after ``*``),
-    ``star`` (``*args``) or ``double`` (``**kwargs``)."""
-    parameters = function.children[2]
-    inner = parameters.children[1] if len(parameters.children) == 3 else None
-    if inner is None:
-        items = []
-    else:
-        items = inner.children if inner.type in (syms.typedargslist, syms.varargslist) else [inner]
-    result, kind, default = [], "positional", False
-    for item in items:
-        if default:
-            default = False
-        elif item.type == token.EQUAL:
-            default = True
-        elif item.type == token.STAR:
-            kind = "star"
-        elif item.type == token.COMMA and kind == "star":
-            kind = "keyword"  # def f(a, *, b)
-        elif item.type == token.DOUBLESTAR:
-            kind = "double"
-        elif item.type in (token.NAME, syms.tname):
-            leaf = item if item.type == token.NAME else item.children[0]
-            result.append((kind, leaf))
-            kind = "keyword" if kind == "star" else kind
-    return result
-
-
-def _parameter(parameters: list[tuple[str, pytree.Leaf]], keyword: Optional[str],
-               position: int) -> Optional[pytree.Leaf]:
+def _parameter(parameters: list[tuple[str, Leaf]], keyword: Optional[str],
+               position: int) -> Optional[Leaf]:
     """The parameter that receives an argument; None when ``*args``/``**kwargs`` does."""
     if keyword is not None:
         return next((leaf for kind, leaf in parameters if leaf.value == keyword and kind != "star"), None)

@@ -24,16 +24,23 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
-from fissix import pytree
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
+from npu_codemod.api import (
+    Base,
+    FileContext,
+    Node,
+    bound_names,
+    child_index,
+    dotted_name,
+    enclosing_scope,
+    is_attribute_trailer,
+    is_call_trailer,
+    prefix_name,
+    scoped_statements,
+    symbols,
+    tokens,
+)
 
-from .rule import FileContext
-from .scopes import bound_names
-from .statements import child_index, enclosing_scope
-from .tfnames import dotted_name, is_attribute_trailer, is_call_trailer
-from .walk import scoped_statements
-from .words import node_words, words
+from ._words import node_words, words
 
 #: Dataset methods whose names other libraries use too: evidence only on a dataset receiver.
 SHARED_METHODS = frozenset(
@@ -64,8 +71,8 @@ _BOUND = "datasets.bound"
 Key = tuple[Optional[int], str]
 
 
-def is_dataset(parts: Sequence[pytree.Base], ctx: FileContext,
-               scope: Optional[pytree.Node] = None) -> bool:
+def is_dataset(parts: Sequence[Base], ctx: FileContext,
+               scope: Optional[Node] = None) -> bool:
     """True when the expression spelled by power children ``parts`` is a dataset; ``scope``
     is where it is evaluated (found from ``parts`` when not given)."""
     if not parts:
@@ -81,8 +88,8 @@ def is_dataset(parts: Sequence[pytree.Base], ctx: FileContext,
     return _key(name, scope or enclosing_scope(parts[0]), ctx) in names
 
 
-def _call_makes_dataset(callee: Sequence[pytree.Base], ctx: FileContext,
-                        scope: Optional[pytree.Node]) -> bool:
+def _call_makes_dataset(callee: Sequence[Base], ctx: FileContext,
+                        scope: Optional[Node]) -> bool:
     """Does calling the expression spelled by ``callee`` return a dataset?"""
     qualified = ctx.tf.qualify(_dotted(callee))
     if qualified:
@@ -104,7 +111,7 @@ def dataset_names(ctx: FileContext) -> frozenset[Key]:
     assignments = [
         (_key(target, scope, ctx), value, scope)
         for scope, node in scoped_statements(ctx.tree)
-        if node.type == syms.expr_stmt
+        if node.type == symbols.expr_stmt
         for target, value in _assignment(node)
     ]
     while True:
@@ -117,44 +124,45 @@ def dataset_names(ctx: FileContext) -> frozenset[Key]:
     return ctx.memo[_NAMES]
 
 
-def _key(name: str, scope: pytree.Node, ctx: FileContext) -> Key:
+def _key(name: str, scope: Node, ctx: FileContext) -> Key:
     """Which variable ``name`` used in ``scope`` is: the innermost scope binding it (class
     bodies are not seen from their methods), else the module's."""
     if "." in name:
         return None, name
     seen_from = scope
-    while scope.type != syms.file_input:
-        if scope is seen_from or scope.type != syms.classdef:
+    while scope.type != symbols.file_input:
+        if scope is seen_from or scope.type != symbols.classdef:
             if name in ctx.per_node(_BOUND, scope, bound_names):
                 break
         scope = enclosing_scope(scope)
     return id(scope), name
 
 
-def _value_is_dataset(value: pytree.Base, scope: pytree.Node, ctx: FileContext) -> bool:
-    if value.type == syms.power:
+def _value_is_dataset(value: Base, scope: Node, ctx: FileContext) -> bool:
+    if value.type == symbols.power:
         return is_dataset(value.children, ctx, scope)
-    return value.type == token.NAME and is_dataset([value], ctx, scope)
+    return value.type == tokens.NAME and is_dataset([value], ctx, scope)
 
 
-def _assignment(node: pytree.Node):
+def _assignment(node: Node):
     """(target name, value) pairs of a simple ``a = b = value`` assignment."""
     children = node.children
-    if len(children) < 3 or any(c.type != token.EQUAL for c in children[1::2]):
+    if len(children) < 3 or any(c.type != tokens.EQUAL for c in children[1::2]):
         return []
     value = children[-1]
     targets = [dotted_name(target) for target in children[:-1:2]]
     return [(target, value) for target in targets if target]
 
 
-def _dotted(parts: Sequence[pytree.Base]) -> str | None:
-    first = parts[0]
-    if first.type != token.NAME or not all(map(is_attribute_trailer, parts[1:])):
-        return None
-    return ".".join([first.value, *(trailer.children[1].value for trailer in parts[1:])])
+def _dotted(parts: Sequence[Base]) -> str | None:
+    """The dotted name that the power children ``parts`` (a first child and the trailers
+    after it, or a lone NAME) spell, if they spell one."""
+    if len(parts) == 1:
+        return dotted_name(parts[0]) if parts[0].type == tokens.NAME else None
+    return prefix_name(parts[0].parent, len(parts))
 
 
-def inference_pipeline(parts: Sequence[pytree.Base], site: pytree.Base) -> Optional[str]:
+def inference_pipeline(parts: Sequence[Base], site: Base) -> Optional[str]:
     """Why batching the dataset spelled by power children ``parts`` at ``site`` (a batching
     call's name) would drop examples of an inference/eval pipeline, or None: the code around
     says it feeds inference (:func:`inference_evidence`) and the dataset is not shown to
@@ -165,7 +173,7 @@ def inference_pipeline(parts: Sequence[pytree.Base], site: pytree.Base) -> Optio
     return f"{evidence}, no repeat() before this batch"
 
 
-def inference_evidence(site: pytree.Base, parts: Sequence[pytree.Base] = ()) -> Optional[str]:
+def inference_evidence(site: Base, parts: Sequence[Base] = ()) -> Optional[str]:
     """What says that the pipeline at ``site`` feeds inference or evaluation, or None.
 
     The innermost telling name or branch decides: the receiver ``parts`` (``eval_ds``), the
@@ -174,10 +182,10 @@ def inference_evidence(site: pytree.Base, parts: Sequence[pytree.Base] = ()) -> 
     mean training.
     """
     statement = site
-    while statement.parent is not None and statement.parent.type != syms.simple_stmt:
+    while statement.parent is not None and statement.parent.type != symbols.simple_stmt:
         statement = statement.parent
     names = [_dotted(parts)] if parts else []
-    if statement.type == syms.expr_stmt:
+    if statement.type == symbols.expr_stmt:
         names += [dotted_name(target) for target in statement.children[:-1:2]]
     for name in filter(None, names):
         said = _says(words(name))
@@ -192,16 +200,16 @@ def inference_evidence(site: pytree.Base, parts: Sequence[pytree.Base] = ()) -> 
     return None
 
 
-def _enclosing(node: pytree.Base) -> tuple[Optional[str], str]:
+def _enclosing(node: Base) -> tuple[Optional[str], str]:
     """What ``node`` says as a function, class or branch of its parent ``if``: ("infer",
     why), ("train", ""), or (None, "")."""
-    if node.type in (syms.funcdef, syms.classdef):
+    if node.type in (symbols.funcdef, symbols.classdef):
         name = node.children[1].value
         said = _says(words(name))
-        return said, f"in {name}()" if node.type == syms.funcdef else f"in class {name}"
+        return said, f"in {name}()" if node.type == symbols.funcdef else f"in class {name}"
     parent = node.parent
-    if parent.type != syms.if_stmt or child_index(node) < 3 \
-            or parent.children[child_index(node) - 1].type != token.COLON:
+    if parent.type != symbols.if_stmt or child_index(node) < 3 \
+            or parent.children[child_index(node) - 1].type != tokens.COLON:
         return None, ""
     index = child_index(node)
     earlier = [child for child in parent.children[1:index - 3] if _is_if_test(child)]
@@ -215,17 +223,17 @@ def _enclosing(node: pytree.Base) -> tuple[Optional[str], str]:
     return ("train", "") if any(_test_says(test) == "infer" for test in earlier) else (None, "")
 
 
-def _is_if_test(child: pytree.Base) -> bool:
+def _is_if_test(child: Base) -> bool:
     previous = child.prev_sibling
-    return previous is not None and previous.type == token.NAME and previous.value in ("if", "elif")
+    return previous is not None and previous.type == tokens.NAME and previous.value in ("if", "elif")
 
 
-def _test_says(test: pytree.Base) -> Optional[str]:
+def _test_says(test: Base) -> Optional[str]:
     """"train" or "infer" when an ``if`` test checks for training or for inference/eval:
     ``is_training``, ``not FLAGS.do_train``, ``mode == ModeKeys.PREDICT``, ``mode != TRAIN``."""
-    if test.type == syms.not_test:
+    if test.type == symbols.not_test:
         return "infer" if _test_says(test.children[1]) == "train" else None
-    if test.type == syms.comparison and len(test.children) == 3:
+    if test.type == symbols.comparison and len(test.children) == 3:
         operator = str(test.children[1]).split()
         said = _says(node_words(test))
         if operator in (["=="], ["is"]):
@@ -233,7 +241,7 @@ def _test_says(test: pytree.Base) -> Optional[str]:
         if operator in (["!="], ["is", "not"]):
             return "infer" if said == "train" else None
         return None
-    if test.type in (token.NAME, syms.power) and dotted_name(test):
+    if test.type in (tokens.NAME, symbols.power) and dotted_name(test):
         return _says(node_words(test))
     return None
 
@@ -244,7 +252,7 @@ def _says(found: frozenset[str]) -> Optional[str]:
     return "infer" if found & INFERENCE_WORDS else None
 
 
-def repeats(parts: Sequence[pytree.Base], site: pytree.Base) -> bool:
+def repeats(parts: Sequence[Base], site: Base) -> bool:
     """Is the dataset spelled by power children ``parts`` (used at ``site``) shown to repeat:
     a ``.repeat(...)`` or ``shuffle_and_repeat`` in its chain, or in the chain last assigned
     to its head name in straight-line code before ``site``?"""
@@ -256,23 +264,23 @@ def repeats(parts: Sequence[pytree.Base], site: pytree.Base) -> bool:
                     and before.children[1].value == "apply" \
                     and any(leaf.value in REPEATS for leaf in part.leaves()):
                 return True  # .apply(tf.data.experimental.shuffle_and_repeat(n))
-        if parts[0].type != token.NAME:
+        if parts[0].type != tokens.NAME:
             return False
         value = last_assignment(parts[0].value, site)
         if value is None:
             return False
-        parts, site = (value.children if value.type == syms.power else [value]), value
+        parts, site = (value.children if value.type == symbols.power else [value]), value
     return False
 
 
-def last_assignment(name: str, site: pytree.Base) -> Optional[pytree.Base]:
+def last_assignment(name: str, site: Base) -> Optional[Base]:
     """The value that straight-line code before ``site`` last assigned to ``name`` in its
     scope (``name = value`` in the same block or before the blocks holding it), or None when
     there is none or another binding of ``name`` comes first (a loop, a branch, a tuple)."""
     child = site
-    while child.parent is not None and child.type not in (syms.funcdef, syms.classdef):
+    while child.parent is not None and child.type not in (symbols.funcdef, symbols.classdef):
         block = child.parent
-        if block.type in (syms.suite, syms.file_input, syms.simple_stmt):
+        if block.type in (symbols.suite, symbols.file_input, symbols.simple_stmt):
             for sibling in reversed(block.children[:child_index(child)]):
                 found, value = _assigns(sibling, name)
                 if found:
@@ -281,20 +289,20 @@ def last_assignment(name: str, site: pytree.Base) -> Optional[pytree.Base]:
     return None
 
 
-def _assigns(statement: pytree.Base, name: str) -> tuple[bool, Optional[pytree.Base]]:
+def _assigns(statement: Base, name: str) -> tuple[bool, Optional[Base]]:
     """(True, value) when ``statement`` ends by assigning ``name = value``; (True, None) when it
     may bind ``name`` otherwise; (False, None) when it does not bind it."""
-    if statement.type == syms.simple_stmt:
+    if statement.type == symbols.simple_stmt:
         for small in reversed(statement.children):
             found, value = _assigns(small, name)
             if found:
                 return found, value
         return False, None
-    if statement.type == syms.expr_stmt and any(
-            target.type == token.NAME and target.value == name
+    if statement.type == symbols.expr_stmt and any(
+            target.type == tokens.NAME and target.value == name
             for target in statement.children[:-1:2]) and _assignment(statement):
         return True, statement.children[-1]
-    if statement.type in (syms.funcdef, syms.classdef):
+    if statement.type in (symbols.funcdef, symbols.classdef):
         return statement.children[1].value == name, None
     if not statement.children:
         return False, None

@@ -5,30 +5,40 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Optional
 
-from fissix import pytree
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
-
-from npu_codemod.codemods.formulas import FUNCTIONS, GELU_TANH, Match, ModuleNames, match_gelu
-from npu_codemod.codemods.imports import NPU_INIT_IMPORT
-from npu_codemod.codemods.rule import FileContext, Rule, position
-from npu_codemod.codemods.scopes import last_leaf
-from npu_codemod.codemods.snippets import parse_statements
-from npu_codemod.codemods.statements import child_index, enclosing_scope, is_docstring
-from npu_codemod.codemods.tfnames import (
-    dotted_name, is_attribute_trailer, is_call_trailer, prefix_name,
+from npu_codemod.api import (
+    NPU_INIT_IMPORT,
+    Base,
+    FileContext,
+    Node,
+    Rule,
+    child_index,
+    dotted_name,
+    enclosing_scope,
+    hookimpl,
+    is_attribute_trailer,
+    is_call_trailer,
+    is_docstring,
+    last_leaf,
+    node_pre_order,
+    parse_statements,
+    position,
+    prefix_name,
+    symbols,
+    tokens,
 )
-from npu_codemod.codemods.walk import node_pre_order
-from npu_codemod.plugins.hookspecs import hookimpl
+
+from ._formulas import FUNCTIONS, GELU_TANH, Match, ModuleNames, match_gelu
+from ._functions import parameters
 
 NPU_GELU = "npu_unary_ops.gelu"
 #: Nodes through which an arithmetic expression continues upwards.
-_ARITHMETIC = (syms.arith_expr, syms.term, syms.factor, syms.power, syms.atom)
+_ARITHMETIC = (symbols.arith_expr, symbols.term, symbols.factor, symbols.power, symbols.atom)
 
 
 class Gelu(Rule):
     id = "NPU006"
     name = "gelu"
+    pack = "sess-run"
     description = "Replace the body of a tanh-GELU function with npu_unary_ops.gelu(x)."
     guide_section = "模型搭建/计算Loss/梯度更新: gelu"
     guide_section_en = "Model building, loss computation and gradient update: gelu"
@@ -56,7 +66,7 @@ class Gelu(Rule):
     """
     tokens = ("tanh", "erf", NPU_GELU)
 
-    def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
+    def finish(self, tree: Node, ctx: FileContext) -> None:
         names = ModuleNames(tree)
         # One walk for both: the calls are taken before bodies are replaced, so the ones that
         # were in a replaced body are left out below (those in the new bodies are in ``done``).
@@ -102,70 +112,53 @@ def _inline_message(match: Match) -> str:
             f"model's accuracy allows, replace the GELU of {x} with {NPU_GELU}({x})")
 
 
-def _input_parameter(funcdef: pytree.Node) -> Optional[str]:
+def _input_parameter(funcdef: Node) -> Optional[str]:
     """The first parameter after ``self``/``cls`` when it is a plain one, else None."""
-    parameters = funcdef.children[2]
-    if len(parameters.children) < 3:
-        return None
-    inner = parameters.children[1]
-    items = inner.children if inner.type in (syms.typedargslist, syms.varargslist) else [inner]
-    names = []
-    skip_default = False
-    for item in items:
-        if skip_default:
-            skip_default = False
-            continue
-        if item.type == token.EQUAL:
-            skip_default = True
-        elif item.type in (token.STAR, token.DOUBLESTAR, token.SLASH):
-            break
-        elif item.type == token.NAME:
-            names.append(item.value)
-        elif item.type == syms.tname:
-            names.append(item.children[0].value)
+    names = [leaf.value for kind, leaf in parameters(funcdef) if kind == "positional"]
     if names and names[0] in ("self", "cls"):
         names = names[1:]
     return names[0] if names else None
 
 
-def _body(funcdef: pytree.Node) -> list[pytree.Base]:
+
+def _body(funcdef: Node) -> list[Base]:
     """The statements of a function body after its docstring."""
     suite = funcdef.children[-1]
-    if suite.type != syms.suite:
+    if suite.type != symbols.suite:
         statements = [suite]
     else:
-        statements = [c for c in suite.children if c.type not in (token.NEWLINE, token.INDENT, token.DEDENT)]
+        statements = [c for c in suite.children if c.type not in (tokens.NEWLINE, tokens.INDENT, tokens.DEDENT)]
     if statements and is_docstring(statements[0]):
         statements = statements[1:]
     return statements
 
 
-def _small_statements(body: list[pytree.Base]) -> Optional[list[pytree.Base]]:
+def _small_statements(body: list[Base]) -> Optional[list[Base]]:
     """The ``;``-separated statements of a body made only of simple lines, else None."""
     result = []
     for statement in body:
-        if statement.type != syms.simple_stmt:
+        if statement.type != symbols.simple_stmt:
             return None
-        result.extend(c for c in statement.children if c.type not in (token.SEMI, token.NEWLINE))
+        result.extend(c for c in statement.children if c.type not in (tokens.SEMI, tokens.NEWLINE))
     return result
 
 
-def _is_migrated(body: list[pytree.Base], parameter: str) -> bool:
+def _is_migrated(body: list[Base], parameter: str) -> bool:
     small = _small_statements(body)
-    if not small or len(small) != 1 or small[0].type != syms.return_stmt:
+    if not small or len(small) != 1 or small[0].type != symbols.return_stmt:
         return False
     value = small[0].children[1]
     return (
-        value.type == syms.power and len(value.children) == 3
+        value.type == symbols.power and len(value.children) == 3
         and prefix_name(value, 2) == NPU_GELU and is_call_trailer(value.children[2])
         and dotted_name(value.children[2].children[1]) == parameter
     )
 
 
-def _computes_gelu(body: list[pytree.Base], parameter: str, names: ModuleNames) -> bool:
+def _computes_gelu(body: list[Base], parameter: str, names: ModuleNames) -> bool:
     """True when the body is ``name = ...`` lines and a ``return`` of tanh-GELU(parameter)."""
     small = _small_statements(body)
-    if not small or small[-1].type != syms.return_stmt or len(small[-1].children) != 2:
+    if not small or small[-1].type != symbols.return_stmt or len(small[-1].children) != 2:
         return False
     env = {}
     for statement in small[:-1]:
@@ -178,27 +171,27 @@ def _computes_gelu(body: list[pytree.Base], parameter: str, names: ModuleNames) 
         and match.operand == parameter
 
 
-def _assignment(statement: pytree.Base) -> Optional[tuple[str, pytree.Base]]:
-    if statement.type != syms.expr_stmt or len(statement.children) != 3:
+def _assignment(statement: Base) -> Optional[tuple[str, Base]]:
+    if statement.type != symbols.expr_stmt or len(statement.children) != 3:
         return None
     target, operator, value = statement.children
-    if target.type != token.NAME or operator.type != token.EQUAL:
+    if target.type != tokens.NAME or operator.type != tokens.EQUAL:
         return None
     return target.value, value
 
 
-def _single_assignments(scope: pytree.Node, before: pytree.Base) -> dict[str, pytree.Base]:
+def _single_assignments(scope: Node, before: Base) -> dict[str, Base]:
     """``name = value`` of ``scope`` (nested functions excluded) for names assigned once,
     when that assignment ends before ``before`` starts."""
     order = {id(leaf): index for index, leaf in enumerate(scope.leaves())}
     start = order.get(id(next(before.leaves())), 0)
-    found: dict[str, list[pytree.Base]] = {}
+    found: dict[str, list[Base]] = {}
     stack = list(scope.children)
     while stack:
         node = stack.pop()
-        if node.type in (syms.funcdef, syms.classdef, syms.lambdef):
+        if node.type in (symbols.funcdef, symbols.classdef, symbols.lambdef):
             continue
-        assignment = _assignment(node) if node.type == syms.expr_stmt else None
+        assignment = _assignment(node) if node.type == symbols.expr_stmt else None
         if assignment is not None:
             found.setdefault(assignment[0], []).append(assignment[1])
         stack.extend(getattr(node, "children", ()))
@@ -208,7 +201,7 @@ def _single_assignments(scope: pytree.Node, before: pytree.Base) -> dict[str, py
     }
 
 
-def _replace_body(funcdef: pytree.Node, body: list[pytree.Base], code: str, newline: str) -> None:
+def _replace_body(funcdef: Node, body: list[Base], code: str, newline: str) -> None:
     (new,) = parse_statements(code, newline)
     first = body[0]
     new.prefix = first.prefix
@@ -218,22 +211,22 @@ def _replace_body(funcdef: pytree.Node, body: list[pytree.Base], code: str, newl
 
 
 def _functions_and_calls(
-    tree: pytree.Node, names: ModuleNames, functions: tuple[str, ...]
-) -> tuple[list[pytree.Node], list[pytree.Node]]:
+    tree: Node, names: ModuleNames, functions: tuple[str, ...]
+) -> tuple[list[Node], list[Node]]:
     """In source order: every ``def``, and every power node ``f(...)`` where ``f`` is one of
     the math ``functions`` (any spelling)."""
-    found: tuple[list[pytree.Node], list[pytree.Node]] = ([], [])
+    found: tuple[list[Node], list[Node]] = ([], [])
     for node in node_pre_order(tree):
-        if node.type == syms.funcdef:
+        if node.type == symbols.funcdef:
             found[0].append(node)
-        elif node.type == syms.power and _calls_one_of(node, names, functions):
+        elif node.type == symbols.power and _calls_one_of(node, names, functions):
             found[1].append(node)
     return found
 
 
-def _calls_one_of(power: pytree.Node, names: ModuleNames, functions: tuple[str, ...]) -> bool:
+def _calls_one_of(power: Node, names: ModuleNames, functions: tuple[str, ...]) -> bool:
     head = power.children[0]
-    if head.type != token.NAME or not names.may_qualify(head.value):
+    if head.type != tokens.NAME or not names.may_qualify(head.value):
         return False  # most calls of a file
     for end, trailer in enumerate(power.children[1:], start=1):
         if is_call_trailer(trailer):
@@ -252,11 +245,11 @@ def _last_names(functions: tuple[str, ...]) -> frozenset[str]:
     return frozenset(name.rpartition(".")[2] for name, kind in FUNCTIONS.items() if kind in functions)
 
 
-def _arithmetic_root(node: pytree.Base, names: ModuleNames) -> pytree.Base:
+def _arithmetic_root(node: Base, names: ModuleNames) -> Base:
     """The largest arithmetic expression around ``node`` (through math calls' arguments)."""
     while node.parent is not None:
         parent = node.parent
-        if parent.type in _ARITHMETIC and not (parent.type == syms.atom and parent.children[0].type != token.LPAR):
+        if parent.type in _ARITHMETIC and not (parent.type == symbols.atom and parent.children[0].type != tokens.LPAR):
             node = parent
             continue
         call = _math_call_of_argument(node, names)
@@ -266,20 +259,20 @@ def _arithmetic_root(node: pytree.Base, names: ModuleNames) -> pytree.Base:
     return node
 
 
-def _math_call_of_argument(node: pytree.Base, names: ModuleNames) -> Optional[pytree.Node]:
+def _math_call_of_argument(node: Base, names: ModuleNames) -> Optional[Node]:
     parent = node.parent
-    if parent.type == syms.arglist:
+    if parent.type == symbols.arglist:
         parent = parent.parent
     if parent is None or not is_call_trailer(parent) or parent.parent is None:
         return None
     power = parent.parent
     index = child_index(parent)
-    if index != len(power.children) - 1 and power.children[index + 1].type != token.DOUBLESTAR:
+    if index != len(power.children) - 1 and power.children[index + 1].type != tokens.DOUBLESTAR:
         return None
     return power if FUNCTIONS.get(names.qualify(prefix_name(power, index)) or "") else None
 
 
-def _inside(node: pytree.Base, ancestor: pytree.Base) -> bool:
+def _inside(node: Base, ancestor: Base) -> bool:
     while node is not None:
         if node is ancestor:
             return True

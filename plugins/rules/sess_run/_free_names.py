@@ -1,6 +1,6 @@
 """The names a scope already uses, collected once per file, for naming generated code.
 
-:func:`statements.free_name` walks the whole scope, and the module's scope is the whole file:
+:func:`free_name` walks the whole scope, and the module's scope is the whole file:
 a rule that names what it inserts at several sites of one scope (a config per session) would
 walk it once per site. :func:`taken_names` walks each scope once per file and keeps the set
 in ``ctx.memo``; the rule :func:`claim`\\ s the names of the code it inserts, so the set stays
@@ -11,20 +11,17 @@ from __future__ import annotations
 
 from typing import AbstractSet
 
-from fissix import pytree
-
-from .rule import FileContext
-from .statements import used_names
+from npu_codemod.api import Base, FileContext, Node, used_names
 
 _KEY = "free_names.taken"
 
 
-def taken_names(scope: pytree.Node, ctx: FileContext) -> set[str]:
-    """:func:`statements.used_names` of ``scope``, walked once per file (do not edit the set)."""
+def taken_names(scope: Node, ctx: FileContext) -> set[str]:
+    """:func:`used_names` of ``scope``, walked once per file (do not edit the set)."""
     return ctx.per_node(_KEY, scope, used_names)
 
 
-def claim(nodes: list[pytree.Base], ctx: FileContext, unless: AbstractSet[str] = frozenset()) -> None:
+def claim(nodes: list[Base], ctx: FileContext, unless: AbstractSet[str] = frozenset()) -> None:
     """Add the names spelled in the inserted ``nodes`` (but ``unless``) to the kept names of
     every scope around them."""
     kept = ctx.memo.get(_KEY)

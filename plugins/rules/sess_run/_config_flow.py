@@ -18,32 +18,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import AbstractSet, Callable, Optional
 
-from fissix import pytree
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
+from npu_codemod.api import Base, Leaf, Node, symbols, tokens, uses
 
-from .scopes import uses
-from .session_config import CUSTOM_OP, NPU_PIECES, ConfigTarget, code, setting_key
+from ._session_config import CUSTOM_OP, NPU_PIECES, ConfigTarget, code, setting_key
 
 #: Binding indexes that are no statement: the value a parameter brings, and no value at all.
 PARAMETER, UNBOUND = -1, -2
 State = frozenset  # of (binding index, frozenset of settings done on that object since)
-_TERMINAL = {syms.return_stmt: "return", syms.raise_stmt: "raise",
-             syms.break_stmt: "break", syms.continue_stmt: "continue"}
-_BINDING_STATEMENTS = (syms.for_stmt, syms.with_stmt, syms.except_clause, syms.funcdef,
-                       syms.classdef)
+_TERMINAL = {symbols.return_stmt: "return", symbols.raise_stmt: "raise",
+             symbols.break_stmt: "break", symbols.continue_stmt: "continue"}
+_BINDING_STATEMENTS = (symbols.for_stmt, symbols.with_stmt, symbols.except_clause, symbols.funcdef,
+                       symbols.classdef)
 
 
 @dataclass
 class Flow:
     """What :func:`config_flow` found for one name at one statement (the anchor)."""
 
-    bindings: list[pytree.Base]  # index -> the small statement (or loop, with...) that binds
+    bindings: list[Base]  # index -> the small statement (or loop, with...) that binds
     reaching: set[tuple[int, frozenset[str]]] = field(default_factory=set)  # at the anchor
     seen: set[tuple[int, frozenset[str]]] = field(default_factory=set)  # at any point
     #: ``custom_optimizers.add()`` statements of an NpuOptimizer for an object that may have
     #: one already (a second entry).
-    doubled: list[pytree.Base] = field(default_factory=list)
+    doubled: list[Base] = field(default_factory=list)
 
     def lacking(self, piece: str) -> set[int]:
         """Bindings whose object reaches the anchor without ``piece`` on some path."""
@@ -59,7 +56,7 @@ class Flow:
         return frozenset.intersection(*sets) if sets else frozenset()
 
 
-def target_flow(target: ConfigTarget, initial: Callable[[pytree.Base], frozenset[str]],
+def target_flow(target: ConfigTarget, initial: Callable[[Base], frozenset[str]],
                 pieces: AbstractSet[str] = NPU_PIECES) -> Optional[Flow]:
     """:func:`config_flow` for the object of ``target`` at its anchor; None when the target is
     no local name (an attribute, a global: their settings are looked for in the whole class or
@@ -70,8 +67,8 @@ def target_flow(target: ConfigTarget, initial: Callable[[pytree.Base], frozenset
     return flow if flow.reaching else None
 
 
-def config_flow(scope: pytree.Node, anchor: pytree.Base, name: str,
-                initial: Callable[[pytree.Base], frozenset[str]],
+def config_flow(scope: Node, anchor: Base, name: str,
+                initial: Callable[[Base], frozenset[str]],
                 pieces: AbstractSet[str] = NPU_PIECES) -> Flow:
     """The objects the local ``name`` of ``scope`` may hold when ``anchor`` (a statement of a
     block of ``scope``) runs, with the settings among ``pieces`` (``ConfigTarget.settings``
@@ -83,7 +80,7 @@ def config_flow(scope: pytree.Node, anchor: pytree.Base, name: str,
     """
     walker = _Walker(scope, anchor, name, initial, pieces)
     entry = PARAMETER if walker.is_parameter else UNBOUND
-    walker.block(scope.children[-1] if scope.type != syms.file_input else scope,
+    walker.block(scope.children[-1] if scope.type != symbols.file_input else scope,
                  State({(entry, frozenset())}))
     flow = walker.flow
     flow.reaching = {pair for pair in flow.reaching if pair[0] != UNBOUND}
@@ -91,11 +88,11 @@ def config_flow(scope: pytree.Node, anchor: pytree.Base, name: str,
 
 
 class _Walker:
-    def __init__(self, scope: pytree.Node, anchor: pytree.Base, name: str,
-                 initial: Callable[[pytree.Base], frozenset[str]], pieces: AbstractSet[str]) -> None:
+    def __init__(self, scope: Node, anchor: Base, name: str,
+                 initial: Callable[[Base], frozenset[str]], pieces: AbstractSet[str]) -> None:
         self.anchor, self.name, self.initial, self.pieces = anchor, name, initial, pieces
         self.flow = Flow([])
-        self.binds: dict[int, pytree.Base] = {}  # id(statement) -> statement, for each binding
+        self.binds: dict[int, Base] = {}  # id(statement) -> statement, for each binding
         self.indexes: dict[int, int] = {}  # id(statement) -> its index in flow.bindings
         self.is_parameter = False
         for use in uses(scope, name):
@@ -106,38 +103,38 @@ class _Walker:
                 elif statement is not None:
                     self.binds[id(statement)] = statement
         self.custom_ops: set[str] = set()
-        self.adds: dict[str, pytree.Base] = {}  # custom_op name -> its ``.add()`` statement
+        self.adds: dict[str, Base] = {}  # custom_op name -> its ``.add()`` statement
         self.loops: list[set] = []  # per enclosing loop: states that leave it by break/continue
         self.tries: list[set] = []  # per enclosing try: states at each point of its body
 
-    def block(self, node: pytree.Base, state: State) -> State:
-        children = node.children if node.type in (syms.suite, syms.file_input) else [node]
+    def block(self, node: Base, state: State) -> State:
+        children = node.children if node.type in (symbols.suite, symbols.file_input) else [node]
         for child in children:
             state = self.statement(child, state)
         return state
 
-    def statement(self, node: pytree.Base, state: State) -> State:
+    def statement(self, node: Base, state: State) -> State:
         if node is self.anchor:
             self.flow.reaching |= state
-        if node.type == syms.simple_stmt:
+        if node.type == symbols.simple_stmt:
             for small in node.children:
-                if small.type not in (token.SEMI, token.NEWLINE):
+                if small.type not in (tokens.SEMI, tokens.NEWLINE):
                     state = self.small(small, state)
-        elif node.type in (syms.decorated, syms.async_stmt, syms.async_funcdef):
+        elif node.type in (symbols.decorated, symbols.async_stmt, symbols.async_funcdef):
             state = self.statement(node.children[-1], state)
-        elif node.type in (syms.while_stmt, syms.for_stmt):
+        elif node.type in (symbols.while_stmt, symbols.for_stmt):
             state = self.loop(node, state)
-        elif node.type == syms.try_stmt:
+        elif node.type == symbols.try_stmt:
             state = self.attempt(node, state)
-        elif node.type in (syms.if_stmt, syms.with_stmt):
+        elif node.type in (symbols.if_stmt, symbols.with_stmt):
             state = self.branches(self.bound(node, state), node)
         else:
             state = self.bound(node, state)  # a nested def/class named like the config
         self.record(state)
         return state
 
-    def small(self, node: pytree.Base, state: State) -> State:
-        kind = _TERMINAL.get(node.type) or (node.value if node.type == token.NAME and
+    def small(self, node: Base, state: State) -> State:
+        kind = _TERMINAL.get(node.type) or (node.value if node.type == tokens.NAME and
                                            node.value in _TERMINAL.values() else None)
         if kind in ("break", "continue") and self.loops:
             self.loops[-1].update(state)
@@ -157,39 +154,39 @@ class _Walker:
         self.record(state)
         return state
 
-    def twice(self, node: pytree.Base) -> None:
+    def twice(self, node: Base) -> None:
         if not any(node is known for known in self.flow.doubled):
             self.flow.doubled.append(node)
 
-    def bind(self, node: pytree.Base, state: State) -> State:
+    def bind(self, node: Base, state: State) -> State:
         if not state:
             return state
-        if node.type == syms.del_stmt:
+        if node.type == symbols.del_stmt:
             return State({(UNBOUND, frozenset())})
         index = self.indexes.get(id(node))
         if index is None:
             index = self.indexes[id(node)] = len(self.flow.bindings)
             self.flow.bindings.append(node)
         children = node.children
-        direct = node.type == syms.expr_stmt and children[1].type == token.EQUAL and any(
-            child.type == token.NAME and child.value == self.name for child in children[:-1:2])
+        direct = node.type == symbols.expr_stmt and children[1].type == tokens.EQUAL and any(
+            child.type == tokens.NAME and child.value == self.name for child in children[:-1:2])
         return State({(index, self.initial(children[-1]) if direct else frozenset())})
 
-    def bound(self, node: pytree.Base, state: State) -> State:
+    def bound(self, node: Base, state: State) -> State:
         return self.bind(node, state) if id(node) in self.binds else state
 
-    def branches(self, state: State, node: pytree.Node) -> State:
+    def branches(self, state: State, node: Node) -> State:
         """``if``/``elif``/``else`` (one branch runs, or none without ``else``), ``with``."""
         bodies = _bodies(node)
-        if node.type == syms.with_stmt:
+        if node.type == symbols.with_stmt:
             return self.block(bodies[0], state)
-        has_else = any(child.type == token.NAME and child.value == "else" for child in node.children)
+        has_else = any(child.type == tokens.NAME and child.value == "else" for child in node.children)
         result = set() if has_else else set(state)
         for body in bodies:
             result |= self.block(body, state)
         return State(result)
 
-    def loop(self, node: pytree.Node, state: State) -> State:
+    def loop(self, node: Node, state: State) -> State:
         """The body zero or more times (to a fixed point), then ``else`` when not broken out."""
         body, *rest = _bodies(node)
         self.loops.append(set())
@@ -202,7 +199,7 @@ class _Walker:
         left = self.loops.pop()
         return (self.block(rest[0], head) if rest else head) | State(left)
 
-    def attempt(self, node: pytree.Node, state: State) -> State:
+    def attempt(self, node: Node, state: State) -> State:
         """``try``: handlers start from any point of the body; ``finally`` after all."""
         clauses = _clauses(node)
         self.tries.append(set(state))
@@ -212,7 +209,7 @@ class _Walker:
             self.tries[-1].update(inside)
         handled = State()
         for header, body in clauses[1:]:
-            if header.type == syms.except_clause or header.value == "except":
+            if header.type == symbols.except_clause or header.value == "except":
                 handled |= self.block(body, self.bound(header, inside))
             elif header.value == "else":
                 out = self.block(body, out)
@@ -227,26 +224,26 @@ class _Walker:
             self.tries[-1].update(state)
 
 
-def _bodies(node: pytree.Node) -> list[pytree.Base]:
+def _bodies(node: Node) -> list[Base]:
     return [body for _, body in _clauses(node)]
 
 
-def _clauses(node: pytree.Node) -> list[tuple[pytree.Base, pytree.Base]]:
+def _clauses(node: Node) -> list[tuple[Base, Base]]:
     """(what precedes the ``:``, the block after it) of each clause of a compound statement."""
     children = node.children
     return [(children[index - 1], children[index + 1]) for index, child in enumerate(children)
-            if child.type == token.COLON]
+            if child.type == tokens.COLON]
 
 
-def _binding_statement(leaf: pytree.Leaf, scope: pytree.Node) -> Optional[pytree.Base]:
+def _binding_statement(leaf: Leaf, scope: Node) -> Optional[Base]:
     """The small statement, loop, ``with``, ``except`` clause or nested def that binds with
     ``leaf``; ``scope`` itself for a parameter."""
     node = leaf.parent
     while node is not None and node is not scope:
-        if node.type == syms.comp_for:
+        if node.type == symbols.comp_for:
             return None  # a comprehension's own variable
         if node.type in _BINDING_STATEMENTS or (node.parent is not None
-                                               and node.parent.type == syms.simple_stmt):
+                                               and node.parent.type == symbols.simple_stmt):
             return node
         node = node.parent
     return node

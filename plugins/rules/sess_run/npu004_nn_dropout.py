@@ -4,17 +4,25 @@ from __future__ import annotations
 
 from typing import Optional
 
-from fissix import pytree
-from fissix.fixer_util import Dot, Name
-from fissix.pygram import python_symbols as syms
-
-from npu_codemod.codemods.calls import find_argument, is_none, needs_parentheses
-from npu_codemod.codemods.imports import NPU_INIT_IMPORT
-from npu_codemod.codemods.rule import Capture, FileContext, Rule
-from npu_codemod.codemods.snippets import parse_expression
-from npu_codemod.codemods.statements import child_index
-from npu_codemod.codemods.tfnames import is_call_trailer, prefix_name
-from npu_codemod.plugins.hookspecs import hookimpl
+from npu_codemod.api import (
+    NPU_INIT_IMPORT,
+    Base,
+    Capture,
+    Dot,
+    FileContext,
+    Name,
+    Node,
+    Rule,
+    child_index,
+    find_argument,
+    hookimpl,
+    is_call_trailer,
+    is_none,
+    needs_parentheses,
+    parse_expression,
+    prefix_name,
+    symbols,
+)
 
 DROPOUT = "tensorflow.nn.dropout"
 ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
@@ -29,6 +37,7 @@ NOT_CALLED = (f"tf.nn.dropout is used as a value, not called: make sure the call
 class NnDropout(Rule):
     id = "NPU004"
     name = "nn-dropout"
+    pack = "sess-run"
     description = "Replace tf.nn.dropout with npu_ops.dropout (rate= becomes keep_prob=1 - rate)."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.nn.dropout"
     guide_section_en = "Model building, loss computation and gradient update: tf.nn.dropout"
@@ -61,7 +70,7 @@ class NnDropout(Rule):
       | power< NAME trailer< '(' [any] ')' > any* >
     )"""
 
-    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         power, end = _dropout_site(node)
         if power is None:
             return
@@ -86,35 +95,35 @@ class NnDropout(Rule):
             ctx.report(power, "migrated", f"replaced {spelled} with npu_ops.dropout; {ACCURACY}")
 
 
-def _rewrite(power: pytree.Node, end: int, call: pytree.Node) -> None:
+def _rewrite(power: Node, end: int, call: Node) -> None:
     _rename_rate(call)
     _replace_callee(power, end)
 
 
-def _has_noise_shape(call: pytree.Node) -> bool:
+def _has_noise_shape(call: Node) -> bool:
     """``noise_shape`` given with a value other than its default ``None``."""
     given = find_argument(call, "noise_shape", 2)
     return given is not None and not is_none(given.value)
 
 
-def _dropout_site(node: pytree.Base) -> tuple[Optional[pytree.Node], int]:
+def _dropout_site(node: Base) -> tuple[Optional[Node], int]:
     """(power node, index of the trailer after the name ending in dropout), or (None, 0)."""
-    if node.type == syms.power:  # dropout(...) through a from-import
+    if node.type == symbols.power:  # dropout(...) through a from-import
         return node, 1
     power = node.parent
-    if power is None or power.type != syms.power:
+    if power is None or power.type != symbols.power:
         return None, 0
     return power, child_index(node) + 1
 
 
-def _v2_positional_rate(resolved: str, call: pytree.Node) -> bool:
+def _v2_positional_rate(resolved: str, call: Node) -> bool:
     """``tf.compat.v2.nn.dropout(x, 0.2)``: the 2nd positional is ``rate``, not keep_prob."""
     second = find_argument(call, "rate", 1)
     is_v2 = resolved.startswith("tensorflow.compat.v2.")
     return is_v2 and second is not None and second.keyword is None
 
 
-def _rename_rate(call: pytree.Node) -> None:
+def _rename_rate(call: Node) -> None:
     """``rate=r`` -> ``keep_prob=1 - r``, parenthesising ``r`` when needed."""
     rate = find_argument(call, "rate")
     if rate is None:
@@ -126,12 +135,12 @@ def _rename_rate(call: pytree.Node) -> None:
     rate.value.replace(parse_expression(f"1 - {value}"))
 
 
-def _replace_callee(power: pytree.Node, end: int) -> None:
+def _replace_callee(power: Node, end: int) -> None:
     """``tf.compat.v1.nn.dropout(...)`` / ``dropout(...)`` -> ``npu_ops.dropout(...)``."""
     head = power.children[0]
     for part in power.children[1:end]:
         part.remove()
-    dropout = pytree.Node(syms.trailer, [Dot(), Name("dropout")])
+    dropout = Node(symbols.trailer, [Dot(), Name("dropout")])
     head.replace([Name("npu_ops", prefix=head.prefix), dropout])
 
 

@@ -7,11 +7,9 @@ padded to ``batch_size`` with dummy examples whose outputs are dropped, or an as
 
 from __future__ import annotations
 
-from fissix import pytree
+from npu_codemod.api import Base, Capture, FileContext, Rule, hookimpl
 
-from npu_codemod.codemods.rule import Capture, FileContext, Rule
-from npu_codemod.codemods.words import node_words
-from npu_codemod.plugins.hookspecs import hookimpl
+from ._words import node_words
 
 PAD = "pad the final prediction batch to batch_size with dummy examples and drop their outputs"
 #: Words naming what prediction produced, and what it was given.
@@ -27,6 +25,7 @@ COUNT_WORDS = frozenset("len num n nb count cnt total number length size".split(
 class PredictLastBatch(Rule):
     id = "NPU003"
     name = "predict-last-batch"
+    pack = "sess-run"
     description = "Report asserts that the number of predictions equals the number of examples."
     guide_section = "数据预处理: 推理时最后一个batch需补齐到batch size"
     guide_section_en = "Data preprocessing: at inference, pad the last batch to the batch size"
@@ -47,7 +46,7 @@ class PredictLastBatch(Rule):
     tokens = ("assert",)
     pattern = "assert_stmt< 'assert' comparison< left=any '==' right=any > any* >"
 
-    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         sides = [node_words(capture["left"]), node_words(capture["right"])]
         if any(_counts_results(a) and _counts_examples(b) for a, b in (sides, sides[::-1])):
             ctx.report(node, "unmigrated", PAD)

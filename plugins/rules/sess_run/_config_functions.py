@@ -28,15 +28,20 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import AbstractSet, Iterable, Iterator, Optional, Union
 
-from fissix import pytree
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
+from npu_codemod.api import (
+    Base,
+    FileContext,
+    Node,
+    is_call_trailer,
+    prefix_name,
+    scope_statements,
+    symbols,
+    tokens,
+    why_not,
+)
 
-from .rule import FileContext
-from .session_config import CONFIG_POSITION, SESSION_NAMES, SUPERVISOR_METHODS
-from .statements import why_not
-from .tfnames import is_call_trailer, prefix_name
-from .walk import scope_statements
+from ._functions import function_returns
+from ._session_config import CONFIG_POSITION, SESSION_NAMES, SUPERVISOR_METHODS
 
 PREFIX = "npu007-config:"
 _CUSTOM_OPTIMIZERS = ("graph_options", "rewrite_options", "custom_optimizers", "add")
@@ -106,7 +111,7 @@ def dotted(node: ast.AST) -> Optional[str]:
 
 def session_config_values(tree: ast.AST) -> Iterator[ast.expr]:
     """The ``config`` argument of every call that looks like a session (or session creator)
-    call, by its last name: the cheap, generous counterpart of ``session_config.session_call``."""
+    call, by its last name: the cheap, generous counterpart of ``_session_config.session_call``."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -399,14 +404,14 @@ class ConfigSource:
     (``function``: NPU007 completes each of its returns) or a configured one of another file."""
 
     name: str  # ``make_config``; module-qualified for another file's: ``benchmark.create_config_proto``
-    function: Optional[pytree.Node] = None  # the ``def`` in this file
+    function: Optional[Node] = None  # the ``def`` in this file
 
 
-def config_source(value: pytree.Base, ctx: FileContext) -> Optional[ConfigSource]:
+def config_source(value: Base, ctx: FileContext) -> Optional[ConfigSource]:
     """The function whose return value ``value`` is, when it is a call NPU007 can rely on:
     ``f(...)``/``self.f(...)`` of a function defined once in the file whose returns it can
     complete (:func:`completable`), or a function of another file that is configured."""
-    if value.type != syms.power or not is_call_trailer(value.children[-1]):
+    if value.type != symbols.power or not is_call_trailer(value.children[-1]):
         return None
     callee = prefix_name(value, len(value.children) - 1)
     if callee is None:
@@ -421,48 +426,42 @@ def config_source(value: pytree.Base, ctx: FileContext) -> Optional[ConfigSource
     return ConfigSource(qualified) if qualified else None
 
 
-def _defined(ctx: FileContext) -> dict[str, list[pytree.Node]]:
+def _defined(ctx: FileContext) -> dict[str, list[Node]]:
     """Every function of the file (methods, nested ones) by name, found once per file."""
     key = "config_functions.defined"
     if key not in ctx.memo:
-        found: dict[str, list[pytree.Node]] = {}
+        found: dict[str, list[Node]] = {}
         for node in scope_statements(ctx.tree, nested=True):
-            if node.type == syms.funcdef:
+            if node.type == symbols.funcdef:
                 found.setdefault(node.children[1].value, []).append(node)
         ctx.memo[key] = found
     return ctx.memo[key]
 
 
-def function_returns(function: pytree.Node) -> list[pytree.Base]:
-    """The ``return`` statements of ``function`` itself (a bare ``return`` is a NAME leaf)."""
-    return [node for node in scope_statements(function) if node.type == syms.return_stmt
-            or (node.type == token.NAME and node.value == "return")]
-
-
-def completable(function: pytree.Node) -> bool:
+def completable(function: Node) -> bool:
     """Does every ``return`` of ``function`` give a name or a call (the ``ast`` analysis
     asks the same of a function, see ``_returns``), with room for statements before it?"""
     returns = function_returns(function)
     return bool(returns) and all(
-        node.type == syms.return_stmt and _returned_kind(node.children[1]) and not why_not(node)
+        node.type == symbols.return_stmt and _returned_kind(node.children[1]) and not why_not(node)
         for node in returns)
 
 
-def returned_value(value: pytree.Base) -> pytree.Base:
+def returned_value(value: Base) -> Base:
     """``value`` without the parentheses around it."""
-    while value.type == syms.atom and value.children[0].type == token.LPAR and len(value.children) == 3:
+    while value.type == symbols.atom and value.children[0].type == tokens.LPAR and len(value.children) == 3:
         value = value.children[1]
     return value
 
 
-def _returned_kind(value: pytree.Base) -> bool:
+def _returned_kind(value: Base) -> bool:
     value = returned_value(value)
-    if value.type == token.NAME:
+    if value.type == tokens.NAME:
         return value.value not in ("None", "True", "False")
-    return value.type == syms.power and is_call_trailer(value.children[-1])
+    return value.type == symbols.power and is_call_trailer(value.children[-1])
 
 
-def promised_functions(ctx: FileContext) -> list[pytree.Node]:
+def promised_functions(ctx: FileContext) -> list[Node]:
     """The module-level functions of the file that the facts name as returning a configured
     config by themselves (not through another file's function): other files rely on them."""
     module = ".".join(module_parts(ctx.path))
@@ -470,8 +469,8 @@ def promised_functions(ctx: FileContext) -> list[pytree.Node]:
              if name.rpartition(".")[0] == module}
     found = []
     for node in ctx.tree.children:
-        function = node.children[-1] if node.type == syms.decorated else node
-        if function.type == syms.funcdef and function.children[1].value in names \
+        function = node.children[-1] if node.type == symbols.decorated else node
+        if function.type == symbols.funcdef and function.children[1].value in names \
                 and len(_defined(ctx).get(function.children[1].value, [])) == 1:
             found.append(function)
     return found

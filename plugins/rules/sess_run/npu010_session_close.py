@@ -1,7 +1,7 @@
 """NPU010 session-close: a bare session must be closed, that is where the NPU executor is freed.
 
 ``<name>.close()`` goes after the last statement of the block that uses the session or anything
-built with it (:mod:`codemods.lifetimes`: ``actor = Actor(sess)`` keeps it, so the close goes
+built with it (:mod:`._lifetimes`: ``actor = Actor(sess)`` keeps it, so the close goes
 after the last use of ``actor`` too), after the ``join()`` of the threads that run on it, and
 before each ``return`` that leaves the function between the session's creation and that point
 (a ``return`` on the line of its ``if``/``else``/``for``... first gets a line of its own). A
@@ -21,7 +21,7 @@ A session a function returns (``return sess``, ``return sess, graph``) belongs t
 each call of that function is handled like a session creation (closed there when it qualifies,
 else reported there), and the function itself gets no finding. Callers in the same file are
 found in the tree; callers in other files through the repository facts of
-:mod:`codemods.session_functions` (module-level functions only: :meth:`SessionClose.finish`
+:mod:`._session_functions` (module-level functions only: :meth:`SessionClose.finish`
 handles those calls in the calling file). A method, a function whose name is used otherwise
 than in a call, or one that no file calls, is reported where it makes the session.
 """
@@ -29,24 +29,41 @@ than in a call, or one that no file calls, is reported where it makes the sessio
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Optional
 
-from fissix import pytree
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
-
-from npu_codemod.codemods.blocks import open_block
-from npu_codemod.codemods.config_functions import imported_names, module_parts, parse
-from npu_codemod.codemods.lifetimes import Lifetime, Threads, lifetime
-from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
-from npu_codemod.codemods.scopes import Use, classify, flow, insert_after, is_terminal, uses
-from npu_codemod.codemods.session_functions import Position, SessionFunctions, session_function_facts
-from npu_codemod.codemods.statements import (
-    BLOCKS, block_child, child_index, enclosing_scope, insert_before,
+from npu_codemod.api import (
+    BLOCKS,
+    Base,
+    Capture,
+    FileContext,
+    Leaf,
+    Node,
+    Rule,
+    TfNames,
+    Use,
+    block_child,
+    child_index,
+    classify,
+    enclosing_scope,
+    flow,
+    hookimpl,
+    insert_after,
+    insert_before,
+    is_call_trailer,
+    is_terminal,
+    node_pre_order,
+    open_block,
+    position,
+    prefix_name,
+    symbols,
+    tokens,
+    uses,
 )
-from npu_codemod.codemods.tfnames import TfNames, is_call_trailer, prefix_name
-from npu_codemod.codemods.walk import node_pre_order, scope_statements
-from npu_codemod.plugins.hookspecs import hookimpl
+
+from ._config_functions import imported_names, module_parts, parse
+from ._functions import function_returns, is_return
+from ._lifetimes import Lifetime, Threads, lifetime
+from ._session_functions import Position, SessionFunctions, session_function_facts
 
 SESSIONS = frozenset({
     "tensorflow.Session",
@@ -57,7 +74,7 @@ SESSIONS = frozenset({
 })
 _NAMES = " | ".join(f"'{name.rpartition('.')[2]}'" for name in sorted(SESSIONS))
 #: Blocks a session's uses may leave: the block runs once, so the session is still the one made.
-_CLIMBABLE = (syms.if_stmt, syms.with_stmt, syms.try_stmt)
+_CLIMBABLE = (symbols.if_stmt, symbols.with_stmt, symbols.try_stmt)
 #: Methods a class may release its resources in, in the order they are suggested.
 _CLEANUP = ("close", "__exit__", "__del__")
 _MAIN = "'if __name__ == \"__main__\":'"
@@ -84,6 +101,7 @@ class _Made:
 class SessionClose(Rule):
     id = "NPU010"
     name = "session-close"
+    pack = "sess-run"
     description = ("Insert sess.close() after the last use of a session, and of what is built "
                    "with it, not created in 'with', and before each earlier return.")
     guide_section = "执行训练: sess.close()"
@@ -121,8 +139,8 @@ class SessionClose(Rule):
       | power< name=({_NAMES}) trailer< '(' [any] ')' > >
     )"""
 
-    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
-        if node.type == syms.power:
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        if node.type == symbols.power:
             power, end = node, 1
         else:
             power, end = node.parent, child_index(node) + 1
@@ -132,7 +150,7 @@ class SessionClose(Rule):
             return
         self._site(power, end, _Made(qualified == "tensorflow.InteractiveSession"), ctx)
 
-    def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
+    def finish(self, tree: Node, ctx: FileContext) -> None:
         """Calls of another file's session functions (``sess = utils.make_session()``, the
         repository facts say which): each is a session made in this file."""
         functions = _session_functions(ctx)
@@ -141,8 +159,8 @@ class SessionClose(Rule):
         calls = []
         imports = _imports(ctx)
         for node in node_pre_order(tree):
-            head = node.children[0] if node.type == syms.power else None
-            if head is None or head.type != token.NAME or head.value not in imports:
+            head = node.children[0] if node.type == symbols.power else None
+            if head is None or head.type != tokens.NAME or head.value not in imports:
                 continue
             index = next((at for at, trailer in enumerate(node.children) if is_call_trailer(trailer)), 0)
             callee = prefix_name(node, index) if index else None
@@ -157,7 +175,7 @@ class SessionClose(Rule):
             edit()
         del ctx.deferred[start:]
 
-    def _site(self, power: pytree.Node, end: int, made: _Made, ctx: FileContext) -> None:
+    def _site(self, power: Node, end: int, made: _Made, ctx: FileContext) -> None:
         """A session made by the call ``power.children[:end + 1]``."""
         if len(power.children) > end + 1:
             ctx.report(power, "unmigrated", f"{CLOSE} (the session object is used inline and "
@@ -179,7 +197,7 @@ class SessionClose(Rule):
         if owner is None or not _closed_by_class(power, owner, ctx):
             ctx.report(power, "unmigrated", f"{CLOSE} ({_where(power, made)}{_hint(outer, owner)})")
 
-    def _bare_session(self, power: pytree.Node, target: pytree.Leaf, made: _Made, ctx: FileContext) -> None:
+    def _bare_session(self, power: Node, target: Leaf, made: _Made, ctx: FileContext) -> None:
         name = target.value
         statement = _line_of(target)
         scope = enclosing_scope(statement)
@@ -198,7 +216,7 @@ class SessionClose(Rule):
         returns = [use for use in found if use.kind == "escape" and use.detail == "returned"]
         kept = [use for use in found if not any(use is other for other in returns)]
         life = lifetime(scope, name, kept, target, ctx, default or bool(_as_default_blocks(found)))
-        if returns and life.escape is None and not life.threads and scope.type == syms.funcdef \
+        if returns and life.escape is None and not life.threads and scope.type == symbols.funcdef \
                 and made.index is None:
             self._returned(power, scope, _returned_position_of(returns), made.subject(name), made, ctx)
             return
@@ -212,10 +230,10 @@ class SessionClose(Rule):
         if span is None:
             ctx.report(power, "unmigrated", f"{CLOSE} ({made.subject(name)} {why}{_hint(statement, None)})")
             return
-        exits = _exits(span, name, life, found, default) if scope.type == syms.funcdef else []
+        exits = _exits(span, name, life, found, default) if scope.type == symbols.funcdef else []
         _close(power, life, span, exits, ctx)
 
-    def _returned(self, power: pytree.Node, function: pytree.Node, index: Position, subject: str,
+    def _returned(self, power: Node, function: Node, index: Position, subject: str,
                   made: _Made, ctx: FileContext) -> None:
         """The session is returned by ``function`` (``index``: its position in a returned
         tuple, None: itself, False: positions differ): each caller in the file owns it, and is
@@ -255,10 +273,10 @@ def _imports(ctx: FileContext) -> dict[str, str]:
     return imported_names(tree, ctx.path) if tree is not None else {}
 
 
-def _owned_elsewhere(function: pytree.Node, ctx: FileContext) -> bool:
+def _owned_elsewhere(function: Node, ctx: FileContext) -> bool:
     """True when ``function`` is a module-level session function of the facts that another
     file calls: its callers there own the session."""
-    if function.parent.type != syms.file_input:
+    if function.parent.type != symbols.file_input:
         return False
     name = function.children[1].value
     functions = _session_functions(ctx)
@@ -266,7 +284,7 @@ def _owned_elsewhere(function: pytree.Node, ctx: FileContext) -> bool:
         and functions.called_elsewhere(name, ctx.path)
 
 
-def _close(power: pytree.Node, life: Lifetime, span: _Span, exits: list[_Exit], ctx: FileContext) -> None:
+def _close(power: Node, life: Lifetime, span: _Span, exits: list[_Exit], ctx: FileContext) -> None:
     """Close the session at the end of ``span`` and before each return it can be closed before;
     report the returns it cannot."""
     name = life.name
@@ -290,65 +308,65 @@ def _close(power: pytree.Node, life: Lifetime, span: _Span, exits: list[_Exit], 
             ctx.report(node, "unmigrated", f"{RETURN} ({problem})")
 
 
-def _outside_parentheses(node: pytree.Base) -> pytree.Base:
-    while node.parent is not None and node.parent.type == syms.atom and \
-            node.parent.children[0].type == token.LPAR and len(node.parent.children) == 3:
+def _outside_parentheses(node: Base) -> Base:
+    while node.parent is not None and node.parent.type == symbols.atom and \
+            node.parent.children[0].type == tokens.LPAR and len(node.parent.children) == 3:
         node = node.parent
     return node
 
 
-def _assigned_name(power: pytree.Node, index: Optional[int] = None) -> Optional[pytree.Leaf]:
+def _assigned_name(power: Node, index: Optional[int] = None) -> Optional[Leaf]:
     """``name`` of ``name = <power>`` (a plain, single assignment), else None; with ``index``,
     the name at that position of ``a, name = <power>``."""
     statement = _outside_parentheses(power).parent
-    if statement is None or statement.type != syms.expr_stmt or len(statement.children) != 3:
+    if statement is None or statement.type != symbols.expr_stmt or len(statement.children) != 3:
         return None
     target, operator, value = statement.children
-    if value is not _outside_parentheses(power) or operator.type != token.EQUAL:
+    if value is not _outside_parentheses(power) or operator.type != tokens.EQUAL:
         return None
     if index is not None:
-        if target.type == syms.atom and len(target.children) == 3:
+        if target.type == symbols.atom and len(target.children) == 3:
             target = target.children[1]
-        tuples = (syms.testlist_star_expr, syms.exprlist, syms.testlist_gexp)
+        tuples = (symbols.testlist_star_expr, symbols.exprlist, symbols.testlist_gexp)
         items = target.children[::2] if target.type in tuples and len(target.children) % 2 == 1 else []
         target = items[index] if index < len(items) else None
-    if target is None or target.type != token.NAME or statement.parent.type != syms.simple_stmt:
+    if target is None or target.type != tokens.NAME or statement.parent.type != symbols.simple_stmt:
         return None
     return target
 
 
-def _line_of(target: pytree.Leaf) -> pytree.Base:
+def _line_of(target: Leaf) -> Base:
     """The simple statement (line) of an assignment target."""
     node = target
-    while node.type != syms.simple_stmt:
+    while node.type != symbols.simple_stmt:
         node = node.parent
     return node
 
 
-def _where(power: pytree.Node, made: _Made) -> str:
+def _where(power: Node, made: _Made) -> str:
     outer = _outside_parentheses(power)
     parent = outer.parent
     it = "it" if made.helper is None else f"the session {made.helper}() returns"
-    if made.index is not None and parent.type == syms.expr_stmt and parent.children[-1] is outer:
+    if made.index is not None and parent.type == symbols.expr_stmt and parent.children[-1] is outer:
         return (f"the session is item {made.index} of what {made.helper}() returns; unpack it "
                 "into names (a, b = ...) so that the tool can close it, or close it by hand")
-    if parent.type == syms.expr_stmt and parent.children[-1] is outer:
+    if parent.type == symbols.expr_stmt and parent.children[-1] is outer:
         return (f"{it} is stored in an attribute, subscript or several names, so the tool cannot "
                 "see when training ends")
-    if parent.type == syms.return_stmt or _returned_position(outer) is not False:
+    if parent.type == symbols.return_stmt or _returned_position(outer) is not False:
         return f"{it} is returned to the caller, which must close it"
-    if parent.type in (syms.argument, syms.arglist, syms.trailer):
+    if parent.type in (symbols.argument, symbols.arglist, symbols.trailer):
         return f"{it} is created inline as an argument; bind it to a name first"
     return f"{it} is not bound to a local name" if made.helper else "the session is not bound to a local name"
 
 
-def _is_context_manager(node: pytree.Base) -> bool:
+def _is_context_manager(node: Base) -> bool:
     """True for the expression of ``with <node>:`` or ``with <node> as x:``."""
     owner = node.parent
-    return owner.type == syms.with_stmt or (owner.type == syms.with_item and owner.children[0] is node)
+    return owner.type == symbols.with_stmt or (owner.type == symbols.with_item and owner.children[0] is node)
 
 
-def _closing_argument(node: pytree.Base, ctx: FileContext) -> bool:
+def _closing_argument(node: Base, ctx: FileContext) -> bool:
     """True for ``with closing(<node>):``, ``closing`` from contextlib in any spelling."""
     trailer = node.parent
     if not is_call_trailer(trailer) or len(trailer.children) != 3:
@@ -372,15 +390,15 @@ def _closes(use: Use, ctx: FileContext) -> bool:
     following = use.leaf.next_sibling
     return (
         use.kind in ("attribute", "escape") and following is not None
-        and following.type == syms.trailer and following.children[0].type == token.DOT
+        and following.type == symbols.trailer and following.children[0].type == tokens.DOT
         and following.children[1].value == "close" and is_call_trailer(following.next_sibling)
     )
 
 
-def _problem(found: list[Use], target: pytree.Leaf, scope: pytree.Node) -> Optional[str]:
+def _problem(found: list[Use], target: Leaf, scope: Node) -> Optional[str]:
     """Why the session's name cannot be followed to one close(): a class attribute, or a name
     bound again (the rest, escapes and holders, is :func:`lifetime`'s)."""
-    if scope.type == syms.classdef:
+    if scope.type == symbols.classdef:
         return "is a class attribute"
     for use in found:
         if use.leaf is not target and use.kind == "bind":
@@ -388,7 +406,7 @@ def _problem(found: list[Use], target: pytree.Leaf, scope: pytree.Node) -> Optio
     return None
 
 
-def _trouble(life: Lifetime, made: _Made, found: list[Use], statement: pytree.Base) -> Optional[str]:
+def _trouble(life: Lifetime, made: _Made, found: list[Use], statement: Base) -> Optional[str]:
     """Why the session cannot be closed in its scope, and where its close belongs, or None."""
     origin = f"; it is the session {made.helper}() returns" if made.helper else ""
     if life.escape is not None:
@@ -422,23 +440,23 @@ def _join_hint(threads: Threads) -> str:
     return "keep the thread, join it, and close it after the threads are joined"
 
 
-def _function_of(node: pytree.Base) -> Optional[pytree.Node]:
+def _function_of(node: Base) -> Optional[Node]:
     scope = enclosing_scope(node)
-    return scope if scope.type == syms.funcdef else None
+    return scope if scope.type == symbols.funcdef else None
 
 
-def _returned_position(node: pytree.Base) -> Position:
+def _returned_position(node: Base) -> Position:
     """None when ``node`` is what its function returns, its index when it is an item of a
     returned tuple (``return sess, graph``), else False."""
     node = _outside_parentheses(node)
     parent = node.parent
-    if parent.type == syms.return_stmt:
+    if parent.type == symbols.return_stmt:
         return None
-    if parent.type not in (syms.testlist_star_expr, syms.testlist, syms.exprlist, syms.testlist_gexp):
+    if parent.type not in (symbols.testlist_star_expr, symbols.testlist, symbols.exprlist, symbols.testlist_gexp):
         return False
     items = parent.children[::2]
-    outer = _outside_parentheses(parent.parent if parent.type == syms.testlist_gexp else parent)
-    if outer.parent.type != syms.return_stmt or any(child.type == syms.comp_for for child in parent.children):
+    outer = _outside_parentheses(parent.parent if parent.type == symbols.testlist_gexp else parent)
+    if outer.parent.type != symbols.return_stmt or any(child.type == symbols.comp_for for child in parent.children):
         return False
     return next((index for index, item in enumerate(items) if item is node), False)
 
@@ -450,11 +468,11 @@ def _returned_position_of(returns: list[Use]) -> Position:
     return positions.pop() if len(positions) == 1 else False
 
 
-def _callers(function: pytree.Node) -> Optional[list[pytree.Node]]:
+def _callers(function: Node) -> Optional[list[Node]]:
     """The calls (power nodes) of ``function`` in the file; None when it may be reached
     otherwise: a method, a decorated function, a name passed around or bound again."""
     owner = enclosing_scope(function)
-    if owner.type == syms.classdef or function.parent.type == syms.decorated:
+    if owner.type == symbols.classdef or function.parent.type == symbols.decorated:
         return None
     name = function.children[1]
     calls = []
@@ -469,31 +487,31 @@ def _callers(function: pytree.Node) -> Optional[list[pytree.Node]]:
     return calls
 
 
-def _self_attribute(outer: pytree.Base) -> Optional[tuple[pytree.Node, str]]:
+def _self_attribute(outer: Base) -> Optional[tuple[Node, str]]:
     """(class, attribute) for ``self.<attribute> = <outer>`` in a method of that class."""
     statement = outer.parent
-    if statement.type != syms.expr_stmt or statement.children[-1] is not outer:
+    if statement.type != symbols.expr_stmt or statement.children[-1] is not outer:
         return None
     target = statement.children[0]
-    if target.type != syms.power or target.children[0].type != token.NAME:
+    if target.type != symbols.power or target.children[0].type != tokens.NAME:
         return None
     return _owner(target.children[0])
 
 
-def _owner(head: pytree.Leaf) -> Optional[tuple[pytree.Node, str]]:
+def _owner(head: Leaf) -> Optional[tuple[Node, str]]:
     """(class, attribute) when ``head`` is the ``self`` of ``self.<attribute>`` in a method."""
     trailer = head.next_sibling
-    if head.value != "self" or trailer is None or trailer.type != syms.trailer \
-            or trailer.children[0].type != token.DOT or trailer.next_sibling is not None:
+    if head.value != "self" or trailer is None or trailer.type != symbols.trailer \
+            or trailer.children[0].type != tokens.DOT or trailer.next_sibling is not None:
         return None
     function = enclosing_scope(head)
-    classdef = enclosing_scope(function) if function.type == syms.funcdef else None
-    if classdef is None or classdef.type != syms.classdef:
+    classdef = enclosing_scope(function) if function.type == symbols.funcdef else None
+    if classdef is None or classdef.type != symbols.classdef:
         return None
     return classdef, trailer.children[1].value
 
 
-def _stored_on_self(found: list[Use]) -> Optional[tuple[pytree.Node, str]]:
+def _stored_on_self(found: list[Use]) -> Optional[tuple[Node, str]]:
     """(class, attribute) of a ``self.<attribute> = sess`` among the session's uses."""
     for use in found:
         if use.kind == "escape":
@@ -505,11 +523,11 @@ def _stored_on_self(found: list[Use]) -> Optional[tuple[pytree.Node, str]]:
     return None
 
 
-def _closed_by_class(power: pytree.Node, owner: tuple[pytree.Node, str], ctx: FileContext) -> bool:
+def _closed_by_class(power: Node, owner: tuple[Node, str], ctx: FileContext) -> bool:
     """Report ``migrated`` and return True when a method of the class closes the attribute."""
     classdef, attribute = owner
     for node in node_pre_order(classdef):
-        if node.type == syms.power and len(node.children) == 4 and str(node).strip().replace(" ", "") \
+        if node.type == symbols.power and len(node.children) == 4 and str(node).strip().replace(" ", "") \
                 == f"self.{attribute}.close()":
             method = enclosing_scope(node)
             ctx.report(power, "migrated", f"self.{attribute} is closed in {classdef.children[1].value}."
@@ -518,7 +536,7 @@ def _closed_by_class(power: pytree.Node, owner: tuple[pytree.Node, str], ctx: Fi
     return False
 
 
-def _hint(node: pytree.Base, owner: Optional[tuple[pytree.Node, str]]) -> str:
+def _hint(node: Base, owner: Optional[tuple[Node, str]]) -> str:
     """``; close it ...``: where the close of a session that outlives its scope belongs, when
     that can be told: in the owning class's cleanup method, or at the end of the
     ``if __name__ == "__main__":`` block for a module's session; else ''."""
@@ -526,19 +544,19 @@ def _hint(node: pytree.Base, owner: Optional[tuple[pytree.Node, str]]) -> str:
         classdef, attribute = owner
         name = classdef.children[1].value
         methods = {child.children[1].value for child in classdef.children[-1].children
-                   if child.type == syms.funcdef}
+                   if child.type == symbols.funcdef}
         method = next((method for method in _CLEANUP if method in methods), None)
         if method is not None:
             return f"; close it in {name}.{method}(): self.{attribute}.close()"
         return (f"; add a close() method to {name} that calls self.{attribute}.close(), and call "
                 "it when training ends")
     module = enclosing_scope(node)
-    main = _main_block(module) if module.type == syms.file_input else None
+    main = _main_block(module) if module.type == symbols.file_input else None
     if main is None:
         return ""
     suite = main.children[3]
     statements = [child for child in suite.children
-                  if child.type not in (token.INDENT, token.DEDENT, token.NEWLINE)]
+                  if child.type not in (tokens.INDENT, tokens.DEDENT, tokens.NEWLINE)]
     text = f"; close it at the end of the {_MAIN} block (line {_end_line(statements[-1])})"
     joins = [statement for statement in statements if _is_join(statement)]
     if joins:
@@ -546,28 +564,28 @@ def _hint(node: pytree.Base, owner: Optional[tuple[pytree.Node, str]]) -> str:
     return text
 
 
-def _main_block(tree: pytree.Node) -> Optional[pytree.Node]:
+def _main_block(tree: Node) -> Optional[Node]:
     for child in tree.children:
-        if child.type == syms.if_stmt and child.children[3].type == syms.suite:
+        if child.type == symbols.if_stmt and child.children[3].type == symbols.suite:
             test = str(child.children[1]).replace(" ", "").replace('"', "'")
             if test in ("__name__=='__main__'", "'__main__'==__name__"):
                 return child
     return None
 
 
-def _is_join(statement: pytree.Base) -> bool:
+def _is_join(statement: Base) -> bool:
     """A line that only calls ``<name>.join(...)`` (``COORD.join(worker_threads)``)."""
-    if statement.type != syms.simple_stmt or statement.children[0].type != syms.power:
+    if statement.type != symbols.simple_stmt or statement.children[0].type != symbols.power:
         return False
     call = statement.children[0]
-    return len(call.children) == 3 and call.children[0].type == token.NAME and \
+    return len(call.children) == 3 and call.children[0].type == tokens.NAME and \
         str(call.children[1]).strip() == ".join" and is_call_trailer(call.children[2])
 
 
-def _end_line(statement: pytree.Base) -> int:
+def _end_line(statement: Base) -> int:
     """The last line of ``statement`` that has code."""
     return max(leaf.lineno for leaf in statement.leaves()
-               if leaf.lineno and leaf.type not in (token.NEWLINE, token.INDENT, token.DEDENT))
+               if leaf.lineno and leaf.type not in (tokens.NEWLINE, tokens.INDENT, tokens.DEDENT))
 
 
 def _registered_as_default(found: list[Use]) -> bool:
@@ -580,10 +598,10 @@ def _registered_as_default(found: list[Use]) -> bool:
     return False
 
 
-def _called_function(leaf: pytree.Leaf) -> Optional[str]:
+def _called_function(leaf: Leaf) -> Optional[str]:
     """Dotted name of the function that ``leaf`` is an argument of, when it has one."""
     node = leaf
-    while node is not None and not (node.type == syms.trailer and node.children[0].type == token.LPAR):
+    while node is not None and not (node.type == symbols.trailer and node.children[0].type == tokens.LPAR):
         node = node.parent
     if node is None or node.parent is None:
         return None
@@ -605,11 +623,11 @@ class _Span:
     ``return``, before which to close.
     """
 
-    levels: tuple[tuple[pytree.Node, pytree.Base], ...]
-    last: pytree.Base
+    levels: tuple[tuple[Node, Base], ...]
+    last: Base
 
 
-def _span(statement: pytree.Base, name: str, leaves: list[pytree.Leaf], default: bool):
+def _span(statement: Base, name: str, leaves: list[Leaf], default: bool):
     """(the session's :class:`_Span`, None) or (None, why it cannot be closed at one place).
     ``leaves`` are the uses of the session ``name`` and of its holders."""
     block, anchor = statement.parent, statement
@@ -620,7 +638,7 @@ def _span(statement: pytree.Base, name: str, leaves: list[pytree.Leaf], default:
         holders = [block_child(leaf, block) for leaf in leaves]
         if all(holder is not None for holder in holders):
             break
-        owner = block.parent if block.type == syms.suite else None
+        owner = block.parent if block.type == symbols.suite else None
         if owner is None or owner.type not in _CLIMBABLE or owner.parent.type not in BLOCKS:
             outside = [leaf for leaf, holder in zip(leaves, holders) if holder is None]
             return None, (f"is used{_through(outside, name)} outside the block it is created in "
@@ -630,7 +648,7 @@ def _span(statement: pytree.Base, name: str, leaves: list[pytree.Leaf], default:
     last = max([start, *(index for index in indices if index >= start)])
     if default:
         statements = [child for child in block.children
-                      if child.type not in (token.INDENT, token.DEDENT, token.NEWLINE, token.ENDMARKER)]
+                      if child.type not in (tokens.INDENT, tokens.DEDENT, tokens.NEWLINE, tokens.ENDMARKER)]
         last = child_index(statements[-1])
         reason = _DEFAULT_TO_THE_END
     final = block.children[last]
@@ -641,12 +659,12 @@ def _span(statement: pytree.Base, name: str, leaves: list[pytree.Leaf], default:
                   "store what it computes in a variable and close the session before that line")
         reason = (f"is last used{through} in a return/raise/break/continue statement "
                   f"(line {position(final)[0]}); {advice}")
-    if is_terminal(final) and not (default and _is_return(final.children[0])):
+    if is_terminal(final) and not (default and is_return(final.children[0])):
         return None, reason
     return _Span(tuple(levels), final), None
 
 
-def _through(leaves: list[pytree.Leaf], name: str) -> str:
+def _through(leaves: list[Leaf], name: str) -> str:
     """`` through agent (built with it)`` when none of ``leaves`` is the session itself."""
     names = sorted({leaf.value for leaf in leaves})
     if not names or name in names:
@@ -654,13 +672,9 @@ def _through(leaves: list[pytree.Leaf], name: str) -> str:
     return f" through {', '.join(names)} (built with it)"
 
 
-def _is_return(node: pytree.Base) -> bool:
-    return node.type == syms.return_stmt or (node.type == token.NAME and node.value == "return")
-
-
 #: A ``return`` that leaves the function while the session is open, and why no close() can go
 #: right before it (None: it can).
-_Exit = tuple[pytree.Base, Optional[str]]
+_Exit = tuple[Base, Optional[str]]
 
 
 def _exits(span: _Span, name: str, life: Lifetime, found: list[Use], default: bool) -> list[_Exit]:
@@ -673,11 +687,13 @@ def _exits(span: _Span, name: str, life: Lifetime, found: list[Use], default: bo
     unsure = False  # past an if/try holding the creation: the session may not exist
     outermost = span.levels[-1][0]
     for depth, (block, anchor) in enumerate(span.levels):
-        unsure = unsure or (depth > 0 and anchor.type != syms.with_stmt)
+        unsure = unsure or (depth > 0 and anchor.type != symbols.with_stmt)
         children = block.children
         end = child_index(span.last) + 1 if block is outermost else len(children)
         for statement in children[child_index(anchor) + 1:end]:
-            for node in _returns(statement):
+            if statement.type in (symbols.funcdef, symbols.classdef):
+                continue
+            for node in function_returns(statement):
                 problem = _return_problem(node, name, leaves, default or _under(node, as_default))
                 if problem is None and any(position(start) < position(node) < position(join)
                                            for start, join in running):
@@ -689,16 +705,7 @@ def _exits(span: _Span, name: str, life: Lifetime, found: list[Use], default: bo
     return result
 
 
-def _returns(statement: pytree.Base) -> Iterator[pytree.Base]:
-    """The returns of ``statement`` that leave its function (not those of a nested def)."""
-    if statement.type in (syms.funcdef, syms.classdef):
-        return
-    for node in scope_statements(statement):
-        if _is_return(node):
-            yield node
-
-
-def _return_problem(node: pytree.Base, name: str, leaves: list[pytree.Leaf], default: bool) -> Optional[str]:
+def _return_problem(node: Base, name: str, leaves: list[Leaf], default: bool) -> Optional[str]:
     """Why closing the session right before the return ``node`` is not safe, or None."""
     line = node.parent
     if line.children[0] is not node:
@@ -719,30 +726,30 @@ def _as_default_blocks(found: list[Use]) -> set[int]:
     blocks = set()
     for use in found:
         trailer = use.leaf.next_sibling
-        if use.kind == "attribute" and trailer.children[0].type == token.DOT \
+        if use.kind == "attribute" and trailer.children[0].type == tokens.DOT \
                 and trailer.children[1].value == "as_default":
             outer = _outside_parentheses(use.leaf.parent)
             if _is_context_manager(outer):
                 owner = outer.parent
-                blocks.add(id(owner if owner.type == syms.with_stmt else owner.parent))
+                blocks.add(id(owner if owner.type == symbols.with_stmt else owner.parent))
     return blocks
 
 
-def _under(node: pytree.Base, blocks: set[int]) -> bool:
-    while node.parent is not None and node.type != syms.funcdef:
+def _under(node: Base, blocks: set[int]) -> bool:
+    while node.parent is not None and node.type != symbols.funcdef:
         node = node.parent
         if id(node) in blocks:
             return True
     return False
 
 
-def _finally_uses(node: pytree.Base, leaves: list[pytree.Leaf]) -> bool:
+def _finally_uses(node: Base, leaves: list[Leaf]) -> bool:
     """True when a ``finally`` clause that runs after the return ``node`` uses the session."""
     child = node
-    while child.parent is not None and child.type != syms.funcdef:
+    while child.parent is not None and child.type != symbols.funcdef:
         statement = child.parent
-        if statement.type == syms.try_stmt:
-            keywords = [leaf for leaf in statement.children if leaf.type == token.NAME]
+        if statement.type == symbols.try_stmt:
+            keywords = [leaf for leaf in statement.children if leaf.type == tokens.NAME]
             if keywords[-1].value == "finally":
                 clause = statement.children[child_index(keywords[-1]) + 2]
                 if child is not clause and any(block_child(leaf, clause) for leaf in leaves):
@@ -751,7 +758,7 @@ def _finally_uses(node: pytree.Base, leaves: list[pytree.Leaf]) -> bool:
     return False
 
 
-def _insert_closes(code: str, after: Optional[pytree.Base], before: list[pytree.Node], newline: str) -> None:
+def _insert_closes(code: str, after: Optional[Base], before: list[Node], newline: str) -> None:
     """``code`` after the statement ``after`` (when given) and before each return line."""
     if after is not None:
         insert_after(after, code, newline)

@@ -11,16 +11,27 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
-from fissix import pytree
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
-
-from .calls import Argument, arguments, find_argument
-from .rule import FileContext
-from .scopes import bound_names
-from .statements import child_index, enclosing_scope
-from .tfnames import is_attribute_trailer, is_call_trailer, prefix_name
-from .walk import node_pre_order, pre_order, scope_statements, small_statements
+from npu_codemod.api import (
+    Argument,
+    Base,
+    FileContext,
+    Leaf,
+    Node,
+    arguments,
+    bound_names,
+    call_of,
+    enclosing_scope,
+    find_argument,
+    is_attribute_trailer,
+    is_call_trailer,
+    node_pre_order,
+    pre_order,
+    prefix_name,
+    scope_statements,
+    small_statements,
+    symbols,
+    tokens,
+)
 
 #: Canonical constructor -> 0-based position of ``config`` when given positionally.
 CONFIG_POSITION = {
@@ -50,33 +61,28 @@ TARGETS = "session_config.targets"
 class SessionCall:
     """One call that creates a TF session (or a session creator) and may take ``config=``."""
 
-    power: pytree.Node
-    call: pytree.Node  # the ``(...)`` trailer
+    power: Node
+    call: Node  # the ``(...)`` trailer
     name: str  # canonical name, or the Supervisor method name
     module: str  # how to spell the TF module in generated code (``tf``, ``tf.compat.v1``)
     config: Optional[Argument]
 
 
-def session_call(name: pytree.Leaf, ctx: FileContext) -> Optional[SessionCall]:
+def session_call(name: Leaf, ctx: FileContext) -> Optional[SessionCall]:
     """The session call whose callee ends with the NAME leaf ``name``, if it is one."""
-    holder = name.parent
-    if holder is not None and is_attribute_trailer(holder):
-        power, index = holder.parent, child_index(holder)
-    elif holder is not None and holder.type == syms.power and holder.children[0] is name:
-        power, index = holder, 0
-    else:
+    found = call_of(name)
+    if found is None:
         return None
-    call = power.children[index + 1] if index + 1 < len(power.children) else None
-    if not is_call_trailer(call):
-        return None
-    if index and name.value in SUPERVISOR_METHODS:
+    power, end = found
+    call = power.children[end]
+    if end > 1 and name.value in SUPERVISOR_METHODS:
         position = SUPERVISOR_METHODS[name.value]
         return SessionCall(power, call, name.value, ctx.tf.alias, find_argument(call, "config", position))
-    qualified = ctx.tf.qualify(prefix_name(power, index + 1))
+    qualified = ctx.tf.qualify(prefix_name(power, end))
     if qualified not in CONFIG_POSITION and qualified != MONITORED_SESSION:
         return None
     config = find_argument(call, "config", CONFIG_POSITION.get(qualified))
-    spelled = prefix_name(power, index) if index else _spelling(ctx.tf.resolve(name.value), ctx)
+    spelled = prefix_name(power, end - 1) if end > 1 else _spelling(ctx.tf.resolve(name.value), ctx)
     return SessionCall(power, call, qualified, _module(spelled, ctx), config)
 
 
@@ -102,31 +108,31 @@ def _module(spelled: Optional[str], ctx: FileContext) -> str:
     return ctx.tf.alias
 
 
-def code(node: pytree.Base) -> str:
+def code(node: Base) -> str:
     """``node``'s tokens without whitespace or comments, for comparing expressions."""
     return "".join(leaf.value for leaf in node.leaves())
 
 
-def callee_name(node: pytree.Base) -> Optional[str]:
+def callee_name(node: Base) -> Optional[str]:
     """Last name of the function called by ``node`` (``ConfigProto`` for ``tf.ConfigProto(...)``)."""
-    if node.type != syms.power or not is_call_trailer(node.children[-1]) or len(node.children) < 2:
+    if node.type != symbols.power or not is_call_trailer(node.children[-1]) or len(node.children) < 2:
         return None
     return _last_name(node.children[-2])
 
 
-def argument_callee(argument: pytree.Base) -> Optional[str]:
+def argument_callee(argument: Base) -> Optional[str]:
     """Last name of the function that the call argument ``argument`` is passed to."""
     trailer = argument.parent
-    if trailer is not None and trailer.type == syms.arglist:
+    if trailer is not None and trailer.type == symbols.arglist:
         trailer = trailer.parent
     return _last_name(trailer.prev_sibling) if trailer is not None else None
 
 
-def _last_name(callee: Optional[pytree.Base]) -> Optional[str]:
+def _last_name(callee: Optional[Base]) -> Optional[str]:
     """``f`` for the NAME ``f`` or the trailer ``.f`` in front of a call's ``(...)``."""
     if callee is None:
         return None
-    if callee.type == token.NAME:
+    if callee.type == tokens.NAME:
         return callee.value
     return callee.children[1].value if is_attribute_trailer(callee) else None
 
@@ -148,7 +154,7 @@ NPU_PIECES = frozenset({CUSTOM_OP, *(f"{REWRITE_OPTIONS}.{option}" for option in
 _ADD_CUSTOM_OP = f".{REWRITE_OPTIONS}.custom_optimizers.add()"
 
 
-def custom_op_names(scope: pytree.Node) -> set[str]:
+def custom_op_names(scope: Node) -> set[str]:
     """Names that ``scope`` (nested code included) spells only in the guide's custom_op lines:
     ``x = <config>.graph_options.rewrite_options.custom_optimizers.add()`` and ``x.<...> = v``.
 
@@ -161,31 +167,31 @@ def custom_op_names(scope: pytree.Node) -> set[str]:
         return names
     for node in node_pre_order(scope):
         for index, leaf in enumerate(node.children):
-            if leaf.type == token.NAME and leaf.value in names and not _in_custom_op_line(node, index):
+            if leaf.type == tokens.NAME and leaf.value in names and not _in_custom_op_line(node, index):
                 names.discard(leaf.value)
     return names
 
 
-def _binds_custom_op(node: pytree.Base) -> bool:
+def _binds_custom_op(node: Base) -> bool:
     children = node.children
-    return node.type == syms.expr_stmt and len(children) == 3 and children[0].type == token.NAME \
-        and children[1].type == token.EQUAL and code(children[2]).endswith(_ADD_CUSTOM_OP)
+    return node.type == symbols.expr_stmt and len(children) == 3 and children[0].type == tokens.NAME \
+        and children[1].type == tokens.EQUAL and code(children[2]).endswith(_ADD_CUSTOM_OP)
 
 
-def _in_custom_op_line(parent: pytree.Node, index: int) -> bool:
+def _in_custom_op_line(parent: Node, index: int) -> bool:
     """Is ``parent.children[index]`` (a NAME) no variable, or the ``x`` of a custom_op line?"""
     children = parent.children
-    if index and children[index - 1].type == token.DOT:
+    if index and children[index - 1].type == tokens.DOT:
         return True  # an attribute
-    if index == 0 and parent.type == syms.argument and len(children) == 3 \
-            and children[1].type == token.EQUAL:
+    if index == 0 and parent.type == symbols.argument and len(children) == 3 \
+            and children[1].type == tokens.EQUAL:
         return True  # a keyword
     if index == 0 and _binds_custom_op(parent):
         return True
     statement = parent.parent
-    return index == 0 and parent.type == syms.power and is_attribute_trailer(children[1]) \
-        and statement is not None and statement.type == syms.expr_stmt \
-        and statement.children[0] is parent and statement.children[1].type == token.EQUAL
+    return index == 0 and parent.type == symbols.power and is_attribute_trailer(children[1]) \
+        and statement is not None and statement.type == symbols.expr_stmt \
+        and statement.children[0] is parent and statement.children[1].type == tokens.EQUAL
 
 
 @dataclass
@@ -193,15 +199,15 @@ class ConfigTarget:
     """A config object NPU007 made sure of; NPU008 completes it with soft placement."""
 
     expression: str  # "config", "self.config"
-    anchor: pytree.Base  # statement before which its settings must be done
+    anchor: Base  # statement before which its settings must be done
     line: int  # original position of the session call (where findings go)
     column: int
-    constructor: Optional[pytree.Node] = None  # ``(...)`` of a ConfigProto call NPU007 wrote/hoisted
+    constructor: Optional[Node] = None  # ``(...)`` of a ConfigProto call NPU007 wrote/hoisted
     fresh: bool = False  # NPU007 created it as ``ConfigProto()``: later sessions may share it
-    regions: list[tuple[pytree.Node, bool]] = field(default_factory=list)  # (root, ordered)
+    regions: list[tuple[Node, bool]] = field(default_factory=list)  # (root, ordered)
 
     @classmethod
-    def at(cls, expression: str, anchor: pytree.Base, line: int, column: int) -> "ConfigTarget":
+    def at(cls, expression: str, anchor: Base, line: int, column: int) -> "ConfigTarget":
         """Where settings of ``expression`` used at ``anchor`` may be: its scope, maybe more."""
         scope = enclosing_scope(anchor)
         target = cls(expression, anchor, line, column)
@@ -210,12 +216,12 @@ class ConfigTarget:
             target.regions.append((_class_of(scope) or scope, False))
         else:
             target.regions.append((scope, True))
-            if scope.type == syms.funcdef and "." not in expression \
+            if scope.type == symbols.funcdef and "." not in expression \
                     and head not in bound_names(scope):
                 target.regions.append((_module_of(scope), False))  # a global configured at module level
         return target
 
-    def statements(self) -> Iterator[pytree.Base]:
+    def statements(self) -> Iterator[Base]:
         for root, ordered in self.regions:
             nested = not ordered
             for node in scope_statements(root, nested=nested):
@@ -223,15 +229,15 @@ class ConfigTarget:
                     break
                 yield node
 
-    def settings(self) -> dict[str, pytree.Base]:
+    def settings(self) -> dict[str, Base]:
         """Attribute path -> value node of every setting made on the object before ``anchor``."""
         return config_settings(self.statements(), self.expression)
 
 
-def config_settings(nodes: Iterator[pytree.Base], expression: str) -> dict[str, pytree.Base]:
+def config_settings(nodes: Iterator[Base], expression: str) -> dict[str, Base]:
     """Settings of ``expression`` among ``nodes`` (statements): ``expr.a.b = v``,
     ``expr = ConfigProto(a=v)`` and the NpuOptimizer custom_op lines (key :data:`CUSTOM_OP`)."""
-    found: dict[str, pytree.Base] = {}
+    found: dict[str, Base] = {}
     custom_ops: set[str] = set()
     for node in nodes:
         key = setting_key(node, expression, custom_ops)
@@ -245,7 +251,7 @@ def config_settings(nodes: Iterator[pytree.Base], expression: str) -> dict[str, 
     return found
 
 
-def setting_key(node: pytree.Base, expression: str, custom_ops: set[str]) -> Optional[str]:
+def setting_key(node: Base, expression: str, custom_ops: set[str]) -> Optional[str]:
     """What the statement ``node`` sets on the config ``expression``: ``a.b`` for
     ``expression.a.b = v``, :data:`CUSTOM_OP` for ``x.name = "NpuOptimizer"`` when ``x`` is
     in ``custom_ops``; None else. ``x = expression...custom_optimizers.add()`` puts ``x`` in
@@ -265,12 +271,12 @@ def setting_key(node: pytree.Base, expression: str, custom_ops: set[str]) -> Opt
     return None
 
 
-def _is_assignment(node: pytree.Base) -> bool:
-    return node.type == syms.expr_stmt and len(node.children) == 3 and node.children[1].type == token.EQUAL
+def _is_assignment(node: Base) -> bool:
+    return node.type == symbols.expr_stmt and len(node.children) == 3 and node.children[1].type == tokens.EQUAL
 
 
-def _string_value(node: pytree.Base) -> Optional[str]:
-    if node.type != token.STRING:
+def _string_value(node: Base) -> Optional[str]:
+    if node.type != tokens.STRING:
         return None
     try:
         return ast.literal_eval(node.value)
@@ -278,15 +284,15 @@ def _string_value(node: pytree.Base) -> Optional[str]:
         return None
 
 
-def _module_of(node: pytree.Base) -> pytree.Node:
+def _module_of(node: Base) -> Node:
     while node.parent is not None:
         node = node.parent
     return node
 
 
-def _class_of(scope: pytree.Node) -> Optional[pytree.Node]:
+def _class_of(scope: Node) -> Optional[Node]:
     node = scope
-    while node is not None and node.type != syms.classdef:
+    while node is not None and node.type != symbols.classdef:
         node = node.parent
     return node
 
@@ -301,31 +307,34 @@ def ensure_rewriter_config(ctx: FileContext) -> None:
     key = "session_config.binds_rewriter_config"
     if key not in ctx.memo:
         ctx.memo[key] = any(
-            leaf.type == token.NAME and leaf.value == "RewriterConfig" and _binds_here(leaf)
+            leaf.type == tokens.NAME and leaf.value == "RewriterConfig" and _binds_here(leaf)
             for leaf in _binding_candidates(ctx.tree)
         )
     if not ctx.memo[key]:
         ctx.add_import(REWRITER_CONFIG_IMPORT)
 
 
-def _binding_candidates(tree: pytree.Node) -> Iterator[pytree.Base]:
+def _binding_candidates(tree: Node) -> Iterator[Base]:
     """The leaves that can bind a module name: assignment targets and imported names."""
     for statement in small_statements(tree):
-        if statement.type == syms.expr_stmt:
+        if statement.type == symbols.expr_stmt:
             yield statement.children[0]
-        elif statement.type == syms.import_from:
+        elif statement.type == symbols.import_from:
             yield from statement.leaves()
 
 
-def _binds_here(leaf: pytree.Leaf) -> bool:
+def _binds_here(leaf: Leaf) -> bool:
+    """Does the assignment target or ``from`` import leaf ``leaf`` bind its name? Not
+    :func:`classify` yet: it takes ``X`` in ``from X import y`` and in ``from m import X as
+    Y`` for bound, and would let a file that binds no ``RewriterConfig`` go without it."""
     parent = leaf.parent
-    if parent.type == syms.import_from:
+    if parent.type == symbols.import_from:
         return leaf.prev_sibling is not None and leaf.prev_sibling.value == "import"
-    if parent.type == syms.import_as_names:
+    if parent.type == symbols.import_as_names:
         return True
-    if parent.type == syms.import_as_name:
+    if parent.type == symbols.import_as_name:
         return leaf is parent.children[-1]
-    return parent.type == syms.expr_stmt and leaf is parent.children[0]
+    return parent.type == symbols.expr_stmt and leaf is parent.children[0]
 
 
 def config_objects(ctx: FileContext) -> set[str]:
@@ -334,10 +343,10 @@ def config_objects(ctx: FileContext) -> set[str]:
     if key not in ctx.memo:
         found = set()
         for node in pre_order(ctx.tree):
-            if node.type == syms.expr_stmt and len(node.children) == 3 \
+            if node.type == symbols.expr_stmt and len(node.children) == 3 \
                     and callee_name(node.children[2]) == "ConfigProto":
                 found.add(code(node.children[0]))
-            elif node.type == token.NAME and node.value in SESSION_NAMES:
+            elif node.type == tokens.NAME and node.value in SESSION_NAMES:
                 site = session_call(node, ctx)
                 if site is not None and site.config is not None:
                     found.add(code(site.config.value))

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 
-from fissix import pytree
-from fissix.pgen2 import token
+from npu_codemod.api import Base, tokens
 
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
@@ -19,7 +18,7 @@ def words(name: str) -> frozenset[str]:
     return frozenset(word.lower() for word in _WORD.findall(name))
 
 
-def node_words(node: pytree.Base) -> frozenset[str]:
+def node_words(node: Base) -> frozenset[str]:
     """The words of every name in ``node`` (``num_written_lines == len(x)`` -> num, written,
     lines, len, x)."""
-    return frozenset().union(*(words(leaf.value) for leaf in node.leaves() if leaf.type == token.NAME))
+    return frozenset().union(*(words(leaf.value) for leaf in node.leaves() if leaf.type == tokens.NAME))

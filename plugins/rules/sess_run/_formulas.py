@@ -16,12 +16,18 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
-from fissix import pytree
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
-
-from .calls import arguments
-from .tfnames import TfNames, canonical, is_attribute_trailer, is_call_trailer
+from npu_codemod.api import (
+    Base,
+    Leaf,
+    Node,
+    TfNames,
+    arguments,
+    canonical,
+    is_attribute_trailer,
+    is_call_trailer,
+    symbols,
+    tokens,
+)
 
 Value = Callable[[float], float]
 
@@ -114,7 +120,7 @@ class _NotArithmetic(Exception):
 
 
 def match_gelu(
-    expression: pytree.Base, names: ModuleNames, env: Mapping[str, pytree.Base] = {}
+    expression: Base, names: ModuleNames, env: Mapping[str, Base] = {}
 ) -> Optional[Match]:
     """How ``expression`` computes GELU, or None. ``env``: single-assignment local variables."""
     compiler = _Compiler(names, env)
@@ -143,13 +149,13 @@ def _agrees(value: Value, reference: Value) -> bool:
 
 
 class _Compiler:
-    def __init__(self, names: ModuleNames, env: Mapping[str, pytree.Base]) -> None:
+    def __init__(self, names: ModuleNames, env: Mapping[str, Base]) -> None:
         self.names = names
         self.env = env
         self.operands: set[str] = set()
         self._expanding: list[str] = []
 
-    def compile(self, node: pytree.Base) -> Value:
+    def compile(self, node: Base) -> Value:
         if len(self._expanding) > _MAX_DEPTH:
             raise _NotArithmetic()
         handler = _HANDLERS.get(node.type)
@@ -157,7 +163,7 @@ class _Compiler:
             raise _NotArithmetic()
         return handler(self, node)
 
-    def number(self, leaf: pytree.Leaf) -> Value:
+    def number(self, leaf: Leaf) -> Value:
         try:
             value = ast.literal_eval(leaf.value)
         except (ValueError, SyntaxError):
@@ -167,7 +173,7 @@ class _Compiler:
         number = float(value)
         return lambda x: number
 
-    def name(self, leaf: pytree.Leaf) -> Value:
+    def name(self, leaf: Leaf) -> Value:
         name = leaf.value
         if name in self.env and name not in self._expanding:
             operands = set(self.operands)
@@ -193,19 +199,19 @@ class _Compiler:
         self.operands.add(code)
         return lambda x: x
 
-    def atom(self, node: pytree.Node) -> Value:
+    def atom(self, node: Node) -> Value:
         children = node.children
-        if children[0].type != token.LPAR or len(children) != 3 or children[1].type == syms.testlist_gexp:
+        if children[0].type != tokens.LPAR or len(children) != 3 or children[1].type == symbols.testlist_gexp:
             raise _NotArithmetic()
         return self.compile(children[1])
 
-    def arith(self, node: pytree.Node) -> Value:
+    def arith(self, node: Node) -> Value:
         result = self.compile(node.children[0])
         for operator, operand in zip(node.children[1::2], node.children[2::2]):
             result = _apply(operator.value, result, self.compile(operand))
         return result
 
-    def factor(self, node: pytree.Node) -> Value:
+    def factor(self, node: Node) -> Value:
         sign, operand = node.children
         value = self.compile(operand)
         if sign.value == "-":
@@ -214,18 +220,18 @@ class _Compiler:
             return value
         raise _NotArithmetic()
 
-    def power(self, node: pytree.Node) -> Value:
+    def power(self, node: Node) -> Value:
         children = node.children
-        if children[-2].type == token.DOUBLESTAR:
+        if children[-2].type == tokens.DOUBLESTAR:
             base_parts, exponent = children[:-2], self.compile(children[-1])
             base = self.compile(base_parts[0]) if len(base_parts) == 1 else self._trailers(base_parts)
             return lambda x: base(x) ** exponent(x)
         return self._trailers(children)
 
-    def _trailers(self, parts: list[pytree.Base]) -> Value:
+    def _trailers(self, parts: list[Base]) -> Value:
         """``np.pi``, ``self.h``, ``tf.tanh(...)``, ``x[0]``: a constant, operand or call."""
         head = parts[0]
-        if head.type != token.NAME:
+        if head.type != tokens.NAME:
             raise _NotArithmetic()
         attributes = 1
         while attributes < len(parts) and is_attribute_trailer(parts[attributes]):
@@ -238,13 +244,13 @@ class _Compiler:
             return self._dotted(dotted)
         if len(rest) == 1 and is_call_trailer(rest[0]):
             return self._call(dotted, rest[0])
-        if all(t.type == syms.trailer and t.children[0].type == token.LSQB for t in rest):
+        if all(t.type == symbols.trailer and t.children[0].type == tokens.LSQB for t in rest):
             if self.names.qualify(dotted) is not None:
                 raise _NotArithmetic()
             return self.operand("".join("".join(str(p).split()) for p in parts))
         raise _NotArithmetic()
 
-    def _call(self, dotted: str, call: pytree.Node) -> Value:
+    def _call(self, dotted: str, call: Node) -> Value:
         function = FUNCTIONS.get(canonical(self.names.qualify(dotted) or ""))
         given = arguments(call)
         positional = [a.value for a in given if a.keyword is None and not a.star]
@@ -276,11 +282,11 @@ def _apply(operator: str, left: Value, right: Value) -> Value:
 
 
 _HANDLERS = {
-    token.NUMBER: _Compiler.number,
-    token.NAME: _Compiler.name,
-    syms.atom: _Compiler.atom,
-    syms.arith_expr: _Compiler.arith,
-    syms.term: _Compiler.arith,
-    syms.factor: _Compiler.factor,
-    syms.power: _Compiler.power,
+    tokens.NUMBER: _Compiler.number,
+    tokens.NAME: _Compiler.name,
+    symbols.atom: _Compiler.atom,
+    symbols.arith_expr: _Compiler.arith,
+    symbols.term: _Compiler.arith,
+    symbols.factor: _Compiler.factor,
+    symbols.power: _Compiler.power,
 }

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from fissix import pytree
-
-from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
-from npu_codemod.codemods.rule import FileContext, Rule, position
-from npu_codemod.plugins.hookspecs import hookimpl
+from npu_codemod.api import (
+    NPU_INIT_IMPORT,
+    FileContext,
+    Node,
+    Rule,
+    find_import,
+    header_index,
+    hookimpl,
+    position,
+)
 
 __all__ = ["NPU_INIT_IMPORT", "InitImport"]
 
@@ -14,6 +19,7 @@ __all__ = ["NPU_INIT_IMPORT", "InitImport"]
 class InitImport(Rule):
     id = "NPU001"
     name = "npu-init-import"
+    pack = "sess-run"
     description = "Add 'from npu_bridge.npu_init import *' to every file another rule rewrote."
     guide_section = "头文件增加"
     guide_section_en = "Adding the header file"
@@ -34,7 +40,7 @@ class InitImport(Rule):
     example_with = ("NPU004",)
     after = ("*",)  # it depends on whether the other rules changed the file
 
-    def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
+    def finish(self, tree: Node, ctx: FileContext) -> None:
         existing = find_import(tree, NPU_INIT_IMPORT)
         if existing is not None:
             ctx.report(existing, "migrated", "npu_bridge.npu_init is imported")

@@ -6,24 +6,47 @@ import json
 from dataclasses import dataclass, field
 from typing import Literal, Optional
 
-from fissix import pytree
-from fissix.fixer_util import Name
-from fissix.pgen2 import token
-from fissix.pygram import python_symbols as syms
+from npu_codemod.api import (
+    BLOCKS,
+    Base,
+    Capture,
+    FileContext,
+    Name,
+    Node,
+    Rule,
+    add_keyword,
+    block_child,
+    child_index,
+    dotted_name,
+    enclosing_scope,
+    enclosing_statement,
+    find_argument,
+    free_name,
+    has_unpacking,
+    hookimpl,
+    insert_after,
+    insert_before,
+    is_none,
+    parse_expression,
+    position,
+    scope_statements,
+    symbols,
+    tokens,
+    uses,
+    why_not,
+)
 
-from npu_codemod.codemods.config_flow import Flow, target_flow
-from npu_codemod.codemods.config_functions import (
+from ._config_flow import Flow, target_flow
+from ._config_functions import (
     ConfigSource,
     config_function_facts,
     config_source,
-    function_returns,
     promised_functions,
     returned_value,
 )
-from npu_codemod.codemods.calls import add_keyword, find_argument, has_unpacking, is_none
-from npu_codemod.codemods.free_names import claim, taken_names
-from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
-from npu_codemod.codemods.session_config import (
+from ._free_names import claim, taken_names
+from ._functions import function_returns
+from ._session_config import (
     CUSTOM_OP,
     MONITORED_SESSION,
     NPU_PIECES,
@@ -38,22 +61,6 @@ from npu_codemod.codemods.session_config import (
     session_call,
     targets,
 )
-from npu_codemod.codemods.scopes import insert_after
-from npu_codemod.codemods.snippets import parse_expression
-from npu_codemod.codemods.statements import (
-    BLOCKS,
-    block_child,
-    child_index,
-    enclosing_scope,
-    enclosing_statement,
-    free_name,
-    insert_before,
-    scope_nodes,
-    why_not,
-)
-from npu_codemod.codemods.tfnames import dotted_name, is_attribute_trailer
-from npu_codemod.codemods.walk import scope_statements
-from npu_codemod.plugins.hookspecs import hookimpl
 
 _NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES))
 NPU_CONFIG = "the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"
@@ -78,6 +85,7 @@ class Settings:
 class SessionConfig(Rule):
     id = "NPU007"
     name = "session-config"
+    pack = "sess-run"
     description = "Run every TF session with the NpuOptimizer config of the guide."
     guide_section = "创建session并初始化资源"
     guide_section_en = "Creating the session and initializing resources"
@@ -113,7 +121,7 @@ class SessionConfig(Rule):
     )"""
     Settings = Settings
 
-    def visit(self, node: pytree.Base, capture: Capture, ctx: FileContext) -> None:
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         name = capture["name"]
         site = session_call(name[0] if isinstance(name, list) else name, ctx)
         if site is None:
@@ -167,7 +175,7 @@ class SessionConfig(Rule):
         _hoist(value, statement, name, line, column, ctx)
         ctx.report_at(line, column, "migrated", f"moved the config into '{name}' and gave it {NPU_CONFIG}")
 
-    def finish(self, tree: pytree.Node, ctx: FileContext) -> None:
+    def finish(self, tree: Node, ctx: FileContext) -> None:
         """Complete the functions that the repository facts promise return a configured config
         (callers in other files add nothing) that no session of this file led to."""
         for function in promised_functions(ctx):
@@ -233,11 +241,11 @@ def _configure(source: ConfigSource, line: int, column: int, ctx: FileContext) -
     return done
 
 
-def _complete_return(returned: pytree.Node, function: pytree.Node, line: int, column: int,
+def _complete_return(returned: Node, function: Node, line: int, column: int,
                      ctx: FileContext) -> _Done:
     value, statement = returned.children[1], enclosing_statement(returned)
     inner = returned_value(value)
-    if inner.type == token.NAME:
+    if inner.type == tokens.NAME:
         return _complete(ConfigTarget.at(inner.value, statement, line, column), ctx)
     source = config_source(inner, ctx)
     if source is not None:
@@ -270,7 +278,7 @@ def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
     ctx.report_at(line, column, "migrated", f"passed the config through {HELPER}() for {NPU_CONFIG}")
 
 
-def _soft_placement_target(config: pytree.Base, site: SessionCall, line: int, column: int,
+def _soft_placement_target(config: Base, site: SessionCall, line: int, column: int,
                            ctx: FileContext) -> None:
     """Let NPU008 complete the wrapped config: a ConfigProto(...) call, or a named object."""
     if callee_name(config) == "ConfigProto":
@@ -283,8 +291,8 @@ def _soft_placement_target(config: pytree.Base, site: SessionCall, line: int, co
         targets(ctx).append(ConfigTarget.at(expression, enclosing_statement(site.power), line, column))
 
 
-def _insert_npu_lines(expression: str, missing: set[str], statement: pytree.Base, ctx: FileContext,
-                      first: str = "", after: bool = False) -> list[pytree.Base]:
+def _insert_npu_lines(expression: str, missing: set[str], statement: Base, ctx: FileContext,
+                      first: str = "", after: bool = False) -> list[Base]:
     """Insert ``first`` and the guide's lines before (``after``: after) ``statement``, plus the
     precision mode setting when the custom_op is written, under a name free in that scope."""
     custom_op = _custom_op_name(enclosing_scope(statement), ctx) if CUSTOM_OP in missing else ""
@@ -299,11 +307,11 @@ def _insert_npu_lines(expression: str, missing: set[str], statement: pytree.Base
     return nodes
 
 
-def _config_name(scope: pytree.Node, ctx: FileContext) -> str:
+def _config_name(scope: Node, ctx: FileContext) -> str:
     return free_name(scope, "config", "npu_config", taken_names(scope, ctx))
 
 
-def _custom_op_name(scope: pytree.Node, ctx: FileContext) -> str:
+def _custom_op_name(scope: Node, ctx: FileContext) -> str:
     """``custom_op`` unless ``scope`` uses it for something else than the guide's custom_op
     lines (which do not mind a rebinding), else ``npu_custom_op``, ``npu_custom_op_1``..."""
     taken = taken_names(scope, ctx)
@@ -312,11 +320,11 @@ def _custom_op_name(scope: pytree.Node, ctx: FileContext) -> str:
     return free_name(scope, "custom_op", "npu_custom_op", taken)
 
 
-def parse_config(site: SessionCall, ctx: FileContext) -> pytree.Base:
+def parse_config(site: SessionCall, ctx: FileContext) -> Base:
     return parse_expression(f"{ctx.tf_module(site.module)}.ConfigProto()")
 
 
-def _created_before(statement: pytree.Base, ctx: FileContext) -> Optional[str]:
+def _created_before(statement: Base, ctx: FileContext) -> Optional[str]:
     """A config this rule created earlier in the same scope that surely ran before ``statement``."""
     scope = enclosing_scope(statement)
     for target in targets(ctx):
@@ -329,7 +337,7 @@ def _created_before(statement: pytree.Base, ctx: FileContext) -> Optional[str]:
     return None
 
 
-def _hoist(value: pytree.Base, statement: pytree.Base, name: str, line: int, column: int,
+def _hoist(value: Base, statement: Base, name: str, line: int, column: int,
            ctx: FileContext) -> ConfigTarget:
     """``name = <value>`` plus the NPU lines, before ``statement``; ``value`` is moved there."""
     nodes = _insert_npu_lines(name, set(NPU_PIECES), statement, ctx, first=f"{name} = None")
@@ -348,7 +356,7 @@ def _hoist(value: pytree.Base, statement: pytree.Base, name: str, line: int, col
 def _complete(target: ConfigTarget, ctx: FileContext) -> _Done:
     """Add the NPU lines the object ``target`` names lacks, once per object.
 
-    A local name is followed along every path to the session (``config_flow``): objects
+    A local name is followed along every path to the session (``_config_flow``): objects
     returned by a configured function count as configured (a function of this file is
     completed first). When only some paths have the NpuOptimizer line, it goes right after
     each binding that has none on its way, if no path from that binding adds one; else the
@@ -405,17 +413,17 @@ def _flow(target: ConfigTarget, ctx: FileContext) -> Optional[Flow]:
 
 def _binding_source(flow: Flow, index: int, ctx: FileContext) -> Optional[ConfigSource]:
     binding = flow.bindings[index] if index >= 0 else None
-    if binding is None or binding.type != syms.expr_stmt or binding.children[1].type != token.EQUAL:
+    if binding is None or binding.type != symbols.expr_stmt or binding.children[1].type != tokens.EQUAL:
         return None
     return config_source(binding.children[-1], ctx)
 
 
-def _after_binding(flow: Flow, index: int) -> Optional[pytree.Base]:
+def _after_binding(flow: Flow, index: int) -> Optional[Base]:
     """The line of binding ``index`` when the NpuOptimizer lines can go right after it: an
     assignment alone on its line in a block, and no path from it adds them."""
     binding = flow.bindings[index] if index >= 0 else None
     line = binding.parent if binding is not None else None
-    if line is None or binding.type != syms.expr_stmt or line.type != syms.simple_stmt \
+    if line is None or binding.type != symbols.expr_stmt or line.type != symbols.simple_stmt \
             or len(line.children) != 2 or line.parent.type not in BLOCKS:
         return None
     return None if flow.ever_set(index, CUSTOM_OP) else line
@@ -455,48 +463,43 @@ def _insert_before(target: ConfigTarget, missing: set[str], ctx: FileContext) ->
     return True
 
 
-def _module_binding(target: ConfigTarget) -> Optional[pytree.Base]:
+def _module_binding(target: ConfigTarget) -> Optional[Base]:
     """The one module-level ``name = ...`` of a global config that a function uses.
 
     Its NPU lines go right after it: before the session they would configure the object only
     when that function runs (not for other functions sharing it), and again on every call.
     """
     scope = enclosing_scope(target.anchor)
-    if scope.type != syms.funcdef or len(target.regions) < 2:
+    if scope.type != symbols.funcdef or len(target.regions) < 2:
         return None
     found = _bindings(target.regions[-1][0], target.expression)
     return found[0] if len(found) == 1 and found[0].parent.type in BLOCKS else None
 
 
-def _outside_loops(statement: pytree.Base, expression: str) -> pytree.Base:
+def _outside_loops(statement: Base, expression: str) -> Base:
     """The outermost loop of the scope around ``statement`` that does not (re)bind the config,
     else ``statement``: custom_optimizers.add() in a loop would add NpuOptimizer on every pass."""
     scope = enclosing_scope(statement)
     anchor, node = statement, statement.parent
     while expression.isidentifier() and node is not scope:
-        if node.type in (syms.for_stmt, syms.while_stmt) and node.parent.type in BLOCKS \
+        if node.type in (symbols.for_stmt, symbols.while_stmt) and node.parent.type in BLOCKS \
                 and not _may_bind(node, expression):
             anchor = node
         node = node.parent
     return anchor
 
 
-def _may_bind(root: pytree.Node, name: str) -> bool:
-    """Could ``root`` rebind ``name``? Any bare use but in ``f(k=name)`` counts (conservative)."""
-    for node in scope_nodes(root):
-        following = node.next_sibling
-        if node.type == token.NAME and node.value == name \
-                and not (following is not None and is_attribute_trailer(following)) \
-                and node.parent.type != syms.argument:
-            return True
-    return False
+def _may_bind(loop: Node, name: str) -> bool:
+    """Could ``loop`` bind ``name`` to another object? A binding counts, and so does an escape
+    (:func:`uses`): the analysis does not follow it, and a ``:=`` target is one."""
+    return any(use.kind in ("bind", "escape") for use in uses(loop, name))
 
 
-def _bindings(root: pytree.Node, expression: str) -> list[pytree.Base]:
+def _bindings(root: Node, expression: str) -> list[Base]:
     """Statements ``expression = ...`` in ``root``'s scope (not in nested functions)."""
     return [node.parent for node in scope_statements(root)
-            if node.type == syms.expr_stmt and len(node.children) == 3
-            and node.children[1].type == token.EQUAL and code(node.children[0]) == expression]
+            if node.type == symbols.expr_stmt and len(node.children) == 3
+            and node.children[1].type == tokens.EQUAL and code(node.children[0]) == expression]
 
 
 def _message(what: str, added: bool) -> str:
@@ -520,7 +523,7 @@ def _by_hand(site: SessionCall) -> str:
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
-    """Which functions of the file return a configured config (``config_functions``)."""
+    """Which functions of the file return a configured config (``_config_functions``)."""
     return config_function_facts(path, text) or None
 
 
