@@ -26,8 +26,8 @@ from fissix.refactor import _get_headnode_dict
 
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
-from .prematch import SELF, leaf_key, quick_check
 from .imports import imports_module_pattern, place_imports
+from .prematch import SELF, leaf_key, quick_check
 from .qualified import name_reference, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, position, rules_in_order
 from .source import UndecodableSource, decode_source

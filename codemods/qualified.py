@@ -17,7 +17,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .tfnames import TfNames, canonical, is_attribute_trailer, is_call_trailer
+from .tfnames import ImportNames, canonical, is_attribute_trailer, is_call_trailer
 from .walk import position
 
 #: Parents under which a NAME leaf is not a reference to what it is bound to.
@@ -49,12 +49,12 @@ class Reference:
     column: int = 0
 
 
-def module_names(tree: pytree.Node, modules: Iterable[str]) -> dict[str, TfNames]:
+def module_names(tree: pytree.Node, modules: Iterable[str]) -> dict[str, ImportNames]:
     """The bindings of each of ``modules`` (a root package each) in ``tree``."""
-    return {module: TfNames(tree, root=module) for module in modules}
+    return {module: ImportNames(tree, root=module) for module in modules}
 
 
-def name_reference(node: pytree.Base, resolvers: Iterable[TfNames],
+def name_reference(node: pytree.Base, resolvers: Iterable[ImportNames],
                    wanted: AbstractSet[str]) -> Optional[Reference]:
     """The reference to one of ``wanted`` (qualified names) that ``node`` starts with, if any.
 
@@ -75,7 +75,7 @@ def name_reference(node: pytree.Base, resolvers: Iterable[TfNames],
     return None
 
 
-def _in_power(power: pytree.Node, head: str, resolvers: Iterable[TfNames],
+def _in_power(power: pytree.Node, head: str, resolvers: Iterable[ImportNames],
               wanted: AbstractSet[str]) -> Optional[Reference]:
     for resolver in resolvers:
         if head not in resolver.bindings:

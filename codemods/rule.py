@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import AbstractSet, Any, Callable, ClassVar, FrozenSet, Optional, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, FrozenSet, Optional, Sequence, TypeVar
 
 from fissix import pytree
 
 from .findings import Finding, Status
 from .qualified import Reference
-from .tfnames import TF, TfNames
+from .tfnames import TF, ImportNames
 from .walk import position, tree_text
 
 T = TypeVar("T")
@@ -163,11 +163,11 @@ class FileContext:
     memo: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
-    def tf(self) -> TfNames:
+    def tf(self) -> ImportNames:
         """The file's TensorFlow bindings (``ctx.tf.alias`` is the name to write code with)."""
         return self.names("tensorflow")
 
-    def names(self, module: str) -> TfNames:
+    def names(self, module: str) -> ImportNames:
         """The file's bindings of ``module`` (a root package: ``horovod``), computed once."""
         return self.analysis(_module_names, module)
 
@@ -244,8 +244,8 @@ class FileContext:
 _ANALYSES = "__analyses__"
 
 
-def _module_names(ctx: FileContext, module: str) -> TfNames:
-    return TfNames(ctx.tree, root=module)
+def _module_names(ctx: FileContext, module: str) -> ImportNames:
+    return ImportNames(ctx.tree, root=module)
 
 
 def rules_in_order(rules: Sequence[Rule]) -> list[Rule]:

@@ -3,7 +3,7 @@
 Rules match *canonical* names (``tensorflow.nn.dropout``) whatever the file's spelling:
 ``tf.nn.dropout``, ``tf.compat.v1.nn.dropout``, ``from tensorflow import nn``, or the internal
 module the public name is exported from (``from tensorflow.python.ops import nn_ops``:
-:data:`PUBLIC_NAMES`). Code a rule writes uses the file's own alias (:attr:`TfNames.alias`),
+:data:`PUBLIC_NAMES`). Code a rule writes uses the file's own alias (:attr:`ImportNames.alias`),
 never an internal module.
 """
 
@@ -13,8 +13,8 @@ import re
 from typing import Optional
 
 from fissix import pytree
-from fissix.pygram import python_symbols as syms
 from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
 
 from .statements import child_index
 from .walk import small_statements
@@ -135,16 +135,9 @@ def dotted_name(node: pytree.Base) -> Optional[str]:
         return node.value
     if node.type == syms.dotted_name:
         return "".join(leaf.value for leaf in node.leaves())
-    if node.type != syms.power or node.children[0].type != token.NAME:
-        return None
-    if not is_attribute_trailer(node.children[-1]):
+    if node.type != syms.power or not is_attribute_trailer(node.children[-1]):
         return None  # a call ``f(x)`` or ``a.f(x)``, most power nodes: no need to go through
-    parts = [node.children[0].value]
-    for trailer in node.children[1:]:
-        if not is_attribute_trailer(trailer):
-            return None
-        parts.append(trailer.children[1].value)
-    return ".".join(parts)
+    return prefix_name(node, len(node.children))
 
 
 def is_attribute_trailer(node: pytree.Base) -> bool:
@@ -168,8 +161,9 @@ def prefix_name(power: pytree.Node, end: int) -> Optional[str]:
     return ".".join(parts)
 
 
-class TfNames:
-    """The TensorFlow bindings of one module, computed once from its tree.
+class ImportNames:
+    """The bindings of one root module (TensorFlow by default; ``root="horovod"``...) in a
+    module's tree, computed once: a generic import resolver.
 
     ``root`` names another module whose bindings to follow the same way (``contextlib``):
     :meth:`resolve` then gives its full names.
@@ -306,7 +300,7 @@ def called_name(name: pytree.Leaf) -> Optional[tuple[pytree.Node, str]]:
     return (found[0], spelled) if found is not None and spelled else None
 
 
-def first_call(tree: pytree.Node, names: TfNames, wanted: frozenset[str]) -> Optional[tuple[pytree.Node, str]]:
+def first_call(tree: pytree.Node, names: ImportNames, wanted: frozenset[str]) -> Optional[tuple[pytree.Node, str]]:
     """The first call in ``tree`` of a name that qualifies to one of ``wanted`` (canonical
     names), in any spelling the file binds (``eager()`` after ``from tensorflow.compat.v1
     import enable_eager_execution as eager``), as ``(power, dotted callee)``."""
@@ -319,3 +313,7 @@ def first_call(tree: pytree.Node, names: TfNames, wanted: frozenset[str]) -> Opt
         if called is not None and names.qualify(called[1]) in wanted:
             return called
     return None
+
+
+#: The former name of :class:`ImportNames` (it resolves any root module, not only TensorFlow).
+TfNames = ImportNames

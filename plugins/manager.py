@@ -19,8 +19,13 @@ from fissix.patcomp import PatternCompiler
 from npu_codemod.codemods.rule import Rule
 
 from . import hookspecs
-from .discovery import (ENTRY_POINT_GROUP, Candidate, builtin_candidates, entry_point_candidates,
-                        reference_candidate)
+from .discovery import (
+    ENTRY_POINT_GROUP,
+    Candidate,
+    builtin_candidates,
+    entry_point_candidates,
+    reference_candidate,
+)
 
 BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.sess_run.npu001_init_import",

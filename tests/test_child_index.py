@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fissix import pygram, pytree
 from fissix.pgen2 import driver, token
-
-from npu_codemod.codemods.scopes import classify
-from npu_codemod.codemods.statements import insert_before
 from rulecase import run_rules, sites
+
+from npu_codemod.codemods.edits import insert_before
+from npu_codemod.codemods.scopes import classify
 
 
 def parse(source: str) -> pytree.Node:

@@ -6,10 +6,11 @@ from fissix import pygram, pytree
 from fissix.pgen2 import driver
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.plugins.rules.sess_run._free_names import claim, taken_names
+from npu_codemod.codemods.edits import insert_before
 from npu_codemod.codemods.rule import FileContext
+from npu_codemod.codemods.statements import used_names
+from npu_codemod.plugins.rules.sess_run._free_names import claim, taken_names
 from npu_codemod.plugins.rules.sess_run._session_config import custom_op_names
-from npu_codemod.codemods.statements import insert_before, used_names
 
 SOURCE = """\
 import tensorflow as tf

@@ -51,6 +51,8 @@ from npu_codemod.codemods.calls import (
     unparenthesised,
 )
 from npu_codemod.codemods.edits import (
+    insert_after,
+    insert_before,
     remove_statement,
     replace_callee,
     set_keyword,
@@ -84,9 +86,7 @@ from npu_codemod.codemods.scopes import (
     bound_names,
     classify,
     flow,
-    insert_after,
     is_terminal,
-    last_leaf,
     uses,
 )
 from npu_codemod.codemods.snippets import parse_expression, parse_statements
@@ -101,12 +101,14 @@ from npu_codemod.codemods.statements import (
     enclosing_statement,
     free_name,
     indentation,
-    insert_before,
     is_docstring,
+    last_leaf,
     used_names,
     why_not,
 )
 from npu_codemod.codemods.tfnames import (
+    ImportNames,
+    #: The former name of :class:`ImportNames`, kept for plugins written against it.
     TfNames,
     call_of,
     canonical,
@@ -140,9 +142,6 @@ Node = _pytree.Node
 Leaf = _pytree.Leaf
 #: Either of the two (fissix ``pytree.Base``).
 Base = _pytree.Base
-#: A file's bindings of one module: ``ctx.names("horovod").qualify("hvd.rank")`` ->
-#: ``"horovod.rank"``; ``ctx.tf`` is the TensorFlow one (its ``alias`` is the name to write).
-ImportNames = TfNames
 
 __all__ = [
     # The rule and its context

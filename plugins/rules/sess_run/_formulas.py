@@ -18,9 +18,9 @@ from typing import Callable, Mapping, Optional
 
 from npu_codemod.api import (
     Base,
+    ImportNames,
     Leaf,
     Node,
-    TfNames,
     arguments,
     canonical,
     is_attribute_trailer,
@@ -85,8 +85,8 @@ _ROOTS = frozenset(("tensorflow", "numpy", "math", "scipy", "torch"))
 _MAX_DEPTH = 60
 
 
-class ModuleNames(TfNames):
-    """Like :class:`TfNames`, for the modules a formula may use (TF, NumPy, math, SciPy)."""
+class ModuleNames(ImportNames):
+    """Like :class:`ImportNames`, for the modules a formula may use (TF, NumPy, math, SciPy)."""
 
     def _bind(self, name: str, target: str) -> None:
         if target.split(".")[0] in _ROOTS:

@@ -33,10 +33,10 @@ from npu_codemod.api import (
     Base,
     FileContext,
     Flow,
+    ImportNames,
     Leaf,
     Names,
     Node,
-    TfNames,
     Use,
     arguments,
     block_child,
@@ -468,7 +468,7 @@ def _starts_threads(power: Node, index: int, ctx: FileContext) -> str:
         return "queue-runner threads"
     threading = ctx.memo.get("lifetimes.threading")
     if threading is None:
-        threading = ctx.memo["lifetimes.threading"] = TfNames(ctx.tree, root="threading")
+        threading = ctx.memo["lifetimes.threading"] = ImportNames(ctx.tree, root="threading")
     if threading.resolve(callee) in _THREADS:
         return "a thread"
     receiver, _, method = callee.rpartition(".")

@@ -20,6 +20,7 @@ from npu_codemod.api import (
     arguments,
     bound_names,
     call_of,
+    classify,
     enclosing_scope,
     find_argument,
     is_attribute_trailer,
@@ -307,7 +308,7 @@ def ensure_rewriter_config(ctx: FileContext) -> None:
     key = "session_config.binds_rewriter_config"
     if key not in ctx.memo:
         ctx.memo[key] = any(
-            leaf.type == tokens.NAME and leaf.value == "RewriterConfig" and _binds_here(leaf)
+            leaf.type == tokens.NAME and leaf.value == "RewriterConfig" and classify(leaf).kind == "bind"
             for leaf in _binding_candidates(ctx.tree)
         )
     if not ctx.memo[key]:
@@ -321,20 +322,6 @@ def _binding_candidates(tree: Node) -> Iterator[Base]:
             yield statement.children[0]
         elif statement.type == symbols.import_from:
             yield from statement.leaves()
-
-
-def _binds_here(leaf: Leaf) -> bool:
-    """Does the assignment target or ``from`` import leaf ``leaf`` bind its name? Not
-    :func:`classify` yet: it takes ``X`` in ``from X import y`` and in ``from m import X as
-    Y`` for bound, and would let a file that binds no ``RewriterConfig`` go without it."""
-    parent = leaf.parent
-    if parent.type == symbols.import_from:
-        return leaf.prev_sibling is not None and leaf.prev_sibling.value == "import"
-    if parent.type == symbols.import_as_names:
-        return True
-    if parent.type == symbols.import_as_name:
-        return leaf is parent.children[-1]
-    return parent.type == symbols.expr_stmt and leaf is parent.children[0]
 
 
 def config_objects(ctx: FileContext) -> set[str]:

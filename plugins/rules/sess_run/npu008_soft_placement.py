@@ -16,10 +16,10 @@ from npu_codemod.api import (
     Base,
     Capture,
     FileContext,
+    ImportNames,
     Name,
     Node,
     Rule,
-    TfNames,
     add_keyword,
     enclosing_scope,
     find_argument,
@@ -67,11 +67,11 @@ def uses_tf_device(text: str) -> bool:
 
 def _device_through_internal_modules(text: str) -> bool:
     """``ops.device(...)`` after ``from tensorflow.python.framework import ops``: such names
-    resolve only through ``TfNames``, so the few files that spell them are parsed."""
+    resolve only through ``ImportNames``, so the few files that spell them are parsed."""
     if not _INTERNAL.search(text) or "device" not in text:
         return False
     tree = parse_module(text)
-    return tree is not None and first_call(tree, TfNames(tree), DEVICE) is not None
+    return tree is not None and first_call(tree, ImportNames(tree), DEVICE) is not None
 
 
 def _device_names(text: str) -> set[str]:

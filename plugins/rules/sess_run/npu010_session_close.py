@@ -36,10 +36,10 @@ from npu_codemod.api import (
     Base,
     Capture,
     FileContext,
+    ImportNames,
     Leaf,
     Node,
     Rule,
-    TfNames,
     Use,
     block_child,
     child_index,
@@ -376,7 +376,7 @@ def _closing_argument(node: Base, ctx: FileContext) -> bool:
         return False
     contextlib = ctx.memo.get("npu010.contextlib")
     if contextlib is None:  # few files get here: only for a session in a with's call
-        contextlib = ctx.memo["npu010.contextlib"] = TfNames(ctx.tree, root="contextlib")
+        contextlib = ctx.memo["npu010.contextlib"] = ImportNames(ctx.tree, root="contextlib")
     return contextlib.resolve(prefix_name(power, len(power.children) - 1)) == "contextlib.closing"
 
 
