@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import FrozenSet, Iterable, Optional
 
-from npu_codemod.codemods.engine import Engine
+from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
@@ -62,8 +62,8 @@ class Toolkit:
         findings = [_plugin_error(repo, "", broken.name, f"plugin is broken, its rules did not "
                                   f"run: {broken.reason}") for broken in self.plugins.broken]
         for path, data in files:
-            if not self.engine.wants(data):
-                continue
+            if not self.engine.wants(data) or len(data) > MAX_SOURCE_BYTES:
+                continue  # a file too large to parse is one error finding of the engine's
             try:
                 text = decode_source(data).text
             except UndecodableSource:
