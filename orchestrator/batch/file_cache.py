@@ -110,8 +110,9 @@ class ResultStore:
         if self._db is None:
             return None
         try:
-            return self._db.execute("SELECT outcome, new_data FROM results WHERE key = ?",
-                                    (key,)).fetchone()
+            row: Optional[tuple[bytes, Optional[bytes]]] = self._db.execute(
+                "SELECT outcome, new_data FROM results WHERE key = ?", (key,)).fetchone()
+            return row
         except sqlite3.Error as exc:
             self._fail(exc)
             return None
