@@ -13,6 +13,7 @@ import sys
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, FrozenSet, Iterator, Optional, Sequence
@@ -173,7 +174,7 @@ class Engine:
             for rule, edit in ctx.deferred:
                 self._guarded(rule, ctx, edit)
             for rule in active:
-                self._guarded(rule, ctx, lambda: rule.finish(tree, ctx))
+                self._guarded(rule, ctx, partial(rule.finish, tree, ctx))
             place_imports(tree, ctx.imports, ctx.newline)
         finally:
             self._ctx, self._active, self._tf_bound = None, frozenset(), {}
@@ -251,7 +252,7 @@ class Engine:
                 if reference is not None and (reference.name in uses or reference.call):
                     found.append((rule, reference))
         for rule, reference in found:
-            self._guarded(rule, ctx, lambda: rule.visit_reference(reference, ctx), reference.node)
+            self._guarded(rule, ctx, partial(rule.visit_reference, reference, ctx), reference.node)
 
     def _tf_call_check(self, check: Callable[[pytree.Base], bool]) -> Callable[[pytree.Base], bool]:
         """``check``, and for a ``power`` node, that it calls a name bound to TensorFlow
