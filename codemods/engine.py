@@ -13,8 +13,7 @@ import sys
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Callable, FrozenSet, Iterator, Optional, Sequence
 
