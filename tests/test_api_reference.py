@@ -19,7 +19,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from gitutil import cli
+
+from npu_codemod import api
 from npu_codemod.orchestrator import api_reference
 from npu_codemod.orchestrator.api_reference import (
     REGENERATE,
@@ -28,9 +29,9 @@ from npu_codemod.orchestrator.api_reference import (
     groups,
 )
 from npu_codemod.plugins.manager import PluginSpec, load_plugins
-
-from npu_codemod import api
 from npu_codemod.testing import run_rules, sites
+
+from support.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 API_MD = ROOT / "docs" / "api.md"

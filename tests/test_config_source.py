@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gitutil import cli, make_repo
+from support.cli import cli
+from support.git import make_repo
 
 SETTINGS = '[tool.npu-codemod.rules.NPU007]\nstyle = "helper"\n'
 

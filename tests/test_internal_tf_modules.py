@@ -9,9 +9,6 @@ public alias of the file, and imports ``tensorflow`` when the file binds none.
 from __future__ import annotations
 
 import pytest
-from fissix import pygram, pytree
-from fissix.pgen2 import driver
-from rulecase import assert_migrates, sites
 
 from npu_codemod.codemods.engine import Engine
 from npu_codemod.codemods.tfnames import PUBLIC_NAMES, ImportNames, is_internal_name, public_name
@@ -19,12 +16,10 @@ from npu_codemod.plugins.rules.sess_run.npu001_init_import import InitImport
 from npu_codemod.plugins.rules.sess_run.npu007_session_config import SessionConfig, Settings
 from npu_codemod.plugins.rules.sess_run.npu008_soft_placement import uses_tf_device
 
+from support.rules import assert_migrates, sites
+from support.trees import parse
+
 ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
-
-
-def parse(source: str) -> pytree.Node:
-    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
-    return parser.parse_string(source)
 
 
 @pytest.mark.parametrize("internal, public", [

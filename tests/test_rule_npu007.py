@@ -5,33 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from rulecase import assert_migrates, assert_unchanged, run_rules, sites
 
-RULES = {"NPU001", "NPU007"}
-HEADER = (
-    "from npu_bridge.npu_init import *\n"
-    "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig\n"
-)
-
-
-def npu_lines(name: str, indent: str = "", newline: str = "\n", custom_op: str = "custom_op") -> str:
-    """The guide's lines for config object ``name`` (after its creation)."""
-    lines = [
-        f"{custom_op} = {name}.graph_options.rewrite_options.custom_optimizers.add()",
-        f'{custom_op}.name = "NpuOptimizer"',
-        f"{name}.graph_options.rewrite_options.remapping = RewriterConfig.OFF",
-        f"{name}.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF",
-    ]
-    return "".join(f"{indent}{line}{newline}" for line in lines)
-
-
-def check(before: str, after: str, expected: list, rules=RULES) -> None:
-    """``before`` becomes ``after``; findings are ``expected`` (NPU007 sites); rerun: all migrated."""
-    findings = assert_migrates(before, after, rules)
-    assert [s for s in sites(findings) if s[0] == "NPU007"] == expected
-    _, second = run_rules(after, rules)
-    assert {f.status for f in second} == {"migrated"}, second
-
+from support.rules import assert_unchanged, run_rules, sites
+from support.session_config import HEADER, RULES, check, npu_lines
 
 GUIDE_BEFORE = """\
 import tensorflow as tf

@@ -1,9 +1,11 @@
-"""Every user-visible byte of a git repository, to prove a run left it as it was.
+"""What a git repository looks like to its user, to prove a run left it as it was.
 
-``repo_state`` records the working tree (content, mode, symlink target of every entry), the
-index file, HEAD, every ref and reflog except those of the migration branch, the stash,
-registered worktrees and any lock files in ``.git``. Only git objects and the migration branch
-may be added by a run; neither changes what the user sees.
+``snapshot`` is the checkout only: the content of every working-tree file, ``.git``'s index
+and HEAD files, and ``git status``. ``repo_state`` is every user-visible byte: the working
+tree (content, mode, mtime, symlink target of every entry), the index file, HEAD, every ref
+and reflog except those of the migration branch, the stash, registered worktrees and any lock
+files in ``.git``. Only git objects and the migration branch may be added by a run; neither
+changes what the user sees.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import Optional
 
-from gitutil import git
+from support.git import git
 
 _GIT_FILES = ("HEAD", "index", "index.lock", "packed-refs", "config", "ORIG_HEAD", "FETCH_HEAD")
 
@@ -54,4 +56,20 @@ def repo_state(repo: Path, branch: Optional[str] = None) -> dict[str, str]:
             state[f"log:{relative}"] = _entry(path)
     state["worktrees"] = git(repo, "worktree", "list", "--porcelain")
     state["stash"] = git(repo, "stash", "list") if git_dir != repo else ""
+    return state
+
+
+def snapshot(repo: Path) -> dict[str, str]:
+    """Hashes of every file of the working tree and of .git's index and HEAD, and the status."""
+    state: dict[str, str] = {}
+    for root, dirs, files in os.walk(repo):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            path = Path(root, name)
+            state[str(path.relative_to(repo))] = hashlib.sha1(path.read_bytes()).hexdigest()
+    git_dir = repo / ".git"
+    for name in ("index", "HEAD"):
+        if (git_dir / name).exists():
+            state[f".git/{name}"] = hashlib.sha1((git_dir / name).read_bytes()).hexdigest()
+    state["status"] = git(repo, "status", "--porcelain")
     return state

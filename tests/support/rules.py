@@ -1,8 +1,9 @@
 """Shared helpers for rule tests: run rules on a source string, assert golden before/after.
 
-Thin wrappers over :mod:`npu_codemod.testing` taking rule ids. Usage in a test module (``tests/`` is on ``sys.path`` under pytest)::
+Thin wrappers over :mod:`npu_codemod.testing` taking rule ids. Usage in a test module
+(``tests/`` is on ``sys.path`` under pytest)::
 
-    from rulecase import assert_migrates, assert_unchanged, run_rules, sites
+    from support.rules import assert_migrates, assert_unchanged, run_rules, sites
 
     def test_batch_gets_drop_remainder():
         findings = assert_migrates(BEFORE, AFTER, rule_ids={"NPU002"})

@@ -1,4 +1,4 @@
-"""A real run over repos with migrated, unmigrated and failing content, for the report tests.
+"""A real run over repos with migrated, unmigrated and failing content, and reading its page.
 
 ``make_run(root)`` builds the repos, runs ``npu-codemod run`` through the CLI in a subprocess
 and returns the report dir. The hostile file name and the markup in code and comments prove
@@ -7,12 +7,11 @@ that nothing from a repository becomes markup in the page.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
-from gitutil import make_repo
+from support.cli import cli
+from support.git import make_repo
 
 HOSTILE_NAME = "<img src=x onerror=alert(1)>.py"
 HOSTILE_COMMENT = "# </pre><script>window.pwned = 1</script>"
@@ -46,16 +45,9 @@ def make_run(root: Path, command: str = "run") -> Path:
     (root / "not-a-repo").mkdir()
     (root / "repos.txt").write_text("migrates\nneeds-people\nnot-a-repo\n", encoding="utf-8")
     report_dir = root / "report"
-    cli(root, command, "--repos", "repos.txt", "--report-dir", "report", "--workspace", "ws",
-        "--no-progress", "--jobs", "1", expect=1)  # 1: one repo failed
+    cli(command, "--repos", "repos.txt", "--report-dir", "report", "--workspace", "ws",
+        "--no-progress", "--jobs", "1", cwd=root, expect=1)  # 1: one repo failed
     return report_dir
-
-
-def cli(cwd: Path, *args: str, expect: int = 0) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "npu_codemod", *args], cwd=cwd,
-                          capture_output=True, text=True)
-    assert done.returncode == expect, (done.returncode, done.stdout, done.stderr)
-    return done
 
 
 class Page(HTMLParser):
