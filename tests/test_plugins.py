@@ -79,7 +79,7 @@ def test_every_hook_is_typed_and_says_what_it_gets_returns_and_how_results_combi
     doc = inspect.getdoc(spec)
     assert "Return" in doc
     assert all(f"``{name}``" in doc for name in signature.parameters), "every argument is described"
-    firstresult = getattr(spec, "npu_codemod_spec")["firstresult"]
+    firstresult = spec.npu_codemod_spec["firstresult"]
     assert ("First result wins" in doc) if firstresult else ("Collected" in doc)
     assert typing.get_type_hints(spec, vars(hookspecs) | _forward_refs())
 

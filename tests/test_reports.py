@@ -77,7 +77,7 @@ def test_unmigrated_findings_carry_snippet_and_guide_section(report: Path) -> No
     assert needs_person and all(f["snippet"] for f in needs_person)
     assert all(f["snippet"] == "" for f in findings if f["status"] == "migrated")
     batch = next(f for f in findings if f["path"] == HOSTILE_NAME and f["rule_id"] == "NPU002")
-    assert f"> 4 | batch = memory.batch(32)\n" in batch["snippet"]
+    assert "> 4 | batch = memory.batch(32)\n" in batch["snippet"]
     assert HOSTILE_COMMENT in batch["snippet"]
     npu002 = next(r for r in run["rules"] if r["id"] == "NPU002")
     assert (npu002["guide_section"], npu002["guide_section_en"]) == ("数据预处理", "Data preprocessing")
