@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from npu_codemod.codemods.api_sites import ApiSites
 from npu_codemod.codemods.excerpts import MAX_LINE_CHARS, excerpt, with_snippets
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.results import RepoResult
@@ -98,11 +99,13 @@ def test_result_to_dict_is_the_dataclass_as_json_lists() -> None:
     from npu_codemod.orchestrator.results import ChangeGroup, PullRequestRecord, RepoResult
 
     finding = Finding("r", "f.py", 1, 0, "NPU002", "n", "migrated", "m", snippet="s")
+    sites = (ApiSites("tf.contrib.slim", "deprecated", False, 2), ApiSites("", "supported", False, 6))
     result = RepoResult(repo="r", status="changed", files_changed=("f.py",), notes=("n",),
                         groups=(ChangeGroup("g", ("@o",), ("f.py",)),),
-                        pull_requests=(PullRequestRecord("b", reviewers=("x",)),), findings=(finding,))
+                        pull_requests=(PullRequestRecord("b", reviewers=("x",)),), findings=(finding,),
+                        api_sites=sites)
     expected = {**asdict(result), "files_changed": ["f.py"], "notes": ["n"],
-                "findings": [asdict(finding)]}
+                "findings": [asdict(finding)], "api_readiness": 0.75}
     assert json.dumps(result.to_dict()) == json.dumps(expected)
     assert finding.to_dict() == asdict(finding)
 
