@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional
 
+
 class ApiStatus:
     """The statuses of Ascend's support list, as ``ctx.count_api`` and the reports use them.
 

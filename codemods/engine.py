@@ -173,7 +173,7 @@ class Engine:
         self._tf_bound = ctx.tf.bindings
         try:
             for rule in active:
-                self._guarded(rule, ctx, lambda: rule.start(tree, ctx))
+                self._guarded(rule, ctx, partial(rule.start, tree, ctx))
             self._traverse(tree, path)
             self._visit_references(ctx, [rule for rule in active if rule.calls or rule.uses])
             for rule, edit in ctx.deferred:

@@ -19,9 +19,9 @@ from gitutil import make_repo
 from reportcase import Page, cli
 
 from npu_codemod.codemods.api_sites import readiness
-from npu_codemod.orchestrator.pipeline import RepoJob, finish_repo, process_repo, process_shard, start_repo
+from npu_codemod.orchestrator.batch.jobs import RepoJob, ShardedRepo
+from npu_codemod.orchestrator.batch.pipeline import finish_repo, process_repo, process_shard, start_repo
 from npu_codemod.orchestrator.repolist import parse_repo_list
-from npu_codemod.orchestrator.shards import ShardedRepo
 
 TRAIN = '''"""Trains the slim tower on CIFAR-10, averaging gradients with Horovod."""
 import horovod.tensorflow as hvd
@@ -93,7 +93,8 @@ def rows(path: Path) -> list[dict[str, str]]:
 def test_repos_csv_has_each_repositorys_readiness(runs) -> None:
     first = runs[0]
     table = rows(first / "repos.csv")
-    assert list(table[0]) == ["repo", "status", "branch", "commit", "pr_url", "error", "api_readiness"]
+    assert list(table[0]) == ["repo", "status", "branch", "commit", "pr_url", "error", "files_skipped",
+                              "api_readiness"]
     assert [(row["repo"], row["api_readiness"]) for row in table] == [
         ("contrib", "0.7500"), ("ready", "1.0000"), ("no-tf", "")]
 

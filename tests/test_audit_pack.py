@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from fissix.pgen2 import driver
 from npu_codemod.api import ApiStatus
 from npu_codemod.codemods.qualified import references_under
 from npu_codemod.codemods.tfnames import TfNames
+from npu_codemod.orchestrator.batch import file_cache
 from npu_codemod.plugins.manager import load_plugins
 from npu_codemod.plugins.rules.audit import regenerate
 from npu_codemod.plugins.rules.audit.owners import OWNERS
@@ -129,3 +131,21 @@ def step(x, act=slim.nn_ops, *, tf_name="tf"):
         (11, 36, "tensorflow.float32", 2, False),
     ]
     assert references(source, "horovod") == [(9, 4, "horovod.tensorflow.init", 2, True)]
+
+
+def test_the_cache_fingerprint_covers_the_data_files_of_the_built_in_rules(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = types.ModuleType("npu_codemod.plugins")
+    rules.__path__ = [str(tmp_path)]
+    (tmp_path / "npu100.py").write_text("STATUSES = 'api_support.csv'\n")
+    (tmp_path / "api_support.csv").write_text("api,status\ntf.is_finite,unsupported\n")
+    monkeypatch.setattr(file_cache, "plugins", rules)
+    try:
+        file_cache._package_sources.cache_clear()
+        before = file_cache._package_sources()
+        (tmp_path / "api_support.csv").write_text("api,status\ntf.is_finite,supported\n")
+        file_cache._package_sources.cache_clear()
+        assert file_cache._package_sources() != before
+    finally:
+        monkeypatch.undo()
+        file_cache._package_sources.cache_clear()

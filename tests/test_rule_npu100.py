@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
-
 from npu_codemod.api import FileContext, Reference, Rule
 from npu_codemod.codemods.api_sites import ApiSites, readiness
 from npu_codemod.codemods.engine import Engine
@@ -178,8 +176,6 @@ CHECKS = {"finite": tf.is_finite, "step": tf.train.get_or_create_global_step}
                                   (9, unsupported("tf.is_finite"))]
 
 
-@pytest.mark.xfail(strict=True, reason="internal tensorflow.python.* names are resolved to their "
-                   "public name by fix/files (tfnames.PUBLIC_NAMES): remove this mark once merged")
 def test_internal_modules_are_looked_up_under_their_public_name() -> None:
     source = '''import tensorflow as tf
 from tensorflow.python.ops import math_ops

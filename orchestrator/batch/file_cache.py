@@ -12,13 +12,14 @@ copied training scripts make many files identical across repositories too. So th
 - **fingerprint** (once per process and rule selection): npu-codemod's version, Python's,
   fissix's and Bowler's; a hash of every file of ``npu_codemod.codemods`` (engine and
   helpers) and ``npu_codemod.plugins`` (the built-in rules and their data, such as the audit's
-  API support list); and each enabled rule in engine
-  order: id, order, settings, class, plugin distribution and version, and a hash of the source
-  file of the rule class's module. A rule whose source cannot be found turns the cache off.
+  API support list); and each enabled rule in engine order: id, order, settings, class, plugin
+  distribution and version, and a hash of the source file of the rule class's module. A rule
+  whose source cannot be found turns the cache off.
 - **value**: the findings without repository and path (stamped again on a hit; snippets are
   cut again from the bytes), the rules that changed the file, the API use sites the audit
-  counted, and the new bytes (zlib-compressed) or nothing. An outcome with an ``error`` finding is never stored: it may
-  be transient (memory, a rule's crash), so the file is processed again next time.
+  counted, and the new bytes (zlib-compressed) or nothing. An outcome with an ``error``
+  finding is never stored: it may be transient (memory, a rule's crash), so the file is
+  processed again next time.
 
 The store is one SQLite file, ``<workspace>/cache/results.sqlite3`` (WAL, busy timeout),
 opened once per worker process; workers read and write it concurrently, each write its own
