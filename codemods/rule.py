@@ -172,7 +172,7 @@ class FileContext:
     #: file: a rule that covers another's API can tell "disabled" from "found nothing here".
     enabled_rules: FrozenSet[str] = frozenset()
     #: API use sites counted with :meth:`count_api`, by ``api_sites.site_key``.
-    api_sites: Counter = field(default_factory=Counter)
+    api_sites: Counter[tuple[str, str, bool]] = field(default_factory=Counter)
 
     @cached_property
     def tf(self) -> ImportNames:

@@ -8,20 +8,22 @@ left out); ``no-tf`` has none. Overall: 15/19.
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from pathlib import Path
 
 import jsonschema
 import pytest
-from gitutil import make_repo
-from reportcase import Page, cli
 
 from npu_codemod.codemods.api_sites import readiness
 from npu_codemod.orchestrator.batch.jobs import RepoJob, ShardedRepo
 from npu_codemod.orchestrator.batch.pipeline import finish_repo, process_repo, process_shard, start_repo
 from npu_codemod.orchestrator.repolist import parse_repo_list
+
+from support.cli import check_lines, cli
+from support.csvfiles import read_csv as rows
+from support.git import make_repo
+from support.reports import Page
 
 TRAIN = '''"""Trains the slim tower on CIFAR-10, averaging gradients with Horovod."""
 import horovod.tensorflow as hvd
@@ -71,8 +73,8 @@ def make_repos(root: Path) -> None:
 
 
 def run(root: Path, report: str) -> tuple[Path, str]:
-    done = cli(root, "run", "--repos", "repos.txt", "--report-dir", report, "--workspace", "ws",
-               "--no-progress", "--jobs", "1")
+    done = cli("run", "--repos", "repos.txt", "--report-dir", report, "--workspace", "ws",
+               "--no-progress", "--jobs", "1", cwd=root, expect=0)
     return root / report, done.stderr
 
 
@@ -83,11 +85,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path, str
     first, first_err = run(root, "first")
     again, again_err = run(root, "again")  # unchanged files come from the result cache
     return first, first_err, again, again_err
-
-
-def rows(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8", newline="") as stream:
-        return list(csv.DictReader(stream))
 
 
 def test_repos_csv_has_each_repositorys_readiness(runs) -> None:
@@ -173,7 +170,7 @@ def test_a_rerun_from_the_cache_counts_the_same(runs) -> None:
 
 def test_check_lists_the_npu100_sites(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "contrib", {"train.py": TRAIN, "model/tower.py": TOWER})
-    lines = cli(repo, "check", ".", expect=1).stdout.splitlines()
+    lines = check_lines(repo, ".", expect=1)
     audit = [line.split(" NPU100 ")[0] for line in lines if " NPU100 " in line]
     assert audit == [f"{path}:{line}:{column + 1}:" for path, line, column, _ in BLOCKING]
 

@@ -18,6 +18,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
+from support.cli import cli
+from support.git import make_repo
 from support.reports import HOSTILE_NAME, make_run
 
 CHROMIUM = "/usr/bin/chromium"
@@ -118,14 +120,11 @@ def build(images, memory):
 
 
 def make_wide_run(root: Path) -> Path:
-    from gitutil import make_repo
-    from reportcase import cli
-
     make_repo(root / LONG_REPO, {LONG_PATH: WIDE_SCRIPT, "train.py": WIDE_SCRIPT})
     (root / "repos.txt").write_text(f"{LONG_REPO}\n", encoding="utf-8")
     for _ in range(2):  # two runs: coverage over time has a line
-        cli(root, "scan", "--repos", "repos.txt", "--report-dir", "report", "--workspace", "ws",
-            "--no-progress", "--jobs", "1")
+        cli("scan", "--repos", "repos.txt", "--report-dir", "report", "--workspace", "ws",
+            "--no-progress", "--jobs", "1", cwd=root, expect=0)
     return root / "report"
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reportcase import Page
-
 from npu_codemod.codemods.api_sites import ApiSites
 from npu_codemod.codemods.excerpts import MAX_LINE_CHARS, excerpt, with_snippets
 from npu_codemod.codemods.findings import Finding
@@ -18,6 +16,8 @@ from npu_codemod.reports.history import HISTORY_FILE, append_history, read_histo
 from npu_codemod.reports.html_report import render_html, rule_guides
 from npu_codemod.reports.links import repo_links, web_url
 from npu_codemod.reports.sarif_report import sarif_log
+
+from support.reports import Page
 
 TEXT = "".join(f"line {n}\n" for n in range(1, 11))
 CATALOG = "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md"

@@ -222,7 +222,8 @@ def _restored(stored: Optional[tuple[bytes, Optional[bytes]]], path: str,
     value, new_data = stored
     try:
         rows, rule_ids, sites = json.loads(zlib.decompress(value))
-        findings = tuple(Finding(repo, path, *row[:6], level=row[6]) for row in rows)
+        findings = tuple(Finding(repo, path, line, column, rule_id, name, status, message, level=level)
+                         for line, column, rule_id, name, status, message, level in rows)
         return FileOutcome(path, findings, None if new_data is None else zlib.decompress(new_data),
                            tuple(rule_ids), tuple(ApiSites(*row) for row in sites))
     except (zlib.error, ValueError, TypeError, IndexError):
