@@ -239,7 +239,7 @@ class Flow:
     contained: bool = False
     into: str = ""
     store: Optional[pytree.Leaf] = None
-    calls: Calls = ()
+    calls: tuple[tuple[pytree.Node, int], ...] = ()
 
 
 #: Methods that keep their argument in the receiver: ``lst.append(x)``, ``queue.put(x)``.
