@@ -139,13 +139,16 @@ def test_results_spooled_mid_run_leave_no_file_even_after_sigkill(batch: Path) -
                  process)  # mid-batch: r1 and r2 done, r3 and r4 in flight
         spooled = [target for target in open_files(process.pid) if target.startswith(str(root / "rep"))]
         assert len(spooled) == 1 and spooled[0].endswith(" (deleted)")
-        assert [p.name for p in (root / "rep").iterdir()] == ["run.json"]
+        # Besides the old report, only the run's lock (batch/locks.py): no record to see.
+        assert sorted(p.name for p in (root / "rep").iterdir()) == [".npu-codemod.lock", "run.json"]
     finally:
         process.kill()
         for marker in (root / "markers").iterdir():  # its workers, orphaned
             os.kill(int(marker.read_text()), signal.SIGKILL)
         process.wait(timeout=120)
-    assert [p.name for p in (root / "rep").iterdir()] == ["run.json"]
+    # A kill no handler sees leaves the lock, naming the dead run: the next run takes it over.
+    assert sorted(p.name for p in (root / "rep").iterdir()) == [".npu-codemod.lock", "run.json"]
+    assert json.loads((root / "rep" / ".npu-codemod.lock").read_text())["pid"] == process.pid
 
 
 def open_files(pid: int) -> list[str]:

@@ -69,6 +69,7 @@ class BatchOptions:
     progress: bool = True
     cache: bool = True
     debug: bool = False
+    wait: bool = False  # --wait: for another run's report dir or branch, instead of refusing
     prs: Optional[PrSettings] = None
     #: The parsed arguments, for plugin hooks that read their own options (None: a library run).
     namespace: Optional[argparse.Namespace] = None
@@ -92,8 +93,8 @@ class BatchOptions:
             force_push=getattr(args, "force_push", False), split_by=getattr(args, "split_by", None),
             include_tests=arguments.include_tests(args), jobs=args.jobs, executor=args.executor,
             scheduler=args.scheduler, repo_timeout=args.repo_timeout,
-            progress=not args.no_progress, cache=not args.no_cache, debug=args.debug, prs=prs,
-            namespace=args)
+            progress=not args.no_progress, cache=not args.no_cache, debug=args.debug,
+            wait=getattr(args, "wait", False), prs=prs, namespace=args)
 
 
 def _check_values(args: argparse.Namespace) -> None:

@@ -26,6 +26,7 @@ from npu_codemod.orchestrator.batch.jobs import (
     ShardOutput,
     new_blobs,
 )
+from npu_codemod.orchestrator.batch.repo_locks import lock_branch, unlock_branch
 from npu_codemod.orchestrator.batch.shards import split_files
 from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.git.branch_reuse import OWN_COMMIT_MARK, build_point
@@ -52,7 +53,10 @@ def start_repo(job: RepoJob, workers: int = 1) -> Union[RepoResult, ShardedRepo]
     entry = job.entry
     if entry.error:
         return failed(entry, entry.error)
-    return _guarded(job, lambda: _start(job, workers))
+    result = _guarded(job, lambda: _start(job, workers))
+    if isinstance(result, RepoResult):  # a large repository keeps the lock until its finish
+        unlock_branch(job)
+    return result
 
 
 def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput, RepoResult]:
@@ -62,7 +66,10 @@ def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput,
 
 def finish_repo(plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     """Join the shards (in order) into one result: commit, move the branch, push."""
-    return _guarded(plan.job, lambda: _finish(gitrepo.open_repo(plan.path), plan, outputs))
+    try:
+        return _guarded(plan.job, lambda: _finish(gitrepo.open_repo(plan.path), plan, outputs))
+    finally:
+        unlock_branch(plan.job)
 
 
 T = TypeVar("T")
@@ -81,7 +88,11 @@ def _guarded(job: RepoJob, step: Callable[[], T]) -> Union[T, RepoResult]:
 def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     entry = job.entry
     toolkit = build_toolkit(job.selection)
+    if entry.is_url:  # before the fetch, which moves the clone's branches
+        lock_branch(job)
     repo = Workspace(job.workspace).open(entry)
+    if not entry.is_url:
+        lock_branch(job, repo.common_dir)
     base = gitrepo.resolve_commit(repo, entry.base_ref)
     # A split change is always built from the base: each group has its own branch.
     tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" and not job.split_by else None

@@ -8,17 +8,21 @@ all-repos' ``fix()``: the command line only parses, calls :func:`run` and prints
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from tqdm import tqdm
 
+from npu_codemod.orchestrator.batch import locks
 from npu_codemod.orchestrator.batch.file_cache import cache_problem
 from npu_codemod.orchestrator.batch.jobs import RepoJob
+from npu_codemod.orchestrator.batch.locks import LockOwner
 from npu_codemod.orchestrator.batch.options import BatchOptions, make_pool
 from npu_codemod.orchestrator.batch.runner import run_jobs
 from npu_codemod.orchestrator.batch.spool import ResultSpool
+from npu_codemod.orchestrator.errors import UsageError
 from npu_codemod.orchestrator.notify import Notifier, cannot_write, make_report_dir, write_reports
 from npu_codemod.orchestrator.prs.publish import Publisher
 from npu_codemod.orchestrator.redact import mask_record
@@ -30,6 +34,8 @@ from npu_codemod.orchestrator.toolkit import Toolkit
 
 #: The error of a repository an interrupted run did not finish.
 INTERRUPTED = "interrupted before it finished: rerun, or rerun with --only-failed RUN_JSON"
+#: The report dir's lock file (:mod:`.locks`): the run writing it.
+REPORT_DIR_LOCK = ".npu-codemod.lock"
 #: Called with (index in the list, result) as each repository ends, after it is spooled.
 OnResult = Callable[[int, RepoResult], None]
 
@@ -56,12 +62,13 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
     Ctrl-C/SIGTERM: the repositories that did not finish are recorded as failed
     (:data:`INTERRUPTED`), the reports are written, and the outcome carries the interrupt."""
     started = now()
-    jobs = make_jobs(options, entries)
+    owner = LockOwner.of_this_process()
+    jobs = make_jobs(options, entries, owner)
     pool = make_pool(options)  # a scheduler that cannot be reached fails before any report dir
     report_dir = make_report_dir(options.report_dir)  # before the batch: records spool there
     lines: list[Optional[RepoLine]] = [None] * len(jobs)
     interrupted: Optional[KeyboardInterrupt] = None
-    with _open_spool(report_dir, len(jobs)) as spool:
+    with report_dir_locked(report_dir, owner, options.wait), _open_spool(report_dir, len(jobs)) as spool:
         finish = _Finisher(options, toolkit, entries, (report_dir, spool), lines, on_result)
         try:
             with pool:
@@ -78,15 +85,38 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
                         interrupted)
 
 
-def make_jobs(options: BatchOptions, entries: Sequence[RepoEntry]) -> list[RepoJob]:
-    """One picklable job per entry."""
+def make_jobs(options: BatchOptions, entries: Sequence[RepoEntry],
+              owner: Optional[LockOwner] = None) -> list[RepoJob]:
+    """One picklable job per entry; ``owner``: the run, which locks each branch it works on."""
     cache = bool(entries) and _use_cache(options)
     return [RepoJob(entry=entry, mode=options.command, branch=options.branch,
                     dry_run=options.dry_run, workspace=str(options.workspace),
                     selection=options.selection, push=options.push, remote=options.remote,
                     force_push=options.force_push, split_by=options.split_by, cache=cache,
-                    include_tests=options.include_tests)
+                    include_tests=options.include_tests, lock_owner=owner, wait=options.wait)
             for entry in entries]
+
+
+@contextmanager
+def report_dir_locked(report_dir: Path, owner: LockOwner, wait: bool) -> Iterator[None]:
+    """One run at a time writes a report dir; another one waits (``--wait``) or is refused
+    with one line naming the run that has it."""
+    path = report_dir / REPORT_DIR_LOCK
+    try:
+        holder = locks.try_lock(path, owner)
+        if holder is not None and wait:
+            print(f"npu-codemod: waiting for the run that is writing {report_dir} "
+                  f"({holder.describe()})", file=sys.stderr)
+            locks.acquire(path, owner, wait=True)
+    except OSError as exc:
+        raise cannot_write(report_dir, exc) from None
+    if holder is not None and not wait:
+        raise UsageError(f"report dir {str(report_dir)!r} is in use by another npu-codemod run "
+                         f"({holder.describe()}): wait for it with --wait, or use another --report-dir")
+    try:
+        yield
+    finally:
+        locks.release(path, owner)
 
 
 class _Finisher:

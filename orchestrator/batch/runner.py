@@ -23,6 +23,7 @@ from tqdm import tqdm
 from npu_codemod.orchestrator.batch.jobs import RepoJob, ShardedRepo, ShardOutput
 from npu_codemod.orchestrator.batch.pipeline import finish_repo, process_shard, start_repo
 from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
+from npu_codemod.orchestrator.batch.repo_locks import unlock_branch
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, failed
 
@@ -136,6 +137,8 @@ class _Batch:
         if outcome.error is not None:
             yield self._fail(index, f"crashed: {mask_secrets(outcome.error)}")
         elif isinstance(value, RepoResult):
+            if step == "shard":  # a shard failed the repository: its finish will not run
+                unlock_branch(self.jobs[index])
             yield self._end(index, value)
         elif isinstance(value, ShardedRepo):
             self.sharded[index], self.outputs[index] = value, {}
@@ -164,7 +167,9 @@ class _Batch:
         return max(0.0, min(self.deadlines.values()) - time.monotonic())
 
     def _fail(self, index: int, reason: str) -> tuple[int, RepoResult]:
-        return self._end(index, failed(self.jobs[index].entry, reason))
+        ended = self._end(index, failed(self.jobs[index].entry, reason))  # stops its tasks
+        unlock_branch(self.jobs[index])  # which may have held it
+        return ended
 
     def _end(self, index: int, result: RepoResult) -> tuple[int, RepoResult]:
         """Mark the repository done; stop and forget whatever else of it is pending."""

@@ -55,6 +55,9 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                         help="parallel worker processes (default: CPU count)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--wait", action="store_true",
+                        help="wait for another run that has the report dir or a repository's "
+                             "branch (default: refuse, naming that run)")
     parser.add_argument("--no-cache", action="store_true",
                         help="parse every file; do not read or write the workspace's result cache")
     arguments.add_include_tests_option(parser)
