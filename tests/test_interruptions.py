@@ -114,8 +114,11 @@ def test_signal_mid_run_stops_cleanly_and_a_rerun_completes(batch: Path, scratch
     rerun = cli("run", "--repos", "repos.txt", "--report-dir", "rep2", "--no-progress",
                 "--only-failed", "rep/run.json", cwd=root)
     assert rerun.returncode == 0, rerun.stderr
-    assert [r["repo"] for r in json.loads((root / "rep2" / "run.json").read_text())["repos"]] == \
-        ["r3", "r4", "r5"]
+    resumed = json.loads((root / "rep2" / "run.json").read_text())["repos"]
+    # Every repository of the list: the finished ones carried over from the interrupted run.
+    assert [(r["repo"], r["status"], bool(r.get("carried_over"))) for r in resumed] == [
+        ("r1", "changed", True), ("r2", "changed", True), ("r3", "changed", False),
+        ("r4", "changed", False), ("r5", "changed", False)]
     for name in REPOS:
         migrated = show(root / name, BRANCH, "train.py")
         assert migrated.startswith(MIGRATED)

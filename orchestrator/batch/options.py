@@ -8,7 +8,7 @@ import argparse
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Optional
 
 from npu_codemod.orchestrator import arguments
 from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH, Mode
@@ -18,8 +18,6 @@ from npu_codemod.orchestrator.git.repository import GitError, check_branch_name
 from npu_codemod.orchestrator.prs.groups import SplitBy
 from npu_codemod.orchestrator.prs.options import pr_settings
 from npu_codemod.orchestrator.prs.publish import PrSettings
-from npu_codemod.orchestrator.redact import mask_secrets
-from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.toolkit import RuleSelection
 
 
@@ -120,12 +118,3 @@ def make_pool(options: BatchOptions) -> Pool[Key]:
         return DaskPool(options.scheduler or "")
     except (OSError, TimeoutError) as exc:
         raise OptionError(f"cannot reach the Dask scheduler at {options.scheduler}: {exc}") from None
-
-
-def only_failed(entries: Sequence[RepoEntry], run: Mapping[str, Any]) -> list[RepoEntry]:
-    """The entries whose repo failed in the run record ``run``."""
-    # Name and location: a malformed line is named by its first field, like a good entry.
-    failed = {(repo.get("repo"), repo.get("location")) for repo in run["repos"]
-              if repo.get("status") == "failed"}
-    return [entry for entry in entries
-            if (entry.name, mask_secrets(entry.location)) in failed or (entry.name, None) in failed]

@@ -11,7 +11,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 from tqdm import tqdm
 
@@ -49,6 +49,7 @@ class BatchOutcome:
     report_dir: Path
     written: list[Path] = field(default_factory=list)
     interrupted: Optional[KeyboardInterrupt] = None
+    carried: int = 0  # records taken from an earlier run (--only-failed), not processed
 
     @property
     def failed(self) -> bool:
@@ -56,20 +57,27 @@ class BatchOutcome:
 
 
 def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
-        on_result: Optional[OnResult] = None) -> BatchOutcome:
+        on_result: Optional[OnResult] = None,
+        carried: Optional[Mapping[int, Mapping[str, Any]]] = None) -> BatchOutcome:
     """Process every entry, write every report; never raises for one repository's failure.
+    ``carried``: records of an earlier run taken as they are, by entry index (``--only-failed``,
+    :mod:`.resume`); those entries are not processed, and the reports cover all of ``entries``.
 
     Ctrl-C/SIGTERM: the repositories that did not finish are recorded as failed
     (:data:`INTERRUPTED`), the reports are written, and the outcome carries the interrupt."""
     started = now()
     owner = LockOwner.of_this_process()
-    jobs = make_jobs(options, entries, owner)
+    carried = carried or {}
+    todo = [index for index in range(len(entries)) if index not in carried]
+    jobs = make_jobs(options, [entries[index] for index in todo], owner)
     pool = make_pool(options)  # a scheduler that cannot be reached fails before any report dir
     report_dir = make_report_dir(options.report_dir)  # before the batch: records spool there
     lines: list[Optional[RepoLine]] = [None] * len(jobs)
     interrupted: Optional[KeyboardInterrupt] = None
-    with report_dir_locked(report_dir, owner, options.wait), _open_spool(report_dir, len(jobs)) as spool:
-        finish = _Finisher(options, toolkit, entries, (report_dir, spool), lines, on_result)
+    with report_dir_locked(report_dir, owner, options.wait), _open_spool(report_dir, len(entries)) as spool:
+        for index, record in carried.items():
+            spool.add(index, record)
+        finish = _Finisher(options, toolkit, (entries, todo), (report_dir, spool), lines, on_result)
         try:
             with pool:
                 run_jobs(jobs, pool, finish, options.progress, options.repo_timeout)
@@ -77,12 +85,13 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
             interrupted = exc
             for index, line in enumerate(lines):
                 if line is None:
-                    finish(index, failed(entries[index], INTERRUPTED))
-        record = build_run_record(options.command, _recorded_options(options, toolkit),
+                    finish(index, failed(entries[todo[index]], INTERRUPTED))
+        record = build_run_record(options.command, _recorded_options(options, toolkit, carried),
                                   toolkit.rules, spool, started, toolkit.plugins)
+        record["interrupted"] = interrupted is not None  # its history point is no campaign state
         written = write_reports(toolkit.plugins, record, report_dir)
     return BatchOutcome([line for line in lines if line is not None], report_dir, written,
-                        interrupted)
+                        interrupted, carried=len(carried))
 
 
 def make_jobs(options: BatchOptions, entries: Sequence[RepoEntry],
@@ -123,20 +132,23 @@ class _Finisher:
     """What happens as each repository ends: its PR, its record in the spool, its line, the
     plugins' result hooks, then the caller's ``on_result``."""
 
-    def __init__(self, options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
-                 spooled: tuple[Path, ResultSpool], lines: list[Optional[RepoLine]],
+    def __init__(self, options: BatchOptions, toolkit: Toolkit,
+                 entries: tuple[Sequence[RepoEntry], Sequence[int]],
+                 spooled: tuple[Path, ResultSpool], lines: list,
                  on_result: Optional[OnResult]) -> None:
-        self.options, self.toolkit, self.entries = options, toolkit, entries
+        # The jobs are the entries at ``positions`` (the others were carried over).
+        self.options, self.toolkit, (self.entries, self.positions) = options, toolkit, entries
         (self.report_dir, self.spool), self.lines, self.on_result = spooled, lines, on_result
         self.notify = Notifier(toolkit.plugins)
         self.publisher = _publisher(options, toolkit)
 
     def __call__(self, index: int, result: RepoResult) -> None:
+        position = self.positions[index]
         if self.publisher is not None:
-            result = self.publisher.publish(self.entries[index], result)
+            result = self.publisher.publish(self.entries[position], result)
         record = mask_record(result.to_dict())
         try:
-            self.spool.add(index, record)
+            self.spool.add(position, record)
         except OSError as exc:
             raise cannot_write(self.report_dir, exc) from None
         self.lines[index] = RepoLine.of(result)
@@ -147,7 +159,7 @@ class _Finisher:
             for finding in result.findings:
                 self.notify("npu_codemod_finding", finding=finding)
         if self.on_result is not None:
-            self.on_result(index, result)
+            self.on_result(position, result)
 
 
 def _publisher(options: BatchOptions, toolkit: Toolkit) -> Optional[Publisher]:
@@ -179,8 +191,9 @@ def _open_spool(report_dir: Path, count: int) -> ResultSpool:
         raise cannot_write(report_dir, exc) from None
 
 
-def _recorded_options(options: BatchOptions, toolkit: Toolkit) -> dict[str, Any]:
-    """The options run.json records."""
+def _recorded_options(options: BatchOptions, toolkit: Toolkit,
+                      carried: Mapping[int, Mapping[str, Any]]) -> dict:
+    """The options run.json records (``carried_over``: how many records an earlier run gave)."""
     return {"repos": options.repos, "branch": options.branch if options.command == "run" else None,
             "dry_run": options.dry_run, "include_tests": options.include_tests,
-            "rules": [r.id for r in toolkit.rules]}
+            "rules": [r.id for r in toolkit.rules], "carried_over": len(carried)}

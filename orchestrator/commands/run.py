@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Sequence
+from typing import Optional, Sequence
 
 from tqdm import tqdm
 
@@ -16,8 +16,8 @@ from npu_codemod.orchestrator.batch.options import (
     BatchOptions,
     add_executor_options,
     add_push_options,
-    only_failed,
 )
+from npu_codemod.orchestrator.batch.resume import carried_records
 from npu_codemod.orchestrator.commands.common import EXIT_FAILED, EXIT_OK, read_run, toolkit_of
 from npu_codemod.orchestrator.errors import UsageError
 from npu_codemod.orchestrator.prs.options import add_pr_options
@@ -70,12 +70,24 @@ def batch_command(args: argparse.Namespace) -> int:
     options = BatchOptions.from_args(args)  # every option checked before anything happens
     toolkit = toolkit_of(options.selection)  # plugins and rule ids too
     entries = read_entries(args.repos)
-    if args.only_failed:
-        entries = only_failed(entries, read_run(args.only_failed))
-    return run_batch(options, toolkit, entries)
+    carried = resumed(options, entries, args.only_failed) if args.only_failed else None
+    return run_batch(options, toolkit, entries, carried)
 
 
-def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry]) -> int:
+def resumed(options: BatchOptions, entries: Sequence[RepoEntry], run_json: str) -> dict:
+    """The records ``--only-failed RUN_JSON`` carries over (:mod:`batch.resume`); a UsageError
+    when that run did something else (another command, or a dry run against a real one)."""
+    earlier = read_run(run_json)
+    done = (earlier.get("command", options.command),
+            bool(earlier.get("options", {}).get("dry_run", options.dry_run)))
+    if done != (options.command, options.dry_run):
+        did = f"{done[0]}{' --dry-run' if done[1] else ''}"
+        raise UsageError(f"--only-failed {run_json}: that run was a {did}: resume it with the same command")
+    return carried_records(entries, earlier)
+
+
+def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
+              carried: Optional[dict] = None) -> int:
     """The batch, with each failure on stderr as it happens and the summary at the end; the
     exit code (an interrupt is re-raised once the reports are written)."""
     def on_result(index: int, result: RepoResult) -> None:
@@ -88,8 +100,11 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry]) -> i
                                             f"{finding.line}: {finding.rule_id} crashed:\n"
                                             f"{finding.trace}"), file=sys.stderr)
 
-    outcome = batch.run(options, toolkit, entries, on_result)
+    outcome = batch.run(options, toolkit, entries, on_result, carried)
     print_summary(outcome.lines, sys.stderr)
+    if outcome.carried:
+        print(f"npu-codemod: {outcome.carried} finished repositories carried over from the earlier "
+              "run (--only-failed): the reports cover every repository of the list", file=sys.stderr)
     names = ", ".join(path.name for path in outcome.written[:4])
     print(f"npu-codemod: reports in {outcome.report_dir} ({names}, ...)", file=sys.stderr)
     if outcome.interrupted is not None:
