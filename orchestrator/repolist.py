@@ -14,8 +14,9 @@ from typing import Optional
 
 from npu_codemod.orchestrator.redact import mask_secrets
 
-#: Per-entry options a line may carry after the base ref.
-ENTRY_OPTIONS = frozenset({"slug"})
+#: Per-entry options a line may carry after the base ref: the repository's ``owner/name`` on
+#: the forge, and its wave (a whole number: waves start in order, then entries without one).
+ENTRY_OPTIONS = frozenset({"slug", "wave"})
 #: Lines as an editor numbers them (``str.splitlines`` also splits at form feeds and such).
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 #: One field: a double-quoted string (no escapes) or a run of non-space, non-quote characters.
@@ -40,6 +41,12 @@ class RepoEntry:
 
     def option(self, key: str) -> Optional[str]:
         return dict(self.options).get(key)
+
+    @property
+    def wave(self) -> float:
+        """The entry's ``wave=`` (checked by the parser); entries without one come last."""
+        wave = self.option("wave")
+        return int(wave) if wave is not None else float("inf")
 
 
 def parse_repo_list(text: str, base_dir: Path, source: str = "repo list") -> list[RepoEntry]:
@@ -81,6 +88,9 @@ def parse_line(line: str, number: int, base_dir: Path, source: str = "repo list"
     options: list[tuple[str, str]] = []
     for extra in fields[1:]:
         key, sep, value = extra.partition("=")
+        if sep and key == "wave" and not value.isdigit():
+            return RepoEntry(name, fields[0], line=number,
+                             error=f"{where}: wave={value!r}: expected a whole number (wave=1, wave=2, ...)")
         if sep and key in ENTRY_OPTIONS and value:
             options.append((key, value))
         elif not sep and base_ref is None and not options:

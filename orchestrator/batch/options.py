@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -51,7 +51,7 @@ class BatchOptions:
     command: Mode = "run"
     repos: str = ""  # where the list came from, for run.json
     report_dir: Path = Path("npu-codemod-report")
-    workspace: Path = Path(".npu-codemod")
+    workspace: Path = field(default_factory=lambda: Path(arguments.default_workspace()))
     selection: RuleSelection = RuleSelection()
     branch: str = DEFAULT_BRANCH
     dry_run: bool = False
@@ -85,7 +85,7 @@ class BatchOptions:
             raise OptionError(str(exc)) from None
         return cls(
             command=args.command, repos=args.repos, report_dir=Path(args.report_dir),
-            workspace=Path(args.workspace).resolve(), selection=arguments.rule_selection(args),
+            workspace=arguments.workspace(args), selection=arguments.rule_selection(args),
             branch=getattr(args, "branch", DEFAULT_BRANCH), dry_run=getattr(args, "dry_run", False),
             push=getattr(args, "push", False), remote=getattr(args, "remote", "origin"),
             force_push=getattr(args, "force_push", False), split_by=getattr(args, "split_by", None),

@@ -24,6 +24,7 @@ from npu_codemod.orchestrator.batch.runner import run_jobs
 from npu_codemod.orchestrator.batch.spool import ResultSpool
 from npu_codemod.orchestrator.errors import UsageError
 from npu_codemod.orchestrator.notify import Notifier, cannot_write, make_report_dir, write_reports
+from npu_codemod.orchestrator.prs.change_comment import previous_sites
 from npu_codemod.orchestrator.prs.publish import Publisher
 from npu_codemod.orchestrator.redact import mask_record
 from npu_codemod.orchestrator.repolist import RepoEntry
@@ -31,6 +32,7 @@ from npu_codemod.orchestrator.results import RepoResult, failed
 from npu_codemod.orchestrator.run_record import build_run_record, now
 from npu_codemod.orchestrator.summary_table import RepoLine
 from npu_codemod.orchestrator.toolkit import Toolkit
+from npu_codemod.reports.json_report import RUN_JSON
 
 #: The error of a repository an interrupted run did not finish.
 INTERRUPTED = "interrupted before it finished: rerun, or rerun with --only-failed RUN_JSON"
@@ -68,7 +70,9 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
     started = now()
     owner = LockOwner.of_this_process()
     carried = carried or {}
-    todo = [index for index in range(len(entries)) if index not in carried]
+    # Repositories start in wave= order, then list order (--max-prs spends on the first waves).
+    todo = sorted((index for index in range(len(entries)) if index not in carried),
+                  key=lambda index: (entries[index].wave, index))
     jobs = make_jobs(options, [entries[index] for index in todo], owner)
     pool = make_pool(options)  # a scheduler that cannot be reached fails before any report dir
     report_dir = make_report_dir(options.report_dir)  # before the batch: records spool there
@@ -80,7 +84,7 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
         finish = _Finisher(options, toolkit, (entries, todo), (report_dir, spool), lines, on_result)
         try:
             with pool:
-                run_jobs(jobs, pool, finish, options.progress, options.repo_timeout)
+                run_jobs(jobs, pool, finish, options.progress, options.repo_timeout, finish.deferral)
         except KeyboardInterrupt as exc:  # reports of what finished, so --only-failed resumes
             interrupted = exc
             for index, line in enumerate(lines):
@@ -140,7 +144,15 @@ class _Finisher:
         self.options, self.toolkit, (self.entries, self.positions) = options, toolkit, entries
         (self.report_dir, self.spool), self.lines, self.on_result = spooled, lines, on_result
         self.notify = Notifier(toolkit.plugins)
-        self.publisher = _publisher(options, toolkit)
+        self.publisher = _publisher(options, toolkit, self.report_dir)
+
+    def deferral(self) -> Optional[str]:
+        """Why the repositories not yet started wait for the next run (the PR budget is
+        spent), or None."""
+        budget = self.publisher.settings.budget if self.publisher is not None else None
+        if budget is None or not budget.spent:
+            return None
+        return f"deferred to the next run: {budget.reason()}"
 
     def __call__(self, index: int, result: RepoResult) -> None:
         position = self.positions[index]
@@ -162,15 +174,17 @@ class _Finisher:
             self.on_result(position, result)
 
 
-def _publisher(options: BatchOptions, toolkit: Toolkit) -> Optional[Publisher]:
-    """What proposes each repository's branch as it ends (``--open-prs``), or None."""
+def _publisher(options: BatchOptions, toolkit: Toolkit, report_dir: Path) -> Optional[Publisher]:
+    """What proposes each repository's branch as it ends (``--open-prs``), or None; the
+    report dir's run record (before this run replaces it) is the state its comments compare with."""
     if options.prs is None:
         return None
+    previous = previous_sites(report_dir / RUN_JSON) if (report_dir / RUN_JSON).exists() else None
     rules = {r.id: {"name": r.name, "description": r.description, "guide_section": r.guide_section,
                     "guide_section_en": r.guide_section_en, "guide_url": r.guide_url}
              for r in toolkit.rules}
     return Publisher(options.prs, toolkit.plugins.pm.hook, rules, options.branch,
-                     log=lambda line: tqdm.write(line, file=sys.stderr))
+                     log=lambda line: tqdm.write(line, file=sys.stderr), previous=previous)
 
 
 def _use_cache(options: BatchOptions) -> bool:

@@ -25,7 +25,7 @@ from npu_codemod.orchestrator.batch.pipeline import finish_repo, process_shard, 
 from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
 from npu_codemod.orchestrator.batch.repo_locks import unlock_branch
 from npu_codemod.orchestrator.redact import mask_secrets
-from npu_codemod.orchestrator.results import RepoResult, failed
+from npu_codemod.orchestrator.results import RepoResult, deferred, failed
 
 K = TypeVar("K", bound=Hashable)
 #: A task's key in the pool: (repo index, step, shard number).
@@ -58,9 +58,11 @@ def run_jobs(
     on_result: Callable[[int, RepoResult], None],
     progress: bool = True,
     repo_timeout: Optional[float] = None,
+    deferral: Callable[[], Optional[str]] = lambda: None,
 ) -> None:
     """Process every job; each result goes to ``on_result`` with its job's index as it ends
-    (in the order repositories finish, not the order of ``jobs``)."""
+    (in the order repositories finish, not the order of ``jobs``). Once ``deferral`` gives a
+    reason, no repository starts any more: those left end ``deferred`` with that reason."""
     counts: Counter[str] = Counter()
     # tqdm's monitor thread only tunes bars that stall; it would make every worker started
     # after the first bar a spawned one instead of a fork (see process_pool).
@@ -78,6 +80,7 @@ def run_jobs(
 
         batch = _Batch(jobs, pool, repo_timeout, on_start=lambda job: show(job.entry.name),
                        on_files=files_bar.update)
+        batch.deferral = deferral
         for index, result in batch:
             counts[result.status] += 1
             show(result.repo)
@@ -104,11 +107,17 @@ class _Batch:
         self.sharded: dict[int, ShardedRepo] = {}
         self.outputs: dict[int, dict[int, ShardOutput]] = {}
         self.done: set[int] = set()
+        self.deferral: Callable[[], Optional[str]] = lambda: None
+        self.deferred: list[tuple[int, RepoResult]] = []  # not started: ended as deferred
 
     def __iter__(self) -> Iterator[tuple[int, RepoResult]]:
         self._fill()
         while len(self.done) < len(self.jobs):
-            ended: list[tuple[int, RepoResult]] = []
+            ended: list[tuple[int, RepoResult]] = self.deferred
+            self.deferred = []
+            if not self.running and not self.ready:  # all that is left was deferred
+                yield from ended
+                continue
             for key, outcome in self.pool.wait(self._time_left()):
                 self.running.discard(key)
                 if key[0] not in self.done:
@@ -120,6 +129,10 @@ class _Batch:
             yield from ended
 
     def _fill(self) -> None:
+        reason = self.deferral() if self.unstarted else None
+        while reason and self.unstarted:
+            index = self.unstarted.popleft()
+            self.deferred.append(self._end(index, deferred(self.jobs[index].entry, reason)))
         while len(self.running) < self.pool.slots and (self.ready or self.unstarted):
             if self.ready:
                 key, fn, args = self.ready.popleft()

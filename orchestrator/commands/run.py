@@ -47,8 +47,7 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
                         help="repo list: one PATH_OR_URL [BASE_REF] a line; '-' reads stdin")
     parser.add_argument("--report-dir", default="npu-codemod-report", metavar="DIR",
                         help="where the reports go (default: %(default)s)")
-    parser.add_argument("--workspace", default=".npu-codemod",
-                        help="clone cache and scratch space (default: %(default)s)")
+    arguments.add_workspace_option(parser)
     parser.add_argument("--rules", default=None, metavar="ID,...", help="run only these rules")
     parser.add_argument("--disable-rule", action="append", default=[], metavar="ID",
                         help="do not run this rule (repeatable)")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, TextIO
 
-from npu_codemod.orchestrator.prs.forge import ForgeError, find_token, open_forge
+from npu_codemod.orchestrator.prs.forge import ForgeError, find_token
+from npu_codemod.orchestrator.prs.lifecycle import forge_of
 from npu_codemod.orchestrator.redact import mask_secrets
 
 
@@ -19,12 +20,8 @@ def print_status(run: Mapping[str, Any], hook: Any, stream: TextIO,
             if pr.get("number") is None:
                 rows.append((repo["repo"], pr["branch"], "-", "no PR", pr.get("error") or "", ""))
                 continue
-            missing = [key for key in ("forge", "remote_url", "slug") if not pr.get(key)]
             try:
-                if missing:  # the tool always writes them: a run.json edited by hand
-                    raise ForgeError(f"the run record's entry lacks {', '.join(missing)}")
-                forge = open_forge(hook, pr["forge"], pr["remote_url"], forge_url or pr.get("api_url") or None,
-                                   token, pr["slug"])
+                forge = forge_of(hook, pr, token, forge_url)
                 state = forge.pr_state(pr["number"])
                 cells = (state.state, state.checks)
             except ForgeError as exc:
