@@ -112,20 +112,17 @@ class _Batch:
 
     def __iter__(self) -> Iterator[tuple[int, RepoResult]]:
         self._fill()
-        while len(self.done) < len(self.jobs):
-            ended: list[tuple[int, RepoResult]] = self.deferred
-            self.deferred = []
-            if not self.running and not self.ready:  # all that is left was deferred
-                yield from ended
-                continue
-            for key, outcome in self.pool.wait(self._time_left()):
-                self.running.discard(key)
-                if key[0] not in self.done:
-                    ended.extend(self._take(key, outcome))
-            ended.extend(self._expire())
-            # Workers get their next task before the caller handles these results (reports,
-            # hooks): a worker never waits on the parent.
-            self._fill()
+        while len(self.done) < len(self.jobs) or self.deferred:
+            ended, self.deferred = self.deferred, []  # repositories that will not start
+            if self.running:
+                for key, outcome in self.pool.wait(self._time_left()):
+                    self.running.discard(key)
+                    if key[0] not in self.done:
+                        ended.extend(self._take(key, outcome))
+                ended.extend(self._expire())
+                # Workers get their next task before the caller handles these results
+                # (reports, hooks): a worker never waits on the parent.
+                self._fill()
             yield from ended
 
     def _fill(self) -> None:

@@ -101,6 +101,10 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
 
     outcome = batch.run(options, toolkit, entries, on_result, carried)
     print_summary(outcome.lines, sys.stderr)
+    deferred = sum(1 for line in outcome.lines if line.status == "deferred")
+    if deferred:
+        print(f"npu-codemod: {deferred} deferred: not started, the PR budget of this run is spent "
+              "(--max-prs); the next run continues with them", file=sys.stderr)
     if outcome.carried:
         print(f"npu-codemod: {outcome.carried} finished repositories carried over from the earlier "
               "run (--only-failed): the reports cover every repository of the list", file=sys.stderr)
