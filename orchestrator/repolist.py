@@ -34,6 +34,11 @@ class RepoEntry:
     options: tuple[tuple[str, str], ...] = ()
     line: int = 0
     error: Optional[str] = None
+    source: str = ""  # the list it came from ("repos.txt", "<stdin>"), to cite file:line
+
+    def cite(self, message: str) -> str:
+        """``message`` about what the list says of this entry, prefixed with its ``file:line``."""
+        return f"{self.source}:{self.line}: {message}" if self.source and self.line else message
 
     @property
     def is_url(self) -> bool:
@@ -106,7 +111,7 @@ def parse_line(line: str, number: int, base_dir: Path, source: str = "repo list"
         except (RuntimeError, ValueError, OSError) as exc:  # ~nobody, a NUL byte, a loop
             return RepoEntry(name, fields[0], line=number,
                              error=f"{where}: unusable path {name!r}: {exc}")
-    return RepoEntry(name, location, base_ref, tuple(options), number)
+    return RepoEntry(name, location, base_ref, tuple(options), number, source=source)
 
 
 def _fields(line: str) -> Optional[list[str]]:

@@ -69,11 +69,11 @@ def test_forty_repos_two_jobs_push_each_branch_and_match_one_job(tmp_path, capsy
     stderr = capsys.readouterr().err
 
     assert findings_csv(parallel) == findings_csv(serial)
-    assert f"npu-codemod: does-not-exist: no such path: {parallel}/does-not-exist" in stderr
+    assert f"npu-codemod: does-not-exist: {parallel}/repos.txt:41: no such path: {parallel}/does-not-exist" in stderr
     repos = run_json(parallel)["repos"]
     assert len(repos) == 41
     assert [r["status"] for r in repos] == ["changed"] * 40 + ["failed"]
-    assert repos[-1]["error"] == f"no such path: {parallel}/does-not-exist"
+    assert repos[-1]["error"] == f"{parallel}/repos.txt:41: no such path: {parallel}/does-not-exist"
     assert all(r["pushed"] for r in repos[:40])
     for i, repo in enumerate(repos[:40]):
         remote = parallel / f"r{i:02}.git"

@@ -13,16 +13,14 @@ None is kept here: each goes to the caller as it ends, so memory does not grow w
 from __future__ import annotations
 
 import math
-import sys
 import time
 from collections import Counter, deque
 from typing import Any, Callable, Hashable, Iterable, Iterator, Optional, Protocol, Sequence, TypeVar
 
-from tqdm import tqdm
-
 from npu_codemod.orchestrator.batch.jobs import RepoJob, ShardedRepo, ShardOutput
 from npu_codemod.orchestrator.batch.pipeline import finish_repo, process_shard, start_repo
 from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
+from npu_codemod.orchestrator.batch.progress import ProgressBar
 from npu_codemod.orchestrator.batch.repo_locks import unlock_branch
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, deferred, failed
@@ -63,28 +61,11 @@ def run_jobs(
     """Process every job; each result goes to ``on_result`` with its job's index as it ends
     (in the order repositories finish, not the order of ``jobs``). Once ``deferral`` gives a
     reason, no repository starts any more: those left end ``deferred`` with that reason."""
-    counts: Counter[str] = Counter()
-    # tqdm's monitor thread only tunes bars that stall; it would make every worker started
-    # after the first bar a spawned one instead of a fork (see process_pool).
-    tqdm.monitor_interval = 0
-    # A second bar needs cursor movement: only on a terminal, never in CI logs.
-    files_progress = progress and sys.stderr.isatty()
-    with tqdm(total=len(jobs), desc="repos", unit="repo", file=sys.stderr, disable=not progress,
-              dynamic_ncols=True) as bar, \
-            tqdm(desc="files", unit="file", position=1, leave=False, file=sys.stderr,
-                 disable=not files_progress, dynamic_ncols=True) as files_bar:
-
-        def show(current: str) -> None:
-            bar.set_postfix_str(f"{current[-30:]} | changed {counts['changed']} unchanged "
-                                f"{counts['unchanged']} failed {counts['failed']}")
-
-        batch = _Batch(jobs, pool, repo_timeout, on_start=lambda job: show(job.entry.name),
-                       on_files=files_bar.update)
+    with ProgressBar(len(jobs), progress) as bar:
+        batch = _Batch(jobs, pool, repo_timeout, on_start=bar.started, on_files=bar.add_files)
         batch.deferral = deferral
         for index, result in batch:
-            counts[result.status] += 1
-            show(result.repo)
-            bar.update()
+            bar.ended(index, result.status)
             on_result(index, result)
 
 
@@ -96,7 +77,7 @@ class _Batch:
     """The scheduling state of one run: which task of which repository runs where."""
 
     def __init__(self, jobs: Sequence[RepoJob], pool: Pool[Key], timeout: Optional[float],
-                 on_start: Callable[[RepoJob], None], on_files: Callable[[int], Any]) -> None:
+                 on_start: Callable[[int, str], None], on_files: Callable[[int], Any]) -> None:
         self.jobs, self.pool, self.timeout, self.on_start = jobs, pool, timeout, on_start
         self.on_files = on_files  # progress: files done, as shards and repositories end
         self.files_counted: Counter[int] = Counter()  # per repository, from its shards
@@ -136,7 +117,7 @@ class _Batch:
             else:
                 index = self.unstarted.popleft()
                 self.deadlines[index] = time.monotonic() + (self.timeout or math.inf)
-                self.on_start(self.jobs[index])
+                self.on_start(index, self.jobs[index].entry.name)
                 key, fn, args = (index, "start", 0), start_repo, (self.jobs[index], self.pool.slots)
             self.pool.submit(key, fn, *args)
             self.running.add(key)
