@@ -41,6 +41,8 @@ td.n { text-align: right; } .legend span { margin-right: 1em; } .chart { border:
 (as of {{ now }})</p>
 <h2>Burndown</h2>
 <svg class="chart" id="burndown" role="img" aria-label="repositories by state over time" width="{{ width }}" height="{{ height }}" viewBox="0 0 {{ width }} {{ height }}">
+<text x="4" y="{{ pad + 4 }}" font-size="11">{{ top }}</text><text x="4" y="{{ height - pad + 4 }}" font-size="11">0</text>
+<line x1="{{ pad }}" y1="{{ height - pad }}" x2="{{ width - pad }}" y2="{{ height - pad }}" stroke="#bbb"/>
 {% for line in lines %}<polyline fill="none" stroke="{{ line.colour }}" stroke-width="2" points="{{ line.points }}"><title>{{ line.label }}</title></polyline>
 {% endfor %}
 </svg>
@@ -85,7 +87,8 @@ def write_campaign_page(report_dir: Path, counts: Mapping[str, int], points: Seq
     waiting = [{"repo": pr.repo, "number": pr.number, "url": pr.url, "link": safe_http(pr.url),
                 "days": days_since(pr.created_at, now), "checks": pr.checks} for pr in waiting_longest(prs)]
     page = _TEMPLATE.render(counts=counts, series=SERIES, labels=LABELS, now=now.isoformat(timespec="minutes"),
-                            width=WIDTH, height=HEIGHT, lines=burndown(points), points=points,
+                            width=WIDTH, height=HEIGHT, pad=PAD, lines=burndown(points), points=points,
+                            top=max([1, *(p["counts"].get("repos", 0) for p in points)]),
                             teams=list(team_counts(prs).items()), waiting=waiting)
     path = report_dir / CAMPAIGN_PAGE
     write_atomic(path, page)

@@ -44,10 +44,11 @@ class ProgressBar:
         # tqdm's monitor thread only tunes bars that stall; it would make every worker started
         # after the first bar a spawned one instead of a fork (see process_pool).
         tqdm.monitor_interval = 0
-        self.bar = tqdm(total=total, file=sys.stderr, disable=not enabled, bar_format=BAR_FORMAT)
         self.counts: Counter = Counter()
         self.files = 0
         self.in_flight: dict[int, str] = {}  # in the order they started
+        self.bar = tqdm(total=total, file=sys.stderr, disable=not enabled, bar_format=BAR_FORMAT,
+                        desc=progress_text(self.counts, 0, ()))  # the first frame as wide as the rest
 
     def started(self, index: int, name: str) -> None:
         self.in_flight[index] = name
