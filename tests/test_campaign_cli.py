@@ -13,9 +13,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from gitutil import cli, git, make_repo, show
 
 from npu_codemod.orchestrator.batch.progress import TEXT_WIDTH, progress_text
+
+from support.cli import cli
+from support.git import git, make_repo, show
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TRAIN = "import tensorflow as tf\ny = tf.nn.dropout(x, 0.5)\n"

@@ -13,11 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
-from support.cli import cli
-from support.git import git, make_repo, show
 
 from npu_codemod.orchestrator.batch import locks
 from npu_codemod.orchestrator.batch.locks import LockOwner
+
+from support.cli import cli
+from support.git import git, make_repo, show
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TRAIN = "import tensorflow as tf\ny = tf.nn.dropout(x, 0.5)\n"

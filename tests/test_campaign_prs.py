@@ -9,10 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
-from fakeforge import serve
-from gitutil import cli, git, make_repo, show
 
 from npu_codemod.orchestrator.prs.pacing import PrBudget
+
+from support.cli import cli
+from support.forge import serve
+from support.git import git, make_repo, show
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TOKEN = "tok-51c0ffee-campaign-secret"

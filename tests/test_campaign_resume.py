@@ -13,7 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from gitutil import cli, make_repo
+from support.cli import cli
+from support.git import make_repo
 
 TRAIN = "import tensorflow as tf\ny = tf.nn.dropout(x, 0.5)\n"
 HOLDING_PLUGIN = '''

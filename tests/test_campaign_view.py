@@ -7,8 +7,9 @@ import json
 import re
 from pathlib import Path
 
-from fakeforge import serve
-from gitutil import cli, git, make_repo
+from support.cli import cli
+from support.forge import serve
+from support.git import git, make_repo
 
 TOKEN = "tok-0a1b2c3d-campaign-view"
 TRAIN = "import tensorflow as tf\n\ndataset = tf.data.TFRecordDataset(files)\ndataset = dataset.batch(32)\n"

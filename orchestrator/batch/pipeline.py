@@ -128,7 +128,7 @@ def _open(job: RepoJob) -> tuple[git.Repo, str]:
             repo = gitrepo.open_repo(entry.location)
         except GitError as exc:
             raise GitError(entry.cite(str(exc))) from None
-        lock_branch(job, repo.common_dir)
+        lock_branch(job, str(repo.common_dir))
     try:
         return repo, gitrepo.resolve_commit(repo, entry.base_ref)
     except GitError as exc:

@@ -15,7 +15,7 @@ TEXT_WIDTH = 72
 BAR_FORMAT = "repos {n_fmt}/{total_fmt} |{bar:20}| {desc}"
 
 
-def progress_text(counts: Counter, files: int, in_flight: Sequence[str], width: int = TEXT_WIDTH) -> str:
+def progress_text(counts: Counter[str], files: int, in_flight: Sequence[str], width: int = TEXT_WIDTH) -> str:
     """``changed 3 unchanged 1 failed 0 files 120 | alpha, beta (+2)``, exactly ``width`` long."""
     text = (f"changed {counts['changed']} unchanged {counts['unchanged']} failed {counts['failed']} "
             f"files {files}")
@@ -44,7 +44,7 @@ class ProgressBar:
         # tqdm's monitor thread only tunes bars that stall; it would make every worker started
         # after the first bar a spawned one instead of a fork (see process_pool).
         tqdm.monitor_interval = 0
-        self.counts: Counter = Counter()
+        self.counts: Counter[str] = Counter()
         self.files = 0
         self.in_flight: dict[int, str] = {}  # in the order they started
         self.bar = tqdm(total=total, file=sys.stderr, disable=not enabled, bar_format=BAR_FORMAT,

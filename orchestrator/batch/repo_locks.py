@@ -41,7 +41,7 @@ def lock_path(job: RepoJob, git_dir: Optional[str] = None) -> Path:
             raise GitError(f"cannot create the workspace folder {clone.parent}: {exc.strerror}") from None
         return clone.with_name(f"{clone.name}.{name}.lock")
     if git_dir is None:
-        git_dir = gitrepo.open_repo(job.entry.location).common_dir
+        git_dir = str(gitrepo.open_repo(job.entry.location).common_dir)
     return Path(git_dir) / f"npu-codemod-{name}.lock"
 
 

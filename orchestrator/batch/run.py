@@ -138,7 +138,7 @@ class _Finisher:
 
     def __init__(self, options: BatchOptions, toolkit: Toolkit,
                  entries: tuple[Sequence[RepoEntry], Sequence[int]],
-                 spooled: tuple[Path, ResultSpool], lines: list,
+                 spooled: tuple[Path, ResultSpool], lines: list[Optional[RepoLine]],
                  on_result: Optional[OnResult]) -> None:
         # The jobs are the entries at ``positions`` (the others were carried over).
         self.options, self.toolkit, (self.entries, self.positions) = options, toolkit, entries
@@ -206,7 +206,7 @@ def _open_spool(report_dir: Path, count: int) -> ResultSpool:
 
 
 def _recorded_options(options: BatchOptions, toolkit: Toolkit,
-                      carried: Mapping[int, Mapping[str, Any]]) -> dict:
+                      carried: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
     """The options run.json records (``carried_over``: how many records an earlier run gave)."""
     return {"repos": options.repos, "branch": options.branch if options.command == "run" else None,
             "dry_run": options.dry_run, "include_tests": options.include_tests,
