@@ -80,8 +80,8 @@ def _v1_module(parts) -> Optional[types.ModuleType]:
     """The ``compat.v1`` module at ``parts`` (``["data", "experimental"]``), unless the first
     part is a real subpackage of ``tensorflow`` on disk."""
     real = sys.modules.get("tensorflow")
-    folders = getattr(real, "__path__", None) or []
-    if any(os.path.isdir(os.path.join(folder, parts[0])) for folder in folders):
+    home = os.path.dirname(getattr(real, "__file__", None) or "")
+    if not home or os.path.isdir(os.path.join(home, parts[0])):  # not the API's folders
         return None
     value = _V1
     for part in parts:
