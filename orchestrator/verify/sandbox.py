@@ -28,7 +28,7 @@ from npu_codemod.orchestrator.redact import SECRET_ENV_VARS, mask_secrets
 
 RUNTIME = Path(__file__).resolve().parent / "runtime"
 #: Names of variables that hold credentials: never passed to the repository's code.
-_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH|"
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH(?!OR)|"
                           r"^AWS_|^AZURE_|^GOOGLE_|^GH_|^GITHUB_|^GITLAB_|^SSH_|ASKPASS|NETRC",
                           re.IGNORECASE)
 #: Variables of the user's Python that would reach into their checkout or change the run.

@@ -3,7 +3,7 @@
 watched (see ``_npu_codemod_verify``). The environment's own ``sitecustomize``, if any, still
 runs after this one."""
 
-import _npu_codemod_verify
+from _npu_codemod_verify import start
 
-_npu_codemod_verify.install()
-_npu_codemod_verify.chain_sitecustomize(__file__)
+start.install()
+start.chain_sitecustomize(__file__)

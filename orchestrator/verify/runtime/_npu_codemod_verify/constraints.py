@@ -91,6 +91,19 @@ def dynamic_batch_message(op_name: str, shape: str) -> str:
             "batch dimension is not static (batch with drop_remainder=True)")
 
 
+def called_by_user(wrappers: str) -> bool:
+    """Whether the code calling this probe, past the frames of the file ``wrappers`` (the
+    public function that forwards to it: ``tf.device`` -> ``Graph.device``), is the
+    repository's own (TensorFlow places its own ops, a ``Saver``'s say, with the same call)."""
+    frame = sys._getframe(2)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename) == wrappers:
+        frame = frame.f_back
+    if frame is None:
+        return False
+    path = os.path.abspath(frame.f_code.co_filename)
+    return not any(part in path for part in _LIBRARIES) and not path.startswith("<")
+
+
 def user_site() -> str:
     """``file:line`` of the innermost frame of the repository's own code (relative to the
     working folder), or '' when there is none."""

@@ -11,6 +11,7 @@
   ends once ``steps`` of them ran.
 """
 
+import os
 import random
 import weakref
 
@@ -69,10 +70,10 @@ def _seed_graphs(ops, random_seed, seed: int) -> None:
 
 
 def _mark_devices(ops) -> None:
-    original = ops.Graph.device
+    original, wrappers = ops.Graph.device, os.path.abspath(ops.__file__)
 
     def device(self, device_name_or_function):
-        if device_name_or_function:
+        if device_name_or_function and constraints.called_by_user(wrappers):
             _graph_state(self)["devices"] = True
         return original(self, device_name_or_function)
 
