@@ -79,11 +79,13 @@ def compare_calls(original: Sequence[dict], migrated: Sequence[dict],
                     f"{len(right['values'])} in the migrated run", index, worst)
         for name, a, b in zip(left.get("names", ()), left["values"], right["values"]):
             difference = relative_difference(a, b)
-            if difference > rtol and abs(a - b) > ABS_TOL:
+            if abs(a - b) <= ABS_TOL:  # False for NaN: judged by the relative difference
+                continue
+            if difference > rtol:
                 return (f"{where}: {name or 'a fetched value'} = {a:.7g} in the original, {b:.7g} "
                         f"in the migrated run (relative difference {difference:.3g} > rtol {rtol:g})",
                         index, max(worst, difference))
-            worst = max(worst, difference if abs(a - b) > ABS_TOL else 0.0)
+            worst = max(worst, difference)
     if len(original) != len(migrated):
         shorter = min(len(original), len(migrated))
         return (f"the original ran {len(original)} Session.run call(s), the migrated run "
