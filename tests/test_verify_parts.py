@@ -170,6 +170,19 @@ def test_help_says_verify_executes_the_repositories_code() -> None:
     assert "--verify" in cli("run", "--help", cwd=Path.cwd()).stdout
 
 
+def test_the_launcher_entry_runs_a_command_in_the_current_folder(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "npu_codemod.orchestrator.verify.launch", "--",
+                           "python", "-c", "open('out.txt', 'w').write('x'); raise SystemExit(3)"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    run = json.loads(done.stdout)
+    assert done.returncode == 1 and run["exit_code"] == 3 and run["calls"] == []
+    assert run["records"] == 1 and (tmp_path / "out.txt").read_text() == "x"
+
+
 def test_the_pull_request_body_carries_the_verdict() -> None:
     record = VerifyRecord("violations", reason="1 NPU constraint(s) broken: no NpuOptimizer",
                           command="python train.py", violations=("no NpuOptimizer",),

@@ -20,7 +20,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -52,7 +52,6 @@ class SideRun:
     output_tail: tuple[str, ...] = ()
     tensorflow: str = ""
     records: int = 0  # processes that wrote a record
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def timed_out(self) -> bool:
