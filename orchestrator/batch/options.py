@@ -21,6 +21,8 @@ from npu_codemod.orchestrator.prs.publish import PrSettings
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.toolkit import RuleSelection
+from npu_codemod.orchestrator.verify.options import tensorflow_problem, verify_options
+from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
 
 class OptionError(Exception):
@@ -70,6 +72,7 @@ class BatchOptions:
     cache: bool = True
     debug: bool = False
     prs: Optional[PrSettings] = None
+    verify: Optional[VerifyOptions] = None  # ``verify`` and ``run --verify``
     #: The parsed arguments, for plugin hooks that read their own options (None: a library run).
     namespace: Optional[argparse.Namespace] = None
 
@@ -80,10 +83,13 @@ class BatchOptions:
         _check_values(args)
         try:
             prs = pr_settings(args)
-            if args.command == "run":
+            verify = verify_options(args)
+            if args.command in ("run", "verify"):
                 check_branch_name(args.branch)
         except (ValueError, GitError) as exc:
             raise OptionError(str(exc)) from None
+        if verify is not None and tensorflow_problem():
+            raise OptionError(tensorflow_problem())
         return cls(
             command=args.command, repos=args.repos, report_dir=Path(args.report_dir),
             workspace=Path(args.workspace).resolve(), selection=arguments.rule_selection(args),
@@ -92,8 +98,8 @@ class BatchOptions:
             force_push=getattr(args, "force_push", False), split_by=getattr(args, "split_by", None),
             include_tests=arguments.include_tests(args), jobs=args.jobs, executor=args.executor,
             scheduler=args.scheduler, repo_timeout=args.repo_timeout,
-            progress=not args.no_progress, cache=not args.no_cache, debug=args.debug, prs=prs,
-            namespace=args)
+            progress=not args.no_progress, cache=not getattr(args, "no_cache", False),
+            debug=getattr(args, "debug", False), prs=prs, verify=verify, namespace=args)
 
 
 def _check_values(args: argparse.Namespace) -> None:

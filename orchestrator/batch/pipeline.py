@@ -37,6 +37,8 @@ from npu_codemod.orchestrator.git.workspace import Workspace
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, failed
 from npu_codemod.orchestrator.toolkit import build_toolkit
+from npu_codemod.orchestrator.verify.check import verify_job, verify_result
+from npu_codemod.orchestrator.verify.records import VerifyRecord
 
 
 def process_repo(job: RepoJob) -> RepoResult:
@@ -52,7 +54,10 @@ def start_repo(job: RepoJob, workers: int = 1) -> Union[RepoResult, ShardedRepo]
     entry = job.entry
     if entry.error:
         return failed(entry, entry.error)
-    return _guarded(job, lambda: _start(job, workers))
+    if job.mode == "verify":
+        return _guarded(job, lambda: verify_job(job))
+    outcome = _guarded(job, lambda: _start(job, workers))
+    return _verified(job, outcome) if isinstance(outcome, RepoResult) else outcome
 
 
 def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput, RepoResult]:
@@ -62,7 +67,21 @@ def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput,
 
 def finish_repo(plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     """Join the shards (in order) into one result: commit, move the branch, push."""
-    return _guarded(plan.job, lambda: _finish(gitrepo.open_repo(plan.path), plan, outputs))
+    return _verified(plan.job, _guarded(plan.job, lambda: _finish(gitrepo.open_repo(plan.path), plan,
+                                                                   outputs)))
+
+
+def _verified(job: RepoJob, result: RepoResult) -> RepoResult:
+    """``run --verify``: the committed result with its verdict; a verification that cannot
+    start is ``inconclusive``, naming why (the migration itself stands)."""
+    if job.verify is None:
+        return result
+    try:
+        return verify_result(job, result)
+    except Exception as exc:  # the export or the sandbox: one repository's problem
+        reason = str(exc) if isinstance(exc, GitError) else f"{type(exc).__name__}: {exc}"
+        return result.with_changes(verify=VerifyRecord("inconclusive", reason=mask_secrets(
+            f"verify could not run: {reason}"), base=result.base, commit=result.commit))
 
 
 T = TypeVar("T")

@@ -7,6 +7,7 @@ all-repos' ``fix()``: the command line only parses, calls :func:`run` and prints
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from npu_codemod.orchestrator.results import RepoResult, failed
 from npu_codemod.orchestrator.run_record import build_run_record, now
 from npu_codemod.orchestrator.summary_table import RepoLine
 from npu_codemod.orchestrator.toolkit import Toolkit
+from npu_codemod.orchestrator.verify.records import FAILING
 
 #: The error of a repository an interrupted run did not finish.
 INTERRUPTED = "interrupted before it finished: rerun, or rerun with --only-failed RUN_JSON"
@@ -46,7 +48,8 @@ class BatchOutcome:
 
     @property
     def failed(self) -> bool:
-        return any(line.status == "failed" or line.pr_failed for line in self.lines)
+        return any(line.status == "failed" or line.pr_failed or line.verdict in FAILING
+                   for line in self.lines)
 
 
 def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
@@ -85,7 +88,7 @@ def make_jobs(options: BatchOptions, entries: Sequence[RepoEntry]) -> list[RepoJ
                     dry_run=options.dry_run, workspace=str(options.workspace),
                     selection=options.selection, push=options.push, remote=options.remote,
                     force_push=options.force_push, split_by=options.split_by, cache=cache,
-                    include_tests=options.include_tests)
+                    include_tests=options.include_tests, verify=options.verify)
             for entry in entries]
 
 
@@ -151,6 +154,7 @@ def _open_spool(report_dir: Path, count: int) -> ResultSpool:
 
 def _recorded_options(options: BatchOptions, toolkit: Toolkit) -> dict[str, Any]:
     """The options run.json records."""
-    return {"repos": options.repos, "branch": options.branch if options.command == "run" else None,
+    return {"repos": options.repos, "branch": options.branch if options.command in ("run", "verify") else None,
             "dry_run": options.dry_run, "include_tests": options.include_tests,
-            "rules": [r.id for r in toolkit.rules]}
+            "rules": [r.id for r in toolkit.rules],
+            "verify": dataclasses.asdict(options.verify) if options.verify is not None else None}

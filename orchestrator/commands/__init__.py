@@ -6,11 +6,11 @@ import argparse
 from typing import Optional
 
 from npu_codemod import __version__
-from npu_codemod.orchestrator.commands import check, demo, report, rules, run, status
+from npu_codemod.orchestrator.commands import check, demo, report, rules, run, status, verify
 from npu_codemod.plugins.manager import Plugins
 
 #: In the order ``--help`` lists them.
-COMMANDS = (run, rules, report, status, check, demo)
+COMMANDS = (run, verify, rules, report, status, check, demo)
 
 
 def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
