@@ -1,7 +1,11 @@
 """Parsing the repo list: one ``PATH_OR_URL [BASE_REF] [key=value ...]`` entry a line.
 
 Fields are separated by whitespace; a field holding spaces is written in double quotes
-(``"../my models/bert" main``); ``#`` always starts a comment. A bad line does not stop the batch: it becomes an entry with an ``error``, reported as that
+(``"../my models/bert" main``), an option's value too (``verify="python train.py --steps 20"``);
+``#`` always starts a comment.
+
+Options: ``slug=OWNER/NAME`` (the forge's name of the repository), ``verify="COMMAND"`` (what
+``npu-codemod verify`` runs in it, before the repository's own ``[tool.npu-codemod.verify]``). A bad line does not stop the batch: it becomes an entry with an ``error``, reported as that
 repo's failed result, so the other repos are still processed.
 """
 
@@ -15,12 +19,14 @@ from typing import Optional
 from npu_codemod.orchestrator.redact import mask_secrets
 
 #: Per-entry options a line may carry after the base ref: the repository's ``owner/name`` on
-#: the forge, and its wave (a whole number: waves start in order, then entries without one).
-ENTRY_OPTIONS = frozenset({"slug", "wave"})
+#: the forge, its wave (a whole number: waves start in order, then entries without one), and
+#: its verify command.
+ENTRY_OPTIONS = frozenset({"slug", "wave", "verify"})
 #: Lines as an editor numbers them (``str.splitlines`` also splits at form feeds and such).
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-#: One field: a double-quoted string (no escapes) or a run of non-space, non-quote characters.
-_FIELD = re.compile(r'\s*(?:"([^"]*)"|([^\s"]+))(?=\s|$)')
+#: One field: a double-quoted string (no escapes), ``key="value"``, or a run of non-space,
+#: non-quote characters.
+_FIELD = re.compile(r'\s*(?:"([^"]*)"|(\w+=)"([^"]*)"|([^\s"]+))(?=\s|$)')
 _URL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*://|[\w.-]+@[\w.-]+:)")
 
 
@@ -123,7 +129,8 @@ def _fields(line: str) -> Optional[list[str]]:
         match = _FIELD.match(line, position)
         if match is None:
             return None
-        fields.append(match.group(1) if match.group(1) is not None else match.group(2))
+        quoted, key, value, plain = match.groups()
+        fields.append(quoted if quoted is not None else key + value if key else plain)
         position = match.end()
     return fields
 

@@ -21,13 +21,14 @@ class RepoLine(NamedTuple):
     files_cached: int
     pr_failed: bool
     files_skipped: int = 0  # test files left out
+    verdict: str = ""  # ``verify``, ``run --verify``: the repository's verdict
 
     @classmethod
     def of(cls, result: RepoResult) -> "RepoLine":
         counts = Counter(f.status for f in result.findings)
         return cls(result.repo, result.status, len(result.files_changed), counts["migrated"],
                    counts["unmigrated"], counts["error"], result.files_cached, bool(result.pr_error),
-                   result.files_skipped)
+                   result.files_skipped, result.verify.verdict if result.verify else "")
 
 
 #: Past this many repositories the table lists only the failed ones: hundreds of lines on a
@@ -63,3 +64,7 @@ def print_summary(lines: Sequence[RepoLine], stream: TextIO, scan: bool = False)
           f"{sum(line.unmigrated for line in lines)}, errors {sum(line.errors for line in lines)}"
           + (f"; {skipped} test file(s) skipped (--include-tests migrates them)" if skipped else "")
           + (f"; {cached} file(s) from the result cache" if cached else ""), file=stream)
+    verdicts = Counter(line.verdict for line in lines if line.verdict)
+    if verdicts:
+        print("verify: " + ", ".join(f"{count} {verdict}" for verdict, count in sorted(verdicts.items())),
+              file=stream)

@@ -14,8 +14,9 @@ from npu_codemod.orchestrator.git.repository import PyFile
 from npu_codemod.orchestrator.prs.groups import SplitBy
 from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.toolkit import RuleSelection
+from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
-Mode = Literal["run", "scan"]
+Mode = Literal["run", "scan", "verify"]
 DEFAULT_BRANCH = "npu-codemod/sess-run-to-npu"
 
 
@@ -37,6 +38,7 @@ class RepoJob:
     include_tests: bool = False  # --include-tests: test files are migrated too
     lock_owner: Optional[LockOwner] = None  # the run: it holds the branch lock (batch.repo_locks)
     wait: bool = False  # --wait: for another run's lock of the branch, instead of failing
+    verify: Optional[VerifyOptions] = None  # ``verify``, ``run --verify``: run before and after
 
 
 @dataclass(frozen=True)

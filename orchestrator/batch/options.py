@@ -19,6 +19,8 @@ from npu_codemod.orchestrator.prs.groups import SplitBy
 from npu_codemod.orchestrator.prs.options import pr_settings
 from npu_codemod.orchestrator.prs.publish import PrSettings
 from npu_codemod.orchestrator.toolkit import RuleSelection
+from npu_codemod.orchestrator.verify.options import tensorflow_problem, verify_options
+from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
 
 class OptionError(Exception):
@@ -69,6 +71,7 @@ class BatchOptions:
     debug: bool = False
     wait: bool = False  # --wait: for another run's report dir or branch, instead of refusing
     prs: Optional[PrSettings] = None
+    verify: Optional[VerifyOptions] = None  # ``verify`` and ``run --verify``
     #: The parsed arguments, for plugin hooks that read their own options (None: a library run).
     namespace: Optional[argparse.Namespace] = None
 
@@ -79,10 +82,13 @@ class BatchOptions:
         _check_values(args)
         try:
             prs = pr_settings(args)
-            if args.command == "run":
+            verify = verify_options(args)
+            if args.command in ("run", "verify"):
                 check_branch_name(args.branch)
         except (ValueError, GitError) as exc:
             raise OptionError(str(exc)) from None
+        if verify is not None and tensorflow_problem():
+            raise OptionError(tensorflow_problem())
         return cls(
             command=args.command, repos=args.repos, report_dir=Path(args.report_dir),
             workspace=arguments.workspace(args), selection=arguments.rule_selection(args),
@@ -91,8 +97,9 @@ class BatchOptions:
             force_push=getattr(args, "force_push", False), split_by=getattr(args, "split_by", None),
             include_tests=arguments.include_tests(args), jobs=args.jobs, executor=args.executor,
             scheduler=args.scheduler, repo_timeout=args.repo_timeout,
-            progress=not args.no_progress, cache=not args.no_cache, debug=args.debug,
-            wait=getattr(args, "wait", False), prs=prs, namespace=args)
+            progress=not args.no_progress, cache=not getattr(args, "no_cache", False),
+            debug=getattr(args, "debug", False), wait=getattr(args, "wait", False), prs=prs,
+            verify=verify, namespace=args)
 
 
 def _check_values(args: argparse.Namespace) -> None:

@@ -38,6 +38,8 @@ from npu_codemod.orchestrator.git.workspace import Workspace
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, failed
 from npu_codemod.orchestrator.toolkit import build_toolkit
+from npu_codemod.orchestrator.verify.check import verify_job, verify_result
+from npu_codemod.orchestrator.verify.records import VerifyRecord
 
 
 def process_repo(job: RepoJob) -> RepoResult:
@@ -53,10 +55,13 @@ def start_repo(job: RepoJob, workers: int = 1) -> Union[RepoResult, ShardedRepo]
     entry = job.entry
     if entry.error:
         return failed(entry, entry.error)
-    result = _guarded(job, lambda: _start(job, workers))
-    if isinstance(result, RepoResult):  # a large repository keeps the lock until its finish
+    if job.mode == "verify":
+        return _guarded(job, lambda: verify_job(job))
+    outcome = _guarded(job, lambda: _start(job, workers))
+    if isinstance(outcome, RepoResult):  # a large repository keeps the lock until its finish
         unlock_branch(job)
-    return result
+        return _verified(job, outcome)
+    return outcome
 
 
 def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput, RepoResult]:
@@ -67,9 +72,23 @@ def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput,
 def finish_repo(plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     """Join the shards (in order) into one result: commit, move the branch, push."""
     try:
-        return _guarded(plan.job, lambda: _finish(gitrepo.open_repo(plan.path), plan, outputs))
+        result = _guarded(plan.job, lambda: _finish(gitrepo.open_repo(plan.path), plan, outputs))
     finally:
         unlock_branch(plan.job)
+    return _verified(plan.job, result)
+
+
+def _verified(job: RepoJob, result: RepoResult) -> RepoResult:
+    """``run --verify``: the committed result with its verdict; a verification that cannot
+    start is ``inconclusive``, naming why (the migration itself stands)."""
+    if job.verify is None:
+        return result
+    try:
+        return verify_result(job, result)
+    except Exception as exc:  # the export or the sandbox: one repository's problem
+        reason = str(exc) if isinstance(exc, GitError) else f"{type(exc).__name__}: {exc}"
+        return result.with_changes(verify=VerifyRecord("inconclusive", reason=mask_secrets(
+            f"verify could not run: {reason}"), base=result.base, commit=result.commit))
 
 
 T = TypeVar("T")

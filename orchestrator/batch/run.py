@@ -7,6 +7,7 @@ all-repos' ``fix()``: the command line only parses, calls :func:`run` and prints
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from npu_codemod.orchestrator.results import RepoResult, failed
 from npu_codemod.orchestrator.run_record import build_run_record, now
 from npu_codemod.orchestrator.summary_table import RepoLine
 from npu_codemod.orchestrator.toolkit import Toolkit
+from npu_codemod.orchestrator.verify.records import FAILING
 from npu_codemod.reports.json_report import RUN_JSON
 
 #: The error of a repository an interrupted run did not finish.
@@ -55,7 +57,8 @@ class BatchOutcome:
 
     @property
     def failed(self) -> bool:
-        return any(line.status == "failed" or line.pr_failed for line in self.lines)
+        return any(line.status == "failed" or line.pr_failed or line.verdict in FAILING
+                   for line in self.lines)
 
 
 def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
@@ -106,7 +109,8 @@ def make_jobs(options: BatchOptions, entries: Sequence[RepoEntry],
                     dry_run=options.dry_run, workspace=str(options.workspace),
                     selection=options.selection, push=options.push, remote=options.remote,
                     force_push=options.force_push, split_by=options.split_by, cache=cache,
-                    include_tests=options.include_tests, lock_owner=owner, wait=options.wait)
+                    include_tests=options.include_tests, lock_owner=owner, wait=options.wait,
+                    verify=options.verify)
             for entry in entries]
 
 
@@ -208,6 +212,8 @@ def _open_spool(report_dir: Path, count: int) -> ResultSpool:
 def _recorded_options(options: BatchOptions, toolkit: Toolkit,
                       carried: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
     """The options run.json records (``carried_over``: how many records an earlier run gave)."""
-    return {"repos": options.repos, "branch": options.branch if options.command == "run" else None,
+    return {"repos": options.repos, "branch": options.branch if options.command in ("run", "verify") else None,
             "dry_run": options.dry_run, "include_tests": options.include_tests,
-            "rules": [r.id for r in toolkit.rules], "carried_over": len(carried)}
+            "rules": [r.id for r in toolkit.rules],
+            "verify": dataclasses.asdict(options.verify) if options.verify is not None else None,
+            "carried_over": len(carried)}

@@ -8,11 +8,11 @@ import re
 from typing import NoReturn, Optional, Sequence
 
 from npu_codemod import __version__
-from npu_codemod.orchestrator.commands import check, demo, prs, report, rules, run, status
+from npu_codemod.orchestrator.commands import check, demo, prs, report, rules, run, status, verify
 from npu_codemod.plugins.manager import Plugins
 
 #: In the order ``--help`` lists them.
-COMMANDS = (run, rules, report, status, prs, check, demo)
+COMMANDS = (run, verify, rules, report, status, prs, check, demo)
 #: What each command's ``--help`` page says it does (a command module may give its own).
 DESCRIPTIONS = {
     "run": "Migrate each repository of the list (--repos): rewrite its TensorFlow 1.x sess.run code "

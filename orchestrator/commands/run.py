@@ -25,6 +25,7 @@ from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry, read_repo_list
 from npu_codemod.orchestrator.results import RepoResult
 from npu_codemod.orchestrator.summary_table import print_summary
+from npu_codemod.orchestrator.verify.options import add_verify_options
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
@@ -36,6 +37,7 @@ def add_to(commands: argparse._SubParsersAction) -> None:
                      help="commit nothing; write one .patch per repo into the report dir")
     add_push_options(run)
     add_pr_options(run)
+    add_verify_options(run, flag=True)
     run.set_defaults(handler=batch_command)
     scan = commands.add_parser("scan", help="report what would be migrated; change nothing")
     add_batch_options(scan)
@@ -92,6 +94,9 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
     def on_result(index: int, result: RepoResult) -> None:
         if result.status == "failed" and result.error != batch.INTERRUPTED:  # in the summary
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
+        if result.verify is not None:
+            tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: verify {result.verify.verdict}: "
+                                    f"{result.verify.reason}"), file=sys.stderr)
         if options.debug:
             for finding in result.findings:
                 if finding.trace:

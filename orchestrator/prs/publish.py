@@ -108,7 +108,8 @@ class Publisher:
                                  # the base commit: findings' line numbers are its lines (the
                                  # branch has lines inserted above them); pushed with the branch
                                  lambda path, line: forge.blob_url(result.base or target.branch, path, line),
-                                 target.group, self.branch)
+                                 target.group, self.branch,
+                                 verify=result.verify.to_dict() if result.verify else None)
             title, body = self.settings.templates.render(context)
             found = forge.find_open_pr(target.branch)
             if found is None:
@@ -135,7 +136,7 @@ class Publisher:
         before = None if self.previous is None else self.previous.get((result.repo, target.branch), Counter())
         self.settings.pacer.wait()
         forge.comment(number, change_comment(commit, site_keys(target.findings), before,
-                                             getattr(result, "verify_verdict", None)))
+                                             _verdict(result)))
 
     def _create(self, forge: Forge, record: PullRequestRecord, target: _Target, base: str,
                 title: str, body: str) -> PullRequestRecord:
@@ -166,6 +167,14 @@ class Publisher:
         self.settings.pacer.wait()
         pr = forge.update_pr(found.number, title, body, found.draft or self.settings.draft)
         return replace(record, action="updated", url=pr.url, number=pr.number)
+
+
+def _verdict(result: RepoResult) -> Optional[str]:
+    """``equivalent`` / ``diverged (step 3: ...)``: the run's verify verdict, if it has one."""
+    record = result.verify
+    if record is None:
+        return None
+    return record.verdict + (f" ({record.reason})" if record.reason else "")
 
 
 def _targets(result: RepoResult) -> list[_Target]:
