@@ -18,8 +18,10 @@ from typing import Optional
 
 from npu_codemod.orchestrator.redact import mask_secrets
 
-#: Per-entry options a line may carry after the base ref.
-ENTRY_OPTIONS = frozenset({"slug", "verify"})
+#: Per-entry options a line may carry after the base ref: the repository's ``owner/name`` on
+#: the forge, its wave (a whole number: waves start in order, then entries without one), and
+#: its verify command.
+ENTRY_OPTIONS = frozenset({"slug", "wave", "verify"})
 #: Lines as an editor numbers them (``str.splitlines`` also splits at form feeds and such).
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 #: One field: a double-quoted string (no escapes), ``key="value"``, or a run of non-space,
@@ -38,6 +40,11 @@ class RepoEntry:
     options: tuple[tuple[str, str], ...] = ()
     line: int = 0
     error: Optional[str] = None
+    source: str = ""  # the list it came from ("repos.txt", "<stdin>"), to cite file:line
+
+    def cite(self, message: str) -> str:
+        """``message`` about what the list says of this entry, prefixed with its ``file:line``."""
+        return f"{self.source}:{self.line}: {message}" if self.source and self.line else message
 
     @property
     def is_url(self) -> bool:
@@ -45,6 +52,12 @@ class RepoEntry:
 
     def option(self, key: str) -> Optional[str]:
         return dict(self.options).get(key)
+
+    @property
+    def wave(self) -> float:
+        """The entry's ``wave=`` (checked by the parser); entries without one come last."""
+        wave = self.option("wave")
+        return int(wave) if wave is not None else float("inf")
 
 
 def parse_repo_list(text: str, base_dir: Path, source: str = "repo list") -> list[RepoEntry]:
@@ -86,6 +99,9 @@ def parse_line(line: str, number: int, base_dir: Path, source: str = "repo list"
     options: list[tuple[str, str]] = []
     for extra in fields[1:]:
         key, sep, value = extra.partition("=")
+        if sep and key == "wave" and not value.isdigit():
+            return RepoEntry(name, fields[0], line=number,
+                             error=f"{where}: wave={value!r}: expected a whole number (wave=1, wave=2, ...)")
         if sep and key in ENTRY_OPTIONS and value:
             options.append((key, value))
         elif not sep and base_ref is None and not options:
@@ -101,7 +117,7 @@ def parse_line(line: str, number: int, base_dir: Path, source: str = "repo list"
         except (RuntimeError, ValueError, OSError) as exc:  # ~nobody, a NUL byte, a loop
             return RepoEntry(name, fields[0], line=number,
                              error=f"{where}: unusable path {name!r}: {exc}")
-    return RepoEntry(name, location, base_ref, tuple(options), number)
+    return RepoEntry(name, location, base_ref, tuple(options), number, source=source)
 
 
 def _fields(line: str) -> Optional[list[str]]:

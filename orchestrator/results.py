@@ -10,7 +10,9 @@ from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.verify.records import VerifyRecord
 
-RepoStatus = Literal["changed", "unchanged", "failed"]
+#: ``deferred``: not started in this run (its PR budget, ``--max-prs``, was spent); the next
+#: run takes it: not a failure.
+RepoStatus = Literal["changed", "unchanged", "failed", "deferred"]
 
 
 @dataclass(frozen=True)
@@ -95,3 +97,9 @@ def failed(entry: RepoEntry, error: str) -> RepoResult:
     """A failed result: one human sentence in ``error``, no traceback; the location masked."""
     return RepoResult(repo=entry.name, status="failed", location=mask_secrets(entry.location),
                       error=error)
+
+
+def deferred(entry: RepoEntry, reason: str) -> RepoResult:
+    """A repository this run did not start, and why (a note): the next run takes it."""
+    return RepoResult(repo=entry.name, status="deferred", location=mask_secrets(entry.location),
+                      notes=(reason,))

@@ -26,6 +26,7 @@ from npu_codemod.orchestrator.batch.jobs import (
     ShardOutput,
     new_blobs,
 )
+from npu_codemod.orchestrator.batch.repo_locks import lock_branch, unlock_branch
 from npu_codemod.orchestrator.batch.shards import split_files
 from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.git.branch_reuse import OWN_COMMIT_MARK, build_point
@@ -57,7 +58,10 @@ def start_repo(job: RepoJob, workers: int = 1) -> Union[RepoResult, ShardedRepo]
     if job.mode == "verify":
         return _guarded(job, lambda: verify_job(job))
     outcome = _guarded(job, lambda: _start(job, workers))
-    return _verified(job, outcome) if isinstance(outcome, RepoResult) else outcome
+    if isinstance(outcome, RepoResult):  # a large repository keeps the lock until its finish
+        unlock_branch(job)
+        return _verified(job, outcome)
+    return outcome
 
 
 def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput, RepoResult]:
@@ -67,8 +71,11 @@ def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput,
 
 def finish_repo(plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     """Join the shards (in order) into one result: commit, move the branch, push."""
-    return _verified(plan.job, _guarded(plan.job, lambda: _finish(gitrepo.open_repo(plan.path), plan,
-                                                                   outputs)))
+    try:
+        result = _guarded(plan.job, lambda: _finish(gitrepo.open_repo(plan.path), plan, outputs))
+    finally:
+        unlock_branch(plan.job)
+    return _verified(plan.job, result)
 
 
 def _verified(job: RepoJob, result: RepoResult) -> RepoResult:
@@ -100,8 +107,7 @@ def _guarded(job: RepoJob, step: Callable[[], T]) -> Union[T, RepoResult]:
 def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     entry = job.entry
     toolkit = build_toolkit(job.selection)
-    repo = Workspace(job.workspace).open(entry)
-    base = gitrepo.resolve_commit(repo, entry.base_ref)
+    repo, base = _open(job)
     # A split change is always built from the base: each group has its own branch.
     tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" and not job.split_by else None
     point = build_point(repo, base, tip)
@@ -127,6 +133,25 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     if len(shards) > 1:
         return ShardedRepo(plan, tuple(shards))
     return _finish(repo, plan, [_process_files(repo, plan, shards[0])])
+
+
+def _open(job: RepoJob) -> tuple[git.Repo, str]:
+    """The repository and its base commit, the branch locked; a path or base ref the list
+    gives that does not work is a GitError citing the list's file:line."""
+    entry = job.entry
+    if entry.is_url:  # before the fetch, which moves the clone's branches
+        lock_branch(job)
+        repo = Workspace(job.workspace).open(entry)
+    else:
+        try:
+            repo = gitrepo.open_repo(entry.location)
+        except GitError as exc:
+            raise GitError(entry.cite(str(exc))) from None
+        lock_branch(job, str(repo.common_dir))
+    try:
+        return repo, gitrepo.resolve_commit(repo, entry.base_ref)
+    except GitError as exc:
+        raise GitError(entry.cite(str(exc)) if entry.base_ref else str(exc)) from None
 
 
 def without_tests(files: Sequence[PyFile], include_tests: bool) -> tuple[list[PyFile], int]:
@@ -179,13 +204,14 @@ def _finish(repo: git.Repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> R
         notes=plan.notes,
         findings=tuple(sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule_id))),
     )
+    if job.dry_run and changes:  # after a real run too: the patch of the branch's content
+        note = "dry run: the branch already holds this change" if held else "dry run: nothing was committed"
+        return result.with_changes(status="unchanged" if held else "changed", notes=result.notes + (note,),
+                                   patch="".join(c.patch or "" for c in changes))
     if not changes or held:
         return _push(repo, plan, result)
     if job.mode == "scan":
         return result.with_changes(notes=result.notes + ("scan: nothing was written",))
-    if job.dry_run:
-        return result.with_changes(status="changed", patch="".join(c.patch or "" for c in changes),
-                                   notes=result.notes + ("dry run: nothing was committed",))
     if job.split_by:
         return _push(repo, plan, commit_groups(repo, job, plan.base, result, changes, findings,
                                                commit_message))

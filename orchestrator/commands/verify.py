@@ -7,9 +7,9 @@ import os
 
 from npu_codemod.orchestrator import arguments
 from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
-from npu_codemod.orchestrator.batch.options import BatchOptions, add_executor_options, only_failed
-from npu_codemod.orchestrator.commands.common import read_run, toolkit_of
-from npu_codemod.orchestrator.commands.run import read_entries, run_batch
+from npu_codemod.orchestrator.batch.options import BatchOptions, add_executor_options
+from npu_codemod.orchestrator.commands.common import toolkit_of
+from npu_codemod.orchestrator.commands.run import read_entries, resumed, run_batch
 from npu_codemod.orchestrator.verify.options import SAFETY, add_verify_options
 
 DESCRIPTION = (
@@ -49,6 +49,5 @@ def verify_command(args: argparse.Namespace) -> int:
     options = BatchOptions.from_args(args)  # every option checked before anything runs
     toolkit = toolkit_of(options.selection)  # the report formats of plugins too
     entries = read_entries(args.repos)
-    if args.only_failed:
-        entries = only_failed(entries, read_run(args.only_failed))
-    return run_batch(options, toolkit, entries)
+    carried = resumed(options, entries, args.only_failed) if args.only_failed else None
+    return run_batch(options, toolkit, entries, carried)
