@@ -73,7 +73,7 @@ def name_reference(node: pytree.Base, resolvers: Iterable[ImportNames],
         return None
     for resolver in resolvers:
         qualified = resolver.qualify(node.value)
-        if qualified in wanted:
+        if qualified is not None and qualified in wanted:
             return Reference(node, 1, qualified, None, *position(node))
     return None
 
@@ -162,7 +162,7 @@ def _in_power(power: pytree.Node, head: str, resolvers: Iterable[ImportNames],
         children = power.children
         for end in range(1, len(children) + 1):
             qualified = resolver.qualify(".".join(parts))
-            if qualified in wanted:
+            if qualified is not None and qualified in wanted:
                 call = children[end] if end < len(children) else None
                 found = Reference(power, end, qualified, call if is_call_trailer(call) else None,
                                   *position(power))

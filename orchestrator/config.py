@@ -28,7 +28,7 @@ else:  # pragma: no cover - Python 3.9/3.10
     import tomli as tomllib
 
 TABLE = "npu-codemod"
-KEYS = ("include_tests", "rules")
+KEYS = ("include_tests", "rules", "verify")  # verify: read by verify/settings.py
 
 
 class ConfigError(ValueError):

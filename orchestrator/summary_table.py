@@ -23,6 +23,7 @@ class RepoLine(NamedTuple):
     files_skipped: int = 0  # test files left out
     api_ready: int = 0  # API use sites that are ready (api_sites), of
     api_known: int = 0  # the API use sites with a known status
+    verdict: str = ""  # ``verify``, ``run --verify``: the repository's verdict
 
     @classmethod
     def of(cls, result: RepoResult) -> "RepoLine":
@@ -31,7 +32,7 @@ class RepoLine(NamedTuple):
         return cls(result.repo, result.status, len(result.files_changed), counts["migrated"],
                    counts["unmigrated"], counts["error"], result.files_cached, bool(result.pr_error),
                    result.files_skipped, sum(row.sites for row in known if row.ready),
-                   sum(row.sites for row in known))
+                   sum(row.sites for row in known), result.verify.verdict if result.verify else "")
 
     @property
     def api_readiness(self) -> str:
@@ -47,7 +48,9 @@ def _percent(part: int, whole: int) -> str:
 MAX_ROWS = 40
 
 
-def print_summary(lines: Sequence[RepoLine], stream: TextIO) -> None:
+def print_summary(lines: Sequence[RepoLine], stream: TextIO, scan: bool = False) -> None:
+    """The table and the totals; ``scan``: nothing was written, the sites are what ``run``
+    would migrate."""
     if not lines:
         print("no repositories in the list", file=stream)
         return
@@ -65,14 +68,20 @@ def print_summary(lines: Sequence[RepoLine], stream: TextIO) -> None:
         print(f"({hidden} more repos: every row is in repos.csv)" if shown else
               "(none failed: every repo's row is in repos.csv)", file=stream)
     statuses = Counter(line.status for line in lines)
+    migrated = sum(line.migrated for line in lines)
     cached = sum(line.files_cached for line in lines)
     skipped = sum(line.files_skipped for line in lines)
     known = sum(line.api_known for line in lines)
     ready = sum(line.api_ready for line in lines)
     print(f"{len(lines)} repos: {statuses['changed']} changed, {statuses['unchanged']} unchanged, "
-          f"{statuses['failed']} failed; sites migrated {sum(line.migrated for line in lines)}, left "
+          f"{statuses['failed']} failed; " + (f"would migrate {migrated} sites" if scan else
+                                                f"sites migrated {migrated}") + ", left "
           f"{sum(line.unmigrated for line in lines)}, errors {sum(line.errors for line in lines)}"
           + (f"; API readiness {100 * ready / known:.1f}% ({known - ready} of {known} API use "
              "sites blocking)" if known else "")
           + (f"; {skipped} test file(s) skipped (--include-tests migrates them)" if skipped else "")
           + (f"; {cached} file(s) from the result cache" if cached else ""), file=stream)
+    verdicts = Counter(line.verdict for line in lines if line.verdict)
+    if verdicts:
+        print("verify: " + ", ".join(f"{count} {verdict}" for verdict, count in sorted(verdicts.items())),
+              file=stream)
