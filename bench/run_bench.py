@@ -55,8 +55,11 @@ TARGETS = {
     "jobs2_speedup": 1.7,  # multi-repo wall --jobs 1 / --jobs 2, at least
     "git_ms_per_repo": 150.0,  # at most
     "peak_rss_mb": 300.0,  # per process, at most
+    "audit_overhead": 1.15,  # rewrite CPU with the API audit (NPU100) / without it, at most
     "verify_demo_s": 60.0,  # verify of the demo repositories, 10 steps, --jobs 2, at most
 }
+#: The rule whose cost the audit row isolates.
+AUDIT_RULE = "NPU100"
 #: Interleaved ``--jobs 1`` / ``--jobs 2`` runs over the small repos, per mode.
 PAIRS = {"full": 5, "quick": 2, "tiny": 1}
 TRIGGER = b"tensorflow"
@@ -112,18 +115,23 @@ def run_all(corpora: Corpora, scratch: Path, mode: str, seed: int) -> dict[str, 
 def bench_rewrite(repo: Path) -> dict[str, Any]:
     files = read_all(repo)
     toolkit = build_toolkit(RuleSelection())
+    without_audit = build_toolkit(RuleSelection(disabled=frozenset({AUDIT_RULE}))).engine
     facts = toolkit.analyze(files).facts
     outcomes: list[FileOutcome] = []
 
     def process(data: bytes, path: str) -> None:
         outcomes.append(toolkit.engine.process(data, path, repo="tf", facts=facts))
 
-    parse_s = engine_s = parse_cpu = engine_cpu = paused_cpu = 0.0
-    for path, data in files:  # interleaved, so a busy machine slows both sides alike
+    def process_without_audit(data: bytes, path: str) -> None:
+        without_audit.process(data, path, repo="tf", facts=facts)
+
+    parse_s = engine_s = parse_cpu = engine_cpu = paused_cpu = no_audit_cpu = 0.0
+    for path, data in files:  # interleaved, so a busy machine slows every side alike
         text = decode_source(data).text
         wall, cpu = measure(parse, text)
         parse_s, parse_cpu = parse_s + wall, parse_cpu + cpu
         paused_cpu += measure(parse_paused, text)[1]
+        no_audit_cpu += measure(process_without_audit, data, path)[1]
         wall, cpu = measure(process, data, path)
         engine_s, engine_cpu = engine_s + wall, engine_cpu + cpu
     by_rule = Counter(f"{f.rule_id} {f.status}" for o in outcomes for f in o.findings)
@@ -136,6 +144,8 @@ def bench_rewrite(repo: Path) -> dict[str, Any]:
         # The engine pauses the garbage collector per file, which bare parsing does not:
         # against a parse that does too, the ratio is the rules' own cost.
         "parse_gc_paused_cpu_s": paused_cpu, "ratio_gc_paused_parse": paused_cpu / engine_cpu,
+        # The same rewrite without the API audit: what NPU100 adds to a file's cost.
+        "engine_no_audit_cpu_s": no_audit_cpu, "audit_ratio": engine_cpu / no_audit_cpu,
         "files_changed": sum(o.new_data is not None for o in outcomes),
         "findings": dict(sorted(by_rule.items())),
     }
@@ -436,6 +446,8 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         ("repos: --jobs 1 / --jobs 2 wall", results["multi_repo"]["speedup"], ">=", "jobs2_speedup"),
         ("repos: git ms per repo", results["multi_repo"]["git_ms_per_repo"], "<=", "git_ms_per_repo"),
         ("peak RSS of any process, MB", peak, "<=", "peak_rss_mb"),
+        ("rewrite: CPU with the API audit / without", results["rewrite"]["audit_ratio"], "<=",
+         "audit_overhead"),
         ("verify demo repos, 10 steps, --jobs 2: wall s", results["verify"]["verify_jobs2_s"], "<=",
          "verify_demo_s"),
     ]
@@ -451,6 +463,9 @@ def print_table(results: dict[str, Any]) -> None:
          f"engine {rw['engine_files_per_s']:.1f} files/s", f"fissix parse {rw['parse_files_per_s']:.1f} files/s; "
          f"CPU s: engine {rw['engine_cpu_s']:.2f}, parse {rw['parse_cpu_s']:.2f} "
          f"(GC paused {rw['parse_gc_paused_cpu_s']:.2f}: ratio {rw['ratio_gc_paused_parse']:.2f})"),
+        ("rewrite TF-only, API audit on / off", f"{rw['files']} files",
+         f"CPU {rw['engine_cpu_s']:.2f} s / {rw['engine_no_audit_cpu_s']:.2f} s",
+         f"ratio {rw['audit_ratio']:.3f} ({AUDIT_RULE}'s cost per file, same files interleaved)"),
         ("scan monorepo --jobs 2", f"{scan['files']} files, {scan['tf_files']} TF",
          f"{scan['scan_jobs2_s']:.2f} s ({scan['scan_files_per_s']:.0f} files/s)",
          f"ideal {scan['ideal_jobs2_s']:.2f} s = read {scan['read_all_s']:.2f} + prefilter "

@@ -24,6 +24,7 @@ from fissix.pgen2 import driver, token
 from fissix.pygram import python_symbols as syms
 from fissix.refactor import _get_headnode_dict
 
+from .api_sites import ApiSites, uncovered
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import imports_module_pattern, place_imports
@@ -47,12 +48,14 @@ for _name in ("RefactoringTool", "bowler", "fissix"):
 
 @dataclass(frozen=True)
 class FileOutcome:
-    """What processing one file gave: findings, and the new bytes when the file changed."""
+    """What processing one file gave: findings, the new bytes when the file changed, and the
+    API use sites an audit rule counted (``FileContext.count_api``; see ``api_sites``)."""
 
     path: str
     findings: tuple[Finding, ...] = ()
     new_data: Optional[bytes] = None
     rule_ids: tuple[str, ...] = ()  # rules that changed the file
+    api_sites: tuple[ApiSites, ...] = ()
 
 
 #: Grammars tried in order: Python 3 (``print``/``exec`` are names), then Python 2 (statements).
@@ -87,6 +90,7 @@ class Engine:
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         self.rules = rules_in_order(rules)
+        self._enabled = frozenset(rule.id for rule in self.rules)
         self._modules = tuple(dict.fromkeys(m for rule in self.rules for m in rule.modules))
         self._module_bytes = tuple(module.encode() for module in self._modules)
         self._imports = {module: imports_module_pattern(module) for module in self._modules}
@@ -162,7 +166,7 @@ class Engine:
         body = text if text.endswith("\n") or not text else text + "\n"
         tree = _parse(body)
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
-                          facts=facts)
+                          facts=facts, enabled_rules=self._enabled)
         bound = {module for module in self._modules if ctx.names(module).bindings}
         active = [rule for rule in active if bound.intersection(rule.modules)]
         if not active or self._eager(ctx, text):
@@ -170,6 +174,8 @@ class Engine:
         self._ctx, self._active = ctx, frozenset(rule.id for rule in active)
         self._tf_bound = ctx.tf.bindings
         try:
+            for rule in active:
+                self._guarded(rule, ctx, partial(rule.start, tree, ctx))
             self._traverse(tree, path)
             self._visit_references(ctx, [rule for rule in active if rule.calls or rule.uses])
             for rule, edit in ctx.deferred:
@@ -269,9 +275,10 @@ class Engine:
 
     def _outcome(self, ctx: FileContext, source: SourceText, crashed: tuple[Finding, ...]) -> FileOutcome:
         findings = crashed + tuple(ctx.findings)
+        sites = tuple(sorted(ApiSites(*key, count) for key, count in ctx.api_sites.items()))
         new_text = tree_text(ctx.tree)
         if new_text == ctx.original:
-            return FileOutcome(ctx.path, findings)
+            return FileOutcome(ctx.path, findings, api_sites=sites)
         if not source.text.endswith("\n"):
             new_text = new_text[:-1]
         changed_by = tuple(sorted({f.rule_id for f in ctx.findings if f.status == "migrated"}))
@@ -279,8 +286,9 @@ class Engine:
         if problem:
             message = f"file left unchanged: the rewrite by {', '.join(changed_by)} {problem}"
             kept = tuple(f for f in findings if f.status != "migrated")
-            return FileOutcome(ctx.path, kept + (_file_error(ctx.repo, ctx.path, 1, message),))
-        return FileOutcome(ctx.path, findings, source.encode(new_text), changed_by)
+            return FileOutcome(ctx.path, kept + (_file_error(ctx.repo, ctx.path, 1, message),),
+                               api_sites=uncovered(sites))  # no rewrite covers them now
+        return FileOutcome(ctx.path, findings, source.encode(new_text), changed_by, sites)
 
     def _callback(self, rule: Rule) -> Callable[[pytree.Base, Capture, str], None]:
         def callback(node: pytree.Base, capture: Capture, filename: str) -> None:

@@ -30,7 +30,9 @@ class Finding:
     ``line`` (1-based) and ``column`` (0-based) point into the *original* file, so ``scan``
     and ``run`` name the same places. ``snippet`` is a few numbered lines of the original
     file around a site that needs a person (set by the pipeline; not a CSV column, not part
-    of equality); ``trace`` the traceback of a rule that crashed.
+    of equality); ``trace`` the traceback of a rule that crashed; ``level`` how serious an
+    ``unmigrated`` site is for code-scanning tools (SARIF): ``""`` (a warning, the default) or
+    ``"note"`` (a site that may need nothing, e.g. an API whose support is not established).
     """
 
     repo: str
@@ -44,6 +46,8 @@ class Finding:
     snippet: str = field(default="", compare=False)
     #: The traceback of a rule that crashed (``error`` findings only; not a CSV column).
     trace: str = field(default="", compare=False)
+    #: ``""`` or ``"note"``: see above (not a CSV column, not part of equality).
+    level: str = field(default="", compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         # Not dataclasses.asdict: its deep copy is several times slower, and every field is
@@ -53,7 +57,7 @@ class Finding:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Finding":
         return cls(**{name: data[name] for name in FINDING_FIELDS}, snippet=data.get("snippet", ""),
-                   trace=data.get("trace", ""))
+                   trace=data.get("trace", ""), level=data.get("level", ""))
 
 
 def rewrite_instruction(finding: Finding) -> Optional[str]:

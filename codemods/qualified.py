@@ -5,20 +5,21 @@ RunConfig``, ``horovod.tensorflow.rank``); the file's imports decide how it is s
 (``tf.estimator.RunConfig``, ``tf.compat.v1.estimator.RunConfig``, ``from tensorflow.estimator
 import RunConfig as RC``, ``import horovod.tensorflow as hvd``). :func:`name_reference` answers
 "what does this expression name?" for one node; the engine uses it to offer each rule exactly
-the references it declared (:attr:`Rule.calls`, :attr:`Rule.uses`).
+the references it declared (:attr:`Rule.calls`, :attr:`Rule.uses`). :func:`references_under`
+answers "which names of these modules does the file use, and where?" in one walk.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import AbstractSet, Iterable, Optional
+from typing import AbstractSet, Iterable, Optional, Sequence
 
 from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .tfnames import ImportNames, canonical, is_attribute_trailer, is_call_trailer
-from .walk import position
+from .tfnames import ImportNames, canonical, dotted_name, is_attribute_trailer, is_call_trailer
+from .walk import position, post_order
 
 #: Parents under which a NAME leaf is not a reference to what it is bound to.
 _NOT_REFERENCES = frozenset({
@@ -27,6 +28,8 @@ _NOT_REFERENCES = frozenset({
     syms.parameters, syms.typedargslist, syms.tname, syms.varargslist, syms.trailer,
     syms.global_stmt,
 })
+#: Parameter lists: a NAME there is a parameter, unless it is a default value (``x=name``).
+_PARAMETER_LISTS = frozenset({syms.parameters, syms.typedargslist, syms.varargslist})
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,80 @@ def name_reference(node: pytree.Base, resolvers: Iterable[ImportNames],
     return None
 
 
+def references_under(tree: pytree.Node, resolvers: Sequence[ImportNames]) -> list[Reference]:
+    """Every reference in ``tree`` to a name that one of ``resolvers`` binds, in source order,
+    each with the full qualified name it spells: one walk for a rule that needs every use of
+    a module rather than a few names (an audit of every TensorFlow API a file uses).
+
+    A reference is the longest dotted name a bound NAME starts: ``tf.train.AdamOptimizer`` in
+    ``tf.train.AdamOptimizer(lr).minimize(loss)`` (``node`` the ``power``, ``call`` its call),
+    a bare name (``xavier_initializer`` after ``from tensorflow.contrib.layers import
+    xavier_initializer``, called or passed as a value), or a decorator's name (``@tf.function``:
+    ``node`` is the decorator's ``dotted_name`` or NAME, ``end`` its number of children, no
+    ``call``). ``name`` is folded as :meth:`ImportNames.qualify` folds it (``compat.v1``, internal
+    modules). Imports, definitions, keywords and assignment targets are not references.
+    """
+    by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.bindings}
+    found = []
+    for leaf in post_order(tree, {token.NAME: frozenset(by_head)}, frozenset()):
+        reference = _reference_at(leaf, by_head[leaf.value])
+        if reference is not None:
+            found.append(reference)
+    return found
+
+
+def _reference_at(leaf: pytree.Leaf, resolver: ImportNames) -> Optional[Reference]:
+    """The reference that the bound NAME ``leaf`` starts, if it starts one."""
+    parent = leaf.parent
+    if parent is None:
+        return None
+    if parent.type == syms.power and parent.children[0] is leaf:
+        return _dotted_power(parent, resolver)
+    decorator = _decorator_name(leaf)
+    if decorator is not None:
+        return _dotted_decorator(decorator, leaf, resolver)
+    if not _is_plain_reference(leaf):
+        return None
+    qualified = resolver.qualify(leaf.value)
+    return Reference(leaf, 1, qualified, None, leaf.lineno, leaf.column) if qualified else None
+
+
+def _dotted_power(power: pytree.Node, resolver: ImportNames) -> Optional[Reference]:
+    """The reference spelled by the NAME and ``.attr`` trailers that ``power`` starts with."""
+    children = power.children
+    parts = [children[0].value]
+    end = 1
+    while end < len(children) and is_attribute_trailer(children[end]):
+        parts.append(children[end].children[1].value)
+        end += 1
+    qualified = resolver.qualify(".".join(parts))
+    if not qualified:
+        return None
+    call = children[end] if end < len(children) and is_call_trailer(children[end]) else None
+    head = children[0]
+    return Reference(power, end, qualified, call, head.lineno, head.column)
+
+
+def _decorator_name(leaf: pytree.Leaf) -> Optional[pytree.Base]:
+    """The name of the decorator whose first NAME is ``leaf`` (``@tf.function``), if any."""
+    parent = leaf.parent
+    if parent.type == syms.decorator and parent.children[1] is leaf:
+        return leaf
+    if parent.type == syms.dotted_name and parent.children[0] is leaf and \
+            parent.parent is not None and parent.parent.type == syms.decorator:
+        return parent
+    return None
+
+
+def _dotted_decorator(name: pytree.Base, head: pytree.Leaf,
+                      resolver: ImportNames) -> Optional[Reference]:
+    qualified = resolver.qualify(dotted_name(name))
+    if not qualified:
+        return None
+    end = len(name.children) if name.type == syms.dotted_name else 1
+    return Reference(name, end, qualified, None, head.lineno, head.column)
+
+
 def _in_power(power: pytree.Node, head: str, resolvers: Iterable[ImportNames],
               wanted: AbstractSet[str]) -> Optional[Reference]:
     for resolver in resolvers:
@@ -101,6 +178,9 @@ def _is_plain_reference(leaf: pytree.Leaf) -> bool:
     """A NAME that reads what it is bound to: not the head of a ``power`` (that node is asked),
     not an attribute, keyword, parameter, import or definition name."""
     parent = leaf.parent
+    if parent is not None and parent.type in _PARAMETER_LISTS:
+        previous = leaf.prev_sibling
+        return previous is not None and previous.type == token.EQUAL  # a default: f(x=name)
     if parent is None or parent.type in _NOT_REFERENCES:
         return False
     if parent.type == syms.power:

@@ -8,12 +8,14 @@ engine can attribute, isolate and count it.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, ClassVar, FrozenSet, Optional, Sequence, TypeVar
 
 from fissix import pytree
 
+from .api_sites import site_key
 from .findings import Finding, Status
 from .qualified import Reference
 from .tfnames import TF, ImportNames
@@ -33,7 +35,8 @@ class Rule:
     """Base class of every migration rule, built-in or third-party.
 
     Subclasses set the class attributes and override :meth:`visit` (called for every node that
-    matches :attr:`pattern`) and/or :meth:`finish` (called once per file after the traversal).
+    matches :attr:`pattern`) and/or :meth:`finish` (called once per file after the traversal);
+    :meth:`start` sees the file before any rule edits it.
     """
 
     #: Stable id used in reports, CSV columns, CLI flags (``NPU004``; third parties: own prefix).
@@ -98,6 +101,10 @@ class Rule:
             settings = self.Settings()
         self.settings = settings
 
+    def start(self, tree: pytree.Node, ctx: "FileContext") -> None:
+        """Called once per file before any rule visits or edits it: for a rule that needs the
+        file as written (the API audit counts the uses other rules then rewrite)."""
+
     def visit(self, node: pytree.Base, capture: Capture, ctx: "FileContext") -> None:
         """Inspect/edit one matched node. Structural edits around it go through ``ctx.defer``."""
 
@@ -161,6 +168,11 @@ class FileContext:
     rule: Optional[Rule] = None
     #: Per-file caches of shared helpers (e.g. which names hold datasets), keyed by helper.
     memo: dict[str, Any] = field(default_factory=dict)
+    #: Ids of every rule the run enabled (set by the engine), whether or not it acts on this
+    #: file: a rule that covers another's API can tell "disabled" from "found nothing here".
+    enabled_rules: FrozenSet[str] = frozenset()
+    #: API use sites counted with :meth:`count_api`, by ``api_sites.site_key``.
+    api_sites: Counter[tuple[str, str, bool]] = field(default_factory=Counter)
 
     @cached_property
     def tf(self) -> ImportNames:
@@ -186,26 +198,35 @@ class FileContext:
         """True when any rule edited the tree or asked for a header import."""
         return bool(self.imports) or tree_text(self.tree) != self.original
 
-    def report(self, node: "pytree.Base | Reference", status: Status, message: str) -> None:
+    def report(self, node: "pytree.Base | Reference", status: Status, message: str,
+               level: str = "") -> None:
         """Record a finding of the current rule at ``node``'s original position (a
         :class:`Reference` keeps the position it had before any edit).
 
         A ``migrated`` message opens with a past-tense verb ("added drop_remainder=True")
         exactly when the rule rewrote the site, and states a fact otherwise
         ("drop_remainder=True is set"): ``check`` lists the first kind as fixable (see
-        :func:`findings.rewrite_instruction`).
+        :func:`findings.rewrite_instruction`). ``level="note"`` marks an ``unmigrated`` site that
+        may need nothing (SARIF level ``note`` instead of ``warning``).
         """
         line, column = (node.line, node.column) if isinstance(node, Reference) else position(node)
-        self.report_at(line, column, status, message)
+        self.report_at(line, column, status, message, level)
 
-    def report_at(self, line: int, column: int, status: Status, message: str) -> None:
+    def report_at(self, line: int, column: int, status: Status, message: str,
+                  level: str = "") -> None:
         rule = self.rule
         assert rule is not None, "report() outside a rule callback"
         if status == "unmigrated":
             message += guide_note(rule)
-        self.findings.append(
-            Finding(self.repo, self.path, line, column, rule.id, rule.name, status, message)
-        )
+        self.findings.append(Finding(self.repo, self.path, line, column, rule.id, rule.name,
+                                     status, message, level=level))
+
+    def count_api(self, api: str, status: str, covered: bool = False) -> None:
+        """Count one use site of a TensorFlow or Horovod API for the reports' API readiness:
+        ``api`` as Ascend's support list names it, its support ``status`` there (``unknown``
+        for a name the list does not know), and whether a rule's ``migrated`` finding covers
+        the site. Every site is counted, with a finding or without (see ``api_sites``)."""
+        self.api_sites[site_key(api, status, covered)] += 1
 
     def per_node(self, key: str, node: pytree.Base, compute: Callable[[Any], T]) -> T:
         """``compute(node)``, worked out once per file and kept in ``memo[key]`` (a dict of

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, Optional
 
+from npu_codemod.codemods.api_sites import ApiSites, readiness
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
@@ -76,6 +77,13 @@ class RepoResult:
     patch: Optional[str] = None  # dry-run: the diff that would be committed
     verify: Optional[VerifyRecord] = None  # ``verify`` / ``run --verify``: the verdict
     findings: tuple[Finding, ...] = field(default=(), repr=False)
+    #: The API use sites the audit counted over the repository's files (``api_sites``).
+    api_sites: tuple[ApiSites, ...] = field(default=(), repr=False)
+
+    @property
+    def api_readiness(self) -> Optional[float]:
+        """Share of the API use sites with a known status that are ready (None: no such site)."""
+        return readiness(self.api_sites)
 
     def with_changes(self, **changes: Any) -> "RepoResult":
         return replace(self, **changes)
@@ -89,6 +97,8 @@ class RepoResult:
         data["files_changed"] = list(self.files_changed)
         data["notes"] = list(self.notes)
         data["findings"] = [finding.to_dict() for finding in self.findings]
+        data["api_sites"] = [row.to_dict() for row in self.api_sites]
+        data["api_readiness"] = self.api_readiness
         data["verify"] = self.verify.to_dict() if self.verify is not None else None
         return data
 

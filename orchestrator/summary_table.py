@@ -21,14 +21,26 @@ class RepoLine(NamedTuple):
     files_cached: int
     pr_failed: bool
     files_skipped: int = 0  # test files left out
+    api_ready: int = 0  # API use sites that are ready (api_sites), of
+    api_known: int = 0  # the API use sites with a known status
     verdict: str = ""  # ``verify``, ``run --verify``: the repository's verdict
 
     @classmethod
     def of(cls, result: RepoResult) -> "RepoLine":
         counts = Counter(f.status for f in result.findings)
+        known = [row for row in result.api_sites if row.known]
         return cls(result.repo, result.status, len(result.files_changed), counts["migrated"],
                    counts["unmigrated"], counts["error"], result.files_cached, bool(result.pr_error),
-                   result.files_skipped, result.verify.verdict if result.verify else "")
+                   result.files_skipped, sum(row.sites for row in known if row.ready),
+                   sum(row.sites for row in known), result.verify.verdict if result.verify else "")
+
+    @property
+    def api_readiness(self) -> str:
+        return _percent(self.api_ready, self.api_known)
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "-"
 
 
 #: Past this many repositories the table lists only the failed ones: hundreds of lines on a
@@ -45,11 +57,12 @@ def print_summary(lines: Sequence[RepoLine], stream: TextIO, scan: bool = False)
     shown = lines if len(lines) <= MAX_ROWS else [line for line in lines if line.status == "failed"]
     if shown:
         width = min(max(len("repo"), *(len(line.repo) for line in shown[:MAX_ROWS])), 60)
-        print(f"{'repo':<{width}}  {'status':<9}  {'files':>5}  {'migr.':>5}  {'left':>5}  {'err':>4}",
-              file=stream)
+        print(f"{'repo':<{width}}  {'status':<9}  {'files':>5}  {'migr.':>5}  {'left':>5}  {'err':>4}"
+              f"  {'api':>4}", file=stream)
         for line in shown[:MAX_ROWS]:
             print(f"{line.repo[-width:]:<{width}}  {line.status:<9}  {line.files_changed:>5}  "
-                  f"{line.migrated:>5}  {line.unmigrated:>5}  {line.errors:>4}", file=stream)
+                  f"{line.migrated:>5}  {line.unmigrated:>5}  {line.errors:>4}  "
+                  f"{line.api_readiness:>4}", file=stream)
     if len(shown) < len(lines):
         hidden = len(lines) - min(len(shown), MAX_ROWS)
         print(f"({hidden} more repos: every row is in repos.csv)" if shown else
@@ -58,10 +71,14 @@ def print_summary(lines: Sequence[RepoLine], stream: TextIO, scan: bool = False)
     migrated = sum(line.migrated for line in lines)
     cached = sum(line.files_cached for line in lines)
     skipped = sum(line.files_skipped for line in lines)
+    known = sum(line.api_known for line in lines)
+    ready = sum(line.api_ready for line in lines)
     print(f"{len(lines)} repos: {statuses['changed']} changed, {statuses['unchanged']} unchanged, "
           f"{statuses['failed']} failed; " + (f"would migrate {migrated} sites" if scan else
                                                 f"sites migrated {migrated}") + ", left "
           f"{sum(line.unmigrated for line in lines)}, errors {sum(line.errors for line in lines)}"
+          + (f"; API readiness {100 * ready / known:.1f}% ({known - ready} of {known} API use "
+             "sites blocking)" if known else "")
           + (f"; {skipped} test file(s) skipped (--include-tests migrates them)" if skipped else "")
           + (f"; {cached} file(s) from the result cache" if cached else ""), file=stream)
     verdicts = Counter(line.verdict for line in lines if line.verdict)

@@ -39,6 +39,7 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.sess_run.npu005_layers_dropout",
     "npu_codemod.plugins.rules.sess_run.npu006_gelu",
     "npu_codemod.plugins.rules.sess_run.npu010_session_close",
+    "npu_codemod.plugins.rules.audit.npu100_api_support",
     "npu_codemod.plugins.forges.github",
     "npu_codemod.plugins.forges.gitlab",
 )

@@ -22,12 +22,13 @@ def npu_codemod_write_report(run: Mapping[str, Any], report_dir: Path) -> list[P
     from .summary import Overview
     from .verify_report import write_verify_report
 
+    overview = Overview.of(run)  # one pass for run.json's, the history's and the page's numbers
+    run = {**run, "api_readiness": overview.readiness}  # over every repo; each has its own
     written = write_run_json(run, report_dir)
     written += write_csv_reports(run, report_dir)
     written += write_pr_reports(run, report_dir)
     written += write_sarif_report(run, report_dir)
     written += write_verify_report(run, report_dir)
-    overview = Overview.of(run)  # one pass for the history's numbers and the page's
     history = append_history(run, report_dir, overview)  # before the page, which shows this run too
     written += write_html_report(run, report_dir, history, overview)
     written.append(report_dir / HISTORY_FILE)

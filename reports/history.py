@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from .atomic import write_atomic
-from .summary import Overview, coverage
+from .summary import Overview
 
 HISTORY_FILE = "history.jsonl"
 
@@ -30,7 +30,8 @@ def run_totals(run: Mapping[str, Any], overview: Optional[Overview] = None) -> d
         "command": run.get("command", ""),
         "repos": overview.repo_counts,
         "findings": overview.totals,
-        "coverage": coverage(overview.totals),
+        "coverage": overview.coverage,
+        "api_readiness": overview.readiness,
         "carried_over": run.get("options", {}).get("carried_over", 0),
     }
 

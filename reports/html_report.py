@@ -20,10 +20,10 @@ from npu_codemod.codemods.findings import STATUSES
 from npu_codemod.codemods.rule import guide_title
 
 from .atomic import atomic_open
-from .charts import BAR_AREA, bar_chart, line_chart
+from .charts import BAR_AREA, BAR_LEFT, bar_chart, line_chart
 from .history import HISTORY_FILE
 from .links import pull_request_links, repo_links, safe_http
-from .summary import Overview, coverage, iter_findings, status_totals
+from .summary import Overview, coverage, iter_findings, report_only_rules, status_totals
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("npu_codemod.reports", "templates"),
@@ -43,25 +43,36 @@ def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = (
     table, each read as it is written."""
     overview = overview or Overview.of(run)
     by_rule = dict(sorted(overview.by_rule.items()))
+    labels = {rule_id: f"{rule_id} {overview.rule_names[rule_id]}" for rule_id in by_rule}
+    report_only = {labels[rule_id] for rule_id in report_only_rules(run) if rule_id in labels}
     return _ENV.get_template("report.html.j2").generate(
         run=run,
         counts=overview.repo_counts,
         totals=overview.totals,
-        coverage=coverage(overview.totals),
+        coverage=overview.coverage,
+        readiness=overview.readiness,
+        left=[{"repo": name, "coverage": coverage(overview.by_repo[name]),
+               "unmigrated": overview.by_repo[name]["unmigrated"],
+               "readiness": overview.api_readiness.get(name),
+               "blocking": overview.api_blocking.get(name, 0)} for name in overview.repo_names],
+        rule_unmigrated=overview.rule_totals["unmigrated"],
+        blocking=overview.blocking(),
         files_skipped=overview.files_skipped,
         findings=iter_findings(run),
         finding_count=overview.findings,
         statuses=STATUSES,
         rule_ids=list(by_rule),
         guides=rule_guides(run),
-        by_rule=bar_chart({f"{rule_id} {overview.rule_names[rule_id]}": counts
-                           for rule_id, counts in by_rule.items()}),
+        by_rule=bar_chart({labels[rule_id]: counts for rule_id, counts in by_rule.items()},
+                          report_only),
         by_repo=bar_chart(overview.by_repo),
         bar_area=BAR_AREA,
+        bar_left=BAR_LEFT,
         trend=line_chart(history),
         history_file=HISTORY_FILE,
         repos=({"record": repo, "links": repo_links(repo), "prs": pull_request_links(repo),
-                "coverage": coverage(status_totals(repo["findings"]))}
+                "coverage": coverage(status_totals(repo["findings"], overview.audit_ids)),
+                "readiness": overview.api_readiness.get(repo["repo"])}
                for repo in run["repos"]),
         repo_names=overview.repo_names,
         failed=overview.failed,

@@ -7,12 +7,16 @@ split repository (``--split-by``) has one ``repos.csv`` row per group branch.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
+
+from npu_codemod.codemods.api_sites import readiness, sites_of
 
 from .csv_report import write_csvs
 
-#: ``files_skipped``: the repository's test files left out (on each of its rows).
-REPOS_FIELDS = ("repo", "status", "branch", "commit", "pr_url", "error", "files_skipped")
+#: ``files_skipped``: the repository's test files left out; ``api_readiness``: its API readiness
+#: (0 to 1; empty when the audit counted no API use with a known status). On each of its rows.
+REPOS_FIELDS = ("repo", "status", "branch", "commit", "pr_url", "error", "files_skipped",
+                "api_readiness")
 PR_FILES_FIELDS = ("repo", "path", "group", "branch", "pr_url")
 
 
@@ -33,8 +37,13 @@ def branch_rows(repo: Mapping[str, Any]) -> list[dict[str, Any]]:
         error = repo.get("error") or pr.get("error") or ("" if branches else repo.get("pr_error"))
         rows.append({"repo": repo["repo"], "status": repo["status"], "branch": branch or "",
                      "commit": commit or "", "pr_url": pr.get("url") or "", "error": error or "",
-                     "files_skipped": repo.get("files_skipped", 0)})
+                     "files_skipped": repo.get("files_skipped", 0),
+                     "api_readiness": _share(readiness(sites_of(repo.get("api_sites"))))})
     return rows
+
+
+def _share(value: Optional[float]) -> str:
+    return "" if value is None else f"{value:.4f}"
 
 
 def file_rows(repo: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -1,7 +1,9 @@
 """``findings.sarif``: sites that need a person, for code-scanning UIs and editors (SARIF 2.1.0).
 
 One SARIF run per repository (its own artifacts, revision and branch), one result per
-``unmigrated`` or ``error`` finding; ``migrated`` sites are done and are not results. Each
+``unmigrated`` or ``error`` finding; ``migrated`` sites are done and are not results. An
+``unmigrated`` result is a ``warning``, or a ``note`` when its finding says so (``level``: a site
+that may need nothing, such as a use of an API whose support on Ascend is not established). Each
 rule carries its help in English (what it rewrites and reports, the guide section it implements)
 and, as ``helpUri``, its ``guide_url``: for a built-in rule its entry in ``docs/rules.md``.
 """
@@ -124,11 +126,17 @@ def _provenance(repo: Mapping[str, Any]) -> Optional[dict[str, Any]]:
     return provenance
 
 
+def _level(finding: Mapping[str, Any]) -> str:
+    if finding["status"] == "unmigrated" and finding.get("level") == "note":
+        return "note"
+    return LEVELS[finding["status"]]
+
+
 def _result(finding: Mapping[str, Any], index: dict[str, int]) -> dict[str, Any]:
     return {
         "ruleId": finding["rule_id"],
         "ruleIndex": index[finding["rule_id"]],
-        "level": LEVELS[finding["status"]],
+        "level": _level(finding),
         "message": {"text": finding["message"]},
         "locations": [{"physicalLocation": {
             "artifactLocation": {"uri": quote(finding["path"]), "uriBaseId": "%SRCROOT%"},

@@ -1,15 +1,21 @@
-"""Counting findings: per repo and rule, per status, and coverage.
+"""Counting findings: per repo and rule, per status, coverage, and API readiness.
 
 A run's repos may be many and are read from disk on each pass (see the write-report hook):
 everything here goes through them once and keeps counts, never the findings.
+
+Two figures answer "how ready is it?": **rules coverage**, migrated / (migrated + unmigrated)
+over the sites of the migration rules, and **API readiness** (``codemods/api_sites.py``), over
+every TensorFlow/Horovod API use the audit counted. The audit's own findings (rules of the
+``audit`` pack, NPU100) are counted by the second, not the first: a blocking API weighs once.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping, Optional
+from typing import AbstractSet, Any, Iterable, Iterator, Mapping, Optional
 
+from npu_codemod.codemods.api_sites import ApiStatus, advice, readiness, sites_of
 from npu_codemod.codemods.findings import STATUSES
 
 SUMMARY_FIELDS = ("repo", "rule_id", "migrated", "unmigrated", "error")
@@ -29,9 +35,44 @@ def summary_rows(repo: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
         yield {"repo": repo["repo"], "rule_id": rule_id, **{s: counts[rule_id][s] for s in STATUSES}}
 
 
-def status_totals(findings: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    counter = Counter(finding["status"] for finding in findings)
+def status_totals(findings: Iterable[Mapping[str, Any]],
+                  leaving_out: AbstractSet[str] = frozenset()) -> dict[str, int]:
+    """Findings per status, those of the rules ``leaving_out`` left out."""
+    counter = Counter(finding["status"] for finding in findings
+                      if finding["rule_id"] not in leaving_out)
     return {status: counter[status] for status in STATUSES}
+
+
+#: The pack whose findings API readiness counts instead of coverage.
+AUDIT_PACK = "audit"
+
+
+def audit_rules(run: Mapping[str, Any]) -> frozenset[str]:
+    """Ids of the run's audit rules (``pack`` in the run record's rules)."""
+    return frozenset(rule["id"] for rule in run.get("rules", ()) if rule.get("pack") == AUDIT_PACK)
+
+
+def report_only_rules(run: Mapping[str, Any]) -> frozenset[str]:
+    """Ids of the run's rules that rewrite nothing (their sites are all for a person): a
+    coverage of 0% says nothing about them."""
+    return frozenset(rule["id"] for rule in run.get("rules", ()) if not rule.get("rewrites"))
+
+
+@dataclass(frozen=True)
+class BlockingApi:
+    """An API whose use sites are not ready, over the run: what is left of the API audit."""
+
+    api: str
+    status: str
+    sites: int
+    repos: int
+
+    @property
+    def advice(self) -> str:
+        if self.status in ApiStatus.MIGRATED:
+            return ("Ascend migrates it: finish each site as its finding says (the owning rule's "
+                    "instruction, or NPU100's where no enabled rule covered the site)")
+        return advice(self.status)
 
 
 def coverage(totals: Mapping[str, int]) -> Optional[float]:
@@ -55,13 +96,41 @@ class Overview:
     repo_names: list[str] = field(default_factory=list)  # in repo-list order, as listed
     failed: list[dict[str, Any]] = field(default_factory=list)  # repo, location, error of each
     files_skipped: int = 0  # test files the run left out, over every repo
+    audit_ids: frozenset[str] = frozenset()  # rules whose findings API readiness counts
+    #: Findings per status of the migration rules (the audit's left out): rules coverage.
+    rule_totals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
+    api_readiness: dict[str, Optional[float]] = field(default_factory=dict)  # repo name: share
+    api_blocking: dict[str, int] = field(default_factory=dict)  # repo name: sites not ready
+    #: (status, ready) -> the run's API use sites, summed over its repos.
+    api_status: Counter = field(default_factory=Counter)
+    #: (api, status) -> [sites, repos] of the API use sites that are not ready.
+    blocking_sites: dict[tuple[str, str], list[int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, run: Mapping[str, Any]) -> "Overview":
-        overview = cls()
+        overview = cls(audit_ids=audit_rules(run))
         for repo in run["repos"]:
             overview._add(repo)
         return overview
+
+    @property
+    def coverage(self) -> Optional[float]:
+        """Rules coverage over the run (the audit's findings left out)."""
+        return coverage(self.rule_totals)
+
+    @property
+    def readiness(self) -> Optional[float]:
+        """API readiness over the run."""
+        known = {key: sites for key, sites in self.api_status.items() if key[0] != ApiStatus.UNKNOWN}
+        total = sum(known.values())
+        return sum(sites for (_, ready), sites in known.items() if ready) / total if total else None
+
+    def blocking(self) -> list[BlockingApi]:
+        """The APIs with sites that are not ready, most sites first."""
+        rows = [BlockingApi(api, status, sites, repos)
+                for (api, status), (sites, repos) in self.blocking_sites.items()]
+        order = {status: index for index, status in enumerate(ApiStatus.ORDER)}
+        return sorted(rows, key=lambda row: (-row.sites, order.get(row.status, 99), row.api))
 
     def _add(self, repo: Mapping[str, Any]) -> None:
         totals: dict[str, int] = dict.fromkeys(STATUSES, 0)
@@ -70,12 +139,15 @@ class Overview:
             by_rule = self.by_rule.setdefault(rule_id, dict.fromkeys(STATUSES, 0))
             self.rule_names[rule_id] = finding["rule_name"]
             if status in totals:  # a hand-edited run.json may hold others: not counted
-                totals[status] += 1
                 by_rule[status] += 1
+                self.totals[status] += 1
+                if rule_id not in self.audit_ids:
+                    totals[status] += 1
         self.findings += len(repo["findings"])
         for status, count in totals.items():
-            self.totals[status] += count
+            self.rule_totals[status] += count
         self.by_repo[repo["repo"]] = totals
+        self._add_api_sites(repo)
         self.repo_names.append(repo["repo"])
         self.repo_counts["processed"] += 1
         self.files_skipped += repo.get("files_skipped", 0)  # absent from older run records
@@ -83,3 +155,17 @@ class Overview:
             self.repo_counts[repo["status"]] += 1
         if repo["status"] == "failed":
             self.failed.append({key: repo[key] for key in ("repo", "location", "error") if key in repo})
+
+    def _add_api_sites(self, repo: Mapping[str, Any]) -> None:
+        sites = sites_of(repo.get("api_sites"))  # absent from records older than the audit
+        self.api_readiness[repo["repo"]] = readiness(sites)
+        blocking: set[tuple[str, str]] = set()
+        for row in sites:
+            self.api_status[(row.status, row.ready)] += row.sites
+            if row.known and not row.ready:
+                self.blocking_sites.setdefault((row.api, row.status), [0, 0])[0] += row.sites
+                blocking.add((row.api, row.status))
+        for key in blocking:
+            self.blocking_sites[key][1] += 1
+        self.api_blocking[repo["repo"]] = sum(row.sites for row in sites
+                                              if row.known and not row.ready)

@@ -22,7 +22,8 @@ def test_tiny_bench_writes_every_measure(tmp_path: Path) -> None:
     assert results["errors"] == []
     assert results["mode"] == "tiny"
     assert results["rewrite"]["files"] == 4 and results["rewrite"]["parse_s"] > 0
-    assert {"ratio", "engine_files_per_s", "findings"} <= set(results["rewrite"])
+    assert {"ratio", "engine_files_per_s", "findings", "audit_ratio"} <= set(results["rewrite"])
+    assert results["rewrite"]["engine_no_audit_cpu_s"] > 0 and results["rewrite"]["audit_ratio"] > 0
     assert {"read_all_s", "git_grep_s", "parse_tf_s", "ideal_jobs2_s", "scan_jobs2_s",
             "ratio_to_ideal"} <= set(results["scan"])
     assert results["scan"]["files"] == 40

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from npu_codemod.codemods.api_sites import ApiSites
 from npu_codemod.codemods.excerpts import MAX_LINE_CHARS, excerpt, with_snippets
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.results import RepoResult
@@ -15,6 +16,8 @@ from npu_codemod.reports.history import HISTORY_FILE, append_history, read_histo
 from npu_codemod.reports.html_report import render_html, rule_guides
 from npu_codemod.reports.links import repo_links, web_url
 from npu_codemod.reports.sarif_report import sarif_log
+
+from support.reports import Page
 
 TEXT = "".join(f"line {n}\n" for n in range(1, 11))
 CATALOG = "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md"
@@ -98,11 +101,13 @@ def test_result_to_dict_is_the_dataclass_as_json_lists() -> None:
     from npu_codemod.orchestrator.results import ChangeGroup, PullRequestRecord, RepoResult
 
     finding = Finding("r", "f.py", 1, 0, "NPU002", "n", "migrated", "m", snippet="s")
+    sites = (ApiSites("tf.contrib.slim", "deprecated", False, 2), ApiSites("", "supported", False, 6))
     result = RepoResult(repo="r", status="changed", files_changed=("f.py",), notes=("n",),
                         groups=(ChangeGroup("g", ("@o",), ("f.py",)),),
-                        pull_requests=(PullRequestRecord("b", reviewers=("x",)),), findings=(finding,))
+                        pull_requests=(PullRequestRecord("b", reviewers=("x",)),), findings=(finding,),
+                        api_sites=sites)
     expected = {**asdict(result), "files_changed": ["f.py"], "notes": ["n"],
-                "findings": [asdict(finding)]}
+                "findings": [asdict(finding)], "api_readiness": 0.75}
     assert json.dumps(result.to_dict()) == json.dumps(expected)
     assert finding.to_dict() == asdict(finding)
 
@@ -144,3 +149,40 @@ def test_page_links_a_finding_to_its_rule_guide_only_through_http() -> None:
     html = "".join(render_html(run))
     link = f'<a href="{CATALOG}#npu002-dataset-batch-drop-remainder">Data preprocessing (数据预处理)</a>'
     assert f"<p>Guide section: <strong>{link}</strong>: " in html
+
+
+def test_coverage_over_time_dates_its_runs_and_states_a_single_run() -> None:
+    history = [{"coverage": 0.5, "api_readiness": 0.25, "finished": f"2026-01-{day:02}T10:30:00+00:00"}
+               for day in range(1, 10)]
+    trend = line_chart(history)
+    assert [tick.label for tick in trend.ticks] == [
+        "2026-01-01 10:30", "2026-01-03 10:30", "2026-01-05 10:30", "2026-01-07 10:30",
+        "2026-01-09 10:30"]
+    assert [tick.anchor for tick in trend.ticks] == ["start", "middle", "middle", "middle", "end"]
+    assert len(trend.readiness_points) == 9 and trend.readiness_path.startswith("M")
+    single = {"started": "t", "finished": "t", "command": "run", "tool": "x", "rules": [], "repos": []}
+    html = "".join(render_html(single, history[:1]))
+    assert ('<p id="history-single">One run so far (2026-01-01 10:30 UTC): rules coverage 50.0%, '
+            "API readiness 25.0%.") in html
+    assert 'id="history-chart"' not in html
+
+
+def test_a_record_older_than_the_audit_shows_readiness_as_n_a() -> None:
+    finding = Finding("r", "f.py", 1, 0, "NPU002", "n", "migrated", "m")
+    repo = RepoResult("r", "changed", findings=(finding,)).to_dict()
+    del repo["api_sites"], repo["api_readiness"]
+    old = {"started": "t", "finished": "t", "command": "run", "tool": "x", "rules": [],
+           "repos": [repo]}
+    page = Page("".join(render_html(old)))
+    assert page.text_by_id["api-readiness"] == "n/a" and page.text_by_id["coverage"] == "100.0%"
+    assert "The audit counted no TensorFlow or Horovod API use with a known status." in page.texts
+
+
+def test_bars_of_report_only_rules_and_long_labels() -> None:
+    chart = bar_chart({"NPU003 predict-last-batch": {"migrated": 0, "unmigrated": 4, "error": 0},
+                       "github.com/an-organisation/a-very-long-repository-name": {
+                           "migrated": 1, "unmigrated": 1, "error": 0}},
+                      report_only={"NPU003 predict-last-batch"})
+    only, repo = chart.bars
+    assert (only.report_only, only.coverage, only.width) == (True, None, 0.0)
+    assert repo.short_label == "github.com/an-\u2026repository-name" and len(repo.short_label) == 30

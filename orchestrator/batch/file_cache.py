@@ -10,14 +10,16 @@ copied training scripts make many files identical across repositories too. So th
   a file copied into another repository is a hit (a rule must not read ``ctx.repo`` for more
   than stamping its findings, which the engine does).
 - **fingerprint** (once per process and rule selection): npu-codemod's version, Python's,
-  fissix's and Bowler's; a hash of every ``.py`` file of ``npu_codemod.codemods`` (engine and
-  helpers) and ``npu_codemod.plugins`` (the built-in rules); and each enabled rule in engine
-  order: id, order, settings, class, plugin distribution and version, and a hash of the source
-  file of the rule class's module. A rule whose source cannot be found turns the cache off.
+  fissix's and Bowler's; a hash of every file of ``npu_codemod.codemods`` (engine and
+  helpers) and ``npu_codemod.plugins`` (the built-in rules and their data, such as the audit's
+  API support list); and each enabled rule in engine order: id, order, settings, class, plugin
+  distribution and version, and a hash of the source file of the rule class's module. A rule
+  whose source cannot be found turns the cache off.
 - **value**: the findings without repository and path (stamped again on a hit; snippets are
-  cut again from the bytes), the rules that changed the file, and the new bytes
-  (zlib-compressed) or nothing. An outcome with an ``error`` finding is never stored: it may
-  be transient (memory, a rule's crash), so the file is processed again next time.
+  cut again from the bytes), the rules that changed the file, the API use sites the audit
+  counted, and the new bytes (zlib-compressed) or nothing. An outcome with an ``error``
+  finding is never stored: it may be transient (memory, a rule's crash), so the file is
+  processed again next time.
 
 The store is one SQLite file, ``<workspace>/cache/results.sqlite3`` (WAL, busy timeout),
 opened once per worker process; workers read and write it concurrently, each write its own
@@ -44,6 +46,7 @@ from typing import FrozenSet, Optional
 
 import npu_codemod
 from npu_codemod import __version__, codemods, plugins
+from npu_codemod.codemods.api_sites import ApiSites
 from npu_codemod.codemods.engine import FileOutcome
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
@@ -55,7 +58,7 @@ MAX_ENTRIES = 50_000
 #: Seconds a worker waits for another's write before it gives the cache up.
 BUSY_TIMEOUT = 10.0
 #: Bumped whenever the table or the value layout changes: an older table is dropped.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Writes between two evictions of the oldest entries (also done once on opening).
 EVICT_EVERY = 256
 
@@ -204,9 +207,10 @@ def cache_key(fingerprint: str, path: str, facts: FrozenSet[str], data: bytes) -
 
 
 def _stored(outcome: FileOutcome) -> tuple[bytes, Optional[bytes]]:
-    rows = [(f.line, f.column, f.rule_id, f.rule_name, f.status, f.message)
+    rows = [(f.line, f.column, f.rule_id, f.rule_name, f.status, f.message, f.level)
             for f in outcome.findings]
-    value = zlib.compress(json.dumps([rows, outcome.rule_ids]).encode())
+    sites = [(row.api, row.status, row.covered, row.sites) for row in outcome.api_sites]
+    value = zlib.compress(json.dumps([rows, outcome.rule_ids, sites]).encode())
     return value, None if outcome.new_data is None else zlib.compress(outcome.new_data)
 
 
@@ -217,10 +221,12 @@ def _restored(stored: Optional[tuple[bytes, Optional[bytes]]], path: str,
         return None
     value, new_data = stored
     try:
-        rows, rule_ids = json.loads(zlib.decompress(value))
-        return FileOutcome(path, tuple(Finding(repo, path, *row) for row in rows),
-                           None if new_data is None else zlib.decompress(new_data), tuple(rule_ids))
-    except (zlib.error, ValueError, TypeError):
+        rows, rule_ids, sites = json.loads(zlib.decompress(value))
+        findings = tuple(Finding(repo, path, line, column, rule_id, name, status, message, level=level)
+                         for line, column, rule_id, name, status, message, level in rows)
+        return FileOutcome(path, findings, None if new_data is None else zlib.decompress(new_data),
+                           tuple(rule_ids), tuple(ApiSites(*row) for row in sites))
+    except (zlib.error, ValueError, TypeError, IndexError):
         return None
 
 
@@ -244,11 +250,12 @@ def fingerprint(selection: RuleSelection) -> Optional[str]:
 
 @lru_cache(maxsize=1)
 def _package_sources() -> str:
-    """One hash of the engine, its helpers and the built-in rules: any edit is a new rule set."""
+    """One hash of the engine, its helpers and the built-in rules with their data files: any
+    edit is a new rule set."""
     digest = hashlib.sha256()
     for package in (npu_codemod, codemods, plugins):  # npu_codemod: api.py, testing.py
         root = Path(package.__path__[0])
-        for path in sorted(root.rglob("*.py")):
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc"):
             digest.update(f"{package.__name__}/{path.relative_to(root)}\0".encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()

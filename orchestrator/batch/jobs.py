@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import FrozenSet, Iterable, Literal, Optional
 
+from npu_codemod.codemods.api_sites import ApiSites
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.batch.locks import LockOwner
 from npu_codemod.orchestrator.git.repository import PyFile
@@ -79,6 +80,7 @@ class ShardOutput:
     findings: tuple[Finding, ...] = ()
     changes: tuple[FileChange, ...] = ()
     files_cached: int = 0  # files whose outcome came from the result cache, unparsed
+    api_sites: tuple[ApiSites, ...] = ()  # the shard's API use sites (api_sites.merge_sites)
 
 
 @dataclass(frozen=True)

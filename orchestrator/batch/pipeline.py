@@ -13,6 +13,7 @@ from typing import Callable, Iterator, Sequence, TypeVar, Union
 
 import git
 
+from npu_codemod.codemods.api_sites import merge_sites
 from npu_codemod.codemods.engine import file_finding
 from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.file_kinds import SYMLINK, is_test_file
@@ -167,9 +168,11 @@ def _process_files(repo: git.Repo, plan: RepoPlan, files: Sequence[PyFile]) -> S
     engine = cached_engine(job.selection, job.workspace if job.cache else None)
     findings: list[Finding] = []
     changes: list[FileChange] = []
+    api_sites = []
     for file, data in gitrepo.read_blobs(repo, list(files)):
         outcome = engine.process(data, file.path, repo=job.entry.name, facts=plan.facts)
         findings.extend(with_snippets(outcome.findings, data))
+        api_sites.append(outcome.api_sites)
         if outcome.new_data is None:
             continue
         if job.mode == "scan":
@@ -179,7 +182,8 @@ def _process_files(repo: git.Repo, plan: RepoPlan, files: Sequence[PyFile]) -> S
                                       patch=file_patch(file.path, file.mode, data, outcome.new_data)))
         else:
             changes.append(FileChange(file, blob=gitrepo.store_blob(repo, outcome.new_data)))
-    return ShardOutput(tuple(findings), tuple(changes), files_cached=engine.hits)
+    return ShardOutput(tuple(findings), tuple(changes), files_cached=engine.hits,
+                       api_sites=merge_sites(api_sites))
 
 
 def _finish(repo: git.Repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
@@ -203,6 +207,7 @@ def _finish(repo: git.Repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> R
         files_cached=sum(output.files_cached for output in outputs),
         notes=plan.notes,
         findings=tuple(sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule_id))),
+        api_sites=merge_sites(output.api_sites for output in outputs),
     )
     if job.dry_run and changes:  # after a real run too: the patch of the branch's content
         note = "dry run: the branch already holds this change" if held else "dry run: nothing was committed"

@@ -29,11 +29,32 @@
     rows.forEach(function (row) { body.appendChild(row); });
   }
 
+  // A blocking API (its button in the table of blocking APIs) narrows the findings to those
+  // whose message names it or a member of it: tf.contrib.slim matches tf.contrib.slim.conv2d.
+  var apiChip = document.getElementById("filter-api");
+  var apiName = document.getElementById("filter-api-name");
+  var apiPattern = null;
+
+  function escapeRegExp(value) { return value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
+
+  function message(row) {
+    var span = row.querySelector(".message");
+    return span ? span.textContent : "";
+  }
+
+  function filterApi(api) {
+    apiPattern = api ? new RegExp("(^|[^\\w.])" + escapeRegExp(api) + "(?![\\w])") : null;
+    apiName.textContent = api;
+    apiChip.hidden = !api;
+    applyFilter();
+  }
+
   function applyFilter() {
     var needle = text.value.trim().toLowerCase();
     var count = 0;
     rows.forEach(function (row) {
       var visible = !needle || row.textContent.toLowerCase().indexOf(needle) !== -1;
+      if (apiPattern && !apiPattern.test(message(row))) { visible = false; }
       selects.forEach(function (select) {
         if (select.value && row.getAttribute(select.getAttribute("data-column")) !== select.value) {
           visible = false;
@@ -49,6 +70,13 @@
     var button = th.querySelector("button");
     if (button) { button.addEventListener("click", function () { sortBy(th); }); }
   });
+  Array.prototype.forEach.call(document.querySelectorAll("#blocking-apis tbody tr"), function (tr) {
+    tr.addEventListener("click", function () {
+      filterApi(tr.getAttribute("data-api"));
+      table.scrollIntoView();
+    });
+  });
+  document.getElementById("filter-api-clear").addEventListener("click", function () { filterApi(""); });
   text.addEventListener("input", applyFilter);
   selects.forEach(function (select) { select.addEventListener("change", applyFilter); });
   applyFilter();

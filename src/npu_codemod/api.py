@@ -34,6 +34,8 @@ from fissix.pygram import (
     python_symbols as symbols,
 )
 
+from npu_codemod.codemods.api_sites import ApiStatus
+from npu_codemod.codemods.api_sites import advice as api_advice
 from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.calls import (
     Argument,
@@ -68,7 +70,7 @@ from npu_codemod.codemods.findings import (
     Status,
 )
 from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
-from npu_codemod.codemods.qualified import Reference, name_reference
+from npu_codemod.codemods.qualified import Reference, name_reference, references_under
 from npu_codemod.codemods.rule import (
     #: The named parts of a :attr:`Rule.pattern` match, as :meth:`Rule.visit` gets them:
     #: ``call=trailer< ... >`` gives ``capture["call"]`` (a list for ``name=any*``), and
@@ -149,8 +151,10 @@ __all__ = [
     # Findings
     "Finding", "Status", "position",
     # Qualified names
-    "Reference", "ImportNames", "TfNames", "name_reference", "canonical", "dotted_name",
-    "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
+    "Reference", "ImportNames", "TfNames", "name_reference", "references_under", "canonical",
+    "dotted_name", "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
+    # API support (the audit's counts for API readiness: FileContext.count_api)
+    "ApiStatus", "api_advice",
     # Reading calls
     "Argument", "arguments", "find_argument", "has_unpacking", "is_true", "is_false",
     "is_none", "needs_parentheses", "unparenthesised",

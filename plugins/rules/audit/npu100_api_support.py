@@ -1,0 +1,168 @@
+"""NPU100 api-support: every TensorFlow and Horovod API a file uses, against Ascend's support list.
+
+The uses are collected in :meth:`ApiSupport.start`, before any rule edits the file (a rewrite
+replaces ``tf.nn.dropout`` or removes ``hvd.init()``), and judged in :meth:`ApiSupport.finish`,
+after every other rule (``after = ("*",)``) has reported: a site another rule reported is not
+reported again, and a site of an API Ascend migrates that its owner did not cover is. Every
+site is counted (:meth:`FileContext.count_api`) for the reports' API readiness.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Sequence
+
+from npu_codemod.api import (
+    ApiStatus,
+    FileContext,
+    Finding,
+    Node,
+    Reference,
+    Rule,
+    api_advice,
+    hookimpl,
+    last_leaf,
+    references_under,
+)
+
+from .owners import OWNERS, Owner
+from .support import list_name, support_list
+
+#: Findings on one line, by line (the rules' own, not NPU100's).
+Lines = dict[int, list[Finding]]
+
+
+@dataclass(frozen=True)
+class ApiUse:
+    """One use site: the reference, the API as the site names it in the list's spelling
+    (``tf.contrib.slim.conv2d``), the listed entry it falls under and that entry's status."""
+
+    reference: Reference
+    api: str
+    listed: str
+    status: str
+    end_column: int  # where the name ends on its line: a finding in between is about this call
+
+
+@dataclass(frozen=True)
+class Verdict:
+    covered: bool  # a migrated finding (or an owner that covers the API) takes care of the site
+    message: str = ""  # the finding to report, "" for none
+    level: str = ""
+
+
+class ApiSupport(Rule):
+    id = "NPU100"
+    name = "api-support"
+    pack = "audit"
+    description = ("Check every TensorFlow and Horovod API a file uses against Ascend's API "
+                   "support list; report what blocks the migration.")
+    guide_section = "工具迁移API支持度"  # the column of tf1.15_api_support_list.xlsx
+    guide_section_en = "Ascend's TF 1.15 API support list"
+    guide_url = Rule.catalog_url(id, name)
+    reports = (
+        "Every use of an API (a call, or a dotted name used as a value, in any spelling: aliases, "
+        "`from` imports, `compat.v1`, internal modules) that Ascend's list marks `unsupported` "
+        "(replace it), `deprecated` (most of `tf.contrib`: replace it with its public TF 1.15 "
+        "equivalent first) or `under-analysis` (test it on the NPU; SARIF level `note`). A name "
+        "the list does not have takes the status of its longest listed prefix "
+        "(`slim.conv2d` is under `tf.contrib.slim`). A use of an API Ascend migrates "
+        "(`tf.Session`, `tf.estimator.Estimator`, `hvd.init`...) that the rule owning it did not "
+        "report, or whose rule is disabled: that is a miss to migrate by hand. A site another "
+        "rule reported is not reported again; `supported` APIs never are. Every site counts "
+        "towards the reports' API readiness.")
+    example = """
+        import horovod.tensorflow as hvd
+        import tensorflow as tf
+        from tensorflow.contrib import slim
+
+
+        def tower(images):
+            net = slim.conv2d(images, 64, [3, 3])
+            net = hvd.allreduce(tf.layers.flatten(tf.nn.relu(net)))
+            return tf.compat.v1.is_finite(net)
+
+
+        estimator = tf.estimator.Estimator(model_fn=tower)
+    """
+    modules = ("tensorflow", "horovod")
+    after = ("*",)  # reads every other rule's findings
+
+    def start(self, tree: Node, ctx: FileContext) -> None:
+        ctx.analysis(api_uses)  # the file as written: rules have not edited it yet
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        lines = _lines(ctx.findings, self.id)
+        for use in ctx.analysis(api_uses):
+            verdict = judge(use, lines.get(use.reference.line, ()), ctx.enabled_rules)
+            ctx.count_api(use.listed or use.api, use.status, verdict.covered)
+            if verdict.message:
+                ctx.report(use.reference, "unmigrated", verdict.message, verdict.level)
+
+
+def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
+    """Every use of a TensorFlow or Horovod API in the file, in source order, with its status."""
+    listed = support_list()
+    uses = []
+    resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
+    for reference in references_under(ctx.tree, resolvers):
+        api = list_name(reference.name)
+        if api is not None:
+            entry, status = listed.lookup(api)
+            uses.append(ApiUse(reference, api, entry, status, _end_column(reference)))
+    return tuple(uses)
+
+
+def judge(use: ApiUse, on_line: Sequence[Finding], enabled: frozenset[str]) -> Verdict:
+    """What NPU100 makes of one use, given the other rules' findings on its line."""
+    same_call = [f for f in on_line if use.reference.column <= f.column <= use.end_column]
+    if use.status in ApiStatus.READY or use.status == ApiStatus.UNKNOWN:
+        return Verdict(_migrated(same_call))
+    owner = OWNERS.get(use.listed) if use.status in ApiStatus.MIGRATED else None
+    if owner is not None:
+        return _owned(use, owner, on_line, same_call, enabled)
+    if same_call:  # at most one finding per site: that rule's instruction stands
+        return Verdict(_migrated(same_call))
+    level = "note" if use.status == ApiStatus.UNDER_ANALYSIS else ""
+    return Verdict(False, api_advice(use.status, use.api), level)
+
+
+def _owned(use: ApiUse, owner: Owner, on_line: Sequence[Finding], same_call: list[Finding],
+           enabled: frozenset[str]) -> Verdict:
+    """A use of an API Ascend migrates: covered by its owner, or a miss to report."""
+    if owner.at_site:
+        reported = [f for f in on_line if f.rule_id in owner.rules] or same_call
+        if reported:
+            return Verdict(_migrated(reported))
+    elif enabled.intersection(owner.rules):
+        return Verdict(True)
+    elif same_call:
+        return Verdict(_migrated(same_call))
+    return Verdict(False, api_advice(use.status, use.api))
+
+
+def _migrated(findings: Sequence[Finding]) -> bool:
+    return any(finding.status == "migrated" for finding in findings)
+
+
+def _lines(findings: Sequence[Finding], own_id: str) -> Lines:
+    lines: Lines = defaultdict(list)
+    for finding in findings:
+        if finding.rule_id != own_id:
+            lines[finding.line].append(finding)
+    return lines
+
+
+def _end_column(reference: Reference) -> int:
+    """The column right after the reference's name, on the line the name starts on."""
+    node = reference.node
+    last = last_leaf(node.children[reference.end - 1]) if node.children else node
+    if last is None or last.lineno != reference.line:
+        return reference.column
+    return last.column + len(last.value)
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [ApiSupport()]

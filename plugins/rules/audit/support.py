@@ -1,0 +1,89 @@
+"""Ascend's API support list as the audit reads it: the status of any TensorFlow or Horovod name.
+
+The list names APIs as ``tf.X`` and ``hvd.X``; the file's resolver gives full module names
+(``tensorflow.contrib.slim.conv2d``, ``horovod.tensorflow.keras.callbacks.X``), which
+:func:`list_name` spells the list's way. A name takes the status of its longest listed prefix
+(members of a deprecated module are deprecated); ``compat-alias`` entries take the status of
+the API they alias; a name with no listed prefix below ``tf`` or ``hvd`` is ``unknown``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from functools import lru_cache
+from importlib import resources
+from typing import Optional
+
+from npu_codemod.api import ApiStatus
+
+DATA_FILE = "api_support.csv"
+#: Full module names -> how the list spells them, longest first.
+SPELLINGS = (
+    ("horovod.tensorflow.keras", "hvd"),
+    ("horovod.tensorflow", "hvd"),
+    ("horovod.keras", "hvd"),
+    ("tensorflow", "tf"),
+)
+#: ``tf.compat.v1.X`` and ``tf.compat.v2.X`` alias ``tf.X``.
+_COMPAT = ("tf.compat.v1.", "tf.compat.v2.")
+
+
+def list_name(qualified: str) -> Optional[str]:
+    """``tensorflow.nn.relu`` -> ``tf.nn.relu``, ``horovod.tensorflow.rank`` -> ``hvd.rank``;
+    None for the namespace itself and for names of other modules (``horovod.torch``)."""
+    for module, spelled in SPELLINGS:
+        if qualified.startswith(module + "."):
+            return spelled + qualified[len(module):]
+    return None
+
+
+class SupportList:
+    """The list: ``statuses`` maps each listed name to its status."""
+
+    def __init__(self, statuses: dict[str, str]) -> None:
+        self.statuses = statuses
+        self._found: dict[str, tuple[str, str]] = {}
+
+    @classmethod
+    def from_text(cls, text: str) -> "SupportList":
+        """From the text of ``api_support.csv`` (``#`` lines are its provenance)."""
+        lines = (line for line in io.StringIO(text) if not line.startswith("#"))
+        return cls({row["api"]: row["status"] for row in csv.DictReader(lines)})
+
+    def lookup(self, api: str) -> tuple[str, str]:
+        """``(listed name, status)`` of ``api`` (``tf.contrib.slim.conv2d`` ->
+        ``("tf.contrib.slim", "deprecated")``); ``("", "unknown")`` when nothing is listed."""
+        found = self._found.get(api)
+        if found is None:
+            found = self._found[api] = self._longest_prefix(api)
+        return found
+
+    def _longest_prefix(self, api: str) -> tuple[str, str]:
+        parts = api.split(".")
+        for end in range(len(parts), 1, -1):
+            prefix = ".".join(parts[:end])
+            status = self.statuses.get(prefix)
+            if status == ApiStatus.COMPAT_ALIAS:
+                target = alias_target(prefix)
+                if target is None:
+                    return "", ApiStatus.UNKNOWN
+                return self._longest_prefix(target + api[len(prefix):])
+            if status is not None:
+                return prefix, status
+        return "", ApiStatus.UNKNOWN
+
+
+def alias_target(alias: str) -> Optional[str]:
+    """The API a ``compat-alias`` entry aliases: ``tf.compat.v1.layers.dense`` -> ``tf.layers.dense``."""
+    for prefix in _COMPAT:
+        if alias.startswith(prefix):
+            return "tf." + alias[len(prefix):]
+    return None
+
+
+@lru_cache(maxsize=1)
+def support_list() -> SupportList:
+    """The shipped list, read once per process."""
+    text = resources.files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8")
+    return SupportList.from_text(text)

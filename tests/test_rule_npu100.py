@@ -1,0 +1,317 @@
+"""NPU100 api-support: every TensorFlow and Horovod API use against Ascend's support list.
+
+Golden cases per status and spelling (rules-beyond-sess-run.md, "audit"): the exact sites, the
+exact messages, what is counted for API readiness (``FileOutcome.api_sites``), and that a site
+another rule reported, or that its owner migrated, is not reported again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from npu_codemod.api import FileContext, Reference, Rule
+from npu_codemod.codemods.api_sites import ApiSites, readiness
+from npu_codemod.codemods.engine import Engine
+from npu_codemod.plugins.manager import load_plugins
+from npu_codemod.plugins.rules.audit.npu100_api_support import ApiSupport
+from npu_codemod.testing import assert_migrates, assert_reports, engine_of_ids, run_rules
+
+AUDIT = {"NPU100"}
+GUIDE = (" (guide: Ascend's TF 1.15 API support list, "
+         "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu100-api-support)")
+
+
+def deprecated(api: str) -> str:
+    return (f"deprecated in TF 1.15: replace {api} with its public TF 1.15 equivalent before "
+            f"migrating, or the migration may fail{GUIDE}")
+
+
+def unsupported(api: str) -> str:
+    return f"not supported on Ascend and no migration path: replace {api}{GUIDE}"
+
+
+def under_analysis(api: str) -> str:
+    return f"support on Ascend is not established: test {api} on the NPU{GUIDE}"
+
+
+def owner_miss(api: str) -> str:
+    return (f"Ascend migrates {api}, but no enabled npu-codemod rule covered this use: migrate "
+            f"it as the guide says{GUIDE}")
+
+
+def messages(findings) -> list[tuple[int, str]]:
+    return sorted((f.line, f.message) for f in findings if f.rule_id == "NPU100")
+
+
+def counted(rule_ids: set[str], source: str, path: str = "train.py") -> Counter:
+    """(api, status, covered) -> sites, as the file's outcome carries them."""
+    outcome = engine_of_ids(frozenset(rule_ids)).process(source.encode(), path)
+    return Counter({(row.api, row.status, row.covered): row.sites for row in outcome.api_sites})
+
+
+SLIM_TOWER = '''"""Inception-style towers, written with TF-slim as the 2017 model zoo did."""
+import tensorflow as tf
+from tensorflow.contrib import slim
+from tensorflow.contrib.layers import xavier_initializer
+
+FLAGS = tf.app.flags.FLAGS
+
+
+def tower(images, is_training):
+    """Two convolutions and a pool; the caller adds the head."""
+    with slim.arg_scope([slim.conv2d], weights_initializer=xavier_initializer()):
+        net = slim.conv2d(images, 64, [3, 3], scope="conv1")
+        net = slim.nets.resnet_v1.resnet_v1_50(net, is_training=is_training)
+    net = tf.nn.relu(net)
+    return tf.layers.flatten(net), tf.float32
+'''
+
+
+def test_slim_through_a_from_import_is_deprecated_at_each_use() -> None:
+    findings = assert_reports(AUDIT, SLIM_TOWER, findings=[
+        ("NPU100", 11, 9, "unmigrated"), ("NPU100", 11, 25, "unmigrated"),
+        ("NPU100", 12, 14, "unmigrated"), ("NPU100", 13, 14, "unmigrated")])
+    assert messages(findings) == [
+        (11, deprecated("tf.contrib.slim.arg_scope")), (11, deprecated("tf.contrib.slim.conv2d")),
+        (12, deprecated("tf.contrib.slim.conv2d")),
+        # not listed itself: the longest listed prefix, tf.contrib.slim, decides
+        (13, deprecated("tf.contrib.slim.nets.resnet_v1.resnet_v1_50"))]
+    assert all(f.level == "" for f in findings)  # SARIF warnings
+
+
+def test_supported_and_unknown_uses_are_counted_without_a_finding() -> None:
+    sites = counted(AUDIT, SLIM_TOWER)
+    assert sites == Counter({
+        ("tf.contrib.slim", "deprecated", False): 4,
+        # xavier_initializer() (listed supported), tf.nn.relu, tf.layers.flatten
+        ("", "supported", False): 3,
+        ("", "unknown", False): 2,  # tf.app.flags.FLAGS and tf.float32: under nothing but tf
+    })
+    assert readiness(ApiSites(*key, n) for key, n in sites.items()) == 3 / 7
+
+
+def test_from_imports_of_contrib_layers_take_their_own_entry() -> None:
+    source = '''import tensorflow as tf
+from tensorflow.contrib.layers import xavier_initializer, xavier_initializer_conv2d, layer_norm
+
+
+def dense_block(x, units, init=xavier_initializer_conv2d):
+    """A dense layer with layer norm; ``init`` names the initializer, called per layer."""
+    y = tf.layers.dense(x, units, kernel_initializer=xavier_initializer())
+    return layer_norm(y + tf.layers.dense(x, units, kernel_initializer=init()))
+'''
+    findings = assert_reports(AUDIT, source, findings=[("NPU100", 5, 31, "unmigrated"),
+                                                       ("NPU100", 8, 11, "unmigrated")])
+    assert messages(findings) == [(5, deprecated("tf.contrib.layers.xavier_initializer_conv2d")),
+                                  (8, deprecated("tf.contrib.layers.layer_norm"))]
+
+
+def test_any_alias_and_compat_v1_spelling_is_resolved() -> None:
+    source = '''import tensorflow.compat.v1 as tf1
+import tensorflow as tensorflow_lib
+
+tf1.disable_v2_behavior()
+
+
+def check_loss(loss):
+    finite = tf1.is_finite(loss)
+    nan = tensorflow_lib.compat.v1.is_nan(loss)
+    dense = tf1.layers.dense(loss, 1)  # a compat-alias of the supported tf.layers.dense
+    tensorflow_lib.enable_eager_execution
+    return tf1.logical_and(finite, tf1.logical_not(nan)), dense
+'''
+    findings = assert_reports(AUDIT, source, findings=[
+        ("NPU100", 8, 13, "unmigrated"), ("NPU100", 9, 10, "unmigrated"),
+        ("NPU100", 11, 4, "unmigrated")])
+    assert messages(findings) == [(8, unsupported("tf.is_finite")), (9, unsupported("tf.is_nan")),
+                                  (11, unsupported("tf.enable_eager_execution"))]
+
+
+def test_a_horovod_only_file_is_audited() -> None:
+    source = '''"""Averaging helpers; the training script imports TensorFlow itself."""
+import horovod.tensorflow as hvd
+
+
+def average(tensor, name):
+    return hvd.allreduce(tensor, average=True, name=name)
+
+
+def setup():
+    hvd.init()
+    return hvd.rank(), hvd.local_rank()
+'''
+    findings = assert_reports(AUDIT, source, findings=[
+        ("NPU100", 6, 11, "unmigrated"), ("NPU100", 10, 4, "unmigrated"),
+        ("NPU100", 11, 11, "unmigrated"), ("NPU100", 11, 23, "unmigrated")])
+    # the distributed pack (NPU021-NPU027) is opt-in: its sites are NPU100's to report
+    assert messages(findings) == [(6, under_analysis("hvd.allreduce")), (10, owner_miss("hvd.init")),
+                                  (11, owner_miss("hvd.local_rank")), (11, owner_miss("hvd.rank"))]
+    assert [f.level for f in findings] == ["note", "", "", ""]  # SARIF: note, then warnings
+
+
+def test_horovod_keras_callbacks_and_other_frameworks() -> None:
+    keras = ("import tensorflow as tf\nimport horovod.tensorflow.keras as hvd\n\n"
+             "callbacks = [hvd.callbacks.BroadcastGlobalVariablesCallback(0)]\n")
+    findings = assert_reports(AUDIT, keras, findings=[("NPU100", 4, 13, "unmigrated")])
+    assert messages(findings) == [(4, owner_miss("hvd.callbacks.BroadcastGlobalVariablesCallback"))]
+    torch = "import torch\nimport horovod.torch as hvd\n\nhvd.init()\nhvd.allreduce(torch.ones(1))\n"
+    assert_reports(AUDIT, torch, findings=[])  # not a TensorFlow API
+    assert counted(AUDIT, torch) == Counter()
+
+
+def test_decorators_and_values_are_uses() -> None:
+    source = '''import tensorflow as tf
+
+
+@tf.contrib.framework.add_arg_scope
+def conv(inputs, filters, activation=tf.nn.relu):
+    return tf.layers.conv2d(inputs, filters, 3, activation=activation)
+
+
+CHECKS = {"finite": tf.is_finite, "step": tf.train.get_or_create_global_step}
+'''
+    findings = assert_reports(AUDIT, source, findings=[("NPU100", 4, 1, "unmigrated"),
+                                                       ("NPU100", 9, 20, "unmigrated")])
+    assert messages(findings) == [(4, deprecated("tf.contrib.framework.add_arg_scope")),
+                                  (9, unsupported("tf.is_finite"))]
+
+
+def test_internal_modules_are_looked_up_under_their_public_name() -> None:
+    source = '''import tensorflow as tf
+from tensorflow.python.ops import math_ops
+
+
+def safe_mean(values):
+    return tf.reduce_mean(tf.where(math_ops.is_finite(values), values, tf.zeros_like(values)))
+'''
+    findings = assert_reports(AUDIT, source, findings=[("NPU100", 6, 35, "unmigrated")])
+    assert messages(findings) == [(6, unsupported("tf.is_finite"))]
+
+
+DROPOUT = '''import tensorflow as tf
+
+
+def classifier(features, keep_prob, noise):
+    hidden = tf.layers.dense(features, 256, activation=tf.nn.relu)
+    hidden = tf.nn.dropout(hidden, keep_prob)
+    return tf.nn.dropout(hidden, keep_prob, noise_shape=noise)
+'''
+
+
+def test_a_site_its_owner_migrated_or_reported_gets_no_finding() -> None:
+    after = DROPOUT.replace("tf.nn.dropout(hidden, keep_prob)\n", "npu_ops.dropout(hidden, keep_prob)\n")
+    after = "from npu_bridge.npu_init import *\n" + after
+    findings = assert_migrates({"NPU004", "NPU100"}, DROPOUT, after, findings=[
+        ("NPU004", 6, 13, "migrated"), ("NPU004", 7, 11, "unmigrated")])
+    assert messages(findings) == []
+    # counted before NPU004 rewrote the file: the migrated site is ready, the other is not
+    assert counted({"NPU004", "NPU100"}, DROPOUT) == Counter({
+        ("tf.nn.dropout", "supported-after-migration", True): 1,
+        ("tf.nn.dropout", "supported-after-migration", False): 1,
+        ("", "supported", False): 2})
+
+
+def test_a_disabled_owner_leaves_its_sites_to_npu100() -> None:
+    findings = assert_reports(AUDIT, DROPOUT, findings=[("NPU100", 6, 13, "unmigrated"),
+                                                        ("NPU100", 7, 11, "unmigrated")])
+    assert messages(findings) == [(6, owner_miss("tf.nn.dropout")), (7, owner_miss("tf.nn.dropout"))]
+
+
+SESSION = '''import tensorflow as tf
+
+
+def train(train_op, steps):
+    config = tf.ConfigProto(allow_soft_placement=True)
+    with tf.Session(config=config) as sess:
+        for _ in range(steps):
+            sess.run(train_op)
+'''
+
+
+def test_an_owner_acting_elsewhere_covers_its_api_while_enabled() -> None:
+    first = run_rules({"NPU007", "NPU100"}, SESSION)
+    assert messages(first.findings) == []  # NPU007 configures tf.ConfigProto through the session
+    assert counted({"NPU007", "NPU100"}, SESSION) == Counter({
+        ("tf.ConfigProto", "supported-after-migration", True): 1,
+        ("tf.Session", "trains-after-migration", True): 1})
+    findings = assert_reports(AUDIT, SESSION, findings=[("NPU100", 5, 13, "unmigrated"),
+                                                        ("NPU100", 6, 9, "unmigrated")])
+    assert messages(findings) == [(5, owner_miss("tf.ConfigProto")), (6, owner_miss("tf.Session"))]
+
+
+def test_an_owner_not_installed_yet_counts_as_disabled() -> None:
+    source = '''import tensorflow as tf
+
+
+def build(model_fn, model_dir):
+    run_config = tf.estimator.RunConfig(model_dir=model_dir, save_summary_steps=0)
+    return tf.estimator.Estimator(model_fn=model_fn, config=run_config)
+'''
+    installed = {rule.id for rule in load_plugins().rules()}
+    assert not {"NPU011", "NPU013"} & installed  # the estimator pack comes later
+    findings = assert_reports(installed, source, findings=[("NPU100", 5, 17, "unmigrated"),
+                                                           ("NPU100", 6, 11, "unmigrated")])
+    assert messages(findings) == [(5, owner_miss("tf.estimator.RunConfig")),
+                                  (6, owner_miss("tf.estimator.Estimator"))]
+
+
+class ReportsIsFinite(Rule):
+    """A third-party rule with its own instruction for tf.is_finite."""
+
+    id = "ACME001"
+    name = "acme-is-finite"
+    description = "Report tf.is_finite."
+    calls = ("tensorflow.is_finite",)
+
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        ctx.report(reference, "unmigrated", "use acme.is_finite")
+
+
+def test_one_finding_per_site_where_another_rule_reported_the_same_call() -> None:
+    source = '''import tensorflow as tf
+
+
+def guard(loss):
+    ok = tf.is_finite(loss); bad = tf.is_nan(loss)
+    return tf.debugging.check_numerics(tf.where(tf.is_finite(loss), loss, 0.0), "loss"), ok, bad
+'''
+    findings = assert_reports([ReportsIsFinite(), ApiSupport()], source, findings=[
+        ("ACME001", 5, 9, "unmigrated"), ("NPU100", 5, 35, "unmigrated"),
+        ("ACME001", 6, 48, "unmigrated")])
+    assert messages(findings) == [(5, unsupported("tf.is_nan"))]  # same line, another call
+
+
+def test_a_site_another_rule_migrated_is_ready() -> None:
+    source = '''import tensorflow as tf
+
+
+def input_fn(files, batch_size):
+    dataset = tf.data.TFRecordDataset(files)
+    dataset = dataset.apply(tf.contrib.data.map_and_batch(parse, batch_size))
+    return dataset.make_one_shot_iterator().get_next()
+'''
+    findings = run_rules({"NPU002", "NPU100"}, source).findings
+    assert [(f.rule_id, f.line, f.status) for f in findings] == [("NPU002", 6, "migrated")]
+    assert counted({"NPU002", "NPU100"}, source) == Counter({
+        ("", "supported", False): 1, ("", "supported", True): 1})  # map_and_batch is listed
+
+
+def test_a_rewrite_that_does_not_compile_uncovers_its_sites() -> None:
+    class BreaksDropout(Rule):
+        id, name, description = "ACME002", "acme-breaks", "Migrates tf.nn.dropout badly."
+        calls = ("tensorflow.nn.dropout",)
+
+        def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+            reference.node.children[0].value = "1 +"
+            ctx.report(reference, "migrated", "replaced it")
+
+    outcome = Engine([BreaksDropout(), ApiSupport()]).process(DROPOUT.encode(), "train.py")
+    assert outcome.new_data is None and outcome.findings[-1].status == "error"
+    assert {row.covered for row in outcome.api_sites} == {False}
+
+
+def test_every_finding_is_a_plain_unmigrated_finding_and_nothing_is_rewritten() -> None:
+    first = run_rules(AUDIT, SLIM_TOWER + DROPOUT.split("\n", 1)[1] + SESSION.split("\n", 1)[1])
+    assert first.new is None
+    assert {(f.rule_id, f.rule_name, f.status) for f in first.findings} == {
+        ("NPU100", "api-support", "unmigrated")}
