@@ -26,9 +26,9 @@ from fissix.refactor import _get_headnode_dict
 
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
-from .prematch import SELF, leaf_key, quick_check
 from .imports import imports_module_pattern, place_imports
-from .qualified import name_reference, name_roots, qualified_names
+from .prematch import SELF, leaf_key, quick_check
+from .qualified import WantedNames, name_roots, qualified_names, references_at, star_heads
 from .rule import Capture, FileContext, Rule, position, rules_in_order
 from .source import UndecodableSource, decode_source
 from .walk import post_order, tree_text
@@ -173,7 +173,7 @@ class Engine:
             for rule, edit in ctx.deferred:
                 self._guarded(rule, ctx, edit)
             for rule in active:
-                self._guarded(rule, ctx, lambda: rule.finish(tree, ctx))
+                self._guarded(rule, ctx, lambda rule=rule: rule.finish(tree, ctx))
             place_imports(tree, ctx.imports, ctx.newline)
         finally:
             self._ctx, self._active, self._tf_bound = None, frozenset(), {}
@@ -238,20 +238,21 @@ class Engine:
         (:attr:`Rule.calls`, :attr:`Rule.uses`), innermost first; one walk for all rules."""
         if not rules:
             return
-        wanted = [(rule, [ctx.names(root) for root in name_roots(rule.calls + rule.uses)],
-                   qualified_names(rule.calls), qualified_names(rule.uses)) for rule in rules]
-        heads = {name for _, resolvers, _, _ in wanted for r in resolvers for name in r.bindings}
+        wanted = [WantedNames(tuple(ctx.names(root) for root in name_roots(rule.calls + rule.uses)),
+                              qualified_names(rule.calls), qualified_names(rule.uses))
+                  for rule in rules]
+        heads = {name for one in wanted for resolver in one.resolvers for name in resolver.bindings}
+        heads |= {name for one in wanted for resolver in one.resolvers for name in
+                  star_heads(resolver, one.names)}
         found = []
         for node in post_order(ctx.tree, {token.NAME: frozenset(heads)}, {syms.power}):
             head = node.children[0] if node.type == syms.power else node
             if head.type != token.NAME or head.value not in heads:
                 continue
-            for rule, resolvers, calls, uses in wanted:
-                reference = name_reference(node, resolvers, calls | uses)
-                if reference is not None and (reference.name in uses or reference.call):
-                    found.append((rule, reference))
+            found += [(rules[index], reference) for index, reference in references_at(node, wanted)]
         for rule, reference in found:
-            self._guarded(rule, ctx, lambda: rule.visit_reference(reference, ctx), reference.node)
+            self._guarded(rule, ctx, lambda rule=rule, reference=reference: rule.visit_reference(reference, ctx),
+                          reference.node)
 
     def _tf_call_check(self, check: Callable[[pytree.Base], bool]) -> Callable[[pytree.Base], bool]:
         """``check``, and for a ``power`` node, that it calls a name bound to TensorFlow

@@ -11,13 +11,14 @@ the references it declared (:attr:`Rule.calls`, :attr:`Rule.uses`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import AbstractSet, Iterable, Optional
+from functools import cached_property
+from typing import AbstractSet, Iterable, Optional, Sequence
 
 from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .tfnames import TfNames, canonical, is_attribute_trailer, is_call_trailer
+from .tfnames import TfNames, canonical, is_attribute_trailer, is_call_trailer, prefix_name
 from .walk import position
 
 #: Parents under which a NAME leaf is not a reference to what it is bound to.
@@ -48,6 +49,14 @@ class Reference:
     line: int = 0
     column: int = 0
 
+    @property
+    def spelled(self) -> str:
+        """The name as the file spells it here (``tf.compat.v1.estimator.RunConfig``, ``RC``),
+        for messages; ask before editing the reference."""
+        if self.node.type == syms.power:
+            return prefix_name(self.node, self.end) or self.name
+        return getattr(self.node, "value", self.name)
+
 
 def module_names(tree: pytree.Node, modules: Iterable[str]) -> dict[str, TfNames]:
     """The bindings of each of ``modules`` (a root package each) in ``tree``."""
@@ -61,40 +70,81 @@ def name_reference(node: pytree.Base, resolvers: Iterable[TfNames],
     ``node`` is a ``power`` node or a NAME leaf; the longest dotted prefix that resolves to a
     wanted name wins (``tf.train.Saver(...).save`` names ``tensorflow.train.Saver``).
     """
-    if node.type == syms.power:
-        head = node.children[0]
-        if head.type != token.NAME:
-            return None
-        return _in_power(node, head.value, resolvers, wanted)
-    if node.type != token.NAME or not _is_plain_reference(node):
-        return None
     for resolver in resolvers:
-        qualified = resolver.qualify(node.value)
-        if qualified in wanted:
-            return Reference(node, 1, qualified, None, *position(node))
-    return None
-
-
-def _in_power(power: pytree.Node, head: str, resolvers: Iterable[TfNames],
-              wanted: AbstractSet[str]) -> Optional[Reference]:
-    for resolver in resolvers:
-        if head not in resolver.bindings:
-            continue
-        parts = [head]
-        found = None
-        children = power.children
-        for end in range(1, len(children) + 1):
-            qualified = resolver.qualify(".".join(parts))
-            if qualified in wanted:
-                call = children[end] if end < len(children) else None
-                found = Reference(power, end, qualified, call if is_call_trailer(call) else None,
-                                  *position(power))
-            if end == len(children) or not is_attribute_trailer(children[end]):
-                break
-            parts.append(children[end].children[1].value)
+        found = _longest(node, qualified_prefixes(node, resolver), wanted)
         if found is not None:
             return found
     return None
+
+
+def qualified_prefixes(node: pytree.Base, resolver: TfNames) -> list[tuple[int, str]]:
+    """``(end, qualified name)`` of each dotted prefix of ``node`` that ``resolver`` resolves,
+    shortest first: ``tf.estimator.RunConfig(x)`` gives ``(1, "tensorflow")``, ``(2,
+    "tensorflow.estimator")``, ``(3, "tensorflow.estimator.RunConfig")``. ``end`` counts the
+    children of a ``power`` node that spell the prefix (1 for a bare NAME)."""
+    if node.type == syms.power:
+        head = node.children[0]
+        if head.type != token.NAME or (head.value not in resolver.bindings
+                                       and resolver.star_bound(head.value) is None):
+            return []
+        parts, found, children = [head.value], [], node.children
+        for end in range(1, len(children) + 1):
+            qualified = resolver.qualify(".".join(parts))
+            if qualified is not None:
+                found.append((end, qualified))
+            if end == len(children) or not is_attribute_trailer(children[end]):
+                break
+            parts.append(children[end].children[1].value)
+        return found
+    if node.type != token.NAME or not _is_plain_reference(node):
+        return []
+    qualified = resolver.qualify(node.value)
+    return [(1, qualified)] if qualified is not None else []
+
+
+def _longest(node: pytree.Base, prefixes: list[tuple[int, str]],
+             wanted: AbstractSet[str]) -> Optional[Reference]:
+    for end, qualified in reversed(prefixes):
+        if qualified in wanted:
+            call = node.children[end] if node.type == syms.power and end < len(node.children) \
+                else None
+            return Reference(node, end, qualified, call if is_call_trailer(call) else None,
+                             *position(node))
+    return None
+
+
+@dataclass(frozen=True)
+class WantedNames:
+    """What one rule asks to be offered: the resolvers of its names' root packages, the names
+    whose calls it wants and those whose every reference it wants."""
+
+    resolvers: tuple[TfNames, ...]
+    calls: frozenset[str]
+    uses: frozenset[str]
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        return self.calls | self.uses
+
+
+def references_at(node: pytree.Base, wanted: Sequence[WantedNames]) -> list[tuple[int, Reference]]:
+    """``(index in wanted, reference)`` for each of ``wanted`` that ``node`` (a ``power`` node or
+    a NAME leaf) is a reference to: a call of one of its ``calls``, any reference to one of its
+    ``uses`` (the longest prefix wins, as :func:`name_reference`). Each resolver's prefixes
+    are worked out once for all of them: the engine asks this of every TensorFlow name."""
+    prefixes: dict[int, list[tuple[int, str]]] = {}
+    found = []
+    for index, one in enumerate(wanted):
+        for resolver in one.resolvers:
+            key = id(resolver)
+            if key not in prefixes:
+                prefixes[key] = qualified_prefixes(node, resolver)
+            reference = _longest(node, prefixes[key], one.names) if prefixes[key] else None
+            if reference is not None:
+                if reference.name in one.uses or reference.call is not None:
+                    found.append((index, reference))
+                break
+    return found
 
 
 def _is_plain_reference(leaf: pytree.Leaf) -> bool:
@@ -110,6 +160,20 @@ def _is_plain_reference(leaf: pytree.Leaf) -> bool:
     if parent.type == syms.expr_stmt and leaf is parent.children[0]:
         return False  # assigned
     return True
+
+
+def star_heads(resolver: TfNames, names: Iterable[str]) -> set[str]:
+    """The names among ``names`` that only the file's star import can bind
+    (:meth:`TfNames.star_bound`), by the name the file spells them with: ``npu_strategy`` for
+    ``npu_bridge.npu_init.npu_strategy.NPUStrategy`` after ``from npu_bridge.npu_init import *``."""
+    heads = set()
+    for module in resolver.star_modules[-1:]:
+        for name in names:
+            if name.startswith(module + "."):
+                head = name[len(module) + 1:].split(".")[0]
+                if resolver.star_bound(head) is not None:
+                    heads.add(head)
+    return heads
 
 
 def qualified_names(names: Iterable[str]) -> frozenset[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import AbstractSet, Any, Callable, ClassVar, FrozenSet, Optional, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, FrozenSet, Optional, Sequence, TypeVar
 
 from fissix import pytree
 
@@ -40,6 +40,8 @@ class Rule:
     id: ClassVar[str]
     #: Short kebab-case name (``nn-dropout``).
     name: ClassVar[str]
+    #: The rule pack the rule belongs to (``sess-run``, ``estimator``, ``audit``...); "" for none.
+    pack: ClassVar[str] = ""
     #: One line saying what the rule does.
     description: ClassVar[str]
     #: The section of the migration guide the rule implements, titled as the guide titles it

@@ -9,15 +9,16 @@ never an internal module.
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import Optional
 
 from fissix import pytree
-from fissix.pygram import python_symbols as syms
 from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
 
 from .statements import child_index
-from .walk import small_statements
+from .walk import pre_order, small_statements
 
 TF = "tensorflow"
 _COMPAT = ("tensorflow.compat.v1", "tensorflow.compat.v2")
@@ -83,9 +84,15 @@ PUBLIC_NAMES: dict[str, str] = {
         "server_lib", "session_run_hook", "supervisor", "sync_replicas_optimizer", "training",
         "training_util", "warm_starting_util")},
     "tensorflow.python.training.tracking.util": "tensorflow.train",  # Checkpoint
+    **{f"tensorflow.python.training.experimental.{module}": "tensorflow.train.experimental"
+       for module in ("loss_scale", "loss_scale_optimizer", "mixed_precision")},
     "tensorflow.python.estimator": "tensorflow.estimator",
     "tensorflow.python.estimator.estimator": "tensorflow.estimator",
     "tensorflow.python.estimator.run_config": "tensorflow.estimator",
+    **{f"tensorflow.python.estimator.canned.{module}": "tensorflow.estimator" for module in (
+        "baseline", "boosted_trees", "dnn", "dnn_linear_combined", "linear")},
+    "tensorflow.python.estimator.tpu.tpu_estimator": "tensorflow.estimator.tpu",
+    "tensorflow.python.estimator.tpu.tpu_config": "tensorflow.estimator.tpu",
     "tensorflow.python.saved_model": "tensorflow.saved_model",
     "tensorflow.python.summary.summary": "tensorflow.summary",
     "tensorflow.python.summary.writer.writer": "tensorflow.summary",  # FileWriter
@@ -179,6 +186,11 @@ class TfNames:
         self.root = root
         #: Name -> full name of what it is bound to, as imported (internal modules kept).
         self.bindings: dict[str, str] = {}
+        #: The modules of ``root`` imported with ``from <module> import *``, in file order.
+        self.star_modules: list[str] = []
+        self._tree = tree
+        self._shadowed: dict[str, bool] = {}
+        self._names: Optional[dict[str, list[pytree.Leaf]]] = None
         for node in small_statements(tree):
             if node.type == syms.import_name:
                 self._import_name(node.children[1])
@@ -236,10 +248,23 @@ class TfNames:
         if not dotted:
             return None
         head, _, rest = dotted.partition(".")
-        target = self.bindings.get(head)
+        target = self.bindings.get(head) or self.star_bound(head)
         if target is None:
             return None
         return target + ("." + rest if rest else "")
+
+    def star_bound(self, name: str) -> Optional[str]:
+        """``<module>.<name>`` when ``name`` can only come from the file's last ``from <module>
+        import *`` of ``root`` (``npu_run_config_init`` after ``from npu_bridge.npu_init import
+        *``): the file binds it nowhere else (an import, def, class, assignment or parameter,
+        in any scope) and it is no builtin. None otherwise."""
+        if not self.star_modules or name in self.bindings or name in _BUILTINS:
+            return None
+        if name not in self._shadowed:
+            if self._names is None:
+                self._names = name_leaves(self._tree)
+            self._shadowed[name] = any(binds(leaf) for leaf in self._names.get(name, ()))
+        return None if self._shadowed[name] else f"{self.star_modules[-1]}.{name}"
 
     def _bind(self, name: str, target: str) -> None:
         if target == self.root or target.startswith(self.root + "."):
@@ -259,6 +284,10 @@ class TfNames:
         if not module:
             return
         names = node.children[3:]
+        if len(names) == 1 and names[0].type == token.STAR:
+            if module == self.root or module.startswith(self.root + "."):
+                self.star_modules.append(module)
+            return
         for child in names:
             if child.type == token.LPAR or child.type == token.RPAR:
                 continue
@@ -276,6 +305,36 @@ class TfNames:
             if bound:  # an internal module stays one: ``sess_mod = tf_session`` spells no tf
                 kept = bound if is_internal_name(bound) else canonical(bound)
                 self.bindings.setdefault(target.value, kept)
+
+
+def name_leaves(tree: pytree.Node) -> dict[str, list[pytree.Leaf]]:
+    """Every NAME leaf of ``tree`` by its value, from one walk."""
+    found: dict[str, list[pytree.Leaf]] = {}
+    for node in pre_order(tree):
+        if node.type == token.NAME:
+            found.setdefault(node.value, []).append(node)
+    return found
+
+
+def binds(leaf: pytree.Leaf) -> bool:
+    """Does this NAME leaf bind its name: imported (from any module), defined by a def or a
+    class, assigned, a parameter or a loop/with/except target, in any scope?"""
+    from .scopes import classify  # scopes reads statements, which this module also reads
+
+    parent = leaf.parent
+    if parent is None:
+        return False
+    if parent.type in (syms.funcdef, syms.classdef) and parent.children[1] is leaf:
+        return True
+    if parent.type in _IMPORT_PARTS:
+        return True
+    previous = leaf.prev_sibling
+    return (previous is None or previous.type != token.DOT) and classify(leaf).kind == "bind"
+
+
+_IMPORT_PARTS = frozenset({syms.import_name, syms.import_from, syms.import_as_name,
+                           syms.import_as_names, syms.dotted_as_name, syms.dotted_as_names})
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _alias_rank(target: str) -> int:

@@ -25,6 +25,7 @@ def rule_info(rule: Rule, plugins: Optional[Plugins] = None) -> dict[str, Any]:
     return {
         "id": rule.id,
         "name": rule.name,
+        "pack": rule.pack,
         "description": rule.description,
         "guide_section": rule.guide_section,
         "guide_section_en": rule.guide_section_en,

@@ -14,6 +14,7 @@ __all__ = ["NPU_INIT_IMPORT", "InitImport"]
 class InitImport(Rule):
     id = "NPU001"
     name = "npu-init-import"
+    pack = "sess-run"
     description = "Add 'from npu_bridge.npu_init import *' to every file another rule rewrote."
     guide_section = "头文件增加"
     guide_section_en = "Adding the header file"

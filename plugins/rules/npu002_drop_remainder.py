@@ -52,6 +52,7 @@ SMALLER = ("the queue API has no drop_remainder: set allow_smaller_final_batch=F
 class DropRemainder(Rule):
     id = "NPU002"
     name = "dataset-batch-drop-remainder"
+    pack = "sess-run"
     description = "Add drop_remainder=True to tf.data batch/padded_batch/map_and_batch calls."
     guide_section = "数据预处理"
     guide_section_en = "Data preprocessing"

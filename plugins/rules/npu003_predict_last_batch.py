@@ -27,6 +27,7 @@ COUNT_WORDS = frozenset("len num n nb count cnt total number length size".split(
 class PredictLastBatch(Rule):
     id = "NPU003"
     name = "predict-last-batch"
+    pack = "sess-run"
     description = "Report asserts that the number of predictions equals the number of examples."
     guide_section = "数据预处理: 推理时最后一个batch需补齐到batch size"
     guide_section_en = "Data preprocessing: at inference, pad the last batch to the batch size"

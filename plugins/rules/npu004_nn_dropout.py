@@ -29,6 +29,7 @@ NOT_CALLED = (f"tf.nn.dropout is used as a value, not called: make sure the call
 class NnDropout(Rule):
     id = "NPU004"
     name = "nn-dropout"
+    pack = "sess-run"
     description = "Replace tf.nn.dropout with npu_ops.dropout (rate= becomes keep_prob=1 - rate)."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.nn.dropout"
     guide_section_en = "Model building, loss computation and gradient update: tf.nn.dropout"

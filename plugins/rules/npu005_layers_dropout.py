@@ -34,6 +34,7 @@ _NAMES = " | ".join(sorted(f"'{name}'" for name in _LAST_NAMES))
 class LayersDropout(Rule):
     id = "NPU005"
     name = "layers-dropout"
+    pack = "sess-run"
     description = "Import npu_convert_dropout in files using tf.layers/tf.keras dropout layers."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.layers/keras Dropout"
     guide_section_en = ("Model building, loss computation and gradient update: tf.layers/keras "

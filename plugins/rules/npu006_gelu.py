@@ -16,7 +16,10 @@ from npu_codemod.codemods.scopes import last_leaf
 from npu_codemod.codemods.snippets import parse_statements
 from npu_codemod.codemods.statements import child_index, enclosing_scope, is_docstring
 from npu_codemod.codemods.tfnames import (
-    dotted_name, is_attribute_trailer, is_call_trailer, prefix_name,
+    dotted_name,
+    is_attribute_trailer,
+    is_call_trailer,
+    prefix_name,
 )
 from npu_codemod.codemods.walk import node_pre_order
 from npu_codemod.plugins.hookspecs import hookimpl
@@ -29,6 +32,7 @@ _ARITHMETIC = (syms.arith_expr, syms.term, syms.factor, syms.power, syms.atom)
 class Gelu(Rule):
     id = "NPU006"
     name = "gelu"
+    pack = "sess-run"
     description = "Replace the body of a tanh-GELU function with npu_unary_ops.gelu(x)."
     guide_section = "模型搭建/计算Loss/梯度更新: gelu"
     guide_section_en = "Model building, loss computation and gradient update: gelu"

@@ -11,6 +11,7 @@ from fissix.fixer_util import Name
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
+from npu_codemod.codemods.calls import add_keyword, find_argument, has_unpacking, is_none
 from npu_codemod.codemods.config_flow import Flow, target_flow
 from npu_codemod.codemods.config_functions import (
     ConfigSource,
@@ -20,9 +21,9 @@ from npu_codemod.codemods.config_functions import (
     promised_functions,
     returned_value,
 )
-from npu_codemod.codemods.calls import add_keyword, find_argument, has_unpacking, is_none
 from npu_codemod.codemods.free_names import claim, taken_names
 from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
+from npu_codemod.codemods.scopes import insert_after
 from npu_codemod.codemods.session_config import (
     CUSTOM_OP,
     MONITORED_SESSION,
@@ -38,7 +39,6 @@ from npu_codemod.codemods.session_config import (
     session_call,
     targets,
 )
-from npu_codemod.codemods.scopes import insert_after
 from npu_codemod.codemods.snippets import parse_expression
 from npu_codemod.codemods.statements import (
     BLOCKS,
@@ -78,6 +78,7 @@ class Settings:
 class SessionConfig(Rule):
     id = "NPU007"
     name = "session-config"
+    pack = "sess-run"
     description = "Run every TF session with the NpuOptimizer config of the guide."
     guide_section = "创建session并初始化资源"
     guide_section_en = "Creating the session and initializing resources"

@@ -135,6 +135,7 @@ def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
 class SoftPlacement(Rule):
     id = "NPU008"
     name = "soft-placement"
+    pack = "sess-run"
     description = "When the repository uses tf.device, session configs set allow_soft_placement=True."
     guide_section = "创建session并初始化资源 (tf.device -> allow_soft_placement=True)"
     guide_section_en = ("Creating the session and initializing resources: tf.device -> "

@@ -71,6 +71,7 @@ class _Copy:
 class RewriteOptionsGuard(Rule):
     id = "NPU009"
     name = "rewrite-options-guard"
+    pack = "sess-run"
     description = "Keep the graph rewrite options the NPU needs: some on, remapping/memory_optimization off."
     guide_section = "创建session并初始化资源 (默认关闭/开启的配置)"
     guide_section_en = ("Creating the session and initializing resources: options off or on "

@@ -42,7 +42,11 @@ from npu_codemod.codemods.rule import Capture, FileContext, Rule, position
 from npu_codemod.codemods.scopes import Use, classify, flow, insert_after, is_terminal, uses
 from npu_codemod.codemods.session_functions import Position, SessionFunctions, session_function_facts
 from npu_codemod.codemods.statements import (
-    BLOCKS, block_child, child_index, enclosing_scope, insert_before,
+    BLOCKS,
+    block_child,
+    child_index,
+    enclosing_scope,
+    insert_before,
 )
 from npu_codemod.codemods.tfnames import TfNames, is_call_trailer, prefix_name
 from npu_codemod.codemods.walk import node_pre_order, scope_statements
@@ -84,6 +88,7 @@ class _Made:
 class SessionClose(Rule):
     id = "NPU010"
     name = "session-close"
+    pack = "sess-run"
     description = ("Insert sess.close() after the last use of a session, and of what is built "
                    "with it, not created in 'with', and before each earlier return.")
     guide_section = "执行训练: sess.close()"

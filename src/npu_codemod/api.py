@@ -49,12 +49,41 @@ from npu_codemod.codemods.calls import (
     is_true,
     needs_parentheses,
 )
+from npu_codemod.codemods.classes import (
+    RepositoryClass,
+    SubclassCall,
+    class_facts,
+    subclass_calls,
+)
+from npu_codemod.codemods.distribution import (
+    #: The fact of a repository one of whose TensorFlow files imports ``horovod.tensorflow``
+    #: (or ``horovod.tensorflow.keras``), from :func:`distribution_facts`.
+    HOROVOD as HOROVOD_DISTRIBUTED,
+)
+from npu_codemod.codemods.distribution import (
+    #: The fact of a repository that builds a ``tf.distribute`` ``MirroredStrategy`` or
+    #: ``MultiWorkerMirroredStrategy``, from :func:`distribution_facts`.
+    STRATEGY as STRATEGY_DISTRIBUTED,
+)
+from npu_codemod.codemods.distribution import distribution_facts, is_distributed
 from npu_codemod.codemods.edits import (
     remove_statement,
+    rename_argument,
     replace_callee,
     set_keyword,
     set_positional,
     wrap_argument,
+    wrap_expression,
+)
+from npu_codemod.codemods.estimators import (
+    #: Every Estimator class of TensorFlow 1.15 (``tf.estimator.Estimator``, the premade ones,
+    #: both TPUEstimators; canonical names) -> the position of ``config`` among its
+    #: ``__init__`` parameters (v1 signatures).
+    ESTIMATORS,
+    #: ``tf.contrib.tpu.TPUEstimator``, ``tf.compat.v1.estimator.tpu.TPUEstimator`` (and the
+    #: internal module of ``tf.contrib.tpu``), canonical.
+    TPU_ESTIMATORS,
+    estimator_subclass_calls,
 )
 from npu_codemod.codemods.findings import (
     Finding,
@@ -77,6 +106,7 @@ from npu_codemod.codemods.rule import (
 from npu_codemod.codemods.rule_settings import SettingsError
 from npu_codemod.codemods.scopes import (
     Use,
+    assigned_values,
     bound_names,
     classify,
     insert_after,
@@ -140,17 +170,22 @@ __all__ = [
     # Qualified names
     "Reference", "ImportNames", "TfNames", "name_reference", "canonical", "dotted_name",
     "prefix_name", "is_attribute_trailer", "is_call_trailer",
+    # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
+    "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall", "ESTIMATORS",
+    "TPU_ESTIMATORS", "estimator_subclass_calls", "distribution_facts", "is_distributed",
+    "HOROVOD_DISTRIBUTED", "STRATEGY_DISTRIBUTED",
     # Reading calls
     "Argument", "arguments", "find_argument", "has_unpacking", "is_true", "is_false",
     "is_none", "needs_parentheses",
     # Edits
-    "replace_callee", "set_keyword", "set_positional", "wrap_argument", "add_keyword",
+    "replace_callee", "set_keyword", "set_positional", "wrap_argument", "wrap_expression",
+    "rename_argument", "add_keyword",
     "insert_before", "insert_after", "remove_statement", "open_block", "parse_expression",
     "parse_statements", "NPU_INIT_IMPORT", "find_import", "header_index",
     # Navigation and scopes
     "child_index", "block_child", "enclosing_scope", "enclosing_statement", "indentation",
     "is_docstring", "is_terminal", "last_leaf", "why_not", "free_name", "Use", "uses",
-    "classify", "bound_names",
+    "classify", "bound_names", "assigned_values",
     # Walks
     "pre_order", "node_pre_order", "small_statements", "scope_statements",
     "scoped_statements", "tree_text",
