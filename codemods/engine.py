@@ -28,7 +28,7 @@ from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import imports_module_pattern, place_imports
 from .prematch import SELF, leaf_key, quick_check
-from .qualified import WantedNames, name_roots, qualified_names, references_at, star_heads
+from .qualified import NameIndex, WantedNames, name_roots, qualified_names, star_heads
 from .rule import Capture, FileContext, Rule, position, rules_in_order
 from .source import UndecodableSource, decode_source
 from .walk import post_order, tree_text
@@ -108,6 +108,11 @@ class Engine:
             check = quick_check(fixer.pattern) or _anything
             self._checks[fixer] = self._tf_call_check(check) if fixer.rule_id in flagged else check
         self._dispatch: dict[FrozenSet[str], _Dispatch] = {}
+        #: The last part of each name a rule declared (``Estimator`` of ``tensorflow.estimator.
+        #: Estimator``): a file that spells none of them holds no reference for it.
+        self._last_names = {rule.id: tuple(dict.fromkeys(name.rpartition(".")[2]
+                                                         for name in rule.calls + rule.uses))
+                            for rule in self.rules}
 
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
@@ -169,7 +174,7 @@ class Engine:
         self._tf_bound = ctx.tf.bindings
         try:
             self._traverse(tree, path)
-            self._visit_references(ctx, [rule for rule in active if rule.calls or rule.uses])
+            self._visit_references(ctx, [rule for rule in active if self._may_reference(rule, ctx.original)])
             for rule, edit in ctx.deferred:
                 self._guarded(rule, ctx, edit)
             for rule in active:
@@ -233,6 +238,13 @@ class Engine:
                     if new is not None:
                         node.replace(new)
 
+    def _may_reference(self, rule: Rule, text: str) -> bool:
+        """Can the file ``text`` name one of the rule's :attr:`Rule.calls`/:attr:`Rule.uses`?
+        Any reference spells the name's last part somewhere in the file (where it is used, or
+        in the import or assignment that binds it under another name), so a file without one
+        needs no walk for the rule."""
+        return any(name in text for name in self._last_names[rule.id])
+
     def _visit_references(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
         """Offer each rule the calls and references of the qualified names it declared
         (:attr:`Rule.calls`, :attr:`Rule.uses`), innermost first; one walk for all rules."""
@@ -244,12 +256,12 @@ class Engine:
         heads = {name for one in wanted for resolver in one.resolvers for name in resolver.bindings}
         heads |= {name for one in wanted for resolver in one.resolvers for name in
                   star_heads(resolver, one.names)}
-        found = []
+        index, found = NameIndex(wanted), []
         for node in post_order(ctx.tree, {token.NAME: frozenset(heads)}, {syms.power}):
             head = node.children[0] if node.type == syms.power else node
             if head.type != token.NAME or head.value not in heads:
                 continue
-            found += [(rules[index], reference) for index, reference in references_at(node, wanted)]
+            found += [(rules[at], reference) for at, reference in index.references_at(node)]
         for rule, reference in found:
             self._guarded(rule, ctx, lambda rule=rule, reference=reference: rule.visit_reference(reference, ctx),
                           reference.node)

@@ -77,11 +77,14 @@ def name_reference(node: pytree.Base, resolvers: Iterable[TfNames],
     return None
 
 
-def qualified_prefixes(node: pytree.Base, resolver: TfNames) -> list[tuple[int, str]]:
+def qualified_prefixes(node: pytree.Base, resolver: TfNames,
+                       stems: Optional[AbstractSet[str]] = None) -> list[tuple[int, str]]:
     """``(end, qualified name)`` of each dotted prefix of ``node`` that ``resolver`` resolves,
     shortest first: ``tf.estimator.RunConfig(x)`` gives ``(1, "tensorflow")``, ``(2,
     "tensorflow.estimator")``, ``(3, "tensorflow.estimator.RunConfig")``. ``end`` counts the
-    children of a ``power`` node that spell the prefix (1 for a bare NAME)."""
+    children of a ``power`` node that spell the prefix (1 for a bare NAME). With ``stems``
+    (the names looked for and their dotted prefixes), the walk stops at the first prefix
+    that is none of them: no longer one can be looked for."""
     if node.type == syms.power:
         head = node.children[0]
         if head.type != token.NAME or (head.value not in resolver.bindings
@@ -92,7 +95,8 @@ def qualified_prefixes(node: pytree.Base, resolver: TfNames) -> list[tuple[int, 
             qualified = resolver.qualify(".".join(parts))
             if qualified is not None:
                 found.append((end, qualified))
-            if end == len(children) or not is_attribute_trailer(children[end]):
+            if end == len(children) or not is_attribute_trailer(children[end]) \
+                    or (stems is not None and qualified not in stems):
                 break
             parts.append(children[end].children[1].value)
         return found
@@ -127,24 +131,38 @@ class WantedNames:
         return self.calls | self.uses
 
 
-def references_at(node: pytree.Base, wanted: Sequence[WantedNames]) -> list[tuple[int, Reference]]:
-    """``(index in wanted, reference)`` for each of ``wanted`` that ``node`` (a ``power`` node or
-    a NAME leaf) is a reference to: a call of one of its ``calls``, any reference to one of its
-    ``uses`` (the longest prefix wins, as :func:`name_reference`). Each resolver's prefixes
-    are worked out once for all of them: the engine asks this of every TensorFlow name."""
-    prefixes: dict[int, list[tuple[int, str]]] = {}
-    found = []
-    for index, one in enumerate(wanted):
-        for resolver in one.resolvers:
-            key = id(resolver)
-            if key not in prefixes:
-                prefixes[key] = qualified_prefixes(node, resolver)
-            reference = _longest(node, prefixes[key], one.names) if prefixes[key] else None
-            if reference is not None:
-                if reference.name in one.uses or reference.call is not None:
-                    found.append((index, reference))
-                break
-    return found
+_DETOURS = frozenset({"tensorflow.compat", "tensorflow.python", "tensorflow.core"})
+
+
+class NameIndex:
+    """What several rules look for in one file, asked of each of its names at once."""
+
+    def __init__(self, wanted: Sequence[WantedNames]) -> None:
+        self.wanted = wanted
+        names = frozenset().union(*(one.names for one in wanted))
+        #: Every dotted prefix of a wanted name, and the ways to spell TensorFlow's modules that
+        #: lead to one through another name (``tf.compat.v1...``, ``tf.python.ops...``).
+        self.stems = frozenset(".".join(name.split(".")[:end]) for name in names
+                               for end in range(1, name.count(".") + 2)) | _DETOURS
+
+    def references_at(self, node: pytree.Base) -> list[tuple[int, Reference]]:
+        """``(index in wanted, reference)`` for each of the wanted that ``node`` (a ``power``
+        node or a NAME leaf) is a reference to: a call of one of its ``calls``, any reference
+        to one of its ``uses`` (the longest prefix wins, as :func:`name_reference`). Each
+        resolver's prefixes are worked out once for all of them."""
+        prefixes: dict[int, list[tuple[int, str]]] = {}
+        found = []
+        for index, one in enumerate(self.wanted):
+            for resolver in one.resolvers:
+                key = id(resolver)
+                if key not in prefixes:
+                    prefixes[key] = qualified_prefixes(node, resolver, self.stems)
+                reference = _longest(node, prefixes[key], one.names) if prefixes[key] else None
+                if reference is not None:
+                    if reference.name in one.uses or reference.call is not None:
+                        found.append((index, reference))
+                    break
+        return found
 
 
 def _is_plain_reference(leaf: pytree.Leaf) -> bool:

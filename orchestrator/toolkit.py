@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import FrozenSet, Iterable, Optional
 
-from npu_codemod.codemods.engine import Engine
+from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
@@ -56,13 +56,15 @@ class Toolkit:
         """Facts from ``npu_codemod_analyze_file`` over the TensorFlow files of one repo.
 
         A plugin that is broken, or whose analysis raises on a file, costs an ``error``
-        finding (rule ``PLUGIN``) and its own contribution only.
+        finding (rule ``PLUGIN``) and its own contribution only. A file the engine will not
+        rewrite for its size (``MAX_SOURCE_BYTES``: generated or vendored code) is not
+        analysed either: an ``ast`` of 50 MB of code takes gigabytes.
         """
         facts: set[str] = set()
         findings = [_plugin_error(repo, "", broken.name, f"plugin is broken, its rules did not "
                                   f"run: {broken.reason}") for broken in self.plugins.broken]
         for path, data in files:
-            if not self.engine.wants(data):
+            if not self.engine.wants(data) or len(data) > MAX_SOURCE_BYTES:
                 continue
             try:
                 text = decode_source(data).text

@@ -134,14 +134,13 @@ class TpuEstimator(Rule):
         """``False`` for each switch in ``positions`` (flag -> its position, None: keyword
         only); a switch missing from ``positions`` is one the subclass ``cls`` does not take."""
         call = reference.call
-        added, replaced = [], []
+        added, replaced, left = [], [], 0
         for flag, _ in SWITCHES:
-            if flag not in positions:
-                ctx.report(reference, "unmigrated", NOT_TAKEN.format(cls=_short(cls), flag=flag))
-                continue
-            given = find_argument(call, flag, positions[flag])
-            if given is None and has_unpacking(call):
-                ctx.report(reference, "unmigrated", UNPACKED.format(flag=flag))
+            given = find_argument(call, flag, positions[flag]) if flag in positions else None
+            if flag not in positions or (given is None and has_unpacking(call)):
+                message = NOT_TAKEN if flag not in positions else UNPACKED
+                ctx.report(reference, "unmigrated", message.format(cls=_short(cls), flag=flag))
+                left += 1
             elif given is None:
                 added.append(flag)
                 run(lambda flag=flag: set_keyword(call, flag, "False"))
@@ -152,7 +151,7 @@ class TpuEstimator(Rule):
             ([f"added {'=False, '.join(added)}=False"] if added else [])
         if clauses:
             ctx.report(reference, "migrated", f"{' and '.join(clauses)}: {OFF}")
-        elif len(positions) == len(SWITCHES):
+        elif not left:
             ctx.report(reference, "migrated", ALL_OFF)
 
 
