@@ -1,7 +1,7 @@
 """Which calls build an Estimator: TensorFlow's Estimator classes, and the repository's own.
 
 A rule that gives every Estimator the NPU run config, and one that hands hooks only to an
-Estimator's ``train``, ask the same question; this module answers it. :data:`ESTIMATORS` holds
+Estimator's ``train``, ask the same question; this module answers it. :data:`ESTIMATOR_CLASSES` holds
 TensorFlow 1.15's classes (canonical names) with the position of ``config`` among their
 parameters; :func:`estimator_subclass_calls` finds the constructions of the repository's
 subclasses of them (the ``class:`` facts of :mod:`classes`, which a plugin gathers with
@@ -20,7 +20,7 @@ TPU_ESTIMATORS = ("tensorflow.contrib.tpu.TPUEstimator", "tensorflow.estimator.t
                   "tensorflow.contrib.tpu.python.tpu.tpu_estimator.TPUEstimator")
 #: Every Estimator class of TensorFlow 1.15 (canonical names, ``compat.v1`` folded) -> the
 #: 0-based position of ``config`` among its ``__init__`` parameters (v1 signatures).
-ESTIMATORS: dict[str, int] = {
+ESTIMATOR_CLASSES: dict[str, int] = {
     ESTIMATOR: 2,  # (model_fn, model_dir, config, params, warm_start_from)
     **dict.fromkeys(TPU_ESTIMATORS, 2),  # (model_fn, model_dir, config, params, use_tpu, ...)
     **{f"tensorflow.estimator.{name}": position for name, position in (
@@ -36,5 +36,5 @@ ESTIMATORS: dict[str, int] = {
 
 def estimator_subclass_calls(ctx: FileContext) -> list[SubclassCall]:
     """The constructions, in the file of ``ctx``, of the repository's classes that derive
-    from one of :data:`ESTIMATORS` (in this file or another one)."""
-    return subclass_calls(ctx, frozenset(ESTIMATORS))
+    from one of :data:`ESTIMATOR_CLASSES` (in this file or another one)."""
+    return subclass_calls(ctx, frozenset(ESTIMATOR_CLASSES))

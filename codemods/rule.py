@@ -42,6 +42,10 @@ class Rule:
     name: ClassVar[str]
     #: The rule pack the rule belongs to (``sess-run``, ``estimator``, ``audit``...); "" for none.
     pack: ClassVar[str] = ""
+    #: Whether the rule runs when the selection does not name it (no ``--rules``): False for
+    #: an opt-in rule, such as the ``distributed`` pack's (moving off Horovod changes how the
+    #: job is launched), which runs only when ``--rules`` names it.
+    default_on: ClassVar[bool] = True
     #: One line saying what the rule does.
     description: ClassVar[str]
     #: The section of the migration guide the rule implements, titled as the guide titles it

@@ -184,6 +184,8 @@ def rule_problem(rule: Rule) -> str:
             return f"without a string {attribute!r}"
     if not isinstance(rule.pack, str):
         return f"with pack = {rule.pack!r}: it must be a string"
+    if not isinstance(rule.default_on, bool):
+        return f"with default_on = {rule.default_on!r}: it must be True or False"
     for attribute in _NAME_TUPLES:
         value = getattr(rule, attribute, ())
         if not isinstance(value, tuple) or not all(isinstance(item, str) for item in value):

@@ -4,8 +4,9 @@ A rule names its pack (:attr:`Rule.pack <npu_codemod.codemods.rule.Rule.pack>`);
 is the one table of the built-in packs, in the order the documentation lists them, with
 whether each is on by default. Wherever rules are named (``--rules``, ``--disable-rule``,
 ``[tool.npu-codemod] rules = [...]``) a pack name stands for every rule of that pack
-(:func:`expand_rule_names`), and ``default`` for the rules a run has when none is named.
-A pack this table does not list (a third party's) is on by default.
+(:func:`expand_rule_names`), and ``default`` for the rules a run has when none is named:
+those whose pack is on by default (a pack this table does not list, a third party's, is) and
+that do not opt out themselves (:attr:`Rule.default_on`); :func:`default_on` answers it.
 """
 
 from __future__ import annotations
@@ -46,9 +47,10 @@ class UnknownRuleName(ValueError):
 
 def default_on(rule: Rule) -> bool:
     """Whether a run has ``rule`` when no rule is named: its pack is on by default (a rule of
-    no pack, or of a pack the table does not list, is)."""
+    no pack, or of a pack the table does not list, is) and the rule does not opt out
+    (:attr:`Rule.default_on` False)."""
     pack = _BY_NAME.get(rule.pack)
-    return pack is None or pack.default_on
+    return rule.default_on and (pack is None or pack.default_on)
 
 
 def default_rules(rules: Sequence[Rule]) -> list[Rule]:

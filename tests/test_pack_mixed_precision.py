@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from npu_codemod.api import HOROVOD_DISTRIBUTED, STRATEGY_DISTRIBUTED, distribution_facts
+from npu_codemod.api import distribution_facts
 from npu_codemod.testing import assert_migrates, assert_reports
 
 PACK = {"NPU001", "NPU031", "NPU032", "NPU033"}
+HOROVOD_DISTRIBUTED, STRATEGY_DISTRIBUTED = "distributed:horovod", "distributed:strategy"
 HEADER = "from npu_bridge.npu_init import *\n"
 DYNAMIC = "ExponentialUpdateLossScaleManager(init_loss_scale=2**15, incr_every_n_steps=2000, incr_ratio=2)"
 NPU007_WAY = ('on the NPU, mixed precision is precision_mode="allow_mix_precision" (NPU007\'s '

@@ -45,9 +45,16 @@ class Packless(Rule):
     description = "A rule of no pack."
 
 
+class OptIn(Rule):
+    id = "ACME002"
+    name = "acme-opt-in"
+    description = "A rule of no pack that runs only when named."
+    default_on = False
+
+
 @hookimpl
 def npu_codemod_rules():
-    return [HorovodInit(), Packless()]
+    return [HorovodInit(), Packless(), OptIn()]
 '''
 
 
@@ -98,6 +105,13 @@ def test_the_distributed_pack_is_off_unless_named(plugin: str):
     assert ids(RuleSelection(plugins=spec, only=frozenset({"distributed"}))) == {"ACME021", "NPU001"}
     assert ids(RuleSelection(plugins=spec, only=frozenset({"ACME021"}))) == {"ACME021", "NPU001"}
     assert "ACME021" in ids(RuleSelection(plugins=spec, only=frozenset({"default", "distributed"})))
+
+
+def test_a_rule_may_opt_out_of_the_default_itself(plugin: str):
+    spec = PluginSpec(extra=(plugin,))
+    assert "ACME002" not in ids(RuleSelection(plugins=spec))
+    assert "ACME002" not in ids(RuleSelection(plugins=spec, only=frozenset({"default"})))
+    assert ids(RuleSelection(plugins=spec, only=frozenset({"ACME002"}))) == {"ACME002", "NPU001"}
 
 
 def test_rules_selects_packs_and_disable_rule_drops_them():
@@ -175,6 +189,7 @@ def test_rules_lists_each_rules_pack_and_whether_it_is_on_by_default(plugin: str
     assert {key: rows["ACME021"][key] for key in ("pack", "default_on", "default", "selected")} == {
         "pack": "distributed", "default_on": False, "default": "off", "selected": False}
     assert (rows["ACME001"]["pack"], rows["ACME001"]["default"]) == ("", "on")
+    assert (rows["ACME002"]["pack"], rows["ACME002"]["default"]) == ("", "off")
     table = rules_output("--plugin", plugin).splitlines()
     assert table[0].split() == ["ID", "NAME", "PACK", "DEFAULT", "STATUS", "PLUGIN", "DISTRIBUTION", "VERSION"]
     assert next(line for line in table if line.startswith("ACME021")).split()[:4] == [

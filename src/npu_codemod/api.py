@@ -55,17 +55,7 @@ from npu_codemod.codemods.classes import (
     class_facts,
     subclass_calls,
 )
-from npu_codemod.codemods.distribution import (
-    #: The fact of a repository one of whose TensorFlow files imports ``horovod.tensorflow``
-    #: (or ``horovod.tensorflow.keras``), from :func:`distribution_facts`.
-    HOROVOD as HOROVOD_DISTRIBUTED,
-)
-from npu_codemod.codemods.distribution import (
-    #: The fact of a repository that builds a ``tf.distribute`` ``MirroredStrategy`` or
-    #: ``MultiWorkerMirroredStrategy``, from :func:`distribution_facts`.
-    STRATEGY as STRATEGY_DISTRIBUTED,
-)
-from npu_codemod.codemods.distribution import distribution_facts, is_distributed
+from npu_codemod.codemods.distribution import Distribution, distribution, distribution_facts
 from npu_codemod.codemods.edits import (
     remove_statement,
     rename_argument,
@@ -79,7 +69,7 @@ from npu_codemod.codemods.estimators import (
     #: Every Estimator class of TensorFlow 1.15 (``tf.estimator.Estimator``, the premade ones,
     #: both TPUEstimators; canonical names) -> the position of ``config`` among its
     #: ``__init__`` parameters (v1 signatures).
-    ESTIMATORS,
+    ESTIMATOR_CLASSES,
     #: ``tf.contrib.tpu.TPUEstimator``, ``tf.compat.v1.estimator.tpu.TPUEstimator`` (and the
     #: internal module of ``tf.contrib.tpu``), canonical.
     TPU_ESTIMATORS,
@@ -171,9 +161,9 @@ __all__ = [
     "Reference", "ImportNames", "TfNames", "name_reference", "canonical", "dotted_name",
     "prefix_name", "is_attribute_trailer", "is_call_trailer",
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
-    "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall", "ESTIMATORS",
-    "TPU_ESTIMATORS", "estimator_subclass_calls", "distribution_facts", "is_distributed",
-    "HOROVOD_DISTRIBUTED", "STRATEGY_DISTRIBUTED",
+    "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall",
+    "ESTIMATOR_CLASSES", "TPU_ESTIMATORS", "estimator_subclass_calls", "distribution_facts",
+    "distribution", "Distribution",
     # Reading calls
     "Argument", "arguments", "find_argument", "has_unpacking", "is_true", "is_false",
     "is_none", "needs_parentheses",

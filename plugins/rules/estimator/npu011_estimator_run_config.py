@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from npu_codemod.api import (
-    ESTIMATORS,
+    ESTIMATOR_CLASSES,
     NPU_INIT_IMPORT,
     TPU_ESTIMATORS,
     Base,
@@ -39,7 +39,7 @@ from npu_codemod.api import (
 from npu_codemod.api import arguments as call_arguments
 
 NPU_RUN_CONFIG = "npu_run_config_init"
-PREMADE = frozenset(ESTIMATORS) - {"tensorflow.estimator.Estimator", *TPU_ESTIMATORS}
+PREMADE = frozenset(ESTIMATOR_CLASSES) - {"tensorflow.estimator.Estimator", *TPU_ESTIMATORS}
 WRAPPED = "wrapped config in npu_run_config_init(run_config=...)"
 ADDED = "added config=npu_run_config_init()"
 NONE = "replaced config=None with npu_run_config_init()"
@@ -144,20 +144,20 @@ class EstimatorRunConfig(Rule):
             estimator.train(input_fn=lambda: train_input_fn(flags), max_steps=flags.steps)
             return tf.estimator.Estimator(model_fn, **flags.estimator_args)
     """
-    calls = tuple(ESTIMATORS)
+    calls = tuple(ESTIMATOR_CLASSES)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         name = reference.name
-        premade = ESTIMATORS[name] if name in PREMADE else None
-        position = None if premade is not None else ESTIMATORS[name]
+        premade = ESTIMATOR_CLASSES[name] if name in PREMADE else None
+        position = None if premade is not None else ESTIMATOR_CLASSES[name]
         self._apply(reference, config_plan(reference.call, position, premade), ctx, ctx.defer)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         for found in estimator_subclass_calls(ctx):
             cls, call = found.cls, found.reference.call
             if cls.init is None:
-                premade = ESTIMATORS[cls.api_base] if cls.api_base in PREMADE else None
-                plan = config_plan(call, None if premade is not None else ESTIMATORS[cls.api_base], premade)
+                premade = ESTIMATOR_CLASSES[cls.api_base] if cls.api_base in PREMADE else None
+                plan = config_plan(call, None if premade is not None else ESTIMATOR_CLASSES[cls.api_base], premade)
             else:
                 parameter = cls.parameter("config")
                 plan = Plan("unmigrated", NO_CONFIG.format(cls=cls.name.rpartition(".")[2])) \

@@ -17,11 +17,11 @@ from npu_codemod.api import (
     Reference,
     Rule,
     assigned_values,
+    distribution,
     distribution_facts,
     find_argument,
     has_unpacking,
     hookimpl,
-    is_distributed,
     name_reference,
     parse_expression,
     rename_argument,
@@ -90,7 +90,7 @@ class LossScaleOptimizer(Rule):
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         call = reference.call
-        distributed = is_distributed(ctx.facts)
+        distributed = distribution(ctx).distributed
         if reference.name in NPU_OPTIMIZERS:
             if distributed and find_argument(call, "is_distributed", 2) is None:
                 ctx.defer(lambda: set_keyword(call, "is_distributed", "True"))
