@@ -27,25 +27,26 @@ import time
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from corpus import SIZES, Corpora, build_corpora  # noqa: E402
-from rss import PeakRss  # noqa: E402
-
 from fissix import pygram, pytree  # noqa: E402
 from fissix.pgen2 import driver  # noqa: E402
 
+from npu_codemod.codemods.engine import FileOutcome  # noqa: E402
 from npu_codemod.codemods.source import decode_source  # noqa: E402
 from npu_codemod.codemods.tfnames import IMPORTS_TF  # noqa: E402
-from npu_codemod.orchestrator.git import repository as gitrepo  # noqa: E402
 from npu_codemod.orchestrator.batch.jobs import RepoJob  # noqa: E402
 from npu_codemod.orchestrator.batch.pipeline import process_repo  # noqa: E402
+from npu_codemod.orchestrator.git import repository as gitrepo  # noqa: E402
 from npu_codemod.orchestrator.repolist import parse_repo_list  # noqa: E402
 from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit  # noqa: E402
 from npu_codemod.plugins.packs import DEFAULT, PACKS  # noqa: E402
+
+from corpus import SIZES, Corpora, build_corpora  # noqa: E402
+from rss import PeakRss  # noqa: E402
 
 #: What the issue asks for (ratios measured in one run on a 2-core machine).
 TARGETS = {
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_all(corpora: Corpora, scratch: Path, mode: str, seed: int) -> dict[str, Any]:
     memory: dict[str, dict[str, float | None]] = {}
-    results = {
+    results: dict[str, Any] = {
         "mode": mode, "seed": seed,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "platform": platform.platform(), "loadavg_start": os.getloadavg()},
@@ -112,15 +113,18 @@ def bench_rewrite(repo: Path) -> dict[str, Any]:
     files = read_all(repo)
     toolkit = build_toolkit(EVERY_PACK)
     facts = toolkit.analyze(files).facts
-    outcomes: list = []
+    outcomes: list[FileOutcome] = []
+
+    def process(data: bytes, path: str) -> None:
+        outcomes.append(toolkit.engine.process(data, path, repo="tf", facts=facts))
+
     parse_s = engine_s = parse_cpu = engine_cpu = paused_cpu = 0.0
     for path, data in files:  # interleaved, so a busy machine slows both sides alike
         text = decode_source(data).text
-        wall, cpu = measure(lambda: parse(text))
+        wall, cpu = measure(parse, text)
         parse_s, parse_cpu = parse_s + wall, parse_cpu + cpu
-        paused_cpu += measure(lambda: parse_paused(text))[1]
-        wall, cpu = measure(lambda: outcomes.append(
-            toolkit.engine.process(data, path, repo="tf", facts=facts)))
+        paused_cpu += measure(parse_paused, text)[1]
+        wall, cpu = measure(process, data, path)
         engine_s, engine_cpu = engine_s + wall, engine_cpu + cpu
     by_rule = Counter(f"{f.rule_id} {f.status}" for o in outcomes for f in o.findings)
     size = sum(len(data) for _, data in files)
@@ -280,11 +284,15 @@ def bench_repo_count_memory(repos: list[Path], scratch: Path) -> dict[str, Any]:
             if not clone.exists():
                 subprocess.run(["git", "clone", "-q", "--shared", str(repo), str(clone)], check=True)
             many.append(clone)
-    peaks = []
+    peaks: list[float] = []
     for group in (repos, many):
-        label, memory = f"scan {len(group)} repos --jobs 2", {}
+        label = f"scan {len(group)} repos --jobs 2"
+        memory: dict[str, dict[str, float | None]] = {}
         cli(scratch, "scan", group, 2, memory, label)
-        peaks.append(memory[label]["orchestrator_mb"])
+        peak = memory[label]["orchestrator_mb"]
+        if peak is None:
+            raise SystemExit(f"bench: {label}: the orchestrator's memory was never sampled")
+        peaks.append(peak)
     return {"repos": [len(repos), len(many)], "orchestrator_mb": peaks,
             "mb_per_1000_repos": 1000 * (peaks[1] - peaks[0]) / (len(many) - len(repos))}
 
@@ -361,10 +369,11 @@ def timed(action) -> float:
     return measure(action)[0]
 
 
-def measure(action) -> tuple[float, float]:
-    """Wall and CPU seconds of ``action`` (CPU: this process and the subprocesses it waited for)."""
+def measure(action: Callable[..., object], *args: Any) -> tuple[float, float]:
+    """Wall and CPU seconds of ``action(*args)`` (CPU: this process and the subprocesses it
+    waited for)."""
     wall, cpu = time.perf_counter(), _cpu()
-    action()
+    action(*args)
     return time.perf_counter() - wall, _cpu() - cpu
 
 
@@ -433,7 +442,7 @@ def _mb(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f} MB"
 
 
-def _print_rows(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+def _print_rows(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, tuple("-" * w for w in widths), *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())

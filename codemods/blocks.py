@@ -15,7 +15,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .statements import BLOCKS, child_index, indentation
+from .statements import child_index, indentation, statement_of
 
 #: The indentation step where the file shows none: a statement at module level.
 _STEP = "    "
@@ -25,7 +25,7 @@ def open_block(line: pytree.Node, newline: str) -> None:
     """Move ``line``, the one-line body after a ``:``, to a block of its own, one indentation
     step deeper than the statement it belongs to."""
     owner = line.parent
-    statement = _in_block(owner)
+    statement = statement_of(owner)
     outer = indentation(statement)
     index = child_index(line)
     line.remove()
@@ -39,18 +39,11 @@ def open_block(line: pytree.Node, newline: str) -> None:
     owner.insert_child(index, suite)
 
 
-def _in_block(node: pytree.Base) -> pytree.Base:
-    """The statement of a block that holds ``node`` (``async with`` for its ``with``)."""
-    while node.parent is not None and node.parent.type not in BLOCKS:
-        node = node.parent
-    return node
-
-
 def _indentation_step(statement: pytree.Base, outer: str) -> str:
     """What the block holding ``statement`` adds to the indentation of the def/if/for... whose
     body it is."""
     block = statement.parent
     if block.type != syms.suite:
         return _STEP
-    base = indentation(_in_block(block.parent))
+    base = indentation(statement_of(block.parent))
     return outer[len(base):] if outer.startswith(base) and len(outer) > len(base) else _STEP

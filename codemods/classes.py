@@ -32,7 +32,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .config_functions import dotted, imported_names, module_parts, nearest_function, parse
+from .modules import ast_dotted_name, imported_names, module_ast, module_parts, nearest_name
 from .qualified import Reference
 from .rule import FileContext
 from .tfnames import canonical, is_attribute_trailer, is_call_trailer, public_name
@@ -82,8 +82,12 @@ class SubclassCall:
 
 
 def class_facts(path: str, text: str) -> set[str]:
-    """The ``class:`` facts of one file (see the module docstring)."""
-    tree = parse(text)
+    """The ``class:`` facts of one file, for a plugin's ``npu_codemod_analyze_file``: one per
+    module-level class with a base other than ``object`` and the builtins,
+    ``class:<module>.<Class>=<base>,...;<parameters of its own __init__ after self, or ->``
+    (``class:models.estimators.BertEstimator=tensorflow.estimator.Estimator;bert_config,config``);
+    :func:`subclass_calls` reads them back."""
+    tree = module_ast(text)
     if tree is None:
         return set()
     module = ".".join(module_parts(path))
@@ -101,7 +105,7 @@ def class_facts(path: str, text: str) -> set[str]:
 
 def _base(value: ast.expr, imports: dict[str, str], local: AbstractSet[str], module: str) -> str:
     """The dotted name of one base as the file binds it, or '' for a plain or unknown one."""
-    spelled = dotted(value)
+    spelled = ast_dotted_name(value)
     if spelled is None:
         return ""
     head, _, rest = spelled.partition(".")
@@ -161,7 +165,7 @@ class RepositoryClasses:
             public = canonical(public_name(base))
             if public in api:
                 return public, init
-            known = nearest_function(base, package, self.classes.keys())
+            known = nearest_name(base, package, self.classes.keys())
             if known is not None and known not in visiting:
                 derived = self._derive(known, api, visiting | {name})
                 if derived is not None:
@@ -216,14 +220,14 @@ class _FileNames:
         head, _, rest = spelled.partition(".")
         if head in self.imports:
             target = self.imports[head] + (f".{rest}" if rest else "")
-            found = nearest_function(target, self.package, self.classes.keys())
+            found = nearest_name(target, self.package, self.classes.keys())
         else:
             found = f"{self.module}.{spelled}"
         return self.classes.get(found or "")
 
 
 def _file_names(ctx: FileContext, classes: dict[str, RepositoryClass]) -> _FileNames:
-    tree = parse(ctx.original)
+    tree = module_ast(ctx.original)
     parts = module_parts(ctx.path)
     imports = imported_names(tree, ctx.path) if tree is not None else {}
     return _FileNames(imports, ".".join(parts), parts[:-1], classes)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Optional
 
-from .config_functions import dotted, imported_names, parse
+from .modules import ast_dotted_name, imported_names, module_ast
 from .rule import FileContext
 from .tfnames import canonical, public_name
 
@@ -52,7 +52,7 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
     horovod = "horovod" in text
     calls = "Strategy" in text or "get_npu_" in text or "npu_distributed" in text \
         or "NPUBroadcast" in text
-    tree = parse(text) if horovod or calls else None
+    tree = module_ast(text) if horovod or calls else None
     if tree is None:
         return frozenset()
     facts = {HOROVOD} if horovod and _imports_horovod(tree) else set()
@@ -62,7 +62,7 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
     star = any(isinstance(node, ast.ImportFrom) and node.module == "npu_bridge.npu_init"
                and any(alias.name == "*" for alias in node.names) for node in tree.body)
     for node in ast.walk(tree):
-        callee = dotted(node.func) if isinstance(node, ast.Call) else None
+        callee = ast_dotted_name(node.func) if isinstance(node, ast.Call) else None
         if callee is None:
             continue
         if _qualified(callee, imports, star) in (MIRRORED_STRATEGIES | {NPU_STRATEGY}):

@@ -18,7 +18,7 @@ from fissix.pygram import python_symbols as syms
 from .calls import Argument, add_keyword, find_argument
 from .qualified import Reference
 from .snippets import parse_expression, parse_statements
-from .statements import child_index, indentation
+from .statements import child_index, indentation, last_leaf
 
 
 def replace_callee(reference: Reference, dotted: str) -> None:
@@ -183,3 +183,73 @@ def _replace_value(value: pytree.Base, value_code: str) -> None:
     new = parse_expression(value_code)
     new.prefix = value.prefix
     value.replace(new)
+
+
+def insert_before(statement: pytree.Base, code: str, newline: str) -> list[pytree.Base]:
+    """Insert the statements of ``code`` before ``statement``; return the new nodes.
+
+    Comments and blank lines above ``statement`` stay above the inserted code.
+    """
+    indent = indentation(statement)
+    nodes = parse_statements(code, newline)
+    block = statement.parent
+    index = child_index(statement)
+    first_in_suite = block.children[index - 1].type == token.INDENT
+    nodes[0].prefix = "" if first_in_suite else statement.prefix
+    for node in nodes[1:]:
+        node.prefix = indent
+    statement.prefix = indent
+    for offset, node in enumerate(nodes):
+        block.insert_child(index + offset, node)
+    return nodes
+
+
+def insert_after(statement: pytree.Base, code: str, newline: str) -> list[pytree.Base]:
+    """Insert the statements of ``code`` right after ``statement`` (a child of a block).
+
+    Blank lines and comments that follow a compound statement at the block's indentation
+    belong to what comes next, so they move below the new code.
+    """
+    block = statement.parent
+    indent = indentation(statement)
+    nodes = parse_statements(code, newline)
+    for node in nodes:
+        node.prefix = indent
+    moved = _take_trailing_text(statement, indent)
+    index = child_index(statement) + 1
+    for offset, node in enumerate(nodes):
+        block.insert_child(index + offset, node)
+    following = block.children[index + len(nodes)] if index + len(nodes) < len(block.children) else None
+    if following is not None:
+        following.prefix = moved + following.prefix
+    elif moved:  # cannot happen in a parsed tree (blocks end in DEDENT/ENDMARKER), keep the text
+        nodes[-1].prefix = moved + nodes[-1].prefix
+    return nodes
+
+
+def _take_trailing_text(statement: pytree.Base, indent: str) -> str:
+    """Cut the prefixes of the DEDENTs ending ``statement``, except lines indented deeper."""
+    dedents = []
+    leaf = last_leaf(statement)
+    while leaf is not None and leaf.type == token.DEDENT:
+        dedents.append(leaf)
+        leaf = leaf.prev_sibling
+        if leaf is not None and leaf.type != token.DEDENT:
+            leaf = last_leaf(leaf)
+    text = "".join(dedent.prefix for dedent in reversed(dedents))
+    if not text:
+        return ""
+    lines = text.splitlines(keepends=True)
+    keep = 0
+    while keep < len(lines) and lines[keep].strip() and _deeper(lines[keep], indent):
+        keep += 1
+    kept, moved = "".join(lines[:keep]), "".join(lines[keep:])
+    for dedent in dedents:
+        dedent.prefix = ""
+    dedents[-1].prefix = kept
+    return moved
+
+
+def _deeper(line: str, indent: str) -> bool:
+    whitespace = line[: len(line) - len(line.lstrip(" \t"))]
+    return len(whitespace) > len(indent)

@@ -13,7 +13,7 @@ import sys
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Callable, FrozenSet, Iterator, Optional, Sequence
 
@@ -28,7 +28,7 @@ from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import imports_module_pattern, place_imports
 from .prematch import SELF, leaf_key, quick_check
-from .qualified import NameIndex, WantedNames, name_roots, qualified_names, star_heads
+from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, position, rules_in_order
 from .source import UndecodableSource, decode_source
 from .walk import post_order, tree_text
@@ -178,7 +178,7 @@ class Engine:
             for rule, edit in ctx.deferred:
                 self._guarded(rule, ctx, edit)
             for rule in active:
-                self._guarded(rule, ctx, lambda rule=rule: rule.finish(tree, ctx))
+                self._guarded(rule, ctx, partial(rule.finish, tree, ctx))
             place_imports(tree, ctx.imports, ctx.newline)
         finally:
             self._ctx, self._active, self._tf_bound = None, frozenset(), {}
@@ -254,8 +254,6 @@ class Engine:
                               qualified_names(rule.calls), qualified_names(rule.uses))
                   for rule in rules]
         heads = {name for one in wanted for resolver in one.resolvers for name in resolver.bindings}
-        heads |= {name for one in wanted for resolver in one.resolvers for name in
-                  star_heads(resolver, one.names)}
         index, found = NameIndex(wanted), []
         for node in post_order(ctx.tree, {token.NAME: frozenset(heads)}, {syms.power}):
             head = node.children[0] if node.type == syms.power else node
@@ -263,8 +261,7 @@ class Engine:
                 continue
             found += [(rules[at], reference) for at, reference in index.references_at(node)]
         for rule, reference in found:
-            self._guarded(rule, ctx, lambda rule=rule, reference=reference: rule.visit_reference(reference, ctx),
-                          reference.node)
+            self._guarded(rule, ctx, partial(rule.visit_reference, reference, ctx), reference.node)
 
     def _tf_call_check(self, check: Callable[[pytree.Base], bool]) -> Callable[[pytree.Base], bool]:
         """``check``, and for a ``power`` node, that it calls a name bound to TensorFlow

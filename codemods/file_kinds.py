@@ -16,7 +16,7 @@ from typing import Optional
 
 from fissix import pytree
 
-from .tfnames import TfNames, first_call
+from .tfnames import ImportNames, first_call
 
 #: Folders whose files are test code, at any depth.
 TEST_FOLDERS = frozenset({"test", "tests"})
@@ -50,6 +50,6 @@ def may_enable_eager(text: str) -> bool:
     return any(name in text for name in _EAGER_NAMES)
 
 
-def eager_call(tree: pytree.Node, names: TfNames) -> Optional[tuple[pytree.Node, str]]:
+def eager_call(tree: pytree.Node, names: ImportNames) -> Optional[tuple[pytree.Node, str]]:
     """The first call in ``tree`` that enables eager execution, as ``(call, spelling)``."""
     return first_call(tree, names, EAGER_CALLS)

@@ -14,9 +14,8 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .scopes import last_leaf
 from .snippets import parse_statements
-from .statements import child_index, is_docstring
+from .statements import child_index, is_docstring, last_leaf
 
 #: The import NPU001 adds; code that uses ``npu_ops``, ``npu_unary_ops``... asks for it.
 NPU_INIT_IMPORT = "from npu_bridge.npu_init import *"

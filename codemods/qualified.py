@@ -18,7 +18,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .tfnames import TfNames, canonical, is_attribute_trailer, is_call_trailer, prefix_name
+from .tfnames import ImportNames, canonical, is_attribute_trailer, is_call_trailer, prefix_name
 from .walk import position
 
 #: Parents under which a NAME leaf is not a reference to what it is bound to.
@@ -58,12 +58,12 @@ class Reference:
         return getattr(self.node, "value", self.name)
 
 
-def module_names(tree: pytree.Node, modules: Iterable[str]) -> dict[str, TfNames]:
+def module_names(tree: pytree.Node, modules: Iterable[str]) -> dict[str, ImportNames]:
     """The bindings of each of ``modules`` (a root package each) in ``tree``."""
-    return {module: TfNames(tree, root=module) for module in modules}
+    return {module: ImportNames(tree, root=module) for module in modules}
 
 
-def name_reference(node: pytree.Base, resolvers: Iterable[TfNames],
+def name_reference(node: pytree.Base, resolvers: Iterable[ImportNames],
                    wanted: AbstractSet[str]) -> Optional[Reference]:
     """The reference to one of ``wanted`` (qualified names) that ``node`` starts with, if any.
 
@@ -77,7 +77,7 @@ def name_reference(node: pytree.Base, resolvers: Iterable[TfNames],
     return None
 
 
-def qualified_prefixes(node: pytree.Base, resolver: TfNames,
+def qualified_prefixes(node: pytree.Base, resolver: ImportNames,
                        stems: Optional[AbstractSet[str]] = None) -> list[tuple[int, str]]:
     """``(end, qualified name)`` of each dotted prefix of ``node`` that ``resolver`` resolves,
     shortest first: ``tf.estimator.RunConfig(x)`` gives ``(1, "tensorflow")``, ``(2,
@@ -87,8 +87,7 @@ def qualified_prefixes(node: pytree.Base, resolver: TfNames,
     that is none of them: no longer one can be looked for."""
     if node.type == syms.power:
         head = node.children[0]
-        if head.type != token.NAME or (head.value not in resolver.bindings
-                                       and resolver.star_bound(head.value) is None):
+        if head.type != token.NAME or head.value not in resolver.bindings:
             return []
         parts, found, children = [head.value], [], node.children
         for end in range(1, len(children) + 1):
@@ -122,7 +121,7 @@ class WantedNames:
     """What one rule asks to be offered: the resolvers of its names' root packages, the names
     whose calls it wants and those whose every reference it wants."""
 
-    resolvers: tuple[TfNames, ...]
+    resolvers: tuple[ImportNames, ...]
     calls: frozenset[str]
     uses: frozenset[str]
 
@@ -178,20 +177,6 @@ def _is_plain_reference(leaf: pytree.Leaf) -> bool:
     if parent.type == syms.expr_stmt and leaf is parent.children[0]:
         return False  # assigned
     return True
-
-
-def star_heads(resolver: TfNames, names: Iterable[str]) -> set[str]:
-    """The names among ``names`` that only the file's star import can bind
-    (:meth:`TfNames.star_bound`), by the name the file spells them with: ``npu_strategy`` for
-    ``npu_bridge.npu_init.npu_strategy.NPUStrategy`` after ``from npu_bridge.npu_init import *``."""
-    heads = set()
-    for module in resolver.star_modules[-1:]:
-        for name in names:
-            if name.startswith(module + "."):
-                head = name[len(module) + 1:].split(".")[0]
-                if resolver.star_bound(head) is not None:
-                    heads.add(head)
-    return heads
 
 
 def qualified_names(names: Iterable[str]) -> frozenset[str]:

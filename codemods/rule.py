@@ -16,7 +16,7 @@ from fissix import pytree
 
 from .findings import Finding, Status
 from .qualified import Reference
-from .tfnames import TF, TfNames
+from .tfnames import TF, ImportNames
 from .walk import position, tree_text
 
 T = TypeVar("T")
@@ -40,14 +40,16 @@ class Rule:
     id: ClassVar[str]
     #: Short kebab-case name (``nn-dropout``).
     name: ClassVar[str]
-    #: The rule pack the rule belongs to (``sess-run``, ``estimator``, ``audit``...); "" for none.
+    #: One line saying what the rule does.
+    description: ClassVar[str]
+    #: The rule pack it belongs to: the rules for one kind of code, as ``plugins/rules/<pack>/``
+    #: holds the built-in ones (``"sess-run"``: NPU001-NPU010, TF 1.x ``sess.run`` scripts);
+    #: "" for none.
     pack: ClassVar[str] = ""
     #: Whether the rule runs when the selection does not name it (no ``--rules``): False for
     #: an opt-in rule, such as the ``distributed`` pack's (moving off Horovod changes how the
     #: job is launched), which runs only when ``--rules`` names it.
     default_on: ClassVar[bool] = True
-    #: One line saying what the rule does.
-    description: ClassVar[str]
     #: The section of the migration guide the rule implements, titled as the guide titles it
     #: (the built-in rules: the Chinese Ascend guide).
     guide_section: ClassVar[str] = ""
@@ -165,11 +167,11 @@ class FileContext:
     memo: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
-    def tf(self) -> TfNames:
+    def tf(self) -> ImportNames:
         """The file's TensorFlow bindings (``ctx.tf.alias`` is the name to write code with)."""
         return self.names("tensorflow")
 
-    def names(self, module: str) -> TfNames:
+    def names(self, module: str) -> ImportNames:
         """The file's bindings of ``module`` (a root package: ``horovod``), computed once."""
         return self.analysis(_module_names, module)
 
@@ -246,8 +248,8 @@ class FileContext:
 _ANALYSES = "__analyses__"
 
 
-def _module_names(ctx: FileContext, module: str) -> TfNames:
-    return TfNames(ctx.tree, root=module)
+def _module_names(ctx: FileContext, module: str) -> ImportNames:
+    return ImportNames(ctx.tree, root=module)
 
 
 def rules_in_order(rules: Sequence[Rule]) -> list[Rule]:

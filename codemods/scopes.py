@@ -1,9 +1,10 @@
-"""How a name is used in its scope, and inserting a statement after another one.
+"""Names and bindings in a scope: how each occurrence of a name is used, what binds it,
+where a value flows.
 
 NPU010 must know whether a session object stays inside its block (then closing it after the
-last statement that uses it is safe) or escapes it. :func:`uses` classifies every occurrence
-of a name; :func:`insert_after` adds a statement with the block's indentation and the file's
-line ending, keeping comments that belong to the next statement in front of it.
+last statement that uses it is safe) or escapes it: :func:`uses` classifies every occurrence
+of a name, :func:`classify` answers "does this leaf bind its name?" (the one answer, imports
+included), :func:`flow` where a value goes.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .snippets import parse_statements
-from .statements import child_index, enclosing_scope, indentation
+from .statements import child_index, enclosing_scope
+from .tfnames import is_attribute_trailer
 from .walk import pre_order, scope_statements
 
 NESTED_SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)
@@ -358,7 +359,7 @@ def _bound_to(targets: list[pytree.Base], contained: bool, calls: tuple) -> Flow
                 continue
             head = part.children[0] if part.type == syms.power else None
             store = head if head is not None and head.type == token.NAME else None
-            into = "attribute" if is_attribute(part.children[-1]) else "subscript"
+            into = "attribute" if is_attribute_trailer(part.children[-1]) else "subscript"
             how = "on an attribute" if into == "attribute" else "in a subscript"
             return Flow("stored", f"stored {how} ({str(part).strip()})", into=into, store=store,
                         calls=calls)
@@ -374,10 +375,6 @@ def _target_parts(target: pytree.Base) -> Iterator[pytree.Base]:
                 yield from _target_parts(child)
     else:
         yield target
-
-
-def is_attribute(trailer: pytree.Base) -> bool:
-    return trailer.type == syms.trailer and trailer.children[0].type == token.DOT
 
 
 def bound_names(scope: pytree.Node) -> set[str]:
@@ -477,9 +474,8 @@ def _binding(leaf: pytree.Leaf) -> str:
         return "deleted"
     if parent.type == syms.global_stmt:  # also ``nonlocal``
         return "declared"
-    if parent.type in (syms.import_as_name, syms.dotted_as_name, syms.import_as_names,
-                       syms.import_from, syms.import_name):
-        return "imported"
+    if parent.type in _IMPORT_PARTS:
+        return "imported" if _is_imported_name(node, parent) else ""
     if parent.type in (syms.parameters, syms.typedargslist, syms.varargslist, syms.tname) or (
         parent.type == syms.lambdef and child_index(node) == 1
     ):
@@ -490,6 +486,25 @@ def _binding(leaf: pytree.Leaf) -> str:
             and node.prev_sibling.type == token.NAME and node.prev_sibling.value == "as":
         return "assigned"
     return ""
+
+
+_IMPORT_PARTS = (syms.import_as_name, syms.dotted_as_name, syms.import_as_names,
+                 syms.dotted_as_names, syms.import_from, syms.import_name, syms.dotted_name)
+
+
+def _is_imported_name(leaf: pytree.Base, parent: pytree.Node) -> bool:
+    """Does the import ``leaf`` sits in bind it? ``y`` of ``from X import y``, ``Y`` of ``X as Y``
+    and ``a`` of ``import a.b`` do; ``X`` and ``b`` do not."""
+    if parent.type == syms.import_from:
+        previous = leaf.prev_sibling
+        return previous is not None and (previous.type == token.LPAR or getattr(previous, "value", "") == "import")
+    if parent.type in (syms.import_as_name, syms.dotted_as_name):
+        return leaf is parent.children[-1]
+    if parent.type == syms.dotted_name:  # import a.b binds a; from a.b import c binds no part
+        holder = parent.parent
+        return leaf is parent.children[0] and holder is not None and holder.type in (
+            syms.import_name, syms.dotted_as_names)
+    return True  # a name of ``import a, b``, ``from m import a, b`` or ``import a``
 
 
 def is_terminal(statement: pytree.Base) -> bool:
@@ -505,59 +520,3 @@ def is_terminal(statement: pytree.Base) -> bool:
                ("return", "raise", "break", "continue")) for child in statement.children)
 
 
-def insert_after(statement: pytree.Base, code: str, newline: str) -> list[pytree.Base]:
-    """Insert the statements of ``code`` right after ``statement`` (a child of a block).
-
-    Blank lines and comments that follow a compound statement at the block's indentation
-    belong to what comes next, so they move below the new code.
-    """
-    block = statement.parent
-    indent = indentation(statement)
-    nodes = parse_statements(code, newline)
-    for node in nodes:
-        node.prefix = indent
-    moved = _take_trailing_text(statement, indent)
-    index = child_index(statement) + 1
-    for offset, node in enumerate(nodes):
-        block.insert_child(index + offset, node)
-    following = block.children[index + len(nodes)] if index + len(nodes) < len(block.children) else None
-    if following is not None:
-        following.prefix = moved + following.prefix
-    elif moved:  # cannot happen in a parsed tree (blocks end in DEDENT/ENDMARKER), keep the text
-        nodes[-1].prefix = moved + nodes[-1].prefix
-    return nodes
-
-
-def _take_trailing_text(statement: pytree.Base, indent: str) -> str:
-    """Cut the prefixes of the DEDENTs ending ``statement``, except lines indented deeper."""
-    dedents = []
-    leaf = last_leaf(statement)
-    while leaf is not None and leaf.type == token.DEDENT:
-        dedents.append(leaf)
-        leaf = leaf.prev_sibling
-        if leaf is not None and leaf.type != token.DEDENT:
-            leaf = last_leaf(leaf)
-    text = "".join(dedent.prefix for dedent in reversed(dedents))
-    if not text:
-        return ""
-    lines = text.splitlines(keepends=True)
-    keep = 0
-    while keep < len(lines) and lines[keep].strip() and _deeper(lines[keep], indent):
-        keep += 1
-    kept, moved = "".join(lines[:keep]), "".join(lines[keep:])
-    for dedent in dedents:
-        dedent.prefix = ""
-    dedents[-1].prefix = kept
-    return moved
-
-
-def _deeper(line: str, indent: str) -> bool:
-    whitespace = line[: len(line) - len(line.lstrip(" \t"))]
-    return len(whitespace) > len(indent)
-
-
-def last_leaf(node: pytree.Base) -> Optional[pytree.Leaf]:
-    """The last leaf of ``node`` (``node`` itself for a leaf); None for an empty node."""
-    while node.children:
-        node = node.children[-1]
-    return node if isinstance(node, pytree.Leaf) else None

@@ -1,19 +1,17 @@
-"""Statements around a node: where code can be inserted, in which scope, under which free name.
+"""Navigation around a node: its statement and block, whether a statement can go in front of
+it, its index among its siblings (by identity), its indentation, its scope, a free name there.
 
-Rules that must run code *before* an expression (create a config, hoist an argument) insert
-whole statements in front of the statement holding it, with that statement's indentation and
-the file's line ending, so the rest of the file stays byte-identical.
+Edits that insert statements live in :mod:`edits`; walks in :mod:`walk`.
 """
 
 from __future__ import annotations
 
-from typing import AbstractSet, Iterator, Optional
+from typing import AbstractSet, Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .snippets import parse_statements
 from .walk import node_pre_order
 
 BLOCKS = (syms.suite, syms.file_input)
@@ -28,7 +26,7 @@ _NO_STATEMENT = {
 
 def enclosing_statement(node: pytree.Base) -> Optional[pytree.Base]:
     """The statement of a block (module or suite) holding ``node``, or None (see :func:`why_not`)."""
-    return None if why_not(node) else _statement(node)
+    return None if why_not(node) else statement_of(node)
 
 
 def why_not(node: pytree.Base) -> Optional[str]:
@@ -46,8 +44,10 @@ def why_not(node: pytree.Base) -> Optional[str]:
     return None if child.parent is not None else "outside any statement"
 
 
-def _statement(node: pytree.Base) -> pytree.Base:
-    while node.parent.type not in BLOCKS:
+def statement_of(node: pytree.Base) -> pytree.Base:
+    """The statement of a block (module or suite) that holds ``node`` (``node`` itself when it
+    is one, or the outermost node when it is in no block)."""
+    while node.parent is not None and node.parent.type not in BLOCKS:
         node = node.parent
     return node
 
@@ -82,42 +82,12 @@ def indentation(statement: pytree.Base) -> str:
     return indent.value
 
 
-def insert_before(statement: pytree.Base, code: str, newline: str) -> list[pytree.Base]:
-    """Insert the statements of ``code`` before ``statement``; return the new nodes.
-
-    Comments and blank lines above ``statement`` stay above the inserted code.
-    """
-    indent = indentation(statement)
-    nodes = parse_statements(code, newline)
-    block = statement.parent
-    index = child_index(statement)
-    first_in_suite = block.children[index - 1].type == token.INDENT
-    nodes[0].prefix = "" if first_in_suite else statement.prefix
-    for node in nodes[1:]:
-        node.prefix = indent
-    statement.prefix = indent
-    for offset, node in enumerate(nodes):
-        block.insert_child(index + offset, node)
-    return nodes
-
-
 def enclosing_scope(node: pytree.Base) -> pytree.Node:
     """The function, class or module whose names ``node`` sees first."""
     scope = node.parent
     while scope.type not in _SCOPES:
         scope = scope.parent
     return scope
-
-
-def scope_nodes(scope: pytree.Node, nested: bool = False) -> Iterator[pytree.Base]:
-    """Nodes of ``scope`` in source order; nested functions/classes only when ``nested``."""
-    stack = [scope]
-    while stack:
-        node = stack.pop()
-        yield node
-        if node is not scope and not nested and node.type in (syms.funcdef, syms.classdef):
-            continue
-        stack.extend(reversed(node.children))
 
 
 def used_names(scope: pytree.Node) -> set[str]:
@@ -144,3 +114,10 @@ def free_name(scope: pytree.Node, preferred: str, fallback: str,
     taken = used_names(scope) if taken is None else taken
     candidates = [preferred, fallback] + [f"{fallback}_{n}" for n in range(1, len(taken) + 2)]
     return next(name for name in candidates if name not in taken)
+
+
+def last_leaf(node: pytree.Base) -> Optional[pytree.Leaf]:
+    """The last leaf of ``node`` (``node`` itself for a leaf); None for an empty node."""
+    while node.children:
+        node = node.children[-1]
+    return node if isinstance(node, pytree.Leaf) else None

@@ -3,13 +3,12 @@
 Rules match *canonical* names (``tensorflow.nn.dropout``) whatever the file's spelling:
 ``tf.nn.dropout``, ``tf.compat.v1.nn.dropout``, ``from tensorflow import nn``, or the internal
 module the public name is exported from (``from tensorflow.python.ops import nn_ops``:
-:data:`PUBLIC_NAMES`). Code a rule writes uses the file's own alias (:attr:`TfNames.alias`),
+:data:`PUBLIC_NAMES`). Code a rule writes uses the file's own alias (:attr:`ImportNames.alias`),
 never an internal module.
 """
 
 from __future__ import annotations
 
-import builtins
 import re
 from typing import Optional
 
@@ -18,7 +17,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .statements import child_index
-from .walk import pre_order, small_statements
+from .walk import small_statements
 
 TF = "tensorflow"
 _COMPAT = ("tensorflow.compat.v1", "tensorflow.compat.v2")
@@ -107,6 +106,22 @@ PUBLIC_NAMES: dict[str, str] = {
 #: Where the internal modules live (with the dot): never spelled in code a rule writes.
 INTERNAL = ("tensorflow.python.", "tensorflow.core.")
 
+#: The names ``from npu_bridge.npu_init import *`` binds that code the rules write calls (the
+#: spec's list, and the modules NPU004-NPU006 write): a file with the star import binds each
+#: as ``npu_bridge.npu_init.<name>``, so a rule's :attr:`Rule.calls` can name its own output
+#: (``npu_bridge.npu_init.get_npu_rank_id``) and find it on a second run.
+NPU_INIT_NAMES = frozenset({
+    "npu_run_config_init", "npu_config_proto", "npu_hooks_append", "npu_callbacks_append",
+    "npu_distributed_optimizer_wrapper", "NPUBroadcastGlobalVariablesHook",
+    "NPUBroadcastGlobalVariablesCallback", "get_npu_rank_id", "get_npu_local_rank_id",
+    "get_npu_rank_size", "get_npu_local_rank_size", "npu_strategy", "NPULossScaleOptimizer",
+    "FixedLossScaleManager", "ExponentialUpdateLossScaleManager",
+    "set_keras_session_npu_config", "close_session", "npu_clear_session", "npu_ops",
+    "npu_unary_ops",
+})
+#: Modules whose star import binds known names (see :data:`NPU_INIT_NAMES`).
+STAR_EXPORTS: dict[str, frozenset[str]] = {"npu_bridge.npu_init": NPU_INIT_NAMES}
+
 
 def public_name(dotted: str) -> str:
     """The public name of the full TensorFlow name ``dotted`` (itself unless it goes through
@@ -142,16 +157,9 @@ def dotted_name(node: pytree.Base) -> Optional[str]:
         return node.value
     if node.type == syms.dotted_name:
         return "".join(leaf.value for leaf in node.leaves())
-    if node.type != syms.power or node.children[0].type != token.NAME:
-        return None
-    if not is_attribute_trailer(node.children[-1]):
+    if node.type != syms.power or not is_attribute_trailer(node.children[-1]):
         return None  # a call ``f(x)`` or ``a.f(x)``, most power nodes: no need to go through
-    parts = [node.children[0].value]
-    for trailer in node.children[1:]:
-        if not is_attribute_trailer(trailer):
-            return None
-        parts.append(trailer.children[1].value)
-    return ".".join(parts)
+    return prefix_name(node, len(node.children))
 
 
 def is_attribute_trailer(node: pytree.Base) -> bool:
@@ -175,8 +183,9 @@ def prefix_name(power: pytree.Node, end: int) -> Optional[str]:
     return ".".join(parts)
 
 
-class TfNames:
-    """The TensorFlow bindings of one module, computed once from its tree.
+class ImportNames:
+    """The bindings of one root module (TensorFlow by default; ``root="horovod"``...) in a
+    module's tree, computed once: a generic import resolver.
 
     ``root`` names another module whose bindings to follow the same way (``contextlib``):
     :meth:`resolve` then gives its full names.
@@ -186,11 +195,6 @@ class TfNames:
         self.root = root
         #: Name -> full name of what it is bound to, as imported (internal modules kept).
         self.bindings: dict[str, str] = {}
-        #: The modules of ``root`` imported with ``from <module> import *``, in file order.
-        self.star_modules: list[str] = []
-        self._tree = tree
-        self._shadowed: dict[str, bool] = {}
-        self._names: Optional[dict[str, list[pytree.Leaf]]] = None
         for node in small_statements(tree):
             if node.type == syms.import_name:
                 self._import_name(node.children[1])
@@ -248,23 +252,10 @@ class TfNames:
         if not dotted:
             return None
         head, _, rest = dotted.partition(".")
-        target = self.bindings.get(head) or self.star_bound(head)
+        target = self.bindings.get(head)
         if target is None:
             return None
         return target + ("." + rest if rest else "")
-
-    def star_bound(self, name: str) -> Optional[str]:
-        """``<module>.<name>`` when ``name`` can only come from the file's last ``from <module>
-        import *`` of ``root`` (``npu_run_config_init`` after ``from npu_bridge.npu_init import
-        *``): the file binds it nowhere else (an import, def, class, assignment or parameter,
-        in any scope) and it is no builtin. None otherwise."""
-        if not self.star_modules or name in self.bindings or name in _BUILTINS:
-            return None
-        if name not in self._shadowed:
-            if self._names is None:
-                self._names = name_leaves(self._tree)
-            self._shadowed[name] = any(binds(leaf) for leaf in self._names.get(name, ()))
-        return None if self._shadowed[name] else f"{self.star_modules[-1]}.{name}"
 
     def _bind(self, name: str, target: str) -> None:
         if target == self.root or target.startswith(self.root + "."):
@@ -284,12 +275,12 @@ class TfNames:
         if not module:
             return
         names = node.children[3:]
-        if len(names) == 1 and names[0].type == token.STAR:
-            if module == self.root or module.startswith(self.root + "."):
-                self.star_modules.append(module)
-            return
         for child in names:
             if child.type == token.LPAR or child.type == token.RPAR:
+                continue
+            if child.type == token.STAR:
+                for name in sorted(STAR_EXPORTS.get(module, ())):
+                    self._bind(name, f"{module}.{name}")
                 continue
             items = child.children[::2] if child.type == syms.import_as_names else [child]
             for item in items:
@@ -307,44 +298,14 @@ class TfNames:
                 self.bindings.setdefault(target.value, kept)
 
 
-def name_leaves(tree: pytree.Node) -> dict[str, list[pytree.Leaf]]:
-    """Every NAME leaf of ``tree`` by its value, from one walk."""
-    found: dict[str, list[pytree.Leaf]] = {}
-    for node in pre_order(tree):
-        if node.type == token.NAME:
-            found.setdefault(node.value, []).append(node)
-    return found
-
-
-def binds(leaf: pytree.Leaf) -> bool:
-    """Does this NAME leaf bind its name: imported (from any module), defined by a def or a
-    class, assigned, a parameter or a loop/with/except target, in any scope?"""
-    from .scopes import classify  # scopes reads statements, which this module also reads
-
-    parent = leaf.parent
-    if parent is None:
-        return False
-    if parent.type in (syms.funcdef, syms.classdef) and parent.children[1] is leaf:
-        return True
-    if parent.type in _IMPORT_PARTS:
-        return True
-    previous = leaf.prev_sibling
-    return (previous is None or previous.type != token.DOT) and classify(leaf).kind == "bind"
-
-
-_IMPORT_PARTS = frozenset({syms.import_name, syms.import_from, syms.import_as_name,
-                           syms.import_as_names, syms.dotted_as_name, syms.dotted_as_names})
-_BUILTINS = frozenset(dir(builtins))
-
-
 def _alias_rank(target: str) -> int:
     return {"tensorflow.compat.v1": 0, TF: 1}.get(target, 2)
 
 
-def called_name(name: pytree.Leaf) -> Optional[tuple[pytree.Node, str]]:
-    """``(power, dotted callee)`` when the NAME leaf ``name`` ends the callee of a call:
-    ``enable_eager_execution`` in ``tf.compat.v1.enable_eager_execution()`` or in a bare
-    ``enable_eager_execution()``."""
+def call_of(name: pytree.Leaf) -> Optional[tuple[pytree.Node, int]]:
+    """``(power, index)`` when the NAME leaf ``name`` ends the callee of a call whose ``(...)``
+    trailer is ``power.children[index]``: ``Session`` in ``tf.Session()``, in a bare
+    ``Session()`` or in ``make_supervisor().managed_session()`` (any callee), else None."""
     holder = name.parent
     if holder is not None and is_attribute_trailer(holder):
         power, index = holder.parent, child_index(holder)
@@ -353,11 +314,19 @@ def called_name(name: pytree.Leaf) -> Optional[tuple[pytree.Node, str]]:
     else:
         return None
     call = power.children[index + 1] if index + 1 < len(power.children) else None
-    spelled = prefix_name(power, index + 1)
-    return (power, spelled) if is_call_trailer(call) and spelled else None
+    return (power, index + 1) if is_call_trailer(call) else None
 
 
-def first_call(tree: pytree.Node, names: TfNames, wanted: frozenset[str]) -> Optional[tuple[pytree.Node, str]]:
+def called_name(name: pytree.Leaf) -> Optional[tuple[pytree.Node, str]]:
+    """``(power, dotted callee)`` when the NAME leaf ``name`` ends the callee of a call:
+    ``enable_eager_execution`` in ``tf.compat.v1.enable_eager_execution()`` or in a bare
+    ``enable_eager_execution()``."""
+    found = call_of(name)
+    spelled = prefix_name(*found) if found is not None else None
+    return (found[0], spelled) if found is not None and spelled else None
+
+
+def first_call(tree: pytree.Node, names: ImportNames, wanted: frozenset[str]) -> Optional[tuple[pytree.Node, str]]:
     """The first call in ``tree`` of a name that qualifies to one of ``wanted`` (canonical
     names), in any spelling the file binds (``eager()`` after ``from tensorflow.compat.v1
     import enable_eager_execution as eager``), as ``(power, dotted callee)``."""
@@ -370,3 +339,7 @@ def first_call(tree: pytree.Node, names: TfNames, wanted: frozenset[str]) -> Opt
         if called is not None and names.qualify(called[1]) in wanted:
             return called
     return None
+
+
+#: The former name of :class:`ImportNames` (it resolves any root module, not only TensorFlow).
+TfNames = ImportNames

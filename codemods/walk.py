@@ -14,7 +14,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 #: Nodes that hold statements; nothing else can contain one.
-_BLOCKS = frozenset({
+_HOLDS_STATEMENTS = frozenset({
     syms.file_input, syms.suite, syms.simple_stmt, syms.if_stmt, syms.while_stmt,
     syms.for_stmt, syms.try_stmt, syms.with_stmt, syms.funcdef, syms.classdef,
     syms.decorated, syms.async_stmt, syms.async_funcdef,
@@ -34,7 +34,7 @@ def small_statements(tree: pytree.Node) -> Iterator[pytree.Base]:
                 if child.type not in _SEPARATORS:
                     yield child
         else:
-            stack.extend([child for child in reversed(node.children) if child.type in _BLOCKS])
+            stack.extend([child for child in reversed(node.children) if child.type in _HOLDS_STATEMENTS])
 
 
 def scope_statements(scope: pytree.Node, nested: bool = False) -> Iterator[pytree.Base]:
@@ -51,7 +51,7 @@ def scope_statements(scope: pytree.Node, nested: bool = False) -> Iterator[pytre
                 if child.type not in _SEPARATORS:
                     yield child
         elif node is scope or nested or node.type not in _SCOPES:
-            stack.extend([child for child in reversed(node.children) if child.type in _BLOCKS])
+            stack.extend([child for child in reversed(node.children) if child.type in _HOLDS_STATEMENTS])
 
 
 def scoped_statements(tree: pytree.Node) -> Iterator[tuple[pytree.Node, pytree.Base]]:
@@ -154,3 +154,14 @@ def position(node: pytree.Base) -> tuple[int, int]:
         if leaf.lineno:
             return leaf.lineno, leaf.column
     return 1, 0
+
+
+def scope_nodes(scope: pytree.Node, nested: bool = False) -> Iterator[pytree.Base]:
+    """Nodes of ``scope`` in source order; nested functions/classes only when ``nested``."""
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node is not scope and not nested and node.type in (syms.funcdef, syms.classdef):
+            continue
+        stack.extend(reversed(node.children))

@@ -279,7 +279,8 @@ def class_attributes(cls: type) -> tuple[Member, ...]:
         return ()
     docs = comment_docs(source)
     members = []
-    for node in ast.parse(source).body[0].body:
+    definition = ast.parse(source).body[0]
+    for node in definition.body if isinstance(definition, ast.ClassDef) else ():
         if isinstance(node, (ast.AnnAssign, ast.Assign)):
             target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0]
             if isinstance(target, ast.Name) and target.id in docs:
@@ -296,6 +297,8 @@ def methods(cls: type) -> tuple[Member, ...]:
             continue
         if isinstance(value, (property, cached_property)):
             getter = value.fget if isinstance(value, property) else value.func
+            if getter is None:  # a property without a getter shows nothing
+                continue
             returns = inspect.signature(getter).return_annotation
             shown = "" if returns is inspect.Signature.empty else f": {_raw(returns)!r}"
             members.append(Member(f"{cls.__name__}.{name} (property)", f"{name}{shown}",

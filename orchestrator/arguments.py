@@ -16,11 +16,12 @@ from npu_codemod.plugins.manager import PluginSpec
 
 
 def config_path(args: argparse.Namespace) -> Optional[Path]:
-    """The TOML file with the ``[tool.npu-codemod]`` table: ``--config``, else the
-    ``pyproject.toml`` next to the repo list, else (``check``) the one in the current folder."""
-    # check (a pre-commit hook, a CI step) runs at the top of the repository it checks
-    return find_config(getattr(args, "config", None),
-                       "-" if args.command == "check" else getattr(args, "repos", None))
+    """The TOML file with the ``[tool.npu-codemod]`` table, by one rule for every command:
+    ``--config FILE``, else the ``pyproject.toml`` of the folder the command works from: the
+    repo list's folder for ``run``/``scan`` (the current folder for ``--repos -``), the current
+    folder for ``check`` (run at the top of the repository it checks) and ``rules``."""
+    repos = getattr(args, "repos", None)
+    return find_config(getattr(args, "config", None), repos if repos is not None else "-")
 
 
 def rule_selection(args: argparse.Namespace) -> RuleSelection:

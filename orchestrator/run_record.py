@@ -22,6 +22,7 @@ def rule_info(rule: Rule, plugins: Optional[Plugins] = None) -> dict[str, Any]:
     """A rule's metadata, its plugin and package, and its settings as used."""
     plugin = plugins.plugin_of(rule) if plugins else None
     settings = rule.settings
+    instance = dataclasses.is_dataclass(settings) and not isinstance(settings, type)
     return {
         "id": rule.id,
         "name": rule.name,
@@ -35,7 +36,7 @@ def rule_info(rule: Rule, plugins: Optional[Plugins] = None) -> dict[str, Any]:
         "plugin": plugin.name if plugin else type(rule).__module__,
         "distribution": plugin.distribution if plugin else "",
         "version": plugin.version if plugin else "",
-        "settings": dataclasses.asdict(settings) if dataclasses.is_dataclass(settings) else None,
+        "settings": dataclasses.asdict(settings) if instance else None,
     }
 
 

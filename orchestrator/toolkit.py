@@ -65,7 +65,7 @@ class Toolkit:
                                   f"run: {broken.reason}") for broken in self.plugins.broken]
         for path, data in files:
             if not self.engine.wants(data) or len(data) > MAX_SOURCE_BYTES:
-                continue
+                continue  # a file too large to parse is one error finding of the engine's
             try:
                 text = decode_source(data).text
             except UndecodableSource:

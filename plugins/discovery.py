@@ -7,6 +7,7 @@ of a plugin that turns out to be broken.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import os
@@ -36,7 +37,7 @@ class Candidate:
 def builtin_candidates(modules: tuple[str, ...]) -> Iterator[Candidate]:
     for module in modules:
         yield Candidate(module, "builtin", "npu-codemod", __version__,
-                        lambda module=module: importlib.import_module(module))
+                        functools.partial(importlib.import_module, module))
 
 
 def entry_point_candidates(group: str = ENTRY_POINT_GROUP) -> Iterator[Candidate]:

@@ -38,7 +38,7 @@ def safe_http(url: Optional[str]) -> Optional[str]:
 def repo_links(repo: Mapping[str, Any]) -> dict[str, Optional[str]]:
     """Links for the ``branch``, ``commit`` and ``pr`` of one repo result (None: unknown)."""
     base = web_url(repo.get("location") or "")
-    sep = "/-/" if base and "gitlab" in urlsplit(base).hostname else "/"
+    sep = "/-/" if base and "gitlab" in (urlsplit(base).hostname or "") else "/"
     branch, commit = repo.get("branch"), repo.get("commit")
     return {
         "branch": f"{base}{sep}tree/{quote(branch, safe='/')}" if base and branch else None,

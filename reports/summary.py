@@ -64,7 +64,7 @@ class Overview:
         return overview
 
     def _add(self, repo: Mapping[str, Any]) -> None:
-        totals = dict.fromkeys(STATUSES, 0)
+        totals: dict[str, int] = dict.fromkeys(STATUSES, 0)
         for finding in repo["findings"]:
             status, rule_id = finding["status"], finding["rule_id"]
             by_rule = self.by_rule.setdefault(rule_id, dict.fromkeys(STATUSES, 0))

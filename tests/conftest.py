@@ -1,4 +1,5 @@
-"""Test environment: a writable fissix cache and a pinned git identity, never the user's."""
+"""Test environment: a writable fissix cache and a pinned git identity, never the user's; the
+``calls_hook`` marker (:mod:`support.hooks`). The tests' helpers are in ``support/``."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ for _key, _value in {
     os.environ[_key] = _value
 
 # Property tests: the same examples on every run (stable CI), no example database in the repo.
-from hypothesis import settings as _hypothesis_settings
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
 
 _hypothesis_settings.register_profile("npu-codemod", derandomize=True, database=None, deadline=None)
 _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "npu-codemod"))
+
+# @pytest.mark.calls_hook(...): the marked test fails unless it calls those hooks.
+from support.hooks import pytest_configure, pytest_runtest_call  # noqa: E402, F401

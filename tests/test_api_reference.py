@@ -19,7 +19,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from gitutil import cli
+
+from npu_codemod import api
 from npu_codemod.orchestrator import api_reference
 from npu_codemod.orchestrator.api_reference import (
     REGENERATE,
@@ -28,9 +29,9 @@ from npu_codemod.orchestrator.api_reference import (
     groups,
 )
 from npu_codemod.plugins.manager import PluginSpec, load_plugins
-
-from npu_codemod import api
 from npu_codemod.testing import run_rules, sites
+
+from support.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 API_MD = ROOT / "docs" / "api.md"
@@ -138,7 +139,7 @@ def test_rule_attributes_and_context_methods_are_on_the_page() -> None:
     assert ("- `calls: ClassVar[tuple[str, ...]] = ()`: Qualified names (any module: "
             "`tensorflow.estimator.RunConfig`) whose *calls*") in text
     assert "#### `FileContext.add_import`\n\n```python\nadd_import(statement: str) -> None\n```" in text
-    assert "*class, alias of `npu_codemod.codemods.tfnames.TfNames`*" in text
+    assert "*class, alias of `npu_codemod.codemods.tfnames.ImportNames`*" in text
     for name in api.__all__:
         assert f"\n### `{name}`\n" in text
 

@@ -7,7 +7,6 @@ Everything here runs once on one repository holding all the bad files next to a 
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import stat
@@ -15,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from gitutil import cli, git, make_repo, show
-from repostate import repo_state
-
 from npu_codemod.codemods.file_kinds import SYMLINK
+
+from support.cli import cli
+from support.csvfiles import read_csv
+from support.git import git, make_repo, show
+from support.repo_state import repo_state
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TF = b"import tensorflow as tf\n"
@@ -61,11 +62,6 @@ def write_huge(path: Path) -> None:
             remaining -= len(chunk)
 
 
-def read_findings(report_dir: Path) -> list[dict[str, str]]:
-    with (report_dir / "findings.csv").open(encoding="utf-8", newline="") as stream:
-        return list(csv.DictReader(stream))
-
-
 @pytest.fixture(scope="module")
 def bad_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("bad")
@@ -103,7 +99,7 @@ def test_the_run_succeeds_without_a_traceback(bad_run) -> None:
 def test_each_bad_file_is_one_line_error_and_left_as_it_was(bad_run, path: str) -> None:
     root, _, _ = bad_run
     for repo in ("repo", "only-bad") if path in BAD_FILES else ("repo",):
-        rows = [row for row in read_findings(root / "rep") if row["repo"] == repo and row["path"] == path]
+        rows = [row for row in read_csv(root / "rep" / "findings.csv") if row["repo"] == repo and row["path"] == path]
         if EXPECTED[path] is None:
             assert rows == []
         else:
@@ -133,7 +129,7 @@ def test_symlinks_out_of_the_repo_are_never_followed(bad_run) -> None:
     root, before, _ = bad_run
     repo = root / "repo"
     links = [(row["path"], row["line"], row["rule_id"], row["status"], row["message"])
-             for row in read_findings(root / "rep") if row["path"].startswith("link")]
+             for row in read_csv(root / "rep" / "findings.csv") if row["path"].startswith("link")]
     # The .py link is named (not followed); the folder link is no .py file.
     assert links == [("link.py", "1", "NPU000", "unmigrated", SYMLINK)]
     assert (root / "outside" / "evil.py").read_bytes() == before["outside"]

@@ -9,14 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from gitutil import make_repo, show
-from reportcase import cli
-from rulecase import assert_check_lists_run_sites
-from test_corpus import CORPUS, NAMES
-from test_sample_projects import NAMES as PROJECT_NAMES
-from test_sample_projects import PROJECTS, sources
 
 from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+
+from support.cli import check_lines as check
+from support.cli import cli
+from support.git import make_repo, show
+from support.goldens import CORPUS, PROJECTS, project_names, sources
+from support.rules import assert_check_lists_run_sites
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = (
@@ -27,10 +27,8 @@ SCRIPT = (
     "y = tf.nn.dropout(x, 0.5)\n"
 )
 NEEDS_PERSON = "import tensorflow as tf\n\nbatch = memory.batch(32)\n"
-
-
-def check(cwd: Path, *paths: str, expect: int) -> list[str]:
-    return cli(cwd, "check", *paths, expect=expect).stdout.splitlines()
+NAMES = project_names(CORPUS)
+PROJECT_NAMES = project_names(PROJECTS)
 
 
 def test_unmigrated_script_fails_and_its_migrated_version_passes(tmp_path: Path) -> None:
@@ -43,7 +41,7 @@ def test_unmigrated_script_fails_and_its_migrated_version_passes(tmp_path: Path)
          "model's accuracy: the guide notes the NPU dropout may affect it"),
     ]
     (tmp_path / "repos.txt").write_text("repo\n")
-    cli(tmp_path, "run", "--repos", "repos.txt", "--report-dir", "report", "--no-progress")
+    cli("run", "--repos", "repos.txt", "--report-dir", "report", "--no-progress", cwd=tmp_path, expect=0)
     migrated = tmp_path / "migrated"
     migrated.mkdir()
     (migrated / "train.py").write_bytes(show(repo, "npu-codemod/sess-run-to-npu", "train.py"))
@@ -69,7 +67,7 @@ def test_folders_are_walked_skipping_hidden_and_cache_folders(tmp_path: Path) ->
 def test_rule_settings_come_from_the_pyproject_toml_here_or_from_config(tmp_path: Path) -> None:
     (tmp_path / "train.py").write_text(SCRIPT)
     (tmp_path / "pyproject.toml").write_text('[tool.npu-codemod.rules.NPU007]\nstyle = "sideways"\n')
-    done = cli(tmp_path, "check", "train.py", expect=2)
+    done = cli("check", "train.py", cwd=tmp_path, expect=2)
     assert done.stderr.strip().splitlines() == [
         f"npu-codemod: error: {tmp_path / 'pyproject.toml'}: setting 'style' of rule NPU007 must be "
         "one of 'inline', 'helper', got 'sideways'"]
@@ -78,7 +76,7 @@ def test_rule_settings_come_from_the_pyproject_toml_here_or_from_config(tmp_path
 
 
 def test_a_missing_path_is_a_usage_error(tmp_path: Path) -> None:
-    done = cli(tmp_path, "check", "nope.py", expect=2)
+    done = cli("check", "nope.py", cwd=tmp_path, expect=2)
     assert done.stderr == "npu-codemod: error: no such file or folder: nope.py\n"
 
 

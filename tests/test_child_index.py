@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from fissix import pygram, pytree
-from fissix.pgen2 import driver, token
+from fissix.pgen2 import token
 
+from npu_codemod.codemods.edits import insert_before
 from npu_codemod.codemods.scopes import classify
-from npu_codemod.codemods.statements import insert_before
-from rulecase import run_rules, sites
 
-
-def parse(source: str) -> pytree.Node:
-    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
-    return parser.parse_string(source)
+from support.rules import run_rules, sites
+from support.trees import parse
 
 
 def test_insert_before_the_second_of_two_equal_lines():

@@ -8,7 +8,7 @@ from fissix import pygram, pytree
 from fissix.pgen2 import driver
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.session_config import ConfigTarget
+from npu_codemod.plugins.rules.sess_run._session_config import ConfigTarget
 
 
 def regions(body: str) -> list[int]:

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-from test_sample_projects import migrate, regenerate, sources
+from support.goldens import CORPUS, migrate, project_names, regenerate, sources
 
-CORPUS = Path(__file__).parent / "corpus"
-NAMES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
+NAMES = project_names(CORPUS)
 #: Files that import no TensorFlow (some mention it in comments or strings): no rule may fire.
 NOT_TF = {("non_tf", name) for name in ("torch_train.py", "onnx_infer.py", "replay_memory.py")} | {
     ("dcgan", "utils.py")}

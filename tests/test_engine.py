@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from npu_codemod.codemods.engine import Engine, FileOutcome
 from npu_codemod.codemods.rule import Capture, FileContext, Rule
 from npu_codemod.plugins.manager import load_plugins
-from rulecase import engine, run_rules, sites
+
+from support.rules import engine, run_rules, sites
 
 CORE = frozenset({"NPU001", "NPU002", "NPU004"})
 HEADER = b"from npu_bridge.npu_init import *\n"

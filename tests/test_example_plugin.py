@@ -3,14 +3,14 @@ a fresh virtualenv next to npu-codemod, runs through the CLI and shows up in eve
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from gitutil import make_repo
+from support.csvfiles import read_csv
+from support.git import make_repo
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "npu-codemod-example-rule"
@@ -60,14 +60,12 @@ def test_the_example_plugin_installs_and_reaches_every_report(tmp_path: Path) ->
                         + TRAIN.replace("mylib.dropout", "npu_ops.dropout"))
 
     out = tmp_path / "out"
-    with (out / "findings.csv").open(newline="") as stream:
-        findings = [(r["rule_id"], r["line"], r["status"], r["message"]) for r in csv.DictReader(stream)]
+    findings = [(r["rule_id"], r["line"], r["status"], r["message"]) for r in read_csv(out / "findings.csv")]
     assert ("MYL001", "4", "migrated", "replaced mylib.dropout with npu_ops.dropout") in findings
     assert ("MYL002", "5", "unmigrated", "mylib.make_session() creates its own tf.Session: pass "
             "config=npu_config_proto() (guide: https://wiki.example.com/npu-migration/mylib#make-session)"
             ) in findings
-    with (out / "summary.csv").open(newline="") as stream:
-        summary = {r["rule_id"]: (r["migrated"], r["unmigrated"]) for r in csv.DictReader(stream)}
+    summary = {r["rule_id"]: (r["migrated"], r["unmigrated"]) for r in read_csv(out / "summary.csv")}
     assert summary["MYL001"] == ("1", "0") and summary["MYL002"] == ("0", "1")
     run = json.loads((out / "run.json").read_text())
     assert {r["id"]: r["distribution"] for r in run["rules"] if r["plugin"] == "mylib"} == {

@@ -7,9 +7,10 @@ an eager-mode file gets one file-level ``NPU000`` finding and no rule rewrites i
 from __future__ import annotations
 
 import pytest
-from rulecase import assert_migrates, assert_unchanged, sites
 
 from npu_codemod.codemods.file_kinds import EAGER, is_test_file
+
+from support.rules import assert_migrates, assert_unchanged, sites
 
 EAGER_TRAIN = '''\
 """Eager-mode MNIST: gradients with tf.GradientTape, no graph, no session."""

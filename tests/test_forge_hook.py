@@ -45,6 +45,7 @@ def test_the_forge_is_inferred_from_the_remote(hook, remote, expected):
     assert forge.name == expected
 
 
+@pytest.mark.calls_hook("npu_codemod_forge")
 def test_a_third_party_forge_answers_to_its_own_name(hook):
     forge = open_forge(hook, "gitea", "file:///srv/org/repo.git", "http://127.0.0.1:1/api", None, "org/repo")
     assert forge.name == "gitea" and forge.api_url == "http://127.0.0.1:1/api"

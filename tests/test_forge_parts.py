@@ -7,12 +7,18 @@ import pytest
 
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.prs.codeowners import owners_of, parse_codeowners
-from npu_codemod.orchestrator.prs.forge import ForgeError, forge_host, open_forge, reviewer_kind, slug_from_url
+from npu_codemod.orchestrator.prs.forge import (
+    ForgeError,
+    forge_host,
+    open_forge,
+    reviewer_kind,
+    slug_from_url,
+)
+from npu_codemod.orchestrator.prs.groups import grouper, slugify
 from npu_codemod.orchestrator.prs.http import ApiClient, Response, RetryPolicy
 from npu_codemod.orchestrator.prs.pacing import Pacer, parse_rate
 from npu_codemod.orchestrator.prs.text import load_templates, pr_context
 from npu_codemod.orchestrator.redact import add_secret, mask_secrets
-from npu_codemod.orchestrator.prs.groups import grouper, slugify
 from npu_codemod.plugins.manager import load_plugins
 
 CODEOWNERS = """\
@@ -95,8 +101,8 @@ def test_reviewer_kinds():
         ("user", "alice"), ("user", "bob"), ("team", "org/team"), ("email", "a@b.example")]
 
 
-def _client(policy=RetryPolicy()):
-    return ApiClient("http://127.0.0.1:9", {}, policy, sleep=lambda s: None, clock=lambda: 1000.0)
+def _client(policy: "RetryPolicy | None" = None):
+    return ApiClient("http://127.0.0.1:9", {}, policy or RetryPolicy(), sleep=lambda s: None, clock=lambda: 1000.0)
 
 
 @pytest.mark.parametrize("status, headers, attempt, wait", [
@@ -148,7 +154,7 @@ def test_default_body_lists_migrated_unmigrated_with_links_and_guide_sections():
     rules = {"NPU002": {"name": "dataset-batch-drop-remainder", "description": "drop it", "guide_section": "数据预处理",
                         "guide_section_en": "Data preprocessing", "guide_url": "https://docs.example/rules.md#npu002"},
              "NPU003": {"name": "predict-last-batch", "description": "report", "guide_section": "推理"}}
-    context = pr_context("r", "o/r", "br", "main", findings, ["a.py"], rules, lambda p, l: f"https://x/{p}#L{l}")
+    context = pr_context("r", "o/r", "br", "main", findings, ["a.py"], rules, lambda p, line: f"https://x/{p}#L{line}")
     title, body = load_templates().render(context)
     assert title == "Migrate TensorFlow sess.run training code to Ascend NPU"
     assert "| NPU002 dataset-batch-drop-remainder | drop it | 1 |" in body

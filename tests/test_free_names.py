@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from fissix import pygram, pytree
-from fissix.pgen2 import driver
+from fissix import pytree
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.free_names import claim, taken_names
+from npu_codemod.codemods.edits import insert_before
 from npu_codemod.codemods.rule import FileContext
-from npu_codemod.codemods.session_config import custom_op_names
-from npu_codemod.codemods.statements import insert_before, used_names
+from npu_codemod.codemods.statements import used_names
+from npu_codemod.plugins.rules.sess_run._free_names import claim, taken_names
+from npu_codemod.plugins.rules.sess_run._session_config import custom_op_names
+
+from support.trees import parse
 
 SOURCE = """\
 import tensorflow as tf
@@ -18,11 +20,6 @@ def train(steps):
 def evaluate():
     pass
 """
-
-
-def parse(source: str) -> pytree.Node:
-    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
-    return parser.parse_string(source)
 
 
 def functions(tree: pytree.Node) -> list[pytree.Node]:

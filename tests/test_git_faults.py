@@ -13,8 +13,9 @@ import pytest
 
 from npu_codemod.orchestrator.git import repository as gitrepo
 
-from gitutil import cli, commits_on, git, make_repo, show
-from repostate import repo_state
+from support.cli import cli
+from support.git import git, make_repo, show
+from support.repo_state import repo_state
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TRAIN = "import tensorflow as tf\ny = tf.nn.dropout(x, 0.5)\n"

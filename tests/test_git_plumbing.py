@@ -16,7 +16,7 @@ import pytest
 
 from npu_codemod.orchestrator.git import repository as gitrepo
 
-from gitutil import git, make_repo
+from support.git import git, make_repo
 
 NAMES = {  # nested folders, a space, non-ASCII, a name sorting between "a" and "a/"
     "top.py": "x = 1\n",

@@ -1,7 +1,7 @@
 """Internal TF modules (``tensorflow.python.*``): a name is the public API it is exported as.
 
 Real code imports ``from tensorflow.python.layers import core as core_layers`` or ``from
-tensorflow.python.client import session as tf_session``; every rule asks ``ctx.tf`` (TfNames),
+tensorflow.python.client import session as tf_session``; every rule asks ``ctx.tf`` (ImportNames),
 which resolves those spellings through :data:`PUBLIC_NAMES`. Code a rule writes still uses a
 public alias of the file, and imports ``tensorflow`` when the file binds none.
 """
@@ -9,22 +9,17 @@ public alias of the file, and imports ``tensorflow`` when the file binds none.
 from __future__ import annotations
 
 import pytest
-from fissix import pygram, pytree
-from fissix.pgen2 import driver
-from rulecase import assert_migrates, sites
 
 from npu_codemod.codemods.engine import Engine
-from npu_codemod.codemods.tfnames import PUBLIC_NAMES, TfNames, is_internal_name, public_name
-from npu_codemod.plugins.rules.npu001_init_import import InitImport
-from npu_codemod.plugins.rules.npu007_session_config import SessionConfig, Settings
-from npu_codemod.plugins.rules.npu008_soft_placement import uses_tf_device
+from npu_codemod.codemods.tfnames import PUBLIC_NAMES, ImportNames, is_internal_name, public_name
+from npu_codemod.plugins.rules.sess_run.npu001_init_import import InitImport
+from npu_codemod.plugins.rules.sess_run.npu007_session_config import SessionConfig, Settings
+from npu_codemod.plugins.rules.sess_run.npu008_soft_placement import uses_tf_device
+
+from support.rules import assert_migrates, sites
+from support.trees import parse
 
 ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
-
-
-def parse(source: str) -> pytree.Node:
-    parser = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
-    return parser.parse_string(source)
 
 
 @pytest.mark.parametrize("internal, public", [
@@ -54,7 +49,7 @@ def test_every_internal_module_maps_to_a_public_name_outside_the_internal_packag
 
 
 def test_internal_bindings_resolve_but_never_spell_generated_code() -> None:
-    names = TfNames(parse(
+    names = ImportNames(parse(
         "from tensorflow.python.client import session as tf_session\n"
         "from tensorflow.python.ops import nn_ops\n"
         "import tensorflow.python.ops.nn_ops\n"
@@ -67,7 +62,7 @@ def test_internal_bindings_resolve_but_never_spell_generated_code() -> None:
     assert [names.is_internal(n) for n in ("tf_session", "sess_module", "nn_ops", "tensorflow")] \
         == [True, True, True, False]
     assert names.public_alias == "tensorflow"  # ``import tensorflow.python...`` binds the package
-    only_internal = TfNames(parse("from tensorflow.python.client import session as tf\n"
+    only_internal = ImportNames(parse("from tensorflow.python.client import session as tf\n"
                                   "sess_module = tf\n"))
     assert (only_internal.public_alias, only_internal.alias) == (None, "tf")
 

@@ -16,8 +16,9 @@ import pytest
 
 from npu_codemod.reports.atomic import atomic_open, write_atomic
 
-from gitutil import cli, git, make_repo, show
-from repostate import repo_state
+from support.cli import cli
+from support.git import git, make_repo, show
+from support.repo_state import repo_state
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TRAIN = "import tensorflow as tf\ny = tf.nn.dropout(x, 0.5)\n"

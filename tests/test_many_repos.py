@@ -16,7 +16,7 @@ import pytest
 
 from npu_codemod.orchestrator.cli import main
 
-from gitfixtures import TF_SCRIPT, git, make_remote, make_repo
+from support.git import TF_SCRIPT, git, make_remote, make_repo
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 README = "# a tiny project\n"

@@ -13,10 +13,12 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from gitutil import cli, make_repo, show
 from test_rule_npu012 import OPTIMIZATION
 
 from npu_codemod.testing import assert_migrates, assert_reports, sites
+
+from support.cli import cli
+from support.git import make_repo, show
 
 PACK = {"NPU001", "NPU011", "NPU012", "NPU013"}
 BRANCH = "npu-codemod/sess-run-to-npu"

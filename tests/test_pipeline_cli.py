@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import pytest
 
-from gitutil import cli, commits_on, git, make_repo, show, snapshot
+from support.cli import cli
+from support.csvfiles import read_csv
+from support.git import commits_on, git, make_repo, show
+from support.repo_state import snapshot
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 
@@ -27,11 +29,6 @@ dataset = tf.data.TFRecordDataset(files)
 dataset = dataset.batch(32, drop_remainder=True)
 h = npu_ops.dropout(h, keep_prob=1 - 0.1)
 """
-
-
-def read_csv(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8", newline="") as stream:
-        return list(csv.DictReader(stream))
 
 
 def sites(report_dir: Path) -> set[tuple[str, str, str]]:

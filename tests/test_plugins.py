@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import inspect
 import json
 import os
@@ -14,9 +13,12 @@ from pathlib import Path
 import pluggy
 import pytest
 
-from gitutil import cli, make_repo
 from npu_codemod.plugins import hookspecs
 from npu_codemod.plugins.manager import PluginSpec, load_plugins
+
+from support.cli import cli
+from support.csvfiles import read_csv
+from support.git import make_repo
 
 TRAIN = "import tensorflow as tf\nimport mylib\nh = mylib.dropout(h, 0.9)\nds = ds.batch(4)\n"
 
@@ -50,15 +52,8 @@ def write(path: Path, text: str) -> str:
     return str(path)
 
 
-def read_csv(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8", newline="") as stream:
-        return list(csv.DictReader(stream))
-
-
 def rules_json(*args: str, cwd: Path, env=None) -> list[dict]:
-    done = subprocess.run([sys.executable, "-m", "npu_codemod", "rules", "--format", "json", *args],
-                          cwd=cwd, capture_output=True, text=True, env=env, check=True)
-    return json.loads(done.stdout)
+    return json.loads(cli("rules", "--format", "json", *args, cwd=cwd, env=env, expect=0).stdout)
 
 
 @pytest.fixture
@@ -84,7 +79,7 @@ def test_every_hook_is_typed_and_says_what_it_gets_returns_and_how_results_combi
     doc = inspect.getdoc(spec)
     assert "Return" in doc
     assert all(f"``{name}``" in doc for name in signature.parameters), "every argument is described"
-    firstresult = getattr(spec, "npu_codemod_spec")["firstresult"]
+    firstresult = spec.npu_codemod_spec["firstresult"]
     assert ("First result wins" in doc) if firstresult else ("Collected" in doc)
     assert typing.get_type_hints(spec, vars(hookspecs) | _forward_refs())
 
@@ -111,6 +106,7 @@ def test_check_pending_rejects_a_hook_implementation_without_a_spec() -> None:
         pm.unregister(name="typo")
 
 
+@pytest.mark.calls_hook("npu_codemod_analyze_file")
 def test_hooks_are_called_with_keywords_and_implementations_take_a_subset(tmp_path: Path) -> None:
     plugin = write(tmp_path / "facts.py", "from npu_codemod.plugins.hookspecs import hookimpl\n"
                    "@hookimpl\ndef npu_codemod_analyze_file(text):\n"
@@ -184,6 +180,7 @@ def test_a_rule_id_clash_names_both_plugins(tmp_path: Path, repo_list: Path) -> 
 # --- A third-party rule gets everything a built-in gets ---------------------------------------
 
 
+@pytest.mark.calls_hook("npu_codemod_rules")
 def test_third_party_rule_runs_with_builtins_and_reaches_every_report(tmp_path: Path, repo_list: Path) -> None:
     plugin = write(tmp_path / "mylib_rules.py", RULE_PLUGIN)
     done = cli("run", "--repos", str(repo_list), "--plugin", plugin, "--report-dir", "out",
@@ -303,6 +300,7 @@ def test_a_rule_that_crashes_on_a_file_costs_only_that_rule(tmp_path: Path, repo
     assert {"NPU002", "NPU001"} <= {r["rule_id"] for r in rows if r["status"] == "migrated"}
 
 
+@pytest.mark.calls_hook("npu_codemod_analyze_file", "npu_codemod_finding", "npu_codemod_write_report")
 def test_analysis_and_result_hooks_that_raise_are_isolated(tmp_path: Path, repo_list: Path) -> None:
     plugin = write(tmp_path / "noisy.py", "from npu_codemod.plugins.hookspecs import hookimpl\n"
                    "@hookimpl\ndef npu_codemod_analyze_file(path):\n    raise ValueError(path)\n"
@@ -319,6 +317,7 @@ def test_analysis_and_result_hooks_that_raise_are_isolated(tmp_path: Path, repo_
     assert {"NPU002", "NPU001"} <= {r["rule_id"] for r in rows}
 
 
+@pytest.mark.calls_hook("npu_codemod_add_options", "npu_codemod_repo_result")
 def test_plugins_add_options_that_reach_the_result_hook(tmp_path: Path, repo_list: Path) -> None:
     plugin = write(tmp_path / "notify.py", "from pathlib import Path\n"
                    "from npu_codemod.plugins.hookspecs import hookimpl\n"

@@ -8,19 +8,20 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gitutil import cli, make_repo
+from support.cli import cli
+from support.git import make_repo
 
 SCRIPT = """
 import json, sys, threading
 sys.path.insert(0, {tests!r})
-import pool_probe
+from support import pool_tasks
 import npu_codemod.orchestrator.batch.runner  # imported by the parent only
 from npu_codemod.orchestrator.batch.process_pool import ProcessPool
 
 def probe():
     with ProcessPool(2) as pool:
-        pool.submit(1, pool_probe.loaded, "npu_codemod.orchestrator.batch.runner")
-        pool.submit(2, pool_probe.loaded, "npu_codemod.orchestrator.batch.runner")
+        pool.submit(1, pool_tasks.loaded, "npu_codemod.orchestrator.batch.runner")
+        pool.submit(2, pool_tasks.loaded, "npu_codemod.orchestrator.batch.runner")
         outcomes = dict(pool.wait(None))
         while len(outcomes) < 2:
             outcomes.update(pool.wait(None))

@@ -3,15 +3,16 @@ forge on 127.0.0.1, the real CLI in a subprocess."""
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-from fakeforge import serve
-from gitutil import cli, git, make_repo
+from support.cli import cli
+from support.csvfiles import read_csv
+from support.forge import serve
+from support.git import git, make_repo
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TOKEN = "tok-3f9a1c7e-never-show-me"
@@ -63,11 +64,6 @@ def assert_no_token(tmp_path: Path, *results) -> None:
     for path in tmp_path.rglob("*"):
         if path.is_file() and "remotes" not in path.parts:
             assert TOKEN.encode() not in path.read_bytes(), path
-
-
-def read_csv(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8", newline="") as stream:
-        return list(csv.DictReader(stream))
 
 
 def test_one_pr_per_changed_repo_and_a_rerun_updates_it(tmp_path: Path, github):

@@ -7,7 +7,7 @@ import pytest
 
 from npu_codemod.orchestrator.git import repository as gitrepo
 
-from gitfixtures import commit_files, git, make_remote, make_repo
+from support.git import commit_files, git, make_remote, make_repo
 
 BRANCH = "npu-codemod/test"
 

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from reportcase import HOSTILE_NAME, make_run
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
+
+from support.reports import HOSTILE_NAME, make_run
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from npu_codemod.codemods.excerpts import MAX_LINE_CHARS, excerpt, with_snippets
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.reports.charts import BAR_AREA, bar_chart, line_chart
-from npu_codemod.reports.history import HISTORY_FILE, append_history, read_history
 from npu_codemod.orchestrator.results import RepoResult
 from npu_codemod.orchestrator.run_record import rule_info
 from npu_codemod.plugins.manager import load_plugins
+from npu_codemod.reports.charts import BAR_AREA, bar_chart, line_chart
+from npu_codemod.reports.history import HISTORY_FILE, append_history, read_history
 from npu_codemod.reports.html_report import render_html, rule_guides
 from npu_codemod.reports.links import repo_links, web_url
 from npu_codemod.reports.sarif_report import sarif_log

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import jsonschema
 import pytest
-from reportcase import HOSTILE_COMMENT, HOSTILE_NAME, Page, cli, make_run
 
 from npu_codemod.codemods.findings import FINDING_FIELDS
+
+from support.cli import cli
+from support.csvfiles import read_csv
+from support.reports import HOSTILE_COMMENT, HOSTILE_NAME, Page, make_run
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 CATALOG = "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md"
@@ -19,11 +21,6 @@ CATALOG = "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md"
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_run(tmp_path_factory.mktemp("reports"))
-
-
-def rows(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8", newline="") as stream:
-        return list(csv.DictReader(stream))
 
 
 def page(report: Path) -> Page:
@@ -37,7 +34,7 @@ def test_every_report_file_is_written(report: Path) -> None:
 
 
 def test_page_numbers_match_summary_csv(report: Path) -> None:
-    summary = rows(report / "summary.csv")
+    summary = read_csv(report / "summary.csv")
     totals = {s: sum(int(row[s]) for row in summary) for s in ("migrated", "unmigrated", "error")}
     assert totals["migrated"] and totals["unmigrated"] and totals["error"]  # all three kinds
     shown = page(report).text_by_id
@@ -48,7 +45,7 @@ def test_page_numbers_match_summary_csv(report: Path) -> None:
     assert shown["repos-processed"].strip() == "3"
     assert shown["repos-changed"].strip() == "1"
     assert shown["repos-failed"].strip() == "1"
-    assert len(page(report).tags("tr")) >= len(rows(report / "findings.csv"))
+    assert len(page(report).tags("tr")) >= len(read_csv(report / "findings.csv"))
 
 
 def test_findings_csv_header_is_unchanged(report: Path) -> None:
@@ -80,7 +77,7 @@ def test_unmigrated_findings_carry_snippet_and_guide_section(report: Path) -> No
     assert needs_person and all(f["snippet"] for f in needs_person)
     assert all(f["snippet"] == "" for f in findings if f["status"] == "migrated")
     batch = next(f for f in findings if f["path"] == HOSTILE_NAME and f["rule_id"] == "NPU002")
-    assert f"> 4 | batch = memory.batch(32)\n" in batch["snippet"]
+    assert "> 4 | batch = memory.batch(32)\n" in batch["snippet"]
     assert HOSTILE_COMMENT in batch["snippet"]
     npu002 = next(r for r in run["rules"] if r["id"] == "NPU002")
     assert (npu002["guide_section"], npu002["guide_section_en"]) == ("数据预处理", "Data preprocessing")
@@ -101,7 +98,7 @@ def test_sarif_validates_against_the_2_1_0_schema(report: Path) -> None:
 
 def test_sarif_has_one_result_per_site_needing_a_person(report: Path) -> None:
     sarif = json.loads((report / "findings.sarif").read_text(encoding="utf-8"))
-    expected = [r for r in rows(report / "findings.csv") if r["status"] != "migrated"]
+    expected = [r for r in read_csv(report / "findings.csv") if r["status"] != "migrated"]
     results = [result for run in sarif["runs"] for result in run["results"]]
     assert len(results) == len(expected)
     assert {r["level"] for r in results} == {"warning", "error"}
@@ -117,9 +114,9 @@ def test_sarif_has_one_result_per_site_needing_a_person(report: Path) -> None:
 
 def test_report_command_rerenders_without_doubling_history(report: Path, tmp_path: Path) -> None:
     before = (report / "history.jsonl").read_text(encoding="utf-8")
-    cli(report, "report", "run.json")
+    cli("report", "run.json", cwd=report, expect=0)
     assert (report / "history.jsonl").read_text(encoding="utf-8") == before
-    cli(report, "report", "run.json", "--report-dir", str(tmp_path / "again"))
+    cli("report", "run.json", "--report-dir", str(tmp_path / "again"), cwd=report, expect=0)
     again = tmp_path / "again"
     assert (again / "findings.csv").read_bytes() == (report / "findings.csv").read_bytes()
     assert (again / "findings.sarif").read_bytes() == (report / "findings.sarif").read_bytes()
@@ -134,14 +131,14 @@ def test_report_command_rerenders_without_doubling_history(report: Path, tmp_pat
 ])
 def test_report_of_a_malformed_record_is_one_line(tmp_path: Path, repos: list, problem: str) -> None:
     (tmp_path / "run.json").write_text(json.dumps({"repos": repos}), encoding="utf-8")
-    done = cli(tmp_path, "report", "run.json", expect=2)
+    done = cli("report", "run.json", cwd=tmp_path, expect=2)
     assert done.stderr.strip() == f"npu-codemod: error: run.json: not a run record ({problem})"
 
 
 def test_each_run_appends_to_history_and_the_page_plots_it(tmp_path: Path) -> None:
     report = make_run(tmp_path)
-    cli(tmp_path, "scan", "--repos", "repos.txt", "--report-dir", "report", "--workspace", "ws",
-        "--no-progress", "--jobs", "1", expect=1)
+    cli("scan", "--repos", "repos.txt", "--report-dir", "report", "--workspace", "ws",
+        "--no-progress", "--jobs", "1", cwd=tmp_path, expect=1)
     entries = [json.loads(line) for line in (report / "history.jsonl").read_text().splitlines()]
     assert [e["command"] for e in entries] == ["run", "scan"]
     assert entries[0]["findings"]["error"] == 1 and entries[0]["repos"]["failed"] == 1

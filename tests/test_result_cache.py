@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from npu_codemod.orchestrator.cli import main
 from npu_codemod.orchestrator.batch.file_cache import ResultStore, cache_path
+from npu_codemod.orchestrator.cli import main
 
-from gitfixtures import TF_SCRIPT, commit_files, git, make_repo
-from gitutil import cli
+from support.cli import cli
+from support.git import TF_SCRIPT, commit_files, git, make_repo
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 FILES = {

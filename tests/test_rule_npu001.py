@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from rulecase import assert_migrates, assert_unchanged, run_rules, sites
+from support.rules import assert_migrates, assert_unchanged, run_rules, sites
 
 RULES = {"NPU001", "NPU004"}
 IMPORT = "from npu_bridge.npu_init import *\n"

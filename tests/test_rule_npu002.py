@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rulecase import assert_migrates, assert_unchanged, sites
+from support.rules import assert_migrates, assert_unchanged, sites
 
 RULES = {"NPU002"}
 TF = "import tensorflow as tf\n"

@@ -5,33 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from rulecase import assert_migrates, assert_unchanged, run_rules, sites
 
-RULES = {"NPU001", "NPU007"}
-HEADER = (
-    "from npu_bridge.npu_init import *\n"
-    "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig\n"
-)
-
-
-def npu_lines(name: str, indent: str = "", newline: str = "\n", custom_op: str = "custom_op") -> str:
-    """The guide's lines for config object ``name`` (after its creation)."""
-    lines = [
-        f"{custom_op} = {name}.graph_options.rewrite_options.custom_optimizers.add()",
-        f'{custom_op}.name = "NpuOptimizer"',
-        f"{name}.graph_options.rewrite_options.remapping = RewriterConfig.OFF",
-        f"{name}.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF",
-    ]
-    return "".join(f"{indent}{line}{newline}" for line in lines)
-
-
-def check(before: str, after: str, expected: list, rules=RULES) -> None:
-    """``before`` becomes ``after``; findings are ``expected`` (NPU007 sites); rerun: all migrated."""
-    findings = assert_migrates(before, after, rules)
-    assert [s for s in sites(findings) if s[0] == "NPU007"] == expected
-    _, second = run_rules(after, rules)
-    assert {f.status for f in second} == {"migrated"}, second
-
+from support.rules import assert_unchanged, run_rules, sites
+from support.session_config import HEADER, RULES, check, npu_lines
 
 GUIDE_BEFORE = """\
 import tensorflow as tf
@@ -485,6 +461,46 @@ import tensorflow as tf
 for cfg in configs:
 """ + npu_lines("cfg", "    ") + """\
     with tf.Session(config=cfg) as sess:
+        sess.run(1)
+"""
+    check(before, after, [("NPU007", 3, 9, "migrated")])
+
+
+def test_a_loop_that_only_reads_the_config_gets_the_lines_before_it():
+    """Logging or passing the config cannot rebind it: inside the loop the lines would add
+    an NpuOptimizer to the same object on every pass."""
+    before = """\
+import tensorflow as tf
+config = tf.ConfigProto()
+for lr in (0.1, 0.01):
+    logging.info("config: %s", config)
+    with tf.Session(config=config) as sess:
+        sess.run(lr)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+config = tf.ConfigProto()
+""" + npu_lines("config") + """\
+for lr in (0.1, 0.01):
+    logging.info("config: %s", config)
+    with tf.Session(config=config) as sess:
+        sess.run(lr)
+"""
+    check(before, after, [("NPU007", 5, 9, "migrated")])
+
+
+def test_a_loop_that_binds_the_config_with_a_walrus_keeps_the_lines_inside():
+    before = """\
+import tensorflow as tf
+while (config := next_config()) is not None:
+    with tf.Session(config=config) as sess:
+        sess.run(1)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+while (config := next_config()) is not None:
+""" + npu_lines("config", "    ") + """\
+    with tf.Session(config=config) as sess:
         sess.run(1)
 """
     check(before, after, [("NPU007", 3, 9, "migrated")])

@@ -4,14 +4,15 @@ no caller adds them again, in its own file or any other (issue 13, defect 2)."""
 from __future__ import annotations
 
 import pytest
-from rulecase import assert_migrates, assert_unchanged, engine, run_rules, sites
-from test_rule_npu007 import HEADER, RULES, npu_lines
 
-from npu_codemod.codemods.config_functions import (
+from npu_codemod.plugins.rules.sess_run._config_functions import (
     ConfiguredFunctions,
     config_function_facts,
     module_parts,
 )
+
+from support.rules import assert_migrates, assert_unchanged, engine, run_rules, sites
+from support.session_config import HEADER, RULES, npu_lines
 
 BENCHMARK = '''\
 """Benchmark library: builds the model graph and the session config."""

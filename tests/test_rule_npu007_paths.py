@@ -3,10 +3,10 @@ session got the NPU lines after its last binding, whichever branch ran (issue 13
 
 from __future__ import annotations
 
-from rulecase import assert_migrates, assert_unchanged, run_rules, sites
-from test_rule_npu007 import HEADER, RULES, check, npu_lines
+from npu_codemod.plugins.rules.sess_run.npu008_soft_placement import FACT
 
-from npu_codemod.plugins.rules.npu008_soft_placement import FACT
+from support.rules import assert_migrates, assert_unchanged, run_rules, sites
+from support.session_config import HEADER, RULES, check, npu_lines
 
 IMPORTS = """\
 import os

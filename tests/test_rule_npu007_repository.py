@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gitutil import cli, commits_on, git, make_repo, show, write_files
-
 from npu_codemod.orchestrator.cli import main
 from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+
+from support.cli import cli
+from support.git import commits_on, git, make_repo, show, write_files
+from support.session_config import HEADER, npu_lines
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 BENCHMARK = '''\
@@ -105,27 +107,13 @@ def get_model_config(name, data_name):
 '''
 FILES = {"benchmark_cnn.py": BENCHMARK, "train.py": TRAIN, "eval.py": EVAL,
          "models/__init__.py": "", "models/model_config.py": MODEL_CONFIG}
-LINES = (
-    "custom_op = config.graph_options.rewrite_options.custom_optimizers.add()\n",
-    'custom_op.name = "NpuOptimizer"\n',
-    "config.graph_options.rewrite_options.remapping = RewriterConfig.OFF\n",
-    "config.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF\n",
-)
-HEADER = ("from npu_bridge.npu_init import *\n"
-          "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig\n")
-
-
-def npu_lines(indent: str) -> str:
-    return "".join(indent + line for line in LINES)
-
-
 BENCHMARK_MIGRATED = BENCHMARK.replace(
     "from __future__ import print_function\n", "from __future__ import print_function\n" + HEADER
-).replace("  return config\n", npu_lines("  ") + "  return config\n")
+).replace("  return config\n", npu_lines("config", "  ") + "  return config\n")
 EVAL_MIGRATED = EVAL.replace(
     '"""\n\nimport tensorflow', '"""\n' + HEADER + "\nimport tensorflow"
 ).replace("    config = tf.ConfigProto(log_device_placement=True)\n",
-          "    config = tf.ConfigProto(log_device_placement=True)\n" + npu_lines("    ")
+          "    config = tf.ConfigProto(log_device_placement=True)\n" + npu_lines("config", "    ")
 ).replace("  with tf.Session(", "  config.allow_soft_placement = True\n  with tf.Session(")
 
 

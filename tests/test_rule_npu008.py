@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from rulecase import assert_migrates, assert_unchanged, run_rules, sites
-from test_rule_npu007 import HEADER, npu_lines
 
 from npu_codemod.plugins.manager import load_plugins
-from npu_codemod.plugins.rules.npu008_soft_placement import FACT, uses_tf_device
+from npu_codemod.plugins.rules.sess_run.npu008_soft_placement import FACT, uses_tf_device
+
+from support.rules import assert_migrates, assert_unchanged, run_rules, sites
+from support.session_config import HEADER, npu_lines
 
 RULES = {"NPU001", "NPU007", "NPU008"}
 DEVICE = frozenset({FACT})

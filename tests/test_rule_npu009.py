@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from rulecase import assert_migrates, assert_unchanged, run_rules, sites
 
-from npu_codemod.plugins.rules.npu009_rewrite_options_guard import MUST_STAY_ON
+from npu_codemod.plugins.rules.sess_run.npu009_rewrite_options_guard import MUST_STAY_ON
+
+from support.rules import assert_migrates, assert_unchanged, run_rules, sites
 
 RULES = {"NPU001", "NPU009"}
 NPU_INIT = "from npu_bridge.npu_init import *\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rulecase import assert_migrates, assert_unchanged, run_rules, sites
+from support.rules import assert_migrates, assert_unchanged, run_rules, sites
 
 RULES = {"NPU010"}
 TF = "import tensorflow as tf\n"

@@ -8,8 +8,9 @@ of ``sess`` made the first ``actor.choose_action(s)`` of the training loop fail 
 from __future__ import annotations
 
 from npu_codemod.codemods.rule import guide_note
-from npu_codemod.plugins.rules.npu010_session_close import SessionClose
-from rulecase import assert_migrates, assert_unchanged, run_rules, sites
+from npu_codemod.plugins.rules.sess_run.npu010_session_close import SessionClose
+
+from support.rules import assert_migrates, assert_unchanged, run_rules, sites
 
 RULES = {"NPU010"}
 CLOSE = "call close() on this session when training ends"

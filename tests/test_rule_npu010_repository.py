@@ -11,9 +11,9 @@ from typing import Optional
 
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import guide_note
-from npu_codemod.codemods.session_functions import session_function_facts
 from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
-from npu_codemod.plugins.rules.npu010_session_close import SessionClose
+from npu_codemod.plugins.rules.sess_run._session_functions import session_function_facts
+from npu_codemod.plugins.rules.sess_run.npu010_session_close import SessionClose
 
 GUIDE = guide_note(SessionClose())
 CLOSE = "call close() on this session when training ends"

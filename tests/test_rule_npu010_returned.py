@@ -10,8 +10,9 @@ the owning class's cleanup method, the end of the ``if __name__ == "__main__":``
 from __future__ import annotations
 
 from npu_codemod.codemods.rule import guide_note
-from npu_codemod.plugins.rules.npu010_session_close import SessionClose
-from rulecase import assert_migrates, assert_unchanged, run_rules, sites
+from npu_codemod.plugins.rules.sess_run.npu010_session_close import SessionClose
+
+from support.rules import assert_migrates, assert_unchanged, run_rules, sites
 
 RULES = {"NPU010"}
 TF = "import tensorflow as tf\n"

@@ -9,9 +9,11 @@ from typing import Literal, Optional
 
 import pytest
 
-from gitutil import cli, make_repo
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
+
+from support.cli import cli
+from support.git import make_repo
 
 TRAIN = "import tensorflow as tf\nsess = tf.Session()\n"
 

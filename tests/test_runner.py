@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from npu_codemod.orchestrator.batch.jobs import RepoJob
 from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
-from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.batch.runner import run_jobs
+from npu_codemod.orchestrator.repolist import RepoEntry
 
 
 class InlinePool:

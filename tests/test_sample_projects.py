@@ -11,30 +11,12 @@ read every resulting ``git diff`` hunk against the spec before committing it.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from support.goldens import PROJECTS, migrate, project_names, regenerate, sources
 
-PROJECTS = Path(__file__).parent / "sample_projects"
-NAMES = sorted(p.name for p in PROJECTS.iterdir() if p.is_dir())
-
-
-def sources(directory: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(directory.glob("*.py"))}
-
-
-def migrate(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
-    """One run of every rule, with repository-wide facts, as the pipeline does it."""
-    toolkit = build_toolkit(RuleSelection())
-    facts = toolkit.analyze(list(files.items())).facts
-    result, findings = {}, []
-    for path, data in files.items():
-        outcome = toolkit.engine.process(data, path, repo="sample", facts=facts)
-        result[path] = data if outcome.new_data is None else outcome.new_data
-        findings += [f"{f.path}\t{f.line}\t{f.column}\t{f.rule_id}\t{f.status}" for f in outcome.findings]
-    return result, sorted(findings, key=lambda row: (row.split("\t")[0], int(row.split("\t")[1]), row))
+NAMES = project_names(PROJECTS)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -59,15 +41,5 @@ def test_expected_output_compiles_and_is_a_fixed_point(name: str) -> None:
     assert not [row for row in findings if row.endswith("\terror")]
 
 
-def regenerate(root: Path = PROJECTS) -> None:
-    for name in sorted(p.name for p in root.iterdir() if p.is_dir()):
-        project = root / name
-        migrated, findings = migrate(sources(project))
-        (project / "expected").mkdir(exist_ok=True)
-        for path, data in migrated.items():
-            (project / "expected" / path).write_bytes(data)
-        (project / "expected" / "findings.tsv").write_text("".join(row + "\n" for row in findings))
-
-
 if __name__ == "__main__":
-    sys.exit(regenerate())
+    sys.exit(regenerate(PROJECTS))

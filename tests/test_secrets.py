@@ -12,9 +12,9 @@ import pytest
 
 from npu_codemod.orchestrator import redact
 
-from githttp import serve_git
-from gitutil import make_repo
-from reportcase import Page
+from support.git import make_repo
+from support.git_http import serve_git
+from support.reports import Page
 
 URL_TOKEN = "urlT0ken-9f8e7d6c"
 ENV_TOKENS = {"NPU_CODEMOD_TOKEN": "npuT0ken-1a2b3c4d", "GITHUB_TOKEN": "ghp_EnvT0ken5e6f7a8b",

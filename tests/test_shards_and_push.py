@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from npu_codemod.orchestrator.batch.shards import MIN_SHARD_FILES, split_files
 from npu_codemod.orchestrator.cli import main
 from npu_codemod.orchestrator.git.repository import PyFile
-from npu_codemod.orchestrator.batch.shards import MIN_SHARD_FILES, split_files
 
-from gitfixtures import TF_SCRIPT, commit_files, git, make_remote, make_repo
+from support.git import TF_SCRIPT, commit_files, git, make_remote, make_repo
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 

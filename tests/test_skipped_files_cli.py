@@ -4,17 +4,20 @@ one ``NPU000`` finding; ``run``, ``scan`` and ``check`` agree."""
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 from pathlib import Path
 
 import pytest
-from gitutil import cli, git, make_repo, show
-from reportcase import Page
 
 from npu_codemod.codemods.file_kinds import SYMLINK
 from npu_codemod.orchestrator.git import repository as gitrepo
+
+from support.cli import check_lines as check_paths
+from support.cli import cli
+from support.csvfiles import read_csv
+from support.git import git, make_repo, show
+from support.reports import Page
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TRAIN = """\
@@ -101,8 +104,7 @@ def test_test_files_are_skipped_and_counted_everywhere(repo: Path, tmp_path: Pat
     assert show(repo, BRANCH, "eager_demo.py").decode() == EAGER_DEMO
     assert git(repo, "ls-tree", BRANCH, "shared_train.py").split()[0] == "120000"  # still a link
     assert json.loads((tmp_path / "rep" / "run.json").read_text())["options"]["include_tests"] is False
-    with (tmp_path / "rep" / "repos.csv").open(newline="") as stream:
-        assert [row["files_skipped"] for row in csv.DictReader(stream)] == ["5"]
+    assert [row["files_skipped"] for row in read_csv(tmp_path / "rep" / "repos.csv")] == ["5"]
     assert "; 5 test file(s) skipped (--include-tests migrates them)" in done.stderr.splitlines()[-2]
     page = Page((tmp_path / "rep" / "report.html").read_text(encoding="utf-8"))
     assert page.text_by_id["files-skipped"] == "5"
@@ -135,12 +137,6 @@ def test_the_config_next_to_the_repo_list_includes_tests_and_the_option_override
     assert excluded.returncode == 0, excluded.stderr
     assert run_record(tmp_path / "out")["files_skipped"] == 5
     assert run_record(tmp_path / "out")["files_changed"] == ["model/net.py", "train.py"]
-
-
-def check_paths(repo: Path, *args: str, expect: int) -> list[str]:
-    done = cli("check", *args, cwd=repo)
-    assert done.returncode == expect, done.stderr
-    return done.stdout.splitlines()
 
 
 def test_check_skips_test_files_and_reports_links_and_eager_files_as_run_does(repo: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from npu_codemod.codemods.engine import MAX_SOURCE_BYTES
 
-from rulecase import engine
+from support.rules import engine
 
 BIG = b"import tensorflow as tf\n" + b"y = tf.nn.dropout(x, 0.5)\n" * (MAX_SOURCE_BYTES // 26 + 1)
 

@@ -7,7 +7,6 @@ parent's peak memory over 100 repositories is that over 20.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
@@ -18,12 +17,15 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from gitutil import cli, git, make_repo
 
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.batch.spool import ResultSpool
 from npu_codemod.orchestrator.results import ChangeGroup, PullRequestRecord, RepoResult
 from npu_codemod.reports.builtin import npu_codemod_write_report
+
+from support.cli import cli
+from support.csvfiles import read_csv
+from support.git import git, make_repo
 
 
 class _Record(dict):
@@ -154,8 +156,7 @@ TRAIN = "import tensorflow as tf\nds = tf.data.TextLineDataset('t').batch(32)\ny
 
 
 def csv_repos(path: Path) -> list[str]:
-    with path.open(encoding="utf-8", newline="") as stream:
-        return list(dict.fromkeys(row["repo"] for row in csv.DictReader(stream)))
+    return list(dict.fromkeys(row["repo"] for row in read_csv(path)))
 
 
 def test_reports_keep_the_repo_list_order_when_repos_end_out_of_order(tmp_path: Path, monkeypatch) -> None:

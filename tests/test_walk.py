@@ -8,9 +8,15 @@ from fissix import pygram, pytree
 from fissix.pgen2 import driver, token
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.statements import scope_nodes, used_names
+from npu_codemod.codemods.statements import used_names
 from npu_codemod.codemods.walk import (
-    node_pre_order, post_order, pre_order, scope_statements, small_statements, tree_text,
+    node_pre_order,
+    post_order,
+    pre_order,
+    scope_nodes,
+    scope_statements,
+    small_statements,
+    tree_text,
 )
 
 SAMPLES = sorted((Path(__file__).parent / "sample_projects").glob("*/*.py"))

@@ -9,32 +9,34 @@ on in its worker until it ends on its own.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Iterable, Optional
+from typing import Any, Callable, Generic, Hashable, Iterable, Optional, TypeVar
 
 from distributed import Client, wait
 
 from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
 
+K = TypeVar("K", bound=Hashable)
 
-class DaskPool:
-    """One slot per worker thread of the cluster."""
+
+class DaskPool(Generic[K]):
+    """One slot per worker thread of the cluster; a task is known by its key ``K``."""
 
     def __init__(self, address: str) -> None:
         self._client = Client(address, timeout="20s")
         self.slots = max(1, sum(self._client.nthreads().values()))
-        self._futures: dict[Any, Hashable] = {}
+        self._futures: dict[Any, K] = {}
 
-    def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None:
+    def submit(self, key: K, fn: Callable[..., Any], *args: Any) -> None:
         self._futures[self._client.submit(fn, *args, pure=False)] = key
 
-    def wait(self, timeout: Optional[float]) -> list[tuple[Hashable, TaskOutcome]]:
+    def wait(self, timeout: Optional[float]) -> list[tuple[K, TaskOutcome]]:
         try:
             done, _ = wait(list(self._futures), timeout=timeout, return_when="FIRST_COMPLETED")
         except TimeoutError:
             return []
         return [(self._futures.pop(future), _outcome(future)) for future in done]
 
-    def cancel(self, keys: Iterable[Hashable]) -> None:
+    def cancel(self, keys: Iterable[K]) -> None:
         wanted = set(keys)
         for future, key in list(self._futures.items()):
             if key in wanted:
@@ -45,7 +47,7 @@ class DaskPool:
         self.cancel(list(self._futures.values()))
         self._client.close()
 
-    def __enter__(self) -> "DaskPool":
+    def __enter__(self) -> DaskPool[K]:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -42,6 +42,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import FrozenSet, Optional
 
+import npu_codemod
 from npu_codemod import __version__, codemods, plugins
 from npu_codemod.codemods.engine import FileOutcome
 from npu_codemod.codemods.findings import Finding
@@ -109,8 +110,9 @@ class ResultStore:
         if self._db is None:
             return None
         try:
-            return self._db.execute("SELECT outcome, new_data FROM results WHERE key = ?",
-                                    (key,)).fetchone()
+            row: Optional[tuple[bytes, Optional[bytes]]] = self._db.execute(
+                "SELECT outcome, new_data FROM results WHERE key = ?", (key,)).fetchone()
+            return row
         except sqlite3.Error as exc:
             self._fail(exc)
             return None
@@ -244,7 +246,7 @@ def fingerprint(selection: RuleSelection) -> Optional[str]:
 def _package_sources() -> str:
     """One hash of the engine, its helpers and the built-in rules: any edit is a new rule set."""
     digest = hashlib.sha256()
-    for package in (codemods, plugins):
+    for package in (npu_codemod, codemods, plugins):  # npu_codemod: api.py, testing.py
         root = Path(package.__path__[0])
         for path in sorted(root.rglob("*.py")):
             digest.update(f"{package.__name__}/{path.relative_to(root)}\0".encode())
@@ -253,11 +255,25 @@ def _package_sources() -> str:
 
 
 def _module_source_hash(module_name: str) -> Optional[str]:
-    filename = getattr(sys.modules.get(module_name), "__file__", None)
+    """A hash of the code a rule's outcomes may depend on: every ``.py`` file of the top-level
+    package its module belongs to (a plugin's messages or helpers may live in a sibling
+    module), or the module's own file when it is not in a package (a ``--plugin`` file)."""
+    top = module_name.split(".")[0]
+    roots = getattr(sys.modules.get(top), "__path__", None) if top != "npu_codemod" else None
+    if roots:
+        files = sorted(path for root in roots for path in Path(root).rglob("*.py"))
+    else:  # a single-file plugin; built-in rules: their package is in _package_sources
+        filename = getattr(sys.modules.get(module_name), "__file__", None)
+        files = [Path(filename)] if filename else []
+    if not files:
+        return None
+    digest = hashlib.sha256()
     try:
-        return hashlib.sha256(Path(filename).read_bytes()).hexdigest() if filename else None
+        for path in files:
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
     except OSError:
         return None
+    return digest.hexdigest()
 
 
 def _version(distribution: str) -> str:

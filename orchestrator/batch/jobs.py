@@ -6,10 +6,11 @@ pipeline, the shards, the runner and the git steps all import them from here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import FrozenSet, Literal, Optional
+from typing import FrozenSet, Iterable, Literal, Optional
 
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.git.repository import PyFile
+from npu_codemod.orchestrator.prs.groups import SplitBy
 from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.toolkit import RuleSelection
 
@@ -30,7 +31,7 @@ class RepoJob:
     push: bool = False
     remote: str = "origin"
     force_push: bool = False
-    split_by: Optional[str] = None  # "codeowners" | "directory": a branch per group
+    split_by: Optional[SplitBy] = None  # a branch per group
     cache: bool = True  # reuse outcomes of unchanged files (result_cache); --no-cache: False
     include_tests: bool = False  # --include-tests: test files are migrated too
 
@@ -60,6 +61,12 @@ class FileChange:
     file: PyFile
     blob: Optional[str] = None
     patch: Optional[str] = None
+
+
+def new_blobs(changes: Iterable[FileChange]) -> dict[PyFile, str]:
+    """``{file: new blob}`` of the changes, for the git steps: ``run`` and ``--dry-run`` record
+    every change's blob, ``scan`` none (and never asks)."""
+    return {change.file: change.blob for change in changes if change.blob is not None}
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,14 @@ import argparse
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from npu_codemod.orchestrator import arguments
 from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH, Mode
 from npu_codemod.orchestrator.batch.process_pool import ProcessPool
-from npu_codemod.orchestrator.batch.runner import Pool
+from npu_codemod.orchestrator.batch.runner import Key, Pool
 from npu_codemod.orchestrator.git.repository import GitError, check_branch_name
+from npu_codemod.orchestrator.prs.groups import SplitBy
 from npu_codemod.orchestrator.prs.options import pr_settings
 from npu_codemod.orchestrator.prs.publish import PrSettings
 from npu_codemod.orchestrator.redact import mask_secrets
@@ -59,7 +60,7 @@ class BatchOptions:
     push: bool = False
     remote: str = "origin"
     force_push: bool = False
-    split_by: Optional[str] = None
+    split_by: Optional[SplitBy] = None
     include_tests: bool = False
     jobs: int = os.cpu_count() or 1
     executor: str = "local"
@@ -106,7 +107,7 @@ def _check_values(args: argparse.Namespace) -> None:
         raise OptionError("--executor dask needs --scheduler ADDRESS")
 
 
-def make_pool(options: BatchOptions) -> Pool:
+def make_pool(options: BatchOptions) -> Pool[Key]:
     """The pool the options ask for; OptionError when it cannot be had."""
     if options.executor == "local":
         return ProcessPool(options.jobs)
@@ -120,7 +121,7 @@ def make_pool(options: BatchOptions) -> Pool:
         raise OptionError(f"cannot reach the Dask scheduler at {options.scheduler}: {exc}") from None
 
 
-def only_failed(entries: Sequence[RepoEntry], run: dict) -> list[RepoEntry]:
+def only_failed(entries: Sequence[RepoEntry], run: Mapping[str, Any]) -> list[RepoEntry]:
     """The entries whose repo failed in the run record ``run``."""
     # Name and location: a malformed line is named by its first field, like a good entry.
     failed = {(repo.get("repo"), repo.get("location")) for repo in run["repos"]

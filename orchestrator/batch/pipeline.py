@@ -9,7 +9,9 @@ several workers; :func:`process_repo` runs them one after the other, and gives t
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Sequence, TypeVar, Union
+from typing import Callable, Iterator, Sequence, TypeVar, Union
+
+import git
 
 from npu_codemod.codemods.engine import file_finding
 from npu_codemod.codemods.excerpts import with_snippets
@@ -22,6 +24,7 @@ from npu_codemod.orchestrator.batch.jobs import (
     RepoPlan,
     ShardedRepo,
     ShardOutput,
+    new_blobs,
 )
 from npu_codemod.orchestrator.batch.shards import split_files
 from npu_codemod.orchestrator.git import repository as gitrepo
@@ -88,7 +91,8 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     links, skipped_links = without_tests(listing.links, job.include_tests)
     candidates: list[PyFile] = []
 
-    def wanted():  # one blob in memory at a time; only files a rule could act on go on
+    def wanted() -> Iterator[tuple[str, bytes]]:
+        # One blob in memory at a time; only files a rule could act on go on.
         for file, data in gitrepo.read_blobs(repo, files):
             if toolkit.engine.wants(data):
                 candidates.append(file)
@@ -96,7 +100,7 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
 
     analysis = toolkit.analyze(wanted(), entry.name)
     not_followed = tuple(file_finding(entry.name, link.path, "unmigrated", SYMLINK) for link in links)
-    plan = RepoPlan(job=job, path=repo.working_tree_dir or repo.git_dir, base=base, tip=tip,
+    plan = RepoPlan(job=job, path=gitrepo.top_dir(repo), base=base, tip=tip,
                     source=point.source, parent=point.parent, files_scanned=len(files),
                     files_skipped=skipped + skipped_links, facts=analysis.facts,
                     findings=analysis.findings + not_followed, notes=point.notes)
@@ -114,7 +118,7 @@ def without_tests(files: Sequence[PyFile], include_tests: bool) -> tuple[list[Py
     return kept, len(files) - len(kept)
 
 
-def _process_files(repo, plan: RepoPlan, files: Sequence[PyFile]) -> ShardOutput:
+def _process_files(repo: git.Repo, plan: RepoPlan, files: Sequence[PyFile]) -> ShardOutput:
     job = plan.job
     engine = cached_engine(job.selection, job.workspace if job.cache else None)
     findings: list[Finding] = []
@@ -134,14 +138,14 @@ def _process_files(repo, plan: RepoPlan, files: Sequence[PyFile]) -> ShardOutput
     return ShardOutput(tuple(findings), tuple(changes), files_cached=engine.hits)
 
 
-def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
+def _finish(repo: git.Repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     job, entry = plan.job, plan.job.entry
     findings = list(plan.findings) + [f for output in outputs for f in output.findings]
     changes = sorted((c for output in outputs for c in output.changes), key=lambda c: c.file.path)
     # A rerun: the branch already holds every new content. The files stay listed (as a split
     # change's groups do): they are what the branch changes, for its PR and pr-files.csv.
     held = bool(changes) and plan.tip is not None and plan.parent == plan.tip and \
-        gitrepo.has_contents(repo, plan.tip, {c.file: c.blob for c in changes})
+        gitrepo.has_contents(repo, plan.tip, new_blobs(changes))
     result = RepoResult(
         repo=entry.name,
         status="unchanged",
@@ -161,18 +165,18 @@ def _finish(repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     if job.mode == "scan":
         return result.with_changes(notes=result.notes + ("scan: nothing was written",))
     if job.dry_run:
-        return result.with_changes(status="changed", patch="".join(c.patch for c in changes),
+        return result.with_changes(status="changed", patch="".join(c.patch or "" for c in changes),
                                    notes=result.notes + ("dry run: nothing was committed",))
     if job.split_by:
         return _push(repo, plan, commit_groups(repo, job, plan.base, result, changes, findings,
                                                commit_message))
     message = commit_message(findings)
-    commit = gitrepo.commit_blobs(repo, plan.parent, {c.file: c.blob for c in changes}, message)
+    commit = gitrepo.commit_blobs(repo, plan.parent, new_blobs(changes), message)
     gitrepo.update_branch(repo, job.branch, commit, plan.tip)
     return _push(repo, plan, result.with_changes(status="changed", branch=job.branch, commit=commit))
 
 
-def _push(repo, plan: RepoPlan, result: RepoResult) -> RepoResult:
+def _push(repo: git.Repo, plan: RepoPlan, result: RepoResult) -> RepoResult:
     """With ``--push``, push the branch, or each group's (also when unchanged: a rerun pushes
     what an interrupted run committed); no such remote keeps them local, a rejection fails the
     repo, naming a group's branch."""

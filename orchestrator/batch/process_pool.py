@@ -29,10 +29,12 @@ import sys
 import threading
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable, Hashable, Iterable, Optional
+from typing import Any, Callable, Generic, Hashable, Iterable, Optional, TypeVar
 
 #: Seconds a stopped worker gets to clean up before it is killed.
 STOP_GRACE = 5.0
+
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -43,10 +45,10 @@ class TaskOutcome:
     error: Optional[str] = None
 
 
-class _Worker:
-    def __init__(self, others: Iterable["_Worker"]) -> None:
+class _Worker(Generic[K]):
+    def __init__(self, others: Iterable[_Worker[K]]) -> None:
         fork = sys.platform.startswith("linux") and _single_threaded()
-        context = multiprocessing.get_context("fork" if fork else "spawn")
+        context = multiprocessing.get_context("fork") if fork else multiprocessing.get_context("spawn")
         self.conn, child = context.Pipe()
         # Only a forked worker holds copies of the parent's pipe ends (spawn closes them).
         inherited = [self.conn, *(other.conn for other in others)] if fork else []
@@ -57,7 +59,7 @@ class _Worker:
         finally:
             gc.unfreeze()
         child.close()
-        self.key: Optional[Hashable] = None
+        self.key: Optional[K] = None
 
     def stop(self) -> None:
         """SIGTERM the worker's process group, then SIGKILL what is left after the grace."""
@@ -69,17 +71,18 @@ class _Worker:
         self.conn.close()
 
 
-class ProcessPool:
-    """``slots`` worker processes, started as needed; at most one task per worker."""
+class ProcessPool(Generic[K]):
+    """``slots`` worker processes, started as needed; at most one task per worker, known by its
+    key ``K``."""
 
     def __init__(self, slots: int) -> None:
         self.slots = slots
         # Not forkserver: its socket path breaks under a long $TMPDIR, and its server would
         # import everything again before the first worker could start.
-        self._idle: list[_Worker] = []
-        self._busy: dict[Hashable, _Worker] = {}
+        self._idle: list[_Worker[K]] = []
+        self._busy: dict[K, _Worker[K]] = {}
 
-    def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None:
+    def submit(self, key: K, fn: Callable[..., Any], *args: Any) -> None:
         if len(self._busy) >= self.slots:
             raise RuntimeError("every worker is busy")  # the runner never overfills
         worker = self._idle.pop() if self._idle else _Worker(self._busy.values())
@@ -87,19 +90,19 @@ class ProcessPool:
         self._busy[key] = worker
         worker.conn.send((fn, args))
 
-    def wait(self, timeout: Optional[float]) -> list[tuple[Hashable, TaskOutcome]]:
+    def wait(self, timeout: Optional[float]) -> list[tuple[K, TaskOutcome]]:
         """Outcomes of the tasks that ended within ``timeout`` seconds (maybe none)."""
-        by_handle: dict[Any, _Worker] = {}
+        by_handle: dict[Any, _Worker[K]] = {}
         for worker in self._busy.values():
             by_handle[worker.conn] = by_handle[worker.process.sentinel] = worker
-        done: dict[Hashable, TaskOutcome] = {}
+        done: dict[K, TaskOutcome] = {}
         for handle in wait(list(by_handle), timeout):
             worker, key = by_handle[handle], by_handle[handle].key
-            if key not in done:
-                done[key] = self._collect(worker)
+            if key is not None and key not in done:  # a busy worker's key is never None
+                done[key] = self._collect(key, worker)
         return list(done.items())
 
-    def cancel(self, keys: Iterable[Hashable]) -> None:
+    def cancel(self, keys: Iterable[K]) -> None:
         """Stop the tasks (by stopping their workers); their outcomes never come."""
         for key in keys:
             worker = self._busy.pop(key, None)
@@ -115,16 +118,16 @@ class ProcessPool:
             worker.process.join(STOP_GRACE)
         self._idle.clear()
 
-    def __enter__(self) -> "ProcessPool":
+    def __enter__(self) -> ProcessPool[K]:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _collect(self, worker: _Worker) -> TaskOutcome:
-        del self._busy[worker.key]
+    def _collect(self, key: K, worker: _Worker[K]) -> TaskOutcome:
+        del self._busy[key]
         try:
-            outcome = worker.conn.recv()
+            outcome: TaskOutcome = worker.conn.recv()  # what _serve sends
         except (EOFError, OSError):
             worker.process.join(STOP_GRACE)
             worker.conn.close()
@@ -143,7 +146,9 @@ def _single_threaded() -> bool:
         return threading.active_count() == 1
 
 
-def _signal(pid: int, sig: int) -> None:
+def _signal(pid: Optional[int], sig: int) -> None:
+    if pid is None:  # never started
+        return
     try:
         os.killpg(pid, sig)
     except ProcessLookupError:  # not (yet) its own group leader, or already gone

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from tqdm import tqdm
 
@@ -94,7 +94,7 @@ class _Finisher:
     plugins' result hooks, then the caller's ``on_result``."""
 
     def __init__(self, options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
-                 spooled: tuple[Path, ResultSpool], lines: list,
+                 spooled: tuple[Path, ResultSpool], lines: list[Optional[RepoLine]],
                  on_result: Optional[OnResult]) -> None:
         self.options, self.toolkit, self.entries = options, toolkit, entries
         (self.report_dir, self.spool), self.lines, self.on_result = spooled, lines, on_result
@@ -149,7 +149,7 @@ def _open_spool(report_dir: Path, count: int) -> ResultSpool:
         raise cannot_write(report_dir, exc) from None
 
 
-def _recorded_options(options: BatchOptions, toolkit: Toolkit) -> dict:
+def _recorded_options(options: BatchOptions, toolkit: Toolkit) -> dict[str, Any]:
     """The options run.json records."""
     return {"repos": options.repos, "branch": options.branch if options.command == "run" else None,
             "dry_run": options.dry_run, "include_tests": options.include_tests,

@@ -16,7 +16,7 @@ import math
 import sys
 import time
 from collections import Counter, deque
-from typing import Any, Callable, Hashable, Iterable, Iterator, Optional, Protocol, Sequence
+from typing import Any, Callable, Hashable, Iterable, Iterator, Optional, Protocol, Sequence, TypeVar
 
 from tqdm import tqdm
 
@@ -26,22 +26,34 @@ from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, failed
 
+K = TypeVar("K", bound=Hashable)
+#: A task's key in the pool: (repo index, step, shard number).
+Key = tuple[int, str, int]
 
-class Pool(Protocol):
-    """Where tasks run: :class:`process_pool.ProcessPool` or :class:`dask_pool.DaskPool`."""
+
+class Pool(Protocol[K]):
+    """Where tasks run: :class:`process_pool.ProcessPool` or :class:`dask_pool.DaskPool`.
+
+    A task is known by its key ``K``; ``with pool:`` closes the pool (running tasks stopped)."""
 
     slots: int
 
-    def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None: ...
+    def submit(self, key: K, fn: Callable[..., Any], *args: Any) -> None: ...
 
-    def wait(self, timeout: Optional[float]) -> list[tuple[Hashable, TaskOutcome]]: ...
+    def wait(self, timeout: Optional[float]) -> list[tuple[K, TaskOutcome]]: ...
 
-    def cancel(self, keys: Iterable[Hashable]) -> None: ...
+    def cancel(self, keys: Iterable[K]) -> None: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Pool[K]: ...
+
+    def __exit__(self, *exc_info: object) -> None: ...
 
 
 def run_jobs(
     jobs: Sequence[RepoJob],
-    pool: Pool,
+    pool: Pool[Key],
     on_result: Callable[[int, RepoResult], None],
     progress: bool = True,
     repo_timeout: Optional[float] = None,
@@ -72,19 +84,20 @@ def run_jobs(
             on_result(index, result)
 
 
-Key = tuple[int, str, int]  # (repo index, step, shard number)
+#: A task not handed out yet: its key, the function, its arguments.
+_Task = tuple[Key, Callable[..., Any], tuple[Any, ...]]
 
 
 class _Batch:
     """The scheduling state of one run: which task of which repository runs where."""
 
-    def __init__(self, jobs: Sequence[RepoJob], pool: Pool, timeout: Optional[float],
+    def __init__(self, jobs: Sequence[RepoJob], pool: Pool[Key], timeout: Optional[float],
                  on_start: Callable[[RepoJob], None], on_files: Callable[[int], Any]) -> None:
         self.jobs, self.pool, self.timeout, self.on_start = jobs, pool, timeout, on_start
         self.on_files = on_files  # progress: files done, as shards and repositories end
         self.files_counted: Counter[int] = Counter()  # per repository, from its shards
         self.unstarted = deque(range(len(jobs)))
-        self.ready: deque[tuple[Key, Callable[..., Any], tuple]] = deque()  # started repos' next
+        self.ready: deque[_Task] = deque()  # started repositories' next tasks
         self.running: set[Key] = set()
         self.deadlines: dict[int, float] = {}
         self.sharded: dict[int, ShardedRepo] = {}

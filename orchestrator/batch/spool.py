@@ -20,7 +20,7 @@ from typing import Any, Iterator, Mapping
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 
 
-class ResultSpool(Sequence):
+class ResultSpool(Sequence[dict[str, Any]]):
     """The run record's ``repos``: one record per repository of the list, by its index there.
 
     Read-only to its readers, and re-iterable: each pass reads the records from disk again,
@@ -45,11 +45,13 @@ class ResultSpool(Sequence):
     def __len__(self) -> int:
         return len(self._offsets)
 
+    # Sequence.__getitem__ also takes a slice; a spool is read one record at a time.
     def __getitem__(self, index: int) -> dict[str, Any]:  # type: ignore[override]
         offset = self._offsets[index]  # IndexError past the end, as Sequence expects
         if offset < 0:
             raise LookupError(f"repository {index} of the list has no result yet")
-        return json.loads(os.pread(self._file.fileno(), self._lengths[index], offset))
+        record: dict[str, Any] = json.loads(os.pread(self._file.fileno(), self._lengths[index], offset))
+        return record
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return (self[index] for index in range(len(self)))

@@ -7,23 +7,22 @@ commit. The findings of a group's files go with its group, changed or not.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 import git
 
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.orchestrator.batch.jobs import FileChange, RepoJob, new_blobs
 from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.prs.groups import group_paths, grouper
 from npu_codemod.orchestrator.results import ChangeGroup, RepoResult
 
-if TYPE_CHECKING:
-    from npu_codemod.orchestrator.batch.jobs import FileChange, RepoJob
 
-
-def commit_groups(repo: git.Repo, job: "RepoJob", base: str, result: RepoResult,
-                  changes: Sequence["FileChange"], findings: Sequence[Finding],
+def commit_groups(repo: git.Repo, job: RepoJob, base: str, result: RepoResult,
+                  changes: Sequence[FileChange], findings: Sequence[Finding],
                   message: Callable[[list[Finding]], str]) -> RepoResult:
     """Commit each group's changes on its own branch on top of ``base`` (the pipeline pushes them)."""
+    assert job.split_by is not None  # the pipeline commits groups only with --split-by
     group_of = grouper(job.split_by, lambda path: _text(gitrepo.read_file(repo, base, path)))
     changed = {change.file.path: change for change in changes}
     groups, committed = [], False
@@ -35,7 +34,7 @@ def commit_groups(repo: git.Repo, job: "RepoJob", base: str, result: RepoResult,
         branch = f"{job.branch}/{group.name}"
         gitrepo.check_branch_name(branch, repo)
         tip = gitrepo.branch_tip(repo, branch)
-        blobs = {changed[path].file: changed[path].blob for path in files}
+        blobs = new_blobs(changed[path] for path in files)
         commit = tip if tip and _holds(repo, base, tip, blobs) else None
         if commit is None:
             parent = tip if tip and gitrepo.is_ancestor(repo, base, tip) else base
@@ -47,10 +46,10 @@ def commit_groups(repo: git.Repo, job: "RepoJob", base: str, result: RepoResult,
     return result.with_changes(status="changed" if committed else "unchanged", groups=tuple(groups))
 
 
-def _holds(repo: git.Repo, base: str, tip: str, blobs: dict) -> bool:
+def _holds(repo: git.Repo, base: str, tip: str, blobs: Mapping[gitrepo.PyFile, str]) -> bool:
     """Whether ``tip`` is built on ``base`` and already has exactly these new contents."""
     return gitrepo.is_ancestor(repo, base, tip) and gitrepo.has_contents(repo, tip, blobs)
 
 
-def _text(data: "bytes | None") -> "str | None":
+def _text(data: Optional[bytes]) -> Optional[str]:
     return data.decode("utf-8", "replace") if data is not None else None

@@ -72,7 +72,7 @@ def open_repo(location: str) -> git.Repo:
         repo = git.Repo(location, odbt=_ObjectDB)
     except (InvalidGitRepositoryError, NoSuchPathError):
         raise GitError(f"not a git repository: {location}") from None
-    top = repo.working_tree_dir if not repo.bare else repo.git_dir
+    top = top_dir(repo)
     if os.path.realpath(top) != os.path.realpath(location):
         raise GitError(f"not the top of a git repository: {location} (the repository is {top})")
     return repo
@@ -215,13 +215,21 @@ def _tree_with(odb: git.GitCmdObjectDB, tree: bytes, changes: Mapping[bytes, byt
     return odb.store(IStream(git.Tree.type, len(data), BytesIO(bytes(data)))).binsha
 
 
+def top_dir(repo: git.Repo) -> str:
+    """The repository's top folder: its working tree, or the git directory of a bare one."""
+    return str(repo.working_tree_dir or repo.git_dir)
+
+
 def is_ancestor(repo: git.Repo, ancestor: str, commit: str) -> bool:
-    return repo.is_ancestor(ancestor, commit)
+    # GitPython annotates the revisions as Commit; `git merge-base --is-ancestor` takes any rev.
+    return repo.is_ancestor(ancestor, commit)  # type: ignore[arg-type]
 
 
 def messages_since(repo: git.Repo, since: str, until: str) -> list[str]:
     """Messages of the commits reachable from ``until`` but not from ``since``."""
-    return [commit.message for commit in repo.iter_commits(f"{since}..{until}")]
+    messages = (commit.message for commit in repo.iter_commits(f"{since}..{until}"))
+    # GitPython decodes a message with the commit's encoding; bytes only where it could not.
+    return [text if isinstance(text, str) else text.decode("utf-8", "replace") for text in messages]
 
 
 def clone_mirror(url: str, path: str) -> None:
@@ -254,7 +262,7 @@ def update_branch(repo: git.Repo, branch: str, new: str, old: Optional[str]) -> 
     """
     where = checked_out_at(repo, branch)
     if where is not None:
-        own = not repo.bare and os.path.realpath(where) == os.path.realpath(repo.working_tree_dir)
+        own = not repo.bare and os.path.realpath(where) == os.path.realpath(top_dir(repo))
         todo = ("check out another branch there" if own else "commit or discard the work there "
                 "and remove that worktree (git worktree remove)")
         raise GitError(f"branch {branch} is checked out in the worktree {where}: {todo}, then rerun")
@@ -275,7 +283,7 @@ def checked_out_at(repo: git.Repo, branch: str) -> Optional[str]:
     wanted = f"ref: refs/heads/{branch}"
     common = os.path.abspath(repo.common_dir)  # from a linked worktree: ".../.git/worktrees/x/../.."
     if not repo.bare and _read(os.path.join(common, "HEAD")) == wanted:
-        return os.path.dirname(common) if os.path.basename(common) == ".git" else repo.working_tree_dir
+        return os.path.dirname(common) if os.path.basename(common) == ".git" else top_dir(repo)
     linked = os.path.join(common, "worktrees")
     for name in sorted(os.listdir(linked)) if os.path.isdir(linked) else ():
         if _read(os.path.join(linked, name, "HEAD")) == wanted:

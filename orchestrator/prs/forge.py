@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Mapping, Optional, Protocol, Sequence
 
 from npu_codemod.orchestrator.prs.http import ForgeError
-from npu_codemod.orchestrator.redact import add_secret, mask_secrets
+from npu_codemod.orchestrator.redact import SECRET_ENV_VARS, add_secret, mask_secrets
 
 __all__ = ["Forge", "ForgeError", "PullRequest", "PrState", "RepoInfo", "find_token",
            "forge_host", "slug_from_url", "open_forge"]
 
 #: Environment variables searched for the API token, in order.
-TOKEN_VARIABLES = ("NPU_CODEMOD_TOKEN", "GITHUB_TOKEN", "GITLAB_TOKEN")
+TOKEN_VARIABLES = SECRET_ENV_VARS  # one list: the tokens read are the values masked
 _SCP_LIKE = re.compile(r"^(?:[\w.-]+@)?(?P<host>[\w.-]+):(?P<path>(?!//).*)$")
 
 

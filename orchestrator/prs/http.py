@@ -107,8 +107,8 @@ class ApiClient:
         headers = response.headers
         if "retry-after" in headers:
             wait = _retry_after(headers["retry-after"], self._clock())
-        elif _remaining(headers) == "0" and _reset(headers) is not None:
-            wait = max(0.0, float(_reset(headers)) - self._clock()) + 1.0
+        elif _remaining(headers) == "0" and (reset := _reset(headers)) is not None:
+            wait = max(0.0, float(reset) - self._clock()) + 1.0
         elif response.status == 403:
             return None  # a plain permission refusal: asking again will not help
         else:

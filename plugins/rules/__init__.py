@@ -1,1 +1,5 @@
-"""Built-in migration rules: one plugin module per rule of ``rules-sess-run.md``."""
+"""Built-in migration rules, one package per rule pack (``sess_run/``: NPU001-NPU010).
+
+A rule module imports only ``npu_codemod.api``, the standard library and modules of its own
+pack (``tests/test_rule_imports.py`` checks it), so a third-party rule can do what they do.
+"""

@@ -48,6 +48,7 @@ from npu_codemod.codemods.calls import (
     #: Whether an expression node is the literal ``True``: ``is_true(argument.value)``.
     is_true,
     needs_parentheses,
+    unparenthesised,
 )
 from npu_codemod.codemods.classes import (
     RepositoryClass,
@@ -57,6 +58,8 @@ from npu_codemod.codemods.classes import (
 )
 from npu_codemod.codemods.distribution import Distribution, distribution, distribution_facts
 from npu_codemod.codemods.edits import (
+    insert_after,
+    insert_before,
     remove_statement,
     rename_argument,
     replace_callee,
@@ -65,6 +68,7 @@ from npu_codemod.codemods.edits import (
     wrap_argument,
     wrap_expression,
 )
+from npu_codemod.codemods.engine import parse_module
 from npu_codemod.codemods.estimators import (
     #: Every Estimator class of TensorFlow 1.15 (``tf.estimator.Estimator``, the premade ones,
     #: both TPUEstimators; canonical names) -> the position of ``config`` among its
@@ -83,6 +87,13 @@ from npu_codemod.codemods.findings import (
     Status,
 )
 from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
+from npu_codemod.codemods.modules import (
+    ast_dotted_name,
+    imported_names,
+    module_ast,
+    module_parts,
+    nearest_name,
+)
 from npu_codemod.codemods.qualified import Reference, name_reference
 from npu_codemod.codemods.rule import (
     #: The named parts of a :attr:`Rule.pattern` match, as :meth:`Rule.visit` gets them:
@@ -95,31 +106,41 @@ from npu_codemod.codemods.rule import (
 )
 from npu_codemod.codemods.rule_settings import SettingsError
 from npu_codemod.codemods.scopes import (
+    Flow,
+    Names,
     Use,
     assigned_values,
     bound_names,
     classify,
-    insert_after,
+    flow,
     is_terminal,
-    last_leaf,
     uses,
 )
 from npu_codemod.codemods.snippets import parse_expression, parse_statements
 from npu_codemod.codemods.statements import (
+    #: The node types of a block, whose children are statements: ``symbols.suite`` (an
+    #: indented body) and ``symbols.file_input`` (the module). A one-line body after ``:``
+    #: (``if done: return``) is a ``simple_stmt`` of its compound statement instead.
+    BLOCKS,
     block_child,
     child_index,
     enclosing_scope,
     enclosing_statement,
     free_name,
     indentation,
-    insert_before,
     is_docstring,
+    last_leaf,
+    used_names,
     why_not,
 )
 from npu_codemod.codemods.tfnames import (
+    ImportNames,
+    #: The former name of :class:`ImportNames`, kept for plugins written against it.
     TfNames,
+    call_of,
     canonical,
     dotted_name,
+    first_call,
     #: Whether a node is a ``.name`` trailer (``.estimator`` in ``tf.estimator.RunConfig``).
     is_attribute_trailer,
     #: Whether a node is a ``(...)`` call trailer (None is not).
@@ -148,9 +169,6 @@ Node = _pytree.Node
 Leaf = _pytree.Leaf
 #: Either of the two (fissix ``pytree.Base``).
 Base = _pytree.Base
-#: A file's bindings of one module: ``ctx.names("horovod").qualify("hvd.rank")`` ->
-#: ``"horovod.rank"``; ``ctx.tf`` is the TensorFlow one (its ``alias`` is the name to write).
-ImportNames = TfNames
 
 __all__ = [
     # The rule and its context
@@ -159,14 +177,15 @@ __all__ = [
     "Finding", "Status", "position",
     # Qualified names
     "Reference", "ImportNames", "TfNames", "name_reference", "canonical", "dotted_name",
-    "prefix_name", "is_attribute_trailer", "is_call_trailer",
+    "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
+    "module_ast", "module_parts", "imported_names", "ast_dotted_name", "nearest_name",
     "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall",
     "ESTIMATOR_CLASSES", "TPU_ESTIMATORS", "estimator_subclass_calls", "distribution_facts",
     "distribution", "Distribution",
     # Reading calls
     "Argument", "arguments", "find_argument", "has_unpacking", "is_true", "is_false",
-    "is_none", "needs_parentheses",
+    "is_none", "needs_parentheses", "unparenthesised",
     # Edits
     "replace_callee", "set_keyword", "set_positional", "wrap_argument", "wrap_expression",
     "rename_argument", "add_keyword",
@@ -174,11 +193,13 @@ __all__ = [
     "parse_statements", "NPU_INIT_IMPORT", "find_import", "header_index",
     # Navigation and scopes
     "child_index", "block_child", "enclosing_scope", "enclosing_statement", "indentation",
-    "is_docstring", "is_terminal", "last_leaf", "why_not", "free_name", "Use", "uses",
-    "classify", "bound_names", "assigned_values",
+    "is_docstring", "is_terminal", "last_leaf", "why_not", "free_name", "used_names", "BLOCKS",
+    "Use", "uses", "classify", "bound_names", "assigned_values", "Names", "Flow", "flow",
     # Walks
     "pre_order", "node_pre_order", "small_statements", "scope_statements",
     "scoped_statements", "tree_text",
+    # Parsing other code of the repository
+    "parse_module",
     # The syntax tree vocabulary
     "Node", "Leaf", "Base", "symbols", "tokens", "Name", "Dot", "Comma",
 ]

@@ -110,7 +110,7 @@ def _check_sites(found: list[Finding], expected: Optional[Sequence[Site]]) -> No
                              f"{sites(found)}\nmessages: {[f.message for f in found]}")
 
 
-def _statuses(findings: Iterable[Finding]) -> Counter:
+def _statuses(findings: Iterable[Finding]) -> Counter[tuple[str, str]]:
     return Counter((f.rule_id, f.status) for f in findings)
 
 
@@ -140,6 +140,8 @@ def engine_of_ids(rule_ids: frozenset[str]) -> Engine:
 def _instances(rules: RuleSpec) -> list[Rule]:
     if isinstance(rules, Rule):
         return [rules]
-    if isinstance(rules, type) and issubclass(rules, Rule):
+    if isinstance(rules, type):
+        if not issubclass(rules, Rule):
+            raise TypeError(f"not a Rule subclass: {rules.__name__}")
         return [rules()]
-    return [one for item in rules for one in _instances(item)]  # type: ignore[union-attr]
+    return [one for item in rules for one in _instances(item)]

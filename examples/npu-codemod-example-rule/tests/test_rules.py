@@ -1,8 +1,8 @@
 """Before/after tests of the mylib rules, run through npu-codemod's real engine."""
 
-from npu_codemod.testing import assert_migrates, assert_reports
-
 from npu_codemod_example_rule import MakeSessionSettings, MylibDropout, MylibMakeSession
+
+from npu_codemod.testing import assert_migrates, assert_reports
 
 BEFORE = """import tensorflow as tf
 import mylib

@@ -1,0 +1,309 @@
+"""Is this receiver a ``tf.data`` dataset? A file-local, conservative answer.
+
+Only receivers *shown* to be datasets are rewritten by NPU002: results of ``tf.data``
+constructors or dataset methods (also through chains and assignments within the file), and
+names or attributes named like a dataset. Anything else is only reported.
+
+A name follows Python's scoping: a dataset assigned to ``data`` in one function says nothing
+of the ``data`` another function binds (``data = MyLoader()``), while a function that does not
+bind ``data`` reads the enclosing one's. Attributes (``self.data``) are tracked for the whole
+file. Within one scope, a name assigned a dataset anywhere is one throughout.
+
+Method names that other libraries share (``map``, ``batch``, ``repeat``...) only prove a
+dataset when called on one: ``memory.batch(32)`` or ``df.apply(f)`` prove nothing. Names only
+``tf.data`` uses (``prefetch``, ``padded_batch``...) prove it on any receiver.
+
+A pipeline feeds inference or evaluation (:func:`inference_pipeline`) when the code around it
+says so by its names (``get_infer_iterator``, ``eval_dataset``) or by the branch it sits in
+(``else:`` of ``if is_training:``, ``if mode == ModeKeys.PREDICT:``); dropping its last batch
+then drops examples, unless the dataset repeats before it is batched.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional, Sequence
+
+from npu_codemod.api import (
+    Base,
+    FileContext,
+    Node,
+    bound_names,
+    child_index,
+    dotted_name,
+    enclosing_scope,
+    is_attribute_trailer,
+    is_call_trailer,
+    prefix_name,
+    scoped_statements,
+    symbols,
+    tokens,
+)
+
+from ._words import node_words, words
+
+#: Dataset methods whose names other libraries use too: evidence only on a dataset receiver.
+SHARED_METHODS = frozenset(
+    "map shuffle repeat apply filter zip batch cache take skip shard concatenate window "
+    "range".split()
+)
+#: Names only ``tf.data`` uses: a call of one of them makes a dataset whatever the receiver.
+TF_DATA_METHODS = frozenset(
+    "prefetch interleave parallel_interleave padded_batch flat_map unbatch with_options "
+    "map_with_legacy_function filter_with_legacy_function from_tensor_slices from_tensors "
+    "from_generator list_files TFRecordDataset TextLineDataset FixedLengthRecordDataset "
+    "shuffle_and_repeat".split()
+)
+DATASET_PACKAGES = ("tensorflow.data", "tensorflow.contrib.data")
+#: Words that name evaluation or inference, and training (``get_infer_iterator``, ``train_ds``).
+INFERENCE_WORDS = frozenset(
+    "predict prediction predictions pred infer inference eval evaluate evaluation test testing "
+    "valid validation val dev serving".split()
+)
+TRAINING_WORDS = frozenset("train training trainer".split())
+#: Dataset methods and ``tf.data.experimental`` transformations that repeat a dataset.
+REPEATS = frozenset({"repeat", "shuffle_and_repeat"})
+_DATASET_NAME = re.compile(r"^(?:dataset|ds|\w+_dataset|\w+_ds)$", re.IGNORECASE)
+_NAMES = "datasets.names"
+_BOUND = "datasets.bound"
+#: A key of :func:`dataset_names`: (id of the scope owning the name, name), or for an
+#: attribute (None, dotted name).
+Key = tuple[Optional[int], str]
+
+
+def is_dataset(parts: Sequence[Base], ctx: FileContext,
+               scope: Optional[Node] = None) -> bool:
+    """True when the expression spelled by power children ``parts`` is a dataset; ``scope``
+    is where it is evaluated (found from ``parts`` when not given)."""
+    if not parts:
+        return False
+    if is_call_trailer(parts[-1]) and len(parts) >= 2:
+        return _call_makes_dataset(parts[:-1], ctx, scope)
+    name = _dotted(parts)
+    if name is None:
+        return False
+    if _DATASET_NAME.match(name.rsplit(".", 1)[-1]):
+        return True
+    names = dataset_names(ctx)
+    return _key(name, scope or enclosing_scope(parts[0]), ctx) in names
+
+
+def _call_makes_dataset(callee: Sequence[Base], ctx: FileContext,
+                        scope: Optional[Node]) -> bool:
+    """Does calling the expression spelled by ``callee`` return a dataset?"""
+    qualified = ctx.tf.qualify(_dotted(callee))
+    if qualified:
+        return any(qualified.startswith(package + ".") for package in DATASET_PACKAGES)
+    method = callee[-1]
+    if not is_attribute_trailer(method):
+        return False
+    name = method.children[1].value
+    return name in TF_DATA_METHODS or (
+        name in SHARED_METHODS and is_dataset(callee[:-1], ctx, scope))
+
+
+def dataset_names(ctx: FileContext) -> frozenset[Key]:
+    """:data:`Key` of every name (in its scope) and dotted attribute assigned a dataset
+    anywhere in the file (to a fixpoint)."""
+    if _NAMES in ctx.memo:
+        return ctx.memo[_NAMES]
+    ctx.memo[_NAMES] = names = set()
+    assignments = [
+        (_key(target, scope, ctx), value, scope)
+        for scope, node in scoped_statements(ctx.tree)
+        if node.type == symbols.expr_stmt
+        for target, value in _assignment(node)
+    ]
+    while True:
+        found = {key for key, value, scope in assignments
+                 if key not in names and _value_is_dataset(value, scope, ctx)}
+        if not found:
+            break
+        names.update(found)
+    ctx.memo[_NAMES] = frozenset(names)
+    return ctx.memo[_NAMES]
+
+
+def _key(name: str, scope: Node, ctx: FileContext) -> Key:
+    """Which variable ``name`` used in ``scope`` is: the innermost scope binding it (class
+    bodies are not seen from their methods), else the module's."""
+    if "." in name:
+        return None, name
+    seen_from = scope
+    while scope.type != symbols.file_input:
+        if scope is seen_from or scope.type != symbols.classdef:
+            if name in ctx.per_node(_BOUND, scope, bound_names):
+                break
+        scope = enclosing_scope(scope)
+    return id(scope), name
+
+
+def _value_is_dataset(value: Base, scope: Node, ctx: FileContext) -> bool:
+    if value.type == symbols.power:
+        return is_dataset(value.children, ctx, scope)
+    return value.type == tokens.NAME and is_dataset([value], ctx, scope)
+
+
+def _assignment(node: Node):
+    """(target name, value) pairs of a simple ``a = b = value`` assignment."""
+    children = node.children
+    if len(children) < 3 or any(c.type != tokens.EQUAL for c in children[1::2]):
+        return []
+    value = children[-1]
+    targets = [dotted_name(target) for target in children[:-1:2]]
+    return [(target, value) for target in targets if target]
+
+
+def _dotted(parts: Sequence[Base]) -> str | None:
+    """The dotted name that the power children ``parts`` (a first child and the trailers
+    after it, or a lone NAME) spell, if they spell one."""
+    if len(parts) == 1:
+        return dotted_name(parts[0]) if parts[0].type == tokens.NAME else None
+    return prefix_name(parts[0].parent, len(parts))
+
+
+def inference_pipeline(parts: Sequence[Base], site: Base) -> Optional[str]:
+    """Why batching the dataset spelled by power children ``parts`` at ``site`` (a batching
+    call's name) would drop examples of an inference/eval pipeline, or None: the code around
+    says it feeds inference (:func:`inference_evidence`) and the dataset is not shown to
+    repeat before it is batched (:func:`repeats`)."""
+    evidence = inference_evidence(site, parts)
+    if evidence is None or repeats(parts, site):
+        return None
+    return f"{evidence}, no repeat() before this batch"
+
+
+def inference_evidence(site: Base, parts: Sequence[Base] = ()) -> Optional[str]:
+    """What says that the pipeline at ``site`` feeds inference or evaluation, or None.
+
+    The innermost telling name or branch decides: the receiver ``parts`` (``eval_ds``), the
+    names the statement assigns to, then each enclosing ``if`` branch, function and class
+    (``get_infer_iterator``). Training words there (``train_dataset``, ``if is_training:``)
+    mean training.
+    """
+    statement = site
+    while statement.parent is not None and statement.parent.type != symbols.simple_stmt:
+        statement = statement.parent
+    names = [_dotted(parts)] if parts else []
+    if statement.type == symbols.expr_stmt:
+        names += [dotted_name(target) for target in statement.children[:-1:2]]
+    for name in filter(None, names):
+        said = _says(words(name))
+        if said:
+            return f"named {name}" if said == "infer" else None
+    node = statement
+    while node.parent is not None:
+        said, why = _enclosing(node)
+        if said:
+            return why if said == "infer" else None
+        node = node.parent
+    return None
+
+
+def _enclosing(node: Base) -> tuple[Optional[str], str]:
+    """What ``node`` says as a function, class or branch of its parent ``if``: ("infer",
+    why), ("train", ""), or (None, "")."""
+    if node.type in (symbols.funcdef, symbols.classdef):
+        name = node.children[1].value
+        said = _says(words(name))
+        return said, f"in {name}()" if node.type == symbols.funcdef else f"in class {name}"
+    parent = node.parent
+    if parent.type != symbols.if_stmt or child_index(node) < 3 \
+            or parent.children[child_index(node) - 1].type != tokens.COLON:
+        return None, ""
+    index = child_index(node)
+    earlier = [child for child in parent.children[1:index - 3] if _is_if_test(child)]
+    own = parent.children[index - 2]
+    said = _test_says(own) if _is_if_test(own) else None
+    if said:
+        return said, f"under 'if {str(own).strip()}'"
+    trained = [test for test in earlier if _test_says(test) == "train"]
+    if trained:
+        return "infer", f"in the other branch of 'if {str(trained[0]).strip()}'"
+    return ("train", "") if any(_test_says(test) == "infer" for test in earlier) else (None, "")
+
+
+def _is_if_test(child: Base) -> bool:
+    previous = child.prev_sibling
+    return previous is not None and previous.type == tokens.NAME and previous.value in ("if", "elif")
+
+
+def _test_says(test: Base) -> Optional[str]:
+    """"train" or "infer" when an ``if`` test checks for training or for inference/eval:
+    ``is_training``, ``not FLAGS.do_train``, ``mode == ModeKeys.PREDICT``, ``mode != TRAIN``."""
+    if test.type == symbols.not_test:
+        return "infer" if _test_says(test.children[1]) == "train" else None
+    if test.type == symbols.comparison and len(test.children) == 3:
+        operator = str(test.children[1]).split()
+        said = _says(node_words(test))
+        if operator in (["=="], ["is"]):
+            return said
+        if operator in (["!="], ["is", "not"]):
+            return "infer" if said == "train" else None
+        return None
+    if test.type in (tokens.NAME, symbols.power) and dotted_name(test):
+        return _says(node_words(test))
+    return None
+
+
+def _says(found: frozenset[str]) -> Optional[str]:
+    if found & TRAINING_WORDS:
+        return "train"
+    return "infer" if found & INFERENCE_WORDS else None
+
+
+def repeats(parts: Sequence[Base], site: Base) -> bool:
+    """Is the dataset spelled by power children ``parts`` (used at ``site``) shown to repeat:
+    a ``.repeat(...)`` or ``shuffle_and_repeat`` in its chain, or in the chain last assigned
+    to its head name in straight-line code before ``site``?"""
+    while parts:
+        for before, part in zip(parts, parts[1:]):
+            if is_attribute_trailer(part) and part.children[1].value in REPEATS:
+                return True
+            if is_call_trailer(part) and is_attribute_trailer(before) \
+                    and before.children[1].value == "apply" \
+                    and any(leaf.value in REPEATS for leaf in part.leaves()):
+                return True  # .apply(tf.data.experimental.shuffle_and_repeat(n))
+        if parts[0].type != tokens.NAME:
+            return False
+        value = last_assignment(parts[0].value, site)
+        if value is None:
+            return False
+        parts, site = (value.children if value.type == symbols.power else [value]), value
+    return False
+
+
+def last_assignment(name: str, site: Base) -> Optional[Base]:
+    """The value that straight-line code before ``site`` last assigned to ``name`` in its
+    scope (``name = value`` in the same block or before the blocks holding it), or None when
+    there is none or another binding of ``name`` comes first (a loop, a branch, a tuple)."""
+    child = site
+    while child.parent is not None and child.type not in (symbols.funcdef, symbols.classdef):
+        block = child.parent
+        if block.type in (symbols.suite, symbols.file_input, symbols.simple_stmt):
+            for sibling in reversed(block.children[:child_index(child)]):
+                found, value = _assigns(sibling, name)
+                if found:
+                    return value
+        child = block
+    return None
+
+
+def _assigns(statement: Base, name: str) -> tuple[bool, Optional[Base]]:
+    """(True, value) when ``statement`` ends by assigning ``name = value``; (True, None) when it
+    may bind ``name`` otherwise; (False, None) when it does not bind it."""
+    if statement.type == symbols.simple_stmt:
+        for small in reversed(statement.children):
+            found, value = _assigns(small, name)
+            if found:
+                return found, value
+        return False, None
+    if statement.type == symbols.expr_stmt and any(
+            target.type == tokens.NAME and target.value == name
+            for target in statement.children[:-1:2]) and _assignment(statement):
+        return True, statement.children[-1]
+    if statement.type in (symbols.funcdef, symbols.classdef):
+        return statement.children[1].value == name, None
+    if not statement.children:
+        return False, None
+    return name in bound_names(statement), None

@@ -1,0 +1,341 @@
+"""TF session constructors and their ``ConfigProto`` objects, shared by NPU007/008/009.
+
+NPU007 makes every session config carry the NPU optimizer and records each config object it
+wrote or completed as a :class:`ConfigTarget` in ``ctx.memo``; NPU008 (which runs after it)
+completes those same objects with ``allow_soft_placement``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+from npu_codemod.api import (
+    Argument,
+    Base,
+    FileContext,
+    Leaf,
+    Node,
+    arguments,
+    bound_names,
+    call_of,
+    classify,
+    enclosing_scope,
+    find_argument,
+    is_attribute_trailer,
+    is_call_trailer,
+    node_pre_order,
+    pre_order,
+    prefix_name,
+    scope_statements,
+    small_statements,
+    symbols,
+    tokens,
+)
+
+#: Canonical constructor -> 0-based position of ``config`` when given positionally.
+CONFIG_POSITION = {
+    "tensorflow.Session": 2,
+    "tensorflow.InteractiveSession": 2,
+    "tensorflow.train.MonitoredTrainingSession": 9,
+    "tensorflow.train.SingularMonitoredSession": 3,
+    "tensorflow.train.ChiefSessionCreator": 2,
+    "tensorflow.train.WorkerSessionCreator": 2,
+}
+#: ``tf.train.Supervisor`` methods that create the session -> position of ``config``.
+SUPERVISOR_METHODS = {"managed_session": 1, "prepare_or_wait_for_session": 1}
+MONITORED_SESSION = "tensorflow.train.MonitoredSession"
+SESSION_NAMES = frozenset(
+    {name.rpartition(".")[2] for name in (*CONFIG_POSITION, MONITORED_SESSION)} | set(SUPERVISOR_METHODS)
+)
+
+REWRITER_CONFIG_IMPORT = "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig"
+REWRITE_OPTIONS = "graph_options.rewrite_options"
+#: Rewrite options the NPU needs switched off, set by NPU007 and guarded by NPU009.
+MUST_BE_OFF = ("remapping", "memory_optimization")
+CUSTOM_OP = "custom_optimizers.NpuOptimizer"  # settings() key of the custom_op lines
+TARGETS = "session_config.targets"
+
+
+@dataclass
+class SessionCall:
+    """One call that creates a TF session (or a session creator) and may take ``config=``."""
+
+    power: Node
+    call: Node  # the ``(...)`` trailer
+    name: str  # canonical name, or the Supervisor method name
+    module: str  # how to spell the TF module in generated code (``tf``, ``tf.compat.v1``)
+    config: Optional[Argument]
+
+
+def session_call(name: Leaf, ctx: FileContext) -> Optional[SessionCall]:
+    """The session call whose callee ends with the NAME leaf ``name``, if it is one."""
+    found = call_of(name)
+    if found is None:
+        return None
+    power, end = found
+    call = power.children[end]
+    if end > 1 and name.value in SUPERVISOR_METHODS:
+        position = SUPERVISOR_METHODS[name.value]
+        return SessionCall(power, call, name.value, ctx.tf.alias, find_argument(call, "config", position))
+    qualified = ctx.tf.qualify(prefix_name(power, end))
+    if qualified not in CONFIG_POSITION and qualified != MONITORED_SESSION:
+        return None
+    config = find_argument(call, "config", CONFIG_POSITION.get(qualified))
+    spelled = prefix_name(power, end - 1) if end > 1 else _spelling(ctx.tf.resolve(name.value), ctx)
+    return SessionCall(power, call, qualified, _module(spelled, ctx), config)
+
+
+def _spelling(resolved: Optional[str], ctx: FileContext) -> Optional[str]:
+    """How the file can spell the module a bare imported ``Session`` came from, if it can
+    (``from tensorflow.compat.v1 import Session`` next to ``import tensorflow as tf``:
+    ``tf.compat.v1``)."""
+    module = (resolved or "").rpartition(".")[0]
+    for name, target in ctx.tf.bindings.items():
+        if module == target or module.startswith(target + "."):
+            return name + module[len(target):]
+    return None
+
+
+def _module(spelled: Optional[str], ctx: FileContext) -> str:
+    if ctx.tf.is_internal(spelled):  # ``tf_session.Session``: tf_session has no ConfigProto
+        return ctx.tf.alias
+    qualified = ctx.tf.qualify(spelled)
+    if spelled and qualified == "tensorflow":
+        return spelled
+    if spelled and qualified == "tensorflow.train" and spelled.endswith(".train"):
+        return spelled[: -len(".train")]
+    return ctx.tf.alias
+
+
+def code(node: Base) -> str:
+    """``node``'s tokens without whitespace or comments, for comparing expressions."""
+    return "".join(leaf.value for leaf in node.leaves())
+
+
+def callee_name(node: Base) -> Optional[str]:
+    """Last name of the function called by ``node`` (``ConfigProto`` for ``tf.ConfigProto(...)``)."""
+    if node.type != symbols.power or not is_call_trailer(node.children[-1]) or len(node.children) < 2:
+        return None
+    return _last_name(node.children[-2])
+
+
+def argument_callee(argument: Base) -> Optional[str]:
+    """Last name of the function that the call argument ``argument`` is passed to."""
+    trailer = argument.parent
+    if trailer is not None and trailer.type == symbols.arglist:
+        trailer = trailer.parent
+    return _last_name(trailer.prev_sibling) if trailer is not None else None
+
+
+def _last_name(callee: Optional[Base]) -> Optional[str]:
+    """``f`` for the NAME ``f`` or the trailer ``.f`` in front of a call's ``(...)``."""
+    if callee is None:
+        return None
+    if callee.type == tokens.NAME:
+        return callee.value
+    return callee.children[1].value if is_attribute_trailer(callee) else None
+
+
+def npu_lines(expression: str, missing: set[str], custom_op: str = "custom_op") -> list[str]:
+    """The guide's lines that configure ``expression`` for the NPU, those ``missing`` only;
+    ``custom_op`` names the optimizer they add (see :func:`custom_op_names`)."""
+    lines = []
+    if CUSTOM_OP in missing:
+        lines.append(f"{custom_op} = {expression}{_ADD_CUSTOM_OP}")
+        lines.append(f'{custom_op}.name = "NpuOptimizer"')
+    for option in MUST_BE_OFF:
+        if f"{REWRITE_OPTIONS}.{option}" in missing:
+            lines.append(f"{expression}.{REWRITE_OPTIONS}.{option} = RewriterConfig.OFF")
+    return lines
+
+
+NPU_PIECES = frozenset({CUSTOM_OP, *(f"{REWRITE_OPTIONS}.{option}" for option in MUST_BE_OFF)})
+_ADD_CUSTOM_OP = f".{REWRITE_OPTIONS}.custom_optimizers.add()"
+
+
+def custom_op_names(scope: Node) -> set[str]:
+    """Names that ``scope`` (nested code included) spells only in the guide's custom_op lines:
+    ``x = <config>.graph_options.rewrite_options.custom_optimizers.add()`` and ``x.<...> = v``.
+
+    The lines for another config may bind such a name again, as the guide's own lines do; any
+    other use (a parameter, an import, a read) makes the name the user's.
+    """
+    names = {node.children[0].value for node in scope_statements(scope, nested=True)
+             if _binds_custom_op(node)}
+    if not names:
+        return names
+    for node in node_pre_order(scope):
+        for index, leaf in enumerate(node.children):
+            if leaf.type == tokens.NAME and leaf.value in names and not _in_custom_op_line(node, index):
+                names.discard(leaf.value)
+    return names
+
+
+def _binds_custom_op(node: Base) -> bool:
+    children = node.children
+    return node.type == symbols.expr_stmt and len(children) == 3 and children[0].type == tokens.NAME \
+        and children[1].type == tokens.EQUAL and code(children[2]).endswith(_ADD_CUSTOM_OP)
+
+
+def _in_custom_op_line(parent: Node, index: int) -> bool:
+    """Is ``parent.children[index]`` (a NAME) no variable, or the ``x`` of a custom_op line?"""
+    children = parent.children
+    if index and children[index - 1].type == tokens.DOT:
+        return True  # an attribute
+    if index == 0 and parent.type == symbols.argument and len(children) == 3 \
+            and children[1].type == tokens.EQUAL:
+        return True  # a keyword
+    if index == 0 and _binds_custom_op(parent):
+        return True
+    statement = parent.parent
+    return index == 0 and parent.type == symbols.power and is_attribute_trailer(children[1]) \
+        and statement is not None and statement.type == symbols.expr_stmt \
+        and statement.children[0] is parent and statement.children[1].type == tokens.EQUAL
+
+
+@dataclass
+class ConfigTarget:
+    """A config object NPU007 made sure of; NPU008 completes it with soft placement."""
+
+    expression: str  # "config", "self.config"
+    anchor: Base  # statement before which its settings must be done
+    line: int  # original position of the session call (where findings go)
+    column: int
+    constructor: Optional[Node] = None  # ``(...)`` of a ConfigProto call NPU007 wrote/hoisted
+    fresh: bool = False  # NPU007 created it as ``ConfigProto()``: later sessions may share it
+    regions: list[tuple[Node, bool]] = field(default_factory=list)  # (root, ordered)
+
+    @classmethod
+    def at(cls, expression: str, anchor: Base, line: int, column: int) -> "ConfigTarget":
+        """Where settings of ``expression`` used at ``anchor`` may be: its scope, maybe more."""
+        scope = enclosing_scope(anchor)
+        target = cls(expression, anchor, line, column)
+        head = expression.split(".")[0]
+        if head in ("self", "cls") and "." in expression:
+            target.regions.append((_class_of(scope) or scope, False))
+        else:
+            target.regions.append((scope, True))
+            if scope.type == symbols.funcdef and "." not in expression \
+                    and head not in bound_names(scope):
+                target.regions.append((_module_of(scope), False))  # a global configured at module level
+        return target
+
+    def statements(self) -> Iterator[Base]:
+        for root, ordered in self.regions:
+            nested = not ordered
+            for node in scope_statements(root, nested=nested):
+                if ordered and node is self.anchor:
+                    break
+                yield node
+
+    def settings(self) -> dict[str, Base]:
+        """Attribute path -> value node of every setting made on the object before ``anchor``."""
+        return config_settings(self.statements(), self.expression)
+
+
+def config_settings(nodes: Iterator[Base], expression: str) -> dict[str, Base]:
+    """Settings of ``expression`` among ``nodes`` (statements): ``expr.a.b = v``,
+    ``expr = ConfigProto(a=v)`` and the NpuOptimizer custom_op lines (key :data:`CUSTOM_OP`)."""
+    found: dict[str, Base] = {}
+    custom_ops: set[str] = set()
+    for node in nodes:
+        key = setting_key(node, expression, custom_ops)
+        if key is not None:
+            found[key] = node.children[2]
+        elif _is_assignment(node) and code(node.children[0]) == expression \
+                and callee_name(node.children[2]) == "ConfigProto":
+            for argument in arguments(node.children[2].children[-1]):
+                if argument.keyword:
+                    found[argument.keyword] = argument.value
+    return found
+
+
+def setting_key(node: Base, expression: str, custom_ops: set[str]) -> Optional[str]:
+    """What the statement ``node`` sets on the config ``expression``: ``a.b`` for
+    ``expression.a.b = v``, :data:`CUSTOM_OP` for ``x.name = "NpuOptimizer"`` when ``x`` is
+    in ``custom_ops``; None else. ``x = expression...custom_optimizers.add()`` puts ``x`` in
+    ``custom_ops``, any other ``x = ...`` takes it out (give the statements in order)."""
+    if not _is_assignment(node):
+        return None
+    target, value = code(node.children[0]), node.children[2]
+    if code(value) == f"{expression}{_ADD_CUSTOM_OP}":
+        custom_ops.add(target)
+    elif target in custom_ops:
+        custom_ops.discard(target)  # now another object (another config's optimizer)
+    elif target.startswith(expression + "."):
+        return target[len(expression) + 1:]
+    elif target.endswith(".name") and target[: -len(".name")] in custom_ops \
+            and _string_value(value) == "NpuOptimizer":
+        return CUSTOM_OP
+    return None
+
+
+def _is_assignment(node: Base) -> bool:
+    return node.type == symbols.expr_stmt and len(node.children) == 3 and node.children[1].type == tokens.EQUAL
+
+
+def _string_value(node: Base) -> Optional[str]:
+    if node.type != tokens.STRING:
+        return None
+    try:
+        return ast.literal_eval(node.value)
+    except (ValueError, SyntaxError):
+        return None
+
+
+def _module_of(node: Base) -> Node:
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+def _class_of(scope: Node) -> Optional[Node]:
+    node = scope
+    while node is not None and node.type != symbols.classdef:
+        node = node.parent
+    return node
+
+
+def targets(ctx: FileContext) -> list[ConfigTarget]:
+    """The config objects NPU007 wrote or completed in this file, in order."""
+    return ctx.memo.setdefault(TARGETS, [])
+
+
+def ensure_rewriter_config(ctx: FileContext) -> None:
+    """Ask for the RewriterConfig import unless the file already binds the name."""
+    key = "session_config.binds_rewriter_config"
+    if key not in ctx.memo:
+        ctx.memo[key] = any(
+            leaf.type == tokens.NAME and leaf.value == "RewriterConfig" and classify(leaf).kind == "bind"
+            for leaf in _binding_candidates(ctx.tree)
+        )
+    if not ctx.memo[key]:
+        ctx.add_import(REWRITER_CONFIG_IMPORT)
+
+
+def _binding_candidates(tree: Node) -> Iterator[Base]:
+    """The leaves that can bind a module name: assignment targets and imported names."""
+    for statement in small_statements(tree):
+        if statement.type == symbols.expr_stmt:
+            yield statement.children[0]
+        elif statement.type == symbols.import_from:
+            yield from statement.leaves()
+
+
+def config_objects(ctx: FileContext) -> set[str]:
+    """Code of every expression known to hold a session config in the file."""
+    key = "session_config.objects"
+    if key not in ctx.memo:
+        found = set()
+        for node in pre_order(ctx.tree):
+            if node.type == symbols.expr_stmt and len(node.children) == 3 \
+                    and callee_name(node.children[2]) == "ConfigProto":
+                found.add(code(node.children[0]))
+            elif node.type == tokens.NAME and node.value in SESSION_NAMES:
+                site = session_call(node, ctx)
+                if site is not None and site.config is not None:
+                    found.add(code(site.config.value))
+        ctx.memo[key] = found
+    return ctx.memo[key]

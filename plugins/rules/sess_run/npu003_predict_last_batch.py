@@ -1,0 +1,65 @@
+"""NPU003 predict-last-batch: asserts that every example got a prediction fail on the NPU.
+
+Training drops the last partial batch (NPU002); at inference the last batch must instead be
+padded to ``batch_size`` with dummy examples whose outputs are dropped, or an assert such as
+``assert num_written_lines == num_actual_predict_examples`` fails. Report only.
+"""
+
+from __future__ import annotations
+
+from npu_codemod.api import Base, Capture, FileContext, Rule, hookimpl
+
+from ._words import node_words
+
+PAD = "pad the final prediction batch to batch_size with dummy examples and drop their outputs"
+#: Words naming what prediction produced, and what it was given.
+RESULT_WORDS = frozenset(
+    "written write writes wrote predicted prediction predictions preds pred predict "
+    "output outputs result results logits probabilities probs".split()
+)
+EXAMPLE_WORDS = frozenset("example examples sample samples instance instances".split())
+#: Both sides must be counts: ``len(...)``, ``num_*``, ``*_count``...
+COUNT_WORDS = frozenset("len num n nb count cnt total number length size".split())
+
+
+class PredictLastBatch(Rule):
+    id = "NPU003"
+    name = "predict-last-batch"
+    pack = "sess-run"
+    description = "Report asserts that the number of predictions equals the number of examples."
+    guide_section = "数据预处理: 推理时最后一个batch需补齐到batch size"
+    guide_section_en = "Data preprocessing: at inference, pad the last batch to the batch size"
+    guide_url = Rule.catalog_url(id, name)
+    reports = ("Each `assert` that compares a count of written or predicted results with a count "
+               "of examples (`assert num_written_lines == num_actual_predict_examples`): at "
+               "inference the last batch must be padded to `batch_size` with dummy examples, "
+               "whose outputs are then dropped, or the assert fails the run.")
+    example = """
+        import tensorflow as tf
+
+        num_written_lines = 0
+        for prediction in estimator.predict(input_fn=predict_input_fn):
+            writer.write(format_prediction(prediction))
+            num_written_lines += 1
+        assert num_written_lines == num_actual_predict_examples
+    """
+    tokens = ("assert",)
+    pattern = "assert_stmt< 'assert' comparison< left=any '==' right=any > any* >"
+
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        sides = [node_words(capture["left"]), node_words(capture["right"])]
+        if any(_counts_results(a) and _counts_examples(b) for a, b in (sides, sides[::-1])):
+            ctx.report(node, "unmigrated", PAD)
+
+
+def _counts_results(words: frozenset[str]) -> bool:
+    return bool(words & RESULT_WORDS and words & COUNT_WORDS) and not words & EXAMPLE_WORDS
+
+
+def _counts_examples(words: frozenset[str]) -> bool:
+    return bool(words & EXAMPLE_WORDS and words & COUNT_WORDS)
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [PredictLastBatch()]

@@ -1,0 +1,149 @@
+"""NPU004 nn-dropout: ``tf.nn.dropout`` becomes the CANN implementation ``npu_ops.dropout``."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from npu_codemod.api import (
+    NPU_INIT_IMPORT,
+    Base,
+    Capture,
+    Dot,
+    FileContext,
+    Name,
+    Node,
+    Rule,
+    child_index,
+    find_argument,
+    hookimpl,
+    is_call_trailer,
+    is_none,
+    needs_parentheses,
+    parse_expression,
+    prefix_name,
+    symbols,
+)
+
+DROPOUT = "tensorflow.nn.dropout"
+ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
+BY_HAND = "then replace tf.nn.dropout with npu_ops.dropout by hand"
+NOISE_SHAPE = f"noise_shape= is given: check that npu_ops.dropout supports it, {BY_HAND}"
+V2_RATE = (f"tf.compat.v2.nn.dropout takes rate as its 2nd argument: write keep_prob=1 - rate, "
+           f"{BY_HAND}")
+NOT_CALLED = (f"tf.nn.dropout is used as a value, not called: make sure the callers pass "
+              f"keep_prob (not rate), {BY_HAND}")
+
+
+class NnDropout(Rule):
+    id = "NPU004"
+    name = "nn-dropout"
+    pack = "sess-run"
+    description = "Replace tf.nn.dropout with npu_ops.dropout (rate= becomes keep_prob=1 - rate)."
+    guide_section = "模型搭建/计算Loss/梯度更新: tf.nn.dropout"
+    guide_section_en = "Model building, loss computation and gradient update: tf.nn.dropout"
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("`tf.nn.dropout(x, keep_prob, ...)` in any TensorFlow spelling "
+                "(`tf.compat.v1.nn.dropout`, `from tensorflow.nn import dropout`, internal "
+                "modules) becomes the CANN implementation `npu_ops.dropout(x, keep_prob, ...)`: "
+                "the arguments keep their order and spelling, and `rate=r` becomes "
+                "`keep_prob=1 - r`. The guide notes the NPU dropout may affect accuracy; each "
+                "rewritten site says so.")
+    reports = ("A call with `noise_shape=` (check that the NPU supports it first), "
+               "`tf.compat.v2.nn.dropout` with the rate as its second argument, and "
+               "`tf.nn.dropout` used as a value instead of called.")
+    example = """
+        import tensorflow as tf
+
+
+        def classifier(features, dropout_rate):
+            hidden = tf.layers.dense(features, 256, activation=tf.nn.relu)
+            hidden = tf.nn.dropout(hidden, rate=dropout_rate)
+            logits = tf.layers.dense(hidden, 10)
+            return tf.nn.dropout(logits, keep_prob=0.9, noise_shape=[1, 10])
+    """
+    tokens = ("dropout",)
+    bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
+    # ``x.dropout`` anywhere (``nn_ops.dropout_v2``: the internal module's name of the v2
+    # API), or a call of a bare name (``from tensorflow.nn import dropout``).
+    pattern = """(
+        trailer< '.' ('dropout' | 'dropout_v2') >
+      | power< NAME trailer< '(' [any] ')' > any* >
+    )"""
+
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        power, end = _dropout_site(node)
+        if power is None:
+            return
+        spelled = prefix_name(power, end)
+        if spelled == "npu_ops.dropout":
+            ctx.report(power, "migrated", f"uses npu_ops.dropout; {ACCURACY}")
+            return
+        if ctx.tf.qualify(spelled) != DROPOUT:
+            return
+        call = power.children[end] if end < len(power.children) else None
+        if not is_call_trailer(call):
+            ctx.report(power, "unmigrated", NOT_CALLED)
+        elif _has_noise_shape(call):
+            ctx.report(power, "unmigrated", NOISE_SHAPE)
+        elif _v2_positional_rate(ctx.tf.resolve(spelled) or "", call):
+            ctx.report(power, "unmigrated", V2_RATE)
+        else:
+            # Deferred: editing ``power.children`` now would make the traversal skip a
+            # dropout nested in this call's arguments.
+            ctx.defer(lambda: _rewrite(power, end, call))
+            ctx.add_import(NPU_INIT_IMPORT)  # binds npu_ops
+            ctx.report(power, "migrated", f"replaced {spelled} with npu_ops.dropout; {ACCURACY}")
+
+
+def _rewrite(power: Node, end: int, call: Node) -> None:
+    _rename_rate(call)
+    _replace_callee(power, end)
+
+
+def _has_noise_shape(call: Node) -> bool:
+    """``noise_shape`` given with a value other than its default ``None``."""
+    given = find_argument(call, "noise_shape", 2)
+    return given is not None and not is_none(given.value)
+
+
+def _dropout_site(node: Base) -> tuple[Optional[Node], int]:
+    """(power node, index of the trailer after the name ending in dropout), or (None, 0)."""
+    if node.type == symbols.power:  # dropout(...) through a from-import
+        return node, 1
+    power = node.parent
+    if power is None or power.type != symbols.power:
+        return None, 0
+    return power, child_index(node) + 1
+
+
+def _v2_positional_rate(resolved: str, call: Node) -> bool:
+    """``tf.compat.v2.nn.dropout(x, 0.2)``: the 2nd positional is ``rate``, not keep_prob."""
+    second = find_argument(call, "rate", 1)
+    is_v2 = resolved.startswith("tensorflow.compat.v2.")
+    return is_v2 and second is not None and second.keyword is None
+
+
+def _rename_rate(call: Node) -> None:
+    """``rate=r`` -> ``keep_prob=1 - r``, parenthesising ``r`` when needed."""
+    rate = find_argument(call, "rate")
+    if rate is None:
+        return
+    value = str(rate.value).strip()
+    if needs_parentheses(rate.value):
+        value = f"({value})"
+    rate.node.children[0].value = "keep_prob"
+    rate.value.replace(parse_expression(f"1 - {value}"))
+
+
+def _replace_callee(power: Node, end: int) -> None:
+    """``tf.compat.v1.nn.dropout(...)`` / ``dropout(...)`` -> ``npu_ops.dropout(...)``."""
+    head = power.children[0]
+    for part in power.children[1:end]:
+        part.remove()
+    dropout = Node(symbols.trailer, [Dot(), Name("dropout")])
+    head.replace([Name("npu_ops", prefix=head.prefix), dropout])
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [NnDropout()]

@@ -1,0 +1,532 @@
+"""NPU007 session-config: every TF session runs with the NPU optimizer config of the guide."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Literal, Optional
+
+from npu_codemod.api import (
+    BLOCKS,
+    Base,
+    Capture,
+    FileContext,
+    Name,
+    Node,
+    Rule,
+    add_keyword,
+    block_child,
+    child_index,
+    dotted_name,
+    enclosing_scope,
+    enclosing_statement,
+    find_argument,
+    free_name,
+    has_unpacking,
+    hookimpl,
+    insert_after,
+    insert_before,
+    is_none,
+    parse_expression,
+    position,
+    scope_statements,
+    symbols,
+    tokens,
+    uses,
+    why_not,
+)
+
+from ._config_flow import Flow, target_flow
+from ._config_functions import (
+    ConfigSource,
+    config_function_facts,
+    config_source,
+    promised_functions,
+    returned_value,
+)
+from ._free_names import claim, taken_names
+from ._functions import function_returns
+from ._session_config import (
+    CUSTOM_OP,
+    MONITORED_SESSION,
+    NPU_PIECES,
+    SESSION_NAMES,
+    ConfigTarget,
+    SessionCall,
+    callee_name,
+    code,
+    custom_op_names,
+    ensure_rewriter_config,
+    npu_lines,
+    session_call,
+    targets,
+)
+
+_NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES))
+NPU_CONFIG = "the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"
+HELPER = "npu_config_proto"
+PROMISED = " (the repository analysis counts on it: callers in other files add nothing)"
+
+
+@dataclass
+class Settings:
+    """``[tool.npu-codemod.rules.NPU007]``."""
+
+    #: NpuOptimizer precision mode written with the custom_op lines (e.g. "allow_mix_precision").
+    precision_mode: Optional[str] = None
+    #: "inline": the guide's statements before the session; "helper": config=npu_config_proto(...).
+    style: Literal["inline", "helper"] = "inline"
+
+    def __post_init__(self) -> None:
+        if self.precision_mode is not None and self.style == "helper":
+            raise ValueError('precision_mode needs style = "inline" (npu_config_proto() has no precision mode)')
+
+
+class SessionConfig(Rule):
+    id = "NPU007"
+    name = "session-config"
+    pack = "sess-run"
+    description = "Run every TF session with the NpuOptimizer config of the guide."
+    guide_section = "创建session并初始化资源"
+    guide_section_en = "Creating the session and initializing resources"
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("Every session (`tf.Session`, `tf.InteractiveSession`, "
+                "`tf.train.MonitoredTrainingSession`, `MonitoredSession` and "
+                "`SingularMonitoredSession` through `ChiefSessionCreator`, "
+                "`Supervisor.managed_session`, ...) runs with the guide's config: the "
+                "`NpuOptimizer` custom optimizer, `remapping` and `memory_optimization` off. "
+                "Without `config=` a config is made before the statement and passed; a config "
+                "given by name gets the lines before the statement unless it has them on every "
+                "path to the session (here, or in the function of the repository that returns "
+                "it); another expression is first put in a variable. `RewriterConfig` is "
+                "imported where it is used.")
+    reports = ("Sessions where no statement can be inserted (a lambda, a default argument, a "
+               "comprehension), with the lines to add by hand; arguments unpacked with "
+               "`*`/`**`; a `MonitoredSession` whose session creator's config is not visible.")
+    example = """
+        import tensorflow as tf
+
+        init = tf.global_variables_initializer()
+        with tf.Session() as sess:
+            sess.run(init)
+            for step in range(num_steps):
+                sess.run(train_op)
+
+        eval_sessions = [tf.Session(graph=graph) for graph in eval_graphs]
+    """
+    tokens = ("Session", "managed_session", "prepare_or_wait_for_session")
+    pattern = f"""(
+        trailer< '.' name=({_NAMES}) >
+      | power< name=({_NAMES}) trailer< '(' [any] ')' > any* >
+    )"""
+    Settings = Settings
+
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        name = capture["name"]
+        site = session_call(name[0] if isinstance(name, list) else name, ctx)
+        if site is None:
+            return
+        line, column = position(site.power)
+        if site.name == MONITORED_SESSION:
+            if find_argument(site.call, "session_creator", 0) is None and not has_unpacking(site.call):
+                ctx.report(site.power, "unmigrated", "pass session_creator="
+                           f"{site.module}.train.ChiefSessionCreator(config=config) with {NPU_CONFIG}")
+            return
+        if self.settings.style == "helper" and not (site.config is None and has_unpacking(site.call)):
+            ctx.defer(lambda: _wrap(site, line, column, ctx))
+            return
+        problem = why_not(site.power)
+        if problem:
+            ctx.report(site.power, "unmigrated", f"cannot add statements {problem}: before this "
+                       f"code add by hand {_by_hand(site)}")
+        elif site.config is None and has_unpacking(site.call):
+            ctx.report(site.power, "unmigrated", f"the arguments are unpacked: make sure config= "
+                       f"is given, with {NPU_CONFIG}: {_by_hand(site)}")
+        else:
+            ctx.defer(lambda: self._migrate(site, line, column, ctx))
+
+    def _migrate(self, site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
+        statement = enclosing_statement(site.power)
+        value = site.config.value if site.config is not None else None
+        if value is None or is_none(value):
+            earlier = _created_before(statement, ctx)
+            name = earlier or _config_name(enclosing_scope(statement), ctx)
+            if earlier is None:
+                _hoist(parse_config(site, ctx), statement, name, line, column, ctx).fresh = True
+            if value is None:
+                add_keyword(site.call, "config", name)
+            else:
+                value.replace(Name(name, prefix=value.prefix))
+            done = "passed" if earlier else "created"
+            ctx.report_at(line, column, "migrated", f"{done} '{name}' with {NPU_CONFIG}")
+            return
+        source = config_source(value, ctx)
+        if source is not None:
+            _report(_configure(source, line, column, ctx), line, column, ctx)
+            return
+        expression = dotted_name(value)
+        if expression is not None and ctx.tf.qualify(expression) is None:
+            done = _complete(ConfigTarget.at(expression, statement, line, column), ctx)
+            _report(done, line, column, ctx)
+            return
+        name = _config_name(enclosing_scope(statement), ctx)
+        value.replace(Name(name, prefix=value.prefix))
+        value.prefix = ""
+        _hoist(value, statement, name, line, column, ctx)
+        ctx.report_at(line, column, "migrated", f"moved the config into '{name}' and gave it {NPU_CONFIG}")
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        """Complete the functions that the repository facts promise return a configured config
+        (callers in other files add nothing) that no session of this file led to."""
+        for function in promised_functions(ctx):
+            if id(function) in _configured(ctx):
+                continue
+            line, column = position(function)
+            done = _configure(ConfigSource(function.children[1].value, function), line, column, ctx)
+            _report(done, line, column, ctx, why=PROMISED)
+
+
+@dataclass
+class _Done:
+    """What making sure of one config did."""
+
+    label: str = ""  # the config, as findings name it
+    added: bool = False  # lines were added
+    problem: str = ""  # why the lines could not be added on every path (then this is reported)
+    elsewhere: set[str] = field(default_factory=set)  # configured functions of other files it comes from
+    local: bool = False  # some object reaching the session is configured in this file
+    after: list[int] = field(default_factory=list)  # lines of bindings the lines were added after
+
+    def merge(self, other: "_Done") -> None:
+        self.added |= other.added
+        self.problem = self.problem or other.problem
+        self.elsewhere |= other.elsewhere
+        self.local |= other.local
+        self.after += other.after
+
+
+def _report(done: _Done, line: int, column: int, ctx: FileContext, why: str = "") -> None:
+    if done.problem:
+        ctx.report_at(line, column, "unmigrated", done.problem)
+    elif done.elsewhere and not done.local:
+        names = " and ".join(sorted(done.elsewhere))
+        ctx.report_at(line, column, "migrated", f"the config is configured in {names}, which "
+                      f"returns it with {NPU_CONFIG}: nothing to add here")
+    else:
+        where = ", ".join(map(str, done.after))
+        note = f" (after line {where}: that config had none on its way here)" if where else ""
+        ctx.report_at(line, column, "migrated", _message(done.label, done.added) + note + why)
+
+
+def _configured(ctx: FileContext) -> set[int]:
+    """The functions (ids) this run made sure of."""
+    return ctx.memo.setdefault("npu007.configured", set())
+
+
+def _configure(source: ConfigSource, line: int, column: int, ctx: FileContext) -> _Done:
+    """Make sure the config ``source`` returns has the NPU lines: in its function, once."""
+    function = source.function
+    if function is None:
+        return _Done(source.name, elsewhere={source.name})
+    label = f"the config returned by {source.name}()"
+    busy = ctx.memo.setdefault("npu007.configuring", set())
+    if id(function) in busy:  # a function that returns its own result (recursion)
+        return _Done(label, local=True)
+    busy.add(id(function))
+    _configured(ctx).add(id(function))
+    done = _Done(label)
+    for returned in function_returns(function):
+        done.merge(_complete_return(returned, function, line, column, ctx))
+    busy.discard(id(function))
+    return done
+
+
+def _complete_return(returned: Node, function: Node, line: int, column: int,
+                     ctx: FileContext) -> _Done:
+    value, statement = returned.children[1], enclosing_statement(returned)
+    inner = returned_value(value)
+    if inner.type == tokens.NAME:
+        return _complete(ConfigTarget.at(inner.value, statement, line, column), ctx)
+    source = config_source(inner, ctx)
+    if source is not None:
+        return _configure(source, line, column, ctx)
+    name = _config_name(function, ctx)
+    value.replace(Name(name, prefix=value.prefix))
+    value.prefix = ""
+    _hoist(value, statement, name, line, column, ctx)
+    return _Done(added=True, local=True)
+
+
+def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
+    """style = "helper": ``config=X`` becomes ``config=npu_config_proto(config_proto=X)``."""
+    value = site.config.value if site.config is not None else None
+    if value is not None and callee_name(value) == HELPER:
+        ctx.report_at(line, column, "migrated", f"the config goes through {HELPER}()")
+        return
+    if value is None:
+        add_keyword(site.call, "config", "None")
+        value = find_argument(site.call, "config").value
+    module = ctx.tf_module(site.module) if is_none(value) else site.module  # for config=None only
+    wrapped = parse_expression(f"{HELPER}(config_proto={module}.ConfigProto())")
+    inner = wrapped.children[1].children[1].children[2]
+    wrapped.prefix, value.prefix = value.prefix, ""
+    value.replace(wrapped)
+    if not is_none(value):
+        inner.replace(value)
+        inner = value
+    _soft_placement_target(inner, site, line, column, ctx)
+    ctx.report_at(line, column, "migrated", f"passed the config through {HELPER}() for {NPU_CONFIG}")
+
+
+def _soft_placement_target(config: Base, site: SessionCall, line: int, column: int,
+                           ctx: FileContext) -> None:
+    """Let NPU008 complete the wrapped config: a ConfigProto(...) call, or a named object."""
+    if callee_name(config) == "ConfigProto":
+        if find_argument(config.children[-1], "allow_soft_placement") is None:
+            targets(ctx).append(ConfigTarget(code(config), site.power, line, column,
+                                             constructor=config.children[-1]))
+        return
+    expression = dotted_name(config)
+    if expression is not None and not why_not(site.power):
+        targets(ctx).append(ConfigTarget.at(expression, enclosing_statement(site.power), line, column))
+
+
+def _insert_npu_lines(expression: str, missing: set[str], statement: Base, ctx: FileContext,
+                      first: str = "", after: bool = False) -> list[Base]:
+    """Insert ``first`` and the guide's lines before (``after``: after) ``statement``, plus the
+    precision mode setting when the custom_op is written, under a name free in that scope."""
+    custom_op = _custom_op_name(enclosing_scope(statement), ctx) if CUSTOM_OP in missing else ""
+    lines = npu_lines(expression, missing, custom_op)
+    mode = ctx.rule.settings.precision_mode if ctx.rule is not None else None
+    if mode is not None and custom_op:
+        lines.insert(2, f'{custom_op}.parameter_map["precision_mode"].s = '
+                        f'{ctx.tf_module()}.compat.as_bytes({json.dumps(mode)})')
+    code_lines = "\n".join([first, *lines] if first else lines)
+    nodes = (insert_after if after else insert_before)(statement, code_lines, ctx.newline)
+    claim(nodes, ctx, unless={custom_op})  # guide lines only: later guide lines may reuse it
+    return nodes
+
+
+def _config_name(scope: Node, ctx: FileContext) -> str:
+    return free_name(scope, "config", "npu_config", taken_names(scope, ctx))
+
+
+def _custom_op_name(scope: Node, ctx: FileContext) -> str:
+    """``custom_op`` unless ``scope`` uses it for something else than the guide's custom_op
+    lines (which do not mind a rebinding), else ``npu_custom_op``, ``npu_custom_op_1``..."""
+    taken = taken_names(scope, ctx)
+    if "custom_op" in taken:
+        taken = taken - custom_op_names(scope)
+    return free_name(scope, "custom_op", "npu_custom_op", taken)
+
+
+def parse_config(site: SessionCall, ctx: FileContext) -> Base:
+    return parse_expression(f"{ctx.tf_module(site.module)}.ConfigProto()")
+
+
+def _created_before(statement: Base, ctx: FileContext) -> Optional[str]:
+    """A config this rule created earlier in the same scope that surely ran before ``statement``."""
+    scope = enclosing_scope(statement)
+    for target in targets(ctx):
+        block = target.anchor.parent
+        if not target.fresh or enclosing_scope(target.anchor) is not scope:
+            continue
+        holder = block_child(statement, block)
+        if holder is not None and child_index(target.anchor) < child_index(holder):
+            return target.expression
+    return None
+
+
+def _hoist(value: Base, statement: Base, name: str, line: int, column: int,
+           ctx: FileContext) -> ConfigTarget:
+    """``name = <value>`` plus the NPU lines, before ``statement``; ``value`` is moved there."""
+    nodes = _insert_npu_lines(name, set(NPU_PIECES), statement, ctx, first=f"{name} = None")
+    placeholder = nodes[0].children[0].children[2]
+    value.prefix = placeholder.prefix
+    placeholder.replace(value)
+    claim([value], ctx)
+    ensure_rewriter_config(ctx)
+    target = ConfigTarget.at(name, statement, line, column)
+    if callee_name(value) == "ConfigProto":
+        target.constructor = value.children[-1]
+    targets(ctx).append(target)
+    return target
+
+
+def _complete(target: ConfigTarget, ctx: FileContext) -> _Done:
+    """Add the NPU lines the object ``target`` names lacks, once per object.
+
+    A local name is followed along every path to the session (``_config_flow``): objects
+    returned by a configured function count as configured (a function of this file is
+    completed first). When only some paths have the NpuOptimizer line, it goes right after
+    each binding that has none on its way, if no path from that binding adds one; else the
+    site is reported. The other lines are assignments: before the session is always safe.
+    """
+    done = _Done(target.expression)
+    flow = _flow(target, ctx)
+    if flow is None:
+        targets(ctx).append(target)
+        done.local = True
+        done.added = _insert_before(target, set(NPU_PIECES - target.settings().keys()), ctx)
+        return done
+    here = False  # some object reaching the session is configured in this scope
+    for index in sorted({index for index, _ in flow.reaching}):
+        source = _binding_source(flow, index, ctx)
+        if source is None:
+            here = True
+        else:
+            done.merge(_configure(source, target.line, target.column, ctx))
+    if here:
+        done.local = True
+        targets(ctx).append(target)  # NPU008 completes it here
+    if flow.doubled:
+        done.problem = _twice(target, flow)
+        return done
+    lacking = flow.lacking(CUSTOM_OP)
+    if not any(CUSTOM_OP in pieces for _, pieces in flow.reaching):
+        missing = set().union(*(NPU_PIECES - pieces for _, pieces in flow.reaching))
+        done.added |= _insert_before(target, missing, ctx)
+        return done
+    unsafe = [index for index in sorted(lacking) if _after_binding(flow, index) is None]
+    if unsafe:
+        done.problem = _partly_configured(target, flow, unsafe[0])
+        return done
+    for index in sorted(lacking):
+        _insert_after_binding(target.expression, NPU_PIECES - flow.common(index), flow, index, ctx)
+        done.after.append(position(flow.bindings[index])[0])
+    rest = set().union(*(NPU_PIECES - pieces for index, pieces in flow.reaching
+                         if index not in lacking))
+    done.added |= bool(lacking) | _insert_before(target, rest, ctx)
+    return done
+
+
+def _insert_after_binding(expression: str, missing: frozenset[str], flow: Flow, index: int,
+                          ctx: FileContext) -> None:
+    _insert_npu_lines(expression, set(missing), _after_binding(flow, index), ctx, after=True)
+    if missing - {CUSTOM_OP}:
+        ensure_rewriter_config(ctx)
+
+
+def _flow(target: ConfigTarget, ctx: FileContext) -> Optional[Flow]:
+    return target_flow(target, lambda value: NPU_PIECES if config_source(value, ctx) else frozenset())
+
+
+def _binding_source(flow: Flow, index: int, ctx: FileContext) -> Optional[ConfigSource]:
+    binding = flow.bindings[index] if index >= 0 else None
+    if binding is None or binding.type != symbols.expr_stmt or binding.children[1].type != tokens.EQUAL:
+        return None
+    return config_source(binding.children[-1], ctx)
+
+
+def _after_binding(flow: Flow, index: int) -> Optional[Base]:
+    """The line of binding ``index`` when the NpuOptimizer lines can go right after it: an
+    assignment alone on its line in a block, and no path from it adds them."""
+    binding = flow.bindings[index] if index >= 0 else None
+    line = binding.parent if binding is not None else None
+    if line is None or binding.type != symbols.expr_stmt or line.type != symbols.simple_stmt \
+            or len(line.children) != 2 or line.parent.type not in BLOCKS:
+        return None
+    return None if flow.ever_set(index, CUSTOM_OP) else line
+
+
+def _partly_configured(target: ConfigTarget, flow: Flow, index: int) -> str:
+    binding = flow.bindings[index] if index >= 0 else None
+    where = f"the config bound at line {position(binding)[0]}" if binding is not None \
+        else f"the parameter '{target.expression}'"
+    lines = "; ".join(npu_lines(target.expression, set(NPU_PIECES)))
+    return (f"'{target.expression}' has the NpuOptimizer lines on some paths to this session "
+            f"only: {where} reaches it without them, and adding them there would add a second "
+            f"NpuOptimizer on another path. Give each config object the lines exactly once, "
+            f"right after it is made: {lines}")
+
+
+def _twice(target: ConfigTarget, flow: Flow) -> str:
+    line = position(flow.doubled[0])[0]
+    return (f"'{target.expression}' gets a second NpuOptimizer at line {line}: on some path it "
+            f"has one there already (from earlier lines, an earlier pass of a loop, or the "
+            f"function that made it); keep exactly one custom_optimizers.add() per config object")
+
+
+def _insert_before(target: ConfigTarget, missing: set[str], ctx: FileContext) -> bool:
+    """Insert the ``missing`` lines before the target's statement (outside loops that keep
+    the object), or after the module-level binding of a global; True when any."""
+    if not missing:
+        return False
+    binding = _module_binding(target)
+    target.anchor = _outside_loops(target.anchor, target.expression)
+    if binding is not None:
+        _insert_npu_lines(target.expression, missing, binding, ctx, after=True)
+    else:
+        _insert_npu_lines(target.expression, missing, target.anchor, ctx)
+    if missing - {CUSTOM_OP}:
+        ensure_rewriter_config(ctx)
+    return True
+
+
+def _module_binding(target: ConfigTarget) -> Optional[Base]:
+    """The one module-level ``name = ...`` of a global config that a function uses.
+
+    Its NPU lines go right after it: before the session they would configure the object only
+    when that function runs (not for other functions sharing it), and again on every call.
+    """
+    scope = enclosing_scope(target.anchor)
+    if scope.type != symbols.funcdef or len(target.regions) < 2:
+        return None
+    found = _bindings(target.regions[-1][0], target.expression)
+    return found[0] if len(found) == 1 and found[0].parent.type in BLOCKS else None
+
+
+def _outside_loops(statement: Base, expression: str) -> Base:
+    """The outermost loop of the scope around ``statement`` that does not (re)bind the config,
+    else ``statement``: custom_optimizers.add() in a loop would add NpuOptimizer on every pass."""
+    scope = enclosing_scope(statement)
+    anchor, node = statement, statement.parent
+    while expression.isidentifier() and node is not scope:
+        if node.type in (symbols.for_stmt, symbols.while_stmt) and node.parent.type in BLOCKS \
+                and not _may_bind(node, expression):
+            anchor = node
+        node = node.parent
+    return anchor
+
+
+def _may_bind(loop: Node, name: str) -> bool:
+    """Could ``loop`` bind ``name`` to another object? A binding counts, and so does an escape
+    (:func:`uses`): the analysis does not follow it, and a ``:=`` target is one."""
+    return any(use.kind in ("bind", "escape") for use in uses(loop, name))
+
+
+def _bindings(root: Node, expression: str) -> list[Base]:
+    """Statements ``expression = ...`` in ``root``'s scope (not in nested functions)."""
+    return [node.parent for node in scope_statements(root)
+            if node.type == symbols.expr_stmt and len(node.children) == 3
+            and node.children[1].type == tokens.EQUAL and code(node.children[0]) == expression]
+
+
+def _message(what: str, added: bool) -> str:
+    if added:
+        return f"added the lines that give {what} {NPU_CONFIG}"
+    return f"{what} already has {NPU_CONFIG}"
+
+
+def _by_hand(site: SessionCall) -> str:
+    value = site.config.value if site.config is not None else None
+    expression = dotted_name(value) if value is not None else None
+    if expression is None:
+        start = f"config = {code(value) if value is not None else site.module + '.ConfigProto()'}"
+        lines, expression = [start], "config"
+    else:
+        lines = []
+    lines += npu_lines(expression, set(NPU_PIECES))
+    return "; ".join(lines) + f" (RewriterConfig: from tensorflow.core.protobuf.rewriter_config_pb2 " \
+        f"import RewriterConfig), then pass config={expression}"
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
+    """Which functions of the file return a configured config (``_config_functions``)."""
+    return config_function_facts(path, text) or None
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [SessionConfig()]

@@ -1,0 +1,280 @@
+"""NPU008 soft-placement: when the repository uses ``tf.device``, sessions allow soft placement.
+
+``tf.device`` may sit in a model file while the session is created in the training script, so
+the trigger is the repository-wide fact :data:`FACT` from :func:`npu_codemod_analyze_file`.
+Explicit settings are checked where they are written (``visit``); the config objects NPU007
+wrote or completed get the setting in ``finish``, which runs after NPU007's edits.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from npu_codemod.api import (
+    Base,
+    Capture,
+    FileContext,
+    ImportNames,
+    Name,
+    Node,
+    Rule,
+    add_keyword,
+    enclosing_scope,
+    find_argument,
+    first_call,
+    hookimpl,
+    insert_before,
+    is_false,
+    is_true,
+    parse_module,
+    position,
+    symbols,
+    tokens,
+)
+
+from ._config_flow import target_flow
+from ._config_functions import own_nodes, parse
+from ._session_config import ConfigTarget, argument_callee, callee_name, targets
+
+FACT = "uses-tf-device"
+#: ``passes-soft-placement:<function>:<parameter or position>``, see :func:`passed_soft_placement`.
+PASSED = "passes-soft-placement:"
+SETTING = "allow_soft_placement"
+WHY = "tf.device is used in this repository"
+_ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?", re.M)
+#: Where internal modules (``tensorflow.python.framework.ops.device``) come from.
+_INTERNAL = re.compile(r"\btensorflow\.python\b")
+DEVICE = frozenset({"tensorflow.device"})
+#: ``from tensorflow import device as d`` (also ``compat.v1``, several names, parentheses).
+_FROM = re.compile(r"^[ \t]*from[ \t]+tensorflow(?:\.compat\.v1)?[ \t]+import[ \t]+(\([^)]*\)|[^#\n]*)", re.M)
+
+
+def uses_tf_device(text: str) -> bool:
+    """Does ``text`` call ``<tf alias>.device(``, or a name imported as ``device`` from
+    TensorFlow, outside a comment? (from the text; a file that imports internal modules is
+    parsed)"""
+    aliases = {match.group(1) or "tensorflow" for match in _ALIAS.finditer(text)}
+    calls = [rf"\b(?:{'|'.join(map(re.escape, sorted(aliases)))})(?:\.compat\.v1)?\.device"] if aliases else []
+    imported = sorted(_device_names(text))
+    if imported:
+        calls.append(rf"(?<![\w.])(?:{'|'.join(map(re.escape, imported))})")
+    if calls and re.search(rf"^[^#\n]*(?:{'|'.join(calls)})[ \t]*\(", text, re.M):
+        return True
+    return _device_through_internal_modules(text)
+
+
+def _device_through_internal_modules(text: str) -> bool:
+    """``ops.device(...)`` after ``from tensorflow.python.framework import ops``: such names
+    resolve only through ``ImportNames``, so the few files that spell them are parsed."""
+    if not _INTERNAL.search(text) or "device" not in text:
+        return False
+    tree = parse_module(text)
+    return tree is not None and first_call(tree, ImportNames(tree), DEVICE) is not None
+
+
+def _device_names(text: str) -> set[str]:
+    names = set()
+    for match in _FROM.finditer(text):
+        for item in re.sub(r"#[^\n]*|[()\\]", " ", match.group(1)).split(","):
+            words = item.split()
+            if words and words[0] == "device":
+                names.add(words[2] if len(words) == 3 and words[1] == "as" else "device")
+    return names
+
+
+def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False) -> set[str]:
+    """``<function>:<parameter or position>`` for each argument of a call that may hand a
+    function something else than ``True`` for a soft-placement flag: a keyword named like one
+    (``soft`` in it), a positional ``False`` or one whose code mentions soft placement, and
+    ``**kwargs`` (``<function>:**``) when the file ``mentioned`` it. ``precise``: every
+    argument that is not literally ``True`` (for the calls of the file being rewritten)."""
+    found = set()
+    for call in ast.walk(tree):
+        name = _callee(call) if isinstance(call, ast.Call) else None
+        if name is None or name == "ConfigProto":
+            continue
+        for keyword in call.keywords:
+            if keyword.arg is None and (mentioned or precise):
+                found.add(f"{name}:**")
+            elif keyword.arg and (precise or "soft" in keyword.arg.lower()) and not _true(keyword.value):
+                found.add(f"{name}:{keyword.arg}")
+        for index, argument in enumerate(call.args):
+            if isinstance(argument, ast.Starred):
+                found.add(f"{name}:*")
+                break
+            if not _true(argument) and (precise or _false(argument) or _soft(argument)):
+                found.add(f"{name}:{index}")
+    return found
+
+
+def _callee(call: ast.Call) -> Optional[str]:
+    function = call.func
+    return function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+
+
+def _true(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _false(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is False
+
+
+def _soft(node: ast.AST) -> bool:
+    """Does the code of ``node`` spell ``soft`` or ``placement`` in a name or string?"""
+    for part in ast.walk(node):
+        words = [getattr(part, "id", ""), getattr(part, "attr", ""), getattr(part, "arg", "") or ""]
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            words.append(part.value)
+        if any("soft" in word.lower() or "placement" in word.lower() for word in words):
+            return True
+    return False
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
+    tree = parse(text)
+    mentioned = re.search("soft|placement", text, re.I) is not None
+    facts = {PASSED + item for item in passed_soft_placement(tree, mentioned)} if tree else set()
+    if uses_tf_device(text):
+        facts.add(FACT)
+    return facts or None
+
+
+class SoftPlacement(Rule):
+    id = "NPU008"
+    name = "soft-placement"
+    pack = "sess-run"
+    description = "When the repository uses tf.device, session configs set allow_soft_placement=True."
+    guide_section = "创建session并初始化资源 (tf.device -> allow_soft_placement=True)"
+    guide_section_en = ("Creating the session and initializing resources: tf.device -> "
+                        "allow_soft_placement=True")
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("When the repository calls `tf.device(...)` anywhere (the model file may place "
+                "ops while the training script makes the session), every session config NPU007 "
+                "writes or completes sets `allow_soft_placement=True`, and an explicit "
+                "`allow_soft_placement=False` becomes `True`: it lets TensorFlow assign devices "
+                "itself.")
+    reports = ("A value that is not a literal (`allow_soft_placement=FLAGS.soft_placement`): it "
+               "must be `True` when `tf.device` is used.")
+    example = """
+        import tensorflow as tf
+
+        with tf.device("/cpu:0"):
+            images, labels = build_input(FLAGS.data_dir)
+        train_config = tf.ConfigProto(allow_soft_placement=False)
+        eval_config = tf.ConfigProto(allow_soft_placement=FLAGS.soft_placement)
+    """
+    tokens = ("Session", "managed_session", "prepare_or_wait_for_session", SETTING)
+    pattern = f"""(
+        argument< '{SETTING}' '=' value=any >
+      | expr_stmt< power< any* trailer< '.' '{SETTING}' > > '=' value=any >
+    )"""
+    order = 60  # finish after NPU007 (50), whose edits record the config objects
+
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        if FACT not in ctx.facts:
+            return
+        if node.type == symbols.argument and argument_callee(node) != "ConfigProto":
+            return
+        value = capture["value"]
+        if is_true(value):
+            ctx.report(node, "migrated", f"{SETTING}=True is set ({WHY})")
+        elif is_false(value):
+            value.replace(Name("True", prefix=value.prefix))
+            ctx.report(node, "migrated", f"flipped {SETTING}=False to True: {WHY}")
+        elif not _true_by_default(value, ctx):
+            ctx.report(node, "unmigrated", f"{SETTING} must be True when tf.device is used: "
+                       f"set it to True (now: {str(value).strip()})")
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        if FACT not in ctx.facts:
+            return
+        for target in targets(ctx):
+            if _set_on_every_path(target):
+                continue
+            if target.constructor is not None:
+                add_keyword(target.constructor, SETTING, "True")
+            else:
+                insert_before(target.anchor, f"{target.expression}.{SETTING} = True", ctx.newline)
+            ctx.report_at(target.line, target.column, "migrated",
+                          f"set {SETTING}=True on '{target.expression}': {WHY}")
+
+
+def _set_on_every_path(target: ConfigTarget) -> bool:
+    """Does the object of ``target`` have ``allow_soft_placement`` set (to anything: ``visit``
+    checks the value) on every path to its session?"""
+    flow = target_flow(target, _keyword_setting, {SETTING})
+    if flow is None:
+        return SETTING in target.settings()
+    return all(SETTING in done for _, done in flow.reaching)
+
+
+def _keyword_setting(value: Base) -> frozenset[str]:
+    """``{SETTING}`` for ``ConfigProto(..., allow_soft_placement=v)``."""
+    given = callee_name(value) == "ConfigProto" and find_argument(value.children[-1], SETTING)
+    return frozenset({SETTING}) if given else frozenset()
+
+
+def _true_by_default(value: Base, ctx: FileContext) -> bool:
+    """Is ``value`` a parameter of the enclosing function that defaults to ``True``, never
+    rebound, and that no call in the repository may give another value? Calls are matched
+    by the function's name; other files' calls are known from the :data:`PASSED` facts, so
+    only for a parameter named like soft placement (those are the ones recorded)."""
+    scope = enclosing_scope(value)
+    tree = parse(ctx.original)
+    if value.type != tokens.NAME or scope.type != symbols.funcdef or tree is None \
+            or "soft" not in value.value.lower():
+        return False
+    line = position(scope)[0]
+    function, names = _function_at(tree, line, scope.children[1].value)
+    keys = _parameter_keys(function, value.value) if function is not None else None
+    if keys is None:
+        return False
+    passed = {fact[len(PASSED):] for fact in ctx.facts if fact.startswith(PASSED)}
+    passed |= ctx.memo.setdefault("npu008.passed", passed_soft_placement(tree, True, precise=True))
+    return not passed & {f"{name}:{key}" for name in names for key in keys}
+
+
+def _function_at(tree: ast.Module, line: int, name: str) -> tuple[Optional[ast.FunctionDef], set[str]]:
+    """The function ``def name`` at ``line``, and the names its callers call it by (a class's
+    name for its ``__init__``)."""
+    for node in ast.walk(tree):
+        body = node.body if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                              ast.AsyncFunctionDef)) else []
+        for child in body:
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and child.lineno == line and child.name == name:
+                called = {name, node.name} if name == "__init__" and isinstance(node, ast.ClassDef) \
+                    else {name}
+                return child, called
+    return None, set()
+
+
+def _parameter_keys(function: ast.FunctionDef, name: str) -> Optional[set[str]]:
+    """How a call can give ``function``'s parameter ``name`` a value (keyword, positions,
+    unpacking), when it defaults to ``True`` and the body never rebinds it; else None."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    pairs = list(zip(positional, defaults)) + list(zip(arguments.kwonlyargs, arguments.kw_defaults))
+    found = [(index, default) for index, (argument, default) in enumerate(pairs) if argument.arg == name]
+    if not found or not (isinstance(found[0][1], ast.Constant) and found[0][1].value is True):
+        return None
+    if any(isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+           for node in own_nodes(function)):
+        return None
+    keys = {name, "**"}
+    index = found[0][0]
+    if index < len(positional):
+        keys |= {"*", str(index)}
+        if index and positional[0].arg in ("self", "cls"):
+            keys.add(str(index - 1))  # called as obj.method(...)
+    return keys
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [SoftPlacement()]

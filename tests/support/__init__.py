@@ -1,0 +1,17 @@
+"""The tests' own helpers, one module per question (``tests/`` is on ``sys.path`` under pytest).
+
+- :mod:`support.git`: real git repositories: build, commit, add a bare remote, read back.
+- :mod:`support.repo_state`: what a repository looks like to its user, before and after a run.
+- :mod:`support.cli`: the real command line in a subprocess.
+- :mod:`support.csvfiles`: reading the CSV reports.
+- :mod:`support.reports`: a real run with every kind of outcome, and its page as a browser reads it.
+- :mod:`support.rules`: golden before/after tests of rules given by id.
+- :mod:`support.session_config`: the lines NPU007 writes, for the session-config rule tests.
+- :mod:`support.goldens`: the corpus and sample projects with their frozen migrated copies.
+- :mod:`support.trees`: fissix trees for tests of node helpers.
+- :mod:`support.forge`: a fake GitHub/GitLab API; :mod:`support.git_http`: a git HTTP server.
+- :mod:`support.pool_tasks`: tasks a spawned pool worker imports by name.
+- :mod:`support.hooks`: the ``calls_hook`` marker: a test proves it calls a plugin hook.
+
+Nothing here is a test module, and no test module is imported by another.
+"""

@@ -1,0 +1,24 @@
+"""The real command line in a subprocess (``python -m npu_codemod``), as a user runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Mapping, Optional
+
+
+def cli(*args: str, cwd: Path, expect: Optional[int] = None, stdin: str = "",
+        env: Optional[Mapping[str, str]] = None) -> subprocess.CompletedProcess:
+    """Run ``npu-codemod args`` in ``cwd`` (``env``: the whole environment, default ours);
+    with ``expect``, assert it exits with that code."""
+    done = subprocess.run([sys.executable, "-m", "npu_codemod", *args], cwd=cwd, input=stdin,
+                          capture_output=True, text=True, timeout=300, env=env)
+    if expect is not None:
+        assert done.returncode == expect, (done.returncode, done.stdout, done.stderr)
+    return done
+
+
+def check_lines(cwd: Path, *args: str, expect: int) -> list[str]:
+    """The lines ``npu-codemod check args`` prints, asserting it exits with ``expect``."""
+    return cli("check", *args, cwd=cwd, expect=expect).stdout.splitlines()
