@@ -40,6 +40,7 @@ from npu_codemod.codemods.source import decode_source  # noqa: E402
 from npu_codemod.codemods.tfnames import IMPORTS_TF  # noqa: E402
 from npu_codemod.orchestrator.batch.jobs import RepoJob  # noqa: E402
 from npu_codemod.orchestrator.batch.pipeline import process_repo  # noqa: E402
+from npu_codemod.orchestrator.demo import build_sample_repos  # noqa: E402
 from npu_codemod.orchestrator.git import repository as gitrepo  # noqa: E402
 from npu_codemod.orchestrator.repolist import parse_repo_list  # noqa: E402
 from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit  # noqa: E402
@@ -55,6 +56,7 @@ TARGETS = {
     "jobs2_speedup": 1.7,  # multi-repo wall --jobs 1 / --jobs 2, at least
     "git_ms_per_repo": 150.0,  # at most
     "peak_rss_mb": 300.0,  # per process, at most
+    "verify_demo_s": 60.0,  # verify of the demo repositories, 10 steps, --jobs 2, at most
 }
 #: Every rule pack, the opt-in ones too: the rewrite measure runs them all.
 EVERY_PACK = RuleSelection(only=frozenset({DEFAULT, *(pack.name for pack in PACKS)}))
@@ -98,6 +100,7 @@ def run_all(corpora: Corpora, scratch: Path, mode: str, seed: int) -> dict[str, 
         "multi_repo": bench_multi_repo(corpora.small_repos, scratch, memory, PAIRS[mode]),
         "rerun": bench_rerun(corpora.tf_scripts, scratch, memory),
         "repo_count_memory": bench_repo_count_memory(corpora.small_repos, scratch),
+        "verify": bench_verify(scratch, mode),
         "memory": memory,
         "cli_cpu_s": CLI_CPU,
         "errors": ERRORS,
@@ -297,6 +300,49 @@ def bench_repo_count_memory(repos: list[Path], scratch: Path) -> dict[str, Any]:
             "mb_per_1000_repos": 1000 * (peaks[1] - peaks[0]) / (len(many) - len(repos))}
 
 
+# --- verify: the demo repositories before and after, vs TensorFlow's import ---------------
+
+def bench_verify(scratch: Path, mode: str) -> dict[str, Any]:
+    """``verify --jobs 2`` of the demo repositories (migrated first, untimed), 10 steps; the
+    floor is TensorFlow's import in each run (two per repository that trains) over 2 cores.
+    ``--tiny``: one repository, 2 steps."""
+    repo_list = build_sample_repos(scratch / "verify-demo")
+    if mode == "tiny":
+        repo_list.write_text('dqn-agent verify="python train.py"\n')
+    steps = "2" if mode == "tiny" else "10"
+    common = ["--repos", str(repo_list), "--no-progress", "--workspace", str(scratch / "verify-ws")]
+    run_cli(["run", *common, "--report-dir", str(scratch / "verify-run")], "migrate demo")
+    report = scratch / "verify-report"
+    start, cpu = time.perf_counter(), _cpu()
+    run_cli(["verify", *common, "--jobs", "2", "--verify-steps", steps, "--report-dir", str(report)],
+            "verify demo", ok=(0, 1))
+    wall, cpu = time.perf_counter() - start, _cpu() - cpu
+    records = [repo["verify"] for repo in json.loads((report / "run.json").read_text())["repos"]]
+    runs = sum(1 + (r["verdict"] not in ("inconclusive", "timeout")) for r in records if r["original_s"])
+    imports = [tensorflow_import_s() for _ in range(1 if mode == "tiny" else 3)]
+    tf_import = statistics.median(imports)
+    return {"repos": len(records), "steps": int(steps), "runs": runs, "verify_jobs2_s": wall,
+            "cpu_s": cpu, "tf_import_s": tf_import, "tf_import_all_s": imports,
+            "floor_s": runs * tf_import / 2, "verdicts": {r["verdict"]: 0 for r in records} | dict(
+                Counter(r["verdict"] for r in records)),
+            "run_s": [[r["original_s"], r["migrated_s"]] for r in records if r["original_s"]]}
+
+
+def tensorflow_import_s() -> float:
+    """Wall seconds of a process that imports TensorFlow (and tf-keras) as a verify run does."""
+    env = {**os.environ, "TF_USE_LEGACY_KERAS": "1", "TF_CPP_MIN_LOG_LEVEL": "2"}
+    code = "import tensorflow as tf; tf.compat.v1.disable_v2_behavior(); tf.compat.v1.layers.Dense"
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def run_cli(args: list[str], label: str, ok: tuple[int, ...] = (0,)) -> None:
+    done = subprocess.run([sys.executable, "-m", "npu_codemod", *args], capture_output=True, text=True)
+    if done.returncode not in ok:
+        ERRORS.append(f"{label}: exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}")
+
+
 # --- running the real CLI, with its peak memory ---------------------------------------------
 
 def cli(scratch: Path, command: str, repos: list[Path], jobs: int, memory: dict, label: str,
@@ -393,6 +439,8 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         ("repos: --jobs 1 / --jobs 2 wall", results["multi_repo"]["speedup"], ">=", "jobs2_speedup"),
         ("repos: git ms per repo", results["multi_repo"]["git_ms_per_repo"], "<=", "git_ms_per_repo"),
         ("peak RSS of any process, MB", peak, "<=", "peak_rss_mb"),
+        ("verify demo repos, 10 steps, --jobs 2: wall s", results["verify"]["verify_jobs2_s"], "<=",
+         "verify_demo_s"),
     ]
     return [{"name": name, "value": round(value, 3), "op": op, "target": TARGETS[key],
              "met": value >= TARGETS[key] if op == ">=" else value <= TARGETS[key]}
@@ -420,6 +468,11 @@ def print_table(results: dict[str, Any]) -> None:
         ("peak RSS over repo count, scan --jobs 2", "{} / {} repos".format(*results["repo_count_memory"]["repos"]),
          "orchestrator {:.0f} / {:.0f} MB".format(*results["repo_count_memory"]["orchestrator_mb"]),
          f"{results['repo_count_memory']['mb_per_1000_repos']:.1f} MB more per 1,000 repos"),
+        ("verify demo repos --jobs 2", f"{results['verify']['repos']} repos, {results['verify']['runs']} "
+         f"TF runs, {results['verify']['steps']} steps",
+         f"{results['verify']['verify_jobs2_s']:.2f} s (CPU {results['verify']['cpu_s']:.2f} s)",
+         f"TF import {results['verify']['tf_import_s']:.2f} s per run: floor {results['verify']['floor_s']:.2f} s "
+         f"= {results['verify']['runs']} x import / 2 cores"),
     ]
     rows += [(f"peak RSS: {label}", "", f"orchestrator {mb['orchestrator_mb']:.0f} MB",
               f"worker {_mb(mb['worker_mb'])}, git {_mb(mb['git_mb'])}")

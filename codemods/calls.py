@@ -63,15 +63,15 @@ def has_unpacking(call_trailer: pytree.Node) -> bool:
 
 
 def is_true(node: pytree.Base) -> bool:
-    return node.type == token.NAME and node.value == "True"
+    return bool(node.type == token.NAME and node.value == "True")
 
 
 def is_false(node: pytree.Base) -> bool:
-    return node.type == token.NAME and node.value == "False"
+    return bool(node.type == token.NAME and node.value == "False")
 
 
 def is_none(node: pytree.Base) -> bool:
-    return node.type == token.NAME and node.value == "None"
+    return bool(node.type == token.NAME and node.value == "None")
 
 
 def add_keyword(call_trailer: pytree.Node, keyword: str, value_code: str) -> None:

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Callable, FrozenSet, Iterator, Optional, Sequence
+from typing import Any, Callable, FrozenSet, Iterator, Optional, Sequence
 
 from bowler import Query
 from bowler.tool import BowlerTool
@@ -27,11 +27,11 @@ from fissix.refactor import _get_headnode_dict
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import imports_module_pattern, place_imports
-from .prematch import SELF, leaf_key, quick_check
+from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
-from .rule import Capture, FileContext, Rule, position, rules_in_order
-from .source import UndecodableSource, decode_source
-from .walk import post_order, tree_text
+from .rule import Capture, FileContext, Rule, rules_in_order
+from .source import SourceText, UndecodableSource, decode_source
+from .walk import position, post_order, tree_text
 
 #: Pseudo-rule of file-level findings: failures (decode, parse, compile) and files no rule may
 #: rewrite (eager mode, symlinks: see ``file_kinds``).
@@ -142,7 +142,8 @@ class Engine:
         with _collector_paused():
             return self._apply(source, path, repo, facts, active)
 
-    def _apply(self, source, path, repo, facts, active) -> FileOutcome:
+    def _apply(self, source: SourceText, path: str, repo: str, facts: FrozenSet[str],
+               active: list[Rule]) -> FileOutcome:
         """The rules over one decoded file; a rule that crashes is reported and the file
         redone without it."""
         text = source.text
@@ -161,7 +162,8 @@ class Engine:
             return self._outcome(ctx, source, tuple(crashed))
         return FileOutcome(path, tuple(crashed))
 
-    def _run(self, text, newline, path, repo, facts, active) -> FileContext:
+    def _run(self, text: str, newline: str, path: str, repo: str, facts: FrozenSet[str],
+             active: list[Rule]) -> FileContext:
         body = text if text.endswith("\n") or not text else text + "\n"
         tree = _parse(body)
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
@@ -226,7 +228,7 @@ class Engine:
                     if index >= len(children):
                         continue
                     leaf = children[index]
-                found = by_value.get(getattr(leaf, "value", None))
+                found = by_value.get(getattr(leaf, "value", ""))  # a node: no key (names are non-empty)
                 if found:
                     candidates = tuple(sorted(candidates + found, key=_first)) if candidates else found
             for _, check, fixer in candidates:
@@ -255,7 +257,7 @@ class Engine:
                   for rule in rules]
         heads = {name for one in wanted for resolver in one.resolvers for name in resolver.bindings}
         index, found = NameIndex(wanted), []
-        for node in post_order(ctx.tree, {token.NAME: frozenset(heads)}, {syms.power}):
+        for node in post_order(ctx.tree, {token.NAME: frozenset(heads)}, frozenset({syms.power})):
             head = node.children[0] if node.type == syms.power else node
             if head.type != token.NAME or head.value not in heads:
                 continue
@@ -275,7 +277,7 @@ class Engine:
 
         return tf_call
 
-    def _outcome(self, ctx: FileContext, source, crashed: tuple[Finding, ...]) -> FileOutcome:
+    def _outcome(self, ctx: FileContext, source: SourceText, crashed: tuple[Finding, ...]) -> FileOutcome:
         findings = crashed + tuple(ctx.findings)
         new_text = tree_text(ctx.tree)
         if new_text == ctx.original:
@@ -363,7 +365,11 @@ def _anything(node: pytree.Base) -> bool:
     return True
 
 
-def _first(candidate: tuple) -> int:
+#: A fixer as :class:`_Dispatch` offers nodes to it: (its order, its quick check, the fixer).
+_Candidate = tuple[int, Check, Any]
+
+
+def _first(candidate: _Candidate) -> int:
     return candidate[0]
 
 
@@ -377,15 +383,16 @@ class _Dispatch:
     ``nodes``, which other node types it yields.
     """
 
-    def __init__(self, fixers: Sequence, checks: dict) -> None:
-        self.heads: dict[int, tuple[tuple, tuple]] = {}
+    def __init__(self, fixers: Sequence[Any], checks: dict[Any, Check]) -> None:
+        self.heads: dict[int, tuple[tuple[_Candidate, ...],
+                                    tuple[tuple[int, dict[str, tuple[_Candidate, ...]]], ...]]] = {}
         self.leaves: dict[int, Optional[FrozenSet[str]]] = {}
         order = {fixer: number for number, fixer in enumerate(fixers)}
         for kind, of_kind in (_get_headnode_dict(fixers) if fixers else {}).items():
             if not of_kind:
                 continue
-            plain: list[tuple] = []
-            keyed: dict[int, dict[str, list[tuple]]] = {}
+            plain: list[_Candidate] = []
+            keyed: dict[int, dict[str, list[_Candidate]]] = {}
             for fixer in of_kind:
                 candidate = (order[fixer], checks[fixer], fixer)
                 key = leaf_key(fixer.pattern, kind)
@@ -420,7 +427,7 @@ def _error_position(error: Exception) -> tuple[int, int]:
     context = getattr(error, "context", None)  # ParseError: (prefix, (line, column))
     if context and len(context) == 2 and isinstance(context[1], tuple):
         return context[1]
-    args = getattr(error, "args", ())
+    args: tuple[Any, ...] = getattr(error, "args", ())
     if len(args) == 2 and isinstance(args[1], tuple) and len(args[1]) == 2:  # TokenError
         return args[1]
     return getattr(error, "lineno", None) or 1, getattr(error, "offset", None) or 0

@@ -148,7 +148,7 @@ def _is_future(small: pytree.Base) -> bool:
     if small.type != syms.import_from:
         return False
     module = small.children[1]
-    return module.type == token.NAME and module.value == "__future__"
+    return bool(module.type == token.NAME and module.value == "__future__")
 
 
 def imports_module_pattern(module: str) -> "re.Pattern[str]":

@@ -61,8 +61,9 @@ def _one_of(pattern: WildcardPattern, depth: int) -> Optional[Check]:
     if all(isinstance(alt, LeafPattern) and alt.content is not None for alt in alternatives):
         pairs = frozenset((alt.type, alt.content) for alt in alternatives)  # ('A' | 'B' | ...)
         return lambda node: (node.type, getattr(node, "value", None)) in pairs
-    checks = [quick_check(alternative, depth) for alternative in alternatives]
-    if any(check is None for check in checks):
+    maybe_checks = [quick_check(alternative, depth) for alternative in alternatives]
+    checks = [one for one in maybe_checks if one is not None]
+    if len(checks) != len(maybe_checks):
         return None
 
     def check(node: pytree.Base) -> bool:
@@ -103,7 +104,7 @@ def _leading(content: Sequence[pytree.BasePattern]) -> tuple[list[pytree.BasePat
 #: A leaf a pattern requires: at child ``index`` of the node (``SELF``: the node itself), with
 #: one of ``values``. The engine looks candidates up by that value instead of trying each.
 SELF = -1
-Key = tuple[int, frozenset]
+Key = tuple[int, frozenset[str]]
 
 
 def leaf_key(pattern: pytree.BasePattern, node_type: int) -> Optional[Key]:
@@ -116,11 +117,12 @@ def leaf_key(pattern: pytree.BasePattern, node_type: int) -> Optional[Key]:
         if pattern.content is None or not pattern.min == pattern.max == 1 \
                 or any(len(alternative) != 1 for alternative in pattern.content):
             return None
-        keys = [leaf_key(alternative[0], node_type) for alternative in pattern.content
-                if _may_head(alternative[0], node_type)]
-        if not keys or None in keys or len({index for index, _ in keys}) != 1:
+        found = [leaf_key(alternative[0], node_type) for alternative in pattern.content
+                 if _may_head(alternative[0], node_type)]
+        keys = [key for key in found if key is not None]
+        if not keys or len(keys) != len(found) or len({index for index, _ in keys}) != 1:
             return None
-        return keys[0][0], frozenset().union(*(values for _, values in keys))
+        return keys[0][0], frozenset[str]().union(*(values for _, values in keys))
     if isinstance(pattern, LeafPattern):
         values = _names(pattern)
         return (SELF, values) if values and pattern.type in (None, node_type) else None
@@ -132,15 +134,16 @@ def leaf_key(pattern: pytree.BasePattern, node_type: int) -> Optional[Key]:
     return None
 
 
-def _names(pattern: pytree.BasePattern) -> Optional[frozenset]:
+def _names(pattern: pytree.BasePattern) -> Optional[frozenset[str]]:
     """The names one leaf must be for ``pattern`` (a name, or alternatives of names), or None."""
     if isinstance(pattern, LeafPattern):
         value = pattern.content
         return frozenset((value,)) if isinstance(value, str) and value.isidentifier() else None
     if isinstance(pattern, WildcardPattern) and pattern.content and pattern.min == pattern.max == 1 \
             and all(len(alternative) == 1 for alternative in pattern.content):
-        parts = [_names(alternative[0]) for alternative in pattern.content]
-        return None if None in parts else frozenset().union(*parts)
+        found = [_names(alternative[0]) for alternative in pattern.content]
+        parts = [part for part in found if part is not None]
+        return None if len(parts) != len(found) else frozenset[str]().union(*parts)
     return None
 
 

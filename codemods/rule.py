@@ -21,7 +21,7 @@ from .walk import position, tree_text
 
 T = TypeVar("T")
 
-Capture = dict
+Capture = dict[str, Any]
 
 #: The project's repository (``[project.urls] Homepage`` of pyproject.toml).
 PROJECT_URL = "https://github.com/npu-codemod/npu-codemod"
@@ -182,7 +182,8 @@ class FileContext:
         index = (factory, *key)
         if index not in cached:
             cached[index] = factory(self, *key)
-        return cached[index]
+        result: T = cached[index]
+        return result
 
     @property
     def changed(self) -> bool:
@@ -217,7 +218,8 @@ class FileContext:
         entry = kept.get(id(node))
         if entry is None or entry[0] is not node:
             entry = kept[id(node)] = (node, compute(node))
-        return entry[1]
+        value: T = entry[1]
+        return value
 
     def tf_module(self, spelled: Optional[str] = None) -> str:
         """How code a rule writes spells the TensorFlow module: ``spelled`` (a spelling taken

@@ -216,6 +216,10 @@ def _outside_containers(node: pytree.Base) -> pytree.Base:
     return node
 
 
+#: The calls a value was passed to on the way (see :attr:`Flow.calls`).
+Calls = tuple[tuple[pytree.Node, int], ...]
+
+
 @dataclass(frozen=True)
 class Flow:
     """Where the value of an expression goes (see :func:`flow`).
@@ -295,7 +299,7 @@ def _is_parenthesised(atom: pytree.Node) -> bool:
         atom.children[1].type not in (syms.testlist_gexp,)
 
 
-def _stored_by_method(power: pytree.Node, index: int, calls: tuple) -> Optional[Flow]:
+def _stored_by_method(power: pytree.Node, index: int, calls: Calls) -> Optional[Flow]:
     """``lst.append(<value>)``: the value is stored in ``lst``."""
     method = power.children[index - 1] if index > 1 else None
     if method is None or method.type != syms.trailer or method.children[0].type != token.DOT \
@@ -308,9 +312,11 @@ def _stored_by_method(power: pytree.Node, index: int, calls: tuple) -> Optional[
                 into="container", store=store, calls=calls)
 
 
-def _flow_at(node: pytree.Base, parent: Optional[pytree.Node], contained: bool, calls: tuple) -> Flow:
+def _flow_at(node: pytree.Base, parent: Optional[pytree.Node], contained: bool, calls: Calls) -> Flow:
     """Where a value goes from the statement (or clause) that holds it."""
-    kind = parent.type if parent is not None else None
+    if parent is None:
+        return Flow("dropped", calls=calls)
+    kind = parent.type
     if kind == syms.annassign and parent.children[-1] is node:
         return _bound_to([parent.parent.children[0]], contained, calls)
     if kind == syms.expr_stmt and parent.children[-1] is node:
@@ -327,7 +333,7 @@ def _flow_at(node: pytree.Base, parent: Optional[pytree.Node], contained: bool, 
         return Flow("escape", "yielded", calls=calls)
     if kind in _DEF_LINE:
         return Flow("escape", "used in a nested function or a def line", calls=calls)
-    if kind is None or kind in _NO_VALUE or kind in (syms.expr_stmt, syms.annassign):
+    if kind in _NO_VALUE or kind in (syms.expr_stmt, syms.annassign):
         return Flow("dropped", calls=calls)
     return Flow("escape", "used as a value", calls=calls)
 
@@ -348,7 +354,7 @@ def _unpacked(items: pytree.Node, node: pytree.Base) -> Optional[pytree.Base]:
     return next((target for value, target in zip(values, targets) if value is node), None)
 
 
-def _bound_to(targets: list[pytree.Base], contained: bool, calls: tuple) -> Flow:
+def _bound_to(targets: list[pytree.Base], contained: bool, calls: Calls) -> Flow:
     """The value is assigned to ``targets``: kept by their names, or stored on an attribute or
     in a subscript when one of them is ``x.a`` or ``x[k]``."""
     names: list[pytree.Leaf] = []

@@ -54,7 +54,7 @@ def statement_of(node: pytree.Base) -> pytree.Base:
 
 def is_docstring(statement: pytree.Base) -> bool:
     """A statement line that starts with a string: a module, class or function docstring."""
-    return statement.type == syms.simple_stmt and statement.children[0].type == token.STRING
+    return bool(statement.type == syms.simple_stmt and statement.children[0].type == token.STRING)
 
 
 def block_child(node: pytree.Base, block: pytree.Node) -> Optional[pytree.Base]:
@@ -79,7 +79,8 @@ def indentation(statement: pytree.Base) -> str:
     if block is None or block.type != syms.suite:
         return ""
     indent = next(child for child in block.children if child.type == token.INDENT)
-    return indent.value
+    value: str = indent.value
+    return value
 
 
 def enclosing_scope(node: pytree.Base) -> pytree.Node:

@@ -154,7 +154,8 @@ def canonical(dotted: str) -> str:
 def dotted_name(node: pytree.Base) -> Optional[str]:
     """``a.b.c`` for a NAME or a power node made only of ``.attr`` trailers, else None."""
     if node.type == token.NAME:
-        return node.value
+        name: str = node.value
+        return name
     if node.type == syms.dotted_name:
         return "".join(leaf.value for leaf in node.leaves())
     if node.type != syms.power or not is_attribute_trailer(node.children[-1]):
@@ -163,7 +164,7 @@ def dotted_name(node: pytree.Base) -> Optional[str]:
 
 
 def is_attribute_trailer(node: pytree.Base) -> bool:
-    return node.type == syms.trailer and node.children[0].type == token.DOT
+    return bool(node.type == syms.trailer and node.children[0].type == token.DOT)
 
 
 def is_call_trailer(node: Optional[pytree.Base]) -> bool:

@@ -7,6 +7,7 @@ One place for the questions several commands ask of their arguments, so ``run``,
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -75,3 +76,22 @@ def add_include_tests_option(parser: argparse.ArgumentParser) -> None:
                         help="also migrate test files (test_*.py, *_test.py, conftest.py, files "
                              "under test/ or tests/), which are skipped by default (config: "
                              "include_tests = true)")
+
+
+def default_workspace() -> str:
+    """The clone cache and scratch space when ``--workspace`` is not given: one per user,
+    ``$XDG_CACHE_HOME/npu-codemod`` (else ``~/.cache/npu-codemod``), wherever the command runs."""
+    cache = os.environ.get("XDG_CACHE_HOME", "").strip()
+    root = Path(cache) if cache and os.path.isabs(cache) else Path.home() / ".cache"
+    return str(root / "npu-codemod")
+
+
+def add_workspace_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", default=None, metavar="DIR",
+                        help="clone cache and scratch space (default: $XDG_CACHE_HOME/npu-codemod, "
+                             "else ~/.cache/npu-codemod)")
+
+
+def workspace(args: argparse.Namespace) -> Path:
+    """``--workspace``, else :func:`default_workspace`, as an absolute path."""
+    return Path(getattr(args, "workspace", None) or default_workspace()).resolve()

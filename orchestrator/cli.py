@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from npu_codemod.codemods.rule_settings import SettingsError
 from npu_codemod.orchestrator.batch.interrupts import Terminated, interrupt_exit_code, sigterm_as_interrupt
 from npu_codemod.orchestrator.batch.options import OptionError
-from npu_codemod.orchestrator.commands import build_parser
+from npu_codemod.orchestrator.commands import build_parser, parse_arguments
 from npu_codemod.orchestrator.commands.common import EXIT_OK, EXIT_USAGE
 from npu_codemod.orchestrator.config import ConfigError
 from npu_codemod.orchestrator.errors import UsageError
@@ -34,7 +34,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return EXIT_USAGE
     # Plugins may add options (npu_codemod_add_options), so they load before parsing.
     parser = build_parser(load_plugins(PluginSpec(extra=references)))
-    args = parser.parse_args(argv)
+    args = parse_arguments(parser, argv)
     try:
         with sigterm_as_interrupt():
             return args.handler(args)

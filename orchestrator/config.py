@@ -34,7 +34,7 @@ else:  # pragma: no cover - Python 3.9/3.10
     import tomli as tomllib
 
 TABLE = "npu-codemod"
-KEYS = ("include_tests", "rules", "disable_rules", "settings")
+KEYS = ("include_tests", "rules", "disable_rules", "settings", "verify")  # verify: read by verify/settings.py
 
 
 class ConfigError(ValueError):

@@ -11,49 +11,61 @@ from pathlib import Path
 SAMPLE_REPOS: dict[str, dict[str, str]] = {
     "alexnet-finetune": {
         "finetune.py": '''\
-"""Fine-tune AlexNet on a new data set (TF 1.x, sess.run)."""
-import numpy as np
+"""Fine-tune AlexNet's last layers on a new data set (TF 1.x, sess.run)."""
 import tensorflow as tf
 from tensorflow.data import Iterator
 
 from datagenerator import ImageDataGenerator
 
-batch_size = 128
+batch_size = 16
+num_epochs = 8
 tr_data = ImageDataGenerator("train.txt", batch_size=batch_size, shuffle=True)
 iterator = Iterator.from_structure(tr_data.data.output_types, tr_data.data.output_shapes)
 next_batch = iterator.get_next()
 training_init_op = iterator.make_initializer(tr_data.data)
 
-x = tf.placeholder(tf.float32, [batch_size, 227, 227, 3])
+x = tf.placeholder(tf.float32, [batch_size, 32, 32, 3])
+y = tf.placeholder(tf.float32, [batch_size, 2])
 keep_prob = tf.placeholder(tf.float32)
-fc7 = tf.layers.dense(tf.layers.flatten(x), 4096)
+fc7 = tf.layers.dense(tf.layers.flatten(x), 64, activation=tf.nn.relu)
 dropout7 = tf.nn.dropout(fc7, keep_prob)
-loss = tf.reduce_mean(dropout7)
+logits = tf.layers.dense(dropout7, 2)
+loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
 train_op = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
 
 init = tf.global_variables_initializer()
 sess = tf.Session()
 sess.run(init)
-for epoch in range(10):
+for epoch in range(num_epochs):
     sess.run(training_init_op)
     img_batch, label_batch = sess.run(next_batch)
-    sess.run(train_op, feed_dict={x: img_batch, keep_prob: 0.5})
+    _, value = sess.run([train_op, loss], feed_dict={x: img_batch, y: label_batch, keep_prob: 0.5})
+    print("epoch", epoch, "loss", value)
 ''',
         "datagenerator.py": '''\
 import tensorflow as tf
 
 
 class ImageDataGenerator(object):
+    """Images and one-hot labels from lines ``<image path> <label>``."""
+
     def __init__(self, txt_file, batch_size, shuffle=True):
         data = tf.data.TextLineDataset(txt_file)
         data = data.map(self._parse, num_parallel_calls=8)
         if shuffle:
-            data = data.shuffle(buffer_size=1000)
+            data = data.shuffle(buffer_size=1000, seed=7)
         self.data = data.batch(batch_size)
 
     def _parse(self, line):
-        return tf.strings.split([line]).values
+        parts = tf.strings.split([line]).values
+        path, label = parts[0], parts[1]
+        # A stand-in for decoding the JPEG: a pattern that depends on the file name.
+        shade = tf.cast(tf.strings.to_hash_bucket_fast(path, 100), tf.float32) / 100.0
+        image = tf.reshape(tf.range(32 * 32 * 3, dtype=tf.float32), [32, 32, 3]) / 3072.0 * shade
+        return image, tf.one_hot(tf.strings.to_number(label, tf.int32), 2)
 ''',
+        "train.txt": "".join(f"images/{n:03d}.jpg {n % 2}\n" for n in range(40)),
+        "pyproject.toml": '[tool.npu-codemod.verify]\ncommand = "python finetune.py"\n',
     },
     "dqn-agent": {
         "agent.py": '''\
@@ -79,6 +91,35 @@ class ReplayMemory:
 
     def batch(self, n):
         return random.sample(self.items, n)
+''',
+        "train.py": '''\
+"""Train the agent's Q-network on transitions of a synthetic environment."""
+import numpy as np
+import tensorflow as tf
+
+from agent import DQNAgent
+
+agent = DQNAgent(n_actions=4)
+rng = np.random.RandomState(0)
+agent.memory.items = [(rng.rand(8).astype("float32"), rng.randint(4), rng.rand()) for _ in range(256)]
+
+states = tf.placeholder(tf.float32, [32, 8])
+actions = tf.placeholder(tf.int32, [32])
+targets = tf.placeholder(tf.float32, [32])
+hidden = tf.layers.dense(states, 32, activation=tf.nn.relu)
+q_values = tf.layers.dense(hidden, agent.n_actions)
+chosen = tf.reduce_sum(q_values * tf.one_hot(actions, agent.n_actions), axis=1)
+loss = tf.reduce_mean(tf.square(targets - chosen))
+train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+
+agent.sess.run(tf.global_variables_initializer())
+for step in range(6):
+    batch = agent.train()
+    feed = {states: np.stack([s for s, _, _ in batch]), actions: [a for _, a, _ in batch],
+            targets: [r for _, _, r in batch]}
+    _, value = agent.sess.run([train_op, loss], feed_dict=feed)
+    print("step", step, "loss", value)
+agent.sess.close()
 ''',
     },
     "bert-classifier": {
@@ -146,6 +187,11 @@ def create_optimizer(loss, learning_rate, use_tpu):
 }
 
 
+#: The verify command of a sample repository that has none in its own pyproject.toml: on its
+#: repo-list line (``verify="..."``), as a user would give it.
+SAMPLE_VERIFY: dict[str, str] = {"dqn-agent": "python train.py"}
+
+
 def build_sample_repos(root: Path) -> Path:
     """Create the sample git repos under ``root`` and return the repo list file."""
     for name, files in SAMPLE_REPOS.items():
@@ -158,8 +204,13 @@ def build_sample_repos(root: Path) -> Path:
         _git(repo, "commit", "-q", "-m", "Initial TF 1.x code")
     repo_list = root / "repos.txt"
     repo_list.write_text("# sample repositories built by npu-codemod demo\n"
-                         + "".join(f"{name}\n" for name in SAMPLE_REPOS), encoding="utf-8")
+                         + "".join(_list_line(name) for name in SAMPLE_REPOS), encoding="utf-8")
     return repo_list
+
+
+def _list_line(name: str) -> str:
+    command = SAMPLE_VERIFY.get(name)
+    return f'{name} verify="{command}"\n' if command else f"{name}\n"
 
 
 def _git(repo: Path, *args: str) -> None:

@@ -1,7 +1,11 @@
 """Parsing the repo list: one ``PATH_OR_URL [BASE_REF] [key=value ...]`` entry a line.
 
 Fields are separated by whitespace; a field holding spaces is written in double quotes
-(``"../my models/bert" main``); ``#`` always starts a comment. A bad line does not stop the batch: it becomes an entry with an ``error``, reported as that
+(``"../my models/bert" main``), an option's value too (``verify="python train.py --steps 20"``);
+``#`` always starts a comment.
+
+Options: ``slug=OWNER/NAME`` (the forge's name of the repository), ``verify="COMMAND"`` (what
+``npu-codemod verify`` runs in it, before the repository's own ``[tool.npu-codemod.verify]``). A bad line does not stop the batch: it becomes an entry with an ``error``, reported as that
 repo's failed result, so the other repos are still processed.
 """
 
@@ -14,12 +18,15 @@ from typing import Optional
 
 from npu_codemod.orchestrator.redact import mask_secrets
 
-#: Per-entry options a line may carry after the base ref.
-ENTRY_OPTIONS = frozenset({"slug"})
+#: Per-entry options a line may carry after the base ref: the repository's ``owner/name`` on
+#: the forge, its wave (a whole number: waves start in order, then entries without one), and
+#: its verify command.
+ENTRY_OPTIONS = frozenset({"slug", "wave", "verify"})
 #: Lines as an editor numbers them (``str.splitlines`` also splits at form feeds and such).
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-#: One field: a double-quoted string (no escapes) or a run of non-space, non-quote characters.
-_FIELD = re.compile(r'\s*(?:"([^"]*)"|([^\s"]+))(?=\s|$)')
+#: One field: a double-quoted string (no escapes), ``key="value"``, or a run of non-space,
+#: non-quote characters.
+_FIELD = re.compile(r'\s*(?:"([^"]*)"|(\w+=)"([^"]*)"|([^\s"]+))(?=\s|$)')
 _URL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*://|[\w.-]+@[\w.-]+:)")
 
 
@@ -33,6 +40,11 @@ class RepoEntry:
     options: tuple[tuple[str, str], ...] = ()
     line: int = 0
     error: Optional[str] = None
+    source: str = ""  # the list it came from ("repos.txt", "<stdin>"), to cite file:line
+
+    def cite(self, message: str) -> str:
+        """``message`` about what the list says of this entry, prefixed with its ``file:line``."""
+        return f"{self.source}:{self.line}: {message}" if self.source and self.line else message
 
     @property
     def is_url(self) -> bool:
@@ -40,6 +52,12 @@ class RepoEntry:
 
     def option(self, key: str) -> Optional[str]:
         return dict(self.options).get(key)
+
+    @property
+    def wave(self) -> float:
+        """The entry's ``wave=`` (checked by the parser); entries without one come last."""
+        wave = self.option("wave")
+        return int(wave) if wave is not None else float("inf")
 
 
 def parse_repo_list(text: str, base_dir: Path, source: str = "repo list") -> list[RepoEntry]:
@@ -81,6 +99,9 @@ def parse_line(line: str, number: int, base_dir: Path, source: str = "repo list"
     options: list[tuple[str, str]] = []
     for extra in fields[1:]:
         key, sep, value = extra.partition("=")
+        if sep and key == "wave" and not value.isdigit():
+            return RepoEntry(name, fields[0], line=number,
+                             error=f"{where}: wave={value!r}: expected a whole number (wave=1, wave=2, ...)")
         if sep and key in ENTRY_OPTIONS and value:
             options.append((key, value))
         elif not sep and base_ref is None and not options:
@@ -96,7 +117,7 @@ def parse_line(line: str, number: int, base_dir: Path, source: str = "repo list"
         except (RuntimeError, ValueError, OSError) as exc:  # ~nobody, a NUL byte, a loop
             return RepoEntry(name, fields[0], line=number,
                              error=f"{where}: unusable path {name!r}: {exc}")
-    return RepoEntry(name, location, base_ref, tuple(options), number)
+    return RepoEntry(name, location, base_ref, tuple(options), number, source=source)
 
 
 def _fields(line: str) -> Optional[list[str]]:
@@ -108,7 +129,8 @@ def _fields(line: str) -> Optional[list[str]]:
         match = _FIELD.match(line, position)
         if match is None:
             return None
-        fields.append(match.group(1) if match.group(1) is not None else match.group(2))
+        quoted, key, value, plain = match.groups()
+        fields.append(quoted if quoted is not None else key + value if key else plain)
         position = match.end()
     return fields
 

@@ -8,8 +8,11 @@ from typing import Any, Literal, Optional
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
+from npu_codemod.orchestrator.verify.records import VerifyRecord
 
-RepoStatus = Literal["changed", "unchanged", "failed"]
+#: ``deferred``: not started in this run (its PR budget, ``--max-prs``, was spent); the next
+#: run takes it: not a failure.
+RepoStatus = Literal["changed", "unchanged", "failed", "deferred"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class RepoResult:
     groups: tuple[ChangeGroup, ...] = ()  # --split-by: one per branch/PR
     pull_requests: tuple[PullRequestRecord, ...] = ()
     patch: Optional[str] = None  # dry-run: the diff that would be committed
+    verify: Optional[VerifyRecord] = None  # ``verify`` / ``run --verify``: the verdict
     findings: tuple[Finding, ...] = field(default=(), repr=False)
 
     def with_changes(self, **changes: Any) -> "RepoResult":
@@ -85,6 +89,7 @@ class RepoResult:
         data["files_changed"] = list(self.files_changed)
         data["notes"] = list(self.notes)
         data["findings"] = [finding.to_dict() for finding in self.findings]
+        data["verify"] = self.verify.to_dict() if self.verify is not None else None
         return data
 
 
@@ -92,3 +97,9 @@ def failed(entry: RepoEntry, error: str) -> RepoResult:
     """A failed result: one human sentence in ``error``, no traceback; the location masked."""
     return RepoResult(repo=entry.name, status="failed", location=mask_secrets(entry.location),
                       error=error)
+
+
+def deferred(entry: RepoEntry, reason: str) -> RepoResult:
+    """A repository this run did not start, and why (a note): the next run takes it."""
+    return RepoResult(repo=entry.name, status="deferred", location=mask_secrets(entry.location),
+                      notes=(reason,))

@@ -21,13 +21,14 @@ class RepoLine(NamedTuple):
     files_cached: int
     pr_failed: bool
     files_skipped: int = 0  # test files left out
+    verdict: str = ""  # ``verify``, ``run --verify``: the repository's verdict
 
     @classmethod
     def of(cls, result: RepoResult) -> "RepoLine":
         counts = Counter(f.status for f in result.findings)
         return cls(result.repo, result.status, len(result.files_changed), counts["migrated"],
                    counts["unmigrated"], counts["error"], result.files_cached, bool(result.pr_error),
-                   result.files_skipped)
+                   result.files_skipped, result.verify.verdict if result.verify else "")
 
 
 #: Past this many repositories the table lists only the failed ones: hundreds of lines on a
@@ -35,7 +36,9 @@ class RepoLine(NamedTuple):
 MAX_ROWS = 40
 
 
-def print_summary(lines: Sequence[RepoLine], stream: TextIO) -> None:
+def print_summary(lines: Sequence[RepoLine], stream: TextIO, scan: bool = False) -> None:
+    """The table and the totals; ``scan``: nothing was written, the sites are what ``run``
+    would migrate."""
     if not lines:
         print("no repositories in the list", file=stream)
         return
@@ -52,10 +55,16 @@ def print_summary(lines: Sequence[RepoLine], stream: TextIO) -> None:
         print(f"({hidden} more repos: every row is in repos.csv)" if shown else
               "(none failed: every repo's row is in repos.csv)", file=stream)
     statuses = Counter(line.status for line in lines)
+    migrated = sum(line.migrated for line in lines)
     cached = sum(line.files_cached for line in lines)
     skipped = sum(line.files_skipped for line in lines)
     print(f"{len(lines)} repos: {statuses['changed']} changed, {statuses['unchanged']} unchanged, "
-          f"{statuses['failed']} failed; sites migrated {sum(line.migrated for line in lines)}, left "
+          f"{statuses['failed']} failed; " + (f"would migrate {migrated} sites" if scan else
+                                                f"sites migrated {migrated}") + ", left "
           f"{sum(line.unmigrated for line in lines)}, errors {sum(line.errors for line in lines)}"
           + (f"; {skipped} test file(s) skipped (--include-tests migrates them)" if skipped else "")
           + (f"; {cached} file(s) from the result cache" if cached else ""), file=stream)
+    verdicts = Counter(line.verdict for line in lines if line.verdict)
+    if verdicts:
+        print("verify: " + ", ".join(f"{count} {verdict}" for verdict, count in sorted(verdicts.items())),
+              file=stream)

@@ -20,11 +20,13 @@ def npu_codemod_write_report(run: Mapping[str, Any], report_dir: Path) -> list[P
     from .pr_report import write_pr_reports
     from .sarif_report import write_sarif_report
     from .summary import Overview
+    from .verify_report import write_verify_report
 
     written = write_run_json(run, report_dir)
     written += write_csv_reports(run, report_dir)
     written += write_pr_reports(run, report_dir)
     written += write_sarif_report(run, report_dir)
+    written += write_verify_report(run, report_dir)
     overview = Overview.of(run)  # one pass for the history's numbers and the page's
     history = append_history(run, report_dir, overview)  # before the page, which shows this run too
     written += write_html_report(run, report_dir, history, overview)

@@ -2,7 +2,9 @@
 
 The file lives in the report dir and only grows. Re-rendering a run (``npu-codemod report``)
 does not add it twice: a run is identified by its record's ``id`` (older records without one:
-by their start and finish times).
+by their start and finish times). One point per state of the campaign: a run that was
+interrupted adds none (its unfinished repositories would read as a drop); the run that
+resumes it (``--only-failed``, whose record carries the finished repositories over) does.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ def run_totals(run: Mapping[str, Any], overview: Optional[Overview] = None) -> d
         "repos": overview.repo_counts,
         "findings": overview.totals,
         "coverage": coverage(overview.totals),
+        "carried_over": run.get("options", {}).get("carried_over", 0),
     }
 
 
@@ -54,7 +57,7 @@ def append_history(run: Mapping[str, Any], report_dir: Path,
     """Add this run's totals (once) and return the whole history, oldest first."""
     entries = read_history(report_dir)
     entry = run_totals(run, overview)
-    if any(_same_run(old, entry) for old in entries):
+    if run.get("interrupted") or any(_same_run(old, entry) for old in entries):
         return entries
     path = report_dir / HISTORY_FILE
     old = path.read_text(encoding="utf-8") if path.exists() else ""

@@ -65,6 +65,8 @@ def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = (
                for repo in run["repos"]),
         repo_names=overview.repo_names,
         failed=overview.failed,
+        verified=bool((run.get("options") or {}).get("verify")),
+        verifications=(repo for repo in run["repos"] if repo.get("verify")),
         script=Markup(_SCRIPT),  # our own static file, allowed by the CSP hash
         script_hash=_SCRIPT_HASH,
     )

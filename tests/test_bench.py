@@ -33,5 +33,8 @@ def test_tiny_bench_writes_every_measure(tmp_path: Path) -> None:
     assert all(run["orchestrator_mb"] > 0 for run in results["memory"].values())
     assert results["repo_count_memory"]["repos"] == [3, 15]  # N and 5N distinct repos
     assert all(mb > 0 for mb in results["repo_count_memory"]["orchestrator_mb"])
+    verify = results["verify"]
+    assert verify["repos"] == 1 and verify["runs"] == 2 and verify["verdicts"] == {"equivalent": 1}
+    assert verify["tf_import_s"] > 0 and verify["floor_s"] > 0 and verify["verify_jobs2_s"] > 0
     assert [t["name"] for t in results["targets"]] and all(isinstance(t["met"], bool) for t in results["targets"])
     assert "target" in done.stdout and str(out) in done.stdout

@@ -89,7 +89,7 @@ def _fails_alone(tmp_path: Path, repo: Path, entry: str, message: str, *extra: s
 
 def test_missing_base_ref(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"train.py": TRAIN})
-    _fails_alone(tmp_path, repo, "r no-such-ref", "base ref 'no-such-ref' not found")
+    _fails_alone(tmp_path, repo, "r no-such-ref", "repos.txt:1: base ref 'no-such-ref' not found")
 
 
 def test_repository_without_commits(tmp_path: Path) -> None:

@@ -114,8 +114,11 @@ def test_signal_mid_run_stops_cleanly_and_a_rerun_completes(batch: Path, scratch
     rerun = cli("run", "--repos", "repos.txt", "--report-dir", "rep2", "--no-progress",
                 "--only-failed", "rep/run.json", cwd=root)
     assert rerun.returncode == 0, rerun.stderr
-    assert [r["repo"] for r in json.loads((root / "rep2" / "run.json").read_text())["repos"]] == \
-        ["r3", "r4", "r5"]
+    resumed = json.loads((root / "rep2" / "run.json").read_text())["repos"]
+    # Every repository of the list: the finished ones carried over from the interrupted run.
+    assert [(r["repo"], r["status"], bool(r.get("carried_over"))) for r in resumed] == [
+        ("r1", "changed", True), ("r2", "changed", True), ("r3", "changed", False),
+        ("r4", "changed", False), ("r5", "changed", False)]
     for name in REPOS:
         migrated = show(root / name, BRANCH, "train.py")
         assert migrated.startswith(MIGRATED)
@@ -139,13 +142,16 @@ def test_results_spooled_mid_run_leave_no_file_even_after_sigkill(batch: Path) -
                  process)  # mid-batch: r1 and r2 done, r3 and r4 in flight
         spooled = [target for target in open_files(process.pid) if target.startswith(str(root / "rep"))]
         assert len(spooled) == 1 and spooled[0].endswith(" (deleted)")
-        assert [p.name for p in (root / "rep").iterdir()] == ["run.json"]
+        # Besides the old report, only the run's lock (batch/locks.py): no record to see.
+        assert sorted(p.name for p in (root / "rep").iterdir()) == [".npu-codemod.lock", "run.json"]
     finally:
         process.kill()
         for marker in (root / "markers").iterdir():  # its workers, orphaned
             os.kill(int(marker.read_text()), signal.SIGKILL)
         process.wait(timeout=120)
-    assert [p.name for p in (root / "rep").iterdir()] == ["run.json"]
+    # A kill no handler sees leaves the lock, naming the dead run: the next run takes it over.
+    assert sorted(p.name for p in (root / "rep").iterdir()) == [".npu-codemod.lock", "run.json"]
+    assert json.loads((root / "rep" / ".npu-codemod.lock").read_text())["pid"] == process.pid
 
 
 def open_files(pid: int) -> list[str]:

@@ -69,11 +69,11 @@ def test_forty_repos_two_jobs_push_each_branch_and_match_one_job(tmp_path, capsy
     stderr = capsys.readouterr().err
 
     assert findings_csv(parallel) == findings_csv(serial)
-    assert f"npu-codemod: does-not-exist: no such path: {parallel}/does-not-exist" in stderr
+    assert f"npu-codemod: does-not-exist: {parallel}/repos.txt:41: no such path: {parallel}/does-not-exist" in stderr
     repos = run_json(parallel)["repos"]
     assert len(repos) == 41
     assert [r["status"] for r in repos] == ["changed"] * 40 + ["failed"]
-    assert repos[-1]["error"] == f"no such path: {parallel}/does-not-exist"
+    assert repos[-1]["error"] == f"{parallel}/repos.txt:41: no such path: {parallel}/does-not-exist"
     assert all(r["pushed"] for r in repos[:40])
     for i, repo in enumerate(repos[:40]):
         remote = parallel / f"r{i:02}.git"
@@ -106,7 +106,10 @@ def test_only_failed_reruns_just_the_failed_repos(tmp_path):
     (tmp_path / "report").rename(tmp_path / "first")
     make_repo(tmp_path / "late")
     assert run_cli(tmp_path, "--jobs", "2", "--only-failed", str(tmp_path / "first" / "run.json")) == 0
-    assert [(r["repo"], r["status"]) for r in run_json(tmp_path)["repos"]] == [("late", "changed")]
+    # The others are carried over from the first run: the reports cover the whole list.
+    first = json.loads((tmp_path / "first" / "run.json").read_text())
+    assert [(r["repo"], r["status"], r.get("carried_over")) for r in run_json(tmp_path)["repos"]] == [
+        (r["repo"], r["status"], first["id"]) for r in first["repos"][:2]] + [("late", "changed", None)]
 
 
 def test_only_failed_tells_a_malformed_line_from_a_good_entry_of_the_same_name(tmp_path):
@@ -115,7 +118,8 @@ def test_only_failed_tells_a_malformed_line_from_a_good_entry_of_the_same_name(t
     assert run_cli(tmp_path, "--jobs", "1") == 1
     (tmp_path / "report").rename(tmp_path / "first")
     assert run_cli(tmp_path, "--jobs", "1", "--only-failed", str(tmp_path / "first" / "run.json")) == 1
-    assert [(r["repo"], r["status"]) for r in run_json(tmp_path)["repos"]] == [("a", "failed")]
+    assert [(r["repo"], r["status"], bool(r.get("carried_over"))) for r in run_json(tmp_path)["repos"]] == [
+        ("a", "changed", True), ("a", "failed", False)]
 
 
 SABOTAGE_PLUGIN = '''

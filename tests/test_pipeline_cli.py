@@ -211,7 +211,10 @@ def test_second_run_reports_the_first_runs_rows_exactly(two_repos: Path, tmp_pat
     assert first == read_csv(tmp_path / "two" / "findings.csv") == read_csv(tmp_path / "scan" / "findings.csv")
     dry = cli("run", "--repos", str(two_repos), "--dry-run", "--report-dir", "dry", cwd=tmp_path)
     assert dry.returncode == 0, dry.stderr
-    assert not (tmp_path / "dry" / "patches").exists()  # the branches already hold everything
+    # The branches already hold everything: nothing changes, and the patches are their content.
+    assert [r["status"] for r in json.loads((tmp_path / "dry" / "run.json").read_text())["repos"]] == \
+        ["unchanged", "unchanged"]
+    assert len(list((tmp_path / "dry" / "patches").iterdir())) == 2
 
 
 def test_rerun_with_more_rules_adds_one_commit_on_the_branch(two_repos: Path, tmp_path: Path):

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from typing import FrozenSet, Iterable, Literal, Optional
 
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.orchestrator.batch.locks import LockOwner
 from npu_codemod.orchestrator.git.repository import PyFile
 from npu_codemod.orchestrator.prs.groups import SplitBy
 from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.toolkit import RuleSelection
+from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
-Mode = Literal["run", "scan"]
+Mode = Literal["run", "scan", "verify"]
 DEFAULT_BRANCH = "npu-codemod/sess-run-to-npu"
 
 
@@ -34,6 +36,9 @@ class RepoJob:
     split_by: Optional[SplitBy] = None  # a branch per group
     cache: bool = True  # reuse outcomes of unchanged files (result_cache); --no-cache: False
     include_tests: bool = False  # --include-tests: test files are migrated too
+    lock_owner: Optional[LockOwner] = None  # the run: it holds the branch lock (batch.repo_locks)
+    wait: bool = False  # --wait: for another run's lock of the branch, instead of failing
+    verify: Optional[VerifyOptions] = None  # ``verify``, ``run --verify``: run before and after
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Optional
 
 from npu_codemod.orchestrator import arguments
 from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH, Mode
@@ -18,9 +18,9 @@ from npu_codemod.orchestrator.git.repository import GitError, check_branch_name
 from npu_codemod.orchestrator.prs.groups import SplitBy
 from npu_codemod.orchestrator.prs.options import pr_settings
 from npu_codemod.orchestrator.prs.publish import PrSettings
-from npu_codemod.orchestrator.redact import mask_secrets
-from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.toolkit import RuleSelection
+from npu_codemod.orchestrator.verify.options import tensorflow_problem, verify_options
+from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
 
 class OptionError(Exception):
@@ -53,7 +53,7 @@ class BatchOptions:
     command: Mode = "run"
     repos: str = ""  # where the list came from, for run.json
     report_dir: Path = Path("npu-codemod-report")
-    workspace: Path = Path(".npu-codemod")
+    workspace: Path = field(default_factory=lambda: Path(arguments.default_workspace()))
     selection: RuleSelection = RuleSelection()
     branch: str = DEFAULT_BRANCH
     dry_run: bool = False
@@ -69,7 +69,9 @@ class BatchOptions:
     progress: bool = True
     cache: bool = True
     debug: bool = False
+    wait: bool = False  # --wait: for another run's report dir or branch, instead of refusing
     prs: Optional[PrSettings] = None
+    verify: Optional[VerifyOptions] = None  # ``verify`` and ``run --verify``
     #: The parsed arguments, for plugin hooks that read their own options (None: a library run).
     namespace: Optional[argparse.Namespace] = None
 
@@ -80,20 +82,24 @@ class BatchOptions:
         _check_values(args)
         try:
             prs = pr_settings(args)
-            if args.command == "run":
+            verify = verify_options(args)
+            if args.command in ("run", "verify"):
                 check_branch_name(args.branch)
         except (ValueError, GitError) as exc:
             raise OptionError(str(exc)) from None
+        if verify is not None and tensorflow_problem():
+            raise OptionError(tensorflow_problem())
         return cls(
             command=args.command, repos=args.repos, report_dir=Path(args.report_dir),
-            workspace=Path(args.workspace).resolve(), selection=arguments.rule_selection(args),
+            workspace=arguments.workspace(args), selection=arguments.rule_selection(args),
             branch=getattr(args, "branch", DEFAULT_BRANCH), dry_run=getattr(args, "dry_run", False),
             push=getattr(args, "push", False), remote=getattr(args, "remote", "origin"),
             force_push=getattr(args, "force_push", False), split_by=getattr(args, "split_by", None),
             include_tests=arguments.include_tests(args), jobs=args.jobs, executor=args.executor,
             scheduler=args.scheduler, repo_timeout=args.repo_timeout,
-            progress=not args.no_progress, cache=not args.no_cache, debug=args.debug, prs=prs,
-            namespace=args)
+            progress=not args.no_progress, cache=not getattr(args, "no_cache", False),
+            debug=getattr(args, "debug", False), wait=getattr(args, "wait", False), prs=prs,
+            verify=verify, namespace=args)
 
 
 def _check_values(args: argparse.Namespace) -> None:
@@ -119,12 +125,3 @@ def make_pool(options: BatchOptions) -> Pool[Key]:
         return DaskPool(options.scheduler or "")
     except (OSError, TimeoutError) as exc:
         raise OptionError(f"cannot reach the Dask scheduler at {options.scheduler}: {exc}") from None
-
-
-def only_failed(entries: Sequence[RepoEntry], run: Mapping[str, Any]) -> list[RepoEntry]:
-    """The entries whose repo failed in the run record ``run``."""
-    # Name and location: a malformed line is named by its first field, like a good entry.
-    failed = {(repo.get("repo"), repo.get("location")) for repo in run["repos"]
-              if repo.get("status") == "failed"}
-    return [entry for entry in entries
-            if (entry.name, mask_secrets(entry.location)) in failed or (entry.name, None) in failed]

@@ -26,6 +26,7 @@ from npu_codemod.orchestrator.batch.jobs import (
     ShardOutput,
     new_blobs,
 )
+from npu_codemod.orchestrator.batch.repo_locks import lock_branch, unlock_branch
 from npu_codemod.orchestrator.batch.shards import split_files
 from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.git.branch_reuse import OWN_COMMIT_MARK, build_point
@@ -37,6 +38,8 @@ from npu_codemod.orchestrator.git.workspace import Workspace
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, failed
 from npu_codemod.orchestrator.toolkit import build_toolkit
+from npu_codemod.orchestrator.verify.check import verify_job, verify_result
+from npu_codemod.orchestrator.verify.records import VerifyRecord
 
 
 def process_repo(job: RepoJob) -> RepoResult:
@@ -52,7 +55,13 @@ def start_repo(job: RepoJob, workers: int = 1) -> Union[RepoResult, ShardedRepo]
     entry = job.entry
     if entry.error:
         return failed(entry, entry.error)
-    return _guarded(job, lambda: _start(job, workers))
+    if job.mode == "verify":
+        return _guarded(job, lambda: verify_job(job))
+    outcome = _guarded(job, lambda: _start(job, workers))
+    if isinstance(outcome, RepoResult):  # a large repository keeps the lock until its finish
+        unlock_branch(job)
+        return _verified(job, outcome)
+    return outcome
 
 
 def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput, RepoResult]:
@@ -62,7 +71,24 @@ def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput,
 
 def finish_repo(plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     """Join the shards (in order) into one result: commit, move the branch, push."""
-    return _guarded(plan.job, lambda: _finish(gitrepo.open_repo(plan.path), plan, outputs))
+    try:
+        result = _guarded(plan.job, lambda: _finish(gitrepo.open_repo(plan.path), plan, outputs))
+    finally:
+        unlock_branch(plan.job)
+    return _verified(plan.job, result)
+
+
+def _verified(job: RepoJob, result: RepoResult) -> RepoResult:
+    """``run --verify``: the committed result with its verdict; a verification that cannot
+    start is ``inconclusive``, naming why (the migration itself stands)."""
+    if job.verify is None:
+        return result
+    try:
+        return verify_result(job, result)
+    except Exception as exc:  # the export or the sandbox: one repository's problem
+        reason = str(exc) if isinstance(exc, GitError) else f"{type(exc).__name__}: {exc}"
+        return result.with_changes(verify=VerifyRecord("inconclusive", reason=mask_secrets(
+            f"verify could not run: {reason}"), base=result.base, commit=result.commit))
 
 
 T = TypeVar("T")
@@ -81,8 +107,7 @@ def _guarded(job: RepoJob, step: Callable[[], T]) -> Union[T, RepoResult]:
 def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     entry = job.entry
     toolkit = build_toolkit(job.selection)
-    repo = Workspace(job.workspace).open(entry)
-    base = gitrepo.resolve_commit(repo, entry.base_ref)
+    repo, base = _open(job)
     # A split change is always built from the base: each group has its own branch.
     tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" and not job.split_by else None
     point = build_point(repo, base, tip)
@@ -108,6 +133,25 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     if len(shards) > 1:
         return ShardedRepo(plan, tuple(shards))
     return _finish(repo, plan, [_process_files(repo, plan, shards[0])])
+
+
+def _open(job: RepoJob) -> tuple[git.Repo, str]:
+    """The repository and its base commit, the branch locked; a path or base ref the list
+    gives that does not work is a GitError citing the list's file:line."""
+    entry = job.entry
+    if entry.is_url:  # before the fetch, which moves the clone's branches
+        lock_branch(job)
+        repo = Workspace(job.workspace).open(entry)
+    else:
+        try:
+            repo = gitrepo.open_repo(entry.location)
+        except GitError as exc:
+            raise GitError(entry.cite(str(exc))) from None
+        lock_branch(job, str(repo.common_dir))
+    try:
+        return repo, gitrepo.resolve_commit(repo, entry.base_ref)
+    except GitError as exc:
+        raise GitError(entry.cite(str(exc)) if entry.base_ref else str(exc)) from None
 
 
 def without_tests(files: Sequence[PyFile], include_tests: bool) -> tuple[list[PyFile], int]:
@@ -160,13 +204,14 @@ def _finish(repo: git.Repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> R
         notes=plan.notes,
         findings=tuple(sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule_id))),
     )
+    if job.dry_run and changes:  # after a real run too: the patch of the branch's content
+        note = "dry run: the branch already holds this change" if held else "dry run: nothing was committed"
+        return result.with_changes(status="unchanged" if held else "changed", notes=result.notes + (note,),
+                                   patch="".join(c.patch or "" for c in changes))
     if not changes or held:
         return _push(repo, plan, result)
     if job.mode == "scan":
         return result.with_changes(notes=result.notes + ("scan: nothing was written",))
-    if job.dry_run:
-        return result.with_changes(status="changed", patch="".join(c.patch or "" for c in changes),
-                                   notes=result.notes + ("dry run: nothing was committed",))
     if job.split_by:
         return _push(repo, plan, commit_groups(repo, job, plan.base, result, changes, findings,
                                                commit_message))

@@ -7,19 +7,25 @@ all-repos' ``fix()``: the command line only parses, calls :func:`run` and prints
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 from tqdm import tqdm
 
+from npu_codemod.orchestrator.batch import locks
 from npu_codemod.orchestrator.batch.file_cache import cache_problem
 from npu_codemod.orchestrator.batch.jobs import RepoJob
+from npu_codemod.orchestrator.batch.locks import LockOwner
 from npu_codemod.orchestrator.batch.options import BatchOptions, make_pool
 from npu_codemod.orchestrator.batch.runner import run_jobs
 from npu_codemod.orchestrator.batch.spool import ResultSpool
+from npu_codemod.orchestrator.errors import UsageError
 from npu_codemod.orchestrator.notify import Notifier, cannot_write, make_report_dir, write_reports
+from npu_codemod.orchestrator.prs.change_comment import previous_sites
 from npu_codemod.orchestrator.prs.publish import Publisher
 from npu_codemod.orchestrator.redact import mask_record
 from npu_codemod.orchestrator.repolist import RepoEntry
@@ -27,9 +33,13 @@ from npu_codemod.orchestrator.results import RepoResult, failed
 from npu_codemod.orchestrator.run_record import build_run_record, now
 from npu_codemod.orchestrator.summary_table import RepoLine
 from npu_codemod.orchestrator.toolkit import Toolkit
+from npu_codemod.orchestrator.verify.records import FAILING
+from npu_codemod.reports.json_report import RUN_JSON
 
 #: The error of a repository an interrupted run did not finish.
 INTERRUPTED = "interrupted before it finished: rerun, or rerun with --only-failed RUN_JSON"
+#: The report dir's lock file (:mod:`.locks`): the run writing it.
+REPORT_DIR_LOCK = ".npu-codemod.lock"
 #: Called with (index in the list, result) as each repository ends, after it is spooled.
 OnResult = Callable[[int, RepoResult], None]
 
@@ -43,70 +53,118 @@ class BatchOutcome:
     report_dir: Path
     written: list[Path] = field(default_factory=list)
     interrupted: Optional[KeyboardInterrupt] = None
+    carried: int = 0  # records taken from an earlier run (--only-failed), not processed
 
     @property
     def failed(self) -> bool:
-        return any(line.status == "failed" or line.pr_failed for line in self.lines)
+        return any(line.status == "failed" or line.pr_failed or line.verdict in FAILING
+                   for line in self.lines)
 
 
 def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
-        on_result: Optional[OnResult] = None) -> BatchOutcome:
+        on_result: Optional[OnResult] = None,
+        carried: Optional[Mapping[int, Mapping[str, Any]]] = None) -> BatchOutcome:
     """Process every entry, write every report; never raises for one repository's failure.
+    ``carried``: records of an earlier run taken as they are, by entry index (``--only-failed``,
+    :mod:`.resume`); those entries are not processed, and the reports cover all of ``entries``.
 
     Ctrl-C/SIGTERM: the repositories that did not finish are recorded as failed
     (:data:`INTERRUPTED`), the reports are written, and the outcome carries the interrupt."""
     started = now()
-    jobs = make_jobs(options, entries)
+    owner = LockOwner.of_this_process()
+    carried = carried or {}
+    # Repositories start in wave= order, then list order (--max-prs spends on the first waves).
+    todo = sorted((index for index in range(len(entries)) if index not in carried),
+                  key=lambda index: (entries[index].wave, index))
+    jobs = make_jobs(options, [entries[index] for index in todo], owner)
     pool = make_pool(options)  # a scheduler that cannot be reached fails before any report dir
     report_dir = make_report_dir(options.report_dir)  # before the batch: records spool there
     lines: list[Optional[RepoLine]] = [None] * len(jobs)
     interrupted: Optional[KeyboardInterrupt] = None
-    with _open_spool(report_dir, len(jobs)) as spool:
-        finish = _Finisher(options, toolkit, entries, (report_dir, spool), lines, on_result)
+    with report_dir_locked(report_dir, owner, options.wait), _open_spool(report_dir, len(entries)) as spool:
+        for index, record in carried.items():
+            spool.add(index, record)
+        finish = _Finisher(options, toolkit, (entries, todo), (report_dir, spool), lines, on_result)
         try:
             with pool:
-                run_jobs(jobs, pool, finish, options.progress, options.repo_timeout)
+                run_jobs(jobs, pool, finish, options.progress, options.repo_timeout, finish.deferral)
         except KeyboardInterrupt as exc:  # reports of what finished, so --only-failed resumes
             interrupted = exc
             for index, line in enumerate(lines):
                 if line is None:
-                    finish(index, failed(entries[index], INTERRUPTED))
-        record = build_run_record(options.command, _recorded_options(options, toolkit),
+                    finish(index, failed(entries[todo[index]], INTERRUPTED))
+        record = build_run_record(options.command, _recorded_options(options, toolkit, carried),
                                   toolkit.rules, spool, started, toolkit.plugins)
+        record["interrupted"] = interrupted is not None  # its history point is no campaign state
         written = write_reports(toolkit.plugins, record, report_dir)
     return BatchOutcome([line for line in lines if line is not None], report_dir, written,
-                        interrupted)
+                        interrupted, carried=len(carried))
 
 
-def make_jobs(options: BatchOptions, entries: Sequence[RepoEntry]) -> list[RepoJob]:
-    """One picklable job per entry."""
+def make_jobs(options: BatchOptions, entries: Sequence[RepoEntry],
+              owner: Optional[LockOwner] = None) -> list[RepoJob]:
+    """One picklable job per entry; ``owner``: the run, which locks each branch it works on."""
     cache = bool(entries) and _use_cache(options)
     return [RepoJob(entry=entry, mode=options.command, branch=options.branch,
                     dry_run=options.dry_run, workspace=str(options.workspace),
                     selection=options.selection, push=options.push, remote=options.remote,
                     force_push=options.force_push, split_by=options.split_by, cache=cache,
-                    include_tests=options.include_tests)
+                    include_tests=options.include_tests, lock_owner=owner, wait=options.wait,
+                    verify=options.verify)
             for entry in entries]
+
+
+@contextmanager
+def report_dir_locked(report_dir: Path, owner: LockOwner, wait: bool) -> Iterator[None]:
+    """One run at a time writes a report dir; another one waits (``--wait``) or is refused
+    with one line naming the run that has it."""
+    path = report_dir / REPORT_DIR_LOCK
+    try:
+        holder = locks.try_lock(path, owner)
+        if holder is not None and wait:
+            print(f"npu-codemod: waiting for the run that is writing {report_dir} "
+                  f"({holder.describe()})", file=sys.stderr)
+            locks.acquire(path, owner, wait=True)
+    except OSError as exc:
+        raise cannot_write(report_dir, exc) from None
+    if holder is not None and not wait:
+        raise UsageError(f"report dir {str(report_dir)!r} is in use by another npu-codemod run "
+                         f"({holder.describe()}): wait for it with --wait, or use another --report-dir")
+    try:
+        yield
+    finally:
+        locks.release(path, owner)
 
 
 class _Finisher:
     """What happens as each repository ends: its PR, its record in the spool, its line, the
     plugins' result hooks, then the caller's ``on_result``."""
 
-    def __init__(self, options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
+    def __init__(self, options: BatchOptions, toolkit: Toolkit,
+                 entries: tuple[Sequence[RepoEntry], Sequence[int]],
                  spooled: tuple[Path, ResultSpool], lines: list[Optional[RepoLine]],
                  on_result: Optional[OnResult]) -> None:
-        self.options, self.toolkit, self.entries = options, toolkit, entries
+        # The jobs are the entries at ``positions`` (the others were carried over).
+        self.options, self.toolkit, (self.entries, self.positions) = options, toolkit, entries
         (self.report_dir, self.spool), self.lines, self.on_result = spooled, lines, on_result
         self.notify = Notifier(toolkit.plugins)
-        self.publisher = _publisher(options, toolkit)
+        self.publisher = _publisher(options, toolkit, self.report_dir)
+
+    def deferral(self) -> Optional[str]:
+        """Why the repositories not yet started wait for the next run (the PR budget is
+        spent), or None."""
+        budget = self.publisher.settings.budget if self.publisher is not None else None
+        if budget is None or not budget.spent:
+            return None
+        return f"deferred to the next run: {budget.reason()}"
 
     def __call__(self, index: int, result: RepoResult) -> None:
+        position = self.positions[index]
         if self.publisher is not None:
-            result = self.publisher.publish(self.entries[index], result)
+            result = self.publisher.publish(self.entries[position], result)
         record = mask_record(result.to_dict())
         try:
-            self.spool.add(index, record)
+            self.spool.add(position, record)
         except OSError as exc:
             raise cannot_write(self.report_dir, exc) from None
         self.lines[index] = RepoLine.of(result)
@@ -117,18 +175,20 @@ class _Finisher:
             for finding in result.findings:
                 self.notify("npu_codemod_finding", finding=finding)
         if self.on_result is not None:
-            self.on_result(index, result)
+            self.on_result(position, result)
 
 
-def _publisher(options: BatchOptions, toolkit: Toolkit) -> Optional[Publisher]:
-    """What proposes each repository's branch as it ends (``--open-prs``), or None."""
+def _publisher(options: BatchOptions, toolkit: Toolkit, report_dir: Path) -> Optional[Publisher]:
+    """What proposes each repository's branch as it ends (``--open-prs``), or None; the
+    report dir's run record (before this run replaces it) is the state its comments compare with."""
     if options.prs is None:
         return None
+    previous = previous_sites(report_dir / RUN_JSON) if (report_dir / RUN_JSON).exists() else None
     rules = {r.id: {"name": r.name, "description": r.description, "guide_section": r.guide_section,
                     "guide_section_en": r.guide_section_en, "guide_url": r.guide_url}
              for r in toolkit.rules}
     return Publisher(options.prs, toolkit.plugins.pm.hook, rules, options.branch,
-                     log=lambda line: tqdm.write(line, file=sys.stderr))
+                     log=lambda line: tqdm.write(line, file=sys.stderr), previous=previous)
 
 
 def _use_cache(options: BatchOptions) -> bool:
@@ -149,8 +209,11 @@ def _open_spool(report_dir: Path, count: int) -> ResultSpool:
         raise cannot_write(report_dir, exc) from None
 
 
-def _recorded_options(options: BatchOptions, toolkit: Toolkit) -> dict[str, Any]:
-    """The options run.json records."""
-    return {"repos": options.repos, "branch": options.branch if options.command == "run" else None,
+def _recorded_options(options: BatchOptions, toolkit: Toolkit,
+                      carried: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
+    """The options run.json records (``carried_over``: how many records an earlier run gave)."""
+    return {"repos": options.repos, "branch": options.branch if options.command in ("run", "verify") else None,
             "dry_run": options.dry_run, "include_tests": options.include_tests,
-            "rules": [r.id for r in toolkit.rules]}
+            "rules": [r.id for r in toolkit.rules],
+            "verify": dataclasses.asdict(options.verify) if options.verify is not None else None,
+            "carried_over": len(carried)}

@@ -13,18 +13,17 @@ None is kept here: each goes to the caller as it ends, so memory does not grow w
 from __future__ import annotations
 
 import math
-import sys
 import time
 from collections import Counter, deque
 from typing import Any, Callable, Hashable, Iterable, Iterator, Optional, Protocol, Sequence, TypeVar
 
-from tqdm import tqdm
-
 from npu_codemod.orchestrator.batch.jobs import RepoJob, ShardedRepo, ShardOutput
 from npu_codemod.orchestrator.batch.pipeline import finish_repo, process_shard, start_repo
 from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
+from npu_codemod.orchestrator.batch.progress import ProgressBar
+from npu_codemod.orchestrator.batch.repo_locks import unlock_branch
 from npu_codemod.orchestrator.redact import mask_secrets
-from npu_codemod.orchestrator.results import RepoResult, failed
+from npu_codemod.orchestrator.results import RepoResult, deferred, failed
 
 K = TypeVar("K", bound=Hashable)
 #: A task's key in the pool: (repo index, step, shard number).
@@ -57,30 +56,16 @@ def run_jobs(
     on_result: Callable[[int, RepoResult], None],
     progress: bool = True,
     repo_timeout: Optional[float] = None,
+    deferral: Callable[[], Optional[str]] = lambda: None,
 ) -> None:
     """Process every job; each result goes to ``on_result`` with its job's index as it ends
-    (in the order repositories finish, not the order of ``jobs``)."""
-    counts: Counter[str] = Counter()
-    # tqdm's monitor thread only tunes bars that stall; it would make every worker started
-    # after the first bar a spawned one instead of a fork (see process_pool).
-    tqdm.monitor_interval = 0
-    # A second bar needs cursor movement: only on a terminal, never in CI logs.
-    files_progress = progress and sys.stderr.isatty()
-    with tqdm(total=len(jobs), desc="repos", unit="repo", file=sys.stderr, disable=not progress,
-              dynamic_ncols=True) as bar, \
-            tqdm(desc="files", unit="file", position=1, leave=False, file=sys.stderr,
-                 disable=not files_progress, dynamic_ncols=True) as files_bar:
-
-        def show(current: str) -> None:
-            bar.set_postfix_str(f"{current[-30:]} | changed {counts['changed']} unchanged "
-                                f"{counts['unchanged']} failed {counts['failed']}")
-
-        batch = _Batch(jobs, pool, repo_timeout, on_start=lambda job: show(job.entry.name),
-                       on_files=files_bar.update)
+    (in the order repositories finish, not the order of ``jobs``). Once ``deferral`` gives a
+    reason, no repository starts any more: those left end ``deferred`` with that reason."""
+    with ProgressBar(len(jobs), progress) as bar:
+        batch = _Batch(jobs, pool, repo_timeout, on_start=bar.started, on_files=bar.add_files)
+        batch.deferral = deferral
         for index, result in batch:
-            counts[result.status] += 1
-            show(result.repo)
-            bar.update()
+            bar.ended(index, result.status)
             on_result(index, result)
 
 
@@ -92,7 +77,7 @@ class _Batch:
     """The scheduling state of one run: which task of which repository runs where."""
 
     def __init__(self, jobs: Sequence[RepoJob], pool: Pool[Key], timeout: Optional[float],
-                 on_start: Callable[[RepoJob], None], on_files: Callable[[int], Any]) -> None:
+                 on_start: Callable[[int, str], None], on_files: Callable[[int], Any]) -> None:
         self.jobs, self.pool, self.timeout, self.on_start = jobs, pool, timeout, on_start
         self.on_files = on_files  # progress: files done, as shards and repositories end
         self.files_counted: Counter[int] = Counter()  # per repository, from its shards
@@ -103,29 +88,36 @@ class _Batch:
         self.sharded: dict[int, ShardedRepo] = {}
         self.outputs: dict[int, dict[int, ShardOutput]] = {}
         self.done: set[int] = set()
+        self.deferral: Callable[[], Optional[str]] = lambda: None
+        self.deferred: list[tuple[int, RepoResult]] = []  # not started: ended as deferred
 
     def __iter__(self) -> Iterator[tuple[int, RepoResult]]:
         self._fill()
-        while len(self.done) < len(self.jobs):
-            ended: list[tuple[int, RepoResult]] = []
-            for key, outcome in self.pool.wait(self._time_left()):
-                self.running.discard(key)
-                if key[0] not in self.done:
-                    ended.extend(self._take(key, outcome))
-            ended.extend(self._expire())
-            # Workers get their next task before the caller handles these results (reports,
-            # hooks): a worker never waits on the parent.
-            self._fill()
+        while len(self.done) < len(self.jobs) or self.deferred:
+            ended, self.deferred = self.deferred, []  # repositories that will not start
+            if self.running:
+                for key, outcome in self.pool.wait(self._time_left()):
+                    self.running.discard(key)
+                    if key[0] not in self.done:
+                        ended.extend(self._take(key, outcome))
+                ended.extend(self._expire())
+                # Workers get their next task before the caller handles these results
+                # (reports, hooks): a worker never waits on the parent.
+                self._fill()
             yield from ended
 
     def _fill(self) -> None:
+        reason = self.deferral() if self.unstarted else None
+        while reason and self.unstarted:
+            index = self.unstarted.popleft()
+            self.deferred.append(self._end(index, deferred(self.jobs[index].entry, reason)))
         while len(self.running) < self.pool.slots and (self.ready or self.unstarted):
             if self.ready:
                 key, fn, args = self.ready.popleft()
             else:
                 index = self.unstarted.popleft()
                 self.deadlines[index] = time.monotonic() + (self.timeout or math.inf)
-                self.on_start(self.jobs[index])
+                self.on_start(index, self.jobs[index].entry.name)
                 key, fn, args = (index, "start", 0), start_repo, (self.jobs[index], self.pool.slots)
             self.pool.submit(key, fn, *args)
             self.running.add(key)
@@ -136,6 +128,8 @@ class _Batch:
         if outcome.error is not None:
             yield self._fail(index, f"crashed: {mask_secrets(outcome.error)}")
         elif isinstance(value, RepoResult):
+            if step == "shard":  # a shard failed the repository: its finish will not run
+                unlock_branch(self.jobs[index])
             yield self._end(index, value)
         elif isinstance(value, ShardedRepo):
             self.sharded[index], self.outputs[index] = value, {}
@@ -164,7 +158,9 @@ class _Batch:
         return max(0.0, min(self.deadlines.values()) - time.monotonic())
 
     def _fail(self, index: int, reason: str) -> tuple[int, RepoResult]:
-        return self._end(index, failed(self.jobs[index].entry, reason))
+        ended = self._end(index, failed(self.jobs[index].entry, reason))  # stops its tasks
+        unlock_branch(self.jobs[index])  # which may have held it
+        return ended
 
     def _end(self, index: int, result: RepoResult) -> tuple[int, RepoResult]:
         """Mark the repository done; stop and forget whatever else of it is pending."""

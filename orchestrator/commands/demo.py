@@ -8,10 +8,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from npu_codemod.orchestrator.batch.options import BatchOptions
+from npu_codemod.orchestrator.batch.options import BatchOptions, OptionError
 from npu_codemod.orchestrator.commands.common import toolkit_of
 from npu_codemod.orchestrator.commands.run import read_entries, run_batch
 from npu_codemod.orchestrator.demo import build_sample_repos
+from npu_codemod.orchestrator.verify.options import tensorflow_problem
+from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
@@ -19,17 +21,24 @@ def add_to(commands: argparse._SubParsersAction) -> None:
     demo.add_argument("--report-dir", default="npu-codemod-report", metavar="DIR",
                       help="where the reports go (default: %(default)s)")
     demo.add_argument("--keep", action="store_true", help="keep the sample repos (path is printed)")
+    demo.add_argument("--verify", action="store_true",
+                      help="also run each sample before and after its migration on CPU TensorFlow "
+                           "and show the verdicts (needs the [verify] extra)")
     demo.set_defaults(handler=demo_command)
 
 
 def demo_command(args: argparse.Namespace) -> int:
+    problem = tensorflow_problem() if args.verify else None
+    if problem:
+        raise OptionError(problem)
     root = Path(tempfile.mkdtemp(prefix="npu-codemod-demo-"))
     try:
         repo_list = build_sample_repos(root)
         kept = "kept" if args.keep else "removed at the end; --keep keeps them"
         print(f"npu-codemod demo: sample repos in {root} ({kept})", file=sys.stderr)
         options = BatchOptions(repos=str(repo_list), report_dir=Path(args.report_dir),
-                               workspace=root / ".workspace")
+                               workspace=root / ".workspace",
+                               verify=VerifyOptions() if args.verify else None)
         code = run_batch(options, toolkit_of(options.selection), read_entries(str(repo_list)))
         report = Path(args.report_dir, "report.html").resolve()
         print(f"npu-codemod demo: open {report}", file=sys.stderr)

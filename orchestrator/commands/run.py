@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Sequence
+from typing import Optional, Sequence
 
 from tqdm import tqdm
 
@@ -16,8 +16,8 @@ from npu_codemod.orchestrator.batch.options import (
     BatchOptions,
     add_executor_options,
     add_push_options,
-    only_failed,
 )
+from npu_codemod.orchestrator.batch.resume import carried_records
 from npu_codemod.orchestrator.commands.common import EXIT_FAILED, EXIT_OK, read_run, toolkit_of
 from npu_codemod.orchestrator.errors import UsageError
 from npu_codemod.orchestrator.prs.options import add_pr_options
@@ -25,6 +25,7 @@ from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry, read_repo_list
 from npu_codemod.orchestrator.results import RepoResult
 from npu_codemod.orchestrator.summary_table import print_summary
+from npu_codemod.orchestrator.verify.options import add_verify_options
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
@@ -36,6 +37,7 @@ def add_to(commands: argparse._SubParsersAction) -> None:
                      help="commit nothing; write one .patch per repo into the report dir")
     add_push_options(run)
     add_pr_options(run)
+    add_verify_options(run, flag=True)
     run.set_defaults(handler=batch_command)
     scan = commands.add_parser("scan", help="report what would be migrated; change nothing")
     add_batch_options(scan)
@@ -47,8 +49,7 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
                         help="repo list: one PATH_OR_URL [BASE_REF] a line; '-' reads stdin")
     parser.add_argument("--report-dir", default="npu-codemod-report", metavar="DIR",
                         help="where the reports go (default: %(default)s)")
-    parser.add_argument("--workspace", default=".npu-codemod",
-                        help="clone cache and scratch space (default: %(default)s)")
+    arguments.add_workspace_option(parser)
     parser.add_argument("--rules", default=None, metavar="ID_OR_PACK,...",
                         help="run only these rules or packs (default: every pack but distributed)")
     parser.add_argument("--disable-rule", action="append", default=[], metavar="ID_OR_PACK",
@@ -56,6 +57,9 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                         help="parallel worker processes (default: CPU count)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--wait", action="store_true",
+                        help="wait for another run that has the report dir or a repository's "
+                             "branch (default: refuse, naming that run)")
     parser.add_argument("--no-cache", action="store_true",
                         help="parse every file; do not read or write the workspace's result cache")
     arguments.add_include_tests_option(parser)
@@ -68,17 +72,32 @@ def batch_command(args: argparse.Namespace) -> int:
     options = BatchOptions.from_args(args)  # every option checked before anything happens
     toolkit = toolkit_of(options.selection)  # plugins and rule ids too
     entries = read_entries(args.repos)
-    if args.only_failed:
-        entries = only_failed(entries, read_run(args.only_failed))
-    return run_batch(options, toolkit, entries)
+    carried = resumed(options, entries, args.only_failed) if args.only_failed else None
+    return run_batch(options, toolkit, entries, carried)
 
 
-def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry]) -> int:
+def resumed(options: BatchOptions, entries: Sequence[RepoEntry], run_json: str) -> dict:
+    """The records ``--only-failed RUN_JSON`` carries over (:mod:`batch.resume`); a UsageError
+    when that run did something else (another command, or a dry run against a real one)."""
+    earlier = read_run(run_json)
+    done = (earlier.get("command", options.command),
+            bool(earlier.get("options", {}).get("dry_run", options.dry_run)))
+    if done != (options.command, options.dry_run):
+        did = f"{done[0]}{' --dry-run' if done[1] else ''}"
+        raise UsageError(f"--only-failed {run_json}: that run was a {did}: resume it with the same command")
+    return carried_records(entries, earlier)
+
+
+def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
+              carried: Optional[dict] = None) -> int:
     """The batch, with each failure on stderr as it happens and the summary at the end; the
     exit code (an interrupt is re-raised once the reports are written)."""
     def on_result(index: int, result: RepoResult) -> None:
         if result.status == "failed" and result.error != batch.INTERRUPTED:  # in the summary
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
+        if result.verify is not None:
+            tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: verify {result.verify.verdict}: "
+                                    f"{result.verify.reason}"), file=sys.stderr)
         if options.debug:
             for finding in result.findings:
                 if finding.trace:
@@ -86,8 +105,15 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry]) -> i
                                             f"{finding.line}: {finding.rule_id} crashed:\n"
                                             f"{finding.trace}"), file=sys.stderr)
 
-    outcome = batch.run(options, toolkit, entries, on_result)
-    print_summary(outcome.lines, sys.stderr)
+    outcome = batch.run(options, toolkit, entries, on_result, carried)
+    print_summary(outcome.lines, sys.stderr, scan=options.command == "scan")
+    deferred = sum(1 for line in outcome.lines if line.status == "deferred")
+    if deferred:
+        print(f"npu-codemod: {deferred} deferred: not started, the PR budget of this run is spent "
+              "(--max-prs); the next run continues with them", file=sys.stderr)
+    if outcome.carried:
+        print(f"npu-codemod: {outcome.carried} finished repositories carried over from the earlier "
+              "run (--only-failed): the reports cover every repository of the list", file=sys.stderr)
     names = ", ".join(path.name for path in outcome.written[:4])
     print(f"npu-codemod: reports in {outcome.report_dir} ({names}, ...)", file=sys.stderr)
     if outcome.interrupted is not None:

@@ -17,7 +17,7 @@ from typing import Mapping, Optional, Protocol, Sequence
 from npu_codemod.orchestrator.prs.http import ForgeError
 from npu_codemod.orchestrator.redact import SECRET_ENV_VARS, add_secret, mask_secrets
 
-__all__ = ["Forge", "ForgeError", "PullRequest", "PrState", "RepoInfo", "find_token",
+__all__ = ["Forge", "ForgeError", "MERGE_METHODS", "PrDetails", "PullRequest", "PrState", "RepoInfo", "find_token",
            "forge_host", "slug_from_url", "open_forge"]
 
 #: Environment variables searched for the API token, in order.
@@ -52,8 +52,38 @@ class PrState:
     checks: str  # e.g. "2 passed, 1 pending", "none"
 
 
+@dataclass(frozen=True)
+class PrDetails:
+    """What the PR lifecycle (``npu-codemod prs``, the campaign view) needs of a pull request."""
+
+    number: int
+    url: str
+    state: str  # open, merged, closed
+    head: str  # the source branch
+    head_sha: str
+    base: str  # the target branch
+    approvals: int = 0  # reviewers whose latest review approves
+    changes_requested: bool = False
+    checks: str = "none"  # passed, failed, pending, none: all checks and statuses of the head
+    conflicts: Optional[bool] = None  # None: the forge has not computed mergeability yet
+    labels: tuple[str, ...] = ()
+    draft: bool = False
+    created_at: str = ""  # ISO 8601, as the forge gives it
+
+
+#: Merge methods: GitHub has all three; GitLab merges or squashes (rebase is a project setting).
+MERGE_METHODS = ("merge", "squash", "rebase")
+
+
 class Forge(Protocol):
-    """A client for one repository on one forge; every method raises ForgeError on refusal."""
+    """A client for one repository on one forge; every method raises ForgeError on refusal.
+
+    Opening and updating PRs (``run --open-prs``) needs the methods up to :meth:`pr_state`;
+    the lifecycle (``npu-codemod prs``, :mod:`.lifecycle`) and the campaign view also use
+    :meth:`pr_details`, :meth:`comments`, :meth:`comment`, :meth:`close_pr`, :meth:`merge_pr`
+    and :meth:`delete_branch`. A plugin without them works for ``run``; ``prs`` says which
+    method its forge lacks.
+    """
 
     name: str
 
@@ -76,6 +106,24 @@ class Forge(Protocol):
         """Ask ``@user`` / ``@org/team`` reviewers; return the ones this forge cannot ask."""
 
     def pr_state(self, number: int) -> PrState: ...
+
+    def pr_details(self, number: int) -> PrDetails:
+        """State, head, approvals, checks, conflicts and labels of the PR ``number``."""
+
+    def comments(self, number: int) -> list[str]:
+        """The bodies of the PR's comments (GitLab: notes), oldest first."""
+
+    def comment(self, number: int, body: str) -> None:
+        """Add a comment (GitLab: a note) to the PR."""
+
+    def close_pr(self, number: int) -> None:
+        """Close the PR without merging it."""
+
+    def merge_pr(self, number: int, method: str, sha: str) -> None:
+        """Merge the PR by ``method`` (:data:`MERGE_METHODS`), only while its head is ``sha``."""
+
+    def delete_branch(self, branch: str) -> None:
+        """Delete ``branch`` of the repository on the forge."""
 
 
 def find_token(environ: Mapping[str, str] = os.environ) -> Optional[str]:
@@ -130,3 +178,12 @@ def reviewer_kind(reviewer: str) -> tuple[str, str]:
         return "email", reviewer
     name = reviewer.lstrip("@")
     return ("team" if "/" in name else "user"), name
+
+
+def overall_checks(outcomes: Sequence[str]) -> str:
+    """One word for a head's checks: ``failed`` if any failed, else ``pending`` if any is
+    running, else ``passed`` if any passed (skipped ones aside), else ``none``."""
+    for word in ("failed", "pending", "passed"):
+        if word in outcomes:
+            return word
+    return "none"

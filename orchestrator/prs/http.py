@@ -22,6 +22,11 @@ from npu_codemod.orchestrator.redact import mask_secrets
 USER_AGENT = "npu-codemod"
 #: Statuses worth another try: rate limits and transient server trouble.
 _RETRY_STATUSES = frozenset({403, 429, 500, 502, 503, 504})
+#: GitHub's words for a secondary rate limit (a 403 that may come without any header).
+_SECONDARY = ("secondary rate limit", "abuse detection", "abuse rate limit")
+#: Until when (clock time) each forge host asked everyone to wait: a rate limit one client
+#: meets holds for every client of that host in this process (all repositories' PRs).
+_COOLDOWNS: dict[str, float] = {}
 
 
 class ForgeError(Exception):
@@ -47,6 +52,7 @@ class RetryPolicy:
     attempts: int = 4
     max_wait: float = 60.0
     backoff: float = 1.0  # first wait for a 5xx or a refused connection, doubled each time
+    secondary_wait: float = 60.0  # a secondary rate limit without Retry-After (GitHub: "a minute")
 
 
 class ApiClient:
@@ -73,17 +79,32 @@ class ApiClient:
         if params:
             url += "?" + urllib.parse.urlencode(params)
         for attempt in range(1, self.policy.attempts + 1):
+            self._cool_down(method, path)
             response = self._send(method, url, body)
             wait = self._retry_wait(response, attempt)
             if wait is None:
                 break
             self._log(f"npu-codemod: {self._where(method, path)}: {self._why(response)}; "
                       f"retrying in {_seconds(wait)}")
+            if response.status in (403, 429):  # the host's limit: every client waits it out
+                _COOLDOWNS[self._host] = max(_COOLDOWNS.get(self._host, 0.0), self._clock() + wait)
             self._sleep(wait)
         if 200 <= response.status < 300:
             return response
         raise ForgeError(f"{self._where(method, path)}: {_describe(response)}",
                          response.status, response.data)
+
+    @property
+    def _host(self) -> str:
+        return urllib.parse.urlsplit(self.base_url).netloc
+
+    def _cool_down(self, method: str, path: str) -> None:
+        """Wait while the host's rate limit, met by any client, lasts."""
+        wait = _COOLDOWNS.get(self._host, 0.0) - self._clock()
+        if wait > 0:
+            self._log(f"npu-codemod: {self._where(method, path)}: waiting {_seconds(wait)} for the "
+                      "forge's rate limit")
+            self._sleep(wait)
 
     def _send(self, method: str, url: str, body: Any) -> Response:
         data = json.dumps(body).encode("utf-8") if body is not None else None
@@ -109,6 +130,8 @@ class ApiClient:
             wait = _retry_after(headers["retry-after"], self._clock())
         elif _remaining(headers) == "0" and (reset := _reset(headers)) is not None:
             wait = max(0.0, float(reset) - self._clock()) + 1.0
+        elif response.status == 403 and _is_secondary_limit(response):
+            wait = self.policy.secondary_wait
         elif response.status == 403:
             return None  # a plain permission refusal: asking again will not help
         else:
@@ -120,6 +143,8 @@ class ApiClient:
 
     @staticmethod
     def _why(response: Response) -> str:
+        if response.status == 403 and _is_secondary_limit(response):
+            return "secondary rate limit (HTTP 403)"
         if response.status in (403, 429):
             return f"rate limited (HTTP {response.status})"
         return _describe(response)
@@ -132,6 +157,11 @@ def _response(status: int, headers: Any, raw: bytes) -> Response:
     except (UnicodeDecodeError, json.JSONDecodeError):
         data = {"message": raw[:200].decode("utf-8", "replace")}
     return Response(status, lowered, data)
+
+
+def _is_secondary_limit(response: Response) -> bool:
+    message = response.data.get("message") if isinstance(response.data, dict) else None
+    return isinstance(message, str) and any(words in message.lower() for words in _SECONDARY)
 
 
 def _remaining(headers: Mapping[str, str]) -> Optional[str]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Optional
 
 from npu_codemod.orchestrator.prs.forge import TOKEN_VARIABLES, find_token
 from npu_codemod.orchestrator.prs.groups import SPLIT_CHOICES
-from npu_codemod.orchestrator.prs.pacing import Pacer, parse_rate
+from npu_codemod.orchestrator.prs.pacing import Pacer, PrBudget, parse_rate, positive_count
 from npu_codemod.orchestrator.prs.publish import PrSettings
 from npu_codemod.orchestrator.prs.text import TemplateError, load_templates
 
@@ -30,6 +31,11 @@ def add_pr_options(parser: argparse.ArgumentParser) -> None:
                        help="request review (repeatable)")
     group.add_argument("--pr-rate", default=DEFAULT_PR_RATE, metavar="N/min",
                        help="at most N pull-request writes a minute; 0: unpaced (default: %(default)s)")
+    group.add_argument("--max-prs", type=int, default=None, metavar="N",
+                       help="open at most N new pull requests in this run; once they are open, the "
+                            "repositories not yet started wait for the next run (in wave= order)")
+    group.add_argument("--prs-per-hour", type=int, default=None, metavar="N",
+                       help="open at most N new pull requests an hour, over the whole run")
     parser.add_argument("--split-by", choices=SPLIT_CHOICES, default=None,
                         help="one branch (and PR) per CODEOWNERS owner group or top-level directory")
 
@@ -53,16 +59,20 @@ def pr_settings(args: argparse.Namespace) -> Optional[PrSettings]:
         templates = load_templates(args.pr_title, args.pr_body_file)
     except TemplateError as exc:
         raise ValueError(str(exc)) from None
+    budget = PrBudget(positive_count("--max-prs", args.max_prs),
+                      positive_count("--prs-per-hour", args.prs_per_hour),
+                      log=lambda line: print(line, file=sys.stderr))
     return PrSettings(templates=templates, token=token, pacer=Pacer(parse_rate(args.pr_rate)),
                       forge=args.forge, forge_url=args.forge_url, draft=args.draft,
                       labels=tuple(args.label), reviewers=tuple(args.reviewer),
-                      remote=getattr(args, "remote", "origin"))
+                      remote=getattr(args, "remote", "origin"), budget=budget)
 
 
 def _pr_only_options(args: argparse.Namespace) -> list[tuple[str, object]]:
     """The options that mean nothing without ``--open-prs``, with whether each was given
     (``scan`` has none of them)."""
     values = {name: getattr(args, name, None) for name in
-              ("forge", "forge_url", "pr_title", "pr_body_file", "draft", "label", "reviewer")}
+              ("forge", "forge_url", "pr_title", "pr_body_file", "draft", "label", "reviewer",
+               "max_prs", "prs_per_hour")}
     return [(f"--{name.replace('_', '-')}", value) for name, value in values.items()] + \
         [("--pr-rate", getattr(args, "pr_rate", DEFAULT_PR_RATE) != DEFAULT_PR_RATE)]

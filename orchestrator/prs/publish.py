@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, replace
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Optional
 
 import jinja2
 
 from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.git.repository import GitError
+from npu_codemod.orchestrator.prs.change_comment import Previous, change_comment, marker, site_keys
 from npu_codemod.orchestrator.prs.forge import Forge, ForgeError, PullRequest, open_forge, slug_from_url
-from npu_codemod.orchestrator.prs.pacing import Pacer
+from npu_codemod.orchestrator.prs.pacing import Pacer, PrBudget
 from npu_codemod.orchestrator.prs.text import PrTemplates, pr_context
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
@@ -47,6 +49,7 @@ class PrSettings:
     labels: tuple[str, ...] = ()
     reviewers: tuple[str, ...] = ()
     remote: str = "origin"
+    budget: PrBudget = field(default_factory=PrBudget)  # --max-prs, --prs-per-hour
 
 
 @dataclass(frozen=True)
@@ -63,8 +66,10 @@ class Publisher:
     """Proposes the branches of finished repositories on their forges."""
 
     def __init__(self, settings: PrSettings, hook: Any, rules: Mapping[str, Mapping[str, str]],
-                 branch: str, log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)):
+                 branch: str, log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+                 previous: Optional[Previous] = None):
         self.settings, self.hook, self.rules, self.branch, self.log = settings, hook, rules, branch, log
+        self.previous = previous  # the sites of the campaign's previous state (change_comment)
 
     def publish(self, entry: RepoEntry, result: RepoResult) -> RepoResult:
         """``result`` with its pull requests (or the reason there are none) filled in."""
@@ -103,23 +108,40 @@ class Publisher:
                                  # the base commit: findings' line numbers are its lines (the
                                  # branch has lines inserted above them); pushed with the branch
                                  lambda path, line: forge.blob_url(result.base or target.branch, path, line),
-                                 target.group, self.branch)
+                                 target.group, self.branch,
+                                 verify=result.verify.to_dict() if result.verify else None)
             title, body = self.settings.templates.render(context)
             found = forge.find_open_pr(target.branch)
             if found is None:
                 record = self._create(forge, record, target, base, title, body)
             else:
                 record = self._update(forge, record, found, title, body)
+                if result.status == "changed" and result.commit:  # this run changed its content
+                    self._comment_change(forge, found.number, result, target)
         except ForgeError as exc:
             record = replace(record, action="failed", error=mask_secrets(str(exc)))
         except jinja2.TemplateError as exc:
             record = replace(record, action="failed", error=f"PR template: {exc}")
-        what = record.error if record.error else f"{record.action} {record.url}"
+        what = record.error or f"{record.action} {record.url}"
+        if record.action == "deferred":
+            what = f"deferred: {self.settings.budget.reason()}; the next run opens it"
         self.log(f"npu-codemod: {result.repo}: {target.branch}: pull request {what}")
         return record
 
+    def _comment_change(self, forge: Forge, number: int, result: RepoResult, target: _Target) -> None:
+        """Say on the PR what this run changed (once per change: :mod:`.change_comment`)."""
+        commit = (target.group.commit if target.group else result.commit) or ""
+        if any(marker(commit) in text for text in forge.comments(number)):
+            return
+        before = None if self.previous is None else self.previous.get((result.repo, target.branch), Counter())
+        self.settings.pacer.wait()
+        forge.comment(number, change_comment(commit, site_keys(target.findings), before,
+                                             _verdict(result)))
+
     def _create(self, forge: Forge, record: PullRequestRecord, target: _Target, base: str,
                 title: str, body: str) -> PullRequestRecord:
+        if not self.settings.budget.take():  # the rest wait for the next run
+            return replace(record, action="deferred")
         self.settings.pacer.wait()
         try:
             pr = forge.create_pr(target.branch, base, title, body, self.settings.draft)
@@ -145,6 +167,14 @@ class Publisher:
         self.settings.pacer.wait()
         pr = forge.update_pr(found.number, title, body, found.draft or self.settings.draft)
         return replace(record, action="updated", url=pr.url, number=pr.number)
+
+
+def _verdict(result: RepoResult) -> Optional[str]:
+    """``equivalent`` / ``diverged (step 3: ...)``: the run's verify verdict, if it has one."""
+    record = result.verify
+    if record is None:
+        return None
+    return record.verdict + (f" ({record.reason})" if record.reason else "")
 
 
 def _targets(result: RepoResult) -> list[_Target]:

@@ -6,7 +6,9 @@ get the same variables: ``repo``, ``slug``, ``branch``, ``branch_prefix``, ``bas
 ``group`` (name, owners; None unless ``--split-by``), ``files``, ``migrated`` (rule_id,
 rule_name, description, count), ``unmigrated`` (path, line, rule_id, rule_name, message,
 url), ``omitted``, ``guide_sections`` (rule_id, rule_name, guide_section, guide_section_en,
-``guide``: both titles, ``guide_url``: http(s) or '') and ``tool``.
+``guide``: both titles, ``guide_url``: http(s) or ''), ``tool`` and ``verify`` (the
+verification of ``run --verify``: verdict, reason, steps_compared, max_rel_diff, violations,
+original_violations, command...; None without it).
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ def pr_context(
     link: Callable[[str, int], str],
     group: Optional[ChangeGroup] = None,
     branch_prefix: str = "",
+    verify: Optional[Mapping[str, Any]] = None,
 ) -> dict[str, Any]:
     """The template variables for one PR; ``link(path, line)`` is a web link on the branch."""
     findings = list(findings)
@@ -96,6 +99,7 @@ def pr_context(
         "unmigrated": [{**f.to_dict(), "url": link(f.path, f.line)} for f in unmigrated[:MAX_ROWS]],
         "omitted": max(0, len(unmigrated) - MAX_ROWS),
         "guide_sections": [_rule(rules, rule_id) for rule_id in seen],
+        "verify": verify,
     }
 
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any, Optional, Sequence
 
-from npu_codemod.orchestrator.prs.forge import PrState, PullRequest, RepoInfo, forge_host, reviewer_kind
+from npu_codemod.orchestrator.prs.forge import (
+    PrDetails,
+    PrState,
+    PullRequest,
+    RepoInfo,
+    forge_host,
+    overall_checks,
+    reviewer_kind,
+)
 from npu_codemod.orchestrator.prs.http import ApiClient
 from npu_codemod.plugins.hookspecs import hookimpl
 
@@ -85,6 +93,55 @@ class GitHub:
         return PrState(state, _checks(runs.get("check_runs", ())))
 
 
+    def pr_details(self, number: int) -> PrDetails:
+        data = self.api.request("GET", f"{self._repo}/pulls/{number}").data
+        sha = data["head"]["sha"]
+        runs = self.api.request("GET", f"{self._repo}/commits/{sha}/check-runs").data.get("check_runs", ())
+        statuses = self.api.request("GET", f"{self._repo}/commits/{sha}/status").data.get("statuses", ())
+        reviews = self.api.request("GET", f"{self._repo}/pulls/{number}/reviews", {"per_page": 100}).data
+        latest = {r["user"]["login"]: r["state"] for r in reviews
+                  if r.get("user") and r.get("state") in ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")}
+        mergeable = data.get("mergeable")
+        return PrDetails(
+            number=number, url=data["html_url"],
+            state="merged" if data.get("merged") else data["state"],
+            head=data["head"]["ref"], head_sha=sha, base=data["base"]["ref"],
+            approvals=sum(1 for state in latest.values() if state == "APPROVED"),
+            changes_requested="CHANGES_REQUESTED" in latest.values(),
+            checks=overall_checks([_run_outcome(run) for run in runs] +
+                                  [_STATUS_OUTCOMES.get(st.get("state"), "pending") for st in statuses]),
+            conflicts=None if mergeable is None else not mergeable,
+            labels=tuple(label["name"] for label in data.get("labels", ())),
+            draft=bool(data.get("draft")), created_at=data.get("created_at") or "")
+
+    def comments(self, number: int) -> list[str]:
+        data = self.api.request("GET", f"{self._repo}/issues/{number}/comments", {"per_page": 100}).data
+        return [comment.get("body") or "" for comment in data]
+
+    def comment(self, number: int, body: str) -> None:
+        self.api.request("POST", f"{self._repo}/issues/{number}/comments", body={"body": body})
+
+    def close_pr(self, number: int) -> None:
+        self.api.request("PATCH", f"{self._repo}/pulls/{number}", body={"state": "closed"})
+
+    def merge_pr(self, number: int, method: str, sha: str) -> None:
+        self.api.request("PUT", f"{self._repo}/pulls/{number}/merge", body={"merge_method": method, "sha": sha})
+
+    def delete_branch(self, branch: str) -> None:
+        self.api.request("DELETE", f"{self._repo}/git/refs/heads/{urllib.parse.quote(branch)}")
+
+
+_STATUS_OUTCOMES = {"success": "passed", "failure": "failed", "error": "failed", "pending": "pending"}
+
+
+def _run_outcome(run: dict[str, Any]) -> str:
+    if run.get("status") != "completed":
+        return "pending"
+    if run.get("conclusion") in _FAILED:
+        return "failed"
+    return "passed" if run.get("conclusion") == "success" else "skipped"
+
+
 def _pull(data: dict[str, Any]) -> PullRequest:
     return PullRequest(data["number"], data["html_url"], data.get("title") or "", data.get("body") or "",
                        bool(data.get("draft")))
@@ -94,11 +151,6 @@ def _checks(runs: Sequence[dict[str, Any]]) -> str:
     """``2 passed, 1 failed, 1 pending`` from check runs (``none`` without any)."""
     counts: dict[str, int] = {}
     for run in runs:
-        if run.get("status") != "completed":
-            outcome = "pending"
-        elif run.get("conclusion") in _FAILED:
-            outcome = "failed"
-        else:
-            outcome = "passed" if run.get("conclusion") == "success" else "skipped"
+        outcome = _run_outcome(run)
         counts[outcome] = counts.get(outcome, 0) + 1
     return ", ".join(f"{n} {o}" for o, n in sorted(counts.items())) or "none"

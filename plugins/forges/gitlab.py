@@ -5,12 +5,20 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any, Optional, Sequence
 
-from npu_codemod.orchestrator.prs.forge import PrState, PullRequest, RepoInfo, forge_host, reviewer_kind
-from npu_codemod.orchestrator.prs.http import ApiClient
+from npu_codemod.orchestrator.prs.forge import (
+    PrDetails,
+    PrState,
+    PullRequest,
+    RepoInfo,
+    forge_host,
+    reviewer_kind,
+)
+from npu_codemod.orchestrator.prs.http import ApiClient, ForgeError
 from npu_codemod.plugins.hookspecs import hookimpl
 
 DRAFT = "Draft: "
 _STATES = {"opened": "open", "locked": "open"}
+_PIPELINE_CHECKS = {"success": "passed", "failed": "failed", "canceled": "failed", "skipped": "none"}
 
 
 @hookimpl
@@ -79,6 +87,41 @@ class GitLab:
         pipeline = data.get("head_pipeline") or {}
         checks = f"pipeline {pipeline['status']}" if pipeline.get("status") else "none"
         return PrState(_STATES.get(data["state"], data["state"]), checks)
+
+    def pr_details(self, number: int) -> PrDetails:
+        data = self.api.request("GET", f"{self._mr(number)}").data
+        approvals = self.api.request("GET", f"{self._mr(number)}/approvals").data
+        pipeline = (data.get("head_pipeline") or {}).get("status")
+        return PrDetails(
+            number=number, url=data["web_url"], state=_STATES.get(data["state"], data["state"]),
+            head=data["source_branch"], head_sha=data.get("sha") or "", base=data["target_branch"],
+            approvals=len(approvals.get("approved_by") or ()),
+            checks=_PIPELINE_CHECKS.get(pipeline, "pending") if pipeline else "none",
+            conflicts=bool(data["has_conflicts"]) if "has_conflicts" in data else None,
+            labels=tuple(data.get("labels") or ()),
+            draft=bool(data.get("draft")) or (data.get("title") or "").startswith(DRAFT),
+            created_at=data.get("created_at") or "")
+
+    def comments(self, number: int) -> list[str]:
+        notes = self.api.request("GET", f"{self._mr(number)}/notes", {"sort": "asc", "per_page": 100}).data
+        return [note.get("body") or "" for note in notes if not note.get("system")]
+
+    def comment(self, number: int, body: str) -> None:
+        self.api.request("POST", f"{self._mr(number)}/notes", body={"body": body})
+
+    def close_pr(self, number: int) -> None:
+        self._put(number, {"state_event": "close"})
+
+    def merge_pr(self, number: int, method: str, sha: str) -> None:
+        if method == "rebase":
+            raise ForgeError("GitLab merges by the project's merge method: use --merge-method merge or squash")
+        self.api.request("PUT", f"{self._mr(number)}/merge", body={"squash": method == "squash", "sha": sha})
+
+    def delete_branch(self, branch: str) -> None:
+        self.api.request("DELETE", f"{self._project}/repository/branches/{urllib.parse.quote(branch, safe='')}")
+
+    def _mr(self, number: int) -> str:
+        return f"{self._project}/merge_requests/{number}"
 
     def _put(self, number: int, data: dict[str, Any]) -> PullRequest:
         return _merge_request(self.api.request("PUT", f"{self._project}/merge_requests/{number}", body=data).data)

@@ -102,7 +102,6 @@ from npu_codemod.codemods.rule import (
     Capture,
     FileContext,
     Rule,
-    position,
 )
 from npu_codemod.codemods.rule_settings import SettingsError
 from npu_codemod.codemods.scopes import (
@@ -149,6 +148,7 @@ from npu_codemod.codemods.tfnames import (
 )
 from npu_codemod.codemods.walk import (
     node_pre_order,
+    position,
     pre_order,
     scope_statements,
     scoped_statements,

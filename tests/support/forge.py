@@ -2,8 +2,14 @@
 
 State lives in memory; every request is recorded (method, path, query, JSON body, time) so a
 test can assert exactly what the client asked. Knobs reproduce a forge's bad days: a 403 with
-rate-limit headers, and a PR opened by someone else between our lookup and our create (422 on
-GitHub, 409 on GitLab).
+rate-limit headers, a 403 secondary rate limit (GitHub's message, ``Retry-After``), and a PR
+opened by someone else between our lookup and our create (422 on GitHub, 409 on GitLab).
+
+The PR lifecycle: each PR has ``reviews`` (``{"user", "state"}``), ``checks`` (check runs,
+keyed by nothing: the head's), ``statuses``, ``mergeable`` (True/False/None), ``comments``
+and ``created_at``; merging, closing, commenting and deleting a branch change that state and
+``deleted_branches``. ``refuse_merge`` makes the next merges fail (405, as GitHub does for a
+PR that cannot be merged).
 """
 
 from __future__ import annotations
@@ -40,6 +46,9 @@ class FakeForge:
     prs: list[dict[str, Any]] = field(default_factory=list)
     rate_limit: dict[str, int] = field(default_factory=dict)  # "METHOD path-regex" -> times left
     race_on_create: int = 0  # the next N creates find a PR opened meanwhile
+    secondary_limit: dict[str, int] = field(default_factory=dict)  # "METHOD path-regex" -> times left
+    refuse_merge: set[int] = field(default_factory=set)  # PR numbers whose merge fails
+    deleted_branches: list[tuple[str, str]] = field(default_factory=list)  # (slug, branch)
     users: dict[str, int] = field(default_factory=lambda: {"alice": 11, "bob": 12})
     url: str = ""
 
@@ -71,6 +80,12 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._reply(403, {"message": "API rate limit exceeded"},
                                    {"Retry-After": "1", "x-ratelimit-remaining": "0",
                                     "x-ratelimit-reset": str(int(time.time()) + 1)})
+        for key, left in forge.secondary_limit.items():
+            method, pattern = key.split(" ", 1)
+            if left and method == self.command and re.fullmatch(pattern, parsed.path):
+                forge.secondary_limit[key] = left - 1
+                return self._reply(403, {"message": "You have exceeded a secondary rate limit. Please "
+                                         "wait a few minutes before you try again."}, {"Retry-After": "1"})
         routes = _GITHUB if forge.kind == "github" else _GITLAB
         for method, pattern, action in routes:
             match = re.fullmatch(pattern, parsed.path)
@@ -79,10 +94,10 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._reply(status, data)
         self._reply(404, {"message": "Not Found"})
 
-    do_GET = do_POST = do_PATCH = do_PUT = _handle
+    do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _handle
 
     def _reply(self, status: int, data: Any, headers: Optional[dict[str, str]] = None) -> None:
-        raw = json.dumps(data).encode()
+        raw = json.dumps(data).encode() if data is not None else b""
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(raw)))
@@ -130,9 +145,15 @@ def _new_pr(forge, slug, body):
     pr = {"slug": slug, "number": number, "iid": number, "head": body["head"], "base": body["base"],
           "title": body["title"], "body": body["body"], "draft": body.get("draft", False),
           "state": "open", "merged": False, "labels": [], "reviewers": [], "team_reviewers": [],
-          "html_url": f"{WEB}/{slug}/pull/{number}", "head_sha": "c0ffee"}
+          "html_url": f"{WEB}/{slug}/pull/{number}", "head_sha": f"c0ffee{number:02d}",
+          "reviews": [], "checks": list(_DEFAULT_CHECKS), "statuses": [], "mergeable": True,
+          "comments": [], "created_at": f"2026-01-{number:02d}T10:00:00Z"}
     forge.prs.append(pr)
     return pr
+
+
+_DEFAULT_CHECKS = ({"name": "tests", "status": "completed", "conclusion": "success"},
+                   {"name": "lint", "status": "in_progress", "conclusion": None})
 
 
 def _gh_pr(forge, number, slug):
@@ -141,13 +162,57 @@ def _gh_pr(forge, number, slug):
 
 def _gh_update(forge, query, body, owner, name, number):
     pr = _gh_pr(forge, number, f"{owner}/{name}")
-    pr.update({k: v for k, v in body.items() if k in ("title", "body")})
+    pr.update({k: v for k, v in body.items() if k in ("title", "body", "state")})
     return 200, pr
 
 
 def _gh_get(forge, query, body, owner, name, number):
     pr = _gh_pr(forge, number, f"{owner}/{name}")
-    return 200, {**pr, "head": {"sha": pr["head_sha"], "ref": pr["head"]}}
+    return 200, {**pr, "head": {"sha": pr["head_sha"], "ref": pr["head"]}, "base": {"ref": pr["base"]},
+                 "labels": [{"name": label} for label in pr["labels"]]}
+
+
+def _gh_reviews(forge, query, body, owner, name, number):
+    reviews = _gh_pr(forge, number, f"{owner}/{name}")["reviews"]
+    return 200, [{"user": {"login": r["user"]}, "state": r["state"]} for r in reviews]
+
+
+def _gh_comments(forge, query, body, owner, name, number):
+    return 200, [{"body": text} for text in _gh_pr(forge, number, f"{owner}/{name}")["comments"]]
+
+
+def _gh_comment(forge, query, body, owner, name, number):
+    _gh_pr(forge, number, f"{owner}/{name}")["comments"].append(body["body"])
+    return 201, {"body": body["body"]}
+
+
+def _merge(forge, pr, sha):
+    if pr["number"] in forge.refuse_merge or pr["state"] != "open":
+        return 405, {"message": "Pull Request is not mergeable"}
+    if sha and sha != pr["head_sha"]:
+        return 409, {"message": "Head branch was modified. Review and try the merge again."}
+    pr.update(state="merged", merged=True)
+    return 200, {"merged": True, "message": "Pull Request successfully merged"}
+
+
+def _gh_merge(forge, query, body, owner, name, number):
+    pr = _gh_pr(forge, number, f"{owner}/{name}")
+    pr["merge_method"] = body.get("merge_method")
+    return _merge(forge, pr, body.get("sha"))
+
+
+def _delete_branch(forge, slug, branch):
+    forge.deleted_branches.append((slug, urllib.parse.unquote(branch)))
+    return 204, None
+
+
+def _gh_delete_ref(forge, query, body, owner, name, branch):
+    return _delete_branch(forge, f"{owner}/{name}", branch)
+
+
+def _gh_status(forge, query, body, owner, name, sha):
+    statuses = next((pr["statuses"] for pr in forge.prs if pr["head_sha"] == sha), [])
+    return 200, {"state": "pending", "total_count": len(statuses), "statuses": statuses}
 
 
 def _gh_labels(forge, query, body, owner, name, number):
@@ -163,9 +228,9 @@ def _gh_reviewers(forge, query, body, owner, name, number):
 
 
 def _gh_checks(forge, query, body, owner, name, sha):
-    return 200, {"total_count": 2, "check_runs": [
-        {"name": "tests", "status": "completed", "conclusion": "success"},
-        {"name": "lint", "status": "in_progress", "conclusion": None}]}
+    pr = next((pr for pr in forge.prs if pr["head_sha"] == sha), None)
+    runs = pr["checks"] if pr else list(_DEFAULT_CHECKS)
+    return 200, {"total_count": len(runs), "check_runs": runs}
 
 
 _R = r"/repos/([^/]+)/([^/]+)"
@@ -178,6 +243,12 @@ _GITHUB = [
     ("POST", _R + r"/issues/(\d+)/labels", _gh_labels),
     ("POST", _R + r"/pulls/(\d+)/requested_reviewers", _gh_reviewers),
     ("GET", _R + r"/commits/(\w+)/check-runs", _gh_checks),
+    ("GET", _R + r"/commits/(\w+)/status", _gh_status),
+    ("GET", _R + r"/pulls/(\d+)/reviews", _gh_reviews),
+    ("GET", _R + r"/issues/(\d+)/comments", _gh_comments),
+    ("POST", _R + r"/issues/(\d+)/comments", _gh_comment),
+    ("PUT", _R + r"/pulls/(\d+)/merge", _gh_merge),
+    ("DELETE", _R + r"/git/refs/heads/(.+)", _gh_delete_ref),
 ]
 
 
@@ -192,7 +263,9 @@ def _mr(pr):
             "title": pr["title"], "description": pr["body"], "source_branch": pr["head"],
             "target_branch": pr["base"], "labels": pr["labels"], "reviewers": pr["reviewers"],
             "state": "opened" if pr["state"] == "open" else pr["state"],
-            "head_pipeline": {"status": "success"}}
+            "head_pipeline": {"status": pr.get("pipeline", "success")} if pr.get("pipeline", "success") else None,
+            "sha": pr["head_sha"], "draft": pr["draft"], "created_at": pr["created_at"],
+            **({"has_conflicts": not pr["mergeable"]} if pr["mergeable"] is not None else {})}
 
 
 def _gl_project(forge, query, body, project):
@@ -223,7 +296,35 @@ def _gl_update(forge, query, body, project, iid):
         pr["labels"] += body["add_labels"].split(",")
     if "reviewer_ids" in body:
         pr["reviewers"] = body["reviewer_ids"]
+    if body.get("state_event") == "close":
+        pr["state"] = "closed"
     return 200, _mr(pr)
+
+
+def _gl_approvals(forge, query, body, project, iid):
+    pr = _gh_pr(forge, iid, _slug(project))
+    return 200, {"approved_by": [{"user": {"username": r["user"]}} for r in pr["reviews"]
+                                 if r["state"] == "APPROVED"]}
+
+
+def _gl_notes(forge, query, body, project, iid):
+    return 200, [{"body": text, "system": False} for text in _gh_pr(forge, iid, _slug(project))["comments"]]
+
+
+def _gl_note(forge, query, body, project, iid):
+    _gh_pr(forge, iid, _slug(project))["comments"].append(body["body"])
+    return 201, {"body": body["body"]}
+
+
+def _gl_merge(forge, query, body, project, iid):
+    pr = _gh_pr(forge, iid, _slug(project))
+    pr["merge_method"] = "squash" if body.get("squash") else "merge"
+    status, data = _merge(forge, pr, body.get("sha"))
+    return status, (_mr(pr) if status == 200 else data)
+
+
+def _gl_delete_branch(forge, query, body, project, branch):
+    return _delete_branch(forge, _slug(project), branch)
 
 
 def _gl_get(forge, query, body, project, iid):
@@ -243,6 +344,11 @@ _GITLAB = [
     ("PUT", _P + r"/merge_requests/(\d+)", _gl_update),
     ("GET", _P + r"/merge_requests/(\d+)", _gl_get),
     ("GET", r"/api/v4/users", _gl_users),
+    ("GET", _P + r"/merge_requests/(\d+)/approvals", _gl_approvals),
+    ("GET", _P + r"/merge_requests/(\d+)/notes", _gl_notes),
+    ("POST", _P + r"/merge_requests/(\d+)/notes", _gl_note),
+    ("PUT", _P + r"/merge_requests/(\d+)/merge", _gl_merge),
+    ("DELETE", _P + r"/repository/branches/(.+)", _gl_delete_branch),
 ]
 
 

@@ -99,7 +99,7 @@ def is_npu_run_config(value: Base) -> bool:
 
 
 def _bound_to_npu_run_config(name: Base) -> bool:
-    values = assigned_values(name, name.value)
+    values = assigned_values(name, name.value) or []
     return bool(values) and all(is_npu_run_config(value) for value in values)
 
 

@@ -8,6 +8,7 @@ switched off where they are built, as NPU011 wraps their config.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Optional
 
 from npu_codemod.api import (
@@ -124,7 +125,8 @@ class TpuEstimator(Rule):
         for found in estimator_subclass_calls(ctx):
             cls = found.cls
             if cls.api_base in TPU_ESTIMATORS:
-                positions = dict(SWITCHES) if cls.init is None else _positions(cls)
+                positions: dict[str, Optional[int]] = dict(SWITCHES) if cls.init is None \
+                    else _positions(cls)
                 self._switch_off(found.reference, positions, cls, ctx, lambda edit: edit())
 
     @staticmethod
@@ -143,10 +145,10 @@ class TpuEstimator(Rule):
                 left += 1
             elif given is None:
                 added.append(flag)
-                run(lambda flag=flag: set_keyword(call, flag, "False"))
+                run(partial(set_keyword, call, flag, "False"))
             elif not is_false(given.value):
                 replaced.append(f"{flag}=False (was {tree_text(given.value).strip()})")
-                run(lambda value=given.value: _to_false(value))
+                run(partial(_to_false, given.value))
         clauses = ([f"set {', '.join(replaced)}"] if replaced else []) + \
             ([f"added {'=False, '.join(added)}=False"] if added else [])
         if clauses:

@@ -167,7 +167,7 @@ def _replace(value: Base, code: str) -> None:
 
 
 @hookimpl
-def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
     """Whether the repository trains distributed (Horovod, a tf.distribute strategy)."""
     return distribution_facts(path, text) or None
 

@@ -207,7 +207,7 @@ class _Walker:
         inside = State(self.tries.pop())
         if self.tries:
             self.tries[-1].update(inside)
-        handled = State()
+        handled: State = State()
         for header, body in clauses[1:]:
             if header.type == symbols.except_clause or header.value == "except":
                 handled |= self.block(body, self.bound(header, inside))

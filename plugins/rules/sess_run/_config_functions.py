@@ -184,7 +184,7 @@ def _add_source(result: _Returns, value: Optional[ast.expr], functions: Abstract
     """Count one value that may be returned: a call of a function, or anything else (fresh)."""
     callee = dotted(value.func) if isinstance(value, ast.Call) else None
     head, _, rest = (callee or "").partition(".")
-    if callee in functions or (head in ("self", "cls") and rest in functions):
+    if callee is not None and (callee in functions or (head in ("self", "cls") and rest in functions)):
         result.calls.add(rest if head in ("self", "cls") else callee)
     elif callee and callee.rpartition(".")[2] != "ConfigProto" and head in imports:
         result.forwards.add(imports[head] + (f".{rest}" if rest else ""))
@@ -351,7 +351,7 @@ def config_source(value: Base, ctx: FileContext) -> Optional[ConfigSource]:
     head, _, rest = callee.partition(".")
     local = rest if head in ("self", "cls") and "." not in rest else None if rest else callee
     found = _defined(ctx).get(local or "", [])
-    if found:
+    if found and local is not None:  # (no function is named "")
         usable = len(found) == 1 and completable(found[0])
         return ConfigSource(local, found[0]) if usable else None
     qualified = configured_function(callee, ctx)

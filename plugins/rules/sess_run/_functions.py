@@ -12,7 +12,7 @@ def parameters(function: Node) -> list[tuple[str, Leaf]]:
     declared = function.children[2]
     inner = declared.children[1] if len(declared.children) == 3 else None
     if inner is None:
-        items = []
+        items: list[Base] = []
     else:
         items = inner.children if inner.type in (symbols.typedargslist, symbols.varargslist) else [inner]
     result, kind, default = [], "positional", False

@@ -338,7 +338,9 @@ class _Tracker:
         """Threads (``name``'s, or the new ``threads``) go to ``value``: a list that keeps them
         (``threads.append(t)``), names (``t = Thread(...)``, ``for t in threads``), a call
         (``coord.join(threads)``, ``t.join()``), or out of reach (returned, ``self.x = t``)."""
-        threads = threads if threads is not None else self.thread_of[name]
+        if threads is None:
+            assert name is not None, "a name or new threads"
+            threads = self.thread_of[name]
         if value.kind == "stored" and value.into == "container" and value.store is not None:
             self.hold(value.store, threads)
         elif value.kind == "kept":
@@ -438,6 +440,8 @@ def _surely_after(join: Node, threads: Threads) -> bool:
             block.type not in BLOCKS or block_child(threads.start, block) is None):
         block = block.parent
     joins, starts = block_child(join, block), block_child(threads.start, block)
+    if joins is None or starts is None:
+        return False  # not in one block: the walk up reached the module without one
     if child_index(joins) < child_index(starts) or (
             joins is starts and joins.type != symbols.simple_stmt):
         return False  # before the start, or in another clause of the statement that starts them
@@ -524,7 +528,7 @@ def _definitions(ctx: FileContext) -> dict[str, Node]:
         for child in tree.children:
             if child.type in (symbols.funcdef, symbols.classdef):
                 found.setdefault(child.children[1].value, []).append(child)
-        rebound = set()
+        rebound: set[str] = set()
         for node in small_statements(tree):
             if node.type == symbols.expr_stmt:
                 parts = node.children[:-1:2]

@@ -46,8 +46,8 @@ def session_function_facts(path: str, text: str) -> set[str]:
             if position is not False:
                 facts.add(f"{PREFIX}{module}.{node.name}" + ("" if position is None else f"#{position}"))
     imports = imported_names(tree, path)
-    for node in ast.walk(tree):
-        callee = dotted(node.func) if isinstance(node, ast.Call) else None
+    for each in ast.walk(tree):
+        callee = dotted(each.func) if isinstance(each, ast.Call) else None
         head, _, rest = (callee or "").partition(".")
         name = (callee or "").rpartition(".")[2]
         if head in imports and "sess" in name.lower() and name not in _SESSIONS \
@@ -62,7 +62,7 @@ def returned_session(function: _Function) -> Position:
     nodes = list(own_nodes(function))
     returns = [node for node in nodes if isinstance(node, ast.Return)]
     made = _session_names(nodes)
-    positions = set()
+    positions: set[Optional[int]] = set()
     for node in returns:
         value = node.value
         if _is_session(value, made):

@@ -164,7 +164,7 @@ def _applied_to(call: Node) -> Sequence[Base]:
     if argument is not None and argument.parent is not None and argument.parent.type == symbols.arglist:
         argument = argument.parent
     trailer = argument.parent if argument is not None else None
-    if not is_call_trailer(trailer) or trailer.children[1] is not argument:
+    if trailer is None or not is_call_trailer(trailer) or trailer.children[1] is not argument:
         return ()
     apply = trailer.prev_sibling
     if apply is None or not is_attribute_trailer(apply) or apply.children[1].value != "apply":

@@ -135,7 +135,7 @@ def _body(funcdef: Node) -> list[Base]:
 
 def _small_statements(body: list[Base]) -> Optional[list[Base]]:
     """The ``;``-separated statements of a body made only of simple lines, else None."""
-    result = []
+    result: list[Base] = []
     for statement in body:
         if statement.type != symbols.simple_stmt:
             return None

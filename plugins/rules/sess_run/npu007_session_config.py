@@ -157,8 +157,8 @@ class SessionConfig(Rule):
                 add_keyword(site.call, "config", name)
             else:
                 value.replace(Name(name, prefix=value.prefix))
-            done = "passed" if earlier else "created"
-            ctx.report_at(line, column, "migrated", f"{done} '{name}' with {NPU_CONFIG}")
+            how = "passed" if earlier else "created"
+            ctx.report_at(line, column, "migrated", f"{how} '{name}' with {NPU_CONFIG}")
             return
         source = config_source(value, ctx)
         if source is not None:
@@ -265,7 +265,9 @@ def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
         return
     if value is None:
         add_keyword(site.call, "config", "None")
-        value = find_argument(site.call, "config").value
+        added = find_argument(site.call, "config")
+        assert added is not None, "config= was just added"
+        value = added.value
     module = ctx.tf_module(site.module) if is_none(value) else site.module  # for config=None only
     wrapped = parse_expression(f"{HELPER}(config_proto={module}.ConfigProto())")
     inner = wrapped.children[1].children[1].children[2]
@@ -423,7 +425,7 @@ def _after_binding(flow: Flow, index: int) -> Optional[Base]:
     assignment alone on its line in a block, and no path from it adds them."""
     binding = flow.bindings[index] if index >= 0 else None
     line = binding.parent if binding is not None else None
-    if line is None or binding.type != symbols.expr_stmt or line.type != symbols.simple_stmt \
+    if binding is None or line is None or binding.type != symbols.expr_stmt or line.type != symbols.simple_stmt \
             or len(line.children) != 2 or line.parent.type not in BLOCKS:
         return None
     return None if flow.ever_set(index, CUSTOM_OP) else line

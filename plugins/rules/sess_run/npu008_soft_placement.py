@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
+from typing import Optional, Union
 
 from npu_codemod.api import (
     Base,
@@ -92,7 +92,9 @@ def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False)
     argument that is not literally ``True`` (for the calls of the file being rewritten)."""
     found = set()
     for call in ast.walk(tree):
-        name = _callee(call) if isinstance(call, ast.Call) else None
+        if not isinstance(call, ast.Call):
+            continue
+        name = _callee(call)
         if name is None or name == "ConfigProto":
             continue
         for keyword in call.keywords:
@@ -238,7 +240,10 @@ def _true_by_default(value: Base, ctx: FileContext) -> bool:
     return not passed & {f"{name}:{key}" for name in names for key in keys}
 
 
-def _function_at(tree: ast.Module, line: int, name: str) -> tuple[Optional[ast.FunctionDef], set[str]]:
+_Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+def _function_at(tree: ast.Module, line: int, name: str) -> tuple[Optional[_Function], set[str]]:
     """The function ``def name`` at ``line``, and the names its callers call it by (a class's
     name for its ``__init__``)."""
     for node in ast.walk(tree):
@@ -253,7 +258,7 @@ def _function_at(tree: ast.Module, line: int, name: str) -> tuple[Optional[ast.F
     return None, set()
 
 
-def _parameter_keys(function: ast.FunctionDef, name: str) -> Optional[set[str]]:
+def _parameter_keys(function: _Function, name: str) -> Optional[set[str]]:
     """How a call can give ``function``'s parameter ``name`` a value (keyword, positions,
     unpacking), when it defaults to ``True`` and the body never rebinds it; else None."""
     arguments = function.args

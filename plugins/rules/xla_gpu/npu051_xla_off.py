@@ -7,11 +7,14 @@ spelling; ``jit_scope(...)`` gets ``compile_ops=False``; ``xla.compile(...)`` is
 
 from __future__ import annotations
 
+from functools import partial
+
 from npu_codemod.api import (
     Base,
     Capture,
     FileContext,
     Name,
+    Node,
     Reference,
     Rule,
     dotted_name,
@@ -96,7 +99,7 @@ class XlaOff(Rule):
                 ctx.report(reference, "unmigrated", SCOPE_UNPACKED)
             else:
                 old = tree_text(given.value).strip() if given is not None else None
-                ctx.defer(lambda: set_positional(call, 0, "False", keyword="compile_ops"))
+                ctx.defer(partial(_no_compile, call))
                 ctx.report(reference, "migrated", SCOPE_SET.format(old=old, spelled=spelled)
                            if old else SCOPE_ADDED.format(spelled=spelled))
 
@@ -109,7 +112,7 @@ class XlaOff(Rule):
             ctx.report(site, "migrated", LEVEL_OFF)
             return
         old = tree_text(value).strip()
-        if value.type == symbols.power and level is not None \
+        if value.type == symbols.power and spelled is not None and level is not None \
                 and level.rpartition(".")[0] == OPTIMIZER_OPTIONS and level.rpartition(".")[2] in LEVELS:
             new = f"{spelled.rpartition('.')[0]}.OFF"  # the file's own spelling of the enum
             ctx.defer(lambda: value.children[-1].children[1].replace(Name("OFF")))
@@ -117,6 +120,10 @@ class XlaOff(Rule):
             new = f"{ctx.tf_module()}.OptimizerOptions.OFF"
             ctx.defer(lambda: _replace(value, new))
         ctx.report(site, "migrated", LEVEL_SET.format(new=new, old=old))
+
+
+def _no_compile(call: Node) -> None:
+    set_positional(call, 0, "False", keyword="compile_ops")
 
 
 def _replace(value: Base, code: str) -> None:

@@ -8,11 +8,13 @@ the NPU and left alone.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional
 
 from npu_codemod.api import (
     Base,
     FileContext,
+    Node,
     Reference,
     Rule,
     find_argument,
@@ -87,8 +89,12 @@ class GpuMemory(Rule):
                 ctx.report(reference, "unmigrated", UNPACKED)
             else:
                 old = tree_text(given.value).strip()
-                ctx.defer(lambda: set_positional(call, 0, "None", keyword="memory_limit"))
+                ctx.defer(partial(_no_memory_limit, call))
                 ctx.report(reference, "migrated", LIMIT_SET.format(old=old))
+
+
+def _no_memory_limit(call: Node) -> None:
+    set_positional(call, 0, "None", keyword="memory_limit")
 
 
 def _statement_line(reference: Reference) -> Optional[Base]:

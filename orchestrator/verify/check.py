@@ -1,0 +1,90 @@
+"""One repository's verification: export both commits, run the command in each, judge.
+
+Called in a worker: by ``verify`` for each repository of the list (the migration branch as
+an earlier ``run`` left it), and by ``run --verify`` once a repository is committed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import git
+
+from npu_codemod.orchestrator.batch.jobs import RepoJob
+from npu_codemod.orchestrator.git import repository as gitrepo
+from npu_codemod.orchestrator.git.workspace import Workspace
+from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.results import RepoResult
+from npu_codemod.orchestrator.verify.compare import judge
+from npu_codemod.orchestrator.verify.export import export_commit
+from npu_codemod.orchestrator.verify.records import VerifyRecord
+from npu_codemod.orchestrator.verify.sandbox import SideRun, run_side
+from npu_codemod.orchestrator.verify.settings import VerifyOptions, VerifySettings, resolve
+
+#: Scratch folders of verify runs, under ``--workspace``.
+SCRATCH = "verify"
+NO_COMMAND = ("no verify command: set command in the repository's [tool.npu-codemod.verify] "
+              "(pyproject.toml), verify=\"...\" on its repo-list line, or --verify-command")
+
+
+def verify_job(job: RepoJob) -> RepoResult:
+    """``npu-codemod verify``: the base against the tip of ``job.branch`` (the base itself,
+    with a note, when there is no such branch)."""
+    entry = job.entry
+    repo = Workspace(job.workspace).open(entry)
+    base = gitrepo.resolve_commit(repo, entry.base_ref)
+    tip = gitrepo.branch_tip(repo, job.branch)
+    notes = () if tip else (f"no branch {job.branch}: the base is verified as it is",)
+    record = verify_commits(repo, job, base, tip or base)
+    return RepoResult(repo=entry.name, status="unchanged", location=mask_secrets(entry.location),
+                      branch=job.branch if tip else None, base=base, commit=tip, notes=notes,
+                      verify=record)
+
+
+def verify_result(job: RepoJob, result: RepoResult) -> RepoResult:
+    """``run --verify``: the result of a committed repository, with its verification."""
+    if job.verify is None or job.mode != "run" or job.dry_run or result.status == "failed" \
+            or not result.base:
+        return result
+    repo = Workspace(job.workspace).open(job.entry)
+    return result.with_changes(verify=verify_commits(repo, job, result.base, result.commit or result.base))
+
+
+def verify_commits(repo: git.Repo, job: RepoJob, base: str, commit: str) -> VerifyRecord:
+    """Run the command at ``base`` and at ``commit``, each in its own scratch folder (removed
+    after), and judge."""
+    root = Path(job.workspace, SCRATCH)
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="verify-", dir=root))
+    try:
+        original_dir = export_commit(repo, base, scratch / "original" / "repo")
+        try:
+            settings = resolve(job.verify or VerifyOptions(), job.entry.option("verify"), original_dir)
+        except ValueError as exc:
+            return VerifyRecord("inconclusive", reason=str(exc), base=base, commit=commit)
+        if settings.command is None:
+            return VerifyRecord("no-command", reason=NO_COMMAND, base=base, commit=commit)
+        original = _run(settings, original_dir, scratch / "original")
+        migrated = _migrated(repo, settings, (base, commit), original, scratch)
+        return replace(judge(settings, original, migrated), base=base, commit=commit)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _migrated(repo: git.Repo, settings: VerifySettings, commits: tuple[str, str], original: SideRun,
+              scratch: Path) -> SideRun:
+    """The migrated run; the original's when nothing changed or the original settles the
+    verdict (it fails, times out or computes nothing)."""
+    base, commit = commits
+    if commit == base or original.failed or original.timed_out or not original.calls:
+        return original
+    migrated_dir = export_commit(repo, commit, scratch / "migrated" / "repo")
+    return _run(settings, migrated_dir, scratch / "migrated")
+
+
+def _run(settings: VerifySettings, folder: Path, scratch: Path) -> SideRun:
+    return run_side(settings.command or "", folder, scratch, settings.steps, settings.timeout,
+                    settings.memory)

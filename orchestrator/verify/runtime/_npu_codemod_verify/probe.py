@@ -1,0 +1,223 @@
+"""The watch over TensorFlow once it is imported: determinism, sessions, training steps.
+
+* Determinism: graph-level and op seeds (an op without a seed gets the number of random ops
+  before it, so code that adds other ops still draws the same numbers), numpy's and Python's
+  seeds, deterministic kernels, one intra-/inter-op thread.
+* Every ``Session`` (also inside ``MonitoredTrainingSession`` and Estimators): its config is
+  checked against the NPU's constraints, then replaced by one this machine runs identically
+  for both sides (:func:`constraints.runnable_config`).
+* Every ``Session.run``: the float scalars fetched and the shapes of fetched arrays are
+  recorded; a run that executes an optimizer's update is a training step, and the process
+  ends once ``steps`` of them ran.
+"""
+
+import os
+import random
+import weakref
+
+from . import constraints
+
+_STATE = "_npu_codemod_verify"  # attribute of a session: its site and what was checked
+_DYNAMIC_FETCHED: dict = {}  # id(array) -> (array, op): fetched pipeline elements, dynamic batch
+_GRAPHS: dict = {}  # id(graph) -> (graph, what is known of it): devices, train ops, analyses
+
+
+def _graph_state(graph) -> dict:
+    """What the watch knows of ``graph`` (graphs take no attributes of their own)."""
+    held = _GRAPHS.get(id(graph))
+    if held is None or held[0] is not graph:
+        held = _GRAPHS[id(graph)] = (graph, {"random": 0, "devices": False, "train": set(),
+                                             "upstream": {}})
+    return held[1]
+
+
+def install(tf, recorder, seed: int) -> None:
+    import numpy as np
+    from tensorflow.python.client import session
+    from tensorflow.python.framework import config, ops, random_seed
+    from tensorflow.python.training import optimizer
+
+    recorder.tensorflow = getattr(tf, "__version__", "")
+    np.random.seed(seed)
+    random.seed(seed)
+    config.enable_op_determinism()
+    _seed_graphs(ops, random_seed, seed)
+    _mark_devices(ops)
+    _mark_training(optimizer)
+    sessions: "weakref.WeakSet" = weakref.WeakSet()
+    collected: list = []
+    _watch_sessions(session.BaseSession, recorder, sessions, collected)
+    recorder.at_exit.append(lambda: _unclosed(recorder, sessions, collected))
+
+
+def _seed_graphs(ops, random_seed, seed: int) -> None:
+    original_init, original_get_seed = ops.Graph.__init__, random_seed.get_seed
+
+    def graph_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        self.seed = seed
+
+    def get_seed(op_seed):
+        if op_seed is None and not ops.executing_eagerly_outside_functions():
+            state = _graph_state(ops.get_default_graph())
+            state["random"] += 1
+            op_seed = state["random"]
+        return original_get_seed(op_seed)
+
+    ops.Graph.__init__ = graph_init
+    random_seed.get_seed = get_seed
+    ops.get_default_graph().seed = seed
+
+
+def _mark_devices(ops) -> None:
+    original, wrappers = ops.Graph.device, os.path.abspath(ops.__file__)
+
+    def device(self, device_name_or_function):
+        if device_name_or_function and constraints.called_by_user(wrappers):
+            _graph_state(self)["devices"] = True
+        return original(self, device_name_or_function)
+
+    ops.Graph.device = device
+
+
+def _mark_training(optimizer) -> None:
+    original = optimizer.Optimizer.apply_gradients
+
+    def apply_gradients(self, *args, **kwargs):
+        update = original(self, *args, **kwargs)
+        if update is not None and hasattr(update, "graph"):
+            _graph_state(update.graph)["train"].add(update.name)
+        return update
+
+    optimizer.Optimizer.apply_gradients = apply_gradients
+
+
+def _watch_sessions(base, recorder, sessions, collected) -> None:
+    original_init, original_run = base.__init__, base.run
+    original_close, original_del = base.close, base.__del__
+
+    def init(self, target="", graph=None, config=None):
+        site = constraints.user_site()
+        for kind, message in constraints.config_violations(config):
+            recorder.violation(kind, site, f"{message} (at {site})")
+        soft = bool(config is not None and config.allow_soft_placement)
+        self.__dict__[_STATE] = {"site": site, "soft": soft, "closed": False}
+        sessions.add(self)
+        original_init(self, target, graph, constraints.runnable_config(config))
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        return _run(self, original_run, recorder, (fetches, feed_dict, options, run_metadata))
+
+    def close(self):
+        self.__dict__.get(_STATE, {})["closed"] = True
+        return original_close(self)
+
+    def delete(self):
+        state = self.__dict__.get(_STATE)
+        if state is not None and not state["closed"]:
+            collected.append(state["site"])
+            state["closed"] = True  # the collector closes it: not counted twice at exit
+        return original_del(self)
+
+    base.__init__, base.run, base.close, base.__del__ = init, run, close, delete
+
+
+def _run(session, original_run, recorder, arguments):
+    fetches, feed_dict = arguments[0], arguments[1]
+    state = session.__dict__.get(_STATE, {"site": "", "soft": True})
+    site = state["site"]
+    if session._closed:
+        recorder.violation("closed-run", site, f"Session.run on a closed session (created at {site})")
+    elements = _elements(session.graph, fetches)
+    trains, dynamic = _analysis(session.graph, elements)
+    if not state["soft"] and _graph_state(session.graph)["devices"]:
+        recorder.violation("soft-placement", site, "tf.device is used but the session's config "
+                           f"does not set allow_soft_placement=True (session at {site})")
+    if trains:
+        for op_name, shape in dynamic + _fed_dynamic(feed_dict):
+            recorder.violation("dynamic-batch", op_name, constraints.dynamic_batch_message(op_name, shape))
+    result = original_run(session, *arguments)
+    step = recorder.training_step() if trains else None
+    _record(recorder, step, elements, result)
+    if step is not None and recorder.limit_reached():
+        recorder.stop()
+    return result
+
+
+def _elements(graph, fetches) -> list:
+    """The graph element of each fetch, flattened as ``Session.run`` flattens its result
+    (None where one cannot be told)."""
+    from tensorflow.python.util import nest
+
+    found = []
+    for fetch in nest.flatten(fetches):
+        try:
+            found.append(graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True))
+        except Exception:  # a SparseTensor, a callable...: nothing to name
+            found.append(None)
+    return found
+
+
+def _analysis(graph, elements) -> tuple:
+    """(trains, dynamic pipeline outputs read) of running ``elements``, cached per graph."""
+    ops = [getattr(e, "op", e) for e in elements if e is not None]
+    key = tuple(sorted(op.name for op in ops))
+    state = _graph_state(graph)
+    cache = state["upstream"]
+    if key not in cache:
+        cache[key] = constraints.upstream(ops, state["train"])
+    return cache[key]
+
+
+def _fed_dynamic(feed_dict) -> list:
+    """Pipeline elements with a dynamic batch fetched earlier and fed to this step."""
+    found = []
+    for value in (feed_dict or {}).values():
+        held = _DYNAMIC_FETCHED.get(id(value))
+        if held is not None and held[0] is value:
+            found.append(held[1])
+    return found
+
+
+def _record(recorder, step, elements, result) -> None:
+    from tensorflow.python.util import nest
+
+    values = nest.flatten(result)
+    names, scalars, shapes = [], [], []
+    for index, value in enumerate(values):
+        element = elements[index] if len(elements) == len(values) else None
+        name = getattr(element, "name", "") or ""
+        shape = getattr(value, "shape", None)
+        if _is_float_scalar(value):
+            names.append(name)
+            scalars.append(float(value))
+        elif shape is not None and len(shape) >= 1:
+            shapes.append([name, list(shape)])
+            if element is not None and constraints.dynamic_batch_outputs(element):
+                _remember_dynamic(value, element)
+    recorder.call(step, names, scalars, shapes)
+
+
+def _is_float_scalar(value) -> bool:
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    if isinstance(value, float):
+        return True
+    return kind == "f" and getattr(value, "shape", None) == ()
+
+
+def _remember_dynamic(value, tensor) -> None:
+    if len(_DYNAMIC_FETCHED) > 64:
+        _DYNAMIC_FETCHED.clear()
+    try:
+        _DYNAMIC_FETCHED[id(value)] = (value, (tensor.op.name, constraints._shape(tensor)))
+    except TypeError:
+        pass
+
+
+def _unclosed(recorder, sessions, collected) -> None:
+    """At the end of a process that ended by itself: sessions never closed."""
+    sites = [s.__dict__[_STATE]["site"] for s in list(sessions)
+             if not s.__dict__.get(_STATE, {}).get("closed", True)] + collected
+    for site in sites:
+        recorder.violation("not-closed", site, f"session created at {site} was not closed when the "
+                           "process ended (sess.close() releases the NPU's graph executor)")

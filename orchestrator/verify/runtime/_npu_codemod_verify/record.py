@@ -1,0 +1,86 @@
+"""What one process of a verify run computed, written as ``record-<pid>.json``.
+
+A record holds every ``Session.run`` call (its training step, the float scalars it fetched
+and the shapes of the arrays), the NPU constraints broken, and how the process ended: by
+itself (``exit``) or stopped by the launcher at the step limit (``stopped``).
+"""
+
+import atexit
+import json
+import os
+import sys
+import time
+from typing import Callable, Optional
+
+#: Calls kept per process: a run that loops on ``Session.run`` without training still ends.
+MAX_CALLS = 20000
+#: The file whose presence stops every later process of the command at its start.
+STOP_MARK = "stopped"
+
+
+def stop_requested(folder: str) -> bool:
+    return os.path.exists(os.path.join(folder, STOP_MARK))
+
+
+class Recorder:
+    """The record of this process, written once: at the step limit or at exit."""
+
+    def __init__(self, folder: str, steps: Optional[int]) -> None:
+        self.folder, self.steps = folder, steps
+        self.started = time.time()
+        self.calls: list = []
+        self.violations: dict = {}  # (kind, where) -> message, in the order found
+        self.training_steps = 0
+        self.tensorflow = ""
+        self.written = False
+        self.at_exit: list[Callable[[], None]] = []  # checks of a process that ends by itself
+        atexit.register(self._exit)
+
+    def violation(self, kind: str, where: str, message: str) -> None:
+        self.violations.setdefault((kind, where), message)
+
+    def call(self, step: Optional[int], names: list, values: list, shapes: list) -> None:
+        if len(self.calls) < MAX_CALLS:
+            self.calls.append({"step": step, "names": names, "values": values, "shapes": shapes})
+
+    def training_step(self) -> int:
+        """Count one training step; its number."""
+        self.training_steps += 1
+        return self.training_steps
+
+    def limit_reached(self) -> bool:
+        return self.steps is not None and self.training_steps >= self.steps
+
+    def stop(self) -> None:
+        """The step limit: write the record, stop later processes, end this one now (no
+        ``finally`` of the script runs: it might train on)."""
+        self._write("stopped")
+        open(os.path.join(self.folder, STOP_MARK), "w").close()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(0)
+
+    def _exit(self) -> None:
+        for check in self.at_exit:
+            try:
+                check()
+            except Exception as exc:  # a check must not hide the record
+                self.violation("launcher", "", f"launcher check failed: {exc!r}")
+        self._write("exit")
+
+    def _write(self, ended: str) -> None:
+        if self.written:
+            return
+        self.written = True
+        data = {"pid": os.getpid(), "started": self.started, "argv": sys.argv, "ended": ended,
+                "tensorflow": self.tensorflow, "training_steps": self.training_steps,
+                "calls": self.calls,
+                "violations": [{"kind": kind, "where": where, "message": message}
+                               for (kind, where), message in self.violations.items()]}
+        path = os.path.join(self.folder, f"record-{os.getpid()}.json")
+        with open(path + ".partial", "w", encoding="utf-8") as stream:
+            json.dump(data, stream)
+        os.replace(path + ".partial", path)

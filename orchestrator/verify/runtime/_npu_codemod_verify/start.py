@@ -1,0 +1,47 @@
+"""The start of the watch: what ``sitecustomize`` calls in every Python process."""
+
+import importlib.util
+import os
+import random
+import sys
+
+from . import record, tf1
+
+#: Environment variables the launcher sets (the parent's ``sandbox`` module writes them).
+RECORD_DIR = "NPU_CODEMOD_VERIFY_RECORD"
+STEPS = "NPU_CODEMOD_VERIFY_STEPS"
+SEED = "NPU_CODEMOD_VERIFY_SEED"
+
+
+def install() -> None:
+    """Watch this process, unless it runs outside a verify run."""
+    folder = os.environ.get(RECORD_DIR)
+    if not folder:
+        return
+    if record.stop_requested(folder):  # an earlier process of the command hit the step limit
+        os._exit(0)
+    seed = int(os.environ.get(SEED, "0"))
+    random.seed(seed)
+    steps = int(os.environ.get(STEPS, "0")) or None
+    recorder = record.Recorder(folder, steps)
+    tf1.install_import_hook(lambda tf: _on_tensorflow(tf, recorder, seed))
+
+
+def _on_tensorflow(tf, recorder, seed: int) -> None:
+    from . import probe
+
+    probe.install(tf, recorder, seed)
+
+
+def chain_sitecustomize(this_file: str) -> None:
+    """Run the ``sitecustomize`` this one shadows (the next one on ``sys.path``)."""
+    here = os.path.dirname(os.path.abspath(this_file))
+    for folder in sys.path:
+        if not folder or os.path.abspath(folder) == here:
+            continue
+        candidate = os.path.join(folder, "sitecustomize.py")
+        if os.path.isfile(candidate):
+            spec = importlib.util.spec_from_file_location("_npu_codemod_next_sitecustomize", candidate)
+            if spec and spec.loader:
+                spec.loader.exec_module(importlib.util.module_from_spec(spec))
+            return

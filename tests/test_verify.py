@@ -1,0 +1,292 @@
+"""``npu-codemod verify`` on real TensorFlow (CPU): a correct migration and planted migration
+bugs, each with its verdict; a repository whose original cannot run; and what a run must never
+do (touch the user's checkout, see a token).
+
+One ``verify`` over every planted repository (module fixture): TensorFlow's import is the
+cost of each run, so the runs share one batch.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from support.cli import cli
+from support.git import git, make_repo, show, write_files
+from support.repo_state import snapshot
+
+BRANCH = "npu-codemod/sess-run-to-npu"
+VERIFY_TABLE = '[tool.npu-codemod.verify]\ncommand = "python train.py"\n'
+TRAIN = '''\
+"""A regression model trained with sess.run on synthetic data."""
+import numpy as np
+import tensorflow as tf
+
+
+def gelu(x):
+    cdf = 0.5 * (1.0 + tf.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * tf.pow(x, 3))))
+    return x * cdf
+
+
+def train_input_fn(features, labels, batch_size):
+    dataset = tf.data.Dataset.from_tensor_slices((features, labels))
+    return dataset.shuffle(64, seed=3).repeat().batch(batch_size)
+
+
+rng = np.random.RandomState(0)
+features = rng.rand(64, 8).astype("float32")
+labels = rng.rand(64, 1).astype("float32")
+with tf.device("/cpu:0"):
+    x, y = train_input_fn(features, labels, 16).make_one_shot_iterator().get_next()
+w1 = tf.get_variable("w1", [8, 16])
+w2 = tf.get_variable("w2", [16, 1])
+hidden = tf.nn.dropout(gelu(tf.matmul(x, w1)), rate=0.25)
+loss = tf.reduce_mean(tf.square(tf.matmul(hidden, w2) - y))
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+saver = tf.train.Saver()
+
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+for step in range(6):
+    _, value = sess.run([train_op, loss])
+    print("step", step, "loss", value)
+saver.save(sess, "./model.ckpt")
+
+eval_sess = tf.Session()
+saver.restore(eval_sess, "./model.ckpt")
+print("eval loss", eval_sess.run(loss))
+'''
+#: Repository name: the edit of the tool's migration that plants the bug (None: none).
+PLANTED = {
+    "correct": None,
+    "rate-as-keep-prob": ("npu_ops.dropout(gelu(tf.matmul(x, w1)), keep_prob=1 - 0.25)",
+                          "npu_ops.dropout(gelu(tf.matmul(x, w1)), 0.25)"),
+    "closed-before-loop": ("sess.run(tf.global_variables_initializer())\n",
+                           "sess.run(tf.global_variables_initializer())\nsess.close()\n"),
+    "one-session-without-npu": ("eval_sess = tf.Session(config=config)", "eval_sess = tf.Session()"),
+    "no-drop-remainder": (".batch(batch_size, drop_remainder=True)", ".batch(batch_size)"),
+    "wrong-gelu": ("return npu_unary_ops.gelu(x)", "return x * tf.sigmoid(1.702 * x)"),
+    "no-soft-placement": ("tf.ConfigProto(allow_soft_placement=True)", "tf.ConfigProto()"),
+}
+NOT_CLOSED = ("session created at train.py:{} was not closed when the process ended (sess.close() "
+              "releases the NPU's graph executor)")
+NO_NPU_OPTIMIZER = "session created without the NpuOptimizer custom optimizer (at train.py:{})"
+NO_SOFT_PLACEMENT = ("tf.device is used but the session's config does not set "
+                     "allow_soft_placement=True (session at train.py:{})")
+DYNAMIC_BATCH = ("a training step reads the input pipeline output IteratorGetNext of shape (?, 8): "
+                 "its batch dimension is not static (batch with drop_remainder=True)")
+MISSING_DATA = TRAIN.replace('features = rng.rand(64, 8).astype("float32")',
+                             'features = np.load("data/features.npy")')
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    root = tmp_path_factory.mktemp("verify")
+    migrated = _migrated_train(root / "migration")
+    for name, edit in PLANTED.items():
+        text = migrated if edit is None else migrated.replace(*edit)
+        assert text != migrated or edit is None, name
+        _repo_with_branch(root / name, {"train.py": TRAIN, "pyproject.toml": VERIFY_TABLE}, text)
+    _repo_with_branch(root / "missing-data", {"train.py": MISSING_DATA, "pyproject.toml": VERIFY_TABLE},
+                      migrated)
+    _repo_with_branch(root / "no-command", {"train.py": TRAIN}, migrated)
+    names = [*PLANTED, "missing-data", "no-command"]
+    (root / "repos.txt").write_text("".join(f"{name}\n" for name in names))
+    before = {name: snapshot(root / name) for name in names}
+    done = cli("verify", "--repos", "repos.txt", "--jobs", "2", "--no-progress", "--report-dir",
+               "report", "--workspace", "ws", cwd=root)
+    run = json.loads((root / "report" / "run.json").read_text())
+    return {"root": root, "done": done, "before": before, "migrated": migrated,
+            "verify": {repo["repo"]: repo["verify"] for repo in run["repos"]}, "run": run}
+
+
+def _migrated_train(path: Path) -> str:
+    """The tool's own migration of TRAIN."""
+    make_repo(path, {"train.py": TRAIN})
+    (path.parent / "migrate.txt").write_text(f"{path.name}\n")
+    done = cli("run", "--repos", "migrate.txt", "--no-progress", "--report-dir", "migrate-report",
+               "--workspace", "migrate-ws", cwd=path.parent)
+    assert done.returncode == 0, done.stderr
+    return show(path, BRANCH, "train.py").decode()
+
+
+def _repo_with_branch(path: Path, files: dict, migrated_train: str) -> None:
+    make_repo(path, files)
+    git(path, "checkout", "-q", "-b", BRANCH)
+    write_files(path, {"train.py": migrated_train})
+    git(path, "commit", "-q", "-am", "Migrate TensorFlow sess.run training code to Ascend NPU")
+    git(path, "checkout", "-q", "main")
+
+
+def line_of(text: str, code: str) -> int:
+    return next(number for number, line in enumerate(text.splitlines(), 1) if line.startswith(code))
+
+
+def test_a_correct_migration_is_equivalent_and_fixes_what_the_original_breaks(planted) -> None:
+    record = planted["verify"]["correct"]
+    train, evaluate = line_of(TRAIN, "sess = tf.Session()"), line_of(TRAIN, "eval_sess = tf.Session()")
+    assert record["verdict"] == "equivalent"
+    assert record["steps_compared"] == 6 and record["calls_compared"] == 10
+    assert record["max_rel_diff"] <= record["rtol"] == 1e-5
+    assert record["violations"] == []
+    assert set(record["original_violations"]) == {
+        NO_NPU_OPTIMIZER.format(train), NO_NPU_OPTIMIZER.format(evaluate), DYNAMIC_BATCH,
+        NO_SOFT_PLACEMENT.format(train), NO_SOFT_PLACEMENT.format(evaluate),
+        NOT_CLOSED.format(train), NOT_CLOSED.format(evaluate)}
+    assert len(record["original_violations"]) == 7
+    assert record["command"] == "python train.py"
+    assert record["source"] == "pyproject.toml [tool.npu-codemod.verify]"
+
+
+def test_rate_passed_as_keep_prob_diverges_at_the_first_step(planted) -> None:
+    record = planted["verify"]["rate-as-keep-prob"]
+    assert record["verdict"] == "diverged"
+    assert record["reason"].startswith("step 1 (Session.run call 2): Mean:0 = ")
+    assert record["reason"].endswith("> rtol 1e-05)")
+
+
+def test_a_session_closed_before_the_training_loop_fails_the_migrated_run(planted) -> None:
+    record = planted["verify"]["closed-before-loop"]
+    assert record["verdict"] == "migrated-fails"
+    assert record["reason"] == ("the migrated run fails where the original does not: RuntimeError: "
+                                "Attempted to use a closed Session. (exit code 1)")
+    assert record["details"][-1] == "RuntimeError: Attempted to use a closed Session."
+    assert any(v.startswith("Session.run on a closed session (created at train.py:")
+               for v in record["violations"])
+
+
+def test_one_of_two_sessions_without_the_npu_optimizer_is_a_violation(planted) -> None:
+    record = planted["verify"]["one-session-without-npu"]
+    text = planted["migrated"]
+    line = line_of(text, "eval_sess = tf.Session(config=config)")
+    assert record["verdict"] == "violations"
+    assert record["violations"] == [NO_NPU_OPTIMIZER.format(line), NO_SOFT_PLACEMENT.format(line)]
+    assert record["reason"] == "2 NPU constraint(s) broken: " + "; ".join(record["violations"])
+
+
+def test_soft_placement_off_where_tf_device_is_used_is_a_violation(planted) -> None:
+    record = planted["verify"]["no-soft-placement"]
+    text = planted["migrated"]
+    lines = line_of(text, "sess = tf.Session("), line_of(text, "eval_sess = tf.Session(")
+    assert record["verdict"] == "violations"
+    assert record["violations"] == [NO_SOFT_PLACEMENT.format(line) for line in lines]
+
+
+def test_a_training_pipeline_without_drop_remainder_is_a_violation(planted) -> None:
+    record = planted["verify"]["no-drop-remainder"]
+    assert record["verdict"] == "violations"
+    assert record["violations"] == [DYNAMIC_BATCH]
+
+
+def test_a_gelu_replaced_by_another_formula_diverges(planted) -> None:
+    record = planted["verify"]["wrong-gelu"]
+    assert record["verdict"] == "diverged"
+    assert record["reason"].startswith("step 1 (Session.run call 2): Mean:0 = ")
+
+
+def test_an_original_that_needs_a_missing_data_file_is_inconclusive(planted) -> None:
+    record = planted["verify"]["missing-data"]
+    assert record["verdict"] == "inconclusive"
+    assert record["reason"].startswith("the original does not run here: FileNotFoundError: ")
+    assert "data/features.npy" in record["reason"]
+    assert record["migrated_s"] == record["original_s"]  # the migrated code was not run
+
+
+def test_a_repository_without_a_command_is_no_command(planted) -> None:
+    record = planted["verify"]["no-command"]
+    assert record["verdict"] == "no-command"
+    assert record["reason"].startswith("no verify command: set command in the repository's "
+                                       "[tool.npu-codemod.verify]")
+
+
+def test_failing_verdicts_exit_1_and_are_reported(planted) -> None:
+    done, root = planted["done"], planted["root"]
+    assert done.returncode == 1, done.stderr
+    assert ("verify: 2 diverged, 1 equivalent, 1 inconclusive, 1 migrated-fails, 1 no-command, "
+            "3 violations") in done.stderr
+    assert "npu-codemod: wrong-gelu: verify diverged: step 1 (Session.run call 2)" in done.stderr
+    with open(root / "report" / "verify.csv", newline="") as stream:
+        rows = {row["repo"]: row for row in csv.DictReader(stream)}
+    assert {name: row["verdict"] for name, row in rows.items()} == {
+        name: record["verdict"] for name, record in planted["verify"].items()}
+    assert rows["no-drop-remainder"]["violations"].startswith("a training step reads the input")
+    html = (root / "report" / "report.html").read_text()
+    assert '<h2>Verification</h2>' in html
+    assert html.count('class="verdict-diverged">diverged</td>') == 4  # column and section
+
+
+def test_no_run_touches_the_checkout_or_leaves_scratch_folders(planted) -> None:
+    root = planted["root"]
+    for name, before in planted["before"].items():
+        assert snapshot(root / name) == before, name  # no model.ckpt, no __pycache__, same HEAD
+    assert list((root / "ws" / "verify").iterdir()) == []
+
+
+def test_run_verify_on_the_demo_repositories(tmp_path: Path) -> None:
+    done = cli("demo", "--verify", "--report-dir", "report", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    run = json.loads((tmp_path / "report" / "run.json").read_text())
+    verify = {repo["repo"]: repo["verify"] for repo in run["repos"]}
+    assert {name: record["verdict"] for name, record in verify.items()} == {
+        "alexnet-finetune": "equivalent", "dqn-agent": "equivalent", "plain-python": "no-command"}
+    assert verify["alexnet-finetune"]["steps_compared"] == 8
+    assert verify["alexnet-finetune"]["violations"] == verify["dqn-agent"]["violations"] == []
+    assert [v.split(" (")[0] for v in verify["alexnet-finetune"]["original_violations"]] == [
+        "session created without the NpuOptimizer custom optimizer",
+        "a training step reads the input pipeline output IteratorGetNext of shape",
+        "session created at finetune.py:24 was not closed when the process ended"]
+    assert verify["dqn-agent"]["original_violations"] == [
+        "session created without the NpuOptimizer custom optimizer (at agent.py:10)"]
+    assert verify["dqn-agent"]["source"] == "repo list verify="
+
+
+def test_a_run_over_its_timeout_is_stopped(tmp_path: Path) -> None:
+    make_repo(tmp_path / "slow", {"train.py": "import time\ntime.sleep(60)\n"})
+    (tmp_path / "repos.txt").write_text('slow verify="python train.py"\n')
+    done = cli("verify", "--repos", "repos.txt", "--verify-timeout", "1", "--no-progress",
+               "--report-dir", "report", "--workspace", "ws", cwd=tmp_path)
+    record = json.loads((tmp_path / "report" / "run.json").read_text())["repos"][0]["verify"]
+    assert done.returncode == 0, done.stderr  # not proven wrong
+    assert record["verdict"] == "timeout"
+    assert record["reason"] == "the original did not finish within 1 s (timeout; 10 steps asked)"
+    assert record["original_s"] < 10
+
+
+def test_the_verify_environment_has_no_token(tmp_path: Path) -> None:
+    seen = tmp_path / "seen.json"
+    script = f"import json, os, sys\njson.dump([dict(os.environ), sys.executable], open({str(seen)!r}, 'w'))\n"
+    make_repo(tmp_path / "env", {"train.py": script})
+    (tmp_path / "repos.txt").write_text('env verify="python train.py"\n')
+    secrets = {"GITHUB_TOKEN": "ghp_abcdefghijklmnop", "NPU_CODEMOD_TOKEN": "glpat-abcdefghij",
+               "MY_SERVICE_API_KEY": "k-123456789", "AWS_SECRET_ACCESS_KEY": "aws-123456789",
+               "DB_PASSWORD": "hunter2hunter2", "PYTHONPATH": str(tmp_path)}
+    env = {**_environ(), **secrets}
+    done = cli("verify", "--repos", "repos.txt", "--no-progress", "--report-dir", "report",
+               "--workspace", "ws", cwd=tmp_path, env=env)
+    child, executable = json.loads(seen.read_text())
+    tokens = {name: value for name, value in secrets.items() if name != "PYTHONPATH"}
+    assert not set(tokens) & set(child)
+    assert not any(value in json.dumps(child) for value in tokens.values())
+    assert child["PYTHONPATH"].endswith("verify/runtime")
+    assert child["HOME"].startswith(str(tmp_path / "ws" / "verify"))
+    assert Path(executable).resolve() == Path(sys.executable).resolve()
+    record = json.loads((tmp_path / "report" / "run.json").read_text())["repos"][0]["verify"]
+    assert record["verdict"] == "inconclusive"  # it ran, but no session: nothing to compare
+    assert record["reason"].startswith("the original ran no Session.run")
+    assert done.returncode == 0, done.stderr
+
+
+def _environ() -> dict:
+    import os
+
+    return dict(os.environ)
+
+
+def test_the_npu_bridge_emulation_is_not_importable_outside_a_verify_run() -> None:
+    from importlib.util import find_spec
+
+    assert find_spec("npu_bridge") is None and find_spec("_npu_codemod_verify") is None

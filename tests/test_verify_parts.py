@@ -1,0 +1,201 @@
+"""The parts of ``npu-codemod verify`` that need no TensorFlow: the comparison and the order
+of verdicts, the settings and where they come from, the environment a run gets, the export,
+the options, and the verdict in a pull request's body."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from npu_codemod.orchestrator.git.repository import open_repo
+from npu_codemod.orchestrator.prs.text import load_templates, pr_context
+from npu_codemod.orchestrator.repolist import parse_repo_list
+from npu_codemod.orchestrator.verify.compare import compare_calls, judge, relative_difference
+from npu_codemod.orchestrator.verify.export import export_commit
+from npu_codemod.orchestrator.verify.records import VERDICTS, VerifyRecord
+from npu_codemod.orchestrator.verify.sandbox import SideRun, clean_environment
+from npu_codemod.orchestrator.verify.settings import VerifyOptions, VerifySettings, resolve
+
+from support.cli import cli
+from support.git import git, make_repo, write_files
+
+
+def call(step, *values, shapes=()):
+    return {"step": step, "names": ["loss:0"] * len(values), "values": list(values),
+            "shapes": [["x:0", list(shape)] for shape in shapes]}
+
+
+RUN = (call(None), call(1, 0.5, shapes=[(16, 8)]), call(2, 0.25, shapes=[(16, 8)]))
+SETTINGS = VerifySettings(command="python train.py", rtol=1e-5)
+
+
+def side(calls=RUN, code=0, stopped=False, violations=(), tail=("done",)) -> SideRun:
+    return SideRun(exit_code=code, seconds=1.0, stopped=stopped, calls=tuple(calls),
+                   violations=tuple(violations), output_tail=tuple(tail))
+
+
+def test_equal_runs_are_equivalent_with_their_largest_difference() -> None:
+    migrated = (call(None), call(1, 0.5000001, shapes=[(16, 8)]), call(2, 0.25, shapes=[(16, 8)]))
+    assert compare_calls(RUN, migrated, 1e-5) == ("", 3, pytest.approx(2e-7))
+    record = judge(SETTINGS, side(violations=["no NpuOptimizer"]), side(migrated))
+    assert (record.verdict, record.steps_compared, record.calls_compared) == ("equivalent", 2, 3)
+    assert record.reason == ("2 training step(s) (3 Session.run calls) equal within rtol 1e-05; "
+                             "max relative difference 2e-07")
+    assert record.original_violations == ("no NpuOptimizer",) and record.violations == ()
+
+
+@pytest.mark.parametrize("migrated, reason", [
+    ((call(None), call(1, 0.5, shapes=[(16, 8)]), call(2, 0.26, shapes=[(16, 8)])),
+     "step 2 (Session.run call 3): loss:0 = 0.25 in the original, 0.26 in the migrated run "
+     "(relative difference 0.0385 > rtol 1e-05)"),
+    ((call(None), call(1, 0.5, shapes=[(15, 8)]), call(2, 0.25, shapes=[(16, 8)])),
+     "step 1 (Session.run call 2): fetched arrays of shapes (16, 8) in the original, (15, 8) in "
+     "the migrated run"),
+    ((call(None), call(None, 0.5, shapes=[(16, 8)]), call(2, 0.25, shapes=[(16, 8)])),
+     "step 1 (Session.run call 2): a training step in the original only"),
+    ((call(None), call(1, 0.5, shapes=[(16, 8)])),
+     "the original ran 3 Session.run call(s), the migrated run 2"),
+    ((call(None), call(1, shapes=[(16, 8)]), call(2, 0.25, shapes=[(16, 8)])),
+     "step 1 (Session.run call 2): 1 float value(s) fetched in the original, 0 in the migrated run"),
+])
+def test_the_first_difference_is_the_reason_of_diverged(migrated, reason) -> None:
+    record = judge(SETTINGS, side(), side(migrated, violations=["a violation"]))
+    assert (record.verdict, record.reason) == ("diverged", reason)  # before violations
+
+
+def test_values_near_zero_and_nan_compare_as_equal() -> None:
+    assert compare_calls([call(1, 1e-12)], [call(1, 3e-12)], 1e-5)[0] == ""
+    assert compare_calls([call(1, math.nan)], [call(1, math.nan)], 1e-5)[0] == ""
+    assert compare_calls([call(1, math.nan)], [call(1, 1.0)], 1e-5)[0].startswith("step 1")
+    assert relative_difference(2.0, 1.0) == 0.5 and relative_difference(0.0, 0.0) == 0.0
+
+
+def test_verdicts_come_in_the_order_of_the_issue() -> None:
+    failing = side(code=1, tail=("Traceback (most recent call last):", "ValueError: boom"))
+    timed_out = SideRun(exit_code=None, seconds=5.0)
+    cases = [
+        (failing, failing, "inconclusive",
+         "the original does not run here: ValueError: boom (exit code 1)"),
+        (side(), timed_out, "timeout",
+         "the migrated run did not finish within 300 s (timeout; 10 steps asked)"),
+        (side(calls=()), side(), "inconclusive",
+         "the original ran no Session.run (no TensorFlow session, or the command does not train): "
+         "nothing to compare"),
+        (side(), failing, "migrated-fails",
+         "the migrated run fails where the original does not: ValueError: boom (exit code 1)"),
+        (side(), side(violations=["v1", "v2"]), "violations", "2 NPU constraint(s) broken: v1; v2"),
+    ]
+    for original, migrated, verdict, reason in cases:
+        record = judge(SETTINGS, original, migrated)
+        assert (record.verdict, record.reason) == (verdict, reason)
+    assert VERDICTS == ("no-command", "inconclusive", "timeout", "migrated-fails", "diverged",
+                        "violations", "equivalent")
+
+
+def test_a_run_stopped_at_the_step_limit_is_not_a_failure() -> None:
+    stopped = SideRun(exit_code=-9, seconds=1.0, stopped=True, calls=RUN)
+    assert not stopped.failed and judge(SETTINGS, stopped, stopped).verdict == "equivalent"
+
+
+def test_settings_come_from_the_command_line_then_the_list_then_the_repository(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.npu-codemod.verify]\ncommand = "python train.py"\nsteps = 3\ntimeout = 20\n')
+    own = resolve(VerifyOptions(), None, tmp_path)
+    assert own == VerifySettings(command="python train.py", steps=3, timeout=20.0,
+                                 source="pyproject.toml [tool.npu-codemod.verify]")
+    listed = resolve(VerifyOptions(), "python run.py", tmp_path)
+    assert (listed.command, listed.source, listed.steps) == ("python run.py", "repo list verify=", 3)
+    given = resolve(VerifyOptions(command="python x.py", steps=7, rtol=1e-3), "python run.py", tmp_path)
+    assert (given.command, given.source, given.steps, given.rtol, given.timeout) == (
+        "python x.py", "--verify-command", 7, 1e-3, 20.0)
+    assert resolve(VerifyOptions(), None, tmp_path / "nothing-here").command is None
+
+
+@pytest.mark.parametrize("table, message", [
+    ('command = "x"\nstep = 3', "pyproject.toml: unknown key 'step' in [tool.npu-codemod.verify] "
+                                "(known: command, steps, timeout, rtol, memory)"),
+    ("steps = 2.5", "pyproject.toml: [tool.npu-codemod.verify] steps must be a positive whole "
+                    "number, got 2.5"),
+    ("rtol = -1", "pyproject.toml: [tool.npu-codemod.verify] rtol must be a positive number, got -1"),
+])
+def test_bad_settings_are_named(tmp_path: Path, table: str, message: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[tool.npu-codemod.verify]\n{table}\n")
+    with pytest.raises(ValueError) as raised:
+        resolve(VerifyOptions(), None, tmp_path)
+    assert str(raised.value) == message
+
+
+def test_the_repo_list_takes_a_quoted_verify_command(tmp_path: Path) -> None:
+    entries = parse_repo_list('a main verify="python train.py --max_steps 20" slug=org/a\n'
+                              '"b c" verify="python run.py"\n', tmp_path)
+    assert [(e.name, e.base_ref, e.option("verify"), e.option("slug")) for e in entries] == [
+        ("a", "main", "python train.py --max_steps 20", "org/a"), ("b c", None, "python run.py", None)]
+
+
+def test_credentials_and_python_paths_stay_out_of_the_environment() -> None:
+    environ = {"PATH": "/usr/bin", "LANG": "C.UTF-8", "GIT_AUTHOR_NAME": "me",
+               "GITHUB_TOKEN": "x", "NPU_CODEMOD_TOKEN": "x", "GITLAB_TOKEN": "x", "CI_JOB_TOKEN": "x",
+               "AWS_ACCESS_KEY_ID": "x", "MY_SECRET": "x", "DB_PASSWORD": "x", "OPENAI_API_KEY": "x",
+               "GOOGLE_APPLICATION_CREDENTIALS": "x", "SSH_AUTH_SOCK": "x", "GIT_ASKPASS": "x",
+               "PYTHONPATH": "/home/me/checkout", "VIRTUAL_ENV": "/v"}
+    assert clean_environment(environ) == {"PATH": "/usr/bin", "LANG": "C.UTF-8", "GIT_AUTHOR_NAME": "me"}
+
+
+def test_an_export_holds_the_commit_not_the_working_tree(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"train.py": "print(1)\n", "data/a.txt": "a\n"})
+    commit = git(repo, "rev-parse", "HEAD")
+    write_files(repo, {"train.py": "print('uncommitted')\n", "new.py": "x\n"})
+    out = export_commit(open_repo(str(repo)), commit, tmp_path / "scratch" / "repo")
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == ["data", "data/a.txt", "train.py"]
+    assert (out / "train.py").read_text() == "print(1)\n"
+    assert git(repo, "status", "--porcelain") == "M train.py\n?? new.py"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "--verify", "--dry-run"], "--verify runs the committed migration: it cannot be used with --dry-run"),
+    (["run", "--verify-steps", "3"], "--verify-steps needs --verify"),
+    (["verify", "--verify-steps", "0"], "--verify-steps must be a positive number"),
+    (["verify", "--verify-command", " "], "--verify-command must not be empty"),
+])
+def test_bad_verify_options_are_one_line(tmp_path: Path, args: list, message: str) -> None:
+    (tmp_path / "repos.txt").write_text("")
+    done = cli(*args, "--repos", "repos.txt", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"npu-codemod: error: {message}"
+
+
+def test_help_says_verify_executes_the_repositories_code() -> None:
+    done = cli("verify", "--help", cwd=Path.cwd())
+    assert "EXECUTES EACH REPOSITORY'S CODE" in " ".join(done.stdout.split())
+    assert "--verify" in cli("run", "--help", cwd=Path.cwd()).stdout
+
+
+def test_the_launcher_entry_runs_a_command_in_the_current_folder(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "npu_codemod.orchestrator.verify.launch", "--",
+                           "python", "-c", "open('out.txt', 'w').write('x'); raise SystemExit(3)"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    run = json.loads(done.stdout)
+    assert done.returncode == 1 and run["exit_code"] == 3 and run["calls"] == []
+    assert run["records"] == 1 and (tmp_path / "out.txt").read_text() == "x"
+
+
+def test_the_pull_request_body_carries_the_verdict() -> None:
+    record = VerifyRecord("violations", reason="1 NPU constraint(s) broken: no NpuOptimizer",
+                          command="python train.py", violations=("no NpuOptimizer",),
+                          original_violations=("no NpuOptimizer", "not closed"))
+    context = pr_context("bert", "org/bert", "npu", "main", [], ["train.py"], {},
+                         lambda path, line: f"https://x/{path}#{line}", verify=record.to_dict())
+    body = load_templates().render(context)[1]
+    assert ("## Verified on CPU: violations\n\n1 NPU constraint(s) broken: no NpuOptimizer\n\n"
+            "The repository's verify command `python train.py` ran before and after") in body
+    assert ("NPU constraints the migrated code breaks:\n- no NpuOptimizer\n"
+            "Before the migration:\n- no NpuOptimizer\n- not closed\n") in body
+    plain = load_templates().render(pr_context("bert", "org/bert", "npu", "main", [], [], {},
+                                               lambda path, line: ""))[1]
+    assert "Verified on CPU" not in plain
