@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 #: Bump when the generated text changes, so cached corpora are rebuilt.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def build_corpora(root: Path, sizes: Sizes, seed: int) -> Corpora:
     for index, path in enumerate(corpora.small_repos):
         write_repo(path, small_repo_files(sizes, random.Random(f"{seed}-repo-{index}")))
     rng = random.Random(f"{seed}-tf")
-    write_repo(corpora.tf_scripts, ((f"scripts/train_{i:04d}.py", tf_script(rng, i))
+    write_repo(corpora.tf_scripts, ((f"scripts/train_{i:04d}.py", tf_only_script(rng, i))
                                     for i in range(sizes.tf_scripts)))
     stamp_file.write_text(stamp)
     return corpora
@@ -249,6 +249,88 @@ def _predict(rng: random.Random) -> str:
             '            writer.write("\\t".join(str(p) for p in prediction) + "\\n")\n'
             "            num_written_lines += 1\n"
             "    assert num_written_lines == num_actual_predict_examples\n")
+
+
+# --- the TF-only corpus: sess.run scripts, Estimator scripts, mixed precision and XLA --------
+
+def tf_only_script(rng: random.Random, index: int) -> str:
+    """One script of the TF-only corpus: every fifth an Estimator script (``estimator`` pack),
+    every fifth a sess.run script with loss scaling, XLA and GPU settings (``mixed-precision``,
+    ``xla-gpu``), the rest sess.run scripts."""
+    if index % 5 == 1:
+        return estimator_script(rng, index)
+    script = tf_script(rng, index)
+    if index % 5 == 3:
+        script = script.replace('if __name__ == "__main__":', _mixed_precision(rng) + '\n\nif __name__ == "__main__":')
+    return script
+
+
+def estimator_script(rng: random.Random, index: int) -> str:
+    """A BERT ``run_classifier``-style script: a ``model_fn`` for an (TPU)Estimator."""
+    tpu = rng.random() < 0.5
+    spec = "tf.contrib.tpu.TPUEstimatorSpec" if tpu else "tf.estimator.EstimatorSpec"
+    scaffold = ", scaffold_fn=scaffold_fn" if tpu else ""
+    parts = [
+        f'"""Fine-tune a classifier with {"TPUEstimator" if tpu else "Estimator"} ({index})."""\n'
+        "import os\n\nimport tensorflow as tf\n",
+        _flags(rng),
+        _gelu(rng),
+        _input_fn(rng),
+        *(_block(rng, k) for k in range(rng.randint(3, 6))),
+        "BLOCKS = [v for k, v in sorted(globals().items()) if k.startswith(\"block_\")]\n\n\n"
+        "def model_fn(features, labels, mode, params):\n"
+        "    training = mode == tf.estimator.ModeKeys.TRAIN\n"
+        "    h = features\n"
+        "    for block in BLOCKS:\n"
+        "        h = block(h, FLAGS.hidden, 0.9, training)\n"
+        "    logits = tf.layers.dense(h, 10)\n"
+        "    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)\n"
+        "    optimizer = tf.train.AdamOptimizer(FLAGS.learning_rate)\n"
+        + ("    if params[\"use_tpu\"]:\n        optimizer = tf.contrib.tpu.CrossShardOptimizer(optimizer)\n"
+           "    scaffold_fn = None\n" if tpu else "")
+        + "    train_op = optimizer.minimize(loss, global_step=tf.train.get_global_step())\n"
+        f"    return {spec}(mode=mode, loss=loss, train_op=train_op{scaffold})\n",
+        _estimator_main(rng, tpu),
+        'if __name__ == "__main__":\n    tf.app.run()\n',
+    ]
+    return "\n\n".join(parts)
+
+
+def _estimator_main(rng: random.Random, tpu: bool) -> str:
+    if tpu:
+        config = ("    run_config = tf.contrib.tpu.RunConfig(\n"
+                  "        model_dir=FLAGS.data_dir,\n"
+                  "        save_checkpoints_steps=1000,\n"
+                  "        tpu_config=tf.contrib.tpu.TPUConfig(iterations_per_loop=1000, num_shards=8))\n")
+        build = ("    estimator = tf.contrib.tpu.TPUEstimator(\n"
+                 "        use_tpu=FLAGS.use_tpu,\n        model_fn=model_fn,\n        config=run_config,\n"
+                 "        train_batch_size=FLAGS.batch_size,\n        params={\"use_tpu\": FLAGS.use_tpu})\n")
+    else:
+        steps = rng.choice(["", ", save_summary_steps=100"])
+        config = f"    run_config = tf.estimator.RunConfig(model_dir=FLAGS.data_dir{steps})\n"
+        build = "    estimator = tf.estimator.Estimator(model_fn=model_fn, config=run_config, params={})\n"
+    return ("def main(_):\n"
+            '    files = tf.gfile.Glob(os.path.join(FLAGS.data_dir, "*.tfrecord"))\n'
+            f"{config}{build}"
+            "    estimator.train(input_fn=lambda: input_fn(files, FLAGS.batch_size), max_steps=FLAGS.train_steps)\n")
+
+
+def _mixed_precision(rng: random.Random) -> str:
+    scale = rng.choice(['"dynamic"', "tf.train.experimental.DynamicLossScale(initial_loss_scale=2 ** 15)",
+                        "tf.train.experimental.FixedLossScale(128)"])
+    return ("def mixed_precision_train_op(loss):\n"
+            "    optimizer = tf.train.AdamOptimizer(FLAGS.learning_rate)\n"
+            f"    optimizer = tf.train.experimental.MixedPrecisionLossScaleOptimizer(optimizer, {scale})\n"
+            "    return optimizer.minimize(loss)\n\n\n"
+            "def xla_config():\n"
+            "    config = tf.ConfigProto()\n"
+            "    config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1\n"
+            "    gpus = tf.config.experimental.list_physical_devices(\"GPU\")\n"
+            "    for gpu in gpus:\n"
+            "        tf.config.experimental.set_memory_growth(gpu, True)\n"
+            "    with tf.xla.experimental.jit_scope():\n"
+            "        pass\n"
+            "    return config\n")
 
 
 # --- ordinary Python: the 95% of a monorepo no rule should ever parse -----------------------

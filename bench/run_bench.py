@@ -44,6 +44,7 @@ from npu_codemod.orchestrator.demo import build_sample_repos  # noqa: E402
 from npu_codemod.orchestrator.git import repository as gitrepo  # noqa: E402
 from npu_codemod.orchestrator.repolist import parse_repo_list  # noqa: E402
 from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit  # noqa: E402
+from npu_codemod.plugins.packs import DEFAULT, PACKS  # noqa: E402
 
 from corpus import SIZES, Corpora, build_corpora  # noqa: E402
 from rss import PeakRss  # noqa: E402
@@ -60,6 +61,8 @@ TARGETS = {
 }
 #: The rule whose cost the audit row isolates.
 AUDIT_RULE = "NPU100"
+#: Every rule pack, the opt-in ones too: the rewrite measure runs them all.
+EVERY_PACK = RuleSelection(only=frozenset({DEFAULT, *(pack.name for pack in PACKS)}))
 #: Interleaved ``--jobs 1`` / ``--jobs 2`` runs over the small repos, per mode.
 PAIRS = {"full": 5, "quick": 2, "tiny": 1}
 TRIGGER = b"tensorflow"
@@ -114,8 +117,9 @@ def run_all(corpora: Corpora, scratch: Path, mode: str, seed: int) -> dict[str, 
 
 def bench_rewrite(repo: Path) -> dict[str, Any]:
     files = read_all(repo)
-    toolkit = build_toolkit(RuleSelection())
-    without_audit = build_toolkit(RuleSelection(disabled=frozenset({AUDIT_RULE}))).engine
+    toolkit = build_toolkit(EVERY_PACK)
+    without_audit = build_toolkit(RuleSelection(only=EVERY_PACK.only,
+                                                disabled=frozenset({AUDIT_RULE}))).engine
     facts = toolkit.analyze(files).facts
     outcomes: list[FileOutcome] = []
 

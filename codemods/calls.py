@@ -82,16 +82,17 @@ def add_keyword(call_trailer: pytree.Node, keyword: str, value_code: str) -> Non
         call_trailer.insert_child(1, new_argument)
         return
     inner = call_trailer.children[1]
-    if inner.type != syms.arglist:
-        inner.replace(pytree.Node(syms.arglist, [inner.clone()]))
-        inner = call_trailer.children[1]
+    if inner.type != syms.arglist:  # the one argument moves into an arglist: others' edits stay
+        arglist = pytree.Node(syms.arglist, [])
+        inner.replace(arglist)
+        arglist.append_child(inner)
+        inner = arglist
     last = len(inner.children) - 1
+    new_argument.prefix = " "
     if inner.children[last].type == token.COMMA:  # f(a, b,) -> f(a, b, k=v,)
-        new_argument.prefix = " "
         inner.insert_child(last + 1, new_argument)
         inner.insert_child(last + 2, Comma())
         return
-    new_argument.prefix = " "
     inner.append_child(Comma())
     inner.append_child(new_argument)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from fissix import pytree
+from fissix.fixer_util import Name
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
@@ -18,7 +19,6 @@ from .calls import Argument, add_keyword, find_argument
 from .qualified import Reference
 from .snippets import parse_expression, parse_statements
 from .statements import child_index, indentation, last_leaf
-from .walk import tree_text
 
 
 def replace_callee(reference: Reference, dotted: str) -> None:
@@ -69,21 +69,68 @@ def set_positional(call: pytree.Node, index: int, value_code: str,
 def wrap_argument(call: pytree.Node, keyword: str, template: str,
                   position: Optional[int] = None) -> bool:
     """``config=X`` -> ``config=f(run_config=X)`` with ``template="f(run_config={})"``: the
-    argument's code goes where ``{}`` is. Returns False when the call does not pass it."""
+    argument's code goes where ``{}`` is. Returns False when the call does not pass it.
+
+    The argument's own nodes move into the new code (its comments and layout with them), so
+    an edit another rule makes inside it later still lands in the file."""
     argument = find_argument(call, keyword, position)
     if argument is None or argument.star:
         return False
-    value = argument.value
-    _replace_value(value, template.replace("{}", tree_text(value).strip()))
+    wrap_expression(argument.value, template)
     return True
 
 
+#: The name that stands for the wrapped expression while a template is parsed.
+_HOLE = "__npu_codemod_wrapped__"
+
+
+def wrap_expression(value: pytree.Base, template: str) -> pytree.Base:
+    """Put the expression ``value`` where the ``{}`` of ``template`` is (``X`` ->
+    ``npu_run_config_init(run_config=X)``), in place: ``value``'s nodes move into the new code,
+    which takes ``value``'s prefix. Returns the new expression."""
+    new = parse_expression(template.replace("{}", _HOLE))
+    hole = next(leaf for leaf in new.leaves() if leaf.type == token.NAME and leaf.value == _HOLE)
+    new.prefix = value.prefix
+    value.replace(new)
+    value.prefix = ""
+    if hole is new:  # the template is "{}"
+        new.replace(value)
+        return value
+    hole.replace(value)
+    return new
+
+
+def rename_argument(argument: Argument, keyword: str) -> None:
+    """Pass ``argument`` as ``keyword=``: a keyword argument is renamed (``loss_scale=s`` ->
+    ``loss_scale_manager=s``), a positional one gets the keyword (``s`` -> ``loss_scale=s``).
+    Its value's nodes stay (others' edits inside it too); keep the arguments' order valid:
+    no positional may follow the ones given a keyword."""
+    if argument.star:
+        raise ValueError(f"cannot name an unpacked argument {argument.star}{argument.value}")
+    if argument.keyword is not None:
+        argument.node.children[0].value = keyword
+        return
+    value = argument.value
+    named = pytree.Node(syms.argument, [Name(keyword), pytree.Leaf(token.EQUAL, "=")])
+    named.prefix = value.prefix
+    value.replace(named)
+    value.prefix = ""
+    named.append_child(value)
+
+
 def remove_statement(statement: pytree.Base, newline: str = "\n") -> None:
-    """Remove a statement line (a child of a block); a block left empty gets ``pass``.
+    """Remove a statement line (a child of a block); a block left empty gets ``pass``, and so
+    does a one-line body (``if gpus: set_memory_growth(gpu, True)``).
 
     Comment lines in front of the removed line stay, in front of what follows it.
     """
     block = statement.parent
+    if block.type not in (syms.suite, syms.file_input):  # the body after ``if x:``
+        (replacement,) = parse_statements("pass", newline)
+        replacement.prefix = statement.prefix
+        replacement.children[-1].replace(statement.children[-1].clone())  # its comment, newline
+        statement.replace(replacement)
+        return
     index = child_index(statement)
     body = [child for child in block.children if child.type not in _NOT_STATEMENTS]
     if block.type == syms.suite and len(body) == 1:
@@ -93,7 +140,13 @@ def remove_statement(statement: pytree.Base, newline: str = "\n") -> None:
         return
     first_in_suite = index > 0 and block.children[index - 1].type == token.INDENT
     following = block.children[index + 1] if index + 1 < len(block.children) else None
-    comments = statement.prefix[: statement.prefix.rfind("\n") + 1]
+    # After a compound statement, the removed line's indentation (and comments) sit in front
+    # of the DEDENT tokens that end the compound: they go with the line.
+    dedents = _trailing_dedents(block.children[index - 1]) if index > 0 else []
+    prefix = "".join(leaf.prefix for leaf in dedents) + statement.prefix
+    for leaf in dedents:
+        leaf.prefix = ""
+    comments = prefix[: prefix.rfind("\n") + 1]
     statement.remove()
     if following is None:
         return
@@ -102,6 +155,20 @@ def remove_statement(statement: pytree.Base, newline: str = "\n") -> None:
     if indent and rest.startswith(indent):
         rest = rest[len(indent):]
     following.prefix = comments + rest
+
+
+def _trailing_dedents(statement: pytree.Base) -> list[pytree.Leaf]:
+    """The DEDENT leaves that end ``statement`` (a compound one's blocks), in text order."""
+    found = []
+    node = statement
+    while node.children:
+        last = node.children[-1]
+        if last.type == token.DEDENT and len(node.children) > 1:
+            found.append(last)
+            node = node.children[-2]
+        else:
+            node = last
+    return found[::-1]
 
 
 _NOT_STATEMENTS = frozenset({token.INDENT, token.DEDENT, token.NEWLINE, token.ENDMARKER})

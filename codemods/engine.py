@@ -29,7 +29,7 @@ from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import imports_module_pattern, place_imports
 from .prematch import SELF, Check, leaf_key, quick_check
-from .qualified import name_reference, name_roots, qualified_names
+from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
 from .walk import position, post_order, tree_text
@@ -112,6 +112,11 @@ class Engine:
             check = quick_check(fixer.pattern) or _anything
             self._checks[fixer] = self._tf_call_check(check) if fixer.rule_id in flagged else check
         self._dispatch: dict[FrozenSet[str], _Dispatch] = {}
+        #: The last part of each name a rule declared (``Estimator`` of ``tensorflow.estimator.
+        #: Estimator``): a file that spells none of them holds no reference for it.
+        self._last_names = {rule.id: tuple(dict.fromkeys(name.rpartition(".")[2]
+                                                         for name in rule.calls + rule.uses))
+                            for rule in self.rules}
 
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
@@ -177,7 +182,7 @@ class Engine:
             for rule in active:
                 self._guarded(rule, ctx, partial(rule.start, tree, ctx))
             self._traverse(tree, path)
-            self._visit_references(ctx, [rule for rule in active if rule.calls or rule.uses])
+            self._visit_references(ctx, [rule for rule in active if self._may_reference(rule, ctx.original)])
             for rule, edit in ctx.deferred:
                 self._guarded(rule, ctx, edit)
             for rule in active:
@@ -241,23 +246,28 @@ class Engine:
                     if new is not None:
                         node.replace(new)
 
+    def _may_reference(self, rule: Rule, text: str) -> bool:
+        """Can the file ``text`` name one of the rule's :attr:`Rule.calls`/:attr:`Rule.uses`?
+        Any reference spells the name's last part somewhere in the file (where it is used, or
+        in the import or assignment that binds it under another name), so a file without one
+        needs no walk for the rule."""
+        return any(name in text for name in self._last_names[rule.id])
+
     def _visit_references(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
         """Offer each rule the calls and references of the qualified names it declared
         (:attr:`Rule.calls`, :attr:`Rule.uses`), innermost first; one walk for all rules."""
         if not rules:
             return
-        wanted = [(rule, [ctx.names(root) for root in name_roots(rule.calls + rule.uses)],
-                   qualified_names(rule.calls), qualified_names(rule.uses)) for rule in rules]
-        heads = {name for _, resolvers, _, _ in wanted for r in resolvers for name in r.bindings}
-        found = []
+        wanted = [WantedNames(tuple(ctx.names(root) for root in name_roots(rule.calls + rule.uses)),
+                              qualified_names(rule.calls), qualified_names(rule.uses))
+                  for rule in rules]
+        heads = {name for one in wanted for resolver in one.resolvers for name in resolver.bindings}
+        index, found = NameIndex(wanted), []
         for node in post_order(ctx.tree, {token.NAME: frozenset(heads)}, frozenset({syms.power})):
             head = node.children[0] if node.type == syms.power else node
             if head.type != token.NAME or head.value not in heads:
                 continue
-            for rule, resolvers, calls, uses in wanted:
-                reference = name_reference(node, resolvers, calls | uses)
-                if reference is not None and (reference.name in uses or reference.call):
-                    found.append((rule, reference))
+            found += [(rules[at], reference) for at, reference in index.references_at(node)]
         for rule, reference in found:
             self._guarded(rule, ctx, partial(rule.visit_reference, reference, ctx), reference.node)
 

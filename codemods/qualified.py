@@ -5,20 +5,20 @@ RunConfig``, ``horovod.tensorflow.rank``); the file's imports decide how it is s
 (``tf.estimator.RunConfig``, ``tf.compat.v1.estimator.RunConfig``, ``from tensorflow.estimator
 import RunConfig as RC``, ``import horovod.tensorflow as hvd``). :func:`name_reference` answers
 "what does this expression name?" for one node; the engine uses it to offer each rule exactly
-the references it declared (:attr:`Rule.calls`, :attr:`Rule.uses`). :func:`references_under`
-answers "which names of these modules does the file use, and where?" in one walk.
+the references it declared (:attr:`Rule.calls`, :attr:`Rule.uses`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import AbstractSet, Iterable, Optional, Sequence
 
 from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .tfnames import ImportNames, canonical, dotted_name, is_attribute_trailer, is_call_trailer
+from .tfnames import ImportNames, canonical, dotted_name, is_attribute_trailer, is_call_trailer, prefix_name
 from .walk import position, post_order
 
 #: Parents under which a NAME leaf is not a reference to what it is bound to.
@@ -28,8 +28,6 @@ _NOT_REFERENCES = frozenset({
     syms.parameters, syms.typedargslist, syms.tname, syms.varargslist, syms.trailer,
     syms.global_stmt,
 })
-#: Parameter lists: a NAME there is a parameter, unless it is a default value (``x=name``).
-_PARAMETER_LISTS = frozenset({syms.parameters, syms.typedargslist, syms.varargslist})
 
 
 @dataclass(frozen=True)
@@ -51,6 +49,14 @@ class Reference:
     line: int = 0
     column: int = 0
 
+    @property
+    def spelled(self) -> str:
+        """The name as the file spells it here (``tf.compat.v1.estimator.RunConfig``, ``RC``),
+        for messages; ask before editing the reference."""
+        if self.node.type == syms.power:
+            return prefix_name(self.node, self.end) or self.name
+        return getattr(self.node, "value", self.name)
+
 
 def module_names(tree: pytree.Node, modules: Iterable[str]) -> dict[str, ImportNames]:
     """The bindings of each of ``modules`` (a root package each) in ``tree``."""
@@ -64,18 +70,123 @@ def name_reference(node: pytree.Base, resolvers: Iterable[ImportNames],
     ``node`` is a ``power`` node or a NAME leaf; the longest dotted prefix that resolves to a
     wanted name wins (``tf.train.Saver(...).save`` names ``tensorflow.train.Saver``).
     """
+    for resolver in resolvers:
+        found = _longest(node, qualified_prefixes(node, resolver), wanted)
+        if found is not None:
+            return found
+    return None
+
+
+def qualified_prefixes(node: pytree.Base, resolver: ImportNames,
+                       stems: Optional[AbstractSet[str]] = None) -> list[tuple[int, str]]:
+    """``(end, qualified name)`` of each dotted prefix of ``node`` that ``resolver`` resolves,
+    shortest first: ``tf.estimator.RunConfig(x)`` gives ``(1, "tensorflow")``, ``(2,
+    "tensorflow.estimator")``, ``(3, "tensorflow.estimator.RunConfig")``. ``end`` counts the
+    children of a ``power`` node that spell the prefix (1 for a bare NAME). With ``stems``
+    (the names looked for and their dotted prefixes), the walk stops at the first prefix
+    that is none of them: no longer one can be looked for."""
     if node.type == syms.power:
         head = node.children[0]
-        if head.type != token.NAME:
-            return None
-        return _in_power(node, head.value, resolvers, wanted)
+        if head.type != token.NAME or head.value not in resolver.bindings:
+            return []
+        parts, found, children = [head.value], [], node.children
+        for end in range(1, len(children) + 1):
+            qualified = resolver.qualify(".".join(parts))
+            if qualified is not None:
+                found.append((end, qualified))
+            if end == len(children) or not is_attribute_trailer(children[end]) \
+                    or (stems is not None and qualified not in stems):
+                break
+            parts.append(children[end].children[1].value)
+        return found
     if node.type != token.NAME or not _is_plain_reference(node):
-        return None
-    for resolver in resolvers:
-        qualified = resolver.qualify(node.value)
-        if qualified is not None and qualified in wanted:
-            return Reference(node, 1, qualified, None, *position(node))
+        return []
+    qualified = resolver.qualify(node.value)
+    return [(1, qualified)] if qualified is not None else []
+
+
+def _longest(node: pytree.Base, prefixes: list[tuple[int, str]],
+             wanted: AbstractSet[str]) -> Optional[Reference]:
+    for end, qualified in reversed(prefixes):
+        if qualified in wanted:
+            call = node.children[end] if node.type == syms.power and end < len(node.children) \
+                else None
+            return Reference(node, end, qualified, call if is_call_trailer(call) else None,
+                             *position(node))
     return None
+
+
+@dataclass(frozen=True)
+class WantedNames:
+    """What one rule asks to be offered: the resolvers of its names' root packages, the names
+    whose calls it wants and those whose every reference it wants."""
+
+    resolvers: tuple[ImportNames, ...]
+    calls: frozenset[str]
+    uses: frozenset[str]
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        return self.calls | self.uses
+
+
+_DETOURS = frozenset({"tensorflow.compat", "tensorflow.python", "tensorflow.core"})
+
+
+class NameIndex:
+    """What several rules look for in one file, asked of each of its names at once."""
+
+    def __init__(self, wanted: Sequence[WantedNames]) -> None:
+        self.wanted = wanted
+        names = frozenset().union(*(one.names for one in wanted))
+        #: Every dotted prefix of a wanted name, and the ways to spell TensorFlow's modules that
+        #: lead to one through another name (``tf.compat.v1...``, ``tf.python.ops...``).
+        self.stems = frozenset(".".join(name.split(".")[:end]) for name in names
+                               for end in range(1, name.count(".") + 2)) | _DETOURS
+
+    def references_at(self, node: pytree.Base) -> list[tuple[int, Reference]]:
+        """``(index in wanted, reference)`` for each of the wanted that ``node`` (a ``power``
+        node or a NAME leaf) is a reference to: a call of one of its ``calls``, any reference
+        to one of its ``uses`` (the longest prefix wins, as :func:`name_reference`). Each
+        resolver's prefixes are worked out once for all of them."""
+        prefixes: dict[int, list[tuple[int, str]]] = {}
+        found = []
+        for index, one in enumerate(self.wanted):
+            for resolver in one.resolvers:
+                key = id(resolver)
+                if key not in prefixes:
+                    prefixes[key] = qualified_prefixes(node, resolver, self.stems)
+                reference = _longest(node, prefixes[key], one.names) if prefixes[key] else None
+                if reference is not None:
+                    if reference.name in one.uses or reference.call is not None:
+                        found.append((index, reference))
+                    break
+        return found
+
+
+def _is_plain_reference(leaf: pytree.Leaf) -> bool:
+    """A NAME that reads what it is bound to: not the head of a ``power`` (that node is asked),
+    not an attribute, keyword, parameter, import or definition name."""
+    parent = leaf.parent
+    if parent is None or parent.type in _NOT_REFERENCES:
+        return False
+    if parent.type == syms.power:
+        return False
+    if parent.type == syms.argument and leaf is parent.children[0] and len(parent.children) == 3:
+        return False  # f(name=...)
+    if parent.type == syms.expr_stmt and leaf is parent.children[0]:
+        return False  # assigned
+    return True
+
+
+def qualified_names(names: Iterable[str]) -> frozenset[str]:
+    """``names`` as :func:`name_reference` compares them (``compat.v1`` folded)."""
+    return frozenset(canonical(name) for name in names)
+
+
+def name_roots(names: Iterable[str]) -> tuple[str, ...]:
+    """The root packages of ``names``, in first-seen order: whose imports to follow."""
+    return tuple(dict.fromkeys(name.split(".")[0] for name in names))
 
 
 def references_under(tree: pytree.Node, resolvers: Sequence[ImportNames]) -> list[Reference]:
@@ -150,53 +261,3 @@ def _dotted_decorator(name: pytree.Base, head: pytree.Leaf,
         return None
     end = len(name.children) if name.type == syms.dotted_name else 1
     return Reference(name, end, qualified, None, head.lineno, head.column)
-
-
-def _in_power(power: pytree.Node, head: str, resolvers: Iterable[ImportNames],
-              wanted: AbstractSet[str]) -> Optional[Reference]:
-    for resolver in resolvers:
-        if head not in resolver.bindings:
-            continue
-        parts = [head]
-        found = None
-        children = power.children
-        for end in range(1, len(children) + 1):
-            qualified = resolver.qualify(".".join(parts))
-            if qualified is not None and qualified in wanted:
-                call = children[end] if end < len(children) else None
-                found = Reference(power, end, qualified, call if is_call_trailer(call) else None,
-                                  *position(power))
-            if end == len(children) or not is_attribute_trailer(children[end]):
-                break
-            parts.append(children[end].children[1].value)
-        if found is not None:
-            return found
-    return None
-
-
-def _is_plain_reference(leaf: pytree.Leaf) -> bool:
-    """A NAME that reads what it is bound to: not the head of a ``power`` (that node is asked),
-    not an attribute, keyword, parameter, import or definition name."""
-    parent = leaf.parent
-    if parent is not None and parent.type in _PARAMETER_LISTS:
-        previous = leaf.prev_sibling
-        return previous is not None and previous.type == token.EQUAL  # a default: f(x=name)
-    if parent is None or parent.type in _NOT_REFERENCES:
-        return False
-    if parent.type == syms.power:
-        return False
-    if parent.type == syms.argument and leaf is parent.children[0] and len(parent.children) == 3:
-        return False  # f(name=...)
-    if parent.type == syms.expr_stmt and leaf is parent.children[0]:
-        return False  # assigned
-    return True
-
-
-def qualified_names(names: Iterable[str]) -> frozenset[str]:
-    """``names`` as :func:`name_reference` compares them (``compat.v1`` folded)."""
-    return frozenset(canonical(name) for name in names)
-
-
-def name_roots(names: Iterable[str]) -> tuple[str, ...]:
-    """The root packages of ``names``, in first-seen order: whose imports to follow."""
-    return tuple(dict.fromkeys(name.split(".")[0] for name in names))

@@ -49,6 +49,10 @@ class Rule:
     #: holds the built-in ones (``"sess-run"``: NPU001-NPU010, TF 1.x ``sess.run`` scripts);
     #: "" for none.
     pack: ClassVar[str] = ""
+    #: Whether the rule runs when the selection does not name it (no ``--rules``): False for
+    #: an opt-in rule, such as the ``distributed`` pack's (moving off Horovod changes how the
+    #: job is launched), which runs only when ``--rules`` names it.
+    default_on: ClassVar[bool] = True
     #: The section of the migration guide the rule implements, titled as the guide titles it
     #: (the built-in rules: the Chinese Ascend guide).
     guide_section: ClassVar[str] = ""

@@ -16,7 +16,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .statements import child_index
+from .statements import child_index, enclosing_scope
 from .tfnames import is_attribute_trailer
 from .walk import pre_order, scope_statements
 
@@ -397,6 +397,27 @@ def bound_names(scope: pytree.Node) -> set[str]:
             elif kind:
                 bound.add(leaf.value)
     return bound - declared
+
+
+def assigned_values(node: pytree.Base, name: str) -> Optional[list[pytree.Base]]:
+    """The values the variable ``name``, as read at ``node``, is given: the right-hand side of
+    every ``name = value`` of the scope it comes from (the enclosing function when that binds
+    it, else the module), in source order. None when that scope binds it in another way too
+    (a parameter, a loop or ``with`` target, a tuple target, ``+=``, an import...), declares
+    it global, or not at all: what it holds is not known from here."""
+    scope = enclosing_scope(node)
+    while scope.type != syms.file_input and name not in bound_names(scope):
+        scope = enclosing_scope(scope)
+    values = []
+    for statement in scope_statements(scope):
+        for leaf in _binding_leaves(statement, scope):
+            if leaf.value != name or not _binding(leaf):
+                continue
+            if statement.type != syms.expr_stmt or statement.children[0] is not leaf \
+                    or len(statement.children) != 3 or statement.children[1].type != token.EQUAL:
+                return None
+            values.append(statement.children[2])
+    return values or None
 
 
 def _binding_leaves(node: pytree.Base, scope: pytree.Node) -> Iterator[pytree.Leaf]:

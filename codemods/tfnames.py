@@ -83,9 +83,15 @@ PUBLIC_NAMES: dict[str, str] = {
         "server_lib", "session_run_hook", "supervisor", "sync_replicas_optimizer", "training",
         "training_util", "warm_starting_util")},
     "tensorflow.python.training.tracking.util": "tensorflow.train",  # Checkpoint
+    **{f"tensorflow.python.training.experimental.{module}": "tensorflow.train.experimental"
+       for module in ("loss_scale", "loss_scale_optimizer", "mixed_precision")},
     "tensorflow.python.estimator": "tensorflow.estimator",
     "tensorflow.python.estimator.estimator": "tensorflow.estimator",
     "tensorflow.python.estimator.run_config": "tensorflow.estimator",
+    **{f"tensorflow.python.estimator.canned.{module}": "tensorflow.estimator" for module in (
+        "baseline", "boosted_trees", "dnn", "dnn_linear_combined", "linear")},
+    "tensorflow.python.estimator.tpu.tpu_estimator": "tensorflow.estimator.tpu",
+    "tensorflow.python.estimator.tpu.tpu_config": "tensorflow.estimator.tpu",
     "tensorflow.python.saved_model": "tensorflow.saved_model",
     "tensorflow.python.summary.summary": "tensorflow.summary",
     "tensorflow.python.summary.writer.writer": "tensorflow.summary",  # FileWriter
@@ -99,6 +105,22 @@ PUBLIC_NAMES: dict[str, str] = {
 }
 #: Where the internal modules live (with the dot): never spelled in code a rule writes.
 INTERNAL = ("tensorflow.python.", "tensorflow.core.")
+
+#: The names ``from npu_bridge.npu_init import *`` binds that code the rules write calls (the
+#: spec's list, and the modules NPU004-NPU006 write): a file with the star import binds each
+#: as ``npu_bridge.npu_init.<name>``, so a rule's :attr:`Rule.calls` can name its own output
+#: (``npu_bridge.npu_init.get_npu_rank_id``) and find it on a second run.
+NPU_INIT_NAMES = frozenset({
+    "npu_run_config_init", "npu_config_proto", "npu_hooks_append", "npu_callbacks_append",
+    "npu_distributed_optimizer_wrapper", "NPUBroadcastGlobalVariablesHook",
+    "NPUBroadcastGlobalVariablesCallback", "get_npu_rank_id", "get_npu_local_rank_id",
+    "get_npu_rank_size", "get_npu_local_rank_size", "npu_strategy", "NPULossScaleOptimizer",
+    "FixedLossScaleManager", "ExponentialUpdateLossScaleManager",
+    "set_keras_session_npu_config", "close_session", "npu_clear_session", "npu_ops",
+    "npu_unary_ops",
+})
+#: Modules whose star import binds known names (see :data:`NPU_INIT_NAMES`).
+STAR_EXPORTS: dict[str, frozenset[str]] = {"npu_bridge.npu_init": NPU_INIT_NAMES}
 
 
 def public_name(dotted: str) -> str:
@@ -256,6 +278,10 @@ class ImportNames:
         names = node.children[3:]
         for child in names:
             if child.type == token.LPAR or child.type == token.RPAR:
+                continue
+            if child.type == token.STAR:
+                for name in sorted(STAR_EXPORTS.get(module, ())):
+                    self._bind(name, f"{module}.{name}")
                 continue
             items = child.children[::2] if child.type == syms.import_as_names else [child]
             for item in items:

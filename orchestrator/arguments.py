@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
-from npu_codemod.orchestrator.config import find_config, freeze_rule_settings, read_config
+from npu_codemod.orchestrator.config import ToolConfig, find_config, freeze_rule_settings, read_config
 from npu_codemod.orchestrator.toolkit import RuleSelection
 from npu_codemod.plugins.manager import PluginSpec
 
@@ -26,18 +26,27 @@ def config_path(args: argparse.Namespace) -> Optional[Path]:
 
 
 def rule_selection(args: argparse.Namespace) -> RuleSelection:
-    """The rules, plugins and rule settings the arguments select (ConfigError, SettingsError)."""
-    only = frozenset(r.strip() for r in args.rules.split(",") if r.strip()) \
-        if getattr(args, "rules", None) else None
+    """The rules, plugins and rule settings the arguments select (ConfigError, SettingsError):
+    ``--rules`` (else the config's ``rules = [...]``) and ``--disable-rule`` (with the
+    config's ``disable_rules``), rule ids or packs; the names are checked against the rules
+    when the toolkit is built."""
     config = config_path(args)
-    rules = read_config(config, bool(getattr(args, "config", None))).rules if config else {}
+    tool = read_config(config, bool(getattr(args, "config", None))) if config else ToolConfig()
+    only = _names([args.rules]) if getattr(args, "rules", None) else None
+    if only is None and tool.select is not None:
+        only = frozenset(tool.select)
     return RuleSelection(
         plugins=PluginSpec(extra=tuple(getattr(args, "plugin", ()))),
         only=only,
-        disabled=frozenset(getattr(args, "disable_rule", ())),
-        settings=freeze_rule_settings(config, rules) if config else (),
+        disabled=_names(getattr(args, "disable_rule", ())) | frozenset(tool.disabled),
+        settings=freeze_rule_settings(config, tool.rules) if config else (),
         settings_source=str(config or ""),
     )
+
+
+def _names(values: Sequence[str]) -> frozenset[str]:
+    """The names of comma-separated lists (``--rules estimator,NPU004``)."""
+    return frozenset(name.strip() for value in values for name in value.split(",") if name.strip())
 
 
 def include_tests(args: argparse.Namespace) -> bool:

@@ -48,9 +48,10 @@ class Site:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="Python files or folders")
-    parser.add_argument("--rules", default=None, metavar="ID,...", help="check only these rules")
-    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID",
-                        help="do not check this rule (repeatable)")
+    parser.add_argument("--rules", default=None, metavar="ID_OR_PACK,...",
+                        help="check only these rules or packs (default: every pack but distributed)")
+    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID_OR_PACK",
+                        help="do not check this rule or pack (repeatable)")
 
 
 def python_files(paths: Sequence[str], include_tests: bool = False) -> tuple[list[Path], list[Path]]:

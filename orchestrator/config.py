@@ -1,17 +1,23 @@
-"""The ``[tool.npu-codemod]`` table of a pyproject.toml or ``--config``: which files, and
-per-rule settings.
+"""The ``[tool.npu-codemod]`` table of a pyproject.toml or ``--config``: which files, which
+rules, and per-rule settings.
 
 ::
 
     [tool.npu-codemod]
     include_tests = true          # migrate test files too (as --include-tests)
+    disable_rules = ["NPU010"]    # as --disable-rule: rule ids or packs
 
     [tool.npu-codemod.rules.NPU007]
     precision_mode = "allow_mix_precision"
     style = "helper"
 
-Only the shape is checked here (tables of tables); each section is validated against its
-rule's typed ``Settings`` when the toolkit is built (see ``codemods/rule_settings.py``).
+``rules = ["default", "distributed"]`` (a list: rule ids or packs) selects the rules as
+``--rules`` does; TOML then has no room for ``[tool.npu-codemod.rules.<ID>]`` tables, so with a
+list the settings go in ``[tool.npu-codemod.settings.<ID>]`` (either table, not both, for an id).
+
+Only the shape is checked here (lists of names, tables of tables); names are checked against
+the rules when the toolkit is built, and each section against its rule's typed ``Settings``
+(see ``codemods/rule_settings.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ else:  # pragma: no cover - Python 3.9/3.10
     import tomli as tomllib
 
 TABLE = "npu-codemod"
-KEYS = ("include_tests", "rules", "verify")  # verify: read by verify/settings.py
+KEYS = ("include_tests", "rules", "disable_rules", "settings", "verify")  # verify: read by verify/settings.py
 
 
 class ConfigError(ValueError):
@@ -52,6 +58,10 @@ class ToolConfig:
 
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # settings, by rule id
     include_tests: bool = False
+    #: ``rules = [...]``: the rule ids and packs to run (None: not given, the default rules).
+    select: Optional[tuple[str, ...]] = None
+    #: ``disable_rules = [...]``: rule ids and packs not to run.
+    disabled: tuple[str, ...] = ()
 
 
 def read_config(path: Path, required: bool) -> ToolConfig:
@@ -72,15 +82,44 @@ def read_config(path: Path, required: bool) -> ToolConfig:
         raise ConfigError(f"{path}: unknown key [tool.{TABLE}.{unknown[0]}] "
                           f"(known: {', '.join(KEYS)}; rule settings go in "
                           f"[tool.{TABLE}.rules.<RULE_ID>])")
-    rules = table.get("rules", {})
-    for rule_id, section in rules.items():
-        if not isinstance(section, dict):
-            raise ConfigError(f"{path}: [tool.{TABLE}.rules] {rule_id} must be a table of settings")
+    select = _names(path, table, "rules") if isinstance(table.get("rules"), list) else None
+    settings = _settings(path, table, select is not None)
     include_tests = table.get("include_tests", False)
     if not isinstance(include_tests, bool):
         raise ConfigError(f"{path}: [tool.{TABLE}] include_tests must be true or false, "
                           f"got {include_tests!r}")
-    return ToolConfig(rules, include_tests)
+    return ToolConfig(settings, include_tests, select, _names(path, table, "disable_rules") or ())
+
+
+def _names(path: Path, table: dict[str, Any], key: str) -> Optional[tuple[str, ...]]:
+    """The list of rule ids and packs under ``key``, or None when it is not given."""
+    names = table.get(key)
+    if names is None:
+        return None
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise ConfigError(f"{path}: [tool.{TABLE}] {key} must be a list of rule ids or packs, "
+                          f"got {names!r}")
+    return tuple(names)
+
+
+def _settings(path: Path, table: dict[str, Any], listed: bool) -> dict[str, dict[str, Any]]:
+    """The settings tables by rule id: ``[tool.npu-codemod.settings.<ID>]``, and
+    ``[tool.npu-codemod.rules.<ID>]`` unless ``rules`` is the list of rules to run."""
+    sections = {} if listed else table.get("rules", {})
+    extra = table.get("settings", {})
+    for key, found in (("rules", sections), ("settings", extra)):
+        if not isinstance(found, dict):
+            shape = "a list of rule ids or packs, or " if key == "rules" else ""
+            raise ConfigError(f"{path}: [tool.{TABLE}] {key} must be {shape}a table of settings "
+                              f"tables, got {found!r}")
+        for rule_id, section in found.items():
+            if not isinstance(section, dict):
+                raise ConfigError(f"{path}: [tool.{TABLE}.{key}] {rule_id} must be a table of settings")
+    twice = sorted(set(sections) & set(extra))
+    if twice:
+        raise ConfigError(f"{path}: settings of {twice[0]} given both in [tool.{TABLE}.rules."
+                          f"{twice[0]}] and [tool.{TABLE}.settings.{twice[0]}]: keep one")
+    return {**sections, **extra}
 
 
 def freeze_rule_settings(path: Path, rules: dict[str, dict[str, Any]]) -> tuple[tuple[str, str], ...]:

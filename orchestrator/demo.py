@@ -122,6 +122,65 @@ for step in range(6):
 agent.sess.close()
 ''',
     },
+    "bert-classifier": {
+        "run_classifier.py": '''\
+"""Fine-tune BERT on a classification task with TPUEstimator (TF 1.x, Estimator)."""
+import tensorflow as tf
+
+from estimators import ClassifierEstimator
+import optimization
+
+flags = tf.flags
+FLAGS = flags.FLAGS
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.layers.dense(features["pooled_output"], params["num_labels"])
+    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+    train_op = optimization.create_optimizer(loss, params["learning_rate"], FLAGS.use_tpu)
+    return tf.contrib.tpu.TPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+
+
+def main(_):
+    run_config = tf.contrib.tpu.RunConfig(
+        model_dir=FLAGS.output_dir,
+        save_checkpoints_steps=1000,
+        tpu_config=tf.contrib.tpu.TPUConfig(iterations_per_loop=1000, num_shards=8))
+    estimator = tf.contrib.tpu.TPUEstimator(
+        use_tpu=FLAGS.use_tpu,
+        model_fn=model_fn,
+        config=run_config,
+        train_batch_size=32,
+        params={"num_labels": 2, "learning_rate": 2e-5})
+    estimator.train(input_fn=train_input_fn, max_steps=10000)
+    distilled = ClassifierEstimator(num_labels=2, config=tf.estimator.RunConfig(FLAGS.output_dir))
+    distilled.train(input_fn=train_input_fn, max_steps=1000)
+
+
+if __name__ == "__main__":
+    tf.app.run()
+''',
+        "estimators.py": '''\
+import tensorflow as tf
+
+
+class ClassifierEstimator(tf.estimator.Estimator):
+    def __init__(self, num_labels, model_dir=None, config=None):
+        super(ClassifierEstimator, self).__init__(
+            model_fn=make_model_fn(num_labels), model_dir=model_dir, config=config)
+''',
+        "optimization.py": '''\
+import tensorflow as tf
+
+
+def create_optimizer(loss, learning_rate, use_tpu):
+    optimizer = tf.train.AdamOptimizer(learning_rate)
+    optimizer = tf.train.experimental.MixedPrecisionLossScaleOptimizer(optimizer, "dynamic")
+    if use_tpu:
+        optimizer = tf.contrib.tpu.CrossShardOptimizer(optimizer)
+    return optimizer.minimize(loss, global_step=tf.train.get_global_step())
+''',
+    },
     "plain-python": {
         "tool.py": "import os\n\nprint(os.getcwd())\n",
     },

@@ -30,19 +30,22 @@ from npu_codemod.codemods.rule import (
 from npu_codemod.codemods.rule_settings import settings_fields
 from npu_codemod.orchestrator.toolkit import RuleSelection, Toolkit, build_toolkit
 from npu_codemod.plugins.manager import select_rules
+from npu_codemod.plugins.packs import default_on
 
 #: The command that regenerates the committed catalog.
 REGENERATE = "python -m npu_codemod.orchestrator.rule_catalog"
 #: The file name an example is run as (not a test file: those are skipped by default).
 EXAMPLE_PATH = "train.py"
 INTRO = """\
-Every rule of npu-codemod, with the section of the Ascend *sess.run* migration guide it
-implements, what it rewrites, what it reports for a person to finish (status `unmigrated`; the
-message says what to do), and an example: the example is run through the rule when this page
-is generated, so the code after it and the findings are exactly what the tool does (each
-`unmigrated` message also ends with `(guide: <section>, <link to the rule's entry here>)`,
-left out below). `npu-codemod rules` lists the rules installed, and `npu-codemod rules --format markdown` prints
-this page for them, third-party rules included.
+Every rule of npu-codemod, with its pack, the section of the Ascend migration guide (or of
+Ascend's migration tool, `convert_tf2npu`) it implements, what it rewrites, what it reports for
+a person to finish (status `unmigrated`; the message says what to do), and an example: the
+example is run through the rule when this page is generated, so the code after it and the
+findings are exactly what the tool does (each `unmigrated` message also ends with `(guide:
+<section>, <link to the rule's entry here>)`, left out below). A run has the rules of every
+pack that is on by default; `--rules`/`--disable-rule` take rule ids and pack names
+(`--rules default,distributed`). `npu-codemod rules` lists the rules installed, and
+`npu-codemod rules --format markdown` prints this page for them, third-party rules included.
 """
 
 
@@ -60,7 +63,8 @@ class Example:
 def builtin_catalog() -> str:
     """The catalog of the built-in rules: the content of the repository's ``docs/rules.md``."""
     toolkit = build_toolkit(RuleSelection())
-    rules = [rule for rule in toolkit.rules if toolkit.plugins.plugin_of(rule).source == "builtin"]
+    rules = [rule for rule in toolkit.plugins.rules()  # opt-in packs too
+             if toolkit.plugins.plugin_of(rule).source == "builtin"]
     return catalog_markdown(toolkit, rules, REGENERATE)
 
 
@@ -101,9 +105,9 @@ def _kind(rule: Rule) -> str:
 
 def _contents(rules: Sequence[Rule]) -> str:
     rows = [f"| [{catalog_heading(rule.id, rule.name)}](#{catalog_anchor(rule.id, rule.name)}) "
-            f"| {_kind(rule) or '-'} | {_cell(rule.guide_section_en or rule.guide_section)} |"
-            for rule in rules]
-    return "\n".join(["| Rule | Kind | Guide section |", "|---|---|---|", *rows]) + "\n"
+            f"| {_cell(rule.pack)} | {_kind(rule) or '-'} "
+            f"| {_cell(rule.guide_section_en or rule.guide_section)} |" for rule in rules]
+    return "\n".join(["| Rule | Pack | Kind | Guide section |", "|---|---|---|---|", *rows]) + "\n"
 
 
 def _cell(text: str) -> str:
@@ -123,11 +127,16 @@ def _entry(rule: Rule, example: Optional[Example]) -> str:
 
 
 def _facts(rule: Rule) -> str:
-    lines = [f"- Guide section: {guide_title(rule.guide_section_en, rule.guide_section) or '-'}"]
+    lines = [f"- Pack: `{rule.pack}` ({_default(rule)})"] if rule.pack else []
+    lines.append(f"- Guide section: {guide_title(rule.guide_section_en, rule.guide_section) or '-'}")
     if rule.guide_url and rule.guide_url != Rule.catalog_url(rule.id, rule.name):
         lines.append(f"- Guide: <{rule.guide_url}>")
     lines.append(f"- Kind: {_kind(rule) or '-'}")
     return "\n".join(lines)
+
+
+def _default(rule: Rule) -> str:
+    return "on by default" if default_on(rule) else f"off by default: `--rules default,{rule.pack}`"
 
 
 def _settings(rule: Rule) -> str:

@@ -3,6 +3,8 @@
 One row per rule (status ``ok``) and one per broken plugin (status ``broken``, the reason in
 place of the description), so a package that failed to load is never silently missing; or the
 rule catalog of ``docs/rules.md`` for those rules (``--format markdown``, see rule_catalog.py).
+Each rule shows its pack and whether a run has it by default (``default``: ``on``/``off``,
+``default_on`` in JSON; ``selected``: whether the configuration at hand selects it).
 """
 
 from __future__ import annotations
@@ -14,17 +16,20 @@ from npu_codemod.codemods.rule_settings import settings_fields
 from npu_codemod.orchestrator.rule_catalog import catalog_markdown
 from npu_codemod.orchestrator.run_record import rule_info
 from npu_codemod.orchestrator.toolkit import Toolkit
+from npu_codemod.plugins.packs import default_on
 
-COLUMNS = ("id", "name", "status", "plugin", "distribution", "version")
+COLUMNS = ("id", "name", "pack", "default", "status", "plugin", "distribution", "version")
 MARKDOWN_COMMAND = "npu-codemod rules --format markdown"
 
 
 def rules_table(toolkit: Toolkit) -> list[dict[str, Any]]:
     plugins = toolkit.plugins
     selected = {rule.id: rule for rule in toolkit.rules}  # configured copies
-    rows = [{**rule_info(rule, plugins), "status": "ok", "selected": rule.id in selected,
+    rows = [{**rule_info(rule, plugins), "status": "ok", "default_on": default_on(rule),
+             "default": "on" if default_on(rule) else "off", "selected": rule.id in selected,
              "settings": settings_fields(selected.get(rule.id, rule))} for rule in plugins.rules()]
-    rows += [{"id": "-", "name": "-", "description": broken.reason, "guide_section": "",
+    rows += [{"id": "-", "name": "-", "pack": "-", "default_on": False, "default": "-",
+              "description": broken.reason, "guide_section": "",
               "guide_section_en": "", "guide_url": "", "rewrites": "", "reports": "",
               "plugin": broken.name, "distribution": broken.distribution,
               "version": broken.version, "settings": [], "status": "broken", "selected": False}

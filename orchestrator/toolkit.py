@@ -56,7 +56,9 @@ class Toolkit:
         """Facts from ``npu_codemod_analyze_file`` over the TensorFlow files of one repo.
 
         A plugin that is broken, or whose analysis raises on a file, costs an ``error``
-        finding (rule ``PLUGIN``) and its own contribution only.
+        finding (rule ``PLUGIN``) and its own contribution only. A file the engine will not
+        rewrite for its size (``MAX_SOURCE_BYTES``: generated or vendored code) is not
+        analysed either: an ``ast`` of 50 MB of code takes gigabytes.
         """
         facts: set[str] = set()
         findings = [_plugin_error(repo, "", broken.name, f"plugin is broken, its rules did not "

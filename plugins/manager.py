@@ -26,6 +26,7 @@ from .discovery import (
     entry_point_candidates,
     reference_candidate,
 )
+from .packs import UnknownRuleName, default_rules, expand_rule_names
 
 BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.sess_run.npu001_init_import",
@@ -40,6 +41,14 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.sess_run.npu006_gelu",
     "npu_codemod.plugins.rules.sess_run.npu010_session_close",
     "npu_codemod.plugins.rules.audit.npu100_api_support",
+    "npu_codemod.plugins.rules.estimator.npu011_estimator_run_config",
+    "npu_codemod.plugins.rules.estimator.npu012_tpu_estimator",
+    "npu_codemod.plugins.rules.estimator.npu013_run_config_summary",
+    "npu_codemod.plugins.rules.mixed_precision.npu031_loss_scale_optimizer",
+    "npu_codemod.plugins.rules.mixed_precision.npu032_loss_scale_manager",
+    "npu_codemod.plugins.rules.mixed_precision.npu033_auto_mixed_precision",
+    "npu_codemod.plugins.rules.xla_gpu.npu051_xla_off",
+    "npu_codemod.plugins.rules.xla_gpu.npu052_gpu_memory",
     "npu_codemod.plugins.forges.github",
     "npu_codemod.plugins.forges.gitlab",
 )
@@ -174,6 +183,10 @@ def rule_problem(rule: Rule) -> str:
     for attribute in ("id", "name", "description"):
         if not isinstance(getattr(rule, attribute, None), str):
             return f"without a string {attribute!r}"
+    if not isinstance(rule.pack, str):
+        return f"with pack = {rule.pack!r}: it must be a string"
+    if not isinstance(rule.default_on, bool):
+        return f"with default_on = {rule.default_on!r}: it must be True or False"
     for attribute in _NAME_TUPLES:
         value = getattr(rule, attribute, ())
         if not isinstance(value, tuple) or not all(isinstance(item, str) for item in value):
@@ -229,12 +242,16 @@ def _register(pm: pluggy.PluginManager, candidate: Candidate) -> str:
 
 
 def select_rules(rules: list[Rule], only: Optional[set[str]], disabled: set[str]) -> list[Rule]:
-    """Apply ``--rules`` and ``--disable-rule``; unknown ids are a usage error."""
-    known = {rule.id for rule in rules}
+    """Apply ``--rules`` and ``--disable-rule``: rule ids or pack names (see ``packs``); with
+    no ``--rules``, the rules of the packs that are on by default. Unknown names are a usage
+    error."""
+    try:
+        chosen = {rule.id for rule in default_rules(rules)} if only is None \
+            else expand_rule_names(only, rules)
+        dropped = expand_rule_names(disabled, rules)
+    except UnknownRuleName as exc:
+        raise PluginError(str(exc)) from None
     if only is not None:
         # Code written by any rule relies on the NPU001 import; --disable-rule still wins.
-        only = only | ({INIT_IMPORT_RULE} & known)
-    unknown = sorted(((only or set()) | disabled) - known)
-    if unknown:
-        raise PluginError(f"unknown rule id(s): {', '.join(unknown)} (see 'npu-codemod rules')")
-    return [r for r in rules if (only is None or r.id in only) and r.id not in disabled]
+        chosen |= {INIT_IMPORT_RULE} & {rule.id for rule in rules}
+    return [rule for rule in rules if rule.id in chosen and rule.id not in dropped]

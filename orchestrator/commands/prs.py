@@ -54,9 +54,10 @@ def _action(actions: argparse._SubParsersAction, name: str, summary: str,
                         help="github or gitlab (default: as the run recorded it)")
     parser.add_argument("--forge-url", default=None, metavar="URL", help="API root override")
     arguments.add_workspace_option(parser)
-    parser.add_argument("--rules", default=None, metavar="ID,...",
-                        help="rules of the scan that tells a base migrated by hand (default: all)")
-    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID")
+    parser.add_argument("--rules", default=None, metavar="ID_OR_PACK,...",
+                        help="rules or packs of the scan that tells a base migrated by hand "
+                             "(default: every pack but distributed)")
+    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID_OR_PACK")
     arguments.add_plugin_options(parser)
     parser.set_defaults(handler=prs_command)
     return parser

@@ -50,9 +50,10 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report-dir", default="npu-codemod-report", metavar="DIR",
                         help="where the reports go (default: %(default)s)")
     arguments.add_workspace_option(parser)
-    parser.add_argument("--rules", default=None, metavar="ID,...", help="run only these rules")
-    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID",
-                        help="do not run this rule (repeatable)")
+    parser.add_argument("--rules", default=None, metavar="ID_OR_PACK,...",
+                        help="run only these rules or packs (default: every pack but distributed)")
+    parser.add_argument("--disable-rule", action="append", default=[], metavar="ID_OR_PACK",
+                        help="do not run this rule or pack (repeatable)")
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                         help="parallel worker processes (default: CPU count)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

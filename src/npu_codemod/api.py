@@ -52,16 +52,35 @@ from npu_codemod.codemods.calls import (
     needs_parentheses,
     unparenthesised,
 )
+from npu_codemod.codemods.classes import (
+    RepositoryClass,
+    SubclassCall,
+    class_facts,
+    subclass_calls,
+)
+from npu_codemod.codemods.distribution import Distribution, distribution, distribution_facts
 from npu_codemod.codemods.edits import (
     insert_after,
     insert_before,
     remove_statement,
+    rename_argument,
     replace_callee,
     set_keyword,
     set_positional,
     wrap_argument,
+    wrap_expression,
 )
 from npu_codemod.codemods.engine import parse_module
+from npu_codemod.codemods.estimators import (
+    #: Every Estimator class of TensorFlow 1.15 (``tf.estimator.Estimator``, the premade ones,
+    #: both TPUEstimators; canonical names) -> the position of ``config`` among its
+    #: ``__init__`` parameters (v1 signatures).
+    ESTIMATOR_CLASSES,
+    #: ``tf.contrib.tpu.TPUEstimator``, ``tf.compat.v1.estimator.tpu.TPUEstimator`` (and the
+    #: internal module of ``tf.contrib.tpu``), canonical.
+    TPU_ESTIMATORS,
+    estimator_subclass_calls,
+)
 from npu_codemod.codemods.findings import (
     Finding,
     #: What a finding says of its site: ``"migrated"`` (done: rewritten, or already in NPU
@@ -70,6 +89,13 @@ from npu_codemod.codemods.findings import (
     Status,
 )
 from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
+from npu_codemod.codemods.modules import (
+    ast_dotted_name,
+    imported_names,
+    module_ast,
+    module_parts,
+    nearest_name,
+)
 from npu_codemod.codemods.qualified import Reference, name_reference, references_under
 from npu_codemod.codemods.rule import (
     #: The named parts of a :attr:`Rule.pattern` match, as :meth:`Rule.visit` gets them:
@@ -84,6 +110,7 @@ from npu_codemod.codemods.scopes import (
     Flow,
     Names,
     Use,
+    assigned_values,
     bound_names,
     classify,
     flow,
@@ -155,17 +182,23 @@ __all__ = [
     "dotted_name", "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
     # API support (the audit's counts for API readiness: FileContext.count_api)
     "ApiStatus", "api_advice",
+    # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
+    "module_ast", "module_parts", "imported_names", "ast_dotted_name", "nearest_name",
+    "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall",
+    "ESTIMATOR_CLASSES", "TPU_ESTIMATORS", "estimator_subclass_calls", "distribution_facts",
+    "distribution", "Distribution",
     # Reading calls
     "Argument", "arguments", "find_argument", "has_unpacking", "is_true", "is_false",
     "is_none", "needs_parentheses", "unparenthesised",
     # Edits
-    "replace_callee", "set_keyword", "set_positional", "wrap_argument", "add_keyword",
+    "replace_callee", "set_keyword", "set_positional", "wrap_argument", "wrap_expression",
+    "rename_argument", "add_keyword",
     "insert_before", "insert_after", "remove_statement", "open_block", "parse_expression",
     "parse_statements", "NPU_INIT_IMPORT", "find_import", "header_index",
     # Navigation and scopes
     "child_index", "block_child", "enclosing_scope", "enclosing_statement", "indentation",
     "is_docstring", "is_terminal", "last_leaf", "why_not", "free_name", "used_names", "BLOCKS",
-    "Use", "uses", "classify", "bound_names", "Names", "Flow", "flow",
+    "Use", "uses", "classify", "bound_names", "assigned_values", "Names", "Flow", "flow",
     # Walks
     "pre_order", "node_pre_order", "small_statements", "scope_statements",
     "scoped_statements", "tree_text",

@@ -24,21 +24,24 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import PurePosixPath
 from typing import AbstractSet, Iterable, Iterator, Optional, Union
 
 from npu_codemod.api import (
     Base,
     FileContext,
     Node,
+    imported_names,
     is_call_trailer,
+    module_parts,
     prefix_name,
     scope_statements,
     symbols,
     tokens,
     why_not,
 )
+from npu_codemod.api import ast_dotted_name as dotted
+from npu_codemod.api import module_ast as parse
+from npu_codemod.api import nearest_name as nearest_function
 
 from ._functions import function_returns
 from ._session_config import CONFIG_POSITION, SESSION_NAMES, SUPERVISOR_METHODS
@@ -48,65 +51,6 @@ _CUSTOM_OPTIMIZERS = ("graph_options", "rewrite_options", "custom_optimizers", "
 _POSITION = {**{name.rpartition(".")[2]: index for name, index in CONFIG_POSITION.items()},
              **SUPERVISOR_METHODS}
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
-
-
-def module_parts(path: str) -> tuple[str, ...]:
-    """``("models", "benchmark")`` for ``models/benchmark.py``; a package is its folder."""
-    parts = [part for part in PurePosixPath(path.replace("\\", "/")).with_suffix("").parts
-             if part not in ("/", "")]
-    return tuple(parts[:-1] if parts and parts[-1] == "__init__" else parts)
-
-
-@lru_cache(maxsize=2)
-def parse(text: str) -> Optional[ast.Module]:
-    """The module's ``ast``, or None when it is not Python 3 (no facts, no cross-file calls).
-    Kept for the next caller: each analysis hook of a file parses the same text (do not edit
-    the tree)."""
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-
-
-def imported_names(tree: ast.Module, path: str) -> dict[str, str]:
-    """Local name -> the dotted name it is imported as, anywhere in the module (relative
-    imports resolved from ``path``); a name imported as two different things is left out."""
-    found: dict[str, set[str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                local = alias.asname or alias.name.split(".")[0]
-                found.setdefault(local, set()).add(alias.name if alias.asname else local)
-        elif isinstance(node, ast.ImportFrom):
-            base = _from_module(node, path)
-            for alias in node.names:
-                if base is not None and alias.name != "*":
-                    found.setdefault(alias.asname or alias.name, set()).add(f"{base}.{alias.name}")
-    return {local: targets.pop() for local, targets in found.items() if len(targets) == 1}
-
-
-def _from_module(node: ast.ImportFrom, path: str) -> Optional[str]:
-    """The absolute module of ``from <module> import ...`` (``.``-relative ones from ``path``)."""
-    if not node.level:
-        return node.module
-    package = module_parts(path)
-    if not PurePosixPath(path).name.startswith("__init__."):
-        package = package[:-1]
-    if node.level - 1 > len(package):
-        return None
-    base = list(package[: len(package) - (node.level - 1)])
-    return ".".join(base + ([node.module] if node.module else [])) or None
-
-
-def dotted(node: ast.AST) -> Optional[str]:
-    """``a.b.c`` for a name or an attribute chain, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
 
 
 def session_config_values(tree: ast.AST) -> Iterator[ast.expr]:
@@ -370,18 +314,6 @@ class ConfiguredFunctions:
             return False
         package = tuple(name.split(".")[:-2])
         return all(self._find(target, package, visiting | {name}) for target in self.forwards[name])
-
-
-def nearest_function(target: str, package: tuple[str, ...], known: AbstractSet[str]) -> Optional[str]:
-    """The module-qualified function among ``known`` that ``target`` (a dotted name as imported
-    by a file of ``package``) is: the nearest folder first, as Python finds a script's
-    neighbours, then the single one of the repository whose name ends so; else None."""
-    candidates = [".".join((*package[:depth], target)) for depth in range(len(package), -1, -1)]
-    found = next((name for name in candidates if name in known), None)
-    if found is None:
-        ending = [name for name in known if name.endswith("." + target)]
-        found = ending[0] if len(ending) == 1 else None
-    return found
 
 
 def configured_function(callee: str, ctx: FileContext) -> Optional[str]:

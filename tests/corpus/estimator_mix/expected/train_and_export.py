@@ -42,7 +42,7 @@ def export_frozen(model_dir, output_node):
 
 
 if __name__ == "__main__":
-    run_config = tf.estimator.RunConfig(model_dir="/tmp/model")
-    estimator = tf.estimator.Estimator(model_fn=model_fn, config=run_config)
+    run_config = tf.estimator.RunConfig(model_dir="/tmp/model", save_summary_steps=0)
+    estimator = tf.estimator.Estimator(model_fn=model_fn, config=npu_run_config_init(run_config=run_config))
     estimator.train(lambda: input_fn(x_train, y_train, 128), max_steps=1000)
     export_frozen("/tmp/model", "dense_1/BiasAdd")

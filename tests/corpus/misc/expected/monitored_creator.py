@@ -37,8 +37,8 @@ def debug_run(train_op, steps):
 def export(model_fn, model_dir):
   run_config = tf.estimator.RunConfig(
       model_dir=model_dir,
-      session_config=tf.ConfigProto(log_device_placement=False))
-  estimator = tf.estimator.Estimator(model_fn=model_fn, config=run_config)
+      session_config=tf.ConfigProto(log_device_placement=False), save_summary_steps=0)
+  estimator = tf.estimator.Estimator(model_fn=model_fn, config=npu_run_config_init(run_config=run_config))
   return estimator
 
 

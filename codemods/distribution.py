@@ -1,0 +1,130 @@
+"""Does the repository train distributed, and how: Horovod, ``tf.distribute``, the NPU's own?
+
+The distributed pack (NPU021-NPU027) and NPU031 change code only in a repository that trains
+on several devices, and the pack rewrites nothing where it uses two modes at once. Each file
+is read with ``ast`` before any rewrite (:func:`distribution_facts`) and says:
+
+- ``distributed:horovod``: it imports ``horovod.tensorflow`` or ``horovod.tensorflow.keras``;
+- ``distributed:strategy``: it builds a ``MirroredStrategy`` or ``MultiWorkerMirroredStrategy``
+  (``tf.distribute``, ``tf.distribute.experimental``, ``tf.contrib.distribute``), or the
+  ``npu_strategy.NPUStrategy()`` NPU026 writes for them;
+- ``distributed:npu``: it calls the NPU collectives the Horovod migration writes
+  (:data:`NPU_COLLECTIVES`), so a migrated repository is still distributed on a second run.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Optional
+
+from .modules import ast_dotted_name, imported_names, module_ast
+from .rule import FileContext
+from .tfnames import canonical, public_name
+
+HOROVOD = "distributed:horovod"
+STRATEGY = "distributed:strategy"
+NPU = "distributed:npu"
+#: The modules of Horovod for TensorFlow.
+HOROVOD_MODULES = ("horovod.tensorflow", "horovod.tensorflow.keras")
+#: The strategies that make the repository strategy-distributed (canonical names).
+MIRRORED_STRATEGIES = frozenset({
+    f"tensorflow.{package}.{name}"
+    for package in ("distribute", "distribute.experimental", "contrib.distribute")
+    for name in ("MirroredStrategy", "MultiWorkerMirroredStrategy")
+})
+#: ``npu_strategy.NPUStrategy`` as the NPU init import binds it.
+NPU_STRATEGY = "npu_bridge.npu_init.npu_strategy.NPUStrategy"
+#: The names of ``from npu_bridge.npu_init import *`` that replace Horovod's.
+NPU_COLLECTIVES = frozenset({
+    "get_npu_rank_id", "get_npu_local_rank_id", "get_npu_rank_size", "get_npu_local_rank_size",
+    "npu_distributed_optimizer_wrapper", "NPUBroadcastGlobalVariablesHook",
+    "NPUBroadcastGlobalVariablesCallback",
+})
+
+
+@lru_cache(maxsize=4)
+def distribution_facts(path: str, text: str) -> frozenset[str]:
+    """The ``distributed:`` facts of one file (see the module docstring). A file whose text
+    names none of them is not parsed (most files, and the largest: the ``ast`` of a 50 MB
+    generated file takes minutes)."""
+    horovod = "horovod" in text
+    calls = "Strategy" in text or "get_npu_" in text or "npu_distributed" in text \
+        or "NPUBroadcast" in text
+    tree = module_ast(text) if horovod or calls else None
+    if tree is None:
+        return frozenset()
+    facts = {HOROVOD} if horovod and _imports_horovod(tree) else set()
+    if not calls:
+        return frozenset(facts)
+    imports = imported_names(tree, path)
+    star = any(isinstance(node, ast.ImportFrom) and node.module == "npu_bridge.npu_init"
+               and any(alias.name == "*" for alias in node.names) for node in tree.body)
+    for node in ast.walk(tree):
+        callee = ast_dotted_name(node.func) if isinstance(node, ast.Call) else None
+        if callee is None:
+            continue
+        if _qualified(callee, imports, star) in (MIRRORED_STRATEGIES | {NPU_STRATEGY}):
+            facts.add(STRATEGY)
+        elif star and callee in NPU_COLLECTIVES and callee not in imports:
+            facts.add(NPU)
+    return frozenset(facts)
+
+
+def _imports_horovod(tree: ast.Module) -> bool:
+    """``import horovod.tensorflow[.keras] [as hvd]``, ``from horovod import tensorflow``,
+    ``from horovod.tensorflow[.keras] import ...``, anywhere in the module."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        if any(name == module or name.startswith(module + ".")
+               for name in names for module in HOROVOD_MODULES):
+            return True
+    return False
+
+
+def _qualified(callee: str, imports: dict[str, str], star: bool) -> Optional[str]:
+    head, _, rest = callee.partition(".")
+    if head not in imports:
+        return f"npu_bridge.npu_init.{callee}" if star and head == "npu_strategy" else None
+    target = imports[head] + (f".{rest}" if rest else "")
+    return canonical(public_name(target))
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """How a repository trains distributed, as its facts say."""
+
+    horovod: bool = False
+    strategy: bool = False
+    npu: bool = False
+
+    @classmethod
+    def of(cls, facts: Iterable[str]) -> "Distribution":
+        facts = set(facts)
+        return cls(HOROVOD in facts, STRATEGY in facts, NPU in facts)
+
+    @property
+    def distributed(self) -> bool:
+        """Trains on several devices, in any mode."""
+        return self.horovod or self.strategy or self.npu
+
+    @property
+    def conflict(self) -> bool:
+        """Uses Horovod and a ``tf.distribute`` strategy both: the pack rewrites nothing."""
+        return self.horovod and self.strategy
+
+
+def distribution(ctx: FileContext) -> Distribution:
+    """The repository's :class:`Distribution` (its facts, and this file's own, so that a file
+    processed without the repository's analysis still knows what it does itself)."""
+    return ctx.analysis(_distribution)
+
+
+def _distribution(ctx: FileContext) -> Distribution:
+    return Distribution.of(ctx.facts | distribution_facts(ctx.path, ctx.original))

@@ -1,0 +1,6 @@
+"""The ``xla-gpu`` rule pack: XLA and GPU-only settings, which mean nothing on the NPU.
+
+- ``npu051_xla_off``: NPU051, ``global_jit_level`` OFF, ``jit_scope(compile_ops=False)``,
+  ``xla.compile`` reported;
+- ``npu052_gpu_memory``: NPU052, memory growth and virtual devices removed.
+"""

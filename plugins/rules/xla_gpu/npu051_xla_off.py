@@ -1,0 +1,137 @@
+"""NPU051 xla-off: XLA is off; the NPU compiles graphs itself.
+
+``global_jit_level`` set to anything but ``OFF`` (assigned on a config's optimizer options, or
+the keyword of ``tf.OptimizerOptions(...)``) becomes ``OptimizerOptions.OFF`` in the file's
+spelling; ``jit_scope(...)`` gets ``compile_ops=False``; ``xla.compile(...)`` is reported.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from npu_codemod.api import (
+    Base,
+    Capture,
+    FileContext,
+    Name,
+    Node,
+    Reference,
+    Rule,
+    dotted_name,
+    find_argument,
+    has_unpacking,
+    hookimpl,
+    is_false,
+    parse_expression,
+    set_positional,
+    symbols,
+    tree_text,
+)
+
+LEVEL = "global_jit_level"
+OPTIMIZER_OPTIONS = "tensorflow.OptimizerOptions"
+OFF = f"{OPTIMIZER_OPTIONS}.OFF"
+#: ``OptimizerOptions.GlobalJitLevel`` values: a name ending so is respelled in place.
+LEVELS = ("DEFAULT", "OFF", "ON_1", "ON_2")
+JIT_SCOPES = ("tensorflow.xla.experimental.jit_scope",
+              "tensorflow.contrib.compiler.jit.experimental_jit_scope",
+              "tensorflow.python.compiler.xla.jit.experimental_jit_scope")
+COMPILES = ("tensorflow.xla.experimental.compile", "tensorflow.contrib.compiler.xla.compile",
+            "tensorflow.python.compiler.xla.xla.compile")
+
+WHY = "the NPU compiles graphs itself"
+LEVEL_OFF = f"{LEVEL} is OptimizerOptions.OFF"
+LEVEL_SET = f"set {LEVEL} to {{new}} (was {{old}}): {WHY}"
+SCOPE_OFF = "compile_ops=False is set"
+SCOPE_SET = f"set compile_ops=False (was {{old}}) in {{spelled}}: {WHY}"
+SCOPE_ADDED = f"added compile_ops=False to {{spelled}}: {WHY}"
+SCOPE_UNPACKED = "compile_ops may come in the unpacked arguments: pass compile_ops=False explicitly"
+COMPILE = ("{spelled}(...): XLA compile has no NPU equivalent: call the function directly "
+           "(the NPU compiles the graph itself)")
+
+
+class XlaOff(Rule):
+    id = "NPU051"
+    name = "xla-off"
+    pack = "xla-gpu"
+    description = "Switch XLA off: global_jit_level OFF, jit_scope(compile_ops=False); report xla.compile."
+    guide_section = "迁移工具 (convert_tf2npu): XLA相关接口"
+    guide_section_en = "Migration tool (convert_tf2npu): XLA APIs"
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("`global_jit_level` set to anything but `OFF` "
+                "(`config.graph_options.optimizer_options.global_jit_level = "
+                "tf.OptimizerOptions.ON_1`, or the keyword of `tf.OptimizerOptions(...)`) becomes "
+                "`OptimizerOptions.OFF`, spelled as the file spells it (`tf.OptimizerOptions.OFF`, "
+                "`config_pb2.OptimizerOptions.OFF`); `tf.xla.experimental.jit_scope(...)` and "
+                "`tf.contrib.compiler.jit.experimental_jit_scope(...)` get `compile_ops=False`.")
+    reports = ("`tf.xla.experimental.compile(...)` / `tf.contrib.compiler.xla.compile(...)`: XLA "
+               "compile has no NPU equivalent, call the function directly; a `jit_scope` whose "
+               "arguments are unpacked with `**`.")
+    example = """
+        import tensorflow as tf
+
+        config = tf.ConfigProto()
+        config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
+        with tf.xla.experimental.jit_scope():
+            logits = model(features)
+        (loss,) = tf.xla.experimental.compile(compute_loss, inputs=[logits, labels])
+    """
+    tokens = ("jit", "xla")
+    pattern = f"expr_stmt< power< any* trailer< '.' '{LEVEL}' > > '=' value=any >"
+    calls = (OPTIMIZER_OPTIONS, *JIT_SCOPES, *COMPILES)
+
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        self._level(node, capture["value"], ctx)
+
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        call, spelled = reference.call, reference.spelled
+        if reference.name == OPTIMIZER_OPTIONS:
+            given = find_argument(call, LEVEL)
+            if given is not None:
+                self._level(reference, given.value, ctx)
+        elif reference.name in COMPILES:
+            ctx.report(reference, "unmigrated", COMPILE.format(spelled=spelled))
+        else:
+            given = find_argument(call, "compile_ops", 0)
+            if given is not None and is_false(given.value):
+                ctx.report(reference, "migrated", SCOPE_OFF)
+            elif given is None and has_unpacking(call):
+                ctx.report(reference, "unmigrated", SCOPE_UNPACKED)
+            else:
+                old = tree_text(given.value).strip() if given is not None else None
+                ctx.defer(partial(_no_compile, call))
+                ctx.report(reference, "migrated", SCOPE_SET.format(old=old, spelled=spelled)
+                           if old else SCOPE_ADDED.format(spelled=spelled))
+
+    @staticmethod
+    def _level(site: "Base | Reference", value: Base, ctx: FileContext) -> None:
+        """``value``, a ``global_jit_level``, becomes ``OptimizerOptions.OFF``."""
+        spelled = dotted_name(value)
+        level = ctx.tf.qualify(spelled)
+        if level == OFF:
+            ctx.report(site, "migrated", LEVEL_OFF)
+            return
+        old = tree_text(value).strip()
+        if value.type == symbols.power and spelled is not None and level is not None \
+                and level.rpartition(".")[0] == OPTIMIZER_OPTIONS and level.rpartition(".")[2] in LEVELS:
+            new = f"{spelled.rpartition('.')[0]}.OFF"  # the file's own spelling of the enum
+            ctx.defer(lambda: value.children[-1].children[1].replace(Name("OFF")))
+        else:
+            new = f"{ctx.tf_module()}.OptimizerOptions.OFF"
+            ctx.defer(lambda: _replace(value, new))
+        ctx.report(site, "migrated", LEVEL_SET.format(new=new, old=old))
+
+
+def _no_compile(call: Node) -> None:
+    set_positional(call, 0, "False", keyword="compile_ops")
+
+
+def _replace(value: Base, code: str) -> None:
+    new = parse_expression(code)
+    new.prefix = value.prefix
+    value.replace(new)
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [XlaOff()]

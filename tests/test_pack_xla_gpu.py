@@ -1,0 +1,201 @@
+"""The xla-gpu pack: NPU051 xla-off and NPU052 gpu-memory, on a config as real scripts write it
+and on each bullet of the spec."""
+
+from __future__ import annotations
+
+import pytest
+
+from npu_codemod.testing import assert_migrates, assert_reports
+
+PACK = {"NPU001", "NPU051", "NPU052"}
+HEADER = "from npu_bridge.npu_init import *\n"
+
+
+def messages(findings: list, rule_id: str) -> list[str]:
+    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == rule_id]
+
+
+TRAIN = '''\
+import tensorflow as tf
+
+from model import build_model
+
+
+def session_config(use_xla):
+    config = tf.ConfigProto(allow_soft_placement=True)
+    config.gpu_options.allow_growth = True
+    if use_xla:
+        # XLA JIT: faster on V100
+        config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
+    return config
+
+
+def model_fn(features):
+    with tf.xla.experimental.jit_scope():
+        logits = build_model(features)
+    with tf.xla.experimental.jit_scope(compile_ops=True, separate_compiled_gradients=True):
+        loss = tf.reduce_mean(logits)
+    return loss
+
+
+def setup_gpus():
+    gpus = tf.config.experimental.list_physical_devices("GPU")
+    if gpus:
+        try:
+            for gpu in gpus:
+                tf.config.experimental.set_memory_growth(gpu, True)
+            tf.config.experimental.set_virtual_device_configuration(
+                gpus[0], [tf.config.experimental.VirtualDeviceConfiguration(memory_limit=4096)])
+        except RuntimeError as error:
+            print(error)
+'''
+TRAIN_MIGRATED = '''\
+from npu_bridge.npu_init import *
+import tensorflow as tf
+
+from model import build_model
+
+
+def session_config(use_xla):
+    config = tf.ConfigProto(allow_soft_placement=True)
+    config.gpu_options.allow_growth = True
+    if use_xla:
+        # XLA JIT: faster on V100
+        config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.OFF
+    return config
+
+
+def model_fn(features):
+    with tf.xla.experimental.jit_scope(compile_ops=False):
+        logits = build_model(features)
+    with tf.xla.experimental.jit_scope(compile_ops=False, separate_compiled_gradients=True):
+        loss = tf.reduce_mean(logits)
+    return loss
+
+
+def setup_gpus():
+    gpus = tf.config.experimental.list_physical_devices("GPU")
+    if gpus:
+        try:
+            for gpu in gpus:
+                pass
+        except RuntimeError as error:
+            print(error)
+'''
+
+
+def test_a_gpu_training_script_loses_xla_and_its_gpu_memory_settings():
+    findings = assert_migrates(PACK, TRAIN, TRAIN_MIGRATED, findings=[
+        ("NPU001", 1, 0, "migrated"), ("NPU051", 11, 8, "migrated"), ("NPU051", 16, 9, "migrated"),
+        ("NPU051", 18, 9, "migrated"), ("NPU052", 28, 16, "migrated"), ("NPU052", 29, 12, "migrated")],
+        removed=[("NPU052", 28, 16, "migrated"), ("NPU052", 29, 12, "migrated")])
+    assert messages(findings, "NPU051") == [
+        "set global_jit_level to tf.OptimizerOptions.OFF (was tf.OptimizerOptions.ON_1): the NPU "
+        "compiles graphs itself",
+        "added compile_ops=False to tf.xla.experimental.jit_scope: the NPU compiles graphs itself",
+        "set compile_ops=False (was True) in tf.xla.experimental.jit_scope: the NPU compiles graphs itself"]
+    assert messages(findings, "NPU052") == [
+        "removed tf.config.experimental.set_memory_growth(...): the NPU has no GPU memory settings",
+        "removed tf.config.experimental.set_virtual_device_configuration(...): the NPU has no GPU "
+        "memory settings"]
+
+
+@pytest.mark.parametrize("imports, before, after", [
+    ("import tensorflow as tf", "config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_2",
+     "config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.OFF"),
+    ("import tensorflow.compat.v1 as tf1", "cfg.graph_options.optimizer_options.global_jit_level = tf1.OptimizerOptions.DEFAULT",
+     "cfg.graph_options.optimizer_options.global_jit_level = tf1.OptimizerOptions.OFF"),
+    ("from tensorflow.core.protobuf import config_pb2",
+     "opts.global_jit_level = config_pb2.OptimizerOptions.ON_1",
+     "opts.global_jit_level = config_pb2.OptimizerOptions.OFF"),
+    ("import tensorflow as tf", "opts.global_jit_level = FLAGS.jit_level",
+     "opts.global_jit_level = tf.OptimizerOptions.OFF"),
+    ("import tensorflow as tf", "opts = tf.OptimizerOptions(global_jit_level=1, do_function_inlining=True)",
+     "opts = tf.OptimizerOptions(global_jit_level=tf.OptimizerOptions.OFF, do_function_inlining=True)"),
+    ("import tensorflow as tf",
+     "graph_options = tf.GraphOptions(optimizer_options=tf.OptimizerOptions(global_jit_level=tf.OptimizerOptions.ON_1))",
+     "graph_options = tf.GraphOptions(optimizer_options=tf.OptimizerOptions(global_jit_level=tf.OptimizerOptions.OFF))"),
+])
+def test_global_jit_level_becomes_off_in_the_files_spelling(imports: str, before: str, after: str):
+    assert_migrates(PACK, f"{imports}\n{before}\n", f"{HEADER}{imports}\n{after}\n")
+
+
+def test_a_global_jit_level_that_is_off_is_migrated_as_it_is():
+    source = "import tensorflow as tf\nconfig.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.OFF\n"
+    findings = assert_reports(PACK, source, findings=[("NPU051", 2, 0, "migrated")])
+    assert messages(findings, "NPU051") == ["global_jit_level is OptimizerOptions.OFF"]
+
+
+@pytest.mark.parametrize("imports, scope", [
+    ("from tensorflow.contrib.compiler import jit", "jit.experimental_jit_scope"),
+    ("import tensorflow as tf", "tf.contrib.compiler.jit.experimental_jit_scope"),
+    ("from tensorflow.python.compiler.xla import jit", "jit.experimental_jit_scope"),
+])
+def test_every_jit_scope_gets_compile_ops_false(imports: str, scope: str):
+    before = f"{imports}\n\nwith {scope}():\n    y = f(x)\n"
+    after = f"{HEADER}{imports}\n\nwith {scope}(compile_ops=False):\n    y = f(x)\n"
+    assert_migrates(PACK, before, after, findings=[("NPU001", 1, 0, "migrated"), ("NPU051", 3, 5, "migrated")])
+
+
+def test_a_jit_scope_with_unpacked_arguments_is_reported():
+    source = "import tensorflow as tf\n\nwith tf.xla.experimental.jit_scope(**jit_args):\n    y = f(x)\n"
+    assert_reports(PACK, source, findings=[("NPU051", 3, 5, "unmigrated")])
+
+
+@pytest.mark.parametrize("call", ["tf.xla.experimental.compile(model_fn, inputs=[features])",
+                                  "tf.contrib.compiler.xla.compile(model_fn, inputs=[features])"])
+def test_xla_compile_is_reported(call: str):
+    findings = assert_reports(PACK, f"import tensorflow as tf\n\n(logits,) = {call}\n",
+                              findings=[("NPU051", 3, 12, "unmigrated")])
+    assert messages(findings, "NPU051")[0].startswith(
+        f"{call.partition('(')[0]}(...): XLA compile has no NPU equivalent: call the function directly")
+
+
+def test_a_one_line_body_and_module_level_settings_are_removed():
+    before = '''\
+import tensorflow as tf
+
+gpus = tf.config.experimental.list_physical_devices("GPU")
+if gpus: tf.config.experimental.set_memory_growth(gpus[0], True)  # grow as needed
+tf.config.experimental.set_memory_growth(gpus[1], True)
+print(len(gpus))
+'''
+    after = HEADER + '''\
+import tensorflow as tf
+
+gpus = tf.config.experimental.list_physical_devices("GPU")
+if gpus: pass  # grow as needed
+print(len(gpus))
+'''
+    removed = [("NPU052", 4, 9, "migrated"), ("NPU052", 5, 0, "migrated")]
+    assert_migrates(PACK, before, after, findings=[("NPU001", 1, 0, "migrated"), *removed], removed=removed)
+
+
+def test_a_virtual_device_configuration_built_elsewhere_gets_no_memory_limit():
+    before = ("import tensorflow as tf\n\n"
+              "LIMITS = [tf.config.experimental.VirtualDeviceConfiguration(memory_limit=2048),\n"
+              "          tf.config.experimental.VirtualDeviceConfiguration(1024)]\n")
+    after = HEADER + before.replace("memory_limit=2048", "memory_limit=None").replace("(1024)", "(None)")
+    findings = assert_migrates(PACK, before, after, findings=[
+        ("NPU001", 1, 0, "migrated"), ("NPU052", 3, 10, "migrated"), ("NPU052", 4, 10, "migrated")])
+    assert messages(findings, "NPU052") == [
+        "set memory_limit=None (was 2048): the NPU manages its memory itself",
+        "set memory_limit=None (was 1024): the NPU manages its memory itself"]
+
+
+def test_a_setting_used_as_a_value_is_reported():
+    source = "import tensorflow as tf\n\nok = tf.config.experimental.set_memory_growth(gpu, True) or True\n"
+    findings = assert_reports(PACK, source, findings=[("NPU052", 3, 5, "unmigrated")])
+    assert messages(findings, "NPU052")[0].startswith(
+        "tf.config.experimental.set_memory_growth(...) is used as a value: remove it")
+
+
+@pytest.mark.parametrize("source", [
+    # gpu_options are harmless on the NPU
+    "import tensorflow as tf\n\nconfig = tf.ConfigProto()\nconfig.gpu_options.allow_growth = True\n"
+    "config.gpu_options.per_process_gpu_memory_fraction = 0.5\n",
+    # PyTorch's memory settings are another library's
+    "import torch\n\ntorch.cuda.set_per_process_memory_fraction(0.5)\nconfig.global_jit_level = 2\n",
+])
+def test_what_is_not_xla_or_gpu_memory_of_tensorflow_is_left_alone(source: str):
+    assert_reports(PACK, source, findings=[])
