@@ -122,7 +122,7 @@ def test_config_option_wins_and_rules_shows_the_values(workdir: Path) -> None:
     ('[tool.npu-codemod.rules.NPU999]\nx = 1\n',
      "pyproject.toml: [tool.npu-codemod.rules.NPU999]: no such rule (see 'npu-codemod rules')"),
     ('[tool.npu-codemod.NPU007]\nstyle = "helper"\n',
-     "pyproject.toml: unknown key [tool.npu-codemod.NPU007] (known: include_tests, rules; rule "
+     "pyproject.toml: unknown key [tool.npu-codemod.NPU007] (known: include_tests, rules, verify; rule "
      "settings go in [tool.npu-codemod.rules.<RULE_ID>])"),
     ('[tool.npu-codemod]\ninclude_tests = "yes"\n',
      "pyproject.toml: [tool.npu-codemod] include_tests must be true or false, got 'yes'"),
