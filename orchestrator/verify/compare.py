@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Optional, Sequence
 
-from npu_codemod.orchestrator.verify.records import VerifyRecord
+from npu_codemod.orchestrator.verify.records import Verdict, VerifyRecord
 from npu_codemod.orchestrator.verify.sandbox import SideRun
 from npu_codemod.orchestrator.verify.settings import VerifySettings
 
@@ -44,7 +44,7 @@ def judge(settings: VerifySettings, original: SideRun, migrated: SideRun) -> Ver
 
 
 def _before_comparing(settings: VerifySettings, original: SideRun,
-                      migrated: SideRun) -> Optional[tuple[str, str, tuple[str, ...]]]:
+                      migrated: SideRun) -> Optional[tuple[Verdict, str, tuple[str, ...]]]:
     """(verdict, reason, details) when the runs cannot be compared, else None."""
     if original.failed:
         return ("inconclusive", "the original does not run here: "
@@ -118,7 +118,7 @@ def _last_error(tail: Sequence[str], code: Optional[int]) -> str:
     return f"exit code {code}"
 
 
-def _with(record: VerifyRecord, verdict: str, reason: str, details: tuple, **changes) -> VerifyRecord:
+def _with(record: VerifyRecord, verdict: Verdict, reason: str, details: tuple, **changes) -> VerifyRecord:
     from dataclasses import replace
 
     return replace(record, verdict=verdict, reason=reason, details=tuple(details), **changes)

@@ -139,8 +139,8 @@ def _stop_group(process: subprocess.Popen) -> None:
 
 
 def _side_run(code: Optional[int], seconds: float, records: Path, output: Path) -> SideRun:
-    loaded = [_load(path) for path in sorted(records.glob("record-*.json"))]
-    loaded = sorted((r for r in loaded if r is not None), key=lambda r: r.get("started", 0))
+    found = [_load(path) for path in sorted(records.glob("record-*.json"))]
+    loaded = sorted((r for r in found if r is not None), key=lambda r: r.get("started", 0))
     violations: dict[str, None] = {}
     for record in loaded:
         violations.update((v["message"], None) for v in record.get("violations", ()))
