@@ -28,6 +28,8 @@ _NOT_REFERENCES = frozenset({
     syms.parameters, syms.typedargslist, syms.tname, syms.varargslist, syms.trailer,
     syms.global_stmt,
 })
+#: Where a NAME is a parameter, unless it follows ``=`` (then it is a default value, read).
+_PARAMETER_LISTS = frozenset({syms.parameters, syms.typedargslist, syms.varargslist})
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,9 @@ def _is_plain_reference(leaf: pytree.Leaf) -> bool:
     """A NAME that reads what it is bound to: not the head of a ``power`` (that node is asked),
     not an attribute, keyword, parameter, import or definition name."""
     parent = leaf.parent
+    if parent is not None and parent.type in _PARAMETER_LISTS:
+        previous = leaf.prev_sibling
+        return previous is not None and previous.type == token.EQUAL  # a default: f(x=name)
     if parent is None or parent.type in _NOT_REFERENCES:
         return False
     if parent.type == syms.power:
