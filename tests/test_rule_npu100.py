@@ -315,3 +315,21 @@ def test_every_finding_is_a_plain_unmigrated_finding_and_nothing_is_rewritten() 
     assert first.new is None
     assert {(f.rule_id, f.rule_name, f.status) for f in first.findings} == {
         ("NPU100", "api-support", "unmigrated")}
+
+
+def test_an_estimator_base_class_is_left_to_the_estimator_pack() -> None:
+    """NPU011 migrates where the subclass is constructed (repository facts), not at the class
+    line: with the pack enabled, the base class reference is covered."""
+    source = '''import tensorflow as tf
+
+
+class ClassifierEstimator(tf.estimator.Estimator):
+    def __init__(self, model_fn, model_dir=None, config=None):
+        super(ClassifierEstimator, self).__init__(model_fn=model_fn, model_dir=model_dir,
+                                                  config=config)
+'''
+    installed = {rule.id for rule in load_plugins().rules()}
+    assert_reports(installed, source, findings=[])
+    findings = assert_reports(installed - {"NPU011", "NPU012", "NPU013"}, source,
+                              findings=[("NPU100", 4, 26, "unmigrated")])
+    assert messages(findings) == [(4, owner_miss("tf.estimator.Estimator"))]

@@ -24,6 +24,7 @@ from npu_codemod.api import (
     hookimpl,
     last_leaf,
     references_under,
+    symbols,
 )
 
 from .owners import OWNERS, Owner
@@ -135,11 +136,21 @@ def _owned(use: ApiUse, owner: Owner, on_line: Sequence[Finding], same_call: lis
         reported = [f for f in on_line if f.rule_id in owner.rules] or same_call
         if reported:
             return Verdict(_migrated(reported))
+        if _is_base_class(use.reference) and enabled.intersection(owner.rules):
+            return Verdict(True)  # the owner acts where the subclass is constructed
     elif enabled.intersection(owner.rules):
         return Verdict(True)
     elif same_call:
         return Verdict(_migrated(same_call))
     return Verdict(False, api_advice(use.status, use.api))
+
+
+def _is_base_class(reference: Reference) -> bool:
+    """``tf.estimator.Estimator`` in ``class Classifier(tf.estimator.Estimator):``."""
+    parent = reference.node.parent
+    if parent is not None and parent.type == symbols.arglist:
+        parent = parent.parent
+    return parent is not None and parent.type == symbols.classdef
 
 
 def _migrated(findings: Sequence[Finding]) -> bool:
