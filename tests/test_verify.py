@@ -232,7 +232,9 @@ def test_run_verify_on_the_demo_repositories(tmp_path: Path) -> None:
     run = json.loads((tmp_path / "report" / "run.json").read_text())
     verify = {repo["repo"]: repo["verify"] for repo in run["repos"]}
     assert {name: record["verdict"] for name, record in verify.items()} == {
-        "alexnet-finetune": "equivalent", "dqn-agent": "equivalent", "plain-python": "no-command"}
+        "alexnet-finetune": "equivalent", "dqn-agent": "equivalent", "plain-python": "no-command",
+        # The Estimator sample has no verify command: tf.estimator is gone from TF >= 2.16.
+        "bert-classifier": "no-command"}
     assert verify["alexnet-finetune"]["steps_compared"] == 8
     assert verify["alexnet-finetune"]["violations"] == verify["dqn-agent"]["violations"] == []
     assert [v.split(" (")[0] for v in verify["alexnet-finetune"]["original_violations"]] == [
