@@ -12,7 +12,6 @@ committed one is current.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import dataclasses
 import inspect
@@ -25,11 +24,11 @@ import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
-from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Optional
 
 from npu_codemod import api
+from npu_codemod.orchestrator.generated_docs import write_or_check
 
 #: The file the repository commits.
 API_REFERENCE = "docs/api.md"
@@ -371,22 +370,8 @@ def anchor(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=REGENERATE, description="Write the API reference "
-                                     f"({API_REFERENCE}), or check that it is up to date.")
-    parser.add_argument("file", nargs="?", default=API_REFERENCE, help=f"default: {API_REFERENCE}")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when FILE differs from the reference")
-    args = parser.parse_args(argv)
-    path, text = Path(args.file), ApiPage().page()
-    if not args.check:
-        path.write_text(text, encoding="utf-8", newline="\n")
-        return 0
-    current = path.read_text(encoding="utf-8") if path.is_file() else None
-    if current == text:
-        return 0
-    print(f"{path} is out of date: run {REGENERATE}", file=sys.stderr)
-    return 1
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    return write_or_check(argv, REGENERATE, "API reference", API_REFERENCE, lambda: ApiPage().page())
 
 
 if __name__ == "__main__":

@@ -10,11 +10,8 @@ a run would use (third-party ones included); ``python -m npu_codemod.orchestrato
 
 from __future__ import annotations
 
-import argparse
-import sys
 import textwrap
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional, Sequence
 
 from npu_codemod.codemods.engine import Engine
@@ -28,6 +25,7 @@ from npu_codemod.codemods.rule import (
     guide_title,
 )
 from npu_codemod.codemods.rule_settings import settings_fields
+from npu_codemod.orchestrator.generated_docs import write_or_check
 from npu_codemod.orchestrator.toolkit import RuleSelection, Toolkit, build_toolkit
 from npu_codemod.plugins.manager import select_rules
 from npu_codemod.plugins.packs import default_on
@@ -175,21 +173,7 @@ def _python(source: str) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog=REGENERATE, description="Write the built-in rules' "
-                                     "catalog (docs/rules.md), or check that it is up to date.")
-    parser.add_argument("file", nargs="?", default=RULE_CATALOG, help=f"default: {RULE_CATALOG}")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when FILE differs from the catalog")
-    args = parser.parse_args(argv)
-    path, text = Path(args.file), builtin_catalog()
-    if not args.check:
-        path.write_text(text, encoding="utf-8", newline="\n")
-        return 0
-    current = path.read_text(encoding="utf-8") if path.is_file() else None
-    if current == text:
-        return 0
-    print(f"{path} is out of date: run {REGENERATE}", file=sys.stderr)
-    return 1
+    return write_or_check(argv, REGENERATE, "built-in rules' catalog", RULE_CATALOG, builtin_catalog)
 
 
 if __name__ == "__main__":
