@@ -57,6 +57,23 @@ def find_argument(
     return None
 
 
+def called_method(trailer: pytree.Base) -> Optional[int]:
+    """For the ``.name`` trailer of a method call (``.fit`` in ``model.fit(x)``), its index in
+    the power node (``trailer.parent``): ``children[:index]`` is the receiver, ``children[index
+    + 1]`` the call. None when the trailer is not called or has no receiver before it."""
+    power = trailer.parent
+    if power is None or power.type != syms.power or trailer.type != syms.trailer \
+            or trailer.children[0].type != token.DOT:
+        return None
+    children = power.children
+    index = next(index for index, child in enumerate(children) if child is trailer)
+    following = children[index + 1] if index + 1 < len(children) else None
+    if index == 0 or following is None or following.type != syms.trailer \
+            or following.children[0].type != token.LPAR:
+        return None
+    return index
+
+
 def has_unpacking(call_trailer: pytree.Node) -> bool:
     """True for ``f(*args)`` / ``f(**kwargs)``: which parameters are given is unknowable."""
     return any(argument.star for argument in arguments(call_trailer))
@@ -77,7 +94,16 @@ def is_none(node: pytree.Base) -> bool:
 def add_keyword(call_trailer: pytree.Node, keyword: str, value_code: str) -> None:
     """Append ``keyword=value`` after the last argument, keeping a trailing comma and layout."""
     value = parse_expression(value_code)
-    new_argument = pytree.Node(syms.argument, [Name(keyword), pytree.Leaf(token.EQUAL, "="), value])
+    _append(call_trailer, pytree.Node(syms.argument, [Name(keyword), pytree.Leaf(token.EQUAL, "="), value]))
+
+
+def add_argument(call_trailer: pytree.Node, value_code: str) -> None:
+    """Append the positional argument ``value_code`` after the last argument (which must not
+    be a keyword or an unpacking), keeping a trailing comma and layout."""
+    _append(call_trailer, parse_expression(value_code))
+
+
+def _append(call_trailer: pytree.Node, new_argument: pytree.Base) -> None:
     if len(call_trailer.children) == 2:  # f()
         call_trailer.insert_child(1, new_argument)
         return
@@ -95,6 +121,27 @@ def add_keyword(call_trailer: pytree.Node, keyword: str, value_code: str) -> Non
         return
     inner.append_child(Comma())
     inner.append_child(new_argument)
+
+
+def remove_argument(call_trailer: pytree.Node, argument: Argument) -> None:
+    """Remove one argument (from :func:`arguments`) of a call with the comma after it (before
+    it, for the last one: a trailing comma stays); the next argument takes its spacing."""
+    node = argument.node
+    inner = call_trailer.children[1]
+    if inner is node:  # the only argument
+        node.remove()
+        return
+    items = inner.children
+    index = next(index for index, child in enumerate(items) if child is node)
+    following = items[index + 1] if index + 1 < len(items) else None
+    if following is not None and index + 2 < len(items):
+        items[index + 2].prefix = node.prefix
+        following.remove()
+    elif index > 0:
+        items[index - 1].remove()  # the comma in front of the last argument (a trailing one stays)
+    elif following is not None:
+        following.remove()  # ``f(a,)``: the only argument and its trailing comma
+    node.remove()
 
 
 def needs_parentheses(node: pytree.Base) -> bool:

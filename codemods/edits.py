@@ -8,6 +8,7 @@ edits (insert, remove) must run after the traversal: call them from ``finish`` o
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from fissix import pytree
@@ -118,6 +119,27 @@ def rename_argument(argument: Argument, keyword: str) -> None:
     named.append_child(value)
 
 
+def remove_small_statement(statement: pytree.Base, newline: str = "\n") -> None:
+    """Remove one small statement (``hvd.init()``, ``x = 1``: a child of a line) from its line.
+
+    Alone on its line, the line goes as :func:`remove_statement` removes it; the body of a
+    one-line ``if x: hvd.init()`` becomes ``pass``; between ``;`` it goes with one ``;``.
+    """
+    line = statement.parent
+    index = child_index(statement)
+    small = [child for child in line.children if child.type not in (token.SEMI, token.NEWLINE)]
+    if len(small) == 1:
+        remove_statement(line, newline)
+        return
+    following = line.children[index + 1]
+    if index == 0:  # ``hvd.init(); x = 1``: the next statement starts the line
+        line.children[index + 2].prefix = statement.prefix
+        following.remove()
+    else:
+        line.children[index - 1].remove()  # the ';' in front of it
+    statement.remove()
+
+
 def remove_statement(statement: pytree.Base, newline: str = "\n") -> None:
     """Remove a statement line (a child of a block); a block left empty gets ``pass``, and so
     does a one-line body (``if gpus: set_memory_growth(gpu, True)``).
@@ -152,6 +174,8 @@ def remove_statement(statement: pytree.Base, newline: str = "\n") -> None:
         return
     rest = following.prefix
     indent = indentation(following) if first_in_suite else ""
+    if indent:  # the block's indentation comes first: no blank line may follow it
+        rest = re.sub(r"^(?:[ \t]*\r?\n)+", "", rest)
     if indent and rest.startswith(indent):
         rest = rest[len(indent):]
     following.prefix = comments + rest

@@ -10,6 +10,7 @@ the references it declared (:attr:`Rule.calls`, :attr:`Rule.uses`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import AbstractSet, Iterable, Optional, Sequence
@@ -25,8 +26,7 @@ from .walk import position, post_order
 _NOT_REFERENCES = frozenset({
     syms.import_name, syms.import_from, syms.import_as_name, syms.import_as_names,
     syms.dotted_as_name, syms.dotted_as_names, syms.dotted_name, syms.funcdef, syms.classdef,
-    syms.parameters, syms.typedargslist, syms.tname, syms.varargslist, syms.trailer,
-    syms.global_stmt,
+    syms.parameters, syms.typedargslist, syms.tname, syms.varargslist, syms.global_stmt,
 })
 #: Where a NAME is a parameter, unless it follows ``=`` (then it is a default value, read).
 _PARAMETER_LISTS = frozenset({syms.parameters, syms.typedargslist, syms.varargslist})
@@ -177,6 +177,8 @@ def _is_plain_reference(leaf: pytree.Leaf) -> bool:
         return False
     if parent.type == syms.power:
         return False
+    if parent.type == syms.trailer and parent.children[0].type == token.DOT:
+        return False  # ``x.name``: an attribute (``f(name)``, ``x[name]`` read the name)
     if parent.type == syms.argument and leaf is parent.children[0] and len(parent.children) == 3:
         return False  # f(name=...)
     if parent.type == syms.expr_stmt and leaf is parent.children[0]:
@@ -266,3 +268,86 @@ def _dotted_decorator(name: pytree.Base, head: pytree.Leaf,
         return None
     end = len(name.children) if name.type == syms.dotted_name else 1
     return Reference(name, end, qualified, None, head.lineno, head.column)
+
+
+#: A dotted name in the code of an f-string's replacement field.
+_DOTTED = re.compile(r"(?<![\w.'\"])[A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+@dataclass(frozen=True)
+class StringReference:
+    """A name in an f-string's replacement field (``{hvd.rank()}``), which fissix keeps as one
+    STRING leaf: ``leaf.value[start:end]`` spells ``name``."""
+
+    leaf: pytree.Leaf
+    start: int
+    end: int
+    name: str
+
+    @property
+    def line(self) -> int:
+        return int(self.leaf.lineno) + str(self.leaf.value).count("\n", 0, self.start)
+
+    @property
+    def column(self) -> int:
+        newline = str(self.leaf.value).rfind("\n", 0, self.start)
+        return int(self.leaf.column) + self.start if newline < 0 else self.start - newline - 1
+
+
+def fstring_references(leaf: pytree.Leaf, resolvers: Iterable[ImportNames],
+                       wanted: AbstractSet[str]) -> list[StringReference]:
+    """The names among ``wanted`` that the replacement fields of the f-string ``leaf`` use
+    (none when it is not an f-string), in order. A rule respells one by replacing
+    ``leaf.value[start:end]`` (from the last to the first, so the offsets hold)."""
+    text = leaf.value
+    opening = next((index for index, char in enumerate(text) if char in "'\""), 0)
+    if "f" not in text[:opening].lower():
+        return []
+    found = []
+    for start, end in _fields(text, opening):
+        code = _QUOTED.sub(lambda match: " " * len(match.group()), text[start:end])
+        for match in _DOTTED.finditer(code):
+            spelled = "".join(match.group().split())
+            for resolver in resolvers:
+                qualified = resolver.qualify(spelled)
+                if qualified is not None and qualified in wanted:
+                    found.append(StringReference(leaf, start + match.start(), start + match.end(),
+                                                 qualified))
+                    break
+    return found
+
+
+def _fields(text: str, opening: int) -> list[tuple[int, int]]:
+    """(start, end) of the code of each replacement field of an f-string's text, up to its
+    ``!conversion`` or ``:format`` (fields nested in a format are fields too; ``{{`` is a
+    brace, not a field), in order."""
+    found: list[tuple[int, int]] = []
+    starts: list[int] = []
+    index = opening
+    while index < len(text):
+        char = text[index]
+        if not starts and char in "{}" and text[index + 1:index + 2] == char:
+            index += 2
+            continue
+        if char == "{":
+            starts.append(index + 1)
+        elif char == "}" and starts:
+            start = starts.pop()
+            found.append((start, _code_end(text, start, index)))
+        index += 1
+    return sorted(found)
+
+
+def _code_end(text: str, start: int, end: int) -> int:
+    """Where the expression of a field ``text[start:end]`` ends: at a top-level ``!``/``:``."""
+    nesting = 0
+    for index in range(start, end):
+        char = text[index]
+        if char in "([{":
+            nesting += 1
+        elif char in ")]}":
+            nesting -= 1
+        elif char in "!:" and nesting == 0 and text[index + 1:index + 2] != "=":
+            return index
+    return end

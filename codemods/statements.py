@@ -122,3 +122,25 @@ def last_leaf(node: pytree.Base) -> Optional[pytree.Leaf]:
     while node.children:
         node = node.children[-1]
     return node if isinstance(node, pytree.Leaf) else None
+
+
+def main_block(tree: pytree.Node) -> Optional[pytree.Node]:
+    """The module-level ``if __name__ == "__main__":`` statement (either operand order, any
+    quotes), or None: its body is ``children[3]`` (a suite, or the line of a one-line body)."""
+    for statement in tree.children:
+        if statement.type != syms.if_stmt:
+            continue
+        test = statement.children[1]
+        if test.type == syms.comparison and len(test.children) == 3 \
+                and test.children[1].type == token.EQEQUAL:
+            operands = {_main_operand(test.children[0]), _main_operand(test.children[2])}
+            if operands == {"__name__", "__main__"}:
+                return statement
+    return None
+
+
+def _main_operand(node: pytree.Base) -> str:
+    value = str(getattr(node, "value", ""))
+    if node.type == token.NAME:
+        return value
+    return value.strip("'\"") if node.type == token.STRING and value[:1] in "'\"" else ""

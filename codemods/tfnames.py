@@ -92,6 +92,8 @@ PUBLIC_NAMES: dict[str, str] = {
         "baseline", "boosted_trees", "dnn", "dnn_linear_combined", "linear")},
     "tensorflow.python.estimator.tpu.tpu_estimator": "tensorflow.estimator.tpu",
     "tensorflow.python.estimator.tpu.tpu_config": "tensorflow.estimator.tpu",
+    "tensorflow.python.estimator.training": "tensorflow.estimator",  # TrainSpec, EvalSpec
+    "tensorflow.python.distribute.mirrored_strategy": "tensorflow.distribute",
     "tensorflow.python.saved_model": "tensorflow.saved_model",
     "tensorflow.python.summary.summary": "tensorflow.summary",
     "tensorflow.python.summary.writer.writer": "tensorflow.summary",  # FileWriter

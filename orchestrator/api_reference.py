@@ -221,8 +221,16 @@ def code(name: str, obj: Any) -> str:
     if inspect.isclass(obj) or inspect.isroutine(obj):
         return signature(name, obj, drop_self=False)
     if typing.get_origin(obj) is not None or isinstance(obj, _CONSTANTS):
-        return f"{name} = {obj!r}"
+        return f"{name} = {_constant(obj)}"
     return ""
+
+
+def _constant(obj: Any) -> str:
+    """``repr`` of a constant; a set's items sorted, so the page is the same in every process
+    (string hashing, and so set order, changes between interpreters)."""
+    if isinstance(obj, frozenset):
+        return f"frozenset({{{', '.join(map(repr, sorted(obj, key=repr)))}}})" if obj else "frozenset()"
+    return repr(obj)
 
 
 class _Raw:

@@ -181,6 +181,49 @@ def create_optimizer(loss, learning_rate, use_tpu):
     return optimizer.minimize(loss, global_step=tf.train.get_global_step())
 ''',
     },
+    # Migrated by the distributed pack, which is opt-in: `npu-codemod run --rules NPU021,...,NPU027`.
+    "horovod-mnist": {
+        "train.py": '''\
+"""Horovod MNIST on tf.estimator (TF 1.x): one process per GPU, launched by horovodrun."""
+import tensorflow as tf
+import horovod.tensorflow as hvd
+
+from model import cnn_model_fn, train_input_fn
+
+
+def main(_):
+    hvd.init()
+    config = tf.ConfigProto()
+    config.gpu_options.visible_device_list = str(hvd.local_rank())
+    model_dir = "./mnist_model" if hvd.rank() == 0 else None
+    classifier = tf.estimator.Estimator(model_fn=cnn_model_fn, model_dir=model_dir,
+                                        config=tf.estimator.RunConfig(session_config=config))
+    classifier.train(input_fn=lambda: train_input_fn(hvd.size(), hvd.rank()),
+                     steps=20000 // hvd.size(),
+                     hooks=[hvd.BroadcastGlobalVariablesHook(0)])
+
+
+if __name__ == "__main__":
+    tf.app.run()
+''',
+        "model.py": '''\
+import tensorflow as tf
+import horovod.tensorflow as hvd
+
+
+def cnn_model_fn(features, labels, mode):
+    logits = tf.layers.dense(tf.layers.flatten(features["x"]), 10)
+    loss = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    optimizer = hvd.DistributedOptimizer(tf.train.MomentumOptimizer(0.001 * hvd.size(), 0.9))
+    train_op = optimizer.minimize(loss, global_step=tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+
+
+def train_input_fn(shards, index):
+    dataset = tf.data.TFRecordDataset("mnist.tfrecord").shard(shards, index)
+    return dataset.shuffle(10000).batch(100).repeat()
+''',
+    },
     "plain-python": {
         "tool.py": "import os\n\nprint(os.getcwd())\n",
     },

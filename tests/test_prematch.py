@@ -26,6 +26,7 @@ config.graph_options.rewrite_options.remapping = RewriterConfig.ON
 config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
 with tf.Session(config=config) as sess, tf.train.MonitoredTrainingSession() as mon:
     assert num_written_lines == num_actual_predict_examples
+model.compile(optimizer=opt, loss="mse"); model.fit(x, y); estimator.train(input_fn)
 '''
 PATTERNS = sorted({rule.pattern for rule in load_plugins().rules() if rule.pattern})
 EXTRA_PATTERNS = [

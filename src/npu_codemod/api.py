@@ -37,10 +37,23 @@ from fissix.pygram import (
 from npu_codemod.codemods.api_sites import ApiStatus
 from npu_codemod.codemods.api_sites import advice as api_advice
 from npu_codemod.codemods.blocks import open_block
+from npu_codemod.codemods.built_models import (
+    #: The kind of an Estimator, as :meth:`BuiltModels.receiver_kind` answers it.
+    ESTIMATOR,
+    ESTIMATORS,
+    #: The kind of a ``tf.keras`` model, as :meth:`BuiltModels.receiver_kind` answers it.
+    KERAS,
+    KERAS_MODELS,
+    BuiltModels,
+    bound_values,
+    model_facts,
+)
 from npu_codemod.codemods.calls import (
     Argument,
+    add_argument,
     add_keyword,
     arguments,
+    called_method,
     find_argument,
     has_unpacking,
     #: Whether an expression node is the literal ``False``: ``is_false(argument.value)``.
@@ -50,6 +63,7 @@ from npu_codemod.codemods.calls import (
     #: Whether an expression node is the literal ``True``: ``is_true(argument.value)``.
     is_true,
     needs_parentheses,
+    remove_argument,
     unparenthesised,
 )
 from npu_codemod.codemods.classes import (
@@ -58,10 +72,18 @@ from npu_codemod.codemods.classes import (
     class_facts,
     subclass_calls,
 )
-from npu_codemod.codemods.distribution import Distribution, distribution, distribution_facts
+from npu_codemod.codemods.distribution import (
+    HOROVOD_MODULES,
+    MIRRORED_STRATEGIES,
+    NPU_STRATEGY,
+    Distribution,
+    distribution,
+    distribution_facts,
+)
 from npu_codemod.codemods.edits import (
     insert_after,
     insert_before,
+    remove_small_statement,
     remove_statement,
     rename_argument,
     replace_callee,
@@ -96,7 +118,13 @@ from npu_codemod.codemods.modules import (
     module_parts,
     nearest_name,
 )
-from npu_codemod.codemods.qualified import Reference, name_reference, references_under
+from npu_codemod.codemods.qualified import (
+    Reference,
+    StringReference,
+    fstring_references,
+    name_reference,
+    references_under,
+)
 from npu_codemod.codemods.rule import (
     #: The named parts of a :attr:`Rule.pattern` match, as :meth:`Rule.visit` gets them:
     #: ``call=trailer< ... >`` gives ``capture["call"]`` (a list for ``name=any*``), and
@@ -131,10 +159,12 @@ from npu_codemod.codemods.statements import (
     indentation,
     is_docstring,
     last_leaf,
+    main_block,
     used_names,
     why_not,
 )
 from npu_codemod.codemods.tfnames import (
+    NPU_INIT_NAMES,
     ImportNames,
     #: The former name of :class:`ImportNames`, kept for plugins written against it.
     TfNames,
@@ -180,25 +210,29 @@ __all__ = [
     # Qualified names
     "Reference", "ImportNames", "TfNames", "name_reference", "references_under", "canonical",
     "dotted_name", "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
+    "StringReference", "fstring_references", "NPU_INIT_NAMES",
     # API support (the audit's counts for API readiness: FileContext.count_api)
     "ApiStatus", "api_advice",
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
     "module_ast", "module_parts", "imported_names", "ast_dotted_name", "nearest_name",
     "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall",
     "ESTIMATOR_CLASSES", "TPU_ESTIMATORS", "estimator_subclass_calls", "distribution_facts",
-    "distribution", "Distribution",
+    "distribution", "Distribution", "HOROVOD_MODULES", "MIRRORED_STRATEGIES", "NPU_STRATEGY",
+    "model_facts", "BuiltModels", "ESTIMATOR", "KERAS", "ESTIMATORS", "KERAS_MODELS",
     # Reading calls
     "Argument", "arguments", "find_argument", "has_unpacking", "is_true", "is_false",
-    "is_none", "needs_parentheses", "unparenthesised",
+    "is_none", "needs_parentheses", "unparenthesised", "called_method",
     # Edits
     "replace_callee", "set_keyword", "set_positional", "wrap_argument", "wrap_expression",
-    "rename_argument", "add_keyword",
-    "insert_before", "insert_after", "remove_statement", "open_block", "parse_expression",
+    "rename_argument", "add_keyword", "add_argument", "remove_argument",
+    "insert_before", "insert_after", "remove_statement", "remove_small_statement", "open_block",
+    "parse_expression",
     "parse_statements", "NPU_INIT_IMPORT", "find_import", "header_index",
     # Navigation and scopes
     "child_index", "block_child", "enclosing_scope", "enclosing_statement", "indentation",
     "is_docstring", "is_terminal", "last_leaf", "why_not", "free_name", "used_names", "BLOCKS",
-    "Use", "uses", "classify", "bound_names", "assigned_values", "Names", "Flow", "flow",
+    "Use", "uses", "classify", "bound_names", "assigned_values", "bound_values", "Names", "Flow",
+    "flow", "main_block",
     # Walks
     "pre_order", "node_pre_order", "small_statements", "scope_statements",
     "scoped_statements", "tree_text",

@@ -6,6 +6,7 @@
 - :mod:`support.csvfiles`: reading the CSV reports.
 - :mod:`support.reports`: a real run with every kind of outcome, and its page as a browser reads it.
 - :mod:`support.rules`: golden before/after tests of rules given by id.
+- :mod:`support.packs`: the distributed and keras packs' rule ids and repository facts.
 - :mod:`support.session_config`: the lines NPU007 writes, for the session-config rule tests.
 - :mod:`support.goldens`: the corpus and sample projects with their frozen migrated copies.
 - :mod:`support.trees`: fissix trees for tests of node helpers.

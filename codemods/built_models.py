@@ -1,0 +1,328 @@
+"""Is this receiver an Estimator or a Keras model the repository builds? A conservative answer.
+
+``x.train(...)``, ``x.fit(...)`` and ``x.compile(...)`` name no API: a user class, a
+scikit-learn model or a parameter of unknown type has the same methods. The rules that add
+hooks, callbacks or the NPU session to them (NPU023, NPU027, NPU041) act only on a receiver
+*shown* to be a model: a name or attribute bound, in its scope (``self.<attr>``: in any method
+of the class), to
+
+- a call of an Estimator class (:data:`ESTIMATORS`) or of a Keras model maker
+  (:data:`KERAS_MODELS`: ``tf.keras.Model(...)``, ``Sequential(...)``, ``load_model(...)``),
+- a call of a class of the repository that subclasses one of them, in any file (the
+  ``class:`` facts of :mod:`classes`),
+- a call of a function of the repository that returns one of these (``model = build_model()``,
+  ``self.make_estimator()``): the ``model-function:`` facts of :func:`model_facts`, gathered
+  from each file with ``ast`` before any rewrite,
+  ``model-function:<module>.<function>=<kind>`` (methods: ``<module>.<Class>.<method>``) when
+  each ``return`` gives a model of that kind, ``=@<dotted name>`` when it returns what an
+  imported class or function makes.
+
+Only TensorFlow's Keras (``tf.keras``) counts as Keras: a standalone ``keras`` model runs in a
+session the NPU helpers do not set.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cached_property, lru_cache
+from typing import AbstractSet, Iterable, Iterator, Optional, Sequence, Union
+
+from fissix import pytree
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from .classes import RepositoryClasses, class_facts
+from .estimators import ESTIMATOR_CLASSES
+from .modules import ast_dotted_name, imported_names, module_ast, module_parts, nearest_name
+from .rule import FileContext
+from .scopes import assigned_values
+from .statements import enclosing_scope
+from .tfnames import TF, canonical, is_attribute_trailer, is_call_trailer, prefix_name, public_name
+from .walk import scope_statements
+
+#: The kinds of model :meth:`BuiltModels.receiver_kind` tells apart.
+ESTIMATOR = "estimator"
+KERAS = "keras"
+#: The Estimator classes (``estimators.ESTIMATOR_CLASSES``, canonical names) and the NPU's own.
+ESTIMATORS = frozenset(ESTIMATOR_CLASSES) | {"npu_bridge.estimator.npu.npu_estimator.NPUEstimator"}
+#: The Keras model classes a class of the repository may subclass.
+KERAS_MODEL_CLASSES = frozenset({
+    "tensorflow.keras.Model", "tensorflow.keras.Sequential", "tensorflow.keras.models.Model",
+    "tensorflow.keras.models.Sequential",
+})
+#: Calls that give a Keras model: the classes, and the functions that load or copy one.
+KERAS_MODELS = KERAS_MODEL_CLASSES | frozenset({
+    f"tensorflow.keras.models.{name}"
+    for name in ("load_model", "model_from_json", "model_from_yaml", "clone_model")
+})
+FUNCTION = "model-function:"
+_Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+def api_kind(qualified: Optional[str]) -> Optional[str]:
+    """``estimator``/``keras`` for a call of the API ``qualified`` (canonical name), else None."""
+    if qualified in ESTIMATORS:
+        return ESTIMATOR
+    return KERAS if qualified in KERAS_MODELS else None
+
+
+# --- Facts, from each file's ``ast`` -------------------------------------------------------
+
+
+@lru_cache(maxsize=4)
+def model_facts(path: str, text: str) -> frozenset[str]:
+    """The ``model-function:`` facts of one file (see the module docstring), and its
+    ``class:`` facts (:func:`classes.class_facts`, which the function facts build on);
+    computed once per text, whichever analysis hooks ask. A file that defines no class or
+    function has none (and is not parsed)."""
+    tree = module_ast(text) if "class " in text or "def " in text else None
+    if tree is None:
+        return frozenset()
+    module = ".".join(module_parts(path))
+    classes = class_facts(path, text)
+    kinds = _class_kinds(RepositoryClasses(classes), module)
+    imports = imported_names(tree, path)
+    facts = set(classes)
+    for owner, function in _functions(tree):
+        kind = _returned_kind(function, kinds, imports, owner)
+        if kind is not None:
+            name = f"{owner}.{function.name}" if owner else function.name
+            facts.add(f"{FUNCTION}{module}.{name}={kind}")
+    return frozenset(facts)
+
+
+def _class_kinds(classes: RepositoryClasses, module: str) -> dict[str, str]:
+    """The kind of each model class of the file, by its name there (``Net``)."""
+    return {name[len(module) + 1:]: _kind_of(found.api_base)
+            for name, found in classes.subclasses(ESTIMATORS | KERAS_MODEL_CLASSES).items()
+            if name.startswith(module + ".")}
+
+
+def _kind_of(api_class: str) -> str:
+    return ESTIMATOR if api_class in ESTIMATORS else KERAS
+
+
+def _functions(tree: ast.Module) -> Iterable[tuple[Optional[str], _Function]]:
+    """(class name or None, function) for the module's functions and its classes' methods."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield None, node
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    yield node.name, item
+
+
+def _returned_kind(function: _Function, kinds: dict[str, str], imports: dict[str, str],
+                   owner: Optional[str]) -> Optional[str]:
+    """The one kind every ``return`` of ``function`` gives, or None."""
+    nodes = list(_own_nodes(function))
+    returns = [node for node in nodes if isinstance(node, ast.Return)]
+    found: set[Optional[str]] = set()
+    for node in returns:
+        values = _assigned(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]
+        found.update(_made_kind(value, kinds, imports, owner) for value in values)
+    return found.pop() if len(found) == 1 and None not in found else None
+
+
+def _own_nodes(function: _Function) -> Iterator[ast.AST]:
+    """The nodes of ``function``'s body, not those of functions, classes or lambdas in it."""
+    stack: list[ast.AST] = list(reversed(function.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _assigned(name: str, nodes: list[ast.AST]) -> list[Optional[ast.expr]]:
+    """The values ``name = value`` binds among ``nodes``; None for any other binding."""
+    values: list[Optional[ast.expr]] = []
+    targets = set()
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
+            values.append(node.value)
+            targets.add(id(node.targets[0]))
+    for node in nodes:
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) \
+                and id(node) not in targets:
+            values.append(None)
+    return values or [None]
+
+
+def _made_kind(value: Optional[ast.expr], kinds: dict[str, str], imports: dict[str, str],
+               owner: Optional[str]) -> Optional[str]:
+    """The kind of model the call ``value`` makes (``@<dotted>``: what that import makes)."""
+    callee = ast_dotted_name(value.func) if isinstance(value, ast.Call) else None
+    if callee is None:
+        return None
+    if callee in kinds:
+        return kinds[callee]
+    head = callee.partition(".")[0]
+    if head in ("self", "cls") and owner is not None:
+        return None  # another method: not followed in the facts
+    target = _imported(callee, imports)
+    if target is None:
+        return None
+    kind = api_kind(_public(target))
+    return kind if kind is not None or _is_library(target) else f"@{target}"
+
+
+def _imported(spelled: str, imports: dict[str, str]) -> Optional[str]:
+    head, _, rest = spelled.partition(".")
+    return imports[head] + (f".{rest}" if rest else "") if head in imports else None
+
+
+def _public(target: str) -> str:
+    return canonical(public_name(target)) if target.split(".")[0] == TF else target
+
+
+def _is_library(target: str) -> bool:
+    """A name of TensorFlow, Keras or the NPU bridge: not a class of the repository."""
+    return target.split(".")[0] in (TF, "keras", "npu_bridge", "tensorflow_estimator")
+
+
+class ModelFacts:
+    """The model facts of a repository: which of its classes and functions make models."""
+
+    def __init__(self, facts: AbstractSet[str]) -> None:
+        self.functions: dict[str, str] = {}
+        for fact in facts:
+            if fact.startswith(FUNCTION):
+                name, _, kind = fact[len(FUNCTION):].partition("=")
+                self.functions[name] = kind
+        subclasses = RepositoryClasses(facts).subclasses(ESTIMATORS | KERAS_MODEL_CLASSES)
+        self.classes = {name: _kind_of(found.api_base) for name, found in subclasses.items()}
+
+    def kind(self, target: str, path: str, visiting: frozenset[str] = frozenset()) -> Optional[str]:
+        """The kind of model that calling ``target`` (a dotted name as the file at ``path``
+        imports it, or module-qualified) makes, or None."""
+        package = module_parts(path)[:-1]
+        found = nearest_name(target, package, self.classes.keys())
+        if found is not None:
+            return self.classes[found]
+        name = nearest_name(target, package, self.functions.keys())
+        if name is None or name in visiting:
+            return None
+        kind = self.functions[name]
+        if not kind.startswith("@"):
+            return kind
+        home = "/".join(name.split(".")[:-1]) + ".py"
+        return self.kind(kind[1:], home, visiting | {name})
+
+
+# --- Receivers, in the file being rewritten ------------------------------------------------
+
+
+class BuiltModels:
+    """Which receivers of a file are models it builds: ``ctx.analysis(BuiltModels)``."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.module = ".".join(module_parts(ctx.path))
+        self._npu = ctx.names("npu_bridge")
+
+    @cached_property
+    def facts(self) -> ModelFacts:
+        """The repository's facts, and this file's own (a file processed without the
+        repository's analysis still knows its own classes and functions)."""
+        return ModelFacts(self.ctx.facts | model_facts(self.ctx.path, self.ctx.original))
+
+    @cached_property
+    def imports(self) -> dict[str, str]:
+        """Local name -> the dotted name the file imports it as (read only when a callee is
+        not TensorFlow's: most models are ``tf.keras`` or Estimator calls)."""
+        tree = module_ast(self.ctx.original)
+        return imported_names(tree, self.ctx.path) if tree is not None else {}
+
+    def receiver_kind(self, parts: Sequence[pytree.Base]) -> Optional[str]:
+        """``estimator``/``keras`` when the receiver spelled by power children ``parts`` (the
+        ones before ``.train``) is a model the file builds, else None."""
+        if not parts:
+            return None
+        if len(parts) > 1 and is_call_trailer(parts[-1]):
+            return self.call_kind(parts[:-1], enclosing_scope(parts[0]))  # Estimator(...).train()
+        name = _spelled_parts(parts)
+        values = bound_values(parts[0], name) if name is not None else None
+        kinds = {self.value_kind(value) for value in values or ()}
+        return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+
+    def value_kind(self, value: pytree.Base) -> Optional[str]:
+        """The kind of model the expression ``value`` is a call of."""
+        if value.type != syms.power or not is_call_trailer(value.children[-1]):
+            return None
+        return self.call_kind(value.children[:-1], enclosing_scope(value))
+
+    def call_kind(self, callee: Sequence[pytree.Base], scope: pytree.Node) -> Optional[str]:
+        """The kind of model that calling the expression spelled by ``callee`` gives."""
+        spelled = _spelled_parts(callee)
+        if spelled is None:
+            return None
+        kind = api_kind(self.ctx.tf.qualify(spelled) or self._npu.qualify(spelled))
+        if kind is not None:
+            return kind
+        head, _, rest = spelled.partition(".")
+        if head in ("self", "cls") and "." not in rest:
+            owner = _class_node(scope)
+            method = f"{self.module}.{owner.children[1].value}.{rest}" if owner is not None else None
+            return self.facts.kind(method, self.ctx.path) if method else None
+        if head in self.imports:
+            return self.facts.kind(self.imports[head] + (f".{rest}" if rest else ""), self.ctx.path)
+        return self.facts.kind(f"{self.module}.{spelled}", self.ctx.path) if not rest else None
+
+
+def bound_values(node: pytree.Base, name: str) -> Optional[list[pytree.Base]]:
+    """What the name or attribute ``name`` (``model``, ``self.model``, ``trainer.model``) read
+    at ``node`` may hold: the values of its ``name = value`` assignments, or None when that is
+    not known from here. A plain name as :func:`scopes.assigned_values` answers (its scope's
+    assignments; None when it is also bound otherwise: a parameter, a loop target...); an
+    attribute ``self.x`` the assignments ``self.x = value`` in every method of the class, any
+    other attribute those of its own scope (None when there are none)."""
+    if "." not in name:
+        return assigned_values(node, name)
+    scope = enclosing_scope(node)
+    owner = _class_node(scope) if name.partition(".")[0] in ("self", "cls") else None
+    return _attribute_values(owner or scope, name, nested=owner is not None) or None
+
+
+def _spelled_parts(parts: Sequence[pytree.Base]) -> Optional[str]:
+    """``a.b.c`` for power children ``parts`` spelling a NAME and attribute trailers."""
+    first = parts[0]
+    if first.type != token.NAME or not all(map(is_attribute_trailer, parts[1:])):
+        return None
+    return ".".join([str(first.value), *(str(trailer.children[1].value) for trailer in parts[1:])])
+
+
+def _attribute_values(scope: pytree.Node, name: str, nested: bool) -> list[pytree.Base]:
+    """The value of each ``<name> = value`` in ``scope`` (its nested functions and classes
+    too when ``nested``)."""
+    found = []
+    scopes = [scope]
+    while scopes:
+        current = scopes.pop()
+        for node in scope_statements(current):
+            if node is not current and node.type in (syms.funcdef, syms.classdef):
+                if nested:
+                    scopes.append(node)
+            elif node.type == syms.expr_stmt and len(node.children) == 3 \
+                    and node.children[1].type == token.EQUAL \
+                    and _target(node.children[0]) == name:
+                found.append(node.children[2])
+    return found
+
+
+def _target(target: pytree.Base) -> Optional[str]:
+    if target.type == token.NAME:
+        return str(target.value)
+    return prefix_name(target, len(target.children)) if target.type == syms.power else None
+
+
+def _class_node(scope: pytree.Node) -> Optional[pytree.Node]:
+    """The class whose method ``scope`` is (a method's own scope), or None."""
+    if scope.type != syms.funcdef:
+        return None
+    parent = scope.parent
+    while parent is not None and parent.type not in (syms.classdef, syms.funcdef, syms.file_input):
+        parent = parent.parent
+    return parent if parent is not None and parent.type == syms.classdef else None

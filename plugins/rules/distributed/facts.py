@@ -1,0 +1,15 @@
+"""The repository-wide facts of the distributed pack, gathered from every TensorFlow file
+before any rewrite: how the repository trains distributed (``distribution_facts``), and which
+of its classes and functions build Estimators and Keras models (``model_facts``: NPU023 and
+NPU027 act only on models the repository is shown to build)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from npu_codemod.api import distribution_facts, hookimpl, model_facts
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
+    return distribution_facts(path, text) | model_facts(path, text) or None

@@ -1,0 +1,97 @@
+"""What the distributed pack's rules share: Horovod's names, what Ascend's API list says of
+each, how a rule spells a site in its messages, and when a rule may rewrite at all.
+
+A rule of the pack rewrites a site only in a TensorFlow file of a repository that trains in
+one distribution mode. In a repository that uses Horovod and a ``tf.distribute`` strategy
+both, and in a file that imports Horovod but not TensorFlow (a helper module: npu-codemod
+changes TensorFlow files only), it reports the site ``unmigrated`` with what to do instead.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from npu_codemod.api import (
+    HOROVOD_MODULES,
+    FileContext,
+    Reference,
+    Rule,
+    StringReference,
+    distribution,
+    prefix_name,
+    tokens,
+)
+
+PACK = "distributed"
+#: The sections of Ascend's TensorFlow 1.15 migration guide (the chapters next to the sess.run
+#: one the seed guide is), as the guide and Ascend's convert_tf2npu name them, and in English.
+GUIDE_HOROVOD = ("Horovod脚本迁移", "Migrating Horovod scripts")
+GUIDE_DISTRIBUTED = ("分布式训练脚本迁移", "Migrating distributed training scripts")
+#: Where Horovod defines the functions its modules export.
+MPI_OPS = "horovod.tensorflow.mpi_ops"
+BOTH_MODES = ("the repository trains with Horovod and with a tf.distribute strategy: pick one "
+              "distribution mode")
+NOT_TF = ("this file imports Horovod but not TensorFlow, so npu-codemod does not rewrite it "
+          "(from npu_bridge.npu_init import * gives the NPU names)")
+
+
+def horovod_names(*members: str) -> tuple[str, ...]:
+    """``member`` of each Horovod module for TensorFlow (``horovod.tensorflow.rank``,
+    ``horovod.tensorflow.keras.rank``)."""
+    return tuple(f"{module}.{member}" for member in members for module in HOROVOD_MODULES)
+
+
+def npu_name(name: str) -> str:
+    """A name of ``from npu_bridge.npu_init import *``, qualified as the import binds it."""
+    return f"npu_bridge.npu_init.{name}"
+
+
+def member(qualified: str) -> str:
+    """The name under its Horovod module: ``callbacks.BroadcastGlobalVariablesCallback``."""
+    for module in sorted((*HOROVOD_MODULES, MPI_OPS), key=len, reverse=True):
+        if qualified.startswith(module + "."):
+            return qualified[len(module) + 1:]
+    return qualified.rpartition(".")[2]
+
+
+def spelled(reference: Union[Reference, StringReference]) -> str:
+    """The site as the file spells it, for messages: ``hvd.rank()``, ``hvd.allreduce(...)``
+    (a call with arguments), ``rank`` (not called)."""
+    if isinstance(reference, StringReference):
+        return reference.leaf.value[reference.start:reference.end] + "()"
+    node = reference.node
+    name = node.value if node.type == tokens.NAME else prefix_name(node, reference.end)
+    if reference.call is None:
+        return str(name)
+    return f"{name}()" if len(reference.call.children) == 2 else f"{name}(...)"
+
+
+def blocked(ctx: FileContext) -> Optional[str]:
+    """Why the pack must not rewrite this file, or None."""
+    if distribution(ctx).conflict:
+        return BOTH_MODES
+    if not ctx.tf.bindings:
+        return NOT_TF
+    return None
+
+
+def report_blocked(ctx: FileContext, site: Union[Reference, StringReference], by_hand: str) -> bool:
+    """Report ``site`` ``unmigrated`` (the reason, then ``by_hand``: what to do) when the file
+    must not be rewritten; True when it was."""
+    reason = blocked(ctx)
+    if reason is None:
+        return False
+    message = f"{reason}: {by_hand}" if reason is NOT_TF else f"{reason}, then {by_hand}"
+    if isinstance(site, StringReference):
+        ctx.report_at(site.line, site.column, "unmigrated", message)
+    else:
+        ctx.report(site, "unmigrated", message)
+    return True
+
+
+class DistributedRule(Rule):
+    """The metadata every rule of the pack shares."""
+
+    pack = PACK
+    default_on = False
+    guide_section, guide_section_en = GUIDE_HOROVOD

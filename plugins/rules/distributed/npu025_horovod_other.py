@@ -1,0 +1,179 @@
+"""NPU025 horovod-other: every other Horovod use is reported; an import nothing uses goes.
+
+Runs after NPU021-NPU024 (``finish``, on the tree their edits left): the Horovod names still
+used then are the ones no rule of the pack migrates, and an import of Horovod names that
+nothing uses any more is removed (all of them, once no Horovod use is left): a job on the NPU
+has no Horovod.
+"""
+
+from __future__ import annotations
+
+import re
+
+from npu_codemod.api import (
+    HOROVOD_MODULES,
+    FileContext,
+    Node,
+    Reference,
+    hookimpl,
+    pre_order,
+    references_under,
+    remove_small_statement,
+    small_statements,
+    symbols,
+    tokens,
+)
+
+from .horovod import MPI_OPS, DistributedRule, blocked, member, spelled
+
+#: What the pack's other rules own, by name under a Horovod module: NPU025 leaves them to those.
+OWNED = frozenset({
+    "init", "rank", "local_rank", "size", "local_size", "DistributedOptimizer",
+    "DistributedGradientTape", "BroadcastGlobalVariablesHook",
+    "callbacks.BroadcastGlobalVariablesCallback", "broadcast_global_variables",
+})
+#: Horovod's APIs in Ascend's support list (``hvd.<name>``) that no rule migrates: all of them
+#: ``under-analysis`` there (the list's ``trains-after-migration`` ones are in :data:`OWNED`).
+UNDER_ANALYSIS = frozenset({
+    "Compression", "LocalGradientAggregationHelper", "allgather", "allgather_object",
+    "allreduce", "alltoall", "broadcast", "broadcast_object", "broadcast_variables", "ccl_built",
+    "cuda_built", "ddl_built", "elastic.TensorFlowKerasState", "elastic.run", "gloo_built",
+    "gloo_enabled", "is_homogeneous", "is_initialized", "local_rank_op", "local_size_op",
+    "mpi_built", "mpi_enabled", "mpi_threads_supported", "nccl_built", "rank_op", "rocm_built",
+    "shutdown", "size_op", "start_timeline", "stop_timeline",
+})
+HCCL = "npu_bridge.hccl.hccl_ops"
+#: What to write instead, for the collectives the NPU has.
+ADVICE = {
+    "allreduce": f"use {HCCL}.allreduce(tensor, 'sum') (divide by get_npu_rank_size() to average)",
+    "allgather": f"use {HCCL}.allgather(tensor, get_npu_rank_size())",
+    "broadcast": f"use {HCCL}.broadcast([tensor], root_rank)",
+}
+OTHERWISE = f"remove it, or use the NPU's collective communication ({HCCL})"
+
+
+class HorovodOther(DistributedRule):
+    id = "NPU025"
+    name = "horovod-other"
+    description = ("Report every other Horovod use with its status in Ascend's API list; remove "
+                   "the Horovod import once nothing uses it.")
+    guide_url = DistributedRule.catalog_url(id, name)
+    rewrites = ("An import of Horovod names that nothing uses once the other rules of the pack "
+                "are done is removed: all of a TensorFlow file's Horovod imports when no Horovod "
+                "use is left (an import that also imports something else is reported instead).")
+    reports = ("Every other `hvd.*` use: `allreduce`, `allgather`, `broadcast`, `join`, "
+               "`elastic.*`, `Compression`, the `*_op` functions, `shutdown`, `mpi_*`/"
+               "`nccl_built`, Horovod's other Keras callbacks, the module used as a value, with "
+               "its status in Ascend's API list and what to write instead.")
+    example = """
+        import tensorflow as tf
+        import horovod.tensorflow as hvd
+        from horovod.tensorflow import allreduce, nccl_built
+
+        hvd.init()
+        loss = allreduce(loss)
+        if nccl_built():
+            print("NCCL")
+    """
+    example_with = ("NPU021",)
+    modules = ("tensorflow", "horovod")
+    tokens = ("horovod",)
+    after = ("NPU021", "NPU022", "NPU023", "NPU024")
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        names = ctx.names("horovod")
+        if not names.bindings:
+            return
+        used = set()
+        for reference in references_under(tree, [names]):
+            used.add(_head(reference))  # any Horovod use keeps its import
+            if _tensorflow(reference.name) and not _owned(reference.name):
+                ctx.report(reference, "unmigrated", _message(reference))
+        used |= _in_fstrings(tree, names.bindings)
+        if blocked(ctx) is None:
+            self._remove_imports(tree, ctx, used)
+
+    def _remove_imports(self, tree: Node, ctx: FileContext, used: set[str]) -> None:
+        """Remove each import of Horovod names that nothing uses any more."""
+        names = ctx.names("horovod")
+        for statement in list(small_statements(tree)):
+            if statement.type not in (symbols.import_name, symbols.import_from):
+                continue
+            bound = _bound_names(statement)
+            horovod = [name for name in bound if _tensorflow(names.bindings.get(name, ""))
+                       or names.bindings.get(name) == "horovod"]
+            if not horovod or used.intersection(horovod):
+                continue
+            if len(horovod) < len(bound):
+                ctx.report(statement, "unmigrated", "nothing uses Horovod's names of this import "
+                           "any more: remove them from it (a job on the NPU has no Horovod)")
+                continue
+            ctx.report(statement, "migrated", "removed the Horovod import: nothing uses it any more")
+            remove_small_statement(statement, ctx.newline)
+
+
+def _tensorflow(qualified: str) -> bool:
+    """Is ``qualified`` a name of Horovod for TensorFlow (not ``horovod.torch``)?"""
+    return any(qualified == module or qualified.startswith(module + ".")
+               for module in (*HOROVOD_MODULES, MPI_OPS))
+
+
+def _head(reference: Reference) -> str:
+    node = reference.node
+    return node.value if node.type == tokens.NAME else node.children[0].value
+
+
+def _owned(qualified: str) -> bool:
+    return member(qualified) in OWNED
+
+
+def _message(reference: Reference) -> str:
+    name = member(reference.name)
+    site = spelled(reference)
+    if reference.name in (*HOROVOD_MODULES, MPI_OPS):
+        return f"the Horovod module is used as a value ({site}): {OTHERWISE}"
+    listed = next((known for known in sorted(UNDER_ANALYSIS, key=len, reverse=True)
+                   if name == known or name.startswith(known + ".")), None)
+    status = (f"Ascend's API list has hvd.{listed} under analysis" if listed
+              else f"hvd.{name} is not in Ascend's API list")
+    return f"{site} has no NPU form ({status}): {ADVICE.get(name, OTHERWISE)}"
+
+
+def _bound_names(statement: Node) -> list[str]:
+    """The names an import statement binds: ``hvd`` in ``import horovod.tensorflow as hvd``,
+    ``horovod`` in ``import horovod.tensorflow``, ``rank`` in ``from ... import rank``."""
+    if statement.type == symbols.import_name:
+        items, alias_of = statement.children[1], symbols.dotted_as_name
+    else:
+        items = next(child for child in statement.children[3:] if child.type != tokens.LPAR)
+        alias_of = symbols.import_as_name
+    if items.type in (symbols.dotted_as_names, symbols.import_as_names):
+        items = items.children[::2]
+    else:
+        items = [items]
+    names = []
+    for item in items:
+        if item.type == alias_of:
+            names.append(item.children[2].value)
+        elif item.type == tokens.NAME:
+            names.append(item.value)
+        elif item.type == symbols.dotted_name:
+            names.append(item.children[0].value)
+    return names
+
+
+def _in_fstrings(tree: Node, bindings: dict) -> set[str]:
+    """The Horovod names f-strings of the file spell (``f"{hvd.allreduce(x)}"``)."""
+    spelled_names = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, bindings)))
+    found = set()
+    for node in pre_order(tree):
+        if node.type == tokens.STRING:
+            quote = min(node.value.find(q) for q in "'\"" if q in node.value)
+            if "f" in node.value[:quote].lower():
+                found.update(spelled_names.findall(node.value))
+    return found
+
+
+@hookimpl
+def npu_codemod_rules() -> list:
+    return [HorovodOther()]

@@ -1,0 +1,104 @@
+"""NPU026 tf-distribute-strategy: mirrored strategies become ``npu_strategy.NPUStrategy()``."""
+
+from __future__ import annotations
+
+from npu_codemod.api import (
+    MIRRORED_STRATEGIES,
+    NPU_INIT_IMPORT,
+    NPU_STRATEGY,
+    FileContext,
+    Reference,
+    arguments,
+    distribution,
+    hookimpl,
+    replace_callee,
+    tree_text,
+)
+
+from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, spelled
+
+NEW = "npu_strategy.NPUStrategy"
+#: The parameters of the strategies NPU026 rewrites, in order (to name positional arguments).
+PARAMETERS = {"MirroredStrategy": ("devices", "cross_device_ops"),
+              "MultiWorkerMirroredStrategy": ("communication", "cluster_resolver")}
+#: Strategies the NPU has no counterpart of.
+OTHERS = frozenset({
+    f"tensorflow.{package}.{name}"
+    for package in ("distribute", "distribute.experimental", "contrib.distribute")
+    for name in ("ParameterServerStrategy", "TPUStrategy", "CentralStorageStrategy",
+                 "OneDeviceStrategy")
+})
+
+
+class TfDistributeStrategy(DistributedRule):
+    id = "NPU026"
+    name = "tf-distribute-strategy"
+    description = ("Replace tf.distribute MirroredStrategy/MultiWorkerMirroredStrategy with "
+                   "npu_strategy.NPUStrategy(); report the other strategies.")
+    guide_section, guide_section_en = GUIDE_DISTRIBUTED
+    guide_url = DistributedRule.catalog_url(id, name)
+    rewrites = ("`tf.distribute.MirroredStrategy(...)` and `MultiWorkerMirroredStrategy(...)` "
+                "(also `tf.distribute.experimental.*`, `tf.contrib.distribute.*`) become "
+                f"`{NEW}()`; their arguments (`devices=`, `cross_device_ops=`, "
+                "`communication=`...) are dropped and named in the message.")
+    reports = ("`ParameterServerStrategy`, `TPUStrategy`, `CentralStorageStrategy` and "
+               "`OneDeviceStrategy` (no NPU counterpart), and a strategy class used as a value.")
+    example = """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy(
+            devices=["/gpu:0", "/gpu:1"],
+            cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())
+        config = tf.estimator.RunConfig(train_distribute=strategy)
+        eval_strategy = tf.distribute.OneDeviceStrategy("/gpu:0")
+    """
+    tokens = ("Strategy",)
+    uses = tuple(sorted(MIRRORED_STRATEGIES | OTHERS)) + (NPU_STRATEGY,)
+
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        site = spelled(reference)
+        if reference.name == NPU_STRATEGY:
+            ctx.report(reference, "migrated", f"uses {site}")
+        elif reference.name in OTHERS:
+            ctx.report(reference, "unmigrated", f"{site} has no NPU counterpart: train with "
+                       f"{NEW}() (one process per NPU) or on one device")
+        elif reference.call is None:
+            ctx.report(reference, "unmigrated", f"{site} is used as a value, not called: build "
+                       f"{NEW}() where the strategy is made")
+        elif distribution(ctx).conflict:
+            ctx.report(reference, "unmigrated", f"{BOTH_MODES}, then replace {site} with {NEW}()")
+        else:
+            dropped = _named(reference)
+            ctx.defer(lambda: _rewrite(reference))
+            ctx.add_import(NPU_INIT_IMPORT)
+            note = f"; dropped {', '.join(dropped)}: the NPU strategy takes none" if dropped else ""
+            ctx.report(reference, "migrated", f"replaced {site} with {NEW}(){note}")
+
+
+def _named(reference: Reference) -> list[str]:
+    """The arguments of the call as ``name=value`` (positional ones named by the signature)."""
+    parameters = PARAMETERS.get(reference.name.rpartition(".")[2], ())
+    named, position = [], 0
+    for argument in arguments(reference.call) if reference.call is not None else []:
+        value = tree_text(argument.value).strip()
+        if argument.star:
+            named.append(f"{argument.star}{value}")
+        elif argument.keyword is None:
+            name = parameters[position] if position < len(parameters) else f"argument {position + 1}"
+            named.append(f"{name}={value}")
+            position += 1
+        else:
+            named.append(f"{argument.keyword}={value}")
+    return named
+
+
+def _rewrite(reference: Reference) -> None:
+    call = reference.call
+    if call is not None and len(call.children) == 3:  # (arguments) -> ()
+        call.children[1].remove()
+    replace_callee(reference, NEW)
+
+
+@hookimpl
+def npu_codemod_rules() -> list:
+    return [TfDistributeStrategy()]

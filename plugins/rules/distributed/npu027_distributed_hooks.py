@@ -1,0 +1,153 @@
+"""NPU027 distributed-hooks: in a distributed repository, the NPU's hooks and callbacks run.
+
+``Estimator.train``/``TrainSpec``/``EvalSpec`` get ``hooks=npu_hooks_append(...)``, Keras
+``fit``/``fit_generator`` get ``callbacks=npu_callbacks_append(...)``; only for an Estimator or
+a Keras model the repository is shown to build (``BuiltModels``): a ``.train(``/``.fit(`` of
+anything else (a user class, scikit-learn, a parameter) is left alone and reported once per
+file. (A compiled model's optimizer, the spec's third bullet, is NPU023's: see there.)
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+from npu_codemod.api import (
+    ESTIMATOR,
+    KERAS,
+    NPU_INIT_IMPORT,
+    Base,
+    BuiltModels,
+    Capture,
+    FileContext,
+    Node,
+    Reference,
+    bound_values,
+    called_method,
+    distribution,
+    find_argument,
+    has_unpacking,
+    hookimpl,
+    is_none,
+    name_reference,
+    position,
+    set_positional,
+    tokens,
+    wrap_argument,
+)
+
+from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, npu_name
+
+HOOKS = ("npu_hooks_append", "hooks_list")
+CALLBACKS = ("npu_callbacks_append", "callbacks_list")
+#: Where each call takes its hooks or callbacks: (keyword, position, expected receiver kind).
+METHODS = {"train": ("hooks", 1, ESTIMATOR), "fit": ("callbacks", 5, KERAS),
+           "fit_generator": ("callbacks", 4, KERAS)}
+SPECS = {"tensorflow.estimator.TrainSpec": 2, "tensorflow.estimator.EvalSpec": 3}
+APPENDS = frozenset({npu_name(HOOKS[0]), npu_name(CALLBACKS[0])})
+UNKNOWN = "npu027.unknown"
+
+
+class DistributedHooks(DistributedRule):
+    id = "NPU027"
+    name = "distributed-hooks"
+    description = ("In a distributed repository, pass npu_hooks_append() to Estimator training "
+                   "and npu_callbacks_append() to Keras fit.")
+    guide_section, guide_section_en = GUIDE_DISTRIBUTED
+    guide_url = DistributedRule.catalog_url(id, name)
+    rewrites = ("In a distributed repository (Horovod or a strategy): `estimator.train(...)`, "
+                "`tf.estimator.TrainSpec(...)` and `EvalSpec(...)` get "
+                "`hooks=npu_hooks_append(hooks_list=<hooks>)` (`hooks=npu_hooks_append()` when "
+                "they have none); Keras `model.fit(...)`/`fit_generator(...)` get "
+                "`callbacks=npu_callbacks_append(callbacks_list=<callbacks>)`. Only for an "
+                "Estimator or Keras model the repository builds: a name or attribute bound in "
+                "its scope to an Estimator class (or a subclass of the repository), "
+                "`tf.keras.Model(...)`, `Sequential(...)`, `load_model(...)`, a Keras model "
+                "class of the repository, or a function of the repository returning one. "
+                "(The optimizer of `model.compile(...)`: NPU023.)")
+    reports = ("Once per file, the first `.train(`/`.fit(`/`.fit_generator(` of anything not "
+               "shown to be such a model (a user class, scikit-learn, a parameter): it is left "
+               "alone. A call whose hooks or callbacks may be in `**kwargs`.")
+    example = """
+        import tensorflow as tf
+        import horovod.tensorflow as hvd
+
+        estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
+        estimator.train(input_fn=train_input_fn, steps=1000)
+        trainer.train(epochs=3)
+    """
+    tokens = ("train", "fit", "Spec")
+    calls = tuple(SPECS)
+    pattern = "trailer< '.' ('train' | 'fit' | 'fit_generator') >"  # called: see visit
+
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        index = called_method(node)
+        if index is None or not distribution(ctx).distributed:
+            return
+        power, method = node.parent, node.children[1].value
+        keyword, place, kind = METHODS[method]
+        if ctx.analysis(BuiltModels).receiver_kind(power.children[:index]) != kind:
+            ctx.memo.setdefault(UNKNOWN, []).append((position(power), power, method))
+            return
+        self._append(power, power.children[index + 1], keyword, place, ctx)
+
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        if distribution(ctx).distributed:
+            self._append(reference, reference.call, "hooks", SPECS[reference.name], ctx)
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        unknown = ctx.memo.get(UNKNOWN)
+        if unknown:
+            _, node, method = min(unknown, key=lambda item: item[0])
+            ctx.report(node, "unmigrated", f".{method}() is not shown to train an Estimator "
+                       "or a Keras model this repository builds, so it is left alone: if it "
+                       "does, pass callbacks=npu_callbacks_append(callbacks_list=...) (Keras) or "
+                       "hooks=npu_hooks_append(hooks_list=...) (Estimator)")
+
+    def _append(self, site: Union[Base, Reference], call: Node, keyword: str, place: int,
+                ctx: FileContext) -> None:
+        append, list_keyword = HOOKS if keyword == "hooks" else CALLBACKS
+        given = find_argument(call, keyword, place)
+        if given is not None and _appended(given.value, ctx):
+            ctx.report(site, "migrated", f"{keyword} are {append}(...)")
+            return
+        if given is None and has_unpacking(call):
+            ctx.report(site, "unmigrated", f"{keyword} may be in the unpacked arguments: pass "
+                       f"{keyword}={append}({list_keyword}=<{keyword}>)")
+            return
+        if distribution(ctx).conflict:
+            ctx.report(site, "unmigrated", f"{BOTH_MODES}, then pass {keyword}={append}(...)")
+            return
+        if given is None or is_none(given.value):
+            code, message = f"{append}()", f"passed {keyword}={append}()"
+        else:
+            code, message = f"{append}({list_keyword}={{}})", f"wrapped the {keyword} in {append}({list_keyword}=...)"
+        ctx.defer(lambda: _pass(call, keyword, place, code))
+        ctx.add_import(NPU_INIT_IMPORT)
+        ctx.report(site, "migrated", message)
+
+
+def _pass(call: Node, keyword: str, place: int, code: str) -> None:
+    """Give the call ``keyword=<code>``: ``code`` wraps the given value where it has ``{}``,
+    else replaces it (``None``) or is added."""
+    if "{}" in code:
+        wrap_argument(call, keyword, code, place)
+    else:
+        set_positional(call, place, code, keyword=keyword)
+
+
+def _appended(value: Base, ctx: FileContext) -> bool:
+    """``npu_hooks_append(...)``, or a name bound to it in its scope."""
+    if value.type == tokens.NAME:
+        bound = bound_values(value, str(value.value))
+        return bool(bound) and all(_append_call(item, ctx) for item in bound or ())
+    return _append_call(value, ctx)
+
+
+def _append_call(value: Base, ctx: FileContext) -> bool:
+    found = name_reference(value, [ctx.names("npu_bridge")], APPENDS)
+    return found is not None and found.call is not None
+
+
+@hookimpl
+def npu_codemod_rules() -> list:
+    return [DistributedHooks()]

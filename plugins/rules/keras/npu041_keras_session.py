@@ -1,0 +1,184 @@
+"""NPU041 keras-session: a file that trains a Keras model runs it in the NPU's Keras session.
+
+A file that trains (``fit``, ``fit_generator``, ``train_on_batch``, ``evaluate``, ``predict``) a
+Keras model it builds (``BuiltModels``) and sets no Keras session itself gets, in its
+``if __name__ == "__main__":`` block, ``npu_keras_sess = set_keras_session_npu_config()`` first
+and ``close_session(npu_keras_sess)`` last. A file that sets its own session
+(``K.set_session(...)``) is NPU007's: it configures that session.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from npu_codemod.api import (
+    KERAS,
+    NPU_INIT_IMPORT,
+    Base,
+    BuiltModels,
+    Capture,
+    FileContext,
+    Node,
+    Reference,
+    Rule,
+    called_method,
+    free_name,
+    hookimpl,
+    insert_after,
+    insert_before,
+    main_block,
+    model_facts,
+    open_block,
+    position,
+    symbols,
+    tokens,
+)
+
+from .npu042_keras_clear_session import GUIDE, PACK
+
+TRAINING = frozenset({"fit", "fit_generator", "train_on_batch", "evaluate", "predict"})
+SET_SESSION = ("tensorflow.keras.backend.set_session", "keras.backend.set_session")
+CONFIGURE = "set_keras_session_npu_config"
+NPU_CONFIGURE = f"npu_bridge.npu_init.{CONFIGURE}"
+#: Calls that end the process: a ``close_session`` after them never runs.
+EXITS = frozenset({"tensorflow.app.run", "absl.app.run", "sys.exit", "os._exit"})
+BUILTIN_EXITS = frozenset({"exit", "quit"})
+BY_HAND = (f"configure the Keras session: npu_keras_sess = {CONFIGURE}() before training, "
+           "close_session(npu_keras_sess) after")
+SITES = "npu041.sites"
+SESSIONS = "npu041.sessions"
+
+
+class KerasSession(Rule):
+    id = "NPU041"
+    name = "keras-session"
+    description = ("Run a file's Keras training in the NPU's session: set_keras_session_npu_config() "
+                   "first and close_session() last in its __main__ block.")
+    pack = PACK
+    guide_section, guide_section_en = GUIDE
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("A file that trains a Keras model it builds (`.fit`, `.fit_generator`, "
+                "`.train_on_batch`, `.evaluate`, `.predict`: the model as NPU027 tells it) in "
+                "graph mode and sets no Keras session itself gets, in its "
+                f"`if __name__ == \"__main__\":` block, `npu_keras_sess = {CONFIGURE}()` as the "
+                "first statement and `close_session(npu_keras_sess)` as the last. The finding "
+                "sits at the first of those training calls.")
+    reports = ("Such a file without a `__main__` block, or whose block ends with a call that "
+               "exits (`tf.app.run()`, `sys.exit(...)`: the close would never run): configure "
+               "the session by hand where training starts and ends; and training at module "
+               "level, which runs on import, before the block. A file that calls "
+               "`K.set_session(...)` is left to NPU007, which configures that session.")
+    example = """
+        import tensorflow as tf
+
+        baseline = tf.keras.models.load_model("baseline.h5")
+        print(baseline.evaluate(x_test, y_test))
+
+
+        def main():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(10, activation="softmax")])
+            model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+            model.fit(x_train, y_train, epochs=5)
+
+
+        if __name__ == "__main__":
+            main()
+    """
+    tokens = tuple(sorted(TRAINING))
+    calls = SET_SESSION + (NPU_CONFIGURE,)
+    #: ``<receiver>.fit`` and the other training methods: called, see visit.
+    pattern = "trailer< '.' ('fit' | 'fit_generator' | 'train_on_batch' | 'evaluate' | 'predict') >"
+
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        index = called_method(node)
+        power = node.parent
+        if index is not None and ctx.analysis(BuiltModels).receiver_kind(power.children[:index]) == KERAS:
+            ctx.memo.setdefault(SITES, []).append((position(power), power))
+
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        ctx.memo.setdefault(SESSIONS, set()).add(reference.name)
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        sites = [node for _, node in sorted(ctx.memo.get(SITES, ()), key=lambda item: item[0])]
+        sessions = ctx.memo.get(SESSIONS, set())
+        if not sites or sessions.intersection(SET_SESSION) and NPU_CONFIGURE not in sessions:
+            return
+        block = main_block(tree)
+        if block is None:
+            ctx.report(sites[0], "unmigrated", f"no if __name__ == \"__main__\": block: {BY_HAND}")
+            return
+        covered = [node for node in sites if _after_main_starts(node, block)]
+        for node in sites:
+            if node not in covered:
+                ctx.report(node, "unmigrated", "this training runs when the module is imported, "
+                           f"before the __main__ block configures the session: move it into a "
+                           f"function the block calls, or {BY_HAND}")
+        if covered:
+            self._configure(tree, block, covered[0], sessions, ctx)
+
+    def _configure(self, tree: Node, block: Node, site: Base, sessions: set[str],
+                   ctx: FileContext) -> None:
+        if NPU_CONFIGURE in sessions:
+            ctx.report(site, "migrated", f"{CONFIGURE}() configures the Keras session")
+            return
+        body = _statements(block, ctx)
+        exits = _exits(body[-1], ctx)
+        if exits:
+            ctx.report(site, "unmigrated", f"the __main__ block ends with {exits}, which exits "
+                       f"(a close after it never runs): {BY_HAND}, in the function it runs")
+            return
+        name = free_name(tree, "npu_keras_sess", "npu_keras_sess")
+        insert_before(body[0], f"{name} = {CONFIGURE}()", ctx.newline)
+        insert_after(body[-1], f"close_session({name})", ctx.newline)
+        ctx.add_import(NPU_INIT_IMPORT)
+        ctx.report(site, "migrated", f"added {name} = {CONFIGURE}() and close_session({name}) "
+                   "to the __main__ block")
+
+
+def _after_main_starts(node: Base, block: Node) -> bool:
+    """Does the training call ``node`` run once the ``__main__`` block has started: in a
+    function or class (called from there), or in the block itself? (Not at module level.)"""
+    parent = node.parent
+    while parent is not None:
+        if parent is block or parent.type in (symbols.funcdef, symbols.classdef):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _statements(block: Node, ctx: FileContext) -> list[Base]:
+    """The statements of the ``if``'s body (a one-line body opened into a block)."""
+    body = block.children[3]
+    if body.type != symbols.suite:
+        open_block(body, ctx.newline)
+        body = block.children[3]
+    return [child for child in body.children
+            if child.type not in (tokens.NEWLINE, tokens.INDENT, tokens.DEDENT)]
+
+
+def _exits(statement: Base, ctx: FileContext) -> Optional[str]:
+    """The code of ``statement`` when it ends the process (``tf.app.run()``), else None."""
+    if statement.type != symbols.simple_stmt:
+        return None
+    small = statement.children[0]
+    code = str(small).strip()
+    if small.type == symbols.raise_stmt and "SystemExit" in code:
+        return code
+    if small.type != symbols.power or small.children[0].type != tokens.NAME:
+        return None
+    spelled = code.partition("(")[0].replace(" ", "")
+    if spelled in BUILTIN_EXITS or any(ctx.names(module).qualify(spelled) in EXITS
+                                       for module in ("tensorflow", "absl", "sys", "os")):
+        return code
+    return None
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
+    """Which classes and functions of the repository build Keras models (``BuiltModels``)."""
+    return model_facts(path, text) or None
+
+
+@hookimpl
+def npu_codemod_rules() -> list:
+    return [KerasSession()]

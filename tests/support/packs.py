@@ -1,0 +1,32 @@
+"""What the tests of the distributed and keras packs share: the pack's rule ids, and the
+repository facts the pipeline gathers before it rewrites (``toolkit.analyze``), for files
+given as text, so that a test sees a file exactly as ``npu-codemod run`` does."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+
+DISTRIBUTED = frozenset({"NPU021", "NPU022", "NPU023", "NPU024", "NPU025", "NPU026", "NPU027"})
+KERAS = frozenset({"NPU041", "NPU042"})
+#: The import the engine adds to every file a rule of the packs rewrote.
+INIT = "from npu_bridge.npu_init import *\n"
+HVD = "import tensorflow as tf\nimport horovod.tensorflow as hvd\n"
+#: The facts of a Horovod repository and of a tf.distribute one.
+HOROVOD_REPO = frozenset({"distributed:horovod"})
+STRATEGY_REPO = frozenset({"distributed:strategy"})
+BOTH_REPO = HOROVOD_REPO | STRATEGY_REPO
+GUIDE = "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md"
+
+
+def repository_facts(files: Mapping[str, str]) -> frozenset[str]:
+    """The facts of a repository of ``files`` (path -> source), as a run gathers them."""
+    toolkit = build_toolkit(RuleSelection())
+    return toolkit.analyze([(path, text.encode("utf-8")) for path, text in files.items()]).facts
+
+
+def message_of(findings: list, rule_id: str, line: int) -> str:
+    """The message of the one finding of ``rule_id`` at ``line``."""
+    (found,) = [f.message for f in findings if f.rule_id == rule_id and f.line == line]
+    return found

@@ -1,0 +1,132 @@
+"""NPU026 tf-distribute-strategy: golden before/after per bullet of the spec."""
+
+from __future__ import annotations
+
+import pytest
+
+from npu_codemod.testing import assert_migrates, assert_reports
+
+from support.packs import BOTH_REPO, DISTRIBUTED, INIT, STRATEGY_REPO, message_of, repository_facts
+
+RULES = {"NPU026"}
+TF = "import tensorflow as tf\n"
+MIRRORED = '''\
+"""Trains a ResNet on CIFAR-10 with tf.distribute.MirroredStrategy and tf.estimator."""
+import tensorflow as tf
+
+from resnet import input_fn, resnet_model_fn
+
+FLAGS = tf.app.flags.FLAGS
+
+
+def main(_):
+    strategy = tf.distribute.MirroredStrategy(
+        devices=["/gpu:0", "/gpu:1"],
+        cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())
+    config = tf.estimator.RunConfig(train_distribute=strategy, eval_distribute=strategy)
+    classifier = tf.estimator.Estimator(
+        model_fn=resnet_model_fn, model_dir=FLAGS.model_dir, config=config)
+    train_spec = tf.estimator.TrainSpec(input_fn=lambda: input_fn(True), max_steps=FLAGS.train_steps)
+    eval_spec = tf.estimator.EvalSpec(input_fn=lambda: input_fn(False), steps=100)
+    tf.estimator.train_and_evaluate(classifier, train_spec, eval_spec)
+
+
+if __name__ == "__main__":
+    tf.app.run()
+'''
+MIRRORED_AFTER = '''\
+"""Trains a ResNet on CIFAR-10 with tf.distribute.MirroredStrategy and tf.estimator."""
+from npu_bridge.npu_init import *
+import tensorflow as tf
+
+from resnet import input_fn, resnet_model_fn
+
+FLAGS = tf.app.flags.FLAGS
+
+
+def main(_):
+    strategy = npu_strategy.NPUStrategy()
+    config = tf.estimator.RunConfig(train_distribute=strategy, eval_distribute=strategy)
+    classifier = tf.estimator.Estimator(
+        model_fn=resnet_model_fn, model_dir=FLAGS.model_dir, config=config)
+    train_spec = tf.estimator.TrainSpec(input_fn=lambda: input_fn(True), max_steps=FLAGS.train_steps, hooks=npu_hooks_append())
+    eval_spec = tf.estimator.EvalSpec(input_fn=lambda: input_fn(False), steps=100, hooks=npu_hooks_append())
+    tf.estimator.train_and_evaluate(classifier, train_spec, eval_spec)
+
+
+if __name__ == "__main__":
+    tf.app.run()
+'''
+
+
+def test_a_mirrored_strategy_estimator_script() -> None:
+    facts = repository_facts({"train.py": MIRRORED})
+    assert facts >= STRATEGY_REPO
+    findings = assert_migrates(DISTRIBUTED, MIRRORED, MIRRORED_AFTER, facts=facts, findings=[
+        ("NPU026", 10, 15, "migrated"), ("NPU027", 16, 17, "migrated"), ("NPU027", 17, 16, "migrated")])
+    assert message_of(findings, "NPU026", 10) == (
+        "replaced tf.distribute.MirroredStrategy(...) with npu_strategy.NPUStrategy(); dropped "
+        "devices=[\"/gpu:0\", \"/gpu:1\"], cross_device_ops=tf.distribute.HierarchicalCopyAllReduce(): "
+        "the NPU strategy takes none")
+
+
+@pytest.mark.parametrize("spelled", [
+    "tf.distribute.MirroredStrategy",
+    "tf.compat.v1.distribute.MirroredStrategy",
+    "tf.distribute.experimental.MultiWorkerMirroredStrategy",
+    "tf.distribute.MultiWorkerMirroredStrategy",
+    "tf.contrib.distribute.MirroredStrategy",
+])
+def test_every_mirrored_strategy(spelled: str) -> None:
+    findings = assert_migrates(RULES, TF + f"strategy = {spelled}()\n",
+                               INIT + TF + "strategy = npu_strategy.NPUStrategy()\n",
+                               facts=STRATEGY_REPO, findings=[("NPU026", 2, 11, "migrated")])
+    assert findings[0].message == f"replaced {spelled}() with npu_strategy.NPUStrategy()"
+
+
+def test_positional_arguments_are_named_in_the_message() -> None:
+    findings = assert_migrates(
+        RULES, TF + "s = tf.distribute.experimental.MultiWorkerMirroredStrategy(\n"
+                    "    tf.distribute.experimental.CollectiveCommunication.NCCL)\n",
+        INIT + TF + "s = npu_strategy.NPUStrategy()\n", facts=STRATEGY_REPO)
+    assert findings[0].message.endswith(
+        "; dropped communication=tf.distribute.experimental.CollectiveCommunication.NCCL: the "
+        "NPU strategy takes none")
+
+
+@pytest.mark.parametrize("spelled", [
+    "tf.distribute.experimental.ParameterServerStrategy",
+    "tf.distribute.experimental.TPUStrategy",
+    "tf.distribute.experimental.CentralStorageStrategy",
+    "tf.distribute.OneDeviceStrategy",
+    "tf.contrib.distribute.OneDeviceStrategy",
+])
+def test_other_strategies_are_reported(spelled: str) -> None:
+    findings = assert_reports(RULES, TF + f"strategy = {spelled}(resolver)\n",
+                              facts=STRATEGY_REPO, findings=[("NPU026", 2, 11, "unmigrated")])
+    assert findings[0].message.startswith(
+        f"{spelled}(...) has no NPU counterpart: train with npu_strategy.NPUStrategy() "
+        "(one process per NPU) or on one device")
+
+
+def test_a_strategy_used_as_a_value_is_reported() -> None:
+    assert_reports(RULES, TF + "STRATEGIES = {'mirrored': tf.distribute.MirroredStrategy}\n",
+                   facts=STRATEGY_REPO, findings=[("NPU026", 2, 26, "unmigrated")])
+
+
+def test_a_second_run_reports_the_npu_strategy() -> None:
+    assert_reports(RULES, INIT + TF + "strategy = npu_strategy.NPUStrategy()\n",
+                   facts=STRATEGY_REPO, findings=[("NPU026", 3, 11, "migrated")])
+
+
+def test_both_modes_are_reported() -> None:
+    findings = assert_reports(RULES, TF + "strategy = tf.distribute.MirroredStrategy()\n",
+                              facts=BOTH_REPO, findings=[("NPU026", 2, 11, "unmigrated")])
+    assert findings[0].message.startswith(
+        "the repository trains with Horovod and with a tf.distribute strategy: pick one "
+        "distribution mode, then replace tf.distribute.MirroredStrategy() with npu_strategy.NPUStrategy()")
+
+
+def test_a_strategy_of_another_library_is_left_alone() -> None:
+    assert_reports(RULES, TF + "from mylib import MirroredStrategy\ns = MirroredStrategy()\n",
+                   facts=STRATEGY_REPO, findings=[])

@@ -1,0 +1,202 @@
+"""NPU027 distributed-hooks: golden before/after per bullet of the spec, and which receivers
+count as an Estimator or Keras model the repository builds (``BuiltModels``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from npu_codemod.testing import assert_migrates, assert_reports, run_rules
+
+from support.packs import BOTH_REPO, HOROVOD_REPO, INIT, STRATEGY_REPO, message_of, repository_facts
+
+RULES = {"NPU027"}
+TF = "import tensorflow as tf\n"
+ESTIMATOR = TF + "estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)\n"
+KERAS = TF + "model = tf.keras.Sequential([tf.keras.layers.Dense(10)])\n"
+UNKNOWN = (".train() is not shown to train an Estimator or a Keras model this repository builds, "
+           "so it is left alone: if it does, pass callbacks=npu_callbacks_append(callbacks_list=...) "
+           "(Keras) or hooks=npu_hooks_append(hooks_list=...) (Estimator)")
+
+
+def migrated(header: str, before: str, after: str, facts=HOROVOD_REPO, **kwargs) -> list:
+    return assert_migrates(RULES, header + before, INIT + header + after, facts=facts, **kwargs)
+
+
+@pytest.mark.parametrize("before, after", [
+    ("estimator.train(input_fn=train_input_fn, steps=1000)\n",
+     "estimator.train(input_fn=train_input_fn, steps=1000, hooks=npu_hooks_append())\n"),
+    ("estimator.train(train_input_fn, hooks=[logging_hook])\n",
+     "estimator.train(train_input_fn, hooks=npu_hooks_append(hooks_list=[logging_hook]))\n"),
+    ("estimator.train(train_input_fn, [logging_hook], 1000)\n",
+     "estimator.train(train_input_fn, npu_hooks_append(hooks_list=[logging_hook]), 1000)\n"),
+    ("estimator.train(train_input_fn, hooks=None)\n",
+     "estimator.train(train_input_fn, hooks=npu_hooks_append())\n"),
+    ("estimator.train(train_input_fn, hooks=hooks + [bcast_hook])\n",
+     "estimator.train(train_input_fn, hooks=npu_hooks_append(hooks_list=hooks + [bcast_hook]))\n"),
+])
+def test_estimator_train_gets_the_npu_hooks(before: str, after: str) -> None:
+    migrated(ESTIMATOR, before, after, findings=[("NPU027", 3, 0, "migrated")])
+
+
+@pytest.mark.parametrize("before, after", [
+    ("spec = tf.estimator.TrainSpec(train_input_fn, 1000, [hook])\n",
+     "spec = tf.estimator.TrainSpec(train_input_fn, 1000, npu_hooks_append(hooks_list=[hook]))\n"),
+    ("spec = tf.estimator.EvalSpec(eval_input_fn, 100, 'eval', [hook])\n",
+     "spec = tf.estimator.EvalSpec(eval_input_fn, 100, 'eval', npu_hooks_append(hooks_list=[hook]))\n"),
+    ("spec = tf.compat.v1.estimator.TrainSpec(input_fn=train_input_fn)\n",
+     "spec = tf.compat.v1.estimator.TrainSpec(input_fn=train_input_fn, hooks=npu_hooks_append())\n"),
+])
+def test_train_and_eval_specs_get_the_npu_hooks(before: str, after: str) -> None:
+    migrated(TF, before, after, findings=[("NPU027", 2, 7, "migrated")])
+
+
+@pytest.mark.parametrize("before, after", [
+    ("model.fit(x, y, epochs=3, callbacks=callbacks)\n",
+     "model.fit(x, y, epochs=3, callbacks=npu_callbacks_append(callbacks_list=callbacks))\n"),
+    ("model.fit(x, y, 32, 3, 1, [checkpoint])\n",
+     "model.fit(x, y, 32, 3, 1, npu_callbacks_append(callbacks_list=[checkpoint]))\n"),
+    ("model.fit(dataset, epochs=3)\n", "model.fit(dataset, epochs=3, callbacks=npu_callbacks_append())\n"),
+    ("model.fit_generator(batches, 100, 3, 1, [checkpoint])\n",
+     "model.fit_generator(batches, 100, 3, 1, npu_callbacks_append(callbacks_list=[checkpoint]))\n"),
+])
+def test_keras_fit_gets_the_npu_callbacks(before: str, after: str) -> None:
+    migrated(KERAS, before, after, findings=[("NPU027", 3, 0, "migrated")])
+
+
+def test_a_second_run_and_a_name_bound_to_the_append_call_are_migrated() -> None:
+    source = INIT + ESTIMATOR + (
+        "estimator.train(train_input_fn, hooks=npu_hooks_append(hooks_list=[hook]))\n"
+        "hooks = npu_hooks_append(hooks_list=[hook])\nestimator.train(train_input_fn, hooks=hooks)\n")
+    findings = assert_reports(RULES, source, facts=HOROVOD_REPO, findings=[
+        ("NPU027", 4, 0, "migrated"), ("NPU027", 6, 0, "migrated")])
+    assert findings[0].message == "hooks are npu_hooks_append(...)"
+
+
+@pytest.mark.parametrize("built", [
+    "tf.estimator.DNNClassifier(feature_columns=columns, hidden_units=[10])",
+    "tf.compat.v1.estimator.tpu.TPUEstimator(model_fn=model_fn, use_tpu=False)",
+    "tf.contrib.tpu.TPUEstimator(model_fn=model_fn, use_tpu=False)",
+    "npu_estimator.NPUEstimator(model_fn=model_fn)",
+])
+def test_every_estimator_class(built: str) -> None:
+    header = TF + "from npu_bridge.estimator.npu import npu_estimator\n" + f"est = {built}\n"
+    migrated(header, "est.train(input_fn)\n", "est.train(input_fn, hooks=npu_hooks_append())\n")
+
+
+SUBCLASS = '''\
+import tensorflow as tf
+
+
+class RankingEstimator(tf.estimator.Estimator):
+    def __init__(self, model_dir, config=None):
+        super().__init__(model_fn=ranking_model_fn, model_dir=model_dir, config=config)
+
+
+class WarmStartedEstimator(RankingEstimator):
+    pass
+
+
+def make_estimator(model_dir):
+    return WarmStartedEstimator(model_dir)
+'''
+TRAINER = '''\
+import tensorflow as tf
+
+from models.ranking import RankingEstimator, make_estimator
+
+
+class Trainer:
+    def __init__(self, model_dir):
+        self.estimator = make_estimator(model_dir)
+
+    def run(self, input_fn):
+        self.estimator.train(input_fn)
+
+
+def train(model_dir, input_fn):
+    estimator = RankingEstimator(model_dir)
+    estimator.train(input_fn)
+'''
+
+
+def test_estimator_subclasses_and_factories_of_other_files() -> None:
+    facts = repository_facts({"models/ranking.py": SUBCLASS, "train.py": TRAINER})
+    assert {"class:models.ranking.RankingEstimator=tensorflow.estimator.Estimator;model_dir,config",
+            "class:models.ranking.WarmStartedEstimator=models.ranking.RankingEstimator;-",
+            "model-function:models.ranking.make_estimator=estimator"} <= facts
+    after = INIT + TRAINER.replace("train(input_fn)", "train(input_fn, hooks=npu_hooks_append())")
+    assert_migrates(RULES, TRAINER, after, facts=facts | HOROVOD_REPO, findings=[
+        ("NPU027", 11, 8, "migrated"), ("NPU027", 16, 4, "migrated")])
+
+
+def test_a_keras_model_subclass_and_its_forwarded_factory() -> None:
+    network = ("import tensorflow as tf\n\n\nclass Net(tf.keras.Model):\n"
+               "    def call(self, x):\n        return x\n")
+    factory = "import tensorflow as tf\nfrom net import Net\n\n\ndef build():\n    return Net()\n"
+    script = TF + "from factory import build\n\nmodel = build()\nmodel.fit(x, y)\n"
+    facts = repository_facts({"net.py": network, "factory.py": factory, "train.py": script})
+    assert "model-function:factory.build=@net.Net" in facts
+    assert_migrates(RULES, script, INIT + script.replace("fit(x, y)", "fit(x, y, callbacks=npu_callbacks_append())"),
+                    facts=facts | HOROVOD_REPO, findings=[("NPU027", 5, 0, "migrated")])
+
+
+@pytest.mark.parametrize("source, line, column", [
+    ("class Trainer:\n    def train(self):\n        pass\n\n\nTrainer().train()\n", 7, 0),
+    ("from sklearn.linear_model import LogisticRegression\nclf = LogisticRegression()\nclf.fit(x, y)\n", 4, 0),
+    ("def run(estimator):\n    estimator.train(input_fn)\n", 3, 4),  # a parameter: type unknown
+    ("model = tf.keras.Sequential()\nmodel = load_weights(model)\nmodel.fit(x, y)\n", 4, 0),  # rebound
+    ("from keras.models import Sequential\nmodel = Sequential()\nmodel.fit(x, y)\n", 4, 0),  # not tf.keras
+])
+def test_train_or_fit_of_anything_else_is_reported_once_and_left_alone(source: str, line: int,
+                                                                       column: int) -> None:
+    findings = assert_reports(RULES, TF + source + "trainer.train()\n", facts=HOROVOD_REPO,
+                              findings=[("NPU027", line, column, "unmigrated")])
+    assert findings[0].message.startswith("." + ("fit" if ".fit(" in source else "train") + UNKNOWN[6:])
+
+
+def test_a_download_script_with_a_requests_session_is_left_alone() -> None:
+    source = '''\
+import requests
+import tensorflow as tf
+
+
+def download(urls, target):
+    session = requests.Session()
+    for url in urls:
+        response = session.get(url, timeout=30)
+        tf.gfile.GFile(target, "wb").write(response.content)
+'''
+    assert_reports({"NPU021", "NPU022", "NPU023", "NPU024", "NPU025", "NPU026", "NPU027"}, source,
+                   facts=HOROVOD_REPO, findings=[])
+
+
+def test_nothing_happens_outside_a_distributed_repository() -> None:
+    source = ESTIMATOR + "estimator.train(input_fn)\ntrainer.train()\n"
+    outcome = run_rules(RULES, source)
+    assert (outcome.new, outcome.findings) == (None, [])
+
+
+def test_a_strategy_repository_gets_the_hooks_too() -> None:
+    migrated(ESTIMATOR, "estimator.train(input_fn)\n", "estimator.train(input_fn, hooks=npu_hooks_append())\n",
+             facts=STRATEGY_REPO)
+
+
+def test_both_modes_and_unpacked_arguments_are_reported() -> None:
+    source = ESTIMATOR + "estimator.train(input_fn)\nestimator.train(**train_args)\n"
+    findings = assert_reports(RULES, source, facts=BOTH_REPO, findings=[
+        ("NPU027", 3, 0, "unmigrated"), ("NPU027", 4, 0, "unmigrated")])
+    assert message_of(findings, "NPU027", 3).startswith(
+        "the repository trains with Horovod and with a tf.distribute strategy: pick one "
+        "distribution mode, then pass hooks=npu_hooks_append(...)")
+    assert message_of(findings, "NPU027", 4).startswith(
+        "hooks may be in the unpacked arguments: pass hooks=npu_hooks_append(hooks_list=<hooks>)")
+
+
+def test_inner_edits_survive_the_wrapping() -> None:
+    header = TF + "import horovod.tensorflow as hvd\n" + \
+        "estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)\n"
+    before = header + "estimator.train(input_fn, hooks=[hvd.BroadcastGlobalVariablesHook(0)])\n"
+    after = INIT + "import os\n" + header + (
+        "estimator.train(input_fn, hooks=npu_hooks_append(hooks_list=[NPUBroadcastGlobalVariablesHook("
+        "0, int(os.getenv('RANK_ID', '0')))]))\n")
+    assert_migrates({"NPU024", "NPU027"}, before, after, facts=HOROVOD_REPO)
