@@ -41,6 +41,11 @@ FILE_RULE_NAME = "source-file"
 #: Larger files are reported, not parsed: fissix needs about 40 s and 350 MB per MiB of
 #: TensorFlow code, so one generated or vendored giant must not stall or exhaust a worker.
 MAX_SOURCE_BYTES = 1024 * 1024
+#: How :class:`Engine` parses a file (``--engine``): ``full`` parses it whole; ``selective``
+#: parses only the top-level statements the active rules can act on (see ``units``) and
+#: keeps the rest of the bytes as they are. Both give the same bytes and findings.
+MODES = ("selective", "full")
+DEFAULT_MODE = "selective"
 
 for _name in ("RefactoringTool", "bowler", "fissix"):
     logging.getLogger(_name).setLevel(logging.CRITICAL)
@@ -88,7 +93,10 @@ class _RuleCrashed(Exception):
 class Engine:
     """Runs a fixed set of rules over file contents. Build once per process, reuse per file."""
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
+    def __init__(self, rules: Sequence[Rule], mode: str = DEFAULT_MODE) -> None:
+        if mode not in MODES:
+            raise ValueError(f"engine mode must be one of {', '.join(MODES)}, not {mode!r}")
+        self.mode = mode
         self.rules = rules_in_order(rules)
         self._enabled = frozenset(rule.id for rule in self.rules)
         self._modules = tuple(dict.fromkeys(m for rule in self.rules for m in rule.modules))

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Optional, Sequence
 
+from npu_codemod.codemods.engine import DEFAULT_MODE, MODES
 from npu_codemod.orchestrator.config import ToolConfig, find_config, freeze_rule_settings, read_config
 from npu_codemod.orchestrator.toolkit import RuleSelection
 from npu_codemod.plugins.manager import PluginSpec
@@ -41,6 +42,7 @@ def rule_selection(args: argparse.Namespace) -> RuleSelection:
         disabled=_names(getattr(args, "disable_rule", ())) | frozenset(tool.disabled),
         settings=freeze_rule_settings(config, tool.rules) if config else (),
         settings_source=str(config or ""),
+        engine=getattr(args, "engine", None) or DEFAULT_MODE,
     )
 
 
@@ -76,6 +78,13 @@ def add_include_tests_option(parser: argparse.ArgumentParser) -> None:
                         help="also migrate test files (test_*.py, *_test.py, conftest.py, files "
                              "under test/ or tests/), which are skipped by default (config: "
                              "include_tests = true)")
+
+
+def add_engine_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--engine", choices=MODES, default=None,
+                        help="selective (default): parse only the top-level statements a rule can "
+                             "act on; full: parse every file whole. Both give the same files and "
+                             "findings; full is the reference when a rule is suspected")
 
 
 def default_workspace() -> str:

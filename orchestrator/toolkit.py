@@ -32,6 +32,9 @@ class RuleSelection:
     settings: tuple[tuple[str, str], ...] = ()
     #: The config file the settings come from, for error messages.
     settings_source: str = ""
+    #: How the engine parses a file: ``selective`` (only the statements a rule can act on) or
+    #: ``full`` (everything); both give the same bytes and findings (``--engine``).
+    engine: str = "selective"
 
 
 #: Pseudo-rule of the error findings that a broken plugin leaves in every repo it missed.
@@ -91,7 +94,7 @@ def build_toolkit(selection: RuleSelection) -> Toolkit:
     rules = configure(plugins, selection)
     rules = select_rules(rules, set(selection.only) if selection.only else None,
                          set(selection.disabled))
-    return Toolkit(plugins, rules, Engine(rules))
+    return Toolkit(plugins, rules, Engine(rules, mode=selection.engine))
 
 
 def configure(plugins: Plugins, selection: RuleSelection) -> list[Rule]:

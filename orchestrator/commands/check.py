@@ -16,6 +16,7 @@ def add_to(commands: argparse._SubParsersAction) -> None:
                                 "migration, exit 1 if any (CI gate, pre-commit hook)")
     add_arguments(check)
     arguments.add_include_tests_option(check)
+    arguments.add_engine_option(check)
     arguments.add_plugin_options(check)
     arguments.add_config_option(check, "pyproject.toml in the current folder")
     check.set_defaults(handler=check_command)

@@ -63,6 +63,7 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-cache", action="store_true",
                         help="parse every file; do not read or write the workspace's result cache")
     arguments.add_include_tests_option(parser)
+    arguments.add_engine_option(parser)
     add_executor_options(parser)
     arguments.add_plugin_options(parser)
     arguments.add_config_option(parser)
