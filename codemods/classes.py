@@ -26,7 +26,8 @@ import ast
 import builtins
 import sys
 from dataclasses import dataclass
-from typing import AbstractSet, Iterable, Optional
+from functools import lru_cache
+from typing import AbstractSet, FrozenSet, Iterable, Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
@@ -195,6 +196,14 @@ def _subclass_calls(ctx: FileContext, api: frozenset[str]) -> list[SubclassCall]
             if call is not None:
                 found.append(call)
     return found
+
+
+@lru_cache(maxsize=64)
+def subclass_names(facts: FrozenSet[str], api: FrozenSet[str]) -> frozenset[str]:
+    """The class names (last parts) of the repository's classes, known from the ``class:``
+    ``facts``, that derive from one of the API classes ``api``: what a construction of one
+    spells (a rule's :meth:`Rule.site_names_for`)."""
+    return frozenset(name.rpartition(".")[2] for name in RepositoryClasses(facts).subclasses(api))
 
 
 def _repository_classes(ctx: FileContext) -> RepositoryClasses:

@@ -32,6 +32,7 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
+from .units import Layout, ParsePlan, RuleNeed, module_layout, plan_parse
 from .walk import position, post_order, tree_text
 
 #: Pseudo-rule of file-level findings: failures (decode, parse, compile) and files no rule may
@@ -44,8 +45,9 @@ MAX_SOURCE_BYTES = 1024 * 1024
 #: How :class:`Engine` parses a file (``--engine``): ``full`` parses it whole; ``selective``
 #: parses only the top-level statements the active rules can act on (see ``units``) and
 #: keeps the rest of the bytes as they are. Both give the same bytes and findings.
-MODES = ("selective", "full")
-DEFAULT_MODE = "selective"
+SELECTIVE, FULL = "selective", "full"
+MODES = (SELECTIVE, FULL)
+DEFAULT_MODE = SELECTIVE
 
 for _name in ("RefactoringTool", "bowler", "fissix"):
     logging.getLogger(_name).setLevel(logging.CRITICAL)
@@ -125,6 +127,7 @@ class Engine:
         self._last_names = {rule.id: tuple(dict.fromkeys(name.rpartition(".")[2]
                                                          for name in rule.calls + rule.uses))
                             for rule in self.rules}
+        self._needs: dict[tuple[str, FrozenSet[str]], RuleNeed] = {}
 
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
@@ -159,10 +162,16 @@ class Engine:
         """The rules over one decoded file; a rule that crashes is reported and the file
         redone without it."""
         text = source.text
+        body = text if text.endswith("\n") or not text else text + "\n"
+        layout = module_layout(body) if self.mode == SELECTIVE and not may_enable_eager(text) \
+            else None
         crashed: list[Finding] = []
         while active:
             try:
-                ctx = self._run(text, source.newline, path, repo, facts, active)
+                ctx = self._run(body, source.newline, path, repo, facts, active, layout)
+            except _PlanFailed:
+                layout = None  # the file is redone whole
+                continue
             except _ParseFailed as exc:
                 error = _file_error(repo, path, exc.line, str(exc), exc.column)
                 return FileOutcome(path, (error,))
@@ -174,15 +183,26 @@ class Engine:
             return self._outcome(ctx, source, tuple(crashed))
         return FileOutcome(path, tuple(crashed))
 
-    def _run(self, text: str, newline: str, path: str, repo: str, facts: FrozenSet[str],
-             active: list[Rule]) -> FileContext:
-        body = text if text.endswith("\n") or not text else text + "\n"
-        tree = _parse(body)
+    def _run(self, body: str, newline: str, path: str, repo: str, facts: FrozenSet[str],
+             active: list[Rule], layout: Optional[Layout]) -> FileContext:
+        """The rules over one file: parsed whole, or (with a ``layout``) only the units the
+        rules need (:class:`_PlanFailed` when that does not work out: redo it whole)."""
+        plan = plan_parse(layout, [self._need(rule, facts) for rule in active]) if layout else None
+        parsed = plan.text() if plan is not None else body
+        try:
+            tree = _parse(parsed)
+        except _ParseFailed:
+            if plan is not None:
+                raise _PlanFailed() from None  # the whole file's parse reports the error
+            raise
+        if plan is not None:
+            plan.mark(tree)
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
-                          facts=facts, enabled_rules=self._enabled)
+                          facts=facts, enabled_rules=self._enabled, parsed=parsed)
         bound = {module for module in self._modules if ctx.names(module).bindings}
         active = [rule for rule in active if bound.intersection(rule.modules)]
-        if not active or self._eager(ctx, text):
+        if not active or self._eager(ctx, body):
+            self._restore(plan, ctx)
             return ctx
         self._ctx, self._active = ctx, frozenset(rule.id for rule in active)
         self._tf_bound = ctx.tf.bindings
@@ -198,7 +218,25 @@ class Engine:
             place_imports(tree, ctx.imports, ctx.newline)
         finally:
             self._ctx, self._active, self._tf_bound = None, frozenset(), {}
+        self._restore(plan, ctx)
         return ctx
+
+    def _need(self, rule: Rule, facts: FrozenSet[str]) -> RuleNeed:
+        """What ``rule`` needs parsed in the selective mode (see ``units``), once per repo."""
+        key = (rule.id, facts)
+        need = self._needs.get(key)
+        if need is None:
+            if len(self._needs) > 4096:
+                self._needs.clear()
+            names = frozenset(rule.site_names_for(facts)) | frozenset(self._last_names[rule.id])
+            need = self._needs[key] = RuleNeed(rule.scope, names)
+        return need
+
+    @staticmethod
+    def _restore(plan: Optional[ParsePlan], ctx: FileContext) -> None:
+        """The skipped units' own bytes back into the tree (see :meth:`ParsePlan.restore`)."""
+        if plan is not None and not plan.restore(ctx.tree):
+            raise _PlanFailed()
 
     @staticmethod
     def _eager(ctx: FileContext, text: str) -> bool:
@@ -423,6 +461,10 @@ class _Dispatch:
             if kind < 256:  # a token type: the walk yields only the leaves asked for
                 self.leaves[kind] = None if plain else frozenset(keyed.get(SELF, ()))
         self.nodes: FrozenSet[int] = frozenset(kind for kind in self.heads if kind >= 256)
+
+
+class _PlanFailed(Exception):
+    """A selective parse did not work out (see ``units``): the file is redone whole."""
 
 
 class _ParseFailed(Exception):

@@ -10,7 +10,9 @@ subclasses of them (the ``class:`` facts of :mod:`classes`, which a plugin gathe
 
 from __future__ import annotations
 
-from .classes import SubclassCall, subclass_calls
+from typing import FrozenSet
+
+from .classes import SubclassCall, subclass_calls, subclass_names
 from .rule import FileContext
 
 ESTIMATOR = "tensorflow.estimator.Estimator"
@@ -38,3 +40,9 @@ def estimator_subclass_calls(ctx: FileContext) -> list[SubclassCall]:
     """The constructions, in the file of ``ctx``, of the repository's classes that derive
     from one of :data:`ESTIMATOR_CLASSES` (in this file or another one)."""
     return subclass_calls(ctx, frozenset(ESTIMATOR_CLASSES))
+
+
+def estimator_subclass_names(facts: FrozenSet[str]) -> frozenset[str]:
+    """The names of the repository's classes that derive from one of :data:`ESTIMATOR_CLASSES`
+    (from the ``class:`` ``facts``): a construction of one spells its name."""
+    return subclass_names(facts, frozenset(ESTIMATOR_CLASSES))

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, ClassVar, FrozenSet, Optional, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, FrozenSet, Iterable, Optional, Sequence, TypeVar
 
 from fissix import pytree
 
@@ -96,6 +96,20 @@ class Rule:
     after: ClassVar[tuple[str, ...]] = ()
     #: Tie-break among rules with no dependency between them (ascending); prefer :attr:`after`.
     order: ClassVar[int] = 50
+    #: What the rule reads and edits, so the engine parses only that (``--engine selective``):
+    #: ``"module"`` (the default) the whole file whenever the rule is active; ``"site"`` only
+    #: the top-level statements (a ``def`` or ``class``, or a run of other module-level
+    #: statements) whose text spells one of the rule's site names (:attr:`site_names`, the
+    #: last parts of :attr:`calls` and :attr:`uses`, and any name the file binds to one of
+    #: them); ``"linked"`` those and, transitively, the file's functions and classes they use
+    #: and the statements that use theirs (the whole file when a site is module-level code).
+    #: The file's imports and alias assignments are always parsed. Declare ``site`` or
+    #: ``linked`` only when the rule's output would be the same with the rest of the file
+    #: replaced by placeholders: the suite runs every golden case in both modes.
+    scope: ClassVar[str] = "module"
+    #: Identifiers that every site of the rule spells (``("batch", "padded_batch")``), beside
+    #: the last parts of :attr:`calls` and :attr:`uses` (see :attr:`scope`).
+    site_names: ClassVar[tuple[str, ...]] = ()
     #: A dataclass of typed per-rule settings read from ``[tool.npu-codemod.rules.<id>]``,
     #: built as ``Settings(**section)``; every field needs a default. None: no settings.
     Settings: ClassVar[Optional[type]] = None
@@ -115,6 +129,12 @@ class Rule:
     def visit_reference(self, reference: Reference, ctx: "FileContext") -> None:
         """Called for each call of a name in :attr:`calls` and each reference to a name in
         :attr:`uses` (``reference.call`` is the ``(...)`` trailer when it is called)."""
+
+    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+        """The identifiers every site of the rule spells in a repository with these
+        repository-wide ``facts`` (see :attr:`scope`): :attr:`site_names`, and for a rule that
+        acts on the repository's own subclasses of an API class, their names."""
+        return self.site_names
 
     def finish(self, tree: pytree.Node, ctx: "FileContext") -> None:
         """Called once per file after every rule visited it."""
@@ -166,6 +186,9 @@ class FileContext:
     newline: str
     tree: pytree.Node
     facts: FrozenSet[str] = frozenset()
+    #: The text ``tree`` was parsed from: :attr:`original`, or (selective parsing) the file
+    #: with the units no active rule needs replaced by placeholders on the same lines.
+    parsed: str = ""
     findings: list[Finding] = field(default_factory=list)
     imports: list[str] = field(default_factory=list)
     deferred: list[tuple[Rule, Callable[[], None]]] = field(default_factory=list)
@@ -200,7 +223,7 @@ class FileContext:
     @property
     def changed(self) -> bool:
         """True when any rule edited the tree or asked for a header import."""
-        return bool(self.imports) or tree_text(self.tree) != self.original
+        return bool(self.imports) or tree_text(self.tree) != (self.parsed or self.original)
 
     def report(self, node: "pytree.Base | Reference", status: Status, message: str,
                level: str = "") -> None:

@@ -91,9 +91,14 @@ def enclosing_scope(node: pytree.Base) -> pytree.Node:
     return scope
 
 
+#: The attribute of a module's tree that holds the names of the code a selective parse left
+#: out (``units.ParsePlan.mark``): :func:`used_names` of the module counts them.
+HIDDEN_NAMES = "npu_codemod_hidden_names"
+
+
 def used_names(scope: pytree.Node) -> set[str]:
     """Variable names spelled anywhere in ``scope`` (nested code included; not attributes/keywords)."""
-    names = set()
+    names = set(getattr(scope, HIDDEN_NAMES, ()))
     for node in node_pre_order(scope):  # each leaf seen from its parent: no sibling maps
         children = node.children
         for index, leaf in enumerate(children):

@@ -102,6 +102,7 @@ from npu_codemod.codemods.estimators import (
     #: internal module of ``tf.contrib.tpu``), canonical.
     TPU_ESTIMATORS,
     estimator_subclass_calls,
+    estimator_subclass_names,
 )
 from npu_codemod.codemods.findings import (
     Finding,
@@ -216,7 +217,7 @@ __all__ = [
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
     "module_ast", "module_parts", "imported_names", "ast_dotted_name", "nearest_name",
     "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall",
-    "ESTIMATOR_CLASSES", "TPU_ESTIMATORS", "estimator_subclass_calls", "distribution_facts",
+    "ESTIMATOR_CLASSES", "TPU_ESTIMATORS", "estimator_subclass_calls", "estimator_subclass_names", "distribution_facts",
     "distribution", "Distribution", "HOROVOD_MODULES", "MIRRORED_STRATEGIES", "NPU_STRATEGY",
     "model_facts", "BuiltModels", "ESTIMATOR", "KERAS", "ESTIMATORS", "KERAS_MODELS",
     # Reading calls

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import AbstractSet, Any, Iterable, Optional, Sequence, Union
 
-from npu_codemod.codemods.engine import Engine
+from npu_codemod.codemods.engine import DEFAULT_MODE, FULL, SELECTIVE, Engine
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import Rule
 
@@ -48,9 +48,14 @@ class Outcome:
 
 def run_rules(rules: RuleSpec, source: str, facts: AbstractSet[str] = frozenset(),
               path: str = PATH) -> Outcome:
-    """Run ``rules`` once over ``source`` through the real engine."""
-    outcome = _engine(rules).process(source.encode("utf-8"), path, repo="repo",
-                                     facts=frozenset(facts))
+    """Run ``rules`` once over ``source`` through the real engine, in both of its modes
+    (``--engine selective`` and ``full``), which must give the same outcome."""
+    data, frozen = source.encode("utf-8"), frozenset(facts)
+    outcome = _engine(rules, SELECTIVE).process(data, path, repo="repo", facts=frozen)
+    whole = _engine(rules, FULL).process(data, path, repo="repo", facts=frozen)
+    if outcome != whole:
+        raise AssertionError("--engine selective and --engine full differ:\n"
+                             f"selective: {outcome}\nfull:      {whole}")
     new = None if outcome.new_data is None else outcome.new_data.decode("utf-8")
     return Outcome(new, list(outcome.findings))
 
@@ -120,21 +125,22 @@ def _diff(expected: str, got: str) -> str:
     return "".join(lines)
 
 
-def _engine(rules: RuleSpec) -> Engine:
+def _engine(rules: RuleSpec, mode: str = DEFAULT_MODE) -> Engine:
     if isinstance(rules, (set, frozenset)) and all(isinstance(r, str) for r in rules):
-        return engine_of_ids(frozenset(rules))
-    return Engine(_instances(rules))
+        return engine_of_ids(frozenset(rules), mode)
+    return Engine(_instances(rules), mode)
 
 
 @lru_cache(maxsize=None)
-def engine_of_ids(rule_ids: frozenset[str]) -> Engine:
-    """An engine with exactly the installed plugins' rules ``rule_ids``, built once per set."""
+def engine_of_ids(rule_ids: frozenset[str], mode: str = DEFAULT_MODE) -> Engine:
+    """An engine with exactly the installed plugins' rules ``rule_ids``, built once per set
+    (and ``mode``: see ``--engine``)."""
     from npu_codemod.plugins.manager import load_plugins
 
     rules = load_plugins().rules()
     unknown = rule_ids - {rule.id for rule in rules}
     assert not unknown, f"unknown rule ids: {sorted(unknown)}"
-    return Engine([rule for rule in rules if rule.id in rule_ids])
+    return Engine([rule for rule in rules if rule.id in rule_ids], mode)
 
 
 def _instances(rules: RuleSpec) -> list[Rule]:

@@ -9,7 +9,7 @@ never in its own ``super().__init__(...)`` (that is no call of an Estimator clas
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, FrozenSet, Iterable, Optional
 
 from npu_codemod.api import (
     ESTIMATOR_CLASSES,
@@ -24,6 +24,7 @@ from npu_codemod.api import (
     assigned_values,
     class_facts,
     estimator_subclass_calls,
+    estimator_subclass_names,
     find_argument,
     has_unpacking,
     hookimpl,
@@ -144,7 +145,11 @@ class EstimatorRunConfig(Rule):
             estimator.train(input_fn=lambda: train_input_fn(flags), max_steps=flags.steps)
             return tf.estimator.Estimator(model_fn, **flags.estimator_args)
     """
+    scope = "linked"
     calls = tuple(ESTIMATOR_CLASSES)
+
+    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+        return estimator_subclass_names(facts)  # constructed by their own names
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         name = reference.name

@@ -9,7 +9,7 @@ switched off where they are built, as NPU011 wraps their config.
 from __future__ import annotations
 
 from functools import partial
-from typing import Callable, Optional
+from typing import Callable, FrozenSet, Iterable, Optional
 
 from npu_codemod.api import (
     TPU_ESTIMATORS,
@@ -19,6 +19,7 @@ from npu_codemod.api import (
     RepositoryClass,
     Rule,
     estimator_subclass_calls,
+    estimator_subclass_names,
     find_argument,
     has_unpacking,
     hookimpl,
@@ -100,7 +101,11 @@ class TpuEstimator(Rule):
             estimator.train(input_fn=train_input_fn, max_steps=flags.train_steps)
     """
     # No ``tokens``: a file may build the repository's TPUEstimator subclass without a "TPU".
+    scope = "linked"
     calls = (*TPU_ESTIMATORS, *CROSS_SHARD, *CLUSTER_RESOLVERS, *BFLOAT16, *SPECS)
+
+    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+        return estimator_subclass_names(facts)  # constructed by their own names
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         name, call = reference.name, reference.call

@@ -64,6 +64,7 @@ class RunConfigSummary(Rule):
         train_config = tf.estimator.RunConfig(model_dir=FLAGS.model_dir, save_checkpoints_steps=1000)
         eval_config = tf.estimator.RunConfig(model_dir=FLAGS.model_dir, save_summary_steps=100)
     """
+    scope = "linked"
     tokens = ("RunConfig",)
     calls = tuple(RUN_CONFIGS)
 

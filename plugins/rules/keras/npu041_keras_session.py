@@ -84,6 +84,8 @@ class KerasSession(Rule):
         if __name__ == "__main__":
             main()
     """
+    scope = "linked"
+    site_names = tuple(sorted(TRAINING))
     tokens = tuple(sorted(TRAINING))
     calls = SET_SESSION + (NPU_CONFIGURE,)
     #: ``<receiver>.fit`` and the other training methods: called, see visit.

@@ -40,6 +40,7 @@ class KerasClearSession(Rule):
             model.fit(x[fold], y[fold])
             K.clear_session()
     """
+    scope = "linked"
     tokens = ("clear_session",)
     uses = (CLEAR, NPU)
 

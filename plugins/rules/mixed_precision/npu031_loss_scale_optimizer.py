@@ -85,6 +85,8 @@ class LossScaleOptimizer(Rule):
                 tf.train.GradientDescentOptimizer(1e-5), loss_scale=loss_scale)
             return optimizer.minimize(loss), fine_tune.minimize(loss)
     """
+    scope = "linked"
+    site_names = ("LossScaleOptimizer",)
     tokens = ("LossScaleOptimizer",)
     calls = (OPTIMIZER, *NPU_OPTIMIZERS)
 

@@ -82,6 +82,7 @@ class LossScaleManager(Rule):
         dynamic = tf.train.experimental.DynamicLossScale(initial_loss_scale=2 ** 16, multiplier=4)
         tuned = tf.train.experimental.DynamicLossScale(**FLAGS.loss_scale_args)
     """
+    scope = "linked"
     tokens = ("LossScale",)
     calls = (*LOSS_SCALES, *NPU_MANAGERS)
 

@@ -48,6 +48,7 @@ class AutoMixedPrecision(Rule):
         optimizer = tf.train.experimental.enable_mixed_precision_graph_rewrite(optimizer)
         mixed_precision.set_policy(mixed_precision.Policy("mixed_float16"))
     """
+    scope = "linked"
     tokens = ("mixed_precision",)
     calls = GRAPH_REWRITES
     uses = KERAS

@@ -38,6 +38,7 @@ class InitImport(Rule):
             return tf.nn.dropout(hidden, keep_prob)
     """
     example_with = ("NPU004",)
+    scope = "site"
     after = ("*",)  # it depends on whether the other rules changed the file
 
     def finish(self, tree: Node, ctx: FileContext) -> None:

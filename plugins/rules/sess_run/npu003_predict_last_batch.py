@@ -43,6 +43,8 @@ class PredictLastBatch(Rule):
             num_written_lines += 1
         assert num_written_lines == num_actual_predict_examples
     """
+    scope = "linked"
+    site_names = ("assert",)
     tokens = ("assert",)
     pattern = "assert_stmt< 'assert' comparison< left=any '==' right=any > any* >"
 

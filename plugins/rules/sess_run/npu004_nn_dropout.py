@@ -61,6 +61,8 @@ class NnDropout(Rule):
             logits = tf.layers.dense(hidden, 10)
             return tf.nn.dropout(logits, keep_prob=0.9, noise_shape=[1, 10])
     """
+    scope = "site"
+    site_names = ("dropout", "dropout_v2")
     tokens = ("dropout",)
     bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # ``x.dropout`` anywhere (``nn_ops.dropout_v2``: the internal module's name of the v2

@@ -59,6 +59,8 @@ class LayersDropout(Rule):
             hidden = tf.layers.dense(inputs, 512, activation=tf.nn.relu)
             return tf.layers.dropout(hidden, rate=0.1, training=training)
     """
+    scope = "site"
+    site_names = tuple(sorted(_LAST_NAMES))
     tokens = ("ropout",)
     bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # The names themselves, and calls through an alias (``from ... import Dropout as D``).

@@ -64,6 +64,8 @@ class Gelu(Rule):
             h = tf.layers.dense(x, width)
             return h * 0.5 * (1.0 + tf.erf(h / np.sqrt(2.0)))
     """
+    scope = "linked"
+    site_names = ("tanh", "erf", NPU_GELU.partition(".")[0])
     tokens = ("tanh", "erf", NPU_GELU)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:

@@ -76,6 +76,8 @@ class XlaOff(Rule):
             logits = model(features)
         (loss,) = tf.xla.experimental.compile(compute_loss, inputs=[logits, labels])
     """
+    scope = "linked"
+    site_names = (LEVEL,)
     tokens = ("jit", "xla")
     pattern = f"expr_stmt< power< any* trailer< '.' '{LEVEL}' > > '=' value=any >"
     calls = (OPTIMIZER_OPTIONS, *JIT_SCOPES, *COMPILES)

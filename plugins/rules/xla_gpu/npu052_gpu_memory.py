@@ -67,6 +67,7 @@ class GpuMemory(Rule):
         limits = [tf.config.experimental.VirtualDeviceConfiguration(memory_limit=4096)]
         print("growth:", tf.config.experimental.set_memory_growth(gpus[0], True))
     """
+    scope = "linked"
     tokens = ("set_memory_growth", "set_virtual_device_configuration", "VirtualDeviceConfiguration",
               "set_logical_device_configuration", "LogicalDeviceConfiguration")
     calls = (*SETTERS, *DEVICE_CONFIGS)

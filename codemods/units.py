@@ -1,0 +1,365 @@
+"""Selective parsing: which top-level statements of a file a rule can act on.
+
+fissix parses some 20-50 times slower than CPython's own ``ast``, and a real training file
+runs to thousands of lines with a handful of sites. :func:`module_layout` reads a file once
+with ``ast`` and cuts it into *units*: each top-level ``def``/``class`` (with its decorators),
+and each run of other module-level statements. :func:`plan_parse` then says which units the
+active rules need (by :attr:`Rule.scope <npu_codemod.codemods.rule.Rule.scope>`), and
+:class:`ParsePlan` gives the text the engine parses — the needed units as they are, every other
+unit replaced by a one-name placeholder statement on the same lines, so every line and column
+of the parsed text is the file's own — and puts the untouched units' bytes back into the
+rewritten tree (:meth:`ParsePlan.restore`).
+
+Units that hold an import or an alias assignment (``layers = tf.layers``) are always parsed: the
+rules resolve names through the file's bindings (``ImportNames``), and the engine places header
+imports next to the file's own. When a plan cannot be made (``ast`` cannot read the file, or it
+holds syntax fissix cannot parse, so a full parse reports the same error), the file is parsed
+whole.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import AbstractSet, Iterable, Iterator, Optional, Sequence
+
+from fissix import pytree
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from .statements import HIDDEN_NAMES
+
+#: How a rule declares what it reads and edits (see ``Rule.scope``).
+SITE, LINKED, MODULE = "site", "linked", "module"
+SCOPES = (SITE, LINKED, MODULE)
+
+_PLACEHOLDER = "__npu_codemod_unit_{}__"
+_PLACEHOLDER_NAME = re.compile(r"__npu_codemod_unit_(\d+)__\Z")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One top-level statement (``def``/``class``) or run of other module-level statements:
+    its lines (1-based, inclusive), the identifiers its code spells (names, attributes,
+    parameters, keywords, imports; not comments or strings), the names it uses, the module
+    names it defines (a function's or class's name and the names it declares ``global``;
+    every name a run assigns), and whether it binds names a rule resolves through (an import
+    or an alias assignment)."""
+
+    first: int
+    last: int
+    definition: bool
+    words: frozenset[str]
+    uses: frozenset[str]
+    defines: frozenset[str]
+    binds: bool
+    #: The variable names its code spells, as ``statements.used_names`` counts them.
+    names: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A file cut into units, with the dotted target of each name its imports and alias
+    assignments bind (``d`` -> ``tensorflow.nn.dropout``)."""
+
+    units: tuple[Unit, ...]
+    aliases: dict[str, str]
+    lines: tuple[str, ...]  # the file's lines, each with its line ending
+
+
+@dataclass(frozen=True)
+class RuleNeed:
+    """What one active rule needs parsed: its scope and the identifiers its sites spell."""
+
+    scope: str
+    site_names: frozenset[str]
+
+
+def module_layout(text: str) -> Optional[Layout]:
+    """``text`` (a whole module, ending with a newline) cut into units, or None when ``ast``
+    cannot read it or it holds syntax fissix does not parse."""
+    if "\r" in text.replace("\r\n", ""):
+        return None  # a lone CR: ast and fissix might not count its lines alike
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    scans = [_Scan(group) for group in _groups(module.body)]
+    if any(scan.beyond_fissix for scan in scans):
+        return None
+    aliases = _aliases(scans)
+    units = tuple(_merged(scan.unit(aliases) for scan in scans))
+    return Layout(units, aliases, tuple(_split_lines(text)))
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines ended by ``\\n`` only, as both tokenizers count them (``str.splitlines`` also
+    breaks at form feeds and Unicode line separators)."""
+    return [line for line in re.split(r"(?<=\n)", text) if line]
+
+
+def _groups(body: Sequence[ast.stmt]) -> Iterator[list[ast.stmt]]:
+    """Each ``def``/``class`` alone, and each run of other statements together."""
+    run: list[ast.stmt] = []
+    for statement in body:
+        if isinstance(statement, _DEFINITIONS):
+            if run:
+                yield run
+                run = []
+            yield [statement]
+        else:
+            run.append(statement)
+    if run:
+        yield run
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class _Scan:
+    """One walk over a group of top-level statements: the identifiers it spells, the names
+    it uses, its imports and alias assignments, and whether fissix could parse it."""
+
+    def __init__(self, group: list[ast.stmt]) -> None:
+        first = group[0]
+        self.first = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
+        self.last = max(statement.end_lineno or statement.lineno for statement in group)
+        self.definition = len(group) == 1 and isinstance(first, _DEFINITIONS)
+        self.name = first.name if isinstance(first, _DEFINITIONS) else ""
+        self.words: set[str] = set()
+        self.uses: set[str] = set()
+        self.names: set[str] = set()  # what ``used_names`` would find in the unit's tree
+        self.assigned: set[str] = set()  # names stored to (at module level, for a run)
+        self.globals: set[str] = set()  # names a function declares global
+        self.imports: list[tuple[str, str]] = []  # (bound name, dotted target)
+        self.assignments: list[tuple[str, str]] = []  # ``name = a.b``: (name, "a.b")
+        self.beyond_fissix = False
+        stack: list[ast.AST] = list(group)
+        while stack:
+            node = stack.pop()
+            self._see(node)
+            stack.extend(ast.iter_child_nodes(node))
+
+    def _see(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Name):
+            self.uses.add(node.id)
+            self.names.add(node.id)
+            if not isinstance(node.ctx, ast.Load):
+                self.assigned.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            self.words.add(node.attr)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            self._import(node)
+        elif isinstance(node, ast.Assign):
+            target, dotted = node.targets[0], _dotted(node.value)
+            if len(node.targets) == 1 and isinstance(target, ast.Name) and dotted:
+                self.assignments.append((target.id, dotted))
+        elif isinstance(node, _DEFINITIONS):
+            self.words.add(node.name)
+            self.assigned.add(node.name)
+            self.names.add(node.name)
+        elif isinstance(node, ast.arg):
+            self.words.add(node.arg)
+            self.names.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            self.names.add(node.name)
+        elif isinstance(node, ast.keyword) and node.arg:
+            self.words.add(node.arg)
+        elif isinstance(node, ast.Global):
+            self.names.update(node.names)
+            self.uses.update(node.names)
+            self.globals.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            self.names.update(node.names)
+            self.uses.update(node.names)
+        elif isinstance(node, ast.Assert):
+            self.words.add("assert")  # a rule's sites may be assert statements
+        elif isinstance(node, (ast.Match, ast.TryStar)) or (
+                isinstance(node, ast.arguments) and node.posonlyargs) or (
+                isinstance(node, (ast.With, ast.AsyncWith)) and len(node.items) > 1):
+            self.beyond_fissix = True  # maybe parenthesised context managers: parse it whole
+
+    def _import(self, node: "ast.Import | ast.ImportFrom") -> None:
+        for alias in node.names:
+            self.words.update(alias.name.split("."))
+            self.names.update(filter(None, (alias.name.partition(".")[0], alias.asname)))
+            if isinstance(node, ast.Import):
+                head = alias.name.partition(".")[0]
+                self.imports.append((alias.asname or head, alias.name if alias.asname else head))
+            elif node.module:
+                self.imports.append((alias.asname or alias.name, f"{node.module}.{alias.name}"))
+            if alias.asname:
+                self.words.add(alias.asname)
+        if isinstance(node, ast.ImportFrom) and node.module:
+            self.words.update(node.module.split("."))
+            self.names.add(node.module.partition(".")[0])
+
+    def unit(self, aliases: dict[str, str]) -> Unit:
+        binds = bool(self.imports) or any(name in aliases and dotted.partition(".")[0] in aliases
+                                          for name, dotted in self.assignments)
+        defines = {self.name} | self.globals if self.definition else self.assigned
+        return Unit(self.first, self.last, self.definition, frozenset(self.words | self.uses),
+                    frozenset(self.uses), frozenset(defines), binds, frozenset(self.names))
+
+
+def _merged(units: Iterable[Unit]) -> Iterator[Unit]:
+    """Units that share a line become one run (``x = 1; y = 2`` are one already)."""
+    previous: Optional[Unit] = None
+    for unit in units:
+        if previous is not None and unit.first <= previous.last:
+            previous = Unit(previous.first, max(previous.last, unit.last), False,
+                            previous.words | unit.words, previous.uses | unit.uses,
+                            previous.defines | unit.defines, previous.binds or unit.binds,
+                            previous.names | unit.names)
+            continue
+        if previous is not None:
+            yield previous
+        previous = unit
+    if previous is not None:
+        yield previous
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    """``a.b.c`` for a name or a chain of attributes of a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _aliases(scans: Sequence[_Scan]) -> dict[str, str]:
+    """Name -> dotted target of each import anywhere in the file, and of each alias
+    assignment (``name = a.b``) of a name bound so, transitively: what ``ImportNames`` follows."""
+    aliases = {name: target for scan in scans for name, target in scan.imports}
+    assignments = [assignment for scan in scans for assignment in scan.assignments]
+    grown = True
+    while grown:
+        grown = False
+        for name, dotted in assignments:
+            head, _, rest = dotted.partition(".")
+            if name not in aliases and head in aliases:
+                aliases[name] = aliases[head] + ("." + rest if rest else "")
+                grown = True
+    return aliases
+
+
+def spelled_names(layout: Layout, names: AbstractSet[str]) -> frozenset[str]:
+    """``names`` and every name the file binds to something whose last part is one of them
+    (``d`` after ``from tensorflow.nn import dropout as d``): what a site of a rule whose
+    sites spell ``names`` spells in this file."""
+    return frozenset(names) | frozenset(
+        name for name, target in layout.aliases.items() if target.rpartition(".")[2] in names)
+
+
+def plan_parse(layout: Layout, needs: Sequence[RuleNeed]) -> Optional["ParsePlan"]:
+    """The plan that parses what ``needs`` ask for, or None when that is the whole file."""
+    if any(need.scope == MODULE for need in needs):
+        return None
+    units = layout.units
+    chosen = {index for index, unit in enumerate(units) if unit.binds}
+    for need in needs:
+        names = spelled_names(layout, need.site_names)
+        sites = {index for index, unit in enumerate(units) if unit.words & names}
+        if need.scope == LINKED:
+            if any(not units[index].definition for index in sites):
+                return None  # module-level code flows into all module-level code
+            sites = _linked(units, sites)
+        chosen |= sites
+    if len(chosen) == len(units):
+        return None
+    return ParsePlan(layout, frozenset(chosen))
+
+
+def _linked(units: Sequence[Unit], sites: set[int]) -> set[int]:
+    """``sites`` and, transitively, the units that define a name they use (a function, a
+    class, a module-level variable), and the units that use a function or class among them
+    (or a module-level name one of those declares ``global``)."""
+    chosen = set(sites)
+    grown = True
+    while grown:
+        uses = frozenset().union(*(units[index].uses for index in chosen))
+        defines = frozenset().union(*(units[index].defines for index in chosen
+                                      if units[index].definition))
+        more = {index for index, unit in enumerate(units) if index not in chosen
+                and (unit.defines & uses or unit.uses & defines)}
+        chosen |= more
+        grown = bool(more)
+    return chosen
+
+
+class ParsePlan:
+    """The text to parse for a set of units, and how to put the others back."""
+
+    def __init__(self, layout: Layout, chosen: AbstractSet[int]) -> None:
+        self.layout = layout
+        self.chosen = chosen
+        self.skipped = {index: unit for index, unit in enumerate(layout.units)
+                        if index not in chosen}
+
+    @property
+    def parsed_lines(self) -> int:
+        return sum(unit.last - unit.first + 1 for index, unit in enumerate(self.layout.units)
+                   if index in self.chosen)
+
+    def text(self) -> str:
+        """The file with each skipped unit replaced by ``(__npu_codemod_unit_N__`` ... ``)``
+        over the same lines: one statement, so every other line keeps its number."""
+        lines = list(self.layout.lines)
+        for index, unit in self.skipped.items():
+            ending = _ending(lines[unit.last - 1])
+            span = unit.last - unit.first
+            lines[unit.first - 1] = "(" + _PLACEHOLDER.format(index) + ("\n" if span else ")" + ending)
+            for number in range(unit.first, unit.last - 1):
+                lines[number] = "\n"
+            if span:
+                lines[unit.last - 1] = ")" + ending
+        return "".join(lines)
+
+    def mark(self, tree: pytree.Node) -> None:
+        """Tell ``tree`` (the parse of :meth:`text`) the names its placeholders stand for, so
+        ``statements.used_names`` of the module sees them (a rule naming new code)."""
+        hidden = frozenset().union(*(unit.names for unit in self.skipped.values()))
+        setattr(tree, HIDDEN_NAMES, hidden)
+
+    def restore(self, tree: pytree.Node) -> bool:
+        """Put each skipped unit's own text back in place of its placeholder, in ``tree`` (the
+        rewritten parse of :meth:`text`). False when a placeholder is not where a rule can
+        leave it (a top-level statement of its own): the file must then be redone whole."""
+        found = {}
+        for statement in tree.children:
+            index = _placeholder_index(statement)
+            if index is not None:
+                found[index] = statement
+        if set(found) != set(self.skipped):
+            return False
+        lines = self.layout.lines
+        for index, statement in found.items():
+            unit = self.skipped[index]
+            code = "".join(lines[unit.first - 1:unit.last])
+            ending = _ending(code)
+            atom = statement.children[0]
+            newline = statement.children[1]
+            if newline.type != token.NEWLINE or newline.value != ending:
+                return False
+            atom.replace(pytree.Leaf(token.NAME, code[:len(code) - len(ending)], prefix=atom.prefix))
+        return True
+
+
+def _ending(line: str) -> str:
+    return "\r\n" if line.endswith("\r\n") else "\n" if line.endswith("\n") else ""
+
+
+def _placeholder_index(statement: pytree.Base) -> Optional[int]:
+    """N when ``statement`` is the placeholder ``(__npu_codemod_unit_N__)`` of a skipped unit."""
+    if statement.type != syms.simple_stmt or len(statement.children) != 2:
+        return None
+    atom = statement.children[0]
+    if atom.type != syms.atom or len(atom.children) != 3 or atom.children[1].type != token.NAME:
+        return None
+    match = _PLACEHOLDER_NAME.match(atom.children[1].value)
+    return int(match.group(1)) if match else None
