@@ -11,6 +11,7 @@ import gc
 import logging
 import sys
 import traceback
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -128,6 +129,9 @@ class Engine:
                                                          for name in rule.calls + rule.uses))
                             for rule in self.rules}
         self._needs: dict[tuple[str, FrozenSet[str]], RuleNeed] = {}
+        #: Files parsed ``whole`` and ``selective``ly, and the ``skipped_lines`` of the latter
+        #: (for the bench and the tests: a selective mode that never skips is a bug).
+        self.counts: Counter[str] = Counter()
 
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
@@ -189,6 +193,8 @@ class Engine:
         rules need (:class:`_PlanFailed` when that does not work out: redo it whole)."""
         plan = plan_parse(layout, [self._need(rule, facts) for rule in active]) if layout else None
         parsed = plan.text() if plan is not None else body
+        self.counts["selective" if plan is not None else "whole"] += 1
+        self.counts["skipped_lines"] += plan.skipped_lines if plan is not None else 0
         try:
             tree = _parse(parsed)
         except _ParseFailed:

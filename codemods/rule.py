@@ -294,6 +294,14 @@ class FileContext:
 _ANALYSES = "__analyses__"
 
 
+def fact_names(facts: Iterable[str], prefixes: Sequence[str]) -> tuple[str, ...]:
+    """The last parts of the dotted names that the ``facts`` with one of ``prefixes`` name
+    (``create_config_proto`` of ``npu007-config:models.benchmark.create_config_proto``):
+    for :meth:`Rule.site_names_for` of a rule that acts where such functions are called."""
+    return tuple(sorted({fact.rpartition(".")[2] for fact in facts
+                         if fact.startswith(tuple(prefixes))}))
+
+
 def _module_names(ctx: FileContext, module: str) -> ImportNames:
     return ImportNames(ctx.tree, root=module)
 

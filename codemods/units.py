@@ -12,7 +12,8 @@ rewritten tree (:meth:`ParsePlan.restore`).
 
 Units that hold an import or an alias assignment (``layers = tf.layers``) are always parsed: the
 rules resolve names through the file's bindings (``ImportNames``), and the engine places header
-imports next to the file's own. When a plan cannot be made (``ast`` cannot read the file, or it
+imports next to the file's own; so is the ``if __name__ == "__main__":`` block, where rules put
+what a whole program needs (a Keras session's configuration). When a plan cannot be made (``ast`` cannot read the file, or it
 holds syntax fissix cannot parse, so a full parse reports the same error), the file is parsed
 whole.
 """
@@ -53,6 +54,8 @@ class Unit:
     words: frozenset[str]
     uses: frozenset[str]
     defines: frozenset[str]
+    #: Always parsed: it binds names the rules resolve through (an import or an alias
+    #: assignment), or it is the ``if __name__ == "__main__":`` block rules add code to.
     binds: bool
     #: The variable names its code spells, as ``statements.used_names`` counts them.
     names: frozenset[str] = frozenset()
@@ -135,6 +138,7 @@ class _Scan:
         self.imports: list[tuple[str, str]] = []  # (bound name, dotted target)
         self.assignments: list[tuple[str, str]] = []  # ``name = a.b``: (name, "a.b")
         self.beyond_fissix = False
+        self.main_block = any(_is_main_block(statement) for statement in group)
         stack: list[ast.AST] = list(group)
         while stack:
             node = stack.pop()
@@ -196,11 +200,21 @@ class _Scan:
             self.names.add(node.module.partition(".")[0])
 
     def unit(self, aliases: dict[str, str]) -> Unit:
-        binds = bool(self.imports) or any(name in aliases and dotted.partition(".")[0] in aliases
-                                          for name, dotted in self.assignments)
+        binds = bool(self.imports) or self.main_block or any(
+            name in aliases and dotted.partition(".")[0] in aliases for name, dotted in self.assignments)
         defines = {self.name} | self.globals if self.definition else self.assigned
         return Unit(self.first, self.last, self.definition, frozenset(self.words | self.uses),
                     frozenset(self.uses), frozenset(defines), binds, frozenset(self.names))
+
+
+def _is_main_block(statement: ast.stmt) -> bool:
+    """``if __name__ == "__main__":`` (either order)."""
+    test = statement.test if isinstance(statement, ast.If) else None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    operands = [test.left, test.comparators[0]]
+    return {getattr(o, "id", None) for o in operands} | {getattr(o, "value", None) for o in operands} \
+        >= {"__name__", "__main__"}
 
 
 def _merged(units: Iterable[Unit]) -> Iterator[Unit]:
@@ -302,9 +316,9 @@ class ParsePlan:
                         if index not in chosen}
 
     @property
-    def parsed_lines(self) -> int:
-        return sum(unit.last - unit.first + 1 for index, unit in enumerate(self.layout.units)
-                   if index in self.chosen)
+    def skipped_lines(self) -> int:
+        """How many lines of the file the placeholders stand for."""
+        return sum(unit.last - unit.first + 1 for unit in self.skipped.values())
 
     def text(self) -> str:
         """The file with each skipped unit replaced by ``(__npu_codemod_unit_N__`` ... ``)``

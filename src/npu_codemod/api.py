@@ -133,6 +133,7 @@ from npu_codemod.codemods.rule import (
     Capture,
     FileContext,
     Rule,
+    fact_names,
 )
 from npu_codemod.codemods.rule_settings import SettingsError
 from npu_codemod.codemods.scopes import (
@@ -205,7 +206,7 @@ Base = _pytree.Base
 
 __all__ = [
     # The rule and its context
-    "Rule", "FileContext", "Capture", "hookimpl", "SettingsError",
+    "Rule", "FileContext", "fact_names", "Capture", "hookimpl", "SettingsError",
     # Findings
     "Finding", "Status", "position",
     # Qualified names

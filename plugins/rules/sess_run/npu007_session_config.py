@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from typing import FrozenSet, Iterable, Literal, Optional
 
 from npu_codemod.api import (
     BLOCKS,
@@ -20,6 +20,7 @@ from npu_codemod.api import (
     dotted_name,
     enclosing_scope,
     enclosing_statement,
+    fact_names,
     find_argument,
     free_name,
     has_unpacking,
@@ -114,12 +115,18 @@ class SessionConfig(Rule):
 
         eval_sessions = [tf.Session(graph=graph) for graph in eval_graphs]
     """
+    scope = "linked"
+    site_names = (*sorted(SESSION_NAMES), "ConfigProto")
     tokens = ("Session", "managed_session", "prepare_or_wait_for_session")
     pattern = f"""(
         trailer< '.' name=({_NAMES}) >
       | power< name=({_NAMES}) trailer< '(' [any] ')' > any* >
     )"""
     Settings = Settings
+
+    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+        # the functions of this repository that make or configure sessions, by name
+        return (*self.site_names, *fact_names(facts, ("npu007-config:",)))
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         name = capture["name"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional, Union
+from typing import FrozenSet, Iterable, Optional, Union
 
 from npu_codemod.api import (
     Base,
@@ -22,6 +22,7 @@ from npu_codemod.api import (
     Rule,
     add_keyword,
     enclosing_scope,
+    fact_names,
     find_argument,
     first_call,
     hookimpl,
@@ -36,7 +37,7 @@ from npu_codemod.api import (
 
 from ._config_flow import target_flow
 from ._config_functions import own_nodes, parse
-from ._session_config import ConfigTarget, argument_callee, callee_name, targets
+from ._session_config import SESSION_NAMES, ConfigTarget, argument_callee, callee_name, targets
 
 FACT = "uses-tf-device"
 #: ``passes-soft-placement:<function>:<parameter or position>``, see :func:`passed_soft_placement`.
@@ -169,12 +170,18 @@ class SoftPlacement(Rule):
         train_config = tf.ConfigProto(allow_soft_placement=False)
         eval_config = tf.ConfigProto(allow_soft_placement=FLAGS.soft_placement)
     """
+    scope = "linked"
+    site_names = (*sorted(SESSION_NAMES), "ConfigProto", SETTING)
     tokens = ("Session", "managed_session", "prepare_or_wait_for_session", SETTING)
     pattern = f"""(
         argument< '{SETTING}' '=' value=any >
       | expr_stmt< power< any* trailer< '.' '{SETTING}' > > '=' value=any >
     )"""
     order = 60  # finish after NPU007 (50), whose edits record the config objects
+
+    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+        # the functions of this repository that make or configure sessions, by name
+        return (*self.site_names, *fact_names(facts, ("npu007-config:",)))
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         if FACT not in ctx.facts:

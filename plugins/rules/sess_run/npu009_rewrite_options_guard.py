@@ -11,7 +11,7 @@ the NPU's settings follow the copy (and which of them npu-codemod wrote) and whi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import FrozenSet, Iterable, Optional, Sequence
 
 from npu_codemod.api import (
     Base,
@@ -23,6 +23,7 @@ from npu_codemod.api import (
     child_index,
     dotted_name,
     enclosing_scope,
+    fact_names,
     hookimpl,
     is_call_trailer,
     parse_expression,
@@ -106,6 +107,8 @@ class RewriteOptionsGuard(Rule):
         rewrite_options.memory_optimization = RewriterConfig.ON
         rewrite_options.disable_meta_optimizer = True
     """
+    scope = "linked"
+    site_names = (*OPTIONS, *COPIES, "ConfigProto", "rewrite_options")
     tokens = (*OPTIONS, *COPIES)
     pattern = f"""(
         expr_stmt< power< any* trailer< '.' option=({_OPTIONS}) > > '=' value=any >
@@ -113,6 +116,10 @@ class RewriteOptionsGuard(Rule):
       | trailer< '.' method=({_COPIES}) >
     )"""
     order = 70  # finish after NPU007 (50) and NPU008 (60): copies are reported with their lines
+
+    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+        # the functions of this repository that make or configure sessions, by name
+        return (*self.site_names, *fact_names(facts, ("npu007-config:",)))
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         if "method" in capture:

@@ -29,7 +29,7 @@ than in a call, or one that no file calls, is reported where it makes the sessio
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import FrozenSet, Iterable, Optional
 
 from npu_codemod.api import (
     BLOCKS,
@@ -45,6 +45,7 @@ from npu_codemod.api import (
     child_index,
     classify,
     enclosing_scope,
+    fact_names,
     flow,
     hookimpl,
     insert_after,
@@ -133,11 +134,17 @@ class SessionClose(Rule):
                 self.model = model
                 self.sess = tf.Session()
     """
+    scope = "linked"
+    site_names = tuple(sorted(name.rpartition(".")[2] for name in SESSIONS))
     tokens = ("Session", "sess")  # "sess": a caller of another file's session function
     pattern = f"""(
         trailer< '.' name=({_NAMES}) >
       | power< name=({_NAMES}) trailer< '(' [any] ')' > >
     )"""
+
+    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+        # the functions of this repository that make or configure sessions, by name
+        return (*self.site_names, *fact_names(facts, ("npu010-session:", "npu010-called:")))
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         if node.type == symbols.power:

@@ -1,0 +1,204 @@
+"""``--engine selective`` against ``--engine full``: the same bytes and findings, everywhere.
+
+Every golden case already runs in both modes (``npu_codemod.testing.run_rules``). Here: every
+Python file of the corpora, sample projects and examples, with the default rules and with every
+pack; long real-code-shaped files where most units are skipped; the byte-level corners of
+putting skipped units back (CRLF, tabs, encodings, no final newline, form feeds); and the
+fallbacks to a whole parse (a placeholder a rule moved, a third-party rule that declares no
+scope, syntax ``ast`` reads and fissix does not).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from npu_codemod.api import Capture, FileContext, Node, Rule, hookimpl  # noqa: F401
+from npu_codemod.codemods import units
+from npu_codemod.codemods.engine import FULL, SELECTIVE, Engine
+from npu_codemod.plugins.manager import load_plugins
+from npu_codemod.plugins.packs import default_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted(path for folder in ("tests/corpus", "tests/sample_projects", "examples")
+                 for path in (ROOT / folder).rglob("*.py"))
+ALL_RULES = load_plugins().rules()
+RULE_SETS = {"default": default_rules(ALL_RULES), "every-pack": ALL_RULES}
+
+
+def both(rules: list[Rule], data: bytes, path: str = "train.py", facts: frozenset[str] = frozenset()):
+    selective, full = Engine(rules, SELECTIVE), Engine(rules, FULL)
+    outcome = selective.process(data, path, repo="repo", facts=facts)
+    assert outcome == full.process(data, path, repo="repo", facts=facts)
+    return outcome, selective.counts
+
+
+@pytest.mark.parametrize("rules", sorted(RULE_SETS))
+def test_every_corpus_file_gives_the_same_outcome_in_both_modes(rules):
+    assert len(SOURCES) > 50
+    selective, full = Engine(RULE_SETS[rules], SELECTIVE), Engine(RULE_SETS[rules], FULL)
+    differ = [path for path in SOURCES
+              if selective.process(path.read_bytes(), path.name) != full.process(path.read_bytes(), path.name)]
+    assert differ == []
+    assert selective.counts["whole"] + selective.counts["selective"] > 50
+
+
+def _long_model_file(newline: str = "\n") -> str:
+    """A real-code-shaped model file: a header, 40 blocks of layers, one dropout site."""
+    blocks = []
+    for index in range(40):
+        layers = "".join(f"        x = tf.layers.conv2d(x, {16 * (k + 1)}, 3, name='c{index}_{k}')\n"
+                         f"        x = tf.nn.relu(tf.layers.batch_normalization(x, training=training))\n"
+                         for k in range(5))
+        blocks.append(f'\n\n@tf.contrib.framework.add_arg_scope\ndef block_{index}(x, training):\n'
+                      f'    """Block {index}: a batch of convolutions."""\n'
+                      f'    with tf.variable_scope("block_{index}"):\n{layers}    return x  # block {index}\n')
+    blocks.insert(20, "\n\ndef classifier(x, keep_prob):\n    x = tf.layers.flatten(x)\n"
+                      "    x = tf.nn.dropout(x, keep_prob)\n    return tf.layers.dense(x, 10)\n")
+    header = ('"""Model library: blocks and a classifier."""\nimport tensorflow as tf\n\n'
+              'FLAGS = tf.app.flags.FLAGS\n')
+    text = header + "".join(blocks) + '\n\nif __name__ == "__main__":\n    tf.app.run()\n'
+    return text.replace("\n", newline)
+
+
+@pytest.mark.parametrize("rules", sorted(RULE_SETS))
+def test_a_long_file_with_one_site_parses_only_that_site_and_rewrites_as_full(rules):
+    outcome, counts = both(RULE_SETS[rules], _long_model_file().encode())
+    assert outcome.new_data is not None and b"npu_ops.dropout(x, keep_prob)" in outcome.new_data
+    assert counts["selective"] == 1 and counts["skipped_lines"] > 500
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_skipped_units_come_back_byte_for_byte(newline):
+    text = _long_model_file(newline).replace("    return x  # block 3", "\treturn x  # block 3")
+    text = "# -*- coding: latin-1 -*-\n" + text.replace("Block 7:", "Bl\xf6ck 7:\f") + "x = 1"  # no final newline
+    data = text.encode("latin-1")
+    outcome, counts = both(RULE_SETS["default"], data)
+    assert counts["selective"] == 1
+    new = outcome.new_data.decode("latin-1")
+    assert new.replace("npu_ops.dropout(x, keep_prob)", "tf.nn.dropout(x, keep_prob)") \
+        .replace(f"from npu_bridge.npu_init import *{newline}", "") == text
+
+
+def test_units_follow_decorators_semicolons_and_continuations():
+    text = textwrap.dedent('''\
+        import tensorflow as tf
+        a = 1; b = 2
+
+
+        @decorator(
+            "x")
+        def f():
+            return tf.nn.relu(a) + \\
+                b
+            # an indented comment after the body
+
+
+        class C(object): pass
+        if __name__ == "__main__":
+            f()
+        ''')
+    layout = units.module_layout(text)
+    assert [(unit.first, unit.last, unit.definition, unit.binds) for unit in layout.units] == [
+        (1, 2, False, True), (5, 9, True, False), (13, 13, True, False), (14, 15, False, True)]
+    plan = units.ParsePlan(layout, frozenset({0, 3}))
+    parsed = plan.text()
+    assert parsed.count("\n") == text.count("\n")
+    assert parsed.splitlines()[4:9] == ["(__npu_codemod_unit_1__", "", "", "", ")"]
+    assert parsed.splitlines()[9] == "    # an indented comment after the body"
+
+
+@pytest.mark.parametrize("code", [
+    "match x:\n    case 1:\n        pass\n",  # fissix has no match statement: parse it whole
+    "def f(a, /, b):\n    pass\n",
+    "print 'python 2'\n",  # ast cannot read it
+    "x = 1\ry = 2\n",  # a lone CR
+])
+def test_no_layout_where_a_whole_parse_must_decide(code):
+    assert units.module_layout("import tensorflow as tf\n" + code) is None
+
+
+def test_an_alias_of_a_site_name_makes_its_unit_a_site():
+    text = ("from tensorflow.nn import dropout as drop\nimport tensorflow as tf\nnn = tf.nn\n\n"
+            "def a(x):\n    return drop(x, 0.5)\n\n\ndef b(x):\n    return nn.dropout(x, 0.5)\n\n\n"
+            "def c(x):\n    return tf.nn.relu(x)\n")
+    layout = units.module_layout(text)
+    plan = units.plan_parse(layout, [units.RuleNeed(units.SITE, frozenset({"dropout"}))])
+    assert sorted(plan.chosen) == [0, 1, 2]  # the imports, a and b (nn is bound: always parsed)
+    outcome, counts = both(RULE_SETS["default"], text.encode())
+    assert outcome.new_data.count(b"npu_ops.dropout") == 2 and counts["selective"] == 1
+
+
+def test_a_linked_rule_gets_the_functions_its_site_uses_and_their_callers():
+    text = textwrap.dedent('''\
+        import tensorflow as tf
+
+
+        def load(files):
+            return tf.data.TFRecordDataset(files).map(parse)
+
+
+        def parse(record):
+            return tf.io.parse_single_example(record, FEATURES)
+
+
+        def input_fn(files):
+            return load(files).batch(32)
+
+
+        def train(files):
+            return input_fn(files)
+
+
+        def unrelated():
+            return 3
+        ''')
+    layout = units.module_layout(text)
+    plan = units.plan_parse(layout, [units.RuleNeed(units.LINKED, frozenset({"batch"}))])
+    assert [layout.units[index].defines for index in sorted(plan.chosen)][1:] == [
+        {"load"}, {"parse"}, {"input_fn"}, {"train"}]
+    outcome, _ = both(RULE_SETS["default"], text.encode())
+    assert b"batch(32, drop_remainder=True)" in outcome.new_data
+
+
+class _MovesStatements(Rule):
+    """Moves the module's last statement to the top: a placeholder ends up elsewhere."""
+
+    id = "TST901"
+    name = "moves-statements"
+    description = "test rule"
+    scope = "site"
+    site_names = ("dropout",)
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        last = tree.children[-2]
+        last.remove()
+        tree.insert_child(0, last)
+
+
+class _Unscoped(Rule):
+    """A third-party rule that declares no scope: the engine must parse every file whole."""
+
+    id = "TST902"
+    name = "unscoped"
+    description = "test rule"
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        for statement in tree.children:
+            if "__npu_codemod_unit" in str(statement):
+                ctx.report(statement, "unmigrated", "saw a placeholder")
+
+
+def test_a_placeholder_a_rule_moved_makes_the_file_be_redone_whole():
+    data = _long_model_file().encode()
+    outcome, counts = both([_MovesStatements()], data)
+    assert counts["selective"] == 1 and counts["whole"] == 1  # tried, then redone whole
+    assert outcome.new_data.startswith(b'if __name__ == "__main__":\n    tf.app.run()\n')
+
+
+def test_a_rule_without_a_scope_sees_the_whole_file():
+    outcome, counts = both([_Unscoped(), *RULE_SETS["default"]], _long_model_file().encode())
+    assert counts["selective"] == 0
+    assert not [f for f in outcome.findings if f.rule_id == "TST902"]
