@@ -263,11 +263,12 @@ def _aliases(scans: Sequence[_Scan]) -> dict[str, str]:
 
 
 def spelled_names(layout: Layout, names: AbstractSet[str]) -> frozenset[str]:
-    """``names`` and every name the file binds to something whose last part is one of them
-    (``d`` after ``from tensorflow.nn import dropout as d``): what a site of a rule whose
-    sites spell ``names`` spells in this file."""
+    """``names`` and every name the file binds to something one of whose dotted parts is one
+    of them (``d`` after ``from tensorflow.nn import dropout as d``, ``hvd`` after ``import
+    horovod.tensorflow as hvd``): what a site of a rule whose sites spell ``names`` spells in
+    this file."""
     return frozenset(names) | frozenset(
-        name for name, target in layout.aliases.items() if target.rpartition(".")[2] in names)
+        name for name, target in layout.aliases.items() if not names.isdisjoint(target.split(".")))
 
 
 def plan_parse(layout: Layout, needs: Sequence[RuleNeed]) -> Optional["ParsePlan"]:

@@ -33,6 +33,7 @@ class HorovodInit(DistributedRule):
             return hvd.init()
     """
     modules = ("tensorflow", "horovod")
+    scope = "linked"
     tokens = ("horovod",)
     uses = horovod_names("init") + (f"{MPI_OPS}.init",)
 

@@ -54,6 +54,7 @@ class HorovodTopology(DistributedRule):
         checkpoint_dir = f"./checkpoints-{hvd.rank()}"
     """
     modules = ("tensorflow", "horovod")
+    scope = "linked"
     tokens = ("horovod", "get_npu_")  # a Horovod import, or the NPU names (a second run)
     uses = HOROVOD + NPU
     pattern = "STRING"  # f-strings: fissix keeps ``f"{hvd.rank()}"`` as one leaf

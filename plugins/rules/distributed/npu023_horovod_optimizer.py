@@ -92,6 +92,8 @@ class HorovodOptimizer(DistributedRule):
         fp16 = hvd.DistributedOptimizer(opt, compression=hvd.Compression.fp16)
     """
     modules = ("tensorflow", "horovod")
+    scope = "linked"
+    site_names = (COMPILE,)
     tokens = ("Distributed", WRAPPER_NAME, f".{COMPILE}")
     uses = OPTIMIZER + TAPE + (WRAPPER,)
     pattern = f"trailer< '.' '{COMPILE}' >"  # ``<receiver>.compile``: called, see visit

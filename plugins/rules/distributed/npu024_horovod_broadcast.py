@@ -57,6 +57,7 @@ class HorovodBroadcast(DistributedRule):
         bcast = hvd.broadcast_global_variables(0)
     """
     modules = ("tensorflow", "horovod")
+    scope = "linked"
     tokens = ("roadcast",)
     uses = HOOK + CALLBACK + BROADCAST_ALL + NPU
 

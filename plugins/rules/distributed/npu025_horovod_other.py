@@ -77,6 +77,8 @@ class HorovodOther(DistributedRule):
     """
     example_with = ("NPU021",)
     modules = ("tensorflow", "horovod")
+    scope = "linked"
+    site_names = ("horovod",)
     tokens = ("horovod",)
     after = ("NPU021", "NPU022", "NPU023", "NPU024")
 

@@ -52,6 +52,7 @@ class TfDistributeStrategy(DistributedRule):
         config = tf.estimator.RunConfig(train_distribute=strategy)
         eval_strategy = tf.distribute.OneDeviceStrategy("/gpu:0")
     """
+    scope = "linked"
     tokens = ("Strategy",)
     uses = tuple(sorted(MIRRORED_STRATEGIES | OTHERS)) + (NPU_STRATEGY,)
 

@@ -75,6 +75,8 @@ class DistributedHooks(DistributedRule):
         estimator.train(input_fn=train_input_fn, steps=1000)
         trainer.train(epochs=3)
     """
+    scope = "linked"
+    site_names = ("train", "fit", "fit_generator")
     tokens = ("train", "fit", "Spec")
     calls = tuple(SPECS)
     pattern = "trailer< '.' ('train' | 'fit' | 'fit_generator') >"  # called: see visit
