@@ -118,6 +118,8 @@ def _groups(body: Sequence[ast.stmt]) -> Iterator[list[ast.stmt]]:
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: Statements newer than fissix's grammar (on the Pythons that have them).
+_NEWER_STATEMENTS = tuple(getattr(ast, name) for name in ("Match", "TryStar") if hasattr(ast, name))
 
 
 class _Scan:
@@ -179,7 +181,7 @@ class _Scan:
             self.uses.update(node.names)
         elif isinstance(node, ast.Assert):
             self.words.add("assert")  # a rule's sites may be assert statements
-        elif isinstance(node, (ast.Match, ast.TryStar)) or (
+        elif isinstance(node, _NEWER_STATEMENTS) or (
                 isinstance(node, ast.arguments) and node.posonlyargs) or (
                 isinstance(node, (ast.With, ast.AsyncWith)) and len(node.items) > 1):
             self.beyond_fissix = True  # maybe parenthesised context managers: parse it whole
