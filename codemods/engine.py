@@ -47,6 +47,9 @@ MAX_SOURCE_BYTES = 1024 * 1024
 #: parses only the top-level statements the active rules can act on (see ``units``) and
 #: keeps the rest of the bytes as they are. Both give the same bytes and findings.
 SELECTIVE, FULL = "selective", "full"
+#: Shorter files are parsed whole in the selective mode too: their ``ast`` pass would cost
+#: more than the part of the parse it can spare (measured: ``bench/run_bench.py``).
+SELECTIVE_MIN_LINES = 200
 MODES = (SELECTIVE, FULL)
 DEFAULT_MODE = SELECTIVE
 
@@ -168,7 +171,7 @@ class Engine:
         text = source.text
         body = text if text.endswith("\n") or not text else text + "\n"
         layout = module_layout(body) if self.mode == SELECTIVE and not may_enable_eager(text) \
-            else None
+            and body.count("\n") >= SELECTIVE_MIN_LINES else None
         crashed: list[Finding] = []
         while active:
             try:

@@ -29,6 +29,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
+from .modules import module_ast
 from .statements import HIDDEN_NAMES
 
 #: How a rule declares what it reads and edits (see ``Rule.scope``).
@@ -85,8 +86,10 @@ def module_layout(text: str) -> Optional[Layout]:
     if "\r" in text.replace("\r\n", ""):
         return None  # a lone CR: ast and fissix might not count its lines alike
     try:
-        module = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        module = module_ast(text)  # shared with the rules' own analyses of the file
+    except (RecursionError, MemoryError):
+        return None
+    if module is None:
         return None
     scans = [_Scan(group) for group in _groups(module.body)]
     if any(scan.beyond_fissix for scan in scans):
