@@ -163,6 +163,7 @@ from npu_codemod.codemods.statements import (
     used_names,
     why_not,
 )
+from npu_codemod.codemods.support_list import SupportList, list_name, support_list
 from npu_codemod.codemods.tfnames import (
     NPU_INIT_NAMES,
     ImportNames,
@@ -211,8 +212,8 @@ __all__ = [
     "Reference", "ImportNames", "TfNames", "name_reference", "references_under", "canonical",
     "dotted_name", "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
     "StringReference", "fstring_references", "NPU_INIT_NAMES",
-    # API support (the audit's counts for API readiness: FileContext.count_api)
-    "ApiStatus", "api_advice",
+    # API support: Ascend's list, and the audit's counts for API readiness (FileContext.count_api)
+    "ApiStatus", "api_advice", "support_list", "SupportList", "list_name",
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
     "module_ast", "module_parts", "imported_names", "ast_dotted_name", "nearest_name",
     "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall",
