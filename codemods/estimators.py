@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from .classes import SubclassCall, subclass_calls
 from .rule import FileContext
+from .tfnames import ESTIMATOR_PACKAGE, TF
+
+#: The :attr:`Rule.modules` of a rule about Estimators: a file that imports only
+#: ``tensorflow_estimator`` (``from tensorflow_estimator.python.estimator import estimator``)
+#: builds Estimators too.
+ESTIMATOR_MODULES = (TF, ESTIMATOR_PACKAGE)
 
 ESTIMATOR = "tensorflow.estimator.Estimator"
 #: TPUEstimator: ``tf.contrib.tpu``, ``tf.compat.v1.estimator.tpu``, and the internal module of

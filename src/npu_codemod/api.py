@@ -98,6 +98,7 @@ from npu_codemod.codemods.estimators import (
     #: both TPUEstimators; canonical names) -> the position of ``config`` among its
     #: ``__init__`` parameters (v1 signatures).
     ESTIMATOR_CLASSES,
+    ESTIMATOR_MODULES,
     #: ``tf.contrib.tpu.TPUEstimator``, ``tf.compat.v1.estimator.tpu.TPUEstimator`` (and the
     #: internal module of ``tf.contrib.tpu``), canonical.
     TPU_ESTIMATORS,
@@ -217,7 +218,7 @@ __all__ = [
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
     "module_ast", "module_parts", "imported_names", "ast_dotted_name", "nearest_name",
     "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall",
-    "ESTIMATOR_CLASSES", "TPU_ESTIMATORS", "estimator_subclass_calls", "distribution_facts",
+    "ESTIMATOR_CLASSES", "ESTIMATOR_MODULES", "TPU_ESTIMATORS", "estimator_subclass_calls", "distribution_facts",
     "distribution", "Distribution", "HOROVOD_MODULES", "MIRRORED_STRATEGIES", "NPU_STRATEGY",
     "model_facts", "BuiltModels", "ESTIMATOR", "KERAS", "ESTIMATORS", "KERAS_MODELS",
     # Reading calls

@@ -13,6 +13,7 @@ from typing import Callable, Optional
 
 from npu_codemod.api import (
     ESTIMATOR_CLASSES,
+    ESTIMATOR_MODULES,
     NPU_INIT_IMPORT,
     TPU_ESTIMATORS,
     Base,
@@ -145,6 +146,7 @@ class EstimatorRunConfig(Rule):
             return tf.estimator.Estimator(model_fn, **flags.estimator_args)
     """
     calls = tuple(ESTIMATOR_CLASSES)
+    modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         name = reference.name

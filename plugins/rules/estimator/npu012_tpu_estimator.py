@@ -12,6 +12,7 @@ from functools import partial
 from typing import Callable, Optional
 
 from npu_codemod.api import (
+    ESTIMATOR_MODULES,
     TPU_ESTIMATORS,
     FileContext,
     Node,
@@ -101,6 +102,7 @@ class TpuEstimator(Rule):
     """
     # No ``tokens``: a file may build the repository's TPUEstimator subclass without a "TPU".
     calls = (*TPU_ESTIMATORS, *CROSS_SHARD, *CLUSTER_RESOLVERS, *BFLOAT16, *SPECS)
+    modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         name, call = reference.name, reference.call
