@@ -40,7 +40,6 @@ from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.built_models import (
     #: The kind of an Estimator, as :meth:`BuiltModels.receiver_kind` answers it.
     ESTIMATOR,
-    ESTIMATORS,
     #: The kind of a ``tf.keras`` model, as :meth:`BuiltModels.receiver_kind` answers it.
     KERAS,
     KERAS_MODELS,
@@ -99,6 +98,9 @@ from npu_codemod.codemods.estimators import (
     #: ``__init__`` parameters (v1 signatures).
     ESTIMATOR_CLASSES,
     ESTIMATOR_MODULES,
+    #: Every class whose instances are Estimators: :data:`ESTIMATOR_CLASSES` and the NPU's
+    #: own ``NPUEstimator`` (canonical names).
+    ESTIMATORS,
     #: ``tf.contrib.tpu.TPUEstimator``, ``tf.compat.v1.estimator.tpu.TPUEstimator`` (and the
     #: internal module of ``tf.contrib.tpu``), canonical.
     TPU_ESTIMATORS,
@@ -218,7 +220,8 @@ __all__ = [
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
     "module_ast", "module_parts", "imported_names", "ast_dotted_name", "nearest_name",
     "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall",
-    "ESTIMATOR_CLASSES", "ESTIMATOR_MODULES", "TPU_ESTIMATORS", "estimator_subclass_calls", "distribution_facts",
+    "ESTIMATOR_CLASSES", "ESTIMATOR_MODULES", "TPU_ESTIMATORS", "estimator_subclass_calls",
+    "distribution_facts",
     "distribution", "Distribution", "HOROVOD_MODULES", "MIRRORED_STRATEGIES", "NPU_STRATEGY",
     "model_facts", "BuiltModels", "ESTIMATOR", "KERAS", "ESTIMATORS", "KERAS_MODELS",
     # Reading calls
