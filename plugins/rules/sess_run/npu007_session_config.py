@@ -200,14 +200,15 @@ def _creator_finding(creator: Base, ctx: FileContext) -> tuple[Status, str]:
     config is the creator's, which NPU007 configures at the creator's call (a call written
     here, or the one a name of the scope is bound to); any other creator is reported."""
     code = tree_text(creator).strip()
-    calls = [creator] if creator.type != tokens.NAME else assigned_values(creator, creator.value) or [None]
-    found = [name_reference(call, [ctx.tf], CREATORS) if call is not None else None for call in calls]
-    if None in found or any(reference.call is None for reference in found):
+    calls = [creator] if creator.type != tokens.NAME else assigned_values(creator, creator.value) or []
+    found = [name_reference(call, [ctx.tf], CREATORS) for call in calls]
+    made = [reference for reference in found if reference is not None and reference.call is not None]
+    if not made or len(made) < len(found):
         return "unmigrated", (f"the session creator {code} is not shown to be a ChiefSessionCreator "
                               f"or WorkerSessionCreator: make sure it creates the session with a "
                               f"config that has {NPU_CONFIG}")
     if creator.type != tokens.NAME:
-        return "migrated", f"the session takes its config from its {found[0].spelled}, configured there"
+        return "migrated", f"the session takes its config from its {made[0].spelled}, configured there"
     return "migrated", f"the session takes its config from {code}, configured where it is made"
 
 
