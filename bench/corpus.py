@@ -13,8 +13,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterator
 
+from real_code import real_code_files
+
 #: Bump when the generated text changes, so cached corpora are rebuilt.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -26,12 +28,16 @@ class Sizes:
     small_repos: int = 200
     small_repo_files: int = 12
     tf_scripts: int = 500
+    #: The real-code-shaped corpus (``real_code.py``): long files with few sites.
+    real_code_files: int = 150
+    real_code_max_lines: int = 4_000
 
 
 SIZES = {
     "full": Sizes(),
-    "quick": Sizes(monorepo_files=2_000, small_repos=40, tf_scripts=80),
-    "tiny": Sizes(monorepo_files=40, small_repos=3, small_repo_files=4, tf_scripts=4),
+    "quick": Sizes(monorepo_files=2_000, small_repos=40, tf_scripts=80, real_code_files=30),
+    "tiny": Sizes(monorepo_files=40, small_repos=3, small_repo_files=4, tf_scripts=4,
+                  real_code_files=4, real_code_max_lines=400),
 }
 
 
@@ -40,6 +46,7 @@ class Corpora:
     monorepo: Path
     small_repos: list[Path]
     tf_scripts: Path  # a repository holding only TF scripts
+    real_code: Path  # a repository shaped like real ones: long files, few sites
 
 
 def build_corpora(root: Path, sizes: Sizes, seed: int) -> Corpora:
@@ -47,7 +54,8 @@ def build_corpora(root: Path, sizes: Sizes, seed: int) -> Corpora:
     stamp = repr((GENERATOR_VERSION, asdict(sizes), seed))
     stamp_file = root / "stamp"
     names = [f"repo{index:03d}" for index in range(sizes.small_repos)]
-    corpora = Corpora(root / "monorepo", [root / "repos" / name for name in names], root / "tf")
+    corpora = Corpora(root / "monorepo", [root / "repos" / name for name in names], root / "tf",
+                      root / "real")
     if stamp_file.exists() and stamp_file.read_text() == stamp:
         return corpora
     shutil.rmtree(root, ignore_errors=True)
@@ -58,6 +66,8 @@ def build_corpora(root: Path, sizes: Sizes, seed: int) -> Corpora:
     rng = random.Random(f"{seed}-tf")
     write_repo(corpora.tf_scripts, ((f"scripts/train_{i:04d}.py", tf_only_script(rng, i))
                                     for i in range(sizes.tf_scripts)))
+    write_repo(corpora.real_code, real_code_files(sizes.real_code_files, random.Random(f"{seed}-real"),
+                                                  sizes.real_code_max_lines))
     stamp_file.write_text(stamp)
     return corpora
 
@@ -254,11 +264,16 @@ def _predict(rng: random.Random) -> str:
 # --- the TF-only corpus: sess.run scripts, Estimator scripts, mixed precision and XLA --------
 
 def tf_only_script(rng: random.Random, index: int) -> str:
-    """One script of the TF-only corpus: every fifth an Estimator script (``estimator`` pack),
-    every fifth a sess.run script with loss scaling, XLA and GPU settings (``mixed-precision``,
-    ``xla-gpu``), the rest sess.run scripts."""
+    """One script of the TF-only corpus, so every pack has work: of every ten, two Estimator
+    scripts (``estimator``), two sess.run scripts with loss scaling, XLA and GPU settings
+    (``mixed-precision``, ``xla-gpu``), one Horovod trainer (``distributed``), one Keras
+    ``model.fit`` script (``keras``), four plain sess.run scripts."""
     if index % 5 == 1:
         return estimator_script(rng, index)
+    if index % 10 == 4:
+        return horovod_script(rng, index)
+    if index % 10 == 7:
+        return keras_script(rng, index)
     script = tf_script(rng, index)
     if index % 5 == 3:
         script = script.replace('if __name__ == "__main__":', _mixed_precision(rng) + '\n\nif __name__ == "__main__":')
@@ -331,6 +346,88 @@ def _mixed_precision(rng: random.Random) -> str:
             "    with tf.xla.experimental.jit_scope():\n"
             "        pass\n"
             "    return config\n")
+
+
+def horovod_script(rng: random.Random, index: int) -> str:
+    """A Horovod MNIST-style trainer (``distributed``): ``hvd.init``, ``hvd.rank()`` in the
+    checkpoint path, ``DistributedOptimizer``, ``BroadcastGlobalVariablesHook`` and
+    ``dataset.shard(hvd.size(), hvd.rank())``, trained in a ``MonitoredTrainingSession``."""
+    checkpoint = rng.choice([
+        '    checkpoint_dir = os.path.join(FLAGS.data_dir, "rank_%d" % hvd.rank())\n',
+        '    checkpoint_dir = "./checkpoints" if hvd.rank() == 0 else None\n',
+    ])
+    pinning = ("    config.gpu_options.visible_device_list = str(hvd.local_rank())\n"
+               if rng.random() < 0.5 else "")
+    parts = [
+        f'"""Distributed training of a {rng.choice(["cnn", "mlp", "resnet"])} with Horovod ({index})."""\n'
+        "import os\n\nimport horovod.tensorflow as hvd\nimport tensorflow as tf\n",
+        _flags(rng),
+        _gelu(rng),
+        *(_block(rng, k) for k in range(rng.randint(2, 5))),
+        _input_fn(rng).split("\n\n\ndef input_fn")[0] + "\n",
+        "def shard_input(filenames, batch_size):\n"
+        "    dataset = tf.data.TFRecordDataset(filenames)\n"
+        "    dataset = dataset.shard(hvd.size(), hvd.rank())\n"
+        "    dataset = dataset.map(_parse).shuffle(10000).repeat()\n"
+        "    dataset = dataset.batch(batch_size)\n"
+        "    return dataset.make_one_shot_iterator().get_next()\n",
+        "def main(_):\n"
+        "    # Horovod: initialize Horovod.\n"
+        "    hvd.init()\n"
+        '    files = tf.gfile.Glob(os.path.join(FLAGS.data_dir, "*.tfrecord"))\n'
+        "    features, labels = shard_input(files, FLAGS.batch_size)\n"
+        "    h = tf.layers.dense(features, FLAGS.hidden, activation=tf.nn.relu)\n"
+        "    logits = tf.layers.dense(h, 10)\n"
+        "    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)\n"
+        "    # Horovod: scale the learning rate by the number of workers.\n"
+        "    opt = tf.train.AdamOptimizer(FLAGS.learning_rate * hvd.size())\n"
+        "    opt = hvd.DistributedOptimizer(opt)\n"
+        "    step = tf.train.get_or_create_global_step()\n"
+        "    train_op = opt.minimize(loss, global_step=step)\n"
+        "    hooks = [hvd.BroadcastGlobalVariablesHook(0),\n"
+        "             tf.train.StopAtStepHook(last_step=FLAGS.train_steps // hvd.size())]\n"
+        "    config = tf.ConfigProto()\n"
+        "    config.gpu_options.allow_growth = True\n"
+        f"{pinning}{checkpoint}"
+        "    with tf.train.MonitoredTrainingSession(checkpoint_dir=checkpoint_dir, hooks=hooks,\n"
+        "                                           config=config) as mon_sess:\n"
+        "        while not mon_sess.should_stop():\n"
+        "            mon_sess.run(train_op)\n",
+        'if __name__ == "__main__":\n    tf.app.run()\n',
+    ]
+    return "\n\n".join(parts)
+
+
+def keras_script(rng: random.Random, index: int) -> str:
+    """A Keras-on-TF1 script (``keras``): a model built and ``fit`` in a function that the
+    ``__main__`` block calls; sometimes a ``clear_session`` between folds."""
+    clear = ("    for fold in range(2):\n"
+             "        fold_model = build_model(FLAGS.hidden)\n"
+             "        fold_model.fit(x_train, y_train, epochs=1, verbose=0)\n"
+             "        K.clear_session()\n") if rng.random() < 0.5 else ""
+    return "\n\n".join([
+        f'"""Train a Keras classifier in graph mode ({index})."""\n'
+        "import numpy as np\nimport tensorflow as tf\nfrom tensorflow.keras import backend as K\n",
+        _flags(rng),
+        "def build_model(hidden):\n"
+        "    model = tf.keras.Sequential([\n"
+        "        tf.keras.layers.Flatten(input_shape=(28, 28)),\n"
+        f"        tf.keras.layers.Dense(hidden, activation=\"{rng.choice(['relu', 'tanh'])}\"),\n"
+        "        tf.keras.layers.Dense(10, activation=\"softmax\"),\n"
+        "    ])\n"
+        "    model.compile(optimizer=tf.keras.optimizers.Adam(FLAGS.learning_rate),\n"
+        '                  loss="sparse_categorical_crossentropy", metrics=["accuracy"])\n'
+        "    return model\n",
+        "def main():\n"
+        "    (x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()\n"
+        "    x_train, x_test = x_train / 255.0, x_test / 255.0\n"
+        "    model = build_model(FLAGS.hidden)\n"
+        "    model.fit(x_train, y_train, batch_size=FLAGS.batch_size, epochs=5)\n"
+        "    print(model.evaluate(x_test, y_test, verbose=0))\n"
+        "    print(np.argmax(model.predict(x_test[:8]), axis=-1))\n"
+        f"{clear}",
+        'if __name__ == "__main__":\n    main()\n',
+    ])
 
 
 # --- ordinary Python: the 95% of a monorepo no rule should ever parse -----------------------

@@ -1,11 +1,16 @@
 """npu-codemod benchmark: one run, every measure side by side with its floor.
 
-    python bench/run_bench.py            # full corpora (20,000-file monorepo, 200 repos, 500 scripts)
+    python bench/run_bench.py            # full corpora (20,000-file monorepo, 200 repos, 500
+                                         # TF-only scripts, 150 real-code-shaped files)
     python bench/run_bench.py --quick    # smaller corpora, a smoke test of the numbers
 
 Corpora are generated (seeded) under ``bench/corpora/`` and reused while the parameters match.
 Prints a table and writes ``bench/results.json``. Timings are wall-clock seconds on this
-machine; only the ratios are meant to compare across machines.
+machine, the rewrite rows CPU seconds; only the ratios are meant to compare across machines.
+The rewrite rows run both engine modes (``--engine selective|full``) with the default rules
+and with every pack, on the TF-only corpus and on the real-code-shaped one (long files, few
+sites: ``real_code.py``), against a bare fissix parse of the same files. Without TensorFlow
+the verify stage is skipped (one line says so) and everything else runs.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ import tempfile
 import time
 from collections import Counter
 from contextlib import contextmanager
+from dataclasses import replace
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -35,7 +42,7 @@ sys.path.insert(0, str(HERE))
 from fissix import pygram, pytree  # noqa: E402
 from fissix.pgen2 import driver  # noqa: E402
 
-from npu_codemod.codemods.engine import FileOutcome  # noqa: E402
+from npu_codemod.codemods.engine import DEFAULT_MODE, MODES  # noqa: E402
 from npu_codemod.codemods.source import decode_source  # noqa: E402
 from npu_codemod.codemods.tfnames import IMPORTS_TF  # noqa: E402
 from npu_codemod.orchestrator.batch.jobs import RepoJob  # noqa: E402
@@ -44,6 +51,7 @@ from npu_codemod.orchestrator.demo import build_sample_repos  # noqa: E402
 from npu_codemod.orchestrator.git import repository as gitrepo  # noqa: E402
 from npu_codemod.orchestrator.repolist import parse_repo_list  # noqa: E402
 from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit  # noqa: E402
+from npu_codemod.orchestrator.verify.options import tensorflow_problem  # noqa: E402
 from npu_codemod.plugins.packs import DEFAULT, PACKS  # noqa: E402
 
 from corpus import SIZES, Corpora, build_corpora  # noqa: E402
@@ -58,11 +66,17 @@ TARGETS = {
     "peak_rss_mb": 300.0,  # per process, at most
     "audit_overhead": 1.15,  # rewrite CPU with the API audit (NPU100) / without it, at most
     "verify_demo_s": 60.0,  # verify of the demo repositories, 10 steps, --jobs 2, at most
+    # issue 20: selective parsing
+    "real_code_selective_vs_parse": 0.5,  # real-code corpus: selective CPU / bare parse CPU, at most
+    "tf_only_selective_vs_full": 1.05,  # TF-only corpus: selective CPU / full CPU, at most
+    "selective_differing_files": 0,  # files where selective and full disagree, at most
 }
 #: The rule whose cost the audit row isolates.
 AUDIT_RULE = "NPU100"
 #: Every rule pack, the opt-in ones too: the rewrite measure runs them all.
 EVERY_PACK = RuleSelection(only=frozenset({DEFAULT, *(pack.name for pack in PACKS)}))
+#: The rule sets of the rewrite rows: a run's default rules, and every pack (distributed too).
+RULE_SETS = {"default": RuleSelection(), "all_packs": EVERY_PACK}
 #: Interleaved ``--jobs 1`` / ``--jobs 2`` runs over the small repos, per mode.
 PAIRS = {"full": 5, "quick": 2, "tiny": 1}
 TRIGGER = b"tensorflow"
@@ -98,7 +112,7 @@ def run_all(corpora: Corpora, scratch: Path, mode: str, seed: int) -> dict[str, 
         "mode": mode, "seed": seed,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "platform": platform.platform(), "loadavg_start": os.getloadavg()},
-        "rewrite": bench_rewrite(corpora.tf_scripts),
+        "rewrite": bench_rewrite(corpora),
         "scan": bench_scan(corpora.monorepo, scratch, memory),
         "multi_repo": bench_multi_repo(corpora.small_repos, scratch, memory, PAIRS[mode]),
         "rerun": bench_rerun(corpora.tf_scripts, scratch, memory),
@@ -113,35 +127,107 @@ def run_all(corpora: Corpora, scratch: Path, mode: str, seed: int) -> dict[str, 
     return results
 
 
-# --- rewrite: the engine on TF-only files vs bare fissix parsing of the same files ----------
+# --- rewrite: the engine in each mode vs bare fissix parsing of the same files ---------------
 
-def bench_rewrite(repo: Path) -> dict[str, Any]:
-    files = read_all(repo)
-    toolkit = build_toolkit(EVERY_PACK)
-    without_audit = build_toolkit(RuleSelection(only=EVERY_PACK.only,
-                                                disabled=frozenset({AUDIT_RULE}))).engine
-    facts = toolkit.analyze(files).facts
-    outcomes: list[FileOutcome] = []
+def bench_rewrite(corpora: Corpora) -> dict[str, Any]:
+    """Both corpora, every engine mode and rule set against the bare parse, interleaved per
+    file; the TF-only corpus also without the API audit and against a GC-paused parse. The
+    top-level keys are the TF-only corpus with every pack in the default engine mode."""
+    tf_files, real_files = tf_sources(corpora.tf_scripts), tf_sources(corpora.real_code)
+    toolkits = {(name, mode): build_toolkit(replace(selection, engine=mode))
+                for name, selection in RULE_SETS.items() for mode in MODES}
+    no_audit = build_toolkit(RuleSelection(only=EVERY_PACK.only, disabled=frozenset({AUDIT_RULE})))
+    tf_totals, tf_outcomes = measure_interleaved(tf_files, {
+        **rewrite_sides(toolkits, tf_files, "tf"),
+        "parse_gc_paused": lambda data, path, text: parse_paused(text) and None,
+        "no_audit": engine_side(no_audit, tf_files, "tf")})
+    real_totals, real_outcomes = measure_interleaved(real_files, rewrite_sides(toolkits, real_files,
+                                                                                "real"))
+    return {**rewrite_summary(tf_files, tf_totals, tf_outcomes, toolkits),
+            "tf_only": rewrite_rows(tf_files, tf_totals, tf_outcomes),
+            "real_code": rewrite_rows(real_files, real_totals, real_outcomes)}
 
-    def process(data: bytes, path: str) -> None:
-        outcomes.append(toolkit.engine.process(data, path, repo="tf", facts=facts))
 
-    def process_without_audit(data: bytes, path: str) -> None:
-        without_audit.process(data, path, repo="tf", facts=facts)
+def tf_sources(repo: Path) -> list[tuple[str, bytes, str]]:
+    """(path, bytes, text) of the files of ``repo`` that import TensorFlow: what both the
+    engine and the bare parse get (the rest is never parsed)."""
+    files = [(path, data, decode_source(data).text) for path, data in read_all(repo)]
+    return [(path, data, text) for path, data, text in files if IMPORTS_TF.search(text)]
 
-    parse_s = engine_s = parse_cpu = engine_cpu = paused_cpu = no_audit_cpu = 0.0
-    for path, data in files:  # interleaved, so a busy machine slows every side alike
-        text = decode_source(data).text
-        wall, cpu = measure(parse, text)
-        parse_s, parse_cpu = parse_s + wall, parse_cpu + cpu
-        paused_cpu += measure(parse_paused, text)[1]
-        no_audit_cpu += measure(process_without_audit, data, path)[1]
-        wall, cpu = measure(process, data, path)
-        engine_s, engine_cpu = engine_s + wall, engine_cpu + cpu
-    by_rule = Counter(f"{f.rule_id} {f.status}" for o in outcomes for f in o.findings)
-    size = sum(len(data) for _, data in files)
+
+Side = Callable[[bytes, str, str], Any]
+
+
+def engine_side(toolkit, files: list[tuple[str, bytes, str]], repo: str) -> Side:
+    """The engine of ``toolkit`` on one file, with the repository's facts (gathered untimed)."""
+    facts = toolkit.analyze((path, data) for path, data, _ in files).facts
+    return lambda data, path, text: toolkit.engine.process(data, path, repo=repo, facts=facts)
+
+
+def rewrite_sides(toolkits: dict, files: list[tuple[str, bytes, str]], repo: str) -> dict[str, Side]:
+    sides: dict[str, Side] = {"parse": lambda data, path, text: parse(text) and None}
+    sides.update({f"{name}.{mode}": engine_side(toolkit, files, repo)
+                  for (name, mode), toolkit in toolkits.items()})
+    return sides
+
+
+def measure_interleaved(files: list[tuple[str, bytes, str]], sides: dict[str, Side]
+                        ) -> tuple[dict[str, tuple[float, float]], dict[str, list]]:
+    """Wall and CPU seconds of each side over ``files`` (each file by every side in turn, so
+    a busy machine slows every side alike), and what each side returned per file. Every side
+    runs once on the first file untimed: what it builds lazily on its first file (compiled
+    patterns, rule state) is not charged to whichever side happens to come first."""
+    totals = {name: (0.0, 0.0) for name in sides}
+    outputs: dict[str, list] = {name: [] for name in sides}
+    for path, data, text in files[:1]:
+        for side in sides.values():
+            side(data, path, text)
+    for path, data, text in files:
+        for name, side in sides.items():
+            wall, cpu = measure(_call_into, outputs[name], side, data, path, text)
+            totals[name] = (totals[name][0] + wall, totals[name][1] + cpu)
+    return totals, outputs
+
+
+def _call_into(out: list, side: Side, data: bytes, path: str, text: str) -> None:
+    out.append(side(data, path, text))
+
+
+def rewrite_rows(files: list[tuple[str, bytes, str]], totals: dict[str, tuple[float, float]],
+                 outcomes: dict[str, list]) -> dict[str, Any]:
+    """Per rule set: selective, full and bare-parse CPU seconds, their ratios, and whether
+    both modes gave the same bytes and findings on every file."""
+    parse_cpu = totals["parse"][1]
+    rows: dict[str, Any] = {"files": len(files), "lines": sum(text.count("\n") for _, _, text in files),
+                            "bytes": sum(len(data) for _, data, _ in files)}
+    for name in RULE_SETS:
+        selective, full = totals[f"{name}.selective"][1], totals[f"{name}.full"][1]
+        differing = [outcome.path for outcome, reference
+                     in zip(outcomes[f"{name}.selective"], outcomes[f"{name}.full"])
+                     if outcome != reference]
+        reference = outcomes[f"{name}.full"]
+        rows[name] = {
+            "selective_s": selective, "full_s": full, "bare_parse_s": parse_cpu,
+            "selective_vs_parse": selective / parse_cpu, "full_vs_parse": full / parse_cpu,
+            "selective_vs_full": selective / full,
+            "identical": not differing, "differing_files": len(differing),
+            "differing_paths": differing[:5],
+            "files_changed": sum(o.new_data is not None for o in reference),
+            "findings": sum(len(o.findings) for o in reference),
+        }
+    return rows
+
+
+def rewrite_summary(files: list[tuple[str, bytes, str]], totals: dict[str, tuple[float, float]],
+                    outcomes: dict[str, list], toolkits: dict) -> dict[str, Any]:
+    """The TF-only corpus with every pack, in the default engine mode: the issue-17 ratio."""
+    key = f"all_packs.{DEFAULT_MODE}"
+    (parse_s, parse_cpu), (engine_s, engine_cpu) = totals["parse"], totals[key]
+    paused_cpu, no_audit_cpu = totals["parse_gc_paused"][1], totals["no_audit"][1]
+    by_rule = Counter(f"{f.rule_id} {f.status}" for o in outcomes[key] for f in o.findings)
     return {
-        "files": len(files), "bytes": size, "rules": [rule.id for rule in toolkit.rules],
+        "files": len(files), "bytes": sum(len(data) for _, data, _ in files),
+        "engine_mode": DEFAULT_MODE, "rules": [rule.id for rule in toolkits["all_packs", DEFAULT_MODE].rules],
         "parse_s": parse_s, "engine_s": engine_s, "parse_cpu_s": parse_cpu, "engine_cpu_s": engine_cpu,
         "parse_files_per_s": len(files) / parse_s, "engine_files_per_s": len(files) / engine_s,
         "ratio": parse_cpu / engine_cpu, "ratio_wall": parse_s / engine_s,
@@ -150,7 +236,7 @@ def bench_rewrite(repo: Path) -> dict[str, Any]:
         "parse_gc_paused_cpu_s": paused_cpu, "ratio_gc_paused_parse": paused_cpu / engine_cpu,
         # The same rewrite without the API audit: what NPU100 adds to a file's cost.
         "engine_no_audit_cpu_s": no_audit_cpu, "audit_ratio": engine_cpu / no_audit_cpu,
-        "files_changed": sum(o.new_data is not None for o in outcomes),
+        "files_changed": sum(o.new_data is not None for o in outcomes[key]),
         "findings": dict(sorted(by_rule.items())),
     }
 
@@ -197,15 +283,26 @@ def bench_scan(repo: Path, scratch: Path, memory: dict) -> dict[str, Any]:
 
 def bench_multi_repo(repos: list[Path], scratch: Path, memory: dict, pairs: int) -> dict[str, Any]:
     """``--jobs 1`` then ``--jobs 2``, ``pairs`` times: a busy moment of the machine then
-    skews one pair, and the median pair's speed-up is the verdict (every pair is kept)."""
-    walls = [(cli(scratch, "run", repos, 1, memory, "run repos --jobs 1"),
-              cli(scratch, "run", repos, 2, memory, "run repos --jobs 2")) for _ in range(pairs)]
+    skews one pair, and the median pair's speed-up is the verdict (every pair is kept).
+    Each pair also runs ``--jobs 2 --engine full``: the two engines side by side."""
+    walls, engine_walls = [], {mode: [] for mode in MODES}
+    for _ in range(pairs):
+        jobs1 = cli(scratch, "run", repos, 1, memory, f"run repos --jobs 1 --engine {DEFAULT_MODE}",
+                    engine=DEFAULT_MODE)
+        for mode in sorted(MODES, key=lambda m: m != DEFAULT_MODE):  # the default mode first
+            engine_walls[mode].append(cli(scratch, "run", repos, 2, memory,
+                                          f"run repos --jobs 2 --engine {mode}", engine=mode))
+        walls.append((jobs1, engine_walls[DEFAULT_MODE][-1]))
     speedups = [jobs1 / jobs2 for jobs1, jobs2 in walls]
     jobs1, jobs2 = walls[speedups.index(statistics.median_low(speedups))]
     git_s, per_function, total_s = git_time_in_process(repos, scratch)
     return {
         "repos": len(repos), "jobs1_s": jobs1, "jobs2_s": jobs2, "speedup": jobs1 / jobs2,
         "pairs": [{"jobs1_s": a, "jobs2_s": b, "speedup": a / b} for a, b in walls],
+        # run --jobs 2 per --engine (median over the pairs) and its workers' peak RSS
+        "engine_jobs2_s": {mode: statistics.median(engine_walls[mode]) for mode in MODES},
+        "engine_worker_mb": {mode: memory[f"run repos --jobs 2 --engine {mode}"]["worker_mb"]
+                             for mode in MODES},
         "in_process_s": total_s, "git_ms_per_repo": 1000 * git_s / len(repos),
         "git_ms_per_repo_by_function": {name: 1000 * s / len(repos) for name, s in per_function.items()},
     }
@@ -316,7 +413,11 @@ def bench_repo_count_memory(repos: list[Path], scratch: Path) -> dict[str, Any]:
 def bench_verify(scratch: Path, mode: str) -> dict[str, Any]:
     """``verify --jobs 2`` of the demo repositories (migrated first, untimed), 10 steps; the
     floor is TensorFlow's import in each run (two per repository that trains) over 2 cores.
-    ``--tiny``: one repository, 2 steps."""
+    ``--tiny``: one repository, 2 steps. Without TensorFlow: skipped, with one line saying so."""
+    skipped = verify_skipped()
+    if skipped:
+        print(skipped)
+        return {"skipped": skipped}
     repo_list = build_sample_repos(scratch / "verify-demo")
     if mode == "tiny":
         repo_list.write_text('dqn-agent verify="python train.py"\n')
@@ -339,6 +440,16 @@ def bench_verify(scratch: Path, mode: str) -> dict[str, Any]:
             "run_s": [[r["original_s"], r["migrated_s"]] for r in records if r["original_s"]]}
 
 
+def verify_skipped() -> str | None:
+    """Why this interpreter cannot run the verify bench, or None."""
+    problem = tensorflow_problem()
+    if problem is None:
+        return None
+    if find_spec("tensorflow") is None:
+        return "verify bench skipped: TensorFlow is not installed (pip install -e '.[verify]')"
+    return f"verify bench skipped: {problem}"
+
+
 def tensorflow_import_s() -> float:
     """Wall seconds of a process that imports TensorFlow (and tf-keras) as a verify run does."""
     env = {**os.environ, "TF_USE_LEGACY_KERAS": "1", "TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -357,9 +468,10 @@ def run_cli(args: list[str], label: str, ok: tuple[int, ...] = (0,)) -> None:
 # --- running the real CLI, with its peak memory ---------------------------------------------
 
 def cli(scratch: Path, command: str, repos: list[Path], jobs: int, memory: dict, label: str,
-        cache: bool = False) -> float:
+        cache: bool = False, engine: str | None = None) -> float:
     """Wall time of ``npu-codemod COMMAND`` over ``repos``; records the tree's peak RSS.
-    Without the result cache unless asked: every other measure is of real work."""
+    Without the result cache unless asked: every other measure is of real work. ``engine``:
+    the ``--engine`` mode (None: the CLI's default)."""
     branch = f"npu-codemod-bench/jobs{jobs}"
     if command == "run":
         drop_branch(repos, branch)
@@ -370,6 +482,8 @@ def cli(scratch: Path, command: str, repos: list[Path], jobs: int, memory: dict,
             "--workspace", str(scratch / "ws")] + ([] if cache else ["--no-cache"])
     if command == "run":
         argv += ["--branch", branch]
+    if engine is not None:
+        argv += ["--engine", engine]
     start, cpu = time.perf_counter(), _cpu()
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     with PeakRss(process.pid) as rss:
@@ -442,54 +556,37 @@ def _cpu() -> float:
 # --- verdicts and the table -----------------------------------------------------------------
 
 def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each measure against its target; a measure that was skipped (verify without
+    TensorFlow) has no verdict."""
     peak = max(mb for run in results["memory"].values()
                for key, mb in run.items() if key != "git_mb" and mb is not None)
+    rw = results["rewrite"]
     checks = [
-        ("rewrite: engine rate / fissix parse rate", results["rewrite"]["ratio"], ">=", "rewrite_vs_parse"),
+        ("rewrite: engine rate / fissix parse rate (TF-only, every pack)", rw["ratio"], ">=",
+         "rewrite_vs_parse"),
+        ("rewrite real_code.default: selective / bare parse CPU",
+         rw["real_code"]["default"]["selective_vs_parse"], "<=", "real_code_selective_vs_parse"),
+        *((f"rewrite tf_only.{name}: selective / full CPU", rw["tf_only"][name]["selective_vs_full"],
+           "<=", "tf_only_selective_vs_full") for name in RULE_SETS),
+        ("rewrite: files where selective != full (both corpora, rule sets)",
+         sum(rw[corpus][name]["differing_files"] for corpus in ("tf_only", "real_code")
+             for name in RULE_SETS), "<=", "selective_differing_files"),
         ("scan monorepo --jobs 2: wall / ideal", results["scan"]["ratio_to_ideal"], "<=", "scan_vs_ideal"),
         ("repos: --jobs 1 / --jobs 2 wall", results["multi_repo"]["speedup"], ">=", "jobs2_speedup"),
         ("repos: git ms per repo", results["multi_repo"]["git_ms_per_repo"], "<=", "git_ms_per_repo"),
         ("peak RSS of any process, MB", peak, "<=", "peak_rss_mb"),
-        ("rewrite: CPU with the API audit / without", results["rewrite"]["audit_ratio"], "<=",
-         "audit_overhead"),
-        ("verify demo repos, 10 steps, --jobs 2: wall s", results["verify"]["verify_jobs2_s"], "<=",
-         "verify_demo_s"),
+        ("rewrite: CPU with the API audit / without", rw["audit_ratio"], "<=", "audit_overhead"),
+        ("verify demo repos, 10 steps, --jobs 2: wall s", results["verify"].get("verify_jobs2_s"),
+         "<=", "verify_demo_s"),
     ]
     return [{"name": name, "value": round(value, 3), "op": op, "target": TARGETS[key],
              "met": value >= TARGETS[key] if op == ">=" else value <= TARGETS[key]}
-            for name, value, op, key in checks]
+            for name, value, op, key in checks if value is not None]
 
 
 def print_table(results: dict[str, Any]) -> None:
-    rw, scan, multi = results["rewrite"], results["scan"], results["multi_repo"]
-    rows = [
-        ("rewrite TF-only corpus", f"{rw['files']} files",
-         f"engine {rw['engine_files_per_s']:.1f} files/s", f"fissix parse {rw['parse_files_per_s']:.1f} files/s; "
-         f"CPU s: engine {rw['engine_cpu_s']:.2f}, parse {rw['parse_cpu_s']:.2f} "
-         f"(GC paused {rw['parse_gc_paused_cpu_s']:.2f}: ratio {rw['ratio_gc_paused_parse']:.2f})"),
-        ("rewrite TF-only, API audit on / off", f"{rw['files']} files",
-         f"CPU {rw['engine_cpu_s']:.2f} s / {rw['engine_no_audit_cpu_s']:.2f} s",
-         f"ratio {rw['audit_ratio']:.3f} ({AUDIT_RULE}'s cost per file, same files interleaved)"),
-        ("scan monorepo --jobs 2", f"{scan['files']} files, {scan['tf_files']} TF",
-         f"{scan['scan_jobs2_s']:.2f} s ({scan['scan_files_per_s']:.0f} files/s)",
-         f"ideal {scan['ideal_jobs2_s']:.2f} s = read {scan['read_all_s']:.2f} + prefilter "
-         f"{scan['prefilter_s']:.2f} + parse {scan['parse_tf_s']:.2f}/2; git grep {scan['git_grep_s']:.2f} s"),
-        ("run repos --jobs 1 / 2", f"{multi['repos']} repos",
-         f"{multi['jobs1_s']:.2f} s / {multi['jobs2_s']:.2f} s (median of "
-         + ", ".join(f"{pair['speedup']:.2f}x" for pair in multi["pairs"]) + ")",
-         f"git {multi['git_ms_per_repo']:.1f} ms/repo (in-process total {multi['in_process_s']:.2f} s)"),
-        ("rerun TF-only, cache on", f"{results['rerun']['files_cached']} files cached",
-         f"cold {results['rerun']['cold_s']:.2f} s / warm {results['rerun']['warm_s']:.2f} s",
-         f"{results['rerun']['speedup']:.1f}x faster warm (the branch is rebuilt both times)"),
-        ("peak RSS over repo count, scan --jobs 2", "{} / {} repos".format(*results["repo_count_memory"]["repos"]),
-         "orchestrator {:.0f} / {:.0f} MB".format(*results["repo_count_memory"]["orchestrator_mb"]),
-         f"{results['repo_count_memory']['mb_per_1000_repos']:.1f} MB more per 1,000 repos"),
-        ("verify demo repos --jobs 2", f"{results['verify']['repos']} repos, {results['verify']['runs']} "
-         f"TF runs, {results['verify']['steps']} steps",
-         f"{results['verify']['verify_jobs2_s']:.2f} s (CPU {results['verify']['cpu_s']:.2f} s)",
-         f"TF import {results['verify']['tf_import_s']:.2f} s per run: floor {results['verify']['floor_s']:.2f} s "
-         f"= {results['verify']['runs']} x import / 2 cores"),
-    ]
+    rows = [*rewrite_table_rows(results["rewrite"]), *measure_rows(results),
+            *verify_table_rows(results["verify"])]
     rows += [(f"peak RSS: {label}", "", f"orchestrator {mb['orchestrator_mb']:.0f} MB",
               f"worker {_mb(mb['worker_mb'])}, git {_mb(mb['git_mb'])}")
              for label, mb in results["memory"].items()]
@@ -505,6 +602,63 @@ def print_table(results: dict[str, Any]) -> None:
                  for t in results["targets"]])
     for error in results["errors"]:
         print(f"FAILED: {error}")
+
+
+def measure_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
+    rw, scan, multi = results["rewrite"], results["scan"], results["multi_repo"]
+    return [
+        ("rewrite TF-only corpus", f"{rw['files']} files",
+         f"engine {rw['engine_files_per_s']:.1f} files/s", f"fissix parse {rw['parse_files_per_s']:.1f} files/s; "
+         f"CPU s: engine {rw['engine_cpu_s']:.2f}, parse {rw['parse_cpu_s']:.2f} "
+         f"(GC paused {rw['parse_gc_paused_cpu_s']:.2f}: ratio {rw['ratio_gc_paused_parse']:.2f})"),
+        ("rewrite TF-only, API audit on / off", f"{rw['files']} files",
+         f"CPU {rw['engine_cpu_s']:.2f} s / {rw['engine_no_audit_cpu_s']:.2f} s",
+         f"ratio {rw['audit_ratio']:.3f} ({AUDIT_RULE}'s cost per file, same files interleaved)"),
+        ("scan monorepo --jobs 2", f"{scan['files']} files, {scan['tf_files']} TF",
+         f"{scan['scan_jobs2_s']:.2f} s ({scan['scan_files_per_s']:.0f} files/s)",
+         f"ideal {scan['ideal_jobs2_s']:.2f} s = read {scan['read_all_s']:.2f} + prefilter "
+         f"{scan['prefilter_s']:.2f} + parse {scan['parse_tf_s']:.2f}/2; git grep {scan['git_grep_s']:.2f} s"),
+        ("run repos --jobs 1 / 2", f"{multi['repos']} repos",
+         f"{multi['jobs1_s']:.2f} s / {multi['jobs2_s']:.2f} s (median of "
+         + ", ".join(f"{pair['speedup']:.2f}x" for pair in multi["pairs"]) + ")",
+         f"git {multi['git_ms_per_repo']:.1f} ms/repo (in-process total {multi['in_process_s']:.2f} s)"),
+        ("run repos --jobs 2 by --engine", f"{multi['repos']} repos",
+         " / ".join(f"{mode} {multi['engine_jobs2_s'][mode]:.2f} s" for mode in MODES),
+         "worker peak RSS " + " / ".join(f"{mode} {_mb(multi['engine_worker_mb'][mode])}"
+                                         for mode in MODES)),
+        ("rerun TF-only, cache on", f"{results['rerun']['files_cached']} files cached",
+         f"cold {results['rerun']['cold_s']:.2f} s / warm {results['rerun']['warm_s']:.2f} s",
+         f"{results['rerun']['speedup']:.1f}x faster warm (the branch is rebuilt both times)"),
+        ("peak RSS over repo count, scan --jobs 2", "{} / {} repos".format(*results["repo_count_memory"]["repos"]),
+         "orchestrator {:.0f} / {:.0f} MB".format(*results["repo_count_memory"]["orchestrator_mb"]),
+         f"{results['repo_count_memory']['mb_per_1000_repos']:.1f} MB more per 1,000 repos"),
+    ]
+
+
+def rewrite_table_rows(rw: dict[str, Any]) -> list[tuple[str, ...]]:
+    """One row per corpus and rule set: selective and full against the bare parse."""
+    rows = []
+    for corpus in ("tf_only", "real_code"):
+        for name in RULE_SETS:
+            row = rw[corpus][name]
+            same = "identical" if row["identical"] else (
+                f"DIFFER in {row['differing_files']} files: {', '.join(row['differing_paths'])}")
+            rows.append((f"rewrite {corpus}.{name} (CPU s)",
+                         f"{rw[corpus]['files']} files, {rw[corpus]['lines']} lines",
+                         f"selective {row['selective_s']:.2f} / full {row['full_s']:.2f}",
+                         f"bare parse {row['bare_parse_s']:.2f}: selective {row['selective_vs_parse']:.2f}x, "
+                         f"full {row['full_vs_parse']:.2f}x; {same}"))
+    return rows
+
+
+def verify_table_rows(verify: dict[str, Any]) -> list[tuple[str, ...]]:
+    if "skipped" in verify:
+        return [("verify demo repos --jobs 2", "", "skipped", verify["skipped"])]
+    return [("verify demo repos --jobs 2", f"{verify['repos']} repos, {verify['runs']} "
+             f"TF runs, {verify['steps']} steps",
+             f"{verify['verify_jobs2_s']:.2f} s (CPU {verify['cpu_s']:.2f} s)",
+             f"TF import {verify['tf_import_s']:.2f} s per run: floor {verify['floor_s']:.2f} s "
+             f"= {verify['runs']} x import / 2 cores")]
 
 
 def _mb(value: float | None) -> str:

@@ -32,7 +32,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .classes import RepositoryClasses, class_facts
-from .estimators import ESTIMATOR_CLASSES
+from .estimators import ESTIMATORS
 from .modules import ast_dotted_name, imported_names, module_ast, module_parts, nearest_name
 from .rule import FileContext
 from .scopes import assigned_values
@@ -43,8 +43,6 @@ from .walk import scope_statements
 #: The kinds of model :meth:`BuiltModels.receiver_kind` tells apart.
 ESTIMATOR = "estimator"
 KERAS = "keras"
-#: The Estimator classes (``estimators.ESTIMATOR_CLASSES``, canonical names) and the NPU's own.
-ESTIMATORS = frozenset(ESTIMATOR_CLASSES) | {"npu_bridge.estimator.npu.npu_estimator.NPUEstimator"}
 #: The Keras model classes a class of the repository may subclass.
 KERAS_MODEL_CLASSES = frozenset({
     "tensorflow.keras.Model", "tensorflow.keras.Sequential", "tensorflow.keras.models.Model",
@@ -80,7 +78,7 @@ def model_facts(path: str, text: str) -> frozenset[str]:
         return frozenset()
     module = ".".join(module_parts(path))
     classes = class_facts(path, text)
-    kinds = _class_kinds(RepositoryClasses(classes), module)
+    kinds = _class_kinds(classes, module)
     imports = imported_names(tree, path)
     facts = set(classes)
     for owner, function in _functions(tree):
@@ -91,15 +89,11 @@ def model_facts(path: str, text: str) -> frozenset[str]:
     return frozenset(facts)
 
 
-def _class_kinds(classes: RepositoryClasses, module: str) -> dict[str, str]:
-    """The kind of each model class of the file, by its name there (``Net``)."""
-    return {name[len(module) + 1:]: _kind_of(found.api_base)
-            for name, found in classes.subclasses(ESTIMATORS | KERAS_MODEL_CLASSES).items()
+def _class_kinds(classes: AbstractSet[str], module: str) -> dict[str, str]:
+    """The kind of each model class of the file (its ``class:`` facts ``classes``), by its
+    name there (``Net``)."""
+    return {name[len(module) + 1:]: kind for name, kind in ModelFacts(classes).classes.items()
             if name.startswith(module + ".")}
-
-
-def _kind_of(api_class: str) -> str:
-    return ESTIMATOR if api_class in ESTIMATORS else KERAS
 
 
 def _functions(tree: ast.Module) -> Iterable[tuple[Optional[str], _Function]]:
@@ -193,7 +187,9 @@ class ModelFacts:
                 name, _, kind = fact[len(FUNCTION):].partition("=")
                 self.functions[name] = kind
         subclasses = RepositoryClasses(facts).subclasses(ESTIMATORS | KERAS_MODEL_CLASSES)
-        self.classes = {name: _kind_of(found.api_base) for name, found in subclasses.items()}
+        #: The repository's model classes (module-qualified) -> their kind.
+        self.classes = {name: ESTIMATOR if found.api_base in ESTIMATORS else KERAS
+                        for name, found in subclasses.items()}
 
     def kind(self, target: str, path: str, visiting: frozenset[str] = frozenset()) -> Optional[str]:
         """The kind of model that calling ``target`` (a dotted name as the file at ``path``

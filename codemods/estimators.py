@@ -14,8 +14,16 @@ from typing import FrozenSet
 
 from .classes import SubclassCall, subclass_calls, subclass_names
 from .rule import FileContext
+from .tfnames import ESTIMATOR_PACKAGE, TF
 
-ESTIMATOR = "tensorflow.estimator.Estimator"
+#: The :attr:`Rule.modules` of a rule about Estimators: a file that imports only
+#: ``tensorflow_estimator`` (``from tensorflow_estimator.python.estimator import estimator``)
+#: builds Estimators too.
+ESTIMATOR_MODULES = (TF, ESTIMATOR_PACKAGE)
+
+BASE_ESTIMATOR = "tensorflow.estimator.Estimator"
+#: The NPU's own Estimator, which already runs on the NPU (its ``train`` takes hooks).
+NPU_ESTIMATOR = "npu_bridge.estimator.npu.npu_estimator.NPUEstimator"
 #: TPUEstimator: ``tf.contrib.tpu``, ``tf.compat.v1.estimator.tpu``, and the internal module of
 #: ``tf.contrib.tpu`` that BERT-era code imports it from.
 TPU_ESTIMATORS = ("tensorflow.contrib.tpu.TPUEstimator", "tensorflow.estimator.tpu.TPUEstimator",
@@ -23,7 +31,7 @@ TPU_ESTIMATORS = ("tensorflow.contrib.tpu.TPUEstimator", "tensorflow.estimator.t
 #: Every Estimator class of TensorFlow 1.15 (canonical names, ``compat.v1`` folded) -> the
 #: 0-based position of ``config`` among its ``__init__`` parameters (v1 signatures).
 ESTIMATOR_CLASSES: dict[str, int] = {
-    ESTIMATOR: 2,  # (model_fn, model_dir, config, params, warm_start_from)
+    BASE_ESTIMATOR: 2,  # (model_fn, model_dir, config, params, warm_start_from)
     **dict.fromkeys(TPU_ESTIMATORS, 2),  # (model_fn, model_dir, config, params, use_tpu, ...)
     **{f"tensorflow.estimator.{name}": position for name, position in (
         ("DNNClassifier", 10), ("DNNRegressor", 9), ("DNNEstimator", 8),
@@ -34,6 +42,9 @@ ESTIMATOR_CLASSES: dict[str, int] = {
         ("BoostedTreesClassifier", 13), ("BoostedTreesRegressor", 12),
         ("BoostedTreesEstimator", 12))},
 }
+#: Every class whose instances are Estimators: :data:`ESTIMATOR_CLASSES` and the NPU's own
+#: (what an Estimator's ``train`` is called on; NPU011 gives the run config to the former).
+ESTIMATORS = frozenset(ESTIMATOR_CLASSES) | {NPU_ESTIMATOR}
 
 
 def estimator_subclass_calls(ctx: FileContext) -> list[SubclassCall]:

@@ -21,11 +21,21 @@ from .walk import small_statements
 
 TF = "tensorflow"
 _COMPAT = ("tensorflow.compat.v1", "tensorflow.compat.v2")
+#: The package ``tf.estimator`` comes from, whose names are TensorFlow's: its public API
+#: ``tensorflow_estimator.estimator`` is ``tf.estimator`` (TensorFlow 1.15's v1 API), and its
+#: modules ``tensorflow_estimator.python.estimator.*`` are what the internal
+#: ``tensorflow.python.estimator.*`` re-export. The TensorFlow resolver binds its imports too
+#: (:func:`public_name` spells them the TensorFlow way), so a rule matching
+#: ``tensorflow.estimator.RunConfig`` finds ``tf_estimator.estimator.RunConfig``; a rule that
+#: must see a file importing only this package lists it in :attr:`Rule.modules`.
+ESTIMATOR_PACKAGE = "tensorflow_estimator"
 
-#: Cheap test on raw text: could the file import TensorFlow? It may over-match (the tree
-#: decides), never under-match: the import can follow ``;`` or a one-line ``try:``/``if x:``.
+#: Cheap test on raw text: could the file import TensorFlow (or :data:`ESTIMATOR_PACKAGE`)? It
+#: may over-match (the tree decides), never under-match: the import can follow ``;`` or a
+#: one-line ``try:``/``if x:``.
 IMPORTS_TF = re.compile(
-    r"(?:^|[;:])[ \t]*(?:from[ \t]+tensorflow\b|import[ \t][^\n#]*\btensorflow\b)",
+    r"(?:^|[;:])[ \t]*(?:from[ \t]+tensorflow(?:_estimator)?\b"
+    r"|import[ \t][^\n#]*\btensorflow(?:_estimator)?\b)",
     re.MULTILINE,
 )
 
@@ -106,7 +116,7 @@ PUBLIC_NAMES: dict[str, str] = {
     "tensorflow.python.util.compat": "tensorflow.compat",  # as_bytes, as_text
 }
 #: Where the internal modules live (with the dot): never spelled in code a rule writes.
-INTERNAL = ("tensorflow.python.", "tensorflow.core.")
+INTERNAL = ("tensorflow.python.", "tensorflow.core.", f"{ESTIMATOR_PACKAGE}.python.")
 
 #: The names ``from npu_bridge.npu_init import *`` binds that code the rules write calls (the
 #: spec's list, and the modules NPU004-NPU006 write): a file with the star import binds each
@@ -127,7 +137,11 @@ STAR_EXPORTS: dict[str, frozenset[str]] = {"npu_bridge.npu_init": NPU_INIT_NAMES
 
 def public_name(dotted: str) -> str:
     """The public name of the full TensorFlow name ``dotted`` (itself unless it goes through
-    an internal module listed in :data:`PUBLIC_NAMES`)."""
+    an internal module listed in :data:`PUBLIC_NAMES`); a name of :data:`ESTIMATOR_PACKAGE`
+    is spelled as TensorFlow's first (``tensorflow_estimator.python.estimator.estimator`` ->
+    ``tensorflow.python.estimator.estimator`` -> ``tensorflow.estimator``)."""
+    if dotted == ESTIMATOR_PACKAGE or dotted.startswith(ESTIMATOR_PACKAGE + "."):
+        dotted = TF + dotted[len(ESTIMATOR_PACKAGE):]
     if not is_internal_name(dotted):
         return dotted
     parts = dotted.split(".")
@@ -187,8 +201,9 @@ def prefix_name(power: pytree.Node, end: int) -> Optional[str]:
 
 
 class ImportNames:
-    """The bindings of one root module (TensorFlow by default; ``root="horovod"``...) in a
-    module's tree, computed once: a generic import resolver.
+    """The bindings of one root module (TensorFlow by default, with
+    :data:`ESTIMATOR_PACKAGE`; ``root="horovod"``...) in a module's tree, computed once: a
+    generic import resolver.
 
     ``root`` names another module whose bindings to follow the same way (``contextlib``):
     :meth:`resolve` then gives its full names.
@@ -261,7 +276,8 @@ class ImportNames:
         return target + ("." + rest if rest else "")
 
     def _bind(self, name: str, target: str) -> None:
-        if target == self.root or target.startswith(self.root + "."):
+        roots = (TF, ESTIMATOR_PACKAGE) if self.root == TF else (self.root,)
+        if any(target == root or target.startswith(root + ".") for root in roots):
             self.bindings[name] = target
 
     def _import_name(self, node: pytree.Base) -> None:

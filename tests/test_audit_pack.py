@@ -13,13 +13,13 @@ from fissix import pygram, pytree
 from fissix.pgen2 import driver
 
 from npu_codemod.api import ApiStatus
+from npu_codemod.codemods import regenerate_support_list as regenerate
 from npu_codemod.codemods.qualified import references_under
+from npu_codemod.codemods.support_list import SupportList, list_name, support_list
 from npu_codemod.codemods.tfnames import TfNames
 from npu_codemod.orchestrator.batch import file_cache
 from npu_codemod.plugins.manager import load_plugins
-from npu_codemod.plugins.rules.audit import regenerate
 from npu_codemod.plugins.rules.audit.owners import OWNERS
-from npu_codemod.plugins.rules.audit.support import SupportList, list_name, support_list
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The published list, as every developer and CI run has it (``../shared`` of the project).
@@ -30,7 +30,7 @@ PARSER = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, conver
 def test_the_shipped_list_is_what_the_script_makes_of_the_published_csv() -> None:
     shipped = regenerate.DATA_FILE.read_text(encoding="utf-8")
     assert shipped == regenerate.render(SOURCE.read_text(encoding="utf-8"), SOURCE.name)
-    done = subprocess.run([sys.executable, "-m", "npu_codemod.plugins.rules.audit.regenerate",
+    done = subprocess.run([sys.executable, "-m", "npu_codemod.codemods.regenerate_support_list",
                            "--check", str(SOURCE)], capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (0, "")
 

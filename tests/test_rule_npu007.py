@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from support.rules import assert_unchanged, run_rules, sites
+from support.rules import assert_migrates, assert_unchanged, run_rules, sites
 from support.session_config import HEADER, RULES, check, npu_lines
 
 GUIDE_BEFORE = """\
@@ -339,7 +339,46 @@ mon = tf.train.MonitoredSession(session_creator=tf.train.ChiefSessionCreator(sca
 single = tf.train.SingularMonitoredSession(hooks=[], config=sess_config)
 """
     check(before, after, [("NPU007", 5, 5, "migrated"), ("NPU007", 7, 7, "migrated"),
-                          ("NPU007", 9, 48, "migrated"), ("NPU007", 10, 9, "migrated")])
+                          ("NPU007", 9, 6, "migrated"), ("NPU007", 9, 48, "migrated"),
+                          ("NPU007", 10, 9, "migrated")])
+
+
+MONITORED_TRAINER = """\
+import tensorflow as tf
+
+
+def train(train_op, hooks, checkpoint_dir, master):
+    config = tf.ConfigProto(allow_soft_placement=True)
+    creator = tf.train.ChiefSessionCreator(config=config, checkpoint_dir=checkpoint_dir)
+    with tf.train.MonitoredSession(session_creator=creator, hooks=hooks) as sess:
+        while not sess.should_stop():
+            sess.run(train_op)
+    with tf.train.MonitoredSession(
+            session_creator=tf.train.ChiefSessionCreator(config=config)) as sess:
+        sess.run(train_op)
+    with tf.train.MonitoredSession(session_creator=make_creator(master)) as sess:
+        sess.run(train_op)
+"""
+
+
+def test_a_monitored_session_is_covered_by_its_session_creators_config():
+    """The creator's config is NPU007's: the MonitoredSession line has NPU007's finding too, so
+    NPU100 sees its owner covered it (no 'no enabled rule covered this use')."""
+    before = MONITORED_TRAINER
+    after = HEADER + before.replace(
+        "    creator = ", npu_lines("config", "    ") + "    creator = ")
+    findings = assert_migrates(before, after, RULES | {"NPU100"})
+    assert [s for s in sites(findings) if s[0] in ("NPU007", "NPU100")] == [
+        ("NPU007", 6, 14, "migrated"), ("NPU007", 7, 9, "migrated"), ("NPU007", 10, 9, "migrated"),
+        ("NPU007", 11, 28, "migrated"), ("NPU007", 13, 9, "unmigrated")]
+    messages = {f.line: f.message for f in findings if f.rule_id == "NPU007" and f.column == 9}
+    assert messages[7] == "the session takes its config from creator, configured where it is made"
+    assert messages[10] == ("the session takes its config from its tf.train.ChiefSessionCreator, "
+                            "configured there")
+    assert messages[13].startswith(
+        "the session creator make_creator(master) is not shown to be a ChiefSessionCreator or "
+        "WorkerSessionCreator: make sure it creates the session with a config that has the NPU "
+        "optimizer config (NpuOptimizer on; remapping, memory_optimization off)")
 
 
 def test_sessions_after_a_created_config_in_the_same_scope_share_it():

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from npu_codemod.api import ApiStatus, support_list
+from npu_codemod.codemods.support_list import SupportList
+from npu_codemod.plugins.rules.distributed import npu025_horovod_other
 from npu_codemod.testing import assert_migrates, assert_reports
 
 from support.packs import BOTH_REPO, DISTRIBUTED, HOROVOD_REPO, HVD, INIT, message_of
@@ -42,6 +45,30 @@ def test_every_other_use_is_reported_with_its_status(use: str, message: str) -> 
     findings = assert_reports(RULES, HVD + use + "\n", facts=HOROVOD_REPO)
     assert [(f.line, f.status) for f in findings] == [(3, "unmigrated")]
     assert findings[0].message.startswith(message + " (guide: Migrating Horovod scripts, ")
+
+
+def test_the_status_is_the_support_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NPU025 keeps no table of its own: the audit's list is the one source of each status."""
+    listed = SupportList({**support_list().statuses, "hvd.allreduce": ApiStatus.UNSUPPORTED,
+                          "hvd.join": ApiStatus.UNDER_ANALYSIS})
+    monkeypatch.setattr(npu025_horovod_other, "support_list", lambda: listed)
+    findings = assert_reports(RULES, HVD + "loss = hvd.allreduce(loss)\nhvd.join()\nhvd.shutdown()\n",
+                              facts=HOROVOD_REPO)
+    assert [f.message.partition(" (guide:")[0] for f in findings] == [
+        "hvd.allreduce(...) has no NPU form (Ascend's API list marks hvd.allreduce unsupported): "
+        "use npu_bridge.hccl.hccl_ops.allreduce(tensor, 'sum') (divide by get_npu_rank_size() to average)",
+        f"hvd.join() has no NPU form (Ascend's API list has hvd.join under analysis): {OTHERWISE}",
+        f"hvd.shutdown() has no NPU form (Ascend's API list has hvd.shutdown under analysis): {OTHERWISE}"]
+
+
+def test_every_horovod_api_the_list_has_and_no_rule_owns_is_reported_as_listed() -> None:
+    for api, status in sorted(support_list().statuses.items()):
+        name = api.removeprefix("hvd.")
+        if not api.startswith("hvd.") or name in npu025_horovod_other.OWNED:
+            continue
+        findings = assert_reports(RULES, f"{HVD}value = hvd.{name}\n", facts=HOROVOD_REPO)
+        assert f"(Ascend's API list has {api} under analysis)" in findings[0].message, api
+        assert status == ApiStatus.UNDER_ANALYSIS
 
 
 def test_keras_callbacks_other_than_the_broadcast_are_reported() -> None:

@@ -40,7 +40,6 @@ from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.built_models import (
     #: The kind of an Estimator, as :meth:`BuiltModels.receiver_kind` answers it.
     ESTIMATOR,
-    ESTIMATORS,
     #: The kind of a ``tf.keras`` model, as :meth:`BuiltModels.receiver_kind` answers it.
     KERAS,
     KERAS_MODELS,
@@ -98,6 +97,10 @@ from npu_codemod.codemods.estimators import (
     #: both TPUEstimators; canonical names) -> the position of ``config`` among its
     #: ``__init__`` parameters (v1 signatures).
     ESTIMATOR_CLASSES,
+    ESTIMATOR_MODULES,
+    #: Every class whose instances are Estimators: :data:`ESTIMATOR_CLASSES` and the NPU's
+    #: own ``NPUEstimator`` (canonical names).
+    ESTIMATORS,
     #: ``tf.contrib.tpu.TPUEstimator``, ``tf.compat.v1.estimator.tpu.TPUEstimator`` (and the
     #: internal module of ``tf.contrib.tpu``), canonical.
     TPU_ESTIMATORS,
@@ -165,6 +168,7 @@ from npu_codemod.codemods.statements import (
     used_names,
     why_not,
 )
+from npu_codemod.codemods.support_list import SupportList, list_name, support_list
 from npu_codemod.codemods.tfnames import (
     NPU_INIT_NAMES,
     ImportNames,
@@ -213,12 +217,13 @@ __all__ = [
     "Reference", "ImportNames", "TfNames", "name_reference", "references_under", "canonical",
     "dotted_name", "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
     "StringReference", "fstring_references", "NPU_INIT_NAMES",
-    # API support (the audit's counts for API readiness: FileContext.count_api)
-    "ApiStatus", "api_advice",
+    # API support: Ascend's list, and the audit's counts for API readiness (FileContext.count_api)
+    "ApiStatus", "api_advice", "support_list", "SupportList", "list_name",
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
     "module_ast", "module_parts", "imported_names", "ast_dotted_name", "nearest_name",
     "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall",
-    "ESTIMATOR_CLASSES", "TPU_ESTIMATORS", "estimator_subclass_calls", "estimator_subclass_names", "distribution_facts",
+    "ESTIMATOR_CLASSES", "ESTIMATOR_MODULES", "TPU_ESTIMATORS", "estimator_subclass_calls",
+    "estimator_subclass_names", "distribution_facts",
     "distribution", "Distribution", "HOROVOD_MODULES", "MIRRORED_STRATEGIES", "NPU_STRATEGY",
     "model_facts", "BuiltModels", "ESTIMATOR", "KERAS", "ESTIMATORS", "KERAS_MODELS",
     # Reading calls

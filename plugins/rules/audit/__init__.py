@@ -2,9 +2,10 @@
 checked against Ascend's support list.
 
 - ``npu100_api_support``: the rule (the plugin module the manager registers);
-- ``support``: the list as the rule reads it, from ``api_support.csv`` (the project's copy of
-  Ascend's published list, provenance in its header);
-- ``owners``: which rule of the project migrates each API Ascend migrates;
-- ``regenerate``: ``python -m npu_codemod.plugins.rules.audit.regenerate path/to/csv`` rebuilds
-  ``api_support.csv`` from the published CSV.
+- ``owners``: which rule of the project migrates each API Ascend migrates.
+
+The list itself (the project's copy of Ascend's published list, ``codemods/api_support.csv``,
+and ``python -m npu_codemod.codemods.regenerate_support_list path/to/csv`` that rebuilds it) is
+the toolkit's, read through ``npu_codemod.api.support_list``: NPU025 reports Horovod's APIs
+with their status in it too.
 """

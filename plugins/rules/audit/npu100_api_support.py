@@ -23,12 +23,13 @@ from npu_codemod.api import (
     api_advice,
     hookimpl,
     last_leaf,
+    list_name,
     references_under,
+    support_list,
     symbols,
 )
 
 from .owners import OWNERS, Owner
-from .support import list_name, support_list
 
 #: Findings on one line, by line (the rules' own, not NPU100's).
 Lines = dict[int, list[Finding]]

@@ -12,6 +12,7 @@ import re
 
 from npu_codemod.api import (
     HOROVOD_MODULES,
+    ApiStatus,
     FileContext,
     Node,
     Reference,
@@ -20,6 +21,7 @@ from npu_codemod.api import (
     references_under,
     remove_small_statement,
     small_statements,
+    support_list,
     symbols,
     tokens,
 )
@@ -31,16 +33,6 @@ OWNED = frozenset({
     "init", "rank", "local_rank", "size", "local_size", "DistributedOptimizer",
     "DistributedGradientTape", "BroadcastGlobalVariablesHook",
     "callbacks.BroadcastGlobalVariablesCallback", "broadcast_global_variables",
-})
-#: Horovod's APIs in Ascend's support list (``hvd.<name>``) that no rule migrates: all of them
-#: ``under-analysis`` there (the list's ``trains-after-migration`` ones are in :data:`OWNED`).
-UNDER_ANALYSIS = frozenset({
-    "Compression", "LocalGradientAggregationHelper", "allgather", "allgather_object",
-    "allreduce", "alltoall", "broadcast", "broadcast_object", "broadcast_variables", "ccl_built",
-    "cuda_built", "ddl_built", "elastic.TensorFlowKerasState", "elastic.run", "gloo_built",
-    "gloo_enabled", "is_homogeneous", "is_initialized", "local_rank_op", "local_size_op",
-    "mpi_built", "mpi_enabled", "mpi_threads_supported", "nccl_built", "rank_op", "rocm_built",
-    "shutdown", "size_op", "start_timeline", "stop_timeline",
 })
 HCCL = "npu_bridge.hccl.hccl_ops"
 #: What to write instead, for the collectives the NPU has.
@@ -134,11 +126,18 @@ def _message(reference: Reference) -> str:
     site = spelled(reference)
     if reference.name in (*HOROVOD_MODULES, MPI_OPS):
         return f"the Horovod module is used as a value ({site}): {OTHERWISE}"
-    listed = next((known for known in sorted(UNDER_ANALYSIS, key=len, reverse=True)
-                   if name == known or name.startswith(known + ".")), None)
-    status = (f"Ascend's API list has hvd.{listed} under analysis" if listed
-              else f"hvd.{name} is not in Ascend's API list")
-    return f"{site} has no NPU form ({status}): {ADVICE.get(name, OTHERWISE)}"
+    return f"{site} has no NPU form ({_listed(f'hvd.{name}')}): {ADVICE.get(name, OTHERWISE)}"
+
+
+def _listed(api: str) -> str:
+    """What Ascend's support list says of ``api`` (``hvd.allreduce``): its status there, as
+    the longest listed prefix has it."""
+    listed, status = support_list().lookup(api)
+    if not listed:
+        return f"{api} is not in Ascend's API list"
+    if status == ApiStatus.UNDER_ANALYSIS:
+        return f"Ascend's API list has {listed} under analysis"
+    return f"Ascend's API list marks {listed} {status}"
 
 
 def _bound_names(statement: Node) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Callable, FrozenSet, Iterable, Optional
 
 from npu_codemod.api import (
     ESTIMATOR_CLASSES,
+    ESTIMATOR_MODULES,
     NPU_INIT_IMPORT,
     TPU_ESTIMATORS,
     Base,
@@ -147,6 +148,7 @@ class EstimatorRunConfig(Rule):
     """
     scope = "linked"
     calls = tuple(ESTIMATOR_CLASSES)
+    modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 
     def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         return estimator_subclass_names(facts)  # constructed by their own names

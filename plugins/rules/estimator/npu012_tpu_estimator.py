@@ -12,6 +12,7 @@ from functools import partial
 from typing import Callable, FrozenSet, Iterable, Optional
 
 from npu_codemod.api import (
+    ESTIMATOR_MODULES,
     TPU_ESTIMATORS,
     FileContext,
     Node,
@@ -103,6 +104,7 @@ class TpuEstimator(Rule):
     # No ``tokens``: a file may build the repository's TPUEstimator subclass without a "TPU".
     scope = "linked"
     calls = (*TPU_ESTIMATORS, *CROSS_SHARD, *CLUSTER_RESOLVERS, *BFLOAT16, *SPECS)
+    modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 
     def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         return estimator_subclass_names(facts)  # constructed by their own names

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import (
+    ESTIMATOR_MODULES,
     Base,
     FileContext,
     Reference,
@@ -67,6 +68,7 @@ class RunConfigSummary(Rule):
     scope = "linked"
     tokens = ("RunConfig",)
     calls = tuple(RUN_CONFIGS)
+    modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         call = reference.call

@@ -5,5 +5,7 @@
   its analysis hook gathers);
 - ``npu032_loss_scale_manager``: NPU032, ``FixedLossScale``/``DynamicLossScale`` become the NPU's
   loss-scale managers;
-- ``npu033_auto_mixed_precision``: NPU033, the graph rewrite and Keras policies reported.
+- ``npu033_auto_mixed_precision``: NPU033, the graph rewrite and Keras policies reported;
+- ``_loss_scales``: what NPU031 and NPU032 decide together (which loss scale is whose, and
+  what each does when the other is disabled).
 """

@@ -1,9 +1,10 @@
 """NPU031 loss-scale-optimizer: ``MixedPrecisionLossScaleOptimizer`` becomes ``NPULossScaleOptimizer``.
 
 The loss scale it takes must then be an NPU loss-scale manager: a ``FixedLossScale`` /
-``DynamicLossScale`` call (NPU032 rewrites it, here or where a name of the scope is bound to
-it), a number or ``"dynamic"`` (rewritten here into the manager TensorFlow makes of them).
-Anything else (a loss scale made in another module) is reported and the call left as it is.
+``DynamicLossScale`` call or a number or ``"dynamic"`` written in the call (rewritten here,
+with the optimizer), or a name of the scope bound to such calls only (NPU032 rewrites those;
+with NPU032 disabled the optimizer is reported). Anything else (a loss scale made in another
+module) is reported and the call left as it is; see ``_loss_scales``.
 """
 
 from __future__ import annotations
@@ -12,46 +13,24 @@ from typing import Callable, Optional
 
 from npu_codemod.api import (
     NPU_INIT_IMPORT,
-    Base,
     FileContext,
     Reference,
     Rule,
-    assigned_values,
     distribution,
     distribution_facts,
     find_argument,
-    has_unpacking,
     hookimpl,
-    name_reference,
-    parse_expression,
     rename_argument,
     replace_callee,
     set_keyword,
-    tokens,
-    tree_text,
 )
 
-from .npu032_loss_scale_manager import (
-    DYNAMIC_DEFAULT,
-    LOSS_SCALES,
-    MANAGERS,
-    NPU_MANAGERS,
-    OPTIMIZERS,
-    manager_plan,
-)
+from ._loss_scales import DYNAMIC_DEFAULT, NPU_OPTIMIZER, NPU_OPTIMIZERS, OPTIMIZER, optimizer_plan
 
-OPTIMIZER = "tensorflow.train.experimental.MixedPrecisionLossScaleOptimizer"
-NPU_OPTIMIZER = "NPULossScaleOptimizer"
-NPU_OPTIMIZERS = tuple(sorted(OPTIMIZERS - {OPTIMIZER}))
 DISTRIBUTED = "is_distributed=True: the repository trains distributed"
 REPLACED = f"replaced {{spelled}} with {NPU_OPTIMIZER}{{extra}}"
 USES = f"uses {NPU_OPTIMIZER}"
 ADDED_DISTRIBUTED = f"added {DISTRIBUTED}"
-UNKNOWN = ("the loss scale {code} is not shown to be an NPU loss-scale manager: make it "
-           "FixedLossScaleManager(loss_scale=...) or ExponentialUpdateLossScaleManager(...), then "
-           f"replace {{spelled}} with {NPU_OPTIMIZER}(opt, loss_scale_manager)")
-UNPACKED = (f"the loss scale may come in the unpacked arguments: replace {{spelled}} with "
-            f"{NPU_OPTIMIZER}(opt, loss_scale_manager) by hand")
 
 
 class LossScaleOptimizer(Rule):
@@ -67,13 +46,16 @@ class LossScaleOptimizer(Rule):
                 "`NPULossScaleOptimizer(opt, loss_scale_manager)`: the keyword `loss_scale=` "
                 "becomes `loss_scale_manager=`, a number `n` becomes "
                 "`FixedLossScaleManager(loss_scale=n)`, `\"dynamic\"` becomes "
-                f"`{DYNAMIC_DEFAULT}` (TensorFlow's dynamic defaults), and a "
-                "`FixedLossScale`/`DynamicLossScale` is NPU032's; in a distributed repository "
-                "(Horovod or a `tf.distribute` strategy, in any file) it also gets "
-                "`is_distributed=True`.")
+                f"`{DYNAMIC_DEFAULT}` (TensorFlow's dynamic defaults), a "
+                "`FixedLossScale`/`DynamicLossScale` written in the call becomes its manager as "
+                "NPU032 writes it, and a name bound to one is left to NPU032; in a distributed "
+                "repository (Horovod or a `tf.distribute` strategy, in any file) it also gets "
+                "`is_distributed=True`. An `NPULossScaleOptimizer` given a TensorFlow loss scale "
+                "in its call gets the manager too.")
     reports = ("A loss scale not shown to be one of those (a name bound elsewhere, a parameter, "
-               "another string): make it an NPU loss-scale manager first; arguments unpacked "
-               "with `*`/`**`.")
+               "another string): make it an NPU loss-scale manager first; a name bound to a "
+               "TensorFlow loss scale while NPU032 is disabled (enable NPU032 or make it a "
+               "manager by hand); arguments unpacked with `*`/`**`.")
     example = """
         import tensorflow as tf
 
@@ -91,30 +73,22 @@ class LossScaleOptimizer(Rule):
     calls = (OPTIMIZER, *NPU_OPTIMIZERS)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        plan = optimizer_plan(reference, ctx)
+        if isinstance(plan, str):
+            ctx.report(reference, "unmigrated", plan)
+            return
+        edit, done = plan
         call = reference.call
         distributed = distribution(ctx).distributed
         if reference.name in NPU_OPTIMIZERS:
-            if distributed and find_argument(call, "is_distributed", 2) is None:
-                ctx.defer(lambda: set_keyword(call, "is_distributed", "True"))
-                ctx.report(reference, "migrated", ADDED_DISTRIBUTED)
-            else:
-                ctx.report(reference, "migrated", USES)
+            self._npu_optimizer(reference, ctx, edit, done,
+                                distributed and find_argument(call, "is_distributed", 2) is None)
             return
-        spelled = reference.spelled
         scale = find_argument(call, "loss_scale", 1)
-        if scale is None:
-            ctx.report(reference, "unmigrated", UNPACKED.format(spelled=spelled) if has_unpacking(call)
-                       else UNKNOWN.format(code="(none given)", spelled=spelled))
-            return
-        plan = _loss_scale_plan(scale.value, ctx)
-        if isinstance(plan, str):
-            ctx.report(reference, "unmigrated", plan.format(spelled=spelled))
-            return
-        edit, done = plan
 
         def rewrite() -> None:
             replace_callee(reference, NPU_OPTIMIZER)
-            if scale.keyword is not None:
+            if scale is not None and scale.keyword is not None:
                 rename_argument(scale, "loss_scale_manager")
             if edit is not None:
                 edit()
@@ -124,48 +98,30 @@ class LossScaleOptimizer(Rule):
         ctx.defer(rewrite)
         ctx.add_import(NPU_INIT_IMPORT)  # binds NPULossScaleOptimizer and the managers
         ctx.report(reference, "migrated", REPLACED.format(
-            spelled=spelled, extra=done + (f" ({DISTRIBUTED})" if distributed else "")))
+            spelled=reference.spelled, extra=done + (f" ({DISTRIBUTED})" if distributed else "")))
 
+    @staticmethod
+    def _npu_optimizer(reference: Reference, ctx: FileContext, edit: Optional[Callable[[], None]],
+                       done: str, distributed: bool) -> None:
+        """An ``NPULossScaleOptimizer`` already: its loss scale written in the call becomes a
+        manager (``edit``), and it gets ``is_distributed=True`` when it lacks it in a
+        distributed repository."""
+        if edit is None and not distributed:
+            ctx.report(reference, "migrated", USES)
+            return
 
-def _loss_scale_plan(value: Base, ctx: FileContext) -> "tuple[Optional[Callable[[], None]], str] | str":
-    """What becomes of the loss scale ``value`` given to the optimizer: (the edit that makes it
-    an NPU manager or None when it is one, or NPU032 makes the one a name is bound to; what
-    the message adds), or the message of an ``unmigrated`` finding."""
-    code = tree_text(value).strip()
-    made = None
-    if value.type == tokens.NUMBER:
-        made = f"FixedLossScaleManager(loss_scale={value.value})"
-    elif value.type == tokens.STRING and value.value.strip("\"'") == "dynamic":
-        made = DYNAMIC_DEFAULT
-    if made is not None:
-        return (lambda: _replace(value, made)), f" and its loss scale {code} with {made.partition('(')[0]}"
-    if value.type == tokens.NAME:
-        values = assigned_values(value, value.value)
-        if values and all(_loss_scale(bound, ctx) is not None for bound in values):
-            return None, ""
-    found = _loss_scale(value, ctx)
-    if found is None:
-        return UNKNOWN.replace("{code}", code)
-    if found.name in NPU_MANAGERS:
-        return None, ""
-    status, message, edit = manager_plan(found)
-    if edit is None:
-        return message
-    return edit, f" and its loss scale with {MANAGERS[found.name][0]}"
+        def rewrite() -> None:
+            if edit is not None:
+                edit()
+            if distributed:
+                set_keyword(reference.call, "is_distributed", "True")
 
-
-def _loss_scale(value: Base, ctx: FileContext) -> Optional[Reference]:
-    """The call of ``FixedLossScale``/``DynamicLossScale`` or of an NPU manager ``value`` is."""
-    found = name_reference(value, [ctx.tf, ctx.names("npu_bridge")], LOSS_SCALES | NPU_MANAGERS)
-    if found is None or found.call is None or found.end + 1 != len(value.children):
-        return None
-    return found
-
-
-def _replace(value: Base, code: str) -> None:
-    new = parse_expression(code)
-    new.prefix = value.prefix
-    value.replace(new)
+        ctx.defer(rewrite)
+        ctx.add_import(NPU_INIT_IMPORT)  # binds the managers
+        replaced = f"replaced the loss scale of {reference.spelled}{done.partition(' loss scale')[2]}" \
+            if edit is not None else ""
+        ctx.report(reference, "migrated", " and ".join(
+            part for part in (replaced, ADDED_DISTRIBUTED if distributed else "") if part))
 
 
 @hookimpl

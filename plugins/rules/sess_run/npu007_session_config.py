@@ -14,7 +14,9 @@ from npu_codemod.api import (
     Name,
     Node,
     Rule,
+    Status,
     add_keyword,
+    assigned_values,
     block_child,
     child_index,
     dotted_name,
@@ -28,11 +30,13 @@ from npu_codemod.api import (
     insert_after,
     insert_before,
     is_none,
+    name_reference,
     parse_expression,
     position,
     scope_statements,
     symbols,
     tokens,
+    tree_text,
     uses,
     why_not,
 )
@@ -66,6 +70,8 @@ from ._session_config import (
 _NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES))
 NPU_CONFIG = "the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"
 HELPER = "npu_config_proto"
+#: The session creators whose config NPU007 configures (a MonitoredSession takes its from one).
+CREATORS = frozenset({"tensorflow.train.ChiefSessionCreator", "tensorflow.train.WorkerSessionCreator"})
 PROMISED = " (the repository analysis counts on it: callers in other files add nothing)"
 
 
@@ -135,7 +141,10 @@ class SessionConfig(Rule):
             return
         line, column = position(site.power)
         if site.name == MONITORED_SESSION:
-            if find_argument(site.call, "session_creator", 0) is None and not has_unpacking(site.call):
+            creator = find_argument(site.call, "session_creator", 0)
+            if creator is not None:
+                ctx.report(site.power, *_creator_finding(creator.value, ctx))
+            elif not has_unpacking(site.call):
                 ctx.report(site.power, "unmigrated", "pass session_creator="
                            f"{site.module}.train.ChiefSessionCreator(config=config) with {NPU_CONFIG}")
             return
@@ -191,6 +200,23 @@ class SessionConfig(Rule):
             line, column = position(function)
             done = _configure(ConfigSource(function.children[1].value, function), line, column, ctx)
             _report(done, line, column, ctx, why=PROMISED)
+
+
+def _creator_finding(creator: Base, ctx: FileContext) -> tuple[Status, str]:
+    """NPU007's finding at a ``MonitoredSession`` given the session creator ``creator``: its
+    config is the creator's, which NPU007 configures at the creator's call (a call written
+    here, or the one a name of the scope is bound to); any other creator is reported."""
+    code = tree_text(creator).strip()
+    calls = [creator] if creator.type != tokens.NAME else assigned_values(creator, creator.value) or []
+    found = [name_reference(call, [ctx.tf], CREATORS) for call in calls]
+    made = [reference for reference in found if reference is not None and reference.call is not None]
+    if not made or len(made) < len(found):
+        return "unmigrated", (f"the session creator {code} is not shown to be a ChiefSessionCreator "
+                              f"or WorkerSessionCreator: make sure it creates the session with a "
+                              f"config that has {NPU_CONFIG}")
+    if creator.type != tokens.NAME:
+        return "migrated", f"the session takes its config from its {made[0].spelled}, configured there"
+    return "migrated", f"the session takes its config from {code}, configured where it is made"
 
 
 @dataclass

@@ -1,4 +1,9 @@
-"""Ascend's API support list as the audit reads it: the status of any TensorFlow or Horovod name.
+"""Ascend's API support list: the status of any TensorFlow or Horovod name, the one source.
+
+``api_support.csv`` beside this module is the project's copy of Ascend's published list
+(provenance in its header; ``python -m npu_codemod.codemods.regenerate_support_list`` rebuilds
+it). The audit (NPU100) and the rules that report an API with its status in the list (NPU025)
+read it through :func:`support_list` and :func:`list_name` (both in ``npu_codemod.api``).
 
 The list names APIs as ``tf.X`` and ``hvd.X``; the file's resolver gives full module names
 (``tensorflow.contrib.slim.conv2d``, ``horovod.tensorflow.keras.callbacks.X``), which
@@ -15,7 +20,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Optional
 
-from npu_codemod.api import ApiStatus
+from .api_sites import ApiStatus
 
 DATA_FILE = "api_support.csv"
 #: Full module names -> how the list spells them, longest first.
@@ -84,6 +89,7 @@ def alias_target(alias: str) -> Optional[str]:
 
 @lru_cache(maxsize=1)
 def support_list() -> SupportList:
-    """The shipped list, read once per process."""
+    """The shipped list (``api_support.csv``), read once per process: ``support_list().lookup(
+    list_name(reference.name))`` is a name's ``(listed entry, status)``."""
     text = resources.files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8")
     return SupportList.from_text(text)

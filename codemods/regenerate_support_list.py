@@ -1,7 +1,7 @@
-"""Regenerate the audit's copy of Ascend's API support list from the published CSV.
+"""Regenerate the project's copy of Ascend's API support list from the published CSV.
 
-    python -m npu_codemod.plugins.rules.audit.regenerate path/to/ascend-tf1.15-api-support.csv
-    python -m npu_codemod.plugins.rules.audit.regenerate --check path/to/...csv   # exit 1 if stale
+    python -m npu_codemod.codemods.regenerate_support_list path/to/ascend-tf1.15-api-support.csv
+    python -m npu_codemod.codemods.regenerate_support_list --check path/to/...csv   # exit 1 if stale
 
 The source has the columns ``api,module,status`` (see ``data/README.md`` of the shared data).
 The copy, ``api_support.csv`` beside this module, keeps ``api,status``: the ``module`` column is
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 DATA_FILE = Path(__file__).with_name("api_support.csv")
-COMMAND = "python -m npu_codemod.plugins.rules.audit.regenerate"
+COMMAND = "python -m npu_codemod.codemods.regenerate_support_list"
 STATUSES = ("supported", "supported-after-migration", "trains-after-migration",
             "unsupported-harmless", "unsupported", "deprecated", "under-analysis", "compat-alias")
 SOURCE_COLUMNS = ["api", "module", "status"]

@@ -1,0 +1,222 @@
+"""What NPU031 and NPU032 decide together: the loss scale each loss-scale optimizer takes.
+
+The loss scale written in an optimizer's call is NPU031's (it is migrated with the optimizer);
+every other ``FixedLossScale``/``DynamicLossScale`` is NPU032's. A loss scale bound to a name
+that ``MixedPrecisionLossScaleOptimizer`` takes is the pair's to agree on, so that neither rule
+alone leaves TensorFlow's optimizer with an NPU manager, nor ``NPULossScaleOptimizer`` with a
+TensorFlow loss scale: NPU032 makes it a manager only when NPU031 makes that optimizer the
+NPU's (:func:`optimizer_plan`), and NPU031 trusts the name to NPU032 only when NPU032 is
+enabled. Where the other rule is disabled, the site is reported with what to do.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Union
+
+from npu_codemod.api import (
+    Base,
+    FileContext,
+    Reference,
+    Status,
+    arguments,
+    assigned_values,
+    find_argument,
+    has_unpacking,
+    is_call_trailer,
+    name_reference,
+    parse_expression,
+    references_under,
+    rename_argument,
+    replace_callee,
+    set_keyword,
+    symbols,
+    tokens,
+    tree_text,
+)
+
+FIXED = ("tensorflow.train.experimental.FixedLossScale",
+         "tensorflow.mixed_precision.experimental.FixedLossScale")
+DYNAMIC = ("tensorflow.train.experimental.DynamicLossScale",
+           "tensorflow.mixed_precision.experimental.DynamicLossScale")
+LOSS_SCALES = frozenset({*FIXED, *DYNAMIC})
+NPU_MANAGERS = frozenset(f"{module}.{name}" for module in (
+    "npu_bridge.npu_init", "npu_bridge.estimator.npu.npu_loss_scale_manager")
+    for name in ("FixedLossScaleManager", "ExponentialUpdateLossScaleManager"))
+#: The NPU manager of each loss scale: its name, and (TF parameter, NPU keyword, TF default)
+#: for each parameter in TensorFlow's order.
+MANAGERS = {
+    **dict.fromkeys(FIXED, ("FixedLossScaleManager", (("loss_scale_value", "loss_scale", None),))),
+    **dict.fromkeys(DYNAMIC, ("ExponentialUpdateLossScaleManager", (
+        ("initial_loss_scale", "init_loss_scale", "2**15"),
+        ("increment_period", "incr_every_n_steps", "2000"),
+        ("multiplier", "incr_ratio", "2")))),
+}
+#: TensorFlow's loss-scale optimizer, which NPU031 replaces.
+OPTIMIZER = "tensorflow.train.experimental.MixedPrecisionLossScaleOptimizer"
+NPU_OPTIMIZER = "NPULossScaleOptimizer"
+NPU_OPTIMIZERS = ("npu_bridge.estimator.npu.npu_loss_scale_optimizer.NPULossScaleOptimizer",
+                  "npu_bridge.npu_init.NPULossScaleOptimizer")
+#: The loss-scale optimizers whose loss scale NPU031 migrates with them.
+OPTIMIZERS = frozenset({OPTIMIZER, *NPU_OPTIMIZERS})
+#: What TensorFlow's ``"dynamic"`` loss scale is, as an NPU manager.
+DYNAMIC_DEFAULT = "ExponentialUpdateLossScaleManager(init_loss_scale=2**15, incr_every_n_steps=2000, incr_ratio=2)"
+
+REPLACED = "replaced {spelled} with {manager}{defaults}"
+DEFAULTS = " (TensorFlow's defaults for {names})"
+UNPACKED = "the arguments are unpacked: replace {spelled} with {manager}({keywords}) by hand"
+TAKES_NO = "{spelled} takes no {argument}: replace it with {manager}({keywords}) by hand"
+UNKNOWN = ("the loss scale {code} is not shown to be an NPU loss-scale manager: make it "
+           "FixedLossScaleManager(loss_scale=...) or ExponentialUpdateLossScaleManager(...), then "
+           f"replace {{spelled}} with {NPU_OPTIMIZER}(opt, loss_scale_manager)")
+UNPACKED_OPTIMIZER = (f"the loss scale may come in the unpacked arguments: replace {{spelled}} with "
+                      f"{NPU_OPTIMIZER}(opt, loss_scale_manager) by hand")
+WITHOUT_NPU032 = ("the loss scale {code} is bound to {scale} (line {line}), which NPU032 makes an "
+                  "NPU loss-scale manager, but NPU032 is disabled: enable NPU032 (pack "
+                  "mixed-precision), or make it {manager}({keywords}) by hand{then}")
+THEN = f" and replace {{spelled}} with {NPU_OPTIMIZER}(opt, loss_scale_manager)"
+#: The plan of a loss-scale optimizer call: (the edit that makes its loss scale an NPU
+#: manager, None when nothing is to change there; what the message adds), or the message of
+#: an ``unmigrated`` finding.
+Plan = Union[tuple[Optional[Callable[[], None]], str], str]
+
+
+def keywords_of(manager: str) -> str:
+    """``init_loss_scale=..., incr_every_n_steps=..., incr_ratio=...`` for an NPU manager."""
+    parameters = next(parameters for name, parameters in MANAGERS.values() if name == manager)
+    return ", ".join(f"{npu}=..." for _, npu, _ in parameters)
+
+
+def manager_plan(reference: Reference) -> tuple[Status, str, Optional[Callable[[], None]]]:
+    """What becomes of one ``FixedLossScale``/``DynamicLossScale`` call: the finding's status
+    and message, and the edit that makes it the NPU manager (None: it is reported)."""
+    manager, parameters = MANAGERS[reference.name]
+    spelled, call, keywords = reference.spelled, reference.call, keywords_of(manager)
+    if has_unpacking(call):
+        return "unmigrated", UNPACKED.format(spelled=spelled, manager=manager, keywords=keywords), None
+    names = [tf for tf, _, _ in parameters]
+    by_name = {}
+    for index, argument in enumerate(arguments(call)):
+        name = argument.keyword if argument.keyword is not None else \
+            (names[index] if index < len(names) else None)
+        if name not in names:
+            argument_name = argument.keyword or f"argument {index + 1}"
+            return "unmigrated", TAKES_NO.format(spelled=spelled, argument=argument_name,
+                                                 manager=manager, keywords=keywords), None
+        by_name[name] = argument
+    missing = [(npu, default) for tf, npu, default in parameters if tf not in by_name and default]
+
+    def rewrite() -> None:
+        replace_callee(reference, manager)
+        for tf, npu, _ in parameters:
+            if tf in by_name:
+                rename_argument(by_name[tf], npu)
+        for npu, default in missing:
+            set_keyword(call, npu, default)
+
+    defaults = DEFAULTS.format(names=", ".join(npu for npu, _ in missing)) if missing else ""
+    return "migrated", REPLACED.format(spelled=spelled, manager=manager, defaults=defaults), rewrite
+
+
+def optimizer_plan(reference: Reference, ctx: FileContext) -> Plan:
+    """What NPU031 makes of the loss-scale optimizer call ``reference`` (TensorFlow's or the
+    NPU's): the loss scale written in the call becomes a manager with it; a name bound to
+    loss scales only is trusted to NPU032 when NPU032 is enabled, else reported."""
+    npu = reference.name in NPU_OPTIMIZERS
+    spelled, call = reference.spelled, reference.call
+    scale = find_argument(call, "loss_scale_manager" if npu else "loss_scale", 1)
+    if scale is None:
+        if npu:
+            return None, ""
+        return UNPACKED_OPTIMIZER.format(spelled=spelled) if has_unpacking(call) \
+            else UNKNOWN.format(code="(none given)", spelled=spelled)
+    value = scale.value
+    code = tree_text(value).strip()
+    made = None if npu else _literal_manager(value)
+    if made is not None:
+        return (lambda: _replace(value, made)), f" and its loss scale {code} with {made.partition('(')[0]}"
+    found = loss_scale_call(value, ctx)
+    if found is not None:
+        if found.name in NPU_MANAGERS:
+            return None, ""
+        _, message, edit = manager_plan(found)
+        return message if edit is None else (edit, f" and its loss scale with {MANAGERS[found.name][0]}")
+    bound = bound_loss_scales(value, ctx)
+    if bound is None:
+        return (None, "") if npu else UNKNOWN.format(code=code, spelled=spelled)
+    tensorflows = [found for found in bound if found.name in LOSS_SCALES]
+    if tensorflows and "NPU032" not in ctx.enabled_rules:
+        manager = MANAGERS[tensorflows[0].name][0]
+        return WITHOUT_NPU032.format(code=code, scale=tensorflows[0].spelled, line=tensorflows[0].line,
+                                     manager=manager, keywords=keywords_of(manager),
+                                     then="" if npu else THEN.format(spelled=spelled))
+    return None, ""
+
+
+def _literal_manager(value: Base) -> Optional[str]:
+    """The manager TensorFlow makes of a number or ``"dynamic"`` given as the loss scale."""
+    if value.type == tokens.NUMBER:
+        return f"FixedLossScaleManager(loss_scale={value.value})"
+    if value.type == tokens.STRING and value.value.strip("\"'") == "dynamic":
+        return DYNAMIC_DEFAULT
+    return None
+
+
+def loss_scale_call(value: Base, ctx: FileContext) -> Optional[Reference]:
+    """The call of ``FixedLossScale``/``DynamicLossScale`` or of an NPU manager ``value`` is."""
+    found = name_reference(value, [ctx.tf, ctx.names("npu_bridge")], LOSS_SCALES | NPU_MANAGERS)
+    if found is None or found.call is None or found.end + 1 != len(value.children):
+        return None
+    return found
+
+
+def bound_loss_scales(value: Base, ctx: FileContext) -> Optional[list[Reference]]:
+    """The loss-scale (or NPU manager) calls a NAME ``value`` is bound to in its scope, or None
+    when it is not a name bound to such calls only."""
+    if value.type != tokens.NAME:
+        return None
+    found = [loss_scale_call(bound, ctx) for bound in assigned_values(value, value.value) or ()]
+    return [call for call in found if call is not None] if found and None not in found else None
+
+
+def inline_optimizer(reference: Reference, ctx: FileContext) -> Optional[Reference]:
+    """The loss-scale optimizer (TensorFlow's or the NPU's) whose loss-scale argument is the
+    loss scale ``reference`` itself, written in the optimizer's call."""
+    node = reference.node
+    argument = node.parent if node.parent is not None and node.parent.type == symbols.argument else node
+    holder = argument.parent
+    if holder is not None and holder.type == symbols.arglist:
+        holder = holder.parent
+    if holder is None or not is_call_trailer(holder) or holder.parent is None:
+        return None
+    optimizer = name_reference(holder.parent, [ctx.tf, ctx.names("npu_bridge")], OPTIMIZERS)
+    if optimizer is None or optimizer.call is not holder:
+        return None
+    given = find_argument(holder, "loss_scale", 1) or find_argument(holder, "loss_scale_manager", 1)
+    return optimizer if given is not None and given.value is node else None
+
+
+def fed_optimizers(ctx: FileContext, scale: Reference) -> list[Reference]:
+    """The ``MixedPrecisionLossScaleOptimizer`` calls of the file that take, through a name
+    bound to it, the loss-scale call ``scale``."""
+    return ctx.analysis(_fed_optimizers).get(id(scale.node), [])
+
+
+def _fed_optimizers(ctx: FileContext) -> dict[int, list[Reference]]:
+    """TensorFlow's optimizer calls by the id of each value the name of their loss scale is
+    bound to (the tree is not edited before every rule has visited it)."""
+    fed: dict[int, list[Reference]] = {}
+    for reference in references_under(ctx.tree, [ctx.tf]):
+        if reference.name != OPTIMIZER or reference.call is None:
+            continue
+        scale = find_argument(reference.call, "loss_scale", 1)
+        if scale is None or scale.value.type != tokens.NAME:
+            continue
+        for value in assigned_values(scale.value, scale.value.value) or ():
+            fed.setdefault(id(value), []).append(reference)
+    return fed
+
+
+def _replace(value: Base, code: str) -> None:
+    new = parse_expression(code)
+    new.prefix = value.prefix
+    value.replace(new)
