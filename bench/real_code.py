@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import itertools
 import random
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 #: (kind, line range) in the order files are made: most repositories' shares of each.
 KINDS: tuple[tuple[str, tuple[int, int]], ...] = (
@@ -44,7 +44,7 @@ def real_code_files(count: int, rng: random.Random,
         yield f"{_DIRS[kind]}/{kind}_{index:04d}.py", text
 
 
-def _fill(rng: random.Random, fillers: list[Callable[[random.Random, int], str]], lines: int,
+def _fill(rng: random.Random, fillers: Sequence[Callable[[random.Random, int], str]], lines: int,
           site: str = "") -> list[str]:
     """Top-level defs and classes from ``fillers`` up to about ``lines`` lines, with ``site``
     (the one definition a rule can act on) at a random place among them."""
