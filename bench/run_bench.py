@@ -285,7 +285,8 @@ def bench_multi_repo(repos: list[Path], scratch: Path, memory: dict, pairs: int)
     """``--jobs 1`` then ``--jobs 2``, ``pairs`` times: a busy moment of the machine then
     skews one pair, and the median pair's speed-up is the verdict (every pair is kept).
     Each pair also runs ``--jobs 2 --engine full``: the two engines side by side."""
-    walls, engine_walls = [], {mode: [] for mode in MODES}
+    walls: list[Any] = []
+    engine_walls: dict[str, list[float]] = {mode: [] for mode in MODES}
     for _ in range(pairs):
         jobs1 = cli(scratch, "run", repos, 1, memory, f"run repos --jobs 1 --engine {DEFAULT_MODE}",
                     engine=DEFAULT_MODE)
@@ -637,7 +638,7 @@ def measure_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
 
 def rewrite_table_rows(rw: dict[str, Any]) -> list[tuple[str, ...]]:
     """One row per corpus and rule set: selective and full against the bare parse."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for corpus in ("tf_only", "real_code"):
         for name in RULE_SETS:
             row = rw[corpus][name]
