@@ -25,12 +25,13 @@ def module_parts(path: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=2)
 def module_ast(text: str) -> Optional[ast.Module]:
-    """The module's ``ast``, or None when it is not Python 3 (no facts, no cross-file calls).
-    Kept for the next caller: each analysis hook of a file parses the same text (do not edit
-    the tree)."""
+    """The module's ``ast``, or None when it is not Python 3 (no facts, no cross-file calls)
+    or nests deeper than CPython turns into ``ast`` objects (an expression of thousands of
+    terms, which fissix parses). Kept for the next caller: each analysis hook of a file
+    parses the same text (do not edit the tree)."""
     try:
         return ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return None
 
 

@@ -36,6 +36,7 @@ from fissix.pygram import (
 
 from npu_codemod.codemods.api_sites import ApiStatus
 from npu_codemod.codemods.api_sites import advice as api_advice
+from npu_codemod.codemods.ast_references import ast_references
 from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.built_models import (
     #: The kind of an Estimator, as :meth:`BuiltModels.receiver_kind` answers it.
@@ -124,6 +125,7 @@ from npu_codemod.codemods.modules import (
 )
 from npu_codemod.codemods.qualified import (
     Reference,
+    ReferenceSite,
     StringReference,
     fstring_references,
     name_reference,
@@ -215,6 +217,7 @@ __all__ = [
     "Finding", "Status", "position",
     # Qualified names
     "Reference", "ImportNames", "TfNames", "name_reference", "references_under", "canonical",
+    "ReferenceSite", "ast_references",
     "dotted_name", "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
     "StringReference", "fstring_references", "NPU_INIT_NAMES",
     # API support: Ascend's list, and the audit's counts for API readiness (FileContext.count_api)

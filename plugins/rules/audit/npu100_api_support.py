@@ -1,7 +1,9 @@
 """NPU100 api-support: every TensorFlow and Horovod API a file uses, against Ascend's support list.
 
-The uses are collected in :meth:`ApiSupport.start`, before any rule edits the file (a rewrite
-replaces ``tf.nn.dropout`` or removes ``hvd.init()``), and judged in :meth:`ApiSupport.finish`,
+The uses are collected in :meth:`ApiSupport.start` from the file's text as written (with
+CPython's ``ast``: no fissix tree needed, :func:`ast_references`), before any rule edits the
+file (a rewrite replaces ``tf.nn.dropout`` or removes ``hvd.init()``), and judged in
+:meth:`ApiSupport.finish`,
 after every other rule (``after = ("*",)``) has reported: a site another rule reported is not
 reported again, and a site of an API Ascend migrates that its owner did not cover is. Every
 site is counted (:meth:`FileContext.count_api`) for the reports' API readiness.
@@ -18,15 +20,14 @@ from npu_codemod.api import (
     FileContext,
     Finding,
     Node,
-    Reference,
+    ReferenceSite,
     Rule,
     api_advice,
+    ast_references,
     hookimpl,
-    last_leaf,
     list_name,
     references_under,
     support_list,
-    symbols,
 )
 
 from .owners import OWNERS, Owner
@@ -37,14 +38,14 @@ Lines = dict[int, list[Finding]]
 
 @dataclass(frozen=True)
 class ApiUse:
-    """One use site: the reference, the API as the site names it in the list's spelling
+    """One use site: where it is (its line, columns, whether it is called or a base class,
+    its spelling), the API as the site names it in the list's spelling
     (``tf.contrib.slim.conv2d``), the listed entry it falls under and that entry's status."""
 
-    reference: Reference
+    site: ReferenceSite
     api: str
     listed: str
     status: str
-    end_column: int  # where the name ends on its line: a finding in between is about this call
 
 
 @dataclass(frozen=True)
@@ -92,33 +93,39 @@ class ApiSupport(Rule):
     after = ("*",)  # reads every other rule's findings
 
     def start(self, tree: Node, ctx: FileContext) -> None:
-        ctx.analysis(api_uses)  # the file as written: rules have not edited it yet
+        ctx.analysis(api_uses)  # before the rules edit anything (it reads ctx.original anyway)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         lines = _lines(ctx.findings, self.id)
         for use in ctx.analysis(api_uses):
-            verdict = judge(use, lines.get(use.reference.line, ()), ctx.enabled_rules)
+            site = use.site
+            verdict = judge(use, lines.get(site.line, ()), ctx.enabled_rules)
             ctx.count_api(use.listed or use.api, use.status, verdict.covered)
             if verdict.message:
-                ctx.report(use.reference, "unmigrated", verdict.message, verdict.level)
+                ctx.report_at(site.line, site.column, "unmigrated", verdict.message, verdict.level)
 
 
 def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
-    """Every use of a TensorFlow or Horovod API in the file, in source order, with its status."""
+    """Every use of a TensorFlow or Horovod API in the file as written, in source order, with
+    its status: from the file's text with ``ast``, or from the fissix tree when ``ast`` cannot
+    read it (Python 2 code), which gives the same sites."""
     listed = support_list()
     uses = []
     resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
-    for reference in references_under(ctx.tree, resolvers):
-        api = list_name(reference.name)
+    sites = ast_references(ctx.original, resolvers)
+    if sites is None:
+        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
+    for site in sites:
+        api = list_name(site.name)
         if api is not None:
             entry, status = listed.lookup(api)
-            uses.append(ApiUse(reference, api, entry, status, _end_column(reference)))
+            uses.append(ApiUse(site, api, entry, status))
     return tuple(uses)
 
 
 def judge(use: ApiUse, on_line: Sequence[Finding], enabled: frozenset[str]) -> Verdict:
     """What NPU100 makes of one use, given the other rules' findings on its line."""
-    same_call = [f for f in on_line if use.reference.column <= f.column <= use.end_column]
+    same_call = [f for f in on_line if use.site.column <= f.column <= use.site.end_column]
     if use.status in ApiStatus.READY or use.status == ApiStatus.UNKNOWN:
         return Verdict(_migrated(same_call))
     owner = OWNERS.get(use.listed) if use.status in ApiStatus.MIGRATED else None
@@ -137,21 +144,13 @@ def _owned(use: ApiUse, owner: Owner, on_line: Sequence[Finding], same_call: lis
         reported = [f for f in on_line if f.rule_id in owner.rules] or same_call
         if reported:
             return Verdict(_migrated(reported))
-        if _is_base_class(use.reference) and enabled.intersection(owner.rules):
+        if use.site.base_class and enabled.intersection(owner.rules):
             return Verdict(True)  # the owner acts where the subclass is constructed
     elif enabled.intersection(owner.rules):
         return Verdict(True)
     elif same_call:
         return Verdict(_migrated(same_call))
     return Verdict(False, api_advice(use.status, use.api))
-
-
-def _is_base_class(reference: Reference) -> bool:
-    """``tf.estimator.Estimator`` in ``class Classifier(tf.estimator.Estimator):``."""
-    parent = reference.node.parent
-    if parent is not None and parent.type == symbols.arglist:
-        parent = parent.parent
-    return parent is not None and parent.type == symbols.classdef
 
 
 def _migrated(findings: Sequence[Finding]) -> bool:
@@ -164,15 +163,6 @@ def _lines(findings: Sequence[Finding], own_id: str) -> Lines:
         if finding.rule_id != own_id:
             lines[finding.line].append(finding)
     return lines
-
-
-def _end_column(reference: Reference) -> int:
-    """The column right after the reference's name, on the line the name starts on."""
-    node = reference.node
-    last = last_leaf(node.children[reference.end - 1]) if node.children else node
-    if last is None or last.lineno != reference.line:
-        return reference.column
-    return last.column + len(last.value)
 
 
 @hookimpl

@@ -1,0 +1,346 @@
+"""Every reference to a module's API in a file, found with CPython's ``ast`` instead of fissix.
+
+:func:`ast_references` answers what :func:`~npu_codemod.codemods.qualified.references_under`
+answers on the fissix tree (``Reference.site`` of each), for a rule that only reads: the same
+sites, in the same order, with the same names, columns and flags (a test runs both over every
+corpus file and golden case). ``ast.parse`` is some 20-50x faster than a fissix parse, and the
+file's text is whole in every engine mode. The names resolve through the same
+:class:`~npu_codemod.codemods.tfnames.ImportNames` (``ctx.names("tensorflow")``).
+
+fissix's answer is matched where the two trees differ: fissix columns count characters (``ast``
+counts UTF-8 bytes), a name in parentheses or an f-string is another node there, and a few
+places that read a name are not references to it there (a lone bare base class ``class
+A(Model):``, a bare annotation ``x: Tensor`` of a parameter or ``-> Tensor``, the right of
+``**``, what ``await`` applies to, a walrus target as a call's argument), while a few that bind
+one are (a one-parameter ``lambda tf: ...``, ``except E as tf``, any assignment target but the
+first bare name of an assignment statement).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from bisect import bisect_right
+from itertools import accumulate
+from typing import Iterator, Optional, Sequence, Union
+
+from .modules import module_ast
+from .qualified import ReferenceSite
+from .tfnames import ImportNames
+
+#: A carriage return that does not end a CRLF: ``ast`` counts it as a line break, fissix not.
+_LONE_CR = re.compile(r"\r(?!\n)")
+#: What may separate two tokens: spaces, line continuations and comments.
+_GAP = re.compile(r"(?:[ \t\f\r\n\\]|#[^\r\n]*)+")
+#: From the end of an ``except`` clause's type to its name: ``) as ``.
+_EXCEPT_AS = re.compile(r"(?:[ \t\f\r\n\\)]|#[^\r\n]*)*as\b(?:[ \t\f\r\n\\]|#[^\r\n]*)*")
+#: Parents whose child, when it starts where they start, is the head of one fissix ``power``
+#: node with them (a trailer ``.x``, ``(...)``, ``[...]`` or ``** y`` follows it).
+_TRAILED = {ast.Attribute: "value", ast.Call: "func", ast.Subscript: "value", ast.BinOp: "left"}
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_NO_NAMES = (ast.JoinedStr, ast.Import, ast.ImportFrom, ast.expr_context, ast.operator,
+             ast.boolop, ast.unaryop, ast.cmpop, ast.Constant, ast.Name)
+#: Where fissix sees a name that ``ast`` keeps as a string (see :meth:`_Finder.sites`).
+_SYNTHESIZED = frozenset({ast.Lambda, ast.ExceptHandler})
+
+
+def _node_types(base: type) -> frozenset[type]:
+    """``base`` and every node class below it."""
+    found, stack = set(), [base]
+    while stack:
+        kind = stack.pop()
+        found.add(kind)
+        stack.extend(kind.__subclasses__())
+    return frozenset(found)
+
+
+#: The node types a walk enters (the others hold no bound name, or are names).
+_WALKED = _node_types(ast.AST).difference(*map(_node_types, _NO_NAMES))
+_STATEMENTS = _node_types(ast.stmt)
+
+#: What has a position in the text.
+Spot = Union[ast.expr, ast.stmt, ast.arg, ast.keyword, ast.excepthandler]
+
+
+def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list[ReferenceSite]]:
+    """Every reference in ``text`` (a module's source) to a name one of ``resolvers`` binds,
+    in source order, as ``[reference.site for reference in references_under(tree,
+    resolvers)]`` gives them on the fissix tree of the same text; None when ``ast`` cannot
+    read the file as fissix does (not Python 3, a lone carriage return, thousands of terms
+    in one expression): then ask the tree.
+
+    Names in f-strings are not references (as with fissix: :func:`fstring_references`)."""
+    module = module_ast(text)
+    if module is None or _LONE_CR.search(text):
+        return None
+    by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.bindings}
+    if not by_head:
+        return []
+    finder = _Finder(text, by_head)
+    found = [site for site in finder.sites(module) if site is not None]
+    return sorted(found, key=lambda site: (site.line, site.column))
+
+
+class _Source:
+    """Positions in a module's text: ``ast``'s (line, UTF-8 byte column) as characters."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.split("\n")
+        self._starts: list[int] = []
+
+    def column(self, line: int, offset: int) -> int:
+        """The character column of the byte ``offset`` on ``line`` (1-based)."""
+        text = self.lines[line - 1]
+        if offset == 0 or text.isascii():
+            return offset
+        return len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
+
+    def offset(self, line: int, byte_column: int) -> int:
+        """The index in the text of ``line``'s byte ``byte_column``."""
+        if not self._starts:
+            self._starts = [0, *accumulate(len(line) + 1 for line in self.lines)]
+        return self._starts[line - 1] + self.column(line, byte_column)
+
+    def start(self, node: Spot) -> int:
+        return self.offset(node.lineno, node.col_offset)
+
+    def end(self, node: Spot) -> int:
+        return self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """``(line, character column)`` of the index ``offset``."""
+        self.offset(1, 0)
+        line = bisect_right(self._starts, offset)
+        return line, offset - self._starts[line - 1]
+
+    def gap(self, start: int, end: int) -> str:
+        """The punctuation in ``text[start:end]``: what separates two nodes (``"),("``)."""
+        return _GAP.sub("", self.text[start:end])
+
+
+class _Finder:
+    """One walk of a module's ``ast``: its parents, then the site of each bound name."""
+
+    def __init__(self, text: str, by_head: dict[str, ImportNames]) -> None:
+        self.source = _Source(text)
+        self.by_head = by_head
+        self.parents: dict[ast.AST, tuple[ast.AST, str]] = {}
+        self._head_lines = _lines_with(text, by_head)
+
+    def sites(self, module: ast.Module) -> Iterator[Optional[ReferenceSite]]:
+        """The site of each bound name of ``module`` (None where it starts none)."""
+        for node in self._walk(module):
+            if isinstance(node, ast.Name):
+                yield self._name_site(node)
+            elif isinstance(node, ast.Lambda):
+                yield self._lambda_site(node)
+            elif isinstance(node, ast.ExceptHandler):
+                yield self._except_site(node)
+
+    def _walk(self, module: ast.Module) -> list[ast.AST]:
+        """The bound names, one-parameter lambdas and ``except ... as`` clauses of ``module``,
+        their parents recorded: statements whose lines spell no bound name are skipped, and
+        so is what cannot hold a name (f-strings, imports, constants)."""
+        heads, parents = self.by_head, self.parents
+        stack: list[ast.AST] = [module]
+        found: list[ast.AST] = []
+        while stack:
+            node = stack.pop()
+            if type(node) in _SYNTHESIZED:
+                found.append(node)
+            for field in node._fields:
+                value = getattr(node, field)  # a parsed tree sets every field
+                for child in value if type(value) is list else (value,):
+                    kind = type(child)
+                    if kind is ast.Name:
+                        if child.id in heads:
+                            parents[child] = (node, field)
+                            found.append(child)
+                    elif kind in _WALKED and (kind not in _STATEMENTS or self._may_name(child)):
+                        parents[child] = (node, field)
+                        stack.append(child)
+        return found
+
+    def _may_name(self, statement: ast.stmt) -> bool:
+        """Whether a line of ``statement`` (its decorators included) spells a bound name."""
+        first = min([statement.lineno] + [decorator.lineno for decorator in
+                                          getattr(statement, "decorator_list", ())])
+        index = bisect_right(self._head_lines, (statement.end_lineno or statement.lineno))
+        return index > 0 and self._head_lines[index - 1] >= first
+
+    def _site(self, head: Union[ast.Name, ast.arg], name: str, last: Spot, called: bool = False,
+              base_class: bool = False) -> Optional[ReferenceSite]:
+        """The site of ``name`` spelled from ``head`` to ``last`` (a name or an attribute)."""
+        spelled_head = head.id if isinstance(head, ast.Name) else head.arg
+        qualified = self.by_head[spelled_head].qualify(name)
+        if not qualified:
+            return None
+        line, source = head.lineno, self.source
+        column = source.column(line, head.col_offset)
+        end = source.column(line, last.end_col_offset or 0) if last.end_lineno == line else column
+        return ReferenceSite(line, column, end, qualified, name, called, base_class)
+
+    def _name_site(self, name: ast.Name) -> Optional[ReferenceSite]:
+        """The site that the bound ``name`` starts, if it starts one (see the module's doc)."""
+        chain, parts = _climb_chain(name, self.parents)
+        top = self._power(chain, name)
+        parent, field = self.parents[top]
+        if isinstance(parent, ast.Await) and self._awaited(parent, top):
+            return None  # fissix: ``await tf.f()`` is one node with the await, no reference
+        if _is_decorator(chain, self.parents):
+            return self._site(name, ".".join(parts), chain)
+        if top is name and not self._reads(name, parent, field):
+            return None
+        called = top is not chain and self._called(chain)
+        return self._site(name, ".".join(parts), chain, called, self._is_base(top, parent, field))
+
+    def _power(self, chain: ast.expr, head: ast.Name) -> ast.expr:
+        """The outermost node of what fissix makes one ``power`` node with ``chain``: the
+        trailers that follow it without parentheses between (``tf.a(x)[0].b ** 2``)."""
+        node = chain
+        while True:
+            parent, field = self.parents[node]
+            if not isinstance(parent, ast.expr) or _TRAILED.get(type(parent)) != field \
+                    or not _same_start(parent, head) \
+                    or (isinstance(parent, ast.BinOp) and not isinstance(parent.op, ast.Pow)):
+                return node
+            node = parent
+
+    def _called(self, chain: ast.expr) -> bool:
+        parent, field = self.parents[chain]
+        return isinstance(parent, ast.Call) and field == "func" and _same_start(parent, chain)
+
+    def _awaited(self, awaited: ast.Await, node: ast.expr) -> bool:
+        """Whether ``node`` follows ``await`` with no parenthesis between."""
+        source = self.source
+        return source.gap(source.start(awaited) + len("await"), source.start(node)) == ""
+
+    def _reads(self, name: ast.Name, parent: ast.AST, field: str) -> bool:
+        """Whether a bare ``name`` (no trailer) is a reference where fissix's
+        ``_is_plain_reference`` reads it: not a parameter's or a return's bare annotation,
+        not the first target of an assignment, not a lone bare base class, not the right of
+        ``**``, not a walrus target that is a call's argument."""
+        if field == "annotation":
+            return not isinstance(parent, ast.arg)
+        if field == "returns":
+            return False
+        if isinstance(parent, ast.Assign):
+            return parent.targets[0] is not name or not _same_start(parent, name)
+        if isinstance(parent, (ast.AugAssign, ast.AnnAssign)) and field == "target":
+            simple = isinstance(parent, ast.AugAssign) or parent.simple
+            return not (simple and _same_start(parent, name))
+        if isinstance(parent, ast.BinOp) and field == "right" and isinstance(parent.op, ast.Pow):
+            source = self.source
+            return not source.gap(source.end(parent.left), source.start(name)).endswith("**")
+        if isinstance(parent, ast.NamedExpr) and field == "target":
+            return not self._is_argument(parent)
+        if isinstance(parent, ast.ClassDef) and field == "bases":
+            return not self._lone_base(parent, name)
+        return True
+
+    def _is_argument(self, node: ast.expr) -> bool:
+        """Whether ``node`` is itself (no parentheses) an argument of a call or class."""
+        parent, field = self.parents[node]
+        if not (isinstance(parent, ast.Call) and field == "args") and \
+                not (isinstance(parent, ast.ClassDef) and field == "bases"):
+            return False
+        return self._direct(parent, node)
+
+    def _direct(self, holder: Union[ast.Call, ast.ClassDef], node: ast.expr) -> bool:
+        """Whether the argument ``node`` of ``holder`` is not in parentheses of its own."""
+        source = self.source
+        start = source.start(node)
+        before = [source.end(other) for other in _arguments(holder)
+                  if source.end(other) <= start]
+        if before:
+            return source.gap(max(before), start).rpartition(",")[2] == ""
+        if isinstance(holder, ast.Call):
+            opening = source.end(holder.func)
+        else:
+            opening = source.text.index("(", source.start(holder))
+        return source.gap(opening, start).lstrip(")") == "("
+
+    def _lone_base(self, holder: ast.ClassDef, name: ast.Name) -> bool:
+        """``class A(Model):``: fissix puts a lone bare base right in the class statement."""
+        if len(holder.bases) != 1 or holder.keywords or not self._direct(holder, name):
+            return False
+        source = self.source
+        return source.gap(source.end(name), source.start(holder.body[0])).startswith("):")
+
+    def _is_base(self, top: ast.expr, parent: ast.AST, field: str) -> bool:
+        return isinstance(parent, ast.ClassDef) and field == "bases" and self._direct(parent, top)
+
+    def _lambda_site(self, node: ast.Lambda) -> Optional[ReferenceSite]:
+        """``lambda tf: ...``: fissix reads the one parameter of a lambda as a name."""
+        arguments = node.args
+        if len(arguments.args) != 1 or arguments.posonlyargs or arguments.vararg \
+                or arguments.kwonlyargs or arguments.kwarg or arguments.defaults:
+            return None
+        parameter = arguments.args[0]
+        if parameter.arg not in self.by_head:
+            return None
+        return self._site(parameter, parameter.arg, parameter)
+
+    def _except_site(self, handler: ast.ExceptHandler) -> Optional[ReferenceSite]:
+        """``except E as tf:``: fissix reads the name an exception is bound to."""
+        if handler.name is None or handler.type is None or handler.name not in self.by_head:
+            return None
+        source = self.source
+        match = _EXCEPT_AS.match(source.text, source.end(handler.type))
+        if match is None:
+            return None
+        line, column = source.position(match.end())
+        resolver = self.by_head[handler.name]
+        qualified = resolver.qualify(handler.name)
+        if not qualified:
+            return None
+        end = column + len(handler.name)
+        return ReferenceSite(line, column, end, qualified, handler.name, False, False)
+
+
+def _lines_with(text: str, by_head: dict[str, ImportNames]) -> list[int]:
+    """The (1-based, sorted) lines of ``text`` that spell one of the names, as a word."""
+    pattern = re.compile(r"(?<![\w.])(?:%s)\b" % "|".join(
+        re.escape(name) for name in sorted(by_head, key=len, reverse=True)))
+    lines: list[int] = []
+    line, position = 1, 0
+    for match in pattern.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def _climb_chain(name: ast.Name, parents: dict[ast.AST, tuple[ast.AST, str]]
+                 ) -> tuple[ast.expr, list[str]]:
+    """The longest ``name.a.b`` with no parentheses between its parts, and its parts."""
+    node: ast.expr = name
+    parts = [name.id]
+    while True:
+        parent, field = parents[node]
+        if not isinstance(parent, ast.Attribute) or field != "value" \
+                or not _same_start(parent, name):
+            return node, parts
+        parts.append(parent.attr)
+        node = parent
+
+
+def _is_decorator(chain: ast.expr, parents: dict[ast.AST, tuple[ast.AST, str]]) -> bool:
+    """Whether ``chain`` is a decorator's name (``@tf.function``, ``@tf.function(...)``)."""
+    parent, field = parents[chain]
+    if isinstance(parent, ast.Call) and field == "func":
+        parent, field = parents[parent]
+    return field == "decorator_list" and isinstance(parent, _DEFINITIONS)
+
+
+def _arguments(holder: Union[ast.Call, ast.ClassDef]) -> list[ast.expr]:
+    if isinstance(holder, ast.Call):
+        return [*holder.args, *(keyword.value for keyword in holder.keywords)]
+    return [*holder.bases, *(keyword.value for keyword in holder.keywords)]
+
+
+def _same_start(node: Spot, other: Spot) -> bool:
+    """Whether two nodes start at the same place (a parenthesis would move the outer one)."""
+    return node.col_offset == other.col_offset and node.lineno == other.lineno

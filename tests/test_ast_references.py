@@ -1,0 +1,217 @@
+"""``ast_references`` (CPython's ``ast``) finds exactly the references ``references_under``
+finds on the fissix tree: over every Python file of the corpora, sample projects and example
+plugin, every golden case's source in the tests, and a list of tricky snippets. NPU100 reads
+its uses from it, so the audit's findings do not depend on which parser answered."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+from npu_codemod.api import ImportNames, ReferenceSite, ast_references, parse_module, references_under
+from npu_codemod.codemods.source import decode_source
+from npu_codemod.testing import assert_reports
+
+ROOT = Path(__file__).resolve().parents[1]
+ROOTS = ("tensorflow", "horovod")
+HEAD = "import tensorflow as tf\nimport horovod.tensorflow as hvd\nfrom tensorflow import Tensor\n"
+
+Sites = list[ReferenceSite]
+
+
+def both(text: str) -> Optional[tuple[Sites, Optional[Sites]]]:
+    """(the fissix finder's sites, the ast finder's) for ``text``; None when fissix cannot
+    parse it (the engine would not run a rule on it)."""
+    body = text if text.endswith("\n") or not text else text + "\n"
+    tree = parse_module(body)
+    if tree is None:
+        return None
+    resolvers = [ImportNames(tree, root=root) for root in ROOTS]
+    return [reference.site for reference in references_under(tree, resolvers)], \
+        ast_references(body, resolvers)
+
+
+def sources() -> dict[str, str]:
+    """Every Python file of the corpora, the sample projects and the example plugin, and each
+    multi-line string of the tests that mentions TensorFlow or Horovod (the golden cases'
+    sources, before and after), by where it comes from."""
+    found = {}
+    for folder in ("tests/corpus", "tests/sample_projects", "examples"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            found[str(path.relative_to(ROOT))] = decode_source(path.read_bytes()).text
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                    "\n" in node.value and ("tensorflow" in node.value or "horovod" in node.value):
+                found[f"{path.name}:{node.lineno}"] = textwrap.dedent(node.value)
+    return found
+
+
+def test_both_finders_agree_on_every_corpus_file_and_golden_case() -> None:
+    compared, sites, python2, differ = 0, 0, [], []
+    for where, text in sources().items():
+        answers = both(text)
+        if answers is None:
+            continue
+        on_tree, from_ast = answers
+        if from_ast is None:
+            python2.append(where)
+            continue
+        compared += 1
+        sites += len(on_tree)
+        if from_ast != on_tree:
+            differ.append(where)
+    assert differ == []
+    assert compared > 450 and sites > 1500  # the collection found the cases it should
+    assert python2  # Python 2 sources: the tree answers for them
+
+
+TRICKY = [
+    # tabs, CRLF, form feed, line continuations, non-ASCII text before a reference
+    "x = tf.nn.relu(y)\t# a tab\nx =\ttf.nn.relu(y)\n",
+    "if x:\n\ty = tf.layers.dense(x)\n\tz = Tensor\n",
+    "if x:\r\n    y = tf.layers.dense(x)\r\n    z = hvd.rank()\r\n",
+    "\x0cx = tf.a\n\x0c\ny = Tensor\n",
+    "x = tf.nn.\\\n    relu(y)\nz = tf.nn \\\n    .relu(y)\n",
+    "x = (tf.nn\n     .relu(y))\nx = foo(a,\n        tf.float32)\n",
+    "s = '日本語'; x = tf.nn.relu(y); t = Tensor\n",
+    "s = '''é\nü'''; x = tf.nn.relu(y)\n",
+    "名前 = tf.constant(1); 値 = Tensor(名前)\n",
+    "x = '中文字符串' if tf.a else '🎉'; y = tf.b  # 注释 tf.c\n",
+    # f-strings: their names are not references
+    "x = f'{tf.nn.relu}' + f\"{f'{tf.x}'}\" + tf.y\n",
+    "x = f'{x!r:{tf.w}}' + rf'{Tensor}' + F'{hvd.rank()=}'\n",
+    # decorators
+    "@tf.function\ndef f(): pass\n",
+    "@tf.custom_gradient\n@other\ndef f(x): pass\n",
+    "@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])\ndef f(x): pass\n",
+    "@Tensor\nclass A: pass\n@ tf . function\ndef f(): pass\n",
+    "class A:\n    @tf.function\n    async def f(self): pass\n",
+    # lambdas and comprehensions
+    "g = lambda tf: tf.x\ng = lambda x, tf: tf\ng = lambda *tf: 0\ng = lambda **tf: 0\n",
+    "g = lambda tf=1: 0\ng = lambda x=tf.float32: x\ng = lambda: tf.constant(1)\n",
+    "xs = [tf.constant(i) for i in range(3)]\nxs = [i for tf in range(3)]\n",
+    "xs = {tf: Tensor for Tensor in y}\nxs = (tf.a for x in tf.b if tf.c)\n",
+    # class bases, keywords, metaclass
+    "class A(tf.keras.Model, metaclass=tf.M): pass\nclass B(metaclass=Tensor): pass\n",
+    "class A(Tensor, metaclass=M): pass\nclass B(C, Tensor): pass\nclass D(Tensor): pass\n",
+    "class A(Tensor,): pass\nclass B((Tensor)): pass\nclass C((tf.Model), tf.Layer): pass\n",
+    "class A(*tf.bases): pass\nclass B(**tf.kw): pass\nclass C(tf.make()): pass\n",
+    "class A(\n    Tensor\n): pass\nclass B(Tensor  # why\n        ): pass\n",
+    "class A(tf.keras.layers.Layer):\n    def call(self, x: tf.Tensor) -> tf.Tensor:\n"
+    "        return tf.nn.relu(x)\n",
+    # star-args, walrus
+    "f(*tf.args, **tf.kwargs)\nf(*Tensor, **Tensor)\nf(x, *tf, y=Tensor, **tf)\n",
+    "if (tf := 1): pass\nf(x, tf := 1)\nf(x, (tf := 1))\nf((tf := 1))\nf(Tensor := 1)\n",
+    "while (Tensor := g()): pass\nf(a)(tf := 2)\n(f)(b, (Tensor := 3))\n",
+    # async
+    "async def f():\n    async with tf.x() as tf:\n        pass\n    async for tf in tf.y():\n"
+    "        pass\n    return await tf.z(await Tensor)\n",
+    "async def f():\n    x = [await tf.a() for _ in y]\n    y = await (tf.b())\n",
+    # global, nonlocal
+    "global tf\ndef f():\n    global tf, Tensor\n    tf = 1\n",
+    "def f():\n    x = 1\n    def g():\n        nonlocal x\n        x = tf\n",
+    # assignment targets
+    "a, tf_x = tf.a, tf.b\na, tf = 1, 2\ntf, = x\n[tf, Tensor] = x\n*tf, a = x\n",
+    "a = b = tf = 1\ntf = tf.x\ntf.x = tf.y\ntf[0] = tf[1]\n(tf) = 1\n",
+    "tf.a[0].b(1).c = 1\nx = tf.a[0].b(1).c\n",
+    "tf += 1\ntf.x += 1\nTensor[0] += 1\n(tf) -= 1\n",
+    # subscripts, del
+    "x = tf[0:tf.n, ...]\nx = y[tf]\nx = tf[0]()\nx = tf()()\nx = tf().a\n",
+    "del tf\ndel tf.x, Tensor\ndel (tf)\n",
+    # annotations
+    "x: tf.Tensor = tf.zeros([1])\nx: Tensor = Tensor()\nx: Tensor\ntf: int = 1\n(tf): int = 1\n",
+    "def f(x: Tensor, *args: Tensor, y: tf.Tensor = tf.zeros(1), **kw: Tensor) -> Tensor: pass\n",
+    "def f(x: Tensor = Tensor) -> tf.Tensor: pass\ndef g(x: 'tf.Tensor') -> 'Tensor': pass\n",
+    "def f(x=tf.float32, *, y=Tensor, z=tf): pass\ndef g(tf, Tensor=Tensor): pass\n",
+    # operators
+    "x = -tf + ~Tensor\nx = not tf\nx = tf ** 2\nx = 2 ** tf ** 3\nx = 2 ** -tf\n",
+    "x = Tensor ** Tensor\nx = tf.a ** 2\nx = (tf.a) ** tf.b\nx = 2 ** (tf)\n",
+    "x = tf if tf else Tensor\nx = {**tf}\nx = [*tf]\nx = tf.a @ tf.b < Tensor\n",
+    # other statements
+    "print(tf, file=tf.x)\nassert tf, Tensor\nraise tf.errors.OpError from Tensor\n",
+    "try:\n    pass\nexcept tf.errors.OpError as tf:\n    pass\n",
+    "try:\n    pass\nexcept (tf.errors.A, Tensor) as Tensor:\n    pass\n"
+    "except (E) as tf:\n    pass\nexcept E as \\\n  hvd:\n    pass\nexcept E:\n    pass\n",
+    "with tf.Session() as sess, tf.device('/cpu:0'):\n    sess.run(tf.x)\n",
+    "for tf.x in y: pass\nfor i, tf in enumerate(x): pass\n",
+    "def f():\n    yield tf\n    yield from Tensor\n    return tf\n",
+    # parentheses and chains
+    "x = tf.a(tf.b(tf.c(1)))(2)\nx = (tf.a)(1)\nx = (tf)(1)\nx = (tf.a).b(1)\nx = (tf).a\n",
+    "x = tf.a.b.c.d.e\nx = tf . a . b\nx = y.tf.z\nx = [\n    tf.a,\n    Tensor,\n]\n",
+    "x = tf.compat.v1.nn.relu(y)\nx = tf.compat.v1\nx = tf.compat.v2.nn.dropout(y)\n",
+    "x = '''tf.x''' + tf.y\nx = tf.a; y = Tensor; z = tf\nx = tf.a(x)[0].b ** 2\n",
+    "class A:\n    tf = 1\n    Tensor: int = 2\n    def m(self):\n        return self.tf\n",
+    "x = tf.a(name=tf.b, tf=1)\ndict(tf=1, Tensor=Tensor)\nhvd.init(); hvd.rank()\n",
+    # internal modules and aliases
+    "from tensorflow.python.ops import nn_ops as nn\nv1 = tf.compat.v1\n"
+    "x = nn.dropout(y)\nz = v1.Session()\n",
+]
+
+
+@pytest.mark.parametrize("snippet", TRICKY)
+def test_both_finders_agree_on_a_tricky_snippet(snippet: str) -> None:
+    answers = both(HEAD + snippet)
+    assert answers is not None
+    on_tree, from_ast = answers
+    assert from_ast is not None
+    assert from_ast == on_tree
+
+
+def test_the_sites_where_fissix_reads_names_its_own_way() -> None:
+    """What both finders answer where fissix's tree is not ``ast``'s: the bare name of a lone
+    base, of a parameter's or return's annotation, after ``**`` or ``await`` and a walrus
+    target as an argument are not references; a lambda's one parameter, an ``except`` name
+    and the second target of an assignment are."""
+    source = HEAD + textwrap.dedent('''\
+        class A(Tensor): pass
+        class B(Tensor, metaclass=M): pass
+        def f(x: Tensor) -> Tensor: return 2 ** tf
+        async def g(): await tf.a(); f(tf := 1)
+        h = lambda tf: 0
+        try: pass
+        except E as tf: a = tf = 1
+        ''')
+    answers = both(source)
+    assert answers is not None and answers[0] == answers[1]
+    assert [(s.line, s.column, s.end_column, s.spelled, s.called, s.base_class)
+            for s in answers[1] or ()] == [
+        (5, 8, 14, "Tensor", False, True),
+        (8, 11, 13, "tf", False, False),
+        (10, 12, 14, "tf", False, False),
+        (10, 20, 22, "tf", False, False)]
+
+
+def test_a_site_has_the_qualified_name_the_spelling_and_the_columns_in_characters() -> None:
+    source = HEAD + "s = 'é€'; x = tf.compat.v1.nn.relu(y, name='ü'); z = Tensor\n"
+    assert ast_references(source, [ImportNames(parse_module(source), root="tensorflow")]) == [
+        ReferenceSite(4, 14, 34, "tensorflow.nn.relu", "tf.compat.v1.nn.relu", True, False),
+        ReferenceSite(4, 53, 59, "tensorflow.Tensor", "Tensor", False, False)]
+
+
+def test_it_leaves_python_2_lone_carriage_returns_and_deep_nesting_to_the_tree() -> None:
+    names = [ImportNames(parse_module(HEAD), root="tensorflow")]
+    assert ast_references(HEAD + "print tf.a\n", names) is None
+    assert ast_references(HEAD + "x = tf.a\ry = tf.b\n", names) is None
+    assert ast_references(HEAD + "x = " + " + ".join(["tf.a"] * 3000) + "\n", names) is None
+    assert ast_references("x = 1\n", []) == []
+
+
+def test_the_audit_reports_a_file_too_deep_for_ast_from_the_tree() -> None:
+    source = "import tensorflow as tf\n\nx = " + " + ".join(["tf.is_nan(y)"] * 3000) + "\n"
+    assert_reports({"NPU100"}, source, findings=[
+        ("NPU100", 3, 4 + 15 * index, "unmigrated") for index in range(3000)])
+
+
+def test_the_audit_reports_python_2_code_from_the_tree() -> None:
+    source = '''import tensorflow as tf
+
+
+def report(loss):
+    print "loss", tf.is_nan(loss)
+'''
+    assert_reports({"NPU100"}, source, findings=[("NPU100", 5, 18, "unmigrated")])
