@@ -17,7 +17,7 @@ import pytest
 
 from npu_codemod.api import Capture, FileContext, Node, Rule, hookimpl  # noqa: F401
 from npu_codemod.codemods import units
-from npu_codemod.codemods.engine import FULL, SELECTIVE, Engine
+from npu_codemod.codemods.engine import FULL, SELECTIVE, SELECTIVE_MIN_LINES, Engine
 from npu_codemod.plugins.manager import load_plugins
 from npu_codemod.plugins.packs import default_rules
 
@@ -72,8 +72,11 @@ def test_a_long_file_with_one_site_parses_only_that_site_and_rewrites_as_full(ru
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_skipped_units_come_back_byte_for_byte(newline):
-    text = _long_model_file(newline).replace("    return x  # block 3", "\treturn x  # block 3")
-    text = "# -*- coding: latin-1 -*-\n" + text.replace("Block 7:", "Bl\xf6ck 7:\f") + "x = 1"  # no final newline
+    text = _long_model_file(newline)
+    start = text.index("def block_3(")
+    end = text.index("def block_4(")
+    text = text[:start] + text[start:end].replace("    ", "\t") + text[end:]  # a tab-indented unit
+    text = f"# -*- coding: latin-1 -*-{newline}" + text.replace("Block 7:", "Bl\xf6ck 7:\f") + "x = 1"  # no final newline
     data = text.encode("latin-1")
     outcome, counts = both(RULE_SETS["default"], data)
     assert counts["selective"] == 1
@@ -120,10 +123,23 @@ def test_no_layout_where_a_whole_parse_must_decide(code):
     assert units.module_layout("import tensorflow as tf\n" + code) is None
 
 
+def _padded(text: str) -> str:
+    """``text`` and a long function no rule acts on: a file long enough to be parsed
+    selectively (``SELECTIVE_MIN_LINES``)."""
+    body = "".join(f"    total = total + tf.reduce_sum(x * {index})\n" for index in range(SELECTIVE_MIN_LINES))
+    return text + f"\n\ndef padding(x):\n    total = 0\n{body}    return total\n"
+
+
+def test_short_files_are_parsed_whole():
+    text = "import tensorflow as tf\n\n\ndef a(x):\n    return tf.nn.dropout(x, 0.5)\n"
+    assert both(RULE_SETS["default"], text.encode())[1] == {"whole": 1, "skipped_lines": 0}
+    assert both(RULE_SETS["default"], _padded(text).encode())[1]["selective"] == 1
+
+
 def test_an_alias_of_a_site_name_makes_its_unit_a_site():
-    text = ("from tensorflow.nn import dropout as drop\nimport tensorflow as tf\nnn = tf.nn\n\n"
-            "def a(x):\n    return drop(x, 0.5)\n\n\ndef b(x):\n    return nn.dropout(x, 0.5)\n\n\n"
-            "def c(x):\n    return tf.nn.relu(x)\n")
+    text = _padded("from tensorflow.nn import dropout as drop\nimport tensorflow as tf\nnn = tf.nn\n\n"
+                   "def a(x):\n    return drop(x, 0.5)\n\n\ndef b(x):\n    return nn.dropout(x, 0.5)\n\n\n"
+                   "def c(x):\n    return tf.nn.relu(x)\n")
     layout = units.module_layout(text)
     plan = units.plan_parse(layout, [units.RuleNeed(units.SITE, frozenset({"dropout"}))])
     assert sorted(plan.chosen) == [0, 1, 2]  # the imports, a and b (nn is bound: always parsed)
@@ -156,8 +172,8 @@ def test_a_linked_rule_gets_the_functions_its_site_uses_and_their_callers():
     plan = units.plan_parse(layout, [units.RuleNeed(units.LINKED, frozenset({"batch"}))])
     assert [layout.units[index].defines for index in sorted(plan.chosen)][1:] == [
         {"parse"}, {"input_fn"}, {"train"}]
-    outcome, _ = both(RULE_SETS["default"], text.encode())
-    assert b"batch(32, drop_remainder=True)" in outcome.new_data
+    outcome, counts = both(RULE_SETS["default"], _padded(text).encode())
+    assert b"batch(32, drop_remainder=True)" in outcome.new_data and counts["selective"] == 1
 
 
 class _RemovesAStatement(Rule):

@@ -90,6 +90,9 @@ class ApiSupport(Rule):
         estimator = tf.estimator.Estimator(model_fn=tower)
     """
     modules = ("tensorflow", "horovod")
+    #: Its uses come from ``ast`` (the file's own text), its verdicts from the other rules'
+    #: findings: the fissix tree is not read, so no unit need be parsed for it.
+    scope = "site"
     after = ("*",)  # reads every other rule's findings
 
     def start(self, tree: Node, ctx: FileContext) -> None:
