@@ -244,7 +244,10 @@ class Engine:
     @staticmethod
     def _restore(plan: Optional[ParsePlan], ctx: FileContext) -> None:
         """The skipped units' own bytes back into the tree (see :meth:`ParsePlan.restore`)."""
-        if plan is not None and not plan.restore(ctx.tree):
+        if plan is None:
+            return
+        ctx.memo[_PARSED_REWRITE] = tree_text(ctx.tree)  # what the compile check needs
+        if not plan.restore(ctx.tree):
             raise _PlanFailed()
 
     @staticmethod
@@ -347,7 +350,11 @@ class Engine:
         if not source.text.endswith("\n"):
             new_text = new_text[:-1]
         changed_by = tuple(sorted({f.rule_id for f in ctx.findings if f.status == "migrated"}))
-        problem = _compile_regression(source.text, new_text, ctx.path)
+        # A selective parse's check compiles the parsed units only (a compile error is one of
+        # a scope; the placeholders hold the other lines, so an error's line is the file's).
+        parsed = ctx.memo.get(_PARSED_REWRITE)
+        problem = _compile_regression(source.text, new_text, ctx.path) if parsed is None \
+            else _compile_regression(ctx.parsed, parsed, ctx.path)
         if problem:
             message = f"file left unchanged: the rewrite by {', '.join(changed_by)} {problem}"
             kept = tuple(f for f in findings if f.status != "migrated")
@@ -470,6 +477,9 @@ class _Dispatch:
             if kind < 256:  # a token type: the walk yields only the leaves asked for
                 self.leaves[kind] = None if plain else frozenset(keyed.get(SELF, ()))
         self.nodes: FrozenSet[int] = frozenset(kind for kind in self.heads if kind >= 256)
+
+
+_PARSED_REWRITE = "engine.parsed_rewrite"  # ctx.memo: the rewrite of the parsed units' text
 
 
 class _PlanFailed(Exception):

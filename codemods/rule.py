@@ -107,8 +107,10 @@ class Rule:
     #: ``linked`` only when the rule's output would be the same with the rest of the file
     #: replaced by placeholders: the suite runs every golden case in both modes.
     scope: ClassVar[str] = "module"
-    #: Identifiers that every site of the rule spells (``("batch", "padded_batch")``), beside
-    #: the last parts of :attr:`calls` and :attr:`uses` (see :attr:`scope`).
+    #: Identifiers one of which every site of the rule spells, beside the last parts of
+    #: :attr:`calls` and :attr:`uses` (see :attr:`scope`): a name (``"map_and_batch"``), an
+    #: attribute (``".batch"``: ``x.batch``, not a variable ``batch``) or a float as Python
+    #: writes it (``"0.044715"``: ``0.0447150`` and ``4.4715e-2`` too).
     site_names: ClassVar[tuple[str, ...]] = ()
     #: A dataclass of typed per-rule settings read from ``[tool.npu-codemod.rules.<id>]``,
     #: built as ``Settings(**section)``; every field needs a default. None: no settings.

@@ -144,21 +144,34 @@ class _Scan:
         self.assignments: list[tuple[str, str]] = []  # ``name = a.b``: (name, "a.b")
         self.beyond_fissix = False
         self.main_block = any(_is_main_block(statement) for statement in group)
+        self._walk(group)
+
+    def _walk(self, group: list[ast.stmt]) -> None:
+        """Every node once; names, attributes and constants (most nodes) seen inline."""
+        name, attribute, constant, load = ast.Name, ast.Attribute, ast.Constant, ast.Load
+        uses, names, words, assigned = self.uses, self.names, self.words, self.assigned
         stack: list[ast.AST] = list(group)
         while stack:
             node = stack.pop()
-            self._see(node)
-            stack.extend(ast.iter_child_nodes(node))
+            kind = type(node)
+            if kind is name:
+                uses.add(node.id)  # type: ignore[attr-defined]
+                names.add(node.id)  # type: ignore[attr-defined]
+                if type(node.ctx) is not load:  # type: ignore[attr-defined]
+                    assigned.add(node.id)  # type: ignore[attr-defined]
+            elif kind is attribute:
+                words.add(node.attr)  # type: ignore[attr-defined]
+                words.add("." + node.attr)  # type: ignore[attr-defined]  # ".batch": an attribute
+                stack.append(node.value)  # type: ignore[attr-defined]
+            elif kind is constant:
+                if type(node.value) is float:  # type: ignore[attr-defined]
+                    words.add(repr(node.value))  # type: ignore[attr-defined]  # "0.044715"
+            else:
+                self._see(node)
+                stack.extend(ast.iter_child_nodes(node))
 
     def _see(self, node: ast.AST) -> None:
-        if isinstance(node, ast.Name):
-            self.uses.add(node.id)
-            self.names.add(node.id)
-            if not isinstance(node.ctx, ast.Load):
-                self.assigned.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            self.words.add(node.attr)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
             self._import(node)
         elif isinstance(node, ast.Assign):
             target, dotted = node.targets[0], _dotted(node.value)

@@ -213,3 +213,25 @@ def test_a_rule_without_a_scope_sees_the_whole_file():
     outcome, counts = both([_Unscoped(), *RULE_SETS["default"]], _long_model_file().encode())
     assert counts["selective"] == 0
     assert not [f for f in outcome.findings if f.rule_id == "TST902"]
+
+
+class _BreaksDropout(Rule):
+    """Turns each ``tf.nn.dropout`` call into code that does not compile."""
+
+    id = "TST903"
+    name = "breaks-dropout"
+    description = "test rule"
+    scope = "site"
+    calls = ("tensorflow.nn.dropout",)
+
+    def visit_reference(self, reference, ctx: FileContext) -> None:
+        reference.node.children[0].value = "return"
+        ctx.report(reference, "migrated", "broke it")
+
+
+def test_a_rewrite_that_does_not_compile_is_refused_alike_in_both_modes():
+    data = _long_model_file().encode()
+    outcome, counts = both([_BreaksDropout()], data)
+    assert counts["selective"] == 1 and outcome.new_data is None
+    assert [(f.rule_id, f.status) for f in outcome.findings] == [("NPU000", "error")]
+    assert "does not compile (SyntaxError" in outcome.findings[0].message

@@ -88,7 +88,7 @@ class DropRemainder(Rule):
             return memory.batch(32)
     """
     scope = "linked"
-    site_names = tuple(sorted(METHODS | set(QUEUE_API) | {"map_and_batch"}))
+    site_names = (*sorted(f".{name}" for name in METHODS | {"map_and_batch"}), "map_and_batch")
     tokens = ("batch",)
     bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # ``x.method(...)`` (only the batching methods: every attribute access of a file would
