@@ -32,8 +32,9 @@ ALL_RULES = load_plugins().rules()
 RULE_SETS = {"default": default_rules(ALL_RULES), "every-pack": ALL_RULES}
 
 
-def both(rules: list[Rule], data: bytes, path: str = "train.py", facts: frozenset[str] = frozenset()):
-    selective, full = Engine(rules, SELECTIVE), Engine(rules, FULL)
+def both(rules: list[Rule], data: bytes, path: str = "train.py", facts: frozenset[str] = frozenset(),
+         min_lines: int = SELECTIVE_MIN_LINES):
+    selective, full = Engine(rules, SELECTIVE, selective_min_lines=min_lines), Engine(rules, FULL)
     outcome = selective.process(data, path, repo="repo", facts=facts)
     assert outcome == full.process(data, path, repo="repo", facts=facts)
     return outcome, selective.counts
@@ -42,11 +43,13 @@ def both(rules: list[Rule], data: bytes, path: str = "train.py", facts: frozense
 @pytest.mark.parametrize("rules", sorted(RULE_SETS))
 def test_every_corpus_file_gives_the_same_outcome_in_both_modes(rules):
     assert len(SOURCES) > 50
-    selective, full = Engine(RULE_SETS[rules], SELECTIVE), Engine(RULE_SETS[rules], FULL)
+    selective = Engine(RULE_SETS[rules], SELECTIVE, selective_min_lines=0)  # short files too
+    full = Engine(RULE_SETS[rules], FULL)
     differ = [path for path in SOURCES
               if selective.process(path.read_bytes(), path.name) != full.process(path.read_bytes(), path.name)]
     assert differ == []
     assert selective.counts["whole"] + selective.counts["selective"] > 50
+    assert selective.counts["selective"] > 10 and selective.counts["skipped_lines"] > 100
 
 
 def _long_model_file(newline: str = "\n") -> str:
