@@ -99,10 +99,14 @@ class _RuleCrashed(Exception):
 class Engine:
     """Runs a fixed set of rules over file contents. Build once per process, reuse per file."""
 
-    def __init__(self, rules: Sequence[Rule], mode: str = DEFAULT_MODE) -> None:
+    def __init__(self, rules: Sequence[Rule], mode: str = DEFAULT_MODE,
+                 selective_min_lines: int = SELECTIVE_MIN_LINES) -> None:
+        """``selective_min_lines``: shorter files are parsed whole in the selective mode too
+        (the tests lower it to 0 to compare both modes on every golden case)."""
         if mode not in MODES:
             raise ValueError(f"engine mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
+        self.selective_min_lines = selective_min_lines
         self.rules = rules_in_order(rules)
         self._enabled = frozenset(rule.id for rule in self.rules)
         self._modules = tuple(dict.fromkeys(m for rule in self.rules for m in rule.modules))
@@ -171,7 +175,7 @@ class Engine:
         text = source.text
         body = text if text.endswith("\n") or not text else text + "\n"
         layout = module_layout(body) if self.mode == SELECTIVE and not may_enable_eager(text) \
-            and body.count("\n") >= SELECTIVE_MIN_LINES else None
+            and body.count("\n") >= self.selective_min_lines else None
         crashed: list[Finding] = []
         while active:
             try:

@@ -108,9 +108,8 @@ class Rule:
     #: replaced by placeholders: the suite runs every golden case in both modes.
     scope: ClassVar[str] = "module"
     #: Identifiers one of which every site of the rule spells, beside the last parts of
-    #: :attr:`calls` and :attr:`uses` (see :attr:`scope`): a name (``"map_and_batch"``), an
-    #: attribute (``".batch"``: ``x.batch``, not a variable ``batch``) or a float as Python
-    #: writes it (``"0.044715"``: ``0.0447150`` and ``4.4715e-2`` too).
+    #: :attr:`calls` and :attr:`uses` (see :attr:`scope`): a name (``"map_and_batch"``) or an
+    #: attribute (``".batch"``: ``x.batch``, not a variable ``batch``).
     site_names: ClassVar[tuple[str, ...]] = ()
     #: A dataclass of typed per-rule settings read from ``[tool.npu-codemod.rules.<id>]``,
     #: built as ``Settings(**section)``; every field needs a default. None: no settings.

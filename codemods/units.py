@@ -163,10 +163,7 @@ class _Scan:
                 words.add(node.attr)  # type: ignore[attr-defined]
                 words.add("." + node.attr)  # type: ignore[attr-defined]  # ".batch": an attribute
                 stack.append(node.value)  # type: ignore[attr-defined]
-            elif kind is constant:
-                if type(node.value) is float:  # type: ignore[attr-defined]
-                    words.add(repr(node.value))  # type: ignore[attr-defined]  # "0.044715"
-            else:
+            elif kind is not constant:  # a constant has no names and no children
                 self._see(node)
                 stack.extend(ast.iter_child_nodes(node))
 

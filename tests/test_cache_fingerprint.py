@@ -45,3 +45,9 @@ def test_editing_a_sibling_module_of_a_plugin_changes_the_fingerprint(tmp_path: 
     (package / "messages.py").write_text('MESSAGE = "use NPURunConfig(...) from npu_bridge"\n')
     fingerprint.cache_clear()
     assert fingerprint(selection) not in (None, before)
+
+
+def test_the_engine_mode_is_part_of_the_fingerprint() -> None:
+    """``--engine full`` is what a user reruns with to check a selective outcome: it must not
+    be answered from the cache the selective run filled."""
+    assert fingerprint(RuleSelection(engine="selective")) != fingerprint(RuleSelection(engine="full"))

@@ -18,8 +18,12 @@ import pytest
 from npu_codemod.api import Capture, FileContext, Node, Rule, hookimpl  # noqa: F401
 from npu_codemod.codemods import units
 from npu_codemod.codemods.engine import FULL, SELECTIVE, SELECTIVE_MIN_LINES, Engine
+from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
 from npu_codemod.plugins.manager import load_plugins
 from npu_codemod.plugins.packs import default_rules
+
+from support.cli import cli
+from support.git import git, make_repo, show
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted(path for folder in ("tests/corpus", "tests/sample_projects", "examples")
@@ -28,8 +32,9 @@ ALL_RULES = load_plugins().rules()
 RULE_SETS = {"default": default_rules(ALL_RULES), "every-pack": ALL_RULES}
 
 
-def both(rules: list[Rule], data: bytes, path: str = "train.py", facts: frozenset[str] = frozenset()):
-    selective, full = Engine(rules, SELECTIVE), Engine(rules, FULL)
+def both(rules: list[Rule], data: bytes, path: str = "train.py", facts: frozenset[str] = frozenset(),
+         min_lines: int = SELECTIVE_MIN_LINES):
+    selective, full = Engine(rules, SELECTIVE, selective_min_lines=min_lines), Engine(rules, FULL)
     outcome = selective.process(data, path, repo="repo", facts=facts)
     assert outcome == full.process(data, path, repo="repo", facts=facts)
     return outcome, selective.counts
@@ -38,11 +43,13 @@ def both(rules: list[Rule], data: bytes, path: str = "train.py", facts: frozense
 @pytest.mark.parametrize("rules", sorted(RULE_SETS))
 def test_every_corpus_file_gives_the_same_outcome_in_both_modes(rules):
     assert len(SOURCES) > 50
-    selective, full = Engine(RULE_SETS[rules], SELECTIVE), Engine(RULE_SETS[rules], FULL)
+    selective = Engine(RULE_SETS[rules], SELECTIVE, selective_min_lines=0)  # short files too
+    full = Engine(RULE_SETS[rules], FULL)
     differ = [path for path in SOURCES
               if selective.process(path.read_bytes(), path.name) != full.process(path.read_bytes(), path.name)]
     assert differ == []
     assert selective.counts["whole"] + selective.counts["selective"] > 50
+    assert selective.counts["selective"] > 10 and selective.counts["skipped_lines"] > 100
 
 
 def _long_model_file(newline: str = "\n") -> str:
@@ -235,3 +242,26 @@ def test_a_rewrite_that_does_not_compile_is_refused_alike_in_both_modes():
     assert counts["selective"] == 1 and outcome.new_data is None
     assert [(f.rule_id, f.status) for f in outcome.findings] == [("NPU000", "error")]
     assert "does not compile (SyntaxError" in outcome.findings[0].message
+
+
+def test_run_on_a_git_repository_commits_the_same_tree_with_either_engine(tmp_path):
+    """The real command line: ``run --engine selective`` and ``--engine full`` on copies of one
+    repository (a long model file, a short script, a Python 2 file) commit the same tree."""
+    files = {"models/net.py": _long_model_file(), "train.py": _padded(
+        "import tensorflow as tf\n\n\ndef main():\n    return tf.nn.dropout(tf.ones([2]), 0.5)\n"),
+        "legacy.py": "import tensorflow as tf\nprint 'old'\nx = tf.nn.dropout(y, 0.5)\n"}
+    trees = {}
+    for engine in ("selective", "full"):
+        make_repo(tmp_path / engine / "repo", files)
+        (tmp_path / engine / "repos.txt").write_text("repo\n")
+        cli("run", "--repos", "repos.txt", "--engine", engine, "--no-progress", "--no-cache",
+            "--report-dir", "report", "--workspace", "ws", cwd=tmp_path / engine, expect=0)
+        trees[engine] = git(tmp_path / engine / "repo", "rev-parse", f"{DEFAULT_BRANCH}^{{tree}}")
+        assert git(tmp_path / engine / "repo", "status", "--porcelain") == ""
+    assert trees["selective"] == trees["full"]
+    assert b"npu_ops.dropout" in show(tmp_path / "selective" / "repo", DEFAULT_BRANCH, "models/net.py")
+
+
+def test_an_unknown_engine_is_one_line_and_exit_2(tmp_path):
+    done = cli("run", "--repos", "repos.txt", "--engine", "fast", cwd=tmp_path, expect=2)
+    assert "invalid choice: 'fast'" in done.stderr and "Traceback" not in done.stderr

@@ -13,8 +13,8 @@ copied training scripts make many files identical across repositories too. So th
   fissix's and Bowler's; a hash of every file of ``npu_codemod.codemods`` (engine and
   helpers) and ``npu_codemod.plugins`` (the built-in rules and their data, such as the audit's
   API support list); and each enabled rule in engine order: id, order, settings, class, plugin
-  distribution and version, and a hash of the source file of the rule class's module. A rule
-  whose source cannot be found turns the cache off.
+  distribution and version, and a hash of the source file of the rule class's module; and the
+  engine mode (``--engine``). A rule whose source cannot be found turns the cache off.
 - **value**: the findings without repository and path (stamped again on a hit; snippets are
   cut again from the bytes), the rules that changed the file, the API use sites the audit
   counted, and the new bytes (zlib-compressed) or nothing. An outcome with an ``error``
@@ -243,8 +243,10 @@ def fingerprint(selection: RuleSelection) -> Optional[str]:
         plugin = toolkit.plugins.plugin_of(rule)
         rules.append([rule.id, rule.order, repr(rule.settings), type(rule).__qualname__,
                       plugin.distribution, plugin.version, source])
+    # The engine mode too: both give the same outcome, but ``--engine full`` is the reference
+    # a user reruns with when a selective outcome is in doubt, so it must not hit that one.
     parts = [SCHEMA_VERSION, __version__, sys.version, _version("fissix"), _version("bowler"),
-             _package_sources(), rules]
+             _package_sources(), rules, selection.engine]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 

@@ -93,7 +93,7 @@ class HorovodOptimizer(DistributedRule):
     """
     modules = ("tensorflow", "horovod")
     scope = "linked"
-    site_names = (COMPILE,)
+    site_names = (f".{COMPILE}",)  # model.compile(...): an attribute
     tokens = ("Distributed", WRAPPER_NAME, f".{COMPILE}")
     uses = OPTIMIZER + TAPE + (WRAPPER,)
     pattern = f"trailer< '.' '{COMPILE}' >"  # ``<receiver>.compile``: called, see visit

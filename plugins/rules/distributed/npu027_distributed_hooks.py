@@ -76,7 +76,7 @@ class DistributedHooks(DistributedRule):
         trainer.train(epochs=3)
     """
     scope = "linked"
-    site_names = ("train", "fit", "fit_generator")
+    site_names = (".train", ".fit", ".fit_generator")  # x.train(...): attributes
     tokens = ("train", "fit", "Spec")
     calls = tuple(SPECS)
     pattern = "trailer< '.' ('train' | 'fit' | 'fit_generator') >"  # called: see visit

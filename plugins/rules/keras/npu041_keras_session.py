@@ -85,7 +85,7 @@ class KerasSession(Rule):
             main()
     """
     scope = "linked"
-    site_names = tuple(sorted(TRAINING))
+    site_names = tuple(sorted(f".{name}" for name in TRAINING))  # x.fit(...): attributes
     tokens = tuple(sorted(TRAINING))
     calls = SET_SESSION + (NPU_CONFIGURE,)
     #: ``<receiver>.fit`` and the other training methods: called, see visit.

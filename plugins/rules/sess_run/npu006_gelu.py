@@ -65,9 +65,9 @@ class Gelu(Rule):
             return h * 0.5 * (1.0 + tf.erf(h / np.sqrt(2.0)))
     """
     scope = "linked"
-    # A tanh GELU spells its 0.044715 (or names a constant that does: a module-level site,
-    # so the whole file), an erf one its erf; a migrated one npu_unary_ops.
-    site_names = ("0.044715", "erf", NPU_GELU.partition(".")[0])
+    # A GELU spells tanh or erf (its constants vary: 0.044715, or 0.0356774 folded in);
+    # a migrated one npu_unary_ops.
+    site_names = ("tanh", "erf", NPU_GELU.partition(".")[0])
     tokens = ("tanh", "erf", NPU_GELU)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
