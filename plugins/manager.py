@@ -17,6 +17,7 @@ import pluggy
 from fissix.patcomp import PatternCompiler
 
 from npu_codemod.codemods.rule import Rule
+from npu_codemod.codemods.units import SCOPES
 
 from . import hookspecs
 from .discovery import (
@@ -185,7 +186,7 @@ def _check_rules(contributed: list[Any]) -> None:
 
 
 #: Rule class attributes that must be tuples of strings.
-_NAME_TUPLES = ("tokens", "modules", "calls", "uses", "after")
+_NAME_TUPLES = ("tokens", "modules", "calls", "uses", "after", "site_names")
 
 
 def rule_problem(rule: Rule) -> str:
@@ -203,6 +204,8 @@ def rule_problem(rule: Rule) -> str:
             return f"with {attribute} = {value!r}: it must be a tuple of strings"
     if not rule.modules:
         return "with modules = (): no file would be its business"
+    if rule.scope not in SCOPES:
+        return f"with scope = {rule.scope!r}: it must be one of {', '.join(map(repr, SCOPES))}"
     pattern = rule.pattern
     if pattern is not None:
         if not isinstance(pattern, str):

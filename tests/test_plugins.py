@@ -251,6 +251,9 @@ BROKEN = {
     "bad-calls": (RULE_PLUGIN.replace('    tokens = ("mylib",)', '    calls = "mylib.dropout"'),
                   "npu_codemod_rules returned <MylibDropout MYL001> with calls = 'mylib.dropout': "
                   "it must be a tuple of strings"),
+    "bad-scope": (RULE_PLUGIN.replace('    tokens = ("mylib",)', '    tokens = ("mylib",)\n    scope = "sites"'),
+                  "npu_codemod_rules returned <MylibDropout MYL001> with scope = 'sites': it must be "
+                  "one of 'site', 'linked', 'module'"),
 }
 
 
