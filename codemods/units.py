@@ -178,6 +178,8 @@ class _Scan:
             self.words.add(node.name)
             self.assigned.add(node.name)
             self.names.add(node.name)
+            if not all(_fissix_decorator(decorator) for decorator in node.decorator_list):
+                self.beyond_fissix = True
         elif isinstance(node, ast.arg):
             self.words.add(node.arg)
             self.names.add(node.arg)
@@ -194,10 +196,8 @@ class _Scan:
             self.uses.update(node.names)
         elif isinstance(node, ast.Assert):
             self.words.add("assert")  # a rule's sites may be assert statements
-        elif isinstance(node, _NEWER_STATEMENTS) or (
-                isinstance(node, ast.arguments) and node.posonlyargs) or (
-                isinstance(node, (ast.With, ast.AsyncWith)) and len(node.items) > 1):
-            self.beyond_fissix = True  # maybe parenthesised context managers: parse it whole
+        elif _beyond_fissix(node):
+            self.beyond_fissix = True
 
     def _import(self, node: "ast.Import | ast.ImportFrom") -> None:
         for alias in node.names:
@@ -220,6 +220,34 @@ class _Scan:
         defines = {self.name} | self.globals if self.definition else self.assigned
         return Unit(self.first, self.last, self.definition, frozenset(self.words | self.uses),
                     frozenset(self.uses), frozenset(defines), binds, frozenset(self.names))
+
+
+def _beyond_fissix(node: ast.AST) -> bool:
+    """Syntax ``ast`` reads and fissix's grammar does not (or may not: several context
+    managers may be parenthesised): a whole parse decides, and reports it."""
+    if isinstance(node, _NEWER_STATEMENTS):
+        return True  # match, except*
+    if isinstance(node, ast.arguments):
+        return bool(node.posonlyargs) or isinstance(getattr(node.vararg, "annotation", None),
+                                                    ast.Starred)  # *args: *Ts
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return len(node.items) > 1
+    if isinstance(node, ast.Subscript):
+        return _has_starred(node.slice)  # a[*b]
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return _has_starred(node.iter)  # for x in *a, *b:
+    return False
+
+
+def _has_starred(node: ast.expr) -> bool:
+    return isinstance(node, ast.Starred) or (
+        isinstance(node, ast.Tuple) and any(isinstance(item, ast.Starred) for item in node.elts))
+
+
+def _fissix_decorator(decorator: ast.expr) -> bool:
+    """``@name``, ``@a.b`` or a call of one: what fissix's grammar reads (not PEP 614's
+    ``@buttons[0].clicked.connect``)."""
+    return _dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) is not None
 
 
 def _is_main_block(statement: ast.stmt) -> bool:

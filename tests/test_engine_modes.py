@@ -123,6 +123,11 @@ def test_units_follow_decorators_semicolons_and_continuations():
 @pytest.mark.parametrize("code", [
     "match x:\n    case 1:\n        pass\n",  # fissix has no match statement: parse it whole
     "def f(a, /, b):\n    pass\n",
+    "@buttons[0].clicked.connect\ndef f():\n    pass\n",  # PEP 614 decorators
+    "x = a[*b]\n",
+    "def f(*args: *Ts):\n    pass\n",
+    "for x in *a, *b:\n    pass\n",
+    "try:\n    pass\nexcept* ValueError:\n    pass\n",
     "print 'python 2'\n",  # ast cannot read it
     "x = 1\ry = 2\n",  # a lone CR
 ])
