@@ -98,11 +98,11 @@ class Rule:
     order: ClassVar[int] = 50
     #: What the rule reads and edits, so the engine parses only that (``--engine selective``):
     #: ``"module"`` (the default) the whole file whenever the rule is active; ``"site"`` only
-    #: the top-level statements (a ``def`` or ``class``, or a run of other module-level
-    #: statements) whose text spells one of the rule's site names (:attr:`site_names`, the
-    #: last parts of :attr:`calls` and :attr:`uses`, and any name the file binds to one of
-    #: them); ``"linked"`` those and, transitively, the file's functions and classes they use
-    #: and the statements that use theirs (the whole file when a site is module-level code).
+    #: the top-level ``def``\ s and ``class``\ es whose code spells one of the rule's site
+    #: names (:attr:`site_names`, the last parts of :attr:`calls` and :attr:`uses`, and any
+    #: name the file binds to one of them); ``"linked"`` those and, transitively, the file's
+    #: functions and classes they use and the statements that use theirs. For either, a site
+    #: in module-level code (outside any ``def``/``class``) means the whole file.
     #: The file's imports and alias assignments are always parsed. Declare ``site`` or
     #: ``linked`` only when the rule's output would be the same with the rest of the file
     #: replaced by placeholders: the suite runs every golden case in both modes.

@@ -200,18 +200,16 @@ class _Scan:
             self.beyond_fissix = True
 
     def _import(self, node: "ast.Import | ast.ImportFrom") -> None:
+        """What an import binds. Its words are not the unit's: imports are always parsed, and a
+        name they bind that a rule looks for is a site name of the units that use it."""
         for alias in node.names:
-            self.words.update(alias.name.split("."))
             self.names.update(filter(None, (alias.name.partition(".")[0], alias.asname)))
             if isinstance(node, ast.Import):
                 head = alias.name.partition(".")[0]
                 self.imports.append((alias.asname or head, alias.name if alias.asname else head))
             elif node.module:
                 self.imports.append((alias.asname or alias.name, f"{node.module}.{alias.name}"))
-            if alias.asname:
-                self.words.add(alias.asname)
         if isinstance(node, ast.ImportFrom) and node.module:
-            self.words.update(node.module.split("."))
             self.names.add(node.module.partition(".")[0])
 
     def unit(self, aliases: dict[str, str]) -> Unit:
@@ -323,9 +321,9 @@ def plan_parse(layout: Layout, needs: Sequence[RuleNeed]) -> Optional["ParsePlan
     for need in needs:
         names = spelled_names(layout, need.site_names)
         sites = {index for index, unit in enumerate(units) if unit.words & names}
+        if any(not units[index].definition for index in sites):
+            return None  # module-level code flows into all module-level code: read it whole
         if need.scope == LINKED:
-            if any(not units[index].definition for index in sites):
-                return None  # module-level code flows into all module-level code
             sites = _linked(units, sites)
         chosen |= sites
     if len(chosen) == len(units):

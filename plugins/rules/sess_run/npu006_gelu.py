@@ -64,7 +64,7 @@ class Gelu(Rule):
             h = tf.layers.dense(x, width)
             return h * 0.5 * (1.0 + tf.erf(h / np.sqrt(2.0)))
     """
-    scope = "linked"
+    scope = "site"  # a GELU is computed within one function (module-level code: all of it)
     # A GELU spells tanh or erf (its constants vary: 0.044715, or 0.0356774 folded in);
     # a migrated one npu_unary_ops.
     site_names = ("tanh", "erf", NPU_GELU.partition(".")[0])
