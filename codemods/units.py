@@ -147,9 +147,11 @@ class _Scan:
         self._walk(group)
 
     def _walk(self, group: list[ast.stmt]) -> None:
-        """Every node once; names, attributes and constants (most nodes) seen inline."""
+        """Every node once; names and attributes (most nodes) seen inline, and only the
+        fields that can hold more nodes followed (:func:`_child_fields`)."""
         name, attribute, constant, load = ast.Name, ast.Attribute, ast.Constant, ast.Load
         uses, names, words, assigned = self.uses, self.names, self.words, self.assigned
+        fields = _CHILD_FIELDS
         stack: list[ast.AST] = list(group)
         while stack:
             node = stack.pop()
@@ -159,13 +161,25 @@ class _Scan:
                 names.add(node.id)  # type: ignore[attr-defined]
                 if type(node.ctx) is not load:  # type: ignore[attr-defined]
                     assigned.add(node.id)  # type: ignore[attr-defined]
-            elif kind is attribute:
+                continue
+            if kind is attribute:
                 words.add(node.attr)  # type: ignore[attr-defined]
                 words.add("." + node.attr)  # type: ignore[attr-defined]  # ".batch": an attribute
                 stack.append(node.value)  # type: ignore[attr-defined]
-            elif kind is not constant:  # a constant has no names and no children
+                continue
+            if kind is constant:
+                continue
+            children = fields.get(kind)
+            if children is None:
+                children = fields[kind] = _child_fields(kind)
+            if kind in _SEEN:
                 self._see(node)
-                stack.extend(ast.iter_child_nodes(node))
+            for field in children:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    stack.extend(value)
+                elif value is not None:
+                    stack.append(value)
 
     def _see(self, node: ast.AST) -> None:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -218,6 +232,20 @@ class _Scan:
         defines = {self.name} | self.globals if self.definition else self.assigned
         return Unit(self.first, self.last, self.definition, frozenset(self.words | self.uses),
                     frozenset(self.uses), frozenset(defines), binds, frozenset(self.names))
+
+
+#: Node types :meth:`_Scan._see` looks at (the others are only walked through).
+_SEEN = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef,
+                   ast.ClassDef, ast.arg, ast.keyword, ast.ExceptHandler, ast.Global, ast.Nonlocal,
+                   ast.Assert, ast.arguments, ast.With, ast.AsyncWith, ast.Subscript, ast.For,
+                   ast.AsyncFor, *_NEWER_STATEMENTS})
+#: Per node type, the fields that may hold nodes worth walking (not ``ctx`` and operators).
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_ignores"})
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    return tuple(field for field in getattr(kind, "_fields", ()) if field not in _LEAF_FIELDS)
 
 
 def _beyond_fissix(node: ast.AST) -> bool:
