@@ -33,7 +33,7 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
-from .units import Layout, ParsePlan, RuleNeed, module_layout, plan_parse
+from .units import Layout, ParsePlan, RuleNeed, may_skip, module_layout, plan_parse
 from .walk import position, post_order, tree_text
 
 #: Pseudo-rule of file-level findings: failures (decode, parse, compile) and files no rule may
@@ -100,13 +100,14 @@ class Engine:
     """Runs a fixed set of rules over file contents. Build once per process, reuse per file."""
 
     def __init__(self, rules: Sequence[Rule], mode: str = DEFAULT_MODE,
-                 selective_min_lines: int = SELECTIVE_MIN_LINES) -> None:
-        """``selective_min_lines``: shorter files are parsed whole in the selective mode too
-        (the tests lower it to 0 to compare both modes on every golden case)."""
+                 plan_every_file: bool = False) -> None:
+        """``plan_every_file``: in the selective mode, plan a selective parse of every file,
+        however short, and whatever a first look says it would spare (the tests: they
+        compare both modes on every golden case)."""
         if mode not in MODES:
             raise ValueError(f"engine mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
-        self.selective_min_lines = selective_min_lines
+        self.plan_every_file = plan_every_file
         self.rules = rules_in_order(rules)
         self._enabled = frozenset(rule.id for rule in self.rules)
         self._modules = tuple(dict.fromkeys(m for rule in self.rules for m in rule.modules))
@@ -174,8 +175,7 @@ class Engine:
         redone without it."""
         text = source.text
         body = text if text.endswith("\n") or not text else text + "\n"
-        layout = module_layout(body) if self.mode == SELECTIVE and not may_enable_eager(text) \
-            and body.count("\n") >= self.selective_min_lines else None
+        layout = self._layout(body, active, facts)
         crashed: list[Finding] = []
         while active:
             try:
@@ -193,6 +193,17 @@ class Engine:
                 continue
             return self._outcome(ctx, source, tuple(crashed))
         return FileOutcome(path, tuple(crashed))
+
+    def _layout(self, body: str, active: list[Rule], facts: FrozenSet[str]) -> Optional[Layout]:
+        """The file cut into units for a selective parse, or None to parse it whole: the
+        full mode, an eager file, a short one, or one where a cheap look says the rules
+        need nearly all of it anyway (see ``units.may_skip``)."""
+        if self.mode != SELECTIVE or may_enable_eager(body):
+            return None
+        if not self.plan_every_file and (body.count("\n") < SELECTIVE_MIN_LINES or not may_skip(
+                body, [self._need(rule, facts) for rule in active])):
+            return None
+        return module_layout(body)
 
     def _run(self, body: str, newline: str, path: str, repo: str, facts: FrozenSet[str],
              active: list[Rule], layout: Optional[Layout]) -> FileContext:

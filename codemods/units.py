@@ -331,6 +331,34 @@ def _aliases(scans: Sequence[_Scan]) -> dict[str, str]:
     return aliases
 
 
+#: Where a top-level ``def`` or ``class`` (or its decorators) starts, for :func:`may_skip`.
+_TOP_DEFINITION = re.compile(r"^(?:@|def[ \t]|class[ \t]|async[ \t]+def[ \t])", re.MULTILINE)
+_IDENTIFIER = re.compile(r"(?:\.[ \t]*)?[A-Za-z_][A-Za-z0-9_]*")  # ".batch" an attribute
+#: Below this share of lines left out, a selective parse is not worth its ``ast`` pass.
+MIN_SKIPPED_SHARE = 0.2
+
+
+def may_skip(text: str, needs: Sequence[RuleNeed]) -> bool:
+    """A cheap first look (regular expressions, no parse): could a plan leave out a fair share
+    (:data:`MIN_SKIPPED_SHARE`) of ``text``? Counted on the stretches from one top-level
+    ``def``/``class`` to the next whose text (comments and strings too) spells none of the
+    rules' site names. False is only an economy (the file is parsed whole, which is always
+    right); True is checked by :func:`module_layout` and :func:`plan_parse`."""
+    if any(need.scope == MODULE for need in needs):
+        return False
+    starts = [match.start() for match in _TOP_DEFINITION.finditer(text)]
+    if len(starts) < 2:
+        return False
+    names = frozenset(name for need in needs for name in need.site_names)
+    free = 0
+    for start, end in zip(starts, starts[1:] + [len(text)]):
+        stretch = text[start:end]
+        words = {word.replace(" ", "").replace("\t", "") for word in _IDENTIFIER.findall(stretch)}
+        if names.isdisjoint(words) and names.isdisjoint(word.lstrip(".") for word in words):
+            free += stretch.count("\n")
+    return free >= MIN_SKIPPED_SHARE * text.count("\n")
+
+
 def spelled_names(layout: Layout, names: AbstractSet[str]) -> frozenset[str]:
     """``names`` and every name the file binds to something one of whose dotted parts is one
     of them (``d`` after ``from tensorflow.nn import dropout as d``, ``hvd`` after ``import

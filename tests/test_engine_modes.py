@@ -33,8 +33,8 @@ RULE_SETS = {"default": default_rules(ALL_RULES), "every-pack": ALL_RULES}
 
 
 def both(rules: list[Rule], data: bytes, path: str = "train.py", facts: frozenset[str] = frozenset(),
-         min_lines: int = SELECTIVE_MIN_LINES):
-    selective, full = Engine(rules, SELECTIVE, selective_min_lines=min_lines), Engine(rules, FULL)
+         every_file: bool = False):
+    selective, full = Engine(rules, SELECTIVE, plan_every_file=every_file), Engine(rules, FULL)
     outcome = selective.process(data, path, repo="repo", facts=facts)
     assert outcome == full.process(data, path, repo="repo", facts=facts)
     return outcome, selective.counts
@@ -43,7 +43,7 @@ def both(rules: list[Rule], data: bytes, path: str = "train.py", facts: frozense
 @pytest.mark.parametrize("rules", sorted(RULE_SETS))
 def test_every_corpus_file_gives_the_same_outcome_in_both_modes(rules):
     assert len(SOURCES) > 50
-    selective = Engine(RULE_SETS[rules], SELECTIVE, selective_min_lines=0)  # short files too
+    selective = Engine(RULE_SETS[rules], SELECTIVE, plan_every_file=True)  # short files too
     full = Engine(RULE_SETS[rules], FULL)
     differ = [path for path in SOURCES
               if selective.process(path.read_bytes(), path.name) != full.process(path.read_bytes(), path.name)]
@@ -270,3 +270,16 @@ def test_run_on_a_git_repository_commits_the_same_tree_with_either_engine(tmp_pa
 def test_an_unknown_engine_is_one_line_and_exit_2(tmp_path):
     done = cli("run", "--repos", "repos.txt", "--engine", "fast", cwd=tmp_path, expect=2)
     assert "invalid choice: 'fast'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_file_of_sites_is_parsed_whole_without_planning():
+    """Every function a site: a first look (``units.may_skip``) says a plan would spare
+    nothing, so no ``ast`` pass is spent on one."""
+    text = "import tensorflow as tf\n" + "".join(
+        f"\n\ndef layer_{index}(x):\n" + "    x = tf.layers.dense(x, 8)\n" * 8
+        + "    return tf.nn.dropout(x, 0.5)\n" for index in range(30))
+    needs = [units.RuleNeed(units.SITE, frozenset({"dropout"}))]
+    assert not units.may_skip(text, needs)
+    assert units.may_skip(_long_model_file(), needs)
+    outcome, counts = both(RULE_SETS["default"], text.encode())
+    assert counts == {"whole": 1, "skipped_lines": 0} and outcome.new_data.count(b"npu_ops.dropout") == 30

@@ -128,7 +128,7 @@ def _diff(expected: str, got: str) -> str:
 def _engine(rules: RuleSpec, mode: str = DEFAULT_MODE) -> Engine:
     if isinstance(rules, (set, frozenset)) and all(isinstance(r, str) for r in rules):
         return engine_of_ids(frozenset(rules), mode)
-    return Engine(_instances(rules), mode, selective_min_lines=0)
+    return Engine(_instances(rules), mode, plan_every_file=True)
 
 
 @lru_cache(maxsize=None)
@@ -140,8 +140,8 @@ def engine_of_ids(rule_ids: frozenset[str], mode: str = DEFAULT_MODE) -> Engine:
     rules = load_plugins().rules()
     unknown = rule_ids - {rule.id for rule in rules}
     assert not unknown, f"unknown rule ids: {sorted(unknown)}"
-    # Selective parsing for every file, however short: a golden case compares both modes.
-    return Engine([rule for rule in rules if rule.id in rule_ids], mode, selective_min_lines=0)
+    # Plan a selective parse of every file, however short: a golden case compares both modes.
+    return Engine([rule for rule in rules if rule.id in rule_ids], mode, plan_every_file=True)
 
 
 def _instances(rules: RuleSpec) -> list[Rule]:
