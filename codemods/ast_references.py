@@ -8,12 +8,11 @@ file's text is whole in every engine mode. The names resolve through the same
 :class:`~npu_codemod.codemods.tfnames.ImportNames` (``ctx.names("tensorflow")``).
 
 fissix's answer is matched where the two trees differ: fissix columns count characters (``ast``
-counts UTF-8 bytes), a name in parentheses or an f-string is another node there, and a few
-places that read a name are not references to it there (a lone bare base class ``class
-A(Model):``, a bare annotation ``x: Tensor`` of a parameter or ``-> Tensor``, the right of
-``**``, what ``await`` applies to, a walrus target as a call's argument), while a few that bind
-one are (a one-parameter ``lambda tf: ...``, ``except E as tf``, any assignment target but the
-first bare name of an assignment statement).
+counts UTF-8 bytes), a name in parentheses or an f-string is another node there, and two
+places that read a name are not references to it there (the right of ``**``, what ``await``
+applies to). A name a statement binds (any target: ``ast``'s ``Store`` and ``Del``) is no
+reference; a bare base class (``class A(Model):``) and a bare annotation (``def f(x: Tensor)
+-> Tensor``) are.
 """
 
 from __future__ import annotations
@@ -32,16 +31,14 @@ from .tfnames import ImportNames
 _LONE_CR = re.compile(r"\r(?!\n)")
 #: What may separate two tokens: spaces, line continuations and comments.
 _GAP = re.compile(r"(?:[ \t\f\r\n\\]|#[^\r\n]*)+")
-#: From the end of an ``except`` clause's type to its name: ``) as ``.
-_EXCEPT_AS = re.compile(r"(?:[ \t\f\r\n\\)]|#[^\r\n]*)*as\b(?:[ \t\f\r\n\\]|#[^\r\n]*)*")
 #: Parents whose child, when it starts where they start, is the head of one fissix ``power``
 #: node with them (a trailer ``.x``, ``(...)``, ``[...]`` or ``** y`` follows it).
 _TRAILED = {ast.Attribute: "value", ast.Call: "func", ast.Subscript: "value", ast.BinOp: "left"}
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _NO_NAMES = (ast.JoinedStr, ast.Import, ast.ImportFrom, ast.expr_context, ast.operator,
              ast.boolop, ast.unaryop, ast.cmpop, ast.Constant, ast.Name)
-#: Where fissix sees a name that ``ast`` keeps as a string (see :meth:`_Finder.sites`).
-_SYNTHESIZED = frozenset({ast.Lambda, ast.ExceptHandler})
+#: The contexts of a name that its statement binds (``x = ...``, ``for x in``, ``del x``).
+_BINDS = (ast.Store, ast.Del)
 
 
 def _node_types(base: type) -> frozenset[type]:
@@ -108,12 +105,6 @@ class _Source:
     def end(self, node: Spot) -> int:
         return self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
 
-    def position(self, offset: int) -> tuple[int, int]:
-        """``(line, character column)`` of the index ``offset``."""
-        self.offset(1, 0)
-        line = bisect_right(self._starts, offset)
-        return line, offset - self._starts[line - 1]
-
     def gap(self, start: int, end: int) -> str:
         """The punctuation in ``text[start:end]``: what separates two nodes (``"),("``)."""
         return _GAP.sub("", self.text[start:end])
@@ -131,24 +122,16 @@ class _Finder:
     def sites(self, module: ast.Module) -> Iterator[Optional[ReferenceSite]]:
         """The site of each bound name of ``module`` (None where it starts none)."""
         for node in self._walk(module):
-            if isinstance(node, ast.Name):
-                yield self._name_site(node)
-            elif isinstance(node, ast.Lambda):
-                yield self._lambda_site(node)
-            elif isinstance(node, ast.ExceptHandler):
-                yield self._except_site(node)
+            yield self._name_site(node)
 
-    def _walk(self, module: ast.Module) -> list[ast.AST]:
-        """The bound names, one-parameter lambdas and ``except ... as`` clauses of ``module``,
-        their parents recorded: statements whose lines spell no bound name are skipped, and
+    def _walk(self, module: ast.Module) -> list[ast.Name]:
+        """The bound names of ``module``, their parents recorded: statements whose lines spell no bound name are skipped, and
         so is what cannot hold a name (f-strings, imports, constants)."""
         heads, parents = self.by_head, self.parents
         stack: list[ast.AST] = [module]
-        found: list[ast.AST] = []
+        found: list[ast.Name] = []
         while stack:
             node = stack.pop()
-            if type(node) in _SYNTHESIZED:
-                found.append(node)
             for field in node._fields:
                 value = getattr(node, field)  # a parsed tree sets every field
                 for child in value if type(value) is list else (value,):
@@ -218,34 +201,14 @@ class _Finder:
 
     def _reads(self, name: ast.Name, parent: ast.AST, field: str) -> bool:
         """Whether a bare ``name`` (no trailer) is a reference where fissix's
-        ``_is_plain_reference`` reads it: not a parameter's or a return's bare annotation,
-        not the first target of an assignment, not a lone bare base class, not the right of
-        ``**``, not a walrus target that is a call's argument."""
-        if field == "annotation":
-            return not isinstance(parent, ast.arg)
-        if field == "returns":
+        ``_is_plain_reference`` reads it: not a name its statement binds, not the right of
+        ``**``."""
+        if isinstance(name.ctx, _BINDS):
             return False
-        if isinstance(parent, ast.Assign):
-            return parent.targets[0] is not name or not _same_start(parent, name)
-        if isinstance(parent, (ast.AugAssign, ast.AnnAssign)) and field == "target":
-            simple = isinstance(parent, ast.AugAssign) or parent.simple
-            return not (simple and _same_start(parent, name))
         if isinstance(parent, ast.BinOp) and field == "right" and isinstance(parent.op, ast.Pow):
             source = self.source
             return not source.gap(source.end(parent.left), source.start(name)).endswith("**")
-        if isinstance(parent, ast.NamedExpr) and field == "target":
-            return not self._is_argument(parent)
-        if isinstance(parent, ast.ClassDef) and field == "bases":
-            return not self._lone_base(parent, name)
         return True
-
-    def _is_argument(self, node: ast.expr) -> bool:
-        """Whether ``node`` is itself (no parentheses) an argument of a call or class."""
-        parent, field = self.parents[node]
-        if not (isinstance(parent, ast.Call) and field == "args") and \
-                not (isinstance(parent, ast.ClassDef) and field == "bases"):
-            return False
-        return self._direct(parent, node)
 
     def _direct(self, holder: Union[ast.Call, ast.ClassDef], node: ast.expr) -> bool:
         """Whether the argument ``node`` of ``holder`` is not in parentheses of its own."""
@@ -261,42 +224,8 @@ class _Finder:
             opening = source.text.index("(", source.start(holder))
         return source.gap(opening, start).lstrip(")") == "("
 
-    def _lone_base(self, holder: ast.ClassDef, name: ast.Name) -> bool:
-        """``class A(Model):``: fissix puts a lone bare base right in the class statement."""
-        if len(holder.bases) != 1 or holder.keywords or not self._direct(holder, name):
-            return False
-        source = self.source
-        return source.gap(source.end(name), source.start(holder.body[0])).startswith("):")
-
     def _is_base(self, top: ast.expr, parent: ast.AST, field: str) -> bool:
         return isinstance(parent, ast.ClassDef) and field == "bases" and self._direct(parent, top)
-
-    def _lambda_site(self, node: ast.Lambda) -> Optional[ReferenceSite]:
-        """``lambda tf: ...``: fissix reads the one parameter of a lambda as a name."""
-        arguments = node.args
-        if len(arguments.args) != 1 or arguments.posonlyargs or arguments.vararg \
-                or arguments.kwonlyargs or arguments.kwarg or arguments.defaults:
-            return None
-        parameter = arguments.args[0]
-        if parameter.arg not in self.by_head:
-            return None
-        return self._site(parameter, parameter.arg, parameter)
-
-    def _except_site(self, handler: ast.ExceptHandler) -> Optional[ReferenceSite]:
-        """``except E as tf:``: fissix reads the name an exception is bound to."""
-        if handler.name is None or handler.type is None or handler.name not in self.by_head:
-            return None
-        source = self.source
-        match = _EXCEPT_AS.match(source.text, source.end(handler.type))
-        if match is None:
-            return None
-        line, column = source.position(match.end())
-        resolver = self.by_head[handler.name]
-        qualified = resolver.qualify(handler.name)
-        if not qualified:
-            return None
-        end = column + len(handler.name)
-        return ReferenceSite(line, column, end, qualified, handler.name, False, False)
 
 
 def _lines_with(text: str, by_head: dict[str, ImportNames]) -> list[int]:

@@ -214,11 +214,16 @@ class NameIndex:
 
 def _is_plain_reference(leaf: pytree.Leaf) -> bool:
     """A NAME that reads what it is bound to: not the head of a ``power`` (that node is asked),
-    not an attribute, keyword, parameter, import or definition name."""
+    not an attribute, keyword, parameter, import or definition name, nor a name it binds
+    (:func:`_is_binding`). A bare base class (``class A(Model):``) and a bare annotation
+    (``def f(x: Tensor) -> Tensor``) read the name."""
     parent = leaf.parent
     if parent is not None and parent.type in _PARAMETER_LISTS:
         previous = leaf.prev_sibling
         return previous is not None and previous.type == token.EQUAL  # a default: f(x=name)
+    if parent is not None and parent.type in _READ_AFTER:
+        previous = leaf.prev_sibling
+        return previous is not None and previous.type == _READ_AFTER[parent.type]
     if parent is None or parent.type in _NOT_REFERENCES:
         return False
     if parent.type == syms.power:
@@ -226,10 +231,41 @@ def _is_plain_reference(leaf: pytree.Leaf) -> bool:
     if parent.type == syms.trailer and parent.children[0].type == token.DOT:
         return False  # ``x.name``: an attribute (``f(name)``, ``x[name]`` read the name)
     if parent.type == syms.argument and leaf is parent.children[0] and len(parent.children) == 3:
-        return False  # f(name=...)
-    if parent.type == syms.expr_stmt and leaf is parent.children[0]:
-        return False  # assigned
-    return True
+        return False  # f(name=...), f(name := ...)
+    return not _is_binding(leaf)
+
+
+#: Where a NAME right after a token reads its name, though its parent holds a definition:
+#: ``x: Tensor`` (a parameter's annotation), ``-> Tensor``, ``class A(Model):`` (a lone base).
+_READ_AFTER = {syms.tname: token.COLON, syms.funcdef: token.RARROW, syms.classdef: token.LPAR}
+#: What groups binding targets: ``a, (b, [c, *d])``; a name in one binds where the group does.
+_TARGET_GROUPS = frozenset({syms.atom, syms.testlist_gexp, syms.listmaker, syms.exprlist,
+                            syms.testlist_star_expr, syms.testlist, syms.star_expr})
+#: Statements and clauses whose target follows a keyword: ``for x in``, ``with a as x``...
+_TARGET_AFTER = {syms.for_stmt: ("for",), syms.comp_for: ("for",), syms.with_item: ("as",),
+                 syms.except_clause: ("as", ","), syms.del_stmt: ("del",)}  # ``,``: Python 2
+
+
+def _is_binding(leaf: pytree.Leaf) -> bool:
+    """Whether the NAME ``leaf`` is a name that its statement binds (or deletes): an
+    assignment's target (``a = b = x``, ``a, b = x``, ``a += 1``, ``a: int``), a ``for``
+    loop's or a comprehension's, ``with ... as a``, ``except E as a``, ``del a``, ``(a :=
+    x)``, a lambda's parameter."""
+    node: pytree.Base = leaf
+    while node.parent is not None and node.parent.type in _TARGET_GROUPS:
+        node = node.parent
+    holder = node.parent
+    if holder is None:
+        return False
+    if holder.type == syms.expr_stmt:
+        later = holder.children[holder.children.index(node) + 1:]
+        return node is holder.children[0] or any(child.type == token.EQUAL for child in later)
+    if holder.type in _TARGET_AFTER:
+        previous = node.prev_sibling
+        return getattr(previous, "value", None) in _TARGET_AFTER[holder.type]
+    if holder.type == syms.namedexpr_test:
+        return node is holder.children[0]
+    return holder.type == syms.lambdef and node is not holder.children[-1]
 
 
 def qualified_names(names: Iterable[str]) -> frozenset[str]:
@@ -253,7 +289,9 @@ def references_under(tree: pytree.Node, resolvers: Sequence[ImportNames]) -> lis
     xavier_initializer``, called or passed as a value), or a decorator's name (``@tf.function``:
     ``node`` is the decorator's ``dotted_name`` or NAME, ``end`` its number of children, no
     ``call``). ``name`` is folded as :meth:`ImportNames.qualify` folds it (``compat.v1``, internal
-    modules). Imports, definitions, keywords and assignment targets are not references.
+    modules). Imports, definitions, keywords and the names a statement binds (assignment and
+    loop targets, ``with``/``except ... as``, ``del``, a lambda's parameters) are not
+    references; a bare base class and a bare annotation are.
     """
     by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.bindings}
     found = []

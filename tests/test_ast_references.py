@@ -163,27 +163,48 @@ def test_both_finders_agree_on_a_tricky_snippet(snippet: str) -> None:
 
 
 def test_the_sites_where_fissix_reads_names_its_own_way() -> None:
-    """What both finders answer where fissix's tree is not ``ast``'s: the bare name of a lone
-    base, of a parameter's or return's annotation, after ``**`` or ``await`` and a walrus
-    target as an argument are not references; a lambda's one parameter, an ``except`` name
-    and the second target of an assignment are."""
+    """What both finders answer where fissix's tree is not ``ast``'s: a lone bare base and a
+    bare annotation (a parameter's, a return's) are references, like any other; the bare name
+    after ``**`` or ``await`` is not."""
     source = HEAD + textwrap.dedent('''\
         class A(Tensor): pass
         class B(Tensor, metaclass=M): pass
-        def f(x: Tensor) -> Tensor: return 2 ** tf
-        async def g(): await tf.a(); f(tf := 1)
-        h = lambda tf: 0
-        try: pass
-        except E as tf: a = tf = 1
+        def f(x: Tensor, *a: Tensor) -> Tensor: return 2 ** tf
+        async def g(): await tf.a()
         ''')
     answers = both(source)
     assert answers is not None and answers[0] == answers[1]
     assert [(s.line, s.column, s.end_column, s.spelled, s.called, s.base_class)
             for s in answers[1] or ()] == [
+        (4, 8, 14, "Tensor", False, True),
         (5, 8, 14, "Tensor", False, True),
-        (8, 11, 13, "tf", False, False),
-        (10, 12, 14, "tf", False, False),
-        (10, 20, 22, "tf", False, False)]
+        (6, 9, 15, "Tensor", False, False),
+        (6, 21, 27, "Tensor", False, False),
+        (6, 32, 38, "Tensor", False, False)]
+
+
+def test_a_name_a_statement_binds_is_no_use_of_what_it_was_bound_to() -> None:
+    """Every kind of binding target: the name is rebound (or deleted), not used; a name read
+    in the same statement is a use."""
+    source = HEAD + textwrap.dedent('''\
+        for tf in batches: pass
+        with open(path) as tf, lock as (a, Tensor): pass
+        xs = [Tensor(i) for Tensor in range(3)]
+        a, tf = tf.a, 2
+        [tf, *Tensor] = x
+        a = b = tf = Tensor
+        tf += 1
+        tf: int = 1
+        del tf, (Tensor)
+        h = lambda tf: tf
+        if (tf := f(x)): print(tf)
+        try: pass
+        except E as tf: pass
+        ''')
+    answers = both(source)
+    assert answers is not None and answers[0] == answers[1]
+    assert [(s.line, s.column, s.spelled) for s in answers[1] or ()] == [
+        (6, 6, "Tensor"), (7, 8, "tf.a"), (9, 13, "Tensor"), (13, 15, "tf"), (14, 23, "tf")]
 
 
 def test_a_site_has_the_qualified_name_the_spelling_and_the_columns_in_characters() -> None:
