@@ -200,3 +200,31 @@ def test_inner_edits_survive_the_wrapping() -> None:
         "estimator.train(input_fn, hooks=npu_hooks_append(hooks_list=[NPUBroadcastGlobalVariablesHook("
         "0, int(os.getenv('RANK_ID', '0')))]))\n")
     assert_migrates({"NPU024", "NPU027"}, before, after, facts=HOROVOD_REPO)
+
+
+ESTIMATOR_ONLY = '''\
+import tensorflow_estimator as tf_estimator
+from tensorflow_estimator.python.estimator.canned import dnn
+
+from trainer import distributed  # Horovod is set up there
+
+
+def train_and_evaluate(feature_columns, steps):
+    classifier = dnn.DNNClassifier(hidden_units=[256, 64], feature_columns=feature_columns,
+                                   model_dir=distributed.model_dir())
+    classifier.train(input_fn=train_input_fn, steps=steps // distributed.size())
+    train_spec = tf_estimator.estimator.TrainSpec(train_input_fn, max_steps=steps)
+    eval_spec = tf_estimator.estimator.EvalSpec(eval_input_fn, hooks=distributed.hooks())
+    tf_estimator.estimator.train_and_evaluate(classifier, train_spec, eval_spec)
+'''
+
+
+def test_a_file_that_imports_only_tensorflow_estimator_gets_the_npu_hooks() -> None:
+    """A trainer of a Horovod repository that imports neither TensorFlow nor Horovod itself."""
+    after = ESTIMATOR_ONLY.replace(
+        "steps // distributed.size())", "steps // distributed.size(), hooks=npu_hooks_append())"
+    ).replace("max_steps=steps)", "max_steps=steps, hooks=npu_hooks_append())").replace(
+        "hooks=distributed.hooks())", "hooks=npu_hooks_append(hooks_list=distributed.hooks()))")
+    assert_migrates(RULES, ESTIMATOR_ONLY, INIT + after, facts=HOROVOD_REPO, findings=[
+        ("NPU027", 10, 4, "migrated"), ("NPU027", 11, 17, "migrated"),
+        ("NPU027", 12, 16, "migrated")])

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from npu_codemod.api import (
+    ESTIMATOR_MODULES,
     ApiStatus,
     FileContext,
     Finding,
@@ -89,7 +90,8 @@ class ApiSupport(Rule):
 
         estimator = tf.estimator.Estimator(model_fn=tower)
     """
-    modules = ("tensorflow", "horovod")
+    #: ``tensorflow_estimator`` too: its names resolve to their ``tf.estimator`` ones.
+    modules = (*ESTIMATOR_MODULES, "horovod")
     #: Its uses come from ``ast`` (the file's own text), its verdicts from the other rules'
     #: findings: the fissix tree is not read, so no unit need be parsed for it.
     scope = "site"

@@ -13,6 +13,7 @@ from typing import Union
 
 from npu_codemod.api import (
     ESTIMATOR,
+    ESTIMATOR_MODULES,
     KERAS,
     NPU_INIT_IMPORT,
     Base,
@@ -75,6 +76,7 @@ class DistributedHooks(DistributedRule):
         estimator.train(input_fn=train_input_fn, steps=1000)
         trainer.train(epochs=3)
     """
+    modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator trains too
     scope = "linked"
     site_names = (".train", ".fit", ".fit_generator")  # x.train(...): attributes
     tokens = ("train", "fit", "Spec")
