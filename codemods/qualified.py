@@ -19,6 +19,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
+from .scopes import binding
 from .statements import last_leaf
 from .tfnames import ImportNames, canonical, dotted_name, is_attribute_trailer, is_call_trailer, prefix_name
 from .walk import position, post_order
@@ -214,9 +215,10 @@ class NameIndex:
 
 def _is_plain_reference(leaf: pytree.Leaf) -> bool:
     """A NAME that reads what it is bound to: not the head of a ``power`` (that node is asked),
-    not an attribute, keyword, parameter, import or definition name, nor a name it binds
-    (:func:`_is_binding`). A bare base class (``class A(Model):``) and a bare annotation
-    (``def f(x: Tensor) -> Tensor``) read the name."""
+    not an attribute, keyword, parameter, import or definition name, nor a name its statement
+    binds (:func:`~npu_codemod.codemods.scopes.binding`: a target, ``del``, a lambda's
+    parameter). A bare base class (``class A(Model):``) and a bare annotation (``def f(x:
+    Tensor) -> Tensor``) read the name."""
     parent = leaf.parent
     if parent is not None and parent.type in _PARAMETER_LISTS:
         previous = leaf.prev_sibling
@@ -230,42 +232,17 @@ def _is_plain_reference(leaf: pytree.Leaf) -> bool:
         return False
     if parent.type == syms.trailer and parent.children[0].type == token.DOT:
         return False  # ``x.name``: an attribute (``f(name)``, ``x[name]`` read the name)
-    if parent.type == syms.argument and leaf is parent.children[0] and len(parent.children) == 3:
-        return False  # f(name=...), f(name := ...)
-    return not _is_binding(leaf)
+    if parent.type in (syms.argument, syms.namedexpr_test) and leaf is parent.children[0] \
+            and len(parent.children) == 3:
+        return False  # f(name=...), f(name := ...), (name := ...)
+    return binding(leaf) not in _TARGETS
 
 
 #: Where a NAME right after a token reads its name, though its parent holds a definition:
 #: ``x: Tensor`` (a parameter's annotation), ``-> Tensor``, ``class A(Model):`` (a lone base).
 _READ_AFTER = {syms.tname: token.COLON, syms.funcdef: token.RARROW, syms.classdef: token.LPAR}
-#: What groups binding targets: ``a, (b, [c, *d])``; a name in one binds where the group does.
-_TARGET_GROUPS = frozenset({syms.atom, syms.testlist_gexp, syms.listmaker, syms.exprlist,
-                            syms.testlist_star_expr, syms.testlist, syms.star_expr})
-#: Statements and clauses whose target follows a keyword: ``for x in``, ``with a as x``...
-_TARGET_AFTER = {syms.for_stmt: ("for",), syms.comp_for: ("for",), syms.with_item: ("as",),
-                 syms.except_clause: ("as", ","), syms.del_stmt: ("del",)}  # ``,``: Python 2
-
-
-def _is_binding(leaf: pytree.Leaf) -> bool:
-    """Whether the NAME ``leaf`` is a name that its statement binds (or deletes): an
-    assignment's target (``a = b = x``, ``a, b = x``, ``a += 1``, ``a: int``), a ``for``
-    loop's or a comprehension's, ``with ... as a``, ``except E as a``, ``del a``, ``(a :=
-    x)``, a lambda's parameter."""
-    node: pytree.Base = leaf
-    while node.parent is not None and node.parent.type in _TARGET_GROUPS:
-        node = node.parent
-    holder = node.parent
-    if holder is None:
-        return False
-    if holder.type == syms.expr_stmt:
-        later = holder.children[holder.children.index(node) + 1:]
-        return node is holder.children[0] or any(child.type == token.EQUAL for child in later)
-    if holder.type in _TARGET_AFTER:
-        previous = node.prev_sibling
-        return getattr(previous, "value", None) in _TARGET_AFTER[holder.type]
-    if holder.type == syms.namedexpr_test:
-        return node is holder.children[0]
-    return holder.type == syms.lambdef and node is not holder.children[-1]
+#: The bindings whose name is no reference (:func:`~npu_codemod.codemods.scopes.binding`).
+_TARGETS = frozenset({"assigned", "deleted", "parameter"})
 
 
 def qualified_names(names: Iterable[str]) -> frozenset[str]:

@@ -156,9 +156,9 @@ def _binds_locally(scope: pytree.Node, name: str) -> bool:
 
 def classify(leaf: pytree.Leaf) -> Use:
     """What one occurrence of a name does with the object it names."""
-    binding = _binding(leaf)
-    if binding:
-        return Use(leaf, "bind", binding)
+    bound = binding(leaf)
+    if bound:
+        return Use(leaf, "bind", bound)
     following = leaf.next_sibling
     if following is not None and following.type == syms.trailer:
         return Use(leaf, "attribute")
@@ -391,7 +391,7 @@ def bound_names(scope: pytree.Node) -> set[str]:
     bound, declared = set(), set()
     for node in scope_statements(scope):
         for leaf in _binding_leaves(node, scope):
-            kind = _binding(leaf)
+            kind = binding(leaf)
             if kind == "declared":
                 declared.add(leaf.value)
             elif kind:
@@ -411,7 +411,7 @@ def assigned_values(node: pytree.Base, name: str) -> Optional[list[pytree.Base]]
     values = []
     for statement in scope_statements(scope):
         for leaf in _binding_leaves(statement, scope):
-            if leaf.value != name or not _binding(leaf):
+            if leaf.value != name or not binding(leaf):
                 continue
             if statement.type != syms.expr_stmt or statement.children[0] is not leaf \
                     or len(statement.children) != 3 or statement.children[1].type != token.EQUAL:
@@ -456,8 +456,11 @@ def _is_default_or_annotation(leaf: pytree.Leaf) -> bool:
     return previous is not None and previous.type in (token.EQUAL, token.COLON)
 
 
-def _binding(leaf: pytree.Leaf) -> str:
-    """How ``leaf`` is bound (``assigned``, ``deleted``, ``declared``...), or ''."""
+def binding(leaf: pytree.Leaf) -> str:
+    """How the NAME ``leaf`` is bound (``assigned``: a target of an assignment, a loop, a
+    comprehension, ``with``/``except ... as``; ``deleted``, ``declared``, ``imported``,
+    ``parameter``, ``defined``), or '' when it does not bind its name (a ``:=`` target is not
+    seen)."""
     node = leaf
     while node.parent is not None and node.parent.type in _TARGET_PARTS:
         if node.parent.type == syms.atom and node.parent.children[0].type not in (token.LPAR, token.LSQB):
@@ -467,7 +470,7 @@ def _binding(leaf: pytree.Leaf) -> str:
     if parent is None:
         return ""
     following = node.next_sibling
-    if parent.type in (syms.expr_stmt, syms.annassign) and following is not None and (
+    if parent.type == syms.expr_stmt and following is not None and (
         following.type == token.EQUAL or str(following).strip() in _AUGMENTED
         or following.type == syms.annassign
     ):

@@ -24,6 +24,14 @@ def test_a_loop_iterable_equal_to_its_target_is_not_a_binding():
     assert classify(iterable).kind != "bind"
 
 
+def test_an_annotation_is_read_not_bound():
+    """``config: Config = Config()``: the target binds, the annotation and the value read."""
+    tree = parse("config: Config = Config()\n")
+    target, annotation, value = [leaf for leaf in tree.leaves() if leaf.type == token.NAME]
+    assert classify(target).kind == "bind"
+    assert classify(annotation).kind != "bind" and classify(value).kind != "bind"
+
+
 def test_a_second_equal_trailer_has_its_own_receiver():
     """``tf.train.batch(...).batch(4)``: the second ``.batch`` is called on a batch's result,
     not on ``tf.train`` (the first, equal ``.batch`` trailer's receiver)."""
