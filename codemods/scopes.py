@@ -529,3 +529,44 @@ def is_terminal(statement: pytree.Base) -> bool:
                ("return", "raise", "break", "continue")) for child in statement.children)
 
 
+
+
+def function_returns(node: pytree.Base) -> list[pytree.Base]:
+    """The ``return`` statements of ``node`` (a def: of its body), not those of the functions
+    and classes nested in it; a bare ``return`` is a NAME leaf."""
+    return [statement for statement in scope_statements(node) if is_return(statement)]
+
+
+def is_return(node: pytree.Base) -> bool:
+    """A ``return`` statement, with or without a value."""
+    return node.type == syms.return_stmt or (node.type == token.NAME and node.value == "return")
+
+
+def called_function(call: pytree.Base) -> Optional[pytree.Node]:
+    """The file's own function that ``call`` calls: for ``f(...)`` (a bare name and one call),
+    the module-level, undecorated ``def f`` when nothing else binds ``f`` in the module nor in
+    a scope around the call; None otherwise (a method, an import, a rebound name)."""
+    if call.type != syms.power or len(call.children) != 2 or call.children[0].type != token.NAME \
+            or call.children[1].children[0].type != token.LPAR:
+        return None
+    name = call.children[0].value
+    scope = enclosing_scope(call)
+    while scope.type != syms.file_input:
+        if name in bound_names(scope):
+            return None
+        scope = enclosing_scope(scope)
+    bindings = [leaf for statement in scope_statements(scope)
+                for leaf in _binding_leaves(statement, scope) if leaf.value == name and binding(leaf)]
+    if len(bindings) != 1 or bindings[0].parent.type != syms.funcdef:
+        return None
+    function = bindings[0].parent
+    return function if function.parent.type == syms.file_input else None
+
+
+def returned_values(function: pytree.Node) -> Optional[list[pytree.Base]]:
+    """The value of each ``return`` of ``function``, in source order; None when one returns
+    nothing (a bare ``return``) or it has no ``return``."""
+    returns = function_returns(function)
+    if not returns or any(node.type != syms.return_stmt for node in returns):
+        return None
+    return [node.children[1] for node in returns]

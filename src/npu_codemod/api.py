@@ -146,10 +146,15 @@ from npu_codemod.codemods.scopes import (
     Names,
     Use,
     assigned_values,
+    binding,
     bound_names,
+    called_function,
     classify,
     flow,
+    function_returns,
+    is_return,
     is_terminal,
+    returned_values,
     uses,
 )
 from npu_codemod.codemods.snippets import parse_expression, parse_statements
@@ -242,7 +247,8 @@ __all__ = [
     "child_index", "block_child", "enclosing_scope", "enclosing_statement", "indentation",
     "is_docstring", "is_terminal", "last_leaf", "why_not", "free_name", "used_names", "BLOCKS",
     "Use", "uses", "classify", "bound_names", "assigned_values", "bound_values", "Names", "Flow",
-    "flow", "main_block",
+    "flow", "main_block", "binding", "called_function", "function_returns", "is_return",
+    "returned_values",
     # Walks
     "pre_order", "node_pre_order", "small_statements", "scope_statements",
     "scoped_statements", "tree_text",

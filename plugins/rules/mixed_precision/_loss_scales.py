@@ -20,6 +20,7 @@ from npu_codemod.api import (
     Status,
     arguments,
     assigned_values,
+    called_function,
     find_argument,
     has_unpacking,
     is_call_trailer,
@@ -28,6 +29,7 @@ from npu_codemod.api import (
     references_under,
     rename_argument,
     replace_callee,
+    returned_values,
     set_keyword,
     symbols,
     tokens,
@@ -170,12 +172,30 @@ def loss_scale_call(value: Base, ctx: FileContext) -> Optional[Reference]:
 
 
 def bound_loss_scales(value: Base, ctx: FileContext) -> Optional[list[Reference]]:
-    """The loss-scale (or NPU manager) calls a NAME ``value`` is bound to in its scope, or None
-    when it is not a name bound to such calls only."""
-    if value.type != tokens.NAME:
-        return None
-    found = [loss_scale_call(bound, ctx) for bound in assigned_values(value, value.value) or ()]
+    """The loss-scale (or NPU manager) calls a NAME ``value`` is bound to in its scope, or
+    that the file's own function ``value`` calls returns (``loss_scale()``); None when they
+    are not such calls only."""
+    found = [loss_scale_call(bound, ctx) for bound in scale_sources(value) or ()]
     return [call for call in found if call is not None] if found and None not in found else None
+
+
+def scale_sources(value: Base) -> Optional[list[Base]]:
+    """Where the loss scale ``value`` comes from: what a NAME is bound to in its scope, or
+    what the file's function it calls returns (a returned NAME: what it is bound to there);
+    None when that is not known."""
+    if value.type == tokens.NAME:
+        return assigned_values(value, value.value)
+    function = called_function(value)
+    returned = returned_values(function) if function is not None else None
+    if returned is None:
+        return None
+    sources: list[Base] = []
+    for item in returned:
+        bound = assigned_values(item, item.value) if item.type == tokens.NAME else [item]
+        if bound is None:
+            return None
+        sources += bound
+    return sources
 
 
 def inline_optimizer(reference: Reference, ctx: FileContext) -> Optional[Reference]:
@@ -197,21 +217,28 @@ def inline_optimizer(reference: Reference, ctx: FileContext) -> Optional[Referen
 
 def fed_optimizers(ctx: FileContext, scale: Reference) -> list[Reference]:
     """The ``MixedPrecisionLossScaleOptimizer`` calls of the file that take, through a name
-    bound to it, the loss-scale call ``scale``."""
+    bound to it or a function of the file returning it, the loss-scale call ``scale``."""
     return ctx.analysis(_fed_optimizers).get(id(scale.node), [])
 
 
 def _fed_optimizers(ctx: FileContext) -> dict[int, list[Reference]]:
-    """TensorFlow's optimizer calls by the id of each value the name of their loss scale is
-    bound to (the tree is not edited before every rule has visited it)."""
+    """TensorFlow's optimizer calls by the id of each value their loss scale comes from (a
+    name's values, a function's returns: :func:`scale_sources`; and every loss scale made
+    in a function of the file that gives it); the tree is not edited before
+    every rule has visited it."""
     fed: dict[int, list[Reference]] = {}
     for reference in references_under(ctx.tree, [ctx.tf]):
         if reference.name != OPTIMIZER or reference.call is None:
             continue
         scale = find_argument(reference.call, "loss_scale", 1)
-        if scale is None or scale.value.type != tokens.NAME:
+        if scale is None:
             continue
-        for value in assigned_values(scale.value, scale.value.value) or ():
+        sources = scale_sources(scale.value) or []
+        function = called_function(scale.value)
+        if function is not None:  # any loss scale it makes may be what it returns
+            sources += [found.node for found in references_under(function, [ctx.tf])
+                        if found.name in LOSS_SCALES]
+        for value in sources:
             fed.setdefault(id(value), []).append(reference)
     return fed
 

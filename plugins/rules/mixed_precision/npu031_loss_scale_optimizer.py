@@ -2,9 +2,10 @@
 
 The loss scale it takes must then be an NPU loss-scale manager: a ``FixedLossScale`` /
 ``DynamicLossScale`` call or a number or ``"dynamic"`` written in the call (rewritten here,
-with the optimizer), or a name of the scope bound to such calls only (NPU032 rewrites those;
-with NPU032 disabled the optimizer is reported). Anything else (a loss scale made in another
-module) is reported and the call left as it is; see ``_loss_scales``.
+with the optimizer), or a name of the scope bound to such calls only, or a call of a function
+of the file that returns only such calls (NPU032 rewrites those; with NPU032 disabled the
+optimizer is reported). Anything else (a loss scale made in another module) is reported and
+the call left as it is; see ``_loss_scales``.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ class LossScaleOptimizer(Rule):
                 "`FixedLossScaleManager(loss_scale=n)`, `\"dynamic\"` becomes "
                 f"`{DYNAMIC_DEFAULT}` (TensorFlow's dynamic defaults), a "
                 "`FixedLossScale`/`DynamicLossScale` written in the call becomes its manager as "
-                "NPU032 writes it, and a name bound to one is left to NPU032; in a distributed "
+                "NPU032 writes it, and a name bound to one, or a call of a function of the file "
+                "that returns one (`loss_scale()`), is left to NPU032; in a distributed "
                 "repository (Horovod or a `tf.distribute` strategy, in any file) it also gets "
                 "`is_distributed=True`. An `NPULossScaleOptimizer` given a TensorFlow loss scale "
                 "in its call gets the manager too.")

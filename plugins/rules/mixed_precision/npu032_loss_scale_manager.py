@@ -58,7 +58,8 @@ class LossScaleManager(Rule):
                 "incr_ratio=...)`, positional or keyword, with TensorFlow's own defaults (`2**15`, "
                 "`2000`, `2`) for the ones not given. Each argument's code stays as written.")
     reports = ("Loss scales built from unpacked arguments (`**kwargs`), or with arguments TensorFlow "
-               "does not take; a loss scale that goes (in the call, or through a name bound to it) "
+               "does not take; a loss scale that goes (in the call, through a name bound to it, or "
+               "returned by a function of the file) "
                "to a `MixedPrecisionLossScaleOptimizer` that stays TensorFlow's (NPU031 disabled, "
                "or reporting it): an NPU manager would break it.")
     example = """

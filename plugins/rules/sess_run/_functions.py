@@ -1,9 +1,11 @@
-"""What a ``def`` declares and where it returns: the questions NPU006, NPU007 and NPU010 ask
-of the functions they rewrite or follow."""
+"""What a ``def`` declares: the question NPU006, NPU007 and NPU010 ask of the functions they
+rewrite or follow (where it returns: ``function_returns`` of ``npu_codemod.api``)."""
 
 from __future__ import annotations
 
-from npu_codemod.api import Base, Leaf, Node, scope_statements, symbols, tokens
+from npu_codemod.api import Base, Leaf, Node, function_returns, is_return, symbols, tokens
+
+__all__ = ["parameters", "function_returns", "is_return"]
 
 
 def parameters(function: Node) -> list[tuple[str, Leaf]]:
@@ -32,14 +34,3 @@ def parameters(function: Node) -> list[tuple[str, Leaf]]:
             result.append((kind, leaf))
             kind = "keyword" if kind == "star" else kind
     return result
-
-
-def function_returns(node: Base) -> list[Base]:
-    """The ``return`` statements of ``node`` (a def: of its body), not those of the functions
-    and classes nested in it; a bare ``return`` is a NAME leaf."""
-    return [statement for statement in scope_statements(node) if is_return(statement)]
-
-
-def is_return(node: Base) -> bool:
-    """A ``return`` statement, with or without a value."""
-    return node.type == symbols.return_stmt or (node.type == tokens.NAME and node.value == "return")
