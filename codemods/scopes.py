@@ -539,7 +539,7 @@ def function_returns(node: pytree.Base) -> list[pytree.Base]:
 
 def is_return(node: pytree.Base) -> bool:
     """A ``return`` statement, with or without a value."""
-    return node.type == syms.return_stmt or (node.type == token.NAME and node.value == "return")
+    return node.type == syms.return_stmt or (node.type == token.NAME and str(node.value) == "return")
 
 
 def called_function(call: pytree.Base) -> Optional[pytree.Node]:

@@ -207,3 +207,33 @@ def main(argv):
 """
     after = HEADER + before.replace("    with tf.Session", npu_lines("config", "    ") + "    with tf.Session")
     check(before, after, [("NPU007", 10, 9, "migrated")])
+
+
+CREATORS = IMPORTS + '''
+
+def train(config, server, is_chief):
+    """Between-graph replication: the chief initializes, the workers wait for it."""
+    if is_chief:
+        creator = tf.train.ChiefSessionCreator(master=server.target, config=config)
+    else:
+        creator = tf.train.WorkerSessionCreator(master=server.target, config=config)
+    with tf.train.MonitoredSession(session_creator=creator) as sess:
+        while not sess.should_stop():
+            sess.run("train_op")
+'''
+
+
+def test_a_config_given_to_a_creator_in_each_branch_gets_its_lines_before_each_creator():
+    """The lines go before the statement that passes ``config=`` (the spec), once per path: only
+    one branch runs. One insertion after the branches would rely on each creator reading the
+    config only when the session is made; before ``tf.Session(config=...)`` calls in branches
+    it would come too late."""
+    after = "from npu_bridge.npu_init import *\n" + CREATORS.replace(
+        "        creator = tf.train.ChiefSessionCreator",
+        npu_lines("config", " " * 8) + "        creator = tf.train.ChiefSessionCreator").replace(
+        "        creator = tf.train.WorkerSessionCreator",
+        npu_lines("config", " " * 8) + "        creator = tf.train.WorkerSessionCreator")
+    findings = assert_migrates(CREATORS, after, RULES)
+    assert [s for s in sites(findings) if s[0] == "NPU007"] == [
+        ("NPU007", 12, 18, "migrated"), ("NPU007", 14, 18, "migrated"),
+        ("NPU007", 15, 9, "migrated")]
