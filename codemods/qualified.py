@@ -148,7 +148,8 @@ def qualified_prefixes(node: pytree.Base, resolver: ImportNames,
                 break
             parts.append(children[end].children[1].value)
         return found
-    if node.type != token.NAME or not _is_plain_reference(node):
+    if node.type != token.NAME or node.value not in resolver.bindings \
+            or not _is_plain_reference(node):
         return []
     qualified = resolver.qualify(node.value)
     return [(1, qualified)] if qualified is not None else []

@@ -66,8 +66,10 @@ class ApiSupport(Rule):
     guide_section_en = "Ascend's TF 1.15 API support list"
     guide_url = Rule.catalog_url(id, name)
     reports = (
-        "Every use of an API (a call, or a dotted name used as a value, in any spelling: aliases, "
-        "`from` imports, `compat.v1`, internal modules) that Ascend's list marks `unsupported` "
+        "Every use of an API (a call, a dotted name used as a value, a base class or an "
+        "annotation; not a name an assignment, loop, `with`, `except` or `del` binds), in any "
+        "spelling (aliases, `from` imports, `compat.v1`, internal modules, `tensorflow_estimator` "
+        "as `tf.estimator`), that Ascend's list marks `unsupported` "
         "(replace it), `deprecated` (most of `tf.contrib`: replace it with its public TF 1.15 "
         "equivalent first) or `under-analysis` (test it on the NPU; SARIF level `note`). A name "
         "the list does not have takes the status of its longest listed prefix "
