@@ -43,6 +43,7 @@ from fissix import pygram, pytree  # noqa: E402
 from fissix.pgen2 import driver  # noqa: E402
 
 from npu_codemod.codemods.engine import DEFAULT_MODE, MODES  # noqa: E402
+from npu_codemod.codemods.modules import module_ast  # noqa: E402
 from npu_codemod.codemods.source import decode_source  # noqa: E402
 from npu_codemod.codemods.tfnames import IMPORTS_TF  # noqa: E402
 from npu_codemod.orchestrator.batch.jobs import RepoJob  # noqa: E402
@@ -176,7 +177,9 @@ def measure_interleaved(files: list[tuple[str, bytes, str]], sides: dict[str, Si
     """Wall and CPU seconds of each side over ``files`` (each file by every side in turn, so
     a busy machine slows every side alike), and what each side returned per file. Every side
     runs once on the first file untimed: what it builds lazily on its first file (compiled
-    patterns, rule state) is not charged to whichever side happens to come first."""
+    patterns, rule state) is not charged to whichever side happens to come first; and the
+    shared cache of a file's ``ast`` is emptied before each side, or the first side would
+    parse it for the others."""
     totals = {name: (0.0, 0.0) for name in sides}
     outputs: dict[str, list] = {name: [] for name in sides}
     for path, data, text in files[:1]:
@@ -184,6 +187,7 @@ def measure_interleaved(files: list[tuple[str, bytes, str]], sides: dict[str, Si
             side(data, path, text)
     for path, data, text in files:
         for name, side in sides.items():
+            module_ast.cache_clear()  # each side parses the file's ast itself, as a run would
             wall, cpu = measure(_call_into, outputs[name], side, data, path, text)
             totals[name] = (totals[name][0] + wall, totals[name][1] + cpu)
     return totals, outputs
