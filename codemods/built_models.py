@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property, lru_cache
-from typing import AbstractSet, Iterable, Iterator, Optional, Sequence, Union
+from typing import AbstractSet, Iterable, Optional, Sequence, Union
 
 from fissix import pytree
 from fissix.pgen2 import token
@@ -33,7 +33,15 @@ from fissix.pygram import python_symbols as syms
 
 from .classes import RepositoryClasses, class_facts
 from .estimators import ESTIMATORS
-from .modules import ast_dotted_name, imported_names, module_ast, module_parts, nearest_name
+from .modules import (
+    ModuleIndex,
+    ast_dotted_name,
+    imported_names,
+    module_ast,
+    module_index,
+    module_parts,
+    nearest_name,
+)
 from .rule import FileContext
 from .scopes import assigned_values
 from .statements import enclosing_scope
@@ -79,10 +87,11 @@ def model_facts(path: str, text: str) -> frozenset[str]:
     module = ".".join(module_parts(path))
     classes = class_facts(path, text)
     kinds = _class_kinds(classes, module)
-    imports = imported_names(tree, path)
+    index = module_index(tree)
+    imports = index.imported_names(path)
     facts = set(classes)
     for owner, function in _functions(tree):
-        kind = _returned_kind(function, kinds, imports, owner)
+        kind = _returned_kind(function, index, kinds, imports, owner)
         if kind is not None:
             name = f"{owner}.{function.name}" if owner else function.name
             facts.add(f"{FUNCTION}{module}.{name}={kind}")
@@ -107,26 +116,16 @@ def _functions(tree: ast.Module) -> Iterable[tuple[Optional[str], _Function]]:
                     yield node.name, item
 
 
-def _returned_kind(function: _Function, kinds: dict[str, str], imports: dict[str, str],
-                   owner: Optional[str]) -> Optional[str]:
-    """The one kind every ``return`` of ``function`` gives, or None."""
-    nodes = list(_own_nodes(function))
+def _returned_kind(function: _Function, index: ModuleIndex, kinds: dict[str, str],
+                   imports: dict[str, str], owner: Optional[str]) -> Optional[str]:
+    """The one kind every ``return`` of ``function`` (of the module of ``index``) gives, or None."""
+    nodes = index.own_nodes(function)
     returns = [node for node in nodes if isinstance(node, ast.Return)]
     found: set[Optional[str]] = set()
     for node in returns:
         values = _assigned(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]
         found.update(_made_kind(value, kinds, imports, owner) for value in values)
     return found.pop() if len(found) == 1 and None not in found else None
-
-
-def _own_nodes(function: _Function) -> Iterator[ast.AST]:
-    """The nodes of ``function``'s body, not those of functions, classes or lambdas in it."""
-    stack: list[ast.AST] = list(reversed(function.body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _assigned(name: str, nodes: list[ast.AST]) -> list[Optional[ast.expr]]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Optional
 
-from .modules import ast_dotted_name, imported_names, module_ast
+from .modules import ModuleIndex, ast_dotted_name, module_ast, module_index
 from .rule import FileContext
 from .tfnames import canonical, public_name
 
@@ -55,13 +55,14 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
     tree = module_ast(text) if horovod or calls else None
     if tree is None:
         return frozenset()
-    facts = {HOROVOD} if horovod and _imports_horovod(tree) else set()
+    index = module_index(tree)
+    facts = {HOROVOD} if horovod and _imports_horovod(index) else set()
     if not calls:
         return frozenset(facts)
-    imports = imported_names(tree, path)
+    imports = index.imported_names(path)
     star = any(isinstance(node, ast.ImportFrom) and node.module == "npu_bridge.npu_init"
                and any(alias.name == "*" for alias in node.names) for node in tree.body)
-    for node in ast.walk(tree):
+    for node in index.nodes(ast.Call):
         callee = ast_dotted_name(node.func) if isinstance(node, ast.Call) else None
         if callee is None:
             continue
@@ -72,10 +73,10 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
     return frozenset(facts)
 
 
-def _imports_horovod(tree: ast.Module) -> bool:
+def _imports_horovod(index: ModuleIndex) -> bool:
     """``import horovod.tensorflow[.keras] [as hvd]``, ``from horovod import tensorflow``,
     ``from horovod.tensorflow[.keras] import ...``, anywhere in the module."""
-    for node in ast.walk(tree):
+    for node in index.nodes(ast.Import, ast.ImportFrom):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:

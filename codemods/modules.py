@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import AbstractSet, Optional
+from typing import AbstractSet, Iterator, Optional, Union
 
 
 def module_parts(path: str) -> tuple[str, ...]:
@@ -35,11 +35,135 @@ def module_ast(text: str) -> Optional[ast.Module]:
         return None
 
 
+_Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+_FUNCTIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
+#: Nodes whose inner nodes belong to no enclosing function's own nodes.
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_SCOPE_TYPES = frozenset(_SCOPES)
+#: What a list of statements is made of: statements, ``except`` clauses, ``case`` blocks.
+_HOLDERS = (ast.stmt, ast.excepthandler, *([ast.match_case] if hasattr(ast, "match_case") else []))
+
+
+class ModuleIndex:
+    """Every node of one module's ``ast``, walked once for all the analyses of the file
+    (:func:`module_index`): the nodes of given types, each function's own nodes, and what
+    the imports bind; expression contexts (``ast.Load``...) left out. The tree must not be
+    edited (as :func:`module_ast` says)."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.tree = tree
+        self._by_type: dict[type, list[ast.AST]] = {}
+        self._own: dict[ast.AST, list[ast.AST]] = {}
+        self._walk(tree)
+
+    def _walk(self, tree: ast.AST) -> None:
+        """Pre-order, as :func:`own_nodes` walks a function (the loop is the hot spot of a
+        repository's analysis: kept flat)."""
+        stack: list[tuple[ast.AST, Optional[ast.AST]]] = [(tree, None)]
+        pop, push, by_type, own = stack.pop, stack.append, self._by_type, self._own
+        while stack:
+            node, owner = pop()
+            kind = type(node)
+            bucket = by_type.get(kind)
+            if bucket is None:
+                bucket = by_type[kind] = []
+            bucket.append(node)
+            if owner is not None:
+                own[owner].append(node)
+            body_owner = inner = None
+            if kind in _FUNCTIONS:
+                own[node] = []
+                body_owner = node
+            elif kind not in _SCOPE_TYPES:
+                inner = owner
+            for name in _child_fields(kind):
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    items_owner = body_owner if name == "body" and body_owner else inner
+                    push_all = [(item, items_owner) for item in reversed(value)
+                                if isinstance(item, ast.AST)]
+                    stack.extend(push_all)
+                elif isinstance(value, ast.AST):
+                    push((value, inner))
+
+    def nodes(self, *types: type) -> list[ast.AST]:
+        """The nodes of the module that are instances of ``types``, in pre-order (a single
+        concrete node type: the list kept for it, not to be edited)."""
+        if len(types) == 1 and types[0] in self._by_type:
+            return self._by_type[types[0]]
+        kinds = [kind for kind in self._by_type if issubclass(kind, types)]
+        if len(kinds) <= 1:
+            return self._by_type[kinds[0]] if kinds else []
+        return [node for kind in kinds for node in self._by_type[kind]]
+
+    def own_nodes(self, function: _Function) -> list[ast.AST]:
+        """The nodes of ``function``'s body, not those of functions, classes or lambdas in it
+        (those themselves are), in pre-order: as :func:`own_nodes` gives them, without the
+        expression contexts (the list kept for it, not to be edited)."""
+        found = self._own.get(function)
+        return found if found is not None else list(own_nodes(function))
+
+    def imported_names(self, path: str) -> dict[str, str]:
+        """:func:`imported_names` of the module, computed once per tree and ``path`` (the
+        dict kept for it, not to be edited)."""
+        return _imported_names(self.tree, path)
+
+
+@lru_cache(maxsize=2)
+def module_index(tree: ast.AST) -> ModuleIndex:
+    """The :class:`ModuleIndex` of ``tree`` (a :func:`module_ast` tree), built once for the
+    analysis hooks of a file instead of an ``ast.walk`` each."""
+    return ModuleIndex(tree)
+
+
+def own_nodes(function: _Function) -> Iterator[ast.AST]:
+    """The nodes of ``function``'s body, not those of functions, classes or lambdas in it
+    (those themselves are), in pre-order."""
+    stack: list[ast.AST] = list(reversed(function.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    """Every statement of ``tree`` (nested ones too), in pre-order, without walking into
+    expressions (none holds a statement): the imports of a module at a fraction of a walk."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.stmt):
+            yield node
+        for name in _child_fields(type(node)):
+            value = getattr(node, name, None)
+            if type(value) is list and value and isinstance(value[0], _HOLDERS):
+                stack.extend(reversed(value))
+
+
+def _child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes, last first (pushed on a stack: popped
+    in order); not ``ctx``, whose ``Load``/``Store`` no analysis walks to."""
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(name for name in reversed(kind._fields) if name != "ctx")
+    return fields
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def imported_names(tree: ast.Module, path: str) -> dict[str, str]:
     """Local name -> the dotted name it is imported as, anywhere in the module (relative
-    imports resolved from ``path``); a name imported as two different things is left out."""
+    imports resolved from ``path``); a name imported as two different things is left out.
+    Computed once per tree and path; the caller gets its own copy."""
+    return dict(_imported_names(tree, path))
+
+
+@lru_cache(maxsize=4)
+def _imported_names(tree: ast.AST, path: str) -> dict[str, str]:
     found: dict[str, set[str]] = {}
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]

@@ -310,6 +310,10 @@ class ImportNames:
 
     def _alias_assignment(self, node: pytree.Node) -> None:
         target, op, value = node.children
+        head = value if value.type == token.NAME else \
+            value.children[0] if value.type in (syms.power, syms.dotted_name) else None
+        if head is None or head.type != token.NAME or head.value not in self.bindings:
+            return  # no bound name starts it (most assignments; all, for a root not imported)
         if target.type == token.NAME and op.type == token.EQUAL:
             bound = self._bound(dotted_name(value))
             if bound:  # an internal module stays one: ``sess_mod = tf_session`` spells no tf

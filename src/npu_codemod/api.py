@@ -117,11 +117,14 @@ from npu_codemod.codemods.findings import (
 )
 from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
 from npu_codemod.codemods.modules import (
+    ModuleIndex,
     ast_dotted_name,
     imported_names,
     module_ast,
+    module_index,
     module_parts,
     nearest_name,
+    own_nodes,
 )
 from npu_codemod.codemods.qualified import (
     Reference,
@@ -228,7 +231,8 @@ __all__ = [
     # API support: Ascend's list, and the audit's counts for API readiness (FileContext.count_api)
     "ApiStatus", "api_advice", "support_list", "SupportList", "list_name",
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
-    "module_ast", "module_parts", "imported_names", "ast_dotted_name", "nearest_name",
+    "module_ast", "module_index", "ModuleIndex", "own_nodes", "module_parts", "imported_names",
+    "ast_dotted_name", "nearest_name",
     "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall",
     "ESTIMATOR_CLASSES", "ESTIMATOR_MODULES", "TPU_ESTIMATORS", "estimator_subclass_calls",
     "estimator_subclass_names", "distribution_facts",

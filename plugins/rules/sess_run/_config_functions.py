@@ -29,9 +29,11 @@ from typing import AbstractSet, Iterable, Iterator, Optional, Union
 from npu_codemod.api import (
     Base,
     FileContext,
+    ModuleIndex,
     Node,
     imported_names,
     is_call_trailer,
+    module_index,
     module_parts,
     prefix_name,
     scope_statements,
@@ -53,10 +55,11 @@ _POSITION = {**{name.rpartition(".")[2]: index for name, index in CONFIG_POSITIO
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
-def session_config_values(tree: ast.AST) -> Iterator[ast.expr]:
-    """The ``config`` argument of every call that looks like a session (or session creator)
-    call, by its last name: the cheap, generous counterpart of ``_session_config.session_call``."""
-    for node in ast.walk(tree):
+def session_config_values(calls: Iterable[ast.AST]) -> Iterator[ast.expr]:
+    """The ``config`` argument of each of ``calls`` that looks like a session (or session
+    creator) call, by its last name: the cheap, generous counterpart of
+    ``_session_config.session_call``."""
+    for node in calls:
         if not isinstance(node, ast.Call):
             continue
         name = _last_name(node.func)
@@ -90,11 +93,12 @@ def config_function_facts(path: str, text: str) -> set[str]:
     tree = parse(text)
     if tree is None:
         return set()
-    functions = _unique_functions(tree)
-    imports = imported_names(tree, path)
-    table = {name: _returns(function, functions.keys(), imports)
+    index = module_index(tree)
+    functions = _unique_functions(index)
+    imports = index.imported_names(path)
+    table = {name: _returns(function, index.own_nodes(function), functions.keys(), imports)
              for name, function in functions.items()}
-    used = _used(tree, table)
+    used = _used(index, table)
     module = ".".join(module_parts(path))
     facts = set()
     for node in tree.body:
@@ -114,33 +118,23 @@ def _config_like(function: str, forwards: Iterable[str]) -> bool:
     return any(word in name.lower() for name in names for word in ("config", "sess"))
 
 
-def _unique_functions(tree: ast.Module) -> dict[str, _Function]:
+def _unique_functions(index: ModuleIndex) -> dict[str, _Function]:
     """Functions (methods and nested ones too) by name, for names defined once in the file:
     a call of a name defined twice cannot be told apart (NPU007 leaves those alone too)."""
     by_name: dict[str, list[_Function]] = {}
-    for node in ast.walk(tree):
+    for node in index.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             by_name.setdefault(node.name, []).append(node)
     return {name: found[0] for name, found in by_name.items() if len(found) == 1}
 
 
-def own_nodes(function: _Function) -> Iterator[ast.AST]:
-    """The nodes of ``function``'s body, not those of functions, classes or lambdas in it."""
-    stack: list[ast.AST] = list(reversed(function.body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
-
-
-def _returns(function: _Function, functions: AbstractSet[str],
+def _returns(function: _Function, nodes: list[ast.AST], functions: AbstractSet[str],
              imports: dict[str, str]) -> Optional[_Returns]:
-    """What ``function`` returns, or None when it is no config function NPU007 can complete:
-    a return with no name or call, or one that no statement can be put in front of."""
-    nodes = list(own_nodes(function))
+    """What ``function`` (its own nodes ``nodes``) returns, or None when it is no config
+    function NPU007 can complete: a return with no name or call, or one that no statement can
+    be put in front of."""
     returns = [node for node in nodes if isinstance(node, ast.Return)]
-    if not returns or any(node.value is None or not _insertable(node, function)
+    if not returns or any(node.value is None or not _insertable(node, function, nodes)
                           for node in returns):
         return None
     result = _Returns()
@@ -156,21 +150,22 @@ def _returns(function: _Function, functions: AbstractSet[str],
     return result
 
 
-def _insertable(statement: ast.stmt, function: _Function) -> bool:
+def _insertable(statement: ast.stmt, function: _Function, nodes: list[ast.AST]) -> bool:
     """Not on the ``def`` line, not after a ``;`` (as ``statements.why_not`` says)."""
     if statement.lineno == function.lineno:
         return False
-    for block in _blocks(function):
+    for block in _blocks(function, nodes):
         for previous, following in zip(block, block[1:]):
             if following is statement:
                 return getattr(previous, "end_lineno", 0) != statement.lineno
     return True
 
 
-def _blocks(function: _Function) -> Iterator[list[ast.stmt]]:
-    """The statement lists of ``function`` (its body, branches, handlers), nested ones too."""
+def _blocks(function: _Function, nodes: list[ast.AST]) -> Iterator[list[ast.stmt]]:
+    """The statement lists of ``function`` (its own nodes ``nodes``: its body, branches,
+    handlers), nested ones too."""
     yield function.body
-    for node in own_nodes(function):
+    for node in nodes:
         for name in ("body", "orelse", "finalbody"):
             block = getattr(node, name, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
@@ -230,17 +225,17 @@ def _configured_names(nodes: Iterable[ast.AST]) -> set[str]:
     return {config for optimizer, config in optimizers.items() if optimizer in named}
 
 
-def _used(tree: ast.Module, table: dict[str, Optional[_Returns]]) -> set[str]:
+def _used(index: ModuleIndex, table: dict[str, Optional[_Returns]]) -> set[str]:
     """Same-file functions whose result a session of the file takes as its config, directly,
     through a name (any ``name = f(...)`` of the file: generous) or through a used function."""
     assigned: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(tree):
+    for node in index.nodes(ast.Assign):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     assigned.setdefault(target.id, []).append(node.value)
     seeds = []
-    for value in session_config_values(tree):
+    for value in session_config_values(index.nodes(ast.Call)):
         seeds += assigned.get(value.id, []) if isinstance(value, ast.Name) else [value]
     used: set[str] = set()
     pending = [name for name in map(_same_file_callee, seeds) if name in table]

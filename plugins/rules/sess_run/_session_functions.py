@@ -22,7 +22,9 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Optional, Union
 
-from ._config_functions import dotted, imported_names, module_parts, nearest_function, own_nodes, parse
+from npu_codemod.api import ModuleIndex, module_index, own_nodes
+
+from ._config_functions import dotted, module_parts, nearest_function, parse
 
 PREFIX = "npu010-session:"
 CALLED = "npu010-called:"
@@ -39,14 +41,15 @@ def session_function_facts(path: str, text: str) -> set[str]:
     if tree is None:
         return set()
     module = ".".join(module_parts(path))
+    index = module_index(tree)
     facts = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list:
-            position = returned_session(node)
+            position = returned_session(node, index)
             if position is not False:
                 facts.add(f"{PREFIX}{module}.{node.name}" + ("" if position is None else f"#{position}"))
-    imports = imported_names(tree, path)
-    for each in ast.walk(tree):
+    imports = index.imported_names(path)
+    for each in index.nodes(ast.Call):
         callee = dotted(each.func) if isinstance(each, ast.Call) else None
         head, _, rest = (callee or "").partition(".")
         name = (callee or "").rpartition(".")[2]
@@ -56,10 +59,11 @@ def session_function_facts(path: str, text: str) -> set[str]:
     return facts
 
 
-def returned_session(function: _Function) -> Position:
+def returned_session(function: _Function, index: Optional[ModuleIndex] = None) -> Position:
     """Where every ``return`` of ``function`` puts a session the function makes: None (it is
-    the value), the index of a returned tuple's item, or False (not every return does)."""
-    nodes = list(own_nodes(function))
+    the value), the index of a returned tuple's item, or False (not every return does).
+    ``index``: the :class:`ModuleIndex` of its module, when there is one."""
+    nodes = index.own_nodes(function) if index is not None else list(own_nodes(function))
     returns = [node for node in nodes if isinstance(node, ast.Return)]
     made = _session_names(nodes)
     positions: set[Optional[int]] = set()

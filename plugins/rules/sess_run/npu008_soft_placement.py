@@ -29,6 +29,8 @@ from npu_codemod.api import (
     insert_before,
     is_false,
     is_true,
+    module_index,
+    own_nodes,
     parse_module,
     position,
     symbols,
@@ -36,7 +38,7 @@ from npu_codemod.api import (
 )
 
 from ._config_flow import target_flow
-from ._config_functions import own_nodes, parse
+from ._config_functions import parse
 from ._session_config import SESSION_NAMES, ConfigTarget, argument_callee, callee_name, targets
 
 FACT = "uses-tf-device"
@@ -56,6 +58,8 @@ def uses_tf_device(text: str) -> bool:
     """Does ``text`` call ``<tf alias>.device(``, or a name imported as ``device`` from
     TensorFlow, outside a comment? (from the text; a file that imports internal modules is
     parsed)"""
+    if "device" not in text:
+        return False  # every spelling below has it (the line scan is the costly part)
     aliases = {match.group(1) or "tensorflow" for match in _ALIAS.finditer(text)}
     calls = [rf"\b(?:{'|'.join(map(re.escape, sorted(aliases)))})(?:\.compat\.v1)?\.device"] if aliases else []
     imported = sorted(_device_names(text))
@@ -92,7 +96,7 @@ def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False)
     ``**kwargs`` (``<function>:**``) when the file ``mentioned`` it. ``precise``: every
     argument that is not literally ``True`` (for the calls of the file being rewritten)."""
     found = set()
-    for call in ast.walk(tree):
+    for call in module_index(tree).nodes(ast.Call):
         if not isinstance(call, ast.Call):
             continue
         name = _callee(call)
@@ -127,13 +131,28 @@ def _false(node: ast.AST) -> bool:
 
 def _soft(node: ast.AST) -> bool:
     """Does the code of ``node`` spell ``soft`` or ``placement`` in a name or string?"""
-    for part in ast.walk(node):
-        words = [getattr(part, "id", ""), getattr(part, "attr", ""), getattr(part, "arg", "") or ""]
-        if isinstance(part, ast.Constant) and isinstance(part.value, str):
-            words.append(part.value)
-        if any("soft" in word.lower() or "placement" in word.lower() for word in words):
+    return any(map(_spells, ast.walk(node)))
+
+
+def _spells(part: ast.AST) -> bool:
+    for field in _word_fields(type(part)):
+        word = getattr(part, field, None)
+        if isinstance(word, str) and ("soft" in word.lower() or "placement" in word.lower()):
             return True
     return False
+
+
+def _word_fields(kind: type[ast.AST]) -> tuple[str, ...]:
+    """The fields of a node type that may spell a word: an ``id``, ``attr`` or ``arg`` (names,
+    attributes, parameters, keywords), a constant's ``value``."""
+    fields = _WORD_FIELDS.get(kind)
+    if fields is None:
+        words = ("id", "attr", "arg", "value") if issubclass(kind, ast.Constant) else ("id", "attr", "arg")
+        fields = _WORD_FIELDS[kind] = tuple(field for field in words if field in kind._fields)
+    return fields
+
+
+_WORD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 @hookimpl

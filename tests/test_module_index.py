@@ -1,0 +1,127 @@
+"""The one walk of a module's ``ast`` that the analysis hooks share (``ModuleIndex``): it must
+give each analysis what its own ``ast.walk`` gave, or the repository's facts change."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from npu_codemod.api import ModuleIndex, imported_names, module_ast, module_index, own_nodes
+from npu_codemod.codemods.modules import statements
+
+TRAINER = textwrap.dedent('''\
+    """Trains the classifier on the NPU."""
+    import os
+    import tensorflow as tf
+    from .models import resnet as net
+    from ..utils import flags
+
+
+    class Trainer(object):
+        def __init__(self, config=None, *, soft=True):
+            self.config = config or tf.ConfigProto(allow_soft_placement=soft)
+
+            def hook(step):
+                return lambda loss: tf.summary.scalar("loss", loss)
+            self.hook = hook
+
+        async def evaluate(self, session):
+            async with session.lock:
+                return [value for value in await session.run(self.metrics)]
+
+
+    def create_session(target=""):
+        try:
+            import horovod.tensorflow as hvd
+        except ImportError:
+            hvd = None
+        else:
+            hvd.init()
+        finally:
+            os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        config = tf.ConfigProto()
+        while not target:
+            target = flags.FLAGS.master
+        else:
+            config.allow_soft_placement = True
+        with tf.Graph().as_default():
+            class Holder:
+                session = tf.Session(target, config=config)
+            return Holder.session
+
+
+    match os.environ.get("MODE"):
+        case "train":
+            from tensorflow.compat.v1 import Session
+        case _:
+            Session = None
+    ''')
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _ids(nodes):
+    return [id(node) for node in nodes]
+
+
+def test_nodes_of_a_type_are_those_ast_walk_finds_in_source_pre_order() -> None:
+    tree = module_ast(TRAINER)
+    index = module_index(tree)
+    for kinds in [(ast.Call,), (ast.Assign,), FUNCTIONS, (ast.Import, ast.ImportFrom), (ast.stmt,)]:
+        walked = [node for node in ast.walk(tree) if isinstance(node, kinds)]
+        found = index.nodes(*kinds)
+        assert sorted(_ids(found)) == sorted(_ids(walked)), kinds
+        assert len(found) == len(walked), kinds
+    calls = [ast.unparse(call.func) for call in index.nodes(ast.Call)]
+    assert calls[:3] == ["tf.ConfigProto", "tf.summary.scalar", "session.run"]  # in source order
+    assert index.nodes(ast.Load) == []  # expression contexts are left out
+    assert module_index(tree) is index  # one walk per tree
+
+
+def test_own_nodes_of_every_function_are_those_own_nodes_walks_to() -> None:
+    tree = module_ast(TRAINER)
+    index = module_index(tree)
+    functions = [node for node in ast.walk(tree) if isinstance(node, FUNCTIONS)]
+    assert [function.name for function in functions] == [
+        "create_session", "__init__", "evaluate", "hook"]
+    for function in functions:
+        walked = [node for node in own_nodes(function) if not isinstance(node, ast.expr_context)]
+        assert _ids(index.own_nodes(function)) == _ids(walked), function.name
+    init = functions[1]
+    assert not any(isinstance(node, ast.Lambda) and node in index.own_nodes(init)
+                   for node in ast.walk(init))  # the lambda is hook's, not __init__'s
+    session = functions[0]
+    assert sum(isinstance(node, ast.ClassDef) for node in index.own_nodes(session)) == 1
+    assert not any(isinstance(node, ast.Call) and ast.unparse(node.func) == "tf.Session"
+                   for node in index.own_nodes(session))  # inside the class: not its own
+
+
+def test_a_function_of_another_tree_is_walked_on_its_own() -> None:
+    index = ModuleIndex(ast.parse("x = 1\n"))
+    function = ast.parse("def f():\n    return g(1)\n").body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert [type(node).__name__ for node in index.own_nodes(function)] == [
+        "Return", "Call", "Name", "Load", "Constant"]
+
+
+def test_statements_are_every_statement_nested_in_blocks_handlers_and_cases() -> None:
+    tree = module_ast(TRAINER)
+    walked = [node for node in ast.walk(tree) if isinstance(node, ast.stmt)]
+    found = list(statements(tree))
+    assert sorted(_ids(found)) == sorted(_ids(walked)) and len(found) == len(walked)
+    assert [type(node).__name__ for node in found[:4]] == ["Expr", "Import", "Import", "ImportFrom"]
+
+
+def test_imported_names_are_computed_once_and_each_caller_gets_its_own_copy() -> None:
+    tree = module_ast(TRAINER)
+    names = imported_names(tree, "project/train/run.py")
+    assert names == {
+        "os": "os", "tf": "tensorflow", "net": "project.train.models.resnet",
+        "flags": "project.utils.flags", "hvd": "horovod.tensorflow",
+        "Session": "tensorflow.compat.v1.Session",
+    }
+    names.clear()
+    assert imported_names(tree, "project/train/run.py")["tf"] == "tensorflow"
+    assert imported_names(tree, "run.py")["tf"] == "tensorflow"
+    assert "flags" not in imported_names(tree, "run.py")  # ``..`` above the root: unknown
+    index = module_index(tree)
+    assert index.imported_names("project/train/run.py") is index.imported_names("project/train/run.py")
