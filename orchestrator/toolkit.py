@@ -48,6 +48,14 @@ class RepoAnalysis:
     facts: FrozenSet[str]
     findings: tuple[Finding, ...] = ()
 
+    @classmethod
+    def joined(cls, parts: Iterable["RepoAnalysis"]) -> "RepoAnalysis":
+        """The analyses of consecutive slices of a repository's files as one (findings in
+        order: what one pass over all the files gives)."""
+        parts = list(parts)
+        return cls(frozenset().union(*(part.facts for part in parts)),
+                   tuple(finding for part in parts for finding in part.findings))
+
 
 @dataclass
 class Toolkit:
@@ -63,9 +71,20 @@ class Toolkit:
         rewrite for its size (``MAX_SOURCE_BYTES``: generated or vendored code) is not
         analysed either: an ``ast`` of 50 MB of code takes gigabytes.
         """
+        files_part = self.analyze_files(files, repo)
+        return RepoAnalysis(files_part.facts, self.broken_findings(repo) + files_part.findings)
+
+    def broken_findings(self, repo: str) -> tuple[Finding, ...]:
+        """The ``PLUGIN`` error of each broken plugin: the part of :meth:`analyze` that comes
+        before any file's."""
+        return tuple(_plugin_error(repo, "", broken.name, f"plugin is broken, its rules did not "
+                                   f"run: {broken.reason}") for broken in self.plugins.broken)
+
+    def analyze_files(self, files: Iterable[tuple[str, bytes]], repo: str = "") -> RepoAnalysis:
+        """:meth:`analyze` without the broken plugins' findings: the part of a slice of the
+        repository's files, for a worker (:meth:`RepoAnalysis.joined` puts slices together)."""
         facts: set[str] = set()
-        findings = [_plugin_error(repo, "", broken.name, f"plugin is broken, its rules did not "
-                                  f"run: {broken.reason}") for broken in self.plugins.broken]
+        findings: list[Finding] = []
         for path, data in files:
             if not self.engine.wants(data) or len(data) > MAX_SOURCE_BYTES:
                 continue  # a file too large to parse is one error finding of the engine's

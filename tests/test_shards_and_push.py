@@ -45,6 +45,54 @@ def test_a_monorepo_sharded_over_two_workers_gives_the_serial_commit_and_finding
     assert trees[0] == trees[1]
 
 
+PICKY_ANALYSIS = """
+from npu_codemod.plugins.hookspecs import hookimpl
+
+
+@hookimpl
+def npu_codemod_analyze_file(path, text):
+    if path.endswith("7.py"):
+        raise ValueError("cannot read " + path)
+    return ["picky:" + path]
+"""
+SESSION_SCRIPT = (
+    "import tensorflow as tf\n"
+    "config = tf.ConfigProto()\n"
+    "with tf.Session(config=config) as sess:\n"
+    "    sess.run(tf.global_variables_initializer())\n"
+)
+TOWER = (
+    "import tensorflow as tf\n\n\n"
+    "def tower(images, gpu):\n"
+    "    with tf.device('/gpu:%d' % gpu):\n"
+    "        return tf.layers.dense(images, 10)\n"
+)
+
+
+def test_the_workers_analyse_a_sharded_repository_and_every_shard_gets_all_facts(tmp_path):
+    # The session is in the first shard, the only tf.device in the last one: NPU008 sets
+    # allow_soft_placement in the first from the last one's fact. The plugin's errors (files
+    # ending in 7, in both shards) come in file order, as one serial pass gives them.
+    files = {f"a_train_{i:02}.py": SESSION_SCRIPT for i in range(20)}
+    files |= {f"z_model_{i:02}.py": TF_SCRIPT for i in range(19)} | {"z_model_tower.py": TOWER}
+    plugin = tmp_path / "picky.py"
+    plugin.write_text(PICKY_ANALYSIS)
+    for name in ("serial", "sharded"):
+        make_repo(tmp_path / name / "mono", files)
+        (tmp_path / name / "repos.txt").write_text("mono\n")
+    serial = run(tmp_path / "serial", "report", "--jobs", "1", "--plugin", str(plugin))["repos"][0]
+    sharded = run(tmp_path / "sharded", "report", "--jobs", "2", "--plugin", str(plugin))["repos"][0]
+    assert sharded["findings"] == serial["findings"]
+    errors = [(f["path"], f["message"]) for f in sharded["findings"] if f["rule_id"] == "PLUGIN"]
+    assert errors == [(path, f"npu_codemod_analyze_file raised ValueError: cannot read {path}; "
+                       "facts from this plugin are missing") for path in ("a_train_07.py", "a_train_17.py", "z_model_07.py",
+                                               "z_model_17.py")]
+    first = git(tmp_path / "sharded" / "mono", "show", f"{BRANCH}:a_train_00.py")
+    assert "config.allow_soft_placement = True" in first
+    trees = [git(tmp_path / name / "mono", "rev-parse", f"{BRANCH}^{{tree}}") for name in ("serial", "sharded")]
+    assert trees[0] == trees[1]
+
+
 def test_local_repo_without_the_remote_keeps_its_branch_and_says_nothing_was_pushed(tmp_path):
     make_repo(tmp_path / "a")
     (tmp_path / "repos.txt").write_text("a\n")

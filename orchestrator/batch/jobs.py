@@ -89,3 +89,7 @@ class ShardedRepo:
 
     plan: RepoPlan
     shards: tuple[tuple[PyFile, ...], ...]
+    #: Not None while the plan has no facts yet: each shard is analysed first
+    #: (``pipeline.analyze_shard``, joined by ``pipeline.analyzed``), and these findings of the
+    #: plan (symlinks not followed) go after the analysis's.
+    unanalysed: Optional[tuple[Finding, ...]] = None

@@ -2,13 +2,15 @@
 
 Runs inside worker processes; every step returns a record for every outcome, including
 failures, so one bad repository never stops the batch. The steps (:func:`start_repo`,
-:func:`process_shard`, :func:`finish_repo`) let the runner spread a large repository over
-several workers; :func:`process_repo` runs them one after the other, and gives the same result.
+:func:`analyze_shard`, :func:`process_shard`, :func:`finish_repo`) let the runner spread a
+large repository over several workers, its repository-wide analysis too; :func:`process_repo`
+runs them one after the other, and gives the same result.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Callable, Iterator, Sequence, TypeVar, Union
 
 import git
@@ -28,7 +30,7 @@ from npu_codemod.orchestrator.batch.jobs import (
     new_blobs,
 )
 from npu_codemod.orchestrator.batch.repo_locks import lock_branch, unlock_branch
-from npu_codemod.orchestrator.batch.shards import split_files
+from npu_codemod.orchestrator.batch.shards import MIN_SHARD_FILES, split_files
 from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.git.branch_reuse import OWN_COMMIT_MARK, build_point
 from npu_codemod.orchestrator.git.credentials import split_credentials
@@ -38,7 +40,7 @@ from npu_codemod.orchestrator.git.repository import GitError, NoSuchRemote, PyFi
 from npu_codemod.orchestrator.git.workspace import Workspace
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, failed
-from npu_codemod.orchestrator.toolkit import build_toolkit
+from npu_codemod.orchestrator.toolkit import RepoAnalysis, Toolkit, build_toolkit
 from npu_codemod.orchestrator.verify.check import verify_job, verify_result
 from npu_codemod.orchestrator.verify.records import VerifyRecord
 
@@ -50,19 +52,43 @@ def process_repo(job: RepoJob) -> RepoResult:
     return result
 
 
-def start_repo(job: RepoJob, workers: int = 1) -> Union[RepoResult, ShardedRepo]:
+def start_repo(job: RepoJob, workers: int = 1, shard_analysis: bool = False
+               ) -> Union[RepoResult, ShardedRepo]:
     """Open (or fetch) the repository and plan it; finish here unless it has more files than
-    one worker should take, then hand back the shards for ``workers`` workers."""
+    one worker should take, then hand back the shards for ``workers`` workers. With
+    ``shard_analysis``, the shards of such a repository come back not analysed yet
+    (``ShardedRepo.unanalysed``): the workers analyse them (:func:`analyze_shard`) first."""
     entry = job.entry
     if entry.error:
         return failed(entry, entry.error)
     if job.mode == "verify":
         return _guarded(job, lambda: verify_job(job))
-    outcome = _guarded(job, lambda: _start(job, workers))
+    outcome = _guarded(job, lambda: _start(job, workers, shard_analysis))
     if isinstance(outcome, RepoResult):  # a large repository keeps the lock until its finish
         unlock_branch(job)
         return _verified(job, outcome)
     return outcome
+
+
+def analyze_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[RepoAnalysis, RepoResult]:
+    """The repository-wide analysis of one slice of a repository's files; :func:`analyzed`
+    joins the slices' into the plan."""
+    def analyze() -> RepoAnalysis:
+        blobs = gitrepo.read_blobs(gitrepo.open_repo(plan.path), list(files))
+        toolkit = build_toolkit(plan.job.selection)
+        return toolkit.analyze_files(((file.path, data) for file, data in blobs), plan.job.entry.name)
+
+    return _guarded(plan.job, analyze)
+
+
+def analyzed(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> ShardedRepo:
+    """``sharded`` (not analysed yet) with the facts and findings of its shards' analyses
+    ``parts`` (in shard order): the plan one pass over all its files gives."""
+    joined = RepoAnalysis.joined(parts)
+    plan = sharded.plan
+    plan = replace(plan, facts=joined.facts,
+                   findings=plan.findings + joined.findings + (sharded.unanalysed or ()))
+    return ShardedRepo(plan, sharded.shards)
 
 
 def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput, RepoResult]:
@@ -105,7 +131,7 @@ def _guarded(job: RepoJob, step: Callable[[], T]) -> Union[T, RepoResult]:
         return failed(entry, f"internal error: {type(exc).__name__}: {mask_secrets(str(exc))}")
 
 
-def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
+def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[RepoResult, ShardedRepo]:
     entry = job.entry
     toolkit = build_toolkit(job.selection)
     repo, base = _open(job)
@@ -115,25 +141,36 @@ def _start(job: RepoJob, workers: int) -> Union[RepoResult, ShardedRepo]:
     listing = gitrepo.python_listing(repo, point.source)
     files, skipped = without_tests(listing.files, job.include_tests)
     links, skipped_links = without_tests(listing.links, job.include_tests)
-    candidates: list[PyFile] = []
-
-    def wanted() -> Iterator[tuple[str, bytes]]:
-        # One blob in memory at a time; only files a rule could act on go on.
-        for file, data in gitrepo.read_blobs(repo, files):
-            if toolkit.engine.wants(data):
-                candidates.append(file)
-                yield file.path, data
-
-    analysis = toolkit.analyze(wanted(), entry.name)
     not_followed = tuple(file_finding(entry.name, link.path, "unmigrated", SYMLINK) for link in links)
     plan = RepoPlan(job=job, path=gitrepo.top_dir(repo), base=base, tip=tip,
                     source=point.source, parent=point.parent, files_scanned=len(files),
-                    files_skipped=skipped + skipped_links, facts=analysis.facts,
-                    findings=analysis.findings + not_followed, notes=point.notes)
-    shards = split_files(candidates, workers)
+                    files_skipped=skipped + skipped_links, facts=frozenset(), notes=point.notes)
+    if shard_analysis and workers > 1 and len(files) > MIN_SHARD_FILES:
+        candidates = [file for file, data in gitrepo.read_blobs(repo, files) if toolkit.engine.wants(data)]
+        shards = split_files(candidates, workers)
+        if len(shards) > 1:  # the workers analyse the shards first
+            plan = replace(plan, findings=toolkit.broken_findings(entry.name))
+            return ShardedRepo(plan, tuple(shards), unanalysed=not_followed)
+        analysis = toolkit.analyze(((file.path, data) for file, data in
+                                    gitrepo.read_blobs(repo, candidates)), entry.name)
+    else:
+        candidates = []
+        analysis = toolkit.analyze(_wanted(repo, files, toolkit, candidates), entry.name)
+        shards = split_files(candidates, workers)
+    plan = replace(plan, facts=analysis.facts, findings=analysis.findings + not_followed)
     if len(shards) > 1:
         return ShardedRepo(plan, tuple(shards))
     return _finish(repo, plan, [_process_files(repo, plan, shards[0])])
+
+
+def _wanted(repo: git.Repo, files: list[PyFile], toolkit: Toolkit,
+            candidates: list[PyFile]) -> Iterator[tuple[str, bytes]]:
+    """(path, data) of the ``files`` a rule could act on, each added to ``candidates`` as it
+    goes: one blob in memory at a time."""
+    for file, data in gitrepo.read_blobs(repo, files):
+        if toolkit.engine.wants(data):
+            candidates.append(file)
+            yield file.path, data
 
 
 def _open(job: RepoJob) -> tuple[git.Repo, str]:

@@ -2,7 +2,8 @@
 
 A repository is started on a worker (:func:`pipeline.start_repo`); a small one is finished
 there, a large one comes back as shards that go to every free worker before any new
-repository starts, and then to one finishing task. At most one task per worker is handed out,
+repository starts (first to be analysed, then, with the joined facts, to be rewritten), and
+then to one finishing task. At most one task per worker is handed out,
 so a task starts when it is handed out: that is when a repository's ``--repo-timeout`` clock
 starts, and what keeps memory bounded (only the repositories in flight hold plans).
 A task that raises, a worker that dies, or a repository out of time ends as that repository's
@@ -18,12 +19,19 @@ from collections import Counter, deque
 from typing import Any, Callable, Hashable, Iterable, Iterator, Optional, Protocol, Sequence, TypeVar
 
 from npu_codemod.orchestrator.batch.jobs import RepoJob, ShardedRepo, ShardOutput
-from npu_codemod.orchestrator.batch.pipeline import finish_repo, process_shard, start_repo
+from npu_codemod.orchestrator.batch.pipeline import (
+    analyze_shard,
+    analyzed,
+    finish_repo,
+    process_shard,
+    start_repo,
+)
 from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
 from npu_codemod.orchestrator.batch.progress import ProgressBar
 from npu_codemod.orchestrator.batch.repo_locks import unlock_branch
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, deferred, failed
+from npu_codemod.orchestrator.toolkit import RepoAnalysis
 
 K = TypeVar("K", bound=Hashable)
 #: A task's key in the pool: (repo index, step, shard number).
@@ -87,6 +95,7 @@ class _Batch:
         self.deadlines: dict[int, float] = {}
         self.sharded: dict[int, ShardedRepo] = {}
         self.outputs: dict[int, dict[int, ShardOutput]] = {}
+        self.analyses: dict[int, dict[int, RepoAnalysis]] = {}  # of shards not rewritten yet
         self.done: set[int] = set()
         self.deferral: Callable[[], Optional[str]] = lambda: None
         self.deferred: list[tuple[int, RepoResult]] = []  # not started: ended as deferred
@@ -118,7 +127,7 @@ class _Batch:
                 index = self.unstarted.popleft()
                 self.deadlines[index] = time.monotonic() + (self.timeout or math.inf)
                 self.on_start(index, self.jobs[index].entry.name)
-                key, fn, args = (index, "start", 0), start_repo, (self.jobs[index], self.pool.slots)
+                key, fn, args = (index, "start", 0), start_repo, (self.jobs[index], self.pool.slots, True)
             self.pool.submit(key, fn, *args)
             self.running.add(key)
 
@@ -128,13 +137,17 @@ class _Batch:
         if outcome.error is not None:
             yield self._fail(index, f"crashed: {mask_secrets(outcome.error)}")
         elif isinstance(value, RepoResult):
-            if step == "shard":  # a shard failed the repository: its finish will not run
+            if step in ("analyze", "shard"):  # a shard failed the repository: no finish
                 unlock_branch(self.jobs[index])
             yield self._end(index, value)
         elif isinstance(value, ShardedRepo):
-            self.sharded[index], self.outputs[index] = value, {}
-            self.ready.extend(((index, "shard", n), process_shard, (value.plan, files))
-                              for n, files in enumerate(value.shards))
+            self._sharded(index, value)
+        elif step == "analyze":
+            parts, sharded = self.analyses[index], self.sharded[index]
+            parts[number] = value
+            if len(parts) == len(sharded.shards):
+                del self.analyses[index]
+                self._sharded(index, analyzed(sharded, [parts[n] for n in range(len(parts))]))
         else:
             outputs, sharded = self.outputs[index], self.sharded[index]
             outputs[number] = value
@@ -142,6 +155,18 @@ class _Batch:
             if len(outputs) == len(sharded.shards):
                 ordered = [outputs[n] for n in range(len(outputs))]
                 self.ready.append(((index, "finish", 0), finish_repo, (sharded.plan, ordered)))
+
+    def _sharded(self, index: int, value: ShardedRepo) -> None:
+        """Queue the shards of a repository: to be analysed first when they are not yet."""
+        self.sharded[index] = value
+        if value.unanalysed is not None:
+            self.analyses[index] = {}
+            self.ready.extend(((index, "analyze", n), analyze_shard, (value.plan, files))
+                              for n, files in enumerate(value.shards))
+            return
+        self.outputs[index] = {}
+        self.ready.extend(((index, "shard", n), process_shard, (value.plan, files))
+                          for n, files in enumerate(value.shards))
 
     def _count_files(self, index: int, count: int) -> None:
         self.files_counted[index] += count
@@ -169,6 +194,7 @@ class _Batch:
         self.deadlines.pop(index, None)
         self.sharded.pop(index, None)
         self.outputs.pop(index, None)
+        self.analyses.pop(index, None)
         mine = [key for key in self.running if key[0] == index]
         self.pool.cancel(mine)
         self.running.difference_update(mine)
