@@ -160,7 +160,7 @@ def imported_names(tree: ast.Module, path: str) -> dict[str, str]:
     return dict(_imported_names(tree, path))
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=2)  # the trees of module_ast's cache: no more kept alive
 def _imported_names(tree: ast.AST, path: str) -> dict[str, str]:
     found: dict[str, set[str]] = {}
     for node in statements(tree):
