@@ -15,7 +15,6 @@ import argparse
 import ast
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -46,21 +45,21 @@ def main(argv: list[str] | None = None) -> int:
     analyze_s = time.process_time() - start
     print(f"{len(texts)} TF files: analyze {analyze_s:.2f} s CPU, ast.parse {parse_s:.2f} s "
           f"({analyze_s / parse_s:.1f}x); {len(analysis.facts)} facts")
-    for name, seconds in hook_shares(toolkit, texts).most_common():
+    for name, seconds in sorted(hook_shares(toolkit, texts).items(), key=lambda item: -item[1]):
         print(f"  {seconds:6.2f} s  {name}")
     return 0
 
 
-def hook_shares(toolkit, texts: list[tuple[str, str]]) -> Counter[str]:
+def hook_shares(toolkit, texts: list[tuple[str, str]]) -> dict[str, float]:
     """CPU seconds of each analysis hook over ``texts`` (the parse is cached per text: the
     first hook of each file pays for it)."""
-    shares: Counter[str] = Counter()
+    shares: dict[str, float] = {}
     hooks = toolkit.plugins.pm.hook.npu_codemod_analyze_file.get_hookimpls()
     for path, text in texts:
         for hook in hooks:
             start = time.process_time()
             hook.function(path=path, text=text)
-            shares[hook.plugin_name] += time.process_time() - start
+            shares[hook.plugin_name] = shares.get(hook.plugin_name, 0.0) + time.process_time() - start
     return shares
 
 
