@@ -219,7 +219,15 @@ def rewrite_rows(files: list[tuple[str, bytes, str]], totals: dict[str, tuple[fl
             "files_changed": sum(o.new_data is not None for o in reference),
             "findings": sum(len(o.findings) for o in reference),
         }
-    return rows
+    return with_default_flat(rows)
+
+
+def with_default_flat(rows: dict[str, Any]) -> dict[str, Any]:
+    """``rows`` with the default rule set's figures also at the corpus level
+    (``rewrite.real_code.selective_s``): the rule set a run has when none is named."""
+    keys = ("selective_s", "full_s", "bare_parse_s", "selective_vs_parse", "full_vs_parse",
+            "selective_vs_full", "identical")
+    return {**rows, "rule_set": "default", **{key: rows["default"][key] for key in keys}}
 
 
 def rewrite_summary(files: list[tuple[str, bytes, str]], totals: dict[str, tuple[float, float]],
