@@ -41,6 +41,9 @@ def test_tiny_bench_writes_every_measure(tmp_path: Path) -> None:
     assert results["rewrite"]["engine_no_audit_cpu_s"] > 0 and results["rewrite"]["audit_ratio"] > 0
     for corpus, files in (("tf_only", 4), ("real_code", 4)):  # tiny: model, driver, estimator, pipeline
         assert results["rewrite"][corpus]["files"] == files
+        top = results["rewrite"][corpus]  # the default rule set's figures, flat
+        assert top["rule_set"] == "default" and top["selective_s"] == top["default"]["selective_s"]
+        assert {"selective_s", "full_s", "bare_parse_s"} <= set(top)
         for rule_set in ("default", "all_packs"):
             row = results["rewrite"][corpus][rule_set]
             assert ROW_KEYS <= set(row) and row["bare_parse_s"] > 0 and row["selective_s"] > 0
