@@ -179,7 +179,8 @@ def measure_interleaved(files: list[tuple[str, bytes, str]], sides: dict[str, Si
     runs once on the first file untimed: what it builds lazily on its first file (compiled
     patterns, rule state) is not charged to whichever side happens to come first; and the
     shared cache of a file's ``ast`` is emptied before each side, or the first side would
-    parse it for the others."""
+    parse it for the others, and the garbage collected, or a side would pay for collecting
+    the trees of the side before it."""
     totals = {name: (0.0, 0.0) for name in sides}
     outputs: dict[str, list] = {name: [] for name in sides}
     for path, data, text in files[:1]:
@@ -188,6 +189,7 @@ def measure_interleaved(files: list[tuple[str, bytes, str]], sides: dict[str, Si
     for path, data, text in files:
         for name, side in sides.items():
             module_ast.cache_clear()  # each side parses the file's ast itself, as a run would
+            gc.collect()  # and collects no garbage of the side before it (a parse tree has cycles)
             wall, cpu = measure(_call_into, outputs[name], side, data, path, text)
             totals[name] = (totals[name][0] + wall, totals[name][1] + cpu)
     return totals, outputs
