@@ -29,7 +29,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .modules import module_ast
+from .modules import ast_dotted_name, module_ast
 from .statements import HIDDEN_NAMES
 
 #: How a rule declares what it reads and edits (see ``Rule.scope``).
@@ -46,8 +46,7 @@ class Unit:
     its lines (1-based, inclusive), the identifiers its code spells (names, attributes, also
     as ``.name``, parameters, keywords; not comments, strings or imports), the names it uses, the module
     names it defines (a function's or class's name and the names it declares ``global``;
-    every name a run assigns), and whether it binds names a rule resolves through (an import
-    or an alias assignment)."""
+    every name a run assigns), and whether it is always parsed (see :attr:`always`)."""
 
     first: int
     last: int
@@ -57,7 +56,7 @@ class Unit:
     defines: frozenset[str]
     #: Always parsed: it binds names the rules resolve through (an import or an alias
     #: assignment), or it is the ``if __name__ == "__main__":`` block rules add code to.
-    binds: bool
+    always: bool
     #: The variable names its code spells, as ``statements.used_names`` counts them.
     names: frozenset[str] = frozenset()
 
@@ -85,10 +84,7 @@ def module_layout(text: str) -> Optional[Layout]:
     cannot read it or it holds syntax fissix does not parse."""
     if "\r" in text.replace("\r\n", ""):
         return None  # a lone CR: ast and fissix might not count its lines alike
-    try:
-        module = module_ast(text)  # shared with the rules' own analyses of the file
-    except (RecursionError, MemoryError):
-        return None
+    module = module_ast(text)  # shared with the rules' own analyses of the file
     if module is None:
         return None
     scans = [_Scan(group) for group in _groups(module.body)]
@@ -185,7 +181,7 @@ class _Scan:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             self._import(node)
         elif isinstance(node, ast.Assign):
-            target, dotted = node.targets[0], _dotted(node.value)
+            target, dotted = node.targets[0], ast_dotted_name(node.value)
             if len(node.targets) == 1 and isinstance(target, ast.Name) and dotted:
                 self.assignments.append((target.id, dotted))
         elif isinstance(node, _DEFINITIONS):
@@ -227,11 +223,11 @@ class _Scan:
             self.names.add(node.module.partition(".")[0])
 
     def unit(self, aliases: dict[str, str]) -> Unit:
-        binds = bool(self.imports) or self.main_block or any(
+        always = bool(self.imports) or self.main_block or any(
             name in aliases and dotted.partition(".")[0] in aliases for name, dotted in self.assignments)
         defines = {self.name} | self.globals if self.definition else self.assigned
         return Unit(self.first, self.last, self.definition, frozenset(self.words | self.uses),
-                    frozenset(self.uses), frozenset(defines), binds, frozenset(self.names))
+                    frozenset(self.uses), frozenset(defines), always, frozenset(self.names))
 
 
 #: Node types :meth:`_Scan._see` looks at (the others are only walked through).
@@ -273,7 +269,7 @@ def _has_starred(node: ast.expr) -> bool:
 def _fissix_decorator(decorator: ast.expr) -> bool:
     """``@name``, ``@a.b`` or a call of one: what fissix's grammar reads (not PEP 614's
     ``@buttons[0].clicked.connect``)."""
-    return _dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) is not None
+    return ast_dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator) is not None
 
 
 def _is_main_block(statement: ast.stmt) -> bool:
@@ -293,7 +289,7 @@ def _merged(units: Iterable[Unit]) -> Iterator[Unit]:
         if previous is not None and unit.first <= previous.last:
             previous = Unit(previous.first, max(previous.last, unit.last), False,
                             previous.words | unit.words, previous.uses | unit.uses,
-                            previous.defines | unit.defines, previous.binds or unit.binds,
+                            previous.defines | unit.defines, previous.always or unit.always,
                             previous.names | unit.names)
             continue
         if previous is not None:
@@ -301,18 +297,6 @@ def _merged(units: Iterable[Unit]) -> Iterator[Unit]:
         previous = unit
     if previous is not None:
         yield previous
-
-
-def _dotted(node: ast.expr) -> Optional[str]:
-    """``a.b.c`` for a name or a chain of attributes of a name, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _aliases(scans: Sequence[_Scan]) -> dict[str, str]:
@@ -373,7 +357,7 @@ def plan_parse(layout: Layout, needs: Sequence[RuleNeed]) -> Optional["ParsePlan
     if any(need.scope == MODULE for need in needs):
         return None
     units = layout.units
-    chosen = {index for index, unit in enumerate(units) if unit.binds}
+    chosen = {index for index, unit in enumerate(units) if unit.always}
     for need in needs:
         names = spelled_names(layout, need.site_names)
         sites = {index for index, unit in enumerate(units) if unit.words & names}

@@ -111,7 +111,7 @@ def test_units_follow_decorators_semicolons_and_continuations():
             f()
         ''')
     layout = units.module_layout(text)
-    assert [(unit.first, unit.last, unit.definition, unit.binds) for unit in layout.units] == [
+    assert [(unit.first, unit.last, unit.definition, unit.always) for unit in layout.units] == [
         (1, 2, False, True), (5, 9, True, False), (13, 13, True, False), (14, 15, False, True)]
     plan = units.ParsePlan(layout, frozenset({0, 3}))
     parsed = plan.text()
