@@ -33,7 +33,7 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
-from .units import Layout, ParsePlan, RuleNeed, may_skip, module_layout, plan_parse
+from .units import MODULE, Layout, ParsePlan, RuleNeed, may_skip, module_layout, plan_parse
 from .walk import position, post_order, tree_text
 
 #: Pseudo-rule of file-level findings: failures (decode, parse, compile) and files no rule may
@@ -252,8 +252,12 @@ class Engine:
         if need is None:
             if len(self._needs) > 4096:
                 self._needs.clear()
-            names = frozenset(rule.site_names_for(facts)) | frozenset(self._last_names[rule.id])
-            need = self._needs[key] = RuleNeed(rule.scope, names)
+            try:
+                names = frozenset(rule.site_names_for(facts)) | frozenset(self._last_names[rule.id])
+            except Exception:  # a plugin's bug: read the whole file for it, as --engine full
+                need = self._needs[key] = RuleNeed(MODULE, frozenset())
+            else:
+                need = self._needs[key] = RuleNeed(rule.scope, names)
         return need
 
     @staticmethod

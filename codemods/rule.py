@@ -134,7 +134,9 @@ class Rule:
     def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         """The identifiers every site of the rule spells in a repository with these
         repository-wide ``facts`` (see :attr:`scope`): :attr:`site_names`, and for a rule that
-        acts on the repository's own subclasses of an API class, their names."""
+        acts on the repository's own subclasses of an API class, their names. One that raises
+        with no facts makes its plugin broken; with a repository's facts, the engine reads
+        the whole file for the rule (as ``--engine full``) instead."""
         return self.site_names
 
     def finish(self, tree: pytree.Node, ctx: "FileContext") -> None:

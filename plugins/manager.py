@@ -206,6 +206,12 @@ def rule_problem(rule: Rule) -> str:
         return "with modules = (): no file would be its business"
     if rule.scope not in SCOPES:
         return f"with scope = {rule.scope!r}: it must be one of {', '.join(map(repr, SCOPES))}"
+    try:
+        names = tuple(rule.site_names_for(frozenset()))
+    except Exception as exc:
+        return f"whose site_names_for(facts) raised {type(exc).__name__}: {exc}"
+    if not all(isinstance(name, str) for name in names):
+        return f"whose site_names_for(facts) gave {names!r}: it must give strings"
     pattern = rule.pattern
     if pattern is not None:
         if not isinstance(pattern, str):

@@ -283,3 +283,28 @@ def test_a_file_of_sites_is_parsed_whole_without_planning():
     assert units.may_skip(_long_model_file(), needs)
     outcome, counts = both(RULE_SETS["default"], text.encode())
     assert counts == {"whole": 1, "skipped_lines": 0} and outcome.new_data.count(b"npu_ops.dropout") == 30
+
+
+class _FailsOnFacts(Rule):
+    """A site rule whose site names fail for some repository's facts (a plugin's bug)."""
+
+    id = "TST904"
+    name = "fails-on-facts"
+    description = "test rule"
+    scope = "site"
+    calls = ("tensorflow.nn.dropout",)
+
+    def site_names_for(self, facts):
+        if facts:
+            raise KeyError("no such class")
+        return self.site_names
+
+    def visit_reference(self, reference, ctx: FileContext) -> None:
+        ctx.report(reference, "unmigrated", "a dropout")
+
+
+def test_site_names_that_raise_read_the_whole_file_alike_in_both_modes():
+    data = _long_model_file().encode()
+    outcome, counts = both([_FailsOnFacts()], data, facts=frozenset({"class:m.C"}))
+    assert counts["selective"] == 0 and counts["whole"] == 1
+    assert [(f.rule_id, f.status) for f in outcome.findings] == [("TST904", "unmigrated")]

@@ -254,6 +254,10 @@ BROKEN = {
     "bad-scope": (RULE_PLUGIN.replace('    tokens = ("mylib",)', '    tokens = ("mylib",)\n    scope = "sites"'),
                   "npu_codemod_rules returned <MylibDropout MYL001> with scope = 'sites': it must be "
                   "one of 'site', 'linked', 'module'"),
+    "bad-site-names": (RULE_PLUGIN.replace('    tokens = ("mylib",)', '    tokens = ("mylib",)\n'
+                                           '    def site_names_for(self, facts):\n        return [1]'),
+                       "npu_codemod_rules returned <MylibDropout MYL001> whose site_names_for(facts) "
+                       "gave (1,): it must give strings"),
 }
 
 
