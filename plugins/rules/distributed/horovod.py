@@ -18,6 +18,7 @@ from npu_codemod.api import (
     Rule,
     StringReference,
     distribution,
+    has_unpacking,
     prefix_name,
     tokens,
 )
@@ -73,6 +74,16 @@ def blocked(ctx: FileContext) -> Optional[str]:
     if not ctx.tf.bindings:
         return NOT_TF
     return None
+
+
+def call_problem(reference: Reference, not_called: str) -> str:
+    """Why a call of ``reference`` cannot be rewritten from the arguments it is given:
+    ``not_called`` when it is used as a value, unpacked arguments; '' when neither."""
+    if reference.call is None:
+        return not_called
+    if has_unpacking(reference.call):
+        return "its arguments are unpacked (*args/**kwargs), so which are given is unknown"
+    return ""
 
 
 def report_blocked(ctx: FileContext, site: Union[Reference, StringReference], by_hand: str) -> bool:

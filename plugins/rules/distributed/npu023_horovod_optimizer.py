@@ -36,7 +36,15 @@ from npu_codemod.api import (
     wrap_argument,
 )
 
-from .horovod import BOTH_MODES, DistributedRule, horovod_names, npu_name, report_blocked, spelled
+from .horovod import (
+    BOTH_MODES,
+    DistributedRule,
+    call_problem,
+    horovod_names,
+    npu_name,
+    report_blocked,
+    spelled,
+)
 
 OPTIMIZER = horovod_names("DistributedOptimizer")
 TAPE = horovod_names("DistributedGradientTape")
@@ -169,10 +177,9 @@ def _wrap_optimizer(call: Base) -> None:
 def _problem(reference: Reference, ctx: FileContext) -> str:
     """Why the DistributedOptimizer call cannot become the wrapper, or ''."""
     call = reference.call
-    if call is None:
-        return "used as a value, not called: wrap the optimizer where it is built"
-    if has_unpacking(call):
-        return "its arguments are unpacked (*args/**kwargs), so which are given is unknown"
+    problem = call_problem(reference, "used as a value, not called: wrap the optimizer where it is built")
+    if problem or call is None:
+        return problem
     if _optimizer_of(call) is None:
         return "no optimizer is passed"
     others = _non_defaults(reference, ctx)

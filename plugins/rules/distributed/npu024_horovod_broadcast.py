@@ -14,7 +14,6 @@ from npu_codemod.api import (
     Reference,
     add_argument,
     find_argument,
-    has_unpacking,
     hookimpl,
     remove_argument,
     replace_callee,
@@ -23,7 +22,7 @@ from npu_codemod.api import (
     tree_text,
 )
 
-from .horovod import DistributedRule, horovod_names, npu_name, report_blocked, spelled
+from .horovod import DistributedRule, call_problem, horovod_names, npu_name, report_blocked, spelled
 
 HOOK = horovod_names("BroadcastGlobalVariablesHook")
 CALLBACK = horovod_names("callbacks.BroadcastGlobalVariablesCallback")
@@ -91,10 +90,9 @@ class HorovodBroadcast(DistributedRule):
 def _problem(reference: Reference) -> str:
     """Why the hook or callback cannot be rewritten, or ''."""
     call = reference.call
-    if call is None:
-        return "used as a value, not called"
-    if has_unpacking(call):
-        return "its arguments are unpacked (*args/**kwargs), so which are given is unknown"
+    problem = call_problem(reference, "used as a value, not called")
+    if problem or call is None:
+        return problem
     if _root(call) is None:
         return "no root rank is passed"
     device = find_argument(call, "device", 1)
