@@ -44,6 +44,7 @@ from fissix.pgen2 import driver  # noqa: E402
 
 from npu_codemod.codemods.engine import DEFAULT_MODE, MODES  # noqa: E402
 from npu_codemod.codemods.modules import module_ast  # noqa: E402
+from npu_codemod.codemods.parser import Parser  # noqa: E402
 from npu_codemod.codemods.source import decode_source  # noqa: E402
 from npu_codemod.codemods.tfnames import IMPORTS_TF  # noqa: E402
 from npu_codemod.orchestrator.batch.jobs import RepoJob  # noqa: E402
@@ -71,6 +72,7 @@ TARGETS = {
     "real_code_selective_vs_parse": 0.5,  # real-code corpus: selective CPU / bare parse CPU, at most
     "tf_only_selective_vs_full": 1.05,  # TF-only corpus: selective CPU / full CPU, at most
     "selective_differing_files": 0,  # files where selective and full disagree, at most
+    "parser_differing_trees": 0,  # files where the engine's parser and fissix's disagree, at most
 }
 #: The rule whose cost the audit row isolates.
 AUDIT_RULE = "NPU100"
@@ -166,7 +168,8 @@ def engine_side(toolkit, files: list[tuple[str, bytes, str]], repo: str) -> Side
 
 
 def rewrite_sides(toolkits: dict, files: list[tuple[str, bytes, str]], repo: str) -> dict[str, Side]:
-    sides: dict[str, Side] = {"parse": lambda data, path, text: parse(text) and None}
+    sides: dict[str, Side] = {"parse": lambda data, path, text: parse(text) and None,
+                              "engine_parser": lambda data, path, text: engine_parse(text) and None}
     sides.update({f"{name}.{mode}": engine_side(toolkit, files, repo)
                   for (name, mode), toolkit in toolkits.items()})
     return sides
@@ -215,9 +218,14 @@ def rewrite_rows(files: list[tuple[str, bytes, str]], totals: dict[str, tuple[fl
                  outcomes: dict[str, list]) -> dict[str, Any]:
     """Per rule set: selective, full and bare-parse CPU seconds, their ratios, and whether
     both modes gave the same bytes and findings on every file."""
-    parse_cpu = totals["parse"][1]
+    parse_cpu, parser_cpu = totals["parse"][1], totals["engine_parser"][1]
+    differing_trees = [path for path, _, text in files if not same_tree(parse(text), engine_parse(text))]
     rows: dict[str, Any] = {"files": len(files), "lines": sum(text.count("\n") for _, _, text in files),
-                            "bytes": sum(len(data) for _, data, _ in files)}
+                            "bytes": sum(len(data) for _, data, _ in files),
+                            # The engine's parser (codemods/parser.py) against fissix's driver.
+                            "engine_parser_s": parser_cpu, "parser_speedup": parse_cpu / parser_cpu,
+                            "parser_differing_trees": len(differing_trees),
+                            "parser_differing_paths": differing_trees[:5]}
     for name in RULE_SETS:
         selective, full = totals[f"{name}.selective"][1], totals[f"{name}.full"][1]
         differing = [outcome.path for outcome, reference
@@ -228,6 +236,8 @@ def rewrite_rows(files: list[tuple[str, bytes, str]], totals: dict[str, tuple[fl
             "selective_s": selective, "full_s": full, "bare_parse_s": parse_cpu,
             "selective_vs_parse": selective / parse_cpu, "full_vs_parse": full / parse_cpu,
             "selective_vs_full": selective / full,
+            # Against the engine's own parser: what the rules, analyses and checks cost on top.
+            "selective_vs_engine_parser": selective / parser_cpu,
             "identical": not differing, "differing_files": len(differing),
             "differing_paths": differing[:5],
             "files_changed": sum(o.new_data is not None for o in reference),
@@ -260,6 +270,10 @@ def rewrite_summary(files: list[tuple[str, bytes, str]], totals: dict[str, tuple
         # The engine pauses the garbage collector per file, which bare parsing does not:
         # against a parse that does too, the ratio is the rules' own cost.
         "parse_gc_paused_cpu_s": paused_cpu, "ratio_gc_paused_parse": paused_cpu / engine_cpu,
+        # Against the engine's own parser (same trees, faster than fissix's driver): the rules',
+        # analyses' and checks' share of a file's cost.
+        "engine_parser_cpu_s": totals["engine_parser"][1],
+        "ratio_engine_parser": totals["engine_parser"][1] / engine_cpu,
         # The same rewrite without the API audit: what NPU100 adds to a file's cost.
         "engine_no_audit_cpu_s": no_audit_cpu, "audit_ratio": engine_cpu / no_audit_cpu,
         "files_changed": sum(o.new_data is not None for o in outcomes[key]),
@@ -268,10 +282,26 @@ def rewrite_summary(files: list[tuple[str, bytes, str]], totals: dict[str, tuple
 
 
 _DRIVER = driver.Driver(pygram.python_grammar_no_print_and_exec_statement, convert=pytree.convert)
+_PARSER = Parser(pygram.python_grammar_no_print_and_exec_statement)
 
 
 def parse(text: str) -> pytree.Node:
+    """The baseline: fissix's own driver."""
     return _DRIVER.parse_string(text if text.endswith("\n") else text + "\n")
+
+
+def engine_parse(text: str) -> pytree.Node:
+    """The engine's parser (``codemods/parser.py``), which gives fissix's tree faster."""
+    return _PARSER.parse_string(text if text.endswith("\n") else text + "\n")
+
+
+def same_tree(a: pytree.Base, b: pytree.Base) -> bool:
+    """Node for node: classes, types, leaf values, prefixes, positions, children."""
+    if (type(a), a.type, len(a.children)) != (type(b), b.type, len(b.children)):
+        return False
+    if isinstance(a, pytree.Leaf):
+        return (a.value, a.prefix, a.lineno, a.column) == (b.value, b.prefix, b.lineno, b.column)
+    return all(same_tree(x, y) for x, y in zip(a.children, b.children))
 
 
 def parse_paused(text: str) -> pytree.Node:
@@ -598,6 +628,9 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         ("rewrite: files where selective != full (both corpora, rule sets)",
          sum(rw[corpus][name]["differing_files"] for corpus in ("tf_only", "real_code")
              for name in RULE_SETS), "<=", "selective_differing_files"),
+        ("rewrite: files where the engine's parser != fissix's (both corpora)",
+         sum(rw[corpus]["parser_differing_trees"] for corpus in ("tf_only", "real_code")), "<=",
+         "parser_differing_trees"),
         ("scan monorepo --jobs 2: wall / ideal", results["scan"]["ratio_to_ideal"], "<=", "scan_vs_ideal"),
         ("repos: --jobs 1 / --jobs 2 wall", results["multi_repo"]["speedup"], ">=", "jobs2_speedup"),
         ("repos: git ms per repo", results["multi_repo"]["git_ms_per_repo"], "<=", "git_ms_per_repo"),
@@ -637,7 +670,8 @@ def measure_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
         ("rewrite TF-only corpus", f"{rw['files']} files",
          f"engine {rw['engine_files_per_s']:.1f} files/s", f"fissix parse {rw['parse_files_per_s']:.1f} files/s; "
          f"CPU s: engine {rw['engine_cpu_s']:.2f}, parse {rw['parse_cpu_s']:.2f} "
-         f"(GC paused {rw['parse_gc_paused_cpu_s']:.2f}: ratio {rw['ratio_gc_paused_parse']:.2f})"),
+         f"(GC paused {rw['parse_gc_paused_cpu_s']:.2f}: ratio {rw['ratio_gc_paused_parse']:.2f}); "
+         f"engine's parser {rw['engine_parser_cpu_s']:.2f}: ratio {rw['ratio_engine_parser']:.2f}"),
         ("rewrite TF-only, API audit on / off", f"{rw['files']} files",
          f"CPU {rw['engine_cpu_s']:.2f} s / {rw['engine_no_audit_cpu_s']:.2f} s",
          f"ratio {rw['audit_ratio']:.3f} ({AUDIT_RULE}'s cost per file, same files interleaved)"),
@@ -675,6 +709,13 @@ def rewrite_table_rows(rw: dict[str, Any]) -> list[tuple[str, ...]]:
                          f"selective {row['selective_s']:.2f} / full {row['full_s']:.2f}",
                          f"bare parse {row['bare_parse_s']:.2f}: selective {row['selective_vs_parse']:.2f}x, "
                          f"full {row['full_vs_parse']:.2f}x; {same}"))
+        trees = ("same trees" if not rw[corpus]["parser_differing_trees"] else
+                 f"TREES DIFFER in {rw[corpus]['parser_differing_trees']} files: "
+                 + ", ".join(rw[corpus]["parser_differing_paths"]))
+        rows.append((f"parse {corpus} (CPU s)", f"{rw[corpus]['files']} files",
+                     f"engine's parser {rw[corpus]['engine_parser_s']:.2f}",
+                     f"fissix {rw[corpus]['bare_parse_s']:.2f}: "
+                     f"{rw[corpus]['parser_speedup']:.2f}x faster; {trees}"))
     return rows
 
 

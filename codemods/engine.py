@@ -21,7 +21,7 @@ from typing import Any, Callable, FrozenSet, Iterator, Optional, Sequence
 from bowler import Query
 from bowler.tool import BowlerTool
 from fissix import pygram, pytree
-from fissix.pgen2 import driver, token
+from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 from fissix.refactor import _get_headnode_dict
 
@@ -29,6 +29,7 @@ from .api_sites import ApiSites, uncovered
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import imports_module_pattern, place_imports
+from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
@@ -408,15 +409,15 @@ class Engine:
 
 
 @lru_cache(maxsize=1)
-def _drivers() -> tuple[driver.Driver, ...]:
-    return tuple(driver.Driver(grammar, convert=pytree.convert) for grammar in GRAMMARS)
+def _parsers() -> tuple[Parser, ...]:
+    return tuple(Parser(grammar) for grammar in GRAMMARS)
 
 
 def _parse(body: str) -> pytree.Node:
     """Parse as Python 3, else as Python 2; report the error of the grammar that read
     further (Python 3's on a tie: the likelier intent)."""
     errors = []
-    for parser in _drivers():
+    for parser in _parsers():
         try:
             return parser.parse_string(body)
         except Exception as exc:  # fissix raises ParseError, TokenError, IndentationError

@@ -9,13 +9,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 from fissix import pygram, pytree
-from fissix.pgen2 import driver
 from fissix.pygram import python_symbols as syms
+
+from .parser import Parser
 
 
 @lru_cache(maxsize=1)
-def _driver() -> driver.Driver:
-    return driver.Driver(pygram.python_grammar_no_print_statement, convert=pytree.convert)
+def _parser() -> Parser:
+    return Parser(pygram.python_grammar_no_print_statement)
 
 
 def parse_statements(code: str, newline: str = "\n") -> list[pytree.Base]:
@@ -26,7 +27,7 @@ def parse_statements(code: str, newline: str = "\n") -> list[pytree.Base]:
 @lru_cache(maxsize=1024)
 def _parsed(text: str) -> tuple[pytree.Base, ...]:
     """Rules write the same few snippets into every file: parse each once, hand out copies."""
-    tree = _driver().parse_string(text)
+    tree = _parser().parse_string(text)
     statements = [child for child in tree.children if child.type != pygram.token.ENDMARKER]
     for statement in statements:
         statement.remove()

@@ -37,13 +37,16 @@ def test_tiny_bench_writes_every_measure(tmp_path: Path) -> None:
     assert results["errors"] == []
     assert results["mode"] == "tiny"
     assert results["rewrite"]["files"] == 4 and results["rewrite"]["parse_s"] > 0
-    assert {"ratio", "engine_files_per_s", "findings", "audit_ratio"} <= set(results["rewrite"])
+    assert {"ratio", "engine_files_per_s", "findings", "audit_ratio", "ratio_engine_parser"
+            } <= set(results["rewrite"])
     assert results["rewrite"]["engine_no_audit_cpu_s"] > 0 and results["rewrite"]["audit_ratio"] > 0
     for corpus, files in (("tf_only", 4), ("real_code", 4)):  # tiny: model, driver, estimator, pipeline
         assert results["rewrite"][corpus]["files"] == files
         top = results["rewrite"][corpus]  # the default rule set's figures, flat
         assert top["rule_set"] == "default" and top["selective_s"] == top["default"]["selective_s"]
         assert {"selective_s", "full_s", "bare_parse_s"} <= set(top)
+        assert top["engine_parser_s"] > 0 and top["parser_speedup"] > 0
+        assert top["parser_differing_trees"] == 0, top["parser_differing_paths"]
         for rule_set in ("default", "all_packs"):
             row = results["rewrite"][corpus][rule_set]
             assert ROW_KEYS <= set(row) and row["bare_parse_s"] > 0 and row["selective_s"] > 0
