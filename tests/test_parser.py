@@ -11,6 +11,7 @@ grammars; and the exception, type and arguments, wherever fissix raises one.
 from __future__ import annotations
 
 import importlib.util
+import random
 import sysconfig
 from pathlib import Path
 from typing import Any, Iterator
@@ -149,3 +150,35 @@ def test_a_reused_parser_keeps_no_state_between_files() -> None:
     first = parser.parse_string("import a\n")
     again = parser.parse_string("import a\n")
     assert shape(first) == shape(again) and first.used_names == {"import", "a"}  # as fissix: every NAME token
+
+
+def mutants(text: str, count: int, seed: int) -> dict[str, str]:
+    """``count`` damaged copies of ``text``: a span cut out, a line doubled or dedented, a
+    bracket, quote, colon or backslash dropped in: the inputs where error paths are taken."""
+    rng = random.Random(seed)
+    lines = text.splitlines(keepends=True)
+    out = {}
+    for number in range(count):
+        at = rng.randrange(len(text))
+        line = rng.randrange(len(lines))
+        kind = number % 4
+        if kind == 0:
+            mutant = text[:at] + text[at + rng.randint(1, 12):]
+        elif kind == 1:
+            mutant = "".join(lines[:line] + [lines[line]] + lines[line:])
+        elif kind == 2:
+            mutant = "".join(lines[:line] + [lines[line].lstrip(" ")] + lines[line + 1:])
+        else:
+            mutant = text[:at] + rng.choice(["(", ")", "'", '"""', ":", "\\", "\t", "\n ", " = ", "@"]) + text[at:]
+        out[f"{seed}:{number}:{kind}"] = mutant
+    return out
+
+
+@pytest.mark.parametrize("grammar", [PY3, PY2], ids=["python3", "python2"])
+def test_damaged_sources_fail_or_parse_exactly_as_with_fissix(grammar: Any) -> None:
+    texts: dict[str, str] = {}
+    for seed, path in enumerate(sorted((ROOT / "tests" / "corpus").rglob("*.py"))[:12]):
+        texts.update(mutants(path.read_text(encoding="utf-8"), 25, seed))
+    results = {outcome(grammar, text, Parser(grammar).parse_string)[0] for text in texts.values()}
+    assert results == {"tree", "error"}  # both paths were taken
+    assert differences(grammar, texts) == []
