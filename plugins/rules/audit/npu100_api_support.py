@@ -1,8 +1,9 @@
 """NPU100 api-support: every TensorFlow and Horovod API a file uses, against Ascend's support list.
 
-The uses are collected in :meth:`ApiSupport.start` from the file's text as written (with
-CPython's ``ast``: no fissix tree needed, :func:`ast_references`), before any rule edits the
-file (a rewrite replaces ``tf.nn.dropout`` or removes ``hvd.init()``), and judged in
+The uses are collected in :meth:`ApiSupport.start`, before any rule edits the file (a rewrite
+replaces ``tf.nn.dropout`` or removes ``hvd.init()``): from the fissix tree when it holds the
+whole file, else (a selective parse, where skipped units are placeholders) from the text with
+CPython's ``ast`` (:func:`ast_references`, the same sites), and judged in
 :meth:`ApiSupport.finish`,
 after every other rule (``after = ("*",)``) has reported: a site another rule reported is not
 reported again, and a site of an API Ascend migrates that its owner did not cover is. Every
@@ -114,12 +115,15 @@ class ApiSupport(Rule):
 
 def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
     """Every use of a TensorFlow or Horovod API in the file as written, in source order, with
-    its status: from the file's text with ``ast``, or from the fissix tree when ``ast`` cannot
-    read it (Python 2 code), which gives the same sites."""
+    its status. The two finders give the same sites; the tree's costs no ``ast`` parse (none
+    is made for a file parsed whole), ``ast``'s needs no fissix parse of the skipped units
+    (a selective parse made the file's ``ast`` already); ``ast`` cannot read Python 2 code,
+    whose file is always parsed whole."""
     listed = support_list()
     uses = []
     resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
-    sites = ast_references(ctx.original, resolvers)
+    whole = (ctx.parsed or ctx.original) == ctx.original
+    sites = None if whole else ast_references(ctx.original, resolvers)
     if sites is None:
         sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
     for site in sites:
