@@ -55,7 +55,7 @@ def test_tiny_bench_writes_every_measure(tmp_path: Path) -> None:
     assert set(results["multi_repo"]["engine_jobs2_s"]) == {"selective", "full"}
     assert all(mb > 0 for mb in results["multi_repo"]["engine_worker_mb"].values())
     assert {"read_all_s", "git_grep_s", "parse_tf_s", "ideal_jobs2_s", "scan_jobs2_s",
-            "ratio_to_ideal"} <= set(results["scan"])
+            "ratio_to_ideal", "ratio_to_ideal_engine_parser"} <= set(results["scan"])
     assert results["scan"]["files"] == 40
     assert results["multi_repo"]["repos"] == 3
     assert {"jobs1_s", "jobs2_s", "speedup", "git_ms_per_repo"} <= set(results["multi_repo"])
