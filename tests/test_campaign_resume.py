@@ -15,6 +15,7 @@ from pathlib import Path
 
 from support.cli import cli
 from support.git import make_repo
+from support.signals import interruptible
 
 TRAIN = "import tensorflow as tf\ny = tf.nn.dropout(x, 0.5)\n"
 HOLDING_PLUGIN = '''
@@ -51,7 +52,8 @@ def test_ctrl_c_then_only_failed_reports_cover_the_whole_list(tmp_path: Path) ->
     subprocess.run(["git", "commit", "-qm", "more"], cwd=root / "r4", check=True)
     process = subprocess.Popen([sys.executable, "-m", "npu_codemod", "run", *base], cwd=root,
                                env={**os.environ, "NPU_TEST_MARKERS": str(root / "markers")},
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=interruptible)
     deadline = time.monotonic() + 120
     while not (root / "markers" / "held").exists():
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()

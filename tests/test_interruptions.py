@@ -19,6 +19,7 @@ from npu_codemod.reports.atomic import atomic_open, write_atomic
 from support.cli import cli
 from support.git import git, make_repo, show
 from support.repo_state import repo_state
+from support.signals import interruptible
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TRAIN = "import tensorflow as tf\ny = tf.nn.dropout(x, 0.5)\n"
@@ -79,7 +80,8 @@ def test_signal_mid_run_stops_cleanly_and_a_rerun_completes(batch: Path, scratch
     process = subprocess.Popen(
         [sys.executable, "-m", "npu_codemod", "run", "--repos", "repos.txt", "--report-dir", "rep",
          "--no-progress", "--jobs", "2", "--plugin", str(root / "holding.py")],
-        cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=interruptible)
     wait_for(lambda: len(list((root / "markers").iterdir())) == len(BLOCKED), "both workers to block",
              process)
     process.send_signal(sig)

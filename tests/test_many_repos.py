@@ -17,6 +17,7 @@ import pytest
 from npu_codemod.orchestrator.cli import main
 
 from support.git import TF_SCRIPT, git, make_remote, make_repo
+from support.signals import interruptible
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 README = "# a tiny project\n"
@@ -175,7 +176,7 @@ def test_interrupted_run_then_rerun_processes_every_repo_once(tmp_path):
                "--workspace", str(root / "ws"), "--report-dir", str(root / "report"),
                "--no-progress", "--jobs", "2"]
     process = subprocess.Popen(command + ["--plugin", str(plugin)], env=env,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True, preexec_fn=interruptible)
     while sum(_has_branch(root, i) for i in range(10)) < 10:
         assert process.poll() is None, process.stderr.read()
         time.sleep(0.05)
