@@ -408,18 +408,20 @@ class Engine:
             ctx.rule = None
 
 
-@lru_cache(maxsize=1)
-def _parsers() -> tuple[Parser, ...]:
-    return tuple(Parser(grammar) for grammar in GRAMMARS)
+@lru_cache(maxsize=len(GRAMMARS))
+def _parser(grammar: Any) -> Parser:
+    """The parser of one of :data:`GRAMMARS`, built when first needed (Python 2's, only for
+    a file Python 3's cannot read)."""
+    return Parser(grammar)
 
 
 def _parse(body: str) -> pytree.Node:
     """Parse as Python 3, else as Python 2; report the error of the grammar that read
     further (Python 3's on a tie: the likelier intent)."""
     errors = []
-    for parser in _parsers():
+    for grammar in GRAMMARS:
         try:
-            return parser.parse_string(body)
+            return _parser(grammar).parse_string(body)
         except Exception as exc:  # fissix raises ParseError, TokenError, IndentationError
             errors.append(exc)
     raise _ParseFailed(max(errors, key=_error_position))

@@ -49,11 +49,9 @@ def _tables(grammar: pgen_grammar.Grammar) -> dict[int, _Table]:
                 kind = grammar.labels[label][0]
                 if label == 0:
                     continue  # the accepting arc: no token has label 0
-                if kind < 256:
-                    move.setdefault(label, (next_state, 0))
-                else:
-                    for first in grammar.dfas[kind][1]:
-                        move.setdefault(first, (next_state, kind))
+                action = (next_state, 0 if kind < 256 else kind)  # one per arc: shared
+                for first in ((label,) if kind < 256 else grammar.dfas[kind][1]):
+                    move.setdefault(first, action)
             moves.append(move)
         accepts = [(0, index) in arcs for index, arcs in enumerate(states)]
         only = [arcs == [(0, index)] for index, arcs in enumerate(states)]
