@@ -23,7 +23,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Iterator, Optional, Sequence, Union
 
-from .modules import module_ast
+from .modules import child_fields, module_ast
 from .qualified import ReferenceSite
 from .tfnames import ImportNames
 
@@ -125,14 +125,15 @@ class _Finder:
             yield self._name_site(node)
 
     def _walk(self, module: ast.Module) -> list[ast.Name]:
-        """The bound names of ``module``, their parents recorded: statements whose lines spell no bound name are skipped, and
-        so is what cannot hold a name (f-strings, imports, constants)."""
+        """The bound names of ``module``, their parents recorded: statements whose lines spell
+        no bound name are skipped, and so is what cannot hold a name (f-strings, imports,
+        constants)."""
         heads, parents = self.by_head, self.parents
         stack: list[ast.AST] = [module]
         found: list[ast.Name] = []
         while stack:
             node = stack.pop()
-            for field in node._fields:
+            for field in child_fields(type(node)):
                 value = getattr(node, field)  # a parsed tree sets every field
                 for child in value if type(value) is list else (value,):
                     kind = type(child)

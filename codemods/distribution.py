@@ -63,7 +63,7 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
     star = any(isinstance(node, ast.ImportFrom) and node.module == "npu_bridge.npu_init"
                and any(alias.name == "*" for alias in node.names) for node in tree.body)
     for node in index.nodes(ast.Call):
-        callee = ast_dotted_name(node.func) if isinstance(node, ast.Call) else None
+        callee = ast_dotted_name(node.func)
         if callee is None:
             continue
         if _qualified(callee, imports, star) in (MIRRORED_STRATEGIES | {NPU_STRATEGY}):

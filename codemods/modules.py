@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import AbstractSet, Iterator, Optional, Union
+from typing import AbstractSet, Any, Iterator, Optional, TypeVar, Union, overload
 
 
 def module_parts(path: str) -> tuple[str, ...]:
@@ -36,6 +36,7 @@ def module_ast(text: str) -> Optional[ast.Module]:
 
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+_Node = TypeVar("_Node", bound=ast.AST)
 _FUNCTIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
 #: Nodes whose inner nodes belong to no enclosing function's own nodes.
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -76,7 +77,7 @@ class ModuleIndex:
                 body_owner = node
             elif kind not in _SCOPE_TYPES:
                 inner = owner
-            for name in _child_fields(kind):
+            for name in child_fields(kind):
                 value = getattr(node, name, None)
                 if type(value) is list:
                     items_owner = body_owner if name == "body" and body_owner else inner
@@ -86,9 +87,16 @@ class ModuleIndex:
                 elif isinstance(value, ast.AST):
                     push((value, inner))
 
-    def nodes(self, *types: type) -> list[ast.AST]:
-        """The nodes of the module that are instances of ``types``, in pre-order (a single
-        concrete node type: the list kept for it, not to be edited)."""
+    @overload
+    def nodes(self, kind: type[_Node], /) -> list[_Node]: ...
+
+    @overload
+    def nodes(self, *types: type[ast.AST]) -> list[ast.AST]: ...
+
+    def nodes(self, *types: type[ast.AST]) -> list[Any]:
+        """The nodes of the module that are instances of ``types``, in pre-order for each
+        concrete type (several: one type's nodes after another's); for a single concrete
+        type, the list kept for it (not to be edited), typed as a list of that type."""
         if len(types) == 1 and types[0] in self._by_type:
             return self._by_type[types[0]]
         kinds = [kind for kind in self._by_type if issubclass(kind, types)]
@@ -98,8 +106,8 @@ class ModuleIndex:
 
     def own_nodes(self, function: _Function) -> list[ast.AST]:
         """The nodes of ``function``'s body, not those of functions, classes or lambdas in it
-        (those themselves are), in pre-order: as :func:`own_nodes` gives them, without the
-        expression contexts (the list kept for it, not to be edited)."""
+        (those themselves are), in pre-order: as :func:`own_nodes` gives them (the list kept
+        for it, not to be edited)."""
         found = self._own.get(function)
         return found if found is not None else list(own_nodes(function))
 
@@ -118,13 +126,20 @@ def module_index(tree: ast.AST) -> ModuleIndex:
 
 def own_nodes(function: _Function) -> Iterator[ast.AST]:
     """The nodes of ``function``'s body, not those of functions, classes or lambdas in it
-    (those themselves are), in pre-order."""
+    (those themselves are), in pre-order; not expression contexts and operators
+    (:func:`child_fields`)."""
     stack: list[ast.AST] = list(reversed(function.body))
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, _SCOPES):
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        if isinstance(node, _SCOPES):
+            continue
+        for name in child_fields(type(node)):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                stack.extend(item for item in reversed(value) if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
 
 
 def statements(tree: ast.AST) -> Iterator[ast.stmt]:
@@ -135,22 +150,26 @@ def statements(tree: ast.AST) -> Iterator[ast.stmt]:
         node = stack.pop()
         if isinstance(node, ast.stmt):
             yield node
-        for name in _child_fields(type(node)):
+        for name in child_fields(type(node)):
             value = getattr(node, name, None)
             if type(value) is list and value and isinstance(value[0], _HOLDERS):
                 stack.extend(reversed(value))
 
 
-def _child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
-    """The fields of a node type that may hold nodes, last first (pushed on a stack: popped
-    in order); not ``ctx``, whose ``Load``/``Store`` no analysis walks to."""
+def child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes worth walking to, last first (pushed on a
+    stack: popped in order): not ``ctx`` (``Load``/``Store``), the operators (``op``, ``ops``)
+    nor ``type_ignores``, which hold no name and no code; none for a value that is no node (a
+    ``global`` statement's names are strings). Every ``ast`` walk here uses it."""
     fields = _CHILD_FIELDS.get(kind)
     if fields is None:
-        fields = _CHILD_FIELDS[kind] = tuple(name for name in reversed(kind._fields) if name != "ctx")
+        fields = _CHILD_FIELDS[kind] = tuple(
+            name for name in reversed(getattr(kind, "_fields", ())) if name not in _LEAF_FIELDS)
     return fields
 
 
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_ignores"})
 
 
 def imported_names(tree: ast.Module, path: str) -> dict[str, str]:

@@ -1,8 +1,9 @@
 """Selective parsing: which top-level statements of a file a rule can act on.
 
-fissix parses about five times slower than CPython's ``ast.parse`` (measured on the bench's
-real-code corpus), and a real training file runs to thousands of lines with a handful of sites. :func:`module_layout` reads a file once
-with ``ast`` and cuts it into *units*: each top-level ``def``/``class`` (with its decorators),
+A fissix parse (even with the engine's parser, ``parser.py``) costs about five times CPython's
+``ast.parse`` (measured on the bench's real-code corpus), and a real training file runs to
+thousands of lines with a handful of sites. :func:`module_layout` reads a file once with
+``ast`` and cuts it into *units*: each top-level ``def``/``class`` (with its decorators),
 and each run of other module-level statements. :func:`plan_parse` then says which units the
 active rules need (by :attr:`Rule.scope <npu_codemod.codemods.rule.Rule.scope>`), and
 :class:`ParsePlan` gives the text the engine parses — the needed units as they are, every other
@@ -29,7 +30,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .modules import ast_dotted_name, module_ast
+from .modules import ast_dotted_name, child_fields, module_ast
 from .statements import HIDDEN_NAMES
 
 #: How a rule declares what it reads and edits (see ``Rule.scope``).
@@ -144,10 +145,9 @@ class _Scan:
 
     def _walk(self, group: list[ast.stmt]) -> None:
         """Every node once; names and attributes (most nodes) seen inline, and only the
-        fields that can hold more nodes followed (:func:`_child_fields`)."""
+        fields that can hold more nodes followed (:func:`~.modules.child_fields`)."""
         name, attribute, constant, load = ast.Name, ast.Attribute, ast.Constant, ast.Load
         uses, names, words, assigned = self.uses, self.names, self.words, self.assigned
-        fields = _CHILD_FIELDS
         stack: list[ast.AST] = list(group)
         while stack:
             node = stack.pop()
@@ -165,12 +165,9 @@ class _Scan:
                 continue
             if kind is constant:
                 continue
-            children = fields.get(kind)
-            if children is None:
-                children = fields[kind] = _child_fields(kind)
             if kind in _SEEN:
                 self._see(node)
-            for field in children:
+            for field in child_fields(kind):
                 value = getattr(node, field, None)
                 if type(value) is list:
                     stack.extend(value)
@@ -235,13 +232,6 @@ _SEEN = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.FunctionDef, ast.
                    ast.ClassDef, ast.arg, ast.keyword, ast.ExceptHandler, ast.Global, ast.Nonlocal,
                    ast.Assert, ast.arguments, ast.With, ast.AsyncWith, ast.Subscript, ast.For,
                    ast.AsyncFor, *_NEWER_STATEMENTS})
-#: Per node type, the fields that may hold nodes worth walking (not ``ctx`` and operators).
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_ignores"})
-
-
-def _child_fields(kind: type) -> tuple[str, ...]:
-    return tuple(field for field in getattr(kind, "_fields", ()) if field not in _LEAF_FIELDS)
 
 
 def _beyond_fissix(node: ast.AST) -> bool:

@@ -84,7 +84,8 @@ def test_own_nodes_of_every_function_are_those_own_nodes_walks_to() -> None:
     assert [function.name for function in functions] == [
         "create_session", "__init__", "evaluate", "hook"]
     for function in functions:
-        walked = [node for node in own_nodes(function) if not isinstance(node, ast.expr_context)]
+        walked = list(_reference_own_nodes(function))
+        assert _ids(own_nodes(function)) == _ids(walked), function.name
         assert _ids(index.own_nodes(function)) == _ids(walked), function.name
     init = functions[1]
     assert not any(isinstance(node, ast.Lambda) and node in index.own_nodes(init)
@@ -100,7 +101,7 @@ def test_a_function_of_another_tree_is_walked_on_its_own() -> None:
     function = ast.parse("def f():\n    return g(1)\n").body[0]
     assert isinstance(function, ast.FunctionDef)
     assert [type(node).__name__ for node in index.own_nodes(function)] == [
-        "Return", "Call", "Name", "Load", "Constant"]
+        "Return", "Call", "Name", "Constant"]  # as the index's own: no expression contexts
 
 
 def test_statements_are_every_statement_nested_in_blocks_handlers_and_cases() -> None:
@@ -125,3 +126,16 @@ def test_imported_names_are_computed_once_and_each_caller_gets_its_own_copy() ->
     assert "flags" not in imported_names(tree, "run.py")  # ``..`` above the root: unknown
     index = module_index(tree)
     assert index.imported_names("project/train/run.py") is index.imported_names("project/train/run.py")
+
+
+def _reference_own_nodes(function: ast.AST):
+    """Pre-order through ``ast.iter_child_nodes``, not into nested scopes, without expression
+    contexts and operators: what both ``own_nodes`` must give, by another walk."""
+    skipped = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+    stack = list(reversed(function.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(reversed([child for child in ast.iter_child_nodes(node)
+                                   if not isinstance(child, skipped)]))

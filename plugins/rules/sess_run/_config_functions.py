@@ -230,10 +230,9 @@ def _used(index: ModuleIndex, table: dict[str, Optional[_Returns]]) -> set[str]:
     through a name (any ``name = f(...)`` of the file: generous) or through a used function."""
     assigned: dict[str, list[ast.expr]] = {}
     for node in index.nodes(ast.Assign):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    assigned.setdefault(target.id, []).append(node.value)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                assigned.setdefault(target.id, []).append(node.value)
     seeds = []
     for value in session_config_values(index.nodes(ast.Call)):
         seeds += assigned.get(value.id, []) if isinstance(value, ast.Name) else [value]

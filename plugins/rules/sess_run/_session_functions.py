@@ -50,7 +50,7 @@ def session_function_facts(path: str, text: str) -> set[str]:
                 facts.add(f"{PREFIX}{module}.{node.name}" + ("" if position is None else f"#{position}"))
     imports = index.imported_names(path)
     for each in index.nodes(ast.Call):
-        callee = dotted(each.func) if isinstance(each, ast.Call) else None
+        callee = dotted(each.func)
         head, _, rest = (callee or "").partition(".")
         name = (callee or "").rpartition(".")[2]
         if head in imports and "sess" in name.lower() and name not in _SESSIONS \

@@ -97,8 +97,6 @@ def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False)
     argument that is not literally ``True`` (for the calls of the file being rewritten)."""
     found = set()
     for call in module_index(tree).nodes(ast.Call):
-        if not isinstance(call, ast.Call):
-            continue
         name = _callee(call)
         if name is None or name == "ConfigProto":
             continue
