@@ -24,11 +24,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fissix import pytree  # noqa: E402
+from fissix import pygram, pytree  # noqa: E402
 from fissix.pgen2 import driver  # noqa: E402
-from test_parser import PY3, outcome  # type: ignore[import-not-found]  # noqa: E402
 
 from npu_codemod.codemods.parser import Parser  # noqa: E402
+
+from support.trees import parse_outcome  # type: ignore[import-not-found]  # noqa: E402
+
+PY3 = pygram.python_grammar_no_print_and_exec_statement
 
 MAX_BYTES = 300_000
 _FISSIX = driver.Driver(PY3, convert=pytree.convert)
@@ -44,7 +47,7 @@ def compare(path: Path) -> tuple[str, str]:
     if len(text) > MAX_BYTES:
         return str(path), "skipped-big"
     text = text if text.endswith("\n") or not text else text + "\n"
-    theirs, ours = outcome(PY3, text, _FISSIX.parse_string), outcome(PY3, text, _OURS.parse_string)
+    theirs, ours = parse_outcome(_FISSIX.parse_string, text), parse_outcome(_OURS.parse_string, text)
     return str(path), f"same-{theirs[0]}" if theirs == ours else "DIFFERS"
 
 

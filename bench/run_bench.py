@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent / "tests"))  # support.trees: how two parsers' answers compare
 
 from fissix import pygram, pytree  # noqa: E402
 from fissix.pgen2 import driver  # noqa: E402
@@ -58,6 +59,7 @@ from npu_codemod.plugins.packs import DEFAULT, PACKS  # noqa: E402
 
 from corpus import SIZES, Corpora, build_corpora  # noqa: E402
 from rss import PeakRss  # noqa: E402
+from support.trees import parse_outcome  # type: ignore[import-not-found]  # noqa: E402
 
 #: What the issue asks for (ratios measured in one run on a 2-core machine).
 TARGETS = {
@@ -219,7 +221,7 @@ def rewrite_rows(files: list[tuple[str, bytes, str]], totals: dict[str, tuple[fl
     """Per rule set: selective, full and bare-parse CPU seconds, their ratios, and whether
     both modes gave the same bytes and findings on every file."""
     parse_cpu, parser_cpu = totals["parse"][1], totals["engine_parser"][1]
-    differing_trees = [path for path, _, text in files if not same_tree(parse(text), engine_parse(text))]
+    differing_trees = [path for path, _, text in files if not same_tree(text)]
     rows: dict[str, Any] = {"files": len(files), "lines": sum(text.count("\n") for _, _, text in files),
                             "bytes": sum(len(data) for _, data, _ in files),
                             # The engine's parser (codemods/parser.py) against fissix's driver.
@@ -295,13 +297,10 @@ def engine_parse(text: str) -> pytree.Node:
     return _PARSER.parse_string(text if text.endswith("\n") else text + "\n")
 
 
-def same_tree(a: pytree.Base, b: pytree.Base) -> bool:
-    """Node for node: classes, types, leaf values, prefixes, positions, children."""
-    if (type(a), a.type, len(a.children)) != (type(b), b.type, len(b.children)):
-        return False
-    if isinstance(a, pytree.Leaf):
-        return (a.value, a.prefix, a.lineno, a.column) == (b.value, b.prefix, b.lineno, b.column)
-    return all(same_tree(x, y) for x, y in zip(a.children, b.children))
+def same_tree(text: str) -> bool:
+    """Whether both parsers give ``text`` the same tree (node classes, every attribute, parent
+    links, ``used_names``) or the same error: as ``tests/test_parser.py`` compares them."""
+    return parse_outcome(parse, text) == parse_outcome(engine_parse, text)
 
 
 def parse_paused(text: str) -> pytree.Node:

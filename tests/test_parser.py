@@ -23,6 +23,8 @@ from fissix.pgen2.parse import ParseError
 
 from npu_codemod.codemods.parser import Parser
 
+from support.trees import parse_outcome, shape
+
 ROOT = Path(__file__).resolve().parents[1]
 PY3 = pygram.python_grammar_no_print_and_exec_statement
 PY2 = pygram.python_grammar
@@ -79,30 +81,10 @@ def sources(group: str) -> Iterator[Path]:
         yield from sorted(folder.rglob("*.py"))
 
 
-def outcome(grammar: Any, text: str, parse: Any) -> tuple[str, Any]:
-    """("tree", its shape and every attribute) or ("error", exception type and arguments)."""
-    try:
-        tree = parse(text)
-    except Exception as error:  # fissix raises ParseError, TokenError, IndentationError
-        return "error", (type(error), error.args)
-    return "tree", (shape(tree), sorted(tree.used_names))
-
-
-def shape(node: pytree.Base, parent: pytree.Base | None = None) -> tuple:
-    """Everything a node holds that the engine or Bowler could read, children included."""
-    assert node.parent is parent, f"parent link of {node!r}"
-    attributes = dict(vars(node))
-    attributes.pop("parent", None)
-    children = attributes.pop("children", [])
-    attributes.pop("used_names", None)  # compared on the root by outcome()
-    return (type(node).__name__, sorted(attributes.items(), key=lambda item: item[0]),
-            tuple(shape(child, node) for child in children))
-
-
 def differences(grammar: Any, texts: dict[str, str]) -> list[str]:
     fissix, ours = driver.Driver(grammar, convert=pytree.convert), Parser(grammar)
     return [name for name, text in texts.items()
-            if outcome(grammar, text, fissix.parse_string) != outcome(grammar, text, ours.parse_string)]
+            if parse_outcome(fissix.parse_string, text) != parse_outcome(ours.parse_string, text)]
 
 
 @pytest.mark.parametrize("group", sorted(SOURCE_GROUPS))
@@ -123,7 +105,7 @@ def test_corners_parse_or_fail_as_fissix_does(grammar: Any) -> None:
 def test_the_corners_cover_trees_and_every_kind_of_error() -> None:
     kinds = set()
     for text in CORNERS.values():
-        result, detail = outcome(PY3, text, Parser(PY3).parse_string)
+        result, detail = parse_outcome(Parser(PY3).parse_string, text)
         kinds.add("tree" if result == "tree" else detail[0].__name__)
     assert {"tree", "ParseError", "TokenError", "IndentationError"} <= kinds
 
@@ -179,6 +161,6 @@ def test_damaged_sources_fail_or_parse_exactly_as_with_fissix(grammar: Any) -> N
     texts: dict[str, str] = {}
     for seed, path in enumerate(sorted((ROOT / "tests" / "corpus").rglob("*.py"))[:12]):
         texts.update(mutants(path.read_text(encoding="utf-8"), 25, seed))
-    results = {outcome(grammar, text, Parser(grammar).parse_string)[0] for text in texts.values()}
+    results = {parse_outcome(Parser(grammar).parse_string, text)[0] for text in texts.values()}
     assert results == {"tree", "error"}  # both paths were taken
     assert differences(grammar, texts) == []
