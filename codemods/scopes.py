@@ -529,8 +529,6 @@ def is_terminal(statement: pytree.Base) -> bool:
                ("return", "raise", "break", "continue")) for child in statement.children)
 
 
-
-
 def function_returns(node: pytree.Base) -> list[pytree.Base]:
     """The ``return`` statements of ``node`` (a def: of its body), not those of the functions
     and classes nested in it; a bare ``return`` is a NAME leaf."""
