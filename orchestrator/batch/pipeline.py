@@ -21,6 +21,7 @@ from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.file_kinds import SYMLINK, is_test_file
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
+from npu_codemod.orchestrator.batch.group_branches import commit_groups
 from npu_codemod.orchestrator.batch.jobs import (
     FileChange,
     RepoJob,
@@ -35,7 +36,6 @@ from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.git.branch_reuse import OWN_COMMIT_MARK, build_point
 from npu_codemod.orchestrator.git.credentials import split_credentials
 from npu_codemod.orchestrator.git.file_patch import file_patch
-from npu_codemod.orchestrator.git.group_branches import commit_groups
 from npu_codemod.orchestrator.git.repository import GitError, NoSuchRemote, PyFile
 from npu_codemod.orchestrator.git.workspace import Workspace
 from npu_codemod.orchestrator.redact import mask_secrets
