@@ -107,11 +107,6 @@ class ReferenceSite:
     base_class: bool
 
 
-def module_names(tree: pytree.Node, modules: Iterable[str]) -> dict[str, ImportNames]:
-    """The bindings of each of ``modules`` (a root package each) in ``tree``."""
-    return {module: ImportNames(tree, root=module) for module in modules}
-
-
 def name_reference(node: pytree.Base, resolvers: Iterable[ImportNames],
                    wanted: AbstractSet[str]) -> Optional[Reference]:
     """The reference to one of ``wanted`` (qualified names) that ``node`` starts with, if any.

@@ -222,10 +222,6 @@ class ImportNames:
                 self._alias_assignment(node)
 
     @property
-    def imports_tf(self) -> bool:
-        return bool(self.bindings)
-
-    @property
     def alias(self) -> str:
         """The name to spell TensorFlow with in generated code (``tf``, ``tf.compat.v1``...);
         ``tf`` when the file binds none (see :attr:`public_alias`)."""
