@@ -1,4 +1,5 @@
-"""The rule engine: the one place that talks to Bowler and fissix.
+"""The rule engine: the one place that talks to Bowler (rules read fissix trees, parsed by
+:mod:`.parser`).
 
 All enabled rules are compiled into one Bowler query, so a file is parsed once whatever the
 number of rules. Files are read, decoded and written by us, not by Bowler (whose ``write=True``
