@@ -38,7 +38,8 @@ def train(model, dataset, optimizer):
 @pytest.mark.parametrize("path", [
     "test_model.py", "model_test.py", "conftest.py", "tests/helpers.py", "test/data.py",
     "src/tests/unit/test_io.py", "src/pkg/tests/fixtures/sample_graph.py", "nmt/utils/vocab_test.py",
-    "tests\\windows_style.py",
+    "tests\\windows_style.py", "test_utils.py", "nmt/utils/tests_utils.py", "testing_utils.py",
+    "official/utils/estimator_test_utils.py", "seq2seq/decoder_testing.py",
 ])
 def test_test_files_by_the_pytest_and_unittest_conventions(path: str) -> None:
     assert is_test_file(path)
@@ -47,6 +48,7 @@ def test_test_files_by_the_pytest_and_unittest_conventions(path: str) -> None:
 @pytest.mark.parametrize("path", [
     "train.py", "testing.py", "contest.py", "latest_model.py", "test.py", "tests.py",
     "attest_utils.py", "testdata/train.py", "my_tests/train.py", "protest/test.py.txt",
+    "test_utils.txt", "utils_testing.txt", "latest_utils.py", "backtesting.py",
 ])
 def test_other_files_are_not_test_files(path: str) -> None:
     assert not is_test_file(path)
