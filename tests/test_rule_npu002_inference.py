@@ -149,3 +149,59 @@ def test_a_pipeline_shared_by_training_and_evaluation_keeps_its_last_batch() -> 
         ("unmigrated", INFERENCE.format("input_pipeline() is used for inference (passed to "
                                         "estimator.evaluate() on line 102) and for training") + GUIDE),
     ]
+
+
+READER = '''"""Input pipelines shared by the Estimator's modes."""
+import multiprocessing
+
+import tensorflow as tf
+
+from seqlib.data import problems
+
+ModeKeys = tf.estimator.ModeKeys
+
+
+def _cast_ints(features):
+    return {key: tf.to_int32(value) if value.dtype == tf.int64 else value
+            for key, value in features.items()}
+
+
+def input_fn(dataset, mode, hparams, force_repeat=False):
+    """The batches of ``dataset`` for ``mode``: repeated and shuffled when training."""
+    is_training = mode == ModeKeys.TRAIN
+    num_threads = multiprocessing.cpu_count() if is_training else 1
+    dataset = dataset.map(_cast_ints, num_parallel_calls=num_threads)
+    if force_repeat or is_training:
+        dataset = dataset.shuffle(hparams.shuffle_buffer_size)
+        dataset = dataset.repeat()
+    dataset = dataset.batch(hparams.batch_size)
+    return dataset.prefetch(2)
+
+
+def interpolate(problem_name, hparams, data_dir):
+    """Frames of the first examples of the test split, one pair per batch."""
+    problem = problems.problem(problem_name)
+    frames = problem.dataset(ModeKeys.PREDICT, shuffle_files=False, data_dir=data_dir)
+    frames = frames.batch(hparams.batch_size)
+    return frames.make_one_shot_iterator().get_next()
+
+
+def warm_start_batch(problem_name, hparams, data_dir):
+    init_dataset = problems.problem(problem_name).dataset(ModeKeys.TRAIN, data_dir=data_dir)
+    init_dataset = init_dataset.batch(hparams.init_batch_size)
+    return init_dataset.make_one_shot_iterator().get_next()
+'''
+
+
+def test_a_pipeline_repeated_only_when_training_or_made_for_prediction_is_not_dropped() -> None:
+    after = READER.replace("    init_dataset = init_dataset.batch(hparams.init_batch_size)\n",
+                           "    init_dataset = init_dataset.batch(hparams.init_batch_size, drop_remainder=True)\n")
+    findings = assert_migrates(READER, after, RULES)
+    assert [(f.line, f.status, f.message) for f in findings] == [
+        (24, "unmigrated", INFERENCE.format(
+            "shared by training and evaluation: it repeats only under 'if force_repeat or "
+            "is_training' (line 21)") + GUIDE),
+        (32, "unmigrated", "if this is a tf.data.Dataset: "
+                           + INFERENCE.format("made for ModeKeys.PREDICT") + GUIDE),
+        (38, "migrated", ADDED),
+    ]

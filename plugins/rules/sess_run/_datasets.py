@@ -32,12 +32,15 @@ from npu_codemod.api import (
     FileContext,
     Node,
     arguments,
+    block_child,
     bound_names,
     child_index,
     dotted_name,
     enclosing_scope,
+    find_argument,
     is_attribute_trailer,
     is_call_trailer,
+    is_true,
     prefix_name,
     scoped_statements,
     symbols,
@@ -45,6 +48,7 @@ from npu_codemod.api import (
     uses,
 )
 
+from ._functions import parameters
 from ._words import node_words, words
 
 #: Dataset methods whose names other libraries use too: evidence only on a dataset receiver.
@@ -180,7 +184,11 @@ def inference_pipeline(parts: Sequence[Base], site: Base) -> Optional[str]:
     are counted (:func:`counted_inputs`), and the dataset is not shown to repeat before it is
     batched (:func:`repeats`)."""
     said, why = _evidence(site, parts)
+    if said is None:
+        said, why = _made_for(parts, site)
     evidence = counted_inputs(parts, site) if said is None else why if said == "infer" else None
+    if evidence is None and said is None:
+        evidence = shared_with_training(parts, site)
     if evidence is None or repeats(parts, site):
         return None
     return f"{evidence}, no repeat() before this batch"
@@ -313,18 +321,91 @@ def _source_names(parts: Sequence[Base], site: Base) -> set[str]:
     """The names a dataset is made from: the arguments of the ``tf.data`` constructors in its
     chain and in the chains last assigned to its head name (see :func:`repeats`)."""
     names: set[str] = set()
-    for _ in range(_DEPTH * 10):
-        for before, part in zip(parts, parts[1:]):
+    for chain, at in _chains(parts, site):
+        for before, part in zip(chain, chain[1:]):
             if is_call_trailer(part) and _name_of(before) in _SOURCES:
                 names.update(filter(None, (dotted_name(argument.value) for argument in arguments(part)
                                            if argument.keyword is None)))
+        site = at
+    return names | {name for source in names for name in _made_from(source, site)}
+
+
+def _chains(parts: Sequence[Base], site: Base) -> list[tuple[Sequence[Base], Base]]:
+    """The dataset spelled by ``parts`` at ``site``, then the values last assigned to its head
+    name in straight-line code before (``dataset = dataset.map(f)`` ...): (parts, site) each."""
+    found = []
+    for _ in range(20):
+        found.append((parts, site))
         if not parts or parts[0].type != tokens.NAME:
             break
         value = last_assignment(parts[0].value, site)
         if value is None:
             break
         parts, site = (value.children if value.type == symbols.power else [value]), value
-    return names | {name for source in names for name in _made_from(source, site)}
+    return found
+
+
+def _made_for(parts: Sequence[Base], site: Base) -> tuple[Optional[str], str]:
+    """What a mode the dataset is made with says (``problem.dataset(ModeKeys.PREDICT)``):
+    ("infer", why), ("train", "") or (None, "")."""
+    for chain, _ in _chains(parts, site):
+        for part in chain:
+            for argument in arguments(part) if is_call_trailer(part) else []:
+                name = dotted_name(argument.value) or ""
+                said = _says(words(name)) if {"mode", "keys"} <= words(name) else None
+                if said:
+                    return said, f"made for {name}" if said == "infer" else ""
+    return None, ""
+
+
+def shared_with_training(parts: Sequence[Base], site: Base) -> Optional[str]:
+    """Why the dataset at ``site`` serves evaluation as well as training: an ``if`` before it
+    that tests for training repeats it (``if is_training: dataset = dataset.repeat()``), so
+    the same batch serves the other mode unrepeated; else None."""
+    head = parts[0].value if parts and parts[0].type == tokens.NAME else ""
+    scope = enclosing_scope(site)
+    for node in scope.pre_order() if head and scope.type == symbols.funcdef else []:
+        if node.type != symbols.if_stmt or node.get_lineno() >= site.get_lineno() \
+                or block_child(site, node) is not None:
+            continue
+        test = node.children[1]
+        trains = _test_says(test) == "train" or (
+            test.type in (symbols.and_test, symbols.or_test) and _says(node_words(test)) == "train")
+        if trains and _repeats_in(node.children[3], head) and not _always_true(scope, test):
+            return (f"shared by training and evaluation: it repeats only under 'if "
+                    f"{str(test).strip()}' (line {node.get_lineno()})")
+    return None
+
+
+def _always_true(function: Node, test: Base) -> bool:
+    """True when ``test`` is a parameter of ``function`` that every call of it in the file
+    passes as the literal ``True`` (``make_dataset(x, y, 100, True)``): only training uses it."""
+    if test.type != tokens.NAME or enclosing_scope(function).type == symbols.classdef:
+        return False
+    names = [leaf.value for _, leaf in parameters(function)]
+    kinds = dict((leaf.value, kind) for kind, leaf in parameters(function))
+    if test.value not in names:
+        return False
+    position = names.index(test.value) if kinds[test.value] == "positional" else None
+    calls = [use.leaf.parent for use in uses(enclosing_scope(function), function.children[1].value)
+             if use.leaf is not function.children[1]]
+    for power in calls:
+        if power.type != symbols.power or len(power.children) != 2 or not is_call_trailer(power.children[1]):
+            return False
+        given = find_argument(power.children[1], test.value, position)
+        if given is None or not is_true(given.value):
+            return False
+    return bool(calls)
+
+
+def _repeats_in(body: Base, head: str) -> bool:
+    """Does ``body`` assign ``head`` a repeated dataset (``head = head.repeat()``)?"""
+    for node in body.pre_order():
+        if node.type == symbols.expr_stmt and len(node.children) == 3 \
+                and dotted_name(node.children[0]) == head \
+                and any(leaf.value in REPEATS for leaf in node.children[2].leaves()):
+            return True
+    return False
 
 
 def _made_from(name: str, site: Base) -> set[str]:
