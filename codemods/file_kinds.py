@@ -44,8 +44,11 @@ SYMLINK = "symlink, not followed: migrate its target in the repository that hold
 NOTEBOOK = ("notebooks are not migrated: this notebook uses TensorFlow; move its training code "
             "into a .py file that npu-codemod can migrate, or port its cells by hand as the "
             "migration guide says")
-#: An import of TensorFlow at the start of a line of code (``import tensorflow.compat.v1 as tf``).
-_TF_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+tensorflow\b", re.MULTILINE)
+#: An import of TensorFlow at the start of a line of code (``import tensorflow.compat.v1 as tf``),
+#: or a notebook's own install or choice of it (``!pip install tensorflow==1.15``,
+#: ``%tensorflow_version 1.x``).
+_TF_IMPORT = re.compile(r"^[ \t]*(?:(?:import|from)[ \t]+tensorflow\b|[!%][ \t]*pip[ \t]+install\b"
+                        r".*[ \t]tensorflow(?:-gpu)?(?:[=<>~ \t]|$)|%tensorflow_version\b)", re.MULTILINE)
 #: The same inside a notebook's JSON text, when it is not valid JSON.
 _TF_IMPORT_ANYWHERE = re.compile(r"(?:import|from)[ \t]+tensorflow\b")
 
