@@ -190,12 +190,26 @@ def warm_start_batch(problem_name, hparams, data_dir):
     init_dataset = problems.problem(problem_name).dataset(ModeKeys.TRAIN, data_dir=data_dir)
     init_dataset = init_dataset.batch(hparams.init_batch_size)
     return init_dataset.make_one_shot_iterator().get_next()
+
+
+def make_dataset(images, labels, batch_size, training):
+    dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+    if training:
+        dataset = dataset.shuffle(10000).repeat()
+    return dataset.batch(batch_size)
+
+
+def fit(images, labels):
+    features, targets = make_dataset(images, labels, 100, training=True).make_one_shot_iterator().get_next()
+    return features, targets
 '''
 
 
 def test_a_pipeline_repeated_only_when_training_or_made_for_prediction_is_not_dropped() -> None:
     after = READER.replace("    init_dataset = init_dataset.batch(hparams.init_batch_size)\n",
-                           "    init_dataset = init_dataset.batch(hparams.init_batch_size, drop_remainder=True)\n")
+                           "    init_dataset = init_dataset.batch(hparams.init_batch_size, drop_remainder=True)\n"
+                           ).replace("    return dataset.batch(batch_size)\n",
+                                     "    return dataset.batch(batch_size, drop_remainder=True)\n")
     findings = assert_migrates(READER, after, RULES)
     assert [(f.line, f.status, f.message) for f in findings] == [
         (24, "unmigrated", INFERENCE.format(
@@ -204,4 +218,9 @@ def test_a_pipeline_repeated_only_when_training_or_made_for_prediction_is_not_dr
         (32, "unmigrated", "if this is a tf.data.Dataset: "
                            + INFERENCE.format("made for ModeKeys.PREDICT") + GUIDE),
         (38, "migrated", ADDED),
+        (46, "migrated", ADDED),  # make_dataset: every call passes training=True
     ]
+    shared = READER.replace("make_dataset(images, labels, 100, training=True)",
+                            "make_dataset(images, labels, 100, training=len(labels) > 1000)")
+    _, findings = run_rules(shared, RULES)
+    assert [f.status for f in findings if f.line == 46] == ["unmigrated"]

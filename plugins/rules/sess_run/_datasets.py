@@ -387,15 +387,16 @@ def _always_true(function: Node, test: Base) -> bool:
     if test.value not in names:
         return False
     position = names.index(test.value) if kinds[test.value] == "positional" else None
-    calls = [use.leaf.parent for use in uses(enclosing_scope(function), function.children[1].value)
-             if use.leaf is not function.children[1]]
-    for power in calls:
-        if power.type != symbols.power or len(power.children) != 2 or not is_call_trailer(power.children[1]):
+    leaves = [use.leaf for use in uses(enclosing_scope(function), function.children[1].value)
+              if use.leaf is not function.children[1]]
+    for leaf in leaves:
+        power = leaf.parent
+        if power.type != symbols.power or power.children[0] is not leaf or not is_call_trailer(power.children[1]):
             return False
         given = find_argument(power.children[1], test.value, position)
         if given is None or not is_true(given.value):
             return False
-    return bool(calls)
+    return bool(leaves)
 
 
 def _repeats_in(body: Base, head: str) -> bool:
