@@ -1,6 +1,7 @@
 """End to end on a real git repository (issue 25): test helpers (``test_utils.py``,
 ``*_test_utils.py``, ...) are test code, skipped and counted; a notebook that uses TensorFlow
-gets one ``NPU000`` finding, counted in the reports, and is never rewritten."""
+gets one ``NPU000`` finding, counted in the reports, and is never rewritten; ``run``, ``scan``
+and ``check`` agree."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from npu_codemod.codemods.file_kinds import NOTEBOOK
 
-from support.cli import cli
+from support.cli import check_lines, cli
 from support.csvfiles import read_csv
 from support.git import make_repo, show
 
@@ -115,3 +116,16 @@ def test_include_tests_rewrites_the_helpers_and_reports_the_test_notebook(
     assert record["files_changed"] == sorted(["agent/model.py", "train.py", *HELPERS])
     assert sorted(f["path"] for f in record["findings"] if f["rule_id"] == "NPU000") == [
         "notebooks/explore.ipynb", "tests/sanity.ipynb"]
+
+
+def test_check_reports_the_notebook_and_skips_the_helpers_as_run_does(repo: Path) -> None:
+    lines = check_lines(repo, ".", expect=1)
+    assert sorted({line.split(":")[0] for line in lines}) == [
+        "agent/model.py", "notebooks/explore.ipynb", "train.py"]
+    assert f"notebooks/explore.ipynb:1:1: NPU000 {NOTEBOOK}" in lines
+    assert check_lines(repo, "notebooks/plots.ipynb", *HELPERS, expect=0) == []
+    assert check_lines(repo, "notebooks/explore.ipynb", expect=1) == [
+        f"notebooks/explore.ipynb:1:1: NPU000 {NOTEBOOK}"]
+    included = check_lines(repo, "--include-tests", "tests", "agent", expect=1)
+    assert f"tests/sanity.ipynb:1:1: NPU000 {NOTEBOOK}" in included
+    assert {line.split(":")[0] for line in included} >= set(HELPERS)
