@@ -18,7 +18,7 @@ import git
 from npu_codemod.codemods.api_sites import merge_sites
 from npu_codemod.codemods.engine import file_finding
 from npu_codemod.codemods.excerpts import with_snippets
-from npu_codemod.codemods.file_kinds import SYMLINK, is_test_file
+from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
 from npu_codemod.orchestrator.batch.group_branches import commit_groups
@@ -141,10 +141,13 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
     listing = gitrepo.python_listing(repo, point.source)
     files, skipped = without_tests(listing.files, job.include_tests)
     links, skipped_links = without_tests(listing.links, job.include_tests)
+    notebooks, skipped_notebooks = without_tests(listing.notebooks, job.include_tests)
     not_followed = tuple(file_finding(entry.name, link.path, "unmigrated", SYMLINK) for link in links)
+    not_followed += _notebook_findings(repo, entry.name, notebooks)
     plan = RepoPlan(job=job, path=gitrepo.top_dir(repo), base=base, tip=tip,
                     source=point.source, parent=point.parent, files_scanned=len(files),
-                    files_skipped=skipped + skipped_links, facts=frozenset(), notes=point.notes)
+                    files_skipped=skipped + skipped_links + skipped_notebooks, facts=frozenset(),
+                    notes=point.notes)
     if shard_analysis and workers > 1 and len(files) > MIN_SHARD_FILES:
         candidates = [file for file, data in gitrepo.read_blobs(repo, files) if toolkit.engine.wants(data)]
         shards = split_files(candidates, workers)
@@ -161,6 +164,12 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
     if len(shards) > 1:
         return ShardedRepo(plan, tuple(shards))
     return _finish(repo, plan, [_process_files(repo, plan, shards[0])])
+
+
+def _notebook_findings(repo: git.Repo, name: str, notebooks: list[PyFile]) -> tuple[Finding, ...]:
+    """One file-level finding per notebook that uses TensorFlow: notebooks are not migrated."""
+    return tuple(file_finding(name, file.path, "unmigrated", NOTEBOOK)
+                 for file, data in gitrepo.read_blobs(repo, notebooks) if notebook_uses_tensorflow(data))
 
 
 def _wanted(repo: git.Repo, files: list[PyFile], toolkit: Toolkit,

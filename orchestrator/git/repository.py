@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from io import BytesIO
 from typing import Iterator, Mapping, Optional
 
@@ -105,10 +105,12 @@ def branch_tip(repo: git.Repo, branch: str) -> Optional[str]:
 
 @dataclass(frozen=True)
 class PythonListing:
-    """The ``.py`` entries of a commit: regular files, and symlinks (never followed)."""
+    """The ``.py`` entries of a commit: regular files, and symlinks (never followed); and its
+    regular ``.ipynb`` notebooks (never migrated, reported)."""
 
     files: list[PyFile]
     links: list[PyFile]
+    notebooks: list[PyFile] = field(default_factory=list)
 
 
 def python_files(repo: git.Repo, commit: str) -> list[PyFile]:
@@ -133,6 +135,8 @@ def _walk(odb: git.GitCmdObjectDB, tree: bytes, prefix: str, listing: PythonList
         elif text.endswith(".py") and mode in _LISTED_MODES:
             found = listing.links if mode == _SYMLINK_MODE else listing.files
             found.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
+        elif text.endswith(".ipynb") and mode in _LISTED_MODES and mode != _SYMLINK_MODE:
+            listing.notebooks.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
 
 
 def _entries(data: bytes) -> Iterator[tuple[bytes, bytes, int]]:
