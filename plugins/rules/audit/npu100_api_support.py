@@ -32,10 +32,12 @@ from npu_codemod.api import (
     support_list,
 )
 
-from .owners import OWNERS, Owner
+from .owners import HOROVOD_OPT_IN, HOROVOD_RULES, OWNERS, Owner
 
 #: Findings on one line, by line (the rules' own, not NPU100's).
 Lines = dict[int, list[Finding]]
+#: How Ascend's list (and ``list_name``) spells Horovod's APIs.
+HVD = "hvd."
 
 
 @dataclass(frozen=True)
@@ -135,8 +137,19 @@ def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
 
 
 def judge(use: ApiUse, on_line: Sequence[Finding], enabled: frozenset[str]) -> Verdict:
-    """What NPU100 makes of one use, given the other rules' findings on its line."""
+    """What NPU100 makes of one use, given the other rules' findings on its line: a Horovod
+    site's message names the opt-in while the distributed pack is off."""
+    verdict = _judge(use, on_line, enabled)
+    if verdict.message and use.api.startswith(HVD) and not enabled.intersection(HOROVOD_RULES):
+        return Verdict(verdict.covered, f"{verdict.message}; {HOROVOD_OPT_IN}", verdict.level)
+    return verdict
+
+
+def _judge(use: ApiUse, on_line: Sequence[Finding], enabled: frozenset[str]) -> Verdict:
     same_call = [f for f in on_line if use.site.column <= f.column <= use.site.end_column]
+    if use.status == ApiStatus.UNKNOWN and use.api.startswith(HVD) and not same_call:
+        return Verdict(False, f"Horovod API, not in Ascend's list: {use.api} has no known NPU "
+                       "form: remove it, or use the NPU's collective communication", "note")
     if use.status in ApiStatus.READY or use.status == ApiStatus.UNKNOWN:
         return Verdict(_migrated(same_call))
     owner = OWNERS.get(use.listed) if use.status in ApiStatus.MIGRATED else None

@@ -36,7 +36,7 @@ from npu_codemod.api import (
     wrap_argument,
 )
 
-from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, npu_name
+from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, library, npu_name
 
 HOOKS = ("npu_hooks_append", "hooks_list")
 CALLBACKS = ("npu_callbacks_append", "callbacks_list")
@@ -85,7 +85,7 @@ class DistributedHooks(DistributedRule):
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         index = called_method(node)
-        if index is None or not distribution(ctx).distributed:
+        if index is None or not distribution(ctx).distributed or library(ctx):
             return
         power, method = node.parent, node.children[1].value
         keyword, place, kind = METHODS[method]
@@ -95,7 +95,7 @@ class DistributedHooks(DistributedRule):
         self._append(power, power.children[index + 1], keyword, place, ctx)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
-        if distribution(ctx).distributed:
+        if distribution(ctx).distributed and not library(ctx):
             self._append(reference, reference.call, "hooks", SPECS[reference.name], ctx)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:

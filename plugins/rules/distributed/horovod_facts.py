@@ -1,0 +1,170 @@
+"""What the distributed pack needs to know of the repository's other files, gathered with
+``ast`` before any rewrite (``npu_codemod_analyze_file``):
+
+- ``horovod-kept:<module>|<apis>|<imports>``: the file uses Horovod names that still need
+  ``hvd.init()`` after the pack's run (``<apis>``, as Ascend's list spells them), and imports
+  ``<imports>`` (dotted, as written): NPU021 keeps the ``hvd.init()`` of a module such a file
+  imports from;
+- ``imports-from:<package>|<module>.<name>``: a file of ``<package>`` imports ``<name>`` from
+  ``<module>`` (not TensorFlow's): NPU025 never removes an import whose name another module
+  imports from its file (that import is the module's public API).
+
+A file's Horovod uses the pack migrates (the topology calls; the optimizer, hook and callback
+given only the optimizer or the root rank) are left out of what it keeps: a file that does
+not import TensorFlow keeps them all (npu-codemod rewrites TensorFlow files only).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional
+
+from npu_codemod.api import (
+    HOROVOD_MODULES,
+    FileContext,
+    ModuleIndex,
+    ast_dotted_name,
+    list_name,
+    module_ast,
+    module_index,
+    module_parts,
+)
+
+from .horovod import MPI_OPS, member, needs_init
+
+KEPT = "horovod-kept:"
+IMPORTED = "imports-from:"
+#: The Horovod names the pack rewrites whatever their arguments.
+TOPOLOGY = frozenset({"rank", "local_rank", "size", "local_size"})
+#: The ones it rewrites when given one argument (the optimizer, the root rank).
+ONE_ARGUMENT = frozenset({"DistributedOptimizer", "BroadcastGlobalVariablesHook",
+                          "callbacks.BroadcastGlobalVariablesCallback"})
+NOT_RECORDED = ("tensorflow", "tensorflow_estimator", "__future__")
+
+
+def horovod_facts(path: str, text: str) -> frozenset[str]:
+    """The ``horovod-kept:`` and ``imports-from:`` facts of one file (see the module docstring)."""
+    tree = module_ast(text) if "import" in text else None
+    if tree is None:
+        return frozenset()
+    index = module_index(tree)
+    imports = index.imported_names(path)
+    package = ".".join(module_package(path))
+    facts = {f"{IMPORTED}{package}|{target}" for target in _from_imports(index, path)}
+    kept = sorted(set(_kept(index, imports))) if "horovod" in text else []
+    if kept:
+        module = ".".join(module_parts(path))
+        facts.add(f"{KEPT}{module}|{','.join(kept)}|{','.join(sorted(set(imports.values())))}")
+    return frozenset(facts)
+
+
+def module_package(path: str) -> tuple[str, ...]:
+    """The package a file's absolute-looking imports are found from first: its folder."""
+    parts = module_parts(path)
+    return parts if path.replace("\\", "/").endswith("__init__.py") else parts[:-1]
+
+
+def importers_keeping(ctx: FileContext) -> list[tuple[str, str]]:
+    """(module, apis) of each other file of the repository that imports from this one and
+    keeps Horovod uses that need ``hvd.init()``."""
+    own = ".".join(module_parts(ctx.path))
+    found = []
+    for fact in sorted(ctx.facts):
+        if fact.startswith(KEPT):
+            module, apis, targets = fact[len(KEPT):].split("|")
+            package = tuple(module.split("."))[:-1]
+            if module != own and any(_names_module(target, package, own)
+                                     for target in targets.split(",") if target):
+                found.append((module, apis))
+    return found
+
+
+def imported_elsewhere(ctx: FileContext, name: str) -> bool:
+    """Does another file of the repository import ``name`` from this file's module?"""
+    own = ".".join(module_parts(ctx.path))
+    for fact in ctx.facts:
+        if fact.startswith(IMPORTED):
+            package, _, target = fact[len(IMPORTED):].partition("|")
+            module, _, imported = target.rpartition(".")
+            if imported == name and _names_module(module, tuple(package.split(".")) if package
+                                                  else (), own, exact=True):
+                return True
+    return False
+
+
+def _names_module(target: str, package: tuple[str, ...], module: str, exact: bool = False) -> bool:
+    """Is ``target`` (imported from ``package``) the module ``module``, or (unless ``exact``)
+    a name in it? Found as Python finds a script's neighbours: the nearest folder first; or
+    by the module's ending (a repository run from another folder)."""
+    if not module or not target:
+        return False
+    for depth in range(len(package), -1, -1):
+        candidate = ".".join((*package[:depth], target))
+        if candidate == module or not exact and candidate.startswith(module + "."):
+            return True
+    return module.endswith("." + target) or not exact and any(
+        module.endswith("." + target[:cut]) for cut in _dots(target))
+
+
+def _dots(target: str) -> Iterator[int]:
+    return (index for index, char in enumerate(target) if char == ".")
+
+
+def _from_imports(index: ModuleIndex, path: str) -> Iterator[str]:
+    """``<module>.<name>`` of each ``from <module> import <name>`` of the file (relative ones
+    resolved), not of TensorFlow's modules."""
+    for node in index.nodes(ast.ImportFrom):
+        base = _absolute(node, path)
+        if base is None or base.split(".")[0] in NOT_RECORDED:
+            continue
+        yield from (f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+
+
+def _absolute(node: ast.ImportFrom, path: str) -> Optional[str]:
+    if not node.level:
+        return node.module
+    package = module_package(path)
+    if node.level - 1 > len(package):
+        return None
+    base = list(package[: len(package) - (node.level - 1)])
+    return ".".join(base + ([node.module] if node.module else [])) or None
+
+
+def _kept(index: ModuleIndex, imports: dict[str, str]) -> Iterator[str]:
+    """The Horovod uses of the file that still need ``hvd.init()`` after the pack's run."""
+    tensorflow = any(target.split(".")[0] == "tensorflow" for target in imports.values())
+    calls = {id(node.func): node for node in index.nodes(ast.Call)}
+    for node, qualified in _horovod_uses(index, imports):
+        if not needs_init(qualified):
+            continue
+        name = member(qualified)
+        if tensorflow and (name in TOPOLOGY or name in ONE_ARGUMENT and _one_argument(
+                calls.get(id(node)))):
+            continue
+        yield list_name(qualified) or qualified
+
+
+def _one_argument(call: Optional[ast.Call]) -> bool:
+    if call is None:
+        return False
+    given = [*call.args, *call.keywords]
+    return len(given) == 1 and not isinstance(given[0], ast.Starred) \
+        and getattr(given[0], "arg", "") is not None
+
+
+def _horovod_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[ast.AST, str]]:
+    """(node, qualified name) of each read of a Horovod name for TensorFlow: the longest
+    dotted name (``hvd.elastic.run``), not its parts."""
+    inner = {id(node.value) for node in index.nodes(ast.Attribute)}
+    for node in index.nodes(ast.Attribute, ast.Name):
+        if id(node) in inner or not isinstance(getattr(node, "ctx", None), ast.Load):
+            continue
+        dotted = ast_dotted_name(node)
+        head, _, rest = (dotted or "").partition(".")
+        target = imports.get(head)
+        if target is None:
+            continue
+        qualified = f"{target}.{rest}" if rest else target
+        if any(qualified == module or qualified.startswith(module + ".")
+               for module in (*HOROVOD_MODULES, MPI_OPS)):
+            yield node, qualified
