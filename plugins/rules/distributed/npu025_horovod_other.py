@@ -67,10 +67,9 @@ class HorovodOther(DistributedRule):
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd
-        from horovod.tensorflow import allreduce, nccl_built
+        from horovod.tensorflow import nccl_built
 
         hvd.init()
-        loss = allreduce(loss)
         if nccl_built():
             print("NCCL")
     """
