@@ -39,9 +39,12 @@ def owner_miss(api: str) -> str:
             f"it as the guide says{GUIDE}")
 
 
+OPT_IN = "npu-codemod migrates this with `--rules default,distributed`"
+
+
 def pack_off(message: str) -> str:
     """A Horovod site's message while the distributed pack is off: it names the opt-in."""
-    return message.replace(GUIDE, f"; npu-codemod migrates this with `--rules default,distributed`{GUIDE}")
+    return message.replace(GUIDE, f"; {OPT_IN}{GUIDE}")
 
 
 def messages(findings) -> list[tuple[int, str]]:
@@ -341,3 +344,40 @@ class ClassifierEstimator(tf.estimator.Estimator):
     findings = assert_reports(installed - {"NPU011", "NPU012", "NPU013"}, source,
                               findings=[("NPU100", 4, 26, "unmigrated")])
     assert messages(findings) == [(4, owner_miss("tf.estimator.Estimator"))]
+
+
+ELASTIC_HELPERS = '''"""Elastic training helpers: the state to commit and the callbacks that commit it."""
+import tensorflow as tf
+import horovod.tensorflow.keras as hvd
+
+
+def elastic_callbacks(state):
+    callbacks = [hvd.elastic.CommitStateCallback(state), hvd.callbacks.MetricAverageCallback()]
+    if hasattr(hvd, "join"):
+        callbacks.append(tf.keras.callbacks.LambdaCallback(on_train_end=lambda logs: hvd.join()))
+    return callbacks
+'''
+
+
+def test_with_the_distributed_pack_off_every_horovod_use_names_the_opt_in() -> None:
+    """APIs Ascend's list does not name, and the module used as a value, are Horovod uses too."""
+    findings = assert_reports(AUDIT, ELASTIC_HELPERS, findings=[
+        ("NPU100", 7, 17, "unmigrated"), ("NPU100", 7, 57, "unmigrated"),
+        ("NPU100", 8, 15, "unmigrated"), ("NPU100", 9, 85, "unmigrated")])
+
+    def unlisted(api: str) -> str:
+        return pack_off(f"Horovod API, not in Ascend's list: {api} has no known NPU form: remove "
+                        f"it, or use the NPU's collective communication{GUIDE}")
+
+    assert messages(findings) == [
+        (7, unlisted("hvd.callbacks.MetricAverageCallback")),
+        (7, unlisted("hvd.elastic.CommitStateCallback")),
+        (8, f"the Horovod module is used as a value (hvd): {OPT_IN}{GUIDE}"),
+        (9, unlisted("hvd.join"))]
+    assert {f.level for f in findings} == {"note"}
+    assert counted(AUDIT, ELASTIC_HELPERS)[("", "unknown", False)] == 3  # not in the list: unknown
+    # with the pack on, NPU025 reports each of them (NPU100 adds nothing, and names no opt-in)
+    pack = {"NPU021", "NPU022", "NPU023", "NPU024", "NPU025", "NPU100"}
+    findings = run_rules(pack, ELASTIC_HELPERS).findings
+    assert sorted((f.rule_id, f.line) for f in findings) == [
+        ("NPU025", 7), ("NPU025", 7), ("NPU025", 8), ("NPU025", 9)]

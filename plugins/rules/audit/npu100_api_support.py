@@ -18,6 +18,7 @@ from typing import Sequence
 
 from npu_codemod.api import (
     ESTIMATOR_MODULES,
+    HOROVOD_MODULES,
     ApiStatus,
     FileContext,
     Finding,
@@ -116,6 +117,10 @@ class ApiSupport(Rule):
             ctx.count_api(use.listed or use.api, use.status, verdict.covered)
             if verdict.message and not (library and use.api.startswith(HVD)):
                 ctx.report_at(site.line, site.column, "unmigrated", verdict.message, verdict.level)
+        if not ctx.enabled_rules.intersection(HOROVOD_RULES):
+            for site in horovod_module_values(ctx):
+                ctx.report_at(site.line, site.column, "unmigrated", f"the Horovod module is used "
+                              f"as a value ({site.spelled}): {HOROVOD_OPT_IN}", "note")
 
 
 def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
@@ -126,17 +131,28 @@ def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
     whose file is always parsed whole."""
     listed = support_list()
     uses = []
-    resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
-    whole = (ctx.parsed or ctx.original) == ctx.original
-    sites = None if whole else ast_references(ctx.original, resolvers)
-    if sites is None:
-        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
-    for site in sites:
+    for site in ctx.analysis(_sites):
         api = list_name(site.name)
         if api is not None:
             entry, status = listed.lookup(api)
             uses.append(ApiUse(site, api, entry, status))
     return tuple(uses)
+
+
+def _sites(ctx: FileContext) -> Sequence[ReferenceSite]:
+    """Every reference to a TensorFlow or Horovod name in the file as written."""
+    resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
+    whole = (ctx.parsed or ctx.original) == ctx.original
+    sites = None if whole else ast_references(ctx.original, resolvers)
+    if sites is None:
+        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
+    return sites
+
+
+def horovod_module_values(ctx: FileContext) -> list[ReferenceSite]:
+    """The sites that use a module of Horovod for TensorFlow itself as a value
+    (``hasattr(hvd, "join")``): no API of the list, but a Horovod use all the same."""
+    return [site for site in ctx.analysis(_sites) if site.name in HOROVOD_MODULES]
 
 
 def judge(use: ApiUse, on_line: Sequence[Finding], enabled: frozenset[str]) -> Verdict:
