@@ -6,8 +6,9 @@
   ``<imports>`` (dotted, as written): NPU021 keeps the ``hvd.init()`` of a module such a file
   imports from;
 - ``imports-from:<package>|<module>.<name>``: a file of ``<package>`` imports ``<name>`` from
-  ``<module>`` (not TensorFlow's): NPU025 never removes an import whose name another module
-  imports from its file (that import is the module's public API).
+  ``<module>`` (not from TensorFlow, Horovod, NumPy or the standard library): NPU025 never
+  removes an import whose name another module imports from its file (that import is the
+  module's public API).
 
 A file's Horovod uses the pack migrates (the topology calls; the optimizer, hook and callback
 given only the optimizer or the root rank) are left out of what it keeps: a file that does
@@ -17,6 +18,7 @@ not import TensorFlow keeps them all (npu-codemod rewrites TensorFlow files only
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Iterator, Optional
 
 from npu_codemod.api import (
@@ -39,7 +41,10 @@ TOPOLOGY = frozenset({"rank", "local_rank", "size", "local_size"})
 #: The ones it rewrites when given one argument (the optimizer, the root rank).
 ONE_ARGUMENT = frozenset({"DistributedOptimizer", "BroadcastGlobalVariablesHook",
                           "callbacks.BroadcastGlobalVariablesCallback"})
-NOT_RECORDED = ("tensorflow", "tensorflow_estimator", "__future__")
+#: Packages no module of the repository imports its own names from (a repository does not
+#: define them): their imports are not recorded.
+NOT_RECORDED = frozenset({"tensorflow", "tensorflow_estimator", "horovod", "numpy",
+                          *getattr(sys, "stdlib_module_names", ())})
 
 
 def horovod_facts(path: str, text: str) -> frozenset[str]:
@@ -112,7 +117,7 @@ def _dots(target: str) -> Iterator[int]:
 
 def _from_imports(index: ModuleIndex, path: str) -> Iterator[str]:
     """``<module>.<name>`` of each ``from <module> import <name>`` of the file (relative ones
-    resolved), not of TensorFlow's modules."""
+    resolved), not from the packages of :data:`NOT_RECORDED`."""
     for node in index.nodes(ast.ImportFrom):
         base = _absolute(node, path)
         if base is None or base.split(".")[0] in NOT_RECORDED:
