@@ -478,6 +478,33 @@ def test_an_init_stays_while_a_module_that_imports_from_its_file_still_uses_horo
                     removed=[("NPU021", 11, 0, "migrated"), ("NPU025", 3, 0, "migrated")])
 
 
+RANKS = '''\
+"""Rank helpers shared by the training scripts (no TensorFlow here: npu-codemod leaves it)."""
+import horovod.tensorflow as hvd
+
+
+def is_chief():
+    return hvd.rank() == 0
+'''
+CHIEF_ONLY = COMMON.replace('''
+
+def shard_files(files):''', '''
+from ranks import is_chief
+
+
+def shard_files(files):''').replace("return files[hvd.rank()::hvd.size()]", "return files if is_chief() else []")
+
+
+def test_an_init_stays_while_a_module_its_file_imports_from_still_uses_horovod() -> None:
+    """``ranks.py`` imports no TensorFlow, so its ``hvd.rank()`` stays: the init it relies on
+    too."""
+    facts = repository_facts({"common.py": CHIEF_ONLY, "ranks.py": RANKS})
+    findings = assert_reports(DISTRIBUTED, CHIEF_ONLY, path="common.py", facts=facts,
+                              findings=[("NPU021", 11, 0, "unmigrated")])
+    assert message_of(findings, "NPU021", 11).startswith(
+        "kept: hvd.rank in ranks (this file imports from it) still need Horovod initialised")
+
+
 PACKAGE_INIT = '''\
 """Distributed training helpers: the one place the training scripts take Horovod from."""
 import tensorflow as tf

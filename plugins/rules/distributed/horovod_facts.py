@@ -4,7 +4,7 @@
 - ``horovod-kept:<module>|<apis>|<imports>``: the file uses Horovod names that still need
   ``hvd.init()`` after the pack's run (``<apis>``, as Ascend's list spells them), and imports
   ``<imports>`` (dotted, as written): NPU021 keeps the ``hvd.init()`` of a module such a file
-  imports from;
+  imports from, or that imports from it;
 - ``imports-from:<package>|<module>.<name>``: a file of ``<package>`` imports ``<name>`` from
   ``<module>`` (not from TensorFlow, Horovod, NumPy or the standard library): NPU025 never
   removes an import whose name another module imports from its file (that import is the
@@ -69,18 +69,25 @@ def module_package(path: str) -> tuple[str, ...]:
     return parts if path.replace("\\", "/").endswith("__init__.py") else parts[:-1]
 
 
-def importers_keeping(ctx: FileContext) -> list[tuple[str, str]]:
-    """(module, apis) of each other file of the repository that imports from this one and
-    keeps Horovod uses that need ``hvd.init()``."""
+def linked_keeping(ctx: FileContext) -> list[tuple[str, str, str]]:
+    """(module, apis, how it is linked) of each other file of the repository that imports
+    from this one, or that this one imports from, and keeps Horovod uses that need
+    ``hvd.init()`` (the init of this file may be the one they rely on)."""
     own = ".".join(module_parts(ctx.path))
+    tree = module_ast(ctx.original)
+    targets = set(module_index(tree).imported_names(ctx.path).values()) if tree else set()
     found = []
     for fact in sorted(ctx.facts):
-        if fact.startswith(KEPT):
-            module, apis, targets = fact[len(KEPT):].split("|")
-            package = tuple(module.split("."))[:-1]
-            if module != own and any(_names_module(target, package, own)
-                                     for target in targets.split(",") if target):
-                found.append((module, apis))
+        if not fact.startswith(KEPT):
+            continue
+        module, apis, imported = fact[len(KEPT):].split("|")
+        if module == own:
+            continue
+        package = tuple(module.split("."))[:-1]
+        if any(_names_module(target, package, own) for target in imported.split(",") if target):
+            found.append((module, apis, "it imports from this file"))
+        elif any(_names_module(target, module_package(ctx.path), module) for target in targets):
+            found.append((module, apis, "this file imports from it"))
     return found
 
 

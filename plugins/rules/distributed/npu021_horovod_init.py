@@ -3,8 +3,9 @@ its collective communication itself.
 
 Decided in ``finish``, after NPU022-NPU024 rewrote what they migrate: an init is removed only
 when no Horovod use that needs it is left in the file, nor in a file of the repository that
-imports from this one (``horovod_facts``), and it does not restart Horovod after a
-``shutdown()`` (an elastic reset). Otherwise it stays, reported with what still needs it.
+imports from this one or that this one imports from (``horovod_facts``), and it does not
+restart Horovod after a ``shutdown()`` (an elastic reset). Otherwise it stays, reported with
+what still needs it.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .horovod import (
     report_blocked,
     spelled,
 )
-from .horovod_facts import importers_keeping
+from .horovod_facts import linked_keeping
 
 STARTED = "the NPU starts its collective communication itself, from the job's rank table"
 LIBRARY = "library code: the distributed pack migrates scripts that use Horovod, not Horovod"
@@ -54,8 +55,8 @@ class HorovodInit(DistributedRule):
     guide_url = DistributedRule.catalog_url(id, name)
     rewrites = ("`hvd.init()` as a statement (Horovod for TensorFlow or its Keras modules, any "
                 "spelling) is removed when, after this run, no Horovod use that needs it is left "
-                "in the file nor in a file of the repository that imports from it; a block it "
-                "leaves empty gets `pass`.")
+                "in the file nor in a file of the repository that imports from it (or that it "
+                "imports from); a block it leaves empty gets `pass`.")
     reports = ("`hvd.init()` kept because Horovod calls still need it (`hvd.allreduce`, "
                "`hvd.elastic.*`, `hvd.callbacks.*`, a `DistributedOptimizer` with arguments the "
                "NPU has no equivalent for...: the message names them), or because it follows "
@@ -133,8 +134,8 @@ def _needing(tree: Node, ctx: FileContext, inits: list[Reference]) -> str:
             for reference in _horovod_left(tree, ctx)
             if id(reference.node) not in ours and needs_init(reference.name)]
     here += [f"an f-string's Horovod call (line {line})" for line in _fstring_lines(tree, ctx)]
-    elsewhere = [f"{apis.replace(',', ', ')} in {module} (it imports from this file)"
-                 for module, apis in importers_keeping(ctx)]
+    elsewhere = [f"{apis.replace(',', ', ')} in {module} ({link})"
+                 for module, apis, link in linked_keeping(ctx)]
     uses = here + elsewhere
     if not uses:
         return ""
