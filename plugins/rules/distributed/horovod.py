@@ -5,8 +5,8 @@ A rule of the pack rewrites a site only in a TensorFlow file of a repository tha
 one distribution mode. In a repository that uses Horovod and a ``tf.distribute`` strategy
 both, and in a file that imports Horovod but not TensorFlow (a helper module: npu-codemod
 changes TensorFlow files only), it reports the site ``unmigrated`` with what to do instead.
-A repository that is Horovod itself (``horovod_facts.library``) is neither rewritten nor
-reported by the pack's rules, but for NPU021's one finding per file.
+A repository that is Horovod itself (:func:`library`) is neither rewritten nor reported by
+the pack's rules, but for NPU021's one finding per file.
 """
 
 from __future__ import annotations

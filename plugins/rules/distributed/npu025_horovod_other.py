@@ -46,6 +46,8 @@ ADVICE = {
     "broadcast": f"use {HCCL}.broadcast([tensor], root_rank)",
 }
 OTHERWISE = f"remove it, or use the NPU's collective communication ({HCCL})"
+#: ``__all__`` given as something other than a list or tuple of strings.
+ALL_UNKNOWN = frozenset({"*"})
 
 
 class HorovodOther(DistributedRule):
@@ -133,24 +135,21 @@ def _exported(tree: Node, ctx: FileContext, names: list[str]) -> str:
     return ""
 
 
-#: ``__all__`` given as something other than a list or tuple of strings.
-ALL_UNKNOWN = frozenset({"*"})
-
-
 def _all(tree: Node) -> Optional[frozenset[str]]:
     """The names a module-level ``__all__ = [...]`` lists; :data:`ALL_UNKNOWN` when it is not
     a plain list or tuple of strings (or is extended); None without ``__all__``."""
     found: Optional[frozenset[str]] = None
     for statement in small_statements(tree):
-        if statement.type not in (symbols.expr_stmt,) or not statement.children \
+        if statement.type != symbols.expr_stmt \
                 or statement.children[0].type != tokens.NAME \
                 or statement.children[0].value != "__all__":
             continue
         value = statement.children[-1]
         strings = [leaf for leaf in pre_order(value) if leaf.type == tokens.STRING]
         others = [leaf for leaf in pre_order(value) if leaf.type == tokens.NAME]
-        if len(statement.children) != 3 or others or not strings:
-            return ALL_UNKNOWN
+        if len(statement.children) != 3 or statement.children[1].type != tokens.EQUAL \
+                or others or not strings:
+            return ALL_UNKNOWN  # ``__all__ += ...``, names, a comprehension...
         found = frozenset(leaf.value.strip("'\"") for leaf in strings)
     return found
 
