@@ -748,3 +748,15 @@ def test_a_repository_of_horovod_scripts_with_and_without_the_pack(tmp_path: Pat
         uses = {(path, number) for number, line in enumerate(source.splitlines(), 1)
                 if "hvd." in line.split("#")[0] and "import" not in line}
         assert uses <= opt_in, sorted(uses - opt_in)
+
+
+def test_a_use_the_pack_migrates_keeps_the_init_while_its_rule_is_off() -> None:
+    """evaluate.py's ``hvd.size()`` goes with NPU022; without NPU022 it stays, and so does the
+    init of common.py that it relies on."""
+    ranked = EVALUATE.replace("accuracy = hvd.allreduce(correct)", "accuracy = correct / hvd.size()")
+    facts = repository_facts({"common.py": COMMON, "evaluate.py": ranked})
+    findings = assert_reports({"NPU021", "NPU025"}, COMMON, path="common.py", facts=facts,
+                              findings=[("NPU021", 11, 0, "unmigrated")])
+    assert message_of(findings, "NPU021", 11).startswith(
+        "kept: hvd.rank() (line 16), hvd.size() (line 16), hvd.size in evaluate (it imports from "
+        "this file) still need Horovod initialised")

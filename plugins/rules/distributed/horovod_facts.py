@@ -1,8 +1,9 @@
 """What the distributed pack needs to know of the repository's other files, gathered with
 ``ast`` before any rewrite (``npu_codemod_analyze_file``):
 
-- ``horovod-kept:<module>|<apis>|<imports>``: the file uses Horovod names that still need
-  ``hvd.init()`` after the pack's run (``<apis>``, as Ascend's list spells them), and imports
+- ``horovod-kept:<module>|<apis>|<imports>``: the file uses Horovod names that need
+  ``hvd.init()`` (``<apis>``, as Ascend's list spells them; ``hvd.rank~NPU022`` for one a
+  rule of the pack migrates, which stays only when that rule is not enabled), and imports
   ``<imports>`` (dotted, as written): NPU021 keeps the ``hvd.init()`` of a module such a file
   imports from, or that imports from it;
 - ``imports-from:<package>|<module>.<name>``: a file of ``<package>`` imports ``<name>`` from
@@ -10,16 +11,16 @@
   removes an import whose name another module imports from its file (that import is the
   module's public API).
 
-A file's Horovod uses the pack migrates (the topology calls; the optimizer, hook and callback
-given only the optimizer or the root rank) are left out of what it keeps: a file that does
-not import TensorFlow keeps them all (npu-codemod rewrites TensorFlow files only).
+The Horovod uses the pack migrates (the topology calls; the optimizer, hook and callback given
+only the optimizer or the root rank) are marked with their rule, except in a file that does
+not import TensorFlow, which keeps them all (npu-codemod rewrites TensorFlow files only).
 """
 
 from __future__ import annotations
 
 import ast
 import sys
-from typing import Iterator, Optional
+from typing import AbstractSet, Iterator, Optional
 
 from npu_codemod.api import (
     HOROVOD_MODULES,
@@ -38,9 +39,12 @@ KEPT = "horovod-kept:"
 IMPORTED = "imports-from:"
 #: The Horovod names the pack rewrites whatever their arguments.
 TOPOLOGY = frozenset({"rank", "local_rank", "size", "local_size"})
-#: The ones it rewrites when given one argument (the optimizer, the root rank).
-ONE_ARGUMENT = frozenset({"DistributedOptimizer", "BroadcastGlobalVariablesHook",
-                          "callbacks.BroadcastGlobalVariablesCallback"})
+TOPOLOGY_RULE = "NPU022"
+#: The ones it rewrites when given one argument (the optimizer, the root rank), and the rule.
+ONE_ARGUMENT = {"DistributedOptimizer": "NPU023", "BroadcastGlobalVariablesHook": "NPU024",
+                "callbacks.BroadcastGlobalVariablesCallback": "NPU024"}
+#: Between a use and the rule that migrates it, in a ``horovod-kept:`` fact.
+MIGRATED_BY = "~"
 #: Packages no module of the repository imports its own names from (a repository does not
 #: define them): their imports are not recorded.
 NOT_RECORDED = frozenset({"tensorflow", "tensorflow_estimator", "horovod", "numpy",
@@ -81,13 +85,14 @@ def linked_keeping(ctx: FileContext) -> list[tuple[str, str, str]]:
         if not fact.startswith(KEPT):
             continue
         module, apis, imported = fact[len(KEPT):].split("|")
-        if module == own:
+        kept = kept_by(apis, ctx.enabled_rules)
+        if module == own or not kept:
             continue
         package = tuple(module.split("."))[:-1]
         if any(_names_module(target, package, own) for target in imported.split(",") if target):
-            found.append((module, apis, "it imports from this file"))
+            found.append((module, ", ".join(kept), "it imports from this file"))
         elif any(_names_module(target, module_package(ctx.path), module) for target in targets):
-            found.append((module, apis, "this file imports from it"))
+            found.append((module, ", ".join(kept), "this file imports from it"))
     return found
 
 
@@ -143,17 +148,34 @@ def _absolute(node: ast.ImportFrom, path: str) -> Optional[str]:
 
 
 def _kept(index: ModuleIndex, imports: dict[str, str]) -> Iterator[str]:
-    """The Horovod uses of the file that still need ``hvd.init()`` after the pack's run."""
+    """The Horovod uses of the file that need ``hvd.init()``, as Ascend's list names them; one
+    the pack migrates is followed by ``~<rule id>`` (it stays when that rule is not enabled)."""
     tensorflow = any(target.split(".")[0] == "tensorflow" for target in imports.values())
     calls = {id(node.func): node for node in index.nodes(ast.Call)}
     for node, qualified in _horovod_uses(index, imports):
         if not needs_init(qualified):
             continue
-        name = member(qualified)
-        if tensorflow and (name in TOPOLOGY or name in ONE_ARGUMENT and _one_argument(
-                calls.get(id(node)))):
-            continue
-        yield list_name(qualified) or qualified
+        api, rule = list_name(qualified) or qualified, _migrated_by(member(qualified))
+        if tensorflow and rule and (rule == TOPOLOGY_RULE or _one_argument(calls.get(id(node)))):
+            yield f"{api}{MIGRATED_BY}{rule}"
+        else:
+            yield api
+
+
+def _migrated_by(name: str) -> str:
+    """The rule that migrates the Horovod name ``name`` (under its module), or ''."""
+    return TOPOLOGY_RULE if name in TOPOLOGY else ONE_ARGUMENT.get(name, "")
+
+
+def kept_by(apis: str, enabled: AbstractSet[str]) -> list[str]:
+    """The uses of a ``horovod-kept:`` fact's ``apis`` that still need ``hvd.init()`` after a
+    run with the rules ``enabled``."""
+    kept = []
+    for entry in apis.split(","):
+        api, _, rule = entry.partition(MIGRATED_BY)
+        if api and (not rule or rule not in enabled) and api not in kept:
+            kept.append(api)
+    return kept
 
 
 def _one_argument(call: Optional[ast.Call]) -> bool:

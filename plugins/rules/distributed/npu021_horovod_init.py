@@ -134,7 +134,7 @@ def _needing(tree: Node, ctx: FileContext, inits: list[Reference]) -> str:
             for reference in _horovod_left(tree, ctx)
             if id(reference.node) not in ours and needs_init(reference.name)]
     here += [f"an f-string's Horovod call (line {line})" for line in _fstring_lines(tree, ctx)]
-    elsewhere = [f"{apis.replace(',', ', ')} in {module} ({link})"
+    elsewhere = [f"{apis} in {module} ({link})"
                  for module, apis, link in linked_keeping(ctx)]
     uses = here + elsewhere
     if not uses:
