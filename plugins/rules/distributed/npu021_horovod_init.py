@@ -103,9 +103,10 @@ class HorovodInit(DistributedRule):
         inits: list[Reference] = ctx.memo.get(INITS, [])
         if not inits:
             return
-        needing = _needing(tree, ctx, inits)
+        left = _horovod_left(tree, ctx)
+        needing = _needing(tree, ctx, inits, left)
         for reference in inits:
-            reason = _reset(tree, ctx, reference) or needing
+            reason = _reset(reference, left) or needing
             if reason:
                 ctx.report(reference, "unmigrated", f"kept: {reason}")
             else:
@@ -126,12 +127,11 @@ def _horovod_left(tree: Node, ctx: FileContext) -> list[Reference]:
             if for_tensorflow(reference.name)]
 
 
-def _needing(tree: Node, ctx: FileContext, inits: list[Reference]) -> str:
-    """What still needs Horovod initialised after this run ('' for nothing): this file's
-    uses, its f-strings' and those of the files that import from it."""
+def _needing(tree: Node, ctx: FileContext, inits: list[Reference], left: list[Reference]) -> str:
+    """What still needs Horovod initialised after this run ('' for nothing): the Horovod uses
+    ``left`` in this file, its f-strings' and those of the files linked to it by an import."""
     ours = {id(init.node) for init in inits}
-    here = [f"{spelled(reference)} (line {reference.line})"
-            for reference in _horovod_left(tree, ctx)
+    here = [f"{spelled(reference)} (line {reference.line})" for reference in left
             if id(reference.node) not in ours and needs_init(reference.name)]
     here += [f"an f-string's Horovod call (line {line})" for line in _fstring_lines(tree, ctx)]
     elsewhere = [f"{apis} in {module} ({link})"
@@ -163,10 +163,11 @@ def _fstring_uses(value: str, bound: list[str]) -> bool:
     return re.search(r"\b(?:%s)\b" % "|".join(map(re.escape, bound)), value[opening:]) is not None
 
 
-def _reset(tree: Node, ctx: FileContext, init: Reference) -> Optional[str]:
-    """Why ``init`` restarts Horovod (it follows a ``shutdown()`` in its scope), or None."""
+def _reset(init: Reference, left: list[Reference]) -> Optional[str]:
+    """Why ``init`` restarts Horovod (it follows a ``shutdown()`` of the Horovod uses ``left``
+    in its scope), or None."""
     scope = enclosing_scope(init.node)
-    for reference in _horovod_left(tree, ctx):
+    for reference in left:
         if member(reference.name) == "shutdown" and (reference.line, reference.column) < (
                 init.line, init.column) and enclosing_scope(reference.node) is scope:
             return (f"{spelled(init)} follows {spelled(reference)} (a reset that restarts "
