@@ -37,6 +37,8 @@ _COMPAT = ("tf.compat.v1.", "tf.compat.v2.")
 def list_name(qualified: str) -> Optional[str]:
     """``tensorflow.nn.relu`` -> ``tf.nn.relu``, ``horovod.tensorflow.rank`` -> ``hvd.rank``;
     None for the namespace itself and for names of other modules (``horovod.torch``)."""
+    if any(qualified == module for module, _ in SPELLINGS):
+        return None  # ``horovod.tensorflow.keras`` itself is no ``hvd.keras``
     for module, spelled in SPELLINGS:
         if qualified.startswith(module + "."):
             return spelled + qualified[len(module):]
