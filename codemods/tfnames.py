@@ -101,6 +101,17 @@ PUBLIC_NAMES: dict[str, str] = {
     **{f"tensorflow.python.estimator.canned.{module}": "tensorflow.estimator" for module in (
         "baseline", "boosted_trees", "dnn", "dnn_linear_combined", "linear")},
     "tensorflow.python.estimator.tpu.tpu_estimator": "tensorflow.estimator.tpu",
+    # TPU APIs through the modules that define them (BERT-era code imports TPUEstimator,
+    # bfloat16_scope, CrossShardOptimizer from there): the names the rules know them by.
+    "tensorflow.contrib.tpu.python.tpu": "tensorflow.contrib.tpu",
+    **{f"tensorflow.contrib.tpu.python.tpu.{module}": "tensorflow.contrib.tpu" for module in (
+        "bfloat16", "device_assignment", "topology", "tpu", "tpu_config", "tpu_estimator",
+        "tpu_feed", "tpu_function", "tpu_optimizer", "tpu_sharding", "training_loop")},
+    "tensorflow.contrib.tpu.python.ops.tpu_ops": "tensorflow.contrib.tpu",
+    **{f"tensorflow.python.tpu.{module}": "tensorflow.tpu" for module in (
+        "bfloat16", "tpu", "tpu_optimizer", "training_loop")},
+    **{f"tensorflow.python.tpu.{module}": "tensorflow.estimator.tpu" for module in (
+        "tpu_config", "tpu_estimator")},
     "tensorflow.python.estimator.tpu.tpu_config": "tensorflow.estimator.tpu",
     "tensorflow.python.estimator.training": "tensorflow.estimator",  # TrainSpec, EvalSpec
     "tensorflow.python.distribute.mirrored_strategy": "tensorflow.distribute",
@@ -116,7 +127,8 @@ PUBLIC_NAMES: dict[str, str] = {
     "tensorflow.python.util.compat": "tensorflow.compat",  # as_bytes, as_text
 }
 #: Where the internal modules live (with the dot): never spelled in code a rule writes.
-INTERNAL = ("tensorflow.python.", "tensorflow.core.", f"{ESTIMATOR_PACKAGE}.python.")
+INTERNAL = ("tensorflow.python.", "tensorflow.core.", f"{ESTIMATOR_PACKAGE}.python.",
+            "tensorflow.contrib.tpu.python.")
 
 #: The names ``from npu_bridge.npu_init import *`` binds that code the rules write calls (the
 #: spec's list, and the modules NPU004-NPU006 write): a file with the star import binds each
