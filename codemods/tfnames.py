@@ -108,6 +108,12 @@ PUBLIC_NAMES: dict[str, str] = {
         "bfloat16", "device_assignment", "topology", "tpu", "tpu_config", "tpu_estimator",
         "tpu_feed", "tpu_function", "tpu_optimizer", "tpu_sharding", "training_loop")},
     "tensorflow.contrib.tpu.python.ops.tpu_ops": "tensorflow.contrib.tpu",
+    # tf.contrib.learn's estimators through the modules that define them.
+    "tensorflow.contrib.learn.python.learn": "tensorflow.contrib.learn",
+    "tensorflow.contrib.learn.python.learn.estimators": "tensorflow.contrib.learn",
+    **{f"tensorflow.contrib.learn.python.learn.estimators.{module}": "tensorflow.contrib.learn"
+       for module in ("dnn", "dnn_linear_combined", "dynamic_rnn_estimator", "estimator", "kmeans",
+                      "linear", "logistic_regressor", "run_config", "svm")},
     **{f"tensorflow.python.tpu.{module}": "tensorflow.tpu" for module in (
         "bfloat16", "tpu", "tpu_optimizer", "training_loop")},
     **{f"tensorflow.python.tpu.{module}": "tensorflow.estimator.tpu" for module in (
@@ -128,7 +134,7 @@ PUBLIC_NAMES: dict[str, str] = {
 }
 #: Where the internal modules live (with the dot): never spelled in code a rule writes.
 INTERNAL = ("tensorflow.python.", "tensorflow.core.", f"{ESTIMATOR_PACKAGE}.python.",
-            "tensorflow.contrib.tpu.python.")
+            "tensorflow.contrib.tpu.python.", "tensorflow.contrib.learn.python.")
 
 #: The names ``from npu_bridge.npu_init import *`` binds that code the rules write calls (the
 #: spec's list, and the modules NPU004-NPU006 write): a file with the star import binds each
