@@ -153,6 +153,12 @@ NPU_INIT_NAMES = frozenset({
 STAR_EXPORTS: dict[str, frozenset[str]] = {"npu_bridge.npu_init": NPU_INIT_NAMES}
 
 
+#: How a dotted name spells the call of a module accessor function (``contrib.tpu().X``).
+ACCESSOR_CALL = "()"
+#: What an accessor whose module is not known returns (``accessor:`` facts).
+UNRESOLVED_ACCESSOR = "?"
+
+
 def public_name(dotted: str) -> str:
     """The public name of the full TensorFlow name ``dotted`` (itself unless it goes through
     an internal module listed in :data:`PUBLIC_NAMES`); a name of :data:`ESTIMATOR_PACKAGE`
@@ -205,6 +211,11 @@ def is_call_trailer(node: Optional[pytree.Base]) -> bool:
     return node is not None and node.type == syms.trailer and node.children[0].type == token.LPAR
 
 
+def is_empty_call(node: pytree.Base) -> bool:
+    """Is ``node`` a ``()`` trailer (a call without arguments)?"""
+    return is_call_trailer(node) and len(node.children) == 2
+
+
 def prefix_name(power: pytree.Node, end: int) -> Optional[str]:
     """Dotted name spelled by ``power.children[:end]`` (a NAME and attribute trailers only)."""
     first = power.children[0]
@@ -227,10 +238,16 @@ class ImportNames:
     :meth:`resolve` then gives its full names.
     """
 
-    def __init__(self, tree: pytree.Node, root: str = TF) -> None:
+    def __init__(self, tree: pytree.Node, root: str = TF,
+                 accessors: Optional[dict[str, str]] = None) -> None:
         self.root = root
         #: Name -> full name of what it is bound to, as imported (internal modules kept).
         self.bindings: dict[str, str] = {}
+        #: How the file spells the repository's module accessor functions (``contrib.tpu``)
+        #: -> the module a call of one returns (``?``: not known); see ``codemods/accessors``.
+        self.accessors: dict[str, str] = dict(accessors or {})
+        self._accessor_stems = frozenset(".".join(spelled.split(".")[:end]) for spelled in self.accessors
+                                         for end in range(1, spelled.count(".") + 2))
         for node in small_statements(tree):
             if node.type == syms.import_name:
                 self._import_name(node.children[1])
@@ -238,6 +255,19 @@ class ImportNames:
                 self._import_from(node)
             elif node.type == syms.expr_stmt and len(node.children) == 3:
                 self._alias_assignment(node)
+
+    @property
+    def heads(self) -> frozenset[str]:
+        """The names a reference may start with: the bound ones and the accessors' first names."""
+        return frozenset(self.bindings) | frozenset(spelled.split(".")[0] for spelled in self.accessors)
+
+    def leads_to_accessor(self, dotted: str) -> bool:
+        """Is ``dotted`` an accessor function's spelling or a dotted prefix of one?"""
+        return dotted in self._accessor_stems
+
+    def accessor(self, dotted: str) -> Optional[str]:
+        """What a call of the accessor spelled ``dotted`` returns (``?``: not known), or None."""
+        return self.accessors.get(dotted)
 
     @property
     def imports_tf(self) -> bool:
@@ -287,6 +317,12 @@ class ImportNames:
         """Full TensorFlow name of ``dotted`` as the file binds it (internal modules kept)."""
         if not dotted:
             return None
+        if ACCESSOR_CALL in dotted:  # ``contrib.tpu().TPUEstimator``
+            called, _, rest = dotted.partition(ACCESSOR_CALL)
+            module = self.accessors.get(called)
+            if module is None or module == UNRESOLVED_ACCESSOR or ACCESSOR_CALL in rest:
+                return None
+            return module + rest
         head, _, rest = dotted.partition(".")
         target = self.bindings.get(head)
         if target is None:
