@@ -10,6 +10,7 @@ never an internal module.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Optional
 
 from fissix import pytree
@@ -256,9 +257,10 @@ class ImportNames:
             elif node.type == syms.expr_stmt and len(node.children) == 3:
                 self._alias_assignment(node)
 
-    @property
+    @cached_property
     def heads(self) -> frozenset[str]:
-        """The names a reference may start with: the bound ones and the accessors' first names."""
+        """The names a reference may start with: the bound ones and the accessors' first names
+        (worked out once: the bindings are complete when the tree has been read)."""
         return frozenset(self.bindings) | frozenset(spelled.split(".")[0] for spelled in self.accessors)
 
     def leads_to_accessor(self, dotted: str) -> bool:

@@ -174,3 +174,29 @@ def test_an_unresolved_access_is_counted_for_api_readiness():
 def test_the_accessor_module_itself_is_audited_as_it_is():
     findings = assert_reports(RULES, CONTRIB, facts=FACTS, path="lib/utils/contrib.py")
     assert {f.rule_id for f in findings} == {"NPU100"}
+
+
+LOCAL = '''\
+"""Pre-training with the accessor defined next to its use."""
+import tensorflow as tf
+
+
+def _tpu_lib():
+  """tf.contrib.tpu, looked up only where the TPU is used."""
+  return tf.contrib.tpu
+
+
+def build(flags, model_fn, run_config):
+  return _tpu_lib().TPUEstimator(model_fn=model_fn, config=run_config, use_tpu=True,
+                                 eval_on_tpu=False, export_to_tpu=False)
+'''
+
+
+def test_an_accessor_of_the_same_file_resolves_too():
+    facts = repository_facts({"pretrain.py": LOCAL})
+    after = LOCAL.replace("import tensorflow as tf\n", HEADER + "import tensorflow as tf\n").replace(
+        "config=run_config, use_tpu=True,", "config=npu_run_config_init(run_config=run_config), use_tpu=False,")
+    findings = assert_migrates(RULES, LOCAL, after, facts=facts, path="pretrain.py", findings=[
+        ("NPU001", 2, 0, "migrated"), ("NPU011", 11, 9, "migrated"), ("NPU012", 11, 9, "migrated"),
+        ("NPU100", 7, 9, "unmigrated")])  # return tf.contrib.tpu: deprecated
+    assert messages(findings, "NPU012") == ["set use_tpu=False (was True): the TPU is switched off on the NPU"]
