@@ -340,7 +340,7 @@ class Engine:
         wanted = [WantedNames(tuple(ctx.names(root) for root in name_roots(rule.calls + rule.uses)),
                               qualified_names(rule.calls), qualified_names(rule.uses))
                   for rule in rules]
-        heads = {name for one in wanted for resolver in one.resolvers for name in resolver.bindings}
+        heads = {name for one in wanted for resolver in one.resolvers for name in resolver.heads}
         index, found = NameIndex(wanted), []
         for node in post_order(ctx.tree, {token.NAME: frozenset(heads)}, frozenset({syms.power})):
             head = node.children[0] if node.type == syms.power else node

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 from npu_codemod.api import (
     ESTIMATOR_MODULES,
@@ -25,6 +25,7 @@ from npu_codemod.api import (
     Node,
     ReferenceSite,
     Rule,
+    accessor_facts,
     api_advice,
     ast_references,
     distribution,
@@ -32,10 +33,16 @@ from npu_codemod.api import (
     list_name,
     references_under,
     support_list,
+    unresolved_accesses,
 )
 
 from .owners import HOROVOD_OPT_IN, HOROVOD_RULES, OWNERS, Owner
 
+#: What ``accessor:`` facts say of a function whose module is not known.
+UNRESOLVED = "?"
+UNRESOLVED_ACCESS = ("unresolved TensorFlow access: {function}() is a function of the repository "
+                     "that returns a TensorFlow module npu-codemod cannot resolve (it picks or looks "
+                     "the module up): check {code} against Ascend's API support list by hand")
 #: Findings on one line, by line (the rules' own, not NPU100's).
 Lines = dict[int, list[Finding]]
 #: How Ascend's list (and ``list_name``) spells Horovod's APIs.
@@ -121,6 +128,17 @@ class ApiSupport(Rule):
             for site in horovod_module_values(ctx):
                 ctx.report_at(site.line, site.column, "unmigrated", f"the Horovod module is used "
                               f"as a value ({site.spelled}): {HOROVOD_OPT_IN}", "note")
+        _report_unresolved(ctx)
+
+
+def _report_unresolved(ctx: FileContext) -> None:
+    """A call of a repository function that returns a TensorFlow module npu-codemod cannot
+    resolve (``contrib.framework().arg_scope``): counted, and reported for a person."""
+    unknown = [spelled for spelled, module in ctx.tf.accessors.items() if module == UNRESOLVED]
+    for line, column, code in unresolved_accesses(ctx.original, unknown):
+        ctx.count_api(code, ApiStatus.UNKNOWN)
+        ctx.report_at(line, column, "unmigrated", UNRESOLVED_ACCESS.format(
+            code=code, function=code.partition("()")[0]))
 
 
 def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
@@ -206,6 +224,13 @@ def _lines(findings: Sequence[Finding], own_id: str) -> Lines:
         if finding.rule_id != own_id:
             lines[finding.line].append(finding)
     return lines
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
+    """The repository's module accessor functions (``def tpu(): return contrib_tpu``): a call
+    ``contrib.tpu().X`` resolves like the module, for every rule (``accessor:`` facts)."""
+    return accessor_facts(path, text) or None
 
 
 @hookimpl
