@@ -44,6 +44,9 @@ FILE_RULE_NAME = "source-file"
 #: Larger files are reported, not parsed: fissix needs about 40 s and 350 MB per MiB of
 #: TensorFlow code, so one generated or vendored giant must not stall or exhaust a worker.
 MAX_SOURCE_BYTES = 1024 * 1024
+#: A file nested deeper than Python's recursion limit lets the parser or the compiler go.
+TOO_DEEP = ("file nested too deeply to migrate automatically (Python's recursion limit was "
+            "reached parsing or compiling it): migrate it by hand")
 #: How :class:`Engine` parses a file (``--engine``): ``full`` parses it whole; ``selective``
 #: parses only the top-level statements the active rules can act on (see ``units``) and
 #: keeps the rest of the bytes as they are. Both give the same bytes and findings.
@@ -168,7 +171,10 @@ class Engine:
         if not active:
             return FileOutcome(path)
         with _collector_paused():
-            return self._apply(source, path, repo, facts, active)
+            try:
+                return self._apply(source, path, repo, facts, active)
+            except RecursionError:  # the parser's, a rule's walk or compile()'s own limit
+                return FileOutcome(path, (_file_error(repo, path, 1, TOO_DEEP),))
 
     def _apply(self, source: SourceText, path: str, repo: str, facts: FrozenSet[str],
                active: list[Rule]) -> FileOutcome:
@@ -432,7 +438,7 @@ def parse_module(text: str) -> Optional[pytree.Node]:
     parse: for a repository-wide analysis that needs to resolve names before the rules run."""
     try:
         return _parse(text if text.endswith("\n") or not text else text + "\n")
-    except _ParseFailed:
+    except (_ParseFailed, RecursionError):
         return None
 
 
