@@ -22,6 +22,10 @@ from npu_codemod.orchestrator.toolkit import RuleSelection
 from npu_codemod.orchestrator.verify.options import tensorflow_problem, verify_options
 from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
+#: Seconds one repository may take unless ``--repo-timeout`` says otherwise: a bound for
+#: what no other deadline catches (a remote that trickles, a worker that hangs).
+DEFAULT_REPO_TIMEOUT = 3600.0
+
 
 class OptionError(Exception):
     """A bad option value: one line on stderr, exit code 2."""
@@ -32,8 +36,10 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
                         help="local worker processes (--jobs) or a Dask cluster (--scheduler)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler address for --executor dask, e.g. tcp://host:8786")
-    parser.add_argument("--repo-timeout", type=float, metavar="SECONDS",
-                        help="a repository taking longer fails with this reason; the batch goes on")
+    parser.add_argument("--repo-timeout", type=float, metavar="SECONDS", default=DEFAULT_REPO_TIMEOUT,
+                        help="a repository taking longer fails with this reason; the batch goes on "
+                        "(default: %(default)g, so a remote that hangs never blocks the run; raise "
+                        "it for larger repositories)")
     parser.add_argument("--only-failed", metavar="RUN_JSON",
                         help="process only the repos of the list that failed in that earlier run")
 
@@ -65,7 +71,7 @@ class BatchOptions:
     jobs: int = os.cpu_count() or 1
     executor: str = "local"
     scheduler: Optional[str] = None
-    repo_timeout: Optional[float] = None
+    repo_timeout: Optional[float] = DEFAULT_REPO_TIMEOUT
     progress: bool = True
     cache: bool = True
     debug: bool = False

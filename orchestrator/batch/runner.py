@@ -14,6 +14,7 @@ None is kept here: each goes to the caller as it ends, so memory does not grow w
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections import Counter, deque
 from typing import Any, Callable, Hashable, Iterable, Iterator, Optional, Protocol, Sequence, TypeVar
@@ -26,7 +27,7 @@ from npu_codemod.orchestrator.batch.pipeline import (
     process_shard,
     start_repo,
 )
-from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
+from npu_codemod.orchestrator.batch.process_pool import PoolLost, TaskOutcome
 from npu_codemod.orchestrator.batch.progress import ProgressBar
 from npu_codemod.orchestrator.batch.repo_locks import unlock_branch
 from npu_codemod.orchestrator.redact import mask_secrets
@@ -105,7 +106,13 @@ class _Batch:
         while len(self.done) < len(self.jobs) or self.deferred:
             ended, self.deferred = self.deferred, []  # repositories that will not start
             if self.running:
-                for key, outcome in self.pool.wait(self._time_left()):
+                try:
+                    outcomes = self.pool.wait(self._time_left())
+                except PoolLost as exc:  # nothing can run any more: every repository left fails
+                    yield from ended
+                    yield from self._abandon(str(exc))
+                    return
+                for key, outcome in outcomes:
                     self.running.discard(key)
                     if key[0] not in self.done:
                         ended.extend(self._take(key, outcome))
@@ -181,6 +188,13 @@ class _Batch:
         if not self.timeout or not self.deadlines:
             return None
         return max(0.0, min(self.deadlines.values()) - time.monotonic())
+
+    def _abandon(self, reason: str) -> Iterator[tuple[int, RepoResult]]:
+        """Fail every repository not finished with ``reason``, said once on stderr."""
+        print(f"npu-codemod: {reason}", file=sys.stderr)
+        for index in range(len(self.jobs)):
+            if index not in self.done:
+                yield self._fail(index, reason)
 
     def _fail(self, index: int, reason: str) -> tuple[int, RepoResult]:
         ended = self._end(index, failed(self.jobs[index].entry, reason))  # stops its tasks

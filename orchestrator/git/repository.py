@@ -26,9 +26,19 @@ from npu_codemod.orchestrator.redact import mask_secrets
 
 _SYMLINK_MODE = b"120000"
 _LISTED_MODES = (b"100644", b"100755", _SYMLINK_MODE)  # regular files, symlinks
-#: Never wait for a password or a host-key answer: a worker has no terminal.
-NON_INTERACTIVE = {"GIT_TERMINAL_PROMPT": "0", "GIT_SSH_COMMAND": os.environ.get(
-    "GIT_SSH_COMMAND", "ssh -o BatchMode=yes")}
+#: Never wait for a password or a host-key answer: a worker has no terminal. Never wait
+#: forever for a remote that accepted the connection and went silent: over http(s), under
+#: 1 KB/s for 60 s ends the transfer (``http.lowSpeedLimit``/``lowSpeedTime``; raise them with
+#: ``GIT_HTTP_LOW_SPEED_LIMIT``/``GIT_HTTP_LOW_SPEED_TIME``); over ssh, 30 s to connect and
+#: a minute of silence.
+NON_INTERACTIVE = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_SSH_COMMAND": os.environ.get(
+        "GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o ConnectTimeout=30 -o ServerAliveInterval=15 "
+        "-o ServerAliveCountMax=4"),
+    "GIT_HTTP_LOW_SPEED_LIMIT": os.environ.get("GIT_HTTP_LOW_SPEED_LIMIT", "1000"),
+    "GIT_HTTP_LOW_SPEED_TIME": os.environ.get("GIT_HTTP_LOW_SPEED_TIME", "60"),
+}
 
 
 class GitError(Exception):
