@@ -21,6 +21,7 @@ from npu_codemod.orchestrator.batch.file_cache import cache_problem
 from npu_codemod.orchestrator.batch.jobs import RepoJob
 from npu_codemod.orchestrator.batch.locks import LockOwner
 from npu_codemod.orchestrator.batch.options import BatchOptions, make_pool
+from npu_codemod.orchestrator.batch.repo_locks import refresh_branch_lock
 from npu_codemod.orchestrator.batch.runner import run_jobs
 from npu_codemod.orchestrator.batch.spool import ResultSpool
 from npu_codemod.orchestrator.errors import UsageError
@@ -87,7 +88,8 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
         finish = _Finisher(options, toolkit, (entries, todo), (report_dir, spool), lines, on_result)
         try:
             with pool:
-                run_jobs(jobs, pool, finish, options.progress, options.repo_timeout, finish.deferral)
+                run_jobs(jobs, pool, finish, options.progress, options.repo_timeout, finish.deferral,
+                         heartbeat=_heartbeat(jobs, report_dir / REPORT_DIR_LOCK, owner))
         except KeyboardInterrupt as exc:  # reports of what finished, so --only-failed resumes
             interrupted = exc
             for index, line in enumerate(lines):
@@ -99,6 +101,17 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
         written = write_reports(toolkit.plugins, record, report_dir)
     return BatchOutcome([line for line in lines if line is not None], report_dir, written,
                         interrupted, carried=len(carried))
+
+
+def _heartbeat(jobs: Sequence[RepoJob], report_lock: Path, owner: LockOwner) -> Callable[[Sequence[int]], None]:
+    """What the runner calls every :data:`locks.HEARTBEAT_SECONDS` with the repositories in
+    flight: touch the report dir's lock and theirs, so no other host takes them over."""
+    def beat(in_flight: Sequence[int]) -> None:
+        locks.refresh(report_lock, owner)
+        for index in in_flight:
+            refresh_branch_lock(jobs[index])
+
+    return beat
 
 
 def make_jobs(options: BatchOptions, entries: Sequence[RepoEntry],
@@ -129,7 +142,8 @@ def report_dir_locked(report_dir: Path, owner: LockOwner, wait: bool) -> Iterato
         raise cannot_write(report_dir, exc) from None
     if holder is not None and not wait:
         raise UsageError(f"report dir {str(report_dir)!r} is in use by another npu-codemod run "
-                         f"({holder.describe()}): wait for it with --wait, or use another --report-dir")
+                         f"({holder.describe()}): wait for it with --wait, or use another --report-dir "
+                         f"({locks.delete_hint(path)})")
     try:
         yield
     finally:

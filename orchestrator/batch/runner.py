@@ -20,6 +20,7 @@ from collections import Counter, deque
 from typing import Any, Callable, Hashable, Iterable, Iterator, Optional, Protocol, Sequence, TypeVar
 
 from npu_codemod.orchestrator.batch.jobs import RepoJob, ShardedRepo, ShardOutput
+from npu_codemod.orchestrator.batch.locks import HEARTBEAT_SECONDS
 from npu_codemod.orchestrator.batch.pipeline import (
     analyze_shard,
     analyzed,
@@ -66,13 +67,14 @@ def run_jobs(
     progress: bool = True,
     repo_timeout: Optional[float] = None,
     deferral: Callable[[], Optional[str]] = lambda: None,
+    heartbeat: Callable[[Sequence[int]], None] = lambda in_flight: None,
 ) -> None:
     """Process every job; each result goes to ``on_result`` with its job's index as it ends
     (in the order repositories finish, not the order of ``jobs``). Once ``deferral`` gives a
     reason, no repository starts any more: those left end ``deferred`` with that reason."""
     with ProgressBar(len(jobs), progress) as bar:
         batch = _Batch(jobs, pool, repo_timeout, on_start=bar.started, on_files=bar.add_files)
-        batch.deferral = deferral
+        batch.deferral, batch.heartbeat = deferral, heartbeat
         for index, result in batch:
             bar.ended(index, result.status)
             on_result(index, result)
@@ -100,6 +102,9 @@ class _Batch:
         self.done: set[int] = set()
         self.deferral: Callable[[], Optional[str]] = lambda: None
         self.deferred: list[tuple[int, RepoResult]] = []  # not started: ended as deferred
+        #: Called every HEARTBEAT_SECONDS with the repositories in flight (their locks live).
+        self.heartbeat: Callable[[Sequence[int]], None] = lambda in_flight: None
+        self.last_beat = time.monotonic()
 
     def __iter__(self) -> Iterator[tuple[int, RepoResult]]:
         self._fill()
@@ -117,6 +122,7 @@ class _Batch:
                     if key[0] not in self.done:
                         ended.extend(self._take(key, outcome))
                 ended.extend(self._expire())
+                self._beat()
                 # Workers get their next task before the caller handles these results
                 # (reports, hooks): a worker never waits on the parent.
                 self._fill()
@@ -184,10 +190,18 @@ class _Batch:
         for index in [i for i, deadline in self.deadlines.items() if deadline <= now]:
             yield self._fail(index, f"timed out after {self.timeout:g} s (--repo-timeout)")
 
-    def _time_left(self) -> Optional[float]:
+    def _time_left(self) -> float:
+        """Until the next deadline or heartbeat, whichever comes first."""
+        now = time.monotonic()
+        beat = max(0.0, self.last_beat + HEARTBEAT_SECONDS - now)
         if not self.timeout or not self.deadlines:
-            return None
-        return max(0.0, min(self.deadlines.values()) - time.monotonic())
+            return beat
+        return min(beat, max(0.0, min(self.deadlines.values()) - now))
+
+    def _beat(self) -> None:
+        if time.monotonic() - self.last_beat >= HEARTBEAT_SECONDS:
+            self.last_beat = time.monotonic()
+            self.heartbeat(sorted(self.deadlines))  # started, not ended
 
     def _abandon(self, reason: str) -> Iterator[tuple[int, RepoResult]]:
         """Fail every repository not finished with ``reason``, said once on stderr."""
