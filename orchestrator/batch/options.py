@@ -90,6 +90,7 @@ class BatchOptions:
             prs = pr_settings(args)
             verify = verify_options(args)
             if args.command in ("run", "verify"):
+                args.branch = branch_name(args.branch)
                 check_branch_name(args.branch)
         except (ValueError, GitError) as exc:
             raise OptionError(str(exc)) from None
@@ -106,6 +107,12 @@ class BatchOptions:
             progress=not args.no_progress, cache=not getattr(args, "no_cache", False),
             debug=getattr(args, "debug", False), wait=getattr(args, "wait", False), prs=prs,
             verify=verify, namespace=args)
+
+
+def branch_name(branch: str) -> str:
+    """``--branch`` as a branch name: ``refs/heads/x`` is the branch ``x`` (git would make it
+    ``refs/heads/refs/heads/x``)."""
+    return branch[len("refs/heads/"):] if branch.startswith("refs/heads/") else branch
 
 
 def _check_values(args: argparse.Namespace) -> None:
