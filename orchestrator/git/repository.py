@@ -9,8 +9,11 @@ persistent ``cat-file --batch`` for every read and the final ``update-ref``.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from io import BytesIO
 from typing import Iterator, Mapping, Optional
@@ -24,6 +27,9 @@ from gitdb.util import hex_to_bin
 from npu_codemod.orchestrator.git.credentials import split_credentials
 from npu_codemod.orchestrator.redact import mask_secrets
 
+#: The program a push starts on the remote's side: never the repository's own
+#: ``remote.<name>.receivepack`` (a local or ssh remote would run that command).
+RECEIVE_PACK = "--receive-pack=git-receive-pack"
 _SYMLINK_MODE = b"120000"
 _LISTED_MODES = (b"100644", b"100755", _SYMLINK_MODE)  # regular files, symlinks
 #: Never wait for a password or a host-key answer: a worker has no terminal. Never wait
@@ -39,6 +45,24 @@ NON_INTERACTIVE = {
     "GIT_HTTP_LOW_SPEED_LIMIT": os.environ.get("GIT_HTTP_LOW_SPEED_LIMIT", "1000"),
     "GIT_HTTP_LOW_SPEED_TIME": os.environ.get("GIT_HTTP_LOW_SPEED_TIME", "60"),
 }
+
+
+_NO_HOOKS: list[str] = []  # this process's empty hooks folder, made when first needed
+
+
+def no_hooks_dir() -> str:
+    """An empty folder for ``core.hooksPath``: git finds no hook of the repository's (nor of
+    its own ``core.hooksPath``) to run for anything this tool does: ``update-ref``'s
+    ``reference-transaction``, ``push``'s ``pre-push``, ..."""
+    if not _NO_HOOKS:
+        _NO_HOOKS.append(tempfile.mkdtemp(prefix="npu-codemod-no-hooks-"))
+        atexit.register(shutil.rmtree, _NO_HOOKS[0], True)
+    return _NO_HOOKS[0]
+
+
+def _without_hooks(command: git.Git) -> git.Git:
+    command.set_persistent_git_options(c=f"core.hooksPath={no_hooks_dir()}")
+    return command
 
 
 class GitError(Exception):
@@ -82,6 +106,7 @@ def open_repo(location: str) -> git.Repo:
         repo = git.Repo(location, odbt=_ObjectDB)
     except (InvalidGitRepositoryError, NoSuchPathError):
         raise GitError(f"not a git repository: {location}") from None
+    _without_hooks(repo.git)
     top = top_dir(repo)
     if os.path.realpath(top) != os.path.realpath(location):
         raise GitError(f"not the top of a git repository: {location} (the repository is {top})")
@@ -247,7 +272,7 @@ def clone_mirror(url: str, path: str) -> None:
     ``origin`` is ``url`` without credentials (see :mod:`credentials`)."""
     public, access = split_credentials(url)
     try:
-        git.Repo.clone_from(public, path, bare=True, env={**NON_INTERACTIVE, **access})
+        _without_hooks(git.Git()).clone("--bare", "--quiet", "--", public, path, env={**NON_INTERACTIVE, **access})
     except GitCommandError as exc:
         raise GitError(f"cannot clone {mask_secrets(url)}: {_stderr(exc)}") from None
 
@@ -332,7 +357,8 @@ def push_branch(repo: git.Repo, remote: str, branch: str, force: bool = False,
         raise NoSuchRemote(f"no remote named {remote!r}")
     refspec = f"{'+' if force else ''}refs/heads/{branch}:refs/heads/{branch}"
     try:
-        out = repo.git.push("--porcelain", remote, refspec, env={**NON_INTERACTIVE, **(access or {})})
+        out = repo.git.push("--porcelain", RECEIVE_PACK, remote, refspec,
+                            env={**NON_INTERACTIVE, **(access or {})})
     except GitCommandError as exc:
         raise GitError(f"push to {remote} rejected: {_push_reason(exc)}") from None
     return _porcelain_summary(out) or "pushed"
