@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from npu_codemod.orchestrator.prs.http import ApiClient, ForgeError, RetryPolicy
+from npu_codemod.orchestrator.prs.http import MAX_SILENT, ApiClient, ForgeError, RetryPolicy
 from npu_codemod.plugins.forges.github import GitHub
 from npu_codemod.plugins.forges.gitlab import GitLab
 
 from support.cli import cli
 from support.git import git, make_repo
-from support.hostile import serve_scripted
+from support.hostile import serve_scripted, silent_listener
 
 TOKEN = "tok-77aa01-hostile-never-show"
 REPO = {"default_branch": "main", "html_url": "https://forge.example/org/alpha"}
@@ -113,3 +113,40 @@ def test_a_forge_answering_html_fails_each_pr_alone_and_the_run_writes_its_repor
         if path.is_file() and "remotes" not in path.parts:
             assert TOKEN.encode() not in path.read_bytes(), path
     assert TOKEN not in done.stdout + done.stderr
+
+
+def test_a_silent_forge_is_given_up_for_the_whole_run_after_repeated_timeouts():
+    """Each repository's client shares one back-off and one count of unanswered attempts:
+    once the forge has not answered MAX_SILENT times, no later request waits for it."""
+    waits: list[float] = []
+    lines: list[str] = []
+    with silent_listener() as port:
+        clients = [ApiClient(f"http://127.0.0.1:{port}", {"Authorization": f"Bearer {TOKEN}"},
+                             RetryPolicy(attempts=3, timeout=0.2), sleep=waits.append, log=lines.append)
+                   for _ in range(3)]  # one per repository
+        errors = []
+        for client in clients:
+            with pytest.raises(ForgeError) as info:
+                client.request("GET", "/repos/org/alpha")
+            errors.append(str(info.value))
+    # 3 attempts of the first repository's request, 1 of the second's: then no more
+    assert [e.split(": ", 2)[1] for e in errors] == [f"cannot reach http://127.0.0.1:{port}"] * 2 + ["not sent"]
+    assert errors[1].endswith(f"timed out; the forge gave no answer {MAX_SILENT} times in a row this run: "
+                              "no more requests to it until the next run")
+    assert errors[2].endswith(f"the forge gave no answer {MAX_SILENT} times in a row this run (timeouts or "
+                              "refused connections); no more requests to it until the next run")
+    assert waits == [1.0, 2.0, 4.0]  # one back-off, doubled across the two repositories
+    assert [line.split(": ")[-1] for line in lines] == [
+        "timed out; retrying in 1s", "timed out; retrying in 2s", "waiting 4s for the forge to answer again"]
+    assert TOKEN not in " ".join(errors + lines)
+
+
+def test_a_retry_after_over_the_cap_says_so():
+    with serve_scripted() as forge:
+        forge.answer("/repos/org/alpha", 429, {"message": "slow down"}, Retry_After="3600")
+        client = ApiClient(forge.url, {}, RetryPolicy(), sleep=lambda s: None, log=lambda s: None)
+        with pytest.raises(ForgeError) as info:
+            client.request("GET", "/repos/org/alpha")
+    assert str(info.value) == (f"GET {forge.url}/repos/org/alpha: HTTP 429: slow down; the forge asked "
+                               "to retry after 3600s, longer than the 60s npu-codemod waits: rerun later")
+    assert len(forge.seen) == 1

@@ -10,6 +10,7 @@ default branch.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Optional
 
@@ -57,12 +58,9 @@ def check_push_target(repo: git.Repo, branch: str, base: Base, remote: str) -> N
 
 
 def head_branch(repo: git.Repo) -> Optional[str]:
-    """The branch ``HEAD`` names (a bare clone's: the remote's default), or None when detached."""
-    try:
-        ref = repo.git.symbolic_ref("-q", "HEAD").strip()
-    except GitCommandError:
-        return None
-    return ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else None
+    """The branch ``HEAD`` names (a bare clone's: the remote's default), or None when
+    detached; read from the file, no git process."""
+    return _symbolic(os.path.join(repo.git_dir, "HEAD"), "refs/heads/")
 
 
 def remote_default_branch(repo: git.Repo, remote: str) -> Optional[str]:
@@ -70,12 +68,19 @@ def remote_default_branch(repo: git.Repo, remote: str) -> Optional[str]:
     a bare clone of ours: its own ``HEAD``."""
     if repo.bare:
         return head_branch(repo)
+    return _symbolic(os.path.join(repo.common_dir, "refs", "remotes", remote, "HEAD"),
+                     f"refs/remotes/{remote}/")
+
+
+def _symbolic(path: str, prefix: str) -> Optional[str]:
+    """The name under ``prefix`` a symbolic ref file points to (symbolic refs are never packed)."""
     try:
-        ref = repo.git.symbolic_ref("-q", f"refs/remotes/{remote}/HEAD").strip()
-    except GitCommandError:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            text = handle.read().strip()
+    except OSError:
         return None
-    prefix = f"refs/remotes/{remote}/"
-    return ref[len(prefix):] if ref.startswith(prefix) else None
+    target = text[len("ref: "):] if text.startswith("ref: ") else ""
+    return target[len(prefix):] if target.startswith(prefix) else None
 
 
 def _branch_name(repo: git.Repo, ref: str) -> Optional[str]:

@@ -28,6 +28,10 @@ _SECONDARY = ("secondary rate limit", "abuse detection", "abuse rate limit")
 #: Until when (clock time) each forge host asked everyone to wait: a rate limit one client
 #: meets holds for every client of that host in this process (all repositories' PRs).
 _COOLDOWNS: dict[str, float] = {}
+#: Attempts in a row that got no answer at all (refused, timed out), per forge host, over
+#: every client of this process: at :data:`MAX_SILENT` the host is given up for the run.
+_SILENT: dict[str, int] = {}
+MAX_SILENT = 4
 
 
 class ForgeError(Exception):
@@ -112,9 +116,16 @@ class ApiClient:
         url = self.base_url + path
         if params:
             url += "?" + urllib.parse.urlencode(params)
+        self._give_up_if_silent(method, path)
+        if _SILENT.get(self._host):  # the back-off the previous request of any client reached
+            self._log(f"npu-codemod: {self._where(method, path)}: waiting {_seconds(self._silent_wait())} "
+                      "for the forge to answer again")
+            self._sleep(self._silent_wait())
         for attempt in range(1, self.policy.attempts + 1):
+            self._give_up_if_silent(method, path)
             self._cool_down(method, path)
             response = self._send(method, url, body)
+            _SILENT[self._host] = _SILENT.get(self._host, 0) + 1 if response.status == 0 else 0
             wait = self._retry_wait(response, attempt)
             if wait is None:
                 break
@@ -128,8 +139,29 @@ class ApiClient:
             raise response.unexpected("JSON")
         if 200 <= response.status < 300:
             return response
-        raise ForgeError(f"{self._where(method, path)}: {_describe(response)}",
+        raise ForgeError(f"{self._where(method, path)}: {_describe(response)}{self._over_cap(response)}",
                          response.status, response.data)
+
+    def _give_up_if_silent(self, method: str, path: str) -> None:
+        silent = _SILENT.get(self._host, 0)
+        if silent >= MAX_SILENT:
+            raise ForgeError(f"{self._where(method, path)}: not sent: the forge gave no answer "
+                             f"{silent} times in a row this run (timeouts or refused "
+                             "connections); no more requests to it until the next run")
+
+    def _over_cap(self, response: Response) -> str:
+        """Why a retry was not waited out: the forge asked for longer than the cap, or it has
+        not answered too often this run."""
+        if response.status == 0 and _SILENT.get(self._host, 0) >= MAX_SILENT:
+            return (f"; the forge gave no answer {MAX_SILENT} times in a row this run: no more "
+                    "requests to it until the next run")
+        if response.status not in _RETRY_STATUSES or "retry-after" not in response.headers:
+            return ""
+        asked = _retry_after(response.headers["retry-after"], self._clock())
+        if asked <= self.policy.max_wait:
+            return ""
+        return (f"; the forge asked to retry after {_seconds(asked)}, longer than the "
+                f"{_seconds(self.policy.max_wait)} npu-codemod waits: rerun later")
 
     @property
     def _host(self) -> str:
@@ -179,6 +211,8 @@ class ApiClient:
         """Seconds to wait before trying again, or None when this answer is final."""
         if attempt >= self.policy.attempts or not (response.status == 0 or response.status in _RETRY_STATUSES):
             return None
+        if response.status == 0 and _SILENT.get(self._host, 0) >= MAX_SILENT:
+            return None  # given up for the run: _over_cap says so
         headers = response.headers
         if "retry-after" in headers:
             wait = _retry_after(headers["retry-after"], self._clock())
@@ -188,9 +222,15 @@ class ApiClient:
             wait = self.policy.secondary_wait
         elif response.status == 403:
             return None  # a plain permission refusal: asking again will not help
+        elif response.status == 0:  # one back-off per host, over every client of the run
+            wait = self._silent_wait()
         else:
             wait = self.policy.backoff * 2 ** (attempt - 1)
         return wait if wait <= self.policy.max_wait else None
+
+    def _silent_wait(self) -> float:
+        """The host's back-off: doubled with each attempt in a row it did not answer."""
+        return min(self.policy.max_wait, self.policy.backoff * 2 ** max(0, _SILENT.get(self._host, 0) - 1))
 
     def _where(self, method: str, path: str) -> str:
         return f"{method} {mask_secrets(self.base_url)}{path.split('?')[0]}"
