@@ -6,6 +6,7 @@ a real bare remote, hooks that would leave a mark)."""
 from __future__ import annotations
 
 import json
+import os
 import stat
 from pathlib import Path
 
@@ -47,3 +48,20 @@ def test_no_hook_and_no_receivepack_command_of_the_repository_runs(tmp_path: Pat
     assert [(r["status"], r["pushed"]) for r in run["repos"]] == [("changed", True), ("changed", True)]
     for repo in (own, elsewhere):
         assert git(tmp_path / f"{repo.name}.git", "rev-parse", BRANCH) == git(repo, "rev-parse", BRANCH)
+
+
+def test_a_repository_git_refuses_says_why_not_that_it_has_no_commits(tmp_path: Path):
+    """git's own refusal of another user's repository (git's test knob makes it see one: the
+    same check, without changing the owner, which needs root)."""
+    make_repo(tmp_path / "theirs")
+    (tmp_path / "repos.txt").write_text("theirs\n")
+    env = {**os.environ, "GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"}
+
+    done = cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--no-progress", cwd=tmp_path, env=env)
+
+    assert done.returncode == 1
+    (repo,) = json.loads((tmp_path / "rep" / "run.json").read_text())["repos"]
+    assert repo["error"] == (
+        f"git refuses the repository: fatal: detected dubious ownership in repository at "
+        f"'{tmp_path / 'theirs'}' (it belongs to another user: if you trust it, git config --global "
+        f"--add safe.directory {tmp_path / 'theirs'})")

@@ -117,10 +117,27 @@ def resolve_commit(repo: git.Repo, ref: Optional[str]) -> str:
     """Hex sha of ``ref`` (default HEAD)."""
     try:
         return repo.commit(ref or "HEAD").hexsha
-    except (BadName, ValueError, GitCommandError):
+    except (BadName, ValueError, GitCommandError, OSError):  # OSError: cat-file quit at once
+        refusal = git_refusal(repo)
+        if refusal is not None:
+            raise GitError(refusal) from None
         if ref is None or ref == "HEAD":
             raise GitError("the repository has no commits") from None
         raise GitError(f"base ref {ref!r} not found") from None
+
+
+def git_refusal(repo: git.Repo) -> Optional[str]:
+    """git's own refusal to work in ``repo`` (another user's: "dubious ownership"), or None.
+    Asked only once a read has failed: it costs a git process."""
+    try:
+        repo.git.rev_parse("--git-dir")
+    except GitCommandError as exc:
+        reason = _stderr(exc)
+        if "dubious ownership" in reason:
+            reason += (f" (it belongs to another user: if you trust it, git config --global --add "
+                       f"safe.directory {top_dir(repo)})")
+        return f"git refuses the repository: {reason}"
+    return None
 
 
 def check_branch_name(branch: str, repo: Optional[git.Repo] = None) -> None:
