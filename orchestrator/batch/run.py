@@ -55,11 +55,14 @@ class BatchOutcome:
     written: list[Path] = field(default_factory=list)
     interrupted: Optional[KeyboardInterrupt] = None
     carried: int = 0  # records taken from an earlier run (--only-failed), not processed
+    #: Why the reports could not be written (a full disk): the repositories' work stands.
+    report_error: Optional[str] = None
+    branches: list[str] = field(default_factory=list)  # "repo (branch)" of each branch committed
 
     @property
     def failed(self) -> bool:
-        return any(line.status == "failed" or line.pr_failed or line.verdict in FAILING
-                   for line in self.lines)
+        return self.report_error is not None or any(
+            line.status == "failed" or line.pr_failed or line.verdict in FAILING for line in self.lines)
 
 
 def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
@@ -95,12 +98,19 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
             for index, line in enumerate(lines):
                 if line is None:
                     finish(index, failed(entries[todo[index]], INTERRUPTED))
-        record = build_run_record(options.command, _recorded_options(options, toolkit, carried),
-                                  toolkit.rules, spool, started, toolkit.plugins)
-        record["interrupted"] = interrupted is not None  # its history point is no campaign state
-        written = write_reports(toolkit.plugins, record, report_dir)
+        written: list[Path] = []
+        report_error = finish.write_error
+        if report_error is None:
+            try:
+                record = build_run_record(options.command, _recorded_options(options, toolkit, carried),
+                                          toolkit.rules, spool, started, toolkit.plugins)
+                record["interrupted"] = interrupted is not None  # its history point is no campaign state
+                written = write_reports(toolkit.plugins, record, report_dir)
+            except UsageError as exc:  # a full disk: what the repositories got stands
+                report_error = str(exc)
     return BatchOutcome([line for line in lines if line is not None], report_dir, written,
-                        interrupted, carried=len(carried))
+                        interrupted, carried=len(carried), report_error=report_error,
+                        branches=[branch for _, branch in sorted(finish.branches)])
 
 
 def _heartbeat(jobs: Sequence[RepoJob], report_lock: Path, owner: LockOwner) -> Callable[[Sequence[int]], None]:
@@ -163,6 +173,8 @@ class _Finisher:
         (self.report_dir, self.spool), self.lines, self.on_result = spooled, lines, on_result
         self.notify = Notifier(toolkit.plugins)
         self.publisher = _publisher(options, toolkit, self.report_dir)
+        self.write_error: Optional[str] = None  # the first record that could not be spooled
+        self.branches: list[tuple[int, str]] = []  # (list position, "repo (branch)")
 
     def deferral(self) -> Optional[str]:
         """Why the repositories not yet started wait for the next run (the PR budget is
@@ -177,10 +189,12 @@ class _Finisher:
         if self.publisher is not None:
             result = self.publisher.publish(self.entries[position], result)
         record = mask_record(result.to_dict())
-        try:
-            self.spool.add(position, record)
-        except OSError as exc:
-            raise cannot_write(self.report_dir, exc) from None
+        self.branches.extend((position, branch) for branch in _branches(result))
+        if self.write_error is None:  # after a failed write the spool's offsets are unsure
+            try:
+                self.spool.add(position, record)
+            except OSError as exc:  # a full disk: the batch goes on, the reports are lost
+                self.write_error = str(cannot_write(self.report_dir, exc))
         self.lines[index] = RepoLine.of(result)
         plugins = self.toolkit.plugins
         if plugins.implements("npu_codemod_repo_result"):
@@ -190,6 +204,14 @@ class _Finisher:
                 self.notify("npu_codemod_finding", finding=finding)
         if self.on_result is not None:
             self.on_result(position, result)
+
+
+def _branches(result: RepoResult) -> list[str]:
+    """``repo (branch)`` of each branch this result committed (a split change: each group's)."""
+    if result.groups:
+        return [f"{result.repo} ({g.branch})" for g in result.groups if g.branch and g.commit]
+    changed = result.status == "changed" and result.branch and result.commit and not result.patch
+    return [f"{result.repo} ({result.branch})"] if changed else []
 
 
 def _publisher(options: BatchOptions, toolkit: Toolkit, report_dir: Path) -> Optional[Publisher]:
