@@ -49,7 +49,9 @@ MAX_SOURCE_BYTES = 1024 * 1024
 #: not parsed: the tree takes about 1 KB per token, so a 1 MB file of 250,000 statements
 #: would take a gigabyte; at this limit a worker stays under about 300 MB.
 MAX_SOURCE_TOKENS = 200_000
-_TOKEN = re.compile(r"\w+|[^\w\s]")
+#: A token, about as the parser sees them: a comment or a string literal is one.
+_TOKEN = re.compile(r'''#[^\n]*|"""(?:[^\\]|\\.)*?"""|''\'(?:[^\\]|\\.)*?''\'|"(?:[^"\\\n]|\\.)*"'''
+                    r"""|'(?:[^'\\\n]|\\.)*'|\w+|[^\w\s]""", re.DOTALL)
 #: A file nested deeper than Python's recursion limit lets the parser or the compiler go.
 TOO_DEEP = ("file nested too deeply to migrate automatically (Python's recursion limit was "
             "reached parsing or compiling it): migrate it by hand")

@@ -9,11 +9,8 @@ persistent ``cat-file --batch`` for every read and the final ``update-ref``.
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from io import BytesIO
 from typing import Iterator, Mapping, Optional
@@ -47,21 +44,16 @@ NON_INTERACTIVE = {
 }
 
 
-_NO_HOOKS: list[str] = []  # this process's empty hooks folder, made when first needed
-
-
-def no_hooks_dir() -> str:
-    """An empty folder for ``core.hooksPath``: git finds no hook of the repository's (nor of
-    its own ``core.hooksPath``) to run for anything this tool does: ``update-ref``'s
-    ``reference-transaction``, ``push``'s ``pre-push``, ..."""
-    if not _NO_HOOKS:
-        _NO_HOOKS.append(tempfile.mkdtemp(prefix="npu-codemod-no-hooks-"))
-        atexit.register(shutil.rmtree, _NO_HOOKS[0], True)
-    return _NO_HOOKS[0]
+#: Where git looks for hooks in every command this tool runs: a path that holds none (not a
+#: folder at all, so nothing can ever be put there, and nothing to create or clean up, even
+#: for a worker that is killed). The repository's ``.git/hooks`` and its own
+#: ``core.hooksPath`` are never read: no ``reference-transaction`` on ``update-ref``, no
+#: ``pre-push`` on ``push``.
+NO_HOOKS = os.devnull
 
 
 def _without_hooks(command: git.Git) -> git.Git:
-    command.set_persistent_git_options(c=f"core.hooksPath={no_hooks_dir()}")
+    command.set_persistent_git_options(c=f"core.hooksPath={NO_HOOKS}")
     return command
 
 

@@ -262,15 +262,19 @@ def _redirect_target(url: str, response: Response) -> Optional[str]:
     location = response.headers.get("location")
     if response.status not in _REDIRECTS or not location:
         return None
-    return urllib.parse.urljoin(url, location)
+    try:
+        return urllib.parse.urljoin(url, location)
+    except ValueError:  # not a URL: an origin of its own, refused
+        return location
 
 
 def _origin(url: str) -> tuple[str, str, Optional[int]]:
-    parts = urllib.parse.urlsplit(url)
+    """(scheme, host, port) of ``url``; an unusable URL is no origin at all (never followed)."""
     try:
+        parts = urllib.parse.urlsplit(url)
         port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
     except ValueError:
-        port = -1
+        return "", "", -1
     return parts.scheme.lower(), (parts.hostname or "").lower(), port
 
 
