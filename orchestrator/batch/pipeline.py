@@ -140,14 +140,15 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
     # A split change is always built from the base: each group has its own branch.
     tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" and not job.split_by else None
     point = build_point(repo, base, tip)
+    if chosen.note:  # HEAD was the migration branch: say which base was taken
+        point = replace(point, notes=(chosen.note, *point.notes))
     listing = gitrepo.python_listing(repo, point.source)
     files, skipped = without_tests(listing.files, job.include_tests)
     links, skipped_links = without_tests(listing.links, job.include_tests)
     not_followed = tuple(file_finding(entry.name, link.path, "unmigrated", SYMLINK) for link in links)
     plan = RepoPlan(job=job, path=gitrepo.top_dir(repo), base=base, tip=tip,
                     source=point.source, parent=point.parent, files_scanned=len(files),
-                    files_skipped=skipped + skipped_links, facts=frozenset(),
-                    notes=((chosen.note,) if chosen.note else ()) + point.notes)
+                    files_skipped=skipped + skipped_links, facts=frozenset(), notes=point.notes)
     if shard_analysis and workers > 1 and len(files) > MIN_SHARD_FILES:
         candidates = [file for file, data in gitrepo.read_blobs(repo, files) if toolkit.engine.wants(data)]
         shards = split_files(candidates, workers)
