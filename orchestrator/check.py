@@ -43,7 +43,29 @@ class Site:
     trace: str = field(default="", compare=False)  # of a rule that crashed here
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column + 1}: {self.rule_id} {self.message}"
+        return f"{shown_path(self.path)}:{self.line}:{self.column + 1}: {self.rule_id} {self.message}"
+
+
+_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def shown_path(path: str) -> str:
+    """``path`` on one line: as it is, or (holding a control character, or bytes that are not
+    UTF-8) in double quotes with C escapes, as git quotes it; a file name never forges a line
+    of CI output."""
+    if path.isprintable() or not any(ch < " " or ch == "\x7f" or "\udc80" <= ch <= "\udcff" for ch in path):
+        return path
+    return '"' + "".join(_escaped(ch) for ch in path) + '"'
+
+
+def _escaped(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if ch < " " or ch == "\x7f":
+        return f"\\{ord(ch):03o}"
+    if "\udc80" <= ch <= "\udcff":  # an undecodable byte of the name (surrogateescape)
+        return f"\\{ord(ch) - 0xdc00:03o}"
+    return ch
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,7 +126,7 @@ def run_check(paths: Sequence[str], toolkit: Toolkit, out: TextIO, err: TextIO,
     for site in sites:
         print(site, file=out)
         if debug and site.trace:
-            print(f"{site.path}:{site.line}: {site.rule_id} crashed:\n{site.trace}", file=err)
+            print(f"{shown_path(site.path)}:{site.line}: {site.rule_id} crashed:\n{site.trace}", file=err)
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_SITES if sites else EXIT_CLEAN
@@ -138,7 +160,7 @@ def _read(files: Iterable[Path], err: TextIO) -> tuple[dict[str, bytes], int]:
         try:
             contents[str(file)] = file.read_bytes()
         except OSError as exc:
-            print(f"npu-codemod: {file}: cannot read: {exc.strerror}", file=err)
+            print(f"npu-codemod: {shown_path(str(file))}: cannot read: {exc.strerror}", file=err)
             unreadable += 1
     return contents, unreadable
 

@@ -1,4 +1,6 @@
-"""Masking credentials wherever text is shown or stored: URL userinfo and known tokens.
+"""Masking credentials wherever text is shown or stored: URL userinfo (to the last ``@``
+before the host), token query parameters (``access_token=``, ``private_token=``...) and known
+tokens.
 
 A token read in this process (a forge API token) is registered with :func:`add_secret`, and
 from then on :func:`mask_secrets` replaces it in any text, whatever carried it there. The
@@ -12,7 +14,11 @@ import os
 import re
 from typing import Any
 
-_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
+#: A URL's userinfo runs to the *last* ``@`` before the path: ``user:P@ss@host`` is one.
+_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/?#\s]*)@")
+#: Query parameters that carry a token (GitHub, GitLab, OAuth).
+_TOKEN_PARAMS = re.compile(r"(?i)(?P<name>[?&;](?:access_token|private_token|job_token|oauth_token|token)=)"
+                           r"(?P<value>[^&#;\s'\"]+)")
 _SECRETS: set[str] = set()
 #: Environment variables that hold tokens: their values never appear in output or reports.
 SECRET_ENV_VARS = ("NPU_CODEMOD_TOKEN", "GITHUB_TOKEN", "GITLAB_TOKEN")
@@ -57,6 +63,8 @@ def _secrets() -> list[str]:
 def _mask(text: str, secrets: list[str]) -> str:
     if "@" in text:
         text = _USERINFO.sub(lambda m: f"{m.group('scheme')}***@", text)
+    if "token=" in text.lower():
+        text = _TOKEN_PARAMS.sub(lambda m: f"{m.group('name')}***", text)
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, "***")

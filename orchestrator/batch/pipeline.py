@@ -33,6 +33,7 @@ from npu_codemod.orchestrator.batch.jobs import (
 from npu_codemod.orchestrator.batch.repo_locks import lock_branch, unlock_branch
 from npu_codemod.orchestrator.batch.shards import MIN_SHARD_FILES, split_files
 from npu_codemod.orchestrator.git import repository as gitrepo
+from npu_codemod.orchestrator.git.base_branch import Base, check_push_target, resolve_base
 from npu_codemod.orchestrator.git.branch_reuse import OWN_COMMIT_MARK, build_point
 from npu_codemod.orchestrator.git.credentials import split_credentials
 from npu_codemod.orchestrator.git.file_patch import file_patch
@@ -134,10 +135,13 @@ def _guarded(job: RepoJob, step: Callable[[], T]) -> Union[T, RepoResult]:
 def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[RepoResult, ShardedRepo]:
     entry = job.entry
     toolkit = build_toolkit(job.selection)
-    repo, base = _open(job)
+    repo, chosen = _open(job)
+    base = chosen.commit
     # A split change is always built from the base: each group has its own branch.
     tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" and not job.split_by else None
     point = build_point(repo, base, tip)
+    if chosen.note:  # HEAD was the migration branch: say which base was taken
+        point = replace(point, notes=(chosen.note, *point.notes))
     listing = gitrepo.python_listing(repo, point.source)
     files, skipped = without_tests(listing.files, job.include_tests)
     links, skipped_links = without_tests(listing.links, job.include_tests)
@@ -182,7 +186,7 @@ def _wanted(repo: git.Repo, files: list[PyFile], toolkit: Toolkit,
             yield file.path, data
 
 
-def _open(job: RepoJob) -> tuple[git.Repo, str]:
+def _open(job: RepoJob) -> tuple[git.Repo, Base]:
     """The repository and its base commit, the branch locked; a path or base ref the list
     gives that does not work is a GitError citing the list's file:line."""
     entry = job.entry
@@ -196,9 +200,12 @@ def _open(job: RepoJob) -> tuple[git.Repo, str]:
             raise GitError(entry.cite(str(exc))) from None
         lock_branch(job, str(repo.common_dir))
     try:
-        return repo, gitrepo.resolve_commit(repo, entry.base_ref)
+        base = resolve_base(repo, entry.base_ref, job.branch)
     except GitError as exc:
         raise GitError(entry.cite(str(exc)) if entry.base_ref else str(exc)) from None
+    if job.push and job.mode == "run" and not job.dry_run:
+        check_push_target(repo, job.branch, base, job.remote)
+    return repo, base
 
 
 def without_tests(files: Sequence[PyFile], include_tests: bool) -> tuple[list[PyFile], int]:
