@@ -277,13 +277,19 @@ def _used_for(function: Node, depth: int) -> tuple[Optional[str], str]:
 
 
 def _use_says(leaf: Base, depth: int) -> tuple[Optional[str], str]:
-    """What one use of a function's name says: the innermost call around it that names
-    training or inference (``estimator.predict(...)``, ``tf.estimator.TrainSpec(...)``), else
-    the code around its statement (:func:`_evidence`)."""
+    """What one use of a function's name says: the innermost keyword argument or call around
+    it that names training or inference (``validation_data=...``, ``estimator.predict(...)``,
+    ``tf.estimator.TrainSpec(...)``), else the code around its statement (:func:`_evidence`)."""
     node = leaf
     while node.parent is not None and node.parent.type not in (symbols.simple_stmt, symbols.suite):
         parent = node.parent
-        if is_call_trailer(parent):
+        if parent.type == symbols.argument and parent.children[0].type == tokens.NAME \
+                and parent.children[1].type == tokens.EQUAL and parent.children[2] is node:
+            said = _says(words(parent.children[0].value))
+            if said:
+                return said, (f"passed as {parent.children[0].value}= on line {leaf.lineno}"
+                              if said == "infer" else "")
+        elif is_call_trailer(parent):
             callee = prefix_name(parent.parent, child_index(parent))
             said = _says(words(callee)) if callee else None
             if said:
