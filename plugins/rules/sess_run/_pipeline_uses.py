@@ -8,8 +8,8 @@ repository fact:
 
 - ``npu002-use:<package of the using file>|<dotted name as imported>|infer`` (or ``train``):
   the keyword the function is passed as (``validation_data=``, ``eval_input_fn=``), else the
-  call it is passed to (``estimator.predict``, ``tf.estimator.TrainSpec``), else the function
-  the use sits in (``decode_from_file``), names inference or training.
+  call it is passed to (``estimator.predict``, ``tf.estimator.TrainSpec``), names inference or
+  training; or the function that calls it (``decode_from_file``) does.
 
 :func:`remote_uses` gives the file that defines the function what the others say of it, so
 that :func:`._datasets.inference_pipeline` counts those uses with the file's own. Not seen: a
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from functools import lru_cache
 from typing import Iterator, Optional, Union
 
 from npu_codemod.api import FileContext, ModuleIndex, module_index, module_parts, nearest_name
@@ -72,21 +73,27 @@ def _uses(call: ast.Call, function: Optional[_Function],
           imports: dict[str, str]) -> Iterator[tuple[str, str]]:
     """(imported target, verdict) of each imported function ``call`` takes as an argument or
     calls, when the code around says what for."""
-    around = says(words(function.name)) if function is not None else None
+    around = _verdict(function.name) if function is not None else None
     callee = dotted(call.func) or ""
     direct = _imported(callee, imports)
     if direct and around:
         yield direct, around
-    verdict = says(words(callee)) or around
+    verdict = _verdict(callee)  # a direct call covers uses in the arguments of others there
     for keyword in [*((None, value) for value in call.args), *((k.arg, k.value) for k in call.keywords)]:
         name, value = keyword
-        said = (says(words(name)) if name else None) or verdict
+        said = (_verdict(name) if name else None) or verdict
         if not said:
             continue
         for node in _names(value):
             target = _imported(dotted(node) or "", imports)
             if target:
                 yield target, said
+
+
+@lru_cache(maxsize=4096)
+def _verdict(name: str) -> Optional[str]:
+    """"infer", "train" or None: what the name says (the same names recur in every file)."""
+    return says(words(name))
 
 
 def _names(node: ast.AST) -> Iterator[ast.AST]:
