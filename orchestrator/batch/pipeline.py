@@ -200,7 +200,7 @@ def _open(job: RepoJob) -> tuple[git.Repo, Base]:
             raise GitError(entry.cite(str(exc))) from None
         lock_branch(job, str(repo.common_dir))
     try:
-        base = resolve_base(repo, entry.base_ref, job.branch)
+        base = resolve_base(repo, entry.base_ref, job.branch, job.remote)
     except GitError as exc:
         raise GitError(entry.cite(str(exc)) if entry.base_ref else str(exc)) from None
     if job.push and job.mode == "run" and not job.dry_run:
