@@ -107,7 +107,8 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
                                             f"{finding.trace}"), file=sys.stderr)
 
     outcome = batch.run(options, toolkit, entries, on_result, carried)
-    print_summary(outcome.lines, sys.stderr, scan=options.command == "scan")
+    print_summary(outcome.lines, sys.stderr, scan=options.command == "scan",
+                  verify=options.command == "verify")
     deferred = sum(1 for line in outcome.lines if line.status == "deferred")
     if deferred:
         print(f"npu-codemod: {deferred} deferred: not started, the PR budget of this run is spent "
