@@ -40,7 +40,7 @@ def merge_verdict(status: str, findings: Iterable[FindingKey], api_sites: Iterab
     """The verdict of a repository whose run ended with ``status``."""
     if status not in ("changed", "unchanged"):
         return MergeVerdict("")
-    findings = list(findings)
+    findings, api_sites = list(findings), list(api_sites)
     unsupported = sorted({row.api or "an API" for row in api_sites
                           if row.status == ApiStatus.UNSUPPORTED and not row.ready})
     if unsupported:
@@ -49,6 +49,9 @@ def merge_verdict(status: str, findings: Iterable[FindingKey], api_sites: Iterab
                                              for rule_id, state, _, path, line in findings))
     if sites.left or sites.errors:
         return MergeVerdict("needs-work", _work(findings, sites))
+    waiting = sum(row.sites for row in api_sites if row.known and not row.ready)
+    if waiting:  # API sites no finding names (a record of a run without the audit's findings)
+        return MergeVerdict("needs-work", f"{waiting} API site(s) not ready")
     if verify is not None and verify != "equivalent":
         return MergeVerdict("not-verified", f"verify: {verify}")
     return MergeVerdict("ready")

@@ -214,3 +214,45 @@ def test_clicking_a_blocking_api_filters_the_findings(wide: webdriver.Chrome) ->
     wide.find_element(By.ID, "filter-api-clear").click()
     assert len(column(wide, 4)) == total
     assert not wide.find_element(By.ID, "filter-api").is_displayed()
+
+
+# --- every table at 1,280 and 800 px: headers whole, cells not cut ---------------------------
+
+HEADERS_AND_CELLS = """
+    var right = document.documentElement.clientWidth, problems = [];
+    document.querySelectorAll('table th').forEach(function (th) {
+        var box = th.getBoundingClientRect();
+        if (th.scrollWidth > th.clientWidth || box.left < 0 || box.right > right) {
+            problems.push(['header', th.closest('table').id, th.textContent.trim()]);
+        }
+    });
+    document.querySelectorAll('table td').forEach(function (td) {
+        var box = td.getBoundingClientRect();
+        if (td.scrollWidth > td.clientWidth + 1 || box.right > right) {
+            problems.push(['cell', td.closest('table').id, td.textContent.trim().slice(0, 60)]);
+        }
+    });
+    return problems;"""
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_every_table_fits_the_window_with_whole_header_words(wide: webdriver.Chrome, width: int) -> None:
+    wide.set_window_size(width, 900)
+    try:
+        assert wide.execute_script("return window.innerWidth") == width
+        assert wide.execute_script(HEADERS_AND_CELLS) == []
+        page, client = wide.execute_script(
+            "var d = document.documentElement; return [d.scrollWidth, d.clientWidth]")
+        assert page <= client
+    finally:
+        wide.set_window_size(1280, 900)
+
+
+def test_the_merge_verdicts_come_first(wide: webdriver.Chrome) -> None:
+    first = wide.find_element(By.CSS_SELECTOR, "h2")
+    assert first.get_attribute("id") == "merge"
+    cells = wide.find_elements(By.CSS_SELECTOR, "#readiness tbody td")
+    assert [cells[1].text, cells[-1].text.split(" (")[0]] == [
+        "blocked", "not supported on Ascend: tf.is_finite"]  # no migration path
+    assert wide.find_element(By.ID, "verdict-blocked").text == "1"
+    assert wide.find_element(By.ID, "verdict-ready").text == "0"

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from npu_codemod.api import FileContext, Reference, Rule
+from npu_codemod.api import FileContext, Reference, Rule, support_list
 from npu_codemod.codemods.api_sites import ApiSites, readiness
 from npu_codemod.codemods.engine import Engine
 from npu_codemod.plugins.manager import load_plugins
 from npu_codemod.plugins.rules.audit.npu100_api_support import ApiSupport
+from npu_codemod.plugins.rules.audit.owners import OWNERS
 from npu_codemod.testing import assert_migrates, assert_reports, engine_of_ids, run_rules
 
 AUDIT = {"NPU100"}
@@ -35,8 +36,11 @@ def under_analysis(api: str) -> str:
 
 
 def owner_miss(api: str) -> str:
-    return (f"Ascend migrates {api}, but no enabled npu-codemod rule covered this use: migrate "
-            f"it as the guide says{GUIDE}")
+    """The finding at a use whose owning rules were all off: it names them and the opt-in."""
+    rules = OWNERS[support_list().lookup(api)[0]].rules
+    return (f"Ascend migrates {api}, and npu-codemod's {' or '.join(rules)} does, but it was off "
+            f"in this run: turn it on (--rules default,{','.join(rules)}) or migrate it as the "
+            f"guide says{GUIDE}")
 
 
 def messages(findings) -> list[tuple[int, str]]:

@@ -34,6 +34,10 @@ from npu_codemod.api import (
 
 from .owners import OWNERS, Owner
 
+#: A use of an API Ascend migrates whose owning rules all were off: the message names the opt-in.
+OWNER_OFF = ("Ascend migrates {api}, and npu-codemod's {rules} does, but it was off in this run: "
+             "turn it on (--rules default,{ids}) or migrate it as the guide says")
+
 #: Findings on one line, by line (the rules' own, not NPU100's).
 Lines = dict[int, list[Finding]]
 
@@ -161,6 +165,9 @@ def _owned(use: ApiUse, owner: Owner, on_line: Sequence[Finding], same_call: lis
         return Verdict(True)
     elif same_call:
         return Verdict(_migrated(same_call))
+    if not enabled.intersection(owner.rules):
+        return Verdict(False, OWNER_OFF.format(api=use.api, rules=" or ".join(owner.rules),
+                                               ids=",".join(owner.rules)))
     return Verdict(False, api_advice(use.status, use.api))
 
 
