@@ -195,12 +195,12 @@ def uncommitted_paths(repo: git.Repo, head: str) -> int:
     except Exception:  # no index yet, or one this GitPython cannot read: nothing to tell
         return 0
     committed = python_contents(repo, head)
-    indexed = {path: entry for (path, stage), entry in entries.items()
-               if stage == 0 and path.endswith(".py")}
+    indexed = {str(path): entry for (path, stage), entry in entries.items()
+               if stage == 0 and str(path).endswith(".py")}
     top = top_dir(repo)
-    return len(set(committed) - set(indexed)) + sum(
-        1 for path, entry in indexed.items()
-        if committed.get(path) != entry.hexsha or _worktree_differs(os.path.join(top, path), entry))
+    differ = [path for path, entry in indexed.items()
+              if committed.get(path) != entry.hexsha or _worktree_differs(os.path.join(top, path), entry)]
+    return len(set(committed) - set(indexed)) + len(differ)
 
 
 def _worktree_differs(path: str, entry: git.IndexEntry) -> bool:
