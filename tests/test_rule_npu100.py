@@ -337,3 +337,30 @@ class ClassifierEstimator(tf.estimator.Estimator):
     findings = assert_reports(installed - {"NPU011", "NPU012", "NPU013"}, source,
                               findings=[("NPU100", 4, 26, "unmigrated")])
     assert messages(findings) == [(4, owner_miss("tf.estimator.Estimator"))]
+
+
+XLA_CONFIG = '''"""Session settings of the benchmark: XLA when asked for."""
+import tensorflow as tf
+
+
+def make_session_config(use_xla, intra_threads=0):
+    config = tf.ConfigProto(intra_op_parallelism_threads=intra_threads)
+    if use_xla:
+        config.graph_options.optimizer_options.global_jit_level = (
+            tf.OptimizerOptions.ON_1)
+    return config
+'''
+XLA_CONFIG_OFF = XLA_CONFIG.replace('''(
+            tf.OptimizerOptions.ON_1)''', "tf.OptimizerOptions.OFF")
+
+
+def test_a_use_on_a_later_line_of_a_statement_its_owner_rewrote_is_no_finding() -> None:
+    """NPU051 reports the assignment at its first line; the ``ON_1`` it replaced sits on the
+    next one, and the ``OFF`` it wrote is no finding on a second run either."""
+    findings = assert_migrates({"NPU051", "NPU100"}, XLA_CONFIG, XLA_CONFIG_OFF,
+                               findings=[("NPU051", 8, 8, "migrated"), ("NPU100", 6, 13, "unmigrated")])
+    assert messages(findings) == [(6, owner_miss("tf.ConfigProto"))]  # NPU007 is off: its own
+    assert counted({"NPU051", "NPU100"}, XLA_CONFIG)[("tf.OptimizerOptions", "supported-after-migration",
+                                                      True)] == 1
+    assert messages(run_rules({"NPU051", "NPU100"}, XLA_CONFIG_OFF).findings) == \
+        [(6, owner_miss("tf.ConfigProto"))]
