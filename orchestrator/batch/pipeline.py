@@ -15,6 +15,7 @@ from typing import Callable, Iterator, Sequence, TypeVar, Union
 import git
 
 from npu_codemod.codemods.api_sites import merge_sites
+from npu_codemod.codemods.dead_sites import settle_dead
 from npu_codemod.codemods.engine import file_finding
 from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.file_kinds import SYMLINK, is_test_file
@@ -230,7 +231,7 @@ def _process_files(repo: git.Repo, plan: RepoPlan, files: Sequence[PyFile]) -> S
     api_sites = []
     for file, data in gitrepo.read_blobs(repo, list(files)):
         outcome = engine.process(data, file.path, repo=job.entry.name, facts=plan.facts)
-        findings.extend(with_snippets(outcome.findings, data))
+        findings.extend(with_snippets(settle_dead(outcome.findings, data), data))
         api_sites.append(outcome.api_sites)
         if outcome.new_data is None:
             continue
