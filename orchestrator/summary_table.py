@@ -83,7 +83,6 @@ def print_summary(lines: Sequence[RepoLine], stream: TextIO, scan: bool = False,
     if verify:
         _print_verdicts(lines, stream)
         return
-    print(_totals(lines, scan), file=stream)
     merges = Counter(line.merge for line in lines if line.merge)
     if merges:
         print("merge verdicts: " + ", ".join(f"{merges[name]} {name}" for name in VERDICTS
@@ -91,6 +90,7 @@ def print_summary(lines: Sequence[RepoLine], stream: TextIO, scan: bool = False,
     uncommitted = [line for line in lines if line.uncommitted]
     if uncommitted:
         print(uncommitted_line(uncommitted), file=stream)
+    print(_totals(lines, scan), file=stream)
     _print_verdicts(lines, stream)
 
 

@@ -20,8 +20,8 @@ from .csv_report import write_csvs
 #: ``verdict_reason``: its merge verdict (``codemods/merge_verdict.py``); ``migrated`` to
 #: ``errors``: its sites per state (``left``: what is left, as every report counts it). On each
 #: of its rows.
-REPOS_FIELDS = ("repo", "verdict", "status", "branch", "commit", "pr_url", "error", "files_skipped",
-                "api_readiness", "migrated", "compliant", "left", "not_needed", "errors",
+REPOS_FIELDS = ("repo", "status", "branch", "commit", "pr_url", "error", "files_skipped",
+                "api_readiness", "verdict", "migrated", "compliant", "left", "not_needed", "errors",
                 "verdict_reason")
 PR_FILES_FIELDS = ("repo", "path", "group", "branch", "pr_url")
 

@@ -250,7 +250,7 @@ def test_every_table_fits_the_window_with_whole_header_words(wide: webdriver.Chr
 
 def test_the_merge_verdicts_come_first(wide: webdriver.Chrome) -> None:
     first = wide.find_element(By.CSS_SELECTOR, "h2")
-    assert first.get_attribute("id") == "merge"
+    assert first.get_attribute("id") == "what-is-left"
     cells = wide.find_elements(By.CSS_SELECTOR, "#readiness tbody td")
     assert [cells[1].text, cells[-1].text.split(" (")[0]] == [
         "blocked", "not supported on Ascend: tf.is_finite"]  # no migration path
