@@ -10,7 +10,7 @@ from pathlib import Path
 
 from support.cli import cli
 from support.git import commit_files, git, make_repo, show
-from support.mnist_workers import FILES, MODEL, WORKERS
+from support.mnist_workers import FILES, HEAD, MODEL, MYLIB_PLUGIN, WORKERS
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 
@@ -93,3 +93,17 @@ def test_uncommitted_changes_are_said_to_be_left_out_in_one_line(tmp_path: Path)
     git(repo, "checkout", "-q", "--", "model.py")
     assert cli("run", "--repos", "repos.txt", "--report-dir", "two", "--no-progress", cwd=tmp_path,
                expect=0).stderr.count("uncommitted") == 0
+
+
+def test_a_rerun_with_a_broken_plugin_undoes_the_edits_only_it_made(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "mnist", {**FILES, "head.py": HEAD})
+    (tmp_path / "repos.txt").write_text("mnist\n")
+    plugin = tmp_path / "mylib_rules.py"
+    plugin.write_text(MYLIB_PLUGIN)
+    _run(tmp_path, "one", "--plugin", str(plugin))
+    assert "head.py" in _changed(repo)
+    plugin.write_text("import mylib_internal  # the licence server is down\n")
+    record = _run(tmp_path, "two", "--plugin", str(plugin))
+    assert "head.py" not in _changed(repo) and show(repo, BRANCH, "head.py").decode() == HEAD
+    assert [f["rule_id"] for f in record["findings"] if f["status"] == "error"] == ["PLUGIN"]
+    assert record["notes"][-1].endswith("were undone (this run's rules do not make them): head.py")

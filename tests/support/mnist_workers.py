@@ -52,3 +52,36 @@ def shared_optimizer(learning_rate):
 
 FILES = {"train.py": TRAIN, "model.py": MODEL, "workers.py": WORKERS,
          "README.md": "MNIST on many workers.\n"}
+
+#: A third-party rule pack a team keeps beside the repositories: it moves the team's own
+#: ``mylib.dropout`` helper onto the NPU's dropout.
+MYLIB_PLUGIN = '''\
+from npu_codemod.api import Rule, hookimpl
+
+
+class MylibDropout(Rule):
+    id = "MYL001"
+    name = "mylib-dropout"
+    description = "mylib.dropout -> npu_ops.dropout"
+    tokens = ("mylib",)
+    modules = ("mylib",)
+    pattern = "power< 'mylib' trailer< '.' 'dropout' > trailer< '(' [any] ')' > >"
+
+    def visit(self, node, capture, ctx):
+        node.children[0].value = "npu_ops"
+        ctx.report(node, "migrated", "replaced mylib.dropout with npu_ops.dropout")
+
+
+@hookimpl
+def npu_codemod_rules():
+    return [MylibDropout()]
+'''
+
+HEAD = '''\
+"""The classification head: mylib's dropout over pooled features."""
+import mylib
+
+
+def head(pooled, keep_prob):
+    return mylib.dropout(pooled, keep_prob)
+'''
