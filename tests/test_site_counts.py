@@ -75,7 +75,11 @@ def test_left_is_one_figure_in_the_terminal_page_csv_and_run_json(first: tuple[P
         ("needs-work", "1", "1", "1")
     page = (root / "one" / "report.html").read_text()
     assert re.search(r'id="sites-left">1<', page) and re.search(r'id="verdict-needs-work">1<', page)
-    assert _record(root / "one")["sites"]["left"] == 1
+    run = json.loads((root / "one" / "run.json").read_text())
+    assert run["repos"][0]["sites"]["left"] == run["sites"]["left"] == 1
+    assert run["verdicts"] == {"ready": 0, "needs-work": 1, "blocked": 0, "not-verified": 0}
+    packs = {pack["name"]: (pack["on"], pack["enable"]) for pack in run["packs"]}
+    assert packs["estimator"] == (True, "") and packs["distributed"] == (False, "--rules default,distributed")
     assert "merge verdicts: 1 needs-work" in stderr
 
 
