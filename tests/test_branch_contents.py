@@ -107,3 +107,18 @@ def test_a_rerun_with_a_broken_plugin_undoes_the_edits_only_it_made(tmp_path: Pa
     assert "head.py" not in _changed(repo) and show(repo, BRANCH, "head.py").decode() == HEAD
     assert [f["rule_id"] for f in record["findings"] if f["status"] == "error"] == ["PLUGIN"]
     assert record["notes"][-1].endswith("were undone (this run's rules do not make them): head.py")
+
+
+def test_a_split_rerun_with_fewer_rules_undoes_a_groups_stale_edits(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "mnist", {f"trainer/{name}": text for name, text in FILES.items()})
+    (tmp_path / "repos.txt").write_text("mnist\n")
+    group = f"{BRANCH}/trainer"
+    _run(tmp_path, "one", "--split-by", "directory", "--rules", "default,distributed")
+    assert "trainer/workers.py" in git(repo, "diff", "--name-only", f"main...{group}").split()
+    first = git(repo, "rev-parse", group)
+    _run(tmp_path, "two", "--split-by", "directory")
+    assert set(git(repo, "diff", "--name-only", f"main...{group}").split()) == \
+        {"trainer/train.py", "trainer/model.py"}
+    assert git(repo, "rev-parse", f"{group}~1") == first  # a fast-forward
+    third = _run(tmp_path, "three", "--split-by", "directory")
+    assert third["status"] == "unchanged" and git(repo, "rev-parse", f"{group}~1") == first
