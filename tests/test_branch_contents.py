@@ -69,8 +69,13 @@ def test_a_branch_others_committed_to_is_built_on_with_a_warning(tmp_path: Path)
     commit_files(repo, {"launch.sh": "mpirun -np 8 python train.py\n",
                         "model.py": MODEL.replace("256", "512")}, "wider model, launcher")
     git(repo, "checkout", "-q", "main")
-    record = _run(tmp_path, "two")
+    done = cli("run", "--repos", "repos.txt", "--report-dir", "two", "--no-progress", cwd=tmp_path,
+               expect=0)
+    record = _record(tmp_path / "two")
     assert show(repo, BRANCH, "launch.sh").decode() == "mpirun -np 8 python train.py\n"
+    assert ("npu-codemod: mnist: warning: the branch has commits by others and was built on as it "
+            "is; 2 file(s) it changes are not explained by this report: launch.sh, workers.py") \
+        in done.stderr.splitlines()
     warnings = [note for note in record["notes"] if note.startswith("warning:")]
     # workers.py keeps the first run's Horovod edits (built on as it is) and launch.sh is not
     # code: neither is explained by this run's findings; model.py is.

@@ -96,6 +96,9 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
     def on_result(index: int, result: RepoResult) -> None:
         if result.status == "failed" and result.error != batch.INTERRUPTED:  # in the summary
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
+        for note in result.notes:
+            if note.startswith("warning: "):  # a branch others committed to: files unexplained
+                tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {note}"), file=sys.stderr)
         if result.verify is not None:
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: verify {result.verify.verdict}: "
                                     f"{result.verify.reason}"), file=sys.stderr)
