@@ -162,3 +162,24 @@ def test_a_retry_after_over_the_cap_says_so():
     assert str(info.value) == (f"GET {forge.url}/repos/org/alpha: HTTP 429: slow down; the forge asked "
                                "to retry after 3600s, longer than the 60s npu-codemod waits: rerun later")
     assert len(forge.seen) == 1
+
+
+def test_status_with_wrong_shaped_answers_is_one_cell_per_pr(tmp_path, monkeypatch):
+    from support.forge import serve
+
+    monkeypatch.setenv("NPU_CODEMOD_TOKEN", TOKEN)
+    with_remote(tmp_path, "alpha")
+    (tmp_path / "repos.txt").write_text("alpha\n")
+    github, server = serve("github", TOKEN)
+    try:
+        cli("run", "--repos", "repos.txt", "--push", "--open-prs", "--forge", "github", "--forge-url",
+            github.url, "--pr-rate", "0", "--no-progress", "--report-dir", "rep", cwd=tmp_path, expect=0)
+    finally:
+        server.shutdown()
+    with serve_scripted() as forge:
+        forge.answer("/repos/org/alpha/pulls/1", 200, {"state": "open", "head": "c0ffee01"})  # head: no object
+        done = cli("status", "rep/run.json", "--forge-url", forge.url, cwd=tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    [line] = [line for line in done.stdout.splitlines() if "#1" in line]
+    assert line.split()[3:] == ["unknown", "the", "forge's", "pull", "request", "has", "no", "head", "commit",
+                                "https://forge.example/org/alpha/pull/1"]

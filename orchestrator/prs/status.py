@@ -60,9 +60,10 @@ def _look_up(run: Mapping[str, Any], hook: Any, forge_url: Optional[str]):
                 if hasattr(forge, "pr_details"):  # the campaign view's numbers
                     details = forge.pr_details(pr["number"])
                     approvals, created = details.approvals, details.created_at
-            except ForgeError as exc:
+            except (ForgeError, KeyError, TypeError, ValueError, IndexError) as exc:  # refused, or wrong shape
                 failures += 1
-                cells = ("unknown", mask_secrets(str(exc)))
+                why = str(exc) if isinstance(exc, ForgeError) else f"unexpected answer: {type(exc).__name__}: {exc}"
+                cells = ("unknown", mask_secrets(why))
             rows.append((repo["repo"], pr.get("branch", "?"), f"#{pr['number']}", *cells, pr.get("url") or ""))
             prs.append(CampaignPr(repo["repo"], pr.get("branch", "?"), pr["number"], pr.get("url") or "",
                                   cells[0], team_of(pr), approvals, cells[1], created))
