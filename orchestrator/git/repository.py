@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from io import BytesIO
 from typing import Iterator, Mapping, Optional
 
@@ -21,6 +21,7 @@ from gitdb.base import IStream, OInfo
 from gitdb.db import LooseObjectDB
 from gitdb.util import hex_to_bin
 
+from npu_codemod.codemods.tf_runtime import is_manifest
 from npu_codemod.orchestrator.git.credentials import split_credentials
 from npu_codemod.orchestrator.redact import mask_secrets
 
@@ -105,10 +106,12 @@ def branch_tip(repo: git.Repo, branch: str) -> Optional[str]:
 
 @dataclass(frozen=True)
 class PythonListing:
-    """The ``.py`` entries of a commit: regular files, and symlinks (never followed)."""
+    """The ``.py`` entries of a commit: regular files, and symlinks (never followed); and the
+    files that may pin TensorFlow (``tf_runtime.is_manifest``: requirements, setup...)."""
 
     files: list[PyFile]
     links: list[PyFile]
+    manifests: list[PyFile] = field(default_factory=list)
 
 
 def python_files(repo: git.Repo, commit: str) -> list[PyFile]:
@@ -133,6 +136,8 @@ def _walk(odb: git.GitCmdObjectDB, tree: bytes, prefix: str, listing: PythonList
         elif text.endswith(".py") and mode in _LISTED_MODES:
             found = listing.links if mode == _SYMLINK_MODE else listing.files
             found.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
+        if mode in _LISTED_MODES[:2] and is_manifest(text):
+            listing.manifests.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
 
 
 def _entries(data: bytes) -> Iterator[tuple[bytes, bytes, int]]:
