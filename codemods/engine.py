@@ -34,7 +34,18 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
-from .tf_versions import CONFLICT, NON_TF, TF1, TF2, TF2_CODE, file_kind, runtime_of, signals_of, treatment
+from .tf_versions import (
+    CONFLICT,
+    NON_TF,
+    TF1,
+    TF2,
+    TF2_CODE,
+    TF2_ENTRY_RULE,
+    file_kind,
+    runtime_of,
+    signals_of,
+    treatment,
+)
 from .units import MODULE, Layout, ParsePlan, RuleNeed, may_skip, module_layout, plan_parse
 from .walk import position, post_order, tree_text
 
@@ -184,8 +195,7 @@ class Engine:
         treated = treatment(kind.kind, runtime_of(facts))
         active = [rule for rule in active if treated in rule.file_kinds]
         notes: tuple[Finding, ...] = ()
-        if treated == TF2 and not any(rule.pack == "tf2" and TF2 in rule.file_kinds
-                                      for rule in self.rules):
+        if treated == TF2 and TF2_ENTRY_RULE not in self._enabled:
             notes = (file_finding(repo, path, "unmigrated", TF2_CODE),)
         named = "" if kind.kind == NON_TF else kind.kind  # a file of other modules: no TF kind
         if not active:

@@ -9,7 +9,8 @@ says:
   ``tensorflow.compat.v1`` in any spelling, or ``npu_device.compat.enable_v1()``;
 - **C2** a graph API through ``tensorflow.compat.v1`` (``tf.compat.v1.Session``...);
 - **T1** a TF 1.x-only API (in Ascend's TF 1.15 list, absent from its TF 2.6 list; any
-  ``tf.contrib``); **T2** a TF 2.x-only API (a curated list, :data:`TF2_ONLY`);
+  ``tf.contrib``); **T2** a TF 2.x-only API (a curated list, :data:`TF2_ONLY`), or the TF 2.x
+  adapter ``npu_device`` (not its ``compat``: a file the ``tf2`` pack migrated stays TF 2.x);
 - **E** a TF 2.x idiom (weak): ``tf.function``, ``tf.GradientTape``, ``strategy.run(...)``,
   Keras ``compile``/``fit`` on a model the file builds (in a file with no C/T1 signal),
   ``import tensorflow.compat.v2``, ``enable_v2_behavior()``.
@@ -51,6 +52,7 @@ CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
 
 #: C1: the compat switches (the part after ``tensorflow.compat.v1.`` or ``tensorflow.``).
 COMPAT_SWITCHES = frozenset({"disable_v2_behavior", "disable_eager_execution"})
+NPU_DEVICE = "npu_device"
 NPU_COMPAT_SWITCH = "npu_device.compat.enable_v1"
 #: C2: graph APIs reached through ``tensorflow.compat.v1`` (exact names, then prefixes).
 COMPAT_GRAPH_APIS = frozenset({
@@ -66,6 +68,7 @@ COMPAT_GRAPH_PREFIXES = ("estimator.", "layers.")
 #: out). An entry ending in ``.`` is a prefix.
 TF2_ONLY = (
     "keras.mixed_precision.LossScaleOptimizer", "keras.mixed_precision.Policy",
+    "keras.mixed_precision.loss_scale_optimizer.LossScaleOptimizer",
     "keras.mixed_precision.set_global_policy", "keras.mixed_precision.global_policy",
     "config.list_physical_devices", "config.set_visible_devices",
     "config.run_functions_eagerly", "random.set_seed", "random.Generator",
@@ -88,8 +91,11 @@ TF2_ON_TF1 = ("TF 2.x-only API {first} in a repository pinned to TF 1.x: pin Ten
               "use the TF 1.x API; nothing was rewritten")
 GRAPH_IN_EAGER = ("graph-mode compat.v1 API {first} in eager TF 2.x code ({second}): call "
                   "tf.compat.v1.disable_v2_behavior() or port it to TF 2.x; nothing was rewritten")
-TF2_CODE = ("TF 2.x code: migrate with the TF 2.x adapter (npu_device, the tf2 pack: "
-            "--rules default,tf2); the TF 1.x rules do not rewrite it")
+#: The tf2 pack's device init (NPU061): until it runs, a TF 2.x file gets :data:`TF2_CODE`.
+TF2_ENTRY_RULE = "NPU061"
+TF2_CODE = ("TF 2.x code: migrate with the TF 2.x adapter (npu_device: import npu_device as "
+            "npu; npu.open().as_default() at the top of the entry script, then the TF 2.6 "
+            "porting steps); the TF 1.x rules do not rewrite it")
 
 
 @dataclass(frozen=True)
@@ -234,6 +240,8 @@ def _signal(full: str) -> Optional[str]:
     """The signal (``c1``...) a use of the full name ``full`` is, or None."""
     if full == NPU_COMPAT_SWITCH:
         return "c1"
+    if full.startswith(NPU_DEVICE + ".") and not full.startswith(NPU_DEVICE + ".compat."):
+        return "t2"  # the TF 2.x adapter (a file the tf2 pack migrated stays TF 2.x code)
     for prefix in ("tensorflow.compat.v1.", "tensorflow.compat.v2.", "tensorflow."):
         if full.startswith(prefix):
             return _member_signal(full[len(prefix):], prefix)

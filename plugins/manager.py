@@ -60,7 +60,9 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.distributed.npu027_distributed_hooks",
     "npu_codemod.plugins.rules.keras.npu041_keras_session",
     "npu_codemod.plugins.rules.keras.npu042_keras_clear_session",
+    "npu_codemod.plugins.rules.tf2.npu061_device_init",
     "npu_codemod.plugins.rules.tf2.npu062_compat_header",
+    "npu_codemod.plugins.rules.tf2.npu065_loss_scale_optimizer",
     "npu_codemod.plugins.forges.github",
     "npu_codemod.plugins.forges.gitlab",
 )

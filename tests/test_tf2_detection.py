@@ -24,6 +24,7 @@ from npu_codemod.codemods.tf_versions import (
     file_kind,
     signals_of,
 )
+from npu_codemod.plugins.manager import load_plugins
 
 from support.cli import cli
 from support.git import make_repo, show
@@ -33,6 +34,8 @@ from support.tf2_scripts import COMPAT_SESSION, CUSTOM_LOOP, KERAS_FIT
 UNDETERMINED_RUNTIME = {"tf-runtime:undetermined"}
 TF1_RUNTIME = {"tf-runtime:1"}
 TF2_RUNTIME = {"tf-runtime:2"}
+#: The rules of every pack but the tf2 pack: what npu-codemod ran before it.
+TF1_RULES = frozenset(rule.id for rule in load_plugins().rules() if rule.pack != "tf2")
 
 KERAS_TF1 = '''\
 """Trains an MNIST MLP with tf.keras on TensorFlow 1.15 (graph mode)."""
@@ -126,11 +129,19 @@ def test_graph_api_through_compat_v1_in_eager_code_is_a_conflict() -> None:
 
 @pytest.mark.parametrize("source", [CUSTOM_LOOP, KERAS_FIT])
 def test_no_tf1_rule_writes_into_a_tf2_file(source: str) -> None:
-    """A batch (NPU002), a dropout (NPU004), Keras fit (NPU041): none is rewritten; one finding
-    says how the file is migrated."""
-    findings = assert_unchanged(source, facts=UNDETERMINED_RUNTIME)
+    """A batch (NPU002), a dropout (NPU004), Keras fit (NPU041): none is rewritten; without the
+    tf2 pack one finding says how the file is migrated."""
+    findings = assert_unchanged(source, TF1_RULES, facts=UNDETERMINED_RUNTIME)
     assert [(f.rule_id, f.status, f.message) for f in findings] == [
         (FILE_RULE_ID, "unmigrated", TF2_CODE)]
+
+
+@pytest.mark.parametrize("source", [CUSTOM_LOOP, KERAS_FIT])
+def test_with_every_default_rule_a_tf2_entry_gets_only_the_device_init(source: str) -> None:
+    new, findings = run_rules(source, facts=UNDETERMINED_RUNTIME)
+    init = "import npu_device as npu\nnpu.open().as_default()\n"
+    assert new is not None and new.replace(init, "", 1) == source
+    assert {f.rule_id for f in findings} == {"NPU061"}
 
 
 def test_the_same_loop_on_a_tf1_runtime_gets_the_tf1_rules() -> None:
@@ -170,7 +181,7 @@ def test_eager_execution_enabled_on_tf2_is_no_eager_finding() -> None:
     source = CUSTOM_LOOP.replace("import tensorflow as tf\n",
                                  "import tensorflow.compat.v1 as tf1\nimport tensorflow as tf\n\n"
                                  "tf1.enable_v2_behavior()\n")
-    findings = assert_unchanged(source, facts=UNDETERMINED_RUNTIME)
+    findings = assert_unchanged(source, TF1_RULES, facts=UNDETERMINED_RUNTIME)
     assert [f.message for f in findings] == [TF2_CODE]
 
 
@@ -280,8 +291,8 @@ def test_tensorflow_option_overrides_the_pins(mixed_repo: Path) -> None:
     assert done.returncode == 0, done.stderr
     record = json.loads((mixed_repo / "rep" / "run.json").read_text())["repos"][0]
     assert record["file_kinds"] == {"tf2": 2, "tf-neutral": 1, "non-tf": 1}
-    messages = {(f["path"], f["message"]) for f in record["findings"] if f["rule_id"] == FILE_RULE_ID}
-    assert messages == {("keras_mnist.py", TF2_CODE), ("examples/tf2/train_text.py", TF2_CODE)}
+    found = {(f["path"], f["rule_id"]) for f in record["findings"]}
+    assert found == {("keras_mnist.py", "NPU061"), ("examples/tf2/train_text.py", "NPU061")}
 
 
 def test_check_reads_the_pins_of_the_folder(mixed_repo: Path) -> None:

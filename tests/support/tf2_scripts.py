@@ -133,3 +133,55 @@ import npu_device
 from npu_device.compat.v1.npu_init import *
 npu_device.compat.enable_v1()
 ''').replace("with tf.Session() as sess:", "with tf.Session(config=npu_config_proto()) as sess:")
+
+#: A custom loop with mixed precision and a LossScaleOptimizer (the TF 2.6 guide's case).
+MIXED_PRECISION_LOOP = '''\
+"""ResNet-50 on ImageNet with mixed precision and a custom training loop."""
+import os
+import time
+
+import tensorflow as tf
+from tensorflow.keras import mixed_precision
+
+from official.vision import resnet_model
+from official.vision.input_pipeline import imagenet_dataset
+
+FLAGS_BATCH = int(os.environ.get("BATCH_SIZE", "256"))
+
+
+def build(learning_rate):
+    mixed_precision.set_global_policy("mixed_float16")
+    model = resnet_model.resnet50(num_classes=1000)
+    optimizer = tf.keras.optimizers.SGD(learning_rate, momentum=0.9)
+    optimizer = mixed_precision.LossScaleOptimizer(optimizer, dynamic_growth_steps=2000)
+    return model, optimizer
+
+
+def train(data_dir, steps, learning_rate=0.1):
+    model, optimizer = build(learning_rate)
+    dataset = imagenet_dataset(data_dir, FLAGS_BATCH, training=True)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    @tf.function
+    def train_step(images, labels):
+        with tf.GradientTape() as tape:
+            logits = model(images, training=True)
+            loss = loss_fn(labels, logits)
+            scaled = optimizer.get_scaled_loss(loss)
+        grads = optimizer.get_unscaled_gradients(tape.gradient(scaled, model.trainable_variables))
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    start = time.time()
+    for step, (images, labels) in enumerate(dataset.take(steps)):
+        loss = train_step(images, labels)
+        if step % 100 == 0:
+            print(step, float(loss), time.time() - start)
+    if isinstance(optimizer, mixed_precision.LossScaleOptimizer):
+        print("final loss scale", float(optimizer.loss_scale))
+    return model
+
+
+if __name__ == "__main__":
+    train(os.environ["DATA_DIR"], int(os.environ.get("STEPS", "1000")))
+'''

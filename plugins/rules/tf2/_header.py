@@ -4,6 +4,7 @@ __future__`` imports, before the first other statement)."""
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from npu_codemod.api import (
@@ -35,3 +36,22 @@ def insert_at_header(tree: Node, code: str, newline: str) -> None:
     for statement in parse_statements(code, newline):
         tree.insert_child(min(index, len(children) - 1) if children else 0, statement)
         index += 1
+
+
+_BINDS_NPU = re.compile(r"^[ \t]*(?:import[ \t]+\S+[ \t]+as[ \t]+npu\b|from[ \t]+\S+[ \t]+import[ \t]+"
+                        r"[^\n]*\bnpu\b|npu[ \t]*=|def[ \t]+npu\b|class[ \t]+npu\b)", re.MULTILINE)
+
+
+def device_name(ctx: FileContext) -> str:
+    """The name generated code spells ``npu_device`` with: the file's own binding, else
+    ``npu`` (``import npu_device as npu``), else ``npu_device`` when the file binds ``npu`` to
+    something else."""
+    bound = device_binding(ctx)
+    if bound is not None:
+        return bound
+    return DEVICE if _BINDS_NPU.search(ctx.original) else "npu"
+
+
+def device_import(name: str) -> str:
+    """The import that binds ``name`` (from :func:`device_name`) to ``npu_device``."""
+    return f"import {DEVICE}" if name == DEVICE else f"import {DEVICE} as {name}"
