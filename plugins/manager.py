@@ -63,6 +63,7 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.tf2.npu061_device_init",
     "npu_codemod.plugins.rules.tf2.npu062_compat_header",
     "npu_codemod.plugins.rules.tf2.npu065_loss_scale_optimizer",
+    "npu_codemod.plugins.rules.tf2.npu071_api_support",
     "npu_codemod.plugins.forges.github",
     "npu_codemod.plugins.forges.gitlab",
 )

@@ -178,7 +178,7 @@ from npu_codemod.codemods.statements import (
     used_names,
     why_not,
 )
-from npu_codemod.codemods.support_list import SupportList, list_name, support_list
+from npu_codemod.codemods.support_list import SupportList, list_name, support_list, support_list_tf2
 from npu_codemod.codemods.tf_versions import (
     #: Kind of file: TF 1.x code (and a TF-neutral file of a repository not on TF 2.x).
     TF1,
@@ -243,7 +243,7 @@ __all__ = [
     "dotted_name", "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
     "StringReference", "fstring_references", "NPU_INIT_NAMES",
     # API support: Ascend's list, and the audit's counts for API readiness (FileContext.count_api)
-    "ApiStatus", "api_advice", "support_list", "SupportList", "list_name",
+    "ApiStatus", "api_advice", "support_list", "SupportList", "list_name", "support_list_tf2",
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
     "module_ast", "module_index", "ModuleIndex", "own_nodes", "module_parts", "imported_names",
     "ast_dotted_name", "nearest_name",
