@@ -194,14 +194,23 @@ def treatment(kind: str, runtime: str) -> str:
 
 def signals_of(text: str, path: str = "") -> Signals:
     """The signals of the module ``text`` (none for a file ``ast`` cannot read: Python 2
-    code, which is TF 1.x code)."""
-    tree = module_ast(text)
-    if tree is None:
-        return Signals(imports_tf="tensorflow" in text)
-    return _signals(tree, path)
+    code, which is TF 1.x code). Kept per file: the repository's analysis works them out
+    for its facts, and the engine finds them here for the file's kind (no second parse)."""
+    key = (path, len(text), hash(text))
+    found = _KNOWN.get(key)
+    if found is None:
+        if len(_KNOWN) >= _KNOWN_MAX:
+            _KNOWN.clear()
+        tree = module_ast(text)
+        found = _KNOWN[key] = _signals(tree, path) if tree is not None else \
+            Signals(imports_tf="tensorflow" in text)
+    return found
 
 
-@lru_cache(maxsize=2)
+_KNOWN: dict[tuple[str, int, int], Signals] = {}
+_KNOWN_MAX = 50_000
+
+
 def _signals(tree: ast.Module, path: str) -> Signals:
     bound = {local: target for local, target in imported_names(tree, path).items()
              if _root(target) in ("tensorflow", "tensorflow_estimator", "npu_device")}
@@ -209,23 +218,43 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     if any(target == "tensorflow.compat.v2" for target in bound.values()):
         found["e"] = Use(1, 0, "tensorflow.compat.v2")
     index = module_index(tree)
-    names: list[ast.expr] = [*index.nodes(ast.Attribute), *index.nodes(ast.Name)]
-    for node in names:
-        spelled = ast_dotted_name(node)
-        head = spelled.partition(".")[0] if spelled else ""
-        if spelled is None or head not in bound:
-            continue
-        full = public_name(bound[head] + spelled[len(head):])
-        signal = _signal(full)
-        use = Use(node.lineno, node.col_offset, spelled)
-        if signal and (signal not in found or _before(use, found[signal])):
-            found[signal] = use
+    for node, spelled in _bound_names(index, bound):
+        head = spelled.partition(".")[0]
+        for end in _dots(spelled):
+            signal = _signal(public_name(bound[head] + spelled[len(head):end]))
+            use = Use(node.lineno, node.col_offset, spelled[:end])
+            if signal and (signal not in found or _before(use, found[signal])):
+                found[signal] = use
     idiom = _keras_idiom(index, bound) if "e" not in found else None
     if idiom is not None:
         found["e"] = idiom
     imports_tf = any(_root(target) in ("tensorflow", "tensorflow_estimator")
                      for target in bound.values())
     return Signals(imports_tf, **found)
+
+
+def _bound_names(index: ModuleIndex, bound: dict[str, str]) -> list[tuple[ast.expr, str]]:
+    """Each outermost dotted name (``tf.compat.v1.Session``, not its ``tf.compat``) and each
+    bare name that starts with a name ``bound`` holds, with its spelling."""
+    attributes: list[ast.Attribute] = index.nodes(ast.Attribute)
+    inner = {id(node.value) for node in attributes if type(node.value) is ast.Attribute}
+    found: list[tuple[ast.expr, str]] = []
+    for node in attributes:
+        if id(node) in inner:
+            continue
+        spelled = ast_dotted_name(node)
+        if spelled is not None and spelled.partition(".")[0] in bound:
+            found.append((node, spelled))
+    names: list[ast.Name] = index.nodes(ast.Name)
+    found += [(node, node.id) for node in names if node.id in bound]
+    return found
+
+
+def _dots(spelled: str) -> list[int]:
+    """The ends of each dotted prefix of ``spelled`` past its head (``tf.a.b``: ``tf.a``,
+    ``tf.a.b``), or the name itself when it has no dot."""
+    ends = [at for at, char in enumerate(spelled) if char == "."][1:] + [len(spelled)]
+    return ends
 
 
 def _before(use: Use, other: Use) -> bool:
@@ -236,6 +265,7 @@ def _root(dotted: str) -> str:
     return dotted.partition(".")[0]
 
 
+@lru_cache(maxsize=8192)
 def _signal(full: str) -> Optional[str]:
     """The signal (``c1``...) a use of the full name ``full`` is, or None."""
     if full == NPU_COMPAT_SWITCH:
