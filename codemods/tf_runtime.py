@@ -54,7 +54,6 @@ _PROBES = tuple(Version(v) for v in (
     + [f"1.{minor}.{patch}" for minor in range(16) for patch in range(6)]
     + [f"2.{minor}.{patch}" for minor in range(21) for patch in range(6)]
     + ["3.0.0"]))
-_TWO = Version("2")
 UNDETERMINED = ("TensorFlow major version undetermined: pin tensorflow in requirements or set "
                 "[tool.npu-codemod] tensorflow = \"2\"; files with only TF 2.x idioms "
                 "(tf.function, GradientTape, Keras fit) are treated as TF 2.x code")
@@ -155,9 +154,9 @@ def admitted(specifier: SpecifierSet) -> Optional[str]:
     found = [version for version in probes if specifier.contains(version, prereleases=True)]
     if not found:
         return None
-    if all(version >= _TWO for version in found):
+    if all(version.major >= 2 for version in found):  # 2.0.0b1 is TensorFlow 2, though < 2.0
         return RUNTIME_TF2
-    if all(version < _TWO for version in found):
+    if all(version.major < 2 for version in found):
         return RUNTIME_TF1
     return None
 

@@ -133,8 +133,8 @@ MAIN = '''\
 from absl import app, flags
 import tensorflow as tf
 
+from textmodel import train
 from textmodel.model import build_model
-from textmodel.trainer import train
 
 FLAGS = flags.DEFINE_integer("epochs", 3, "epochs")
 
@@ -171,7 +171,7 @@ if __name__ == "__main__":
 def package_repo(tmp_path: Path) -> Path:
     make_repo(tmp_path / "text", {
         "requirements.txt": "tensorflow==2.6.5\nabsl-py\n",
-        "textmodel/__init__.py": "",
+        "textmodel/__init__.py": '"""The text model package."""\nfrom textmodel.trainer import train\n',
         "textmodel/main.py": MAIN,
         "textmodel/trainer.py": TRAINER,
         "textmodel/model.py": MODEL,
@@ -182,6 +182,7 @@ def package_repo(tmp_path: Path) -> Path:
 
 
 def test_the_entry_of_a_package_is_found_through_its_imports(package_repo: Path) -> None:
+    """main.py trains through ``from textmodel import train``, re-exported by the package."""
     done = cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", cwd=package_repo)
     assert done.returncode == 0, done.stderr
     record = json.loads((package_repo / "rep" / "run.json").read_text())["repos"][0]

@@ -172,10 +172,14 @@ def _trains(ctx: FileContext) -> bool:
     tree = module_ast(ctx.original)
     if tree is None:
         return False
+    # A package holding a module that trains counts: ``from retinanet import Executor`` where
+    # ``retinanet/__init__.py`` re-exports ``retinanet.executor.Executor``.
+    packages = {".".join(name.split(".")[:end]) for name in known
+                for end in range(1, name.count(".") + 1)}
     package = module_parts(ctx.path)[:-1]
     for target in imported_names(tree, ctx.path).values():
         for candidate in (target, target.rpartition(".")[0]):
-            if candidate and nearest_name(candidate, package, known) is not None:
+            if candidate and nearest_name(candidate, package, known | packages) is not None:
                 return True
     return False
 
