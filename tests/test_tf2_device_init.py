@@ -195,3 +195,13 @@ def test_the_entry_of_a_package_is_found_through_its_imports(package_repo: Path)
     assert again.returncode == 0, again.stderr
     second = json.loads((package_repo / "rep2" / "run.json").read_text())["repos"][0]
     assert second["status"] == "unchanged"
+
+
+def test_the_demo_has_a_tf2_repository(tmp_path: Path) -> None:
+    done = cli("demo", "--report-dir", "rep", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    record = next(repo for repo in json.loads((tmp_path / "rep" / "run.json").read_text())["repos"]
+                  if repo["repo"] == "keras-tf2")
+    assert record["status"] == "changed" and record["file_kinds"] == {"tf2": 1}
+    assert sorted((f["rule_id"], f["line"], f["status"]) for f in record["findings"]) == [
+        ("NPU061", 2, "migrated"), ("NPU065", 20, "migrated")]
