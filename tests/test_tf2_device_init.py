@@ -204,4 +204,4 @@ def test_the_demo_has_a_tf2_repository(tmp_path: Path) -> None:
                   if repo["repo"] == "keras-tf2")
     assert record["status"] == "changed" and record["file_kinds"] == {"tf2": 1}
     assert sorted((f["rule_id"], f["line"], f["status"]) for f in record["findings"]) == [
-        ("NPU061", 2, "migrated"), ("NPU065", 20, "migrated")]
+        ("NPU061", 2, "migrated"), ("NPU064", 23, "migrated"), ("NPU065", 20, "migrated")]
