@@ -62,6 +62,7 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.keras.npu042_keras_clear_session",
     "npu_codemod.plugins.rules.tf2.npu061_device_init",
     "npu_codemod.plugins.rules.tf2.npu062_compat_header",
+    "npu_codemod.plugins.rules.tf2.npu063_tf_function",
     "npu_codemod.plugins.rules.tf2.npu064_drop_remainder",
     "npu_codemod.plugins.rules.tf2.npu065_loss_scale_optimizer",
     "npu_codemod.plugins.rules.tf2.npu071_api_support",
