@@ -66,6 +66,8 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.tf2.npu064_drop_remainder",
     "npu_codemod.plugins.rules.tf2.npu065_loss_scale_optimizer",
     "npu_codemod.plugins.rules.tf2.npu071_api_support",
+    "npu_codemod.plugins.rules.tf2_distributed.npu068_gradient_allreduce",
+    "npu_codemod.plugins.rules.tf2_distributed.npu070_strategy_horovod",
     "npu_codemod.plugins.forges.github",
     "npu_codemod.plugins.forges.gitlab",
 )

@@ -185,3 +185,47 @@ def train(data_dir, steps, learning_rate=0.1):
 if __name__ == "__main__":
     train(os.environ["DATA_DIR"], int(os.environ.get("STEPS", "1000")))
 '''
+
+#: A MirroredStrategy custom loop (the opt-in tf2-distributed pack's case).
+MIRRORED_LOOP = '''\
+"""Multi-GPU training of a ResNet with MirroredStrategy and a custom loop (TF 2.x)."""
+import tensorflow as tf
+
+from resnet import resnet50
+
+GLOBAL_BATCH = 256
+
+
+def train(dataset, epochs):
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        model = resnet50(num_classes=1000)
+        optimizer = tf.keras.optimizers.SGD(0.1, momentum=0.9)
+        loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(
+            from_logits=True, reduction=tf.keras.losses.Reduction.NONE)
+    dist_dataset = strategy.experimental_distribute_dataset(dataset.batch(GLOBAL_BATCH))
+
+    def step(images, labels):
+        with tf.GradientTape() as tape:
+            per_example = loss_fn(labels, model(images, training=True))
+            loss = tf.nn.compute_average_loss(per_example, global_batch_size=GLOBAL_BATCH)
+        grads = tape.gradient(loss, model.trainable_variables)
+        grads, _ = tf.clip_by_global_norm(grads, 1.0)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    @tf.function
+    def distributed_step(images, labels):
+        losses = strategy.run(step, args=(images, labels))
+        return strategy.reduce(tf.distribute.ReduceOp.SUM, losses, axis=None)
+
+    for epoch in range(epochs):
+        for images, labels in dist_dataset:
+            loss = distributed_step(images, labels)
+        tf.print("epoch", epoch, "loss", loss)
+    return model
+
+
+if __name__ == "__main__":
+    train(tf.data.TFRecordDataset(tf.io.gfile.glob("train-*")), epochs=90)
+'''
