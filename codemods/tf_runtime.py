@@ -2,7 +2,8 @@
 
 First rule that decides:
 
-1. configuration: ``[tool.npu-codemod] tensorflow = "1" | "2"`` or ``--tensorflow``;
+1. configuration: ``[tool.npu-codemod] tensorflow = "1" | "2"`` or ``--tensorflow`` (the run's),
+   else the same key in the repository's own ``pyproject.toml``;
 2. pins: every requirement on a TensorFlow distribution (:data:`TF_DISTRIBUTIONS`) in the
    repository's manifests (:func:`is_manifest`), its PEP 440 specifier evaluated with
    ``packaging``: all admitted versions >= 2.0 -> 2, all < 2.0 -> 1, unpinned or spanning ->
@@ -96,6 +97,7 @@ def is_manifest(path: str) -> bool:
 def decide(configured: Optional[str], manifests: Mapping[str, str], facts: Iterable[str]) -> Runtime:
     """The runtime from the configuration, the manifests' texts by path, and the code facts."""
     facts = frozenset(facts)
+    configured = configured or own_setting(manifests.get("pyproject.toml", ""))
     if configured in (RUNTIME_TF1, RUNTIME_TF2):
         return Runtime(configured)
     pins = [pin for path, text in sorted(manifests.items()) for pin in pins_of(path, text, manifests)]
@@ -114,6 +116,18 @@ def decide(configured: Optional[str], manifests: Mapping[str, str], facts: Itera
     if CODE_E_ONLY in facts:
         messages += (("", UNDETERMINED),)
     return Runtime(RUNTIME_UNKNOWN, messages)
+
+
+def own_setting(text: str) -> Optional[str]:
+    """``[tool.npu-codemod] tensorflow`` of the repository's own ``pyproject.toml`` (the run's
+    configuration and ``--tensorflow`` come first), or None."""
+    if "npu-codemod" not in text:
+        return None
+    try:
+        value = tomllib.loads(text).get("tool", {}).get("npu-codemod", {}).get("tensorflow")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, AttributeError):
+        return None
+    return value if value in (RUNTIME_TF1, RUNTIME_TF2) else None
 
 
 def pins_of(path: str, text: str, manifests: Mapping[str, str] = {}) -> list[Pin]:

@@ -245,6 +245,14 @@ def test_configuration_wins_then_pins_then_code() -> None:
     assert decide(None, {"requirements.txt": "tensorflow\n"}, {CODE_T1, CODE_T2}).value == "undetermined"
 
 
+def test_the_repositorys_own_configuration_decides_before_its_pins() -> None:
+    manifests = {"pyproject.toml": "[project]\nname = 'x'\ndependencies = ['tensorflow>=1.15']\n\n"
+                                   "[tool.npu-codemod]\ntensorflow = \"2\"\n",
+                 "requirements.txt": "tensorflow==1.15.5\n"}
+    assert decide(None, manifests, {CODE_T1}).value == "2"
+    assert decide("1", manifests, ()).value == "1"  # the run's configuration first
+
+
 def test_disagreeing_pins_decide_nothing_and_are_named() -> None:
     manifests = {"requirements.txt": "tensorflow==1.15.5\n",
                  "tf2/requirements.txt": "tensorflow>=2.4\n"}
