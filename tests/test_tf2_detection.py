@@ -25,6 +25,7 @@ from npu_codemod.codemods.tf_versions import (
     signals_of,
 )
 from npu_codemod.plugins.manager import load_plugins
+from npu_codemod.plugins.packs import default_rules
 
 from support.cli import cli
 from support.git import make_repo, show
@@ -35,7 +36,10 @@ UNDETERMINED_RUNTIME = {"tf-runtime:undetermined"}
 TF1_RUNTIME = {"tf-runtime:1"}
 TF2_RUNTIME = {"tf-runtime:2"}
 #: The rules of every pack but the tf2 pack: what npu-codemod ran before it.
-TF1_RULES = frozenset(rule.id for rule in load_plugins().rules() if rule.pack != "tf2")
+TF1_RULES = frozenset(rule.id for rule in load_plugins().rules()
+                      if rule.pack not in ("tf2", "tf2-distributed"))
+#: What a run has when no rule is named.
+DEFAULT_RULES = frozenset(rule.id for rule in default_rules(load_plugins().rules()))
 
 KERAS_TF1 = '''\
 """Trains an MNIST MLP with tf.keras on TensorFlow 1.15 (graph mode)."""
@@ -140,7 +144,7 @@ def test_no_tf1_rule_writes_into_a_tf2_file(source: str) -> None:
 def test_with_every_default_rule_a_tf2_entry_gets_only_the_tf2_steps(source: str) -> None:
     """The device init and static batches, nothing of the TF 1.x rules (no npu_bridge, the
     tf.nn.dropout and Keras fit left as they are)."""
-    new, findings = run_rules(source, facts=UNDETERMINED_RUNTIME)
+    new, findings = run_rules(source, DEFAULT_RULES, facts=UNDETERMINED_RUNTIME)
     init = "import npu_device as npu\nnpu.open().as_default()\n"
     assert new is not None
     assert new.replace(init, "", 1).replace(", drop_remainder=True", "") == source
