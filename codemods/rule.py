@@ -19,6 +19,7 @@ from .accessors import file_accessors, repository_accessors
 from .api_sites import site_key
 from .findings import Finding, Status
 from .qualified import Reference
+from .tf_versions import TF1, TF1_CODE
 from .tfnames import TF, ImportNames
 from .walk import position, tree_text
 
@@ -115,6 +116,10 @@ class Rule:
     #: :attr:`calls` and :attr:`uses` (see :attr:`scope`): a name (``"map_and_batch"``) or an
     #: attribute (``".batch"``: ``x.batch``, not a variable ``batch``).
     site_names: ClassVar[tuple[str, ...]] = ()
+    #: The kinds of file the rule runs on (``tf_versions``: ``tf1``, ``tf2``, ``tf2-compat``,
+    #: ``tf-neutral`` in a TF 2.x repository): TF 1.x code unless it says otherwise; the TF
+    #: 1.x rules that must not run on TF 1.x code on TF 2.x (``tf2-compat``) say ``{"tf1"}``.
+    file_kinds: ClassVar[FrozenSet[str]] = TF1_CODE
     #: A dataclass of typed per-rule settings read from ``[tool.npu-codemod.rules.<id>]``,
     #: built as ``Settings(**section)``; every field needs a default. None: no settings.
     Settings: ClassVar[Optional[type]] = None
@@ -207,6 +212,9 @@ class FileContext:
     enabled_rules: FrozenSet[str] = frozenset()
     #: API use sites counted with :meth:`count_api`, by ``api_sites.site_key``.
     api_sites: Counter[tuple[str, str, bool]] = field(default_factory=Counter)
+    #: The file's kind as the rules treat it (:attr:`Rule.file_kinds`): ``tf1``, ``tf2``,
+    #: ``tf2-compat`` or ``tf-neutral`` (in a repository that runs TF 2.x).
+    file_kind: str = TF1
 
     @cached_property
     def tf(self) -> ImportNames:

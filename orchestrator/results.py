@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Mapping, Optional
 
 from npu_codemod.codemods.api_sites import ApiSites, readiness
 from npu_codemod.codemods.findings import Finding
@@ -84,6 +84,9 @@ class RepoResult:
     findings: tuple[Finding, ...] = field(default=(), repr=False)
     #: The API use sites the audit counted over the repository's files (``api_sites``).
     api_sites: tuple[ApiSites, ...] = field(default=(), repr=False)
+    #: Files per kind (``codemods.tf_versions``: tf1, tf2, tf2-compat, tf-neutral, conflict,
+    #: non-tf), in that order, kinds with no file left out.
+    file_kinds: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def sites(self) -> SiteCounts:

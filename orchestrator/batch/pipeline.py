@@ -9,8 +9,9 @@ runs them one after the other, and gives the same result.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
-from typing import Callable, Iterator, Sequence, TypeVar, Union
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar, Union
 
 import git
 
@@ -21,6 +22,9 @@ from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.sites import SiteCounts, rule_sites, settle
+from npu_codemod.codemods.source import UndecodableSource, decode_source
+from npu_codemod.codemods.tf_runtime import decide, with_runtime
+from npu_codemod.codemods.tf_versions import KINDS, NON_TF
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
 from npu_codemod.orchestrator.batch.group_branches import commit_groups
 from npu_codemod.orchestrator.batch.jobs import (
@@ -96,9 +100,29 @@ def analyzed(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> ShardedRepo
     ``parts`` (in shard order): the plan one pass over all its files gives."""
     joined = RepoAnalysis.joined(parts)
     plan = sharded.plan
-    plan = replace(plan, facts=joined.facts,
-                   findings=plan.findings + joined.findings + (sharded.unanalysed or ()))
+    facts, found = runtime_facts(plan, joined.facts)
+    plan = replace(plan, facts=facts,
+                   findings=plan.findings + joined.findings + found + (sharded.unanalysed or ()))
     return ShardedRepo(plan, sharded.shards)
+
+
+def runtime_facts(plan: RepoPlan, facts: frozenset[str]) -> tuple[frozenset[str], tuple[Finding, ...]]:
+    """``facts`` with the repository's TensorFlow runtime (``tf_runtime``), and its findings."""
+    runtime = decide(plan.job.selection.tensorflow, dict(plan.manifests), facts)
+    found = tuple(file_finding(plan.job.entry.name, path, "unmigrated", message)
+                  for path, message in runtime.messages)
+    return with_runtime(facts, runtime), found
+
+
+def manifest_texts(repo: git.Repo, listing: gitrepo.PythonListing) -> tuple[tuple[str, str], ...]:
+    """``(path, text)`` of the files that may pin TensorFlow (unreadable ones left out)."""
+    texts = []
+    for file, data in gitrepo.read_blobs(repo, listing.manifests):
+        try:
+            texts.append((file.path, decode_source(data).text))
+        except UndecodableSource:
+            continue
+    return tuple(texts)
 
 
 def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput, RepoResult]:
@@ -160,7 +184,8 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
     plan = RepoPlan(job=job, path=gitrepo.top_dir(repo), base=base, tip=tip,
                     source=point.source, parent=point.parent, files_scanned=len(files),
                     files_skipped=skipped + skipped_links + skipped_notebooks, facts=frozenset(),
-                    notes=point.notes, uncommitted=_uncommitted(repo, job))
+                    notes=point.notes, uncommitted=_uncommitted(repo, job),
+                    manifests=manifest_texts(repo, listing))
     if shard_analysis and workers > 1 and len(files) > MIN_SHARD_FILES:
         candidates = [file for file, data in gitrepo.read_blobs(repo, files) if toolkit.engine.wants(data)]
         shards = split_files(candidates, workers)
@@ -173,7 +198,8 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
         candidates = []
         analysis = toolkit.analyze(_wanted(repo, files, toolkit, candidates), entry.name)
         shards = split_files(candidates, workers)
-    plan = replace(plan, facts=analysis.facts, findings=analysis.findings + not_followed)
+    facts, found = runtime_facts(plan, analysis.facts)
+    plan = replace(plan, facts=facts, findings=analysis.findings + found + not_followed)
     if len(shards) > 1:
         return ShardedRepo(plan, tuple(shards))
     return _finish(repo, plan, [_process_files(repo, plan, shards[0])])
@@ -244,8 +270,10 @@ def _process_files(repo: git.Repo, plan: RepoPlan, files: Sequence[PyFile]) -> S
     findings: list[Finding] = []
     changes: list[FileChange] = []
     api_sites = []
+    kinds: list[str] = []
     for file, data in gitrepo.read_blobs(repo, list(files)):
         outcome = engine.process(data, file.path, repo=job.entry.name, facts=plan.facts)
+        kinds.append(outcome.kind)
         findings.extend(with_snippets(settle_dead(outcome.findings, data), data))
         api_sites.append(outcome.api_sites)
         if outcome.new_data is None:
@@ -258,7 +286,7 @@ def _process_files(repo: git.Repo, plan: RepoPlan, files: Sequence[PyFile]) -> S
         else:
             changes.append(FileChange(file, blob=gitrepo.store_blob(repo, outcome.new_data)))
     return ShardOutput(tuple(findings), tuple(changes), files_cached=engine.hits,
-                       api_sites=merge_sites(api_sites))
+                       api_sites=merge_sites(api_sites), kinds=tuple(kinds))
 
 
 def _finish(repo: git.Repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
@@ -288,6 +316,8 @@ def _finish(repo: git.Repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> R
         uncommitted=plan.uncommitted,
         findings=tuple(sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule_id))),
         api_sites=merge_sites(output.api_sites for output in outputs),
+        file_kinds=kind_counts((kind for output in outputs for kind in output.kinds),
+                               plan.files_scanned),
     )
     if job.dry_run and changes:  # after a real run too: the patch of the branch's content
         note = "dry run: the branch already holds this change" if held else \
@@ -319,6 +349,14 @@ def _branch_notes(repo: git.Repo, plan: RepoPlan, findings: Sequence[Finding],
     explained = [f.path for f in findings] + [c.file.path for c in changes]
     paths = unexplained(repo, plan.base, plan.tip, explained)
     return (unexplained_note(paths),) if paths else ()
+
+
+def kind_counts(kinds: Iterable[str], files: int) -> dict[str, int]:
+    """Files per kind (``tf_versions.KINDS`` order): ``kinds`` of the files the engine looked
+    at (""  for none), the rest of the ``files`` scanned ``non-tf``."""
+    counts = Counter(kind for kind in kinds if kind)
+    counts[NON_TF] = files - sum(counts.values())
+    return {kind: counts[kind] for kind in KINDS if counts[kind] > 0}
 
 
 def _push(repo: git.Repo, plan: RepoPlan, result: RepoResult) -> RepoResult:

@@ -64,6 +64,7 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
                         help="parse every file; do not read or write the workspace's result cache")
     arguments.add_include_tests_option(parser)
     arguments.add_engine_option(parser)
+    arguments.add_tensorflow_option(parser)
     add_executor_options(parser)
     arguments.add_plugin_options(parser)
     arguments.add_config_option(parser)

@@ -21,6 +21,7 @@ from gitdb.base import IStream, OInfo
 from gitdb.db import LooseObjectDB
 from gitdb.util import hex_to_bin
 
+from npu_codemod.codemods.tf_runtime import is_manifest
 from npu_codemod.orchestrator.git.credentials import split_credentials
 from npu_codemod.orchestrator.redact import mask_secrets
 
@@ -149,12 +150,14 @@ def branch_tip(repo: git.Repo, branch: str) -> Optional[str]:
 
 @dataclass(frozen=True)
 class PythonListing:
-    """The ``.py`` entries of a commit: regular files, and symlinks (never followed); and its
-    regular ``.ipynb`` notebooks (never migrated, reported)."""
+    """The ``.py`` entries of a commit: regular files, and symlinks (never followed); its
+    regular ``.ipynb`` notebooks (never migrated, reported); and the files that may pin
+    TensorFlow (``tf_runtime.is_manifest``: requirements, setup...)."""
 
     files: list[PyFile]
     links: list[PyFile]
     notebooks: list[PyFile] = field(default_factory=list)
+    manifests: list[PyFile] = field(default_factory=list)
 
 
 def python_files(repo: git.Repo, commit: str) -> list[PyFile]:
@@ -181,6 +184,8 @@ def _walk(odb: git.GitCmdObjectDB, tree: bytes, prefix: str, listing: PythonList
             found.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
         elif text.endswith(".ipynb") and mode in _LISTED_MODES and mode != _SYMLINK_MODE:
             listing.notebooks.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
+        if mode in _LISTED_MODES[:2] and is_manifest(text):
+            listing.manifests.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
 
 
 def _entries(data: bytes) -> Iterator[tuple[bytes, bytes, int]]:

@@ -20,6 +20,7 @@ from typing import Optional, Sequence
 from npu_codemod.api import (
     ESTIMATOR_MODULES,
     HOROVOD_MODULES,
+    TF1,
     ApiStatus,
     FileContext,
     Finding,
@@ -77,6 +78,7 @@ class ApiSupport(Rule):
     id = "NPU100"
     name = "api-support"
     pack = "audit"
+    file_kinds = frozenset({TF1})  # TF 2.x files: NPU071, the TF 2.6 list
     description = ("Check every TensorFlow and Horovod API a file uses against Ascend's API "
                    "support list; report what blocks the migration.")
     guide_section = "工具迁移API支持度"  # the column of tf1.15_api_support_list.xlsx

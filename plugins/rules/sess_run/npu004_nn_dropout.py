@@ -6,6 +6,7 @@ from typing import Optional
 
 from npu_codemod.api import (
     NPU_INIT_IMPORT,
+    TF1,
     Argument,
     Base,
     Capture,
@@ -52,6 +53,7 @@ class NnDropout(Rule):
     id = "NPU004"
     name = "nn-dropout"
     pack = "sess-run"
+    file_kinds = frozenset({TF1})  # TF 2.6 supports dropout as it is
     description = "Replace tf.nn.dropout with npu_ops.dropout (rate= becomes keep_prob=1 - rate)."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.nn.dropout"
     guide_section_en = "Model building, loss computation and gradient update: tf.nn.dropout"
