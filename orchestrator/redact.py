@@ -1,4 +1,5 @@
-"""Masking credentials wherever text is shown or stored: URL userinfo and known tokens.
+"""Masking credentials wherever text is shown or stored: URL userinfo, known tokens and
+token-shaped strings.
 
 A token read in this process (a forge API token) is registered with :func:`add_secret`, and
 from then on :func:`mask_secrets` replaces it in any text, whatever carried it there. The
@@ -13,6 +14,11 @@ import re
 from typing import Any
 
 _USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
+#: Tokens known by their shape (GitHub, GitLab, Slack, AWS key ids, JWTs): masked wherever
+#: they appear, whoever printed them (the code ``verify`` runs, say).
+_TOKEN_SHAPES = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|"
+                           r"xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|"
+                           r"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,})")
 _SECRETS: set[str] = set()
 #: Environment variables that hold tokens: their values never appear in output or reports.
 SECRET_ENV_VARS = ("NPU_CODEMOD_TOKEN", "GITHUB_TOKEN", "GITLAB_TOKEN")
@@ -57,6 +63,7 @@ def _secrets() -> list[str]:
 def _mask(text: str, secrets: list[str]) -> str:
     if "@" in text:
         text = _USERINFO.sub(lambda m: f"{m.group('scheme')}***@", text)
+    text = _TOKEN_SHAPES.sub("***", text)
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, "***")

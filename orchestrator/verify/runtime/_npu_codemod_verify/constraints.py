@@ -15,6 +15,7 @@ from typing import Iterable
 ITERATOR_OPS = frozenset({"IteratorGetNext", "IteratorGetNextSync", "OptionalGetValue"})
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _LIBRARIES = (os.sep + "tensorflow" + os.sep, os.sep + "tf_keras" + os.sep,
+              os.sep + "tensorflow_estimator" + os.sep, os.sep + "tf_slim" + os.sep,
               os.sep + "keras" + os.sep, os.sep + "npu_bridge" + os.sep, _HERE,
               sysconfig.get_paths()["stdlib"] + os.sep)
 
@@ -102,6 +103,19 @@ def called_by_user(wrappers: str) -> bool:
         return False
     path = os.path.abspath(frame.f_code.co_filename)
     return not any(part in path for part in _LIBRARIES) and not path.startswith("<")
+
+
+def run_by_user(session_file: str) -> bool:
+    """Whether the ``Session.run`` being watched was called by the repository's own code (not
+    by a library: a ``Saver``, a hook, Keras), past the frames of this runtime and of
+    ``session_file`` (TensorFlow's ``session.py``)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_HERE) and path != session_file:
+            return not any(part in path for part in _LIBRARIES) and not path.startswith("<")
+        frame = frame.f_back
+    return False
 
 
 def user_site() -> str:

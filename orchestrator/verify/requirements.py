@@ -1,0 +1,87 @@
+"""The repository's own requirements, installed into a cached environment (``--verify-requirements``).
+
+The environment is a virtualenv that sees this interpreter's packages after its own (a
+``.pth`` file naming this interpreter's site folders: TensorFlow, the launcher's needs) and
+adds the repository's ``requirements.txt``, less TensorFlow and Keras
+themselves (a TF 1.x pin cannot install here; the launcher answers TF 1.x names). It is
+built once per set of requirements, under the user's cache folder, and reused: installing
+needs the network, so it happens here, before the runs, never inside one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import site
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Optional
+
+#: Requirement lines left out: what the verify extra provides (TensorFlow, Keras, estimator).
+_PROVIDED = re.compile(r"^\s*(tensorflow|tf-nightly|tf_nightly|tf-keras|tf_keras|keras|tensorflow-estimator|"
+                       r"tensorflow_estimator|tf-slim|tf_slim)\b", re.IGNORECASE)
+OPTION = "--verify-requirements"
+INSTALL_TIMEOUT = 1800.0
+
+
+class RequirementsError(Exception):
+    """The requirements cannot be installed: one line that says why."""
+
+
+def requirements_python(checkout: Path) -> Optional[str]:
+    """The interpreter of the cached environment holding ``checkout``'s ``requirements.txt``
+    (built if needed), or None when the repository has none. RequirementsError when pip fails."""
+    listed = checkout / "requirements.txt"
+    if not listed.is_file():
+        return None
+    wanted = [line for line in listed.read_text(encoding="utf-8", errors="replace").splitlines()
+              if line.strip() and not line.lstrip().startswith("#") and not _PROVIDED.match(line)]
+    home = _cache() / _key(wanted)
+    python = home / "bin" / "python"
+    if not (home / "installed").exists():
+        _build(home, wanted, checkout)
+    return str(python)
+
+
+def _cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base, "npu-codemod", "verify-envs")
+
+
+def _key(wanted: list[str]) -> str:
+    text = "\n".join([sys.executable, *wanted])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _build(home: Path, wanted: list[str], checkout: Path) -> None:
+    _pip([sys.executable, "-m", "venv", "--without-pip", str(home)], checkout)
+    own = Path(sysconfig.get_path("purelib", vars={"base": str(home), "platbase": str(home)}))
+    own.mkdir(parents=True, exist_ok=True)
+    (own / "_npu_codemod_verify_parent.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    if wanted:
+        listed = home / "requirements.txt"
+        listed.write_text("\n".join(wanted) + "\n", encoding="utf-8")
+        _pip([str(home / "bin" / "python"), "-m", "pip", "install", "--prefix", str(home), "--quiet", "--disable-pip-version-check",
+              "--no-build-isolation", "-r", str(listed)], checkout)
+    (home / "installed").write_text("\n".join(wanted) + "\n", encoding="utf-8")
+
+
+def _pip(argv: list[str], checkout: Path) -> None:
+    """Run ``argv`` in ``checkout`` (relative paths of requirements are the repository's)."""
+    try:
+        done = subprocess.run(argv, cwd=checkout, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RequirementsError(f"cannot install the repository's requirements.txt: {exc}") from None
+    if done.returncode != 0:
+        lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+        raise RequirementsError("cannot install the repository's requirements.txt: "
+                                + (lines[-1].strip() if lines else f"exit code {done.returncode}"))
+
+
+def missing_module(error_line: str) -> Optional[str]:
+    """The module a ``ModuleNotFoundError`` line names (its top-level package), or None."""
+    found = re.search(r"ModuleNotFoundError: No module named '([^']+)'", error_line)
+    return found.group(1).split(".")[0] if found else None
