@@ -302,3 +302,26 @@ def test_token_shaped_text_is_masked_wherever_it_comes_from() -> None:
     text = ("ValueError: bad key ghp_0123456789abcdefghijABCDEFGHIJ012345 for "
             "https://user:pw@example.invalid/x, AKIAABCDEFGHIJKLMNOP")
     assert mask_secrets(text) == "ValueError: bad key *** for https://***@example.invalid/x, ***"
+
+
+def test_without_namespaces_a_detached_child_is_still_stopped(tmp_path: Path, monkeypatch) -> None:
+    import uuid
+
+    from npu_codemod.orchestrator.verify import sandbox
+
+    monkeypatch.setattr(sandbox, "isolation", lambda: sandbox.GROUP_ONLY)
+    marker = f"npu-codemod-detached-{uuid.uuid4().hex}"
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "spawn.py").write_text(
+        "import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)', "
+        f"{marker!r}], start_new_session=True)\n")
+    run = sandbox.run_side("python spawn.py", tmp_path / "repo", tmp_path / "scratch", 10, 60, 8192)
+    assert (run.exit_code, run.isolation) == (0, sandbox.GROUP_ONLY)
+    assert not [entry for entry in Path("/proc").glob("[0-9]*") if marker in _cmdline(entry)]
+
+
+def _cmdline(entry: Path) -> str:
+    try:
+        return (entry / "cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""

@@ -7,7 +7,8 @@ Where ``unshare`` can make namespaces (root on Linux, :func:`isolation`), the co
 its own network namespace (no network: only a loopback that is down), PID namespace (every
 process it starts, a detached one too, is killed when it ends or is stopped) and mount
 namespace (every file system read-only but the run's scratch folder); elsewhere in its own
-process group only, stopped whole at the end. ``python`` in the command is the
+process group only, stopped whole at the end (and, on Linux, any process left that carries
+the run's record folder in its environment: one started in a new session). ``python`` in the command is the
 interpreter npu-codemod runs under (a ``python`` shim first on ``PATH``); the launcher's
 ``runtime/`` folder is first on ``PYTHONPATH``, so every Python process of the command starts
 the watch (``sitecustomize``) and finds the ``npu_bridge`` emulation.
@@ -143,6 +144,7 @@ def run_side(command: str, folder: Path, scratch: Path, steps: int, timeout: flo
             code = None
         finally:
             _stop_group(process)
+            _stop_marked(f"NPU_CODEMOD_VERIFY_RECORD={records}")
     return replace(_side_run(code, time.monotonic() - started, records, output), isolation=isolation())
 
 
@@ -192,6 +194,19 @@ def _stop_group(process: subprocess.Popen) -> None:
             if sig == signal.SIGTERM:
                 time.sleep(0.05)  # children of the group get the signal too
         except subprocess.TimeoutExpired:
+            continue
+
+
+def _stop_marked(marker: str) -> None:
+    """SIGKILL every process left whose environment holds ``marker`` (this run's record
+    folder): one that left the process group (a new session) where no PID namespace took
+    it down. Linux only (``/proc``); a process that clears its environment escapes."""
+    wanted = marker.encode() + b"\0"
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if wanted in (entry / "environ").read_bytes():
+                os.kill(int(entry.name), signal.SIGKILL)
+        except (OSError, ValueError):
             continue
 
 
