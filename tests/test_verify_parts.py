@@ -21,6 +21,7 @@ from npu_codemod.orchestrator.verify.compare import (
 )
 from npu_codemod.orchestrator.verify.export import export_commit
 from npu_codemod.orchestrator.verify.records import VERDICTS, VerifyRecord
+from npu_codemod.orchestrator.verify.requirements import missing_module
 from npu_codemod.orchestrator.verify.sandbox import SideRun, clean_environment, printed_metrics
 from npu_codemod.orchestrator.verify.settings import VerifyOptions, VerifySettings, resolve
 
@@ -325,3 +326,10 @@ def _cmdline(entry: Path) -> str:
         return (entry / "cmdline").read_bytes().decode(errors="replace")
     except OSError:
         return ""
+
+
+def test_a_missing_module_of_tensorflow_is_no_missing_package() -> None:
+    assert missing_module("ModuleNotFoundError: No module named 'scipy.sparse' (exit code 1)") == "scipy"
+    assert missing_module("ModuleNotFoundError: No module named 'tensorflow.contrib.quantize'") is None
+    assert missing_module("ValueError: No module named 'x'") is None
+    assert missing_module("ModuleNotFoundError: No module named 'tensorflow_hub'") == "tensorflow_hub"

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Optional
 
 #: Requirement lines left out: what the verify extra provides (TensorFlow, Keras, estimator).
-_PROVIDED = re.compile(r"^\s*(tensorflow|tf-nightly|tf_nightly|tf-keras|tf_keras|keras|tensorflow-estimator|"
-                       r"tensorflow_estimator|tf-slim|tf_slim)\b", re.IGNORECASE)
+_PROVIDED = re.compile(r"^\s*(tensorflow(-gpu|-cpu|_gpu|_cpu)?|tf-nightly|tf_nightly|tf-keras|tf_keras|keras|"
+                       r"tensorflow-estimator|tensorflow_estimator|tf-slim|tf_slim)\s*([<>=!~;\[@]|$)",
+                       re.IGNORECASE)
 OPTION = "--verify-requirements"
 INSTALL_TIMEOUT = 1800.0
 
@@ -82,6 +83,8 @@ def _pip(argv: list[str], checkout: Path) -> None:
 
 
 def missing_module(error_line: str) -> Optional[str]:
-    """The module a ``ModuleNotFoundError`` line names (its top-level package), or None."""
+    """The package a ``ModuleNotFoundError`` line names (its top level), or None: also for a
+    module of TensorFlow itself (``tensorflow.contrib.quantize``: not a requirement)."""
     found = re.search(r"ModuleNotFoundError: No module named '([^']+)'", error_line)
-    return found.group(1).split(".")[0] if found else None
+    package = found.group(1).split(".")[0] if found else None
+    return None if package is None or _PROVIDED.match(package) else package

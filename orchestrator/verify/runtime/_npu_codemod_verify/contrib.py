@@ -1,9 +1,10 @@
 """``tf.contrib`` on TensorFlow 2: its common modules from the packages that keep them.
 
 ``layers``, ``slim``, ``framework`` are tf-slim (``tf_slim``: the layers, initializers,
-regularizers, ``arg_scope``, variables helpers, ``optimize_loss``); ``losses`` and
-``metrics`` tf-slim's; ``rnn`` the cells of ``tf.compat.v1.nn.rnn_cell`` and the static RNNs;
-``data`` ``tf.data.experimental``; ``tpu`` tensorflow-estimator's ``TPUEstimator`` (on CPU
+regularizers, ``arg_scope``, variables helpers, ``optimize_loss``; ``framework.nest`` is
+``tf.nest``); ``losses`` and ``metrics`` tf-slim's; ``rnn`` the cells of
+``tf.compat.v1.nn.rnn_cell`` and the static RNNs; ``data`` ``tf.data.experimental`` (and
+``batch_and_drop_remainder``); ``tpu`` tensorflow-estimator's ``TPUEstimator`` (on CPU
 with ``use_tpu=False``, as an Estimator), ``tf.compat.v1.tpu`` and a one-shard
 ``CrossShardOptimizer``; ``training`` an
 ``HParams``; ``keras`` ``tf.keras``. Any other module is missing, by name.
@@ -14,8 +15,8 @@ import types
 from typing import Optional
 
 #: tf.contrib's module -> (the module it is, or a function that builds it).
-ALIASES = {"layers": "tf_slim", "slim": "tf_slim", "framework": "tf_slim",
-           "losses": "tf_slim.losses", "metrics": "tf_slim.metrics"}
+ALIASES = {"layers": "tf_slim", "slim": "tf_slim", "losses": "tf_slim.losses",
+           "metrics": "tf_slim.metrics"}
 _BUILT: dict = {}
 
 
@@ -73,7 +74,18 @@ def _rnn() -> types.ModuleType:
 def _data() -> types.ModuleType:
     import tensorflow as tf
 
-    return _namespace("data", tf.compat.v1.data.experimental, Dataset=tf.compat.v1.data.Dataset)
+    def batch_and_drop_remainder(batch_size):
+        return lambda dataset: dataset.batch(batch_size, drop_remainder=True)
+
+    return _namespace("data", tf.compat.v1.data.experimental, Dataset=tf.compat.v1.data.Dataset,
+                      batch_and_drop_remainder=batch_and_drop_remainder)
+
+
+def _framework() -> types.ModuleType:
+    import tensorflow as tf
+    import tf_slim
+
+    return _namespace("framework", tf_slim, nest=tf.nest)
 
 
 def _tpu() -> types.ModuleType:
@@ -101,7 +113,8 @@ def _keras() -> types.ModuleType:
     return tf.keras
 
 
-_BUILDERS = {"rnn": _rnn, "data": _data, "tpu": _tpu, "training": _training, "keras": _keras}
+_BUILDERS = {"rnn": _rnn, "data": _data, "framework": _framework, "tpu": _tpu, "training": _training,
+             "keras": _keras}
 
 
 class HParams:
