@@ -426,3 +426,19 @@ def test_a_missing_package_is_named_and_the_requirements_install_it(tmp_path: Pa
     record = json.loads((tmp_path / "report" / "run.json").read_text())["repos"][0]["verify"]
     assert record["reason"].startswith("nothing to compare (the original ran no Session.run")
     assert "helper 1.0" in record["details"]
+
+
+def test_run_verify_fails_on_what_proves_nothing_unless_allowed(tmp_path: Path) -> None:
+    script = "import tensorflow as tf\nprint('no session here')\n"
+    make_repo(tmp_path / "no-session", {"train.py": script})
+    (tmp_path / "repos.txt").write_text('no-session verify="python -c pass"\n')
+    args = ("run", "--repos", "repos.txt", "--verify", "--no-progress", "--report-dir", "report",
+            "--workspace", "ws")
+    done = cli(*args, cwd=tmp_path, expect=1)
+    assert "verify: 1 inconclusive" in done.stderr
+    assert ("npu-codemod: verify: not every repository is proven equivalent (1 inconclusive): exit "
+            "code 1; --allow inconclusive accepts what proves nothing") in done.stderr
+    record = json.loads((tmp_path / "report" / "run.json").read_text())["repos"][0]["verify"]
+    assert record["reason"].startswith("nothing to compare (the original ran no Session.run")
+    done = cli(*args, "--branch", "npu-codemod/again", "--allow", "inconclusive", cwd=tmp_path, expect=0)
+    assert "verify: 1 inconclusive" in done.stderr
