@@ -1,7 +1,8 @@
 """``npu-codemod verify`` on the other shapes of TF 1.x training code: a quiet loop in a
-``MonitoredTrainingSession`` that fetches no loss, and a Keras ``fit`` script, each migrated
-correctly and with planted bugs (the variables after the last step and Keras' history carry
-the evidence); and scripts that use ``tf.contrib`` (slim, layers, rnn), an Estimator and a
+``MonitoredTrainingSession`` that fetches no loss, a Keras ``fit`` script, and a plain
+``for step in range(...)`` feed_dict loop (it goes on past the step limit without training,
+so its evaluation and close run), each migrated correctly and with planted bugs (the
+variables after the last step and Keras' history carry the evidence); and scripts that use ``tf.contrib`` (slim, layers, rnn), an Estimator and a
 TPUEstimator, which reach a verdict.
 
 One ``verify`` per module (module fixture): TensorFlow's import is the cost of each run.
@@ -72,6 +73,29 @@ def main():
 if __name__ == "__main__":
     main()
 '''
+LOOP = '''\
+"""A linear model trained in a plain feed_dict loop that fetches nothing, then evaluated."""
+import numpy as np
+import tensorflow as tf
+
+STEPS = 1000
+
+rng = np.random.RandomState(0)
+features, labels = rng.rand(64, 8).astype("float32"), rng.rand(64, 1).astype("float32")
+x = tf.placeholder(tf.float32, [None, 8])
+y = tf.placeholder(tf.float32, [None, 1])
+hidden = tf.nn.dropout(tf.layers.dense(x, 16, activation=tf.nn.relu), rate=0.25)
+loss = tf.reduce_mean(tf.square(tf.layers.dense(hidden, 1) - y))
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+for step in range(STEPS):
+    batch = slice(step % 4 * 16, step % 4 * 16 + 16)
+    sess.run(train_op, feed_dict={x: features[batch], y: labels[batch]})
+print("eval loss", sess.run(loss, feed_dict={x: features, y: labels}))
+sess.close()
+'''
 #: (script, the edit of the tool's migration that plants a bug) of each repository.
 PLANTED = {
     "quiet-correct": ("quiet.py", None),
@@ -82,8 +106,10 @@ PLANTED = {
     "fit-rate-as-keep-prob": ("fit.py", ("Dropout(0.25)", "Dropout(0.75)")),
     "fit-wrong-gelu": ("fit.py", ("return npu_unary_ops.gelu(x)", "return x * tf.sigmoid(1.702 * x)")),
     "fit-learning-rate-x10": ("fit.py", ("SGD(0.1)", "SGD(1.0)")),
+    "loop-correct": ("loop.py", None),
+    "loop-closed-before-evaluation": ("loop.py", ('print("eval loss"', 'sess.close()\nprint("eval loss"')),
 }
-SCRIPTS = {"quiet.py": QUIET, "fit.py": FIT}
+SCRIPTS = {"quiet.py": QUIET, "fit.py": FIT, "loop.py": LOOP}
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +139,21 @@ def test_the_correct_migration_is_equivalent_on_evidence(verified, style: str) -
                                       "printed metric(s)")
 
 
-@pytest.mark.parametrize("name", [name for name in PLANTED if not name.endswith("-correct")])
+def test_a_plain_loop_runs_to_its_end_without_training_past_the_limit(verified) -> None:
+    record = verified["verify"]["loop-correct"]
+    assert record["verdict"] == "equivalent", record["reason"]
+    assert record["reason"].endswith("; the training loop went on past the step limit without "
+                                     "training (990 step(s) answered with their last result), then "
+                                     "the rest of the script ran")
+    assert record["evidence"].endswith("4 variable(s) at the end (161 parameters), 1 printed metric(s)")
+    closed = verified["verify"]["loop-closed-before-evaluation"]
+    assert closed["verdict"] == "migrated-fails"
+    assert closed["reason"] == ("the migrated run fails where the original does not: RuntimeError: "
+                                "Attempted to use a closed Session. (exit code 1)")
+
+
+@pytest.mark.parametrize("name", [name for name in PLANTED
+                                  if not name.endswith("-correct") and not name.startswith("loop-")])
 def test_a_planted_bug_diverges(verified, name: str) -> None:
     record = verified["verify"][name]
     assert record["verdict"] == "diverged"
@@ -128,4 +168,4 @@ def test_a_planted_bug_diverges(verified, name: str) -> None:
 
 def test_every_planted_bug_fails_the_exit_code(verified) -> None:
     assert verified["done"].returncode == 1
-    assert "verify: 6 diverged, 2 equivalent" in verified["done"].stderr
+    assert "verify: 6 diverged, 3 equivalent, 1 migrated-fails" in verified["done"].stderr

@@ -97,10 +97,13 @@ def _missing_evidence(steps: int, original: SideRun) -> str:
 
 
 def _stopped_note(original: SideRun, migrated: SideRun) -> str:
-    if not (original.stopped or migrated.stopped):
-        return ""
-    return ("; stopped at the step limit (the training loop does not end when its input does): "
-            "what follows it did not run")
+    if original.stopped or migrated.stopped:
+        return ("; stopped at the step limit (the training loop does not end when its input "
+                "does): what follows it did not run")
+    if original.replayed:
+        return (f"; the training loop went on past the step limit without training ({original.replayed} "
+                "step(s) answered with their last result), then the rest of the script ran")
+    return ""
 
 
 def describe_evidence(run: SideRun, compared: int) -> str:

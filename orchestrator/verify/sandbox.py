@@ -75,6 +75,7 @@ class SideRun:
     exit_code: Optional[int]  # None: timed out
     seconds: float
     stopped: bool = False  # the launcher ended it at the step limit
+    replayed: int = 0  # training steps past the limit skipped (their last results repeated)
     calls: tuple = ()  # each Session.run or Keras result: {"step", "kind", "names", "values", "shapes", "arrays"}
     variables: tuple = ()  # the trainable variables after the last training step, described
     printed: tuple = ()  # the metrics the command printed: (name, value as printed)
@@ -199,15 +200,29 @@ def _stop_group(process: subprocess.Popen) -> None:
 
 def _stop_marked(marker: str) -> None:
     """SIGKILL every process left whose environment holds ``marker`` (this run's record
-    folder): one that left the process group (a new session) where no PID namespace took
-    it down. Linux only (``/proc``); a process that clears its environment escapes."""
-    wanted = marker.encode() + b"\0"
+    folder), and wait until they are dead: one that left the process group (a new session)
+    where no PID namespace took it down. Linux only (``/proc``); a process that clears its
+    environment escapes."""
+    wanted, killed = marker.encode() + b"\0", []
     for entry in Path("/proc").glob("[0-9]*"):
         try:
             if wanted in (entry / "environ").read_bytes():
                 os.kill(int(entry.name), signal.SIGKILL)
+                killed.append(entry)
         except (OSError, ValueError):
             continue
+    deadline = time.monotonic() + STOP_GRACE
+    while killed and time.monotonic() < deadline:
+        killed = [entry for entry in killed if _alive(entry)]
+        time.sleep(0.01)
+
+
+def _alive(entry: Path) -> bool:
+    """Whether the process of ``/proc/<pid>`` still runs (a zombie does not)."""
+    try:
+        return (entry / "stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _side_run(code: Optional[int], seconds: float, records: Path, output: Path) -> SideRun:
@@ -221,6 +236,7 @@ def _side_run(code: Optional[int], seconds: float, records: Path, output: Path) 
     variables: list = next((r["variables"] for r in reversed(loaded) if r.get("variables")), [])
     return SideRun(exit_code=code, seconds=round(seconds, 3),
                    stopped=any(r.get("ended") == "stopped" for r in loaded),
+                   replayed=sum(r.get("replayed", 0) for r in loaded),
                    calls=tuple(call for r in loaded for call in r.get("calls", ())),
                    variables=tuple(variables), printed=printed_metrics(text),
                    violations=tuple(violations), output_tail=tail,

@@ -13,8 +13,10 @@
   optimizer's update is a training step, after which the trainable variables are recorded.
 * The end of training: once ``steps`` training steps ran, the input ends: a further training
   step raises ``OutOfRangeError`` as a ``tf.data`` iterator at its end does (a
-  ``MonitoredSession``, an Estimator's ``train`` end there), so the script's evaluation, save
-  and close run; evaluation runs (no optimizer update) go on to the end of their input.
+  ``MonitoredSession``, an Estimator's ``train`` end there), or, in a plain loop that does not
+  handle it, returns its last result without training (:func:`_after_the_end`), so the
+  script's evaluation, save and close run; evaluation runs (no optimizer update) go on to the
+  end of their input.
 """
 
 import os
@@ -30,6 +32,8 @@ _STATE = "_npu_codemod_verify"  # attribute of a session: its site and what was 
 _DYNAMIC_FETCHED: dict = {}  # id(array) -> (array, op): fetched pipeline elements, dynamic batch
 _GRAPHS: dict = {}  # id(graph) -> (graph, what is known of it): devices, train ops, analyses
 _SESSION_FILE = ""  # TensorFlow's session.py: the frames of Session.run itself
+#: Training steps past the limit answered with their last result, at most (then the input ends).
+MAX_REPLAYS = 100000
 
 
 def _graph_state(graph) -> dict:
@@ -142,17 +146,32 @@ def _run(session, original_run, recorder, arguments):
     elements = _elements(session.graph, fetches)
     trains, dynamic = _analysis(session.graph, elements)
     _check_run(session, recorder, dynamic + _fed_dynamic(feed_dict) if trains else [])
+    caller, key = constraints.run_by(_SESSION_FILE), repr(fetches)
     if trains and recorder.input_ended:
-        from tensorflow.python.framework import errors
-
-        raise errors.OutOfRangeError(None, None, f"{END_OF_INPUT} ({recorder.training_steps} steps)")
+        return _after_the_end(recorder, caller, key)
     result = original_run(session, *arguments)
     step = recorder.training_step() if trains else None
-    _record_run(session, recorder, step, (fetches, elements), result)
+    _record_run(session, recorder, step, (fetches, elements, caller), result)
     if step is not None:
         _record_variables(session, original_run, recorder)
         recorder.input_ended = recorder.limit_reached()
+        recorder.replays[key] = result
     return result
+
+
+def _after_the_end(recorder, caller: str, key: str):
+    """A training step past the step limit: the input has ended. Code that ends its loop
+    there (a library's: ``MonitoredSession``, Estimator, slim; a file that handles
+    ``OutOfRangeError``) gets ``OutOfRangeError``. A plain loop (``for step in range(n)``)
+    gets the last result of the same fetches again, without training: it runs to its end,
+    and what follows it runs (up to :data:`MAX_REPLAYS` such steps)."""
+    if key not in recorder.replays or not caller or constraints.handles_end_of_input(caller) or \
+            recorder.replayed >= MAX_REPLAYS:
+        from tensorflow.python.framework import errors
+
+        raise errors.OutOfRangeError(None, None, f"{END_OF_INPUT} ({recorder.training_steps} steps)")
+    recorder.replayed += 1
+    return recorder.replays[key]  # None for sess.run(train_op)
 
 
 def _check_run(session, recorder, dynamic: list) -> None:
@@ -172,10 +191,10 @@ def _check_run(session, recorder, dynamic: list) -> None:
 def _record_run(session, recorder, step, fetched: tuple, result) -> None:
     """Record what the repository's code fetched (a ``MonitoredSession``'s caller: its hooks'
     fetches depend on settings the migration changes; not a ``Saver``'s or a hook's own)."""
-    fetches, elements = fetched
+    fetches, elements, caller = fetched
     if _hooked(fetches):
         _record(recorder, step, _elements(session.graph, fetches["caller"]), result["caller"])
-    elif step is not None or constraints.run_by_user(_SESSION_FILE):
+    elif step is not None or caller:
         _record(recorder, step, elements, result)
 
 

@@ -35,7 +35,9 @@ class Recorder:
         self.calls: list = []
         self.violations: dict = {}  # (kind, where) -> message, in the order found
         self.training_steps = 0
-        self.input_ended = False  # the step limit is reached: training steps raise OutOfRangeError
+        self.input_ended = False  # the step limit is reached: no more training (probe._after_the_end)
+        self.replays: dict = {}  # fetches -> the last result of a training step fetching them
+        self.replayed = 0  # training steps past the limit answered with that result
         self.variables: list = []  # the trainable variables after the last training step
         self.internal = False  # the launcher's own Session.run calls: not recorded
         self.in_keras = False  # inside a watched Keras fit/evaluate/predict (keras_watch)
@@ -99,7 +101,8 @@ class Recorder:
         self.written = True
         data = {"pid": os.getpid(), "started": self.started, "argv": sys.argv, "ended": ended,
                 "tensorflow": self.tensorflow, "training_steps": self.training_steps,
-                "input_ended": self.input_ended, "calls": self.calls, "variables": self.variables,
+                "input_ended": self.input_ended, "replayed": self.replayed, "calls": self.calls,
+                "variables": self.variables,
                 "violations": [{"kind": kind, "where": where, "message": message}
                                for (kind, where), message in self.violations.items()]}
         path = os.path.join(self.folder, f"record-{os.getpid()}.json")
