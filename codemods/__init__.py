@@ -1,1 +1,2 @@
-"""The rewrite engine (one narrow seam around Bowler/fissix) and the helpers rules share."""
+"""The rewrite engine (the seam around Bowler), the parser, and the toolkit rules reach through
+``npu_codemod.api``."""

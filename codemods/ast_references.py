@@ -25,7 +25,7 @@ from typing import Iterator, Optional, Sequence, Union
 
 from .modules import child_fields, module_ast
 from .qualified import ReferenceSite
-from .tfnames import ImportNames
+from .tfnames import ACCESSOR_CALL, ImportNames
 
 #: A carriage return that does not end a CRLF: ``ast`` counts it as a line break, fissix not.
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -70,7 +70,7 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
     module = module_ast(text)
     if module is None or _LONE_CR.search(text):
         return None
-    by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.bindings}
+    by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.heads}
     if not by_head:
         return []
     finder = _Finder(text, by_head)
@@ -167,7 +167,7 @@ class _Finder:
 
     def _name_site(self, name: ast.Name) -> Optional[ReferenceSite]:
         """The site that the bound ``name`` starts, if it starts one (see the module's doc)."""
-        chain, parts = _climb_chain(name, self.parents)
+        chain, parts = _climb_chain(name, self.parents, self.by_head[name.id])
         top = self._power(chain, name)
         parent, field = self.parents[top]
         if isinstance(parent, ast.Await) and self._awaited(parent, top):
@@ -243,13 +243,20 @@ def _lines_with(text: str, by_head: dict[str, ImportNames]) -> list[int]:
     return lines
 
 
-def _climb_chain(name: ast.Name, parents: dict[ast.AST, tuple[ast.AST, str]]
-                 ) -> tuple[ast.expr, list[str]]:
-    """The longest ``name.a.b`` with no parentheses between its parts, and its parts."""
+def _climb_chain(name: ast.Name, parents: dict[ast.AST, tuple[ast.AST, str]],
+                 resolver: ImportNames) -> tuple[ast.expr, list[str]]:
+    """The longest ``name.a.b`` with no parentheses between its parts, and its parts; through
+    the ``()`` of a module accessor function (``contrib.tpu().TPUEstimator``: ``tpu()``)."""
     node: ast.expr = name
     parts = [name.id]
     while True:
         parent, field = parents[node]
+        if isinstance(parent, ast.Call) and field == "func" and not parent.args \
+                and not parent.keywords and _same_start(parent, name) \
+                and resolver.accessor(".".join(parts)) is not None \
+                and isinstance(parents[parent][0], ast.Attribute) and parents[parent][1] == "value":
+            parts[-1] += ACCESSOR_CALL
+            parent, field = parents[parent]
         if not isinstance(parent, ast.Attribute) or field != "value" \
                 or not _same_start(parent, name):
             return node, parts

@@ -51,12 +51,15 @@ class RepositoryClass:
     ``name`` is module-qualified (``models.estimator.BertEstimator``), ``api_base`` the API
     class it derives from (canonical: ``tensorflow.estimator.Estimator``), ``init`` the
     parameters of the ``__init__`` it is built with (its own or the nearest repository base's,
-    as in the fact), or None when that is the API class's own.
+    as in the fact), or None when that is the API class's own. ``lineage`` holds the
+    repository classes from this one to the one that derives from the API class, each with
+    the parameters of its own ``__init__`` (None: it defines none).
     """
 
     name: str
     api_base: str
     init: Optional[tuple[str, ...]]
+    lineage: tuple[tuple[str, Optional[tuple[str, ...]]], ...] = ()
 
     def parameter(self, name: str) -> Optional[tuple[Optional[int], bool]]:
         """How a call passes the ``__init__`` parameter ``name``: ``(position or None when
@@ -154,23 +157,25 @@ class RepositoryClasses:
         for name in self.classes:
             derived = self._derive(name, api, frozenset())
             if derived is not None:
-                found[name] = RepositoryClass(name, *derived)
+                found[name] = derived
         return found
 
     def _derive(self, name: str, api: AbstractSet[str],
-                visiting: frozenset[str]) -> Optional[tuple[str, Optional[tuple[str, ...]]]]:
-        """(API base, ``__init__`` parameters) of the class ``name``, or None."""
+                visiting: frozenset[str]) -> Optional[RepositoryClass]:
+        """The class ``name`` as a :class:`RepositoryClass` of the API classes ``api``, or None."""
         bases, init = self.classes[name]
         package = tuple(name.split(".")[:-2])
         for base in bases:
             public = canonical(public_name(base))
             if public in api:
-                return public, init
+                return RepositoryClass(name, public, init, ((name, init),))
             known = nearest_name(base, package, self.classes.keys())
             if known is not None and known not in visiting:
                 derived = self._derive(known, api, visiting | {name})
                 if derived is not None:
-                    return derived[0], init if init is not None else derived[1]
+                    return RepositoryClass(name, derived.api_base,
+                                           init if init is not None else derived.init,
+                                           ((name, init), *derived.lineage))
         return None
 
 

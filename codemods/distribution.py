@@ -4,12 +4,17 @@ The distributed pack (NPU021-NPU027) and NPU031 change code only in a repository
 on several devices, and the pack rewrites nothing where it uses two modes at once. Each file
 is read with ``ast`` before any rewrite (:func:`distribution_facts`) and says:
 
-- ``distributed:horovod``: it imports ``horovod.tensorflow`` or ``horovod.tensorflow.keras``;
+- ``distributed:horovod``: it imports ``horovod.tensorflow``, ``horovod.tensorflow.keras`` or
+  ``horovod.keras``;
 - ``distributed:strategy``: it builds a ``MirroredStrategy`` or ``MultiWorkerMirroredStrategy``
   (``tf.distribute``, ``tf.distribute.experimental``, ``tf.contrib.distribute``), or the
   ``npu_strategy.NPUStrategy()`` NPU026 writes for them;
 - ``distributed:npu``: it calls the NPU collectives the Horovod migration writes
-  (:data:`NPU_COLLECTIVES`), so a migrated repository is still distributed on a second run.
+  (:data:`NPU_COLLECTIVES`), so a migrated repository is still distributed on a second run;
+- ``distributed:horovod-library``: it is a module of Horovod itself (``horovod/tensorflow/
+  mpi_ops.py``, also vendored: ``third_party/horovod/...``) that provides Horovod's API: it
+  binds ``init``, ``rank`` and ``size`` at module level. Such a repository is library code,
+  which the distributed pack does not migrate.
 """
 
 from __future__ import annotations
@@ -19,15 +24,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Optional
 
-from .modules import ModuleIndex, ast_dotted_name, module_ast, module_index
+from .modules import ModuleIndex, ast_dotted_name, module_ast, module_index, module_parts
 from .rule import FileContext
 from .tfnames import canonical, public_name
 
 HOROVOD = "distributed:horovod"
 STRATEGY = "distributed:strategy"
 NPU = "distributed:npu"
-#: The modules of Horovod for TensorFlow.
-HOROVOD_MODULES = ("horovod.tensorflow", "horovod.tensorflow.keras")
+LIBRARY = "distributed:horovod-library"
+#: What a module of Horovod binds that makes it provide Horovod's API.
+HOROVOD_API = frozenset({"init", "rank", "size"})
+#: The modules of Horovod for TensorFlow (``horovod.keras``: for Keras on TensorFlow).
+HOROVOD_MODULES = ("horovod.tensorflow", "horovod.tensorflow.keras", "horovod.keras")
 #: The strategies that make the repository strategy-distributed (canonical names).
 MIRRORED_STRATEGIES = frozenset({
     f"tensorflow.{package}.{name}"
@@ -50,13 +58,16 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
     names none of them is not parsed (most files, and the largest: the ``ast`` of a 50 MB
     generated file takes minutes)."""
     horovod = "horovod" in text
+    library = "horovod" in module_parts(path)
     calls = "Strategy" in text or "get_npu_" in text or "npu_distributed" in text \
         or "NPUBroadcast" in text
-    tree = module_ast(text) if horovod or calls else None
+    tree = module_ast(text) if horovod or calls or library else None
     if tree is None:
         return frozenset()
     index = module_index(tree)
     facts = {HOROVOD} if horovod and _imports_horovod(index) else set()
+    if library and HOROVOD_API <= _module_bindings(tree):
+        facts.add(LIBRARY)
     if not calls:
         return frozenset(facts)
     imports = index.imported_names(path)
@@ -75,7 +86,8 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
 
 def _imports_horovod(index: ModuleIndex) -> bool:
     """``import horovod.tensorflow[.keras] [as hvd]``, ``from horovod import tensorflow``,
-    ``from horovod.tensorflow[.keras] import ...``, anywhere in the module."""
+    ``from horovod.tensorflow[.keras] import ...`` (``horovod.keras`` alike), anywhere in the
+    module."""
     for node in index.nodes(ast.Import, ast.ImportFrom):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -87,6 +99,20 @@ def _imports_horovod(index: ModuleIndex) -> bool:
                for name in names for module in HOROVOD_MODULES):
             return True
     return False
+
+
+def _module_bindings(tree: ast.Module) -> set[str]:
+    """The names the module's own top-level statements bind: definitions, assignments
+    (``init = _basics.init``) and imports (a package's ``from .mpi_ops import init``)."""
+    bound: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Assign):
+            bound.update(target.id for target in node.targets if isinstance(target, ast.Name))
+    return bound
 
 
 def _qualified(callee: str, imports: dict[str, str], star: bool) -> Optional[str]:
@@ -104,11 +130,13 @@ class Distribution:
     horovod: bool = False
     strategy: bool = False
     npu: bool = False
+    #: The repository is Horovod itself, or provides the ``hvd`` API it uses (library code).
+    library: bool = False
 
     @classmethod
     def of(cls, facts: Iterable[str]) -> "Distribution":
         facts = set(facts)
-        return cls(HOROVOD in facts, STRATEGY in facts, NPU in facts)
+        return cls(HOROVOD in facts, STRATEGY in facts, NPU in facts, LIBRARY in facts)
 
     @property
     def distributed(self) -> bool:

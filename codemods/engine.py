@@ -1,4 +1,5 @@
-"""The rule engine: the one place that talks to Bowler and fissix.
+"""The rule engine: the one place that talks to Bowler (rules read fissix trees, parsed by
+:mod:`.parser`).
 
 All enabled rules are compiled into one Bowler query, so a file is parsed once whatever the
 number of rules. Files are read, decoded and written by us, not by Bowler (whose ``write=True``
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import re
 import sys
 import traceback
 from collections import Counter
@@ -44,6 +46,16 @@ FILE_RULE_NAME = "source-file"
 #: Larger files are reported, not parsed: fissix needs about 40 s and 350 MB per MiB of
 #: TensorFlow code, so one generated or vendored giant must not stall or exhaust a worker.
 MAX_SOURCE_BYTES = 1024 * 1024
+#: Larger files (counted in words, symbols and lines: about the parser's tokens) are reported,
+#: not parsed: the tree takes about 1 KB per token, so a 1 MB file of 250,000 statements
+#: would take a gigabyte; at this limit a worker stays under about 300 MB.
+MAX_SOURCE_TOKENS = 200_000
+#: A token, about as the parser sees them: a comment or a string literal is one.
+_TOKEN = re.compile(r'''#[^\n]*|"""(?:[^\\]|\\.)*?"""|''\'(?:[^\\]|\\.)*?''\'|"(?:[^"\\\n]|\\.)*"'''
+                    r"""|'(?:[^'\\\n]|\\.)*'|\w+|[^\w\s]""", re.DOTALL)
+#: A file nested deeper than Python's recursion limit lets the parser or the compiler go.
+TOO_DEEP = ("file nested too deeply to migrate automatically (Python's recursion limit was "
+            "reached parsing or compiling it): migrate it by hand")
 #: How :class:`Engine` parses a file (``--engine``): ``full`` parses it whole; ``selective``
 #: parses only the top-level statements the active rules can act on (see ``units``) and
 #: keeps the rest of the bytes as they are. Both give the same bytes and findings.
@@ -162,13 +174,19 @@ class Engine:
             error = _file_error(repo, path, exc.line, f"cannot read file: {exc}")
             return FileOutcome(path, (error,))
         text = source.text
+        too_large = size_problem(text)
+        if too_large is not None:
+            return FileOutcome(path, (_file_error(repo, path, 1, too_large),))
         imported = {module for module, pattern in self._imports.items() if pattern.search(text)}
         active = [r for r in self.rules if imported.intersection(r.modules)
                   and (not r.tokens or any(t in text for t in r.tokens))]
         if not active:
             return FileOutcome(path)
         with _collector_paused():
-            return self._apply(source, path, repo, facts, active)
+            try:
+                return self._apply(source, path, repo, facts, active)
+            except RecursionError:  # the parser's, a rule's walk or compile()'s own limit
+                return FileOutcome(path, (_file_error(repo, path, 1, TOO_DEEP),))
 
     def _apply(self, source: SourceText, path: str, repo: str, facts: FrozenSet[str],
                active: list[Rule]) -> FileOutcome:
@@ -339,7 +357,7 @@ class Engine:
         wanted = [WantedNames(tuple(ctx.names(root) for root in name_roots(rule.calls + rule.uses)),
                               qualified_names(rule.calls), qualified_names(rule.uses))
                   for rule in rules]
-        heads = {name for one in wanted for resolver in one.resolvers for name in resolver.bindings}
+        heads = {name for one in wanted for resolver in one.resolvers for name in resolver.heads}
         index, found = NameIndex(wanted), []
         for node in post_order(ctx.tree, {token.NAME: frozenset(heads)}, frozenset({syms.power})):
             head = node.children[0] if node.type == syms.power else node
@@ -427,12 +445,26 @@ def _parse(body: str) -> pytree.Node:
     raise _ParseFailed(max(errors, key=_error_position))
 
 
+def size_problem(text: str) -> Optional[str]:
+    """Why ``text`` is too large to parse (over :data:`MAX_SOURCE_TOKENS` tokens), or None.
+    A token takes at least one character, so only a file longer than the limit is counted,
+    and the count stops at the limit."""
+    if len(text) <= MAX_SOURCE_TOKENS:
+        return None
+    lines = text.count("\n")
+    for count, _ in enumerate(_TOKEN.finditer(text), start=lines + 1):
+        if count > MAX_SOURCE_TOKENS:
+            return (f"file too large to migrate automatically (over {MAX_SOURCE_TOKENS:,} tokens "
+                    f"and lines, {lines + 1:,} lines): migrate it by hand")
+    return None
+
+
 def parse_module(text: str) -> Optional[pytree.Node]:
     """``text`` parsed as :meth:`Engine.process` parses a file, or None when it does not
     parse: for a repository-wide analysis that needs to resolve names before the rules run."""
     try:
         return _parse(text if text.endswith("\n") or not text else text + "\n")
-    except _ParseFailed:
+    except (_ParseFailed, RecursionError):
         return None
 
 

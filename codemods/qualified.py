@@ -21,7 +21,16 @@ from fissix.pygram import python_symbols as syms
 
 from .scopes import binding
 from .statements import last_leaf
-from .tfnames import ImportNames, canonical, dotted_name, is_attribute_trailer, is_call_trailer, prefix_name
+from .tfnames import (
+    ACCESSOR_CALL,
+    ImportNames,
+    canonical,
+    dotted_name,
+    is_attribute_trailer,
+    is_call_trailer,
+    is_empty_call,
+    prefix_name,
+)
 from .walk import position, post_order
 
 #: Parents under which a NAME leaf is not a reference to what it is bound to.
@@ -58,7 +67,7 @@ class Reference:
         """The name as the file spells it here (``tf.compat.v1.estimator.RunConfig``, ``RC``),
         for messages; ask before editing the reference."""
         if self.node.type == syms.power:
-            return prefix_name(self.node, self.end) or self.name
+            return prefix_name(self.node, self.end) or _through_calls(self.node, self.end) or self.name
         if self.node.type == syms.dotted_name:  # a decorator's ``@tf.function``
             return dotted_name(self.node) or self.name
         return getattr(self.node, "value", self.name)
@@ -85,6 +94,20 @@ class Reference:
         return parent is not None and parent.type == syms.classdef
 
 
+def _through_calls(power: pytree.Node, end: int) -> Optional[str]:
+    """The dotted name ``power.children[:end]`` spells through ``()`` trailers
+    (``contrib.tpu().TPUEstimator``), or None."""
+    parts = [getattr(power.children[0], "value", "")]
+    for trailer in power.children[1:end]:
+        if is_attribute_trailer(trailer):
+            parts.append("." + trailer.children[1].value)
+        elif is_empty_call(trailer):
+            parts.append(ACCESSOR_CALL)
+        else:
+            return None
+    return "".join(parts) if parts[0] else None
+
+
 @dataclass(frozen=True)
 class ReferenceSite:
     """Where code names an API, as a record that needs no syntax tree: what
@@ -105,11 +128,6 @@ class ReferenceSite:
     spelled: str
     called: bool
     base_class: bool
-
-
-def module_names(tree: pytree.Node, modules: Iterable[str]) -> dict[str, ImportNames]:
-    """The bindings of each of ``modules`` (a root package each) in ``tree``."""
-    return {module: ImportNames(tree, root=module) for module in modules}
 
 
 def name_reference(node: pytree.Base, resolvers: Iterable[ImportNames],
@@ -136,23 +154,38 @@ def qualified_prefixes(node: pytree.Base, resolver: ImportNames,
     that is none of them: no longer one can be looked for."""
     if node.type == syms.power:
         head = node.children[0]
-        if head.type != token.NAME or head.value not in resolver.bindings:
+        if head.type != token.NAME or head.value not in resolver.heads:
             return []
         parts, found, children = [head.value], [], node.children
-        for end in range(1, len(children) + 1):
+        end = 1
+        while True:
+            end = _through_accessor(children, end, parts, resolver)
             qualified = resolver.qualify(".".join(parts))
             if qualified is not None:
                 found.append((end, qualified))
             if end == len(children) or not is_attribute_trailer(children[end]) \
-                    or (stems is not None and qualified not in stems):
+                    or (stems is not None and qualified not in stems
+                        and not resolver.leads_to_accessor(".".join(parts))):
                 break
             parts.append(children[end].children[1].value)
+            end += 1
         return found
     if node.type != token.NAME or node.value not in resolver.bindings \
             or not _is_plain_reference(node):
         return []
     qualified = resolver.qualify(node.value)
     return [(1, qualified)] if qualified is not None else []
+
+
+def _through_accessor(children: Sequence[pytree.Base], end: int, parts: list[str],
+                      resolver: ImportNames) -> int:
+    """Past the ``()`` at ``children[end]`` when ``parts`` spell a module accessor function and
+    an attribute follows (``contrib.tpu().X``: its last part becomes ``tpu()``), else ``end``."""
+    if end + 1 < len(children) and is_empty_call(children[end]) \
+            and is_attribute_trailer(children[end + 1]) and resolver.accessor(".".join(parts)) is not None:
+        parts[-1] += ACCESSOR_CALL
+        return end + 1
+    return end
 
 
 def _longest(node: pytree.Base, prefixes: list[tuple[int, str]],
@@ -271,7 +304,7 @@ def references_under(tree: pytree.Node, resolvers: Sequence[ImportNames]) -> lis
     loop targets, ``with``/``except ... as``, ``del``, a lambda's parameters) are not
     references; a bare base class and a bare annotation are.
     """
-    by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.bindings}
+    by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.heads}
     found = []
     for leaf in post_order(tree, {token.NAME: frozenset(by_head)}, frozenset()):
         reference = _reference_at(leaf, by_head[leaf.value])
@@ -300,10 +333,10 @@ def _dotted_power(power: pytree.Node, resolver: ImportNames) -> Optional[Referen
     """The reference spelled by the NAME and ``.attr`` trailers that ``power`` starts with."""
     children = power.children
     parts = [children[0].value]
-    end = 1
+    end = _through_accessor(children, 1, parts, resolver)
     while end < len(children) and is_attribute_trailer(children[end]):
         parts.append(children[end].children[1].value)
-        end += 1
+        end = _through_accessor(children, end + 1, parts, resolver)
     qualified = resolver.qualify(".".join(parts))
     if not qualified:
         return None

@@ -15,6 +15,7 @@ from typing import Any, Callable, ClassVar, FrozenSet, Iterable, Optional, Seque
 
 from fissix import pytree
 
+from .accessors import file_accessors, repository_accessors
 from .api_sites import site_key
 from .findings import Finding, Status
 from .qualified import Reference
@@ -306,7 +307,10 @@ def fact_names(facts: Iterable[str], prefixes: Sequence[str]) -> tuple[str, ...]
 
 
 def _module_names(ctx: FileContext, module: str) -> ImportNames:
-    return ImportNames(ctx.tree, root=module)
+    if module != TF:
+        return ImportNames(ctx.tree, root=module)
+    accessors = file_accessors(ctx.path, ctx.original, repository_accessors(ctx.facts))
+    return ImportNames(ctx.tree, root=module, accessors=accessors)
 
 
 def rules_in_order(rules: Sequence[Rule]) -> list[Rule]:

@@ -31,10 +31,13 @@ class SourceText:
     encoding: str
     bom: bool
     newline: str
+    #: Old Mac line endings: the file ends its lines with CR alone. ``text`` has them as LF
+    #: (what the parser reads); :meth:`encode` writes them back as CR.
+    cr_only: bool = False
 
     def encode(self, text: str) -> bytes:
         """Encode ``text`` (a rewrite of ``self.text``) exactly as the original was encoded."""
-        data = text.encode(self.encoding)
+        data = (text.replace("\n", "\r") if self.cr_only else text).encode(self.encoding)
         return codecs.BOM_UTF8 + data if self.bom else data
 
 
@@ -64,7 +67,10 @@ def decode_source(data: bytes) -> SourceText:
         ) from None
     except (LookupError, UnicodeError) as exc:  # a binary codec (hex), a broken one (punycode)
         raise UndecodableSource(f"unusable encoding {codec!r}: {exc}") from None
-    source = SourceText(text=text, encoding=codec, bom=bom, newline=detect_newline(text))
+    cr_only = "\r" in text and "\n" not in text  # Python reads it: so do we, as LF
+    if cr_only:
+        text = text.replace("\r", "\n")
+    source = SourceText(text=text, encoding=codec, bom=bom, newline=detect_newline(text), cr_only=cr_only)
     if not _round_trips(source, data):  # a rewrite is written back with the same codec
         raise UndecodableSource(f"encoding {codec!r} does not round-trip (it spells some text "
                                 "several ways): convert the file to UTF-8")

@@ -10,6 +10,7 @@ The list names APIs as ``tf.X`` and ``hvd.X``; the file's resolver gives full mo
 :func:`list_name` spells the list's way. A name takes the status of its longest listed prefix
 (members of a deprecated module are deprecated); ``compat-alias`` entries take the status of
 the API they alias; a name with no listed prefix below ``tf`` or ``hvd`` is ``unknown``.
+:data:`SUPPLEMENT` adds the few modules the list leaves out.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ SPELLINGS = (
     ("horovod.keras", "hvd"),
     ("tensorflow", "tf"),
 )
+#: Modules Ascend's list leaves out, with the status TensorFlow 1.15 gives them (the project's
+#: own entries, not the list's): the contrib estimators of ``tf.contrib.boosted_trees`` are
+#: deprecated with the rest of ``tf.contrib`` (removed in TensorFlow 2.0). A listed name wins.
+SUPPLEMENT = {"tf.contrib.boosted_trees": "deprecated"}
 #: ``tf.compat.v1.X`` and ``tf.compat.v2.X`` alias ``tf.X``.
 _COMPAT = ("tf.compat.v1.", "tf.compat.v2.")
 
@@ -37,6 +42,8 @@ _COMPAT = ("tf.compat.v1.", "tf.compat.v2.")
 def list_name(qualified: str) -> Optional[str]:
     """``tensorflow.nn.relu`` -> ``tf.nn.relu``, ``horovod.tensorflow.rank`` -> ``hvd.rank``;
     None for the namespace itself and for names of other modules (``horovod.torch``)."""
+    if any(qualified == module for module, _ in SPELLINGS):
+        return None  # ``horovod.tensorflow.keras`` itself is no ``hvd.keras``
     for module, spelled in SPELLINGS:
         if qualified.startswith(module + "."):
             return spelled + qualified[len(module):]
@@ -92,4 +99,5 @@ def support_list() -> SupportList:
     """The shipped list (``api_support.csv``), read once per process: ``support_list().lookup(
     list_name(reference.name))`` is a name's ``(listed entry, status)``."""
     text = resources.files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8")
-    return SupportList.from_text(text)
+    listed = SupportList.from_text(text)
+    return SupportList({**SUPPLEMENT, **listed.statuses})

@@ -10,6 +10,7 @@ never an internal module.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Optional
 
 from fissix import pytree
@@ -101,6 +102,23 @@ PUBLIC_NAMES: dict[str, str] = {
     **{f"tensorflow.python.estimator.canned.{module}": "tensorflow.estimator" for module in (
         "baseline", "boosted_trees", "dnn", "dnn_linear_combined", "linear")},
     "tensorflow.python.estimator.tpu.tpu_estimator": "tensorflow.estimator.tpu",
+    # TPU APIs through the modules that define them (BERT-era code imports TPUEstimator,
+    # bfloat16_scope, CrossShardOptimizer from there): the names the rules know them by.
+    "tensorflow.contrib.tpu.python.tpu": "tensorflow.contrib.tpu",
+    **{f"tensorflow.contrib.tpu.python.tpu.{module}": "tensorflow.contrib.tpu" for module in (
+        "bfloat16", "device_assignment", "topology", "tpu", "tpu_config", "tpu_estimator",
+        "tpu_feed", "tpu_function", "tpu_optimizer", "tpu_sharding", "training_loop")},
+    "tensorflow.contrib.tpu.python.ops.tpu_ops": "tensorflow.contrib.tpu",
+    # tf.contrib.learn's estimators through the modules that define them.
+    "tensorflow.contrib.learn.python.learn": "tensorflow.contrib.learn",
+    "tensorflow.contrib.learn.python.learn.estimators": "tensorflow.contrib.learn",
+    **{f"tensorflow.contrib.learn.python.learn.estimators.{module}": "tensorflow.contrib.learn"
+       for module in ("dnn", "dnn_linear_combined", "dynamic_rnn_estimator", "estimator", "kmeans",
+                      "linear", "logistic_regressor", "run_config", "svm")},
+    **{f"tensorflow.python.tpu.{module}": "tensorflow.tpu" for module in (
+        "bfloat16", "tpu", "tpu_optimizer", "training_loop")},
+    **{f"tensorflow.python.tpu.{module}": "tensorflow.estimator.tpu" for module in (
+        "tpu_config", "tpu_estimator")},
     "tensorflow.python.estimator.tpu.tpu_config": "tensorflow.estimator.tpu",
     "tensorflow.python.estimator.training": "tensorflow.estimator",  # TrainSpec, EvalSpec
     "tensorflow.python.distribute.mirrored_strategy": "tensorflow.distribute",
@@ -116,7 +134,8 @@ PUBLIC_NAMES: dict[str, str] = {
     "tensorflow.python.util.compat": "tensorflow.compat",  # as_bytes, as_text
 }
 #: Where the internal modules live (with the dot): never spelled in code a rule writes.
-INTERNAL = ("tensorflow.python.", "tensorflow.core.", f"{ESTIMATOR_PACKAGE}.python.")
+INTERNAL = ("tensorflow.python.", "tensorflow.core.", f"{ESTIMATOR_PACKAGE}.python.",
+            "tensorflow.contrib.tpu.python.", "tensorflow.contrib.learn.python.")
 
 #: The names ``from npu_bridge.npu_init import *`` binds that code the rules write calls (the
 #: spec's list, and the modules NPU004-NPU006 write): a file with the star import binds each
@@ -133,6 +152,12 @@ NPU_INIT_NAMES = frozenset({
 })
 #: Modules whose star import binds known names (see :data:`NPU_INIT_NAMES`).
 STAR_EXPORTS: dict[str, frozenset[str]] = {"npu_bridge.npu_init": NPU_INIT_NAMES}
+
+
+#: How a dotted name spells the call of a module accessor function (``contrib.tpu().X``).
+ACCESSOR_CALL = "()"
+#: What an accessor whose module is not known returns (``accessor:`` facts).
+UNRESOLVED_ACCESSOR = "?"
 
 
 def public_name(dotted: str) -> str:
@@ -187,6 +212,11 @@ def is_call_trailer(node: Optional[pytree.Base]) -> bool:
     return node is not None and node.type == syms.trailer and node.children[0].type == token.LPAR
 
 
+def is_empty_call(node: pytree.Base) -> bool:
+    """Is ``node`` a ``()`` trailer (a call without arguments)?"""
+    return is_call_trailer(node) and len(node.children) == 2
+
+
 def prefix_name(power: pytree.Node, end: int) -> Optional[str]:
     """Dotted name spelled by ``power.children[:end]`` (a NAME and attribute trailers only)."""
     first = power.children[0]
@@ -209,10 +239,16 @@ class ImportNames:
     :meth:`resolve` then gives its full names.
     """
 
-    def __init__(self, tree: pytree.Node, root: str = TF) -> None:
+    def __init__(self, tree: pytree.Node, root: str = TF,
+                 accessors: Optional[dict[str, str]] = None) -> None:
         self.root = root
         #: Name -> full name of what it is bound to, as imported (internal modules kept).
         self.bindings: dict[str, str] = {}
+        #: How the file spells the repository's module accessor functions (``contrib.tpu``)
+        #: -> the module a call of one returns (``?``: not known); see ``codemods/accessors``.
+        self.accessors: dict[str, str] = dict(accessors or {})
+        self._accessor_stems = frozenset(".".join(spelled.split(".")[:end]) for spelled in self.accessors
+                                         for end in range(1, spelled.count(".") + 2))
         for node in small_statements(tree):
             if node.type == syms.import_name:
                 self._import_name(node.children[1])
@@ -221,9 +257,19 @@ class ImportNames:
             elif node.type == syms.expr_stmt and len(node.children) == 3:
                 self._alias_assignment(node)
 
-    @property
-    def imports_tf(self) -> bool:
-        return bool(self.bindings)
+    @cached_property
+    def heads(self) -> frozenset[str]:
+        """The names a reference may start with: the bound ones and the accessors' first names
+        (worked out once: the bindings are complete when the tree has been read)."""
+        return frozenset(self.bindings) | frozenset(spelled.split(".")[0] for spelled in self.accessors)
+
+    def leads_to_accessor(self, dotted: str) -> bool:
+        """Is ``dotted`` an accessor function's spelling or a dotted prefix of one?"""
+        return dotted in self._accessor_stems
+
+    def accessor(self, dotted: str) -> Optional[str]:
+        """What a call of the accessor spelled ``dotted`` returns (``?``: not known), or None."""
+        return self.accessors.get(dotted)
 
     @property
     def alias(self) -> str:
@@ -269,6 +315,12 @@ class ImportNames:
         """Full TensorFlow name of ``dotted`` as the file binds it (internal modules kept)."""
         if not dotted:
             return None
+        if ACCESSOR_CALL in dotted:  # ``contrib.tpu().TPUEstimator``
+            called, _, rest = dotted.partition(ACCESSOR_CALL)
+            module = self.accessors.get(called)
+            if module is None or module == UNRESOLVED_ACCESSOR or ACCESSOR_CALL in rest:
+                return None
+            return module + rest
         head, _, rest = dotted.partition(".")
         target = self.bindings.get(head)
         if target is None:

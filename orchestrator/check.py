@@ -18,7 +18,7 @@ from typing import Iterable, Optional, Sequence, TextIO
 
 from npu_codemod.codemods.engine import FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
-from npu_codemod.codemods.file_kinds import SYMLINK, is_test_file
+from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import rewrite_instruction
 from npu_codemod.orchestrator.toolkit import Toolkit
 
@@ -43,7 +43,29 @@ class Site:
     trace: str = field(default="", compare=False)  # of a rule that crashed here
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column + 1}: {self.rule_id} {self.message}"
+        return f"{shown_path(self.path)}:{self.line}:{self.column + 1}: {self.rule_id} {self.message}"
+
+
+_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def shown_path(path: str) -> str:
+    """``path`` on one line: as it is, or (holding a control character, or bytes that are not
+    UTF-8) in double quotes with C escapes, as git quotes it; a file name never forges a line
+    of CI output."""
+    if path.isprintable() or not any(ch < " " or ch == "\x7f" or "\udc80" <= ch <= "\udcff" for ch in path):
+        return path
+    return '"' + "".join(_escaped(ch) for ch in path) + '"'
+
+
+def _escaped(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if ch < " " or ch == "\x7f":
+        return f"\\{ord(ch):03o}"
+    if "\udc80" <= ch <= "\udcff":  # an undecodable byte of the name (surrogateescape)
+        return f"\\{ord(ch) - 0xdc00:03o}"
+    return ch
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,6 +90,8 @@ def python_files(paths: Sequence[str], include_tests: bool = False) -> tuple[lis
             links += [p for p in found if p.is_symlink()]
             files += [p for p in found if not p.is_symlink() and p.is_file()]
         elif path.is_symlink() or path.exists():
+            if path.suffix == ".ipynb":
+                continue  # a notebook: see notebook_sites
             if include_tests or not is_test_file(_repository_path(path, None)):
                 (links if path.is_symlink() else files).append(path)
         else:
@@ -98,13 +122,36 @@ def run_check(paths: Sequence[str], toolkit: Toolkit, out: TextIO, err: TextIO,
     files, links = python_files(paths, include_tests)
     contents, unreadable = _read(files, err)
     sites = check_contents(contents, toolkit, [str(link) for link in links])
+    sites = sorted(sites + notebook_sites(paths, include_tests), key=lambda s: (s.path, s.line, s.column, s.rule_id))
     for site in sites:
         print(site, file=out)
         if debug and site.trace:
-            print(f"{site.path}:{site.line}: {site.rule_id} crashed:\n{site.trace}", file=err)
+            print(f"{shown_path(site.path)}:{site.line}: {site.rule_id} crashed:\n{site.trace}", file=err)
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_SITES if sites else EXIT_CLEAN
+
+
+def notebook_sites(paths: Sequence[str], include_tests: bool = False) -> list[Site]:
+    """One site per ``.ipynb`` notebook named or under the folders named that uses TensorFlow:
+    notebooks are not migrated, as in ``run``. Unreadable notebooks are left out."""
+    found: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir() and not path.is_symlink():
+            found += sorted(p for p in path.rglob("*.ipynb") if not _skipped(p, path) and not p.is_symlink()
+                            and (include_tests or not is_test_file(_repository_path(p, path))))
+        elif path.suffix == ".ipynb" and path.is_file() and not path.is_symlink():
+            found.append(path)
+    sites = []
+    for path in found:
+        try:
+            uses_tf = notebook_uses_tensorflow(path.read_bytes())
+        except OSError:
+            continue
+        if uses_tf:
+            sites.append(Site(str(path), 1, 0, FILE_RULE_ID, NOTEBOOK))
+    return sites
 
 
 def _read(files: Iterable[Path], err: TextIO) -> tuple[dict[str, bytes], int]:
@@ -113,7 +160,7 @@ def _read(files: Iterable[Path], err: TextIO) -> tuple[dict[str, bytes], int]:
         try:
             contents[str(file)] = file.read_bytes()
         except OSError as exc:
-            print(f"npu-codemod: {file}: cannot read: {exc.strerror}", file=err)
+            print(f"npu-codemod: {shown_path(str(file))}: cannot read: {exc.strerror}", file=err)
             unreadable += 1
     return contents, unreadable
 

@@ -11,6 +11,7 @@ import os
 import sys
 from typing import Optional, Sequence
 
+from npu_codemod.codemods.parser_canary import canary_problem
 from npu_codemod.codemods.rule_settings import SettingsError
 from npu_codemod.orchestrator.batch.interrupts import Terminated, interrupt_exit_code, sigterm_as_interrupt
 from npu_codemod.orchestrator.batch.options import OptionError
@@ -35,6 +36,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # Plugins may add options (npu_codemod_add_options), so they load before parsing.
     parser = build_parser(load_plugins(PluginSpec(extra=references)))
     args = parse_arguments(parser, argv)
+    drift = canary_problem()  # the engine's parser is proven on the pinned fissix only
+    if drift:
+        print(f"npu-codemod: error: {drift}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         with sigterm_as_interrupt():
             return args.handler(args)

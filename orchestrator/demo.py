@@ -181,7 +181,7 @@ def create_optimizer(loss, learning_rate, use_tpu):
     return optimizer.minimize(loss, global_step=tf.train.get_global_step())
 ''',
     },
-    # Migrated by the distributed pack, which is opt-in: `npu-codemod run --rules NPU021,...,NPU027`.
+    # Migrated by the distributed pack, which is opt-in: `npu-codemod run --rules default,distributed`.
     "horovod-mnist": {
         "train.py": '''\
 """Horovod MNIST on tf.estimator (TF 1.x): one process per GPU, launched by horovodrun."""

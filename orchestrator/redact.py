@@ -1,5 +1,6 @@
-"""Masking credentials wherever text is shown or stored: URL userinfo, known tokens and
-token-shaped strings.
+"""Masking credentials wherever text is shown or stored: URL userinfo (to the last ``@``
+before the host), token query parameters (``access_token=``, ``private_token=``...), known
+tokens and token-shaped strings.
 
 A token read in this process (a forge API token) is registered with :func:`add_secret`, and
 from then on :func:`mask_secrets` replaces it in any text, whatever carried it there. The
@@ -13,12 +14,16 @@ import os
 import re
 from typing import Any
 
-_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
 #: Tokens known by their shape (GitHub, GitLab, Slack, AWS key ids, JWTs): masked wherever
 #: they appear, whoever printed them (the code ``verify`` runs, say).
 _TOKEN_SHAPES = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|"
                            r"xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|"
                            r"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,})")
+#: A URL's userinfo runs to the *last* ``@`` before the path: ``user:P@ss@host`` is one.
+_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/?#\s]*)@")
+#: Query parameters that carry a token (GitHub, GitLab, OAuth).
+_TOKEN_PARAMS = re.compile(r"(?i)(?P<name>[?&;](?:access_token|private_token|job_token|oauth_token|token)=)"
+                           r"(?P<value>[^&#;\s'\"]+)")
 _SECRETS: set[str] = set()
 #: Environment variables that hold tokens: their values never appear in output or reports.
 SECRET_ENV_VARS = ("NPU_CODEMOD_TOKEN", "GITHUB_TOKEN", "GITLAB_TOKEN")
@@ -63,6 +68,8 @@ def _secrets() -> list[str]:
 def _mask(text: str, secrets: list[str]) -> str:
     if "@" in text:
         text = _USERINFO.sub(lambda m: f"{m.group('scheme')}***@", text)
+    if "token=" in text.lower():
+        text = _TOKEN_PARAMS.sub(lambda m: f"{m.group('name')}***", text)
     text = _TOKEN_SHAPES.sub("***", text)
     for secret in secrets:
         if secret in text:

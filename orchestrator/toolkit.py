@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import FrozenSet, Iterable, Optional
 
-from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine
+from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine, size_problem
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
@@ -92,7 +92,7 @@ class Toolkit:
                 text = decode_source(data).text
             except UndecodableSource:
                 continue  # reported by the engine when the file is processed
-            if IMPORTS_TF.search(text):
+            if IMPORTS_TF.search(text) and size_problem(text) is None:  # else the engine's error
                 results, errors = self.plugins.call_each("npu_codemod_analyze_file",
                                                          path=path, text=text)
                 for _, result in results:

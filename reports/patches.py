@@ -21,7 +21,15 @@ def write_patches(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
         path = directory / f"{index:03d}-{_slug(repo['repo'])}.patch"
         write_atomic(path, repo["patch"], newline="")
         written.append(path)
+    _remove_stale(report_dir / PATCH_DIR, written)
     return written
+
+
+def _remove_stale(directory: Path, written: list[Path]) -> None:
+    """An earlier run's patches are not this run's: a repository no longer changed, or listed
+    at another place, must not leave its old patch to be applied by mistake."""
+    for stale in set(directory.glob("*.patch")) - set(written) if directory.is_dir() else ():
+        stale.unlink(missing_ok=True)
 
 
 def _slug(name: str) -> str:

@@ -34,6 +34,8 @@ BAD_FILES = {  # path: bytes
     "posonly.py": TF + b"def f(a, /, b):\n    return a\n" + DROPOUT,
     "cookie.py": b"# coding: utf-16\n" + TF + DROPOUT,
     "empty.py": b"",
+    # generated weights: one expression deeper than Python's compiler can recurse
+    "deep.py": TF + b"y = tf.nn.dropout(x, 0.5)\nWEIGHTS = " + b" + ".join(b"0.5" for _ in range(40000)) + b"\n",
 }
 #: (line, start of the message) of the one ``error`` finding of each bad file; None: no finding.
 EXPECTED = {
@@ -45,9 +47,12 @@ EXPECTED = {
     "cookie.py": (1, "cannot read file: encoding 'utf-16' is not ASCII-compatible"),
     "huge.py": (1, f"file too large to migrate automatically ({HUGE_BYTES:,} bytes"),
     "empty.py": None,
+    "deep.py": (1, "file nested too deeply to migrate automatically"),
 }
 GOOD = TF + b"ds = tf.data.TFRecordDataset(f).batch(8)\n" + DROPOUT
 PY2 = TF + b"print 'loss', 1\nprint >>sys.stderr, 'x'\n" + DROPOUT
+#: Saved by an old Mac editor: CR alone ends each line (Python reads it).
+CR_ONLY = (TF + b"def build(x):\n    return tf.nn.dropout(x, 0.5)\n").replace(b"\n", b"\r")
 
 
 def write_huge(path: Path) -> None:
@@ -69,7 +74,8 @@ def bad_run(tmp_path_factory):
     outside.mkdir()
     (outside / "evil.py").write_bytes(TF + DROPOUT)
     repo = make_repo(root / "repo", {**BAD_FILES, "good.py": GOOD, "py2.py": PY2,
-                                     "readonly.py": GOOD, "deleted.py": GOOD})
+                                     "readonly.py": GOOD, "deleted.py": GOOD,
+                                     "cr_only.py": CR_ONLY})
     write_huge(repo / "huge.py")
     os.symlink("../outside/evil.py", repo / "link.py")
     os.symlink(str(outside), repo / "linkdir")
@@ -118,10 +124,16 @@ def test_python2_file_is_migrated_with_the_print_statement_grammar(bad_run) -> N
         + PY2.replace(b"tf.nn.dropout", b"npu_ops.dropout"))
 
 
+def test_a_file_with_cr_only_line_endings_is_migrated_and_keeps_them(bad_run) -> None:
+    root, _, _ = bad_run
+    assert show(root / "repo", BRANCH, "cr_only.py") == (
+        b"from npu_bridge.npu_init import *\r" + CR_ONLY.replace(b"tf.nn.dropout", b"npu_ops.dropout"))
+
+
 def test_only_good_files_change_on_the_branch(bad_run) -> None:
     root, _, _ = bad_run
     changed = git(root / "repo", "diff", "--name-only", "main", BRANCH).split()
-    assert changed == ["deleted.py", "good.py", "py2.py", "readonly.py"]
+    assert changed == ["cr_only.py", "deleted.py", "good.py", "py2.py", "readonly.py"]
     assert show(root / "repo", BRANCH, "readonly.py") == show(root / "repo", BRANCH, "good.py")
 
 

@@ -91,7 +91,8 @@ def test_same_report_dir_is_refused_in_one_line_naming_the_other_run(repos: Path
     assert refused.stdout == ""
     [line] = refused.stderr.splitlines()
     assert line.startswith("npu-codemod: error: report dir 'rep1' is in use by another npu-codemod run (")
-    assert line.endswith("): wait for it with --wait, or use another --report-dir")
+    assert line.endswith("): wait for it with --wait, or use another --report-dir (lock file "
+                         "rep1/.npu-codemod.lock: delete it if that run is gone)")
     assert HELD_PATTERN.search(line).group(1) == str(first.pid)
     assert code == 0, stderr
     assert repos_of(root, "rep1") == [("held", "changed"), ("free1", "changed"), ("free2", "changed")]
@@ -108,9 +109,12 @@ def test_same_repositories_other_report_dir_refuse_the_held_branch_only(repos: P
     [line] = [line for line in other.stderr.splitlines() if line.startswith("npu-codemod: held:")]
     assert line.startswith(f"npu-codemod: held: branch {BRANCH} is being worked on by another "
                            "npu-codemod run (pid ")
-    assert line.endswith("): rerun once it has ended, or pass --wait")
+    assert line.endswith("): rerun once it has ended, or pass --wait (lock file "
+                         f"{root / 'held' / '.git' / 'npu-codemod-npu-codemod-sess-run-to-npu.lock'}: "
+                         "delete it if that run is gone)")
     assert HELD_PATTERN.search(line).group(1) == str(first.pid)
-    assert "cannot lock" not in other.stderr and ".lock" not in other.stderr  # no git lock text
+    ours = str(root / "held" / ".git" / "npu-codemod-npu-codemod-sess-run-to-npu.lock")
+    assert "cannot lock" not in other.stderr and ".lock" not in other.stderr.replace(ours, "")  # no git's
     # The first run holds "held" (first in the list) while the second migrates the rest.
     assert repos_of(root, "rep2") == [("held", "failed"), ("free1", "changed"), ("free2", "changed")]
     assert code == 0, stderr
@@ -221,3 +225,61 @@ def test_lock_of_a_reused_pid_is_stale_and_another_hosts_is_not(tmp_path: Path) 
     locks.release(path, me)  # not ours: left alone
     assert locks.read_owner(path) == remote
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.lock"]
+
+
+def other_hosts_lock(path: Path, age: float) -> LockOwner:
+    """A lock at ``path`` left by a run on another host, last touched ``age`` seconds ago."""
+    owner = LockOwner(4242, 99, "ci-pod-7f9c.example", "2026-01-01T00:00:00+00:00")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(owner.__dict__))
+    then = time.time() - age
+    os.utime(path, (then, then))
+    return owner
+
+
+def test_another_hosts_expired_locks_are_taken_over(repos: Path) -> None:
+    root = repos
+    report_lock = root / "rep" / ".npu-codemod.lock"
+    branch_lock = root / "held" / ".git" / "npu-codemod-npu-codemod-sess-run-to-npu.lock"
+    for path in (report_lock, branch_lock):
+        other_hosts_lock(path, locks.EXPIRY_SECONDS + 60)  # a killed CI pod's
+
+    result = second(root, "rep")
+
+    assert result.returncode == 0, result.stderr
+    assert repos_of(root, "rep") == [("held", "changed"), ("free1", "changed"), ("free2", "changed")]
+    assert not report_lock.exists() and not branch_lock.exists()
+
+
+def test_another_hosts_live_lock_is_refused_naming_the_lock_file(repos: Path) -> None:
+    root = repos
+    branch_lock = root / "held" / ".git" / "npu-codemod-npu-codemod-sess-run-to-npu.lock"
+    other_hosts_lock(branch_lock, 5)  # its heartbeat is recent
+    report_lock = root / "rep2" / ".npu-codemod.lock"
+    other_hosts_lock(report_lock, 5)
+
+    refused = second(root, "rep2")
+    result = second(root, "rep")
+
+    assert refused.returncode == 2
+    assert refused.stderr.strip().endswith(f"(lock file {Path('rep2') / '.npu-codemod.lock'}: delete it if "
+                                           "that run is gone)")
+    assert result.returncode == 1
+    held = json.loads((root / "rep" / "run.json").read_text())["repos"][0]
+    assert held["status"] == "failed" and "on ci-pod-7f9c.example" in held["error"]
+    assert held["error"].endswith(f"(lock file {branch_lock}: delete it if that run is gone)")
+    assert branch_lock.exists()
+
+
+def test_the_heartbeat_touches_only_ones_own_lock(tmp_path: Path) -> None:
+    me = LockOwner.of_this_process()
+    mine, theirs = tmp_path / "mine.lock", tmp_path / "theirs.lock"
+    locks.acquire(mine, me)
+    other = other_hosts_lock(theirs, 300)
+    old = time.time() - 300
+    os.utime(mine, (old, old))
+    locks.refresh(mine, me)
+    locks.refresh(theirs, me)
+    assert mine.stat().st_mtime > old + 200
+    assert theirs.stat().st_mtime < time.time() - 200 and locks.read_owner(theirs) == other
+    assert not locks.expired(theirs, other) and locks.expired(theirs, other, now=time.time() + locks.EXPIRY_SECONDS)

@@ -13,7 +13,7 @@ from npu_codemod.testing import assert_migrates, run_rules
 
 from support.cli import cli
 from support.git import make_repo, show
-from support.packs import DISTRIBUTED, KERAS, repository_facts
+from support.packs import DISTRIBUTED, KERAS, message_of, repository_facts
 from support.rules import assert_check_lists_run_sites, process
 
 ESTIMATOR_TRAINER = '''\
@@ -207,6 +207,7 @@ import horovod.tensorflow.keras as hvd
 from tensorflow.keras import backend as K
 
 # Horovod: initialize Horovod.
+hvd.init()
 
 # Horovod: pin GPU to be used to process local rank (one GPU per process)
 config = tf.ConfigProto()
@@ -276,10 +277,10 @@ def test_a_horovod_estimator_trainer() -> None:
 
 def test_a_horovod_keras_trainer() -> None:
     facts = repository_facts({"train.py": KERAS_TRAINER})
-    removed = [("NPU021", 9, 0, "migrated"), ("NPU022", 14, 0, "migrated")]
+    removed = [("NPU022", 14, 0, "migrated")]
     findings = assert_migrates(DISTRIBUTED | KERAS, KERAS_TRAINER, KERAS_TRAINER_AFTER, facts=facts,
                                removed=removed, findings=[
-                                   ("NPU021", 9, 0, "migrated"),
+                                   ("NPU021", 9, 0, "unmigrated"),  # kept: a callback needs it
                                    ("NPU022", 14, 0, "migrated"),
                                    ("NPU022", 28, 79, "migrated"),
                                    ("NPU022", 31, 45, "migrated"),
@@ -292,10 +293,15 @@ def test_a_horovod_keras_trainer() -> None:
                                    ("NPU027", 44, 4, "migrated"),
                                    ("NPU042", 46, 4, "migrated"),
                                ])
-    # The one Horovod use left is reported, so the import stays (K.set_session: NPU007's).
+    # The one Horovod use left is reported and keeps Horovod initialised, so the init and the
+    # import stay (K.set_session: NPU007's).
     assert [line for line in KERAS_TRAINER_AFTER.splitlines() if "hvd" in line] == [
-        "import horovod.tensorflow.keras as hvd", "        hvd.callbacks.MetricAverageCallback(),"]
+        "import horovod.tensorflow.keras as hvd", "hvd.init()",
+        "        hvd.callbacks.MetricAverageCallback(),"]
     assert [f.line for f in findings if f.rule_id == "NPU025"] == [39]
+    assert message_of(findings, "NPU021", 9).startswith(
+        "kept: hvd.callbacks.MetricAverageCallback() (line 39) still need Horovod initialised; "
+        "migrate or remove them first")
 
 
 BRANCH = "npu-codemod/sess-run-to-npu"

@@ -6,9 +6,11 @@ an eager-mode file gets one file-level ``NPU000`` finding and no rule rewrites i
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from npu_codemod.codemods.file_kinds import EAGER, is_test_file
+from npu_codemod.codemods.file_kinds import EAGER, is_test_file, notebook_uses_tensorflow
 
 from support.rules import assert_migrates, assert_unchanged, sites
 
@@ -38,7 +40,8 @@ def train(model, dataset, optimizer):
 @pytest.mark.parametrize("path", [
     "test_model.py", "model_test.py", "conftest.py", "tests/helpers.py", "test/data.py",
     "src/tests/unit/test_io.py", "src/pkg/tests/fixtures/sample_graph.py", "nmt/utils/vocab_test.py",
-    "tests\\windows_style.py",
+    "tests\\windows_style.py", "test_utils.py", "nmt/utils/tests_utils.py", "testing_utils.py",
+    "official/utils/estimator_test_utils.py", "seq2seq/decoder_testing.py",
 ])
 def test_test_files_by_the_pytest_and_unittest_conventions(path: str) -> None:
     assert is_test_file(path)
@@ -47,6 +50,7 @@ def test_test_files_by_the_pytest_and_unittest_conventions(path: str) -> None:
 @pytest.mark.parametrize("path", [
     "train.py", "testing.py", "contest.py", "latest_model.py", "test.py", "tests.py",
     "attest_utils.py", "testdata/train.py", "my_tests/train.py", "protest/test.py.txt",
+    "test_utils.txt", "utils_testing.txt", "latest_utils.py", "backtesting.py",
 ])
 def test_other_files_are_not_test_files(path: str) -> None:
     assert not is_test_file(path)
@@ -111,3 +115,37 @@ h = tf.nn.dropout(x, 0.5)
     after = "from npu_bridge.npu_init import *\n" + before.replace("tf.nn.dropout", "npu_ops.dropout")
     findings = assert_migrates(before, after, rule_ids={"NPU001", "NPU004"})
     assert sites(findings) == [("NPU001", 1, 0, "migrated"), ("NPU004", 5, 4, "migrated")]
+
+
+def _notebook(*code: str, nbformat: int = 4) -> bytes:
+    cells = [{"cell_type": "markdown", "source": ["Uses `import tensorflow` in prose only.\n"]}]
+    cells += [{"cell_type": "code", "source": text.splitlines(keepends=True)} for text in code]
+    if nbformat == 3:
+        for cell in cells:
+            cell["input"] = cell.pop("source")
+        return json.dumps({"worksheets": [{"cells": cells}], "nbformat": 3}).encode()
+    return json.dumps({"cells": cells, "nbformat": 4}).encode()
+
+
+@pytest.mark.parametrize("notebook", [
+    _notebook("import numpy as np\nimport tensorflow as tf\n"),
+    _notebook("x = 1", "from tensorflow.contrib import slim"),
+    _notebook("  import tensorflow.compat.v1 as tf  # indented in a try"),
+    _notebook("!pip install -q tensorflow==1.13.1\n", "from seqlib import problems"),
+    _notebook("%tensorflow_version 1.x\nimport seqlib"),
+    _notebook("import tensorflow as tf", nbformat=3),
+    b'{"cells": [{"cell_type": "code", "source": "import tensorflow as tf"',  # cut short
+])
+def test_notebooks_that_use_tensorflow(notebook: bytes) -> None:
+    assert notebook_uses_tensorflow(notebook)
+
+
+@pytest.mark.parametrize("notebook", [
+    _notebook("import pandas as pd\nframe = pd.read_csv('log.csv')"),
+    _notebook("# import tensorflow as tf\nprint('import tensorflow')"),
+    _notebook("!pip install -q tensorflow_probability==0.6.0"),
+    _notebook("import tensorflowjs_converter"),
+    b"not json at all",
+])
+def test_notebooks_that_do_not(notebook: bytes) -> None:
+    assert not notebook_uses_tensorflow(notebook)

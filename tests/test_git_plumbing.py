@@ -118,7 +118,9 @@ def test_a_repository_costs_two_git_processes(tmp_path: Path, monkeypatch) -> No
     real = shutil.which("git")
     bin_dir, log = tmp_path / "bin", tmp_path / "git.log"
     bin_dir.mkdir()
-    (bin_dir / "git").write_text(f'#!/bin/sh\necho "$1" >> "{log}"\nexec "{real}" "$@"\n')
+    # the command's name: after the -c core.hooksPath=... every command carries
+    (bin_dir / "git").write_text(f'#!/bin/sh\n[ "$1" = -c ] && echo "$3" >> "{log}" || echo "$1" >> "{log}"\n'
+                                 f'exec "{real}" "$@"\n')
     (bin_dir / "git").chmod(0o755)
     names = ["r1", "r2", "r3"]
     for name in names:

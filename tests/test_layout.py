@@ -1,5 +1,6 @@
 """The architecture's invariants, checked on the source: no import cycle between the package's
-modules, and no function longer than 50 lines where the code lives."""
+modules, the orchestrator's sub-packages importing only downwards, and no function longer than
+50 lines where the code lives."""
 
 from __future__ import annotations
 
@@ -83,6 +84,44 @@ def test_no_import_cycle() -> None:
 
 def test_the_cycle_check_can_fail() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+#: The orchestrator's layers, lowest first: a module may import its own layer's packages and
+#: lower ones only. ``git`` takes plain values and returns records; ``prs`` and ``verify`` build
+#: on it; ``batch`` runs repositories through all three; ``commands`` and ``cli`` on top. The
+#: modules at the orchestrator's root (records, redaction, the repo list, the toolkit) are shared.
+LAYERS = {"git": 0, "prs": 1, "verify": 1, "batch": 2, "commands": 3, "cli": 4}
+ORCHESTRATOR = "npu_codemod.orchestrator."
+
+
+def layer(module: str) -> "int | None":
+    if not module.startswith(ORCHESTRATOR):
+        return None
+    return LAYERS.get(module[len(ORCHESTRATOR):].split(".")[0])
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """``importer -> imported`` for every import of a higher layer's module."""
+    found = []
+    for importer, targets in sorted(graph.items()):
+        own = layer(importer)
+        for target in sorted(targets):
+            other = layer(target)
+            if own is not None and other is not None and other > own:
+                found.append(f"{importer} -> {target}")
+    return found
+
+
+def test_the_orchestrators_packages_import_only_downwards() -> None:
+    known = modules()
+    graph = {name: imported(name, path, known) for name, path in known.items()}
+    assert upward_imports(graph) == []
+
+
+def test_the_layer_check_can_fail() -> None:
+    graph = {f"{ORCHESTRATOR}git.branches": {f"{ORCHESTRATOR}batch.jobs", f"{ORCHESTRATOR}results"},
+             f"{ORCHESTRATOR}prs.publish": {f"{ORCHESTRATOR}verify.records", f"{ORCHESTRATOR}git.repository"}}
+    assert upward_imports(graph) == [f"{ORCHESTRATOR}git.branches -> {ORCHESTRATOR}batch.jobs"]
 
 
 def long_functions(path: Path) -> Iterator[str]:

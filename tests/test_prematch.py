@@ -23,6 +23,7 @@ ds = ds.apply(map_and_batch(parse, 32))
 y = tf.nn.dropout(x, rate=0.1); z = Dropout(0.5)(y)
 config = tf.ConfigProto(allow_soft_placement=False)
 config.graph_options.rewrite_options.remapping = RewriterConfig.ON
+config.graph_options.rewrite_options.auto_mixed_precision = RewriterConfig.ON
 config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
 with tf.Session(config=config) as sess, tf.train.MonitoredTrainingSession() as mon:
     assert num_written_lines == num_actual_predict_examples

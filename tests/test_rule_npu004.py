@@ -53,7 +53,7 @@ def test_message_mentions_accuracy() -> None:
     "x, keep_prob=kp, seed=1, name='d'",
     "name='d', x=x, keep_prob=kp",
     "x,\n    keep_prob,  # from FLAGS\n    name=\"dropout\",\n",
-    "*args, **kwargs",
+    "*(x, kp), **{'seed': 1, 'name': 'd'}",
 ])
 def test_arguments_keep_order_and_spelling(arguments: str) -> None:
     migrated(f"h = tf.nn.dropout({arguments})\n", f"h = npu_ops.dropout({arguments})\n")

@@ -57,10 +57,12 @@ def test_switches_that_may_come_in_kwargs_are_reported():
     source = ("import tensorflow as tf\n\n"
               "estimator = tf.contrib.tpu.TPUEstimator(model_fn, use_tpu=False, **tpu_args)\n")
     findings = assert_reports(RULES, source, findings=[("NPU012", 3, 12, "unmigrated"),
-                                                       ("NPU012", 3, 12, "unmigrated")])
+                                                       ("NPU012", 3, 12, "unmigrated"),
+                                                       ("NPU012", 3, 12, "migrated")])
     assert sorted(messages(findings)) == [
         f"eval_on_tpu may come in the unpacked arguments: pass eval_on_tpu=False explicitly {GUIDE}",
-        f"export_to_tpu may come in the unpacked arguments: pass export_to_tpu=False explicitly {GUIDE}"]
+        f"export_to_tpu may come in the unpacked arguments: pass export_to_tpu=False explicitly {GUIDE}",
+        "use_tpu is False"]
 
 
 OPTIMIZATION = '''\

@@ -42,6 +42,7 @@ def test_the_init_statement_is_removed_and_its_comment_stays() -> None:
 @pytest.mark.parametrize("imports, spelled", [
     ("import horovod.tensorflow as hvd", "hvd.init"),
     ("import horovod.tensorflow.keras as hvd", "hvd.init"),
+    ("import horovod.keras as hvd", "hvd.init"),
     ("import horovod.tensorflow", "horovod.tensorflow.init"),
     ("from horovod import tensorflow as hvd", "hvd.init"),
     ("from horovod.tensorflow import init", "init"),
@@ -122,3 +123,45 @@ def test_off_by_default_and_in_the_distributed_pack() -> None:
     assert (rule.pack, rule.default_on) == ("distributed", False)
     assert "NPU021" not in {r.id for r in select_rules(rules, None, set())}
     assert "NPU021" in {r.id for r in select_rules(rules, {"NPU021"}, set())}
+
+
+KEPT = "still need Horovod initialised; migrate or remove them first"
+
+
+@pytest.mark.parametrize("use, named", [
+    ("loss = hvd.allreduce(loss)", "hvd.allreduce(...) (line 5)"),
+    ("hooks = [hvd.callbacks.MetricAverageCallback()]", "hvd.callbacks.MetricAverageCallback() (line 5)"),
+    ("print(hvd.rank())", "hvd.rank() (line 5)"),  # NPU022 is not enabled: it stays
+    ("tape = hvd.DistributedGradientTape(tape)", "hvd.DistributedGradientTape(...) (line 5)"),
+    ('print(f"worker {hvd.cross_rank()}")', "an f-string's Horovod call (line 5)"),
+])
+def test_the_init_stays_while_a_use_needs_it(use: str, named: str) -> None:
+    findings = assert_reports(RULES, HVD + "\nhvd.init()\n" + use + "\n", facts=HOROVOD_REPO,
+                              findings=[("NPU021", 4, 0, "unmigrated")])
+    assert findings[0].message.startswith(f"kept: {named} {KEPT} (guide: Migrating Horovod scripts")
+
+
+@pytest.mark.parametrize("use", ["if hvd.nccl_built():\n    print('NCCL')", "hvd.shutdown()",
+                                 "compression = hvd.Compression.fp16"])
+def test_uses_that_need_no_init_let_it_go(use: str) -> None:
+    before = HVD + "\nhvd.init()\n" + use + "\n"
+    assert_migrates(RULES, before, before.replace("hvd.init()\n", ""), facts=HOROVOD_REPO,
+                    removed=[("NPU021", 4, 0, "migrated")])
+
+
+@pytest.mark.parametrize("reset", [
+    "def reset():\n    hvd.shutdown()\n    hvd.init()\n",
+    "def reset():\n    hvd.shutdown(); hvd.init()\n",
+])
+def test_an_init_after_a_shutdown_restarts_horovod_and_stays(reset: str) -> None:
+    findings = assert_reports(RULES, HVD + "\n\n" + reset, facts=HOROVOD_REPO)
+    assert [(f.rule_id, f.status) for f in findings] == [("NPU021", "unmigrated")]
+    assert findings[0].message.startswith(
+        "kept: hvd.init() follows hvd.shutdown() (a reset that restarts Horovod): remove both once "
+        "nothing uses Horovod")
+
+
+def test_a_shutdown_in_another_function_does_not_keep_the_init() -> None:
+    before = HVD + "\n\ndef main():\n    hvd.init()\n\n\ndef stop():\n    hvd.shutdown()\n"
+    assert_migrates(RULES, before, before.replace("    hvd.init()\n", "    pass\n"),
+                    facts=HOROVOD_REPO, removed=[("NPU021", 6, 4, "migrated")])

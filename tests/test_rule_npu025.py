@@ -183,3 +183,24 @@ def test_horovod_for_other_frameworks_is_left_alone(source: str) -> None:
 def test_an_unused_horovod_import_of_a_tf_file_goes() -> None:
     assert_migrates(RULES, HVD + "x = 1\n", "import tensorflow as tf\nx = 1\n", facts=HOROVOD_REPO,
                     removed=[("NPU025", 2, 0, "migrated")])
+
+
+@pytest.mark.parametrize("path, exports, reason", [
+    ("dist/__init__.py", "", "this is a package's __init__.py, whose imports are its API"),
+    ("dist/comm.py", '__all__ = ["allreduce", "average"]\n', "the module's __all__ exports them"),
+    ("dist/comm.py", '__all__ = ["average"]\n__all__ += mpi_ops_all\n', "the module's __all__ exports them"),
+])
+def test_an_import_that_is_a_modules_api_stays(path: str, exports: str, reason: str) -> None:
+    source = ("import tensorflow as tf\nfrom horovod.tensorflow import allreduce\n" + exports
+              + "\n\ndef average(x):\n    return tf.reduce_mean(x)\n")
+    findings = assert_reports(RULES, source, facts=HOROVOD_REPO, path=path,
+                              findings=[("NPU025", 2, 0, "unmigrated")])
+    assert findings[0].message.startswith(f"nothing here uses allreduce any more, but {reason}: it "
+                                          "stays; remove it once nothing imports them from this module")
+
+
+def test_an_import_that_all_does_not_list_goes() -> None:
+    source = ('import tensorflow as tf\nfrom horovod.tensorflow import allreduce\n__all__ = ["average"]\n'
+              "\n\ndef average(x):\n    return tf.reduce_mean(x)\n")
+    assert_migrates(RULES, source, source.replace("from horovod.tensorflow import allreduce\n", ""),
+                    facts=HOROVOD_REPO, path="dist/comm.py", removed=[("NPU025", 2, 0, "migrated")])

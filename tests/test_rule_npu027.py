@@ -142,7 +142,7 @@ def test_a_keras_model_subclass_and_its_forwarded_factory() -> None:
 
 @pytest.mark.parametrize("source, line, column", [
     ("class Trainer:\n    def train(self):\n        pass\n\n\nTrainer().train()\n", 7, 0),
-    ("from sklearn.linear_model import LogisticRegression\nclf = LogisticRegression()\nclf.fit(x, y)\n", 4, 0),
+    ("from trainers import Trainer\ntrainer = Trainer(epochs=3)\ntrainer.fit(x, y)\n", 4, 0),
     ("def run(estimator):\n    estimator.train(input_fn)\n", 3, 4),  # a parameter: type unknown
     ("model = tf.keras.Sequential()\nmodel = load_weights(model)\nmodel.fit(x, y)\n", 4, 0),  # rebound
     ("from keras.models import Sequential\nmodel = Sequential()\nmodel.fit(x, y)\n", 4, 0),  # not tf.keras
@@ -152,6 +152,31 @@ def test_train_or_fit_of_anything_else_is_reported_once_and_left_alone(source: s
     findings = assert_reports(RULES, TF + source + "trainer.train()\n", facts=HOROVOD_REPO,
                               findings=[("NPU027", line, column, "unmigrated")])
     assert findings[0].message.startswith("." + ("fit" if ".fit(" in source else "train") + UNKNOWN[6:])
+
+
+LIGHTNING = '''\
+"""Fine-tune the PyTorch classifier; the TensorFlow input pipeline feeds it."""
+import pytorch_lightning as pl
+import tensorflow as tf
+from sklearn.linear_model import LogisticRegression
+
+from classifier import LitClassifier, batches
+
+
+def main(files):
+    baseline = LogisticRegression(max_iter=200)
+    baseline.fit(*batches(tf.data.TFRecordDataset(files)))
+    trainer = pl.Trainer(max_epochs=3, accelerator="gpu", devices=8, strategy="ddp")
+    trainer.fit(LitClassifier(), batches(tf.data.TFRecordDataset(files)))
+    pl.Trainer(max_epochs=1).fit(LitClassifier())
+'''
+
+
+def test_fit_of_a_library_that_trains_no_tensorflow_model_is_left_alone() -> None:
+    """PyTorch Lightning's and scikit-learn's fit take no NPU callbacks: nothing to report."""
+    assert_reports(RULES, LIGHTNING, facts=HOROVOD_REPO, findings=[])
+    unknown = LIGHTNING.replace("    pl.Trainer(max_epochs=1)", "    make_trainer()")
+    assert_reports(RULES, unknown, facts=HOROVOD_REPO, findings=[("NPU027", 14, 4, "unmigrated")])
 
 
 def test_a_download_script_with_a_requests_session_is_left_alone() -> None:

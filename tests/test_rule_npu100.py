@@ -39,6 +39,14 @@ def owner_miss(api: str) -> str:
             f"it as the guide says{GUIDE}")
 
 
+OPT_IN = "npu-codemod migrates this with `--rules default,distributed`"
+
+
+def pack_off(message: str) -> str:
+    """A Horovod site's message while the distributed pack is off: it names the opt-in."""
+    return message.replace(GUIDE, f"; {OPT_IN}{GUIDE}")
+
+
 def messages(findings) -> list[tuple[int, str]]:
     return sorted((f.line, f.message) for f in findings if f.rule_id == "NPU100")
 
@@ -144,8 +152,10 @@ def setup():
         ("NPU100", 6, 11, "unmigrated"), ("NPU100", 10, 4, "unmigrated"),
         ("NPU100", 11, 11, "unmigrated"), ("NPU100", 11, 23, "unmigrated")])
     # the distributed pack (NPU021-NPU027) is opt-in: its sites are NPU100's to report
-    assert messages(findings) == [(6, under_analysis("hvd.allreduce")), (10, owner_miss("hvd.init")),
-                                  (11, owner_miss("hvd.local_rank")), (11, owner_miss("hvd.rank"))]
+    assert messages(findings) == [(6, pack_off(under_analysis("hvd.allreduce"))),
+                                  (10, pack_off(owner_miss("hvd.init"))),
+                                  (11, pack_off(owner_miss("hvd.local_rank"))),
+                                  (11, pack_off(owner_miss("hvd.rank")))]
     assert [f.level for f in findings] == ["note", "", "", ""]  # SARIF: note, then warnings
 
 
@@ -153,7 +163,8 @@ def test_horovod_keras_callbacks_and_other_frameworks() -> None:
     keras = ("import tensorflow as tf\nimport horovod.tensorflow.keras as hvd\n\n"
              "callbacks = [hvd.callbacks.BroadcastGlobalVariablesCallback(0)]\n")
     findings = assert_reports(AUDIT, keras, findings=[("NPU100", 4, 13, "unmigrated")])
-    assert messages(findings) == [(4, owner_miss("hvd.callbacks.BroadcastGlobalVariablesCallback"))]
+    assert messages(findings) == [
+        (4, pack_off(owner_miss("hvd.callbacks.BroadcastGlobalVariablesCallback")))]
     torch = "import torch\nimport horovod.torch as hvd\n\nhvd.init()\nhvd.allreduce(torch.ones(1))\n"
     assert_reports(AUDIT, torch, findings=[])  # not a TensorFlow API
     assert counted(AUDIT, torch) == Counter()
@@ -333,3 +344,40 @@ class ClassifierEstimator(tf.estimator.Estimator):
     findings = assert_reports(installed - {"NPU011", "NPU012", "NPU013"}, source,
                               findings=[("NPU100", 4, 26, "unmigrated")])
     assert messages(findings) == [(4, owner_miss("tf.estimator.Estimator"))]
+
+
+ELASTIC_HELPERS = '''"""Elastic training helpers: the state to commit and the callbacks that commit it."""
+import tensorflow as tf
+import horovod.tensorflow.keras as hvd
+
+
+def elastic_callbacks(state):
+    callbacks = [hvd.elastic.CommitStateCallback(state), hvd.callbacks.MetricAverageCallback()]
+    if hasattr(hvd, "join"):
+        callbacks.append(tf.keras.callbacks.LambdaCallback(on_train_end=lambda logs: hvd.join()))
+    return callbacks
+'''
+
+
+def test_with_the_distributed_pack_off_every_horovod_use_names_the_opt_in() -> None:
+    """APIs Ascend's list does not name, and the module used as a value, are Horovod uses too."""
+    findings = assert_reports(AUDIT, ELASTIC_HELPERS, findings=[
+        ("NPU100", 7, 17, "unmigrated"), ("NPU100", 7, 57, "unmigrated"),
+        ("NPU100", 8, 15, "unmigrated"), ("NPU100", 9, 85, "unmigrated")])
+
+    def unlisted(api: str) -> str:
+        return pack_off(f"Horovod API, not in Ascend's list: {api} has no known NPU form: remove "
+                        f"it, or use the NPU's collective communication{GUIDE}")
+
+    assert messages(findings) == [
+        (7, unlisted("hvd.callbacks.MetricAverageCallback")),
+        (7, unlisted("hvd.elastic.CommitStateCallback")),
+        (8, f"the Horovod module is used as a value (hvd): {OPT_IN}{GUIDE}"),
+        (9, unlisted("hvd.join"))]
+    assert {f.level for f in findings} == {"note"}
+    assert counted(AUDIT, ELASTIC_HELPERS)[("", "unknown", False)] == 3  # not in the list: unknown
+    # with the pack on, NPU025 reports each of them (NPU100 adds nothing, and names no opt-in)
+    pack = {"NPU021", "NPU022", "NPU023", "NPU024", "NPU025", "NPU100"}
+    findings = run_rules(pack, ELASTIC_HELPERS).findings
+    assert sorted((f.rule_id, f.line) for f in findings) == [
+        ("NPU025", 7), ("NPU025", 7), ("NPU025", 8), ("NPU025", 9)]

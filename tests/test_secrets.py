@@ -118,5 +118,7 @@ def test_split_credentials_moves_only_http_userinfo_into_the_environment() -> No
     assert env[f"GIT_CONFIG_KEY_{int(env['GIT_CONFIG_COUNT']) - 1}"] == f"http.{public}.extraHeader"
     assert env[f"GIT_CONFIG_VALUE_{int(env['GIT_CONFIG_COUNT']) - 1}"] == \
         "Authorization: Basic bWU6dEBr"  # base64 of "me:t@k", unquoted
-    for url in ("ssh://git@host/org/r.git", "https://host/org/r.git", "https://me:x@host:port/r"):
-        assert split_credentials(url) == (url, {})  # nothing to move, or git names the bad URL
+    for url in ("ssh://git@host/org/r.git", "https://host/org/r.git"):
+        assert split_credentials(url) == (url, {})  # nothing to move
+    public, env = split_credentials("https://me:x@host:port/r")  # git names the bad port itself
+    assert public == "https://host:port/r" and env["GIT_CONFIG_COUNT"]

@@ -6,8 +6,12 @@ is written to a private file first and hard-linked into place, so a reader never
 half-written lock and two runs can never both create it. A lock whose owner process is gone
 (no such pid, or the pid now belongs to a process that started at another time) is stale and
 taken over; taking one over happens under ``flock`` of the folder that holds it, after
-reading it again, so two runs never both take over the same stale lock. A lock of another
-host is never judged stale (its pid means nothing here).
+reading it again, so two runs never both take over the same stale lock.
+
+A lock of another host cannot be judged by its pid: the run holding it beats a heartbeat
+instead, touching the file every :data:`HEARTBEAT_SECONDS` (:func:`refresh`), and a lock of
+another host not touched for :data:`EXPIRY_SECONDS` (a killed CI pod's) has expired and is
+taken over. A refusal names the lock file, to delete by hand if its run is known to be gone.
 """
 
 from __future__ import annotations
@@ -25,6 +29,10 @@ from typing import Callable, Iterator, Optional
 
 #: How often a run that ``--wait``\\ s looks at a lock again.
 POLL_SECONDS = 0.2
+#: How often a run touches the locks it holds; after how long without a touch another
+#: host's lock has expired (its run died without removing it).
+HEARTBEAT_SECONDS = 60.0
+EXPIRY_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,31 @@ class Locked(Exception):
         self.path, self.owner = path, owner
 
 
+def delete_hint(path: Path) -> str:
+    """What a refusal says about the lock file itself."""
+    return f"lock file {path}: delete it if that run is gone"
+
+
+def expired(path: Path, owner: LockOwner, now: Optional[float] = None) -> bool:
+    """Whether another host's lock at ``path`` has had no heartbeat for :data:`EXPIRY_SECONDS`."""
+    if owner.host == socket.gethostname():
+        return False  # judged by its pid
+    try:
+        touched = path.stat().st_mtime
+    except OSError:
+        return False
+    return (time.time() if now is None else now) - touched > EXPIRY_SECONDS
+
+
+def refresh(path: Path, owner: LockOwner) -> None:
+    """The heartbeat: touch ``path`` if it is ``owner``'s lock (never another run's)."""
+    try:
+        if read_owner(path) == owner:
+            os.utime(path)
+    except OSError:  # gone meanwhile: nothing to keep alive
+        pass
+
+
 def process_ticks(pid: int) -> Optional[int]:
     """Field 22 of ``/proc/PID/stat`` (start time); None where there is no ``/proc``."""
     try:
@@ -96,7 +129,7 @@ def try_lock(path: Path, owner: LockOwner) -> Optional[LockOwner]:
         holder = read_owner(path)
         if holder == owner:
             return None
-        if holder is not None and holder.is_alive():
+        if holder is not None and holder.is_alive() and not expired(path, holder):
             return holder
         _remove_if(path, holder)
     return read_owner(path) or LockOwner(0, None, "?", "?")

@@ -22,6 +22,10 @@ from npu_codemod.orchestrator.toolkit import RuleSelection
 from npu_codemod.orchestrator.verify.options import tensorflow_problem, verify_options
 from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
+#: Seconds one repository may take unless ``--repo-timeout`` says otherwise: a bound for
+#: what no other deadline catches (a remote that trickles, a worker that hangs).
+DEFAULT_REPO_TIMEOUT = 3600.0
+
 
 class OptionError(Exception):
     """A bad option value: one line on stderr, exit code 2."""
@@ -32,8 +36,10 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
                         help="local worker processes (--jobs) or a Dask cluster (--scheduler)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler address for --executor dask, e.g. tcp://host:8786")
-    parser.add_argument("--repo-timeout", type=float, metavar="SECONDS",
-                        help="a repository taking longer fails with this reason; the batch goes on")
+    parser.add_argument("--repo-timeout", type=float, metavar="SECONDS", default=DEFAULT_REPO_TIMEOUT,
+                        help="a repository taking longer fails with this reason; the batch goes on "
+                        "(default: %(default)g, so a remote that hangs never blocks the run; raise "
+                        "it for larger repositories)")
     parser.add_argument("--only-failed", metavar="RUN_JSON",
                         help="process only the repos of the list that failed in that earlier run")
 
@@ -65,7 +71,7 @@ class BatchOptions:
     jobs: int = os.cpu_count() or 1
     executor: str = "local"
     scheduler: Optional[str] = None
-    repo_timeout: Optional[float] = None
+    repo_timeout: Optional[float] = DEFAULT_REPO_TIMEOUT
     progress: bool = True
     cache: bool = True
     debug: bool = False
@@ -84,6 +90,7 @@ class BatchOptions:
             prs = pr_settings(args)
             verify = verify_options(args)
             if args.command in ("run", "verify"):
+                args.branch = branch_name(args.branch)
                 check_branch_name(args.branch)
         except (ValueError, GitError) as exc:
             raise OptionError(str(exc)) from None
@@ -100,6 +107,12 @@ class BatchOptions:
             progress=not args.no_progress, cache=not getattr(args, "no_cache", False),
             debug=getattr(args, "debug", False), wait=getattr(args, "wait", False), prs=prs,
             verify=verify, namespace=args)
+
+
+def branch_name(branch: str) -> str:
+    """``--branch`` as a branch name: ``refs/heads/x`` is the branch ``x`` (git would make it
+    ``refs/heads/refs/heads/x``)."""
+    return branch[len("refs/heads/"):] if branch.startswith("refs/heads/") else branch
 
 
 def _check_values(args: argparse.Namespace) -> None:

@@ -18,9 +18,10 @@ import git
 from npu_codemod.codemods.api_sites import merge_sites
 from npu_codemod.codemods.engine import file_finding
 from npu_codemod.codemods.excerpts import with_snippets
-from npu_codemod.codemods.file_kinds import SYMLINK, is_test_file
+from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
+from npu_codemod.orchestrator.batch.group_branches import commit_groups
 from npu_codemod.orchestrator.batch.jobs import (
     FileChange,
     RepoJob,
@@ -32,10 +33,10 @@ from npu_codemod.orchestrator.batch.jobs import (
 from npu_codemod.orchestrator.batch.repo_locks import lock_branch, unlock_branch
 from npu_codemod.orchestrator.batch.shards import MIN_SHARD_FILES, split_files
 from npu_codemod.orchestrator.git import repository as gitrepo
+from npu_codemod.orchestrator.git.base_branch import Base, check_push_target, resolve_base
 from npu_codemod.orchestrator.git.branch_reuse import OWN_COMMIT_MARK, build_point
 from npu_codemod.orchestrator.git.credentials import split_credentials
 from npu_codemod.orchestrator.git.file_patch import file_patch
-from npu_codemod.orchestrator.git.group_branches import commit_groups
 from npu_codemod.orchestrator.git.repository import GitError, NoSuchRemote, PyFile
 from npu_codemod.orchestrator.git.workspace import Workspace
 from npu_codemod.orchestrator.redact import mask_secrets
@@ -134,17 +135,23 @@ def _guarded(job: RepoJob, step: Callable[[], T]) -> Union[T, RepoResult]:
 def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[RepoResult, ShardedRepo]:
     entry = job.entry
     toolkit = build_toolkit(job.selection)
-    repo, base = _open(job)
+    repo, chosen = _open(job)
+    base = chosen.commit
     # A split change is always built from the base: each group has its own branch.
     tip = gitrepo.branch_tip(repo, job.branch) if job.mode == "run" and not job.split_by else None
     point = build_point(repo, base, tip)
+    if chosen.note:  # HEAD was the migration branch: say which base was taken
+        point = replace(point, notes=(chosen.note, *point.notes))
     listing = gitrepo.python_listing(repo, point.source)
     files, skipped = without_tests(listing.files, job.include_tests)
     links, skipped_links = without_tests(listing.links, job.include_tests)
+    notebooks, skipped_notebooks = without_tests(listing.notebooks, job.include_tests)
     not_followed = tuple(file_finding(entry.name, link.path, "unmigrated", SYMLINK) for link in links)
+    not_followed += _notebook_findings(repo, entry.name, notebooks)
     plan = RepoPlan(job=job, path=gitrepo.top_dir(repo), base=base, tip=tip,
                     source=point.source, parent=point.parent, files_scanned=len(files),
-                    files_skipped=skipped + skipped_links, facts=frozenset(), notes=point.notes)
+                    files_skipped=skipped + skipped_links + skipped_notebooks, facts=frozenset(),
+                    notes=point.notes)
     if shard_analysis and workers > 1 and len(files) > MIN_SHARD_FILES:
         candidates = [file for file, data in gitrepo.read_blobs(repo, files) if toolkit.engine.wants(data)]
         shards = split_files(candidates, workers)
@@ -163,6 +170,12 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
     return _finish(repo, plan, [_process_files(repo, plan, shards[0])])
 
 
+def _notebook_findings(repo: git.Repo, name: str, notebooks: list[PyFile]) -> tuple[Finding, ...]:
+    """One file-level finding per notebook that uses TensorFlow: notebooks are not migrated."""
+    return tuple(file_finding(name, file.path, "unmigrated", NOTEBOOK)
+                 for file, data in gitrepo.read_blobs(repo, notebooks) if notebook_uses_tensorflow(data))
+
+
 def _wanted(repo: git.Repo, files: list[PyFile], toolkit: Toolkit,
             candidates: list[PyFile]) -> Iterator[tuple[str, bytes]]:
     """(path, data) of the ``files`` a rule could act on, each added to ``candidates`` as it
@@ -173,7 +186,7 @@ def _wanted(repo: git.Repo, files: list[PyFile], toolkit: Toolkit,
             yield file.path, data
 
 
-def _open(job: RepoJob) -> tuple[git.Repo, str]:
+def _open(job: RepoJob) -> tuple[git.Repo, Base]:
     """The repository and its base commit, the branch locked; a path or base ref the list
     gives that does not work is a GitError citing the list's file:line."""
     entry = job.entry
@@ -187,9 +200,12 @@ def _open(job: RepoJob) -> tuple[git.Repo, str]:
             raise GitError(entry.cite(str(exc))) from None
         lock_branch(job, str(repo.common_dir))
     try:
-        return repo, gitrepo.resolve_commit(repo, entry.base_ref)
+        base = resolve_base(repo, entry.base_ref, job.branch)
     except GitError as exc:
         raise GitError(entry.cite(str(exc)) if entry.base_ref else str(exc)) from None
+    if job.push and job.mode == "run" and not job.dry_run:
+        check_push_target(repo, job.branch, base, job.remote)
+    return repo, base
 
 
 def without_tests(files: Sequence[PyFile], include_tests: bool) -> tuple[list[PyFile], int]:

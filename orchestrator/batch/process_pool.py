@@ -45,6 +45,11 @@ class TaskOutcome:
     error: Optional[str] = None
 
 
+class PoolLost(Exception):
+    """The pool can run nothing any more (a Dask cluster with no worker left): one line, and
+    every repository not finished fails with it."""
+
+
 class _Worker(Generic[K]):
     def __init__(self, others: Iterable[_Worker[K]]) -> None:
         fork = sys.platform.startswith("linux") and _single_threaded()

@@ -51,14 +51,26 @@ def lock_branch(job: RepoJob, git_dir: Optional[str] = None) -> None:
     if not needs_lock(job):
         return
     assert job.lock_owner is not None
+    path = lock_path(job, git_dir)
     try:
-        locks.acquire(lock_path(job, git_dir), job.lock_owner, job.wait)
+        locks.acquire(path, job.lock_owner, job.wait)
     except locks.Locked as exc:
         raise GitError(f"branch {job.branch} is being worked on by another npu-codemod run "
                        f"({exc.owner.describe() if exc.owner else '?'}): rerun once it has "
-                       "ended, or pass --wait") from None
+                       f"ended, or pass --wait ({locks.delete_hint(path)})") from None
     except OSError as exc:
         raise GitError(f"cannot lock branch {job.branch}: {exc.strerror}: {exc.filename}") from None
+
+
+def refresh_branch_lock(job: RepoJob) -> None:
+    """The run's heartbeat on ``job``'s branch lock, if it holds it (:func:`locks.refresh`)."""
+    if not needs_lock(job):
+        return
+    assert job.lock_owner is not None
+    try:
+        locks.refresh(lock_path(job), job.lock_owner)
+    except (OSError, GitError):
+        pass
 
 
 def unlock_branch(job: RepoJob, git_dir: Optional[str] = None) -> None:

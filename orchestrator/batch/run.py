@@ -21,6 +21,7 @@ from npu_codemod.orchestrator.batch.file_cache import cache_problem
 from npu_codemod.orchestrator.batch.jobs import RepoJob
 from npu_codemod.orchestrator.batch.locks import LockOwner
 from npu_codemod.orchestrator.batch.options import BatchOptions, make_pool
+from npu_codemod.orchestrator.batch.repo_locks import refresh_branch_lock
 from npu_codemod.orchestrator.batch.runner import run_jobs
 from npu_codemod.orchestrator.batch.spool import ResultSpool
 from npu_codemod.orchestrator.errors import UsageError
@@ -54,11 +55,14 @@ class BatchOutcome:
     written: list[Path] = field(default_factory=list)
     interrupted: Optional[KeyboardInterrupt] = None
     carried: int = 0  # records taken from an earlier run (--only-failed), not processed
+    #: Why the reports could not be written (a full disk): the repositories' work stands.
+    report_error: Optional[str] = None
+    branches: list[str] = field(default_factory=list)  # "repo (branch)" of each branch committed
 
     @property
     def failed(self) -> bool:
-        return any(line.status == "failed" or line.pr_failed or line.verdict in FAILING
-                   for line in self.lines)
+        return self.report_error is not None or any(
+            line.status == "failed" or line.pr_failed or line.verdict in FAILING for line in self.lines)
 
 
 def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
@@ -87,18 +91,37 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
         finish = _Finisher(options, toolkit, (entries, todo), (report_dir, spool), lines, on_result)
         try:
             with pool:
-                run_jobs(jobs, pool, finish, options.progress, options.repo_timeout, finish.deferral)
+                run_jobs(jobs, pool, finish, options.progress, options.repo_timeout, finish.deferral,
+                         heartbeat=_heartbeat(jobs, report_dir / REPORT_DIR_LOCK, owner))
         except KeyboardInterrupt as exc:  # reports of what finished, so --only-failed resumes
             interrupted = exc
             for index, line in enumerate(lines):
                 if line is None:
                     finish(index, failed(entries[todo[index]], INTERRUPTED))
-        record = build_run_record(options.command, _recorded_options(options, toolkit, carried),
-                                  toolkit.rules, spool, started, toolkit.plugins)
-        record["interrupted"] = interrupted is not None  # its history point is no campaign state
-        written = write_reports(toolkit.plugins, record, report_dir)
+        written: list[Path] = []
+        report_error = finish.write_error
+        if report_error is None:
+            try:
+                record = build_run_record(options.command, _recorded_options(options, toolkit, carried),
+                                          toolkit.rules, spool, started, toolkit.plugins)
+                record["interrupted"] = interrupted is not None  # its history point is no campaign state
+                written = write_reports(toolkit.plugins, record, report_dir)
+            except UsageError as exc:  # a full disk: what the repositories got stands
+                report_error = str(exc)
     return BatchOutcome([line for line in lines if line is not None], report_dir, written,
-                        interrupted, carried=len(carried))
+                        interrupted, carried=len(carried), report_error=report_error,
+                        branches=[branch for _, branch in sorted(finish.branches)])
+
+
+def _heartbeat(jobs: Sequence[RepoJob], report_lock: Path, owner: LockOwner) -> Callable[[Sequence[int]], None]:
+    """What the runner calls every :data:`locks.HEARTBEAT_SECONDS` with the repositories in
+    flight: touch the report dir's lock and theirs, so no other host takes them over."""
+    def beat(in_flight: Sequence[int]) -> None:
+        locks.refresh(report_lock, owner)
+        for index in in_flight:
+            refresh_branch_lock(jobs[index])
+
+    return beat
 
 
 def make_jobs(options: BatchOptions, entries: Sequence[RepoEntry],
@@ -129,7 +152,8 @@ def report_dir_locked(report_dir: Path, owner: LockOwner, wait: bool) -> Iterato
         raise cannot_write(report_dir, exc) from None
     if holder is not None and not wait:
         raise UsageError(f"report dir {str(report_dir)!r} is in use by another npu-codemod run "
-                         f"({holder.describe()}): wait for it with --wait, or use another --report-dir")
+                         f"({holder.describe()}): wait for it with --wait, or use another --report-dir "
+                         f"({locks.delete_hint(path)})")
     try:
         yield
     finally:
@@ -149,6 +173,8 @@ class _Finisher:
         (self.report_dir, self.spool), self.lines, self.on_result = spooled, lines, on_result
         self.notify = Notifier(toolkit.plugins)
         self.publisher = _publisher(options, toolkit, self.report_dir)
+        self.write_error: Optional[str] = None  # the first record that could not be spooled
+        self.branches: list[tuple[int, str]] = []  # (list position, "repo (branch)")
 
     def deferral(self) -> Optional[str]:
         """Why the repositories not yet started wait for the next run (the PR budget is
@@ -163,10 +189,12 @@ class _Finisher:
         if self.publisher is not None:
             result = self.publisher.publish(self.entries[position], result)
         record = mask_record(result.to_dict())
-        try:
-            self.spool.add(position, record)
-        except OSError as exc:
-            raise cannot_write(self.report_dir, exc) from None
+        self.branches.extend((position, branch) for branch in _branches(result))
+        if self.write_error is None:  # after a failed write the spool's offsets are unsure
+            try:
+                self.spool.add(position, record)
+            except OSError as exc:  # a full disk: the batch goes on, the reports are lost
+                self.write_error = str(cannot_write(self.report_dir, exc))
         self.lines[index] = RepoLine.of(result)
         plugins = self.toolkit.plugins
         if plugins.implements("npu_codemod_repo_result"):
@@ -176,6 +204,14 @@ class _Finisher:
                 self.notify("npu_codemod_finding", finding=finding)
         if self.on_result is not None:
             self.on_result(position, result)
+
+
+def _branches(result: RepoResult) -> list[str]:
+    """``repo (branch)`` of each branch this result committed (a split change: each group's)."""
+    if result.groups:
+        return [f"{result.repo} ({g.branch})" for g in result.groups if g.branch and g.commit]
+    changed = result.status == "changed" and result.branch and result.commit and not result.patch
+    return [f"{result.repo} ({result.branch})"] if changed else []
 
 
 def _publisher(options: BatchOptions, toolkit: Toolkit, report_dir: Path) -> Optional[Publisher]:

@@ -14,11 +14,13 @@ None is kept here: each goes to the caller as it ends, so memory does not grow w
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections import Counter, deque
 from typing import Any, Callable, Hashable, Iterable, Iterator, Optional, Protocol, Sequence, TypeVar
 
 from npu_codemod.orchestrator.batch.jobs import RepoJob, ShardedRepo, ShardOutput
+from npu_codemod.orchestrator.batch.locks import HEARTBEAT_SECONDS
 from npu_codemod.orchestrator.batch.pipeline import (
     analyze_shard,
     analyzed,
@@ -26,7 +28,7 @@ from npu_codemod.orchestrator.batch.pipeline import (
     process_shard,
     start_repo,
 )
-from npu_codemod.orchestrator.batch.process_pool import TaskOutcome
+from npu_codemod.orchestrator.batch.process_pool import PoolLost, TaskOutcome
 from npu_codemod.orchestrator.batch.progress import ProgressBar
 from npu_codemod.orchestrator.batch.repo_locks import unlock_branch
 from npu_codemod.orchestrator.redact import mask_secrets
@@ -65,13 +67,14 @@ def run_jobs(
     progress: bool = True,
     repo_timeout: Optional[float] = None,
     deferral: Callable[[], Optional[str]] = lambda: None,
+    heartbeat: Callable[[Sequence[int]], None] = lambda in_flight: None,
 ) -> None:
     """Process every job; each result goes to ``on_result`` with its job's index as it ends
     (in the order repositories finish, not the order of ``jobs``). Once ``deferral`` gives a
     reason, no repository starts any more: those left end ``deferred`` with that reason."""
     with ProgressBar(len(jobs), progress) as bar:
         batch = _Batch(jobs, pool, repo_timeout, on_start=bar.started, on_files=bar.add_files)
-        batch.deferral = deferral
+        batch.deferral, batch.heartbeat = deferral, heartbeat
         for index, result in batch:
             bar.ended(index, result.status)
             on_result(index, result)
@@ -99,17 +102,27 @@ class _Batch:
         self.done: set[int] = set()
         self.deferral: Callable[[], Optional[str]] = lambda: None
         self.deferred: list[tuple[int, RepoResult]] = []  # not started: ended as deferred
+        #: Called every HEARTBEAT_SECONDS with the repositories in flight (their locks live).
+        self.heartbeat: Callable[[Sequence[int]], None] = lambda in_flight: None
+        self.last_beat = time.monotonic()
 
     def __iter__(self) -> Iterator[tuple[int, RepoResult]]:
         self._fill()
         while len(self.done) < len(self.jobs) or self.deferred:
             ended, self.deferred = self.deferred, []  # repositories that will not start
             if self.running:
-                for key, outcome in self.pool.wait(self._time_left()):
+                try:
+                    outcomes = self.pool.wait(self._time_left())
+                except PoolLost as exc:  # nothing can run any more: every repository left fails
+                    yield from ended
+                    yield from self._abandon(str(exc))
+                    return
+                for key, outcome in outcomes:
                     self.running.discard(key)
                     if key[0] not in self.done:
                         ended.extend(self._take(key, outcome))
                 ended.extend(self._expire())
+                self._beat()
                 # Workers get their next task before the caller handles these results
                 # (reports, hooks): a worker never waits on the parent.
                 self._fill()
@@ -177,10 +190,25 @@ class _Batch:
         for index in [i for i, deadline in self.deadlines.items() if deadline <= now]:
             yield self._fail(index, f"timed out after {self.timeout:g} s (--repo-timeout)")
 
-    def _time_left(self) -> Optional[float]:
+    def _time_left(self) -> float:
+        """Until the next deadline or heartbeat, whichever comes first."""
+        now = time.monotonic()
+        beat = max(0.0, self.last_beat + HEARTBEAT_SECONDS - now)
         if not self.timeout or not self.deadlines:
-            return None
-        return max(0.0, min(self.deadlines.values()) - time.monotonic())
+            return beat
+        return min(beat, max(0.0, min(self.deadlines.values()) - now))
+
+    def _beat(self) -> None:
+        if time.monotonic() - self.last_beat >= HEARTBEAT_SECONDS:
+            self.last_beat = time.monotonic()
+            self.heartbeat(sorted(self.deadlines))  # started, not ended
+
+    def _abandon(self, reason: str) -> Iterator[tuple[int, RepoResult]]:
+        """Fail every repository not finished with ``reason``, said once on stderr."""
+        print(f"npu-codemod: {reason}", file=sys.stderr)
+        for index in range(len(self.jobs)):
+            if index not in self.done:
+                yield self._fail(index, reason)
 
     def _fail(self, index: int, reason: str) -> tuple[int, RepoResult]:
         ended = self._end(index, failed(self.jobs[index].entry, reason))  # stops its tasks

@@ -1,5 +1,5 @@
 """``npu-codemod prs close-stale | merge | rebase RUN_JSON``: the pull requests of a campaign
-after ``run --open-prs`` (:mod:`npu_codemod.orchestrator.prs.lifecycle`)."""
+after ``run --open-prs`` (:mod:`npu_codemod.orchestrator.batch.pr_lifecycle`)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from collections import Counter
 from typing import Iterable
 
 from npu_codemod.orchestrator import arguments
+from npu_codemod.orchestrator.batch import pr_lifecycle as lifecycle
+from npu_codemod.orchestrator.batch.pr_lifecycle import LifecycleSettings, PrOutcome
 from npu_codemod.orchestrator.commands.common import EXIT_FAILED, EXIT_OK, read_run, toolkit_of
 from npu_codemod.orchestrator.errors import UsageError
-from npu_codemod.orchestrator.prs import lifecycle
 from npu_codemod.orchestrator.prs.forge import MERGE_METHODS, TOKEN_VARIABLES, find_token
-from npu_codemod.orchestrator.prs.lifecycle import LifecycleSettings, PrOutcome
 
 _STEPS = {"close-stale": lifecycle.close_step, "merge": lifecycle.merge_step,
           "rebase": lifecycle.rebase_step}

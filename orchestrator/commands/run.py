@@ -118,8 +118,14 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
     if outcome.carried:
         print(f"npu-codemod: {outcome.carried} finished repositories carried over from the earlier "
               "run (--only-failed): the reports cover every repository of the list", file=sys.stderr)
-    names = ", ".join(path.name for path in outcome.written[:4])
-    print(f"npu-codemod: reports in {outcome.report_dir} ({names}, ...)", file=sys.stderr)
+    if outcome.report_error is not None:
+        made = ", ".join(outcome.branches) or "none"
+        print(f"npu-codemod: {outcome.report_error}; the repositories' work stands, branches "
+              f"committed by this run: {made}; free space and rerun to write the reports",
+              file=sys.stderr)
+    else:
+        names = ", ".join(path.name for path in outcome.written[:4])
+        print(f"npu-codemod: reports in {outcome.report_dir} ({names}, ...)", file=sys.stderr)
     if outcome.interrupted is not None:
         raise outcome.interrupted
     unverified = unproven_verdicts(outcome.lines, options.verify)

@@ -8,7 +8,13 @@ from typing import Mapping, Optional
 import git
 from git.exc import GitCommandError
 
-from npu_codemod.orchestrator.git.repository import NON_INTERACTIVE, GitError, NoSuchRemote, _stderr
+from npu_codemod.orchestrator.git.repository import (
+    NON_INTERACTIVE,
+    RECEIVE_PACK,
+    GitError,
+    NoSuchRemote,
+    _stderr,
+)
 
 
 def base_has_the_changes(repo: git.Repo, base: str, tip: str) -> bool:
@@ -35,7 +41,7 @@ def push_with_lease(repo: git.Repo, remote: str, branch: str, expected: Optional
         raise NoSuchRemote(f"no remote named {remote!r}")
     lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
     try:
-        repo.git.push("--porcelain", lease, remote, f"refs/heads/{branch}:refs/heads/{branch}",
+        repo.git.push("--porcelain", RECEIVE_PACK, lease, remote, f"refs/heads/{branch}:refs/heads/{branch}",
                       env={**NON_INTERACTIVE, **(access or {})})
     except GitCommandError as exc:
         raise GitError(f"push to {remote} rejected: {_stderr(exc)}") from None

@@ -13,23 +13,26 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from typing import Mapping
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote
+
+#: http(s) userinfo runs to the last ``@`` before the path (``user:P@ss@host``: one password).
+_HTTP_USERINFO = re.compile(r"^(?P<scheme>https?)://(?P<userinfo>[^/?#]*)@(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
 
 
 def split_credentials(url: str) -> tuple[str, dict[str, str]]:
-    """``url`` without its http(s) userinfo, and the environment that gives git the same access."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not (parts.username or parts.password):
+    """``url`` without its http(s) userinfo, and the environment that gives git the same access.
+
+    Read as text, not with ``urlsplit``: a URL git cannot use (a bad port, an unclosed
+    ``[``) still loses its credentials, and git names its error with the public URL.
+    """
+    match = _HTTP_USERINFO.match(url)
+    if match is None:
         return url, {}
-    try:
-        port = parts.port
-    except ValueError:  # not a URL git can use either: its own error names it
-        return url, {}
-    host = parts.hostname or ""
-    netloc = (f"[{host}]" if ":" in host else host) + (f":{port}" if port is not None else "")
-    public = urlunsplit(parts._replace(netloc=netloc))
-    secret = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+    user, _, password = match.group("userinfo").partition(":")
+    public = f"{match.group('scheme')}://{match.group('rest')}"
+    secret = f"{unquote(user)}:{unquote(password)}"
     header = "Authorization: Basic " + base64.b64encode(secret.encode()).decode()
     return public, _git_config({f"http.{public}.extraHeader": header})
 

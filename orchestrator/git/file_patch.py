@@ -24,8 +24,25 @@ def file_patch(path: str, mode: str, old: bytes, new: bytes) -> str:
         old_text, new_text = old.decode("utf-8"), new.decode("utf-8")
     except UnicodeDecodeError:
         return _binary_patch(path, mode, old, new)
-    diff = difflib.unified_diff(_lines(old_text), _lines(new_text), f"a/{path}", f"b/{path}")
+    diff = difflib.unified_diff(_lines(old_text), _lines(new_text), quote_path(f"a/{path}"),
+                                quote_path(f"b/{path}"))
     return "".join(line if line.endswith("\n") else line + "\n" + _NO_NEWLINE for line in diff)
+
+
+#: The C escapes git writes in a quoted path; other control bytes and bytes from 0x80 are octal.
+_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0a: "\\n", 0x0b: "\\v", 0x0c: "\\f",
+            0x0d: "\\r", 0x22: '\\"', 0x5c: "\\\\"}
+
+
+def quote_path(name: str) -> str:
+    """``name`` as git writes it in a patch header (``core.quotePath``, the default): as it is,
+    or in double quotes with C escapes when it holds a control byte, ``"``, ``\\`` or a byte
+    from 0x80 (a path with a tab or a newline would otherwise break the header)."""
+    raw = name.encode("utf-8", "surrogateescape")
+    if not any(byte < 0x20 or byte >= 0x7f or byte in (0x22, 0x5c) for byte in raw):
+        return name
+    return '"' + "".join(_ESCAPES.get(byte) or (f"\\{byte:03o}" if byte < 0x20 or byte >= 0x7f else chr(byte))
+                         for byte in raw) + '"'
 
 
 def _lines(text: str) -> list[str]:
@@ -33,7 +50,7 @@ def _lines(text: str) -> list[str]:
 
 
 def _binary_patch(path: str, mode: str, old: bytes, new: bytes) -> str:
-    return (f"diff --git a/{path} b/{path}\n"
+    return (f"diff --git {quote_path('a/' + path)} {quote_path('b/' + path)}\n"
             f"index {gitrepo.blob_id(old)}..{gitrepo.blob_id(new)} {mode}\n"
             f"GIT binary patch\n{_literal(new)}\n{_literal(old)}\n")
 

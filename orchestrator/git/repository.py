@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from io import BytesIO
 from typing import Iterator, Mapping, Optional
 
@@ -24,11 +24,37 @@ from gitdb.util import hex_to_bin
 from npu_codemod.orchestrator.git.credentials import split_credentials
 from npu_codemod.orchestrator.redact import mask_secrets
 
+#: The program a push starts on the remote's side: never the repository's own
+#: ``remote.<name>.receivepack`` (a local or ssh remote would run that command).
+RECEIVE_PACK = "--receive-pack=git-receive-pack"
 _SYMLINK_MODE = b"120000"
 _LISTED_MODES = (b"100644", b"100755", _SYMLINK_MODE)  # regular files, symlinks
-#: Never wait for a password or a host-key answer: a worker has no terminal.
-NON_INTERACTIVE = {"GIT_TERMINAL_PROMPT": "0", "GIT_SSH_COMMAND": os.environ.get(
-    "GIT_SSH_COMMAND", "ssh -o BatchMode=yes")}
+#: Never wait for a password or a host-key answer: a worker has no terminal. Never wait
+#: forever for a remote that accepted the connection and went silent: over http(s), under
+#: 1 KB/s for 60 s ends the transfer (``http.lowSpeedLimit``/``lowSpeedTime``; raise them with
+#: ``GIT_HTTP_LOW_SPEED_LIMIT``/``GIT_HTTP_LOW_SPEED_TIME``); over ssh, 30 s to connect and
+#: a minute of silence.
+NON_INTERACTIVE = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_SSH_COMMAND": os.environ.get(
+        "GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o ConnectTimeout=30 -o ServerAliveInterval=15 "
+        "-o ServerAliveCountMax=4"),
+    "GIT_HTTP_LOW_SPEED_LIMIT": os.environ.get("GIT_HTTP_LOW_SPEED_LIMIT", "1000"),
+    "GIT_HTTP_LOW_SPEED_TIME": os.environ.get("GIT_HTTP_LOW_SPEED_TIME", "60"),
+}
+
+
+#: Where git looks for hooks in every command this tool runs: a path that holds none (not a
+#: folder at all, so nothing can ever be put there, and nothing to create or clean up, even
+#: for a worker that is killed). The repository's ``.git/hooks`` and its own
+#: ``core.hooksPath`` are never read: no ``reference-transaction`` on ``update-ref``, no
+#: ``pre-push`` on ``push``.
+NO_HOOKS = os.devnull
+
+
+def _without_hooks(command: git.Git) -> git.Git:
+    command.set_persistent_git_options(c=f"core.hooksPath={NO_HOOKS}")
+    return command
 
 
 class GitError(Exception):
@@ -72,6 +98,7 @@ def open_repo(location: str) -> git.Repo:
         repo = git.Repo(location, odbt=_ObjectDB)
     except (InvalidGitRepositoryError, NoSuchPathError):
         raise GitError(f"not a git repository: {location}") from None
+    _without_hooks(repo.git)
     top = top_dir(repo)
     if os.path.realpath(top) != os.path.realpath(location):
         raise GitError(f"not the top of a git repository: {location} (the repository is {top})")
@@ -82,10 +109,27 @@ def resolve_commit(repo: git.Repo, ref: Optional[str]) -> str:
     """Hex sha of ``ref`` (default HEAD)."""
     try:
         return repo.commit(ref or "HEAD").hexsha
-    except (BadName, ValueError, GitCommandError):
+    except (BadName, ValueError, GitCommandError, OSError):  # OSError: cat-file quit at once
+        refusal = git_refusal(repo)
+        if refusal is not None:
+            raise GitError(refusal) from None
         if ref is None or ref == "HEAD":
             raise GitError("the repository has no commits") from None
         raise GitError(f"base ref {ref!r} not found") from None
+
+
+def git_refusal(repo: git.Repo) -> Optional[str]:
+    """git's own refusal to work in ``repo`` (another user's: "dubious ownership"), or None.
+    Asked only once a read has failed: it costs a git process."""
+    try:
+        repo.git.rev_parse("--git-dir")
+    except GitCommandError as exc:
+        reason = _stderr(exc)
+        if "dubious ownership" in reason:
+            reason += (f" (it belongs to another user: if you trust it, git config --global --add "
+                       f"safe.directory {top_dir(repo)})")
+        return f"git refuses the repository: {reason}"
+    return None
 
 
 def check_branch_name(branch: str, repo: Optional[git.Repo] = None) -> None:
@@ -105,10 +149,12 @@ def branch_tip(repo: git.Repo, branch: str) -> Optional[str]:
 
 @dataclass(frozen=True)
 class PythonListing:
-    """The ``.py`` entries of a commit: regular files, and symlinks (never followed)."""
+    """The ``.py`` entries of a commit: regular files, and symlinks (never followed); and its
+    regular ``.ipynb`` notebooks (never migrated, reported)."""
 
     files: list[PyFile]
     links: list[PyFile]
+    notebooks: list[PyFile] = field(default_factory=list)
 
 
 def python_files(repo: git.Repo, commit: str) -> list[PyFile]:
@@ -133,6 +179,8 @@ def _walk(odb: git.GitCmdObjectDB, tree: bytes, prefix: str, listing: PythonList
         elif text.endswith(".py") and mode in _LISTED_MODES:
             found = listing.links if mode == _SYMLINK_MODE else listing.files
             found.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
+        elif text.endswith(".ipynb") and mode in _LISTED_MODES and mode != _SYMLINK_MODE:
+            listing.notebooks.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
 
 
 def _entries(data: bytes) -> Iterator[tuple[bytes, bytes, int]]:
@@ -237,7 +285,7 @@ def clone_mirror(url: str, path: str) -> None:
     ``origin`` is ``url`` without credentials (see :mod:`credentials`)."""
     public, access = split_credentials(url)
     try:
-        git.Repo.clone_from(public, path, bare=True, env={**NON_INTERACTIVE, **access})
+        _without_hooks(git.Git()).clone("--bare", "--quiet", "--", public, path, env={**NON_INTERACTIVE, **access})
     except GitCommandError as exc:
         raise GitError(f"cannot clone {mask_secrets(url)}: {_stderr(exc)}") from None
 
@@ -322,7 +370,8 @@ def push_branch(repo: git.Repo, remote: str, branch: str, force: bool = False,
         raise NoSuchRemote(f"no remote named {remote!r}")
     refspec = f"{'+' if force else ''}refs/heads/{branch}:refs/heads/{branch}"
     try:
-        out = repo.git.push("--porcelain", remote, refspec, env={**NON_INTERACTIVE, **(access or {})})
+        out = repo.git.push("--porcelain", RECEIVE_PACK, remote, refspec,
+                            env={**NON_INTERACTIVE, **(access or {})})
     except GitCommandError as exc:
         raise GitError(f"push to {remote} rejected: {_push_reason(exc)}") from None
     return _porcelain_summary(out) or "pushed"

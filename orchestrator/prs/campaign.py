@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
@@ -120,7 +120,3 @@ def add_point(report_dir: Path, run: Mapping[str, Any], counts: Mapping[str, int
     old = "".join(json.dumps(p, sort_keys=True) + "\n" for p in points)
     write_atomic(report_dir / CAMPAIGN_FILE, old + json.dumps(point, sort_keys=True) + "\n")
     return points + [point]
-
-
-def as_dicts(prs: Iterable[CampaignPr]) -> list[dict[str, Any]]:
-    return [asdict(pr) for pr in prs]

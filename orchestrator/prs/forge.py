@@ -12,7 +12,7 @@ import os
 import re
 import urllib.parse
 from dataclasses import dataclass
-from typing import Mapping, Optional, Protocol, Sequence
+from typing import Any, Mapping, Optional, Protocol, Sequence
 
 from npu_codemod.orchestrator.prs.http import ForgeError
 from npu_codemod.orchestrator.redact import SECRET_ENV_VARS, add_secret, mask_secrets
@@ -79,7 +79,7 @@ class Forge(Protocol):
     """A client for one repository on one forge; every method raises ForgeError on refusal.
 
     Opening and updating PRs (``run --open-prs``) needs the methods up to :meth:`pr_state`;
-    the lifecycle (``npu-codemod prs``, :mod:`.lifecycle`) and the campaign view also use
+    the lifecycle (``npu-codemod prs``, :mod:`..batch.pr_lifecycle`) and the campaign view also use
     :meth:`pr_details`, :meth:`comments`, :meth:`comment`, :meth:`close_pr`, :meth:`merge_pr`
     and :meth:`delete_branch`. A plugin without them works for ``run``; ``prs`` says which
     method its forge lacks.
@@ -187,3 +187,13 @@ def overall_checks(outcomes: Sequence[str]) -> str:
         if word in outcomes:
             return word
     return "none"
+
+
+def forge_of(hook: Any, pr: Mapping[str, Any], token: Optional[str], forge_url: Optional[str] = None,
+             forge: Optional[str] = None) -> Forge:
+    """The forge client of a PR record (``status`` and ``prs``); ForgeError when it cannot be had."""
+    missing = [key for key in ("forge", "remote_url", "slug") if not pr.get(key)]
+    if missing:  # the tool always writes them: a run.json edited by hand
+        raise ForgeError(f"the run record's entry lacks {', '.join(missing)}")
+    return open_forge(hook, forge or pr["forge"], pr["remote_url"], forge_url or pr.get("api_url") or None,
+                      token, pr["slug"])

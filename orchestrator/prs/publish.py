@@ -122,6 +122,9 @@ class Publisher:
             record = replace(record, action="failed", error=mask_secrets(str(exc)))
         except jinja2.TemplateError as exc:
             record = replace(record, action="failed", error=f"PR template: {exc}")
+        except Exception as exc:  # a forge plugin's bug: this repository's PR alone fails
+            record = replace(record, action="failed", error=mask_secrets(
+                f"the {forge.name} forge client failed: {type(exc).__name__}: {exc}"))
         what = record.error or f"{record.action} {record.url}"
         if record.action == "deferred":
             what = f"deferred: {self.settings.budget.reason()}; the next run opens it"

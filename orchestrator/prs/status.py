@@ -18,8 +18,7 @@ from npu_codemod.orchestrator.prs.campaign import (
     team_of,
     waiting_longest,
 )
-from npu_codemod.orchestrator.prs.forge import ForgeError, find_token
-from npu_codemod.orchestrator.prs.lifecycle import forge_of
+from npu_codemod.orchestrator.prs.forge import ForgeError, find_token, forge_of
 from npu_codemod.orchestrator.redact import mask_secrets
 
 

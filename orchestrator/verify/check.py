@@ -10,14 +10,14 @@ import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Protocol
 
 import git
 
-from npu_codemod.orchestrator.batch.jobs import RepoJob
 from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.git.workspace import Workspace
 from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.results import RepoResult
 from npu_codemod.orchestrator.verify.compare import judge
 from npu_codemod.orchestrator.verify.export import export_commit
@@ -30,6 +30,24 @@ from npu_codemod.orchestrator.verify.settings import VerifyOptions, VerifySettin
 SCRATCH = "verify"
 NO_COMMAND = ("no verify command: set command in the repository's [tool.npu-codemod.verify] "
               "(pyproject.toml), verify=\"...\" on its repo-list line, or --verify-command")
+
+
+class RepoJob(Protocol):
+    """What verification reads of a batch job (``batch.jobs.RepoJob`` has it): the layer
+    below the batch takes the values, not the batch's own type."""
+
+    @property
+    def entry(self) -> RepoEntry: ...
+    @property
+    def workspace(self) -> str: ...
+    @property
+    def branch(self) -> str: ...
+    @property
+    def verify(self) -> Optional[VerifyOptions]: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def dry_run(self) -> bool: ...
 
 
 def verify_job(job: RepoJob) -> RepoResult:

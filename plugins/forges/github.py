@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import urllib.parse
+from dataclasses import replace
 from typing import Any, Optional, Sequence
 
 from npu_codemod.orchestrator.prs.forge import (
@@ -14,7 +15,7 @@ from npu_codemod.orchestrator.prs.forge import (
     overall_checks,
     reviewer_kind,
 )
-from npu_codemod.orchestrator.prs.http import ApiClient
+from npu_codemod.orchestrator.prs.http import ApiClient, ForgeError, Response
 from npu_codemod.plugins.hookspecs import hookimpl
 
 _FAILED = frozenset({"failure", "timed_out", "cancelled", "action_required", "startup_failure"})
@@ -48,8 +49,8 @@ class GitHub:
 
     def repository(self) -> RepoInfo:
         if self._info is None:
-            data = self.api.request("GET", self._repo).data
-            self._info = RepoInfo(data["default_branch"], data["html_url"])
+            data = self.api.request("GET", self._repo).object("default_branch", "html_url")
+            self._info = RepoInfo(str(data["default_branch"]), str(data["html_url"]))
         return self._info
 
     def blob_url(self, branch: str, path: str, line: int) -> str:
@@ -57,16 +58,16 @@ class GitHub:
 
     def find_open_pr(self, head: str) -> Optional[PullRequest]:
         found = self.api.request("GET", f"{self._repo}/pulls",
-                                 {"state": "open", "head": f"{self.owner}:{head}"}).data
-        return _pull(found[0]) if found else None
+                                 {"state": "open", "head": f"{self.owner}:{head}"})
+        return _pull(replace(found, data=found.objects()[0])) if found.objects() else None
 
     def create_pr(self, head: str, base: str, title: str, body: str, draft: bool) -> PullRequest:
         data = {"head": head, "base": base, "title": title, "body": body, "draft": draft}
-        return _pull(self.api.request("POST", f"{self._repo}/pulls", body=data).data)
+        return _pull(self.api.request("POST", f"{self._repo}/pulls", body=data))
 
     def update_pr(self, number: int, title: str, body: str, draft: bool) -> PullRequest:
         data = {"title": title, "body": body}
-        return _pull(self.api.request("PATCH", f"{self._repo}/pulls/{number}", body=data).data)
+        return _pull(self.api.request("PATCH", f"{self._repo}/pulls/{number}", body=data))
 
     def add_labels(self, number: int, labels: Sequence[str]) -> None:
         self.api.request("POST", f"{self._repo}/issues/{number}/labels", body={"labels": list(labels)})
@@ -87,10 +88,11 @@ class GitHub:
         return skipped
 
     def pr_state(self, number: int) -> PrState:
-        data = self.api.request("GET", f"{self._repo}/pulls/{number}").data
-        state = "merged" if data.get("merged") else data["state"]
-        runs = self.api.request("GET", f"{self._repo}/commits/{data['head']['sha']}/check-runs").data
-        return PrState(state, _checks(runs.get("check_runs", ())))
+        data = self.api.request("GET", f"{self._repo}/pulls/{number}").object("state", "head")
+        state = "merged" if data.get("merged") else str(data["state"])
+        sha = _head(data)["sha"]
+        runs = self.api.request("GET", f"{self._repo}/commits/{sha}/check-runs").object()
+        return PrState(state, _checks(_listed(runs, "check_runs")))
 
 
     def pr_details(self, number: int) -> PrDetails:
@@ -142,9 +144,24 @@ def _run_outcome(run: dict[str, Any]) -> str:
     return "passed" if run.get("conclusion") == "success" else "skipped"
 
 
-def _pull(data: dict[str, Any]) -> PullRequest:
-    return PullRequest(data["number"], data["html_url"], data.get("title") or "", data.get("body") or "",
-                       bool(data.get("draft")))
+def _pull(response: Response) -> PullRequest:
+    data = response.object("number", "html_url")
+    if not isinstance(data["number"], int):
+        raise response.unexpected("a pull request with a number")
+    return PullRequest(data["number"], str(data["html_url"]), str(data.get("title") or ""),
+                       str(data.get("body") or ""), bool(data.get("draft")))
+
+
+def _head(data: dict[str, Any]) -> dict[str, Any]:
+    head = data.get("head")
+    if not isinstance(head, dict) or not isinstance(head.get("sha"), str):
+        raise ForgeError("the forge's pull request has no head commit")
+    return head
+
+
+def _listed(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    items = data.get(key) or []
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
 
 
 def _checks(runs: Sequence[dict[str, Any]]) -> str:

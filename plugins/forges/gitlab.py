@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import urllib.parse
+from dataclasses import replace
 from typing import Any, Optional, Sequence
 
 from npu_codemod.orchestrator.prs.forge import (
@@ -13,7 +14,7 @@ from npu_codemod.orchestrator.prs.forge import (
     forge_host,
     reviewer_kind,
 )
-from npu_codemod.orchestrator.prs.http import ApiClient, ForgeError
+from npu_codemod.orchestrator.prs.http import ApiClient, ForgeError, Response
 from npu_codemod.plugins.hookspecs import hookimpl
 
 DRAFT = "Draft: "
@@ -46,8 +47,8 @@ class GitLab:
 
     def repository(self) -> RepoInfo:
         if self._info is None:
-            data = self.api.request("GET", self._project).data
-            self._info = RepoInfo(data["default_branch"], data["web_url"])
+            data = self.api.request("GET", self._project).object("default_branch", "web_url")
+            self._info = RepoInfo(str(data["default_branch"]), str(data["web_url"]))
         return self._info
 
     def blob_url(self, branch: str, path: str, line: int) -> str:
@@ -55,13 +56,13 @@ class GitLab:
 
     def find_open_pr(self, head: str) -> Optional[PullRequest]:
         found = self.api.request("GET", f"{self._project}/merge_requests",
-                                 {"state": "opened", "source_branch": head}).data
-        return _merge_request(found[0]) if found else None
+                                 {"state": "opened", "source_branch": head})
+        return _merge_request(replace(found, data=found.objects()[0])) if found.objects() else None
 
     def create_pr(self, head: str, base: str, title: str, body: str, draft: bool) -> PullRequest:
         data = {"source_branch": head, "target_branch": base, "title": _title(title, draft),
                 "description": body, "remove_source_branch": True}
-        return _merge_request(self.api.request("POST", f"{self._project}/merge_requests", body=data).data)
+        return _merge_request(self.api.request("POST", f"{self._project}/merge_requests", body=data))
 
     def update_pr(self, number: int, title: str, body: str, draft: bool) -> PullRequest:
         return self._put(number, {"title": _title(title, draft), "description": body})
@@ -73,8 +74,8 @@ class GitLab:
         ids, skipped = [], []
         for reviewer in reviewers:
             kind, name = reviewer_kind(reviewer)
-            users = self.api.request("GET", "/users", {"username": name}).data if kind == "user" else []
-            if users:
+            users = self.api.request("GET", "/users", {"username": name}).objects() if kind == "user" else []
+            if users and users[0].get("id") is not None:
                 ids.append(users[0]["id"])
             else:  # groups review through CODEOWNERS approval rules; emails cannot be asked
                 skipped.append(reviewer)
@@ -83,10 +84,11 @@ class GitLab:
         return skipped
 
     def pr_state(self, number: int) -> PrState:
-        data = self.api.request("GET", f"{self._project}/merge_requests/{number}").data
-        pipeline = data.get("head_pipeline") or {}
-        checks = f"pipeline {pipeline['status']}" if pipeline.get("status") else "none"
-        return PrState(_STATES.get(data["state"], data["state"]), checks)
+        data = self.api.request("GET", f"{self._project}/merge_requests/{number}").object("state")
+        pipeline = data.get("head_pipeline")
+        status = pipeline.get("status") if isinstance(pipeline, dict) else None
+        checks = f"pipeline {status}" if status else "none"
+        return PrState(_STATES.get(str(data["state"]), str(data["state"])), checks)
 
     def pr_details(self, number: int) -> PrDetails:
         data = self.api.request("GET", f"{self._mr(number)}").data
@@ -124,14 +126,17 @@ class GitLab:
         return f"{self._project}/merge_requests/{number}"
 
     def _put(self, number: int, data: dict[str, Any]) -> PullRequest:
-        return _merge_request(self.api.request("PUT", f"{self._project}/merge_requests/{number}", body=data).data)
+        return _merge_request(self.api.request("PUT", f"{self._project}/merge_requests/{number}", body=data))
 
 
 def _title(title: str, draft: bool) -> str:
     return DRAFT + title if draft and not title.startswith(DRAFT) else title
 
 
-def _merge_request(data: dict[str, Any]) -> PullRequest:
-    title = data.get("title") or ""
-    return PullRequest(data["iid"], data["web_url"], title, data.get("description") or "",
+def _merge_request(response: Response) -> PullRequest:
+    data = response.object("iid", "web_url")
+    if not isinstance(data["iid"], int):
+        raise response.unexpected("a merge request with an iid")
+    title = str(data.get("title") or "")
+    return PullRequest(data["iid"], str(data["web_url"]), title, str(data.get("description") or ""),
                        bool(data.get("draft")) or title.startswith(DRAFT))

@@ -34,6 +34,7 @@ from fissix.pygram import (
     python_symbols as symbols,
 )
 
+from npu_codemod.codemods.accessors import accessor_facts, unresolved_accesses
 from npu_codemod.codemods.api_sites import ApiStatus
 from npu_codemod.codemods.api_sites import advice as api_advice
 from npu_codemod.codemods.ast_references import ast_references
@@ -234,6 +235,7 @@ __all__ = [
     "module_ast", "module_index", "ModuleIndex", "own_nodes", "module_parts", "imported_names",
     "ast_dotted_name", "nearest_name",
     "class_facts", "subclass_calls", "RepositoryClass", "SubclassCall",
+    "accessor_facts", "unresolved_accesses",
     "ESTIMATOR_CLASSES", "ESTIMATOR_MODULES", "TPU_ESTIMATORS", "estimator_subclass_calls",
     "estimator_subclass_names", "distribution_facts",
     "distribution", "Distribution", "HOROVOD_MODULES", "MIRRORED_STRATEGIES", "NPU_STRATEGY",

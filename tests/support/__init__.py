@@ -11,6 +11,7 @@
 - :mod:`support.goldens`: the corpus and sample projects with their frozen migrated copies.
 - :mod:`support.trees`: fissix trees for tests of node helpers.
 - :mod:`support.forge`: a fake GitHub/GitLab API; :mod:`support.git_http`: a git HTTP server.
+- :mod:`support.hostile`: servers that misbehave: scripted HTTP answers, a silent TCP port.
 - :mod:`support.pool_tasks`: tasks a spawned pool worker imports by name.
 - :mod:`support.hooks`: the ``calls_hook`` marker: a test proves it calls a plugin hook.
 

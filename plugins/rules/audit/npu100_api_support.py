@@ -14,28 +14,39 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 from npu_codemod.api import (
     ESTIMATOR_MODULES,
+    HOROVOD_MODULES,
     ApiStatus,
     FileContext,
     Finding,
     Node,
     ReferenceSite,
     Rule,
+    accessor_facts,
     api_advice,
     ast_references,
+    distribution,
     hookimpl,
     list_name,
     references_under,
     support_list,
+    unresolved_accesses,
 )
 
-from .owners import OWNERS, Owner
+from .owners import HOROVOD_OPT_IN, HOROVOD_RULES, OWNERS, Owner
 
+#: What ``accessor:`` facts say of a function whose module is not known.
+UNRESOLVED = "?"
+UNRESOLVED_ACCESS = ("unresolved TensorFlow access: {function}() is a function of the repository "
+                     "that returns a TensorFlow module npu-codemod cannot resolve (it picks or looks "
+                     "the module up): check {code} against Ascend's API support list by hand")
 #: Findings on one line, by line (the rules' own, not NPU100's).
 Lines = dict[int, list[Finding]]
+#: How Ascend's list (and ``list_name``) spells Horovod's APIs.
+HVD = "hvd."
 
 
 @dataclass(frozen=True)
@@ -105,12 +116,29 @@ class ApiSupport(Rule):
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         lines = _lines(ctx.findings, self.id)
+        # Horovod's own code: the distributed pack reports each file once as library code.
+        library = distribution(ctx).library and ctx.enabled_rules.intersection(HOROVOD_RULES)
         for use in ctx.analysis(api_uses):
             site = use.site
             verdict = judge(use, lines.get(site.line, ()), ctx.enabled_rules)
             ctx.count_api(use.listed or use.api, use.status, verdict.covered)
-            if verdict.message:
+            if verdict.message and not (library and use.api.startswith(HVD)):
                 ctx.report_at(site.line, site.column, "unmigrated", verdict.message, verdict.level)
+        if not ctx.enabled_rules.intersection(HOROVOD_RULES):
+            for site in horovod_module_values(ctx):
+                ctx.report_at(site.line, site.column, "unmigrated", f"the Horovod module is used "
+                              f"as a value ({site.spelled}): {HOROVOD_OPT_IN}", "note")
+        _report_unresolved(ctx)
+
+
+def _report_unresolved(ctx: FileContext) -> None:
+    """A call of a repository function that returns a TensorFlow module npu-codemod cannot
+    resolve (``contrib.framework().arg_scope``): counted, and reported for a person."""
+    unknown = [spelled for spelled, module in ctx.tf.accessors.items() if module == UNRESOLVED]
+    for line, column, code in unresolved_accesses(ctx.original, unknown):
+        ctx.count_api(code, ApiStatus.UNKNOWN)
+        ctx.report_at(line, column, "unmigrated", UNRESOLVED_ACCESS.format(
+            code=code, function=code.partition("()")[0]))
 
 
 def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
@@ -121,12 +149,7 @@ def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
     whose file is always parsed whole."""
     listed = support_list()
     uses = []
-    resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
-    whole = (ctx.parsed or ctx.original) == ctx.original
-    sites = None if whole else ast_references(ctx.original, resolvers)
-    if sites is None:
-        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
-    for site in sites:
+    for site in ctx.analysis(_sites):
         api = list_name(site.name)
         if api is not None:
             entry, status = listed.lookup(api)
@@ -134,9 +157,36 @@ def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
     return tuple(uses)
 
 
+def _sites(ctx: FileContext) -> Sequence[ReferenceSite]:
+    """Every reference to a TensorFlow or Horovod name in the file as written."""
+    resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
+    whole = (ctx.parsed or ctx.original) == ctx.original
+    sites = None if whole else ast_references(ctx.original, resolvers)
+    if sites is None:
+        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
+    return sites
+
+
+def horovod_module_values(ctx: FileContext) -> list[ReferenceSite]:
+    """The sites that use a module of Horovod for TensorFlow itself as a value
+    (``hasattr(hvd, "join")``): no API of the list, but a Horovod use all the same."""
+    return [site for site in ctx.analysis(_sites) if site.name in HOROVOD_MODULES]
+
+
 def judge(use: ApiUse, on_line: Sequence[Finding], enabled: frozenset[str]) -> Verdict:
-    """What NPU100 makes of one use, given the other rules' findings on its line."""
+    """What NPU100 makes of one use, given the other rules' findings on its line: a Horovod
+    site's message names the opt-in while the distributed pack is off."""
+    verdict = _judge(use, on_line, enabled)
+    if verdict.message and use.api.startswith(HVD) and not enabled.intersection(HOROVOD_RULES):
+        return Verdict(verdict.covered, f"{verdict.message}; {HOROVOD_OPT_IN}", verdict.level)
+    return verdict
+
+
+def _judge(use: ApiUse, on_line: Sequence[Finding], enabled: frozenset[str]) -> Verdict:
     same_call = [f for f in on_line if use.site.column <= f.column <= use.site.end_column]
+    if use.status == ApiStatus.UNKNOWN and use.api.startswith(HVD) and not same_call:
+        return Verdict(False, f"Horovod API, not in Ascend's list: {use.api} has no known NPU "
+                       "form: remove it, or use the NPU's collective communication", "note")
     if use.status in ApiStatus.READY or use.status == ApiStatus.UNKNOWN:
         return Verdict(_migrated(same_call))
     owner = OWNERS.get(use.listed) if use.status in ApiStatus.MIGRATED else None
@@ -174,6 +224,13 @@ def _lines(findings: Sequence[Finding], own_id: str) -> Lines:
         if finding.rule_id != own_id:
             lines[finding.line].append(finding)
     return lines
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
+    """The repository's module accessor functions (``def tpu(): return contrib_tpu``): a call
+    ``contrib.tpu().X`` resolves like the module, for every rule (``accessor:`` facts)."""
+    return accessor_facts(path, text) or None
 
 
 @hookimpl

@@ -1,7 +1,8 @@
 """The repository-wide facts of the distributed pack, gathered from every TensorFlow file
-before any rewrite: how the repository trains distributed (``distribution_facts``), and which
+before any rewrite: how the repository trains distributed (``distribution_facts``), which
 of its classes and functions build Estimators and Keras models (``model_facts``: NPU023 and
-NPU027 act only on models the repository is shown to build)."""
+NPU027 act only on models the repository is shown to build), and which files keep Horovod
+uses and import what from where (``horovod_facts``: NPU021 and NPU025)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from typing import Optional
 
 from npu_codemod.api import distribution_facts, hookimpl, model_facts
 
+from .horovod_facts import horovod_facts
+
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
-    return distribution_facts(path, text) | model_facts(path, text) or None
+    return distribution_facts(path, text) | model_facts(path, text) | horovod_facts(path, text) \
+        or None

@@ -5,6 +5,8 @@ A rule of the pack rewrites a site only in a TensorFlow file of a repository tha
 one distribution mode. In a repository that uses Horovod and a ``tf.distribute`` strategy
 both, and in a file that imports Horovod but not TensorFlow (a helper module: npu-codemod
 changes TensorFlow files only), it reports the site ``unmigrated`` with what to do instead.
+A repository that is Horovod itself (:func:`library`) is neither rewritten nor reported by
+the pack's rules, but for NPU021's one finding per file.
 """
 
 from __future__ import annotations
@@ -19,8 +21,6 @@ from npu_codemod.api import (
     StringReference,
     distribution,
     has_unpacking,
-    prefix_name,
-    tokens,
 )
 
 PACK = "distributed"
@@ -32,6 +32,13 @@ GUIDE_DISTRIBUTED = ("分布式训练脚本迁移", "Migrating distributed train
 MPI_OPS = "horovod.tensorflow.mpi_ops"
 BOTH_MODES = ("the repository trains with Horovod and with a tf.distribute strategy: pick one "
               "distribution mode")
+#: Horovod's names (under its module) that work without ``hvd.init()``: its build and state
+#: queries, the reduction ops and compressions passed as arguments, ``shutdown``.
+NEEDS_NO_INIT = frozenset({
+    "init", "shutdown", "is_initialized", "mpi_threads_supported", "mpi_enabled", "mpi_built",
+    "gloo_enabled", "gloo_built", "nccl_built", "ddl_built", "ccl_built", "cuda_built",
+    "rocm_built", "Compression", "Average", "Sum", "Adasum", "Min", "Max", "Product",
+})
 NOT_TF = ("this file imports Horovod but not TensorFlow, so npu-codemod does not rewrite it "
           "(from npu_bridge.npu_init import * gives the NPU names)")
 
@@ -60,11 +67,30 @@ def spelled(reference: Union[Reference, StringReference]) -> str:
     (a call with arguments), ``rank`` (not called)."""
     if isinstance(reference, StringReference):
         return reference.leaf.value[reference.start:reference.end] + "()"
-    node = reference.node
-    name = node.value if node.type == tokens.NAME else prefix_name(node, reference.end)
+    name = reference.spelled  # a decorator's ``@hvd.elastic.run`` too
     if reference.call is None:
         return str(name)
     return f"{name}()" if len(reference.call.children) == 2 else f"{name}(...)"
+
+
+def for_tensorflow(qualified: str) -> bool:
+    """Is ``qualified`` a name of Horovod for TensorFlow (not ``horovod.torch``)?"""
+    return any(qualified == module or qualified.startswith(module + ".")
+               for module in (*HOROVOD_MODULES, MPI_OPS))
+
+
+def library(ctx: FileContext) -> bool:
+    """Is the repository Horovod itself (library code: the pack's rules leave it to NPU021's
+    one finding per file)?"""
+    return distribution(ctx).library
+
+
+def needs_init(qualified: str) -> bool:
+    """Does a use of ``qualified`` (a Horovod name) need ``hvd.init()`` to have run? The module
+    itself used as a value may be used any way: it does."""
+    if qualified in (*HOROVOD_MODULES, MPI_OPS):
+        return True
+    return member(qualified).partition(".")[0] not in NEEDS_NO_INIT
 
 
 def blocked(ctx: FileContext) -> Optional[str]:

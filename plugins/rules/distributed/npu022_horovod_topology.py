@@ -20,7 +20,16 @@ from npu_codemod.api import (
     tokens,
 )
 
-from .horovod import MPI_OPS, DistributedRule, horovod_names, member, npu_name, report_blocked, spelled
+from .horovod import (
+    MPI_OPS,
+    DistributedRule,
+    horovod_names,
+    library,
+    member,
+    npu_name,
+    report_blocked,
+    spelled,
+)
 
 #: Horovod's topology functions and the NPU's.
 TOPOLOGY = {"rank": "get_npu_rank_id", "local_rank": "get_npu_local_rank_id",
@@ -60,6 +69,8 @@ class HorovodTopology(DistributedRule):
     pattern = "STRING"  # f-strings: fissix keeps ``f"{hvd.rank()}"`` as one leaf
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        if library(ctx):
+            return  # Horovod itself: NPU021 reports each file once
         if reference.name in NPU:
             ctx.report(reference, "migrated", f"uses {spelled(reference)}")
             return
@@ -76,8 +87,9 @@ class HorovodTopology(DistributedRule):
         ctx.report(reference, "migrated", f"replaced {spelled(reference)} with {wanted}")
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
-        if "rank" not in node.value and "size" not in node.value or node.value[:1] not in "fFrR":
-            return  # neither an f-string nor one that names the topology
+        if "rank" not in node.value and "size" not in node.value or node.value[:1] not in "fFrR" \
+                or library(ctx):
+            return  # neither an f-string nor one that names the topology, or Horovod itself
         respelled = []
         for found in fstring_references(node, [ctx.names("horovod"), ctx.names("npu_bridge")],
                                         frozenset(HOROVOD + NPU)):

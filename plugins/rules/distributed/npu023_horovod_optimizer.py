@@ -41,6 +41,7 @@ from .horovod import (
     DistributedRule,
     call_problem,
     horovod_names,
+    library,
     npu_name,
     report_blocked,
     spelled,
@@ -60,6 +61,8 @@ PARAMETERS = {
                                  "sparse_as_dense", "gradient_predivide_factor", "op",
                                  "backward_passes_per_step", "average_aggregated_gradients",
                                  "num_groups", "groups", "process_set", "scale_local_gradients"),
+    "horovod.keras": ("name", "device_dense", "device_sparse", "compression", "sparse_as_dense",
+                      "gradient_predivide_factor", "op", "num_groups", "groups"),
 }
 #: The defaults written as literals, and those that are Horovod names (by their ending).
 LITERAL_DEFAULTS = {
@@ -107,6 +110,8 @@ class HorovodOptimizer(DistributedRule):
     pattern = f"trailer< '.' '{COMPILE}' >"  # ``<receiver>.compile``: called, see visit
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        if library(ctx):
+            return  # Horovod itself: NPU021 reports each file once
         if reference.name == WRAPPER:
             ctx.report(reference, "migrated", f"uses {WRAPPER_NAME}()")
         elif reference.name in TAPE:
@@ -133,7 +138,7 @@ class HorovodOptimizer(DistributedRule):
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         index = called_method(node)
-        if index is None or not distribution(ctx).distributed:
+        if index is None or not distribution(ctx).distributed or library(ctx):
             return
         power = node.parent
         if ctx.analysis(BuiltModels).receiver_kind(power.children[:index]) != KERAS:

@@ -22,7 +22,15 @@ from npu_codemod.api import (
     tree_text,
 )
 
-from .horovod import DistributedRule, call_problem, horovod_names, npu_name, report_blocked, spelled
+from .horovod import (
+    DistributedRule,
+    call_problem,
+    horovod_names,
+    library,
+    npu_name,
+    report_blocked,
+    spelled,
+)
 
 HOOK = horovod_names("BroadcastGlobalVariablesHook")
 CALLBACK = horovod_names("callbacks.BroadcastGlobalVariablesCallback")
@@ -61,6 +69,8 @@ class HorovodBroadcast(DistributedRule):
     uses = HOOK + CALLBACK + BROADCAST_ALL + NPU
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        if library(ctx):
+            return  # Horovod itself: NPU021 reports each file once
         site = spelled(reference)
         if reference.name in NPU:
             ctx.report(reference, "migrated", f"uses {site}")

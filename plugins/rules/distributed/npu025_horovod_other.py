@@ -3,12 +3,15 @@
 Runs after NPU021-NPU024 (``finish``, on the tree their edits left): the Horovod names still
 used then are the ones no rule of the pack migrates, and an import of Horovod names that
 nothing uses any more is removed (all of them, once no Horovod use is left): a job on the NPU
-has no Horovod.
+has no Horovod. Never a package's public API: an import of an ``__init__.py``, of a module
+whose ``__all__`` lists its names, or one whose names another module of the repository imports
+from this one (``horovod_facts``) stays.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from npu_codemod.api import (
     HOROVOD_MODULES,
@@ -26,7 +29,8 @@ from npu_codemod.api import (
     tokens,
 )
 
-from .horovod import MPI_OPS, DistributedRule, blocked, member, spelled
+from .horovod import MPI_OPS, DistributedRule, blocked, for_tensorflow, library, member, spelled
+from .horovod_facts import imported_elsewhere
 
 #: What the pack's other rules own, by name under a Horovod module: NPU025 leaves them to those.
 OWNED = frozenset({
@@ -42,6 +46,8 @@ ADVICE = {
     "broadcast": f"use {HCCL}.broadcast([tensor], root_rank)",
 }
 OTHERWISE = f"remove it, or use the NPU's collective communication ({HCCL})"
+#: ``__all__`` given as something other than a list or tuple of strings.
+ALL_UNKNOWN = frozenset({"*"})
 
 
 class HorovodOther(DistributedRule):
@@ -52,7 +58,10 @@ class HorovodOther(DistributedRule):
     guide_url = DistributedRule.catalog_url(id, name)
     rewrites = ("An import of Horovod names that nothing uses once the other rules of the pack "
                 "are done is removed: all of a TensorFlow file's Horovod imports when no Horovod "
-                "use is left (an import that also imports something else is reported instead).")
+                "use is left (an import that also imports something else is reported instead). "
+                "Never from an `__init__.py`, from a module whose `__all__` lists the names, nor "
+                "when another module of the repository imports them from this one: those "
+                "imports are a package's public API (reported instead).")
     reports = ("Every other `hvd.*` use: `allreduce`, `allgather`, `broadcast`, `join`, "
                "`elastic.*`, `Compression`, the `*_op` functions, `shutdown`, `mpi_*`/"
                "`nccl_built`, Horovod's other Keras callbacks, the module used as a value, with "
@@ -60,10 +69,9 @@ class HorovodOther(DistributedRule):
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd
-        from horovod.tensorflow import allreduce, nccl_built
+        from horovod.tensorflow import nccl_built
 
         hvd.init()
-        loss = allreduce(loss)
         if nccl_built():
             print("NCCL")
     """
@@ -76,12 +84,12 @@ class HorovodOther(DistributedRule):
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         names = ctx.names("horovod")
-        if not names.bindings:
+        if not names.bindings or library(ctx):
             return
         used = set()
         for reference in references_under(tree, [names]):
             used.add(_head(reference))  # any Horovod use keeps its import
-            if _tensorflow(reference.name) and not _owned(reference.name):
+            if for_tensorflow(reference.name) and not _owned(reference.name):
                 ctx.report(reference, "unmigrated", _message(reference))
         used |= _in_fstrings(tree, names.bindings)
         if blocked(ctx) is None:
@@ -94,7 +102,7 @@ class HorovodOther(DistributedRule):
             if statement.type not in (symbols.import_name, symbols.import_from):
                 continue
             bound = _bound_names(statement)
-            horovod = [name for name in bound if _tensorflow(names.bindings.get(name, ""))
+            horovod = [name for name in bound if for_tensorflow(names.bindings.get(name, ""))
                        or names.bindings.get(name) == "horovod"]
             if not horovod or used.intersection(horovod):
                 continue
@@ -102,14 +110,48 @@ class HorovodOther(DistributedRule):
                 ctx.report(statement, "unmigrated", "nothing uses Horovod's names of this import "
                            "any more: remove them from it (a job on the NPU has no Horovod)")
                 continue
+            exported = _exported(tree, ctx, horovod)
+            if exported:
+                ctx.report(statement, "unmigrated", f"nothing here uses {', '.join(horovod)} any "
+                           f"more, but {exported}: it stays; remove it once nothing imports them "
+                           "from this module")
+                continue
             ctx.report(statement, "migrated", "removed the Horovod import: nothing uses it any more")
             remove_small_statement(statement, ctx.newline)
 
 
-def _tensorflow(qualified: str) -> bool:
-    """Is ``qualified`` a name of Horovod for TensorFlow (not ``horovod.torch``)?"""
-    return any(qualified == module or qualified.startswith(module + ".")
-               for module in (*HOROVOD_MODULES, MPI_OPS))
+def _exported(tree: Node, ctx: FileContext, names: list[str]) -> str:
+    """Why the import of ``names`` is the module's public API ('' when it is not): the file is
+    a package's ``__init__.py``, its ``__all__`` lists one of them (or is not a plain list
+    of strings), another module of the repository imports one from here."""
+    if ctx.path.replace("\\", "/").rpartition("/")[2] == "__init__.py":
+        return "this is a package's __init__.py, whose imports are its API"
+    exports = _all(tree)
+    if exports is not None and (exports == ALL_UNKNOWN or exports.intersection(names)):
+        return "the module's __all__ exports them"
+    imported = [name for name in names if imported_elsewhere(ctx, name)]
+    if imported:
+        return f"another module of the repository imports {', '.join(imported)} from this one"
+    return ""
+
+
+def _all(tree: Node) -> Optional[frozenset[str]]:
+    """The names a module-level ``__all__ = [...]`` lists; :data:`ALL_UNKNOWN` when it is not
+    a plain list or tuple of strings (or is extended); None without ``__all__``."""
+    found: Optional[frozenset[str]] = None
+    for statement in small_statements(tree):
+        if statement.type != symbols.expr_stmt \
+                or statement.children[0].type != tokens.NAME \
+                or statement.children[0].value != "__all__":
+            continue
+        value = statement.children[-1]
+        strings = [leaf for leaf in pre_order(value) if leaf.type == tokens.STRING]
+        others = [leaf for leaf in pre_order(value) if leaf.type == tokens.NAME]
+        if len(statement.children) != 3 or statement.children[1].type != tokens.EQUAL \
+                or others or not strings:
+            return ALL_UNKNOWN  # ``__all__ += ...``, names, a comprehension...
+        found = frozenset(leaf.value.strip("'\"") for leaf in strings)
+    return found
 
 
 def _head(reference: Reference) -> str:

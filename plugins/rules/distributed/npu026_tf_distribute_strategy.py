@@ -15,7 +15,7 @@ from npu_codemod.api import (
     tree_text,
 )
 
-from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, spelled
+from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, library, spelled
 
 NEW = "npu_strategy.NPUStrategy"
 #: The parameters of the strategies NPU026 rewrites, in order (to name positional arguments).
@@ -57,6 +57,8 @@ class TfDistributeStrategy(DistributedRule):
     uses = tuple(sorted(MIRRORED_STRATEGIES | OTHERS)) + (NPU_STRATEGY,)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        if library(ctx):
+            return  # Horovod itself: NPU021 reports each file once
         site = spelled(reference)
         if reference.name == NPU_STRATEGY:
             ctx.report(reference, "migrated", f"uses {site}")

@@ -3,8 +3,9 @@
 ``Estimator.train``/``TrainSpec``/``EvalSpec`` get ``hooks=npu_hooks_append(...)``, Keras
 ``fit``/``fit_generator`` get ``callbacks=npu_callbacks_append(...)``; only for an Estimator or
 a Keras model the repository is shown to build (``BuiltModels``): a ``.train(``/``.fit(`` of
-anything else (a user class, scikit-learn, a parameter) is left alone and reported once per
-file. (A compiled model's optimizer, the spec's third bullet, is NPU023's: see there.)
+anything else (a user class, a parameter) is left alone and reported once per file, one of an
+object of a library that trains no TensorFlow model (PyTorch Lightning, scikit-learn) is left
+alone without a word. (A compiled model's optimizer, the spec's third bullet, is NPU023's: see there.)
 """
 
 from __future__ import annotations
@@ -28,15 +29,18 @@ from npu_codemod.api import (
     find_argument,
     has_unpacking,
     hookimpl,
+    is_call_trailer,
     is_none,
     name_reference,
     position,
+    prefix_name,
     set_positional,
+    symbols,
     tokens,
     wrap_argument,
 )
 
-from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, npu_name
+from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, library, npu_name
 
 HOOKS = ("npu_hooks_append", "hooks_list")
 CALLBACKS = ("npu_callbacks_append", "callbacks_list")
@@ -46,6 +50,10 @@ METHODS = {"train": ("hooks", 1, ESTIMATOR), "fit": ("callbacks", 5, KERAS),
 SPECS = {"tensorflow.estimator.TrainSpec": 2, "tensorflow.estimator.EvalSpec": 3}
 APPENDS = frozenset({npu_name(HOOKS[0]), npu_name(CALLBACKS[0])})
 UNKNOWN = "npu027.unknown"
+#: Libraries whose ``fit``/``train`` never train a TensorFlow model (PyTorch Lightning's
+#: ``trainer.fit(model)``, scikit-learn's ``clf.fit(x, y)``...): their objects are left alone.
+NOT_TENSORFLOW = ("torch", "pytorch_lightning", "lightning", "sklearn", "xgboost", "lightgbm",
+                  "catboost", "mxnet", "jax", "flax", "paddle", "fastai", "statsmodels")
 
 
 class DistributedHooks(DistributedRule):
@@ -66,8 +74,10 @@ class DistributedHooks(DistributedRule):
                 "class of the repository, or a function of the repository returning one. "
                 "(The optimizer of `model.compile(...)`: NPU023.)")
     reports = ("Once per file, the first `.train(`/`.fit(`/`.fit_generator(` of anything not "
-               "shown to be such a model (a user class, scikit-learn, a parameter): it is left "
-               "alone. A call whose hooks or callbacks may be in `**kwargs`.")
+               "shown to be such a model (a user class, a parameter): it is left alone. Not an "
+               "object shown to come from a library that trains no TensorFlow model (PyTorch "
+               "Lightning's `trainer.fit(model)`, scikit-learn, XGBoost...). A call whose hooks "
+               "or callbacks may be in `**kwargs`.")
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd
@@ -85,17 +95,19 @@ class DistributedHooks(DistributedRule):
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         index = called_method(node)
-        if index is None or not distribution(ctx).distributed:
+        if index is None or not distribution(ctx).distributed or library(ctx):
             return
         power, method = node.parent, node.children[1].value
         keyword, place, kind = METHODS[method]
-        if ctx.analysis(BuiltModels).receiver_kind(power.children[:index]) != kind:
-            ctx.memo.setdefault(UNKNOWN, []).append((position(power), power, method))
+        receiver = power.children[:index]
+        if ctx.analysis(BuiltModels).receiver_kind(receiver) != kind:
+            if not _foreign(power, receiver, ctx):
+                ctx.memo.setdefault(UNKNOWN, []).append((position(power), power, method))
             return
         self._append(power, power.children[index + 1], keyword, place, ctx)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
-        if distribution(ctx).distributed:
+        if distribution(ctx).distributed and not library(ctx):
             self._append(reference, reference.call, "hooks", SPECS[reference.name], ctx)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
@@ -128,6 +140,25 @@ class DistributedHooks(DistributedRule):
         ctx.defer(lambda: _pass(call, keyword, place, code))
         ctx.add_import(NPU_INIT_IMPORT)
         ctx.report(site, "migrated", message)
+
+
+def _foreign(power: Node, receiver: list[Base], ctx: FileContext) -> bool:
+    """Is the receiver shown to be an object of a library that trains no TensorFlow model
+    (:data:`NOT_TENSORFLOW`): a call of one of its names, or a name bound only to such calls
+    (``trainer = pl.Trainer(...)``)?"""
+    if len(receiver) > 1 and is_call_trailer(receiver[-1]):
+        return _library_name(receiver[0], ctx)
+    spelled = prefix_name(power, len(receiver))
+    values = bound_values(receiver[0], spelled) if spelled is not None else None
+    return bool(values) and all(
+        value.type == symbols.power and is_call_trailer(value.children[-1])
+        and _library_name(value.children[0], ctx) for value in values or ())
+
+
+def _library_name(head: Base, ctx: FileContext) -> bool:
+    """Is ``head`` a name the file imports from one of :data:`NOT_TENSORFLOW`?"""
+    return head.type == tokens.NAME and any(
+        head.value in ctx.names(library).bindings for library in NOT_TENSORFLOW)
 
 
 def _pass(call: Node, keyword: str, place: int, code: str) -> None:

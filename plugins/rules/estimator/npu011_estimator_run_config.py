@@ -40,6 +40,8 @@ from npu_codemod.api import (
 )
 from npu_codemod.api import arguments as call_arguments
 
+from ._contrib_estimators import CONTRIB_ESTIMATORS, DEPRECATED, LEARN_CONFIG, core_run_config
+
 NPU_RUN_CONFIG = "npu_run_config_init"
 PREMADE = frozenset(ESTIMATOR_CLASSES) - {"tensorflow.estimator.Estimator", *TPU_ESTIMATORS}
 WRAPPED = "wrapped config in npu_run_config_init(run_config=...)"
@@ -86,6 +88,21 @@ def config_plan(call: Node, position: Optional[int], premade: Optional[int] = No
     return Plan("migrated", WRAPPED, lambda: wrap_expression(value, f"{NPU_RUN_CONFIG}(run_config={{}})"))
 
 
+def _contrib_plan(reference: Reference, ctx: FileContext) -> Plan:
+    """The plan for a contrib estimator: as a premade one when it is built on tf.estimator or
+    its config is shown to be a tf.estimator.RunConfig; else reported (see
+    :mod:`._contrib_estimators`). Its message says the class is deprecated."""
+    known = CONTRIB_ESTIMATORS[reference.name]
+    config = find_argument(reference.call, "config", known.position if not known.core else None)
+    if known.core or (config is not None and (is_npu_run_config(config.value)
+                                              or core_run_config(config.value, ctx))):
+        plan = config_plan(reference.call, None, known.position) if config is None or known.core \
+            else config_plan(reference.call, known.position)
+    else:
+        return Plan("unmigrated", LEARN_CONFIG.format(spelled=reference.spelled))
+    return Plan(plan.status, plan.message + DEPRECATED.format(spelled=reference.spelled), plan.edit)
+
+
 def _replace(value: Base, code: str) -> None:
     new = parse_expression(code)
     new.prefix = value.prefix
@@ -120,7 +137,10 @@ class EstimatorRunConfig(Rule):
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("Every construction of `tf.estimator.Estimator`, a premade estimator "
                 "(`DNNClassifier`, `LinearRegressor`, `DNNLinearCombinedClassifier`, "
-                "`BaselineEstimator`, `BoostedTreesClassifier`, ...), `tf.contrib.tpu.TPUEstimator` "
+                "`BaselineEstimator`, `BoostedTreesClassifier`, ...), the contrib estimators built "
+                "on `tf.estimator` (`tf.contrib.estimator.*`, the `Core*` estimators of "
+                "`tf.contrib.boosted_trees`) and any other contrib estimator whose config is "
+                "shown to be a `tf.estimator.RunConfig`, `tf.contrib.tpu.TPUEstimator` "
                 "/ `tf.compat.v1.estimator.tpu.TPUEstimator`, or a class of the repository that "
                 "subclasses one of them (in any file: a repository-wide fact), runs with the NPU "
                 "run config: its `config` (keyword, or the third positional of `Estimator` and "
@@ -129,7 +149,10 @@ class EstimatorRunConfig(Rule):
                 "never in its own `super().__init__(...)`. A config that already is "
                 "`npu_run_config_init(...)`, or a name the scope binds only to it, is left as it "
                 "is: a config is never wrapped twice.")
-    reports = ("A construction whose config may be in `*args`/`**kwargs`; a premade estimator "
+    reports = ("A `tf.contrib.learn` estimator (and the boosted-trees ones built on it) whose "
+               "config is not shown to be a `tf.estimator.RunConfig`: it takes a "
+               "`tf.contrib.learn.RunConfig`, so port it to `tf.estimator`; "
+               "a construction whose config may be in `*args`/`**kwargs`; a premade estimator "
                "given so many positional arguments that `config` may be one (its position "
                "differs between the v1 and v2 signatures); a subclass whose `__init__` takes "
                "no `config` (nor `**kwargs`): pass it through to the Estimator.")
@@ -147,7 +170,7 @@ class EstimatorRunConfig(Rule):
             return tf.estimator.Estimator(model_fn, **flags.estimator_args)
     """
     scope = "linked"
-    calls = tuple(ESTIMATOR_CLASSES)
+    calls = (*ESTIMATOR_CLASSES, *CONTRIB_ESTIMATORS)
     modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 
     def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
@@ -155,6 +178,9 @@ class EstimatorRunConfig(Rule):
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         name = reference.name
+        if name in CONTRIB_ESTIMATORS:
+            self._apply(reference, _contrib_plan(reference, ctx), ctx, ctx.defer)
+            return
         premade = ESTIMATOR_CLASSES[name] if name in PREMADE else None
         position = None if premade is not None else ESTIMATOR_CLASSES[name]
         self._apply(reference, config_plan(reference.call, position, premade), ctx, ctx.defer)

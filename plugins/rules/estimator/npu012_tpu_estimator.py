@@ -2,8 +2,9 @@
 
 ``use_tpu``, ``eval_on_tpu`` and ``export_to_tpu`` become ``False`` (NPU011 gives it the NPU run
 config); ``tf.contrib.tpu.RunConfig``/``TPUConfig`` stay, TPUEstimator accepts them. TPU-only
-calls are reported with what to do instead. The repository's TPUEstimator subclasses are
-switched off where they are built, as NPU011 wraps their config.
+calls are reported with what to do instead. The repository's TPUEstimator subclasses, and its
+own TPUEstimators (vendored forks that subclass ``Estimator``), are switched off where they are
+built, as NPU011 wraps their config.
 """
 
 from __future__ import annotations
@@ -72,7 +73,10 @@ class TpuEstimator(Rule):
     guide_section_en = "Estimator migration: TPUEstimator"
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("`tf.contrib.tpu.TPUEstimator` / `tf.compat.v1.estimator.tpu.TPUEstimator` (and "
-                "the repository's subclasses, where they are built) get `use_tpu=False`, "
+                "the repository's subclasses and its own TPUEstimators, vendored forks of "
+                "TensorFlow's that subclass `Estimator` (named `TPUEstimator`, or whose "
+                "`__init__` takes `use_tpu`/`eval_on_tpu`/`export_to_tpu`), where they are "
+                "built) get `use_tpu=False`, "
                 "`eval_on_tpu=False` and `export_to_tpu=False`: added when absent, a literal "
                 "`True` or a variable replaced (the message names the old value); NPU011 gives "
                 "it the NPU run config. `tf.contrib.tpu.RunConfig` and `TPUConfig` stay: "
@@ -131,7 +135,7 @@ class TpuEstimator(Rule):
     def finish(self, tree: Node, ctx: FileContext) -> None:
         for found in estimator_subclass_calls(ctx):
             cls = found.cls
-            if cls.api_base in TPU_ESTIMATORS:
+            if cls.api_base in TPU_ESTIMATORS or is_tpu_fork(cls):
                 positions: dict[str, Optional[int]] = dict(SWITCHES) if cls.init is None \
                     else _positions(cls)
                 self._switch_off(found.reference, positions, cls, ctx, lambda edit: edit())
@@ -143,7 +147,7 @@ class TpuEstimator(Rule):
         """``False`` for each switch in ``positions`` (flag -> its position, None: keyword
         only); a switch missing from ``positions`` is one the subclass ``cls`` does not take."""
         call = reference.call
-        added, replaced, left = [], [], 0
+        added, replaced, off, left = [], [], [], 0
         for flag, _ in SWITCHES:
             given = find_argument(call, flag, positions[flag]) if flag in positions else None
             if flag not in positions or (given is None and has_unpacking(call)):
@@ -156,12 +160,25 @@ class TpuEstimator(Rule):
             elif not is_false(given.value):
                 replaced.append(f"{flag}=False (was {tree_text(given.value).strip()})")
                 run(partial(_to_false, given.value))
+            else:
+                off.append(flag)
         clauses = ([f"set {', '.join(replaced)}"] if replaced else []) + \
             ([f"added {'=False, '.join(added)}=False"] if added else [])
         if clauses:
             ctx.report(reference, "migrated", f"{' and '.join(clauses)}: {OFF}")
         elif not left:
             ctx.report(reference, "migrated", ALL_OFF)
+        elif off:  # the switches the class takes are off: the same sites on a second run
+            ctx.report(reference, "migrated", f"{' and '.join(off)} {'is' if len(off) == 1 else 'are'} False")
+
+
+def is_tpu_fork(cls: RepositoryClass) -> bool:
+    """Is the repository's Estimator class ``cls`` a TPUEstimator of its own (a vendored fork
+    of TensorFlow's, ``class TPUEstimator(estimator_lib.Estimator)``): named so, or with an
+    ``__init__`` that takes a TPU switch, itself or a repository class it derives from?"""
+    flags = {flag for flag, _ in SWITCHES}
+    return any(name.rpartition(".")[2].lower() == "tpuestimator" or not flags.isdisjoint(init or ())
+               for name, init in cls.lineage)
 
 
 def _positions(cls: RepositoryClass) -> dict[str, Optional[int]]:

@@ -1,14 +1,34 @@
 """NPU033 auto-mixed-precision: TensorFlow's automatic mixed precision has no NPU form.
 
-``tf.train.experimental.enable_mixed_precision_graph_rewrite(opt)`` and the
-``tf.keras.mixed_precision`` policies are reported: on the NPU, mixed precision is the session
-option ``precision_mode = "allow_mix_precision"``, which NPU007 writes (its ``precision_mode``
-setting).
+``tf.train.experimental.enable_mixed_precision_graph_rewrite(opt)``, the
+``tf.keras.mixed_precision`` policies and a session or RunConfig config's
+``rewrite_options.auto_mixed_precision`` switched on (the graph rewrite's own option, an
+assignment or a ``RewriterConfig(...)`` keyword) are reported: on the NPU, mixed precision is
+the session option ``precision_mode = "allow_mix_precision"``, which NPU007 writes (its
+``precision_mode`` setting).
 """
 
 from __future__ import annotations
 
-from npu_codemod.api import FileContext, Reference, Rule, find_argument, hookimpl, tree_text
+from typing import Optional
+
+from npu_codemod.api import (
+    Base,
+    Capture,
+    FileContext,
+    Reference,
+    Rule,
+    assigned_values,
+    dotted_name,
+    find_argument,
+    hookimpl,
+    is_call_trailer,
+    prefix_name,
+    symbols,
+    tokens,
+    tree_text,
+    unparenthesised,
+)
 
 GRAPH_REWRITES = ("tensorflow.train.experimental.enable_mixed_precision_graph_rewrite",
                   "tensorflow.train.experimental.disable_mixed_precision_graph_rewrite")
@@ -24,6 +44,11 @@ GRAPH_REWRITE = ("{spelled} has no NPU equivalent: {npu}; remove the call and us
                  "wrapped in NPULossScaleOptimizer if it needs loss scaling")
 DISABLE = "{spelled} has no NPU equivalent: {npu}; remove the call"
 POLICY = "{spelled} has no NPU equivalent: {npu}; remove it"
+OPTION = "auto_mixed_precision"
+REWRITE_OPTION = ("rewrite_options.auto_mixed_precision = {value} is TensorFlow's automatic mixed "
+                  "precision, which has no NPU equivalent: {npu}; remove the setting")
+#: ``RewriterConfig.Toggle`` values that leave the graph rewrite off: DEFAULT (0), OFF (2).
+_OFF = ("DEFAULT", "OFF", "0", "2")
 
 
 class AutoMixedPrecision(Rule):
@@ -36,8 +61,11 @@ class AutoMixedPrecision(Rule):
     guide_section_en = "Mixed precision: switching it on (precision_mode)"
     guide_url = Rule.catalog_url(id, name)
     reports = ("Every `tf.train.experimental.enable_mixed_precision_graph_rewrite(opt)` (and "
-               "`disable_...`) and every use of `tf.keras.mixed_precision` (`Policy`, "
-               "`set_policy`, `LossScaleOptimizer`, ...): on the NPU, mixed precision is "
+               "`disable_...`), every use of `tf.keras.mixed_precision` (`Policy`, "
+               "`set_policy`, `LossScaleOptimizer`, ...) and every "
+               "`rewrite_options.auto_mixed_precision` of a session or RunConfig config set to "
+               "anything but `OFF`/`DEFAULT` (an assignment, or a `RewriterConfig(...)` "
+               "keyword): on the NPU, mixed precision is "
                "`precision_mode = \"allow_mix_precision\"`, NPU007's setting; remove the call and "
                "keep the optimizer (wrapped in `NPULossScaleOptimizer` when it needs loss scaling).")
     example = """
@@ -52,6 +80,18 @@ class AutoMixedPrecision(Rule):
     tokens = ("mixed_precision",)
     calls = GRAPH_REWRITES
     uses = KERAS
+    site_names = (OPTION,)
+    pattern = f"""(
+        expr_stmt< power< any* trailer< '.' '{OPTION}' > > '=' value=any >
+      | argument< '{OPTION}' '=' value=any >
+    )"""
+
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        value = unparenthesised(capture["value"])
+        if _switched_off(value) or not _of_rewrite_options(node, value):
+            return
+        message = REWRITE_OPTION.format(value=tree_text(value).strip(), npu=NPU_WAY)
+        ctx.report(node, "unmigrated", message)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         spelled = reference.spelled
@@ -64,6 +104,50 @@ class AutoMixedPrecision(Rule):
         else:
             message = POLICY.format(spelled=spelled, npu=NPU_WAY)
         ctx.report(reference, "unmigrated", message)
+
+
+def _switched_off(value: Base) -> bool:
+    """Is ``value`` ``RewriterConfig.OFF``/``DEFAULT`` (any spelling) or their number?"""
+    if value.type == tokens.NUMBER:
+        return value.value in _OFF
+    return (dotted_name(value) or "").rpartition(".")[2] in _OFF
+
+
+def _of_rewrite_options(node: Base, value: Base) -> bool:
+    """Is the setting ``node`` one of a session config's rewrite options: a keyword of
+    ``RewriterConfig(...)``, or an assignment to ``<...>.rewrite_options.auto_mixed_precision``,
+    to a name bound to such options, or of a ``RewriterConfig`` value?"""
+    if node.type == symbols.argument:
+        return _callee(node) == "RewriterConfig"
+    target = node.children[0]
+    receiver = prefix_name(target, len(target.children) - 1) or ""
+    if receiver.endswith("rewrite_options") or "RewriterConfig" in tree_text(value):
+        return True
+    head = target.children[0]
+    if len(target.children) != 2 or head.type != tokens.NAME:
+        return False
+    bound = assigned_values(head, head.value) or []
+    return any(tree_text(one).strip().endswith("rewrite_options") or _called(one) == "RewriterConfig"
+               for one in bound)
+
+
+def _callee(argument: Base) -> Optional[str]:
+    """The last name of the callee whose ``(...)`` holds the keyword ``argument``."""
+    trailer = argument.parent
+    if trailer is not None and trailer.type == symbols.arglist:
+        trailer = trailer.parent
+    power = trailer.parent if trailer is not None else None
+    if power is None or power.type != symbols.power:
+        return None
+    return _called(power)
+
+
+def _called(value: Base) -> Optional[str]:
+    """The last name of the callee of the call ``value`` (``x.RewriterConfig(...)``), or None."""
+    if value.type != symbols.power or not is_call_trailer(value.children[-1]):
+        return None
+    callee = prefix_name(value, len(value.children) - 1)
+    return callee.rpartition(".")[2] if callee else None
 
 
 @hookimpl

@@ -15,8 +15,11 @@ dataset when called on one: ``memory.batch(32)`` or ``df.apply(f)`` prove nothin
 
 A pipeline feeds inference or evaluation (:func:`inference_pipeline`) when the code around it
 says so by its names (``get_infer_iterator``, ``eval_dataset``) or by the branch it sits in
-(``else:`` of ``if is_training:``, ``if mode == ModeKeys.PREDICT:``); dropping its last batch
-then drops examples, unless the dataset repeats before it is batched.
+(``else:`` of ``if is_training:``, ``if mode == ModeKeys.PREDICT:``), by what uses the function
+that builds it (``estimator.predict(input_fn=input_fn)``, a call in ``decode_from_file``), or by
+what it does with its inputs (``len(sentences)`` next to ``from_tensor_slices(sentences)``:
+the results are counted against them); dropping its last batch then drops examples, unless the
+dataset repeats before it is batched.
 """
 
 from __future__ import annotations
@@ -28,18 +31,24 @@ from npu_codemod.api import (
     Base,
     FileContext,
     Node,
+    arguments,
+    block_child,
     bound_names,
     child_index,
     dotted_name,
     enclosing_scope,
+    find_argument,
     is_attribute_trailer,
     is_call_trailer,
+    is_true,
     prefix_name,
     scoped_statements,
     symbols,
     tokens,
+    uses,
 )
 
+from ._functions import parameters
 from ._words import node_words, words
 
 #: Dataset methods whose names other libraries use too: evidence only on a dataset receiver.
@@ -58,12 +67,18 @@ DATASET_PACKAGES = ("tensorflow.data", "tensorflow.contrib.data")
 #: Words that name evaluation or inference, and training (``get_infer_iterator``, ``train_ds``).
 INFERENCE_WORDS = frozenset(
     "predict prediction predictions pred infer inference eval evaluate evaluation test testing "
-    "valid validation val dev serving".split()
+    "valid validation val dev serving serve decode decoding decodes export exporting "
+    "predictor".split()
 )
 TRAINING_WORDS = frozenset("train training trainer".split())
 #: Dataset methods and ``tf.data.experimental`` transformations that repeat a dataset.
 REPEATS = frozenset({"repeat", "shuffle_and_repeat"})
 _DATASET_NAME = re.compile(r"^(?:dataset|ds|\w+_dataset|\w+_ds)$", re.IGNORECASE)
+#: ``tf.data`` constructors whose arguments are the pipeline's inputs.
+_SOURCES = frozenset({"from_tensor_slices", "from_tensors", "from_generator", "TextLineDataset",
+                      "TFRecordDataset", "FixedLengthRecordDataset"})
+#: How many functions' uses (a function used in a function used in ...) are followed.
+_DEPTH = 2
 _NAMES = "datasets.names"
 _BOUND = "datasets.bound"
 #: A key of :func:`dataset_names`: (id of the scope owning the name, name), or for an
@@ -165,9 +180,15 @@ def _dotted(parts: Sequence[Base]) -> str | None:
 def inference_pipeline(parts: Sequence[Base], site: Base) -> Optional[str]:
     """Why batching the dataset spelled by power children ``parts`` at ``site`` (a batching
     call's name) would drop examples of an inference/eval pipeline, or None: the code around
-    says it feeds inference (:func:`inference_evidence`) and the dataset is not shown to
-    repeat before it is batched (:func:`repeats`)."""
-    evidence = inference_evidence(site, parts)
+    says it feeds inference (:func:`inference_evidence`), or nothing says so but its inputs
+    are counted (:func:`counted_inputs`), and the dataset is not shown to repeat before it is
+    batched (:func:`repeats`)."""
+    said, why = _evidence(site, parts)
+    if said is None:
+        said, why = _made_for(parts, site)
+    evidence = counted_inputs(parts, site) if said is None else why if said == "infer" else None
+    if evidence is None and said is None:
+        evidence = shared_with_training(parts, site)
     if evidence is None or repeats(parts, site):
         return None
     return f"{evidence}, no repeat() before this batch"
@@ -181,6 +202,13 @@ def inference_evidence(site: Base, parts: Sequence[Base] = ()) -> Optional[str]:
     (``get_infer_iterator``). Training words there (``train_dataset``, ``if is_training:``)
     mean training.
     """
+    said, why = _evidence(site, parts)
+    return why if said == "infer" else None
+
+
+def _evidence(site: Base, parts: Sequence[Base] = (), depth: int = 0) -> tuple[Optional[str], str]:
+    """("infer", why), ("train", "") or (None, ""): see :func:`inference_evidence`.
+    ``depth``: how many functions' uses were followed to get here."""
     statement = site
     while statement.parent is not None and statement.parent.type != symbols.simple_stmt:
         statement = statement.parent
@@ -190,14 +218,20 @@ def inference_evidence(site: Base, parts: Sequence[Base] = ()) -> Optional[str]:
     for name in filter(None, names):
         said = _says(words(name))
         if said:
-            return f"named {name}" if said == "infer" else None
+            return said, f"named {name}" if said == "infer" else ""
     node = statement
     while node.parent is not None:
         said, why = _enclosing(node)
         if said:
-            return why if said == "infer" else None
+            return said, why if said == "infer" else ""
         node = node.parent
-    return None
+    node = statement
+    while depth < _DEPTH and node.parent is not None:  # no telling name: what uses it?
+        node = node.parent
+        said, why = _used_for(node, depth) if node.type == symbols.funcdef else (None, "")
+        if said:
+            return said, why
+    return None, ""
 
 
 def _enclosing(node: Base) -> tuple[Optional[str], str]:
@@ -221,6 +255,174 @@ def _enclosing(node: Base) -> tuple[Optional[str], str]:
     if trained:
         return "infer", f"in the other branch of 'if {str(trained[0]).strip()}'"
     return ("train", "") if any(_test_says(test) == "infer" for test in earlier) else (None, "")
+
+
+def _used_for(function: Node, depth: int) -> tuple[Optional[str], str]:
+    """What the uses of ``function`` by name say it is for: ("infer", why) when one is for
+    inference (``estimator.predict(input_fn=input_fn)``, a call in ``decode_from_file``; a
+    pipeline shared with training is not dropped either), ("train", "") when the others are
+    for training, else (None, ""). Methods are not followed."""
+    name = function.children[1]
+    scope = enclosing_scope(function)
+    if scope.type == symbols.classdef:
+        return None, ""
+    verdicts = [_use_says(use.leaf, depth + 1) for use in uses(scope, name.value)
+                if use.leaf is not name and use.kind != "bind"]
+    inferred = [why for said, why in verdicts if said == "infer"]
+    trained = any(said == "train" for said, _ in verdicts)
+    if inferred:
+        shared = " and for training" if trained else ""
+        return "infer", f"{name.value}() is used for inference ({inferred[0]}){shared}"
+    return ("train", "") if trained else (None, "")
+
+
+def _use_says(leaf: Base, depth: int) -> tuple[Optional[str], str]:
+    """What one use of a function's name says: the innermost call around it that names
+    training or inference (``estimator.predict(...)``, ``tf.estimator.TrainSpec(...)``), else
+    the code around its statement (:func:`_evidence`)."""
+    node = leaf
+    while node.parent is not None and node.parent.type not in (symbols.simple_stmt, symbols.suite):
+        parent = node.parent
+        if is_call_trailer(parent):
+            callee = prefix_name(parent.parent, child_index(parent))
+            said = _says(words(callee)) if callee else None
+            if said:
+                return said, f"passed to {callee}() on line {leaf.lineno}" if said == "infer" else ""
+        node = parent
+    said, why = _evidence(leaf, (), depth)
+    return said, f"{why}, line {leaf.lineno}" if said == "infer" else ""
+
+
+def counted_inputs(parts: Sequence[Base], site: Base) -> Optional[str]:
+    """Why the pipeline spelled by ``parts`` at ``site`` has its results counted against its
+    inputs: a name it is made from (``from_tensor_slices(sentences)``) is also counted with
+    ``len(...)`` in the function that builds it or one enclosing it; else None."""
+    sources = _source_names(parts, site)
+    scope = enclosing_scope(site)
+    while sources and scope.type == symbols.funcdef:
+        for power in _len_calls(scope):
+            name = dotted_name(power.children[1].children[1])
+            if name in sources:
+                return (f"its input {name} is counted (len({name}) on line {power.children[0].lineno}), "
+                        "so its results must match the inputs one to one")
+        scope = enclosing_scope(scope)
+    return None
+
+
+def _len_calls(function: Node) -> list[Node]:
+    """``len(<name>)`` calls in ``function``."""
+    return [power for power in function.pre_order() if power.type == symbols.power
+            and len(power.children) == 2 and power.children[0].type == tokens.NAME
+            and power.children[0].value == "len" and is_call_trailer(power.children[1])
+            and len(power.children[1].children) == 3 and dotted_name(power.children[1].children[1])]
+
+
+def _source_names(parts: Sequence[Base], site: Base) -> set[str]:
+    """The names a dataset is made from: the arguments of the ``tf.data`` constructors in its
+    chain and in the chains last assigned to its head name (see :func:`repeats`)."""
+    names: set[str] = set()
+    for chain, at in _chains(parts, site):
+        for before, part in zip(chain, chain[1:]):
+            if is_call_trailer(part) and _name_of(before) in _SOURCES:
+                names.update(filter(None, (dotted_name(argument.value) for argument in arguments(part)
+                                           if argument.keyword is None)))
+        site = at
+    return names | {name for source in names for name in _made_from(source, site)}
+
+
+def _chains(parts: Sequence[Base], site: Base) -> list[tuple[Sequence[Base], Base]]:
+    """The dataset spelled by ``parts`` at ``site``, then the values last assigned to its head
+    name in straight-line code before (``dataset = dataset.map(f)`` ...): (parts, site) each."""
+    found = []
+    for _ in range(20):
+        found.append((parts, site))
+        if not parts or parts[0].type != tokens.NAME:
+            break
+        value = last_assignment(parts[0].value, site)
+        if value is None:
+            break
+        parts, site = (value.children if value.type == symbols.power else [value]), value
+    return found
+
+
+def _made_for(parts: Sequence[Base], site: Base) -> tuple[Optional[str], str]:
+    """What a mode the dataset is made with says (``problem.dataset(ModeKeys.PREDICT)``):
+    ("infer", why), ("train", "") or (None, "")."""
+    for chain, _ in _chains(parts, site):
+        for part in chain:
+            for argument in arguments(part) if is_call_trailer(part) else []:
+                name = dotted_name(argument.value) or ""
+                said = _says(words(name)) if {"mode", "keys"} <= words(name) else None
+                if said:
+                    return said, f"made for {name}" if said == "infer" else ""
+    return None, ""
+
+
+def shared_with_training(parts: Sequence[Base], site: Base) -> Optional[str]:
+    """Why the dataset at ``site`` serves evaluation as well as training: an ``if`` before it
+    that tests for training repeats it (``if is_training: dataset = dataset.repeat()``), so
+    the same batch serves the other mode unrepeated; else None."""
+    head = parts[0].value if parts and parts[0].type == tokens.NAME else ""
+    scope = enclosing_scope(site)
+    for node in scope.pre_order() if head and scope.type == symbols.funcdef else []:
+        if node.type != symbols.if_stmt or node.get_lineno() >= site.get_lineno() \
+                or block_child(site, node) is not None:
+            continue
+        test = node.children[1]
+        trains = _test_says(test) == "train" or (
+            test.type in (symbols.and_test, symbols.or_test) and _says(node_words(test)) == "train")
+        if trains and _repeats_in(node.children[3], head) and not _always_true(scope, test):
+            return (f"shared by training and evaluation: it repeats only under 'if "
+                    f"{str(test).strip()}' (line {node.get_lineno()})")
+    return None
+
+
+def _always_true(function: Node, test: Base) -> bool:
+    """True when ``test`` is a parameter of ``function`` that every call of it in the file
+    passes as the literal ``True`` (``make_dataset(x, y, 100, True)``): only training uses it."""
+    if test.type != tokens.NAME or enclosing_scope(function).type == symbols.classdef:
+        return False
+    names = [leaf.value for _, leaf in parameters(function)]
+    kinds = dict((leaf.value, kind) for kind, leaf in parameters(function))
+    if test.value not in names:
+        return False
+    position = names.index(test.value) if kinds[test.value] == "positional" else None
+    leaves = [use.leaf for use in uses(enclosing_scope(function), function.children[1].value)
+              if use.leaf is not function.children[1]]
+    for leaf in leaves:
+        power = leaf.parent
+        if power.type != symbols.power or power.children[0] is not leaf or not is_call_trailer(power.children[1]):
+            return False
+        given = find_argument(power.children[1], test.value, position)
+        if given is None or not is_true(given.value):
+            return False
+    return bool(leaves)
+
+
+def _repeats_in(body: Base, head: str) -> bool:
+    """Does ``body`` assign ``head`` a repeated dataset (``head = head.repeat()``)?"""
+    for node in body.pre_order():
+        if node.type == symbols.expr_stmt and len(node.children) == 3 \
+                and dotted_name(node.children[0]) == head \
+                and any(leaf.value in REPEATS for leaf in node.children[2].leaves()):
+            return True
+    return False
+
+
+def _made_from(name: str, site: Base) -> set[str]:
+    """The names passed to the call last assigned to ``name`` before ``site`` (``encoded =
+    encode(sentences, vocabulary)``: sentences, vocabulary)."""
+    value = last_assignment(name, site) if "." not in name else None
+    if value is None or value.type != symbols.power or not is_call_trailer(value.children[-1]):
+        return set()
+    return set(filter(None, (dotted_name(argument.value) for argument in arguments(value.children[-1]))))
+
+
+def _name_of(part: Base) -> Optional[str]:
+    """``from_tensor_slices`` for the trailer ``.from_tensor_slices`` or that NAME."""
+    if part.type == tokens.NAME:
+        return part.value
+    return part.children[1].value if is_attribute_trailer(part) else None
 
 
 def _is_if_test(child: Base) -> bool:

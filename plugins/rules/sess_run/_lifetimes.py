@@ -17,6 +17,13 @@ holder (``a = actor.choose_action(s)``) and attribute reads (``actor.epsilon``) 
 not holders, unless a thread gets them (``target=worker.work``) or a call whose result is kept
 (``hook = Hook(agent.step)``): a bound method holds its object.
 
+A session made the default outside a ``with`` (``sess.__enter__()``,
+``sess.as_default().__enter__()``, ``ctx = sess.as_default()`` then ``ctx.__enter__()``, or
+``as_default()`` handed to a call such as ``stack.enter_context``) escapes: code anywhere may
+fetch it through ``tf.get_default_session()``. So does a session captured by a closure or a
+partial that leaves the scope: ``return make_fn(sess)`` when ``make_fn`` returns a lambda or a
+nested function using its parameter, ``fn = functools.partial(run, sess)`` then ``return fn``.
+
 Not seen: what a method of a holder returns (``runner = agent.make_runner()`` is a value),
 functions of other modules (their results are holders; what they store elsewhere is not seen),
 an object stored on a local's attribute (``model.sess = sess``) is an escape rather than a
@@ -79,9 +86,13 @@ _TF_VALUES = frozenset({
 _SAVER = "tensorflow.train.Saver"
 _COORDINATOR = "tensorflow.train.Coordinator"
 _SAVER_METHODS = frozenset({"save", "restore"})
+#: Calls whose result keeps their arguments for later calls.
+_PARTIALS = frozenset({"functools.partial"})
 _BUILTIN_VALUES = frozenset({"print", "len", "isinstance", "issubclass", "id", "hash", "repr",
                              "str", "format", "bool", "int", "float", "callable", "hasattr"})
 _LOOPS = (symbols.for_stmt, symbols.while_stmt)
+ENTERED = ("is made the default session outside a 'with', so code anywhere may still fetch it "
+           "through tf.get_default_session()")
 
 
 @dataclass
@@ -117,6 +128,8 @@ class Lifetime:
     #: ``result`` (returned, stored on the object a constructor makes, or in a local that a
     #: return may hand out: the call's result may keep it).
     escape_to: str = ""
+    #: The escape is a capture: a closure, lambda or partial keeps the object to run it later.
+    captured: bool = False
 
 
 def lifetime(scope: Node, name: str, found: list[Use], origin: Leaf,
@@ -151,6 +164,10 @@ class _Tracker:
         self.pending: list[tuple[str, list[Use], Leaf]] = []
         self.found: dict[str, list[Use]] = {}
         self.thread_of: dict[str, Threads] = {}
+        #: Holders that are closures or partials (``fn = partial(run, sess)``).
+        self.closures: set[str] = set()
+        #: The call that captured the value last given to :meth:`_released`, if any.
+        self.capture: Optional[str] = None
         self._names: Optional[Names] = None
 
     def uses(self, name: str) -> list[Use]:
@@ -188,9 +205,10 @@ class _Tracker:
     def subject(self, name: str) -> str:
         return name if name == self.life.name else f"{name} (built with {self.life.name})"
 
-    def escapes(self, name: str, how: str, to: str = "result") -> None:
+    def escapes(self, name: str, how: str, to: str = "result", captured: bool = False) -> None:
         if self.life.escape is None:
             self.life.escape, self.life.escape_to = f"{self.subject(name)} {how}", to
+            self.life.captured = captured
 
     def _earlier(self, name: str, use: Use) -> None:
         """A use before the name gets the object is of another object (``agent = None``),
@@ -211,7 +229,7 @@ class _Tracker:
         elif use.kind == "attribute":
             self._attribute(name, use.leaf)
         elif use.kind == "escape" and use.detail == "used in a nested function":
-            self.escapes(name, "is used in a nested function")
+            self.escapes(name, "is used in a nested function", captured=True)
         elif use.kind in ("argument", "escape"):
             self._value(name, use.leaf, flow(use.leaf))
 
@@ -231,6 +249,11 @@ class _Tracker:
                 self.thread_of[name] = threads
             elif called == 1 and method in KEEPS_SESSION and name == self.life.name:
                 self.escapes(name, f"is kept by the callable {method}() returns")
+            elif _enters(trailers, called, method):
+                self.escapes(self.life.name, f"{ENTERED} ({_text(power)})", to="elsewhere")
+            elif called == 1 and method == "as_default" and name == self.life.name \
+                    and len(trailers) == 2:
+                self._as_default(name, power)
             return
         if method is None or start != 0:
             return  # x[...]
@@ -243,8 +266,20 @@ class _Tracker:
         elif self._thread_call(value) or (value.calls and value.kind == "kept" and not value.contained):
             self._value(name, leaf, value)  # Thread(target=w.work), hook = Hook(agent.step)
 
+    def _as_default(self, name: str, power: Node) -> None:
+        """``name.as_default()`` outside ``with``: kept in a name, it is a holder (which
+        ``__enter__()`` may enter); handed to a call, returned or stored, it escapes."""
+        value = flow(power)
+        if value.kind == "kept" and not value.contained and not value.calls:
+            for target in value.targets:
+                self.hold(target)
+        elif value.kind != "dropped" or value.calls:
+            self.escapes(name, f"{ENTERED} ({_text(value.calls[-1][0]) if value.calls else _text(power)})",
+                         to="elsewhere")
+
     def _value(self, name: str, leaf: Leaf, value: Flow) -> None:
         """``name``'s object flows to ``value``: a thread, a holder, an escape or nothing."""
+        self.capture = None
         found = self._thread_call(value)
         if found is not None:
             self._started(name, value, *found)
@@ -260,13 +295,26 @@ class _Tracker:
         elif value.kind == "kept" and not value.contained:
             for target in value.targets:
                 self.hold(target)
+                if self.capture is not None or name in self.closures:
+                    self.closures.add(target.value)
         elif value.kind == "escape" and value.detail == "returned":
-            if self.as_parameter:
-                self.escapes(name, _how(value), to="result")
+            self._returned(name, value)
         elif value.kind != "dropped":
             own = value.into == "attribute" and value.store is not None \
                 and value.store.value == self.as_parameter
             self.escapes(name, _how(value), to="elsewhere" if value.into and not own else "result")
+
+    def _returned(self, name: str, value: Flow) -> None:
+        """``name``'s object is returned: an escape for a parameter (the call's result keeps
+        it) and for a closure or partial that captured it; else a use like any other."""
+        if self.capture is not None:
+            self.escapes(name, f"is captured by {self.capture}() (a closure or partial that runs "
+                         "it later), whose result is returned", captured=True)
+        elif name in self.closures:
+            self.escapes(name, "is a closure or partial that runs the session later, and it "
+                         "is returned", captured=True)
+        elif self.as_parameter:
+            self.escapes(name, _how(value), to="result")
 
     def _released(self, name: str, leaf: Leaf, value: Flow) -> bool:
         """True when a call on the way keeps nothing of the value (``print(x)``, a function
@@ -286,6 +334,8 @@ class _Tracker:
                 return True
             if verdict == "no":
                 return True
+            if verdict == "captured":
+                self.capture = self.capture or callee
             node = power
         return value.kind == "dropped"
 
@@ -305,6 +355,8 @@ class _Tracker:
             return "no", ""
         if builtin and callee == "setattr":
             return "elsewhere", "setattr() stores it on an object"
+        if _functools(self.ctx).resolve(callee) in _PARTIALS:
+            return "captured", ""
         definition = _definitions(self.ctx).get(callee)
         if definition is None or qualified is not None:
             return "yes", ""
@@ -382,6 +434,22 @@ class _Tracker:
                 threads.joined = threads.joined or join
             else:
                 threads.conditional = threads.conditional or join
+
+
+def _enters(trailers: list[Base], called: int, method: Optional[str]) -> bool:
+    """``x.__enter__()`` or ``x.as_default().__enter__()`` (``trailers`` follow ``x``)."""
+    if called == 1 and method == "__enter__":
+        return True
+    return called == 1 and method == "as_default" and len(trailers) >= 4 \
+        and is_attribute_trailer(trailers[2]) and trailers[2].children[1].value == "__enter__" \
+        and is_call_trailer(trailers[3])
+
+
+def _functools(ctx: FileContext) -> ImportNames:
+    found = ctx.memo.get("lifetimes.functools")
+    if found is None:
+        found = ctx.memo["lifetimes.functools"] = ImportNames(ctx.tree, root="functools")
+    return found
 
 
 def _how(value: Flow) -> str:
@@ -576,8 +644,10 @@ def _parameter_keeps(definition: Node, argument: Optional[tuple[Optional[str], i
         ctx.memo.setdefault("lifetimes.keeps", {})[id(parameter)] = (parameter, ("yes", ""))  # recursion
         life = lifetime(function, parameter.value, uses(function, parameter.value), parameter, ctx,
                         as_parameter=owner)
+        if life.escape is not None and life.escape_to == "result":
+            return ("captured", "") if life.captured else ("yes", "")
         if life.escape is not None:
-            return ("yes", "") if life.escape_to == "result" else ("elsewhere", life.escape)
+            return "elsewhere", life.escape
         if any(threads.joined is None for threads in life.threads):
             return "threads", ""
         return "no", ""

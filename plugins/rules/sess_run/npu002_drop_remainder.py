@@ -1,9 +1,11 @@
 """NPU002 dataset-batch-drop-remainder: training batches need static shapes on the NPU.
 
-An inference/eval pipeline (``get_infer_iterator``, ``eval_dataset``, the ``else:`` of ``if
-is_training:``) that does not repeat before it is batched would lose its last examples to
-``drop_remainder=True``: such a batch is reported, never rewritten; it needs the final batch
-padded to batch_size (NPU003).
+An inference/eval pipeline (``get_infer_iterator``, ``eval_dataset``, ``decode_from_file``,
+the ``else:`` of ``if is_training:``, an ``input_fn`` passed to ``estimator.predict``, one whose
+inputs are counted with ``len(...)``, one made with ``ModeKeys.PREDICT``, one that repeats only
+under ``if is_training:``) that does not repeat before it is batched would lose its
+last examples to ``drop_remainder=True``: such a batch is reported, never rewritten; it needs
+the final batch padded to batch_size (NPU003).
 """
 
 from __future__ import annotations
@@ -69,7 +71,11 @@ class DropRemainder(Rule):
                 "batch. The receiver must be shown to be a dataset within the file (made by "
                 "`tf.data` constructors or dataset methods, or named like `dataset`, `ds`, "
                 "`*_dataset`). A call that already passes `True` is left as it is.")
-    reports = ("`drop_remainder` given as anything but `True` (kept: prediction input pads the "
+    reports = ("Inference pipelines (built in a function named or used for predict, decode, eval, "
+               "export or serving, made for a PREDICT/EVAL mode, shared with training (`repeat()` "
+               "only when training), or whose inputs are counted against its results): pad the "
+               "last batch instead, see NPU003; "
+               "`drop_remainder` given as anything but `True` (kept: prediction input pads the "
                "last batch instead, see NPU003); a one-argument `.batch(...)` whose receiver is "
                "not shown to be a dataset (a replay memory's `batch(32)`); arguments unpacked "
                "with `*`/`**`; the queue API (`tf.train.batch`, `tf.train.shuffle_batch`) with "

@@ -13,6 +13,7 @@ from npu_codemod.api import (
     Name,
     Node,
     Rule,
+    arguments,
     child_index,
     find_argument,
     hookimpl,
@@ -24,12 +25,18 @@ from npu_codemod.api import (
     symbols,
 )
 
+from ._spreads import keywords_of, length_of, spreads
+
 DROPOUT = "tensorflow.nn.dropout"
+#: Keywords tf.nn.dropout and npu_ops.dropout take alike (besides noise_shape, reported).
+_SAFE_KEYWORDS = frozenset({"x", "keep_prob", "seed", "name"})
 ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
 BY_HAND = "then replace tf.nn.dropout with npu_ops.dropout by hand"
 NOISE_SHAPE = f"noise_shape= is given: check that npu_ops.dropout supports it, {BY_HAND}"
 V2_RATE = (f"tf.compat.v2.nn.dropout takes rate as its 2nd argument: write keep_prob=1 - rate, "
            f"{BY_HAND}")
+SPREAD = ("{spread} may hold noise_shape= (or rate=, which npu_ops.dropout takes as "
+          f"keep_prob=1 - rate), and the tool cannot see what it holds: check it, {BY_HAND}")
 NOT_CALLED = (f"tf.nn.dropout is used as a value, not called: make sure the callers pass "
               f"keep_prob (not rate), {BY_HAND}")
 
@@ -48,7 +55,9 @@ class NnDropout(Rule):
                 "the arguments keep their order and spelling, and `rate=r` becomes "
                 "`keep_prob=1 - r`. The guide notes the NPU dropout may affect accuracy; each "
                 "rewritten site says so.")
-    reports = ("A call with `noise_shape=` (check that the NPU supports it first), "
+    reports = ("A call with `noise_shape=` (check that the NPU supports it first) or with "
+               "`*args`/`**kwargs` that may hold it (unless the function provably never puts it "
+               "there), "
                "`tf.compat.v2.nn.dropout` with the rate as its second argument, and "
                "`tf.nn.dropout` used as a value instead of called.")
     example = """
@@ -87,6 +96,8 @@ class NnDropout(Rule):
             ctx.report(power, "unmigrated", NOT_CALLED)
         elif _has_noise_shape(call):
             ctx.report(power, "unmigrated", NOISE_SHAPE)
+        elif spread := _unknown_spread(call):
+            ctx.report(power, "unmigrated", SPREAD.format(spread=spread))
         elif _v2_positional_rate(ctx.tf.resolve(spelled) or "", call):
             ctx.report(power, "unmigrated", V2_RATE)
         else:
@@ -106,6 +117,23 @@ def _has_noise_shape(call: Node) -> bool:
     """``noise_shape`` given with a value other than its default ``None``."""
     given = find_argument(call, "noise_shape", 2)
     return given is not None and not is_none(given.value)
+
+
+def _unknown_spread(call: Node) -> str:
+    """The first ``*args``/``**kwargs`` of the call that may hold ``noise_shape`` or ``rate``
+    (as written), or ''."""
+    positional = sum(1 for argument in arguments(call) if argument.keyword is None and not argument.star)
+    for argument in spreads(call):
+        if argument.star == "**":
+            keys = keywords_of(argument)
+            safe = keys is not None and keys <= _SAFE_KEYWORDS
+        else:
+            length = length_of(argument)
+            safe = length is not None and positional + length <= 2  # the 3rd is noise_shape
+            positional += length or 0
+        if not safe:
+            return str(argument.node).strip()
+    return ""
 
 
 def _dropout_site(node: Base) -> tuple[Optional[Node], int]:

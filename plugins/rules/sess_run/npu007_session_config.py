@@ -49,6 +49,7 @@ from ._config_functions import (
     promised_functions,
     returned_value,
 )
+from ._estimator_configs import FROM_RUN_CONFIG, run_config_session_config
 from ._free_names import claim, taken_names
 from ._functions import function_returns
 from ._session_config import (
@@ -147,6 +148,10 @@ class SessionConfig(Rule):
             elif not has_unpacking(site.call):
                 ctx.report(site.power, "unmigrated", "pass session_creator="
                            f"{site.module}.train.ChiefSessionCreator(config=config) with {NPU_CONFIG}")
+            return
+        config = dotted_name(site.config.value) if site.config is not None else None
+        if run_config_session_config(config, ctx):
+            ctx.report(site.power, "migrated", FROM_RUN_CONFIG.format(config=config))
             return
         if self.settings.style == "helper" and not (site.config is None and has_unpacking(site.call)):
             ctx.defer(lambda: _wrap(site, line, column, ctx))

@@ -15,7 +15,14 @@ No close goes before a ``raise``: it is a failure path, and an ``except`` of the
 may catch it and go on using the session (``except OutOfRangeError: sess.run(final)``);
 closing first would change what that handler does. ``break``/``continue`` do not leave the
 function. ``with closing(tf.Session()) as sess:`` and ``with closing(sess):`` (``closing``
-from contextlib) close the session, like ``with``.
+from contextlib) close the session, like ``with``. Nothing is inserted after a statement whose
+every path ends in a ``return``/``raise``/``break``/``continue`` (``with ...: return x``): the
+close goes before its returns, or the session is reported.
+
+A session made the default outside a ``with`` (``sess.__enter__()``,
+``sess.as_default().__enter__()``) or captured by a closure, lambda or ``functools.partial``
+that is returned (``return make_fn(sess)`` where ``make_fn`` returns a nested function using
+it) escapes (:mod:`._lifetimes`): it is reported, never closed.
 
 A session a function returns (``return sess``, ``return sess, graph``) belongs to its callers:
 each call of that function is handled like a session creation (closed there when it qualifies,
@@ -296,10 +303,13 @@ def _close(power: Node, life: Lifetime, span: _Span, exits: list[_Exit], ctx: Fi
     report the returns it cannot."""
     name = life.name
     closable = [node.parent for node, problem in exits if problem is None]
-    after = not is_terminal(span.last)  # else it is a default session's final return
-    if not after and not any(line is span.last for line in closable):
-        ctx.report(power, "unmigrated", f"{CLOSE} ({name} {_DEFAULT_TO_THE_END})")
-        return
+    endings = _endings(span.last)  # None: the block goes on after it, the close goes there
+    after = endings is None
+    if endings is not None:
+        why = _unclosable_end(span.last, endings, closable)
+        if why:
+            ctx.report(power, "unmigrated", f"{CLOSE} ({name} {why})")
+            return
     ctx.defer(lambda: _insert_closes(f"{name}.close()", span.last if after else None,
                                      closable, ctx.newline))
     holders = [holder for holder in life.holders if holder != name]
@@ -313,6 +323,79 @@ def _close(power: Node, life: Lifetime, span: _Span, exits: list[_Exit], ctx: Fi
     for node, problem in exits:
         if problem is not None:
             ctx.report(node, "unmigrated", f"{RETURN} ({problem})")
+
+
+def _unclosable_end(last: Base, endings: list[Base], closable: list[Node]) -> str:
+    """Why no close can be placed for a span whose ``last`` statement ends every path
+    (``endings``: its return/raise/break/continue lines; ``closable``: the returns a close can
+    go before), or '' when closing before those returns is enough. Nothing is ever inserted
+    after ``last``: it could never run."""
+    if is_terminal(last):
+        return "" if any(line is last for line in closable) else _DEFAULT_TO_THE_END
+    jumps = [line for line in endings if not is_return(line.children[0])
+             and line.children[0].type != symbols.raise_stmt
+             and not (line.children[0].type == tokens.NAME and line.children[0].value == "raise")]
+    if jumps or not any(block_child(line, last) is not None for line in closable):
+        return (f"is used up to line {position(last)[0]}, a statement whose every path ends in a "
+                "return/raise/break/continue, so no close can follow it; close it before each "
+                "of those by hand")
+    return ""
+
+
+def _endings(statement: Base) -> Optional[list[Base]]:
+    """The return/raise/break/continue lines that end every path through ``statement`` (a
+    line, ``with``, ``if`` with an ``else``, ``try``), or None when a path runs past it."""
+    if statement.type == symbols.simple_stmt:
+        return [statement] if is_terminal(statement) else None
+    clauses = _clauses(statement)
+    if statement.type == symbols.with_stmt:
+        return _body_endings(clauses[-1][1])
+    if statement.type == symbols.if_stmt and clauses[-1][0] == "else":
+        return _all_end([body for _, body in clauses])
+    if statement.type != symbols.try_stmt:
+        return None
+    bodies = dict(clauses)
+    if "finally" in bodies and _body_endings(bodies["finally"]) is not None:
+        return _body_endings(bodies["finally"])
+    normal = _body_endings(bodies["try"])
+    if normal is None and "else" in bodies:
+        normal = _body_endings(bodies["else"])
+    handlers = _all_end([body for keyword, body in clauses if keyword == "except"])
+    return None if normal is None or handlers is None else normal + handlers
+
+
+def _clauses(statement: Node) -> list[tuple[str, Base]]:
+    """(keyword, body) of each clause of a compound statement; ``except`` for a handler."""
+    children = statement.children
+    result = []
+    for index, child in enumerate(children):
+        if child.type == tokens.COLON and index + 1 < len(children):
+            keyword = children[index - 1]
+            if keyword.type == tokens.NAME and keyword.value in ("try", "else", "finally", "except"):
+                word = keyword.value
+            else:
+                word = "except" if keyword.type == symbols.except_clause else children[0].value
+            result.append((word, children[index + 1]))
+    return result
+
+
+def _all_end(bodies: list[Base]) -> Optional[list[Base]]:
+    endings: list[Base] = []
+    for body in bodies:
+        found = _body_endings(body)
+        if found is None:
+            return None
+        endings.extend(found)
+    return endings
+
+
+def _body_endings(body: Base) -> Optional[list[Base]]:
+    """:func:`_endings` of the last statement of a clause's body."""
+    if body.type != symbols.suite:
+        return _endings(body)
+    statements = [child for child in body.children
+                  if child.type not in (tokens.INDENT, tokens.DEDENT, tokens.NEWLINE)]
+    return _endings(statements[-1]) if statements else None
 
 
 def _outside_parentheses(node: Base) -> Base:

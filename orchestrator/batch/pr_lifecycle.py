@@ -30,9 +30,10 @@ from npu_codemod.orchestrator.git.branch_reuse import build_point
 from npu_codemod.orchestrator.git.compare import base_has_the_changes, push_with_lease
 from npu_codemod.orchestrator.git.repository import GitError
 from npu_codemod.orchestrator.git.workspace import Workspace
-from npu_codemod.orchestrator.prs.forge import Forge, ForgeError, PrDetails, open_forge
+from npu_codemod.orchestrator.prs.forge import Forge, ForgeError, PrDetails, forge_of
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
+from npu_codemod.orchestrator.results import RepoResult
 from npu_codemod.orchestrator.toolkit import RuleSelection
 
 Record = Mapping[str, Any]
@@ -79,16 +80,6 @@ def pull_requests(run: Record) -> Iterator[tuple[Record, Record]]:
         for pr in repo.get("pull_requests") or ():
             if pr.get("number") is not None:
                 yield repo, pr
-
-
-def forge_of(hook: Any, pr: Record, token: Optional[str], forge_url: Optional[str] = None,
-             forge: Optional[str] = None) -> Forge:
-    """The forge client of a PR record (``status`` and ``prs``); ForgeError when it cannot be had."""
-    missing = [key for key in ("forge", "remote_url", "slug") if not pr.get(key)]
-    if missing:  # the tool always writes them: a run.json edited by hand
-        raise ForgeError(f"the run record's entry lacks {', '.join(missing)}")
-    return open_forge(hook, forge or pr["forge"], pr["remote_url"], forge_url or pr.get("api_url") or None,
-                      token, pr["slug"])
 
 
 def each_pr(run: Record, hook: Any, settings: LifecycleSettings, step: Step) -> Iterator[PrOutcome]:
@@ -210,7 +201,7 @@ def _entry(repo: Record, pr: Record, base_ref: Optional[str] = None) -> RepoEntr
 
 
 def _process(repo: Record, pr: Record, settings: LifecycleSettings, mode: str, base_ref: str,
-             branch: str):
+             branch: str) -> RepoResult:
     """The pipeline over the clone of the PR's remote: a ``scan`` of the base, or a ``run``
     that rebuilds the branch there (nothing pushed); GitError when it fails."""
     from npu_codemod.orchestrator.batch.pipeline import process_repo

@@ -1,0 +1,186 @@
+"""Module accessor functions: repository functions that return a TensorFlow module.
+
+Large libraries reach ``tf.contrib`` through functions, so that importing them does not fail
+where contrib is missing::
+
+    def tpu():                      # tensor2tensor/utils/contrib.py
+      err_if_tf2(msg='err')
+      from tensorflow.contrib import tpu as contrib_tpu
+      return contrib_tpu
+
+and call them where they need the module: ``contrib.tpu().TPUEstimator(...)``. Such a call
+resolves like the module it returns, for every rule and for the audit. Each file is read with
+``ast`` before any rewrite (:func:`accessor_facts`, returned by a plugin's
+``npu_codemod_analyze_file``), one fact per module-level function that takes no argument it
+must be given and returns a TensorFlow name::
+
+    accessor:<module>.<function>=<full TensorFlow name, or ? when it cannot be resolved>
+
+A return of something else as well (a ``DummyModule(...)`` where TF 2 has no contrib) does not
+count: the TF 1.x path returns the module. Two different TensorFlow names, or a module the
+function looks up by name (``getattr(tf.contrib, name)``, ``importlib.import_module(...)``),
+cannot be resolved: ``?``. :func:`file_accessors` reads the facts back as the file being rewritten spells
+the functions (``contrib.tpu``, ``tpu``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable, Optional
+
+from .modules import ast_dotted_name, imported_names, module_ast, module_parts, nearest_name, own_nodes
+from .tfnames import ESTIMATOR_PACKAGE, TF, canonical, public_name
+from .tfnames import UNRESOLVED_ACCESSOR as UNRESOLVED
+
+PREFIX = "accessor:"
+_ROOTS = (TF, ESTIMATOR_PACKAGE)
+#: Calls that give a module or one of its members by name.
+_LOOKUPS = frozenset({"getattr", "import_module", "__import__"})
+
+
+def accessor_facts(path: str, text: str) -> set[str]:
+    """The ``accessor:`` facts of one file (see the module's doc)."""
+    tree = module_ast(text)
+    if tree is None:
+        return set()
+    module = ".".join(module_parts(path))
+    imports = _tf_imports(tree)
+    facts = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and not _required(node.args):
+            target = _returned_module(node, imports)
+            if target is not None:
+                facts.add(f"{PREFIX}{module}.{node.name}={target}")
+    return facts
+
+
+def _tf_imports(tree: ast.Module) -> dict[str, str]:
+    """Local name -> the TensorFlow name it is imported as, anywhere in the module: a name
+    imported from TensorFlow in one place and from elsewhere in another (``try: from
+    tensorflow.contrib import slim as tf_slim / except ImportError: import tf_slim``) is
+    TensorFlow's, as on TF 1.x; one imported as two TensorFlow names is left out."""
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            pairs = [(alias.asname or alias.name.split(".")[0],
+                      alias.name if alias.asname else alias.name.split(".")[0]) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            pairs = [(alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names]
+        else:
+            continue
+        for local, target in pairs:
+            if target.split(".")[0] in _ROOTS:
+                found.setdefault(local, set()).add(target)
+    return {local: targets.pop() for local, targets in found.items() if len(targets) == 1}
+
+
+def _required(arguments: ast.arguments) -> bool:
+    """Must a call pass an argument?"""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    return len(positional) > len(arguments.defaults) \
+        or any(default is None for default in arguments.kw_defaults)
+
+
+def _returned_module(function: ast.FunctionDef, imports: dict[str, str]) -> Optional[str]:
+    """The TensorFlow name every TensorFlow-returning ``return`` of ``function`` gives,
+    :data:`UNRESOLVED`, or None when it returns nothing of TensorFlow."""
+    targets, built = set(), False
+    for node in own_nodes(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            name = _tf_name(node.value, imports)
+            if name is not None:
+                targets.add(name)
+            elif _builds_module(node.value) and _mentions_tf(node.value, imports):
+                built = True
+    if len(targets) == 1 and not built:
+        return targets.pop()
+    return UNRESOLVED if targets or built else None
+
+
+def _tf_name(value: ast.expr, imports: dict[str, str]) -> Optional[str]:
+    """The full TensorFlow name of a dotted ``value`` (``contrib_tpu``, ``tf.contrib.tpu``)."""
+    spelled = ast_dotted_name(value)
+    if spelled is None:
+        return None
+    head, _, rest = spelled.partition(".")
+    bound = imports.get(head)
+    if bound is None:
+        return None
+    return canonical(public_name(bound + (f".{rest}" if rest else "")))
+
+
+def _builds_module(value: ast.expr) -> bool:
+    """Is ``value`` a call that looks a module or its member up by name (``getattr(tf.contrib,
+    name)``, ``importlib.import_module(...)``)?"""
+    if not isinstance(value, ast.Call):
+        return False
+    return (ast_dotted_name(value.func) or "").rpartition(".")[2] in _LOOKUPS
+
+
+def _mentions_tf(value: ast.AST, imports: dict[str, str]) -> bool:
+    """Does ``value`` use a TensorFlow binding or spell a TensorFlow module in a string?"""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name) and imports.get(node.id, "").split(".")[0] in _ROOTS:
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and node.value.split(".")[0] in _ROOTS:
+            return True
+    return False
+
+
+def repository_accessors(facts: Iterable[str]) -> dict[str, str]:
+    """Module-qualified function name -> what it returns, from the ``accessor:`` facts."""
+    found = {}
+    for fact in facts:
+        if fact.startswith(PREFIX):
+            name, _, target = fact[len(PREFIX):].partition("=")
+            found[name] = target
+    return found
+
+
+def file_accessors(path: str, text: str, accessors: dict[str, str]) -> dict[str, str]:
+    """How the file ``path`` (source ``text``) spells the repository's accessor functions ->
+    what each returns: ``contrib.tpu`` after ``from lib.utils import contrib``, ``tpu`` after
+    ``from lib.utils.contrib import tpu`` or where the file defines it."""
+    if not accessors:
+        return {}
+    tree = module_ast(text)
+    if tree is None:
+        return {}
+    parts = module_parts(path)
+    module, package = ".".join(parts), parts[:-1]
+    found = {name.rpartition(".")[2]: target for name, target in accessors.items()
+             if name.rpartition(".")[0] == module}
+    modules = {name.rpartition(".")[0] for name in accessors}
+    for local, bound in imported_names(tree, path).items():
+        if bound.split(".")[0] in _ROOTS:
+            continue
+        function = nearest_name(bound, package, accessors.keys())
+        if function is not None:
+            found[local] = accessors[function]
+            continue
+        owner = nearest_name(bound, package, modules)
+        if owner is not None:
+            found.update({f"{local}.{name.rpartition('.')[2]}": target
+                          for name, target in accessors.items() if name.rpartition(".")[0] == owner})
+    return found
+
+
+def unresolved_accesses(text: str, spellings: Iterable[str]) -> list[tuple[int, int, str]]:
+    """``(line, character column, code)`` of each ``<accessor>().<name>`` in ``text`` whose
+    accessor is one of ``spellings`` (those returning a module not known), in source order."""
+    wanted = frozenset(spellings)
+    tree = module_ast(text) if wanted else None
+    if tree is None:
+        return []
+    lines = text.split("\n")
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call) \
+                and not node.value.args and not node.value.keywords:
+            spelled = ast_dotted_name(node.value.func)
+            if spelled in wanted:
+                line = lines[node.lineno - 1]
+                column = len(line.encode("utf-8")[:node.col_offset].decode("utf-8", "replace"))
+                found.append((node.lineno, column, f"{spelled}().{node.attr}"))
+    return sorted(found)

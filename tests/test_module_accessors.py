@@ -1,0 +1,202 @@
+"""Issue 25: module accessor functions. A library reaches ``tf.contrib`` through functions that
+return modules (``lib/utils/contrib.py``: ``def tpu(): ... return contrib_tpu``), so that it
+imports where contrib is missing; ``contrib.tpu().TPUEstimator(...)`` resolves like
+``tf.contrib.tpu.TPUEstimator`` for every rule and for NPU100. A function whose module is not
+known (it looks the module up by name) makes NPU100 report each access through it, counted.
+"""
+
+from __future__ import annotations
+
+from npu_codemod.api import accessor_facts
+from npu_codemod.codemods.accessors import file_accessors, repository_accessors
+from npu_codemod.testing import assert_migrates, assert_reports, engine_of_ids
+
+from support.packs import repository_facts
+
+RULES = {"NPU001", "NPU011", "NPU012", "NPU013", "NPU100"}
+HEADER = "from npu_bridge.npu_init import *\n"
+
+CONTRIB = '''\
+"""Wrappers around tf.contrib: contrib packages are imported where they are used, so that the
+library imports on TensorFlow builds without contrib."""
+from __future__ import absolute_import
+
+import importlib
+
+import tensorflow.compat.v1 as tf
+
+try:
+  from tensorflow.contrib import slim as tf_slim  # pylint: disable=g-import-not-at-top
+  is_tf2 = False
+except ImportError:
+  import tf_slim  # pylint: disable=g-import-not-at-top
+  is_tf2 = True
+
+
+class DummyModule(object):
+  """Stands in for a contrib module that this TensorFlow does not have."""
+
+  def __init__(self, **kw):
+    for k, v in kw.items():
+      setattr(self, k, v)
+
+
+def err_if_tf2(msg="err"):
+  if is_tf2:
+    raise ImportError("contrib is unavailable in tf2: %s" % msg)
+
+
+def slim():
+  return tf_slim
+
+
+def tpu():
+  err_if_tf2(msg="tpu")
+  from tensorflow.contrib import tpu as contrib_tpu  # pylint: disable=g-import-not-at-top
+  return contrib_tpu
+
+
+def distribute():
+  return tf.contrib.distribute
+
+
+def framework():
+  if is_tf2:
+    return DummyModule(nest=tf.nest, name_scope=tf.name_scope)
+  from tensorflow.contrib import framework as contrib_framework  # pylint: disable=g-import-not-at-top
+  return contrib_framework
+
+
+def contrib_module(name="layers"):
+  """Any other contrib package, by name."""
+  return importlib.import_module("tensorflow.contrib." + name)
+
+
+def is_available(name):
+  return not is_tf2 and hasattr(tf.contrib, name)
+'''
+TRAINER = '''\
+"""Trains a model of the library with TPUEstimator."""
+from __future__ import absolute_import
+
+import tensorflow.compat.v1 as tf
+
+from lib.utils import contrib
+from lib.utils.contrib import tpu as tpu_module
+from lib import models
+
+
+def model_fn(features, labels, mode, params):
+  logits = models.build(features, params)
+  loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+  optimizer = tf.train.AdamOptimizer(params["learning_rate"])
+  if params["use_tpu"]:
+    optimizer = contrib.tpu().CrossShardOptimizer(optimizer)
+  with contrib.framework().arg_scope([models.dense], activation=tf.nn.relu):
+    summary = contrib.contrib_module().summarize_tensor(logits)
+  train_op = optimizer.minimize(loss, global_step=tf.train.get_global_step())
+  return tpu_module().TPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op,
+                                       host_call=(models.host_fn, [summary]))
+
+
+def main(flags):
+  tpu_config = contrib.tpu().TPUConfig(iterations_per_loop=flags.iterations)
+  run_config = contrib.tpu().RunConfig(model_dir=flags.model_dir, tpu_config=tpu_config)
+  estimator = contrib.tpu().TPUEstimator(
+      model_fn=model_fn,
+      config=run_config,
+      use_tpu=flags.use_tpu,
+      train_batch_size=flags.batch_size,
+      params={"learning_rate": flags.learning_rate, "use_tpu": flags.use_tpu})
+  estimator.train(input_fn=models.input_fn, max_steps=flags.train_steps)
+'''
+FILES = {"lib/__init__.py": "", "lib/utils/__init__.py": "", "lib/utils/contrib.py": CONTRIB,
+         "lib/trainer.py": TRAINER}
+FACTS = repository_facts(FILES)
+
+
+def messages(findings: list, rule_id: str) -> list[str]:
+    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == rule_id]
+
+
+def test_accessor_facts_name_the_module_each_function_returns():
+    assert sorted(accessor_facts("lib/utils/contrib.py", CONTRIB)) == [
+        "accessor:lib.utils.contrib.contrib_module=?",  # looked up by name
+        "accessor:lib.utils.contrib.distribute=tensorflow.contrib.distribute",
+        "accessor:lib.utils.contrib.framework=tensorflow.contrib.framework",  # DummyModule on TF 2
+        "accessor:lib.utils.contrib.slim=tensorflow.contrib.slim",
+        "accessor:lib.utils.contrib.tpu=tensorflow.contrib.tpu"]  # is_available takes an argument
+    spelled = file_accessors("lib/trainer.py", TRAINER, repository_accessors(FACTS))
+    assert spelled["contrib.tpu"] == spelled["tpu_module"] == "tensorflow.contrib.tpu"
+
+
+def test_calls_through_accessors_are_migrated_like_the_modules_they_return():
+    after = TRAINER.replace("from __future__ import absolute_import\n",
+                            "from __future__ import absolute_import\n" + HEADER).replace(
+        "tpu_config=tpu_config)", "tpu_config=tpu_config, save_summary_steps=0)").replace(
+        "      config=run_config,", "      config=npu_run_config_init(run_config=run_config),").replace(
+        "      use_tpu=flags.use_tpu,", "      use_tpu=False,").replace(
+        '"use_tpu": flags.use_tpu})', '"use_tpu": flags.use_tpu}, eval_on_tpu=False, export_to_tpu=False)')
+    findings = assert_migrates(RULES, TRAINER, after, facts=FACTS, path="lib/trainer.py", findings=[
+        ("NPU001", 4, 0, "migrated"),
+        ("NPU012", 16, 16, "unmigrated"),  # contrib.tpu().CrossShardOptimizer(optimizer)
+        ("NPU100", 17, 7, "unmigrated"),  # contrib.framework().arg_scope: deprecated
+        ("NPU100", 18, 14, "unmigrated"),  # contrib.contrib_module(): not resolved
+        ("NPU012", 20, 9, "unmigrated"),  # tpu_module().TPUEstimatorSpec(host_call=...)
+        ("NPU013", 26, 15, "migrated"),  # contrib.tpu().RunConfig
+        ("NPU011", 27, 14, "migrated"), ("NPU012", 27, 14, "migrated")])  # TPUEstimator
+    assert messages(findings, "NPU012")[0].startswith(
+        "TPU-only: remove contrib.tpu().CrossShardOptimizer for the NPU and use `optimizer` directly")
+    assert messages(findings, "NPU012")[1].startswith("tpu_module().TPUEstimatorSpec with host_call")
+    assert messages(findings, "NPU100") == [
+        "deprecated in TF 1.15: replace tf.contrib.framework.arg_scope with its public TF 1.15 "
+        "equivalent before migrating, or the migration may fail (guide: Ascend's TF 1.15 API "
+        "support list, https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu100-api-support)",
+        "unresolved TensorFlow access: contrib.contrib_module() is a function of the repository "
+        "that returns a TensorFlow module npu-codemod cannot resolve (it picks or looks the module "
+        "up): check contrib.contrib_module().summarize_tensor against Ascend's API support list by "
+        "hand (guide: Ascend's TF 1.15 API support list, "
+        "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu100-api-support)"]
+
+
+def _unknown_sites(source: str) -> int:
+    outcome = engine_of_ids(frozenset(RULES)).process(source.encode(), "lib/trainer.py", repo="repo",
+                                                      facts=FACTS)
+    return sum(sites.sites for sites in outcome.api_sites if sites.status == "unknown")
+
+
+def test_an_unresolved_access_is_counted_for_api_readiness():
+    without = TRAINER.replace("    summary = contrib.contrib_module().summarize_tensor(logits)\n",
+                              "    summary = logits\n")
+    assert _unknown_sites(TRAINER) == _unknown_sites(without) + 1
+
+
+def test_the_accessor_module_itself_is_audited_as_it_is():
+    findings = assert_reports(RULES, CONTRIB, facts=FACTS, path="lib/utils/contrib.py")
+    assert {f.rule_id for f in findings} == {"NPU100"}
+
+
+LOCAL = '''\
+"""Pre-training with the accessor defined next to its use."""
+import tensorflow as tf
+
+
+def _tpu_lib():
+  """tf.contrib.tpu, looked up only where the TPU is used."""
+  return tf.contrib.tpu
+
+
+def build(flags, model_fn, run_config):
+  return _tpu_lib().TPUEstimator(model_fn=model_fn, config=run_config, use_tpu=True,
+                                 eval_on_tpu=False, export_to_tpu=False)
+'''
+
+
+def test_an_accessor_of_the_same_file_resolves_too():
+    facts = repository_facts({"pretrain.py": LOCAL})
+    after = LOCAL.replace("import tensorflow as tf\n", HEADER + "import tensorflow as tf\n").replace(
+        "config=run_config, use_tpu=True,", "config=npu_run_config_init(run_config=run_config), use_tpu=False,")
+    findings = assert_migrates(RULES, LOCAL, after, facts=facts, path="pretrain.py", findings=[
+        ("NPU001", 2, 0, "migrated"), ("NPU011", 11, 9, "migrated"), ("NPU012", 11, 9, "migrated"),
+        ("NPU100", 7, 9, "unmigrated")])  # return tf.contrib.tpu: deprecated
+    assert messages(findings, "NPU012") == ["set use_tpu=False (was True): the TPU is switched off on the NPU"]
