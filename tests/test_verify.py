@@ -18,6 +18,7 @@ import pytest
 from support.cli import cli
 from support.git import git, make_repo, show, write_files
 from support.repo_state import snapshot
+from support.verify_repos import VERIFY_TIMEOUT
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 VERIFY_TABLE = '[tool.npu-codemod.verify]\ncommand = "python train.py"\n'
@@ -132,7 +133,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> dict:
     (root / "repos.txt").write_text("".join(f"{name}\n" for name in names))
     before = {name: snapshot(root / name) for name in names}
     done = cli("verify", "--repos", "repos.txt", "--jobs", "2", "--no-progress", "--report-dir",
-               "report", "--workspace", "ws", cwd=root)
+               "report", "--workspace", "ws", cwd=root, timeout=VERIFY_TIMEOUT)
     run = json.loads((root / "report" / "run.json").read_text())
     return {"root": root, "done": done, "before": before, "migrated": migrated,
             "verify": {repo["repo"]: repo["verify"] for repo in run["repos"]}, "run": run}
@@ -269,7 +270,7 @@ def test_no_run_touches_the_checkout_or_leaves_scratch_folders(planted) -> None:
 
 
 def test_run_verify_on_the_demo_repositories(tmp_path: Path) -> None:
-    done = cli("demo", "--verify", "--report-dir", "report", cwd=tmp_path)
+    done = cli("demo", "--verify", "--report-dir", "report", cwd=tmp_path, timeout=VERIFY_TIMEOUT)
     assert done.returncode == 0, done.stderr
     run = json.loads((tmp_path / "report" / "run.json").read_text())
     verify = {repo["repo"]: repo["verify"] for repo in run["repos"]}
