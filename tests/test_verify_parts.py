@@ -264,6 +264,9 @@ def test_equivalent_needs_a_training_step_and_the_variables_at_the_end(calls, va
     record = judge(SETTINGS, side(calls, variables=variables), side(calls, variables=variables))
     assert record.verdict == "inconclusive"
     assert record.reason.startswith(f"nothing to compare ({missing}); compared: ")
+    broken = judge(SETTINGS, side(calls, variables=variables),
+                   side(calls, variables=variables, violations=["no NpuOptimizer"]))
+    assert (broken.verdict, broken.reason) == ("violations", "1 NPU constraint(s) broken: no NpuOptimizer")
 
 
 def test_printed_metrics_are_compared_to_the_precision_they_were_printed_with() -> None:

@@ -48,12 +48,12 @@ def judge(settings: VerifySettings, original: SideRun, migrated: SideRun) -> Ver
     difference = difference or _later_difference(original, migrated, settings.rtol)
     if difference:
         return _with(base, "diverged", difference + _stopped_note(original, migrated), ())
+    if migrated.violations:  # a fact of the migrated run, whatever the evidence
+        return _with(base, "violations", f"{len(migrated.violations)} NPU constraint(s) broken: "
+                     + "; ".join(migrated.violations), migrated.violations)
     missing = _missing_evidence(steps, original)
     if missing:
         return _with(base, "inconclusive", f"nothing to compare ({missing}); compared: {evidence}", ())
-    if migrated.violations:
-        return _with(base, "violations", f"{len(migrated.violations)} NPU constraint(s) broken: "
-                     + "; ".join(migrated.violations), migrated.violations)
     return _with(base, "equivalent", f"{evidence}: equal within rtol {settings.rtol:g}; max "
                  f"relative difference {worst:.3g}" + _stopped_note(original, migrated), ())
 
