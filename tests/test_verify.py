@@ -421,8 +421,8 @@ def test_a_missing_package_is_named_and_the_requirements_install_it(tmp_path: Pa
     record = json.loads((tmp_path / "report" / "run.json").read_text())["repos"][0]["verify"]
     assert record["reason"] == (
         "missing package helper: the original cannot import it here (--verify-requirements installs "
-        "the repository's requirements.txt into a cached environment): ModuleNotFoundError: No "
-        "module named 'helper' (exit code 1)")
+        "the repository's requirements.txt or setup.py install_requires into a cached environment): "
+        "ModuleNotFoundError: No module named 'helper' (exit code 1)")
     cli(*args, "--verify-requirements", cwd=tmp_path, expect=1)  # installed; tensorflow==1.15.5 left out
     record = json.loads((tmp_path / "report" / "run.json").read_text())["repos"][0]["verify"]
     assert record["reason"].startswith("nothing to compare (the original ran no Session.run")

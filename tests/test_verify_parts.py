@@ -21,7 +21,7 @@ from npu_codemod.orchestrator.verify.compare import (
 )
 from npu_codemod.orchestrator.verify.export import export_commit
 from npu_codemod.orchestrator.verify.records import VERDICTS, VerifyRecord
-from npu_codemod.orchestrator.verify.requirements import missing_module
+from npu_codemod.orchestrator.verify.requirements import listed_requirements, missing_module
 from npu_codemod.orchestrator.verify.sandbox import SideRun, clean_environment, printed_metrics
 from npu_codemod.orchestrator.verify.settings import VerifyOptions, VerifySettings, resolve
 
@@ -336,3 +336,15 @@ def test_a_missing_module_of_tensorflow_is_no_missing_package() -> None:
     assert missing_module("ModuleNotFoundError: No module named 'tensorflow.contrib.quantize'") is None
     assert missing_module("ValueError: No module named 'x'") is None
     assert missing_module("ModuleNotFoundError: No module named 'tensorflow_hub'") == "tensorflow_hub"
+
+
+def test_requirements_come_from_requirements_txt_else_setup_py(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text('from setuptools import setup\n\nsetup(name="m", version="1", '
+                                       'install_requires=["numpy>=1.14", "tensorflow==1.15.0"])\n')
+    assert listed_requirements(tmp_path) == ["numpy>=1.14", "tensorflow==1.15.0"]
+    (tmp_path / "requirements.txt").write_text("# pinned\nscipy==1.2\n\ntensorflow-gpu==1.15\n")
+    assert listed_requirements(tmp_path) == ["scipy==1.2", "tensorflow-gpu==1.15"]
+    computed = tmp_path / "computed"
+    computed.mkdir()
+    (computed / "setup.py").write_text("from setuptools import setup\nsetup(install_requires=open('r').read().split())\n")
+    assert listed_requirements(computed) is None and listed_requirements(tmp_path / "none") is None

@@ -66,8 +66,8 @@ def _before_comparing(settings: VerifySettings, original: SideRun,
         missing = missing_module(error)
         if missing and not settings.requirements:
             return ("inconclusive", f"missing package {missing}: the original cannot import it "
-                    f"here ({OPTION} installs the repository's requirements.txt into a cached "
-                    f"environment): {error}", original.output_tail)
+                    f"here ({OPTION} installs the repository's requirements.txt or setup.py "
+                    f"install_requires into a cached environment): {error}", original.output_tail)
         return ("inconclusive", "the original does not run here: " + error, original.output_tail)
     if original.timed_out or migrated.timed_out:
         which = "the original" if original.timed_out else "the migrated run"

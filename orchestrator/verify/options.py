@@ -42,8 +42,8 @@ def add_verify_options(parser: argparse.ArgumentParser, flag: bool) -> None:
                              f"separated, of: {', '.join(ALLOWABLE)} (default: none: exit 1 "
                              "unless every repository is equivalent)")
     parser.add_argument("--verify-requirements", action="store_true",
-                        help="install each repository's requirements.txt (less TensorFlow and "
-                             "Keras) into a cached environment that also sees this interpreter's "
+                        help="install each repository's requirements.txt (else its setup.py "
+                             "install_requires; less TensorFlow and Keras) into a cached environment that also sees this interpreter's "
                              "packages, and run its command there (needs the network to install)")
     parser.add_argument("--verify-memory", type=int, metavar="MIB",
                         help="address-space limit of each run in MiB (default: the repository's "

@@ -1,15 +1,16 @@
-"""The repository's own requirements, installed into a cached environment (``--verify-requirements``).
+"""The repository's own requirements (its ``requirements.txt``, else the ``install_requires``
+of its ``setup.py``), installed into a cached environment (``--verify-requirements``).
 
 The environment is a virtualenv that sees this interpreter's packages after its own (a
 ``.pth`` file naming this interpreter's site folders: TensorFlow, the launcher's needs) and
-adds the repository's ``requirements.txt``, less TensorFlow and Keras
-themselves (a TF 1.x pin cannot install here; the launcher answers TF 1.x names). It is
+adds the repository's requirements, less TensorFlow and Keras themselves (a TF 1.x pin cannot install here; the launcher answers TF 1.x names). It is
 built once per set of requirements, under the user's cache folder, and reused: installing
 needs the network, so it happens here, before the runs, never inside one.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import re
@@ -33,18 +34,41 @@ class RequirementsError(Exception):
 
 
 def requirements_python(checkout: Path) -> Optional[str]:
-    """The interpreter of the cached environment holding ``checkout``'s ``requirements.txt``
-    (built if needed), or None when the repository has none. RequirementsError when pip fails."""
-    listed = checkout / "requirements.txt"
-    if not listed.is_file():
+    """The interpreter of the cached environment holding ``checkout``'s requirements (built
+    if needed), or None when the repository lists none. RequirementsError when pip fails."""
+    listed = listed_requirements(checkout)
+    if listed is None:
         return None
-    wanted = [line for line in listed.read_text(encoding="utf-8", errors="replace").splitlines()
-              if line.strip() and not line.lstrip().startswith("#") and not _PROVIDED.match(line)]
+    wanted = [line for line in listed if not _PROVIDED.match(line)]
     home = _cache() / _key(wanted)
-    python = home / "bin" / "python"
     if not (home / "installed").exists():
         _build(home, wanted, checkout)
-    return str(python)
+    return str(home / "bin" / "python")
+
+
+def listed_requirements(checkout: Path) -> Optional[list[str]]:
+    """The requirement lines of ``requirements.txt``, else the ``install_requires`` written
+    out as a list in ``setup.py``'s ``setup(...)``; None when there are neither."""
+    listed = checkout / "requirements.txt"
+    if listed.is_file():
+        lines = listed.read_text(encoding="utf-8", errors="replace").splitlines()
+        return [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    return _install_requires(checkout / "setup.py")
+
+
+def _install_requires(setup: Path) -> Optional[list[str]]:
+    try:
+        tree = ast.parse(setup.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "install_requires":
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                return None
+            return [str(item) for item in value] if isinstance(value, (list, tuple)) else None
+    return None
 
 
 def _cache() -> Path:
