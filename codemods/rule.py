@@ -95,6 +95,9 @@ class Rule:
     #: Ids of the rules whose edits this rule reads: it visits and finishes after them. ``"*"``
     #: means after every other rule (NPU001, which adds its import to files others changed).
     after: ClassVar[tuple[str, ...]] = ()
+    #: False for a rule whose findings only follow other rules' edits and are no sites of their
+    #: own (NPU001's ``npu_init`` import line): runs and reports leave them out of every count.
+    counts_sites: ClassVar[bool] = True
     #: Tie-break among rules with no dependency between them (ascending); prefer :attr:`after`.
     order: ClassVar[int] = 50
     #: What the rule reads and edits, so the engine parses only that (``--engine selective``):

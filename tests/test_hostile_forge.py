@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from npu_codemod.orchestrator.prs.http import MAX_SILENT, ApiClient, ForgeError, RetryPolicy
+from npu_codemod.orchestrator.prs.http import MAX_SILENT, ApiClient, ForgeError, RetryPolicy, _same_origin
 from npu_codemod.plugins.forges.github import GitHub
 from npu_codemod.plugins.forges.gitlab import GitLab
 
@@ -35,6 +35,18 @@ def test_a_redirect_to_another_origin_is_not_followed_and_gets_no_token():
     assert message.startswith(f"GET {forge.url}/repos/org/alpha: HTTP 302: the forge redirected to "
                               f"http://127.0.0.1:{elsewhere.url.rsplit(':', 1)[1]}, another origin")
     assert "\n" not in message and TOKEN not in message
+
+
+@pytest.mark.parametrize("url, target, same", [
+    ("https://forge.example/api/v3", "http://forge.example/api/v3", False),  # https -> http: in clear
+    ("https://forge.example/api/v3", "https://forge.example:443/x", True),
+    ("http://127.0.0.1:8080/a", "http://127.0.0.1:8081/a", False),
+    ("http://Forge.Example/a", "http://forge.example/b", True),
+    ("https://forge.example/a", "https://forge.example.evil.test/a", False),
+    ("https://forge.example/a", "http://[::1", False),  # not a URL at all
+])
+def test_the_origin_is_scheme_host_and_port(url, target, same):
+    assert _same_origin(url, target) is same
 
 
 def test_a_redirect_within_the_origin_is_followed_with_the_token():

@@ -57,6 +57,7 @@ class RepoPlan:
     files_skipped: int = 0  # test files left out (see RepoResult.files_skipped)
     findings: tuple[Finding, ...] = ()  # from the repository-wide analysis
     notes: tuple[str, ...] = ()
+    uncommitted: int = 0  # paths of the working tree that differ from HEAD (see RepoResult)
 
 
 @dataclass(frozen=True)

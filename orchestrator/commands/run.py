@@ -99,6 +99,9 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
     def on_result(index: int, result: RepoResult) -> None:
         if result.status == "failed" and result.error != batch.INTERRUPTED:  # in the summary
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
+        for note in result.notes:
+            if note.startswith("warning: "):  # a branch others committed to: files unexplained
+                tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {note}"), file=sys.stderr)
         if result.verify is not None:
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: verify {result.verify.verdict}: "
                                     f"{result.verify.reason}"), file=sys.stderr)
@@ -110,7 +113,8 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
                                             f"{finding.trace}"), file=sys.stderr)
 
     outcome = batch.run(options, toolkit, entries, on_result, carried)
-    print_summary(outcome.lines, sys.stderr, scan=options.command == "scan")
+    print_summary(outcome.lines, sys.stderr, scan=options.command == "scan",
+                  verify=options.command == "verify")
     deferred = sum(1 for line in outcome.lines if line.status == "deferred")
     if deferred:
         print(f"npu-codemod: {deferred} deferred: not started, the PR budget of this run is spent "

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping, Optional, TextIO
 
+from npu_codemod.codemods.merge_verdict import VERDICTS
 from npu_codemod.orchestrator.prs.campaign import (
     CampaignPr,
     add_point,
@@ -74,6 +75,8 @@ def print_campaign(counts: Mapping[str, int], prs: list[CampaignPr], stream: Tex
     print(f"campaign: {counts['repos']} repositories: {counts['merged']} merged, {counts['open']} PR "
           f"open, {counts['closed']} PR closed, {counts['migrated']} migrated without a PR, "
           f"{counts['failed']} failed, {counts['waiting']} waiting for a later run", file=stream)
+    print("merge verdicts: " + ", ".join(f"{counts.get(name, 0)} {name}" for name in VERDICTS),
+          file=stream)
     teams = team_counts(prs)
     if teams:
         width = max(len("team"), *(len(team) for team in teams))
