@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections import Counter
 from typing import Optional, Sequence
 
 from tqdm import tqdm
@@ -24,8 +25,10 @@ from npu_codemod.orchestrator.prs.options import add_pr_options
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry, read_repo_list
 from npu_codemod.orchestrator.results import RepoResult
-from npu_codemod.orchestrator.summary_table import print_summary
+from npu_codemod.orchestrator.summary_table import RepoLine, print_summary
 from npu_codemod.orchestrator.verify.options import add_verify_options
+from npu_codemod.orchestrator.verify.records import ALLOWABLE, unproven
+from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
@@ -130,7 +133,23 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
         print(f"npu-codemod: reports in {outcome.report_dir} ({names}, ...)", file=sys.stderr)
     if outcome.interrupted is not None:
         raise outcome.interrupted
-    return EXIT_FAILED if outcome.failed else EXIT_OK
+    unverified = unproven_verdicts(outcome.lines, options.verify)
+    return EXIT_FAILED if outcome.failed or unverified else EXIT_OK
+
+
+def unproven_verdicts(lines: Sequence[RepoLine], verify: Optional[VerifyOptions]) -> list[str]:
+    """``verify``, ``run --verify``: the verdicts neither equivalent nor allowed (``--allow``),
+    said on stderr: each makes the exit code 1."""
+    if verify is None:
+        return []
+    found = unproven((line.verdict for line in lines), verify.allow)
+    if found:
+        counts = ", ".join(f"{count} {verdict}" for verdict, count in sorted(Counter(found).items()))
+        allowable = ",".join(verdict for verdict in ALLOWABLE if verdict in found)
+        hint = f"; --allow {allowable} accepts what proves nothing" if allowable else ""
+        print(f"npu-codemod: verify: not every repository is proven equivalent ({counts}): exit "
+              f"code 1{hint}", file=sys.stderr)
+    return found
 
 
 def read_entries(repos: str) -> list[RepoEntry]:
