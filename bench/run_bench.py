@@ -3,6 +3,8 @@
     python bench/run_bench.py            # full corpora (20,000-file monorepo, 200 repos, 500
                                          # TF-only scripts, 150 real-code-shaped files)
     python bench/run_bench.py --quick    # smaller corpora, a smoke test of the numbers
+    python bench/run_bench.py --corpus DIR   # any folder of git repositories (or one): the
+                                         # rewrite rows and scan --jobs 1 end to end
 
 Corpora are generated (seeded) under ``bench/corpora/`` and reused while the parameters match.
 Prints a table and writes ``bench/results.json``. Timings are wall-clock seconds on this
@@ -99,15 +101,22 @@ def main(argv: list[str] | None = None) -> int:
                       help="minimal corpora: only proves the script works (used by the tests)")
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--corpora", type=Path, default=HERE / "corpora")
-    parser.add_argument("--out", type=Path, default=HERE / "results.json")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="results file (default: bench/results.json; with --corpus: none)")
+    parser.add_argument("--corpus", type=Path, metavar="DIR",
+                        help="measure this folder of git repositories (or one repository) only: "
+                             "selective, full and bare parse of its TF files, scan --jobs 1 end to end")
     args = parser.parse_args(argv)
+    if args.corpus is not None:
+        return corpus_main(args.corpus.resolve(), args.out)
+    out = args.out or HERE / "results.json"
     mode = args.mode or "full"
     corpora = build_corpora(args.corpora / mode, SIZES[mode], args.seed)
     with tempfile.TemporaryDirectory(prefix="npu-codemod-bench-") as scratch:
         results = run_all(corpora, Path(scratch), mode, args.seed)
     print_table(results)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"\nwrote {args.out}")
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"\nwrote {out}")
     return 0
 
 
@@ -217,7 +226,7 @@ def _call_into(out: list, side: Side, data: bytes, path: str, text: str) -> None
 
 
 def rewrite_rows(files: list[tuple[str, bytes, str]], totals: dict[str, tuple[float, float]],
-                 outcomes: dict[str, list]) -> dict[str, Any]:
+                 outcomes: dict[str, list], rule_sets: Sequence[str] = tuple(RULE_SETS)) -> dict[str, Any]:
     """Per rule set: selective, full and bare-parse CPU seconds, their ratios, and whether
     both modes gave the same bytes and findings on every file."""
     parse_cpu, parser_cpu = totals["parse"][1], totals["engine_parser"][1]
@@ -228,7 +237,7 @@ def rewrite_rows(files: list[tuple[str, bytes, str]], totals: dict[str, tuple[fl
                             "engine_parser_s": parser_cpu, "parser_speedup": parse_cpu / parser_cpu,
                             "parser_differing_trees": len(differing_trees),
                             "parser_differing_paths": differing_trees[:5]}
-    for name in RULE_SETS:
+    for name in rule_sets:
         selective, full = totals[f"{name}.selective"][1], totals[f"{name}.full"][1]
         differing = [outcome.path for outcome, reference
                      in zip(outcomes[f"{name}.selective"], outcomes[f"{name}.full"])
@@ -310,6 +319,107 @@ def parse_paused(text: str) -> pytree.Node:
         return parse(text)
     finally:
         gc.enable()
+
+
+# --- any folder of repositories: the rewrite rows and the whole scan, side by side ---------
+
+def corpus_main(folder: Path, out: Path | None) -> int:
+    repos = corpus_repos(folder)
+    if not repos:
+        raise SystemExit(f"bench: no git repository in {folder}")
+    with tempfile.TemporaryDirectory(prefix="npu-codemod-bench-") as scratch:
+        results = bench_corpus(repos, Path(scratch))
+    print_corpus_table(results)
+    for error in results["errors"]:
+        print(f"FAILED: {error}")
+    if out is not None:
+        out.write_text(json.dumps(results, indent=2) + "\n")
+        print(f"\nwrote {out}")
+    return 0
+
+
+def corpus_repos(folder: Path) -> list[Path]:
+    """``folder`` if it is a git repository, else the repositories directly in it."""
+    if _is_repo(folder):
+        return [folder]
+    return sorted(path for path in folder.iterdir() if path.is_dir() and _is_repo(path))
+
+
+def _is_repo(path: Path) -> bool:
+    return subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=path,
+                          capture_output=True).returncode == 0 and (path / ".git").exists()
+
+
+def bench_corpus(repos: list[Path], scratch: Path) -> dict[str, Any]:
+    """The rewrite rows over the TF files of ``repos`` (each repository with its own facts),
+    their analysis CPU, and ``scan --jobs 1 --no-cache`` of them all against the bare fissix
+    parse of the same TF files, measured in this run (the scan first, then the rest)."""
+    memory: dict[str, dict[str, float | None]] = {}
+    load_start = os.getloadavg()
+    start_cpu = cli_startup_cpu()
+    label = "scan corpus --jobs 1"
+    wall = cli(scratch, "scan", repos, 1, memory, label)
+    scan_cpu = CLI_CPU[label]
+    toolkits = {("default", mode): build_toolkit(replace(RULE_SETS["default"], engine=mode))
+                for mode in MODES}  # what scan runs (every pack: the bench's own corpora)
+    files: list[tuple[str, bytes, str]] = []
+    totals: dict[str, tuple[float, float]] = {}
+    outcomes: dict[str, list] = {}
+    analysis_cpu = 0.0
+    for repo in repos:
+        repo_files = [(f"{repo.name}/{path}", data, text) for path, data, text in tf_sources(repo)]
+        if not repo_files:
+            continue
+        analysis_cpu += analysis_cost(toolkits["default", DEFAULT_MODE], repo_files)
+        repo_totals, repo_outcomes = measure_interleaved(repo_files, rewrite_sides(toolkits, repo_files,
+                                                                                   repo.name))
+        files += repo_files
+        for name, (wall, cpu) in repo_totals.items():
+            totals[name] = (totals.get(name, (0.0, 0.0))[0] + wall, totals.get(name, (0.0, 0.0))[1] + cpu)
+            outcomes.setdefault(name, []).extend(repo_outcomes[name])
+    rows = rewrite_rows(files, totals, outcomes, ("default",))
+    return {
+        "repos": [repo.name for repo in repos], "machine": {
+            "cpus": os.cpu_count(), "python": platform.python_version(),
+            "loadavg_start": load_start, "loadavg_end": os.getloadavg()},
+        "rewrite": rows, "analysis_cpu_s": analysis_cpu,
+        "scan": {"jobs1_s": wall, "cpu_s": scan_cpu, "startup_cpu_s": start_cpu,
+                 "bare_parse_cpu_s": rows["bare_parse_s"], "scan_vs_parse": scan_cpu / rows["bare_parse_s"],
+                 "worker_mb": memory[label]["worker_mb"], "orchestrator_mb": memory[label]["orchestrator_mb"]},
+        "errors": ERRORS,
+    }
+
+
+def analysis_cost(toolkit, files: list[tuple[str, bytes, str]]) -> float:
+    """CPU seconds of the repository analysis of ``files`` (each file's ``ast`` included)."""
+    module_ast.cache_clear()
+    gc.collect()
+    cpu = measure(lambda: toolkit.analyze((path, data) for path, data, _ in files))[1]
+    module_ast.cache_clear()
+    return cpu
+
+
+def cli_startup_cpu() -> float:
+    """CPU seconds of starting the CLI (``--help``): interpreter, imports, no repository."""
+    cpu = _cpu()
+    subprocess.run([sys.executable, "-m", "npu_codemod", "scan", "--help"], capture_output=True, check=True)
+    return _cpu() - cpu
+
+
+def print_corpus_table(results: dict[str, Any]) -> None:
+    rw, scan = results["rewrite"], results["scan"]
+    rows = rewrite_table_rows({"corpus": rw}, ("corpus",), ("default",))
+    rows += [
+        ("analysis (repository facts)", f"{rw['files']} files", f"CPU {results['analysis_cpu_s']:.2f} s",
+         "the rules' npu_codemod_analyze_file over the TF files, ast included"),
+        ("scan --jobs 1 --no-cache", f"{len(results['repos'])} repos",
+         f"CPU {scan['cpu_s']:.2f} s (wall {scan['jobs1_s']:.2f} s)",
+         f"bare fissix parse of the TF files {scan['bare_parse_cpu_s']:.2f} s: {scan['scan_vs_parse']:.2f}x; "
+         f"CLI start-up {scan['startup_cpu_s']:.2f} s; worker peak {_mb(scan['worker_mb'])}"),
+    ]
+    _print_rows(("measure", "corpus", "npu-codemod", "floor / detail"), rows)
+    print("load average: start {:.2f}, end {:.2f}".format(results["machine"]["loadavg_start"][0],
+                                                        results["machine"]["loadavg_end"][0]))
 
 
 # --- scan: the monorepo vs reading every file, git grep, and parsing its TF files -----------
@@ -702,11 +812,12 @@ def measure_rows(results: dict[str, Any]) -> list[tuple[str, ...]]:
     ]
 
 
-def rewrite_table_rows(rw: dict[str, Any]) -> list[tuple[str, ...]]:
+def rewrite_table_rows(rw: dict[str, Any], corpora: Sequence[str] = ("tf_only", "real_code"),
+                       rule_sets: Sequence[str] = tuple(RULE_SETS)) -> list[tuple[str, ...]]:
     """One row per corpus and rule set: selective and full against the bare parse."""
     rows: list[tuple[str, ...]] = []
-    for corpus in ("tf_only", "real_code"):
-        for name in RULE_SETS:
+    for corpus in corpora:
+        for name in rule_sets:
             row = rw[corpus][name]
             same = "identical" if row["identical"] else (
                 f"DIFFER in {row['differing_files']} files: {', '.join(row['differing_paths'])}")

@@ -31,16 +31,16 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .classes import RepositoryClasses, class_facts
+from .classes import class_facts, repository_classes
 from .estimators import ESTIMATORS
 from .modules import (
+    KnownNames,
     ModuleIndex,
     ast_dotted_name,
     imported_names,
     module_ast,
     module_index,
     module_parts,
-    nearest_name,
 )
 from .rule import FileContext
 from .scopes import assigned_values
@@ -185,19 +185,20 @@ class ModelFacts:
             if fact.startswith(FUNCTION):
                 name, _, kind = fact[len(FUNCTION):].partition("=")
                 self.functions[name] = kind
-        subclasses = RepositoryClasses(facts).subclasses(ESTIMATORS | KERAS_MODEL_CLASSES)
+        subclasses = repository_classes(frozenset(facts)).subclasses(ESTIMATORS | KERAS_MODEL_CLASSES)
         #: The repository's model classes (module-qualified) -> their kind.
         self.classes = {name: ESTIMATOR if found.api_base in ESTIMATORS else KERAS
                         for name, found in subclasses.items()}
+        self._known_classes, self._known_functions = KnownNames(self.classes), KnownNames(self.functions)
 
     def kind(self, target: str, path: str, visiting: frozenset[str] = frozenset()) -> Optional[str]:
         """The kind of model that calling ``target`` (a dotted name as the file at ``path``
         imports it, or module-qualified) makes, or None."""
         package = module_parts(path)[:-1]
-        found = nearest_name(target, package, self.classes.keys())
+        found = self._known_classes.nearest(target, package)
         if found is not None:
             return self.classes[found]
-        name = nearest_name(target, package, self.functions.keys())
+        name = self._known_functions.nearest(target, package)
         if name is None or name in visiting:
             return None
         kind = self.functions[name]

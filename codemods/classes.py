@@ -33,7 +33,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .modules import ast_dotted_name, imported_names, module_ast, module_parts, nearest_name
+from .modules import KnownNames, ast_dotted_name, imported_names, module_ast, module_parts, nearest_name
 from .qualified import Reference
 from .rule import FileContext
 from .tfnames import canonical, is_attribute_trailer, is_call_trailer, public_name
@@ -149,15 +149,20 @@ class RepositoryClasses:
                 bases, _, init = rest.partition(";")
                 parameters = None if init == "-" else tuple(p for p in init.split(",") if p)
                 self.classes[name] = (tuple(bases.split(",")), parameters)
+        self._known = KnownNames(self.classes)
+        self._subclasses: dict[frozenset[str], dict[str, RepositoryClass]] = {}
 
     def subclasses(self, api: AbstractSet[str]) -> dict[str, RepositoryClass]:
         """Every class that derives from one of the API classes ``api`` (canonical names),
-        by module-qualified name."""
-        found = {}
-        for name in self.classes:
-            derived = self._derive(name, api, frozenset())
-            if derived is not None:
-                found[name] = derived
+        by module-qualified name; worked out once per ``api`` (do not change the result)."""
+        key = frozenset(api)
+        found = self._subclasses.get(key)
+        if found is None:
+            found = self._subclasses[key] = {}
+            for name in self.classes:
+                derived = self._derive(name, key, frozenset())
+                if derived is not None:
+                    found[name] = derived
         return found
 
     def _derive(self, name: str, api: AbstractSet[str],
@@ -169,7 +174,7 @@ class RepositoryClasses:
             public = canonical(public_name(base))
             if public in api:
                 return RepositoryClass(name, public, init, ((name, init),))
-            known = nearest_name(base, package, self.classes.keys())
+            known = self._known.nearest(base, package)
             if known is not None and known not in visiting:
                 derived = self._derive(known, api, visiting | {name})
                 if derived is not None:
@@ -208,11 +213,18 @@ def subclass_names(facts: FrozenSet[str], api: FrozenSet[str]) -> frozenset[str]
     """The class names (last parts) of the repository's classes, known from the ``class:``
     ``facts``, that derive from one of the API classes ``api``: what a construction of one
     spells (a rule's :meth:`Rule.site_names_for`)."""
-    return frozenset(name.rpartition(".")[2] for name in RepositoryClasses(facts).subclasses(api))
+    return frozenset(name.rpartition(".")[2] for name in repository_classes(facts).subclasses(api))
+
+
+@lru_cache(maxsize=8)
+def repository_classes(facts: FrozenSet[str]) -> RepositoryClasses:
+    """``RepositoryClasses(facts)``, built once per repository's facts: every file of the
+    repository reads the same (which classes derive from which is worked out once)."""
+    return RepositoryClasses(facts)
 
 
 def _repository_classes(ctx: FileContext) -> RepositoryClasses:
-    return RepositoryClasses(ctx.facts)
+    return repository_classes(ctx.facts)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import AbstractSet, Any, Iterator, Optional, TypeVar, Union, overload
+from typing import AbstractSet, Any, Iterable, Iterator, Optional, TypeVar, Union, overload
 
 
 def module_parts(path: str) -> tuple[str, ...]:
@@ -223,9 +223,35 @@ def nearest_name(target: str, package: tuple[str, ...], known: AbstractSet[str])
     """The module-qualified name among ``known`` that ``target`` (a dotted name as imported by
     a file of ``package``) is: the nearest folder first, as Python finds a script's
     neighbours, then the single one of the repository whose name ends so; else None."""
-    candidates = [".".join((*package[:depth], target)) for depth in range(len(package), -1, -1)]
-    found = next((name for name in candidates if name in known), None)
+    found = _nearest_folder(target, package, known)
     if found is None:
         ending = [name for name in known if name.endswith("." + target)]
         found = ending[0] if len(ending) == 1 else None
     return found
+
+
+def _nearest_folder(target: str, package: tuple[str, ...], known: AbstractSet[str]) -> Optional[str]:
+    """``target`` in the nearest folder of ``package`` that has it among ``known``, or None."""
+    candidates = [".".join((*package[:depth], target)) for depth in range(len(package), -1, -1)]
+    return next((name for name in candidates if name in known), None)
+
+
+class KnownNames:
+    """Module-qualified names, looked up as :func:`nearest_name` does but without reading all
+    of them for a name of no nearby folder: a repository's thousands of classes are asked
+    about each base of each class."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = frozenset(names)
+        self._by_last: dict[str, list[str]] = {}
+        for name in self.names:
+            self._by_last.setdefault(name.rpartition(".")[2], []).append(name)
+
+    def nearest(self, target: str, package: tuple[str, ...]) -> Optional[str]:
+        """``nearest_name(target, package, self.names)``."""
+        found = _nearest_folder(target, package, self.names)
+        if found is None:
+            ending = [name for name in self._by_last.get(target.rpartition(".")[2], ())
+                      if name.endswith("." + target)]
+            found = ending[0] if len(ending) == 1 else None
+        return found

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import FrozenSet, Iterable, Optional
 
-from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine, size_problem
+from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine, collector_paused, size_problem
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
@@ -98,8 +98,9 @@ class Toolkit:
                 continue  # reported by the engine when the file is processed
             if IMPORTS_TF.search(text) and size_problem(text) is None:  # else the engine's error
                 facts.update(signals_of(text, path).facts())
-                results, errors = self.plugins.call_each("npu_codemod_analyze_file",
-                                                         path=path, text=text)
+                with collector_paused():
+                    results, errors = self.plugins.call_each("npu_codemod_analyze_file",
+                                                             path=path, text=text)
                 for _, result in results:
                     facts.update(result or ())
                 findings += [_plugin_error(repo, path, name, f"{reason}; facts from this plugin "

@@ -107,3 +107,28 @@ def test_real_code_corpus_is_long_files_with_few_sites() -> None:
         "tools/plain_0007.py": [], "tools/plain_0011.py": [],
     }
     assert all("tensorflow" not in text for path, text in files if path.startswith("tools/"))
+
+
+def test_corpus_bench_measures_a_folder_of_repositories(tmp_path: Path) -> None:
+    """``--corpus DIR``: the rewrite rows, the analysis and the whole scan of any repositories,
+    each side measured in the same run; a folder that is no repository is left out."""
+    from corpus import write_repo
+
+    files = list(real_code_files(4, random.Random(3), max_lines=400))
+    write_repo(tmp_path / "repos" / "models", iter(files[:2]))
+    write_repo(tmp_path / "repos" / "drivers", iter(files[2:]))
+    (tmp_path / "repos" / "notes").mkdir()
+    out = tmp_path / "corpus.json"
+    done = subprocess.run([sys.executable, str(BENCH), "--corpus", str(tmp_path / "repos"), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(out.read_text())
+    assert results["errors"] == [] and results["repos"] == ["drivers", "models"]
+    rows = results["rewrite"]
+    assert rows["files"] == 4 and rows["parser_differing_trees"] == 0
+    assert ROW_KEYS <= set(rows["default"]) and rows["default"]["identical"] is True
+    assert results["analysis_cpu_s"] > 0
+    scan = results["scan"]
+    assert scan["cpu_s"] > scan["startup_cpu_s"] > 0 and scan["bare_parse_cpu_s"] == rows["bare_parse_s"]
+    assert scan["scan_vs_parse"] == scan["cpu_s"] / scan["bare_parse_cpu_s"] and scan["worker_mb"] > 0
+    assert "scan --jobs 1 --no-cache" in done.stdout and "load average" in done.stdout
