@@ -65,6 +65,7 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.tf2.npu063_tf_function",
     "npu_codemod.plugins.rules.tf2.npu064_drop_remainder",
     "npu_codemod.plugins.rules.tf2.npu065_loss_scale_optimizer",
+    "npu_codemod.plugins.rules.tf2.npu066_loop_size",
     "npu_codemod.plugins.rules.tf2.npu071_api_support",
     "npu_codemod.plugins.rules.tf2_distributed.npu068_gradient_allreduce",
     "npu_codemod.plugins.rules.tf2_distributed.npu070_strategy_horovod",

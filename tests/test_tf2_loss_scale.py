@@ -76,3 +76,17 @@ def test_tf1_code_keeps_its_own_loss_scale_rules() -> None:
     source = ("import tensorflow as tf\n\nsess = tf.Session()\n"
               "opt = tf.keras.mixed_precision.experimental.LossScaleOptimizer(tf.train.AdamOptimizer(), 'dynamic')\n")
     assert assert_unchanged(source, RULES, facts={"tf-runtime:1"}) == []
+
+
+def test_a_subclass_is_reported_isinstance_is_left_alone() -> None:
+    source = (
+        "import tensorflow as tf\nfrom tensorflow.keras import mixed_precision\n\n\n"
+        "class LoggingLossScaleOptimizer(mixed_precision.LossScaleOptimizer):\n"
+        "    def apply_gradients(self, grads_and_vars, **kwargs):\n"
+        "        tf.print('loss scale', self.loss_scale)\n"
+        "        return super().apply_gradients(grads_and_vars, **kwargs)\n\n\n"
+        "def is_scaled(opt):\n    return isinstance(opt, mixed_precision.LossScaleOptimizer)\n")
+    findings = [f for f in assert_unchanged(source, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU065"]
+    assert sites(findings) == [("NPU065", 5, 32, "unmigrated")]
+    assert findings[0].message.startswith("class deriving from mixed_precision.LossScaleOptimizer: "
+                                          "derive from npu.train.optimizer.NpuLossScaleOptimizer")

@@ -41,6 +41,8 @@ REPLACED = ("replaced {spelled} by {npu}.train.optimizer.NpuLossScaleOptimizer (
 IN_PLACE = "NpuLossScaleOptimizer is used"
 OTHER = ("{spelled}: switch to tf.keras.mixed_precision.LossScaleOptimizer and validate on "
          "CPU/GPU first; then this rule replaces it")
+SUBCLASS = ("class deriving from {spelled}: derive from npu.train.optimizer.NpuLossScaleOptimizer "
+            "(import npu_device as npu)")
 NO_PATH = "{spelled}: not supported on Ascend, no migration path: remove it"
 
 
@@ -60,7 +62,7 @@ class LossScaleOptimizer(Rule):
                 "the arguments as written; `import npu_device as npu` is added when the file does "
                 "not bind it (`import npu_device` when `npu` is taken). A name that does not "
                 "resolve to TensorFlow is untouched; `isinstance` and other non-call uses stay.")
-    reports = ("The experimental Keras class and `MixedPrecisionLossScaleOptimizer` (switch to the "
+    reports = ("A class deriving from the Keras class (derive from the NPU class); the experimental Keras class and `MixedPrecisionLossScaleOptimizer` (switch to the "
                "Keras class and validate on CPU/GPU first); "
                "`enable_mixed_precision_graph_rewrite` (not supported on Ascend).")
     example = """
@@ -74,7 +76,8 @@ class LossScaleOptimizer(Rule):
             tf.keras.optimizers.SGD(0.1), "dynamic")
     """
     modules = ("tensorflow", "npu_device")
-    calls = (*KERAS_CLASSES, *NPU_CLASSES, *OTHER_SCALING, *GRAPH_REWRITE)
+    calls = (*NPU_CLASSES, *OTHER_SCALING, *GRAPH_REWRITE)
+    uses = KERAS_CLASSES  # calls are replaced; a subclass is reported, other uses left alone
     scope = "site"
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
@@ -85,6 +88,9 @@ class LossScaleOptimizer(Rule):
             ctx.report(reference, "unmigrated", OTHER.format(spelled=reference.spelled))
         elif name in GRAPH_REWRITE:
             ctx.report(reference, "unmigrated", NO_PATH.format(spelled=reference.spelled))
+        elif reference.call is None:
+            if reference.site.base_class:
+                ctx.report(reference, "unmigrated", SUBCLASS.format(spelled=reference.spelled))
         else:
             spelled, npu = reference.spelled, _device_name(ctx)
             replace_callee(reference, f"{npu}.train.optimizer.NpuLossScaleOptimizer")
