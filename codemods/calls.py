@@ -137,7 +137,7 @@ def _append_on_new_line(call_trailer: pytree.Node, inner: pytree.Node, new_argum
     after the comment, indented as the last argument's line; a trailing comma stays one."""
     closing = call_trailer.children[-1]
     comment, _, rest = closing.prefix.partition("\n")
-    new_argument.prefix = f"{comment}\n{_argument_indent(call_trailer, inner)}"
+    new_argument.prefix = f"{comment}\n{_argument_indent(inner)}"
     closing.prefix = "\n" + rest
     trailing = inner.children[-1].type == token.COMMA
     if not trailing:
@@ -147,17 +147,18 @@ def _append_on_new_line(call_trailer: pytree.Node, inner: pytree.Node, new_argum
         inner.append_child(Comma())
 
 
-def _argument_indent(call_trailer: pytree.Node, inner: pytree.Node) -> str:
+def _argument_indent(inner: pytree.Node) -> str:
     """The indentation of the line that holds the last argument: that of the last argument
     that starts a line, else the column of the first argument (``f(a,`` then ``b)`` under it)."""
-    indent = None
+    indent: Optional[str] = None
     for item in inner.children:
-        prefix = item.prefix
+        prefix: str = item.prefix
         if "\n" in prefix:
             indent = prefix.rpartition("\n")[2]
     if indent is not None:
         return indent
-    return " " * next(inner.leaves()).column
+    column: int = next(inner.leaves()).column
+    return " " * column
 
 
 def remove_argument(call_trailer: pytree.Node, argument: Argument) -> None:
