@@ -407,7 +407,12 @@ def _complete(target: ConfigTarget, ctx: FileContext) -> _Done:
     if flow is None:
         targets(ctx).append(target)
         done.local = True
-        done.added = _insert_before(target, set(NPU_PIECES - target.settings().keys()), ctx)
+        missing = set(NPU_PIECES - target.settings().keys())
+        if missing and _outlives_call(target) and _attribute_binding(target) is None:
+            done.problem = OUTLIVES.format(config=target.expression, lines="; ".join(
+                npu_lines(target.expression, missing)))
+            return done
+        done.added = _insert_before(target, missing, ctx)
         return done
     here = False  # some object reaching the session is configured in this scope
     for index in sorted({index for index, _ in flow.reaching}):
@@ -492,7 +497,7 @@ def _insert_before(target: ConfigTarget, missing: set[str], ctx: FileContext) ->
     the object), or after the module-level binding of a global; True when any."""
     if not missing:
         return False
-    binding = _module_binding(target)
+    binding = _module_binding(target) or _attribute_binding(target)
     target.anchor = _outside_loops(target.anchor, target.expression)
     if binding is not None:
         _insert_npu_lines(target.expression, missing, binding, ctx, after=True)
@@ -514,6 +519,31 @@ def _module_binding(target: ConfigTarget) -> Optional[Base]:
         return None
     found = _bindings(target.regions[-1][0], target.expression)
     return found[0] if len(found) == 1 and found[0].parent.type in BLOCKS else None
+
+
+def _outlives_call(target: ConfigTarget) -> bool:
+    """Is the config an attribute (``self._cfg``, ``FLAGS.config``) used in a function? It
+    outlives the call: lines before the session would add one more NpuOptimizer entry to the
+    same object at every call."""
+    return "." in target.expression and enclosing_scope(target.anchor).type == symbols.funcdef
+
+
+def _attribute_binding(target: ConfigTarget) -> Optional[Base]:
+    """The one statement of the class that builds the attribute config ``self.X`` of a method
+    (``self.X = tf.ConfigProto(...)``, in a block, by a call): its NPU lines go right after it,
+    once per object. None when it is bound several times, handed in (``self.X = config``),
+    or not an attribute of the method's own object."""
+    if not _outlives_call(target) or target.expression.split(".")[0] not in ("self", "cls"):
+        return None
+    found = [node.parent for root, _ in target.regions
+             for node in scope_statements(root, nested=True)
+             if node.type == symbols.expr_stmt and len(node.children) == 3
+             and node.children[1].type == tokens.EQUAL and code(node.children[0]) == target.expression]
+    if len(found) != 1 or found[0].parent.type not in BLOCKS:
+        return None
+    value = found[0].children[0].children[2]
+    return found[0] if value.type == symbols.power and value.children[-1].type == symbols.trailer \
+        and value.children[-1].children[0].type == tokens.LPAR else None
 
 
 def _outside_loops(statement: Base, expression: str) -> Base:
@@ -540,6 +570,11 @@ def _bindings(root: Node, expression: str) -> list[Base]:
     return [node.parent for node in scope_statements(root)
             if node.type == symbols.expr_stmt and len(node.children) == 3
             and node.children[1].type == tokens.EQUAL and code(node.children[0]) == expression]
+
+
+OUTLIVES = ("{config} outlives this function: NpuOptimizer lines here would add one more "
+            "NpuOptimizer entry to it at every call, and no one statement of this class builds "
+            "it; give it the lines once where it is built: {lines}")
 
 
 def _message(what: str, added: bool) -> str:
