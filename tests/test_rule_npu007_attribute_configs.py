@@ -3,7 +3,8 @@
 the one statement of its class that builds it, never before the session (one more
 NpuOptimizer entry in the same object at every call). One the class is handed (a hook given
 the RunConfig's session config by an Estimator fork of another file), or that is not the
-method's own object's, is reported: configured where it is built.
+method's own object's, is reported: configured where it is built. So is a global that no one
+module-level statement builds (``_SESSION_CONFIG = None``, set later by a function).
 """
 
 from __future__ import annotations
@@ -123,3 +124,49 @@ def test_a_config_the_class_is_handed_is_reported_never_configured_per_call():
                            "would add one more NpuOptimizer entry to it at every call")
     assert "custom_op = self._session_config.graph_options.rewrite_options" in hook
     assert flags.startswith("flags.session_config outlives this function")
+
+
+SERVING = '''\
+"""Serves exported translation models from one process: a session per request batch."""
+from __future__ import absolute_import
+
+import logging
+
+import tensorflow as tf
+
+from serving import batching
+
+_SESSION_CONFIG = None
+_GRAPHS = {}
+
+
+def configure(threads, log_device_placement=False):
+  """Called once by the server before the first request."""
+  global _SESSION_CONFIG
+  _SESSION_CONFIG = tf.ConfigProto(intra_op_parallelism_threads=threads,
+                                   log_device_placement=log_device_placement)
+
+
+def load(name, export_dir, loader_session):
+  """Loads with the server's loader session; requests run in sessions of their own."""
+  with loader_session.graph.as_default():
+    tf.saved_model.loader.load(loader_session, ["serve"], export_dir)
+  _GRAPHS[name] = loader_session.graph
+
+
+def translate(name, sentences):
+  graph = _GRAPHS[name]
+  with tf.Session(graph=graph, config=_SESSION_CONFIG) as sess:
+    outputs = sess.run("outputs:0", {"inputs:0": batching.pad(sentences)})
+  logging.info("translated %d sentences with %s", len(sentences), name)
+  return batching.unpad(outputs)
+'''
+
+
+def test_a_global_config_set_by_a_function_is_reported_never_configured_at_import() -> None:
+    """``_SESSION_CONFIG = None`` is no config: lines after it would fail at import, lines in
+    ``translate`` would add one NpuOptimizer entry per request."""
+    findings = assert_reports({"NPU007"}, SERVING, path="serving/server.py",
+                              findings=[("NPU007", 30, 7, "unmigrated")])
+    assert findings[0].message.startswith("_SESSION_CONFIG outlives this function: NpuOptimizer "
+                                          "lines here would add one more NpuOptimizer entry to it")

@@ -91,7 +91,8 @@ class ApiSupport(Rule):
         "(`tf.Session`, `tf.estimator.Estimator`, `hvd.init`...) that the rule owning it did not "
         "report, or whose rule is disabled: that is a miss to migrate by hand. A site another "
         "rule reported is not reported again; `supported` APIs never are. Every site counts "
-        "towards the reports' API readiness.")
+        "towards the reports' API readiness. In a file no rule rewrites (eager mode), each "
+        "Horovod use is still reported, naming the opt-in while the distributed pack is off.")
     example = """
         import horovod.tensorflow as hvd
         import tensorflow as tf
