@@ -683,8 +683,8 @@ def _batch_site(rng: random.Random) -> str:
             '    """The input pipeline: interleaved shards, shuffled, parsed, batched."""\n'
             "    dataset = tf.data.Dataset.from_tensor_slices(tf.constant(files))\n"
             "    if is_training:\n"
-            "        dataset = dataset.repeat()\n"
             "        dataset = dataset.shuffle(buffer_size=len(files))\n"
+            "    dataset = dataset.repeat()\n"
             "    dataset = dataset.interleave(\n"
             "        tf.data.TFRecordDataset, cycle_length=min(num_cpu_threads, len(files)))\n"
             "    dataset = dataset.map(parse_record_0, num_parallel_calls=num_cpu_threads)\n"

@@ -15,7 +15,7 @@ import sys
 import traceback
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Callable, FrozenSet, Iterator, Optional, Sequence
@@ -36,6 +36,18 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
+from .tf_versions import (
+    CONFLICT,
+    NON_TF,
+    TF1,
+    TF2,
+    TF2_CODE,
+    TF2_ENTRY_RULE,
+    file_kind,
+    runtime_of,
+    signals_of,
+    treatment,
+)
 from .units import MODULE, Layout, ParsePlan, RuleNeed, may_skip, module_layout, plan_parse
 from .walk import position, post_order, tree_text
 
@@ -80,6 +92,7 @@ class FileOutcome:
     new_data: Optional[bytes] = None
     rule_ids: tuple[str, ...] = ()  # rules that changed the file
     api_sites: tuple[ApiSites, ...] = ()
+    kind: str = ""  # the file's kind (``tf_versions.KINDS``); "" for a file no rule looked at
 
 
 #: Grammars tried in order: Python 3 (``print``/``exec`` are names), then Python 2 (statements).
@@ -182,14 +195,35 @@ class Engine:
                   and (not r.tokens or any(t in text for t in r.tokens))]
         if not active:
             return FileOutcome(path)
+        return self._by_kind(source, path, repo, facts, active)
+
+    def _by_kind(self, source: SourceText, path: str, repo: str, facts: FrozenSet[str],
+                 active: list[Rule]) -> FileOutcome:
+        """The rules that run on the file's kind (``tf_versions``): none on a ``conflict``
+        file (one finding), only those of the TF 2.x packs on TF 2.x code."""
+        kind = file_kind(signals_of(source.text, path), runtime_of(facts))
+        if kind.kind == CONFLICT:
+            at = kind.at
+            finding = file_finding(repo, path, "unmigrated", kind.message,
+                                   at.line if at else 1, at.column if at else 0)
+            return FileOutcome(path, (finding,), kind=CONFLICT)
+        treated = treatment(kind.kind, runtime_of(facts))
+        active = [rule for rule in active if treated in rule.file_kinds]
+        notes: tuple[Finding, ...] = ()
+        if treated == TF2 and TF2_ENTRY_RULE not in self._enabled:
+            notes = (file_finding(repo, path, "unmigrated", TF2_CODE),)
+        named = "" if kind.kind == NON_TF else kind.kind  # a file of other modules: no TF kind
+        if not active:
+            return FileOutcome(path, notes, kind=named)
         with _collector_paused():
             try:
-                return self._apply(source, path, repo, facts, active)
+                outcome = self._apply(source, path, repo, facts, active, treated)
             except RecursionError:  # the parser's, a rule's walk or compile()'s own limit
-                return FileOutcome(path, (_file_error(repo, path, 1, TOO_DEEP),))
+                return FileOutcome(path, notes + (_file_error(repo, path, 1, TOO_DEEP),), kind=named)
+        return replace(outcome, findings=notes + outcome.findings, kind=named)
 
     def _apply(self, source: SourceText, path: str, repo: str, facts: FrozenSet[str],
-               active: list[Rule]) -> FileOutcome:
+               active: list[Rule], treated: str = TF1) -> FileOutcome:
         """The rules over one decoded file; a rule that crashes is reported and the file
         redone without it."""
         text = source.text
@@ -198,7 +232,7 @@ class Engine:
         crashed: list[Finding] = []
         while active:
             try:
-                ctx = self._run(body, source.newline, path, repo, facts, active, layout)
+                ctx = self._run(body, source.newline, path, repo, facts, active, layout, treated)
             except _PlanFailed:
                 layout = None  # the file is redone whole
                 continue
@@ -225,7 +259,7 @@ class Engine:
         return module_layout(body)
 
     def _run(self, body: str, newline: str, path: str, repo: str, facts: FrozenSet[str],
-             active: list[Rule], layout: Optional[Layout]) -> FileContext:
+             active: list[Rule], layout: Optional[Layout], treated: str = TF1) -> FileContext:
         """The rules over one file: parsed whole, or (with a ``layout``) only the units the
         rules need (:class:`_PlanFailed` when that does not work out: redo it whole)."""
         plan = plan_parse(layout, [self._need(rule, facts) for rule in active]) if layout else None
@@ -241,10 +275,11 @@ class Engine:
         if plan is not None:
             plan.mark(tree)
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
-                          facts=facts, enabled_rules=self._enabled, parsed=parsed)
+                          facts=facts, enabled_rules=self._enabled, parsed=parsed,
+                          file_kind=treated)
         bound = {module for module in self._modules if ctx.names(module).bindings}
         active = [rule for rule in active if bound.intersection(rule.modules)]
-        if not active or self._eager(ctx, body):
+        if not active or (treated == TF1 and self._eager(ctx, body)):
             for rule in active:  # none when the file binds no module of theirs
                 self._guarded(rule, ctx, partial(rule.skipped, tree, ctx))
             self._restore(plan, ctx)

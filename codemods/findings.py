@@ -6,8 +6,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Optional
 
-Status = Literal["migrated", "unmigrated", "error"]
-STATUSES: tuple[Status, ...] = ("migrated", "unmigrated", "error")
+#: A rule reports ``migrated``, ``unmigrated`` or ``error``; the pipeline settles a ``migrated``
+#: finding whose site was already in NPU form as ``compliant`` and a site the migration made
+#: dead code as ``not-needed`` (``codemods/sites.py``).
+Status = Literal["migrated", "compliant", "unmigrated", "not-needed", "error"]
+STATUSES: tuple[Status, ...] = ("migrated", "compliant", "unmigrated", "not-needed", "error")
 
 #: Past-tense verbs that open the message of a ``migrated`` finding whose site the rule
 #: rewrote, and their imperative: what ``check`` says ``run`` would do there.

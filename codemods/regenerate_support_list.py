@@ -2,12 +2,14 @@
 
     python -m npu_codemod.codemods.regenerate_support_list path/to/ascend-tf1.15-api-support.csv
     python -m npu_codemod.codemods.regenerate_support_list --check path/to/...csv   # exit 1 if stale
+    python -m npu_codemod.codemods.regenerate_support_list --list tf2.6 path/to/ascend-tf2.6-api-support.csv
 
 The source has the columns ``api,module,status`` (see ``data/README.md`` of the shared data).
 The copy, ``api_support.csv`` beside this module, keeps ``api,status``: the ``module`` column is
 the list's own grouping and is not used; exact duplicate rows are dropped and a name written
 with its argument (``hvd.elastic.run(func)``) is kept without it. Its header says where it
-comes from, including the source's sha256.
+comes from, including the source's sha256. ``--list tf2.6`` does the same for the TF 2.6 list
+(the ``tf2`` pack's audit, NPU071, and the TF 2.x file detection), into ``api_support_tf2.csv``.
 """
 
 from __future__ import annotations
@@ -37,6 +39,20 @@ PROVENANCE = """\
 {counts}
 # Regenerate: {command} path/to/{name}
 """
+TF26_DATA_FILE = Path(__file__).with_name("api_support_tf2.csv")
+TF26_PROVENANCE = """\
+# Ascend's support status of the TensorFlow 2.6 Python APIs on Ascend NPUs (TF Adapter 2.x,
+# npu_device). Source: v2/TF2.6_api_support_list.xlsx in Huawei's Ascend/tensorflow repository
+# (convert_tf2npu, master of 2023-12, Apache-2.0), sheet 1, columns API名 and 工具迁移API支持度,
+# as plain facts (the list's free-text notes are not included), published as {name}
+# ({rows:,} rows, sha256 {digest}).
+# This copy: the module column left out, duplicate rows dropped, a name written with its
+# argument kept without it. Rows per status:
+{counts}
+# Regenerate: {command} --list tf2.6 path/to/{name}
+"""
+#: ``--list``: (the copy it writes, its provenance header).
+LISTS = {"tf1.15": (DATA_FILE, PROVENANCE), "tf2.6": (TF26_DATA_FILE, TF26_PROVENANCE)}
 
 
 def read_source(text: str) -> list[tuple[str, str]]:
@@ -64,12 +80,12 @@ def normalized(rows: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     return sorted(kept.items())
 
 
-def render(source: str, name: str) -> str:
+def render(source: str, name: str, provenance: str = PROVENANCE) -> str:
     """The copy's text for the source CSV ``source`` (named ``name`` in the provenance)."""
     rows = read_source(source)
     kept = normalized(rows)
     counts = Counter(status for _, status in kept)
-    header = PROVENANCE.format(
+    header = provenance.format(
         name=name, rows=len(rows), digest=hashlib.sha256(source.encode("utf-8")).hexdigest(),
         counts="\n".join(f"#   {status}: {counts[status]:,}" for status in STATUSES),
         command=COMMAND)
@@ -82,13 +98,18 @@ def render(source: str, name: str) -> str:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("source", type=Path, help="ascend-tf1.15-api-support.csv")
+    parser.add_argument("source", type=Path, help="ascend-tf1.15-api-support.csv (or tf2.6)")
+    parser.add_argument("--list", choices=sorted(LISTS), default="tf1.15",
+                        help="which list the source is (default: %(default)s)")
     parser.add_argument("--check", action="store_true",
                         help="only check that the shipped copy is up to date (exit 1 if not)")
-    parser.add_argument("--out", type=Path, default=DATA_FILE, help=f"default: {DATA_FILE}")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"default: {DATA_FILE.name} (--list tf2.6: {TF26_DATA_FILE.name})")
     args = parser.parse_args(argv)
+    out, provenance = LISTS[args.list]
+    args.out = args.out or out
     try:
-        text = render(args.source.read_text(encoding="utf-8"), args.source.name)
+        text = render(args.source.read_text(encoding="utf-8"), args.source.name, provenance)
     except (OSError, ValueError) as exc:
         print(f"regenerate: {args.source}: {exc}", file=sys.stderr)
         return 2

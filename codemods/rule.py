@@ -19,6 +19,7 @@ from .accessors import file_accessors, repository_accessors
 from .api_sites import site_key
 from .findings import Finding, Status
 from .qualified import Reference
+from .tf_versions import TF1, TF1_CODE
 from .tfnames import TF, ImportNames
 from .walk import position, tree_text
 
@@ -95,6 +96,9 @@ class Rule:
     #: Ids of the rules whose edits this rule reads: it visits and finishes after them. ``"*"``
     #: means after every other rule (NPU001, which adds its import to files others changed).
     after: ClassVar[tuple[str, ...]] = ()
+    #: False for a rule whose findings only follow other rules' edits and are no sites of their
+    #: own (NPU001's ``npu_init`` import line): runs and reports leave them out of every count.
+    counts_sites: ClassVar[bool] = True
     #: Tie-break among rules with no dependency between them (ascending); prefer :attr:`after`.
     order: ClassVar[int] = 50
     #: What the rule reads and edits, so the engine parses only that (``--engine selective``):
@@ -112,6 +116,10 @@ class Rule:
     #: :attr:`calls` and :attr:`uses` (see :attr:`scope`): a name (``"map_and_batch"``) or an
     #: attribute (``".batch"``: ``x.batch``, not a variable ``batch``).
     site_names: ClassVar[tuple[str, ...]] = ()
+    #: The kinds of file the rule runs on (``tf_versions``: ``tf1``, ``tf2``, ``tf2-compat``,
+    #: ``tf-neutral`` in a TF 2.x repository): TF 1.x code unless it says otherwise; the TF
+    #: 1.x rules that must not run on TF 1.x code on TF 2.x (``tf2-compat``) say ``{"tf1"}``.
+    file_kinds: ClassVar[FrozenSet[str]] = TF1_CODE
     #: A dataclass of typed per-rule settings read from ``[tool.npu-codemod.rules.<id>]``,
     #: built as ``Settings(**section)``; every field needs a default. None: no settings.
     Settings: ClassVar[Optional[type]] = None
@@ -208,6 +216,9 @@ class FileContext:
     enabled_rules: FrozenSet[str] = frozenset()
     #: API use sites counted with :meth:`count_api`, by ``api_sites.site_key``.
     api_sites: Counter[tuple[str, str, bool]] = field(default_factory=Counter)
+    #: The file's kind as the rules treat it (:attr:`Rule.file_kinds`): ``tf1``, ``tf2``,
+    #: ``tf2-compat`` or ``tf-neutral`` (in a repository that runs TF 2.x).
+    file_kind: str = TF1
 
     @cached_property
     def tf(self) -> ImportNames:

@@ -101,3 +101,15 @@ def support_list() -> SupportList:
     text = resources.files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8")
     listed = SupportList.from_text(text)
     return SupportList({**SUPPLEMENT, **listed.statuses})
+
+
+#: Ascend's TF 2.6 list (the ``tf2`` pack's audit, NPU071; ``regenerate_support_list --list tf2.6``).
+TF2_DATA_FILE = "api_support_tf2.csv"
+
+
+@lru_cache(maxsize=1)
+def support_list_tf2() -> SupportList:
+    """The shipped TF 2.6 list (``api_support_tf2.csv``), read once per process; it names
+    ``tf.compat.v1.*`` APIs themselves (no compat-alias rows): look names up as spelled."""
+    text = resources.files(__package__).joinpath(TF2_DATA_FILE).read_text(encoding="utf-8")
+    return SupportList.from_text(text)

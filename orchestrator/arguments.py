@@ -43,6 +43,7 @@ def rule_selection(args: argparse.Namespace) -> RuleSelection:
         settings=freeze_rule_settings(config, tool.rules) if config else (),
         settings_source=str(config or ""),
         engine=getattr(args, "engine", None) or DEFAULT_MODE,
+        tensorflow=getattr(args, "tensorflow", None) or tool.tensorflow,
     )
 
 
@@ -85,6 +86,12 @@ def add_engine_option(parser: argparse.ArgumentParser) -> None:
                         help="selective (default): parse only the top-level statements a rule can "
                              "act on; full: parse every file whole. Both give the same files and "
                              "findings; full is the reference when a rule is suspected")
+
+
+def add_tensorflow_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tensorflow", choices=("1", "2"), default=None,
+                        help="the TensorFlow major version the code runs (config: tensorflow = "
+                             "\"2\"); default: each repository's pins, else its code")
 
 
 def default_workspace() -> str:

@@ -14,12 +14,13 @@ import argparse
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence, TextIO
+from typing import Iterable, Mapping, Optional, Sequence, TextIO
 
 from npu_codemod.codemods.engine import FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import rewrite_instruction
+from npu_codemod.codemods.tf_runtime import decide, is_manifest, with_runtime
 from npu_codemod.orchestrator.toolkit import Toolkit
 
 EXIT_CLEAN, EXIT_SITES, EXIT_UNREADABLE = 0, 1, 2
@@ -115,13 +116,16 @@ def _skipped(path: Path, root: Path) -> bool:
 
 
 def run_check(paths: Sequence[str], toolkit: Toolkit, out: TextIO, err: TextIO,
-              debug: bool = False, include_tests: bool = False) -> int:
+              debug: bool = False, include_tests: bool = False,
+              tensorflow: Optional[str] = None) -> int:
     """Print the sites of ``paths`` that need migrating; the exit code of ``check``. With
     ``debug``, the traceback of each rule that crashed goes to ``err``; test files are
-    left out unless ``include_tests``."""
+    left out unless ``include_tests``; ``tensorflow`` is the TensorFlow major version the
+    code runs (None: the pins of the folders named, else the code: ``tf_runtime``)."""
     files, links = python_files(paths, include_tests)
     contents, unreadable = _read(files, err)
-    sites = check_contents(contents, toolkit, [str(link) for link in links])
+    manifests = {str(path): text for path, text in _manifests(paths)}
+    sites = check_contents(contents, toolkit, [str(link) for link in links], manifests, tensorflow)
     sites = sorted(sites + notebook_sites(paths, include_tests), key=lambda s: (s.path, s.line, s.column, s.rule_id))
     for site in sites:
         print(site, file=out)
@@ -165,14 +169,31 @@ def _read(files: Iterable[Path], err: TextIO) -> tuple[dict[str, bytes], int]:
     return contents, unreadable
 
 
-def check_contents(contents: dict[str, bytes], toolkit: Toolkit, links: Sequence[str] = ()) -> list[Site]:
+def _manifests(paths: Sequence[str]) -> Iterable[tuple[Path, str]]:
+    """The files that may pin TensorFlow (``tf_runtime.is_manifest``) in the folders named."""
+    for name in paths:
+        path = Path(name)
+        if not path.is_dir():
+            continue
+        for found in sorted(path.rglob("*")):
+            if is_manifest(found.name) and found.is_file() and not _skipped(found, path):
+                try:
+                    yield found, found.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    continue
+
+
+def check_contents(contents: dict[str, bytes], toolkit: Toolkit, links: Sequence[str] = (),
+                   manifests: Mapping[str, str] = {}, tensorflow: Optional[str] = None) -> list[Site]:
     """Sites needing migration in files given as ``{path: bytes}`` and in the symlinks
     ``links`` (one site each: not followed), in path and line order.
 
     The files count as one repository: repository-wide facts (``uses tf.device``) are
-    gathered over all of them, as ``run`` does.
+    gathered over all of them, as ``run`` does, and so is the TensorFlow runtime (from
+    ``tensorflow``, the ``manifests`` by path, or the code).
     """
     facts = toolkit.analyze(contents.items()).facts
+    facts = with_runtime(facts, decide(tensorflow, manifests, facts))
     sites: list[Site] = []
     for path, data in contents.items():
         sites += outcome_sites(toolkit.engine.process(data, path, facts=facts))

@@ -6,6 +6,7 @@ rules, and per-rule settings.
     [tool.npu-codemod]
     include_tests = true          # migrate test files too (as --include-tests)
     disable_rules = ["NPU010"]    # as --disable-rule: rule ids or packs
+    tensorflow = "2"              # as --tensorflow: the code runs TF 2.x (default: pins, code)
 
     [tool.npu-codemod.rules.NPU007]
     precision_mode = "allow_mix_precision"
@@ -34,7 +35,7 @@ else:  # pragma: no cover - Python 3.9/3.10
     import tomli as tomllib
 
 TABLE = "npu-codemod"
-KEYS = ("include_tests", "rules", "disable_rules", "settings", "verify")  # verify: read by verify/settings.py
+KEYS = ("include_tests", "rules", "disable_rules", "settings", "verify", "tensorflow")  # verify: read by verify/settings.py
 
 
 class ConfigError(ValueError):
@@ -62,6 +63,8 @@ class ToolConfig:
     select: Optional[tuple[str, ...]] = None
     #: ``disable_rules = [...]``: rule ids and packs not to run.
     disabled: tuple[str, ...] = ()
+    #: ``tensorflow = "1" | "2"``: the TensorFlow major version (None: each repository's).
+    tensorflow: Optional[str] = None
 
 
 def read_config(path: Path, required: bool) -> ToolConfig:
@@ -88,7 +91,12 @@ def read_config(path: Path, required: bool) -> ToolConfig:
     if not isinstance(include_tests, bool):
         raise ConfigError(f"{path}: [tool.{TABLE}] include_tests must be true or false, "
                           f"got {include_tests!r}")
-    return ToolConfig(settings, include_tests, select, _names(path, table, "disable_rules") or ())
+    tensorflow = table.get("tensorflow")
+    if tensorflow is not None and tensorflow not in ("1", "2"):
+        raise ConfigError(f"{path}: [tool.{TABLE}] tensorflow must be \"1\" or \"2\", "
+                          f"got {tensorflow!r}")
+    return ToolConfig(settings, include_tests, select, _names(path, table, "disable_rules") or (),
+                      tensorflow)
 
 
 def _names(path: Path, table: dict[str, Any], key: str) -> Optional[tuple[str, ...]]:

@@ -227,6 +227,45 @@ def train_input_fn(shards, index):
     "plain-python": {
         "tool.py": "import os\n\nprint(os.getcwd())\n",
     },
+    # TF 2.x (the tf2 pack): a Keras fit script with mixed precision, pinned to TF 2.6.
+    "keras-tf2": {
+        "requirements.txt": "tensorflow==2.6.5\n",
+        "train.py": '''\
+"""Train a CIFAR-10 classifier with Keras fit and mixed precision (TensorFlow 2.x)."""
+import argparse
+
+import tensorflow as tf
+from tensorflow.keras import mixed_precision
+
+
+def build_model():
+    return tf.keras.Sequential([
+        tf.keras.layers.Conv2D(32, 3, activation="relu", input_shape=(32, 32, 3)),
+        tf.keras.layers.GlobalAveragePooling2D(),
+        tf.keras.layers.Dense(10, dtype="float32"),
+    ])
+
+
+def main(args):
+    mixed_precision.set_global_policy("mixed_float16")
+    (x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()
+    dataset = tf.data.Dataset.from_tensor_slices((x_train / 255.0, y_train)).shuffle(10000)
+    optimizer = mixed_precision.LossScaleOptimizer(tf.keras.optimizers.Adam(args.learning_rate))
+    model = build_model()
+    model.compile(optimizer=optimizer, loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(dataset.batch(args.batch_size), epochs=args.epochs,
+              callbacks=[tf.keras.callbacks.TensorBoard(args.log_dir)])
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batch_size", type=int, default=64)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--learning_rate", type=float, default=1e-3)
+    parser.add_argument("--log_dir", default="logs")
+    main(parser.parse_args())
+''',
+    },
 }
 
 

@@ -1,6 +1,6 @@
 """Masking credentials wherever text is shown or stored: URL userinfo (to the last ``@``
-before the host), token query parameters (``access_token=``, ``private_token=``...) and known
-tokens.
+before the host), token query parameters (``access_token=``, ``private_token=``...), known
+tokens and token-shaped strings.
 
 A token read in this process (a forge API token) is registered with :func:`add_secret`, and
 from then on :func:`mask_secrets` replaces it in any text, whatever carried it there. The
@@ -14,6 +14,11 @@ import os
 import re
 from typing import Any
 
+#: Tokens known by their shape (GitHub, GitLab, Slack, AWS key ids, JWTs): masked wherever
+#: they appear, whoever printed them (the code ``verify`` runs, say).
+_TOKEN_SHAPES = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|"
+                           r"xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|"
+                           r"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,})")
 #: A URL's userinfo runs to the *last* ``@`` before the path: ``user:P@ss@host`` is one.
 _USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/?#\s]*)@")
 #: Query parameters that carry a token (GitHub, GitLab, OAuth).
@@ -65,6 +70,7 @@ def _mask(text: str, secrets: list[str]) -> str:
         text = _USERINFO.sub(lambda m: f"{m.group('scheme')}***@", text)
     if "token=" in text.lower():
         text = _TOKEN_PARAMS.sub(lambda m: f"{m.group('name')}***", text)
+    text = _TOKEN_SHAPES.sub("***", text)
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, "***")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Mapping, Optional
 
 from npu_codemod.codemods.api_sites import ApiSites, readiness
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.merge_verdict import MergeVerdict, merge_verdict
+from npu_codemod.codemods.sites import SiteCounts
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.verify.records import VerifyRecord
@@ -69,6 +71,9 @@ class RepoResult:
     files_cached: int = 0  # files served from the result cache (not parsed); 0 with --no-cache
     error: Optional[str] = None
     notes: tuple[str, ...] = ()
+    #: Paths of a local repository's working tree that differ from HEAD or are untracked: not
+    #: part of the migration, which is built from commits (a note says so).
+    uncommitted: int = 0
     pushed: bool = False
     pr_url: Optional[str] = None  # the repo's pull request (the first one of a split change)
     pr_error: Optional[str] = None  # the forge's refusal; the migration itself stands
@@ -79,6 +84,21 @@ class RepoResult:
     findings: tuple[Finding, ...] = field(default=(), repr=False)
     #: The API use sites the audit counted over the repository's files (``api_sites``).
     api_sites: tuple[ApiSites, ...] = field(default=(), repr=False)
+    #: Files per kind (``codemods.tf_versions``: tf1, tf2, tf2-compat, tf-neutral, conflict,
+    #: non-tf), in that order, kinds with no file left out.
+    file_kinds: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def sites(self) -> SiteCounts:
+        """The repository's sites per state (``codemods/sites.py``): ``left`` is what is left."""
+        return SiteCounts.of_findings(self.findings)
+
+    @property
+    def merge(self) -> MergeVerdict:
+        """The repository's merge verdict (``codemods/merge_verdict.py``)."""
+        return merge_verdict(self.status, ((f.rule_id, f.status, f.level, f.path, f.line)
+                                           for f in self.findings), self.api_sites,
+                             self.verify.verdict if self.verify else None)
 
     @property
     def api_readiness(self) -> Optional[float]:
@@ -99,6 +119,9 @@ class RepoResult:
         data["findings"] = [finding.to_dict() for finding in self.findings]
         data["api_sites"] = [row.to_dict() for row in self.api_sites]
         data["api_readiness"] = self.api_readiness
+        data["sites"] = self.sites.to_dict()
+        merge = self.merge
+        data["verdict"], data["verdict_reason"] = merge.verdict, merge.reason
         data["verify"] = self.verify.to_dict() if self.verify is not None else None
         return data
 

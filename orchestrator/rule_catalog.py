@@ -25,6 +25,8 @@ from npu_codemod.codemods.rule import (
     guide_title,
 )
 from npu_codemod.codemods.rule_settings import settings_fields
+from npu_codemod.codemods.tf_runtime import decide, with_runtime
+from npu_codemod.codemods.tf_versions import TF1
 from npu_codemod.orchestrator.generated_docs import write_or_check
 from npu_codemod.orchestrator.toolkit import RuleSelection, Toolkit, build_toolkit
 from npu_codemod.plugins.manager import select_rules
@@ -88,6 +90,8 @@ def run_example(rule: Rule, toolkit: Toolkit, available: list[Rule]) -> Optional
     before = textwrap.dedent(rule.example).strip("\n") + "\n"
     data = before.encode("utf-8")
     facts = toolkit.analyze([(EXAMPLE_PATH, data)]).facts
+    if TF1 not in rule.file_kinds:  # a rule for TF 2.x repositories' files is shown on one
+        facts = with_runtime(facts, decide("2", {}, facts))
     outcome = Engine(selected).process(data, EXAMPLE_PATH, facts=facts)
     after = None if outcome.new_data is None else outcome.new_data.decode("utf-8")
     command = f"npu-codemod run --rules {','.join(sorted(only))}"

@@ -40,6 +40,25 @@ def rule_info(rule: Rule, plugins: Optional[Plugins] = None) -> dict[str, Any]:
     }
 
 
+def pack_states(rules: Iterable[Rule], plugins: Optional[Plugins]) -> list[dict[str, Any]]:
+    """Every installed rule's pack (``-``: rules of none): whether the run had it on (any of
+    its rules ran), its rules, those that did not run, and the option that turns it on."""
+    ran = {rule.id for rule in rules}
+    every = plugins.rules() if plugins else [rule for rule in rules]
+    packs: dict[str, list[str]] = {}
+    for rule in every:
+        packs.setdefault(rule.pack or "-", []).append(rule.id)
+    states = []
+    for name, ids in packs.items():
+        ids = sorted(ids)
+        on = any(rule_id in ran for rule_id in ids)
+        enable = "" if on else f"--rules default,{name if name != '-' else ','.join(ids)}"
+        states.append({"name": name, "on": on, "rules": ids,
+                       "off_rules": [rule_id for rule_id in ids if rule_id not in ran],
+                       "enable": enable})
+    return states
+
+
 def build_run_record(
     command: str,
     options: Mapping[str, Any],
@@ -60,6 +79,7 @@ def build_run_record(
         "finished": now(),
         "options": dict(options),
         "rules": [rule_info(rule, plugins) for rule in rules],
+        "packs": pack_states(rules, plugins),
         "plugins": [dataclasses.asdict(info) for info in plugins.infos.values()] if plugins else [],
         "repos": repos,
     }

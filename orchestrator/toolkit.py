@@ -17,6 +17,7 @@ from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
+from npu_codemod.codemods.tf_versions import signals_of
 from npu_codemod.codemods.tfnames import IMPORTS_TF
 from npu_codemod.plugins.manager import Plugins, PluginSpec, load_plugins, select_rules
 
@@ -35,6 +36,9 @@ class RuleSelection:
     #: How the engine parses a file: ``selective`` (only the statements a rule can act on) or
     #: ``full`` (everything); both give the same bytes and findings (``--engine``).
     engine: str = "selective"
+    #: The TensorFlow major version the repositories run, ``"1"`` or ``"2"`` (``--tensorflow``,
+    #: ``[tool.npu-codemod] tensorflow``); None: decided per repository (``tf_runtime``).
+    tensorflow: Optional[str] = None
 
 
 #: Pseudo-rule of the error findings that a broken plugin leaves in every repo it missed.
@@ -93,6 +97,7 @@ class Toolkit:
             except UndecodableSource:
                 continue  # reported by the engine when the file is processed
             if IMPORTS_TF.search(text) and size_problem(text) is None:  # else the engine's error
+                facts.update(signals_of(text, path).facts())
                 results, errors = self.plugins.call_each("npu_codemod_analyze_file",
                                                          path=path, text=text)
                 for _, result in results:

@@ -35,6 +35,10 @@ PACKS: tuple[Pack, ...] = (
     Pack("keras", "Keras on TensorFlow 1.x in graph mode"),
     Pack("xla-gpu", "XLA and GPU-only settings"),
     Pack("audit", "every TensorFlow API checked against Ascend's support list"),
+    Pack("tf2", "TensorFlow 2.x code to the TF 2.x adapter (npu_device), and TF 1.x code on "
+                "TensorFlow 2.x through tf.compat.v1"),
+    Pack("tf2-distributed", "TF 2.x distributed training onto npu.distribute (changes how "
+                            "training aggregates: opt-in)", default_on=False),
 )
 #: The name that stands for the rules a run has when none are named (``--rules default,distributed``).
 DEFAULT = "default"

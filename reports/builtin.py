@@ -23,7 +23,8 @@ def npu_codemod_write_report(run: Mapping[str, Any], report_dir: Path) -> list[P
     from .verify_report import write_verify_report
 
     overview = Overview.of(run)  # one pass for run.json's, the history's and the page's numbers
-    run = {**run, "api_readiness": overview.readiness}  # over every repo; each has its own
+    run = {**run, "api_readiness": overview.readiness,  # over every repo; each has its own
+           "sites": overview.sites.to_dict(), "verdicts": dict(overview.verdict_counts)}
     written = write_run_json(run, report_dir)
     written += write_csv_reports(run, report_dir)
     written += write_pr_reports(run, report_dir)

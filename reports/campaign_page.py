@@ -12,6 +12,8 @@ from typing import Any, Mapping, Sequence
 
 import jinja2
 
+from npu_codemod.codemods.merge_verdict import VERDICTS
+
 from .atomic import write_atomic
 from .links import safe_http
 
@@ -39,6 +41,7 @@ td.n { text-align: right; } .legend span { margin-right: 1em; } .chart { border:
 <p id="counts">{{ counts.repos }} repositories:
 {% for name in series %}{{ counts[name] }} {{ labels[name] }}{{ ", " if not loop.last }}{% endfor %}
 (as of {{ now }})</p>
+<p id="verdicts">By merge verdict: {% for name in verdicts %}{{ counts.get(name, 0) }} {{ name }}{{ ", " if not loop.last }}{% endfor %}.</p>
 <h2>Burndown</h2>
 <svg class="chart" id="burndown" role="img" aria-label="repositories by state over time" width="{{ width }}" height="{{ height }}" viewBox="0 0 {{ width }} {{ height }}">
 <text x="4" y="{{ pad + 4 }}" font-size="11">{{ top }}</text><text x="4" y="{{ height - pad + 4 }}" font-size="11">0</text>
@@ -86,7 +89,7 @@ def write_campaign_page(report_dir: Path, counts: Mapping[str, int], points: Seq
 
     waiting = [{"repo": pr.repo, "number": pr.number, "url": pr.url, "link": safe_http(pr.url),
                 "days": days_since(pr.created_at, now), "checks": pr.checks} for pr in waiting_longest(prs)]
-    page = _TEMPLATE.render(counts=counts, series=SERIES, labels=LABELS, now=now.isoformat(timespec="minutes"),
+    page = _TEMPLATE.render(counts=counts, series=SERIES, verdicts=VERDICTS, labels=LABELS, now=now.isoformat(timespec="minutes"),
                             width=WIDTH, height=HEIGHT, pad=PAD, lines=burndown(points), points=points,
                             top=max([1, *(p["counts"].get("repos", 0) for p in points)]),
                             teams=list(team_counts(prs).items()), waiting=waiting)

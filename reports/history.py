@@ -32,6 +32,8 @@ def run_totals(run: Mapping[str, Any], overview: Optional[Overview] = None) -> d
         "findings": overview.totals,
         "coverage": overview.coverage,
         "api_readiness": overview.readiness,
+        "sites": overview.sites.to_dict(),  # left: the one figure of what is left
+        "verdicts": dict(overview.verdict_counts),
         "carried_over": run.get("options", {}).get("carried_over", 0),
     }
 

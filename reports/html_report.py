@@ -23,7 +23,7 @@ from .atomic import atomic_open
 from .charts import BAR_AREA, BAR_LEFT, bar_chart, line_chart
 from .history import HISTORY_FILE
 from .links import pull_request_links, repo_links, safe_http
-from .summary import Overview, coverage, iter_findings, report_only_rules, status_totals
+from .summary import Overview, coverage, iter_findings, report_only_rules, run_packs
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("npu_codemod.reports", "templates"),
@@ -51,11 +51,13 @@ def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = (
         totals=overview.totals,
         coverage=overview.coverage,
         readiness=overview.readiness,
+        sites=overview.sites,
+        verdict_counts=overview.verdict_counts,
+        packs=run_packs(run),
         left=[{"repo": name, "coverage": coverage(overview.by_repo[name]),
-               "unmigrated": overview.by_repo[name]["unmigrated"],
+               "left": overview.repo_sites[name].left, "verdict": overview.verdicts[name],
                "readiness": overview.api_readiness.get(name),
                "blocking": overview.api_blocking.get(name, 0)} for name in overview.repo_names],
-        rule_unmigrated=overview.rule_totals["unmigrated"],
         blocking=overview.blocking(),
         files_skipped=overview.files_skipped,
         findings=iter_findings(run),
@@ -71,7 +73,7 @@ def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = (
         trend=line_chart(history),
         history_file=HISTORY_FILE,
         repos=({"record": repo, "links": repo_links(repo), "prs": pull_request_links(repo),
-                "coverage": coverage(status_totals(repo["findings"], overview.audit_ids)),
+                "coverage": coverage(overview.by_repo[repo["repo"]]),
                 "readiness": overview.api_readiness.get(repo["repo"])}
                for repo in run["repos"]),
         repo_names=overview.repo_names,

@@ -10,13 +10,19 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from npu_codemod.codemods.api_sites import readiness, sites_of
+from npu_codemod.codemods.merge_verdict import verdict_of
+from npu_codemod.codemods.sites import SiteCounts
 
 from .csv_report import write_csvs
 
 #: ``files_skipped``: the repository's test files left out; ``api_readiness``: its API readiness
-#: (0 to 1; empty when the audit counted no API use with a known status). On each of its rows.
+#: (0 to 1; empty when the audit counted no API use with a known status); ``verdict`` and
+#: ``verdict_reason``: its merge verdict (``codemods/merge_verdict.py``); ``migrated`` to
+#: ``errors``: its sites per state (``left``: what is left, as every report counts it). On each
+#: of its rows.
 REPOS_FIELDS = ("repo", "status", "branch", "commit", "pr_url", "error", "files_skipped",
-                "api_readiness")
+                "api_readiness", "verdict", "migrated", "compliant", "left", "not_needed", "errors",
+                "verdict_reason")
 PR_FILES_FIELDS = ("repo", "path", "group", "branch", "pr_url")
 
 
@@ -32,13 +38,15 @@ def branch_rows(repo: Mapping[str, Any]) -> list[dict[str, Any]]:
     prs = {pr["branch"]: pr for pr in repo.get("pull_requests", ())}
     branches = [(g["branch"], g["commit"]) for g in repo.get("groups", ()) if g.get("branch")]
     rows = []
+    merge, sites = verdict_of(repo), SiteCounts.of(repo["findings"]).to_dict()
     for branch, commit in branches or [(repo.get("branch"), repo.get("commit"))]:
         pr = prs.get(branch, {})
         error = repo.get("error") or pr.get("error") or ("" if branches else repo.get("pr_error"))
         rows.append({"repo": repo["repo"], "status": repo["status"], "branch": branch or "",
                      "commit": commit or "", "pr_url": pr.get("url") or "", "error": error or "",
                      "files_skipped": repo.get("files_skipped", 0),
-                     "api_readiness": _share(readiness(sites_of(repo.get("api_sites"))))})
+                     "api_readiness": _share(readiness(sites_of(repo.get("api_sites")))),
+                     "verdict": merge.verdict, "verdict_reason": merge.reason, **sites})
     return rows
 
 

@@ -3,10 +3,13 @@
 A run's repos may be many and are read from disk on each pass (see the write-report hook):
 everything here goes through them once and keeps counts, never the findings.
 
-Two figures answer "how ready is it?": **rules coverage**, migrated / (migrated + unmigrated)
-over the sites of the migration rules, and **API readiness** (``codemods/api_sites.py``), over
-every TensorFlow/Horovod API use the audit counted. The audit's own findings (rules of the
-``audit`` pack, NPU100) are counted by the second, not the first: a blocking API weighs once.
+Two figures answer "how ready is it?": **rules coverage**, done / (done + left) over the
+sites of the migration rules (done: ``migrated`` or ``compliant``; sites as
+``codemods/sites.py`` counts them, each once), and **API readiness**
+(``codemods/api_sites.py``), over every TensorFlow/Horovod API use the audit counted. The
+audit's own findings (rules of the ``audit`` pack, NPU100) are counted by the second, not the
+first: a blocking API weighs once. What is **left** is one figure everywhere: the sites of
+every rule, the audit's included, that still need a person (``SiteCounts.left``).
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ from typing import AbstractSet, Any, Iterable, Iterator, Mapping, Optional
 
 from npu_codemod.codemods.api_sites import ApiStatus, advice, readiness, sites_of
 from npu_codemod.codemods.findings import STATUSES
+from npu_codemod.codemods.merge_verdict import VERDICTS, MergeVerdict, verdict_of
+from npu_codemod.codemods.sites import SiteCounts
 
-SUMMARY_FIELDS = ("repo", "rule_id", "migrated", "unmigrated", "error")
+#: The first five as they always were; the states added since go at the end.
+SUMMARY_FIELDS = ("repo", "rule_id", "migrated", "unmigrated", "error", "compliant", "not-needed")
 
 
 def iter_findings(run: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
@@ -59,6 +65,29 @@ def report_only_rules(run: Mapping[str, Any]) -> frozenset[str]:
 
 
 @dataclass(frozen=True)
+class PackState:
+    """A rule pack as a run had it: on or off, its rules, and how to turn it on."""
+
+    name: str
+    on: bool
+    rules: tuple[str, ...]
+    enable: str  # the option that turns it on
+
+
+def run_packs(run: Mapping[str, Any]) -> list[PackState]:
+    """The packs of the run record's ``packs`` (every installed rule's pack, on or off; absent
+    from older records: then the packs of the rules that ran, all on)."""
+    packs = run.get("packs")
+    if packs is None:
+        ran: dict[str, list[str]] = {}
+        for rule in run.get("rules", ()):
+            ran.setdefault(rule.get("pack") or "-", []).append(rule["id"])
+        return [PackState(name, True, tuple(ids), "") for name, ids in ran.items()]
+    return [PackState(pack["name"], bool(pack["on"]), tuple(pack["rules"]), pack.get("enable", ""))
+            for pack in packs]
+
+
+@dataclass(frozen=True)
 class BlockingApi:
     """An API whose use sites are not ready, over the run: what is left of the API audit."""
 
@@ -76,9 +105,17 @@ class BlockingApi:
 
 
 def coverage(totals: Mapping[str, int]) -> Optional[float]:
-    """migrated / (migrated + unmigrated); None when there is nothing to migrate."""
-    denominator = totals["migrated"] + totals["unmigrated"]
-    return totals["migrated"] / denominator if denominator else None
+    """done / (done + unmigrated), done being migrated or compliant; None when there is
+    nothing to migrate."""
+    done = totals["migrated"] + totals.get("compliant", 0)
+    denominator = done + totals["unmigrated"]
+    return done / denominator if denominator else None
+
+
+def site_totals(sites: SiteCounts) -> dict[str, int]:
+    """``sites`` keyed by status, as the charts and :func:`coverage` read them."""
+    return {"migrated": sites.migrated, "compliant": sites.compliant, "unmigrated": sites.left,
+            "not-needed": sites.not_needed, "error": sites.errors}
 
 
 @dataclass
@@ -105,6 +142,14 @@ class Overview:
     api_status: Counter = field(default_factory=Counter)
     #: (api, status) -> [sites, repos] of the API use sites that are not ready.
     blocking_sites: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    #: Sites of every rule (``left``: the one figure of what is left), and of the migration
+    #: rules alone (rules coverage), over the run; each repository's of every rule.
+    sites: SiteCounts = SiteCounts()
+    rule_sites: SiteCounts = SiteCounts()
+    repo_sites: dict[str, SiteCounts] = field(default_factory=dict)
+    #: Repository name -> its merge verdict; and repositories per verdict.
+    verdicts: dict[str, MergeVerdict] = field(default_factory=dict)
+    verdict_counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
 
     @classmethod
     def of(cls, run: Mapping[str, Any]) -> "Overview":
@@ -115,8 +160,8 @@ class Overview:
 
     @property
     def coverage(self) -> Optional[float]:
-        """Rules coverage over the run (the audit's findings left out)."""
-        return coverage(self.rule_totals)
+        """Rules coverage over the run (the audit's sites left out)."""
+        return self.rule_sites.coverage
 
     @property
     def readiness(self) -> Optional[float]:
@@ -146,7 +191,7 @@ class Overview:
         self.findings += len(repo["findings"])
         for status, count in totals.items():
             self.rule_totals[status] += count
-        self.by_repo[repo["repo"]] = totals
+        self._add_sites(repo)
         self._add_api_sites(repo)
         self.repo_names.append(repo["repo"])
         self.repo_counts["processed"] += 1
@@ -155,6 +200,18 @@ class Overview:
             self.repo_counts[repo["status"]] += 1
         if repo["status"] == "failed":
             self.failed.append({key: repo[key] for key in ("repo", "location", "error") if key in repo})
+
+    def _add_sites(self, repo: Mapping[str, Any]) -> None:
+        name = repo["repo"]
+        every, rules = SiteCounts.of(repo["findings"]), SiteCounts.of(repo["findings"], self.audit_ids)
+        self.sites += every
+        self.rule_sites += rules
+        self.repo_sites[name] = every
+        self.by_repo[name] = site_totals(rules)
+        verdict = verdict_of(repo)
+        self.verdicts[name] = verdict
+        if verdict.verdict in self.verdict_counts:
+            self.verdict_counts[verdict.verdict] += 1
 
     def _add_api_sites(self, repo: Mapping[str, Any]) -> None:
         sites = sites_of(repo.get("api_sites"))  # absent from records older than the audit

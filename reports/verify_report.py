@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from .csv_report import write_csvs
 
-VERIFY_FIELDS = ("repo", "verdict", "reason", "steps_compared", "max_rel_diff", "violations",
+VERIFY_FIELDS = ("repo", "verdict", "reason", "evidence", "steps_compared", "max_rel_diff", "violations",
                  "original_violations", "command", "base", "commit", "original_s", "migrated_s")
 
 

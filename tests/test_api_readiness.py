@@ -91,7 +91,8 @@ def test_repos_csv_has_each_repositorys_readiness(runs) -> None:
     first = runs[0]
     table = rows(first / "repos.csv")
     assert list(table[0]) == ["repo", "status", "branch", "commit", "pr_url", "error", "files_skipped",
-                              "api_readiness"]
+                              "api_readiness", "verdict", "migrated", "compliant", "left",
+                              "not_needed", "errors", "verdict_reason"]
     assert [(row["repo"], row["api_readiness"]) for row in table] == [
         ("contrib", "0.7500"), ("ready", "1.0000"), ("no-tf", "")]
 
@@ -116,11 +117,13 @@ def test_npu100_rows_are_ordinary_findings_and_the_csv_headers_stay(runs) -> Non
     first = runs[0]
     assert (first / "findings.csv").read_text().splitlines()[0] == \
         "repo,path,line,column,rule_id,rule_name,status,message"
-    assert (first / "summary.csv").read_text().splitlines()[0] == "repo,rule_id,migrated,unmigrated,error"
+    assert (first / "summary.csv").read_text().splitlines()[0] == \
+        "repo,rule_id,migrated,unmigrated,error,compliant,not-needed"  # the states added since: last
     audit = [row for row in rows(first / "findings.csv") if row["rule_id"] == "NPU100"]
     assert [(row["repo"], row["path"], int(row["line"]), int(row["column"])) for row in audit] == \
         [("contrib", *site[:3]) for site in BLOCKING]
-    assert {"repo": "contrib", "rule_id": "NPU100", "migrated": "0", "unmigrated": "4", "error": "0"} \
+    assert {"repo": "contrib", "rule_id": "NPU100", "migrated": "0", "unmigrated": "4", "error": "0",
+            "compliant": "0", "not-needed": "0"} \
         in rows(first / "summary.csv")
 
 

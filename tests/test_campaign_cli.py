@@ -1,6 +1,6 @@
 """The command line a new user meets (the real CLI in a subprocess): a misspelt option is one
 line with a did-you-mean, repo-list errors cite file:line, one fixed-width progress bar with
-the repositories in flight, scan says "would migrate", --dry-run after a real run still
+the repositories in flight, scan says "would migrate" and "would change", --dry-run after a real run still
 writes the branch's patch, the workspace defaults to the per-user cache, every --help page
 says what its command does."""
 
@@ -70,10 +70,11 @@ def test_scan_says_would_migrate(tmp_path: Path) -> None:
     (tmp_path / "repos.txt").write_text("a\n")
     result = cli("scan", "--repos", "repos.txt", "--report-dir", "rep", "--no-progress", "--no-cache",
                  cwd=tmp_path)
-    assert any(line.startswith("1 repos: 0 changed, 1 unchanged, 0 failed; would migrate 2 sites, left 0, "
-                               "errors 0") for line in result.stderr.splitlines())
+    assert any(line.startswith("1 repos: 1 would change, 0 would not change, 0 failed; would migrate 1 "
+                               "sites, left 0, errors 0") for line in result.stderr.splitlines())
+    assert "unchanged" not in result.stderr
     run = cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--no-progress", "--no-cache", cwd=tmp_path)
-    assert any(line.startswith("1 repos: 1 changed, 0 unchanged, 0 failed; sites migrated 2, left 0, errors 0")
+    assert any(line.startswith("1 repos: 1 changed, 0 unchanged, 0 failed; sites migrated 1, left 0, errors 0")
                for line in run.stderr.splitlines())
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from npu_codemod.orchestrator.prs.http import MAX_SILENT, ApiClient, ForgeError, RetryPolicy
+from npu_codemod.orchestrator.prs.http import MAX_SILENT, ApiClient, ForgeError, RetryPolicy, _same_origin
 from npu_codemod.plugins.forges.github import GitHub
 from npu_codemod.plugins.forges.gitlab import GitLab
 
@@ -35,6 +35,18 @@ def test_a_redirect_to_another_origin_is_not_followed_and_gets_no_token():
     assert message.startswith(f"GET {forge.url}/repos/org/alpha: HTTP 302: the forge redirected to "
                               f"http://127.0.0.1:{elsewhere.url.rsplit(':', 1)[1]}, another origin")
     assert "\n" not in message and TOKEN not in message
+
+
+@pytest.mark.parametrize("url, target, same", [
+    ("https://forge.example/api/v3", "http://forge.example/api/v3", False),  # https -> http: in clear
+    ("https://forge.example/api/v3", "https://forge.example:443/x", True),
+    ("http://127.0.0.1:8080/a", "http://127.0.0.1:8081/a", False),
+    ("http://Forge.Example/a", "http://forge.example/b", True),
+    ("https://forge.example/a", "https://forge.example.evil.test/a", False),
+    ("https://forge.example/a", "http://[::1", False),  # not a URL at all
+])
+def test_the_origin_is_scheme_host_and_port(url, target, same):
+    assert _same_origin(url, target) is same
 
 
 def test_a_redirect_within_the_origin_is_followed_with_the_token():
@@ -150,3 +162,24 @@ def test_a_retry_after_over_the_cap_says_so():
     assert str(info.value) == (f"GET {forge.url}/repos/org/alpha: HTTP 429: slow down; the forge asked "
                                "to retry after 3600s, longer than the 60s npu-codemod waits: rerun later")
     assert len(forge.seen) == 1
+
+
+def test_status_with_wrong_shaped_answers_is_one_cell_per_pr(tmp_path, monkeypatch):
+    from support.forge import serve
+
+    monkeypatch.setenv("NPU_CODEMOD_TOKEN", TOKEN)
+    with_remote(tmp_path, "alpha")
+    (tmp_path / "repos.txt").write_text("alpha\n")
+    github, server = serve("github", TOKEN)
+    try:
+        cli("run", "--repos", "repos.txt", "--push", "--open-prs", "--forge", "github", "--forge-url",
+            github.url, "--pr-rate", "0", "--no-progress", "--report-dir", "rep", cwd=tmp_path, expect=0)
+    finally:
+        server.shutdown()
+    with serve_scripted() as forge:
+        forge.answer("/repos/org/alpha/pulls/1", 200, {"state": "open", "head": "c0ffee01"})  # head: no object
+        done = cli("status", "rep/run.json", "--forge-url", forge.url, cwd=tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    [line] = [line for line in done.stdout.splitlines() if "#1" in line]
+    assert line.split()[3:] == ["unknown", "the", "forge's", "pull", "request", "has", "no", "head", "commit",
+                                "https://forge.example/org/alpha/pull/1"]

@@ -73,7 +73,8 @@ def ids(selection: RuleSelection) -> set[str]:
 def test_the_pack_table_is_the_specs():
     assert [(pack.name, pack.default_on) for pack in PACKS] == [
         ("sess-run", True), ("estimator", True), ("distributed", False), ("mixed-precision", True),
-        ("keras", True), ("xla-gpu", True), ("audit", True)]
+        ("keras", True), ("xla-gpu", True), ("audit", True), ("tf2", True),
+        ("tf2-distributed", False)]
     by_pack = {}
     for rule in BUILTIN:
         by_pack.setdefault(rule.pack, set()).add(rule.id)
@@ -94,7 +95,8 @@ def test_an_unknown_name_lists_the_packs():
         expand_rule_names(["estimators", "NPU999"], BUILTIN)
     assert str(error.value) == (
         "unknown rule id(s): NPU999, estimators (nor a pack: sess-run, estimator, distributed, "
-        "mixed-precision, keras, xla-gpu, audit, default; see 'npu-codemod rules')")
+        "mixed-precision, keras, xla-gpu, audit, tf2, tf2-distributed, default; see "
+        "'npu-codemod rules')")
     with pytest.raises(PluginError, match="unknown rule id"):
         select_rules(BUILTIN, None, {"kears"})
 

@@ -6,6 +6,7 @@ failure with the reason, never a skip.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -214,3 +215,74 @@ def test_clicking_a_blocking_api_filters_the_findings(wide: webdriver.Chrome) ->
     wide.find_element(By.ID, "filter-api-clear").click()
     assert len(column(wide, 4)) == total
     assert not wide.find_element(By.ID, "filter-api").is_displayed()
+
+
+# --- every table at 1,280 and 800 px: headers whole, cells not cut ---------------------------
+
+HEADERS_AND_CELLS = """
+    var right = document.documentElement.clientWidth, problems = [];
+    document.querySelectorAll('table th').forEach(function (th) {
+        var box = th.getBoundingClientRect();
+        if (th.scrollWidth > th.clientWidth || box.left < 0 || box.right > right) {
+            problems.push(['header', th.closest('table').id, th.textContent.trim()]);
+        }
+    });
+    document.querySelectorAll('table td').forEach(function (td) {
+        var box = td.getBoundingClientRect();
+        if (td.scrollWidth > td.clientWidth + 1 || box.right > right) {
+            problems.push(['cell', td.closest('table').id, td.textContent.trim().slice(0, 60)]);
+        }
+    });
+    return problems;"""
+
+
+def verified_page(report: Path) -> Path:
+    """The wide run's record as ``run --verify`` would have it (a verdict, its reason and the
+    migrated run's violations), re-rendered with ``npu-codemod report``: the page then has its
+    verify column and verification table."""
+    run = json.loads((report / "run.json").read_text())
+    run["options"]["verify"] = True
+    for repo in run["repos"]:
+        repo["verify"] = {"verdict": "violations", "reason": "the migrated run breaks 2 NPU constraints",
+                          "command": "python train.py --steps 3 --data_dir /data/imagenet/validation",
+                          "steps_compared": 3, "max_rel_diff": 0.00012, "rtol": 1e-05,
+                          "violations": ["dynamic shape: batch of 17 at step 3 (drop_remainder)",
+                                         "tf.nn.dropout outside npu_ops"],
+                          "original_violations": [], "details": []}
+    verified = report.parent / "verified.json"
+    verified.write_text(json.dumps(run))
+    cli("report", str(verified), "--report-dir", "verified", cwd=report.parent, expect=0)
+    return report.parent / "verified" / "report.html"
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+@pytest.mark.parametrize("verified", [False, True])
+def test_every_table_fits_the_window_with_whole_header_words(
+        wide: webdriver.Chrome, width: int, verified: bool) -> None:
+    report = Path(wide.current_url.replace("file://", "")).parent
+    if verified:
+        wide.get(verified_page(report).as_uri())
+    wide.set_window_size(width, 900)
+    try:
+        assert wide.execute_script("return window.innerWidth") == width
+        tables = wide.execute_script("return Array.prototype.map.call("
+                                     "document.querySelectorAll('table'), function (t) { return t.id; })")
+        assert ("verify" in tables) == verified
+        assert wide.execute_script(HEADERS_AND_CELLS) == []
+        page, client = wide.execute_script(
+            "var d = document.documentElement; return [d.scrollWidth, d.clientWidth]")
+        assert page <= client
+    finally:
+        wide.set_window_size(1280, 900)
+        if verified:
+            wide.get((report / "report.html").as_uri())
+
+
+def test_the_merge_verdicts_come_first(wide: webdriver.Chrome) -> None:
+    first = wide.find_element(By.CSS_SELECTOR, "h2")
+    assert first.get_attribute("id") == "what-is-left"
+    cells = wide.find_elements(By.CSS_SELECTOR, "#readiness tbody td")
+    assert [cells[1].text, cells[-1].text.split(" (")[0]] == [
+        "blocked", "not supported on Ascend: tf.is_finite"]  # no migration path
+    assert wide.find_element(By.ID, "verdict-blocked").text == "1"
+    assert wide.find_element(By.ID, "verdict-ready").text == "0"

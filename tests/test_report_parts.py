@@ -72,7 +72,8 @@ def test_bar_and_line_chart_geometry() -> None:
 
 
 def run_record(started: str, statuses: tuple[str, ...]) -> dict:
-    findings = [Finding("r", "f.py", 1, 0, "NPU002", "n", s, "m").to_dict() for s in statuses]
+    findings = [Finding("r", "f.py", line, 0, "NPU002", "n", s, "m").to_dict()
+                for line, s in enumerate(statuses, start=1)]  # a site per line
     return {"started": started, "finished": started, "command": "run", "rules": [],
             "repos": [{"repo": "r", "status": "changed", "findings": findings}]}
 
@@ -107,7 +108,9 @@ def test_result_to_dict_is_the_dataclass_as_json_lists() -> None:
                         pull_requests=(PullRequestRecord("b", reviewers=("x",)),), findings=(finding,),
                         api_sites=sites)
     expected = {**asdict(result), "files_changed": ["f.py"], "notes": ["n"],
-                "findings": [asdict(finding)], "api_readiness": 0.75}
+                "findings": [asdict(finding)], "api_readiness": 0.75,
+                "sites": {"migrated": 1, "compliant": 0, "left": 0, "not_needed": 0, "errors": 0},
+                "verdict": "needs-work", "verdict_reason": "2 API site(s) not ready"}
     assert json.dumps(result.to_dict()) == json.dumps(expected)
     assert finding.to_dict() == asdict(finding)
 

@@ -202,6 +202,16 @@ def make_dataset(images, labels, batch_size, training):
 def fit(images, labels):
     features, targets = make_dataset(images, labels, 100, training=True).make_one_shot_iterator().get_next()
     return features, targets
+
+
+def record_dataset(files, batch_size):
+    dataset = tf.data.TFRecordDataset(files).map(problems.parse_example)
+    return dataset.batch(batch_size)
+
+
+def fit_keras(model, train_files, validation_files, epochs):
+    model.fit(record_dataset(train_files, 32), epochs=epochs,
+              validation_data=record_dataset(validation_files, 32))
 '''
 
 
@@ -209,7 +219,7 @@ def test_a_pipeline_repeated_only_when_training_or_made_for_prediction_is_not_dr
     after = READER.replace("    init_dataset = init_dataset.batch(hparams.init_batch_size)\n",
                            "    init_dataset = init_dataset.batch(hparams.init_batch_size, drop_remainder=True)\n"
                            ).replace("    return dataset.batch(batch_size)\n",
-                                     "    return dataset.batch(batch_size, drop_remainder=True)\n")
+                                     "    return dataset.batch(batch_size, drop_remainder=True)\n", 1)
     findings = assert_migrates(READER, after, RULES)
     assert [(f.line, f.status, f.message) for f in findings] == [
         (24, "unmigrated", INFERENCE.format(
@@ -219,6 +229,8 @@ def test_a_pipeline_repeated_only_when_training_or_made_for_prediction_is_not_dr
                            + INFERENCE.format("made for ModeKeys.PREDICT") + GUIDE),
         (38, "migrated", ADDED),
         (46, "migrated", ADDED),  # make_dataset: every call passes training=True
+        (56, "unmigrated", INFERENCE.format(
+            "record_dataset() is used for inference (passed as validation_data= on line 61)") + GUIDE),
     ]
     shared = READER.replace("make_dataset(images, labels, 100, training=True)",
                             "make_dataset(images, labels, 100, training=len(labels) > 1000)")

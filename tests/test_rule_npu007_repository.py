@@ -139,7 +139,8 @@ def test_the_config_function_gets_the_lines_once_and_callers_in_other_files_noth
     configured_there = ("the config is configured in benchmark_cnn.create_config_proto, which "
                         "returns it with the NPU optimizer config")
     assert [(path, line, status) for path, line, status, _ in npu007] == [
-        ("benchmark_cnn.py", 37, "migrated"), ("eval.py", 13, "migrated"), ("train.py", 13, "migrated")]
+        ("benchmark_cnn.py", 37, "migrated"), ("eval.py", 13, "migrated"),
+        ("train.py", 13, "compliant")]  # configured in benchmark_cnn.py: nothing rewritten here
     assert npu007[0][3].startswith("added the lines that give the config returned by create_config_proto()")
     assert npu007[1][3].startswith("added the lines that give config")
     assert npu007[2][3].startswith(configured_there)
@@ -159,7 +160,7 @@ def test_the_config_function_gets_the_lines_once_and_callers_in_other_files_noth
     assert second.returncode == 0, second.stderr
     assert git(repo, "rev-parse", BRANCH) == tip and len(commits_on(repo, BRANCH)) == 2
     again = findings(tmp_path / "two")
-    assert {status for *_, status, _ in again} == {"migrated"}
+    assert {status for *_, status, _ in again} == {"migrated", "compliant"}
     assert [(path, line, status) for path, line, rule, status, _ in again if rule == "NPU007"] == [
         (path, line, status) for path, line, status, _ in npu007]  # the same sites
 

@@ -65,6 +65,7 @@ def learn(env, args):
         optimizer=tf.train.AdamOptimizer(learning_rate=1e-4),
     )
     replay = ReplayBuffer(50000)
+    saver = U.CheckpointSaver(sess, args.save_dir)
     U.initialize()
     update_target()
 
@@ -80,6 +81,7 @@ def learn(env, args):
         if step % 1000 == 0:
             update_target()
             print("step %d, %.1f steps/s" % (step, step / (time.time() - started + 1e-8)))
+            saver.save(step)
     U.save_variables(os.path.join(args.save_dir, "model.pkl"))
     return act
 
@@ -91,8 +93,8 @@ if __name__ == "__main__":
 
 
 def test_a_session_entered_by_hand_is_reported_not_closed() -> None:
-    """``U.save_variables`` and ``act`` run on the default session after its last use by name:
-    a close after ``sess.__enter__()``'s block would break them."""
+    """``U.save_variables`` and ``act`` run on the default session after its last use by name
+    (and ``saver``, built with it): a close after the block would break them."""
     findings = assert_unchanged(DQN_SCRIPT, RULES)
     assert [(f.line, f.column, f.status, f.message) for f in findings] == [
         (35, 11, "unmigrated", f"{CLOSE} (sess {DEFAULT} (sess.__enter__())){GUIDE}"),
@@ -103,6 +105,8 @@ def test_as_default_entered_by_hand_in_the_main_block() -> None:
     source = DQN_SCRIPT.replace(
         '    sess = tf.Session(config=U.make_config(args.threads))\n    sess.__enter__()\n\n', ''
     ).replace(
+        "U.CheckpointSaver(sess, ", "U.CheckpointSaver(tf.get_default_session(), "
+    ).replace(
         '    arguments = parse_args()\n',
         '    arguments = parse_args()\n'
         '    sess = tf.Session(config=U.make_config(arguments.threads))\n'
@@ -110,8 +114,8 @@ def test_as_default_entered_by_hand_in_the_main_block() -> None:
     )
     findings = assert_unchanged(source, RULES)
     assert [(f.line, f.status, f.message) for f in findings] == [
-        (62, "unmigrated", f"{CLOSE} (sess {DEFAULT} (sess.as_default().__enter__()); close it at "
-                           f"the end of the 'if __name__ == \"__main__\":' block (line 64)){GUIDE}"),
+        (64, "unmigrated", f"{CLOSE} (sess {DEFAULT} (sess.as_default().__enter__()); close it at "
+                           f"the end of the 'if __name__ == \"__main__\":' block (line 66)){GUIDE}"),
     ]
 
 

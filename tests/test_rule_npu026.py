@@ -74,7 +74,6 @@ def test_a_mirrored_strategy_estimator_script() -> None:
     "tf.distribute.MirroredStrategy",
     "tf.compat.v1.distribute.MirroredStrategy",
     "tf.distribute.experimental.MultiWorkerMirroredStrategy",
-    "tf.distribute.MultiWorkerMirroredStrategy",
     "tf.contrib.distribute.MirroredStrategy",
 ])
 def test_every_mirrored_strategy(spelled: str) -> None:
@@ -82,6 +81,14 @@ def test_every_mirrored_strategy(spelled: str) -> None:
                                INIT + TF + "strategy = npu_strategy.NPUStrategy()\n",
                                facts=STRATEGY_REPO, findings=[("NPU026", 2, 11, "migrated")])
     assert findings[0].message == f"replaced {spelled}() with npu_strategy.NPUStrategy()"
+
+
+def test_the_tf2_only_strategy_makes_a_tf2_file_left_to_the_tf2_packs() -> None:
+    """tf.distribute.MultiWorkerMirroredStrategy (not experimental) exists in TF 2.x only: the
+    file is TF 2.x code, where NPUStrategy (a TF 1.x adapter API) is never written (NPU070)."""
+    source = TF + "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
+    findings = assert_reports(RULES, source, facts=STRATEGY_REPO)
+    assert [(f.rule_id, f.message.split(":")[0]) for f in findings] == [("NPU000", "TF 2.x code")]
 
 
 def test_positional_arguments_are_named_in_the_message() -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from npu_codemod.api import FileContext, Reference, Rule
+from npu_codemod.api import FileContext, Reference, Rule, support_list
 from npu_codemod.codemods.api_sites import ApiSites, readiness
 from npu_codemod.codemods.engine import Engine
 from npu_codemod.plugins.manager import load_plugins
 from npu_codemod.plugins.rules.audit.npu100_api_support import ApiSupport
+from npu_codemod.plugins.rules.audit.owners import OWNERS
 from npu_codemod.testing import assert_migrates, assert_reports, engine_of_ids, run_rules
 
 AUDIT = {"NPU100"}
@@ -35,8 +36,11 @@ def under_analysis(api: str) -> str:
 
 
 def owner_miss(api: str) -> str:
-    return (f"Ascend migrates {api}, but no enabled npu-codemod rule covered this use: migrate "
-            f"it as the guide says{GUIDE}")
+    """The finding at a use whose owning rules were all off: it names them and the opt-in."""
+    rules = OWNERS[support_list().lookup(api)[0]].rules
+    return (f"Ascend migrates {api}, and npu-codemod's {' or '.join(rules)} does, but it was off "
+            f"in this run: turn it on (--rules default,{','.join(rules)}) or migrate it as the "
+            f"guide says{GUIDE}")
 
 
 OPT_IN = "npu-codemod migrates this with `--rules default,distributed`"
@@ -381,3 +385,30 @@ def test_with_the_distributed_pack_off_every_horovod_use_names_the_opt_in() -> N
     findings = run_rules(pack, ELASTIC_HELPERS).findings
     assert sorted((f.rule_id, f.line) for f in findings) == [
         ("NPU025", 7), ("NPU025", 7), ("NPU025", 8), ("NPU025", 9)]
+
+
+XLA_CONFIG = '''"""Session settings of the benchmark: XLA when asked for."""
+import tensorflow as tf
+
+
+def make_session_config(use_xla, intra_threads=0):
+    config = tf.ConfigProto(intra_op_parallelism_threads=intra_threads)
+    if use_xla:
+        config.graph_options.optimizer_options.global_jit_level = (
+            tf.OptimizerOptions.ON_1)
+    return config
+'''
+XLA_CONFIG_OFF = XLA_CONFIG.replace('''(
+            tf.OptimizerOptions.ON_1)''', "tf.OptimizerOptions.OFF")
+
+
+def test_a_use_on_a_later_line_of_a_statement_its_owner_rewrote_is_no_finding() -> None:
+    """NPU051 reports the assignment at its first line; the ``ON_1`` it replaced sits on the
+    next one, and the ``OFF`` it wrote is no finding on a second run either."""
+    findings = assert_migrates({"NPU051", "NPU100"}, XLA_CONFIG, XLA_CONFIG_OFF,
+                               findings=[("NPU051", 8, 8, "migrated"), ("NPU100", 6, 13, "unmigrated")])
+    assert messages(findings) == [(6, owner_miss("tf.ConfigProto"))]  # NPU007 is off: its own
+    assert counted({"NPU051", "NPU100"}, XLA_CONFIG)[("tf.OptimizerOptions", "supported-after-migration",
+                                                      True)] == 1
+    assert messages(run_rules({"NPU051", "NPU100"}, XLA_CONFIG_OFF).findings) == \
+        [(6, owner_miss("tf.ConfigProto"))]

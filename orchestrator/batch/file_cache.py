@@ -210,7 +210,7 @@ def _stored(outcome: FileOutcome) -> tuple[bytes, Optional[bytes]]:
     rows = [(f.line, f.column, f.rule_id, f.rule_name, f.status, f.message, f.level)
             for f in outcome.findings]
     sites = [(row.api, row.status, row.covered, row.sites) for row in outcome.api_sites]
-    value = zlib.compress(json.dumps([rows, outcome.rule_ids, sites]).encode())
+    value = zlib.compress(json.dumps([rows, outcome.rule_ids, sites, outcome.kind]).encode())
     return value, None if outcome.new_data is None else zlib.compress(outcome.new_data)
 
 
@@ -221,11 +221,12 @@ def _restored(stored: Optional[tuple[bytes, Optional[bytes]]], path: str,
         return None
     value, new_data = stored
     try:
-        rows, rule_ids, sites = json.loads(zlib.decompress(value))
+        rows, rule_ids, sites, *kind = json.loads(zlib.decompress(value))
         findings = tuple(Finding(repo, path, line, column, rule_id, name, status, message, level=level)
                          for line, column, rule_id, name, status, message, level in rows)
         return FileOutcome(path, findings, None if new_data is None else zlib.decompress(new_data),
-                           tuple(rule_ids), tuple(ApiSites(*row) for row in sites))
+                           tuple(rule_ids), tuple(ApiSites(*row) for row in sites),
+                           kind[0] if kind else "")
     except (zlib.error, ValueError, TypeError, IndexError):
         return None
 

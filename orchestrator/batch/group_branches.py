@@ -1,19 +1,21 @@
 """``--split-by``: one commit and branch (``<branch>/<group>``) per group, each pushed alone.
 
 A split change is always computed from the base commit, and a group's branch gets a new
-commit only when its tip does not already hold the group's new contents, so a rerun adds no
-commit. The findings of a group's files go with its group, changed or not.
+commit only when its tip does not hold exactly the base plus the group's new contents (a
+branch with only npu-codemod's commits: edits of an earlier run are undone), so a rerun adds
+no commit. The findings of a group's files go with its group, changed or not.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import git
 
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.batch.jobs import FileChange, RepoJob, new_blobs
 from npu_codemod.orchestrator.git import repository as gitrepo
+from npu_codemod.orchestrator.git.branch_reuse import build_point, tip_state
 from npu_codemod.orchestrator.prs.groups import group_paths, grouper
 from npu_codemod.orchestrator.results import ChangeGroup, RepoResult
 
@@ -35,20 +37,17 @@ def commit_groups(repo: git.Repo, job: RepoJob, base: str, result: RepoResult,
         gitrepo.check_branch_name(branch, repo)
         tip = gitrepo.branch_tip(repo, branch)
         blobs = new_blobs(changed[path] for path in files)
-        commit = tip if tip and _holds(repo, base, tip, blobs) else None
+        point = build_point(repo, base, tip)  # a branch with only our commits: base + this run
+        held = point.parent == tip and tip_state(repo, point.source, tip, blobs).held
+        commit = tip if held else None
         if commit is None:
-            parent = tip if tip and gitrepo.is_ancestor(repo, base, tip) else base
-            commit = gitrepo.commit_blobs(repo, parent, blobs,
-                                          message([f for f in findings if f.path in paths]))
+            commit = gitrepo.commit_blobs(repo, point.parent, blobs,
+                                          message([f for f in findings if f.path in paths]),
+                                          tree_of=point.source)
             gitrepo.update_branch(repo, branch, commit, tip)
             committed = True
         groups.append(ChangeGroup(group.name, group.owners, tuple(files), tuple(paths), branch, commit))
     return result.with_changes(status="changed" if committed else "unchanged", groups=tuple(groups))
-
-
-def _holds(repo: git.Repo, base: str, tip: str, blobs: Mapping[gitrepo.PyFile, str]) -> bool:
-    """Whether ``tip`` is built on ``base`` and already has exactly these new contents."""
-    return gitrepo.is_ancestor(repo, base, tip) and gitrepo.has_contents(repo, tip, blobs)
 
 
 def _text(data: Optional[bytes]) -> Optional[str]:

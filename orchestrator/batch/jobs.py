@@ -57,6 +57,8 @@ class RepoPlan:
     files_skipped: int = 0  # test files left out (see RepoResult.files_skipped)
     findings: tuple[Finding, ...] = ()  # from the repository-wide analysis
     notes: tuple[str, ...] = ()
+    uncommitted: int = 0  # paths of the working tree that differ from HEAD (see RepoResult)
+    manifests: tuple[tuple[str, str], ...] = ()  # (path, text) of files that may pin TensorFlow
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class ShardOutput:
     changes: tuple[FileChange, ...] = ()
     files_cached: int = 0  # files whose outcome came from the result cache, unparsed
     api_sites: tuple[ApiSites, ...] = ()  # the shard's API use sites (api_sites.merge_sites)
+    kinds: tuple[str, ...] = ()  # the kind of each TensorFlow file (tf_versions.KINDS)
 
 
 @dataclass(frozen=True)

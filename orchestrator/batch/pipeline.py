@@ -11,15 +11,20 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Iterator, Sequence, TypeVar, Union
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar, Union
 
 import git
 
 from npu_codemod.codemods.api_sites import merge_sites
+from npu_codemod.codemods.dead_sites import settle_dead
 from npu_codemod.codemods.engine import file_finding
 from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.sites import SiteCounts, rule_sites, settle
+from npu_codemod.codemods.source import UndecodableSource, decode_source
+from npu_codemod.codemods.tf_runtime import decide, with_runtime
+from npu_codemod.codemods.tf_versions import KINDS, NON_TF
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
 from npu_codemod.orchestrator.batch.group_branches import commit_groups
 from npu_codemod.orchestrator.batch.jobs import (
@@ -34,14 +39,22 @@ from npu_codemod.orchestrator.batch.repo_locks import lock_branch, unlock_branch
 from npu_codemod.orchestrator.batch.shards import MIN_SHARD_FILES, split_files
 from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.git.base_branch import Base, check_push_target, resolve_base
-from npu_codemod.orchestrator.git.branch_reuse import OWN_COMMIT_MARK, build_point
+from npu_codemod.orchestrator.git.branch_reuse import (
+    OWN_COMMIT_MARK,
+    TipState,
+    build_point,
+    tip_state,
+    undone_note,
+    unexplained,
+    unexplained_note,
+)
 from npu_codemod.orchestrator.git.credentials import split_credentials
 from npu_codemod.orchestrator.git.file_patch import file_patch
 from npu_codemod.orchestrator.git.repository import GitError, NoSuchRemote, PyFile
 from npu_codemod.orchestrator.git.workspace import Workspace
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, failed
-from npu_codemod.orchestrator.toolkit import RepoAnalysis, Toolkit, build_toolkit
+from npu_codemod.orchestrator.toolkit import RepoAnalysis, RuleSelection, Toolkit, build_toolkit
 from npu_codemod.orchestrator.verify.check import verify_job, verify_result
 from npu_codemod.orchestrator.verify.records import VerifyRecord
 
@@ -87,9 +100,29 @@ def analyzed(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> ShardedRepo
     ``parts`` (in shard order): the plan one pass over all its files gives."""
     joined = RepoAnalysis.joined(parts)
     plan = sharded.plan
-    plan = replace(plan, facts=joined.facts,
-                   findings=plan.findings + joined.findings + (sharded.unanalysed or ()))
+    facts, found = runtime_facts(plan, joined.facts)
+    plan = replace(plan, facts=facts,
+                   findings=plan.findings + joined.findings + found + (sharded.unanalysed or ()))
     return ShardedRepo(plan, sharded.shards)
+
+
+def runtime_facts(plan: RepoPlan, facts: frozenset[str]) -> tuple[frozenset[str], tuple[Finding, ...]]:
+    """``facts`` with the repository's TensorFlow runtime (``tf_runtime``), and its findings."""
+    runtime = decide(plan.job.selection.tensorflow, dict(plan.manifests), facts)
+    found = tuple(file_finding(plan.job.entry.name, path, "unmigrated", message)
+                  for path, message in runtime.messages)
+    return with_runtime(facts, runtime), found
+
+
+def manifest_texts(repo: git.Repo, listing: gitrepo.PythonListing) -> tuple[tuple[str, str], ...]:
+    """``(path, text)`` of the files that may pin TensorFlow (unreadable ones left out)."""
+    texts = []
+    for file, data in gitrepo.read_blobs(repo, listing.manifests):
+        try:
+            texts.append((file.path, decode_source(data).text))
+        except UndecodableSource:
+            continue
+    return tuple(texts)
 
 
 def process_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[ShardOutput, RepoResult]:
@@ -151,7 +184,8 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
     plan = RepoPlan(job=job, path=gitrepo.top_dir(repo), base=base, tip=tip,
                     source=point.source, parent=point.parent, files_scanned=len(files),
                     files_skipped=skipped + skipped_links + skipped_notebooks, facts=frozenset(),
-                    notes=point.notes)
+                    notes=point.notes, uncommitted=_uncommitted(repo, job),
+                    manifests=manifest_texts(repo, listing))
     if shard_analysis and workers > 1 and len(files) > MIN_SHARD_FILES:
         candidates = [file for file, data in gitrepo.read_blobs(repo, files) if toolkit.engine.wants(data)]
         shards = split_files(candidates, workers)
@@ -164,7 +198,8 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
         candidates = []
         analysis = toolkit.analyze(_wanted(repo, files, toolkit, candidates), entry.name)
         shards = split_files(candidates, workers)
-    plan = replace(plan, facts=analysis.facts, findings=analysis.findings + not_followed)
+    facts, found = runtime_facts(plan, analysis.facts)
+    plan = replace(plan, facts=facts, findings=analysis.findings + found + not_followed)
     if len(shards) > 1:
         return ShardedRepo(plan, tuple(shards))
     return _finish(repo, plan, [_process_files(repo, plan, shards[0])])
@@ -174,6 +209,19 @@ def _notebook_findings(repo: git.Repo, name: str, notebooks: list[PyFile]) -> tu
     """One file-level finding per notebook that uses TensorFlow: notebooks are not migrated."""
     return tuple(file_finding(name, file.path, "unmigrated", NOTEBOOK)
                  for file, data in gitrepo.read_blobs(repo, notebooks) if notebook_uses_tensorflow(data))
+
+
+def _uncommitted(repo: git.Repo, job: RepoJob) -> int:
+    """How many paths of a local repository's working tree are not committed (``run`` only:
+    what ``scan`` reads is the same commit, and a cloned URL has no working tree)."""
+    return 0 if job.entry.is_url or job.mode != "run" else gitrepo.uncommitted_paths(repo, gitrepo.resolve_commit(repo, None))
+
+
+def _uncommitted_note(plan: RepoPlan) -> tuple[str, ...]:
+    if not plan.uncommitted:
+        return ()
+    return (f"{plan.uncommitted} uncommitted change(s) in the working tree are not part of the "
+            f"migration: the branch is built from the committed base {plan.base[:12]}",)
 
 
 def _wanted(repo: git.Repo, files: list[PyFile], toolkit: Toolkit,
@@ -200,7 +248,7 @@ def _open(job: RepoJob) -> tuple[git.Repo, Base]:
             raise GitError(entry.cite(str(exc))) from None
         lock_branch(job, str(repo.common_dir))
     try:
-        base = resolve_base(repo, entry.base_ref, job.branch)
+        base = resolve_base(repo, entry.base_ref, job.branch, job.remote)
     except GitError as exc:
         raise GitError(entry.cite(str(exc)) if entry.base_ref else str(exc)) from None
     if job.push and job.mode == "run" and not job.dry_run:
@@ -222,9 +270,11 @@ def _process_files(repo: git.Repo, plan: RepoPlan, files: Sequence[PyFile]) -> S
     findings: list[Finding] = []
     changes: list[FileChange] = []
     api_sites = []
+    kinds: list[str] = []
     for file, data in gitrepo.read_blobs(repo, list(files)):
         outcome = engine.process(data, file.path, repo=job.entry.name, facts=plan.facts)
-        findings.extend(with_snippets(outcome.findings, data))
+        kinds.append(outcome.kind)
+        findings.extend(with_snippets(settle_dead(outcome.findings, data), data))
         api_sites.append(outcome.api_sites)
         if outcome.new_data is None:
             continue
@@ -236,17 +286,21 @@ def _process_files(repo: git.Repo, plan: RepoPlan, files: Sequence[PyFile]) -> S
         else:
             changes.append(FileChange(file, blob=gitrepo.store_blob(repo, outcome.new_data)))
     return ShardOutput(tuple(findings), tuple(changes), files_cached=engine.hits,
-                       api_sites=merge_sites(api_sites))
+                       api_sites=merge_sites(api_sites), kinds=tuple(kinds))
 
 
 def _finish(repo: git.Repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> RepoResult:
     job, entry = plan.job, plan.job.entry
-    findings = list(plan.findings) + [f for output in outputs for f in output.findings]
+    findings = settle(list(plan.findings) + [f for output in outputs for f in output.findings],
+                      not_sites(job.selection))
     changes = sorted((c for output in outputs for c in output.changes), key=lambda c: c.file.path)
-    # A rerun: the branch already holds every new content. The files stay listed (as a split
-    # change's groups do): they are what the branch changes, for its PR and pr-files.csv.
-    held = bool(changes) and plan.tip is not None and plan.parent == plan.tip and \
-        gitrepo.has_contents(repo, plan.tip, new_blobs(changes))
+    # A rerun: the branch already holds every new content, and nothing else. The files stay
+    # listed (as a split change's groups do): they are what the branch changes, for its PR and
+    # pr-files.csv.
+    state = tip_state(repo, plan.source, plan.tip, new_blobs(changes)) if job.mode == "run" \
+        else TipState()
+    held = state.held and plan.parent == plan.tip  # a branch to rebuild on a moved base is not
+    undone = state.undone if plan.tip is not None and plan.parent == plan.tip != plan.source else ()
     result = RepoResult(
         repo=entry.name,
         status="unchanged",
@@ -258,15 +312,20 @@ def _finish(repo: git.Repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> R
         files_scanned=plan.files_scanned,
         files_skipped=plan.files_skipped,
         files_cached=sum(output.files_cached for output in outputs),
-        notes=plan.notes,
+        notes=plan.notes + _branch_notes(repo, plan, findings, changes) + _uncommitted_note(plan),
+        uncommitted=plan.uncommitted,
         findings=tuple(sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule_id))),
         api_sites=merge_sites(output.api_sites for output in outputs),
+        file_kinds=kind_counts((kind for output in outputs for kind in output.kinds),
+                               plan.files_scanned),
     )
     if job.dry_run and changes:  # after a real run too: the patch of the branch's content
-        note = "dry run: the branch already holds this change" if held else "dry run: nothing was committed"
-        return result.with_changes(status="unchanged" if held else "changed", notes=result.notes + (note,),
+        note = "dry run: the branch already holds this change" if held else \
+            "dry run: nothing was committed"
+        return result.with_changes(status="unchanged" if held else "changed",
+                                   notes=result.notes + (note,),
                                    patch="".join(c.patch or "" for c in changes))
-    if not changes or held:
+    if held or not (changes or undone) or job.dry_run:
         return _push(repo, plan, result)
     if job.mode == "scan":
         return result.with_changes(notes=result.notes + ("scan: nothing was written",))
@@ -274,9 +333,30 @@ def _finish(repo: git.Repo, plan: RepoPlan, outputs: Sequence[ShardOutput]) -> R
         return _push(repo, plan, commit_groups(repo, job, plan.base, result, changes, findings,
                                                commit_message))
     message = commit_message(findings)
-    commit = gitrepo.commit_blobs(repo, plan.parent, new_blobs(changes), message)
+    commit = gitrepo.commit_blobs(repo, plan.parent, new_blobs(changes), message, tree_of=plan.source)
     gitrepo.update_branch(repo, job.branch, commit, plan.tip)
-    return _push(repo, plan, result.with_changes(status="changed", branch=job.branch, commit=commit))
+    notes = result.notes + ((undone_note(undone),) if undone else ())
+    return _push(repo, plan, result.with_changes(status="changed", branch=job.branch, commit=commit,
+                                                 notes=notes))
+
+
+def _branch_notes(repo: git.Repo, plan: RepoPlan, findings: Sequence[Finding],
+                  changes: Sequence[FileChange]) -> tuple[str, ...]:
+    """The warning of a branch others committed to (built on as it is): the files it changes
+    that this run's findings and changes do not explain."""
+    if plan.job.mode != "run" or plan.tip is None or plan.source != plan.tip or plan.tip == plan.base:
+        return ()
+    explained = [f.path for f in findings] + [c.file.path for c in changes]
+    paths = unexplained(repo, plan.base, plan.tip, explained)
+    return (unexplained_note(paths),) if paths else ()
+
+
+def kind_counts(kinds: Iterable[str], files: int) -> dict[str, int]:
+    """Files per kind (``tf_versions.KINDS`` order): ``kinds`` of the files the engine looked
+    at (""  for none), the rest of the ``files`` scanned ``non-tf``."""
+    counts = Counter(kind for kind in kinds if kind)
+    counts[NON_TF] = files - sum(counts.values())
+    return {kind: counts[kind] for kind in KINDS if counts[kind] > 0}
 
 
 def _push(repo: git.Repo, plan: RepoPlan, result: RepoResult) -> RepoResult:
@@ -304,10 +384,16 @@ def _push(repo: git.Repo, plan: RepoPlan, result: RepoResult) -> RepoResult:
     return result.with_changes(pushed=True)
 
 
+def not_sites(selection: RuleSelection) -> frozenset[str]:
+    """Ids of the selected rules whose findings are no sites (``Rule.counts_sites``)."""
+    return frozenset(rule.id for rule in build_toolkit(selection).rules if not rule.counts_sites)
+
+
 def commit_message(findings: list[Finding]) -> str:
-    """Subject plus the rules applied with their counts, and what is left for a person."""
-    migrated = Counter((f.rule_id, f.rule_name) for f in findings if f.status == "migrated")
-    left = sum(1 for f in findings if f.status == "unmigrated")
+    """Subject plus the sites each rule rewrote (not those already in NPU form), and what is
+    left for a person (the reports' "left")."""
+    migrated = rule_sites(findings)
+    left = SiteCounts.of_findings(findings).left
     lines = ["Migrate TensorFlow sess.run training code to Ascend NPU", "",
              f"{OWN_COMMIT_MARK} (sites per rule):"]
     lines += [f"- {rule_id} {name}: {count}" for (rule_id, name), count in sorted(migrated.items())]

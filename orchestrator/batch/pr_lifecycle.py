@@ -97,6 +97,8 @@ def each_pr(run: Record, hook: Any, settings: LifecycleSettings, step: Step) -> 
             action, detail = "failed", mask_secrets(str(exc))
         except AttributeError as exc:  # a third-party forge without the lifecycle's methods
             action, detail = "failed", f"this forge plugin cannot do that ({exc})"
+        except (KeyError, TypeError, ValueError, IndexError) as exc:  # an answer of the wrong shape
+            action, detail = "failed", mask_secrets(f"unexpected answer from the forge: {type(exc).__name__}: {exc}")
         yield PrOutcome(repo["repo"], branch, number, action, detail)
 
 

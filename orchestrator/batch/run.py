@@ -8,6 +8,7 @@ all-repos' ``fix()``: the command line only parses, calls :func:`run` and prints
 from __future__ import annotations
 
 import dataclasses
+import errno
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -106,8 +107,10 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
                                           toolkit.rules, spool, started, toolkit.plugins)
                 record["interrupted"] = interrupted is not None  # its history point is no campaign state
                 written = write_reports(toolkit.plugins, record, report_dir)
-            except UsageError as exc:  # a full disk: what the repositories got stands
-                report_error = str(exc)
+            except UsageError as exc:
+                if not _disk_full(exc.__context__):  # a folder where a report goes: the user's to fix
+                    raise
+                report_error = str(exc)  # what the repositories got stands
     return BatchOutcome([line for line in lines if line is not None], report_dir, written,
                         interrupted, carried=len(carried), report_error=report_error,
                         branches=[branch for _, branch in sorted(finish.branches)])
@@ -194,6 +197,8 @@ class _Finisher:
             try:
                 self.spool.add(position, record)
             except OSError as exc:  # a full disk: the batch goes on, the reports are lost
+                if not _disk_full(exc):
+                    raise cannot_write(self.report_dir, exc) from None
                 self.write_error = str(cannot_write(self.report_dir, exc))
         self.lines[index] = RepoLine.of(result)
         plugins = self.toolkit.plugins
@@ -204,6 +209,14 @@ class _Finisher:
                 self.notify("npu_codemod_finding", finding=finding)
         if self.on_result is not None:
             self.on_result(position, result)
+
+
+#: Errors of a disk that is full (or a quota, or a file-size limit): no fault of the options.
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def _disk_full(error: Optional[BaseException]) -> bool:
+    return isinstance(error, OSError) and error.errno in _FULL
 
 
 def _branches(result: RepoResult) -> list[str]:

@@ -17,16 +17,19 @@ def add_to(commands: argparse._SubParsersAction) -> None:
     add_arguments(check)
     arguments.add_include_tests_option(check)
     arguments.add_engine_option(check)
+    arguments.add_tensorflow_option(check)
     arguments.add_plugin_options(check)
     arguments.add_config_option(check, "pyproject.toml in the current folder")
     check.set_defaults(handler=check_command)
 
 
 def check_command(args: argparse.Namespace) -> int:
-    toolkit = toolkit_of(arguments.rule_selection(args))
+    selection = arguments.rule_selection(args)
+    toolkit = toolkit_of(selection)
     try:
         code = run_check(args.paths, toolkit, sys.stdout, sys.stderr, args.debug,
-                         include_tests=arguments.include_tests(args))
+                         include_tests=arguments.include_tests(args),
+                         tensorflow=selection.tensorflow)
     except CheckInputError as exc:
         raise UsageError(str(exc)) from None
     # A CI gate must not pass when some of the rules it was asked to apply did not run.

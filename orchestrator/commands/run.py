@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections import Counter
 from typing import Optional, Sequence
 
 from tqdm import tqdm
@@ -24,8 +25,10 @@ from npu_codemod.orchestrator.prs.options import add_pr_options
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry, read_repo_list
 from npu_codemod.orchestrator.results import RepoResult
-from npu_codemod.orchestrator.summary_table import print_summary
+from npu_codemod.orchestrator.summary_table import RepoLine, print_summary
 from npu_codemod.orchestrator.verify.options import add_verify_options
+from npu_codemod.orchestrator.verify.records import ALLOWABLE, unproven
+from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
@@ -64,6 +67,7 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
                         help="parse every file; do not read or write the workspace's result cache")
     arguments.add_include_tests_option(parser)
     arguments.add_engine_option(parser)
+    arguments.add_tensorflow_option(parser)
     add_executor_options(parser)
     arguments.add_plugin_options(parser)
     arguments.add_config_option(parser)
@@ -96,6 +100,9 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
     def on_result(index: int, result: RepoResult) -> None:
         if result.status == "failed" and result.error != batch.INTERRUPTED:  # in the summary
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
+        for note in result.notes:
+            if note.startswith("warning: "):  # a branch others committed to: files unexplained
+                tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {note}"), file=sys.stderr)
         if result.verify is not None:
             tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: verify {result.verify.verdict}: "
                                     f"{result.verify.reason}"), file=sys.stderr)
@@ -107,7 +114,8 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
                                             f"{finding.trace}"), file=sys.stderr)
 
     outcome = batch.run(options, toolkit, entries, on_result, carried)
-    print_summary(outcome.lines, sys.stderr, scan=options.command == "scan")
+    print_summary(outcome.lines, sys.stderr, scan=options.command == "scan",
+                  verify=options.command == "verify")
     deferred = sum(1 for line in outcome.lines if line.status == "deferred")
     if deferred:
         print(f"npu-codemod: {deferred} deferred: not started, the PR budget of this run is spent "
@@ -125,7 +133,23 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
         print(f"npu-codemod: reports in {outcome.report_dir} ({names}, ...)", file=sys.stderr)
     if outcome.interrupted is not None:
         raise outcome.interrupted
-    return EXIT_FAILED if outcome.failed else EXIT_OK
+    unverified = unproven_verdicts(outcome.lines, options.verify)
+    return EXIT_FAILED if outcome.failed or unverified else EXIT_OK
+
+
+def unproven_verdicts(lines: Sequence[RepoLine], verify: Optional[VerifyOptions]) -> list[str]:
+    """``verify``, ``run --verify``: the verdicts neither equivalent nor allowed (``--allow``),
+    said on stderr: each makes the exit code 1."""
+    if verify is None:
+        return []
+    found = unproven((line.verdict for line in lines), verify.allow)
+    if found:
+        counts = ", ".join(f"{count} {verdict}" for verdict, count in sorted(Counter(found).items()))
+        allowable = ",".join(verdict for verdict in ALLOWABLE if verdict in found)
+        hint = f"; --allow {allowable} accepts what proves nothing" if allowable else ""
+        print(f"npu-codemod: verify: not every repository is proven equivalent ({counts}): exit "
+              f"code 1{hint}", file=sys.stderr)
+    return found
 
 
 def read_entries(repos: str) -> list[RepoEntry]:

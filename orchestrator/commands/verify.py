@@ -18,8 +18,8 @@ DESCRIPTION = (
     "TensorFlow (TF 1.x behaviour, deterministic, with an emulation of the NPU bridge that "
     "records the NPU's constraints), compare what the training steps computed, and record a "
     "verdict: no-command, inconclusive, timeout, migrated-fails, diverged, violations or "
-    "equivalent (run.json, verify.csv, report.html). Exit code 1 when a verdict is "
-    "migrated-fails, diverged or violations. " + SAFETY)
+    "equivalent (run.json, verify.csv, report.html). Exit code 1 unless every repository is "
+    "equivalent (--allow relaxes it for the verdicts that prove nothing). " + SAFETY)
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:

@@ -32,7 +32,7 @@ class Base:
     note: Optional[str] = None  # how it was chosen, when not as the list says
 
 
-def resolve_base(repo: git.Repo, base_ref: Optional[str], branch: str) -> Base:
+def resolve_base(repo: git.Repo, base_ref: Optional[str], branch: str, remote: str = "origin") -> Base:
     """The base of the migration to ``branch``; GitError (one line) when it cannot be told."""
     if base_ref:
         return Base(gitrepo.resolve_commit(repo, base_ref), _branch_name(repo, base_ref))
@@ -40,7 +40,7 @@ def resolve_base(repo: git.Repo, base_ref: Optional[str], branch: str) -> Base:
     fork = _below_own_commits(repo, branch) if head == branch else None
     if fork is None:  # HEAD is not a migration branch (--branch main names the base itself)
         return Base(gitrepo.resolve_commit(repo, None), head)
-    made_from = _made_from(repo, branch, fork)
+    made_from = _made_from(repo, branch, fork, remote)
     if made_from is None:
         raise GitError(f"HEAD is the migration branch {branch}, not a base: check out the base "
                        "branch, or give the base ref after the repository in the repo list")
@@ -88,12 +88,12 @@ def _branch_name(repo: git.Repo, ref: str) -> Optional[str]:
     return name if gitrepo.branch_tip(repo, name) is not None else None
 
 
-def _made_from(repo: git.Repo, branch: str, fork: str) -> Optional[str]:
+def _made_from(repo: git.Repo, branch: str, fork: str, remote: str) -> Optional[str]:
     """The local branch ``branch`` was made from: the one holding ``fork``, the commit below
     its own commits (the remote's default branch first); None when that is not one branch."""
     out = repo.git.for_each_ref("--contains", fork, "--format=%(refname:short)", "refs/heads/")
     candidates = [name for name in out.split("\n") if name and name != branch]
-    default = remote_default_branch(repo, "origin")
+    default = remote_default_branch(repo, remote)
     if default in candidates:
         return default
     return candidates[0] if len(candidates) == 1 else None

@@ -21,6 +21,7 @@ from gitdb.base import IStream, OInfo
 from gitdb.db import LooseObjectDB
 from gitdb.util import hex_to_bin
 
+from npu_codemod.codemods.tf_runtime import is_manifest
 from npu_codemod.orchestrator.git.credentials import split_credentials
 from npu_codemod.orchestrator.redact import mask_secrets
 
@@ -149,12 +150,14 @@ def branch_tip(repo: git.Repo, branch: str) -> Optional[str]:
 
 @dataclass(frozen=True)
 class PythonListing:
-    """The ``.py`` entries of a commit: regular files, and symlinks (never followed); and its
-    regular ``.ipynb`` notebooks (never migrated, reported)."""
+    """The ``.py`` entries of a commit: regular files, and symlinks (never followed); its
+    regular ``.ipynb`` notebooks (never migrated, reported); and the files that may pin
+    TensorFlow (``tf_runtime.is_manifest``: requirements, setup...)."""
 
     files: list[PyFile]
     links: list[PyFile]
     notebooks: list[PyFile] = field(default_factory=list)
+    manifests: list[PyFile] = field(default_factory=list)
 
 
 def python_files(repo: git.Repo, commit: str) -> list[PyFile]:
@@ -181,6 +184,8 @@ def _walk(odb: git.GitCmdObjectDB, tree: bytes, prefix: str, listing: PythonList
             found.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
         elif text.endswith(".ipynb") and mode in _LISTED_MODES and mode != _SYMLINK_MODE:
             listing.notebooks.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
+        if mode in _LISTED_MODES[:2] and is_manifest(text):
+            listing.manifests.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))
 
 
 def _entries(data: bytes) -> Iterator[tuple[bytes, bytes, int]]:
@@ -211,8 +216,58 @@ def blob_id(data: bytes) -> str:
 
 def has_contents(repo: git.Repo, commit: str, blobs: Mapping[PyFile, str]) -> bool:
     """Whether ``commit`` already holds each file with exactly this blob: nothing to commit."""
-    at_commit = {file.path: file.blob for file in python_files(repo, commit)}
+    at_commit = python_contents(repo, commit)
     return all(at_commit.get(file.path) == blob for file, blob in blobs.items())
+
+
+def python_contents(repo: git.Repo, commit: str) -> dict[str, str]:
+    """``{path: blob}`` of the regular ``.py`` files of ``commit``."""
+    return {file.path: file.blob for file in python_files(repo, commit)}
+
+
+def changed_paths(repo: git.Repo, base: str, commit: str) -> list[str]:
+    """The paths ``commit`` changes since its merge base with ``base`` (``git diff base...commit``)."""
+    try:
+        out = repo.git.diff("--name-only", "-z", "--no-renames", f"{base}...{commit}")
+    except GitCommandError as exc:
+        raise GitError(f"cannot compare {commit[:12]} with {base[:12]}: {_stderr(exc)}") from None
+    return [path for path in out.split("\0") if path]
+
+
+def uncommitted_paths(repo: git.Repo, head: str) -> int:
+    """How many ``.py`` files of the working tree or the index differ from commit ``head``
+    (0: a bare repository, or no such change): work a branch built from commits leaves out.
+
+    Read in this process (the index file, then a file's size and time, hashing it only when
+    those differ from the index's), not with ``git status``: a repository costs no process more.
+    """
+    if repo.bare:
+        return 0
+    try:
+        entries = git.IndexFile(repo).entries
+    except Exception:  # no index yet, or one this GitPython cannot read: nothing to tell
+        return 0
+    committed = python_contents(repo, head)
+    indexed = {str(path): entry for (path, stage), entry in entries.items()
+               if stage == 0 and str(path).endswith(".py")}
+    top = top_dir(repo)
+    differ = [path for path, entry in indexed.items()
+              if committed.get(path) != entry.hexsha or _worktree_differs(os.path.join(top, path), entry)]
+    return len(set(committed) - set(indexed)) + len(differ)
+
+
+def _worktree_differs(path: str, entry: git.IndexEntry) -> bool:
+    """Whether the working tree's file at ``path`` is not the index's ``entry`` (deleted too)."""
+    try:
+        stat = os.lstat(path)
+    except OSError:
+        return True
+    if stat.st_size == entry.size and int(stat.st_mtime) == entry.mtime[0]:
+        return False
+    if os.path.islink(path):
+        return True
+    with open(path, "rb") as handle:
+        return blob_id(handle.read()) != entry.hexsha
 
 
 def commit_blobs(
@@ -220,15 +275,19 @@ def commit_blobs(
     parent: str,
     blobs: Mapping[PyFile, str],
     message: str,
+    tree_of: Optional[str] = None,
 ) -> str:
     """Write a commit on top of ``parent`` with ``blobs`` (hex shas) as the files' new
     contents; return its sha. Only the trees on the changed files' paths are rewritten (no
-    index file at all, so the repository's own index is never involved).
+    index file at all, so the repository's own index is never involved). ``tree_of``: the
+    commit whose files the others are (default ``parent``): a rerun's commit holds the base
+    plus exactly this run's edits, whatever the branch held before.
     """
     parent_commit = repo.commit(parent)
     changes = {file.path.encode("utf-8", "surrogateescape"): bytes.fromhex(blob)
                for file, blob in blobs.items()}
-    tree = _tree_with(repo.odb, parent_commit.tree.binsha, changes)
+    start = repo.commit(tree_of) if tree_of is not None else parent_commit
+    tree = _tree_with(repo.odb, start.tree.binsha, changes)
     commit = git.Commit.create_from_tree(repo, tree.hex(), message,
                                          parent_commits=[parent_commit], head=False)
     return commit.hexsha

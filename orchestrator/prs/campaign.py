@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
+from npu_codemod.codemods.merge_verdict import VERDICTS, verdict_of
+
 CAMPAIGN_FILE = "campaign.jsonl"
 #: The series of the burndown, in the order they are drawn.
 SERIES = ("migrated", "open", "merged", "closed", "failed", "waiting")
@@ -49,13 +51,16 @@ def team_of(pr: Mapping[str, Any]) -> str:
 
 def campaign_counts(run: Mapping[str, Any], prs: Sequence[CampaignPr]) -> dict[str, int]:
     """Repositories by where they stand: a repository with several PRs counts once, by its
-    most advanced PR (merged, then open, then closed)."""
+    most advanced PR (merged, then open, then closed); and by merge verdict (``ready``...)."""
     states: dict[str, set[str]] = {}
     for pr in prs:
         states.setdefault(pr.repo, set()).add(pr.state)
-    counts = dict.fromkeys(("repos", *SERIES), 0)
+    counts = dict.fromkeys(("repos", *SERIES, *VERDICTS), 0)
     for repo in run["repos"]:
         counts["repos"] += 1
+        verdict = verdict_of(repo).verdict
+        if verdict:
+            counts[verdict] += 1
         mine = states.get(repo["repo"], set())
         if repo["status"] == "failed":
             counts["failed"] += 1

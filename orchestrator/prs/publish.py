@@ -109,7 +109,8 @@ class Publisher:
                                  # branch has lines inserted above them); pushed with the branch
                                  lambda path, line: forge.blob_url(result.base or target.branch, path, line),
                                  target.group, self.branch,
-                                 verify=result.verify.to_dict() if result.verify else None)
+                                 verify=result.verify.to_dict() if result.verify else None,
+                                 merge=result.merge)
             title, body = self.settings.templates.render(context)
             found = forge.find_open_pr(target.branch)
             if found is None:

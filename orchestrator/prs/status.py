@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping, Optional, TextIO
 
+from npu_codemod.codemods.merge_verdict import VERDICTS
 from npu_codemod.orchestrator.prs.campaign import (
     CampaignPr,
     add_point,
@@ -59,9 +60,10 @@ def _look_up(run: Mapping[str, Any], hook: Any, forge_url: Optional[str]):
                 if hasattr(forge, "pr_details"):  # the campaign view's numbers
                     details = forge.pr_details(pr["number"])
                     approvals, created = details.approvals, details.created_at
-            except ForgeError as exc:
+            except (ForgeError, KeyError, TypeError, ValueError, IndexError) as exc:  # refused, or wrong shape
                 failures += 1
-                cells = ("unknown", mask_secrets(str(exc)))
+                why = str(exc) if isinstance(exc, ForgeError) else f"unexpected answer: {type(exc).__name__}: {exc}"
+                cells = ("unknown", mask_secrets(why))
             rows.append((repo["repo"], pr.get("branch", "?"), f"#{pr['number']}", *cells, pr.get("url") or ""))
             prs.append(CampaignPr(repo["repo"], pr.get("branch", "?"), pr["number"], pr.get("url") or "",
                                   cells[0], team_of(pr), approvals, cells[1], created))
@@ -74,6 +76,8 @@ def print_campaign(counts: Mapping[str, int], prs: list[CampaignPr], stream: Tex
     print(f"campaign: {counts['repos']} repositories: {counts['merged']} merged, {counts['open']} PR "
           f"open, {counts['closed']} PR closed, {counts['migrated']} migrated without a PR, "
           f"{counts['failed']} failed, {counts['waiting']} waiting for a later run", file=stream)
+    print("merge verdicts: " + ", ".join(f"{counts.get(name, 0)} {name}" for name in VERDICTS),
+          file=stream)
     teams = team_counts(prs)
     if teams:
         width = max(len("team"), *(len(team) for team in teams))

@@ -8,7 +8,9 @@ rule_name, description, count), ``unmigrated`` (path, line, rule_id, rule_name, 
 url), ``omitted``, ``guide_sections`` (rule_id, rule_name, guide_section, guide_section_en,
 ``guide``: both titles, ``guide_url``: http(s) or ''), ``tool`` and ``verify`` (the
 verification of ``run --verify``: verdict, reason, steps_compared, max_rel_diff, violations,
-original_violations, command...; None without it).
+original_violations, command...; None without it), ``merge`` (the repository's merge verdict:
+verdict, reason; codemods/merge_verdict.py), ``left`` (the sites that need a person, counted as
+every report counts them) and ``compliant`` (sites already in NPU form).
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ import jinja2
 
 from npu_codemod import __version__
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.merge_verdict import MergeVerdict
 from npu_codemod.codemods.rule import guide_title
+from npu_codemod.codemods.sites import SiteCounts, rule_sites
 from npu_codemod.orchestrator.results import ChangeGroup
 from npu_codemod.reports.links import safe_http
 
@@ -86,10 +90,12 @@ def pr_context(
     group: Optional[ChangeGroup] = None,
     branch_prefix: str = "",
     verify: Optional[Mapping[str, Any]] = None,
+    merge: Optional[MergeVerdict] = None,
 ) -> dict[str, Any]:
     """The template variables for one PR; ``link(path, line)`` is a web link on the branch."""
     findings = list(findings)
-    counts = Counter(f.rule_id for f in findings if f.status == "migrated")
+    counts = Counter(rule_id for rule_id, _ in rule_sites(findings).elements())
+    sites = SiteCounts.of_findings(findings)
     unmigrated = [f for f in findings if f.status == "unmigrated"]
     seen = sorted({f.rule_id for f in findings if f.status != "error"})
     return {
@@ -100,6 +106,7 @@ def pr_context(
         "omitted": max(0, len(unmigrated) - MAX_ROWS),
         "guide_sections": [_rule(rules, rule_id) for rule_id in seen],
         "verify": verify,
+        "merge": merge, "left": sites.left, "compliant": sites.compliant,
     }
 
 

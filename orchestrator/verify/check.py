@@ -22,6 +22,7 @@ from npu_codemod.orchestrator.results import RepoResult
 from npu_codemod.orchestrator.verify.compare import judge
 from npu_codemod.orchestrator.verify.export import export_commit
 from npu_codemod.orchestrator.verify.records import VerifyRecord
+from npu_codemod.orchestrator.verify.requirements import RequirementsError, requirements_python
 from npu_codemod.orchestrator.verify.sandbox import SideRun, run_side
 from npu_codemod.orchestrator.verify.settings import VerifyOptions, VerifySettings, resolve
 
@@ -86,24 +87,40 @@ def verify_commits(repo: git.Repo, job: RepoJob, base: str, commit: str) -> Veri
             return VerifyRecord("inconclusive", reason=str(exc), base=base, commit=commit)
         if settings.command is None:
             return VerifyRecord("no-command", reason=NO_COMMAND, base=base, commit=commit)
-        original = _run(settings, original_dir, scratch / "original")
-        migrated = _migrated(repo, settings, (base, commit), original, scratch)
-        return replace(judge(settings, original, migrated), base=base, commit=commit)
+        try:
+            python = requirements_python(original_dir) if settings.requirements else None
+        except RequirementsError as exc:
+            return _masked(VerifyRecord("inconclusive", reason=str(exc), base=base, commit=commit))
+        original = _run(settings, original_dir, scratch / "original", python)
+        migrated = _migrated(repo, settings, (base, commit), original, scratch, python)
+        return _masked(replace(judge(settings, original, migrated), base=base, commit=commit))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _migrated(repo: git.Repo, settings: VerifySettings, commits: tuple[str, str], original: SideRun,
-              scratch: Path) -> SideRun:
+              scratch: Path, python: Optional[str]) -> SideRun:
     """The migrated run; the original's when nothing changed or the original settles the
     verdict (it fails, times out or computes nothing)."""
     base, commit = commits
     if commit == base or original.failed or original.timed_out or not original.calls:
         return original
     migrated_dir = export_commit(repo, commit, scratch / "migrated" / "repo")
-    return _run(settings, migrated_dir, scratch / "migrated")
+    return _run(settings, migrated_dir, scratch / "migrated", python)
 
 
-def _run(settings: VerifySettings, folder: Path, scratch: Path) -> SideRun:
+def _run(settings: VerifySettings, folder: Path, scratch: Path, python: Optional[str]) -> SideRun:
     return run_side(settings.command or "", folder, scratch, settings.steps, settings.timeout,
-                    settings.memory)
+                    settings.memory, settings.env, python)
+
+
+def _masked(record: VerifyRecord) -> VerifyRecord:
+    """``record`` with every text through the secret masking: most of them come from the
+    repository's processes (errors, output, paths), on their way to reports and PR bodies."""
+    def texts(values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(mask_secrets(value) for value in values)
+
+    return replace(record, reason=mask_secrets(record.reason), evidence=mask_secrets(record.evidence),
+                   command=mask_secrets(record.command) if record.command else record.command,
+                   details=texts(record.details), violations=texts(record.violations),
+                   original_violations=texts(record.original_violations))

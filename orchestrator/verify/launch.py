@@ -4,8 +4,9 @@ command under the verify launcher, in the current folder, for a person looking i
 The command runs as ``verify`` runs it (TF 1.x names, determinism, the ``npu_bridge``
 emulation, the stripped environment, its own process group, the limits), but in the current
 folder, not an export: it may write there. What the launcher recorded (the training steps,
-each ``Session.run``'s fetched values and shapes, the NPU constraints broken, the end of the
-output) is printed as JSON; the exit code is 1 when the run failed or timed out.
+each ``Session.run``'s and Keras result's values, the variables after the last training step,
+the printed metrics, the NPU constraints broken, the end of the output) is printed as JSON;
+the exit code is 1 when the run failed or timed out.
 """
 
 from __future__ import annotations

@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 from typing import Optional
 
+from npu_codemod.orchestrator.verify.records import ALLOWABLE
 from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
 #: What ``--help`` says of running the repositories' code.
 SAFETY = ("verify EXECUTES EACH REPOSITORY'S CODE (its verify command, before and after the "
           "migration): only verify repositories you trust. Each run happens in a scratch folder "
           "under --workspace (git archive of the commit, never your checkout), with an environment "
-          "stripped of tokens and credentials, in its own process group, under the timeout and a "
-          "memory limit; it is not a security sandbox (no container, the network is reachable).")
+          "built from an allow-list (no token or credential), under the timeout and a memory "
+          "limit; where unshare can make namespaces (Linux as root) without network, with every "
+          "file system read-only but the scratch folder and every process it started killed at "
+          "its end, elsewhere only in its own process group.")
 
 
 def add_verify_options(parser: argparse.ArgumentParser, flag: bool) -> None:
@@ -34,6 +37,14 @@ def add_verify_options(parser: argparse.ArgumentParser, flag: bool) -> None:
     parser.add_argument("--verify-rtol", type=float, metavar="RTOL",
                         help="relative tolerance of the compared values (default: the "
                              "repository's rtol, else 1e-5)")
+    parser.add_argument("--allow", metavar="VERDICTS",
+                        help="verdicts that do not fail the exit code besides equivalent, comma-"
+                             f"separated, of: {', '.join(ALLOWABLE)} (default: none: exit 1 "
+                             "unless every repository is equivalent)")
+    parser.add_argument("--verify-requirements", action="store_true",
+                        help="install each repository's requirements.txt (else its setup.py "
+                             "install_requires; less TensorFlow and Keras) into a cached environment that also sees this interpreter's "
+                             "packages, and run its command there (needs the network to install)")
     parser.add_argument("--verify-memory", type=int, metavar="MIB",
                         help="address-space limit of each run in MiB (default: the repository's "
                              "memory, else 8192)")
@@ -45,6 +56,8 @@ def verify_options(args: argparse.Namespace) -> Optional[VerifyOptions]:
     if args.command != "verify" and not getattr(args, "verify", False):
         given = [f"--verify-{name}" for name in ("command", "steps", "timeout", "rtol", "memory")
                  if getattr(args, f"verify_{name}", None) is not None]
+        given += ["--allow"] if getattr(args, "allow", None) is not None else []
+        given += ["--verify-requirements"] if getattr(args, "verify_requirements", False) else []
         if given:
             raise ValueError(f"{given[0]} needs --verify")
         return None
@@ -60,7 +73,17 @@ def verify_options(args: argparse.Namespace) -> Optional[VerifyOptions]:
     if command is not None and not command.strip():
         raise ValueError("--verify-command must not be empty")
     return VerifyOptions(command=command, steps=args.verify_steps, timeout=args.verify_timeout,
-                         rtol=args.verify_rtol, memory=args.verify_memory)
+                         rtol=args.verify_rtol, memory=args.verify_memory, allow=_allowed(args.allow),
+                         requirements=args.verify_requirements)
+
+
+def _allowed(value: Optional[str]) -> tuple[str, ...]:
+    """The verdicts of ``--allow``; ValueError names one that cannot be allowed."""
+    names = tuple(name.strip() for name in (value or "").split(",") if name.strip())
+    for name in names:
+        if name not in ALLOWABLE:
+            raise ValueError(f"--allow {name}: only {', '.join(ALLOWABLE)} can be allowed")
+    return names
 
 
 def tensorflow_problem() -> Optional[str]:

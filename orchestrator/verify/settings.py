@@ -9,6 +9,7 @@ the repository's own ``pyproject.toml`` (read from the exported base)::
     timeout = 300     # seconds per run
     rtol = 1e-5       # relative tolerance of the fetched values
     memory = 8192     # MiB of address space per run
+    env = ["DATA_DIR"]  # variables passed to the command (never one named like a credential)
 
 ``steps``, ``timeout``, ``rtol`` and ``memory`` from the command line win over the file's.
 Without a command the verdict is ``no-command``: an entry point is never guessed.
@@ -40,6 +41,8 @@ class VerifyOptions:
     timeout: Optional[float] = None
     rtol: Optional[float] = None
     memory: Optional[int] = None
+    allow: tuple[str, ...] = ()  # --allow: verdicts besides equivalent that exit 0
+    requirements: bool = False  # --verify-requirements: install requirements.txt (requirements.py)
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ class VerifySettings:
     rtol: float = DEFAULT_RTOL
     memory: int = DEFAULT_MEMORY_MB
     source: str = ""
+    env: tuple[str, ...] = ()  # names of variables passed to the command as they are
+    requirements: bool = False  # run under a cached environment with the requirements.txt
 
 
 def resolve(options: VerifyOptions, entry_command: Optional[str], checkout: Path) -> VerifySettings:
@@ -60,7 +65,8 @@ def resolve(options: VerifyOptions, entry_command: Optional[str], checkout: Path
     the repo-list entry, then the repository's ``pyproject.toml``. ValueError names a bad
     value of the file."""
     table = read_table(checkout / "pyproject.toml")
-    settings = VerifySettings(**{key: _number(key, table[key]) for key in _NUMBERS if key in table})
+    settings = VerifySettings(**{key: _number(key, table[key]) for key in _NUMBERS if key in table},
+                              env=_names(table.get("env", [])))
     if options.command:
         settings = replace(settings, command=options.command, source="--verify-command")
     elif entry_command:
@@ -69,7 +75,7 @@ def resolve(options: VerifyOptions, entry_command: Optional[str], checkout: Path
         settings = replace(settings, command=str(table["command"]),
                            source="pyproject.toml [tool.npu-codemod.verify]")
     given = {key: getattr(options, key) for key in _NUMBERS if getattr(options, key) is not None}
-    return replace(settings, **given)
+    return replace(settings, requirements=options.requirements, **given)
 
 
 def read_table(path: Path) -> dict[str, Any]:
@@ -84,10 +90,10 @@ def read_table(path: Path) -> dict[str, Any]:
     table = data.get("tool", {}).get("npu-codemod", {}).get("verify", {})
     if not isinstance(table, dict):
         raise ValueError("pyproject.toml: [tool.npu-codemod.verify] must be a table")
-    unknown = sorted(set(table) - {"command", *_NUMBERS})
+    unknown = sorted(set(table) - {"command", "env", *_NUMBERS})
     if unknown:
         raise ValueError(f"pyproject.toml: unknown key {unknown[0]!r} in [tool.npu-codemod.verify] "
-                         f"(known: command, {', '.join(_NUMBERS)})")
+                         f"(known: command, env, {', '.join(_NUMBERS)})")
     return table
 
 
@@ -98,3 +104,10 @@ def _number(key: str, value: Any) -> Any:
         raise ValueError(f"pyproject.toml: [tool.npu-codemod.verify] {key} must be a positive "
                          f"{'whole ' if kind is int else ''}number, got {value!r}")
     return kind(value)
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(name, str) and name for name in value):
+        raise ValueError("pyproject.toml: [tool.npu-codemod.verify] env must be a list of variable "
+                         f"names, got {value!r}")
+    return tuple(value)

@@ -179,7 +179,19 @@ from npu_codemod.codemods.statements import (
     used_names,
     why_not,
 )
-from npu_codemod.codemods.support_list import SupportList, list_name, support_list
+from npu_codemod.codemods.support_list import SupportList, list_name, support_list, support_list_tf2
+from npu_codemod.codemods.tf_versions import (
+    #: Kind of file: TF 1.x code (and a TF-neutral file of a repository not on TF 2.x).
+    TF1,
+    #: The kinds the TF 1.x rules run on by default (:attr:`Rule.file_kinds`): tf1, tf2-compat.
+    TF1_CODE,
+    #: Kind of file: TF 2.x code (eager, tf.function, Keras fit; ``spec/rules-tf2.md``).
+    TF2,
+    #: Kind of file: TF 1.x code run on TF 2.x through tf.compat.v1 with disable_v2_behavior().
+    TF2_COMPAT,
+    #: Kind of file: imports TensorFlow, no sign of either version, in a TF 2.x repository.
+    TF_NEUTRAL,
+)
 from npu_codemod.codemods.tfnames import (
     NPU_INIT_NAMES,
     ImportNames,
@@ -222,6 +234,8 @@ Base = _pytree.Base
 __all__ = [
     # The rule and its context
     "Rule", "FileContext", "fact_names", "Capture", "hookimpl", "SettingsError",
+    # Kinds of file (Rule.file_kinds, FileContext.file_kind)
+    "TF1", "TF2", "TF2_COMPAT", "TF_NEUTRAL", "TF1_CODE",
     # Findings
     "Finding", "Status", "position",
     # Qualified names
@@ -230,7 +244,7 @@ __all__ = [
     "dotted_name", "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
     "StringReference", "fstring_references", "NPU_INIT_NAMES",
     # API support: Ascend's list, and the audit's counts for API readiness (FileContext.count_api)
-    "ApiStatus", "api_advice", "support_list", "SupportList", "list_name",
+    "ApiStatus", "api_advice", "support_list", "SupportList", "list_name", "support_list_tf2",
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
     "module_ast", "module_index", "ModuleIndex", "own_nodes", "module_parts", "imported_names",
     "ast_dotted_name", "nearest_name",

@@ -9,11 +9,11 @@ from typing import Mapping, Optional
 
 
 def cli(*args: str, cwd: Path, expect: Optional[int] = None, stdin: str = "",
-        env: Optional[Mapping[str, str]] = None) -> subprocess.CompletedProcess:
+        env: Optional[Mapping[str, str]] = None, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run ``npu-codemod args`` in ``cwd`` (``env``: the whole environment, default ours);
     with ``expect``, assert it exits with that code."""
     done = subprocess.run([sys.executable, "-m", "npu_codemod", *args], cwd=cwd, input=stdin,
-                          capture_output=True, text=True, timeout=300, env=env)
+                          capture_output=True, text=True, timeout=timeout, env=env)
     if expect is not None:
         assert done.returncode == expect, (done.returncode, done.stdout, done.stderr)
     return done

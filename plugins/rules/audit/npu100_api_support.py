@@ -12,6 +12,7 @@ site is counted (:meth:`FileContext.count_api`) for the reports' API readiness.
 
 from __future__ import annotations
 
+import ast
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Optional, Sequence
@@ -19,6 +20,7 @@ from typing import Optional, Sequence
 from npu_codemod.api import (
     ESTIMATOR_MODULES,
     HOROVOD_MODULES,
+    TF1,
     ApiStatus,
     FileContext,
     Finding,
@@ -45,6 +47,10 @@ UNRESOLVED_ACCESS = ("unresolved TensorFlow access: {function}() is a function o
                      "the module up): check {code} against Ascend's API support list by hand")
 HOROVOD_SKIPPED = ("Horovod API in a file no rule rewrites ({api}): port the file to graph mode "
                    "(tf.Session or Estimator) first, then {then}")
+#: A use of an API Ascend migrates whose owning rules all were off: the message names the opt-in.
+OWNER_OFF = ("Ascend migrates {api}, and npu-codemod's {rules} does, but it was off in this run: "
+             "turn it on (--rules default,{ids}) or migrate it as the guide says")
+
 #: Findings on one line, by line (the rules' own, not NPU100's).
 Lines = dict[int, list[Finding]]
 #: How Ascend's list (and ``list_name``) spells Horovod's APIs.
@@ -74,6 +80,7 @@ class ApiSupport(Rule):
     id = "NPU100"
     name = "api-support"
     pack = "audit"
+    file_kinds = frozenset({TF1})  # TF 2.x files: NPU071, the TF 2.6 list
     description = ("Check every TensorFlow and Horovod API a file uses against Ascend's API "
                    "support list; report what blocks the migration.")
     guide_section = "工具迁移API支持度"  # the column of tf1.15_api_support_list.xlsx
@@ -123,7 +130,8 @@ class ApiSupport(Rule):
         library = distribution(ctx).library and ctx.enabled_rules.intersection(HOROVOD_RULES)
         for use in ctx.analysis(api_uses):
             site = use.site
-            verdict = judge(use, lines.get(site.line, ()), ctx.enabled_rules)
+            verdict = judge(use, lines.get(site.line) or _on_statement(ctx, lines, site.line),
+                            ctx.enabled_rules)
             ctx.count_api(use.listed or use.api, use.status, verdict.covered)
             if verdict.message and not (library and use.api.startswith(HVD)):
                 ctx.report_at(site.line, site.column, "unmigrated", verdict.message, verdict.level)
@@ -231,7 +239,36 @@ def _owned(use: ApiUse, owner: Owner, on_line: Sequence[Finding], same_call: lis
         return Verdict(True)
     elif same_call:
         return Verdict(_migrated(same_call))
+    if not enabled.intersection(owner.rules):
+        return Verdict(False, OWNER_OFF.format(api=use.api, rules=" or ".join(owner.rules),
+                                               ids=",".join(owner.rules)))
     return Verdict(False, api_advice(use.status, use.api))
+
+
+def _on_statement(ctx: FileContext, lines: Lines, line: int) -> list[Finding]:
+    """The other rules' findings on the other lines of the statement that spans ``line`` (a
+    rule reports a statement at its first line: ``x = (`` over ``tf.OptimizerOptions.ON_1)``)."""
+    if not lines or min(lines) >= line:
+        return []  # no finding above this line: nothing to look up (no parse)
+    start = ctx.analysis(statement_starts).get(line)
+    if start is None:
+        return []
+    return [finding for number in range(start, line) for finding in lines.get(number, ())]
+
+
+def statement_starts(ctx: FileContext) -> dict[int, int]:
+    """Line -> the first line of the simple statement that spans it, for the lines after the
+    first of statements over several lines (none for a file ``ast`` cannot read)."""
+    try:
+        module = ast.parse(ctx.original)
+    except (SyntaxError, ValueError):
+        return {}
+    starts: dict[int, int] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.stmt) and not hasattr(node, "body") and node.end_lineno:
+            for number in range(node.lineno + 1, node.end_lineno + 1):
+                starts.setdefault(number, node.lineno)
+    return starts
 
 
 def _migrated(findings: Sequence[Finding]) -> bool:

@@ -25,7 +25,7 @@ dataset repeats before it is batched.
 from __future__ import annotations
 
 import re
-from typing import Optional, Sequence
+from typing import AbstractSet, Mapping, Optional, Sequence
 
 from npu_codemod.api import (
     Base,
@@ -77,6 +77,8 @@ _DATASET_NAME = re.compile(r"^(?:dataset|ds|\w+_dataset|\w+_ds)$", re.IGNORECASE
 #: ``tf.data`` constructors whose arguments are the pipeline's inputs.
 _SOURCES = frozenset({"from_tensor_slices", "from_tensors", "from_generator", "TextLineDataset",
                       "TFRecordDataset", "FixedLengthRecordDataset"})
+#: What other files use this file's module-level functions for: name -> "infer"/"train"s.
+Remote = Mapping[str, AbstractSet[str]]
 #: How many functions' uses (a function used in a function used in ...) are followed.
 _DEPTH = 2
 _NAMES = "datasets.names"
@@ -177,13 +179,15 @@ def _dotted(parts: Sequence[Base]) -> str | None:
     return prefix_name(parts[0].parent, len(parts))
 
 
-def inference_pipeline(parts: Sequence[Base], site: Base) -> Optional[str]:
+def inference_pipeline(parts: Sequence[Base], site: Base,
+                       remote: Optional[Remote] = None) -> Optional[str]:
     """Why batching the dataset spelled by power children ``parts`` at ``site`` (a batching
     call's name) would drop examples of an inference/eval pipeline, or None: the code around
     says it feeds inference (:func:`inference_evidence`), or nothing says so but its inputs
     are counted (:func:`counted_inputs`), and the dataset is not shown to repeat before it is
-    batched (:func:`repeats`)."""
-    said, why = _evidence(site, parts)
+    batched (:func:`repeats`). ``remote``: what other files use this file's module-level
+    functions for (:func:`._pipeline_uses.remote_uses`)."""
+    said, why = _evidence(site, parts, remote=remote or {})
     if said is None:
         said, why = _made_for(parts, site)
     evidence = counted_inputs(parts, site) if said is None else why if said == "infer" else None
@@ -206,7 +210,8 @@ def inference_evidence(site: Base, parts: Sequence[Base] = ()) -> Optional[str]:
     return why if said == "infer" else None
 
 
-def _evidence(site: Base, parts: Sequence[Base] = (), depth: int = 0) -> tuple[Optional[str], str]:
+def _evidence(site: Base, parts: Sequence[Base] = (), depth: int = 0,
+              remote: Optional[Remote] = None) -> tuple[Optional[str], str]:
     """("infer", why), ("train", "") or (None, ""): see :func:`inference_evidence`.
     ``depth``: how many functions' uses were followed to get here."""
     statement = site
@@ -228,7 +233,7 @@ def _evidence(site: Base, parts: Sequence[Base] = (), depth: int = 0) -> tuple[O
     node = statement
     while depth < _DEPTH and node.parent is not None:  # no telling name: what uses it?
         node = node.parent
-        said, why = _used_for(node, depth) if node.type == symbols.funcdef else (None, "")
+        said, why = _used_for(node, depth, remote or {}) if node.type == symbols.funcdef else (None, "")
         if said:
             return said, why
     return None, ""
@@ -257,7 +262,7 @@ def _enclosing(node: Base) -> tuple[Optional[str], str]:
     return ("train", "") if any(_test_says(test) == "infer" for test in earlier) else (None, "")
 
 
-def _used_for(function: Node, depth: int) -> tuple[Optional[str], str]:
+def _used_for(function: Node, depth: int, remote: Remote) -> tuple[Optional[str], str]:
     """What the uses of ``function`` by name say it is for: ("infer", why) when one is for
     inference (``estimator.predict(input_fn=input_fn)``, a call in ``decode_from_file``; a
     pipeline shared with training is not dropped either), ("train", "") when the others are
@@ -268,6 +273,9 @@ def _used_for(function: Node, depth: int) -> tuple[Optional[str], str]:
         return None, ""
     verdicts = [_use_says(use.leaf, depth + 1) for use in uses(scope, name.value)
                 if use.leaf is not name and use.kind != "bind"]
+    if function.parent.type == symbols.file_input:
+        verdicts += [(said, "by another module of the repository")
+                     for said in sorted(remote.get(name.value, ()))]
     inferred = [why for said, why in verdicts if said == "infer"]
     trained = any(said == "train" for said, _ in verdicts)
     if inferred:
@@ -277,13 +285,19 @@ def _used_for(function: Node, depth: int) -> tuple[Optional[str], str]:
 
 
 def _use_says(leaf: Base, depth: int) -> tuple[Optional[str], str]:
-    """What one use of a function's name says: the innermost call around it that names
-    training or inference (``estimator.predict(...)``, ``tf.estimator.TrainSpec(...)``), else
-    the code around its statement (:func:`_evidence`)."""
+    """What one use of a function's name says: the innermost keyword argument or call around
+    it that names training or inference (``validation_data=...``, ``estimator.predict(...)``,
+    ``tf.estimator.TrainSpec(...)``), else the code around its statement (:func:`_evidence`)."""
     node = leaf
     while node.parent is not None and node.parent.type not in (symbols.simple_stmt, symbols.suite):
         parent = node.parent
-        if is_call_trailer(parent):
+        if parent.type == symbols.argument and parent.children[0].type == tokens.NAME \
+                and parent.children[1].type == tokens.EQUAL and parent.children[2] is node:
+            said = _says(words(parent.children[0].value))
+            if said:
+                return said, (f"passed as {parent.children[0].value}= on line {leaf.lineno}"
+                              if said == "infer" else "")
+        elif is_call_trailer(parent):
             callee = prefix_name(parent.parent, child_index(parent))
             said = _says(words(callee)) if callee else None
             if said:

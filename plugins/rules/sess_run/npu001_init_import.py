@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from npu_codemod.api import (
     NPU_INIT_IMPORT,
+    TF1,
     FileContext,
     Node,
     Rule,
@@ -20,6 +21,7 @@ class InitImport(Rule):
     id = "NPU001"
     name = "npu-init-import"
     pack = "sess-run"
+    file_kinds = frozenset({TF1})  # TF 2.x-compat files: NPU062's header
     description = "Add 'from npu_bridge.npu_init import *' to every file another rule rewrote."
     guide_section = "头文件增加"
     guide_section_en = "Adding the header file"
@@ -40,6 +42,7 @@ class InitImport(Rule):
     example_with = ("NPU004",)
     scope = "site"
     after = ("*",)  # it depends on whether the other rules changed the file
+    counts_sites = False  # the import line follows the other rules' sites: it is none itself
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         existing = find_import(tree, NPU_INIT_IMPORT)

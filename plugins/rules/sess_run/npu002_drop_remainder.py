@@ -3,14 +3,15 @@
 An inference/eval pipeline (``get_infer_iterator``, ``eval_dataset``, ``decode_from_file``,
 the ``else:`` of ``if is_training:``, an ``input_fn`` passed to ``estimator.predict``, one whose
 inputs are counted with ``len(...)``, one made with ``ModeKeys.PREDICT``, one that repeats only
-under ``if is_training:``) that does not repeat before it is batched would lose its
+under ``if is_training:``, one built by a function that another file uses for prediction:
+:mod:`._pipeline_uses`) that does not repeat before it is batched would lose its
 last examples to ``drop_remainder=True``: such a batch is reported, never rewritten; it needs
 the final batch padded to batch_size (NPU003).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 from npu_codemod.api import (
     Base,
@@ -35,6 +36,7 @@ from npu_codemod.api import (
 )
 
 from ._datasets import inference_pipeline, is_dataset
+from ._pipeline_uses import pipeline_use_facts, remote_uses
 
 #: method -> 0-based position of ``drop_remainder`` when given positionally.
 DROP_REMAINDER_POSITION = {"batch": 1, "padded_batch": 3, "map_and_batch": 3}
@@ -129,7 +131,7 @@ class DropRemainder(Rule):
             if is_dataset(power.children[:index], ctx):
                 self._check(call, method, name, ctx, power.children[:index])
             elif receiver is None and _may_be_dataset_batch(name, call):
-                why = inference_pipeline(power.children[:index], method)
+                why = inference_pipeline(power.children[:index], method, remote_uses(ctx))
                 message = f"if this is a tf.data.Dataset: {INFERENCE.format(why=why)}" if why \
                     else UNKNOWN_RECEIVER
                 ctx.report(method, "unmigrated", message)
@@ -145,7 +147,7 @@ class DropRemainder(Rule):
         if given is not None and is_true(unparenthesised(given.value)):
             ctx.report(method, "migrated", "drop_remainder=True is set")
             return
-        why = inference_pipeline(receiver or _applied_to(call), method)
+        why = inference_pipeline(receiver or _applied_to(call), method, remote_uses(ctx))
         now = f" (now: drop_remainder={str(given.value).strip()})" if given is not None else ""
         if why:
             ctx.report(method, "unmigrated", INFERENCE.format(why=why) + now)
@@ -192,3 +194,8 @@ def _may_be_dataset_batch(name: str, call: Node) -> bool:
 @hookimpl
 def npu_codemod_rules() -> list[Rule]:
     return [DropRemainder()]
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
+    return pipeline_use_facts(path, text) or None

@@ -6,6 +6,8 @@ from typing import Optional
 
 from npu_codemod.api import (
     NPU_INIT_IMPORT,
+    TF1,
+    Argument,
     Base,
     Capture,
     Dot,
@@ -37,6 +39,12 @@ V2_RATE = (f"tf.compat.v2.nn.dropout takes rate as its 2nd argument: write keep_
            f"{BY_HAND}")
 SPREAD = ("{spread} may hold noise_shape= (or rate=, which npu_ops.dropout takes as "
           f"keep_prob=1 - rate), and the tool cannot see what it holds: check it, {BY_HAND}")
+SPREAD_HOLDS = {
+    "noise_shape": f"{{spread}} holds noise_shape= (keys: {{keys}}): check that npu_ops.dropout "
+                   f"supports it, {BY_HAND}",
+    "rate": f"{{spread}} holds rate= (keys: {{keys}}), which npu_ops.dropout takes as keep_prob=1 - "
+            f"rate: write that, {BY_HAND}",
+}
 NOT_CALLED = (f"tf.nn.dropout is used as a value, not called: make sure the callers pass "
               f"keep_prob (not rate), {BY_HAND}")
 
@@ -45,6 +53,7 @@ class NnDropout(Rule):
     id = "NPU004"
     name = "nn-dropout"
     pack = "sess-run"
+    file_kinds = frozenset({TF1})  # TF 2.6 supports dropout as it is
     description = "Replace tf.nn.dropout with npu_ops.dropout (rate= becomes keep_prob=1 - rate)."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.nn.dropout"
     guide_section_en = "Model building, loss computation and gradient update: tf.nn.dropout"
@@ -97,7 +106,7 @@ class NnDropout(Rule):
         elif _has_noise_shape(call):
             ctx.report(power, "unmigrated", NOISE_SHAPE)
         elif spread := _unknown_spread(call):
-            ctx.report(power, "unmigrated", SPREAD.format(spread=spread))
+            ctx.report(power, "unmigrated", _spread_message(spread))
         elif _v2_positional_rate(ctx.tf.resolve(spelled) or "", call):
             ctx.report(power, "unmigrated", V2_RATE)
         else:
@@ -119,9 +128,19 @@ def _has_noise_shape(call: Node) -> bool:
     return given is not None and not is_none(given.value)
 
 
-def _unknown_spread(call: Node) -> str:
-    """The first ``*args``/``**kwargs`` of the call that may hold ``noise_shape`` or ``rate``
-    (as written), or ''."""
+def _spread_message(spread: Argument) -> str:
+    """What to do about a ``*args``/``**kwargs`` that may hold (or holds) ``noise_shape``."""
+    keys = keywords_of(spread) if spread.star == "**" else None
+    held = sorted(keys & {"noise_shape", "rate"}) if keys else []
+    text = str(spread.node).strip()
+    if not held:
+        return SPREAD.format(spread=text)
+    return SPREAD_HOLDS[held[0]].format(spread=text, keys=", ".join(sorted(keys or ())))
+
+
+def _unknown_spread(call: Node) -> Optional[Argument]:
+    """The first ``*args``/``**kwargs`` of the call that may hold ``noise_shape`` or ``rate``,
+    or None."""
     positional = sum(1 for argument in arguments(call) if argument.keyword is None and not argument.star)
     for argument in spreads(call):
         if argument.star == "**":
@@ -132,8 +151,8 @@ def _unknown_spread(call: Node) -> str:
             safe = length is not None and positional + length <= 2  # the 3rd is noise_shape
             positional += length or 0
         if not safe:
-            return str(argument.node).strip()
-    return ""
+            return argument
+    return None
 
 
 def _dropout_site(node: Base) -> tuple[Optional[Node], int]:

@@ -7,6 +7,7 @@ The calls stay as they are: the import patches ``tf.layers.dropout``, ``tf.layer
 from __future__ import annotations
 
 from npu_codemod.api import (
+    TF1,
     Base,
     Capture,
     FileContext,
@@ -41,6 +42,7 @@ class LayersDropout(Rule):
     id = "NPU005"
     name = "layers-dropout"
     pack = "sess-run"
+    file_kinds = frozenset({TF1})  # TF 2.6 supports dropout as it is
     description = "Import npu_convert_dropout in files using tf.layers/tf.keras dropout layers."
     guide_section = "模型搭建/计算Loss/梯度更新: tf.layers/keras Dropout"
     guide_section_en = ("Model building, loss computation and gradient update: tf.layers/keras "

@@ -13,6 +13,7 @@ import re
 from typing import FrozenSet, Iterable, Optional, Union
 
 from npu_codemod.api import (
+    TF1,
     Base,
     Capture,
     FileContext,
@@ -167,6 +168,7 @@ class SoftPlacement(Rule):
     id = "NPU008"
     name = "soft-placement"
     pack = "sess-run"
+    file_kinds = frozenset({TF1})  # the compat guide deletes tf.device
     description = "When the repository uses tf.device, session configs set allow_soft_placement=True."
     guide_section = "创建session并初始化资源 (tf.device -> allow_soft_placement=True)"
     guide_section_en = ("Creating the session and initializing resources: tf.device -> "

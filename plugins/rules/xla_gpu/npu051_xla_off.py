@@ -10,6 +10,8 @@ from __future__ import annotations
 from functools import partial
 
 from npu_codemod.api import (
+    TF1_CODE,
+    TF2,
     Base,
     Capture,
     FileContext,
@@ -54,6 +56,7 @@ class XlaOff(Rule):
     id = "NPU051"
     name = "xla-off"
     pack = "xla-gpu"
+    file_kinds = TF1_CODE | {TF2}  # jit_scope: TF 2.6 lists it
     description = "Switch XLA off: global_jit_level OFF, jit_scope(compile_ops=False); report xla.compile."
     guide_section = "迁移工具 (convert_tf2npu): XLA相关接口"
     guide_section_en = "Migration tool (convert_tf2npu): XLA APIs"

@@ -12,6 +12,9 @@ from functools import partial
 from typing import Optional
 
 from npu_codemod.api import (
+    TF1_CODE,
+    TF2,
+    TF_NEUTRAL,
     Base,
     FileContext,
     Node,
@@ -47,6 +50,7 @@ class GpuMemory(Rule):
     id = "NPU052"
     name = "gpu-memory"
     pack = "xla-gpu"
+    file_kinds = TF1_CODE | {TF2, TF_NEUTRAL}
     description = "Remove GPU memory growth and virtual device settings; memory_limit=None."
     guide_section = "迁移工具 (convert_tf2npu): GPU显存相关接口"
     guide_section_en = "Migration tool (convert_tf2npu): GPU memory APIs"

@@ -15,6 +15,7 @@ from typing import Iterable
 ITERATOR_OPS = frozenset({"IteratorGetNext", "IteratorGetNextSync", "OptionalGetValue"})
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _LIBRARIES = (os.sep + "tensorflow" + os.sep, os.sep + "tf_keras" + os.sep,
+              os.sep + "tensorflow_estimator" + os.sep, os.sep + "tf_slim" + os.sep,
               os.sep + "keras" + os.sep, os.sep + "npu_bridge" + os.sep, _HERE,
               sysconfig.get_paths()["stdlib"] + os.sep)
 
@@ -102,6 +103,30 @@ def called_by_user(wrappers: str) -> bool:
         return False
     path = os.path.abspath(frame.f_code.co_filename)
     return not any(part in path for part in _LIBRARIES) and not path.startswith("<")
+
+
+def run_by(session_file: str) -> str:
+    """The file of the repository's code that called the ``Session.run`` being watched, or ''
+    when a library called it (a ``Saver``, a hook, a ``MonitoredSession``, Keras): the first
+    frame past this runtime and ``session_file`` (TensorFlow's ``session.py``)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_HERE) and path != session_file:
+            return "" if any(part in path for part in _LIBRARIES) or path.startswith("<") else path
+        frame = frame.f_back
+    return ""
+
+
+def handles_end_of_input(path: str) -> bool:
+    """Whether the code in ``path`` ends a loop at the end of its input: it names
+    ``OutOfRangeError`` (or asks ``should_stop()``). Unreadable: assumed so."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            text = stream.read()
+    except OSError:
+        return True
+    return "OutOfRangeError" in text or "should_stop" in text
 
 
 def user_site() -> str:

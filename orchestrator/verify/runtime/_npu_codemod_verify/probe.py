@@ -6,20 +6,34 @@
 * Every ``Session`` (also inside ``MonitoredTrainingSession`` and Estimators): its config is
   checked against the NPU's constraints, then replaced by one this machine runs identically
   for both sides (:func:`constraints.runnable_config`).
-* Every ``Session.run``: the float scalars fetched and the shapes of fetched arrays are
-  recorded; a run that executes an optimizer's update is a training step, and the process
-  ends once ``steps`` of them ran.
+* Every ``Session.run`` of the repository's code (a ``MonitoredSession``'s: the caller's
+  fetches; not a library's own, a ``Saver``'s or a hook's, whose calls depend on settings
+  the migration changes): the float scalars fetched, every other fetched value (described by
+  :mod:`.evidence`) and the shapes of fetched arrays are recorded; a run that executes an
+  optimizer's update is a training step, after which the trainable variables are recorded.
+* The end of training: once ``steps`` training steps ran, the input ends: a further training
+  step raises ``OutOfRangeError`` as a ``tf.data`` iterator at its end does (a
+  ``MonitoredSession``, an Estimator's ``train`` end there), or, in a plain loop that does not
+  handle it, returns its last result without training (:func:`_after_the_end`), so the
+  script's evaluation, save and close run; evaluation runs (no optimizer update) go on to the
+  end of their input.
 """
 
 import os
 import random
+import sys
 import weakref
+from collections.abc import Mapping
 
-from . import constraints
+from . import constraints, evidence, keras_watch
+from .record import END_OF_INPUT
 
 _STATE = "_npu_codemod_verify"  # attribute of a session: its site and what was checked
 _DYNAMIC_FETCHED: dict = {}  # id(array) -> (array, op): fetched pipeline elements, dynamic batch
 _GRAPHS: dict = {}  # id(graph) -> (graph, what is known of it): devices, train ops, analyses
+_SESSION_FILE = ""  # TensorFlow's session.py: the frames of Session.run itself
+#: Training steps past the limit answered with their last result, at most (then the input ends).
+MAX_REPLAYS = 100000
 
 
 def _graph_state(graph) -> dict:
@@ -47,6 +61,7 @@ def install(tf, recorder, seed: int) -> None:
     sessions: "weakref.WeakSet" = weakref.WeakSet()
     collected: list = []
     _watch_sessions(session.BaseSession, recorder, sessions, collected)
+    keras_watch.install(recorder)
     recorder.at_exit.append(lambda: _unclosed(recorder, sessions, collected))
 
 
@@ -93,6 +108,8 @@ def _mark_training(optimizer) -> None:
 
 
 def _watch_sessions(base, recorder, sessions, collected) -> None:
+    global _SESSION_FILE
+    _SESSION_FILE = os.path.abspath(sys.modules[base.__module__].__file__)
     original_init, original_run = base.__init__, base.run
     original_close, original_del = base.close, base.__del__
 
@@ -123,34 +140,97 @@ def _watch_sessions(base, recorder, sessions, collected) -> None:
 
 
 def _run(session, original_run, recorder, arguments):
+    if recorder.internal:
+        return original_run(session, *arguments)
     fetches, feed_dict = arguments[0], arguments[1]
+    elements = _elements(session.graph, fetches)
+    trains, dynamic = _analysis(session.graph, elements)
+    _check_run(session, recorder, dynamic + _fed_dynamic(feed_dict) if trains else [])
+    caller, key = constraints.run_by(_SESSION_FILE), repr(fetches)
+    if trains and recorder.input_ended:
+        return _after_the_end(recorder, caller, key)
+    result = original_run(session, *arguments)
+    step = recorder.training_step() if trains else None
+    _record_run(session, recorder, step, (fetches, elements, caller), result)
+    if step is not None:
+        _record_variables(session, original_run, recorder)
+        recorder.input_ended = recorder.limit_reached()
+        recorder.replays[key] = result
+    return result
+
+
+def _after_the_end(recorder, caller: str, key: str):
+    """A training step past the step limit: the input has ended. Code that ends its loop
+    there (a library's: ``MonitoredSession``, Estimator, slim; a file that handles
+    ``OutOfRangeError``) gets ``OutOfRangeError``. A plain loop (``for step in range(n)``)
+    gets the last result of the same fetches again, without training: it runs to its end,
+    and what follows it runs (up to :data:`MAX_REPLAYS` such steps)."""
+    if key not in recorder.replays or not caller or constraints.handles_end_of_input(caller) or \
+            recorder.replayed >= MAX_REPLAYS:
+        from tensorflow.python.framework import errors
+
+        raise errors.OutOfRangeError(None, None, f"{END_OF_INPUT} ({recorder.training_steps} steps)")
+    recorder.replayed += 1
+    return recorder.replays[key]  # None for sess.run(train_op)
+
+
+def _check_run(session, recorder, dynamic: list) -> None:
+    """The constraints a ``Session.run`` breaks: on a closed session, devices without soft
+    placement, a training step reading ``dynamic`` pipeline outputs."""
     state = session.__dict__.get(_STATE, {"site": "", "soft": True})
     site = state["site"]
     if session._closed:
         recorder.violation("closed-run", site, f"Session.run on a closed session (created at {site})")
-    elements = _elements(session.graph, fetches)
-    trains, dynamic = _analysis(session.graph, elements)
     if not state["soft"] and _graph_state(session.graph)["devices"]:
         recorder.violation("soft-placement", site, "tf.device is used but the session's config "
                            f"does not set allow_soft_placement=True (session at {site})")
-    if trains:
-        for op_name, shape in dynamic + _fed_dynamic(feed_dict):
-            recorder.violation("dynamic-batch", op_name, constraints.dynamic_batch_message(op_name, shape))
-    result = original_run(session, *arguments)
-    step = recorder.training_step() if trains else None
-    _record(recorder, step, elements, result)
-    if step is not None and recorder.limit_reached():
-        recorder.stop()
-    return result
+    for op_name, shape in dynamic:
+        recorder.violation("dynamic-batch", op_name, constraints.dynamic_batch_message(op_name, shape))
+
+
+def _record_run(session, recorder, step, fetched: tuple, result) -> None:
+    """Record what the repository's code fetched (a ``MonitoredSession``'s caller: its hooks'
+    fetches depend on settings the migration changes; not a ``Saver``'s or a hook's own)."""
+    fetches, elements, caller = fetched
+    if _hooked(fetches):
+        _record(recorder, step, _elements(session.graph, fetches["caller"]), result["caller"])
+    elif step is not None or caller:
+        _record(recorder, step, elements, result)
+
+
+def _record_variables(session, original_run, recorder) -> None:
+    """The trainable variables of ``session``'s graph, after a training step."""
+    variables = session.graph.get_collection("trainable_variables")
+    if not variables:
+        return
+    try:
+        values = original_run(session, variables)
+    except Exception:  # a variable this step does not reach: the last readable ones stay
+        return
+    recorder.variables = [evidence.describe(v.name, value) for v, value in zip(variables, values)]
+
+
+def _hooked(fetches) -> bool:
+    """Whether ``fetches`` are a ``MonitoredSession``'s: the caller's, and each hook's."""
+    return isinstance(fetches, dict) and "caller" in fetches and \
+        all(key == "caller" or not isinstance(key, str) for key in fetches)
+
+
+def _flatten(value) -> list:
+    """Fetches or results, in ``Session.run``'s order: lists, tuples and dicts (in their
+    own order: a ``MonitoredSession`` fetches by hook and by name at once) opened."""
+    if isinstance(value, Mapping):
+        return [leaf for inner in value.values() for leaf in _flatten(inner)]
+    if isinstance(value, (list, tuple)):
+        return [leaf for inner in value for leaf in _flatten(inner)]
+    return [value]
 
 
 def _elements(graph, fetches) -> list:
     """The graph element of each fetch, flattened as ``Session.run`` flattens its result
     (None where one cannot be told)."""
-    from tensorflow.python.util import nest
-
     found = []
-    for fetch in nest.flatten(fetches):
+    for fetch in _flatten(fetches):
         try:
             found.append(graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True))
         except Exception:  # a SparseTensor, a callable...: nothing to name
@@ -180,10 +260,8 @@ def _fed_dynamic(feed_dict) -> list:
 
 
 def _record(recorder, step, elements, result) -> None:
-    from tensorflow.python.util import nest
-
-    values = nest.flatten(result)
-    names, scalars, shapes = [], [], []
+    values = _flatten(result)
+    names, scalars, shapes, arrays = [], [], [], []
     for index, value in enumerate(values):
         element = elements[index] if len(elements) == len(values) else None
         name = getattr(element, "name", "") or ""
@@ -191,11 +269,13 @@ def _record(recorder, step, elements, result) -> None:
         if _is_float_scalar(value):
             names.append(name)
             scalars.append(float(value))
-        elif shape is not None and len(shape) >= 1:
+        elif value is not None:
+            arrays.append(evidence.describe(name, value))
+        if not _is_float_scalar(value) and shape is not None and len(shape) >= 1:
             shapes.append([name, list(shape)])
             if element is not None and constraints.dynamic_batch_outputs(element):
                 _remember_dynamic(value, element)
-    recorder.call(step, names, scalars, shapes)
+    recorder.call(step, names, scalars, shapes, arrays)
 
 
 def _is_float_scalar(value) -> bool:

@@ -1,8 +1,10 @@
 """What one process of a verify run computed, written as ``record-<pid>.json``.
 
-A record holds every ``Session.run`` call (its training step, the float scalars it fetched
-and the shapes of the arrays), the NPU constraints broken, and how the process ended: by
-itself (``exit``) or stopped by the launcher at the step limit (``stopped``).
+A record holds every ``Session.run`` call (its training step, the float scalars it fetched,
+every fetched value described by :mod:`.evidence`), the trainable variables after the last
+training step, the NPU constraints broken, and how the process ended: by itself (``exit``)
+or stopped by the launcher (``stopped``: the input ended at the step limit, and the script
+did not end its loop there, so what follows did not run).
 """
 
 import atexit
@@ -16,6 +18,8 @@ from typing import Callable, Optional
 MAX_CALLS = 20000
 #: The file whose presence stops every later process of the command at its start.
 STOP_MARK = "stopped"
+#: The message of the ``OutOfRangeError`` a training step raises once the steps are done.
+END_OF_INPUT = "npu-codemod verify: the input ends after the step limit"
 
 
 def stop_requested(folder: str) -> bool:
@@ -31,6 +35,12 @@ class Recorder:
         self.calls: list = []
         self.violations: dict = {}  # (kind, where) -> message, in the order found
         self.training_steps = 0
+        self.input_ended = False  # the step limit is reached: no more training (probe._after_the_end)
+        self.replays: dict = {}  # fetches -> the last result of a training step fetching them
+        self.replayed = 0  # training steps past the limit answered with that result
+        self.variables: list = []  # the trainable variables after the last training step
+        self.internal = False  # the launcher's own Session.run calls: not recorded
+        self.in_keras = False  # inside a watched Keras fit/evaluate/predict (keras_watch)
         self.tensorflow = ""
         self.written = False
         self.at_exit: list[Callable[[], None]] = []  # checks of a process that ends by itself
@@ -39,9 +49,12 @@ class Recorder:
     def violation(self, kind: str, where: str, message: str) -> None:
         self.violations.setdefault((kind, where), message)
 
-    def call(self, step: Optional[int], names: list, values: list, shapes: list) -> None:
+    def call(self, step: Optional[int], names: list, values: list, shapes: list, arrays: list,
+             kind: str = "run") -> None:
+        """One ``Session.run`` (``kind`` ``run``) or Keras result (``fit``, ``evaluate``...)."""
         if len(self.calls) < MAX_CALLS:
-            self.calls.append({"step": step, "names": names, "values": values, "shapes": shapes})
+            self.calls.append({"step": step, "kind": kind, "names": names, "values": values,
+                               "shapes": shapes, "arrays": arrays})
 
     def training_step(self) -> int:
         """Count one training step; its number."""
@@ -51,9 +64,20 @@ class Recorder:
     def limit_reached(self) -> bool:
         return self.steps is not None and self.training_steps >= self.steps
 
+    def excepthook(self, previous: Callable) -> Callable:
+        """``sys.excepthook``: the end of input at the step limit, uncaught (a loop that does
+        not end when its input does), stops the process; any other error is the script's."""
+        def hook(kind, error, trace):
+            if self.input_ended and END_OF_INPUT in str(error):
+                print(f"npu-codemod verify: stopped after {self.training_steps} training steps: the "
+                      "script does not end its training loop when the input ends", file=sys.stderr)
+                self.stop()
+            previous(kind, error, trace)
+        return hook
+
     def stop(self) -> None:
-        """The step limit: write the record, stop later processes, end this one now (no
-        ``finally`` of the script runs: it might train on)."""
+        """Write the record, stop later processes, end this one now (no ``finally`` of the
+        script runs: it might train on)."""
         self._write("stopped")
         open(os.path.join(self.folder, STOP_MARK), "w").close()
         for stream in (sys.stdout, sys.stderr):
@@ -77,7 +101,8 @@ class Recorder:
         self.written = True
         data = {"pid": os.getpid(), "started": self.started, "argv": sys.argv, "ended": ended,
                 "tensorflow": self.tensorflow, "training_steps": self.training_steps,
-                "calls": self.calls,
+                "input_ended": self.input_ended, "replayed": self.replayed, "calls": self.calls,
+                "variables": self.variables,
                 "violations": [{"kind": kind, "where": where, "message": message}
                                for (kind, where), message in self.violations.items()]}
         path = os.path.join(self.folder, f"record-{os.getpid()}.json")

@@ -24,6 +24,7 @@ def install() -> None:
     random.seed(seed)
     steps = int(os.environ.get(STEPS, "0")) or None
     recorder = record.Recorder(folder, steps)
+    sys.excepthook = recorder.excepthook(sys.excepthook)
     tf1.install_import_hook(lambda tf: _on_tensorflow(tf, recorder, seed))
 
 

@@ -5,7 +5,8 @@ the real package is loaded, switched to graph behaviour (``disable_v2_behavior``
 module made to answer every public name from ``tf.compat.v1`` (``tf.placeholder``,
 ``tf.Session``, ``tf.train.GradientDescentOptimizer``...). ``import tensorflow.data`` and
 ``from tensorflow.nn import dropout`` give the ``compat.v1`` modules too; the real
-subpackages (``tensorflow.python``, ``tensorflow.core``...) load as usual.
+subpackages (``tensorflow.python``, ``tensorflow.core``...) load as usual. ``tf.contrib``
+and ``import tensorflow.contrib.<name>`` give the emulation of :mod:`.contrib`.
 """
 
 import importlib.abc
@@ -15,6 +16,8 @@ import sys
 import types
 from typing import Callable, Optional
 
+from . import contrib
+
 _V1: Optional[types.ModuleType] = None
 
 
@@ -22,6 +25,8 @@ class _TF1Module(types.ModuleType):
     """The ``tensorflow`` module's class once loaded: public names come from ``compat.v1``."""
 
     def __getattribute__(self, name: str):
+        if _V1 is not None and name == "contrib":
+            return contrib.contrib()
         if _V1 is not None and name[:1] != "_" and name != "compat":
             try:
                 return getattr(_V1, name)
@@ -79,12 +84,24 @@ class _AliasLoader(importlib.abc.Loader):
 def _v1_module(parts) -> Optional[types.ModuleType]:
     """The ``compat.v1`` module at ``parts`` (``["data", "experimental"]``), unless the first
     part is a real subpackage of ``tensorflow`` on disk."""
+    if parts[0] == "contrib":
+        return _contrib_module(parts[1:])
     real = sys.modules.get("tensorflow")
     home = os.path.dirname(getattr(real, "__file__", None) or "")
     if not home or os.path.isdir(os.path.join(home, parts[0])):  # not the API's folders
         return None
     value = _V1
     for part in parts:
+        value = getattr(value, part, None)
+    return value if isinstance(value, types.ModuleType) else None
+
+
+def _contrib_module(parts) -> Optional[types.ModuleType]:
+    """``tensorflow.contrib`` (``parts`` empty) or one of its modules' (sub)modules."""
+    if not parts:
+        return contrib.contrib()
+    value = contrib.module(parts[0])
+    for part in parts[1:]:
         value = getattr(value, part, None)
     return value if isinstance(value, types.ModuleType) else None
 

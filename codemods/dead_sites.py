@@ -1,0 +1,71 @@
+"""Sites the migration made dead code on the NPU: ``not-needed``, not work left.
+
+NPU012 switches every TPUEstimator off (``use_tpu=False``), and a TPUEstimator then passes its
+model function ``params["use_tpu"] = False``. A TPU-only call NPU012 reports inside
+``if params["use_tpu"]:`` (``CrossShardOptimizer``, ``TPUClusterResolver``...) never runs on
+the NPU: its finding is settled ``not-needed``, with the reason, and is not counted as left.
+The file is parsed (``ast``) only when it has such a finding.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Sequence
+
+from .findings import Finding
+
+#: The rule that switches the TPU off, and the ``params`` key TPUEstimator sets from it.
+TPU_RULE = "NPU012"
+SWITCH = "use_tpu"
+DEAD = (" (not needed: it is under if params[\"use_tpu\"]:, which TPUEstimator sets False once "
+        "NPU012 switched use_tpu off)")
+
+
+def settle_dead(findings: Sequence[Finding], source: bytes) -> list[Finding]:
+    """``findings`` of one file with NPU012's ``unmigrated`` ones in dead TPU branches as
+    ``not-needed``."""
+    candidates = [f for f in findings if f.rule_id == TPU_RULE and f.status == "unmigrated"]
+    if not candidates:
+        return list(findings)
+    dead = dead_lines(source)
+    return [dataclasses.replace(f, status="not-needed", message=f.message + DEAD)
+            if f in candidates and f.line in dead else f for f in findings]
+
+
+def dead_lines(source: bytes) -> frozenset[int]:
+    """The lines of the bodies of ``if params["use_tpu"]:`` (or ``params.get("use_tpu")``;
+    not their ``else``); none for a file ``ast`` cannot read."""
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    lines: set[int] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.If) and _reads_switch(node.test):
+            for statement in node.body:
+                lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
+    return frozenset(lines)
+
+
+def _reads_switch(test: ast.expr) -> bool:
+    """``params["use_tpu"]``, ``params.get("use_tpu")``, or one of them joined by ``and``."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_reads_switch(value) for value in test.values)
+    return _is_switch(test)
+
+
+def _is_switch(node: ast.expr) -> bool:
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        return _is_params(node.value) and isinstance(key, ast.Constant) and key.value == SWITCH
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        return (_is_params(node.func.value) and bool(node.args)
+                and isinstance(node.args[0], ast.Constant) and node.args[0].value == SWITCH)
+    return False
+
+
+def _is_params(node: ast.expr) -> bool:
+    """``params`` or ``self.params``: the model function's parameters."""
+    return (isinstance(node, ast.Name) and node.id == "params") or \
+        (isinstance(node, ast.Attribute) and node.attr == "params")

@@ -1,0 +1,79 @@
+"""A merge verdict per repository: the one word a lead merges by, and why, in a line.
+
+- ``ready``: no site left, no error, no API the NPU does not support, and ``verify`` said
+  ``equivalent`` when it ran;
+- ``needs-work``: sites left for a person or errors (the line says how many, of which kind:
+  ``to change`` first, then ``to check``, a site that may need nothing);
+- ``blocked``: APIs Ascend does not support and that have no migration path (the line lists
+  them): no amount of migrating makes the branch train on the NPU;
+- ``not-verified``: ready by its sites, but ``verify`` ran and did not prove the branch
+  equivalent.
+
+A repository that failed or was not started has none (``""``). Computed from the record only
+(its findings, API sites and verify verdict), so ``run.json`` re-renders to the same verdicts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Optional
+
+from .api_sites import ApiSites, ApiStatus, sites_of
+from .sites import SiteCounts, site_states
+
+VERDICTS = ("ready", "needs-work", "blocked", "not-verified")
+
+
+@dataclass(frozen=True)
+class MergeVerdict:
+    verdict: str  # one of VERDICTS, "" for a repository that failed or was not started
+    reason: str = ""  # what keeps it from ``ready``, in one line
+
+
+#: (rule id, status, level, path, line) of one finding.
+FindingKey = tuple[str, str, str, str, int]
+
+
+def merge_verdict(status: str, findings: Iterable[FindingKey], api_sites: Iterable[ApiSites],
+                  verify: Optional[str]) -> MergeVerdict:
+    """The verdict of a repository whose run ended with ``status``."""
+    if status not in ("changed", "unchanged"):
+        return MergeVerdict("")
+    findings, api_sites = list(findings), list(api_sites)
+    unsupported = sorted({row.api or "an API" for row in api_sites
+                          if row.status == ApiStatus.UNSUPPORTED and not row.ready})
+    if unsupported:
+        return MergeVerdict("blocked", "not supported on Ascend: " + ", ".join(unsupported))
+    sites = SiteCounts.of_states(site_states((path, line, rule_id, state)
+                                             for rule_id, state, _, path, line in findings))
+    if sites.left or sites.errors:
+        return MergeVerdict("needs-work", _work(findings, sites))
+    waiting = sum(row.sites for row in api_sites if row.known and not row.ready)
+    if waiting:  # API sites no finding names (a record of a run without the audit's findings)
+        return MergeVerdict("needs-work", f"{waiting} API site(s) not ready")
+    if verify is not None and verify != "equivalent":
+        return MergeVerdict("not-verified", f"verify: {verify}")
+    return MergeVerdict("ready")
+
+
+def _work(findings: list[FindingKey], sites: SiteCounts) -> str:
+    """``3 sites left: 2 to change (NPU010 1, NPU100 1), 1 to check (NPU100 1); 1 error``."""
+    change = Counter(rule_id for rule_id, state, level, _, _ in findings
+                     if state == "unmigrated" and level != "note")
+    check = Counter(rule_id for rule_id, state, level, _, _ in findings
+                    if state == "unmigrated" and level == "note")
+    parts = [f"{sum(kinds.values())} to {verb} ({', '.join(f'{r} {n}' for r, n in sorted(kinds.items()))})"
+             for verb, kinds in (("change", change), ("check", check)) if kinds]
+    text = f"{sites.left} site(s) left: {', '.join(parts)}" if sites.left else ""
+    errors = f"{sites.errors} error(s)" if sites.errors else ""
+    return "; ".join(part for part in (text, errors) if part)
+
+
+def verdict_of(record: Mapping[str, Any]) -> MergeVerdict:
+    """The verdict of a repository's record in ``run.json`` (one older than verdicts too)."""
+    verify = record.get("verify") or {}
+    findings = ((f["rule_id"], f["status"], f.get("level", ""), f["path"], f["line"])
+                for f in record["findings"])
+    return merge_verdict(record["status"], findings, sites_of(record.get("api_sites")),
+                         verify.get("verdict"))

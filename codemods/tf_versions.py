@@ -1,0 +1,351 @@
+"""Which TensorFlow a file is written for: TF 1.x code, TF 2.x code, or TF 1.x code on TF 2.x.
+
+The decision is made per file, from *signals* (API uses found by name resolution: aliases,
+``from`` imports, internal modules) and one repository-level fact, the *runtime* (``1``, ``2``
+or undetermined: see ``tf_runtime``), as ``spec/rules-tf2.md`` ("Detecting TF 2.x files")
+says:
+
+- **C1** compat switch: ``disable_v2_behavior()``/``disable_eager_execution()`` of
+  ``tensorflow.compat.v1`` in any spelling, or ``npu_device.compat.enable_v1()``;
+- **C2** a graph API through ``tensorflow.compat.v1`` (``tf.compat.v1.Session``...);
+- **T1** a TF 1.x-only API (in Ascend's TF 1.15 list, absent from its TF 2.6 list; any
+  ``tf.contrib``); **T2** a TF 2.x-only API (a curated list, :data:`TF2_ONLY`), or the TF 2.x
+  adapter ``npu_device`` (not its ``compat``: a file the ``tf2`` pack migrated stays TF 2.x);
+- **E** a TF 2.x idiom (weak): ``tf.function``, ``tf.GradientTape``, ``strategy.run(...)``,
+  Keras ``compile``/``fit`` on a model the file builds (in a file with no C/T1 signal),
+  ``import tensorflow.compat.v2``, ``enable_v2_behavior()``.
+
+:func:`file_kind` turns a file's :class:`Signals` and the runtime into one of :data:`KINDS`;
+:func:`treatment` says which rules run on it. Signals are read with ``ast`` (the module's tree
+is shared with the analysis hooks: ``modules.module_ast``), never with the rewrite parser.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import FrozenSet, Optional
+
+from .modules import ModuleIndex, ast_dotted_name, imported_names, module_ast, module_index
+from .tfnames import public_name
+
+#: The kinds of file (``run.json`` counts files per kind per repository).
+NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, CONFLICT = (
+    "non-tf", "tf1", "tf2", "tf2-compat", "tf-neutral", "conflict")
+KINDS = (TF1, TF2, TF2_COMPAT, TF_NEUTRAL, CONFLICT, NON_TF)
+#: What the rules of the TF 1.x packs run on unless a rule says otherwise
+#: (:attr:`Rule.file_kinds`): TF 1.x code, and TF 1.x code on TF 2.x (the compat chapter of
+#: the TF 2.6 guide: "porting points basically the same as TF1").
+TF1_CODE = frozenset({TF1, TF2_COMPAT})
+
+#: Repository runtimes, as the fact ``tf-runtime:<value>`` says (``tf_runtime``).
+RUNTIME_TF1, RUNTIME_TF2, RUNTIME_UNKNOWN = "1", "2", "undetermined"
+RUNTIME_NOT_GIVEN = ""
+RUNTIME_FACT = "tf-runtime:"
+#: Facts of the repository-wide analysis: some file has a T1 / a T2 signal, or only TF 2.x
+#: idioms (its kind then depends on the runtime).
+CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
+
+#: C1: the compat switches (the part after ``tensorflow.compat.v1.`` or ``tensorflow.``).
+COMPAT_SWITCHES = frozenset({"disable_v2_behavior", "disable_eager_execution"})
+NPU_DEVICE = "npu_device"
+NPU_COMPAT_SWITCH = "npu_device.compat.enable_v1"
+#: C2: graph APIs reached through ``tensorflow.compat.v1`` (exact names, then prefixes).
+COMPAT_GRAPH_APIS = frozenset({
+    "Session", "InteractiveSession", "placeholder", "ConfigProto", "get_variable",
+    "variable_scope", "global_variables_initializer", "train.Saver",
+    "train.MonitoredTrainingSession", "get_default_graph", "add_to_collection",
+    "keras.backend.get_session", "keras.backend.set_session",
+})
+COMPAT_GRAPH_PREFIXES = ("estimator.", "layers.")
+#: T2: TF 2.x-only APIs, each in Ascend's TF 2.6 list and absent from its TF 1.15 list, and
+#: checked against TensorFlow's r1.15 API reference (``tf.nest.*`` and
+#: ``tf.keras.optimizers.schedules.*``, which the spec proposed, exist in TF 1.15 and are left
+#: out). An entry ending in ``.`` is a prefix.
+TF2_ONLY = (
+    "keras.mixed_precision.LossScaleOptimizer", "keras.mixed_precision.Policy",
+    "keras.mixed_precision.loss_scale_optimizer.LossScaleOptimizer",
+    "keras.mixed_precision.set_global_policy", "keras.mixed_precision.global_policy",
+    "config.list_physical_devices", "config.set_visible_devices",
+    "config.run_functions_eagerly", "random.set_seed", "random.Generator",
+    "distribute.MultiWorkerMirroredStrategy", "distribute.TPUStrategy",
+    "keras.layers.experimental.preprocessing.", "summary.create_file_writer",
+    "experimental.numpy.", "data.experimental.AutoShardPolicy",
+)
+#: E: TF 2.x idioms through TensorFlow names.
+TF2_IDIOMS = frozenset({"function", "GradientTape", "enable_v2_behavior"})
+#: Keras model constructors (``tensorflow.`` less) whose ``compile``/``fit`` is an E signal.
+KERAS_MODELS = ("keras.Model", "keras.Sequential", "keras.models.Model",
+                "keras.models.Sequential", "keras.models.load_model")
+KERAS_TRAINING = frozenset({"compile", "fit", "train_on_batch"})
+
+MIXED = ("uses TF 1.x-only and TF 2.x-only APIs ({first}, {second}): no TensorFlow version runs "
+         "this file as written; nothing was rewritten")
+TF1_ON_TF2 = ("TF 1.x-only API {first} in a repository pinned to TF 2.x: move it to "
+              "tf.compat.v1 or to the TF 2.x API first; nothing was rewritten")
+TF2_ON_TF1 = ("TF 2.x-only API {first} in a repository pinned to TF 1.x: pin TensorFlow 2 or "
+              "use the TF 1.x API; nothing was rewritten")
+GRAPH_IN_EAGER = ("graph-mode compat.v1 API {first} in eager TF 2.x code ({second}): call "
+                  "tf.compat.v1.disable_v2_behavior() or port it to TF 2.x; nothing was rewritten")
+#: The tf2 pack's device init (NPU061): until it runs, a TF 2.x file gets :data:`TF2_CODE`.
+TF2_ENTRY_RULE = "NPU061"
+TF2_CODE = ("TF 2.x code: migrate with the TF 2.x adapter (npu_device: import npu_device as "
+            "npu; npu.open().as_default() at the top of the entry script, then the TF 2.6 "
+            "porting steps); the TF 1.x rules do not rewrite it")
+
+
+@dataclass(frozen=True)
+class Use:
+    """One signal: where it is and how the file spells it."""
+
+    line: int
+    column: int
+    spelled: str
+
+
+@dataclass(frozen=True)
+class Signals:
+    """The first use of each signal in one file (None: none), and whether it imports TF."""
+
+    imports_tf: bool = False
+    c1: Optional[Use] = None
+    c2: Optional[Use] = None
+    t1: Optional[Use] = None
+    t2: Optional[Use] = None
+    e: Optional[Use] = None
+
+    @property
+    def e_only(self) -> bool:
+        return self.e is not None and not (self.c1 or self.c2 or self.t1 or self.t2)
+
+    def facts(self) -> frozenset[str]:
+        """The repository-wide facts this file contributes (:data:`CODE_T1`...)."""
+        found = {CODE_T1} if self.t1 else set()
+        found |= {CODE_T2} if self.t2 else set()
+        found |= {CODE_E_ONLY} if self.e_only else set()
+        return frozenset(found)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A file's kind, and for a ``conflict`` where and why."""
+
+    kind: str
+    message: str = ""
+    at: Optional[Use] = None
+
+
+def runtime_of(facts: FrozenSet[str]) -> str:
+    """The repository's runtime from its facts; :data:`RUNTIME_NOT_GIVEN` when they have none
+    (the engine called without a repository's analysis: a library caller, a rule's golden
+    test): files with only TF 2.x idioms are then TF 1.x code, as before the TF 2.x pack.
+    ``run``, ``scan`` and ``check`` always decide it (``tf_runtime``)."""
+    for fact in facts:
+        if fact.startswith(RUNTIME_FACT):
+            return fact[len(RUNTIME_FACT):]
+    return RUNTIME_NOT_GIVEN
+
+
+def file_kind(signals: Signals, runtime: str) -> Kind:
+    """The kind of a file with ``signals`` in a repository whose runtime is ``runtime``."""
+    if not signals.imports_tf:
+        return Kind(NON_TF)
+    conflict = _conflict(signals, runtime)
+    if conflict is not None:
+        return conflict
+    if signals.c1 or signals.c2:
+        return Kind(TF2_COMPAT if runtime == RUNTIME_TF2 else TF1)
+    if signals.t1:
+        return Kind(TF1)
+    if signals.t2:
+        return Kind(TF2)
+    if signals.e:
+        return Kind(TF2 if runtime in (RUNTIME_TF2, RUNTIME_UNKNOWN) else TF1)
+    return Kind(TF_NEUTRAL)
+
+
+def _conflict(signals: Signals, runtime: str) -> Optional[Kind]:
+    t1, t2 = signals.t1, signals.t2
+    if t1 and t2:
+        first, second = sorted((t1, t2), key=lambda use: (use.line, use.column))
+        return Kind(CONFLICT, MIXED.format(first=first.spelled, second=second.spelled), second)
+    if t2 and runtime == RUNTIME_TF1:
+        return Kind(CONFLICT, TF2_ON_TF1.format(first=t2.spelled), t2)
+    if t1 and runtime == RUNTIME_TF2:
+        return Kind(CONFLICT, TF1_ON_TF2.format(first=t1.spelled), t1)
+    if signals.c2 and signals.e and not signals.c1:
+        return Kind(CONFLICT, GRAPH_IN_EAGER.format(first=signals.c2.spelled,
+                                                    second=signals.e.spelled), signals.c2)
+    return None
+
+
+def treatment(kind: str, runtime: str) -> str:
+    """Which rules run on a file of ``kind``: a ``tf-neutral`` file is treated as TF 1.x code
+    unless the repository runs TF 2.x (then as itself: the ``tf2`` rules that need no TF 2.x
+    evidence opt in to it); a ``non-tf`` one (rules on other modules) as TF 1.x code."""
+    if kind == NON_TF or (kind == TF_NEUTRAL and runtime != RUNTIME_TF2):
+        return TF1  # a file of a rule's other modules (Horovod alone): TF 1.x rules as before
+    return kind
+
+
+def signals_of(text: str, path: str = "") -> Signals:
+    """The signals of the module ``text`` (none for a file ``ast`` cannot read: Python 2
+    code, which is TF 1.x code). Kept per file: the repository's analysis works them out
+    for its facts, and the engine finds them here for the file's kind (no second parse)."""
+    key = (path, len(text), hash(text))
+    found = _KNOWN.get(key)
+    if found is None:
+        if len(_KNOWN) >= _KNOWN_MAX:
+            _KNOWN.clear()
+        tree = module_ast(text)
+        found = _KNOWN[key] = _signals(tree, path) if tree is not None else \
+            Signals(imports_tf="tensorflow" in text)
+    return found
+
+
+_KNOWN: dict[tuple[str, int, int], Signals] = {}
+_KNOWN_MAX = 50_000
+
+
+def _signals(tree: ast.Module, path: str) -> Signals:
+    bound = {local: target for local, target in imported_names(tree, path).items()
+             if _root(target) in ("tensorflow", "tensorflow_estimator", "npu_device")}
+    found: dict[str, Use] = {}
+    if any(target == "tensorflow.compat.v2" for target in bound.values()):
+        found["e"] = Use(1, 0, "tensorflow.compat.v2")
+    index = module_index(tree)
+    for node, spelled in _bound_names(index, bound):
+        head = spelled.partition(".")[0]
+        for end in _dots(spelled):
+            signal = _signal(public_name(bound[head] + spelled[len(head):end]))
+            use = Use(node.lineno, node.col_offset, spelled[:end])
+            if signal and (signal not in found or _before(use, found[signal])):
+                found[signal] = use
+    idiom = _keras_idiom(index, bound) if "e" not in found else None
+    if idiom is not None:
+        found["e"] = idiom
+    imports_tf = any(_root(target) in ("tensorflow", "tensorflow_estimator")
+                     for target in bound.values())
+    return Signals(imports_tf, **found)
+
+
+def _bound_names(index: ModuleIndex, bound: dict[str, str]) -> list[tuple[ast.expr, str]]:
+    """Each outermost dotted name (``tf.compat.v1.Session``, not its ``tf.compat``) and each
+    bare name that starts with a name ``bound`` holds, with its spelling."""
+    attributes: list[ast.Attribute] = index.nodes(ast.Attribute)
+    inner = {id(node.value) for node in attributes if type(node.value) is ast.Attribute}
+    found: list[tuple[ast.expr, str]] = []
+    for node in attributes:
+        if id(node) in inner:
+            continue
+        spelled = ast_dotted_name(node)
+        if spelled is not None and spelled.partition(".")[0] in bound:
+            found.append((node, spelled))
+    names: list[ast.Name] = index.nodes(ast.Name)
+    found += [(node, node.id) for node in names if node.id in bound]
+    return found
+
+
+def _dots(spelled: str) -> list[int]:
+    """The ends of each dotted prefix of ``spelled`` past its head (``tf.a.b``: ``tf.a``,
+    ``tf.a.b``), or the name itself when it has no dot."""
+    ends = [at for at, char in enumerate(spelled) if char == "."][1:] + [len(spelled)]
+    return ends
+
+
+def _before(use: Use, other: Use) -> bool:
+    return (use.line, use.column) < (other.line, other.column)
+
+
+def _root(dotted: str) -> str:
+    return dotted.partition(".")[0]
+
+
+@lru_cache(maxsize=8192)
+def _signal(full: str) -> Optional[str]:
+    """The signal (``c1``...) a use of the full name ``full`` is, or None."""
+    if full == NPU_COMPAT_SWITCH:
+        return "c1"
+    if full.startswith(NPU_DEVICE + ".") and not full.startswith(NPU_DEVICE + ".compat."):
+        return "t2"  # the TF 2.x adapter (a file the tf2 pack migrated stays TF 2.x code)
+    for prefix in ("tensorflow.compat.v1.", "tensorflow.compat.v2.", "tensorflow."):
+        if full.startswith(prefix):
+            return _member_signal(full[len(prefix):], prefix)
+    return None
+
+
+def _member_signal(member: str, prefix: str) -> Optional[str]:
+    if member in COMPAT_SWITCHES and prefix != "tensorflow.compat.v2.":
+        return "c1"
+    if prefix == "tensorflow.compat.v1.":
+        graph = member in COMPAT_GRAPH_APIS or member.startswith(COMPAT_GRAPH_PREFIXES) \
+            or (member.startswith("train.") and member.endswith("Optimizer"))
+        return "c2" if graph else None
+    if member in TF2_IDIOMS:
+        return "e"
+    if any(member == name or (name.endswith(".") and member.startswith(name)) for name in TF2_ONLY):
+        return "t2"
+    if prefix == "tensorflow." and (member == "contrib" or member.startswith("contrib.")
+                                    or "tf." + member in tf1_only_apis()):
+        return "t1"
+    return None
+
+
+def _keras_idiom(index: ModuleIndex, bound: dict[str, str]) -> Optional[Use]:
+    """``model.fit(...)``/``compile``/``train_on_batch`` in a file that builds a Keras model
+    (a call of :data:`KERAS_MODELS` in any spelling), or ``strategy.run(...)``."""
+    builds = False
+    calls: list[ast.Call] = index.nodes(ast.Call)
+    training: Optional[Use] = None
+    for call in calls:
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            name = ast_dotted_name(func)
+            builds = builds or _is_model_call(name, bound)
+            continue
+        receiver = ast_dotted_name(func.value) or ""
+        if func.attr == "run" and "strategy" in receiver.rpartition(".")[2].lower():
+            return Use(call.lineno, call.col_offset, f"{receiver}.run")
+        if func.attr in KERAS_TRAINING and training is None:
+            training = Use(call.lineno, call.col_offset, f"{receiver}.{func.attr}")
+        builds = builds or _is_model_call(ast_dotted_name(func), bound)
+    return training if builds else None
+
+
+def _is_model_call(name: Optional[str], bound: dict[str, str]) -> bool:
+    head = name.partition(".")[0] if name else ""
+    if not name or head not in bound:
+        return False
+    full = public_name(bound[head] + name[len(head):])
+    return any(full == f"tensorflow.{model}" for model in KERAS_MODELS)
+
+
+#: Parts of the raw list difference that TensorFlow 2.6 has all the same (Ascend's TF 2.6 list
+#: leaves out most of ``tf.keras.backend``, the TPU estimators, ``tf.test.get_temp_dir``...):
+#: never T1, except the names of :data:`TF1_ONLY_KEPT`.
+NOT_TF1_ONLY = ("tf.keras.", "tf.estimator.", "tf.test.", "tf.lite.")
+TF1_ONLY_KEPT = frozenset({"tf.keras.backend.get_session", "tf.keras.backend.set_session",
+                           "tf.estimator.inputs.numpy_input_fn",
+                           "tf.estimator.inputs.pandas_input_fn"})
+
+
+@lru_cache(maxsize=1)
+def tf1_only_apis() -> frozenset[str]:
+    """T1: the ``tf.*`` names of Ascend's TF 1.15 list (``compat`` aliases left out) that its
+    TF 2.6 list does not have, less :data:`NOT_TF1_ONLY` (curated: the difference over-claims)."""
+    raw = support_names("api_support.csv") - support_names("api_support_tf2.csv")
+    return frozenset(name for name in raw
+                     if name in TF1_ONLY_KEPT or not name.startswith(NOT_TF1_ONLY))
+
+
+@lru_cache(maxsize=2)
+def support_names(data_file: str) -> frozenset[str]:
+    """The ``tf.*`` names (no ``tf.compat.*``) of one of the shipped support lists."""
+    text = resources.files(__package__).joinpath(data_file).read_text(encoding="utf-8")
+    lines = (line for line in io.StringIO(text) if not line.startswith("#"))
+    return frozenset(row["api"] for row in csv.DictReader(lines)
+                     if row["api"].startswith("tf.") and not row["api"].startswith("tf.compat."))

@@ -1,0 +1,3 @@
+"""``npu.train``."""
+
+from npu_device.train import optimizer  # noqa: F401

@@ -1,0 +1,132 @@
+"""What other files of a repository use a pipeline-building function for (NPU002).
+
+A function that builds a ``tf.data`` pipeline is often used from another file:
+``estimator.predict(input_fn=lambda: data.input_fn(files))``, ``validation_data=
+data.make_dataset(...)``, a call in ``def evaluate(...)``. Each file is read with ``ast``
+before any rewrite, and each use of an imported function that says what it is for becomes a
+repository fact:
+
+- ``npu002-use:<package of the using file>|<dotted name as imported>|infer`` (or ``train``):
+  the keyword the function is passed as (``validation_data=``, ``eval_input_fn=``), else the
+  call it is passed to (``estimator.predict``, ``tf.estimator.TrainSpec``), names inference or
+  training; or the function that calls it (``decode_from_file``) does.
+
+:func:`remote_uses` gives the file that defines the function what the others say of it, so
+that :func:`._datasets.inference_pipeline` counts those uses with the file's own. Not seen: a
+function reached otherwise than by its imported name (passed around, ``getattr``).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from functools import lru_cache
+from typing import Iterator, Optional, Union
+
+from npu_codemod.api import FileContext, ModuleIndex, module_index, module_parts, nearest_name
+from npu_codemod.api import ast_dotted_name as dotted
+from npu_codemod.api import module_ast as parse
+
+from ._datasets import _says as says
+from ._words import words
+
+PREFIX = "npu002-use:"
+_Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+#: Imports whose functions are no pipeline builders of the repository.
+_LIBRARIES = ("tensorflow", "keras", "numpy", "tensorflow_datasets")
+_STANDARD = frozenset(sys.stdlib_module_names)
+
+
+def pipeline_use_facts(path: str, text: str) -> set[str]:
+    """The ``npu002-use:`` facts of one file (see the module docstring)."""
+    tree = parse(text)
+    if tree is None:
+        return set()
+    index = module_index(tree)
+    imports = {name: target for name, target in index.imported_names(path).items()
+               if not target.startswith(_LIBRARIES) and target.partition(".")[0] not in _STANDARD}
+    if not imports:
+        return set()
+    package = ".".join(module_parts(path)[:-1])
+    facts = set()
+    for function, call in _calls(index):
+        for target, verdict in _uses(call, function, imports):
+            facts.add(f"{PREFIX}{package}|{target}|{verdict}")
+    return facts
+
+
+def _calls(index: ModuleIndex) -> Iterator[tuple[Optional[_Function], ast.Call]]:
+    """Each call of the module with the function it sits in (None: module level)."""
+    functions: list[_Function] = [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
+    owned: set[int] = set()
+    for function in functions:
+        for node in index.own_nodes(function):
+            if isinstance(node, ast.Call):
+                owned.add(id(node))
+                yield function, node
+    for node in index.nodes(ast.Call):
+        if id(node) not in owned:
+            yield None, node
+
+
+def _uses(call: ast.Call, function: Optional[_Function],
+          imports: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """(imported target, verdict) of each imported function ``call`` takes as an argument or
+    calls, when the code around says what for."""
+    around = _verdict(function.name) if function is not None else None
+    callee = dotted(call.func) or ""
+    direct = _imported(callee, imports)
+    if direct and around:
+        yield direct, around
+    verdict = _verdict(callee)  # a direct call covers uses in the arguments of others there
+    for keyword in [*((None, value) for value in call.args), *((k.arg, k.value) for k in call.keywords)]:
+        name, value = keyword
+        said = (_verdict(name) if name else None) or verdict
+        if not said:
+            continue
+        for node in _names(value):
+            target = _imported(dotted(node) or "", imports)
+            if target:
+                yield target, said
+
+
+@lru_cache(maxsize=4096)
+def _verdict(name: str) -> Optional[str]:
+    """"infer", "train" or None: what the name says (the same names recur in every file)."""
+    return says(words(name))
+
+
+def _names(node: ast.AST) -> Iterator[ast.AST]:
+    """The whole dotted names in ``node`` (``a.b.c``, not also ``a.b`` and ``a``)."""
+    if isinstance(node, (ast.Name, ast.Attribute)) and dotted(node):
+        yield node
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _names(child)
+
+
+def _imported(name: str, imports: dict[str, str]) -> Optional[str]:
+    """The dotted name, as imported, that ``name`` (spelled in the file) stands for."""
+    head, _, rest = name.partition(".")
+    if head not in imports:
+        return None
+    return imports[head] + (f".{rest}" if rest else "")
+
+
+def remote_uses(ctx: FileContext) -> dict[str, set[str]]:
+    """What other files use this file's module-level functions for: name -> verdicts."""
+    if "npu002.remote" in ctx.memo:
+        return ctx.memo["npu002.remote"]
+    module = ".".join(module_parts(ctx.path))
+    found: dict[str, set[str]] = {}
+    for fact in ctx.facts:
+        if not fact.startswith(PREFIX):
+            continue
+        package, target, verdict = fact[len(PREFIX):].split("|")
+        name = target.rpartition(".")[2]
+        qualified = f"{module}.{name}"
+        parts = tuple(package.split(".")) if package else ()
+        if nearest_name(target, parts, {qualified}) == qualified:
+            found.setdefault(name, set()).add(verdict)
+    ctx.memo["npu002.remote"] = found
+    return found

@@ -1,0 +1,172 @@
+"""NPU063 tf2-function: TF 2.x training steps run as graph functions (report only).
+
+The TF 2.6 guide's device step presupposes training and evaluation functions decorated with
+``@tf.function`` that work on CPU/GPU: function ops are where the adapter hands the graph to
+CANN. Keras ``fit`` traces its own step. The rule never adds the decorator (tracing changes
+Python semantics: side effects, retracing); it reports the gaps.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional, Union
+
+from npu_codemod.api import (
+    TF2,
+    TF_NEUTRAL,
+    FileContext,
+    ModuleIndex,
+    Node,
+    Rule,
+    ast_dotted_name,
+    hookimpl,
+    module_ast,
+    module_index,
+)
+
+FUNCTION = "tensorflow.function"
+EAGER_SWITCHES = ("tensorflow.config.run_functions_eagerly",
+                  "tensorflow.config.experimental_run_functions_eagerly")
+APPLY = frozenset({"apply_gradients", "minimize"})
+
+NOT_TRACED = ("training step {name}() is not a tf.function: wrap this training step in "
+              "@tf.function and check it still runs on CPU/GPU before porting")
+RUN_EAGERLY = "run_eagerly=True skips tf.function: remove it for the NPU"
+EAGER_SWITCH = "{spelled}(True): not supported on Ascend, no migration path: remove it"
+
+_Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+class TfFunction(Rule):
+    id = "NPU063"
+    name = "tf2-function"
+    pack = "tf2"
+    file_kinds = frozenset({TF2, TF_NEUTRAL})
+    description = "Report TF 2.x training steps that are not traced with tf.function."
+    guide_section = "添加@tf.function装饰器"
+    guide_section_en = "Adding @tf.function Decorator"
+    guide_url = Rule.catalog_url(id, name)
+    reports = ("A function with a `tf.GradientTape` block and an `apply_gradients`/`minimize` "
+               "call that is not decorated with `tf.function` in any spelling, not wrapped "
+               "(`step = tf.function(step)`) and not called from a traced function (Keras "
+               "`train_step` overrides are traced by `fit`); `compile(..., run_eagerly=True)`; "
+               "`tf.config.run_functions_eagerly(True)` (not supported on Ascend).")
+    example = """
+        import tensorflow as tf
+
+
+        def train_step(model, optimizer, images, labels):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.keras.losses.mse(labels, model(images)))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+    """
+    tokens = ("GradientTape", "run_eagerly", "functions_eagerly")
+    scope = "site"
+    site_names = ("GradientTape", "run_eagerly", "run_functions_eagerly",
+                  "experimental_run_functions_eagerly")
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        module = module_ast(ctx.original)
+        if module is None:
+            return
+        index = module_index(module)
+        functions: list[_Function] = [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
+        traced = _traced_names(index, functions, ctx)
+        for function in functions:
+            if _is_step(function, index, ctx) and function.name not in traced and not _keras_step(function, index):
+                ctx.report_at(function.lineno, function.col_offset, "unmigrated",
+                              NOT_TRACED.format(name=function.name))
+        calls: list[ast.Call] = index.nodes(ast.Call)
+        for call in calls:
+            self._eager_call(call, ctx)
+
+    @staticmethod
+    def _eager_call(call: ast.Call, ctx: FileContext) -> None:
+        spelled = ast_dotted_name(call.func)
+        if ctx.tf.qualify(spelled) in EAGER_SWITCHES and _first_is_true(call):
+            ctx.report_at(call.lineno, call.col_offset, "unmigrated", EAGER_SWITCH.format(spelled=spelled))
+        elif isinstance(call.func, ast.Attribute) and call.func.attr == "compile":
+            for keyword in call.keywords:
+                if keyword.arg == "run_eagerly" and _is_true(keyword.value):
+                    ctx.report_at(keyword.value.lineno, keyword.value.col_offset, "unmigrated", RUN_EAGERLY)
+
+
+def _is_function(node: ast.expr, ctx: FileContext) -> bool:
+    """``tf.function`` or ``tf.function(...)`` in any spelling."""
+    target = node.func if isinstance(node, ast.Call) else node
+    return ctx.tf.qualify(ast_dotted_name(target)) == FUNCTION
+
+
+def _traced_names(index: ModuleIndex, functions: list[_Function], ctx: FileContext) -> set[str]:
+    """Names of the file's functions that run traced: decorated, wrapped anywhere
+    (``tf.function(step)``, ``tf.function(self.train_step)``), or called (directly or through
+    ``strategy.run(step, ...)``) from a traced function."""
+    traced = {f.name for f in functions if any(_is_function(d, ctx) for d in f.decorator_list)}
+    calls: list[ast.Call] = index.nodes(ast.Call)
+    for call in calls:
+        if _is_function(call, ctx) and call.args:
+            wrapped = ast_dotted_name(call.args[0])
+            if wrapped:
+                traced.add(wrapped.rpartition(".")[2])
+    changed = True
+    while changed:  # what a traced function calls runs traced too
+        changed = False
+        for function in functions:
+            if function.name not in traced:
+                continue
+            for name in _called_names(function):
+                if name not in traced:
+                    traced.add(name)
+                    changed = True
+    return traced
+
+
+def _called_names(function: _Function) -> set[str]:
+    names = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            for target in (node.func, *node.args[:1]):
+                spelled = ast_dotted_name(target)
+                if spelled:
+                    names.add(spelled.rpartition(".")[2])
+    return names
+
+
+def _is_step(function: _Function, index: ModuleIndex, ctx: FileContext) -> bool:
+    """A ``with tf.GradientTape()`` block and an ``apply_gradients``/``minimize`` call, in the
+    function's own body (not in a function defined in it)."""
+    tape = applies = False
+    for node in index.own_nodes(function):
+        if isinstance(node, ast.withitem):
+            expr = node.context_expr
+            target = expr.func if isinstance(expr, ast.Call) else expr
+            tape = tape or ctx.tf.qualify(ast_dotted_name(target)) == "tensorflow.GradientTape"
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            applies = applies or node.func.attr in APPLY
+    return tape and applies
+
+
+def _keras_step(function: _Function, index: ModuleIndex) -> bool:
+    """A Keras ``train_step`` override (a method named so): ``fit`` traces it."""
+    return function.name == "train_step" and _method(function, index)
+
+
+def _method(function: _Function, index: ModuleIndex) -> bool:
+    classes: list[ast.ClassDef] = index.nodes(ast.ClassDef)
+    return any(function in cls.body for cls in classes)
+
+
+def _first_is_true(call: ast.Call) -> bool:
+    value: Optional[ast.expr] = call.args[0] if call.args else None
+    return value is not None and _is_true(value)
+
+
+def _is_true(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [TfFunction()]

@@ -1,0 +1,149 @@
+"""NPU071 tf2-api-support: every TensorFlow API a TF 2.x file uses, against Ascend's TF 2.6 list.
+
+NPU100's counterpart for ``tf2``, ``tf2-compat`` and (in a TF 2.x repository) ``tf-neutral``
+files, where NPU100 does not run: the list is a different one (``api_support_tf2.csv``, which
+names the ``tf.compat.v1.*`` APIs themselves). Every site counts towards the reports' API
+readiness; calls are reported (the anchor looks the list up for call chains only: a base
+class, an ``isinstance`` or an annotation is counted, not reported), ``under-analysis`` once per
+API per file. The tool's dtype restriction: ``float64``/``complex`` are not supported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from npu_codemod.api import (
+    ESTIMATOR_MODULES,
+    TF2,
+    TF2_COMPAT,
+    TF_NEUTRAL,
+    ApiStatus,
+    FileContext,
+    Finding,
+    Node,
+    ReferenceSite,
+    Rule,
+    api_advice,
+    ast_references,
+    hookimpl,
+    list_name,
+    references_under,
+    support_list_tf2,
+)
+
+DEPRECATED = ("deprecated in TF 2.6: replace {api} with its current TF 2.x equivalent before "
+              "migrating, or the migration may fail")
+DTYPE = "float64/complex dtypes are not supported on the NPU: {spelled}"
+#: The tool's restriction (TF 2.6 guide, tool introduction): these dtypes do not run.
+UNSUPPORTED_DTYPES = frozenset({"tensorflow.float64", "tensorflow.double", "tensorflow.complex64",
+                                "tensorflow.complex128"})
+_DTYPE_STRING = re.compile(r"\bdtype\s*=\s*(['\"])(float64|double|complex64|complex128)\1")
+
+
+@dataclass(frozen=True)
+class Use:
+    site: ReferenceSite
+    api: str  # as the list spells it (tf.compat.v1 kept)
+    listed: str
+    status: str
+
+
+class ApiSupportTf2(Rule):
+    id = "NPU071"
+    name = "tf2-api-support"
+    pack = "tf2"
+    file_kinds = frozenset({TF2, TF2_COMPAT, TF_NEUTRAL})
+    description = ("Check every TensorFlow API a TF 2.x file uses against Ascend's TF 2.6 API "
+                   "support list; report what blocks the migration.")
+    guide_section = "TF2.6 API支持度"
+    guide_section_en = "Ascend's TF 2.6 API support list"
+    guide_url = Rule.catalog_url(id, name)
+    reports = ("Each call of an API that Ascend's TF 2.6 list marks `unsupported` (replace it: "
+               "`tf.py_function`, `tf.numpy_function`, `tf.einsum`, TPU APIs...) or `deprecated`, "
+               "and once per file each API it marks `under-analysis` (most of `tf.compat.v1.*`; "
+               "SARIF level `note`), unless another rule reported that call (NPU065, NPU052, "
+               "NPU051); `tf.float64`/`tf.complex64`/`tf.complex128` and `dtype=\"float64\"` "
+               "strings (the NPU does not support them). Every use, called or not, counts "
+               "towards the reports' API readiness.")
+    example = """
+        import tensorflow as tf
+
+
+        @tf.function
+        def step(x):
+            y = tf.numpy_function(lambda v: v * 2, [x], tf.float32)
+            return tf.cast(y, tf.float64)
+    """
+    modules = ESTIMATOR_MODULES
+    scope = "site"
+    after = ("*",)  # reads every other rule's findings
+
+    def start(self, tree: Node, ctx: FileContext) -> None:
+        ctx.analysis(api_uses)  # the file as written, before other rules edit it
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        lines = _lines(ctx.findings, self.id)
+        seen: set[str] = set()
+        for use in ctx.analysis(api_uses):
+            site = use.site
+            on_line = [f for f in lines.get(site.line, ()) if site.column <= f.column <= site.end_column]
+            covered = any(f.status == "migrated" for f in on_line)
+            ctx.count_api(use.listed or use.api, use.status, covered)
+            message, level = _verdict(use, seen)
+            if message and site.called and not on_line:
+                ctx.report_at(site.line, site.column, "unmigrated", message, level)
+            elif site.name in UNSUPPORTED_DTYPES and not on_line:
+                ctx.report_at(site.line, site.column, "unmigrated", DTYPE.format(spelled=site.spelled))
+        _dtype_strings(ctx)
+
+
+def api_uses(ctx: FileContext) -> tuple[Use, ...]:
+    """Every use of a TensorFlow API in the file as written, in source order, with its status
+    in the TF 2.6 list (``compat.v1`` spelled out, as the list names it)."""
+    listed = support_list_tf2()
+    resolver = ctx.names("tensorflow")
+    whole = (ctx.parsed or ctx.original) == ctx.original
+    sites = None if whole else ast_references(ctx.original, [resolver])
+    if sites is None:
+        sites = [reference.site for reference in references_under(ctx.tree, [resolver])]
+    uses = []
+    for site in sites:
+        api = list_name(resolver.resolve(site.spelled) or site.name)
+        if api is not None:
+            entry, status = listed.lookup(api)
+            uses.append(Use(site, api, entry, status))
+    return tuple(uses)
+
+
+def _verdict(use: Use, seen: set[str]) -> tuple[Optional[str], str]:
+    """The message and SARIF level for one use (None: nothing to report)."""
+    if use.status == ApiStatus.UNSUPPORTED:
+        return api_advice(use.status, use.api), ""
+    if use.status == ApiStatus.DEPRECATED:
+        return DEPRECATED.format(api=use.api), ""
+    if use.status == ApiStatus.UNDER_ANALYSIS and use.listed not in seen:
+        seen.add(use.listed)
+        return api_advice(use.status, use.api), "note"
+    return None, ""
+
+
+def _dtype_strings(ctx: FileContext) -> None:
+    for number, line in enumerate(ctx.original.splitlines(), start=1):
+        for match in _DTYPE_STRING.finditer(line):
+            ctx.report_at(number, match.start(), "unmigrated", DTYPE.format(spelled=match.group(0)))
+
+
+def _lines(findings: Sequence[Finding], own_id: str) -> dict[int, list[Finding]]:
+    lines: dict[int, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        if finding.rule_id != own_id:
+            lines[finding.line].append(finding)
+    return lines
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [ApiSupportTf2()]

@@ -1,0 +1,9 @@
+"""The ``tf2-distributed`` rule pack (opt-in, like ``distributed``: it changes how training
+aggregates): TF 2.x distributed training onto TF Adapter 2.x's collectives
+(``npu.distribute``; ``spec/rules-tf2.md``).
+
+- ``npu068_gradient_allreduce``: NPU068, ``all_reduce`` of a custom loop's gradients;
+- ``npu070_strategy_horovod``: NPU070, ``tf.distribute`` strategies and Horovod in TF 2.x
+  files reported with the NPU call that replaces each;
+- ``_device``: the file's name for ``npu_device``.
+"""

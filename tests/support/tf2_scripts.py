@@ -1,0 +1,231 @@
+"""Real-code-shaped TensorFlow 2.x and TF 2.x-compat scripts for the TF 2.x detection and the
+``tf2`` pack's golden tests (``test_tf2_*.py``)."""
+
+from __future__ import annotations
+
+#: A custom training loop: tf.function, GradientTape, a tf.data pipeline; no TF2-only API.
+CUSTOM_LOOP = '''\
+"""Train a small CNN on CIFAR-10 with a custom loop (eager TF 2.x)."""
+import argparse
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from models import small_cnn
+
+
+def make_dataset(images, labels, batch_size, training):
+    dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+    if training:
+        dataset = dataset.shuffle(10000)
+    dataset = dataset.map(lambda x, y: (tf.cast(x, tf.float32) / 255.0, y))
+    return dataset.batch(batch_size).prefetch(tf.data.experimental.AUTOTUNE)
+
+
+def main(args):
+    (x_train, y_train), (x_test, y_test) = tf.keras.datasets.cifar10.load_data()
+    train_ds = make_dataset(x_train, y_train, args.batch_size, training=True)
+    model = small_cnn(num_classes=10)
+    optimizer = tf.keras.optimizers.Adam(args.learning_rate)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    @tf.function
+    def train_step(images, labels):
+        with tf.GradientTape() as tape:
+            logits = model(images, training=True)
+            loss = loss_fn(labels, logits)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    for epoch in range(args.epochs):
+        losses = [train_step(images, labels).numpy() for images, labels in train_ds]
+        print("epoch", epoch, "loss", np.mean(losses))
+    model.save_weights(os.path.join(args.model_dir, "ckpt"))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batch_size", type=int, default=128)
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--learning_rate", type=float, default=1e-3)
+    parser.add_argument("--model_dir", default="/tmp/cifar")
+    main(parser.parse_args())
+'''
+
+#: A Keras fit script with a TF 2.x-only API (tf.random.set_seed), callbacks and __main__.
+KERAS_FIT = '''\
+"""Fine-tune a text classifier with Keras fit (TensorFlow 2.x)."""
+import argparse
+
+import tensorflow as tf
+from tensorflow import keras
+
+
+def build_model(vocab_size, dropout):
+    inputs = keras.Input(shape=(None,), dtype="int64")
+    x = keras.layers.Embedding(vocab_size, 128)(inputs)
+    x = keras.layers.Bidirectional(keras.layers.LSTM(64))(x)
+    x = tf.nn.dropout(x, rate=dropout)
+    outputs = keras.layers.Dense(1, activation="sigmoid")(x)
+    return keras.Model(inputs, outputs)
+
+
+def main(args):
+    tf.random.set_seed(args.seed)
+    (x_train, y_train), (x_val, y_val) = keras.datasets.imdb.load_data(num_words=args.vocab)
+    x_train = keras.preprocessing.sequence.pad_sequences(x_train, maxlen=200)
+    x_val = keras.preprocessing.sequence.pad_sequences(x_val, maxlen=200)
+    train_ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).shuffle(25000)
+    train_ds = train_ds.batch(args.batch_size)
+    model = build_model(args.vocab, args.dropout)
+    model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+    callbacks = [
+        keras.callbacks.ModelCheckpoint(args.checkpoint, save_best_only=True),
+        keras.callbacks.EarlyStopping(patience=2),
+    ]
+    model.fit(train_ds, epochs=args.epochs, validation_data=(x_val, y_val), callbacks=callbacks)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--vocab", type=int, default=20000)
+    parser.add_argument("--batch_size", type=int, default=32)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--dropout", type=float, default=0.3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--checkpoint", default="best.h5")
+    main(parser.parse_args())
+'''
+
+#: TF 1.x code run on TensorFlow 2.x: compat.v1, disable_v2_behavior, a Session.
+COMPAT_SESSION = '''\
+"""Linear regression the TF 1.x way, on TensorFlow 2 through tf.compat.v1."""
+import numpy as np
+import tensorflow.compat.v1 as tf
+
+tf.disable_v2_behavior()
+
+
+def train(steps=200):
+    x = tf.placeholder(tf.float32, [None, 1])
+    y = tf.placeholder(tf.float32, [None, 1])
+    w = tf.get_variable("w", [1, 1])
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    data = np.random.rand(64, 1).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(steps):
+            sess.run(train_op, feed_dict={x: data, y: 3 * data})
+        return sess.run(w)
+
+
+if __name__ == "__main__":
+    print(train())
+'''
+
+COMPAT_SESSION_MIGRATED = COMPAT_SESSION.replace(
+    '''"""Linear regression the TF 1.x way, on TensorFlow 2 through tf.compat.v1."""
+''', '''"""Linear regression the TF 1.x way, on TensorFlow 2 through tf.compat.v1."""
+import npu_device
+from npu_device.compat.v1.npu_init import *
+npu_device.compat.enable_v1()
+''').replace("with tf.Session() as sess:", "with tf.Session(config=npu_config_proto()) as sess:")
+
+#: A custom loop with mixed precision and a LossScaleOptimizer (the TF 2.6 guide's case).
+MIXED_PRECISION_LOOP = '''\
+"""ResNet-50 on ImageNet with mixed precision and a custom training loop."""
+import os
+import time
+
+import tensorflow as tf
+from tensorflow.keras import mixed_precision
+
+from official.vision import resnet_model
+from official.vision.input_pipeline import imagenet_dataset
+
+FLAGS_BATCH = int(os.environ.get("BATCH_SIZE", "256"))
+
+
+def build(learning_rate):
+    mixed_precision.set_global_policy("mixed_float16")
+    model = resnet_model.resnet50(num_classes=1000)
+    optimizer = tf.keras.optimizers.SGD(learning_rate, momentum=0.9)
+    optimizer = mixed_precision.LossScaleOptimizer(optimizer, dynamic_growth_steps=2000)
+    return model, optimizer
+
+
+def train(data_dir, steps, learning_rate=0.1):
+    model, optimizer = build(learning_rate)
+    dataset = imagenet_dataset(data_dir, FLAGS_BATCH, training=True)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    @tf.function
+    def train_step(images, labels):
+        with tf.GradientTape() as tape:
+            logits = model(images, training=True)
+            loss = loss_fn(labels, logits)
+            scaled = optimizer.get_scaled_loss(loss)
+        grads = optimizer.get_unscaled_gradients(tape.gradient(scaled, model.trainable_variables))
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    start = time.time()
+    for step, (images, labels) in enumerate(dataset.take(steps)):
+        loss = train_step(images, labels)
+        if step % 100 == 0:
+            print(step, float(loss), time.time() - start)
+    if isinstance(optimizer, mixed_precision.LossScaleOptimizer):
+        print("final loss scale", float(optimizer.loss_scale))
+    return model
+
+
+if __name__ == "__main__":
+    train(os.environ["DATA_DIR"], int(os.environ.get("STEPS", "1000")))
+'''
+
+#: A MirroredStrategy custom loop (the opt-in tf2-distributed pack's case).
+MIRRORED_LOOP = '''\
+"""Multi-GPU training of a ResNet with MirroredStrategy and a custom loop (TF 2.x)."""
+import tensorflow as tf
+
+from resnet import resnet50
+
+GLOBAL_BATCH = 256
+
+
+def train(dataset, epochs):
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        model = resnet50(num_classes=1000)
+        optimizer = tf.keras.optimizers.SGD(0.1, momentum=0.9)
+        loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(
+            from_logits=True, reduction=tf.keras.losses.Reduction.NONE)
+    dist_dataset = strategy.experimental_distribute_dataset(dataset.batch(GLOBAL_BATCH))
+
+    def step(images, labels):
+        with tf.GradientTape() as tape:
+            per_example = loss_fn(labels, model(images, training=True))
+            loss = tf.nn.compute_average_loss(per_example, global_batch_size=GLOBAL_BATCH)
+        grads = tape.gradient(loss, model.trainable_variables)
+        grads, _ = tf.clip_by_global_norm(grads, 1.0)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    @tf.function
+    def distributed_step(images, labels):
+        losses = strategy.run(step, args=(images, labels))
+        return strategy.reduce(tf.distribute.ReduceOp.SUM, losses, axis=None)
+
+    for epoch in range(epochs):
+        for images, labels in dist_dataset:
+            loss = distributed_step(images, labels)
+        tf.print("epoch", epoch, "loss", loss)
+    return model
+
+
+if __name__ == "__main__":
+    train(tf.data.TFRecordDataset(tf.io.gfile.glob("train-*")), epochs=90)
+'''

@@ -1,0 +1,84 @@
+"""NPU071 tf2-api-support: TF 2.x files against Ascend's TF 2.6 list (``spec/rules-tf2.md``);
+NPU100 (the TF 1.15 list) never runs on them."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from npu_codemod.codemods import regenerate_support_list as regenerate
+from npu_codemod.codemods.support_list import support_list_tf2
+
+from support.rules import assert_unchanged, process, sites
+from support.tf2_scripts import COMPAT_SESSION, KERAS_FIT
+
+TF2_RUNTIME = {"tf-runtime:2"}
+SOURCE = Path(__file__).parent / "data" / "ascend-tf2.6-api-support.csv"
+
+AUGMENT = '''\
+"""Data augmentation helpers of the detection model (TF 2.x)."""
+import numpy as np
+import tensorflow as tf
+
+
+class RandomJitter(tf.keras.layers.Layer):
+    def call(self, boxes):
+        noise = tf.numpy_function(lambda b: np.random.normal(0, 0.01, b.shape), [boxes], tf.float64)
+        return boxes + tf.cast(noise, boxes.dtype)
+
+
+def area(boxes):
+    boxes = tf.ensure_shape(boxes, [None, 4])
+    widths = tf.maximum(boxes[:, 2] - boxes[:, 0], 0.0)
+    return widths * tf.maximum(boxes[:, 3] - boxes[:, 1], 0.0)
+
+
+def iou_matrix(a, b):
+    return tf.einsum("ij,kj->ik", a, b, dtype="float64")
+'''
+
+
+def test_the_shipped_tf26_list_is_what_the_script_makes_of_the_published_csv() -> None:
+    assert hashlib.sha256(SOURCE.read_bytes()).hexdigest() == (
+        "1909b83220cd3408e8a28559f1a3be6fc1726403211f57d049bdb314df85a8ec")  # CRLF bytes
+    shipped = regenerate.TF26_DATA_FILE.read_text(encoding="utf-8")
+    assert shipped == regenerate.render(SOURCE.read_text(encoding="utf-8"), SOURCE.name,
+                                        regenerate.TF26_PROVENANCE)
+    assert "v2/TF2.6_api_support_list.xlsx in Huawei's Ascend/tensorflow repository" in shipped
+    assert regenerate.main(["--list", "tf2.6", "--check", str(SOURCE)]) == 0
+    assert support_list_tf2().lookup("tf.numpy_function") == ("tf.numpy_function", "unsupported")
+
+
+def test_unsupported_calls_and_float64_are_reported_a_custom_layer_is_not() -> None:
+    findings = assert_unchanged(AUGMENT, {"NPU071", "NPU100"}, facts=TF2_RUNTIME)
+    assert sites(findings) == [
+        ("NPU071", 8, 16, "unmigrated"), ("NPU071", 8, 89, "unmigrated"),
+        ("NPU071", 13, 12, "unmigrated"), ("NPU071", 19, 11, "unmigrated"),
+        ("NPU071", 19, 40, "unmigrated")]
+    messages = [f.message.split(" (guide")[0] for f in findings]
+    assert messages[0] == "not supported on Ascend and no migration path: replace tf.numpy_function"
+    assert messages[1] == "float64/complex dtypes are not supported on the NPU: tf.float64"
+    assert messages[4] == 'float64/complex dtypes are not supported on the NPU: dtype="float64"'
+
+
+def test_every_site_counts_towards_api_readiness() -> None:
+    outcome = process(AUGMENT, {"NPU071"}, facts=TF2_RUNTIME)
+    counted = {(row.api, row.status): row.sites for row in outcome.api_sites}
+    assert counted[("tf.numpy_function", "unsupported")] == 1
+    assert counted[("tf.keras.layers.Layer", "unsupported")] == 1  # the base class: counted only
+    assert sum(row.sites for row in outcome.api_sites if row.status == "supported") >= 3
+
+
+def test_under_analysis_apis_are_noted_once_per_file_in_compat_code() -> None:
+    twice = COMPAT_SESSION.replace("    return sess.run(w)\n", "    return sess.run(w)\n") + \
+        "\n\ndef norm(v):\n    return tf.reduce_mean(tf.square(v))\n"
+    findings = [f for f in process(twice, {"NPU071"}, facts=TF2_RUNTIME).findings]
+    means = [f for f in findings if "tf.compat.v1.reduce_mean" in f.message]
+    assert [(f.line, f.level) for f in means] == [(12, "note")]
+
+
+def test_the_keras_fit_script_reports_what_the_tf26_list_marks_unsupported() -> None:
+    findings = [f for f in process(KERAS_FIT, {"NPU071"}, facts=TF2_RUNTIME).findings
+                if f.rule_id == "NPU071"]
+    assert [f.message.split(" (guide")[0] for f in findings] == [
+        "not supported on Ascend and no migration path: replace tf.keras.layers.Bidirectional"]

@@ -1,0 +1,338 @@
+"""TF 2.x code is not TF 1.x code: file kinds, the repository runtime, and what the TF 1.x
+rules must not do to TF 2.x files (``spec/rules-tf2.md``, "Detecting TF 2.x files"; issue
+#25 "TF 2.x code is not TF 1.x code", #31)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from packaging.specifiers import SpecifierSet
+
+from npu_codemod.codemods.engine import FILE_RULE_ID
+from npu_codemod.codemods.tf_runtime import DISAGREE, UNDETERMINED, admitted, decide, pins_of
+from npu_codemod.codemods.tf_versions import (
+    CODE_E_ONLY,
+    CODE_T1,
+    CODE_T2,
+    TF1,
+    TF2,
+    TF2_CODE,
+    TF2_COMPAT,
+    TF_NEUTRAL,
+    file_kind,
+    signals_of,
+)
+from npu_codemod.plugins.manager import load_plugins
+from npu_codemod.plugins.packs import default_rules
+
+from support.cli import cli
+from support.git import make_repo, show
+from support.rules import assert_migrates, assert_unchanged, process, run_rules, sites
+from support.tf2_scripts import COMPAT_SESSION, CUSTOM_LOOP, KERAS_FIT
+
+UNDETERMINED_RUNTIME = {"tf-runtime:undetermined"}
+TF1_RUNTIME = {"tf-runtime:1"}
+TF2_RUNTIME = {"tf-runtime:2"}
+#: The rules of every pack but the tf2 pack: what npu-codemod ran before it.
+TF1_RULES = frozenset(rule.id for rule in load_plugins().rules()
+                      if rule.pack not in ("tf2", "tf2-distributed"))
+#: What a run has when no rule is named.
+DEFAULT_RULES = frozenset(rule.id for rule in default_rules(load_plugins().rules()))
+
+KERAS_TF1 = '''\
+"""Trains an MNIST MLP with tf.keras on TensorFlow 1.15 (graph mode)."""
+import tensorflow as tf
+
+
+def build_model():
+    model = tf.keras.Sequential([
+        tf.keras.layers.Flatten(input_shape=(28, 28)),
+        tf.keras.layers.Dense(512, activation="relu"),
+        tf.keras.layers.Dense(10, activation="softmax"),
+    ])
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    return model
+
+
+if __name__ == "__main__":
+    (x_train, y_train), _ = tf.keras.datasets.mnist.load_data()
+    model = build_model()
+    model.fit(x_train / 255.0, y_train, epochs=5, batch_size=128)
+'''
+
+LAYERS_ONLY = '''\
+"""Building blocks shared by the training scripts."""
+import tensorflow as tf
+
+
+def conv_block(filters, strides=1):
+    return tf.keras.Sequential([
+        tf.keras.layers.Conv2D(filters, 3, strides=strides, padding="same", use_bias=False),
+        tf.keras.layers.BatchNormalization(),
+        tf.keras.layers.ReLU(),
+    ])
+'''
+
+MIXED = '''\
+"""A script half ported to TF 2: a Session and a TF 2.x seed."""
+import tensorflow as tf
+
+
+def run(loss):
+    tf.random.set_seed(7)
+    with tf.Session() as sess:
+        return sess.run(loss)
+'''
+
+
+def kind(source: str, runtime: str) -> str:
+    return file_kind(signals_of(source), runtime).kind
+
+
+@pytest.mark.parametrize("source, runtime, expected", [
+    (CUSTOM_LOOP, "undetermined", TF2),              # tf.function + GradientTape, no pins
+    (CUSTOM_LOOP, "1", TF1),                         # same with tensorflow==1.15 pinned
+    (COMPAT_SESSION, "2", TF2_COMPAT),               # compat.v1 + disable_v2_behavior, TF 2 pin
+    (COMPAT_SESSION, "undetermined", TF1),           # ... and with no pin
+    (MIXED, "undetermined", "conflict"),             # tf.Session + tf.random.set_seed
+    (LAYERS_ONLY, "2", TF_NEUTRAL),                  # only tf.keras.layers in a TF 2 repository
+    (KERAS_TF1, "1", TF1),                           # Keras fit with tensorflow-gpu==1.15.0
+    (KERAS_TF1, "undetermined", TF2),                # ... and with nothing to say it is TF 1.x
+    (KERAS_FIT, "undetermined", TF2),                # a TF 2.x-only API
+    (KERAS_FIT, "1", "conflict"),                    # ... in a repository pinned to TF 1.x
+])
+def test_the_kinds_of_the_spec(source: str, runtime: str, expected: str) -> None:
+    assert kind(source, runtime) == expected
+
+
+def test_a_tf1_only_api_in_a_tf2_repository_is_a_conflict_not_a_rewrite() -> None:
+    source = CUSTOM_LOOP.replace("    optimizer = tf.keras.optimizers.Adam(args.learning_rate)\n",
+                                 "    optimizer = tf.train.AdamOptimizer(args.learning_rate)\n")
+    findings = assert_unchanged(source, facts=TF2_RUNTIME)
+    assert sites(findings) == [(FILE_RULE_ID, 23, 16, "unmigrated")]
+    assert findings[0].message.startswith("TF 1.x-only API tf.train.AdamOptimizer in a repository "
+                                          "pinned to TF 2.x: move it to tf.compat.v1")
+
+
+def test_a_file_using_both_versions_apis_is_reported_at_the_later_one() -> None:
+    findings = assert_unchanged(MIXED, facts=UNDETERMINED_RUNTIME)
+    assert sites(findings) == [(FILE_RULE_ID, 7, 9, "unmigrated")]
+    assert "tf.random.set_seed, tf.Session" in findings[0].message
+
+
+def test_graph_api_through_compat_v1_in_eager_code_is_a_conflict() -> None:
+    source = CUSTOM_LOOP.replace(
+        "    model = small_cnn(num_classes=10)\n",
+        "    model = small_cnn(num_classes=10)\n    tf.compat.v1.add_to_collection('models', model)\n")
+    findings = assert_unchanged(source, facts=UNDETERMINED_RUNTIME)
+    assert [f.message.split(" (")[0] for f in findings] == [
+        "graph-mode compat.v1 API tf.compat.v1.add_to_collection in eager TF 2.x code"]
+
+
+@pytest.mark.parametrize("source", [CUSTOM_LOOP, KERAS_FIT])
+def test_no_tf1_rule_writes_into_a_tf2_file(source: str) -> None:
+    """A batch (NPU002), a dropout (NPU004), Keras fit (NPU041): none is rewritten; without the
+    tf2 pack one finding says how the file is migrated."""
+    findings = assert_unchanged(source, TF1_RULES, facts=UNDETERMINED_RUNTIME)
+    assert [(f.rule_id, f.status, f.message) for f in findings] == [
+        (FILE_RULE_ID, "unmigrated", TF2_CODE)]
+
+
+@pytest.mark.parametrize("source", [CUSTOM_LOOP, KERAS_FIT])
+def test_with_every_default_rule_a_tf2_entry_gets_only_the_tf2_steps(source: str) -> None:
+    """The device init and static batches, nothing of the TF 1.x rules (no npu_bridge, the
+    tf.nn.dropout and Keras fit left as they are)."""
+    new, findings = run_rules(source, DEFAULT_RULES, facts=UNDETERMINED_RUNTIME)
+    init = "import npu_device as npu\nnpu.open().as_default()\n"
+    assert new is not None
+    assert new.replace(init, "", 1).replace(", drop_remainder=True", "") == source
+    assert {f.rule_id for f in findings if f.status == "migrated"} == {"NPU061", "NPU064"}
+    assert {f.rule_id for f in findings} <= {"NPU061", "NPU064", "NPU071"}
+
+
+def test_the_same_loop_on_a_tf1_runtime_gets_the_tf1_rules() -> None:
+    new, findings = run_rules(CUSTOM_LOOP, facts=TF1_RUNTIME)
+    assert new is not None and "from npu_bridge.npu_init import *" in new
+    assert {f.rule_id for f in findings} == {"NPU001", "NPU002"}
+
+
+def test_a_keras_script_of_a_tf1_repository_keeps_the_keras_session_rules() -> None:
+    new, findings = run_rules(KERAS_TF1, facts=TF1_RUNTIME)
+    assert new is not None and "set_keras_session_npu_config()" in new
+    assert "NPU041" in {f.rule_id for f in findings}
+
+
+def test_compat_v1_code_on_tf2_gets_the_compat_header_not_npu_bridge() -> None:
+    new, findings = run_rules(COMPAT_SESSION, facts=TF2_RUNTIME)
+    assert new is not None
+    assert "npu_bridge" not in new
+    header = "import npu_device\nfrom npu_device.compat.v1.npu_init import *\nnpu_device.compat.enable_v1()\n"
+    assert header in new and new.index(header) < new.index("import tensorflow.compat.v1 as tf")
+    assert {f.rule_id for f in findings} == {"NPU007", "NPU062", "NPU071"}
+    assert_migrates(COMPAT_SESSION, new, facts=TF2_RUNTIME)  # compiles; a second run changes nothing
+
+
+def test_a_compat_file_migrated_with_npu_bridge_gets_the_tf2_header_instead() -> None:
+    """npu-codemod before the TF 2.x pack wrote the TF 1.15 adapter's import."""
+    old = run_rules(COMPAT_SESSION, facts=TF1_RUNTIME)[0]
+    assert old is not None and "from npu_bridge.npu_init import *" in old
+    new, findings = run_rules(old, facts=TF2_RUNTIME)
+    assert new is not None and "npu_bridge" not in new and "npu_device.compat.enable_v1()" in new
+    assert [f.message.split(":")[0] for f in findings if f.rule_id == "NPU062"] == [
+        "replaced 'from npu_bridge.npu_init import *' by the TF Adapter 2.x compat header"]
+
+
+def test_eager_execution_enabled_on_tf2_is_no_eager_finding() -> None:
+    """enable_v2_behavior is a TF 2.x idiom: TF 2.x code, not the TF 1.x eager-file finding."""
+    source = CUSTOM_LOOP.replace("import tensorflow as tf\n",
+                                 "import tensorflow.compat.v1 as tf1\nimport tensorflow as tf\n\n"
+                                 "tf1.enable_v2_behavior()\n")
+    findings = assert_unchanged(source, TF1_RULES, facts=UNDETERMINED_RUNTIME)
+    assert [f.message for f in findings] == [TF2_CODE]
+
+
+def test_neutral_files_of_a_tf2_repository_are_left_to_the_tf2_pack() -> None:
+    assert process(LAYERS_ONLY, facts=TF2_RUNTIME).kind == TF_NEUTRAL
+    assert assert_unchanged(LAYERS_ONLY, facts=TF2_RUNTIME) == []
+
+
+def test_the_signals_a_file_gives_the_repository() -> None:
+    assert signals_of(CUSTOM_LOOP).facts() == {CODE_E_ONLY}
+    assert signals_of(KERAS_FIT).facts() == {CODE_T2}
+    assert signals_of(MIXED).facts() == {CODE_T1, CODE_T2}
+    assert signals_of(COMPAT_SESSION).facts() == frozenset()
+
+
+# --- the repository runtime ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("specifier, expected", [
+    (">=2.4", "2"), ("==2.3.0", "2"), ("==2.0.0b1", "2"), (">=2.0.0rc0", "2"), ("~=2.6", "2"), (">=2.4,<2.7", "2"), ("==2.6.*", "2"),
+    ("==1.15", "1"), ("<2", "1"), ("==1.15.5", "1"), ("~=1.14", "1"),
+    ("", None), (">=1.14", None), (">=1.15,<3", None),
+])
+def test_pins_are_pep440_specifiers(specifier: str, expected: str) -> None:
+    assert admitted(SpecifierSet(specifier)) == expected
+
+
+@pytest.mark.parametrize("path, text", [
+    ("requirements.txt", "numpy>=1.19\ntensorflow-gpu==2.3.0  # CUDA 10.1\nabsl-py\n"),
+    ("setup.py", "from setuptools import setup\n\nsetup(name='vit', install_requires=[\n"
+                 "    'numpy', 'tensorflow>=2.4,<2.7'])\n"),
+    ("setup.cfg", "[metadata]\nname = vit\n\n[options]\ninstall_requires =\n    numpy\n"
+                  "    tensorflow~=2.6\n"),
+    ("pyproject.toml", "[project]\nname = 'vit'\ndependencies = ['tensorflow-cpu>=2.5']\n"),
+    ("pyproject.toml", "[tool.poetry.dependencies]\npython = '^3.8'\ntensorflow = '^2.6'\n"),
+    ("Pipfile", "[packages]\nnumpy = '*'\ntensorflow = '==2.6.5'\n"),
+    ("environment.yml", "name: vit\ndependencies:\n  - python=3.8\n  - tensorflow=2.6\n"
+                        "  - pip:\n    - tf-models-official\n"),
+])
+def test_each_kind_of_manifest_pins_tf2(path: str, text: str) -> None:
+    assert [pin.runtime for pin in pins_of(path, text)] == ["2"]
+    assert decide(None, {path: text}, ()).value == "2"
+
+
+def test_requirements_follow_includes() -> None:
+    manifests = {"requirements.txt": "-r requirements/base.txt\npytest\n",
+                 "requirements/base.txt": "intel-tensorflow==1.15.2\n"}
+    assert decide(None, manifests, ()).value == "1"
+
+
+def test_configuration_wins_then_pins_then_code() -> None:
+    pinned = {"requirements.txt": "tensorflow==1.15.5\n"}
+    assert decide("2", pinned, {CODE_T1}).value == "2"
+    assert decide(None, pinned, {CODE_T2}).value == "1"
+    assert decide(None, {}, {CODE_T2}).value == "2"
+    assert decide(None, {}, {CODE_T1}).value == "1"
+    assert decide(None, {"requirements.txt": "tensorflow\n"}, {CODE_T1, CODE_T2}).value == "undetermined"
+
+
+def test_the_repositorys_own_configuration_decides_before_its_pins() -> None:
+    manifests = {"pyproject.toml": "[project]\nname = 'x'\ndependencies = ['tensorflow>=1.15']\n\n"
+                                   "[tool.npu-codemod]\ntensorflow = \"2\"\n",
+                 "requirements.txt": "tensorflow==1.15.5\n"}
+    assert decide(None, manifests, {CODE_T1}).value == "2"
+    assert decide("1", manifests, ()).value == "1"  # the run's configuration first
+
+
+def test_disagreeing_pins_decide_nothing_and_are_named() -> None:
+    manifests = {"requirements.txt": "tensorflow==1.15.5\n",
+                 "tf2/requirements.txt": "tensorflow>=2.4\n"}
+    runtime = decide(None, manifests, {CODE_E_ONLY})
+    assert runtime.value == "undetermined"
+    assert runtime.messages == (
+        ("requirements.txt", DISAGREE.format(pins="requirements.txt: tensorflow==1.15.5; "
+                                                  "tf2/requirements.txt: tensorflow>=2.4")),
+        ("", UNDETERMINED))
+
+
+# --- through a run -----------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def mixed_repo(tmp_path: Path) -> Path:
+    """A TF 1.x repository with a TF 2.x example folder (a real campaign's shape)."""
+    make_repo(tmp_path / "models", {
+        "requirements.txt": "tensorflow-gpu==1.15.0\nnumpy\n",
+        "keras_mnist.py": KERAS_TF1,
+        "examples/tf2/train_text.py": KERAS_FIT,
+        "examples/tf2/README.md": "Needs TensorFlow 2.6.\n",
+        "utils/blocks.py": LAYERS_ONLY,
+        "tools/plot.py": "import matplotlib.pyplot as plt\n",
+    })
+    (tmp_path / "repos.txt").write_text("models\n")
+    return tmp_path
+
+
+def test_a_run_counts_files_per_kind_and_reports_the_tf2_file(mixed_repo: Path) -> None:
+    done = cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", cwd=mixed_repo)
+    assert done.returncode == 0, done.stderr
+    record = json.loads((mixed_repo / "rep" / "run.json").read_text())["repos"][0]
+    assert record["file_kinds"] == {"tf1": 1, "tf-neutral": 1, "conflict": 1, "non-tf": 1}
+    conflict = [f for f in record["findings"] if f["path"] == "examples/tf2/train_text.py"]
+    assert [(f["rule_id"], f["status"]) for f in conflict] == [(FILE_RULE_ID, "unmigrated")]
+    assert "in a repository pinned to TF 1.x" in conflict[0]["message"]
+    assert record["files_changed"] == ["keras_mnist.py"]
+    assert show(mixed_repo / "models", "npu-codemod/sess-run-to-npu",
+                "examples/tf2/train_text.py").decode() == KERAS_FIT
+    page = (mixed_repo / "rep" / "report.html").read_text()
+    assert "tf1 1 · tf-neutral 1 · conflict 1 · non-tf 1" in page
+
+
+def test_tensorflow_option_overrides_the_pins(mixed_repo: Path) -> None:
+    done = cli("scan", "--repos", "repos.txt", "--report-dir", "rep", "--tensorflow", "2",
+               cwd=mixed_repo)
+    assert done.returncode == 0, done.stderr
+    record = json.loads((mixed_repo / "rep" / "run.json").read_text())["repos"][0]
+    assert record["file_kinds"] == {"tf2": 2, "tf-neutral": 1, "non-tf": 1}
+    found = {(f["path"], f["rule_id"]) for f in record["findings"] if f["rule_id"] != "NPU071"}
+    assert found == {("keras_mnist.py", "NPU061"), ("examples/tf2/train_text.py", "NPU061"),
+                     ("examples/tf2/train_text.py", "NPU064")}
+
+
+def test_check_reads_the_pins_of_the_folder(mixed_repo: Path) -> None:
+    repo = mixed_repo / "models"
+    done = cli("check", ".", cwd=repo, expect=1)
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("examples/tf2/train_text.py:18:") and "pinned to TF 1.x" in line
+               for line in lines), lines
+
+
+@pytest.mark.parametrize("partial", [
+    "import npu_device\nnpu_device.compat.enable_v1()\n",
+    "import npu_device as npu\nfrom npu_device.compat.v1.npu_init import *\n",
+])
+def test_a_partial_compat_header_is_completed_next_to_its_lines(partial: str) -> None:
+    before = COMPAT_SESSION.replace("import numpy as np\n", partial + "import numpy as np\n")
+    new, findings = run_rules(before, facts=TF2_RUNTIME)
+    assert new is not None
+    header = [line for line in new[:new.index("import numpy as np")].splitlines() if "npu" in line]
+    assert sorted(header) == sorted(partial.splitlines() + [
+        "from npu_device.compat.v1.npu_init import *" if "enable_v1" in partial
+        else "npu.compat.enable_v1()"])
+    assert header[-1].endswith("enable_v1()")
+    assert [f.message.split(" (")[0] for f in findings if f.rule_id == "NPU062"] == [
+        "added the missing lines of the npu_device.compat.v1 header"]
+    assert_migrates(before, new, facts=TF2_RUNTIME)

@@ -1,0 +1,207 @@
+"""NPU061 tf2-device-init: every TF 2.x entry script opens the NPU as the default device
+first, once (``spec/rules-tf2.md``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support.cli import cli
+from support.git import make_repo, show
+from support.rules import assert_migrates, assert_unchanged, sites
+from support.tf2_scripts import CUSTOM_LOOP, KERAS_FIT
+
+TF2_RUNTIME = {"tf-runtime:2"}
+UNDETERMINED = {"tf-runtime:undetermined"}
+RULES = {"NPU061"}
+BRANCH = "npu-codemod/sess-run-to-npu"
+INIT = "import npu_device as npu\nnpu.open().as_default()\n"
+
+
+def with_init(source: str, init: str = INIT) -> str:
+    """``source`` with ``init`` right after its module docstring."""
+    end = source.index('"""', 3) + 4
+    return source[:end] + init + source[end:]
+
+
+@pytest.mark.parametrize("script", [KERAS_FIT, CUSTOM_LOOP])
+def test_an_entry_script_gets_the_device_init_above_every_import(script: str) -> None:
+    findings = assert_migrates(script, with_init(script), RULES, facts=UNDETERMINED)
+    assert sites(findings) == [("NPU061", 2, 0, "migrated")]
+    assert findings[0].message.startswith(
+        "added 'import npu_device as npu' and 'npu.open().as_default()' at the top")
+
+
+def test_an_init_already_there_in_any_alias_is_left_alone_and_a_second_one_named() -> None:
+    done = with_init(KERAS_FIT, "import npu_device\nnpu_device.open(device_id=0).as_default()\n")
+    findings = assert_unchanged(done, RULES, facts=TF2_RUNTIME)
+    assert [(f.status, f.message) for f in findings] == [
+        ("migrated", "the NPU device is opened as the default device first")]
+    twice = with_init(KERAS_FIT, INIT + "npu.open().as_default()\n")
+    messages = [f.message for f in assert_unchanged(twice, RULES, facts=TF2_RUNTIME)]
+    assert messages[1].startswith("duplicate npu.open().as_default(): harmless")
+
+
+def test_an_init_below_other_imports_or_without_as_default_is_reported_not_moved() -> None:
+    late = KERAS_FIT.replace("import tensorflow as tf\n", "import tensorflow as tf\n" + INIT)
+    findings = assert_unchanged(late, RULES, facts=TF2_RUNTIME)
+    assert sites(findings) == [("NPU061", 6, 0, "unmigrated")]
+    assert findings[0].message.startswith("move import npu_device as npu; npu.open().as_default() "
+                                          "above all other imports")
+    bare = with_init(KERAS_FIT, "import npu_device as npu\nnpu.open()\n")
+    assert [f.message.split(":")[0] for f in assert_unchanged(bare, RULES, facts=TF2_RUNTIME)] == [
+        "npu.open() without .as_default()"]
+
+
+def test_a_file_that_binds_npu_otherwise_spells_npu_device() -> None:
+    before = KERAS_FIT.replace("import argparse\n", "import argparse\nfrom nets import npu\n")
+    after = with_init(before, "import npu_device\nnpu_device.open().as_default()\n")
+    assert_migrates(before, after, RULES, facts=TF2_RUNTIME)
+
+
+def test_the_environment_npu_open_reads_must_be_set_before_it() -> None:
+    before = KERAS_FIT.replace(
+        "def main(args):\n",
+        "def main(args):\n    os.environ['RANK_ID'] = str(args.rank)\n"
+        "    os.environ.setdefault(\"NPU_LOOP_SIZE\", \"100\")\n").replace(
+        "import argparse\n", "import argparse\nimport os\n")
+    findings = assert_migrates(before, with_init(before), RULES, facts=TF2_RUNTIME)
+    assert [(f.line, f.status, f.message.split(":")[0]) for f in findings][1:] == [
+        (19, "unmigrated", "set RANK_ID in the launcher or above npu.open()"),
+        (20, "unmigrated", "set NPU_LOOP_SIZE in the launcher or above import npu_device")]
+
+
+def test_a_tf2_script_that_trains_nothing_is_noted() -> None:
+    source = '''\
+"""Convert the raw CSV files to TFRecords."""
+import sys
+
+import tensorflow as tf
+
+
+def convert(path, out):
+    with tf.io.TFRecordWriter(out) as writer:
+        for line in open(path):
+            feature = {"text": tf.train.Feature(bytes_list=tf.train.BytesList(value=[line.encode()]))}
+            writer.write(tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString())
+
+
+if __name__ == "__main__":
+    tf.random.set_seed(0)
+    convert(sys.argv[1], sys.argv[2])
+'''
+    findings = assert_unchanged(source, RULES, facts=TF2_RUNTIME)
+    assert [(f.status, f.level, f.message.split(":")[0]) for f in findings] == [
+        ("unmigrated", "note", "TF 2.x script without training code")]
+
+
+def test_library_modules_get_no_init() -> None:
+    library = CUSTOM_LOOP[:CUSTOM_LOOP.index('if __name__ == "__main__":')]
+    assert assert_unchanged(library, RULES, facts=TF2_RUNTIME) == []
+
+
+# --- a package: the entry found through the imports ------------------------------------------
+
+TRAINER = '''\
+"""The training loop of the text model."""
+import tensorflow as tf
+
+
+def train(model, dataset, epochs, learning_rate):
+    optimizer = tf.keras.optimizers.Adam(learning_rate)
+
+    @tf.function
+    def step(tokens, labels):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(
+                labels, model(tokens, training=True), from_logits=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    for epoch in range(epochs):
+        for tokens, labels in dataset:
+            loss = step(tokens, labels)
+        tf.print("epoch", epoch, "loss", loss)
+'''
+
+MAIN = '''\
+#!/usr/bin/env python
+"""Entry point: python -m textmodel.main --epochs 3"""
+from absl import app, flags
+import tensorflow as tf
+
+from textmodel import train
+from textmodel.model import build_model
+
+FLAGS = flags.DEFINE_integer("epochs", 3, "epochs")
+
+
+def main(_):
+    tf.get_logger().setLevel("INFO")
+    dataset = tf.data.TFRecordDataset(["train.tfrecord"]).map(lambda x: (x, x))
+    train(build_model(), dataset, flags.FLAGS.epochs, 1e-3)
+
+
+if __name__ == "__main__":
+    app.run(main)
+'''
+
+MODEL = '''\
+"""The text model."""
+import tensorflow as tf
+
+
+def build_model(vocab=32000):
+    return tf.keras.Sequential([tf.keras.layers.Embedding(vocab, 256), tf.keras.layers.Dense(2)])
+'''
+
+SKLEARN = '''\
+"""Baseline without TensorFlow."""
+from sklearn.linear_model import LogisticRegression
+
+if __name__ == "__main__":
+    LogisticRegression().fit([[0.0], [1.0]], [0, 1])
+'''
+
+
+@pytest.fixture()
+def package_repo(tmp_path: Path) -> Path:
+    make_repo(tmp_path / "text", {
+        "requirements.txt": "tensorflow==2.6.5\nabsl-py\n",
+        "textmodel/__init__.py": '"""The text model package."""\nfrom textmodel.trainer import train\n',
+        "textmodel/main.py": MAIN,
+        "textmodel/trainer.py": TRAINER,
+        "textmodel/model.py": MODEL,
+        "baseline.py": SKLEARN,
+    })
+    (tmp_path / "repos.txt").write_text("text\n")
+    return tmp_path
+
+
+def test_the_entry_of_a_package_is_found_through_its_imports(package_repo: Path) -> None:
+    """main.py trains through ``from textmodel import train``, re-exported by the package."""
+    done = cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", cwd=package_repo)
+    assert done.returncode == 0, done.stderr
+    record = json.loads((package_repo / "rep" / "run.json").read_text())["repos"][0]
+    assert record["files_changed"] == ["textmodel/main.py"]
+    main = show(package_repo / "text", BRANCH, "textmodel/main.py").decode()
+    assert main == MAIN.replace('"""Entry point: python -m textmodel.main --epochs 3"""\n',
+                                '"""Entry point: python -m textmodel.main --epochs 3"""\n' + INIT)
+    assert record["file_kinds"] == {"tf2": 1, "tf-neutral": 2, "non-tf": 2}
+    again = cli("run", "--repos", "repos.txt", "--report-dir", "rep2", "--jobs", "1", cwd=package_repo)
+    assert again.returncode == 0, again.stderr
+    second = json.loads((package_repo / "rep2" / "run.json").read_text())["repos"][0]
+    assert second["status"] == "unchanged"
+
+
+def test_the_demo_has_a_tf2_repository(tmp_path: Path) -> None:
+    done = cli("demo", "--report-dir", "rep", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    record = next(repo for repo in json.loads((tmp_path / "rep" / "run.json").read_text())["repos"]
+                  if repo["repo"] == "keras-tf2")
+    assert record["status"] == "changed" and record["file_kinds"] == {"tf2": 1}
+    assert sorted((f["rule_id"], f["line"], f["status"]) for f in record["findings"]) == [
+        ("NPU061", 2, "migrated"), ("NPU064", 23, "migrated"), ("NPU065", 20, "migrated")]

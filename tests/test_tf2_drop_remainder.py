@@ -1,0 +1,90 @@
+"""NPU064 tf2-drop-remainder: every TF 2.x training dataset gets drop_remainder=True, every
+evaluation-only one is reported (``spec/rules-tf2.md``)."""
+
+from __future__ import annotations
+
+from support.rules import assert_migrates, assert_unchanged, sites
+from support.tf2_scripts import CUSTOM_LOOP, KERAS_FIT
+
+TF2_RUNTIME = {"tf-runtime:2"}
+RULES = {"NPU064"}
+
+SEGMENTATION = '''\
+"""U-Net on the Oxford pets with Keras fit; a validation split and a replay of test images."""
+import tensorflow as tf
+
+from pets import load_split, normalize
+
+AUTOTUNE = tf.data.experimental.AUTOTUNE
+
+
+def make_pipelines(batch_size):
+    train = load_split("train")
+    train_ds = tf.data.Dataset.from_tensor_slices(train).map(normalize, num_parallel_calls=AUTOTUNE)
+    train_ds = train_ds.cache().shuffle(1000).batch(batch_size).repeat()
+    val_ds = tf.data.Dataset.from_tensor_slices(load_split("test")).map(normalize)
+    val_ds = val_ds.batch(batch_size)
+    return train_ds, val_ds
+
+
+def fit(model, batch_size, epochs, steps):
+    train_ds, val_ds = make_pipelines(batch_size)
+    history = model.fit(train_ds, epochs=epochs, steps_per_epoch=steps, validation_data=val_ds)
+    scores = tf.data.Dataset.from_tensor_slices(load_split("test")).map(normalize)
+    model.evaluate(scores.batch(batch_size))
+    return history
+
+
+def sample_replay(memory, batch_size):
+    return memory.batch(batch_size)
+
+
+def padded(tokens, batch_size):
+    ds = tf.data.Dataset.from_generator(tokens, output_types=tf.int32)
+    return ds.padded_batch(batch_size, padded_shapes=[None], drop_remainder=False)
+'''
+
+
+def test_a_keras_fit_dataset_gets_drop_remainder() -> None:
+    after = KERAS_FIT.replace("train_ds = train_ds.batch(args.batch_size)",
+                              "train_ds = train_ds.batch(args.batch_size, drop_remainder=True)")
+    findings = assert_migrates(KERAS_FIT, after, RULES, facts=TF2_RUNTIME)
+    assert [s for s in sites(findings) if s[0] == "NPU064"] == [("NPU064", 23, 24, "migrated")]
+
+
+def test_a_custom_loop_pipeline_gets_drop_remainder() -> None:
+    after = CUSTOM_LOOP.replace("return dataset.batch(batch_size).prefetch(",
+                                "return dataset.batch(batch_size, drop_remainder=True).prefetch(")
+    assert_migrates(CUSTOM_LOOP, after, RULES, facts=TF2_RUNTIME)
+
+
+def test_training_is_rewritten_evaluation_and_unknown_receivers_are_reported() -> None:
+    after = SEGMENTATION.replace(".shuffle(1000).batch(batch_size).repeat()",
+                                 ".shuffle(1000).batch(batch_size, drop_remainder=True).repeat()")
+    findings = assert_migrates(SEGMENTATION, after, RULES, facts=TF2_RUNTIME)
+    ours = [f for f in findings if f.rule_id == "NPU064"]
+    assert sites(ours) == [("NPU064", 12, 46, "migrated"), ("NPU064", 14, 20, "unmigrated"),
+                           ("NPU064", 22, 26, "unmigrated"), ("NPU064", 27, 18, "unmigrated"),
+                           ("NPU064", 32, 14, "unmigrated")]
+    messages = [f.message.split(" (guide")[0] for f in ours]
+    assert messages[1].startswith("evaluation pipeline (a pipeline named val_ds): evaluation would "
+                                  "silently drop the last samples")
+    assert messages[2].startswith("evaluation pipeline (evaluate)")
+    assert ours[3].level == "note" and messages[3].startswith("if this is a tf.data.Dataset")
+    assert messages[4] == ("drop_remainder is given as another value: kept; the NPU compiles a "
+                           "dynamic shape for the last batch (now: drop_remainder=False)")
+
+
+def test_drop_remainder_already_true_is_left_alone() -> None:
+    source = ("import tensorflow as tf\n\n\ndef pipeline(files, batch_size):\n"
+              "    ds = tf.data.TFRecordDataset(files)\n"
+              "    return ds.batch(batch_size, drop_remainder=True)\n")
+    findings = assert_unchanged(source, RULES, facts=TF2_RUNTIME)
+    assert [(f.rule_id, f.status, f.message) for f in findings if f.rule_id == "NPU064"] == [
+        ("NPU064", "migrated", "drop_remainder=True is set")]
+
+
+def test_tf1_files_keep_npu002() -> None:
+    source = ("import tensorflow as tf\n\nsess = tf.Session()\n"
+              "ds = tf.data.TFRecordDataset(['a']).batch(32)\n")
+    assert assert_unchanged(source, RULES, facts={"tf-runtime:1"}) == []

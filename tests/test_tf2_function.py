@@ -1,0 +1,84 @@
+"""NPU063 tf2-function: training steps not traced with tf.function are reported, never
+decorated (``spec/rules-tf2.md``)."""
+
+from __future__ import annotations
+
+from support.rules import assert_unchanged, sites
+from support.tf2_scripts import CUSTOM_LOOP, KERAS_FIT, MIXED_PRECISION_LOOP
+
+TF2_RUNTIME = {"tf-runtime:2"}
+RULES = {"NPU063"}
+
+GAN = '''\
+"""DCGAN on MNIST (TF 2.x custom loop), eager steps and one traced one."""
+import tensorflow as tf
+from tensorflow import function as graph_function
+
+generator = tf.keras.Sequential([tf.keras.layers.Dense(784)])
+discriminator = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+g_opt, d_opt = tf.keras.optimizers.Adam(1e-4), tf.keras.optimizers.Adam(1e-4)
+
+
+def generator_step(noise):
+    with tf.GradientTape() as tape:
+        loss = -tf.reduce_mean(discriminator(generator(noise)))
+    g_opt.apply_gradients(zip(tape.gradient(loss, generator.trainable_variables),
+                              generator.trainable_variables))
+
+
+def discriminator_step(images, noise):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(discriminator(generator(noise))) - tf.reduce_mean(discriminator(images))
+    d_opt.apply_gradients(zip(tape.gradient(loss, discriminator.trainable_variables),
+                              discriminator.trainable_variables))
+
+
+@graph_function
+def traced_generator_step(noise):
+    generator_step(noise)
+
+
+def eager_critic(images, noise):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(discriminator(images))
+    d_opt.minimize(lambda: loss, discriminator.trainable_variables, tape=tape)
+
+
+critic = tf.function(eager_critic)
+
+
+class Gan(tf.keras.Model):
+    def train_step(self, data):
+        with tf.GradientTape() as tape:
+            loss = self.compiled_loss(data, self(data))
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, self.trainable_variables),
+                                           self.trainable_variables))
+        return {"loss": loss}
+
+
+def main(dataset):
+    tf.config.run_functions_eagerly(True)
+    model = Gan()
+    model.compile(optimizer="adam", loss="mse", run_eagerly=True)
+    for images in dataset:
+        noise = tf.random.normal([64, 100])
+        discriminator_step(images, noise)
+        traced_generator_step(noise)
+'''
+
+
+def test_eager_steps_and_eager_switches_are_reported() -> None:
+    findings = assert_unchanged(GAN, RULES, facts=TF2_RUNTIME)
+    ours = [f for f in findings if f.rule_id == "NPU063"]
+    assert sites(ours) == [("NPU063", 17, 0, "unmigrated"), ("NPU063", 48, 4, "unmigrated"),
+                           ("NPU063", 50, 60, "unmigrated")]
+    assert ours[0].message.startswith("training step discriminator_step() is not a tf.function: "
+                                      "wrap this training step in @tf.function")
+    assert ours[1].message.startswith("tf.config.run_functions_eagerly(True): not supported")
+    assert ours[2].message.startswith("run_eagerly=True skips tf.function")
+
+
+def test_traced_loops_and_keras_fit_need_nothing() -> None:
+    for source in (CUSTOM_LOOP, MIXED_PRECISION_LOOP, KERAS_FIT):
+        assert [f for f in assert_unchanged(source, RULES, facts=TF2_RUNTIME)
+                if f.rule_id == "NPU063"] == []
