@@ -168,19 +168,42 @@ def file_accessors(path: str, text: str, accessors: dict[str, str]) -> dict[str,
 
 def unresolved_accesses(text: str, spellings: Iterable[str]) -> list[tuple[int, int, str]]:
     """``(line, character column, code)`` of each ``<accessor>().<name>`` in ``text`` whose
-    accessor is one of ``spellings`` (those returning a module not known), in source order."""
+    accessor is one of ``spellings`` (those returning a module not known), or ``<alias>.<name>``
+    of a name bound to such a call (``fw = contrib.framework()``), in source order."""
     wanted = frozenset(spellings)
     tree = module_ast(text) if wanted else None
     if tree is None:
         return []
     lines = text.split("\n")
+    aliases = _accessor_aliases(tree, wanted)
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call) \
-                and not node.value.args and not node.value.keywords:
-            spelled = ast_dotted_name(node.value.func)
-            if spelled in wanted:
-                line = lines[node.lineno - 1]
-                column = len(line.encode("utf-8")[:node.col_offset].decode("utf-8", "replace"))
-                found.append((node.lineno, column, f"{spelled}().{node.attr}"))
+        if not isinstance(node, ast.Attribute):
+            continue
+        spelled = _called_accessor(node.value, wanted) if isinstance(node.value, ast.Call) \
+            else aliases.get(node.value.id) if isinstance(node.value, ast.Name) else None
+        if spelled is not None:
+            line = lines[node.lineno - 1]
+            column = len(line.encode("utf-8")[:node.col_offset].decode("utf-8", "replace"))
+            found.append((node.lineno, column, f"{spelled}().{node.attr}"))
     return sorted(found)
+
+
+def _called_accessor(call: ast.Call, wanted: frozenset[str]) -> Optional[str]:
+    """The spelling of the accessor ``call`` calls without arguments, if one of ``wanted``."""
+    if call.args or call.keywords:
+        return None
+    spelled = ast_dotted_name(call.func)
+    return spelled if spelled in wanted else None
+
+
+def _accessor_aliases(tree: ast.Module, wanted: frozenset[str]) -> dict[str, str]:
+    """Names bound to an accessor's module (``tpu_lib = contrib.tpu()``) -> the accessor."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call):
+            spelled = _called_accessor(node.value, wanted)
+            if spelled is not None:
+                aliases.setdefault(node.targets[0].id, spelled)
+    return aliases

@@ -45,7 +45,16 @@ from .modules import (
 from .rule import FileContext
 from .scopes import assigned_values
 from .statements import enclosing_scope
-from .tfnames import TF, canonical, is_attribute_trailer, is_call_trailer, prefix_name, public_name
+from .tfnames import (
+    ACCESSOR_CALL,
+    TF,
+    canonical,
+    is_attribute_trailer,
+    is_call_trailer,
+    is_empty_call,
+    prefix_name,
+    public_name,
+)
 from .walk import scope_statements
 
 #: The kinds of model :meth:`BuiltModels.receiver_kind` tells apart.
@@ -61,13 +70,22 @@ KERAS_MODELS = KERAS_MODEL_CLASSES | frozenset({
     f"tensorflow.keras.models.{name}"
     for name in ("load_model", "model_from_json", "model_from_yaml", "clone_model")
 })
+#: The contrib estimators built on ``tf.estimator.Estimator`` (their ``train`` takes hooks);
+#: ``tf.contrib.learn``'s, which ``fit`` with monitors, are not among them.
+CONTRIB_ESTIMATORS = frozenset({
+    *(f"tensorflow.contrib.estimator.{name}" for name in (
+        "DNNEstimator", "LinearEstimator", "DNNLinearCombinedEstimator", "RNNClassifier",
+        "RNNEstimator", "DNNClassifierWithLayerAnnotations", "DNNRegressorWithLayerAnnotations")),
+    *(f"tensorflow.contrib.boosted_trees.estimator_batch.estimator.{name}" for name in (
+        "CoreGradientBoostedDecisionTreeEstimator", "CoreGradientBoostedDecisionTreeRanker")),
+})
 FUNCTION = "model-function:"
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
 def api_kind(qualified: Optional[str]) -> Optional[str]:
     """``estimator``/``keras`` for a call of the API ``qualified`` (canonical name), else None."""
-    if qualified in ESTIMATORS:
+    if qualified in ESTIMATORS or qualified in CONTRIB_ESTIMATORS:
         return ESTIMATOR
     return KERAS if qualified in KERAS_MODELS else None
 
@@ -253,8 +271,9 @@ class BuiltModels:
     def call_kind(self, callee: Sequence[pytree.Base], scope: pytree.Node) -> Optional[str]:
         """The kind of model that calling the expression spelled by ``callee`` gives."""
         spelled = _spelled_parts(callee)
-        if spelled is None:
-            return None
+        if spelled is None:  # ``contrib.tpu().TPUEstimator``: through a module accessor function
+            through = _accessor_spelled(callee)
+            return api_kind(self.ctx.tf.qualify(through)) if through is not None else None
         kind = api_kind(self.ctx.tf.qualify(spelled) or self._npu.qualify(spelled))
         if kind is not None:
             return kind
@@ -288,6 +307,23 @@ def _spelled_parts(parts: Sequence[pytree.Base]) -> Optional[str]:
     if first.type != token.NAME or not all(map(is_attribute_trailer, parts[1:])):
         return None
     return ".".join([str(first.value), *(str(trailer.children[1].value) for trailer in parts[1:])])
+
+
+def _accessor_spelled(parts: Sequence[pytree.Base]) -> Optional[str]:
+    """``contrib.tpu().TPUEstimator`` for power children ``parts`` spelling a NAME, attribute
+    trailers and calls without arguments (as ``ImportNames`` reads module accessor calls)."""
+    first = parts[0]
+    if first.type != token.NAME:
+        return None
+    spelled = str(first.value)
+    for trailer in parts[1:]:
+        if is_attribute_trailer(trailer):
+            spelled += f".{trailer.children[1].value}"
+        elif is_empty_call(trailer):
+            spelled += ACCESSOR_CALL
+        else:
+            return None
+    return spelled
 
 
 def _attribute_values(scope: pytree.Node, name: str, nested: bool) -> list[pytree.Base]:

@@ -115,12 +115,50 @@ def _append(call_trailer: pytree.Node, new_argument: pytree.Base) -> None:
         inner = arglist
     last = len(inner.children) - 1
     new_argument.prefix = " "
+    if _trailing_comment(call_trailer):  # the comment stays with the argument it was written for
+        _append_on_new_line(call_trailer, inner, new_argument)
+        return
     if inner.children[last].type == token.COMMA:  # f(a, b,) -> f(a, b, k=v,)
         inner.insert_child(last + 1, new_argument)
         inner.insert_child(last + 2, Comma())
         return
     inner.append_child(Comma())
     inner.append_child(new_argument)
+
+
+def _trailing_comment(call_trailer: pytree.Node) -> bool:
+    """Does a comment follow the last argument on its line (in the prefix of the ``)``)?"""
+    prefix = call_trailer.children[-1].prefix
+    return prefix.partition("\n")[0].lstrip().startswith("#") and "\n" in prefix
+
+
+def _append_on_new_line(call_trailer: pytree.Node, inner: pytree.Node, new_argument: pytree.Base) -> None:
+    """``f(a,  # why\n)`` -> ``f(a,  # why\n  k=v,\n)``: the new argument on a line of its own
+    after the comment, indented as the last argument's line; a trailing comma stays one."""
+    closing = call_trailer.children[-1]
+    comment, _, rest = closing.prefix.partition("\n")
+    new_argument.prefix = f"{comment}\n{_argument_indent(inner)}"
+    closing.prefix = "\n" + rest
+    trailing = inner.children[-1].type == token.COMMA
+    if not trailing:
+        inner.append_child(Comma())
+    inner.append_child(new_argument)
+    if trailing:
+        inner.append_child(Comma())
+
+
+def _argument_indent(inner: pytree.Node) -> str:
+    """The indentation of the line that holds the last argument: that of the last argument
+    that starts a line, else the column of the first argument (``f(a,`` then ``b)`` under it)."""
+    indent: Optional[str] = None
+    for item in inner.children:
+        prefix: str = item.prefix
+        if "\n" in prefix:
+            indent = prefix.rpartition("\n")[2]
+    if indent is not None:
+        return indent
+    column: int = next(inner.leaves()).column
+    return " " * column
 
 
 def remove_argument(call_trailer: pytree.Node, argument: Argument) -> None:

@@ -280,6 +280,8 @@ class Engine:
         bound = {module for module in self._modules if ctx.names(module).bindings}
         active = [rule for rule in active if bound.intersection(rule.modules)]
         if not active or (treated == TF1 and self._eager(ctx, body)):
+            for rule in active:  # none when the file binds no module of theirs
+                self._guarded(rule, ctx, partial(rule.skipped, tree, ctx))
             self._restore(plan, ctx)
             return ctx
         self._ctx, self._active = ctx, frozenset(rule.id for rule in active)

@@ -151,6 +151,10 @@ class Rule:
     def finish(self, tree: pytree.Node, ctx: "FileContext") -> None:
         """Called once per file after every rule visited it."""
 
+    def skipped(self, tree: pytree.Node, ctx: "FileContext") -> None:
+        """Called instead of the others for a file no rule may rewrite (eager mode), after its
+        file finding: a rule that audits may still report its sites; it must not edit."""
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}>"
 

@@ -364,13 +364,22 @@ class ImportNames:
         target, op, value = node.children
         head = value if value.type == token.NAME else \
             value.children[0] if value.type in (syms.power, syms.dotted_name) else None
-        if head is None or head.type != token.NAME or head.value not in self.bindings:
+        if head is None or head.type != token.NAME or head.value not in self.bindings \
+                and not self.leads_to_accessor(head.value):
             return  # no bound name starts it (most assignments; all, for a root not imported)
         if target.type == token.NAME and op.type == token.EQUAL:
-            bound = self._bound(dotted_name(value))
+            bound = self._bound(dotted_name(value) or self._accessor_call(value))
             if bound:  # an internal module stays one: ``sess_mod = tf_session`` spells no tf
                 kept = bound if is_internal_name(bound) else canonical(bound)
                 self.bindings.setdefault(target.value, kept)
+
+    def _accessor_call(self, value: pytree.Base) -> Optional[str]:
+        """``contrib.tpu()`` spelled as :meth:`_bound` reads it, when ``value`` calls a module
+        accessor function with no argument (``tpu_lib = contrib.tpu()`` binds the module)."""
+        if value.type != syms.power or not is_empty_call(value.children[-1]):
+            return None
+        spelled = prefix_name(value, len(value.children) - 1)
+        return spelled + ACCESSOR_CALL if spelled and spelled in self.accessors else None
 
 
 def _alias_rank(target: str) -> int:

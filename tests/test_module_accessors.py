@@ -200,3 +200,56 @@ def test_an_accessor_of_the_same_file_resolves_too():
         ("NPU001", 2, 0, "migrated"), ("NPU011", 11, 9, "migrated"), ("NPU012", 11, 9, "migrated"),
         ("NPU100", 7, 9, "unmigrated")])  # return tf.contrib.tpu: deprecated
     assert messages(findings, "NPU012") == ["set use_tpu=False (was True): the TPU is switched off on the NPU"]
+
+
+ALIASED = '''\
+"""Trains a model of the library on TPUs, with the contrib modules bound to names once."""
+from __future__ import absolute_import
+
+import tensorflow.compat.v1 as tf
+
+from lib.utils import contrib
+from lib import models
+
+layers_lib = contrib.contrib_module()
+
+
+def model_fn(features, labels, mode, params):
+  tpu_lib = contrib.tpu()
+  logits = models.build(features, params)
+  summary = layers_lib.summarize_tensor(logits)
+  loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+  optimizer = tf.train.AdamOptimizer(params["learning_rate"])
+  train_op = optimizer.minimize(loss, global_step=tf.train.get_global_step())
+  return tpu_lib.TPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op,
+                                  host_call=(models.host_fn, [summary]))
+
+
+def main(flags):
+  tpu_lib = contrib.tpu()
+  run_config = tpu_lib.RunConfig(model_dir=flags.model_dir)
+  estimator = tpu_lib.TPUEstimator(
+      model_fn=model_fn,
+      config=run_config,
+      use_tpu=flags.use_tpu,
+      train_batch_size=flags.batch_size)
+  estimator.train(input_fn=models.input_fn, max_steps=flags.train_steps)
+'''
+
+
+def test_a_name_bound_to_an_accessor_call_resolves_like_the_module():
+    after = ALIASED.replace("from __future__ import absolute_import\n",
+                            "from __future__ import absolute_import\n" + HEADER).replace(
+        "RunConfig(model_dir=flags.model_dir)", "RunConfig(model_dir=flags.model_dir, save_summary_steps=0)").replace(
+        "      config=run_config,", "      config=npu_run_config_init(run_config=run_config),").replace(
+        "      use_tpu=flags.use_tpu,", "      use_tpu=False,").replace(
+        "train_batch_size=flags.batch_size)", "train_batch_size=flags.batch_size, eval_on_tpu=False, "
+        "export_to_tpu=False)")
+    findings = assert_migrates(RULES, ALIASED, after, facts=FACTS, path="lib/aliased.py", findings=[
+        ("NPU001", 4, 0, "migrated"),
+        ("NPU100", 15, 12, "unmigrated"),  # layers_lib.summarize_tensor: not resolved
+        ("NPU012", 19, 9, "unmigrated"),  # tpu_lib.TPUEstimatorSpec(host_call=...)
+        ("NPU013", 25, 15, "migrated"),  # tpu_lib.RunConfig
+        ("NPU011", 26, 14, "migrated"), ("NPU012", 26, 14, "migrated")])  # tpu_lib.TPUEstimator
+    assert messages(findings, "NPU012")[0].startswith("tpu_lib.TPUEstimatorSpec with host_call")
+    assert "check contrib.contrib_module().summarize_tensor against" in messages(findings, "NPU100")[0]

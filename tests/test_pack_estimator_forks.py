@@ -315,7 +315,8 @@ def test_inside_the_fork_the_export_helper_is_switched_off_and_the_runconfig_con
         "      config=config,\n      params=estimator.params,\n      use_tpu=True,",
         "      config=npu_run_config_init(run_config=config),\n      params=estimator.params,\n"
         "      use_tpu=False,").replace(
-        "      eval_batch_size=2048,", "      eval_batch_size=2048, eval_on_tpu=False, export_to_tpu=False,")
+        "      eval_batch_size=2048,  # Does not matter.\n",
+        "      eval_batch_size=2048,  # Does not matter.\n      eval_on_tpu=False, export_to_tpu=False,\n")
     findings = assert_migrates(RULES, before, after, facts=FACTS, path="bert/tpu_estimator.py", findings=[
         ("NPU001", 10, 0, "migrated"),
         ("NPU007", 78, 11, "migrated"),  # tf_session.Session(self._master, config=self._session_config)

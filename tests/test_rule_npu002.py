@@ -102,7 +102,7 @@ def test_trailing_comma_and_multi_line_layout() -> None:
              "ds = ds.batch(\n    32  # per replica\n)\n"
              "ds = ds.padded_batch(32,\n                     shapes,)\n",
              "ds = ds.batch(\n    32, drop_remainder=True,\n)\n"
-             "ds = ds.batch(\n    32, drop_remainder=True  # per replica\n)\n"
+             "ds = ds.batch(\n    32,  # per replica\n    drop_remainder=True\n)\n"
              "ds = ds.padded_batch(32,\n                     shapes, drop_remainder=True,)\n",
              (2, 8), (5, 8), (8, 8))
 

@@ -45,6 +45,8 @@ UNRESOLVED = "?"
 UNRESOLVED_ACCESS = ("unresolved TensorFlow access: {function}() is a function of the repository "
                      "that returns a TensorFlow module npu-codemod cannot resolve (it picks or looks "
                      "the module up): check {code} against Ascend's API support list by hand")
+HOROVOD_SKIPPED = ("Horovod API in a file no rule rewrites ({api}): port the file to graph mode "
+                   "(tf.Session or Estimator) first, then {then}")
 #: A use of an API Ascend migrates whose owning rules all were off: the message names the opt-in.
 OWNER_OFF = ("Ascend migrates {api}, and npu-codemod's {rules} does, but it was off in this run: "
              "turn it on (--rules default,{ids}) or migrate it as the guide says")
@@ -96,7 +98,8 @@ class ApiSupport(Rule):
         "(`tf.Session`, `tf.estimator.Estimator`, `hvd.init`...) that the rule owning it did not "
         "report, or whose rule is disabled: that is a miss to migrate by hand. A site another "
         "rule reported is not reported again; `supported` APIs never are. Every site counts "
-        "towards the reports' API readiness.")
+        "towards the reports' API readiness. In a file no rule rewrites (eager mode), each "
+        "Horovod use is still reported, naming the opt-in while the distributed pack is off.")
     example = """
         import horovod.tensorflow as hvd
         import tensorflow as tf
@@ -137,6 +140,23 @@ class ApiSupport(Rule):
                 ctx.report_at(site.line, site.column, "unmigrated", f"the Horovod module is used "
                               f"as a value ({site.spelled}): {HOROVOD_OPT_IN}", "note")
         _report_unresolved(ctx)
+
+    def skipped(self, tree: Node, ctx: FileContext) -> None:
+        _report_horovod(ctx)
+
+
+def _report_horovod(ctx: FileContext) -> None:
+    """Each Horovod use of a file no rule rewrites (eager mode): the distributed pack leaves it
+    too, so a person ports it; the message names the opt-in while the pack is off."""
+    if distribution(ctx).library and ctx.enabled_rules.intersection(HOROVOD_RULES):
+        return  # Horovod's own code: the distributed pack reports each file once
+    then = HOROVOD_OPT_IN if not ctx.enabled_rules.intersection(HOROVOD_RULES) \
+        else "the distributed pack migrates it"
+    for site in ctx.analysis(_sites):
+        api = list_name(site.name)
+        if (api or "").startswith(HVD) or site.name in HOROVOD_MODULES:
+            ctx.report_at(site.line, site.column, "unmigrated", HOROVOD_SKIPPED.format(
+                api=api or site.spelled, then=then))
 
 
 def _report_unresolved(ctx: FileContext) -> None:

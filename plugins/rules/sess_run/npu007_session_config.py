@@ -29,6 +29,7 @@ from npu_codemod.api import (
     hookimpl,
     insert_after,
     insert_before,
+    is_call_trailer,
     is_none,
     name_reference,
     parse_expression,
@@ -106,11 +107,16 @@ class SessionConfig(Rule):
                 "Without `config=` a config is made before the statement and passed; a config "
                 "given by name gets the lines before the statement unless it has them on every "
                 "path to the session (here, or in the function of the repository that returns "
-                "it); another expression is first put in a variable. `RewriterConfig` is "
-                "imported where it is used.")
+                "it); another expression is first put in a variable. An attribute config used "
+                "in a method (`self._cfg`) gets the lines once, after the one statement of its "
+                "class that builds it, never before a session opened at every call. "
+                "`RewriterConfig` is imported where it is used.")
     reports = ("Sessions where no statement can be inserted (a lambda, a default argument, a "
                "comprehension), with the lines to add by hand; arguments unpacked with "
-               "`*`/`**`; a `MonitoredSession` whose session creator's config is not visible.")
+               "`*`/`**`; a `MonitoredSession` whose session creator's config is not visible; "
+               "an attribute or global config used in a function that no one statement of its "
+               "class or module builds (handed in, another object's, `CONFIG = None` set by a "
+               "function), to configure where it is built.")
     example = """
         import tensorflow as tf
 
@@ -407,7 +413,13 @@ def _complete(target: ConfigTarget, ctx: FileContext) -> _Done:
     if flow is None:
         targets(ctx).append(target)
         done.local = True
-        done.added = _insert_before(target, set(NPU_PIECES - target.settings().keys()), ctx)
+        missing = set(NPU_PIECES - target.settings().keys())
+        if missing and _outlives_call(target) and _module_binding(target) is None \
+                and _attribute_binding(target) is None:
+            done.problem = OUTLIVES.format(config=target.expression, lines="; ".join(
+                npu_lines(target.expression, missing)))
+            return done
+        done.added = _insert_before(target, missing, ctx)
         return done
     here = False  # some object reaching the session is configured in this scope
     for index in sorted({index for index, _ in flow.reaching}):
@@ -492,7 +504,7 @@ def _insert_before(target: ConfigTarget, missing: set[str], ctx: FileContext) ->
     the object), or after the module-level binding of a global; True when any."""
     if not missing:
         return False
-    binding = _module_binding(target)
+    binding = _module_binding(target) or _attribute_binding(target)
     target.anchor = _outside_loops(target.anchor, target.expression)
     if binding is not None:
         _insert_npu_lines(target.expression, missing, binding, ctx, after=True)
@@ -512,8 +524,47 @@ def _module_binding(target: ConfigTarget) -> Optional[Base]:
     scope = enclosing_scope(target.anchor)
     if scope.type != symbols.funcdef or len(target.regions) < 2:
         return None
-    found = _bindings(target.regions[-1][0], target.expression)
-    return found[0] if len(found) == 1 and found[0].parent.type in BLOCKS else None
+    module = target.regions[-1][0]
+    found = _bindings(module, target.expression)
+    if len(found) != 1 or found[0].parent.type not in BLOCKS or not _built_by_call(found[0]) \
+            or _declared_global(module, target.expression):
+        return None  # ``CONFIG = None``, then set by a function: not built there
+    return found[0]
+
+
+def _built_by_call(line: Base) -> bool:
+    """Does the assignment line ``line`` bind the result of a call (``tf.ConfigProto(...)``)?"""
+    value = line.children[0].children[2]
+    return bool(value.type == symbols.power and is_call_trailer(value.children[-1]))
+
+
+def _declared_global(module: Node, name: str) -> bool:
+    """Does a function of ``module`` declare ``global name`` (and may rebind it)?"""
+    return any(node.type == symbols.global_stmt and name in [leaf.value for leaf in node.leaves()][1:]
+               for node in module.pre_order())
+
+
+def _outlives_call(target: ConfigTarget) -> bool:
+    """Is the config an attribute (``self._cfg``, ``FLAGS.config``) or a global used in a
+    function? It outlives the call: lines before the session would add one more NpuOptimizer
+    entry to the same object at every call."""
+    return ("." in target.expression or len(target.regions) > 1) \
+        and enclosing_scope(target.anchor).type == symbols.funcdef
+
+
+def _attribute_binding(target: ConfigTarget) -> Optional[Base]:
+    """The one statement of the class that builds the attribute config ``self.X`` of a method
+    (``self.X = tf.ConfigProto(...)``, in a block, by a call): its NPU lines go right after it,
+    once per object. None when it is bound several times, handed in (``self.X = config``),
+    or not an attribute of the method's own object."""
+    if not _outlives_call(target) or target.expression.split(".")[0] not in ("self", "cls"):
+        return None
+    found = [node.parent for root, _ in target.regions
+             for node in scope_statements(root, nested=True)
+             if node.type == symbols.expr_stmt and len(node.children) == 3
+             and node.children[1].type == tokens.EQUAL and code(node.children[0]) == target.expression]
+    return found[0] if len(found) == 1 and found[0].parent.type in BLOCKS and _built_by_call(found[0]) \
+        else None
 
 
 def _outside_loops(statement: Base, expression: str) -> Base:
@@ -540,6 +591,11 @@ def _bindings(root: Node, expression: str) -> list[Base]:
     return [node.parent for node in scope_statements(root)
             if node.type == symbols.expr_stmt and len(node.children) == 3
             and node.children[1].type == tokens.EQUAL and code(node.children[0]) == expression]
+
+
+OUTLIVES = ("{config} outlives this function: NpuOptimizer lines here would add one more "
+            "NpuOptimizer entry to it at every call, and no one statement of its class or module "
+            "builds it; give it the lines once where it is built: {lines}")
 
 
 def _message(what: str, added: bool) -> str:
