@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from npu_codemod.codemods.api_sites import readiness, sites_of
+from npu_codemod.codemods.api_sites import readiness, sites_of, unresolved_uses
 from npu_codemod.codemods.merge_verdict import verdict_of
 from npu_codemod.codemods.sites import SiteCounts
 
@@ -18,11 +18,11 @@ from .csv_report import write_csvs
 #: ``files_skipped``: the repository's test files left out; ``api_readiness``: its API readiness
 #: (0 to 1; empty when the audit counted no API use with a known status); ``verdict`` and
 #: ``verdict_reason``: its merge verdict (``codemods/merge_verdict.py``); ``migrated`` to
-#: ``errors``: its sites per state (``left``: what is left, as every report counts it). On each
-#: of its rows.
+#: ``errors``: its sites per state (``left``: what is left, as every report counts it);
+#: ``api_unresolved``: its TensorFlow uses the audit could not resolve. On each of its rows.
 REPOS_FIELDS = ("repo", "status", "branch", "commit", "pr_url", "error", "files_skipped",
                 "api_readiness", "verdict", "migrated", "compliant", "left", "not_needed", "errors",
-                "verdict_reason")
+                "verdict_reason", "api_unresolved")
 PR_FILES_FIELDS = ("repo", "path", "group", "branch", "pr_url")
 
 
@@ -46,7 +46,8 @@ def branch_rows(repo: Mapping[str, Any]) -> list[dict[str, Any]]:
                      "commit": commit or "", "pr_url": pr.get("url") or "", "error": error or "",
                      "files_skipped": repo.get("files_skipped", 0),
                      "api_readiness": _share(readiness(sites_of(repo.get("api_sites")))),
-                     "verdict": merge.verdict, "verdict_reason": merge.reason, **sites})
+                     "verdict": merge.verdict, "verdict_reason": merge.reason, **sites,
+                     "api_unresolved": unresolved_uses(repo["findings"])})
     return rows
 
 

@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import AbstractSet, Any, Iterable, Iterator, Mapping, Optional
 
-from npu_codemod.codemods.api_sites import ApiStatus, advice, readiness, sites_of
+from npu_codemod.codemods.api_sites import ApiStatus, advice, readiness, sites_of, unresolved_uses
 from npu_codemod.codemods.findings import STATUSES
 from npu_codemod.codemods.merge_verdict import VERDICTS, MergeVerdict, verdict_of
 from npu_codemod.codemods.sites import SiteCounts
@@ -138,6 +138,7 @@ class Overview:
     rule_totals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
     api_readiness: dict[str, Optional[float]] = field(default_factory=dict)  # repo name: share
     api_blocking: dict[str, int] = field(default_factory=dict)  # repo name: sites not ready
+    api_unresolved: dict[str, int] = field(default_factory=dict)  # repo name: uses not resolved
     #: (status, ready) -> the run's API use sites, summed over its repos.
     api_status: Counter = field(default_factory=Counter)
     #: (api, status) -> [sites, repos] of the API use sites that are not ready.
@@ -226,3 +227,4 @@ class Overview:
             self.blocking_sites[key][1] += 1
         self.api_blocking[repo["repo"]] = sum(row.sites for row in sites
                                               if row.known and not row.ready)
+        self.api_unresolved[repo["repo"]] = unresolved_uses(repo["findings"])

@@ -92,7 +92,7 @@ def test_repos_csv_has_each_repositorys_readiness(runs) -> None:
     table = rows(first / "repos.csv")
     assert list(table[0]) == ["repo", "status", "branch", "commit", "pr_url", "error", "files_skipped",
                               "api_readiness", "verdict", "migrated", "compliant", "left",
-                              "not_needed", "errors", "verdict_reason"]
+                              "not_needed", "errors", "verdict_reason", "api_unresolved"]
     assert [(row["repo"], row["api_readiness"]) for row in table] == [
         ("contrib", "0.7500"), ("ready", "1.0000"), ("no-tf", "")]
 

@@ -1,0 +1,62 @@
+"""Issue 27: a repository whose TensorFlow uses could not all be resolved says how many, in
+``repos.csv`` and on the page, so its readiness figure is not read as complete."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from npu_codemod.codemods.api_sites import UNRESOLVED_ACCESS, unresolved_uses
+from npu_codemod.codemods.findings import Finding
+
+from support.cli import cli
+from support.csvfiles import read_csv
+from support.git import make_repo
+
+LOOKUP = '''\
+"""tf.contrib's packages, looked up by name so that the library imports without them."""
+import importlib
+
+import tensorflow as tf
+
+
+def contrib_module(name="layers"):
+  return importlib.import_module("tensorflow.contrib." + name)
+
+
+def version():
+  return tf.__version__
+'''
+MODEL = '''\
+"""A small model of the library; two of its uses go through a module looked up by name."""
+import tensorflow as tf
+
+from lib import lookup
+
+
+def build(features, params):
+  hidden = tf.layers.dense(features, params["units"], activation=tf.nn.relu)
+  lookup.contrib_module().summarize_tensor(hidden)
+  logits = tf.layers.dense(hidden, params["classes"])
+  layers = lookup.contrib_module()
+  return layers.flatten(logits)
+'''
+
+
+def test_the_audits_marker_is_the_one_the_reports_count() -> None:
+    finding = Finding("r", "m.py", 9, 2, "NPU100", "api-support", "unmigrated",
+                      f"{UNRESOLVED_ACCESS}: contrib_module() is a function of the repository ...")
+    other = Finding("r", "m.py", 8, 2, "NPU100", "api-support", "unmigrated", "tf.layers.dense ...")
+    assert unresolved_uses([finding.to_dict(), other.to_dict()]) == 1
+
+
+def test_a_scan_counts_the_uses_it_could_not_resolve_in_repos_csv_and_on_the_page(tmp_path: Path) -> None:
+    make_repo(tmp_path / "lib-repo", {"lib/__init__.py": "", "lib/lookup.py": LOOKUP, "lib/model.py": MODEL})
+    make_repo(tmp_path / "plain", {"train.py": "import tensorflow as tf\n\nx = tf.layers.dense\n"})
+    (tmp_path / "repos.txt").write_text("lib-repo\nplain\n")
+    cli("scan", "--repos", "repos.txt", "--report-dir", "rep", "--no-progress", cwd=tmp_path, expect=0)
+    rows = {row["repo"]: row for row in read_csv(tmp_path / "rep" / "repos.csv")}
+    assert rows["lib-repo"]["api_unresolved"] == "2"
+    assert rows["plain"]["api_unresolved"] == "0"
+    page = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+    assert "2 TensorFlow use(s) could not be resolved" in page
+    assert page.count("could not be resolved</span>") == 1
