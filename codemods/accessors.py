@@ -12,7 +12,8 @@ and call them where they need the module: ``contrib.tpu().TPUEstimator(...)``. S
 resolves like the module it returns, for every rule and for the audit. Each file is read with
 ``ast`` before any rewrite (:func:`accessor_facts`, returned by a plugin's
 ``npu_codemod_analyze_file``), one fact per module-level function that takes no argument it
-must be given and returns a TensorFlow name::
+must be given and returns a TensorFlow name (or that looks a TensorFlow module up by a name it
+is given: ``contrib("tpu")``, always ``?``)::
 
     accessor:<module>.<function>=<full TensorFlow name, or ? when it cannot be resolved>
 
@@ -47,9 +48,11 @@ def accessor_facts(path: str, text: str) -> set[str]:
     imports = _tf_imports(tree)
     facts = set()
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and not _required(node.args):
+        if isinstance(node, ast.FunctionDef):
             target = _returned_module(node, imports)
-            if target is not None:
+            # one that must be given an argument is an accessor only when it looks the module
+            # up (the argument picks it): its accesses are then reported, never resolved
+            if target is not None and (target == UNRESOLVED or not _required(node.args)):
                 facts.add(f"{PREFIX}{module}.{node.name}={target}")
     return facts
 
@@ -190,9 +193,8 @@ def unresolved_accesses(text: str, spellings: Iterable[str]) -> list[tuple[int, 
 
 
 def _called_accessor(call: ast.Call, wanted: frozenset[str]) -> Optional[str]:
-    """The spelling of the accessor ``call`` calls without arguments, if one of ``wanted``."""
-    if call.args or call.keywords:
-        return None
+    """The spelling of the accessor ``call`` calls, if one of ``wanted`` (those whose module is
+    not known: with arguments too, ``contrib_module("layers")``, which pick the module)."""
     spelled = ast_dotted_name(call.func)
     return spelled if spelled in wanted else None
 

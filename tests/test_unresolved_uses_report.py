@@ -23,6 +23,10 @@ def contrib_module(name="layers"):
   return importlib.import_module("tensorflow.contrib." + name)
 
 
+def contrib_package(name):
+  return importlib.import_module("tensorflow.contrib.%s" % name)
+
+
 def version():
   return tf.__version__
 '''
@@ -37,7 +41,10 @@ def build(features, params):
   hidden = tf.layers.dense(features, params["units"], activation=tf.nn.relu)
   lookup.contrib_module().summarize_tensor(hidden)
   logits = tf.layers.dense(hidden, params["classes"])
-  layers = lookup.contrib_module()
+  layers = lookup.contrib_module("layers")
+  lookup.contrib_module(name="losses").softmax_cross_entropy(logits)
+  metrics = lookup.contrib_package("metrics")
+  metrics.streaming_accuracy(logits, features)
   return layers.flatten(logits)
 '''
 
@@ -55,8 +62,8 @@ def test_a_scan_counts_the_uses_it_could_not_resolve_in_repos_csv_and_on_the_pag
     (tmp_path / "repos.txt").write_text("lib-repo\nplain\n")
     cli("scan", "--repos", "repos.txt", "--report-dir", "rep", "--no-progress", cwd=tmp_path, expect=0)
     rows = {row["repo"]: row for row in read_csv(tmp_path / "rep" / "repos.csv")}
-    assert rows["lib-repo"]["api_unresolved"] == "2"
+    assert rows["lib-repo"]["api_unresolved"] == "4"
     assert rows["plain"]["api_unresolved"] == "0"
     page = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
-    assert "2 TensorFlow use(s) could not be resolved" in page
+    assert "4 TensorFlow use(s) could not be resolved" in page
     assert page.count("could not be resolved</span>") == 1
