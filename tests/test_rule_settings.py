@@ -123,7 +123,7 @@ def test_config_option_wins_and_rules_shows_the_values(workdir: Path) -> None:
      "pyproject.toml: [tool.npu-codemod.rules.NPU999]: no such rule (see 'npu-codemod rules')"),
     ('[tool.npu-codemod.NPU007]\nstyle = "helper"\n',
      "pyproject.toml: unknown key [tool.npu-codemod.NPU007] (known: include_tests, rules, "
-     "disable_rules, settings, verify; rule "
+     "disable_rules, settings, verify, tensorflow; rule "
      "settings go in [tool.npu-codemod.rules.<RULE_ID>])"),
     ('[tool.npu-codemod]\ninclude_tests = "yes"\n',
      "pyproject.toml: [tool.npu-codemod] include_tests must be true or false, got 'yes'"),

@@ -399,6 +399,21 @@ def _hoist(value: Base, statement: Base, name: str, line: int, column: int,
     return target
 
 
+def _complete_here(target: ConfigTarget, done: _Done, ctx: FileContext) -> _Done:
+    """``target`` with no flow to follow (not a local name): the lines go before the session,
+    unless the object outlives the call and no one statement builds it (then reported)."""
+    targets(ctx).append(target)
+    done.local = True
+    missing = set(NPU_PIECES - target.settings().keys())
+    if missing and _outlives_call(target) and _module_binding(target) is None \
+            and _attribute_binding(target) is None:
+        done.problem = OUTLIVES.format(config=target.expression, lines="; ".join(
+            npu_lines(target.expression, missing)))
+        return done
+    done.added = _insert_before(target, missing, ctx)
+    return done
+
+
 def _complete(target: ConfigTarget, ctx: FileContext) -> _Done:
     """Add the NPU lines the object ``target`` names lacks, once per object.
 
@@ -411,16 +426,7 @@ def _complete(target: ConfigTarget, ctx: FileContext) -> _Done:
     done = _Done(target.expression)
     flow = _flow(target, ctx)
     if flow is None:
-        targets(ctx).append(target)
-        done.local = True
-        missing = set(NPU_PIECES - target.settings().keys())
-        if missing and _outlives_call(target) and _module_binding(target) is None \
-                and _attribute_binding(target) is None:
-            done.problem = OUTLIVES.format(config=target.expression, lines="; ".join(
-                npu_lines(target.expression, missing)))
-            return done
-        done.added = _insert_before(target, missing, ctx)
-        return done
+        return _complete_here(target, done, ctx)
     here = False  # some object reaching the session is configured in this scope
     for index in sorted({index for index, _ in flow.reaching}):
         source = _binding_source(flow, index, ctx)
