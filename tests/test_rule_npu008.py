@@ -155,7 +155,11 @@ config = tf.ConfigProto(allow_soft_placement=True)
 sess = tf.Session(config=config)
 """
     findings = assert_unchanged(source, RULES, DEVICE)
-    assert [s for s in sites(findings) if s[0] == "NPU008"] == [("NPU008", 5, 24, "migrated")]
+    # on the session's line, where a first run that adds the keyword reports it: one site
+    assert [s for s in sites(findings) if s[0] == "NPU008"] == [("NPU008", 10, 7, "migrated")]
+    unsent = HEADER + "import tensorflow as tf\n\nconfig = tf.ConfigProto(allow_soft_placement=True)\n"
+    assert [s for s in sites(assert_unchanged(unsent, RULES, DEVICE)) if s[0] == "NPU008"] == [
+        ("NPU008", 5, 24, "migrated")]  # no session: on the keyword itself
 
 
 def test_non_literal_value_is_kept_and_reported():
@@ -263,3 +267,39 @@ def test_a_parameter_the_function_rebinds_keeps_the_finding():
                              "        self.model = model\n        allow_soft_placement = allow_soft_placement and FLAGS.soft\n")
     _, findings = run_rules(source, RULES, DEVICE)
     assert npu008(findings) == [(10, 37, "unmigrated")]
+
+
+EMBEDDING_TRAINER = '''\
+"""Trains the embedding on the CPU, the rest where TensorFlow puts it."""
+import tensorflow as tf
+
+from data import batches
+
+
+def build(vocabulary_size, embedding_size):
+    with tf.device("/cpu:0"):
+        embeddings = tf.Variable(tf.random_uniform([vocabulary_size, embedding_size], -1.0, 1.0))
+    return embeddings
+
+
+def train(graph, steps):
+    with tf.Session(graph=graph) as session:
+        session.run(tf.global_variables_initializer())
+        for step, batch in zip(range(steps), batches()):
+            session.run("train", feed_dict=batch)
+'''
+
+
+def test_a_rerun_counts_the_session_config_site_on_the_session_line_again() -> None:
+    """A first run gives the session a config (NPU007) and sets soft placement on it (NPU008):
+    one site, the session's line. On the migrated code both are compliant, and NPU008's
+    finding is on the session's line again, not on the config's own line: the same sites."""
+    migrated, first = run_rules(EMBEDDING_TRAINER, RULES, DEVICE)
+    _, second = run_rules(migrated, RULES, DEVICE)
+
+    def lines(findings: list, code: str) -> set:
+        return {code.splitlines()[f.line - 1].strip() for f in findings if f.rule_id in ("NPU007", "NPU008")}
+
+    assert lines(first, EMBEDDING_TRAINER) == {"with tf.Session(graph=graph) as session:"}
+    assert len(lines(second, migrated)) == 1 and all("Session(" in line for line in lines(second, migrated))
+    assert sorted(f.rule_id for f in second if f.rule_id in ("NPU007", "NPU008")) == ["NPU007", "NPU008"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import FrozenSet, Iterable, Optional, Union
+from typing import FrozenSet, Iterable, Iterator, Optional, Union
 
 from npu_codemod.api import (
     TF1,
@@ -164,6 +164,10 @@ def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
     return facts or None
 
 
+#: ``memo`` key: (node, message, flipped) of the ``allow_soft_placement`` keywords and assignments
+#: ``visit`` found True or made True.
+SET_TRUE = "npu008.set_true"
+
 class SoftPlacement(Rule):
     id = "NPU008"
     name = "soft-placement"
@@ -208,11 +212,12 @@ class SoftPlacement(Rule):
         if node.type == symbols.argument and argument_callee(node) != "ConfigProto":
             return
         value = capture["value"]
-        if is_true(value):
-            ctx.report(node, "migrated", f"{SETTING}=True is set ({WHY})")
+        if is_true(value):  # reported in finish, at its site
+            ctx.memo.setdefault(SET_TRUE, []).append((node, f"{SETTING}=True is set ({WHY})", False))
         elif is_false(value):
             value.replace(Name("True", prefix=value.prefix))
-            ctx.report(node, "migrated", f"flipped {SETTING}=False to True: {WHY}")
+            ctx.memo.setdefault(SET_TRUE, []).append(
+                (node, f"flipped {SETTING}=False to True: {WHY}", True))
         elif not _true_by_default(value, ctx):
             ctx.report(node, "unmigrated", f"{SETTING} must be True when tf.device is used: "
                        f"set it to True (now: {str(value).strip()})")
@@ -220,15 +225,69 @@ class SoftPlacement(Rule):
     def finish(self, tree: Node, ctx: FileContext) -> None:
         if FACT not in ctx.facts:
             return
+        reported: set[int] = set()  # the sessions given a finding: one each
         for target in targets(ctx):
             if _set_on_every_path(target):
                 continue
+            reported.add(id(target))
             if target.constructor is not None:
                 add_keyword(target.constructor, SETTING, "True")
             else:
                 insert_before(target.anchor, f"{target.expression}.{SETTING} = True", ctx.newline)
             ctx.report_at(target.line, target.column, "migrated",
                           f"set {SETTING}=True on '{target.expression}': {WHY}")
+        _report_set(ctx, reported)
+
+
+def _report_set(ctx: FileContext, reported: set[int]) -> None:
+    """``allow_soft_placement`` found True, or flipped to True, by ``visit``: reported on the
+    line of the session its config reaches when NPU007 followed it there (where a first run,
+    which adds the keyword, reports it: the same site either way), else on the keyword. A
+    flip is a rewrite, always reported; "is set" once per session, and not beside the finding
+    of a session that ``finish`` completed."""
+    sessions = _sessions_of_configs(ctx)
+    for node, message, flipped in ctx.memo.get(SET_TRUE, ()):
+        target = next((sessions[id(up)] for up in _up(node) if id(up) in sessions), None) \
+            or _session_of_assignment(node, ctx)
+        if target is None:
+            ctx.report(node, "migrated", message)
+        elif flipped or id(target) not in reported:
+            reported.add(id(target))
+            ctx.report_at(target.line, target.column, "migrated", message)
+
+
+def _sessions_of_configs(ctx: FileContext) -> dict[int, ConfigTarget]:
+    """id of each node that makes a config object NPU007 followed to a session (the
+    ``ConfigProto(...)`` it wrote, the statements binding the name that reaches it) -> that
+    session's target."""
+    found: dict[int, ConfigTarget] = {}
+    for target in targets(ctx):
+        if target.constructor is not None:
+            found[id(target.constructor)] = target
+        flow = target_flow(target, _keyword_setting, {SETTING})
+        for index, _ in flow.reaching if flow is not None else ():
+            if 0 <= index < len(flow.bindings):  # not a parameter's or an unbound entry
+                found.setdefault(id(flow.bindings[index]), target)
+    return found
+
+
+def _session_of_assignment(node: Base, ctx: FileContext) -> Optional[ConfigTarget]:
+    """The session whose config ``node`` (``config.allow_soft_placement = True``) sets: the
+    target of the same expression in the same scope, if NPU007 followed one there."""
+    if node.type != symbols.expr_stmt:
+        return None
+    expression = str(node.children[0]).strip().rpartition(".")[0]
+    scope = enclosing_scope(node)
+    return next((target for target in targets(ctx) if target.expression == expression
+                 and enclosing_scope(target.anchor) is scope), None)
+
+
+def _up(node: Base) -> Iterator[Base]:
+    """``node``'s ancestors, nearest first, up to its statement."""
+    parent = node.parent
+    while parent is not None and parent.type not in (symbols.simple_stmt, symbols.file_input):
+        yield parent
+        parent = parent.parent
 
 
 def _set_on_every_path(target: ConfigTarget) -> bool:
