@@ -265,9 +265,10 @@ def _sessions_of_configs(ctx: FileContext) -> dict[int, ConfigTarget]:
         if target.constructor is not None:
             found[id(target.constructor)] = target
         flow = target_flow(target, _keyword_setting, {SETTING})
+        bindings = flow.bindings if flow is not None else []
         for index, _ in flow.reaching if flow is not None else ():
-            if 0 <= index < len(flow.bindings):  # not a parameter's or an unbound entry
-                found.setdefault(id(flow.bindings[index]), target)
+            if 0 <= index < len(bindings):  # not a parameter's or an unbound entry
+                found.setdefault(id(bindings[index]), target)
     return found
 
 
