@@ -124,7 +124,7 @@ def test_the_default_workspace_is_the_per_user_cache(tmp_path: Path) -> None:
     (["prs", "close-stale"], "Close, with a comment saying why"),
     (["prs", "rebase"], "Rebuild the branch of each open PR that has conflicts"),
     (["check"], "Lint files and folders"),
-    (["demo"], "Build sample TensorFlow 1.x repositories"),
+    (["demo"], "Build sample TensorFlow 1.x and 2.x repositories"),
 ])
 def test_every_help_page_says_what_the_command_does(tmp_path: Path, command, words) -> None:
     result = cli(*command, "--help", cwd=tmp_path)

@@ -25,7 +25,7 @@ DESCRIPTIONS = {
     "report": "Re-render every report (HTML, CSV, SARIF, history) from a run's run.json.",
     "check": "Lint files and folders (no git): print each site that still needs migrating as "
              "path:line:col: NPU00X message, and exit 1 while there is any (a CI gate, a pre-commit hook).",
-    "demo": "Build sample TensorFlow 1.x repositories in a temporary folder and run the whole pipeline "
+    "demo": "Build sample TensorFlow 1.x and 2.x repositories in a temporary folder and run the whole pipeline "
             "on them: a first look at what npu-codemod does.",
 }
 
