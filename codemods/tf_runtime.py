@@ -59,6 +59,12 @@ UNDETERMINED = ("TensorFlow major version undetermined: pin tensorflow in requir
                 "[tool.npu-codemod] tensorflow = \"2\"; files with only TF 2.x idioms "
                 "(tf.function, GradientTape, Keras fit) are treated as TF 2.x code")
 DISAGREE = "TensorFlow pins disagree ({pins}): the major version is decided from the code"
+UNREADABLE_PIN = ("TensorFlow requirement not valid PEP 508 ({pin}): it decides nothing; fix it "
+                  "or set [tool.npu-codemod] tensorflow = \"1\" | \"2\"")
+BAD_SETTING = ("[tool.npu-codemod] tensorflow must be \"1\" or \"2\", got {value!r}: ignored, the "
+               "major version is decided from the pins and the code")
+#: The distribution name a requirement line starts with (to tell a broken TensorFlow pin).
+_LEADING_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,7 @@ class Pin:
     path: str
     text: str
     runtime: Optional[str]
+    readable: bool = True  # a valid requirement (else it names TensorFlow but does not parse)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.text}"
@@ -103,12 +110,12 @@ def decide(configured: Optional[str], manifests: Mapping[str, str], facts: Itera
     pins = [pin for path, text in sorted(manifests.items()) for pin in pins_of(path, text, manifests)]
     deciding = [pin for pin in pins if pin.runtime is not None]
     values = {pin.runtime for pin in deciding}
-    messages: tuple[tuple[str, str], ...] = ()
+    messages = _input_problems(manifests, pins)
     if len(values) == 1:
-        return Runtime(values.pop() or RUNTIME_UNKNOWN)
+        return Runtime(values.pop() or RUNTIME_UNKNOWN, messages)
     if len(values) > 1:
         named = "; ".join(str(pin) for pin in deciding)
-        messages = ((deciding[0].path, DISAGREE.format(pins=named)),)
+        messages += ((deciding[0].path, DISAGREE.format(pins=named)),)
     if CODE_T2 in facts and CODE_T1 not in facts:
         return Runtime(RUNTIME_TF2, messages)
     if CODE_T1 in facts and CODE_T2 not in facts:
@@ -118,16 +125,31 @@ def decide(configured: Optional[str], manifests: Mapping[str, str], facts: Itera
     return Runtime(RUNTIME_UNKNOWN, messages)
 
 
+def _input_problems(manifests: Mapping[str, str], pins: list[Pin]) -> tuple[tuple[str, str], ...]:
+    """What of the repository's own settings and pins could not be read: one message each."""
+    problems = tuple((pin.path, UNREADABLE_PIN.format(pin=pin.text)) for pin in pins if not pin.readable)
+    value = _raw_setting(manifests.get("pyproject.toml", ""))
+    if value is not None and value not in (RUNTIME_TF1, RUNTIME_TF2):
+        problems += (("pyproject.toml", BAD_SETTING.format(value=value)),)
+    return problems
+
+
 def own_setting(text: str) -> Optional[str]:
     """``[tool.npu-codemod] tensorflow`` of the repository's own ``pyproject.toml`` (the run's
     configuration and ``--tensorflow`` come first), or None."""
+    value = _raw_setting(text)
+    return value if value in (RUNTIME_TF1, RUNTIME_TF2) else None
+
+
+def _raw_setting(text: str) -> Optional[object]:
+    """``[tool.npu-codemod] tensorflow`` as written, or None (no such key, or no valid TOML)."""
     if "npu-codemod" not in text:
         return None
     try:
-        value = tomllib.loads(text).get("tool", {}).get("npu-codemod", {}).get("tensorflow")
+        value: object = tomllib.loads(text).get("tool", {}).get("npu-codemod", {}).get("tensorflow")
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, AttributeError):
         return None
-    return value if value in (RUNTIME_TF1, RUNTIME_TF2) else None
+    return value
 
 
 def pins_of(path: str, text: str, manifests: Mapping[str, str] = {}) -> list[Pin]:
@@ -150,6 +172,9 @@ def _pin(path: str, line: str) -> Optional[Pin]:
     try:
         requirement = Requirement(line.strip())
     except InvalidRequirement:
+        name = _LEADING_NAME.match(line)
+        if name and name.group(1).lower().replace("_", "-") in TF_DISTRIBUTIONS:
+            return Pin(path, line.strip(), None, readable=False)
         return None
     if requirement.name.lower().replace("_", "-") not in TF_DISTRIBUTIONS:
         return None

@@ -193,8 +193,10 @@ def check_contents(contents: dict[str, bytes], toolkit: Toolkit, links: Sequence
     ``tensorflow``, the ``manifests`` by path, or the code).
     """
     facts = toolkit.analyze(contents.items()).facts
-    facts = with_runtime(facts, decide(tensorflow, manifests, facts))
-    sites: list[Site] = []
+    runtime = decide(tensorflow, manifests, facts)
+    facts = with_runtime(facts, runtime)
+    # what of the pins and settings could not be read, or left the version open: as ``run``
+    sites = [Site(path or ".", 1, 0, FILE_RULE_ID, message) for path, message in runtime.messages]
     for path, data in contents.items():
         sites += outcome_sites(toolkit.engine.process(data, path, facts=facts))
     sites += [Site(path, 1, 0, FILE_RULE_ID, SYMLINK) for path in links]

@@ -11,7 +11,15 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from npu_codemod.codemods.engine import FILE_RULE_ID
-from npu_codemod.codemods.tf_runtime import DISAGREE, UNDETERMINED, admitted, decide, pins_of
+from npu_codemod.codemods.tf_runtime import (
+    BAD_SETTING,
+    DISAGREE,
+    UNDETERMINED,
+    UNREADABLE_PIN,
+    admitted,
+    decide,
+    pins_of,
+)
 from npu_codemod.codemods.tf_versions import (
     CODE_E_ONLY,
     CODE_T1,
@@ -266,6 +274,19 @@ def test_disagreeing_pins_decide_nothing_and_are_named() -> None:
         ("requirements.txt", DISAGREE.format(pins="requirements.txt: tensorflow==1.15.5; "
                                                   "tf2/requirements.txt: tensorflow>=2.4")),
         ("", UNDETERMINED))
+
+
+def test_a_broken_pin_and_a_bad_setting_are_each_one_message_never_silent() -> None:
+    manifests = {"requirements.txt": "numpy>=1.19\ntensorflow-gpu=1.15\nscipy\n",
+                 "tf2/requirements.txt": "tensorflow>=2.4\n",
+                 "pyproject.toml": "[tool.npu-codemod]\ntensorflow = 2\n"}
+    runtime = decide(None, manifests, {CODE_T1})
+    assert runtime.value == "2"  # the one readable pin decides; the broken one decides nothing
+    assert runtime.messages == (
+        ("requirements.txt", UNREADABLE_PIN.format(pin="tensorflow-gpu=1.15")),
+        ("pyproject.toml", BAD_SETTING.format(value=2)))
+    assert decide(None, {"requirements.txt": "tensorflowjs==4.0\nnot a requirement at all\n"},
+                  {CODE_T1}).messages == ()  # other packages' lines are none of its business
 
 
 # --- through a run -----------------------------------------------------------------------------
