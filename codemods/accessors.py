@@ -27,7 +27,8 @@ the functions (``contrib.tpu``, ``tpu``).
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Optional
+from functools import lru_cache
+from typing import FrozenSet, Iterable, Optional
 
 from .modules import ast_dotted_name, imported_names, module_ast, module_parts, nearest_name, own_nodes
 from .tfnames import ESTIMATOR_PACKAGE, TF, canonical, public_name
@@ -131,8 +132,10 @@ def _mentions_tf(value: ast.AST, imports: dict[str, str]) -> bool:
     return False
 
 
-def repository_accessors(facts: Iterable[str]) -> dict[str, str]:
-    """Module-qualified function name -> what it returns, from the ``accessor:`` facts."""
+@lru_cache(maxsize=4)
+def repository_accessors(facts: FrozenSet[str]) -> dict[str, str]:
+    """Module-qualified function name -> what it returns, from the ``accessor:`` facts
+    (worked out once per repository's facts: the dict kept for them, not to be edited)."""
     found = {}
     for fact in facts:
         if fact.startswith(PREFIX):

@@ -48,6 +48,7 @@ from .tf_versions import (
     signals_of,
     treatment,
 )
+from .tfnames import TF
 from .units import MODULE, Layout, ParsePlan, RuleNeed, may_skip, module_layout, plan_parse
 from .walk import position, post_order, tree_text
 
@@ -190,7 +191,9 @@ class Engine:
         too_large = size_problem(text)
         if too_large is not None:
             return FileOutcome(path, (_file_error(repo, path, 1, too_large),))
-        imported = {module for module, pattern in self._imports.items() if pattern.search(text)}
+        # The pattern spells the module's name: most files lack most modules' (no regex run).
+        imported = {module for module, pattern in self._imports.items()
+                    if module in text and pattern.search(text)}
         active = [r for r in self.rules if imported.intersection(r.modules)
                   and (not r.tokens or any(t in text for t in r.tokens))]
         if not active:
@@ -277,7 +280,7 @@ class Engine:
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
                           facts=facts, enabled_rules=self._enabled, parsed=parsed,
                           file_kind=treated)
-        bound = {module for module in self._modules if ctx.names(module).bindings}
+        bound = {module for module in self._modules if may_bind(module, body) and ctx.names(module).bindings}
         active = [rule for rule in active if bound.intersection(rule.modules)]
         if not active or (treated == TF1 and self._eager(ctx, body)):
             for rule in active:  # none when the file binds no module of theirs
@@ -522,6 +525,13 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def may_bind(module: str, text: str) -> bool:
+    """Can the file ``text`` bind ``module`` (a root package)? Only an import that spells its
+    name binds a module other than TensorFlow (an alias assignment starts from a bound
+    name); TensorFlow may also be bound through the repository's accessor functions."""
+    return module == TF or module in text
 
 
 def _anything(node: pytree.Base) -> bool:
