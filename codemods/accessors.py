@@ -30,7 +30,15 @@ import ast
 from functools import lru_cache
 from typing import FrozenSet, Iterable, Optional
 
-from .modules import ast_dotted_name, imported_names, module_ast, module_parts, nearest_name, own_nodes
+from .modules import (
+    ast_dotted_name,
+    imported_names,
+    module_ast,
+    module_index,
+    module_parts,
+    nearest_name,
+    own_nodes,
+)
 from .tfnames import ESTIMATOR_PACKAGE, TF, canonical, public_name
 from .tfnames import UNRESOLVED_ACCESSOR as UNRESOLVED
 
@@ -64,7 +72,7 @@ def _tf_imports(tree: ast.Module) -> dict[str, str]:
     tensorflow.contrib import slim as tf_slim / except ImportError: import tf_slim``) is
     TensorFlow's, as on TF 1.x; one imported as two TensorFlow names is left out."""
     found: dict[str, set[str]] = {}
-    for node in ast.walk(tree):
+    for node in module_index(tree).nodes(ast.Import, ast.ImportFrom):  # the analyses' one walk
         if isinstance(node, ast.Import):
             pairs = [(alias.asname or alias.name.split(".")[0],
                       alias.name if alias.asname else alias.name.split(".")[0]) for alias in node.names]
