@@ -74,7 +74,7 @@ def rule_record(rule: Rule, plugins: Optional[Plugins] = None) -> RuleRecord:
         plugin=plugin.name if plugin else type(rule).__module__,
         distribution=plugin.distribution if plugin else "",
         version=plugin.version if plugin else "",
-        settings=dataclasses.asdict(settings) if instance else None)  # type: ignore[call-overload]
+        settings=dataclasses.asdict(settings) if instance else None)
 
 
 def rule_info(rule: Rule, plugins: Optional[Plugins] = None) -> dict[str, Any]:

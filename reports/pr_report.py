@@ -37,7 +37,8 @@ def write_pr_reports(run: Run, report_dir: Path) -> list[Path]:
 def branch_rows(repo: RepoResult) -> list[dict[str, Any]]:
     """One row per branch of a repo (one row when it has no branch), with its PR or error."""
     prs = {pr.branch: pr for pr in repo.pull_requests}
-    branches = [(group.branch, group.commit) for group in repo.groups if group.branch]
+    branches: list[tuple[Optional[str], Optional[str]]] = [
+        (group.branch, group.commit) for group in repo.groups if group.branch]
     rows = []
     merge, sites = repo.merge, repo.sites.to_dict()
     for branch, commit in branches or [(repo.branch, repo.commit)]:

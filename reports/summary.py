@@ -185,8 +185,8 @@ class Overview:
                 if rule_id not in self.audit_ids:
                     totals[status] += 1
         self.findings += len(repo.findings)
-        for status, count in totals.items():
-            self.rule_totals[status] += count
+        for state, count in totals.items():
+            self.rule_totals[state] += count
         self._add_sites(repo)
         self._add_api_sites(repo)
         self.repo_names.append(repo.repo)
