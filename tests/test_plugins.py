@@ -461,7 +461,7 @@ def test_hooks_are_called_in_pluggys_order_and_wrappers_are_refused(tmp_path: Pa
 
 def test_a_rerun_with_a_broken_plugin_rebuilds_the_branch_without_its_edits(
         tmp_path: Path, repo_list: Path) -> None:
-    """The documented choice (README, Plugins): the branch always equals what the report says.
+    """The documented choice (docs/plugins.md): the branch always equals what the report says.
     A rerun whose plugin broke rebuilds the files without that plugin's edits (a new commit on
     the branch) and every repository carries a PLUGIN finding saying its rules did not run."""
     good = write(tmp_path / "mylib_rules.py", RULE_PLUGIN)
