@@ -191,8 +191,7 @@ class Engine:
         if too_large is not None:
             return FileOutcome(path, (_file_error(repo, path, 1, too_large),))
         imported = {module for module, pattern in self._imports.items() if pattern.search(text)}
-        active = [r for r in self.rules if imported.intersection(r.modules)
-                  and (not r._tokens or any(t in text for t in r._tokens))]
+        active = [r for r in self.rules if imported.intersection(r.modules)]
         if not active:
             return FileOutcome(path)
         return self._by_kind(source, path, repo, facts, active)
@@ -208,7 +207,7 @@ class Engine:
                                    at.line if at else 1, at.column if at else 0)
             return FileOutcome(path, (finding,), kind=CONFLICT)
         treated = treatment(kind.kind, runtime_of(facts))
-        active = [rule for rule in active if treated in rule.file_kinds]
+        active = [rule for rule in active if treated in rule.file_kinds and _may_act(rule, source.text)]
         notes: tuple[Finding, ...] = ()
         if treated == TF2 and TF2_ENTRY_RULE not in self._enabled:
             notes = (file_finding(repo, path, "unmigrated", TF2_CODE),)
@@ -570,6 +569,12 @@ class _Dispatch:
             if kind < 256:  # a token type: the walk yields only the leaves asked for
                 self.leaves[kind] = None if plain else frozenset(keyed.get(SELF, ()))
         self.nodes: FrozenSet[int] = frozenset(kind for kind in self.heads if kind >= 256)
+
+
+def _may_act(rule: Rule, text: str) -> bool:
+    """The ``Rule._tokens`` prefilter: whether the file's text holds one of the rule's tokens
+    (a speed hint: applied after the file's kind is known, so it changes no outcome)."""
+    return not rule._tokens or any(token in text for token in rule._tokens)
 
 
 class _PlanFailed(Exception):

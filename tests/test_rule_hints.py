@@ -4,38 +4,24 @@
 ``_site_names_for`` only spare work (a prefilter on the text, the calls offered, what is
 parsed). A third-party rule never sets them: the public API does not name them. These tests
 run every built-in rule over the corpus and the sample projects once as shipped and once with
-every hint reset to its default, and want the same bytes and the same findings.
+every hint reset to its default, and want the same bytes and the same findings; and every
+golden case of ``npu_codemod.testing`` compares the selective engine with the hints to the
+full engine without them, so a wrong hint fails the rule's own tests.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterable
-
 import pytest
 
-from npu_codemod.api import Rule
+from npu_codemod.api import FileContext, Reference, Rule
 from npu_codemod.codemods.engine import Engine
+from npu_codemod.codemods.rule import SPEED_HINTS, without_hints
 from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.testing import assert_reports, run_rules
 
 from support.goldens import CORPUS, PROJECTS, project_names, sources
 
-#: The hints and their defaults (``Rule``'s own values).
-HINTS = ("_tokens", "_bare_calls_of_tf_names", "_scope", "_site_names")
 CASES = [(root, name) for root in (CORPUS, PROJECTS) for name in project_names(root)]
-
-
-def _no_site_names(facts: Iterable[str]) -> tuple[str, ...]:
-    return ()
-
-
-def without_hints(rule: Rule) -> Rule:
-    """A copy of ``rule`` with every speed hint at ``Rule``'s default."""
-    bare = copy.copy(rule)
-    for hint in HINTS:
-        setattr(bare, hint, getattr(Rule, hint))
-    bare._site_names_for = _no_site_names
-    return bare
 
 
 def migrate(files: dict[str, bytes], hints: bool) -> tuple[dict[str, bytes], list[tuple]]:
@@ -55,7 +41,7 @@ def migrate(files: dict[str, bytes], hints: bool) -> tuple[dict[str, bytes], lis
 def test_the_built_in_rules_do_use_hints() -> None:
     """Else the comparison below would prove nothing."""
     rules = build_toolkit(RuleSelection()).rules
-    for hint in HINTS:
+    for hint in SPEED_HINTS:
         assert any(getattr(rule, hint) != getattr(Rule, hint) for rule in rules), hint
 
 
@@ -72,5 +58,36 @@ def test_no_public_name_of_the_rule_api_is_a_hint() -> None:
     from npu_codemod.orchestrator.api_reference import ApiPage
 
     text = ApiPage().page()
-    for hint in (*HINTS, "_site_names_for", "tokens", "bare_calls_of_tf_names", "site_names"):
+    for hint in (*SPEED_HINTS, "_site_names_for", "tokens", "bare_calls_of_tf_names", "site_names"):
         assert f"`{hint}:" not in text and f"`Rule.{hint}`" not in text, hint
+
+
+class RunConfigs(Rule):
+    id = "TST950"
+    name = "run-configs"
+    description = "Reports every RunConfig."
+    calls = ("tensorflow.estimator.RunConfig",)
+
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        ctx.report(reference, "unmigrated", "a RunConfig")
+
+
+class WrongTokens(RunConfigs):
+    _tokens = ("Estimator(",)  # a RunConfig is made without one
+
+
+SOURCE = "import tensorflow as tf\n\nconfig = tf.estimator.RunConfig(model_dir=d)\n"
+
+
+def test_a_wrong_hint_fails_the_golden_case_it_changes() -> None:
+    assert_reports(RunConfigs(), SOURCE, findings=[("TST950", 3, 9, "unmigrated")])
+    with pytest.raises(AssertionError, match="without the rules' speed hints"):
+        run_rules(WrongTokens(), SOURCE)
+
+
+def test_a_copy_without_hints_has_every_default_and_leaves_the_rule_alone() -> None:
+    rule = next(rule for rule in build_toolkit(RuleSelection()).rules if rule.id == "NPU002")
+    bare = without_hints(rule)
+    assert [getattr(bare, hint) for hint in SPEED_HINTS] == [getattr(Rule, hint) for hint in SPEED_HINTS]
+    assert tuple(bare._site_names_for(frozenset())) == ()
+    assert (rule.id, rule._scope, rule._bare_calls_of_tf_names) == ("NPU002", "linked", True)
