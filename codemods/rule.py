@@ -180,7 +180,7 @@ def without_hints(rule: Rule) -> Rule:
     bare = copy.copy(rule)
     for hint in SPEED_HINTS:
         setattr(bare, hint, getattr(Rule, hint))
-    bare._site_names_for = _no_site_names
+    vars(bare)["_site_names_for"] = _no_site_names  # an instance attribute shadows the method
     return bare
 
 
