@@ -32,7 +32,6 @@ class MylibDropout(Rule):
     name = "mylib-dropout"
     description = "mylib.dropout -> npu_ops.dropout"
     guide_url = "https://wiki.example/mylib"
-    tokens = ("mylib",)
     pattern = "power< 'mylib' trailer< '.' 'dropout' > trailer< '(' [any] ')' > >"
 
     def visit(self, node, capture, ctx):
@@ -248,15 +247,15 @@ BROKEN = {
     "bad-pattern": (RULE_PLUGIN.replace("trailer< '(' [any] ')' > >", "trailer< '(' [any] ')' > "),
                     "npu_codemod_rules returned <MylibDropout MYL001> with a pattern that does not "
                     "compile: PatternSyntaxError"),
-    "bad-calls": (RULE_PLUGIN.replace('    tokens = ("mylib",)', '    calls = "mylib.dropout"'),
+    "bad-calls": (RULE_PLUGIN.replace('    guide_url = "https://wiki.example/mylib"', '    guide_url = "https://wiki.example/mylib"\n    calls = "mylib.dropout"'),
                   "npu_codemod_rules returned <MylibDropout MYL001> with calls = 'mylib.dropout': "
                   "it must be a tuple of strings"),
-    "bad-scope": (RULE_PLUGIN.replace('    tokens = ("mylib",)', '    tokens = ("mylib",)\n    scope = "sites"'),
-                  "npu_codemod_rules returned <MylibDropout MYL001> with scope = 'sites': it must be "
+    "bad-scope": (RULE_PLUGIN.replace('    guide_url = "https://wiki.example/mylib"', '    guide_url = "https://wiki.example/mylib"\n    _scope = "sites"'),
+                  "npu_codemod_rules returned <MylibDropout MYL001> with _scope = 'sites': it must be "
                   "one of 'site', 'linked', 'module'"),
-    "bad-site-names": (RULE_PLUGIN.replace('    tokens = ("mylib",)', '    tokens = ("mylib",)\n'
-                                           '    def site_names_for(self, facts):\n        return [1]'),
-                       "npu_codemod_rules returned <MylibDropout MYL001> whose site_names_for(facts) "
+    "bad-site-names": (RULE_PLUGIN.replace('    guide_url = "https://wiki.example/mylib"', '    guide_url = "https://wiki.example/mylib"\n'
+                                           '    def _site_names_for(self, facts):\n        return [1]'),
+                       "npu_codemod_rules returned <MylibDropout MYL001> whose _site_names_for(facts) "
                        "gave (1,): it must give strings"),
 }
 

@@ -13,6 +13,7 @@ from npu_codemod.api import FileContext, Reference, Rule
 from npu_codemod.codemods.api_sites import ApiSites, readiness
 from npu_codemod.codemods.engine import Engine
 from npu_codemod.plugins.manager import load_plugins
+from npu_codemod.plugins.rules._toolkit import support_list
 from npu_codemod.plugins.rules.audit.npu100_api_support import ApiSupport
 from npu_codemod.testing import assert_migrates, assert_reports, run_rules
 
