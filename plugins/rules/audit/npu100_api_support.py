@@ -13,6 +13,7 @@ site is counted (:meth:`FileContext.count_api`) for the reports' API readiness.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Optional, Sequence
@@ -39,6 +40,7 @@ from npu_codemod.api import (
 )
 
 from .owners import HOROVOD_OPT_IN, HOROVOD_RULES, OWNERS, Owner
+from .written import NpuForm, Written, npu_form, written
 
 #: What ``accessor:`` facts say of a function whose module is not known.
 UNRESOLVED = "?"
@@ -53,6 +55,8 @@ OWNER_OFF = ("Ascend migrates {api}, and npu-codemod's {rules} does, but it was 
 
 #: Findings on one line, by line (the rules' own, not NPU100's).
 Lines = dict[int, list[Finding]]
+#: The uses of the file as it was, and their verdicts, by (line, column).
+Judged = dict[tuple[int, int], tuple["ApiUse", "Verdict"]]
 #: How Ascend's list (and ``list_name``) spells Horovod's APIs.
 HVD = "hvd."
 
@@ -128,13 +132,18 @@ class ApiSupport(Rule):
         lines = _lines(ctx.findings, self.id)
         # Horovod's own code: the distributed pack reports each file once as library code.
         library = distribution(ctx).library and ctx.enabled_rules.intersection(HOROVOD_RULES)
+        judged: Judged = {}
+        npu_code = ctx.analysis(_original_npu_form)
         for use in ctx.analysis(api_uses):
             site = use.site
             verdict = judge(use, lines.get(site.line) or _on_statement(ctx, lines, site.line),
                             ctx.enabled_rules)
-            ctx.count_api(use.listed or use.api, use.status, verdict.covered)
-            if verdict.message and not (library and use.api.startswith(HVD)):
+            judged[(site.line, site.column)] = (use, verdict)
+            if verdict.message and not (library and use.api.startswith(HVD)) \
+                    and not npu_code.holds(site):
                 ctx.report_at(site.line, site.column, "unmigrated", verdict.message, verdict.level)
+        for use, verdict in written_uses(ctx, judged, lines):
+            ctx.count_api(use.listed or use.api, use.status, verdict.covered)
         if not ctx.enabled_rules.intersection(HOROVOD_RULES):
             for site in horovod_module_values(ctx):
                 ctx.report_at(site.line, site.column, "unmigrated", f"the Horovod module is used "
@@ -167,6 +176,64 @@ def _report_unresolved(ctx: FileContext) -> None:
         ctx.count_api(code, ApiStatus.UNKNOWN)
         ctx.report_at(line, column, "unmigrated", UNRESOLVED_ACCESS.format(
             code=code, function=code.partition("()")[0]))
+
+
+def written_uses(ctx: FileContext, judged: Judged, lines: Lines) -> list[tuple[ApiUse, Verdict]]:
+    """The API uses of the file as this run writes it, each with its verdict: the API sites
+    (see ``written``). A use as the file had it keeps its verdict; a use a rule wrote (a
+    respelled value) is judged by the findings of the lines it replaced; none in the tool's
+    own shapes. A file ``ast`` cannot read: its uses as written before."""
+    out = ctx.analysis(written)
+    sites = None if out is None else ast_references(
+        out.text, [ctx.names("tensorflow"), ctx.names("horovod")])
+    if out is None or sites is None:
+        npu_code = ctx.analysis(_original_npu_form)
+        return [pair for pair in judged.values() if not npu_code.holds(pair[0].site)]
+    npu_code = npu_form(out.text)
+    replaced = _replaced_uses(judged, out)
+    counted = []
+    for site in sites:
+        if npu_code.holds(site):
+            continue
+        origin = out.origin[site.line]
+        pair = judged.get((origin, site.column)) if origin is not None else None
+        if pair is None and origin is None:
+            pair = _replaced(site, out.block[site.line], replaced)
+        counted.append(pair or _new_use(site, out.block.get(site.line), lines, ctx))
+    return counted
+
+
+def _original_npu_form(ctx: FileContext) -> NpuForm:
+    return npu_form(ctx.original)
+
+
+def _replaced_uses(judged: Judged, out: Written) -> list[tuple[ApiUse, Verdict]]:
+    """The uses as the file had them on the lines the rewrite changed."""
+    changed = {line for first, end in out.block.values() for line in range(first, end)}
+    return [pair for (line, _), pair in sorted(judged.items()) if line in changed]
+
+
+def _replaced(site: ReferenceSite, block: tuple[int, int],
+              uses: list[tuple[ApiUse, Verdict]]) -> Optional[tuple[ApiUse, Verdict]]:
+    """The use of the changed lines that ``site``, on a line written in place of ``block``,
+    still is (the same spelling, the nearest), taken off ``uses``; None for a use the rewrite
+    wrote."""
+    same = [index for index, pair in enumerate(uses) if pair[0].site.spelled == site.spelled]
+    if not same:
+        return None
+    return uses.pop(min(same, key=lambda index: abs(uses[index][0].site.line - block[0])))
+
+
+def _new_use(site: ReferenceSite, block: Optional[tuple[int, int]], lines: Lines,
+             ctx: FileContext) -> tuple[ApiUse, Verdict]:
+    """A use the rewrite wrote, judged by the findings of the lines it replaced (a use
+    written after the last of them: the line it was written before)."""
+    api = list_name(site.name) or site.name
+    entry, status = support_list().lookup(api)
+    first, end = block or (site.line, site.line + 1)
+    found = [finding for number in range(first, max(end, first + 1)) for finding in lines.get(number, ())]
+    use = ApiUse(site, api, entry, status)
+    return use, dataclasses.replace(judge(use, found, ctx.enabled_rules), message="")
 
 
 def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
