@@ -124,7 +124,7 @@ def _npu_off_line(statement: ast.stmt) -> bool:
 
 
 def _fresh_config(statement: ast.stmt, following: Optional[ast.stmt]) -> bool:
-    """``config = tf.ConfigProto()`` right before ``custom_op = config.graph_options.
+    """``config = tf.ConfigProto()`` (see :func:`_empty_config`) right before ``custom_op = config.graph_options.
     rewrite_options.custom_optimizers.add()``: the config NPU007 creates for a session."""
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name) and _empty_config(statement.value)):
@@ -155,8 +155,15 @@ def _wrapped_fresh_config(node: ast.Call) -> bool:
 
 
 def _empty_config(value: ast.expr) -> bool:
-    return (isinstance(value, ast.Call) and not value.args and not value.keywords
+    """``tf.ConfigProto()``, or with the ``allow_soft_placement=True`` NPU008 adds to it."""
+    return (isinstance(value, ast.Call) and not value.args
+            and all(_soft_placement(keyword) for keyword in value.keywords)
             and isinstance(value.func, ast.Attribute) and value.func.attr == "ConfigProto")
+
+
+def _soft_placement(keyword: ast.keyword) -> bool:
+    return (keyword.arg == "allow_soft_placement" and isinstance(keyword.value, ast.Constant)
+            and keyword.value.value is True)
 
 
 def _ends(node: ast.expr, names: tuple[str, ...]) -> bool:
