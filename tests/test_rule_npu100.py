@@ -236,7 +236,7 @@ SESSION = '''import tensorflow as tf
 
 
 def train(train_op, steps):
-    config = tf.ConfigProto(allow_soft_placement=True)
+    config = tf.ConfigProto(allow_soft_placement=True, log_device_placement=True)
     with tf.Session(config=config) as sess:
         for _ in range(steps):
             sess.run(train_op)
