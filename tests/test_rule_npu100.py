@@ -413,3 +413,36 @@ def test_a_use_on_a_later_line_of_a_statement_its_owner_rewrote_is_no_finding() 
     assert not [key for key in counted({"NPU051", "NPU100"}, XLA_CONFIG) if key[0] == "tf.OptimizerOptions"]
     assert messages(run_rules({"NPU051", "NPU100"}, XLA_CONFIG_OFF).findings) == \
         [(6, owner_miss("tf.ConfigProto"))]
+
+
+TPU_RUN_CONFIG = '''"""The TPU run configuration of the pretraining script (BERT's shape)."""
+import tensorflow as tf
+
+
+def make_run_config(flags, cluster):
+    is_per_host = tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2
+    opts = tf.contrib.tfprof.model_analyzer.TRAINABLE_VARS_PARAMS_STAT_OPTIONS
+    opts["dump_to_file"] = flags.profile_file
+    tf.contrib.tfprof.model_analyzer.print_model_analysis(tf.get_default_graph(), tfprof_options=opts)
+    return tf.contrib.tpu.RunConfig(
+        cluster=cluster,
+        tpu_config=tf.contrib.tpu.TPUConfig(
+            iterations_per_loop=flags.iterations_per_loop,
+            per_host_input_for_training=is_per_host))
+'''
+
+
+def test_a_variable_an_assignment_made_an_alias_of_an_api_is_one_site() -> None:
+    """``is_per_host`` and ``opts`` name the API of the line that assigns them: reported and
+    counted there only (before: again at each use, lines 8, 9 and 14); the other APIs of the
+    lines that use them are their own sites (the print_model_analysis call)."""
+    findings = assert_reports(AUDIT, TPU_RUN_CONFIG, findings=[
+        ("NPU100", 6, 18, "unmigrated"), ("NPU100", 7, 11, "unmigrated"), ("NPU100", 9, 4, "unmigrated")])
+    assert messages(findings) == [
+        (6, deprecated("tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2")),
+        (7, deprecated("tf.contrib.tfprof.model_analyzer.TRAINABLE_VARS_PARAMS_STAT_OPTIONS")),
+        (9, deprecated("tf.contrib.tfprof.model_analyzer.print_model_analysis"))]
+    assert counted(AUDIT, TPU_RUN_CONFIG) == Counter({
+        ("tf.contrib.tpu.InputPipelineConfig", "deprecated", False): 1,
+        ("tf.contrib.tfprof", "deprecated", False): 2,  # the options and the call
+        ("", "supported", False): 3})

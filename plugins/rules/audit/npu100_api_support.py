@@ -34,6 +34,7 @@ from npu_codemod.api import (
     distribution,
     hookimpl,
     list_name,
+    module_ast,
     references_under,
     support_list,
     unresolved_accesses,
@@ -132,17 +133,15 @@ class ApiSupport(Rule):
         lines = _lines(ctx.findings, self.id)
         # Horovod's own code: the distributed pack reports each file once as library code.
         library = distribution(ctx).library and ctx.enabled_rules.intersection(HOROVOD_RULES)
-        judged: Judged = {}
+        judged = _judged(ctx, lines)
+        repeats = repeated_uses(ctx, judged)
         npu_code = ctx.analysis(_original_npu_form)
-        for use in ctx.analysis(api_uses):
+        for key, (use, verdict) in judged.items():
             site = use.site
-            verdict = judge(use, lines.get(site.line) or _on_statement(ctx, lines, site.line),
-                            ctx.enabled_rules)
-            judged[(site.line, site.column)] = (use, verdict)
             if verdict.message and not (library and use.api.startswith(HVD)) \
-                    and not npu_code.holds(site):
+                    and not npu_code.holds(site) and key not in repeats:
                 ctx.report_at(site.line, site.column, "unmigrated", verdict.message, verdict.level)
-        for use, verdict in written_uses(ctx, judged, lines):
+        for use, verdict in written_uses(ctx, judged, lines, repeats):
             ctx.count_api(use.listed or use.api, use.status, verdict.covered)
         if not ctx.enabled_rules.intersection(HOROVOD_RULES):
             for site in horovod_module_values(ctx):
@@ -178,7 +177,49 @@ def _report_unresolved(ctx: FileContext) -> None:
             code=code, function=code.partition("()")[0]))
 
 
-def written_uses(ctx: FileContext, judged: Judged, lines: Lines) -> list[tuple[ApiUse, Verdict]]:
+def _judged(ctx: FileContext, lines: Lines) -> Judged:
+    """Every use of the file as it was, with its verdict, by (line, column)."""
+    judged: Judged = {}
+    for use in ctx.analysis(api_uses):
+        site = use.site
+        judged[(site.line, site.column)] = (use, judge(
+            use, lines.get(site.line) or _on_statement(ctx, lines, site.line), ctx.enabled_rules))
+    return judged
+
+
+def repeated_uses(ctx: FileContext, judged: Judged) -> frozenset[tuple[int, int]]:
+    """The uses of a variable an assignment made an alias of an API (``is_per_host =
+    tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2``, then ``is_per_host`` passed on) whose
+    finding would repeat the one on the assignment's line: one site, one finding, counted
+    once. A use of an attribute of the variable (``slim.conv2d``) names another API: not one."""
+    bare = [(key, pair) for key, pair in judged.items()
+            if pair[1].message and "." not in pair[0].site.spelled]
+    if not bare:
+        return frozenset()
+    aliases = ctx.analysis(alias_assignments)
+    by_line: dict[int, list[tuple[ApiUse, Verdict]]] = defaultdict(list)
+    for (line, _), pair in judged.items():
+        by_line[line].append(pair)
+    return frozenset(key for key, (use, verdict) in bare
+                     for line in aliases.get(use.site.spelled, ()) if line != key[0]
+                     and any(other.site.name == use.site.name and said.message == verdict.message
+                             for other, said in by_line.get(line, ())))
+
+
+def alias_assignments(ctx: FileContext) -> dict[str, list[int]]:
+    """Name -> the lines of the file's assignments ``name = dotted.value`` (any scope)."""
+    module = module_ast(ctx.original)
+    aliases: dict[str, list[int]] = defaultdict(list)
+    for node in ast.walk(module) if module is not None else ():
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, (ast.Name, ast.Attribute)):
+            aliases[node.targets[0].id].append(node.lineno)
+    return aliases
+
+
+def written_uses(ctx: FileContext, judged: Judged, lines: Lines,
+                 repeats: frozenset[tuple[int, int]] = frozenset()) -> list[tuple[ApiUse, Verdict]]:
     """The API uses of the file as this run writes it, each with its verdict: the API sites
     (see ``written``). A use as the file had it keeps its verdict; a use a rule wrote (a
     respelled value) is judged by the findings of the lines it replaced; none in the tool's
@@ -188,14 +229,15 @@ def written_uses(ctx: FileContext, judged: Judged, lines: Lines) -> list[tuple[A
         out.text, [ctx.names("tensorflow"), ctx.names("horovod")])
     if out is None or sites is None:
         npu_code = ctx.analysis(_original_npu_form)
-        return [pair for pair in judged.values() if not npu_code.holds(pair[0].site)]
+        return [pair for key, pair in judged.items()
+                if not npu_code.holds(pair[0].site) and key not in repeats]
     npu_code = npu_form(out.text)
     replaced = _replaced_uses(judged, out)
     counted = []
     for site in sites:
-        if npu_code.holds(site):
-            continue
         origin = out.origin[site.line]
+        if npu_code.holds(site) or (origin, site.column) in repeats:
+            continue
         pair = judged.get((origin, site.column)) if origin is not None else None
         if pair is None and origin is None:
             pair = _replaced(site, out.block[site.line], replaced)
