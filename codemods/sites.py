@@ -44,6 +44,23 @@ def settle(findings: Iterable[Finding], not_sites: AbstractSet[str]) -> list[Fin
     return settled
 
 
+def settle_record(run: Mapping[str, Any], not_sites: AbstractSet[str]) -> dict[str, Any]:
+    """A run record (``run.json``) with its findings settled as :func:`settle` settles a
+    run's: one written before (with the ``npu_init`` import rows, and ``migrated`` for a site
+    already in NPU form) re-renders to the sites a run counts now."""
+    repos = []
+    for repo in run["repos"]:
+        findings = [dict(row, status="compliant") if _rewrote_nothing(row) else row
+                    for row in repo["findings"] if row["rule_id"] not in not_sites]
+        repos.append({**repo, "findings": findings})
+    return {**run, "repos": repos}
+
+
+def _rewrote_nothing(row: Mapping[str, Any]) -> bool:
+    """Is a finding record ``migrated`` at a site that was already in NPU form?"""
+    return row["status"] == "migrated" and rewrite_instruction(Finding.from_dict(row)) is None
+
+
 @dataclass(frozen=True)
 class SiteCounts:
     """Sites per state; :attr:`left` is the one figure of what still needs a person."""

@@ -241,6 +241,8 @@ def written_uses(ctx: FileContext, judged: Judged, lines: Lines,
         pair = judged.get((origin, site.column)) if origin is not None else None
         if pair is None and origin is None:
             pair = _replaced(site, out.block[site.line], replaced)
+            if pair is not None and (pair[0].site.line, pair[0].site.column) in repeats:
+                continue
         counted.append(pair or _new_use(site, out.block.get(site.line), lines, ctx))
     return counted
 
