@@ -122,7 +122,8 @@ def test_npu100_rows_are_ordinary_findings_and_the_csv_headers_stay(runs) -> Non
     audit = [row for row in rows(first / "findings.csv") if row["rule_id"] == "NPU100"]
     assert [(row["repo"], row["path"], int(row["line"]), int(row["column"])) for row in audit] == \
         [("contrib", *site[:3]) for site in BLOCKING]
-    assert {"repo": "contrib", "rule_id": "NPU100", "migrated": "0", "unmigrated": "4", "error": "0",
+    # summary.csv counts sites per rule: the two findings on line 16 are one site of NPU100
+    assert {"repo": "contrib", "rule_id": "NPU100", "migrated": "0", "unmigrated": "3", "error": "0",
             "compliant": "0", "not-needed": "0"} \
         in rows(first / "summary.csv")
 
