@@ -216,6 +216,7 @@ from npu_codemod.codemods.walk import (
     small_statements,
     tree_text,
 )
+from npu_codemod.codemods.written import WrittenUse, in_npu_form, written_uses
 from npu_codemod.plugins.hookspecs import (
     #: The decorator of a plugin's hook implementations (pluggy's marker for ``npu_codemod``):
     #: ``@hookimpl`` over ``def npu_codemod_rules(): return [MyRule()]``; every hook is
@@ -245,6 +246,7 @@ __all__ = [
     "StringReference", "fstring_references", "NPU_INIT_NAMES",
     # API support: Ascend's list, and the audit's counts for API readiness (FileContext.count_api)
     "ApiStatus", "api_advice", "support_list", "SupportList", "list_name", "support_list_tf2",
+    "written_uses", "WrittenUse", "in_npu_form",
     # Repository-wide facts (for npu_codemod_analyze_file and ctx.facts)
     "module_ast", "module_index", "ModuleIndex", "own_nodes", "module_parts", "imported_names",
     "ast_dotted_name", "nearest_name",

@@ -6,8 +6,9 @@ whole file, else (a selective parse, where skipped units are placeholders) from 
 CPython's ``ast`` (:func:`ast_references`, the same sites), and judged in
 :meth:`ApiSupport.finish`,
 after every other rule (``after = ("*",)``) has reported: a site another rule reported is not
-reported again, and a site of an API Ascend migrates that its owner did not cover is. Every
-site is counted (:meth:`FileContext.count_api`) for the reports' API readiness.
+reported again, and a site of an API Ascend migrates that its owner did not cover is. The
+sites of the file as the run writes it are counted (:meth:`FileContext.count_api`) for the
+reports' API readiness (see ``written``): a rerun over the migrated branch counts the same.
 """
 
 from __future__ import annotations
@@ -33,15 +34,16 @@ from npu_codemod.api import (
     ast_references,
     distribution,
     hookimpl,
+    in_npu_form,
     list_name,
     module_ast,
     references_under,
     support_list,
     unresolved_accesses,
+    written_uses,
 )
 
 from .owners import HOROVOD_OPT_IN, HOROVOD_RULES, OWNERS, Owner
-from .written import NpuForm, Written, npu_form, written
 
 #: What ``accessor:`` facts say of a function whose module is not known.
 UNRESOLVED = "?"
@@ -102,8 +104,13 @@ class ApiSupport(Rule):
         "(`slim.conv2d` is under `tf.contrib.slim`). A use of an API Ascend migrates "
         "(`tf.Session`, `tf.estimator.Estimator`, `hvd.init`...) that the rule owning it did not "
         "report, or whose rule is disabled: that is a miss to migrate by hand. A site another "
-        "rule reported is not reported again; `supported` APIs never are. Every site counts "
-        "towards the reports' API readiness. In a file no rule rewrites (eager mode), each "
+        "rule reported is not reported again, nor a variable an assignment made an alias of an "
+        "API (`is_per_host = tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2`) where it is used: "
+        "the assignment is its site; `supported` APIs never are, nor the NPU form "
+        "(`OptimizerOptions.OFF`). Every site of the file as the run writes it counts towards the "
+        "reports' API readiness: a use a rule rewrote away (`tf.nn.dropout`) is none (the rule's "
+        "finding is the site), nor the tool's own NpuOptimizer lines, so a rerun over the "
+        "migrated branch counts the same. In a file no rule rewrites (eager mode), each "
         "Horovod use is still reported, naming the opt-in while the distributed pack is off.")
     example = """
         import horovod.tensorflow as hvd
@@ -135,13 +142,12 @@ class ApiSupport(Rule):
         library = distribution(ctx).library and ctx.enabled_rules.intersection(HOROVOD_RULES)
         judged = _judged(ctx, lines)
         repeats = repeated_uses(ctx, judged)
-        npu_code = ctx.analysis(_original_npu_form)
         for key, (use, verdict) in judged.items():
             site = use.site
             if verdict.message and not (library and use.api.startswith(HVD)) \
-                    and not npu_code.holds(site) and key not in repeats:
+                    and key not in repeats and not in_npu_form(ctx, site):
                 ctx.report_at(site.line, site.column, "unmigrated", verdict.message, verdict.level)
-        for use, verdict in written_uses(ctx, judged, lines, repeats):
+        for use, verdict in counted_uses(ctx, judged, lines, repeats):
             ctx.count_api(use.listed or use.api, use.status, verdict.covered)
         if not ctx.enabled_rules.intersection(HOROVOD_RULES):
             for site in horovod_module_values(ctx):
@@ -218,63 +224,24 @@ def alias_assignments(ctx: FileContext) -> dict[str, list[int]]:
     return aliases
 
 
-def written_uses(ctx: FileContext, judged: Judged, lines: Lines,
-                 repeats: frozenset[tuple[int, int]] = frozenset()) -> list[tuple[ApiUse, Verdict]]:
-    """The API uses of the file as this run writes it, each with its verdict: the API sites
-    (see ``written``). A use as the file had it keeps its verdict; a use a rule wrote (a
-    respelled value) is judged by the findings of the lines it replaced; none in the tool's
-    own shapes. A file ``ast`` cannot read: its uses as written before."""
-    out = ctx.analysis(written)
-    sites = None if out is None else ast_references(
-        out.text, [ctx.names("tensorflow"), ctx.names("horovod")])
-    if out is None or sites is None:
-        npu_code = ctx.analysis(_original_npu_form)
-        return [pair for key, pair in judged.items()
-                if not npu_code.holds(pair[0].site) and key not in repeats]
-    npu_code = npu_form(out.text)
-    replaced = _replaced_uses(judged, out)
-    counted = []
-    for site in sites:
-        origin = out.origin[site.line]
-        if npu_code.holds(site) or (origin, site.column) in repeats:
-            continue
-        pair = judged.get((origin, site.column)) if origin is not None else None
-        if pair is None and origin is None:
-            pair = _replaced(site, out.block[site.line], replaced)
-            if pair is not None and (pair[0].site.line, pair[0].site.column) in repeats:
-                continue
-        counted.append(pair or _new_use(site, out.block.get(site.line), lines, ctx))
-    return counted
+def counted_uses(ctx: FileContext, judged: Judged, lines: Lines,
+                 repeats: frozenset[tuple[int, int]]) -> list[tuple[ApiUse, Verdict]]:
+    """The API uses of the file as this run writes it (``written_uses``), each with its
+    verdict: a use as the file had it keeps its verdict; a use a rule wrote (a respelled
+    value) is judged by the findings of the lines it replaced; a repeat is none."""
+    uses = [(use.site, (use, verdict)) for use, verdict in judged.values()]
+    resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
+    return [use.was or _new_use(use.site, use.replaced, lines, ctx)
+            for use in written_uses(ctx, resolvers, uses, repeats)]
 
 
-def _original_npu_form(ctx: FileContext) -> NpuForm:
-    return npu_form(ctx.original)
-
-
-def _replaced_uses(judged: Judged, out: Written) -> list[tuple[ApiUse, Verdict]]:
-    """The uses as the file had them on the lines the rewrite changed."""
-    changed = {line for first, end in out.block.values() for line in range(first, end)}
-    return [pair for (line, _), pair in sorted(judged.items()) if line in changed]
-
-
-def _replaced(site: ReferenceSite, block: tuple[int, int],
-              uses: list[tuple[ApiUse, Verdict]]) -> Optional[tuple[ApiUse, Verdict]]:
-    """The use of the changed lines that ``site``, on a line written in place of ``block``,
-    still is (the same spelling, the nearest), taken off ``uses``; None for a use the rewrite
-    wrote."""
-    same = [index for index, pair in enumerate(uses) if pair[0].site.spelled == site.spelled]
-    if not same:
-        return None
-    return uses.pop(min(same, key=lambda index: abs(uses[index][0].site.line - block[0])))
-
-
-def _new_use(site: ReferenceSite, block: Optional[tuple[int, int]], lines: Lines,
+def _new_use(site: ReferenceSite, block: tuple[int, int], lines: Lines,
              ctx: FileContext) -> tuple[ApiUse, Verdict]:
     """A use the rewrite wrote, judged by the findings of the lines it replaced (a use
     written after the last of them: the line it was written before)."""
     api = list_name(site.name) or site.name
     entry, status = support_list().lookup(api)
-    first, end = block or (site.line, site.line + 1)
+    first, end = block
     found = [finding for number in range(first, max(end, first + 1)) for finding in lines.get(number, ())]
     use = ApiUse(site, api, entry, status)
     return use, dataclasses.replace(judge(use, found, ctx.enabled_rules), message="")

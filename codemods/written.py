@@ -1,8 +1,8 @@
-"""The file as this run writes it: where each of its lines comes from, and which of its code
-is the tool's own NPU form.
+"""The file as this run writes it: where each of its lines comes from, which of its code is
+the tool's own NPU form, and its API uses matched to those of the file as it was.
 
-NPU100 counts the API uses of the file as the run leaves it, so that a rerun over the migrated
-branch counts the same sites: a use a rule rewrote away (``tf.nn.dropout`` that became
+The audits (NPU100, NPU071) count the API uses of the file as the run leaves it, so that a rerun
+over the migrated branch counts the same sites: a use a rule rewrote away (``tf.nn.dropout`` that became
 ``npu_ops.dropout``, a gelu formula's ``tf.tanh``) is no API site (the rule's finding is the
 site), and a use in code of the tool's own shapes (the NpuOptimizer lines, the ``ConfigProto()``
 NPU007 creates for them, ``OptimizerOptions.OFF``) is none either, on any run: whoever wrote it,
@@ -14,9 +14,16 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Optional
+from typing import AbstractSet, Generic, Optional, Sequence, TypeVar
 
-from npu_codemod.api import FileContext, ReferenceSite, module_ast, tree_text
+from .ast_references import ast_references
+from .modules import module_ast
+from .qualified import ReferenceSite
+from .rule import FileContext
+from .tfnames import ImportNames
+from .walk import tree_text
+
+T = TypeVar("T")
 
 #: The NpuOptimizer lines' options the guide sets to ``RewriterConfig.OFF``.
 NPU_OFF_OPTIONS = frozenset({"remapping", "memory_optimization"})
@@ -177,3 +184,71 @@ def _ends(node: ast.expr, names: tuple[str, ...]) -> bool:
         else:
             return False
     return True
+
+
+@dataclass(frozen=True)
+class WrittenUse(Generic[T]):
+    """An API use of the file as the run writes it: its ``site`` there, and ``was``, what the
+    caller knew of the same use in the file as it was (None: a use the rewrite wrote), with
+    the lines of the file as it was that its line is or replaced (``replaced``)."""
+
+    site: ReferenceSite
+    was: Optional[T]
+    replaced: tuple[int, int]
+
+
+def written_uses(ctx: FileContext, resolvers: Sequence[ImportNames],
+                 uses: Sequence[tuple[ReferenceSite, T]],
+                 left_out: AbstractSet[tuple[int, int]] = frozenset()) -> list[WrittenUse[T]]:
+    """The API uses of the file as the run writes it, none in the tool's own shapes (see
+    :func:`npu_form`), each matched to one of ``uses`` (the file's as it was, with what the
+    caller knows of them): the use on a line as it was, or the nearest of the same spelling
+    on the lines a changed block replaced. A use a rewrite removed has no match; those at
+    ``left_out`` (line, column) positions are not uses. A file no rule changed, or that
+    ``ast`` cannot read: its uses as they were."""
+    out = ctx.analysis(written)
+    sites = None if out is None else ast_references(out.text, resolvers)
+    if out is None or sites is None:
+        form = ctx.analysis(_original_npu_form)
+        return [WrittenUse(site, was, (site.line, site.line + 1)) for site, was in uses
+                if not form.holds(site) and (site.line, site.column) not in left_out]
+    form = npu_form(out.text)
+    by_position = {(site.line, site.column): (site, was) for site, was in uses}
+    changed = {line for first, end in out.block.values() for line in range(first, end)}
+    pool = [(site, was) for site, was in uses if site.line in changed]
+    found: list[WrittenUse[T]] = []
+    for site in sites:
+        origin = out.origin[site.line]
+        if form.holds(site) or (origin, site.column) in left_out:
+            continue
+        if origin is not None:
+            was = by_position.get((origin, site.column))
+            found.append(WrittenUse(site, was[1] if was else None, (origin, origin + 1)))
+            continue
+        block = out.block[site.line]
+        match = _nearest(site, block, pool)
+        if match is not None and (match[0].line, match[0].column) in left_out:
+            continue
+        found.append(WrittenUse(site, match[1] if match else None, block))
+    return found
+
+
+def in_npu_form(ctx: FileContext, site: ReferenceSite) -> bool:
+    """Is the use ``site`` of the file as it was in code of the tool's own shapes (the NPU
+    form: no finding there)?"""
+    return ctx.analysis(_original_npu_form).holds(site)
+
+
+def _original_npu_form(ctx: FileContext) -> NpuForm:
+    return npu_form(ctx.original)
+
+
+def _nearest(site: ReferenceSite, block: tuple[int, int],
+             pool: list[tuple[ReferenceSite, T]]) -> Optional[tuple[ReferenceSite, T]]:
+    """The use of ``pool`` (the changed lines' uses as they were) that ``site``, on a line
+    written in place of ``block``, still is (the same spelling, the nearest), taken off the
+    pool; None for a use the rewrite wrote."""
+    same = [index for index, (was, _) in enumerate(pool) if was.spelled == site.spelled]
+    if not same:
+        return None
+    return pool.pop(min(same, key=lambda index: abs(pool[index][0].line - block[0])))
