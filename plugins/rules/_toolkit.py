@@ -113,6 +113,7 @@ from npu_codemod.codemods.walk import (
     small_statements,
     tree_text,
 )
+from npu_codemod.codemods.written import WrittenUse, in_npu_form, written_uses
 
 T = TypeVar("T")
 
@@ -179,6 +180,7 @@ __all__ = [
     "header_index",
     "HOROVOD_MODULES",
     "imported_names",
+    "in_npu_form",
     "is_attribute_trailer",
     "is_call_trailer",
     "is_docstring",
@@ -233,4 +235,6 @@ __all__ = [
     "uses",
     "why_not",
     "wrap_expression",
+    "WrittenUse",
+    "written_uses",
 ]
