@@ -22,8 +22,8 @@ sys.path.insert(0, str(HERE))
 
 from run_bench import EVERY_PACK, read_all  # noqa: E402
 
+from npu_codemod.codemods.names import IMPORTS_TF  # noqa: E402
 from npu_codemod.codemods.source import decode_source  # noqa: E402
-from npu_codemod.codemods.tfnames import IMPORTS_TF  # noqa: E402
 from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit  # noqa: E402
 
 

@@ -47,9 +47,9 @@ from fissix.pgen2 import driver  # noqa: E402
 
 from npu_codemod.codemods.engine import DEFAULT_MODE, MODES  # noqa: E402
 from npu_codemod.codemods.modules import module_ast  # noqa: E402
+from npu_codemod.codemods.names import IMPORTS_TF  # noqa: E402
 from npu_codemod.codemods.parser import Parser  # noqa: E402
 from npu_codemod.codemods.source import decode_source  # noqa: E402
-from npu_codemod.codemods.tfnames import IMPORTS_TF  # noqa: E402
 from npu_codemod.orchestrator.batch.jobs import RepoJob  # noqa: E402
 from npu_codemod.orchestrator.batch.pipeline import process_repo  # noqa: E402
 from npu_codemod.orchestrator.demo import build_sample_repos  # noqa: E402

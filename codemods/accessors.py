@@ -30,8 +30,8 @@ import ast
 from typing import Iterable, Optional
 
 from .modules import ast_dotted_name, imported_names, module_ast, module_parts, nearest_name, own_nodes
-from .tfnames import ESTIMATOR_PACKAGE, TF, canonical, public_name
-from .tfnames import UNRESOLVED_ACCESSOR as UNRESOLVED
+from .names import ESTIMATOR_PACKAGE, TF, canonical, public_name
+from .names import UNRESOLVED_ACCESSOR as UNRESOLVED
 
 PREFIX = "accessor:"
 _ROOTS = (TF, ESTIMATOR_PACKAGE)

@@ -25,8 +25,8 @@ from functools import lru_cache
 from typing import Iterable, Optional
 
 from .modules import ModuleIndex, ast_dotted_name, module_ast, module_index, module_parts
+from .names import canonical, public_name
 from .rule import FileContext
-from .tfnames import canonical, public_name
 
 HOROVOD = "distributed:horovod"
 STRATEGY = "distributed:strategy"

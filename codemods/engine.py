@@ -30,7 +30,8 @@ from fissix.refactor import _get_headnode_dict
 from .api_sites import ApiSites, uncovered
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
-from .imports import imports_module_pattern, place_imports
+from .imports import place_imports
+from .names import imports_module_pattern
 from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names

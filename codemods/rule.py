@@ -18,9 +18,9 @@ from fissix import pytree
 from .accessors import file_accessors, repository_accessors
 from .api_sites import site_key
 from .findings import Finding, Status
+from .names import TF, ImportNames
 from .qualified import Reference
 from .tf_versions import TF1, TF1_CODE
-from .tfnames import TF, ImportNames
 from .walk import position, tree_text
 
 T = TypeVar("T")

@@ -16,8 +16,8 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .statements import child_index, enclosing_scope
-from .tfnames import is_attribute_trailer
+from .names import is_attribute_trailer
+from .nodes import child_index, enclosing_scope
 from .walk import pre_order, scope_statements
 
 NESTED_SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)

@@ -31,7 +31,7 @@ from importlib import resources
 from typing import FrozenSet, Optional
 
 from .modules import ModuleIndex, ast_dotted_name, imported_names, module_ast, module_index
-from .tfnames import public_name
+from .names import public_name
 
 #: The kinds of file (``run.json`` counts files per kind per repository).
 NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, CONFLICT = (

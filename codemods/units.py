@@ -31,7 +31,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .modules import ast_dotted_name, child_fields, module_ast
-from .statements import HIDDEN_NAMES
+from .nodes import HIDDEN_NAMES, is_ast_main_block
 
 #: How a rule declares what it reads and edits (see ``Rule.scope``).
 SITE, LINKED, MODULE = "site", "linked", "module"
@@ -140,7 +140,7 @@ class _Scan:
         self.imports: list[tuple[str, str]] = []  # (bound name, dotted target)
         self.assignments: list[tuple[str, str]] = []  # ``name = a.b``: (name, "a.b")
         self.beyond_fissix = False
-        self.main_block = any(_is_main_block(statement) for statement in group)
+        self.main_block = any(is_ast_main_block(statement) for statement in group)
         self._walk(group)
 
     def _walk(self, group: list[ast.stmt]) -> None:
@@ -260,16 +260,6 @@ def _fissix_decorator(decorator: ast.expr) -> bool:
     """``@name``, ``@a.b`` or a call of one: what fissix's grammar reads (not PEP 614's
     ``@buttons[0].clicked.connect``)."""
     return ast_dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator) is not None
-
-
-def _is_main_block(statement: ast.stmt) -> bool:
-    """``if __name__ == "__main__":`` (either order)."""
-    test = statement.test if isinstance(statement, ast.If) else None
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
-        return False
-    operands = [test.left, test.comparators[0]]
-    return {getattr(o, "id", None) for o in operands} | {getattr(o, "value", None) for o in operands} \
-        >= {"__name__", "__main__"}
 
 
 def _merged(units: Iterable[Unit]) -> Iterator[Unit]:

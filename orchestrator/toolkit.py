@@ -14,11 +14,11 @@ from typing import FrozenSet, Iterable, Optional
 
 from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine, collector_paused, size_problem
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.names import IMPORTS_TF
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.tf_versions import signals_of
-from npu_codemod.codemods.tfnames import IMPORTS_TF
 from npu_codemod.plugins.manager import Plugins, PluginSpec, load_plugins, select_rules
 
 

@@ -139,7 +139,7 @@ def test_rule_attributes_and_context_methods_are_on_the_page() -> None:
     assert ("- `calls: ClassVar[tuple[str, ...]] = ()`: Qualified names (any module: "
             "`tensorflow.estimator.RunConfig`) whose *calls*") in text
     assert "#### `FileContext.add_import`\n\n```python\nadd_import(statement: str) -> None\n```" in text
-    assert "*class, alias of `npu_codemod.codemods.tfnames.ImportNames`*" in text
+    assert "*class, alias of `npu_codemod.codemods.names.ImportNames`*" in text
     for name in api.__all__:
         assert f"\n### `{name}`\n" in text
 

@@ -127,6 +127,44 @@ from npu_codemod.codemods.modules import (
     nearest_name,
     own_nodes,
 )
+from npu_codemod.codemods.names import (
+    NPU_INIT_NAMES,
+    ImportNames,
+    #: The former name of :class:`ImportNames`, kept for plugins written against it.
+    TfNames,
+    call_of,
+    callee_name,
+    canonical,
+    dotted_name,
+    first_call,
+    #: Whether a node is a ``.name`` trailer (``.estimator`` in ``tf.estimator.RunConfig``).
+    is_attribute_trailer,
+    #: Whether a node is a ``(...)`` call trailer (None is not).
+    is_call_trailer,
+    leading_name,
+    prefix_name,
+    spelled_name,
+)
+from npu_codemod.codemods.nodes import (
+    #: The node types of a block, whose children are statements: ``symbols.suite`` (an
+    #: indented body) and ``symbols.file_input`` (the module). A one-line body after ``:``
+    #: (``if done: return``) is a ``simple_stmt`` of its compound statement instead.
+    BLOCKS,
+    block_child,
+    block_statements,
+    child_index,
+    compound_body,
+    enclosing_scope,
+    enclosing_statement,
+    free_name,
+    indentation,
+    is_docstring,
+    is_inside,
+    last_leaf,
+    main_block,
+    used_names,
+    why_not,
+)
 from npu_codemod.codemods.qualified import (
     Reference,
     ReferenceSite,
@@ -162,23 +200,6 @@ from npu_codemod.codemods.scopes import (
     uses,
 )
 from npu_codemod.codemods.snippets import parse_expression, parse_statements
-from npu_codemod.codemods.statements import (
-    #: The node types of a block, whose children are statements: ``symbols.suite`` (an
-    #: indented body) and ``symbols.file_input`` (the module). A one-line body after ``:``
-    #: (``if done: return``) is a ``simple_stmt`` of its compound statement instead.
-    BLOCKS,
-    block_child,
-    child_index,
-    enclosing_scope,
-    enclosing_statement,
-    free_name,
-    indentation,
-    is_docstring,
-    last_leaf,
-    main_block,
-    used_names,
-    why_not,
-)
 from npu_codemod.codemods.support_list import SupportList, list_name, support_list, support_list_tf2
 from npu_codemod.codemods.tf_versions import (
     #: Kind of file: TF 1.x code (and a TF-neutral file of a repository not on TF 2.x).
@@ -191,21 +212,6 @@ from npu_codemod.codemods.tf_versions import (
     TF2_COMPAT,
     #: Kind of file: imports TensorFlow, no sign of either version, in a TF 2.x repository.
     TF_NEUTRAL,
-)
-from npu_codemod.codemods.tfnames import (
-    NPU_INIT_NAMES,
-    ImportNames,
-    #: The former name of :class:`ImportNames`, kept for plugins written against it.
-    TfNames,
-    call_of,
-    canonical,
-    dotted_name,
-    first_call,
-    #: Whether a node is a ``.name`` trailer (``.estimator`` in ``tf.estimator.RunConfig``).
-    is_attribute_trailer,
-    #: Whether a node is a ``(...)`` call trailer (None is not).
-    is_call_trailer,
-    prefix_name,
 )
 from npu_codemod.codemods.walk import (
     node_pre_order,
@@ -242,6 +248,7 @@ __all__ = [
     "Reference", "ImportNames", "TfNames", "name_reference", "references_under", "canonical",
     "ReferenceSite", "ast_references",
     "dotted_name", "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
+    "spelled_name", "leading_name", "callee_name",
     "StringReference", "fstring_references", "NPU_INIT_NAMES",
     # API support: Ascend's list, and the audit's counts for API readiness (FileContext.count_api)
     "ApiStatus", "api_advice", "support_list", "SupportList", "list_name", "support_list_tf2",
@@ -268,7 +275,7 @@ __all__ = [
     "is_docstring", "is_terminal", "last_leaf", "why_not", "free_name", "used_names", "BLOCKS",
     "Use", "uses", "classify", "bound_names", "assigned_values", "bound_values", "Names", "Flow",
     "flow", "main_block", "binding", "called_function", "function_returns", "is_return",
-    "returned_values",
+    "returned_values", "is_inside", "compound_body", "block_statements",
     # Walks
     "pre_order", "node_pre_order", "small_statements", "scope_statements",
     "scoped_statements", "tree_text",

@@ -43,6 +43,7 @@ from npu_codemod.api import (
     is_true,
     prefix_name,
     scoped_statements,
+    spelled_name,
     symbols,
     tokens,
     uses,
@@ -96,7 +97,7 @@ def is_dataset(parts: Sequence[Base], ctx: FileContext,
         return False
     if is_call_trailer(parts[-1]) and len(parts) >= 2:
         return _call_makes_dataset(parts[:-1], ctx, scope)
-    name = _dotted(parts)
+    name = spelled_name(parts)
     if name is None:
         return False
     if _DATASET_NAME.match(name.rsplit(".", 1)[-1]):
@@ -108,7 +109,7 @@ def is_dataset(parts: Sequence[Base], ctx: FileContext,
 def _call_makes_dataset(callee: Sequence[Base], ctx: FileContext,
                         scope: Optional[Node]) -> bool:
     """Does calling the expression spelled by ``callee`` return a dataset?"""
-    qualified = ctx.tf.qualify(_dotted(callee))
+    qualified = ctx.tf.qualify(spelled_name(callee))
     if qualified:
         return any(qualified.startswith(package + ".") for package in DATASET_PACKAGES)
     method = callee[-1]
@@ -171,14 +172,6 @@ def _assignment(node: Node):
     return [(target, value) for target in targets if target]
 
 
-def _dotted(parts: Sequence[Base]) -> str | None:
-    """The dotted name that the power children ``parts`` (a first child and the trailers
-    after it, or a lone NAME) spell, if they spell one."""
-    if len(parts) == 1:
-        return dotted_name(parts[0]) if parts[0].type == tokens.NAME else None
-    return prefix_name(parts[0].parent, len(parts))
-
-
 def inference_pipeline(parts: Sequence[Base], site: Base,
                        remote: Optional[Remote] = None) -> Optional[str]:
     """Why batching the dataset spelled by power children ``parts`` at ``site`` (a batching
@@ -217,7 +210,7 @@ def _evidence(site: Base, parts: Sequence[Base] = (), depth: int = 0,
     statement = site
     while statement.parent is not None and statement.parent.type != symbols.simple_stmt:
         statement = statement.parent
-    names = [_dotted(parts)] if parts else []
+    names = [spelled_name(parts)] if parts else []
     if statement.type == symbols.expr_stmt:
         names += [dotted_name(target) for target in statement.children[:-1:2]]
     for name in filter(None, names):

@@ -25,6 +25,7 @@ from npu_codemod.api import (
     canonical,
     is_attribute_trailer,
     is_call_trailer,
+    spelled_name,
     symbols,
     tokens,
 )
@@ -236,7 +237,7 @@ class _Compiler:
         attributes = 1
         while attributes < len(parts) and is_attribute_trailer(parts[attributes]):
             attributes += 1
-        dotted = ".".join([head.value] + [t.children[1].value for t in parts[1:attributes]])
+        dotted = spelled_name(parts[:attributes]) or ""
         rest = parts[attributes:]
         if not rest:
             if attributes == 1:

@@ -10,10 +10,9 @@ from npu_codemod.api import (
     Argument,
     Base,
     Capture,
-    Dot,
     FileContext,
-    Name,
     Node,
+    Reference,
     Rule,
     arguments,
     child_index,
@@ -24,6 +23,8 @@ from npu_codemod.api import (
     needs_parentheses,
     parse_expression,
     prefix_name,
+    rename_argument,
+    replace_callee,
     symbols,
 )
 
@@ -119,7 +120,7 @@ class NnDropout(Rule):
 
 def _rewrite(power: Node, end: int, call: Node) -> None:
     _rename_rate(call)
-    _replace_callee(power, end)
+    replace_callee(Reference(power, end, DROPOUT, call), "npu_ops.dropout")
 
 
 def _has_noise_shape(call: Node) -> bool:
@@ -180,17 +181,8 @@ def _rename_rate(call: Node) -> None:
     value = str(rate.value).strip()
     if needs_parentheses(rate.value):
         value = f"({value})"
-    rate.node.children[0].value = "keep_prob"
+    rename_argument(rate, "keep_prob")
     rate.value.replace(parse_expression(f"1 - {value}"))
-
-
-def _replace_callee(power: Node, end: int) -> None:
-    """``tf.compat.v1.nn.dropout(...)`` / ``dropout(...)`` -> ``npu_ops.dropout(...)``."""
-    head = power.children[0]
-    for part in power.children[1:end]:
-        part.remove()
-    dropout = Node(symbols.trailer, [Dot(), Name("dropout")])
-    head.replace([Name("npu_ops", prefix=head.prefix), dropout])
 
 
 @hookimpl

@@ -18,6 +18,7 @@ from npu_codemod.api import (
     is_attribute_trailer,
     is_call_trailer,
     is_docstring,
+    is_inside,
     last_leaf,
     node_pre_order,
     parse_statements,
@@ -91,13 +92,13 @@ class Gelu(Rule):
                 ctx.report_at(line, column, "migrated", f"replaced the tanh GELU formula with "
                               f"{NPU_GELU}({parameter}); callers are unchanged")
                 done.append(funcdef)
-        self._report_inline([call for call in calls if _inside(call, tree)], names, done, ctx)
+        self._report_inline([call for call in calls if is_inside(call, tree)], names, done, ctx)
 
     def _report_inline(self, calls: list, names: ModuleNames, done: list, ctx: FileContext) -> None:
         seen = set()
         for call in calls:
             root = _arithmetic_root(call, names)
-            if id(root) in seen or any(_inside(root, funcdef) for funcdef in done):
+            if id(root) in seen or any(is_inside(root, funcdef) for funcdef in done):
                 continue
             seen.add(id(root))
             match = match_gelu(root, names, _single_assignments(enclosing_scope(root), root))
@@ -274,14 +275,6 @@ def _math_call_of_argument(node: Base, names: ModuleNames) -> Optional[Node]:
     if index != len(power.children) - 1 and power.children[index + 1].type != tokens.DOUBLESTAR:
         return None
     return power if FUNCTIONS.get(names.qualify(prefix_name(power, index)) or "") else None
-
-
-def _inside(node: Base, ancestor: Base) -> bool:
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent
-    return False
 
 
 @hookimpl

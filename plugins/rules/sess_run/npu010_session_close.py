@@ -49,8 +49,10 @@ from npu_codemod.api import (
     Rule,
     Use,
     block_child,
+    block_statements,
     child_index,
     classify,
+    compound_body,
     enclosing_scope,
     fact_names,
     flow,
@@ -59,6 +61,7 @@ from npu_codemod.api import (
     insert_before,
     is_call_trailer,
     is_terminal,
+    main_block,
     node_pre_order,
     open_block,
     position,
@@ -641,26 +644,15 @@ def _hint(node: Base, owner: Optional[tuple[Node, str]]) -> str:
         return (f"; add a close() method to {name} that calls self.{attribute}.close(), and call "
                 "it when training ends")
     module = enclosing_scope(node)
-    main = _main_block(module) if module.type == symbols.file_input else None
+    main = main_block(module) if module.type == symbols.file_input else None
     if main is None:
         return ""
-    suite = main.children[3]
-    statements = [child for child in suite.children
-                  if child.type not in (tokens.INDENT, tokens.DEDENT, tokens.NEWLINE)]
+    statements = block_statements(compound_body(main))
     text = f"; close it at the end of the {_MAIN} block (line {_end_line(statements[-1])})"
     joins = [statement for statement in statements if _is_join(statement)]
     if joins:
         text += f", after {str(joins[-1]).strip()} (line {position(joins[-1])[0]})"
     return text
-
-
-def _main_block(tree: Node) -> Optional[Node]:
-    for child in tree.children:
-        if child.type == symbols.if_stmt and child.children[3].type == symbols.suite:
-            test = str(child.children[1]).replace(" ", "").replace('"', "'")
-            if test in ("__name__=='__main__'", "'__main__'==__name__"):
-                return child
-    return None
 
 
 def _is_join(statement: Base) -> bool:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Optional
+from typing import Optional, Sequence
 
 from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .statements import child_index
+from .nodes import child_index
 from .walk import small_statements
 
 TF = "tensorflow"
@@ -31,14 +31,17 @@ _COMPAT = ("tensorflow.compat.v1", "tensorflow.compat.v2")
 #: must see a file importing only this package lists it in :attr:`Rule.modules`.
 ESTIMATOR_PACKAGE = "tensorflow_estimator"
 
-#: Cheap test on raw text: could the file import TensorFlow (or :data:`ESTIMATOR_PACKAGE`)? It
-#: may over-match (the tree decides), never under-match: the import can follow ``;`` or a
-#: one-line ``try:``/``if x:``.
-IMPORTS_TF = re.compile(
-    r"(?:^|[;:])[ \t]*(?:from[ \t]+tensorflow(?:_estimator)?\b"
-    r"|import[ \t][^\n#]*\btensorflow(?:_estimator)?\b)",
-    re.MULTILINE,
-)
+def imports_module_pattern(*modules: str) -> "re.Pattern[str]":
+    """Cheap test on raw text: could the file import one of ``modules`` (root packages)? It
+    may over-match (the tree decides), never under-match: the import can follow ``;`` or a
+    one-line ``try:``/``if x:``."""
+    name = "(?:" + "|".join(map(re.escape, modules)) + ")" if len(modules) > 1 else re.escape(modules[0])
+    return re.compile(rf"(?:^|[;:])[ \t]*(?:from[ \t]+{name}\b|import[ \t][^\n#]*\b{name}\b)",
+                      re.MULTILINE)
+
+
+#: :func:`imports_module_pattern` of TensorFlow and :data:`ESTIMATOR_PACKAGE`.
+IMPORTS_TF = imports_module_pattern(TF, ESTIMATOR_PACKAGE)
 
 
 #: Internal modules (and a few members) -> the public name TensorFlow exports them as
@@ -219,15 +222,42 @@ def is_empty_call(node: pytree.Base) -> bool:
 
 def prefix_name(power: pytree.Node, end: int) -> Optional[str]:
     """Dotted name spelled by ``power.children[:end]`` (a NAME and attribute trailers only)."""
-    first = power.children[0]
+    return spelled_name(power.children[:max(end, 1)])
+
+
+def spelled_name(parts: Sequence[pytree.Base], through_calls: bool = False) -> Optional[str]:
+    """``a.b.c`` for power children ``parts`` spelling a NAME and attribute trailers, else None:
+    the one reading of a dotted name. ``through_calls``: calls without arguments are spelled
+    too (``contrib.tpu().TPUEstimator``, as :meth:`ImportNames.resolve` reads an accessor's call)."""
+    first = parts[0]
     if first.type != token.NAME:
         return None
-    parts = [first.value]
-    for trailer in power.children[1:end]:
-        if not is_attribute_trailer(trailer):
+    spelled = [first.value]
+    for trailer in parts[1:]:
+        if is_attribute_trailer(trailer):
+            spelled.append("." + trailer.children[1].value)
+        elif through_calls and is_empty_call(trailer):
+            spelled.append(ACCESSOR_CALL)
+        else:
             return None
-        parts.append(trailer.children[1].value)
-    return ".".join(parts)
+    return "".join(spelled)
+
+
+def leading_name(parts: Sequence[pytree.Base]) -> Optional[str]:
+    """The dotted name the leading NAME and attribute trailers of power children ``parts``
+    spell (``tf.data.Dataset.range`` of ``tf.data.Dataset.range(9).batch``), or None."""
+    end = 1
+    while end < len(parts) and is_attribute_trailer(parts[end]):
+        end += 1
+    return spelled_name(parts[:end])
+
+
+def callee_name(power: pytree.Base) -> Optional[str]:
+    """The dotted name of the callee when ``power`` ends with a call (``tf.Session`` of
+    ``tf.Session(config=c)``), else None."""
+    if power.type != syms.power or not is_call_trailer(power.children[-1]):
+        return None
+    return prefix_name(power, len(power.children) - 1)
 
 
 class ImportNames:
