@@ -29,8 +29,8 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Optional
 
-from .modules import ast_dotted_name, imported_names, module_ast, module_parts, nearest_name, own_nodes
-from .names import ESTIMATOR_PACKAGE, TF, canonical, public_name
+from .modules import imported_names, module_ast, nearest_name, own_nodes
+from .names import ESTIMATOR_PACKAGE, TF, ast_dotted_name, canonical, module_parts, public_name
 from .names import UNRESOLVED_ACCESSOR as UNRESOLVED
 
 PREFIX = "accessor:"

@@ -36,16 +36,16 @@ from .estimators import ESTIMATORS
 from .modules import (
     KnownNames,
     ModuleIndex,
-    ast_dotted_name,
     imported_names,
     module_ast,
     module_index,
-    module_parts,
 )
 from .names import (
     TF,
+    ast_dotted_name,
     canonical,
     is_call_trailer,
+    module_parts,
     prefix_name,
     public_name,
     spelled_name,

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Optional
 
-from .modules import ModuleIndex, ast_dotted_name, module_ast, module_index, module_parts
-from .names import canonical, public_name
+from .modules import ModuleIndex, module_ast, module_index
+from .names import ast_dotted_name, ast_import_bindings, canonical, module_parts, public_name
 from .rule import FileContext
 
 HOROVOD = "distributed:horovod"
@@ -109,7 +109,7 @@ def _module_bindings(tree: ast.Module) -> set[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+            bound.update(name for name, _ in ast_import_bindings(node))
         elif isinstance(node, ast.Assign):
             bound.update(target.id for target in node.targets if isinstance(target, ast.Name))
     return bound

@@ -9,8 +9,10 @@ never an internal module.
 
 from __future__ import annotations
 
+import ast
 import re
 from functools import cached_property
+from pathlib import PurePosixPath
 from typing import Optional, Sequence
 
 from fissix import pytree
@@ -195,6 +197,31 @@ def canonical(dotted: str) -> str:
     return dotted
 
 
+def module_package(path: str) -> tuple[str, ...]:
+    """The package a file's imports are found from first: its folder (a package's
+    ``__init__.py``: the package itself)."""
+    parts = module_parts(path)
+    return parts if PurePosixPath(path.replace("\\", "/")).name.startswith("__init__.") else parts[:-1]
+
+
+def ast_dotted_name(node: ast.AST) -> Optional[str]:
+    """``a.b.c`` for an ``ast`` name or attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def module_parts(path: str) -> tuple[str, ...]:
+    """``("models", "benchmark")`` for ``models/benchmark.py``; a package is its folder."""
+    parts = [part for part in PurePosixPath(path.replace("\\", "/")).with_suffix("").parts
+             if part not in ("/", "")]
+    return tuple(parts[:-1] if parts and parts[-1] == "__init__" else parts)
+
+
 def dotted_name(node: pytree.Base) -> Optional[str]:
     """``a.b.c`` for a NAME or a power node made only of ``.attr`` trailers, else None."""
     if node.type == token.NAME:
@@ -209,6 +236,11 @@ def dotted_name(node: pytree.Base) -> Optional[str]:
 
 def is_attribute_trailer(node: pytree.Base) -> bool:
     return bool(node.type == syms.trailer and node.children[0].type == token.DOT)
+
+
+def attribute_name(node: pytree.Base) -> Optional[str]:
+    """``name`` for a ``.name`` trailer, else None."""
+    return str(node.children[1].value) if is_attribute_trailer(node) else None
 
 
 def is_call_trailer(node: Optional[pytree.Base]) -> bool:
@@ -260,6 +292,85 @@ def callee_name(power: pytree.Base) -> Optional[str]:
     return prefix_name(power, len(power.children) - 1)
 
 
+#: The name :func:`import_bindings` gives what ``from m import *`` binds (its target: ``m``).
+STAR = "*"
+
+
+def import_binding_leaves(statement: pytree.Base) -> list[tuple[pytree.Leaf, str]]:
+    """``(leaf, target)`` for each name an ``import``/``from ... import`` statement binds: the
+    NAME leaf bound and the full name it is bound to. ``import horovod.tensorflow as hvd``:
+    ``hvd`` -> ``horovod.tensorflow``; ``import horovod.tensorflow``: ``horovod`` ->
+    ``horovod``; ``from m import rank as r``: ``r`` -> ``m.rank``. A relative module keeps
+    its dots (``from .ops import init``: ``.ops.init``; ``from . import ops``: ``.ops``);
+    ``from m import *`` gives the ``*`` leaf and ``m``."""
+    if statement.type == syms.import_name:
+        return [_imported_module(item) for item in _import_items(statement.children[1:])]
+    keyword = next(index for index, child in enumerate(statement.children)
+                   if child.type == token.NAME and child.value == "import")
+    module = "".join(leaf.value for child in statement.children[1:keyword] for leaf in child.leaves())
+    base = module if module.endswith(".") else module + "."
+    found = []
+    for item in _import_items(statement.children[keyword + 1:]):
+        if item.type == token.STAR:
+            found.append((item, module))
+        elif item.type == syms.import_as_name:
+            found.append((item.children[2], base + item.children[0].value))
+        else:
+            found.append((item, base + item.value))
+    return found
+
+
+def import_bindings(statement: pytree.Base) -> list[tuple[str, str]]:
+    """``(name, target)`` of each name the import ``statement`` binds (:func:`import_binding_leaves`)."""
+    return [(leaf.value, target) for leaf, target in import_binding_leaves(statement)]
+
+
+def _import_items(children: Sequence[pytree.Base]) -> list[pytree.Base]:
+    """The items of an import's name list, without parentheses and commas."""
+    items = []
+    for child in children:
+        if child.type in (syms.dotted_as_names, syms.import_as_names):
+            items.extend(child.children[::2])
+        elif child.type not in (token.LPAR, token.RPAR):
+            items.append(child)
+    return items
+
+
+def _imported_module(item: pytree.Base) -> tuple[pytree.Leaf, str]:
+    """What one item of ``import a.b as c, d.e`` binds."""
+    if item.type == syms.dotted_as_name:
+        return item.children[2], dotted_name(item.children[0]) or ""
+    head = item if item.type == token.NAME else item.children[0]
+    return head, head.value
+
+
+def ast_import_bindings(node: "ast.Import | ast.ImportFrom", path: Optional[str] = None) -> list[tuple[str, str]]:
+    """:func:`import_bindings` of an ``ast`` import: ``(name, target)`` of each name it binds.
+    With ``path`` (the file's, in its repository) a relative module is made absolute, and the
+    names of one that leaves the repository are left out; without, it keeps its dots."""
+    if isinstance(node, ast.Import):
+        return [(alias.asname or alias.name.partition(".")[0],
+                 alias.name if alias.asname else alias.name.partition(".")[0]) for alias in node.names]
+    module = absolute_module(node, path) if path is not None else "." * node.level + (node.module or "")
+    if module is None:
+        return []
+    base = module if module.endswith(".") else module + "."
+    return [(STAR, module) if alias.name == STAR else (alias.asname or alias.name, base + alias.name)
+            for alias in node.names]
+
+
+def absolute_module(node: ast.ImportFrom, path: str) -> Optional[str]:
+    """The absolute module of ``from <module> import ...`` in the file ``path``
+    (``.``-relative ones from its package), or None when it leaves the repository."""
+    if not node.level:
+        return node.module
+    package = module_package(path)
+    if node.level - 1 > len(package):
+        return None
+    base = list(package[: len(package) - (node.level - 1)])
+    return ".".join(base + ([node.module] if node.module else [])) or None
+
+
 class ImportNames:
     """The bindings of one root module (TensorFlow by default, with
     :data:`ESTIMATOR_PACKAGE`; ``root="horovod"``...) in a module's tree, computed once: a
@@ -280,10 +391,8 @@ class ImportNames:
         self._accessor_stems = frozenset(".".join(spelled.split(".")[:end]) for spelled in self.accessors
                                          for end in range(1, spelled.count(".") + 2))
         for node in small_statements(tree):
-            if node.type == syms.import_name:
-                self._import_name(node.children[1])
-            elif node.type == syms.import_from:
-                self._import_from(node)
+            if node.type in (syms.import_name, syms.import_from):
+                self._import(node)
             elif node.type == syms.expr_stmt and len(node.children) == 3:
                 self._alias_assignment(node)
 
@@ -362,33 +471,15 @@ class ImportNames:
         if any(target == root or target.startswith(root + ".") for root in roots):
             self.bindings[name] = target
 
-    def _import_name(self, node: pytree.Base) -> None:
-        items = node.children[::2] if node.type == syms.dotted_as_names else [node]
-        for item in items:
-            if item.type == syms.dotted_as_name:
-                self._bind(item.children[2].value, dotted_name(item.children[0]) or "")
+    def _import(self, node: pytree.Node) -> None:
+        for name, target in import_bindings(node):
+            if target.startswith("."):
+                continue  # a module of the repository, not one of the root's
+            if name == STAR:
+                for star in sorted(STAR_EXPORTS.get(target, ())):
+                    self._bind(star, f"{target}.{star}")
             else:
-                module = dotted_name(item) or ""
-                self._bind(module.split(".")[0], module.split(".")[0])
-
-    def _import_from(self, node: pytree.Node) -> None:
-        module = dotted_name(node.children[1]) if node.children[1].type != token.DOT else None
-        if not module:
-            return
-        names = node.children[3:]
-        for child in names:
-            if child.type == token.LPAR or child.type == token.RPAR:
-                continue
-            if child.type == token.STAR:
-                for name in sorted(STAR_EXPORTS.get(module, ())):
-                    self._bind(name, f"{module}.{name}")
-                continue
-            items = child.children[::2] if child.type == syms.import_as_names else [child]
-            for item in items:
-                if item.type == syms.import_as_name:
-                    self._bind(item.children[2].value, f"{module}.{item.children[0].value}")
-                elif item.type == token.NAME:
-                    self._bind(item.value, f"{module}.{item.value}")
+                self._bind(name, target)
 
     def _alias_assignment(self, node: pytree.Node) -> None:
         target, op, value = node.children

@@ -77,6 +77,26 @@ def is_inside(node: pytree.Base, ancestor: pytree.Base) -> bool:
     return False
 
 
+def definition_name(definition: pytree.Base) -> str:
+    """The name a ``def`` or ``class`` statement defines."""
+    return str(definition.children[1].value)
+
+
+def assignment(statement: pytree.Base) -> Optional[tuple[pytree.Base, pytree.Base]]:
+    """``(target, value)`` of a plain ``target = value`` statement (an ``expr_stmt``), else
+    None (a chained ``a = b = value``, an augmented or annotated assignment, an expression)."""
+    children = statement.children
+    if statement.type != syms.expr_stmt or len(children) != 3 or children[1].type != token.EQUAL:
+        return None
+    return children[0], children[2]
+
+
+def small_statement(line: pytree.Base) -> pytree.Base:
+    """The first small statement of a statement line (``x = 1`` of ``x = 1; y = 2``), or
+    ``line`` itself when it is no ``simple_stmt`` (a compound statement)."""
+    return line.children[0] if line.type == syms.simple_stmt else line
+
+
 def child_index(node: pytree.Base) -> int:
     """``node``'s index among its parent's children. Not ``children.index(node)``: fissix
     compares nodes by structure, so that finds an equal earlier sibling (a second

@@ -16,7 +16,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .names import is_attribute_trailer
+from .names import import_binding_leaves, is_attribute_trailer
 from .nodes import child_index, enclosing_scope
 from .walk import pre_order, scope_statements
 
@@ -502,18 +502,13 @@ _IMPORT_PARTS = (syms.import_as_name, syms.dotted_as_name, syms.import_as_names,
 
 
 def _is_imported_name(leaf: pytree.Base, parent: pytree.Node) -> bool:
-    """Does the import ``leaf`` sits in bind it? ``y`` of ``from X import y``, ``Y`` of ``X as Y``
-    and ``a`` of ``import a.b`` do; ``X`` and ``b`` do not."""
-    if parent.type == syms.import_from:
-        previous = leaf.prev_sibling
-        return previous is not None and (previous.type == token.LPAR or getattr(previous, "value", "") == "import")
-    if parent.type in (syms.import_as_name, syms.dotted_as_name):
-        return leaf is parent.children[-1]
-    if parent.type == syms.dotted_name:  # import a.b binds a; from a.b import c binds no part
-        holder = parent.parent
-        return leaf is parent.children[0] and holder is not None and holder.type in (
-            syms.import_name, syms.dotted_as_names)
-    return True  # a name of ``import a, b``, ``from m import a, b`` or ``import a``
+    """Does the import ``leaf`` sits in bind it (:func:`~.names.import_binding_leaves`)? ``y``
+    of ``from X import y``, ``Y`` of ``X as Y`` and ``a`` of ``import a.b`` do; ``X`` and ``b``
+    do not."""
+    statement = parent
+    while statement.type not in (syms.import_name, syms.import_from):
+        statement = statement.parent
+    return any(bound is leaf for bound, _ in import_binding_leaves(statement))
 
 
 def is_terminal(statement: pytree.Base) -> bool:

@@ -30,7 +30,8 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .modules import ast_dotted_name, child_fields, module_ast
+from .modules import child_fields, module_ast
+from .names import ast_dotted_name, ast_import_bindings
 from .nodes import HIDDEN_NAMES, is_ast_main_block
 
 #: How a rule declares what it reads and edits (see ``Rule.scope``).
@@ -211,11 +212,7 @@ class _Scan:
         name they bind that a rule looks for is a site name of the units that use it."""
         for alias in node.names:
             self.names.update(filter(None, (alias.name.partition(".")[0], alias.asname)))
-            if isinstance(node, ast.Import):
-                head = alias.name.partition(".")[0]
-                self.imports.append((alias.asname or head, alias.name if alias.asname else head))
-            elif node.module:
-                self.imports.append((alias.asname or alias.name, f"{node.module}.{alias.name}"))
+        self.imports.extend(ast_import_bindings(node))
         if isinstance(node, ast.ImportFrom) and node.module:
             self.names.add(node.module.partition(".")[0])
 

@@ -119,29 +119,34 @@ from npu_codemod.codemods.findings import (
 from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
 from npu_codemod.codemods.modules import (
     ModuleIndex,
-    ast_dotted_name,
     imported_names,
     module_ast,
     module_index,
-    module_parts,
     nearest_name,
     own_nodes,
 )
 from npu_codemod.codemods.names import (
     NPU_INIT_NAMES,
+    STAR,
     ImportNames,
     #: The former name of :class:`ImportNames`, kept for plugins written against it.
     TfNames,
+    ast_dotted_name,
+    ast_import_bindings,
+    attribute_name,
     call_of,
     callee_name,
     canonical,
     dotted_name,
     first_call,
+    import_bindings,
     #: Whether a node is a ``.name`` trailer (``.estimator`` in ``tf.estimator.RunConfig``).
     is_attribute_trailer,
     #: Whether a node is a ``(...)`` call trailer (None is not).
     is_call_trailer,
     leading_name,
+    module_package,
+    module_parts,
     prefix_name,
     spelled_name,
 )
@@ -150,10 +155,12 @@ from npu_codemod.codemods.nodes import (
     #: indented body) and ``symbols.file_input`` (the module). A one-line body after ``:``
     #: (``if done: return``) is a ``simple_stmt`` of its compound statement instead.
     BLOCKS,
+    assignment,
     block_child,
     block_statements,
     child_index,
     compound_body,
+    definition_name,
     enclosing_scope,
     enclosing_statement,
     free_name,
@@ -162,6 +169,7 @@ from npu_codemod.codemods.nodes import (
     is_inside,
     last_leaf,
     main_block,
+    small_statement,
     used_names,
     why_not,
 )
@@ -248,7 +256,8 @@ __all__ = [
     "Reference", "ImportNames", "TfNames", "name_reference", "references_under", "canonical",
     "ReferenceSite", "ast_references",
     "dotted_name", "prefix_name", "is_attribute_trailer", "is_call_trailer", "call_of", "first_call",
-    "spelled_name", "leading_name", "callee_name",
+    "spelled_name", "leading_name", "callee_name", "import_bindings", "ast_import_bindings", "STAR",
+    "module_package",
     "StringReference", "fstring_references", "NPU_INIT_NAMES",
     # API support: Ascend's list, and the audit's counts for API readiness (FileContext.count_api)
     "ApiStatus", "api_advice", "support_list", "SupportList", "list_name", "support_list_tf2",
@@ -276,6 +285,7 @@ __all__ = [
     "Use", "uses", "classify", "bound_names", "assigned_values", "bound_values", "Names", "Flow",
     "flow", "main_block", "binding", "called_function", "function_returns", "is_return",
     "returned_values", "is_inside", "compound_body", "block_statements",
+    "definition_name", "assignment", "small_statement", "attribute_name",
     # Walks
     "pre_order", "node_pre_order", "small_statements", "scope_statements",
     "scoped_statements", "tree_text",

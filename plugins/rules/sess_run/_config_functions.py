@@ -31,6 +31,7 @@ from npu_codemod.api import (
     FileContext,
     ModuleIndex,
     Node,
+    definition_name,
     imported_names,
     is_call_trailer,
     module_index,
@@ -396,7 +397,7 @@ def promised_functions(ctx: FileContext) -> list[Node]:
     found = []
     for node in ctx.tree.children:
         function = node.children[-1] if node.type == symbols.decorated else node
-        if function.type == symbols.funcdef and function.children[1].value in names \
-                and len(_defined(ctx).get(function.children[1].value, [])) == 1:
+        if function.type == symbols.funcdef and definition_name(function) in names \
+                and len(_defined(ctx).get(definition_name(function), [])) == 1:
             found.append(function)
     return found

@@ -32,9 +32,11 @@ from npu_codemod.api import (
     FileContext,
     Node,
     arguments,
+    attribute_name,
     block_child,
     bound_names,
     child_index,
+    definition_name,
     dotted_name,
     enclosing_scope,
     find_argument,
@@ -112,10 +114,9 @@ def _call_makes_dataset(callee: Sequence[Base], ctx: FileContext,
     qualified = ctx.tf.qualify(spelled_name(callee))
     if qualified:
         return any(qualified.startswith(package + ".") for package in DATASET_PACKAGES)
-    method = callee[-1]
-    if not is_attribute_trailer(method):
+    name = attribute_name(callee[-1])
+    if name is None:
         return False
-    name = method.children[1].value
     return name in TF_DATA_METHODS or (
         name in SHARED_METHODS and is_dataset(callee[:-1], ctx, scope))
 
@@ -394,7 +395,7 @@ def _always_true(function: Node, test: Base) -> bool:
     if test.value not in names:
         return False
     position = names.index(test.value) if kinds[test.value] == "positional" else None
-    leaves = [use.leaf for use in uses(enclosing_scope(function), function.children[1].value)
+    leaves = [use.leaf for use in uses(enclosing_scope(function), definition_name(function))
               if use.leaf is not function.children[1]]
     for leaf in leaves:
         power = leaf.parent
@@ -429,7 +430,7 @@ def _name_of(part: Base) -> Optional[str]:
     """``from_tensor_slices`` for the trailer ``.from_tensor_slices`` or that NAME."""
     if part.type == tokens.NAME:
         return part.value
-    return part.children[1].value if is_attribute_trailer(part) else None
+    return attribute_name(part)
 
 
 def _is_if_test(child: Base) -> bool:
@@ -467,7 +468,7 @@ def repeats(parts: Sequence[Base], site: Base) -> bool:
     to its head name in straight-line code before ``site``?"""
     while parts:
         for before, part in zip(parts, parts[1:]):
-            if is_attribute_trailer(part) and part.children[1].value in REPEATS:
+            if attribute_name(part) in REPEATS:
                 return True
             if is_call_trailer(part) and is_attribute_trailer(before) \
                     and before.children[1].value == "apply" \

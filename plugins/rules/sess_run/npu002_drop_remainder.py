@@ -22,11 +22,11 @@ from npu_codemod.api import (
     Rule,
     add_keyword,
     arguments,
+    attribute_name,
     child_index,
     find_argument,
     has_unpacking,
     hookimpl,
-    is_attribute_trailer,
     is_call_trailer,
     is_false,
     is_true,
@@ -177,7 +177,7 @@ def _applied_to(call: Node) -> Sequence[Base]:
     if trailer is None or not is_call_trailer(trailer) or trailer.children[1] is not argument:
         return ()
     apply = trailer.prev_sibling
-    if apply is None or not is_attribute_trailer(apply) or apply.children[1].value != "apply":
+    if apply is None or attribute_name(apply) != "apply":
         return ()
     return apply.parent.children[:child_index(apply)]
 

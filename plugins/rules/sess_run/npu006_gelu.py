@@ -11,6 +11,7 @@ from npu_codemod.api import (
     FileContext,
     Node,
     Rule,
+    assignment,
     child_index,
     dotted_name,
     enclosing_scope,
@@ -177,12 +178,10 @@ def _computes_gelu(body: list[Base], parameter: str, names: ModuleNames) -> bool
 
 
 def _assignment(statement: Base) -> Optional[tuple[str, Base]]:
-    if statement.type != symbols.expr_stmt or len(statement.children) != 3:
+    assigned = assignment(statement)
+    if assigned is None or assigned[0].type != tokens.NAME:
         return None
-    target, operator, value = statement.children
-    if target.type != tokens.NAME or operator.type != tokens.EQUAL:
-        return None
-    return target.value, value
+    return assigned[0].value, assigned[1]
 
 
 def _single_assignments(scope: Node, before: Base) -> dict[str, Base]:

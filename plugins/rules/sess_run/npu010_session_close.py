@@ -53,6 +53,7 @@ from npu_codemod.api import (
     child_index,
     classify,
     compound_body,
+    definition_name,
     enclosing_scope,
     fact_names,
     flow,
@@ -255,7 +256,7 @@ class SessionClose(Rule):
         """The session is returned by ``function`` (``index``: its position in a returned
         tuple, None: itself, False: positions differ): each caller in the file owns it, and is
         handled like a session creation. The function gets no finding when it has callers."""
-        helper = function.children[1].value
+        helper = definition_name(function)
         callers = _callers(function)
         done = ctx.memo.setdefault("npu010.helpers", {})
         previous = done.get(id(function))
@@ -295,7 +296,7 @@ def _owned_elsewhere(function: Node, ctx: FileContext) -> bool:
     file calls: its callers there own the session."""
     if function.parent.type != symbols.file_input:
         return False
-    name = function.children[1].value
+    name = definition_name(function)
     functions = _session_functions(ctx)
     return f"{'.'.join(module_parts(ctx.path))}.{name}" in functions.returns \
         and functions.called_elsewhere(name, ctx.path)
@@ -623,8 +624,8 @@ def _closed_by_class(power: Node, owner: tuple[Node, str], ctx: FileContext) -> 
         if node.type == symbols.power and len(node.children) == 4 and str(node).strip().replace(" ", "") \
                 == f"self.{attribute}.close()":
             method = enclosing_scope(node)
-            ctx.report(power, "migrated", f"self.{attribute} is closed in {classdef.children[1].value}."
-                       f"{method.children[1].value}() (the NPU graph executor is released)")
+            ctx.report(power, "migrated", f"self.{attribute} is closed in {definition_name(classdef)}."
+                       f"{definition_name(method)}() (the NPU graph executor is released)")
             return True
     return False
 
@@ -635,7 +636,7 @@ def _hint(node: Base, owner: Optional[tuple[Node, str]]) -> str:
     ``if __name__ == "__main__":`` block for a module's session; else ''."""
     if owner is not None:
         classdef, attribute = owner
-        name = classdef.children[1].value
+        name = definition_name(classdef)
         methods = {child.children[1].value for child in classdef.children[-1].children
                    if child.type == symbols.funcdef}
         method = next((method for method in _CLEANUP if method in methods), None)

@@ -25,6 +25,7 @@ from npu_codemod.api import (
     Rule,
     add_keyword,
     arguments,
+    assignment,
     child_index,
     enclosing_scope,
     find_argument,
@@ -155,10 +156,11 @@ def _datasets_of(scope: Node, ctx: FileContext) -> frozenset[str]:
 def _assigned_datasets(scope: Node, ctx: FileContext) -> frozenset[str]:
     found: set[str] = set()
     for statement in scope_statements(scope):
-        if statement.type != symbols.expr_stmt or len(statement.children) != 3:
+        assigned = assignment(statement)
+        if assigned is None:
             continue
-        target, op, value = statement.children
-        if target.type != tokens.NAME or op.type != tokens.EQUAL or value.type != symbols.power:
+        target, value = assigned
+        if target.type != tokens.NAME or value.type != symbols.power:
             continue
         head = value.children[0]
         if head.type == tokens.NAME and (head.value in found or _tf_data(prefix_name(value, len(value.children))
