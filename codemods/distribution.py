@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Iterable, Optional
 
 from .modules import ModuleIndex, module_ast, module_index
-from .names import ast_dotted_name, ast_import_bindings, canonical, module_parts, public_name
+from .names import STAR, ast_dotted_name, ast_import_bindings, canonical, module_parts, public_name
 from .rule import FileContext
 
 HOROVOD = "distributed:horovod"
@@ -71,8 +71,8 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
     if not calls:
         return frozenset(facts)
     imports = index.imported_names(path)
-    star = any(isinstance(node, ast.ImportFrom) and node.module == "npu_bridge.npu_init"
-               and any(alias.name == "*" for alias in node.names) for node in tree.body)
+    star = any(isinstance(node, ast.ImportFrom) and (STAR, "npu_bridge.npu_init") in ast_import_bindings(node)
+               for node in tree.body)
     for node in index.nodes(ast.Call):
         callee = ast_dotted_name(node.func)
         if callee is None:

@@ -16,7 +16,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .names import import_binding_leaves, is_attribute_trailer
+from .names import attribute_name, import_binding_leaves, is_attribute_trailer
 from .nodes import child_index, enclosing_scope
 from .walk import pre_order, scope_statements
 
@@ -302,13 +302,12 @@ def _is_parenthesised(atom: pytree.Node) -> bool:
 def _stored_by_method(power: pytree.Node, index: int, calls: Calls) -> Optional[Flow]:
     """``lst.append(<value>)``: the value is stored in ``lst``."""
     method = power.children[index - 1] if index > 1 else None
-    if method is None or method.type != syms.trailer or method.children[0].type != token.DOT \
-            or method.children[1].value not in STORING_METHODS:
+    if method is None or attribute_name(method) not in STORING_METHODS:
         return None
     receiver = "".join(str(part).strip() for part in power.children[:index - 1])
     head = power.children[0]
     store = head if index == 2 and head.type == token.NAME else None
-    return Flow("stored", f"stored in a container ({receiver}.{method.children[1].value})",
+    return Flow("stored", f"stored in a container ({receiver}.{attribute_name(method)})",
                 into="container", store=store, calls=calls)
 
 

@@ -15,10 +15,10 @@ from npu_codemod.api import (
     FileContext,
     Reference,
     Rule,
+    attribute_name,
     find_argument,
     has_unpacking,
     hookimpl,
-    is_attribute_trailer,
     is_call_trailer,
     is_none,
     set_keyword,
@@ -96,8 +96,8 @@ def _replaced(reference: Reference) -> Optional[Base]:
     (``tf.estimator.RunConfig(...).replace(save_summary_steps=10)``), else None."""
     children = reference.node.children if reference.node.children else []
     index = reference.end + 1
-    if index + 1 < len(children) and is_attribute_trailer(children[index]) \
-            and children[index].children[1].value == "replace" and is_call_trailer(children[index + 1]):
+    if index + 1 < len(children) and attribute_name(children[index]) == "replace" \
+            and is_call_trailer(children[index + 1]):
         given = find_argument(children[index + 1], SETTING)
         return given.value if given is not None else None
     return None

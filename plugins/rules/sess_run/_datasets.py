@@ -36,6 +36,7 @@ from npu_codemod.api import (
     block_child,
     bound_names,
     child_index,
+    compound_body,
     definition_name,
     dotted_name,
     enclosing_scope,
@@ -379,7 +380,7 @@ def shared_with_training(parts: Sequence[Base], site: Base) -> Optional[str]:
         test = node.children[1]
         trains = _test_says(test) == "train" or (
             test.type in (symbols.and_test, symbols.or_test) and _says(node_words(test)) == "train")
-        if trains and _repeats_in(node.children[3], head) and not _always_true(scope, test):
+        if trains and _repeats_in(compound_body(node), head) and not _always_true(scope, test):
             return (f"shared by training and evaluation: it repeats only under 'if "
                     f"{str(test).strip()}' (line {node.get_lineno()})")
     return None

@@ -12,7 +12,9 @@ from npu_codemod.api import (
     Node,
     Rule,
     assignment,
+    block_statements,
     child_index,
+    compound_body,
     dotted_name,
     enclosing_scope,
     hookimpl,
@@ -129,11 +131,7 @@ def _input_parameter(funcdef: Node) -> Optional[str]:
 
 def _body(funcdef: Node) -> list[Base]:
     """The statements of a function body after its docstring."""
-    suite = funcdef.children[-1]
-    if suite.type != symbols.suite:
-        statements = [suite]
-    else:
-        statements = [c for c in suite.children if c.type not in (tokens.NEWLINE, tokens.INDENT, tokens.DEDENT)]
+    statements = block_statements(compound_body(funcdef))
     if statements and is_docstring(statements[0]):
         statements = statements[1:]
     return statements

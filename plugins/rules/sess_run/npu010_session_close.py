@@ -48,6 +48,7 @@ from npu_codemod.api import (
     Node,
     Rule,
     Use,
+    attribute_name,
     block_child,
     block_statements,
     child_index,
@@ -67,6 +68,7 @@ from npu_codemod.api import (
     open_block,
     position,
     prefix_name,
+    small_statement,
     symbols,
     tokens,
     uses,
@@ -336,9 +338,7 @@ def _unclosable_end(last: Base, endings: list[Base], closable: list[Node]) -> st
     after ``last``: it could never run."""
     if is_terminal(last):
         return "" if any(line is last for line in closable) else _DEFAULT_TO_THE_END
-    jumps = [line for line in endings if not is_return(line.children[0])
-             and line.children[0].type != symbols.raise_stmt
-             and not (line.children[0].type == tokens.NAME and line.children[0].value == "raise")]
+    jumps = [line for line in endings if not _returns_or_raises(small_statement(line))]
     if jumps or not any(block_child(line, last) is not None for line in closable):
         return (f"is used up to line {position(last)[0]}, a statement whose every path ends in a "
                 "return/raise/break/continue, so no close can follow it; close it before each "
@@ -395,10 +395,7 @@ def _all_end(bodies: list[Base]) -> Optional[list[Base]]:
 
 def _body_endings(body: Base) -> Optional[list[Base]]:
     """:func:`_endings` of the last statement of a clause's body."""
-    if body.type != symbols.suite:
-        return _endings(body)
-    statements = [child for child in body.children
-                  if child.type not in (tokens.INDENT, tokens.DEDENT, tokens.NEWLINE)]
+    statements = block_statements(body)
     return _endings(statements[-1]) if statements else None
 
 
@@ -656,11 +653,16 @@ def _hint(node: Base, owner: Optional[tuple[Node, str]]) -> str:
     return text
 
 
+def _returns_or_raises(small: Base) -> bool:
+    return is_return(small) or small.type == symbols.raise_stmt \
+        or (small.type == tokens.NAME and small.value == "raise")
+
+
 def _is_join(statement: Base) -> bool:
     """A line that only calls ``<name>.join(...)`` (``COORD.join(worker_threads)``)."""
-    if statement.type != symbols.simple_stmt or statement.children[0].type != symbols.power:
+    call = small_statement(statement)
+    if statement.type != symbols.simple_stmt or call.type != symbols.power:
         return False
-    call = statement.children[0]
     return len(call.children) == 3 and call.children[0].type == tokens.NAME and \
         str(call.children[1]).strip() == ".join" and is_call_trailer(call.children[2])
 
@@ -809,8 +811,7 @@ def _as_default_blocks(found: list[Use]) -> set[int]:
     blocks = set()
     for use in found:
         trailer = use.leaf.next_sibling
-        if use.kind == "attribute" and trailer.children[0].type == tokens.DOT \
-                and trailer.children[1].value == "as_default":
+        if use.kind == "attribute" and attribute_name(trailer) == "as_default":
             outer = _outside_parentheses(use.leaf.parent)
             if _is_context_manager(outer):
                 owner = outer.parent

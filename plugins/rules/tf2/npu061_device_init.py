@@ -24,6 +24,8 @@ from npu_codemod.api import (
     FileContext,
     Node,
     Rule,
+    block_statements,
+    compound_body,
     header_index,
     hookimpl,
     imported_names,
@@ -142,8 +144,7 @@ def _open_calls(tree: Node, main: Node, ctx: FileContext) -> list[tuple[Base, st
     ``__main__``) ``<npu_device>.open(...)`` statement."""
     bound = {name for name, target in ctx.names("npu_device").bindings.items() if target == "npu_device"}
     found = []
-    body = main.children[3]
-    for statement in [*tree.children, *body.children]:
+    for statement in [*tree.children, *block_statements(compound_body(main))]:
         match = _OPEN.match(tree_text(statement).strip())
         if match and match.group(1) in bound:
             found.append((statement, match.group(1), bool(match.group(2))))

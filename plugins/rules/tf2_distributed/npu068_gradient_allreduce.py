@@ -17,6 +17,7 @@ from npu_codemod.api import (
     FileContext,
     Node,
     Rule,
+    attribute_name,
     hookimpl,
     insert_after,
     pre_order,
@@ -124,8 +125,9 @@ def _is_tape_gradient(value: Base, tapes: set[str]) -> bool:
 
 
 def _method(trailer: Base) -> Optional[str]:
-    if trailer.type == symbols.trailer and len(trailer.children) == 2 and trailer.children[0].type == tokens.DOT:
-        return str(trailer.children[1].value)
+    name = attribute_name(trailer)
+    if name is not None:
+        return name
     next_one = trailer.prev_sibling
     if trailer.type == symbols.trailer and trailer.children[0].type == tokens.LPAR and next_one is not None:
         return _method(next_one)
