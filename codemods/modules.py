@@ -1,5 +1,6 @@
 """A repository's Python files read with ``ast``, for the analysis hooks: each file's module
-name, its ``ast`` (parsed once for every hook that asks), what its imports bind, and which of
+name, its ``ast`` (parsed once for every hook that asks), what its imports bind (as
+:func:`~.names.ast_import_bindings` reads each import), and which of
 the repository's module-qualified names an imported dotted name is.
 
 Repository-wide facts name module-level functions and classes by ``<module>.<name>``, where

@@ -1,10 +1,14 @@
-"""Which names in a file are bound to TensorFlow, and what a dotted expression resolves to.
+"""Names: what an import binds, the dotted name a node spells, a file's module name, and
+which names in a file are bound to TensorFlow (or another root module) and what a dotted
+expression resolves to. The one home of these questions, for both trees: fissix's
+(:func:`import_bindings`, :func:`spelled_name`) and ``ast``'s (:func:`ast_import_bindings`,
+:func:`ast_dotted_name`).
 
 Rules match *canonical* names (``tensorflow.nn.dropout``) whatever the file's spelling:
-``tf.nn.dropout``, ``tf.compat.v1.nn.dropout``, ``from tensorflow import nn``, or the internal
-module the public name is exported from (``from tensorflow.python.ops import nn_ops``:
-:data:`PUBLIC_NAMES`). Code a rule writes uses the file's own alias (:attr:`ImportNames.alias`),
-never an internal module.
+``tf.nn.dropout``, ``tf.compat.v1.nn.dropout`` (:func:`canonical` folds ``compat.v1``),
+``from tensorflow import nn``, or the internal module the public name is exported from
+(``from tensorflow.python.ops import nn_ops``: :data:`PUBLIC_NAMES`). Code a rule writes uses
+the file's own alias (:attr:`ImportNames.alias`), never an internal module.
 """
 
 from __future__ import annotations

@@ -1,7 +1,11 @@
 """Navigation around a node: its statement and block, whether a statement can go in front of
-it, its index among its siblings (by identity), its indentation, its scope, a free name there.
+it, its index among its siblings (by identity), whether it is inside another, its
+indentation, its scope, a free name there; the shapes rules read (a compound statement's
+bodies, a plain assignment, a definition's name, a line's first small statement) and the
+``if __name__ == "__main__":`` block.
 
-Edits that insert statements live in :mod:`edits`; walks in :mod:`walk`.
+Names (imports, dotted names) live in :mod:`names`; edits that insert statements in
+:mod:`edits`; walks in :mod:`walk`.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "plugins" / "rules"
 RULES_PACKAGE = "npu_codemod.plugins.rules"
 API = "npu_codemod.api"
-#: Third-party packages a rule must not import directly (the engine's own toolkit).
+#: Third-party packages a rule must not import directly (the engine's own loaded_rules).
 ENGINE_LIBRARIES = ("fissix", "bowler", "lib2to3")
 
 
