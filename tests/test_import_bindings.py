@@ -6,14 +6,13 @@ import ast
 
 import pytest
 
-from npu_codemod.api import (
+from npu_codemod.api import symbols, tokens
+from npu_codemod.plugins.rules._toolkit import (
     ast_import_bindings,
     classify,
     import_bindings,
     parse_module,
     pre_order,
-    symbols,
-    tokens,
 )
 
 

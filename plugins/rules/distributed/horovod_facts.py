@@ -23,9 +23,11 @@ import sys
 from typing import AbstractSet, Iterator, Optional
 
 from npu_codemod.api import (
+    FileContext,
+)
+from npu_codemod.plugins.rules._toolkit import (
     HOROVOD_MODULES,
     STAR,
-    FileContext,
     ModuleIndex,
     ast_dotted_name,
     ast_import_bindings,

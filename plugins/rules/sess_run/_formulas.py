@@ -22,12 +22,14 @@ from npu_codemod.api import (
     Leaf,
     Node,
     arguments,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
     canonical,
     is_attribute_trailer,
     is_call_trailer,
     spelled_name,
-    symbols,
-    tokens,
 )
 
 Value = Callable[[float], float]

@@ -18,23 +18,25 @@ from pathlib import PurePosixPath
 from typing import Optional
 
 from npu_codemod.api import (
-    TF2,
-    TF_NEUTRAL,
     Base,
     FileContext,
     Node,
     Rule,
+    hookimpl,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    TF2,
+    TF_NEUTRAL,
     block_statements,
     compound_body,
     header_index,
-    hookimpl,
     imported_names,
     main_block,
     module_ast,
     module_parts,
     nearest_name,
     position,
-    tokens,
     tree_text,
 )
 

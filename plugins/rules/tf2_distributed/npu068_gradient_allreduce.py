@@ -12,17 +12,19 @@ import re
 from typing import Optional
 
 from npu_codemod.api import (
-    TF2,
     Base,
     FileContext,
     Node,
     Rule,
-    attribute_name,
     hookimpl,
     insert_after,
-    pre_order,
     symbols,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    TF2,
+    attribute_name,
+    pre_order,
     tree_text,
 )
 
@@ -73,7 +75,7 @@ class GradientAllReduce(Rule):
         def build(model):
             model.compile(optimizer="adam", loss="mse")
     """
-    tokens = (".gradient(", ".compile(")
+    _tokens = (".gradient(", ".compile(")
     after = ("NPU061",)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
