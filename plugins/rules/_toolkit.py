@@ -127,6 +127,7 @@ from npu_codemod.codemods.walk import (
     small_statements,
     tree_text,
 )
+from npu_codemod.codemods.written import WrittenUse, in_npu_form, written_uses
 
 T = TypeVar("T")
 
@@ -201,6 +202,7 @@ __all__ = [
     "HOROVOD_MODULES",
     "import_bindings",
     "imported_names",
+    "in_npu_form",
     "is_attribute_trailer",
     "is_call_trailer",
     "is_docstring",
@@ -261,4 +263,6 @@ __all__ = [
     "uses",
     "why_not",
     "wrap_expression",
+    "WrittenUse",
+    "written_uses",
 ]
