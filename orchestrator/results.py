@@ -98,7 +98,7 @@ class RepoResult:
         """The repository's merge verdict (``codemods/merge_verdict.py``)."""
         return merge_verdict(self.status, ((f.rule_id, f.status, f.level, f.path, f.line)
                                            for f in self.findings), self.api_sites,
-                             self.verify.verdict if self.verify else None)
+                             self.verify.verdict if self.verify else None, self.files_scanned)
 
     @property
     def api_readiness(self) -> Optional[float]:

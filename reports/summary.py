@@ -14,14 +14,14 @@ every rule, the audit's included, that still need a person (``SiteCounts.left``)
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import AbstractSet, Any, Iterable, Iterator, Mapping, Optional, Union
 
 from npu_codemod.codemods.api_sites import ApiStatus, advice, readiness, unresolved_uses
 from npu_codemod.codemods.findings import STATUSES, Finding
 from npu_codemod.codemods.merge_verdict import VERDICTS, MergeVerdict
-from npu_codemod.codemods.sites import SiteCounts
+from npu_codemod.codemods.sites import SiteCounts, sites_per_rule
 from npu_codemod.orchestrator.results import RepoResult
 from npu_codemod.orchestrator.run_record import PackState, RunRecord
 
@@ -38,10 +38,9 @@ def iter_findings(run: Run) -> Iterator[Finding]:
 
 
 def summary_rows(repo: RepoResult) -> Iterator[dict[str, Any]]:
-    """One row per rule that has findings in ``repo``, in rule-id order."""
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
-    for finding in repo.findings:
-        counts[finding.rule_id][finding.status] += 1
+    """One row per rule that has findings in ``repo``, in rule-id order: its sites per state
+    (``sites_per_rule``), as the page's chart of rules counts them."""
+    counts = sites_per_rule(repo.findings)
     for rule_id in sorted(counts):
         yield {"repo": repo.repo, "rule_id": rule_id, **{s: counts[rule_id][s] for s in STATUSES}}
 
@@ -175,12 +174,14 @@ class Overview:
 
     def _add(self, repo: RepoResult) -> None:
         totals: dict[str, int] = dict.fromkeys(STATUSES, 0)
+        for rule_id, rule_sites in sites_per_rule(repo.findings).items():
+            by_rule = self.by_rule.setdefault(rule_id, dict.fromkeys(STATUSES, 0))
+            for status in STATUSES:
+                by_rule[status] += rule_sites[status]
         for finding in repo.findings:
             status, rule_id = finding.status, finding.rule_id
-            by_rule = self.by_rule.setdefault(rule_id, dict.fromkeys(STATUSES, 0))
             self.rule_names[rule_id] = finding.rule_name
             if status in totals:  # a hand-edited run.json may hold others: not counted
-                by_rule[status] += 1
                 self.totals[status] += 1
                 if rule_id not in self.audit_ids:
                     totals[status] += 1

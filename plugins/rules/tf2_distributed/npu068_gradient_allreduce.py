@@ -11,19 +11,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from npu_codemod.api import (
-    TF2,
-    Base,
-    FileContext,
-    Node,
-    Rule,
-    hookimpl,
-    insert_after,
-    pre_order,
-    symbols,
-    tokens,
-    tree_text,
-)
+from npu_codemod.api import Base, FileContext, Node, Rule, hookimpl, insert_after, symbols, tokens
+from npu_codemod.plugins.rules._toolkit import TF2, pre_order, tree_text
 
 from ._device import device_name
 
@@ -72,7 +61,7 @@ class GradientAllReduce(Rule):
         def build(model):
             model.compile(optimizer="adam", loss="mse")
     """
-    tokens = (".gradient(", ".compile(")
+    _tokens = (".gradient(", ".compile(")
     after = ("NPU061",)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
