@@ -152,6 +152,10 @@ NPU_INIT_NAMES = frozenset({
 })
 #: Modules whose star import binds known names (see :data:`NPU_INIT_NAMES`).
 STAR_EXPORTS: dict[str, frozenset[str]] = {"npu_bridge.npu_init": NPU_INIT_NAMES}
+#: Star imports that bind another module's names: TF Adapter 2.x ships ``npu_bridge.npu_init``
+#: as ``npu_device.compat.v1.npu_init`` (NPU062's header in ``tf2-compat`` files), so the TF 1.x
+#: rules find their own output there on a second run.
+STAR_SAME = {"npu_device.compat.v1.npu_init": "npu_bridge.npu_init"}
 
 
 #: How a dotted name spells the call of a module accessor function (``contrib.tpu().X``).
@@ -350,8 +354,9 @@ class ImportNames:
             if child.type == token.LPAR or child.type == token.RPAR:
                 continue
             if child.type == token.STAR:
-                for name in sorted(STAR_EXPORTS.get(module, ())):
-                    self._bind(name, f"{module}.{name}")
+                source = STAR_SAME.get(module, module)
+                for name in sorted(STAR_EXPORTS.get(source, ())):
+                    self._bind(name, f"{source}.{name}")
                 continue
             items = child.children[::2] if child.type == syms.import_as_names else [child]
             for item in items:

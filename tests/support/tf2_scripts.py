@@ -325,3 +325,34 @@ def fit(x, y, epochs):
     model.fit(x, y, epochs=epochs)
     return model
 '''
+
+#: Keras in session mode on TensorFlow 2.x (compat.v1), its input pipeline pinned to the CPU.
+COMPAT_KERAS = '''\
+"""Train a Keras classifier in TF 1.x session mode on TensorFlow 2 (tf.compat.v1)."""
+import numpy as np
+import tensorflow.compat.v1 as tf
+
+tf.disable_v2_behavior()
+
+
+def build_model():
+    model = tf.keras.Sequential([
+        tf.keras.layers.Dense(64, activation="relu", input_shape=(20,)),
+        tf.keras.layers.Dense(2, activation="softmax"),
+    ])
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    return model
+
+
+def train(epochs):
+    with tf.device("/cpu:0"):
+        features = np.random.rand(512, 20).astype(np.float32)
+        labels = np.random.randint(0, 2, size=512)
+    model = build_model()
+    model.fit(features, labels, epochs=epochs, batch_size=32)
+    return model
+
+
+if __name__ == "__main__":
+    train(3)
+'''
