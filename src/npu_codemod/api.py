@@ -181,6 +181,8 @@ from npu_codemod.codemods.statements import (
 )
 from npu_codemod.codemods.support_list import SupportList, list_name, support_list, support_list_tf2
 from npu_codemod.codemods.tf_versions import (
+    #: Kind of file: imports no TensorFlow (a rule listing it runs on scripts: an entry script).
+    NON_TF,
     #: Kind of file: TF 1.x code (and a TF-neutral file of a repository not on TF 2.x).
     TF1,
     #: The kinds the TF 1.x rules run on by default (:attr:`Rule.file_kinds`): tf1, tf2-compat.
@@ -235,7 +237,7 @@ __all__ = [
     # The rule and its context
     "Rule", "FileContext", "fact_names", "Capture", "hookimpl", "SettingsError",
     # Kinds of file (Rule.file_kinds, FileContext.file_kind)
-    "TF1", "TF2", "TF2_COMPAT", "TF_NEUTRAL", "TF1_CODE",
+    "TF1", "TF2", "TF2_COMPAT", "TF_NEUTRAL", "TF1_CODE", "NON_TF",
     # Findings
     "Finding", "Status", "position",
     # Qualified names
