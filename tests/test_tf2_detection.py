@@ -374,3 +374,18 @@ def test_tf_device_in_a_compat_file_is_reported_and_keras_gets_the_compat_warnin
     tf1 = run_rules(COMPAT_KERAS, facts=TF1_RUNTIME | {"uses-tf-device"})[1]
     assert "limited on the NPU" not in next(f for f in tf1 if f.rule_id == "NPU041").message
     assert "NPU008" not in {f.rule_id for f in tf1}  # no session here: nothing to configure
+
+
+def test_check_on_a_folder_reads_that_repository_s_own_setting(tmp_path: Path) -> None:
+    """``check some/repo`` reads ``some/repo/pyproject.toml`` as ``run`` reads the repository's."""
+    repo = tmp_path / "classifier"
+    repo.mkdir()
+    (repo / "train.py").write_text(CUSTOM_LOOP)
+    undecided = cli("check", "classifier", cwd=tmp_path)
+    assert undecided.stdout.splitlines()[0].startswith(".:1:1: NPU000 TensorFlow major version undetermined")
+    (repo / "pyproject.toml").write_text('[tool.npu-codemod]\ntensorflow = "2"\n')
+    decided = cli("check", "classifier", cwd=tmp_path)
+    lines = decided.stdout.splitlines()
+    assert not any("undetermined" in line for line in lines)
+    assert "classifier/train.py:2:1: NPU061 [fixable] add 'import npu_device as npu' and " \
+        "'npu.open().as_default()' at the top of the entry script" in lines

@@ -85,17 +85,21 @@ class DeviceInit(Rule):
     guide_section_en = "Setting NPU as Default Device"
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("`import npu_device as npu` and `npu.open().as_default()` at the top of every "
-                "entry script of a TF 2.x program (a file with a module-level `if __name__ == "
-                "\"__main__\":` block that trains, or imports a module of the repository that "
-                "trains): after the shebang/encoding lines, the docstring and `from __future__` "
+                "entry script of a TF 2.x program: the files listed in `[tool.npu-codemod] entry` "
+                "of the repository's `pyproject.toml`, else each file with a module-level `if "
+                "__name__ == \"__main__\":` block whose repository imports, followed "
+                "transitively, reach TF 2.x training code (the script itself may import no "
+                "TensorFlow): after the shebang/encoding lines, the docstring and `from __future__` "
                 "imports, before every other import. A file that binds `npu` to something else "
                 "gets `import npu_device` and `npu_device.open().as_default()`. Already there "
                 "(any alias, at the top or first in the `__main__` block): left alone.")
     reports = ("`open()` without `.as_default()`; an init placed after other imports or "
                "statements (never moved automatically); `ASCEND_DEVICE_ID`, `RANK_ID`, "
                "`RANK_SIZE`, `RANK_TABLE_FILE` set in the script (after the init), "
-               "`NPU_LOOP_SIZE` set after `import npu_device`; a TF 2.x `__main__` script "
-               "without training code.")
+               "`NPU_LOOP_SIZE` set after `import npu_device`, `npu.global_options()` used after "
+               "`npu.open()`; a TF 2.x `__main__` script without training code. For the "
+               "repository (NPU000): no entry script found; a program whose entry reaches both "
+               "eager TF 2.x and compat.v1 files (nothing in it is rewritten).")
     example = """
         \"\"\"Train a Keras classifier.\"\"\"
         import os
