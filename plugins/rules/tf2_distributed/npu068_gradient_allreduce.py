@@ -276,8 +276,12 @@ _TAPE_ASSIGNED = re.compile(r"^\s*(\w+)\s*=\s*[\w.]*GradientTape\(", re.MULTILIN
 
 
 def _is_tape_gradient(value: Base, tapes: set[str]) -> bool:
-    """``<tape>.gradient(...)``: a tape's name, ``.gradient``, a call, nothing after."""
+    """``<tape>.gradient(...)``: a tape's name, ``.gradient``, a call, nothing after; or
+    that call unscaled by a loss-scale optimizer (``opt.get_unscaled_gradients(<it>)``)."""
     children = value.children if value.type == symbols.power else []
+    if len(children) >= 3 and _method(children[-2]) == "get_unscaled_gradients" \
+            and children[-1].type == symbols.trailer and len(children[-1].children) == 3:
+        return _is_tape_gradient(children[-1].children[1], tapes)
     return len(children) == 3 and children[0].type == tokens.NAME and children[0].value in tapes \
         and _method(children[1]) == "gradient" and children[2].type == symbols.trailer \
         and children[2].children[0].type == tokens.LPAR
