@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
 from .modules import imported_names, module_ast, module_parts, nearest_name
-from .tf_versions import RUNTIME_TF2, Signals
+from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -60,6 +60,13 @@ class Node:
     trains: bool
     tf: bool
     imports: tuple[str, ...]
+    tf1: bool = False  # TF 1.x-only APIs
+    tf2: bool = False  # TF 2.x-only APIs or TF 2.x idioms
+
+    def eager(self, runtime: str) -> bool:
+        """Eager TF 2.x training code in a repository whose runtime is ``runtime``."""
+        return self.trains and self.tf and not self.compat and not self.tf1 \
+            and (runtime == RUNTIME_TF2 or self.tf2)
 
     @property
     def module(self) -> str:
@@ -75,8 +82,10 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     tree = module_ast(text)
     targets = sorted({target for target in (imported_names(tree, path).values() if tree is not None else ())
                       if not target.startswith(("tensorflow", "__future__"))})
-    flags = ("m" if main else "") + ("c" if signals is not None and (signals.c1 or signals.c2) else "") \
-        + ("t" if signals is not None and TRAINING.search(text) else "") + ("x" if signals is not None else "")
+    flags = ("m" if main else "") + ("x" if signals is not None else "")
+    if signals is not None:
+        flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if TRAINING.search(text) else "") \
+            + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e else "")
     return f"{GRAPH_FACT}{path}|{flags}|{','.join(targets)}"
 
 
@@ -86,7 +95,7 @@ def _nodes(facts: Iterable[str]) -> dict[str, Node]:
         if fact.startswith(GRAPH_FACT):
             path, flags, imports = fact[len(GRAPH_FACT):].rsplit("|", 2)
             node = Node(path, "m" in flags, "c" in flags, "t" in flags, "x" in flags,
-                        tuple(filter(None, imports.split(","))))
+                        tuple(filter(None, imports.split(","))), "1" in flags, "2" in flags)
             nodes[node.module] = node
     return nodes
 
@@ -100,7 +109,7 @@ class Program:
     reached: set[str] = field(default_factory=set)
 
 
-def closure(entry: Node, nodes: Mapping[str, Node]) -> Program:
+def closure(entry: Node, nodes: Mapping[str, Node], runtime: str = RUNTIME_TF2) -> Program:
     """The files ``entry`` imports, transitively (a package imported as such counts its
     training modules: ``from retinanet import Executor`` with a re-exporting ``__init__``)."""
     known = set(nodes)
@@ -110,7 +119,7 @@ def closure(entry: Node, nodes: Mapping[str, Node]) -> Program:
     while todo:
         node = todo.pop()
         program.reached.add(node.path)
-        _classify(node, program)
+        _classify(node, program, runtime)
         package = module_parts(node.path)[:-1]
         for target in node.imports:
             for found in _resolved(target, package, known, packages):
@@ -119,7 +128,7 @@ def closure(entry: Node, nodes: Mapping[str, Node]) -> Program:
                     todo.append(nodes[found])
                 elif found in packages:  # a package without its own TF code: its training modules
                     for name in known:
-                        if name.startswith(found + ".") and nodes[name].trains and not nodes[name].compat:
+                        if name.startswith(found + ".") and nodes[name].eager(runtime):
                             program.eager.add(nodes[name].path)
     return program
 
@@ -133,10 +142,10 @@ def _resolved(target: str, package: tuple[str, ...], known: set[str], packages: 
     return []
 
 
-def _classify(node: Node, program: Program) -> None:
-    if node.compat:
+def _classify(node: Node, program: Program, runtime: str) -> None:
+    if node.compat and runtime == RUNTIME_TF2:
         program.compat.add(node.path)
-    elif node.trains:
+    elif node.eager(runtime):
         program.eager.add(node.path)
 
 
@@ -172,11 +181,11 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     entries, problem = configured_entries(pyproject)
     messages: list[tuple[str, str]] = [("pyproject.toml", problem)] if problem else []
     found = {DONE_FACT}
-    if runtime != RUNTIME_TF2:
+    if runtime not in (RUNTIME_TF2, RUNTIME_UNKNOWN):  # a TF 1.x repository: no TF 2.x program
         return frozenset(found), tuple(messages)
     candidates = [node for node in nodes.values() if (listed(node.path, entries) if entries else node.main)]
     for node in sorted(candidates, key=lambda node: node.path):
-        program = closure(node, nodes)
+        program = closure(node, nodes, runtime)
         if program.eager and program.compat:
             messages.append((node.path, MIXED.format(eager=", ".join(sorted(program.eager)),
                                                      compat=", ".join(sorted(program.compat)))))
@@ -185,7 +194,7 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
         elif program.eager or (entries and not node.compat):
             found.add(ENTRY_FACT + node.path)
     if not any(fact.startswith(ENTRY_FACT) or fact.startswith(MIXED_FACT) for fact in found) \
-            and any(node.trains and node.tf and not node.compat for node in nodes.values()):
+            and any(node.eager(runtime) for node in nodes.values()):
         messages.append(("", NO_ENTRY))
     return frozenset(found), tuple(messages)
 

@@ -144,3 +144,46 @@ def train(model, loss_fn, optimizer, steps):
     assert [(f.line, f.status, f.message.split(":")[0]) for f in findings] == [
         (6, "unmigrated", "optimizer wrapped twice"),
         (10, "unmigrated", "optimizer.minimize computes and applies gradients")]
+
+
+def test_a_model_compiled_where_the_repository_trains_in_a_custom_loop_is_reported() -> None:
+    """A builder compiles the model; an executor elsewhere applies its gradients itself (and
+    NPU068 all-reduces them there): wrapping the optimizer too would all-reduce them twice."""
+    source = '''\
+"""Builds the detector and its optimizer."""
+import tensorflow as tf
+
+
+def build_detector(num_classes, learning_rate):
+    images = tf.keras.Input(shape=(512, 512, 3))
+    features = tf.keras.applications.ResNet50(include_top=False, weights=None)(images)
+    outputs = tf.keras.layers.Conv2D(num_classes, 3, padding="same")(features)
+    model = tf.keras.Model(inputs=images, outputs=outputs, name="detector")
+    optimizer = tf.keras.optimizers.SGD(learning_rate, momentum=0.9)
+    model.compile(optimizer=optimizer, loss=tf.keras.losses.BinaryCrossentropy(from_logits=True))
+    return model
+'''
+    facts = TF2_RUNTIME | {"npu068-custom-loop"}
+    findings = [f for f in assert_unchanged(source, {"NPU068"}, facts=facts) if f.rule_id == "NPU068"]
+    assert [(f.line, f.status, f.message.split(":")[0]) for f in findings] == [
+        (11, "unmigrated", "the repository applies gradients in a custom loop (all-reduced there)")]
+
+
+def test_a_compile_that_is_not_keras_is_not_an_optimizer() -> None:
+    source = '''\
+"""Reads the anchors configuration."""
+import re
+
+import tensorflow as tf
+
+_SIZE = re.compile(r"(\\d+)x(\\d+)")
+
+
+def train(model, dataset):
+    model.compile("adam", loss="mse")
+    with tf.GradientTape() as tape:
+        loss = model(next(iter(dataset)))
+    return tape
+'''
+    findings = [f for f in assert_unchanged(source, {"NPU068"}, facts=TF2_RUNTIME) if f.rule_id == "NPU068"]
+    assert findings == []  # re.compile; a positional optimizer of a receiver not shown to be Keras

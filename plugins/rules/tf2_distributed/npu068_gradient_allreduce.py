@@ -58,6 +58,11 @@ MINIMIZE_UNKNOWN = ("{spelled}.minimize computes and applies gradients: build th
                     "(it is not made in this scope from a tf.keras.optimizers class)")
 BOTH = ("{spelled} also applies gradients of a custom loop here: all-reduce them there "
         "instead of wrapping the optimizer (never both: gradients would be all-reduced twice)")
+#: Fact: a file of the repository applies the gradients of a custom loop (all-reduced there).
+CUSTOM_LOOP = "npu068-custom-loop"
+LOOP_ELSEWHERE = ("the repository applies gradients in a custom loop (all-reduced there): wrap "
+                  "this optimizer with npu.distribute.npu_distributed_keras_optimizer_wrapper only "
+                  "if this model trains with fit (never both: gradients would be all-reduced twice)")
 HOROVOD_OPTIMIZER = "Horovod's DistributedOptimizer: NPU070 reports it; not wrapped twice"
 
 
@@ -127,6 +132,9 @@ class GradientAllReduce(Rule):
         argument = find_argument(power.children[index + 1], "optimizer", 0)
         if argument is None or argument.star:
             return
+        keras = ctx.analysis(BuiltModels).receiver_kind(power.children[:index]) == KERAS
+        if argument.keyword != "optimizer" and not keras:
+            return  # re.compile(pattern), a compiler's compile(source): not a Keras optimizer
         value = argument.value
         if "DistributedOptimizer" in tree_text(value):
             ctx.report(value, "unmigrated", HOROVOD_OPTIMIZER, level="note")
@@ -134,10 +142,12 @@ class GradientAllReduce(Rule):
             self._report_wrapped(value, ctx)
         elif _built_by(power.children[:index], own_steps):
             ctx.report(value, "migrated", OWN_STEP)
-        elif ctx.analysis(BuiltModels).receiver_kind(power.children[:index]) == KERAS:
-            self._wrap(value, ctx)
-        else:
+        elif not keras:
             ctx.report(value, "unmigrated", KERAS_UNKNOWN, level="note")
+        elif CUSTOM_LOOP in ctx.facts and ".fit(" not in ctx.original:
+            ctx.report(value, "unmigrated", LOOP_ELSEWHERE)
+        else:
+            self._wrap(value, ctx)
 
     def _minimize(self, trailer: Node, ctx: FileContext) -> None:
         """``opt.minimize(...)``: the ``tf.keras.optimizers`` constructor ``opt`` is bound to in
@@ -307,6 +317,12 @@ def _later_statements(line: Optional[Base]) -> list[Base]:
 
 def _names(node: Base) -> set[str]:
     return {leaf.value for leaf in node.leaves() if leaf.type == tokens.NAME}
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
+    """:data:`CUSTOM_LOOP` for a file that computes gradients with a tape and applies them."""
+    return frozenset({CUSTOM_LOOP}) if ".apply_gradients(" in text and _WITH_TAPE.search(text) else None
 
 
 @hookimpl
