@@ -187,3 +187,24 @@ def train(model, dataset):
 '''
     findings = [f for f in assert_unchanged(source, {"NPU068"}, facts=TF2_RUNTIME) if f.rule_id == "NPU068"]
     assert findings == []  # re.compile; a positional optimizer of a receiver not shown to be Keras
+
+
+def test_a_horovod_script_is_left_to_npu070_not_wrapped_or_broadcast_twice() -> None:
+    source = '''\
+"""MNIST with Keras and Horovod (TF 2.x)."""
+import horovod.tensorflow.keras as hvd
+import tensorflow as tf
+
+
+def main():
+    hvd.init()
+    inputs = tf.keras.Input(shape=(28, 28))
+    outputs = tf.keras.layers.Dense(10)(tf.keras.layers.Flatten()(inputs))
+    model = tf.keras.Model(inputs, outputs)
+    opt = hvd.DistributedOptimizer(tf.keras.optimizers.Adam(0.001 * hvd.size()))
+    model.compile(optimizer=opt, loss="sparse_categorical_crossentropy")
+    return model
+'''
+    findings = assert_unchanged(source, PACK, facts=TF2_RUNTIME)
+    assert {f.rule_id for f in findings} == {"NPU000", "NPU070"}
+    assert [f.line for f in findings if f.rule_id == "NPU070"] == [7, 11, 11]  # init, size, optimizer

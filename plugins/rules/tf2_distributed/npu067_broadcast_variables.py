@@ -33,7 +33,7 @@ from npu_codemod.api import (
     tree_text,
 )
 
-from ._device import device_name
+from ._device import device_name, uses_horovod
 
 ADDED = "added {npu}.distribute.broadcast({model}.trainable_variables) after the model is built"
 IN_PLACE = "the model's initial variables are broadcast to every worker"
@@ -69,7 +69,8 @@ class BroadcastVariables(Rule):
                 "<m>.trainable_variables)`; already broadcast later in the scope: left alone.")
     reports = ("A model whose variables are created lazily (subclassed, `Sequential` without an "
                "input shape, built by a function of the repository or by `fit`); the anchor's "
-               "`npu_callbacks_append(...)` (its broadcast callback never runs).")
+               "`npu_callbacks_append(...)` (its broadcast callback never runs). A file that "
+               "imports Horovod is left to NPU070 (Horovod broadcasts itself).")
     example = """
         import tensorflow as tf
 
@@ -91,6 +92,8 @@ class BroadcastVariables(Rule):
               "npu_callbacks_append")
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
+        if uses_horovod(ctx.original):
+            return  # Horovod broadcasts itself: NPU070 reports each use
         for node in list(pre_order(tree)):
             if node.type == symbols.expr_stmt and len(node.children) == 3 \
                     and node.children[1].type == tokens.EQUAL:

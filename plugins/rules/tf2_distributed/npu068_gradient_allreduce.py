@@ -36,7 +36,7 @@ from npu_codemod.api import (
     wrap_expression,
 )
 
-from ._device import device_name
+from ._device import device_name, uses_horovod
 
 ADDED = "added {name} = {npu}.distribute.all_reduce({name}, \"mean\") before the gradients are applied"
 IN_PLACE = "the gradients are all-reduced"
@@ -44,7 +44,6 @@ NOT_A_NAME = ("the gradients go to a tuple: all-reduce them before they are appl
               "(grads = npu.distribute.all_reduce(grads, \"mean\"))")
 ELSEWHERE = ("{name} is applied in another block or function: add {name} = "
              "npu.distribute.all_reduce({name}, \"mean\") before apply_gradients")
-HOROVOD = "the tape is Horovod's DistributedGradientTape: NPU070 reports it; not all-reduced twice"
 KERAS_UNKNOWN = ("wrap the optimizer for distributed training if this is a Keras model: optimizer="
                  "npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>)")
 WRAPPER = "npu_distributed_keras_optimizer_wrapper"
@@ -87,8 +86,8 @@ class GradientAllReduce(Rule):
     reports = ("Gradients bound to a tuple or applied in another block or function (the line to "
                "add); a `compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
-               "also applies a custom loop's gradients; an optimizer wrapped twice; a Horovod "
-               "`DistributedGradientTape` or `DistributedOptimizer` (NPU070's).")
+               "also applies a custom loop's gradients; an optimizer wrapped twice. A file that "
+               "imports Horovod is left to NPU070 (Horovod aggregates itself).")
     example = """
         import tensorflow as tf
 
@@ -109,8 +108,8 @@ class GradientAllReduce(Rule):
     after = ("NPU061",)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        if "DistributedGradientTape" in ctx.original:
-            return  # Horovod's tape aggregates already: NPU070 reports it
+        if uses_horovod(ctx.original):
+            return  # Horovod's tape or optimizer aggregates already: NPU070 reports each use
         tapes = _tapes(ctx.original)
         own_steps = _own_train_step_classes(ctx.original)
         for node in list(pre_order(tree)):
