@@ -212,7 +212,7 @@ def _subclass_calls(ctx: FileContext, api: frozenset[str]) -> list[SubclassCall]
 def subclass_names(facts: FrozenSet[str], api: FrozenSet[str]) -> frozenset[str]:
     """The class names (last parts) of the repository's classes, known from the ``class:``
     ``facts``, that derive from one of the API classes ``api``: what a construction of one
-    spells (a rule's :meth:`Rule.site_names_for`)."""
+    spells (a rule's ``Rule._site_names_for``)."""
     return frozenset(name.rpartition(".")[2] for name in repository_classes(facts).subclasses(api))
 
 

@@ -153,7 +153,7 @@ class Engine:
             fixer.rule_id = rule.id
         tool = BowlerTool(fixers, interactive=False, silent=True)
         self._fixers = tool.pre_order + tool.post_order
-        flagged = {rule.id for rule in self.rules if rule.bare_calls_of_tf_names}
+        flagged = {rule.id for rule in self.rules if rule._bare_calls_of_tf_names}
         self._tf_bound: dict[str, str] = {}
         self._checks = {}
         for fixer in self._fixers:
@@ -195,8 +195,7 @@ class Engine:
         if too_large is not None:
             return FileOutcome(path, (_file_error(repo, path, 1, too_large),))
         imported = {module for module, pattern in self._imports.items() if pattern.search(text)}
-        active = [r for r in self.rules if imported.intersection(r.modules)
-                  and (not r.tokens or any(t in text for t in r.tokens))]
+        active = [r for r in self.rules if imported.intersection(r.modules)]
         if not active and "__main__" in text:
             active = self._scripts  # a script importing none of the rules' modules: an entry?
         if not active:
@@ -220,7 +219,7 @@ class Engine:
                                kind="" if kind.kind == NON_TF else kind.kind)
         treated = treatment(kind.kind, runtime_of(facts))
         scripts = [rule for rule in active if NON_TF in rule.file_kinds] if kind.kind == NON_TF else []
-        active = [rule for rule in active if treated in rule.file_kinds]
+        active = [rule for rule in active if treated in rule.file_kinds and _may_act(rule, source.text)]
         if not active and scripts:
             active, treated = scripts, NON_TF
         notes: tuple[Finding, ...] = ()
@@ -323,11 +322,11 @@ class Engine:
             if len(self._needs) > 4096:
                 self._needs.clear()
             try:
-                names = frozenset(rule.site_names_for(facts)) | frozenset(self._last_names[rule.id])
+                names = frozenset(rule._site_names_for(facts)) | frozenset(self._last_names[rule.id])
             except Exception:  # a plugin's bug: read the whole file for it, as --engine full
                 need = self._needs[key] = RuleNeed(MODULE, frozenset())
             else:
-                need = self._needs[key] = RuleNeed(rule.scope, names)
+                need = self._needs[key] = RuleNeed(rule._scope, names)
         return need
 
     @staticmethod
@@ -335,7 +334,7 @@ class Engine:
         """The skipped units' own bytes back into the tree (see :meth:`ParsePlan.restore`)."""
         if plan is None:
             return
-        ctx.memo[_PARSED_REWRITE] = tree_text(ctx.tree)  # what the compile check needs
+        ctx._parsed_rewrite = tree_text(ctx.tree)  # what the compile check needs
         if not plan.restore(ctx.tree):
             raise _PlanFailed()
 
@@ -420,7 +419,7 @@ class Engine:
 
     def _tf_call_check(self, check: Callable[[pytree.Base], bool]) -> Callable[[pytree.Base], bool]:
         """``check``, and for a ``power`` node, that it calls a name bound to TensorFlow
-        (see :attr:`Rule.bare_calls_of_tf_names`): most calls of a file are not."""
+        (see ``Rule._bare_calls_of_tf_names``): most calls of a file are not."""
         def tf_call(node: pytree.Base) -> bool:
             if node.type == syms.power:
                 head = node.children[0]
@@ -441,7 +440,7 @@ class Engine:
         changed_by = tuple(sorted({f.rule_id for f in ctx.findings if f.status == "migrated"}))
         # A selective parse's check compiles the parsed units only (a compile error is one of
         # a scope; the placeholders hold the other lines, so an error's line is the file's).
-        parsed = ctx.memo.get(_PARSED_REWRITE)
+        parsed = ctx._parsed_rewrite
         problem = _compile_regression(source.text, new_text, ctx.path) if parsed is None \
             else _compile_regression(ctx.parsed, parsed, ctx.path)
         if problem:
@@ -586,7 +585,10 @@ class _Dispatch:
         self.nodes: FrozenSet[int] = frozenset(kind for kind in self.heads if kind >= 256)
 
 
-_PARSED_REWRITE = "engine.parsed_rewrite"  # ctx.memo: the rewrite of the parsed units' text
+def _may_act(rule: Rule, text: str) -> bool:
+    """The ``Rule._tokens`` prefilter: whether the file's text holds one of the rule's tokens
+    (a speed hint: applied after the file's kind is known, so it changes no outcome)."""
+    return not rule._tokens or any(token in text for token in rule._tokens)
 
 
 class _PlanFailed(Exception):

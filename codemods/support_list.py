@@ -3,7 +3,7 @@
 ``api_support.csv`` beside this module is the project's copy of Ascend's published list
 (provenance in its header; ``python -m npu_codemod.codemods.regenerate_support_list`` rebuilds
 it). The audit (NPU100) and the rules that report an API with its status in the list (NPU025)
-read it through :func:`support_list` and :func:`list_name` (both in ``npu_codemod.api``).
+read it through :func:`support_list` and :func:`list_name` (both in the packs' ``_toolkit``).
 
 The list names APIs as ``tf.X`` and ``hvd.X``; the file's resolver gives full module names
 (``tensorflow.contrib.slim.conv2d``, ``horovod.tensorflow.keras.callbacks.X``), which

@@ -429,6 +429,3 @@ def first_call(tree: pytree.Node, names: ImportNames, wanted: frozenset[str]) ->
             return called
     return None
 
-
-#: The former name of :class:`ImportNames` (it resolves any root module, not only TensorFlow).
-TfNames = ImportNames

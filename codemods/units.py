@@ -5,7 +5,7 @@ A fissix parse (even with the engine's parser, ``parser.py``) costs about five t
 thousands of lines with a handful of sites. :func:`module_layout` reads a file once with
 ``ast`` and cuts it into *units*: each top-level ``def``/``class`` (with its decorators),
 and each run of other module-level statements. :func:`plan_parse` then says which units the
-active rules need (by :attr:`Rule.scope <npu_codemod.codemods.rule.Rule.scope>`), and
+active rules need (by ``Rule._scope``), and
 :class:`ParsePlan` gives the text the engine parses — the needed units as they are, every other
 unit replaced by a one-name placeholder statement on the same lines, so every line and column
 of the parsed text is the file's own — and puts the untouched units' bytes back into the
@@ -33,7 +33,7 @@ from fissix.pygram import python_symbols as syms
 from .modules import ast_dotted_name, child_fields, module_ast
 from .statements import HIDDEN_NAMES
 
-#: How a rule declares what it reads and edits (see ``Rule.scope``).
+#: How a rule declares what it reads and edits (see ``Rule._scope``).
 SITE, LINKED, MODULE = "site", "linked", "module"
 SCOPES = (SITE, LINKED, MODULE)
 

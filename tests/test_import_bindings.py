@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from npu_codemod.api import classify, parse_module, pre_order, tokens
+from npu_codemod.api import tokens
+from npu_codemod.plugins.rules._toolkit import classify, parse_module, pre_order
 
 
 @pytest.mark.parametrize("source, bound", [

@@ -47,7 +47,6 @@ class MakeSession(Rule):
     guide_section = "3.2"
     guide_url = "https://wiki.example/npu#make-session"
     reports = "Each `mylib.make_session()` call."
-    tokens = ("make_session",)
     pattern = "power< 'mylib' trailer< '.' 'make_session' > trailer< '(' [any] ')' > >"
     example = """
         import tensorflow as tf

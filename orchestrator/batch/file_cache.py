@@ -12,7 +12,7 @@ copied training scripts make many files identical across repositories too. So th
 - **fingerprint** (once per process and rule selection): npu-codemod's version, Python's,
   fissix's and Bowler's; a hash of every file of ``npu_codemod.codemods`` (engine and
   helpers) and ``npu_codemod.plugins`` (the built-in rules and their data, such as the audit's
-  API support list); and each enabled rule in engine order: id, order, settings, class, plugin
+  API support list); and each enabled rule in engine order: id, settings, class, plugin
   distribution and version, and a hash of the source file of the rule class's module; and the
   engine mode (``--engine``). A rule whose source cannot be found turns the cache off.
 - **value**: the findings without repository and path (stamped again on a hit; snippets are
@@ -242,7 +242,7 @@ def fingerprint(selection: RuleSelection) -> Optional[str]:
         if source is None:
             return None
         plugin = toolkit.plugins.plugin_of(rule)
-        rules.append([rule.id, rule.order, repr(rule.settings), type(rule).__qualname__,
+        rules.append([rule.id, repr(rule.settings), type(rule).__qualname__,
                       plugin.distribution, plugin.version, source])
     # The engine mode too: both give the same outcome, but ``--engine full`` is the reference
     # a user reruns with when a selective outcome is in doubt, so it must not hit that one.

@@ -32,7 +32,7 @@ from npu_codemod.orchestrator.prs.publish import Publisher
 from npu_codemod.orchestrator.redact import mask_record
 from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.results import RepoResult, failed
-from npu_codemod.orchestrator.run_record import build_run_record, now
+from npu_codemod.orchestrator.run_record import build_run_record, now, rule_record
 from npu_codemod.orchestrator.summary_table import RepoLine
 from npu_codemod.orchestrator.toolkit import Toolkit
 from npu_codemod.orchestrator.verify.records import FAILING
@@ -233,9 +233,7 @@ def _publisher(options: BatchOptions, toolkit: Toolkit, report_dir: Path) -> Opt
     if options.prs is None:
         return None
     previous = previous_sites(report_dir / RUN_JSON) if (report_dir / RUN_JSON).exists() else None
-    rules = {r.id: {"name": r.name, "description": r.description, "guide_section": r.guide_section,
-                    "guide_section_en": r.guide_section_en, "guide_url": r.guide_url}
-             for r in toolkit.rules}
+    rules = {rule.id: rule_record(rule) for rule in toolkit.rules}
     return Publisher(options.prs, toolkit.plugins.pm.hook, rules, options.branch,
                      log=lambda line: tqdm.write(line, file=sys.stderr), previous=previous)
 

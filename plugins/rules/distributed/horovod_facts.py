@@ -22,9 +22,9 @@ import ast
 import sys
 from typing import AbstractSet, Iterator, Optional
 
-from npu_codemod.api import (
+from npu_codemod.api import FileContext
+from npu_codemod.plugins.rules._toolkit import (
     HOROVOD_MODULES,
-    FileContext,
     ModuleIndex,
     ast_dotted_name,
     list_name,

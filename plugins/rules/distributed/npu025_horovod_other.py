@@ -14,19 +14,21 @@ import re
 from typing import Optional
 
 from npu_codemod.api import (
-    HOROVOD_MODULES,
-    ApiStatus,
     FileContext,
     Node,
     Reference,
     hookimpl,
-    pre_order,
     references_under,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    HOROVOD_MODULES,
+    ApiStatus,
+    pre_order,
     remove_small_statement,
     small_statements,
     support_list,
-    symbols,
-    tokens,
 )
 
 from .horovod import MPI_OPS, DistributedRule, blocked, for_tensorflow, library, member, spelled
@@ -77,9 +79,9 @@ class HorovodOther(DistributedRule):
     """
     example_with = ("NPU021",)
     modules = ("tensorflow", "horovod")
-    scope = "linked"
-    site_names = ("horovod",)
-    tokens = ("horovod",)
+    _scope = "linked"
+    _site_names = ("horovod",)
+    _tokens = ("horovod",)
     after = ("NPU021", "NPU022", "NPU023", "NPU024")
 
     def finish(self, tree: Node, ctx: FileContext) -> None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from npu_codemod.api import Base, FileContext, assigned_values, is_call_trailer, prefix_name, symbols, tokens
+from npu_codemod.api import Base, FileContext, symbols, tokens
+from npu_codemod.plugins.rules._toolkit import assigned_values, is_call_trailer, prefix_name
 
 _BOOSTED_TREES = "tensorflow.contrib.boosted_trees.estimator_batch.estimator"
 _LEARN = "tensorflow.contrib.learn"

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import (
-    ESTIMATOR_MODULES,
     Base,
     FileContext,
     Reference,
@@ -18,11 +17,14 @@ from npu_codemod.api import (
     find_argument,
     has_unpacking,
     hookimpl,
-    is_attribute_trailer,
-    is_call_trailer,
     is_none,
     set_keyword,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    ESTIMATOR_MODULES,
+    is_attribute_trailer,
+    is_call_trailer,
     tree_text,
 )
 
@@ -65,8 +67,8 @@ class RunConfigSummary(Rule):
         train_config = tf.estimator.RunConfig(model_dir=FLAGS.model_dir, save_checkpoints_steps=1000)
         eval_config = tf.estimator.RunConfig(model_dir=FLAGS.model_dir, save_summary_steps=100)
     """
-    scope = "linked"
-    tokens = ("RunConfig",)
+    _scope = "linked"
+    _tokens = ("RunConfig",)
     calls = tuple(RUN_CONFIGS)
     modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 

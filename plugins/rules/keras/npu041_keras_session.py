@@ -12,28 +12,31 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import (
-    KERAS,
-    NPU_INIT_IMPORT,
-    TF2_COMPAT,
     Base,
-    BuiltModels,
     Capture,
     FileContext,
     Node,
     Reference,
     Rule,
     Status,
-    called_method,
-    free_name,
     hookimpl,
     insert_after,
     insert_before,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    KERAS,
+    NPU_INIT_IMPORT,
+    TF2_COMPAT,
+    BuiltModels,
+    called_method,
+    free_name,
     main_block,
+    memo,
     model_facts,
     open_block,
     position,
-    symbols,
-    tokens,
 )
 
 from .npu042_keras_clear_session import GUIDE, PACK
@@ -89,9 +92,9 @@ class KerasSession(Rule):
         if __name__ == "__main__":
             main()
     """
-    scope = "linked"
-    site_names = tuple(sorted(f".{name}" for name in TRAINING))  # x.fit(...): attributes
-    tokens = tuple(sorted(TRAINING))
+    _scope = "linked"
+    _site_names = tuple(sorted(f".{name}" for name in TRAINING))  # x.fit(...): attributes
+    _tokens = tuple(sorted(TRAINING))
     calls = SET_SESSION + (NPU_CONFIGURE,)
     #: ``<receiver>.fit`` and the other training methods: called, see visit.
     pattern = "trailer< '.' ('fit' | 'fit_generator' | 'train_on_batch' | 'evaluate' | 'predict') >"
@@ -100,14 +103,14 @@ class KerasSession(Rule):
         index = called_method(node)
         power = node.parent
         if index is not None and ctx.analysis(BuiltModels).receiver_kind(power.children[:index]) == KERAS:
-            ctx.memo.setdefault(SITES, []).append((position(power), power))
+            memo(ctx).setdefault(SITES, []).append((position(power), power))
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
-        ctx.memo.setdefault(SESSIONS, set()).add(reference.name)
+        memo(ctx).setdefault(SESSIONS, set()).add(reference.name)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        sites = [node for _, node in sorted(ctx.memo.get(SITES, ()), key=lambda item: item[0])]
-        sessions = ctx.memo.get(SESSIONS, set())
+        sites = [node for _, node in sorted(memo(ctx).get(SITES, ()), key=lambda item: item[0])]
+        sessions = memo(ctx).get(SESSIONS, set())
         if not sites or sessions.intersection(SET_SESSION) and NPU_CONFIGURE not in sessions:
             return
         block = main_block(tree)

@@ -32,19 +32,23 @@ from npu_codemod.api import (
     FileContext,
     Node,
     arguments,
+    dotted_name,
+    find_argument,
+    is_true,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
     block_child,
     bound_names,
     child_index,
-    dotted_name,
     enclosing_scope,
-    find_argument,
     is_attribute_trailer,
     is_call_trailer,
-    is_true,
+    memo,
+    per_node,
     prefix_name,
     scoped_statements,
-    symbols,
-    tokens,
     uses,
 )
 
@@ -122,9 +126,9 @@ def _call_makes_dataset(callee: Sequence[Base], ctx: FileContext,
 def dataset_names(ctx: FileContext) -> frozenset[Key]:
     """:data:`Key` of every name (in its scope) and dotted attribute assigned a dataset
     anywhere in the file (to a fixpoint)."""
-    if _NAMES in ctx.memo:
-        return ctx.memo[_NAMES]
-    ctx.memo[_NAMES] = names = set()
+    if _NAMES in memo(ctx):
+        return memo(ctx)[_NAMES]
+    memo(ctx)[_NAMES] = names = set()
     assignments = [
         (_key(target, scope, ctx), value, scope)
         for scope, node in scoped_statements(ctx.tree)
@@ -137,8 +141,8 @@ def dataset_names(ctx: FileContext) -> frozenset[Key]:
         if not found:
             break
         names.update(found)
-    ctx.memo[_NAMES] = frozenset(names)
-    return ctx.memo[_NAMES]
+    memo(ctx)[_NAMES] = frozenset(names)
+    return memo(ctx)[_NAMES]
 
 
 def _key(name: str, scope: Node, ctx: FileContext) -> Key:
@@ -149,7 +153,7 @@ def _key(name: str, scope: Node, ctx: FileContext) -> Key:
     seen_from = scope
     while scope.type != symbols.file_input:
         if scope is seen_from or scope.type != symbols.classdef:
-            if name in ctx.per_node(_BOUND, scope, bound_names):
+            if name in per_node(ctx, _BOUND, scope, bound_names):
                 break
         scope = enclosing_scope(scope)
     return id(scope), name

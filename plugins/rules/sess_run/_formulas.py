@@ -16,18 +16,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
-from npu_codemod.api import (
-    Base,
-    ImportNames,
-    Leaf,
-    Node,
-    arguments,
-    canonical,
-    is_attribute_trailer,
-    is_call_trailer,
-    symbols,
-    tokens,
-)
+from npu_codemod.api import Base, ImportNames, Leaf, Node, arguments, symbols, tokens
+from npu_codemod.plugins.rules._toolkit import canonical, is_attribute_trailer, is_call_trailer
 
 Value = Callable[[float], float]
 

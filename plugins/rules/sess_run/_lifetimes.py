@@ -36,31 +36,35 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from npu_codemod.api import (
-    BLOCKS,
     Base,
     FileContext,
-    Flow,
     ImportNames,
     Leaf,
-    Names,
     Node,
-    Use,
     arguments,
+    dotted_name,
+    find_argument,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    BLOCKS,
+    Flow,
+    Names,
+    Use,
     block_child,
     bound_names,
     child_index,
-    dotted_name,
-    find_argument,
     flow,
     is_attribute_trailer,
     is_call_trailer,
+    memo,
     node_pre_order,
+    per_node,
     position,
     prefix_name,
     scope_statements,
     small_statements,
-    symbols,
-    tokens,
     uses,
 )
 
@@ -446,9 +450,9 @@ def _enters(trailers: list[Base], called: int, method: Optional[str]) -> bool:
 
 
 def _functools(ctx: FileContext) -> ImportNames:
-    found = ctx.memo.get("lifetimes.functools")
+    found = memo(ctx).get("lifetimes.functools")
     if found is None:
-        found = ctx.memo["lifetimes.functools"] = ImportNames(ctx.tree, root="functools")
+        found = memo(ctx)["lifetimes.functools"] = ImportNames(ctx.tree, root="functools")
     return found
 
 
@@ -538,9 +542,9 @@ def _starts_threads(power: Node, index: int, ctx: FileContext) -> str:
         return ""
     if ctx.tf.qualify(callee) in QUEUE_RUNNERS:
         return "queue-runner threads"
-    threading = ctx.memo.get("lifetimes.threading")
+    threading = memo(ctx).get("lifetimes.threading")
     if threading is None:
-        threading = ctx.memo["lifetimes.threading"] = ImportNames(ctx.tree, root="threading")
+        threading = memo(ctx)["lifetimes.threading"] = ImportNames(ctx.tree, root="threading")
     if threading.resolve(callee) in _THREADS:
         return "a thread"
     receiver, _, method = callee.rpartition(".")
@@ -582,11 +586,11 @@ def _savers(ctx: FileContext) -> set[str]:
                         ctx.tf.qualify(prefix_name(value, len(value.children) - 1)) == _SAVER:
                     found.add(_text(node.children[0]))
         return found
-    return ctx.per_node("lifetimes.savers", ctx.tree, compute)
+    return per_node(ctx, "lifetimes.savers", ctx.tree, compute)
 
 
 def _module_names(ctx: FileContext) -> set[str]:
-    return ctx.per_node("lifetimes.module_names", ctx.tree, bound_names)
+    return per_node(ctx, "lifetimes.module_names", ctx.tree, bound_names)
 
 
 def _definitions(ctx: FileContext) -> dict[str, Node]:
@@ -606,7 +610,7 @@ def _definitions(ctx: FileContext) -> dict[str, Node]:
                 continue
             rebound.update(leaf.value for part in parts for leaf in part.leaves() if leaf.type == tokens.NAME)
         return {name: nodes[0] for name, nodes in found.items() if len(nodes) == 1 and name not in rebound}
-    return ctx.per_node("lifetimes.definitions", ctx.tree, compute)
+    return per_node(ctx, "lifetimes.definitions", ctx.tree, compute)
 
 
 def _argument_of(trailer: Node, node: Base) -> Optional[tuple[Optional[str], int]]:
@@ -641,7 +645,7 @@ def _parameter_keeps(definition: Node, argument: Optional[tuple[Optional[str], i
         return "yes", ""
 
     def compute(parameter: Leaf) -> tuple[str, str]:
-        ctx.memo.setdefault("lifetimes.keeps", {})[id(parameter)] = (parameter, ("yes", ""))  # recursion
+        memo(ctx).setdefault("lifetimes.keeps", {})[id(parameter)] = (parameter, ("yes", ""))  # recursion
         life = lifetime(function, parameter.value, uses(function, parameter.value), parameter, ctx,
                         as_parameter=owner)
         if life.escape is not None and life.escape_to == "result":
@@ -651,7 +655,7 @@ def _parameter_keeps(definition: Node, argument: Optional[tuple[Optional[str], i
         if any(threads.joined is None for threads in life.threads):
             return "threads", ""
         return "no", ""
-    return ctx.per_node("lifetimes.keeps", leaf, compute)
+    return per_node(ctx, "lifetimes.keeps", leaf, compute)
 
 
 def _init(classdef: Node) -> Optional[Node]:

@@ -1,7 +1,7 @@
 """TF session constructors and their ``ConfigProto`` objects, shared by NPU007/008/009.
 
 NPU007 makes every session config carry the NPU optimizer and records each config object it
-wrote or completed as a :class:`ConfigTarget` in ``ctx.memo``; NPU008 (which runs after it)
+wrote or completed as a :class:`ConfigTarget` in ``memo(ctx)``; NPU008 (which runs after it)
 completes those same objects with ``allow_soft_placement``.
 """
 
@@ -18,20 +18,23 @@ from npu_codemod.api import (
     Leaf,
     Node,
     arguments,
+    find_argument,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
     bound_names,
     call_of,
     classify,
     enclosing_scope,
-    find_argument,
     is_attribute_trailer,
     is_call_trailer,
+    memo,
     node_pre_order,
     pre_order,
     prefix_name,
     scope_statements,
     small_statements,
-    symbols,
-    tokens,
 )
 
 #: Canonical constructor -> 0-based position of ``config`` when given positionally.
@@ -300,18 +303,18 @@ def _class_of(scope: Node) -> Optional[Node]:
 
 def targets(ctx: FileContext) -> list[ConfigTarget]:
     """The config objects NPU007 wrote or completed in this file, in order."""
-    return ctx.memo.setdefault(TARGETS, [])
+    return memo(ctx).setdefault(TARGETS, [])
 
 
 def ensure_rewriter_config(ctx: FileContext) -> None:
     """Ask for the RewriterConfig import unless the file already binds the name."""
     key = "session_config.binds_rewriter_config"
-    if key not in ctx.memo:
-        ctx.memo[key] = any(
+    if key not in memo(ctx):
+        memo(ctx)[key] = any(
             leaf.type == tokens.NAME and leaf.value == "RewriterConfig" and classify(leaf).kind == "bind"
             for leaf in _binding_candidates(ctx.tree)
         )
-    if not ctx.memo[key]:
+    if not memo(ctx)[key]:
         ctx.add_import(REWRITER_CONFIG_IMPORT)
 
 
@@ -327,7 +330,7 @@ def _binding_candidates(tree: Node) -> Iterator[Base]:
 def config_objects(ctx: FileContext) -> set[str]:
     """Code of every expression known to hold a session config in the file."""
     key = "session_config.objects"
-    if key not in ctx.memo:
+    if key not in memo(ctx):
         found = set()
         for node in pre_order(ctx.tree):
             if node.type == symbols.expr_stmt and len(node.children) == 3 \
@@ -337,5 +340,5 @@ def config_objects(ctx: FileContext) -> set[str]:
                 site = session_call(node, ctx)
                 if site is not None and site.config is not None:
                     found.add(code(site.config.value))
-        ctx.memo[key] = found
-    return ctx.memo[key]
+        memo(ctx)[key] = found
+    return memo(ctx)[key]

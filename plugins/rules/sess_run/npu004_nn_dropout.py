@@ -5,26 +5,28 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import (
-    NPU_INIT_IMPORT,
-    TF1,
     Argument,
     Base,
     Capture,
-    Dot,
     FileContext,
     Name,
     Node,
     Rule,
     arguments,
-    child_index,
     find_argument,
     hookimpl,
-    is_call_trailer,
     is_none,
-    needs_parentheses,
     parse_expression,
-    prefix_name,
     symbols,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    NPU_INIT_IMPORT,
+    TF1,
+    Dot,
+    child_index,
+    is_call_trailer,
+    needs_parentheses,
+    prefix_name,
 )
 
 from ._spreads import keywords_of, length_of, spreads
@@ -79,10 +81,10 @@ class NnDropout(Rule):
             logits = tf.layers.dense(hidden, 10)
             return tf.nn.dropout(logits, keep_prob=0.9, noise_shape=[1, 10])
     """
-    scope = "site"
-    site_names = ("dropout", "dropout_v2")
-    tokens = ("dropout",)
-    bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
+    _scope = "site"
+    _site_names = ("dropout", "dropout_v2")
+    _tokens = ("dropout",)
+    _bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # ``x.dropout`` anywhere (``nn_ops.dropout_v2``: the internal module's name of the v2
     # API), or a call of a bare name (``from tensorflow.nn import dropout``).
     pattern = """(

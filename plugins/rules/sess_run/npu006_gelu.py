@@ -6,25 +6,27 @@ from functools import lru_cache
 from typing import Optional
 
 from npu_codemod.api import (
-    NPU_INIT_IMPORT,
     Base,
     FileContext,
     Node,
     Rule,
-    child_index,
     dotted_name,
-    enclosing_scope,
     hookimpl,
+    parse_statements,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    NPU_INIT_IMPORT,
+    child_index,
+    enclosing_scope,
     is_attribute_trailer,
     is_call_trailer,
     is_docstring,
     last_leaf,
     node_pre_order,
-    parse_statements,
     position,
     prefix_name,
-    symbols,
-    tokens,
 )
 
 from ._formulas import FUNCTIONS, GELU_TANH, Match, ModuleNames, match_gelu
@@ -64,11 +66,11 @@ class Gelu(Rule):
             h = tf.layers.dense(x, width)
             return h * 0.5 * (1.0 + tf.erf(h / np.sqrt(2.0)))
     """
-    scope = "site"  # a GELU is computed within one function (module-level code: all of it)
+    _scope = "site"  # a GELU is computed within one function (module-level code: all of it)
     # A GELU spells tanh or erf (its constants vary: 0.044715, or 0.0356774 folded in);
     # a migrated one npu_unary_ops.
-    site_names = ("tanh", "erf", NPU_GELU.partition(".")[0])
-    tokens = ("tanh", "erf", NPU_GELU)
+    _site_names = ("tanh", "erf", NPU_GELU.partition(".")[0])
+    _tokens = ("tanh", "erf", NPU_GELU)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         names = ModuleNames(tree)

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import FrozenSet, Iterable, Literal, Optional
 
 from npu_codemod.api import (
-    BLOCKS,
     Base,
     Capture,
     FileContext,
@@ -16,27 +15,31 @@ from npu_codemod.api import (
     Rule,
     Status,
     add_keyword,
-    assigned_values,
-    block_child,
-    child_index,
     dotted_name,
-    enclosing_scope,
     enclosing_statement,
-    fact_names,
     find_argument,
-    free_name,
     has_unpacking,
     hookimpl,
     insert_after,
     insert_before,
-    is_call_trailer,
     is_none,
     name_reference,
     parse_expression,
-    position,
-    scope_statements,
     symbols,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    BLOCKS,
+    assigned_values,
+    block_child,
+    child_index,
+    enclosing_scope,
+    fact_names,
+    free_name,
+    is_call_trailer,
+    memo,
+    position,
+    scope_statements,
     tree_text,
     uses,
     why_not,
@@ -128,18 +131,18 @@ class SessionConfig(Rule):
 
         eval_sessions = [tf.Session(graph=graph) for graph in eval_graphs]
     """
-    scope = "linked"
-    site_names = (*sorted(SESSION_NAMES), "ConfigProto")
-    tokens = ("Session", "managed_session", "prepare_or_wait_for_session")
+    _scope = "linked"
+    _site_names = (*sorted(SESSION_NAMES), "ConfigProto")
+    _tokens = ("Session", "managed_session", "prepare_or_wait_for_session")
     pattern = f"""(
         trailer< '.' name=({_NAMES}) >
       | power< name=({_NAMES}) trailer< '(' [any] ')' > any* >
     )"""
     Settings = Settings
 
-    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+    def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         # the functions of this repository that make or configure sessions, by name
-        return (*self.site_names, *fact_names(facts, ("npu007-config:",)))
+        return (*self._site_names, *fact_names(facts, ("npu007-config:",)))
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         name = capture["name"]
@@ -264,7 +267,7 @@ def _report(done: _Done, line: int, column: int, ctx: FileContext, why: str = ""
 
 def _configured(ctx: FileContext) -> set[int]:
     """The functions (ids) this run made sure of."""
-    return ctx.memo.setdefault("npu007.configured", set())
+    return memo(ctx).setdefault("npu007.configured", set())
 
 
 def _configure(source: ConfigSource, line: int, column: int, ctx: FileContext) -> _Done:
@@ -273,7 +276,7 @@ def _configure(source: ConfigSource, line: int, column: int, ctx: FileContext) -
     if function is None:
         return _Done(source.name, elsewhere={source.name})
     label = f"the config returned by {source.name}()"
-    busy = ctx.memo.setdefault("npu007.configuring", set())
+    busy = memo(ctx).setdefault("npu007.configuring", set())
     if id(function) in busy:  # a function that returns its own result (recursion)
         return _Done(label, local=True)
     busy.add(id(function))

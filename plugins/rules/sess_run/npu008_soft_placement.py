@@ -15,8 +15,6 @@ import re
 from typing import FrozenSet, Iterable, Iterator, Optional, Union
 
 from npu_codemod.api import (
-    TF1,
-    TF2_COMPAT,
     Base,
     Capture,
     FileContext,
@@ -26,20 +24,25 @@ from npu_codemod.api import (
     Reference,
     Rule,
     add_keyword,
-    enclosing_scope,
-    fact_names,
     find_argument,
-    first_call,
     hookimpl,
     insert_before,
-    is_false,
     is_true,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    TF1,
+    TF2_COMPAT,
+    enclosing_scope,
+    fact_names,
+    first_call,
+    is_false,
+    memo,
     module_index,
     own_nodes,
     parse_module,
     position,
-    symbols,
-    tokens,
 )
 
 from ._config_flow import target_flow
@@ -201,19 +204,19 @@ class SoftPlacement(Rule):
         train_config = tf.ConfigProto(allow_soft_placement=False)
         eval_config = tf.ConfigProto(allow_soft_placement=FLAGS.soft_placement)
     """
-    scope = "linked"
-    site_names = (*sorted(SESSION_NAMES), "ConfigProto", SETTING)
-    tokens = ("Session", "managed_session", "prepare_or_wait_for_session", SETTING, "device(")
+    _scope = "linked"
+    _site_names = (*sorted(SESSION_NAMES), "ConfigProto", SETTING)
+    _tokens = ("Session", "managed_session", "prepare_or_wait_for_session", SETTING, "device(")
     calls = tuple(DEVICE)
     pattern = f"""(
         argument< '{SETTING}' '=' value=any >
       | expr_stmt< power< any* trailer< '.' '{SETTING}' > > '=' value=any >
     )"""
-    order = 60  # finish after NPU007 (50), whose edits record the config objects
+    after = ("NPU007",)  # it finishes after NPU007, whose edits record the config objects
 
-    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+    def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         # the functions of this repository that make or configure sessions, by name
-        return (*self.site_names, *fact_names(facts, ("npu007-config:",)))
+        return (*self._site_names, *fact_names(facts, ("npu007-config:",)))
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         if ctx.file_kind == TF2_COMPAT:
@@ -226,10 +229,10 @@ class SoftPlacement(Rule):
             return
         value = capture["value"]
         if is_true(value):  # reported in finish, at its site
-            ctx.memo.setdefault(SET_TRUE, []).append((node, f"{SETTING}=True is set ({WHY})", False))
+            memo(ctx).setdefault(SET_TRUE, []).append((node, f"{SETTING}=True is set ({WHY})", False))
         elif is_false(value):
             value.replace(Name("True", prefix=value.prefix))
-            ctx.memo.setdefault(SET_TRUE, []).append(
+            memo(ctx).setdefault(SET_TRUE, []).append(
                 (node, f"flipped {SETTING}=False to True: {WHY}", True))
         elif not _true_by_default(value, ctx):
             ctx.report(node, "unmigrated", f"{SETTING} must be True when tf.device is used: "
@@ -259,7 +262,7 @@ def _report_set(ctx: FileContext, reported: set[int]) -> None:
     flip is a rewrite, always reported; "is set" once per session, and not beside the finding
     of a session that ``finish`` completed."""
     sessions = _sessions_of_configs(ctx)
-    for node, message, flipped in ctx.memo.get(SET_TRUE, ()):
+    for node, message, flipped in memo(ctx).get(SET_TRUE, ()):
         target = next((sessions[id(up)] for up in _up(node) if id(up) in sessions), None) \
             or _session_of_assignment(node, ctx)
         if target is None:
@@ -335,7 +338,7 @@ def _true_by_default(value: Base, ctx: FileContext) -> bool:
     if keys is None:
         return False
     passed = {fact[len(PASSED):] for fact in ctx.facts if fact.startswith(PASSED)}
-    passed |= ctx.memo.setdefault("npu008.passed", passed_soft_placement(tree, True, precise=True))
+    passed |= memo(ctx).setdefault("npu008.passed", passed_soft_placement(tree, True, precise=True))
     return not passed & {f"{name}:{key}" for name in names for key in keys}
 
 

@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from typing import FrozenSet, Iterable, Optional
 
 from npu_codemod.api import (
-    BLOCKS,
     Base,
     Capture,
     FileContext,
@@ -47,6 +46,14 @@ from npu_codemod.api import (
     Leaf,
     Node,
     Rule,
+    hookimpl,
+    insert_after,
+    insert_before,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    BLOCKS,
     Use,
     block_child,
     child_index,
@@ -54,17 +61,13 @@ from npu_codemod.api import (
     enclosing_scope,
     fact_names,
     flow,
-    hookimpl,
-    insert_after,
-    insert_before,
     is_call_trailer,
     is_terminal,
+    memo,
     node_pre_order,
     open_block,
     position,
     prefix_name,
-    symbols,
-    tokens,
     uses,
 )
 
@@ -141,17 +144,17 @@ class SessionClose(Rule):
                 self.model = model
                 self.sess = tf.Session()
     """
-    scope = "linked"
-    site_names = tuple(sorted(name.rpartition(".")[2] for name in SESSIONS))
-    tokens = ("Session", "sess")  # "sess": a caller of another file's session function
+    _scope = "linked"
+    _site_names = tuple(sorted(name.rpartition(".")[2] for name in SESSIONS))
+    _tokens = ("Session", "sess")  # "sess": a caller of another file's session function
     pattern = f"""(
         trailer< '.' name=({_NAMES}) >
       | power< name=({_NAMES}) trailer< '(' [any] ')' > >
     )"""
 
-    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+    def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         # the functions of this repository that make or configure sessions, by name
-        return (*self.site_names, *fact_names(facts, ("npu010-session:", "npu010-called:")))
+        return (*self._site_names, *fact_names(facts, ("npu010-session:", "npu010-called:")))
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         if node.type == symbols.power:
@@ -254,7 +257,7 @@ class SessionClose(Rule):
         handled like a session creation. The function gets no finding when it has callers."""
         helper = function.children[1].value
         callers = _callers(function)
-        done = ctx.memo.setdefault("npu010.helpers", {})
+        done = memo(ctx).setdefault("npu010.helpers", {})
         previous = done.get(id(function))
         if previous is not None and previous[0] is function and previous[1] != index:
             index = False  # two sessions at different places of what it returns
@@ -276,9 +279,9 @@ class SessionClose(Rule):
 
 
 def _session_functions(ctx: FileContext) -> SessionFunctions:
-    if "npu010.functions" not in ctx.memo:
-        ctx.memo["npu010.functions"] = SessionFunctions(ctx.facts)
-    return ctx.memo["npu010.functions"]
+    if "npu010.functions" not in memo(ctx):
+        memo(ctx)["npu010.functions"] = SessionFunctions(ctx.facts)
+    return memo(ctx)["npu010.functions"]
 
 
 def _imports(ctx: FileContext) -> dict[str, str]:
@@ -464,9 +467,9 @@ def _closing_argument(node: Base, ctx: FileContext) -> bool:
     power = trailer.parent
     if power.children[-1] is not trailer or not _is_context_manager(_outside_parentheses(power)):
         return False
-    contextlib = ctx.memo.get("npu010.contextlib")
+    contextlib = memo(ctx).get("npu010.contextlib")
     if contextlib is None:  # few files get here: only for a session in a with's call
-        contextlib = ctx.memo["npu010.contextlib"] = ImportNames(ctx.tree, root="contextlib")
+        contextlib = memo(ctx)["npu010.contextlib"] = ImportNames(ctx.tree, root="contextlib")
     return contextlib.resolve(prefix_name(power, len(power.children) - 1)) == "contextlib.closing"
 
 

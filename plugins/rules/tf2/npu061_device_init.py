@@ -21,23 +21,18 @@ import re
 from pathlib import PurePosixPath
 from typing import Optional
 
-from npu_codemod.api import (
+from npu_codemod.api import Base, FileContext, Node, Rule, hookimpl, tokens
+from npu_codemod.plugins.rules._toolkit import (
     NON_TF,
     TF2,
     TF_NEUTRAL,
-    Base,
-    FileContext,
-    Node,
-    Rule,
     header_index,
-    hookimpl,
     imported_names,
     main_block,
     module_ast,
     module_parts,
     nearest_name,
     position,
-    tokens,
     tree_text,
 )
 

@@ -15,8 +15,6 @@ import re
 from typing import Optional, Sequence
 
 from npu_codemod.api import (
-    TF2,
-    TF_NEUTRAL,
     Base,
     Capture,
     FileContext,
@@ -25,17 +23,22 @@ from npu_codemod.api import (
     Rule,
     add_keyword,
     arguments,
-    child_index,
-    enclosing_scope,
     find_argument,
     has_unpacking,
     hookimpl,
-    is_call_trailer,
     is_true,
-    prefix_name,
-    scope_statements,
     symbols,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    TF2,
+    TF_NEUTRAL,
+    child_index,
+    enclosing_scope,
+    is_call_trailer,
+    per_node,
+    prefix_name,
+    scope_statements,
     tree_text,
     unparenthesised,
 )
@@ -94,8 +97,8 @@ class DropRemainder(Rule):
             model.fit(train, epochs=3)
             model.evaluate(val)
     """
-    tokens = ("batch",)
-    site_names = (".batch", ".padded_batch")
+    _tokens = ("batch",)
+    _site_names = (".batch", ".padded_batch")
     pattern = "trailer< '.' method=('batch' | 'padded_batch') >"
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
@@ -158,7 +161,7 @@ def _tf_data(dotted: Optional[str], ctx: FileContext) -> bool:
 def _datasets_of(scope: Node, ctx: FileContext) -> frozenset[str]:
     """The names ``scope`` assigns a ``tf.data`` dataset (in order: ``ds = ds.map(...)`` keeps
     ``ds`` one), computed once per scope."""
-    return ctx.per_node("npu064-datasets", scope, lambda node: _assigned_datasets(node, ctx))
+    return per_node(ctx, "npu064-datasets", scope, lambda node: _assigned_datasets(node, ctx))
 
 
 def _assigned_datasets(scope: Node, ctx: FileContext) -> frozenset[str]:

@@ -16,20 +16,22 @@ import re
 from typing import Optional
 
 from npu_codemod.api import (
-    KERAS,
-    TF2,
     Base,
-    BuiltModels,
     FileContext,
     Node,
     Rule,
     arguments,
-    enclosing_scope,
     hookimpl,
     insert_after,
-    pre_order,
     symbols,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    KERAS,
+    TF2,
+    BuiltModels,
+    enclosing_scope,
+    pre_order,
     tree_text,
 )
 
@@ -88,7 +90,7 @@ class BroadcastVariables(Rule):
             model = tf.keras.Sequential([tf.keras.layers.Dense(num_classes)])
             return model
     """
-    tokens = ("Model", "Sequential", "load_model", "clone_model", "model_from_json", ".build(",
+    _tokens = ("Model", "Sequential", "load_model", "clone_model", "model_from_json", ".build(",
               "npu_callbacks_append")
 
     def finish(self, tree: Node, ctx: FileContext) -> None:

@@ -16,22 +16,24 @@ import re
 from typing import Optional
 
 from npu_codemod.api import (
-    KERAS,
-    TF2,
     Base,
-    BuiltModels,
     FileContext,
     Node,
     Rule,
-    assigned_values,
-    called_method,
-    enclosing_scope,
     find_argument,
     hookimpl,
     insert_after,
-    pre_order,
     symbols,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    KERAS,
+    TF2,
+    BuiltModels,
+    assigned_values,
+    called_method,
+    enclosing_scope,
+    pre_order,
     tree_text,
     wrap_expression,
 )
@@ -104,7 +106,7 @@ class GradientAllReduce(Rule):
         def build(model):
             model.compile(optimizer="adam", loss="mse")
     """
-    tokens = (".gradient(", ".compile(", ".minimize(")
+    _tokens = (".gradient(", ".compile(", ".minimize(")
     after = ("NPU061",)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:

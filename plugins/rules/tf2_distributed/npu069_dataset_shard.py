@@ -15,20 +15,14 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from npu_codemod.api import (
+from npu_codemod.api import Base, Capture, FileContext, Node, Rule, hookimpl, symbols, tokens
+from npu_codemod.plugins.rules._toolkit import (
     TF2,
-    Base,
-    Capture,
-    FileContext,
-    Node,
-    Rule,
     child_index,
     enclosing_scope,
-    hookimpl,
     is_call_trailer,
+    per_node,
     scope_statements,
-    symbols,
-    tokens,
     tree_text,
 )
 
@@ -74,8 +68,8 @@ class DatasetShard(Rule):
             train_ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000).batch(batch_size)
             model.fit(train_ds, epochs=3)
     """
-    tokens = ("batch", ".shard(")
-    site_names = (".batch", ".padded_batch", ".shard")
+    _tokens = ("batch", ".shard(")
+    _site_names = (".batch", ".padded_batch", ".shard")
     pattern = "trailer< '.' method=('batch' | 'padded_batch' | 'shard') >"
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
@@ -124,7 +118,7 @@ def _tf_data(dotted: str, ctx: FileContext) -> bool:
 
 
 def _datasets_of(scope: Node, ctx: FileContext) -> frozenset[str]:
-    return ctx.per_node("npu069-datasets", scope, lambda node: _assigned_datasets(node, ctx))
+    return per_node(ctx, "npu069-datasets", scope, lambda node: _assigned_datasets(node, ctx))
 
 
 def _assigned_datasets(scope: Node, ctx: FileContext) -> frozenset[str]:
