@@ -74,7 +74,7 @@ def _tf_imports(tree: ast.Module) -> dict[str, str]:
     TensorFlow's, as on TF 1.x; one imported as two TensorFlow names is left out."""
     found: dict[str, set[str]] = {}
     for node in module_index(tree).nodes(ast.Import, ast.ImportFrom):  # the analyses' one walk
-        if isinstance(node, ast.ImportFrom) and node.level:
+        if not isinstance(node, (ast.Import, ast.ImportFrom)) or isinstance(node, ast.ImportFrom) and node.level:
             continue  # a relative import binds no TensorFlow name
         for local, target in ast_import_bindings(node):
             if local != STAR and target.split(".")[0] in _ROOTS:
