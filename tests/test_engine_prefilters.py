@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 
 from npu_codemod.codemods.accessors import _tf_imports
 from npu_codemod.codemods.engine import may_bind, parse_module
-from npu_codemod.codemods.imports import imports_module_pattern
 from npu_codemod.codemods.modules import module_ast
-from npu_codemod.codemods.tfnames import ImportNames
+from npu_codemod.codemods.names import ImportNames, imports_module_pattern
 from npu_codemod.plugins.rules.audit.npu100_api_support import statement_starts
 
 MODULES = ("horovod", "tensorflow_estimator", "npu_device")
