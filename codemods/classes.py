@@ -33,10 +33,17 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .modules import KnownNames, ast_dotted_name, imported_names, module_ast, module_parts, nearest_name
+from .modules import KnownNames, imported_names, module_ast, nearest_name
+from .names import (
+    ast_dotted_name,
+    canonical,
+    is_attribute_trailer,
+    is_call_trailer,
+    module_parts,
+    public_name,
+)
 from .qualified import Reference
 from .rule import FileContext
-from .tfnames import canonical, is_attribute_trailer, is_call_trailer, public_name
 from .walk import position, pre_order
 
 PREFIX = "class:"
@@ -212,7 +219,7 @@ def _subclass_calls(ctx: FileContext, api: frozenset[str]) -> list[SubclassCall]
 def subclass_names(facts: FrozenSet[str], api: FrozenSet[str]) -> frozenset[str]:
     """The class names (last parts) of the repository's classes, known from the ``class:``
     ``facts``, that derive from one of the API classes ``api``: what a construction of one
-    spells (a rule's :meth:`Rule.site_names_for`)."""
+    spells (a rule's ``Rule._site_names_for``)."""
     return frozenset(name.rpartition(".")[2] for name in repository_classes(facts).subclasses(api))
 
 

@@ -30,12 +30,14 @@ from fissix.refactor import _get_headnode_dict
 from .api_sites import ApiSites, uncovered
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
-from .imports import imports_module_pattern, place_imports
+from .imports import place_imports
+from .names import imports_module_pattern
 from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
+from .tf_programs import MIXED_PART, mixed_entry
 from .tf_versions import (
     CONFLICT,
     NON_TF,
@@ -139,6 +141,8 @@ class Engine:
         self._modules = tuple(dict.fromkeys(m for rule in self.rules for m in rule.modules))
         self._module_bytes = tuple(module.encode() for module in self._modules)
         self._imports = {module: imports_module_pattern(module) for module in self._modules}
+        #: Rules that also act on scripts importing no TensorFlow (NPU061: an entry script).
+        self._scripts = [rule for rule in self.rules if NON_TF in rule.file_kinds]
         self._ctx: Optional[FileContext] = None
         self._active: FrozenSet[str] = frozenset()
         query = Query()
@@ -150,7 +154,7 @@ class Engine:
             fixer.rule_id = rule.id
         tool = BowlerTool(fixers, interactive=False, silent=True)
         self._fixers = tool.pre_order + tool.post_order
-        flagged = {rule.id for rule in self.rules if rule.bare_calls_of_tf_names}
+        flagged = {rule.id for rule in self.rules if rule._bare_calls_of_tf_names}
         self._tf_bound: dict[str, str] = {}
         self._checks = {}
         for fixer in self._fixers:
@@ -169,7 +173,8 @@ class Engine:
 
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
-        return any(module in data for module in self._module_bytes)
+        return any(module in data for module in self._module_bytes) \
+            or bool(self._scripts and b"__main__" in data)
 
     def process(
         self, data: bytes, path: str, repo: str = "", facts: FrozenSet[str] = frozenset()
@@ -191,8 +196,9 @@ class Engine:
         if too_large is not None:
             return FileOutcome(path, (_file_error(repo, path, 1, too_large),))
         imported = {module for module, pattern in self._imports.items() if pattern.search(text)}
-        active = [r for r in self.rules if imported.intersection(r.modules)
-                  and (not r.tokens or any(t in text for t in r.tokens))]
+        active = [r for r in self.rules if imported.intersection(r.modules)]
+        if not active and "__main__" in text:
+            active = self._scripts  # a script importing none of the rules' modules: an entry?
         if not active:
             return FileOutcome(path)
         return self._by_kind(source, path, repo, facts, active)
@@ -207,8 +213,16 @@ class Engine:
             finding = file_finding(repo, path, "unmigrated", kind.message,
                                    at.line if at else 1, at.column if at else 0)
             return FileOutcome(path, (finding,), kind=CONFLICT)
+        mixed = mixed_entry(facts, path)
+        if mixed is not None:  # a file of a program that mixes eager and compat.v1 code
+            message = "" if mixed == path else MIXED_PART.format(entry=mixed)
+            return FileOutcome(path, (file_finding(repo, path, "unmigrated", message),) if message else (),
+                               kind="" if kind.kind == NON_TF else kind.kind)
         treated = treatment(kind.kind, runtime_of(facts))
-        active = [rule for rule in active if treated in rule.file_kinds]
+        scripts = [rule for rule in active if NON_TF in rule.file_kinds] if kind.kind == NON_TF else []
+        active = [rule for rule in active if treated in rule.file_kinds and _may_act(rule, source.text)]
+        if not active and scripts:
+            active, treated = scripts, NON_TF
         notes: tuple[Finding, ...] = ()
         if treated == TF2 and TF2_ENTRY_RULE not in self._enabled:
             notes = (file_finding(repo, path, "unmigrated", TF2_CODE),)
@@ -278,7 +292,7 @@ class Engine:
                           facts=facts, enabled_rules=self._enabled, parsed=parsed,
                           file_kind=treated)
         bound = {module for module in self._modules if ctx.names(module).bindings}
-        active = [rule for rule in active if bound.intersection(rule.modules)]
+        active = [rule for rule in active if bound.intersection(rule.modules) or treated == NON_TF]
         if not active or (treated == TF1 and self._eager(ctx, body)):
             for rule in active:  # none when the file binds no module of theirs
                 self._guarded(rule, ctx, partial(rule.skipped, tree, ctx))
@@ -309,11 +323,11 @@ class Engine:
             if len(self._needs) > 4096:
                 self._needs.clear()
             try:
-                names = frozenset(rule.site_names_for(facts)) | frozenset(self._last_names[rule.id])
+                names = frozenset(rule._site_names_for(facts)) | frozenset(self._last_names[rule.id])
             except Exception:  # a plugin's bug: read the whole file for it, as --engine full
                 need = self._needs[key] = RuleNeed(MODULE, frozenset())
             else:
-                need = self._needs[key] = RuleNeed(rule.scope, names)
+                need = self._needs[key] = RuleNeed(rule._scope, names)
         return need
 
     @staticmethod
@@ -321,7 +335,7 @@ class Engine:
         """The skipped units' own bytes back into the tree (see :meth:`ParsePlan.restore`)."""
         if plan is None:
             return
-        ctx.memo[_PARSED_REWRITE] = tree_text(ctx.tree)  # what the compile check needs
+        ctx._parsed_rewrite = tree_text(ctx.tree)  # what the compile check needs
         if not plan.restore(ctx.tree):
             raise _PlanFailed()
 
@@ -406,7 +420,7 @@ class Engine:
 
     def _tf_call_check(self, check: Callable[[pytree.Base], bool]) -> Callable[[pytree.Base], bool]:
         """``check``, and for a ``power`` node, that it calls a name bound to TensorFlow
-        (see :attr:`Rule.bare_calls_of_tf_names`): most calls of a file are not."""
+        (see ``Rule._bare_calls_of_tf_names``): most calls of a file are not."""
         def tf_call(node: pytree.Base) -> bool:
             if node.type == syms.power:
                 head = node.children[0]
@@ -427,7 +441,7 @@ class Engine:
         changed_by = tuple(sorted({f.rule_id for f in ctx.findings if f.status == "migrated"}))
         # A selective parse's check compiles the parsed units only (a compile error is one of
         # a scope; the placeholders hold the other lines, so an error's line is the file's).
-        parsed = ctx.memo.get(_PARSED_REWRITE)
+        parsed = ctx._parsed_rewrite
         problem = _compile_regression(source.text, new_text, ctx.path) if parsed is None \
             else _compile_regression(ctx.parsed, parsed, ctx.path)
         if problem:
@@ -512,7 +526,7 @@ def collector_paused() -> Iterator[None]:
     The file's tree (hundreds of thousands of objects) is alive throughout, so each
     collection meanwhile only re-scans it: a fifth of the parse time. Once the file is done
     its tree is garbage, and goes at the first collection after. The repository analysis
-    pauses it per file too (``Toolkit.analyze_files``): a file's ``ast`` has no cycles and is
+    pauses it per file too (``LoadedRules.files_facts``): a file's ``ast`` has no cycles and is
     freed as soon as it is dropped, but young collections would scan it meanwhile.
     """
     enabled = gc.isenabled()
@@ -572,7 +586,10 @@ class _Dispatch:
         self.nodes: FrozenSet[int] = frozenset(kind for kind in self.heads if kind >= 256)
 
 
-_PARSED_REWRITE = "engine.parsed_rewrite"  # ctx.memo: the rewrite of the parsed units' text
+def _may_act(rule: Rule, text: str) -> bool:
+    """The ``Rule._tokens`` prefilter: whether the file's text holds one of the rule's tokens
+    (a speed hint: applied after the file's kind is known, so it changes no outcome)."""
+    return not rule._tokens or any(token in text for token in rule._tokens)
 
 
 class _PlanFailed(Exception):

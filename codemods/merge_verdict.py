@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional
+from typing import Iterable, Optional
 
-from .api_sites import ApiSites, ApiStatus, sites_of
+from .api_sites import ApiSites, ApiStatus
 from .sites import SiteCounts, site_states
 
 VERDICTS = ("ready", "needs-work", "blocked", "not-verified")
@@ -76,12 +76,3 @@ def _work(findings: list[FindingKey], sites: SiteCounts) -> str:
     text = f"{sites.left} site(s) left: {', '.join(parts)}" if sites.left else ""
     errors = f"{sites.errors} error(s)" if sites.errors else ""
     return "; ".join(part for part in (text, errors) if part)
-
-
-def verdict_of(record: Mapping[str, Any]) -> MergeVerdict:
-    """The verdict of a repository's record in ``run.json`` (one older than verdicts too)."""
-    verify = record.get("verify") or {}
-    findings = ((f["rule_id"], f["status"], f.get("level", ""), f["path"], f["line"])
-                for f in record["findings"])
-    return merge_verdict(record["status"], findings, sites_of(record.get("api_sites")),
-                         verify.get("verdict"), record.get("files_scanned", 1))

@@ -1,12 +1,16 @@
 """The contract between a migration rule and the engine: :class:`Rule` and :class:`FileContext`.
 
-A rule selects nodes with one lib2to3 pattern and edits them in place in ``visit``; it never
-sees Bowler, files or processes. Everything a rule reports goes through the context, so the
-engine can attribute, isolate and count it.
+A rule says what it looks for: qualified names it calls or uses (:attr:`Rule.calls`,
+:attr:`Rule.uses`; each reference comes to :meth:`Rule.visit_reference`) or a lib2to3
+:attr:`Rule.pattern` (each match comes to :meth:`Rule.visit`). It edits the nodes in place and
+may look at the whole tree in :meth:`Rule.finish`; it never sees Bowler, files or processes.
+Everything a rule reports goes through the context, so the engine can attribute, isolate and
+count it.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -18,9 +22,9 @@ from fissix import pytree
 from .accessors import file_accessors, repository_accessors
 from .api_sites import site_key
 from .findings import Finding, Status
+from .names import TF, ImportNames
 from .qualified import Reference
 from .tf_versions import TF1, TF1_CODE
-from .tfnames import TF, ImportNames
 from .walk import position, tree_text
 
 T = TypeVar("T")
@@ -73,15 +77,8 @@ class Rule:
     example: ClassVar[str] = ""
     #: Ids of other rules the example runs with (NPU001 only acts where another rule rewrote).
     example_with: ClassVar[tuple[str, ...]] = ()
-    #: Cheap prefilter: the rule only runs on files whose text contains one of these strings.
-    #: Empty means every file that imports TensorFlow.
-    tokens: ClassVar[tuple[str, ...]] = ()
     #: lib2to3 pattern selecting the nodes :meth:`visit` gets; None for finish-only rules.
     pattern: ClassVar[Optional[str]] = None
-    #: True when :meth:`visit` ignores a match at a ``power`` node (a call ``f(...)`` through a
-    #: bare name) unless ``f`` is bound to TensorFlow in the file (``ctx.tf``): the engine then
-    #: offers it only those calls, not every call of the file.
-    bare_calls_of_tf_names: ClassVar[bool] = False
     #: Root modules whose import makes a file this rule's business (``("horovod",)`` for a rule
     #: on Horovod files that may not import TensorFlow). The engine offers the rule only
     #: files that import one of them.
@@ -99,30 +96,41 @@ class Rule:
     #: False for a rule whose findings only follow other rules' edits and are no sites of their
     #: own (NPU001's ``npu_init`` import line): runs and reports leave them out of every count.
     counts_sites: ClassVar[bool] = True
-    #: Tie-break among rules with no dependency between them (ascending); prefer :attr:`after`.
-    order: ClassVar[int] = 50
-    #: What the rule reads and edits, so the engine parses only that (``--engine selective``):
-    #: ``"module"`` (the default) the whole file whenever the rule is active; ``"site"`` only
-    #: the top-level ``def``\ s and ``class``\ es whose code spells one of the rule's site
-    #: names (:attr:`site_names`, the last parts of :attr:`calls` and :attr:`uses`, and any
-    #: name the file binds to one of them); ``"linked"`` those and, transitively, the file's
-    #: functions and classes they use and the statements that use theirs. For either, a site
-    #: in module-level code (outside any ``def``/``class``) means the whole file.
-    #: The file's imports and alias assignments are always parsed. Declare ``site`` or
-    #: ``linked`` only when the rule's output would be the same with the rest of the file
-    #: replaced by placeholders: the suite runs every golden case in both modes.
-    scope: ClassVar[str] = "module"
-    #: Identifiers one of which every site of the rule spells, beside the last parts of
-    #: :attr:`calls` and :attr:`uses` (see :attr:`scope`): a name (``"map_and_batch"``) or an
-    #: attribute (``".batch"``: ``x.batch``, not a variable ``batch``).
-    site_names: ClassVar[tuple[str, ...]] = ()
-    #: The kinds of file the rule runs on (``tf_versions``: ``tf1``, ``tf2``, ``tf2-compat``,
-    #: ``tf-neutral`` in a TF 2.x repository): TF 1.x code unless it says otherwise; the TF
-    #: 1.x rules that must not run on TF 1.x code on TF 2.x (``tf2-compat``) say ``{"tf1"}``.
+    #: The kinds of file the rule runs on (``tf1``, ``tf2``, ``tf2-compat``, ``tf-neutral`` in
+    #: a TF 2.x repository): TF 1.x code (:data:`TF1_CODE`) unless it says otherwise; a rule
+    #: for TF 2.x code says :data:`TF2_NATIVE`; the TF 1.x rules that must not run on TF 1.x
+    #: code on TF 2.x (``tf2-compat``) say ``{"tf1"}``.
     file_kinds: ClassVar[FrozenSet[str]] = TF1_CODE
     #: A dataclass of typed per-rule settings read from ``[tool.npu-codemod.rules.<id>]``,
     #: built as ``Settings(**section)``; every field needs a default. None: no settings.
     Settings: ClassVar[Optional[type]] = None
+
+    # Speed hints: private, for the built-in rules only; a third-party rule leaves them alone
+    # (the defaults are always correct). The suite proves the built-in rules give the same
+    # output without them (tests/test_rule_hints.py).
+    #
+    # _tokens: the rule runs only on files whose text holds one of these strings (empty:
+    # every file that imports one of :attr:`modules`).
+    _tokens: ClassVar[tuple[str, ...]] = ()
+    # _bare_calls_of_tf_names: :meth:`visit` ignores a match at a ``power`` node (a call
+    # ``f(...)`` through a bare name) unless ``f`` is bound to TensorFlow in the file
+    # (``ctx.tf``): the engine then offers it only those calls, not every call of the file.
+    _bare_calls_of_tf_names: ClassVar[bool] = False
+    # _scope: what the rule reads and edits, so the engine parses only that (``--engine
+    # selective``): ``"module"`` (the default) the whole file whenever the rule is active;
+    # ``"site"`` only the top-level ``def``\ s and ``class``\ es whose code spells one of the
+    # rule's site names (:attr:`_site_names`, the last parts of :attr:`calls` and :attr:`uses`,
+    # and any name the file binds to one of them); ``"linked"`` those and, transitively, the
+    # file's functions and classes they use and the statements that use theirs. For either, a
+    # site in module-level code (outside any ``def``/``class``) means the whole file. The
+    # file's imports and alias assignments are always parsed. Declare ``site`` or ``linked``
+    # only when the rule's output would be the same with the rest of the file replaced by
+    # placeholders: the suite runs every golden case in both modes.
+    _scope: ClassVar[str] = "module"
+    # _site_names: identifiers one of which every site of the rule spells, beside the last
+    # parts of :attr:`calls` and :attr:`uses` (see ``_scope``): a name (``"map_and_batch"``)
+    # or an attribute (``".batch"``: ``x.batch``, not a variable ``batch``).
+    _site_names: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, settings: Any = None) -> None:
         if settings is None and self.Settings is not None:
@@ -140,13 +148,13 @@ class Rule:
         """Called for each call of a name in :attr:`calls` and each reference to a name in
         :attr:`uses` (``reference.call`` is the ``(...)`` trailer when it is called)."""
 
-    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
-        """The identifiers every site of the rule spells in a repository with these
-        repository-wide ``facts`` (see :attr:`scope`): :attr:`site_names`, and for a rule that
-        acts on the repository's own subclasses of an API class, their names. One that raises
-        with no facts makes its plugin broken; with a repository's facts, the engine reads
-        the whole file for the rule (as ``--engine full``) instead."""
-        return self.site_names
+    def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+        """A speed hint (private, see ``_scope``): the identifiers every site of the rule
+        spells in a repository with these repository-wide ``facts``: ``_site_names``, and for
+        a rule that acts on the repository's own subclasses of an API class, their names. One
+        that raises with no facts makes its plugin broken; with a repository's facts, the
+        engine reads the whole file for the rule (as ``--engine full``) instead."""
+        return self._site_names
 
     def finish(self, tree: pytree.Node, ctx: "FileContext") -> None:
         """Called once per file after every rule visited it."""
@@ -163,6 +171,24 @@ class Rule:
         """The entry of built-in rule ``rule_id`` in the project's rule catalog: the
         :attr:`guide_url` of the built-in rules (``guide_url = Rule.catalog_url(id, name)``)."""
         return f"{PROJECT_URL}/blob/main/{RULE_CATALOG}#{catalog_anchor(rule_id, name)}"
+
+
+#: The speed hints of :class:`Rule` (private): none may change a rule's output.
+SPEED_HINTS = ("_tokens", "_bare_calls_of_tf_names", "_scope", "_site_names")
+
+
+def without_hints(rule: Rule) -> Rule:
+    """A shallow copy of ``rule`` with every speed hint at :class:`Rule`'s default: the same
+    rule as a third party would write it. The golden helpers run every case with both."""
+    bare = copy.copy(rule)
+    for hint in SPEED_HINTS:
+        setattr(bare, hint, getattr(Rule, hint))
+    vars(bare)["_site_names_for"] = _no_site_names  # an instance attribute shadows the method
+    return bare
+
+
+def _no_site_names(facts: FrozenSet[str]) -> tuple[str, ...]:
+    return ()
 
 
 def catalog_heading(rule_id: str, name: str) -> str:
@@ -209,8 +235,6 @@ class FileContext:
     imports: list[str] = field(default_factory=list)
     deferred: list[tuple[Rule, Callable[[], None]]] = field(default_factory=list)
     rule: Optional[Rule] = None
-    #: Per-file caches of shared helpers (e.g. which names hold datasets), keyed by helper.
-    memo: dict[str, Any] = field(default_factory=dict)
     #: Ids of every rule the run enabled (set by the engine), whether or not it acts on this
     #: file: a rule that covers another's API can tell "disabled" from "found nothing here".
     enabled_rules: FrozenSet[str] = frozenset()
@@ -219,6 +243,11 @@ class FileContext:
     #: The file's kind as the rules treat it (:attr:`Rule.file_kinds`): ``tf1``, ``tf2``,
     #: ``tf2-compat`` or ``tf-neutral`` (in a repository that runs TF 2.x).
     file_kind: str = TF1
+    # Private. The one per-file cache: :meth:`analysis` results, by (factory, *key).
+    _analyses: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, repr=False)
+    # Private, the engine's: the rewrite of the parsed units' text (selective parsing), for
+    # the compile check.
+    _parsed_rewrite: Optional[str] = field(default=None, init=False, repr=False)
 
     @cached_property
     def tf(self) -> ImportNames:
@@ -232,11 +261,10 @@ class FileContext:
     def analysis(self, factory: Callable[..., T], *key: Any) -> T:
         """``factory(self, *key)``, computed once per file and shared by every rule that asks:
         a typed analysis (a function or class taking the context) instead of a string key."""
-        cached = self.memo.setdefault(_ANALYSES, {})
         index = (factory, *key)
-        if index not in cached:
-            cached[index] = factory(self, *key)
-        result: T = cached[index]
+        if index not in self._analyses:
+            self._analyses[index] = factory(self, *key)
+        result: T = self._analyses[index]
         return result
 
     @property
@@ -274,16 +302,6 @@ class FileContext:
         the site. Every site is counted, with a finding or without (see ``api_sites``)."""
         self.api_sites[site_key(api, status, covered)] += 1
 
-    def per_node(self, key: str, node: pytree.Base, compute: Callable[[Any], T]) -> T:
-        """``compute(node)``, worked out once per file and kept in ``memo[key]`` (a dict of
-        id -> (node, value): nodes are not hashable, so the id is checked against the node)."""
-        kept = self.memo.setdefault(key, {})
-        entry = kept.get(id(node))
-        if entry is None or entry[0] is not node:
-            entry = kept[id(node)] = (node, compute(node))
-        value: T = entry[1]
-        return value
-
     def tf_module(self, spelled: Optional[str] = None) -> str:
         """How code a rule writes spells the TensorFlow module: ``spelled`` (a spelling taken
         from the file, ``tf.compat.v1``), else the file's alias. A file that binds no public
@@ -310,13 +328,10 @@ class FileContext:
         self.deferred.append((self.rule, edit))
 
 
-_ANALYSES = "__analyses__"
-
-
 def fact_names(facts: Iterable[str], prefixes: Sequence[str]) -> tuple[str, ...]:
     """The last parts of the dotted names that the ``facts`` with one of ``prefixes`` name
     (``create_config_proto`` of ``npu007-config:models.benchmark.create_config_proto``):
-    for :meth:`Rule.site_names_for` of a rule that acts where such functions are called."""
+    for ``Rule._site_names_for`` of a rule that acts where such functions are called."""
     return tuple(sorted({fact.rpartition(".")[2] for fact in facts
                          if fact.startswith(tuple(prefixes))}))
 
@@ -331,8 +346,8 @@ def _module_names(ctx: FileContext, module: str) -> ImportNames:
 def rules_in_order(rules: Sequence[Rule]) -> list[Rule]:
     """``rules`` so that each comes after the rules it names in :attr:`Rule.after` (``"*"``:
     after every rule that does not say ``"*"`` itself); rules with no dependency between them
-    by ``(order, id)``. A cycle is broken at the first pending rule in that order."""
-    pending = sorted(rules, key=lambda rule: (rule.order, rule.id))
+    by id. A cycle is broken at the first pending rule in that order."""
+    pending = sorted(rules, key=lambda rule: rule.id)
     last = {rule.id for rule in pending if "*" in rule.after}
     ids = {rule.id for rule in pending}
     placed: list[Rule] = []

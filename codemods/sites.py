@@ -123,13 +123,13 @@ def site_states(findings: Iterable[tuple[str, int, str, str]]) -> list[str]:
     return list(sites.values())
 
 
-def sites_per_rule(findings: Iterable[Mapping[str, Any]]) -> dict[str, Counter[str]]:
-    """Rule id -> that rule's sites per state, of ``findings`` (records as ``run.json`` holds
-    them): a rule's findings on one line are one site of it (a line with two rules' findings
-    is a site of each, and one site of the repository)."""
+def sites_per_rule(findings: Iterable[Finding]) -> dict[str, Counter[str]]:
+    """Rule id -> that rule's sites per state, of ``findings``: a rule's findings on one line
+    are one site of it (a line with two rules' findings is a site of each, and one site of the
+    repository)."""
     by_rule: dict[str, list[tuple[str, int, str, str]]] = {}
     for f in findings:
-        by_rule.setdefault(f["rule_id"], []).append((f["path"], f["line"], f["rule_id"], f["status"]))
+        by_rule.setdefault(f.rule_id, []).append((f.path, f.line, f.rule_id, f.status))
     return {rule_id: Counter(site_states(rows)) for rule_id, rows in by_rule.items()}
 
 

@@ -30,8 +30,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import FrozenSet, Optional
 
-from .modules import ModuleIndex, ast_dotted_name, imported_names, module_ast, module_index
-from .tfnames import public_name
+from .modules import ModuleIndex, imported_names, module_ast, module_index
+from .names import ast_dotted_name, public_name
 
 #: The kinds of file (``run.json`` counts files per kind per repository).
 NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, CONFLICT = (
@@ -41,6 +41,8 @@ KINDS = (TF1, TF2, TF2_COMPAT, TF_NEUTRAL, CONFLICT, NON_TF)
 #: (:attr:`Rule.file_kinds`): TF 1.x code, and TF 1.x code on TF 2.x (the compat chapter of
 #: the TF 2.6 guide: "porting points basically the same as TF1").
 TF1_CODE = frozenset({TF1, TF2_COMPAT})
+#: TF 2.x code: the files of a TF 2.x repository that use TF 2.x or neither version's signs.
+TF2_NATIVE = frozenset({TF2, TF_NEUTRAL})
 
 #: Repository runtimes, as the fact ``tf-runtime:<value>`` says (``tf_runtime``).
 RUNTIME_TF1, RUNTIME_TF2, RUNTIME_UNKNOWN = "1", "2", "undetermined"

@@ -19,9 +19,9 @@ from difflib import SequenceMatcher
 from typing import AbstractSet, Generic, Optional, Sequence, TypeVar
 
 from .ast_references import ast_references
+from .names import ImportNames
 from .qualified import ReferenceSite
 from .rule import FileContext
-from .tfnames import ImportNames
 from .walk import tree_text
 
 T = TypeVar("T")

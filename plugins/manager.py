@@ -67,7 +67,9 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.tf2.npu065_loss_scale_optimizer",
     "npu_codemod.plugins.rules.tf2.npu066_loop_size",
     "npu_codemod.plugins.rules.tf2.npu071_api_support",
+    "npu_codemod.plugins.rules.tf2_distributed.npu067_broadcast_variables",
     "npu_codemod.plugins.rules.tf2_distributed.npu068_gradient_allreduce",
+    "npu_codemod.plugins.rules.tf2_distributed.npu069_dataset_shard",
     "npu_codemod.plugins.rules.tf2_distributed.npu070_strategy_horovod",
     "npu_codemod.plugins.forges.github",
     "npu_codemod.plugins.forges.gitlab",
@@ -195,7 +197,7 @@ def _check_rules(contributed: list[Any]) -> None:
 
 
 #: Rule class attributes that must be tuples of strings.
-_NAME_TUPLES = ("tokens", "modules", "calls", "uses", "after", "site_names")
+_NAME_TUPLES = ("_tokens", "modules", "calls", "uses", "after", "_site_names")
 
 
 def rule_problem(rule: Rule) -> str:
@@ -213,14 +215,14 @@ def rule_problem(rule: Rule) -> str:
             return f"with {attribute} = {value!r}: it must be a tuple of strings"
     if not rule.modules:
         return "with modules = (): no file would be its business"
-    if rule.scope not in SCOPES:
-        return f"with scope = {rule.scope!r}: it must be one of {', '.join(map(repr, SCOPES))}"
+    if rule._scope not in SCOPES:
+        return f"with _scope = {rule._scope!r}: it must be one of {', '.join(map(repr, SCOPES))}"
     try:
-        names = tuple(rule.site_names_for(frozenset()))
+        names = tuple(rule._site_names_for(frozenset()))
     except Exception as exc:
-        return f"whose site_names_for(facts) raised {type(exc).__name__}: {exc}"
+        return f"whose _site_names_for(facts) raised {type(exc).__name__}: {exc}"
     if not all(isinstance(name, str) for name in names):
-        return f"whose site_names_for(facts) gave {names!r}: it must give strings"
+        return f"whose _site_names_for(facts) gave {names!r}: it must give strings"
     pattern = rule.pattern
     if pattern is not None:
         if not isinstance(pattern, str):

@@ -9,19 +9,17 @@ from npu_codemod.api import (
     FileContext,
     Reference,
     Rule,
-    TfNames,
     arguments,
-    assigned_values,
-    class_facts,
     remove_statement,
     rename_argument,
     set_keyword,
-    subclass_calls,
-    tree_text,
     wrap_argument,
 )
+from npu_codemod.codemods.classes import subclass_calls
 from npu_codemod.codemods.engine import parse_module
+from npu_codemod.codemods.names import ImportNames
 from npu_codemod.codemods.rule import FileContext as _Context
+from npu_codemod.plugins.rules._toolkit import assigned_values, class_facts, tree_text
 from npu_codemod.testing import assert_migrates, run_rules, sites
 
 
@@ -30,12 +28,12 @@ def tree(source: str):
 
 
 def test_the_npu_star_import_binds_the_names_it_exports():
-    names = TfNames(tree("from npu_bridge.npu_init import *\nimport os\n\n"
+    names = ImportNames(tree("from npu_bridge.npu_init import *\nimport os\n\n"
                          "x = npu_run_config_init(run_config=config)\nprint(os.sep)\n"), root="npu_bridge")
     assert names.qualify("npu_run_config_init") == "npu_bridge.npu_init.npu_run_config_init"
     assert names.qualify("npu_strategy.NPUStrategy") == "npu_bridge.npu_init.npu_strategy.NPUStrategy"
     assert names.qualify("print") is None and names.qualify("os") is None
-    assert TfNames(tree("import npu_bridge\nx = npu_run_config_init()\n"),
+    assert ImportNames(tree("import npu_bridge\nx = npu_run_config_init()\n"),
                    root="npu_bridge").qualify("npu_run_config_init") is None
 
 

@@ -5,24 +5,20 @@ from __future__ import annotations
 
 import pytest
 
-from npu_codemod.api import (
-    Distribution,
-    TfNames,
+from npu_codemod.api import arguments, parse_expression, parse_statements, symbols, wrap_argument
+from npu_codemod.codemods.distribution import Distribution
+from npu_codemod.codemods.names import ImportNames
+from npu_codemod.plugins.rules._toolkit import (
     add_argument,
-    arguments,
     called_method,
     distribution_facts,
     fstring_references,
     main_block,
     model_facts,
-    parse_expression,
     parse_module,
-    parse_statements,
     remove_argument,
     remove_small_statement,
-    symbols,
     tree_text,
-    wrap_argument,
 )
 
 
@@ -80,12 +76,12 @@ def test_fstring_references_and_their_positions() -> None:
     leaf = next(leaf for leaf in tree.leaves() if leaf.value.startswith("f"))
     wanted = frozenset({"horovod.tensorflow.rank", "horovod.tensorflow.size",
                         "horovod.tensorflow.local_size"})
-    found = fstring_references(leaf, [TfNames(tree, root="horovod")], wanted)
+    found = fstring_references(leaf, [ImportNames(tree, root="horovod")], wanted)
     assert [(r.name, r.line, r.column, leaf.value[r.start:r.end]) for r in found] == [
         ("horovod.tensorflow.rank", 3, 3, "hvd.rank"),
         ("horovod.tensorflow.local_size", 3, 49, "hvd.local_size")]
     plain = next(leaf for leaf in parse_module('x = "{hvd.rank()}"\n').leaves() if leaf.type == 3)
-    assert fstring_references(plain, [TfNames(tree, root="horovod")], wanted) == []
+    assert fstring_references(plain, [ImportNames(tree, root="horovod")], wanted) == []
 
 
 @pytest.mark.parametrize("source, found", [
@@ -112,10 +108,10 @@ def test_called_method_needs_a_receiver_and_a_call(code: str, method: str, index
 
 def test_the_npu_init_star_import_binds_its_names() -> None:
     tree = parse_module("from npu_bridge.npu_init import *\nx = get_npu_rank_id()\n")
-    assert TfNames(tree, root="npu_bridge").qualify("npu_strategy.NPUStrategy") == \
+    assert ImportNames(tree, root="npu_bridge").qualify("npu_strategy.NPUStrategy") == \
         "npu_bridge.npu_init.npu_strategy.NPUStrategy"
-    assert TfNames(tree).bindings == {}  # it binds tf too, but not as the file's own alias
-    assert TfNames(parse_module("from mylib import *\n"), root="mylib").bindings == {}
+    assert ImportNames(tree).bindings == {}  # it binds tf too, but not as the file's own alias
+    assert ImportNames(parse_module("from mylib import *\n"), root="mylib").bindings == {}
 
 
 @pytest.mark.parametrize("source, facts", [
@@ -205,4 +201,4 @@ def test_parse_statements_round_trip() -> None:  # the helpers above build on it
      "tensorflow.estimator.Estimator"),
 ])
 def test_internal_modules_of_the_packs_apis(imports: str, spelled: str, public: str) -> None:
-    assert TfNames(parse_module(imports + "\n")).qualify(spelled) == public
+    assert ImportNames(parse_module(imports + "\n")).qualify(spelled) == public

@@ -91,6 +91,24 @@ def test_every_public_name_is_documented() -> None:
     assert ApiPage().undocumented() == [], "give these a docstring or a #: comment in api.py"
 
 
+def test_the_public_api_is_at_most_40_names_each_documented_on_the_page() -> None:
+    text = API_MD.read_text(encoding="utf-8")
+    page = ApiPage()
+    assert len(api.__all__) <= 40
+    assert len(set(api.__all__)) == len(api.__all__)
+    for name in api.__all__:
+        assert page.doc(name), name
+        assert f"\n### `{name}`\n" in text, name
+
+
+def test_the_tutorial_teaches_every_public_name_without_the_reference() -> None:
+    """docs/writing-rules.md names every name of the API, and no other name of npu_codemod's."""
+    text = TUTORIAL.read_text(encoding="utf-8")
+    assert [name for name in api.__all__ if not re.search(rf"`[^`]*\b{name}\b[^`]*`", text)] == []
+    imported = re.findall(r"from (npu_codemod[\w.]*) import", text)
+    assert set(imported) <= {"npu_codemod.api", "npu_codemod.testing"}
+
+
 def test_a_name_without_documentation_is_listed(tmp_path: Path) -> None:
     module = _module(tmp_path / "fake_api.py", '''\
         """A fake API."""
@@ -139,7 +157,9 @@ def test_rule_attributes_and_context_methods_are_on_the_page() -> None:
     assert ("- `calls: ClassVar[tuple[str, ...]] = ()`: Qualified names (any module: "
             "`tensorflow.estimator.RunConfig`) whose *calls*") in text
     assert "#### `FileContext.add_import`\n\n```python\nadd_import(statement: str) -> None\n```" in text
-    assert "*class, alias of `npu_codemod.codemods.tfnames.ImportNames`*" in text
+    assert "#### `FileContext.analysis`\n" in text
+    for private in ("memo", "per_node", "_analyses", "tokens", "scope", "site_names", "order"):
+        assert f"`{private}:" not in text and f"`FileContext.{private}`" not in text, private
     for name in api.__all__:
         assert f"\n### `{name}`\n" in text
 

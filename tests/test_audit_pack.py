@@ -13,13 +13,13 @@ import pytest
 from fissix import pygram, pytree
 from fissix.pgen2 import driver
 
-from npu_codemod.api import ApiStatus
 from npu_codemod.codemods import regenerate_support_list as regenerate
+from npu_codemod.codemods.names import ImportNames
 from npu_codemod.codemods.qualified import references_under
 from npu_codemod.codemods.support_list import SupportList, list_name, support_list
-from npu_codemod.codemods.tfnames import TfNames
 from npu_codemod.orchestrator.batch import file_cache
 from npu_codemod.plugins.manager import load_plugins
+from npu_codemod.plugins.rules._toolkit import ApiStatus
 from npu_codemod.plugins.rules.audit.owners import OWNERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,7 +110,7 @@ def test_every_api_ascend_migrates_has_exactly_one_owner_entry() -> None:
 def references(source: str, *roots: str) -> list[tuple[int, int, str, int, bool]]:
     tree = PARSER.parse_string(source)
     return [(r.line, r.column, r.name, r.end, r.call is not None)
-            for r in references_under(tree, [TfNames(tree, root=root) for root in roots])]
+            for r in references_under(tree, [ImportNames(tree, root=root) for root in roots])]
 
 
 def test_references_under_finds_every_use_in_one_walk() -> None:

@@ -194,8 +194,8 @@ class _RemovesAStatement(Rule):
     id = "TST901"
     name = "removes-a-statement"
     description = "test rule"
-    scope = "site"
-    site_names = ("dropout",)
+    _scope = "site"
+    _site_names = ("dropout",)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         tree.children[3].remove()
@@ -233,7 +233,7 @@ class _BreaksDropout(Rule):
     id = "TST903"
     name = "breaks-dropout"
     description = "test rule"
-    scope = "site"
+    _scope = "site"
     calls = ("tensorflow.nn.dropout",)
 
     def visit_reference(self, reference, ctx: FileContext) -> None:
@@ -291,13 +291,13 @@ class _FailsOnFacts(Rule):
     id = "TST904"
     name = "fails-on-facts"
     description = "test rule"
-    scope = "site"
+    _scope = "site"
     calls = ("tensorflow.nn.dropout",)
 
-    def site_names_for(self, facts):
+    def _site_names_for(self, facts):
         if facts:
             raise KeyError("no such class")
-        return self.site_names
+        return self._site_names
 
     def visit_reference(self, reference, ctx: FileContext) -> None:
         ctx.report(reference, "unmigrated", "a dropout")

@@ -32,7 +32,6 @@ class MylibDropout(Rule):
     name = "mylib-dropout"
     description = "mylib.dropout -> npu_ops.dropout"
     guide_url = "https://wiki.example/mylib"
-    tokens = ("mylib",)
     pattern = "power< 'mylib' trailer< '.' 'dropout' > trailer< '(' [any] ')' > >"
 
     def visit(self, node, capture, ctx):
@@ -249,15 +248,15 @@ BROKEN = {
     "bad-pattern": (RULE_PLUGIN.replace("trailer< '(' [any] ')' > >", "trailer< '(' [any] ')' > "),
                     "npu_codemod_rules returned <MylibDropout MYL001> with a pattern that does not "
                     "compile: PatternSyntaxError"),
-    "bad-calls": (RULE_PLUGIN.replace('    tokens = ("mylib",)', '    calls = "mylib.dropout"'),
+    "bad-calls": (RULE_PLUGIN.replace('    guide_url = "https://wiki.example/mylib"', '    guide_url = "https://wiki.example/mylib"\n    calls = "mylib.dropout"'),
                   "npu_codemod_rules returned <MylibDropout MYL001> with calls = 'mylib.dropout': "
                   "it must be a tuple of strings"),
-    "bad-scope": (RULE_PLUGIN.replace('    tokens = ("mylib",)', '    tokens = ("mylib",)\n    scope = "sites"'),
-                  "npu_codemod_rules returned <MylibDropout MYL001> with scope = 'sites': it must be "
+    "bad-scope": (RULE_PLUGIN.replace('    guide_url = "https://wiki.example/mylib"', '    guide_url = "https://wiki.example/mylib"\n    _scope = "sites"'),
+                  "npu_codemod_rules returned <MylibDropout MYL001> with _scope = 'sites': it must be "
                   "one of 'site', 'linked', 'module'"),
-    "bad-site-names": (RULE_PLUGIN.replace('    tokens = ("mylib",)', '    tokens = ("mylib",)\n'
-                                           '    def site_names_for(self, facts):\n        return [1]'),
-                       "npu_codemod_rules returned <MylibDropout MYL001> whose site_names_for(facts) "
+    "bad-site-names": (RULE_PLUGIN.replace('    guide_url = "https://wiki.example/mylib"', '    guide_url = "https://wiki.example/mylib"\n'
+                                           '    def _site_names_for(self, facts):\n        return [1]'),
+                       "npu_codemod_rules returned <MylibDropout MYL001> whose _site_names_for(facts) "
                        "gave (1,): it must give strings"),
 }
 
@@ -462,7 +461,7 @@ def test_hooks_are_called_in_pluggys_order_and_wrappers_are_refused(tmp_path: Pa
 
 def test_a_rerun_with_a_broken_plugin_rebuilds_the_branch_without_its_edits(
         tmp_path: Path, repo_list: Path) -> None:
-    """The documented choice (README, Plugins): the branch always equals what the report says.
+    """The documented choice (docs/plugins.md): the branch always equals what the report says.
     A rerun whose plugin broke rebuilds the files without that plugin's edits (a new commit on
     the branch) and every repository carries a PLUGIN finding saying its rules did not run."""
     good = write(tmp_path / "mylib_rules.py", RULE_PLUGIN)

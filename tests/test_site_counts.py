@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support.cli import cli
+from support.cli import cli, repo_record
 from support.csvfiles import read_csv
 from support.git import git, make_repo
 from support.tpu_towers import FILES
@@ -30,17 +30,13 @@ def first(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return root, done.stderr
 
 
-def _record(report: Path) -> dict:
-    return json.loads((report / "run.json").read_text())["repos"][0]
-
-
 def _states(record: dict) -> set[tuple[str, int, str, str]]:
     return {(f["path"], f["line"], f["rule_id"], f["status"]) for f in record["findings"]}
 
 
 def test_each_site_is_counted_once_in_its_state(first: tuple[Path, str]) -> None:
     root, _ = first
-    record = _record(root / "one")
+    record = repo_record(root / "one")
     assert _states(record) == {
         ("inputs.py", 7, "NPU002", "compliant"),  # drop_remainder was there already
         ("model.py", 10, "NPU012", "not-needed"),  # under if params["use_tpu"]:
@@ -88,7 +84,7 @@ def test_a_rerun_over_the_migrated_branch_reports_the_same_sites_per_rule(first:
     (root / "again.txt").write_text(f"towers {BRANCH}\n")
     cli("run", "--repos", "again.txt", "--report-dir", "two", "--branch", "again", "--no-progress",
         cwd=root, expect=0)
-    before, after = _record(root / "one"), _record(root / "two")
+    before, after = repo_record(root / "one"), repo_record(root / "two")
 
     def per_rule(record: dict) -> Counter:
         done = {"migrated": "done", "compliant": "done"}

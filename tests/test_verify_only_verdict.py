@@ -7,11 +7,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from npu_codemod.codemods.merge_verdict import NO_MIGRATION_DATA, verdict_of
+from npu_codemod.codemods.merge_verdict import NO_MIGRATION_DATA, MergeVerdict
+from npu_codemod.orchestrator.results import RepoResult
 
 from support.cli import cli
 from support.csvfiles import read_csv
 from support.git import make_repo
+
+
+def verdict_of(record: dict) -> MergeVerdict:
+    """The verdict the reports give a record of ``run.json`` (re-rendered)."""
+    return RepoResult.from_dict(record).merge
 
 
 def test_a_verify_run_alone_is_not_ready_whatever_verify_said(tmp_path: Path) -> None:

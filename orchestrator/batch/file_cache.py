@@ -12,7 +12,7 @@ copied training scripts make many files identical across repositories too. So th
 - **fingerprint** (once per process and rule selection): npu-codemod's version, Python's,
   fissix's and Bowler's; a hash of every file of ``npu_codemod.codemods`` (engine and
   helpers) and ``npu_codemod.plugins`` (the built-in rules and their data, such as the audit's
-  API support list); and each enabled rule in engine order: id, order, settings, class, plugin
+  API support list); and each enabled rule in engine order: id, settings, class, plugin
   distribution and version, and a hash of the source file of the rule class's module; and the
   engine mode (``--engine``). A rule whose source cannot be found turns the cache off.
 - **value**: the findings without repository and path (stamped again on a hit; snippets are
@@ -49,7 +49,7 @@ from npu_codemod import __version__, codemods, plugins
 from npu_codemod.codemods.api_sites import ApiSites
 from npu_codemod.codemods.engine import FileOutcome
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
 CACHE_DIR = "cache"
 DB_NAME = "results.sqlite3"
@@ -150,10 +150,10 @@ class ResultStore:
 
 
 class CachedEngine:
-    """The toolkit's engine behind the store: a hit is served without parsing, and counted."""
+    """The loaded rules' engine behind the store: a hit is served without parsing, and counted."""
 
     def __init__(self, selection: RuleSelection, store: Optional[ResultStore]) -> None:
-        self.engine = build_toolkit(selection).engine
+        self.engine = load_rules(selection).engine
         self.fingerprint = fingerprint(selection)
         self.store = store
         self.hits = 0
@@ -235,14 +235,14 @@ def _restored(stored: Optional[tuple[bytes, Optional[bytes]]], path: str,
 def fingerprint(selection: RuleSelection) -> Optional[str]:
     """What the outcomes of ``selection``'s rules depend on besides the file, hashed; None
     when a rule's source file cannot be read (its changes could not be seen)."""
-    toolkit = build_toolkit(selection)
+    loaded_rules = load_rules(selection)
     rules = []
-    for rule in toolkit.engine.rules:
+    for rule in loaded_rules.engine.rules:
         source = _module_source_hash(type(rule).__module__)
         if source is None:
             return None
-        plugin = toolkit.plugins.plugin_of(rule)
-        rules.append([rule.id, rule.order, repr(rule.settings), type(rule).__qualname__,
+        plugin = loaded_rules.plugins.plugin_of(rule)
+        rules.append([rule.id, repr(rule.settings), type(rule).__qualname__,
                       plugin.distribution, plugin.version, source])
     # The engine mode too: both give the same outcome, but ``--engine full`` is the reference
     # a user reruns with when a selective outcome is in doubt, so it must not hit that one.

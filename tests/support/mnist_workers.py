@@ -63,7 +63,6 @@ class MylibDropout(Rule):
     id = "MYL001"
     name = "mylib-dropout"
     description = "mylib.dropout -> npu_ops.dropout"
-    tokens = ("mylib",)
     modules = ("mylib",)
     pattern = "power< 'mylib' trailer< '.' 'dropout' > trailer< '(' [any] ')' > >"
 

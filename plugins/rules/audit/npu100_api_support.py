@@ -19,25 +19,21 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from npu_codemod.api import (
+from npu_codemod.api import FileContext, Node, Rule, hookimpl, references_under
+from npu_codemod.plugins.rules._toolkit import (
     ESTIMATOR_MODULES,
     HOROVOD_MODULES,
     TF1,
     ApiStatus,
-    FileContext,
     Finding,
-    Node,
     ReferenceSite,
-    Rule,
     accessor_facts,
     api_advice,
     ast_references,
     distribution,
-    hookimpl,
     in_npu_form,
     list_name,
     module_ast,
-    references_under,
     support_list,
     unresolved_accesses,
     written_uses,
@@ -130,7 +126,7 @@ class ApiSupport(Rule):
     modules = (*ESTIMATOR_MODULES, "horovod")
     #: Its uses come from ``ast`` (the file's own text), its verdicts from the other rules'
     #: findings: the fissix tree is not read, so no unit need be parsed for it.
-    scope = "site"
+    _scope = "site"
     after = ("*",)  # reads every other rule's findings
 
     def start(self, tree: Node, ctx: FileContext) -> None:

@@ -17,14 +17,17 @@ from npu_codemod.api import (
     FileContext,
     Node,
     Reference,
-    enclosing_scope,
     hookimpl,
-    pre_order,
     references_under,
-    remove_small_statement,
-    small_statements,
     symbols,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    enclosing_scope,
+    memo,
+    pre_order,
+    remove_small_statement,
+    small_statements,
 )
 
 from .horovod import (
@@ -78,9 +81,9 @@ class HorovodInit(DistributedRule):
             return hvd.init()
     """
     modules = ("tensorflow", "horovod")
-    scope = "linked"
-    site_names = ("horovod",)  # every Horovod use: what is left decides
-    tokens = ("horovod",)
+    _scope = "linked"
+    _site_names = ("horovod",)  # every Horovod use: what is left decides
+    _tokens = ("horovod",)
     uses = horovod_names("init") + (f"{MPI_OPS}.init",)
     after = ("NPU022", "NPU023", "NPU024")
 
@@ -94,13 +97,13 @@ class HorovodInit(DistributedRule):
             return
         if report_blocked(ctx, reference, f"remove {site}"):
             return
-        ctx.memo.setdefault(INITS, []).append(reference)
+        memo(ctx).setdefault(INITS, []).append(reference)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         if library(ctx):
             _report_library(tree, ctx)
             return
-        inits: list[Reference] = ctx.memo.get(INITS, [])
+        inits: list[Reference] = memo(ctx).get(INITS, [])
         if not inits:
             return
         left = _horovod_left(tree, ctx)

@@ -5,19 +5,22 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import (
-    NPU_INIT_IMPORT,
     Base,
     Capture,
     FileContext,
     Reference,
-    StringReference,
-    fstring_references,
     hookimpl,
-    prefix_name,
-    remove_small_statement,
     replace_callee,
     symbols,
-    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    NPU_INIT_IMPORT,
+    StringReference,
+    assignment,
+    fstring_references,
+    memo,
+    prefix_name,
+    remove_small_statement,
 )
 
 from .horovod import (
@@ -63,8 +66,8 @@ class HorovodTopology(DistributedRule):
         checkpoint_dir = f"./checkpoints-{hvd.rank()}"
     """
     modules = ("tensorflow", "horovod")
-    scope = "linked"
-    tokens = ("horovod", "get_npu_")  # a Horovod import, or the NPU names (a second run)
+    _scope = "linked"
+    _tokens = ("horovod", "get_npu_")  # a Horovod import, or the NPU names (a second run)
     uses = HOROVOD + NPU
     pattern = "STRING"  # f-strings: fissix keeps ``f"{hvd.rank()}"`` as one leaf
 
@@ -107,7 +110,7 @@ class HorovodTopology(DistributedRule):
             ctx.add_import(NPU_INIT_IMPORT)
 
     def _unpin(self, pinning: Base, reference: Reference, ctx: FileContext) -> None:
-        handled = ctx.memo.setdefault("npu022.pinning", [])
+        handled = memo(ctx).setdefault("npu022.pinning", [])
         if any(statement is pinning for statement in handled):
             return  # ``str(hvd.local_rank() % hvd.local_size())``: one line, one finding
         handled.append(pinning)
@@ -122,10 +125,10 @@ def _pinning(node: Base) -> Optional[Base]:
     ``node`` in its value, or None."""
     while node.parent is not None and node.parent.type != symbols.simple_stmt:
         node = node.parent
-    if node.type != symbols.expr_stmt or len(node.children) != 3 \
-            or node.children[1].type != tokens.EQUAL:
+    assigned = assignment(node)
+    if assigned is None:
         return None
-    target = node.children[0]
+    target = assigned[0]
     if target.type != symbols.power:
         return None
     name = prefix_name(target, len(target.children))

@@ -11,29 +11,31 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import (
-    KERAS,
-    NPU_INIT_IMPORT,
     Argument,
     Base,
-    BuiltModels,
     Capture,
     FileContext,
     Reference,
     arguments,
-    bound_values,
-    called_method,
-    distribution,
     dotted_name,
     find_argument,
     has_unpacking,
     hookimpl,
     name_reference,
-    remove_argument,
     replace_callee,
     symbols,
     tokens,
-    tree_text,
     wrap_argument,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    KERAS,
+    NPU_INIT_IMPORT,
+    BuiltModels,
+    bound_values,
+    called_method,
+    distribution,
+    remove_argument,
+    tree_text,
 )
 
 from .horovod import (
@@ -103,9 +105,9 @@ class HorovodOptimizer(DistributedRule):
         fp16 = hvd.DistributedOptimizer(opt, compression=hvd.Compression.fp16)
     """
     modules = ("tensorflow", "horovod")
-    scope = "linked"
-    site_names = (f".{COMPILE}",)  # model.compile(...): an attribute
-    tokens = ("Distributed", WRAPPER_NAME, f".{COMPILE}")
+    _scope = "linked"
+    _site_names = (f".{COMPILE}",)  # model.compile(...): an attribute
+    _tokens = ("Distributed", WRAPPER_NAME, f".{COMPILE}")
     uses = OPTIMIZER + TAPE + (WRAPPER,)
     pattern = f"trailer< '.' '{COMPILE}' >"  # ``<receiver>.compile``: called, see visit
 

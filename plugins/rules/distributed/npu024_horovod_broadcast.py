@@ -5,20 +5,22 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import (
-    NPU_INIT_IMPORT,
     Argument,
     FileContext,
     Leaf,
     Name,
     Node,
     Reference,
-    add_argument,
     find_argument,
     hookimpl,
-    remove_argument,
     replace_callee,
     symbols,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    NPU_INIT_IMPORT,
+    add_argument,
+    remove_argument,
     tree_text,
 )
 
@@ -64,8 +66,8 @@ class HorovodBroadcast(DistributedRule):
         bcast = hvd.broadcast_global_variables(0)
     """
     modules = ("tensorflow", "horovod")
-    scope = "linked"
-    tokens = ("roadcast",)
+    _scope = "linked"
+    _tokens = ("roadcast",)
     uses = HOOK + CALLBACK + BROADCAST_ALL + NPU
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:

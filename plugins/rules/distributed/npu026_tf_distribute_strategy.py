@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from npu_codemod.api import (
+from npu_codemod.api import FileContext, Reference, arguments, hookimpl, replace_callee
+from npu_codemod.plugins.rules._toolkit import (
     MIRRORED_STRATEGIES,
     NPU_INIT_IMPORT,
     NPU_STRATEGY,
-    FileContext,
-    Reference,
-    arguments,
     distribution,
-    hookimpl,
-    replace_callee,
     tree_text,
 )
 
@@ -52,8 +48,8 @@ class TfDistributeStrategy(DistributedRule):
         config = tf.estimator.RunConfig(train_distribute=strategy)
         eval_strategy = tf.distribute.OneDeviceStrategy("/gpu:0")
     """
-    scope = "linked"
-    tokens = ("Strategy",)
+    _scope = "linked"
+    _tokens = ("Strategy",)
     uses = tuple(sorted(MIRRORED_STRATEGIES | OTHERS)) + (NPU_STRATEGY,)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:

@@ -13,31 +13,34 @@ from __future__ import annotations
 from typing import Union
 
 from npu_codemod.api import (
-    ESTIMATOR,
-    ESTIMATOR_MODULES,
-    KERAS,
-    NPU_INIT_IMPORT,
     Base,
-    BuiltModels,
     Capture,
     FileContext,
     Node,
     Reference,
-    bound_values,
-    called_method,
-    distribution,
     find_argument,
     has_unpacking,
     hookimpl,
-    is_call_trailer,
     is_none,
     name_reference,
-    position,
-    prefix_name,
     set_positional,
     symbols,
     tokens,
     wrap_argument,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    ESTIMATOR,
+    ESTIMATOR_MODULES,
+    KERAS,
+    NPU_INIT_IMPORT,
+    BuiltModels,
+    bound_values,
+    called_method,
+    distribution,
+    is_call_trailer,
+    memo,
+    position,
+    prefix_name,
 )
 
 from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, library, npu_name
@@ -87,9 +90,9 @@ class DistributedHooks(DistributedRule):
         trainer.train(epochs=3)
     """
     modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator trains too
-    scope = "linked"
-    site_names = (".train", ".fit", ".fit_generator")  # x.train(...): attributes
-    tokens = ("train", "fit", "Spec")
+    _scope = "linked"
+    _site_names = (".train", ".fit", ".fit_generator")  # x.train(...): attributes
+    _tokens = ("train", "fit", "Spec")
     calls = tuple(SPECS)
     pattern = "trailer< '.' ('train' | 'fit' | 'fit_generator') >"  # called: see visit
 
@@ -102,7 +105,7 @@ class DistributedHooks(DistributedRule):
         receiver = power.children[:index]
         if ctx.analysis(BuiltModels).receiver_kind(receiver) != kind:
             if not _foreign(power, receiver, ctx):
-                ctx.memo.setdefault(UNKNOWN, []).append((position(power), power, method))
+                memo(ctx).setdefault(UNKNOWN, []).append((position(power), power, method))
             return
         self._append(power, power.children[index + 1], keyword, place, ctx)
 
@@ -111,7 +114,7 @@ class DistributedHooks(DistributedRule):
             self._append(reference, reference.call, "hooks", SPECS[reference.name], ctx)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        unknown = ctx.memo.get(UNKNOWN)
+        unknown = memo(ctx).get(UNKNOWN)
         if unknown:
             _, node, method = min(unknown, key=lambda item: item[0])
             ctx.report(node, "unmigrated", f".{method}() is not shown to train an Estimator "

@@ -12,33 +12,35 @@ from dataclasses import dataclass
 from typing import Callable, FrozenSet, Iterable, Optional
 
 from npu_codemod.api import (
-    ESTIMATOR_CLASSES,
-    ESTIMATOR_MODULES,
-    NPU_INIT_IMPORT,
-    TPU_ESTIMATORS,
     Base,
     FileContext,
     Node,
     Reference,
     Rule,
     Status,
+    find_argument,
+    has_unpacking,
+    hookimpl,
+    is_none,
+    parse_expression,
+    set_keyword,
+    symbols,
+    tokens,
+)
+from npu_codemod.api import arguments as call_arguments
+from npu_codemod.plugins.rules._toolkit import (
+    ESTIMATOR_CLASSES,
+    ESTIMATOR_MODULES,
+    NPU_INIT_IMPORT,
+    TPU_ESTIMATORS,
     assigned_values,
     class_facts,
     estimator_subclass_calls,
     estimator_subclass_names,
-    find_argument,
-    has_unpacking,
-    hookimpl,
     is_call_trailer,
-    is_none,
-    parse_expression,
     prefix_name,
-    set_keyword,
-    symbols,
-    tokens,
     wrap_expression,
 )
-from npu_codemod.api import arguments as call_arguments
 
 from ._contrib_estimators import CONTRIB_ESTIMATORS, DEPRECATED, LEARN_CONFIG, core_run_config
 
@@ -169,11 +171,11 @@ class EstimatorRunConfig(Rule):
             estimator.train(input_fn=lambda: train_input_fn(flags), max_steps=flags.steps)
             return tf.estimator.Estimator(model_fn, **flags.estimator_args)
     """
-    scope = "linked"
+    _scope = "linked"
     calls = (*ESTIMATOR_CLASSES, *CONTRIB_ESTIMATORS)
     modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 
-    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+    def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         return estimator_subclass_names(facts)  # constructed by their own names
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:

@@ -13,22 +13,24 @@ from functools import partial
 from typing import Callable, FrozenSet, Iterable, Optional
 
 from npu_codemod.api import (
-    ESTIMATOR_MODULES,
-    TPU_ESTIMATORS,
     FileContext,
     Node,
     Reference,
-    RepositoryClass,
     Rule,
-    estimator_subclass_calls,
-    estimator_subclass_names,
     find_argument,
     has_unpacking,
     hookimpl,
-    is_false,
     is_none,
     parse_expression,
     set_keyword,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    ESTIMATOR_MODULES,
+    TPU_ESTIMATORS,
+    RepositoryClass,
+    estimator_subclass_calls,
+    estimator_subclass_names,
+    is_false,
     tree_text,
 )
 
@@ -106,11 +108,11 @@ class TpuEstimator(Rule):
             estimator.train(input_fn=train_input_fn, max_steps=flags.train_steps)
     """
     # No ``tokens``: a file may build the repository's TPUEstimator subclass without a "TPU".
-    scope = "linked"
+    _scope = "linked"
     calls = (*TPU_ESTIMATORS, *CROSS_SHARD, *CLUSTER_RESOLVERS, *BFLOAT16, *SPECS)
     modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 
-    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+    def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         return estimator_subclass_names(facts)  # constructed by their own names
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import (
-    ESTIMATOR_MODULES,
     Base,
     FileContext,
     Reference,
@@ -18,11 +17,14 @@ from npu_codemod.api import (
     find_argument,
     has_unpacking,
     hookimpl,
-    is_attribute_trailer,
-    is_call_trailer,
     is_none,
     set_keyword,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    ESTIMATOR_MODULES,
+    attribute_name,
+    is_call_trailer,
     tree_text,
 )
 
@@ -65,8 +67,8 @@ class RunConfigSummary(Rule):
         train_config = tf.estimator.RunConfig(model_dir=FLAGS.model_dir, save_checkpoints_steps=1000)
         eval_config = tf.estimator.RunConfig(model_dir=FLAGS.model_dir, save_summary_steps=100)
     """
-    scope = "linked"
-    tokens = ("RunConfig",)
+    _scope = "linked"
+    _tokens = ("RunConfig",)
     calls = tuple(RUN_CONFIGS)
     modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 
@@ -96,8 +98,8 @@ def _replaced(reference: Reference) -> Optional[Base]:
     (``tf.estimator.RunConfig(...).replace(save_summary_steps=10)``), else None."""
     children = reference.node.children if reference.node.children else []
     index = reference.end + 1
-    if index + 1 < len(children) and is_attribute_trailer(children[index]) \
-            and children[index].children[1].value == "replace" and is_call_trailer(children[index + 1]):
+    if index + 1 < len(children) and attribute_name(children[index]) == "replace" \
+            and is_call_trailer(children[index + 1]):
         given = find_argument(children[index + 1], SETTING)
         return given.value if given is not None else None
     return None

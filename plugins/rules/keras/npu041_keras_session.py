@@ -12,26 +12,34 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import (
-    KERAS,
-    NPU_INIT_IMPORT,
     Base,
-    BuiltModels,
     Capture,
     FileContext,
     Node,
     Reference,
     Rule,
-    called_method,
-    free_name,
+    Status,
     hookimpl,
     insert_after,
     insert_before,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    KERAS,
+    NPU_INIT_IMPORT,
+    TF2_COMPAT,
+    BuiltModels,
+    block_statements,
+    called_method,
+    compound_body,
+    free_name,
     main_block,
+    memo,
     model_facts,
     open_block,
     position,
-    symbols,
-    tokens,
+    small_statement,
 )
 
 from .npu042_keras_clear_session import GUIDE, PACK
@@ -45,6 +53,9 @@ EXITS = frozenset({"tensorflow.app.run", "absl.app.run", "sys.exit", "os._exit"}
 BUILTIN_EXITS = frozenset({"exit", "quit"})
 BY_HAND = (f"configure the Keras session: npu_keras_sess = {CONFIGURE}() before training, "
            "close_session(npu_keras_sess) after")
+#: The TF 2.x compat.v1 guide's warning for Keras in session mode (Porting with Keras).
+COMPAT_WARNING = ("; on TensorFlow 2.x through compat.v1, some Keras features (such as a dynamic "
+                  "learning rate) are limited on the NPU: check the guide's Keras restrictions")
 SITES = "npu041.sites"
 SESSIONS = "npu041.sessions"
 
@@ -84,9 +95,9 @@ class KerasSession(Rule):
         if __name__ == "__main__":
             main()
     """
-    scope = "linked"
-    site_names = tuple(sorted(f".{name}" for name in TRAINING))  # x.fit(...): attributes
-    tokens = tuple(sorted(TRAINING))
+    _scope = "linked"
+    _site_names = tuple(sorted(f".{name}" for name in TRAINING))  # x.fit(...): attributes
+    _tokens = tuple(sorted(TRAINING))
     calls = SET_SESSION + (NPU_CONFIGURE,)
     #: ``<receiver>.fit`` and the other training methods: called, see visit.
     pattern = "trailer< '.' ('fit' | 'fit_generator' | 'train_on_batch' | 'evaluate' | 'predict') >"
@@ -95,24 +106,24 @@ class KerasSession(Rule):
         index = called_method(node)
         power = node.parent
         if index is not None and ctx.analysis(BuiltModels).receiver_kind(power.children[:index]) == KERAS:
-            ctx.memo.setdefault(SITES, []).append((position(power), power))
+            memo(ctx).setdefault(SITES, []).append((position(power), power))
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
-        ctx.memo.setdefault(SESSIONS, set()).add(reference.name)
+        memo(ctx).setdefault(SESSIONS, set()).add(reference.name)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        sites = [node for _, node in sorted(ctx.memo.get(SITES, ()), key=lambda item: item[0])]
-        sessions = ctx.memo.get(SESSIONS, set())
+        sites = [node for _, node in sorted(memo(ctx).get(SITES, ()), key=lambda item: item[0])]
+        sessions = memo(ctx).get(SESSIONS, set())
         if not sites or sessions.intersection(SET_SESSION) and NPU_CONFIGURE not in sessions:
             return
         block = main_block(tree)
         if block is None:
-            ctx.report(sites[0], "unmigrated", f"no if __name__ == \"__main__\": block: {BY_HAND}")
+            _report(ctx, sites[0], "unmigrated", f"no if __name__ == \"__main__\": block: {BY_HAND}")
             return
         covered = [node for node in sites if _after_main_starts(node, block)]
         for node in sites:
             if node not in covered:
-                ctx.report(node, "unmigrated", "this training runs when the module is imported, "
+                _report(ctx, node, "unmigrated", "this training runs when the module is imported, "
                            f"before the __main__ block configures the session: move it into a "
                            f"function the block calls, or {BY_HAND}")
         if covered:
@@ -121,20 +132,25 @@ class KerasSession(Rule):
     def _configure(self, tree: Node, block: Node, site: Base, sessions: set[str],
                    ctx: FileContext) -> None:
         if NPU_CONFIGURE in sessions:
-            ctx.report(site, "migrated", f"{CONFIGURE}() configures the Keras session")
+            _report(ctx, site, "migrated", f"{CONFIGURE}() configures the Keras session")
             return
         body = _statements(block, ctx)
         exits = _exits(body[-1], ctx)
         if exits:
-            ctx.report(site, "unmigrated", f"the __main__ block ends with {exits}, which exits "
+            _report(ctx, site, "unmigrated", f"the __main__ block ends with {exits}, which exits "
                        f"(a close after it never runs): {BY_HAND}, in the function it runs")
             return
         name = free_name(tree, "npu_keras_sess", "npu_keras_sess")
         insert_before(body[0], f"{name} = {CONFIGURE}()", ctx.newline)
         insert_after(body[-1], f"close_session({name})", ctx.newline)
         ctx.add_import(NPU_INIT_IMPORT)
-        ctx.report(site, "migrated", f"added {name} = {CONFIGURE}() and close_session({name}) "
+        _report(ctx, site, "migrated", f"added {name} = {CONFIGURE}() and close_session({name}) "
                    "to the __main__ block")
+
+
+def _report(ctx: FileContext, node: Base, status: Status, message: str) -> None:
+    """A finding; in a ``tf2-compat`` file with the TF 2.x compat guide's Keras warning."""
+    ctx.report(node, status, message + (COMPAT_WARNING if ctx.file_kind == TF2_COMPAT else ""))
 
 
 def _after_main_starts(node: Base, block: Node) -> bool:
@@ -150,19 +166,17 @@ def _after_main_starts(node: Base, block: Node) -> bool:
 
 def _statements(block: Node, ctx: FileContext) -> list[Base]:
     """The statements of the ``if``'s body (a one-line body opened into a block)."""
-    body = block.children[3]
+    body = compound_body(block)
     if body.type != symbols.suite:
         open_block(body, ctx.newline)
-        body = block.children[3]
-    return [child for child in body.children
-            if child.type not in (tokens.NEWLINE, tokens.INDENT, tokens.DEDENT)]
+    return block_statements(compound_body(block))
 
 
 def _exits(statement: Base, ctx: FileContext) -> Optional[str]:
     """The code of ``statement`` when it ends the process (``tf.app.run()``), else None."""
     if statement.type != symbols.simple_stmt:
         return None
-    small = statement.children[0]
+    small = small_statement(statement)
     code = str(small).strip()
     if small.type == symbols.raise_stmt and "SystemExit" in code:
         return code

@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-from npu_codemod.api import (
-    NPU_INIT_IMPORT,
-    FileContext,
-    Reference,
-    Rule,
-    hookimpl,
-    prefix_name,
-    replace_callee,
-    tokens,
-)
+from npu_codemod.api import FileContext, Reference, Rule, hookimpl, replace_callee, tokens
+from npu_codemod.plugins.rules._toolkit import NPU_INIT_IMPORT, prefix_name
 
 CLEAR = "tensorflow.keras.backend.clear_session"
 NEW = "npu_clear_session"
@@ -40,8 +32,8 @@ class KerasClearSession(Rule):
             model.fit(x[fold], y[fold])
             K.clear_session()
     """
-    scope = "linked"
-    tokens = ("clear_session",)
+    _scope = "linked"
+    _tokens = ("clear_session",)
     uses = (CLEAR, NPU)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:

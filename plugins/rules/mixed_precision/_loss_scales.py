@@ -19,20 +19,22 @@ from npu_codemod.api import (
     Reference,
     Status,
     arguments,
-    assigned_values,
-    called_function,
     find_argument,
     has_unpacking,
-    is_call_trailer,
     name_reference,
     parse_expression,
     references_under,
     rename_argument,
     replace_callee,
-    returned_values,
     set_keyword,
     symbols,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    assigned_values,
+    called_function,
+    is_call_trailer,
+    returned_values,
     tree_text,
 )
 

@@ -13,18 +13,16 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from npu_codemod.api import (
-    NPU_INIT_IMPORT,
     FileContext,
     Reference,
     Rule,
-    distribution,
-    distribution_facts,
     find_argument,
     hookimpl,
     rename_argument,
     replace_callee,
     set_keyword,
 )
+from npu_codemod.plugins.rules._toolkit import NPU_INIT_IMPORT, distribution, distribution_facts
 
 from ._loss_scales import DYNAMIC_DEFAULT, NPU_OPTIMIZER, NPU_OPTIMIZERS, OPTIMIZER, optimizer_plan
 
@@ -69,9 +67,9 @@ class LossScaleOptimizer(Rule):
                 tf.train.GradientDescentOptimizer(1e-5), loss_scale=loss_scale)
             return optimizer.minimize(loss), fine_tune.minimize(loss)
     """
-    scope = "linked"
-    site_names = ("LossScaleOptimizer",)
-    tokens = ("LossScaleOptimizer",)
+    _scope = "linked"
+    _site_names = ("LossScaleOptimizer",)
+    _tokens = ("LossScaleOptimizer",)
     calls = (OPTIMIZER, *NPU_OPTIMIZERS)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:

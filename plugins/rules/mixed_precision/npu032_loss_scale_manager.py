@@ -12,13 +12,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from npu_codemod.api import (
-    NPU_INIT_IMPORT,
-    FileContext,
-    Reference,
-    Rule,
-    hookimpl,
-)
+from npu_codemod.api import FileContext, Reference, Rule, hookimpl
+from npu_codemod.plugins.rules._toolkit import NPU_INIT_IMPORT
 
 from ._loss_scales import (
     LOSS_SCALES,
@@ -69,8 +64,8 @@ class LossScaleManager(Rule):
         dynamic = tf.train.experimental.DynamicLossScale(initial_loss_scale=2 ** 16, multiplier=4)
         tuned = tf.train.experimental.DynamicLossScale(**FLAGS.loss_scale_args)
     """
-    scope = "linked"
-    tokens = ("LossScale",)
+    _scope = "linked"
+    _tokens = ("LossScale",)
     calls = (*LOSS_SCALES, *NPU_MANAGERS)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:

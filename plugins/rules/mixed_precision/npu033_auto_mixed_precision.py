@@ -18,14 +18,16 @@ from npu_codemod.api import (
     FileContext,
     Reference,
     Rule,
-    assigned_values,
     dotted_name,
     find_argument,
     hookimpl,
-    is_call_trailer,
-    prefix_name,
     symbols,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    assigned_values,
+    is_call_trailer,
+    prefix_name,
     tree_text,
     unparenthesised,
 )
@@ -76,11 +78,11 @@ class AutoMixedPrecision(Rule):
         optimizer = tf.train.experimental.enable_mixed_precision_graph_rewrite(optimizer)
         mixed_precision.set_policy(mixed_precision.Policy("mixed_float16"))
     """
-    scope = "linked"
-    tokens = ("mixed_precision",)
+    _scope = "linked"
+    _tokens = ("mixed_precision",)
     calls = GRAPH_REWRITES
     uses = KERAS
-    site_names = (OPTION,)
+    _site_names = (OPTION,)
     pattern = f"""(
         expr_stmt< power< any* trailer< '.' '{OPTION}' > > '=' value=any >
       | argument< '{OPTION}' '=' value=any >

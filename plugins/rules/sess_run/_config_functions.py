@@ -29,21 +29,31 @@ from typing import AbstractSet, Iterable, Iterator, Optional, Union
 from npu_codemod.api import (
     Base,
     FileContext,
-    ModuleIndex,
     Node,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    ModuleIndex,
+    definition_name,
     imported_names,
     is_call_trailer,
+    memo,
     module_index,
     module_parts,
     prefix_name,
     scope_statements,
-    symbols,
-    tokens,
     why_not,
 )
-from npu_codemod.api import ast_dotted_name as dotted
-from npu_codemod.api import module_ast as parse
-from npu_codemod.api import nearest_name as nearest_function
+from npu_codemod.plugins.rules._toolkit import (
+    ast_dotted_name as dotted,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    module_ast as parse,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    nearest_name as nearest_function,
+)
 
 from ._functions import function_returns
 from ._session_config import CONFIG_POSITION, SESSION_NAMES, SUPERVISOR_METHODS
@@ -314,10 +324,10 @@ def configured_function(callee: str, ctx: FileContext) -> Optional[str]:
     """The configured function of another file (module-qualified) that ``callee`` (the dotted
     callee of a call in the file of ``ctx``) names through the file's imports, or None."""
     key = "config_functions.imports"
-    if key not in ctx.memo:
+    if key not in memo(ctx):
         tree = parse(ctx.original)
-        ctx.memo[key] = (imported_names(tree, ctx.path) if tree else {}, ConfiguredFunctions(ctx.facts))
-    imports, functions = ctx.memo[key]
+        memo(ctx)[key] = (imported_names(tree, ctx.path) if tree else {}, ConfiguredFunctions(ctx.facts))
+    imports, functions = memo(ctx)[key]
     head, _, rest = callee.partition(".")
     if head not in imports:
         return None
@@ -355,13 +365,13 @@ def config_source(value: Base, ctx: FileContext) -> Optional[ConfigSource]:
 def _defined(ctx: FileContext) -> dict[str, list[Node]]:
     """Every function of the file (methods, nested ones) by name, found once per file."""
     key = "config_functions.defined"
-    if key not in ctx.memo:
+    if key not in memo(ctx):
         found: dict[str, list[Node]] = {}
         for node in scope_statements(ctx.tree, nested=True):
             if node.type == symbols.funcdef:
                 found.setdefault(node.children[1].value, []).append(node)
-        ctx.memo[key] = found
-    return ctx.memo[key]
+        memo(ctx)[key] = found
+    return memo(ctx)[key]
 
 
 def completable(function: Node) -> bool:
@@ -396,7 +406,7 @@ def promised_functions(ctx: FileContext) -> list[Node]:
     found = []
     for node in ctx.tree.children:
         function = node.children[-1] if node.type == symbols.decorated else node
-        if function.type == symbols.funcdef and function.children[1].value in names \
-                and len(_defined(ctx).get(function.children[1].value, [])) == 1:
+        if function.type == symbols.funcdef and definition_name(function) in names \
+                and len(_defined(ctx).get(definition_name(function), [])) == 1:
             found.append(function)
     return found

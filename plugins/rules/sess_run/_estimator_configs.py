@@ -13,7 +13,13 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_codemod.api import FileContext, ast_dotted_name, class_facts, estimator_subclass_names, module_ast
+from npu_codemod.api import FileContext
+from npu_codemod.plugins.rules._toolkit import (
+    ast_dotted_name,
+    class_facts,
+    estimator_subclass_names,
+    module_ast,
+)
 
 #: What an Estimator and a RunConfig call their session config.
 _OWN = ("self._session_config", "self.session_config")

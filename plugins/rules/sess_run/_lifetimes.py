@@ -36,31 +36,37 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from npu_codemod.api import (
-    BLOCKS,
     Base,
     FileContext,
-    Flow,
     ImportNames,
     Leaf,
-    Names,
     Node,
-    Use,
     arguments,
-    block_child,
-    bound_names,
-    child_index,
     dotted_name,
     find_argument,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    BLOCKS,
+    Flow,
+    Names,
+    Use,
+    attribute_name,
+    block_child,
+    bound_names,
+    callee_name,
+    child_index,
+    definition_name,
     flow,
-    is_attribute_trailer,
     is_call_trailer,
+    memo,
     node_pre_order,
+    per_node,
     position,
     prefix_name,
     scope_statements,
     small_statements,
-    symbols,
-    tokens,
     uses,
 )
 
@@ -240,7 +246,7 @@ class _Tracker:
         start = child_index(leaf)
         trailers = power.children[start + 1:]
         called = next((index for index, trailer in enumerate(trailers) if is_call_trailer(trailer)), None)
-        method = trailers[0].children[1].value if is_attribute_trailer(trailers[0]) else None
+        method = attribute_name(trailers[0])
         if called is not None:
             if called == 1 and method == "start" and name != self.life.name \
                     and name not in self.thread_of:
@@ -441,14 +447,14 @@ def _enters(trailers: list[Base], called: int, method: Optional[str]) -> bool:
     if called == 1 and method == "__enter__":
         return True
     return called == 1 and method == "as_default" and len(trailers) >= 4 \
-        and is_attribute_trailer(trailers[2]) and trailers[2].children[1].value == "__enter__" \
+        and attribute_name(trailers[2]) == "__enter__" \
         and is_call_trailer(trailers[3])
 
 
 def _functools(ctx: FileContext) -> ImportNames:
-    found = ctx.memo.get("lifetimes.functools")
+    found = memo(ctx).get("lifetimes.functools")
     if found is None:
-        found = ctx.memo["lifetimes.functools"] = ImportNames(ctx.tree, root="functools")
+        found = memo(ctx)["lifetimes.functools"] = ImportNames(ctx.tree, root="functools")
     return found
 
 
@@ -484,7 +490,7 @@ def _join_of(leaf: Leaf, receiver: bool = False) -> Optional[Node]:
     ``coord.join(leaf)`` / ``coord.join([leaf, ...])``; else None."""
     power = leaf.parent
     if power.type == symbols.power and power.children[0] is leaf and len(power.children) == 3 \
-            and is_attribute_trailer(power.children[1]) and power.children[1].children[1].value == "join" \
+            and attribute_name(power.children[1]) == "join" \
             and is_call_trailer(power.children[2]):
         return power
     if receiver:
@@ -538,9 +544,9 @@ def _starts_threads(power: Node, index: int, ctx: FileContext) -> str:
         return ""
     if ctx.tf.qualify(callee) in QUEUE_RUNNERS:
         return "queue-runner threads"
-    threading = ctx.memo.get("lifetimes.threading")
+    threading = memo(ctx).get("lifetimes.threading")
     if threading is None:
-        threading = ctx.memo["lifetimes.threading"] = ImportNames(ctx.tree, root="threading")
+        threading = memo(ctx)["lifetimes.threading"] = ImportNames(ctx.tree, root="threading")
     if threading.resolve(callee) in _THREADS:
         return "a thread"
     receiver, _, method = callee.rpartition(".")
@@ -565,8 +571,7 @@ def _coordinators(scope: Node, ctx: FileContext) -> set[str]:
     for node in scope_statements(scope):
         if node.type == symbols.expr_stmt and len(node.children) == 3 and node.children[0].type == tokens.NAME:
             value = node.children[2]
-            if value.type == symbols.power and is_call_trailer(value.children[-1]) and \
-                    ctx.tf.qualify(prefix_name(value, len(value.children) - 1)) == _COORDINATOR:
+            if ctx.tf.qualify(callee_name(value)) == _COORDINATOR:
                 names.add(node.children[0].value)
     return names
 
@@ -578,15 +583,14 @@ def _savers(ctx: FileContext) -> set[str]:
         for node in small_statements(tree):
             if node.type == symbols.expr_stmt and len(node.children) == 3:
                 value = node.children[2]
-                if value.type == symbols.power and is_call_trailer(value.children[-1]) and \
-                        ctx.tf.qualify(prefix_name(value, len(value.children) - 1)) == _SAVER:
+                if ctx.tf.qualify(callee_name(value)) == _SAVER:
                     found.add(_text(node.children[0]))
         return found
-    return ctx.per_node("lifetimes.savers", ctx.tree, compute)
+    return per_node(ctx, "lifetimes.savers", ctx.tree, compute)
 
 
 def _module_names(ctx: FileContext) -> set[str]:
-    return ctx.per_node("lifetimes.module_names", ctx.tree, bound_names)
+    return per_node(ctx, "lifetimes.module_names", ctx.tree, bound_names)
 
 
 def _definitions(ctx: FileContext) -> dict[str, Node]:
@@ -606,7 +610,7 @@ def _definitions(ctx: FileContext) -> dict[str, Node]:
                 continue
             rebound.update(leaf.value for part in parts for leaf in part.leaves() if leaf.type == tokens.NAME)
         return {name: nodes[0] for name, nodes in found.items() if len(nodes) == 1 and name not in rebound}
-    return ctx.per_node("lifetimes.definitions", ctx.tree, compute)
+    return per_node(ctx, "lifetimes.definitions", ctx.tree, compute)
 
 
 def _argument_of(trailer: Node, node: Base) -> Optional[tuple[Optional[str], int]]:
@@ -641,7 +645,7 @@ def _parameter_keeps(definition: Node, argument: Optional[tuple[Optional[str], i
         return "yes", ""
 
     def compute(parameter: Leaf) -> tuple[str, str]:
-        ctx.memo.setdefault("lifetimes.keeps", {})[id(parameter)] = (parameter, ("yes", ""))  # recursion
+        memo(ctx).setdefault("lifetimes.keeps", {})[id(parameter)] = (parameter, ("yes", ""))  # recursion
         life = lifetime(function, parameter.value, uses(function, parameter.value), parameter, ctx,
                         as_parameter=owner)
         if life.escape is not None and life.escape_to == "result":
@@ -651,14 +655,14 @@ def _parameter_keeps(definition: Node, argument: Optional[tuple[Optional[str], i
         if any(threads.joined is None for threads in life.threads):
             return "threads", ""
         return "no", ""
-    return ctx.per_node("lifetimes.keeps", leaf, compute)
+    return per_node(ctx, "lifetimes.keeps", leaf, compute)
 
 
 def _init(classdef: Node) -> Optional[Node]:
     """The ``__init__`` of a class whose bases are plain names or none, else None."""
     suite = classdef.children[-1]
     for statement in suite.children if suite.type == symbols.suite else []:
-        if statement.type == symbols.funcdef and statement.children[1].value == "__init__":
+        if statement.type == symbols.funcdef and definition_name(statement) == "__init__":
             return statement
     return None
 

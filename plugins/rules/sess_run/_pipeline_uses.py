@@ -23,9 +23,10 @@ import sys
 from functools import lru_cache
 from typing import Iterator, Optional, Union
 
-from npu_codemod.api import FileContext, ModuleIndex, module_index, module_parts, nearest_name
-from npu_codemod.api import ast_dotted_name as dotted
-from npu_codemod.api import module_ast as parse
+from npu_codemod.api import FileContext
+from npu_codemod.plugins.rules._toolkit import ModuleIndex, memo, module_index, module_parts, nearest_name
+from npu_codemod.plugins.rules._toolkit import ast_dotted_name as dotted
+from npu_codemod.plugins.rules._toolkit import module_ast as parse
 
 from ._datasets import _says as says
 from ._words import words
@@ -115,8 +116,8 @@ def _imported(name: str, imports: dict[str, str]) -> Optional[str]:
 
 def remote_uses(ctx: FileContext) -> dict[str, set[str]]:
     """What other files use this file's module-level functions for: name -> verdicts."""
-    if "npu002.remote" in ctx.memo:
-        return ctx.memo["npu002.remote"]
+    if "npu002.remote" in memo(ctx):
+        return memo(ctx)["npu002.remote"]
     module = ".".join(module_parts(ctx.path))
     found: dict[str, set[str]] = {}
     for fact in ctx.facts:
@@ -128,5 +129,5 @@ def remote_uses(ctx: FileContext) -> dict[str, set[str]]:
         parts = tuple(package.split(".")) if package else ()
         if nearest_name(target, parts, {qualified}) == qualified:
             found.setdefault(name, set()).add(verdict)
-    ctx.memo["npu002.remote"] = found
+    memo(ctx)["npu002.remote"] = found
     return found

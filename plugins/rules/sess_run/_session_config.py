@@ -1,7 +1,7 @@
 """TF session constructors and their ``ConfigProto`` objects, shared by NPU007/008/009.
 
 NPU007 makes every session config carry the NPU optimizer and records each config object it
-wrote or completed as a :class:`ConfigTarget` in ``ctx.memo``; NPU008 (which runs after it)
+wrote or completed as a :class:`ConfigTarget` in ``memo(ctx)``; NPU008 (which runs after it)
 completes those same objects with ``allow_soft_placement``.
 """
 
@@ -18,20 +18,25 @@ from npu_codemod.api import (
     Leaf,
     Node,
     arguments,
+    find_argument,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    assignment,
+    attribute_name,
     bound_names,
     call_of,
     classify,
     enclosing_scope,
-    find_argument,
     is_attribute_trailer,
     is_call_trailer,
+    memo,
     node_pre_order,
     pre_order,
     prefix_name,
     scope_statements,
     small_statements,
-    symbols,
-    tokens,
 )
 
 #: Canonical constructor -> 0-based position of ``config`` when given positionally.
@@ -114,7 +119,7 @@ def code(node: Base) -> str:
     return "".join(leaf.value for leaf in node.leaves())
 
 
-def callee_name(node: Base) -> Optional[str]:
+def callee_last_name(node: Base) -> Optional[str]:
     """Last name of the function called by ``node`` (``ConfigProto`` for ``tf.ConfigProto(...)``)."""
     if node.type != symbols.power or not is_call_trailer(node.children[-1]) or len(node.children) < 2:
         return None
@@ -135,7 +140,7 @@ def _last_name(callee: Optional[Base]) -> Optional[str]:
         return None
     if callee.type == tokens.NAME:
         return callee.value
-    return callee.children[1].value if is_attribute_trailer(callee) else None
+    return attribute_name(callee)
 
 
 def npu_lines(expression: str, missing: set[str], custom_op: str = "custom_op") -> list[str]:
@@ -245,7 +250,7 @@ def config_settings(nodes: Iterator[Base], expression: str) -> dict[str, Base]:
         if key is not None:
             found[key] = node.children[2]
         elif _is_assignment(node) and code(node.children[0]) == expression \
-                and callee_name(node.children[2]) == "ConfigProto":
+                and callee_last_name(node.children[2]) == "ConfigProto":
             for argument in arguments(node.children[2].children[-1]):
                 if argument.keyword:
                     found[argument.keyword] = argument.value
@@ -273,7 +278,7 @@ def setting_key(node: Base, expression: str, custom_ops: set[str]) -> Optional[s
 
 
 def _is_assignment(node: Base) -> bool:
-    return node.type == symbols.expr_stmt and len(node.children) == 3 and node.children[1].type == tokens.EQUAL
+    return assignment(node) is not None
 
 
 def _string_value(node: Base) -> Optional[str]:
@@ -300,18 +305,18 @@ def _class_of(scope: Node) -> Optional[Node]:
 
 def targets(ctx: FileContext) -> list[ConfigTarget]:
     """The config objects NPU007 wrote or completed in this file, in order."""
-    return ctx.memo.setdefault(TARGETS, [])
+    return memo(ctx).setdefault(TARGETS, [])
 
 
 def ensure_rewriter_config(ctx: FileContext) -> None:
     """Ask for the RewriterConfig import unless the file already binds the name."""
     key = "session_config.binds_rewriter_config"
-    if key not in ctx.memo:
-        ctx.memo[key] = any(
+    if key not in memo(ctx):
+        memo(ctx)[key] = any(
             leaf.type == tokens.NAME and leaf.value == "RewriterConfig" and classify(leaf).kind == "bind"
             for leaf in _binding_candidates(ctx.tree)
         )
-    if not ctx.memo[key]:
+    if not memo(ctx)[key]:
         ctx.add_import(REWRITER_CONFIG_IMPORT)
 
 
@@ -327,15 +332,15 @@ def _binding_candidates(tree: Node) -> Iterator[Base]:
 def config_objects(ctx: FileContext) -> set[str]:
     """Code of every expression known to hold a session config in the file."""
     key = "session_config.objects"
-    if key not in ctx.memo:
+    if key not in memo(ctx):
         found = set()
         for node in pre_order(ctx.tree):
             if node.type == symbols.expr_stmt and len(node.children) == 3 \
-                    and callee_name(node.children[2]) == "ConfigProto":
+                    and callee_last_name(node.children[2]) == "ConfigProto":
                 found.add(code(node.children[0]))
             elif node.type == tokens.NAME and node.value in SESSION_NAMES:
                 site = session_call(node, ctx)
                 if site is not None and site.config is not None:
                     found.add(code(site.config.value))
-        ctx.memo[key] = found
-    return ctx.memo[key]
+        memo(ctx)[key] = found
+    return memo(ctx)[key]

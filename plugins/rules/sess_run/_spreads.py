@@ -16,17 +16,12 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_codemod.api import (
-    Argument,
-    Base,
-    Node,
-    arguments,
+from npu_codemod.api import Argument, Base, Node, arguments, symbols, tokens
+from npu_codemod.plugins.rules._toolkit import (
     assigned_values,
     bound_names,
     enclosing_scope,
     is_call_trailer,
-    symbols,
-    tokens,
     uses,
 )
 

@@ -2,17 +2,8 @@
 
 from __future__ import annotations
 
-from npu_codemod.api import (
-    NPU_INIT_IMPORT,
-    TF1,
-    FileContext,
-    Node,
-    Rule,
-    find_import,
-    header_index,
-    hookimpl,
-    position,
-)
+from npu_codemod.api import FileContext, Node, Rule, hookimpl
+from npu_codemod.plugins.rules._toolkit import NPU_INIT_IMPORT, TF1, find_import, header_index, position
 
 __all__ = ["NPU_INIT_IMPORT", "InitImport"]
 
@@ -40,7 +31,7 @@ class InitImport(Rule):
             return tf.nn.dropout(hidden, keep_prob)
     """
     example_with = ("NPU004",)
-    scope = "site"
+    _scope = "site"
     after = ("*",)  # it depends on whether the other rules changed the file
     counts_sites = False  # the import line follows the other rules' sites: it is none itself
 

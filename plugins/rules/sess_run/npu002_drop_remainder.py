@@ -22,16 +22,18 @@ from npu_codemod.api import (
     Rule,
     add_keyword,
     arguments,
-    child_index,
     find_argument,
     has_unpacking,
     hookimpl,
-    is_attribute_trailer,
+    is_true,
+    symbols,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    attribute_name,
+    child_index,
     is_call_trailer,
     is_false,
-    is_true,
     prefix_name,
-    symbols,
     unparenthesised,
 )
 
@@ -95,10 +97,10 @@ class DropRemainder(Rule):
         def replay_batch(memory):
             return memory.batch(32)
     """
-    scope = "linked"
-    site_names = (*sorted(f".{name}" for name in METHODS | {"map_and_batch"}), "map_and_batch")
-    tokens = ("batch",)
-    bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
+    _scope = "linked"
+    _site_names = (*sorted(f".{name}" for name in METHODS | {"map_and_batch"}), "map_and_batch")
+    _tokens = ("batch",)
+    _bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # ``x.method(...)`` (only the batching methods: every attribute access of a file would
     # otherwise be matched), or a call of a bare name (``map_and_batch`` imported, maybe renamed).
     pattern = f"""(
@@ -177,7 +179,7 @@ def _applied_to(call: Node) -> Sequence[Base]:
     if trailer is None or not is_call_trailer(trailer) or trailer.children[1] is not argument:
         return ()
     apply = trailer.prev_sibling
-    if apply is None or not is_attribute_trailer(apply) or apply.children[1].value != "apply":
+    if apply is None or attribute_name(apply) != "apply":
         return ()
     return apply.parent.children[:child_index(apply)]
 

@@ -43,9 +43,9 @@ class PredictLastBatch(Rule):
             num_written_lines += 1
         assert num_written_lines == num_actual_predict_examples
     """
-    scope = "linked"
-    site_names = ("assert",)
-    tokens = ("assert",)
+    _scope = "linked"
+    _site_names = ("assert",)
+    _tokens = ("assert",)
     pattern = "assert_stmt< 'assert' comparison< left=any '==' right=any > any* >"
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:

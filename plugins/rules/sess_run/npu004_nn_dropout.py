@@ -5,26 +5,29 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import (
-    NPU_INIT_IMPORT,
-    TF1,
     Argument,
     Base,
     Capture,
-    Dot,
     FileContext,
-    Name,
     Node,
+    Reference,
     Rule,
     arguments,
-    child_index,
     find_argument,
     hookimpl,
-    is_call_trailer,
     is_none,
-    needs_parentheses,
     parse_expression,
-    prefix_name,
+    rename_argument,
+    replace_callee,
     symbols,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    NPU_INIT_IMPORT,
+    TF1,
+    child_index,
+    is_call_trailer,
+    needs_parentheses,
+    prefix_name,
 )
 
 from ._spreads import keywords_of, length_of, spreads
@@ -79,10 +82,10 @@ class NnDropout(Rule):
             logits = tf.layers.dense(hidden, 10)
             return tf.nn.dropout(logits, keep_prob=0.9, noise_shape=[1, 10])
     """
-    scope = "site"
-    site_names = ("dropout", "dropout_v2")
-    tokens = ("dropout",)
-    bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
+    _scope = "site"
+    _site_names = ("dropout", "dropout_v2")
+    _tokens = ("dropout",)
+    _bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # ``x.dropout`` anywhere (``nn_ops.dropout_v2``: the internal module's name of the v2
     # API), or a call of a bare name (``from tensorflow.nn import dropout``).
     pattern = """(
@@ -119,7 +122,7 @@ class NnDropout(Rule):
 
 def _rewrite(power: Node, end: int, call: Node) -> None:
     _rename_rate(call)
-    _replace_callee(power, end)
+    replace_callee(Reference(power, end, DROPOUT, call), "npu_ops.dropout")
 
 
 def _has_noise_shape(call: Node) -> bool:
@@ -180,17 +183,8 @@ def _rename_rate(call: Node) -> None:
     value = str(rate.value).strip()
     if needs_parentheses(rate.value):
         value = f"({value})"
-    rate.node.children[0].value = "keep_prob"
+    rename_argument(rate, "keep_prob")
     rate.value.replace(parse_expression(f"1 - {value}"))
-
-
-def _replace_callee(power: Node, end: int) -> None:
-    """``tf.compat.v1.nn.dropout(...)`` / ``dropout(...)`` -> ``npu_ops.dropout(...)``."""
-    head = power.children[0]
-    for part in power.children[1:end]:
-        part.remove()
-    dropout = Node(symbols.trailer, [Dot(), Name("dropout")])
-    head.replace([Name("npu_ops", prefix=head.prefix), dropout])
 
 
 @hookimpl

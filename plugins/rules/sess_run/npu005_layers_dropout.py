@@ -6,22 +6,8 @@ The calls stay as they are: the import patches ``tf.layers.dropout``, ``tf.layer
 
 from __future__ import annotations
 
-from npu_codemod.api import (
-    TF1,
-    Base,
-    Capture,
-    FileContext,
-    Leaf,
-    Node,
-    Rule,
-    child_index,
-    classify,
-    find_import,
-    hookimpl,
-    prefix_name,
-    symbols,
-    tokens,
-)
+from npu_codemod.api import Base, Capture, FileContext, Leaf, Node, Rule, hookimpl, symbols, tokens
+from npu_codemod.plugins.rules._toolkit import TF1, child_index, classify, find_import, prefix_name
 
 from .npu004_nn_dropout import ACCURACY
 
@@ -61,10 +47,10 @@ class LayersDropout(Rule):
             hidden = tf.layers.dense(inputs, 512, activation=tf.nn.relu)
             return tf.layers.dropout(hidden, rate=0.1, training=training)
     """
-    scope = "site"
-    site_names = tuple(sorted(_LAST_NAMES))
-    tokens = ("ropout",)
-    bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
+    _scope = "site"
+    _site_names = tuple(sorted(_LAST_NAMES))
+    _tokens = ("ropout",)
+    _bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # The names themselves, and calls through an alias (``from ... import Dropout as D``).
     pattern = f"( name=({_NAMES}) | power< alias=NAME trailer< '(' [any] ')' > any* > )"
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import FrozenSet, Iterable, Literal, Optional
 
 from npu_codemod.api import (
-    BLOCKS,
     Base,
     Capture,
     FileContext,
@@ -16,27 +15,33 @@ from npu_codemod.api import (
     Rule,
     Status,
     add_keyword,
-    assigned_values,
-    block_child,
-    child_index,
     dotted_name,
-    enclosing_scope,
     enclosing_statement,
-    fact_names,
     find_argument,
-    free_name,
     has_unpacking,
     hookimpl,
     insert_after,
     insert_before,
-    is_call_trailer,
     is_none,
     name_reference,
     parse_expression,
-    position,
-    scope_statements,
     symbols,
     tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    BLOCKS,
+    assigned_values,
+    assignment,
+    block_child,
+    child_index,
+    definition_name,
+    enclosing_scope,
+    fact_names,
+    free_name,
+    is_call_trailer,
+    memo,
+    position,
+    scope_statements,
     tree_text,
     uses,
     why_not,
@@ -60,7 +65,7 @@ from ._session_config import (
     SESSION_NAMES,
     ConfigTarget,
     SessionCall,
-    callee_name,
+    callee_last_name,
     code,
     custom_op_names,
     ensure_rewriter_config,
@@ -128,18 +133,18 @@ class SessionConfig(Rule):
 
         eval_sessions = [tf.Session(graph=graph) for graph in eval_graphs]
     """
-    scope = "linked"
-    site_names = (*sorted(SESSION_NAMES), "ConfigProto")
-    tokens = ("Session", "managed_session", "prepare_or_wait_for_session")
+    _scope = "linked"
+    _site_names = (*sorted(SESSION_NAMES), "ConfigProto")
+    _tokens = ("Session", "managed_session", "prepare_or_wait_for_session")
     pattern = f"""(
         trailer< '.' name=({_NAMES}) >
       | power< name=({_NAMES}) trailer< '(' [any] ')' > any* >
     )"""
     Settings = Settings
 
-    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+    def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         # the functions of this repository that make or configure sessions, by name
-        return (*self.site_names, *fact_names(facts, ("npu007-config:",)))
+        return (*self._site_names, *fact_names(facts, ("npu007-config:",)))
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         name = capture["name"]
@@ -209,7 +214,7 @@ class SessionConfig(Rule):
             if id(function) in _configured(ctx):
                 continue
             line, column = position(function)
-            done = _configure(ConfigSource(function.children[1].value, function), line, column, ctx)
+            done = _configure(ConfigSource(definition_name(function), function), line, column, ctx)
             _report(done, line, column, ctx, why=PROMISED)
 
 
@@ -264,7 +269,7 @@ def _report(done: _Done, line: int, column: int, ctx: FileContext, why: str = ""
 
 def _configured(ctx: FileContext) -> set[int]:
     """The functions (ids) this run made sure of."""
-    return ctx.memo.setdefault("npu007.configured", set())
+    return memo(ctx).setdefault("npu007.configured", set())
 
 
 def _configure(source: ConfigSource, line: int, column: int, ctx: FileContext) -> _Done:
@@ -273,7 +278,7 @@ def _configure(source: ConfigSource, line: int, column: int, ctx: FileContext) -
     if function is None:
         return _Done(source.name, elsewhere={source.name})
     label = f"the config returned by {source.name}()"
-    busy = ctx.memo.setdefault("npu007.configuring", set())
+    busy = memo(ctx).setdefault("npu007.configuring", set())
     if id(function) in busy:  # a function that returns its own result (recursion)
         return _Done(label, local=True)
     busy.add(id(function))
@@ -304,7 +309,7 @@ def _complete_return(returned: Node, function: Node, line: int, column: int,
 def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
     """style = "helper": ``config=X`` becomes ``config=npu_config_proto(config_proto=X)``."""
     value = site.config.value if site.config is not None else None
-    if value is not None and callee_name(value) == HELPER:
+    if value is not None and callee_last_name(value) == HELPER:
         ctx.report_at(line, column, "migrated", f"the config goes through {HELPER}()")
         return
     if value is None:
@@ -327,7 +332,7 @@ def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
 def _soft_placement_target(config: Base, site: SessionCall, line: int, column: int,
                            ctx: FileContext) -> None:
     """Let NPU008 complete the wrapped config: a ConfigProto(...) call, or a named object."""
-    if callee_name(config) == "ConfigProto":
+    if callee_last_name(config) == "ConfigProto":
         if find_argument(config.children[-1], "allow_soft_placement") is None:
             targets(ctx).append(ConfigTarget(code(config), site.power, line, column,
                                              constructor=config.children[-1]))
@@ -393,7 +398,7 @@ def _hoist(value: Base, statement: Base, name: str, line: int, column: int,
     claim([value], ctx)
     ensure_rewriter_config(ctx)
     target = ConfigTarget.at(name, statement, line, column)
-    if callee_name(value) == "ConfigProto":
+    if callee_last_name(value) == "ConfigProto":
         target.constructor = value.children[-1]
     targets(ctx).append(target)
     return target
@@ -567,8 +572,7 @@ def _attribute_binding(target: ConfigTarget) -> Optional[Base]:
         return None
     found = [node.parent for root, _ in target.regions
              for node in scope_statements(root, nested=True)
-             if node.type == symbols.expr_stmt and len(node.children) == 3
-             and node.children[1].type == tokens.EQUAL and code(node.children[0]) == target.expression]
+             if assignment(node) and code(node.children[0]) == target.expression]
     return found[0] if len(found) == 1 and found[0].parent.type in BLOCKS and _built_by_call(found[0]) \
         else None
 
@@ -595,8 +599,7 @@ def _may_bind(loop: Node, name: str) -> bool:
 def _bindings(root: Node, expression: str) -> list[Base]:
     """Statements ``expression = ...`` in ``root``'s scope (not in nested functions)."""
     return [node.parent for node in scope_statements(root)
-            if node.type == symbols.expr_stmt and len(node.children) == 3
-            and node.children[1].type == tokens.EQUAL and code(node.children[0]) == expression]
+            if assignment(node) and code(node.children[0]) == expression]
 
 
 OUTLIVES = ("{config} outlives this function: NpuOptimizer lines here would add one more "

@@ -3,7 +3,9 @@
 ``tf.device`` may sit in a model file while the session is created in the training script, so
 the trigger is the repository-wide fact :data:`FACT` from :func:`npu_codemod_analyze_file`.
 Explicit settings are checked where they are written (``visit``); the config objects NPU007
-wrote or completed get the setting in ``finish``, which runs after NPU007's edits.
+wrote or completed get the setting in ``finish``, which runs after NPU007's edits. In a
+``tf2-compat`` file (TF 1.x code on TensorFlow 2.x) the compat guide deletes ``tf.device``
+instead: each call is reported, nothing is rewritten.
 """
 
 from __future__ import annotations
@@ -13,40 +15,47 @@ import re
 from typing import FrozenSet, Iterable, Iterator, Optional, Union
 
 from npu_codemod.api import (
-    TF1,
     Base,
     Capture,
     FileContext,
     ImportNames,
     Name,
     Node,
+    Reference,
     Rule,
     add_keyword,
-    enclosing_scope,
-    fact_names,
     find_argument,
-    first_call,
     hookimpl,
     insert_before,
-    is_false,
     is_true,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    TF1,
+    TF2_COMPAT,
+    enclosing_scope,
+    fact_names,
+    first_call,
+    is_false,
+    memo,
     module_index,
     own_nodes,
     parse_module,
     position,
-    symbols,
-    tokens,
 )
 
 from ._config_flow import target_flow
 from ._config_functions import parse
-from ._session_config import SESSION_NAMES, ConfigTarget, argument_callee, callee_name, targets
+from ._session_config import SESSION_NAMES, ConfigTarget, argument_callee, callee_last_name, targets
 
 FACT = "uses-tf-device"
 #: ``passes-soft-placement:<function>:<parameter or position>``, see :func:`passed_soft_placement`.
 PASSED = "passes-soft-placement:"
 SETTING = "allow_soft_placement"
 WHY = "tf.device is used in this repository"
+COMPAT_DEVICE = ("remove tf.device(...) for the NPU: the TF 2.x compat.v1 guide deletes device "
+                 "placement (the adapter places ops itself)")
 _ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?", re.M)
 #: Where internal modules (``tensorflow.python.framework.ops.device``) come from.
 _INTERNAL = re.compile(r"\btensorflow\.python\b")
@@ -172,7 +181,7 @@ class SoftPlacement(Rule):
     id = "NPU008"
     name = "soft-placement"
     pack = "sess-run"
-    file_kinds = frozenset({TF1})  # the compat guide deletes tf.device
+    file_kinds = frozenset({TF1, TF2_COMPAT})  # compat: the guide deletes tf.device (reported)
     description = "When the repository uses tf.device, session configs set allow_soft_placement=True."
     guide_section = "创建session并初始化资源 (tf.device -> allow_soft_placement=True)"
     guide_section_en = ("Creating the session and initializing resources: tf.device -> "
@@ -184,7 +193,9 @@ class SoftPlacement(Rule):
                 "`allow_soft_placement=False` becomes `True`: it lets TensorFlow assign devices "
                 "itself.")
     reports = ("A value that is not a literal (`allow_soft_placement=FLAGS.soft_placement`): it "
-               "must be `True` when `tf.device` is used.")
+               "must be `True` when `tf.device` is used. In a `tf2-compat` file (TF 1.x code on "
+               "TensorFlow 2.x) each `tf.device(...)` instead: the compat guide removes it; never "
+               "rewritten, no soft-placement setting.")
     example = """
         import tensorflow as tf
 
@@ -193,37 +204,42 @@ class SoftPlacement(Rule):
         train_config = tf.ConfigProto(allow_soft_placement=False)
         eval_config = tf.ConfigProto(allow_soft_placement=FLAGS.soft_placement)
     """
-    scope = "linked"
-    site_names = (*sorted(SESSION_NAMES), "ConfigProto", SETTING)
-    tokens = ("Session", "managed_session", "prepare_or_wait_for_session", SETTING)
+    _scope = "linked"
+    _site_names = (*sorted(SESSION_NAMES), "ConfigProto", SETTING)
+    _tokens = ("Session", "managed_session", "prepare_or_wait_for_session", SETTING, "device(")
+    calls = tuple(DEVICE)
     pattern = f"""(
         argument< '{SETTING}' '=' value=any >
       | expr_stmt< power< any* trailer< '.' '{SETTING}' > > '=' value=any >
     )"""
-    order = 60  # finish after NPU007 (50), whose edits record the config objects
+    after = ("NPU007",)  # it finishes after NPU007, whose edits record the config objects
 
-    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+    def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         # the functions of this repository that make or configure sessions, by name
-        return (*self.site_names, *fact_names(facts, ("npu007-config:",)))
+        return (*self._site_names, *fact_names(facts, ("npu007-config:",)))
+
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        if ctx.file_kind == TF2_COMPAT:
+            ctx.report(reference, "unmigrated", COMPAT_DEVICE)
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
-        if FACT not in ctx.facts:
+        if FACT not in ctx.facts or ctx.file_kind == TF2_COMPAT:
             return
         if node.type == symbols.argument and argument_callee(node) != "ConfigProto":
             return
         value = capture["value"]
         if is_true(value):  # reported in finish, at its site
-            ctx.memo.setdefault(SET_TRUE, []).append((node, f"{SETTING}=True is set ({WHY})", False))
+            memo(ctx).setdefault(SET_TRUE, []).append((node, f"{SETTING}=True is set ({WHY})", False))
         elif is_false(value):
             value.replace(Name("True", prefix=value.prefix))
-            ctx.memo.setdefault(SET_TRUE, []).append(
+            memo(ctx).setdefault(SET_TRUE, []).append(
                 (node, f"flipped {SETTING}=False to True: {WHY}", True))
         elif not _true_by_default(value, ctx):
             ctx.report(node, "unmigrated", f"{SETTING} must be True when tf.device is used: "
                        f"set it to True (now: {str(value).strip()})")
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        if FACT not in ctx.facts:
+        if FACT not in ctx.facts or ctx.file_kind == TF2_COMPAT:
             return
         reported: set[int] = set()  # the sessions given a finding: one each
         for target in targets(ctx):
@@ -246,7 +262,7 @@ def _report_set(ctx: FileContext, reported: set[int]) -> None:
     flip is a rewrite, always reported; "is set" once per session, and not beside the finding
     of a session that ``finish`` completed."""
     sessions = _sessions_of_configs(ctx)
-    for node, message, flipped in ctx.memo.get(SET_TRUE, ()):
+    for node, message, flipped in memo(ctx).get(SET_TRUE, ()):
         target = next((sessions[id(up)] for up in _up(node) if id(up) in sessions), None) \
             or _session_of_assignment(node, ctx)
         if target is None:
@@ -306,7 +322,7 @@ def _set_on_every_path(target: ConfigTarget) -> bool:
 
 def _keyword_setting(value: Base) -> frozenset[str]:
     """``{SETTING}`` for ``ConfigProto(..., allow_soft_placement=v)``."""
-    given = callee_name(value) == "ConfigProto" and find_argument(value.children[-1], SETTING)
+    given = callee_last_name(value) == "ConfigProto" and find_argument(value.children[-1], SETTING)
     return frozenset({SETTING}) if given else frozenset()
 
 
@@ -326,7 +342,7 @@ def _true_by_default(value: Base, ctx: FileContext) -> bool:
     if keys is None:
         return False
     passed = {fact[len(PASSED):] for fact in ctx.facts if fact.startswith(PASSED)}
-    passed |= ctx.memo.setdefault("npu008.passed", passed_soft_placement(tree, True, precise=True))
+    passed |= memo(ctx).setdefault("npu008.passed", passed_soft_placement(tree, True, precise=True))
     return not passed & {f"{name}:{key}" for name in names for key in keys}
 
 

@@ -20,18 +20,22 @@ from npu_codemod.api import (
     Leaf,
     Node,
     Rule,
-    child_index,
     dotted_name,
+    hookimpl,
+    parse_expression,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    assignment,
+    child_index,
     enclosing_scope,
     fact_names,
-    hookimpl,
     is_call_trailer,
-    parse_expression,
+    memo,
     prefix_name,
     scope_statements,
     small_statements,
-    symbols,
-    tokens,
     unparenthesised,
 )
 
@@ -39,7 +43,7 @@ from ._session_config import (
     MUST_BE_OFF,
     REWRITE_OPTIONS,
     argument_callee,
-    callee_name,
+    callee_last_name,
     code,
     config_objects,
     config_settings,
@@ -107,19 +111,19 @@ class RewriteOptionsGuard(Rule):
         rewrite_options.memory_optimization = RewriterConfig.ON
         rewrite_options.disable_meta_optimizer = True
     """
-    scope = "linked"
-    site_names = (*OPTIONS, *COPIES, "ConfigProto", "rewrite_options")
-    tokens = (*OPTIONS, *COPIES)
+    _scope = "linked"
+    _site_names = (*OPTIONS, *COPIES, "ConfigProto", "rewrite_options")
+    _tokens = (*OPTIONS, *COPIES)
     pattern = f"""(
         expr_stmt< power< any* trailer< '.' option=({_OPTIONS}) > > '=' value=any >
       | argument< option=({_OPTIONS}) '=' value=any >
       | trailer< '.' method=({_COPIES}) >
     )"""
-    order = 70  # finish after NPU007 (50) and NPU008 (60): copies are reported with their lines
+    after = ("NPU007", "NPU008")  # it finishes after them: copies are reported with their lines
 
-    def site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+    def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         # the functions of this repository that make or configure sessions, by name
-        return (*self.site_names, *fact_names(facts, ("npu007-config:",)))
+        return (*self._site_names, *fact_names(facts, ("npu007-config:",)))
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         if "method" in capture:
@@ -144,7 +148,7 @@ class RewriteOptionsGuard(Rule):
                        "disabled the NpuOptimizer custom optimizer does not run")
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        for copy in ctx.memo.get(_COPIES_KEY, ()):
+        for copy in memo(ctx).get(_COPIES_KEY, ()):
             _report_copy(copy, ctx)
 def _stay_on(node: Base, option: str, value: Base, ctx: FileContext) -> None:
     member = _member(value)
@@ -239,7 +243,7 @@ def _rewrite_option_names(ctx: FileContext) -> dict[str, Optional[str]]:
     config.graph_options.rewrite_options`` gives ``{"ro": "config"}``; ``ro = RewriterConfig()``
     gives ``{"ro": None}``."""
     key = "npu009.rewrite_option_names"
-    if key not in ctx.memo:
+    if key not in memo(ctx):
         names: dict[str, Optional[str]] = {}
         for node in small_statements(ctx.tree):
             if node.type != symbols.expr_stmt or len(node.children) != 3:
@@ -247,10 +251,10 @@ def _rewrite_option_names(ctx: FileContext) -> dict[str, Optional[str]]:
             value = code(node.children[2])
             if value.endswith(f".{REWRITE_OPTIONS}"):
                 names[code(node.children[0])] = value[: -len(REWRITE_OPTIONS) - 1]
-            elif value.endswith(".rewrite_options") or callee_name(node.children[2]) == "RewriterConfig":
+            elif value.endswith(".rewrite_options") or callee_last_name(node.children[2]) == "RewriterConfig":
                 names[code(node.children[0])] = None
-        ctx.memo[key] = names
-    return ctx.memo[key]
+        memo(ctx)[key] = names
+    return memo(ctx)[key]
 
 
 def _record_copy(trailer: Node, ctx: FileContext) -> None:
@@ -271,7 +275,7 @@ def _record_copy(trailer: Node, ctx: FileContext) -> None:
     whole = receiver in config_objects(ctx) and receiver not in _rewrite_option_names(ctx)
     copy = _Copy(power, statement, text, options, receiver if whole else None)
     copy.before = _met(_split(copy)[1], copy)
-    ctx.memo.setdefault(_COPIES_KEY, []).append(copy)
+    memo(ctx).setdefault(_COPIES_KEY, []).append(copy)
 
 
 def _options_of(receiver: str, ctx: FileContext) -> tuple[str, ...]:
@@ -331,10 +335,10 @@ def _adds_npu_optimizer(statements: Sequence[Base], options: str) -> bool:
     options.custom_optimizers.add()`` then ``x.name = "NpuOptimizer"``)?"""
     added: set[str] = set()
     for node in statements:
-        if node.type != symbols.expr_stmt or len(node.children) != 3 \
-                or node.children[1].type != tokens.EQUAL:
+        assigned = assignment(node)
+        if assigned is None:
             continue
-        target, value = code(node.children[0]), node.children[2]
+        target, value = code(assigned[0]), assigned[1]
         if code(value) == f"{options}.custom_optimizers.add()":
             added.add(target)
         elif target.endswith(".name") and target[: -len(".name")] in added \

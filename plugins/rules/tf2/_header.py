@@ -7,15 +7,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from npu_codemod.api import (
-    FileContext,
-    ImportNames,
-    Node,
-    header_index,
-    insert_before,
-    parse_statements,
-    tokens,
-)
+from npu_codemod.api import FileContext, ImportNames, Node, insert_before, parse_statements, tokens
+from npu_codemod.plugins.rules._toolkit import header_index
 
 DEVICE = "npu_device"
 

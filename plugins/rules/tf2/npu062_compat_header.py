@@ -12,18 +12,20 @@ import re
 from typing import Optional
 
 from npu_codemod.api import (
-    NPU_INIT_IMPORT,
-    TF2_COMPAT,
     Base,
     FileContext,
     Node,
     Rule,
-    find_import,
-    header_index,
     hookimpl,
     insert_after,
     insert_before,
     parse_statements,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    NPU_INIT_IMPORT,
+    TF2_COMPAT,
+    find_import,
+    header_index,
     position,
     tree_text,
 )
@@ -71,7 +73,7 @@ class CompatHeader(Rule):
                 sess.run(loss)
     """
     example_with = ("NPU007",)
-    scope = "site"
+    _scope = "site"
     after = ("*",)  # it depends on whether the other rules changed the file
 
     def finish(self, tree: Node, ctx: FileContext) -> None:

@@ -11,15 +11,12 @@ from __future__ import annotations
 import ast
 from typing import Optional, Union
 
-from npu_codemod.api import (
+from npu_codemod.api import FileContext, Node, Rule, hookimpl
+from npu_codemod.plugins.rules._toolkit import (
     TF2,
     TF_NEUTRAL,
-    FileContext,
     ModuleIndex,
-    Node,
-    Rule,
     ast_dotted_name,
-    hookimpl,
     module_ast,
     module_index,
 )
@@ -62,9 +59,9 @@ class TfFunction(Rule):
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
             return loss
     """
-    tokens = ("GradientTape", "run_eagerly", "functions_eagerly")
-    scope = "site"
-    site_names = ("GradientTape", "run_eagerly", "run_functions_eagerly",
+    _tokens = ("GradientTape", "run_eagerly", "functions_eagerly")
+    _scope = "site"
+    _site_names = ("GradientTape", "run_eagerly", "run_functions_eagerly",
                   "experimental_run_functions_eagerly")
 
     def finish(self, tree: Node, ctx: FileContext) -> None:

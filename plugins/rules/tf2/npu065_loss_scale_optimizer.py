@@ -9,15 +9,8 @@ exists, so the rewrite is safe on every device.
 
 from __future__ import annotations
 
-from npu_codemod.api import (
-    TF2,
-    TF_NEUTRAL,
-    FileContext,
-    Reference,
-    Rule,
-    hookimpl,
-    replace_callee,
-)
+from npu_codemod.api import FileContext, Reference, Rule, hookimpl, replace_callee
+from npu_codemod.plugins.rules._toolkit import TF2, TF_NEUTRAL
 
 from ._header import device_binding, device_import, device_name
 
@@ -78,7 +71,7 @@ class LossScaleOptimizer(Rule):
     modules = ("tensorflow", "npu_device")
     calls = (*NPU_CLASSES, *OTHER_SCALING, *GRAPH_REWRITE)
     uses = KERAS_CLASSES  # calls are replaced; a subclass is reported, other uses left alone
-    scope = "site"
+    _scope = "site"
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         name = reference.name

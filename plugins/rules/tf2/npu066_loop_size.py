@@ -11,15 +11,12 @@ from __future__ import annotations
 import ast
 from typing import Optional, Union
 
-from npu_codemod.api import (
+from npu_codemod.api import FileContext, Node, Rule, hookimpl
+from npu_codemod.plugins.rules._toolkit import (
     TF2,
     TF_NEUTRAL,
-    FileContext,
     ModuleIndex,
-    Node,
-    Rule,
     ast_dotted_name,
-    hookimpl,
     module_ast,
     module_index,
 )
@@ -56,9 +53,9 @@ class LoopSize(Rule):
             for _ in tf.range(steps):
                 train_step(next(iterator))
     """
-    tokens = ("range",)
-    scope = "site"
-    site_names = ("range",)
+    _tokens = ("range",)
+    _scope = "site"
+    _site_names = ("range",)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         module = module_ast(ctx.original)

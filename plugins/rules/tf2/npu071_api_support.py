@@ -15,22 +15,18 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from npu_codemod.api import (
+from npu_codemod.api import FileContext, Node, Rule, hookimpl, references_under
+from npu_codemod.plugins.rules._toolkit import (
     ESTIMATOR_MODULES,
     TF2,
     TF2_COMPAT,
     TF_NEUTRAL,
     ApiStatus,
-    FileContext,
     Finding,
-    Node,
     ReferenceSite,
-    Rule,
     api_advice,
     ast_references,
-    hookimpl,
     list_name,
-    references_under,
     support_list_tf2,
     written_uses,
 )
@@ -80,7 +76,7 @@ class ApiSupportTf2(Rule):
             return tf.cast(y, tf.float64)
     """
     modules = ESTIMATOR_MODULES
-    scope = "site"
+    _scope = "site"
     after = ("*",)  # reads every other rule's findings
 
     def start(self, tree: Node, ctx: FileContext) -> None:

@@ -9,7 +9,8 @@ strategy is never replaced by the TF 1.x adapter's ``NPUStrategy``).
 
 from __future__ import annotations
 
-from npu_codemod.api import TF2, FileContext, Reference, Rule, hookimpl
+from npu_codemod.api import FileContext, Reference, Rule, hookimpl
+from npu_codemod.plugins.rules._toolkit import TF2
 
 MIRRORED = "tensorflow.distribute.MirroredStrategy"
 STRATEGY = ("training runs after porting with npu.distribute: broadcast after model creation, "

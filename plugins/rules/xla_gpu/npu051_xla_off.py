@@ -11,7 +11,6 @@ from functools import partial
 
 from npu_codemod.api import (
     TF1_CODE,
-    TF2,
     Base,
     Capture,
     FileContext,
@@ -23,12 +22,11 @@ from npu_codemod.api import (
     find_argument,
     has_unpacking,
     hookimpl,
-    is_false,
     parse_expression,
     set_positional,
     symbols,
-    tree_text,
 )
+from npu_codemod.plugins.rules._toolkit import TF2, is_false, tree_text
 
 LEVEL = "global_jit_level"
 OPTIMIZER_OPTIONS = "tensorflow.OptimizerOptions"
@@ -79,9 +77,9 @@ class XlaOff(Rule):
             logits = model(features)
         (loss,) = tf.xla.experimental.compile(compute_loss, inputs=[logits, labels])
     """
-    scope = "linked"
-    site_names = (LEVEL,)
-    tokens = ("jit", "xla")
+    _scope = "linked"
+    _site_names = (LEVEL,)
+    _tokens = ("jit", "xla")
     pattern = f"expr_stmt< power< any* trailer< '.' '{LEVEL}' > > '=' value=any >"
     calls = (OPTIMIZER_OPTIONS, *JIT_SCOPES, *COMPILES)
 

@@ -13,8 +13,7 @@ from typing import Optional
 
 from npu_codemod.api import (
     TF1_CODE,
-    TF2,
-    TF_NEUTRAL,
+    TF2_NATIVE,
     Base,
     FileContext,
     Node,
@@ -29,8 +28,8 @@ from npu_codemod.api import (
     set_positional,
     symbols,
     tokens,
-    tree_text,
 )
+from npu_codemod.plugins.rules._toolkit import tree_text
 
 SETTERS = ("tensorflow.config.experimental.set_memory_growth",
            "tensorflow.config.experimental.set_virtual_device_configuration",
@@ -50,7 +49,7 @@ class GpuMemory(Rule):
     id = "NPU052"
     name = "gpu-memory"
     pack = "xla-gpu"
-    file_kinds = TF1_CODE | {TF2, TF_NEUTRAL}
+    file_kinds = TF1_CODE | TF2_NATIVE
     description = "Remove GPU memory growth and virtual device settings; memory_limit=None."
     guide_section = "迁移工具 (convert_tf2npu): GPU显存相关接口"
     guide_section_en = "Migration tool (convert_tf2npu): GPU memory APIs"
@@ -71,8 +70,8 @@ class GpuMemory(Rule):
         limits = [tf.config.experimental.VirtualDeviceConfiguration(memory_limit=4096)]
         print("growth:", tf.config.experimental.set_memory_growth(gpus[0], True))
     """
-    scope = "linked"
-    tokens = ("set_memory_growth", "set_virtual_device_configuration", "VirtualDeviceConfiguration",
+    _scope = "linked"
+    _tokens = ("set_memory_growth", "set_virtual_device_configuration", "VirtualDeviceConfiguration",
               "set_logical_device_configuration", "LogicalDeviceConfiguration")
     calls = (*SETTERS, *DEVICE_CONFIGS)
 

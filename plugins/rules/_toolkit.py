@@ -1,0 +1,269 @@
+"""The built-in rule packs' shared toolkit: NOT a public API.
+
+Third-party rules import :mod:`npu_codemod.api` only (``docs/writing-rules.md``). This module
+holds what the built-in packs (``plugins/rules/<pack>/``) share beyond that: repository-wide
+analyses (modules, classes, Estimators, Horovod and strategies, built models), scope and flow
+analyses, statement navigation, the support lists and more call and edit helpers. Its names
+follow the packs and may change or move in any release; ``tests/test_rule_imports.py`` lets
+only the built-in rule modules import it. New code that one pack alone uses belongs in that pack's
+``_``-prefixed modules instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
+
+from fissix.fixer_util import Dot
+
+from npu_codemod.api import Base, FileContext
+from npu_codemod.codemods.accessors import accessor_facts, unresolved_accesses
+from npu_codemod.codemods.api_sites import ApiStatus
+from npu_codemod.codemods.api_sites import advice as api_advice
+from npu_codemod.codemods.ast_references import ast_references
+from npu_codemod.codemods.blocks import open_block
+from npu_codemod.codemods.built_models import (
+    ESTIMATOR,
+    KERAS,
+    BuiltModels,
+    bound_values,
+    model_facts,
+)
+from npu_codemod.codemods.calls import (
+    add_argument,
+    called_method,
+    is_false,
+    needs_parentheses,
+    remove_argument,
+    unparenthesised,
+)
+from npu_codemod.codemods.classes import RepositoryClass, class_facts
+from npu_codemod.codemods.distribution import (
+    HOROVOD_MODULES,
+    MIRRORED_STRATEGIES,
+    NPU_STRATEGY,
+    distribution,
+    distribution_facts,
+)
+from npu_codemod.codemods.edits import remove_small_statement, wrap_expression
+from npu_codemod.codemods.engine import parse_module
+from npu_codemod.codemods.estimators import (
+    ESTIMATOR_CLASSES,
+    ESTIMATOR_MODULES,
+    TPU_ESTIMATORS,
+    estimator_subclass_calls,
+    estimator_subclass_names,
+)
+from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
+from npu_codemod.codemods.modules import (
+    ModuleIndex,
+    imported_names,
+    module_ast,
+    module_index,
+    nearest_name,
+    own_nodes,
+)
+from npu_codemod.codemods.names import (
+    STAR,
+    ast_dotted_name,
+    ast_import_bindings,
+    attribute_name,
+    call_of,
+    callee_name,
+    canonical,
+    first_call,
+    import_bindings,
+    is_attribute_trailer,
+    is_call_trailer,
+    leading_name,
+    module_package,
+    module_parts,
+    prefix_name,
+    spelled_name,
+)
+from npu_codemod.codemods.nodes import (
+    BLOCKS,
+    assignment,
+    block_child,
+    block_statements,
+    child_index,
+    compound_body,
+    definition_name,
+    enclosing_scope,
+    free_name,
+    is_docstring,
+    is_inside,
+    last_leaf,
+    main_block,
+    small_statement,
+    used_names,
+    why_not,
+)
+from npu_codemod.codemods.qualified import ReferenceSite, StringReference, fstring_references
+from npu_codemod.codemods.rule import fact_names
+from npu_codemod.codemods.scopes import (
+    Flow,
+    Names,
+    Use,
+    assigned_values,
+    bound_names,
+    called_function,
+    classify,
+    flow,
+    function_returns,
+    is_return,
+    is_terminal,
+    returned_values,
+    uses,
+)
+from npu_codemod.codemods.support_list import list_name, support_list, support_list_tf2
+from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL
+from npu_codemod.codemods.walk import (
+    node_pre_order,
+    position,
+    pre_order,
+    scope_statements,
+    scoped_statements,
+    small_statements,
+    tree_text,
+)
+from npu_codemod.codemods.written import WrittenUse, in_npu_form, written_uses
+
+T = TypeVar("T")
+
+
+def _store(ctx: FileContext) -> dict[str, Any]:
+    return {}
+
+
+def memo(ctx: FileContext) -> dict[str, Any]:
+    """A per-file dict the packs' rules and analyses share by string key (kept in the context's
+    one cache, :meth:`FileContext.analysis`)."""
+    return ctx.analysis(_store)
+
+
+def per_node(ctx: FileContext, key: str, node: Base, compute: Callable[[Any], T]) -> T:
+    """``compute(node)``, worked out once per file and kept in ``memo(ctx)[key]`` (a dict of
+    id -> (node, value): nodes are not hashable, so the id is checked against the node)."""
+    kept = memo(ctx).setdefault(key, {})
+    entry = kept.get(id(node))
+    if entry is None or entry[0] is not node:
+        entry = kept[id(node)] = (node, compute(node))
+    value: T = entry[1]
+    return value
+
+
+__all__ = [
+    "accessor_facts",
+    "add_argument",
+    "api_advice",
+    "ApiStatus",
+    "assigned_values",
+    "assignment",
+    "ast_dotted_name",
+    "ast_import_bindings",
+    "ast_references",
+    "attribute_name",
+    "block_child",
+    "block_statements",
+    "BLOCKS",
+    "bound_names",
+    "bound_values",
+    "BuiltModels",
+    "call_of",
+    "called_function",
+    "called_method",
+    "callee_name",
+    "canonical",
+    "child_index",
+    "class_facts",
+    "classify",
+    "compound_body",
+    "definition_name",
+    "distribution",
+    "distribution_facts",
+    "Dot",
+    "enclosing_scope",
+    "ESTIMATOR",
+    "ESTIMATOR_CLASSES",
+    "ESTIMATOR_MODULES",
+    "estimator_subclass_calls",
+    "estimator_subclass_names",
+    "fact_names",
+    "find_import",
+    "Finding",
+    "first_call",
+    "flow",
+    "Flow",
+    "free_name",
+    "fstring_references",
+    "function_returns",
+    "header_index",
+    "HOROVOD_MODULES",
+    "import_bindings",
+    "imported_names",
+    "in_npu_form",
+    "is_attribute_trailer",
+    "is_call_trailer",
+    "is_docstring",
+    "is_false",
+    "is_inside",
+    "is_return",
+    "is_terminal",
+    "KERAS",
+    "last_leaf",
+    "leading_name",
+    "list_name",
+    "main_block",
+    "memo",
+    "MIRRORED_STRATEGIES",
+    "model_facts",
+    "module_ast",
+    "module_index",
+    "module_package",
+    "module_parts",
+    "ModuleIndex",
+    "Names",
+    "nearest_name",
+    "needs_parentheses",
+    "node_pre_order",
+    "NPU_INIT_IMPORT",
+    "NPU_STRATEGY",
+    "open_block",
+    "own_nodes",
+    "parse_module",
+    "per_node",
+    "position",
+    "pre_order",
+    "prefix_name",
+    "ReferenceSite",
+    "remove_argument",
+    "remove_small_statement",
+    "RepositoryClass",
+    "returned_values",
+    "scope_statements",
+    "scoped_statements",
+    "small_statement",
+    "small_statements",
+    "spelled_name",
+    "STAR",
+    "StringReference",
+    "support_list",
+    "support_list_tf2",
+    "TF1",
+    "NON_TF",
+    "TF2",
+    "TF2_COMPAT",
+    "TF_NEUTRAL",
+    "TPU_ESTIMATORS",
+    "tree_text",
+    "unparenthesised",
+    "unresolved_accesses",
+    "Use",
+    "used_names",
+    "uses",
+    "why_not",
+    "wrap_expression",
+    "WrittenUse",
+    "written_uses",
+]
