@@ -19,17 +19,18 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional
 
+from npu_codemod.codemods.findings import Finding
+
 #: How NPU100's finding on a TensorFlow use it could not resolve begins (a repository function
 #: that picks or looks up the module it returns): counted ``unknown``, and counted apart by the
 #: reports (:func:`unresolved_uses`) so a readiness figure says what it could not see.
 UNRESOLVED_ACCESS = "unresolved TensorFlow access"
 
 
-def unresolved_uses(findings: Iterable[Mapping[str, Any]]) -> int:
-    """How many of a repository's findings (run-record dicts) are TensorFlow uses NPU100 could
-    not resolve."""
-    return sum(1 for finding in findings if finding.get("rule_id") == "NPU100"
-               and str(finding.get("message", "")).startswith(UNRESOLVED_ACCESS))
+def unresolved_uses(findings: Iterable[Finding]) -> int:
+    """How many of a repository's findings are TensorFlow uses NPU100 could not resolve."""
+    return sum(1 for finding in findings if finding.rule_id == "NPU100"
+               and finding.message.startswith(UNRESOLVED_ACCESS))
 
 
 class ApiStatus:

@@ -59,8 +59,10 @@ class Finding:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Finding":
-        return cls(**{name: data[name] for name in FINDING_FIELDS}, snippet=data.get("snippet", ""),
-                   trace=data.get("trace", ""), level=data.get("level", ""))
+        # Positional, in FINDING_FIELDS' order: the reports make one per finding on each pass.
+        return cls(data["repo"], data["path"], data["line"], data["column"], data["rule_id"],
+                   data["rule_name"], data["status"], data["message"], data.get("snippet", ""),
+                   data.get("trace", ""), data.get("level", ""))
 
 
 def rewrite_instruction(finding: Finding) -> Optional[str]:

@@ -7,7 +7,8 @@
 - ``blocked``: APIs Ascend does not support and that have no migration path (the line lists
   them): no amount of migrating makes the branch train on the NPU;
 - ``not-verified``: ready by its sites, but ``verify`` ran and did not prove the branch
-  equivalent.
+  equivalent; or ``verify`` ran alone (no file scanned, no finding, no API site: there is no
+  migration data to judge the branch by, whatever verify said).
 
 A repository that failed or was not started has none (``""``). Computed from the record only
 (its findings, API sites and verify verdict), so ``run.json`` re-renders to the same verdicts.
@@ -17,9 +18,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional
+from typing import Iterable, Optional
 
-from .api_sites import ApiSites, ApiStatus, sites_of
+from .api_sites import ApiSites, ApiStatus
 from .sites import SiteCounts, site_states
 
 VERDICTS = ("ready", "needs-work", "blocked", "not-verified")
@@ -35,12 +36,19 @@ class MergeVerdict:
 FindingKey = tuple[str, str, str, str, int]
 
 
+#: The reason of a repository ``verify`` ran alone over.
+NO_MIGRATION_DATA = "no migration data (verify ran alone: run or scan gives the sites)"
+
+
 def merge_verdict(status: str, findings: Iterable[FindingKey], api_sites: Iterable[ApiSites],
-                  verify: Optional[str]) -> MergeVerdict:
-    """The verdict of a repository whose run ended with ``status``."""
+                  verify: Optional[str], scanned: int = 1) -> MergeVerdict:
+    """The verdict of a repository whose run ended with ``status``, having run the rules over
+    ``scanned`` files."""
     if status not in ("changed", "unchanged"):
         return MergeVerdict("")
     findings, api_sites = list(findings), list(api_sites)
+    if verify is not None and not (scanned or findings or api_sites):
+        return MergeVerdict("not-verified", f"{NO_MIGRATION_DATA}; verify: {verify}")
     unsupported = sorted({row.api or "an API" for row in api_sites
                           if row.status == ApiStatus.UNSUPPORTED and not row.ready})
     if unsupported:
@@ -68,12 +76,3 @@ def _work(findings: list[FindingKey], sites: SiteCounts) -> str:
     text = f"{sites.left} site(s) left: {', '.join(parts)}" if sites.left else ""
     errors = f"{sites.errors} error(s)" if sites.errors else ""
     return "; ".join(part for part in (text, errors) if part)
-
-
-def verdict_of(record: Mapping[str, Any]) -> MergeVerdict:
-    """The verdict of a repository's record in ``run.json`` (one older than verdicts too)."""
-    verify = record.get("verify") or {}
-    findings = ((f["rule_id"], f["status"], f.get("level", ""), f["path"], f["line"])
-                for f in record["findings"])
-    return merge_verdict(record["status"], findings, sites_of(record.get("api_sites")),
-                         verify.get("verdict"))

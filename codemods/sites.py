@@ -44,6 +44,23 @@ def settle(findings: Iterable[Finding], not_sites: AbstractSet[str]) -> list[Fin
     return settled
 
 
+def settle_record(run: Mapping[str, Any], not_sites: AbstractSet[str]) -> dict[str, Any]:
+    """A run record (``run.json``) with its findings settled as :func:`settle` settles a
+    run's: one written before (with the ``npu_init`` import rows, and ``migrated`` for a site
+    already in NPU form) re-renders to the sites a run counts now."""
+    repos = []
+    for repo in run["repos"]:
+        findings = [dict(row, status="compliant") if _rewrote_nothing(row) else row
+                    for row in repo["findings"] if row["rule_id"] not in not_sites]
+        repos.append({**repo, "findings": findings})
+    return {**run, "repos": repos}
+
+
+def _rewrote_nothing(row: Mapping[str, Any]) -> bool:
+    """Is a finding record ``migrated`` at a site that was already in NPU form?"""
+    return row["status"] == "migrated" and rewrite_instruction(Finding.from_dict(row)) is None
+
+
 @dataclass(frozen=True)
 class SiteCounts:
     """Sites per state; :attr:`left` is the one figure of what still needs a person."""
@@ -104,6 +121,16 @@ def site_states(findings: Iterable[tuple[str, int, str, str]]) -> list[str]:
         if known is None or rank[status] < rank[known]:
             sites[key] = status
     return list(sites.values())
+
+
+def sites_per_rule(findings: Iterable[Finding]) -> dict[str, Counter[str]]:
+    """Rule id -> that rule's sites per state, of ``findings``: a rule's findings on one line
+    are one site of it (a line with two rules' findings is a site of each, and one site of the
+    repository)."""
+    by_rule: dict[str, list[tuple[str, int, str, str]]] = {}
+    for f in findings:
+        by_rule.setdefault(f.rule_id, []).append((f.path, f.line, f.rule_id, f.status))
+    return {rule_id: Counter(site_states(rows)) for rule_id, rows in by_rule.items()}
 
 
 def rule_sites(findings: Iterable[Finding]) -> Counter[tuple[str, str]]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal, Mapping, Optional
 
-from npu_codemod.codemods.api_sites import ApiSites, readiness
+from npu_codemod.codemods.api_sites import ApiSites, readiness, sites_of
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.merge_verdict import MergeVerdict, merge_verdict
 from npu_codemod.codemods.sites import SiteCounts
@@ -98,12 +98,27 @@ class RepoResult:
         """The repository's merge verdict (``codemods/merge_verdict.py``)."""
         return merge_verdict(self.status, ((f.rule_id, f.status, f.level, f.path, f.line)
                                            for f in self.findings), self.api_sites,
-                             self.verify.verdict if self.verify else None)
+                             self.verify.verdict if self.verify else None, self.files_scanned)
 
     @property
     def api_readiness(self) -> Optional[float]:
         """Share of the API use sites with a known status that are ready (None: no such site)."""
         return readiness(self.api_sites)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "RepoResult":
+        """A repository's record as ``run.json`` holds it (what :meth:`to_dict` made, or an older
+        record without the fields added since): the typed record every report reads."""
+        verify = data.get("verify")
+        return cls(**{**known_fields(cls, data),
+                      "groups": tuple(ChangeGroup(**known_fields(ChangeGroup, group))
+                                      for group in data.get("groups") or ()),
+                      "pull_requests": tuple(PullRequestRecord(**known_fields(PullRequestRecord, pr))
+                                             for pr in data.get("pull_requests") or ()),
+                      "findings": tuple(Finding.from_dict(finding) for finding in data["findings"]),
+                      "api_sites": sites_of(data.get("api_sites")),
+                      "verify": VerifyRecord(**known_fields(VerifyRecord, verify)) if verify else None,
+                      "file_kinds": dict(data.get("file_kinds") or {})})
 
     def with_changes(self, **changes: Any) -> "RepoResult":
         return replace(self, **changes)
@@ -124,6 +139,14 @@ class RepoResult:
         data["verdict"], data["verdict_reason"] = merge.verdict, merge.reason
         data["verify"] = self.verify.to_dict() if self.verify is not None else None
         return data
+
+
+def known_fields(cls: Any, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The values of ``data`` for the fields of the dataclass ``cls`` (JSON lists as tuples);
+    the fields ``data`` lacks keep their defaults, keys ``cls`` does not know are left out."""
+    names = {spec.name for spec in fields(cls)}
+    return {name: tuple(value) if isinstance(value, list) else value
+            for name, value in data.items() if name in names}
 
 
 def failed(entry: RepoEntry, error: str) -> RepoResult:

@@ -12,6 +12,8 @@ from npu_codemod.plugins.hookspecs import hookimpl
 def npu_codemod_write_report(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
     # Imported here: every worker process loads this plugin, and none writes a report (the
     # HTML one alone would import jinja2).
+    from npu_codemod.orchestrator.run_record import RunRecord
+
     from .csv_report import write_csv_reports
     from .history import HISTORY_FILE, append_history
     from .html_report import write_html_report
@@ -22,16 +24,17 @@ def npu_codemod_write_report(run: Mapping[str, Any], report_dir: Path) -> list[P
     from .summary import Overview
     from .verify_report import write_verify_report
 
-    overview = Overview.of(run)  # one pass for run.json's, the history's and the page's numbers
-    run = {**run, "api_readiness": overview.readiness,  # over every repo; each has its own
-           "sites": overview.sites.to_dict(), "verdicts": dict(overview.verdict_counts)}
-    written = write_run_json(run, report_dir)
-    written += write_csv_reports(run, report_dir)
-    written += write_pr_reports(run, report_dir)
-    written += write_sarif_report(run, report_dir)
-    written += write_verify_report(run, report_dir)
-    history = append_history(run, report_dir, overview)  # before the page, which shows this run too
-    written += write_html_report(run, report_dir, history, overview)
+    record = RunRecord.of(run)  # typed once: every report but run.json reads this
+    overview = Overview.of(record)  # one pass for run.json's, the history's and the page's numbers
+    written = write_run_json({**run, "api_readiness": overview.readiness,  # each repo has its own
+                              "sites": overview.sites.to_dict(),
+                              "verdicts": dict(overview.verdict_counts)}, report_dir)
+    written += write_csv_reports(record, report_dir)
+    written += write_pr_reports(record, report_dir)
+    written += write_sarif_report(record, report_dir)
+    written += write_verify_report(record, report_dir)
+    history = append_history(record, report_dir, overview)  # before the page, which shows this run too
+    written += write_html_report(record, report_dir, history, overview)
     written.append(report_dir / HISTORY_FILE)
-    written += write_patches(run, report_dir)
+    written += write_patches(record, report_dir)
     return written

@@ -13,28 +13,31 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from npu_codemod.orchestrator.run_record import RunRecord
+
 from .atomic import write_atomic
-from .summary import Overview
+from .summary import Overview, Run
 
 HISTORY_FILE = "history.jsonl"
 
 
-def run_totals(run: Mapping[str, Any], overview: Optional[Overview] = None) -> dict[str, Any]:
+def run_totals(run: Run, overview: Optional[Overview] = None) -> dict[str, Any]:
     """The numbers of one run that are worth tracking across runs (``overview``: the run's,
     when the caller has it, so the repos are not read again)."""
-    overview = overview or Overview.of(run)
+    record = RunRecord.of(run)
+    overview = overview or Overview.of(record)
     return {
-        "id": run.get("id", ""),
-        "started": run.get("started", ""),
-        "finished": run.get("finished", ""),
-        "command": run.get("command", ""),
+        "id": record.id,
+        "started": record.started,
+        "finished": record.finished,
+        "command": record.command,
         "repos": overview.repo_counts,
         "findings": overview.totals,
         "coverage": overview.coverage,
         "api_readiness": overview.readiness,
         "sites": overview.sites.to_dict(),  # left: the one figure of what is left
         "verdicts": dict(overview.verdict_counts),
-        "carried_over": run.get("options", {}).get("carried_over", 0),
+        "carried_over": record.option("carried_over", 0),
     }
 
 
@@ -55,12 +58,13 @@ def read_history(report_dir: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def append_history(run: Mapping[str, Any], report_dir: Path,
+def append_history(run: Run, report_dir: Path,
                    overview: Optional[Overview] = None) -> list[dict[str, Any]]:
     """Add this run's totals (once) and return the whole history, oldest first."""
+    record = RunRecord.of(run)
     entries = read_history(report_dir)
-    entry = run_totals(run, overview)
-    if run.get("interrupted") or any(_same_run(old, entry) for old in entries):
+    entry = run_totals(record, overview)
+    if record.interrupted or any(_same_run(old, entry) for old in entries):
         return entries
     path = report_dir / HISTORY_FILE
     old = path.read_text(encoding="utf-8") if path.exists() else ""

@@ -18,12 +18,13 @@ from markupsafe import Markup
 
 from npu_codemod.codemods.findings import STATUSES
 from npu_codemod.codemods.rule import guide_title
+from npu_codemod.orchestrator.run_record import RunRecord
 
 from .atomic import atomic_open
 from .charts import BAR_AREA, BAR_LEFT, bar_chart, line_chart
 from .history import HISTORY_FILE
 from .links import pull_request_links, repo_links, safe_http
-from .summary import Overview, coverage, iter_findings, report_only_rules, run_packs
+from .summary import Overview, Run, coverage, iter_findings, report_only_rules, run_packs
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("npu_codemod.reports", "templates"),
@@ -36,11 +37,12 @@ _SCRIPT = resources.files("npu_codemod.reports").joinpath("templates/report.js")
 _SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_SCRIPT.encode("utf-8")).digest()).decode()
 
 
-def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = (),
+def render_html(run: Run, history: Sequence[Mapping[str, Any]] = (),
                 overview: Optional[Overview] = None) -> Iterator[str]:
     """The page in pieces, as the template makes them: the numbers and charts from one pass
     over the repos (none when ``overview`` is given), then their table and the findings'
     table, each read as it is written."""
+    run = RunRecord.of(run)
     overview = overview or Overview.of(run)
     by_rule = dict(sorted(overview.by_rule.items()))
     labels = {rule_id: f"{rule_id} {overview.rule_names[rule_id]}" for rule_id in by_rule}
@@ -74,20 +76,20 @@ def render_html(run: Mapping[str, Any], history: Sequence[Mapping[str, Any]] = (
         trend=line_chart(history),
         history_file=HISTORY_FILE,
         repos=({"record": repo, "links": repo_links(repo), "prs": pull_request_links(repo),
-                "coverage": coverage(overview.by_repo[repo["repo"]]),
-                "readiness": overview.api_readiness.get(repo["repo"])}
-               for repo in run["repos"]),
+                "coverage": coverage(overview.by_repo[repo.repo]),
+                "readiness": overview.api_readiness.get(repo.repo)}
+               for repo in run.repos),
         repo_names=overview.repo_names,
         failed=overview.failed,
-        verified=bool((run.get("options") or {}).get("verify")),
-        verifications=(repo for repo in run["repos"] if repo.get("verify")),
+        verified=bool(run.option("verify")),
+        verifications=(repo for repo in run.repos if repo.verify),
         script=Markup(_SCRIPT),  # our own static file, allowed by the CSP hash
         script_hash=_SCRIPT_HASH,
     )
 
 
 def write_html_report(
-    run: Mapping[str, Any], report_dir: Path, history: Optional[Sequence[Mapping[str, Any]]] = None,
+    run: Run, report_dir: Path, history: Optional[Sequence[Mapping[str, Any]]] = None,
     overview: Optional[Overview] = None,
 ) -> list[Path]:
     path = report_dir / "report.html"
@@ -96,15 +98,14 @@ def write_html_report(
     return [path]
 
 
-def rule_guides(run: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def rule_guides(run: Run) -> dict[str, dict[str, Any]]:
     """Rule id -> the guide a finding of it links to: ``title`` (English, then as the guide
     titles it), ``url`` (http(s) only, else None) and ``description``; rules with neither a
     guide section nor a guide URL are left out."""
     guides = {}
-    for rule in run.get("rules", ()):
-        title = guide_title(rule.get("guide_section_en") or "", rule.get("guide_section") or "")
-        url = safe_http(rule.get("guide_url"))
+    for rule in RunRecord.of(run).rules:
+        title = guide_title(rule.guide_section_en or "", rule.guide_section or "")
+        url = safe_http(rule.guide_url)
         if title or url:
-            guides[rule["id"]] = {"title": title or url, "url": url,
-                                  "description": rule.get("description") or ""}
+            guides[rule.id] = {"title": title or url, "url": url, "description": rule.description or ""}
     return guides

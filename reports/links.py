@@ -7,8 +7,10 @@ Only ``https``/``http`` links are ever produced: autoescaping stops markup, not 
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Optional
+from typing import Optional
 from urllib.parse import quote, urlsplit
+
+from npu_codemod.orchestrator.results import RepoResult
 
 _SCP = re.compile(r"^(?:[\w.-]+@)?(?P<host>[\w.-]+):(?P<path>(?!//)[^\s]+)$")  # git@host:o/r.git
 
@@ -35,19 +37,18 @@ def safe_http(url: Optional[str]) -> Optional[str]:
     return url if url and urlsplit(url).scheme in ("https", "http") else None
 
 
-def repo_links(repo: Mapping[str, Any]) -> dict[str, Optional[str]]:
+def repo_links(repo: RepoResult) -> dict[str, Optional[str]]:
     """Links for the ``branch``, ``commit`` and ``pr`` of one repo result (None: unknown)."""
-    base = web_url(repo.get("location") or "")
+    base = web_url(repo.location or "")
     sep = "/-/" if base and "gitlab" in (urlsplit(base).hostname or "") else "/"
-    branch, commit = repo.get("branch"), repo.get("commit")
+    branch, commit = repo.branch, repo.commit
     return {
         "branch": f"{base}{sep}tree/{quote(branch, safe='/')}" if base and branch else None,
         "commit": f"{base}{sep}commit/{quote(commit)}" if base and commit else None,
-        "pr": safe_http(repo.get("pr_url")),
+        "pr": safe_http(repo.pr_url),
     }
 
 
-def pull_request_links(repo: Mapping[str, Any]) -> list[tuple[str, Optional[str]]]:
+def pull_request_links(repo: RepoResult) -> list[tuple[str, Optional[str]]]:
     """(label, link) of each pull request of a repo: the group's name for a split change."""
-    return [(pr.get("group") or pr.get("url") or pr["branch"], safe_http(pr.get("url")))
-            for pr in repo.get("pull_requests", ())]
+    return [(pr.group or pr.url or pr.branch, safe_http(pr.url)) for pr in repo.pull_requests]

@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Mapping
+
+from npu_codemod.orchestrator.run_record import RunRecord
 
 from .atomic import write_atomic
+from .summary import Run
 
 PATCH_DIR = "patches"
 
 
-def write_patches(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
+def write_patches(run: Run, report_dir: Path) -> list[Path]:
     written = []
-    for index, repo in enumerate(run["repos"], start=1):
-        if not repo.get("patch"):
+    for index, repo in enumerate(RunRecord.of(run).repos, start=1):
+        if not repo.patch:
             continue
         directory = report_dir / PATCH_DIR
         directory.mkdir(exist_ok=True)
-        path = directory / f"{index:03d}-{_slug(repo['repo'])}.patch"
-        write_atomic(path, repo["patch"], newline="")
+        path = directory / f"{index:03d}-{_slug(repo.repo)}.patch"
+        write_atomic(path, repo.patch, newline="")
         written.append(path)
     _remove_stale(report_dir / PATCH_DIR, written)
     return written

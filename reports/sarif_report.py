@@ -11,74 +11,79 @@ and, as ``helpUri``, its ``guide_url``: for a built-in rule its entry in ``docs/
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Optional
 from urllib.parse import quote
 
 from npu_codemod import __version__
+from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import guide_title
+from npu_codemod.orchestrator.results import RepoResult
+from npu_codemod.orchestrator.run_record import RuleRecord, RunRecord
 
 from .atomic import atomic_open
 from .json_text import write_readable_json
 from .links import safe_http, web_url
+from .summary import Run
 
 SARIF_FILE = "findings.sarif"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"unmigrated": "warning", "error": "error"}
 
 
-def sarif_log(run: Mapping[str, Any]) -> dict[str, Any]:
+def sarif_log(run: Run) -> dict[str, Any]:
     """The SARIF log of a run; its ``runs`` are made one repository at a time as they are
     read (a generator: the log is for writing once)."""
-    rules = _rules(run)
+    record = RunRecord.of(run)
+    rules = _rules(record)
     index = {rule["id"]: position for position, rule in enumerate(rules)}
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": (_repo_run(repo, rules, index) for repo in run["repos"]),
+        "runs": (_repo_run(repo, rules, index) for repo in record.repos),
     }
 
 
-def write_sarif_report(run: Mapping[str, Any], report_dir: Path) -> list[Path]:
+def write_sarif_report(run: Run, report_dir: Path) -> list[Path]:
     path = report_dir / SARIF_FILE
     with atomic_open(path) as stream:
         write_readable_json(sarif_log(run), stream.write)
     return [path]
 
 
-def _rules(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _rules(run: RunRecord) -> list[dict[str, Any]]:
     """The run's rules, plus any rule id a finding names that the run did not list (NPU000)."""
-    known = {rule["id"]: rule for rule in run.get("rules", ())}
-    for repo in run["repos"]:
-        for finding in repo["findings"]:
-            known.setdefault(finding["rule_id"], {"id": finding["rule_id"], "name": finding["rule_name"]})
+    known = {rule.id: rule for rule in run.rules}
+    for repo in run.repos:
+        for finding in repo.findings:
+            known.setdefault(finding.rule_id, RuleRecord(finding.rule_id, finding.rule_name))
     return [_rule(known[rule_id]) for rule_id in sorted(known)]
 
 
-def _rule(rule: Mapping[str, Any]) -> dict[str, Any]:
-    description = rule.get("description") or f"{rule['id']} {rule['name']}"
+def _rule(rule: RuleRecord) -> dict[str, Any]:
+    description = rule.description or f"{rule.id} {rule.name}"
     sarif_rule = {
-        "id": rule["id"],
-        "name": rule["name"],
-        "shortDescription": {"text": f"{rule['id']} {rule['name']}"},
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": f"{rule.id} {rule.name}"},
         "fullDescription": {"text": description},
         "help": _help(rule, description),
         "defaultConfiguration": {"level": "warning"},
-        "properties": {"guideSection": rule.get("guide_section") or "",
-                       "guideSectionEn": rule.get("guide_section_en") or "",
+        "properties": {"guideSection": rule.guide_section or "",
+                       "guideSectionEn": rule.guide_section_en or "",
                        "tags": ["tensorflow", "ascend-npu", "migration"]},
     }
-    url = safe_http(rule.get("guide_url"))
+    url = safe_http(rule.guide_url)
     if url:
         sarif_rule["helpUri"] = url
     return sarif_rule
 
 
-def _help(rule: Mapping[str, Any], description: str) -> dict[str, str]:
+def _help(rule: RuleRecord, description: str) -> dict[str, str]:
     """The rule's help in English: what it does, rewrites and reports, its guide section (in
     English, then as the guide titles it) and where to read more."""
-    section = guide_title(rule.get("guide_section_en") or "", rule.get("guide_section") or "")
-    url = safe_http(rule.get("guide_url"))
-    told = [(label, rule.get(key)) for label, key in (("Rewrites", "rewrites"), ("Reports", "reports"))]
+    section = guide_title(rule.guide_section_en or "", rule.guide_section or "")
+    url = safe_http(rule.guide_url)
+    told = [("Rewrites", rule.rewrites), ("Reports", rule.reports)]
     text = [description, *(f"{label}: {said}" for label, said in told if said)]
     markdown = [description, *(f"**{label}.** {said}" for label, said in told if said)]
     if section:
@@ -91,14 +96,14 @@ def _help(rule: Mapping[str, Any], description: str) -> dict[str, str]:
     return {"text": "\n\n".join(text), "markdown": "\n\n".join(markdown)}
 
 
-def _repo_run(repo: Mapping[str, Any], rules: list[dict[str, Any]], index: dict[str, int]) -> dict[str, Any]:
+def _repo_run(repo: RepoResult, rules: list[dict[str, Any]], index: dict[str, int]) -> dict[str, Any]:
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "npu-codemod", "version": __version__,
                             "semanticVersion": __version__, "rules": rules}},
-        "automationDetails": {"id": f"npu-codemod/{repo['repo']}/"},
+        "automationDetails": {"id": f"npu-codemod/{repo.repo}/"},
         "invocations": [_invocation(repo)],
-        "results": [_result(f, index) for f in repo["findings"] if f["status"] in LEVELS],
-        "properties": {"repo": repo["repo"], "status": repo["status"]},
+        "results": [_result(f, index) for f in repo.findings if f.status in LEVELS],
+        "properties": {"repo": repo.repo, "status": repo.status},
     }
     provenance = _provenance(repo)
     if provenance:
@@ -106,41 +111,41 @@ def _repo_run(repo: Mapping[str, Any], rules: list[dict[str, Any]], index: dict[
     return run
 
 
-def _invocation(repo: Mapping[str, Any]) -> dict[str, Any]:
-    invocation: dict[str, Any] = {"executionSuccessful": repo["status"] != "failed"}
-    if repo.get("error"):
+def _invocation(repo: RepoResult) -> dict[str, Any]:
+    invocation: dict[str, Any] = {"executionSuccessful": repo.status != "failed"}
+    if repo.error:
         invocation["toolExecutionNotifications"] = [
-            {"level": "error", "message": {"text": repo["error"]}}]
+            {"level": "error", "message": {"text": repo.error}}]
     return invocation
 
 
-def _provenance(repo: Mapping[str, Any]) -> Optional[dict[str, Any]]:
-    url = web_url(repo.get("location") or "")
+def _provenance(repo: RepoResult) -> Optional[dict[str, Any]]:
+    url = web_url(repo.location or "")
     if not url:
         return None
     provenance = {"repositoryUri": url}
-    if repo.get("base"):
-        provenance["revisionId"] = repo["base"]
-    if repo.get("branch"):
-        provenance["branch"] = repo["branch"]
+    if repo.base:
+        provenance["revisionId"] = repo.base
+    if repo.branch:
+        provenance["branch"] = repo.branch
     return provenance
 
 
-def _level(finding: Mapping[str, Any]) -> str:
-    if finding["status"] == "unmigrated" and finding.get("level") == "note":
+def _level(finding: Finding) -> str:
+    if finding.status == "unmigrated" and finding.level == "note":
         return "note"
-    return LEVELS[finding["status"]]
+    return LEVELS[finding.status]
 
 
-def _result(finding: Mapping[str, Any], index: dict[str, int]) -> dict[str, Any]:
+def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
     return {
-        "ruleId": finding["rule_id"],
-        "ruleIndex": index[finding["rule_id"]],
+        "ruleId": finding.rule_id,
+        "ruleIndex": index[finding.rule_id],
         "level": _level(finding),
-        "message": {"text": finding["message"]},
+        "message": {"text": finding.message},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": quote(finding["path"]), "uriBaseId": "%SRCROOT%"},
-            "region": {"startLine": max(1, finding["line"]), "startColumn": finding["column"] + 1},
+            "artifactLocation": {"uri": quote(finding.path), "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": max(1, finding.line), "startColumn": finding.column + 1},
         }}],
-        "properties": {"repo": finding["repo"], "status": finding["status"]},
+        "properties": {"repo": finding.repo, "status": finding.status},
     }

@@ -14,38 +14,41 @@ every rule, the audit's included, that still need a person (``SiteCounts.left``)
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import AbstractSet, Any, Iterable, Iterator, Mapping, Optional
+from typing import AbstractSet, Any, Iterable, Iterator, Mapping, Optional, Union
 
-from npu_codemod.codemods.api_sites import ApiStatus, advice, readiness, sites_of, unresolved_uses
-from npu_codemod.codemods.findings import STATUSES
-from npu_codemod.codemods.merge_verdict import VERDICTS, MergeVerdict, verdict_of
-from npu_codemod.codemods.sites import SiteCounts
+from npu_codemod.codemods.api_sites import ApiStatus, advice, readiness, unresolved_uses
+from npu_codemod.codemods.findings import STATUSES, Finding
+from npu_codemod.codemods.merge_verdict import VERDICTS, MergeVerdict
+from npu_codemod.codemods.sites import SiteCounts, sites_per_rule
+from npu_codemod.orchestrator.results import RepoResult
+from npu_codemod.orchestrator.run_record import PackState, RunRecord
+
+#: A run as the reports take it: typed, or the run record's data (typed on the way in).
+Run = Union[RunRecord, Mapping[str, Any]]
 
 #: The first five as they always were; the states added since go at the end.
 SUMMARY_FIELDS = ("repo", "rule_id", "migrated", "unmigrated", "error", "compliant", "not-needed")
 
 
-def iter_findings(run: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+def iter_findings(run: Run) -> Iterator[Finding]:
     """Every finding of the run, repo after repo."""
-    return (finding for repo in run["repos"] for finding in repo["findings"])
+    return (finding for repo in RunRecord.of(run).repos for finding in repo.findings)
 
 
-def summary_rows(repo: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
-    """One row per rule that has findings in ``repo``, in rule-id order."""
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
-    for finding in repo["findings"]:
-        counts[finding["rule_id"]][finding["status"]] += 1
+def summary_rows(repo: RepoResult) -> Iterator[dict[str, Any]]:
+    """One row per rule that has findings in ``repo``, in rule-id order: its sites per state
+    (``sites_per_rule``), as the page's chart of rules counts them."""
+    counts = sites_per_rule(repo.findings)
     for rule_id in sorted(counts):
-        yield {"repo": repo["repo"], "rule_id": rule_id, **{s: counts[rule_id][s] for s in STATUSES}}
+        yield {"repo": repo.repo, "rule_id": rule_id, **{s: counts[rule_id][s] for s in STATUSES}}
 
 
-def status_totals(findings: Iterable[Mapping[str, Any]],
+def status_totals(findings: Iterable[Finding],
                   leaving_out: AbstractSet[str] = frozenset()) -> dict[str, int]:
     """Findings per status, those of the rules ``leaving_out`` left out."""
-    counter = Counter(finding["status"] for finding in findings
-                      if finding["rule_id"] not in leaving_out)
+    counter = Counter(finding.status for finding in findings if finding.rule_id not in leaving_out)
     return {status: counter[status] for status in STATUSES}
 
 
@@ -53,38 +56,28 @@ def status_totals(findings: Iterable[Mapping[str, Any]],
 AUDIT_PACK = "audit"
 
 
-def audit_rules(run: Mapping[str, Any]) -> frozenset[str]:
+def audit_rules(run: Run) -> frozenset[str]:
     """Ids of the run's audit rules (``pack`` in the run record's rules)."""
-    return frozenset(rule["id"] for rule in run.get("rules", ()) if rule.get("pack") == AUDIT_PACK)
+    return frozenset(rule.id for rule in RunRecord.of(run).rules if rule.pack == AUDIT_PACK)
 
 
-def report_only_rules(run: Mapping[str, Any]) -> frozenset[str]:
+def report_only_rules(run: Run) -> frozenset[str]:
     """Ids of the run's rules that rewrite nothing (their sites are all for a person): a
     coverage of 0% says nothing about them."""
-    return frozenset(rule["id"] for rule in run.get("rules", ()) if not rule.get("rewrites"))
+    return frozenset(rule.id for rule in RunRecord.of(run).rules if not rule.rewrites)
 
 
-@dataclass(frozen=True)
-class PackState:
-    """A rule pack as a run had it: on or off, its rules, and how to turn it on."""
-
-    name: str
-    on: bool
-    rules: tuple[str, ...]
-    enable: str  # the option that turns it on
-
-
-def run_packs(run: Mapping[str, Any]) -> list[PackState]:
+def run_packs(run: Run) -> list[PackState]:
     """The packs of the run record's ``packs`` (every installed rule's pack, on or off; absent
     from older records: then the packs of the rules that ran, all on)."""
-    packs = run.get("packs")
-    if packs is None:
+    record = RunRecord.of(run)
+    if record.packs is None:
         ran: dict[str, list[str]] = {}
-        for rule in run.get("rules", ()):
-            ran.setdefault(rule.get("pack") or "-", []).append(rule["id"])
-        return [PackState(name, True, tuple(ids), "") for name, ids in ran.items()]
-    return [PackState(pack["name"], bool(pack["on"]), tuple(pack["rules"]), pack.get("enable", ""))
-            for pack in packs]
+        for rule in record.rules:
+            ran.setdefault(rule.pack or "-", []).append(rule.id)
+        return [PackState(name, True, tuple(ids)) for name, ids in ran.items()]
+    return [PackState(pack.name, bool(pack.on), pack.rules, enable=pack.enable or "")
+            for pack in record.packs]
 
 
 @dataclass(frozen=True)
@@ -131,7 +124,7 @@ class Overview:
     rule_names: dict[str, str] = field(default_factory=dict)
     by_repo: dict[str, dict[str, int]] = field(default_factory=dict)  # repo name: totals
     repo_names: list[str] = field(default_factory=list)  # in repo-list order, as listed
-    failed: list[dict[str, Any]] = field(default_factory=list)  # repo, location, error of each
+    failed: list[RepoResult] = field(default_factory=list)  # the repos that failed
     files_skipped: int = 0  # test files the run left out, over every repo
     audit_ids: frozenset[str] = frozenset()  # rules whose findings API readiness counts
     #: Findings per status of the migration rules (the audit's left out): rules coverage.
@@ -153,9 +146,10 @@ class Overview:
     verdict_counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
 
     @classmethod
-    def of(cls, run: Mapping[str, Any]) -> "Overview":
-        overview = cls(audit_ids=audit_rules(run))
-        for repo in run["repos"]:
+    def of(cls, run: Run) -> "Overview":
+        record = RunRecord.of(run)
+        overview = cls(audit_ids=audit_rules(record))
+        for repo in record.repos:
             overview._add(repo)
         return overview
 
@@ -178,45 +172,48 @@ class Overview:
         order = {status: index for index, status in enumerate(ApiStatus.ORDER)}
         return sorted(rows, key=lambda row: (-row.sites, order.get(row.status, 99), row.api))
 
-    def _add(self, repo: Mapping[str, Any]) -> None:
+    def _add(self, repo: RepoResult) -> None:
         totals: dict[str, int] = dict.fromkeys(STATUSES, 0)
-        for finding in repo["findings"]:
-            status, rule_id = finding["status"], finding["rule_id"]
+        for rule_id, rule_sites in sites_per_rule(repo.findings).items():
             by_rule = self.by_rule.setdefault(rule_id, dict.fromkeys(STATUSES, 0))
-            self.rule_names[rule_id] = finding["rule_name"]
+            for status in STATUSES:
+                by_rule[status] += rule_sites[status]
+        for finding in repo.findings:
+            status, rule_id = finding.status, finding.rule_id
+            self.rule_names[rule_id] = finding.rule_name
             if status in totals:  # a hand-edited run.json may hold others: not counted
-                by_rule[status] += 1
                 self.totals[status] += 1
                 if rule_id not in self.audit_ids:
                     totals[status] += 1
-        self.findings += len(repo["findings"])
-        for status, count in totals.items():
-            self.rule_totals[status] += count
+        self.findings += len(repo.findings)
+        for state, count in totals.items():
+            self.rule_totals[state] += count
         self._add_sites(repo)
         self._add_api_sites(repo)
-        self.repo_names.append(repo["repo"])
+        self.repo_names.append(repo.repo)
         self.repo_counts["processed"] += 1
-        self.files_skipped += repo.get("files_skipped", 0)  # absent from older run records
-        if repo["status"] in ("changed", "unchanged", "failed"):
-            self.repo_counts[repo["status"]] += 1
-        if repo["status"] == "failed":
-            self.failed.append({key: repo[key] for key in ("repo", "location", "error") if key in repo})
+        self.files_skipped += repo.files_skipped
+        if repo.status in ("changed", "unchanged", "failed"):
+            self.repo_counts[repo.status] += 1
+        if repo.status == "failed":
+            self.failed.append(repo)
 
-    def _add_sites(self, repo: Mapping[str, Any]) -> None:
-        name = repo["repo"]
-        every, rules = SiteCounts.of(repo["findings"]), SiteCounts.of(repo["findings"], self.audit_ids)
+    def _add_sites(self, repo: RepoResult) -> None:
+        name = repo.repo
+        every = repo.sites
+        rules = SiteCounts.of_findings(f for f in repo.findings if f.rule_id not in self.audit_ids)
         self.sites += every
         self.rule_sites += rules
         self.repo_sites[name] = every
         self.by_repo[name] = site_totals(rules)
-        verdict = verdict_of(repo)
+        verdict = repo.merge
         self.verdicts[name] = verdict
         if verdict.verdict in self.verdict_counts:
             self.verdict_counts[verdict.verdict] += 1
 
-    def _add_api_sites(self, repo: Mapping[str, Any]) -> None:
-        sites = sites_of(repo.get("api_sites"))  # absent from records older than the audit
-        self.api_readiness[repo["repo"]] = readiness(sites)
+    def _add_api_sites(self, repo: RepoResult) -> None:
+        sites = repo.api_sites  # none in records older than the audit
+        self.api_readiness[repo.repo] = readiness(sites)
         blocking: set[tuple[str, str]] = set()
         for row in sites:
             self.api_status[(row.status, row.ready)] += row.sites
@@ -225,6 +222,5 @@ class Overview:
                 blocking.add((row.api, row.status))
         for key in blocking:
             self.blocking_sites[key][1] += 1
-        self.api_blocking[repo["repo"]] = sum(row.sites for row in sites
-                                              if row.known and not row.ready)
-        self.api_unresolved[repo["repo"]] = unresolved_uses(repo["findings"])
+        self.api_blocking[repo.repo] = sum(row.sites for row in sites if row.known and not row.ready)
+        self.api_unresolved[repo.repo] = unresolved_uses(repo.findings)

@@ -3,10 +3,15 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
-os.environ.setdefault("XDG_CACHE_HOME", tempfile.mkdtemp(prefix="npu-codemod-xdg-"))
+if "XDG_CACHE_HOME" not in os.environ:
+    # A fissix grammar cache of this session's own, removed when the session ends.
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="npu-codemod-xdg-")
+    atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)
 for _key, _value in {
     "GIT_AUTHOR_NAME": "npu-codemod tests",
     "GIT_AUTHOR_EMAIL": "tests@npu-codemod.invalid",

@@ -5,10 +5,9 @@ repositories, through the CLI."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from support.cli import cli
+from support.cli import cli, repo_record
 from support.git import commit_files, git, make_repo, show
 from support.mnist_workers import FILES, HEAD, MODEL, MYLIB_PLUGIN, WORKERS
 
@@ -19,14 +18,10 @@ def _changed(repo: Path) -> set[str]:
     return set(git(repo, "diff", "--name-only", f"main...{BRANCH}").split())
 
 
-def _record(report_dir: Path) -> dict:
-    return json.loads((report_dir / "run.json").read_text())["repos"][0]
-
-
 def _run(tmp_path: Path, report: str, *args: str) -> dict:
     cli("run", "--repos", "repos.txt", "--report-dir", report, "--no-progress", *args,
         cwd=tmp_path, expect=0)
-    return _record(tmp_path / report)
+    return repo_record(tmp_path / report)
 
 
 def _repo(tmp_path: Path) -> Path:
@@ -71,7 +66,7 @@ def test_a_branch_others_committed_to_is_built_on_with_a_warning(tmp_path: Path)
     git(repo, "checkout", "-q", "main")
     done = cli("run", "--repos", "repos.txt", "--report-dir", "two", "--no-progress", cwd=tmp_path,
                expect=0)
-    record = _record(tmp_path / "two")
+    record = repo_record(tmp_path / "two")
     assert show(repo, BRANCH, "launch.sh").decode() == "mpirun -np 8 python train.py\n"
     assert ("npu-codemod: mnist: warning: the branch has commits by others and was built on as it "
             "is; 2 file(s) it changes are not explained by this report: launch.sh, workers.py") \
@@ -92,7 +87,7 @@ def test_uncommitted_changes_are_said_to_be_left_out_in_one_line(tmp_path: Path)
     lines = [line for line in done.stderr.splitlines() if "uncommitted" in line]
     assert lines == ["uncommitted changes in mnist (1 file(s)) are not part of the migration: the "
                      "branch is built from the committed base"]
-    record = _record(tmp_path / "one")
+    record = repo_record(tmp_path / "one")
     assert "model.py" in record["files_changed"]  # its committed dropout is migrated
     assert record["uncommitted"] == 1
     git(repo, "checkout", "-q", "--", "model.py")

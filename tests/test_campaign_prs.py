@@ -14,7 +14,7 @@ from npu_codemod.orchestrator.prs.pacing import PrBudget
 
 from support.cli import cli
 from support.forge import serve
-from support.git import git, make_repo, show
+from support.git import git, make_repo, make_repo_with_remote, show
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TOKEN = "tok-51c0ffee-campaign-secret"
@@ -33,16 +33,6 @@ items.batch(8)
 """
 MIGRATED_BY_HAND = TRAIN.replace("batch(32)", "batch(32, drop_remainder=True)").replace(
     "memory.batch(64)", "memory.batch(64)  # not a dataset")
-
-
-def with_remote(root: Path, name: str, files: dict[str, str]) -> Path:
-    """A work repo whose ``origin`` is a bare repo at ``remotes/org/<name>.git``."""
-    repo = make_repo(root / name, files)
-    bare = root / "remotes" / "org" / f"{name}.git"
-    bare.parent.mkdir(parents=True, exist_ok=True)
-    git(root, "clone", "-q", "--bare", str(repo), str(bare))
-    git(repo, "remote", "add", "origin", bare.as_uri())
-    return bare
 
 
 def commit_to_remote(root: Path, name: str, files: dict[str, str], message: str = "by hand") -> None:
@@ -101,7 +91,7 @@ def pr_of(forge, name: str) -> dict:
 
 def campaign(root: Path, forge, names=("alpha", "beta", "gamma")) -> None:
     for name in names:
-        with_remote(root, name, {"train.py": TRAIN})
+        make_repo_with_remote(root, name, {"train.py": TRAIN})
     (root / "repos.txt").write_text("\n".join(names) + "\n")
     first = open_prs(root, forge)
     assert first.returncode == 0, first.stderr
@@ -282,7 +272,7 @@ def test_a_rerun_that_changes_a_pr_comments_what_changed_once(tmp_path: Path, fo
 
 def test_waves_and_max_prs_then_the_next_run_continues(tmp_path: Path, github) -> None:
     for name in ("a", "b", "c", "d"):
-        with_remote(tmp_path, name, {"train.py": TRAIN})
+        make_repo_with_remote(tmp_path, name, {"train.py": TRAIN})
     (tmp_path / "repos.txt").write_text("a\nb wave=2\nc wave=1\nd wave=2\n")
 
     first = open_prs(tmp_path, github, "--max-prs", "2")
@@ -332,7 +322,7 @@ def test_secondary_rate_limit_is_waited_out(tmp_path: Path, github) -> None:
 
 def test_secondary_rate_limit_message_in_the_log(tmp_path: Path, github) -> None:
     for name in ("alpha", "beta"):
-        with_remote(tmp_path, name, {"train.py": TRAIN})
+        make_repo_with_remote(tmp_path, name, {"train.py": TRAIN})
     (tmp_path / "repos.txt").write_text("alpha\nbeta\n")
     github.secondary_limit["POST /repos/org/beta/pulls"] = 1
     result = open_prs(tmp_path, github)

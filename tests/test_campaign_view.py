@@ -9,18 +9,10 @@ from pathlib import Path
 
 from support.cli import cli
 from support.forge import serve
-from support.git import git, make_repo
+from support.git import make_repo_with_remote
 
 TOKEN = "tok-0a1b2c3d-campaign-view"
 TRAIN = "import tensorflow as tf\n\ndataset = tf.data.TFRecordDataset(files)\ndataset = dataset.batch(32)\n"
-
-
-def with_remote(root: Path, name: str) -> None:
-    repo = make_repo(root / name, {"train.py": TRAIN})
-    bare = root / "remotes" / "org" / f"{name}.git"
-    bare.parent.mkdir(parents=True, exist_ok=True)
-    git(root, "clone", "-q", "--bare", str(repo), str(bare))
-    git(repo, "remote", "add", "origin", bare.as_uri())
 
 
 def test_status_shows_the_campaign_and_writes_its_page(tmp_path: Path, monkeypatch) -> None:
@@ -28,7 +20,7 @@ def test_status_shows_the_campaign_and_writes_its_page(tmp_path: Path, monkeypat
     forge, server = serve("github", TOKEN)
     try:
         for name in ("alpha", "beta", "gamma"):
-            with_remote(tmp_path, name)
+            make_repo_with_remote(tmp_path, name, {"train.py": TRAIN})
         (tmp_path / "repos.txt").write_text("alpha\nbeta\ngamma\ndelta\n")  # delta: no such repo
         run = cli("run", "--repos", "repos.txt", "--push", "--open-prs", "--forge", "github",
                   "--forge-url", forge.url, "--pr-rate", "0", "--jobs", "1", "--no-progress",

@@ -19,6 +19,7 @@ from npu_codemod.orchestrator.prs.http import ApiClient, Response, RetryPolicy
 from npu_codemod.orchestrator.prs.pacing import Pacer, parse_rate
 from npu_codemod.orchestrator.prs.text import load_templates, pr_context
 from npu_codemod.orchestrator.redact import add_secret, mask_secrets
+from npu_codemod.orchestrator.run_record import RuleRecord
 from npu_codemod.plugins.manager import load_plugins
 
 CODEOWNERS = """\
@@ -151,9 +152,10 @@ def test_registered_secrets_are_masked_everywhere():
 def test_default_body_lists_migrated_unmigrated_with_links_and_guide_sections():
     findings = [Finding("r", "a.py", 3, 0, "NPU002", "dataset-batch-drop-remainder", "migrated", "ok"),
                 Finding("r", "b|c.py", 9, 4, "NPU003", "predict-last-batch", "unmigrated", "pad the\nlast batch")]
-    rules = {"NPU002": {"name": "dataset-batch-drop-remainder", "description": "drop it", "guide_section": "数据预处理",
-                        "guide_section_en": "Data preprocessing", "guide_url": "https://docs.example/rules.md#npu002"},
-             "NPU003": {"name": "predict-last-batch", "description": "report", "guide_section": "推理"}}
+    rules = {"NPU002": RuleRecord("NPU002", "dataset-batch-drop-remainder", description="drop it",
+                                  guide_section="数据预处理", guide_section_en="Data preprocessing",
+                                  guide_url="https://docs.example/rules.md#npu002"),
+             "NPU003": RuleRecord("NPU003", "predict-last-batch", description="report", guide_section="推理")}
     context = pr_context("r", "o/r", "br", "main", findings, ["a.py"], rules, lambda p, line: f"https://x/{p}#L{line}")
     title, body = load_templates().render(context)
     assert title == "Migrate TensorFlow sess.run training code to Ascend NPU"
@@ -166,8 +168,7 @@ def test_default_body_lists_migrated_unmigrated_with_links_and_guide_sections():
 
 def test_body_links_a_guide_only_through_http() -> None:
     findings = [Finding("r", "a.py", 3, 0, "MYL001", "mylib-dropout", "unmigrated", "do it")]
-    rules = {"MYL001": {"name": "mylib-dropout", "description": "d", "guide_section": "",
-                        "guide_url": "javascript:alert(1)"}}
+    rules = {"MYL001": RuleRecord("MYL001", "mylib-dropout", description="d", guide_url="javascript:alert(1)")}
     body = load_templates().render(pr_context("r", "o/r", "br", "main", findings, [], rules,
                                               lambda path, line: f"https://x/{path}#L{line}"))[1]
     assert "- MYL001 mylib-dropout: (no section)\n" in body and "javascript" not in body

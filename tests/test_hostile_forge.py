@@ -5,7 +5,6 @@ the token never leaves its origin and each bad answer is one line for one reposi
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,7 @@ from npu_codemod.plugins.forges.github import GitHub
 from npu_codemod.plugins.forges.gitlab import GitLab
 
 from support.cli import cli
-from support.git import git, make_repo
+from support.git import make_repo_with_remote
 from support.hostile import serve_scripted, silent_listener
 
 TOKEN = "tok-77aa01-hostile-never-show"
@@ -93,18 +92,10 @@ def test_an_html_error_page_is_never_copied_into_the_error():
     assert len(forge.seen) == 2  # a 502 is retried
 
 
-def with_remote(tmp_path: Path, name: str) -> None:
-    repo = make_repo(tmp_path / name, {"train.py": TRAIN})
-    bare = tmp_path / "remotes" / "org" / f"{name}.git"
-    bare.parent.mkdir(parents=True, exist_ok=True)
-    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
-    git(repo, "remote", "add", "origin", bare.as_uri())
-
-
 def test_a_forge_answering_html_fails_each_pr_alone_and_the_run_writes_its_reports(tmp_path, monkeypatch):
     monkeypatch.setenv("NPU_CODEMOD_TOKEN", TOKEN)
     for name in ("alpha", "beta"):
-        with_remote(tmp_path, name)
+        make_repo_with_remote(tmp_path, name, {"train.py": TRAIN})
     (tmp_path / "repos.txt").write_text("alpha\nbeta\n")
     with serve_scripted() as forge, serve_scripted() as elsewhere:
         forge.answer("/repos/org/alpha", 200, b"<html>maintenance</html>", Content_Type="text/html")
@@ -168,7 +159,7 @@ def test_status_with_wrong_shaped_answers_is_one_cell_per_pr(tmp_path, monkeypat
     from support.forge import serve
 
     monkeypatch.setenv("NPU_CODEMOD_TOKEN", TOKEN)
-    with_remote(tmp_path, "alpha")
+    make_repo_with_remote(tmp_path, "alpha", {"train.py": TRAIN})
     (tmp_path / "repos.txt").write_text("alpha\n")
     github, server = serve("github", TOKEN)
     try:

@@ -12,6 +12,7 @@ from npu_codemod.plugins.rules._toolkit import accessor_facts
 from npu_codemod.testing import assert_migrates, assert_reports, engine_of_ids
 
 from support.packs import repository_facts
+from support.rules import messages
 
 RULES = {"NPU001", "NPU011", "NPU012", "NPU013", "NPU100"}
 HEADER = "from npu_bridge.npu_init import *\n"
@@ -113,10 +114,6 @@ def main(flags):
 FILES = {"lib/__init__.py": "", "lib/utils/__init__.py": "", "lib/utils/contrib.py": CONTRIB,
          "lib/trainer.py": TRAINER}
 FACTS = repository_facts(FILES)
-
-
-def messages(findings: list, rule_id: str) -> list[str]:
-    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == rule_id]
 
 
 def test_accessor_facts_name_the_module_each_function_returns():

@@ -13,12 +13,11 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from test_rule_npu012 import OPTIMIZATION
-
 from npu_codemod.testing import assert_migrates, assert_reports, sites
 
 from support.cli import cli
 from support.git import make_repo, show
+from support.tpu_towers import OPTIMIZATION
 
 PACK = {"NPU001", "NPU011", "NPU012", "NPU013"}
 BRANCH = "npu-codemod/sess-run-to-npu"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from npu_codemod.testing import assert_migrates, assert_reports
 
 from support.packs import repository_facts
+from support.rules import messages
 
 RULES = {"NPU001", "NPU011", "NPU012", "NPU013", "NPU100"}
 HEADER = "from npu_bridge.npu_init import *\n"
@@ -85,10 +86,6 @@ def build_estimator(flags, head):
 '''
 FILES = {"trainer/__init__.py": "", "trainer/configs.py": CONFIGS, "trainer/model.py": MODEL}
 FACTS = repository_facts(FILES)
-
-
-def messages(findings: list, rule_id: str) -> list[str]:
-    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == rule_id]
 
 
 def test_contrib_estimators_on_tf_estimator_run_on_the_npu_and_contrib_learn_ones_are_reported():

@@ -14,6 +14,7 @@ from __future__ import annotations
 from npu_codemod.testing import assert_migrates, assert_reports
 
 from support.packs import repository_facts
+from support.rules import messages
 
 RULES = {"NPU001", "NPU007", "NPU008", "NPU010", "NPU011", "NPU012", "NPU013"}
 HEADER = "from npu_bridge.npu_init import *\n"
@@ -285,10 +286,6 @@ if __name__ == "__main__":
 FILES = {"bert/__init__.py": INIT, "bert/modeling.py": MODELING,
          "bert/tpu_estimator.py": TPU_ESTIMATOR, "bert/run_pretraining.py": RUN_PRETRAINING}
 FACTS = repository_facts(FILES)
-
-
-def messages(findings: list, rule_id: str) -> list[str]:
-    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == rule_id]
 
 
 def test_the_vendored_tpu_estimator_is_built_with_the_tpu_off():

@@ -8,6 +8,8 @@ import pytest
 from npu_codemod.plugins.rules._toolkit import distribution_facts
 from npu_codemod.testing import assert_migrates, assert_reports
 
+from support.rules import messages
+
 PACK = {"NPU001", "NPU031", "NPU032", "NPU033"}
 HOROVOD_DISTRIBUTED, STRATEGY_DISTRIBUTED = "distributed:horovod", "distributed:strategy"
 HEADER = "from npu_bridge.npu_init import *\n"
@@ -17,10 +19,6 @@ NPU007_WAY = ('on the NPU, mixed precision is precision_mode="allow_mix_precisio
               '"allow_mix_precision")')
 GUIDE033 = ("(guide: Mixed precision: switching it on (precision_mode), "
             "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu033-auto-mixed-precision)")
-
-
-def messages(findings: list, rule_id: str) -> list[str]:
-    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == rule_id]
 
 
 TRAINER = '''\

@@ -8,6 +8,8 @@ import pytest
 
 from npu_codemod.testing import assert_migrates, assert_reports
 
+from support.rules import messages
+
 BOTH, NPU031_ONLY, NPU032_ONLY = {"NPU001", "NPU031", "NPU032"}, {"NPU001", "NPU031"}, {"NPU001", "NPU032"}
 HEADER = "from npu_bridge.npu_init import *\n"
 OPTIMIZER = "tf.train.experimental.MixedPrecisionLossScaleOptimizer"
@@ -18,10 +20,6 @@ GUIDE032 = ("(guide: Mixed precision: loss-scale managers (LossScaleManager), "
 BY_HAND = ("replace both by hand: {manager}({keywords}) for the loss scale and "
            "NPULossScaleOptimizer(opt, loss_scale_manager) for the optimizer")
 DYNAMIC_KEYWORDS = "init_loss_scale=..., incr_every_n_steps=..., incr_ratio=..."
-
-
-def messages(findings: list, rule_id: str) -> list[str]:
-    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == rule_id]
 
 
 TRAINER = '''\
@@ -71,14 +69,14 @@ KEPT_FINE_TUNE = '''\
 '''
 
 
-def migrated(dynamic: str, fine_tune: str) -> str:
+def trainer_after(dynamic: str, fine_tune: str) -> str:
     """The trainer with its imports header and the two loss-scaled optimizers as given."""
     return TRAINER.replace('"""\nimport', f'"""\n{HEADER}import').replace(
         KEPT_DYNAMIC, dynamic).replace(KEPT_FINE_TUNE, fine_tune)
 
 
 def test_both_rules_migrate_the_trainer():
-    findings = assert_migrates(BOTH, TRAINER, migrated(MIGRATED_DYNAMIC, MIGRATED_FINE_TUNE), findings=[
+    findings = assert_migrates(BOTH, TRAINER, trainer_after(MIGRATED_DYNAMIC, MIGRATED_FINE_TUNE), findings=[
         ("NPU001", 2, 0, "migrated"), ("NPU032", 13, 21, "migrated"), ("NPU031", 15, 20, "migrated"),
         ("NPU031", 21, 16, "migrated")])
     assert messages(findings, "NPU031") == [
@@ -87,7 +85,7 @@ def test_both_rules_migrate_the_trainer():
 
 
 def test_npu031_alone_reports_an_optimizer_whose_loss_scale_only_npu032_would_migrate():
-    findings = assert_migrates(NPU031_ONLY, TRAINER, migrated(KEPT_DYNAMIC, MIGRATED_FINE_TUNE), findings=[
+    findings = assert_migrates(NPU031_ONLY, TRAINER, trainer_after(KEPT_DYNAMIC, MIGRATED_FINE_TUNE), findings=[
         ("NPU001", 2, 0, "migrated"), ("NPU031", 15, 20, "unmigrated"), ("NPU031", 21, 16, "migrated")])
     assert messages(findings, "NPU031") == [
         "the loss scale loss_scale is bound to tf.train.experimental.DynamicLossScale (line 13), which "

@@ -12,6 +12,7 @@ from __future__ import annotations
 from npu_codemod.testing import assert_migrates, assert_reports
 
 from support.packs import repository_facts
+from support.rules import messages
 
 RULES = {"NPU001", "NPU007", "NPU011", "NPU013", "NPU031", "NPU032", "NPU033"}
 HEADER = "from npu_bridge.npu_init import *\n"
@@ -93,14 +94,10 @@ FILES = {"config_utils.py": CONFIG_UTILS, "run_squad.py": RUN_SQUAD}
 FACTS = repository_facts(FILES)
 
 
-def messages(findings: list) -> list[str]:
-    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == "NPU033"]
-
-
 def test_the_option_switched_on_in_a_helper_is_reported_and_off_left_alone():
     findings = assert_reports(RULES, CONFIG_UTILS, facts=FACTS, path="config_utils.py",
                               findings=[("NPU033", 15, 4, "unmigrated")])
-    assert messages(findings) == [
+    assert messages(findings, "NPU033") == [
         "rewrite_options.auto_mixed_precision = rewriter_config_pb2.RewriterConfig.ON is "
         f"TensorFlow's automatic mixed precision, which has no NPU equivalent: {NPU_WAY}; remove "
         f"the setting {GUIDE}"]
@@ -119,7 +116,7 @@ def test_a_name_bound_to_the_options_and_a_rewriter_config_keyword_are_reported(
         ("NPU033", 26, 4, "unmigrated"),  # rewrite_options.auto_mixed_precision = 1
         ("NPU013", 28, 15, "migrated"), ("NPU011", 29, 14, "migrated"),
         ("NPU013", 31, 16, "migrated"), ("NPU011", 32, 14, "migrated")])
-    assert messages(findings) == [
+    assert messages(findings, "NPU033") == [
         f"rewrite_options.auto_mixed_precision = {value} is TensorFlow's automatic mixed "
         f"precision, which has no NPU equivalent: {NPU_WAY}; remove the setting {GUIDE}"
         for value in ("FLAGS.amp_level", "1")]

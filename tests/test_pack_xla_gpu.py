@@ -7,12 +7,10 @@ import pytest
 
 from npu_codemod.testing import assert_migrates, assert_reports
 
+from support.rules import messages
+
 PACK = {"NPU001", "NPU051", "NPU052"}
 HEADER = "from npu_bridge.npu_init import *\n"
-
-
-def messages(findings: list, rule_id: str) -> list[str]:
-    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == rule_id]
 
 
 TRAIN = '''\

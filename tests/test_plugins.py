@@ -196,8 +196,9 @@ def test_third_party_rule_runs_with_builtins_and_reaches_every_report(tmp_path: 
         ("alpha", "3", "migrated"), ("alpha", "3", "unmigrated"),
         ("beta", "3", "migrated"), ("beta", "3", "unmigrated")]
     assert mine[1]["message"] == "check accuracy (guide: https://wiki.example/mylib)"
-    assert {(r["repo"], r["migrated"]) for r in read_csv(out / "summary.csv")
-            if r["rule_id"] == "MYL001"} == {("alpha", "1"), ("beta", "1")}
+    # summary.csv counts sites per rule: the rule's two findings on line 3 are one site, left
+    assert {(r["repo"], r["migrated"], r["unmigrated"]) for r in read_csv(out / "summary.csv")
+            if r["rule_id"] == "MYL001"} == {("alpha", "0", "1"), ("beta", "0", "1")}
     run = json.loads((out / "run.json").read_text())
     rule = next(r for r in run["rules"] if r["id"] == "MYL001")
     assert (rule["plugin"], rule["distribution"], rule["guide_url"]) == \
@@ -460,7 +461,7 @@ def test_hooks_are_called_in_pluggys_order_and_wrappers_are_refused(tmp_path: Pa
 
 def test_a_rerun_with_a_broken_plugin_rebuilds_the_branch_without_its_edits(
         tmp_path: Path, repo_list: Path) -> None:
-    """The documented choice (README, Plugins): the branch always equals what the report says.
+    """The documented choice (docs/plugins.md): the branch always equals what the report says.
     A rerun whose plugin broke rebuilds the files without that plugin's edits (a new commit on
     the branch) and every repository carries a PLUGIN finding saying its rules did not run."""
     good = write(tmp_path / "mylib_rules.py", RULE_PLUGIN)

@@ -12,7 +12,7 @@ import pytest
 from support.cli import cli
 from support.csvfiles import read_csv
 from support.forge import serve
-from support.git import git, make_repo
+from support.git import git, make_repo_with_remote
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 TOKEN = "tok-3f9a1c7e-never-show-me"
@@ -23,16 +23,6 @@ dataset = tf.data.TFRecordDataset(files)
 dataset = dataset.batch(32)
 memory.batch(64)
 """
-
-
-def with_remote(tmp_path: Path, name: str, files: dict[str, str]) -> Path:
-    """A work repo whose ``origin`` is a bare repo at ``remotes/org/<name>.git`` (a file:// URL)."""
-    repo = make_repo(tmp_path / name, files)
-    bare = tmp_path / "remotes" / "org" / f"{name}.git"
-    bare.parent.mkdir(parents=True, exist_ok=True)
-    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
-    git(repo, "remote", "add", "origin", bare.as_uri())
-    return bare
 
 
 @pytest.fixture
@@ -68,8 +58,8 @@ def assert_no_token(tmp_path: Path, *results) -> None:
 
 def test_one_pr_per_changed_repo_and_a_rerun_updates_it(tmp_path: Path, github):
     for name in ("alpha", "beta"):
-        with_remote(tmp_path, name, {"train.py": TRAIN})
-    with_remote(tmp_path, "gamma", {"util.py": "x = 1\n"})
+        make_repo_with_remote(tmp_path, name, {"train.py": TRAIN})
+    make_repo_with_remote(tmp_path, "gamma", {"util.py": "x = 1\n"})
     (tmp_path / "repos.txt").write_text("alpha\nbeta\ngamma\n")
     github.rate_limit["POST /repos/org/alpha/pulls"] = 1
 
@@ -128,7 +118,7 @@ def test_one_pr_per_changed_repo_and_a_rerun_updates_it(tmp_path: Path, github):
 
 
 def test_split_by_codeowners_gives_each_team_its_own_pr(tmp_path: Path, github):
-    with_remote(tmp_path, "mono", {
+    make_repo_with_remote(tmp_path, "mono", {
         ".github/CODEOWNERS": "*  @org/platform\n/vision/ @org/vision-team\nnlp/  @org/nlp-team\n",
         "vision/train.py": TRAIN, "vision/data/input.py": TRAIN, "nlp/train.py": TRAIN,
         "README.md": "mono\n",
@@ -166,7 +156,7 @@ def test_split_by_codeowners_gives_each_team_its_own_pr(tmp_path: Path, github):
 @pytest.mark.parametrize("kind", ["github", "gitlab"])  # 422 and 409 "already exists"
 def test_a_pr_opened_meanwhile_is_updated_not_duplicated(tmp_path: Path, request, kind):
     forge = request.getfixturevalue(kind)
-    with_remote(tmp_path, "alpha", {"train.py": TRAIN})
+    make_repo_with_remote(tmp_path, "alpha", {"train.py": TRAIN})
     (tmp_path / "repos.txt").write_text("alpha\n")
     forge.race_on_create = 1
 
@@ -180,8 +170,8 @@ def test_a_pr_opened_meanwhile_is_updated_not_duplicated(tmp_path: Path, request
 
 
 def test_a_forge_refusal_is_the_repos_pr_error_and_the_batch_goes_on(tmp_path: Path, github):
-    with_remote(tmp_path, "alpha", {"train.py": TRAIN})
-    with_remote(tmp_path, "beta", {"train.py": TRAIN})
+    make_repo_with_remote(tmp_path, "alpha", {"train.py": TRAIN})
+    make_repo_with_remote(tmp_path, "beta", {"train.py": TRAIN})
     (tmp_path / "repos.txt").write_text("alpha slug=org/missing\nbeta\n")
 
     result = run_prs(tmp_path, github)
@@ -200,7 +190,7 @@ def test_a_forge_refusal_is_the_repos_pr_error_and_the_batch_goes_on(tmp_path: P
 def test_prs_proposed_as_repos_end_land_on_their_own_repos_rows(tmp_path: Path, github):
     names = ["alpha", "beta", "gamma", "delta"]
     for name in names:
-        with_remote(tmp_path, name, {"train.py": TRAIN})
+        make_repo_with_remote(tmp_path, name, {"train.py": TRAIN})
     (tmp_path / "repos.txt").write_text("alpha slug=org/missing\nbeta\ngamma\ndelta\n")
 
     result = run_prs(tmp_path, github, "--jobs", "2")  # repos end in any order
@@ -219,7 +209,7 @@ def test_prs_proposed_as_repos_end_land_on_their_own_repos_rows(tmp_path: Path, 
 
 
 def test_gitlab_merge_requests(tmp_path: Path, gitlab):
-    with_remote(tmp_path, "alpha", {"train.py": TRAIN})
+    make_repo_with_remote(tmp_path, "alpha", {"train.py": TRAIN})
     (tmp_path / "repos.txt").write_text("alpha\n")
 
     first = run_prs(tmp_path, gitlab, "--draft", "--label", "npu", "--label", "tf1",
@@ -271,7 +261,7 @@ def test_open_prs_needs_a_token(tmp_path: Path, monkeypatch):
 
 
 def test_an_identical_rerun_keeps_the_body_and_sends_no_update(tmp_path: Path, github):
-    with_remote(tmp_path, "alpha", {"train.py": TRAIN})
+    make_repo_with_remote(tmp_path, "alpha", {"train.py": TRAIN})
     (tmp_path / "repos.txt").write_text("alpha\n")
     assert run_prs(tmp_path, github).returncode == 0
     body = github.prs[0]["body"]

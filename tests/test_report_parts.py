@@ -52,12 +52,12 @@ def test_web_links_only_for_forge_urls_and_only_http() -> None:
     assert web_url("git@gitlab.example.com:team/model.git") == "https://gitlab.example.com/team/model"
     assert web_url("ssh://git@github.com/org/model") == "https://github.com/org/model"
     assert web_url("../models/alexnet") is None and web_url("/srv/repos/bert") is None
-    links = repo_links({"location": "git@gitlab.example.com:team/model.git", "branch": "npu/x y",
-                        "commit": "abc123", "pr_url": "javascript:alert(1)"})
+    links = repo_links(RepoResult("model", "changed", location="git@gitlab.example.com:team/model.git",
+                                  branch="npu/x y", commit="abc123", pr_url="javascript:alert(1)"))
     assert links == {"branch": "https://gitlab.example.com/team/model/-/tree/npu/x%20y",
                      "commit": "https://gitlab.example.com/team/model/-/commit/abc123", "pr": None}
-    assert repo_links({"location": "/srv/x", "branch": "b", "commit": "c",
-                       "pr_url": "https://github.com/o/r/pull/7"})["pr"] == "https://github.com/o/r/pull/7"
+    assert repo_links(RepoResult("x", "changed", location="/srv/x", branch="b", commit="c",
+                                 pr_url="https://github.com/o/r/pull/7"))["pr"] == "https://github.com/o/r/pull/7"
 
 
 def test_bar_and_line_chart_geometry() -> None:

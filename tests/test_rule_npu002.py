@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from support.rules import assert_migrates, assert_unchanged, sites
+from support.rules import Golden, assert_migrates, assert_unchanged, sites
 
 RULES = {"NPU002"}
 TF = "import tensorflow as tf\n"
+NPU002 = Golden("NPU002", header=TF)
 ADDED = "added drop_remainder=True (static batch shape for the NPU)"
 GUIDE = (" (guide: Data preprocessing, "
          "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu002-dataset-batch-drop-remainder)")
@@ -18,25 +19,12 @@ SMALLER = ("the queue API has no drop_remainder: set allow_smaller_final_batch=F
            "batch has a static shape" + GUIDE)
 
 
-def migrated(before: str, after: str, *expected: tuple[int, int]) -> None:
-    """Golden rewrite whose findings are exactly ``expected`` (line, column) migrated sites."""
-    findings = assert_migrates(TF + before, TF + after, RULES)
-    assert sites(findings) == [("NPU002", line, column, "migrated") for line, column in expected]
-
-
-def reported(source: str, status: str, message: str, *expected: tuple[int, int]) -> None:
-    """The file stays as it is; each expected site is reported with ``message``."""
-    findings = assert_unchanged(TF + source, RULES)
-    assert sites(findings) == [("NPU002", line, column, status) for line, column in expected]
-    assert {f.message for f in findings} == {message}
-
-
 # --- The rewrite ------------------------------------------------------------------------------
 
 
 def test_batch() -> None:
-    migrated("dataset = dataset.batch(batch_size)\n",
-             "dataset = dataset.batch(batch_size, drop_remainder=True)\n", (2, 18))
+    NPU002.migrated("dataset = dataset.batch(batch_size)\n",
+                    "dataset = dataset.batch(batch_size, drop_remainder=True)\n", (2, 18))
 
 
 def test_message_of_a_rewrite() -> None:
@@ -45,38 +33,38 @@ def test_message_of_a_rewrite() -> None:
 
 
 def test_batch_by_keyword() -> None:
-    migrated("ds = ds.batch(batch_size=32)\n",
-             "ds = ds.batch(batch_size=32, drop_remainder=True)\n", (2, 8))
+    NPU002.migrated("ds = ds.batch(batch_size=32)\n",
+                    "ds = ds.batch(batch_size=32, drop_remainder=True)\n", (2, 8))
 
 
 def test_padded_batch_has_drop_remainder_4th() -> None:
-    migrated("ds = ds.padded_batch(32, shapes)\n"
-             "ds = ds.padded_batch(32, shapes, 0)\n"
-             "ds = ds.padded_batch(32, padded_shapes=shapes, padding_values=0)\n",
-             "ds = ds.padded_batch(32, shapes, drop_remainder=True)\n"
-             "ds = ds.padded_batch(32, shapes, 0, drop_remainder=True)\n"
-             "ds = ds.padded_batch(32, padded_shapes=shapes, padding_values=0, drop_remainder=True)\n",
-             (2, 8), (3, 8), (4, 8))
+    NPU002.migrated("ds = ds.padded_batch(32, shapes)\n"
+                    "ds = ds.padded_batch(32, shapes, 0)\n"
+                    "ds = ds.padded_batch(32, padded_shapes=shapes, padding_values=0)\n",
+                    "ds = ds.padded_batch(32, shapes, drop_remainder=True)\n"
+                    "ds = ds.padded_batch(32, shapes, 0, drop_remainder=True)\n"
+                    "ds = ds.padded_batch(32, padded_shapes=shapes, padding_values=0, drop_remainder=True)\n",
+                    (2, 8), (3, 8), (4, 8))
 
 
 @pytest.mark.parametrize("owner", ["tf.contrib.data", "tf.data.experimental",
                                    "tf.compat.v1.data.experimental"])
 def test_map_and_batch(owner: str) -> None:
-    migrated(f"ds = ds.apply({owner}.map_and_batch(parse, 32))\n",
-             f"ds = ds.apply({owner}.map_and_batch(parse, 32, drop_remainder=True))\n",
-             (2, 15 + len(owner)))
+    NPU002.migrated(f"ds = ds.apply({owner}.map_and_batch(parse, 32))\n",
+                    f"ds = ds.apply({owner}.map_and_batch(parse, 32, drop_remainder=True))\n",
+                    (2, 15 + len(owner)))
 
 
 def test_map_and_batch_imported_by_name() -> None:
-    migrated("from tensorflow.contrib.data import map_and_batch\n"
-             "from tensorflow.data.experimental import map_and_batch as mab\n"
-             "ds = ds.apply(map_and_batch(parse, batch_size=32))\n"
-             "ds = ds.apply(mab(parse, 32, num_parallel_batches=4))\n",
-             "from tensorflow.contrib.data import map_and_batch\n"
-             "from tensorflow.data.experimental import map_and_batch as mab\n"
-             "ds = ds.apply(map_and_batch(parse, batch_size=32, drop_remainder=True))\n"
-             "ds = ds.apply(mab(parse, 32, num_parallel_batches=4, drop_remainder=True))\n",
-             (4, 14), (5, 14))
+    NPU002.migrated("from tensorflow.contrib.data import map_and_batch\n"
+                    "from tensorflow.data.experimental import map_and_batch as mab\n"
+                    "ds = ds.apply(map_and_batch(parse, batch_size=32))\n"
+                    "ds = ds.apply(mab(parse, 32, num_parallel_batches=4))\n",
+                    "from tensorflow.contrib.data import map_and_batch\n"
+                    "from tensorflow.data.experimental import map_and_batch as mab\n"
+                    "ds = ds.apply(map_and_batch(parse, batch_size=32, drop_remainder=True))\n"
+                    "ds = ds.apply(mab(parse, 32, num_parallel_batches=4, drop_remainder=True))\n",
+                    (4, 14), (5, 14))
 
 
 def test_map_and_batch_of_another_library_is_ignored() -> None:
@@ -85,31 +73,31 @@ def test_map_and_batch_of_another_library_is_ignored() -> None:
 
 
 def test_chain_rewrites_both_batches() -> None:
-    migrated("ds = tf.data.TFRecordDataset(files)\nds = ds.batch(32).map(f).batch(4)\n",
-             "ds = tf.data.TFRecordDataset(files)\n"
-             "ds = ds.batch(32, drop_remainder=True).map(f).batch(4, drop_remainder=True)\n",
-             (3, 8), (3, 25))
+    NPU002.migrated("ds = tf.data.TFRecordDataset(files)\nds = ds.batch(32).map(f).batch(4)\n",
+                    "ds = tf.data.TFRecordDataset(files)\n"
+                    "ds = ds.batch(32, drop_remainder=True).map(f).batch(4, drop_remainder=True)\n",
+                    (3, 8), (3, 25))
 
 
 def test_chain_on_a_constructor() -> None:
-    migrated("ds = tf.data.TFRecordDataset(f).batch(2).map(g).batch(4)\n",
-             "ds = tf.data.TFRecordDataset(f).batch(2, drop_remainder=True).map(g)"
-             ".batch(4, drop_remainder=True)\n", (2, 32), (2, 48))
+    NPU002.migrated("ds = tf.data.TFRecordDataset(f).batch(2).map(g).batch(4)\n",
+                    "ds = tf.data.TFRecordDataset(f).batch(2, drop_remainder=True).map(g)"
+                    ".batch(4, drop_remainder=True)\n", (2, 32), (2, 48))
 
 
 def test_trailing_comma_and_multi_line_layout() -> None:
-    migrated("ds = ds.batch(\n    32,\n)\n"
-             "ds = ds.batch(\n    32  # per replica\n)\n"
-             "ds = ds.padded_batch(32,\n                     shapes,)\n",
-             "ds = ds.batch(\n    32, drop_remainder=True,\n)\n"
-             "ds = ds.batch(\n    32,  # per replica\n    drop_remainder=True\n)\n"
-             "ds = ds.padded_batch(32,\n                     shapes, drop_remainder=True,)\n",
-             (2, 8), (5, 8), (8, 8))
+    NPU002.migrated("ds = ds.batch(\n    32,\n)\n"
+                    "ds = ds.batch(\n    32  # per replica\n)\n"
+                    "ds = ds.padded_batch(32,\n                     shapes,)\n",
+                    "ds = ds.batch(\n    32, drop_remainder=True,\n)\n"
+                    "ds = ds.batch(\n    32,  # per replica\n    drop_remainder=True\n)\n"
+                    "ds = ds.padded_batch(32,\n                     shapes, drop_remainder=True,)\n",
+                    (2, 8), (5, 8), (8, 8))
 
 
 def test_comment_after_the_call_is_kept() -> None:
-    migrated("ds = ds.batch(32)  # batching\n", "ds = ds.batch(32, drop_remainder=True)  # batching\n",
-             (2, 8))
+    NPU002.migrated("ds = ds.batch(32)  # batching\n", "ds = ds.batch(32, drop_remainder=True)  # batching\n",
+                    (2, 8))
 
 
 # --- Already given ----------------------------------------------------------------------------
@@ -140,13 +128,13 @@ def test_drop_remainder_true_is_migrated_without_change(call: str, column: int) 
 ])
 def test_other_drop_remainder_values_are_kept_and_reported(call: str, value: str) -> None:
     column = call.index("map_and_batch") if "map_and" in call else call.index(".") + 1
-    reported(call + "\n", "unmigrated", KEPT.format(value), (2, column))
+    NPU002.reported(call + "\n", (2, column), message=KEPT.format(value))
 
 
 def test_unpacked_arguments_are_reported() -> None:
-    reported("ds = ds.batch(**batch_kwargs)\nds = ds.batch(32, *rest)\n", "unmigrated",
-             "training input must use drop_remainder=True: pass it explicitly next to the "
-             "unpacked arguments" + GUIDE, (2, 8), (3, 8))
+    NPU002.reported("ds = ds.batch(**batch_kwargs)\nds = ds.batch(32, *rest)\n", (2, 8), (3, 8),
+                    message="training input must use drop_remainder=True: pass it explicitly next to "
+                            "the unpacked arguments" + GUIDE)
 
 
 # --- Which receivers are datasets -------------------------------------------------------------
@@ -183,13 +171,13 @@ def test_dataset_receivers_are_rewritten(setup: str, receiver: str) -> None:
 
 
 def test_dataset_parameters_by_name() -> None:
-    migrated("def input_fn(dataset, train_ds, params):\n"
-             "    a = dataset.batch(params.n)\n"
-             "    return train_ds.batch(params.n)\n",
-             "def input_fn(dataset, train_ds, params):\n"
-             "    a = dataset.batch(params.n, drop_remainder=True)\n"
-             "    return train_ds.batch(params.n, drop_remainder=True)\n",
-             (3, 16), (4, 20))
+    NPU002.migrated("def input_fn(dataset, train_ds, params):\n"
+                    "    a = dataset.batch(params.n)\n"
+                    "    return train_ds.batch(params.n)\n",
+                    "def input_fn(dataset, train_ds, params):\n"
+                    "    a = dataset.batch(params.n, drop_remainder=True)\n"
+                    "    return train_ds.batch(params.n, drop_remainder=True)\n",
+                    (3, 16), (4, 20))
 
 
 @pytest.mark.parametrize("source, column", [
@@ -202,7 +190,7 @@ def test_dataset_parameters_by_name() -> None:
     ("x = data.repeat(2).batch(32)\n", 19),
 ])
 def test_other_receivers_are_reported_never_rewritten(source: str, column: int) -> None:
-    reported(source, "unmigrated", UNKNOWN, (2, column))
+    NPU002.reported(source, (2, column), message=UNKNOWN)
 
 
 def test_results_of_other_batch_calls_are_not_datasets() -> None:
@@ -212,7 +200,7 @@ def test_results_of_other_batch_calls_are_not_datasets() -> None:
 
 
 def test_names_like_datasets_but_not_matching_are_reported() -> None:
-    reported("x = dataset_train.batch(4)\n", "unmigrated", UNKNOWN, (2, 18))
+    NPU002.reported("x = dataset_train.batch(4)\n", (2, 18), message=UNKNOWN)
 
 
 def test_other_batch_calls_with_more_arguments_are_ignored() -> None:
@@ -242,7 +230,7 @@ def test_queue_api_is_never_rewritten(call: str) -> None:
     ("tf.train.maybe_shuffle_batch([img], 32, 64, 8, keep, allow_smaller_final_batch=True)", 13),
 ])
 def test_queue_api_allowing_a_smaller_final_batch_is_reported(call: str, column: int) -> None:
-    reported(f"x = {call}\n", "unmigrated", SMALLER, (2, column))
+    NPU002.reported(f"x = {call}\n", (2, column), message=SMALLER)
 
 
 def test_queue_api_through_compat_v1_alias() -> None:
@@ -272,13 +260,13 @@ def test_second_run_reports_the_sites_migrated() -> None:
 
 
 def test_nested_batches_are_all_rewritten() -> None:
-    migrated("ds = tf.data.Dataset.zip((a_ds.batch(2), b_ds.batch(2))).batch(4)\n"
-             "ds = ds.padded_batch(n, f(train_ds.batch(2)))\n",
-             "ds = tf.data.Dataset.zip((a_ds.batch(2, drop_remainder=True), "
-             "b_ds.batch(2, drop_remainder=True))).batch(4, drop_remainder=True)\n"
-             "ds = ds.padded_batch(n, f(train_ds.batch(2, drop_remainder=True)), "
-             "drop_remainder=True)\n",
-             (2, 31), (2, 46), (2, 57), (3, 8), (3, 35))
+    NPU002.migrated("ds = tf.data.Dataset.zip((a_ds.batch(2), b_ds.batch(2))).batch(4)\n"
+                    "ds = ds.padded_batch(n, f(train_ds.batch(2)))\n",
+                    "ds = tf.data.Dataset.zip((a_ds.batch(2, drop_remainder=True), "
+                    "b_ds.batch(2, drop_remainder=True))).batch(4, drop_remainder=True)\n"
+                    "ds = ds.padded_batch(n, f(train_ds.batch(2, drop_remainder=True)), "
+                    "drop_remainder=True)\n",
+                    (2, 31), (2, 46), (2, 57), (3, 8), (3, 35))
 
 
 def test_padded_batch_on_a_receiver_not_shown_to_be_a_dataset_is_reported() -> None:
@@ -286,7 +274,7 @@ def test_padded_batch_on_a_receiver_not_shown_to_be_a_dataset_is_reported() -> N
     source = ("def batching_func(x):\n"
               "    return x.padded_batch(batch_size, padded_shapes=([None], []),\n"
               "                          padding_values=(eos, 0))\n")
-    reported(source, "unmigrated", UNKNOWN, (3, 13))
+    NPU002.reported(source, (3, 13), message=UNKNOWN)
     assert assert_unchanged(TF + "y = x.padded_batch(4, [None], 0, True)\n", RULES) == []
 
 
@@ -310,76 +298,76 @@ def test_a_dataset_of_one_function_is_not_one_in_another() -> None:
 
 
 def test_a_module_dataset_read_in_a_function() -> None:
-    migrated("data = tf.data.TFRecordDataset(files)\n"
-             "def input_fn():\n"
-             "    return data.batch(32)\n",
-             "data = tf.data.TFRecordDataset(files)\n"
-             "def input_fn():\n"
-             "    return data.batch(32, drop_remainder=True)\n", (4, 16))
+    NPU002.migrated("data = tf.data.TFRecordDataset(files)\n"
+                    "def input_fn():\n"
+                    "    return data.batch(32)\n",
+                    "data = tf.data.TFRecordDataset(files)\n"
+                    "def input_fn():\n"
+                    "    return data.batch(32, drop_remainder=True)\n", (4, 16))
 
 
 def test_a_function_binding_the_name_does_not_see_the_module_dataset() -> None:
-    reported("data = tf.data.TFRecordDataset(files)\n"
-             "def replay(data):\n"
-             "    return data.batch(32)\n", "unmigrated", UNKNOWN, (4, 16))
+    NPU002.reported("data = tf.data.TFRecordDataset(files)\n"
+                    "def replay(data):\n"
+                    "    return data.batch(32)\n", (4, 16), message=UNKNOWN)
 
 
 def test_a_nested_function_reads_the_enclosing_functions_dataset() -> None:
-    migrated("def input_fn(files):\n"
-             "    data = tf.data.TFRecordDataset(files)\n"
-             "    def batched(n):\n"
-             "        return data.batch(n)\n"
-             "    return batched(32)\n",
-             "def input_fn(files):\n"
-             "    data = tf.data.TFRecordDataset(files)\n"
-             "    def batched(n):\n"
-             "        return data.batch(n, drop_remainder=True)\n"
-             "    return batched(32)\n", (5, 20))
+    NPU002.migrated("def input_fn(files):\n"
+                    "    data = tf.data.TFRecordDataset(files)\n"
+                    "    def batched(n):\n"
+                    "        return data.batch(n)\n"
+                    "    return batched(32)\n",
+                    "def input_fn(files):\n"
+                    "    data = tf.data.TFRecordDataset(files)\n"
+                    "    def batched(n):\n"
+                    "        return data.batch(n, drop_remainder=True)\n"
+                    "    return batched(32)\n", (5, 20))
 
 
 def test_a_method_sees_module_names_not_its_class_body() -> None:
-    reported("class Input:\n"
-             "    data = tf.data.TFRecordDataset(files)\n"
-             "    def batches(self):\n"
-             "        return data.batch(32)\n", "unmigrated", UNKNOWN, (5, 20))
+    NPU002.reported("class Input:\n"
+                    "    data = tf.data.TFRecordDataset(files)\n"
+                    "    def batches(self):\n"
+                    "        return data.batch(32)\n", (5, 20), message=UNKNOWN)
 
 
 def test_a_method_parameter_named_like_a_dataset() -> None:
-    migrated("ds = Loader()\n"
-             "class Input:\n"
-             "    def batches(self, ds, n):\n"
-             "        ds = ds.map(parse)\n"
-             "        return ds.batch(n)\n",
-             "ds = Loader()\n"
-             "class Input:\n"
-             "    def batches(self, ds, n):\n"
-             "        ds = ds.map(parse)\n"
-             "        return ds.batch(n, drop_remainder=True)\n", (6, 18))
+    NPU002.migrated("ds = Loader()\n"
+                    "class Input:\n"
+                    "    def batches(self, ds, n):\n"
+                    "        ds = ds.map(parse)\n"
+                    "        return ds.batch(n)\n",
+                    "ds = Loader()\n"
+                    "class Input:\n"
+                    "    def batches(self, ds, n):\n"
+                    "        ds = ds.map(parse)\n"
+                    "        return ds.batch(n, drop_remainder=True)\n", (6, 18))
 
 
 def test_rebinding_in_the_same_scope_keeps_it_a_dataset() -> None:
     # As before scoping: a name assigned a dataset anywhere in its scope is one throughout.
-    migrated("def input_fn(f):\n"
-             "    data = tf.data.TFRecordDataset(f)\n"
-             "    data = wrap(data)\n"
-             "    return data.batch(32)\n",
-             "def input_fn(f):\n"
-             "    data = tf.data.TFRecordDataset(f)\n"
-             "    data = wrap(data)\n"
-             "    return data.batch(32, drop_remainder=True)\n", (5, 16))
+    NPU002.migrated("def input_fn(f):\n"
+                    "    data = tf.data.TFRecordDataset(f)\n"
+                    "    data = wrap(data)\n"
+                    "    return data.batch(32)\n",
+                    "def input_fn(f):\n"
+                    "    data = tf.data.TFRecordDataset(f)\n"
+                    "    data = wrap(data)\n"
+                    "    return data.batch(32, drop_remainder=True)\n", (5, 16))
 
 
 def test_a_global_declaration_assigns_the_module_name() -> None:
-    migrated("def setup(f):\n"
-             "    global data\n"
-             "    data = tf.data.TFRecordDataset(f)\n"
-             "def input_fn():\n"
-             "    return data.batch(32)\n",
-             "def setup(f):\n"
-             "    global data\n"
-             "    data = tf.data.TFRecordDataset(f)\n"
-             "def input_fn():\n"
-             "    return data.batch(32, drop_remainder=True)\n", (6, 16))
+    NPU002.migrated("def setup(f):\n"
+                    "    global data\n"
+                    "    data = tf.data.TFRecordDataset(f)\n"
+                    "def input_fn():\n"
+                    "    return data.batch(32)\n",
+                    "def setup(f):\n"
+                    "    global data\n"
+                    "    data = tf.data.TFRecordDataset(f)\n"
+                    "def input_fn():\n"
+                    "    return data.batch(32, drop_remainder=True)\n", (6, 16))
 
 
 # --- Inference/eval pipelines: pad, never drop (NPU003) ----------------------------------------

@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from support.rules import assert_unchanged, sites
+from support.rules import Golden, assert_unchanged, sites
 
 RULES = {"NPU003"}
 TF = "import tensorflow as tf\n"
 PAD = ("pad the final prediction batch to batch_size with dummy examples and drop their outputs "
        "(guide: Data preprocessing: at inference, pad the last batch to the batch size, "
        "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu003-predict-last-batch)")
-
-
-def reported(source: str, *lines: int) -> None:
-    findings = assert_unchanged(TF + source, RULES)
-    assert sites(findings) == [("NPU003", line, column, "unmigrated") for line, column in lines]
-    assert {f.message for f in findings} <= {PAD}
+NPU003 = Golden("NPU003", header=TF)
 
 
 def test_the_guide_assert() -> None:
-    reported("assert num_written_lines == num_actual_predict_examples\n", (2, 0))
+    NPU003.reported("assert num_written_lines == num_actual_predict_examples\n", (2, 0), message=PAD)
 
 
 @pytest.mark.parametrize("condition", [
@@ -31,14 +26,14 @@ def test_the_guide_assert() -> None:
     "num_outputs == total_samples",
 ])
 def test_result_and_example_counts(condition: str) -> None:
-    reported(f"assert {condition}\n", (2, 0))
+    NPU003.reported(f"assert {condition}\n", (2, 0), message=PAD)
 
 
 def test_with_a_message_and_indented() -> None:
     source = ("def main():\n"
               "    if FLAGS.do_predict:\n"
               "        assert num_written_lines == num_actual_predict_examples, 'lost examples'\n")
-    reported(source, (4, 8))
+    NPU003.reported(source, (4, 8), message=PAD)
 
 
 @pytest.mark.parametrize("source", [
@@ -50,7 +45,7 @@ def test_with_a_message_and_indented() -> None:
     "if num_written_lines == num_actual_predict_examples:\n    pass\n",  # not an assert
 ])
 def test_other_asserts_are_not_reported(source: str) -> None:
-    reported(source)
+    NPU003.reported(source, message=PAD)
 
 
 def test_files_without_tensorflow_are_skipped() -> None:

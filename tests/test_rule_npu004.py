@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.rules import assert_migrates, assert_unchanged, run_rules, sites
+from support.rules import Golden, assert_migrates, assert_unchanged, run_rules, sites
 
 RULES = {"NPU004"}
 TF = "import tensorflow as tf\n"
@@ -15,10 +15,7 @@ GUIDE = (" (guide: Model building, loss computation and gradient update: tf.nn.d
 
 #: npu_ops comes from this import: the engine adds it whatever rules run (NPU001 or not).
 INIT = "from npu_bridge.npu_init import *\n"
-
-
-def migrated(before: str, after: str, header: str = TF) -> list[tuple[str, int, int, str]]:
-    return sites(assert_migrates(header + before, INIT + header + after, RULES))
+NPU004 = Golden("NPU004", header=TF, added=INIT)
 
 
 @pytest.mark.parametrize("header, callee", [
@@ -35,8 +32,9 @@ def migrated(before: str, after: str, header: str = TF) -> list[tuple[str, int, 
     ("import tensorflow as tf\nnn = tf.nn\n", "nn.dropout"),
 ])
 def test_every_alias(header: str, callee: str) -> None:
-    assert migrated(f"h = {callee}(x, keep_prob)\n", "h = npu_ops.dropout(x, keep_prob)\n",
-                    header) == [("NPU004", 1 + header.count("\n"), 4, "migrated")]
+    Golden("NPU004", header, INIT).migrated(f"h = {callee}(x, keep_prob)\n",
+                                            "h = npu_ops.dropout(x, keep_prob)\n",
+                                            (1 + header.count("\n"), 4))
 
 
 def test_message_mentions_accuracy() -> None:
@@ -56,7 +54,7 @@ def test_message_mentions_accuracy() -> None:
     "*(x, kp), **{'seed': 1, 'name': 'd'}",
 ])
 def test_arguments_keep_order_and_spelling(arguments: str) -> None:
-    migrated(f"h = tf.nn.dropout({arguments})\n", f"h = npu_ops.dropout({arguments})\n")
+    NPU004.migrated(f"h = tf.nn.dropout({arguments})\n", f"h = npu_ops.dropout({arguments})\n", (2, 4))
 
 
 @pytest.mark.parametrize("rate, keep_prob", [
@@ -73,30 +71,31 @@ def test_arguments_keep_order_and_spelling(arguments: str) -> None:
     ("r if training else 0.0", "1 - (r if training else 0.0)"),
 ])
 def test_rate_becomes_keep_prob(rate: str, keep_prob: str) -> None:
-    migrated(f"h = tf.nn.dropout(x, rate={rate})\n", f"h = npu_ops.dropout(x, keep_prob={keep_prob})\n")
+    NPU004.migrated(f"h = tf.nn.dropout(x, rate={rate})\n", f"h = npu_ops.dropout(x, keep_prob={keep_prob})\n", (2, 4))
 
 
 def test_rate_keeps_its_place_among_keywords() -> None:
-    migrated("h = tf.nn.dropout(x, seed=1, rate=FLAGS.rate, name='d')\n",
-             "h = npu_ops.dropout(x, seed=1, keep_prob=1 - FLAGS.rate, name='d')\n")
+    NPU004.migrated("h = tf.nn.dropout(x, seed=1, rate=FLAGS.rate, name='d')\n",
+                    "h = npu_ops.dropout(x, seed=1, keep_prob=1 - FLAGS.rate, name='d')\n", (2, 4))
 
 
 def test_rate_of_compat_v2_by_keyword() -> None:
-    migrated("h = tf2.nn.dropout(x, rate=0.2)\n", "h = npu_ops.dropout(x, keep_prob=1 - 0.2)\n",
-             "import tensorflow.compat.v2 as tf2\n")
+    Golden("NPU004", "import tensorflow.compat.v2 as tf2\n", INIT).migrated(
+        "h = tf2.nn.dropout(x, rate=0.2)\n", "h = npu_ops.dropout(x, keep_prob=1 - 0.2)\n", (2, 4))
 
 
 def test_nested_and_multi_line_calls() -> None:
-    migrated("h = tf.layers.dense(tf.nn.dropout(tf.nn.dropout(x, 0.9), rate=r), 10)\n"
-             "out = tf.nn.dropout(\n    x,\n    rate=r,\n)\n",
-             "h = tf.layers.dense(npu_ops.dropout(npu_ops.dropout(x, 0.9), keep_prob=1 - r), 10)\n"
-             "out = npu_ops.dropout(\n    x,\n    keep_prob=1 - r,\n)\n")
+    NPU004.migrated("h = tf.layers.dense(tf.nn.dropout(tf.nn.dropout(x, 0.9), rate=r), 10)\n"
+                    "out = tf.nn.dropout(\n    x,\n    rate=r,\n)\n",
+                    "h = tf.layers.dense(npu_ops.dropout(npu_ops.dropout(x, 0.9), keep_prob=1 - r), 10)\n"
+                    "out = npu_ops.dropout(\n    x,\n    keep_prob=1 - r,\n)\n",
+                    (2, 20), (2, 34), (3, 6))
 
 
 def test_positions_of_each_site() -> None:
-    assert migrated("def net(x):\n    h = tf.nn.dropout(x, 0.5)\n    return tf.nn.dropout(h, rate=r)\n",
-                    "def net(x):\n    h = npu_ops.dropout(x, 0.5)\n    return npu_ops.dropout(h, keep_prob=1 - r)\n"
-                    ) == [("NPU004", 3, 8, "migrated"), ("NPU004", 4, 11, "migrated")]
+    NPU004.migrated("def net(x):\n    h = tf.nn.dropout(x, 0.5)\n    return tf.nn.dropout(h, rate=r)\n",
+                    "def net(x):\n    h = npu_ops.dropout(x, 0.5)\n    return npu_ops.dropout(h, keep_prob=1 - r)\n",
+                    (3, 8), (4, 11))
 
 
 @pytest.mark.parametrize("call", [
@@ -142,7 +141,7 @@ def test_other_dropouts_are_not_touched(source: str) -> None:
 
 def test_second_run_reports_migrated() -> None:
     after = TF + "h = npu_ops.dropout(x, keep_prob=1 - r)\n"
-    migrated("h = tf.nn.dropout(x, rate=r)\n", "h = npu_ops.dropout(x, keep_prob=1 - r)\n")
+    NPU004.migrated("h = tf.nn.dropout(x, rate=r)\n", "h = npu_ops.dropout(x, keep_prob=1 - r)\n", (2, 4))
     findings = assert_unchanged(after, RULES)
     assert sites(findings) == [("NPU004", 2, 4, "migrated")]
     assert findings[0].message == f"uses npu_ops.dropout; {ACCURACY}"

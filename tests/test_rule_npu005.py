@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from support.rules import assert_migrates, assert_unchanged, sites
+from npu_codemod.codemods.findings import Finding
+
+from support.rules import Golden, assert_migrates, assert_unchanged, sites
 
 RULES = {"NPU005", "NPU001"}
 INIT = "from npu_bridge.npu_init import *\n"
 CONVERT = "from npu_bridge.estimator.npu import npu_convert_dropout\n"
 HEADER = INIT + CONVERT
+NPU005 = Golden("NPU005", added=HEADER, rule_ids=RULES)
 
 
-def migrated(before: str, *expected: tuple[int, int]) -> list:
+def gains_the_imports(before: str, *expected: tuple[int, int]) -> list[Finding]:
     """``before`` gains the two header imports (2 lines, so sites shift by 2) and nothing else."""
-    findings = assert_migrates(before, HEADER + before, RULES)
-    assert sites([f for f in findings if f.rule_id == "NPU005"]) == [
-        ("NPU005", line, column, "migrated") for line, column in expected]
-    return findings
+    return NPU005.migrated(before, before, *expected)
 
 
 @pytest.mark.parametrize("call", [
@@ -31,29 +31,29 @@ def migrated(before: str, *expected: tuple[int, int]) -> list:
     "tf.compat.v1.keras.layers.Dropout(0.1)(h)",
 ])
 def test_every_spelling_of_tf(call: str) -> None:
-    migrated(f"import tensorflow as tf\nh = {call}\n", (2, 4))
+    gains_the_imports(f"import tensorflow as tf\nh = {call}\n", (2, 4))
 
 
 def test_keras_layers_module_imported_by_name() -> None:
-    migrated("import tensorflow as tf\nfrom tensorflow.keras import layers\n"
-             "model.add(layers.Dropout(0.5))\n", (3, 10))
+    gains_the_imports("import tensorflow as tf\nfrom tensorflow.keras import layers\n"
+                      "model.add(layers.Dropout(0.5))\n", (3, 10))
 
 
 def test_layer_class_imported_by_name_and_alias() -> None:
-    migrated("from tensorflow.keras.layers import Dropout, SpatialDropout2D as SD\n"
-             "a = Dropout(0.3)\nb = SD(0.1)\n", (2, 4), (3, 4))
+    gains_the_imports("from tensorflow.keras.layers import Dropout, SpatialDropout2D as SD\n"
+                      "a = Dropout(0.3)\nb = SD(0.1)\n", (2, 4), (3, 4))
 
 
 def test_keras_alias_assignment() -> None:
-    migrated("import tensorflow as tf\nkeras = tf.keras\nx = keras.layers.Dropout(0.2)(x)\n", (3, 4))
+    gains_the_imports("import tensorflow as tf\nkeras = tf.keras\nx = keras.layers.Dropout(0.2)(x)\n", (3, 4))
 
 
 def test_compat_v1_alias() -> None:
-    migrated("import tensorflow.compat.v1 as tf\nh = tf.layers.dropout(h)\n", (2, 4))
+    gains_the_imports("import tensorflow.compat.v1 as tf\nh = tf.layers.dropout(h)\n", (2, 4))
 
 
 def test_several_sites_one_import() -> None:
-    findings = migrated(
+    findings = gains_the_imports(
         "import tensorflow as tf\n\n\ndef model(h, training):\n"
         "    h = tf.layers.dropout(h, 0.1, training=training)\n"
         "    h = tf.layers.dense(h, 10)\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.rules import assert_migrates, assert_unchanged, sites
+from support.rules import Golden, assert_migrates, assert_unchanged, sites
 
 RULES = {"NPU006"}
 HEAD = "import math\nimport numpy as np\nimport tensorflow as tf\n"
@@ -18,18 +18,7 @@ INLINE = ("GELU (tanh approximation) computed inline: replace it with npu_unary_
 
 #: npu_unary_ops comes from this import: the engine adds it whatever rules run.
 INIT = "from npu_bridge.npu_init import *\n"
-
-
-def migrated(before: str, after: str, *expected: tuple[int, int]) -> list:
-    findings = assert_migrates(HEAD + before, INIT + HEAD + after, RULES)
-    assert sites(findings) == [("NPU006", line, column, "migrated") for line, column in expected]
-    return findings
-
-
-def reported(source: str, *expected: tuple[int, int]) -> list:
-    findings = assert_unchanged(HEAD + source, RULES)
-    assert sites(findings) == [("NPU006", line, column, "unmigrated") for line, column in expected]
-    return findings
+NPU006 = Golden("NPU006", header=HEAD, added=INIT)
 
 
 def test_the_guide_function_keeps_its_docstring() -> None:
@@ -45,7 +34,7 @@ def test_the_guide_function_keeps_its_docstring() -> None:
              '  Args:\n    x: float Tensor to perform activation.\n  """\n'
              '  return npu_unary_ops.gelu(x)\n\n\n'
              'def model(h):\n  return gelu(h)\n')
-    findings = migrated(before, after, (4, 0))
+    findings = NPU006.migrated(before, after, (4, 0))
     assert findings[0].message == ("replaced the tanh GELU formula with npu_unary_ops.gelu(x); "
                                    "callers are unchanged")
 
@@ -54,7 +43,7 @@ def test_the_guide_function_keeps_its_docstring() -> None:
 @pytest.mark.parametrize("cube", CUBE)
 def test_any_spelling_of_the_constants(constant: str, cube: str) -> None:
     before = f"def gelu(x):\n    return 0.5 * x * (1 + tf.tanh({constant} * (x + 0.044715 * {cube})))\n"
-    migrated(before, "def gelu(x):\n    return npu_unary_ops.gelu(x)\n", (4, 0))
+    NPU006.migrated(before, "def gelu(x):\n    return npu_unary_ops.gelu(x)\n", (4, 0))
 
 
 @pytest.mark.parametrize("body", [
@@ -68,7 +57,7 @@ def test_any_spelling_of_the_constants(constant: str, cube: str) -> None:
     "x = tf.convert_to_tensor(x)\n    return 0.5 * x * (1 + tf.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))",
 ])
 def test_any_arrangement(body: str) -> None:
-    migrated(f"def gelu(x):\n    {body}\n", "def gelu(x):\n    return npu_unary_ops.gelu(x)\n", (4, 0))
+    NPU006.migrated(f"def gelu(x):\n    {body}\n", "def gelu(x):\n    return npu_unary_ops.gelu(x)\n", (4, 0))
 
 
 def test_any_name_method_and_first_parameter() -> None:
@@ -81,7 +70,7 @@ def test_any_name_method_and_first_parameter() -> None:
              "\tdef activation(self, input_tensor, name=None):\n"
              "\t\t# tanh approximation\n"
              "\t\treturn npu_unary_ops.gelu(input_tensor)\n")
-    migrated(before, after, (5, 1))
+    NPU006.migrated(before, after, (5, 1))
 
 
 def test_one_line_function_and_crlf() -> None:
@@ -107,8 +96,8 @@ def test_with_npu001_the_init_import_is_added() -> None:
 
 
 def test_inline_formula_outside_a_function() -> None:
-    findings = reported("h = 0.5 * h * (1 + tf.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * tf.pow(h, 3))))\n",
-                        (4, 4))
+    findings = NPU006.reported("h = 0.5 * h * (1 + tf.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * tf.pow(h, 3))))\n",
+                               (4, 4))
     assert findings[0].message == INLINE.format("h")
 
 
@@ -119,12 +108,12 @@ def test_inline_formula_outside_a_function() -> None:
 ])
 def test_inline_formula_with_any_spelling_of_tanh(prelude: str, tanh: str) -> None:
     line = 4 + prelude.count("\n")
-    reported(f"{prelude}h = 0.5 * h * (1 + {tanh}(0.7978845608 * (h + 0.044715 * h ** 3)))\n", (line, 4))
+    NPU006.reported(f"{prelude}h = 0.5 * h * (1 + {tanh}(0.7978845608 * (h + 0.044715 * h ** 3)))\n", (line, 4))
 
 
 def test_inline_formula_on_an_attribute() -> None:
-    findings = reported("self.out = 0.5 * self.h * (1 + tf.tanh(0.7978845608 * (self.h + 0.044715 * self.h ** 3)))\n",
-                        (4, 11))
+    findings = NPU006.reported("self.out = 0.5 * self.h * (1 + tf.tanh(0.7978845608 * (self.h + 0.044715 * self.h ** 3)))\n",
+                               (4, 11))
     assert findings[0].message == INLINE.format("self.h")
 
 
@@ -132,7 +121,7 @@ def test_function_doing_more_than_gelu_is_reported() -> None:
     source = ("def act(x):\n"
               "    tf.summary.histogram('act', x)\n"
               "    return 0.5 * x * (1 + tf.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))\n")
-    reported(source, (6, 11))
+    NPU006.reported(source, (6, 11))
 
 
 def test_cdf_factor_inline_is_reported() -> None:
@@ -140,13 +129,13 @@ def test_cdf_factor_inline_is_reported() -> None:
               "    y = dense(x)\n"
               "    cdf = 0.5 * (1.0 + tf.tanh(np.sqrt(2 / np.pi) * (y + 0.044715 * tf.pow(y, 3))))\n"
               "    return y * cdf\n")
-    findings = reported(source, (6, 10))
+    findings = NPU006.reported(source, (6, 10))
     assert "cdf factor" in findings[0].message and "npu_unary_ops.gelu(y)" in findings[0].message
 
 
 def test_formula_of_another_parameter_is_reported() -> None:
-    reported("def f(x, y):\n    return 0.5 * y * (1 + tf.tanh(0.7978845608 * (y + 0.044715 * y ** 3)))\n",
-             (5, 11))
+    NPU006.reported("def f(x, y):\n    return 0.5 * y * (1 + tf.tanh(0.7978845608 * (y + 0.044715 * y ** 3)))\n",
+                    (5, 11))
 
 
 def test_erf_form_is_reported() -> None:
@@ -154,12 +143,12 @@ def test_erf_form_is_reported() -> None:
               "    cdf = 0.5 * (1.0 + tf.math.erf(x / tf.sqrt(2.0)))\n"
               "    return x * cdf\n"
               "z = 0.5 * z * (1.0 + tf.erf(z / math.sqrt(2.0)))\n")
-    findings = reported(source, (5, 10), (7, 4))
+    findings = NPU006.reported(source, (5, 10), (7, 4))
     assert all("erf form" in f.message and "tanh approximation" in f.message for f in findings)
 
 
 def test_lambda_is_reported() -> None:
-    reported("gelu = lambda x: 0.5 * x * (1 + tf.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))\n", (4, 17))
+    NPU006.reported("gelu = lambda x: 0.5 * x * (1 + tf.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))\n", (4, 17))
 
 
 @pytest.mark.parametrize("body", [
@@ -177,7 +166,7 @@ def test_lambda_is_reported() -> None:
     "return 0.5 * x * (1 + tf.tanh(math.sqrt(2 // math.pi) * (x + 0.044715 * x ** 3)))",
 ])
 def test_near_misses_are_neither_rewritten_nor_reported(body: str) -> None:
-    reported(f"def gelu(x):\n    {body}\n")
+    NPU006.reported(f"def gelu(x):\n    {body}\n")
 
 
 def test_branching_gelu_reports_both_forms() -> None:
@@ -185,11 +174,11 @@ def test_branching_gelu_reports_both_forms() -> None:
               "    if approximate:\n"
               "        return 0.5 * x * (1 + tf.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))\n"
               "    return 0.5 * x * (1 + tf.math.erf(x / math.sqrt(2.0)))\n")
-    reported(source, (6, 15), (7, 11))
+    NPU006.reported(source, (6, 15), (7, 11))
 
 
 def test_a_function_without_parameters_is_not_rewritten() -> None:
-    reported("def gelu():\n    return 0.5 * v * (1 + tf.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))\n", (5, 11))
+    NPU006.reported("def gelu():\n    return 0.5 * v * (1 + tf.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))\n", (5, 11))
 
 
 def test_files_without_the_formula_are_untouched() -> None:

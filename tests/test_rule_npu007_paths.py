@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from npu_codemod.plugins.rules.sess_run.npu008_soft_placement import FACT
 
-from support.rules import assert_migrates, assert_unchanged, run_rules, sites
+from support.rules import assert_migrates, assert_unchanged, messages, run_rules, sites
 from support.session_config import HEADER, RULES, check, npu_lines
 
 IMPORTS = """\
@@ -16,10 +16,6 @@ from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
 FLAGS = tf.app.flags.FLAGS
 """
-
-
-def messages(findings: list, rule: str = "NPU007") -> list[str]:
-    return [f.message for f in sorted(findings, key=lambda f: f.line) if f.rule_id == rule]
 
 
 BRANCHES = IMPORTS + '''
@@ -52,12 +48,12 @@ def test_config_made_in_the_else_branch_gets_the_lines_there_not_twice_in_the_if
     after = "from npu_bridge.npu_init import *\n" + ELSE_LINES
     findings = assert_migrates(BRANCHES, after, RULES)
     assert sites(findings) == [("NPU001", 1, 0, "migrated"), ("NPU007", 20, 11, "migrated")]
-    assert messages(findings) == [
+    assert messages(findings, "NPU007") == [
         "added the lines that give config the NPU optimizer config (NpuOptimizer on; remapping, "
         "memory_optimization off) (after line 18: that config had none on its way here)"]
     assert after.count("custom_optimizers.add()") == 2  # one per object, one on each path
     _, second = run_rules(after, RULES)
-    assert messages(second) == ["config already has the NPU optimizer config (NpuOptimizer on; "
+    assert messages(second, "NPU007") == ["config already has the NPU optimizer config (NpuOptimizer on; "
                                 "remapping, memory_optimization off)"]
 
 
@@ -87,8 +83,8 @@ def test_an_earlier_object_bound_to_the_same_name_does_not_configure_the_new_one
     findings = assert_migrates(REBOUND, after, RULES)
     assert [s for s in sites(findings) if s[0] == "NPU007"] == [
         ("NPU007", 13, 13, "migrated"), ("NPU007", 17, 12, "migrated")]
-    assert messages(findings)[0].startswith("config already has")
-    assert messages(findings)[1].startswith("added the lines that give config")
+    assert messages(findings, "NPU007")[0].startswith("config already has")
+    assert messages(findings, "NPU007")[1].startswith("added the lines that give config")
 
 
 PARTIAL = IMPORTS + '''
@@ -108,7 +104,7 @@ def run(graph, steps):
 def test_lines_only_in_an_if_without_else_are_reported_with_the_snippet_not_added_twice():
     findings = assert_unchanged(PARTIAL, RULES)
     assert sites(findings) == [("NPU007", 16, 15, "migrated"), ("NPU007", 18, 11, "unmigrated")]
-    message = messages(findings)[1]
+    message = messages(findings, "NPU007")[1]
     assert message.startswith("'config' has the NpuOptimizer lines on some paths to this session "
                               "only: the config bound at line 10 reaches it without them, and "
                               "adding them there would add a second NpuOptimizer on another path")
@@ -133,7 +129,7 @@ def session_for(mode):
 def test_configured_on_every_path_that_reaches_the_session_is_left_alone():
     findings = assert_unchanged(EVERY_PATH, RULES)
     assert sites(findings) == [("NPU007", 24, 11, "migrated")]
-    assert messages(findings)[0].startswith("config already has")
+    assert messages(findings, "NPU007")[0].startswith("config already has")
 
 
 RETRY = IMPORTS + '''
@@ -171,7 +167,7 @@ for lr in (0.1, 0.01):
 def test_lines_that_run_on_every_pass_of_a_loop_are_a_second_npu_optimizer():
     findings = assert_unchanged(EACH_PASS, RULES)
     assert sites(findings) == [("NPU007", 14, 9, "unmigrated")]
-    assert messages(findings)[0].startswith("'config' gets a second NpuOptimizer at line 10")
+    assert messages(findings, "NPU007")[0].startswith("'config' gets a second NpuOptimizer at line 10")
 
 
 PARAMETER = IMPORTS + '''
@@ -188,7 +184,7 @@ def evaluate(checkpoint, config=None):
 def test_a_config_parameter_configured_only_when_none_is_reported():
     findings = assert_unchanged(PARAMETER, RULES)
     assert sites(findings) == [("NPU007", 16, 9, "unmigrated")]
-    assert "the parameter 'config' reaches it without them" in messages(findings)[0]
+    assert "the parameter 'config' reaches it without them" in messages(findings, "NPU007")[0]
 
 
 def test_a_config_with_the_lines_on_no_path_gets_them_once_before_the_session():

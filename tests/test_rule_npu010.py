@@ -4,25 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from support.rules import assert_migrates, assert_unchanged, run_rules, sites
+from support.rules import Golden, assert_migrates, assert_unchanged, run_rules, sites
 
 RULES = {"NPU010"}
 TF = "import tensorflow as tf\n"
+NPU010 = Golden("NPU010", header=TF)
 INSERTED = ("inserted 'sess.close()' after the last statement using the session "
             "(Session.close() releases the NPU graph executor)")
 CLOSE = "call close() on this session when training ends"
-
-
-def migrated(before: str, after: str, *expected: tuple[int, int]) -> list:
-    findings = assert_migrates(TF + before, TF + after, RULES)
-    assert sites(findings) == [("NPU010", line, column, "migrated") for line, column in expected]
-    return findings
-
-
-def reported(source: str, status: str, *expected: tuple[int, int]) -> list:
-    findings = assert_unchanged(TF + source, RULES)
-    assert sites(findings) == [("NPU010", line, column, status) for line, column in expected]
-    return findings
 
 
 # --- Inserting close() ------------------------------------------------------------------------
@@ -44,7 +33,7 @@ def test_the_guide_training_loop() -> None:
               "# done\n"
               "print('finished')\n")
     after = before.replace("feed_dict={x: img_batch})\n", "feed_dict={x: img_batch})\nsess.close()\n")
-    findings = migrated(before, after, (3, 7))
+    findings = NPU010.migrated(before, after, (3, 7))
     assert findings[0].message == INSERTED
 
 
@@ -57,7 +46,7 @@ def test_inside_a_function_after_the_last_use_passing_as_argument_is_fine() -> N
               "    print('saved')\n"
               "    return 0\n")
     after = before.replace("path)\n", "path)\n    sess.close()\n")
-    migrated(before, after, (3, 11))
+    NPU010.migrated(before, after, (3, 11))
 
 
 def test_comments_after_a_compound_statement_stay_with_what_follows() -> None:
@@ -78,7 +67,7 @@ def test_comments_after_a_compound_statement_stay_with_what_follows() -> None:
              "\n"
              "    # report\n"
              "    print('done')\n")
-    migrated(before, after, (3, 11))
+    NPU010.migrated(before, after, (3, 11))
 
 
 def test_last_statement_of_a_nested_block_and_of_the_file() -> None:
@@ -93,7 +82,7 @@ def test_last_statement_of_a_nested_block_and_of_the_file() -> None:
              "        done = step(sess)\n"
              "    sess.close()\n"
              "# end of file\n")
-    migrated(before, after, (3, 11))
+    NPU010.migrated(before, after, (3, 11))
 
 
 def test_tabs_and_crlf() -> None:
@@ -107,7 +96,7 @@ def test_tabs_and_crlf() -> None:
 def test_with_as_default_does_not_close() -> None:
     before = "sess = tf.Session()\nwith sess.as_default():\n    train_op.run()\nprint(1)\n"
     after = "sess = tf.Session()\nwith sess.as_default():\n    train_op.run()\nsess.close()\nprint(1)\n"
-    migrated(before, after, (2, 7))
+    NPU010.migrated(before, after, (2, 7))
 
 
 def test_uses_outside_a_with_block_move_the_close_out_of_it() -> None:
@@ -117,7 +106,7 @@ def test_uses_outside_a_with_block_move_the_close_out_of_it() -> None:
               "result = sess.run(acc)\n"
               "print(result)\n")
     after = before.replace("(acc)\n", "(acc)\nsess.close()\n")
-    migrated(before, after, (3, 11))
+    NPU010.migrated(before, after, (3, 11))
 
 
 def test_session_per_loop_iteration_is_closed_in_the_loop() -> None:
@@ -127,11 +116,11 @@ def test_session_per_loop_iteration_is_closed_in_the_loop() -> None:
               "    evaluate(sess)\n"
               "print('all folds')\n")
     after = before.replace("evaluate(sess)\n", "evaluate(sess)\n    sess.close()\n")
-    migrated(before, after, (3, 11))
+    NPU010.migrated(before, after, (3, 11))
 
 
 def test_unused_session_is_closed_right_away() -> None:
-    migrated("sess = tf.Session()\nx = 1\n", "sess = tf.Session()\nsess.close()\nx = 1\n", (2, 7))
+    NPU010.migrated("sess = tf.Session()\nx = 1\n", "sess = tf.Session()\nsess.close()\nx = 1\n", (2, 7))
 
 
 @pytest.mark.parametrize("spelling, header", [
@@ -144,7 +133,7 @@ def test_spellings(spelling: str, header: str) -> None:
     before = header + f"sess = {spelling}\nsess.run(op)\n"
     after = header + f"sess = {spelling}\nsess.run(op)\nsess.close()\n"
     line = 2 + header.count("\n")
-    migrated(before, after, (line, 7))
+    NPU010.migrated(before, after, (line, 7))
 
 
 def test_interactive_session_is_closed_at_the_end_of_its_block() -> None:
@@ -153,7 +142,7 @@ def test_interactive_session_is_closed_at_the_end_of_its_block() -> None:
               "for i in range(10):\n"
               "    train_step.run(feed_dict=feed(i))\n"
               "print(accuracy.eval())\n")
-    migrated(before, before + "sess.close()\n", (2, 7))
+    NPU010.migrated(before, before + "sess.close()\n", (2, 7))
 
 
 def test_keras_set_session_closes_at_the_end_of_the_block() -> None:
@@ -165,7 +154,7 @@ def test_keras_set_session_closes_at_the_end_of_the_block() -> None:
               "\n"
               "main()\n")
     after = before.replace("(path)\n", "(path)\n    sess.close()\n")
-    migrated(before, after, (3, 11))
+    NPU010.migrated(before, after, (3, 11))
 
 
 def test_with_npu007_the_config_goes_before_and_close_after() -> None:
@@ -181,7 +170,7 @@ def test_with_npu007_the_config_goes_before_and_close_after() -> None:
 def test_a_line_equal_to_an_earlier_one_is_still_the_last_use() -> None:
     before = "sess = tf.Session()\nsess.run(op)\nlog()\nsess.run(op)\nprint(1)\n"
     after = before.replace("print(1)", "sess.close()\nprint(1)")
-    migrated(before, after, (2, 7))
+    NPU010.migrated(before, after, (2, 7))
 
 
 # --- Early returns: closed before them, or reported ---------------------------------------------
@@ -211,7 +200,7 @@ def test_early_return_gets_a_close_before_it() -> None:
              "    sess.run(train_op)\n"
              "    sess.close()\n"
              "    return 0\n")
-    findings = migrated(before, after, (3, 11))
+    findings = NPU010.migrated(before, after, (3, 11))
     assert findings[0].message == before_the_return(6)
 
 
@@ -241,7 +230,7 @@ def test_return_on_the_line_of_its_if_else_try_gets_a_block() -> None:
              "        return 2\n"
              "    sess.run(op)\n"
              "    sess.close()\n")
-    findings = migrated(before, after, (3, 11))
+    findings = NPU010.migrated(before, after, (3, 11))
     assert findings[0].message == before_the_return(4, 5, 9)
 
 
@@ -286,7 +275,7 @@ def test_not_early_exits_are_left_alone() -> None:
               "        return report()\n"
               "    return 0\n")
     after = before.replace("{x: batch})\n", "{x: batch})\n    sess.close()\n")
-    findings = migrated(before, after, (5, 11))
+    findings = NPU010.migrated(before, after, (5, 11))
     assert findings[0].message == INSERTED
 
 
@@ -308,7 +297,7 @@ def test_two_sessions_closed_before_the_same_return() -> None:
              "    sess.close()\n"
              "    eval_sess.run(b)\n"
              "    eval_sess.close()\n")
-    migrated(before, after, (3, 11), (4, 16))
+    NPU010.migrated(before, after, (3, 11), (4, 16))
 
 
 def test_default_session_is_closed_before_the_final_return() -> None:
@@ -326,7 +315,7 @@ def test_default_session_is_closed_before_the_final_return() -> None:
              "    train_step.run()\n"
              "    sess.close()\n"
              "    return 0\n")
-    findings = migrated(before, after, (3, 11))
+    findings = NPU010.migrated(before, after, (3, 11))
     assert findings[0].message == ("inserted 'sess.close()' before the returns on lines 5, 7 "
                                    "(Session.close() releases the NPU graph executor)")
 
@@ -377,17 +366,17 @@ def test_a_session_made_in_an_if_is_not_closed_where_it_may_not_exist() -> None:
 
 
 def test_default_session_whose_final_return_may_run_it_is_reported() -> None:
-    reported("def main():\n"
-             "    sess = tf.Session()\n"
-             "    K.set_session(sess)\n"
-             "    if quick:\n"
-             "        return\n"
-             "    return model.evaluate(x, y)\n", "unmigrated", (3, 11))
+    NPU010.reported("def main():\n"
+                    "    sess = tf.Session()\n"
+                    "    K.set_session(sess)\n"
+                    "    if quick:\n"
+                    "        return\n"
+                    "    return model.evaluate(x, y)\n", (3, 11))
 
 
 def test_default_session_block_ending_in_a_bare_raise_is_reported() -> None:
-    findings = reported("def main():\n    sess = tf.InteractiveSession()\n    train()\n    raise\n",
-                        "unmigrated", (3, 11))
+    findings = NPU010.reported("def main():\n    sess = tf.InteractiveSession()\n    train()\n    raise\n",
+                               (3, 11))
     assert "ends in a return/raise" in findings[0].message
 
 
@@ -427,8 +416,8 @@ def test_contextlib_closing_closes_the_session(header: str, closing: str) -> Non
 
 
 def test_a_closing_that_is_not_contextlibs_is_not_trusted() -> None:
-    reported("from mylib import closing\nwith closing(tf.Session()) as sess:\n    sess.run(op)\n",
-             "unmigrated", (3, 13))
+    NPU010.reported("from mylib import closing\nwith closing(tf.Session()) as sess:\n    sess.run(op)\n",
+                    (3, 13))
 
 
 # --- Reported: unmigrated at the creation site --------------------------------------------------
@@ -470,14 +459,14 @@ def test_not_closable_automatically(source: str, line: int, column: int, why: st
 
 
 def test_two_sessions_under_one_name_are_both_reported() -> None:
-    reported("sess = tf.Session()\nsess.run(a)\nsess = tf.Session()\nsess.run(b)\n", "unmigrated",
-             (2, 7), (4, 7))
+    NPU010.reported("sess = tf.Session()\nsess.run(a)\nsess = tf.Session()\nsess.run(b)\n", (2, 7),
+                    (4, 7))
 
 
 def test_shadowing_parameter_in_a_function_is_another_variable() -> None:
     before = "sess = tf.Session()\ndef train(sess):\n    sess.run(op)\ntrain(sess)\n"
     after = before + "sess.close()\n"
-    migrated(before, after, (2, 7))
+    NPU010.migrated(before, after, (2, 7))
 
 
 def test_not_a_tf_session() -> None:

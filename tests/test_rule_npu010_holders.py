@@ -7,14 +7,10 @@ of ``sess`` made the first ``actor.choose_action(s)`` of the training loop fail 
 
 from __future__ import annotations
 
-from npu_codemod.codemods.rule import guide_note
-from npu_codemod.plugins.rules.sess_run.npu010_session_close import SessionClose
-
-from support.rules import assert_migrates, assert_unchanged, run_rules, sites
+from support.rules import assert_migrates, run_rules, sites
+from support.session_close import close_reported
 
 RULES = {"NPU010"}
-CLOSE = "call close() on this session when training ends"
-GUIDE = guide_note(SessionClose())
 
 
 def inserted(holders: str) -> str:
@@ -210,56 +206,50 @@ def test_results_that_do_not_keep_the_session_are_not_holders() -> None:
     assert sites(findings) == [("NPU010", 8, 11, "migrated")]
 
 
-def reported(source: str, *expected: tuple[int, int, str]) -> None:
-    findings = assert_unchanged("import tensorflow as tf\n" + source, RULES)
-    assert [(f.line, f.column, f.status, f.message) for f in findings] == [
-        (line, column, "unmigrated", f"{CLOSE} ({why}){GUIDE}") for line, column, why in expected]
-
-
 def test_holder_appended_to_a_list_escapes() -> None:
-    reported("def build_population(n):\n"
-             "    sess = tf.Session()\n"
-             "    population = []\n"
-             "    for i in range(n):\n"
-             "        agent = make_agent(sess=sess, seed=i)\n"
-             "        population.append(agent)\n"
-             "    sess.run(tf.global_variables_initializer())\n"
-             "    evolve(population)\n",
-             (3, 11, "agent (built with sess) is stored in a container (population.append)"))
+    close_reported("def build_population(n):\n"
+                   "    sess = tf.Session()\n"
+                   "    population = []\n"
+                   "    for i in range(n):\n"
+                   "        agent = make_agent(sess=sess, seed=i)\n"
+                   "        population.append(agent)\n"
+                   "    sess.run(tf.global_variables_initializer())\n"
+                   "    evolve(population)\n",
+                   (3, 11, "agent (built with sess) is stored in a container (population.append)"))
 
 
 def test_holder_stored_returned_from_a_call_or_in_a_display_escapes() -> None:
-    reported("class Runner(object):\n"
-             "    def setup(self):\n"
-             "        sess = tf.Session()\n"
-             "        self.agent = Agent(sess)\n"
-             "        sess.run(init)\n",
-             (4, 15, "sess is passed to Agent(), whose result is stored on an attribute "
+    close_reported("class Runner(object):\n"
+                   "    def setup(self):\n"
+                   "        sess = tf.Session()\n"
+                   "        self.agent = Agent(sess)\n"
+                   "        sess.run(init)\n",
+                   (4, 15, "sess is passed to Agent(), whose result is stored on an attribute "
                      "(self.agent)"))
-    reported("def main():\n"
-             "    sess = tf.Session()\n"
-             "    actors = [Actor(sess, i) for i in range(4)]\n"
-             "    sess.run(init)\n",
-             (3, 11, "sess is passed to Actor(), whose result is stored in a container (actors)"))
+    close_reported("def main():\n"
+                   "    sess = tf.Session()\n"
+                   "    actors = [Actor(sess, i) for i in range(4)]\n"
+                   "    sess.run(init)\n",
+                   (3, 11, "sess is passed to Actor(), whose result is stored in a container (actors)"))
 
 
 def test_holder_used_in_a_nested_function_escapes() -> None:
-    reported("def main():\n"
-             "    sess = tf.Session()\n"
-             "    agent = Agent(sess)\n"
-             "    def on_step(obs):\n"
-             "        return agent.act(obs)\n"
-             "    env.run(on_step)\n",
-             (3, 11, "agent (built with sess) is used in a nested function"))
+    close_reported("def main():\n"
+                   "    sess = tf.Session()\n"
+                   "    agent = Agent(sess)\n"
+                   "    def on_step(obs):\n"
+                   "        return agent.act(obs)\n"
+                   "    env.run(on_step)\n",
+                   (3, 11, "agent (built with sess) is used in a nested function"))
 
 
 def test_holder_last_used_in_a_return_is_reported_with_its_name() -> None:
-    reported("def make_trained_agent():\n"
-             "    sess = tf.Session()\n"
-             "    agent = Agent(sess)\n"
-             "    agent.train()\n"
-             "    return agent\n",
-             (3, 11, "sess is last used through agent (built with it) in a "
+    close_reported("def make_trained_agent():\n"
+                   "    sess = tf.Session()\n"
+                   "    agent = Agent(sess)\n"
+                   "    agent.train()\n"
+                   "    return agent\n",
+                   (3, 11, "sess is last used through agent (built with it) in a "
                      "return/raise/break/continue statement (line 6); it leaves with them: close "
                      "it where the caller is done with them"))
 
@@ -284,14 +274,14 @@ def test_early_return_of_a_holder_is_not_closed_before() -> None:
 def test_holder_of_the_previous_iteration_used_before_the_new_session() -> None:
     """Closing at the end of each iteration would leave ``agent`` of the previous iteration
     with a closed session when the next one reports."""
-    reported("agent = None\n"
-             "for fold in range(5):\n"
-             "    if agent is not None:\n"
-             "        agent.report()\n"
-             "    sess = tf.Session()\n"
-             "    agent = Agent(sess)\n"
-             "    agent.train(fold)\n",
-             (6, 11, "agent (built with sess) is used on line 4 before it gets sess in the loop "
+    close_reported("agent = None\n"
+                   "for fold in range(5):\n"
+                   "    if agent is not None:\n"
+                   "        agent.report()\n"
+                   "    sess = tf.Session()\n"
+                   "    agent = Agent(sess)\n"
+                   "    agent.train(fold)\n",
+                   (6, 11, "agent (built with sess) is used on line 4 before it gets sess in the loop "
                      "that makes it, so it may still hold the one of the previous iteration"))
 
 
@@ -323,28 +313,28 @@ def test_a_function_of_the_file_that_keeps_its_parameter_makes_a_holder() -> Non
 def test_a_function_of_the_file_that_stores_its_parameter_elsewhere() -> None:
     """Its result is dropped, but it put the session in a global or on another object: the
     session escapes (a close after the last use of ``sess`` would break ``run_all()``)."""
-    reported("SESS = None\n"
-             "\n"
-             "def init_globals(sess):\n"
-             "    global SESS\n"
-             "    SESS = sess\n"
-             "\n"
-             "def attach(model, sess):\n"
-             "    model.sess = sess\n"
-             "\n"
-             "def main():\n"
-             "    sess = tf.Session()\n"
-             "    init_globals(sess)\n"
-             "    run_all()\n"
-             "\n"
-             "def fit():\n"
-             "    sess = tf.Session()\n"
-             "    model = Model()\n"
-             "    attach(model, sess)\n"
-             "    model.fit()\n",
-             (12, 11, "sess is kept by init_globals(), where SESS (built with sess) is declared "
+    close_reported("SESS = None\n"
+                   "\n"
+                   "def init_globals(sess):\n"
+                   "    global SESS\n"
+                   "    SESS = sess\n"
+                   "\n"
+                   "def attach(model, sess):\n"
+                   "    model.sess = sess\n"
+                   "\n"
+                   "def main():\n"
+                   "    sess = tf.Session()\n"
+                   "    init_globals(sess)\n"
+                   "    run_all()\n"
+                   "\n"
+                   "def fit():\n"
+                   "    sess = tf.Session()\n"
+                   "    model = Model()\n"
+                   "    attach(model, sess)\n"
+                   "    model.fit()\n",
+                   (12, 11, "sess is kept by init_globals(), where SESS (built with sess) is declared "
                       "global/nonlocal"),
-             (17, 11, "sess is kept by attach(), where sess is stored on an attribute (model.sess)"))
+                   (17, 11, "sess is kept by attach(), where sess is stored on an attribute (model.sess)"))
 
 
 def test_a_constructor_of_the_file_that_does_not_keep_the_session() -> None:
@@ -396,8 +386,8 @@ def test_the_name_index_finds_what_uses_finds() -> None:
 
 
 def test_setattr_stores_the_session() -> None:
-    reported("def main():\n"
-             "    sess = tf.Session()\n"
-             "    setattr(model, 'sess', sess)\n"
-             "    model.fit(x, y)\n",
-             (3, 11, "sess is kept by setattr(), where setattr() stores it on an object"))
+    close_reported("def main():\n"
+                   "    sess = tf.Session()\n"
+                   "    setattr(model, 'sess', sess)\n"
+                   "    model.fit(x, y)\n",
+                   (3, 11, "sess is kept by setattr(), where setattr() stores it on an object"))

@@ -9,15 +9,11 @@ the owning class's cleanup method, the end of the ``if __name__ == "__main__":``
 
 from __future__ import annotations
 
-from npu_codemod.codemods.rule import guide_note
-from npu_codemod.plugins.rules.sess_run.npu010_session_close import SessionClose
-
 from support.rules import assert_migrates, assert_unchanged, run_rules, sites
+from support.session_close import CLOSE, GUIDE, close_reported
 
 RULES = {"NPU010"}
 TF = "import tensorflow as tf\n"
-CLOSE = "call close() on this session when training ends"
-GUIDE = guide_note(SessionClose())
 INSERTED = ("inserted 'sess.close()' after the last statement using the session "
             "(Session.close() releases the NPU graph executor)")
 
@@ -125,31 +121,24 @@ def test_a_helper_returned_through_another_helper() -> None:
     assert sites(findings) == [("NPU010", 11, 11, "migrated")]
 
 
-def reported(source: str, *expected: tuple[int, int, str]) -> list:
-    findings = assert_unchanged(TF + source, RULES)
-    assert [(f.line, f.column, f.status, f.message) for f in findings] == [
-        (line, column, "unmigrated", f"{CLOSE} ({why}){GUIDE}") for line, column, why in expected]
-    return findings
-
-
 def test_returned_sessions_whose_callers_the_tool_cannot_see() -> None:
     """The reason says "returned" (a tuple used to be "stored in a container")."""
-    reported("def get_session():\n"
-             "    sess = tf.Session()\n"
-             "    return sess, sess.graph\n",
-             (3, 11, "sess is returned by get_session(): close it in the callers of "
+    close_reported("def get_session():\n"
+                   "    sess = tf.Session()\n"
+                   "    return sess, sess.graph\n",
+                   (3, 11, "sess is returned by get_session(): close it in the callers of "
                      "get_session(); it has no caller in this file"))
-    reported("class Model(object):\n"
-             "    def session(self):\n"
-             "        return tf.Session(graph=self.graph)\n",
-             (4, 15, "the session is returned by session(): close it in the callers of session(); "
+    close_reported("class Model(object):\n"
+                   "    def session(self):\n"
+                   "        return tf.Session(graph=self.graph)\n",
+                   (4, 15, "the session is returned by session(): close it in the callers of session(); "
                      "it is a method, decorated, or its name is used otherwise than in a call, so "
                      "the tool cannot see its callers"))
-    reported("def get_session():\n"
-             "    return tf.Session()\n"
-             "\n"
-             "hooks = [get_session]\n",
-             (3, 11, "the session is returned by get_session(): close it in the callers of "
+    close_reported("def get_session():\n"
+                   "    return tf.Session()\n"
+                   "\n"
+                   "hooks = [get_session]\n",
+                   (3, 11, "the session is returned by get_session(): close it in the callers of "
                      "get_session(); it is a method, decorated, or its name is used otherwise "
                      "than in a call, so the tool cannot see its callers"))
 
@@ -168,24 +157,24 @@ DQN_CLASS = '''class DeepQNetwork(object):
 
 
 def test_session_of_a_class_names_the_class_and_its_cleanup_method() -> None:
-    reported(DQN_CLASS,
-             (5, 20, "it is stored in an attribute, subscript or several names, so the tool "
+    close_reported(DQN_CLASS,
+                   (5, 20, "it is stored in an attribute, subscript or several names, so the tool "
                      "cannot see when training ends; add a close() method to DeepQNetwork that "
                      "calls self.sess.close(), and call it when training ends"))
     with_exit = DQN_CLASS + "\n    def __exit__(self, *exc):\n        self.writer.flush()\n"
-    reported(with_exit,
-             (5, 20, "it is stored in an attribute, subscript or several names, so the tool "
+    close_reported(with_exit,
+                   (5, 20, "it is stored in an attribute, subscript or several names, so the tool "
                      "cannot see when training ends; close it in DeepQNetwork.__exit__(): "
                      "self.sess.close()"))
-    reported("class Agent(object):\n"
-             "    def __init__(self):\n"
-             "        sess = tf.Session()\n"
-             "        sess.run(tf.global_variables_initializer())\n"
-             "        self.session = sess\n"
-             "\n"
-             "    def close(self):\n"
-             "        self.writer.close()\n",
-             (4, 15, "sess is stored on an attribute (self.session); close it in Agent.close(): "
+    close_reported("class Agent(object):\n"
+                   "    def __init__(self):\n"
+                   "        sess = tf.Session()\n"
+                   "        sess.run(tf.global_variables_initializer())\n"
+                   "        self.session = sess\n"
+                   "\n"
+                   "    def close(self):\n"
+                   "        self.writer.close()\n",
+                   (4, 15, "sess is stored on an attribute (self.session); close it in Agent.close(): "
                      "self.session.close()"))
 
 
@@ -243,11 +232,11 @@ def test_module_session_used_by_functions_names_the_main_block_and_the_join() ->
 
 
 def test_inline_session_in_a_script_names_the_main_block() -> None:
-    reported("K.set_session(tf.Session(config=config))\n"
-             "model = build_model()\n"
-             "\n"
-             "if __name__ == '__main__':\n"
-             "    model.fit(x, y, epochs=10)\n"
-             "    model.save('model.h5')\n",
-             (2, 14, "it is created inline as an argument; bind it to a name first; close it at the "
+    close_reported("K.set_session(tf.Session(config=config))\n"
+                   "model = build_model()\n"
+                   "\n"
+                   "if __name__ == '__main__':\n"
+                   "    model.fit(x, y, epochs=10)\n"
+                   "    model.save('model.h5')\n",
+                   (2, 14, "it is created inline as an argument; bind it to a name first; close it at the "
                      "end of the 'if __name__ == \"__main__\":' block (line 7)"))

@@ -8,15 +8,11 @@ with the join point named.
 
 from __future__ import annotations
 
-from npu_codemod.codemods.rule import guide_note
-from npu_codemod.plugins.rules.sess_run.npu010_session_close import SessionClose
-
-from support.rules import assert_migrates, assert_unchanged, run_rules, sites
+from support.rules import assert_migrates, run_rules, sites
+from support.session_close import close_reported
 
 RULES = {"NPU010"}
 TF = "import tensorflow as tf\n"
-CLOSE = "call close() on this session when training ends"
-GUIDE = guide_note(SessionClose())
 
 QUEUE_TRAINING = '''"""Train on TFRecords read through a queue."""
 import time
@@ -85,51 +81,45 @@ def test_queue_runners_joined_then_more_code() -> None:
         "with it (threads) (Session.close() releases the NPU graph executor)")
 
 
-def reported(source: str, line: int, column: int, why: str) -> None:
-    findings = assert_unchanged(TF + source, RULES)
-    assert [(f.line, f.column, f.status, f.message) for f in findings] == [
-        (line, column, "unmigrated", f"{CLOSE} ({why}){GUIDE}")]
-
-
 def test_queue_runners_never_joined() -> None:
     """The CIFAR-10 multi-GPU trainer: threads started, the result dropped, no coordinator."""
-    reported("def train():\n"
-             "    sess = tf.Session(config=tf.ConfigProto(allow_soft_placement=True))\n"
-             "    sess.run(init)\n"
-             "    tf.train.start_queue_runners(sess=sess)\n"
-             "    for step in range(FLAGS.max_steps):\n"
-             "        sess.run(train_op)\n"
-             "        if step % 1000 == 0:\n"
-             "            saver.save(sess, checkpoint_path, global_step=step)\n",
-             3, 11, "sess is used by queue-runner threads created on line 5, never joined in the "
-             "same block; keep the threads (threads = tf.train.start_queue_runners(sess=..., "
-             "coord=coord)) and close it after coord.request_stop() and coord.join(threads)")
+    close_reported("def train():\n"
+                   "    sess = tf.Session(config=tf.ConfigProto(allow_soft_placement=True))\n"
+                   "    sess.run(init)\n"
+                   "    tf.train.start_queue_runners(sess=sess)\n"
+                   "    for step in range(FLAGS.max_steps):\n"
+                   "        sess.run(train_op)\n"
+                   "        if step % 1000 == 0:\n"
+                   "            saver.save(sess, checkpoint_path, global_step=step)\n",
+                   (3, 11, "sess is used by queue-runner threads created on line 5, never joined in the "
+                   "same block; keep the threads (threads = tf.train.start_queue_runners(sess=..., "
+                   "coord=coord)) and close it after coord.request_stop() and coord.join(threads)"))
 
 
 def test_queue_runners_kept_but_not_joined_name_the_coordinator_join() -> None:
-    reported("def train():\n"
-             "    sess = tf.Session()\n"
-             "    COORD = tf.train.Coordinator()\n"
-             "    threads = tf.train.start_queue_runners(sess, COORD)\n"
-             "    for step in range(100):\n"
-             "        sess.run(train_op)\n"
-             "    COORD.request_stop()\n",
-             3, 11, "sess is used by queue-runner threads created on line 5, never joined in the "
-             "same block; close it after COORD.join(threads)")
+    close_reported("def train():\n"
+                   "    sess = tf.Session()\n"
+                   "    COORD = tf.train.Coordinator()\n"
+                   "    threads = tf.train.start_queue_runners(sess, COORD)\n"
+                   "    for step in range(100):\n"
+                   "        sess.run(train_op)\n"
+                   "    COORD.request_stop()\n",
+                   (3, 11, "sess is used by queue-runner threads created on line 5, never joined in the "
+                   "same block; close it after COORD.join(threads)"))
 
 
 def test_a_join_that_may_not_run_is_named() -> None:
-    reported("def train(wait):\n"
-             "    sess = tf.Session()\n"
-             "    coord = tf.train.Coordinator()\n"
-             "    threads = tf.train.start_queue_runners(sess=sess, coord=coord)\n"
-             "    sess.run(train_op)\n"
-             "    if wait:\n"
-             "        coord.join(threads)\n"
-             "    print('done')\n",
-             3, 11, "sess is used by queue-runner threads created on line 5; close it after "
-             "coord.join(threads) (line 8) once that join surely runs: it is inside an if, a "
-             "loop or a try body, so the tool does not close it there")
+    close_reported("def train(wait):\n"
+                   "    sess = tf.Session()\n"
+                   "    coord = tf.train.Coordinator()\n"
+                   "    threads = tf.train.start_queue_runners(sess=sess, coord=coord)\n"
+                   "    sess.run(train_op)\n"
+                   "    if wait:\n"
+                   "        coord.join(threads)\n"
+                   "    print('done')\n",
+                   (3, 11, "sess is used by queue-runner threads created on line 5; close it after "
+                   "coord.join(threads) (line 8) once that join surely runs: it is inside an if, a "
+                   "loop or a try body, so the tool does not close it there"))
 
 
 def test_coordinator_join_without_threads_joins_registered_queue_runners() -> None:
@@ -199,16 +189,16 @@ def test_holders_handed_to_threads_are_closed_after_the_join() -> None:
 
 
 def test_holder_handed_to_a_thread_never_joined() -> None:
-    reported("from threading import Thread\n"
-             "def main():\n"
-             "    sess = tf.Session()\n"
-             "    server = InferenceServer(sess, port=8080)\n"
-             "    t = Thread(target=server.serve_forever)\n"
-             "    t.daemon = True\n"
-             "    t.start()\n"
-             "    sess.run(warmup_op)\n",
-             4, 11, "sess is used by a thread created on line 6, never joined in the same block; "
-             "close it after the threads are joined (t.join())")
+    close_reported("from threading import Thread\n"
+                   "def main():\n"
+                   "    sess = tf.Session()\n"
+                   "    server = InferenceServer(sess, port=8080)\n"
+                   "    t = Thread(target=server.serve_forever)\n"
+                   "    t.daemon = True\n"
+                   "    t.start()\n"
+                   "    sess.run(warmup_op)\n",
+                   (4, 11, "sess is used by a thread created on line 6, never joined in the same block; "
+                   "close it after the threads are joined (t.join())"))
 
 
 def test_session_passed_to_threads_in_a_comprehension_and_an_inline_thread() -> None:
@@ -222,13 +212,13 @@ def test_session_passed_to_threads_in_a_comprehension_and_an_inline_thread() -> 
               "    print('ok')\n")
     after = before.replace("in workers]\n", "in workers]\n    sess.close()\n")
     assert sites(assert_migrates(TF + before, TF + after, RULES)) == [("NPU010", 4, 11, "migrated")]
-    reported("import threading\n"
-             "def main():\n"
-             "    sess = tf.Session()\n"
-             "    threading.Thread(target=work, kwargs={'sess': sess}).start()\n"
-             "    sess.run(op)\n",
-             4, 11, "sess is used by a thread created on line 5, never joined in the same block; "
-             "keep the thread, join it, and close it after the threads are joined")
+    close_reported("import threading\n"
+                   "def main():\n"
+                   "    sess = tf.Session()\n"
+                   "    threading.Thread(target=work, kwargs={'sess': sess}).start()\n"
+                   "    sess.run(op)\n",
+                   (4, 11, "sess is used by a thread created on line 5, never joined in the same block; "
+                   "keep the thread, join it, and close it after the threads are joined"))
 
 
 def test_a_started_holder_is_a_thread() -> None:
@@ -243,9 +233,9 @@ def test_a_started_holder_is_a_thread() -> None:
               "    print('ok')\n")
     after = before.replace("runner.join()\n", "runner.join()\n    sess.close()\n")
     assert sites(assert_migrates(TF + before, TF + after, RULES)) == [("NPU010", 3, 11, "migrated")]
-    reported(before.replace("    runner.join()\n", ""), 3, 11,
-             "sess is used by a thread (runner.start()) created on line 5, never joined in the "
-             "same block; close it after the threads are joined (runner.join())")
+    close_reported(before.replace("    runner.join()\n", ""), (3, 11,
+                   "sess is used by a thread (runner.start()) created on line 5, never joined in the "
+                   "same block; close it after the threads are joined (runner.join())"))
 
 
 def test_no_close_before_a_return_while_the_threads_run() -> None:
@@ -270,24 +260,24 @@ def test_no_close_before_a_return_while_the_threads_run() -> None:
 
 def test_default_session_queue_runners_without_a_session_argument() -> None:
     """``tf.train.start_queue_runners()`` runs on the default session: an InteractiveSession."""
-    reported("sess = tf.InteractiveSession()\n"
-             "tf.global_variables_initializer().run()\n"
-             "tf.train.start_queue_runners()\n"
-             "for i in range(100):\n"
-             "    train_step.run()\n",
-             2, 7, "sess is used by queue-runner threads created on line 4, never joined in the "
-             "same block; keep the threads (threads = tf.train.start_queue_runners(sess=..., "
-             "coord=coord)) and close it after coord.request_stop() and coord.join(threads)")
+    close_reported("sess = tf.InteractiveSession()\n"
+                   "tf.global_variables_initializer().run()\n"
+                   "tf.train.start_queue_runners()\n"
+                   "for i in range(100):\n"
+                   "    train_step.run()\n",
+                   (2, 7, "sess is used by queue-runner threads created on line 4, never joined in the "
+                   "same block; keep the threads (threads = tf.train.start_queue_runners(sess=..., "
+                   "coord=coord)) and close it after coord.request_stop() and coord.join(threads)"))
 
 
 def test_a_function_of_the_file_that_starts_threads_on_its_parameter() -> None:
-    reported("import threading\n"
-             "def start_feeders(sess, n):\n"
-             "    for i in range(n):\n"
-             "        threading.Thread(target=feed, args=(sess, i)).start()\n"
-             "\n"
-             "def main():\n"
-             "    sess = tf.Session()\n"
-             "    start_feeders(sess, 4)\n"
-             "    sess.run(train_op)\n",
-             8, 11, "sess is used by threads that start_feeders() starts and does not join")
+    close_reported("import threading\n"
+                   "def start_feeders(sess, n):\n"
+                   "    for i in range(n):\n"
+                   "        threading.Thread(target=feed, args=(sess, i)).start()\n"
+                   "\n"
+                   "def main():\n"
+                   "    sess = tf.Session()\n"
+                   "    start_feeders(sess, 4)\n"
+                   "    sess.run(train_op)\n",
+                   (8, 11, "sess is used by threads that start_feeders() starts and does not join"))

@@ -11,16 +11,13 @@ import pytest
 from npu_codemod.plugins.rules._toolkit import class_facts
 from npu_codemod.testing import assert_migrates, assert_reports, run_rules, sites
 
+from support.rules import messages
+
 RULES = {"NPU001", "NPU011"}
 HEADER = "from npu_bridge.npu_init import *\n"
 GUIDE = ("(guide: Estimator migration: the run configuration (npu_run_config_init), "
          "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu011-estimator-run-config)")
 
-
-
-def messages(findings: list, rule_id: str = "NPU011") -> list[str]:
-    """The messages of ``rule_id``'s findings, by site."""
-    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == rule_id]
 
 
 TRAIN = '''\
@@ -43,8 +40,8 @@ def test_the_config_argument_is_wrapped_in_npu_run_config_init():
         "config=run_config,", "config=npu_run_config_init(run_config=run_config),")
     findings = assert_migrates(RULES, TRAIN, after, findings=[
         ("NPU001", 2, 0, "migrated"), ("NPU011", 9, 16, "migrated")])
-    assert messages(findings) == ["wrapped config in npu_run_config_init(run_config=...)"]
-    assert messages(run_rules(RULES, after).findings) == ["config is npu_run_config_init(...)"]
+    assert messages(findings, "NPU011") == ["wrapped config in npu_run_config_init(run_config=...)"]
+    assert messages(run_rules(RULES, after).findings, "NPU011") == ["config is npu_run_config_init(...)"]
 
 
 def test_an_estimator_without_config_gets_one():
@@ -54,7 +51,7 @@ def test_an_estimator_without_config_gets_one():
                                     "model_dir=FLAGS.model_dir, config=npu_run_config_init())")
     findings = assert_migrates(RULES, before, after, findings=[
         ("NPU001", 1, 0, "migrated"), ("NPU011", 3, 12, "migrated")])
-    assert messages(findings) == ["added config=npu_run_config_init()"]
+    assert messages(findings, "NPU011") == ["added config=npu_run_config_init()"]
 
 
 def test_a_positional_config_is_wrapped_in_place():
@@ -70,7 +67,7 @@ def test_config_none_becomes_npu_run_config_init():
     after = HEADER + before.replace("config=None", "config=npu_run_config_init()")
     findings = assert_migrates(RULES, before, after, findings=[("NPU001", 1, 0, "migrated"),
                                                                ("NPU011", 3, 12, "migrated")])
-    assert messages(findings) == ["replaced config=None with npu_run_config_init()"]
+    assert messages(findings, "NPU011") == ["replaced config=None with npu_run_config_init()"]
 
 
 def test_a_config_that_already_is_npu_run_config_init_is_never_wrapped_again():
@@ -79,7 +76,7 @@ def test_a_config_that_already_is_npu_run_config_init_is_never_wrapped_again():
                        "    model_fn, config=npu_run_config_init(run_config=tf.estimator.RunConfig()))\n")
     findings = assert_reports(RULES, source, findings=[("NPU001", 1, 0, "migrated"),
                                                        ("NPU011", 4, 12, "migrated")])
-    assert messages(findings) == ["config is npu_run_config_init(...)"]
+    assert messages(findings, "NPU011") == ["config is npu_run_config_init(...)"]
 
 
 @pytest.mark.parametrize("binding", [
@@ -159,7 +156,7 @@ def test_a_premade_estimator_with_config_possibly_positional_is_reported():
     source = ("import tensorflow as tf\n\nclassifier = tf.estimator.DNNClassifier(\n"
               "    units, columns, model_dir, 2, None, None, 'Adagrad', tf.nn.relu, 0.1, None, cfg)\n")
     findings = assert_reports(RULES, source, findings=[("NPU011", 3, 13, "unmigrated")])
-    assert messages(findings) == [("config may be passed positionally: pass it as "
+    assert messages(findings, "NPU011") == [("config may be passed positionally: pass it as "
                                    f"config=npu_run_config_init(run_config=<the run config>) {GUIDE}")]
 
 
@@ -170,7 +167,7 @@ def test_a_config_that_may_come_in_kwargs_is_reported_an_explicit_one_wrapped():
     after = HEADER + before.replace("config=config,", "config=npu_run_config_init(run_config=config),")
     findings = assert_migrates(RULES, before, after, findings=[
         ("NPU001", 1, 0, "migrated"), ("NPU011", 3, 4, "unmigrated"), ("NPU011", 4, 4, "migrated")])
-    assert messages(findings)[0].startswith("config may come in the unpacked arguments: pass "
+    assert messages(findings, "NPU011")[0].startswith("config may come in the unpacked arguments: pass "
                                             "config=npu_run_config_init(run_config=<the run config>)")
 
 
@@ -264,7 +261,7 @@ def main(flags, run_config):
     findings = assert_migrates(RULES, before, after, facts=FACTS, path="run_classifier.py", findings=[
         ("NPU001", 1, 0, "migrated"), ("NPU011", 8, 14, "migrated"), ("NPU011", 9, 14, "migrated"),
         ("NPU011", 10, 12, "unmigrated"), ("NPU011", 11, 15, "migrated")])
-    assert messages(findings)[2] == ("FixedEstimator.__init__ takes no config: pass config through "
+    assert messages(findings, "NPU011")[2] == ("FixedEstimator.__init__ takes no config: pass config through "
                                      f"to the Estimator so it can take npu_run_config_init() {GUIDE}")
 
 

@@ -7,14 +7,13 @@ import pytest
 from npu_codemod.plugins.rules._toolkit import class_facts
 from npu_codemod.testing import assert_migrates, assert_reports
 
+from support.rules import messages
+from support.tpu_towers import OPTIMIZATION
+
 RULES = {"NPU001", "NPU012"}
 HEADER = "from npu_bridge.npu_init import *\n"
 GUIDE = ("(guide: Estimator migration: TPUEstimator, "
          "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu012-tpu-estimator)")
-
-
-def messages(findings: list) -> list[str]:
-    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == "NPU012"]
 
 
 def test_the_switches_are_set_added_and_name_the_old_value():
@@ -32,7 +31,7 @@ estimator = tf.contrib.tpu.TPUEstimator(
         "eval_on_tpu=True)", "eval_on_tpu=False, export_to_tpu=False)")
     findings = assert_migrates(RULES, before, after, findings=[("NPU001", 1, 0, "migrated"),
                                                                ("NPU012", 3, 12, "migrated")])
-    assert messages(findings) == ["set use_tpu=False (was FLAGS.use_tpu), eval_on_tpu=False (was True) "
+    assert messages(findings, "NPU012") == ["set use_tpu=False (was FLAGS.use_tpu), eval_on_tpu=False (was True) "
                                   "and added export_to_tpu=False: the TPU is switched off on the NPU"]
 
 
@@ -40,7 +39,7 @@ def test_a_tpu_estimator_that_is_already_off_is_migrated_as_it_is():
     source = ("import tensorflow as tf\n\nestimator = tf.compat.v1.estimator.tpu.TPUEstimator(\n"
               "    model_fn, use_tpu=False, eval_on_tpu=False, export_to_tpu=False)\n")
     findings = assert_reports(RULES, source, findings=[("NPU012", 3, 12, "migrated")])
-    assert messages(findings) == ["use_tpu, eval_on_tpu and export_to_tpu are False"]
+    assert messages(findings, "NPU012") == ["use_tpu, eval_on_tpu and export_to_tpu are False"]
 
 
 def test_a_positional_use_tpu_is_switched_off_in_place():
@@ -50,7 +49,7 @@ def test_a_positional_use_tpu_is_switched_off_in_place():
     after = HEADER + before.replace("params, True)", "params, False, eval_on_tpu=False, export_to_tpu=False)")
     findings = assert_migrates(RULES, before, after, findings=[("NPU001", 1, 0, "migrated"),
                                                                ("NPU012", 3, 12, "migrated")])
-    assert messages(findings)[0].startswith("set use_tpu=False (was True) and added eval_on_tpu=False")
+    assert messages(findings, "NPU012")[0].startswith("set use_tpu=False (was True) and added eval_on_tpu=False")
 
 
 def test_switches_that_may_come_in_kwargs_are_reported():
@@ -59,32 +58,16 @@ def test_switches_that_may_come_in_kwargs_are_reported():
     findings = assert_reports(RULES, source, findings=[("NPU012", 3, 12, "unmigrated"),
                                                        ("NPU012", 3, 12, "unmigrated"),
                                                        ("NPU012", 3, 12, "migrated")])
-    assert sorted(messages(findings)) == [
+    assert sorted(messages(findings, "NPU012")) == [
         f"eval_on_tpu may come in the unpacked arguments: pass eval_on_tpu=False explicitly {GUIDE}",
         f"export_to_tpu may come in the unpacked arguments: pass export_to_tpu=False explicitly {GUIDE}",
         "use_tpu is False"]
 
 
-OPTIMIZATION = '''\
-"""Functions and classes related to optimization (weight updates)."""
-import tensorflow as tf
-
-
-def create_optimizer(loss, init_lr, num_train_steps, num_warmup_steps, use_tpu):
-  global_step = tf.train.get_or_create_global_step()
-  optimizer = AdamWeightDecayOptimizer(learning_rate=init_lr, weight_decay_rate=0.01)
-  if use_tpu:
-    optimizer = tf.contrib.tpu.CrossShardOptimizer(optimizer)
-  tvars = tf.trainable_variables()
-  grads = tf.gradients(loss, tvars)
-  return optimizer.apply_gradients(zip(grads, tvars), global_step=global_step)
-'''
-
-
 def test_the_cross_shard_optimizer_is_reported_with_the_optimizer_to_use():
     findings = assert_reports(RULES, OPTIMIZATION, path="optimization.py",
                               findings=[("NPU012", 9, 16, "unmigrated")])
-    assert messages(findings) == [
+    assert messages(findings, "NPU012") == [
         "TPU-only: remove tf.contrib.tpu.CrossShardOptimizer for the NPU and use `optimizer` "
         f"directly (the NPU needs no cross-shard optimizer) {GUIDE}"]
 
@@ -109,7 +92,7 @@ def test_the_cross_shard_optimizer_is_reported_with_the_optimizer_to_use():
 def test_tpu_only_calls_are_reported(call: str, message: str):
     source = f"import tensorflow as tf\n\nresult = {call}\n"
     findings = assert_reports(RULES, source, findings=[("NPU012", 3, 9, "unmigrated")])
-    assert messages(findings) == [f"{message} {GUIDE}"]
+    assert messages(findings, "NPU012") == [f"{message} {GUIDE}"]
 
 
 @pytest.mark.parametrize("source", [
@@ -153,6 +136,6 @@ pod = PodEstimator(model_fn, run_config)
     findings = assert_migrates(RULES, before, after, facts=FACTS, findings=[
         ("NPU001", 1, 0, "migrated"), ("NPU012", 5, 12, "migrated"), ("NPU012", 6, 6, "unmigrated"), ("NPU012", 6, 6, "unmigrated"),
         ("NPU012", 6, 6, "unmigrated")])
-    assert messages(findings)[1:] == [
+    assert messages(findings, "NPU012")[1:] == [
         f"PodEstimator.__init__ takes no {flag}: pass {flag}=False to the TPUEstimator it builds {GUIDE}"
         for flag in ("use_tpu", "eval_on_tpu", "export_to_tpu")]

@@ -6,14 +6,12 @@ import pytest
 
 from npu_codemod.testing import assert_migrates, assert_reports
 
+from support.rules import messages
+
 RULES = {"NPU001", "NPU013"}
 HEADER = "from npu_bridge.npu_init import *\n"
 GUIDE = ("(guide: Estimator migration: the run configuration (save_summary_steps), "
          "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu013-run-config-summary)")
-
-
-def messages(findings: list) -> list[str]:
-    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == "NPU013"]
 
 
 @pytest.mark.parametrize("imports, spelled", [
@@ -29,7 +27,7 @@ def test_a_run_config_without_the_setting_gets_save_summary_steps_0(imports: str
     after = HEADER + before.replace("=1000)", "=1000, save_summary_steps=0)")
     findings = assert_migrates(RULES, before, after, findings=[("NPU001", 1, 0, "migrated"),
                                                                ("NPU013", 3, 9, "migrated")])
-    assert messages(findings) == ["added save_summary_steps=0 (no per-step summaries on the NPU, "
+    assert messages(findings, "NPU013") == ["added save_summary_steps=0 (no per-step summaries on the NPU, "
                                   "as Ascend's tool sets)"]
 
 
@@ -42,7 +40,7 @@ def test_a_run_config_without_the_setting_gets_save_summary_steps_0(imports: str
 def test_summaries_that_are_off_are_migrated_as_they_are(call: str, value: str):
     findings = assert_reports(RULES, f"import tensorflow as tf\n\nconfig = {call}\n",
                               findings=[("NPU013", 3, 9, "migrated")])
-    assert messages(findings) == [f"save_summary_steps={value} is set: no per-step summaries"]
+    assert messages(findings, "NPU013") == [f"save_summary_steps={value} is set: no per-step summaries"]
 
 
 @pytest.mark.parametrize("call, value", [
@@ -54,14 +52,14 @@ def test_summaries_that_are_off_are_migrated_as_they_are(call: str, value: str):
 def test_an_explicit_value_is_kept_and_reported(call: str, value: str):
     findings = assert_reports(RULES, f"import tensorflow as tf\n\nconfig = {call}\n",
                               findings=[("NPU013", 3, 9, "unmigrated")])
-    assert messages(findings) == [f"per-step summaries: set save_summary_steps=0 unless you need "
+    assert messages(findings, "NPU013") == [f"per-step summaries: set save_summary_steps=0 unless you need "
                                   f"them on the NPU (now: save_summary_steps={value}) {GUIDE}"]
 
 
 def test_unpacked_arguments_are_reported():
     findings = assert_reports(RULES, "import tensorflow as tf\n\nconfig = tf.estimator.RunConfig(**cfg)\n",
                               findings=[("NPU013", 3, 9, "unmigrated")])
-    assert messages(findings)[0].startswith("save_summary_steps may come in the unpacked arguments")
+    assert messages(findings, "NPU013")[0].startswith("save_summary_steps may come in the unpacked arguments")
 
 
 def test_a_run_config_of_another_library_is_left_alone():

@@ -6,14 +6,10 @@ import pytest
 
 from npu_codemod.testing import assert_migrates, assert_reports, run_rules
 
-from support.packs import BOTH_REPO, HOROVOD_REPO, HVD, INIT, message_of
+from support.packs import BOTH_REPO, HOROVOD_REPO, HVD, INIT, message_of, pack_migrates
 
 RULES = {"NPU022"}
 PINNING = "removed the GPU pinning to the local rank: GPU pinning has no meaning on the NPU"
-
-
-def migrated(before: str, after: str, **kwargs) -> list:
-    return assert_migrates(RULES, HVD + before, INIT + HVD + after, facts=HOROVOD_REPO, **kwargs)
 
 
 @pytest.mark.parametrize("horovod, npu", [
@@ -23,8 +19,8 @@ def migrated(before: str, after: str, **kwargs) -> list:
     ("hvd.local_size()", "get_npu_local_rank_size()"),
 ])
 def test_each_topology_call_becomes_the_npu_one(horovod: str, npu: str) -> None:
-    findings = migrated(f"value = {horovod}\n", f"value = {npu}\n",
-                        findings=[("NPU022", 3, 8, "migrated")])
+    findings = pack_migrates(RULES, f"value = {horovod}\n", f"value = {npu}\n",
+                             findings=[("NPU022", 3, 8, "migrated")])
     assert findings[0].message == f"replaced {horovod} with {npu}"
 
 
@@ -45,7 +41,7 @@ if get_npu_rank_id() == 0:
     saver.save(sess, os.path.join(FLAGS.model_dir, "rank%d" % get_npu_rank_id()))
 verbose = 1 if get_npu_rank_id() == 0 else 0
 '''
-    findings = migrated(before, after)
+    findings = pack_migrates(RULES, before, after)
     assert len(findings) == 7 and {f.status for f in findings} == {"migrated"}
 
 
@@ -56,7 +52,7 @@ def test_in_the_expressions_of_f_strings() -> None:
     after = ('checkpoint = f"/tmp/model-{get_npu_rank_id()}/ckpt"\n'
              'logging.info(f"worker {get_npu_rank_id():02d} of {get_npu_rank_size()} {{braces}} {name!r}")\n'
              "text = f'''rank\n{get_npu_local_rank_id()}'''\n")
-    findings = migrated(before, after, findings=[
+    findings = pack_migrates(RULES, before, after, findings=[
         ("NPU022", 3, 27, "migrated"), ("NPU022", 4, 23, "migrated"), ("NPU022", 4, 43, "migrated"),
         ("NPU022", 6, 1, "migrated")])
     assert findings[0].message == "replaced hvd.rank() with get_npu_rank_id() in an f-string"
@@ -72,7 +68,7 @@ def test_strings_that_only_mention_the_names_stay(source: str) -> None:
 
 
 def test_a_name_not_called_is_respelled_too() -> None:
-    findings = migrated("rank_of = hvd.rank\n", "rank_of = get_npu_rank_id\n")
+    findings = pack_migrates(RULES, "rank_of = hvd.rank\n", "rank_of = get_npu_rank_id\n")
     assert findings[0].message == "replaced hvd.rank with get_npu_rank_id"
 
 
@@ -108,9 +104,10 @@ config.gpu_options.allow_growth = True
 
 
 def test_other_gpu_settings_with_the_rank_are_respelled() -> None:
-    migrated("gpu_options = tf.GPUOptions(visible_device_list=str(hvd.local_rank()))\n",
-             "gpu_options = tf.GPUOptions(visible_device_list=str(get_npu_local_rank_id()))\n",
-             findings=[("NPU022", 3, 52, "migrated")])
+    pack_migrates(RULES,
+                  "gpu_options = tf.GPUOptions(visible_device_list=str(hvd.local_rank()))\n",
+                  "gpu_options = tf.GPUOptions(visible_device_list=str(get_npu_local_rank_id()))\n",
+                  findings=[("NPU022", 3, 52, "migrated")])
 
 
 def test_a_second_run_reports_the_npu_calls_as_migrated() -> None:

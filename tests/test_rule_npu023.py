@@ -7,14 +7,19 @@ import pytest
 
 from npu_codemod.testing import assert_migrates, assert_reports, run_rules
 
-from support.packs import BOTH_REPO, HOROVOD_REPO, HVD, INIT, STRATEGY_REPO, message_of, repository_facts
+from support.packs import (
+    BOTH_REPO,
+    HOROVOD_REPO,
+    HVD,
+    INIT,
+    STRATEGY_REPO,
+    message_of,
+    pack_migrates,
+    repository_facts,
+)
 
 RULES = {"NPU023"}
 KERAS_HVD = "import tensorflow as tf\nimport horovod.tensorflow.keras as hvd\n"
-
-
-def migrated(before: str, after: str, header: str = HVD, **kwargs) -> list:
-    return assert_migrates(RULES, header + before, INIT + header + after, facts=HOROVOD_REPO, **kwargs)
 
 
 @pytest.mark.parametrize("arguments, kept", [
@@ -29,16 +34,17 @@ def migrated(before: str, after: str, header: str = HVD, **kwargs) -> list:
     ("tf.train.AdamOptimizer(  # Adam\n        1e-3), op=hvd.Average", "tf.train.AdamOptimizer(  # Adam\n        1e-3)"),
 ])
 def test_the_optimizer_is_wrapped_and_default_arguments_are_dropped(arguments: str, kept: str) -> None:
-    findings = migrated(f"opt = hvd.DistributedOptimizer({arguments})\n",
-                        f"opt = npu_distributed_optimizer_wrapper({kept})\n",
-                        findings=[("NPU023", 3, 6, "migrated")])
+    findings = pack_migrates(RULES, f"opt = hvd.DistributedOptimizer({arguments})\n",
+                             f"opt = npu_distributed_optimizer_wrapper({kept})\n",
+                             findings=[("NPU023", 3, 6, "migrated")])
     assert findings[0].message.startswith(
         "replaced hvd.DistributedOptimizer(...) with npu_distributed_optimizer_wrapper(...)")
 
 
 def test_the_message_names_the_dropped_defaults() -> None:
-    findings = migrated("opt = hvd.DistributedOptimizer(opt, compression=hvd.Compression.none)\n",
-                        "opt = npu_distributed_optimizer_wrapper(opt)\n")
+    findings = pack_migrates(RULES,
+                             "opt = hvd.DistributedOptimizer(opt, compression=hvd.Compression.none)\n",
+                             "opt = npu_distributed_optimizer_wrapper(opt)\n")
     assert findings[0].message == (
         "replaced hvd.DistributedOptimizer(...) with npu_distributed_optimizer_wrapper(...) "
         "(dropped compression=hvd.Compression.none: Horovod's defaults)")
@@ -46,9 +52,10 @@ def test_the_message_names_the_dropped_defaults() -> None:
 
 def test_the_keras_module_and_its_own_argument_order() -> None:
     # Horovod's Keras DistributedOptimizer has no use_locking: its 3rd parameter is device_dense.
-    migrated("opt = hvd.DistributedOptimizer(tf.keras.optimizers.Adam(0.001), None, '')\n",
-             "opt = npu_distributed_optimizer_wrapper(tf.keras.optimizers.Adam(0.001))\n",
-             header=KERAS_HVD)
+    pack_migrates(RULES,
+                  "opt = hvd.DistributedOptimizer(tf.keras.optimizers.Adam(0.001), None, '')\n",
+                  "opt = npu_distributed_optimizer_wrapper(tf.keras.optimizers.Adam(0.001))\n",
+                  header=KERAS_HVD)
 
 
 @pytest.mark.parametrize("arguments, named", [

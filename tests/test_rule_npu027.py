@@ -7,7 +7,15 @@ import pytest
 
 from npu_codemod.testing import assert_migrates, assert_reports, run_rules
 
-from support.packs import BOTH_REPO, HOROVOD_REPO, INIT, STRATEGY_REPO, message_of, repository_facts
+from support.packs import (
+    BOTH_REPO,
+    HOROVOD_REPO,
+    INIT,
+    STRATEGY_REPO,
+    message_of,
+    pack_migrates,
+    repository_facts,
+)
 
 RULES = {"NPU027"}
 TF = "import tensorflow as tf\n"
@@ -16,10 +24,6 @@ KERAS = TF + "model = tf.keras.Sequential([tf.keras.layers.Dense(10)])\n"
 UNKNOWN = (".train() is not shown to train an Estimator or a Keras model this repository builds, "
            "so it is left alone: if it does, pass callbacks=npu_callbacks_append(callbacks_list=...) "
            "(Keras) or hooks=npu_hooks_append(hooks_list=...) (Estimator)")
-
-
-def migrated(header: str, before: str, after: str, facts=HOROVOD_REPO, **kwargs) -> list:
-    return assert_migrates(RULES, header + before, INIT + header + after, facts=facts, **kwargs)
 
 
 @pytest.mark.parametrize("before, after", [
@@ -35,7 +39,7 @@ def migrated(header: str, before: str, after: str, facts=HOROVOD_REPO, **kwargs)
      "estimator.train(train_input_fn, hooks=npu_hooks_append(hooks_list=hooks + [bcast_hook]))\n"),
 ])
 def test_estimator_train_gets_the_npu_hooks(before: str, after: str) -> None:
-    migrated(ESTIMATOR, before, after, findings=[("NPU027", 3, 0, "migrated")])
+    pack_migrates(RULES, before, after, header=ESTIMATOR, findings=[("NPU027", 3, 0, "migrated")])
 
 
 @pytest.mark.parametrize("before, after", [
@@ -47,7 +51,7 @@ def test_estimator_train_gets_the_npu_hooks(before: str, after: str) -> None:
      "spec = tf.compat.v1.estimator.TrainSpec(input_fn=train_input_fn, hooks=npu_hooks_append())\n"),
 ])
 def test_train_and_eval_specs_get_the_npu_hooks(before: str, after: str) -> None:
-    migrated(TF, before, after, findings=[("NPU027", 2, 7, "migrated")])
+    pack_migrates(RULES, before, after, header=TF, findings=[("NPU027", 2, 7, "migrated")])
 
 
 @pytest.mark.parametrize("before, after", [
@@ -60,7 +64,7 @@ def test_train_and_eval_specs_get_the_npu_hooks(before: str, after: str) -> None
      "model.fit_generator(batches, 100, 3, 1, npu_callbacks_append(callbacks_list=[checkpoint]))\n"),
 ])
 def test_keras_fit_gets_the_npu_callbacks(before: str, after: str) -> None:
-    migrated(KERAS, before, after, findings=[("NPU027", 3, 0, "migrated")])
+    pack_migrates(RULES, before, after, header=KERAS, findings=[("NPU027", 3, 0, "migrated")])
 
 
 def test_a_second_run_and_a_name_bound_to_the_append_call_are_migrated() -> None:
@@ -80,7 +84,8 @@ def test_a_second_run_and_a_name_bound_to_the_append_call_are_migrated() -> None
 ])
 def test_every_estimator_class(built: str) -> None:
     header = TF + "from npu_bridge.estimator.npu import npu_estimator\n" + f"est = {built}\n"
-    migrated(header, "est.train(input_fn)\n", "est.train(input_fn, hooks=npu_hooks_append())\n")
+    pack_migrates(RULES, "est.train(input_fn)\n",
+                  "est.train(input_fn, hooks=npu_hooks_append())\n", header=header)
 
 
 SUBCLASS = '''\
@@ -202,8 +207,9 @@ def test_nothing_happens_outside_a_distributed_repository() -> None:
 
 
 def test_a_strategy_repository_gets_the_hooks_too() -> None:
-    migrated(ESTIMATOR, "estimator.train(input_fn)\n", "estimator.train(input_fn, hooks=npu_hooks_append())\n",
-             facts=STRATEGY_REPO)
+    pack_migrates(RULES, "estimator.train(input_fn)\n",
+                  "estimator.train(input_fn, hooks=npu_hooks_append())\n", header=ESTIMATOR,
+                  facts=STRATEGY_REPO)
 
 
 def test_both_modes_and_unpacked_arguments_are_reported() -> None:

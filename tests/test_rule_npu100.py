@@ -13,54 +13,21 @@ from npu_codemod.api import FileContext, Reference, Rule
 from npu_codemod.codemods.api_sites import ApiSites, readiness
 from npu_codemod.codemods.engine import Engine
 from npu_codemod.plugins.manager import load_plugins
-from npu_codemod.plugins.rules._toolkit import support_list
 from npu_codemod.plugins.rules.audit.npu100_api_support import ApiSupport
-from npu_codemod.plugins.rules.audit.owners import OWNERS
-from npu_codemod.testing import assert_migrates, assert_reports, engine_of_ids, run_rules
+from npu_codemod.testing import assert_migrates, assert_reports, run_rules
 
-AUDIT = {"NPU100"}
-GUIDE = (" (guide: Ascend's TF 1.15 API support list, "
-         "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu100-api-support)")
-
-
-def deprecated(api: str) -> str:
-    return (f"deprecated in TF 1.15: replace {api} with its public TF 1.15 equivalent before "
-            f"migrating, or the migration may fail{GUIDE}")
-
-
-def unsupported(api: str) -> str:
-    return f"not supported on Ascend and no migration path: replace {api}{GUIDE}"
-
-
-def under_analysis(api: str) -> str:
-    return f"support on Ascend is not established: test {api} on the NPU{GUIDE}"
-
-
-def owner_miss(api: str) -> str:
-    """The finding at a use whose owning rules were all off: it names them and the opt-in."""
-    rules = OWNERS[support_list().lookup(api)[0]].rules
-    return (f"Ascend migrates {api}, and npu-codemod's {' or '.join(rules)} does, but it was off "
-            f"in this run: turn it on (--rules default,{','.join(rules)}) or migrate it as the "
-            f"guide says{GUIDE}")
-
-
-OPT_IN = "npu-codemod migrates this with `--rules default,distributed`"
-
-
-def pack_off(message: str) -> str:
-    """A Horovod site's message while the distributed pack is off: it names the opt-in."""
-    return message.replace(GUIDE, f"; {OPT_IN}{GUIDE}")
-
-
-def messages(findings) -> list[tuple[int, str]]:
-    return sorted((f.line, f.message) for f in findings if f.rule_id == "NPU100")
-
-
-def counted(rule_ids: set[str], source: str, path: str = "train.py") -> Counter:
-    """(api, status, covered) -> sites, as the file's outcome carries them."""
-    outcome = engine_of_ids(frozenset(rule_ids)).process(source.encode(), path)
-    return Counter({(row.api, row.status, row.covered): row.sites for row in outcome.api_sites})
-
+from support.audit import (
+    AUDIT,
+    GUIDE,
+    OPT_IN,
+    audit_messages,
+    counted,
+    deprecated,
+    owner_miss,
+    pack_off,
+    under_analysis,
+    unsupported,
+)
 
 SLIM_TOWER = '''"""Inception-style towers, written with TF-slim as the 2017 model zoo did."""
 import tensorflow as tf
@@ -84,7 +51,7 @@ def test_slim_through_a_from_import_is_deprecated_at_each_use() -> None:
     findings = assert_reports(AUDIT, SLIM_TOWER, findings=[
         ("NPU100", 11, 9, "unmigrated"), ("NPU100", 11, 25, "unmigrated"),
         ("NPU100", 12, 14, "unmigrated"), ("NPU100", 13, 14, "unmigrated")])
-    assert messages(findings) == [
+    assert audit_messages(findings) == [
         (11, deprecated("tf.contrib.slim.arg_scope")), (11, deprecated("tf.contrib.slim.conv2d")),
         (12, deprecated("tf.contrib.slim.conv2d")),
         # not listed itself: the longest listed prefix, tf.contrib.slim, decides
@@ -115,7 +82,7 @@ def dense_block(x, units, init=xavier_initializer_conv2d):
 '''
     findings = assert_reports(AUDIT, source, findings=[("NPU100", 5, 31, "unmigrated"),
                                                        ("NPU100", 8, 11, "unmigrated")])
-    assert messages(findings) == [(5, deprecated("tf.contrib.layers.xavier_initializer_conv2d")),
+    assert audit_messages(findings) == [(5, deprecated("tf.contrib.layers.xavier_initializer_conv2d")),
                                   (8, deprecated("tf.contrib.layers.layer_norm"))]
 
 
@@ -136,7 +103,7 @@ def check_loss(loss):
     findings = assert_reports(AUDIT, source, findings=[
         ("NPU100", 8, 13, "unmigrated"), ("NPU100", 9, 10, "unmigrated"),
         ("NPU100", 11, 4, "unmigrated")])
-    assert messages(findings) == [(8, unsupported("tf.is_finite")), (9, unsupported("tf.is_nan")),
+    assert audit_messages(findings) == [(8, unsupported("tf.is_finite")), (9, unsupported("tf.is_nan")),
                                   (11, unsupported("tf.enable_eager_execution"))]
 
 
@@ -157,7 +124,7 @@ def setup():
         ("NPU100", 6, 11, "unmigrated"), ("NPU100", 10, 4, "unmigrated"),
         ("NPU100", 11, 11, "unmigrated"), ("NPU100", 11, 23, "unmigrated")])
     # the distributed pack (NPU021-NPU027) is opt-in: its sites are NPU100's to report
-    assert messages(findings) == [(6, pack_off(under_analysis("hvd.allreduce"))),
+    assert audit_messages(findings) == [(6, pack_off(under_analysis("hvd.allreduce"))),
                                   (10, pack_off(owner_miss("hvd.init"))),
                                   (11, pack_off(owner_miss("hvd.local_rank"))),
                                   (11, pack_off(owner_miss("hvd.rank")))]
@@ -168,7 +135,7 @@ def test_horovod_keras_callbacks_and_other_frameworks() -> None:
     keras = ("import tensorflow as tf\nimport horovod.tensorflow.keras as hvd\n\n"
              "callbacks = [hvd.callbacks.BroadcastGlobalVariablesCallback(0)]\n")
     findings = assert_reports(AUDIT, keras, findings=[("NPU100", 4, 13, "unmigrated")])
-    assert messages(findings) == [
+    assert audit_messages(findings) == [
         (4, pack_off(owner_miss("hvd.callbacks.BroadcastGlobalVariablesCallback")))]
     torch = "import torch\nimport horovod.torch as hvd\n\nhvd.init()\nhvd.allreduce(torch.ones(1))\n"
     assert_reports(AUDIT, torch, findings=[])  # not a TensorFlow API
@@ -188,7 +155,7 @@ CHECKS = {"finite": tf.is_finite, "step": tf.train.get_or_create_global_step}
 '''
     findings = assert_reports(AUDIT, source, findings=[("NPU100", 4, 1, "unmigrated"),
                                                        ("NPU100", 9, 20, "unmigrated")])
-    assert messages(findings) == [(4, deprecated("tf.contrib.framework.add_arg_scope")),
+    assert audit_messages(findings) == [(4, deprecated("tf.contrib.framework.add_arg_scope")),
                                   (9, unsupported("tf.is_finite"))]
 
 
@@ -201,7 +168,7 @@ def safe_mean(values):
     return tf.reduce_mean(tf.where(math_ops.is_finite(values), values, tf.zeros_like(values)))
 '''
     findings = assert_reports(AUDIT, source, findings=[("NPU100", 6, 35, "unmigrated")])
-    assert messages(findings) == [(6, unsupported("tf.is_finite"))]
+    assert audit_messages(findings) == [(6, unsupported("tf.is_finite"))]
 
 
 DROPOUT = '''import tensorflow as tf
@@ -219,10 +186,10 @@ def test_a_site_its_owner_migrated_or_reported_gets_no_finding() -> None:
     after = "from npu_bridge.npu_init import *\n" + after
     findings = assert_migrates({"NPU004", "NPU100"}, DROPOUT, after, findings=[
         ("NPU004", 6, 13, "migrated"), ("NPU004", 7, 11, "unmigrated")])
-    assert messages(findings) == []
-    # counted before NPU004 rewrote the file: the migrated site is ready, the other is not
-    assert counted({"NPU004", "NPU100"}, DROPOUT) == Counter({
-        ("tf.nn.dropout", "supported-after-migration", True): 1,
+    assert audit_messages(findings) == []
+    # counted as the file is written: the use NPU004 rewrote away is no API site (its finding
+    # is the site), so a rerun over the migrated file counts the same; the other is not ready
+    assert counted({"NPU004", "NPU100"}, DROPOUT) == counted({"NPU004", "NPU100"}, after) == Counter({
         ("tf.nn.dropout", "supported-after-migration", False): 1,
         ("", "supported", False): 2})
 
@@ -230,14 +197,14 @@ def test_a_site_its_owner_migrated_or_reported_gets_no_finding() -> None:
 def test_a_disabled_owner_leaves_its_sites_to_npu100() -> None:
     findings = assert_reports(AUDIT, DROPOUT, findings=[("NPU100", 6, 13, "unmigrated"),
                                                         ("NPU100", 7, 11, "unmigrated")])
-    assert messages(findings) == [(6, owner_miss("tf.nn.dropout")), (7, owner_miss("tf.nn.dropout"))]
+    assert audit_messages(findings) == [(6, owner_miss("tf.nn.dropout")), (7, owner_miss("tf.nn.dropout"))]
 
 
 SESSION = '''import tensorflow as tf
 
 
 def train(train_op, steps):
-    config = tf.ConfigProto(allow_soft_placement=True)
+    config = tf.ConfigProto(allow_soft_placement=True, log_device_placement=True)
     with tf.Session(config=config) as sess:
         for _ in range(steps):
             sess.run(train_op)
@@ -246,13 +213,13 @@ def train(train_op, steps):
 
 def test_an_owner_acting_elsewhere_covers_its_api_while_enabled() -> None:
     first = run_rules({"NPU007", "NPU100"}, SESSION)
-    assert messages(first.findings) == []  # NPU007 configures tf.ConfigProto through the session
+    assert audit_messages(first.findings) == []  # NPU007 configures tf.ConfigProto through the session
     assert counted({"NPU007", "NPU100"}, SESSION) == Counter({
         ("tf.ConfigProto", "supported-after-migration", True): 1,
         ("tf.Session", "trains-after-migration", True): 1})
     findings = assert_reports(AUDIT, SESSION, findings=[("NPU100", 5, 13, "unmigrated"),
                                                         ("NPU100", 6, 9, "unmigrated")])
-    assert messages(findings) == [(5, owner_miss("tf.ConfigProto")), (6, owner_miss("tf.Session"))]
+    assert audit_messages(findings) == [(5, owner_miss("tf.ConfigProto")), (6, owner_miss("tf.Session"))]
 
 
 def test_an_owner_that_is_disabled_leaves_the_site_to_the_audit() -> None:
@@ -267,7 +234,7 @@ def build(model_fn, model_dir):
     enabled = installed - {"NPU011", "NPU012", "NPU013"}  # --disable-rule estimator
     findings = assert_reports(enabled, source, findings=[("NPU100", 5, 17, "unmigrated"),
                                                            ("NPU100", 6, 11, "unmigrated")])
-    assert messages(findings) == [(5, owner_miss("tf.estimator.RunConfig")),
+    assert audit_messages(findings) == [(5, owner_miss("tf.estimator.RunConfig")),
                                   (6, owner_miss("tf.estimator.Estimator"))]
 
 
@@ -294,7 +261,7 @@ def guard(loss):
     findings = assert_reports([ReportsIsFinite(), ApiSupport()], source, findings=[
         ("ACME001", 5, 9, "unmigrated"), ("NPU100", 5, 35, "unmigrated"),
         ("ACME001", 6, 48, "unmigrated")])
-    assert messages(findings) == [(5, unsupported("tf.is_nan"))]  # same line, another call
+    assert audit_messages(findings) == [(5, unsupported("tf.is_nan"))]  # same line, another call
 
 
 def test_a_site_another_rule_migrated_is_ready() -> None:
@@ -348,7 +315,7 @@ class ClassifierEstimator(tf.estimator.Estimator):
     assert_reports(installed, source, findings=[])
     findings = assert_reports(installed - {"NPU011", "NPU012", "NPU013"}, source,
                               findings=[("NPU100", 4, 26, "unmigrated")])
-    assert messages(findings) == [(4, owner_miss("tf.estimator.Estimator"))]
+    assert audit_messages(findings) == [(4, owner_miss("tf.estimator.Estimator"))]
 
 
 ELASTIC_HELPERS = '''"""Elastic training helpers: the state to commit and the callbacks that commit it."""
@@ -374,7 +341,7 @@ def test_with_the_distributed_pack_off_every_horovod_use_names_the_opt_in() -> N
         return pack_off(f"Horovod API, not in Ascend's list: {api} has no known NPU form: remove "
                         f"it, or use the NPU's collective communication{GUIDE}")
 
-    assert messages(findings) == [
+    assert audit_messages(findings) == [
         (7, unlisted("hvd.callbacks.MetricAverageCallback")),
         (7, unlisted("hvd.elastic.CommitStateCallback")),
         (8, f"the Horovod module is used as a value (hvd): {OPT_IN}{GUIDE}"),
@@ -408,8 +375,42 @@ def test_a_use_on_a_later_line_of_a_statement_its_owner_rewrote_is_no_finding() 
     next one, and the ``OFF`` it wrote is no finding on a second run either."""
     findings = assert_migrates({"NPU051", "NPU100"}, XLA_CONFIG, XLA_CONFIG_OFF,
                                findings=[("NPU051", 8, 8, "migrated"), ("NPU100", 6, 13, "unmigrated")])
-    assert messages(findings) == [(6, owner_miss("tf.ConfigProto"))]  # NPU007 is off: its own
-    assert counted({"NPU051", "NPU100"}, XLA_CONFIG)[("tf.OptimizerOptions", "supported-after-migration",
-                                                      True)] == 1
-    assert messages(run_rules({"NPU051", "NPU100"}, XLA_CONFIG_OFF).findings) == \
+    assert audit_messages(findings) == [(6, owner_miss("tf.ConfigProto"))]  # NPU007 is off: its own
+    # the OFF written in place of ON_1 is the NPU form: no API site on either run
+    assert counted({"NPU051", "NPU100"}, XLA_CONFIG) == counted({"NPU051", "NPU100"}, XLA_CONFIG_OFF)
+    assert not [key for key in counted({"NPU051", "NPU100"}, XLA_CONFIG) if key[0] == "tf.OptimizerOptions"]
+    assert audit_messages(run_rules({"NPU051", "NPU100"}, XLA_CONFIG_OFF).findings) == \
         [(6, owner_miss("tf.ConfigProto"))]
+
+
+TPU_RUN_CONFIG = '''"""The TPU run configuration of the pretraining script (BERT's shape)."""
+import tensorflow as tf
+
+
+def make_run_config(flags, cluster):
+    is_per_host = tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2
+    opts = tf.contrib.tfprof.model_analyzer.TRAINABLE_VARS_PARAMS_STAT_OPTIONS
+    opts["dump_to_file"] = flags.profile_file
+    tf.contrib.tfprof.model_analyzer.print_model_analysis(tf.get_default_graph(), tfprof_options=opts)
+    return tf.contrib.tpu.RunConfig(
+        cluster=cluster,
+        tpu_config=tf.contrib.tpu.TPUConfig(
+            iterations_per_loop=flags.iterations_per_loop,
+            per_host_input_for_training=is_per_host))
+'''
+
+
+def test_a_variable_an_assignment_made_an_alias_of_an_api_is_one_site() -> None:
+    """``is_per_host`` and ``opts`` name the API of the line that assigns them: reported and
+    counted there only (before: again at each use, lines 8, 9 and 14); the other APIs of the
+    lines that use them are their own sites (the print_model_analysis call)."""
+    findings = assert_reports(AUDIT, TPU_RUN_CONFIG, findings=[
+        ("NPU100", 6, 18, "unmigrated"), ("NPU100", 7, 11, "unmigrated"), ("NPU100", 9, 4, "unmigrated")])
+    assert audit_messages(findings) == [
+        (6, deprecated("tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2")),
+        (7, deprecated("tf.contrib.tfprof.model_analyzer.TRAINABLE_VARS_PARAMS_STAT_OPTIONS")),
+        (9, deprecated("tf.contrib.tfprof.model_analyzer.print_model_analysis"))]
+    assert counted(AUDIT, TPU_RUN_CONFIG) == Counter({
+        ("tf.contrib.tpu.InputPipelineConfig", "deprecated", False): 1,
+        ("tf.contrib.tfprof", "deprecated", False): 2,  # the options and the call
+        ("", "supported", False): 3})

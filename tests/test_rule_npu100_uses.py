@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from test_rule_npu100 import AUDIT, counted, deprecated, messages, owner_miss
-
 from npu_codemod.testing import assert_migrates, assert_reports
+
+from support.audit import AUDIT, audit_messages, counted, deprecated, owner_miss
 
 ESTIMATOR_PACK = {"NPU001", "NPU011", "NPU012", "NPU013"}
 
@@ -31,7 +31,7 @@ def test_a_file_importing_only_tensorflow_estimator_is_audited_under_the_tf_esti
     findings = assert_reports(AUDIT, WIDE_AND_DEEP, findings=[
         ("NPU100", 7, 15, "unmigrated"), ("NPU100", 10, 13, "unmigrated"),
         ("NPU100", 11, 21, "unmigrated")])
-    assert messages(findings) == [
+    assert audit_messages(findings) == [
         (7, deprecated("tf.estimator.experimental.dnn_logit_fn_builder")),
         (10, owner_miss("tf.estimator.RunConfig")), (11, owner_miss("tf.estimator.DNNClassifier"))]
 
@@ -44,7 +44,7 @@ def test_the_estimator_pack_covers_the_tensorflow_estimator_sites_it_migrates() 
     findings = assert_migrates(ESTIMATOR_PACK | AUDIT, WIDE_AND_DEEP, after, findings=[
         ("NPU100", 7, 15, "unmigrated"), ("NPU013", 10, 13, "migrated"),
         ("NPU011", 11, 21, "migrated")])
-    assert messages(findings) == [(7, deprecated("tf.estimator.experimental.dnn_logit_fn_builder"))]
+    assert audit_messages(findings) == [(7, deprecated("tf.estimator.experimental.dnn_logit_fn_builder"))]
     assert counted(ESTIMATOR_PACK | AUDIT, WIDE_AND_DEEP) == Counter({
         ("tf.estimator.experimental.dnn_logit_fn_builder", "deprecated", False): 1,
         ("tf.estimator.RunConfig", "supported-after-migration", True): 1,
@@ -85,7 +85,7 @@ def test_a_lone_base_class_and_bare_annotations_are_uses_a_del_is_not() -> None:
         ("NPU100", 6, 18, "unmigrated"), ("NPU100", 14, 28, "unmigrated"),
         ("NPU100", 15, 15, "unmigrated"), ("NPU100", 17, 34, "unmigrated"),
         ("NPU100", 22, 18, "unmigrated")])
-    assert messages(findings) == [
+    assert audit_messages(findings) == [
         (6, deprecated("tf.contrib.rnn.RNNCell")),
         *((line, deprecated("tf.contrib.rnn.LSTMStateTuple")) for line in (14, 15, 17, 22))]
 
@@ -108,7 +108,7 @@ def test_a_lone_bare_estimator_base_is_a_base_class_use_left_to_the_estimator_pa
     assert counted(ESTIMATOR_PACK | AUDIT, ESTIMATOR_SUBCLASS) == Counter({
         ("tf.estimator.Estimator", "supported-after-migration", True): 1})
     findings = assert_reports(AUDIT, ESTIMATOR_SUBCLASS, findings=[("NPU100", 6, 26, "unmigrated")])
-    assert messages(findings) == [(6, owner_miss("tf.estimator.Estimator"))]
+    assert audit_messages(findings) == [(6, owner_miss("tf.estimator.Estimator"))]
 
 
 INPUT_PIPELINE = '''\
@@ -133,5 +133,5 @@ def test_a_loop_target_is_no_use_of_the_name_it_rebinds() -> None:
     from the import's: the finders know no scopes)."""
     findings = assert_reports(AUDIT, INPUT_PIPELINE, findings=[
         ("NPU100", 7, 14, "unmigrated"), ("NPU100", 13, 14, "unmigrated")])
-    assert messages(findings) == [(7, deprecated("tf.contrib.data.TFRecordDataset")),
+    assert audit_messages(findings) == [(7, deprecated("tf.contrib.data.TFRecordDataset")),
                                   (13, deprecated("tf.contrib.data.TFRecordDataset"))]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support.cli import cli
+from support.cli import cli, repo_record
 from support.csvfiles import read_csv
 from support.git import git, make_repo
 from support.tpu_towers import FILES
@@ -30,17 +30,13 @@ def first(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return root, done.stderr
 
 
-def _record(report: Path) -> dict:
-    return json.loads((report / "run.json").read_text())["repos"][0]
-
-
 def _states(record: dict) -> set[tuple[str, int, str, str]]:
     return {(f["path"], f["line"], f["rule_id"], f["status"]) for f in record["findings"]}
 
 
 def test_each_site_is_counted_once_in_its_state(first: tuple[Path, str]) -> None:
     root, _ = first
-    record = _record(root / "one")
+    record = repo_record(root / "one")
     assert _states(record) == {
         ("inputs.py", 7, "NPU002", "compliant"),  # drop_remainder was there already
         ("model.py", 10, "NPU012", "not-needed"),  # under if params["use_tpu"]:
@@ -88,7 +84,7 @@ def test_a_rerun_over_the_migrated_branch_reports_the_same_sites_per_rule(first:
     (root / "again.txt").write_text(f"towers {BRANCH}\n")
     cli("run", "--repos", "again.txt", "--report-dir", "two", "--branch", "again", "--no-progress",
         cwd=root, expect=0)
-    before, after = _record(root / "one"), _record(root / "two")
+    before, after = repo_record(root / "one"), repo_record(root / "two")
 
     def per_rule(record: dict) -> Counter:
         done = {"migrated": "done", "compliant": "done"}
@@ -99,3 +95,33 @@ def test_a_rerun_over_the_migrated_branch_reports_the_same_sites_per_rule(first:
     assert after["sites"]["left"] == before["sites"]["left"] == 1
     assert not [f for f in after["findings"] if f["rule_id"] == "NPU100"]  # none on the tool's lines
     assert after["files_changed"] == [] and after["verdict"] == before["verdict"]
+
+
+def _older(record: dict) -> dict:
+    """``record`` as a run.json written before sites were settled: each rewritten file's
+    npu_init import as a ``migrated`` row, a site already in NPU form as ``migrated`` too."""
+    older = json.loads(json.dumps(record))
+    for repo in older["repos"]:
+        imports = [{**repo["findings"][0], "path": path, "line": 1, "column": 0, "rule_id": "NPU001",
+                    "rule_name": "npu-init-import", "status": "migrated", "snippet": "",
+                    "message": "added 'from npu_bridge.npu_init import *'"} for path in repo["files_changed"]]
+        findings = [{**f, "status": "migrated"} if f["status"] == "compliant" else f
+                    for f in repo["findings"]]
+        repo["findings"] = imports + findings
+        for key in ("sites", "verdict", "verdict_reason"):
+            repo.pop(key, None)
+    return older
+
+
+def test_an_older_run_json_re_renders_to_the_same_sites(first: tuple[Path, str]) -> None:
+    root, _ = first
+    record = json.loads((root / "one" / "run.json").read_text())
+    (root / "old").mkdir()
+    (root / "old" / "run.json").write_text(json.dumps(_older(record)))
+    cli("report", "old/run.json", cwd=root, expect=0)
+    [now], [then] = read_csv(root / "one" / "repos.csv"), read_csv(root / "old" / "repos.csv")
+    columns = ("verdict", "migrated", "compliant", "left", "not_needed")
+    assert [then[key] for key in columns] == [now[key] for key in columns] == \
+        ["needs-work", "2", "1", "1", "1"]
+    page = (root / "old" / "report.html").read_text()
+    assert re.search(r'id="sites-left">1<', page)

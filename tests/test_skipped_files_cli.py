@@ -14,7 +14,7 @@ from npu_codemod.codemods.file_kinds import SYMLINK
 from npu_codemod.orchestrator.git import repository as gitrepo
 
 from support.cli import check_lines as check_paths
-from support.cli import cli
+from support.cli import cli, repo_record
 from support.csvfiles import read_csv
 from support.git import git, make_repo, show
 from support.reports import Page
@@ -77,10 +77,6 @@ def repo(tmp_path: Path) -> Path:
     return path
 
 
-def run_record(report_dir: Path) -> dict:
-    return json.loads((report_dir / "run.json").read_text())["repos"][0]
-
-
 def file_findings(record: dict) -> list[tuple[str, int, str, str]]:
     return [(f["path"], f["line"], f["status"], f["message"]) for f in record["findings"]
             if f["rule_id"] == "NPU000"]
@@ -89,7 +85,7 @@ def file_findings(record: dict) -> list[tuple[str, int, str, str]]:
 def test_test_files_are_skipped_and_counted_everywhere(repo: Path, tmp_path: Path) -> None:
     done = cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--no-progress", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    record = run_record(tmp_path / "rep")
+    record = repo_record(tmp_path / "rep")
     assert record["files_changed"] == ["model/net.py", "train.py"]
     assert (record["files_scanned"], record["files_skipped"]) == (4, 5)  # 4 tests + the test link
     for path, text in TESTS.items():
@@ -114,7 +110,7 @@ def test_include_tests_migrates_the_test_files(repo: Path, tmp_path: Path) -> No
     done = cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--no-progress",
                "--include-tests", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    record = run_record(tmp_path / "rep")
+    record = repo_record(tmp_path / "rep")
     assert record["files_changed"] == ["conftest.py", "model/net.py", "model/net_test.py",
                                        "tests/helpers.py", "tests/unit/test_train.py", "train.py"]
     assert (record["files_scanned"], record["files_skipped"]) == (8, 0)
@@ -130,13 +126,13 @@ def test_the_config_next_to_the_repo_list_includes_tests_and_the_option_override
     (tmp_path / "pyproject.toml").write_text("[tool.npu-codemod]\ninclude_tests = true\n")
     included = cli("scan", "--repos", "repos.txt", "--report-dir", "in", "--no-progress", cwd=tmp_path)
     assert included.returncode == 0, included.stderr
-    assert run_record(tmp_path / "in")["files_skipped"] == 0
-    assert "tests/helpers.py" in run_record(tmp_path / "in")["files_changed"]  # scan: would change
+    assert repo_record(tmp_path / "in")["files_skipped"] == 0
+    assert "tests/helpers.py" in repo_record(tmp_path / "in")["files_changed"]  # scan: would change
     excluded = cli("scan", "--repos", "repos.txt", "--report-dir", "out", "--no-progress",
                    "--no-include-tests", cwd=tmp_path)
     assert excluded.returncode == 0, excluded.stderr
-    assert run_record(tmp_path / "out")["files_skipped"] == 5
-    assert run_record(tmp_path / "out")["files_changed"] == ["model/net.py", "train.py"]
+    assert repo_record(tmp_path / "out")["files_skipped"] == 5
+    assert repo_record(tmp_path / "out")["files_changed"] == ["model/net.py", "train.py"]
 
 
 def test_check_skips_test_files_and_reports_links_and_eager_files_as_run_does(repo: Path) -> None:

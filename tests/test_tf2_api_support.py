@@ -82,3 +82,32 @@ def test_the_keras_fit_script_reports_what_the_tf26_list_marks_unsupported() -> 
                 if f.rule_id == "NPU071"]
     assert [f.message.split(" (guide")[0] for f in findings] == [
         "not supported on Ascend and no migration path: replace tf.keras.layers.Bidirectional"]
+
+
+GPU_SETUP = '''\
+"""Device setup of the trainer (TF 2.x): memory growth on every GPU, then the model."""
+import tensorflow as tf
+
+
+def setup_devices():
+    gpus = tf.config.experimental.list_physical_devices("GPU")
+    for gpu in gpus:
+        tf.config.experimental.set_memory_growth(gpu, True)
+    return tf.distribute.OneDeviceStrategy("/gpu:0")
+
+
+def build(width):
+    return tf.keras.Sequential([tf.keras.layers.Dense(width), tf.keras.layers.Dense(1)])
+'''
+
+
+def test_the_sites_are_those_of_the_file_as_written_so_a_rerun_counts_the_same() -> None:
+    """NPU052 removes set_memory_growth: that use is no API site (NPU052's finding is), so the
+    migrated file counts what the first run counted."""
+    rules = {"NPU052", "NPU071"}
+    first = process(GPU_SETUP, rules, facts=TF2_RUNTIME)
+    assert first.new_data is not None and b"set_memory_growth" not in first.new_data
+    rerun = process(first.new_data.decode(), rules, facts=TF2_RUNTIME)
+    assert rerun.new_data is None
+    assert first.api_sites == rerun.api_sites
+    assert "tf.config.experimental.set_memory_growth" not in {row.api for row in first.api_sites}

@@ -53,7 +53,7 @@ def test_the_audits_marker_is_the_one_the_reports_count() -> None:
     finding = Finding("r", "m.py", 9, 2, "NPU100", "api-support", "unmigrated",
                       f"{UNRESOLVED_ACCESS}: contrib_module() is a function of the repository ...")
     other = Finding("r", "m.py", 8, 2, "NPU100", "api-support", "unmigrated", "tf.layers.dense ...")
-    assert unresolved_uses([finding.to_dict(), other.to_dict()]) == 1
+    assert unresolved_uses([finding, other]) == 1
 
 
 def test_a_scan_counts_the_uses_it_could_not_resolve_in_repos_csv_and_on_the_page(tmp_path: Path) -> None:

@@ -30,13 +30,12 @@ from npu_codemod.orchestrator.git.branch_reuse import build_point
 from npu_codemod.orchestrator.git.compare import base_has_the_changes, push_with_lease
 from npu_codemod.orchestrator.git.repository import GitError
 from npu_codemod.orchestrator.git.workspace import Workspace
+from npu_codemod.orchestrator.loaded_rules import RuleSelection
 from npu_codemod.orchestrator.prs.forge import Forge, ForgeError, PrDetails, forge_of
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
-from npu_codemod.orchestrator.results import RepoResult
-from npu_codemod.orchestrator.toolkit import RuleSelection
-
-Record = Mapping[str, Any]
+from npu_codemod.orchestrator.results import PullRequestRecord, RepoResult
+from npu_codemod.orchestrator.run_record import RunRecord
 
 
 @dataclass(frozen=True)
@@ -71,21 +70,22 @@ class PrOutcome:
         return self.action == "failed"
 
 
-Step = Callable[[Forge, Record, Record, PrDetails, LifecycleSettings], tuple[str, str]]
+Step = Callable[[Forge, RepoResult, PullRequestRecord, PrDetails, LifecycleSettings], tuple[str, str]]
 
 
-def pull_requests(run: Record) -> Iterator[tuple[Record, Record]]:
+def pull_requests(run: Mapping[str, Any]) -> Iterator[tuple[RepoResult, PullRequestRecord]]:
     """(repo record, pull-request record) of every PR the run opened or found."""
-    for repo in run["repos"]:
-        for pr in repo.get("pull_requests") or ():
-            if pr.get("number") is not None:
+    for repo in RunRecord.of(run).repos:
+        for pr in repo.pull_requests:
+            if pr.number is not None:
                 yield repo, pr
 
 
-def each_pr(run: Record, hook: Any, settings: LifecycleSettings, step: Step) -> Iterator[PrOutcome]:
+def each_pr(run: Mapping[str, Any], hook: Any, settings: LifecycleSettings,
+            step: Step) -> Iterator[PrOutcome]:
     """``step`` on every pull request of ``run``, one outcome each; a failure is its outcome."""
     for repo, pr in pull_requests(run):
-        number, branch = int(pr["number"]), pr.get("branch", "?")
+        number, branch = int(pr.number or 0), pr.branch or "?"
         try:
             forge = forge_of(hook, pr, settings.token, settings.forge_url, settings.forge)
             details = forge.pr_details(number)
@@ -99,7 +99,7 @@ def each_pr(run: Record, hook: Any, settings: LifecycleSettings, step: Step) -> 
             action, detail = "failed", f"this forge plugin cannot do that ({exc})"
         except (KeyError, TypeError, ValueError, IndexError) as exc:  # an answer of the wrong shape
             action, detail = "failed", mask_secrets(f"unexpected answer from the forge: {type(exc).__name__}: {exc}")
-        yield PrOutcome(repo["repo"], branch, number, action, detail)
+        yield PrOutcome(repo.repo, branch, number, action, detail)
 
 
 def merge_refusal(details: PrDetails, settings: LifecycleSettings) -> Optional[str]:
@@ -119,7 +119,7 @@ def merge_refusal(details: PrDetails, settings: LifecycleSettings) -> Optional[s
     return None
 
 
-def merge_step(forge: Forge, repo: Record, pr: Record, details: PrDetails,
+def merge_step(forge: Forge, repo: RepoResult, pr: PullRequestRecord, details: PrDetails,
                settings: LifecycleSettings) -> tuple[str, str]:
     refusal = merge_refusal(details, settings)
     if refusal:
@@ -131,7 +131,7 @@ def merge_step(forge: Forge, repo: Record, pr: Record, details: PrDetails,
     return "merged", why
 
 
-def close_step(forge: Forge, repo: Record, pr: Record, details: PrDetails,
+def close_step(forge: Forge, repo: RepoResult, pr: PullRequestRecord, details: PrDetails,
                settings: LifecycleSettings) -> tuple[str, str]:
     reason = stale_reason(repo, pr, details, settings)
     if reason is None:
@@ -147,7 +147,7 @@ def close_step(forge: Forge, repo: Record, pr: Record, details: PrDetails,
     return "closed", reason
 
 
-def stale_reason(repo: Record, pr: Record, details: PrDetails,
+def stale_reason(repo: RepoResult, pr: PullRequestRecord, details: PrDetails,
                  settings: LifecycleSettings) -> Optional[str]:
     """Why the PR has nothing left to propose, or None."""
     mirror = _mirror(repo, pr, settings)
@@ -163,7 +163,7 @@ def stale_reason(repo: Record, pr: Record, details: PrDetails,
     return None
 
 
-def rebase_step(forge: Forge, repo: Record, pr: Record, details: PrDetails,
+def rebase_step(forge: Forge, repo: RepoResult, pr: PullRequestRecord, details: PrDetails,
                 settings: LifecycleSettings) -> tuple[str, str]:
     if details.conflicts is None:
         return "skipped", "the forge has not worked out yet whether it has conflicts: try again later"
@@ -187,7 +187,7 @@ def rebase_step(forge: Forge, repo: Record, pr: Record, details: PrDetails,
     return "rebased", f"on {details.base} {base[:12]}: now {(result.commit or '')[:12]}"
 
 
-def _mirror(repo: Record, pr: Record, settings: LifecycleSettings, fetch: bool = True) -> git.Repo:
+def _mirror(repo: RepoResult, pr: PullRequestRecord, settings: LifecycleSettings, fetch: bool = True) -> git.Repo:
     """The workspace's clone of the PR's remote, fetched (the user's checkout is not used)."""
     entry = _entry(repo, pr)
     if not fetch:
@@ -195,14 +195,14 @@ def _mirror(repo: Record, pr: Record, settings: LifecycleSettings, fetch: bool =
     return Workspace(settings.workspace).open(entry)
 
 
-def _entry(repo: Record, pr: Record, base_ref: Optional[str] = None) -> RepoEntry:
-    url = pr.get("remote_url") or ""
+def _entry(repo: RepoResult, pr: PullRequestRecord, base_ref: Optional[str] = None) -> RepoEntry:
+    url = pr.remote_url or ""
     if "***" in url:
         raise GitError(f"the run record holds {url} with its credentials masked: git cannot reach it")
-    return RepoEntry(repo["repo"], url, base_ref)
+    return RepoEntry(repo.repo, url, base_ref)
 
 
-def _process(repo: Record, pr: Record, settings: LifecycleSettings, mode: str, base_ref: str,
+def _process(repo: RepoResult, pr: PullRequestRecord, settings: LifecycleSettings, mode: str, base_ref: str,
              branch: str) -> RepoResult:
     """The pipeline over the clone of the PR's remote: a ``scan`` of the base, or a ``run``
     that rebuilds the branch there (nothing pushed); GitError when it fails."""

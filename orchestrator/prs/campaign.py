@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from npu_codemod.codemods.merge_verdict import VERDICTS, verdict_of
+from npu_codemod.codemods.merge_verdict import VERDICTS
+from npu_codemod.orchestrator.results import PullRequestRecord
+from npu_codemod.orchestrator.run_record import RunRecord
 
 CAMPAIGN_FILE = "campaign.jsonl"
 #: The series of the burndown, in the order they are drawn.
@@ -40,37 +42,37 @@ class CampaignPr:
     created_at: str = ""
 
 
-def team_of(pr: Mapping[str, Any]) -> str:
+def team_of(pr: PullRequestRecord) -> str:
     """The team a PR record belongs to: its CODEOWNERS group, else a team asked for review,
     else ``unowned``."""
-    if pr.get("group"):
-        return pr["group"]
-    teams = [r.lstrip("@") for r in pr.get("reviewers") or () if "/" in r]
+    if pr.group:
+        return pr.group
+    teams = [r.lstrip("@") for r in pr.reviewers if "/" in r]
     return teams[0] if teams else "unowned"
 
 
-def campaign_counts(run: Mapping[str, Any], prs: Sequence[CampaignPr]) -> dict[str, int]:
+def campaign_counts(run: RunRecord, prs: Sequence[CampaignPr]) -> dict[str, int]:
     """Repositories by where they stand: a repository with several PRs counts once, by its
     most advanced PR (merged, then open, then closed); and by merge verdict (``ready``...)."""
     states: dict[str, set[str]] = {}
     for pr in prs:
         states.setdefault(pr.repo, set()).add(pr.state)
     counts = dict.fromkeys(("repos", *SERIES, *VERDICTS), 0)
-    for repo in run["repos"]:
+    for repo in run.repos:
         counts["repos"] += 1
-        verdict = verdict_of(repo).verdict
+        verdict = repo.merge.verdict
         if verdict:
             counts[verdict] += 1
-        mine = states.get(repo["repo"], set())
-        if repo["status"] == "failed":
+        mine = states.get(repo.repo, set())
+        if repo.status == "failed":
             counts["failed"] += 1
-        elif repo["status"] == "deferred":
+        elif repo.status == "deferred":
             counts["waiting"] += 1
         elif mine & {"merged", "open", "closed"}:
             counts[next(s for s in ("merged", "open", "closed") if s in mine)] += 1
         elif mine:  # the forge could not be asked: it has a PR, at least migrated
             counts["migrated"] += 1
-        elif repo.get("branch") and repo.get("commit") and repo.get("commit") != repo.get("base"):
+        elif repo.branch and repo.commit and repo.commit != repo.base:
             counts["migrated"] += 1  # a branch, no PR (yet)
     return counts
 
@@ -114,12 +116,12 @@ def read_points(report_dir: Path) -> list[dict[str, Any]]:
     return points
 
 
-def add_point(report_dir: Path, run: Mapping[str, Any], counts: Mapping[str, int], at: str) -> list[dict]:
+def add_point(report_dir: Path, run: RunRecord, counts: Mapping[str, int], at: str) -> list[dict]:
     """Append this state (unless it is the last point's) and return every point, oldest first."""
     from npu_codemod.reports.atomic import write_atomic
 
     points = read_points(report_dir)
-    point = {"at": at, "run": run.get("id", ""), "counts": dict(counts)}
+    point = {"at": at, "run": run.id, "counts": dict(counts)}
     if points and points[-1]["counts"] == point["counts"] and points[-1].get("run") == point["run"]:
         return points
     old = "".join(json.dumps(p, sort_keys=True) + "\n" for p in points)

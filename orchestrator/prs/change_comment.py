@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional
+from typing import Iterable, Mapping, Optional
+
+from npu_codemod.codemods.findings import Finding
 
 Key = tuple[str, str, str, str]  # path, rule id, status, message
 #: Per (repo, branch) of the earlier run: its sites.
@@ -24,30 +26,27 @@ def marker(commit: str) -> str:
     return f"<!-- npu-codemod:change:{commit} -->"
 
 
-def site_keys(findings: Iterable[Any]) -> Counter:
-    """The sites of ``findings`` (Finding records or their dicts) by :data:`Key`."""
-    counts: Counter = Counter()
-    for finding in findings:
-        get = finding.get if isinstance(finding, Mapping) else lambda name, f=finding: getattr(f, name)
-        counts[(get("path"), get("rule_id"), get("status"), get("message"))] += 1
-    return counts
+def site_keys(findings: Iterable[Finding]) -> Counter:
+    """The sites of ``findings`` by :data:`Key`."""
+    return Counter((f.path, f.rule_id, f.status, f.message) for f in findings)
 
 
 def previous_sites(run_json: Path) -> dict[tuple[str, str], Counter]:
     """The sites of each branch of the run record at ``run_json`` (none when there is none)."""
+    from npu_codemod.orchestrator.run_record import RunRecord
     from npu_codemod.reports.json_report import read_run_json
 
     try:
-        run = read_run_json(run_json)
+        run = RunRecord.of(read_run_json(run_json))
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
     previous: dict[tuple[str, str], Counter] = {}
-    for repo in run["repos"]:
-        groups = {g.get("branch"): set(g.get("paths") or ()) for g in repo.get("groups") or () if g.get("branch")}
-        if repo.get("branch") and not groups:
-            previous[(repo["repo"], repo["branch"])] = site_keys(repo["findings"])
+    for repo in run.repos:
+        groups = {group.branch: set(group.paths) for group in repo.groups if group.branch}
+        if repo.branch and not groups:
+            previous[(repo.repo, repo.branch)] = site_keys(repo.findings)
         for branch, paths in groups.items():
-            previous[(repo["repo"], branch)] = site_keys(f for f in repo["findings"] if f["path"] in paths)
+            previous[(repo.repo, branch)] = site_keys(f for f in repo.findings if f.path in paths)
     return previous
 
 

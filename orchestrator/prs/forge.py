@@ -16,6 +16,7 @@ from typing import Any, Mapping, Optional, Protocol, Sequence
 
 from npu_codemod.orchestrator.prs.http import ForgeError
 from npu_codemod.orchestrator.redact import SECRET_ENV_VARS, add_secret, mask_secrets
+from npu_codemod.orchestrator.results import PullRequestRecord
 
 __all__ = ["Forge", "ForgeError", "MERGE_METHODS", "PrDetails", "PullRequest", "PrState", "RepoInfo", "find_token",
            "forge_host", "slug_from_url", "open_forge"]
@@ -189,11 +190,11 @@ def overall_checks(outcomes: Sequence[str]) -> str:
     return "none"
 
 
-def forge_of(hook: Any, pr: Mapping[str, Any], token: Optional[str], forge_url: Optional[str] = None,
+def forge_of(hook: Any, pr: PullRequestRecord, token: Optional[str], forge_url: Optional[str] = None,
              forge: Optional[str] = None) -> Forge:
     """The forge client of a PR record (``status`` and ``prs``); ForgeError when it cannot be had."""
-    missing = [key for key in ("forge", "remote_url", "slug") if not pr.get(key)]
+    missing = [key for key in ("forge", "remote_url", "slug") if not getattr(pr, key)]
     if missing:  # the tool always writes them: a run.json edited by hand
         raise ForgeError(f"the run record's entry lacks {', '.join(missing)}")
-    return open_forge(hook, forge or pr["forge"], pr["remote_url"], forge_url or pr.get("api_url") or None,
-                      token, pr["slug"])
+    return open_forge(hook, forge or pr.forge, pr.remote_url, forge_url or pr.api_url or None,
+                      token, pr.slug)

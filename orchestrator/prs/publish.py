@@ -32,6 +32,7 @@ from npu_codemod.orchestrator.prs.text import PrTemplates, pr_context
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.results import ChangeGroup, PullRequestRecord, RepoResult
+from npu_codemod.orchestrator.run_record import RuleRecord
 
 _SHA = re.compile(r"^[0-9a-fA-F]{7,40}$")
 
@@ -65,7 +66,7 @@ class _Target:
 class Publisher:
     """Proposes the branches of finished repositories on their forges."""
 
-    def __init__(self, settings: PrSettings, hook: Any, rules: Mapping[str, Mapping[str, str]],
+    def __init__(self, settings: PrSettings, hook: Any, rules: Mapping[str, RuleRecord],
                  branch: str, log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
                  previous: Optional[Previous] = None):
         self.settings, self.hook, self.rules, self.branch, self.log = settings, hook, rules, branch, log

@@ -21,13 +21,15 @@ from npu_codemod.orchestrator.prs.campaign import (
 )
 from npu_codemod.orchestrator.prs.forge import ForgeError, find_token, forge_of
 from npu_codemod.orchestrator.redact import mask_secrets
+from npu_codemod.orchestrator.run_record import RunRecord
 
 
 def print_status(run: Mapping[str, Any], hook: Any, stream: TextIO,
                  forge_url: Optional[str] = None, report_dir: Optional[Path] = None) -> int:
     """One row per pull request (repo, branch, number, state, checks, url), then the campaign;
     1 if a lookup failed. With ``report_dir``, the campaign's point and page are written there."""
-    rows, prs, failures = _look_up(run, hook, forge_url)
+    record = RunRecord.of(run)
+    rows, prs, failures = _look_up(record, hook, forge_url)
     if len(rows) == 1:
         print("no pull requests in this run", file=stream)
     else:
@@ -35,37 +37,37 @@ def print_status(run: Mapping[str, Any], hook: Any, stream: TextIO,
         for row in rows:
             print("  ".join(f"{cell:<{width}}" for cell, width in zip(row, widths)) + "  " + row[-1], file=stream)
     now = _dt.datetime.now(_dt.timezone.utc)
-    counts = campaign_counts(run, prs)
+    counts = campaign_counts(record, prs)
     print_campaign(counts, prs, stream, now)
     if report_dir is not None:
-        _write_page(report_dir, run, counts, prs, now)
+        _write_page(report_dir, record, counts, prs, now)
     return 1 if failures else 0
 
 
-def _look_up(run: Mapping[str, Any], hook: Any, forge_url: Optional[str]):
+def _look_up(run: RunRecord, hook: Any, forge_url: Optional[str]):
     token = find_token()
     rows = [("repo", "branch", "pr", "state", "checks", "url")]
     prs: list[CampaignPr] = []
     failures = 0
-    for repo in run["repos"]:
-        for pr in repo.get("pull_requests", ()):
-            if pr.get("number") is None:
-                rows.append((repo["repo"], pr["branch"], "-", "no PR", pr.get("error") or "", ""))
+    for repo in run.repos:
+        for pr in repo.pull_requests:
+            if pr.number is None:
+                rows.append((repo.repo, pr.branch, "-", "no PR", pr.error or "", ""))
                 continue
             approvals, created = 0, ""
             try:
                 forge = forge_of(hook, pr, token, forge_url)
-                state = forge.pr_state(pr["number"])
+                state = forge.pr_state(pr.number)
                 cells = (state.state, state.checks)
                 if hasattr(forge, "pr_details"):  # the campaign view's numbers
-                    details = forge.pr_details(pr["number"])
+                    details = forge.pr_details(pr.number)
                     approvals, created = details.approvals, details.created_at
             except (ForgeError, KeyError, TypeError, ValueError, IndexError) as exc:  # refused, or wrong shape
                 failures += 1
                 why = str(exc) if isinstance(exc, ForgeError) else f"unexpected answer: {type(exc).__name__}: {exc}"
                 cells = ("unknown", mask_secrets(why))
-            rows.append((repo["repo"], pr.get("branch", "?"), f"#{pr['number']}", *cells, pr.get("url") or ""))
-            prs.append(CampaignPr(repo["repo"], pr.get("branch", "?"), pr["number"], pr.get("url") or "",
+            rows.append((repo.repo, pr.branch or "?", f"#{pr.number}", *cells, pr.url or ""))
+            prs.append(CampaignPr(repo.repo, pr.branch or "?", pr.number, pr.url or "",
                                   cells[0], team_of(pr), approvals, cells[1], created))
     return rows, prs, failures
 
@@ -94,7 +96,7 @@ def print_campaign(counts: Mapping[str, int], prs: list[CampaignPr], stream: Tex
                   file=stream)
 
 
-def _write_page(report_dir: Path, run: Mapping[str, Any], counts: Mapping[str, int],
+def _write_page(report_dir: Path, run: RunRecord, counts: Mapping[str, int],
                 prs: list[CampaignPr], now: _dt.datetime) -> None:
     from npu_codemod.reports.campaign_page import write_campaign_page
 

@@ -28,6 +28,7 @@ from npu_codemod.codemods.merge_verdict import MergeVerdict
 from npu_codemod.codemods.rule import guide_title
 from npu_codemod.codemods.sites import SiteCounts, rule_sites
 from npu_codemod.orchestrator.results import ChangeGroup
+from npu_codemod.orchestrator.run_record import RuleRecord
 from npu_codemod.reports.links import safe_http
 
 #: Rows of the unmigrated table before the rest is only counted (forges cap a body at ~64 KB).
@@ -85,7 +86,7 @@ def pr_context(
     base: str,
     findings: Iterable[Finding],
     files: Iterable[str],
-    rules: Mapping[str, Mapping[str, str]],
+    rules: Mapping[str, RuleRecord],
     link: Callable[[str, int], str],
     group: Optional[ChangeGroup] = None,
     branch_prefix: str = "",
@@ -110,10 +111,9 @@ def pr_context(
     }
 
 
-def _rule(rules: Mapping[str, Mapping[str, str]], rule_id: str) -> dict[str, str]:
-    info = rules.get(rule_id, {})
-    section, section_en = info.get("guide_section", ""), info.get("guide_section_en", "")
-    return {"rule_id": rule_id, "rule_name": info.get("name", ""),
-            "description": info.get("description", ""), "guide_section": section,
-            "guide_section_en": section_en, "guide": guide_title(section_en, section),
-            "guide_url": safe_http(info.get("guide_url")) or ""}
+def _rule(rules: Mapping[str, RuleRecord], rule_id: str) -> dict[str, str]:
+    info = rules.get(rule_id) or RuleRecord(rule_id)
+    section, section_en = info.guide_section, info.guide_section_en
+    return {"rule_id": rule_id, "rule_name": info.name, "description": info.description,
+            "guide_section": section, "guide_section_en": section_en,
+            "guide": guide_title(section_en, section), "guide_url": safe_http(info.guide_url) or ""}

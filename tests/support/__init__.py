@@ -1,12 +1,16 @@
 """The tests' own helpers, one module per question (``tests/`` is on ``sys.path`` under pytest).
 
 - :mod:`support.git`: real git repositories: build, commit, add a bare remote, read back.
+- :mod:`support.cli`: the real command line in a subprocess, and the ``run.json`` it wrote.
 - :mod:`support.repo_state`: what a repository looks like to its user, before and after a run.
-- :mod:`support.cli`: the real command line in a subprocess.
 - :mod:`support.csvfiles`: reading the CSV reports.
 - :mod:`support.reports`: a real run with every kind of outcome, and its page as a browser reads it.
-- :mod:`support.rules`: golden before/after tests of rules given by id.
-- :mod:`support.packs`: the distributed and keras packs' rule ids and repository facts.
+- :mod:`support.rules`: golden before/after tests of rules given by id (``Golden``: one rule's
+  cases; ``messages``: a rule's messages by site).
+- :mod:`support.audit`: NPU100's expected messages and counts.
+- :mod:`support.session_close`: NPU010's report on a session it cannot close.
+- :mod:`support.packs`: the distributed and keras packs' rule ids, repository facts and golden
+  cases (``pack_migrates``).
 - :mod:`support.session_config`: the lines NPU007 writes, for the session-config rule tests.
 - :mod:`support.goldens`: the corpus and sample projects with their frozen migrated copies.
 - :mod:`support.trees`: fissix trees for tests of node helpers.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -22,3 +23,8 @@ def cli(*args: str, cwd: Path, expect: Optional[int] = None, stdin: str = "",
 def check_lines(cwd: Path, *args: str, expect: int) -> list[str]:
     """The lines ``npu-codemod check args`` prints, asserting it exits with ``expect``."""
     return cli("check", *args, cwd=cwd, expect=expect).stdout.splitlines()
+
+
+def repo_record(report_dir: Path) -> dict:
+    """The first repository's record in the ``run.json`` of ``report_dir``."""
+    return json.loads((report_dir / "run.json").read_text())["repos"][0]

@@ -57,6 +57,17 @@ def make_remote(repo: Path, bare: Path, name: str = "origin") -> Path:
     return bare
 
 
+def make_repo_with_remote(root: Path, name: str, files: Mapping[str, Content]) -> Path:
+    """A work repo ``root/<name>`` whose ``origin`` is a bare repo at
+    ``root/remotes/org/<name>.git`` (a file:// URL, so the forge slug is ``org/<name>``)."""
+    repo = make_repo(root / name, files)
+    bare = root / "remotes" / "org" / f"{name}.git"
+    bare.parent.mkdir(parents=True, exist_ok=True)
+    git(root, "clone", "-q", "--bare", str(repo), str(bare))
+    git(repo, "remote", "add", "origin", bare.as_uri())
+    return bare
+
+
 def commits_on(repo: Path, branch: str) -> list[str]:
     """The ids of the commits reachable from ``branch``, newest first."""
     return git(repo, "rev-list", branch).splitlines()

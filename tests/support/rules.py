@@ -21,12 +21,13 @@ of the built-in plugins. Sources are str; they are encoded as UTF-8 and run thro
 from __future__ import annotations
 
 from collections import Counter
-from typing import AbstractSet, Optional, Sequence
+from dataclasses import dataclass
+from typing import AbstractSet, Iterable, Optional, Sequence
 
 from npu_codemod import testing
 from npu_codemod.codemods.engine import Engine, FileOutcome
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.orchestrator.check import FIXABLE, outcome_sites
+from npu_codemod.orchestrator.ci_gate import FIXABLE, outcome_sites
 from npu_codemod.plugins.manager import load_plugins
 
 PATH = testing.PATH
@@ -61,6 +62,11 @@ def process(
 ) -> FileOutcome:
     return engine(rule_ids).process(source.encode("utf-8"), PATH, repo="repo",
                                     facts=frozenset(facts))
+
+
+def messages(findings: Iterable[Finding], rule_id: str) -> list[str]:
+    """The messages of ``rule_id``'s findings, by site (line, then column)."""
+    return [f.message for f in sorted(findings, key=lambda f: (f.line, f.column)) if f.rule_id == rule_id]
 
 
 def rewritten(first: Sequence[Finding], again: Sequence[Finding]) -> list[Finding]:
@@ -113,3 +119,48 @@ def assert_unchanged(
     outcome = process(source, rule_ids, facts)
     assert_check_lists_run_sites(outcome, outcome.findings)
     return findings
+
+
+@dataclass(frozen=True)
+class Golden:
+    """The golden cases of one rule, ``rule_id``: every source opens with ``header``, a rewrite
+    adds ``added`` above it (the ``npu_init`` import), and ``rule_ids`` run (default: the rule
+    alone). The expected sites are the (line, column) pairs of ``rule_id``'s findings."""
+
+    rule_id: str
+    header: str = ""
+    added: str = ""
+    rule_ids: AbstractSet[str] = frozenset()
+    facts: AbstractSet[str] = frozenset()
+
+    @property
+    def ids(self) -> AbstractSet[str]:
+        return self.rule_ids or {self.rule_id}
+
+    def rewrites(self, before: str, after: str) -> list[Finding]:
+        """:func:`assert_migrates` with the header and the added lines; every finding."""
+        return assert_migrates(self.header + before, self.added + self.header + after,
+                               self.ids, self.facts)
+
+    def migrated(self, before: str, after: str, *expected: tuple[int, int]) -> list[Finding]:
+        """:meth:`rewrites`, and the rule's ``migrated`` sites are exactly ``expected``."""
+        findings = self.rewrites(before, after)
+        self.assert_sites(findings, "migrated", expected)
+        return findings
+
+    def reported(self, source: str, *expected: tuple[int, int], status: str = "unmigrated",
+                 message: Optional[str] = None) -> list[Finding]:
+        """:func:`assert_unchanged`, and the rule's sites are exactly ``expected``, in ``status``
+        (each with ``message``, when given)."""
+        findings = assert_unchanged(self.header + source, self.ids, self.facts)
+        self.assert_sites(findings, status, expected)
+        if message is not None:
+            others = {f.message for f in findings if f.rule_id == self.rule_id} - {message}
+            assert not others, f"other messages than {message!r}: {sorted(others)}"
+        return findings
+
+    def assert_sites(self, findings: Sequence[Finding], status: str,
+                     expected: Sequence[tuple[int, int]]) -> None:
+        got = sites([f for f in findings if f.rule_id == self.rule_id])
+        want = [(self.rule_id, line, column, status) for line, column in expected]
+        assert got == want, f"sites differ:\nexpected: {want}\ngot:      {got}"

@@ -68,3 +68,19 @@ def batches(files, batch_size):
 '''
 
 FILES = {"model.py": MODEL, "train.py": TRAIN, "towers.py": TOWERS, "inputs.py": INPUTS}
+
+#: BERT's optimization module: the TPU-only optimizer, under a flag, in a helper.
+OPTIMIZATION = '''\
+"""Functions and classes related to optimization (weight updates)."""
+import tensorflow as tf
+
+
+def create_optimizer(loss, init_lr, num_train_steps, num_warmup_steps, use_tpu):
+  global_step = tf.train.get_or_create_global_step()
+  optimizer = AdamWeightDecayOptimizer(learning_rate=init_lr, weight_decay_rate=0.01)
+  if use_tpu:
+    optimizer = tf.contrib.tpu.CrossShardOptimizer(optimizer)
+  tvars = tf.trainable_variables()
+  grads = tf.gradients(loss, tvars)
+  return optimizer.apply_gradients(zip(grads, tvars), global_step=global_step)
+'''

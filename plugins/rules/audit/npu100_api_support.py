@@ -6,13 +6,15 @@ whole file, else (a selective parse, where skipped units are placeholders) from 
 CPython's ``ast`` (:func:`ast_references`, the same sites), and judged in
 :meth:`ApiSupport.finish`,
 after every other rule (``after = ("*",)``) has reported: a site another rule reported is not
-reported again, and a site of an API Ascend migrates that its owner did not cover is. Every
-site is counted (:meth:`FileContext.count_api`) for the reports' API readiness.
+reported again, and a site of an API Ascend migrates that its owner did not cover is. The
+sites of the file as the run writes it are counted (:meth:`FileContext.count_api`) for the
+reports' API readiness (see ``written``): a rerun over the migrated branch counts the same.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Optional, Sequence
@@ -29,9 +31,12 @@ from npu_codemod.plugins.rules._toolkit import (
     api_advice,
     ast_references,
     distribution,
+    in_npu_form,
     list_name,
+    module_ast,
     support_list,
     unresolved_accesses,
+    written_uses,
 )
 
 from .owners import HOROVOD_OPT_IN, HOROVOD_RULES, OWNERS, Owner
@@ -49,6 +54,8 @@ OWNER_OFF = ("Ascend migrates {api}, and npu-codemod's {rules} does, but it was 
 
 #: Findings on one line, by line (the rules' own, not NPU100's).
 Lines = dict[int, list[Finding]]
+#: The uses of the file as it was, and their verdicts, by (line, column).
+Judged = dict[tuple[int, int], tuple["ApiUse", "Verdict"]]
 #: How Ascend's list (and ``list_name``) spells Horovod's APIs.
 HVD = "hvd."
 
@@ -93,8 +100,13 @@ class ApiSupport(Rule):
         "(`slim.conv2d` is under `tf.contrib.slim`). A use of an API Ascend migrates "
         "(`tf.Session`, `tf.estimator.Estimator`, `hvd.init`...) that the rule owning it did not "
         "report, or whose rule is disabled: that is a miss to migrate by hand. A site another "
-        "rule reported is not reported again; `supported` APIs never are. Every site counts "
-        "towards the reports' API readiness. In a file no rule rewrites (eager mode), each "
+        "rule reported is not reported again, nor a variable an assignment made an alias of an "
+        "API (`is_per_host = tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2`) where it is used: "
+        "the assignment is its site; `supported` APIs never are, nor the NPU form "
+        "(`OptimizerOptions.OFF`). Every site of the file as the run writes it counts towards the "
+        "reports' API readiness: a use a rule rewrote away (`tf.nn.dropout`) is none (the rule's "
+        "finding is the site), nor the tool's own NpuOptimizer lines, so a rerun over the "
+        "migrated branch counts the same. In a file no rule rewrites (eager mode), each "
         "Horovod use is still reported, naming the opt-in while the distributed pack is off.")
     example = """
         import horovod.tensorflow as hvd
@@ -124,13 +136,15 @@ class ApiSupport(Rule):
         lines = _lines(ctx.findings, self.id)
         # Horovod's own code: the distributed pack reports each file once as library code.
         library = distribution(ctx).library and ctx.enabled_rules.intersection(HOROVOD_RULES)
-        for use in ctx.analysis(api_uses):
+        judged = _judged(ctx, lines)
+        repeats = repeated_uses(ctx, judged)
+        for key, (use, verdict) in judged.items():
             site = use.site
-            verdict = judge(use, lines.get(site.line) or _on_statement(ctx, lines, site.line),
-                            ctx.enabled_rules)
-            ctx.count_api(use.listed or use.api, use.status, verdict.covered)
-            if verdict.message and not (library and use.api.startswith(HVD)):
+            if verdict.message and not (library and use.api.startswith(HVD)) \
+                    and key not in repeats and not in_npu_form(ctx, site):
                 ctx.report_at(site.line, site.column, "unmigrated", verdict.message, verdict.level)
+        for use, verdict in counted_uses(ctx, judged, lines, repeats):
+            ctx.count_api(use.listed or use.api, use.status, verdict.covered)
         if not ctx.enabled_rules.intersection(HOROVOD_RULES):
             for site in horovod_module_values(ctx):
                 ctx.report_at(site.line, site.column, "unmigrated", f"the Horovod module is used "
@@ -163,6 +177,70 @@ def _report_unresolved(ctx: FileContext) -> None:
         ctx.count_api(code, ApiStatus.UNKNOWN)
         ctx.report_at(line, column, "unmigrated", UNRESOLVED_ACCESS.format(
             code=code, function=code.partition("()")[0]))
+
+
+def _judged(ctx: FileContext, lines: Lines) -> Judged:
+    """Every use of the file as it was, with its verdict, by (line, column)."""
+    judged: Judged = {}
+    for use in ctx.analysis(api_uses):
+        site = use.site
+        judged[(site.line, site.column)] = (use, judge(
+            use, lines.get(site.line) or _on_statement(ctx, lines, site.line), ctx.enabled_rules))
+    return judged
+
+
+def repeated_uses(ctx: FileContext, judged: Judged) -> frozenset[tuple[int, int]]:
+    """The uses of a variable an assignment made an alias of an API (``is_per_host =
+    tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2``, then ``is_per_host`` passed on) whose
+    finding would repeat the one on the assignment's line: one site, one finding, counted
+    once. A use of an attribute of the variable (``slim.conv2d``) names another API: not one."""
+    bare = [(key, pair) for key, pair in judged.items()
+            if pair[1].message and "." not in pair[0].site.spelled]
+    if not bare:
+        return frozenset()
+    aliases = ctx.analysis(alias_assignments)
+    by_line: dict[int, list[tuple[ApiUse, Verdict]]] = defaultdict(list)
+    for (line, _), pair in judged.items():
+        by_line[line].append(pair)
+    return frozenset(key for key, (use, verdict) in bare
+                     for line in aliases.get(use.site.spelled, ()) if line != key[0]
+                     and any(other.site.name == use.site.name and said.message == verdict.message
+                             for other, said in by_line.get(line, ())))
+
+
+def alias_assignments(ctx: FileContext) -> dict[str, list[int]]:
+    """Name -> the lines of the file's assignments ``name = dotted.value`` (any scope)."""
+    module = module_ast(ctx.original)
+    aliases: dict[str, list[int]] = defaultdict(list)
+    for node in ast.walk(module) if module is not None else ():
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, (ast.Name, ast.Attribute)):
+            aliases[node.targets[0].id].append(node.lineno)
+    return aliases
+
+
+def counted_uses(ctx: FileContext, judged: Judged, lines: Lines,
+                 repeats: frozenset[tuple[int, int]]) -> list[tuple[ApiUse, Verdict]]:
+    """The API uses of the file as this run writes it (``written_uses``), each with its
+    verdict: a use as the file had it keeps its verdict; a use a rule wrote (a respelled
+    value) is judged by the findings of the lines it replaced; a repeat is none."""
+    uses = [(use.site, (use, verdict)) for use, verdict in judged.values()]
+    resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
+    return [use.was or _new_use(use.site, use.replaced, lines, ctx)
+            for use in written_uses(ctx, resolvers, uses, repeats)]
+
+
+def _new_use(site: ReferenceSite, block: tuple[int, int], lines: Lines,
+             ctx: FileContext) -> tuple[ApiUse, Verdict]:
+    """A use the rewrite wrote, judged by the findings of the lines it replaced (a use
+    written after the last of them: the line it was written before)."""
+    api = list_name(site.name) or site.name
+    entry, status = support_list().lookup(api)
+    first, end = block
+    found = [finding for number in range(first, max(end, first + 1)) for finding in lines.get(number, ())]
+    use = ApiUse(site, api, entry, status)
+    return use, dataclasses.replace(judge(use, found, ctx.enabled_rules), message="")
 
 
 def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:

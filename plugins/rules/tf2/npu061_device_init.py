@@ -17,10 +17,19 @@ import re
 from pathlib import PurePosixPath
 from typing import Optional
 
-from npu_codemod.api import Base, FileContext, Node, Rule, hookimpl, tokens
+from npu_codemod.api import (
+    Base,
+    FileContext,
+    Node,
+    Rule,
+    hookimpl,
+    tokens,
+)
 from npu_codemod.plugins.rules._toolkit import (
     TF2,
     TF_NEUTRAL,
+    block_statements,
+    compound_body,
     header_index,
     imported_names,
     main_block,
@@ -137,8 +146,7 @@ def _open_calls(tree: Node, main: Node, ctx: FileContext) -> list[tuple[Base, st
     ``__main__``) ``<npu_device>.open(...)`` statement."""
     bound = {name for name, target in ctx.names("npu_device").bindings.items() if target == "npu_device"}
     found = []
-    body = main.children[3]
-    for statement in [*tree.children, *body.children]:
+    for statement in [*tree.children, *block_statements(compound_body(main))]:
         match = _OPEN.match(tree_text(statement).strip())
         if match and match.group(1) in bound:
             found.append((statement, match.group(1), bool(match.group(2))))

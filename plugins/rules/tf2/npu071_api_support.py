@@ -28,6 +28,7 @@ from npu_codemod.plugins.rules._toolkit import (
     ast_references,
     list_name,
     support_list_tf2,
+    written_uses,
 )
 
 DEPRECATED = ("deprecated in TF 2.6: replace {api} with its current TF 2.x equivalent before "
@@ -62,8 +63,9 @@ class ApiSupportTf2(Rule):
                "and once per file each API it marks `under-analysis` (most of `tf.compat.v1.*`; "
                "SARIF level `note`), unless another rule reported that call (NPU065, NPU052, "
                "NPU051); `tf.float64`/`tf.complex64`/`tf.complex128` and `dtype=\"float64\"` "
-               "strings (the NPU does not support them). Every use, called or not, counts "
-               "towards the reports' API readiness.")
+               "strings (the NPU does not support them). Every use, called or not, of the file as "
+               "the run writes it counts towards the reports' API readiness (a use a rule "
+               "rewrote away is none: a rerun over the migrated branch counts the same).")
     example = """
         import tensorflow as tf
 
@@ -83,11 +85,11 @@ class ApiSupportTf2(Rule):
     def finish(self, tree: Node, ctx: FileContext) -> None:
         lines = _lines(ctx.findings, self.id)
         seen: set[str] = set()
+        for use, covered in _counted(ctx, lines):
+            ctx.count_api(use.listed or use.api, use.status, covered)
         for use in ctx.analysis(api_uses):
             site = use.site
-            on_line = [f for f in lines.get(site.line, ()) if site.column <= f.column <= site.end_column]
-            covered = any(f.status == "migrated" for f in on_line)
-            ctx.count_api(use.listed or use.api, use.status, covered)
+            on_line = _on_site(site, site.line, site.line + 1, lines)
             message, level = _verdict(use, seen)
             if message and site.called and not on_line:
                 ctx.report_at(site.line, site.column, "unmigrated", message, level)
@@ -99,19 +101,44 @@ class ApiSupportTf2(Rule):
 def api_uses(ctx: FileContext) -> tuple[Use, ...]:
     """Every use of a TensorFlow API in the file as written, in source order, with its status
     in the TF 2.6 list (``compat.v1`` spelled out, as the list names it)."""
-    listed = support_list_tf2()
     resolver = ctx.names("tensorflow")
     whole = (ctx.parsed or ctx.original) == ctx.original
     sites = None if whole else ast_references(ctx.original, [resolver])
     if sites is None:
         sites = [reference.site for reference in references_under(ctx.tree, [resolver])]
-    uses = []
-    for site in sites:
-        api = list_name(resolver.resolve(site.spelled) or site.name)
-        if api is not None:
-            entry, status = listed.lookup(api)
-            uses.append(Use(site, api, entry, status))
-    return tuple(uses)
+    return tuple(use for use in (_use(ctx, site) for site in sites) if use is not None)
+
+
+def _counted(ctx: FileContext, lines: dict[int, list[Finding]]) -> list[tuple[Use, bool]]:
+    """The API uses of the file as the run writes it (``written_uses``: a rerun over the
+    migrated branch counts the same), each with whether a ``migrated`` finding covers it: a
+    use as the file had it on its own site, a use a rule wrote on the lines it replaced."""
+    counted = []
+    uses = [(use.site, use) for use in ctx.analysis(api_uses)]
+    for written in written_uses(ctx, [ctx.names("tensorflow")], uses):
+        use = written.was or _use(ctx, written.site)
+        if use is None:
+            continue
+        first, end = (use.site.line, use.site.line + 1) if written.was else written.replaced
+        found = _on_site(use.site, first, end, lines)
+        counted.append((use, any(f.status == "migrated" for f in found)))
+    return counted
+
+
+def _on_site(site: ReferenceSite, first: int, end: int, lines: dict[int, list[Finding]]) -> list[Finding]:
+    """The other rules' findings on lines ``first`` to ``end`` (at least ``first``) within
+    the columns of ``site``."""
+    return [f for number in range(first, max(end, first + 1)) for f in lines.get(number, ())
+            if site.column <= f.column <= site.end_column]
+
+
+def _use(ctx: FileContext, site: ReferenceSite) -> Optional[Use]:
+    """The use at ``site`` with its status in the TF 2.6 list (None: no listed API)."""
+    api = list_name(ctx.names("tensorflow").resolve(site.spelled) or site.name)
+    if api is None:
+        return None
+    entry, status = support_list_tf2().lookup(api)
+    return Use(site, api, entry, status)
 
 
 def _verdict(use: Use, seen: set[str]) -> tuple[Optional[str], str]:

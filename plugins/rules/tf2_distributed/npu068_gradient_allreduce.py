@@ -11,8 +11,22 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from npu_codemod.api import Base, FileContext, Node, Rule, hookimpl, insert_after, symbols, tokens
-from npu_codemod.plugins.rules._toolkit import TF2, pre_order, tree_text
+from npu_codemod.api import (
+    Base,
+    FileContext,
+    Node,
+    Rule,
+    hookimpl,
+    insert_after,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    TF2,
+    attribute_name,
+    pre_order,
+    tree_text,
+)
 
 from ._device import device_name
 
@@ -113,8 +127,9 @@ def _is_tape_gradient(value: Base, tapes: set[str]) -> bool:
 
 
 def _method(trailer: Base) -> Optional[str]:
-    if trailer.type == symbols.trailer and len(trailer.children) == 2 and trailer.children[0].type == tokens.DOT:
-        return str(trailer.children[1].value)
+    name = attribute_name(trailer)
+    if name is not None:
+        return name
     next_one = trailer.prev_sibling
     if trailer.type == symbols.trailer and trailer.children[0].type == tokens.LPAR and next_one is not None:
         return _method(next_one)

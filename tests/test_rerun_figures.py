@@ -1,0 +1,171 @@
+"""A rerun over the migrated branch reports the same figures: through the CLI, on real git
+repositories. The API sites are those of the file as the run writes it: a use a rule rewrote
+away (``tf.nn.dropout``, a gelu formula's ``tf.tanh``/``tf.pow``) is no API site, and the
+tool's own code (the NpuOptimizer lines, the ``ConfigProto()`` created for them, XLA's
+``OptimizerOptions.OFF``) is none on any run, so the sites per rule, the readiness and the API
+site totals of ``run.json`` are the same when the branch is migrated again, and no finding
+sits on a line the tool wrote."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.cli import cli
+from support.git import git, make_repo
+
+BRANCH = "npu-codemod/sess-run-to-npu"
+
+MODEL = '''"""The encoder block of the classifier: a feed-forward layer with GELU, and dropout."""
+import numpy as np
+import tensorflow as tf
+from tensorflow.contrib import layers as contrib_layers
+
+
+def gelu(x):
+    """Gaussian Error Linear Unit, the tanh approximation of the paper."""
+    cdf = 0.5 * (1.0 + tf.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * tf.pow(x, 3))))
+    return x * cdf
+
+
+def feed_forward(hidden, width, keep_prob):
+    inner = tf.layers.dense(hidden, width * 4, activation=gelu)
+    output = tf.layers.dense(inner, width)
+    output = tf.nn.dropout(output, keep_prob)
+    return contrib_layers.layer_norm(output)
+'''
+SESSIONS = '''"""Session settings of the trainer: XLA when asked for, one session per phase."""
+import tensorflow as tf
+from tensorflow.core.protobuf import rewriter_config_pb2
+
+
+def session_config(use_xla, xla_level=tf.OptimizerOptions.OFF):
+    config = tf.ConfigProto(allow_soft_placement=True)
+    config.graph_options.rewrite_options.arithmetic_optimization = rewriter_config_pb2.RewriterConfig.OFF
+    if use_xla:
+        config.graph_options.optimizer_options.global_jit_level = (
+            tf.OptimizerOptions.ON_1)
+    else:
+        config.graph_options.optimizer_options.global_jit_level = xla_level
+    return config
+
+
+def evaluate(eval_op, steps):
+    sess = tf.Session()
+    for _ in range(steps):
+        sess.run(eval_op)
+    sess.close()
+'''
+TRAIN = '''"""Trains the classifier on batches of token ids."""
+import tensorflow as tf
+
+from classifier.model import feed_forward
+from classifier.sessions import session_config
+
+
+def input_fn(filenames, batch_size):
+    dataset = tf.data.TFRecordDataset(filenames).repeat()
+    return dataset.batch(batch_size).make_one_shot_iterator().get_next()
+
+
+def main(filenames, steps):
+    tokens = input_fn(filenames, 32)
+    embedded = tf.one_hot(tokens, 128)
+    with tf.device("/cpu:0"):
+        logits = feed_forward(embedded, 128, keep_prob=0.9)
+    loss = tf.reduce_mean(logits)
+    train_op = tf.train.AdamOptimizer(1e-4).minimize(loss)
+    with tf.Session(config=session_config(use_xla=True)) as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(steps):
+            sess.run(train_op)
+'''
+FILES = {"classifier/__init__.py": "", "classifier/model.py": MODEL,
+         "classifier/sessions.py": SESSIONS, "classifier/train.py": TRAIN}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], dict[str, Any]]:
+    root = tmp_path_factory.mktemp("rerun")
+    make_repo(root / "classifier", FILES)
+    (root / "repos.txt").write_text("classifier\n")
+    cli("run", "--repos", "repos.txt", "--report-dir", "one", "--no-progress", cwd=root, expect=0)
+    (root / "again.txt").write_text(f"classifier {BRANCH}\n")
+    cli("run", "--repos", "again.txt", "--report-dir", "two", "--branch", "again", "--no-progress",
+        cwd=root, expect=0)
+    first, rerun = (json.loads((root / name / "run.json").read_text()) for name in ("one", "two"))
+    return root, first, rerun
+
+
+def _sites_per_rule(record: dict[str, Any]) -> Counter[tuple[str, str]]:
+    done = {"migrated": "done", "compliant": "done"}
+    return Counter((f["rule_id"], done.get(f["status"], f["status"])) for f in record["findings"])
+
+
+def _api_totals(record: dict[str, Any]) -> Counter[tuple[str, str, bool]]:
+    return Counter({(row["api"], row["status"], row["covered"]): row["sites"]
+                    for row in record["api_sites"]})
+
+
+def test_the_first_run_rewrites_what_the_figures_leave_out(runs: tuple[Path, dict, dict]) -> None:
+    root, first, _ = runs
+    diff = git(root / "classifier", "diff", f"main...{BRANCH}")
+    for written in ("npu_ops.dropout(output, keep_prob)", "npu_unary_ops.gelu(x)",
+                    "tf.OptimizerOptions.OFF)", "config = tf.ConfigProto(allow_soft_placement=True)",
+                    "remapping = RewriterConfig.OFF"):
+        assert written in diff
+    (record,) = first["repos"]
+    # the API sites of the branch's code: no tf.nn.dropout, tf.tanh, tf.pow (rewritten away),
+    # no OptimizerOptions.OFF (the NPU form), one tf.ConfigProto (the user's: the one NPU007
+    # created in evaluate() is its own)
+    assert _api_totals(record) == Counter({
+        ("", "supported", False): 7, ("", "unknown", False): 1,
+        ("tf.ConfigProto", "supported-after-migration", True): 1,
+        ("tf.Session", "trains-after-migration", True): 2, ("tf.device", "supported-after-migration", True): 1,
+        ("tf.contrib.layers.layer_norm", "deprecated", False): 1})
+    assert record["api_readiness"] == pytest.approx(11 / 12)
+
+
+def test_a_rerun_reports_the_same_sites_readiness_and_api_totals(runs: tuple[Path, dict, dict]) -> None:
+    _, first, rerun = runs
+    (before,), (after,) = first["repos"], rerun["repos"]
+    assert after["files_changed"] == []  # nothing left to rewrite
+    assert _sites_per_rule(after) == _sites_per_rule(before)
+    assert {f["status"] for f in after["findings"]} <= {"compliant", "unmigrated", "not-needed"}
+    assert after["api_readiness"] == before["api_readiness"] is not None
+    assert _api_totals(after) == _api_totals(before)
+    assert rerun["api_readiness"] == first["api_readiness"]
+    assert after["sites"]["left"] == before["sites"]["left"]
+    assert after["sites"]["migrated"] + after["sites"]["compliant"] == \
+        before["sites"]["migrated"] + before["sites"]["compliant"]
+    assert after["verdict"] == before["verdict"]
+
+
+def test_no_finding_sits_on_a_line_the_tool_wrote(runs: tuple[Path, dict, dict]) -> None:
+    root, _, rerun = runs
+    (record,) = rerun["repos"]
+    written = _added_lines(git(root / "classifier", "diff", "-U0", f"main...{BRANCH}"))
+    audit = [(f["path"], f["line"]) for f in record["findings"] if f["rule_id"] == "NPU100"]
+    assert audit  # the deprecated contrib layer_norm is still reported
+    assert not written.intersection(audit)
+    # the OFF a parameter defaults to is the NPU form: no finding on either run
+    assert ("classifier/sessions.py", 6) not in audit
+
+
+def _added_lines(diff: str) -> set[tuple[str, int]]:
+    """(path, line on the branch) of every line a unified diff with no context adds."""
+    added: set[tuple[str, int]] = set()
+    path, line = "", 0
+    for text in diff.splitlines():
+        if text.startswith("+++ "):
+            path = text[len("+++ b/"):]
+        elif text.startswith("@@"):
+            line = int(text.split("+")[1].split(",")[0].split(" ")[0])
+        elif text.startswith("+"):
+            added.add((path, line))
+            line += 1
+    return added
