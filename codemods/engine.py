@@ -31,12 +31,13 @@ from .api_sites import ApiSites, uncovered
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import place_imports
-from .names import imports_module_pattern
+from .names import TF, imports_module_pattern
 from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
+from .tf_programs import MIXED_PART, mixed_entry
 from .tf_versions import (
     CONFLICT,
     NON_TF,
@@ -140,6 +141,8 @@ class Engine:
         self._modules = tuple(dict.fromkeys(m for rule in self.rules for m in rule.modules))
         self._module_bytes = tuple(module.encode() for module in self._modules)
         self._imports = {module: imports_module_pattern(module) for module in self._modules}
+        #: Rules that also act on scripts importing no TensorFlow (NPU061: an entry script).
+        self._scripts = [rule for rule in self.rules if NON_TF in rule.file_kinds]
         self._ctx: Optional[FileContext] = None
         self._active: FrozenSet[str] = frozenset()
         query = Query()
@@ -170,7 +173,8 @@ class Engine:
 
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
-        return any(module in data for module in self._module_bytes)
+        return any(module in data for module in self._module_bytes) \
+            or bool(self._scripts and b"__main__" in data)
 
     def process(
         self, data: bytes, path: str, repo: str = "", facts: FrozenSet[str] = frozenset()
@@ -191,8 +195,12 @@ class Engine:
         too_large = size_problem(text)
         if too_large is not None:
             return FileOutcome(path, (_file_error(repo, path, 1, too_large),))
-        imported = {module for module, pattern in self._imports.items() if pattern.search(text)}
+        # The pattern spells the module's name: most files lack most modules' (no regex run).
+        imported = {module for module, pattern in self._imports.items()
+                    if module in text and pattern.search(text)}
         active = [r for r in self.rules if imported.intersection(r.modules)]
+        if not active and "__main__" in text:
+            active = self._scripts  # a script importing none of the rules' modules: an entry?
         if not active:
             return FileOutcome(path)
         return self._by_kind(source, path, repo, facts, active)
@@ -207,8 +215,16 @@ class Engine:
             finding = file_finding(repo, path, "unmigrated", kind.message,
                                    at.line if at else 1, at.column if at else 0)
             return FileOutcome(path, (finding,), kind=CONFLICT)
+        mixed = mixed_entry(facts, path)
+        if mixed is not None:  # a file of a program that mixes eager and compat.v1 code
+            message = "" if mixed == path else MIXED_PART.format(entry=mixed)
+            return FileOutcome(path, (file_finding(repo, path, "unmigrated", message),) if message else (),
+                               kind="" if kind.kind == NON_TF else kind.kind)
         treated = treatment(kind.kind, runtime_of(facts))
+        scripts = [rule for rule in active if NON_TF in rule.file_kinds] if kind.kind == NON_TF else []
         active = [rule for rule in active if treated in rule.file_kinds and _may_act(rule, source.text)]
+        if not active and scripts:
+            active, treated = scripts, NON_TF
         notes: tuple[Finding, ...] = ()
         if treated == TF2 and TF2_ENTRY_RULE not in self._enabled:
             notes = (file_finding(repo, path, "unmigrated", TF2_CODE),)
@@ -277,8 +293,8 @@ class Engine:
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
                           facts=facts, enabled_rules=self._enabled, parsed=parsed,
                           file_kind=treated)
-        bound = {module for module in self._modules if ctx.names(module).bindings}
-        active = [rule for rule in active if bound.intersection(rule.modules)]
+        bound = {module for module in self._modules if may_bind(module, body) and ctx.names(module).bindings}
+        active = [rule for rule in active if bound.intersection(rule.modules) or treated == NON_TF]
         if not active or (treated == TF1 and self._eager(ctx, body)):
             for rule in active:  # none when the file binds no module of theirs
                 self._guarded(rule, ctx, partial(rule.skipped, tree, ctx))
@@ -522,6 +538,13 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def may_bind(module: str, text: str) -> bool:
+    """Can the file ``text`` bind ``module`` (a root package)? Only an import that spells its
+    name binds a module other than TensorFlow (an alias assignment starts from a bound
+    name); TensorFlow may also be bound through the repository's accessor functions."""
+    return module == TF or module in text
 
 
 def _anything(node: pytree.Base) -> bool:

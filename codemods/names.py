@@ -161,6 +161,10 @@ NPU_INIT_NAMES = frozenset({
 })
 #: Modules whose star import binds known names (see :data:`NPU_INIT_NAMES`).
 STAR_EXPORTS: dict[str, frozenset[str]] = {"npu_bridge.npu_init": NPU_INIT_NAMES}
+#: Star imports that bind another module's names: TF Adapter 2.x ships ``npu_bridge.npu_init``
+#: as ``npu_device.compat.v1.npu_init`` (NPU062's header in ``tf2-compat`` files), so the TF 1.x
+#: rules find their own output there on a second run.
+STAR_SAME = {"npu_device.compat.v1.npu_init": "npu_bridge.npu_init"}
 
 
 #: How a dotted name spells the call of a module accessor function (``contrib.tpu().X``).
@@ -480,8 +484,9 @@ class ImportNames:
             if target.startswith("."):
                 continue  # a module of the repository, not one of the root's
             if name == STAR:
-                for star in sorted(STAR_EXPORTS.get(target, ())):
-                    self._bind(star, f"{target}.{star}")
+                source = STAR_SAME.get(target, target)
+                for star in sorted(STAR_EXPORTS.get(source, ())):
+                    self._bind(star, f"{source}.{star}")
             else:
                 self._bind(name, target)
 

@@ -20,6 +20,7 @@ from npu_codemod.codemods.engine import FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import rewrite_instruction
+from npu_codemod.codemods.tf_programs import program_facts
 from npu_codemod.codemods.tf_runtime import decide, is_manifest, with_runtime
 from npu_codemod.orchestrator.loaded_rules import LoadedRules
 
@@ -125,6 +126,9 @@ def run_check(paths: Sequence[str], loaded_rules: LoadedRules, out: TextIO, err:
     files, links = python_files(paths, include_tests)
     contents, unreadable = _read(files, err)
     manifests = {str(path): text for path, text in _manifests(paths)}
+    own = _own_pyproject(paths)
+    if own is not None:  # the repository's own settings (check runs on a folder of it, or on it)
+        manifests.setdefault("pyproject.toml", own)
     sites = check_contents(contents, loaded_rules, [str(link) for link in links], manifests, tensorflow)
     sites = sorted(sites + notebook_sites(paths, include_tests), key=lambda s: (s.path, s.line, s.column, s.rule_id))
     for site in sites:
@@ -169,6 +173,19 @@ def _read(files: Iterable[Path], err: TextIO) -> tuple[dict[str, bytes], int]:
     return contents, unreadable
 
 
+def _own_pyproject(paths: Sequence[str]) -> Optional[str]:
+    """The ``pyproject.toml`` at the top of the first folder named that has one: the
+    repository's own ``[tool.npu-codemod]`` settings (``tensorflow``, ``entry``)."""
+    for name in paths:
+        found = Path(name) / "pyproject.toml"
+        if Path(name).is_dir() and found.is_file():
+            try:
+                return found.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+    return None
+
+
 def _manifests(paths: Sequence[str]) -> Iterable[tuple[Path, str]]:
     """The files that may pin TensorFlow (``tf_runtime.is_manifest``) in the folders named."""
     for name in paths:
@@ -194,9 +211,10 @@ def check_contents(contents: dict[str, bytes], loaded_rules: LoadedRules, links:
     """
     facts = loaded_rules.repository_facts(contents.items()).facts
     runtime = decide(tensorflow, manifests, facts)
-    facts = with_runtime(facts, runtime)
+    programs, messages = program_facts(facts, runtime.value, manifests.get("pyproject.toml", ""))
+    facts = with_runtime(facts, runtime) | programs
     # what of the pins and settings could not be read, or left the version open: as ``run``
-    sites = [Site(path or ".", 1, 0, FILE_RULE_ID, message) for path, message in runtime.messages]
+    sites = [Site(path or ".", 1, 0, FILE_RULE_ID, message) for path, message in runtime.messages + messages]
     for path, data in contents.items():
         sites += outcome_sites(loaded_rules.engine.process(data, path, facts=facts))
     sites += [Site(path, 1, 0, FILE_RULE_ID, SYMLINK) for path in links]

@@ -1,4 +1,4 @@
-"""``npu-codemod demo``: build sample TF 1.x repos in a temp dir and run the whole pipeline.
+"""``npu-codemod demo``: build sample TF 1.x and TF 2.x repos in a temp dir and run the whole pipeline.
 
 It shows a new user, on a fresh machine, what a run does: branches, commits and reports.
 """

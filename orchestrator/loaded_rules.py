@@ -18,6 +18,7 @@ from npu_codemod.codemods.names import IMPORTS_TF
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
+from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_versions import signals_of
 from npu_codemod.plugins.manager import Plugins, PluginSpec, load_plugins, select_rules
 
@@ -99,7 +100,9 @@ class LoadedRules:
             except UndecodableSource:
                 continue  # reported by the engine when the file is processed
             if IMPORTS_TF.search(text) and size_problem(text) is None:  # else the engine's error
-                facts.update(signals_of(text, path).facts())
+                signals = signals_of(text, path)
+                facts.update(signals.facts())
+                facts.update(filter(None, [graph_fact(path, text, signals)]))
                 with collector_paused():
                     results, errors = self.plugins.call_each("npu_codemod_analyze_file",
                                                              path=path, text=text)
@@ -107,6 +110,8 @@ class LoadedRules:
                     facts.update(result or ())
                 findings += [_plugin_error(repo, path, name, f"{reason}; facts from this plugin "
                                            "are missing") for name, reason in errors]
+            elif "__main__" in text and size_problem(text) is None:  # a script: maybe an entry
+                facts.update(filter(None, [graph_fact(path, text, None)]))
         return RepoAnalysis(frozenset(facts), tuple(findings))
 
 

@@ -38,7 +38,7 @@ from npu_codemod.plugins.packs import default_rules
 from support.cli import cli
 from support.git import make_repo, show
 from support.rules import assert_migrates, assert_unchanged, process, run_rules, sites
-from support.tf2_scripts import COMPAT_SESSION, CUSTOM_LOOP, KERAS_FIT
+from support.tf2_scripts import COMPAT_KERAS, COMPAT_SESSION, CUSTOM_LOOP, KERAS_FIT
 
 UNDETERMINED_RUNTIME = {"tf-runtime:undetermined"}
 TF1_RUNTIME = {"tf-runtime:1"}
@@ -357,3 +357,38 @@ def test_a_partial_compat_header_is_completed_next_to_its_lines(partial: str) ->
     assert [f.message.split(" (")[0] for f in findings if f.rule_id == "NPU062"] == [
         "added the missing lines of the npu_device.compat.v1 header"]
     assert_migrates(before, new, facts=TF2_RUNTIME)
+
+
+def test_tf_device_in_a_compat_file_is_reported_and_keras_gets_the_compat_warning() -> None:
+    """The compat.v1 guide deletes tf.device (NPU008 reports it, no soft placement set) and
+    warns that some Keras features are limited in session mode (NPU041's message)."""
+    new, findings = run_rules(COMPAT_KERAS, facts=TF2_RUNTIME | {"uses-tf-device"})
+    assert new is not None and 'with tf.device("/cpu:0"):' in new and "allow_soft_placement" not in new
+    assert "npu_keras_sess = set_keras_session_npu_config()" in new
+    by_rule = {f.rule_id: f for f in findings}
+    assert (by_rule["NPU008"].line, by_rule["NPU008"].status) == (18, "unmigrated")
+    assert by_rule["NPU008"].message.startswith("remove tf.device(...) for the NPU")
+    assert "some Keras features (such as a dynamic learning rate) are limited on the NPU" \
+        in by_rule["NPU041"].message
+    assert_migrates(COMPAT_KERAS, new, facts=TF2_RUNTIME | {"uses-tf-device"})
+    tf1 = run_rules(COMPAT_KERAS, facts=TF1_RUNTIME | {"uses-tf-device"})[1]
+    assert "limited on the NPU" not in next(f for f in tf1 if f.rule_id == "NPU041").message
+    assert "NPU008" not in {f.rule_id for f in tf1}  # no session here: nothing to configure
+
+
+def test_check_on_a_folder_reads_that_repository_s_own_setting(tmp_path: Path) -> None:
+    """``check some/repo`` reads ``some/repo/pyproject.toml`` as ``run`` reads the repository's."""
+    repo = tmp_path / "classifier"
+    repo.mkdir()
+    (repo / "train.py").write_text(CUSTOM_LOOP)
+    undecided = cli("check", "classifier", cwd=tmp_path)
+    assert undecided.stdout.splitlines()[0].startswith(".:1:1: NPU000 TensorFlow major version undetermined")
+    # TF 2.x idioms only: the file is TF 2.x code, and its __main__ block an entry
+    assert "classifier/train.py:2:1: NPU061 [fixable] add 'import npu_device as npu' and " \
+        "'npu.open().as_default()' at the top of the entry script" in undecided.stdout.splitlines()
+    (repo / "pyproject.toml").write_text('[tool.npu-codemod]\ntensorflow = "2"\n')
+    decided = cli("check", "classifier", cwd=tmp_path)
+    lines = decided.stdout.splitlines()
+    assert not any("undetermined" in line for line in lines)
+    assert "classifier/train.py:2:1: NPU061 [fixable] add 'import npu_device as npu' and " \
+        "'npu.open().as_default()' at the top of the entry script" in lines

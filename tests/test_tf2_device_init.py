@@ -205,3 +205,139 @@ def test_the_demo_has_a_tf2_repository(tmp_path: Path) -> None:
     assert record["status"] == "changed" and record["file_kinds"] == {"tf2": 1}
     assert sorted((f["rule_id"], f["line"], f["status"]) for f in record["findings"]) == [
         ("NPU061", 2, "migrated"), ("NPU064", 23, "migrated"), ("NPU065", 20, "migrated")]
+
+
+# --- programs: entries that import no TF, transitive imports, configuration, mixed modes -------
+
+LAUNCHER = '''\
+"""Run an experiment: python run.py --config configs/base.yaml"""
+import argparse
+import sys
+
+from experiments.runner import run_experiment
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config", default="configs/base.yaml")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(run_experiment(parse(sys.argv[1:])))
+'''
+
+RUNNER = '''\
+"""Builds the data and the model, then trains."""
+import tensorflow as tf
+
+from experiments.trainer import fit_model
+
+
+def run_experiment(args):
+    tf.get_logger().setLevel("INFO")
+    history = fit_model(args.config)
+    return 0 if history else 1
+'''
+
+FIT = '''\
+"""Keras training."""
+import tensorflow as tf
+
+
+def fit_model(config):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu"), tf.keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+    features, targets = tf.random.normal([256, 8]), tf.random.normal([256, 1])
+    return model.fit(features, targets, epochs=2).history
+'''
+
+LEGACY = '''\
+"""Graph-mode evaluation kept from the TF 1.x code base."""
+import tensorflow.compat.v1 as tf
+
+tf.disable_v2_behavior()
+
+
+def evaluate(checkpoint):
+    with tf.Session() as sess:
+        saver = tf.train.import_meta_graph(checkpoint + ".meta")
+        saver.restore(sess, checkpoint)
+        return sess.run("accuracy:0")
+'''
+
+
+def experiment_repo(root: Path, files: dict[str, str]) -> Path:
+    """A TF 2.x repository whose entry imports no TensorFlow and trains two imports away."""
+    base = {"requirements.txt": "tensorflow==2.6.5\npyyaml\n", "run.py": LAUNCHER,
+            "experiments/__init__.py": "", "experiments/runner.py": RUNNER,
+            "experiments/trainer.py": FIT}
+    base.update(files)
+    make_repo(root / "exp", {path: text for path, text in base.items() if text is not None})
+    return root / "exp"
+
+
+def check_lines(folder: Path) -> list[str]:
+    done = cli("check", folder.name, cwd=folder.parent)
+    assert done.returncode in (0, 1), done.stderr
+    return done.stdout.splitlines()
+
+
+def test_an_entry_that_imports_no_tf_gets_the_init_through_transitive_imports(tmp_path: Path) -> None:
+    repo = experiment_repo(tmp_path, {})
+    assert check_lines(repo) == [
+        "exp/run.py:2:1: NPU061 [fixable] add 'import npu_device as npu' and 'npu.open().as_default()' "
+        "at the top of the entry script"]
+    (tmp_path / "repos.txt").write_text("exp\n")
+    done = cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    record = json.loads((tmp_path / "rep" / "run.json").read_text())["repos"][0]
+    assert record["files_changed"] == ["run.py"]
+    assert show(repo, BRANCH, "run.py").decode() == with_init(LAUNCHER)
+    again = cli("run", "--repos", "repos.txt", "--report-dir", "rep2", "--jobs", "1", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert json.loads((tmp_path / "rep2" / "run.json").read_text())["repos"][0]["status"] == "unchanged"
+
+
+def test_the_configured_entry_is_the_entry_and_none_at_all_is_one_finding(tmp_path: Path) -> None:
+    configured = experiment_repo(tmp_path / "a", {
+        "run.py": None, "pyproject.toml": '[tool.npu-codemod]\nentry = ["experiments/trainer.py"]\n'})
+    assert check_lines(configured) == [
+        "exp/experiments/trainer.py:2:1: NPU061 [fixable] add 'import npu_device as npu' and "
+        "'npu.open().as_default()' at the top of the entry script"]
+    without = experiment_repo(tmp_path / "b", {"run.py": None})
+    assert check_lines(without) == [
+        ".:1:1: NPU000 no entry script found: add import npu_device as npu; npu.open().as_default() "
+        "at the top of the script you run, or list it in [tool.npu-codemod] entry"]
+
+
+def test_a_program_that_mixes_eager_and_compat_files_is_reported_not_rewritten(tmp_path: Path) -> None:
+    repo = experiment_repo(tmp_path, {
+        "experiments/legacy.py": LEGACY,
+        "experiments/runner.py": RUNNER.replace("from experiments.trainer import fit_model\n",
+                                                "from experiments.legacy import evaluate\n"
+                                                "from experiments.trainer import fit_model\n")})
+    lines = check_lines(repo)
+    assert lines[-1] == (
+        "exp/run.py:1:1: NPU000 this program mixes eager TF 2.x files (exp/experiments/trainer.py) and "
+        "compat.v1 graph files (exp/experiments/legacy.py): npu_device.compat.enable_v1() switches the "
+        "whole process to graph mode; port one mode (nothing in this program was rewritten)")
+    assert [line.split(": ", 1)[0] for line in lines[:-1]] == [
+        "exp/experiments/legacy.py:1:1", "exp/experiments/runner.py:1:1", "exp/experiments/trainer.py:1:1"]
+    assert all(line.endswith("(entry exp/run.py): not rewritten; port one mode") for line in lines[:-1])
+    assert not any("fixable" in line for line in lines)
+
+
+def test_global_options_changed_after_open_are_reported() -> None:
+    before = KERAS_FIT.replace(
+        "def main(args):\n",
+        "def main(args):\n    npu.global_options().precision_mode = \"allow_mix_precision\"\n").replace(
+        "import argparse\n", "import argparse\n\nimport npu_device as npu\n")
+    after = before.replace('"""Fine-tune a text classifier with Keras fit (TensorFlow 2.x)."""\n',
+                           '"""Fine-tune a text classifier with Keras fit (TensorFlow 2.x)."""\n'
+                           "npu.open().as_default()\n")
+    findings = assert_migrates(before, after, RULES, facts=TF2_RUNTIME)
+    assert [(f.line, f.status, f.message.split(":")[0]) for f in findings] == [
+        (2, "migrated", "added 'import npu_device as npu' and 'npu.open().as_default()' at the top of "
+                        "the entry script"),
+        (20, "unmigrated", "set npu.global_options() before npu.open()")]

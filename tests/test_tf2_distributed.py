@@ -6,10 +6,10 @@ from __future__ import annotations
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
 from support.rules import assert_migrates, assert_unchanged, sites
-from support.tf2_scripts import MIRRORED_LOOP
+from support.tf2_scripts import KERAS_WORKERS, MIRRORED_LOOP, OWN_TRAIN_STEP
 
 TF2_RUNTIME = {"tf-runtime:2"}
-PACK = {"NPU068", "NPU070"}
+PACK = {"NPU067", "NPU068", "NPU069", "NPU070"}
 DOCSTRING = '"""Multi-GPU training of a ResNet with MirroredStrategy and a custom loop (TF 2.x)."""\n'
 
 
@@ -72,3 +72,139 @@ def main():
         (8, "replace hvd.rank by the RANK_ID environment variable the adapter reads at npu.open()"),
         (10, "replace hvd.DistributedOptimizer by npu.distribute.npu_distributed_keras_optimizer_"
              "wrapper(optimizer)")]
+
+
+def test_models_broadcast_their_variables_once_they_exist_and_the_optimizer_is_wrapped() -> None:
+    """NPU067 after the strategy scope block and after a functional model; the lazy
+    ``Sequential`` is reported; NPU068 wraps compile's optimizer; NPU069 reports the shard and
+    the training pipeline, not the evaluation one."""
+    after = KERAS_WORKERS.replace(
+        '"""Train an MNIST classifier on several workers with Keras fit (TF 2.x)."""\n',
+        '"""Train an MNIST classifier on several workers with Keras fit (TF 2.x)."""\n'
+        "import npu_device as npu\n").replace(
+        "    model = tf.keras.Model(inputs=inputs, outputs=outputs)\n",
+        "    model = tf.keras.Model(inputs=inputs, outputs=outputs)\n"
+        "    npu.distribute.broadcast(model.trainable_variables)\n").replace(
+        '                      metrics=["accuracy"])\n',
+        '                      metrics=["accuracy"])\n'
+        "    npu.distribute.broadcast(model.trainable_variables)\n").replace(
+        "model.compile(optimizer=tf.keras.optimizers.Adam(args.learning_rate),",
+        "model.compile(optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper("
+        "tf.keras.optimizers.Adam(args.learning_rate)),")
+    chosen = {"NPU067", "NPU068", "NPU069"}
+    findings = [f for f in assert_migrates(KERAS_WORKERS, after, chosen, facts=TF2_RUNTIME)
+                if f.rule_id in chosen]
+    assert sorted(sites(findings)) == [
+        ("NPU067", 23, 4, "migrated"),
+        ("NPU067", 28, 4, "unmigrated"),
+        ("NPU067", 37, 12, "migrated"),
+        ("NPU067", 39, 12, "migrated"),
+        ("NPU068", 40, 32, "migrated"),
+        ("NPU069", 13, 26, "unmigrated"),
+        ("NPU069", 43, 85, "unmigrated")]
+    by_line = {(f.rule_id, f.line): f.message for f in findings}
+    assert by_line["NPU067", 28].startswith("variables are created lazily: call npu.distribute.broadcast("
+                                            "head.trainable_variables)")
+    assert by_line["NPU069", 43].startswith("shard per NPU worker before batching: train_ds, batch_size = "
+                                            "npu.distribute.shard_and_rebatch_dataset(train_ds, args.batch_size)")
+    assert by_line["NPU069", 13].startswith("shard by the NPU worker count and id")
+    assert by_line["NPU067", 39].startswith("the model's initial variables are broadcast")
+
+
+def test_a_train_step_override_is_a_custom_loop_and_minimize_wraps_its_optimizer() -> None:
+    after = OWN_TRAIN_STEP.replace("import tensorflow as tf\n",
+                                   "import npu_device as npu\nimport tensorflow as tf\n", 1).replace(
+        "        grads = tape.gradient(loss, self.trainable_variables)\n",
+        "        grads = tape.gradient(loss, self.trainable_variables)\n"
+        "        grads = npu.distribute.all_reduce(grads, \"mean\")\n").replace(
+        "optimizer = tf.keras.optimizers.SGD(learning_rate=0.1)",
+        "optimizer = npu.distribute.npu_distributed_keras_optimizer_wrapper("
+        "tf.keras.optimizers.SGD(learning_rate=0.1))")
+    findings = [f for f in assert_migrates(OWN_TRAIN_STEP, after, PACK, facts=TF2_RUNTIME)
+                if f.rule_id == "NPU068"]
+    assert sites(findings) == [("NPU068", 13, 8, "migrated"), ("NPU068", 21, 17, "migrated"),
+                               ("NPU068", 29, 28, "migrated")]
+    assert findings[2].message.startswith("the model's class overrides train_step")
+
+
+def test_an_optimizer_wrapped_twice_is_reported_and_an_unknown_one_is_not_wrapped() -> None:
+    source = '''\
+import npu_device as npu
+import tensorflow as tf
+
+
+def train(model, loss_fn, optimizer, steps):
+    twice = npu.distribute.npu_distributed_keras_optimizer_wrapper(
+        npu.distribute.npu_distributed_keras_optimizer_wrapper(tf.keras.optimizers.SGD(0.1)))
+    for _ in range(steps):
+        twice.minimize(loss_fn, model.trainable_variables)
+        optimizer.minimize(loss_fn, model.trainable_variables)
+'''
+    findings = [f for f in assert_unchanged(source, PACK, facts=TF2_RUNTIME) if f.rule_id == "NPU068"]
+    assert [(f.line, f.status, f.message.split(":")[0]) for f in findings] == [
+        (6, "unmigrated", "optimizer wrapped twice"),
+        (10, "unmigrated", "optimizer.minimize computes and applies gradients")]
+
+
+def test_a_model_compiled_where_the_repository_trains_in_a_custom_loop_is_reported() -> None:
+    """A builder compiles the model; an executor elsewhere applies its gradients itself (and
+    NPU068 all-reduces them there): wrapping the optimizer too would all-reduce them twice."""
+    source = '''\
+"""Builds the detector and its optimizer."""
+import tensorflow as tf
+
+
+def build_detector(num_classes, learning_rate):
+    images = tf.keras.Input(shape=(512, 512, 3))
+    features = tf.keras.applications.ResNet50(include_top=False, weights=None)(images)
+    outputs = tf.keras.layers.Conv2D(num_classes, 3, padding="same")(features)
+    model = tf.keras.Model(inputs=images, outputs=outputs, name="detector")
+    optimizer = tf.keras.optimizers.SGD(learning_rate, momentum=0.9)
+    model.compile(optimizer=optimizer, loss=tf.keras.losses.BinaryCrossentropy(from_logits=True))
+    return model
+'''
+    facts = TF2_RUNTIME | {"npu068-custom-loop"}
+    findings = [f for f in assert_unchanged(source, {"NPU068"}, facts=facts) if f.rule_id == "NPU068"]
+    assert [(f.line, f.status, f.message.split(":")[0]) for f in findings] == [
+        (11, "unmigrated", "the repository applies gradients in a custom loop (all-reduced there)")]
+
+
+def test_a_compile_that_is_not_keras_is_not_an_optimizer() -> None:
+    source = '''\
+"""Reads the anchors configuration."""
+import re
+
+import tensorflow as tf
+
+_SIZE = re.compile(r"(\\d+)x(\\d+)")
+
+
+def train(model, dataset):
+    model.compile("adam", loss="mse")
+    with tf.GradientTape() as tape:
+        loss = model(next(iter(dataset)))
+    return tape
+'''
+    findings = [f for f in assert_unchanged(source, {"NPU068"}, facts=TF2_RUNTIME) if f.rule_id == "NPU068"]
+    assert findings == []  # re.compile; a positional optimizer of a receiver not shown to be Keras
+
+
+def test_a_horovod_script_is_left_to_npu070_not_wrapped_or_broadcast_twice() -> None:
+    source = '''\
+"""MNIST with Keras and Horovod (TF 2.x)."""
+import horovod.tensorflow.keras as hvd
+import tensorflow as tf
+
+
+def main():
+    hvd.init()
+    inputs = tf.keras.Input(shape=(28, 28))
+    outputs = tf.keras.layers.Dense(10)(tf.keras.layers.Flatten()(inputs))
+    model = tf.keras.Model(inputs, outputs)
+    opt = hvd.DistributedOptimizer(tf.keras.optimizers.Adam(0.001 * hvd.size()))
+    model.compile(optimizer=opt, loss="sparse_categorical_crossentropy")
+    return model
+'''
+    findings = assert_unchanged(source, PACK, facts=TF2_RUNTIME)
+    assert {f.rule_id for f in findings} == {"NPU000", "NPU070"}
+    assert [f.line for f in findings if f.rule_id == "NPU070"] == [7, 11, 11]  # init, size, optimizer

@@ -260,7 +260,7 @@ def _element(value: list, position: int) -> str:
 
 def _where(index: int, call: dict) -> str:
     kind = call.get("kind", "run")
-    what = "Session.run call" if kind == "run" else f"result (Keras {kind})"
+    what = {"run": "Session.run call", "train": "training step of a TF 2.x loop"}.get(kind, f"result (Keras {kind})")
     step = call.get("step")
     return f"step {step} ({what} {index + 1})" if step else f"{what} {index + 1}"
 

@@ -123,15 +123,18 @@ def isolation() -> str:
 
 
 def run_side(command: str, folder: Path, scratch: Path, steps: int, timeout: float,
-             memory_mb: int, named: Sequence[str] = (), python: Optional[str] = None) -> SideRun:
+             memory_mb: int, named: Sequence[str] = (), python: Optional[str] = None,
+             tensorflow: str = "1") -> SideRun:
     """Run ``command`` in ``folder``; ``scratch`` holds its record,
     output, home and temporary files; ``named``: variables the repository's settings pass;
-    ``python``: the interpreter ``python`` means (default: this one)."""
+    ``python``: the interpreter ``python`` means (default: this one); ``tensorflow``: the
+    major version the repository's code runs ("2": TensorFlow keeps its TF 2.x behaviour)."""
     records, home, shim, tmp = scratch / "records", scratch / "home", scratch / "bin", scratch / "tmp"
     for made in (records, home, shim, tmp):
         made.mkdir(parents=True, exist_ok=True)
     _write_shim(shim, python or sys.executable)
     env = _environment(records, home, shim, steps, named)
+    env["NPU_CODEMOD_VERIFY_TF"] = tensorflow
     env["TMPDIR"] = str(tmp)
     output = scratch / "output.log"
     started = time.monotonic()

@@ -58,6 +58,7 @@ class VerifySettings:
     source: str = ""
     env: tuple[str, ...] = ()  # names of variables passed to the command as they are
     requirements: bool = False  # run under a cached environment with the requirements.txt
+    tensorflow: str = "1"  # the major version the repository runs ("2": TF 2.x code, npu_device)
 
 
 def resolve(options: VerifyOptions, entry_command: Optional[str], checkout: Path) -> VerifySettings:

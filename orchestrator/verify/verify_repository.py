@@ -14,6 +14,9 @@ from typing import Optional, Protocol
 
 import git
 
+from npu_codemod.codemods.names import IMPORTS_TF
+from npu_codemod.codemods.tf_runtime import decide, is_manifest
+from npu_codemod.codemods.tf_versions import CODE_E_ONLY, RUNTIME_TF2, RUNTIME_UNKNOWN, signals_of
 from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.git.workspace import Workspace
 from npu_codemod.orchestrator.redact import mask_secrets
@@ -91,6 +94,8 @@ def verify_commits(repo: git.Repo, job: RepoJob, base: str, commit: str) -> Veri
             python = requirements_python(original_dir) if settings.requirements else None
         except RequirementsError as exc:
             return _masked(VerifyRecord("inconclusive", reason=str(exc), base=base, commit=commit))
+        settings = replace(settings, tensorflow=repository_tensorflow(
+            original_dir, getattr(getattr(job, "selection", None), "tensorflow", None)))
         original = _run(settings, original_dir, scratch / "original", python)
         migrated = _migrated(repo, settings, (base, commit), original, scratch, python)
         return _masked(replace(judge(settings, original, migrated), base=base, commit=commit))
@@ -111,7 +116,30 @@ def _migrated(repo: git.Repo, settings: VerifySettings, commits: tuple[str, str]
 
 def _run(settings: VerifySettings, folder: Path, scratch: Path, python: Optional[str]) -> SideRun:
     return run_side(settings.command or "", folder, scratch, settings.steps, settings.timeout,
-                    settings.memory, settings.env, python)
+                    settings.memory, settings.env, python, settings.tensorflow)
+
+
+def repository_tensorflow(folder: Path, configured: Optional[str] = None) -> str:
+    """The TensorFlow major version the exported repository runs ("1" or "2"), as ``run``
+    decides it (``tf_runtime``): configuration, pins, then the code; code with only TF 2.x
+    idioms and no pin runs as TF 2.x."""
+    manifests: dict[str, str] = {}
+    facts: set[str] = set()
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+            continue
+        if is_manifest(path.name) or path.suffix == ".py":
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if is_manifest(path.name):
+                manifests[relative.as_posix()] = text
+            if path.suffix == ".py" and IMPORTS_TF.search(text):
+                facts |= signals_of(text, relative.as_posix()).facts()
+    runtime = decide(configured, manifests, facts).value
+    return "2" if runtime == RUNTIME_TF2 or (runtime == RUNTIME_UNKNOWN and CODE_E_ONLY in facts) else "1"
 
 
 def _masked(record: VerifyRecord) -> VerifyRecord:

@@ -117,7 +117,7 @@ from npu_codemod.codemods.scopes import (
     uses,
 )
 from npu_codemod.codemods.support_list import list_name, support_list, support_list_tf2
-from npu_codemod.codemods.tf_versions import TF1, TF2, TF2_COMPAT, TF_NEUTRAL
+from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL
 from npu_codemod.codemods.walk import (
     node_pre_order,
     position,
@@ -251,6 +251,7 @@ __all__ = [
     "support_list",
     "support_list_tf2",
     "TF1",
+    "NON_TF",
     "TF2",
     "TF2_COMPAT",
     "TF_NEUTRAL",

@@ -229,3 +229,130 @@ def train(dataset, epochs):
 if __name__ == "__main__":
     train(tf.data.TFRecordDataset(tf.io.gfile.glob("train-*")), epochs=90)
 '''
+
+#: A Keras fit script for several workers: a functional model built under a strategy scope,
+#: a loaded one, a lazily built one, training and validation pipelines, a sharded input_fn.
+KERAS_WORKERS = '''\
+"""Train an MNIST classifier on several workers with Keras fit (TF 2.x)."""
+import argparse
+import os
+
+import tensorflow as tf
+
+from mnist_utils import normalize
+
+
+def input_fn(files, batch_size, input_context=None):
+    dataset = tf.data.TFRecordDataset(files)
+    if input_context is not None:
+        dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+    dataset = dataset.map(normalize)
+    return dataset.batch(batch_size)
+
+
+def build_model(num_classes):
+    inputs = tf.keras.Input(shape=(28, 28))
+    x = tf.keras.layers.Flatten()(inputs)
+    x = tf.keras.layers.Dense(128, activation="relu")(x)
+    outputs = tf.keras.layers.Dense(num_classes)(x)
+    model = tf.keras.Model(inputs=inputs, outputs=outputs)
+    return model
+
+
+def build_head(num_classes):
+    head = tf.keras.Sequential([tf.keras.layers.Dense(num_classes)])
+    return head
+
+
+def main(args):
+    (x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        if args.resume:
+            model = tf.keras.models.load_model(os.path.join(args.model_dir, "last.h5"))
+        else:
+            model = build_model(10)
+        model.compile(optimizer=tf.keras.optimizers.Adam(args.learning_rate),
+                      loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"])
+    train_ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).shuffle(60000).batch(args.batch_size)
+    eval_ds = tf.data.Dataset.from_tensor_slices((x_test, y_test)).batch(args.batch_size)
+    model.fit(train_ds, epochs=args.epochs, validation_data=eval_ds)
+    model.save(os.path.join(args.model_dir, "last.h5"))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batch_size", type=int, default=64)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--learning_rate", type=float, default=1e-3)
+    parser.add_argument("--model_dir", default="/tmp/mnist")
+    parser.add_argument("--resume", action="store_true")
+    main(parser.parse_args())
+'''
+
+#: A Keras model class with its own train_step, and a minimize loop on a plain optimizer.
+OWN_TRAIN_STEP = '''\
+"""A regressor with its own train_step, and a warm-up loop with minimize (TF 2.x)."""
+import tensorflow as tf
+from tensorflow import keras
+
+
+class Regressor(keras.Model):
+    """A regressor that logs its gradient norm."""
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            loss = self.compiled_loss(y, self(x, training=True))
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss, "grad_norm": tf.linalg.global_norm(grads)}
+
+
+def warm_up(scale, steps):
+    optimizer = tf.keras.optimizers.SGD(learning_rate=0.1)
+    for _ in range(steps):
+        optimizer.minimize(lambda: tf.square(scale - 1.0), [scale])
+    return scale
+
+
+def fit(x, y, epochs):
+    inputs = keras.Input(shape=(x.shape[1],))
+    outputs = keras.layers.Dense(1)(inputs)
+    model = Regressor(inputs, outputs)
+    model.compile(optimizer=keras.optimizers.Adam(1e-3), loss="mse")
+    model.fit(x, y, epochs=epochs)
+    return model
+'''
+
+#: Keras in session mode on TensorFlow 2.x (compat.v1), its input pipeline pinned to the CPU.
+COMPAT_KERAS = '''\
+"""Train a Keras classifier in TF 1.x session mode on TensorFlow 2 (tf.compat.v1)."""
+import numpy as np
+import tensorflow.compat.v1 as tf
+
+tf.disable_v2_behavior()
+
+
+def build_model():
+    model = tf.keras.Sequential([
+        tf.keras.layers.Dense(64, activation="relu", input_shape=(20,)),
+        tf.keras.layers.Dense(2, activation="softmax"),
+    ])
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    return model
+
+
+def train(epochs):
+    with tf.device("/cpu:0"):
+        features = np.random.rand(512, 20).astype(np.float32)
+        labels = np.random.randint(0, 2, size=512)
+    model = build_model()
+    model.fit(features, labels, epochs=epochs, batch_size=32)
+    return model
+
+
+if __name__ == "__main__":
+    train(3)
+'''

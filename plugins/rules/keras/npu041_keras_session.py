@@ -18,6 +18,7 @@ from npu_codemod.api import (
     Node,
     Reference,
     Rule,
+    Status,
     hookimpl,
     insert_after,
     insert_before,
@@ -27,6 +28,7 @@ from npu_codemod.api import (
 from npu_codemod.plugins.rules._toolkit import (
     KERAS,
     NPU_INIT_IMPORT,
+    TF2_COMPAT,
     BuiltModels,
     block_statements,
     called_method,
@@ -51,6 +53,9 @@ EXITS = frozenset({"tensorflow.app.run", "absl.app.run", "sys.exit", "os._exit"}
 BUILTIN_EXITS = frozenset({"exit", "quit"})
 BY_HAND = (f"configure the Keras session: npu_keras_sess = {CONFIGURE}() before training, "
            "close_session(npu_keras_sess) after")
+#: The TF 2.x compat.v1 guide's warning for Keras in session mode (Porting with Keras).
+COMPAT_WARNING = ("; on TensorFlow 2.x through compat.v1, some Keras features (such as a dynamic "
+                  "learning rate) are limited on the NPU: check the guide's Keras restrictions")
 SITES = "npu041.sites"
 SESSIONS = "npu041.sessions"
 
@@ -113,12 +118,12 @@ class KerasSession(Rule):
             return
         block = main_block(tree)
         if block is None:
-            ctx.report(sites[0], "unmigrated", f"no if __name__ == \"__main__\": block: {BY_HAND}")
+            _report(ctx, sites[0], "unmigrated", f"no if __name__ == \"__main__\": block: {BY_HAND}")
             return
         covered = [node for node in sites if _after_main_starts(node, block)]
         for node in sites:
             if node not in covered:
-                ctx.report(node, "unmigrated", "this training runs when the module is imported, "
+                _report(ctx, node, "unmigrated", "this training runs when the module is imported, "
                            f"before the __main__ block configures the session: move it into a "
                            f"function the block calls, or {BY_HAND}")
         if covered:
@@ -127,20 +132,25 @@ class KerasSession(Rule):
     def _configure(self, tree: Node, block: Node, site: Base, sessions: set[str],
                    ctx: FileContext) -> None:
         if NPU_CONFIGURE in sessions:
-            ctx.report(site, "migrated", f"{CONFIGURE}() configures the Keras session")
+            _report(ctx, site, "migrated", f"{CONFIGURE}() configures the Keras session")
             return
         body = _statements(block, ctx)
         exits = _exits(body[-1], ctx)
         if exits:
-            ctx.report(site, "unmigrated", f"the __main__ block ends with {exits}, which exits "
+            _report(ctx, site, "unmigrated", f"the __main__ block ends with {exits}, which exits "
                        f"(a close after it never runs): {BY_HAND}, in the function it runs")
             return
         name = free_name(tree, "npu_keras_sess", "npu_keras_sess")
         insert_before(body[0], f"{name} = {CONFIGURE}()", ctx.newline)
         insert_after(body[-1], f"close_session({name})", ctx.newline)
         ctx.add_import(NPU_INIT_IMPORT)
-        ctx.report(site, "migrated", f"added {name} = {CONFIGURE}() and close_session({name}) "
+        _report(ctx, site, "migrated", f"added {name} = {CONFIGURE}() and close_session({name}) "
                    "to the __main__ block")
+
+
+def _report(ctx: FileContext, node: Base, status: Status, message: str) -> None:
+    """A finding; in a ``tf2-compat`` file with the TF 2.x compat guide's Keras warning."""
+    ctx.report(node, status, message + (COMPAT_WARNING if ctx.file_kind == TF2_COMPAT else ""))
 
 
 def _after_main_starts(node: Base, block: Node) -> bool:

@@ -3,7 +3,9 @@
 ``tf.device`` may sit in a model file while the session is created in the training script, so
 the trigger is the repository-wide fact :data:`FACT` from :func:`npu_codemod_analyze_file`.
 Explicit settings are checked where they are written (``visit``); the config objects NPU007
-wrote or completed get the setting in ``finish``, which runs after NPU007's edits.
+wrote or completed get the setting in ``finish``, which runs after NPU007's edits. In a
+``tf2-compat`` file (TF 1.x code on TensorFlow 2.x) the compat guide deletes ``tf.device``
+instead: each call is reported, nothing is rewritten.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from npu_codemod.api import (
     ImportNames,
     Name,
     Node,
+    Reference,
     Rule,
     add_keyword,
     find_argument,
@@ -30,6 +33,7 @@ from npu_codemod.api import (
 )
 from npu_codemod.plugins.rules._toolkit import (
     TF1,
+    TF2_COMPAT,
     enclosing_scope,
     fact_names,
     first_call,
@@ -50,6 +54,8 @@ FACT = "uses-tf-device"
 PASSED = "passes-soft-placement:"
 SETTING = "allow_soft_placement"
 WHY = "tf.device is used in this repository"
+COMPAT_DEVICE = ("remove tf.device(...) for the NPU: the TF 2.x compat.v1 guide deletes device "
+                 "placement (the adapter places ops itself)")
 _ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?", re.M)
 #: Where internal modules (``tensorflow.python.framework.ops.device``) come from.
 _INTERNAL = re.compile(r"\btensorflow\.python\b")
@@ -175,7 +181,7 @@ class SoftPlacement(Rule):
     id = "NPU008"
     name = "soft-placement"
     pack = "sess-run"
-    file_kinds = frozenset({TF1})  # the compat guide deletes tf.device
+    file_kinds = frozenset({TF1, TF2_COMPAT})  # compat: the guide deletes tf.device (reported)
     description = "When the repository uses tf.device, session configs set allow_soft_placement=True."
     guide_section = "创建session并初始化资源 (tf.device -> allow_soft_placement=True)"
     guide_section_en = ("Creating the session and initializing resources: tf.device -> "
@@ -187,7 +193,9 @@ class SoftPlacement(Rule):
                 "`allow_soft_placement=False` becomes `True`: it lets TensorFlow assign devices "
                 "itself.")
     reports = ("A value that is not a literal (`allow_soft_placement=FLAGS.soft_placement`): it "
-               "must be `True` when `tf.device` is used.")
+               "must be `True` when `tf.device` is used. In a `tf2-compat` file (TF 1.x code on "
+               "TensorFlow 2.x) each `tf.device(...)` instead: the compat guide removes it; never "
+               "rewritten, no soft-placement setting.")
     example = """
         import tensorflow as tf
 
@@ -198,7 +206,8 @@ class SoftPlacement(Rule):
     """
     _scope = "linked"
     _site_names = (*sorted(SESSION_NAMES), "ConfigProto", SETTING)
-    _tokens = ("Session", "managed_session", "prepare_or_wait_for_session", SETTING)
+    _tokens = ("Session", "managed_session", "prepare_or_wait_for_session", SETTING, "device(")
+    calls = tuple(DEVICE)
     pattern = f"""(
         argument< '{SETTING}' '=' value=any >
       | expr_stmt< power< any* trailer< '.' '{SETTING}' > > '=' value=any >
@@ -209,8 +218,12 @@ class SoftPlacement(Rule):
         # the functions of this repository that make or configure sessions, by name
         return (*self._site_names, *fact_names(facts, ("npu007-config:",)))
 
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        if ctx.file_kind == TF2_COMPAT:
+            ctx.report(reference, "unmigrated", COMPAT_DEVICE)
+
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
-        if FACT not in ctx.facts:
+        if FACT not in ctx.facts or ctx.file_kind == TF2_COMPAT:
             return
         if node.type == symbols.argument and argument_callee(node) != "ConfigProto":
             return
@@ -226,7 +239,7 @@ class SoftPlacement(Rule):
                        f"set it to True (now: {str(value).strip()})")
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        if FACT not in ctx.facts:
+        if FACT not in ctx.facts or ctx.file_kind == TF2_COMPAT:
             return
         reported: set[int] = set()  # the sessions given a finding: one each
         for target in targets(ctx):

@@ -5,10 +5,14 @@ script, before other packages are imported, ``import npu_device as npu`` and
 ``npu.open().as_default()``, so that no op is dispatched to another device while the script's
 other packages load.
 
-Entry scripts are the files with a module-level ``if __name__ == "__main__":`` block that train
-(a ``GradientTape``, a ``tf.function``, Keras ``compile``/``fit``, ``apply_gradients`` or
-``minimize``) or import a module of the repository that does (the repository-wide analysis
-names those modules: facts ``npu061-training:<module>``).
+Entry scripts are decided for the whole repository (``codemods/tf_programs``, facts
+``tf2-entry:<path>``): the files listed in ``[tool.npu-codemod] entry``, else the files with a
+module-level ``if __name__ == "__main__":`` block whose import closure, followed transitively,
+holds TF 2.x training code (a ``GradientTape``, a ``tf.function``, Keras ``compile``/``fit``,
+``apply_gradients`` or ``minimize``); such a script may itself import no TensorFlow. Programs
+that mix eager TF 2.x and compat.v1 files are reported there, not rewritten. Without the
+repository's analysis (a file checked alone) the file decides: it trains, or imports a module
+that does (facts ``npu061-training:<module>``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.plugins.rules._toolkit import (
+    NON_TF,
     TF2,
     TF_NEUTRAL,
     block_statements,
@@ -67,29 +72,38 @@ NO_TRAINING = ("TF 2.x script without training code: add the NPU device init if 
                "on the NPU (import npu_device as npu; npu.open().as_default() at the top)")
 ENV_AFTER_OPEN = "set {var} in the launcher or above npu.open(): npu.open() reads it when it runs"
 ENV_AFTER_IMPORT = "set {var} in the launcher or above import npu_device: it is read at import"
+OPTIONS_AFTER_OPEN = ("set {name}.global_options() before {name}.open(): options changed after the "
+                      "device is opened do not apply")
+#: Facts of the repository's analysis (``codemods/tf_programs``): it ran; this path is an entry.
+PROGRAMS_DONE = "tf2-programs:done"
+ENTRY = "tf2-entry:"
 
 
 class DeviceInit(Rule):
     id = "NPU061"
     name = "tf2-device-init"
     pack = "tf2"
-    file_kinds = frozenset({TF2, TF_NEUTRAL})
+    file_kinds = frozenset({TF2, TF_NEUTRAL, NON_TF})  # NON_TF: an entry importing no TF
     description = "Open the NPU as the default device at the top of each TF 2.x entry script."
     guide_section = "设置NPU为默认设备"
     guide_section_en = "Setting NPU as Default Device"
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("`import npu_device as npu` and `npu.open().as_default()` at the top of every "
-                "entry script of a TF 2.x program (a file with a module-level `if __name__ == "
-                "\"__main__\":` block that trains, or imports a module of the repository that "
-                "trains): after the shebang/encoding lines, the docstring and `from __future__` "
+                "entry script of a TF 2.x program: the files listed in `[tool.npu-codemod] entry` "
+                "of the repository's `pyproject.toml`, else each file with a module-level `if "
+                "__name__ == \"__main__\":` block whose repository imports, followed "
+                "transitively, reach TF 2.x training code (the script itself may import no "
+                "TensorFlow): after the shebang/encoding lines, the docstring and `from __future__` "
                 "imports, before every other import. A file that binds `npu` to something else "
                 "gets `import npu_device` and `npu_device.open().as_default()`. Already there "
                 "(any alias, at the top or first in the `__main__` block): left alone.")
     reports = ("`open()` without `.as_default()`; an init placed after other imports or "
                "statements (never moved automatically); `ASCEND_DEVICE_ID`, `RANK_ID`, "
                "`RANK_SIZE`, `RANK_TABLE_FILE` set in the script (after the init), "
-               "`NPU_LOOP_SIZE` set after `import npu_device`; a TF 2.x `__main__` script "
-               "without training code.")
+               "`NPU_LOOP_SIZE` set after `import npu_device`, `npu.global_options()` used after "
+               "`npu.open()`; a TF 2.x `__main__` script without training code. For the "
+               "repository (NPU000): no entry script found; a program whose entry reaches both "
+               "eager TF 2.x and compat.v1 files (nothing in it is rewritten).")
     example = """
         \"\"\"Train a Keras classifier.\"\"\"
         import os
@@ -111,14 +125,19 @@ class DeviceInit(Rule):
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         main = main_block(tree)
-        if main is None:
+        script = ctx.file_kind == NON_TF
+        if PROGRAMS_DONE in ctx.facts:  # the repository's analysis decided
+            entry = ENTRY + ctx.path in ctx.facts
+        else:
+            entry = main is not None and not script and _trains(ctx)
+        if not entry:
+            if main is not None and not script and not _open_calls(tree, main, ctx):
+                ctx.report(main, "unmigrated", NO_TRAINING, level="note")
             return
         opens = _open_calls(tree, main, ctx)
         if opens:
-            self._check_existing(tree, main, opens, ctx)
-        elif not _trains(ctx):
-            ctx.report(main, "unmigrated", NO_TRAINING, level="note")
-            return
+            self._check_existing(tree, opens, ctx)
+            opened_at = position(opens[0][0])[0]
         else:
             name = device_name(ctx)
             index = header_index(tree)
@@ -126,14 +145,15 @@ class DeviceInit(Rule):
             code = ("" if device_binding(ctx) else device_import(name) + "\n") + f"{name}.open().as_default()\n"
             insert_at_header(tree, code, ctx.newline)
             ctx.report_at(line, column, "migrated", ADDED.format(imp=device_import(name), name=name))
+            opened_at = 0
         _check_environment(tree, ctx)
+        _check_options(ctx, opened_at)
 
-    def _check_existing(self, tree: Node, main: Node, opens: list[tuple[Base, str, bool]],
-                        ctx: FileContext) -> None:
+    def _check_existing(self, tree: Node, opens: list[tuple[Base, str, bool]], ctx: FileContext) -> None:
         statement, name, default = opens[0]
         if not default:
             ctx.report(statement, "unmigrated", NOT_DEFAULT.format(name=name))
-        elif not _first(tree, main, statement, ctx):
+        elif not _first(tree, statement):
             ctx.report(statement, "unmigrated", TOO_LATE)
         else:
             ctx.report(statement, "migrated", IN_PLACE)
@@ -141,19 +161,20 @@ class DeviceInit(Rule):
             ctx.report(statement, "migrated", TWICE.format(name=name))
 
 
-def _open_calls(tree: Node, main: Node, ctx: FileContext) -> list[tuple[Base, str, bool]]:
+def _open_calls(tree: Node, main: Optional[Node], ctx: FileContext) -> list[tuple[Base, str, bool]]:
     """``(statement, name, with .as_default())`` of each module-level (or first-level
     ``__main__``) ``<npu_device>.open(...)`` statement."""
     bound = {name for name, target in ctx.names("npu_device").bindings.items() if target == "npu_device"}
     found = []
-    for statement in [*tree.children, *block_statements(compound_body(main))]:
+    body = block_statements(compound_body(main)) if main is not None else []
+    for statement in [*tree.children, *body]:
         match = _OPEN.match(tree_text(statement).strip())
         if match and match.group(1) in bound:
             found.append((statement, match.group(1), bool(match.group(2))))
     return found
 
 
-def _first(tree: Node, main: Node, statement: Base, ctx: FileContext) -> bool:
+def _first(tree: Node, statement: Base) -> bool:
     """Is ``statement`` preceded only by the header, ``npu_device`` imports and (inside the
     ``__main__`` block) nothing?"""
     holder = statement.parent
@@ -198,6 +219,18 @@ def _check_environment(tree: Node, ctx: FileContext) -> None:
         elif var in IMPORT_ENV:
             ctx.report_at(line_number, match.start() if match else 0, "unmigrated",
                           ENV_AFTER_IMPORT.format(var=var))
+
+
+def _check_options(ctx: FileContext, opened_at: int) -> None:
+    """``<npu>.global_options()`` used on a line after the device is opened (at ``opened_at``;
+    0: the init this run placed at the top)."""
+    names = {name for name, target in ctx.names("npu_device").bindings.items() if target == "npu_device"}
+    names.add(device_name(ctx))
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, sorted(names))) + r")\.global_options\(")
+    for line_number, line in enumerate(ctx.original.splitlines(), start=1):
+        match = pattern.search(line.split("#")[0])
+        if match and line_number > opened_at:
+            ctx.report_at(line_number, match.start(), "unmigrated", OPTIONS_AFTER_OPEN.format(name=match.group(1)))
 
 
 def training_module(path: str, text: str) -> Optional[str]:

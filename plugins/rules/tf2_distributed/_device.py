@@ -1,4 +1,5 @@
-"""The name generated code spells ``npu_device`` with (as the ``tf2`` pack's header code)."""
+"""The name generated code spells ``npu_device`` with (as the ``tf2`` pack's header code), and
+whether a file uses Horovod (its aggregation and broadcast are NPU070's to report)."""
 
 from __future__ import annotations
 
@@ -21,3 +22,12 @@ def device_name(ctx: FileContext) -> str:
     name = DEVICE if _BINDS_NPU.search(ctx.original) else "npu"
     ctx.add_import(f"import {DEVICE}" if name == DEVICE else f"import {DEVICE} as {name}")
     return name
+
+
+_HOROVOD = re.compile(r"^[ \t]*(?:import[ \t]+horovod\b|from[ \t]+horovod\b)", re.MULTILINE)
+
+
+def uses_horovod(text: str) -> bool:
+    """Does the module import Horovod? (It aggregates and broadcasts itself: NPU067 and NPU068
+    leave such a file to NPU070, which names the NPU call for each Horovod use.)"""
+    return _HOROVOD.search(text) is not None

@@ -2,8 +2,12 @@
 
 When a script computes and applies gradients in separate steps, ``npu.distribute.all_reduce(
 grads, "mean")`` goes between them (TF 2.6 guide, "Distributed training script adaptation");
-it returns the gradients unchanged on one worker. Keras ``compile``'s optimizer goes through
-``npu.distribute.npu_distributed_keras_optimizer_wrapper``: reported here, with the line to write.
+it returns the gradients unchanged on one worker. When one API computes and applies them
+(Keras ``compile`` + ``fit``, ``<optimizer>.minimize``), the optimizer goes through
+``npu.distribute.npu_distributed_keras_optimizer_wrapper``: the ``compile(optimizer=...)`` of a
+model the file builds, and the Keras optimizer constructor a ``minimize`` uses in the same scope.
+A model class that overrides ``train_step`` and applies gradients itself is a custom loop (its
+gradients are all-reduced there), never both.
 """
 
 from __future__ import annotations
@@ -16,19 +20,26 @@ from npu_codemod.api import (
     FileContext,
     Node,
     Rule,
+    find_argument,
     hookimpl,
     insert_after,
     symbols,
     tokens,
 )
 from npu_codemod.plugins.rules._toolkit import (
+    KERAS,
     TF2,
+    BuiltModels,
+    assigned_values,
     attribute_name,
+    called_method,
+    enclosing_scope,
     pre_order,
     tree_text,
+    wrap_expression,
 )
 
-from ._device import device_name
+from ._device import device_name, uses_horovod
 
 ADDED = "added {name} = {npu}.distribute.all_reduce({name}, \"mean\") before the gradients are applied"
 IN_PLACE = "the gradients are all-reduced"
@@ -36,9 +47,25 @@ NOT_A_NAME = ("the gradients go to a tuple: all-reduce them before they are appl
               "(grads = npu.distribute.all_reduce(grads, \"mean\"))")
 ELSEWHERE = ("{name} is applied in another block or function: add {name} = "
              "npu.distribute.all_reduce({name}, \"mean\") before apply_gradients")
-HOROVOD = "the tape is Horovod's DistributedGradientTape: NPU070 reports it; not all-reduced twice"
-KERAS = ("wrap the optimizer for distributed training: optimizer=npu.distribute."
-         "npu_distributed_keras_optimizer_wrapper(<optimizer>)")
+KERAS_UNKNOWN = ("wrap the optimizer for distributed training if this is a Keras model: optimizer="
+                 "npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>)")
+WRAPPER = "npu_distributed_keras_optimizer_wrapper"
+WRAPPED = "added {npu}.distribute.npu_distributed_keras_optimizer_wrapper(...) around the optimizer"
+WRAPPED_ALREADY = "the optimizer aggregates gradients across NPUs (npu_distributed_keras_optimizer_wrapper)"
+TWICE = "optimizer wrapped twice: gradients are all-reduced twice; remove one npu_distributed_keras_optimizer_wrapper"
+OWN_STEP = ("the model's class overrides train_step and applies gradients itself: its gradients "
+            "are all-reduced there (custom loop), not by wrapping the optimizer")
+MINIMIZE_UNKNOWN = ("{spelled}.minimize computes and applies gradients: build the optimizer as "
+                    "npu.distribute.npu_distributed_keras_optimizer_wrapper(<Keras optimizer>) "
+                    "(it is not made in this scope from a tf.keras.optimizers class)")
+BOTH = ("{spelled} also applies gradients of a custom loop here: all-reduce them there "
+        "instead of wrapping the optimizer (never both: gradients would be all-reduced twice)")
+#: Fact: a file of the repository applies the gradients of a custom loop (all-reduced there).
+CUSTOM_LOOP = "npu068-custom-loop"
+LOOP_ELSEWHERE = ("the repository applies gradients in a custom loop (all-reduced there): wrap "
+                  "this optimizer with npu.distribute.npu_distributed_keras_optimizer_wrapper only "
+                  "if this model trains with fit (never both: gradients would be all-reduced twice)")
+HOROVOD_OPTIMIZER = "Horovod's DistributedOptimizer: NPU070 reports it; not wrapped twice"
 
 
 class GradientAllReduce(Rule):
@@ -53,12 +80,17 @@ class GradientAllReduce(Rule):
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("`G = tape.gradient(...)` (G a name, `tape` a `tf.GradientTape`) followed in the "
                 "same block by an `apply_gradients` that uses `G`: `G = npu.distribute.all_reduce("
-                "G, \"mean\")` right after the gradient statement (before any clipping); already "
-                "there: left alone.")
+                "G, \"mean\")` right after the gradient statement (before any clipping). The "
+                "`compile(optimizer=X)` of a Keras model the file builds, and the "
+                "`tf.keras.optimizers` constructor an `<opt>.minimize(...)` uses in the same scope: "
+                "wrapped in `npu.distribute.npu_distributed_keras_optimizer_wrapper(...)`. A model "
+                "whose class overrides `train_step` is all-reduced in its step, its optimizer not "
+                "wrapped. Already aggregated: left alone.")
     reports = ("Gradients bound to a tuple or applied in another block or function (the line to "
-               "add); a Keras `compile(optimizer=...)` (wrap it with "
-               "`npu_distributed_keras_optimizer_wrapper`); a Horovod `DistributedGradientTape` "
-               "(NPU070's).")
+               "add); a `compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
+               "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
+               "also applies a custom loop's gradients; an optimizer wrapped twice. A file that "
+               "imports Horovod is left to NPU070 (Horovod aggregates itself).")
     example = """
         import tensorflow as tf
 
@@ -75,18 +107,91 @@ class GradientAllReduce(Rule):
         def build(model):
             model.compile(optimizer="adam", loss="mse")
     """
-    _tokens = (".gradient(", ".compile(")
+    _tokens = (".gradient(", ".compile(", ".minimize(")
     after = ("NPU061",)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        if "DistributedGradientTape" in ctx.original:
-            return  # Horovod's tape aggregates already: NPU070 reports it
+        if uses_horovod(ctx.original):
+            return  # Horovod's tape or optimizer aggregates already: NPU070 reports each use
         tapes = _tapes(ctx.original)
+        own_steps = _own_train_step_classes(ctx.original)
         for node in list(pre_order(tree)):
             if node.type == symbols.expr_stmt and len(node.children) == 3:
                 self._gradient_statement(node, tapes, ctx)
-            elif node.type == symbols.trailer and _method(node) == "compile" and _has_keyword(node, "optimizer"):
-                ctx.report(node, "unmigrated", KERAS)
+            elif node.type == symbols.trailer and len(node.children) == 2 and node.children[0].type == tokens.DOT:
+                method = node.children[1].value
+                if method == "compile":
+                    self._compile(node, own_steps, ctx)
+                elif method == "minimize":
+                    self._minimize(node, ctx)
+
+    def _compile(self, trailer: Node, own_steps: frozenset[str], ctx: FileContext) -> None:
+        """``model.compile(optimizer=X)``: ``X`` wrapped when the file builds ``model``."""
+        index = called_method(trailer)
+        power = trailer.parent
+        if index is None or power is None:
+            return
+        argument = find_argument(power.children[index + 1], "optimizer", 0)
+        if argument is None or argument.star:
+            return
+        keras = ctx.analysis(BuiltModels).receiver_kind(power.children[:index]) == KERAS
+        if argument.keyword != "optimizer" and not keras:
+            return  # re.compile(pattern), a compiler's compile(source): not a Keras optimizer
+        value = argument.value
+        if "DistributedOptimizer" in tree_text(value):
+            ctx.report(value, "unmigrated", HOROVOD_OPTIMIZER, level="note")
+        elif _wrapped(value, ctx):
+            self._report_wrapped(value, ctx)
+        elif _built_by(power.children[:index], own_steps):
+            ctx.report(value, "migrated", OWN_STEP)
+        elif not keras:
+            ctx.report(value, "unmigrated", KERAS_UNKNOWN, level="note")
+        elif CUSTOM_LOOP in ctx.facts and ".fit(" not in ctx.original:
+            ctx.report(value, "unmigrated", LOOP_ELSEWHERE)
+        else:
+            self._wrap(value, ctx)
+
+    def _minimize(self, trailer: Node, ctx: FileContext) -> None:
+        """``opt.minimize(...)``: the ``tf.keras.optimizers`` constructor ``opt`` is bound to in
+        this scope gets wrapped; any other optimizer is reported."""
+        index = called_method(trailer)
+        power = trailer.parent
+        if index is None or power is None:
+            return
+        receiver = power.children[:index]
+        spelled = "".join(tree_text(part).strip() for part in receiver)
+        if len(receiver) != 1 or receiver[0].type != tokens.NAME:
+            if _keras_optimizer(receiver[:-1], ctx) and is_call(receiver[-1]):
+                self._wrap(_expression(power, index), ctx, at=trailer)  # SGD(0.1).minimize(...)
+            else:
+                ctx.report(trailer, "unmigrated", MINIMIZE_UNKNOWN.format(spelled=spelled))
+            return
+        values = assigned_values(trailer, receiver[0].value)
+        if not values or len(values) != 1:
+            ctx.report(trailer, "unmigrated", MINIMIZE_UNKNOWN.format(spelled=spelled))
+            return
+        value = values[0]
+        if _wrapped(value, ctx):
+            self._report_wrapped(value, ctx)
+        elif re.search(r"(?<![\w.])" + re.escape(spelled) + r"\s*\.\s*apply_gradients\(",
+                       tree_text(enclosing_scope(trailer))):
+            ctx.report(trailer, "unmigrated", BOTH.format(spelled=spelled))
+        elif value.type == symbols.power and _keras_optimizer(value.children[:-1], ctx) \
+                and is_call(value.children[-1]):
+            self._wrap(value, ctx, at=trailer)
+        else:
+            ctx.report(trailer, "unmigrated", MINIMIZE_UNKNOWN.format(spelled=spelled))
+
+    def _wrap(self, value: Base, ctx: FileContext, at: Optional[Base] = None) -> None:
+        npu = device_name(ctx)
+        where = at if at is not None else value
+        ctx.report(where, "migrated", WRAPPED.format(npu=npu))
+        wrap_expression(value, f"{npu}.distribute.{WRAPPER}({{}})")
+
+    def _report_wrapped(self, value: Base, ctx: FileContext) -> None:
+        text = tree_text(value)
+        ctx.report(value, "unmigrated" if text.count(WRAPPER) > 1 else "migrated",
+                   TWICE if text.count(WRAPPER) > 1 else WRAPPED_ALREADY)
 
     def _gradient_statement(self, statement: Node, tapes: set[str], ctx: FileContext) -> None:
         target, op, value = statement.children
@@ -108,6 +213,70 @@ class GradientAllReduce(Rule):
             ctx.report(statement, "unmigrated", ELSEWHERE.format(name=name))
 
 
+def _wrapped(value: Base, ctx: FileContext) -> bool:
+    """Is ``value`` the NPU wrapper's call, or a name this scope binds to one?"""
+    if WRAPPER in tree_text(value):
+        return True
+    if value.type == tokens.NAME:
+        values = assigned_values(value, value.value)
+        return bool(values) and all(WRAPPER in tree_text(bound) for bound in values or ())
+    return False
+
+
+def _keras_optimizer(callee: list[Base], ctx: FileContext) -> bool:
+    """Does ``callee`` (power children) name a class of ``tf.keras.optimizers``?"""
+    if not callee or callee[0].type != tokens.NAME:
+        return False
+    dotted = ".".join([callee[0].value] + [part.children[1].value for part in callee[1:]
+                                           if part.type == symbols.trailer and len(part.children) == 2
+                                           and part.children[0].type == tokens.DOT])
+    if len(dotted.split(".")) != len(callee):
+        return False
+    qualified = ctx.tf.qualify(dotted) or ""
+    return qualified.startswith(("tensorflow.keras.optimizers.", "tensorflow.optimizers.")) \
+        and qualified.rpartition(".")[2][:1].isupper() and ".schedules." not in qualified
+
+
+def is_call(trailer: Base) -> bool:
+    return trailer.type == symbols.trailer and trailer.children[0].type == tokens.LPAR
+
+
+def _expression(power: Node, index: int) -> Base:
+    """The constructor call that ends before the ``.minimize`` trailer at ``index``."""
+    parts = list(power.children[:index])
+    for part in parts:
+        part.remove()
+    new = Node(symbols.power, parts)
+    power.insert_child(0, new)
+    return new
+
+
+def _own_train_step_classes(text: str) -> frozenset[str]:
+    """Classes of this file that override ``train_step`` and apply gradients in it."""
+    found = set()
+    for match in _CLASS.finditer(text):
+        body = text[match.end():]
+        following = _NEXT_TOP.search(body)
+        body = body[:following.start()] if following else body
+        if _TRAIN_STEP.search(body) and (".apply_gradients(" in body or ".minimize(" in body):
+            found.add(match.group(1))
+    return frozenset(found)
+
+
+_CLASS = re.compile(r"^class\s+(\w+)\b[^\n]*:", re.MULTILINE)
+_NEXT_TOP = re.compile(r"^\S", re.MULTILINE)
+_TRAIN_STEP = re.compile(r"^\s+def\s+train_step\s*\(", re.MULTILINE)
+
+
+def _built_by(receiver: list[Base], classes: frozenset[str]) -> bool:
+    """Is the receiver (a name) bound in its scope to a call of one of ``classes``?"""
+    if not classes or len(receiver) != 1 or receiver[0].type != tokens.NAME:
+        return False
+    values = assigned_values(receiver[0], receiver[0].value) or []
+    return any(value.type == symbols.power and value.children[0].type == tokens.NAME
+               and value.children[0].value in classes for value in values)
+
+
 def _tapes(text: str) -> set[str]:
     """The names the file binds a ``GradientTape`` to (``with tf.GradientTape() as tape``,
     ``tape = tf.GradientTape()``)."""
@@ -119,8 +288,12 @@ _TAPE_ASSIGNED = re.compile(r"^\s*(\w+)\s*=\s*[\w.]*GradientTape\(", re.MULTILIN
 
 
 def _is_tape_gradient(value: Base, tapes: set[str]) -> bool:
-    """``<tape>.gradient(...)``: a tape's name, ``.gradient``, a call, nothing after."""
+    """``<tape>.gradient(...)``: a tape's name, ``.gradient``, a call, nothing after; or
+    that call unscaled by a loss-scale optimizer (``opt.get_unscaled_gradients(<it>)``)."""
     children = value.children if value.type == symbols.power else []
+    if len(children) >= 3 and _method(children[-2]) == "get_unscaled_gradients" \
+            and children[-1].type == symbols.trailer and len(children[-1].children) == 3:
+        return _is_tape_gradient(children[-1].children[1], tapes)
     return len(children) == 3 and children[0].type == tokens.NAME and children[0].value in tapes \
         and _method(children[1]) == "gradient" and children[2].type == symbols.trailer \
         and children[2].children[0].type == tokens.LPAR
@@ -136,10 +309,6 @@ def _method(trailer: Base) -> Optional[str]:
     return None
 
 
-def _has_keyword(call: Base, keyword: str) -> bool:
-    return call.children[0].type == tokens.LPAR and f"{keyword}=" in tree_text(call).replace(" ", "")
-
-
 def _later_statements(line: Optional[Base]) -> list[Base]:
     found: list[Base] = []
     sibling = line.next_sibling if line is not None else None
@@ -151,6 +320,12 @@ def _later_statements(line: Optional[Base]) -> list[Base]:
 
 def _names(node: Base) -> set[str]:
     return {leaf.value for leaf in node.leaves() if leaf.type == tokens.NAME}
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
+    """:data:`CUSTOM_LOOP` for a file that computes gradients with a tape and applies them."""
+    return frozenset({CUSTOM_LOOP}) if ".apply_gradients(" in text and _WITH_TAPE.search(text) else None
 
 
 @hookimpl

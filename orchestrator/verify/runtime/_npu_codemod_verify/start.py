@@ -11,6 +11,9 @@ from . import record, tf1
 RECORD_DIR = "NPU_CODEMOD_VERIFY_RECORD"
 STEPS = "NPU_CODEMOD_VERIFY_STEPS"
 SEED = "NPU_CODEMOD_VERIFY_SEED"
+#: "2": the repository runs TensorFlow 2.x (eager code, Keras 2, ``npu_device``): TensorFlow is
+#: not switched to TF 1.x behaviour, and custom training loops are watched too (:mod:`.tf2`).
+TENSORFLOW = "NPU_CODEMOD_VERIFY_TF"
 
 
 def install() -> None:
@@ -25,13 +28,18 @@ def install() -> None:
     steps = int(os.environ.get(STEPS, "0")) or None
     recorder = record.Recorder(folder, steps)
     sys.excepthook = recorder.excepthook(sys.excepthook)
-    tf1.install_import_hook(lambda tf: _on_tensorflow(tf, recorder, seed))
+    eager = os.environ.get(TENSORFLOW) == "2"
+    tf1.install_import_hook(lambda tf: _on_tensorflow(tf, recorder, seed, eager), switch=not eager)
 
 
-def _on_tensorflow(tf, recorder, seed: int) -> None:
+def _on_tensorflow(tf, recorder, seed: int, eager: bool) -> None:
     from . import probe
 
     probe.install(tf, recorder, seed)
+    if eager:
+        from . import tf2
+
+        tf2.install(tf, recorder, seed)
 
 
 def chain_sitecustomize(this_file: str) -> None:

@@ -36,14 +36,14 @@ class _TF1Module(types.ModuleType):
 
 
 class _Finder(importlib.abc.MetaPathFinder):
-    def __init__(self, on_load: Callable[[types.ModuleType], None]) -> None:
-        self.on_load = on_load
+    def __init__(self, on_load: Callable[[types.ModuleType], None], switch: bool = True) -> None:
+        self.on_load, self.switch = on_load, switch
 
     def find_spec(self, fullname, path, target=None):
         if fullname == "tensorflow":
             spec = importlib.machinery.PathFinder.find_spec(fullname, path)
             if spec is not None and spec.loader is not None:
-                spec.loader = _RealLoader(spec.loader, self.on_load)
+                spec.loader = _RealLoader(spec.loader, self.on_load, self.switch)
             return spec
         if _V1 is None or not fullname.startswith("tensorflow."):
             return None
@@ -56,15 +56,16 @@ class _Finder(importlib.abc.MetaPathFinder):
 class _RealLoader(importlib.abc.Loader):
     """The real package's loader, then the switch to TF 1.x."""
 
-    def __init__(self, real, on_load) -> None:
-        self.real, self.on_load = real, on_load
+    def __init__(self, real, on_load, switch: bool = True) -> None:
+        self.real, self.on_load, self.switch = real, on_load, switch
 
     def create_module(self, spec):
         return self.real.create_module(spec)
 
     def exec_module(self, module) -> None:
         self.real.exec_module(module)
-        _switch_to_tf1(module)
+        if self.switch:
+            _switch_to_tf1(module)
         self.on_load(module)
 
 
@@ -114,10 +115,12 @@ def _switch_to_tf1(tf: types.ModuleType) -> None:
     tf.__class__ = _TF1Module
 
 
-def install_import_hook(on_load: Callable[[types.ModuleType], None]) -> None:
-    """Catch the first ``import tensorflow``; ``on_load(tf)`` runs once it is TF 1.x."""
+def install_import_hook(on_load: Callable[[types.ModuleType], None], switch: bool = True) -> None:
+    """Catch the first ``import tensorflow``; ``on_load(tf)`` runs once it is TF 1.x (with
+    ``switch``; without it, a TF 2.x repository's code, TensorFlow stays as it is)."""
     if "tensorflow" in sys.modules:  # imported before the launcher ran: only watch it
-        _switch_to_tf1(sys.modules["tensorflow"])
+        if switch:
+            _switch_to_tf1(sys.modules["tensorflow"])
         on_load(sys.modules["tensorflow"])
         return
-    sys.meta_path.insert(0, _Finder(on_load))
+    sys.meta_path.insert(0, _Finder(on_load, switch))

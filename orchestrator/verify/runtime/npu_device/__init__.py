@@ -9,7 +9,13 @@ works as on a single worker (``all_reduce`` and ``broadcast`` are identities,
 
 from npu_device import compat, distribute, train  # noqa: F401
 
-_OPTIONS = {}
+
+class _Options:
+    """What ``npu.global_options()`` returns: options are set as attributes
+    (``npu.global_options().precision_mode = "allow_mix_precision"``)."""
+
+
+_OPTIONS = _Options()
 
 
 class _Device:
@@ -38,4 +44,4 @@ def global_options():
 
 def set_npu_loop_size(loop_size):
     """``npu.set_npu_loop_size``: the iterations one traced call runs (no effect on the CPU)."""
-    _OPTIONS["npu_loop_size"] = int(loop_size)
+    _OPTIONS.npu_loop_size = int(loop_size)

@@ -1,0 +1,227 @@
+"""NPU067 tf2-broadcast-variables: every NPU worker starts from the same initial variables.
+
+In TF 2.x eager mode a model's variables get their values as soon as they exist, so after the
+model is built every worker must receive the same ones: ``npu.distribute.broadcast(
+model.trainable_variables)`` (TF 2.6 guide, "Distributed training script adaptation"; a no-op on
+one device). The call goes after the statement (or the ``with <strategy>.scope():`` block) where
+the variables provably exist: a functional ``tf.keras.Model(inputs, outputs)``,
+``tf.keras.models.load_model(...)``, a ``Sequential`` given its input shape, or an explicit
+``<model>.build(...)``. A model whose variables appear later (subclassed, built by its first call
+or by ``fit``) is reported at its construction.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from npu_codemod.api import (
+    Base,
+    FileContext,
+    Node,
+    Rule,
+    arguments,
+    hookimpl,
+    insert_after,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    KERAS,
+    TF2,
+    BuiltModels,
+    enclosing_scope,
+    pre_order,
+    tree_text,
+)
+
+from ._device import device_name, uses_horovod
+
+ADDED = "added {npu}.distribute.broadcast({model}.trainable_variables) after the model is built"
+IN_PLACE = "the model's initial variables are broadcast to every worker"
+SCOPE_WRAPPER = "built in npu_broadcast_scope_wrapper(...).scope(): its variables are broadcast on exit"
+LAZY = ("variables are created lazily: call npu.distribute.broadcast({model}.trainable_variables) "
+        "once they exist, e.g. after {model}.build(...) or the first step")
+UNKNOWN = ("the variables may not exist yet here: call npu.distribute.broadcast("
+           "{model}.trainable_variables) once the model is built")
+CALLBACKS = ("npu_callbacks_append drops non-list callbacks and its broadcast callback never runs "
+             "(npu_callbacks.py:69-89): remove it and broadcast with npu.distribute.broadcast")
+#: Keras makers whose result has its variables when the call returns.
+LOADERS = frozenset({"tensorflow.keras.models.load_model", "tensorflow.keras.models.clone_model",
+                     "tensorflow.keras.models.model_from_json"})
+FUNCTIONAL = frozenset({"tensorflow.keras.Model", "tensorflow.keras.models.Model"})
+SEQUENTIAL = frozenset({"tensorflow.keras.Sequential", "tensorflow.keras.models.Sequential"})
+_INPUT_SHAPE = re.compile(r"\b(?:input_shape|batch_input_shape|input_dim)\s*=|\bInput(?:Layer)?\(")
+
+
+class BroadcastVariables(Rule):
+    id = "NPU067"
+    name = "tf2-broadcast-variables"
+    pack = "tf2-distributed"
+    default_on = False
+    file_kinds = frozenset({TF2})
+    description = "Broadcast a TF 2.x model's initial variables to every NPU worker once they exist."
+    guide_section = "分布式训练脚本适配: 变量广播"
+    guide_section_en = "Distributed Training Script Adaptation: initial-value broadcast"
+    guide_url = Rule.catalog_url(id, name)
+    rewrites = ("After the statement that provably creates a Keras model's variables (a functional "
+                "`tf.keras.Model(inputs, outputs)`, `tf.keras.models.load_model(...)`, a "
+                "`Sequential` given its input shape, an explicit `<m>.build(...)`), or after the "
+                "`with <strategy>.scope():` block holding it: `npu.distribute.broadcast("
+                "<m>.trainable_variables)`; already broadcast later in the scope: left alone.")
+    reports = ("A model whose variables are created lazily (subclassed, `Sequential` without an "
+               "input shape, built by a function of the repository or by `fit`); the anchor's "
+               "`npu_callbacks_append(...)` (its broadcast callback never runs). A file that "
+               "imports Horovod is left to NPU070 (Horovod broadcasts itself).")
+    example = """
+        import tensorflow as tf
+
+
+        def build(num_classes):
+            inputs = tf.keras.Input(shape=(28, 28))
+            x = tf.keras.layers.Flatten()(inputs)
+            outputs = tf.keras.layers.Dense(num_classes)(x)
+            model = tf.keras.Model(inputs, outputs)
+            model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+            return model
+
+
+        def build_lazy(num_classes):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(num_classes)])
+            return model
+    """
+    _tokens = ("Model", "Sequential", "load_model", "clone_model", "model_from_json", ".build(",
+              "npu_callbacks_append")
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        if uses_horovod(ctx.original):
+            return  # Horovod broadcasts itself: NPU070 reports each use
+        for node in list(pre_order(tree)):
+            if node.type == symbols.expr_stmt and len(node.children) == 3 \
+                    and node.children[1].type == tokens.EQUAL:
+                self._assignment(node, ctx)
+            elif node.type == tokens.NAME and node.value == "npu_callbacks_append" \
+                    and _is_called(node):
+                ctx.report(node, "unmigrated", CALLBACKS)
+
+    def _assignment(self, statement: Node, ctx: FileContext) -> None:
+        target, _, value = statement.children
+        model = _target(target)
+        if model is None or ctx.analysis(BuiltModels).value_kind(value) != KERAS:
+            return
+        line = statement.parent
+        if line is None or line.type != symbols.simple_stmt:
+            return
+        if _in_scope_wrapper(line):
+            ctx.report(statement, "migrated", SCOPE_WRAPPER)
+            return
+        build = _build_statement(line, model)
+        anchor = build if build is not None else _scope_block(line)
+        if _broadcast_after(anchor, model):
+            ctx.report(statement, "migrated", IN_PLACE)
+            return
+        if build is None and not _has_variables(value, ctx):
+            ctx.report(statement, "unmigrated", (LAZY if _lazy(value, ctx) else UNKNOWN).format(model=model))
+            return
+        npu = device_name(ctx)
+        insert_after(anchor, f"{npu}.distribute.broadcast({model}.trainable_variables)", ctx.newline)
+        ctx.report(statement, "migrated", ADDED.format(npu=npu, model=model))
+
+
+def _target(target: Base) -> Optional[str]:
+    """``model`` or ``self.model``: the spelling of an assignment target the rule follows."""
+    if target.type == tokens.NAME:
+        return str(target.value)
+    children = target.children if target.type == symbols.power else []
+    if len(children) == 2 and children[0].type == tokens.NAME and children[0].value == "self" \
+            and children[1].type == symbols.trailer and children[1].children[0].type == tokens.DOT:
+        return f"self.{children[1].children[1].value}"
+    return None
+
+
+def _qualified_callee(value: Base, ctx: FileContext) -> str:
+    children = value.children if value.type == symbols.power else []
+    if len(children) < 2 or children[0].type != tokens.NAME:
+        return ""
+    names = [children[0].value]
+    for part in children[1:-1]:
+        if part.type != symbols.trailer or part.children[0].type != tokens.DOT:
+            return ""
+        names.append(part.children[1].value)
+    return ctx.tf.qualify(".".join(names)) or ""
+
+
+def _has_variables(value: Base, ctx: FileContext) -> bool:
+    """Does the model call ``value`` return a model whose variables exist?"""
+    callee = _qualified_callee(value, ctx)
+    call = value.children[-1]
+    if callee in LOADERS:
+        return True
+    if callee in FUNCTIONAL:
+        given = arguments(call)
+        keywords = {argument.keyword for argument in given}
+        positional = [argument for argument in given if argument.keyword is None and not argument.star]
+        return len(positional) >= 2 or {"inputs", "outputs"} <= keywords \
+            or (len(positional) == 1 and "outputs" in keywords)
+    if callee in SEQUENTIAL:
+        return bool(_INPUT_SHAPE.search(tree_text(call)))
+    return False
+
+
+def _lazy(value: Base, ctx: FileContext) -> bool:
+    """A ``Sequential`` or model class call: variables made by the first call or ``build``."""
+    callee = _qualified_callee(value, ctx)
+    return callee in SEQUENTIAL or callee in FUNCTIONAL or not callee.startswith("tensorflow.") \
+        and value.type == symbols.power and len(value.children) == 2 \
+        and str(value.children[0].value)[:1].isupper()
+
+
+def _build_statement(line: Base, model: str) -> Optional[Base]:
+    """A later ``<model>.build(...)`` statement of the same block."""
+    sibling = line.next_sibling
+    while sibling is not None:
+        if tree_text(sibling).strip().startswith(f"{model}.build("):
+            return sibling
+        sibling = sibling.next_sibling
+    return None
+
+
+def _scope_block(line: Base) -> Base:
+    """The ``with <x>.scope():`` statement of the same function that holds ``line`` (in
+    nested blocks too), else ``line``."""
+    node = line.parent
+    while node is not None and node.type not in (symbols.funcdef, symbols.classdef, symbols.file_input):
+        if node.type == symbols.with_stmt and ".scope()" in tree_text(node.children[1]):
+            return node
+        node = node.parent
+    return line
+
+
+def _in_scope_wrapper(line: Base) -> bool:
+    node: Optional[Base] = line
+    while node is not None:
+        if node.type == symbols.with_stmt and "npu_broadcast_scope_wrapper(" in tree_text(node.children[1]):
+            return True
+        node = node.parent
+    return False
+
+
+def _broadcast_after(anchor: Base, model: str) -> bool:
+    """Is ``<model>``'s variables broadcast after ``anchor`` in its scope?"""
+    scope = enclosing_scope(anchor)
+    text = tree_text(scope)
+    start = text.find(tree_text(anchor))
+    later = text[start:] if start >= 0 else text
+    return bool(re.search(r"\bbroadcast\(\s*" + re.escape(model) + r"\.(?:trainable_)?(?:variables|weights)\b",
+                          later))
+
+
+def _is_called(name: Base) -> bool:
+    following = name.next_sibling
+    return following is not None and following.type == symbols.trailer \
+        and following.children[0].type == tokens.LPAR
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [BroadcastVariables()]
