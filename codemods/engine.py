@@ -597,7 +597,8 @@ class _Dispatch:
 
 def _may_act(rule: Rule, text: str) -> bool:
     """The ``Rule._tokens`` prefilter: whether the file's text holds one of the rule's tokens
-    (a speed hint: applied after the file's kind is known, so it changes no outcome)."""
+    (a speed hint, applied once the file's kind is known: a file no rule's tokens match keeps
+    its kind and file findings; only a parse or eager-mode finding needs a rule that runs)."""
     return not rule._tokens or any(token in text for token in rule._tokens)
 
 
