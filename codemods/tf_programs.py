@@ -199,6 +199,13 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     return frozenset(found), tuple(messages)
 
 
+def with_programs(facts: frozenset[str], programs: frozenset[str]) -> frozenset[str]:
+    """The facts the rules get: the graph's (read by :func:`program_facts` only) replaced by
+    what it decided, so that an edit of one file's imports leaves the other files' facts (and
+    their cached results) as they were."""
+    return frozenset(fact for fact in facts if not fact.startswith(GRAPH_FACT)) | programs
+
+
 def mixed_entry(facts: frozenset[str], path: str) -> Optional[str]:
     """The entry of the mixed program ``path`` is part of, or None (a set lookup first: the
     engine asks it of every file)."""
