@@ -362,3 +362,10 @@ def test_another_file_s_imports_leave_the_facts_the_rules_get_as_they_were() -> 
     after = rule_facts(RUNNER.replace("import tensorflow as tf\n", "import json\n\nimport tensorflow as tf\n"))
     assert before == after
     assert "tf2-entry:run.py" in before
+
+
+def test_an_entry_setting_that_is_not_a_list_of_paths_is_one_finding(tmp_path: Path) -> None:
+    repo = experiment_repo(tmp_path, {"pyproject.toml": "[tool.npu-codemod]\nentry = 3\n"})
+    lines = check_lines(repo)
+    assert "pyproject.toml:1:1: NPU000 [tool.npu-codemod] entry must be a list of paths, got 3: ignored" in lines
+    assert any(line.startswith("exp/run.py:2:1: NPU061 [fixable]") for line in lines)  # __main__ scripts then
