@@ -191,7 +191,7 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
                                                      compat=", ".join(sorted(program.compat)))))
             for path in program.reached:
                 found |= {MIXED_FACT + path, f"{MIXED_ENTRY_FACT}{path}={node.path}"}
-        elif program.eager or (entries and not node.compat):
+        elif program.eager or (entries and not program.compat):  # a listed compat program: NPU062
             found.add(ENTRY_FACT + node.path)
     if not any(fact.startswith(ENTRY_FACT) or fact.startswith(MIXED_FACT) for fact in found) \
             and any(node.eager(runtime) for node in nodes.values()):
