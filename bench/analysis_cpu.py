@@ -1,4 +1,4 @@
-"""CPU seconds of the repository-wide analysis (``Toolkit.analyze``) against ``ast.parse``.
+"""CPU seconds of the repository-wide analysis (``LoadedRules.repository_facts``) against ``ast.parse``.
 
     python bench/analysis_cpu.py                       # the full bench monorepo
     python bench/analysis_cpu.py bench/corpora/quick/monorepo --rules all
@@ -22,9 +22,9 @@ sys.path.insert(0, str(HERE))
 
 from run_bench import EVERY_PACK, read_all  # noqa: E402
 
+from npu_codemod.codemods.names import IMPORTS_TF  # noqa: E402
 from npu_codemod.codemods.source import decode_source  # noqa: E402
-from npu_codemod.codemods.tfnames import IMPORTS_TF  # noqa: E402
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit  # noqa: E402
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,29 +32,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("repo", nargs="?", type=Path, default=HERE / "corpora" / "full" / "monorepo")
     parser.add_argument("--rules", choices=("default", "all"), default="default")
     args = parser.parse_args(argv)
-    toolkit = build_toolkit(EVERY_PACK if args.rules == "all" else RuleSelection())
+    loaded_rules = load_rules(EVERY_PACK if args.rules == "all" else RuleSelection())
     files = read_all(args.repo)
-    texts = [(path, decode_source(data).text) for path, data in files if toolkit.engine.wants(data)]
+    texts = [(path, decode_source(data).text) for path, data in files if loaded_rules.engine.wants(data)]
     texts = [(path, text) for path, text in texts if IMPORTS_TF.search(text)]
     start = time.process_time()
     for _, text in texts:
         ast.parse(text)
     parse_s = time.process_time() - start
     start = time.process_time()
-    analysis = toolkit.analyze(files)
+    analysis = loaded_rules.repository_facts(files)
     analyze_s = time.process_time() - start
     print(f"{len(texts)} TF files: analyze {analyze_s:.2f} s CPU, ast.parse {parse_s:.2f} s "
           f"({analyze_s / parse_s:.1f}x); {len(analysis.facts)} facts")
-    for name, seconds in sorted(hook_shares(toolkit, texts).items(), key=lambda item: -item[1]):
+    for name, seconds in sorted(hook_shares(loaded_rules, texts).items(), key=lambda item: -item[1]):
         print(f"  {seconds:6.2f} s  {name}")
     return 0
 
 
-def hook_shares(toolkit, texts: list[tuple[str, str]]) -> dict[str, float]:
+def hook_shares(loaded_rules, texts: list[tuple[str, str]]) -> dict[str, float]:
     """CPU seconds of each analysis hook over ``texts`` (the parse is cached per text: the
     first hook of each file pays for it)."""
     shares: dict[str, float] = {}
-    hooks = toolkit.plugins.pm.hook.npu_codemod_analyze_file.get_hookimpls()
+    hooks = loaded_rules.plugins.pm.hook.npu_codemod_analyze_file.get_hookimpls()
     for path, text in texts:
         for hook in hooks:
             start = time.process_time()

@@ -19,10 +19,10 @@ from typing import Callable
 from npu_codemod.codemods.ast_references import ast_references
 from npu_codemod.codemods.engine import parse_module
 from npu_codemod.codemods.modules import module_ast
+from npu_codemod.codemods.names import ImportNames
 from npu_codemod.codemods.qualified import ReferenceSite, references_under
 from npu_codemod.codemods.source import decode_source
 from npu_codemod.codemods.support_list import list_name, support_list
-from npu_codemod.codemods.tfnames import ImportNames
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 5

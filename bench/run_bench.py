@@ -47,16 +47,16 @@ from fissix.pgen2 import driver  # noqa: E402
 
 from npu_codemod.codemods.engine import DEFAULT_MODE, MODES  # noqa: E402
 from npu_codemod.codemods.modules import module_ast  # noqa: E402
+from npu_codemod.codemods.names import IMPORTS_TF  # noqa: E402
 from npu_codemod.codemods.parser import Parser  # noqa: E402
 from npu_codemod.codemods.source import decode_source  # noqa: E402
-from npu_codemod.codemods.tfnames import IMPORTS_TF  # noqa: E402
 from npu_codemod.orchestrator.batch.jobs import RepoJob  # noqa: E402
 from npu_codemod.orchestrator.batch.pipeline import process_repo  # noqa: E402
 from npu_codemod.orchestrator.demo import build_sample_repos  # noqa: E402
 from npu_codemod.orchestrator.git import repository as gitrepo  # noqa: E402
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules  # noqa: E402
 from npu_codemod.orchestrator.repolist import parse_repo_list  # noqa: E402
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit  # noqa: E402
-from npu_codemod.orchestrator.verify.options import tensorflow_problem  # noqa: E402
+from npu_codemod.orchestrator.verify.verify_options import tensorflow_problem  # noqa: E402
 from npu_codemod.plugins.packs import DEFAULT, PACKS  # noqa: E402
 
 from corpus import SIZES, Corpora, build_corpora  # noqa: E402
@@ -148,16 +148,16 @@ def bench_rewrite(corpora: Corpora) -> dict[str, Any]:
     file; the TF-only corpus also without the API audit and against a GC-paused parse. The
     top-level keys are the TF-only corpus with every pack in the default engine mode."""
     tf_files, real_files = tf_sources(corpora.tf_scripts), tf_sources(corpora.real_code)
-    toolkits = {(name, mode): build_toolkit(replace(selection, engine=mode))
+    loaded_rule_sets = {(name, mode): load_rules(replace(selection, engine=mode))
                 for name, selection in RULE_SETS.items() for mode in MODES}
-    no_audit = build_toolkit(RuleSelection(only=EVERY_PACK.only, disabled=frozenset({AUDIT_RULE})))
+    no_audit = load_rules(RuleSelection(only=EVERY_PACK.only, disabled=frozenset({AUDIT_RULE})))
     tf_totals, tf_outcomes = measure_interleaved(tf_files, {
-        **rewrite_sides(toolkits, tf_files, "tf"),
+        **rewrite_sides(loaded_rule_sets, tf_files, "tf"),
         "parse_gc_paused": lambda data, path, text: parse_paused(text) and None,
         "no_audit": engine_side(no_audit, tf_files, "tf")})
-    real_totals, real_outcomes = measure_interleaved(real_files, rewrite_sides(toolkits, real_files,
+    real_totals, real_outcomes = measure_interleaved(real_files, rewrite_sides(loaded_rule_sets, real_files,
                                                                                 "real"))
-    return {**rewrite_summary(tf_files, tf_totals, tf_outcomes, toolkits),
+    return {**rewrite_summary(tf_files, tf_totals, tf_outcomes, loaded_rule_sets),
             "tf_only": rewrite_rows(tf_files, tf_totals, tf_outcomes),
             "real_code": rewrite_rows(real_files, real_totals, real_outcomes)}
 
@@ -172,17 +172,17 @@ def tf_sources(repo: Path) -> list[tuple[str, bytes, str]]:
 Side = Callable[[bytes, str, str], Any]
 
 
-def engine_side(toolkit, files: list[tuple[str, bytes, str]], repo: str) -> Side:
-    """The engine of ``toolkit`` on one file, with the repository's facts (gathered untimed)."""
-    facts = toolkit.analyze((path, data) for path, data, _ in files).facts
-    return lambda data, path, text: toolkit.engine.process(data, path, repo=repo, facts=facts)
+def engine_side(loaded_rules, files: list[tuple[str, bytes, str]], repo: str) -> Side:
+    """The engine of ``loaded_rules`` on one file, with the repository's facts (gathered untimed)."""
+    facts = loaded_rules.repository_facts((path, data) for path, data, _ in files).facts
+    return lambda data, path, text: loaded_rules.engine.process(data, path, repo=repo, facts=facts)
 
 
-def rewrite_sides(toolkits: dict, files: list[tuple[str, bytes, str]], repo: str) -> dict[str, Side]:
+def rewrite_sides(loaded_rule_sets: dict, files: list[tuple[str, bytes, str]], repo: str) -> dict[str, Side]:
     sides: dict[str, Side] = {"parse": lambda data, path, text: parse(text) and None,
                               "engine_parser": lambda data, path, text: engine_parse(text) and None}
-    sides.update({f"{name}.{mode}": engine_side(toolkit, files, repo)
-                  for (name, mode), toolkit in toolkits.items()})
+    sides.update({f"{name}.{mode}": engine_side(loaded_rules, files, repo)
+                  for (name, mode), loaded_rules in loaded_rule_sets.items()})
     return sides
 
 
@@ -266,7 +266,7 @@ def with_default_flat(rows: dict[str, Any]) -> dict[str, Any]:
 
 
 def rewrite_summary(files: list[tuple[str, bytes, str]], totals: dict[str, tuple[float, float]],
-                    outcomes: dict[str, list], toolkits: dict) -> dict[str, Any]:
+                    outcomes: dict[str, list], loaded_rule_sets: dict) -> dict[str, Any]:
     """The TF-only corpus with every pack, in the default engine mode: the issue-17 ratio."""
     key = f"all_packs.{DEFAULT_MODE}"
     (parse_s, parse_cpu), (engine_s, engine_cpu) = totals["parse"], totals[key]
@@ -274,7 +274,7 @@ def rewrite_summary(files: list[tuple[str, bytes, str]], totals: dict[str, tuple
     by_rule = Counter(f"{f.rule_id} {f.status}" for o in outcomes[key] for f in o.findings)
     return {
         "files": len(files), "bytes": sum(len(data) for _, data, _ in files),
-        "engine_mode": DEFAULT_MODE, "rules": [rule.id for rule in toolkits["all_packs", DEFAULT_MODE].rules],
+        "engine_mode": DEFAULT_MODE, "rules": [rule.id for rule in loaded_rule_sets["all_packs", DEFAULT_MODE].rules],
         "parse_s": parse_s, "engine_s": engine_s, "parse_cpu_s": parse_cpu, "engine_cpu_s": engine_cpu,
         "parse_files_per_s": len(files) / parse_s, "engine_files_per_s": len(files) / engine_s,
         "ratio": parse_cpu / engine_cpu, "ratio_wall": parse_s / engine_s,
@@ -360,7 +360,7 @@ def bench_corpus(repos: list[Path], scratch: Path) -> dict[str, Any]:
     label = "scan corpus --jobs 1"
     wall = cli(scratch, "scan", repos, 1, memory, label)
     scan_cpu = CLI_CPU[label]
-    toolkits = {("default", mode): build_toolkit(replace(RULE_SETS["default"], engine=mode))
+    loaded_rule_sets = {("default", mode): load_rules(replace(RULE_SETS["default"], engine=mode))
                 for mode in MODES}  # what scan runs (every pack: the bench's own corpora)
     files: list[tuple[str, bytes, str]] = []
     totals: dict[str, tuple[float, float]] = {}
@@ -370,8 +370,8 @@ def bench_corpus(repos: list[Path], scratch: Path) -> dict[str, Any]:
         repo_files = [(f"{repo.name}/{path}", data, text) for path, data, text in tf_sources(repo)]
         if not repo_files:
             continue
-        analysis_cpu += analysis_cost(toolkits["default", DEFAULT_MODE], repo_files)
-        repo_totals, repo_outcomes = measure_interleaved(repo_files, rewrite_sides(toolkits, repo_files,
+        analysis_cpu += analysis_cost(loaded_rule_sets["default", DEFAULT_MODE], repo_files)
+        repo_totals, repo_outcomes = measure_interleaved(repo_files, rewrite_sides(loaded_rule_sets, repo_files,
                                                                                    repo.name))
         files += repo_files
         for name, (wall, cpu) in repo_totals.items():
@@ -390,11 +390,11 @@ def bench_corpus(repos: list[Path], scratch: Path) -> dict[str, Any]:
     }
 
 
-def analysis_cost(toolkit, files: list[tuple[str, bytes, str]]) -> float:
+def analysis_cost(loaded_rules, files: list[tuple[str, bytes, str]]) -> float:
     """CPU seconds of the repository analysis of ``files`` (each file's ``ast`` included)."""
     module_ast.cache_clear()
     gc.collect()
-    cpu = measure(lambda: toolkit.analyze((path, data) for path, data, _ in files))[1]
+    cpu = measure(lambda: loaded_rules.repository_facts((path, data) for path, data, _ in files))[1]
     module_ast.cache_clear()
     return cpu
 

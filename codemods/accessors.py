@@ -29,9 +29,18 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Optional
 
-from .modules import ast_dotted_name, imported_names, module_ast, module_parts, nearest_name, own_nodes
-from .tfnames import ESTIMATOR_PACKAGE, TF, canonical, public_name
-from .tfnames import UNRESOLVED_ACCESSOR as UNRESOLVED
+from .modules import imported_names, module_ast, nearest_name, own_nodes
+from .names import (
+    ESTIMATOR_PACKAGE,
+    STAR,
+    TF,
+    ast_dotted_name,
+    ast_import_bindings,
+    canonical,
+    module_parts,
+    public_name,
+)
+from .names import UNRESOLVED_ACCESSOR as UNRESOLVED
 
 PREFIX = "accessor:"
 _ROOTS = (TF, ESTIMATOR_PACKAGE)
@@ -64,15 +73,10 @@ def _tf_imports(tree: ast.Module) -> dict[str, str]:
     TensorFlow's, as on TF 1.x; one imported as two TensorFlow names is left out."""
     found: dict[str, set[str]] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            pairs = [(alias.asname or alias.name.split(".")[0],
-                      alias.name if alias.asname else alias.name.split(".")[0]) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            pairs = [(alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names]
-        else:
-            continue
-        for local, target in pairs:
-            if target.split(".")[0] in _ROOTS:
+        if not isinstance(node, (ast.Import, ast.ImportFrom)) or isinstance(node, ast.ImportFrom) and node.level:
+            continue  # a relative import binds no TensorFlow name
+        for local, target in ast_import_bindings(node):
+            if local != STAR and target.split(".")[0] in _ROOTS:
                 found.setdefault(local, set()).add(target)
     return {local: targets.pop() for local, targets in found.items() if len(targets) == 1}
 

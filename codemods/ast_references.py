@@ -5,7 +5,7 @@ answers on the fissix tree (``Reference.site`` of each), for a rule that only re
 sites, in the same order, with the same names, columns and flags (a test runs both over every
 corpus file and golden case). ``ast.parse`` is some 20-50x faster than a fissix parse, and the
 file's text is whole in every engine mode. The names resolve through the same
-:class:`~npu_codemod.codemods.tfnames.ImportNames` (``ctx.names("tensorflow")``).
+:class:`~npu_codemod.codemods.names.ImportNames` (``ctx.names("tensorflow")``).
 
 fissix's answer is matched where the two trees differ: fissix columns count characters (``ast``
 counts UTF-8 bytes), a name in parentheses or an f-string is another node there, and two
@@ -24,8 +24,8 @@ from itertools import accumulate
 from typing import Iterator, Optional, Sequence, Union
 
 from .modules import child_fields, module_ast
+from .names import ACCESSOR_CALL, ImportNames
 from .qualified import ReferenceSite
-from .tfnames import ACCESSOR_CALL, ImportNames
 
 #: A carriage return that does not end a CRLF: ``ast`` counts it as a line break, fissix not.
 _LONE_CR = re.compile(r"\r(?!\n)")

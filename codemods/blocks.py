@@ -15,7 +15,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .statements import child_index, indentation, statement_of
+from .nodes import child_index, indentation, statement_of
 
 #: The indentation step where the file shows none: a statement at module level.
 _STEP = "    "

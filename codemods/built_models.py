@@ -36,25 +36,23 @@ from .estimators import ESTIMATORS
 from .modules import (
     KnownNames,
     ModuleIndex,
-    ast_dotted_name,
     imported_names,
     module_ast,
     module_index,
-    module_parts,
 )
-from .rule import FileContext
-from .scopes import assigned_values
-from .statements import enclosing_scope
-from .tfnames import (
-    ACCESSOR_CALL,
+from .names import (
     TF,
+    ast_dotted_name,
     canonical,
-    is_attribute_trailer,
     is_call_trailer,
-    is_empty_call,
+    module_parts,
     prefix_name,
     public_name,
+    spelled_name,
 )
+from .nodes import enclosing_scope
+from .rule import FileContext
+from .scopes import assigned_values
 from .walk import scope_statements
 
 #: The kinds of model :meth:`BuiltModels.receiver_kind` tells apart.
@@ -257,7 +255,7 @@ class BuiltModels:
             return None
         if len(parts) > 1 and is_call_trailer(parts[-1]):
             return self.call_kind(parts[:-1], enclosing_scope(parts[0]))  # Estimator(...).train()
-        name = _spelled_parts(parts)
+        name = spelled_name(parts)
         values = bound_values(parts[0], name) if name is not None else None
         kinds = {self.value_kind(value) for value in values or ()}
         return kinds.pop() if len(kinds) == 1 and None not in kinds else None
@@ -270,9 +268,9 @@ class BuiltModels:
 
     def call_kind(self, callee: Sequence[pytree.Base], scope: pytree.Node) -> Optional[str]:
         """The kind of model that calling the expression spelled by ``callee`` gives."""
-        spelled = _spelled_parts(callee)
+        spelled = spelled_name(callee)
         if spelled is None:  # ``contrib.tpu().TPUEstimator``: through a module accessor function
-            through = _accessor_spelled(callee)
+            through = spelled_name(callee, through_calls=True)
             return api_kind(self.ctx.tf.qualify(through)) if through is not None else None
         kind = api_kind(self.ctx.tf.qualify(spelled) or self._npu.qualify(spelled))
         if kind is not None:
@@ -299,31 +297,6 @@ def bound_values(node: pytree.Base, name: str) -> Optional[list[pytree.Base]]:
     scope = enclosing_scope(node)
     owner = _class_node(scope) if name.partition(".")[0] in ("self", "cls") else None
     return _attribute_values(owner or scope, name, nested=owner is not None) or None
-
-
-def _spelled_parts(parts: Sequence[pytree.Base]) -> Optional[str]:
-    """``a.b.c`` for power children ``parts`` spelling a NAME and attribute trailers."""
-    first = parts[0]
-    if first.type != token.NAME or not all(map(is_attribute_trailer, parts[1:])):
-        return None
-    return ".".join([str(first.value), *(str(trailer.children[1].value) for trailer in parts[1:])])
-
-
-def _accessor_spelled(parts: Sequence[pytree.Base]) -> Optional[str]:
-    """``contrib.tpu().TPUEstimator`` for power children ``parts`` spelling a NAME, attribute
-    trailers and calls without arguments (as ``ImportNames`` reads module accessor calls)."""
-    first = parts[0]
-    if first.type != token.NAME:
-        return None
-    spelled = str(first.value)
-    for trailer in parts[1:]:
-        if is_attribute_trailer(trailer):
-            spelled += f".{trailer.children[1].value}"
-        elif is_empty_call(trailer):
-            spelled += ACCESSOR_CALL
-        else:
-            return None
-    return spelled
 
 
 def _attribute_values(scope: pytree.Node, name: str, nested: bool) -> list[pytree.Base]:

@@ -33,10 +33,17 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .modules import KnownNames, ast_dotted_name, imported_names, module_ast, module_parts, nearest_name
+from .modules import KnownNames, imported_names, module_ast, nearest_name
+from .names import (
+    ast_dotted_name,
+    canonical,
+    is_attribute_trailer,
+    is_call_trailer,
+    module_parts,
+    public_name,
+)
 from .qualified import Reference
 from .rule import FileContext
-from .tfnames import canonical, is_attribute_trailer, is_call_trailer, public_name
 from .walk import position, pre_order
 
 PREFIX = "class:"

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Optional
 
-from .modules import ModuleIndex, ast_dotted_name, module_ast, module_index, module_parts
+from .modules import ModuleIndex, module_ast, module_index
+from .names import STAR, ast_dotted_name, ast_import_bindings, canonical, module_parts, public_name
 from .rule import FileContext
-from .tfnames import canonical, public_name
 
 HOROVOD = "distributed:horovod"
 STRATEGY = "distributed:strategy"
@@ -71,8 +71,8 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
     if not calls:
         return frozenset(facts)
     imports = index.imported_names(path)
-    star = any(isinstance(node, ast.ImportFrom) and node.module == "npu_bridge.npu_init"
-               and any(alias.name == "*" for alias in node.names) for node in tree.body)
+    star = any(isinstance(node, ast.ImportFrom) and (STAR, "npu_bridge.npu_init") in ast_import_bindings(node)
+               for node in tree.body)
     for node in index.nodes(ast.Call):
         callee = ast_dotted_name(node.func)
         if callee is None:
@@ -109,7 +109,7 @@ def _module_bindings(tree: ast.Module) -> set[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+            bound.update(name for name, _ in ast_import_bindings(node))
         elif isinstance(node, ast.Assign):
             bound.update(target.id for target in node.targets if isinstance(target, ast.Name))
     return bound

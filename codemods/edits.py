@@ -17,9 +17,9 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .calls import Argument, add_keyword, find_argument
+from .nodes import child_index, indentation, last_leaf
 from .qualified import Reference
 from .snippets import parse_expression, parse_statements
-from .statements import child_index, indentation, last_leaf
 
 
 def replace_callee(reference: Reference, dotted: str) -> None:

@@ -30,7 +30,8 @@ from fissix.refactor import _get_headnode_dict
 from .api_sites import ApiSites, uncovered
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
-from .imports import imports_module_pattern, place_imports
+from .imports import place_imports
+from .names import imports_module_pattern
 from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
@@ -525,7 +526,7 @@ def collector_paused() -> Iterator[None]:
     The file's tree (hundreds of thousands of objects) is alive throughout, so each
     collection meanwhile only re-scans it: a fifth of the parse time. Once the file is done
     its tree is garbage, and goes at the first collection after. The repository analysis
-    pauses it per file too (``Toolkit.analyze_files``): a file's ``ast`` has no cycles and is
+    pauses it per file too (``LoadedRules.files_facts``): a file's ``ast`` has no cycles and is
     freed as soon as it is dropped, but young collections would scan it meanwhile.
     """
     enabled = gc.isenabled()

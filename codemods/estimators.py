@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import FrozenSet
 
 from .classes import SubclassCall, subclass_calls, subclass_names
+from .names import ESTIMATOR_PACKAGE, TF
 from .rule import FileContext
-from .tfnames import ESTIMATOR_PACKAGE, TF
 
 #: The :attr:`Rule.modules` of a rule about Estimators: a file that imports only
 #: ``tensorflow_estimator`` (``from tensorflow_estimator.python.estimator import estimator``)

@@ -21,7 +21,7 @@ from typing import Optional
 
 from fissix import pytree
 
-from .tfnames import ImportNames, first_call
+from .names import ImportNames, first_call
 
 #: Folders whose files are test code, at any depth.
 TEST_FOLDERS = frozenset({"test", "tests"})

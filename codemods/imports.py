@@ -7,15 +7,14 @@ imports), or it would rebind the file's alias.
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, Iterator, Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
+from .nodes import child_index, is_docstring, last_leaf
 from .snippets import parse_statements
-from .statements import child_index, is_docstring, last_leaf
 
 #: The import NPU001 adds; code that uses ``npu_ops``, ``npu_unary_ops``... asks for it.
 NPU_INIT_IMPORT = "from npu_bridge.npu_init import *"
@@ -149,15 +148,6 @@ def _is_future(small: pytree.Base) -> bool:
         return False
     module = small.children[1]
     return bool(module.type == token.NAME and module.value == "__future__")
-
-
-def imports_module_pattern(module: str) -> "re.Pattern[str]":
-    """Cheap test on raw text: could the file import ``module`` (a root package)? It may
-    over-match (the tree decides), never under-match: the import can follow ``;`` or a
-    one-line ``try:``/``if x:``."""
-    name = re.escape(module)
-    return re.compile(rf"(?:^|[;:])[ \t]*(?:from[ \t]+{name}\b|import[ \t][^\n#]*\b{name}\b)",
-                      re.MULTILINE)
 
 
 def place_imports(tree: pytree.Node, statements: Iterable[str], newline: str) -> list[str]:

@@ -1,5 +1,6 @@
 """A repository's Python files read with ``ast``, for the analysis hooks: each file's module
-name, its ``ast`` (parsed once for every hook that asks), what its imports bind, and which of
+name, its ``ast`` (parsed once for every hook that asks), what its imports bind (as
+:func:`~.names.ast_import_bindings` reads each import), and which of
 the repository's module-qualified names an imported dotted name is.
 
 Repository-wide facts name module-level functions and classes by ``<module>.<name>``, where
@@ -12,15 +13,9 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from pathlib import PurePosixPath
 from typing import AbstractSet, Any, Iterable, Iterator, Optional, TypeVar, Union, overload
 
-
-def module_parts(path: str) -> tuple[str, ...]:
-    """``("models", "benchmark")`` for ``models/benchmark.py``; a package is its folder."""
-    parts = [part for part in PurePosixPath(path.replace("\\", "/")).with_suffix("").parts
-             if part not in ("/", "")]
-    return tuple(parts[:-1] if parts and parts[-1] == "__init__" else parts)
+from .names import STAR, ast_import_bindings
 
 
 @lru_cache(maxsize=2)
@@ -183,40 +178,11 @@ def imported_names(tree: ast.Module, path: str) -> dict[str, str]:
 def _imported_names(tree: ast.AST, path: str) -> dict[str, str]:
     found: dict[str, set[str]] = {}
     for node in statements(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                local = alias.asname or alias.name.split(".")[0]
-                found.setdefault(local, set()).add(alias.name if alias.asname else local)
-        elif isinstance(node, ast.ImportFrom):
-            base = _from_module(node, path)
-            for alias in node.names:
-                if base is not None and alias.name != "*":
-                    found.setdefault(alias.asname or alias.name, set()).add(f"{base}.{alias.name}")
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for local, target in ast_import_bindings(node, path):
+                if local != STAR:
+                    found.setdefault(local, set()).add(target)
     return {local: targets.pop() for local, targets in found.items() if len(targets) == 1}
-
-
-def _from_module(node: ast.ImportFrom, path: str) -> Optional[str]:
-    """The absolute module of ``from <module> import ...`` (``.``-relative ones from ``path``)."""
-    if not node.level:
-        return node.module
-    package = module_parts(path)
-    if not PurePosixPath(path).name.startswith("__init__."):
-        package = package[:-1]
-    if node.level - 1 > len(package):
-        return None
-    base = list(package[: len(package) - (node.level - 1)])
-    return ".".join(base + ([node.module] if node.module else [])) or None
-
-
-def ast_dotted_name(node: ast.AST) -> Optional[str]:
-    """``a.b.c`` for an ``ast`` name or attribute chain, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
 
 
 def nearest_name(target: str, package: tuple[str, ...], known: AbstractSet[str]) -> Optional[str]:

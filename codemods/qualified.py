@@ -19,9 +19,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .scopes import binding
-from .statements import last_leaf
-from .tfnames import (
+from .names import (
     ACCESSOR_CALL,
     ImportNames,
     canonical,
@@ -29,8 +27,10 @@ from .tfnames import (
     is_attribute_trailer,
     is_call_trailer,
     is_empty_call,
-    prefix_name,
+    spelled_name,
 )
+from .nodes import last_leaf
+from .scopes import binding
 from .walk import position, post_order
 
 #: Parents under which a NAME leaf is not a reference to what it is bound to.
@@ -67,7 +67,7 @@ class Reference:
         """The name as the file spells it here (``tf.compat.v1.estimator.RunConfig``, ``RC``),
         for messages; ask before editing the reference."""
         if self.node.type == syms.power:
-            return prefix_name(self.node, self.end) or _through_calls(self.node, self.end) or self.name
+            return spelled_name(self.node.children[:self.end], through_calls=True) or self.name
         if self.node.type == syms.dotted_name:  # a decorator's ``@tf.function``
             return dotted_name(self.node) or self.name
         return getattr(self.node, "value", self.name)
@@ -92,20 +92,6 @@ class Reference:
         if parent is not None and parent.type == syms.arglist:
             parent = parent.parent
         return parent is not None and parent.type == syms.classdef
-
-
-def _through_calls(power: pytree.Node, end: int) -> Optional[str]:
-    """The dotted name ``power.children[:end]`` spells through ``()`` trailers
-    (``contrib.tpu().TPUEstimator``), or None."""
-    parts = [getattr(power.children[0], "value", "")]
-    for trailer in power.children[1:end]:
-        if is_attribute_trailer(trailer):
-            parts.append("." + trailer.children[1].value)
-        elif is_empty_call(trailer):
-            parts.append(ACCESSOR_CALL)
-        else:
-            return None
-    return "".join(parts) if parts[0] else None
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,11 @@
 """The contract between a migration rule and the engine: :class:`Rule` and :class:`FileContext`.
 
-A rule selects nodes with one lib2to3 pattern and edits them in place in ``visit``; it never
-sees Bowler, files or processes. Everything a rule reports goes through the context, so the
-engine can attribute, isolate and count it.
+A rule says what it looks for: qualified names it calls or uses (:attr:`Rule.calls`,
+:attr:`Rule.uses`; each reference comes to :meth:`Rule.visit_reference`) or a lib2to3
+:attr:`Rule.pattern` (each match comes to :meth:`Rule.visit`). It edits the nodes in place and
+may look at the whole tree in :meth:`Rule.finish`; it never sees Bowler, files or processes.
+Everything a rule reports goes through the context, so the engine can attribute, isolate and
+count it.
 """
 
 from __future__ import annotations
@@ -19,9 +22,9 @@ from fissix import pytree
 from .accessors import file_accessors, repository_accessors
 from .api_sites import site_key
 from .findings import Finding, Status
+from .names import TF, ImportNames
 from .qualified import Reference
 from .tf_versions import TF1, TF1_CODE
-from .tfnames import TF, ImportNames
 from .walk import position, tree_text
 
 T = TypeVar("T")

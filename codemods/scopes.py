@@ -16,8 +16,8 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .statements import child_index, enclosing_scope
-from .tfnames import is_attribute_trailer
+from .names import attribute_name, import_binding_leaves, is_attribute_trailer
+from .nodes import child_index, enclosing_scope
 from .walk import pre_order, scope_statements
 
 NESTED_SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)
@@ -302,13 +302,12 @@ def _is_parenthesised(atom: pytree.Node) -> bool:
 def _stored_by_method(power: pytree.Node, index: int, calls: Calls) -> Optional[Flow]:
     """``lst.append(<value>)``: the value is stored in ``lst``."""
     method = power.children[index - 1] if index > 1 else None
-    if method is None or method.type != syms.trailer or method.children[0].type != token.DOT \
-            or method.children[1].value not in STORING_METHODS:
+    if method is None or attribute_name(method) not in STORING_METHODS:
         return None
     receiver = "".join(str(part).strip() for part in power.children[:index - 1])
     head = power.children[0]
     store = head if index == 2 and head.type == token.NAME else None
-    return Flow("stored", f"stored in a container ({receiver}.{method.children[1].value})",
+    return Flow("stored", f"stored in a container ({receiver}.{attribute_name(method)})",
                 into="container", store=store, calls=calls)
 
 
@@ -502,18 +501,13 @@ _IMPORT_PARTS = (syms.import_as_name, syms.dotted_as_name, syms.import_as_names,
 
 
 def _is_imported_name(leaf: pytree.Base, parent: pytree.Node) -> bool:
-    """Does the import ``leaf`` sits in bind it? ``y`` of ``from X import y``, ``Y`` of ``X as Y``
-    and ``a`` of ``import a.b`` do; ``X`` and ``b`` do not."""
-    if parent.type == syms.import_from:
-        previous = leaf.prev_sibling
-        return previous is not None and (previous.type == token.LPAR or getattr(previous, "value", "") == "import")
-    if parent.type in (syms.import_as_name, syms.dotted_as_name):
-        return leaf is parent.children[-1]
-    if parent.type == syms.dotted_name:  # import a.b binds a; from a.b import c binds no part
-        holder = parent.parent
-        return leaf is parent.children[0] and holder is not None and holder.type in (
-            syms.import_name, syms.dotted_as_names)
-    return True  # a name of ``import a, b``, ``from m import a, b`` or ``import a``
+    """Does the import ``leaf`` sits in bind it (:func:`~.names.import_binding_leaves`)? ``y``
+    of ``from X import y``, ``Y`` of ``X as Y`` and ``a`` of ``import a.b`` do; ``X`` and ``b``
+    do not."""
+    statement = parent
+    while statement.type not in (syms.import_name, syms.import_from):
+        statement = statement.parent
+    return any(bound is leaf for bound, _ in import_binding_leaves(statement))
 
 
 def is_terminal(statement: pytree.Base) -> bool:

@@ -22,6 +22,7 @@ from importlib import resources
 from typing import Optional
 
 from .api_sites import ApiStatus
+from .names import TF, canonical
 
 DATA_FILE = "api_support.csv"
 #: Full module names -> how the list spells them, longest first.
@@ -35,8 +36,6 @@ SPELLINGS = (
 #: own entries, not the list's): the contrib estimators of ``tf.contrib.boosted_trees`` are
 #: deprecated with the rest of ``tf.contrib`` (removed in TensorFlow 2.0). A listed name wins.
 SUPPLEMENT = {"tf.contrib.boosted_trees": "deprecated"}
-#: ``tf.compat.v1.X`` and ``tf.compat.v2.X`` alias ``tf.X``.
-_COMPAT = ("tf.compat.v1.", "tf.compat.v2.")
 
 
 def list_name(qualified: str) -> Optional[str]:
@@ -87,11 +86,11 @@ class SupportList:
 
 
 def alias_target(alias: str) -> Optional[str]:
-    """The API a ``compat-alias`` entry aliases: ``tf.compat.v1.layers.dense`` -> ``tf.layers.dense``."""
-    for prefix in _COMPAT:
-        if alias.startswith(prefix):
-            return "tf." + alias[len(prefix):]
-    return None
+    """The API a ``compat-alias`` entry aliases: ``tf.compat.v1.layers.dense`` -> ``tf.layers.dense``
+    (``compat.v1``/``compat.v2`` folded as :func:`~.names.canonical` folds them)."""
+    full = TF + alias[len("tf"):] if alias.startswith("tf.") else None
+    folded = canonical(full) if full is not None else None
+    return "tf" + folded[len(TF):] if folded is not None and folded != full else None
 
 
 @lru_cache(maxsize=1)

@@ -21,7 +21,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
-from .modules import imported_names, module_ast, module_parts, nearest_name
+from .modules import imported_names, module_ast, nearest_name
+from .names import module_parts
 from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
 
 if sys.version_info >= (3, 11):

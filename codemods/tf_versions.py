@@ -30,8 +30,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import FrozenSet, Optional
 
-from .modules import ModuleIndex, ast_dotted_name, imported_names, module_ast, module_index
-from .tfnames import public_name
+from .modules import ModuleIndex, imported_names, module_ast, module_index
+from .names import ast_dotted_name, public_name
 
 #: The kinds of file (``run.json`` counts files per kind per repository).
 NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, CONFLICT = (

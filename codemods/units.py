@@ -30,8 +30,9 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .modules import ast_dotted_name, child_fields, module_ast
-from .statements import HIDDEN_NAMES
+from .modules import child_fields, module_ast
+from .names import ast_dotted_name, ast_import_bindings
+from .nodes import HIDDEN_NAMES, is_ast_main_block
 
 #: How a rule declares what it reads and edits (see ``Rule._scope``).
 SITE, LINKED, MODULE = "site", "linked", "module"
@@ -140,7 +141,7 @@ class _Scan:
         self.imports: list[tuple[str, str]] = []  # (bound name, dotted target)
         self.assignments: list[tuple[str, str]] = []  # ``name = a.b``: (name, "a.b")
         self.beyond_fissix = False
-        self.main_block = any(_is_main_block(statement) for statement in group)
+        self.main_block = any(is_ast_main_block(statement) for statement in group)
         self._walk(group)
 
     def _walk(self, group: list[ast.stmt]) -> None:
@@ -211,11 +212,7 @@ class _Scan:
         name they bind that a rule looks for is a site name of the units that use it."""
         for alias in node.names:
             self.names.update(filter(None, (alias.name.partition(".")[0], alias.asname)))
-            if isinstance(node, ast.Import):
-                head = alias.name.partition(".")[0]
-                self.imports.append((alias.asname or head, alias.name if alias.asname else head))
-            elif node.module:
-                self.imports.append((alias.asname or alias.name, f"{node.module}.{alias.name}"))
+        self.imports.extend(ast_import_bindings(node))
         if isinstance(node, ast.ImportFrom) and node.module:
             self.names.add(node.module.partition(".")[0])
 
@@ -260,16 +257,6 @@ def _fissix_decorator(decorator: ast.expr) -> bool:
     """``@name``, ``@a.b`` or a call of one: what fissix's grammar reads (not PEP 614's
     ``@buttons[0].clicked.connect``)."""
     return ast_dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator) is not None
-
-
-def _is_main_block(statement: ast.stmt) -> bool:
-    """``if __name__ == "__main__":`` (either order)."""
-    test = statement.test if isinstance(statement, ast.If) else None
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
-        return False
-    operands = [test.left, test.comparators[0]]
-    return {getattr(o, "id", None) for o in operands} | {getattr(o, "value", None) for o in operands} \
-        >= {"__name__", "__main__"}
 
 
 def _merged(units: Iterable[Unit]) -> Iterator[Unit]:

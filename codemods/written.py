@@ -18,9 +18,9 @@ from typing import AbstractSet, Generic, Optional, Sequence, TypeVar
 
 from .ast_references import ast_references
 from .modules import module_ast
+from .names import ImportNames
 from .qualified import ReferenceSite
 from .rule import FileContext
-from .tfnames import ImportNames
 from .walk import tree_text
 
 T = TypeVar("T")

@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 
 from npu_codemod.codemods.engine import DEFAULT_MODE, MODES
 from npu_codemod.orchestrator.config import ToolConfig, find_config, freeze_rule_settings, read_config
-from npu_codemod.orchestrator.toolkit import RuleSelection
+from npu_codemod.orchestrator.loaded_rules import RuleSelection
 from npu_codemod.plugins.manager import PluginSpec
 
 
@@ -30,7 +30,7 @@ def rule_selection(args: argparse.Namespace) -> RuleSelection:
     """The rules, plugins and rule settings the arguments select (ConfigError, SettingsError):
     ``--rules`` (else the config's ``rules = [...]``) and ``--disable-rule`` (with the
     config's ``disable_rules``), rule ids or packs; the names are checked against the rules
-    when the toolkit is built."""
+    when the rules are loaded."""
     config = config_path(args)
     tool = read_config(config, bool(getattr(args, "config", None))) if config else ToolConfig()
     only = _names([args.rules]) if getattr(args, "rules", None) else None

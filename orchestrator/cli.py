@@ -13,8 +13,8 @@ from typing import Optional, Sequence
 
 from npu_codemod.codemods.parser_canary import canary_problem
 from npu_codemod.codemods.rule_settings import SettingsError
+from npu_codemod.orchestrator.batch.batch_options import OptionError
 from npu_codemod.orchestrator.batch.interrupts import Terminated, interrupt_exit_code, sigterm_as_interrupt
-from npu_codemod.orchestrator.batch.options import OptionError
 from npu_codemod.orchestrator.commands import build_parser, parse_arguments
 from npu_codemod.orchestrator.commands.common import EXIT_OK, EXIT_USAGE
 from npu_codemod.orchestrator.config import ConfigError

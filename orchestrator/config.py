@@ -17,7 +17,7 @@ rules, and per-rule settings.
 list the settings go in ``[tool.npu-codemod.settings.<ID>]`` (either table, not both, for an id).
 
 Only the shape is checked here (lists of names, tables of tables); names are checked against
-the rules when the toolkit is built, and each section against its rule's typed ``Settings``
+the rules when they are loaded, and each section against its rule's typed ``Settings``
 (see ``codemods/rule_settings.py``).
 """
 

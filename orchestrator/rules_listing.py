@@ -13,18 +13,18 @@ import json
 from typing import Any, TextIO
 
 from npu_codemod.codemods.rule_settings import settings_fields
+from npu_codemod.orchestrator.loaded_rules import LoadedRules
 from npu_codemod.orchestrator.rule_catalog import catalog_markdown
 from npu_codemod.orchestrator.run_record import rule_info
-from npu_codemod.orchestrator.toolkit import Toolkit
 from npu_codemod.plugins.packs import default_on
 
 COLUMNS = ("id", "name", "pack", "default", "status", "plugin", "distribution", "version")
 MARKDOWN_COMMAND = "npu-codemod rules --format markdown"
 
 
-def rules_table(toolkit: Toolkit) -> list[dict[str, Any]]:
-    plugins = toolkit.plugins
-    selected = {rule.id: rule for rule in toolkit.rules}  # configured copies
+def rules_table(loaded_rules: LoadedRules) -> list[dict[str, Any]]:
+    plugins = loaded_rules.plugins
+    selected = {rule.id: rule for rule in loaded_rules.rules}  # configured copies
     rows = [{**rule_info(rule, plugins), "status": "ok", "default_on": default_on(rule),
              "default": "on" if default_on(rule) else "off", "selected": rule.id in selected,
              "settings": settings_fields(selected.get(rule.id, rule))} for rule in plugins.rules()]
@@ -37,13 +37,13 @@ def rules_table(toolkit: Toolkit) -> list[dict[str, Any]]:
     return rows
 
 
-def print_rules(toolkit: Toolkit, fmt: str, stream: TextIO) -> None:
+def print_rules(loaded_rules: LoadedRules, fmt: str, stream: TextIO) -> None:
     if fmt == "markdown":
-        stream.write(catalog_markdown(toolkit, toolkit.plugins.rules(), MARKDOWN_COMMAND))
-        for broken in toolkit.plugins.broken:
+        stream.write(catalog_markdown(loaded_rules, loaded_rules.plugins.rules(), MARKDOWN_COMMAND))
+        for broken in loaded_rules.plugins.broken:
             stream.write(f"\nBroken plugin, its rules are missing: {broken.name}: {broken.reason}\n")
         return
-    rows = rules_table(toolkit)
+    rows = rules_table(loaded_rules)
     if fmt == "json":
         json.dump(rows, stream, indent=2, ensure_ascii=False)
         stream.write("\n")

@@ -157,8 +157,8 @@ class RunRecord:
 
     Built from the run record's data (:func:`build_run_record`'s, or an old ``run.json``:
     fields added since take their defaults); ``packs`` is None in records older than packs.
-    ``api_readiness``, ``sites`` and ``verdicts`` are the run's totals, once the reports
-    have counted them.
+    The totals ``run.json`` also holds (``api_readiness``, ``sites``, ``verdicts``) are not
+    kept: the reports count them from the repositories (``reports.summary.Overview``).
     """
 
     repos: RepoRecords

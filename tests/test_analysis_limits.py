@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from npu_codemod.codemods.engine import MAX_SOURCE_BYTES
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.manager import PluginSpec
 
 RECORDER = '''
@@ -24,8 +24,8 @@ def npu_codemod_analyze_file(path, text):
 def test_files_over_the_size_limit_reach_no_analysis_hook(tmp_path: Path) -> None:
     plugin = tmp_path / "recorder.py"
     plugin.write_text(RECORDER)
-    toolkit = build_toolkit(RuleSelection(plugins=PluginSpec(extra=(str(plugin),))))
+    loaded_rules = load_rules(RuleSelection(plugins=PluginSpec(extra=(str(plugin),))))
     small = b"import tensorflow as tf\nx = 1\n"
     huge = small + b"y = 2\n" * (MAX_SOURCE_BYTES // 6 + 1)
-    analysis = toolkit.analyze([("small.py", small), ("huge.py", huge)])
+    analysis = loaded_rules.repository_facts([("small.py", small), ("huge.py", huge)])
     assert "seen:small.py" in analysis.facts and "seen:huge.py" not in analysis.facts

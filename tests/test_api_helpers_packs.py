@@ -7,7 +7,7 @@ import pytest
 
 from npu_codemod.api import arguments, parse_expression, parse_statements, symbols, wrap_argument
 from npu_codemod.codemods.distribution import Distribution
-from npu_codemod.codemods.tfnames import ImportNames
+from npu_codemod.codemods.names import ImportNames
 from npu_codemod.plugins.rules._toolkit import (
     add_argument,
     called_method,

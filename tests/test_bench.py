@@ -21,7 +21,7 @@ sys.path.insert(0, str(BENCH.parent))
 import run_bench  # noqa: E402
 from real_code import real_code_files  # noqa: E402
 
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit  # noqa: E402
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules  # noqa: E402
 
 SKIPPED = "verify bench skipped: TensorFlow is not installed (pip install -e '.[verify]')"
 ROW_KEYS = {"selective_s", "full_s", "bare_parse_s", "selective_vs_parse", "full_vs_parse",
@@ -91,10 +91,10 @@ def test_real_code_corpus_is_long_files_with_few_sites() -> None:
     for path, text in files:
         ast.parse(text)
         assert 300 <= text.count("\n") <= 4_100, path
-    toolkit = build_toolkit(RuleSelection())
+    loaded_rules = load_rules(RuleSelection())
     data = [(path, text.encode()) for path, text in files]
-    facts = toolkit.analyze(data).facts
-    sites = {path: sorted({f.rule_id for f in toolkit.engine.process(blob, path, repo="r", facts=facts).findings})
+    facts = loaded_rules.repository_facts(data).facts
+    sites = {path: sorted({f.rule_id for f in loaded_rules.engine.process(blob, path, repo="r", facts=facts).findings})
              for path, blob in data}
     assert sites == {
         "models/model_0000.py": ["NPU001", "NPU004"], "models/model_0005.py": ["NPU001", "NPU004"],

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from npu_codemod.orchestrator.batch.file_cache import fingerprint
-from npu_codemod.orchestrator.toolkit import RuleSelection
+from npu_codemod.orchestrator.loaded_rules import RuleSelection
 from npu_codemod.plugins.manager import PluginSpec
 
 RULES = '''

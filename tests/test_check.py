@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
 from support.cli import check_lines as check
 from support.cli import cli
@@ -164,13 +164,13 @@ def test_sites_that_only_need_an_import_are_listed_at_each_site(tmp_path: Path) 
                          ids=lambda project: f"{project.parent.name}/{project.name}")
 def test_check_lists_exactly_what_run_rewrites_and_reports_in_the_corpus(project: Path) -> None:
     """The acceptance of issue 13 over every corpus and sample project file."""
-    toolkit = build_toolkit(RuleSelection())
+    loaded_rules = load_rules(RuleSelection())
     files = sources(project)
-    facts = toolkit.analyze(list(files.items())).facts
-    outcomes = {path: toolkit.engine.process(data, path, facts=facts) for path, data in files.items()}
+    facts = loaded_rules.repository_facts(list(files.items())).facts
+    outcomes = {path: loaded_rules.engine.process(data, path, facts=facts) for path, data in files.items()}
     migrated = {path: outcome.new_data or files[path] for path, outcome in outcomes.items()}
-    facts_after = toolkit.analyze(list(migrated.items())).facts
+    facts_after = loaded_rules.repository_facts(list(migrated.items())).facts
     for path, outcome in outcomes.items():
-        again = toolkit.engine.process(migrated[path], path, facts=facts_after)
+        again = loaded_rules.engine.process(migrated[path], path, facts=facts_after)
         assert again.new_data is None, path
         assert_check_lists_run_sites(outcome, again.findings)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from npu_codemod.orchestrator.batch.options import BatchOptions
+from npu_codemod.orchestrator.batch.batch_options import BatchOptions
 from npu_codemod.orchestrator.batch.run import make_jobs
 from npu_codemod.orchestrator.batch.runner import run_jobs
 from npu_codemod.orchestrator.repolist import parse_repo_list

@@ -6,8 +6,8 @@ from fissix import pytree
 from fissix.pygram import python_symbols as syms
 
 from npu_codemod.codemods.edits import insert_before
+from npu_codemod.codemods.nodes import used_names
 from npu_codemod.codemods.rule import FileContext
-from npu_codemod.codemods.statements import used_names
 from npu_codemod.plugins.rules.sess_run._free_names import claim, taken_names
 from npu_codemod.plugins.rules.sess_run._session_config import custom_op_names
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from npu_codemod.codemods.engine import Engine
-from npu_codemod.codemods.tfnames import PUBLIC_NAMES, ImportNames, is_internal_name, public_name
+from npu_codemod.codemods.names import PUBLIC_NAMES, ImportNames, is_internal_name, public_name
 from npu_codemod.plugins.rules.sess_run.npu001_init_import import InitImport
 from npu_codemod.plugins.rules.sess_run.npu007_session_config import SessionConfig, Settings
 from npu_codemod.plugins.rules.sess_run.npu008_soft_placement import uses_tf_device

@@ -89,7 +89,7 @@ def test_the_cycle_check_can_fail() -> None:
 #: The orchestrator's layers, lowest first: a module may import its own layer's packages and
 #: lower ones only. ``git`` takes plain values and returns records; ``prs`` and ``verify`` build
 #: on it; ``batch`` runs repositories through all three; ``commands`` and ``cli`` on top. The
-#: modules at the orchestrator's root (records, redaction, the repo list, the toolkit) are shared.
+#: modules at the orchestrator's root (records, redaction, the repo list, the loaded rules) are shared.
 LAYERS = {"git": 0, "prs": 1, "verify": 1, "batch": 2, "commands": 3, "cli": 4}
 ORCHESTRATOR = "npu_codemod.orchestrator."
 

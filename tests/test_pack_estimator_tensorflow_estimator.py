@@ -5,7 +5,7 @@ estimator rules (and the repository analysis) see."""
 
 from __future__ import annotations
 
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.testing import assert_migrates, assert_reports
 
 PACK = {"NPU001", "NPU011", "NPU012", "NPU013"}
@@ -106,8 +106,8 @@ def main(_):
 
 
 def test_an_estimator_subclass_in_a_file_importing_only_tensorflow_estimator_is_known():
-    toolkit = build_toolkit(RuleSelection())
-    facts = toolkit.analyze([("xlnet/models.py", MODELS.encode()), ("train.py", TRAIN.encode())]).facts
+    loaded_rules = load_rules(RuleSelection())
+    facts = loaded_rules.repository_facts([("xlnet/models.py", MODELS.encode()), ("train.py", TRAIN.encode())]).facts
     assert "class:xlnet.models.XLNetEstimator=tensorflow_estimator.python.estimator.estimator.Estimator;" \
            "model_fn,model_dir,config,params" in facts
     after = HEADER + TRAIN.replace("config=run_config)", "config=npu_run_config_init(run_config=run_config))")

@@ -13,7 +13,7 @@ import pytest
 from npu_codemod.orchestrator.arguments import rule_selection
 from npu_codemod.orchestrator.cli import main as cli_main
 from npu_codemod.orchestrator.config import ConfigError
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.manager import PluginError, PluginSpec, load_plugins, select_rules
 from npu_codemod.plugins.packs import PACKS, UnknownRuleName, default_on, expand_rule_names
 
@@ -67,7 +67,7 @@ def plugin(tmp_path: Path) -> str:
 
 
 def ids(selection: RuleSelection) -> set[str]:
-    return {rule.id for rule in build_toolkit(selection).rules}
+    return {rule.id for rule in load_rules(selection).rules}
 
 
 def test_the_pack_table_is_the_specs():

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from npu_codemod.codemods.source import decode_source
-from npu_codemod.orchestrator.toolkit import RuleSelection, Toolkit, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import LoadedRules, RuleSelection, load_rules
 
 Line = tuple[str, bool]  # (text, may be rewritten)
 
@@ -114,12 +114,12 @@ def modules(draw) -> tuple[bytes, list[Line], str]:
 
 
 @lru_cache(maxsize=None)
-def toolkit(only: Optional[frozenset[str]]) -> Toolkit:
-    return build_toolkit(RuleSelection(only=only))
+def loaded_rules(only: Optional[frozenset[str]]) -> LoadedRules:
+    return load_rules(RuleSelection(only=only))
 
 
-def migrate(kit: Toolkit, data: bytes):
-    facts = kit.analyze([("train.py", data)], "repo").facts
+def migrate(kit: LoadedRules, data: bytes):
+    facts = kit.repository_facts([("train.py", data)], "repo").facts
     return kit.engine.process(data, "train.py", repo="repo", facts=facts)
 
 
@@ -142,7 +142,7 @@ def assert_only_sites_changed(data: bytes, lines: list[Line], newline: str, new:
             assert all(site for _, site in touched), f"lines that are not sites changed: {touched}"
 
 
-def check_module(kit: Toolkit, module: tuple[bytes, list[Line], str]) -> None:
+def check_module(kit: LoadedRules, module: tuple[bytes, list[Line], str]) -> None:
     data, lines, newline = module
     outcome = migrate(kit, data)
     errors = [f for f in outcome.findings if f.status == "error"]
@@ -158,7 +158,7 @@ def check_module(kit: Toolkit, module: tuple[bytes, list[Line], str]) -> None:
 @settings(max_examples=150)
 @given(module=modules())
 def test_all_rules_together(module) -> None:
-    check_module(toolkit(None), module)
+    check_module(loaded_rules(None), module)
 
 
 RULE_IDS = ["NPU002", "NPU003", "NPU004", "NPU005", "NPU006", "NPU007", "NPU008", "NPU009", "NPU010"]
@@ -167,4 +167,4 @@ RULE_IDS = ["NPU002", "NPU003", "NPU004", "NPU005", "NPU006", "NPU007", "NPU008"
 @settings(max_examples=120)
 @given(module=modules(), rule_id=st.sampled_from(RULE_IDS))
 def test_each_rule_alone(module, rule_id: str) -> None:
-    check_module(toolkit(frozenset({rule_id, "NPU001"})), module)
+    check_module(loaded_rules(frozenset({rule_id, "NPU001"})), module)

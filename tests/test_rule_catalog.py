@@ -20,8 +20,8 @@ from npu_codemod.codemods.engine import Engine
 from npu_codemod.codemods.rule import PROJECT_URL, Rule, guide_note, guide_title
 from npu_codemod.orchestrator import rule_catalog
 from npu_codemod.orchestrator.cli import main as cli_main
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.orchestrator.rule_catalog import REGENERATE, builtin_catalog, run_example
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
 from npu_codemod.plugins.manager import load_plugins, select_rules
 
 try:
@@ -96,8 +96,8 @@ def github_anchor(heading: str) -> str:
 
 @pytest.mark.parametrize("rule", BUILTIN, ids=lambda rule: rule.id)
 def test_builtin_example_shows_what_the_rule_rewrites_and_reports(rule: Rule) -> None:
-    toolkit = build_toolkit(RuleSelection())
-    example = run_example(rule, toolkit, toolkit.plugins.rules())
+    loaded_rules = load_rules(RuleSelection())
+    example = run_example(rule, loaded_rules, loaded_rules.plugins.rules())
     assert example is not None and (rule.rewrites or rule.reports)
     statuses = {finding.status for finding in example.findings}
     assert "error" not in statuses
@@ -105,8 +105,8 @@ def test_builtin_example_shows_what_the_rule_rewrites_and_reports(rule: Rule) ->
     assert ("unmigrated" in statuses) == bool(rule.reports)
     if example.after is not None:  # what the page shows is a fixed point that compiles
         compile(example.after, "train.py", "exec", dont_inherit=True)
-        engine = Engine(select_rules(toolkit.plugins.rules(), {rule.id, *rule.example_with}, set()))
-        facts = toolkit.analyze([("train.py", example.after.encode())]).facts
+        engine = Engine(select_rules(loaded_rules.plugins.rules(), {rule.id, *rule.example_with}, set()))
+        facts = loaded_rules.repository_facts([("train.py", example.after.encode())]).facts
         assert engine.process(example.after.encode(), "train.py", facts=facts).new_data is None
 
 

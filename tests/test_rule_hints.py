@@ -16,7 +16,7 @@ import pytest
 from npu_codemod.api import FileContext, Reference, Rule
 from npu_codemod.codemods.engine import Engine
 from npu_codemod.codemods.rule import SPEED_HINTS, without_hints
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.testing import assert_reports, run_rules
 
 from support.goldens import CORPUS, PROJECTS, project_names, sources
@@ -27,9 +27,9 @@ CASES = [(root, name) for root in (CORPUS, PROJECTS) for name in project_names(r
 def migrate(files: dict[str, bytes], hints: bool) -> tuple[dict[str, bytes], list[tuple]]:
     """One run of every rule with repository-wide facts, as :func:`support.goldens.migrate`
     does it: the bytes of every file, and every finding with its message."""
-    toolkit = build_toolkit(RuleSelection())
-    engine = toolkit.engine if hints else Engine([without_hints(rule) for rule in toolkit.rules])
-    facts = toolkit.analyze(list(files.items())).facts
+    loaded_rules = load_rules(RuleSelection())
+    engine = loaded_rules.engine if hints else Engine([without_hints(rule) for rule in loaded_rules.rules])
+    facts = loaded_rules.repository_facts(list(files.items())).facts
     result, findings = {}, []
     for path, data in files.items():
         outcome = engine.process(data, path, repo="sample", facts=facts)
@@ -40,7 +40,7 @@ def migrate(files: dict[str, bytes], hints: bool) -> tuple[dict[str, bytes], lis
 
 def test_the_built_in_rules_do_use_hints() -> None:
     """Else the comparison below would prove nothing."""
-    rules = build_toolkit(RuleSelection()).rules
+    rules = load_rules(RuleSelection()).rules
     for hint in SPEED_HINTS:
         assert any(getattr(rule, hint) != getattr(Rule, hint) for rule in rules), hint
 
@@ -86,7 +86,7 @@ def test_a_wrong_hint_fails_the_golden_case_it_changes() -> None:
 
 
 def test_a_copy_without_hints_has_every_default_and_leaves_the_rule_alone() -> None:
-    rule = next(rule for rule in build_toolkit(RuleSelection()).rules if rule.id == "NPU002")
+    rule = next(rule for rule in load_rules(RuleSelection()).rules if rule.id == "NPU002")
     bare = without_hints(rule)
     assert [getattr(bare, hint) for hint in SPEED_HINTS] == [getattr(Rule, hint) for hint in SPEED_HINTS]
     assert tuple(bare._site_names_for(frozenset())) == ()

@@ -2,14 +2,14 @@
 of one file that other files use for prediction or evaluation is never given
 ``drop_remainder=True``; one they use only for training is.
 
-The facts come from the real analysis hook over all the files (``Toolkit.analyze``), as ``run``
+The facts come from the real analysis hook over all the files (``LoadedRules.repository_facts``), as ``run``
 and ``check`` gather them; each file is then rewritten through ``npu_codemod.testing``, which
 also checks that a second run changes nothing.
 """
 
 from __future__ import annotations
 
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.rules.sess_run._pipeline_uses import pipeline_use_facts
 from npu_codemod.testing import assert_migrates
 
@@ -85,8 +85,8 @@ def test_the_facts_say_what_each_imported_function_is_used_for() -> None:
 
 
 def test_a_pipeline_another_file_predicts_with_keeps_its_last_batch() -> None:
-    toolkit = build_toolkit(RuleSelection(only=frozenset({"NPU002"})))
-    facts = toolkit.analyze((path, text.encode("utf-8")) for path, text in FILES.items()).facts
+    loaded_rules = load_rules(RuleSelection(only=frozenset({"NPU002"})))
+    facts = loaded_rules.repository_facts((path, text.encode("utf-8")) for path, text in FILES.items()).facts
     after = PIPELINES.replace(
         "    dataset = dataset.shuffle(10000).repeat()\n    return dataset.padded_batch(batch_size, "
         "padded_shapes=([None], []))\n",

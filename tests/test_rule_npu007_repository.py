@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from npu_codemod.orchestrator.cli import main
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
 from support.cli import cli
 from support.git import commits_on, git, make_repo, show, write_files
@@ -146,12 +146,12 @@ def test_the_config_function_gets_the_lines_once_and_callers_in_other_files_noth
     assert npu007[2][3].startswith(configured_there)
 
     # the migrated files are a fixed point, with the facts they give themselves
-    toolkit = build_toolkit(RuleSelection())
+    loaded_rules = load_rules(RuleSelection())
     contents = {path: text.encode() for path, text in migrated.items()}
-    facts = toolkit.analyze(contents.items()).facts
+    facts = loaded_rules.repository_facts(contents.items()).facts
     assert "npu007-config:benchmark_cnn.create_config_proto" in facts
     for path, data in contents.items():
-        outcome = toolkit.engine.process(data, path, facts=facts)
+        outcome = loaded_rules.engine.process(data, path, facts=facts)
         assert outcome.new_data is None, path
         assert {f.status for f in outcome.findings} <= {"migrated"}, path
 

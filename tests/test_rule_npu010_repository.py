@@ -1,7 +1,7 @@
 """NPU010 across the files of one repository: a session that a function of one file returns is
 closed (or reported) where another file calls it, and the function itself gets no finding.
 
-The facts come from the real analysis hook over all the files (``Toolkit.analyze``), as ``run``
+The facts come from the real analysis hook over all the files (``LoadedRules.repository_facts``), as ``run``
 and ``check`` gather them.
 """
 
@@ -11,7 +11,7 @@ from typing import Optional
 
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import guide_note
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.rules.sess_run._session_functions import session_function_facts
 from npu_codemod.plugins.rules.sess_run.npu010_session_close import SessionClose
 
@@ -80,12 +80,12 @@ FILES = {"utils/__init__.py": "", "utils/sessions.py": SESSIONS, "train.py": TRA
 
 
 def run(files: dict[str, str]) -> dict[str, tuple[Optional[str], list[Finding]]]:
-    toolkit = build_toolkit(RuleSelection(only=frozenset({"NPU010"})))
+    loaded_rules = load_rules(RuleSelection(only=frozenset({"NPU010"})))
     data = {path: text.encode("utf-8") for path, text in files.items()}
-    facts = toolkit.analyze(data.items()).facts
+    facts = loaded_rules.repository_facts(data.items()).facts
     result = {}
     for path, content in data.items():
-        outcome = toolkit.engine.process(content, path, facts=facts)
+        outcome = loaded_rules.engine.process(content, path, facts=facts)
         new = None if outcome.new_data is None else outcome.new_data.decode("utf-8")
         result[path] = (new, list(outcome.findings))
     return result

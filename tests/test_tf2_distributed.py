@@ -3,7 +3,7 @@ reports MirroredStrategy and Horovod in TF 2.x files (``spec/rules-tf2.md``)."""
 
 from __future__ import annotations
 
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
 from support.rules import assert_migrates, assert_unchanged, sites
 from support.tf2_scripts import KERAS_WORKERS, MIRRORED_LOOP, OWN_TRAIN_STEP
@@ -14,9 +14,9 @@ DOCSTRING = '"""Multi-GPU training of a ResNet with MirroredStrategy and a custo
 
 
 def test_the_pack_is_opt_in() -> None:
-    default = {rule.id for rule in build_toolkit(RuleSelection()).rules}
+    default = {rule.id for rule in load_rules(RuleSelection()).rules}
     assert not PACK & default
-    chosen = {rule.id for rule in build_toolkit(RuleSelection(only=frozenset({"tf2-distributed"}))).rules}
+    chosen = {rule.id for rule in load_rules(RuleSelection(only=frozenset({"tf2-distributed"}))).rules}
     assert chosen - {"NPU001"} == PACK  # --rules adds NPU001 to any selection
 
 

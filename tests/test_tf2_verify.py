@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from npu_codemod.orchestrator.verify.check import repository_tensorflow
+from npu_codemod.orchestrator.verify.verify_repository import repository_tensorflow
 
 from support.cli import cli
 from support.git import git, make_repo, show, write_files

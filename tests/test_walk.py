@@ -8,7 +8,7 @@ from fissix import pygram, pytree
 from fissix.pgen2 import driver, token
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.codemods.statements import used_names
+from npu_codemod.codemods.nodes import used_names
 from npu_codemod.codemods.walk import (
     node_pre_order,
     post_order,

@@ -49,7 +49,7 @@ from npu_codemod import __version__, codemods, plugins
 from npu_codemod.codemods.api_sites import ApiSites
 from npu_codemod.codemods.engine import FileOutcome
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
 CACHE_DIR = "cache"
 DB_NAME = "results.sqlite3"
@@ -150,10 +150,10 @@ class ResultStore:
 
 
 class CachedEngine:
-    """The toolkit's engine behind the store: a hit is served without parsing, and counted."""
+    """The loaded rules' engine behind the store: a hit is served without parsing, and counted."""
 
     def __init__(self, selection: RuleSelection, store: Optional[ResultStore]) -> None:
-        self.engine = build_toolkit(selection).engine
+        self.engine = load_rules(selection).engine
         self.fingerprint = fingerprint(selection)
         self.store = store
         self.hits = 0
@@ -235,13 +235,13 @@ def _restored(stored: Optional[tuple[bytes, Optional[bytes]]], path: str,
 def fingerprint(selection: RuleSelection) -> Optional[str]:
     """What the outcomes of ``selection``'s rules depend on besides the file, hashed; None
     when a rule's source file cannot be read (its changes could not be seen)."""
-    toolkit = build_toolkit(selection)
+    loaded_rules = load_rules(selection)
     rules = []
-    for rule in toolkit.engine.rules:
+    for rule in loaded_rules.engine.rules:
         source = _module_source_hash(type(rule).__module__)
         if source is None:
             return None
-        plugin = toolkit.plugins.plugin_of(rule)
+        plugin = loaded_rules.plugins.plugin_of(rule)
         rules.append([rule.id, repr(rule.settings), type(rule).__qualname__,
                       plugin.distribution, plugin.version, source])
     # The engine mode too: both give the same outcome, but ``--engine full`` is the reference

@@ -12,9 +12,9 @@ from npu_codemod.codemods.api_sites import ApiSites
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.orchestrator.batch.locks import LockOwner
 from npu_codemod.orchestrator.git.repository import PyFile
+from npu_codemod.orchestrator.loaded_rules import RuleSelection
 from npu_codemod.orchestrator.prs.groups import SplitBy
 from npu_codemod.orchestrator.repolist import RepoEntry
-from npu_codemod.orchestrator.toolkit import RuleSelection
 from npu_codemod.orchestrator.verify.settings import VerifyOptions
 
 Mode = Literal["run", "scan", "verify"]
@@ -93,6 +93,6 @@ class ShardedRepo:
     plan: RepoPlan
     shards: tuple[tuple[PyFile, ...], ...]
     #: Not None while the plan has no facts yet: each shard is analysed first
-    #: (``pipeline.analyze_shard``, joined by ``pipeline.analyzed``), and these findings of the
+    #: (``pipeline.shard_facts``, joined by ``pipeline.with_shard_facts``), and these findings of the
     #: plan (symlinks not followed) go after the analysis's.
     unanalysed: Optional[tuple[Finding, ...]] = None

@@ -2,7 +2,7 @@
 
 Runs inside worker processes; every step returns a record for every outcome, including
 failures, so one bad repository never stops the batch. The steps (:func:`start_repo`,
-:func:`analyze_shard`, :func:`process_shard`, :func:`finish_repo`) let the runner spread a
+:func:`shard_facts`, :func:`process_shard`, :func:`finish_repo`) let the runner spread a
 large repository over several workers, its repository-wide analysis too; :func:`process_repo`
 runs them one after the other, and gives the same result.
 """
@@ -53,11 +53,11 @@ from npu_codemod.orchestrator.git.credentials import split_credentials
 from npu_codemod.orchestrator.git.file_patch import file_patch
 from npu_codemod.orchestrator.git.repository import GitError, NoSuchRemote, PyFile
 from npu_codemod.orchestrator.git.workspace import Workspace
+from npu_codemod.orchestrator.loaded_rules import LoadedRules, RepoAnalysis, RuleSelection, load_rules
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, failed
-from npu_codemod.orchestrator.toolkit import RepoAnalysis, RuleSelection, Toolkit, build_toolkit
-from npu_codemod.orchestrator.verify.check import verify_job, verify_result
 from npu_codemod.orchestrator.verify.records import VerifyRecord
+from npu_codemod.orchestrator.verify.verify_repository import verify_job, verify_result
 
 
 def process_repo(job: RepoJob) -> RepoResult:
@@ -72,7 +72,7 @@ def start_repo(job: RepoJob, workers: int = 1, shard_analysis: bool = False
     """Open (or fetch) the repository and plan it; finish here unless it has more files than
     one worker should take, then hand back the shards for ``workers`` workers. With
     ``shard_analysis``, the shards of such a repository come back not analysed yet
-    (``ShardedRepo.unanalysed``): the workers analyse them (:func:`analyze_shard`) first."""
+    (``ShardedRepo.unanalysed``): the workers analyse them (:func:`shard_facts`) first."""
     entry = job.entry
     if entry.error:
         return failed(entry, entry.error)
@@ -85,18 +85,18 @@ def start_repo(job: RepoJob, workers: int = 1, shard_analysis: bool = False
     return outcome
 
 
-def analyze_shard(plan: RepoPlan, files: Sequence[PyFile]) -> Union[RepoAnalysis, RepoResult]:
-    """The repository-wide analysis of one slice of a repository's files; :func:`analyzed`
+def shard_facts(plan: RepoPlan, files: Sequence[PyFile]) -> Union[RepoAnalysis, RepoResult]:
+    """The repository-wide analysis of one slice of a repository's files; :func:`with_shard_facts`
     joins the slices' into the plan."""
-    def analyze() -> RepoAnalysis:
+    def gather() -> RepoAnalysis:
         blobs = gitrepo.read_blobs(gitrepo.open_repo(plan.path), list(files))
-        toolkit = build_toolkit(plan.job.selection)
-        return toolkit.analyze_files(((file.path, data) for file, data in blobs), plan.job.entry.name)
+        loaded_rules = load_rules(plan.job.selection)
+        return loaded_rules.files_facts(((file.path, data) for file, data in blobs), plan.job.entry.name)
 
-    return _guarded(plan.job, analyze)
+    return _guarded(plan.job, gather)
 
 
-def analyzed(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> ShardedRepo:
+def with_shard_facts(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> ShardedRepo:
     """``sharded`` (not analysed yet) with the facts and findings of its shards' analyses
     ``parts`` (in shard order): the plan one pass over all its files gives."""
     joined = RepoAnalysis.joined(parts)
@@ -170,7 +170,7 @@ def _guarded(job: RepoJob, step: Callable[[], T]) -> Union[T, RepoResult]:
 
 def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[RepoResult, ShardedRepo]:
     entry = job.entry
-    toolkit = build_toolkit(job.selection)
+    loaded_rules = load_rules(job.selection)
     repo, chosen = _open(job)
     base = chosen.commit
     # A split change is always built from the base: each group has its own branch.
@@ -190,16 +190,16 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
                     notes=point.notes, uncommitted=_uncommitted(repo, job),
                     manifests=manifest_texts(repo, listing))
     if shard_analysis and workers > 1 and len(files) > MIN_SHARD_FILES:
-        candidates = [file for file, data in gitrepo.read_blobs(repo, files) if toolkit.engine.wants(data)]
+        candidates = [file for file, data in gitrepo.read_blobs(repo, files) if loaded_rules.engine.wants(data)]
         shards = split_files(candidates, workers)
         if len(shards) > 1:  # the workers analyse the shards first
-            plan = replace(plan, findings=toolkit.broken_findings(entry.name))
+            plan = replace(plan, findings=loaded_rules.broken_findings(entry.name))
             return ShardedRepo(plan, tuple(shards), unanalysed=not_followed)
-        analysis = toolkit.analyze(((file.path, data) for file, data in
+        analysis = loaded_rules.repository_facts(((file.path, data) for file, data in
                                     gitrepo.read_blobs(repo, candidates)), entry.name)
     else:
         candidates = []
-        analysis = toolkit.analyze(_wanted(repo, files, toolkit, candidates), entry.name)
+        analysis = loaded_rules.repository_facts(_wanted(repo, files, loaded_rules, candidates), entry.name)
         shards = split_files(candidates, workers)
     facts, found = runtime_facts(plan, analysis.facts)
     plan = replace(plan, facts=facts, findings=analysis.findings + found + not_followed)
@@ -227,12 +227,12 @@ def _uncommitted_note(plan: RepoPlan) -> tuple[str, ...]:
             f"migration: the branch is built from the committed base {plan.base[:12]}",)
 
 
-def _wanted(repo: git.Repo, files: list[PyFile], toolkit: Toolkit,
+def _wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules,
             candidates: list[PyFile]) -> Iterator[tuple[str, bytes]]:
     """(path, data) of the ``files`` a rule could act on, each added to ``candidates`` as it
     goes: one blob in memory at a time."""
     for file, data in gitrepo.read_blobs(repo, files):
-        if toolkit.engine.wants(data):
+        if loaded_rules.engine.wants(data):
             candidates.append(file)
             yield file.path, data
 
@@ -389,7 +389,7 @@ def _push(repo: git.Repo, plan: RepoPlan, result: RepoResult) -> RepoResult:
 
 def not_sites(selection: RuleSelection) -> frozenset[str]:
     """Ids of the selected rules whose findings are no sites (``Rule.counts_sites``)."""
-    return frozenset(rule.id for rule in build_toolkit(selection).rules if not rule.counts_sites)
+    return frozenset(rule.id for rule in load_rules(selection).rules if not rule.counts_sites)
 
 
 def commit_message(findings: list[Finding]) -> str:

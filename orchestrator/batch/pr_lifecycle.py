@@ -30,12 +30,12 @@ from npu_codemod.orchestrator.git.branch_reuse import build_point
 from npu_codemod.orchestrator.git.compare import base_has_the_changes, push_with_lease
 from npu_codemod.orchestrator.git.repository import GitError
 from npu_codemod.orchestrator.git.workspace import Workspace
+from npu_codemod.orchestrator.loaded_rules import RuleSelection
 from npu_codemod.orchestrator.prs.forge import Forge, ForgeError, PrDetails, forge_of
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.results import PullRequestRecord, RepoResult
 from npu_codemod.orchestrator.run_record import RunRecord
-from npu_codemod.orchestrator.toolkit import RuleSelection
 
 
 @dataclass(frozen=True)

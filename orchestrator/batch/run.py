@@ -1,6 +1,6 @@
 """A batch over many repositories, as a library call: ``run``, ``scan`` and ``demo`` use it.
 
-options + toolkit + repo list -> jobs -> the pool (one record per repository, streamed to the
+options + loaded_rules + repo list -> jobs -> the pool (one record per repository, streamed to the
 spool as each ends, published as a PR when asked) -> the run record -> every report. Like
 all-repos' ``fix()``: the command line only parses, calls :func:`run` and prints.
 """
@@ -18,15 +18,16 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 from tqdm import tqdm
 
 from npu_codemod.orchestrator.batch import locks
+from npu_codemod.orchestrator.batch.batch_options import BatchOptions, make_pool
 from npu_codemod.orchestrator.batch.file_cache import cache_problem
 from npu_codemod.orchestrator.batch.jobs import RepoJob
 from npu_codemod.orchestrator.batch.locks import LockOwner
-from npu_codemod.orchestrator.batch.options import BatchOptions, make_pool
 from npu_codemod.orchestrator.batch.repo_locks import refresh_branch_lock
 from npu_codemod.orchestrator.batch.runner import run_jobs
 from npu_codemod.orchestrator.batch.spool import ResultSpool
 from npu_codemod.orchestrator.errors import UsageError
-from npu_codemod.orchestrator.notify import Notifier, cannot_write, make_report_dir, write_reports
+from npu_codemod.orchestrator.loaded_rules import LoadedRules
+from npu_codemod.orchestrator.plugin_hooks import HookCaller, cannot_write, make_report_dir, write_reports
 from npu_codemod.orchestrator.prs.change_comment import previous_sites
 from npu_codemod.orchestrator.prs.publish import Publisher
 from npu_codemod.orchestrator.redact import mask_record
@@ -34,7 +35,6 @@ from npu_codemod.orchestrator.repolist import RepoEntry
 from npu_codemod.orchestrator.results import RepoResult, failed
 from npu_codemod.orchestrator.run_record import build_run_record, now, rule_record
 from npu_codemod.orchestrator.summary_table import RepoLine
-from npu_codemod.orchestrator.toolkit import Toolkit
 from npu_codemod.orchestrator.verify.records import FAILING
 from npu_codemod.reports.json_report import RUN_JSON
 
@@ -66,7 +66,7 @@ class BatchOutcome:
             line.status == "failed" or line.pr_failed or line.verdict in FAILING for line in self.lines)
 
 
-def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
+def run(options: BatchOptions, loaded_rules: LoadedRules, entries: Sequence[RepoEntry],
         on_result: Optional[OnResult] = None,
         carried: Optional[Mapping[int, Mapping[str, Any]]] = None) -> BatchOutcome:
     """Process every entry, write every report; never raises for one repository's failure.
@@ -89,7 +89,7 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
     with report_dir_locked(report_dir, owner, options.wait), _open_spool(report_dir, len(entries)) as spool:
         for index, record in carried.items():
             spool.add(index, record)
-        finish = _Finisher(options, toolkit, (entries, todo), (report_dir, spool), lines, on_result)
+        finish = _ResultHandler(options, loaded_rules, (entries, todo), (report_dir, spool), lines, on_result)
         try:
             with pool:
                 run_jobs(jobs, pool, finish, options.progress, options.repo_timeout, finish.deferral,
@@ -103,10 +103,10 @@ def run(options: BatchOptions, toolkit: Toolkit, entries: Sequence[RepoEntry],
         report_error = finish.write_error
         if report_error is None:
             try:
-                record = build_run_record(options.command, _recorded_options(options, toolkit, carried),
-                                          toolkit.rules, spool, started, toolkit.plugins)
+                record = build_run_record(options.command, _recorded_options(options, loaded_rules, carried),
+                                          loaded_rules.rules, spool, started, loaded_rules.plugins)
                 record["interrupted"] = interrupted is not None  # its history point is no campaign state
-                written = write_reports(toolkit.plugins, record, report_dir)
+                written = write_reports(loaded_rules.plugins, record, report_dir)
             except UsageError as exc:
                 if not _disk_full(exc.__context__):  # a folder where a report goes: the user's to fix
                     raise
@@ -163,19 +163,19 @@ def report_dir_locked(report_dir: Path, owner: LockOwner, wait: bool) -> Iterato
         locks.release(path, owner)
 
 
-class _Finisher:
+class _ResultHandler:
     """What happens as each repository ends: its PR, its record in the spool, its line, the
     plugins' result hooks, then the caller's ``on_result``."""
 
-    def __init__(self, options: BatchOptions, toolkit: Toolkit,
+    def __init__(self, options: BatchOptions, loaded_rules: LoadedRules,
                  entries: tuple[Sequence[RepoEntry], Sequence[int]],
                  spooled: tuple[Path, ResultSpool], lines: list[Optional[RepoLine]],
                  on_result: Optional[OnResult]) -> None:
         # The jobs are the entries at ``positions`` (the others were carried over).
-        self.options, self.toolkit, (self.entries, self.positions) = options, toolkit, entries
+        self.options, self.loaded_rules, (self.entries, self.positions) = options, loaded_rules, entries
         (self.report_dir, self.spool), self.lines, self.on_result = spooled, lines, on_result
-        self.notify = Notifier(toolkit.plugins)
-        self.publisher = _publisher(options, toolkit, self.report_dir)
+        self.call_hook = HookCaller(loaded_rules.plugins)
+        self.publisher = _publisher(options, loaded_rules, self.report_dir)
         self.write_error: Optional[str] = None  # the first record that could not be spooled
         self.branches: list[tuple[int, str]] = []  # (list position, "repo (branch)")
 
@@ -201,12 +201,12 @@ class _Finisher:
                     raise cannot_write(self.report_dir, exc) from None
                 self.write_error = str(cannot_write(self.report_dir, exc))
         self.lines[index] = RepoLine.of(result)
-        plugins = self.toolkit.plugins
+        plugins = self.loaded_rules.plugins
         if plugins.implements("npu_codemod_repo_result"):
-            self.notify("npu_codemod_repo_result", result=record, options=self.options.namespace)
+            self.call_hook("npu_codemod_repo_result", result=record, options=self.options.namespace)
         if plugins.implements("npu_codemod_finding"):
             for finding in result.findings:
-                self.notify("npu_codemod_finding", finding=finding)
+                self.call_hook("npu_codemod_finding", finding=finding)
         if self.on_result is not None:
             self.on_result(position, result)
 
@@ -227,14 +227,14 @@ def _branches(result: RepoResult) -> list[str]:
     return [f"{result.repo} ({result.branch})"] if changed else []
 
 
-def _publisher(options: BatchOptions, toolkit: Toolkit, report_dir: Path) -> Optional[Publisher]:
+def _publisher(options: BatchOptions, loaded_rules: LoadedRules, report_dir: Path) -> Optional[Publisher]:
     """What proposes each repository's branch as it ends (``--open-prs``), or None; the
     report dir's run record (before this run replaces it) is the state its comments compare with."""
     if options.prs is None:
         return None
     previous = previous_sites(report_dir / RUN_JSON) if (report_dir / RUN_JSON).exists() else None
-    rules = {rule.id: rule_record(rule) for rule in toolkit.rules}
-    return Publisher(options.prs, toolkit.plugins.pm.hook, rules, options.branch,
+    rules = {rule.id: rule_record(rule) for rule in loaded_rules.rules}
+    return Publisher(options.prs, loaded_rules.plugins.pm.hook, rules, options.branch,
                      log=lambda line: tqdm.write(line, file=sys.stderr), previous=previous)
 
 
@@ -256,11 +256,11 @@ def _open_spool(report_dir: Path, count: int) -> ResultSpool:
         raise cannot_write(report_dir, exc) from None
 
 
-def _recorded_options(options: BatchOptions, toolkit: Toolkit,
+def _recorded_options(options: BatchOptions, loaded_rules: LoadedRules,
                       carried: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
     """The options run.json records (``carried_over``: how many records an earlier run gave)."""
     return {"repos": options.repos, "branch": options.branch if options.command in ("run", "verify") else None,
             "dry_run": options.dry_run, "include_tests": options.include_tests,
-            "rules": [r.id for r in toolkit.rules],
+            "rules": [r.id for r in loaded_rules.rules],
             "verify": dataclasses.asdict(options.verify) if options.verify is not None else None,
             "carried_over": len(carried)}

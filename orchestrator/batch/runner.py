@@ -22,18 +22,18 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, Optional, Protoc
 from npu_codemod.orchestrator.batch.jobs import RepoJob, ShardedRepo, ShardOutput
 from npu_codemod.orchestrator.batch.locks import HEARTBEAT_SECONDS
 from npu_codemod.orchestrator.batch.pipeline import (
-    analyze_shard,
-    analyzed,
     finish_repo,
     process_shard,
+    shard_facts,
     start_repo,
+    with_shard_facts,
 )
 from npu_codemod.orchestrator.batch.process_pool import PoolLost, TaskOutcome
 from npu_codemod.orchestrator.batch.progress import ProgressBar
 from npu_codemod.orchestrator.batch.repo_locks import unlock_branch
+from npu_codemod.orchestrator.loaded_rules import RepoAnalysis
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, deferred, failed
-from npu_codemod.orchestrator.toolkit import RepoAnalysis
 
 K = TypeVar("K", bound=Hashable)
 #: A task's key in the pool: (repo index, step, shard number).
@@ -160,7 +160,7 @@ class _Batch:
             parts[number] = value
             if len(parts) == len(sharded.shards):
                 del self.analyses[index]
-                self._sharded(index, analyzed(sharded, [parts[n] for n in range(len(parts))]))
+                self._sharded(index, with_shard_facts(sharded, [parts[n] for n in range(len(parts))]))
         else:
             outputs, sharded = self.outputs[index], self.sharded[index]
             outputs[number] = value
@@ -174,7 +174,7 @@ class _Batch:
         self.sharded[index] = value
         if value.unanalysed is not None:
             self.analyses[index] = {}
-            self.ready.extend(((index, "analyze", n), analyze_shard, (value.plan, files))
+            self.ready.extend(((index, "analyze", n), shard_facts, (value.plan, files))
                               for n, files in enumerate(value.shards))
             return
         self.outputs[index] = {}

@@ -1,4 +1,4 @@
-"""``npu-codemod check PATH...``: the CI gate and pre-commit hook (logic: orchestrator.check)."""
+"""``npu-codemod check PATH...``: the CI gate and pre-commit hook (logic: orchestrator.ci_gate)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from npu_codemod.orchestrator import arguments
-from npu_codemod.orchestrator.check import CheckInputError, add_arguments, run_check
-from npu_codemod.orchestrator.commands.common import EXIT_USAGE, toolkit_of
+from npu_codemod.orchestrator.ci_gate import CheckInputError, add_arguments, run_check
+from npu_codemod.orchestrator.commands.common import EXIT_USAGE, loaded_rules_of
 from npu_codemod.orchestrator.errors import UsageError
 
 
@@ -25,12 +25,12 @@ def add_to(commands: argparse._SubParsersAction) -> None:
 
 def check_command(args: argparse.Namespace) -> int:
     selection = arguments.rule_selection(args)
-    toolkit = toolkit_of(selection)
+    loaded_rules = loaded_rules_of(selection)
     try:
-        code = run_check(args.paths, toolkit, sys.stdout, sys.stderr, args.debug,
+        code = run_check(args.paths, loaded_rules, sys.stdout, sys.stderr, args.debug,
                          include_tests=arguments.include_tests(args),
                          tensorflow=selection.tensorflow)
     except CheckInputError as exc:
         raise UsageError(str(exc)) from None
     # A CI gate must not pass when some of the rules it was asked to apply did not run.
-    return EXIT_USAGE if toolkit.plugins.broken else code
+    return EXIT_USAGE if loaded_rules.plugins.broken else code

@@ -1,4 +1,4 @@
-"""What every command shares: exit codes, the toolkit with its broken-plugin warnings, and
+"""What every command shares: exit codes, the loaded rules with their broken-plugin warnings, and
 reading a run record."""
 
 from __future__ import annotations
@@ -7,18 +7,18 @@ import sys
 from pathlib import Path
 
 from npu_codemod.orchestrator.errors import UsageError
-from npu_codemod.orchestrator.toolkit import RuleSelection, Toolkit, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import LoadedRules, RuleSelection, load_rules
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def toolkit_of(selection: RuleSelection) -> Toolkit:
-    """The toolkit of a command; a broken plugin is one warning and the command goes on."""
-    toolkit = build_toolkit(selection)
-    for broken in toolkit.plugins.broken:
+def loaded_rules_of(selection: RuleSelection) -> LoadedRules:
+    """The rules a command loads; a broken plugin is one warning and the command goes on."""
+    loaded_rules = load_rules(selection)
+    for broken in loaded_rules.plugins.broken:
         print(f"npu-codemod: warning: plugin {broken.name} is broken: {broken.reason}",
               file=sys.stderr)
-    return toolkit
+    return loaded_rules
 
 
 def read_run(run_json: str) -> dict:

@@ -8,12 +8,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from npu_codemod.orchestrator.batch.options import BatchOptions, OptionError
-from npu_codemod.orchestrator.commands.common import toolkit_of
+from npu_codemod.orchestrator.batch.batch_options import BatchOptions, OptionError
+from npu_codemod.orchestrator.commands.common import loaded_rules_of
 from npu_codemod.orchestrator.commands.run import read_entries, run_batch
 from npu_codemod.orchestrator.demo import build_sample_repos
-from npu_codemod.orchestrator.verify.options import tensorflow_problem
 from npu_codemod.orchestrator.verify.settings import VerifyOptions
+from npu_codemod.orchestrator.verify.verify_options import tensorflow_problem
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
@@ -43,7 +43,7 @@ def demo_command(args: argparse.Namespace) -> int:
         options = BatchOptions(repos=str(repo_list), report_dir=Path(args.report_dir),
                                workspace=root / ".workspace",
                                verify=VerifyOptions(allow=DEMO_ALLOWS) if args.verify else None)
-        code = run_batch(options, toolkit_of(options.selection), read_entries(str(repo_list)))
+        code = run_batch(options, loaded_rules_of(options.selection), read_entries(str(repo_list)))
         report = Path(args.report_dir, "report.html").resolve()
         print(f"npu-codemod demo: open {report}", file=sys.stderr)
         return code

@@ -11,7 +11,7 @@ from typing import Iterable
 from npu_codemod.orchestrator import arguments
 from npu_codemod.orchestrator.batch import pr_lifecycle as lifecycle
 from npu_codemod.orchestrator.batch.pr_lifecycle import LifecycleSettings, PrOutcome
-from npu_codemod.orchestrator.commands.common import EXIT_FAILED, EXIT_OK, read_run, toolkit_of
+from npu_codemod.orchestrator.commands.common import EXIT_FAILED, EXIT_OK, loaded_rules_of, read_run
 from npu_codemod.orchestrator.errors import UsageError
 from npu_codemod.orchestrator.prs.forge import MERGE_METHODS, TOKEN_VARIABLES, find_token
 
@@ -70,7 +70,7 @@ def prs_command(args: argparse.Namespace) -> int:
     if token is None:
         raise UsageError(f"npu-codemod prs needs an API token: set {' or '.join(TOKEN_VARIABLES)}")
     selection = arguments.rule_selection(args)
-    hook = toolkit_of(selection).plugins.pm.hook
+    hook = loaded_rules_of(selection).plugins.pm.hook
     settings = LifecycleSettings(
         token=token, workspace=str(arguments.workspace(args)), forge=args.forge,
         forge_url=args.forge_url, dry_run=args.dry_run, selection=selection,

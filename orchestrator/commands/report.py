@@ -8,8 +8,8 @@ from pathlib import Path
 
 from npu_codemod.codemods.sites import settle_record
 from npu_codemod.orchestrator import arguments
-from npu_codemod.orchestrator.commands.common import EXIT_OK, read_run, toolkit_of
-from npu_codemod.orchestrator.notify import write_reports
+from npu_codemod.orchestrator.commands.common import EXIT_OK, loaded_rules_of, read_run
+from npu_codemod.orchestrator.plugin_hooks import write_reports
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
@@ -23,10 +23,10 @@ def add_to(commands: argparse._SubParsersAction) -> None:
 
 def report_command(args: argparse.Namespace) -> int:
     report_dir = Path(args.report_dir) if args.report_dir else Path(args.run_json).parent
-    toolkit = toolkit_of(arguments.rule_selection(args))
+    loaded_rules = loaded_rules_of(arguments.rule_selection(args))
     # a record written before sites were settled counts as a run counts now
-    not_sites = {rule.id for rule in toolkit.plugins.rules() if not rule.counts_sites}
+    not_sites = {rule.id for rule in loaded_rules.plugins.rules() if not rule.counts_sites}
     run = settle_record(read_run(args.run_json), not_sites)
-    written = write_reports(toolkit.plugins, run, report_dir)
+    written = write_reports(loaded_rules.plugins, run, report_dir)
     print(f"npu-codemod: wrote {len(written)} file(s) to {report_dir}", file=sys.stderr)
     return EXIT_OK

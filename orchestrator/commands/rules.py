@@ -7,7 +7,7 @@ import sys
 
 from npu_codemod.orchestrator import arguments
 from npu_codemod.orchestrator.commands.common import EXIT_OK
-from npu_codemod.orchestrator.toolkit import build_toolkit
+from npu_codemod.orchestrator.loaded_rules import load_rules
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
@@ -23,5 +23,5 @@ def add_to(commands: argparse._SubParsersAction) -> None:
 def rules_command(args: argparse.Namespace) -> int:
     from npu_codemod.orchestrator.rules_listing import print_rules
 
-    print_rules(build_toolkit(arguments.rule_selection(args)), args.format, sys.stdout)
+    print_rules(load_rules(arguments.rule_selection(args)), args.format, sys.stdout)
     return EXIT_OK

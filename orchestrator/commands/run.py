@@ -12,23 +12,23 @@ from tqdm import tqdm
 
 from npu_codemod.orchestrator import arguments
 from npu_codemod.orchestrator.batch import run as batch
-from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
-from npu_codemod.orchestrator.batch.options import (
+from npu_codemod.orchestrator.batch.batch_options import (
     BatchOptions,
     add_executor_options,
     add_push_options,
 )
+from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
 from npu_codemod.orchestrator.batch.resume import carried_records
-from npu_codemod.orchestrator.commands.common import EXIT_FAILED, EXIT_OK, read_run, toolkit_of
+from npu_codemod.orchestrator.commands.common import EXIT_FAILED, EXIT_OK, loaded_rules_of, read_run
 from npu_codemod.orchestrator.errors import UsageError
-from npu_codemod.orchestrator.prs.options import add_pr_options
+from npu_codemod.orchestrator.prs.pr_options import add_pr_options
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.repolist import RepoEntry, read_repo_list
 from npu_codemod.orchestrator.results import RepoResult
 from npu_codemod.orchestrator.summary_table import RepoLine, print_summary
-from npu_codemod.orchestrator.verify.options import add_verify_options
 from npu_codemod.orchestrator.verify.records import ALLOWABLE, unproven
 from npu_codemod.orchestrator.verify.settings import VerifyOptions
+from npu_codemod.orchestrator.verify.verify_options import add_verify_options
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
@@ -75,10 +75,10 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
 
 def batch_command(args: argparse.Namespace) -> int:
     options = BatchOptions.from_args(args)  # every option checked before anything happens
-    toolkit = toolkit_of(options.selection)  # plugins and rule ids too
+    loaded_rules = loaded_rules_of(options.selection)  # plugins and rule ids too
     entries = read_entries(args.repos)
     carried = resumed(options, entries, args.only_failed) if args.only_failed else None
-    return run_batch(options, toolkit, entries, carried)
+    return run_batch(options, loaded_rules, entries, carried)
 
 
 def resumed(options: BatchOptions, entries: Sequence[RepoEntry], run_json: str) -> dict:
@@ -93,7 +93,7 @@ def resumed(options: BatchOptions, entries: Sequence[RepoEntry], run_json: str) 
     return carried_records(entries, earlier)
 
 
-def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
+def run_batch(options: BatchOptions, loaded_rules, entries: Sequence[RepoEntry],
               carried: Optional[dict] = None) -> int:
     """The batch, with each failure on stderr as it happens and the summary at the end; the
     exit code (an interrupt is re-raised once the reports are written)."""
@@ -113,7 +113,7 @@ def run_batch(options: BatchOptions, toolkit, entries: Sequence[RepoEntry],
                                             f"{finding.line}: {finding.rule_id} crashed:\n"
                                             f"{finding.trace}"), file=sys.stderr)
 
-    outcome = batch.run(options, toolkit, entries, on_result, carried)
+    outcome = batch.run(options, loaded_rules, entries, on_result, carried)
     print_summary(outcome.lines, sys.stderr, scan=options.command == "scan",
                   verify=options.command == "verify")
     deferred = sum(1 for line in outcome.lines if line.status == "deferred")

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from npu_codemod.orchestrator import arguments
-from npu_codemod.orchestrator.commands.common import read_run, toolkit_of
+from npu_codemod.orchestrator.commands.common import loaded_rules_of, read_run
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
@@ -26,6 +26,6 @@ def add_to(commands: argparse._SubParsersAction) -> None:
 def status_command(args: argparse.Namespace) -> int:
     from npu_codemod.orchestrator.prs.status import print_status
 
-    hook = toolkit_of(arguments.rule_selection(args)).plugins.pm.hook
+    hook = loaded_rules_of(arguments.rule_selection(args)).plugins.pm.hook
     return print_status(read_run(args.run_json), hook, sys.stdout, args.forge_url,
                         Path(args.run_json).resolve().parent)

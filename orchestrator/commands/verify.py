@@ -6,11 +6,11 @@ import argparse
 import os
 
 from npu_codemod.orchestrator import arguments
+from npu_codemod.orchestrator.batch.batch_options import BatchOptions, add_executor_options
 from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
-from npu_codemod.orchestrator.batch.options import BatchOptions, add_executor_options
-from npu_codemod.orchestrator.commands.common import toolkit_of
+from npu_codemod.orchestrator.commands.common import loaded_rules_of
 from npu_codemod.orchestrator.commands.run import read_entries, resumed, run_batch
-from npu_codemod.orchestrator.verify.options import SAFETY, add_verify_options
+from npu_codemod.orchestrator.verify.verify_options import SAFETY, add_verify_options
 
 DESCRIPTION = (
     "For each repository of the list, export its base commit and its migration branch with git "
@@ -47,7 +47,7 @@ def add_to(commands: argparse._SubParsersAction) -> None:
 
 def verify_command(args: argparse.Namespace) -> int:
     options = BatchOptions.from_args(args)  # every option checked before anything runs
-    toolkit = toolkit_of(options.selection)  # the report formats of plugins too
+    loaded_rules = loaded_rules_of(options.selection)  # the report formats of plugins too
     entries = read_entries(args.repos)
     carried = resumed(options, entries, args.only_failed) if args.only_failed else None
-    return run_batch(options, toolkit, entries, carried)
+    return run_batch(options, loaded_rules, entries, carried)

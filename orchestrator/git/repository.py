@@ -214,12 +214,6 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def has_contents(repo: git.Repo, commit: str, blobs: Mapping[PyFile, str]) -> bool:
-    """Whether ``commit`` already holds each file with exactly this blob: nothing to commit."""
-    at_commit = python_contents(repo, commit)
-    return all(at_commit.get(file.path) == blob for file, blob in blobs.items())
-
-
 def python_contents(repo: git.Repo, commit: str) -> dict[str, str]:
     """``{path: blob}`` of the regular ``.py`` files of ``commit``."""
     return {file.path: file.blob for file in python_files(repo, commit)}

@@ -58,6 +58,8 @@ from npu_codemod.codemods.findings import (
     #: ``"error"`` (the rule or the file could not be handled).
     Status,
 )
+from npu_codemod.codemods.names import ImportNames, dotted_name
+from npu_codemod.codemods.nodes import enclosing_statement
 from npu_codemod.codemods.qualified import Reference, name_reference, references_under
 from npu_codemod.codemods.rule import (
     #: The named parts of a :attr:`Rule.pattern` match, as :meth:`Rule.visit` gets them:
@@ -68,7 +70,6 @@ from npu_codemod.codemods.rule import (
     Rule,
 )
 from npu_codemod.codemods.snippets import parse_expression, parse_statements
-from npu_codemod.codemods.statements import enclosing_statement
 from npu_codemod.codemods.tf_versions import (
     #: The files a rule runs on by default (:attr:`Rule.file_kinds`): TF 1.x code (``"tf1"``),
     #: and TF 1.x code run on TF 2.x through ``tf.compat.v1`` (``"tf2-compat"``).
@@ -78,7 +79,6 @@ from npu_codemod.codemods.tf_versions import (
     #: code says ``file_kinds = TF2_NATIVE``.
     TF2_NATIVE,
 )
-from npu_codemod.codemods.tfnames import ImportNames, dotted_name
 from npu_codemod.plugins.hookspecs import (
     #: The decorator of a plugin's hook implementations (pluggy's marker for ``npu_codemod``):
     #: ``@hookimpl`` over ``def npu_codemod_rules(): return [MyRule()]``; every hook is

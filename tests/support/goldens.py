@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
 TESTS = Path(__file__).resolve().parents[1]
 CORPUS = TESTS / "corpus"
@@ -29,11 +29,11 @@ def sources(directory: Path) -> dict[str, bytes]:
 
 def migrate(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
     """One run of every rule, with repository-wide facts, as the pipeline does it."""
-    toolkit = build_toolkit(RuleSelection())
-    facts = toolkit.analyze(list(files.items())).facts
+    loaded_rules = load_rules(RuleSelection())
+    facts = loaded_rules.repository_facts(list(files.items())).facts
     result, findings = {}, []
     for path, data in files.items():
-        outcome = toolkit.engine.process(data, path, repo="sample", facts=facts)
+        outcome = loaded_rules.engine.process(data, path, repo="sample", facts=facts)
         result[path] = data if outcome.new_data is None else outcome.new_data
         findings += [f"{f.path}\t{f.line}\t{f.column}\t{f.rule_id}\t{f.status}" for f in outcome.findings]
     return result, sorted(findings, key=lambda row: (row.split("\t")[0], int(row.split("\t")[1]), row))

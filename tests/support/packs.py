@@ -1,5 +1,5 @@
 """What the tests of the distributed and keras packs share: the pack's rule ids, and the
-repository facts the pipeline gathers before it rewrites (``toolkit.analyze``), for files
+repository facts the pipeline gathers before it rewrites (``LoadedRules.repository_facts``), for files
 given as text, so that a test sees a file exactly as ``npu-codemod run`` does."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import AbstractSet, Any, Mapping
 
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.testing import assert_migrates
 
 DISTRIBUTED = frozenset({"NPU021", "NPU022", "NPU023", "NPU024", "NPU025", "NPU026", "NPU027"})
@@ -24,8 +24,8 @@ GUIDE = "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md"
 
 def repository_facts(files: Mapping[str, str]) -> frozenset[str]:
     """The facts of a repository of ``files`` (path -> source), as a run gathers them."""
-    toolkit = build_toolkit(RuleSelection())
-    return toolkit.analyze([(path, text.encode("utf-8")) for path, text in files.items()]).facts
+    loaded_rules = load_rules(RuleSelection())
+    return loaded_rules.repository_facts([(path, text.encode("utf-8")) for path, text in files.items()]).facts
 
 
 def message_of(findings: list, rule_id: str, line: int) -> str:

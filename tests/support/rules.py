@@ -27,7 +27,7 @@ from typing import AbstractSet, Iterable, Optional, Sequence
 from npu_codemod import testing
 from npu_codemod.codemods.engine import Engine, FileOutcome
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.orchestrator.check import FIXABLE, outcome_sites
+from npu_codemod.orchestrator.ci_gate import FIXABLE, outcome_sites
 from npu_codemod.plugins.manager import load_plugins
 
 PATH = testing.PATH

@@ -22,14 +22,19 @@ import ast
 import sys
 from typing import AbstractSet, Iterator, Optional
 
-from npu_codemod.api import FileContext
+from npu_codemod.api import (
+    FileContext,
+)
 from npu_codemod.plugins.rules._toolkit import (
     HOROVOD_MODULES,
+    STAR,
     ModuleIndex,
     ast_dotted_name,
+    ast_import_bindings,
     list_name,
     module_ast,
     module_index,
+    module_package,
     module_parts,
 )
 
@@ -65,12 +70,6 @@ def horovod_facts(path: str, text: str) -> frozenset[str]:
         module = ".".join(module_parts(path))
         facts.add(f"{KEPT}{module}|{','.join(kept)}|{','.join(sorted(set(imports.values())))}")
     return frozenset(facts)
-
-
-def module_package(path: str) -> tuple[str, ...]:
-    """The package a file's absolute-looking imports are found from first: its folder."""
-    parts = module_parts(path)
-    return parts if path.replace("\\", "/").endswith("__init__.py") else parts[:-1]
 
 
 def linked_keeping(ctx: FileContext) -> list[tuple[str, str, str]]:
@@ -131,20 +130,8 @@ def _from_imports(index: ModuleIndex, path: str) -> Iterator[str]:
     """``<module>.<name>`` of each ``from <module> import <name>`` of the file (relative ones
     resolved), not from the packages of :data:`NOT_RECORDED`."""
     for node in index.nodes(ast.ImportFrom):
-        base = _absolute(node, path)
-        if base is None or base.split(".")[0] in NOT_RECORDED:
-            continue
-        yield from (f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
-
-
-def _absolute(node: ast.ImportFrom, path: str) -> Optional[str]:
-    if not node.level:
-        return node.module
-    package = module_package(path)
-    if node.level - 1 > len(package):
-        return None
-    base = list(package[: len(package) - (node.level - 1)])
-    return ".".join(base + ([node.module] if node.module else [])) or None
+        yield from (target for name, target in ast_import_bindings(node, path)
+                    if name != STAR and target.split(".")[0] not in NOT_RECORDED)
 
 
 def _kept(index: ModuleIndex, imports: dict[str, str]) -> Iterator[str]:

@@ -12,11 +12,11 @@ from npu_codemod.api import (
     hookimpl,
     replace_callee,
     symbols,
-    tokens,
 )
 from npu_codemod.plugins.rules._toolkit import (
     NPU_INIT_IMPORT,
     StringReference,
+    assignment,
     fstring_references,
     memo,
     prefix_name,
@@ -125,10 +125,10 @@ def _pinning(node: Base) -> Optional[Base]:
     ``node`` in its value, or None."""
     while node.parent is not None and node.parent.type != symbols.simple_stmt:
         node = node.parent
-    if node.type != symbols.expr_stmt or len(node.children) != 3 \
-            or node.children[1].type != tokens.EQUAL:
+    assigned = assignment(node)
+    if assigned is None:
         return None
-    target = node.children[0]
+    target = assigned[0]
     if target.type != symbols.power:
         return None
     name = prefix_name(target, len(target.children))

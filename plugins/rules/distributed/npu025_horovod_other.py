@@ -24,7 +24,9 @@ from npu_codemod.api import (
 )
 from npu_codemod.plugins.rules._toolkit import (
     HOROVOD_MODULES,
+    STAR,
     ApiStatus,
+    import_bindings,
     pre_order,
     remove_small_statement,
     small_statements,
@@ -103,7 +105,7 @@ class HorovodOther(DistributedRule):
         for statement in list(small_statements(tree)):
             if statement.type not in (symbols.import_name, symbols.import_from):
                 continue
-            bound = _bound_names(statement)
+            bound = [name for name, _ in import_bindings(statement) if name != STAR]
             horovod = [name for name in bound if for_tensorflow(names.bindings.get(name, ""))
                        or names.bindings.get(name) == "horovod"]
             if not horovod or used.intersection(horovod):
@@ -182,29 +184,6 @@ def _listed(api: str) -> str:
     if status == ApiStatus.UNDER_ANALYSIS:
         return f"Ascend's API list has {listed} under analysis"
     return f"Ascend's API list marks {listed} {status}"
-
-
-def _bound_names(statement: Node) -> list[str]:
-    """The names an import statement binds: ``hvd`` in ``import horovod.tensorflow as hvd``,
-    ``horovod`` in ``import horovod.tensorflow``, ``rank`` in ``from ... import rank``."""
-    if statement.type == symbols.import_name:
-        items, alias_of = statement.children[1], symbols.dotted_as_name
-    else:
-        items = next(child for child in statement.children[3:] if child.type != tokens.LPAR)
-        alias_of = symbols.import_as_name
-    if items.type in (symbols.dotted_as_names, symbols.import_as_names):
-        items = items.children[::2]
-    else:
-        items = [items]
-    names = []
-    for item in items:
-        if item.type == alias_of:
-            names.append(item.children[2].value)
-        elif item.type == tokens.NAME:
-            names.append(item.value)
-        elif item.type == symbols.dotted_name:
-            names.append(item.children[0].value)
-    return names
 
 
 def _in_fstrings(tree: Node, bindings: dict) -> set[str]:

@@ -14,8 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from npu_codemod.api import Base, FileContext, symbols, tokens
-from npu_codemod.plugins.rules._toolkit import assigned_values, is_call_trailer, prefix_name
+from npu_codemod.api import (
+    Base,
+    FileContext,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    assigned_values,
+    callee_name,
+)
 
 _BOOSTED_TREES = "tensorflow.contrib.boosted_trees.estimator_batch.estimator"
 _LEARN = "tensorflow.contrib.learn"
@@ -66,6 +73,4 @@ def core_run_config(value: Base, ctx: FileContext) -> bool:
 
 
 def _run_config_call(value: Base, ctx: FileContext) -> bool:
-    if value.type != symbols.power or not is_call_trailer(value.children[-1]):
-        return False
-    return ctx.tf.qualify(prefix_name(value, len(value.children) - 1)) in CORE_RUN_CONFIGS
+    return ctx.tf.qualify(callee_name(value)) in CORE_RUN_CONFIGS

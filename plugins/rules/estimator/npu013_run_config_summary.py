@@ -23,7 +23,7 @@ from npu_codemod.api import (
 )
 from npu_codemod.plugins.rules._toolkit import (
     ESTIMATOR_MODULES,
-    is_attribute_trailer,
+    attribute_name,
     is_call_trailer,
     tree_text,
 )
@@ -98,8 +98,8 @@ def _replaced(reference: Reference) -> Optional[Base]:
     (``tf.estimator.RunConfig(...).replace(save_summary_steps=10)``), else None."""
     children = reference.node.children if reference.node.children else []
     index = reference.end + 1
-    if index + 1 < len(children) and is_attribute_trailer(children[index]) \
-            and children[index].children[1].value == "replace" and is_call_trailer(children[index + 1]):
+    if index + 1 < len(children) and attribute_name(children[index]) == "replace" \
+            and is_call_trailer(children[index + 1]):
         given = find_argument(children[index + 1], SETTING)
         return given.value if given is not None else None
     return None

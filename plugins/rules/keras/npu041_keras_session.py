@@ -30,13 +30,16 @@ from npu_codemod.plugins.rules._toolkit import (
     NPU_INIT_IMPORT,
     TF2_COMPAT,
     BuiltModels,
+    block_statements,
     called_method,
+    compound_body,
     free_name,
     main_block,
     memo,
     model_facts,
     open_block,
     position,
+    small_statement,
 )
 
 from .npu042_keras_clear_session import GUIDE, PACK
@@ -163,19 +166,17 @@ def _after_main_starts(node: Base, block: Node) -> bool:
 
 def _statements(block: Node, ctx: FileContext) -> list[Base]:
     """The statements of the ``if``'s body (a one-line body opened into a block)."""
-    body = block.children[3]
+    body = compound_body(block)
     if body.type != symbols.suite:
         open_block(body, ctx.newline)
-        body = block.children[3]
-    return [child for child in body.children
-            if child.type not in (tokens.NEWLINE, tokens.INDENT, tokens.DEDENT)]
+    return block_statements(compound_body(block))
 
 
 def _exits(statement: Base, ctx: FileContext) -> Optional[str]:
     """The code of ``statement`` when it ends the process (``tf.app.run()``), else None."""
     if statement.type != symbols.simple_stmt:
         return None
-    small = statement.children[0]
+    small = small_statement(statement)
     code = str(small).strip()
     if small.type == symbols.raise_stmt and "SystemExit" in code:
         return code

@@ -26,9 +26,16 @@ import ast
 from dataclasses import dataclass, field
 from typing import AbstractSet, Iterable, Iterator, Optional, Union
 
-from npu_codemod.api import Base, FileContext, Node, symbols, tokens
+from npu_codemod.api import (
+    Base,
+    FileContext,
+    Node,
+    symbols,
+    tokens,
+)
 from npu_codemod.plugins.rules._toolkit import (
     ModuleIndex,
+    definition_name,
     imported_names,
     is_call_trailer,
     memo,
@@ -38,9 +45,15 @@ from npu_codemod.plugins.rules._toolkit import (
     scope_statements,
     why_not,
 )
-from npu_codemod.plugins.rules._toolkit import ast_dotted_name as dotted
-from npu_codemod.plugins.rules._toolkit import module_ast as parse
-from npu_codemod.plugins.rules._toolkit import nearest_name as nearest_function
+from npu_codemod.plugins.rules._toolkit import (
+    ast_dotted_name as dotted,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    module_ast as parse,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    nearest_name as nearest_function,
+)
 
 from ._functions import function_returns
 from ._session_config import CONFIG_POSITION, SESSION_NAMES, SUPERVISOR_METHODS
@@ -393,7 +406,7 @@ def promised_functions(ctx: FileContext) -> list[Node]:
     found = []
     for node in ctx.tree.children:
         function = node.children[-1] if node.type == symbols.decorated else node
-        if function.type == symbols.funcdef and function.children[1].value in names \
-                and len(_defined(ctx).get(function.children[1].value, [])) == 1:
+        if function.type == symbols.funcdef and definition_name(function) in names \
+                and len(_defined(ctx).get(definition_name(function), [])) == 1:
             found.append(function)
     return found

@@ -39,9 +39,12 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.plugins.rules._toolkit import (
+    attribute_name,
     block_child,
     bound_names,
     child_index,
+    compound_body,
+    definition_name,
     enclosing_scope,
     is_attribute_trailer,
     is_call_trailer,
@@ -49,6 +52,7 @@ from npu_codemod.plugins.rules._toolkit import (
     per_node,
     prefix_name,
     scoped_statements,
+    spelled_name,
     uses,
 )
 
@@ -100,7 +104,7 @@ def is_dataset(parts: Sequence[Base], ctx: FileContext,
         return False
     if is_call_trailer(parts[-1]) and len(parts) >= 2:
         return _call_makes_dataset(parts[:-1], ctx, scope)
-    name = _dotted(parts)
+    name = spelled_name(parts)
     if name is None:
         return False
     if _DATASET_NAME.match(name.rsplit(".", 1)[-1]):
@@ -112,13 +116,12 @@ def is_dataset(parts: Sequence[Base], ctx: FileContext,
 def _call_makes_dataset(callee: Sequence[Base], ctx: FileContext,
                         scope: Optional[Node]) -> bool:
     """Does calling the expression spelled by ``callee`` return a dataset?"""
-    qualified = ctx.tf.qualify(_dotted(callee))
+    qualified = ctx.tf.qualify(spelled_name(callee))
     if qualified:
         return any(qualified.startswith(package + ".") for package in DATASET_PACKAGES)
-    method = callee[-1]
-    if not is_attribute_trailer(method):
+    name = attribute_name(callee[-1])
+    if name is None:
         return False
-    name = method.children[1].value
     return name in TF_DATA_METHODS or (
         name in SHARED_METHODS and is_dataset(callee[:-1], ctx, scope))
 
@@ -175,14 +178,6 @@ def _assignment(node: Node):
     return [(target, value) for target in targets if target]
 
 
-def _dotted(parts: Sequence[Base]) -> str | None:
-    """The dotted name that the power children ``parts`` (a first child and the trailers
-    after it, or a lone NAME) spell, if they spell one."""
-    if len(parts) == 1:
-        return dotted_name(parts[0]) if parts[0].type == tokens.NAME else None
-    return prefix_name(parts[0].parent, len(parts))
-
-
 def inference_pipeline(parts: Sequence[Base], site: Base,
                        remote: Optional[Remote] = None) -> Optional[str]:
     """Why batching the dataset spelled by power children ``parts`` at ``site`` (a batching
@@ -221,7 +216,7 @@ def _evidence(site: Base, parts: Sequence[Base] = (), depth: int = 0,
     statement = site
     while statement.parent is not None and statement.parent.type != symbols.simple_stmt:
         statement = statement.parent
-    names = [_dotted(parts)] if parts else []
+    names = [spelled_name(parts)] if parts else []
     if statement.type == symbols.expr_stmt:
         names += [dotted_name(target) for target in statement.children[:-1:2]]
     for name in filter(None, names):
@@ -389,7 +384,7 @@ def shared_with_training(parts: Sequence[Base], site: Base) -> Optional[str]:
         test = node.children[1]
         trains = _test_says(test) == "train" or (
             test.type in (symbols.and_test, symbols.or_test) and _says(node_words(test)) == "train")
-        if trains and _repeats_in(node.children[3], head) and not _always_true(scope, test):
+        if trains and _repeats_in(compound_body(node), head) and not _always_true(scope, test):
             return (f"shared by training and evaluation: it repeats only under 'if "
                     f"{str(test).strip()}' (line {node.get_lineno()})")
     return None
@@ -405,7 +400,7 @@ def _always_true(function: Node, test: Base) -> bool:
     if test.value not in names:
         return False
     position = names.index(test.value) if kinds[test.value] == "positional" else None
-    leaves = [use.leaf for use in uses(enclosing_scope(function), function.children[1].value)
+    leaves = [use.leaf for use in uses(enclosing_scope(function), definition_name(function))
               if use.leaf is not function.children[1]]
     for leaf in leaves:
         power = leaf.parent
@@ -440,7 +435,7 @@ def _name_of(part: Base) -> Optional[str]:
     """``from_tensor_slices`` for the trailer ``.from_tensor_slices`` or that NAME."""
     if part.type == tokens.NAME:
         return part.value
-    return part.children[1].value if is_attribute_trailer(part) else None
+    return attribute_name(part)
 
 
 def _is_if_test(child: Base) -> bool:
@@ -478,7 +473,7 @@ def repeats(parts: Sequence[Base], site: Base) -> bool:
     to its head name in straight-line code before ``site``?"""
     while parts:
         for before, part in zip(parts, parts[1:]):
-            if is_attribute_trailer(part) and part.children[1].value in REPEATS:
+            if attribute_name(part) in REPEATS:
                 return True
             if is_call_trailer(part) and is_attribute_trailer(before) \
                     and before.children[1].value == "apply" \

@@ -16,8 +16,21 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
-from npu_codemod.api import Base, ImportNames, Leaf, Node, arguments, symbols, tokens
-from npu_codemod.plugins.rules._toolkit import canonical, is_attribute_trailer, is_call_trailer
+from npu_codemod.api import (
+    Base,
+    ImportNames,
+    Leaf,
+    Node,
+    arguments,
+    symbols,
+    tokens,
+)
+from npu_codemod.plugins.rules._toolkit import (
+    canonical,
+    is_attribute_trailer,
+    is_call_trailer,
+    spelled_name,
+)
 
 Value = Callable[[float], float]
 
@@ -226,7 +239,7 @@ class _Compiler:
         attributes = 1
         while attributes < len(parts) and is_attribute_trailer(parts[attributes]):
             attributes += 1
-        dotted = ".".join([head.value] + [t.children[1].value for t in parts[1:attributes]])
+        dotted = spelled_name(parts[:attributes]) or ""
         rest = parts[attributes:]
         if not rest:
             if attributes == 1:

@@ -52,11 +52,13 @@ from npu_codemod.plugins.rules._toolkit import (
     Flow,
     Names,
     Use,
+    attribute_name,
     block_child,
     bound_names,
+    callee_name,
     child_index,
+    definition_name,
     flow,
-    is_attribute_trailer,
     is_call_trailer,
     memo,
     node_pre_order,
@@ -244,7 +246,7 @@ class _Tracker:
         start = child_index(leaf)
         trailers = power.children[start + 1:]
         called = next((index for index, trailer in enumerate(trailers) if is_call_trailer(trailer)), None)
-        method = trailers[0].children[1].value if is_attribute_trailer(trailers[0]) else None
+        method = attribute_name(trailers[0])
         if called is not None:
             if called == 1 and method == "start" and name != self.life.name \
                     and name not in self.thread_of:
@@ -445,7 +447,7 @@ def _enters(trailers: list[Base], called: int, method: Optional[str]) -> bool:
     if called == 1 and method == "__enter__":
         return True
     return called == 1 and method == "as_default" and len(trailers) >= 4 \
-        and is_attribute_trailer(trailers[2]) and trailers[2].children[1].value == "__enter__" \
+        and attribute_name(trailers[2]) == "__enter__" \
         and is_call_trailer(trailers[3])
 
 
@@ -488,7 +490,7 @@ def _join_of(leaf: Leaf, receiver: bool = False) -> Optional[Node]:
     ``coord.join(leaf)`` / ``coord.join([leaf, ...])``; else None."""
     power = leaf.parent
     if power.type == symbols.power and power.children[0] is leaf and len(power.children) == 3 \
-            and is_attribute_trailer(power.children[1]) and power.children[1].children[1].value == "join" \
+            and attribute_name(power.children[1]) == "join" \
             and is_call_trailer(power.children[2]):
         return power
     if receiver:
@@ -569,8 +571,7 @@ def _coordinators(scope: Node, ctx: FileContext) -> set[str]:
     for node in scope_statements(scope):
         if node.type == symbols.expr_stmt and len(node.children) == 3 and node.children[0].type == tokens.NAME:
             value = node.children[2]
-            if value.type == symbols.power and is_call_trailer(value.children[-1]) and \
-                    ctx.tf.qualify(prefix_name(value, len(value.children) - 1)) == _COORDINATOR:
+            if ctx.tf.qualify(callee_name(value)) == _COORDINATOR:
                 names.add(node.children[0].value)
     return names
 
@@ -582,8 +583,7 @@ def _savers(ctx: FileContext) -> set[str]:
         for node in small_statements(tree):
             if node.type == symbols.expr_stmt and len(node.children) == 3:
                 value = node.children[2]
-                if value.type == symbols.power and is_call_trailer(value.children[-1]) and \
-                        ctx.tf.qualify(prefix_name(value, len(value.children) - 1)) == _SAVER:
+                if ctx.tf.qualify(callee_name(value)) == _SAVER:
                     found.add(_text(node.children[0]))
         return found
     return per_node(ctx, "lifetimes.savers", ctx.tree, compute)
@@ -662,7 +662,7 @@ def _init(classdef: Node) -> Optional[Node]:
     """The ``__init__`` of a class whose bases are plain names or none, else None."""
     suite = classdef.children[-1]
     for statement in suite.children if suite.type == symbols.suite else []:
-        if statement.type == symbols.funcdef and statement.children[1].value == "__init__":
+        if statement.type == symbols.funcdef and definition_name(statement) == "__init__":
             return statement
     return None
 

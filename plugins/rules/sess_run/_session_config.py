@@ -23,6 +23,8 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.plugins.rules._toolkit import (
+    assignment,
+    attribute_name,
     bound_names,
     call_of,
     classify,
@@ -117,7 +119,7 @@ def code(node: Base) -> str:
     return "".join(leaf.value for leaf in node.leaves())
 
 
-def callee_name(node: Base) -> Optional[str]:
+def callee_last_name(node: Base) -> Optional[str]:
     """Last name of the function called by ``node`` (``ConfigProto`` for ``tf.ConfigProto(...)``)."""
     if node.type != symbols.power or not is_call_trailer(node.children[-1]) or len(node.children) < 2:
         return None
@@ -138,7 +140,7 @@ def _last_name(callee: Optional[Base]) -> Optional[str]:
         return None
     if callee.type == tokens.NAME:
         return callee.value
-    return callee.children[1].value if is_attribute_trailer(callee) else None
+    return attribute_name(callee)
 
 
 def npu_lines(expression: str, missing: set[str], custom_op: str = "custom_op") -> list[str]:
@@ -248,7 +250,7 @@ def config_settings(nodes: Iterator[Base], expression: str) -> dict[str, Base]:
         if key is not None:
             found[key] = node.children[2]
         elif _is_assignment(node) and code(node.children[0]) == expression \
-                and callee_name(node.children[2]) == "ConfigProto":
+                and callee_last_name(node.children[2]) == "ConfigProto":
             for argument in arguments(node.children[2].children[-1]):
                 if argument.keyword:
                     found[argument.keyword] = argument.value
@@ -276,7 +278,7 @@ def setting_key(node: Base, expression: str, custom_ops: set[str]) -> Optional[s
 
 
 def _is_assignment(node: Base) -> bool:
-    return node.type == symbols.expr_stmt and len(node.children) == 3 and node.children[1].type == tokens.EQUAL
+    return assignment(node) is not None
 
 
 def _string_value(node: Base) -> Optional[str]:
@@ -334,7 +336,7 @@ def config_objects(ctx: FileContext) -> set[str]:
         found = set()
         for node in pre_order(ctx.tree):
             if node.type == symbols.expr_stmt and len(node.children) == 3 \
-                    and callee_name(node.children[2]) == "ConfigProto":
+                    and callee_last_name(node.children[2]) == "ConfigProto":
                 found.add(code(node.children[0]))
             elif node.type == tokens.NAME and node.value in SESSION_NAMES:
                 site = session_call(node, ctx)

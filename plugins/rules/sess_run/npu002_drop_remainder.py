@@ -29,8 +29,8 @@ from npu_codemod.api import (
     symbols,
 )
 from npu_codemod.plugins.rules._toolkit import (
+    attribute_name,
     child_index,
-    is_attribute_trailer,
     is_call_trailer,
     is_false,
     prefix_name,
@@ -179,7 +179,7 @@ def _applied_to(call: Node) -> Sequence[Base]:
     if trailer is None or not is_call_trailer(trailer) or trailer.children[1] is not argument:
         return ()
     apply = trailer.prev_sibling
-    if apply is None or not is_attribute_trailer(apply) or apply.children[1].value != "apply":
+    if apply is None or attribute_name(apply) != "apply":
         return ()
     return apply.parent.children[:child_index(apply)]
 

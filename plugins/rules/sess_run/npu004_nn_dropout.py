@@ -9,20 +9,21 @@ from npu_codemod.api import (
     Base,
     Capture,
     FileContext,
-    Name,
     Node,
+    Reference,
     Rule,
     arguments,
     find_argument,
     hookimpl,
     is_none,
     parse_expression,
+    rename_argument,
+    replace_callee,
     symbols,
 )
 from npu_codemod.plugins.rules._toolkit import (
     NPU_INIT_IMPORT,
     TF1,
-    Dot,
     child_index,
     is_call_trailer,
     needs_parentheses,
@@ -121,7 +122,7 @@ class NnDropout(Rule):
 
 def _rewrite(power: Node, end: int, call: Node) -> None:
     _rename_rate(call)
-    _replace_callee(power, end)
+    replace_callee(Reference(power, end, DROPOUT, call), "npu_ops.dropout")
 
 
 def _has_noise_shape(call: Node) -> bool:
@@ -182,17 +183,8 @@ def _rename_rate(call: Node) -> None:
     value = str(rate.value).strip()
     if needs_parentheses(rate.value):
         value = f"({value})"
-    rate.node.children[0].value = "keep_prob"
+    rename_argument(rate, "keep_prob")
     rate.value.replace(parse_expression(f"1 - {value}"))
-
-
-def _replace_callee(power: Node, end: int) -> None:
-    """``tf.compat.v1.nn.dropout(...)`` / ``dropout(...)`` -> ``npu_ops.dropout(...)``."""
-    head = power.children[0]
-    for part in power.children[1:end]:
-        part.remove()
-    dropout = Node(symbols.trailer, [Dot(), Name("dropout")])
-    head.replace([Name("npu_ops", prefix=head.prefix), dropout])
 
 
 @hookimpl

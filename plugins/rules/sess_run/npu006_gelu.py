@@ -18,11 +18,15 @@ from npu_codemod.api import (
 )
 from npu_codemod.plugins.rules._toolkit import (
     NPU_INIT_IMPORT,
+    assignment,
+    block_statements,
     child_index,
+    compound_body,
     enclosing_scope,
     is_attribute_trailer,
     is_call_trailer,
     is_docstring,
+    is_inside,
     last_leaf,
     node_pre_order,
     position,
@@ -93,13 +97,13 @@ class Gelu(Rule):
                 ctx.report_at(line, column, "migrated", f"replaced the tanh GELU formula with "
                               f"{NPU_GELU}({parameter}); callers are unchanged")
                 done.append(funcdef)
-        self._report_inline([call for call in calls if _inside(call, tree)], names, done, ctx)
+        self._report_inline([call for call in calls if is_inside(call, tree)], names, done, ctx)
 
     def _report_inline(self, calls: list, names: ModuleNames, done: list, ctx: FileContext) -> None:
         seen = set()
         for call in calls:
             root = _arithmetic_root(call, names)
-            if id(root) in seen or any(_inside(root, funcdef) for funcdef in done):
+            if id(root) in seen or any(is_inside(root, funcdef) for funcdef in done):
                 continue
             seen.add(id(root))
             match = match_gelu(root, names, _single_assignments(enclosing_scope(root), root))
@@ -129,11 +133,7 @@ def _input_parameter(funcdef: Node) -> Optional[str]:
 
 def _body(funcdef: Node) -> list[Base]:
     """The statements of a function body after its docstring."""
-    suite = funcdef.children[-1]
-    if suite.type != symbols.suite:
-        statements = [suite]
-    else:
-        statements = [c for c in suite.children if c.type not in (tokens.NEWLINE, tokens.INDENT, tokens.DEDENT)]
+    statements = block_statements(compound_body(funcdef))
     if statements and is_docstring(statements[0]):
         statements = statements[1:]
     return statements
@@ -178,12 +178,10 @@ def _computes_gelu(body: list[Base], parameter: str, names: ModuleNames) -> bool
 
 
 def _assignment(statement: Base) -> Optional[tuple[str, Base]]:
-    if statement.type != symbols.expr_stmt or len(statement.children) != 3:
+    assigned = assignment(statement)
+    if assigned is None or assigned[0].type != tokens.NAME:
         return None
-    target, operator, value = statement.children
-    if target.type != tokens.NAME or operator.type != tokens.EQUAL:
-        return None
-    return target.value, value
+    return assigned[0].value, assigned[1]
 
 
 def _single_assignments(scope: Node, before: Base) -> dict[str, Base]:
@@ -276,14 +274,6 @@ def _math_call_of_argument(node: Base, names: ModuleNames) -> Optional[Node]:
     if index != len(power.children) - 1 and power.children[index + 1].type != tokens.DOUBLESTAR:
         return None
     return power if FUNCTIONS.get(names.qualify(prefix_name(power, index)) or "") else None
-
-
-def _inside(node: Base, ancestor: Base) -> bool:
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent
-    return False
 
 
 @hookimpl

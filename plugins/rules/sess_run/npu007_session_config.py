@@ -31,8 +31,10 @@ from npu_codemod.api import (
 from npu_codemod.plugins.rules._toolkit import (
     BLOCKS,
     assigned_values,
+    assignment,
     block_child,
     child_index,
+    definition_name,
     enclosing_scope,
     fact_names,
     free_name,
@@ -63,7 +65,7 @@ from ._session_config import (
     SESSION_NAMES,
     ConfigTarget,
     SessionCall,
-    callee_name,
+    callee_last_name,
     code,
     custom_op_names,
     ensure_rewriter_config,
@@ -212,7 +214,7 @@ class SessionConfig(Rule):
             if id(function) in _configured(ctx):
                 continue
             line, column = position(function)
-            done = _configure(ConfigSource(function.children[1].value, function), line, column, ctx)
+            done = _configure(ConfigSource(definition_name(function), function), line, column, ctx)
             _report(done, line, column, ctx, why=PROMISED)
 
 
@@ -307,7 +309,7 @@ def _complete_return(returned: Node, function: Node, line: int, column: int,
 def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
     """style = "helper": ``config=X`` becomes ``config=npu_config_proto(config_proto=X)``."""
     value = site.config.value if site.config is not None else None
-    if value is not None and callee_name(value) == HELPER:
+    if value is not None and callee_last_name(value) == HELPER:
         ctx.report_at(line, column, "migrated", f"the config goes through {HELPER}()")
         return
     if value is None:
@@ -330,7 +332,7 @@ def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
 def _soft_placement_target(config: Base, site: SessionCall, line: int, column: int,
                            ctx: FileContext) -> None:
     """Let NPU008 complete the wrapped config: a ConfigProto(...) call, or a named object."""
-    if callee_name(config) == "ConfigProto":
+    if callee_last_name(config) == "ConfigProto":
         if find_argument(config.children[-1], "allow_soft_placement") is None:
             targets(ctx).append(ConfigTarget(code(config), site.power, line, column,
                                              constructor=config.children[-1]))
@@ -396,7 +398,7 @@ def _hoist(value: Base, statement: Base, name: str, line: int, column: int,
     claim([value], ctx)
     ensure_rewriter_config(ctx)
     target = ConfigTarget.at(name, statement, line, column)
-    if callee_name(value) == "ConfigProto":
+    if callee_last_name(value) == "ConfigProto":
         target.constructor = value.children[-1]
     targets(ctx).append(target)
     return target
@@ -570,8 +572,7 @@ def _attribute_binding(target: ConfigTarget) -> Optional[Base]:
         return None
     found = [node.parent for root, _ in target.regions
              for node in scope_statements(root, nested=True)
-             if node.type == symbols.expr_stmt and len(node.children) == 3
-             and node.children[1].type == tokens.EQUAL and code(node.children[0]) == target.expression]
+             if assignment(node) and code(node.children[0]) == target.expression]
     return found[0] if len(found) == 1 and found[0].parent.type in BLOCKS and _built_by_call(found[0]) \
         else None
 
@@ -598,8 +599,7 @@ def _may_bind(loop: Node, name: str) -> bool:
 def _bindings(root: Node, expression: str) -> list[Base]:
     """Statements ``expression = ...`` in ``root``'s scope (not in nested functions)."""
     return [node.parent for node in scope_statements(root)
-            if node.type == symbols.expr_stmt and len(node.children) == 3
-            and node.children[1].type == tokens.EQUAL and code(node.children[0]) == expression]
+            if assignment(node) and code(node.children[0]) == expression]
 
 
 OUTLIVES = ("{config} outlives this function: NpuOptimizer lines here would add one more "

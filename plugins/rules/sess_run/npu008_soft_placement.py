@@ -47,7 +47,7 @@ from npu_codemod.plugins.rules._toolkit import (
 
 from ._config_flow import target_flow
 from ._config_functions import parse
-from ._session_config import SESSION_NAMES, ConfigTarget, argument_callee, callee_name, targets
+from ._session_config import SESSION_NAMES, ConfigTarget, argument_callee, callee_last_name, targets
 
 FACT = "uses-tf-device"
 #: ``passes-soft-placement:<function>:<parameter or position>``, see :func:`passed_soft_placement`.
@@ -318,7 +318,7 @@ def _set_on_every_path(target: ConfigTarget) -> bool:
 
 def _keyword_setting(value: Base) -> frozenset[str]:
     """``{SETTING}`` for ``ConfigProto(..., allow_soft_placement=v)``."""
-    given = callee_name(value) == "ConfigProto" and find_argument(value.children[-1], SETTING)
+    given = callee_last_name(value) == "ConfigProto" and find_argument(value.children[-1], SETTING)
     return frozenset({SETTING}) if given else frozenset()
 
 

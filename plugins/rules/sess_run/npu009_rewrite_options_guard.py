@@ -27,6 +27,7 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.plugins.rules._toolkit import (
+    assignment,
     child_index,
     enclosing_scope,
     fact_names,
@@ -42,7 +43,7 @@ from ._session_config import (
     MUST_BE_OFF,
     REWRITE_OPTIONS,
     argument_callee,
-    callee_name,
+    callee_last_name,
     code,
     config_objects,
     config_settings,
@@ -250,7 +251,7 @@ def _rewrite_option_names(ctx: FileContext) -> dict[str, Optional[str]]:
             value = code(node.children[2])
             if value.endswith(f".{REWRITE_OPTIONS}"):
                 names[code(node.children[0])] = value[: -len(REWRITE_OPTIONS) - 1]
-            elif value.endswith(".rewrite_options") or callee_name(node.children[2]) == "RewriterConfig":
+            elif value.endswith(".rewrite_options") or callee_last_name(node.children[2]) == "RewriterConfig":
                 names[code(node.children[0])] = None
         memo(ctx)[key] = names
     return memo(ctx)[key]
@@ -334,10 +335,10 @@ def _adds_npu_optimizer(statements: Sequence[Base], options: str) -> bool:
     options.custom_optimizers.add()`` then ``x.name = "NpuOptimizer"``)?"""
     added: set[str] = set()
     for node in statements:
-        if node.type != symbols.expr_stmt or len(node.children) != 3 \
-                or node.children[1].type != tokens.EQUAL:
+        assigned = assignment(node)
+        if assigned is None:
             continue
-        target, value = code(node.children[0]), node.children[2]
+        target, value = code(assigned[0]), assigned[1]
         if code(value) == f"{options}.custom_optimizers.add()":
             added.add(target)
         elif target.endswith(".name") and target[: -len(".name")] in added \

@@ -55,19 +55,25 @@ from npu_codemod.api import (
 from npu_codemod.plugins.rules._toolkit import (
     BLOCKS,
     Use,
+    attribute_name,
     block_child,
+    block_statements,
     child_index,
     classify,
+    compound_body,
+    definition_name,
     enclosing_scope,
     fact_names,
     flow,
     is_call_trailer,
     is_terminal,
+    main_block,
     memo,
     node_pre_order,
     open_block,
     position,
     prefix_name,
+    small_statement,
     uses,
 )
 
@@ -255,7 +261,7 @@ class SessionClose(Rule):
         """The session is returned by ``function`` (``index``: its position in a returned
         tuple, None: itself, False: positions differ): each caller in the file owns it, and is
         handled like a session creation. The function gets no finding when it has callers."""
-        helper = function.children[1].value
+        helper = definition_name(function)
         callers = _callers(function)
         done = memo(ctx).setdefault("npu010.helpers", {})
         previous = done.get(id(function))
@@ -295,7 +301,7 @@ def _owned_elsewhere(function: Node, ctx: FileContext) -> bool:
     file calls: its callers there own the session."""
     if function.parent.type != symbols.file_input:
         return False
-    name = function.children[1].value
+    name = definition_name(function)
     functions = _session_functions(ctx)
     return f"{'.'.join(module_parts(ctx.path))}.{name}" in functions.returns \
         and functions.called_elsewhere(name, ctx.path)
@@ -335,9 +341,7 @@ def _unclosable_end(last: Base, endings: list[Base], closable: list[Node]) -> st
     after ``last``: it could never run."""
     if is_terminal(last):
         return "" if any(line is last for line in closable) else _DEFAULT_TO_THE_END
-    jumps = [line for line in endings if not is_return(line.children[0])
-             and line.children[0].type != symbols.raise_stmt
-             and not (line.children[0].type == tokens.NAME and line.children[0].value == "raise")]
+    jumps = [line for line in endings if not _returns_or_raises(small_statement(line))]
     if jumps or not any(block_child(line, last) is not None for line in closable):
         return (f"is used up to line {position(last)[0]}, a statement whose every path ends in a "
                 "return/raise/break/continue, so no close can follow it; close it before each "
@@ -394,10 +398,7 @@ def _all_end(bodies: list[Base]) -> Optional[list[Base]]:
 
 def _body_endings(body: Base) -> Optional[list[Base]]:
     """:func:`_endings` of the last statement of a clause's body."""
-    if body.type != symbols.suite:
-        return _endings(body)
-    statements = [child for child in body.children
-                  if child.type not in (tokens.INDENT, tokens.DEDENT, tokens.NEWLINE)]
+    statements = block_statements(body)
     return _endings(statements[-1]) if statements else None
 
 
@@ -623,8 +624,8 @@ def _closed_by_class(power: Node, owner: tuple[Node, str], ctx: FileContext) -> 
         if node.type == symbols.power and len(node.children) == 4 and str(node).strip().replace(" ", "") \
                 == f"self.{attribute}.close()":
             method = enclosing_scope(node)
-            ctx.report(power, "migrated", f"self.{attribute} is closed in {classdef.children[1].value}."
-                       f"{method.children[1].value}() (the NPU graph executor is released)")
+            ctx.report(power, "migrated", f"self.{attribute} is closed in {definition_name(classdef)}."
+                       f"{definition_name(method)}() (the NPU graph executor is released)")
             return True
     return False
 
@@ -635,7 +636,7 @@ def _hint(node: Base, owner: Optional[tuple[Node, str]]) -> str:
     ``if __name__ == "__main__":`` block for a module's session; else ''."""
     if owner is not None:
         classdef, attribute = owner
-        name = classdef.children[1].value
+        name = definition_name(classdef)
         methods = {child.children[1].value for child in classdef.children[-1].children
                    if child.type == symbols.funcdef}
         method = next((method for method in _CLEANUP if method in methods), None)
@@ -644,12 +645,10 @@ def _hint(node: Base, owner: Optional[tuple[Node, str]]) -> str:
         return (f"; add a close() method to {name} that calls self.{attribute}.close(), and call "
                 "it when training ends")
     module = enclosing_scope(node)
-    main = _main_block(module) if module.type == symbols.file_input else None
+    main = main_block(module) if module.type == symbols.file_input else None
     if main is None:
         return ""
-    suite = main.children[3]
-    statements = [child for child in suite.children
-                  if child.type not in (tokens.INDENT, tokens.DEDENT, tokens.NEWLINE)]
+    statements = block_statements(compound_body(main))
     text = f"; close it at the end of the {_MAIN} block (line {_end_line(statements[-1])})"
     joins = [statement for statement in statements if _is_join(statement)]
     if joins:
@@ -657,20 +656,16 @@ def _hint(node: Base, owner: Optional[tuple[Node, str]]) -> str:
     return text
 
 
-def _main_block(tree: Node) -> Optional[Node]:
-    for child in tree.children:
-        if child.type == symbols.if_stmt and child.children[3].type == symbols.suite:
-            test = str(child.children[1]).replace(" ", "").replace('"', "'")
-            if test in ("__name__=='__main__'", "'__main__'==__name__"):
-                return child
-    return None
+def _returns_or_raises(small: Base) -> bool:
+    return is_return(small) or small.type == symbols.raise_stmt \
+        or (small.type == tokens.NAME and small.value == "raise")
 
 
 def _is_join(statement: Base) -> bool:
     """A line that only calls ``<name>.join(...)`` (``COORD.join(worker_threads)``)."""
-    if statement.type != symbols.simple_stmt or statement.children[0].type != symbols.power:
+    call = small_statement(statement)
+    if statement.type != symbols.simple_stmt or call.type != symbols.power:
         return False
-    call = statement.children[0]
     return len(call.children) == 3 and call.children[0].type == tokens.NAME and \
         str(call.children[1]).strip() == ".join" and is_call_trailer(call.children[2])
 
@@ -819,8 +814,7 @@ def _as_default_blocks(found: list[Use]) -> set[int]:
     blocks = set()
     for use in found:
         trailer = use.leaf.next_sibling
-        if use.kind == "attribute" and trailer.children[0].type == tokens.DOT \
-                and trailer.children[1].value == "as_default":
+        if use.kind == "attribute" and attribute_name(trailer) == "as_default":
             outer = _outside_parentheses(use.leaf.parent)
             if _is_context_manager(outer):
                 owner = outer.parent

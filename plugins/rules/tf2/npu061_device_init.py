@@ -21,11 +21,20 @@ import re
 from pathlib import PurePosixPath
 from typing import Optional
 
-from npu_codemod.api import Base, FileContext, Node, Rule, hookimpl, tokens
+from npu_codemod.api import (
+    Base,
+    FileContext,
+    Node,
+    Rule,
+    hookimpl,
+    tokens,
+)
 from npu_codemod.plugins.rules._toolkit import (
     NON_TF,
     TF2,
     TF_NEUTRAL,
+    block_statements,
+    compound_body,
     header_index,
     imported_names,
     main_block,
@@ -157,7 +166,7 @@ def _open_calls(tree: Node, main: Optional[Node], ctx: FileContext) -> list[tupl
     ``__main__``) ``<npu_device>.open(...)`` statement."""
     bound = {name for name, target in ctx.names("npu_device").bindings.items() if target == "npu_device"}
     found = []
-    body = main.children[3].children if main is not None else []
+    body = block_statements(compound_body(main)) if main is not None else []
     for statement in [*tree.children, *body]:
         match = _OPEN.match(tree_text(statement).strip())
         if match and match.group(1) in bound:

@@ -33,9 +33,12 @@ from npu_codemod.api import (
 from npu_codemod.plugins.rules._toolkit import (
     TF2,
     TF_NEUTRAL,
+    assignment,
     child_index,
     enclosing_scope,
     is_call_trailer,
+    is_inside,
+    leading_name,
     per_node,
     prefix_name,
     scope_statements,
@@ -137,20 +140,9 @@ def _is_dataset(receiver: Sequence[Base], site: Base, ctx: FileContext) -> bool:
     if not receiver or receiver[0].type != tokens.NAME:
         return False
     head = receiver[0].value
-    if _tf_data(prefix_name_of(receiver), ctx):
+    if _tf_data(leading_name(receiver), ctx):
         return True
     return head in _datasets_of(enclosing_scope(site), ctx)
-
-
-def prefix_name_of(parts: Sequence[Base]) -> Optional[str]:
-    """The dotted name the leading NAME and attribute trailers of ``parts`` spell."""
-    names = [parts[0].value]
-    for part in parts[1:]:
-        if part.type == symbols.trailer and part.children[0].type == tokens.DOT:
-            names.append(part.children[1].value)
-        else:
-            break
-    return ".".join(names)
 
 
 def _tf_data(dotted: Optional[str], ctx: FileContext) -> bool:
@@ -167,14 +159,15 @@ def _datasets_of(scope: Node, ctx: FileContext) -> frozenset[str]:
 def _assigned_datasets(scope: Node, ctx: FileContext) -> frozenset[str]:
     found: set[str] = set()
     for statement in scope_statements(scope):
-        if statement.type != symbols.expr_stmt or len(statement.children) != 3:
+        assigned = assignment(statement)
+        if assigned is None:
             continue
-        target, op, value = statement.children
-        if target.type != tokens.NAME or op.type != tokens.EQUAL or value.type != symbols.power:
+        target, value = assigned
+        if target.type != tokens.NAME or value.type != symbols.power:
             continue
         head = value.children[0]
         if head.type == tokens.NAME and (head.value in found or _tf_data(prefix_name(value, len(value.children))
-                                                                         or prefix_name_of(value.children), ctx)):
+                                                                         or leading_name(value.children), ctx)):
             found.add(target.value)
     return frozenset(found)
 
@@ -243,20 +236,12 @@ def _uses(scope: Node, name: str, after: Base) -> list[Base]:
     ``after`` itself."""
     found = []
     for leaf in scope.leaves():
-        if leaf.type == tokens.NAME and leaf.value == name and not _inside(leaf, after):
+        if leaf.type == tokens.NAME and leaf.value == name and not is_inside(leaf, after):
             parent = leaf.parent
             if parent is not None and parent.type == symbols.expr_stmt and parent.children[0] is leaf:
                 continue  # an assignment to it
             found.append(leaf)
     return found
-
-
-def _inside(leaf: Base, node: Base) -> bool:
-    while leaf is not None:
-        if leaf is node:
-            return True
-        leaf = leaf.parent
-    return False
 
 
 @hookimpl

@@ -31,6 +31,7 @@ from npu_codemod.plugins.rules._toolkit import (
     TF2,
     BuiltModels,
     assigned_values,
+    attribute_name,
     called_method,
     enclosing_scope,
     pre_order,
@@ -299,8 +300,9 @@ def _is_tape_gradient(value: Base, tapes: set[str]) -> bool:
 
 
 def _method(trailer: Base) -> Optional[str]:
-    if trailer.type == symbols.trailer and len(trailer.children) == 2 and trailer.children[0].type == tokens.DOT:
-        return str(trailer.children[1].value)
+    name = attribute_name(trailer)
+    if name is not None:
+        return name
     next_one = trailer.prev_sibling
     if trailer.type == symbols.trailer and trailer.children[0].type == tokens.LPAR and next_one is not None:
         return _method(next_one)

@@ -14,9 +14,9 @@ from typing import Optional, Protocol
 
 import git
 
+from npu_codemod.codemods.names import IMPORTS_TF
 from npu_codemod.codemods.tf_runtime import decide, is_manifest
 from npu_codemod.codemods.tf_versions import CODE_E_ONLY, RUNTIME_TF2, RUNTIME_UNKNOWN, signals_of
-from npu_codemod.codemods.tfnames import IMPORTS_TF
 from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.git.workspace import Workspace
 from npu_codemod.orchestrator.redact import mask_secrets

@@ -1,11 +1,16 @@
 """Navigation around a node: its statement and block, whether a statement can go in front of
-it, its index among its siblings (by identity), its indentation, its scope, a free name there.
+it, its index among its siblings (by identity), whether it is inside another, its
+indentation, its scope, a free name there; the shapes rules read (a compound statement's
+bodies, a plain assignment, a definition's name, a line's first small statement) and the
+``if __name__ == "__main__":`` block.
 
-Edits that insert statements live in :mod:`edits`; walks in :mod:`walk`.
+Names (imports, dotted names) live in :mod:`names`; edits that insert statements in
+:mod:`edits`; walks in :mod:`walk`.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import AbstractSet, Optional
 
 from fissix import pytree
@@ -64,6 +69,36 @@ def block_child(node: pytree.Base, block: pytree.Node) -> Optional[pytree.Base]:
             return node
         node = node.parent
     return None
+
+
+def is_inside(node: pytree.Base, ancestor: pytree.Base) -> bool:
+    """Is ``node`` ``ancestor`` or inside it (by identity)?"""
+    current: Optional[pytree.Base] = node
+    while current is not None:
+        if current is ancestor:
+            return True
+        current = current.parent
+    return False
+
+
+def definition_name(definition: pytree.Base) -> str:
+    """The name a ``def`` or ``class`` statement defines."""
+    return str(definition.children[1].value)
+
+
+def assignment(statement: pytree.Base) -> Optional[tuple[pytree.Base, pytree.Base]]:
+    """``(target, value)`` of a plain ``target = value`` statement (an ``expr_stmt``), else
+    None (a chained ``a = b = value``, an augmented or annotated assignment, an expression)."""
+    children = statement.children
+    if statement.type != syms.expr_stmt or len(children) != 3 or children[1].type != token.EQUAL:
+        return None
+    return children[0], children[2]
+
+
+def small_statement(line: pytree.Base) -> pytree.Base:
+    """The first small statement of a statement line (``x = 1`` of ``x = 1; y = 2``), or
+    ``line`` itself when it is no ``simple_stmt`` (a compound statement)."""
+    return line.children[0] if line.type == syms.simple_stmt else line
 
 
 def child_index(node: pytree.Base) -> int:
@@ -130,22 +165,61 @@ def last_leaf(node: pytree.Base) -> Optional[pytree.Leaf]:
 
 
 def main_block(tree: pytree.Node) -> Optional[pytree.Node]:
-    """The module-level ``if __name__ == "__main__":`` statement (either operand order, any
-    quotes), or None: its body is ``children[3]`` (a suite, or the line of a one-line body)."""
+    """The module-level ``if __name__ == "__main__":`` statement, or None: the test compares
+    the name ``__name__`` with the string ``"__main__"`` (either order, any quotes), as
+    :func:`is_ast_main_block` reads it; its body is :func:`compound_body` (a suite, or the
+    line of a one-line body)."""
     for statement in tree.children:
-        if statement.type != syms.if_stmt:
-            continue
-        test = statement.children[1]
-        if test.type == syms.comparison and len(test.children) == 3 \
-                and test.children[1].type == token.EQEQUAL:
-            operands = {_main_operand(test.children[0]), _main_operand(test.children[2])}
-            if operands == {"__name__", "__main__"}:
-                return statement
+        if statement.type == syms.if_stmt and _is_main_test(statement.children[1]):
+            return statement
     return None
 
 
-def _main_operand(node: pytree.Base) -> str:
-    value = str(getattr(node, "value", ""))
+def _is_main_test(test: pytree.Base) -> bool:
+    if test.type != syms.comparison or len(test.children) != 3 or test.children[1].type != token.EQEQUAL:
+        return False
+    operands = {_main_operand(test.children[0]), _main_operand(test.children[2])}
+    return operands == {("name", "__name__"), ("string", "__main__")}
+
+
+def _main_operand(node: pytree.Base) -> tuple[str, object]:
     if node.type == token.NAME:
-        return value
-    return value.strip("'\"") if node.type == token.STRING and value[:1] in "'\"" else ""
+        return "name", node.value
+    if node.type != token.STRING:
+        return "", None
+    try:
+        return "string", ast.literal_eval(node.value)
+    except (SyntaxError, ValueError):  # an f-string
+        return "", None
+
+
+def is_ast_main_block(statement: ast.stmt) -> bool:
+    """:func:`main_block`'s test on an ``ast`` statement (the selective parse reads ``ast``)."""
+    test = statement.test if isinstance(statement, ast.If) else None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    operands = {_ast_main_operand(test.left), _ast_main_operand(test.comparators[0])}
+    return operands == {("name", "__name__"), ("string", "__main__")}
+
+
+def _ast_main_operand(node: ast.expr) -> tuple[str, object]:
+    if isinstance(node, ast.Name):
+        return "name", node.id
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return "string", node.value
+    return "", None
+
+
+def compound_body(statement: pytree.Node, clause: int = 0) -> pytree.Base:
+    """The body of clause ``clause`` of a compound statement (``if``/``elif``/``else``,
+    ``for``, ``while``, ``with``, ``try``, ``def``, ``class``): the suite, or the line of a
+    one-line body, after that clause's ``:``."""
+    colons = [index for index, child in enumerate(statement.children) if child.type == token.COLON]
+    return statement.children[colons[clause] + 1]
+
+
+def block_statements(body: pytree.Base) -> list[pytree.Base]:
+    """The statements of a body (:func:`compound_body`): a suite's, or the one-line body itself."""
+    if body.type != syms.suite:
+        return [body]
+    return [child for child in body.children if child.type not in (token.INDENT, token.DEDENT, token.NEWLINE)]

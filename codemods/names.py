@@ -1,23 +1,29 @@
-"""Which names in a file are bound to TensorFlow, and what a dotted expression resolves to.
+"""Names: what an import binds, the dotted name a node spells, a file's module name, and
+which names in a file are bound to TensorFlow (or another root module) and what a dotted
+expression resolves to. The one home of these questions, for both trees: fissix's
+(:func:`import_bindings`, :func:`spelled_name`) and ``ast``'s (:func:`ast_import_bindings`,
+:func:`ast_dotted_name`).
 
 Rules match *canonical* names (``tensorflow.nn.dropout``) whatever the file's spelling:
-``tf.nn.dropout``, ``tf.compat.v1.nn.dropout``, ``from tensorflow import nn``, or the internal
-module the public name is exported from (``from tensorflow.python.ops import nn_ops``:
-:data:`PUBLIC_NAMES`). Code a rule writes uses the file's own alias (:attr:`ImportNames.alias`),
-never an internal module.
+``tf.nn.dropout``, ``tf.compat.v1.nn.dropout`` (:func:`canonical` folds ``compat.v1``),
+``from tensorflow import nn``, or the internal module the public name is exported from
+(``from tensorflow.python.ops import nn_ops``: :data:`PUBLIC_NAMES`). Code a rule writes uses
+the file's own alias (:attr:`ImportNames.alias`), never an internal module.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from functools import cached_property
-from typing import Optional
+from pathlib import PurePosixPath
+from typing import Optional, Sequence
 
 from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .statements import child_index
+from .nodes import child_index
 from .walk import small_statements
 
 TF = "tensorflow"
@@ -31,14 +37,17 @@ _COMPAT = ("tensorflow.compat.v1", "tensorflow.compat.v2")
 #: must see a file importing only this package lists it in :attr:`Rule.modules`.
 ESTIMATOR_PACKAGE = "tensorflow_estimator"
 
-#: Cheap test on raw text: could the file import TensorFlow (or :data:`ESTIMATOR_PACKAGE`)? It
-#: may over-match (the tree decides), never under-match: the import can follow ``;`` or a
-#: one-line ``try:``/``if x:``.
-IMPORTS_TF = re.compile(
-    r"(?:^|[;:])[ \t]*(?:from[ \t]+tensorflow(?:_estimator)?\b"
-    r"|import[ \t][^\n#]*\btensorflow(?:_estimator)?\b)",
-    re.MULTILINE,
-)
+def imports_module_pattern(*modules: str) -> "re.Pattern[str]":
+    """Cheap test on raw text: could the file import one of ``modules`` (root packages)? It
+    may over-match (the tree decides), never under-match: the import can follow ``;`` or a
+    one-line ``try:``/``if x:``."""
+    name = "(?:" + "|".join(map(re.escape, modules)) + ")" if len(modules) > 1 else re.escape(modules[0])
+    return re.compile(rf"(?:^|[;:])[ \t]*(?:from[ \t]+{name}\b|import[ \t][^\n#]*\b{name}\b)",
+                      re.MULTILINE)
+
+
+#: :func:`imports_module_pattern` of TensorFlow and :data:`ESTIMATOR_PACKAGE`.
+IMPORTS_TF = imports_module_pattern(TF, ESTIMATOR_PACKAGE)
 
 
 #: Internal modules (and a few members) -> the public name TensorFlow exports them as
@@ -196,6 +205,31 @@ def canonical(dotted: str) -> str:
     return dotted
 
 
+def module_package(path: str) -> tuple[str, ...]:
+    """The package a file's imports are found from first: its folder (a package's
+    ``__init__.py``: the package itself)."""
+    parts = module_parts(path)
+    return parts if PurePosixPath(path.replace("\\", "/")).name.startswith("__init__.") else parts[:-1]
+
+
+def ast_dotted_name(node: ast.AST) -> Optional[str]:
+    """``a.b.c`` for an ``ast`` name or attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def module_parts(path: str) -> tuple[str, ...]:
+    """``("models", "benchmark")`` for ``models/benchmark.py``; a package is its folder."""
+    parts = [part for part in PurePosixPath(path.replace("\\", "/")).with_suffix("").parts
+             if part not in ("/", "")]
+    return tuple(parts[:-1] if parts and parts[-1] == "__init__" else parts)
+
+
 def dotted_name(node: pytree.Base) -> Optional[str]:
     """``a.b.c`` for a NAME or a power node made only of ``.attr`` trailers, else None."""
     if node.type == token.NAME:
@@ -212,6 +246,11 @@ def is_attribute_trailer(node: pytree.Base) -> bool:
     return bool(node.type == syms.trailer and node.children[0].type == token.DOT)
 
 
+def attribute_name(node: pytree.Base) -> Optional[str]:
+    """``name`` for a ``.name`` trailer, else None."""
+    return str(node.children[1].value) if is_attribute_trailer(node) else None
+
+
 def is_call_trailer(node: Optional[pytree.Base]) -> bool:
     return node is not None and node.type == syms.trailer and node.children[0].type == token.LPAR
 
@@ -223,15 +262,121 @@ def is_empty_call(node: pytree.Base) -> bool:
 
 def prefix_name(power: pytree.Node, end: int) -> Optional[str]:
     """Dotted name spelled by ``power.children[:end]`` (a NAME and attribute trailers only)."""
-    first = power.children[0]
+    return spelled_name(power.children[:max(end, 1)])
+
+
+def spelled_name(parts: Sequence[pytree.Base], through_calls: bool = False) -> Optional[str]:
+    """``a.b.c`` for power children ``parts`` spelling a NAME and attribute trailers, else None:
+    the one reading of a dotted name. ``through_calls``: calls without arguments are spelled
+    too (``contrib.tpu().TPUEstimator``, as :meth:`ImportNames.resolve` reads an accessor's call)."""
+    first = parts[0]
     if first.type != token.NAME:
         return None
-    parts = [first.value]
-    for trailer in power.children[1:end]:
-        if not is_attribute_trailer(trailer):
+    spelled = [first.value]
+    for trailer in parts[1:]:
+        if is_attribute_trailer(trailer):
+            spelled.append("." + trailer.children[1].value)
+        elif through_calls and is_empty_call(trailer):
+            spelled.append(ACCESSOR_CALL)
+        else:
             return None
-        parts.append(trailer.children[1].value)
-    return ".".join(parts)
+    return "".join(spelled)
+
+
+def leading_name(parts: Sequence[pytree.Base]) -> Optional[str]:
+    """The dotted name the leading NAME and attribute trailers of power children ``parts``
+    spell (``tf.data.Dataset.range`` of ``tf.data.Dataset.range(9).batch``), or None."""
+    end = 1
+    while end < len(parts) and is_attribute_trailer(parts[end]):
+        end += 1
+    return spelled_name(parts[:end])
+
+
+def callee_name(power: pytree.Base) -> Optional[str]:
+    """The dotted name of the callee when ``power`` ends with a call (``tf.Session`` of
+    ``tf.Session(config=c)``), else None."""
+    if power.type != syms.power or not is_call_trailer(power.children[-1]):
+        return None
+    return prefix_name(power, len(power.children) - 1)
+
+
+#: The name :func:`import_bindings` gives what ``from m import *`` binds (its target: ``m``).
+STAR = "*"
+
+
+def import_binding_leaves(statement: pytree.Base) -> list[tuple[pytree.Leaf, str]]:
+    """``(leaf, target)`` for each name an ``import``/``from ... import`` statement binds: the
+    NAME leaf bound and the full name it is bound to. ``import horovod.tensorflow as hvd``:
+    ``hvd`` -> ``horovod.tensorflow``; ``import horovod.tensorflow``: ``horovod`` ->
+    ``horovod``; ``from m import rank as r``: ``r`` -> ``m.rank``. A relative module keeps
+    its dots (``from .ops import init``: ``.ops.init``; ``from . import ops``: ``.ops``);
+    ``from m import *`` gives the ``*`` leaf and ``m``."""
+    if statement.type == syms.import_name:
+        return [_imported_module(item) for item in _import_items(statement.children[1:])]
+    keyword = next(index for index, child in enumerate(statement.children)
+                   if child.type == token.NAME and child.value == "import")
+    module = "".join(leaf.value for child in statement.children[1:keyword] for leaf in child.leaves())
+    base = module if module.endswith(".") else module + "."
+    found = []
+    for item in _import_items(statement.children[keyword + 1:]):
+        if item.type == token.STAR:
+            found.append((item, module))
+        elif item.type == syms.import_as_name:
+            found.append((item.children[2], base + item.children[0].value))
+        else:
+            found.append((item, base + item.value))
+    return found
+
+
+def import_bindings(statement: pytree.Base) -> list[tuple[str, str]]:
+    """``(name, target)`` of each name the import ``statement`` binds (:func:`import_binding_leaves`)."""
+    return [(leaf.value, target) for leaf, target in import_binding_leaves(statement)]
+
+
+def _import_items(children: Sequence[pytree.Base]) -> list[pytree.Base]:
+    """The items of an import's name list, without parentheses and commas."""
+    items = []
+    for child in children:
+        if child.type in (syms.dotted_as_names, syms.import_as_names):
+            items.extend(child.children[::2])
+        elif child.type not in (token.LPAR, token.RPAR):
+            items.append(child)
+    return items
+
+
+def _imported_module(item: pytree.Base) -> tuple[pytree.Leaf, str]:
+    """What one item of ``import a.b as c, d.e`` binds."""
+    if item.type == syms.dotted_as_name:
+        return item.children[2], dotted_name(item.children[0]) or ""
+    head = item if item.type == token.NAME else item.children[0]
+    return head, head.value
+
+
+def ast_import_bindings(node: "ast.Import | ast.ImportFrom", path: Optional[str] = None) -> list[tuple[str, str]]:
+    """:func:`import_bindings` of an ``ast`` import: ``(name, target)`` of each name it binds.
+    With ``path`` (the file's, in its repository) a relative module is made absolute, and the
+    names of one that leaves the repository are left out; without, it keeps its dots."""
+    if isinstance(node, ast.Import):
+        return [(alias.asname or alias.name.partition(".")[0],
+                 alias.name if alias.asname else alias.name.partition(".")[0]) for alias in node.names]
+    module = absolute_module(node, path) if path is not None else "." * node.level + (node.module or "")
+    if module is None:
+        return []
+    base = module if module.endswith(".") else module + "."
+    return [(STAR, module) if alias.name == STAR else (alias.asname or alias.name, base + alias.name)
+            for alias in node.names]
+
+
+def absolute_module(node: ast.ImportFrom, path: str) -> Optional[str]:
+    """The absolute module of ``from <module> import ...`` in the file ``path``
+    (``.``-relative ones from its package), or None when it leaves the repository."""
+    if not node.level:
+        return node.module
+    package = module_package(path)
+    if node.level - 1 > len(package):
+        return None
+    base = list(package[: len(package) - (node.level - 1)])
+    return ".".join(base + ([node.module] if node.module else [])) or None
 
 
 class ImportNames:
@@ -254,10 +399,8 @@ class ImportNames:
         self._accessor_stems = frozenset(".".join(spelled.split(".")[:end]) for spelled in self.accessors
                                          for end in range(1, spelled.count(".") + 2))
         for node in small_statements(tree):
-            if node.type == syms.import_name:
-                self._import_name(node.children[1])
-            elif node.type == syms.import_from:
-                self._import_from(node)
+            if node.type in (syms.import_name, syms.import_from):
+                self._import(node)
             elif node.type == syms.expr_stmt and len(node.children) == 3:
                 self._alias_assignment(node)
 
@@ -336,34 +479,16 @@ class ImportNames:
         if any(target == root or target.startswith(root + ".") for root in roots):
             self.bindings[name] = target
 
-    def _import_name(self, node: pytree.Base) -> None:
-        items = node.children[::2] if node.type == syms.dotted_as_names else [node]
-        for item in items:
-            if item.type == syms.dotted_as_name:
-                self._bind(item.children[2].value, dotted_name(item.children[0]) or "")
+    def _import(self, node: pytree.Node) -> None:
+        for name, target in import_bindings(node):
+            if target.startswith("."):
+                continue  # a module of the repository, not one of the root's
+            if name == STAR:
+                source = STAR_SAME.get(target, target)
+                for star in sorted(STAR_EXPORTS.get(source, ())):
+                    self._bind(star, f"{source}.{star}")
             else:
-                module = dotted_name(item) or ""
-                self._bind(module.split(".")[0], module.split(".")[0])
-
-    def _import_from(self, node: pytree.Node) -> None:
-        module = dotted_name(node.children[1]) if node.children[1].type != token.DOT else None
-        if not module:
-            return
-        names = node.children[3:]
-        for child in names:
-            if child.type == token.LPAR or child.type == token.RPAR:
-                continue
-            if child.type == token.STAR:
-                source = STAR_SAME.get(module, module)
-                for name in sorted(STAR_EXPORTS.get(source, ())):
-                    self._bind(name, f"{source}.{name}")
-                continue
-            items = child.children[::2] if child.type == syms.import_as_names else [child]
-            for item in items:
-                if item.type == syms.import_as_name:
-                    self._bind(item.children[2].value, f"{module}.{item.children[0].value}")
-                elif item.type == token.NAME:
-                    self._bind(item.value, f"{module}.{item.value}")
+                self._bind(name, target)
 
     def _alias_assignment(self, node: pytree.Node) -> None:
         target, op, value = node.children

@@ -12,7 +12,7 @@ from npu_codemod.orchestrator.redact import mask_record
 from npu_codemod.plugins.manager import Plugins
 
 
-class Notifier:
+class HookCaller:
     """Calls a hook on every plugin; a third-party failure is one warning, not the end of a run."""
 
     def __init__(self, plugins: Plugins) -> None:
@@ -35,7 +35,7 @@ def write_reports(plugins: Plugins, run: dict, report_dir: Path) -> list[Path]:
     make_report_dir(report_dir)
     written: list[Path] = []
     try:
-        for paths in Notifier(plugins)("npu_codemod_write_report", run=run, report_dir=report_dir):
+        for paths in HookCaller(plugins)("npu_codemod_write_report", run=run, report_dir=report_dir):
             written.extend(paths or ())
     except OSError as exc:
         raise cannot_write(report_dir, exc) from None

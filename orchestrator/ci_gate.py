@@ -22,7 +22,7 @@ from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, not
 from npu_codemod.codemods.findings import rewrite_instruction
 from npu_codemod.codemods.tf_programs import program_facts, with_programs
 from npu_codemod.codemods.tf_runtime import decide, is_manifest, with_runtime
-from npu_codemod.orchestrator.toolkit import Toolkit
+from npu_codemod.orchestrator.loaded_rules import LoadedRules
 
 EXIT_CLEAN, EXIT_SITES, EXIT_UNREADABLE = 0, 1, 2
 #: Folders never walked into: VCS data, virtualenvs, caches.
@@ -116,7 +116,7 @@ def _skipped(path: Path, root: Path) -> bool:
     return any(part.startswith(".") or part in SKIPPED_DIRS for part in parts)
 
 
-def run_check(paths: Sequence[str], toolkit: Toolkit, out: TextIO, err: TextIO,
+def run_check(paths: Sequence[str], loaded_rules: LoadedRules, out: TextIO, err: TextIO,
               debug: bool = False, include_tests: bool = False,
               tensorflow: Optional[str] = None) -> int:
     """Print the sites of ``paths`` that need migrating; the exit code of ``check``. With
@@ -129,7 +129,7 @@ def run_check(paths: Sequence[str], toolkit: Toolkit, out: TextIO, err: TextIO,
     own = _own_pyproject(paths)
     if own is not None:  # the repository's own settings (check runs on a folder of it, or on it)
         manifests.setdefault("pyproject.toml", own)
-    sites = check_contents(contents, toolkit, [str(link) for link in links], manifests, tensorflow)
+    sites = check_contents(contents, loaded_rules, [str(link) for link in links], manifests, tensorflow)
     sites = sorted(sites + notebook_sites(paths, include_tests), key=lambda s: (s.path, s.line, s.column, s.rule_id))
     for site in sites:
         print(site, file=out)
@@ -200,7 +200,7 @@ def _manifests(paths: Sequence[str]) -> Iterable[tuple[Path, str]]:
                     continue
 
 
-def check_contents(contents: dict[str, bytes], toolkit: Toolkit, links: Sequence[str] = (),
+def check_contents(contents: dict[str, bytes], loaded_rules: LoadedRules, links: Sequence[str] = (),
                    manifests: Mapping[str, str] = {}, tensorflow: Optional[str] = None) -> list[Site]:
     """Sites needing migration in files given as ``{path: bytes}`` and in the symlinks
     ``links`` (one site each: not followed), in path and line order.
@@ -209,14 +209,14 @@ def check_contents(contents: dict[str, bytes], toolkit: Toolkit, links: Sequence
     gathered over all of them, as ``run`` does, and so is the TensorFlow runtime (from
     ``tensorflow``, the ``manifests`` by path, or the code).
     """
-    facts = toolkit.analyze(contents.items()).facts
+    facts = loaded_rules.repository_facts(contents.items()).facts
     runtime = decide(tensorflow, manifests, facts)
     programs, messages = program_facts(facts, runtime.value, manifests.get("pyproject.toml", ""))
     facts = with_programs(with_runtime(facts, runtime), programs)
     # what of the pins and settings could not be read, or left the version open: as ``run``
     sites = [Site(path or ".", 1, 0, FILE_RULE_ID, message) for path, message in runtime.messages + messages]
     for path, data in contents.items():
-        sites += outcome_sites(toolkit.engine.process(data, path, facts=facts))
+        sites += outcome_sites(loaded_rules.engine.process(data, path, facts=facts))
     sites += [Site(path, 1, 0, FILE_RULE_ID, SYMLINK) for path in links]
     return sorted(sites, key=lambda s: (s.path, s.line, s.column, s.rule_id))
 

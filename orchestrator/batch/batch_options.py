@@ -15,12 +15,12 @@ from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH, Mode
 from npu_codemod.orchestrator.batch.process_pool import ProcessPool
 from npu_codemod.orchestrator.batch.runner import Key, Pool
 from npu_codemod.orchestrator.git.repository import GitError, check_branch_name
+from npu_codemod.orchestrator.loaded_rules import RuleSelection
 from npu_codemod.orchestrator.prs.groups import SplitBy
-from npu_codemod.orchestrator.prs.options import pr_settings
+from npu_codemod.orchestrator.prs.pr_options import pr_settings
 from npu_codemod.orchestrator.prs.publish import PrSettings
-from npu_codemod.orchestrator.toolkit import RuleSelection
-from npu_codemod.orchestrator.verify.options import tensorflow_problem, verify_options
 from npu_codemod.orchestrator.verify.settings import VerifyOptions
+from npu_codemod.orchestrator.verify.verify_options import tensorflow_problem, verify_options
 
 #: Seconds one repository may take unless ``--repo-timeout`` says otherwise: a bound for
 #: what no other deadline catches (a remote that trickles, a worker that hangs).

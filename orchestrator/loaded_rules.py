@@ -1,7 +1,7 @@
 """The rules a run uses, built once per process from a picklable selection.
 
 Workers cannot receive a plugin manager or compiled Bowler query (neither pickles), so they
-receive a :class:`RuleSelection` and build the same :class:`Toolkit` themselves.
+receive a :class:`RuleSelection` and build the same :class:`LoadedRules` themselves.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from typing import FrozenSet, Iterable, Optional
 
 from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine, collector_paused, size_problem
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.names import IMPORTS_TF
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_versions import signals_of
-from npu_codemod.codemods.tfnames import IMPORTS_TF
 from npu_codemod.plugins.manager import Plugins, PluginSpec, load_plugins, select_rules
 
 
@@ -63,12 +63,14 @@ class RepoAnalysis:
 
 
 @dataclass
-class Toolkit:
+class LoadedRules:
+    """The plugins, the selected and configured rules, and the engine that runs them."""
+
     plugins: Plugins
     rules: list[Rule]
     engine: Engine
 
-    def analyze(self, files: Iterable[tuple[str, bytes]], repo: str = "") -> RepoAnalysis:
+    def repository_facts(self, files: Iterable[tuple[str, bytes]], repo: str = "") -> RepoAnalysis:
         """Facts from ``npu_codemod_analyze_file`` over the TensorFlow files of one repo.
 
         A plugin that is broken, or whose analysis raises on a file, costs an ``error``
@@ -76,17 +78,17 @@ class Toolkit:
         rewrite for its size (``MAX_SOURCE_BYTES``: generated or vendored code) is not
         analysed either: an ``ast`` of 50 MB of code takes gigabytes.
         """
-        files_part = self.analyze_files(files, repo)
+        files_part = self.files_facts(files, repo)
         return RepoAnalysis(files_part.facts, self.broken_findings(repo) + files_part.findings)
 
     def broken_findings(self, repo: str) -> tuple[Finding, ...]:
-        """The ``PLUGIN`` error of each broken plugin: the part of :meth:`analyze` that comes
+        """The ``PLUGIN`` error of each broken plugin: the part of :meth:`repository_facts` that comes
         before any file's."""
         return tuple(_plugin_error(repo, "", broken.name, f"plugin is broken, its rules did not "
                                    f"run: {broken.reason}") for broken in self.plugins.broken)
 
-    def analyze_files(self, files: Iterable[tuple[str, bytes]], repo: str = "") -> RepoAnalysis:
-        """:meth:`analyze` without the broken plugins' findings: the part of a slice of the
+    def files_facts(self, files: Iterable[tuple[str, bytes]], repo: str = "") -> RepoAnalysis:
+        """:meth:`repository_facts` without the broken plugins' findings: the part of a slice of the
         repository's files, for a worker (:meth:`RepoAnalysis.joined` puts slices together)."""
         facts: set[str] = set()
         findings: list[Finding] = []
@@ -118,13 +120,13 @@ def _plugin_error(repo: str, path: str, plugin: str, message: str) -> Finding:
 
 
 @lru_cache(maxsize=4)
-def build_toolkit(selection: RuleSelection) -> Toolkit:
+def load_rules(selection: RuleSelection) -> LoadedRules:
     """Load plugins, apply the rule settings, select rules. SettingsError on a bad setting."""
     plugins = load_plugins(selection.plugins)
     rules = configure(plugins, selection)
     rules = select_rules(rules, set(selection.only) if selection.only else None,
                          set(selection.disabled))
-    return Toolkit(plugins, rules, Engine(rules, mode=selection.engine))
+    return LoadedRules(plugins, rules, Engine(rules, mode=selection.engine))
 
 
 def configure(plugins: Plugins, selection: RuleSelection) -> list[Rule]:
