@@ -10,7 +10,7 @@ import pytest
 
 from npu_codemod.codemods.tf_programs import program_facts, with_programs
 from npu_codemod.codemods.tf_runtime import decide, with_runtime
-from npu_codemod.orchestrator.toolkit import RuleSelection, build_toolkit
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
 from support.cli import cli
 from support.git import make_repo, show
@@ -350,11 +350,11 @@ def test_global_options_changed_after_open_are_reported() -> None:
 def test_another_file_s_imports_leave_the_facts_the_rules_get_as_they_were() -> None:
     """The import graph is read for the entries only: the rules (and the result cache keyed by
     their facts) see what it decided, so adding an import elsewhere re-runs no other file."""
-    toolkit = build_toolkit(RuleSelection())
+    loaded = load_rules(RuleSelection())
 
     def rule_facts(runner: str) -> frozenset[str]:
         files = {"run.py": LAUNCHER, "experiments/runner.py": runner, "experiments/trainer.py": FIT}
-        facts = toolkit.analyze((path, text.encode()) for path, text in files.items()).facts
+        facts = loaded.repository_facts((path, text.encode()) for path, text in files.items()).facts
         runtime = decide("2", {}, facts)
         return with_programs(with_runtime(facts, runtime), program_facts(facts, runtime.value)[0])
 
