@@ -27,9 +27,10 @@ the functions (``contrib.tpu``, ``tpu``).
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Optional
+from functools import lru_cache
+from typing import FrozenSet, Iterable, Optional
 
-from .modules import imported_names, module_ast, nearest_name, own_nodes
+from .modules import imported_names, module_ast, module_index, nearest_name, own_nodes
 from .names import (
     ESTIMATOR_PACKAGE,
     STAR,
@@ -72,7 +73,7 @@ def _tf_imports(tree: ast.Module) -> dict[str, str]:
     tensorflow.contrib import slim as tf_slim / except ImportError: import tf_slim``) is
     TensorFlow's, as on TF 1.x; one imported as two TensorFlow names is left out."""
     found: dict[str, set[str]] = {}
-    for node in ast.walk(tree):
+    for node in module_index(tree).nodes(ast.Import, ast.ImportFrom):  # the analyses' one walk
         if not isinstance(node, (ast.Import, ast.ImportFrom)) or isinstance(node, ast.ImportFrom) and node.level:
             continue  # a relative import binds no TensorFlow name
         for local, target in ast_import_bindings(node):
@@ -135,8 +136,10 @@ def _mentions_tf(value: ast.AST, imports: dict[str, str]) -> bool:
     return False
 
 
-def repository_accessors(facts: Iterable[str]) -> dict[str, str]:
-    """Module-qualified function name -> what it returns, from the ``accessor:`` facts."""
+@lru_cache(maxsize=4)
+def repository_accessors(facts: FrozenSet[str]) -> dict[str, str]:
+    """Module-qualified function name -> what it returns, from the ``accessor:`` facts
+    (worked out once per repository's facts: the dict kept for them, not to be edited)."""
     found = {}
     for fact in facts:
         if fact.startswith(PREFIX):

@@ -31,7 +31,7 @@ from .api_sites import ApiSites, uncovered
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import place_imports
-from .names import imports_module_pattern
+from .names import TF, imports_module_pattern
 from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
@@ -195,7 +195,9 @@ class Engine:
         too_large = size_problem(text)
         if too_large is not None:
             return FileOutcome(path, (_file_error(repo, path, 1, too_large),))
-        imported = {module for module, pattern in self._imports.items() if pattern.search(text)}
+        # The pattern spells the module's name: most files lack most modules' (no regex run).
+        imported = {module for module, pattern in self._imports.items()
+                    if module in text and pattern.search(text)}
         active = [r for r in self.rules if imported.intersection(r.modules)]
         if not active and ENTRY_FACT + path in facts:
             active = self._scripts  # an entry script of a TF 2.x program that imports no TF
@@ -291,7 +293,7 @@ class Engine:
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
                           facts=facts, enabled_rules=self._enabled, parsed=parsed,
                           file_kind=treated)
-        bound = {module for module in self._modules if ctx.names(module).bindings}
+        bound = {module for module in self._modules if may_bind(module, body) and ctx.names(module).bindings}
         active = [rule for rule in active if bound.intersection(rule.modules) or treated == NON_TF]
         if not active or (treated == TF1 and self._eager(ctx, body)):
             for rule in active:  # none when the file binds no module of theirs
@@ -536,6 +538,13 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def may_bind(module: str, text: str) -> bool:
+    """Can the file ``text`` bind ``module`` (a root package)? Only an import that spells its
+    name binds a module other than TensorFlow (an alias assignment starts from a bound
+    name); TensorFlow may also be bound through the repository's accessor functions."""
+    return module == TF or module in text
 
 
 def _anything(node: pytree.Base) -> bool:

@@ -34,6 +34,7 @@ from npu_codemod.plugins.rules._toolkit import (
     in_npu_form,
     list_name,
     module_ast,
+    module_index,
     support_list,
     unresolved_accesses,
     written_uses,
@@ -333,13 +334,15 @@ def _on_statement(ctx: FileContext, lines: Lines, line: int) -> list[Finding]:
 def statement_starts(ctx: FileContext) -> dict[int, int]:
     """Line -> the first line of the simple statement that spans it, for the lines after the
     first of statements over several lines (none for a file ``ast`` cannot read)."""
-    try:
-        module = ast.parse(ctx.original)
-    except (SyntaxError, ValueError):
-        return {}
+    module = module_ast(ctx.original)  # the unit layout's or another analysis's, if parsed
+    if module is None:
+        try:
+            module = ast.parse(ctx.original)  # only to raise what ast.parse raises beyond these
+        except (SyntaxError, ValueError):
+            return {}
     starts: dict[int, int] = {}
-    for node in ast.walk(module):
-        if isinstance(node, ast.stmt) and not hasattr(node, "body") and node.end_lineno:
+    for node in module_index(module).nodes(ast.stmt):  # in any order: simple ones never nest
+        if not hasattr(node, "body") and node.end_lineno:
             for number in range(node.lineno + 1, node.end_lineno + 1):
                 starts.setdefault(number, node.lineno)
     return starts
