@@ -37,7 +37,7 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
-from .tf_programs import MIXED_PART, mixed_entry
+from .tf_programs import ENTRY_FACT, MIXED_PART, mixed_entry
 from .tf_versions import (
     CONFLICT,
     NON_TF,
@@ -199,8 +199,8 @@ class Engine:
         imported = {module for module, pattern in self._imports.items()
                     if module in text and pattern.search(text)}
         active = [r for r in self.rules if imported.intersection(r.modules)]
-        if not active and "__main__" in text:
-            active = self._scripts  # a script importing none of the rules' modules: an entry?
+        if not active and ENTRY_FACT + path in facts:
+            active = self._scripts  # an entry script of a TF 2.x program that imports no TF
         if not active:
             return FileOutcome(path)
         return self._by_kind(source, path, repo, facts, active)
@@ -597,7 +597,8 @@ class _Dispatch:
 
 def _may_act(rule: Rule, text: str) -> bool:
     """The ``Rule._tokens`` prefilter: whether the file's text holds one of the rule's tokens
-    (a speed hint: applied after the file's kind is known, so it changes no outcome)."""
+    (a speed hint, applied once the file's kind is known: a file no rule's tokens match keeps
+    its kind and file findings; only a parse or eager-mode finding needs a rule that runs)."""
     return not rule._tokens or any(token in text for token in rule._tokens)
 
 

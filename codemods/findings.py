@@ -65,6 +65,18 @@ class Finding:
                    data.get("trace", ""), data.get("level", ""))
 
 
+#: The verb a rule opens a ``migrated`` message with when it removed a whole statement
+#: ("removed hvd.init(): ..."): the site is gone from the branch (see :func:`removed_site`).
+REMOVAL_VERB = "removed"
+
+
+def removed_site(status: str, message: str) -> bool:
+    """Did the rewrite of this finding remove its whole statement? Such a site is not in the
+    branch, so no rerun over the branch can count it: it is no site of any figure (the
+    finding stays, and explains the diff), as NPU001's import line is none."""
+    return status == "migrated" and message.startswith(REMOVAL_VERB + " ")
+
+
 def rewrite_instruction(finding: Finding) -> Optional[str]:
     """What ``run`` does at the site of a ``migrated`` finding, in the imperative ("add
     drop_remainder=True (...)"), or None when the site is already in NPU form.

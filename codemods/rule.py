@@ -260,7 +260,8 @@ class FileContext:
 
     def analysis(self, factory: Callable[..., T], *key: Any) -> T:
         """``factory(self, *key)``, computed once per file and shared by every rule that asks:
-        a typed analysis (a function or class taking the context) instead of a string key."""
+        a typed analysis (a function or class taking the context) instead of a string key.
+        The context's one cache (:meth:`names` and :attr:`tf` are kept in it too)."""
         index = (factory, *key)
         if index not in self._analyses:
             self._analyses[index] = factory(self, *key)
@@ -288,6 +289,8 @@ class FileContext:
 
     def report_at(self, line: int, column: int, status: Status, message: str,
                   level: str = "") -> None:
+        """:meth:`report` at a ``line`` (1-based) and ``column`` (0-based) of the file as
+        written, for a site no node stands for."""
         rule = self.rule
         assert rule is not None, "report() outside a rule callback"
         if status == "unmigrated":

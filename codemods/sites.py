@@ -6,7 +6,9 @@ findings on one line (NPU007's config and NPU008's soft placement of the same se
 site, in the state of the finding that asks most of a person. The states:
 
 - ``migrated``: a rule rewrote it (its message opens with a past-tense verb, see
-  :func:`findings.rewrite_instruction`);
+  :func:`findings.rewrite_instruction`); a statement a rule removed ("removed hvd.init()")
+  is no site: it is not in the branch, so a rerun over the branch could not count it
+  (:func:`findings.removed_site`; the finding stays, and explains the diff);
 - ``compliant``: it was already in NPU form (a rerun over the tool's own output finds these);
 - ``unmigrated``: a person has to act (the one "left" figure of every report);
 - ``not-needed``: code the migration made dead on the NPU (a TPU-only branch);
@@ -24,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Iterable, Mapping, Optional
 
-from .findings import STATUSES, Finding, rewrite_instruction
+from .findings import STATUSES, Finding, removed_site, rewrite_instruction
 
 #: Most work first: a site with several findings takes the state of the first in this order.
 SITE_ORDER = ("error", "unmigrated", "migrated", "compliant", "not-needed")
@@ -78,11 +80,12 @@ class SiteCounts:
         ``leaving_out`` left out."""
         return cls.of_states(site_states(
             (f["path"], f["line"], f["rule_id"], f["status"]) for f in findings
-            if f["rule_id"] not in leaving_out))
+            if f["rule_id"] not in leaving_out and not removed_site(f["status"], f["message"])))
 
     @classmethod
     def of_findings(cls, findings: Iterable[Finding]) -> "SiteCounts":
-        return cls.of_states(site_states((f.path, f.line, f.rule_id, f.status) for f in findings))
+        return cls.of_states(site_states((f.path, f.line, f.rule_id, f.status) for f in findings
+                                         if not removed_site(f.status, f.message)))
 
     @classmethod
     def of_states(cls, states: Iterable[str]) -> "SiteCounts":
@@ -129,7 +132,9 @@ def sites_per_rule(findings: Iterable[Finding]) -> dict[str, Counter[str]]:
     repository)."""
     by_rule: dict[str, list[tuple[str, int, str, str]]] = {}
     for f in findings:
-        by_rule.setdefault(f.rule_id, []).append((f.path, f.line, f.rule_id, f.status))
+        rows = by_rule.setdefault(f.rule_id, [])  # a rule whose findings are all removals: no site
+        if not removed_site(f.status, f.message):
+            rows.append((f.path, f.line, f.rule_id, f.status))
     return {rule_id: Counter(site_states(rows)) for rule_id, rows in by_rule.items()}
 
 

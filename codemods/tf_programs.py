@@ -192,12 +192,19 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
                                                      compat=", ".join(sorted(program.compat)))))
             for path in program.reached:
                 found |= {MIXED_FACT + path, f"{MIXED_ENTRY_FACT}{path}={node.path}"}
-        elif program.eager or (entries and not node.compat):
+        elif program.eager or (entries and not program.compat):  # a listed compat program: NPU062
             found.add(ENTRY_FACT + node.path)
     if not any(fact.startswith(ENTRY_FACT) or fact.startswith(MIXED_FACT) for fact in found) \
             and any(node.eager(runtime) for node in nodes.values()):
         messages.append(("", NO_ENTRY))
     return frozenset(found), tuple(messages)
+
+
+def with_programs(facts: frozenset[str], programs: frozenset[str]) -> frozenset[str]:
+    """The facts the rules get: the graph's (read by :func:`program_facts` only) replaced by
+    what it decided, so that an edit of one file's imports leaves the other files' facts (and
+    their cached results) as they were."""
+    return frozenset(fact for fact in facts if not fact.startswith(GRAPH_FACT)) | programs
 
 
 def mixed_entry(facts: frozenset[str], path: str) -> Optional[str]:

@@ -11,13 +11,14 @@ it is the NPU form.
 
 from __future__ import annotations
 
-import ast
+import re
+from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import AbstractSet, Generic, Optional, Sequence, TypeVar
 
 from .ast_references import ast_references
-from .modules import module_ast
 from .names import ImportNames
 from .qualified import ReferenceSite
 from .rule import FileContext
@@ -47,7 +48,10 @@ class Written:
 
 def written(ctx: FileContext) -> Optional[Written]:
     """The file as the rules left it (before the header imports, which hold no use), its
-    lines mapped to the original's; None when no rule changed it."""
+    lines mapped to the original's; None when no rule changed it (a rule that rewrites
+    reports ``migrated``: a file with no such finding is not rendered to be compared)."""
+    if not any(finding.status == "migrated" for finding in ctx.findings):
+        return None
     before = _lines(ctx.parsed or ctx.original)
     after = _lines(tree_text(ctx.tree))
     if after == before:
@@ -56,8 +60,7 @@ def written(ctx: FileContext) -> Optional[Written]:
     result = Written("")
     lines: list[str] = []
     result.origin.append(None)
-    matcher = SequenceMatcher(None, before, after, autojunk=False)
-    for tag, first, end, new_first, new_end in matcher.get_opcodes():
+    for tag, first, end, new_first, new_end in line_opcodes(before, after):
         if tag == "equal":
             for number in range(first, end):
                 lines.append(source[number] if number < len(source) else before[number])
@@ -69,6 +72,94 @@ def written(ctx: FileContext) -> Optional[Written]:
             result.block[len(lines)] = (first + 1, end + 1)
     result.text = "\n".join(lines)
     return result
+
+
+#: Gaps of at most this many line pairs are matched by ``difflib`` (fine-grained); larger ones
+#: by their lines that occur once on each side (a patience diff): ``difflib`` takes seconds on
+#: a long file with many equal lines (blank ones).
+SMALL_GAP = 4096
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def line_opcodes(before: list[str], after: list[str]) -> list[Opcode]:
+    """``difflib``'s opcodes (``equal`` blocks and the changed ones between them) turning
+    the lines ``before`` into ``after``: the lines equal on both sides stay matched."""
+    pairs = _matched(before, after)
+    opcodes: list[Opcode] = []
+    first = new_first = 0
+    for number, new in [*pairs, (len(before), len(after))]:
+        if (number, new) != (first, new_first):
+            opcodes.append(("replace", first, number, new_first, new))
+        if number < len(before):
+            if opcodes and opcodes[-1][0] == "equal" and opcodes[-1][2] == number:
+                tag, start, _, new_start, _ = opcodes.pop()
+                opcodes.append((tag, start, number + 1, new_start, new + 1))
+            else:
+                opcodes.append(("equal", number, number + 1, new, new + 1))
+        first, new_first = number + 1, new + 1
+    return opcodes
+
+
+def _matched(before: list[str], after: list[str]) -> list[tuple[int, int]]:
+    """The (before, after) indexes of the lines matched, in order."""
+    pairs: list[tuple[int, int]] = []
+    gaps = [(0, len(before), 0, len(after))]
+    while gaps:
+        low, high, new_low, new_high = gaps.pop()
+        while low < high and new_low < new_high and before[low] == after[new_low]:
+            pairs.append((low, new_low))
+            low, new_low = low + 1, new_low + 1
+        while low < high and new_low < new_high and before[high - 1] == after[new_high - 1]:
+            high, new_high = high - 1, new_high - 1
+            pairs.append((high, new_high))
+        if low == high or new_low == new_high:
+            continue
+        if (high - low) * (new_high - new_low) <= SMALL_GAP:
+            matcher = SequenceMatcher(None, before[low:high], after[new_low:new_high], autojunk=False)
+            pairs.extend((low + block.a + step, new_low + block.b + step)
+                         for block in matcher.get_matching_blocks() for step in range(block.size))
+            continue
+        anchors = _anchors(before, after, low, high, new_low, new_high)
+        if not anchors:
+            continue  # nothing in common that can be told apart: one changed block
+        pairs.extend(anchors)
+        bounds = [(low - 1, new_low - 1), *anchors, (high, new_high)]
+        gaps.extend((a + 1, b, c + 1, d) for (a, c), (b, d) in zip(bounds, bounds[1:]))
+    return sorted(pairs)
+
+
+def _anchors(before: list[str], after: list[str], low: int, high: int, new_low: int,
+             new_high: int) -> list[tuple[int, int]]:
+    """The longest run, in order on both sides, of the lines that occur once on each side."""
+    once = Counter(before[low:high])
+    new_once = Counter(after[new_low:new_high])
+    where = {after[new]: new for new in range(new_low, new_high) if new_once[after[new]] == 1}
+    candidates = [(number, where[before[number]]) for number in range(low, high)
+                  if once[before[number]] == 1 and before[number] in where]
+    return _increasing(candidates)
+
+
+def _increasing(candidates: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest subsequence of ``candidates`` (in order of their first items) whose second
+    items increase too (patience sorting)."""
+    tails: list[int] = []  # tails[k]: the index of the smallest end of a run of k + 1
+    ends: list[int] = []  # the second items of those ends
+    previous: list[int] = [-1] * len(candidates)
+    for index, (_, new) in enumerate(candidates):
+        at = bisect_left(ends, new)
+        previous[index] = tails[at - 1] if at else -1
+        if at == len(tails):
+            tails.append(index)
+            ends.append(new)
+        else:
+            tails[at], ends[at] = index, new
+    run: list[tuple[int, int]] = []
+    index = tails[-1] if tails else -1
+    while index >= 0:
+        run.append(candidates[index])
+        index = previous[index]
+    return run[::-1]
 
 
 @dataclass(frozen=True)
@@ -90,100 +181,52 @@ def _lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").split("\n")
 
 
+#: A dotted name (``self.config``, ``rewriter_config_pb2.RewriterConfig``).
+_DOTTED = r"[A-Za-z_][\w.]*"
+#: The guide's NpuOptimizer lines that switch an option off (NPU007 writes them).
+_NPU_OFF = re.compile(rf"\s*{_DOTTED}\.graph_options\.rewrite_options\.(?:remapping|memory_optimization)"
+                      rf"\s*=\s*(?:{_DOTTED}\.)?RewriterConfig\.OFF\s*(?:#.*)?$")
+#: ``custom_op.parameter_map["precision_mode"].s = ...`` (NPU007's precision mode setting).
+_PARAMETER = re.compile(rf"\s*{_DOTTED}\.parameter_map\[[^\]]*\][\w.]*\s*=")
+#: ``config = tf.ConfigProto()``, or with the ``allow_soft_placement=True`` NPU008 adds.
+_FRESH_CONFIG = re.compile(rf"(\s*)(\w+)\s*=\s*{_DOTTED}\.ConfigProto\((?:allow_soft_placement=True)?\)"
+                           r"\s*(?:#.*)?$")
+#: What follows NPU007's fresh config: ``custom_op = config.graph_options...add()``.
+_ADD_CUSTOM_OP = "{indent}{name} = {config}.graph_options.rewrite_options.custom_optimizers.add()"
+#: NPU007's helper style around a config it created.
+_WRAPPED_CONFIG = re.compile(rf"npu_config_proto\(config_proto={_DOTTED}\.ConfigProto\(\)\)")
+
+
 def npu_form(text: str) -> NpuForm:
-    """The code of the tool's own shapes in ``text`` (a module)."""
+    """The code of the tool's own shapes in ``text`` (a module; the tool writes each shape on
+    lines of its own, so the lines are matched, no parse)."""
     if not any(sign in text for sign in SHAPE_SIGNS):
         return NpuForm()
-    module = module_ast(text)
-    if module is None:
-        return NpuForm()
-    lines: set[int] = set()
+    lines = text.split("\n")
+    shaped: set[int] = set()
     configs: set[int] = set()
-    for node in ast.walk(module):
-        for name in ("body", "orelse", "finalbody"):
-            statements = getattr(node, name, None)
-            if isinstance(statements, list):
-                lines.update(_shaped(statements))
-        if isinstance(node, ast.Call) and _wrapped_fresh_config(node):
-            configs.add(node.keywords[0].value.lineno)
-    return NpuForm(frozenset(lines), frozenset(configs))
+    for number, line in enumerate(lines, start=1):
+        if "rewrite_options" in line and _NPU_OFF.match(line) or "parameter_map" in line \
+                and _PARAMETER.match(line):
+            shaped.add(number)
+        elif "ConfigProto" in line:
+            if _fresh_config(line, lines[number] if number < len(lines) else ""):
+                shaped.add(number)
+            if _WRAPPED_CONFIG.search(line):
+                configs.add(number)
+    return NpuForm(frozenset(shaped), frozenset(configs))
 
 
-def _shaped(statements: list[ast.stmt]) -> set[int]:
-    lines: set[int] = set()
-    for index, statement in enumerate(statements):
-        following = statements[index + 1] if index + 1 < len(statements) else None
-        if _npu_off_line(statement) or _fresh_config(statement, following) \
-                or _custom_op_parameter(statement):
-            lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
-    return lines
-
-
-def _npu_off_line(statement: ast.stmt) -> bool:
-    """``X.graph_options.rewrite_options.remapping = RewriterConfig.OFF`` (or
-    ``memory_optimization``)."""
-    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
-        return False
-    target, value = statement.targets[0], statement.value
-    return (isinstance(target, ast.Attribute) and target.attr in NPU_OFF_OPTIONS
-            and _ends(target.value, REWRITE_OPTIONS) and isinstance(value, ast.Attribute)
-            and value.attr == "OFF" and _ends(value.value, ("RewriterConfig",)))
-
-
-def _fresh_config(statement: ast.stmt, following: Optional[ast.stmt]) -> bool:
-    """``config = tf.ConfigProto()`` (see :func:`_empty_config`) right before ``custom_op = config.graph_options.
+def _fresh_config(line: str, following: str) -> bool:
+    """``config = tf.ConfigProto()`` right before ``custom_op = config.graph_options.
     rewrite_options.custom_optimizers.add()``: the config NPU007 creates for a session."""
-    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name) and _empty_config(statement.value)):
+    fresh = _FRESH_CONFIG.match(line)
+    if fresh is None:
         return False
-    if not (isinstance(following, ast.Assign) and isinstance(following.value, ast.Call)):
-        return False
-    adder = following.value.func
-    name = statement.targets[0].id
-    return (isinstance(adder, ast.Attribute) and adder.attr == "add"
-            and _ends(adder.value, (name, *REWRITE_OPTIONS, "custom_optimizers")))
-
-
-def _custom_op_parameter(statement: ast.stmt) -> bool:
-    """``custom_op.parameter_map["precision_mode"].s = tf.compat.as_bytes(...)``."""
-    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
-        return False
-    target = statement.targets[0]
-    return (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Subscript)
-            and isinstance(target.value.value, ast.Attribute)
-            and target.value.value.attr == "parameter_map")
-
-
-def _wrapped_fresh_config(node: ast.Call) -> bool:
-    """``npu_config_proto(config_proto=tf.ConfigProto())``: NPU007's helper style."""
-    return (isinstance(node.func, ast.Name)
-            and node.func.id == "npu_config_proto" and not node.args and len(node.keywords) == 1
-            and node.keywords[0].arg == "config_proto" and _empty_config(node.keywords[0].value))
-
-
-def _empty_config(value: ast.expr) -> bool:
-    """``tf.ConfigProto()``, or with the ``allow_soft_placement=True`` NPU008 adds to it."""
-    return (isinstance(value, ast.Call) and not value.args
-            and all(_soft_placement(keyword) for keyword in value.keywords)
-            and isinstance(value.func, ast.Attribute) and value.func.attr == "ConfigProto")
-
-
-def _soft_placement(keyword: ast.keyword) -> bool:
-    return (keyword.arg == "allow_soft_placement" and isinstance(keyword.value, ast.Constant)
-            and keyword.value.value is True)
-
-
-def _ends(node: ast.expr, names: tuple[str, ...]) -> bool:
-    """Does the dotted expression ``node`` end with ``names`` (``a.b.graph_options.rewrite_options``
-    ends with ``("graph_options", "rewrite_options")``)?"""
-    for name in reversed(names):
-        if isinstance(node, ast.Attribute) and node.attr == name:
-            node = node.value
-        elif isinstance(node, ast.Name) and node.id == name and name == names[0]:
-            return True
-        else:
-            return False
-    return True
+    indent, name = fresh.groups()
+    custom_op = following.partition("=")[0].strip()
+    return bool(custom_op.isidentifier()) and following.rstrip() == _ADD_CUSTOM_OP.format(
+        indent=indent, name=custom_op, config=name)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from npu_codemod.codemods.engine import FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import rewrite_instruction
-from npu_codemod.codemods.tf_programs import program_facts
+from npu_codemod.codemods.tf_programs import program_facts, with_programs
 from npu_codemod.codemods.tf_runtime import decide, is_manifest, with_runtime
 from npu_codemod.orchestrator.loaded_rules import LoadedRules
 
@@ -212,7 +212,7 @@ def check_contents(contents: dict[str, bytes], loaded_rules: LoadedRules, links:
     facts = loaded_rules.repository_facts(contents.items()).facts
     runtime = decide(tensorflow, manifests, facts)
     programs, messages = program_facts(facts, runtime.value, manifests.get("pyproject.toml", ""))
-    facts = with_runtime(facts, runtime) | programs
+    facts = with_programs(with_runtime(facts, runtime), programs)
     # what of the pins and settings could not be read, or left the version open: as ``run``
     sites = [Site(path or ".", 1, 0, FILE_RULE_ID, message) for path, message in runtime.messages + messages]
     for path, data in contents.items():

@@ -176,8 +176,8 @@ class Overview:
         totals: dict[str, int] = dict.fromkeys(STATUSES, 0)
         for rule_id, rule_sites in sites_per_rule(repo.findings).items():
             by_rule = self.by_rule.setdefault(rule_id, dict.fromkeys(STATUSES, 0))
-            for status in STATUSES:
-                by_rule[status] += rule_sites[status]
+            for kind in STATUSES:
+                by_rule[kind] += rule_sites[kind]
         for finding in repo.findings:
             status, rule_id = finding.status, finding.rule_id
             self.rule_names[rule_id] = finding.rule_name

@@ -137,17 +137,19 @@ def npu_codemod_analyze_file(path, text):
 '''
 
 
+# The healthy repositories get 20 s each: enough on a loaded 2-core machine, which a 3 s
+# deadline was not (every repository timed out at load 9); the hanging one sleeps for 600 s.
 def test_a_dying_worker_and_a_hanging_repo_fail_alone(tmp_path, capsys):
     plugin = tmp_path / "sabotage.py"
     plugin.write_text(SABOTAGE_PLUGIN)
     marks = {1: "# crash\n", 2: "# hang\n"}
     make_fleet(tmp_path, 6, mark=lambda i: marks.get(i, ""))
-    code = run_cli(tmp_path, "--jobs", "2", "--repo-timeout", "3", "--plugin", str(plugin))
+    code = run_cli(tmp_path, "--jobs", "2", "--repo-timeout", "20", "--plugin", str(plugin))
     assert code == 1
     repos = run_json(tmp_path)["repos"]
     assert [r["status"] for r in repos] == ["changed", "failed", "failed", "changed", "changed", "changed"]
     assert repos[1]["error"] == "crashed: worker process died (killed by SIGKILL)"
-    assert repos[2]["error"] == "timed out after 3 s (--repo-timeout)"
+    assert repos[2]["error"] == "timed out after 20 s (--repo-timeout)"
 
 
 SLOW_PLUGIN = '''

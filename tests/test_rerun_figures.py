@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from support.cli import cli
+from support.csvfiles import read_csv
 from support.git import git, make_repo
 
 BRANCH = "npu-codemod/sess-run-to-npu"
@@ -169,3 +170,71 @@ def _added_lines(diff: str) -> set[tuple[str, int]]:
             added.add((path, line))
             line += 1
     return added
+
+
+HOROVOD_TRAIN = '''"""Horovod trainer (glow-shaped): rank 0 logs; each process pins its GPU."""
+import tensorflow as tf
+import horovod.tensorflow as hvd
+
+from towers.model import build_loss
+
+
+def log(*args):
+    if hvd.rank() == 0:
+        print(*args)
+
+
+def session():
+    config = tf.ConfigProto()
+    config.gpu_options.allow_growth = True
+    config.gpu_options.visible_device_list = str(hvd.local_rank())
+    return tf.Session(config=config)
+
+
+def main(steps):
+    hvd.init()
+    loss = build_loss(hvd.size())
+    train_op = tf.train.AdamOptimizer(1e-3 * hvd.size()).minimize(loss)
+    sess = session()
+    sess.run(tf.global_variables_initializer())
+    for step in range(steps):
+        log(step, sess.run([train_op, loss]))
+    sess.close()
+'''
+HOROVOD_MODEL = '''"""The model: its batch size scales with the number of workers."""
+import tensorflow as tf
+
+
+def build_loss(workers):
+    images = tf.random.uniform([8 * workers, 4])
+    return tf.reduce_mean(tf.layers.dense(images, 1))
+'''
+
+
+def test_a_rerun_over_a_horovod_branch_counts_no_site_the_rewrite_removed(tmp_path: Path) -> None:
+    """hvd.init(), the GPU pinning and the Horovod import are removed on the first run:
+    those findings explain the diff but are no sites (the branch no longer holds them), so
+    the rerun over the branch reports the same sites per rule."""
+    make_repo(tmp_path / "towers", {"towers/__init__.py": "", "towers/train.py": HOROVOD_TRAIN,
+                                    "towers/model.py": HOROVOD_MODEL})
+    (tmp_path / "repos.txt").write_text("towers\n")
+    rules = ("--rules", "default,distributed")
+    cli("run", "--repos", "repos.txt", "--report-dir", "one", "--no-progress", *rules, cwd=tmp_path, expect=0)
+    (tmp_path / "again.txt").write_text(f"towers {BRANCH}\n")
+    cli("run", "--repos", "again.txt", "--report-dir", "two", "--branch", "again", "--no-progress", *rules,
+        cwd=tmp_path, expect=0)
+    (before,), (after,) = (json.loads((tmp_path / name / "run.json").read_text())["repos"]
+                           for name in ("one", "two"))
+    removals = [f for f in before["findings"] if f["message"].startswith("removed ")]
+    assert {(f["rule_id"], f["path"]) for f in removals} == {
+        ("NPU021", "towers/train.py"), ("NPU022", "towers/train.py"), ("NPU025", "towers/train.py")}
+    assert "towers/train.py" in before["files_changed"]
+    assert after["files_changed"] == []
+    kept = [f for f in before["findings"] if f not in removals]
+    assert _sites_per_rule({"findings": kept}) == _sites_per_rule(after)
+    assert before["sites"] == after["sites"] | {"migrated": before["sites"]["migrated"],
+                                                "compliant": before["sites"]["compliant"]}
+    assert before["sites"]["migrated"] + before["sites"]["compliant"] == \
+        after["sites"]["migrated"] + after["sites"]["compliant"]
+    summary = {row["rule_id"]: row for row in read_csv(tmp_path / "one" / "summary.csv")}
+    assert summary["NPU025"]["migrated"] == "0"  # its one finding removed the import: no site

@@ -91,3 +91,14 @@ def test_a_copy_without_hints_has_every_default_and_leaves_the_rule_alone() -> N
     assert [getattr(bare, hint) for hint in SPEED_HINTS] == [getattr(Rule, hint) for hint in SPEED_HINTS]
     assert tuple(bare._site_names_for(frozenset())) == ()
     assert (rule.id, rule._scope, rule._bare_calls_of_tf_names) == ("NPU002", "linked", True)
+
+
+#: The hints' former public names: set on a rule now, they would be dead attributes.
+FORMER_NAMES = ("tokens", "bare_calls_of_tf_names", "scope", "site_names", "site_names_for", "order")
+
+
+def test_no_built_in_rule_sets_a_hint_under_its_former_public_name() -> None:
+    stale = [(rule.id, name) for rule in load_rules(RuleSelection()).rules
+             for klass in type(rule).__mro__ if klass is not Rule and klass is not object
+             for name in FORMER_NAMES if name in vars(klass)]
+    assert stale == [], "speed hints are private: _tokens, _scope, _site_names, ..."

@@ -303,3 +303,32 @@ def test_a_rerun_counts_the_session_config_site_on_the_session_line_again() -> N
     assert lines(first, EMBEDDING_TRAINER) == {"with tf.Session(graph=graph) as session:"}
     assert len(lines(second, migrated)) == 1 and all("Session(" in line for line in lines(second, migrated))
     assert sorted(f.rule_id for f in second if f.rule_id in ("NPU007", "NPU008")) == ["NPU007", "NPU008"]
+
+
+SESSION_HELPER = '''"""Session helpers of the RL baselines: a default session, or a plain one."""
+import tensorflow as tf
+
+
+def make_session(config=None, make_default=False, graph=None):
+    if config is None:
+        config = tf.ConfigProto(inter_op_parallelism_threads=1)
+    if make_default:
+        return tf.InteractiveSession(config=config, graph=graph)
+    else:
+        return tf.Session(config=config, graph=graph)
+'''
+
+
+def test_a_rerun_counts_each_session_of_one_config_once() -> None:
+    """Two sessions of one config, one per branch: a first run sets soft placement before each
+    (two sites); on the migrated code each setting is that session's, not both the first's."""
+    migrated, first = run_rules(SESSION_HELPER, RULES, DEVICE)
+    _, second = run_rules(migrated, RULES, DEVICE)
+
+    def sessions(findings: list, code: str) -> list:
+        return sorted(code.splitlines()[f.line - 1].strip().split("(")[0] for f in findings
+                      if f.rule_id == "NPU008")
+
+    assert sessions(first, SESSION_HELPER) == ["return tf.InteractiveSession", "return tf.Session"]
+    assert sessions(second, migrated) == sessions(first, SESSION_HELPER)
+    assert {f.status for f in second if f.rule_id == "NPU008"} == {"migrated"}

@@ -8,6 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from npu_codemod.codemods.tf_programs import program_facts, with_programs
+from npu_codemod.codemods.tf_runtime import decide, with_runtime
+from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
+
 from support.cli import cli
 from support.git import make_repo, show
 from support.rules import assert_migrates, assert_unchanged, sites
@@ -341,3 +345,27 @@ def test_global_options_changed_after_open_are_reported() -> None:
         (2, "migrated", "added 'import npu_device as npu' and 'npu.open().as_default()' at the top of "
                         "the entry script"),
         (20, "unmigrated", "set npu.global_options() before npu.open()")]
+
+
+def test_another_file_s_imports_leave_the_facts_the_rules_get_as_they_were() -> None:
+    """The import graph is read for the entries only: the rules (and the result cache keyed by
+    their facts) see what it decided, so adding an import elsewhere re-runs no other file."""
+    loaded = load_rules(RuleSelection())
+
+    def rule_facts(runner: str) -> frozenset[str]:
+        files = {"run.py": LAUNCHER, "experiments/runner.py": runner, "experiments/trainer.py": FIT}
+        facts = loaded.repository_facts((path, text.encode()) for path, text in files.items()).facts
+        runtime = decide("2", {}, facts)
+        return with_programs(with_runtime(facts, runtime), program_facts(facts, runtime.value)[0])
+
+    before = rule_facts(RUNNER)
+    after = rule_facts(RUNNER.replace("import tensorflow as tf\n", "import json\n\nimport tensorflow as tf\n"))
+    assert before == after
+    assert "tf2-entry:run.py" in before
+
+
+def test_an_entry_setting_that_is_not_a_list_of_paths_is_one_finding(tmp_path: Path) -> None:
+    repo = experiment_repo(tmp_path, {"pyproject.toml": "[tool.npu-codemod]\nentry = 3\n"})
+    lines = check_lines(repo)
+    assert "pyproject.toml:1:1: NPU000 [tool.npu-codemod] entry must be a list of paths, got 3: ignored" in lines
+    assert any(line.startswith("exp/run.py:2:1: NPU061 [fixable]") for line in lines)  # __main__ scripts then

@@ -23,7 +23,7 @@ from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, not
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.sites import SiteCounts, rule_sites, settle
 from npu_codemod.codemods.source import UndecodableSource, decode_source
-from npu_codemod.codemods.tf_programs import program_facts
+from npu_codemod.codemods.tf_programs import program_facts, with_programs
 from npu_codemod.codemods.tf_runtime import decide, with_runtime
 from npu_codemod.codemods.tf_versions import KINDS, NON_TF
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
@@ -114,7 +114,7 @@ def runtime_facts(plan: RepoPlan, facts: frozenset[str]) -> tuple[frozenset[str]
     programs, messages = program_facts(facts, runtime.value, manifests.get("pyproject.toml", ""))
     found = tuple(file_finding(plan.job.entry.name, path, "unmigrated", message)
                   for path, message in runtime.messages + messages)
-    return with_runtime(facts, runtime) | programs, found
+    return with_programs(with_runtime(facts, runtime), programs), found
 
 
 def manifest_texts(repo: git.Repo, listing: gitrepo.PythonListing) -> tuple[tuple[str, str], ...]:

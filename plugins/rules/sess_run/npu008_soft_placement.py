@@ -290,13 +290,17 @@ def _sessions_of_configs(ctx: FileContext) -> dict[int, ConfigTarget]:
 
 def _session_of_assignment(node: Base, ctx: FileContext) -> Optional[ConfigTarget]:
     """The session whose config ``node`` (``config.allow_soft_placement = True``) sets: the
-    target of the same expression in the same scope, if NPU007 followed one there."""
+    target of the same expression in the same scope, if NPU007 followed one there; of several
+    (a session per branch), the first after ``node``."""
     if node.type != symbols.expr_stmt:
         return None
     expression = str(node.children[0]).strip().rpartition(".")[0]
     scope = enclosing_scope(node)
-    return next((target for target in targets(ctx) if target.expression == expression
-                 and enclosing_scope(target.anchor) is scope), None)
+    same = [target for target in targets(ctx) if target.expression == expression
+            and enclosing_scope(target.anchor) is scope]
+    line = position(node)[0]
+    return next((target for target in sorted(same, key=lambda one: (one.line, one.column))
+                 if target.line >= line), same[0] if same else None)
 
 
 def _up(node: Base) -> Iterator[Base]:

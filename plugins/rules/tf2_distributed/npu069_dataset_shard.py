@@ -21,6 +21,7 @@ from npu_codemod.plugins.rules._toolkit import (
     child_index,
     enclosing_scope,
     is_call_trailer,
+    leading_name,
     per_node,
     scope_statements,
     tree_text,
@@ -98,21 +99,12 @@ def _is_dataset(receiver: list[Base], site: Base, ctx: FileContext) -> bool:
     """A chain from a ``tensorflow.data`` name, or from a name the scope assigns one."""
     if not receiver or receiver[0].type != tokens.NAME:
         return False
-    if _tf_data(_dotted(receiver), ctx):
+    if _tf_data(leading_name(receiver), ctx):
         return True
     return receiver[0].value in _datasets_of(enclosing_scope(site), ctx)
 
 
-def _dotted(parts: list[Base]) -> str:
-    names = [parts[0].value]
-    for part in parts[1:]:
-        if part.type != symbols.trailer or part.children[0].type != tokens.DOT:
-            break
-        names.append(part.children[1].value)
-    return ".".join(names)
-
-
-def _tf_data(dotted: str, ctx: FileContext) -> bool:
+def _tf_data(dotted: Optional[str], ctx: FileContext) -> bool:
     qualified = ctx.tf.qualify(dotted) or ""
     return qualified == "tensorflow.data" or qualified.startswith("tensorflow.data.")
 
@@ -130,7 +122,7 @@ def _assigned_datasets(scope: Node, ctx: FileContext) -> frozenset[str]:
         if target.type != tokens.NAME or op.type != tokens.EQUAL or value.type != symbols.power:
             continue
         head = value.children[0]
-        if head.type == tokens.NAME and (head.value in found or _tf_data(_dotted(value.children), ctx)):
+        if head.type == tokens.NAME and (head.value in found or _tf_data(leading_name(value.children), ctx)):
             found.add(target.value)
     return frozenset(found)
 
@@ -159,7 +151,7 @@ def _evaluation(power: Node, site: Base) -> bool:
 
 def _dataset_name(power: Node, receiver: list[Base], ctx: FileContext) -> str:
     """The pipeline's name: the receiver's when it is a dataset variable, else the target's."""
-    if not _tf_data(_dotted(receiver), ctx):
+    if not _tf_data(leading_name(receiver), ctx):
         return str(receiver[0].value)
     statement = power.parent
     if statement is not None and statement.type == symbols.expr_stmt and statement.children[0].type == tokens.NAME:
