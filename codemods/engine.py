@@ -434,7 +434,7 @@ class Engine:
 
     def _outcome(self, ctx: FileContext, source: SourceText, crashed: tuple[Finding, ...]) -> FileOutcome:
         findings = crashed + tuple(ctx.findings)
-        sites = tuple(sorted(ApiSites(*key, count) for key, count in ctx.api_sites.items()))
+        sites = tuple(sorted(ApiSites.of_key(key, count) for key, count in ctx.api_sites.items()))
         new_text = tree_text(ctx.tree)
         if new_text == ctx.original:
             return FileOutcome(ctx.path, findings, api_sites=sites)
