@@ -83,13 +83,16 @@ class ApiSites:
     that covers the API wherever it is enabled) takes care of them.
 
     ``api`` is kept only where a person may have work (not ready, or ready through a rule): it
-    is ``""`` for ``supported``, ``unsupported-harmless`` and ``unknown`` sites.
+    is ``""`` for ``supported``, ``unsupported-harmless`` and ``unknown`` sites. ``owned``: a
+    rule's ``unmigrated`` finding at the site says how to migrate it (NPU012's "remove
+    CrossShardOptimizer"): not ready, but no block either (see ``merge_verdict``).
     """
 
     api: str
     status: str
     covered: bool
     sites: int
+    owned: bool = False
 
     @property
     def ready(self) -> bool:
@@ -100,34 +103,49 @@ class ApiSites:
     def known(self) -> bool:
         return self.status != ApiStatus.UNKNOWN
 
+    @property
+    def blocking(self) -> bool:
+        """Sites of an API Ascend does not support that no rule says how to migrate."""
+        return self.status == ApiStatus.UNSUPPORTED and not self.ready and not self.owned
+
     def to_dict(self) -> dict[str, Any]:
-        return {"api": self.api, "status": self.status, "covered": self.covered,
+        data = {"api": self.api, "status": self.status, "covered": self.covered,
                 "sites": self.sites}
+        return {**data, "owned": True} if self.owned else data  # records before it: no key
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "ApiSites":
         return cls(str(data.get("api", "")), str(data["status"]), bool(data.get("covered")),
-                   int(data["sites"]))
+                   int(data["sites"]), bool(data.get("owned")))
+
+    @classmethod
+    def of_key(cls, key: "SiteKey", sites: int) -> "ApiSites":
+        api, status, covered, owned = key
+        return cls(api, status, covered, sites, owned)
 
 
-def site_key(api: str, status: str, covered: bool) -> tuple[str, str, bool]:
+#: How a site is tallied: (api, status, covered, owned), see :class:`ApiSites`.
+SiteKey = tuple[str, str, bool, bool]
+
+
+def site_key(api: str, status: str, covered: bool, owned: bool = False) -> SiteKey:
     """How one site is tallied: by API only where a person may have work (see :class:`ApiSites`)."""
     keeps_api = status not in ApiStatus.READY and status != ApiStatus.UNKNOWN
-    return (api if keeps_api else "", status, covered)
+    return (api if keeps_api else "", status, covered, owned and not covered and keeps_api)
 
 
 def merge_sites(groups: Iterable[Iterable[ApiSites]]) -> tuple[ApiSites, ...]:
     """The sum of several tallies (a repository's files, a run's repositories), sorted."""
-    total: Counter[tuple[str, str, bool]] = Counter()
+    total: Counter[SiteKey] = Counter()
     for group in groups:
         for row in group:
-            total[(row.api, row.status, row.covered)] += row.sites
-    return tuple(sorted(ApiSites(*key, sites) for key, sites in total.items() if sites))
+            total[(row.api, row.status, row.covered, row.owned)] += row.sites
+    return tuple(sorted(ApiSites.of_key(key, sites) for key, sites in total.items() if sites))
 
 
 def uncovered(sites: Iterable[ApiSites]) -> tuple[ApiSites, ...]:
     """``sites`` with no rule's coverage: the file's rewrite was undone (it did not compile)."""
-    return merge_sites([[ApiSites(row.api, row.status, False, row.sites) for row in sites]])
+    return merge_sites([[ApiSites(row.api, row.status, False, row.sites, row.owned) for row in sites]])
 
 
 def readiness(sites: Iterable[ApiSites]) -> Optional[float]:

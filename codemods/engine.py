@@ -434,12 +434,13 @@ class Engine:
 
     def _outcome(self, ctx: FileContext, source: SourceText, crashed: tuple[Finding, ...]) -> FileOutcome:
         findings = crashed + tuple(ctx.findings)
-        sites = tuple(sorted(ApiSites(*key, count) for key, count in ctx.api_sites.items()))
+        sites = tuple(sorted(ApiSites.of_key(key, count) for key, count in ctx.api_sites.items()))
         new_text = tree_text(ctx.tree)
         if new_text == ctx.original:
             return FileOutcome(ctx.path, findings, api_sites=sites)
-        if not source.text.endswith("\n"):
-            new_text = new_text[:-1]
+        if not source.text.endswith("\n"):  # the "\n" the parse needed, or a rule's own newline
+            crlf = new_text.endswith("\r\n") and not source.text.endswith("\r")
+            new_text = new_text[:-2] if crlf else new_text[:-1]
         changed_by = tuple(sorted({f.rule_id for f in ctx.findings if f.status == "migrated"}))
         # A selective parse's check compiles the parsed units only (a compile error is one of
         # a scope; the placeholders hold the other lines, so an error's line is the file's).

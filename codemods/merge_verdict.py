@@ -5,7 +5,9 @@
 - ``needs-work``: sites left for a person or errors (the line says how many, of which kind:
   ``to change`` first, then ``to check``, a site that may need nothing);
 - ``blocked``: APIs Ascend does not support and that have no migration path (the line lists
-  them): no amount of migrating makes the branch train on the NPU;
+  them): no amount of migrating makes the branch train on the NPU. An unsupported API a rule's
+  finding says how to migrate (NPU012: remove the TPU-only ``CrossShardOptimizer``) is work
+  left (``needs-work``), not a block;
 - ``not-verified``: ready by its sites, but ``verify`` ran and did not prove the branch
   equivalent; or ``verify`` ran alone (no file scanned, no finding, no API site: there is no
   migration data to judge the branch by, whatever verify said).
@@ -20,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from .api_sites import ApiSites, ApiStatus
+from .api_sites import ApiSites
 from .sites import SiteCounts, site_states
 
 VERDICTS = ("ready", "needs-work", "blocked", "not-verified")
@@ -49,8 +51,7 @@ def merge_verdict(status: str, findings: Iterable[FindingKey], api_sites: Iterab
     findings, api_sites = list(findings), list(api_sites)
     if verify is not None and not (scanned or findings or api_sites):
         return MergeVerdict("not-verified", f"{NO_MIGRATION_DATA}; verify: {verify}")
-    unsupported = sorted({row.api or "an API" for row in api_sites
-                          if row.status == ApiStatus.UNSUPPORTED and not row.ready})
+    unsupported = sorted({row.api or "an API" for row in api_sites if row.blocking})
     if unsupported:
         return MergeVerdict("blocked", "not supported on Ascend: " + ", ".join(unsupported))
     sites = SiteCounts.of_states(site_states((path, line, rule_id, state)

@@ -239,7 +239,7 @@ class FileContext:
     #: file: a rule that covers another's API can tell "disabled" from "found nothing here".
     enabled_rules: FrozenSet[str] = frozenset()
     #: API use sites counted with :meth:`count_api`, by ``api_sites.site_key``.
-    api_sites: Counter[tuple[str, str, bool]] = field(default_factory=Counter)
+    api_sites: Counter[tuple[str, str, bool, bool]] = field(default_factory=Counter)
     #: The file's kind as the rules treat it (:attr:`Rule.file_kinds`): ``tf1``, ``tf2``,
     #: ``tf2-compat`` or ``tf-neutral`` (in a repository that runs TF 2.x).
     file_kind: str = TF1
@@ -298,12 +298,13 @@ class FileContext:
         self.findings.append(Finding(self.repo, self.path, line, column, rule.id, rule.name,
                                      status, message, level=level))
 
-    def count_api(self, api: str, status: str, covered: bool = False) -> None:
+    def count_api(self, api: str, status: str, covered: bool = False, owned: bool = False) -> None:
         """Count one use site of a TensorFlow or Horovod API for the reports' API readiness:
         ``api`` as Ascend's support list names it, its support ``status`` there (``unknown``
-        for a name the list does not know), and whether a rule's ``migrated`` finding covers
-        the site. Every site is counted, with a finding or without (see ``api_sites``)."""
-        self.api_sites[site_key(api, status, covered)] += 1
+        for a name the list does not know), whether a rule's ``migrated`` finding covers
+        the site, and whether a rule's ``unmigrated`` finding there says how to migrate it
+        (``owned``). Every site is counted, with a finding or without (see ``api_sites``)."""
+        self.api_sites[site_key(api, status, covered, owned)] += 1
 
     def tf_module(self, spelled: Optional[str] = None) -> str:
         """How code a rule writes spells the TensorFlow module: ``spelled`` (a spelling taken

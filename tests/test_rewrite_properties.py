@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from npu_codemod.codemods.source import decode_source
 from npu_codemod.orchestrator.loaded_rules import LoadedRules, RuleSelection, load_rules
+from npu_codemod.testing import run_rules
 
 Line = tuple[str, bool]  # (text, may be rewritten)
 
@@ -168,3 +169,14 @@ RULE_IDS = ["NPU002", "NPU003", "NPU004", "NPU005", "NPU006", "NPU007", "NPU008"
 @given(module=modules(), rule_id=st.sampled_from(RULE_IDS))
 def test_each_rule_alone(module, rule_id: str) -> None:
     check_module(loaded_rules(frozenset({rule_id, "NPU001"})), module)
+
+
+def test_a_rewrite_of_the_last_line_keeps_no_final_newline_in_a_crlf_file() -> None:
+    """Found by the property above: a CRLF file with no final newline whose last line NPU006
+    rewrites ended in a stray ``\\r`` (the rule writes the file's newline, the engine took
+    back only the ``\\n`` the parse needed)."""
+    source = ('import tensorflow as tf\r\nimport numpy as np\r\ndef gelu(x):\r\n    """GELU."""\r\n'
+              '    return 0.5 * x * (1 + tf.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * tf.pow(x, 3))))')
+    new = run_rules({"NPU006"}, source).new
+    assert new.endswith("    return npu_unary_ops.gelu(x)")
+    assert "\r" not in new.replace("\r\n", "") and "\n" not in new.replace("\r\n", "")

@@ -209,7 +209,7 @@ def cache_key(fingerprint: str, path: str, facts: FrozenSet[str], data: bytes) -
 def _stored(outcome: FileOutcome) -> tuple[bytes, Optional[bytes]]:
     rows = [(f.line, f.column, f.rule_id, f.rule_name, f.status, f.message, f.level)
             for f in outcome.findings]
-    sites = [(row.api, row.status, row.covered, row.sites) for row in outcome.api_sites]
+    sites = [(row.api, row.status, row.covered, row.sites, row.owned) for row in outcome.api_sites]
     value = zlib.compress(json.dumps([rows, outcome.rule_ids, sites, outcome.kind]).encode())
     return value, None if outcome.new_data is None else zlib.compress(outcome.new_data)
 

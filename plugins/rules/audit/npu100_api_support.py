@@ -78,6 +78,7 @@ class Verdict:
     covered: bool  # a migrated finding (or an owner that covers the API) takes care of the site
     message: str = ""  # the finding to report, "" for none
     level: str = ""
+    owned: bool = False  # another rule's finding on the same call says how to migrate the site
 
 
 class ApiSupport(Rule):
@@ -145,7 +146,7 @@ class ApiSupport(Rule):
                     and key not in repeats and not in_npu_form(ctx, site):
                 ctx.report_at(site.line, site.column, "unmigrated", verdict.message, verdict.level)
         for use, verdict in counted_uses(ctx, judged, lines, repeats):
-            ctx.count_api(use.listed or use.api, use.status, verdict.covered)
+            ctx.count_api(use.listed or use.api, use.status, verdict.covered, verdict.owned)
         if not ctx.enabled_rules.intersection(HOROVOD_RULES):
             for site in horovod_module_values(ctx):
                 ctx.report_at(site.line, site.column, "unmigrated", f"the Horovod module is used "
@@ -296,7 +297,7 @@ def _judge(use: ApiUse, on_line: Sequence[Finding], enabled: frozenset[str]) -> 
     if owner is not None:
         return _owned(use, owner, on_line, same_call, enabled)
     if same_call:  # at most one finding per site: that rule's instruction stands
-        return Verdict(_migrated(same_call))
+        return Verdict(_migrated(same_call), owned=True)
     level = "note" if use.status == ApiStatus.UNDER_ANALYSIS else ""
     return Verdict(False, api_advice(use.status, use.api), level)
 
