@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Optional
 
+from .accessors import repository_accessors
 from .modules import ModuleIndex, module_ast, module_index
 from .names import STAR, ast_dotted_name, ast_import_bindings, canonical, module_parts, public_name
 from .rule import FileContext
@@ -32,6 +33,11 @@ HOROVOD = "distributed:horovod"
 STRATEGY = "distributed:strategy"
 NPU = "distributed:npu"
 LIBRARY = "distributed:horovod-library"
+#: ``distributed:strategy-via:<module>.<function>.<Strategy>``: the file builds a strategy
+#: through a repository accessor function (``contrib.distribute().MirroredStrategy()``); it is
+#: a strategy when the ``accessor:`` facts resolve that function to TensorFlow's module (the
+#: facts of one file cannot: the function is often defined in another).
+STRATEGY_VIA = "distributed:strategy-via:"
 #: What a module of Horovod binds that makes it provide Horovod's API.
 HOROVOD_API = frozenset({"init", "rank", "size"})
 #: The modules of Horovod for TensorFlow (``horovod.keras``: for Keras on TensorFlow).
@@ -81,7 +87,41 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
             facts.add(STRATEGY)
         elif star and callee in NPU_COLLECTIVES and callee not in imports:
             facts.add(NPU)
+    facts.update(_strategies_via_accessors(index, imports, path))
     return frozenset(facts)
+
+
+def _strategies_via_accessors(index: ModuleIndex, imports: dict[str, str], path: str) -> set[str]:
+    """``STRATEGY_VIA`` facts of the file's ``<function>().MirroredStrategy(...)`` calls, the
+    function as the repository names it (imported, or the file's own)."""
+    names = {name.rpartition(".")[2] for name in MIRRORED_STRATEGIES}
+    found = set()
+    for node in index.nodes(ast.Call):
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in names and isinstance(func.value, ast.Call)
+                and not func.value.args and not func.value.keywords):
+            continue
+        accessor = ast_dotted_name(func.value.func)
+        if accessor is None:
+            continue
+        head, _, rest = accessor.partition(".")
+        qualified = imports[head] + (f".{rest}" if rest else "") if head in imports \
+            else ".".join((*module_parts(path), accessor))
+        found.add(f"{STRATEGY_VIA}{qualified}.{func.attr}")
+    return found
+
+
+def _via_accessor(facts: frozenset[str]) -> bool:
+    """Does a ``STRATEGY_VIA`` fact name a function the ``accessor:`` facts resolve to the
+    module of a mirrored strategy?"""
+    accessors = repository_accessors(facts)
+    for fact in facts:
+        if fact.startswith(STRATEGY_VIA):
+            function, _, strategy = fact[len(STRATEGY_VIA):].rpartition(".")
+            module = accessors.get(function)
+            if module and canonical(public_name(f"{module}.{strategy}")) in MIRRORED_STRATEGIES:
+                return True
+    return False
 
 
 def _imports_horovod(index: ModuleIndex) -> bool:
@@ -135,8 +175,9 @@ class Distribution:
 
     @classmethod
     def of(cls, facts: Iterable[str]) -> "Distribution":
-        facts = set(facts)
-        return cls(HOROVOD in facts, STRATEGY in facts, NPU in facts, LIBRARY in facts)
+        facts = frozenset(facts)
+        strategy = STRATEGY in facts or _via_accessor(facts)
+        return cls(HOROVOD in facts, strategy, NPU in facts, LIBRARY in facts)
 
     @property
     def distributed(self) -> bool:
