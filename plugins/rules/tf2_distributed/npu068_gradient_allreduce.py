@@ -29,6 +29,7 @@ from npu_codemod.api import (
 from npu_codemod.plugins.rules._toolkit import (
     KERAS,
     TF2,
+    TF_NEUTRAL,
     BuiltModels,
     assigned_values,
     attribute_name,
@@ -73,7 +74,7 @@ class GradientAllReduce(Rule):
     name = "tf2-gradient-allreduce"
     pack = "tf2-distributed"
     default_on = False
-    file_kinds = frozenset({TF2})
+    file_kinds = frozenset({TF2, TF_NEUTRAL})  # tf-neutral: only in a TF 2.x repository
     description = "All-reduce a TF 2.x custom loop's gradients across NPUs before they are applied."
     guide_section = "分布式训练脚本适配: 梯度聚合"
     guide_section_en = "Distributed Training Script Adaptation: gradient aggregation"

@@ -10,7 +10,7 @@ strategy is never replaced by the TF 1.x adapter's ``NPUStrategy``).
 from __future__ import annotations
 
 from npu_codemod.api import FileContext, Reference, Rule, hookimpl
-from npu_codemod.plugins.rules._toolkit import TF2
+from npu_codemod.plugins.rules._toolkit import TF2, TF_NEUTRAL
 
 MIRRORED = "tensorflow.distribute.MirroredStrategy"
 STRATEGY = ("training runs after porting with npu.distribute: broadcast after model creation, "
@@ -41,7 +41,7 @@ class StrategyHorovod(Rule):
     name = "tf2-strategy-horovod"
     pack = "tf2-distributed"
     default_on = False
-    file_kinds = frozenset({TF2})
+    file_kinds = frozenset({TF2, TF_NEUTRAL})  # tf-neutral: only in a TF 2.x repository
     description = "Report tf.distribute.MirroredStrategy and Horovod in TF 2.x files, with the NPU call for each."
     guide_section = "分布式训练脚本适配"
     guide_section_en = "Distributed Training Script Adaptation"
