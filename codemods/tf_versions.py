@@ -56,6 +56,8 @@ CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
 COMPAT_SWITCHES = frozenset({"disable_v2_behavior", "disable_eager_execution"})
 NPU_DEVICE = "npu_device"
 NPU_COMPAT_SWITCH = "npu_device.compat.enable_v1"
+#: NPU061's device init (``npu.open().as_default()``; see :attr:`Signals.t2_device_init`).
+NPU_DEVICE_OPEN = "npu_device.open"
 #: C2: graph APIs reached through ``tensorflow.compat.v1`` (exact names, then prefixes).
 COMPAT_GRAPH_APIS = frozenset({
     "Session", "InteractiveSession", "placeholder", "ConfigProto", "get_variable",
@@ -119,15 +121,20 @@ class Signals:
     t1: Optional[Use] = None
     t2: Optional[Use] = None
     e: Optional[Use] = None
+    #: The only T2 signal is NPU061's device init (``npu.open()``): the file's kind is ``tf2``
+    #: (already migrated), but the repository's runtime is decided without it, so that a rerun
+    #: over the tool's own output decides the runtime as the first run did.
+    t2_device_init: bool = False
 
     @property
     def e_only(self) -> bool:
-        return self.e is not None and not (self.c1 or self.c2 or self.t1 or self.t2)
+        t2 = self.t2 is not None and not self.t2_device_init
+        return self.e is not None and not (self.c1 or self.c2 or self.t1 or t2)
 
     def facts(self) -> frozenset[str]:
         """The repository-wide facts this file contributes (:data:`CODE_T1`...)."""
         found = {CODE_T1} if self.t1 else set()
-        found |= {CODE_T2} if self.t2 else set()
+        found |= {CODE_T2} if self.t2 and not self.t2_device_init else set()
         found |= {CODE_E_ONLY} if self.e_only else set()
         return frozenset(found)
 
@@ -220,19 +227,25 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     if any(target == "tensorflow.compat.v2" for target in bound.values()):
         found["e"] = Use(1, 0, "tensorflow.compat.v2")
     index = module_index(tree)
+    device_init: Optional[Use] = None
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
-            signal = _signal(public_name(bound[head] + spelled[len(head):end]))
-            use = Use(node.lineno, node.col_offset, spelled[:end])
-            if signal and (signal not in found or _before(use, found[signal])):
+            full = public_name(bound[head] + spelled[len(head):end])
+            signal, use = _signal(full), Use(node.lineno, node.col_offset, spelled[:end])
+            if full == NPU_DEVICE_OPEN:
+                device_init = device_init if device_init and _before(device_init, use) else use
+            elif signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
+    init_only = device_init is not None and "t2" not in found
+    if init_only:
+        found["t2"] = device_init
     idiom = _keras_idiom(index, bound) if "e" not in found else None
     if idiom is not None:
         found["e"] = idiom
     imports_tf = any(_root(target) in ("tensorflow", "tensorflow_estimator")
                      for target in bound.values())
-    return Signals(imports_tf, **found)
+    return Signals(imports_tf, **found, t2_device_init=init_only)
 
 
 def _bound_names(index: ModuleIndex, bound: dict[str, str]) -> list[tuple[ast.expr, str]]:

@@ -109,6 +109,7 @@ def test_result_to_dict_is_the_dataclass_as_json_lists() -> None:
                         api_sites=sites)
     expected = {**asdict(result), "files_changed": ["f.py"], "notes": ["n"],
                 "findings": [asdict(finding)], "api_readiness": 0.75,
+                "api_sites": [{k: v for k, v in asdict(row).items() if k != "owned"} for row in sites],
                 "sites": {"migrated": 1, "compliant": 0, "left": 0, "not_needed": 0, "errors": 0},
                 "verdict": "needs-work", "verdict_reason": "2 API site(s) not ready"}
     assert json.dumps(result.to_dict()) == json.dumps(expected)

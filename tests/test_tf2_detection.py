@@ -24,6 +24,7 @@ from npu_codemod.codemods.tf_versions import (
     CODE_E_ONLY,
     CODE_T1,
     CODE_T2,
+    RUNTIME_UNKNOWN,
     TF1,
     TF2,
     TF2_CODE,
@@ -392,3 +393,17 @@ def test_check_on_a_folder_reads_that_repository_s_own_setting(tmp_path: Path) -
     assert not any("undetermined" in line for line in lines)
     assert "classifier/train.py:2:1: NPU061 [fixable] add 'import npu_device as npu' and " \
         "'npu.open().as_default()' at the top of the entry script" in lines
+
+
+def test_the_device_init_npu061_writes_leaves_the_repository_runtime_as_it_was() -> None:
+    """``npu.open().as_default()`` keeps a file ``tf2`` (already migrated) but is no code fact:
+    a rerun over the migrated branch decides the runtime as the first run did (an idiom-only
+    file stays idiom-only; DeepRL-TensorFlow2 lost its "undetermined" finding on the rerun)."""
+    loop = ("import tensorflow as tf\n\n\ndef step(model, x):\n    with tf.GradientTape() as tape:\n"
+            "        loss = model(x)\n    return tape.gradient(loss, model.trainable_variables)\n")
+    header = "import npu_device as npu\nnpu.open().as_default()\n"
+    before, after = signals_of(loop, "a2c.py"), signals_of(header + loop, "a2c.py")
+    assert before.facts() == after.facts() == {CODE_E_ONLY}
+    assert file_kind(after, RUNTIME_UNKNOWN).kind == TF2
+    scaled = header + loop + "opt = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.Adam())\n"
+    assert signals_of(scaled, "a2c.py").facts() == {CODE_T2}
