@@ -238,7 +238,7 @@ def _signals(tree: ast.Module, path: str) -> Signals:
             elif signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
     init_only = device_init is not None and "t2" not in found
-    if init_only:
+    if device_init is not None and init_only:
         found["t2"] = device_init
     idiom = _keras_idiom(index, bound) if "e" not in found else None
     if idiom is not None:
