@@ -79,6 +79,29 @@ TF2_ONLY = (
     "distribute.MultiWorkerMirroredStrategy", "distribute.TPUStrategy",
     "keras.layers.experimental.preprocessing.", "summary.create_file_writer",
     "experimental.numpy.", "data.experimental.AutoShardPolicy",
+    # TF 1.x's tf.losses/tf.metrics hold functions only, and it has no tf.optimizers (none of
+    # these is in tf.compat.v1; the classes are in Ascend's TF 2.6 list, not its TF 1.15 one)
+    "optimizers.",
+    "losses.BinaryCrossentropy", "losses.CategoricalCrossentropy", "losses.CategoricalHinge",
+    "losses.CosineSimilarity", "losses.Hinge", "losses.Huber", "losses.KLD", "losses.KLDivergence",
+    "losses.LogCosh", "losses.Loss", "losses.MAE", "losses.MAPE", "losses.MSE", "losses.MSLE",
+    "losses.MeanAbsoluteError", "losses.MeanAbsolutePercentageError", "losses.MeanSquaredError",
+    "losses.MeanSquaredLogarithmicError", "losses.Poisson", "losses.SparseCategoricalCrossentropy",
+    "losses.SquaredHinge",
+    "metrics.AUC", "metrics.Accuracy", "metrics.BinaryAccuracy", "metrics.BinaryCrossentropy",
+    "metrics.CategoricalAccuracy", "metrics.CategoricalCrossentropy", "metrics.CategoricalHinge",
+    "metrics.CosineSimilarity", "metrics.FalseNegatives", "metrics.FalsePositives",
+    "metrics.Hinge", "metrics.KLD", "metrics.KLDivergence", "metrics.LogCoshError", "metrics.MAE",
+    "metrics.MAPE", "metrics.MSE", "metrics.MSLE", "metrics.Mean", "metrics.MeanAbsoluteError",
+    "metrics.MeanAbsolutePercentageError", "metrics.MeanIoU", "metrics.MeanMetricWrapper",
+    "metrics.MeanRelativeError", "metrics.MeanSquaredError", "metrics.MeanSquaredLogarithmicError",
+    "metrics.MeanTensor", "metrics.Metric", "metrics.Poisson", "metrics.Precision",
+    "metrics.PrecisionAtRecall", "metrics.Recall", "metrics.RecallAtPrecision",
+    "metrics.RootMeanSquaredError", "metrics.SensitivityAtSpecificity",
+    "metrics.SparseCategoricalAccuracy", "metrics.SparseCategoricalCrossentropy",
+    "metrics.SparseTopKCategoricalAccuracy", "metrics.SpecificityAtSensitivity",
+    "metrics.SquaredHinge", "metrics.Sum", "metrics.TopKCategoricalAccuracy",
+    "metrics.TrueNegatives", "metrics.TruePositives",
 )
 #: E: TF 2.x idioms through TensorFlow names.
 TF2_IDIOMS = frozenset({"function", "GradientTape", "enable_v2_behavior"})

@@ -407,3 +407,17 @@ def test_the_device_init_npu061_writes_leaves_the_repository_runtime_as_it_was()
     assert file_kind(after, RUNTIME_UNKNOWN).kind == TF2
     scaled = header + loop + "opt = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.Adam())\n"
     assert signals_of(scaled, "a2c.py").facts() == {CODE_T2}
+
+
+@pytest.mark.parametrize("api", ["tf.optimizers.SGD", "tf.losses.SparseCategoricalCrossentropy",
+                                 "tf.metrics.Mean"])
+def test_tf1_has_no_optimizers_module_nor_loss_and_metric_classes(api: str) -> None:
+    """None of these is in tf.compat.v1 (TF 1.x's tf.losses/tf.metrics hold functions), so each
+    is TF 2.x evidence; before, a Keras script using only them was classed tf1 without pins
+    and got the TF 1.x rules' npu_bridge import."""
+    signals = signals_of(f"import tensorflow as tf\nx = {api}()\n", "bench.py")
+    assert signals.t2 is not None and signals.t2.spelled == api
+    assert file_kind(signals, RUNTIME_UNKNOWN).kind == TF2
+    reduction = signals_of("import tensorflow as tf\nr = tf.losses.Reduction.SUM\n", "bench.py")
+    assert reduction.t2 is None  # in TF 1.x too
+
