@@ -1,3 +1,3 @@
 """The rewrite engine (the seam around Bowler), the parser, and the toolkit rules reach through
-``npu_codemod.api`` (third parties) and ``npu_codemod.plugins.rules._toolkit`` (the built-in
+``npu_codemod.api`` (third parties) and ``npu_codemod.api._toolkit`` (the built-in
 packs)."""

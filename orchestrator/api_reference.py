@@ -2,7 +2,7 @@
 signature and documentation, grouped as the comments inside ``__all__`` group them.
 
 The documentation is read from the code, so the page cannot drift from it: a name's ``#:``
-comment in ``npu_codemod/api.py`` (above an assignment, or above the name in an import list),
+comment in ``npu_codemod/api/__init__.py`` (above an assignment, or above the name in an import list),
 else its own docstring, else the ``#:`` comment where the module it is imported from assigns
 it; a class of npu-codemod also gets its commented class attributes (as Sphinx reads ``#:``
 comments) and its public methods and properties. ``python -m

@@ -15,11 +15,11 @@ from npu_codemod.api import (
     set_keyword,
     wrap_argument,
 )
+from npu_codemod.api._toolkit import assigned_values, class_facts, tree_text
 from npu_codemod.codemods.classes import subclass_calls
 from npu_codemod.codemods.engine import parse_module
 from npu_codemod.codemods.names import ImportNames
 from npu_codemod.codemods.rule import FileContext as _Context
-from npu_codemod.plugins.rules._toolkit import assigned_values, class_facts, tree_text
 from npu_codemod.testing import assert_migrates, run_rules, sites
 
 

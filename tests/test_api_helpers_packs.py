@@ -6,9 +6,7 @@ from __future__ import annotations
 import pytest
 
 from npu_codemod.api import arguments, parse_expression, parse_statements, symbols, wrap_argument
-from npu_codemod.codemods.distribution import Distribution
-from npu_codemod.codemods.names import ImportNames
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     add_argument,
     called_method,
     distribution_facts,
@@ -20,6 +18,8 @@ from npu_codemod.plugins.rules._toolkit import (
     remove_small_statement,
     tree_text,
 )
+from npu_codemod.codemods.distribution import Distribution
+from npu_codemod.codemods.names import ImportNames
 
 
 def call_of(code: str):

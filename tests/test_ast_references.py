@@ -13,8 +13,8 @@ from typing import Optional
 import pytest
 
 from npu_codemod.api import ImportNames, references_under
+from npu_codemod.api._toolkit import ReferenceSite, ast_references, parse_module
 from npu_codemod.codemods.source import decode_source
-from npu_codemod.plugins.rules._toolkit import ReferenceSite, ast_references, parse_module
 from npu_codemod.testing import assert_reports
 
 ROOT = Path(__file__).resolve().parents[1]

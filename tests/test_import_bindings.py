@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from npu_codemod.api import symbols, tokens
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     ast_import_bindings,
     classify,
     import_bindings,

@@ -7,8 +7,8 @@ known (it looks the module up by name) makes NPU100 report each access through i
 
 from __future__ import annotations
 
+from npu_codemod.api._toolkit import accessor_facts
 from npu_codemod.codemods.accessors import file_accessors, repository_accessors
-from npu_codemod.plugins.rules._toolkit import accessor_facts
 from npu_codemod.testing import assert_migrates, assert_reports, engine_of_ids
 
 from support.packs import repository_facts

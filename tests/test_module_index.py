@@ -6,14 +6,14 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from npu_codemod.codemods.modules import statements
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     ModuleIndex,
     imported_names,
     module_ast,
     module_index,
     own_nodes,
 )
+from npu_codemod.codemods.modules import statements
 
 TRAINER = textwrap.dedent('''\
     """Trains the classifier on the NPU."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fissix import pytree
 from fissix.pygram import python_symbols as syms
 
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     assignment,
     attribute_name,
     callee_name,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from npu_codemod.plugins.rules._toolkit import distribution_facts
+from npu_codemod.api._toolkit import distribution_facts
 from npu_codemod.testing import assert_migrates, assert_reports
 
 from support.rules import messages

@@ -1,10 +1,10 @@
 """Rules are written on the rule API, and every package ships in a non-editable install.
 
 Every module under ``plugins/rules/`` (the built-in rule packs) may import ``npu_codemod.api``,
-the packs' shared private toolkit ``npu_codemod.plugins.rules._toolkit``, the standard library
-and modules of its own pack: nothing of the engine (``npu_codemod.codemods``), of fissix or
-Bowler, of another pack, or any other npu_codemod module. Only the toolkit itself reaches into
-the engine.
+the packs' shared private toolkit ``npu_codemod.api._toolkit`` (a private module of the API
+package: it alone reaches into the engine), the standard library and modules of its own pack:
+nothing of the engine (``npu_codemod.codemods``), of fissix or Bowler, of another pack, or any
+other npu_codemod module; no module under ``plugins/rules/`` is exempt.
 
 ``[tool.setuptools] packages`` must list every folder with an ``__init__.py`` under the
 package directories: an editable install finds an unlisted one, a wheel leaves it out.
@@ -28,9 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "plugins" / "rules"
 RULES_PACKAGE = "npu_codemod.plugins.rules"
 API = "npu_codemod.api"
-#: The built-in packs' shared private module (not public): the one rule module that imports
-#: the engine.
-TOOLKIT = f"{RULES_PACKAGE}._toolkit"
+#: The built-in packs' shared private module (not public), beside the API it extends.
+TOOLKIT = f"{API}._toolkit"
 #: Third-party packages a rule must not import directly (the engine's own toolkit).
 ENGINE_LIBRARIES = ("fissix", "bowler", "lib2to3")
 
@@ -81,7 +80,7 @@ def bad_imports(root: Path) -> list[str]:
     """``file:line: imports module`` for each import of a module under ``root`` (the folder of
     ``npu_codemod.plugins.rules``) that a rule may not make."""
     found = {f"{path.relative_to(root)}:{line}: imports {module}": None
-             for path in sorted(root.rglob("*.py")) if path != root / "_toolkit.py"
+             for path in sorted(root.rglob("*.py"))
              for line, module, name in imported(path, root)
              if forbidden(name, pack_of(path, root))}
     return list(found)
@@ -109,7 +108,7 @@ def test_the_check_names_each_import_a_rule_must_not_make(tmp_path: Path) -> Non
         "from ..other_pack import shared\n"
         "from ... import hookspecs\n"
         "from ....codemods.scopes import uses\n"
-        "from npu_codemod.plugins.rules._toolkit import pre_order as walk\n"
+        "from npu_codemod.api._toolkit import pre_order as walk\n"
         "from .._toolkit import uses as used\n"
         "from .. import _toolkit\n"
         "from npu_codemod.plugins.rules.other_pack._private import helper as theirs\n"
@@ -117,7 +116,8 @@ def test_the_check_names_each_import_a_rule_must_not_make(tmp_path: Path) -> Non
         "    import fissix.pytree\n"
         "    import tensorflow\n"
     )
-    assert bad_imports(tmp_path) == [f"{Path('pack', 'npu900_bad.py')}:{line}" for line in (
+    assert bad_imports(tmp_path) == ["_toolkit.py:1: imports npu_codemod.codemods.walk"] + [
+        f"{Path('pack', 'npu900_bad.py')}:{line}" for line in (
         "3: imports fissix",
         "4: imports bowler.query",
         "6: imports npu_codemod",
@@ -126,6 +126,8 @@ def test_the_check_names_each_import_a_rule_must_not_make(tmp_path: Path) -> Non
         "11: imports npu_codemod.plugins.rules.other_pack",
         "12: imports npu_codemod.plugins",
         "13: imports npu_codemod.codemods.scopes",
+        "15: imports npu_codemod.plugins.rules._toolkit",
+        "16: imports npu_codemod.plugins.rules",
         "17: imports npu_codemod.plugins.rules.other_pack._private",
         "19: imports fissix.pytree",
         "20: imports tensorflow",
@@ -134,7 +136,8 @@ def test_the_check_names_each_import_a_rule_must_not_make(tmp_path: Path) -> Non
 
 def test_a_module_directly_under_the_rules_package_may_import_no_pack(tmp_path: Path) -> None:
     (tmp_path / "helpers.py").write_text("from .sess_run import _datasets\nfrom ._toolkit import uses\n")
-    assert bad_imports(tmp_path) == ["helpers.py:1: imports npu_codemod.plugins.rules.sess_run"]
+    assert bad_imports(tmp_path) == ["helpers.py:1: imports npu_codemod.plugins.rules.sess_run",
+                                     "helpers.py:2: imports npu_codemod.plugins.rules._toolkit"]
 
 
 def npu_codemod_imports(path: Path) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from npu_codemod.plugins.rules._toolkit import class_facts
+from npu_codemod.api._toolkit import class_facts
 from npu_codemod.testing import assert_migrates, assert_reports
 
 from support.rules import messages

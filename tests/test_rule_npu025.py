@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from npu_codemod.api._toolkit import ApiStatus, support_list
 from npu_codemod.codemods.support_list import SupportList
-from npu_codemod.plugins.rules._toolkit import ApiStatus, support_list
 from npu_codemod.plugins.rules.distributed import npu025_horovod_other
 from npu_codemod.testing import assert_migrates, assert_reports
 

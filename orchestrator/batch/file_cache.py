@@ -256,7 +256,7 @@ def _package_sources() -> str:
     """One hash of the engine, its helpers and the built-in rules with their data files: any
     edit is a new rule set."""
     digest = hashlib.sha256()
-    for package in (npu_codemod, codemods, plugins):  # npu_codemod: api.py, testing.py
+    for package in (npu_codemod, codemods, plugins):  # npu_codemod: api/, testing.py
         root = Path(package.__path__[0])
         for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc"):
             digest.update(f"{package.__name__}/{path.relative_to(root)}\0".encode())

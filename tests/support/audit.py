@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
+from npu_codemod.api._toolkit import support_list
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.plugins.rules._toolkit import support_list
 from npu_codemod.plugins.rules.audit.owners import OWNERS
 from npu_codemod.testing import engine_of_ids
 

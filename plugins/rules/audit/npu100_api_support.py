@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from npu_codemod.api import FileContext, Node, Rule, hookimpl, references_under
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     ESTIMATOR_MODULES,
     HOROVOD_MODULES,
     TF1,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import hookimpl
-from npu_codemod.plugins.rules._toolkit import distribution_facts, model_facts
+from npu_codemod.api._toolkit import distribution_facts, model_facts
 
 from .horovod_facts import horovod_facts
 

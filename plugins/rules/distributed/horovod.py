@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from npu_codemod.api import FileContext, Reference, Rule, has_unpacking
-from npu_codemod.plugins.rules._toolkit import HOROVOD_MODULES, StringReference, distribution
+from npu_codemod.api._toolkit import HOROVOD_MODULES, StringReference, distribution
 
 PACK = "distributed"
 #: The sections of Ascend's TensorFlow 1.15 migration guide (the chapters next to the sess.run

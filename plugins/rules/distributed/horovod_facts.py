@@ -25,7 +25,7 @@ from typing import AbstractSet, Iterator, Optional
 from npu_codemod.api import (
     FileContext,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     HOROVOD_MODULES,
     STAR,
     ModuleIndex,

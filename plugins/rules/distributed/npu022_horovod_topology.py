@@ -13,7 +13,7 @@ from npu_codemod.api import (
     replace_callee,
     symbols,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     NPU_INIT_IMPORT,
     StringReference,
     assignment,

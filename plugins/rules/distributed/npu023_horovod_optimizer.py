@@ -27,7 +27,7 @@ from npu_codemod.api import (
     tokens,
     wrap_argument,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     KERAS,
     NPU_INIT_IMPORT,
     BuiltModels,

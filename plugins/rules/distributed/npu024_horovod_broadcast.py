@@ -17,7 +17,7 @@ from npu_codemod.api import (
     symbols,
     tokens,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     NPU_INIT_IMPORT,
     add_argument,
     remove_argument,

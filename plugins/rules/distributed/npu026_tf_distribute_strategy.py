@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from npu_codemod.api import FileContext, Reference, arguments, hookimpl, replace_callee
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     MIRRORED_STRATEGIES,
     NPU_INIT_IMPORT,
     NPU_STRATEGY,

@@ -28,7 +28,7 @@ from npu_codemod.api import (
     tokens,
     wrap_argument,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     ESTIMATOR,
     ESTIMATOR_MODULES,
     KERAS,

@@ -19,7 +19,7 @@ from npu_codemod.api import (
     FileContext,
     tokens,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     assigned_values,
     callee_name,
 )

@@ -28,7 +28,7 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.api import arguments as call_arguments
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     ESTIMATOR_CLASSES,
     ESTIMATOR_MODULES,
     NPU_INIT_IMPORT,

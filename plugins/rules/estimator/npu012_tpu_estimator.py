@@ -24,7 +24,7 @@ from npu_codemod.api import (
     parse_expression,
     set_keyword,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     ESTIMATOR_MODULES,
     TPU_ESTIMATORS,
     RepositoryClass,

@@ -21,7 +21,7 @@ from npu_codemod.api import (
     set_keyword,
     tokens,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     ESTIMATOR_MODULES,
     attribute_name,
     is_call_trailer,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from npu_codemod.api import FileContext, Reference, Rule, hookimpl, replace_callee, tokens
-from npu_codemod.plugins.rules._toolkit import NPU_INIT_IMPORT, prefix_name
+from npu_codemod.api._toolkit import NPU_INIT_IMPORT, prefix_name
 
 CLEAR = "tensorflow.keras.backend.clear_session"
 NEW = "npu_clear_session"

@@ -22,7 +22,7 @@ from npu_codemod.api import (
     replace_callee,
     set_keyword,
 )
-from npu_codemod.plugins.rules._toolkit import NPU_INIT_IMPORT, distribution, distribution_facts
+from npu_codemod.api._toolkit import NPU_INIT_IMPORT, distribution, distribution_facts
 
 from ._loss_scales import DYNAMIC_DEFAULT, NPU_OPTIMIZER, NPU_OPTIMIZERS, OPTIMIZER, optimizer_plan
 

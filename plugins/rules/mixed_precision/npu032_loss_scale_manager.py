@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from npu_codemod.api import FileContext, Reference, Rule, hookimpl
-from npu_codemod.plugins.rules._toolkit import NPU_INIT_IMPORT
+from npu_codemod.api._toolkit import NPU_INIT_IMPORT
 
 from ._loss_scales import (
     LOSS_SCALES,

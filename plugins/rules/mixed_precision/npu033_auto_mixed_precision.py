@@ -24,7 +24,7 @@ from npu_codemod.api import (
     symbols,
     tokens,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     assigned_values,
     is_call_trailer,
     prefix_name,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import AbstractSet, Callable, Optional
 
 from npu_codemod.api import Base, Leaf, Node, symbols, tokens
-from npu_codemod.plugins.rules._toolkit import uses
+from npu_codemod.api._toolkit import uses
 
 from ._session_config import CUSTOM_OP, NPU_PIECES, ConfigTarget, code, setting_key
 

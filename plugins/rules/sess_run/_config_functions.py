@@ -33,7 +33,7 @@ from npu_codemod.api import (
     symbols,
     tokens,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     ModuleIndex,
     definition_name,
     imported_names,
@@ -45,13 +45,13 @@ from npu_codemod.plugins.rules._toolkit import (
     scope_statements,
     why_not,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     ast_dotted_name as dotted,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     module_ast as parse,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     nearest_name as nearest_function,
 )
 

@@ -14,7 +14,7 @@ import ast
 from typing import Optional
 
 from npu_codemod.api import FileContext
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     ast_dotted_name,
     class_facts,
     estimator_subclass_names,

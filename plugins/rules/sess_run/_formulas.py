@@ -25,7 +25,7 @@ from npu_codemod.api import (
     symbols,
     tokens,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     canonical,
     is_attribute_trailer,
     is_call_trailer,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import AbstractSet
 
 from npu_codemod.api import Base, FileContext, Node
-from npu_codemod.plugins.rules._toolkit import memo, per_node, used_names
+from npu_codemod.api._toolkit import memo, per_node, used_names
 
 _KEY = "free_names.taken"
 

@@ -4,7 +4,7 @@ rewrite or follow (where it returns: ``function_returns`` of ``npu_codemod.api``
 from __future__ import annotations
 
 from npu_codemod.api import Base, Leaf, Node, symbols, tokens
-from npu_codemod.plugins.rules._toolkit import function_returns, is_return
+from npu_codemod.api._toolkit import function_returns, is_return
 
 __all__ = ["parameters", "function_returns", "is_return"]
 

@@ -24,9 +24,9 @@ from functools import lru_cache
 from typing import Iterator, Optional, Union
 
 from npu_codemod.api import FileContext
-from npu_codemod.plugins.rules._toolkit import ModuleIndex, memo, module_index, module_parts, nearest_name
-from npu_codemod.plugins.rules._toolkit import ast_dotted_name as dotted
-from npu_codemod.plugins.rules._toolkit import module_ast as parse
+from npu_codemod.api._toolkit import ModuleIndex, memo, module_index, module_parts, nearest_name
+from npu_codemod.api._toolkit import ast_dotted_name as dotted
+from npu_codemod.api._toolkit import module_ast as parse
 
 from ._datasets import _says as says
 from ._words import words

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Optional, Union
 
-from npu_codemod.plugins.rules._toolkit import ModuleIndex, module_index, own_nodes
+from npu_codemod.api._toolkit import ModuleIndex, module_index, own_nodes
 
 from ._config_functions import dotted, module_parts, nearest_function, parse
 

@@ -17,7 +17,7 @@ import ast
 from typing import Optional
 
 from npu_codemod.api import Argument, Base, Node, arguments, symbols, tokens
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     assigned_values,
     bound_names,
     enclosing_scope,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from npu_codemod.api import FileContext, Node, Rule, hookimpl
-from npu_codemod.plugins.rules._toolkit import NPU_INIT_IMPORT, TF1, find_import, header_index, position
+from npu_codemod.api._toolkit import NPU_INIT_IMPORT, TF1, find_import, header_index, position
 
 __all__ = ["NPU_INIT_IMPORT", "InitImport"]
 

@@ -28,7 +28,7 @@ from npu_codemod.api import (
     is_true,
     symbols,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     attribute_name,
     child_index,
     is_call_trailer,

@@ -21,7 +21,7 @@ from npu_codemod.api import (
     replace_callee,
     symbols,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     NPU_INIT_IMPORT,
     TF1,
     child_index,

@@ -7,7 +7,7 @@ The calls stay as they are: the import patches ``tf.layers.dropout``, ``tf.layer
 from __future__ import annotations
 
 from npu_codemod.api import Base, Capture, FileContext, Leaf, Node, Rule, hookimpl, symbols, tokens
-from npu_codemod.plugins.rules._toolkit import TF1, child_index, classify, find_import, prefix_name
+from npu_codemod.api._toolkit import TF1, child_index, classify, find_import, prefix_name
 
 from .npu004_nn_dropout import ACCURACY
 

@@ -16,7 +16,7 @@ from npu_codemod.api import (
     symbols,
     tokens,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     NPU_INIT_IMPORT,
     assignment,
     block_statements,

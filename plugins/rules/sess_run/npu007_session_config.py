@@ -28,7 +28,7 @@ from npu_codemod.api import (
     symbols,
     tokens,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     BLOCKS,
     assigned_values,
     assignment,

@@ -31,7 +31,7 @@ from npu_codemod.api import (
     symbols,
     tokens,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     TF1,
     TF2_COMPAT,
     enclosing_scope,

@@ -8,7 +8,7 @@ import re
 from typing import Optional
 
 from npu_codemod.api import FileContext, ImportNames, Node, insert_before, parse_statements, tokens
-from npu_codemod.plugins.rules._toolkit import header_index
+from npu_codemod.api._toolkit import header_index
 
 DEVICE = "npu_device"
 

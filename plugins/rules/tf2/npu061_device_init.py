@@ -29,7 +29,7 @@ from npu_codemod.api import (
     hookimpl,
     tokens,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     NON_TF,
     TF2,
     TF_NEUTRAL,

@@ -21,7 +21,7 @@ from npu_codemod.api import (
     insert_before,
     parse_statements,
 )
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     NPU_INIT_IMPORT,
     TF2_COMPAT,
     find_import,

@@ -12,7 +12,7 @@ import ast
 from typing import Optional, Union
 
 from npu_codemod.api import FileContext, Node, Rule, hookimpl
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     TF2,
     TF_NEUTRAL,
     ModuleIndex,

@@ -16,7 +16,7 @@ import re
 from typing import Optional
 
 from npu_codemod.api import Base, Capture, FileContext, Node, Rule, hookimpl, symbols, tokens
-from npu_codemod.plugins.rules._toolkit import (
+from npu_codemod.api._toolkit import (
     TF2,
     child_index,
     enclosing_scope,

@@ -10,7 +10,7 @@ strategy is never replaced by the TF 1.x adapter's ``NPUStrategy``).
 from __future__ import annotations
 
 from npu_codemod.api import FileContext, Reference, Rule, hookimpl
-from npu_codemod.plugins.rules._toolkit import TF2, TF_NEUTRAL
+from npu_codemod.api._toolkit import TF2, TF_NEUTRAL
 
 MIRRORED = "tensorflow.distribute.MirroredStrategy"
 STRATEGY = ("training runs after porting with npu.distribute: broadcast after model creation, "

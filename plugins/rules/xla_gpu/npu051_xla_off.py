@@ -26,7 +26,7 @@ from npu_codemod.api import (
     set_positional,
     symbols,
 )
-from npu_codemod.plugins.rules._toolkit import TF2, is_false, tree_text
+from npu_codemod.api._toolkit import TF2, is_false, tree_text
 
 LEVEL = "global_jit_level"
 OPTIMIZER_OPTIONS = "tensorflow.OptimizerOptions"

@@ -29,7 +29,7 @@ from npu_codemod.api import (
     symbols,
     tokens,
 )
-from npu_codemod.plugins.rules._toolkit import tree_text
+from npu_codemod.api._toolkit import tree_text
 
 SETTERS = ("tensorflow.config.experimental.set_memory_growth",
            "tensorflow.config.experimental.set_virtual_device_configuration",

@@ -9,7 +9,7 @@ the compile check. Tests use :mod:`npu_codemod.testing`.
 
 The names are grouped by question; ``docs/api.md`` is generated from their docstrings and
 ``docs/writing-rules.md`` teaches them. Names not listed in ``__all__`` are internal and may
-change. The built-in rule packs also use ``npu_codemod.plugins.rules._toolkit``: the
+change. The built-in rule packs also use ``npu_codemod.api._toolkit``: the
 analyses they share, which are not public and change with the packs.
 """
 
