@@ -35,6 +35,9 @@ from npu_codemod.api._toolkit import (
     TF_NEUTRAL,
     block_statements,
     compound_body,
+    device_binding,
+    device_import,
+    device_name,
     header_index,
     imported_names,
     main_block,
@@ -45,7 +48,7 @@ from npu_codemod.api._toolkit import (
     tree_text,
 )
 
-from ._header import device_binding, device_import, device_name, insert_at_header
+from ._header import insert_at_header
 
 TRAINING_FACT = "npu061-training:"
 #: Text that only training code spells (cheap: read on every TF file of the repository).

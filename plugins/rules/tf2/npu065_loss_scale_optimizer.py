@@ -10,9 +10,7 @@ exists, so the rewrite is safe on every device.
 from __future__ import annotations
 
 from npu_codemod.api import FileContext, Reference, Rule, hookimpl, replace_callee
-from npu_codemod.api._toolkit import TF2, TF_NEUTRAL
-
-from ._header import device_binding, device_import, device_name
+from npu_codemod.api._toolkit import TF2, TF_NEUTRAL, device_binding, device_import, device_name
 
 KERAS_CLASS = "tensorflow.keras.mixed_precision.LossScaleOptimizer"
 #: Every spelling of the Keras class (``tensorflow.python.keras`` internals resolve to

@@ -99,6 +99,7 @@ from npu_codemod.codemods.nodes import (
     used_names,
     why_not,
 )
+from npu_codemod.codemods.npu_device import device_binding, device_import, device_name
 from npu_codemod.codemods.qualified import ReferenceSite, StringReference, fstring_references
 from npu_codemod.codemods.rule import fact_names
 from npu_codemod.codemods.scopes import (
@@ -180,6 +181,9 @@ __all__ = [
     "classify",
     "compound_body",
     "definition_name",
+    "device_binding",
+    "device_import",
+    "device_name",
     "distribution",
     "distribution_facts",
     "Dot",
