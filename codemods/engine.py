@@ -37,13 +37,14 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
-from .tf_programs import ENTRY_FACT, MIXED_PART, mixed_entry
+from .tf_programs import COMPAT_RULE, ENTRY_FACT, ENTRY_RULE, MIXED_PART, ProgramMessage, mixed_entry
 from .tf_versions import (
     CONFLICT,
     NON_TF,
     TF1,
     TF2,
     TF2_CODE,
+    TF2_COMPAT,
     TF2_ENTRY_RULE,
     file_kind,
     runtime_of,
@@ -171,6 +172,16 @@ class Engine:
         #: (for the bench and the tests: a selective mode that never skips is a bug).
         self.counts: Counter[str] = Counter()
 
+    @property
+    def enabled(self) -> FrozenSet[str]:
+        """The ids of the rules the engine runs."""
+        return self._enabled
+
+    @property
+    def reads_programs(self) -> bool:
+        """Does a rule need the repository's programs (NPU061: every Python file's imports)?"""
+        return bool(self._scripts)
+
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
         return any(module in data for module in self._module_bytes) \
@@ -217,8 +228,9 @@ class Engine:
             return FileOutcome(path, (finding,), kind=CONFLICT)
         mixed = mixed_entry(facts, path)
         if mixed is not None:  # a file of a program that mixes eager and compat.v1 code
-            message = "" if mixed == path else MIXED_PART.format(entry=mixed)
-            return FileOutcome(path, (file_finding(repo, path, "unmigrated", message),) if message else (),
+            rule = COMPAT_RULE if kind.kind == TF2_COMPAT else ENTRY_RULE
+            part = () if mixed == path else (ProgramMessage(path, MIXED_PART.format(entry=mixed), rule=rule),)
+            return FileOutcome(path, tuple(message.finding(repo) for message in part),
                                kind="" if kind.kind == NON_TF else kind.kind)
         treated = treatment(kind.kind, runtime_of(facts))
         scripts = [rule for rule in active if NON_TF in rule.file_kinds] if kind.kind == NON_TF else []

@@ -8,10 +8,21 @@ When one entry's closure holds both eager TF 2.x training files and ``tf.compat.
 (``enable_v1()`` switches the whole process to graph mode) the program is *mixed*: nothing in it
 is rewritten, and the entry gets one finding.
 
-The repository's analysis gives one :data:`GRAPH_FACT` per TF file and per script
-(:func:`graph_fact`); :func:`program_facts` turns them, once the runtime is known, into the facts
-the rules and the engine read: :data:`ENTRY_FACT` per entry, :data:`MIXED_FACT` per file of a mixed
-program, :data:`DONE_FACT` (the analysis ran: without it NPU061 decides from the file alone).
+Our deviation from the spec, in the user's favour: real TF 2.x scripts often train at module level
+with no ``__main__`` block (Horovod's TF 2.x benchmarks). A TensorFlow file with no ``__main__``
+block is an entry too when no file of the repository imports it, it is not a test file, and its
+module-level code trains (``codemods/module_training``). A module whose module-level code trains
+but that another file imports is no entry (the script that imports it is the one run); when no
+entry reaches it, NPU061 reports it.
+
+Every Python file of the repository is a node of the import graph (its imports read with ``ast``,
+never with fissix), so that a module importing no TensorFlow links an entry to the training code
+(``main.py -> runner.py -> train.py``). The repository's analysis gives one :data:`GRAPH_FACT` per
+file (:func:`graph_fact`); :func:`program_facts` turns them, once the runtime is known, into the
+facts the rules and the engine read: :data:`ENTRY_FACT` per entry, :data:`MIXED_FACT` per file of
+a mixed program, :data:`DONE_FACT` (the analysis ran: without it NPU061 decides from the file
+alone), and the findings about programs, filed under NPU061 (NPU062 for a compat file of a mixed
+program, which the engine reports).
 """
 
 from __future__ import annotations
@@ -21,6 +32,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional
 
+from .file_kinds import is_test_file
+from .findings import Finding
+from .module_training import trains_when_run
 from .modules import imported_names, module_ast, nearest_name
 from .names import module_parts
 from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
@@ -49,6 +63,30 @@ MIXED_PART = ("part of a program that mixes eager TF 2.x and compat.v1 graph fil
 NO_ENTRY = ("no entry script found: add import npu_device as npu; npu.open().as_default() at the "
             "top of the script you run, or list it in [tool.npu-codemod] entry")
 BAD_ENTRY = "[tool.npu-codemod] entry must be a list of paths, got {value!r}: ignored"
+TRAINS_ON_IMPORT = ("this module trains when it is imported (by {importers}) and no entry script "
+                    "reaches it: add import npu_device as npu; npu.open().as_default() at the top "
+                    "of the script you run, or list it in [tool.npu-codemod] entry")
+#: The rules the findings about programs are filed under (the spec's NPU061 and NPU062).
+ENTRY_RULE = ("NPU061", "tf2-device-init")
+COMPAT_RULE = ("NPU062", "tf2-compat-header")
+#: Any import statement: a file without one (and without a ``__main__`` block) is no graph node.
+_IMPORTS = re.compile(r"^[ \t]*(?:import|from)[ \t]", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class ProgramMessage:
+    """A finding about a program (NPU061's): the file it is about ("" for the repository), its
+    text, and its SARIF level (``"note"`` or ``""``)."""
+
+    path: str
+    text: str
+    level: str = ""
+    rule: tuple[str, str] = ENTRY_RULE
+
+    def finding(self, repo: str) -> Finding:
+        """The message as an ``unmigrated`` finding of its rule in ``repo``."""
+        rule_id, name = self.rule
+        return Finding(repo, self.path, 1, 0, rule_id, name, "unmigrated", self.text, level=self.level)
 
 
 @dataclass(frozen=True)
@@ -63,6 +101,7 @@ class Node:
     imports: tuple[str, ...]
     tf1: bool = False  # TF 1.x-only APIs
     tf2: bool = False  # TF 2.x-only APIs or TF 2.x idioms
+    runs: bool = False  # its module-level code trains (and it is no test file)
 
     def eager(self, runtime: str) -> bool:
         """Eager TF 2.x training code in a repository whose runtime is ``runtime``."""
@@ -75,10 +114,11 @@ class Node:
 
 
 def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str]:
-    """The :data:`GRAPH_FACT` of one file (``signals``: its TF signals, None for a file that
-    imports no TensorFlow), or None for a non-TF file without a ``__main__`` block."""
+    """The :data:`GRAPH_FACT` of one Python file (``signals``: its TF signals, None for a file
+    that imports no TensorFlow), or None for a file that imports nothing and has no ``__main__``
+    block (no edge of the graph starts there)."""
     main = MAIN.search(text) is not None
-    if signals is None and not main:
+    if signals is None and not main and not _IMPORTS.search(text):
         return None
     tree = module_ast(text)
     targets = sorted({target for target in (imported_names(tree, path).values() if tree is not None else ())
@@ -87,6 +127,8 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     if signals is not None:
         flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if TRAINING.search(text) else "") \
             + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e else "")
+        if not main and tree is not None and not is_test_file(path) and trains_when_run(tree):
+            flags += "l"
     return f"{GRAPH_FACT}{path}|{flags}|{','.join(targets)}"
 
 
@@ -96,7 +138,7 @@ def _nodes(facts: Iterable[str]) -> dict[str, Node]:
         if fact.startswith(GRAPH_FACT):
             path, flags, imports = fact[len(GRAPH_FACT):].rsplit("|", 2)
             node = Node(path, "m" in flags, "c" in flags, "t" in flags, "x" in flags,
-                        tuple(filter(None, imports.split(","))), "1" in flags, "2" in flags)
+                        tuple(filter(None, imports.split(","))), "1" in flags, "2" in flags, "l" in flags)
             nodes[node.module] = node
     return nodes
 
@@ -110,34 +152,70 @@ class Program:
     reached: set[str] = field(default_factory=set)
 
 
-def closure(entry: Node, nodes: Mapping[str, Node], runtime: str = RUNTIME_TF2) -> Program:
-    """The files ``entry`` imports, transitively (a package imported as such counts its
-    training modules: ``from retinanet import Executor`` with a re-exporting ``__init__``)."""
-    known = set(nodes)
-    packages = {".".join(name.split(".")[:end]) for name in known for end in range(1, name.count(".") + 1)}
+class Graph:
+    """The repository's import graph: each node's imports resolved to the modules of the
+    repository (worked out once per node) and to packages (a package imported as such counts
+    its training modules: ``from retinanet import Executor`` with a re-exporting ``__init__``
+    that imports no TensorFlow and nothing else)."""
+
+    def __init__(self, nodes: Mapping[str, Node]) -> None:
+        self.nodes = nodes
+        self.known = set(nodes)
+        self.packages = {".".join(name.split(".")[:end]) for name in self.known
+                         for end in range(1, name.count(".") + 1)}
+        self._edges: dict[str, tuple[str, ...]] = {}
+        self._members: dict[str, tuple[Node, ...]] = {}
+
+    def edges(self, node: Node) -> tuple[str, ...]:
+        """The modules and packages of the repository that ``node`` imports."""
+        found = self._edges.get(node.module)
+        if found is None:
+            package = module_parts(node.path)[:-1]
+            names = self.known | self.packages
+            found = self._edges[node.module] = tuple(dict.fromkeys(
+                name for target in node.imports for name in _resolved(target, package, names)))
+        return found
+
+    def members(self, package: str) -> tuple[Node, ...]:
+        """The nodes under ``package``."""
+        found = self._members.get(package)
+        if found is None:
+            found = self._members[package] = tuple(
+                node for name, node in self.nodes.items() if name.startswith(package + "."))
+        return found
+
+    def importers(self) -> dict[str, list[str]]:
+        """Module -> the paths of the files that import it."""
+        found: dict[str, list[str]] = {}
+        for node in self.nodes.values():
+            for name in self.edges(node):
+                if name in self.nodes and name != node.module:
+                    found.setdefault(name, []).append(node.path)
+        return found
+
+
+def closure(entry: Node, graph: Graph, runtime: str = RUNTIME_TF2) -> Program:
+    """The files ``entry`` imports, transitively."""
     program = Program()
     todo, seen = [entry], {entry.module}
     while todo:
         node = todo.pop()
         program.reached.add(node.path)
         _classify(node, program, runtime)
-        package = module_parts(node.path)[:-1]
-        for target in node.imports:
-            for found in _resolved(target, package, known, packages):
-                if found in nodes and found not in seen:
+        for found in graph.edges(node):
+            if found in graph.nodes:
+                if found not in seen:
                     seen.add(found)
-                    todo.append(nodes[found])
-                elif found in packages:  # a package without its own TF code: its training modules
-                    for name in known:
-                        if name.startswith(found + ".") and nodes[name].eager(runtime):
-                            program.eager.add(nodes[name].path)
+                    todo.append(graph.nodes[found])
+            else:  # a package without a node of its own: its training modules
+                program.eager.update(member.path for member in graph.members(found) if member.eager(runtime))
     return program
 
 
-def _resolved(target: str, package: tuple[str, ...], known: set[str], packages: set[str]) -> list[str]:
+def _resolved(target: str, package: tuple[str, ...], names: set[str]) -> list[str]:
     for candidate in (target, target.rpartition(".")[0]):
         if candidate:
-            found = nearest_name(candidate, package, known | packages)
+            found = nearest_name(candidate, package, names)
             if found is not None:
                 return [found]
     return []
@@ -173,30 +251,40 @@ def listed(path: str, entries: Iterable[str]) -> bool:
 
 
 def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
-                  ) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
-    """The entry and mixed-program facts of a repository, and its messages ``(path, text)``
-    (mixed programs at their entry, no entry script, a bad ``entry`` setting)."""
+                  ) -> tuple[frozenset[str], tuple[ProgramMessage, ...]]:
+    """The entry and mixed-program facts of a repository, and its findings about programs
+    (mixed programs at their entry, no entry script, modules that train when imported and that
+    no entry reaches, a bad ``entry`` setting)."""
     nodes = _nodes(facts)
     if not nodes:
         return frozenset(), ()
     entries, problem = configured_entries(pyproject)
-    messages: list[tuple[str, str]] = [("pyproject.toml", problem)] if problem else []
+    messages = [ProgramMessage("pyproject.toml", problem)] if problem else []
     found = {DONE_FACT}
     if runtime not in (RUNTIME_TF2, RUNTIME_UNKNOWN):  # a TF 1.x repository: no TF 2.x program
         return frozenset(found), tuple(messages)
-    candidates = [node for node in nodes.values() if (listed(node.path, entries) if entries else node.main)]
+    graph = Graph(nodes)
+    importers = graph.importers()
+    candidates = [node for node in nodes.values() if listed(node.path, entries)] if entries else \
+        [node for node in nodes.values() if node.main or (node.runs and node.module not in importers)]
+    reached: set[str] = set()
     for node in sorted(candidates, key=lambda node: node.path):
-        program = closure(node, nodes, runtime)
+        program = closure(node, graph, runtime)
+        reached |= program.reached
         if program.eager and program.compat:
-            messages.append((node.path, MIXED.format(eager=", ".join(sorted(program.eager)),
-                                                     compat=", ".join(sorted(program.compat)))))
+            messages.append(ProgramMessage(node.path, MIXED.format(
+                eager=", ".join(sorted(program.eager)), compat=", ".join(sorted(program.compat)))))
             for path in program.reached:
                 found |= {MIXED_FACT + path, f"{MIXED_ENTRY_FACT}{path}={node.path}"}
         elif program.eager or (entries and not program.compat):  # a listed compat program: NPU062
             found.add(ENTRY_FACT + node.path)
+    messages += [ProgramMessage(node.path, TRAINS_ON_IMPORT.format(importers=", ".join(sorted(importers[name]))),
+                                "note")
+                 for name, node in sorted(nodes.items()) if node.runs and name in importers
+                 and node.path not in reached and node.eager(runtime)]
     if not any(fact.startswith(ENTRY_FACT) or fact.startswith(MIXED_FACT) for fact in found) \
             and any(node.eager(runtime) for node in nodes.values()):
-        messages.append(("", NO_ENTRY))
+        messages.append(ProgramMessage("", NO_ENTRY))
     return frozenset(found), tuple(messages)
 
 

@@ -214,7 +214,9 @@ def check_contents(contents: dict[str, bytes], loaded_rules: LoadedRules, links:
     programs, messages = program_facts(facts, runtime.value, manifests.get("pyproject.toml", ""))
     facts = with_programs(with_runtime(facts, runtime), programs)
     # what of the pins and settings could not be read, or left the version open: as ``run``
-    sites = [Site(path or ".", 1, 0, FILE_RULE_ID, message) for path, message in runtime.messages + messages]
+    sites = [Site(path or ".", 1, 0, FILE_RULE_ID, message) for path, message in runtime.messages]
+    sites += [Site(message.path or ".", 1, 0, message.rule[0], message.text) for message in messages
+              if message.rule[0] in loaded_rules.engine.enabled]
     for path, data in contents.items():
         sites += outcome_sites(loaded_rules.engine.process(data, path, facts=facts))
     sites += [Site(path, 1, 0, FILE_RULE_ID, SYMLINK) for path in links]

@@ -92,8 +92,9 @@ class LoadedRules:
         repository's files, for a worker (:meth:`RepoAnalysis.joined` puts slices together)."""
         facts: set[str] = set()
         findings: list[Finding] = []
+        graph = self.engine.reads_programs  # NPU061: every Python file's imports
         for path, data in files:
-            if not self.engine.wants(data) or len(data) > MAX_SOURCE_BYTES:
+            if not (graph or self.engine.wants(data)) or len(data) > MAX_SOURCE_BYTES:
                 continue  # a file too large to parse is one error finding of the engine's
             try:
                 text = decode_source(data).text
@@ -110,7 +111,7 @@ class LoadedRules:
                     facts.update(result or ())
                 findings += [_plugin_error(repo, path, name, f"{reason}; facts from this plugin "
                                            "are missing") for name, reason in errors]
-            elif "__main__" in text and size_problem(text) is None:  # a script: maybe an entry
+            elif graph and size_problem(text) is None:  # imports no TF: an entry or a link to one
                 facts.update(filter(None, [graph_fact(path, text, None)]))
         return RepoAnalysis(frozenset(facts), tuple(findings))
 

@@ -55,6 +55,7 @@ from npu_codemod.codemods.estimators import (
 )
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
+from npu_codemod.codemods.module_training import trains_when_run
 from npu_codemod.codemods.modules import (
     ModuleIndex,
     imported_names,
@@ -118,6 +119,7 @@ from npu_codemod.codemods.scopes import (
     uses,
 )
 from npu_codemod.codemods.support_list import list_name, support_list, support_list_tf2
+from npu_codemod.codemods.tf_programs import TRAINING
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL
 from npu_codemod.codemods.walk import (
     node_pre_order,
@@ -260,6 +262,8 @@ __all__ = [
     "TF2_COMPAT",
     "TF_NEUTRAL",
     "TPU_ESTIMATORS",
+    "trains_when_run",
+    "TRAINING",
     "tree_text",
     "unparenthesised",
     "unresolved_accesses",
