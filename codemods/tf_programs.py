@@ -35,7 +35,7 @@ from typing import Iterable, Mapping, Optional
 from .file_kinds import is_test_file
 from .findings import Finding
 from .module_training import trains_when_run
-from .modules import imported_names, module_ast, nearest_name
+from .modules import import_statements, imported_names, module_ast, nearest_name
 from .names import module_parts
 from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
 
@@ -120,7 +120,7 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     main = MAIN.search(text) is not None
     if signals is None and not main and not _IMPORTS.search(text):
         return None
-    tree = module_ast(text)
+    tree = module_ast(text) if signals is not None else import_statements(text)  # TF files: parsed anyway
     targets = sorted({target for target in (imported_names(tree, path).values() if tree is not None else ())
                       if target.split(".")[0] not in ("tensorflow", "__future__")})
     flags = ("m" if main else "") + ("x" if signals is not None else "")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from npu_codemod.codemods.modules import import_statements, imported_names, module_ast
 from npu_codemod.codemods.tf_programs import program_facts
 from npu_codemod.codemods.tf_runtime import decide
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
@@ -343,3 +344,29 @@ def test_a_sharded_repository_links_its_entry_through_modules_no_worker_reads(tm
     assert records[0]["findings"] == records[1]["findings"]
     assert "main.py" in records[1]["files_changed"]
     assert show(tmp_path / "sharded" / "zoo", BRANCH, "main.py").decode() == with_init(LAUNCHER)
+
+
+def test_a_module_that_imports_no_tf_is_read_for_its_imports_alone() -> None:
+    """Its imports, as the whole file's ``ast`` gives them: parenthesised, continued,
+    relative, nested in a function; prose that starts with "import" is no import."""
+    source = '''\
+"""Glue code.
+
+import this module from the launcher.
+"""
+import os, sys as system
+from .runner import (run,
+                     parse)  # the options
+from pkg.sub import \\
+    helper
+
+
+def late():
+    from .trainer import train
+    return train
+'''
+    tree = module_ast(source)
+    assert tree is not None
+    assert imported_names(import_statements(source), "pkg/glue.py") == imported_names(tree, "pkg/glue.py") == {
+        "os": "os", "system": "sys", "run": "pkg.runner.run", "parse": "pkg.runner.parse",
+        "helper": "pkg.sub.helper", "train": "pkg.trainer.train"}
