@@ -210,8 +210,8 @@ class Engine:
         imported = {module for module, pattern in self._imports.items()
                     if module in text and pattern.search(text)}
         active = [r for r in self.rules if imported.intersection(r.modules)]
-        if not active and ENTRY_FACT + path in facts:
-            active = self._scripts  # an entry script of a TF 2.x program that imports no TF
+        if ENTRY_FACT + path in facts:  # an entry script of a TF 2.x program (it may import no TF)
+            active += [rule for rule in self._scripts if rule not in active]
         if not active:
             return FileOutcome(path)
         return self._by_kind(source, path, repo, facts, active)
@@ -237,6 +237,8 @@ class Engine:
         active = [rule for rule in active if treated in rule.file_kinds and _may_act(rule, source.text)]
         if not active and scripts:
             active, treated = scripts, NON_TF
+        elif scripts and ENTRY_FACT + path in facts:  # an entry importing other rules' modules
+            active = [rule for rule in self.rules if rule in active or rule in scripts]
         notes: tuple[Finding, ...] = ()
         if treated == TF2 and TF2_ENTRY_RULE not in self._enabled:
             notes = (file_finding(repo, path, "unmigrated", TF2_CODE),)
@@ -306,7 +308,9 @@ class Engine:
                           facts=facts, enabled_rules=self._enabled, parsed=parsed,
                           file_kind=treated)
         bound = {module for module in self._modules if may_bind(module, body) and ctx.names(module).bindings}
-        active = [rule for rule in active if bound.intersection(rule.modules) or treated == NON_TF]
+        entry = ENTRY_FACT + path in facts  # NPU061 runs on an entry that binds no TF too
+        active = [rule for rule in active if bound.intersection(rule.modules) or treated == NON_TF
+                  or (entry and rule in self._scripts)]
         if not active or (treated == TF1 and self._eager(ctx, body)):
             for rule in active:  # none when the file binds no module of theirs
                 self._guarded(rule, ctx, partial(rule.skipped, tree, ctx))

@@ -370,3 +370,14 @@ def late():
     assert imported_names(import_statements(source), "pkg/glue.py") == imported_names(tree, "pkg/glue.py") == {
         "os": "os", "system": "sys", "run": "pkg.runner.run", "parse": "pkg.runner.parse",
         "helper": "pkg.sub.helper", "train": "pkg.trainer.train"}
+
+
+def test_an_entry_that_imports_horovod_but_no_tf_gets_the_init(tmp_path: Path) -> None:
+    """Horovod's data-service example: the launcher imports Horovod (other rules' module) and
+    the training functions, but no TensorFlow."""
+    launcher = LAUNCHER.replace("import sys\n", "import sys\n\nfrom horovod.runner.common.util import env\n")
+    make_repo(tmp_path / "chain", {"requirements.txt": "tensorflow==2.6.5\n", "main.py": launcher,
+                                   "runner.py": RUNNER, "trainer.py": TRAINER})
+    done = cli("check", "chain", cwd=tmp_path)
+    assert "chain/main.py:2:1: NPU061 [fixable] add 'import npu_device as npu' and " \
+           "'npu.open().as_default()' at the top of the entry script" in done.stdout.splitlines(), done.stdout
