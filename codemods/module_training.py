@@ -6,9 +6,10 @@ the statements outside ``def`` and ``class`` bodies (those inside module-level `
 ``with``/``try`` blocks and lambdas count) call a training API directly (Keras ``fit``,
 ``fit_generator``, ``train_on_batch``, ``compile``; an optimizer's ``apply_gradients`` or
 ``minimize``; ``tf.GradientTape``; a custom ``train_step``), or call a function or method of the
-same file that does (transitively, within the file). Horovod's TF 2.x benchmarks are the two
-shapes: a module-level loop timing a ``@tf.function`` step with a ``GradientTape``, and a
-module-level ``model.fit(...)``. A module that only defines functions never trains when run.
+same file that does, or pass one to a call (``strategy.run(train_step, ...)``), transitively
+within the file (functions defined in module-level blocks count). Horovod's TF 2.x benchmarks are
+the two shapes: a module-level loop timing a ``@tf.function`` step with a ``GradientTape``, and
+a module-level ``model.fit(...)``. A module that only defines functions never trains when run.
 
 A training method called on an imported name is another library's (``re.compile``,
 ``optimize.minimize``): not training.
@@ -43,10 +44,10 @@ class _Reader:
         self.imported = _imported(tree)
         self.functions: dict[str, list[_Function]] = {}
         self.methods: dict[str, list[_Function]] = {}
-        for node in tree.body:
+        for node in _module_definitions(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions.setdefault(node.name, []).append(node)
-            elif isinstance(node, ast.ClassDef):
+            else:
                 for method in node.body:
                     if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         self.methods.setdefault(method.name, []).append(method)
@@ -56,6 +57,12 @@ class _Reader:
         return any(self._call_trains(call) for call in calls)
 
     def _call_trains(self, call: ast.Call) -> bool:
+        """A training call, a call of a function of the file that trains, or one that is given
+        such a function (``strategy.run(train_step, ...)``, ``timeit.timeit(step)``)."""
+        passed = [*call.args, *(keyword.value for keyword in call.keywords)]
+        if any(isinstance(value, ast.Name) and self._any_trains(self.functions.get(value.id, ()))
+               for value in passed):
+            return True
         func = call.func
         if isinstance(func, ast.Name):
             return func.id in TRAINING_CALLABLES or self._any_trains(self.functions.get(func.id, ()))
@@ -92,6 +99,19 @@ def _module_calls(tree: ast.Module) -> Iterator[ast.Call]:
                              if isinstance(item, ast.AST) and not isinstance(item, _DEFINITIONS))
             elif isinstance(value, ast.AST) and not isinstance(value, _DEFINITIONS):
                 stack.append(value)
+
+
+def _module_definitions(tree: ast.Module) -> Iterator[Union[_Function, ast.ClassDef]]:
+    """The functions and classes the module-level code defines (also inside its ``if``,
+    ``with``, ``try`` blocks: ``with strategy.scope(): def train_step(...)``)."""
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _DEFINITIONS):
+            yield node
+            continue
+        stack.extend(reversed([child for child in ast.iter_child_nodes(node)
+                               if isinstance(child, (ast.stmt, ast.excepthandler))]))
 
 
 def _imported(tree: ast.Module) -> frozenset[str]:

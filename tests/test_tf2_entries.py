@@ -381,3 +381,36 @@ def test_an_entry_that_imports_horovod_but_no_tf_gets_the_init(tmp_path: Path) -
     done = cli("check", "chain", cwd=tmp_path)
     assert "chain/main.py:2:1: NPU061 [fixable] add 'import npu_device as npu' and " \
            "'npu.open().as_default()' at the top of the entry script" in done.stdout.splitlines(), done.stdout
+
+
+#: A MirroredStrategy script: the step is defined in a module-level ``with`` block and handed
+#: to ``strategy.run``, never called by name at module level.
+STRATEGY_SCRIPT = '''\
+"""Multi-GPU training with a custom loop."""
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+    optimizer = tf.keras.optimizers.Adam(1e-3)
+
+with strategy.scope():
+    def train_step(inputs):
+        images, labels = inputs
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(labels, model(images)))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                      model.trainable_variables))
+        return loss
+
+    @tf.function
+    def distributed_step(inputs):
+        return strategy.run(train_step, args=(inputs,))
+
+    for batch in tf.data.Dataset.from_tensors((tf.zeros([8, 4]), tf.zeros([8]))).repeat(10):
+        distributed_step(batch)
+'''
+
+
+def test_a_step_defined_in_a_block_and_run_by_a_strategy_trains() -> None:
+    assert_migrates(STRATEGY_SCRIPT, with_init(STRATEGY_SCRIPT), RULES, facts=TF2_RUNTIME)
