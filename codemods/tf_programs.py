@@ -69,6 +69,11 @@ TRAINS_ON_IMPORT = ("this module trains when it is imported (by {importers}) and
 #: The rules the findings about programs are filed under (the spec's NPU061 and NPU062).
 ENTRY_RULE = ("NPU061", "tf2-device-init")
 COMPAT_RULE = ("NPU062", "tf2-compat-header")
+#: Other deep-learning frameworks: a script that imports one and no TensorFlow trains with it,
+#: whatever TensorFlow code its imports reach (Horovod's PyTorch examples import ``horovod.spark``,
+#: which imports Horovod's Keras code).
+OTHER_FRAMEWORKS = frozenset({"torch", "torchvision", "pytorch_lightning", "lightning", "mxnet",
+                              "jax", "flax", "paddle", "mindspore", "oneflow"})
 #: Any import statement: a file without one (and without a ``__main__`` block) is no graph node.
 _IMPORTS = re.compile(r"^[ \t]*(?:import|from)[ \t]", re.MULTILINE)
 
@@ -102,6 +107,7 @@ class Node:
     tf1: bool = False  # TF 1.x-only APIs
     tf2: bool = False  # TF 2.x-only APIs or TF 2.x idioms
     runs: bool = False  # its module-level code trains (and it is no test file)
+    other: bool = False  # imports another deep-learning framework and no TensorFlow
 
     def eager(self, runtime: str) -> bool:
         """Eager TF 2.x training code in a repository whose runtime is ``runtime``."""
@@ -124,6 +130,8 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     targets = sorted({target for target in (imported_names(tree, path).values() if tree is not None else ())
                       if target.split(".")[0] not in ("tensorflow", "__future__")})
     flags = ("m" if main else "") + ("x" if signals is not None else "")
+    if signals is None and any(target.split(".")[0] in OTHER_FRAMEWORKS for target in targets):
+        flags += "o"
     if signals is not None:
         flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if TRAINING.search(text) else "") \
             + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e else "")
@@ -138,7 +146,8 @@ def _nodes(facts: Iterable[str]) -> dict[str, Node]:
         if fact.startswith(GRAPH_FACT):
             path, flags, imports = fact[len(GRAPH_FACT):].rsplit("|", 2)
             node = Node(path, "m" in flags, "c" in flags, "t" in flags, "x" in flags,
-                        tuple(filter(None, imports.split(","))), "1" in flags, "2" in flags, "l" in flags)
+                        tuple(filter(None, imports.split(","))), "1" in flags, "2" in flags, "l" in flags,
+                        "o" in flags)
             nodes[node.module] = node
     return nodes
 
@@ -266,7 +275,8 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     graph = Graph(nodes)
     importers = graph.importers()
     candidates = [node for node in nodes.values() if listed(node.path, entries)] if entries else \
-        [node for node in nodes.values() if node.main or (node.runs and node.module not in importers)]
+        [node for node in nodes.values() if (node.main and not node.other)
+         or (node.runs and node.module not in importers)]
     reached: set[str] = set()
     for node in sorted(candidates, key=lambda node: node.path):
         program = closure(node, graph, runtime)

@@ -414,3 +414,10 @@ with strategy.scope():
 
 def test_a_step_defined_in_a_block_and_run_by_a_strategy_trains() -> None:
     assert_migrates(STRATEGY_SCRIPT, with_init(STRATEGY_SCRIPT), RULES, facts=TF2_RUNTIME)
+
+
+def test_a_script_of_another_framework_is_no_entry_whatever_its_imports_reach() -> None:
+    """Horovod's PyTorch examples import ``horovod.spark``, which reaches Horovod's Keras code."""
+    torch_launcher = LAUNCHER.replace("import sys\n", "import sys\n\nimport torch\n")
+    assert entries({"main.py": LAUNCHER, "torch_main.py": torch_launcher, "runner.py": RUNNER,
+                    "trainer.py": TRAINER}) == {"main.py"}
