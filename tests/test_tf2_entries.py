@@ -421,3 +421,21 @@ def test_a_script_of_another_framework_is_no_entry_whatever_its_imports_reach() 
     torch_launcher = LAUNCHER.replace("import sys\n", "import sys\n\nimport torch\n")
     assert entries({"main.py": LAUNCHER, "torch_main.py": torch_launcher, "runner.py": RUNNER,
                     "trainer.py": TRAINER}) == {"main.py"}
+
+
+def test_the_findings_about_programs_are_npu061_s_in_every_report(tmp_path: Path) -> None:
+    make_repo(tmp_path / "lib", {"requirements.txt": "tensorflow==2.6.5\n", "trainer.py": TRAINER,
+                                 "runner.py": RUNNER})
+    (tmp_path / "repos.txt").write_text("lib\n")
+    done = cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    record = json.loads((tmp_path / "rep" / "run.json").read_text())["repos"][0]
+    assert [(f["rule_id"], f["path"], f["status"]) for f in record["findings"]] == [("NPU061", "", "unmigrated")]
+    sarif = json.loads((tmp_path / "rep" / "findings.sarif").read_text())["runs"][0]
+    assert [result["ruleId"] for result in sarif["results"]] == ["NPU061"]
+    assert "NPU061," in (tmp_path / "rep" / "findings.csv").read_text()
+    without = cli("run", "--repos", "repos.txt", "--report-dir", "rep2", "--jobs", "1", "--rules", "xla-gpu",
+                  cwd=tmp_path)  # NPU061 does not run: nothing about programs
+    assert without.returncode == 0, without.stderr
+    findings = json.loads((tmp_path / "rep2" / "run.json").read_text())["repos"][0]["findings"]
+    assert [(f["rule_id"], f["path"]) for f in findings] == [("NPU000", "trainer.py")]  # "TF 2.x code"
