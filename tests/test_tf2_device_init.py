@@ -15,19 +15,13 @@ from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from support.cli import cli
 from support.git import make_repo, show
 from support.rules import assert_migrates, assert_unchanged, sites
-from support.tf2_scripts import CUSTOM_LOOP, KERAS_FIT
+from support.tf2_scripts import CUSTOM_LOOP, DEVICE_INIT, KERAS_FIT, with_init
 
 TF2_RUNTIME = {"tf-runtime:2"}
 UNDETERMINED = {"tf-runtime:undetermined"}
 RULES = {"NPU061"}
 BRANCH = "npu-codemod/sess-run-to-npu"
-INIT = "import npu_device as npu\nnpu.open().as_default()\n"
-
-
-def with_init(source: str, init: str = INIT) -> str:
-    """``source`` with ``init`` right after its module docstring."""
-    end = source.index('"""', 3) + 4
-    return source[:end] + init + source[end:]
+INIT = DEVICE_INIT
 
 
 @pytest.mark.parametrize("script", [KERAS_FIT, CUSTOM_LOOP])

@@ -21,11 +21,12 @@ from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from support.cli import cli
 from support.git import make_repo, show
 from support.rules import assert_migrates, assert_unchanged, sites
+from support.tf2_scripts import DEVICE_INIT, with_init
 
 TF2_RUNTIME = {"tf-runtime:2"}
 RULES = {"NPU061"}
 BRANCH = "npu-codemod/sess-run-to-npu"
-INIT = "import npu_device as npu\nnpu.open().as_default()\n"
+INIT = DEVICE_INIT
 
 #: Horovod's custom-loop benchmark shape: module-level setup, a traced step, a timed loop.
 LOOP_BENCHMARK = '''\
@@ -158,12 +159,6 @@ def fit(model, dataset, epochs):
     model.compile(optimizer="adam", loss="mse")
     return model.fit(dataset, epochs=epochs)
 '''
-
-
-def with_init(source: str, init: str = INIT) -> str:
-    """``source`` with ``init`` right after its module docstring."""
-    end = source.index('"""', source.index('"""') + 3) + 4
-    return source[:end] + init + source[end:]
 
 
 @pytest.mark.parametrize("script", [LOOP_BENCHMARK, FIT_BENCHMARK, KERAS_SCRIPT])
