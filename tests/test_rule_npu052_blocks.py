@@ -144,6 +144,18 @@ def grow(gpu):
     ('''\
 import tensorflow as tf
 
+
+def first_gpu(verbose):
+    gpus = tf.config.list_physical_devices("GPU")
+    for gpu in gpus:
+        tf.config.experimental.set_memory_growth(gpu, True)
+    if verbose:
+        print("devices:", len(gpus))
+    return gpu
+''', "its loop variable is used outside the loop"),
+    ('''\
+import tensorflow as tf
+
 gpus = tf.config.list_physical_devices("GPU")
 for gpu in gpus:
     tf.config.experimental.set_memory_growth(gpu, True)

@@ -24,7 +24,6 @@ from npu_codemod.api._toolkit import block_statements, compound_body, tree_text
 #: Calls that read the device list (no side effect) and ``len``: allowed in a test or iterable.
 _PURE_CALL = re.compile(r"\b(?:[\w.]*\blist_(?:physical|logical)_devices|len)\(\s*(?:[\w.]+|(?:device_type\s*=\s*)?"
                         r"(['\"])\w+\1)?\s*\)")
-_NAMES = re.compile(r"[A-Za-z_]\w*")
 _KINDS = {symbols.for_stmt: "for loop", symbols.try_stmt: "try statement", symbols.if_stmt: "if statement",
           symbols.while_stmt: "while loop", symbols.with_stmt: "with block"}
 
@@ -37,7 +36,7 @@ class Removal:
     why: str = ""
 
 
-def removal(line: Base, settings: set[int], original: str) -> Removal:
+def removal(line: Base, settings: set[int]) -> Removal:
     """What goes with the setting ``line``, when every statement whose id is in ``settings`` (the
     file's other settings NPU052 removes) goes too."""
     statement = line
@@ -47,7 +46,7 @@ def removal(line: Base, settings: set[int], original: str) -> Removal:
             return Removal(statement)  # the block keeps other statements (or it is the module)
         if holder.type in (symbols.funcdef, symbols.classdef) or _in_handler(holder, statement):
             return Removal(statement)  # the body gets ``pass``
-        why = _unsafe(holder, original)
+        why = _unsafe(holder)
         if why:
             return Removal(None, why)
         settings.add(id(holder))
@@ -74,7 +73,7 @@ def _body_of(statement: Base, holder: Base) -> Base:
     return statement.parent if statement.parent is not holder else statement
 
 
-def _unsafe(holder: Base, original: str) -> str:
+def _unsafe(holder: Base) -> str:
     """Why removing the emptied compound ``holder`` is not clearly safe, or ``""``."""
     leaves = [child.value for child in holder.children if child.type == tokens.NAME]
     if holder.type == symbols.for_stmt:
@@ -83,8 +82,7 @@ def _unsafe(holder: Base, original: str) -> str:
             return "the loop has an else clause"
         if not _pure(iterable):
             return "the loop iterates over a value that may have side effects"
-        if any(len(re.findall(rf"\b{name}\b", original)) > len(re.findall(rf"\b{name}\b", tree_text(holder)))
-               for name in _NAMES.findall(tree_text(target))):
+        if _used_outside(holder, {leaf.value for leaf in target.leaves() if leaf.type == tokens.NAME}):
             return "its loop variable is used outside the loop"
         return ""
     if holder.type == symbols.try_stmt:
@@ -94,6 +92,17 @@ def _unsafe(holder: Base, original: str) -> str:
             return "the if statement has other branches"
         return "" if _pure(holder.children[1]) else "the if test may have side effects"
     return f"a {_KINDS.get(holder.type, 'block')} may do more than hold it"
+
+
+def _used_outside(statement: Base, names: set[str]) -> bool:
+    """Is one of ``names`` spelled (as a name, not in a string) in the function, class or module
+    that holds ``statement``, outside it?"""
+    scope = statement.parent
+    while scope is not None and scope.type not in (symbols.funcdef, symbols.classdef, symbols.file_input):
+        scope = scope.parent
+    inside = {id(leaf) for leaf in statement.leaves()}
+    return scope is not None and any(leaf.type == tokens.NAME and leaf.value in names and id(leaf) not in inside
+                                     for leaf in scope.leaves())
 
 
 def _pure(expression: Base) -> bool:

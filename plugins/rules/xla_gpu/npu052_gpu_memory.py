@@ -115,7 +115,7 @@ class GpuMemory(Rule):
         gone = {id(line) for _, line in settings}
         statements: dict[int, Base] = {}
         for reference, line in settings:
-            found = removal(line, gone, ctx.original)
+            found = removal(line, gone)
             if found.statement is None:
                 ctx.report(reference, "unmigrated", KEPT.format(spelled=reference.spelled, why=found.why))
             else:
