@@ -15,8 +15,8 @@ module-level code trains (``codemods/module_training``). A module whose module-l
 but that another file imports is no entry (the script that imports it is the one run); when no
 entry reaches it, NPU061 reports it.
 
-Every Python file of the repository is a node of the import graph (its imports read with ``ast``,
-never with fissix), so that a module importing no TensorFlow links an entry to the training code
+Every Python file of the repository is a node of the import graph (``codemods/program_graph``;
+its imports read with ``ast``, never with fissix), so that a module importing no TensorFlow links an entry to the training code
 (``main.py -> runner.py -> train.py``). The repository's analysis gives one :data:`GRAPH_FACT` per
 file (:func:`graph_fact`); :func:`program_facts` turns them, once the runtime is known, into the
 facts the rules and the engine read: :data:`ENTRY_FACT` per entry, :data:`MIXED_FACT` per file of
@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Optional
+from dataclasses import dataclass
+from typing import Iterable, Optional
 
 from .file_kinds import is_test_file
 from .findings import Finding
 from .module_training import trains_when_run
-from .modules import import_statements, imported_names, module_ast, nearest_name
-from .names import module_parts
+from .modules import import_statements, imported_names, module_ast
+from .program_graph import Graph, Node, closure
 from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
 
 if sys.version_info >= (3, 11):
@@ -94,31 +94,6 @@ class ProgramMessage:
         return Finding(repo, self.path, 1, 0, rule_id, name, "unmigrated", self.text, level=self.level)
 
 
-@dataclass(frozen=True)
-class Node:
-    """One file of the graph: its path, flags, and the dotted names it imports."""
-
-    path: str
-    main: bool
-    compat: bool
-    trains: bool
-    tf: bool
-    imports: tuple[str, ...]
-    tf1: bool = False  # TF 1.x-only APIs
-    tf2: bool = False  # TF 2.x-only APIs or TF 2.x idioms
-    runs: bool = False  # its module-level code trains (and it is no test file)
-    other: bool = False  # imports another deep-learning framework and no TensorFlow
-
-    def eager(self, runtime: str) -> bool:
-        """Eager TF 2.x training code in a repository whose runtime is ``runtime``."""
-        return self.trains and self.tf and not self.compat and not self.tf1 \
-            and (runtime == RUNTIME_TF2 or self.tf2)
-
-    @property
-    def module(self) -> str:
-        return ".".join(module_parts(self.path))
-
-
 def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str]:
     """The :data:`GRAPH_FACT` of one Python file (``signals``: its TF signals, None for a file
     that imports no TensorFlow), or None for a file that imports nothing and has no ``__main__``
@@ -150,91 +125,6 @@ def _nodes(facts: Iterable[str]) -> dict[str, Node]:
                         "o" in flags)
             nodes[node.module] = node
     return nodes
-
-
-@dataclass
-class Program:
-    """What an entry reaches: the training files that are eager TF 2.x, the compat ones."""
-
-    eager: set[str] = field(default_factory=set)
-    compat: set[str] = field(default_factory=set)
-    reached: set[str] = field(default_factory=set)
-
-
-class Graph:
-    """The repository's import graph: each node's imports resolved to the modules of the
-    repository (worked out once per node) and to packages (a package imported as such counts
-    its training modules: ``from retinanet import Executor`` with a re-exporting ``__init__``
-    that imports no TensorFlow and nothing else)."""
-
-    def __init__(self, nodes: Mapping[str, Node]) -> None:
-        self.nodes = nodes
-        self.known = set(nodes)
-        self.packages = {".".join(name.split(".")[:end]) for name in self.known
-                         for end in range(1, name.count(".") + 1)}
-        self._edges: dict[str, tuple[str, ...]] = {}
-        self._members: dict[str, tuple[Node, ...]] = {}
-
-    def edges(self, node: Node) -> tuple[str, ...]:
-        """The modules and packages of the repository that ``node`` imports."""
-        found = self._edges.get(node.module)
-        if found is None:
-            package = module_parts(node.path)[:-1]
-            names = self.known | self.packages
-            found = self._edges[node.module] = tuple(dict.fromkeys(
-                name for target in node.imports for name in _resolved(target, package, names)))
-        return found
-
-    def members(self, package: str) -> tuple[Node, ...]:
-        """The nodes under ``package``."""
-        found = self._members.get(package)
-        if found is None:
-            found = self._members[package] = tuple(
-                node for name, node in self.nodes.items() if name.startswith(package + "."))
-        return found
-
-    def importers(self) -> dict[str, list[str]]:
-        """Module -> the paths of the files that import it."""
-        found: dict[str, list[str]] = {}
-        for node in self.nodes.values():
-            for name in self.edges(node):
-                if name in self.nodes and name != node.module:
-                    found.setdefault(name, []).append(node.path)
-        return found
-
-
-def closure(entry: Node, graph: Graph, runtime: str = RUNTIME_TF2) -> Program:
-    """The files ``entry`` imports, transitively."""
-    program = Program()
-    todo, seen = [entry], {entry.module}
-    while todo:
-        node = todo.pop()
-        program.reached.add(node.path)
-        _classify(node, program, runtime)
-        for found in graph.edges(node):
-            if found in graph.nodes:
-                if found not in seen:
-                    seen.add(found)
-                    todo.append(graph.nodes[found])
-            else:  # a package without a node of its own: its training modules
-                program.eager.update(member.path for member in graph.members(found) if member.eager(runtime))
-    return program
-
-
-def _resolved(target: str, package: tuple[str, ...], names: set[str]) -> list[str]:
-    for candidate in (target, target.rpartition(".")[0]):
-        if candidate:
-            found = nearest_name(candidate, package, names)
-            if found is not None:
-                return [found]
-    return []
-
-
-def _classify(node: Node, program: Program, runtime: str) -> None:
-    if node.compat and runtime == RUNTIME_TF2:
-        program.compat.add(node.path)
-    elif node.eager(runtime):
-        program.eager.add(node.path)
 
 
 def configured_entries(pyproject: str) -> tuple[tuple[str, ...], Optional[str]]:
