@@ -48,6 +48,9 @@ TF2_NATIVE = frozenset({TF2, TF_NEUTRAL})
 RUNTIME_TF1, RUNTIME_TF2, RUNTIME_UNKNOWN = "1", "2", "undetermined"
 RUNTIME_NOT_GIVEN = ""
 RUNTIME_FACT = "tf-runtime:"
+#: The runtime of a folder with its own TensorFlow pins: ``tf-runtime@<folder>/:<value>``
+#: (``tf_scopes``).
+SCOPE_FACT = "tf-runtime@"
 #: Facts of the repository-wide analysis: some file has a T1 / a T2 signal, or only TF 2.x
 #: idioms (its kind then depends on the runtime).
 CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
@@ -171,15 +174,22 @@ class Kind:
     at: Optional[Use] = None
 
 
-def runtime_of(facts: FrozenSet[str]) -> str:
-    """The repository's runtime from its facts; :data:`RUNTIME_NOT_GIVEN` when they have none
-    (the engine called without a repository's analysis: a library caller, a rule's golden
-    test): files with only TF 2.x idioms are then TF 1.x code, as before the TF 2.x pack.
-    ``run``, ``scan`` and ``check`` always decide it (``tf_runtime``)."""
+def runtime_of(facts: FrozenSet[str], path: str = "") -> str:
+    """The runtime of the file ``path`` from the repository's facts: the runtime of the deepest
+    folder with its own pins that holds it (``tf_scopes``), else the repository's;
+    :data:`RUNTIME_NOT_GIVEN` when they have none (the engine called without a repository's
+    analysis: a library caller, a rule's golden test): files with only TF 2.x idioms are then
+    TF 1.x code, as before the TF 2.x pack. ``run``, ``scan`` and ``check`` always decide it
+    (``tf_runtime``)."""
+    found, depth = RUNTIME_NOT_GIVEN, -1
     for fact in facts:
-        if fact.startswith(RUNTIME_FACT):
-            return fact[len(RUNTIME_FACT):]
-    return RUNTIME_NOT_GIVEN
+        if fact.startswith(RUNTIME_FACT) and depth < 0:
+            found, depth = fact[len(RUNTIME_FACT):], 0
+        elif fact.startswith(SCOPE_FACT):
+            folder, _, value = fact[len(SCOPE_FACT):].rpartition(":")
+            if path.startswith(folder) and len(folder) > depth:
+                found, depth = value, len(folder)
+    return found
 
 
 def file_kind(signals: Signals, runtime: str) -> Kind:
