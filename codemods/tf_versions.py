@@ -58,6 +58,9 @@ CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
 #: C1: the compat switches (the part after ``tensorflow.compat.v1.`` or ``tensorflow.``).
 COMPAT_SWITCHES = frozenset({"disable_v2_behavior", "disable_eager_execution"})
 NPU_DEVICE = "npu_device"
+#: TensorFlow's internal modules (``from tensorflow.python.saved_model import tag_constants``):
+#: both versions have them, so a name reached through one is no T1/T2 signal.
+INTERNAL = "tensorflow.python."
 NPU_COMPAT_SWITCH = "npu_device.compat.enable_v1"
 #: NPU061's device init (``npu.open().as_default()``; see :attr:`Signals.t2_device_init`).
 NPU_DEVICE_OPEN = "npu_device.open"
@@ -264,8 +267,11 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
-            full = public_name(bound[head] + spelled[len(head):end])
+            raw = bound[head] + spelled[len(head):end]
+            full = public_name(raw)
             signal, use = _signal(full), Use(node.lineno, node.col_offset, spelled[:end])
+            if signal in ("t1", "t2") and raw.startswith(INTERNAL):
+                signal = None  # ``tensorflow.python.*`` is in both versions: no version's API
             if full == NPU_DEVICE_OPEN:
                 device_init = device_init if device_init and _before(device_init, use) else use
             elif signal and (signal not in found or _before(use, found[signal])):

@@ -1,7 +1,7 @@
-"""TF 1.15 has the TF 2.x API under ``tf.compat.v2`` and runs in graph mode: a TF 1.x file that
-uses ``tf.compat.v2`` (google-research/simclr's ``model.py`` writes its summaries with
-``tf2.summary.create_file_writer``) is TF 1.x code in a TF 1.x repository, not a conflict that
-leaves it unmigrated."""
+"""Names that run on both TensorFlow versions are no evidence of either: TF 1.15 has the TF 2.x API
+under ``tf.compat.v2`` and runs in graph mode (google-research/simclr's TF 1.x ``model.py`` writes
+its summaries with ``tf2.summary.create_file_writer``), and both versions have the internal
+``tensorflow.python`` modules. Such a file is not a conflict left unmigrated."""
 
 from __future__ import annotations
 
@@ -54,3 +54,22 @@ def test_compat_v2_alone_is_tf2_code_where_the_runtime_allows_it() -> None:
     signals = signals_of(EAGER, "loop.py")
     assert file_kind(signals, RUNTIME_UNKNOWN).kind == TF2
     assert file_kind(signals, RUNTIME_TF1).kind == TF1
+
+
+SAVED_MODEL = '''"""Load a SavedModel and detect (TF 2.3, hunglc007/tensorflow-yolov4-tflite's shape)."""
+import tensorflow as tf
+from tensorflow.python.saved_model import tag_constants
+
+
+def load(weights):
+    saved_model_loaded = tf.saved_model.load(weights, tags=[tag_constants.SERVING])
+    return saved_model_loaded.signatures["serving_default"]
+'''
+
+
+def test_a_name_through_an_internal_module_is_no_version_signal() -> None:
+    """``tensorflow.python.saved_model.tag_constants`` is in TF 2.x too, though its public name
+    ``tf.saved_model.tag_constants`` is TF 1.x-only: a TF 2.x file that uses it is no conflict."""
+    signals = signals_of(SAVED_MODEL, "detect.py")
+    assert signals.t1 is None
+    assert file_kind(signals, RUNTIME_TF2).kind != CONFLICT
