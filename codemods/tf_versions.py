@@ -59,7 +59,8 @@ CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
 COMPAT_SWITCHES = frozenset({"disable_v2_behavior", "disable_eager_execution"})
 NPU_DEVICE = "npu_device"
 #: TensorFlow's internal modules (``from tensorflow.python.saved_model import tag_constants``):
-#: both versions have them, so a name reached through one is no T1/T2 signal.
+#: TF 2.x keeps TF 1.x's, so a name reached through one is no T1 signal (though its public name,
+#: ``tf.saved_model.tag_constants``, is TF 1.x-only); one that is TF 2.x-only stays T2.
 INTERNAL = "tensorflow.python."
 NPU_COMPAT_SWITCH = "npu_device.compat.enable_v1"
 #: NPU061's device init (``npu.open().as_default()``; see :attr:`Signals.t2_device_init`).
@@ -72,6 +73,11 @@ COMPAT_GRAPH_APIS = frozenset({
     "keras.backend.get_session", "keras.backend.set_session",
 })
 COMPAT_GRAPH_PREFIXES = ("estimator.", "layers.")
+#: C2 names that TF 2.x code uses for its GPU settings alone (``config = ConfigProto();
+#: config.gpu_options.allow_growth = True; session = InteractiveSession(config=config)`` at the
+#: top of eager scripts): C2 only in a file that has another C2 use or runs a session; else the
+#: file stays eager TF 2.x code (the compat header's ``enable_v1()`` would switch it to graph mode).
+SESSION_CONFIG = frozenset({"Session", "InteractiveSession", "ConfigProto"})
 #: T2: TF 2.x-only APIs, each in Ascend's TF 2.6 list and absent from its TF 1.15 list, and
 #: checked against TensorFlow's r1.15 API reference (``tf.nest.*`` and
 #: ``tf.keras.optimizers.schedules.*``, which the spec proposed, exist in TF 1.15 and are left
@@ -264,18 +270,23 @@ def _signals(tree: ast.Module, path: str) -> Signals:
         found["e"] = Use(1, 0, "tensorflow.compat.v2")
     index = module_index(tree)
     device_init: Optional[Use] = None
+    weak: Optional[Use] = None  # a session-config C2 use (SESSION_CONFIG)
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
             raw = bound[head] + spelled[len(head):end]
             full = public_name(raw)
             signal, use = _signal(full), Use(node.lineno, node.col_offset, spelled[:end])
-            if signal in ("t1", "t2") and raw.startswith(INTERNAL):
-                signal = None  # ``tensorflow.python.*`` is in both versions: no version's API
+            if signal == "t1" and raw.startswith(INTERNAL):
+                signal = None  # TF 2.x keeps TF 1.x's ``tensorflow.python`` modules
             if full == NPU_DEVICE_OPEN:
                 device_init = device_init if device_init and _before(device_init, use) else use
+            elif signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
+                weak = weak if weak and _before(weak, use) else use
             elif signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
+    if weak is not None and ("c2" in found or _runs_a_session(index)):
+        found["c2"] = found["c2"] if "c2" in found and _before(found["c2"], weak) else weak
     init_only = device_init is not None and "t2" not in found
     if device_init is not None and init_only:
         found["t2"] = device_init
@@ -285,6 +296,18 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     imports_tf = any(_root(target) in ("tensorflow", "tensorflow_estimator")
                      for target in bound.values())
     return Signals(imports_tf, **found, t2_device_init=init_only)
+
+
+def _runs_a_session(index: ModuleIndex) -> bool:
+    """Does the module call ``run`` on a session (``sess.run``, ``self._session.run``)?"""
+    calls: list[ast.Call] = index.nodes(ast.Call)
+    for call in calls:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "run":
+            receiver = ast_dotted_name(func.value) or ""
+            if "sess" in receiver.rpartition(".")[2].lower() or receiver.endswith("Session"):
+                return True
+    return False
 
 
 def _bound_names(index: ModuleIndex, bound: dict[str, str]) -> list[tuple[ast.expr, str]]:
