@@ -37,7 +37,15 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
-from .tf_programs import COMPAT_RULE, ENTRY_FACT, ENTRY_RULE, MIXED_PART, ProgramMessage, mixed_entry
+from .tf_programs import (
+    COMPAT_RULE,
+    ENTRY_FACT,
+    ENTRY_RULE,
+    MIXED_PART,
+    NEUTRAL_TF1_FACT,
+    RepositoryMessage,
+    mixed_entry,
+)
 from .tf_versions import (
     CONFLICT,
     NON_TF,
@@ -58,6 +66,7 @@ from .walk import position, post_order, tree_text
 #: rewrite (eager mode, symlinks: see ``file_kinds``).
 FILE_RULE_ID = "NPU000"
 FILE_RULE_NAME = "source-file"
+FILE_RULE = (FILE_RULE_ID, FILE_RULE_NAME)
 #: Larger files are reported, not parsed: fissix needs about 40 s and 350 MB per MiB of
 #: TensorFlow code, so one generated or vendored giant must not stall or exhaust a worker.
 MAX_SOURCE_BYTES = 1024 * 1024
@@ -220,7 +229,7 @@ class Engine:
                  active: list[Rule]) -> FileOutcome:
         """The rules that run on the file's kind (``tf_versions``): none on a ``conflict``
         file (one finding), only those of the TF 2.x packs on TF 2.x code."""
-        kind = file_kind(signals_of(source.text, path), runtime_of(facts))
+        kind = file_kind(signals_of(source.text, path), runtime_of(facts, path))
         if kind.kind == CONFLICT:
             at = kind.at
             finding = file_finding(repo, path, "unmigrated", kind.message,
@@ -229,10 +238,10 @@ class Engine:
         mixed = mixed_entry(facts, path)
         if mixed is not None:  # a file of a program that mixes eager and compat.v1 code
             rule = COMPAT_RULE if kind.kind == TF2_COMPAT else ENTRY_RULE
-            part = () if mixed == path else (ProgramMessage(path, MIXED_PART.format(entry=mixed), rule=rule),)
-            return FileOutcome(path, tuple(message.finding(repo) for message in part),
+            part = () if mixed == path else (RepositoryMessage(path, MIXED_PART.format(entry=mixed), rule=rule),)
+            return FileOutcome(path, tuple(message.finding(repo, FILE_RULE) for message in part),
                                kind="" if kind.kind == NON_TF else kind.kind)
-        treated = treatment(kind.kind, runtime_of(facts))
+        treated = treatment(kind.kind, runtime_of(facts, path), NEUTRAL_TF1_FACT + path in facts)
         scripts = [rule for rule in active if NON_TF in rule.file_kinds] if kind.kind == NON_TF else []
         active = [rule for rule in active if treated in rule.file_kinds and _may_act(rule, source.text)]
         if not active and scripts:

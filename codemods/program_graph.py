@@ -12,7 +12,7 @@ from typing import Mapping
 
 from .modules import nearest_name
 from .names import module_parts
-from .tf_versions import RUNTIME_TF2
+from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -42,11 +42,13 @@ class Node:
 
 @dataclass
 class Program:
-    """What an entry reaches: the training files that are eager TF 2.x, the compat ones."""
+    """What an entry reaches: the training files that are eager TF 2.x, the compat ones, and
+    (version undetermined) the TF 1.x ones."""
 
     eager: set[str] = field(default_factory=set)
     compat: set[str] = field(default_factory=set)
     reached: set[str] = field(default_factory=set)
+    tf1: set[str] = field(default_factory=set)  # TF 1.x files, where the version is undetermined
 
 
 class Graph:
@@ -123,3 +125,5 @@ def _classify(node: Node, program: Program, runtime: str) -> None:
         program.compat.add(node.path)
     elif node.eager(runtime):
         program.eager.add(node.path)
+    elif node.tf and (node.tf1 or node.compat) and runtime == RUNTIME_UNKNOWN:
+        program.tf1.add(node.path)

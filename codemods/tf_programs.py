@@ -30,13 +30,13 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from .file_kinds import is_test_file
 from .findings import Finding
 from .module_training import trains_when_run
 from .modules import import_statements, imported_names, module_ast
-from .program_graph import Graph, Node, closure
+from .program_graph import Graph, Node, Program, closure
 from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
 
 if sys.version_info >= (3, 11):
@@ -49,6 +49,9 @@ ENTRY_FACT = "tf2-entry:"
 MIXED_FACT = "tf2-mixed:"
 MIXED_ENTRY_FACT = "tf2-mixed-entry:"
 DONE_FACT = "tf2-programs:done"
+#: A ``tf-neutral`` file of a repository whose version is undetermined that belongs to its TF 1.x
+#: code (:func:`tf1_neutral_files`): it gets the TF 1.x rules (the others, the TF 2.x treatment).
+NEUTRAL_TF1_FACT = "tf-neutral-tf1:"
 #: Text that only training code spells (NPU061's "trains").
 TRAINING = re.compile(r"\bGradientTape\b|\.apply_gradients\(|\.minimize\(|\.fit\(|\.compile\(|"
                       r"@\s*(?:tf\.)?function\b|\btf\.function\(")
@@ -60,6 +63,9 @@ MIXED = ("this program mixes eager TF 2.x files ({eager}) and compat.v1 graph fi
          "(nothing in this program was rewritten)")
 MIXED_PART = ("part of a program that mixes eager TF 2.x and compat.v1 graph files (entry "
               "{entry}): not rewritten; port one mode")
+MIXED_TF1 = ("this program mixes eager TF 2.x files ({eager}) and TF 1.x files ({tf1}): no TensorFlow "
+             "version runs both as written; pin the version and port one mode (nothing in this "
+             "program was rewritten)")
 NO_ENTRY = ("no entry script found: add import npu_device as npu; npu.open().as_default() at the "
             "top of the script you run, or list it in [tool.npu-codemod] entry")
 BAD_ENTRY = "[tool.npu-codemod] entry must be a list of paths, got {value!r}: ignored"
@@ -79,18 +85,20 @@ _IMPORTS = re.compile(r"^[ \t]*(?:import|from)[ \t]", re.MULTILINE)
 
 
 @dataclass(frozen=True)
-class ProgramMessage:
-    """A finding about a program (NPU061's): the file it is about ("" for the repository), its
-    text, and its SARIF level (``"note"`` or ``""``)."""
+class RepositoryMessage:
+    """A finding of the repository's analysis (its runtime, its programs): the file it is about
+    ("" for the repository), its text, its SARIF level (``"note"`` or ``""``) and its rule (the
+    findings about programs are NPU061's; None: the engine's file rule, NPU000)."""
 
     path: str
     text: str
     level: str = ""
-    rule: tuple[str, str] = ENTRY_RULE
+    rule: Optional[tuple[str, str]] = ENTRY_RULE
 
-    def finding(self, repo: str) -> Finding:
-        """The message as an ``unmigrated`` finding of its rule in ``repo``."""
-        rule_id, name = self.rule
+    def finding(self, repo: str, file_rule: tuple[str, str]) -> Finding:
+        """The message as an ``unmigrated`` finding in ``repo`` (``file_rule``: NPU000's id and
+        name, for a message of no rule)."""
+        rule_id, name = self.rule or file_rule
         return Finding(repo, self.path, 1, 0, rule_id, name, "unmigrated", self.text, level=self.level)
 
 
@@ -150,7 +158,7 @@ def listed(path: str, entries: Iterable[str]) -> bool:
 
 
 def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
-                  ) -> tuple[frozenset[str], tuple[ProgramMessage, ...]]:
+                  ) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
     """The entry and mixed-program facts of a repository, and its findings about programs
     (mixed programs at their entry, no entry script, modules that train when imported and that
     no entry reaches, a bad ``entry`` setting)."""
@@ -158,7 +166,7 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     if not nodes:
         return frozenset(), ()
     entries, problem = configured_entries(pyproject)
-    messages = [ProgramMessage("pyproject.toml", problem)] if problem else []
+    messages = [RepositoryMessage("pyproject.toml", problem)] if problem else []
     found = {DONE_FACT}
     if runtime not in (RUNTIME_TF2, RUNTIME_UNKNOWN):  # a TF 1.x repository: no TF 2.x program
         return frozenset(found), tuple(messages)
@@ -171,21 +179,56 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     for node in sorted(candidates, key=lambda node: node.path):
         program = closure(node, graph, runtime)
         reached |= program.reached
-        if program.eager and program.compat:
-            messages.append(ProgramMessage(node.path, MIXED.format(
-                eager=", ".join(sorted(program.eager)), compat=", ".join(sorted(program.compat)))))
+        if program.eager and (program.compat or program.tf1):
+            messages.append(_mixed(node, program))
             for path in program.reached:
                 found |= {MIXED_FACT + path, f"{MIXED_ENTRY_FACT}{path}={node.path}"}
         elif program.eager or (entries and not program.compat):  # a listed compat program: NPU062
             found.add(ENTRY_FACT + node.path)
-    messages += [ProgramMessage(node.path, TRAINS_ON_IMPORT.format(importers=", ".join(sorted(importers[name]))),
-                                "note")
+    messages += [RepositoryMessage(node.path, TRAINS_ON_IMPORT.format(importers=", ".join(sorted(importers[name]))),
+                                   "note")
                  for name, node in sorted(nodes.items()) if node.runs and name in importers
                  and node.path not in reached and node.eager(runtime)]
     if not any(fact.startswith(ENTRY_FACT) or fact.startswith(MIXED_FACT) for fact in found) \
             and any(node.eager(runtime) for node in nodes.values()):
-        messages.append(ProgramMessage("", NO_ENTRY))
+        messages.append(RepositoryMessage("", NO_ENTRY))
+    if runtime == RUNTIME_UNKNOWN:
+        found |= {NEUTRAL_TF1_FACT + path for path in tf1_neutral_files(nodes, graph)}
     return frozenset(found), tuple(messages)
+
+
+def _mixed(entry: Node, program: Program) -> RepositoryMessage:
+    """The finding at the entry of a program that mixes eager TF 2.x files with compat.v1 (or,
+    version undetermined, TF 1.x) files."""
+    eager = ", ".join(sorted(program.eager))
+    if program.compat:
+        return RepositoryMessage(entry.path, MIXED.format(eager=eager, compat=", ".join(sorted(program.compat))))
+    return RepositoryMessage(entry.path, MIXED_TF1.format(eager=eager, tf1=", ".join(sorted(program.tf1))))
+
+
+def tf1_neutral_files(nodes: Mapping[str, Node], graph: Optional[Graph] = None) -> list[str]:
+    """The ``tf-neutral`` files (TensorFlow, no version's sign) of a repository whose version is
+    undetermined that belong to its TF 1.x code: a neutral file next to (importing, or imported
+    by) TF 1.x or compat files, directly or through other such neutral files, and next to no
+    TF 2.x file. The other neutral files get the TF 2.x treatment: a TF 1.x rule's ``npu_bridge``
+    in a TF 2.x program breaks it, a TF 2.x rule in TF 1.x code only migrates less."""
+    graph = graph or Graph(nodes)
+    neighbours: dict[str, set[str]] = {name: set() for name in nodes}
+    for name, node in nodes.items():
+        for found in graph.edges(node):
+            if found in nodes and found != name:
+                neighbours[name].add(found)
+                neighbours[found].add(name)
+    neutral = {name for name, node in nodes.items() if node.tf and not (node.tf1 or node.tf2 or node.compat)}
+    tf1_side = {name for name, node in nodes.items() if node.tf and (node.tf1 or node.compat)}
+    tf2_side = {name for name, node in nodes.items() if node.tf and node.tf2 and not (node.tf1 or node.compat)}
+    grown = True
+    while grown:
+        joining = {name for name in neutral - tf1_side
+                   if neighbours[name] & tf1_side and not neighbours[name] & tf2_side}
+        tf1_side |= joining
+        grown = bool(joining)
+    return sorted(nodes[name].path for name in neutral & tf1_side)
 
 
 def with_programs(facts: frozenset[str], programs: frozenset[str]) -> frozenset[str]:
