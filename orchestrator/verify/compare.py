@@ -45,7 +45,7 @@ def judge(settings: VerifySettings, original: SideRun, migrated: SideRun) -> Ver
         return _with(base, verdict, reason, details)
     difference, compared, worst = compare_calls(original.calls, migrated.calls, settings.rtol)
     steps = sum(1 for call in original.calls[:compared] if call.get("step") is not None)
-    evidence = describe_evidence(original, compared)
+    evidence = describe_evidence(original, compared, series=settings.tensorflow == "2")
     base = _with(base, "equivalent", "", (), steps_compared=steps, calls_compared=compared,
                  max_rel_diff=worst, evidence=evidence)
     difference = difference or _later_difference(original, migrated, settings.rtol)
@@ -113,13 +113,12 @@ def _stopped_note(original: SideRun, migrated: SideRun, tensorflow: str = "1") -
     return ""
 
 
-def describe_evidence(run: SideRun, compared: int) -> str:
-    """What was compared, in words: "6 training steps (2 fetched values each), ..." (steps of
-    ``Session.run``), "loss and gradient norm over 20 training step(s), ..." (Keras batches
-    and TF 2.x loops: their values have names)."""
+def describe_evidence(run: SideRun, compared: int, series: bool = False) -> str:
+    """What was compared, in words: "6 training steps (2 fetched values each), ...", or with
+    ``series`` (TF 2.x code) "loss and gradient norm over 20 training step(s), ..."."""
     calls = run.calls[:compared]
     training = [call for call in calls if call.get("step") is not None]
-    parts = [_steps_compared(training)]
+    parts = [_steps_compared(training, series)]
     others = len(calls) - len(training)
     if others:
         parts.append(f"{others} other result(s)")
@@ -130,13 +129,14 @@ def describe_evidence(run: SideRun, compared: int) -> str:
     return ", ".join(parts)
 
 
-def _steps_compared(training: Sequence[dict]) -> str:
-    """The training steps compared: the series they carry, when they are named (a Keras
-    batch's logs, a TF 2.x loop's loss and gradient norm), else their number of values."""
-    if training and all(call.get("kind") in _NAMED_SERIES for call in training):
-        series = list(dict.fromkeys(name for call in training for name in call.get("names", ())))
-        if series:
-            listed = series[0] if len(series) == 1 else ", ".join(series[:-1]) + " and " + series[-1]
+def _steps_compared(training: Sequence[dict], series: bool) -> str:
+    """The training steps compared: with ``series``, the series they carry when they are
+    named (a TF 2.x Keras batch's logs and gradient norm, a TF 2.x loop's loss and gradient
+    norm), else their number of values (a TF 1.x Keras batch logs its index and size too)."""
+    if series and training and all(call.get("kind") in _NAMED_SERIES for call in training):
+        names = list(dict.fromkeys(name for call in training for name in call.get("names", ())))
+        if names:
+            listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
             return f"{listed} over {len(training)} training step(s)"
     per_step = max((_count(call) for call in training), default=0)
     return f"{len(training)} training step(s) ({per_step} fetched value(s) each)"

@@ -16,7 +16,8 @@ before it updates anything: the variables after the last recorded step are recor
 the record is written as ``stopped`` (what follows the loop does not run). A script of
 10,000 steps costs the limit's steps, not its own.
 
-Random seeds: TensorFlow's global seed (``tf.random.set_seed``) on top of the TF 1.x watch's.
+Random seeds: TensorFlow's global seed (``tf.random.set_seed``) on top of the TF 1.x watch's;
+XLA off (``jit_compile``), as in TF 1.x sessions.
 """
 
 import functools
@@ -37,6 +38,7 @@ GRADIENT_NORM = "gradient norm"
 
 def install(tf, recorder, seed: int) -> None:
     tf.random.set_seed(seed)
+    _without_xla()
     losses = Losses(recorder)
     losses.install()
     watch = _Watch(tf, recorder, losses)
@@ -118,6 +120,21 @@ class _Watch:
             return
         self.recorder.variables = [evidence.describe(variable.name, variable.numpy())
                                    for variable in self.tracked.values()]
+
+
+def _without_xla() -> None:
+    """``tf.function(jit_compile=True)`` (a Keras ``compile`` option too) runs without XLA, on
+    both sides alike as TF 1.x sessions do: a step's ``numpy_function`` cannot be compiled."""
+    from tensorflow.python.eager.polymorphic_function import polymorphic_function
+
+    original = polymorphic_function.Function.__init__
+
+    @functools.wraps(original)
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self._jit_compile = None
+
+    polymorphic_function.Function.__init__ = init
 
 
 def _norm(tf, gradients: list):
