@@ -115,8 +115,9 @@ class _Watch:
         recorder.input_ended = recorder.limit_reached()
 
     def variables_at_the_end(self) -> None:
-        """The variables the custom loop updated, unless a Keras ``fit`` trained after it."""
-        if self.recorder.variables or not self.tracked:
+        """The variables the custom loop updated, unless a Keras ``fit`` trained after it or
+        this process took no training step (an earlier one of the run took them all)."""
+        if self.recorder.variables or not self.tracked or not self.recorder.training_steps:
             return
         self.recorder.variables = [evidence.describe(variable.name, variable.numpy())
                                    for variable in self.tracked.values()]
