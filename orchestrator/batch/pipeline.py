@@ -57,7 +57,6 @@ from npu_codemod.orchestrator.loaded_rules import LoadedRules, RepoAnalysis, Rul
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, failed
 from npu_codemod.orchestrator.verify.records import VerifyRecord
-from npu_codemod.orchestrator.verify.verify_repository import verify_job, verify_result
 
 
 def process_repo(job: RepoJob) -> RepoResult:
@@ -77,6 +76,8 @@ def start_repo(job: RepoJob, workers: int = 1, shard_analysis: bool = False
     if entry.error:
         return failed(entry, entry.error)
     if job.mode == "verify":
+        from npu_codemod.orchestrator.verify.verify_repository import verify_job  # see _verified
+
         return _guarded(job, lambda: verify_job(job))
     outcome = _guarded(job, lambda: _start(job, workers, shard_analysis))
     if isinstance(outcome, RepoResult):  # a large repository keeps the lock until its finish
@@ -147,6 +148,9 @@ def _verified(job: RepoJob, result: RepoResult) -> RepoResult:
     start is ``inconclusive``, naming why (the migration itself stands)."""
     if job.verify is None:
         return result
+    # Imported by the runs that verify: the sandbox and comparison are not start-up's cost.
+    from npu_codemod.orchestrator.verify.verify_repository import verify_result
+
     try:
         return verify_result(job, result)
     except Exception as exc:  # the export or the sandbox: one repository's problem
