@@ -26,6 +26,7 @@ from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.tf_programs import program_facts, with_programs
 from npu_codemod.codemods.tf_runtime import decide, with_runtime
 from npu_codemod.codemods.tf_versions import KINDS, NON_TF
+from npu_codemod.orchestrator.batch.analysis_cache import CachedAnalysis, cached_analysis
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
 from npu_codemod.orchestrator.batch.group_branches import commit_groups
 from npu_codemod.orchestrator.batch.jobs import (
@@ -92,7 +93,8 @@ def shard_facts(plan: RepoPlan, files: Sequence[PyFile]) -> Union[RepoAnalysis, 
     def gather() -> RepoAnalysis:
         blobs = gitrepo.read_blobs(gitrepo.open_repo(plan.path), list(files))
         loaded_rules = load_rules(plan.job.selection)
-        return loaded_rules.files_facts(((file.path, data) for file, data in blobs), plan.job.entry.name)
+        return loaded_rules.files_facts(((file.path, data) for file, data in blobs), plan.job.entry.name,
+                                        _analysis(plan.job))
 
     return _guarded(plan.job, gather)
 
@@ -200,16 +202,22 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
             plan = replace(plan, findings=loaded_rules.broken_findings(entry.name))
             return ShardedRepo(plan, tuple(shards), unanalysed=not_followed)
         analysis = loaded_rules.repository_facts(((file.path, data) for file, data in
-                                    gitrepo.read_blobs(repo, candidates)), entry.name)
+                                    gitrepo.read_blobs(repo, candidates)), entry.name, _analysis(job))
     else:
         candidates = []
-        analysis = loaded_rules.repository_facts(_wanted(repo, files, loaded_rules, candidates), entry.name)
+        analysis = loaded_rules.repository_facts(_wanted(repo, files, loaded_rules, candidates), entry.name,
+                                                 _analysis(job))
         shards = split_files(candidates, workers)
     facts, found = runtime_facts(plan, analysis.facts)
     plan = replace(plan, facts=facts, findings=analysis.findings + found + not_followed)
     if len(shards) > 1:
         return ShardedRepo(plan, tuple(shards))
     return _finish(repo, plan, [_process_files(repo, plan, shards[0])])
+
+
+def _analysis(job: RepoJob) -> CachedAnalysis:
+    """The job's per-file analysis, behind the result cache unless ``--no-cache``."""
+    return cached_analysis(job.selection, job.workspace if job.cache else None)
 
 
 def _notebook_findings(repo: git.Repo, name: str, notebooks: list[PyFile]) -> tuple[Finding, ...]:
