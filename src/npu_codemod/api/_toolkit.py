@@ -45,7 +45,7 @@ from npu_codemod.codemods.distribution import (
     distribution_facts,
 )
 from npu_codemod.codemods.edits import remove_small_statement, wrap_expression
-from npu_codemod.codemods.engine import parse_module
+from npu_codemod.codemods.engine import parse_module, unlink
 from npu_codemod.codemods.estimators import (
     ESTIMATOR_CLASSES,
     ESTIMATOR_MODULES,
@@ -257,6 +257,7 @@ __all__ = [
     "TF_NEUTRAL",
     "TPU_ESTIMATORS",
     "tree_text",
+    "unlink",
     "unparenthesised",
     "unresolved_accesses",
     "Use",
