@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import AbstractSet, Iterable, Iterator, Optional, Sequence
 
 from fissix import pytree
@@ -318,6 +319,34 @@ def may_skip(text: str, needs: Sequence[RuleNeed]) -> bool:
         if names.isdisjoint(words) and names.isdisjoint(word.lstrip(".") for word in words):
             free += stretch.count("\n")
     return free >= MIN_SKIPPED_SHARE * text.count("\n")
+
+
+def may_have_no_site(text: str, needs: Sequence[RuleNeed]) -> bool:
+    """A cheap first look (one regular expression, no parse): could no unit of ``text`` be
+    a site of ``needs``? True when none of their site names is a word of the text (comments,
+    strings and imports too): every unit that spells a name, and every import or assignment
+    that binds a name to something through one (:func:`spelled_names`), spells it in the
+    text. False is only an economy; True is checked by :func:`has_site` on the layout."""
+    if any(need.scope == MODULE for need in needs):
+        return False
+    return _site_words(frozenset(name.lstrip(".") for need in needs for name in need.site_names)) \
+        .search(text) is None
+
+
+@lru_cache(maxsize=64)
+def _site_words(names: frozenset[str]) -> "re.Pattern[str]":
+    if not names:
+        return re.compile(r"(?!)")  # matches nothing
+    return re.compile(r"\b(?:%s)\b" % "|".join(re.escape(name) for name in sorted(names)))
+
+
+def has_site(layout: Layout, need: RuleNeed) -> bool:
+    """Whether a unit of the file may be a site of ``need``'s rule (any, for the ``module``
+    scope): one whose code spells a site name (see ``Rule._scope``)."""
+    if need.scope == MODULE:
+        return True
+    names = spelled_names(layout, need.site_names)
+    return any(unit.words & names for unit in layout.units)
 
 
 def spelled_names(layout: Layout, names: AbstractSet[str]) -> frozenset[str]:

@@ -19,7 +19,7 @@ from npu_codemod.api import Base, FileContext
 from npu_codemod.codemods.accessors import accessor_facts, unresolved_accesses
 from npu_codemod.codemods.api_sites import ApiStatus
 from npu_codemod.codemods.api_sites import advice as api_advice
-from npu_codemod.codemods.ast_references import ast_references
+from npu_codemod.codemods.ast_references import ast_references, site_references
 from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.built_models import (
     ESTIMATOR,
@@ -243,6 +243,7 @@ __all__ = [
     "returned_values",
     "scope_statements",
     "scoped_statements",
+    "site_references",
     "small_statement",
     "small_statements",
     "spelled_name",
