@@ -15,12 +15,19 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional, Union
 
+from fissix import pytree
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
 from .modules import module_ast
 from .names import ACCESSOR_CALL, TF, ImportNames, ast_import_bindings
 
 #: The fields of a statement that hold statements (or ``except`` clauses, which do), in order.
 _BLOCKS = ("body", "handlers", "orelse", "finalbody")
 _Import = Union[ast.Import, ast.ImportFrom]
+#: A module of no statement: the tree ``ImportNames`` is built on before the ``ast``'s
+#: statements are read into it (it is only read).
+_NO_STATEMENTS = pytree.Node(syms.file_input, [pytree.Leaf(token.ENDMARKER, "")])
 
 
 def ast_import_names(text: str, root: str = TF,
@@ -30,18 +37,18 @@ def ast_import_names(text: str, root: str = TF,
     module = module_ast(text)
     if module is None:
         return None
-    names = ImportNames(None, root=root, accessors=accessors)
+    names = ImportNames(_NO_STATEMENTS, root=root, accessors=accessors)
     lines: Optional[list[bytes]] = None
     for node in _binding_statements(module):
         if not isinstance(node, ast.Assign):
-            names.bind_import(ast_import_bindings(node))
+            names._bind_import(ast_import_bindings(node))
             continue
         spelled = _alias_value(node)
         head = spelled.partition(".")[0].partition("(")[0] if spelled else ""
         if spelled and (head in names.bindings or names.leads_to_accessor(head)):
             lines = lines if lines is not None else text.encode("utf-8").split(b"\n")
             if b"(" not in _gap(lines, node.targets[0], node.value):  # not ``x = (tf.nn)``
-                names.bind_alias(node.targets[0].id, spelled)  # type: ignore[attr-defined]
+                names._bind_alias(node.targets[0].id, spelled)  # type: ignore[attr-defined]
     return names
 
 

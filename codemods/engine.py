@@ -344,7 +344,8 @@ class Engine:
         self.counts["unparsed"] += 1
         tree = pytree.Node(syms.file_input, [pytree.Leaf(token.ENDMARKER, "", prefix=body)])
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree, facts=facts,
-                          enabled_rules=self._enabled, parsed=body, file_kind=treated, _unparsed=True)
+                          enabled_rules=self._enabled, parsed=body, file_kind=treated)
+        ctx._unparsed = True
         bound = {module for module in self._modules if may_bind(module, body) and ctx.names(module).bindings}
         active = [rule for rule in active
                   if not rule._reads_tree and (bound.intersection(rule.modules) or treated == NON_TF)]

@@ -388,11 +388,8 @@ class ImportNames:
     :meth:`resolve` then gives its full names.
     """
 
-    def __init__(self, tree: Optional[pytree.Node], root: str = TF,
+    def __init__(self, tree: pytree.Node, root: str = TF,
                  accessors: Optional[dict[str, str]] = None) -> None:
-        """The bindings of ``tree``'s imports and alias assignments; with no tree, none yet:
-        the caller reads them from another tree (``ast_names``) with :meth:`bind_import` and
-        :meth:`bind_alias`, statement by statement in source order."""
         self.root = root
         #: Name -> full name of what it is bound to, as imported (internal modules kept).
         self.bindings: dict[str, str] = {}
@@ -401,9 +398,9 @@ class ImportNames:
         self.accessors: dict[str, str] = dict(accessors or {})
         self._accessor_stems = frozenset(".".join(spelled.split(".")[:end]) for spelled in self.accessors
                                          for end in range(1, spelled.count(".") + 2))
-        for node in small_statements(tree) if tree is not None else ():
+        for node in small_statements(tree):
             if node.type in (syms.import_name, syms.import_from):
-                self.bind_import(import_bindings(node))
+                self._bind_import(import_bindings(node))
             elif node.type == syms.expr_stmt and len(node.children) == 3:
                 self._alias_assignment(node)
 
@@ -482,7 +479,7 @@ class ImportNames:
         if any(target == root or target.startswith(root + ".") for root in roots):
             self.bindings[name] = target
 
-    def bind_import(self, bindings: Sequence[tuple[str, str]]) -> None:
+    def _bind_import(self, bindings: Sequence[tuple[str, str]]) -> None:
         """Take in what one import statement binds (``import_bindings``: ``(name, target)``)."""
         for name, target in bindings:
             if target.startswith("."):
@@ -502,9 +499,9 @@ class ImportNames:
                 and not self.leads_to_accessor(head.value):
             return  # no bound name starts it (most assignments; all, for a root not imported)
         if target.type == token.NAME and op.type == token.EQUAL:
-            self.bind_alias(target.value, dotted_name(value) or self._accessor_call(value))
+            self._bind_alias(target.value, dotted_name(value) or self._accessor_call(value))
 
-    def bind_alias(self, name: str, spelled: Optional[str]) -> None:
+    def _bind_alias(self, name: str, spelled: Optional[str]) -> None:
         """Take in the assignment ``name = <spelled>`` (a dotted name, or an accessor's call
         spelled ``contrib.tpu()``; None: any other value): ``name`` is bound to what
         ``spelled`` resolves to, unless it was bound before."""

@@ -257,7 +257,7 @@ class FileContext:
     _parsed_rewrite: Optional[str] = field(default=None, init=False, repr=False)
     # Private, the engine's: True when the file was not parsed with fissix (``tree`` holds
     # its text as the end marker's prefix; ``Rule._reads_tree``): bindings come from ``ast``.
-    _unparsed: bool = field(default=False, repr=False)
+    _unparsed: bool = field(default=False, init=False, repr=False)
 
     @cached_property
     def tf(self) -> ImportNames:

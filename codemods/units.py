@@ -203,8 +203,8 @@ class _Scan:
         elif isinstance(node, ast.Nonlocal):
             self.names.update(node.names)
             self.uses.update(node.names)
-        elif isinstance(node, ast.Assert):
-            self.words.add("assert")  # a rule's sites may be assert statements
+        elif isinstance(node, ast.Assert) and _equality(node.test):
+            self.words.add("assert")  # a rule's sites may be asserts of an equality (NPU003)
         elif _beyond_fissix(node):
             self.beyond_fissix = True
 
@@ -247,6 +247,11 @@ def _beyond_fissix(node: ast.AST) -> bool:
     if isinstance(node, (ast.For, ast.AsyncFor)):
         return _has_starred(node.iter)  # for x in *a, *b:
     return False
+
+
+def _equality(node: ast.expr) -> bool:
+    """``a == b`` (in parentheses or not: fissix's ``comparison`` node, or an ``atom``)."""
+    return isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)
 
 
 def _has_starred(node: ast.expr) -> bool:

@@ -149,6 +149,41 @@ def test_short_files_are_parsed_whole():
     assert both(RULE_SETS["default"], _padded(text).encode())[1]["selective"] == 1
 
 
+#: A TF utility module: layers and a deprecated contrib API, no site of a rule that reads the
+#: tree (no dropout, session, dataset batching...); only the API audit has work in it.
+_UTILITIES = textwrap.dedent('''\
+    """Layers shared by the models."""
+    import tensorflow as tf
+    from tensorflow.contrib import slim
+
+
+    def conv(x, filters):
+        """A convolution, normalised."""
+        x = slim.conv2d(x, filters, [3, 3])
+        return tf.nn.relu(tf.layers.batch_normalization(x))
+
+    ''')
+
+
+@pytest.mark.parametrize("padded", [False, True])
+def test_a_file_only_the_audit_acts_on_is_not_parsed(padded):
+    text = _padded(_UTILITIES) if padded else _UTILITIES
+    outcome, counts = both(RULE_SETS["default"], text.encode())
+    assert counts == {"unparsed": 1}
+    assert outcome.new_data is None and outcome.api_sites  # every use counted all the same
+    assert [(f.rule_id, f.line, f.column) for f in outcome.findings] == [("NPU100", 8, 8)]  # slim
+
+
+def test_an_assert_of_an_equality_is_the_only_assert_npu003_parses():
+    checked = _UTILITIES + "\n\ndef check(x, n):\n    assert x.shape.ndims > n, 'rank'\n"
+    outcome, counts = both(RULE_SETS["default"], _padded(checked).encode())
+    assert counts["unparsed"] == 1
+    counted = checked + "\n\ndef predict(results, examples):\n    assert len(results) == len(examples)\n"
+    outcome, counts = both(RULE_SETS["default"], _padded(counted).encode())
+    assert counts["selective"] == 1 and counts["skipped_lines"] > SELECTIVE_MIN_LINES  # all but that one
+    assert ("NPU003", 18, 4) in [(f.rule_id, f.line, f.column) for f in outcome.findings]
+
+
 def test_an_alias_of_a_site_name_makes_its_unit_a_site():
     text = _padded("from tensorflow.nn import dropout as drop\nimport tensorflow as tf\nnn = tf.nn\n\n"
                    "def a(x):\n    return drop(x, 0.5)\n\n\ndef b(x):\n    return nn.dropout(x, 0.5)\n\n\n"
