@@ -13,18 +13,15 @@ assignment is no alias.
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional, Union
+from typing import Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .modules import module_ast
+from .modules import module_ast, statements
 from .names import ACCESSOR_CALL, TF, ImportNames, ast_import_bindings
 
-#: The fields of a statement that hold statements (or ``except`` clauses, which do), in order.
-_BLOCKS = ("body", "handlers", "orelse", "finalbody")
-_Import = Union[ast.Import, ast.ImportFrom]
 #: A module of no statement: the tree ``ImportNames`` is built on before the ``ast``'s
 #: statements are read into it (it is only read).
 _NO_STATEMENTS = pytree.Node(syms.file_input, [pytree.Leaf(token.ENDMARKER, "")])
@@ -39,37 +36,20 @@ def ast_import_names(text: str, root: str = TF,
         return None
     names = ImportNames(_NO_STATEMENTS, root=root, accessors=accessors)
     lines: Optional[list[bytes]] = None
-    for node in _binding_statements(module):
-        if not isinstance(node, ast.Assign):
+    for node in statements(module):  # in source order, as fissix's ``small_statements``
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
             names._bind_import(ast_import_bindings(node))
+            continue
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 \
+                or not isinstance(node.targets[0], ast.Name):
             continue
         spelled = _alias_value(node)
         head = spelled.partition(".")[0].partition("(")[0] if spelled else ""
         if spelled and (head in names.bindings or names.leads_to_accessor(head)):
             lines = lines if lines is not None else text.encode("utf-8").split(b"\n")
             if b"(" not in _gap(lines, node.targets[0], node.value):  # not ``x = (tf.nn)``
-                names._bind_alias(node.targets[0].id, spelled)  # type: ignore[attr-defined]
+                names._bind_alias(node.targets[0].id, spelled)
     return names
-
-
-def _binding_statements(module: ast.Module) -> Iterator["_Import | ast.Assign"]:
-    """The imports and single-name assignments of ``module``, at any depth, in source order
-    (fissix's ``small_statements`` order)."""
-    stack: list[ast.AST] = list(reversed(module.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-            continue
-        if isinstance(node, ast.Assign):
-            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                yield node
-            continue
-        inner: list[ast.AST] = []
-        for field in _BLOCKS:
-            for child in getattr(node, field, ()):
-                inner.extend(child.body if isinstance(child, ast.ExceptHandler) else (child,))
-        stack.extend(reversed(inner))
 
 
 def _alias_value(node: ast.Assign) -> Optional[str]:

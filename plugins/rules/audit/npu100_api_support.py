@@ -29,11 +29,11 @@ from npu_codemod.api._toolkit import (
     ReferenceSite,
     accessor_facts,
     api_advice,
+    ast_statements,
     distribution,
     in_npu_form,
     list_name,
     module_ast,
-    module_index,
     site_references,
     support_list,
     unresolved_accesses,
@@ -338,7 +338,7 @@ def statement_starts(ctx: FileContext) -> dict[int, int]:
         except (SyntaxError, ValueError):
             return {}
     starts: dict[int, int] = {}
-    for node in module_index(module).nodes(ast.stmt):  # in any order: simple ones never nest
+    for node in ast_statements(module):  # no walk into expressions (the engine's ast has no index)
         if not hasattr(node, "body") and node.end_lineno:
             for number in range(node.lineno + 1, node.end_lineno + 1):
                 starts.setdefault(number, node.lineno)

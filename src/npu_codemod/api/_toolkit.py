@@ -63,6 +63,7 @@ from npu_codemod.codemods.modules import (
     nearest_name,
     own_nodes,
 )
+from npu_codemod.codemods.modules import statements as ast_statements
 from npu_codemod.codemods.names import (
     STAR,
     ast_dotted_name,
@@ -163,6 +164,7 @@ __all__ = [
     "ast_dotted_name",
     "ast_import_bindings",
     "ast_references",
+    "ast_statements",
     "attribute_name",
     "block_child",
     "block_statements",
