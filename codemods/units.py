@@ -328,21 +328,28 @@ def may_skip(text: str, needs: Sequence[RuleNeed]) -> bool:
 
 def may_have_no_site(text: str, needs: Sequence[RuleNeed]) -> bool:
     """A cheap first look (one regular expression, no parse): could no unit of ``text`` be
-    a site of ``needs``? True when none of their site names is a word of the text (comments,
-    strings and imports too): every unit that spells a name, and every import or assignment
-    that binds a name to something through one (:func:`spelled_names`), spells it in the
-    text. False is only an economy; True is checked by :func:`has_site` on the layout."""
+    a site of ``needs``? True when none of their site names is a word of the text outside
+    its comments and string literals (as far as a regular expression tells them: a wrong
+    guess either way costs time, never a wrong output). Every unit that spells a name, and
+    every import or assignment that binds a name to something through one
+    (:func:`spelled_names`), spells it in the code. False: the file is parsed whole (a
+    short one) or planned as before; True is decided by :func:`has_site` on the layout."""
     if any(need.scope == MODULE for need in needs):
         return False
-    return _site_words(frozenset(name.lstrip(".") for need in needs for name in need.site_names)) \
-        .search(text) is None
+    pattern = _site_words(frozenset(name.lstrip(".") for need in needs for name in need.site_names))
+    return not any(match.lastindex for match in pattern.finditer(text))
+
+
+#: What the first look skips: comments and string literals (docstrings above all).
+_NOT_CODE = (r"#[^\n]*|" r'"""[\s\S]*?"""|' r"'''[\s\S]*?'''|"
+             r'"(?:[^"\\\n]|\\.)*"|' r"'(?:[^'\\\n]|\\.)*'")
 
 
 @lru_cache(maxsize=64)
 def _site_words(names: frozenset[str]) -> "re.Pattern[str]":
-    if not names:
-        return re.compile(r"(?!)")  # matches nothing
-    return re.compile(r"\b(?:%s)\b" % "|".join(re.escape(name) for name in sorted(names)))
+    """A comment or a string literal, or (group 1) one of ``names`` as a word."""
+    words = "|".join(re.escape(name) for name in sorted(names)) or "(?!)"
+    return re.compile(rf"{_NOT_CODE}|\b({words})\b")
 
 
 def has_site(layout: Layout, need: RuleNeed) -> bool:

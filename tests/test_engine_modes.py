@@ -174,6 +174,17 @@ def test_a_file_only_the_audit_acts_on_is_not_parsed(padded):
     assert [(f.rule_id, f.line, f.column) for f in outcome.findings] == [("NPU100", 8, 8)]  # slim
 
 
+@pytest.mark.parametrize("text, no_site", [
+    ('"""Batch the records."""\nx = 1  # batch\ny = "a batch"\n', True),  # comments and strings
+    ("batch_size = 2\ndef batches(d):\n    return d\n", True),  # other words
+    ("y = d.batch(3)\n", False), ("x = '#'; y.batch(2)\n", False), ("from a import batch as b\n", False),
+])
+def test_the_first_look_for_sites_reads_code_only(text, no_site):
+    need = units.RuleNeed(units.SITE, frozenset({".batch"}))
+    assert units.may_have_no_site(text, [need]) is no_site
+    assert not units.may_have_no_site(text, [units.RuleNeed(units.MODULE, frozenset())])
+
+
 def test_an_assert_of_an_equality_is_the_only_assert_npu003_parses():
     checked = _UTILITIES + "\n\ndef check(x, n):\n    assert x.shape.ndims > n, 'rank'\n"
     outcome, counts = both(RULE_SETS["default"], _padded(checked).encode())
