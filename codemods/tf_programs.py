@@ -35,6 +35,9 @@ ENTRY_FACT = "tf2-entry:"
 MIXED_FACT = "tf2-mixed:"
 MIXED_ENTRY_FACT = "tf2-mixed-entry:"
 DONE_FACT = "tf2-programs:done"
+#: A ``tf-neutral`` file of a repository whose version is undetermined that belongs to its TF 1.x
+#: code (:func:`tf1_neutral_files`): it gets the TF 1.x rules (the others, the TF 2.x treatment).
+NEUTRAL_TF1_FACT = "tf-neutral-tf1:"
 #: Text that only training code spells (NPU061's "trains").
 TRAINING = re.compile(r"\bGradientTape\b|\.apply_gradients\(|\.minimize\(|\.fit\(|\.compile\(|"
                       r"@\s*(?:tf\.)?function\b|\btf\.function\(")
@@ -82,7 +85,7 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
         return None
     tree = module_ast(text)
     targets = sorted({target for target in (imported_names(tree, path).values() if tree is not None else ())
-                      if not target.startswith(("tensorflow", "__future__"))})
+                      if target.split(".")[0] not in ("tensorflow", "__future__")})
     flags = ("m" if main else "") + ("x" if signals is not None else "")
     if signals is not None:
         flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if TRAINING.search(text) else "") \
@@ -197,7 +200,36 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     if not any(fact.startswith(ENTRY_FACT) or fact.startswith(MIXED_FACT) for fact in found) \
             and any(node.eager(runtime) for node in nodes.values()):
         messages.append(("", NO_ENTRY))
+    if runtime == RUNTIME_UNKNOWN:
+        found |= {NEUTRAL_TF1_FACT + path for path in tf1_neutral_files(nodes)}
     return frozenset(found), tuple(messages)
+
+
+def tf1_neutral_files(nodes: Mapping[str, Node]) -> list[str]:
+    """The ``tf-neutral`` files (TensorFlow, no version's sign) of a repository whose version is
+    undetermined that belong to its TF 1.x code: a neutral file next to (importing, or imported
+    by) TF 1.x or compat files, directly or through other such neutral files, and next to no
+    TF 2.x file. The other neutral files get the TF 2.x treatment: a TF 1.x rule's ``npu_bridge``
+    in a TF 2.x program breaks it, a TF 2.x rule in TF 1.x code only migrates less."""
+    known = set(nodes)
+    packages = {".".join(name.split(".")[:end]) for name in known for end in range(1, name.count(".") + 1)}
+    neighbours: dict[str, set[str]] = {name: set() for name in nodes}
+    for name, node in nodes.items():
+        for target in node.imports:
+            for found in _resolved(target, module_parts(node.path)[:-1], known, packages):
+                if found in nodes and found != name:
+                    neighbours[name].add(found)
+                    neighbours[found].add(name)
+    neutral = {name for name, node in nodes.items() if node.tf and not (node.tf1 or node.tf2 or node.compat)}
+    tf1_side = {name for name, node in nodes.items() if node.tf and (node.tf1 or node.compat)}
+    tf2_side = {name for name, node in nodes.items() if node.tf and node.tf2 and not (node.tf1 or node.compat)}
+    grown = True
+    while grown:
+        joining = {name for name in neutral - tf1_side
+                   if neighbours[name] & tf1_side and not neighbours[name] & tf2_side}
+        tf1_side |= joining
+        grown = bool(joining)
+    return sorted(nodes[name].path for name in neutral & tf1_side)
 
 
 def with_programs(facts: frozenset[str], programs: frozenset[str]) -> frozenset[str]:
