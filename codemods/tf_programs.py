@@ -49,6 +49,9 @@ MIXED = ("this program mixes eager TF 2.x files ({eager}) and compat.v1 graph fi
          "(nothing in this program was rewritten)")
 MIXED_PART = ("part of a program that mixes eager TF 2.x and compat.v1 graph files (entry "
               "{entry}): not rewritten; port one mode")
+MIXED_TF1 = ("this program mixes eager TF 2.x files ({eager}) and TF 1.x files ({tf1}): no TensorFlow "
+             "version runs both as written; pin the version and port one mode (nothing in this "
+             "program was rewritten)")
 NO_ENTRY = ("no entry script found: add import npu_device as npu; npu.open().as_default() at the "
             "top of the script you run, or list it in [tool.npu-codemod] entry")
 BAD_ENTRY = "[tool.npu-codemod] entry must be a list of paths, got {value!r}: ignored"
@@ -111,6 +114,7 @@ class Program:
     eager: set[str] = field(default_factory=set)
     compat: set[str] = field(default_factory=set)
     reached: set[str] = field(default_factory=set)
+    tf1: set[str] = field(default_factory=set)  # TF 1.x files, where the version is undetermined
 
 
 def closure(entry: Node, nodes: Mapping[str, Node], runtime: str = RUNTIME_TF2) -> Program:
@@ -151,6 +155,8 @@ def _classify(node: Node, program: Program, runtime: str) -> None:
         program.compat.add(node.path)
     elif node.eager(runtime):
         program.eager.add(node.path)
+    elif node.tf and (node.tf1 or node.compat) and runtime == RUNTIME_UNKNOWN:
+        program.tf1.add(node.path)
 
 
 def configured_entries(pyproject: str) -> tuple[tuple[str, ...], Optional[str]]:
@@ -190,9 +196,10 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     candidates = [node for node in nodes.values() if (listed(node.path, entries) if entries else node.main)]
     for node in sorted(candidates, key=lambda node: node.path):
         program = closure(node, nodes, runtime)
-        if program.eager and program.compat:
-            messages.append((node.path, MIXED.format(eager=", ".join(sorted(program.eager)),
-                                                     compat=", ".join(sorted(program.compat)))))
+        if program.eager and (program.compat or program.tf1):
+            eager = ", ".join(sorted(program.eager))
+            messages.append((node.path, MIXED.format(eager=eager, compat=", ".join(sorted(program.compat)))
+                             if program.compat else MIXED_TF1.format(eager=eager, tf1=", ".join(sorted(program.tf1)))))
             for path in program.reached:
                 found |= {MIXED_FACT + path, f"{MIXED_ENTRY_FACT}{path}={node.path}"}
         elif program.eager or (entries and not program.compat):  # a listed compat program: NPU062

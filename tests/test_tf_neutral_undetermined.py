@@ -87,3 +87,34 @@ def test_a_tf2_lessons_model_module_gets_no_tf1_rule(tmp_path: Path) -> None:
     assert b"npu_ops.dropout" in show(repo, BRANCH, "lesson02/network.py")
     eager = show(repo, BRANCH, "lesson06/main.py").decode()
     assert "npu_bridge" not in eager and "npu.open().as_default()" in eager
+
+
+LAYERS = '''"""Graph convolution layers kept from the TF 1.x code (tf.variable_scope)."""
+import tensorflow as tf
+
+
+def graph_conv(x, units, rate):
+    with tf.variable_scope("graph_conv"):
+        x = tf.matmul(x, tf.ones([x.shape[-1], units]))
+    return tf.nn.dropout(x, rate)
+'''
+
+
+def test_an_eager_program_that_imports_tf1_files_is_reported_not_rewritten(tmp_path: Path) -> None:
+    """The version is undetermined and one program holds TF 2.x and TF 1.x files: a TF 1.x rule's
+    ``npu_bridge`` import in its TF 1.x module would break the TF 2.x program, so nothing in it
+    is rewritten and its entry says why."""
+    repo = make_repo(tmp_path / "tutorials", {
+        **LESSONS, "lesson20/network.py": LAYERS.replace("def graph_conv", "def dense_block"),
+        "lesson20/main.py": EAGER_MAIN})
+    (tmp_path / "repos.txt").write_text("tutorials\n")
+    cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", cwd=tmp_path, expect=0)
+    record = repo_record(tmp_path / "rep")
+    assert not [path for path in record["files_changed"] if path.startswith("lesson20/")]
+    assert show(repo, BRANCH, "lesson20/network.py").decode() == LESSONS["lesson02/network.py"].replace(
+        NETWORK, LAYERS.replace("def graph_conv", "def dense_block"))
+    mixed = [f for f in record["findings"] if f["path"] == "lesson20/main.py" and "mixes" in f["message"]]
+    assert len(mixed) == 1 and mixed[0]["message"].startswith(
+        "this program mixes eager TF 2.x files (lesson20/main.py) and TF 1.x files (lesson20/network.py): "
+        "no TensorFlow version runs both as written")
+    assert "lesson02/network.py" in record["files_changed"]  # the TF 1.x lesson is migrated
