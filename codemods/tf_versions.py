@@ -10,7 +10,14 @@ says:
 - **C2** a graph API through ``tensorflow.compat.v1`` (``tf.compat.v1.Session``...);
 - **T1** a TF 1.x-only API (in Ascend's TF 1.15 list, absent from its TF 2.6 list; any
   ``tf.contrib``); **T2** a TF 2.x-only API (a curated list, :data:`TF2_ONLY`), or the TF 2.x
-  adapter ``npu_device`` (not its ``compat``: a file the ``tf2`` pack migrated stays TF 2.x);
+  adapter's ``NpuLossScaleOptimizer`` (it stands for the Keras ``LossScaleOptimizer`` NPU065
+  replaced, a T2 API);
+- the TF 2.x adapter's other calls (``npu_device`` but its ``compat``: the device init,
+  ``npu.distribute.*``...), what the ``tf2`` packs write, are no signal of the file's own code
+  (:attr:`Signals.adapter`): in a TF 2.x repository a file's kind and the repository's facts are
+  the same before and after a run. Elsewhere (runtime TF 1.x or undetermined) a file that uses
+  the adapter was ported to TF Adapter 2.x, by the tool or by hand: it counts as T2 for its kind,
+  never for the runtime (the tool writes the adapter only into ``tf2`` files there);
 - **E** a TF 2.x idiom (weak): ``tf.function``, ``tf.GradientTape``, ``strategy.run(...)``,
   Keras ``compile``/``fit`` on a model the file builds (in a file with no C/T1 signal),
   ``import tensorflow.compat.v2``, ``enable_v2_behavior()``.
@@ -56,8 +63,8 @@ CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
 COMPAT_SWITCHES = frozenset({"disable_v2_behavior", "disable_eager_execution"})
 NPU_DEVICE = "npu_device"
 NPU_COMPAT_SWITCH = "npu_device.compat.enable_v1"
-#: NPU061's device init (``npu.open().as_default()``; see :attr:`Signals.t2_device_init`).
-NPU_DEVICE_OPEN = "npu_device.open"
+#: The adapter's loss-scale optimizer (any module path): T2, as the class NPU065 replaced.
+NPU_LOSS_SCALE = ("npu_device.train.optimizer.", ".NpuLossScaleOptimizer")
 #: C2: graph APIs reached through ``tensorflow.compat.v1`` (exact names, then prefixes).
 COMPAT_GRAPH_APIS = frozenset({
     "Session", "InteractiveSession", "placeholder", "ConfigProto", "get_variable",
@@ -144,22 +151,27 @@ class Signals:
     t1: Optional[Use] = None
     t2: Optional[Use] = None
     e: Optional[Use] = None
-    #: The only T2 signal is NPU061's device init (``npu.open()``): the file's kind is ``tf2``
-    #: (already migrated), but the repository's runtime is decided without it, so that a rerun
-    #: over the tool's own output decides the runtime as the first run did.
-    t2_device_init: bool = False
+    #: The first use of the TF 2.x adapter (``npu.open()``, ``npu.distribute.all_reduce``...):
+    #: what the ``tf2`` packs write, so no signal of the file's own code (see :func:`kind_t2`).
+    adapter: Optional[Use] = None
 
     @property
     def e_only(self) -> bool:
-        t2 = self.t2 is not None and not self.t2_device_init
-        return self.e is not None and not (self.c1 or self.c2 or self.t1 or t2)
+        return self.e is not None and not (self.c1 or self.c2 or self.t1 or self.t2)
 
     def facts(self) -> frozenset[str]:
-        """The repository-wide facts this file contributes (:data:`CODE_T1`...)."""
+        """The repository-wide facts this file contributes (:data:`CODE_T1`...): from the
+        file's own code, never from the adapter (a rerun decides the runtime as the first run)."""
         found = {CODE_T1} if self.t1 else set()
-        found |= {CODE_T2} if self.t2 and not self.t2_device_init else set()
+        found |= {CODE_T2} if self.t2 else set()
         found |= {CODE_E_ONLY} if self.e_only else set()
         return frozenset(found)
+
+    def kind_t2(self, runtime: str) -> Optional[Use]:
+        """The T2 evidence for the file's kind: its own T2 use; in a repository whose runtime
+        is not TF 2.x, else its first use of the adapter (a file ported to TF Adapter 2.x; the
+        tool writes the adapter only into ``tf2`` files there, so their kind stays)."""
+        return self.t2 or (self.adapter if runtime != RUNTIME_TF2 else None)
 
 
 @dataclass(frozen=True)
@@ -193,7 +205,7 @@ def file_kind(signals: Signals, runtime: str) -> Kind:
         return Kind(TF2_COMPAT if runtime == RUNTIME_TF2 else TF1)
     if signals.t1:
         return Kind(TF1)
-    if signals.t2:
+    if signals.kind_t2(runtime):
         return Kind(TF2)
     if signals.e:
         return Kind(TF2 if runtime in (RUNTIME_TF2, RUNTIME_UNKNOWN) else TF1)
@@ -201,7 +213,7 @@ def file_kind(signals: Signals, runtime: str) -> Kind:
 
 
 def _conflict(signals: Signals, runtime: str) -> Optional[Kind]:
-    t1, t2 = signals.t1, signals.t2
+    t1, t2 = signals.t1, signals.kind_t2(runtime)
     if t1 and t2:
         first, second = sorted((t1, t2), key=lambda use: (use.line, use.column))
         return Kind(CONFLICT, MIXED.format(first=first.spelled, second=second.spelled), second)
@@ -250,25 +262,19 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     if any(target == "tensorflow.compat.v2" for target in bound.values()):
         found["e"] = Use(1, 0, "tensorflow.compat.v2")
     index = module_index(tree)
-    device_init: Optional[Use] = None
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
-            full = public_name(bound[head] + spelled[len(head):end])
-            signal, use = _signal(full), Use(node.lineno, node.col_offset, spelled[:end])
-            if full == NPU_DEVICE_OPEN:
-                device_init = device_init if device_init and _before(device_init, use) else use
-            elif signal and (signal not in found or _before(use, found[signal])):
+            signal = _signal(public_name(bound[head] + spelled[len(head):end]))
+            use = Use(node.lineno, node.col_offset, spelled[:end])
+            if signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
-    init_only = device_init is not None and "t2" not in found
-    if device_init is not None and init_only:
-        found["t2"] = device_init
     idiom = _keras_idiom(index, bound) if "e" not in found else None
     if idiom is not None:
         found["e"] = idiom
     imports_tf = any(_root(target) in ("tensorflow", "tensorflow_estimator")
                      for target in bound.values())
-    return Signals(imports_tf, **found, t2_device_init=init_only)
+    return Signals(imports_tf, **found)
 
 
 def _bound_names(index: ModuleIndex, bound: dict[str, str]) -> list[tuple[ast.expr, str]]:
@@ -305,11 +311,14 @@ def _root(dotted: str) -> str:
 
 @lru_cache(maxsize=8192)
 def _signal(full: str) -> Optional[str]:
-    """The signal (``c1``...) a use of the full name ``full`` is, or None."""
+    """The signal (``c1``...) a use of the full name ``full`` is (``adapter``: the TF 2.x
+    adapter, :attr:`Signals.adapter`), or None."""
     if full == NPU_COMPAT_SWITCH:
         return "c1"
+    if full.startswith(NPU_LOSS_SCALE[0]) and full.endswith(NPU_LOSS_SCALE[1]):
+        return "t2"  # stands for the Keras LossScaleOptimizer it replaced
     if full.startswith(NPU_DEVICE + ".") and not full.startswith(NPU_DEVICE + ".compat."):
-        return "t2"  # the TF 2.x adapter (a file the tf2 pack migrated stays TF 2.x code)
+        return "adapter"
     for prefix in ("tensorflow.compat.v1.", "tensorflow.compat.v2.", "tensorflow."):
         if full.startswith(prefix):
             return _member_signal(full[len(prefix):], prefix)

@@ -421,3 +421,34 @@ def test_tf1_has_no_optimizers_module_nor_loss_and_metric_classes(api: str) -> N
     reduction = signals_of("import tensorflow as tf\nr = tf.losses.Reduction.SUM\n", "bench.py")
     assert reduction.t2 is None  # in TF 1.x too
 
+
+
+def test_the_adapter_s_calls_are_no_signal_of_the_file_s_own_code() -> None:
+    """In a TF 2.x repository a file's kind is decided without what the tf2 packs write (the
+    device init, ``npu.distribute.*``): NPU068's ``all_reduce`` in a ``tf-neutral`` file keeps
+    it ``tf-neutral`` on the rerun. Where the runtime is not TF 2.x, an adapter use still says
+    the file was ported to TF Adapter 2.x (no TF 1.x rule must write npu_bridge into it); the
+    repository's facts never come from it."""
+    neutral = ("from layers import *\nfrom tensorflow.python import keras\n\n\ndef step(model, x):\n"
+               "    grads = tape.gradient(model(x), model.trainable_variables)\n")
+    reduced = neutral + "    grads = npu.distribute.all_reduce(grads, \"mean\")\n"
+    ported = "import npu_device as npu\n" + reduced
+    assert signals_of(neutral, "model.py").facts() == signals_of(ported, "model.py").facts() == frozenset()
+    for source in (neutral, ported):
+        assert file_kind(signals_of(source, "model.py"), "2").kind == TF_NEUTRAL
+    assert file_kind(signals_of(ported, "model.py"), RUNTIME_UNKNOWN).kind == TF2
+    assert file_kind(signals_of(ported, "model.py"), "1").kind == "conflict"
+
+
+def test_the_adapter_s_loss_scale_optimizer_stands_for_the_class_it_replaced() -> None:
+    """NPU065 replaces the Keras LossScaleOptimizer, a T2 API, by the adapter's: the rerun
+    still sees T2 there (the file stays ``tf2``, the repository TF 2.x by its code)."""
+    before = "import tensorflow as tf\nopt = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.Adam())\n"
+    after = ("import npu_device as npu\nimport tensorflow as tf\n"
+             "opt = npu.train.optimizer.NpuLossScaleOptimizer(tf.keras.optimizers.Adam())\n")
+    imported = ("from npu_device.train.optimizer.npu_loss_scale_optimizer import NpuLossScaleOptimizer\n"
+                "import tensorflow as tf\nopt = NpuLossScaleOptimizer(tf.keras.optimizers.Adam())\n")
+    for source in (before, after, imported):
+        signals = signals_of(source, "train.py")
+        assert signals.facts() == {CODE_T2}
+        assert file_kind(signals, "2").kind == TF2
