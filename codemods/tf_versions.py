@@ -110,6 +110,53 @@ TF2_ONLY = (
     "metrics.SquaredHinge", "metrics.Sum", "metrics.TopKCategoricalAccuracy",
     "metrics.TrueNegatives", "metrics.TruePositives",
 )
+#: More of :data:`TF2_ONLY`, found in real TF 2.x repositories' files that were classed
+#: ``tf-neutral`` (issue #31) and their modules' siblings: each in TF 2.15's ``tf``, absent from
+#: its ``tf.compat.v1`` (the TF 1.15 API's proxy) and from Ascend's TF 1.15 list
+#: (``tests/test_tf2_detection.py`` checks all three). Some are newer than TF 2.6
+#: (``tf.keras.optimizers.AdamW``...): TF 2.x code all the same.
+TF2_ONLY_FROM_USES = tuple(
+    f"{module}.{name}" for module, names in (
+        ("losses", "binary_crossentropy categorical_crossentropy sparse_categorical_crossentropy "
+                   "categorical_hinge cosine_similarity hinge huber kl_divergence kld "
+                   "kullback_leibler_divergence log_cosh logcosh mae mape mean_absolute_error "
+                   "mean_absolute_percentage_error mean_squared_logarithmic_error mse msle poisson "
+                   "squared_hinge BinaryFocalCrossentropy CategoricalFocalCrossentropy "
+                   "binary_focal_crossentropy categorical_focal_crossentropy"),
+        ("metrics", "binary_accuracy categorical_accuracy sparse_categorical_accuracy "
+                    "top_k_categorical_accuracy sparse_top_k_categorical_accuracy binary_crossentropy "
+                    "categorical_crossentropy sparse_categorical_crossentropy hinge kl_divergence kld "
+                    "kullback_leibler_divergence log_cosh logcosh mae mape "
+                    "mean_absolute_percentage_error mean_squared_logarithmic_error mse msle poisson "
+                    "squared_hinge BinaryIoU F1Score FBetaScore IoU OneHotIoU OneHotMeanIoU R2Score"),
+        ("initializers", "Constant GlorotNormal GlorotUniform HeNormal HeUniform Identity Initializer "
+                         "LecunNormal LecunUniform Ones Orthogonal RandomNormal RandomUniform "
+                         "TruncatedNormal VarianceScaling Zeros"),
+        ("summary", "SummaryWriter create_noop_writer flush graph record_if should_record_summaries "
+                    "trace_export trace_off trace_on write"),
+        ("keras.losses", "Reduction huber"),
+        ("keras.initializers", "GlorotNormal GlorotUniform HeNormal HeUniform LecunNormal LecunUniform"),
+        ("keras.utils", "image_dataset_from_directory text_dataset_from_directory "
+                        "timeseries_dataset_from_array audio_dataset_from_directory set_random_seed "
+                        "split_dataset"),
+        ("keras.preprocessing", "image_dataset_from_directory text_dataset_from_directory "
+                                "timeseries_dataset_from_array"),
+        ("keras.layers", "IntegerLookup StringLookup TextVectorization RandomContrast RandomCrop "
+                         "RandomFlip RandomHeight RandomRotation RandomTranslation RandomWidth RandomZoom "
+                         "RandomBrightness GroupNormalization UnitNormalization"),
+        ("keras.optimizers", "AdamW Adafactor Lion"), ("keras.callbacks", "BackupAndRestore"),
+        ("keras.activations", "gelu"), ("nn", "gelu RNNCellDropoutWrapper RNNCellResidualWrapper"),
+        ("image", "resize_with_pad stateless_random_brightness stateless_random_contrast "
+                  "stateless_random_crop stateless_random_flip_left_right stateless_random_flip_up_down "
+                  "stateless_random_hue stateless_random_jpeg_quality stateless_random_saturation"),
+        ("lite.TFLiteConverter", "from_keras_model from_concrete_functions"),
+        ("distribute", "InputOptions DistributedDataset DistributedIterator DistributedValues "
+                       "ParameterServerStrategy"),
+        ("data.experimental", "save load"), ("saved_model", "LoadOptions"),
+    ) for name in names.split())
+#: :data:`TF2_ONLY` as exact names, and its prefixes (entries ending in ``.``).
+_TF2_NAMES = frozenset(name for name in TF2_ONLY + TF2_ONLY_FROM_USES if not name.endswith("."))
+_TF2_PREFIXES = tuple(name for name in TF2_ONLY if name.endswith("."))
 #: E: TF 2.x idioms through TensorFlow names.
 TF2_IDIOMS = frozenset({"function", "GradientTape", "enable_v2_behavior"})
 #: Keras model constructors (``tensorflow.`` less) whose ``compile``/``fit`` is an E signal.
@@ -334,7 +381,7 @@ def _member_signal(member: str, prefix: str) -> Optional[str]:
         return "c2" if graph else None
     if member in TF2_IDIOMS:
         return "e"
-    if any(member == name or (name.endswith(".") and member.startswith(name)) for name in TF2_ONLY):
+    if member in _TF2_NAMES or member.startswith(_TF2_PREFIXES):
         return "t2"
     if prefix == "tensorflow." and (member == "contrib" or member.startswith("contrib.")
                                     or "tf." + member in tf1_only_apis()):

@@ -29,9 +29,11 @@ from npu_codemod.codemods.tf_versions import (
     TF2,
     TF2_CODE,
     TF2_COMPAT,
+    TF2_ONLY_FROM_USES,
     TF_NEUTRAL,
     file_kind,
     signals_of,
+    support_names,
 )
 from npu_codemod.plugins.manager import load_plugins
 from npu_codemod.plugins.packs import default_rules
@@ -452,3 +454,40 @@ def test_the_adapter_s_loss_scale_optimizer_stands_for_the_class_it_replaced() -
         signals = signals_of(source, "train.py")
         assert signals.facts() == {CODE_T2}
         assert file_kind(signals, "2").kind == TF2
+
+
+@pytest.mark.parametrize("use", [
+    "tf.losses.categorical_crossentropy(y, logits, from_logits=True)",  # TF 1.x: softmax_cross_entropy
+    "tf.keras.losses.Reduction.NONE",
+    "tf.lite.TFLiteConverter.from_keras_model(model)",  # TF 1.x: from_keras_model_file
+    "tf.summary.trace_on(graph=True)",
+    "tf.keras.preprocessing.image_dataset_from_directory(path, image_size=(224, 224))",
+    "tf.initializers.GlorotUniform()",
+    "tf.image.resize_with_pad(image, 416, 416)",  # TF 1.x: resize_image_with_pad
+])
+def test_tf2_only_apis_of_real_tf2_files_are_t2(use: str) -> None:
+    """Uses that classed real TF 2.x files (TensorFlow2.0-Examples, yolov3-tf2, the TF 2.x
+    tutorials) ``tf-neutral`` or left their kind to TF 2.x idioms: TF 2.x-only all the same."""
+    signals = signals_of(f"import tensorflow as tf\n\n\ndef export(model, y, logits, path, image):\n    return {use}\n",
+                         "export.py")
+    assert signals.t2 is not None and use.startswith(signals.t2.spelled)
+    assert file_kind(signals, RUNTIME_UNKNOWN).kind == TF2
+
+
+def test_the_t2_apis_found_in_real_code_are_absent_from_tf_1_15() -> None:
+    """Each of :data:`TF2_ONLY_FROM_USES` is an API of TensorFlow 2 (the venv's), absent from its
+    tf.compat.v1 (TF 1.15's API as TF 2 keeps it: a name there may have been in TF 1.15) and
+    from Ascend's TF 1.15 list."""
+    tf = pytest.importorskip("tensorflow")
+    tf1_listed = support_names("api_support.csv")
+
+    def found(root: object, dotted: str) -> bool:
+        for part in dotted.split("."):
+            if not hasattr(root, part):
+                return False
+            root = getattr(root, part)
+        return True
+
+    assert [name for name in TF2_ONLY_FROM_USES if not found(tf, name)] == []
+    assert [name for name in TF2_ONLY_FROM_USES if found(tf.compat.v1, name)] == []
+    assert [name for name in TF2_ONLY_FROM_USES if f"tf.{name}" in tf1_listed] == []
