@@ -75,9 +75,10 @@ def main():
 
 
 def test_models_broadcast_their_variables_once_they_exist_and_the_optimizer_is_wrapped() -> None:
-    """NPU067 after the strategy scope block and after a functional model; the lazy
-    ``Sequential`` is reported; NPU068 wraps compile's optimizer; NPU069 reports the shard and
-    the training pipeline, not the evaluation one."""
+    """NPU067 after the strategy scope block and after a functional model that ``main``
+    trains; the lazy ``Sequential`` of ``build_head``, which nothing trains, is no site;
+    NPU068 wraps compile's optimizer; NPU069 reports the shard and the training pipeline, not
+    the evaluation one."""
     after = KERAS_WORKERS.replace(
         '"""Train an MNIST classifier on several workers with Keras fit (TF 2.x)."""\n',
         '"""Train an MNIST classifier on several workers with Keras fit (TF 2.x)."""\n'
@@ -96,15 +97,12 @@ def test_models_broadcast_their_variables_once_they_exist_and_the_optimizer_is_w
                 if f.rule_id in chosen]
     assert sorted(sites(findings)) == [
         ("NPU067", 23, 4, "migrated"),
-        ("NPU067", 28, 4, "unmigrated"),
         ("NPU067", 37, 12, "migrated"),
         ("NPU067", 39, 12, "migrated"),
         ("NPU068", 40, 32, "migrated"),
         ("NPU069", 13, 26, "unmigrated"),
         ("NPU069", 43, 85, "unmigrated")]
     by_line = {(f.rule_id, f.line): f.message for f in findings}
-    assert by_line["NPU067", 28].startswith("variables are created lazily: call npu.distribute.broadcast("
-                                            "head.trainable_variables)")
     assert by_line["NPU069", 43].startswith("shard per NPU worker before batching: train_ds, batch_size = "
                                             "npu.distribute.shard_and_rebatch_dataset(train_ds, args.batch_size)")
     assert by_line["NPU069", 13].startswith("shard by the NPU worker count and id")

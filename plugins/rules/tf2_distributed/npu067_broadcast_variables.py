@@ -7,7 +7,9 @@ one device). The call goes after the statement (or the ``with <strategy>.scope()
 the variables provably exist: a functional ``tf.keras.Model(inputs, outputs)``,
 ``tf.keras.models.load_model(...)``, a ``Sequential`` given its input shape, or an explicit
 ``<model>.build(...)``. A model whose variables appear later (subclassed, built by its first call
-or by ``fit``) is reported at its construction.
+or by ``fit``) is reported at its construction. Only the models the program trains are sites
+(``_trained``): in a TF 2.x repository the rule runs on ``tf-neutral`` model-definition files
+too, whose sub-models (``Sequential`` blocks, layer stacks) no worker trains by themselves.
 """
 
 from __future__ import annotations
@@ -29,13 +31,17 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     KERAS,
     TF2,
+    TF_NEUTRAL,
     BuiltModels,
     enclosing_scope,
+    function_returns,
+    module_parts,
     pre_order,
     tree_text,
 )
 
 from ._device import device_name, uses_horovod
+from ._trained import is_trained_maker, maker_facts, passed_to_trainer, trains
 
 ADDED = "added {npu}.distribute.broadcast({model}.trainable_variables) after the model is built"
 IN_PLACE = "the model's initial variables are broadcast to every worker"
@@ -59,7 +65,7 @@ class BroadcastVariables(Rule):
     name = "tf2-broadcast-variables"
     pack = "tf2-distributed"
     default_on = False
-    file_kinds = frozenset({TF2})
+    file_kinds = frozenset({TF2, TF_NEUTRAL})  # tf-neutral: only in a TF 2.x repository
     description = "Broadcast a TF 2.x model's initial variables to every NPU worker once they exist."
     guide_section = "分布式训练脚本适配: 变量广播"
     guide_section_en = "Distributed Training Script Adaptation: initial-value broadcast"
@@ -69,7 +75,9 @@ class BroadcastVariables(Rule):
                 "`Sequential` given its input shape, an explicit `<m>.build(...)`), or after the "
                 "`with <strategy>.scope():` block holding it: `npu.distribute.broadcast("
                 "<m>.trainable_variables)`; already broadcast later in the scope: left alone.")
-    reports = ("A model whose variables are created lazily (subclassed, `Sequential` without an "
+    reports = ("Only models the program trains (fitted, compiled, their `trainable_variables` read, "
+               "or returned by a function whose result a file of the repository trains): "
+               "a model whose variables are created lazily (subclassed, `Sequential` without an "
                "input shape, built by a function of the repository or by `fit`); the anchor's "
                "`npu_callbacks_append(...)` (its broadcast callback never runs). A file that "
                "imports Horovod is left to NPU070 (Horovod broadcasts itself).")
@@ -88,6 +96,7 @@ class BroadcastVariables(Rule):
 
         def build_lazy(num_classes):
             model = tf.keras.Sequential([tf.keras.layers.Dense(num_classes)])
+            model.compile(optimizer="sgd", loss="mse")
             return model
     """
     _tokens = ("Model", "Sequential", "load_model", "clone_model", "model_from_json", ".build(",
@@ -107,8 +116,9 @@ class BroadcastVariables(Rule):
     def _assignment(self, statement: Node, ctx: FileContext) -> None:
         target, _, value = statement.children
         model = _target(target)
-        if model is None or ctx.analysis(BuiltModels).value_kind(value) != KERAS:
-            return
+        if model is None or ctx.analysis(BuiltModels).value_kind(value) != KERAS \
+                or not _trained(statement, model, ctx):
+            return  # a sub-model, or a model the program does not train: no site
         line = statement.parent
         if line is None or line.type != symbols.simple_stmt:
             return
@@ -137,6 +147,30 @@ def _target(target: Base) -> Optional[str]:
             and children[1].type == symbols.trailer and children[1].children[0].type == tokens.DOT:
         return f"self.{children[1].children[1].value}"
     return None
+
+
+def _trained(statement: Base, model: str, ctx: FileContext) -> bool:
+    """Does the program train the model ``model`` that ``statement`` binds (``_trained``)?"""
+    scope = enclosing_scope(statement)
+    owner = _class_of(scope) if model.startswith("self.") else None
+    if trains(model, tree_text(owner or scope)) or ("." not in model and passed_to_trainer(scope, model)):
+        return True
+    returned = [node for node in function_returns(scope) if tree_text(node).strip() == f"return {model}"] \
+        if scope.type == symbols.funcdef else []
+    if not returned:
+        return False
+    outer = _class_of(scope)
+    names = [*module_parts(ctx.path), *([str(outer.children[1].value)] if outer is not None else []),
+             str(scope.children[1].value)]
+    return is_trained_maker(".".join(names), ctx.facts | maker_facts(ctx.path, ctx.original))
+
+
+def _class_of(scope: Base) -> Optional[Base]:
+    """The class whose method ``scope`` is, or None."""
+    parent = scope.parent if scope.type == symbols.funcdef else None
+    while parent is not None and parent.type not in (symbols.classdef, symbols.funcdef, symbols.file_input):
+        parent = parent.parent
+    return parent if parent is not None and parent.type == symbols.classdef else None
 
 
 def _qualified_callee(value: Base, ctx: FileContext) -> str:
@@ -220,6 +254,12 @@ def _is_called(name: Base) -> bool:
     following = name.next_sibling
     return following is not None and following.type == symbols.trailer \
         and following.children[0].type == tokens.LPAR
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
+    """The functions whose result the file trains (``_trained.maker_facts``)."""
+    return maker_facts(path, text) or None
 
 
 @hookimpl
