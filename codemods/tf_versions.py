@@ -55,6 +55,9 @@ TF2_NATIVE = frozenset({TF2, TF_NEUTRAL})
 RUNTIME_TF1, RUNTIME_TF2, RUNTIME_UNKNOWN = "1", "2", "undetermined"
 RUNTIME_NOT_GIVEN = ""
 RUNTIME_FACT = "tf-runtime:"
+#: The runtime of a folder with its own TensorFlow pins: ``tf-runtime@<folder>/:<value>``
+#: (``tf_scopes``).
+SCOPE_FACT = "tf-runtime@"
 #: Facts of the repository-wide analysis: some file has a T1 / a T2 signal, or only TF 2.x
 #: idioms (its kind then depends on the runtime).
 CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
@@ -62,6 +65,9 @@ CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
 #: C1: the compat switches (the part after ``tensorflow.compat.v1.`` or ``tensorflow.``).
 COMPAT_SWITCHES = frozenset({"disable_v2_behavior", "disable_eager_execution"})
 NPU_DEVICE = "npu_device"
+#: TensorFlow's internal modules (``from tensorflow.python.saved_model import tag_constants``):
+#: both versions have them, so a name reached through one is no T1/T2 signal.
+INTERNAL = "tensorflow.python."
 NPU_COMPAT_SWITCH = "npu_device.compat.enable_v1"
 #: The adapter's loss-scale optimizer (any module path): T2, as the class NPU065 replaced.
 NPU_LOSS_SCALE = ("npu_device.train.optimizer.", ".NpuLossScaleOptimizer")
@@ -230,15 +236,22 @@ class Kind:
     at: Optional[Use] = None
 
 
-def runtime_of(facts: FrozenSet[str]) -> str:
-    """The repository's runtime from its facts; :data:`RUNTIME_NOT_GIVEN` when they have none
-    (the engine called without a repository's analysis: a library caller, a rule's golden
-    test): files with only TF 2.x idioms are then TF 1.x code, as before the TF 2.x pack.
-    ``run``, ``scan`` and ``check`` always decide it (``tf_runtime``)."""
+def runtime_of(facts: FrozenSet[str], path: str = "") -> str:
+    """The runtime of the file ``path`` from the repository's facts: the runtime of the deepest
+    folder with its own pins that holds it (``tf_scopes``), else the repository's;
+    :data:`RUNTIME_NOT_GIVEN` when they have none (the engine called without a repository's
+    analysis: a library caller, a rule's golden test): files with only TF 2.x idioms are then
+    TF 1.x code, as before the TF 2.x pack. ``run``, ``scan`` and ``check`` always decide it
+    (``tf_runtime``)."""
+    found, depth = RUNTIME_NOT_GIVEN, -1
     for fact in facts:
-        if fact.startswith(RUNTIME_FACT):
-            return fact[len(RUNTIME_FACT):]
-    return RUNTIME_NOT_GIVEN
+        if fact.startswith(RUNTIME_FACT) and depth < 0:
+            found, depth = fact[len(RUNTIME_FACT):], 0
+        elif fact.startswith(SCOPE_FACT):
+            folder, _, value = fact[len(SCOPE_FACT):].rpartition(":")
+            if path.startswith(folder) and len(folder) > depth:
+                found, depth = value, len(folder)
+    return found
 
 
 def file_kind(signals: Signals, runtime: str) -> Kind:
@@ -268,7 +281,7 @@ def _conflict(signals: Signals, runtime: str) -> Optional[Kind]:
         return Kind(CONFLICT, TF2_ON_TF1.format(first=t2.spelled), t2)
     if t1 and runtime == RUNTIME_TF2:
         return Kind(CONFLICT, TF1_ON_TF2.format(first=t1.spelled), t1)
-    if signals.c2 and signals.e and not signals.c1:
+    if signals.c2 and signals.e and not signals.c1 and runtime != RUNTIME_TF1:  # TF 1.x: graph mode
         return Kind(CONFLICT, GRAPH_IN_EAGER.format(first=signals.c2.spelled,
                                                     second=signals.e.spelled), signals.c2)
     return None
@@ -312,8 +325,11 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
-            signal = _signal(public_name(bound[head] + spelled[len(head):end]))
+            raw = bound[head] + spelled[len(head):end]
+            signal = _signal(public_name(raw))
             use = Use(node.lineno, node.col_offset, spelled[:end])
+            if signal in ("t1", "t2") and raw.startswith(INTERNAL):
+                signal = None  # ``tensorflow.python.*`` is in both versions: no version's API
             if signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
     idiom = _keras_idiom(index, bound) if "e" not in found else None
@@ -382,7 +398,8 @@ def _member_signal(member: str, prefix: str) -> Optional[str]:
     if member in TF2_IDIOMS:
         return "e"
     if member in _TF2_NAMES or member.startswith(_TF2_PREFIXES):
-        return "t2"
+        # TF 1.15 has the whole TF 2.x API under tf.compat.v2: a use through it runs on both
+        return "e" if prefix == "tensorflow.compat.v2." else "t2"
     if prefix == "tensorflow." and (member == "contrib" or member.startswith("contrib.")
                                     or "tf." + member in tf1_only_apis()):
         return "t1"
