@@ -68,6 +68,9 @@ NPU_DEVICE = "npu_device"
 #: TensorFlow's internal modules (``from tensorflow.python.saved_model import tag_constants``):
 #: both versions have them, so a name reached through one is no T1/T2 signal.
 INTERNAL = "tensorflow.python."
+#: Internal names TF 1.15 lacks, so T2 however spelled: the non-experimental loss-scale
+#: optimizer's module is TF 2.4's (NPU065 replaces it; its NpuLossScaleOptimizer stands for it).
+INTERNAL_TF2 = (".mixed_precision.loss_scale_optimizer.LossScaleOptimizer",)
 NPU_COMPAT_SWITCH = "npu_device.compat.enable_v1"
 #: The adapter's loss-scale optimizer (any module path): T2, as the class NPU065 replaced.
 NPU_LOSS_SCALE = ("npu_device.train.optimizer.", ".NpuLossScaleOptimizer")
@@ -328,7 +331,7 @@ def _signals(tree: ast.Module, path: str) -> Signals:
             raw = bound[head] + spelled[len(head):end]
             signal = _signal(public_name(raw))
             use = Use(node.lineno, node.col_offset, spelled[:end])
-            if signal in ("t1", "t2") and raw.startswith(INTERNAL):
+            if signal in ("t1", "t2") and raw.startswith(INTERNAL) and not raw.endswith(INTERNAL_TF2):
                 signal = None  # ``tensorflow.python.*`` is in both versions: no version's API
             if signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
