@@ -68,6 +68,9 @@ NPU_DEVICE = "npu_device"
 #: TensorFlow's internal modules (``from tensorflow.python.saved_model import tag_constants``):
 #: both versions have them, so a name reached through one is no T1/T2 signal.
 INTERNAL = "tensorflow.python."
+#: Star imports that are not of the repository's own modules (``_star_bound_tf``): the
+#: adapters' ``npu_init`` bind ``tf`` themselves (to ``tensorflow.compat.v1`` in TF Adapter 2.x).
+STAR_NOT_OWN = frozenset({"tensorflow", "tensorflow_estimator", "npu_device", "npu_bridge", "keras"})
 #: Internal names TF 1.15 lacks, so T2 however spelled: the non-experimental loss-scale
 #: optimizer's module is TF 2.4's (NPU065 replaces it; its NpuLossScaleOptimizer stands for it).
 INTERNAL_TF2 = (".mixed_precision.loss_scale_optimizer.LossScaleOptimizer",)
@@ -319,12 +322,15 @@ _KNOWN_MAX = 50_000
 
 
 def _signals(tree: ast.Module, path: str) -> Signals:
-    bound = {local: target for local, target in imported_names(tree, path).items()
+    imported = imported_names(tree, path)
+    bound = {local: target for local, target in imported.items()
              if _root(target) in ("tensorflow", "tensorflow_estimator", "npu_device")}
     found: dict[str, Use] = {}
     if any(target == "tensorflow.compat.v2" for target in bound.values()):
         found["e"] = Use(1, 0, "tensorflow.compat.v2")
     index = module_index(tree)
+    if "tf" not in imported and _star_bound_tf(tree, index):
+        bound["tf"] = "tensorflow"
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
@@ -341,6 +347,21 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     imports_tf = any(_root(target) in ("tensorflow", "tensorflow_estimator")
                      for target in bound.values())
     return Signals(imports_tf, **found)
+
+
+def _star_bound_tf(tree: ast.Module, index: ModuleIndex) -> bool:
+    """Does the module read a ``tf`` it never binds itself, while it star-imports one of the
+    repository's own modules (MusicTransformer's ``from custom.layers import *``, whose
+    ``import tensorflow as tf`` the file's ``tf.GradientTape`` and ``tf.summary`` reach)? ``tf``
+    is then TensorFlow's conventional alias: its uses are the file's signals."""
+    own_star = any(isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+                   and _root(node.module or "") not in STAR_NOT_OWN for node in tree.body)
+    if not own_star:
+        return False
+    names: list[ast.Name] = index.nodes(ast.Name)
+    arguments: list[ast.arg] = index.nodes(ast.arg)
+    return any(name.id == "tf" for name in names) and not any(arg.arg == "tf" for arg in arguments) \
+        and not any(name.id == "tf" and not isinstance(name.ctx, ast.Load) for name in names)
 
 
 def _bound_names(index: ModuleIndex, bound: dict[str, str]) -> list[tuple[ast.expr, str]]:

@@ -491,3 +491,22 @@ def test_the_t2_apis_found_in_real_code_are_absent_from_tf_1_15() -> None:
     assert [name for name in TF2_ONLY_FROM_USES if not found(tf, name)] == []
     assert [name for name in TF2_ONLY_FROM_USES if found(tf.compat.v1, name)] == []
     assert [name for name in TF2_ONLY_FROM_USES if f"tf.{name}" in tf1_listed] == []
+
+
+def test_tf_through_a_star_import_of_the_repository_s_module_is_tensorflow() -> None:
+    """MusicTransformer's model.py, train.py and generate.py reach ``tf`` only through
+    ``from custom.layers import *``: their ``tf.GradientTape`` and ``tf.summary.create_file_writer``
+    were no signals, so four TF 2.x files were ``tf-neutral``. A ``tf`` the file binds itself, or
+    a star import of an adapter's ``npu_init`` (which binds ``tf`` itself), is left as it was."""
+    model = ("from custom.layers import *\nfrom tensorflow.python import keras\n\n\n"
+             "class MusicTransformer(keras.Model):\n    def train_on_batch(self, x, y):\n"
+             "        with tf.GradientTape() as tape:\n            loss = self.loss(y, self(x))\n"
+             "        return tape.gradient(loss, self.trainable_variables)\n")
+    train = ("from custom.layers import *\nfrom tensorflow.python.keras.optimizer_v2.adam import Adam\n"
+             "train_summary_writer = tf.summary.create_file_writer('logs/train')\n")
+    assert signals_of(model, "model.py").e is not None
+    assert file_kind(signals_of(train, "train.py"), "2").kind == TF2
+    parameter = train.replace("train_summary_writer = tf", "def log(tf):\n    return tf")
+    assert file_kind(signals_of(parameter, "train.py"), "2").kind == TF_NEUTRAL
+    adapter = train.replace("from custom.layers import *", "from npu_bridge.npu_init import *")
+    assert file_kind(signals_of(adapter, "train.py"), "2").kind == TF_NEUTRAL
