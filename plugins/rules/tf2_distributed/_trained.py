@@ -22,8 +22,8 @@ from typing import AbstractSet, Optional
 from npu_codemod.api import Base, symbols, tokens
 from npu_codemod.api._toolkit import (
     ast_dotted_name,
-    imported_names,
     module_ast,
+    module_index,
     module_parts,
     pre_order,
     tree_text,
@@ -48,10 +48,12 @@ def maker_facts(path: str, text: str) -> frozenset[str]:
     if tree is None:
         return frozenset()
     module = ".".join(module_parts(path))
-    imports = imported_names(tree, path)
+    index = module_index(tree)  # the analysis hooks' shared index: no walk of our own
+    imports = index.imported_names(path)
     found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
+    assignments: list[ast.Assign] = index.nodes(ast.Assign)
+    for node in assignments:
+        if len(node.targets) == 1 and isinstance(node.value, ast.Call):
             target, callee = ast_dotted_name(node.targets[0]), ast_dotted_name(node.value.func)
             if target and callee and trains(target, text):
                 qualified = _qualified(callee, module, imports)
