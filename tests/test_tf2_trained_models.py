@@ -237,3 +237,44 @@ def test_a_model_passed_to_the_file_s_training_function_is_trained() -> None:
         "        layers.Dense(10)])\n    npu.distribute.broadcast(model.trainable_variables)\n")
     findings = assert_migrates(SEQUENTIAL_GRADIENT, after, {"NPU067"}, facts={"tf-runtime:2"})
     assert [site for site in sites(findings) if site[0] == "NPU067"] == [("NPU067", 22, 4, "migrated")]
+
+
+ACTOR = '''\
+"""A2C actor (DeepRL-TensorFlow2-shaped): the model comes from a method of the class."""
+import tensorflow as tf
+from tensorflow.keras.layers import Dense, Input
+
+
+class Actor:
+    def __init__(self, state_dim, action_dim, lr):
+        self.state_dim = state_dim
+        self.action_dim = action_dim
+        self.model = self.create_model()
+        self.opt = tf.keras.optimizers.Adam(lr)
+
+    def create_model(self):
+        return tf.keras.Sequential([
+            Input((self.state_dim,)),
+            Dense(32, activation="relu"),
+            Dense(self.action_dim, activation="softmax"),
+        ])
+
+    def train(self, states, actions, advantages):
+        with tf.GradientTape() as tape:
+            logits = self.model(states, training=True)
+            loss = tf.reduce_mean(advantages * tf.keras.losses.sparse_categorical_crossentropy(actions, logits))
+        grads = tape.gradient(loss, self.model.trainable_variables)
+        self.opt.apply_gradients(zip(grads, self.model.trainable_variables))
+        return loss
+'''
+
+
+def test_a_model_a_method_returns_with_its_input_shape_is_broadcast_where_it_is_kept() -> None:
+    """``self.model = self.create_model()``, the method returning a ``Sequential`` that starts
+    with its ``Input``: the variables exist, so the broadcast goes after the assignment (before,
+    "the variables may not exist yet here": 19 sites of DeepRL-TensorFlow2)."""
+    after = ACTOR.replace("import tensorflow as tf\n", "import npu_device as npu\nimport tensorflow as tf\n").replace(
+        "        self.model = self.create_model()\n",
+        "        self.model = self.create_model()\n        npu.distribute.broadcast(self.model.trainable_variables)\n")
+    findings = assert_migrates(ACTOR, after, {"NPU067"}, facts={"tf-runtime:2"})
+    assert [site for site in sites(findings) if site[0] == "NPU067"] == [("NPU067", 10, 8, "migrated")]

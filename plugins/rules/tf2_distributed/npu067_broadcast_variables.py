@@ -37,6 +37,7 @@ from npu_codemod.api._toolkit import (
     function_returns,
     module_parts,
     pre_order,
+    returned_values,
     tree_text,
 )
 
@@ -185,10 +186,10 @@ def _qualified_callee(value: Base, ctx: FileContext) -> str:
     return ctx.tf.qualify(".".join(names)) or ""
 
 
-def _has_variables(value: Base, ctx: FileContext) -> bool:
+def _has_variables(value: Base, ctx: FileContext, depth: int = 1) -> bool:
     """Does the model call ``value`` return a model whose variables exist?"""
     callee = _qualified_callee(value, ctx)
-    call = value.children[-1]
+    call = value.children[-1] if value.type == symbols.power else value
     if callee in LOADERS:
         return True
     if callee in FUNCTIONAL:
@@ -199,7 +200,30 @@ def _has_variables(value: Base, ctx: FileContext) -> bool:
             or (len(positional) == 1 and "outputs" in keywords)
     if callee in SEQUENTIAL:
         return bool(_INPUT_SHAPE.search(tree_text(call)))
-    return False
+    method = _own_method(value) if depth > 0 else None
+    values = returned_values(method) if method is not None else None
+    return bool(values) and all(_made_with_variables(returned, ctx, depth - 1) for returned in values or ())
+
+
+def _own_method(value: Base) -> Optional[Base]:
+    """The method of the enclosing class that ``self.<m>()`` calls (DeepRL's
+    ``self.model = self.create_model()``), or None."""
+    children = value.children if value.type == symbols.power else []
+    if len(children) != 3 or children[0].type != tokens.NAME or children[0].value != "self" \
+            or children[1].children[0].type != tokens.DOT:
+        return None
+    owner = _class_of(enclosing_scope(value))
+    name = str(children[1].children[1].value)
+    suite = owner.children[-1] if owner is not None else None
+    found = [node for node in (suite.children if suite is not None else ())
+             if node.type == symbols.funcdef and str(node.children[1].value) == name]
+    return found[0] if len(found) == 1 else None
+
+
+def _made_with_variables(value: Base, ctx: FileContext, depth: int) -> bool:
+    """Does the returned ``value``, a call, make a model whose variables exist? (A name the
+    method binds is a site of its own there: broadcast once, where the method builds it.)"""
+    return value.type == symbols.power and _has_variables(value, ctx, depth)
 
 
 def _lazy(value: Base, ctx: FileContext) -> bool:
