@@ -37,7 +37,7 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
-from .tf_programs import ENTRY_FACT, MIXED_PART, mixed_entry
+from .tf_programs import ENTRY_FACT, MIXED_PART, NEUTRAL_TF1_FACT, mixed_entry
 from .tf_versions import (
     CONFLICT,
     NON_TF,
@@ -220,7 +220,7 @@ class Engine:
             message = "" if mixed == path else MIXED_PART.format(entry=mixed)
             return FileOutcome(path, (file_finding(repo, path, "unmigrated", message),) if message else (),
                                kind="" if kind.kind == NON_TF else kind.kind)
-        treated = treatment(kind.kind, runtime_of(facts, path))
+        treated = treatment(kind.kind, runtime_of(facts, path), NEUTRAL_TF1_FACT + path in facts)
         scripts = [rule for rule in active if NON_TF in rule.file_kinds] if kind.kind == NON_TF else []
         active = [rule for rule in active if treated in rule.file_kinds and _may_act(rule, source.text)]
         if not active and scripts:

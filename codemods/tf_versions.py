@@ -66,14 +66,12 @@ CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
 COMPAT_SWITCHES = frozenset({"disable_v2_behavior", "disable_eager_execution"})
 NPU_DEVICE = "npu_device"
 #: TensorFlow's internal modules (``from tensorflow.python.saved_model import tag_constants``):
-#: both versions have them, so a name reached through one is no T1/T2 signal.
+#: TF 2.x keeps TF 1.x's, so a name reached through one is no T1 signal (though its public name,
+#: ``tf.saved_model.tag_constants``, is TF 1.x-only); one that is TF 2.x-only stays T2.
 INTERNAL = "tensorflow.python."
 #: Star imports that are not of the repository's own modules (``_star_bound_tf``): the
 #: adapters' ``npu_init`` bind ``tf`` themselves (to ``tensorflow.compat.v1`` in TF Adapter 2.x).
 STAR_NOT_OWN = frozenset({"tensorflow", "tensorflow_estimator", "npu_device", "npu_bridge", "keras"})
-#: Internal names TF 1.15 lacks, so T2 however spelled: the non-experimental loss-scale
-#: optimizer's module is TF 2.4's (NPU065 replaces it; its NpuLossScaleOptimizer stands for it).
-INTERNAL_TF2 = (".mixed_precision.loss_scale_optimizer.LossScaleOptimizer",)
 NPU_COMPAT_SWITCH = "npu_device.compat.enable_v1"
 #: The adapter's loss-scale optimizer (any module path): T2, as the class NPU065 replaced.
 NPU_LOSS_SCALE = ("npu_device.train.optimizer.", ".NpuLossScaleOptimizer")
@@ -85,6 +83,11 @@ COMPAT_GRAPH_APIS = frozenset({
     "keras.backend.get_session", "keras.backend.set_session",
 })
 COMPAT_GRAPH_PREFIXES = ("estimator.", "layers.")
+#: C2 names that TF 2.x code uses for its GPU settings alone (``config = ConfigProto();
+#: config.gpu_options.allow_growth = True; session = InteractiveSession(config=config)`` at the
+#: top of eager scripts): C2 only in a file that has another C2 use or runs a session; else the
+#: file stays eager TF 2.x code (the compat header's ``enable_v1()`` would switch it to graph mode).
+SESSION_CONFIG = frozenset({"Session", "InteractiveSession", "ConfigProto"})
 #: T2: TF 2.x-only APIs, each in Ascend's TF 2.6 list and absent from its TF 1.15 list, and
 #: checked against TensorFlow's r1.15 API reference (``tf.nest.*`` and
 #: ``tf.keras.optimizers.schedules.*``, which the spec proposed, exist in TF 1.15 and are left
@@ -293,12 +296,17 @@ def _conflict(signals: Signals, runtime: str) -> Optional[Kind]:
     return None
 
 
-def treatment(kind: str, runtime: str) -> str:
+def treatment(kind: str, runtime: str, tf1_side: bool = False) -> str:
     """Which rules run on a file of ``kind``: a ``tf-neutral`` file is treated as TF 1.x code
-    unless the repository runs TF 2.x (then as itself: the ``tf2`` rules that need no TF 2.x
-    evidence opt in to it); a ``non-tf`` one (rules on other modules) as TF 1.x code."""
-    if kind == NON_TF or (kind == TF_NEUTRAL and runtime != RUNTIME_TF2):
+    where the repository runs TF 1.x, and where its version is undetermined when the import
+    graph puts the file beside TF 1.x code (``tf1_side``: ``tf_programs.tf1_neutral_files``),
+    else as itself (the ``tf2`` rules that need no TF 2.x evidence opt in to it); a ``non-tf``
+    one (rules on other modules) as TF 1.x code."""
+    if kind == NON_TF:
         return TF1  # a file of a rule's other modules (Horovod alone): TF 1.x rules as before
+    if kind == TF_NEUTRAL and (runtime in (RUNTIME_TF1, RUNTIME_NOT_GIVEN)
+                               or (runtime == RUNTIME_UNKNOWN and tf1_side)):
+        return TF1
     return kind
 
 
@@ -331,16 +339,21 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     index = module_index(tree)
     if "tf" not in imported and _star_bound_tf(tree, index):
         bound["tf"] = "tensorflow"
+    weak: Optional[Use] = None  # a session-config C2 use (SESSION_CONFIG)
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
             raw = bound[head] + spelled[len(head):end]
-            signal = _signal(public_name(raw))
-            use = Use(node.lineno, node.col_offset, spelled[:end])
-            if signal in ("t1", "t2") and raw.startswith(INTERNAL) and not raw.endswith(INTERNAL_TF2):
-                signal = None  # ``tensorflow.python.*`` is in both versions: no version's API
-            if signal and (signal not in found or _before(use, found[signal])):
+            full = public_name(raw)
+            signal, use = _signal(full), Use(node.lineno, node.col_offset, spelled[:end])
+            if signal == "t1" and raw.startswith(INTERNAL):
+                signal = None  # TF 2.x keeps TF 1.x's ``tensorflow.python`` modules
+            if signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
+                weak = weak if weak and _before(weak, use) else use
+            elif signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
+    if weak is not None and ("c2" in found or _runs_a_session(index)):
+        found["c2"] = found["c2"] if "c2" in found and _before(found["c2"], weak) else weak
     idiom = _keras_idiom(index, bound) if "e" not in found else None
     if idiom is not None:
         found["e"] = idiom
@@ -362,6 +375,18 @@ def _star_bound_tf(tree: ast.Module, index: ModuleIndex) -> bool:
     arguments: list[ast.arg] = index.nodes(ast.arg)
     return any(name.id == "tf" for name in names) and not any(arg.arg == "tf" for arg in arguments) \
         and not any(name.id == "tf" and not isinstance(name.ctx, ast.Load) for name in names)
+
+
+def _runs_a_session(index: ModuleIndex) -> bool:
+    """Does the module call ``run`` on a session (``sess.run``, ``self._session.run``)?"""
+    calls: list[ast.Call] = index.nodes(ast.Call)
+    for call in calls:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "run":
+            receiver = ast_dotted_name(func.value) or ""
+            if "sess" in receiver.rpartition(".")[2].lower() or receiver.endswith("Session"):
+                return True
+    return False
 
 
 def _bound_names(index: ModuleIndex, bound: dict[str, str]) -> list[tuple[ast.expr, str]]:

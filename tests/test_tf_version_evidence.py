@@ -1,6 +1,6 @@
 """Names that run on both TensorFlow versions are no evidence of either: TF 1.15 has the TF 2.x API
 under ``tf.compat.v2`` and runs in graph mode (google-research/simclr's TF 1.x ``model.py`` writes
-its summaries with ``tf2.summary.create_file_writer``), and both versions have the internal
+its summaries with ``tf2.summary.create_file_writer``), and TF 2.x keeps TF 1.x's internal
 ``tensorflow.python`` modules. Such a file is not a conflict left unmigrated."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from npu_codemod.codemods.tf_versions import (
     RUNTIME_UNKNOWN,
     TF1,
     TF2,
+    TF2_COMPAT,
+    TF_NEUTRAL,
     file_kind,
     signals_of,
 )
@@ -73,3 +75,37 @@ def test_a_name_through_an_internal_module_is_no_version_signal() -> None:
     signals = signals_of(SAVED_MODEL, "detect.py")
     assert signals.t1 is None
     assert file_kind(signals, RUNTIME_TF2).kind != CONFLICT
+
+
+GPU_GROWTH = '''"""Detect objects with a SavedModel (eager TF 2.x; its GPU settings through compat.v1)."""
+import tensorflow as tf
+from tensorflow.compat.v1 import ConfigProto
+from tensorflow.compat.v1 import InteractiveSession
+
+
+def main(weights, images):
+    config = ConfigProto()
+    config.gpu_options.allow_growth = True
+    session = InteractiveSession(config=config)
+    infer = tf.saved_model.load(weights).signatures["serving_default"]
+    return infer(tf.constant(images))["boxes"].numpy()
+'''
+
+
+def test_a_session_made_for_its_gpu_settings_alone_leaves_eager_code_eager() -> None:
+    """No ``enable_v1()`` header for it (that would switch the whole process to graph mode), and
+    no conflict beside ``tf.function``: the compat.v1 session-config idiom of TF 2.x scripts."""
+    assert file_kind(signals_of(GPU_GROWTH, "detect.py"), RUNTIME_TF2).kind == TF_NEUTRAL
+    traced = GPU_GROWTH.replace("def main(", "@tf.function\ndef step(x):\n    return x\n\n\ndef main(")
+    assert file_kind(signals_of(traced, "detect.py"), RUNTIME_TF2).kind == TF2
+
+
+def test_a_session_that_runs_or_other_graph_apis_make_it_compat_code() -> None:
+    runs = GPU_GROWTH.replace('    infer = ', '    session.run(tf.compat.v1.global_variables_initializer())\n    infer = ')
+    assert file_kind(signals_of(runs, "detect.py"), RUNTIME_TF2).kind == TF2_COMPAT
+    placeholder = GPU_GROWTH.replace("from tensorflow.compat.v1 import InteractiveSession\n",
+                                     "from tensorflow.compat.v1 import InteractiveSession, placeholder\n"
+                                     "images_in = placeholder(tf.float32)\n")
+    signals = signals_of(placeholder, "detect.py")
+    assert file_kind(signals, RUNTIME_TF2).kind == TF2_COMPAT
+    assert signals.c2 is not None and signals.c2.spelled == "placeholder"  # the first C2 use
