@@ -14,10 +14,10 @@ says:
   replaced, a T2 API);
 - the TF 2.x adapter's other calls (``npu_device`` but its ``compat``: the device init,
   ``npu.distribute.*``...), what the ``tf2`` packs write, are no signal of the file's own code
-  (:attr:`Signals.adapter`): in a TF 2.x repository a file's kind and the repository's facts are
-  the same before and after a run. Elsewhere (runtime TF 1.x or undetermined) a file that uses
-  the adapter was ported to TF Adapter 2.x, by the tool or by hand: it counts as T2 for its kind,
-  never for the runtime (the tool writes the adapter only into ``tf2`` files there);
+  (:attr:`Signals.adapter`): in a TF 2.x or undetermined repository a file's kind and the
+  repository's facts are the same before and after a run. Where the runtime is TF 1.x or not
+  given, a file that uses the adapter was ported to TF Adapter 2.x by hand: it counts as T2 for
+  its kind (:meth:`Signals.kind_t2`), never for the runtime;
 - **E** a TF 2.x idiom (weak): ``tf.function``, ``tf.GradientTape``, ``strategy.run(...)``,
   Keras ``compile``/``fit`` on a model the file builds (in a file with no C/T1 signal),
   ``import tensorflow.compat.v2``, ``enable_v2_behavior()``.
@@ -230,10 +230,12 @@ class Signals:
         return frozenset(found)
 
     def kind_t2(self, runtime: str) -> Optional[Use]:
-        """The T2 evidence for the file's kind: its own T2 use; in a repository whose runtime
-        is not TF 2.x, else its first use of the adapter (a file ported to TF Adapter 2.x; the
-        tool writes the adapter only into ``tf2`` files there, so their kind stays)."""
-        return self.t2 or (self.adapter if runtime != RUNTIME_TF2 else None)
+        """The T2 evidence for the file's kind: its own T2 use; where the runtime is TF 1.x or
+        not given (no repository analysis), else its first use of the adapter (a file ported to
+        TF Adapter 2.x; the tool writes the adapter into no ``tf-neutral`` file there, so kinds
+        stay). Where it is TF 2.x or undetermined a ``tf-neutral`` file gets the tf2 rules, so
+        the adapter they write must not change its kind."""
+        return self.t2 or (self.adapter if runtime in (RUNTIME_TF1, RUNTIME_NOT_GIVEN) else None)
 
 
 @dataclass(frozen=True)

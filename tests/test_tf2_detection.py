@@ -428,17 +428,18 @@ def test_tf1_has_no_optimizers_module_nor_loss_and_metric_classes(api: str) -> N
 def test_the_adapter_s_calls_are_no_signal_of_the_file_s_own_code() -> None:
     """In a TF 2.x repository a file's kind is decided without what the tf2 packs write (the
     device init, ``npu.distribute.*``): NPU068's ``all_reduce`` in a ``tf-neutral`` file keeps
-    it ``tf-neutral`` on the rerun. Where the runtime is not TF 2.x, an adapter use still says
-    the file was ported to TF Adapter 2.x (no TF 1.x rule must write npu_bridge into it); the
-    repository's facts never come from it."""
+    it ``tf-neutral`` on the rerun, in an undetermined repository too (its neutral files get the
+    tf2 rules). Where the runtime is TF 1.x or not given, an adapter use still says the file was
+    ported to TF Adapter 2.x (no TF 1.x rule must write npu_bridge into it); the repository's
+    facts never come from it."""
     neutral = ("from layers import *\nfrom tensorflow.python import keras\n\n\ndef step(model, x):\n"
                "    grads = tape.gradient(model(x), model.trainable_variables)\n")
     reduced = neutral + "    grads = npu.distribute.all_reduce(grads, \"mean\")\n"
     ported = "import npu_device as npu\n" + reduced
     assert signals_of(neutral, "model.py").facts() == signals_of(ported, "model.py").facts() == frozenset()
-    for source in (neutral, ported):
-        assert file_kind(signals_of(source, "model.py"), "2").kind == TF_NEUTRAL
-    assert file_kind(signals_of(ported, "model.py"), RUNTIME_UNKNOWN).kind == TF2
+    for source, runtime in ((neutral, "2"), (ported, "2"), (neutral, RUNTIME_UNKNOWN), (ported, RUNTIME_UNKNOWN)):
+        assert file_kind(signals_of(source, "model.py"), runtime).kind == TF_NEUTRAL
+    assert file_kind(signals_of(ported, "model.py"), "").kind == TF2  # no analysis: ported by hand
     assert file_kind(signals_of(ported, "model.py"), "1").kind == "conflict"
 
 

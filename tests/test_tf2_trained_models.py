@@ -14,7 +14,7 @@ from pathlib import Path
 
 from support.cli import cli
 from support.git import git, make_repo
-from support.rules import assert_migrates, sites
+from support.rules import assert_migrates, assert_unchanged, sites
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 BLOCKS = '''"""Residual blocks, stacked into the layers of the ResNets."""
@@ -278,3 +278,21 @@ def test_a_model_a_method_returns_with_its_input_shape_is_broadcast_where_it_is_
         "        self.model = self.create_model()\n        npu.distribute.broadcast(self.model.trainable_variables)\n")
     findings = assert_migrates(ACTOR, after, {"NPU067"}, facts={"tf-runtime:2"})
     assert [site for site in sites(findings) if site[0] == "NPU067"] == [("NPU067", 10, 8, "migrated")]
+
+
+def test_a_model_whose_variables_are_only_printed_is_not_trained() -> None:
+    """A tutorial's lesson that builds a model and prints its variables (lesson22's mlp.py) trains
+    nothing: no broadcast (before, reading ``trainable_variables`` anywhere counted)."""
+    lesson = '''\
+import tensorflow as tf
+from tensorflow import keras
+
+x = tf.random.normal([2, 3])
+model = keras.Sequential([keras.layers.Dense(2, activation="relu"), keras.layers.Dense(2)])
+model.build(input_shape=[None, 3])
+model.summary()
+for p in model.trainable_variables:
+    print(p.name, p.shape)
+'''
+    findings = assert_unchanged(lesson, {"NPU067"}, facts={"tf-runtime:2"})
+    assert [finding for finding in findings if finding.rule_id == "NPU067"] == []

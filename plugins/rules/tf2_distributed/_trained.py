@@ -30,13 +30,21 @@ from npu_codemod.api._toolkit import (
 )
 
 TRAINED_MAKER = "trained-model-maker:"
-_TRAINING = r"\s*\.\s*(?:fit|fit_generator|compile|train_on_batch|trainable_variables|trainable_weights)\b"
-_MAY_TRAIN = re.compile(_TRAINING)
+_TRAINING = r"\s*\.\s*(?:fit|fit_generator|compile|train_on_batch)\s*\("
+_VARIABLES = r"\s*\.\s*trainable_(?:variables|weights)\b"
+#: A call that takes the variables to train: ``tape.gradient(loss, <m>.trainable_variables)``,
+#: ``apply_gradients(zip(grads, <m>...))``, ``minimize(loss, var_list=<m>...)`` (one level of
+#: parentheses in the arguments before them).
+_TAKES_VARIABLES = r"\b(?:gradient|apply_gradients|minimize|zip)\s*\((?:[^()]|\([^()]*\))*?"
+_MAY_TRAIN = re.compile(_TRAINING + "|" + _VARIABLES)
 
 
 def trains(model: str, text: str) -> bool:
-    """Does the code ``text`` train the model ``model`` (``model``, ``self.model``)?"""
-    return re.search(rf"(?<![\w.]){re.escape(model)}{_TRAINING}", text) is not None
+    """Does the code ``text`` train the model ``model`` (``model``, ``self.model``)? (Printing
+    its ``trainable_variables`` does not.)"""
+    name = rf"(?<![\w.]){re.escape(model)}"
+    return re.search(name + _TRAINING, text) is not None \
+        or re.search(_TAKES_VARIABLES + name + _VARIABLES, text) is not None
 
 
 @lru_cache(maxsize=64)
