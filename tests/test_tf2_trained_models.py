@@ -296,3 +296,35 @@ for p in model.trainable_variables:
 '''
     findings = assert_unchanged(lesson, {"NPU067"}, facts={"tf-runtime:2"})
     assert [finding for finding in findings if finding.rule_id == "NPU067"] == []
+
+
+def test_variables_kept_for_the_training_step_are_training() -> None:
+    """lesson40's cifar100_train.py keeps ``conv_net.trainable_variables + fc_net...`` in a name
+    the tape and the optimizer read: both networks are trained, both broadcast once built."""
+    before = '''\
+import tensorflow as tf
+from tensorflow.keras import Sequential, layers
+
+
+def main(train_db):
+    conv_net = Sequential([layers.Conv2D(64, kernel_size=[3, 3], padding="same"), layers.Flatten()])
+    fc_net = Sequential([layers.Dense(100)])
+    conv_net.build(input_shape=[None, 32, 32, 3])
+    fc_net.build(input_shape=[None, 65536])
+    optimizer = tf.keras.optimizers.Adam(learning_rate=1e-4)
+    variables = conv_net.trainable_variables + fc_net.trainable_variables
+    for x, y in train_db:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.losses.categorical_crossentropy(y, fc_net(conv_net(x)), from_logits=True))
+        grads = tape.gradient(loss, variables)
+        optimizer.apply_gradients(zip(grads, variables))
+'''
+    after = before.replace("import tensorflow as tf\n", "import npu_device as npu\nimport tensorflow as tf\n").replace(
+        "    conv_net.build(input_shape=[None, 32, 32, 3])\n",
+        "    conv_net.build(input_shape=[None, 32, 32, 3])\n"
+        "    npu.distribute.broadcast(conv_net.trainable_variables)\n").replace(
+        "    fc_net.build(input_shape=[None, 65536])\n",
+        "    fc_net.build(input_shape=[None, 65536])\n    npu.distribute.broadcast(fc_net.trainable_variables)\n")
+    findings = assert_migrates(before, after, {"NPU067"}, facts={"tf-runtime:2"})
+    assert [site for site in sites(findings) if site[0] == "NPU067"] == [
+        ("NPU067", 6, 4, "migrated"), ("NPU067", 7, 4, "migrated")]

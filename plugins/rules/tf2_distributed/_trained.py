@@ -36,6 +36,8 @@ _VARIABLES = r"\s*\.\s*trainable_(?:variables|weights)\b"
 #: ``apply_gradients(zip(grads, <m>...))``, ``minimize(loss, var_list=<m>...)`` (one level of
 #: parentheses in the arguments before them).
 _TAKES_VARIABLES = r"\b(?:gradient|apply_gradients|minimize|zip)\s*\((?:[^()]|\([^()]*\))*?"
+#: Or kept for them: ``variables = conv_net.trainable_variables + fc_net.trainable_variables``.
+_ASSIGNED = r"(?m)^[^#\n]*?[^=!<>]=(?!=)[^\n]*?"
 _MAY_TRAIN = re.compile(_TRAINING + "|" + _VARIABLES)
 
 
@@ -44,7 +46,8 @@ def trains(model: str, text: str) -> bool:
     its ``trainable_variables`` does not.)"""
     name = rf"(?<![\w.]){re.escape(model)}"
     return re.search(name + _TRAINING, text) is not None \
-        or re.search(_TAKES_VARIABLES + name + _VARIABLES, text) is not None
+        or re.search(_TAKES_VARIABLES + name + _VARIABLES, text) is not None \
+        or re.search(_ASSIGNED + name + _VARIABLES, text) is not None
 
 
 @lru_cache(maxsize=64)
