@@ -117,7 +117,7 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
         flags += "o"
     if signals is not None:
         flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if TRAINING.search(text) else "") \
-            + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e else "")
+            + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e or signals.adapter else "")
         if not main and tree is not None and not is_test_file(path) and trains_when_run(tree):
             flags += "l"
     return f"{GRAPH_FACT}{path}|{flags}|{','.join(targets)}"
