@@ -11,7 +11,7 @@ only the built-in rule modules import it. New code that one pack alone uses belo
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 
 from fissix.fixer_util import Dot
 
@@ -117,6 +117,13 @@ from npu_codemod.codemods.scopes import (
     uses,
 )
 from npu_codemod.codemods.support_list import list_name, support_list, support_list_tf2
+from npu_codemod.codemods.tf2_dataset_uses import (
+    EVALUATION,
+    TRAINING,
+    DatasetUses,
+    dataset_use_facts,
+)
+from npu_codemod.codemods.tf2_datasets import FileDatasets, dataset_function_facts, file_datasets
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL
 from npu_codemod.codemods.walk import (
     node_pre_order,
@@ -153,6 +160,24 @@ def per_node(ctx: FileContext, key: str, node: Base, compute: Callable[[Any], T]
     return value
 
 
+def _dataset_uses(ctx: FileContext) -> Optional[DatasetUses]:
+    datasets = file_datasets(ctx.original, ctx.path, ctx.facts)
+    return DatasetUses(datasets, ctx.facts) if datasets is not None else None
+
+
+def dataset_uses(ctx: FileContext) -> Optional[DatasetUses]:
+    """The file's TF 2.x datasets and where they go (:mod:`npu_codemod.codemods.tf2_datasets`,
+    :mod:`~npu_codemod.codemods.tf2_dataset_uses`), worked out once per file; None when the
+    file is no Python 3."""
+    return ctx.analysis(_dataset_uses)
+
+
+def dataset_facts(path: str, text: str) -> set[str]:
+    """The repository facts the TF 2.x dataset analysis reads: which functions return
+    datasets, and what other files use the repository's functions for."""
+    return dataset_function_facts(path, text) | dataset_use_facts(path, text)
+
+
 __all__ = [
     "accessor_facts",
     "add_argument",
@@ -182,6 +207,9 @@ __all__ = [
     "definition_name",
     "distribution",
     "distribution_facts",
+    "dataset_facts",
+    "dataset_uses",
+    "DatasetUses",
     "Dot",
     "enclosing_scope",
     "ESTIMATOR",
@@ -189,7 +217,9 @@ __all__ = [
     "ESTIMATOR_MODULES",
     "estimator_subclass_calls",
     "estimator_subclass_names",
+    "EVALUATION",
     "fact_names",
+    "FileDatasets",
     "find_import",
     "Finding",
     "first_call",
@@ -256,6 +286,7 @@ __all__ = [
     "TF2_COMPAT",
     "TF_NEUTRAL",
     "TPU_ESTIMATORS",
+    "TRAINING",
     "tree_text",
     "unparenthesised",
     "unresolved_accesses",

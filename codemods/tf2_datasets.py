@@ -1,0 +1,318 @@
+"""TF 2.x datasets: which expressions of a file are ``tf.data`` datasets (NPU064, NPU069).
+
+A file's ``ast`` is read once (:class:`FileDatasets`). An expression is a dataset when it is
+made by ``tf.data`` (``tf.data.Dataset.from_tensor_slices(...)``, ``tf.data.TFRecordDataset``),
+by ``tfds.load(..., split=...)`` or a Keras utility that returns a batched dataset
+(``image_dataset_from_directory``), by a dataset method on a dataset (``ds.map(f)``; the names
+only ``tf.data`` uses, ``prefetch``, ``padded_batch``..., on any receiver), by a call of a
+function that returns one, or when it is a name its scope assigns one (in any branch; tuple
+targets as well: ``train, info = tfds.load(..., with_info=True)``; the value of a
+``tfds.load`` without ``split`` is a dict of datasets, so ``ds["train"]`` is one).
+
+Functions that return a dataset are found in the file itself and, through the repository's
+analysis, in the files it imports: :func:`dataset_function_facts` gives one
+:data:`FUNCTION_FACT` per module-level function of a file that returns a dataset
+(``tf2-dataset-fn:data.loader.make_dataset:*``, or the positions of a returned tuple that are
+datasets: ``...:0,1``); a call of an imported name is matched to them as Python finds the
+module (:func:`~.modules.nearest_name`), or through a package that re-exports the function
+(``from data import make_dataset`` with ``data/__init__.py`` importing ``data.loader``'s).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import cached_property
+from typing import AbstractSet, Iterator, Optional, Union
+
+from .modules import imported_names, module_ast, nearest_name, own_nodes
+from .names import ast_dotted_name, canonical, module_package, module_parts
+
+FUNCTION_FACT = "tf2-dataset-fn:"
+#: Dataset methods that return a dataset (on a dataset receiver).
+DATASET_METHODS = frozenset(
+    "apply batch cache concatenate enumerate filter flat_map ignore_errors interleave map "
+    "padded_batch prefetch rebatch repeat shard shuffle skip snapshot take take_while unbatch "
+    "window with_options".split())
+#: Methods only ``tf.data`` has: a call of one is a dataset whatever the receiver.
+TF_DATA_ONLY = frozenset("padded_batch prefetch interleave unbatch with_options flat_map rebatch".split())
+#: ``tensorflow.data`` names whose call is no dataset.
+NOT_DATASETS = frozenset({"Options", "experimental.cardinality", "experimental.get_single_element",
+                          "experimental.get_structure", "experimental.OptimizationOptions",
+                          "experimental.ThreadingOptions", "experimental.DistributeOptions"})
+#: Keras utilities that return a dataset they batched themselves (``batch_size=32``).
+KERAS_BATCHED = frozenset(f"tensorflow.keras.{module}.{function}"
+                          for module in ("utils", "preprocessing")
+                          for function in ("image_dataset_from_directory", "text_dataset_from_directory",
+                                           "timeseries_dataset_from_array", "audio_dataset_from_directory"))
+TFDS_LOAD = "tensorflow_datasets.load"
+#: What an expression holds: a dataset, a dict of them, or a tuple with datasets at positions.
+DATASET, DATASET_DICT = "dataset", "dict"
+Kind = Union[str, tuple["Kind", ...], None]
+Scope = Union[ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef]
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef)
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+#: Text of a file that may return a dataset it makes.
+_MAKES = re.compile(r"\bdata\.|Dataset|tensorflow_datasets|_dataset_from_|padded_batch|prefetch")
+
+
+class FileDatasets:
+    """The datasets of one file (its ``ast``, its path in the repository and the repository's
+    facts); every answer is worked out once."""
+
+    def __init__(self, tree: ast.Module, text: str, path: str, facts: AbstractSet[str] = frozenset()) -> None:
+        self.tree = tree
+        self.text = text
+        self.path = path
+        self.imports = imported_names(tree, path)
+        self.package = module_package(path)
+        self.remote = _remote_functions(facts)
+        self.parents = _parents(tree)
+        self._names: dict[int, dict[str, Kind]] = {}
+        self._returns: dict[str, Kind] = {}
+        self._returns_known = False
+
+    @property
+    def returns(self) -> dict[str, Kind]:
+        """What the module-level functions that return datasets return, by name."""
+        if not self._returns_known:
+            self._returns_known = True
+            self._returns = self._local_returns()
+        return self._returns
+
+    @cached_property
+    def functions(self) -> dict[str, ast.AST]:
+        """The module-level functions by name."""
+        return {node.name: node for node in self.tree.body if isinstance(node, _FUNCTIONS)}
+
+    def scope_of(self, node: ast.AST) -> Scope:
+        """The function, lambda, class or module ``node`` runs in."""
+        parent = self.parents.get(id(node))
+        while parent is not None and not isinstance(parent, _SCOPES):
+            parent = self.parents.get(id(parent))
+        return parent if parent is not None else self.tree
+
+    def is_dataset(self, node: ast.AST) -> bool:
+        return self.kind(node) == DATASET
+
+    def kind(self, node: ast.AST) -> Kind:
+        """What ``node`` holds: :data:`DATASET`, :data:`DATASET_DICT`, a tuple of those (or
+        None) by position, or None when the file does not show it."""
+        if isinstance(node, ast.Name):
+            return self.name_kind(node.id, self.scope_of(node))
+        if isinstance(node, ast.Subscript):
+            return DATASET if self.kind(node.value) == DATASET_DICT else None
+        if isinstance(node, ast.Call):
+            return self.call_kind(node)
+        if isinstance(node, ast.Tuple):
+            kinds = tuple(self.kind(element) for element in node.elts)
+            return kinds if any(kinds) else None
+        return None
+
+    def call_kind(self, call: ast.Call) -> Kind:
+        function = call.func
+        if isinstance(function, ast.Attribute) and function.attr in DATASET_METHODS:
+            if function.attr in TF_DATA_ONLY or self.is_dataset(function.value):
+                return DATASET
+        qualified = self.qualify(function)
+        if qualified is not None:
+            made = _library_kind(qualified, call)
+            if made is not None:
+                return made
+        return self.returned_kind(call)
+
+    def qualify(self, node: ast.AST) -> Optional[str]:
+        """The dotted name ``node`` spells, its head replaced by what the file imports it as."""
+        dotted = ast_dotted_name(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        if head not in self.imports:
+            return None
+        return canonical(self.imports[head] + (f".{rest}" if rest else ""))
+
+    def returned_kind(self, call: ast.Call) -> Kind:
+        """What a call of a function of the file or of the repository returns, if a dataset."""
+        function = call.func
+        if isinstance(function, ast.Name) and function.id in self.functions:
+            return self.returns.get(function.id)
+        qualified = self.qualify(function)
+        if qualified is None:
+            return None
+        found = remote_name(qualified, self.package, self.remote.keys())
+        return self.remote[found] if found else None
+
+    def name_kind(self, name: str, scope: Scope) -> Kind:
+        """The kind of ``name`` where ``scope`` reads it (its own binding, else the module's)."""
+        kinds = self.bindings(scope)
+        if name in kinds or scope is self.tree:
+            return kinds.get(name)
+        return self.bindings(self.tree).get(name)
+
+    def bindings(self, scope: Scope) -> dict[str, Kind]:
+        """The names ``scope`` assigns a dataset (or a dict or tuple of them) anywhere, in
+        order: ``ds = ds.map(f)`` keeps ``ds`` one."""
+        found = self._names.get(id(scope))
+        if found is None:
+            found = self._names[id(scope)] = {}
+            for node in scope_nodes(scope):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                    kind = self.kind(node.value)
+                    if kind is not None:
+                        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                            _bind(target, kind, found)
+        return found
+
+    def _local_returns(self) -> dict[str, Kind]:
+        """What each module-level function returns, if datasets (functions calling functions
+        of the file: worked out again until nothing changes)."""
+        for _ in range(4):
+            self._names.clear()
+            found: dict[str, Kind] = {name: kind for name, function in self.functions.items()
+                                      if (kind := self._returned(function)) is not None}
+            if found == self._returns:
+                break
+            self._returns = found
+        self._names.clear()
+        return self._returns
+
+    def _returned(self, function: ast.AST) -> Kind:
+        kinds = [self.kind(node.value) for node in scope_nodes(function)
+                 if isinstance(node, ast.Return) and node.value is not None]
+        if DATASET in kinds:
+            return DATASET
+        tuples = [kind for kind in kinds if isinstance(kind, tuple)]
+        return tuples[0] if tuples else None
+
+    def dataset_call_at(self, line: int, column: int, attribute: str) -> Optional[ast.Call]:
+        """The call ``<dataset>.<attribute>(...)`` whose attribute name starts at ``line``,
+        ``column`` (characters, as fissix counts them), when its receiver is a dataset."""
+        call = self._calls.get((line, column, attribute))
+        if call is None or not isinstance(call.func, ast.Attribute) or not self.is_dataset(call.func.value):
+            return None
+        return call
+
+    @cached_property
+    def _calls(self) -> dict[tuple[int, int, str], ast.Call]:
+        lines = _NEWLINE.split(self.text)
+        found = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.end_lineno is not None and node.func.end_col_offset is not None:
+                line = lines[node.func.end_lineno - 1] if node.func.end_lineno <= len(lines) else ""
+                end = len(line.encode("utf-8")[:node.func.end_col_offset].decode("utf-8", "replace"))
+                found[node.func.end_lineno, end - len(node.func.attr), node.func.attr] = node
+        return found
+
+
+def _library_kind(qualified: str, call: ast.Call) -> Kind:
+    """What a call of a library function returns: ``tf.data`` constructors, Keras' batched
+    datasets, ``tfds.load`` (a dataset for one split, a dict without ``split``, a tuple with
+    the info when ``with_info=True``)."""
+    if qualified.startswith("tensorflow.data."):
+        return None if qualified[len("tensorflow.data."):] in NOT_DATASETS else DATASET
+    if qualified in KERAS_BATCHED:
+        return DATASET
+    if qualified != TFDS_LOAD:
+        return None
+    keywords = {keyword.arg: keyword.value for keyword in call.keywords}
+    split = keywords.get("split")
+    made: Kind = DATASET_DICT if split is None else DATASET
+    if isinstance(split, (ast.List, ast.Tuple)):
+        made = tuple(DATASET for _ in split.elts)
+    with_info = keywords.get("with_info")
+    if isinstance(with_info, ast.Constant) and with_info.value is True:
+        return (made, None)
+    return made
+
+
+def _bind(target: ast.AST, kind: Kind, found: dict[str, Kind]) -> None:
+    if isinstance(target, ast.Name):
+        found[target.id] = kind
+    elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(kind, tuple) \
+            and len(kind) == len(target.elts):
+        for element, part in zip(target.elts, kind):
+            if part is not None:
+                _bind(element, part, found)
+
+
+def scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes that run in ``scope`` itself, in source order."""
+    if isinstance(scope, _FUNCTIONS):
+        yield from own_nodes(scope)
+        return
+    if isinstance(scope, ast.Lambda):
+        yield from ast.walk(scope.body)
+        return
+    for statement in scope.body if isinstance(scope, (ast.Module, ast.ClassDef)) else []:
+        if not isinstance(statement, _SCOPES):
+            yield from _walk_outside_scopes(statement)
+
+
+def _walk_outside_scopes(node: ast.AST) -> Iterator[ast.AST]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, _SCOPES):
+            stack.extend(reversed(list(ast.iter_child_nodes(current))))
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _remote_functions(facts: AbstractSet[str]) -> dict[str, Kind]:
+    """The repository's dataset functions (:data:`FUNCTION_FACT`): qualified name -> kind."""
+    found: dict[str, Kind] = {}
+    for fact in facts:
+        if fact.startswith(FUNCTION_FACT):
+            name, _, positions = fact[len(FUNCTION_FACT):].rpartition(":")
+            found[name] = DATASET if positions == "*" else _positions_kind(positions)
+    return found
+
+
+def _positions_kind(positions: str) -> Kind:
+    numbers = [int(number) for number in positions.split(",") if number.isdigit()]
+    if not numbers:
+        return None
+    return tuple(DATASET if index in numbers else None for index in range(max(numbers) + 1))
+
+
+def remote_name(target: str, package: tuple[str, ...], known: AbstractSet[str]) -> Optional[str]:
+    """The repository function ``target`` (a dotted name as imported) is: as Python finds it,
+    or the one function of that name in the modules of a package that re-exports it."""
+    found = nearest_name(target, package, known)
+    if found is not None:
+        return found
+    owner, _, name = target.rpartition(".")
+    candidates = [qualified for qualified in known if qualified.endswith("." + name)
+                  and owner and (qualified.startswith(owner + ".") or f".{owner}." in f".{qualified}")]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def file_datasets(text: str, path: str, facts: AbstractSet[str] = frozenset()) -> Optional[FileDatasets]:
+    """The :class:`FileDatasets` of a file's source, or None when it is no Python 3."""
+    tree = module_ast(text)
+    if tree is None:
+        return None
+    return FileDatasets(tree, text, path, facts)
+
+
+def dataset_function_facts(path: str, text: str) -> set[str]:
+    """The :data:`FUNCTION_FACT` of each module-level function of a file that returns a
+    dataset (``*``) or a tuple with datasets (their positions)."""
+    if "return" not in text or not _MAKES.search(text):
+        return set()
+    datasets = file_datasets(text, path)
+    if datasets is None:
+        return set()
+    module = ".".join(module_parts(path))
+    facts = set()
+    for name, kind in datasets.returns.items():
+        positions = "*" if kind == DATASET else ",".join(
+            str(index) for index, part in enumerate(kind or ()) if part == DATASET)
+        if positions:
+            facts.add(f"{FUNCTION_FACT}{module}.{name}:{positions}")
+    return facts
