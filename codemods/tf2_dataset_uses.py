@@ -179,6 +179,16 @@ class DatasetUses:
             return " and ".join(sorted(wheres))
         return ""
 
+    def dataset_name(self, call: ast.Call) -> str:
+        """The name of the pipeline a dataset method ``call`` works on: its receiver's, else
+        the name the result is assigned to, else ``dataset``."""
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(receiver, ast.Name):
+            return receiver.id
+        named = self._names(call)
+        return named[0] if named and named[0] != getattr(self.datasets.scope_of(call), "name", None) \
+            else "dataset"
+
     def _names(self, node: ast.AST) -> list[str]:
         """The name the dataset is assigned to, and the function it is made in."""
         names = []
