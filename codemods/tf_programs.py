@@ -82,7 +82,7 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
         return None
     tree = module_ast(text)
     targets = sorted({target for target in (imported_names(tree, path).values() if tree is not None else ())
-                      if not target.startswith(("tensorflow", "__future__"))})
+                      if target.split(".")[0] not in ("tensorflow", "__future__")})
     flags = ("m" if main else "") + ("x" if signals is not None else "")
     if signals is not None:
         flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if TRAINING.search(text) else "") \

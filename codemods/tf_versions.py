@@ -209,7 +209,7 @@ def _conflict(signals: Signals, runtime: str) -> Optional[Kind]:
         return Kind(CONFLICT, TF2_ON_TF1.format(first=t2.spelled), t2)
     if t1 and runtime == RUNTIME_TF2:
         return Kind(CONFLICT, TF1_ON_TF2.format(first=t1.spelled), t1)
-    if signals.c2 and signals.e and not signals.c1:
+    if signals.c2 and signals.e and not signals.c1 and runtime != RUNTIME_TF1:  # TF 1.x: graph mode
         return Kind(CONFLICT, GRAPH_IN_EAGER.format(first=signals.c2.spelled,
                                                     second=signals.e.spelled), signals.c2)
     return None
@@ -326,7 +326,8 @@ def _member_signal(member: str, prefix: str) -> Optional[str]:
     if member in TF2_IDIOMS:
         return "e"
     if any(member == name or (name.endswith(".") and member.startswith(name)) for name in TF2_ONLY):
-        return "t2"
+        # TF 1.15 has the whole TF 2.x API under tf.compat.v2: a use through it runs on both
+        return "e" if prefix == "tensorflow.compat.v2." else "t2"
     if prefix == "tensorflow." and (member == "contrib" or member.startswith("contrib.")
                                     or "tf." + member in tf1_only_apis()):
         return "t1"

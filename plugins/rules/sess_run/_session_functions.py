@@ -54,7 +54,7 @@ def session_function_facts(path: str, text: str) -> set[str]:
         head, _, rest = (callee or "").partition(".")
         name = (callee or "").rpartition(".")[2]
         if head in imports and "sess" in name.lower() and name not in _SESSIONS \
-                and not imports[head].startswith(("tensorflow", "keras")):
+                and imports[head].split(".")[0] not in ("tensorflow", "keras"):
             facts.add(f"{CALLED}{imports[head]}" + (f".{rest}" if rest else ""))
     return facts
 
