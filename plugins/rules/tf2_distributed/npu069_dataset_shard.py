@@ -18,6 +18,7 @@ from typing import Optional
 from npu_codemod.api import Base, Capture, FileContext, Rule, hookimpl, symbols
 from npu_codemod.api._toolkit import (
     TF2,
+    TF_NEUTRAL,
     dataset_uses,
     enclosing_scope,
     is_call_trailer,
@@ -35,7 +36,7 @@ class DatasetShard(Rule):
     name = "tf2-dataset-shard"
     pack = "tf2-distributed"
     default_on = False
-    file_kinds = frozenset({TF2})
+    file_kinds = frozenset({TF2, TF_NEUTRAL})  # tf-neutral: only in a TF 2.x repository
     description = "Report TF 2.x training datasets that every NPU worker would read whole."
     guide_section = "分布式训练脚本适配: 数据集切分"
     guide_section_en = "Distributed Training Script Adaptation: dataset sharding"
