@@ -46,6 +46,10 @@ KERAS_BATCHED = frozenset(f"tensorflow.keras.{module}.{function}"
                           for function in ("image_dataset_from_directory", "text_dataset_from_directory",
                                            "timeseries_dataset_from_array", "audio_dataset_from_directory"))
 TFDS_LOAD = "tensorflow_datasets.load"
+#: Library calls that batch the dataset they return themselves (``tfds.load`` with a
+#: ``batch_size``): no ``batch`` of the repository's to give ``drop_remainder``.
+LIBRARY_BATCHERS = (*sorted(KERAS_BATCHED), *sorted(name.replace("tensorflow.keras.", "keras.")
+                                                    for name in KERAS_BATCHED), TFDS_LOAD)
 #: What an expression holds: a dataset, a dict of them, or a tuple with datasets at positions.
 DATASET, DATASET_DICT = "dataset", "dict"
 Kind = Union[str, tuple["Kind", ...], None]
@@ -188,22 +192,38 @@ class FileDatasets:
     def dataset_call_at(self, line: int, column: int, attribute: str) -> Optional[ast.Call]:
         """The call ``<dataset>.<attribute>(...)`` whose attribute name starts at ``line``,
         ``column`` (characters, as fissix counts them), when its receiver is a dataset."""
-        call = self._calls.get((line, column, attribute))
+        call = self.call_at(line, column, attribute)
         if call is None or not isinstance(call.func, ast.Attribute) or not self.is_dataset(call.func.value):
             return None
         return call
+
+    def call_at(self, line: int, column: int, name: str) -> Optional[ast.Call]:
+        """The call of ``name`` (``f(...)``, ``x.name(...)``) whose last name starts at
+        ``line``, ``column`` (characters)."""
+        return self._calls.get((line, column, name))
 
     @cached_property
     def _calls(self) -> dict[tuple[int, int, str], ast.Call]:
         lines = _NEWLINE.split(self.text)
         found = {}
         for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.end_lineno is not None and node.func.end_col_offset is not None:
-                line = lines[node.func.end_lineno - 1] if node.func.end_lineno <= len(lines) else ""
-                end = len(line.encode("utf-8")[:node.func.end_col_offset].decode("utf-8", "replace"))
-                found[node.func.end_lineno, end - len(node.func.attr), node.func.attr] = node
+            if not isinstance(node, ast.Call):
+                continue
+            function = node.func
+            if isinstance(function, ast.Attribute) and function.end_lineno is not None \
+                    and function.end_col_offset is not None:
+                end = _characters(lines, function.end_lineno, function.end_col_offset)
+                found[function.end_lineno, end - len(function.attr), function.attr] = node
+            elif isinstance(function, ast.Name):
+                start = _characters(lines, function.lineno, function.col_offset)
+                found[function.lineno, start, function.id] = node
         return found
+
+
+def _characters(lines: list[str], line: int, offset: int) -> int:
+    """The character column of the UTF-8 byte ``offset`` of ``line`` (as ``ast`` counts)."""
+    text = lines[line - 1] if line <= len(lines) else ""
+    return len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
 
 
 def _library_kind(qualified: str, call: ast.Call) -> Kind:

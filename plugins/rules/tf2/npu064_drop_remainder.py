@@ -19,16 +19,19 @@ from npu_codemod.api import (
     FileContext,
     Leaf,
     Node,
+    Reference,
     Rule,
     add_keyword,
     arguments,
     find_argument,
     has_unpacking,
     hookimpl,
+    is_none,
     is_true,
     symbols,
 )
 from npu_codemod.api._toolkit import (
+    LIBRARY_BATCHERS,
     TF2,
     TF_NEUTRAL,
     dataset_facts,
@@ -39,6 +42,9 @@ from npu_codemod.api._toolkit import (
 )
 
 METHODS = {"batch": 1, "padded_batch": 3}  # drop_remainder's position among the arguments
+#: Library batchers -> the position of ``batch_size`` (Keras' default is 32; ``tfds.load``'s None).
+BATCH_SIZE_POSITION = {"image_dataset_from_directory": 5, "text_dataset_from_directory": 4,
+                       "audio_dataset_from_directory": 4, "timeseries_dataset_from_array": 5}
 ADDED = "added drop_remainder=True (static batch shape for the NPU)"
 IN_PLACE = "drop_remainder=True is set"
 KEPT = "drop_remainder is given as another value: kept; the NPU compiles a dynamic shape for the last batch"
@@ -46,6 +52,9 @@ EVALUATION_ONLY = ("evaluation pipeline ({where}): evaluation would silently dro
                    "samples: pad the last batch instead, or accept the dynamic-shape compile")
 UNKNOWN = ("if this is a tf.data.Dataset used for training: add drop_remainder=True (static "
            "batch shape for the NPU)")
+LIBRARY = ("{spelled} batches the dataset itself, without drop_remainder (the last batch may be "
+           "smaller): load it unbatched (batch_size=None) and call .batch(n, drop_remainder=True) "
+           "on it, or .unbatch().batch(n, drop_remainder=True)")
 UNPACKED = "drop_remainder may come in the unpacked arguments: pass drop_remainder=True explicitly"
 
 
@@ -83,7 +92,9 @@ class DropRemainder(Rule):
             model.fit(train, epochs=3)
             model.evaluate(val)
     """
-    _tokens = ("batch",)
+    modules = ("tensorflow", "keras")
+    calls = LIBRARY_BATCHERS  # datasets a library batches: reported
+    _tokens = ("batch", "_dataset_from_")
     _site_names = (".batch", ".padded_batch")
     pattern = "trailer< '.' method=('batch' | 'padded_batch') >"
 
@@ -100,6 +111,24 @@ class DropRemainder(Rule):
             self._check(call, method, uses.evaluation_only(site), ctx)
         elif method.value == "batch" and len(arguments(call)) == 1:
             ctx.report(method, "unmigrated", UNKNOWN, level="note")
+
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        """A library call that returns a dataset it batched: reported unless it feeds evaluation
+        only (then as such), or passes ``batch_size=None`` (``tfds.load``: when it passes one)."""
+        call = reference.call
+        if call is None or has_unpacking(call):
+            return
+        function = reference.name.rpartition(".")[2]
+        size = find_argument(call, "batch_size", BATCH_SIZE_POSITION.get(function))
+        if (size is None and function == "load") or (size is not None and is_none(unparenthesised(size.value))):
+            return
+        name = call.prev_sibling
+        leaf = name.children[1] if name.type == symbols.trailer else name
+        uses = dataset_uses(ctx)
+        site = uses.datasets.call_at(leaf.lineno, leaf.column, leaf.value) if uses else None
+        evaluation = uses.evaluation_only(site) if uses is not None and site is not None else ""
+        message = EVALUATION_ONLY.format(where=evaluation) if evaluation else LIBRARY.format(spelled=reference.spelled)
+        ctx.report(reference, "unmigrated", message)
 
     def _check(self, call: Node, method: Leaf, evaluation: str, ctx: FileContext) -> None:
         given = find_argument(call, "drop_remainder", METHODS[method.value])

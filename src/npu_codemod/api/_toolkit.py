@@ -123,7 +123,12 @@ from npu_codemod.codemods.tf2_dataset_uses import (
     DatasetUses,
     dataset_use_facts,
 )
-from npu_codemod.codemods.tf2_datasets import FileDatasets, dataset_function_facts, file_datasets
+from npu_codemod.codemods.tf2_datasets import (
+    LIBRARY_BATCHERS,
+    FileDatasets,
+    dataset_function_facts,
+    file_datasets,
+)
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL
 from npu_codemod.codemods.walk import (
     node_pre_order,
@@ -243,6 +248,7 @@ __all__ = [
     "KERAS",
     "last_leaf",
     "leading_name",
+    "LIBRARY_BATCHERS",
     "list_name",
     "main_block",
     "memo",
