@@ -1,0 +1,153 @@
+"""NPU064 on the ways real TF 2.x scripts build their datasets: returned by a function as a
+tuple, ``tfds.load`` in its forms, distributed by a strategy, iterated by a custom loop,
+``fit(x=...)``, ``padded_batch``, later ``prefetch``/``repeat``/``map``, an explicit
+``drop_remainder=False``, one dataset for training and evaluation, Keras utilities that batch
+themselves (``spec/rules-tf2.md``, issue #31)."""
+
+from __future__ import annotations
+
+from support.rules import assert_migrates, assert_unchanged, messages, sites
+
+TF2_RUNTIME = {"tf-runtime:2"}
+RULES = {"NPU064"}
+
+DISTRIBUTED_LOOP = '''\
+"""Train ResNet-18 on CIFAR-10 with tf.distribute and a custom training loop (TF 2.x)."""
+import argparse
+
+import tensorflow as tf
+import tensorflow_datasets as tfds
+
+from resnet import resnet18
+
+AUTOTUNE = tf.data.AUTOTUNE
+
+
+def preprocess(image, label):
+    return tf.cast(image, tf.float32) / 255.0, label
+
+
+def load(batch_size):
+    (train, test), info = tfds.load("cifar10", split=["train", "test"], as_supervised=True,
+                                    with_info=True)
+    train = train.map(preprocess, num_parallel_calls=AUTOTUNE).shuffle(10000)
+    train = train.batch(batch_size).prefetch(AUTOTUNE)
+    test = test.map(preprocess).batch(batch_size)
+    return train, test, info.splits["train"].num_examples
+
+
+def main(args):
+    strategy = tf.distribute.MirroredStrategy()
+    global_batch = args.batch_size * strategy.num_replicas_in_sync
+    train, test, examples = load(global_batch)
+    with strategy.scope():
+        model = resnet18(num_classes=10)
+        optimizer = tf.keras.optimizers.SGD(0.1, momentum=0.9)
+        loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(
+            from_logits=True, reduction=tf.keras.losses.Reduction.NONE)
+        accuracy = tf.keras.metrics.SparseCategoricalAccuracy()
+
+    def step(images, labels):
+        with tf.GradientTape() as tape:
+            per_example = loss_fn(labels, model(images, training=True))
+            loss = tf.nn.compute_average_loss(per_example, global_batch_size=global_batch)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    @tf.function
+    def distributed_step(images, labels):
+        losses = strategy.run(step, args=(images, labels))
+        return strategy.reduce(tf.distribute.ReduceOp.SUM, losses, axis=None)
+
+    dist_train = strategy.experimental_distribute_dataset(train)
+    for epoch in range(args.epochs):
+        for images, labels in dist_train:
+            loss = distributed_step(images, labels)
+        tf.print("epoch", epoch, "loss", loss, "of", examples, "examples")
+    for images, labels in test:
+        accuracy.update_state(labels, model(images, training=False))
+    tf.print("accuracy", accuracy.result())
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batch_size", type=int, default=128)
+    parser.add_argument("--epochs", type=int, default=30)
+    main(parser.parse_args())
+'''
+
+TEXT_FIT = '''\
+"""Sentiment on IMDB reviews and a character model, with Keras fit (TF 2.x)."""
+import tensorflow as tf
+import tensorflow_datasets as tfds
+
+BATCH_SIZE = 64
+BUFFER_SIZE = 10000
+SEQ_LENGTH = 100
+
+
+def reviews(encoder):
+    dataset, info = tfds.load("imdb_reviews", with_info=True, as_supervised=True)
+    train = dataset["train"].map(lambda text, label: (encoder(text), label))
+    train = train.shuffle(BUFFER_SIZE).padded_batch(BATCH_SIZE, padded_shapes=([None], []))
+    return train, info
+
+
+def characters(ids):
+    chunks = tf.data.Dataset.from_tensor_slices(ids).batch(SEQ_LENGTH + 1, drop_remainder=False)
+    pairs = chunks.map(lambda chunk: (chunk[:-1], chunk[1:]))
+    return pairs.shuffle(BUFFER_SIZE).batch(BATCH_SIZE).repeat()
+
+
+def fit_both(classifier, char_model, encoder, ids, images_dir):
+    train, info = reviews(encoder)
+    classifier.fit(x=train, epochs=10)
+    char_model.fit(characters(ids), epochs=30, steps_per_epoch=info.splits["train"].num_examples // BATCH_SIZE)
+    holdout = tf.data.Dataset.from_tensor_slices(ids[-10000:]).map(lambda ids: (ids[:-1], ids[1:])).batch(BATCH_SIZE)
+    char_model.fit(holdout, epochs=1)
+    char_model.evaluate(holdout)
+    photos = tf.keras.utils.image_dataset_from_directory(images_dir, image_size=(180, 180))
+    return classifier.fit(photos.prefetch(tf.data.AUTOTUNE), epochs=3)
+'''
+
+
+def test_a_distributed_custom_loop_trains_on_the_tfds_split_and_evaluates_the_other() -> None:
+    """``load`` returns (train, test, n): the first is distributed and iterated by the training
+    loop, so its batch gets the flag; the second is named ``test`` and only iterated for the
+    accuracy: reported."""
+    after = DISTRIBUTED_LOOP.replace("train = train.batch(batch_size).prefetch(AUTOTUNE)",
+                                     "train = train.batch(batch_size, drop_remainder=True).prefetch(AUTOTUNE)")
+    findings = [f for f in assert_migrates(DISTRIBUTED_LOOP, after, RULES, facts=TF2_RUNTIME)
+                if f.rule_id == "NPU064"]
+    assert sites(findings) == [("NPU064", 20, 18, "migrated"), ("NPU064", 21, 32, "unmigrated")]
+    assert messages(findings, "NPU064")[1].startswith("evaluation pipeline (a pipeline named test)")
+
+
+def test_keras_fit_datasets_in_every_shape() -> None:
+    """``padded_batch`` of a tfds split dict passed as ``fit(x=...)``; a window batch that says
+    ``drop_remainder=False`` (kept, reported); a batch followed by ``repeat`` and returned into
+    ``fit``; one dataset for ``fit`` and ``evaluate`` (training: rewritten); a Keras utility
+    that batches itself (reported)."""
+    after = TEXT_FIT.replace(
+        "padded_batch(BATCH_SIZE, padded_shapes=([None], []))",
+        "padded_batch(BATCH_SIZE, padded_shapes=([None], []), drop_remainder=True)").replace(
+        "return pairs.shuffle(BUFFER_SIZE).batch(BATCH_SIZE).repeat()",
+        "return pairs.shuffle(BUFFER_SIZE).batch(BATCH_SIZE, drop_remainder=True).repeat()").replace(
+        "ids[1:])).batch(BATCH_SIZE)", "ids[1:])).batch(BATCH_SIZE, drop_remainder=True)")
+    findings = [f for f in assert_migrates(TEXT_FIT, after, RULES, facts=TF2_RUNTIME)
+                if f.rule_id == "NPU064"]
+    assert sites(findings) == [("NPU064", 13, 39, "migrated"), ("NPU064", 18, 53, "unmigrated"),
+                               ("NPU064", 20, 38, "migrated"), ("NPU064", 27, 100, "migrated"),
+                               ("NPU064", 30, 13, "unmigrated")]
+    said = messages(findings, "NPU064")
+    assert said[1].startswith("drop_remainder is given as another value: kept")
+    assert said[4].startswith("tf.keras.utils.image_dataset_from_directory batches the dataset itself, "
+                              "without drop_remainder")
+
+
+def test_a_keras_utility_asked_for_no_batches_is_left_to_the_batch_that_follows() -> None:
+    source = ('import tensorflow as tf\n\n\ndef photos(model, images_dir):\n'
+              '    ds = tf.keras.utils.image_dataset_from_directory(images_dir, batch_size=None)\n'
+              '    model.fit(ds.batch(32, drop_remainder=True), epochs=3)\n')
+    assert sites(assert_unchanged(source, RULES, facts=TF2_RUNTIME)) == [("NPU064", 6, 17, "migrated")]
