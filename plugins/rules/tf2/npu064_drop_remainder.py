@@ -2,11 +2,14 @@
 
 A ``dataset.batch(n)`` whose last batch is smaller starts the dynamic-shape compile path on the
 NPU; the TF 2.6 guide ("Setting drop_remainder for static batching") advises
-``drop_remainder=True``. Only datasets shown to be ``tf.data`` within the file are rewritten
-(made by a ``tf.data`` constructor, or by dataset methods on one, in the same scope); a dataset
-the file shows reaching only ``evaluate``/``predict``/``validation_data`` is reported (the last
-samples would be dropped from the evaluation), as is a one-argument ``batch(n)`` of a receiver
-not shown to be a dataset.
+``drop_remainder=True``. Only receivers shown to be ``tf.data`` datasets are rewritten
+(``npu_codemod.codemods.tf2_datasets``: ``tf.data`` constructors, ``tfds.load``, dataset
+methods, functions of the file or of the repository that return a dataset, names assigned
+one); a dataset shown to reach only ``evaluate``/``predict``/``validation_data=``, or named for
+evaluation, is reported (the last samples would be dropped from the evaluation:
+``tf2_dataset_uses`` follows it through names, returns and calls, across files too), as is a
+one-argument ``batch(n)`` of a receiver not shown to be a dataset, and a dataset a library
+batches itself (Keras' ``image_dataset_from_directory``, ``tfds.load(batch_size=...)``).
 """
 
 from __future__ import annotations
@@ -67,12 +70,17 @@ class DropRemainder(Rule):
     guide_section = "设置drop_remainder静态化batch"
     guide_section_en = "Setting drop_remainder for Static Batching"
     guide_url = Rule.catalog_url(id, name)
-    rewrites = ("`batch(n)` and `padded_batch(...)` of a dataset shown to be `tf.data` in the "
-                "file (a `tf.data` constructor chain, or a name assigned one in the same scope) "
-                "get `drop_remainder=True`; one that passes `True` already is left alone.")
-    reports = ("A dataset the file shows reaching only `evaluate`/`predict`/`validation_data=`, "
-               "or named for evaluation or inference (`val_ds`, `eval_input_fn`): the evaluation "
-               "would lose its last samples; `drop_remainder` given another "
+    rewrites = ("`batch(n)` and `padded_batch(...)` of a dataset shown to be `tf.data` (a `tf.data` "
+                "constructor chain, `tfds.load`, a function of the file or of the repository that "
+                "returns a dataset, a name assigned one, in any branch) get `drop_remainder=True`, "
+                "also when the dataset feeds evaluation as well as training; one that passes "
+                "`True` already is left alone.")
+    reports = ("A dataset shown reaching only `evaluate`/`predict`/`validation_data=` (through "
+               "names, returns and calls, from other files too), or named for evaluation or "
+               "inference (`val_ds`, `eval_input_fn`): the evaluation would lose its last "
+               "samples; a training dataset a library batches itself "
+               "(`tf.keras.utils.image_dataset_from_directory`, `tfds.load(batch_size=...)`); "
+               "`drop_remainder` given another "
                "value; a one-argument `batch(n)` of a receiver not shown to be a dataset; "
                "unpacked arguments.")
     example = """

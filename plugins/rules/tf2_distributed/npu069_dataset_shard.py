@@ -4,10 +4,11 @@ For ``tf.data`` pipelines ``dataset, batch_size = npu.distribute.shard_and_rebat
 dataset, global_batch_size)`` shards the dataset and returns the per-worker batch size (TF 2.6
 guide, "Distributed training script adaptation"); Ascend's tool restrictions say sharding is
 added by hand. Whether a script's batch size is global or already per replica cannot be seen
-locally, so nothing is rewritten: the ``batch`` of each training dataset the file shows (a chain
-from a ``tf.data`` constructor, or a name the scope assigns one) is reported when its scope neither
-shards nor calls ``shard_and_rebatch_dataset``; an existing ``.shard(n, i)`` is reported with the
-NPU call that replaces it.
+locally, so nothing is rewritten: the ``batch`` of each training dataset (NPU064's analysis:
+``tf.data`` chains, ``tfds.load``, functions of the file or the repository that return a
+dataset, names assigned one) is reported when its scope neither shards nor calls
+``shard_and_rebatch_dataset``; an existing ``.shard(n, i)`` is reported with the NPU call that
+replaces it.
 """
 
 from __future__ import annotations
