@@ -148,7 +148,7 @@ class DatasetUses:
             return set()
         def compute() -> set[str]:
             found = self.remote(function.name, position)
-            for call in _calls_of(self.datasets.tree, function.name):
+            for call in self.datasets.calls_by_name.get(function.name, []):
                 found |= self._call_destinations(call, position)
             return found
         return self._once(function, position, compute)
@@ -224,12 +224,6 @@ def _index(nodes: list[ast.expr], node: ast.AST) -> Optional[int]:
 def _loads(function: ast.AST, name: str) -> Iterator[ast.Name]:
     for node in scope_nodes(function):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-            yield node
-
-
-def _calls_of(tree: ast.AST, name: str) -> Iterator[ast.Call]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
             yield node
 
 

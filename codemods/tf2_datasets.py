@@ -160,12 +160,36 @@ class FileDatasets:
         found = self._names.get(id(scope))
         if found is None:
             found = self._names[id(scope)] = {}
+            found.update(self._parameter_kinds(scope))
             for node in scope_nodes(scope):
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                     kind = self.kind(node.value)
                     if kind is not None:
                         for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                             _bind(target, kind, found)
+        return found
+
+    def _parameter_kinds(self, scope: Scope) -> dict[str, Kind]:
+        """The parameters of a module-level function that every call of it in the file (one
+        at least) passes a dataset: ``def prepare(ds, shuffle=False)`` called with datasets."""
+        if not isinstance(scope, _FUNCTIONS) or self.functions.get(scope.name) is not scope:
+            return {}
+        calls = self.calls_by_name.get(scope.name, [])
+        positional = [argument.arg for argument in [*scope.args.posonlyargs, *scope.args.args]]
+        found: dict[str, Kind] = {}
+        for index, name in enumerate(positional + [a.arg for a in scope.args.kwonlyargs]):
+            given = [_passed(call, name, index if index < len(positional) else None) for call in calls]
+            if given and all(value is not None and self.kind(value) == DATASET for value in given):
+                found[name] = DATASET
+        return found
+
+    @cached_property
+    def calls_by_name(self) -> dict[str, list[ast.Call]]:
+        """The calls of plain names in the file (``make_dataset(...)``), by name."""
+        found: dict[str, list[ast.Call]] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                found.setdefault(node.func.id, []).append(node)
         return found
 
     def _local_returns(self) -> dict[str, Kind]:
@@ -245,6 +269,17 @@ def _library_kind(qualified: str, call: ast.Call) -> Kind:
     if isinstance(with_info, ast.Constant) and with_info.value is True:
         return (made, None)
     return made
+
+
+def _passed(call: ast.Call, keyword: str, index: Optional[int]) -> Optional[ast.AST]:
+    """The value a call passes for a parameter (by keyword, or at ``index``), or None."""
+    for given in call.keywords:
+        if given.arg == keyword:
+            return given.value
+    if index is not None and index < len(call.args) and not any(
+            isinstance(argument, ast.Starred) for argument in call.args[:index + 1]):
+        return call.args[index]
+    return None
 
 
 def _bind(target: ast.AST, kind: Kind, found: dict[str, Kind]) -> None:

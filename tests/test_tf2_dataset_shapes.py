@@ -151,3 +151,42 @@ def test_a_keras_utility_asked_for_no_batches_is_left_to_the_batch_that_follows(
               '    ds = tf.keras.utils.image_dataset_from_directory(images_dir, batch_size=None)\n'
               '    model.fit(ds.batch(32, drop_remainder=True), epochs=3)\n')
     assert sites(assert_unchanged(source, RULES, facts=TF2_RUNTIME)) == [("NPU064", 6, 17, "migrated")]
+
+
+FLOWERS = '''\
+"""Flowers with Keras preprocessing layers, as the TF 2.x data augmentation tutorial writes it."""
+import tensorflow as tf
+
+AUTOTUNE = tf.data.AUTOTUNE
+BATCH_SIZE = 32
+resize_and_rescale = tf.keras.Sequential([tf.keras.layers.Resizing(180, 180), tf.keras.layers.Rescaling(1. / 255)])
+data_augmentation = tf.keras.Sequential([tf.keras.layers.RandomFlip("horizontal_and_vertical")])
+
+
+def prepare(ds, shuffle=False, augment=False):
+    ds = ds.map(lambda x, y: (resize_and_rescale(x), y), num_parallel_calls=AUTOTUNE)
+    if shuffle:
+        ds = ds.shuffle(1000)
+    ds = ds.batch(BATCH_SIZE)
+    if augment:
+        ds = ds.map(lambda x, y: (data_augmentation(x, training=True), y), num_parallel_calls=AUTOTUNE)
+    return ds.prefetch(buffer_size=AUTOTUNE)
+
+
+def train(model, data_dir, epochs):
+    splits = dict(validation_split=0.2, seed=123, image_size=(180, 180), batch_size=None)
+    train_ds = tf.keras.utils.image_dataset_from_directory(data_dir, subset="training", **splits)
+    val_ds = tf.keras.utils.image_dataset_from_directory(data_dir, subset="validation", **splits)
+    train_ds = prepare(train_ds, shuffle=True, augment=True)
+    val_ds = prepare(val_ds)
+    return model.fit(train_ds, validation_data=val_ds, epochs=epochs)
+'''
+
+
+def test_a_function_every_call_of_which_passes_a_dataset_batches_one() -> None:
+    """``prepare(ds, ...)`` is called with datasets only (Keras' loader, unbatched): its
+    parameter is one, and its batch serves training and validation: rewritten. The loader's
+    arguments are unpacked: whether it batches cannot be read, so it is not reported."""
+    after = FLOWERS.replace("ds = ds.batch(BATCH_SIZE)", "ds = ds.batch(BATCH_SIZE, drop_remainder=True)")
+    findings = [f for f in assert_migrates(FLOWERS, after, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU064"]
+    assert sites(findings) == [("NPU064", 14, 12, "migrated")]
