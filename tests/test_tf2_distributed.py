@@ -27,7 +27,9 @@ def test_a_mirrored_strategy_loop_all_reduces_its_gradients_and_reports_the_stra
         "        grads = npu.distribute.all_reduce(grads, \"mean\")\n")
     findings = assert_migrates(MIRRORED_LOOP, after, PACK, facts=TF2_RUNTIME)
     ours = sorted((f for f in findings if f.rule_id in PACK), key=lambda f: f.line)
-    assert sorted(sites(ours)) == [("NPU068", 22, 8, "migrated"), ("NPU070", 10, 15, "unmigrated")]
+    # NPU069: ``train``'s one caller passes a dataset, so ``dataset.batch`` batches one
+    assert sorted(sites(ours)) == [("NPU068", 22, 8, "migrated"), ("NPU069", 16, 68, "unmigrated"),
+                                   ("NPU070", 10, 15, "unmigrated")]
     assert ours[0].message.startswith("training runs after porting with npu.distribute")
 
 
