@@ -9,22 +9,19 @@ file to that parameter's uses. It ends in ``fit`` (``x=`` or first), ``evaluate`
 ``predict``, ``validation_data=``, a ``for`` loop or ``iter(...)`` (``iter``), or another
 call (``other``).
 
-A function of the file used from other files: each file's analysis gives one
-:data:`USE_FACT` per call of an imported repository function whose result reaches training
-or evaluation (``tf2-dataset-use:<package>|<name as imported>|<position>|<where>``); the
-defining file counts them with its own uses (:meth:`DatasetUses.remote`).
+A function of the file used from other files: the repository's analysis gives what other
+files pass its results to (:mod:`.tf2_dataset_facts`, :data:`USE_FACT`); the defining file
+counts those uses with its own (:meth:`DatasetUses.remote`).
 """
 
 from __future__ import annotations
 
 import ast
 import re
-import sys
 from typing import AbstractSet, Callable, Iterator, Optional
 
-from .modules import module_ast
 from .names import module_parts
-from .tf2_datasets import DATASET_METHODS, FileDatasets, remote_name, scope_nodes
+from .tf2_datasets import DATASET_METHODS, FileDatasets, remote_name
 
 USE_FACT = "tf2-dataset-use:"
 TRAINING = frozenset({"fit", "fit_generator", "train_on_batch"})
@@ -39,10 +36,6 @@ TRAINING_WORDS = frozenset("train training trainer fit".split())
 #: Calls whose result is the dataset, distributed (followed on).
 PASSED_ON = frozenset({"experimental_distribute_dataset"})
 _LOOPING = frozenset({"iter", "enumerate"})
-_LIBRARIES = ("tensorflow", "keras", "numpy", "tensorflow_datasets", "tf_keras")
-_STANDARD = frozenset(sys.stdlib_module_names)
-#: Text of a file that may use a repository function for training or evaluation.
-_CONSUMES = re.compile(r"\.(?:fit|evaluate|predict|train_on_batch|test_on_batch)\(|validation_data")
 
 
 class DatasetUses:
@@ -127,14 +120,14 @@ class DatasetUses:
         name = names[which] if isinstance(which, int) and which < len(names) else which
         if not isinstance(name, str) or name not in names + [a.arg for a in function.args.kwonlyargs]:
             return set()
-        return self._once(function, name, lambda: {where for use in _loads(function, name)
+        return self._once(function, name, lambda: {where for use in _loads(self.datasets, function, name)
                                                    for where in self.destinations(use)})
 
     def name_destinations(self, target: ast.Name) -> set[str]:
         """Where the name ``target`` assigns goes: its uses in the scope (in the module, every
         function that reads it too)."""
         scope = self.datasets.scope_of(target)
-        nodes = ast.walk(scope) if isinstance(scope, ast.Module) else scope_nodes(scope)
+        nodes = ast.walk(scope) if isinstance(scope, ast.Module) else self.datasets.nodes_in(scope)
         return self._once(scope, target.id, lambda: {
             where for node in nodes if isinstance(node, ast.Name) and node.id == target.id
             and isinstance(node.ctx, ast.Load) for where in self.destinations(node)})
@@ -148,7 +141,7 @@ class DatasetUses:
             return set()
         def compute() -> set[str]:
             found = self.remote(function.name, position)
-            for call in self.datasets.calls_by_name.get(function.name, []):
+            for call, _ in self.datasets.calls_by_name.get(function.name, []):
                 found |= self._call_destinations(call, position)
             return found
         return self._once(function, position, compute)
@@ -221,44 +214,7 @@ def _index(nodes: list[ast.expr], node: ast.AST) -> Optional[int]:
     return next((index for index, each in enumerate(nodes) if each is node), None)
 
 
-def _loads(function: ast.AST, name: str) -> Iterator[ast.Name]:
-    for node in scope_nodes(function):
+def _loads(datasets: FileDatasets, function: ast.AST, name: str) -> Iterator[ast.Name]:
+    for node in datasets.nodes_in(function):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             yield node
-
-
-def dataset_use_facts(path: str, text: str) -> set[str]:
-    """The :data:`USE_FACT` of each call of an imported repository function in a file whose
-    result reaches training or evaluation."""
-    if not _CONSUMES.search(text):
-        return set()
-    tree = module_ast(text)
-    if tree is None:
-        return set()
-    datasets = FileDatasets(tree, text, path)
-    uses = DatasetUses(datasets)
-    package = ".".join(datasets.package)
-    facts = set()
-    for call in ast.walk(tree):
-        target = datasets.qualify(call.func) if isinstance(call, ast.Call) else None
-        if target is None or target.startswith(_LIBRARIES) or target.partition(".")[0] in _STANDARD:
-            continue
-        for position, where in _call_uses(uses, call):
-            if where in TRAINING | EVALUATION:
-                facts.add(f"{USE_FACT}{package}|{target}|{position}|{where}")
-    return facts
-
-
-def _call_uses(uses: DatasetUses, call: ast.AST) -> Iterator[tuple[str, str]]:
-    """(position, where) for what a call returns: ``*`` for the whole value, the index of each
-    name of a tuple target (``train, val = make_pipelines()``)."""
-    parent = uses.parents.get(id(call))
-    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 \
-            and isinstance(parent.targets[0], (ast.Tuple, ast.List)):
-        for index, target in enumerate(parent.targets[0].elts):
-            if isinstance(target, ast.Name):
-                for where in uses.name_destinations(target):
-                    yield str(index), where
-        return
-    for where in uses.destinations(call):
-        yield "*", where

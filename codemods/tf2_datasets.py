@@ -25,7 +25,7 @@ import re
 from functools import cached_property
 from typing import AbstractSet, Iterator, Optional, Union
 
-from .modules import imported_names, module_ast, nearest_name, own_nodes
+from .modules import child_fields, imported_names, module_ast, module_index, nearest_name
 from .names import ast_dotted_name, canonical, module_package, module_parts
 
 FUNCTION_FACT = "tf2-dataset-fn:"
@@ -53,6 +53,7 @@ LIBRARY_BATCHERS = (*sorted(KERAS_BATCHED), *sorted(name.replace("tensorflow.ker
 #: What an expression holds: a dataset, a dict of them, or a tuple with datasets at positions.
 DATASET, DATASET_DICT = "dataset", "dict"
 Kind = Union[str, tuple["Kind", ...], None]
+Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 Scope = Union[ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef]
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef)
@@ -72,7 +73,7 @@ class FileDatasets:
         self.imports = imported_names(tree, path)
         self.package = module_package(path)
         self.remote = _remote_functions(facts)
-        self.parents = _parents(tree)
+        self.index = module_index(tree)
         self._names: dict[int, dict[str, Kind]] = {}
         self._returns: dict[str, Kind] = {}
         self._returns_known = False
@@ -86,9 +87,28 @@ class FileDatasets:
         return self._returns
 
     @cached_property
-    def functions(self) -> dict[str, ast.AST]:
+    def functions(self) -> dict[str, Function]:
         """The module-level functions by name."""
         return {node.name: node for node in self.tree.body if isinstance(node, _FUNCTIONS)}
+
+    @cached_property
+    def parents(self) -> dict[int, ast.AST]:
+        """``id(node)`` -> its parent, for every node of the file (for who follows a value)."""
+        found: dict[int, ast.AST] = {}
+        stack: list[ast.AST] = [self.tree]
+        while stack:
+            node = stack.pop()
+            for name in child_fields(type(node)):
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            found[id(item)] = node
+                            stack.append(item)
+                elif isinstance(value, ast.AST):
+                    found[id(value)] = node
+                    stack.append(value)
+        return found
 
     def scope_of(self, node: ast.AST) -> Scope:
         """The function, lambda, class or module ``node`` runs in."""
@@ -97,27 +117,28 @@ class FileDatasets:
             parent = self.parents.get(id(parent))
         return parent if parent is not None else self.tree
 
-    def is_dataset(self, node: ast.AST) -> bool:
-        return self.kind(node) == DATASET
+    def is_dataset(self, node: ast.AST, scope: Optional[Scope] = None) -> bool:
+        return self.kind(node, scope) == DATASET
 
-    def kind(self, node: ast.AST) -> Kind:
-        """What ``node`` holds: :data:`DATASET`, :data:`DATASET_DICT`, a tuple of those (or
-        None) by position, or None when the file does not show it."""
+    def kind(self, node: ast.AST, scope: Optional[Scope] = None) -> Kind:
+        """What ``node`` (read in ``scope``; None: where it is) holds: :data:`DATASET`,
+        :data:`DATASET_DICT`, a tuple of those (or None) by position, or None when the file
+        does not show it."""
         if isinstance(node, ast.Name):
-            return self.name_kind(node.id, self.scope_of(node))
+            return self.name_kind(node.id, scope if scope is not None else self.scope_of(node))
         if isinstance(node, ast.Subscript):
-            return DATASET if self.kind(node.value) == DATASET_DICT else None
+            return DATASET if self.kind(node.value, scope) == DATASET_DICT else None
         if isinstance(node, ast.Call):
-            return self.call_kind(node)
+            return self.call_kind(node, scope)
         if isinstance(node, ast.Tuple):
-            kinds = tuple(self.kind(element) for element in node.elts)
+            kinds = tuple(self.kind(element, scope) for element in node.elts)
             return kinds if any(kinds) else None
         return None
 
-    def call_kind(self, call: ast.Call) -> Kind:
+    def call_kind(self, call: ast.Call, scope: Optional[Scope] = None) -> Kind:
         function = call.func
         if isinstance(function, ast.Attribute) and function.attr in DATASET_METHODS:
-            if function.attr in TF_DATA_ONLY or self.is_dataset(function.value):
+            if function.attr in TF_DATA_ONLY or self.is_dataset(function.value, scope):
                 return DATASET
         qualified = self.qualify(function)
         if qualified is not None:
@@ -161,9 +182,9 @@ class FileDatasets:
         if found is None:
             found = self._names[id(scope)] = {}
             found.update(self._parameter_kinds(scope))
-            for node in scope_nodes(scope):
+            for node in self.statements(scope):
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                    kind = self.kind(node.value)
+                    kind = self.kind(node.value, scope)
                     if kind is not None:
                         for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                             _bind(target, kind, found)
@@ -178,19 +199,55 @@ class FileDatasets:
         positional = [argument.arg for argument in [*scope.args.posonlyargs, *scope.args.args]]
         found: dict[str, Kind] = {}
         for index, name in enumerate(positional + [a.arg for a in scope.args.kwonlyargs]):
-            given = [_passed(call, name, index if index < len(positional) else None) for call in calls]
-            if given and all(value is not None and self.kind(value) == DATASET for value in given):
+            given = [(_passed(call, name, index if index < len(positional) else None), caller)
+                     for call, caller in calls]
+            if given and all(value is not None and self.kind(value, caller) == DATASET for value, caller in given):
                 found[name] = DATASET
         return found
 
     @cached_property
-    def calls_by_name(self) -> dict[str, list[ast.Call]]:
-        """The calls of plain names in the file (``make_dataset(...)``), by name."""
-        found: dict[str, list[ast.Call]] = {}
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                found.setdefault(node.func.id, []).append(node)
+    def calls_in_scopes(self) -> list[tuple[ast.Call, Scope]]:
+        """Every call of the file with the function it is made in (the module for the
+        others)."""
+        found: list[tuple[ast.Call, Scope]] = []
+        owned: set[int] = set()
+        for function in self.index.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+            if not isinstance(function, _FUNCTIONS):
+                continue
+            for node in self.index.own_nodes(function):
+                if isinstance(node, ast.Call):
+                    owned.add(id(node))
+                    found.append((node, function))
+        found += [(node, self.tree) for node in self.index.nodes(ast.Call) if id(node) not in owned]
         return found
+
+    @cached_property
+    def calls_by_name(self) -> dict[str, list[tuple[ast.Call, Scope]]]:
+        """The calls of plain names in the file (``make_dataset(...)``) with their scope, by
+        name."""
+        found: dict[str, list[tuple[ast.Call, Scope]]] = {}
+        for call, scope in self.calls_in_scopes:
+            if isinstance(call.func, ast.Name):
+                found.setdefault(call.func.id, []).append((call, scope))
+        return found
+
+    def nodes_in(self, scope: ast.AST) -> Iterator[ast.AST]:
+        """The nodes that run in ``scope`` itself (not in its functions), in source order."""
+        if isinstance(scope, _FUNCTIONS):
+            return iter(self.index.own_nodes(scope))
+        if isinstance(scope, ast.Lambda):
+            return ast.walk(scope.body)
+        return (node for statement in getattr(scope, "body", []) if not isinstance(statement, _SCOPES)
+                for node in _walk_outside_scopes(statement))
+
+    def statements(self, scope: Scope) -> Iterator[ast.AST]:
+        """The nodes of ``scope`` that may assign or return: a function's own nodes, the
+        statements of a module or class outside its functions."""
+        if isinstance(scope, _FUNCTIONS):
+            return iter(self.index.own_nodes(scope))
+        if isinstance(scope, ast.Lambda):
+            return iter(())
+        return _statements_outside_scopes(scope)
 
     def _local_returns(self) -> dict[str, Kind]:
         """What each module-level function returns, if datasets (functions calling functions
@@ -205,8 +262,8 @@ class FileDatasets:
         self._names.clear()
         return self._returns
 
-    def _returned(self, function: ast.AST) -> Kind:
-        kinds = [self.kind(node.value) for node in scope_nodes(function)
+    def _returned(self, function: Function) -> Kind:
+        kinds = [self.kind(node.value, function) for node in self.statements(function)
                  if isinstance(node, ast.Return) and node.value is not None]
         if DATASET in kinds:
             return DATASET
@@ -230,9 +287,7 @@ class FileDatasets:
     def _calls(self) -> dict[tuple[int, int, str], ast.Call]:
         lines = _NEWLINE.split(self.text)
         found = {}
-        for node in ast.walk(self.tree):
-            if not isinstance(node, ast.Call):
-                continue
+        for node in self.index.nodes(ast.Call):
             function = node.func
             if isinstance(function, ast.Attribute) and function.end_lineno is not None \
                     and function.end_col_offset is not None:
@@ -292,19 +347,6 @@ def _bind(target: ast.AST, kind: Kind, found: dict[str, Kind]) -> None:
                 _bind(element, part, found)
 
 
-def scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    """The nodes that run in ``scope`` itself, in source order."""
-    if isinstance(scope, _FUNCTIONS):
-        yield from own_nodes(scope)
-        return
-    if isinstance(scope, ast.Lambda):
-        yield from ast.walk(scope.body)
-        return
-    for statement in scope.body if isinstance(scope, (ast.Module, ast.ClassDef)) else []:
-        if not isinstance(statement, _SCOPES):
-            yield from _walk_outside_scopes(statement)
-
-
 def _walk_outside_scopes(node: ast.AST) -> Iterator[ast.AST]:
     stack = [node]
     while stack:
@@ -314,8 +356,19 @@ def _walk_outside_scopes(node: ast.AST) -> Iterator[ast.AST]:
             stack.extend(reversed(list(ast.iter_child_nodes(current))))
 
 
-def _parents(tree: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+def _statements_outside_scopes(scope: ast.AST) -> Iterator[ast.stmt]:
+    """The statements of a module or class body, nested ones too, not those of its functions
+    and classes, in source order."""
+    stack: list[ast.AST] = list(reversed(getattr(scope, "body", [])))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES) or not isinstance(node, ast.stmt):
+            continue
+        yield node
+        for name in ("handlers", "orelse", "finalbody", "body"):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                stack.extend(reversed(value))
 
 
 def _remote_functions(facts: AbstractSet[str]) -> dict[str, Kind]:

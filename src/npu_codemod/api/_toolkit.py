@@ -117,12 +117,8 @@ from npu_codemod.codemods.scopes import (
     uses,
 )
 from npu_codemod.codemods.support_list import list_name, support_list, support_list_tf2
-from npu_codemod.codemods.tf2_dataset_uses import (
-    EVALUATION,
-    TRAINING,
-    DatasetUses,
-    dataset_use_facts,
-)
+from npu_codemod.codemods.tf2_dataset_facts import dataset_use_facts
+from npu_codemod.codemods.tf2_dataset_uses import EVALUATION, TRAINING, DatasetUses
 from npu_codemod.codemods.tf2_datasets import (
     LIBRARY_BATCHERS,
     FileDatasets,
