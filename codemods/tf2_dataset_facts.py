@@ -9,7 +9,8 @@ assigned to in the same function (a tuple target: by position), becomes one fact
 ``tf2-dataset-use:<package of the file>|<dotted name as imported>|<position>|<where>``
 (position ``*`` for the whole result). :class:`~.tf2_dataset_uses.DatasetUses` counts them in
 the file that defines the function. Only these direct shapes are followed: it is cheap, for
-every TF file of every repository.
+every TF file of every repository. Test files say nothing: a test evaluates what the
+repository trains on.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re
 import sys
 from typing import Iterator, Optional
 
+from .file_kinds import is_test_file
 from .modules import module_ast
 from .tf2_dataset_uses import EVALUATION, TRAINING, USE_FACT
 from .tf2_datasets import DATASET_METHODS, FileDatasets, Scope
@@ -31,7 +33,7 @@ _CONSUMES = re.compile(r"\.(?:fit|evaluate|predict|train_on_batch|test_on_batch)
 
 def dataset_use_facts(path: str, text: str) -> set[str]:
     """The :data:`USE_FACT` facts of one file (see the module docstring)."""
-    if not _CONSUMES.search(text):
+    if not _CONSUMES.search(text) or is_test_file(path):
         return set()
     tree = module_ast(text)
     if tree is None:

@@ -159,3 +159,53 @@ def test_npu069_reports_the_training_batch_of_the_pipeline_module_and_not_the_ev
     assert findings[0].message.startswith(
         "shard per NPU worker before batching: ds, batch_size = npu.distribute.shard_and_rebatch_dataset("
         "ds, batch_size)")
+
+
+WINDOWS = '''\
+"""Sliding windows over a univariate series."""
+import tensorflow as tf
+
+
+def windows(series, size, batch_size):
+    ds = tf.data.Dataset.from_tensor_slices(series).window(size + 1, shift=1, drop_remainder=True)
+    ds = ds.flat_map(lambda window: window.batch(size + 1)).map(lambda w: (w[:-1], w[-1:]))
+    return ds.shuffle(1000).batch(batch_size).prefetch(1)
+'''
+
+FORECAST = '''\
+"""Train the forecaster: python forecast.py series.csv"""
+import sys
+
+import numpy as np
+
+from series.trainer import Trainer
+from series.windows import windows
+
+if __name__ == "__main__":
+    trainer = Trainer(steps=10000)
+    trainer.run(windows(np.loadtxt(sys.argv[1]), 30, 32))
+'''
+
+WINDOWS_TEST = '''\
+"""The windows are (30, 1) pairs."""
+import numpy as np
+import tensorflow as tf
+
+from series.windows import windows
+
+
+def test_windows_feed_a_dense_model():
+    model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(1)])
+    model.compile(loss="mse")
+    assert model.evaluate(windows(np.arange(100.0), 30, 8)) >= 0
+'''
+
+
+def test_what_a_test_file_does_with_a_pipeline_says_nothing_of_its_use() -> None:
+    """The script trains through its own ``Trainer`` (not seen); the test evaluates: the
+    pipeline is not evaluation-only, it gets the flag."""
+    facts = repository_facts({"series/__init__.py": "", "series/windows.py": WINDOWS, "forecast.py": FORECAST,
+                              "tests/test_windows.py": WINDOWS_TEST}) | {"tf-runtime:2"}
+    after = WINDOWS.replace(".batch(batch_size).prefetch(1)", ".batch(batch_size, drop_remainder=True).prefetch(1)")
+    findings = assert_migrates({"NPU064"}, WINDOWS, after, facts=facts, path="series/windows.py")
+    assert [(f.line, f.status) for f in findings if f.rule_id == "NPU064"] == [(7, "unmigrated"), (8, "migrated")]
