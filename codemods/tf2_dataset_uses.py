@@ -30,8 +30,8 @@ EVALUATION = frozenset({"evaluate", "predict", "predict_on_batch", "test_on_batc
 ITERATED, OTHER = "iter", "other"
 #: Words of a name that make it an evaluation or inference pipeline (``val_ds``,
 #: ``eval_input_fn``), unless it names training too (``train_and_evaluate``).
-EVALUATION_WORDS = frozenset("val valid validation eval evaluate evaluation test testing predict "
-                             "prediction infer inference decode export serving".split())
+EVALUATION_WORDS = frozenset("val valid validation dev holdout eval evaluate evaluation test testing "
+                             "predict prediction infer inference decode export serving".split())
 TRAINING_WORDS = frozenset("train training trainer fit".split())
 #: Calls whose result is the dataset, distributed (followed on).
 PASSED_ON = frozenset({"experimental_distribute_dataset"})

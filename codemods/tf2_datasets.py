@@ -50,6 +50,8 @@ TFDS_LOAD = "tensorflow_datasets.load"
 #: ``batch_size``): no ``batch`` of the repository's to give ``drop_remainder``.
 LIBRARY_BATCHERS = (*sorted(KERAS_BATCHED), *sorted(name.replace("tensorflow.keras.", "keras.")
                                                     for name in KERAS_BATCHED), TFDS_LOAD)
+#: Names of parameters that hold a dataset (as NPU002 reads receivers).
+DATASET_NAME = re.compile(r"^(?:dataset|ds|\w+_dataset|\w+_ds)$", re.IGNORECASE)
 #: What an expression holds: a dataset, a dict of them, or a tuple with datasets at positions.
 DATASET, DATASET_DICT = "dataset", "dict"
 Kind = Union[str, tuple["Kind", ...], None]
@@ -191,17 +193,19 @@ class FileDatasets:
         return found
 
     def _parameter_kinds(self, scope: Scope) -> dict[str, Kind]:
-        """The parameters of a module-level function that every call of it in the file (one
-        at least) passes a dataset: ``def prepare(ds, shuffle=False)`` called with datasets."""
-        if not isinstance(scope, _FUNCTIONS) or self.functions.get(scope.name) is not scope:
+        """The parameters of a function named like a dataset (``dataset``, ``ds``,
+        ``train_ds``, ``eval_dataset``), or, of a module-level function, that every call of it
+        in the file (one at least) passes a dataset: ``def prepare(images, shuffle=False)``."""
+        if not isinstance(scope, _FUNCTIONS):
             return {}
-        calls = self.calls_by_name.get(scope.name, [])
+        calls = self.calls_by_name.get(scope.name, []) if self.functions.get(scope.name) is scope else []
         positional = [argument.arg for argument in [*scope.args.posonlyargs, *scope.args.args]]
         found: dict[str, Kind] = {}
         for index, name in enumerate(positional + [a.arg for a in scope.args.kwonlyargs]):
             given = [(_passed(call, name, index if index < len(positional) else None), caller)
                      for call, caller in calls]
-            if given and all(value is not None and self.kind(value, caller) == DATASET for value, caller in given):
+            if DATASET_NAME.match(name) or given and all(
+                    value is not None and self.kind(value, caller) == DATASET for value, caller in given):
                 found[name] = DATASET
         return found
 

@@ -190,3 +190,42 @@ def test_a_function_every_call_of_which_passes_a_dataset_batches_one() -> None:
     after = FLOWERS.replace("ds = ds.batch(BATCH_SIZE)", "ds = ds.batch(BATCH_SIZE, drop_remainder=True)")
     findings = [f for f in assert_migrates(FLOWERS, after, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU064"]
     assert sites(findings) == [("NPU064", 14, 12, "migrated")]
+
+
+INPUT_PIPELINE = '''\
+"""Input pipeline helpers for the ImageNet trainer (called by train.py and eval.py)."""
+import tensorflow as tf
+
+
+class Preprocessor:
+    def __init__(self, image_size):
+        self.image_size = image_size
+
+    def batched(self, dataset, batch_size, training):
+        dataset = dataset.map(self.decode, num_parallel_calls=tf.data.AUTOTUNE)
+        if training:
+            dataset = dataset.shuffle(10000).repeat()
+        return dataset.batch(batch_size)
+
+    def decode(self, record):
+        image = tf.io.decode_jpeg(record["image"], channels=3)
+        return tf.image.resize(image, (self.image_size, self.image_size)), record["label"]
+
+
+def pad_to_batch(ds, batch_size):
+    return ds.padded_batch(batch_size, padded_shapes=([None], []), drop_remainder=True)
+
+
+def batch_replay(memory, batch_size):
+    return memory.batch(batch_size)
+'''
+
+
+def test_a_parameter_named_like_a_dataset_is_one_as_npu002_reads_it() -> None:
+    """``dataset`` and ``ds`` parameters (a method's too) are datasets; ``memory`` is not: its
+    one-argument batch gets the note."""
+    after = INPUT_PIPELINE.replace("return dataset.batch(batch_size)",
+                                   "return dataset.batch(batch_size, drop_remainder=True)")
+    findings = assert_migrates(INPUT_PIPELINE, after, RULES, facts=TF2_RUNTIME)
+    assert sites([f for f in findings if f.rule_id == "NPU064"]) == [
+        ("NPU064", 13, 23, "migrated"), ("NPU064", 21, 14, "migrated"), ("NPU064", 25, 18, "unmigrated")]
