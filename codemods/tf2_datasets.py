@@ -36,6 +36,8 @@ DATASET_METHODS = frozenset(
     "window with_options".split())
 #: Methods only ``tf.data`` has: a call of one is a dataset whatever the receiver.
 TF_DATA_ONLY = frozenset("padded_batch prefetch interleave unbatch with_options flat_map rebatch".split())
+#: What only a ``tf.data`` dataset has: its receiver is one.
+TF_DATA_RESULTS = TF_DATA_ONLY | {"as_numpy_iterator", "element_spec", "cardinality"}
 #: ``tensorflow.data`` names whose call is no dataset.
 NOT_DATASETS = frozenset({"Options", "experimental.cardinality", "experimental.get_single_element",
                           "experimental.get_structure", "experimental.OptimizationOptions",
@@ -142,6 +144,9 @@ class FileDatasets:
         if isinstance(function, ast.Attribute) and function.attr in DATASET_METHODS:
             if function.attr in TF_DATA_ONLY or self.is_dataset(function.value, scope):
                 return DATASET
+        if isinstance(function, ast.Attribute) and function.attr == "get" \
+                and self.kind(function.value, scope) == DATASET_DICT:
+            return DATASET  # tfds.load(...) without a split: dataset.get("validation")
         qualified = self.qualify(function)
         if qualified is not None:
             made = _library_kind(qualified, call)
@@ -278,9 +283,33 @@ class FileDatasets:
         """The call ``<dataset>.<attribute>(...)`` whose attribute name starts at ``line``,
         ``column`` (characters, as fissix counts them), when its receiver is a dataset."""
         call = self.call_at(line, column, attribute)
-        if call is None or not isinstance(call.func, ast.Attribute) or not self.is_dataset(call.func.value):
+        if call is None or not isinstance(call.func, ast.Attribute):
             return None
-        return call
+        return call if self.is_dataset(call.func.value) or self._used_as_dataset(call) else None
+
+    def _used_as_dataset(self, call: ast.Call) -> bool:
+        """Does the result of the dataset method ``call`` go on to a method only ``tf.data``
+        has (``x.batch(n).map(f).prefetch(1)``, ``.as_numpy_iterator()``), in its chain or
+        through the name it is assigned to?"""
+        node: ast.AST = call
+        while True:
+            parent = self.parents.get(id(node))
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                if parent.attr in TF_DATA_RESULTS:
+                    return True
+                above = self.parents.get(id(parent))
+                if parent.attr not in DATASET_METHODS or not isinstance(above, ast.Call):
+                    return False
+                node = above
+            elif isinstance(parent, ast.Assign) and len(parent.targets) == 1 \
+                    and isinstance(parent.targets[0], ast.Name):
+                name = parent.targets[0].id
+                return any(isinstance(use, ast.Name) and use.id == name
+                           and isinstance(self.parents.get(id(use)), ast.Attribute)
+                           and getattr(self.parents[id(use)], "attr", None) in TF_DATA_RESULTS
+                           for use in self.nodes_in(self.scope_of(parent)))
+            else:
+                return False
 
     def call_at(self, line: int, column: int, name: str) -> Optional[ast.Call]:
         """The call of ``name`` (``f(...)``, ``x.name(...)``) whose last name starts at

@@ -229,3 +229,41 @@ def test_a_parameter_named_like_a_dataset_is_one_as_npu002_reads_it() -> None:
     findings = assert_migrates(INPUT_PIPELINE, after, RULES, facts=TF2_RUNTIME)
     assert sites([f for f in findings if f.rule_id == "NPU064"]) == [
         ("NPU064", 13, 23, "migrated"), ("NPU064", 21, 14, "migrated"), ("NPU064", 25, 18, "unmigrated")]
+
+
+SPLITS = '''\
+"""ImageNet-style datasets from TFDS, and a retrieval evaluation over a candidates dataset."""
+import numpy as np
+import tensorflow as tf
+import tensorflow_datasets as tfds
+
+
+def init_dataset(data_name, batch_size, image_size):
+    dataset, info = tfds.load(data_name, with_info=True)
+    resize = lambda example: (tf.image.resize(example["image"], (image_size, image_size)), example["label"])
+    train_dataset = dataset["train"].shuffle(10000).map(resize).batch(batch_size)
+    test_dataset = dataset.get("validation", dataset.get("test", None))
+    if test_dataset is not None:
+        test_dataset = test_dataset.map(resize).batch(batch_size)
+    return train_dataset, test_dataset, info.splits["train"].num_examples
+
+
+def evaluate(query_model, candidate_model, queries, candidates, k=10):
+    ids = np.concatenate(list(candidates.batch(1000).map(lambda x: x["id"]).as_numpy_iterator()))
+    scores = tf.linalg.matmul(query_model(queries), candidate_model(ids), transpose_b=True)
+    return tf.math.top_k(scores, k=k)
+'''
+
+
+def test_a_tfds_dict_by_key_or_get_and_a_batch_only_tf_data_goes_on_from() -> None:
+    """``dataset["train"]`` and ``dataset.get("validation", ...)`` of a ``tfds.load`` without a
+    split are datasets; ``candidates`` is not shown to be one, but what its batch goes on to
+    (``.as_numpy_iterator()``) only ``tf.data`` has: it is, made for evaluation."""
+    after = SPLITS.replace(".map(resize).batch(batch_size)\n    test_dataset",
+                           ".map(resize).batch(batch_size, drop_remainder=True)\n    test_dataset")
+    findings = [f for f in assert_migrates(SPLITS, after, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU064"]
+    assert sites(findings) == [("NPU064", 10, 64, "migrated"), ("NPU064", 13, 48, "unmigrated"),
+                               ("NPU064", 18, 41, "unmigrated")]
+    said = messages(findings, "NPU064")
+    assert said[1].startswith("evaluation pipeline (a pipeline named test_dataset)")
+    assert said[2].startswith("evaluation pipeline (a pipeline named evaluate)")
