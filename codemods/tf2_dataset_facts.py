@@ -1,4 +1,8 @@
-"""What the files of a repository pass to training and evaluation (NPU064, NPU069).
+"""The repository facts of TF 2.x datasets (NPU064, NPU069): which functions return one, and
+what the files pass to training and evaluation.
+
+:func:`dataset_function_facts` gives one :data:`~.tf2_datasets.FUNCTION_FACT` per module-level
+function of a file that returns a dataset (:class:`~.tf2_datasets.FileDatasets` reads them).
 
 A pipeline function is often used from another file: ``validation_data=data.make_dataset(...)``,
 ``model.evaluate(make_pipeline(files, 64))``, ``train_ds, val_ds = load_splits(...)`` then
@@ -22,13 +26,34 @@ from typing import Iterator, Optional
 
 from .file_kinds import is_test_file
 from .modules import module_ast
+from .names import module_parts
 from .tf2_dataset_uses import EVALUATION, TRAINING, USE_FACT
-from .tf2_datasets import DATASET_METHODS, FileDatasets, Scope
+from .tf2_datasets import DATASET, DATASET_METHODS, FUNCTION_FACT, FileDatasets, Scope, file_datasets
 
 _LIBRARIES = ("tensorflow", "keras", "numpy", "tensorflow_datasets", "tf_keras")
 _STANDARD = frozenset(sys.stdlib_module_names)
 #: Text of a file that may use a repository function for training or evaluation.
 _CONSUMES = re.compile(r"\.(?:fit|evaluate|predict|train_on_batch|test_on_batch)\(|validation_data")
+#: Text of a file that may return a dataset it makes.
+_MAKES = re.compile(r"\bdata\.|Dataset|tensorflow_datasets|_dataset_from_|padded_batch|prefetch")
+
+
+def dataset_function_facts(path: str, text: str) -> set[str]:
+    """The :data:`FUNCTION_FACT` of each module-level function of a file that returns a
+    dataset (``*``) or a tuple with datasets (their positions)."""
+    if "return" not in text or not _MAKES.search(text):
+        return set()
+    datasets = file_datasets(text, path)
+    if datasets is None:
+        return set()
+    module = ".".join(module_parts(path))
+    facts = set()
+    for name, kind in datasets.returns.items():
+        positions = "*" if kind == DATASET else ",".join(
+            str(index) for index, part in enumerate(kind or ()) if part == DATASET)
+        if positions:
+            facts.add(f"{FUNCTION_FACT}{module}.{name}:{positions}")
+    return facts
 
 
 def dataset_use_facts(path: str, text: str) -> set[str]:

@@ -26,7 +26,7 @@ from functools import cached_property
 from typing import AbstractSet, Iterator, Optional, Union
 
 from .modules import child_fields, imported_names, module_ast, module_index, nearest_name
-from .names import ast_dotted_name, canonical, module_package, module_parts
+from .names import ast_dotted_name, canonical, module_package
 
 FUNCTION_FACT = "tf2-dataset-fn:"
 #: Dataset methods that return a dataset (on a dataset receiver).
@@ -62,8 +62,6 @@ Scope = Union[ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
-#: Text of a file that may return a dataset it makes.
-_MAKES = re.compile(r"\bdata\.|Dataset|tensorflow_datasets|_dataset_from_|padded_batch|prefetch")
 
 
 class FileDatasets:
@@ -176,11 +174,18 @@ class FileDatasets:
         return self.remote[found] if found else None
 
     def name_kind(self, name: str, scope: Scope) -> Kind:
-        """The kind of ``name`` where ``scope`` reads it (its own binding, else the module's)."""
-        kinds = self.bindings(scope)
-        if name in kinds or scope is self.tree:
-            return kinds.get(name)
-        return self.bindings(self.tree).get(name)
+        """The kind of ``name`` where ``scope`` reads it: its own binding, else the enclosing
+        functions' (not a class body's), else the module's."""
+        while True:
+            kinds = self.bindings(scope)
+            if name in kinds or scope is self.tree:
+                return kinds.get(name)
+            if isinstance(scope, _FUNCTIONS) and self.functions.get(scope.name) is scope:
+                scope = self.tree  # a module-level function: no need to look the tree up
+                continue
+            scope = self.scope_of(scope)
+            while isinstance(scope, ast.ClassDef):
+                scope = self.scope_of(scope)
 
     def bindings(self, scope: Scope) -> dict[str, Kind]:
         """The names ``scope`` assigns a dataset (or a dict or tuple of them) anywhere, in
@@ -439,21 +444,3 @@ def file_datasets(text: str, path: str, facts: AbstractSet[str] = frozenset()) -
     if tree is None:
         return None
     return FileDatasets(tree, text, path, facts)
-
-
-def dataset_function_facts(path: str, text: str) -> set[str]:
-    """The :data:`FUNCTION_FACT` of each module-level function of a file that returns a
-    dataset (``*``) or a tuple with datasets (their positions)."""
-    if "return" not in text or not _MAKES.search(text):
-        return set()
-    datasets = file_datasets(text, path)
-    if datasets is None:
-        return set()
-    module = ".".join(module_parts(path))
-    facts = set()
-    for name, kind in datasets.returns.items():
-        positions = "*" if kind == DATASET else ",".join(
-            str(index) for index, part in enumerate(kind or ()) if part == DATASET)
-        if positions:
-            facts.add(f"{FUNCTION_FACT}{module}.{name}:{positions}")
-    return facts

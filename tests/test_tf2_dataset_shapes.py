@@ -267,3 +267,12 @@ def test_a_tfds_dict_by_key_or_get_and_a_batch_only_tf_data_goes_on_from() -> No
     said = messages(findings, "NPU064")
     assert said[1].startswith("evaluation pipeline (a pipeline named test_dataset)")
     assert said[2].startswith("evaluation pipeline (a pipeline named evaluate)")
+
+
+def test_a_nested_input_function_reads_the_dataset_of_the_function_around_it() -> None:
+    before = ('import tensorflow as tf\n\n\ndef main(model, files, batch_size):\n'
+              '    records = tf.data.TFRecordDataset(files)\n\n'
+              '    def input_fn():\n        return records.shuffle(100).batch(batch_size)\n\n'
+              '    model.fit(input_fn(), epochs=3)\n')
+    after = before.replace(".batch(batch_size)", ".batch(batch_size, drop_remainder=True)")
+    assert_migrates(before, after, RULES, facts=TF2_RUNTIME)

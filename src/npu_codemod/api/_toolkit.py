@@ -117,14 +117,9 @@ from npu_codemod.codemods.scopes import (
     uses,
 )
 from npu_codemod.codemods.support_list import list_name, support_list, support_list_tf2
-from npu_codemod.codemods.tf2_dataset_facts import dataset_use_facts
-from npu_codemod.codemods.tf2_dataset_uses import EVALUATION, TRAINING, DatasetUses
-from npu_codemod.codemods.tf2_datasets import (
-    LIBRARY_BATCHERS,
-    FileDatasets,
-    dataset_function_facts,
-    file_datasets,
-)
+from npu_codemod.codemods.tf2_dataset_facts import dataset_function_facts, dataset_use_facts
+from npu_codemod.codemods.tf2_dataset_uses import DatasetUses
+from npu_codemod.codemods.tf2_datasets import LIBRARY_BATCHERS, file_datasets
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL
 from npu_codemod.codemods.walk import (
     node_pre_order,
@@ -218,9 +213,7 @@ __all__ = [
     "ESTIMATOR_MODULES",
     "estimator_subclass_calls",
     "estimator_subclass_names",
-    "EVALUATION",
     "fact_names",
-    "FileDatasets",
     "find_import",
     "Finding",
     "first_call",
@@ -288,7 +281,6 @@ __all__ = [
     "TF2_COMPAT",
     "TF_NEUTRAL",
     "TPU_ESTIMATORS",
-    "TRAINING",
     "tree_text",
     "unparenthesised",
     "unresolved_accesses",
