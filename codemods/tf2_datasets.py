@@ -5,12 +5,16 @@ made by ``tf.data`` (``tf.data.Dataset.from_tensor_slices(...)``, ``tf.data.TFRe
 by ``tfds.load(..., split=...)`` or a Keras utility that returns a batched dataset
 (``image_dataset_from_directory``), by a dataset method on a dataset (``ds.map(f)``; the names
 only ``tf.data`` uses, ``prefetch``, ``padded_batch``..., on any receiver), by a call of a
-function that returns one, or when it is a name its scope assigns one (in any branch; tuple
-targets as well: ``train, info = tfds.load(..., with_info=True)``; the value of a
-``tfds.load`` without ``split`` is a dict of datasets, so ``ds["train"]`` is one).
+function that returns one, or when it is a name its scope (or an enclosing function's)
+assigns one (in any branch; tuple targets as well: ``train, info = tfds.load(...,
+with_info=True)``; the value of a ``tfds.load`` without ``split`` is a dict of datasets, so
+``ds["train"]`` and ``ds.get("test")`` are ones), or a parameter named like one (``ds``,
+``train_dataset``, as NPU002 reads names) or that every call of its function in the file
+passes one. A batch whose result goes on to a method only ``tf.data`` has
+(``.prefetch(1)``, ``.as_numpy_iterator()``) batches a dataset too.
 
 Functions that return a dataset are found in the file itself and, through the repository's
-analysis, in the files it imports: :func:`dataset_function_facts` gives one
+analysis, in the files it imports: :func:`.tf2_dataset_facts.dataset_function_facts` gives one
 :data:`FUNCTION_FACT` per module-level function of a file that returns a dataset
 (``tf2-dataset-fn:data.loader.make_dataset:*``, or the positions of a returned tuple that are
 datasets: ``...:0,1``); a call of an imported name is matched to them as Python finds the
