@@ -156,3 +156,17 @@ def test_a_subclass_is_reported_isinstance_is_left_alone() -> None:
     assert sites(findings) == [("NPU065", 5, 32, "unmigrated")]
     assert findings[0].message.startswith("class deriving from mixed_precision.LossScaleOptimizer: "
                                           "derive from npu.train.optimizer.NpuLossScaleOptimizer")
+
+
+def test_the_graph_rewrite_of_tf_train_experimental_in_a_tf2_repository_is_reported() -> None:
+    """TF 2.6 has it only as ``tf.compat.v1.mixed_precision.…`` (NPU065 reports that one, above):
+    ``tf.train.experimental.enable_mixed_precision_graph_rewrite`` is a TF 1.x-only API there,
+    which the file's detection reports (nothing in the file is rewritten)."""
+    source = ("import tensorflow as tf\n\n\ndef make(opt):\n"
+              "    opt = tf.keras.mixed_precision.LossScaleOptimizer(opt)\n"
+              "    return tf.train.experimental.enable_mixed_precision_graph_rewrite(opt)\n")
+    findings = assert_unchanged(source, RULES, facts=TF2_RUNTIME)
+    assert [(f.rule_id, f.line) for f in findings] == [("NPU000", 6)]
+    assert findings[0].message.startswith(
+        "uses TF 1.x-only and TF 2.x-only APIs (tf.keras.mixed_precision.LossScaleOptimizer, "
+        "tf.train.experimental.enable_mixed_precision_graph_rewrite)")
