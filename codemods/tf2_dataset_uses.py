@@ -33,8 +33,8 @@ ITERATED, OTHER = "iter", "other"
 EVALUATION_WORDS = frozenset("val valid validation dev holdout eval evaluate evaluation test testing "
                              "predict prediction infer inference decode export serving".split())
 TRAINING_WORDS = frozenset("train training trainer fit".split())
-#: Calls whose result is the dataset, distributed (followed on).
-PASSED_ON = frozenset({"experimental_distribute_dataset"})
+#: Calls whose result is the dataset, distributed or transformed (followed on).
+PASSED_ON = frozenset({"experimental_distribute_dataset", "apply"})
 _LOOPING = frozenset({"iter", "enumerate"})
 
 
@@ -88,7 +88,7 @@ class DatasetUses:
                     and isinstance(above, ast.Call) and above.func is parent:
                 node = above
             elif isinstance(parent, ast.Call) and parent.func is not node and _callee(parent) in PASSED_ON:
-                node = parent
+                node = parent  # strategy.experimental_distribute_dataset(ds), ds.apply(map_and_batch(...))
             else:
                 return node
 

@@ -276,3 +276,28 @@ def test_a_nested_input_function_reads_the_dataset_of_the_function_around_it() -
               '    model.fit(input_fn(), epochs=3)\n')
     after = before.replace(".batch(batch_size)", ".batch(batch_size, drop_remainder=True)")
     assert_migrates(before, after, RULES, facts=TF2_RUNTIME)
+
+
+MAP_AND_BATCH = '''\
+"""An ImageNet input function of the TF 2.x Model Garden era, with the fused map_and_batch."""
+import tensorflow as tf
+from tensorflow.data.experimental import map_and_batch
+
+from imagenet.preprocessing import parse_record
+
+
+def train_input_fn(files, batch_size, model, epochs):
+    ds = tf.data.TFRecordDataset(files).shuffle(10000).repeat()
+    ds = ds.apply(tf.data.experimental.map_and_batch(parse_record, batch_size, num_parallel_calls=8))
+    model.fit(ds.prefetch(tf.data.AUTOTUNE), epochs=epochs, steps_per_epoch=1281167 // batch_size)
+    val = tf.data.TFRecordDataset(files).apply(map_and_batch(parse_record, batch_size))
+    return model.evaluate(val)
+'''
+
+
+def test_map_and_batch_is_a_batch_too() -> None:
+    after = MAP_AND_BATCH.replace("batch_size, num_parallel_calls=8)",
+                                  "batch_size, num_parallel_calls=8, drop_remainder=True)")
+    findings = [f for f in assert_migrates(MAP_AND_BATCH, after, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU064"]
+    assert [(f.line, f.status) for f in findings] == [(10, "migrated"), (12, "unmigrated")]
+    assert messages(findings, "NPU064")[1].startswith("evaluation pipeline (a pipeline named val)")

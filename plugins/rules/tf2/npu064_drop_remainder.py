@@ -44,7 +44,9 @@ from npu_codemod.api._toolkit import (
     unparenthesised,
 )
 
-METHODS = {"batch": 1, "padded_batch": 3}  # drop_remainder's position among the arguments
+#: drop_remainder's position among the arguments.
+METHODS = {"batch": 1, "padded_batch": 3, "map_and_batch": 3}
+MAP_AND_BATCH = "tensorflow.data.experimental.map_and_batch"
 #: Library batchers -> the position of ``batch_size`` (Keras' default is 32; ``tfds.load``'s None).
 BATCH_SIZE_POSITION = {"image_dataset_from_directory": 5, "text_dataset_from_directory": 4,
                        "audio_dataset_from_directory": 4, "timeseries_dataset_from_array": 5}
@@ -70,7 +72,8 @@ class DropRemainder(Rule):
     guide_section = "设置drop_remainder静态化batch"
     guide_section_en = "Setting drop_remainder for Static Batching"
     guide_url = Rule.catalog_url(id, name)
-    rewrites = ("`batch(n)` and `padded_batch(...)` of a dataset shown to be `tf.data` (a `tf.data` "
+    rewrites = ("`batch(n)`, `padded_batch(...)` and `tf.data.experimental.map_and_batch(...)` of a "
+                "dataset shown to be `tf.data` (a `tf.data` "
                 "constructor chain, `tfds.load`, a function of the file or of the repository that "
                 "returns a dataset, a name assigned one, in any branch) get `drop_remainder=True`, "
                 "also when the dataset feeds evaluation as well as training; one that passes "
@@ -101,7 +104,7 @@ class DropRemainder(Rule):
             model.evaluate(val)
     """
     modules = ("tensorflow", "keras")
-    calls = LIBRARY_BATCHERS  # datasets a library batches: reported
+    calls = (*LIBRARY_BATCHERS, MAP_AND_BATCH)  # datasets a library batches: reported
     _tokens = ("batch", "_dataset_from_")
     _site_names = (".batch", ".padded_batch")
     pattern = "trailer< '.' method=('batch' | 'padded_batch') >"
@@ -121,20 +124,28 @@ class DropRemainder(Rule):
             ctx.report(method, "unmigrated", UNKNOWN, level="note")
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
-        """A library call that returns a dataset it batched: reported unless it feeds evaluation
-        only (then as such), or passes ``batch_size=None`` (``tfds.load``: when it passes one)."""
+        """``map_and_batch(f, n)``: as a ``batch``. A library call that returns a dataset it
+        batched: reported (as evaluation-only when it is), unless it passes
+        ``batch_size=None`` (``tfds.load``: unless it passes one)."""
         call = reference.call
-        if call is None or has_unpacking(call):
-            return
-        function = reference.name.rpartition(".")[2]
-        size = find_argument(call, "batch_size", BATCH_SIZE_POSITION.get(function))
-        if (size is None and function == "load") or (size is not None and is_none(unparenthesised(size.value))):
+        if call is None:
             return
         name = call.prev_sibling
         leaf = name.children[1] if name.type == symbols.trailer else name
         uses = dataset_uses(ctx)
         site = uses.datasets.call_at(leaf.lineno, leaf.column, leaf.value) if uses else None
         evaluation = uses.evaluation_only(site) if uses is not None and site is not None else ""
+        if reference.name == MAP_AND_BATCH:  # ds.apply(map_and_batch(f, n)): as a batch
+            self._check(call, leaf, evaluation, ctx)
+        elif not has_unpacking(call):
+            self._library(reference, call, evaluation, ctx)
+
+    @staticmethod
+    def _library(reference: Reference, call: Node, evaluation: str, ctx: FileContext) -> None:
+        function = reference.name.rpartition(".")[2]
+        size = find_argument(call, "batch_size", BATCH_SIZE_POSITION.get(function))
+        if (size is None and function == "load") or (size is not None and is_none(unparenthesised(size.value))):
+            return
         message = EVALUATION_ONLY.format(where=evaluation) if evaluation else LIBRARY.format(spelled=reference.spelled)
         ctx.report(reference, "unmigrated", message)
 
