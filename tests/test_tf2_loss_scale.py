@@ -151,9 +151,11 @@ def test_a_subclass_is_reported_isinstance_is_left_alone() -> None:
         "    def apply_gradients(self, grads_and_vars, **kwargs):\n"
         "        tf.print('loss scale', self.loss_scale)\n"
         "        return super().apply_gradients(grads_and_vars, **kwargs)\n\n\n"
-        "def is_scaled(opt):\n    return isinstance(opt, mixed_precision.LossScaleOptimizer)\n")
+        "def is_scaled(opt):\n    return isinstance(opt, mixed_precision.LossScaleOptimizer)\n\n\n"
+        "class LegacyScaled(mixed_precision.experimental.LossScaleOptimizer):\n    pass\n\n\n"
+        "def is_legacy(opt):\n    return isinstance(opt, mixed_precision.experimental.LossScaleOptimizer)\n")
     findings = [f for f in assert_unchanged(source, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU065"]
-    assert sites(findings) == [("NPU065", 5, 32, "unmigrated")]
+    assert sites(findings) == [("NPU065", 5, 32, "unmigrated"), ("NPU065", 15, 19, "unmigrated")]
     assert findings[0].message.startswith("class deriving from mixed_precision.LossScaleOptimizer: "
                                           "derive from npu.train.optimizer.NpuLossScaleOptimizer")
 

@@ -108,16 +108,15 @@ class LossScaleOptimizer(Rule):
             return tf.keras.mixed_precision.experimental.LossScaleOptimizer(optimizer, loss_scale)
     """
     modules = ("tensorflow", "npu_device", "keras")
-    calls = (*NPU_CLASSES, *EXPERIMENTAL, *OTHER_SCALING, *GRAPH_REWRITE)
-    uses = KERAS_CLASSES  # calls are replaced; a subclass is reported, other uses left alone
+    calls = (*NPU_CLASSES, *OTHER_SCALING, *GRAPH_REWRITE)
+    # calls are replaced; a subclass is reported, other uses (isinstance) left alone
+    uses = (*KERAS_CLASSES, *EXPERIMENTAL)
     _scope = "site"
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         name = reference.name
         if name in NPU_CLASSES:
             ctx.report(reference, "migrated", IN_PLACE)
-        elif name in EXPERIMENTAL:
-            self._experimental(reference, ctx)
         elif name in OTHER_SCALING:
             ctx.report(reference, "unmigrated", OTHER.format(spelled=reference.spelled))
         elif name in GRAPH_REWRITE:
@@ -125,6 +124,8 @@ class LossScaleOptimizer(Rule):
         elif reference.call is None:
             if reference.site.base_class:
                 ctx.report(reference, "unmigrated", SUBCLASS.format(spelled=reference.spelled))
+        elif name in EXPERIMENTAL:
+            self._experimental(reference, ctx)
         else:
             spelled, npu = reference.spelled, _device_name(ctx)
             replace_callee(reference, f"{npu}.train.optimizer.NpuLossScaleOptimizer")
