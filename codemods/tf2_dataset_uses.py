@@ -20,6 +20,7 @@ import ast
 import re
 from typing import AbstractSet, Callable, Iterator, Optional
 
+from .file_kinds import is_test_file
 from .names import module_parts
 from .tf2_datasets import DATASET_METHODS, FileDatasets, remote_name
 
@@ -190,8 +191,9 @@ class DatasetUses:
                 and isinstance(statement.targets[0], ast.Name):
             names.append(statement.targets[0].id)
         scope = self.datasets.scope_of(node)
-        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            names.append(scope.name)
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and not (scope.name.startswith("test") and is_test_file(self.datasets.path)):
+            names.append(scope.name)  # a test file's test_* functions test, they do not evaluate
         return names
 
     def remote(self, name: str, position: Optional[int]) -> set[str]:

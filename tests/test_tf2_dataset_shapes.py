@@ -6,6 +6,8 @@ themselves (``spec/rules-tf2.md``, issue #31)."""
 
 from __future__ import annotations
 
+from npu_codemod import testing
+
 from support.rules import assert_migrates, assert_unchanged, messages, sites
 
 TF2_RUNTIME = {"tf-runtime:2"}
@@ -301,3 +303,24 @@ def test_map_and_batch_is_a_batch_too() -> None:
     findings = [f for f in assert_migrates(MAP_AND_BATCH, after, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU064"]
     assert [(f.line, f.status) for f in findings] == [(10, "migrated"), (12, "unmigrated")]
     assert messages(findings, "NPU064")[1].startswith("evaluation pipeline (a pipeline named val)")
+
+
+MODEL_TEST = '''\
+"""Tests of the DCGAN training loop (run with --include-tests)."""
+import tensorflow as tf
+
+from dcgan import dcgan
+
+
+class DcganTest(tf.test.TestCase):
+
+    def test_one_epoch(self):
+        train_dataset = tf.data.Dataset.from_tensor_slices(tf.zeros([64, 28, 28, 1])).batch(32)
+        dcgan.Dcgan(epochs=1).train(train_dataset)
+'''
+
+
+def test_a_test_file_s_test_functions_do_not_name_evaluation() -> None:
+    """``test_one_epoch`` trains: in a test file, ``test`` names the test, not an evaluation."""
+    after = MODEL_TEST.replace(".batch(32)", ".batch(32, drop_remainder=True)")
+    testing.assert_migrates(RULES, MODEL_TEST, after, facts=TF2_RUNTIME, path="dcgan/dcgan_test.py")
