@@ -20,7 +20,6 @@ repository trains on.
 from __future__ import annotations
 
 import ast
-import re
 import sys
 from typing import Iterator, Optional
 
@@ -32,16 +31,17 @@ from .tf2_datasets import DATASET, DATASET_METHODS, FUNCTION_FACT, FileDatasets,
 
 _LIBRARIES = ("tensorflow", "keras", "numpy", "tensorflow_datasets", "tf_keras")
 _STANDARD = frozenset(sys.stdlib_module_names)
-#: Text of a file that may use a repository function for training or evaluation.
-_CONSUMES = re.compile(r"\.(?:fit|evaluate|predict|train_on_batch|test_on_batch)\(|validation_data")
+#: Text of a file that may use a repository function for training or evaluation (substrings:
+#: ``in`` is many times faster than a regular expression over a large file).
+_CONSUMES = (".fit(", ".evaluate(", ".predict(", "_on_batch(", "validation_data")
 #: Text of a file that may return a dataset it makes.
-_MAKES = re.compile(r"\bdata\.|Dataset|tensorflow_datasets|_dataset_from_|padded_batch|prefetch")
+_MAKES = ("data.", "Dataset", "tensorflow_datasets", "_dataset_from_", "padded_batch", "prefetch")
 
 
 def dataset_function_facts(path: str, text: str) -> set[str]:
     """The :data:`FUNCTION_FACT` of each module-level function of a file that returns a
     dataset (``*``) or a tuple with datasets (their positions)."""
-    if "return" not in text or not _MAKES.search(text):
+    if "return" not in text or not any(word in text for word in _MAKES):
         return set()
     datasets = file_datasets(text, path)
     if datasets is None:
@@ -58,7 +58,7 @@ def dataset_function_facts(path: str, text: str) -> set[str]:
 
 def dataset_use_facts(path: str, text: str) -> set[str]:
     """The :data:`USE_FACT` facts of one file (see the module docstring)."""
-    if not _CONSUMES.search(text) or is_test_file(path):
+    if not any(word in text for word in _CONSUMES) or is_test_file(path):
         return set()
     tree = module_ast(text)
     if tree is None:

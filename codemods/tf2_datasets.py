@@ -83,6 +83,7 @@ class FileDatasets:
         self._names: dict[int, dict[str, Kind]] = {}
         self._returns: dict[str, Kind] = {}
         self._returns_known = False
+        self._attributes: Optional[dict[str, Kind]] = None
 
     @property
     def returns(self) -> dict[str, Kind]:
@@ -134,6 +135,8 @@ class FileDatasets:
             return self.name_kind(node.id, scope if scope is not None else self.scope_of(node))
         if isinstance(node, ast.Subscript):
             return DATASET if self.kind(node.value, scope) == DATASET_DICT else None
+        if isinstance(node, ast.Attribute):
+            return self.attribute_kind(node)
         if isinstance(node, ast.Call):
             return self.call_kind(node, scope)
         if isinstance(node, ast.Tuple):
@@ -155,6 +158,29 @@ class FileDatasets:
             if made is not None:
                 return made
         return self.returned_kind(call)
+
+    def attribute_kind(self, node: ast.Attribute) -> Kind:
+        """``self.train_ds``: a dataset when named like one, or when the file assigns the same
+        attribute chain a dataset anywhere (attributes are tracked for the whole file)."""
+        dotted = ast_dotted_name(node)
+        if dotted is None or self.qualify(node) is not None:
+            return None  # tf.data.AUTOTUNE and other imported names are no attributes of ours
+        if DATASET_NAME.match(node.attr):
+            return DATASET
+        return self.attribute_datasets.get(dotted)
+
+    @property
+    def attribute_datasets(self) -> dict[str, Kind]:
+        """Attribute chains (``self.pipeline``) the file assigns a dataset (while they are
+        worked out, those found so far)."""
+        if self._attributes is None:
+            self._attributes = {}
+            for statement in self.index.nodes(ast.Assign):
+                targets = [target for target in statement.targets if isinstance(target, ast.Attribute)]
+                dotted = [name for name in map(ast_dotted_name, targets) if name]
+                if dotted and self.kind(statement.value, self.owners.get(id(statement), self.tree)) == DATASET:
+                    self._attributes.update(dict.fromkeys(dotted, DATASET))
+        return self._attributes
 
     def qualify(self, node: ast.AST) -> Optional[str]:
         """The dotted name ``node`` spells, its head replaced by what the file imports it as."""
@@ -184,12 +210,9 @@ class FileDatasets:
             kinds = self.bindings(scope)
             if name in kinds or scope is self.tree:
                 return kinds.get(name)
-            if isinstance(scope, _FUNCTIONS) and self.functions.get(scope.name) is scope:
-                scope = self.tree  # a module-level function: no need to look the tree up
-                continue
-            scope = self.scope_of(scope)
-            while isinstance(scope, ast.ClassDef):
-                scope = self.scope_of(scope)
+            # the function a nested function or lambda is defined in; else (a module-level
+            # function, a method) the module: class bodies are no enclosing scope
+            scope = self.owners.get(id(scope), self.tree)
 
     def bindings(self, scope: Scope) -> dict[str, Kind]:
         """The names ``scope`` assigns a dataset (or a dict or tuple of them) anywhere, in
@@ -224,20 +247,21 @@ class FileDatasets:
         return found
 
     @cached_property
+    def owners(self) -> dict[int, Scope]:
+        """``id(node)`` -> the function whose own node it is (not in this dict: the module's,
+        or a class body's or lambda's): cheaper than :attr:`parents` for who needs scopes."""
+        found: dict[int, Scope] = {}
+        for function in self.index.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+            if isinstance(function, _FUNCTIONS):
+                found.update(dict.fromkeys(map(id, self.index.own_nodes(function)), function))
+        return found
+
+    @cached_property
     def calls_in_scopes(self) -> list[tuple[ast.Call, Scope]]:
         """Every call of the file with the function it is made in (the module for the
         others)."""
-        found: list[tuple[ast.Call, Scope]] = []
-        owned: set[int] = set()
-        for function in self.index.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
-            if not isinstance(function, _FUNCTIONS):
-                continue
-            for node in self.index.own_nodes(function):
-                if isinstance(node, ast.Call):
-                    owned.add(id(node))
-                    found.append((node, function))
-        found += [(node, self.tree) for node in self.index.nodes(ast.Call) if id(node) not in owned]
-        return found
+        owners, tree = self.owners, self.tree
+        return [(node, owners.get(id(node), tree)) for node in self.index.nodes(ast.Call)]
 
     @cached_property
     def calls_by_name(self) -> dict[str, list[tuple[ast.Call, Scope]]]:

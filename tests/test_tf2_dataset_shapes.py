@@ -324,3 +324,33 @@ def test_a_test_file_s_test_functions_do_not_name_evaluation() -> None:
     """``test_one_epoch`` trains: in a test file, ``test`` names the test, not an evaluation."""
     after = MODEL_TEST.replace(".batch(32)", ".batch(32, drop_remainder=True)")
     testing.assert_migrates(RULES, MODEL_TEST, after, facts=TF2_RUNTIME, path="dcgan/dcgan_test.py")
+
+
+LOADER_CLASS = '''\
+"""A data loader class, as many TF 2.x repositories write one."""
+import tensorflow as tf
+
+
+class DataLoader:
+    def __init__(self, files, batch_size):
+        self.records = tf.data.TFRecordDataset(files).map(self.parse, num_parallel_calls=tf.data.AUTOTUNE)
+        self.batch_size = batch_size
+
+    def parse(self, record):
+        example = tf.io.parse_single_example(record, {"x": tf.io.FixedLenFeature([8], tf.float32)})
+        return example["x"], tf.reduce_sum(example["x"])
+
+    def training(self):
+        return self.records.shuffle(1000).repeat().batch(self.batch_size)
+
+    def replay(self):
+        return self.memory.batch(self.batch_size)
+'''
+
+
+def test_an_attribute_the_file_assigns_a_dataset_is_one() -> None:
+    """``self.records`` is assigned a ``tf.data`` chain in ``__init__``: its batch in another
+    method batches a dataset; ``self.memory`` is not shown to be one."""
+    after = LOADER_CLASS.replace(".repeat().batch(self.batch_size)", ".repeat().batch(self.batch_size, drop_remainder=True)")
+    findings = [f for f in assert_migrates(LOADER_CLASS, after, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU064"]
+    assert [(f.line, f.status) for f in findings] == [(15, "migrated"), (18, "unmigrated")]
