@@ -209,7 +209,7 @@ class Engine:
                  active: list[Rule]) -> FileOutcome:
         """The rules that run on the file's kind (``tf_versions``): none on a ``conflict``
         file (one finding), only those of the TF 2.x packs on TF 2.x code."""
-        kind = file_kind(signals_of(source.text, path), runtime_of(facts))
+        kind = file_kind(signals_of(source.text, path), runtime_of(facts, path))
         if kind.kind == CONFLICT:
             at = kind.at
             finding = file_finding(repo, path, "unmigrated", kind.message,
@@ -220,7 +220,7 @@ class Engine:
             message = "" if mixed == path else MIXED_PART.format(entry=mixed)
             return FileOutcome(path, (file_finding(repo, path, "unmigrated", message),) if message else (),
                                kind="" if kind.kind == NON_TF else kind.kind)
-        treated = treatment(kind.kind, runtime_of(facts))
+        treated = treatment(kind.kind, runtime_of(facts, path))
         scripts = [rule for rule in active if NON_TF in rule.file_kinds] if kind.kind == NON_TF else []
         active = [rule for rule in active if treated in rule.file_kinds and _may_act(rule, source.text)]
         if not active and scripts:

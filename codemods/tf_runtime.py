@@ -101,13 +101,16 @@ def is_manifest(path: str) -> bool:
                  "environment.yaml")
 
 
-def decide(configured: Optional[str], manifests: Mapping[str, str], facts: Iterable[str]) -> Runtime:
-    """The runtime from the configuration, the manifests' texts by path, and the code facts."""
+def decide(configured: Optional[str], manifests: Mapping[str, str], facts: Iterable[str],
+           includes: Optional[Mapping[str, str]] = None) -> Runtime:
+    """The runtime from the configuration, the manifests' texts by path, and the code facts
+    (``includes``: the manifests ``-r`` lines may name, when more than ``manifests``)."""
     facts = frozenset(facts)
     configured = configured or own_setting(manifests.get("pyproject.toml", ""))
     if configured in (RUNTIME_TF1, RUNTIME_TF2):
         return Runtime(configured)
-    pins = [pin for path, text in sorted(manifests.items()) for pin in pins_of(path, text, manifests)]
+    every = manifests if includes is None else includes
+    pins = [pin for path, text in sorted(manifests.items()) for pin in pins_of(path, text, every)]
     deciding = [pin for pin in pins if pin.runtime is not None]
     values = {pin.runtime for pin in deciding}
     messages = _input_problems(manifests, pins)

@@ -48,6 +48,9 @@ TF2_NATIVE = frozenset({TF2, TF_NEUTRAL})
 RUNTIME_TF1, RUNTIME_TF2, RUNTIME_UNKNOWN = "1", "2", "undetermined"
 RUNTIME_NOT_GIVEN = ""
 RUNTIME_FACT = "tf-runtime:"
+#: The runtime of a folder with its own TensorFlow pins: ``tf-runtime@<folder>/:<value>``
+#: (``tf_scopes``).
+SCOPE_FACT = "tf-runtime@"
 #: Facts of the repository-wide analysis: some file has a T1 / a T2 signal, or only TF 2.x
 #: idioms (its kind then depends on the runtime).
 CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
@@ -55,6 +58,10 @@ CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
 #: C1: the compat switches (the part after ``tensorflow.compat.v1.`` or ``tensorflow.``).
 COMPAT_SWITCHES = frozenset({"disable_v2_behavior", "disable_eager_execution"})
 NPU_DEVICE = "npu_device"
+#: TensorFlow's internal modules (``from tensorflow.python.saved_model import tag_constants``):
+#: TF 2.x keeps TF 1.x's, so a name reached through one is no T1 signal (though its public name,
+#: ``tf.saved_model.tag_constants``, is TF 1.x-only); one that is TF 2.x-only stays T2.
+INTERNAL = "tensorflow.python."
 NPU_COMPAT_SWITCH = "npu_device.compat.enable_v1"
 #: NPU061's device init (``npu.open().as_default()``; see :attr:`Signals.t2_device_init`).
 NPU_DEVICE_OPEN = "npu_device.open"
@@ -66,6 +73,11 @@ COMPAT_GRAPH_APIS = frozenset({
     "keras.backend.get_session", "keras.backend.set_session",
 })
 COMPAT_GRAPH_PREFIXES = ("estimator.", "layers.")
+#: C2 names that TF 2.x code uses for its GPU settings alone (``config = ConfigProto();
+#: config.gpu_options.allow_growth = True; session = InteractiveSession(config=config)`` at the
+#: top of eager scripts): C2 only in a file that has another C2 use or runs a session; else the
+#: file stays eager TF 2.x code (the compat header's ``enable_v1()`` would switch it to graph mode).
+SESSION_CONFIG = frozenset({"Session", "InteractiveSession", "ConfigProto"})
 #: T2: TF 2.x-only APIs, each in Ascend's TF 2.6 list and absent from its TF 1.15 list, and
 #: checked against TensorFlow's r1.15 API reference (``tf.nest.*`` and
 #: ``tf.keras.optimizers.schedules.*``, which the spec proposed, exist in TF 1.15 and are left
@@ -171,15 +183,22 @@ class Kind:
     at: Optional[Use] = None
 
 
-def runtime_of(facts: FrozenSet[str]) -> str:
-    """The repository's runtime from its facts; :data:`RUNTIME_NOT_GIVEN` when they have none
-    (the engine called without a repository's analysis: a library caller, a rule's golden
-    test): files with only TF 2.x idioms are then TF 1.x code, as before the TF 2.x pack.
-    ``run``, ``scan`` and ``check`` always decide it (``tf_runtime``)."""
+def runtime_of(facts: FrozenSet[str], path: str = "") -> str:
+    """The runtime of the file ``path`` from the repository's facts: the runtime of the deepest
+    folder with its own pins that holds it (``tf_scopes``), else the repository's;
+    :data:`RUNTIME_NOT_GIVEN` when they have none (the engine called without a repository's
+    analysis: a library caller, a rule's golden test): files with only TF 2.x idioms are then
+    TF 1.x code, as before the TF 2.x pack. ``run``, ``scan`` and ``check`` always decide it
+    (``tf_runtime``)."""
+    found, depth = RUNTIME_NOT_GIVEN, -1
     for fact in facts:
-        if fact.startswith(RUNTIME_FACT):
-            return fact[len(RUNTIME_FACT):]
-    return RUNTIME_NOT_GIVEN
+        if fact.startswith(RUNTIME_FACT) and depth < 0:
+            found, depth = fact[len(RUNTIME_FACT):], 0
+        elif fact.startswith(SCOPE_FACT):
+            folder, _, value = fact[len(SCOPE_FACT):].rpartition(":")
+            if path.startswith(folder) and len(folder) > depth:
+                found, depth = value, len(folder)
+    return found
 
 
 def file_kind(signals: Signals, runtime: str) -> Kind:
@@ -251,15 +270,23 @@ def _signals(tree: ast.Module, path: str) -> Signals:
         found["e"] = Use(1, 0, "tensorflow.compat.v2")
     index = module_index(tree)
     device_init: Optional[Use] = None
+    weak: Optional[Use] = None  # a session-config C2 use (SESSION_CONFIG)
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
-            full = public_name(bound[head] + spelled[len(head):end])
+            raw = bound[head] + spelled[len(head):end]
+            full = public_name(raw)
             signal, use = _signal(full), Use(node.lineno, node.col_offset, spelled[:end])
+            if signal == "t1" and raw.startswith(INTERNAL):
+                signal = None  # TF 2.x keeps TF 1.x's ``tensorflow.python`` modules
             if full == NPU_DEVICE_OPEN:
                 device_init = device_init if device_init and _before(device_init, use) else use
+            elif signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
+                weak = weak if weak and _before(weak, use) else use
             elif signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
+    if weak is not None and ("c2" in found or _runs_a_session(index)):
+        found["c2"] = found["c2"] if "c2" in found and _before(found["c2"], weak) else weak
     init_only = device_init is not None and "t2" not in found
     if device_init is not None and init_only:
         found["t2"] = device_init
@@ -269,6 +296,18 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     imports_tf = any(_root(target) in ("tensorflow", "tensorflow_estimator")
                      for target in bound.values())
     return Signals(imports_tf, **found, t2_device_init=init_only)
+
+
+def _runs_a_session(index: ModuleIndex) -> bool:
+    """Does the module call ``run`` on a session (``sess.run``, ``self._session.run``)?"""
+    calls: list[ast.Call] = index.nodes(ast.Call)
+    for call in calls:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "run":
+            receiver = ast_dotted_name(func.value) or ""
+            if "sess" in receiver.rpartition(".")[2].lower() or receiver.endswith("Session"):
+                return True
+    return False
 
 
 def _bound_names(index: ModuleIndex, bound: dict[str, str]) -> list[tuple[ast.expr, str]]:

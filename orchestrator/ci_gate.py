@@ -20,8 +20,8 @@ from npu_codemod.codemods.engine import FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import rewrite_instruction
-from npu_codemod.codemods.tf_programs import program_facts, with_programs
-from npu_codemod.codemods.tf_runtime import decide, is_manifest, with_runtime
+from npu_codemod.codemods.tf_runtime import is_manifest
+from npu_codemod.codemods.tf_scopes import decided_facts
 from npu_codemod.orchestrator.loaded_rules import LoadedRules
 
 EXIT_CLEAN, EXIT_SITES, EXIT_UNREADABLE = 0, 1, 2
@@ -129,7 +129,8 @@ def run_check(paths: Sequence[str], loaded_rules: LoadedRules, out: TextIO, err:
     own = _own_pyproject(paths)
     if own is not None:  # the repository's own settings (check runs on a folder of it, or on it)
         manifests.setdefault("pyproject.toml", own)
-    sites = check_contents(contents, loaded_rules, [str(link) for link in links], manifests, tensorflow)
+    tops = ["" if str(Path(name)) == "." else str(Path(name)) + "/" for name in paths if Path(name).is_dir()]
+    sites = check_contents(contents, loaded_rules, [str(link) for link in links], manifests, tensorflow, tops)
     sites = sorted(sites + notebook_sites(paths, include_tests), key=lambda s: (s.path, s.line, s.column, s.rule_id))
     for site in sites:
         print(site, file=out)
@@ -201,20 +202,20 @@ def _manifests(paths: Sequence[str]) -> Iterable[tuple[Path, str]]:
 
 
 def check_contents(contents: dict[str, bytes], loaded_rules: LoadedRules, links: Sequence[str] = (),
-                   manifests: Mapping[str, str] = {}, tensorflow: Optional[str] = None) -> list[Site]:
+                   manifests: Mapping[str, str] = {}, tensorflow: Optional[str] = None,
+                   tops: Sequence[str] = ()) -> list[Site]:
     """Sites needing migration in files given as ``{path: bytes}`` and in the symlinks
     ``links`` (one site each: not followed), in path and line order.
 
     The files count as one repository: repository-wide facts (``uses tf.device``) are
     gathered over all of them, as ``run`` does, and so is the TensorFlow runtime (from
-    ``tensorflow``, the ``manifests`` by path, or the code).
+    ``tensorflow``, the ``manifests`` by path, or the code; ``tops``: the folders given, each a
+    repository's top, whose pins are no folder's of its own: ``tf_scopes``).
     """
     facts = loaded_rules.repository_facts(contents.items()).facts
-    runtime = decide(tensorflow, manifests, facts)
-    programs, messages = program_facts(facts, runtime.value, manifests.get("pyproject.toml", ""))
-    facts = with_programs(with_runtime(facts, runtime), programs)
+    facts, messages = decided_facts(tensorflow, manifests, facts, tops)
     # what of the pins and settings could not be read, or left the version open: as ``run``
-    sites = [Site(path or ".", 1, 0, FILE_RULE_ID, message) for path, message in runtime.messages + messages]
+    sites = [Site(path or ".", 1, 0, FILE_RULE_ID, message) for path, message in messages]
     for path, data in contents.items():
         sites += outcome_sites(loaded_rules.engine.process(data, path, facts=facts))
     sites += [Site(path, 1, 0, FILE_RULE_ID, SYMLINK) for path in links]

@@ -19,6 +19,7 @@ from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.tf_programs import graph_fact
+from npu_codemod.codemods.tf_scopes import file_fact
 from npu_codemod.codemods.tf_versions import signals_of
 from npu_codemod.plugins.manager import Plugins, PluginSpec, load_plugins, select_rules
 
@@ -103,6 +104,7 @@ class LoadedRules:
                 signals = signals_of(text, path)
                 facts.update(signals.facts())
                 facts.update(filter(None, [graph_fact(path, text, signals)]))
+                facts.add(file_fact(path, signals))
                 with collector_paused():
                     results, errors = self.plugins.call_each("npu_codemod_analyze_file",
                                                              path=path, text=text)

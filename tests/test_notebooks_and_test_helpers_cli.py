@@ -85,6 +85,7 @@ def repo(tmp_path: Path) -> Path:
     path = tmp_path / "agent"
     make_repo(path, {"train.py": TRAIN, "agent/__init__.py": "", "agent/model.py": MODEL,
                      "notebooks/explore.ipynb": EXPLORE, "notebooks/plots.ipynb": PLOTS,
+                     "notebooks/.ipynb_checkpoints/explore-checkpoint.ipynb": EXPLORE,  # autosave
                      "tests/sanity.ipynb": EXPLORE, **HELPERS})
     (tmp_path / "repos.txt").write_text("agent\n")
     return path

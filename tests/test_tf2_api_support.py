@@ -111,3 +111,13 @@ def test_the_sites_are_those_of_the_file_as_written_so_a_rerun_counts_the_same()
     assert rerun.new_data is None
     assert first.api_sites == rerun.api_sites
     assert "tf.config.experimental.set_memory_growth" not in {row.api for row in first.api_sites}
+
+
+def test_tf2_code_written_through_compat_v2_is_looked_up_as_tf() -> None:
+    """Google's TF 2.x code imports ``tensorflow.compat.v2 as tf`` (simclr's ``tf2/``): the TF 2.6
+    list names no ``compat.v2``, so each use is its ``tf.`` API, not an API of unknown support."""
+    through_v2 = AUGMENT.replace("import tensorflow as tf\n", "import tensorflow.compat.v2 as tf\n")
+    plain, folded = (process(source, {"NPU071"}, facts=TF2_RUNTIME) for source in (AUGMENT, through_v2))
+    assert [site for site in sites(folded.findings) if site[0] == "NPU071"] == sites(plain.findings)
+    assert sorted(folded.api_sites) == sorted(plain.api_sites)
+    assert not any("compat.v2" in row.api for row in folded.api_sites)

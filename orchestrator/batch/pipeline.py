@@ -23,8 +23,7 @@ from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, not
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.sites import SiteCounts, rule_sites, settle
 from npu_codemod.codemods.source import UndecodableSource, decode_source
-from npu_codemod.codemods.tf_programs import program_facts, with_programs
-from npu_codemod.codemods.tf_runtime import decide, with_runtime
+from npu_codemod.codemods.tf_scopes import decided_facts
 from npu_codemod.codemods.tf_versions import KINDS, NON_TF
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
 from npu_codemod.orchestrator.batch.group_branches import commit_groups
@@ -109,12 +108,10 @@ def with_shard_facts(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> Sha
 
 def runtime_facts(plan: RepoPlan, facts: frozenset[str]) -> tuple[frozenset[str], tuple[Finding, ...]]:
     """``facts`` with the repository's TensorFlow runtime (``tf_runtime``), and its findings."""
-    manifests = dict(plan.manifests)
-    runtime = decide(plan.job.selection.tensorflow, manifests, facts)
-    programs, messages = program_facts(facts, runtime.value, manifests.get("pyproject.toml", ""))
+    decided, messages = decided_facts(plan.job.selection.tensorflow, dict(plan.manifests), facts)
     found = tuple(file_finding(plan.job.entry.name, path, "unmigrated", message)
-                  for path, message in runtime.messages + messages)
-    return with_programs(with_runtime(facts, runtime), programs), found
+                  for path, message in messages)
+    return decided, found
 
 
 def manifest_texts(repo: git.Repo, listing: gitrepo.PythonListing) -> tuple[tuple[str, str], ...]:

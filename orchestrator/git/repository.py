@@ -30,6 +30,9 @@ from npu_codemod.orchestrator.redact import mask_secrets
 RECEIVE_PACK = "--receive-pack=git-receive-pack"
 _SYMLINK_MODE = b"120000"
 _LISTED_MODES = (b"100644", b"100755", _SYMLINK_MODE)  # regular files, symlinks
+#: Jupyter's autosave copies (committed by mistake): never migrated nor reported (``check``
+#: skips every dot folder).
+AUTOSAVES = ".ipynb_checkpoints"
 #: Never wait for a password or a host-key answer: a worker has no terminal. Never wait
 #: forever for a remote that accepted the connection and went silent: over http(s), under
 #: 1 KB/s for 60 s ends the transfer (``http.lowSpeedLimit``/``lowSpeedTime``; raise them with
@@ -178,7 +181,8 @@ def _walk(odb: git.GitCmdObjectDB, tree: bytes, prefix: str, listing: PythonList
     for mode, name, id_at in _entries(data):
         text = name.decode("utf-8", "surrogateescape")  # as GitPython decodes paths
         if mode == b"40000":
-            _walk(odb, data[id_at:id_at + 20], f"{prefix}{text}/", listing)
+            if text != AUTOSAVES:
+                _walk(odb, data[id_at:id_at + 20], f"{prefix}{text}/", listing)
         elif text.endswith(".py") and mode in _LISTED_MODES:
             found = listing.links if mode == _SYMLINK_MODE else listing.files
             found.append(PyFile(prefix + text, mode.decode(), data[id_at:id_at + 20].hex()))

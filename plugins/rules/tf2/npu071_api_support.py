@@ -134,11 +134,18 @@ def _on_site(site: ReferenceSite, first: int, end: int, lines: dict[int, list[Fi
 
 def _use(ctx: FileContext, site: ReferenceSite) -> Optional[Use]:
     """The use at ``site`` with its status in the TF 2.6 list (None: no listed API)."""
-    api = list_name(ctx.names("tensorflow").resolve(site.spelled) or site.name)
+    api = list_name(_v2_folded(ctx.names("tensorflow").resolve(site.spelled) or site.name))
     if api is None:
         return None
     entry, status = support_list_tf2().lookup(api)
     return Use(site, api, entry, status)
+
+
+def _v2_folded(qualified: str) -> str:
+    """``tensorflow.compat.v2.X`` is ``tensorflow.X`` on TF 2.x (the TF 2.6 list names no
+    ``compat.v2``; Google's TF 2.x code imports ``tensorflow.compat.v2 as tf``)."""
+    head, v2, rest = qualified.partition("tensorflow.compat.v2.")
+    return "tensorflow." + rest if v2 and not head else qualified
 
 
 def _verdict(use: Use, seen: set[str]) -> tuple[Optional[str], str]:

@@ -1,0 +1,103 @@
+"""The TensorFlow runtime of each part of a repository: a folder with its own TensorFlow pins.
+
+Real repositories keep TF 2.x code beside TF 1.x code: google-research/simclr pins
+``tensorflow==1.15.4`` in its top ``requirements.txt`` and keeps a ``tf2/`` folder with its own
+``requirements.txt`` (``tensorflow``) and TF 2.x code. One runtime for the whole repository
+makes the ``tf2/`` files conflicts (TF 2.x API in a repository pinned to TF 1.x) and leaves its
+entry script without the device init.
+
+A *scope* is a folder, other than the top, that holds a manifest with a TensorFlow requirement
+(or its own ``[tool.npu-codemod] tensorflow`` setting) and TensorFlow files under it. Each
+TensorFlow file and each manifest belongs to the deepest scope that holds it, else to the
+repository's top scope: a ``requirements/gpu.txt`` or ``docker/requirements.txt`` beside no code
+still pins the whole repository, as before. Each scope's runtime is decided as ``tf_runtime``
+decides a repository's, from its own manifests and its own files' code, and its TF 2.x programs
+(``tf_programs``) from its own files. The top scope's runtime is the fact ``tf-runtime:<v>``;
+another scope's is ``tf-runtime@<folder>/:<v>`` (``tf_versions.runtime_of`` picks a file's).
+A repository without scopes is decided exactly as one runtime.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import PurePosixPath
+from typing import Iterable, Mapping, Optional
+
+from .tf_programs import GRAPH_FACT, program_facts, with_programs
+from .tf_runtime import decide, own_setting, pins_of, with_runtime
+from .tf_versions import SCOPE_FACT, Signals
+
+#: One fact per TensorFlow file: ``tf-file@<codes>|<path>`` (its ``tf-code:`` facts, comma
+#: separated), read and dropped when the runtimes are decided.
+FILE_FACT = "tf-file@"
+
+
+def file_fact(path: str, signals: Signals) -> str:
+    """The :data:`FILE_FACT` of one TensorFlow file."""
+    return f"{FILE_FACT}{','.join(sorted(signals.facts()))}|{path}"
+
+
+def _folder(path: str) -> str:
+    parent = str(PurePosixPath(path).parent)
+    return "" if parent == "." else parent + "/"
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path.startswith(folder)
+
+
+def _deepest(path: str, folders: Iterable[str]) -> str:
+    return max((folder for folder in folders if _inside(path, folder)), key=len, default="")
+
+
+def scope_folders(manifests: Mapping[str, str], tf_files: Iterable[str], tops: Iterable[str] = ()) -> list[str]:
+    """The folders (``a/b/``) that are scopes: not the top, nor one of ``tops`` (the folders
+    ``check`` was given, each the top of a repository)."""
+    files = list(tf_files)
+    pinning = {_folder(path) for path, text in manifests.items()
+               if pins_of(path, text, manifests)
+               or (PurePosixPath(path).name == "pyproject.toml" and own_setting(text) is not None)}
+    return sorted(folder for folder in pinning - {""} - set(tops) if any(_inside(path, folder) for path in files))
+
+
+def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts: frozenset[str],
+                  tops: Iterable[str] = ()) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+    """``facts`` with each scope's runtime and TF 2.x programs in place of the per-file facts
+    they were decided from, and the messages ``(path, text)`` to report (``tops``: see
+    :func:`scope_folders`)."""
+    files = {fact[len(FILE_FACT):].partition("|")[2]: fact[len(FILE_FACT):].partition("|")[0]
+             for fact in facts if fact.startswith(FILE_FACT)}
+    folders = scope_folders(manifests, files, tops)
+    kept = frozenset(fact for fact in facts if not fact.startswith(FILE_FACT))
+    if not folders:
+        return _decided(configured, manifests, kept, "")
+    codes: dict[str, set[str]] = defaultdict(set)
+    for path, listed in files.items():
+        codes[_deepest(path, folders)].update(filter(None, listed.split(",")))
+    graph: dict[str, set[str]] = defaultdict(set)
+    for fact in kept:
+        if fact.startswith(GRAPH_FACT):
+            graph[_deepest(fact[len(GRAPH_FACT):], folders)].add(fact)
+    others = frozenset(fact for fact in kept if not fact.startswith(GRAPH_FACT))
+    result, messages = frozenset(others), ()  # type: frozenset[str], tuple[tuple[str, str], ...]
+    for folder in [""] + folders:
+        own = {path: text for path, text in manifests.items() if _deepest(path, folders) == folder}
+        decided, found = _decided(configured, own, frozenset(graph[folder]) | codes[folder], folder, manifests)
+        result |= decided
+        messages += found
+    return result, messages
+
+
+def _decided(configured: Optional[str], own: Mapping[str, str], facts: frozenset[str], folder: str,
+             every: Optional[Mapping[str, str]] = None) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+    """One scope: its runtime from its own manifests (includes followed in ``every``) and code."""
+    pyproject = own.get(folder + "pyproject.toml", "")
+    runtime = decide(configured or own_setting(pyproject), own, facts, every)
+    programs, messages = program_facts(facts, runtime.value, pyproject)
+    decided = with_programs(with_runtime(facts, runtime), programs)
+    if not folder:
+        return decided, runtime.messages + messages
+    where = min(own) if own else folder  # a scope's repository-level messages: at its manifest
+    return (frozenset(SCOPE_FACT + folder + ":" + runtime.value if fact == runtime.fact else fact
+                      for fact in decided),
+            tuple((path or where, text) for path, text in runtime.messages + messages))
