@@ -354,3 +354,31 @@ def test_an_attribute_the_file_assigns_a_dataset_is_one() -> None:
     after = LOADER_CLASS.replace(".repeat().batch(self.batch_size)", ".repeat().batch(self.batch_size, drop_remainder=True)")
     findings = [f for f in assert_migrates(LOADER_CLASS, after, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU064"]
     assert [(f.line, f.status) for f in findings] == [(15, "migrated"), (18, "unmigrated")]
+
+
+HUGGING_FACE_FIT = '''\
+"""Fine-tune BERT on SST-2 with Keras, as the Hugging Face TF examples do."""
+import tensorflow as tf
+from datasets import load_dataset
+from transformers import AutoTokenizer, TFAutoModelForSequenceClassification
+
+
+def main(checkpoint="bert-base-cased", epochs=3):
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+    raw = load_dataset("glue", "sst2").map(lambda batch: tokenizer(batch["sentence"], truncation=True), batched=True)
+    model = TFAutoModelForSequenceClassification.from_pretrained(checkpoint, num_labels=2)
+    tf_train = model.prepare_tf_dataset(raw["train"], batch_size=16, shuffle=True, tokenizer=tokenizer)
+    tf_validation = raw["validation"].to_tf_dataset(columns=["input_ids", "attention_mask"], label_cols=["label"],
+                                                    batch_size=16, shuffle=False)
+    model.compile(optimizer=tf.keras.optimizers.Adam(3e-5))
+    return model.fit(tf_train, validation_data=tf_validation, epochs=epochs)
+'''
+
+
+def test_hugging_face_pipelines_batched_by_their_library_are_reported() -> None:
+    findings = [f for f in assert_unchanged(HUGGING_FACE_FIT, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU064"]
+    assert [(f.line, f.status) for f in findings] == [(11, "unmigrated"), (12, "unmigrated")]
+    said = messages(findings, "NPU064")
+    assert said[0].startswith("prepare_tf_dataset(...) batches the tf.data pipeline itself: for training, "
+                              "pass drop_remainder=True")
+    assert said[1].startswith("evaluation pipeline (a pipeline named tf_validation)")

@@ -60,6 +60,10 @@ UNKNOWN = ("if this is a tf.data.Dataset used for training: add drop_remainder=T
 LIBRARY = ("{spelled} batches the dataset itself, without drop_remainder (the last batch may be "
            "smaller): load it unbatched (batch_size=None) and call .batch(n, drop_remainder=True) "
            "on it, or .unbatch().batch(n, drop_remainder=True)")
+#: Methods of Hugging Face's libraries that batch a tf.data pipeline themselves.
+HUGGING_FACE = frozenset({"to_tf_dataset", "prepare_tf_dataset"})
+HUGGING_FACE_BATCHES = ("{method}(...) batches the tf.data pipeline itself: for training, pass "
+                        "drop_remainder=True (static batch shape for the NPU)")
 UNPACKED = "drop_remainder may come in the unpacked arguments: pass drop_remainder=True explicitly"
 
 
@@ -82,7 +86,8 @@ class DropRemainder(Rule):
                "names, returns and calls, from other files too), or named for evaluation or "
                "inference (`val_ds`, `eval_input_fn`): the evaluation would lose its last "
                "samples; a training dataset a library batches itself "
-               "(`tf.keras.utils.image_dataset_from_directory`, `tfds.load(batch_size=...)`); "
+               "(`tf.keras.utils.image_dataset_from_directory`, `tfds.load(batch_size=...)`, Hugging "
+               "Face's `to_tf_dataset`/`prepare_tf_dataset` without `drop_remainder=True`); "
                "`drop_remainder` given another "
                "value; a one-argument `batch(n)` of a receiver not shown to be a dataset; "
                "unpacked arguments.")
@@ -105,9 +110,9 @@ class DropRemainder(Rule):
     """
     modules = ("tensorflow", "keras")
     calls = (*LIBRARY_BATCHERS, MAP_AND_BATCH)  # datasets a library batches: reported
-    _tokens = ("batch", "_dataset_from_")
-    _site_names = (".batch", ".padded_batch")
-    pattern = "trailer< '.' method=('batch' | 'padded_batch') >"
+    _tokens = ("batch", "_dataset_from_", "_tf_dataset")
+    _site_names = (".batch", ".padded_batch", ".to_tf_dataset", ".prepare_tf_dataset")
+    pattern = "trailer< '.' method=('batch' | 'padded_batch' | 'to_tf_dataset' | 'prepare_tf_dataset') >"
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         call = node.next_sibling
@@ -117,6 +122,10 @@ class DropRemainder(Rule):
         method = capture["method"]
         method = method[0] if isinstance(method, list) else method
         uses = dataset_uses(ctx)
+        if method.value in HUGGING_FACE:
+            site = uses.datasets.call_at(method.lineno, method.column, method.value) if uses else None
+            self._hugging_face(call, method, uses.evaluation_only(site) if uses and site else "", ctx)
+            return
         site = uses.datasets.dataset_call_at(method.lineno, method.column, method.value) if uses else None
         if uses is not None and site is not None:
             self._check(call, method, uses.evaluation_only(site), ctx)
@@ -148,6 +157,19 @@ class DropRemainder(Rule):
             return
         message = EVALUATION_ONLY.format(where=evaluation) if evaluation else LIBRARY.format(spelled=reference.spelled)
         ctx.report(reference, "unmigrated", message)
+
+    @staticmethod
+    def _hugging_face(call: Node, method: Leaf, evaluation: str, ctx: FileContext) -> None:
+        """``hf_dataset.to_tf_dataset(...)``, ``model.prepare_tf_dataset(...)``: the
+        ``datasets``/``transformers`` libraries batch inside; their ``drop_remainder`` is
+        reported, not set (the receiver is not shown to be theirs)."""
+        given = find_argument(call, "drop_remainder", None)
+        if given is not None and is_true(unparenthesised(given.value)):
+            ctx.report(method, "migrated", IN_PLACE)
+        elif evaluation:
+            ctx.report(method, "unmigrated", EVALUATION_ONLY.format(where=evaluation))
+        else:
+            ctx.report(method, "unmigrated", HUGGING_FACE_BATCHES.format(method=method.value))
 
     def _check(self, call: Node, method: Leaf, evaluation: str, ctx: FileContext) -> None:
         given = find_argument(call, "drop_remainder", METHODS[method.value])
