@@ -9,7 +9,8 @@ one); a dataset shown to reach only ``evaluate``/``predict``/``validation_data=`
 evaluation, is reported (the last samples would be dropped from the evaluation:
 ``tf2_dataset_uses`` follows it through names, returns and calls, across files too), as is a
 one-argument ``batch(n)`` of a receiver not shown to be a dataset, and a dataset a library
-batches itself (Keras' ``image_dataset_from_directory``, ``tfds.load(batch_size=...)``).
+batches itself (Keras' ``image_dataset_from_directory``, ``tfds.load(batch_size=...)``,
+Hugging Face's ``to_tf_dataset``/``prepare_tf_dataset``).
 """
 
 from __future__ import annotations
