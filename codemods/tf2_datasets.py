@@ -160,26 +160,32 @@ class FileDatasets:
         return self.returned_kind(call)
 
     def attribute_kind(self, node: ast.Attribute) -> Kind:
-        """``self.train_ds``: a dataset when named like one, or when the file assigns the same
-        attribute chain a dataset anywhere (attributes are tracked for the whole file)."""
+        """``self.pipeline``: a dataset when the file assigns the same attribute chain a
+        dataset anywhere (attributes are tracked for the whole file), or, when it assigns it
+        nothing, when it is named like one (``self.train_ds``)."""
         dotted = ast_dotted_name(node)
         if dotted is None or self.qualify(node) is not None:
             return None  # tf.data.AUTOTUNE and other imported names are no attributes of ours
-        if DATASET_NAME.match(node.attr):
-            return DATASET
-        return self.attribute_datasets.get(dotted)
+        assigned = self.attribute_datasets
+        if dotted in assigned:
+            return assigned[dotted]
+        return DATASET if DATASET_NAME.match(node.attr) else None
 
     @property
     def attribute_datasets(self) -> dict[str, Kind]:
-        """Attribute chains (``self.pipeline``) the file assigns a dataset (while they are
-        worked out, those found so far)."""
+        """The attribute chains the file assigns (``self.pipeline``), each with the kind of the
+        value if every assignment gives a dataset, else None (while they are worked out,
+        those found so far)."""
         if self._attributes is None:
             self._attributes = {}
             for statement in self.index.nodes(ast.Assign):
                 targets = [target for target in statement.targets if isinstance(target, ast.Attribute)]
                 dotted = [name for name in map(ast_dotted_name, targets) if name]
-                if dotted and self.kind(statement.value, self.owners.get(id(statement), self.tree)) == DATASET:
-                    self._attributes.update(dict.fromkeys(dotted, DATASET))
+                if not dotted:
+                    continue
+                kind = self.kind(statement.value, self.owners.get(id(statement), self.tree))
+                for name in dotted:
+                    self._attributes[name] = kind if self._attributes.get(name, kind) == kind else None
         return self._attributes
 
     def qualify(self, node: ast.AST) -> Optional[str]:
