@@ -25,7 +25,8 @@ from typing import Iterator, Optional, Sequence, Union
 
 from .modules import child_fields, module_ast
 from .names import ACCESSOR_CALL, ImportNames
-from .qualified import ReferenceSite
+from .qualified import ReferenceSite, references_under
+from .rule import FileContext
 
 #: A carriage return that does not end a CRLF: ``ast`` counts it as a line break, fissix not.
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -76,6 +77,19 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
     finder = _Finder(text, by_head)
     found = [site for site in finder.sites(module) if site is not None]
     return sorted(found, key=lambda site: (site.line, site.column))
+
+
+def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[ReferenceSite]:
+    """Every reference to a name one of ``resolvers`` binds in the file as written, in source
+    order, for a rule that only reads them (the API audits): from the fissix tree when it
+    holds the whole file, else (a selective parse, whose skipped units are placeholders, or a
+    file the engine did not parse) from ``ast``, which gives the same sites; ``ast`` cannot
+    read Python 2 code, whose file is always parsed whole."""
+    whole = not ctx._unparsed and (ctx.parsed or ctx.original) == ctx.original
+    sites = None if whole else ast_references(ctx.original, resolvers)
+    if sites is None:
+        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
+    return sites
 
 
 class _Source:

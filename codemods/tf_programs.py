@@ -35,6 +35,9 @@ ENTRY_FACT = "tf2-entry:"
 MIXED_FACT = "tf2-mixed:"
 MIXED_ENTRY_FACT = "tf2-mixed-entry:"
 DONE_FACT = "tf2-programs:done"
+#: A ``tf-neutral`` file of a repository whose version is undetermined that belongs to its TF 1.x
+#: code (:func:`tf1_neutral_files`): it gets the TF 1.x rules (the others, the TF 2.x treatment).
+NEUTRAL_TF1_FACT = "tf-neutral-tf1:"
 #: Text that only training code spells (NPU061's "trains").
 TRAINING = re.compile(r"\bGradientTape\b|\.apply_gradients\(|\.minimize\(|\.fit\(|\.compile\(|"
                       r"@\s*(?:tf\.)?function\b|\btf\.function\(")
@@ -46,6 +49,9 @@ MIXED = ("this program mixes eager TF 2.x files ({eager}) and compat.v1 graph fi
          "(nothing in this program was rewritten)")
 MIXED_PART = ("part of a program that mixes eager TF 2.x and compat.v1 graph files (entry "
               "{entry}): not rewritten; port one mode")
+MIXED_TF1 = ("this program mixes eager TF 2.x files ({eager}) and TF 1.x files ({tf1}): no TensorFlow "
+             "version runs both as written; pin the version and port one mode (nothing in this "
+             "program was rewritten)")
 NO_ENTRY = ("no entry script found: add import npu_device as npu; npu.open().as_default() at the "
             "top of the script you run, or list it in [tool.npu-codemod] entry")
 BAD_ENTRY = "[tool.npu-codemod] entry must be a list of paths, got {value!r}: ignored"
@@ -108,6 +114,7 @@ class Program:
     eager: set[str] = field(default_factory=set)
     compat: set[str] = field(default_factory=set)
     reached: set[str] = field(default_factory=set)
+    tf1: set[str] = field(default_factory=set)  # TF 1.x files, where the version is undetermined
 
 
 def closure(entry: Node, nodes: Mapping[str, Node], runtime: str = RUNTIME_TF2) -> Program:
@@ -148,6 +155,8 @@ def _classify(node: Node, program: Program, runtime: str) -> None:
         program.compat.add(node.path)
     elif node.eager(runtime):
         program.eager.add(node.path)
+    elif node.tf and (node.tf1 or node.compat) and runtime == RUNTIME_UNKNOWN:
+        program.tf1.add(node.path)
 
 
 def configured_entries(pyproject: str) -> tuple[tuple[str, ...], Optional[str]]:
@@ -187,9 +196,10 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     candidates = [node for node in nodes.values() if (listed(node.path, entries) if entries else node.main)]
     for node in sorted(candidates, key=lambda node: node.path):
         program = closure(node, nodes, runtime)
-        if program.eager and program.compat:
-            messages.append((node.path, MIXED.format(eager=", ".join(sorted(program.eager)),
-                                                     compat=", ".join(sorted(program.compat)))))
+        if program.eager and (program.compat or program.tf1):
+            eager = ", ".join(sorted(program.eager))
+            messages.append((node.path, MIXED.format(eager=eager, compat=", ".join(sorted(program.compat)))
+                             if program.compat else MIXED_TF1.format(eager=eager, tf1=", ".join(sorted(program.tf1)))))
             for path in program.reached:
                 found |= {MIXED_FACT + path, f"{MIXED_ENTRY_FACT}{path}={node.path}"}
         elif program.eager or (entries and not program.compat):  # a listed compat program: NPU062
@@ -197,7 +207,36 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     if not any(fact.startswith(ENTRY_FACT) or fact.startswith(MIXED_FACT) for fact in found) \
             and any(node.eager(runtime) for node in nodes.values()):
         messages.append(("", NO_ENTRY))
+    if runtime == RUNTIME_UNKNOWN:
+        found |= {NEUTRAL_TF1_FACT + path for path in tf1_neutral_files(nodes)}
     return frozenset(found), tuple(messages)
+
+
+def tf1_neutral_files(nodes: Mapping[str, Node]) -> list[str]:
+    """The ``tf-neutral`` files (TensorFlow, no version's sign) of a repository whose version is
+    undetermined that belong to its TF 1.x code: a neutral file next to (importing, or imported
+    by) TF 1.x or compat files, directly or through other such neutral files, and next to no
+    TF 2.x file. The other neutral files get the TF 2.x treatment: a TF 1.x rule's ``npu_bridge``
+    in a TF 2.x program breaks it, a TF 2.x rule in TF 1.x code only migrates less."""
+    known = set(nodes)
+    packages = {".".join(name.split(".")[:end]) for name in known for end in range(1, name.count(".") + 1)}
+    neighbours: dict[str, set[str]] = {name: set() for name in nodes}
+    for name, node in nodes.items():
+        for target in node.imports:
+            for found in _resolved(target, module_parts(node.path)[:-1], known, packages):
+                if found in nodes and found != name:
+                    neighbours[name].add(found)
+                    neighbours[found].add(name)
+    neutral = {name for name, node in nodes.items() if node.tf and not (node.tf1 or node.tf2 or node.compat)}
+    tf1_side = {name for name, node in nodes.items() if node.tf and (node.tf1 or node.compat)}
+    tf2_side = {name for name, node in nodes.items() if node.tf and node.tf2 and not (node.tf1 or node.compat)}
+    grown = True
+    while grown:
+        joining = {name for name in neutral - tf1_side
+                   if neighbours[name] & tf1_side and not neighbours[name] & tf2_side}
+        tf1_side |= joining
+        grown = bool(joining)
+    return sorted(nodes[name].path for name in neutral & tf1_side)
 
 
 def with_programs(facts: frozenset[str], programs: frozenset[str]) -> frozenset[str]:

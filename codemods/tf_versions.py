@@ -234,12 +234,17 @@ def _conflict(signals: Signals, runtime: str) -> Optional[Kind]:
     return None
 
 
-def treatment(kind: str, runtime: str) -> str:
+def treatment(kind: str, runtime: str, tf1_side: bool = False) -> str:
     """Which rules run on a file of ``kind``: a ``tf-neutral`` file is treated as TF 1.x code
-    unless the repository runs TF 2.x (then as itself: the ``tf2`` rules that need no TF 2.x
-    evidence opt in to it); a ``non-tf`` one (rules on other modules) as TF 1.x code."""
-    if kind == NON_TF or (kind == TF_NEUTRAL and runtime != RUNTIME_TF2):
+    where the repository runs TF 1.x, and where its version is undetermined when the import
+    graph puts the file beside TF 1.x code (``tf1_side``: ``tf_programs.tf1_neutral_files``),
+    else as itself (the ``tf2`` rules that need no TF 2.x evidence opt in to it); a ``non-tf``
+    one (rules on other modules) as TF 1.x code."""
+    if kind == NON_TF:
         return TF1  # a file of a rule's other modules (Horovod alone): TF 1.x rules as before
+    if kind == TF_NEUTRAL and (runtime in (RUNTIME_TF1, RUNTIME_NOT_GIVEN)
+                               or (runtime == RUNTIME_UNKNOWN and tf1_side)):
+        return TF1
     return kind
 
 

@@ -25,6 +25,7 @@ from npu_codemod.codemods.sites import SiteCounts, rule_sites, settle
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.tf_scopes import decided_facts
 from npu_codemod.codemods.tf_versions import KINDS, NON_TF
+from npu_codemod.orchestrator.batch.analysis_cache import CachedAnalysis, cached_analysis
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
 from npu_codemod.orchestrator.batch.group_branches import commit_groups
 from npu_codemod.orchestrator.batch.jobs import (
@@ -56,7 +57,6 @@ from npu_codemod.orchestrator.loaded_rules import LoadedRules, RepoAnalysis, Rul
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, failed
 from npu_codemod.orchestrator.verify.records import VerifyRecord
-from npu_codemod.orchestrator.verify.verify_repository import verify_job, verify_result
 
 
 def process_repo(job: RepoJob) -> RepoResult:
@@ -76,6 +76,8 @@ def start_repo(job: RepoJob, workers: int = 1, shard_analysis: bool = False
     if entry.error:
         return failed(entry, entry.error)
     if job.mode == "verify":
+        from npu_codemod.orchestrator.verify.verify_repository import verify_job  # see _verified
+
         return _guarded(job, lambda: verify_job(job))
     outcome = _guarded(job, lambda: _start(job, workers, shard_analysis))
     if isinstance(outcome, RepoResult):  # a large repository keeps the lock until its finish
@@ -90,7 +92,8 @@ def shard_facts(plan: RepoPlan, files: Sequence[PyFile]) -> Union[RepoAnalysis, 
     def gather() -> RepoAnalysis:
         blobs = gitrepo.read_blobs(gitrepo.open_repo(plan.path), list(files))
         loaded_rules = load_rules(plan.job.selection)
-        return loaded_rules.files_facts(((file.path, data) for file, data in blobs), plan.job.entry.name)
+        return loaded_rules.files_facts(((file.path, data) for file, data in blobs), plan.job.entry.name,
+                                        _analysis(plan.job))
 
     return _guarded(plan.job, gather)
 
@@ -144,6 +147,9 @@ def _verified(job: RepoJob, result: RepoResult) -> RepoResult:
     start is ``inconclusive``, naming why (the migration itself stands)."""
     if job.verify is None:
         return result
+    # Imported by the runs that verify: the sandbox and comparison are not start-up's cost.
+    from npu_codemod.orchestrator.verify.verify_repository import verify_result
+
     try:
         return verify_result(job, result)
     except Exception as exc:  # the export or the sandbox: one repository's problem
@@ -193,16 +199,22 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
             plan = replace(plan, findings=loaded_rules.broken_findings(entry.name))
             return ShardedRepo(plan, tuple(shards), unanalysed=not_followed)
         analysis = loaded_rules.repository_facts(((file.path, data) for file, data in
-                                    gitrepo.read_blobs(repo, candidates)), entry.name)
+                                    gitrepo.read_blobs(repo, candidates)), entry.name, _analysis(job))
     else:
         candidates = []
-        analysis = loaded_rules.repository_facts(_wanted(repo, files, loaded_rules, candidates), entry.name)
+        analysis = loaded_rules.repository_facts(_wanted(repo, files, loaded_rules, candidates), entry.name,
+                                                 _analysis(job))
         shards = split_files(candidates, workers)
     facts, found = runtime_facts(plan, analysis.facts)
     plan = replace(plan, facts=facts, findings=analysis.findings + found + not_followed)
     if len(shards) > 1:
         return ShardedRepo(plan, tuple(shards))
     return _finish(repo, plan, [_process_files(repo, plan, shards[0])])
+
+
+def _analysis(job: RepoJob) -> CachedAnalysis:
+    """The job's per-file analysis, behind the result cache unless ``--no-cache``."""
+    return cached_analysis(job.selection, job.workspace if job.cache else None)
 
 
 def _notebook_findings(repo: git.Repo, name: str, notebooks: list[PyFile]) -> tuple[Finding, ...]:

@@ -18,6 +18,8 @@
 - :mod:`support.hostile`: servers that misbehave: scripted HTTP answers, a silent TCP port.
 - :mod:`support.pool_tasks`: tasks a spawned pool worker imports by name.
 - :mod:`support.hooks`: the ``calls_hook`` marker: a test proves it calls a plugin hook.
+- :mod:`support.sources`: every Python source the suite has (corpora, golden cases), to
+  compare two readings of code.
 
 Nothing here is a test module, and no test module is imported by another.
 """

@@ -19,7 +19,7 @@ from npu_codemod.api import Base, FileContext
 from npu_codemod.codemods.accessors import accessor_facts, unresolved_accesses
 from npu_codemod.codemods.api_sites import ApiStatus
 from npu_codemod.codemods.api_sites import advice as api_advice
-from npu_codemod.codemods.ast_references import ast_references
+from npu_codemod.codemods.ast_references import ast_references, site_references
 from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.built_models import (
     ESTIMATOR,
@@ -45,7 +45,7 @@ from npu_codemod.codemods.distribution import (
     distribution_facts,
 )
 from npu_codemod.codemods.edits import remove_small_statement, wrap_expression
-from npu_codemod.codemods.engine import parse_module
+from npu_codemod.codemods.engine import parse_module, unlink
 from npu_codemod.codemods.estimators import (
     ESTIMATOR_CLASSES,
     ESTIMATOR_MODULES,
@@ -63,6 +63,7 @@ from npu_codemod.codemods.modules import (
     nearest_name,
     own_nodes,
 )
+from npu_codemod.codemods.modules import statements as ast_statements
 from npu_codemod.codemods.names import (
     STAR,
     ast_dotted_name,
@@ -184,6 +185,7 @@ __all__ = [
     "ast_dotted_name",
     "ast_import_bindings",
     "ast_references",
+    "ast_statements",
     "attribute_name",
     "block_child",
     "block_statements",
@@ -268,6 +270,7 @@ __all__ = [
     "returned_values",
     "scope_statements",
     "scoped_statements",
+    "site_references",
     "small_statement",
     "small_statements",
     "spelled_name",
@@ -282,6 +285,7 @@ __all__ = [
     "TF_NEUTRAL",
     "TPU_ESTIMATORS",
     "tree_text",
+    "unlink",
     "unparenthesised",
     "unresolved_accesses",
     "Use",
