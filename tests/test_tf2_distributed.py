@@ -210,3 +210,14 @@ def main():
     findings = assert_unchanged(source, PACK, facts=TF2_RUNTIME)
     assert {f.rule_id for f in findings} == {"NPU000", "NPU070"}
     assert [f.line for f in findings if f.rule_id == "NPU070"] == [7, 11, 11]  # init, size, optimizer
+
+
+def test_the_shard_line_names_the_global_batch_as_the_batch_call_passes_it() -> None:
+    source = ("import tensorflow as tf\n\nBATCH_SIZE = 256\n\n\ndef train(model, files):\n"
+              "    train_dataset = tf.data.TFRecordDataset(files)\n"
+              "    train_dataset = train_dataset.batch(batch_size=BATCH_SIZE)\n"
+              "    model.fit(train_dataset)\n")
+    findings = [f for f in assert_unchanged(source, {"NPU069"}, facts=TF2_RUNTIME) if f.rule_id == "NPU069"]
+    assert findings[0].message.startswith(
+        "shard per NPU worker before batching: train_dataset, batch_size = "
+        "npu.distribute.shard_and_rebatch_dataset(train_dataset, BATCH_SIZE)")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from npu_codemod.api import Base, Capture, FileContext, Rule, hookimpl, symbols
+from npu_codemod.api import Base, Capture, FileContext, Rule, find_argument, hookimpl, symbols
 from npu_codemod.api._toolkit import (
     TF2,
     TF_NEUTRAL,
@@ -85,13 +85,16 @@ class DatasetShard(Rule):
             ctx.report(method, "migrated", IN_PLACE)
         elif ".shard(" not in scope_text and not uses.evaluation_only(site):
             ds = uses.dataset_name(site)
-            size = tree_text(call.children[1]).split(",")[0].strip() if len(call.children) > 2 else "batch_size"
+            given = find_argument(call, "batch_size", 0)
+            size = tree_text(given.value).strip() if given is not None else "batch_size"
             ctx.report(method, "unmigrated", SHARD_PER_WORKER.format(ds=ds, bs=_per_worker(size),
                                                                      global_batch=size or "global_batch"))
 
 
 def _per_worker(size: Optional[str]) -> str:
-    return size if size and re.fullmatch(r"[A-Za-z_]\w*", size) else "batch_size"
+    """The name to give the per-worker batch size: the global one's when it is a variable
+    (``bs``), else ``batch_size`` (for ``BATCH_SIZE``, ``args.batch_size``, ``64``)."""
+    return size if size and re.fullmatch(r"[a-z_][a-z0-9_]*", size) else "batch_size"
 
 
 @hookimpl
