@@ -4,8 +4,12 @@ and for evaluation only by another (``spec/rules-tf2.md``, issue #31)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from npu_codemod.testing import assert_migrates, assert_reports
 
+from support.cli import cli, repo_record
+from support.git import make_repo, show
 from support.packs import repository_facts
 from support.rules import messages
 
@@ -147,6 +151,26 @@ def test_a_dataset_returned_by_a_function_the_package_re_exports_is_known_in_the
     after = TRAIN.replace(".batch(args.batch_size)\n", ".batch(args.batch_size, drop_remainder=True)\n")
     assert_migrates({"NPU064"}, TRAIN, after, facts=FACTS, path="pets/train.py",
                     findings=[("NPU064", 26, 80, "migrated")])
+
+
+def test_a_run_over_the_repository_rewrites_the_training_batches_once(tmp_path: Path) -> None:
+    """The command line on the real repository: the pipeline module and the replay get the
+    flag, the evaluation-only pipeline is reported, and a second run changes nothing."""
+    make_repo(tmp_path / "pets", FILES)
+    (tmp_path / "repos.txt").write_text("pets\n")
+    cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", "--rules", "NPU064",
+        cwd=tmp_path, expect=0)
+    record = repo_record(tmp_path / "rep")
+    assert record["files_changed"] == ["pets/data/pipeline.py", "pets/train.py"]
+    pipeline = show(tmp_path / "pets", "npu-codemod/sess-run-to-npu", "pets/data/pipeline.py").decode()
+    assert "return ds.batch(batch_size, drop_remainder=True).prefetch(AUTOTUNE)" in pipeline
+    assert "return ds.map(normalize).batch(batch_size)\n" in pipeline
+    assert sorted((f["path"], f["line"], f["status"]) for f in record["findings"] if f["rule_id"] == "NPU064") == [
+        ("pets/data/pipeline.py", 31, "migrated"), ("pets/data/pipeline.py", 38, "unmigrated"),
+        ("pets/train.py", 26, "migrated")]
+    cli("run", "--repos", "repos.txt", "--report-dir", "again", "--jobs", "1", "--rules", "NPU064",
+        cwd=tmp_path, expect=0)
+    assert repo_record(tmp_path / "again")["status"] == "unchanged"
 
 
 def test_the_evaluation_script_has_no_batch_of_its_own() -> None:
