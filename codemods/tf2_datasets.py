@@ -29,6 +29,7 @@ import re
 from functools import cached_property
 from typing import AbstractSet, Iterator, Optional, Union
 
+from .ast_references import SourcePositions
 from .modules import child_fields, imported_names, module_ast, module_index, nearest_name
 from .names import ast_dotted_name, canonical, module_package
 
@@ -65,7 +66,6 @@ Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 Scope = Union[ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef]
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef)
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 class FileDatasets:
@@ -357,24 +357,17 @@ class FileDatasets:
 
     @cached_property
     def _calls(self) -> dict[tuple[int, int, str], ast.Call]:
-        lines = _NEWLINE.split(self.text)
+        source = SourcePositions(self.text)
         found = {}
         for node in self.index.nodes(ast.Call):
             function = node.func
             if isinstance(function, ast.Attribute) and function.end_lineno is not None \
                     and function.end_col_offset is not None:
-                end = _characters(lines, function.end_lineno, function.end_col_offset)
+                end = source.column(function.end_lineno, function.end_col_offset)
                 found[function.end_lineno, end - len(function.attr), function.attr] = node
             elif isinstance(function, ast.Name):
-                start = _characters(lines, function.lineno, function.col_offset)
-                found[function.lineno, start, function.id] = node
+                found[function.lineno, source.column(function.lineno, function.col_offset), function.id] = node
         return found
-
-
-def _characters(lines: list[str], line: int, offset: int) -> int:
-    """The character column of the UTF-8 byte ``offset`` of ``line`` (as ``ast`` counts)."""
-    text = lines[line - 1] if line <= len(lines) else ""
-    return len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
 
 
 def _library_kind(qualified: str, call: ast.Call) -> Kind:
