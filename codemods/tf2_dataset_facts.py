@@ -26,8 +26,9 @@ from typing import Iterator, Optional
 from .file_kinds import is_test_file
 from .modules import module_ast
 from .names import module_parts
+from .tf2_dataset_sources import DATASET, DATASET_METHODS
 from .tf2_dataset_uses import EVALUATION, TRAINING, USE_FACT
-from .tf2_datasets import DATASET, DATASET_METHODS, FUNCTION_FACT, FileDatasets, Scope, file_datasets
+from .tf2_datasets import FUNCTION_FACT, FileDatasets, Scope, file_datasets
 
 _LIBRARIES = ("tensorflow", "keras", "numpy", "tensorflow_datasets", "tf_keras")
 _STANDARD = frozenset(sys.stdlib_module_names)

@@ -22,7 +22,8 @@ from typing import AbstractSet, Callable, Iterator, Optional
 
 from .file_kinds import is_test_file
 from .names import module_parts
-from .tf2_datasets import DATASET_METHODS, FileDatasets, remote_name
+from .tf2_dataset_sources import DATASET_METHODS
+from .tf2_datasets import FileDatasets, remote_name
 
 USE_FACT = "tf2-dataset-use:"
 TRAINING = frozenset({"fit", "fit_generator", "train_on_batch"})

@@ -119,8 +119,9 @@ from npu_codemod.codemods.scopes import (
 )
 from npu_codemod.codemods.support_list import list_name, support_list, support_list_tf2
 from npu_codemod.codemods.tf2_dataset_facts import dataset_function_facts, dataset_use_facts
+from npu_codemod.codemods.tf2_dataset_sources import LIBRARY_BATCHERS
 from npu_codemod.codemods.tf2_dataset_uses import DatasetUses
-from npu_codemod.codemods.tf2_datasets import LIBRARY_BATCHERS, file_datasets
+from npu_codemod.codemods.tf2_datasets import file_datasets
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL
 from npu_codemod.codemods.walk import (
     node_pre_order,
