@@ -92,7 +92,7 @@ def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[
     return sites
 
 
-class _Source:
+class SourcePositions:
     """Positions in a module's text: ``ast``'s (line, UTF-8 byte column) as characters."""
 
     def __init__(self, text: str) -> None:
@@ -128,7 +128,7 @@ class _Finder:
     """One walk of a module's ``ast``: its parents, then the site of each bound name."""
 
     def __init__(self, text: str, by_head: dict[str, ImportNames]) -> None:
-        self.source = _Source(text)
+        self.source = SourcePositions(text)
         self.by_head = by_head
         self.parents: dict[ast.AST, tuple[ast.AST, str]] = {}
         self._head_lines = _lines_with(text, by_head)

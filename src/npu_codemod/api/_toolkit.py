@@ -11,7 +11,7 @@ only the built-in rule modules import it. New code that one pack alone uses belo
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 
 from fissix.fixer_util import Dot
 
@@ -120,6 +120,10 @@ from npu_codemod.codemods.scopes import (
     uses,
 )
 from npu_codemod.codemods.support_list import list_name, support_list, support_list_tf2
+from npu_codemod.codemods.tf2_dataset_facts import dataset_function_facts, dataset_use_facts
+from npu_codemod.codemods.tf2_dataset_sources import LIBRARY_BATCHERS
+from npu_codemod.codemods.tf2_dataset_uses import DatasetUses
+from npu_codemod.codemods.tf2_datasets import file_datasets
 from npu_codemod.codemods.tf_programs import TRAINING
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL
 from npu_codemod.codemods.walk import (
@@ -157,6 +161,24 @@ def per_node(ctx: FileContext, key: str, node: Base, compute: Callable[[Any], T]
     return value
 
 
+def _dataset_uses(ctx: FileContext) -> Optional[DatasetUses]:
+    datasets = file_datasets(ctx.original, ctx.path, ctx.facts)
+    return DatasetUses(datasets, ctx.facts) if datasets is not None else None
+
+
+def dataset_uses(ctx: FileContext) -> Optional[DatasetUses]:
+    """The file's TF 2.x datasets and where they go (:mod:`npu_codemod.codemods.tf2_datasets`,
+    :mod:`~npu_codemod.codemods.tf2_dataset_uses`), worked out once per file; None when the
+    file is no Python 3."""
+    return ctx.analysis(_dataset_uses)
+
+
+def dataset_facts(path: str, text: str) -> set[str]:
+    """The repository facts the TF 2.x dataset analysis reads: which functions return
+    datasets, and what other files use the repository's functions for."""
+    return dataset_function_facts(path, text) | dataset_use_facts(path, text)
+
+
 __all__ = [
     "accessor_facts",
     "add_argument",
@@ -190,6 +212,9 @@ __all__ = [
     "device_name",
     "distribution",
     "distribution_facts",
+    "dataset_facts",
+    "dataset_uses",
+    "DatasetUses",
     "Dot",
     "enclosing_scope",
     "ESTIMATOR",
@@ -221,6 +246,7 @@ __all__ = [
     "KERAS",
     "last_leaf",
     "leading_name",
+    "LIBRARY_BATCHERS",
     "list_name",
     "main_block",
     "memo",
