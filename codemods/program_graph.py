@@ -100,7 +100,7 @@ def closure(entry: Node, graph: Graph, runtime: str = RUNTIME_TF2) -> Program:
     while todo:
         node = todo.pop()
         program.reached.add(node.path)
-        _classify(node, program, runtime)
+        _classify(node, program, runtime, _beside(node.path, entry.path))
         for found in graph.edges(node):
             if found in graph.nodes:
                 if found not in seen:
@@ -120,10 +120,18 @@ def _resolved(target: str, package: tuple[str, ...], names: set[str]) -> list[st
     return []
 
 
-def _classify(node: Node, program: Program, runtime: str) -> None:
+def _beside(path: str, entry: str) -> bool:
+    """Is ``path`` the entry's own code: in its folder, or below it when that is not the top?
+    (A library elsewhere in the repository, such as Horovod's own ``horovod/tensorflow`` under
+    its ``examples/``, may run on both versions behind checks of its own.)"""
+    folder = entry.rpartition("/")[0]
+    return path.rpartition("/")[0] == folder or (bool(folder) and path.startswith(folder + "/"))
+
+
+def _classify(node: Node, program: Program, runtime: str, beside_entry: bool = True) -> None:
     if node.compat and runtime == RUNTIME_TF2:
         program.compat.add(node.path)
     elif node.eager(runtime):
         program.eager.add(node.path)
-    elif node.tf and (node.tf1 or node.compat) and runtime == RUNTIME_UNKNOWN:
+    elif node.tf and (node.tf1 or node.compat) and runtime == RUNTIME_UNKNOWN and beside_entry:
         program.tf1.add(node.path)

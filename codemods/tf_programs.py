@@ -208,9 +208,9 @@ def _mixed(entry: Node, program: Program) -> RepositoryMessage:
 
 def tf1_neutral_files(nodes: Mapping[str, Node], graph: Optional[Graph] = None) -> list[str]:
     """The ``tf-neutral`` files (TensorFlow, no version's sign) of a repository whose version is
-    undetermined that belong to its TF 1.x code: a neutral file next to (importing, or imported
-    by) TF 1.x or compat files, directly or through other such neutral files, and next to no
-    TF 2.x file. The other neutral files get the TF 2.x treatment: a TF 1.x rule's ``npu_bridge``
+    undetermined that belong to its TF 1.x code: every one where no file has TF 2.x signs, else a
+    neutral file next to (importing, or imported by) TF 1.x or compat files, directly or through
+    other such neutral files, and next to no TF 2.x file. The other neutral files get the TF 2.x treatment: a TF 1.x rule's ``npu_bridge``
     in a TF 2.x program breaks it, a TF 2.x rule in TF 1.x code only migrates less."""
     graph = graph or Graph(nodes)
     neighbours: dict[str, set[str]] = {name: set() for name in nodes}
@@ -222,6 +222,8 @@ def tf1_neutral_files(nodes: Mapping[str, Node], graph: Optional[Graph] = None) 
     neutral = {name for name, node in nodes.items() if node.tf and not (node.tf1 or node.tf2 or node.compat)}
     tf1_side = {name for name, node in nodes.items() if node.tf and (node.tf1 or node.compat)}
     tf2_side = {name for name, node in nodes.items() if node.tf and node.tf2 and not (node.tf1 or node.compat)}
+    if not tf2_side:  # no TF 2.x code at all: TF 1.x code, as before the TF 2.x pack
+        return sorted(nodes[name].path for name in neutral)
     grown = True
     while grown:
         joining = {name for name in neutral - tf1_side

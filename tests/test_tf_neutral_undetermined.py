@@ -118,3 +118,28 @@ def test_an_eager_program_that_imports_tf1_files_is_reported_not_rewritten(tmp_p
         "this program mixes eager TF 2.x files (lesson20/main.py) and TF 1.x files (lesson20/network.py): "
         "no TensorFlow version runs both as written")
     assert "lesson02/network.py" in record["files_changed"]  # the TF 1.x lesson is migrated
+
+
+LIBRARY = '''"""A distributed-training library that runs on both versions (Horovod's horovod/tensorflow)."""
+import tensorflow as tf
+
+
+def broadcast_variables(variables, root_rank):
+    if tf.executing_eagerly():
+        return [v.assign(v) for v in variables]
+    return tf.group(*[tf.assign(v, v) for v in variables])
+'''
+
+
+def test_a_library_elsewhere_in_the_repository_does_not_make_an_example_mixed(tmp_path: Path) -> None:
+    """Horovod's ``examples/tensorflow2`` scripts import Horovod's own ``horovod/tensorflow``,
+    whose TF 1.x branch sits behind a check of its own: the examples are not mixed programs."""
+    example = EAGER_MAIN.replace("from network import dense_block\n",
+                                 "from network import dense_block\nfrom hvdlib.tensorflow import broadcast_variables\n")
+    repo = make_repo(tmp_path / "hvd", {"hvdlib/__init__.py": "", "hvdlib/tensorflow/__init__.py": LIBRARY,
+                                        "examples/tf2/network.py": NETWORK, "examples/tf2/main.py": example})
+    (tmp_path / "repos.txt").write_text("hvd\n")
+    cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", cwd=tmp_path, expect=0)
+    record = repo_record(tmp_path / "rep")
+    assert not [f for f in record["findings"] if "mixes" in f["message"]]
+    assert "npu.open().as_default()" in show(repo, BRANCH, "examples/tf2/main.py").decode()
