@@ -27,7 +27,9 @@ def test_a_mirrored_strategy_loop_all_reduces_its_gradients_and_reports_the_stra
         "        grads = npu.distribute.all_reduce(grads, \"mean\")\n")
     findings = assert_migrates(MIRRORED_LOOP, after, PACK, facts=TF2_RUNTIME)
     ours = sorted((f for f in findings if f.rule_id in PACK), key=lambda f: f.line)
-    assert sorted(sites(ours)) == [("NPU068", 22, 8, "migrated"), ("NPU070", 10, 15, "unmigrated")]
+    # NPU069: ``train``'s one caller passes a dataset, so ``dataset.batch`` batches one
+    assert sorted(sites(ours)) == [("NPU068", 22, 8, "migrated"), ("NPU069", 16, 68, "unmigrated"),
+                                   ("NPU070", 10, 15, "unmigrated")]
     assert ours[0].message.startswith("training runs after porting with npu.distribute")
 
 
@@ -271,3 +273,12 @@ def test_horovod_s_keras_callbacks_are_reported_with_what_replaces_each() -> Non
     (through_tf,) = [f for f in assert_unchanged(HOROVOD_TF, PACK, facts=TF2_RUNTIME) if f.rule_id == "NPU070"]
     assert (through_tf.line, through_tf.message.split("; replace ")[1].split(" by ")[0]) == (
         7, "hvd.keras.callbacks.BroadcastGlobalVariablesCallback")
+def test_the_shard_line_names_the_global_batch_as_the_batch_call_passes_it() -> None:
+    source = ("import tensorflow as tf\n\nBATCH_SIZE = 256\n\n\ndef train(model, files):\n"
+              "    train_dataset = tf.data.TFRecordDataset(files)\n"
+              "    train_dataset = train_dataset.batch(batch_size=BATCH_SIZE)\n"
+              "    model.fit(train_dataset)\n")
+    findings = [f for f in assert_unchanged(source, {"NPU069"}, facts=TF2_RUNTIME) if f.rule_id == "NPU069"]
+    assert findings[0].message.startswith(
+        "shard per NPU worker before batching: train_dataset, batch_size = "
+        "npu.distribute.shard_and_rebatch_dataset(train_dataset, BATCH_SIZE)")
