@@ -328,3 +328,39 @@ def main(train_db):
     findings = assert_migrates(before, after, {"NPU067"}, facts={"tf-runtime:2"})
     assert [site for site in sites(findings) if site[0] == "NPU067"] == [
         ("NPU067", 6, 4, "migrated"), ("NPU067", 7, 4, "migrated")]
+
+
+DQN = '''\
+"""DQN's action-value model (DeepRL-TensorFlow2-shaped): built and compiled by a method."""
+import tensorflow as tf
+from tensorflow.keras.layers import Dense, Input
+
+
+class ActionStateModel:
+    def __init__(self, state_dim, action_dim):
+        self.state_dim = state_dim
+        self.action_dim = action_dim
+        self.model = self.create_model()
+
+    def create_model(self):
+        state_input = Input((self.state_dim,))
+        hidden = Dense(32, activation="relu")(state_input)
+        model = tf.keras.Model(state_input, Dense(self.action_dim)(hidden))
+        model.compile(loss="mse", optimizer=tf.keras.optimizers.Adam(0.005))
+        return model
+
+    def train(self, states, targets):
+        self.model.fit(states, targets, epochs=1, verbose=0)
+'''
+
+
+def test_a_model_a_method_builds_and_trains_is_broadcast_there_once() -> None:
+    """The method's own model is broadcast where it is built; the assignment of its result says
+    so instead of "the variables may not exist yet here" (4 sites of DeepRL-TensorFlow2)."""
+    after = DQN.replace("import tensorflow as tf\n", "import npu_device as npu\nimport tensorflow as tf\n").replace(
+        "        model = tf.keras.Model(state_input, Dense(self.action_dim)(hidden))\n",
+        "        model = tf.keras.Model(state_input, Dense(self.action_dim)(hidden))\n"
+        "        npu.distribute.broadcast(model.trainable_variables)\n")
+    findings = [f for f in assert_migrates(DQN, after, {"NPU067"}, facts={"tf-runtime:2"}) if f.rule_id == "NPU067"]
+    assert sites(findings) == [("NPU067", 10, 8, "migrated"), ("NPU067", 15, 8, "migrated")]
+    assert findings[0].message.startswith("the model's initial variables are broadcast in create_model")

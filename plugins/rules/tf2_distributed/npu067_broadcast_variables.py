@@ -33,6 +33,7 @@ from npu_codemod.api._toolkit import (
     TF2,
     TF_NEUTRAL,
     BuiltModels,
+    assigned_values,
     enclosing_scope,
     function_returns,
     module_parts,
@@ -46,6 +47,7 @@ from ._trained import is_trained_maker, maker_facts, passed_to_trainer, trains
 
 ADDED = "added {npu}.distribute.broadcast({model}.trainable_variables) after the model is built"
 IN_PLACE = "the model's initial variables are broadcast to every worker"
+IN_METHOD = "the model's initial variables are broadcast in {method}, which builds and trains it"
 SCOPE_WRAPPER = "built in npu_broadcast_scope_wrapper(...).scope(): its variables are broadcast on exit"
 LAZY = ("variables are created lazily: call npu.distribute.broadcast({model}.trainable_variables) "
         "once they exist, e.g. after {model}.build(...) or the first step")
@@ -132,6 +134,10 @@ class BroadcastVariables(Rule):
             ctx.report(statement, "migrated", IN_PLACE)
             return
         if build is None and not _has_variables(value, ctx):
+            method = _own_method(value)
+            if method is not None and _broadcast_inside(method, ctx):
+                ctx.report(statement, "migrated", IN_METHOD.format(method=method.children[1].value))
+                return
             ctx.report(statement, "unmigrated", (LAZY if _lazy(value, ctx) else UNKNOWN).format(model=model))
             return
         npu = device_name(ctx)
@@ -218,6 +224,18 @@ def _own_method(value: Base) -> Optional[Base]:
     found = [node for node in (suite.children if suite is not None else ())
              if node.type == symbols.funcdef and str(node.children[1].value) == name]
     return found[0] if len(found) == 1 else None
+
+
+def _broadcast_inside(method: Base, ctx: FileContext) -> bool:
+    """Does ``method`` return only names it binds to a model that has its variables and that
+    it trains, so that this rule broadcasts it there (DeepRL's DQN ``create_model`` compiles the
+    functional model it returns)?"""
+    values = returned_values(method) or []
+    text = tree_text(method)
+    return bool(values) and all(
+        value.type == tokens.NAME and trains(str(value.value), text)
+        and all(_has_variables(bound, ctx, 0) for bound in assigned_values(value, str(value.value)) or [value])
+        for value in values)
 
 
 def _made_with_variables(value: Base, ctx: FileContext, depth: int) -> bool:
