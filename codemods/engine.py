@@ -72,6 +72,11 @@ from .units import (
 )
 from .walk import position, post_order, tree_text
 
+#: The NPU adapters' modules: a file that imports one holds what the rules wrote (or a person
+#: did), which they report on without a site of their own (NPU001's "npu_bridge.npu_init is
+#: imported", NPU061's init already there): such a file is never run unparsed.
+_ADAPTER = re.compile(r"\b(?:npu_bridge|npu_device)\b")
+
 #: Pseudo-rule of file-level findings: failures (decode, parse, compile) and files no rule may
 #: rewrite (eager mode, symlinks: see ``file_kinds``).
 FILE_RULE_ID = "NPU000"
@@ -280,7 +285,7 @@ class Engine:
         layout = self._layout(body, active, facts)
         crashed: list[Finding] = []
         while active:
-            unparsed = layout is not None and not any(
+            unparsed = layout is not None and not _ADAPTER.search(body) and not any(
                 rule._reads_tree and has_site(layout, self._need(rule, facts)) for rule in active)
             run = self._run_unparsed if unparsed else self._run
             try:
