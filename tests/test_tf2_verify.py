@@ -11,6 +11,8 @@ One ``verify`` over the three repositories (module fixture): TensorFlow's import
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -203,6 +205,23 @@ def test_a_dropped_line_diverges_on_the_gradient_norm_of_the_second_phase(verifi
     record = verified["verify"]["dropped-line"]
     assert record["verdict"] == "diverged"
     assert record["reason"].startswith("step 4 (result (Keras fit) 4): gradient norm = ")
+
+
+def test_a_fit_that_starts_after_the_step_limit_stops_the_run(tmp_path: Path) -> None:
+    """With 3 steps, pretraining takes them all: fine-tuning's ``fit`` would train past the
+    limit, so the launcher ends the process there, with the variables after step 3."""
+    (tmp_path / "phases.py").write_text(PHASES)
+    done = subprocess.run([sys.executable, "-m", "npu_codemod.orchestrator.verify.launch", "--steps", "3",
+                           "--tensorflow", "2", "--", "python", "phases.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=VERIFY_TIMEOUT)
+    run = json.loads(done.stdout)
+    assert (done.returncode, run["stopped"], run["training_steps"]) == (0, True, 3)
+    assert [(call["step"], call["kind"], call["names"]) for call in run["calls"]] == [
+        (step, "train", ["loss", "gradient norm"]) for step in (1, 2, 3)]
+    assert [name for name, _ in run["printed"]] == ["loss"] * 3  # no fine-tuned loss
+    assert [variable[2] for variable in run["variables"]] == [[4, 8], [8], [8, 1], [1]]
+    assert ("npu-codemod verify: stopped after 3 training steps: a Keras fit starts after the step "
+            "limit: it and what follows it did not run") in run["output_tail"]
 
 
 def test_the_repository_s_tensorflow_decides_the_mode(tmp_path: Path) -> None:
