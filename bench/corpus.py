@@ -16,7 +16,7 @@ from typing import Iterator
 from real_code import real_code_files
 
 #: Bump when the generated text changes, so cached corpora are rebuilt.
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -29,13 +29,13 @@ class Sizes:
     small_repo_files: int = 12
     tf_scripts: int = 500
     #: The real-code-shaped corpus (``real_code.py``): long files with few sites.
-    real_code_files: int = 150
+    real_code_files: int = 400
     real_code_max_lines: int = 4_000
 
 
 SIZES = {
     "full": Sizes(),
-    "quick": Sizes(monorepo_files=2_000, small_repos=40, tf_scripts=80, real_code_files=30),
+    "quick": Sizes(monorepo_files=2_000, small_repos=40, tf_scripts=80, real_code_files=80),
     "tiny": Sizes(monorepo_files=40, small_repos=3, small_repo_files=4, tf_scripts=4,
                   real_code_files=4, real_code_max_lines=400),
 }

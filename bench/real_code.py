@@ -1,9 +1,16 @@
-"""The real-code-shaped corpus: long files with few sites, as real TF 1.x repositories are.
+"""The real-code-shaped corpus: files shaped like real TF 1.x repositories', few sites each.
 
-A real repository's model file runs to thousands of lines of layers and helpers with one
-``tf.nn.dropout``; its benchmark driver has one session among argparse code, helper classes
-and reporting; its utilities import TensorFlow and hold no site at all. Selective parsing
-(issue 20) is measured on this corpus: the bytes no rule can act on are most of every file.
+A real repository's model file holds layers and helpers with one ``tf.nn.dropout``; its
+benchmark driver has one session among argparse code, helper classes and reporting; its
+utilities import TensorFlow and hold no site at all. Selective parsing (issue 20) is measured
+on this corpus: the bytes no rule can act on are most of every file.
+
+The shape follows six public TF 1.x repositories' non-test TensorFlow files (issue 32,
+``bench/README.md``): two in five are under 200 lines (:data:`SELECTIVE_MIN_LINES`: parsed
+whole), the median is about 240 lines, one in sixteen runs past 1,000 (:data:`LENGTHS`); a
+file has about ten top-level definitions, a third of them classes of several methods
+(:data:`CLASS_SHARE`), and about three quarters of their lines use ``tf``
+(:data:`PLAIN_SHARE` of the definitions in a TF file are plain Python).
 
 Every file is valid Python 3 (:func:`real_code_files` asserts it with ``ast.parse``).
 """
@@ -13,48 +20,77 @@ from __future__ import annotations
 import ast
 import itertools
 import random
+import re
 from typing import Callable, Iterator, Sequence
 
-#: (kind, line range) in the order files are made: most repositories' shares of each.
-KINDS: tuple[tuple[str, tuple[int, int]], ...] = (
-    ("model", (1500, 4000)),
-    ("driver", (800, 2500)),
-    ("estimator", (600, 2000)),
-    ("pipeline", (300, 1200)),
-    ("summaries", (300, 900)),
-    ("model", (600, 2500)),
-    ("metrics", (300, 900)),
-    ("plain", (300, 800)),
-    ("checkpoint", (300, 900)),
-    ("driver", (600, 1800)),
-    ("pipeline", (300, 900)),
-    ("plain", (300, 700)),
-)
+#: The kinds of file in the order files are made: most repositories' shares of each.
+KINDS: tuple[str, ...] = ("model", "driver", "estimator", "pipeline", "summaries", "model",
+                          "metrics", "plain", "checkpoint", "driver", "pipeline", "plain")
+#: (lowest, highest line count, files in a hundred): the real repositories' file lengths.
+LENGTHS: tuple[tuple[int, int, int], ...] = ((50, 185, 44), (185, 400, 28), (400, 900, 22),
+                                              (1000, 4000, 6))
+#: Of a file's top-level definitions, the share that are classes, and their methods.
+CLASS_SHARE = 0.6
+METHODS = (3, 7)
+#: Of a TF file's top-level definitions, the share of plain Python (no ``tf``).
+PLAIN_SHARE = 0.28
 _DIRS = {"model": "models", "driver": "benchmarks", "estimator": "estimator", "pipeline": "data",
          "summaries": "utils", "metrics": "utils", "checkpoint": "utils", "plain": "tools"}
 
 
 def real_code_files(count: int, rng: random.Random,
                     max_lines: int = 4_000) -> Iterator[tuple[str, str]]:
-    """``count`` files of 300-4,000 lines (at most ``max_lines``): see :data:`KINDS`."""
+    """``count`` files of :data:`KINDS`, their lengths as :data:`LENGTHS` (at most ``max_lines``)."""
+    lengths = [(low, high) for low, high, share in LENGTHS for _ in range(share)]
+    rng.shuffle(lengths)  # each hundred files has the shares exactly
     for index in range(count):
-        kind, (low, high) = KINDS[index % len(KINDS)]
-        text = MAKERS[kind](rng, index, rng.randint(min(low, max_lines), min(high, max_lines)))
+        kind = KINDS[index % len(KINDS)]
+        low, high = lengths[index % len(lengths)]
+        text = _made(MAKERS[kind], rng, index, rng.randint(min(low, max_lines), min(high, max_lines)))
         ast.parse(text)  # a generator bug must not hand the engine a syntax error
         yield f"{_DIRS[kind]}/{kind}_{index:04d}.py", text
 
 
+def _made(make: Callable[[random.Random, int, int], str], rng: random.Random, index: int,
+          lines: int) -> str:
+    """``make``'s file of about ``lines`` lines in all: its header, imports, site and
+    ``__main__`` block included (each kind's own part is 30-150 lines: asked again for less)."""
+    asked = lines
+    for _ in range(3):
+        text = make(rng, index, asked)
+        excess = text.count("\n") - lines
+        if excess <= lines // 10 or asked == lines // 4:
+            break
+        asked = max(asked - excess, lines // 4)
+    return text
+
+
 def _fill(rng: random.Random, fillers: Sequence[Callable[[random.Random, int], str]], lines: int,
-          site: str = "") -> list[str]:
-    """Top-level defs and classes from ``fillers`` up to about ``lines`` lines, with ``site``
-    (the one definition a rule can act on) at a random place among them."""
+          site: str = "", plain: bool = True) -> list[str]:
+    """Top-level defs and classes from ``fillers`` (with ``plain``, a :data:`PLAIN_SHARE` of
+    plain Python ones too) up to about ``lines`` lines, a :data:`CLASS_SHARE` of them classes
+    of several, with ``site`` (the one definition a rule can act on) at a random place."""
     blocks: list[str] = []
     counter = itertools.count()
+
     while sum(block.count("\n") + 2 for block in blocks) < lines:
-        blocks.append(rng.choice(fillers)(rng, next(counter)))
+        kinds = _PLAIN_FILLERS if plain and rng.random() < PLAIN_SHARE else fillers
+        if rng.random() < CLASS_SHARE:
+            methods = [rng.choice(kinds)(rng, next(counter)) for _ in range(rng.randint(*METHODS))]
+            blocks.append(_as_class(next(counter), methods))
+        else:
+            blocks.append(rng.choice(kinds)(rng, next(counter)))
     if site:
         blocks.insert(rng.randint(0, len(blocks)), site)
     return blocks
+
+
+def _as_class(n: int, blocks: list[str]) -> str:
+    """``blocks`` (top-level definitions) as the methods and inner classes of one class."""
+    methods = [re.sub(r"^def (\w+)\(", r"def \1(self, ", block, count=1, flags=re.M) for block in blocks]
+    body = "\n".join("".join(f"    {line}" if line.strip() else line
+                             for line in method.splitlines(keepends=True)) for method in methods)
+    return f"class Component{n}(object):\n    \"\"\"Parts of the model built together ({n}).\"\"\"\n\n{body}"
 
 
 def _module(docstring: str, imports: str, blocks: list[str], main: str = "") -> str:
@@ -855,9 +891,11 @@ def _plain_class(rng: random.Random, n: int) -> str:
 def plain_file(rng: random.Random, index: int, lines: int) -> str:
     imports = "import argparse\nimport csv\nimport json\nimport logging\nimport os\n\nlog = logging.getLogger(__name__)\n"
     return _module(f"Command-line tools for the experiment logs ({index}).", imports,
-                   _fill(rng, [_plain_fn, _plain_class], lines),
+                   _fill(rng, _PLAIN_FILLERS, lines, plain=False),
                    '    logging.basicConfig(level=logging.INFO)\n    print(json.dumps({"ok": True}))\n')
 
+
+_PLAIN_FILLERS = [_plain_fn, _plain_class]
 
 MAKERS: dict[str, Callable[[random.Random, int, int], str]] = {
     "model": model_file, "driver": driver_file, "estimator": estimator_file,

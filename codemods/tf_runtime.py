@@ -21,12 +21,9 @@ import configparser
 import re
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Iterable, Mapping, Optional
-
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import SpecifierSet
-from packaging.version import Version
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional
 
 from .tf_versions import (
     CODE_E_ONLY,
@@ -37,6 +34,10 @@ from .tf_versions import (
     RUNTIME_TF2,
     RUNTIME_UNKNOWN,
 )
+
+if TYPE_CHECKING:  # packaging is imported where a manifest is read: not at every start-up
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -50,11 +51,11 @@ TF_DISTRIBUTIONS = frozenset({
 })
 #: Versions a specifier is tried on (with the versions it names itself): every TF release
 #: line, so "all admitted versions" is decided on what TensorFlow publishes.
-_PROBES = tuple(Version(v) for v in (
+_PROBES = tuple(
     [f"0.{minor}.0" for minor in range(13)]
     + [f"1.{minor}.{patch}" for minor in range(16) for patch in range(6)]
     + [f"2.{minor}.{patch}" for minor in range(21) for patch in range(6)]
-    + ["3.0.0"]))
+    + ["3.0.0"])
 UNDETERMINED = ("TensorFlow major version undetermined: pin tensorflow in requirements or set "
                 "[tool.npu-codemod] tensorflow = \"2\"; files with only TF 2.x idioms "
                 "(tf.function, GradientTape, Keras fit) are treated as TF 2.x code")
@@ -172,6 +173,8 @@ def pins_of(path: str, text: str, manifests: Mapping[str, str] = {}) -> list[Pin
 
 
 def _pin(path: str, line: str) -> Optional[Pin]:
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         requirement = Requirement(line.strip())
     except InvalidRequirement:
@@ -187,7 +190,9 @@ def _pin(path: str, line: str) -> Optional[Pin]:
 def admitted(specifier: SpecifierSet) -> Optional[str]:
     """``2`` when every version ``specifier`` admits is >= 2.0, ``1`` when every one is below,
     None when it admits both (or none: no decision)."""
-    probes = set(_PROBES)
+    from packaging.version import Version
+
+    probes = set(_probe_versions())
     for spec in specifier:
         try:
             probes.add(Version(spec.version.rstrip(".*")))
@@ -201,6 +206,13 @@ def admitted(specifier: SpecifierSet) -> Optional[str]:
     if all(version.major < 2 for version in found):
         return RUNTIME_TF1
     return None
+
+
+@lru_cache(maxsize=1)
+def _probe_versions() -> tuple[Version, ...]:
+    from packaging.version import Version
+
+    return tuple(map(Version, _PROBES))
 
 
 def _requirement_lines(path: str, text: str, manifests: Mapping[str, str],

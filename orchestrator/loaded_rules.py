@@ -10,7 +10,7 @@ import copy
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import FrozenSet, Iterable, Optional
+from typing import Callable, FrozenSet, Iterable, Optional
 
 from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine, collector_paused, size_problem
 from npu_codemod.codemods.findings import Finding
@@ -63,6 +63,19 @@ class RepoAnalysis:
                    tuple(finding for part in parts for finding in part.findings))
 
 
+@dataclass(frozen=True)
+class FileFacts:
+    """One file's part of the repository analysis: its facts, and the ``(plugin, reason)`` of
+    each third-party analysis hook that raised on it."""
+
+    facts: FrozenSet[str] = frozenset()
+    errors: tuple[tuple[str, str], ...] = ()
+
+
+#: What gives one file's :class:`FileFacts` from its path and bytes.
+FileAnalysis = Callable[[str, bytes], FileFacts]
+
+
 @dataclass
 class LoadedRules:
     """The plugins, the selected and configured rules, and the engine that runs them."""
@@ -71,7 +84,8 @@ class LoadedRules:
     rules: list[Rule]
     engine: Engine
 
-    def repository_facts(self, files: Iterable[tuple[str, bytes]], repo: str = "") -> RepoAnalysis:
+    def repository_facts(self, files: Iterable[tuple[str, bytes]], repo: str = "",
+                         analyse: Optional[FileAnalysis] = None) -> RepoAnalysis:
         """Facts from ``npu_codemod_analyze_file`` over the TensorFlow files of one repo.
 
         A plugin that is broken, or whose analysis raises on a file, costs an ``error``
@@ -79,7 +93,7 @@ class LoadedRules:
         rewrite for its size (``MAX_SOURCE_BYTES``: generated or vendored code) is not
         analysed either: an ``ast`` of 50 MB of code takes gigabytes.
         """
-        files_part = self.files_facts(files, repo)
+        files_part = self.files_facts(files, repo, analyse)
         return RepoAnalysis(files_part.facts, self.broken_findings(repo) + files_part.findings)
 
     def broken_findings(self, repo: str) -> tuple[Finding, ...]:
@@ -88,33 +102,50 @@ class LoadedRules:
         return tuple(_plugin_error(repo, "", broken.name, f"plugin is broken, its rules did not "
                                    f"run: {broken.reason}") for broken in self.plugins.broken)
 
-    def files_facts(self, files: Iterable[tuple[str, bytes]], repo: str = "") -> RepoAnalysis:
+    def files_facts(self, files: Iterable[tuple[str, bytes]], repo: str = "",
+                    analyse: Optional[FileAnalysis] = None) -> RepoAnalysis:
         """:meth:`repository_facts` without the broken plugins' findings: the part of a slice of the
-        repository's files, for a worker (:meth:`RepoAnalysis.joined` puts slices together)."""
+        repository's files, for a worker (:meth:`RepoAnalysis.joined` puts slices together).
+        ``analyse``: what gives one file's part (default :meth:`file_facts`; the result cache's
+        serves it from the cache, ``orchestrator/batch/analysis_cache.py``)."""
+        analyse = analyse or self.file_facts
         facts: set[str] = set()
         findings: list[Finding] = []
+        graph = self.engine.reads_programs  # NPU061: every Python file's imports
         for path, data in files:
-            if not self.engine.wants(data) or len(data) > MAX_SOURCE_BYTES:
+            if not (graph or self.engine.wants(data)) or len(data) > MAX_SOURCE_BYTES:
                 continue  # a file too large to parse is one error finding of the engine's
-            try:
-                text = decode_source(data).text
-            except UndecodableSource:
-                continue  # reported by the engine when the file is processed
-            if IMPORTS_TF.search(text) and size_problem(text) is None:  # else the engine's error
-                signals = signals_of(text, path)
-                facts.update(signals.facts())
-                facts.update(filter(None, [graph_fact(path, text, signals)]))
-                facts.add(file_fact(path, signals))
-                with collector_paused():
-                    results, errors = self.plugins.call_each("npu_codemod_analyze_file",
-                                                             path=path, text=text)
-                for _, result in results:
-                    facts.update(result or ())
-                findings += [_plugin_error(repo, path, name, f"{reason}; facts from this plugin "
-                                           "are missing") for name, reason in errors]
-            elif "__main__" in text and size_problem(text) is None:  # a script: maybe an entry
-                facts.update(filter(None, [graph_fact(path, text, None)]))
+            # The collector is off per file: the file's ``ast`` and index have no cycles and go
+            # as soon as they are dropped, and young collections would only scan them meanwhile.
+            with collector_paused():
+                found = analyse(path, data)
+            facts.update(found.facts)
+            findings += [_plugin_error(repo, path, name, f"{reason}; facts from this plugin "
+                                       "are missing") for name, reason in found.errors]
         return RepoAnalysis(frozenset(facts), tuple(findings))
+
+    def file_facts(self, path: str, data: bytes) -> FileFacts:
+        """One file's part of the analysis (a file the engine :meth:`~.Engine.wants`, or with NPU061
+        on any Python file, for the import graph): its TensorFlow signals, its import-graph fact
+        and every ``npu_codemod_analyze_file`` hook's facts; depends on nothing but ``path``,
+        ``data`` and the plugins."""
+        try:
+            text = decode_source(data).text
+        except UndecodableSource:
+            return FileFacts()  # reported by the engine when the file is processed
+        facts: set[str] = set()
+        if IMPORTS_TF.search(text) and size_problem(text) is None:  # else the engine's error
+            signals = signals_of(text, path)
+            facts.update(signals.facts())
+            facts.update(filter(None, [graph_fact(path, text, signals)]))
+            facts.add(file_fact(path, signals))
+            results, errors = self.plugins.call_each("npu_codemod_analyze_file", path=path, text=text)
+            for _, result in results:
+                facts.update(result or ())
+            return FileFacts(frozenset(facts), tuple(errors))
+        if size_problem(text) is None:  # imports no TF: an entry of NPU061's, or a link to one
+            facts.update(filter(None, [graph_fact(path, text, None)]))
+        return FileFacts(frozenset(facts))
 
 
 def _plugin_error(repo: str, path: str, plugin: str, message: str) -> Finding:

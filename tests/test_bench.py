@@ -19,6 +19,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench" / "run_bench.py"
 sys.path.insert(0, str(BENCH.parent))
 
 import run_bench  # noqa: E402
+from code_shape import code_shape  # noqa: E402
 from real_code import real_code_files  # noqa: E402
 
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules  # noqa: E402
@@ -85,12 +86,12 @@ def test_verify_bench_without_tensorflow_is_one_line_and_no_target(
         ("verify demo repos --jobs 2", "", "skipped", SKIPPED)]
 
 
-def test_real_code_corpus_is_long_files_with_few_sites() -> None:
+def test_real_code_corpus_is_files_with_few_sites() -> None:
     """Each kind of file holds the one site it is made for, among code no rule acts on."""
     files = list(real_code_files(12, random.Random(7), max_lines=400))  # short: the engine runs
     for path, text in files:
         ast.parse(text)
-        assert 300 <= text.count("\n") <= 4_100, path
+        assert 50 <= text.count("\n") <= 4_100, path
     loaded_rules = load_rules(RuleSelection())
     data = [(path, text.encode()) for path, text in files]
     facts = loaded_rules.repository_facts(data).facts
@@ -98,8 +99,8 @@ def test_real_code_corpus_is_long_files_with_few_sites() -> None:
              for path, blob in data}
     assert sites == {
         "models/model_0000.py": ["NPU001", "NPU004"], "models/model_0005.py": ["NPU001", "NPU004"],
-        "benchmarks/driver_0001.py": ["NPU001", "NPU007", "NPU010"],
-        "benchmarks/driver_0009.py": ["NPU001", "NPU007"],  # a session in `with`: nothing to close
+        "benchmarks/driver_0001.py": ["NPU001", "NPU007"],  # a session in `with`: nothing to close
+        "benchmarks/driver_0009.py": ["NPU001", "NPU007", "NPU010"],
         "estimator/estimator_0002.py": ["NPU001", "NPU011", "NPU013"],
         # drop_remainder=is_training is reported, not rewritten; a bare batch(...) is rewritten
         "data/pipeline_0003.py": ["NPU002"], "data/pipeline_0010.py": ["NPU001", "NPU002"],
@@ -107,6 +108,17 @@ def test_real_code_corpus_is_long_files_with_few_sites() -> None:
         "tools/plain_0007.py": [], "tools/plain_0011.py": [],
     }
     assert all("tensorflow" not in text for path, text in files if path.startswith("tools/"))
+
+
+def test_real_code_corpus_is_shaped_like_real_repositories() -> None:
+    """The six real TF 1.x repositories of bench/README.md: median 244 lines, 42% under 200
+    lines, 6% of 1,000 or more, 9.6 top-level definitions per file, 76% of their lines in
+    definitions that use ``tf``; the corpus within a few points of each."""
+    shape = code_shape(real_code_files(200, random.Random(8)))
+    assert 200 <= shape["median_lines"] <= 300
+    assert 0.32 <= shape["under_200"] <= 0.52 and 0.02 <= shape["at_least_1000"] <= 0.11
+    assert 7.5 <= shape["definitions_per_file"] <= 12.5
+    assert 0.68 <= shape["tf_definition_lines"] <= 0.82
 
 
 def test_corpus_bench_measures_a_folder_of_repositories(tmp_path: Path) -> None:

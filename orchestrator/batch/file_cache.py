@@ -238,7 +238,7 @@ def fingerprint(selection: RuleSelection) -> Optional[str]:
     loaded_rules = load_rules(selection)
     rules = []
     for rule in loaded_rules.engine.rules:
-        source = _module_source_hash(type(rule).__module__)
+        source = module_source_hash(type(rule).__module__)
         if source is None:
             return None
         plugin = loaded_rules.plugins.plugin_of(rule)
@@ -264,7 +264,7 @@ def _package_sources() -> str:
     return digest.hexdigest()
 
 
-def _module_source_hash(module_name: str) -> Optional[str]:
+def module_source_hash(module_name: str) -> Optional[str]:
     """A hash of the code a rule's outcomes may depend on: every ``.py`` file of the top-level
     package its module belongs to (a plugin's messages or helpers may live in a sibling
     module), or the module's own file when it is not in a package (a ``--plugin`` file)."""

@@ -8,17 +8,19 @@ same way everywhere, waits are bounded, and the token never leaves the request h
 from __future__ import annotations
 
 import email.utils
-import http.client
 import json
 import sys
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping, Optional
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
 from npu_codemod.orchestrator.redact import mask_secrets
+
+if TYPE_CHECKING:
+    import urllib.request
 
 USER_AGENT = "npu-codemod"
 #: Statuses worth another try: rate limits and transient server trouble.
@@ -197,9 +199,12 @@ class ApiClient:
         headers = dict(self._headers)
         if data is not None:
             headers["Content-Type"] = "application/json"
+        import http.client
+        import urllib.request  # here: with ssl, a tenth of a command's start-up, for PRs alone
+
         request = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with _OPENER.open(request, timeout=self.policy.timeout) as reply:
+            with _opener().open(request, timeout=self.policy.timeout) as reply:
                 return _response(reply.status, reply.headers, reply.read())
         except urllib.error.HTTPError as exc:
             return _response(exc.code, exc.headers, exc.read())
@@ -244,15 +249,19 @@ class ApiClient:
         return _describe(response)
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """Hand every 3xx back to :meth:`ApiClient._send` (urllib would re-send all headers,
-    the token included, to wherever ``Location`` points)."""
+@lru_cache(maxsize=1)
+def _opener() -> urllib.request.OpenerDirector:
+    """urllib's opener with every 3xx handed back to :meth:`ApiClient._send` (urllib would
+    re-send all headers, the token included, to wherever ``Location`` points)."""
+    import urllib.request
 
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
+    class NoRedirects(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    return urllib.request.build_opener(NoRedirects())
 
 
-_OPENER = urllib.request.build_opener(_NoRedirects())
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _MAX_REDIRECTS = 5
 

@@ -21,8 +21,6 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Optional
 
-import jinja2
-
 from npu_codemod.orchestrator.git import repository as gitrepo
 from npu_codemod.orchestrator.git.repository import GitError
 from npu_codemod.orchestrator.prs.change_comment import Previous, change_comment, marker, site_keys
@@ -101,6 +99,8 @@ class Publisher:
 
     def _propose(self, forge: Forge, entry: RepoEntry, result: RepoResult, target: _Target,
                  blank: PullRequestRecord) -> PullRequestRecord:
+        import jinja2  # loaded with the templates: a run that opens no PR never imports it
+
         record = replace(blank, branch=target.branch, group=target.group.name if target.group else "")
         try:
             base = _base_branch(entry.base_ref, self.settings.remote) or forge.repository().default_branch

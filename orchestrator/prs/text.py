@@ -18,9 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Optional
-
-import jinja2
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional
 
 from npu_codemod import __version__
 from npu_codemod.codemods.findings import Finding
@@ -31,6 +29,9 @@ from npu_codemod.orchestrator.results import ChangeGroup
 from npu_codemod.orchestrator.run_record import RuleRecord
 from npu_codemod.reports.links import safe_http
 
+if TYPE_CHECKING:  # imported when templates are loaded: a run without PRs never needs Jinja2 here
+    import jinja2
+
 #: Rows of the unmigrated table before the rest is only counted (forges cap a body at ~64 KB).
 MAX_ROWS = 200
 
@@ -40,6 +41,8 @@ class TemplateError(Exception):
 
 
 def _environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
+    import jinja2
+
     env = jinja2.Environment(loader=loader, autoescape=False, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["cell"] = lambda text: " ".join(str(text).replace("|", "\\|").split())
@@ -61,6 +64,8 @@ class PrTemplates:
 
 def load_templates(title: Optional[str] = None, body_file: Optional[str] = None) -> PrTemplates:
     """The built-in templates, or the user's; TemplateError names the bad one."""
+    import jinja2
+
     builtin = _environment(jinja2.PackageLoader("npu_codemod.orchestrator.prs", "templates"))
     user = _environment(jinja2.BaseLoader())
     try:

@@ -43,6 +43,7 @@ from npu_codemod.api._toolkit import (
     own_nodes,
     parse_module,
     position,
+    unlink,
 )
 
 from ._config_flow import target_flow
@@ -86,7 +87,11 @@ def _device_through_internal_modules(text: str) -> bool:
     if not _INTERNAL.search(text) or "device" not in text:
         return False
     tree = parse_module(text)
-    return tree is not None and first_call(tree, ImportNames(tree), DEVICE) is not None
+    if tree is None:
+        return False
+    found = first_call(tree, ImportNames(tree), DEVICE) is not None
+    unlink(tree)
+    return found
 
 
 def _device_names(text: str) -> set[str]:
