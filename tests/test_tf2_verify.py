@@ -11,6 +11,8 @@ One ``verify`` over the three repositories (module fixture): TensorFlow's import
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -122,6 +124,38 @@ for step, (batch, labels) in enumerate(dataset.take(TRAIN_STEPS)):
 model.save_weights("linear.ckpt")
 '''
 
+ADVERSARIAL = '''\
+"""Pretrain a generator with Keras fit, then train it against a critic (TF 2.x)."""
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(4)
+real = rng.normal(2.0, 0.5, size=(64, 2)).astype("float32")
+noise = rng.normal(size=(64, 2)).astype("float32")
+generator = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(2,))])
+critic = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+generator.compile(optimizer=tf.keras.optimizers.SGD(0.05), loss="mse")
+generator.fit(noise, real, batch_size=32, epochs=1, verbose=0)
+generator_optimizer, critic_optimizer = tf.keras.optimizers.Adam(0.01), tf.keras.optimizers.Adam(0.01)
+
+
+@tf.function
+def adversarial_step(z, x):
+    with tf.GradientTape() as generator_tape, tf.GradientTape() as critic_tape:
+        fake = generator(z, training=True)
+        critic_loss = tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(x))
+        generator_loss = -tf.reduce_mean(critic(fake))
+    generator_grads = generator_tape.gradient(generator_loss, generator.trainable_variables)
+    critic_grads = critic_tape.gradient(critic_loss, critic.trainable_variables)
+    generator_optimizer.apply_gradients(zip(generator_grads, generator.trainable_variables))
+    critic_optimizer.apply_gradients(zip(critic_grads, critic.trainable_variables))
+    return generator_loss, critic_loss
+
+
+for start in (0, 32):
+    generator_loss, critic_loss = adversarial_step(noise[start:start + 32], real[start:start + 32])
+    print("generator loss", float(generator_loss), "critic loss", float(critic_loss))
+'''
 FILES = {"requirements.txt": "tensorflow==2.6.5\nnumpy\n", "pyproject.toml": VERIFY_TABLE,
          "train.py": FIT, "phases.py": PHASES, "loop.py": LOOP}
 #: Planted on the migration branch: (file, old, new) made once, and the command that shows it.
@@ -203,6 +237,41 @@ def test_a_dropped_line_diverges_on_the_gradient_norm_of_the_second_phase(verifi
     record = verified["verify"]["dropped-line"]
     assert record["verdict"] == "diverged"
     assert record["reason"].startswith("step 4 (result (Keras fit) 4): gradient norm = ")
+
+
+def test_a_fit_that_starts_after_the_step_limit_stops_the_run(tmp_path: Path) -> None:
+    """With 3 steps, pretraining takes them all: fine-tuning's ``fit`` would train past the
+    limit, so the launcher ends the process there, with the variables after step 3."""
+    (tmp_path / "phases.py").write_text(PHASES)
+    done = subprocess.run([sys.executable, "-m", "npu_codemod.orchestrator.verify.launch", "--steps", "3",
+                           "--tensorflow", "2", "--", "python", "phases.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=VERIFY_TIMEOUT)
+    run = json.loads(done.stdout)
+    assert (done.returncode, run["stopped"], run["training_steps"]) == (0, True, 3)
+    assert [(call["step"], call["kind"], call["names"]) for call in run["calls"]] == [
+        (step, "train", ["loss", "gradient norm"]) for step in (1, 2, 3)]
+    assert [name for name, _ in run["printed"]] == ["loss"] * 3  # no fine-tuned loss
+    assert [variable[2] for variable in run["variables"]] == [[4, 8], [8], [8, 1], [1]]
+    assert ("npu-codemod verify: stopped after 3 training steps: a Keras fit starts after the step "
+            "limit: it and what follows it did not run") in run["output_tail"]
+
+
+def test_fit_then_two_optimizers_number_their_steps_once_each_with_its_own_loss(tmp_path: Path) -> None:
+    """Two fit batches, then two adversarial steps of two optimizers each: steps 3 to 6, each
+    optimizer's step with the loss its gradients were taken of (as the script prints them)."""
+    (tmp_path / "adversarial.py").write_text(ADVERSARIAL)
+    done = subprocess.run([sys.executable, "-m", "npu_codemod.orchestrator.verify.launch", "--steps", "10",
+                           "--tensorflow", "2", "--", "python", "adversarial.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=VERIFY_TIMEOUT)
+    run = json.loads(done.stdout)
+    assert (done.returncode, run["stopped"], run["training_steps"]) == (0, False, 6)
+    steps = [call for call in run["calls"] if call["step"]]
+    assert [(call["step"], call["kind"], call["names"]) for call in steps] == [
+        (1, "fit", ["loss", "gradient norm"]), (2, "fit", ["loss", "gradient norm"]),
+        *((step, "train", ["loss", "gradient norm"]) for step in (3, 4, 5, 6))]
+    printed = [float(value) for _, value in run["printed"]]
+    assert [call["values"][0] for call in steps[2:]] == pytest.approx(printed, rel=1e-6)
+    assert [variable[2] for variable in run["variables"]] == [[2, 2], [2], [2, 1], [1]]
 
 
 def test_the_repository_s_tensorflow_decides_the_mode(tmp_path: Path) -> None:

@@ -88,7 +88,7 @@ class _Watch:
             return self._run_before([GRADIENT_NORM], [_norm(self.tf, gradients)], self._batch_norm)
         for _, variable in pairs:
             self.tracked.setdefault(id(variable), variable)
-        loss = self.losses.take(self.tf)
+        loss = self.losses.take(self.tf, gradients)
         names, series = ([], []) if loss is None else (["loss"], [loss])
         return self._run_before(names + [GRADIENT_NORM], series + [_norm(self.tf, gradients)],
                                 self._step)

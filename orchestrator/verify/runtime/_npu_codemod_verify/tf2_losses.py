@@ -1,8 +1,10 @@
 """The loss of a TF 2.x custom training step: the value its gradients were taken of.
 
-Each ``GradientTape.gradient(target, ...)`` outside Keras' ``fit`` leaves its target as the
-loss of the next ``apply_gradients`` (:mod:`.tf2`) that runs in the same graph (the same
-``tf.function``, one it is nested in, or eagerly). A loss-scale optimizer's scaled loss
+Each ``GradientTape.gradient(target, ...)`` outside Keras' ``fit`` gives its target as the
+loss of the ``apply_gradients`` (:mod:`.tf2`) that applies the very gradients it returned (a
+GAN's two optimizers each get their own loss), else of the next ``apply_gradients`` that runs
+in the same graph (the same ``tf.function``, one it is nested in, or eagerly): gradients
+clipped or unscaled are new tensors. A loss-scale optimizer's scaled loss
 (``get_scaled_loss(loss)``, the target of a mixed-precision loop) is taken back to the loss
 it scaled: the migration replaces that optimizer, the loss must stay the same. A target that
 is not a float tensor (a list of losses) leaves no loss; a tensor of several losses counts
@@ -18,6 +20,7 @@ LOSS_SCALE_MODULES = ("tf_keras.src.mixed_precision.loss_scale_optimizer",
                       "keras.src.mixed_precision.loss_scale_optimizer")
 LOSS_SCALE_CLASSES = ("BaseLossScaleOptimizer", "LossScaleOptimizer", "LossScaleOptimizerV3")
 _KEPT = 64  # scaled losses remembered (one per traced or eager step is enough)
+_TAPES = 8  # the latest tape.gradient calls whose gradients are matched to their loss
 
 
 class Losses:
@@ -27,6 +30,7 @@ class Losses:
         self.recorder = recorder
         self.latest = None
         self.scaled: dict = {}  # id(scaled loss) -> (scaled loss, the loss it scales)
+        self.returned: list = []  # (the first gradient a tape.gradient returned, its loss)
 
     def install(self) -> None:
         from tensorflow.python.eager import backprop
@@ -35,10 +39,13 @@ class Losses:
         for name in LOSS_SCALE_MODULES:
             imports.when_imported(name, self._watch_scaling)
 
-    def take(self, tf):
-        """The loss of the step about to apply its gradients (a float64 scalar tensor of the
-        current graph, or eager), or None; a loss is taken once."""
-        loss, self.latest = self.latest, None
+    def take(self, tf, gradients: list):
+        """The loss of the step about to apply ``gradients`` (a float64 scalar tensor of the
+        current graph, or eager), or None; the latest loss is taken once."""
+        loss = next((held for first, held in self.returned if any(g is first for g in gradients)),
+                    None)
+        if loss is None or loss is self.latest:
+            loss, self.latest = self.latest, None
         if loss is None or not _reachable(tf, loss):
             return None
         return tf.cast(tf.reduce_sum(loss), tf.float64)
@@ -46,9 +53,13 @@ class Losses:
     def _gradient(self, original):
         @functools.wraps(original)
         def gradient(tape, target, *args, **kwargs):
+            result = original(tape, target, *args, **kwargs)
             if not self.recorder.in_keras:
                 self.latest = self._unscaled(target) if _is_float_tensor(target) else None
-            return original(tape, target, *args, **kwargs)
+                first = _first(result)
+                if self.latest is not None and first is not None:
+                    self.returned = [(first, self.latest)] + self.returned[:_TAPES - 1]
+            return result
         return gradient
 
     def _unscaled(self, target):
@@ -71,6 +82,15 @@ class Losses:
             self.scaled[id(scaled)] = (scaled, loss)
             return scaled
         return get_scaled_loss
+
+
+def _first(gradients):
+    """The first gradient of what ``tape.gradient`` returned (a list, a dict, one tensor)."""
+    if isinstance(gradients, dict):
+        gradients = list(gradients.values())
+    if isinstance(gradients, (list, tuple)):
+        return next((gradient for gradient in gradients if gradient is not None), None)
+    return gradients
 
 
 def _is_float_tensor(value) -> bool:
