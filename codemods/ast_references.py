@@ -25,7 +25,8 @@ from typing import Iterator, Optional, Sequence, Union
 
 from .modules import child_fields, module_ast
 from .names import ACCESSOR_CALL, ImportNames
-from .qualified import ReferenceSite
+from .qualified import ReferenceSite, references_under
+from .rule import FileContext
 
 #: A carriage return that does not end a CRLF: ``ast`` counts it as a line break, fissix not.
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -78,7 +79,20 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
     return sorted(found, key=lambda site: (site.line, site.column))
 
 
-class _Source:
+def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[ReferenceSite]:
+    """Every reference to a name one of ``resolvers`` binds in the file as written, in source
+    order, for a rule that only reads them (the API audits): from the fissix tree when it
+    holds the whole file, else (a selective parse, whose skipped units are placeholders, or a
+    file the engine did not parse) from ``ast``, which gives the same sites; ``ast`` cannot
+    read Python 2 code, whose file is always parsed whole."""
+    whole = not ctx._unparsed and (ctx.parsed or ctx.original) == ctx.original
+    sites = None if whole else ast_references(ctx.original, resolvers)
+    if sites is None:
+        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
+    return sites
+
+
+class SourcePositions:
     """Positions in a module's text: ``ast``'s (line, UTF-8 byte column) as characters."""
 
     def __init__(self, text: str) -> None:
@@ -114,7 +128,7 @@ class _Finder:
     """One walk of a module's ``ast``: its parents, then the site of each bound name."""
 
     def __init__(self, text: str, by_head: dict[str, ImportNames]) -> None:
-        self.source = _Source(text)
+        self.source = SourcePositions(text)
         self.by_head = by_head
         self.parents: dict[ast.AST, tuple[ast.AST, str]] = {}
         self._head_lines = _lines_with(text, by_head)

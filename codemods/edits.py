@@ -144,7 +144,8 @@ def remove_statement(statement: pytree.Base, newline: str = "\n") -> None:
     """Remove a statement line (a child of a block); a block left empty gets ``pass``, and so
     does a one-line body (``if gpus: set_memory_growth(gpu, True)``).
 
-    Comment lines in front of the removed line stay, in front of what follows it.
+    Comment lines in front of the removed line stay, in front of what follows it; so do the
+    blank lines and comments after a removed compound statement's block.
     """
     block = statement.parent
     if block.type not in (syms.suite, syms.file_input):  # the body after ``if x:``
@@ -169,10 +170,13 @@ def remove_statement(statement: pytree.Base, newline: str = "\n") -> None:
     for leaf in dedents:
         leaf.prefix = ""
     comments = prefix[: prefix.rfind("\n") + 1]
+    # A compound statement's own DEDENT tokens hold the blank lines and comments after its
+    # block: they belong to what follows it.
+    after = "".join(leaf.prefix for leaf in _trailing_dedents(statement))
     statement.remove()
     if following is None:
         return
-    rest = following.prefix
+    rest = after + following.prefix
     indent = indentation(following) if first_in_suite else ""
     if indent:  # the block's indentation comes first: no blank line may follow it
         rest = re.sub(r"^(?:[ \t]*\r?\n)+", "", rest)

@@ -37,26 +37,51 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
-from .tf_programs import ENTRY_FACT, MIXED_PART, NEUTRAL_TF1_FACT, mixed_entry
+from .tf_programs import (
+    COMPAT_RULE,
+    ENTRY_FACT,
+    ENTRY_RULE,
+    MIXED_PART,
+    NEUTRAL_TF1_FACT,
+    RepositoryMessage,
+    mixed_entry,
+)
 from .tf_versions import (
     CONFLICT,
     NON_TF,
     TF1,
     TF2,
     TF2_CODE,
+    TF2_COMPAT,
     TF2_ENTRY_RULE,
     file_kind,
     runtime_of,
     signals_of,
     treatment,
 )
-from .units import MODULE, Layout, ParsePlan, RuleNeed, may_skip, module_layout, plan_parse
+from .units import (
+    MODULE,
+    Layout,
+    ParsePlan,
+    RuleNeed,
+    has_site,
+    may_have_no_site,
+    may_skip,
+    module_layout,
+    plan_parse,
+)
 from .walk import position, post_order, tree_text
+
+#: The NPU adapters' modules: a file that imports one holds what the rules wrote (or a person
+#: did), which they report on without a site of their own (NPU001's "npu_bridge.npu_init is
+#: imported", NPU061's init already there): such a file is never run unparsed.
+_ADAPTER = re.compile(r"\b(?:npu_bridge|npu_device)\b")
 
 #: Pseudo-rule of file-level findings: failures (decode, parse, compile) and files no rule may
 #: rewrite (eager mode, symlinks: see ``file_kinds``).
 FILE_RULE_ID = "NPU000"
 FILE_RULE_NAME = "source-file"
+FILE_RULE = (FILE_RULE_ID, FILE_RULE_NAME)
 #: Larger files are reported, not parsed: fissix needs about 40 s and 350 MB per MiB of
 #: TensorFlow code, so one generated or vendored giant must not stall or exhaust a worker.
 MAX_SOURCE_BYTES = 1024 * 1024
@@ -171,6 +196,16 @@ class Engine:
         #: (for the bench and the tests: a selective mode that never skips is a bug).
         self.counts: Counter[str] = Counter()
 
+    @property
+    def enabled(self) -> FrozenSet[str]:
+        """The ids of the rules the engine runs."""
+        return self._enabled
+
+    @property
+    def reads_programs(self) -> bool:
+        """Does a rule need the repository's programs (NPU061: every Python file's imports)?"""
+        return bool(self._scripts)
+
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
         return any(module in data for module in self._module_bytes) \
@@ -199,8 +234,8 @@ class Engine:
         imported = {module for module, pattern in self._imports.items()
                     if module in text and pattern.search(text)}
         active = [r for r in self.rules if imported.intersection(r.modules)]
-        if not active and ENTRY_FACT + path in facts:
-            active = self._scripts  # an entry script of a TF 2.x program that imports no TF
+        if ENTRY_FACT + path in facts:  # an entry script of a TF 2.x program (it may import no TF)
+            active += [rule for rule in self._scripts if rule not in active]
         if not active:
             return FileOutcome(path)
         return self._by_kind(source, path, repo, facts, active)
@@ -217,14 +252,17 @@ class Engine:
             return FileOutcome(path, (finding,), kind=CONFLICT)
         mixed = mixed_entry(facts, path)
         if mixed is not None:  # a file of a program that mixes eager and compat.v1 code
-            message = "" if mixed == path else MIXED_PART.format(entry=mixed)
-            return FileOutcome(path, (file_finding(repo, path, "unmigrated", message),) if message else (),
+            rule = COMPAT_RULE if kind.kind == TF2_COMPAT else ENTRY_RULE
+            part = () if mixed == path else (RepositoryMessage(path, MIXED_PART.format(entry=mixed), rule=rule),)
+            return FileOutcome(path, tuple(message.finding(repo, FILE_RULE) for message in part),
                                kind="" if kind.kind == NON_TF else kind.kind)
         treated = treatment(kind.kind, runtime_of(facts, path), NEUTRAL_TF1_FACT + path in facts)
         scripts = [rule for rule in active if NON_TF in rule.file_kinds] if kind.kind == NON_TF else []
         active = [rule for rule in active if treated in rule.file_kinds and _may_act(rule, source.text)]
         if not active and scripts:
             active, treated = scripts, NON_TF
+        elif scripts and ENTRY_FACT + path in facts:  # an entry importing other rules' modules
+            active = [rule for rule in self.rules if rule in active or rule in scripts]
         notes: tuple[Finding, ...] = ()
         if treated == TF2 and TF2_ENTRY_RULE not in self._enabled:
             notes = (file_finding(repo, path, "unmigrated", TF2_CODE),)
@@ -247,8 +285,11 @@ class Engine:
         layout = self._layout(body, active, facts)
         crashed: list[Finding] = []
         while active:
+            unparsed = layout is not None and not _ADAPTER.search(body) and not any(
+                rule._reads_tree and has_site(layout, self._need(rule, facts)) for rule in active)
+            run = self._run_unparsed if unparsed else self._run
             try:
-                ctx = self._run(body, source.newline, path, repo, facts, active, layout, treated)
+                ctx = run(body, source.newline, path, repo, facts, active, layout, treated)
             except _PlanFailed:
                 layout = None  # the file is redone whole
                 continue
@@ -266,13 +307,17 @@ class Engine:
         return FileOutcome(path, tuple(crashed))
 
     def _layout(self, body: str, active: list[Rule], facts: FrozenSet[str]) -> Optional[Layout]:
-        """The file cut into units for a selective parse, or None to parse it whole: the
-        full mode, an eager file, a short one, or one where a cheap look says the rules
-        need nearly all of it anyway (see ``units.may_skip``)."""
+        """The file cut into units for a selective parse (or none: see :meth:`_run_unparsed`),
+        or None to parse it whole: the full mode, an eager file, a short one, or one where a
+        cheap look says the rules need nearly all of it anyway (see ``units.may_skip``),
+        unless another says no rule reading the tree may have a site in it."""
         if self.mode != SELECTIVE or may_enable_eager(body):
             return None
-        if not self.plan_every_file and (body.count("\n") < SELECTIVE_MIN_LINES or not may_skip(
-                body, [self._need(rule, facts) for rule in active])):
+        needs = [self._need(rule, facts) for rule in active]
+        if self.plan_every_file or may_have_no_site(body, [self._need(rule, facts) for rule in active
+                                                           if rule._reads_tree]):
+            return module_layout(body)
+        if body.count("\n") < SELECTIVE_MIN_LINES or not may_skip(body, needs):
             return None
         return module_layout(body)
 
@@ -296,7 +341,9 @@ class Engine:
                           facts=facts, enabled_rules=self._enabled, parsed=parsed,
                           file_kind=treated)
         bound = {module for module in self._modules if may_bind(module, body) and ctx.names(module).bindings}
-        active = [rule for rule in active if bound.intersection(rule.modules) or treated == NON_TF]
+        entry = ENTRY_FACT + path in facts  # NPU061 runs on an entry that binds no TF too
+        active = [rule for rule in active if bound.intersection(rule.modules) or treated == NON_TF
+                  or (entry and rule in self._scripts)]
         if not active or (treated == TF1 and self._eager(ctx, body)):
             for rule in active:  # none when the file binds no module of theirs
                 self._guarded(rule, ctx, partial(rule.skipped, tree, ctx))
@@ -317,6 +364,31 @@ class Engine:
         finally:
             self._ctx, self._active, self._tf_bound = None, frozenset(), {}
         self._restore(plan, ctx)
+        return ctx
+
+    def _run_unparsed(self, body: str, newline: str, path: str, repo: str, facts: FrozenSet[str],
+                      active: list[Rule], layout: Optional[Layout], treated: str = TF1) -> FileContext:
+        """The rules over a file that no rule reading the tree has a site in (by their
+        ``_scope`` and site names, on the ``layout``): no fissix parse; only the rules that read
+        no tree (``Rule._reads_tree``: the API audits) run, with the file's text as the tree
+        (an empty module whose end marker's prefix it is) and its bindings read from ``ast``.
+        Such rules do not edit (:class:`_PlanFailed` if one did: the file is redone)."""
+        self.counts["unparsed"] += 1
+        tree = pytree.Node(syms.file_input, [pytree.Leaf(token.ENDMARKER, "", prefix=body)])
+        ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree, facts=facts,
+                          enabled_rules=self._enabled, parsed=body, file_kind=treated)
+        ctx._unparsed = True
+        bound = {module for module in self._modules if may_bind(module, body) and ctx.names(module).bindings}
+        active = [rule for rule in active
+                  if not rule._reads_tree and (bound.intersection(rule.modules) or treated == NON_TF)]
+        for rule in active:
+            self._guarded(rule, ctx, partial(rule.start, tree, ctx))
+        for rule, edit in ctx.deferred:
+            self._guarded(rule, ctx, edit)
+        for rule in active:
+            self._guarded(rule, ctx, partial(rule.finish, tree, ctx))
+        if ctx.imports or tree_text(tree) != body:
+            raise _PlanFailed()
         return ctx
 
     def _need(self, rule: Rule, facts: FrozenSet[str]) -> RuleNeed:

@@ -12,6 +12,7 @@ benchmark``, ``from .models import benchmark``), which :func:`nearest_name` maps
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
 from typing import AbstractSet, Any, Iterable, Iterator, Optional, TypeVar, Union, overload
 
@@ -28,6 +29,26 @@ def module_ast(text: str) -> Optional[ast.Module]:
         return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
+
+
+#: An import statement on its own line(s): ``import a.b as c``, ``from .x import (y,\n z)``, with
+#: backslash continuations; what a file's imports are without parsing the whole file.
+_IMPORT_STATEMENT = re.compile(
+    r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|(?:[^\n\\]|\\\r?\n)*)"
+    r"|import[ \t]+(?:[^\n\\]|\\\r?\n)*)", re.MULTILINE)
+
+
+def import_statements(text: str) -> ast.Module:
+    """A module of the import statements of ``text`` alone, found line by line (a tenth of the
+    cost of :func:`module_ast` on a file of other code): for a file whose imports are all an
+    analysis reads. An import spelled inside a string may count; one after ``;`` does not."""
+    found = []
+    for match in _IMPORT_STATEMENT.finditer(text):
+        try:
+            found += ast.parse(match.group().strip()).body
+        except (SyntaxError, ValueError, RecursionError):
+            continue  # prose that starts with "import", or a statement cut short
+    return ast.Module(body=found, type_ignores=[])
 
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]

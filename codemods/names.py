@@ -400,7 +400,7 @@ class ImportNames:
                                          for end in range(1, spelled.count(".") + 2))
         for node in small_statements(tree):
             if node.type in (syms.import_name, syms.import_from):
-                self._import(node)
+                self._bind_import(import_bindings(node))
             elif node.type == syms.expr_stmt and len(node.children) == 3:
                 self._alias_assignment(node)
 
@@ -479,8 +479,9 @@ class ImportNames:
         if any(target == root or target.startswith(root + ".") for root in roots):
             self.bindings[name] = target
 
-    def _import(self, node: pytree.Node) -> None:
-        for name, target in import_bindings(node):
+    def _bind_import(self, bindings: Sequence[tuple[str, str]]) -> None:
+        """Take in what one import statement binds (``import_bindings``: ``(name, target)``)."""
+        for name, target in bindings:
             if target.startswith("."):
                 continue  # a module of the repository, not one of the root's
             if name == STAR:
@@ -498,10 +499,16 @@ class ImportNames:
                 and not self.leads_to_accessor(head.value):
             return  # no bound name starts it (most assignments; all, for a root not imported)
         if target.type == token.NAME and op.type == token.EQUAL:
-            bound = self._bound(dotted_name(value) or self._accessor_call(value))
-            if bound:  # an internal module stays one: ``sess_mod = tf_session`` spells no tf
-                kept = bound if is_internal_name(bound) else canonical(bound)
-                self.bindings.setdefault(target.value, kept)
+            self._bind_alias(target.value, dotted_name(value) or self._accessor_call(value))
+
+    def _bind_alias(self, name: str, spelled: Optional[str]) -> None:
+        """Take in the assignment ``name = <spelled>`` (a dotted name, or an accessor's call
+        spelled ``contrib.tpu()``; None: any other value): ``name`` is bound to what
+        ``spelled`` resolves to, unless it was bound before."""
+        bound = self._bound(spelled)
+        if bound:  # an internal module stays one: ``sess_mod = tf_session`` spells no tf
+            kept = bound if is_internal_name(bound) else canonical(bound)
+            self.bindings.setdefault(name, kept)
 
     def _accessor_call(self, value: pytree.Base) -> Optional[str]:
         """``contrib.tpu()`` spelled as :meth:`_bound` reads it, when ``value`` calls a module

@@ -21,6 +21,7 @@ from fissix import pytree
 
 from .accessors import file_accessors, repository_accessors
 from .api_sites import site_key
+from .ast_names import ast_import_names
 from .findings import Finding, Status
 from .names import TF, ImportNames
 from .qualified import Reference
@@ -131,6 +132,12 @@ class Rule:
     # parts of :attr:`calls` and :attr:`uses` (see ``_scope``): a name (``"map_and_batch"``)
     # or an attribute (``".batch"``: ``x.batch``, not a variable ``batch``).
     _site_names: ClassVar[tuple[str, ...]] = ()
+    # _reads_tree: False for a rule that reads no fissix tree, only the file's text and
+    # ``ast`` (its uses through ``site_references``, the bindings through ``ctx.names``) and
+    # the other rules' findings (the API audits): a file where no rule that reads the tree
+    # has a site (by their ``_scope`` and site names) is not parsed with fissix at all, and
+    # only such rules run on it, with ``ctx.tree`` an empty module holding the text.
+    _reads_tree: ClassVar[bool] = True
 
     def __init__(self, settings: Any = None) -> None:
         if settings is None and self.Settings is not None:
@@ -174,7 +181,7 @@ class Rule:
 
 
 #: The speed hints of :class:`Rule` (private): none may change a rule's output.
-SPEED_HINTS = ("_tokens", "_bare_calls_of_tf_names", "_scope", "_site_names")
+SPEED_HINTS = ("_tokens", "_bare_calls_of_tf_names", "_scope", "_site_names", "_reads_tree")
 
 
 def without_hints(rule: Rule) -> Rule:
@@ -248,6 +255,9 @@ class FileContext:
     # Private, the engine's: the rewrite of the parsed units' text (selective parsing), for
     # the compile check.
     _parsed_rewrite: Optional[str] = field(default=None, init=False, repr=False)
+    # Private, the engine's: True when the file was not parsed with fissix (``tree`` holds
+    # its text as the end marker's prefix; ``Rule._reads_tree``): bindings come from ``ast``.
+    _unparsed: bool = field(default=False, init=False, repr=False)
 
     @cached_property
     def tf(self) -> ImportNames:
@@ -341,9 +351,12 @@ def fact_names(facts: Iterable[str], prefixes: Sequence[str]) -> tuple[str, ...]
 
 
 def _module_names(ctx: FileContext, module: str) -> ImportNames:
-    if module != TF:
-        return ImportNames(ctx.tree, root=module)
-    accessors = file_accessors(ctx.path, ctx.original, repository_accessors(ctx.facts))
+    accessors = None if module != TF else \
+        file_accessors(ctx.path, ctx.original, repository_accessors(ctx.facts))
+    if ctx._unparsed:  # the same bindings, from the file's ast (the engine made sure it reads)
+        names = ast_import_names(ctx.original, root=module, accessors=accessors)
+        assert names is not None, "an unparsed file's ast reads"
+        return names
     return ImportNames(ctx.tree, root=module, accessors=accessors)
 
 

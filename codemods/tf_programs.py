@@ -8,21 +8,35 @@ When one entry's closure holds both eager TF 2.x training files and ``tf.compat.
 (``enable_v1()`` switches the whole process to graph mode) the program is *mixed*: nothing in it
 is rewritten, and the entry gets one finding.
 
-The repository's analysis gives one :data:`GRAPH_FACT` per TF file and per script
-(:func:`graph_fact`); :func:`program_facts` turns them, once the runtime is known, into the facts
-the rules and the engine read: :data:`ENTRY_FACT` per entry, :data:`MIXED_FACT` per file of a mixed
-program, :data:`DONE_FACT` (the analysis ran: without it NPU061 decides from the file alone).
+Our deviation from the spec, in the user's favour: real TF 2.x scripts often train at module level
+with no ``__main__`` block (Horovod's TF 2.x benchmarks). A TensorFlow file with no ``__main__``
+block is an entry too when no file of the repository imports it, it is not a test file, and its
+module-level code trains (``codemods/module_training``). A module whose module-level code trains
+but that another file imports is no entry (the script that imports it is the one run); when no
+entry reaches it, NPU061 reports it.
+
+Every Python file of the repository is a node of the import graph (``codemods/program_graph``;
+its imports read with ``ast``, never with fissix), so that a module importing no TensorFlow links an entry to the training code
+(``main.py -> runner.py -> train.py``). The repository's analysis gives one :data:`GRAPH_FACT` per
+file (:func:`graph_fact`); :func:`program_facts` turns them, once the runtime is known, into the
+facts the rules and the engine read: :data:`ENTRY_FACT` per entry, :data:`MIXED_FACT` per file of
+a mixed program, :data:`DONE_FACT` (the analysis ran: without it NPU061 decides from the file
+alone), and the findings about programs, filed under NPU061 (NPU062 for a compat file of a mixed
+program, which the engine reports).
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional
 
-from .modules import imported_names, module_ast, nearest_name
-from .names import module_parts
+from .file_kinds import is_test_file
+from .findings import Finding
+from .module_training import trains_when_run
+from .modules import import_statements, imported_names, module_ast
+from .program_graph import Graph, Node, Program, closure
 from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
 
 if sys.version_info >= (3, 11):
@@ -55,44 +69,57 @@ MIXED_TF1 = ("this program mixes eager TF 2.x files ({eager}) and TF 1.x files (
 NO_ENTRY = ("no entry script found: add import npu_device as npu; npu.open().as_default() at the "
             "top of the script you run, or list it in [tool.npu-codemod] entry")
 BAD_ENTRY = "[tool.npu-codemod] entry must be a list of paths, got {value!r}: ignored"
+TRAINS_ON_IMPORT = ("this module trains when it is imported (by {importers}) and no entry script "
+                    "reaches it: add import npu_device as npu; npu.open().as_default() at the top "
+                    "of the script you run, or list it in [tool.npu-codemod] entry")
+#: The rules the findings about programs are filed under (the spec's NPU061 and NPU062).
+ENTRY_RULE = ("NPU061", "tf2-device-init")
+COMPAT_RULE = ("NPU062", "tf2-compat-header")
+#: Other deep-learning frameworks: a script that imports one and no TensorFlow trains with it,
+#: whatever TensorFlow code its imports reach (Horovod's PyTorch examples import ``horovod.spark``,
+#: which imports Horovod's Keras code).
+OTHER_FRAMEWORKS = frozenset({"torch", "torchvision", "pytorch_lightning", "lightning", "mxnet",
+                              "jax", "flax", "paddle", "mindspore", "oneflow"})
+#: Any import statement: a file without one (and without a ``__main__`` block) is no graph node.
+_IMPORTS = re.compile(r"^[ \t]*(?:import|from)[ \t]", re.MULTILINE)
 
 
 @dataclass(frozen=True)
-class Node:
-    """One file of the graph: its path, flags, and the dotted names it imports."""
+class RepositoryMessage:
+    """A finding of the repository's analysis (its runtime, its programs): the file it is about
+    ("" for the repository), its text, its SARIF level (``"note"`` or ``""``) and its rule (the
+    findings about programs are NPU061's; None: the engine's file rule, NPU000)."""
 
     path: str
-    main: bool
-    compat: bool
-    trains: bool
-    tf: bool
-    imports: tuple[str, ...]
-    tf1: bool = False  # TF 1.x-only APIs
-    tf2: bool = False  # TF 2.x-only APIs or TF 2.x idioms
+    text: str
+    level: str = ""
+    rule: Optional[tuple[str, str]] = ENTRY_RULE
 
-    def eager(self, runtime: str) -> bool:
-        """Eager TF 2.x training code in a repository whose runtime is ``runtime``."""
-        return self.trains and self.tf and not self.compat and not self.tf1 \
-            and (runtime == RUNTIME_TF2 or self.tf2)
-
-    @property
-    def module(self) -> str:
-        return ".".join(module_parts(self.path))
+    def finding(self, repo: str, file_rule: tuple[str, str]) -> Finding:
+        """The message as an ``unmigrated`` finding in ``repo`` (``file_rule``: NPU000's id and
+        name, for a message of no rule)."""
+        rule_id, name = self.rule or file_rule
+        return Finding(repo, self.path, 1, 0, rule_id, name, "unmigrated", self.text, level=self.level)
 
 
 def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str]:
-    """The :data:`GRAPH_FACT` of one file (``signals``: its TF signals, None for a file that
-    imports no TensorFlow), or None for a non-TF file without a ``__main__`` block."""
+    """The :data:`GRAPH_FACT` of one Python file (``signals``: its TF signals, None for a file
+    that imports no TensorFlow), or None for a file that imports nothing and has no ``__main__``
+    block (no edge of the graph starts there)."""
     main = MAIN.search(text) is not None
-    if signals is None and not main:
+    if signals is None and not main and not _IMPORTS.search(text):
         return None
-    tree = module_ast(text)
+    tree = module_ast(text) if signals is not None else import_statements(text)  # TF files: parsed anyway
     targets = sorted({target for target in (imported_names(tree, path).values() if tree is not None else ())
                       if target.split(".")[0] not in ("tensorflow", "__future__")})
     flags = ("m" if main else "") + ("x" if signals is not None else "")
+    if signals is None and any(target.split(".")[0] in OTHER_FRAMEWORKS for target in targets):
+        flags += "o"
     if signals is not None:
         flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if TRAINING.search(text) else "") \
-            + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e else "")
+            + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e or signals.adapter else "")
+        if not main and tree is not None and not is_test_file(path) and trains_when_run(tree):
+            flags += "l"
     return f"{GRAPH_FACT}{path}|{flags}|{','.join(targets)}"
 
 
@@ -102,61 +129,10 @@ def _nodes(facts: Iterable[str]) -> dict[str, Node]:
         if fact.startswith(GRAPH_FACT):
             path, flags, imports = fact[len(GRAPH_FACT):].rsplit("|", 2)
             node = Node(path, "m" in flags, "c" in flags, "t" in flags, "x" in flags,
-                        tuple(filter(None, imports.split(","))), "1" in flags, "2" in flags)
+                        tuple(filter(None, imports.split(","))), "1" in flags, "2" in flags, "l" in flags,
+                        "o" in flags)
             nodes[node.module] = node
     return nodes
-
-
-@dataclass
-class Program:
-    """What an entry reaches: the training files that are eager TF 2.x, the compat ones."""
-
-    eager: set[str] = field(default_factory=set)
-    compat: set[str] = field(default_factory=set)
-    reached: set[str] = field(default_factory=set)
-    tf1: set[str] = field(default_factory=set)  # TF 1.x files, where the version is undetermined
-
-
-def closure(entry: Node, nodes: Mapping[str, Node], runtime: str = RUNTIME_TF2) -> Program:
-    """The files ``entry`` imports, transitively (a package imported as such counts its
-    training modules: ``from retinanet import Executor`` with a re-exporting ``__init__``)."""
-    known = set(nodes)
-    packages = {".".join(name.split(".")[:end]) for name in known for end in range(1, name.count(".") + 1)}
-    program = Program()
-    todo, seen = [entry], {entry.module}
-    while todo:
-        node = todo.pop()
-        program.reached.add(node.path)
-        _classify(node, program, runtime)
-        package = module_parts(node.path)[:-1]
-        for target in node.imports:
-            for found in _resolved(target, package, known, packages):
-                if found in nodes and found not in seen:
-                    seen.add(found)
-                    todo.append(nodes[found])
-                elif found in packages:  # a package without its own TF code: its training modules
-                    for name in known:
-                        if name.startswith(found + ".") and nodes[name].eager(runtime):
-                            program.eager.add(nodes[name].path)
-    return program
-
-
-def _resolved(target: str, package: tuple[str, ...], known: set[str], packages: set[str]) -> list[str]:
-    for candidate in (target, target.rpartition(".")[0]):
-        if candidate:
-            found = nearest_name(candidate, package, known | packages)
-            if found is not None:
-                return [found]
-    return []
-
-
-def _classify(node: Node, program: Program, runtime: str) -> None:
-    if node.compat and runtime == RUNTIME_TF2:
-        program.compat.add(node.path)
-    elif node.eager(runtime):
-        program.eager.add(node.path)
-    elif node.tf and (node.tf1 or node.compat) and runtime == RUNTIME_UNKNOWN:
-        program.tf1.add(node.path)
 
 
 def configured_entries(pyproject: str) -> tuple[tuple[str, ...], Optional[str]]:
@@ -182,51 +158,67 @@ def listed(path: str, entries: Iterable[str]) -> bool:
 
 
 def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
-                  ) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
-    """The entry and mixed-program facts of a repository, and its messages ``(path, text)``
-    (mixed programs at their entry, no entry script, a bad ``entry`` setting)."""
+                  ) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
+    """The entry and mixed-program facts of a repository, and its findings about programs
+    (mixed programs at their entry, no entry script, modules that train when imported and that
+    no entry reaches, a bad ``entry`` setting)."""
     nodes = _nodes(facts)
     if not nodes:
         return frozenset(), ()
     entries, problem = configured_entries(pyproject)
-    messages: list[tuple[str, str]] = [("pyproject.toml", problem)] if problem else []
+    messages = [RepositoryMessage("pyproject.toml", problem)] if problem else []
     found = {DONE_FACT}
     if runtime not in (RUNTIME_TF2, RUNTIME_UNKNOWN):  # a TF 1.x repository: no TF 2.x program
         return frozenset(found), tuple(messages)
-    candidates = [node for node in nodes.values() if (listed(node.path, entries) if entries else node.main)]
+    graph = Graph(nodes)
+    importers = graph.importers()
+    candidates = [node for node in nodes.values() if listed(node.path, entries)] if entries else \
+        [node for node in nodes.values() if (node.main and not node.other)
+         or (node.runs and node.module not in importers)]
+    reached: set[str] = set()
     for node in sorted(candidates, key=lambda node: node.path):
-        program = closure(node, nodes, runtime)
+        program = closure(node, graph, runtime)
+        reached |= program.reached
         if program.eager and (program.compat or program.tf1):
-            eager = ", ".join(sorted(program.eager))
-            messages.append((node.path, MIXED.format(eager=eager, compat=", ".join(sorted(program.compat)))
-                             if program.compat else MIXED_TF1.format(eager=eager, tf1=", ".join(sorted(program.tf1)))))
+            messages.append(_mixed(node, program))
             for path in program.reached:
                 found |= {MIXED_FACT + path, f"{MIXED_ENTRY_FACT}{path}={node.path}"}
         elif program.eager or (entries and not program.compat):  # a listed compat program: NPU062
             found.add(ENTRY_FACT + node.path)
+    messages += [RepositoryMessage(node.path, TRAINS_ON_IMPORT.format(importers=", ".join(sorted(importers[name]))),
+                                   "note")
+                 for name, node in sorted(nodes.items()) if node.runs and name in importers
+                 and node.path not in reached and node.eager(runtime)]
     if not any(fact.startswith(ENTRY_FACT) or fact.startswith(MIXED_FACT) for fact in found) \
             and any(node.eager(runtime) for node in nodes.values()):
-        messages.append(("", NO_ENTRY))
+        messages.append(RepositoryMessage("", NO_ENTRY))
     if runtime == RUNTIME_UNKNOWN:
-        found |= {NEUTRAL_TF1_FACT + path for path in tf1_neutral_files(nodes)}
+        found |= {NEUTRAL_TF1_FACT + path for path in tf1_neutral_files(nodes, graph)}
     return frozenset(found), tuple(messages)
 
 
-def tf1_neutral_files(nodes: Mapping[str, Node]) -> list[str]:
+def _mixed(entry: Node, program: Program) -> RepositoryMessage:
+    """The finding at the entry of a program that mixes eager TF 2.x files with compat.v1 (or,
+    version undetermined, TF 1.x) files."""
+    eager = ", ".join(sorted(program.eager))
+    if program.compat:
+        return RepositoryMessage(entry.path, MIXED.format(eager=eager, compat=", ".join(sorted(program.compat))))
+    return RepositoryMessage(entry.path, MIXED_TF1.format(eager=eager, tf1=", ".join(sorted(program.tf1))))
+
+
+def tf1_neutral_files(nodes: Mapping[str, Node], graph: Optional[Graph] = None) -> list[str]:
     """The ``tf-neutral`` files (TensorFlow, no version's sign) of a repository whose version is
     undetermined that belong to its TF 1.x code: a neutral file next to (importing, or imported
     by) TF 1.x or compat files, directly or through other such neutral files, and next to no
     TF 2.x file. The other neutral files get the TF 2.x treatment: a TF 1.x rule's ``npu_bridge``
     in a TF 2.x program breaks it, a TF 2.x rule in TF 1.x code only migrates less."""
-    known = set(nodes)
-    packages = {".".join(name.split(".")[:end]) for name in known for end in range(1, name.count(".") + 1)}
+    graph = graph or Graph(nodes)
     neighbours: dict[str, set[str]] = {name: set() for name in nodes}
     for name, node in nodes.items():
-        for target in node.imports:
-            for found in _resolved(target, module_parts(node.path)[:-1], known, packages):
-                if found in nodes and found != name:
-                    neighbours[name].add(found)
-                    neighbours[found].add(name)
+        for found in graph.edges(node):
+            if found in nodes and found != name:
+                neighbours[name].add(found)
+                neighbours[found].add(name)
     neutral = {name for name, node in nodes.items() if node.tf and not (node.tf1 or node.tf2 or node.compat)}
     tf1_side = {name for name, node in nodes.items() if node.tf and (node.tf1 or node.compat)}
     tf2_side = {name for name, node in nodes.items() if node.tf and node.tf2 and not (node.tf1 or node.compat)}

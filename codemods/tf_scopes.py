@@ -20,10 +20,11 @@ A repository without scopes is decided exactly as one runtime.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Iterable, Mapping, Optional
 
-from .tf_programs import GRAPH_FACT, program_facts, with_programs
+from .tf_programs import GRAPH_FACT, RepositoryMessage, program_facts, with_programs
 from .tf_runtime import decide, own_setting, pins_of, with_runtime
 from .tf_versions import SCOPE_FACT, Signals
 
@@ -61,9 +62,9 @@ def scope_folders(manifests: Mapping[str, str], tf_files: Iterable[str], tops: I
 
 
 def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts: frozenset[str],
-                  tops: Iterable[str] = ()) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+                  tops: Iterable[str] = ()) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
     """``facts`` with each scope's runtime and TF 2.x programs in place of the per-file facts
-    they were decided from, and the messages ``(path, text)`` to report (``tops``: see
+    they were decided from, and the messages to report (``tops``: see
     :func:`scope_folders`)."""
     files = {fact[len(FILE_FACT):].partition("|")[2]: fact[len(FILE_FACT):].partition("|")[0]
              for fact in facts if fact.startswith(FILE_FACT)}
@@ -79,7 +80,7 @@ def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts
         if fact.startswith(GRAPH_FACT):
             graph[_deepest(fact[len(GRAPH_FACT):], folders)].add(fact)
     others = frozenset(fact for fact in kept if not fact.startswith(GRAPH_FACT))
-    result, messages = frozenset(others), ()  # type: frozenset[str], tuple[tuple[str, str], ...]
+    result, messages = frozenset(others), ()  # type: frozenset[str], tuple[RepositoryMessage, ...]
     for folder in [""] + folders:
         own = {path: text for path, text in manifests.items() if _deepest(path, folders) == folder}
         decided, found = _decided(configured, own, frozenset(graph[folder]) | codes[folder], folder, manifests)
@@ -89,15 +90,16 @@ def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts
 
 
 def _decided(configured: Optional[str], own: Mapping[str, str], facts: frozenset[str], folder: str,
-             every: Optional[Mapping[str, str]] = None) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+             every: Optional[Mapping[str, str]] = None) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
     """One scope: its runtime from its own manifests (includes followed in ``every``) and code."""
     pyproject = own.get(folder + "pyproject.toml", "")
     runtime = decide(configured or own_setting(pyproject), own, facts, every)
     programs, messages = program_facts(facts, runtime.value, pyproject)
     decided = with_programs(with_runtime(facts, runtime), programs)
+    found = tuple(RepositoryMessage(path, text, rule=None) for path, text in runtime.messages) + messages
     if not folder:
-        return decided, runtime.messages + messages
+        return decided, found
     where = min(own) if own else folder  # a scope's repository-level messages: at its manifest
     return (frozenset(SCOPE_FACT + folder + ":" + runtime.value if fact == runtime.fact else fact
                       for fact in decided),
-            tuple((path or where, text) for path, text in runtime.messages + messages))
+            tuple(replace(message, path=message.path or where) for message in found))

@@ -10,7 +10,14 @@ says:
 - **C2** a graph API through ``tensorflow.compat.v1`` (``tf.compat.v1.Session``...);
 - **T1** a TF 1.x-only API (in Ascend's TF 1.15 list, absent from its TF 2.6 list; any
   ``tf.contrib``); **T2** a TF 2.x-only API (a curated list, :data:`TF2_ONLY`), or the TF 2.x
-  adapter ``npu_device`` (not its ``compat``: a file the ``tf2`` pack migrated stays TF 2.x);
+  adapter's ``NpuLossScaleOptimizer`` (it stands for the Keras ``LossScaleOptimizer`` NPU065
+  replaced, a T2 API);
+- the TF 2.x adapter's other calls (``npu_device`` but its ``compat``: the device init,
+  ``npu.distribute.*``...), what the ``tf2`` packs write, are no signal of the file's own code
+  (:attr:`Signals.adapter`): in a TF 2.x or undetermined repository a file's kind and the
+  repository's facts are the same before and after a run. Where the runtime is TF 1.x or not
+  given, a file that uses the adapter was ported to TF Adapter 2.x by hand: it counts as T2 for
+  its kind (:meth:`Signals.kind_t2`), never for the runtime;
 - **E** a TF 2.x idiom (weak): ``tf.function``, ``tf.GradientTape``, ``strategy.run(...)``,
   Keras ``compile``/``fit`` on a model the file builds (in a file with no C/T1 signal),
   ``import tensorflow.compat.v2``, ``enable_v2_behavior()``.
@@ -62,9 +69,12 @@ NPU_DEVICE = "npu_device"
 #: TF 2.x keeps TF 1.x's, so a name reached through one is no T1 signal (though its public name,
 #: ``tf.saved_model.tag_constants``, is TF 1.x-only); one that is TF 2.x-only stays T2.
 INTERNAL = "tensorflow.python."
+#: Star imports that are not of the repository's own modules (``_star_bound_tf``): the
+#: adapters' ``npu_init`` bind ``tf`` themselves (to ``tensorflow.compat.v1`` in TF Adapter 2.x).
+STAR_NOT_OWN = frozenset({"tensorflow", "tensorflow_estimator", "npu_device", "npu_bridge", "keras"})
 NPU_COMPAT_SWITCH = "npu_device.compat.enable_v1"
-#: NPU061's device init (``npu.open().as_default()``; see :attr:`Signals.t2_device_init`).
-NPU_DEVICE_OPEN = "npu_device.open"
+#: The adapter's loss-scale optimizer (any module path): T2, as the class NPU065 replaced.
+NPU_LOSS_SCALE = ("npu_device.train.optimizer.", ".NpuLossScaleOptimizer")
 #: C2: graph APIs reached through ``tensorflow.compat.v1`` (exact names, then prefixes).
 COMPAT_GRAPH_APIS = frozenset({
     "Session", "InteractiveSession", "placeholder", "ConfigProto", "get_variable",
@@ -115,6 +125,53 @@ TF2_ONLY = (
     "metrics.SquaredHinge", "metrics.Sum", "metrics.TopKCategoricalAccuracy",
     "metrics.TrueNegatives", "metrics.TruePositives",
 )
+#: More of :data:`TF2_ONLY`, found in real TF 2.x repositories' files that were classed
+#: ``tf-neutral`` (issue #31) and their modules' siblings: each in TF 2.15's ``tf``, absent from
+#: its ``tf.compat.v1`` (the TF 1.15 API's proxy) and from Ascend's TF 1.15 list
+#: (``tests/test_tf2_detection.py`` checks all three). Some are newer than TF 2.6
+#: (``tf.keras.optimizers.AdamW``...): TF 2.x code all the same.
+TF2_ONLY_FROM_USES = tuple(
+    f"{module}.{name}" for module, names in (
+        ("losses", "binary_crossentropy categorical_crossentropy sparse_categorical_crossentropy "
+                   "categorical_hinge cosine_similarity hinge huber kl_divergence kld "
+                   "kullback_leibler_divergence log_cosh logcosh mae mape mean_absolute_error "
+                   "mean_absolute_percentage_error mean_squared_logarithmic_error mse msle poisson "
+                   "squared_hinge BinaryFocalCrossentropy CategoricalFocalCrossentropy "
+                   "binary_focal_crossentropy categorical_focal_crossentropy"),
+        ("metrics", "binary_accuracy categorical_accuracy sparse_categorical_accuracy "
+                    "top_k_categorical_accuracy sparse_top_k_categorical_accuracy binary_crossentropy "
+                    "categorical_crossentropy sparse_categorical_crossentropy hinge kl_divergence kld "
+                    "kullback_leibler_divergence log_cosh logcosh mae mape "
+                    "mean_absolute_percentage_error mean_squared_logarithmic_error mse msle poisson "
+                    "squared_hinge BinaryIoU F1Score FBetaScore IoU OneHotIoU OneHotMeanIoU R2Score"),
+        ("initializers", "Constant GlorotNormal GlorotUniform HeNormal HeUniform Identity Initializer "
+                         "LecunNormal LecunUniform Ones Orthogonal RandomNormal RandomUniform "
+                         "TruncatedNormal VarianceScaling Zeros"),
+        ("summary", "SummaryWriter create_noop_writer flush graph record_if should_record_summaries "
+                    "trace_export trace_off trace_on write"),
+        ("keras.losses", "Reduction huber"),
+        ("keras.initializers", "GlorotNormal GlorotUniform HeNormal HeUniform LecunNormal LecunUniform"),
+        ("keras.utils", "image_dataset_from_directory text_dataset_from_directory "
+                        "timeseries_dataset_from_array audio_dataset_from_directory set_random_seed "
+                        "split_dataset"),
+        ("keras.preprocessing", "image_dataset_from_directory text_dataset_from_directory "
+                                "timeseries_dataset_from_array"),
+        ("keras.layers", "IntegerLookup StringLookup TextVectorization RandomContrast RandomCrop "
+                         "RandomFlip RandomHeight RandomRotation RandomTranslation RandomWidth RandomZoom "
+                         "RandomBrightness GroupNormalization UnitNormalization"),
+        ("keras.optimizers", "AdamW Adafactor Lion"), ("keras.callbacks", "BackupAndRestore"),
+        ("keras.activations", "gelu"), ("nn", "gelu RNNCellDropoutWrapper RNNCellResidualWrapper"),
+        ("image", "resize_with_pad stateless_random_brightness stateless_random_contrast "
+                  "stateless_random_crop stateless_random_flip_left_right stateless_random_flip_up_down "
+                  "stateless_random_hue stateless_random_jpeg_quality stateless_random_saturation"),
+        ("lite.TFLiteConverter", "from_keras_model from_concrete_functions"),
+        ("distribute", "InputOptions DistributedDataset DistributedIterator DistributedValues "
+                       "ParameterServerStrategy"),
+        ("data.experimental", "save load"), ("saved_model", "LoadOptions"),
+    ) for name in names.split())
+#: :data:`TF2_ONLY` as exact names, and its prefixes (entries ending in ``.``).
+_TF2_NAMES = frozenset(name for name in TF2_ONLY + TF2_ONLY_FROM_USES if not name.endswith("."))
+_TF2_PREFIXES = tuple(name for name in TF2_ONLY if name.endswith("."))
 #: E: TF 2.x idioms through TensorFlow names.
 TF2_IDIOMS = frozenset({"function", "GradientTape", "enable_v2_behavior"})
 #: Keras model constructors (``tensorflow.`` less) whose ``compile``/``fit`` is an E signal.
@@ -156,22 +213,29 @@ class Signals:
     t1: Optional[Use] = None
     t2: Optional[Use] = None
     e: Optional[Use] = None
-    #: The only T2 signal is NPU061's device init (``npu.open()``): the file's kind is ``tf2``
-    #: (already migrated), but the repository's runtime is decided without it, so that a rerun
-    #: over the tool's own output decides the runtime as the first run did.
-    t2_device_init: bool = False
+    #: The first use of the TF 2.x adapter (``npu.open()``, ``npu.distribute.all_reduce``...):
+    #: what the ``tf2`` packs write, so no signal of the file's own code (see :func:`kind_t2`).
+    adapter: Optional[Use] = None
 
     @property
     def e_only(self) -> bool:
-        t2 = self.t2 is not None and not self.t2_device_init
-        return self.e is not None and not (self.c1 or self.c2 or self.t1 or t2)
+        return self.e is not None and not (self.c1 or self.c2 or self.t1 or self.t2)
 
     def facts(self) -> frozenset[str]:
-        """The repository-wide facts this file contributes (:data:`CODE_T1`...)."""
+        """The repository-wide facts this file contributes (:data:`CODE_T1`...): from the
+        file's own code, never from the adapter (a rerun decides the runtime as the first run)."""
         found = {CODE_T1} if self.t1 else set()
-        found |= {CODE_T2} if self.t2 and not self.t2_device_init else set()
+        found |= {CODE_T2} if self.t2 else set()
         found |= {CODE_E_ONLY} if self.e_only else set()
         return frozenset(found)
+
+    def kind_t2(self, runtime: str) -> Optional[Use]:
+        """The T2 evidence for the file's kind: its own T2 use; where the runtime is TF 1.x or
+        not given (no repository analysis), else its first use of the adapter (a file ported to
+        TF Adapter 2.x; the tool writes the adapter into no ``tf-neutral`` file there, so kinds
+        stay). Where it is TF 2.x or undetermined a ``tf-neutral`` file gets the tf2 rules, so
+        the adapter they write must not change its kind."""
+        return self.t2 or (self.adapter if runtime in (RUNTIME_TF1, RUNTIME_NOT_GIVEN) else None)
 
 
 @dataclass(frozen=True)
@@ -212,7 +276,7 @@ def file_kind(signals: Signals, runtime: str) -> Kind:
         return Kind(TF2_COMPAT if runtime == RUNTIME_TF2 else TF1)
     if signals.t1:
         return Kind(TF1)
-    if signals.t2:
+    if signals.kind_t2(runtime):
         return Kind(TF2)
     if signals.e:
         return Kind(TF2 if runtime in (RUNTIME_TF2, RUNTIME_UNKNOWN) else TF1)
@@ -220,7 +284,7 @@ def file_kind(signals: Signals, runtime: str) -> Kind:
 
 
 def _conflict(signals: Signals, runtime: str) -> Optional[Kind]:
-    t1, t2 = signals.t1, signals.t2
+    t1, t2 = signals.t1, signals.kind_t2(runtime)
     if t1 and t2:
         first, second = sorted((t1, t2), key=lambda use: (use.line, use.column))
         return Kind(CONFLICT, MIXED.format(first=first.spelled, second=second.spelled), second)
@@ -268,13 +332,15 @@ _KNOWN_MAX = 50_000
 
 
 def _signals(tree: ast.Module, path: str) -> Signals:
-    bound = {local: target for local, target in imported_names(tree, path).items()
+    imported = imported_names(tree, path)
+    bound = {local: target for local, target in imported.items()
              if _root(target) in ("tensorflow", "tensorflow_estimator", "npu_device")}
     found: dict[str, Use] = {}
     if any(target == "tensorflow.compat.v2" for target in bound.values()):
         found["e"] = Use(1, 0, "tensorflow.compat.v2")
     index = module_index(tree)
-    device_init: Optional[Use] = None
+    if "tf" not in imported and _star_bound_tf(tree, index):
+        bound["tf"] = "tensorflow"
     weak: Optional[Use] = None  # a session-config C2 use (SESSION_CONFIG)
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
@@ -284,23 +350,33 @@ def _signals(tree: ast.Module, path: str) -> Signals:
             signal, use = _signal(full), Use(node.lineno, node.col_offset, spelled[:end])
             if signal == "t1" and raw.startswith(INTERNAL):
                 signal = None  # TF 2.x keeps TF 1.x's ``tensorflow.python`` modules
-            if full == NPU_DEVICE_OPEN:
-                device_init = device_init if device_init and _before(device_init, use) else use
-            elif signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
+            if signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
                 weak = weak if weak and _before(weak, use) else use
             elif signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
     if weak is not None and ("c2" in found or _runs_a_session(index)):
         found["c2"] = found["c2"] if "c2" in found and _before(found["c2"], weak) else weak
-    init_only = device_init is not None and "t2" not in found
-    if device_init is not None and init_only:
-        found["t2"] = device_init
     idiom = _keras_idiom(index, bound) if "e" not in found else None
     if idiom is not None:
         found["e"] = idiom
     imports_tf = any(_root(target) in ("tensorflow", "tensorflow_estimator")
                      for target in bound.values())
-    return Signals(imports_tf, **found, t2_device_init=init_only)
+    return Signals(imports_tf, **found)
+
+
+def _star_bound_tf(tree: ast.Module, index: ModuleIndex) -> bool:
+    """Does the module read a ``tf`` it never binds itself, while it star-imports one of the
+    repository's own modules (MusicTransformer's ``from custom.layers import *``, whose
+    ``import tensorflow as tf`` the file's ``tf.GradientTape`` and ``tf.summary`` reach)? ``tf``
+    is then TensorFlow's conventional alias: its uses are the file's signals."""
+    own_star = any(isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+                   and _root(node.module or "") not in STAR_NOT_OWN for node in tree.body)
+    if not own_star:
+        return False
+    names: list[ast.Name] = index.nodes(ast.Name)
+    arguments: list[ast.arg] = index.nodes(ast.arg)
+    return any(name.id == "tf" for name in names) and not any(arg.arg == "tf" for arg in arguments) \
+        and not any(name.id == "tf" and not isinstance(name.ctx, ast.Load) for name in names)
 
 
 def _runs_a_session(index: ModuleIndex) -> bool:
@@ -349,11 +425,14 @@ def _root(dotted: str) -> str:
 
 @lru_cache(maxsize=8192)
 def _signal(full: str) -> Optional[str]:
-    """The signal (``c1``...) a use of the full name ``full`` is, or None."""
+    """The signal (``c1``...) a use of the full name ``full`` is (``adapter``: the TF 2.x
+    adapter, :attr:`Signals.adapter`), or None."""
     if full == NPU_COMPAT_SWITCH:
         return "c1"
+    if full.startswith(NPU_LOSS_SCALE[0]) and full.endswith(NPU_LOSS_SCALE[1]):
+        return "t2"  # stands for the Keras LossScaleOptimizer it replaced
     if full.startswith(NPU_DEVICE + ".") and not full.startswith(NPU_DEVICE + ".compat."):
-        return "t2"  # the TF 2.x adapter (a file the tf2 pack migrated stays TF 2.x code)
+        return "adapter"
     for prefix in ("tensorflow.compat.v1.", "tensorflow.compat.v2.", "tensorflow."):
         if full.startswith(prefix):
             return _member_signal(full[len(prefix):], prefix)
@@ -369,7 +448,7 @@ def _member_signal(member: str, prefix: str) -> Optional[str]:
         return "c2" if graph else None
     if member in TF2_IDIOMS:
         return "e"
-    if any(member == name or (name.endswith(".") and member.startswith(name)) for name in TF2_ONLY):
+    if member in _TF2_NAMES or member.startswith(_TF2_PREFIXES):
         # TF 1.15 has the whole TF 2.x API under tf.compat.v2: a use through it runs on both
         return "e" if prefix == "tensorflow.compat.v2." else "t2"
     if prefix == "tensorflow." and (member == "contrib" or member.startswith("contrib.")

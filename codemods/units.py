@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import AbstractSet, Iterable, Iterator, Optional, Sequence
 
 from fissix import pytree
@@ -202,8 +203,8 @@ class _Scan:
         elif isinstance(node, ast.Nonlocal):
             self.names.update(node.names)
             self.uses.update(node.names)
-        elif isinstance(node, ast.Assert):
-            self.words.add("assert")  # a rule's sites may be assert statements
+        elif isinstance(node, ast.Assert) and _equality(node.test):
+            self.words.add("assert")  # a rule's sites may be asserts of an equality (NPU003)
         elif _beyond_fissix(node):
             self.beyond_fissix = True
 
@@ -246,6 +247,11 @@ def _beyond_fissix(node: ast.AST) -> bool:
     if isinstance(node, (ast.For, ast.AsyncFor)):
         return _has_starred(node.iter)  # for x in *a, *b:
     return False
+
+
+def _equality(node: ast.expr) -> bool:
+    """``a == b`` (in parentheses or not: fissix's ``comparison`` node, or an ``atom``)."""
+    return isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)
 
 
 def _has_starred(node: ast.expr) -> bool:
@@ -318,6 +324,41 @@ def may_skip(text: str, needs: Sequence[RuleNeed]) -> bool:
         if names.isdisjoint(words) and names.isdisjoint(word.lstrip(".") for word in words):
             free += stretch.count("\n")
     return free >= MIN_SKIPPED_SHARE * text.count("\n")
+
+
+def may_have_no_site(text: str, needs: Sequence[RuleNeed]) -> bool:
+    """A cheap first look (one regular expression, no parse): could no unit of ``text`` be
+    a site of ``needs``? True when none of their site names is a word of the text outside
+    its comments and string literals (as far as a regular expression tells them: a wrong
+    guess either way costs time, never a wrong output). Every unit that spells a name, and
+    every import or assignment that binds a name to something through one
+    (:func:`spelled_names`), spells it in the code. False: the file is parsed whole (a
+    short one) or planned as before; True is decided by :func:`has_site` on the layout."""
+    if any(need.scope == MODULE for need in needs):
+        return False
+    pattern = _site_words(frozenset(name.lstrip(".") for need in needs for name in need.site_names))
+    return not any(match.lastindex for match in pattern.finditer(text))
+
+
+#: What the first look skips: comments and string literals (docstrings above all).
+_NOT_CODE = (r"#[^\n]*|" r'"""[\s\S]*?"""|' r"'''[\s\S]*?'''|"
+             r'"(?:[^"\\\n]|\\.)*"|' r"'(?:[^'\\\n]|\\.)*'")
+
+
+@lru_cache(maxsize=64)
+def _site_words(names: frozenset[str]) -> "re.Pattern[str]":
+    """A comment or a string literal, or (group 1) one of ``names`` as a word."""
+    words = "|".join(re.escape(name) for name in sorted(names)) or "(?!)"
+    return re.compile(rf"{_NOT_CODE}|\b({words})\b")
+
+
+def has_site(layout: Layout, need: RuleNeed) -> bool:
+    """Whether a unit of the file may be a site of ``need``'s rule (any, for the ``module``
+    scope): one whose code spells a site name (see ``Rule._scope``)."""
+    if need.scope == MODULE:
+        return True
+    names = spelled_names(layout, need.site_names)
+    return any(unit.words & names for unit in layout.units)
 
 
 def spelled_names(layout: Layout, names: AbstractSet[str]) -> frozenset[str]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, TextIO
 
-from npu_codemod.codemods.engine import FILE_RULE_ID, FileOutcome
+from npu_codemod.codemods.engine import FILE_RULE, FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import rewrite_instruction
@@ -215,7 +215,8 @@ def check_contents(contents: dict[str, bytes], loaded_rules: LoadedRules, links:
     facts = loaded_rules.repository_facts(contents.items()).facts
     facts, messages = decided_facts(tensorflow, manifests, facts, tops)
     # what of the pins and settings could not be read, or left the version open: as ``run``
-    sites = [Site(path or ".", 1, 0, FILE_RULE_ID, message) for path, message in messages]
+    sites = [Site(message.path or ".", 1, 0, (message.rule or FILE_RULE)[0], message.text)
+             for message in messages if message.rule is None or message.rule[0] in loaded_rules.engine.enabled]
     for path, data in contents.items():
         sites += outcome_sites(loaded_rules.engine.process(data, path, facts=facts))
     sites += [Site(path, 1, 0, FILE_RULE_ID, SYMLINK) for path in links]

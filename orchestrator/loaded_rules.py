@@ -111,8 +111,9 @@ class LoadedRules:
         analyse = analyse or self.file_facts
         facts: set[str] = set()
         findings: list[Finding] = []
+        graph = self.engine.reads_programs  # NPU061: every Python file's imports
         for path, data in files:
-            if not self.engine.wants(data) or len(data) > MAX_SOURCE_BYTES:
+            if not (graph or self.engine.wants(data)) or len(data) > MAX_SOURCE_BYTES:
                 continue  # a file too large to parse is one error finding of the engine's
             # The collector is off per file: the file's ``ast`` and index have no cycles and go
             # as soon as they are dropped, and young collections would only scan them meanwhile.
@@ -124,9 +125,10 @@ class LoadedRules:
         return RepoAnalysis(frozenset(facts), tuple(findings))
 
     def file_facts(self, path: str, data: bytes) -> FileFacts:
-        """One file's part of the analysis (a file the engine :meth:`~.Engine.wants`): its
-        TensorFlow signals, its import-graph fact and every ``npu_codemod_analyze_file`` hook's
-        facts; depends on nothing but ``path``, ``data`` and the plugins."""
+        """One file's part of the analysis (a file the engine :meth:`~.Engine.wants`, or with NPU061
+        on any Python file, for the import graph): its TensorFlow signals, its import-graph fact
+        and every ``npu_codemod_analyze_file`` hook's facts; depends on nothing but ``path``,
+        ``data`` and the plugins."""
         try:
             text = decode_source(data).text
         except UndecodableSource:
@@ -141,7 +143,7 @@ class LoadedRules:
             for _, result in results:
                 facts.update(result or ())
             return FileFacts(frozenset(facts), tuple(errors))
-        if "__main__" in text and size_problem(text) is None:  # a script: maybe an entry
+        if size_problem(text) is None:  # imports no TF: an entry of NPU061's, or a link to one
             facts.update(filter(None, [graph_fact(path, text, None)]))
         return FileFacts(frozenset(facts))
 

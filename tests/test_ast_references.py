@@ -5,19 +5,17 @@ its uses from it, so the audit's findings do not depend on which parser answered
 
 from __future__ import annotations
 
-import ast
 import textwrap
-from pathlib import Path
 from typing import Optional
 
 import pytest
 
 from npu_codemod.api import ImportNames, references_under
 from npu_codemod.api._toolkit import ReferenceSite, ast_references, parse_module
-from npu_codemod.codemods.source import decode_source
 from npu_codemod.testing import assert_reports
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.sources import python_sources
+
 ROOTS = ("tensorflow", "horovod")
 HEAD = "import tensorflow as tf\nimport horovod.tensorflow as hvd\nfrom tensorflow import Tensor\n"
 
@@ -36,25 +34,9 @@ def both(text: str) -> Optional[tuple[Sites, Optional[Sites]]]:
         ast_references(body, resolvers)
 
 
-def sources() -> dict[str, str]:
-    """Every Python file of the corpora, the sample projects and the example plugin, and each
-    multi-line string of the tests that mentions TensorFlow or Horovod (the golden cases'
-    sources, before and after), by where it comes from."""
-    found = {}
-    for folder in ("tests/corpus", "tests/sample_projects", "examples"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            found[str(path.relative_to(ROOT))] = decode_source(path.read_bytes()).text
-    for path in sorted((ROOT / "tests").glob("test_*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
-                    "\n" in node.value and ("tensorflow" in node.value or "horovod" in node.value):
-                found[f"{path.name}:{node.lineno}"] = textwrap.dedent(node.value)
-    return found
-
-
 def test_both_finders_agree_on_every_corpus_file_and_golden_case() -> None:
     compared, sites, python2, differ = 0, 0, [], []
-    for where, text in sources().items():
+    for where, text in python_sources().items():
         answers = both(text)
         if answers is None:
             continue

@@ -49,7 +49,8 @@ def test_every_corpus_file_gives_the_same_outcome_in_both_modes(rules):
               if selective.process(path.read_bytes(), path.name) != full.process(path.read_bytes(), path.name)]
     assert differ == []
     assert selective.counts["whole"] + selective.counts["selective"] > 50
-    assert selective.counts["selective"] > 10 and selective.counts["skipped_lines"] > 100
+    assert selective.counts["selective"] >= 10 and selective.counts["skipped_lines"] > 100
+    assert selective.counts["unparsed"] >= 5  # no rule that reads the tree has a site there
 
 
 def _long_model_file(newline: str = "\n") -> str:
@@ -146,6 +147,52 @@ def test_short_files_are_parsed_whole():
     text = "import tensorflow as tf\n\n\ndef a(x):\n    return tf.nn.dropout(x, 0.5)\n"
     assert both(RULE_SETS["default"], text.encode())[1] == {"whole": 1, "skipped_lines": 0}
     assert both(RULE_SETS["default"], _padded(text).encode())[1]["selective"] == 1
+
+
+#: A TF utility module: layers and a deprecated contrib API, no site of a rule that reads the
+#: tree (no dropout, session, dataset batching...); only the API audit has work in it.
+_UTILITIES = textwrap.dedent('''\
+    """Layers shared by the models."""
+    import tensorflow as tf
+    from tensorflow.contrib import slim
+
+
+    def conv(x, filters):
+        """A convolution, normalised."""
+        x = slim.conv2d(x, filters, [3, 3])
+        return tf.nn.relu(tf.layers.batch_normalization(x))
+
+    ''')
+
+
+@pytest.mark.parametrize("padded", [False, True])
+def test_a_file_only_the_audit_acts_on_is_not_parsed(padded):
+    text = _padded(_UTILITIES) if padded else _UTILITIES
+    outcome, counts = both(RULE_SETS["default"], text.encode())
+    assert counts == {"unparsed": 1}
+    assert outcome.new_data is None and outcome.api_sites  # every use counted all the same
+    assert [(f.rule_id, f.line, f.column) for f in outcome.findings] == [("NPU100", 8, 8)]  # slim
+
+
+@pytest.mark.parametrize("text, no_site", [
+    ('"""Batch the records."""\nx = 1  # batch\ny = "a batch"\n', True),  # comments and strings
+    ("batch_size = 2\ndef batches(d):\n    return d\n", True),  # other words
+    ("y = d.batch(3)\n", False), ("x = '#'; y.batch(2)\n", False), ("from a import batch as b\n", False),
+])
+def test_the_first_look_for_sites_reads_code_only(text, no_site):
+    need = units.RuleNeed(units.SITE, frozenset({".batch"}))
+    assert units.may_have_no_site(text, [need]) is no_site
+    assert not units.may_have_no_site(text, [units.RuleNeed(units.MODULE, frozenset())])
+
+
+def test_an_assert_of_an_equality_is_the_only_assert_npu003_parses():
+    checked = _UTILITIES + "\n\ndef check(x, n):\n    assert x.shape.ndims > n, 'rank'\n"
+    outcome, counts = both(RULE_SETS["default"], _padded(checked).encode())
+    assert counts["unparsed"] == 1
+    counted = checked + "\n\ndef predict(results, examples):\n    assert len(results) == len(examples)\n"
+    outcome, counts = both(RULE_SETS["default"], _padded(counted).encode())
+    assert counts["selective"] == 1 and counts["skipped_lines"] > SELECTIVE_MIN_LINES  # all but that one
+    assert ("NPU003", 18, 4) in [(f.rule_id, f.line, f.column) for f in outcome.findings]
 
 
 def test_an_alias_of_a_site_name_makes_its_unit_a_site():

@@ -73,12 +73,6 @@ def model_fn(features):
 
 def setup_gpus():
     gpus = tf.config.experimental.list_physical_devices("GPU")
-    if gpus:
-        try:
-            for gpu in gpus:
-                pass
-        except RuntimeError as error:
-            print(error)
 '''
 
 
@@ -162,7 +156,6 @@ print(len(gpus))
 import tensorflow as tf
 
 gpus = tf.config.experimental.list_physical_devices("GPU")
-if gpus: pass  # grow as needed
 print(len(gpus))
 '''
     removed = [("NPU052", 4, 9, "migrated"), ("NPU052", 5, 0, "migrated")]

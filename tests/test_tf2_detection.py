@@ -29,9 +29,11 @@ from npu_codemod.codemods.tf_versions import (
     TF2,
     TF2_CODE,
     TF2_COMPAT,
+    TF2_ONLY_FROM_USES,
     TF_NEUTRAL,
     file_kind,
     signals_of,
+    support_names,
 )
 from npu_codemod.plugins.manager import load_plugins
 from npu_codemod.plugins.packs import default_rules
@@ -421,3 +423,91 @@ def test_tf1_has_no_optimizers_module_nor_loss_and_metric_classes(api: str) -> N
     reduction = signals_of("import tensorflow as tf\nr = tf.losses.Reduction.SUM\n", "bench.py")
     assert reduction.t2 is None  # in TF 1.x too
 
+
+
+def test_the_adapter_s_calls_are_no_signal_of_the_file_s_own_code() -> None:
+    """In a TF 2.x repository a file's kind is decided without what the tf2 packs write (the
+    device init, ``npu.distribute.*``): NPU068's ``all_reduce`` in a ``tf-neutral`` file keeps
+    it ``tf-neutral`` on the rerun, in an undetermined repository too (its neutral files get the
+    tf2 rules). Where the runtime is TF 1.x or not given, an adapter use still says the file was
+    ported to TF Adapter 2.x (no TF 1.x rule must write npu_bridge into it); the repository's
+    facts never come from it."""
+    neutral = ("from layers import *\nfrom tensorflow.python import keras\n\n\ndef step(model, x):\n"
+               "    grads = tape.gradient(model(x), model.trainable_variables)\n")
+    reduced = neutral + "    grads = npu.distribute.all_reduce(grads, \"mean\")\n"
+    ported = "import npu_device as npu\n" + reduced
+    assert signals_of(neutral, "model.py").facts() == signals_of(ported, "model.py").facts() == frozenset()
+    for source, runtime in ((neutral, "2"), (ported, "2"), (neutral, RUNTIME_UNKNOWN), (ported, RUNTIME_UNKNOWN)):
+        assert file_kind(signals_of(source, "model.py"), runtime).kind == TF_NEUTRAL
+    assert file_kind(signals_of(ported, "model.py"), "").kind == TF2  # no analysis: ported by hand
+    assert file_kind(signals_of(ported, "model.py"), "1").kind == "conflict"
+
+
+def test_the_adapter_s_loss_scale_optimizer_stands_for_the_class_it_replaced() -> None:
+    """NPU065 replaces the Keras LossScaleOptimizer, a T2 API, by the adapter's: the rerun
+    still sees T2 there (the file stays ``tf2``, the repository TF 2.x by its code)."""
+    before = "import tensorflow as tf\nopt = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.Adam())\n"
+    after = ("import npu_device as npu\nimport tensorflow as tf\n"
+             "opt = npu.train.optimizer.NpuLossScaleOptimizer(tf.keras.optimizers.Adam())\n")
+    imported = ("from npu_device.train.optimizer.npu_loss_scale_optimizer import NpuLossScaleOptimizer\n"
+                "import tensorflow as tf\nopt = NpuLossScaleOptimizer(tf.keras.optimizers.Adam())\n")
+    for source in (before, after, imported):
+        signals = signals_of(source, "train.py")
+        assert signals.facts() == {CODE_T2}
+        assert file_kind(signals, "2").kind == TF2
+
+
+@pytest.mark.parametrize("use", [
+    "tf.losses.categorical_crossentropy(y, logits, from_logits=True)",  # TF 1.x: softmax_cross_entropy
+    "tf.keras.losses.Reduction.NONE",
+    "tf.lite.TFLiteConverter.from_keras_model(model)",  # TF 1.x: from_keras_model_file
+    "tf.summary.trace_on(graph=True)",
+    "tf.keras.preprocessing.image_dataset_from_directory(path, image_size=(224, 224))",
+    "tf.initializers.GlorotUniform()",
+    "tf.image.resize_with_pad(image, 416, 416)",  # TF 1.x: resize_image_with_pad
+])
+def test_tf2_only_apis_of_real_tf2_files_are_t2(use: str) -> None:
+    """Uses that classed real TF 2.x files (TensorFlow2.0-Examples, yolov3-tf2, the TF 2.x
+    tutorials) ``tf-neutral`` or left their kind to TF 2.x idioms: TF 2.x-only all the same."""
+    signals = signals_of(f"import tensorflow as tf\n\n\ndef export(model, y, logits, path, image):\n    return {use}\n",
+                         "export.py")
+    assert signals.t2 is not None and use.startswith(signals.t2.spelled)
+    assert file_kind(signals, RUNTIME_UNKNOWN).kind == TF2
+
+
+def test_the_t2_apis_found_in_real_code_are_absent_from_tf_1_15() -> None:
+    """Each of :data:`TF2_ONLY_FROM_USES` is an API of TensorFlow 2 (the venv's), absent from its
+    tf.compat.v1 (TF 1.15's API as TF 2 keeps it: a name there may have been in TF 1.15) and
+    from Ascend's TF 1.15 list."""
+    tf = pytest.importorskip("tensorflow")
+    tf1_listed = support_names("api_support.csv")
+
+    def found(root: object, dotted: str) -> bool:
+        for part in dotted.split("."):
+            if not hasattr(root, part):
+                return False
+            root = getattr(root, part)
+        return True
+
+    assert [name for name in TF2_ONLY_FROM_USES if not found(tf, name)] == []
+    assert [name for name in TF2_ONLY_FROM_USES if found(tf.compat.v1, name)] == []
+    assert [name for name in TF2_ONLY_FROM_USES if f"tf.{name}" in tf1_listed] == []
+
+
+def test_tf_through_a_star_import_of_the_repository_s_module_is_tensorflow() -> None:
+    """MusicTransformer's model.py, train.py and generate.py reach ``tf`` only through
+    ``from custom.layers import *``: their ``tf.GradientTape`` and ``tf.summary.create_file_writer``
+    were no signals, so four TF 2.x files were ``tf-neutral``. A ``tf`` the file binds itself, or
+    a star import of an adapter's ``npu_init`` (which binds ``tf`` itself), is left as it was."""
+    model = ("from custom.layers import *\nfrom tensorflow.python import keras\n\n\n"
+             "class MusicTransformer(keras.Model):\n    def train_on_batch(self, x, y):\n"
+             "        with tf.GradientTape() as tape:\n            loss = self.loss(y, self(x))\n"
+             "        return tape.gradient(loss, self.trainable_variables)\n")
+    train = ("from custom.layers import *\nfrom tensorflow.python.keras.optimizer_v2.adam import Adam\n"
+             "train_summary_writer = tf.summary.create_file_writer('logs/train')\n")
+    assert signals_of(model, "model.py").e is not None
+    assert file_kind(signals_of(train, "train.py"), "2").kind == TF2
+    parameter = train.replace("train_summary_writer = tf", "def log(tf):\n    return tf")
+    assert file_kind(signals_of(parameter, "train.py"), "2").kind == TF_NEUTRAL
+    adapter = train.replace("from custom.layers import *", "from npu_bridge.npu_init import *")
+    assert file_kind(signals_of(adapter, "train.py"), "2").kind == TF_NEUTRAL

@@ -15,19 +15,13 @@ from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from support.cli import cli
 from support.git import make_repo, show
 from support.rules import assert_migrates, assert_unchanged, sites
-from support.tf2_scripts import CUSTOM_LOOP, KERAS_FIT
+from support.tf2_scripts import CUSTOM_LOOP, DEVICE_INIT, KERAS_FIT, with_init
 
 TF2_RUNTIME = {"tf-runtime:2"}
 UNDETERMINED = {"tf-runtime:undetermined"}
 RULES = {"NPU061"}
 BRANCH = "npu-codemod/sess-run-to-npu"
-INIT = "import npu_device as npu\nnpu.open().as_default()\n"
-
-
-def with_init(source: str, init: str = INIT) -> str:
-    """``source`` with ``init`` right after its module docstring."""
-    end = source.index('"""', 3) + 4
-    return source[:end] + init + source[end:]
+INIT = DEVICE_INIT
 
 
 @pytest.mark.parametrize("script", [KERAS_FIT, CUSTOM_LOOP])
@@ -311,7 +305,7 @@ def test_the_configured_entry_is_the_entry_and_none_at_all_is_one_finding(tmp_pa
         "'npu.open().as_default()' at the top of the entry script"]
     without = experiment_repo(tmp_path / "b", {"run.py": None})
     assert check_lines(without) == [
-        ".:1:1: NPU000 no entry script found: add import npu_device as npu; npu.open().as_default() "
+        ".:1:1: NPU061 no entry script found: add import npu_device as npu; npu.open().as_default() "
         "at the top of the script you run, or list it in [tool.npu-codemod] entry"]
 
 
@@ -323,11 +317,12 @@ def test_a_program_that_mixes_eager_and_compat_files_is_reported_not_rewritten(t
                                                 "from experiments.trainer import fit_model\n")})
     lines = check_lines(repo)
     assert lines[-1] == (
-        "exp/run.py:1:1: NPU000 this program mixes eager TF 2.x files (exp/experiments/trainer.py) and "
+        "exp/run.py:1:1: NPU061 this program mixes eager TF 2.x files (exp/experiments/trainer.py) and "
         "compat.v1 graph files (exp/experiments/legacy.py): npu_device.compat.enable_v1() switches the "
         "whole process to graph mode; port one mode (nothing in this program was rewritten)")
-    assert [line.split(": ", 1)[0] for line in lines[:-1]] == [
-        "exp/experiments/legacy.py:1:1", "exp/experiments/runner.py:1:1", "exp/experiments/trainer.py:1:1"]
+    assert [line.split(" ", 2)[:2] for line in lines[:-1]] == [  # the compat file's is NPU062's
+        ["exp/experiments/legacy.py:1:1:", "NPU062"], ["exp/experiments/runner.py:1:1:", "NPU061"],
+        ["exp/experiments/trainer.py:1:1:", "NPU061"]]
     assert all(line.endswith("(entry exp/run.py): not rewritten; port one mode") for line in lines[:-1])
     assert not any("fixable" in line for line in lines)
 
@@ -367,5 +362,5 @@ def test_another_file_s_imports_leave_the_facts_the_rules_get_as_they_were() -> 
 def test_an_entry_setting_that_is_not_a_list_of_paths_is_one_finding(tmp_path: Path) -> None:
     repo = experiment_repo(tmp_path, {"pyproject.toml": "[tool.npu-codemod]\nentry = 3\n"})
     lines = check_lines(repo)
-    assert "pyproject.toml:1:1: NPU000 [tool.npu-codemod] entry must be a list of paths, got 3: ignored" in lines
+    assert "pyproject.toml:1:1: NPU061 [tool.npu-codemod] entry must be a list of paths, got 3: ignored" in lines
     assert any(line.startswith("exp/run.py:2:1: NPU061 [fixable]") for line in lines)  # __main__ scripts then

@@ -1,10 +1,12 @@
-"""``verify`` on TF 2.x code, on real TensorFlow (CPU): the tool's own migration of a Keras
-``fit`` script and of a custom loop with a loss-scale optimizer (``tf2`` and
-``tf2-distributed`` packs, run through the ``npu_device`` emulation) is ``equivalent`` with
-evidence; a planted change of the loop's learning rate diverges at the step after its first
-update.
+"""``verify`` on TF 2.x code, on real TensorFlow (CPU): the tool's own migration (``tf2`` and
+``tf2-distributed`` packs, run through the ``npu_device`` emulation) of a script that trains
+twice (a custom loop, then Keras ``fit``) and of a module-level custom loop with a loss-scale
+optimizer (XLA-compiled) that would run 10,000 steps is ``equivalent``, compared on the loss and
+the gradient norm of each training step, numbered once over the run's two processes; the loop stops at the step limit. Planted changes (a learning rate, a dropped line)
+diverge at the step where they first show, named with both values.
 
-One ``verify`` over both repositories (module fixture): TensorFlow's import is the cost."""
+One ``verify`` over the three repositories (module fixture): TensorFlow's import is the cost
+(eight TensorFlow processes; the planted ones run only the script their change is in)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ from support.git import git, make_repo, show, write_files
 from support.verify_repos import VERIFY_TIMEOUT
 
 BRANCH = "npu-codemod/sess-run-to-npu"
-VERIFY_TABLE = '[tool.npu-codemod.verify]\ncommand = "python train.py && python loop.py"\n'
+STEPS = 12  # 3 + 3 steps of the two phases, then 6 steps of the long loop
+VERIFY_TABLE = f'[tool.npu-codemod.verify]\ncommand = "python phases.py && python loop.py"\nsteps = {STEPS}\n'
 
 FIT = '''\
 """Fit a small regression model with Keras (TF 2.x)."""
@@ -48,41 +51,84 @@ if __name__ == "__main__":
     main()
 '''
 
-LOOP = '''\
-"""A custom training loop with a loss-scale optimizer (TF 2.x)."""
+PHASES = '''\
+"""Pretrain a regressor with a custom loop, then fine-tune its head with Keras fit (TF 2.x)."""
 import numpy as np
 import tensorflow as tf
 
 
-def main(epochs):
-    rng = np.random.RandomState(1)
-    features = rng.rand(64, 4).astype("float32")
-    targets = features @ np.array([[1.0], [2.0], [-1.0], [0.5]], "float32")
-    dataset = tf.data.Dataset.from_tensor_slices((features, targets)).shuffle(64, seed=2).batch(16)
-    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,))])
-    optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1))
+def load(seed, size):
+    rng = np.random.RandomState(seed)
+    features = rng.rand(size, 4).astype("float32")
+    return features, features @ np.array([[0.5], [-1.0], [2.0], [1.0]], "float32")
 
-    @tf.function
-    def train_step(batch, labels):
+
+def pretrain(model, features, targets, steps, batch_size=8):
+    optimizer = tf.keras.optimizers.Adam(0.01)
+    for step in range(steps):
+        start = step * batch_size % len(features)
+        batch, labels = features[start:start + batch_size], targets[start:start + batch_size]
         with tf.GradientTape() as tape:
             loss = tf.reduce_mean(tf.square(model(batch, training=True) - labels))
-            scaled = optimizer.get_scaled_loss(loss)
-        grads = optimizer.get_unscaled_gradients(tape.gradient(scaled, model.trainable_variables))
+        grads = tape.gradient(loss, model.trainable_variables)
+        grads, _ = tf.clip_by_global_norm(grads, 1.0)
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
+        print("pretrain step", step, "loss", round(float(loss), 4))
 
-    for _ in range(epochs):
-        for batch, labels in dataset:
-            loss = train_step(batch, labels)
-    print("loss:", float(loss))
+
+def main():
+    features, targets = load(3, 48)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="tanh", input_shape=(4,)),
+                                 tf.keras.layers.Dense(1)])
+    pretrain(model, features, targets, steps=3)
+    model.layers[0].trainable = False
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.05), loss="mse")
+    model.fit(features, targets, batch_size=16, epochs=1, verbose=0, shuffle=False)
+    print("fine-tuned loss:", model.evaluate(features, targets, verbose=0))
 
 
 if __name__ == "__main__":
-    main(3)
+    main()
+'''
+
+LOOP = '''\
+"""Train a linear model in a custom loop with loss scaling (TF 2.x): a module-level script."""
+import numpy as np
+import tensorflow as tf
+
+TRAIN_STEPS = 10000
+
+rng = np.random.RandomState(1)
+features = rng.rand(64, 4).astype("float32")
+targets = features @ np.array([[1.0], [2.0], [-1.0], [0.5]], "float32")
+dataset = tf.data.Dataset.from_tensor_slices((features, targets)).shuffle(64, seed=2).repeat().batch(16)
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,))])
+optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1))
+
+
+@tf.function(jit_compile=True)
+def train_step(batch, labels):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(batch, training=True) - labels))
+        scaled = optimizer.get_scaled_loss(loss)
+    grads = optimizer.get_unscaled_gradients(tape.gradient(scaled, model.trainable_variables))
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+
+
+for step, (batch, labels) in enumerate(dataset.take(TRAIN_STEPS)):
+    loss = train_step(batch, labels)
+    print(f"step {step} loss {float(loss):.5f}")
+model.save_weights("linear.ckpt")
 '''
 
 FILES = {"requirements.txt": "tensorflow==2.6.5\nnumpy\n", "pyproject.toml": VERIFY_TABLE,
-         "train.py": FIT, "loop.py": LOOP}
+         "train.py": FIT, "phases.py": PHASES, "loop.py": LOOP}
+#: Planted on the migration branch: (file, old, new) made once, and the command that shows it.
+PLANTED = {
+    "learning-rate": ("loop.py", "SGD(0.1)", "SGD(0.2)", "python loop.py"),
+    "dropped-line": ("phases.py", "    model.layers[0].trainable = False\n", "", "python phases.py"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -93,14 +139,17 @@ def verified(tmp_path_factory: pytest.TempPathFactory) -> dict:
     done = cli("run", "--repos", "migrate.txt", "--no-progress", "--report-dir", "migrate-report",
                "--rules", "default,tf2-distributed", cwd=root)
     assert done.returncode == 0, done.stderr
-    migrated = {name: show(root / "correct", BRANCH, name).decode() for name in ("train.py", "loop.py")}
-    make_repo(root / "planted", FILES)
-    git(root / "planted", "checkout", "-q", "-b", BRANCH)
-    write_files(root / "planted", {"train.py": migrated["train.py"],
-                                   "loop.py": migrated["loop.py"].replace("SGD(0.1)", "SGD(0.2)")})
-    git(root / "planted", "commit", "-q", "-am", "Migrate to the NPU, with a changed learning rate")
-    git(root / "planted", "checkout", "-q", "main")
-    (root / "repos.txt").write_text("correct\nplanted\n")
+    migrated = {name: show(root / "correct", BRANCH, name).decode() for name in ("train.py", "phases.py", "loop.py")}
+    lines = ["correct\n"]
+    for name, (path, old, new, command) in PLANTED.items():
+        make_repo(root / name, FILES)
+        git(root / name, "checkout", "-q", "-b", BRANCH)
+        assert migrated[path].count(old) == 1, old
+        write_files(root / name, {**migrated, path: migrated[path].replace(old, new)})
+        git(root / name, "commit", "-q", "-am", f"Migrate to the NPU, with a planted {name}")
+        git(root / name, "checkout", "-q", "main")
+        lines.append(f'{name} main verify="{command}"\n')
+    (root / "repos.txt").write_text("".join(lines))
     done = cli("verify", "--repos", "repos.txt", "--jobs", "2", "--no-progress", "--report-dir",
                "report", cwd=root, timeout=VERIFY_TIMEOUT, expect=1)
     run = json.loads((root / "report" / "run.json").read_text())
@@ -108,36 +157,56 @@ def verified(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def test_the_migration_uses_every_tf2_rewrite_the_emulation_must_run(verified: dict) -> None:
-    loop, fit = verified["migrated"]["loop.py"], verified["migrated"]["train.py"]
-    for line in ("npu.open().as_default()", "npu.train.optimizer.NpuLossScaleOptimizer(",
-                 'grads = npu.distribute.all_reduce(grads, "mean")', "drop_remainder=True",
-                 "npu.distribute.broadcast(model.trainable_variables)"):
-        assert line in loop, line
-    assert "npu.distribute.npu_distributed_keras_optimizer_wrapper(tf.keras.optimizers.SGD(0.05))" in fit
+    migrated = verified["migrated"]
+    for name in ("train.py", "phases.py"):  # the entry scripts (loop.py has no __main__ block)
+        assert migrated[name].count("npu.open().as_default()") == 1, name
+    assert 'grads = npu.distribute.all_reduce(grads, "mean")' in migrated["loop.py"]
+    assert "npu.distribute.broadcast(model.trainable_variables)" in migrated["phases.py"]
+    assert "npu.train.optimizer.NpuLossScaleOptimizer(" in migrated["loop.py"]
+    assert "drop_remainder=True" in migrated["loop.py"]
+    assert "npu.distribute.npu_distributed_keras_optimizer_wrapper(tf.keras.optimizers.SGD(0.05))" \
+        in migrated["train.py"]
 
 
-def test_a_migrated_tf2_fit_script_and_custom_loop_are_equivalent_with_evidence(verified: dict) -> None:
+def test_migrated_tf2_scripts_are_equivalent_on_the_loss_and_gradient_norm(verified: dict) -> None:
+    """Two processes, one sequence of steps: the two phases (1-6), the loop of 10,000 steps
+    (7-12), stopped before the run's 13th step updates anything: the loop printed one line
+    after each step it executed, six."""
     record = verified["verify"]["correct"]
     assert record["verdict"] == "equivalent", record["reason"]
-    assert record["steps_compared"] == 20  # 12 Keras batches, then 8 steps of the loop (the limit)
-    assert record["evidence"].startswith("20 training step(s) (1 fetched value(s) each)")
-    assert "variable(s) at the end" in record["evidence"] and "2 printed metric(s)" in record["evidence"]
+    assert record["steps_compared"] == STEPS
+    assert record["evidence"].startswith(f"loss and gradient norm over {STEPS} training step(s), ")
+    # printed: 3 pretraining steps and the fine-tuned loss, then one line per step the long
+    # loop executed (each printed after its step ran): 6, the steps the limit left it
+    assert record["evidence"].endswith("variable(s) at the end (5 parameters), 10 printed metric(s)")
+    assert record["reason"].startswith(record["evidence"] + ": equal within rtol 1e-05; max relative "
+                                       "difference ")
+    assert record["reason"].endswith("; stopped at the step limit (a TF 2.x training loop has no "
+                                     "input the launcher can end): what follows it did not run")
     assert record["violations"] == []
 
 
-def test_a_changed_learning_rate_in_the_loop_diverges_at_the_step_after_its_first_update(
+def test_a_changed_learning_rate_diverges_on_the_loss_of_the_step_after_its_first_update(
         verified: dict) -> None:
-    """Step 1 of the loop computes its gradients from the same initial weights; the changed
-    update shows in the gradients of step 2 (steps count per process)."""
-    record = verified["verify"]["planted"]
+    """The first step computes its loss from the same initial weights; the changed update
+    shows in the loss of the next one."""
+    record = verified["verify"]["learning-rate"]
     assert record["verdict"] == "diverged"
-    assert record["reason"].startswith("step 2 (training step of a TF 2.x loop ")
-    assert "): gradient norm = " in record["reason"] and "in the migrated run (relative difference" \
-        in record["reason"]
+    assert record["reason"].startswith("step 2 (training step of a TF 2.x loop 2): loss = ")
+    assert " in the original, " in record["reason"]
+    assert "in the migrated run (relative difference" in record["reason"]
+
+
+def test_a_dropped_line_diverges_on_the_gradient_norm_of_the_second_phase(verified: dict) -> None:
+    """Without the freeze, fine-tuning's first batch has the same loss (same weights) but
+    applies the gradients of every layer: step 4 of the run (3 pretraining steps before)."""
+    record = verified["verify"]["dropped-line"]
+    assert record["verdict"] == "diverged"
+    assert record["reason"].startswith("step 4 (result (Keras fit) 4): gradient norm = ")
 
 
 def test_the_repository_s_tensorflow_decides_the_mode(tmp_path: Path) -> None:
-    (tmp_path / "train.py").write_text(LOOP)
+    (tmp_path / "train.py").write_text(PHASES)
     assert repository_tensorflow(tmp_path) == "2"  # TF 2.x idioms only, no pin
     (tmp_path / "requirements.txt").write_text("tensorflow-gpu==1.15.5\n")
     assert repository_tensorflow(tmp_path) == "1"

@@ -5,6 +5,10 @@ the options, and the verdict in a pull request's body."""
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,7 +26,7 @@ from npu_codemod.orchestrator.verify.compare import (
 from npu_codemod.orchestrator.verify.export import export_commit
 from npu_codemod.orchestrator.verify.records import VERDICTS, VerifyRecord
 from npu_codemod.orchestrator.verify.requirements import listed_requirements, missing_module
-from npu_codemod.orchestrator.verify.sandbox import SideRun, clean_environment, printed_metrics
+from npu_codemod.orchestrator.verify.sandbox import RUNTIME, SideRun, clean_environment, printed_metrics
 from npu_codemod.orchestrator.verify.settings import VerifyOptions, VerifySettings, resolve
 
 from support.cli import cli
@@ -188,8 +192,6 @@ def test_help_says_verify_executes_the_repositories_code() -> None:
 
 def test_the_launcher_entry_runs_a_command_in_the_current_folder(tmp_path: Path) -> None:
     import json
-    import subprocess
-    import sys
 
     done = subprocess.run([sys.executable, "-m", "npu_codemod.orchestrator.verify.launch", "--",
                            "python", "-c", "open('out.txt', 'w').write('x'); raise SystemExit(3)"],
@@ -348,3 +350,45 @@ def test_requirements_come_from_requirements_txt_else_setup_py(tmp_path: Path) -
     computed.mkdir()
     (computed / "setup.py").write_text("from setuptools import setup\nsetup(install_requires=open('r').read().split())\n")
     assert listed_requirements(computed) is None and listed_requirements(tmp_path / "none") is None
+
+
+def named(step, kind, **series):
+    return {"step": step, "kind": kind, "names": list(series), "values": list(series.values()),
+            "shapes": [], "arrays": []}
+
+
+def test_named_series_say_what_was_compared_and_a_difference_names_its_step() -> None:
+    """Keras batches and TF 2.x loop steps carry named series: the verdict lists them; the
+    first difference names the run's step and both values."""
+    steps = (named(1, "fit", loss=0.5, accuracy=0.25, **{"gradient norm": 2.0}),
+             named(2, "train", loss=0.4, **{"gradient norm": 1.5}),
+             named(3, "train", loss=0.3, **{"gradient norm": 1.25}))
+    tf2 = replace(SETTINGS, tensorflow="2")
+    record = judge(tf2, side(steps, stopped=True), side(steps, stopped=True))
+    assert record.reason == ("loss, accuracy and gradient norm over 3 training step(s), 1 variable(s) "
+                             "at the end (4 parameters): equal within rtol 1e-05; max relative "
+                             "difference 0; stopped at the step limit (a TF 2.x training loop has no "
+                             "input the launcher can end): what follows it did not run")
+    changed = (*steps[:2], named(3, "train", loss=0.3, **{"gradient norm": 1.5}))
+    record = judge(tf2, side(steps), side(changed))
+    assert record.reason == ("step 3 (training step of a TF 2.x loop 3): gradient norm = 1.25 in the "
+                             "original, 1.5 in the migrated run (relative difference 0.167 > rtol 1e-05)")
+
+
+COUNTING = """\
+import sys
+from _npu_codemod_verify.steps import StepCount
+
+count = StepCount(sys.argv[1])
+print(" ".join(str(count.next()) for _ in range(200)))
+"""
+
+
+def test_training_steps_are_numbered_once_over_the_run_s_processes(tmp_path: Path) -> None:
+    """Two processes counting at once: one sequence, no number twice (the count's lock)."""
+    env = {**os.environ, "PYTHONPATH": str(RUNTIME)}
+    command = [sys.executable, "-c", COUNTING, str(tmp_path)]
+    runs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    numbers = [int(n) for run in runs for n in run.communicate(timeout=120)[0].split()]
+    assert sorted(numbers) == list(range(1, 401))
+    assert (tmp_path / "training-steps").read_text() == "400"

@@ -17,7 +17,7 @@ import git
 
 from npu_codemod.codemods.api_sites import merge_sites
 from npu_codemod.codemods.dead_sites import settle_dead
-from npu_codemod.codemods.engine import file_finding
+from npu_codemod.codemods.engine import FILE_RULE, file_finding
 from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import Finding
@@ -103,7 +103,7 @@ def with_shard_facts(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> Sha
     ``parts`` (in shard order): the plan one pass over all its files gives."""
     joined = RepoAnalysis.joined(parts)
     plan = sharded.plan
-    facts, found = runtime_facts(plan, joined.facts)
+    facts, found = runtime_facts(plan, joined.facts | plan.facts)  # plan.facts: files no rule acts on
     plan = replace(plan, facts=facts,
                    findings=plan.findings + joined.findings + found + (sharded.unanalysed or ()))
     return ShardedRepo(plan, sharded.shards)
@@ -112,8 +112,9 @@ def with_shard_facts(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> Sha
 def runtime_facts(plan: RepoPlan, facts: frozenset[str]) -> tuple[frozenset[str], tuple[Finding, ...]]:
     """``facts`` with the repository's TensorFlow runtime (``tf_runtime``), and its findings."""
     decided, messages = decided_facts(plan.job.selection.tensorflow, dict(plan.manifests), facts)
-    found = tuple(file_finding(plan.job.entry.name, path, "unmigrated", message)
-                  for path, message in messages)
+    repo, enabled = plan.job.entry.name, load_rules(plan.job.selection).engine.enabled
+    found = tuple(message.finding(repo, FILE_RULE) for message in messages
+                  if message.rule is None or message.rule[0] in enabled)  # a program's: NPU061 runs
     return decided, found
 
 
@@ -193,19 +194,20 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
                     notes=point.notes, uncommitted=_uncommitted(repo, job),
                     manifests=manifest_texts(repo, listing))
     if shard_analysis and workers > 1 and len(files) > MIN_SHARD_FILES:
-        candidates = [file for file, data in gitrepo.read_blobs(repo, files) if loaded_rules.engine.wants(data)]
+        candidates, other_facts = _split_wanted(repo, files, loaded_rules)
         shards = split_files(candidates, workers)
-        if len(shards) > 1:  # the workers analyse the shards first
-            plan = replace(plan, findings=loaded_rules.broken_findings(entry.name))
+        if len(shards) > 1:  # the workers analyse the shards first, this process the other files
+            plan = replace(plan, findings=loaded_rules.broken_findings(entry.name),
+                           facts=other_facts)
             return ShardedRepo(plan, tuple(shards), unanalysed=not_followed)
         analysis = loaded_rules.repository_facts(((file.path, data) for file, data in
                                     gitrepo.read_blobs(repo, candidates)), entry.name, _analysis(job))
     else:
-        candidates = []
+        candidates, other_facts = [], frozenset()
         analysis = loaded_rules.repository_facts(_wanted(repo, files, loaded_rules, candidates), entry.name,
                                                  _analysis(job))
         shards = split_files(candidates, workers)
-    facts, found = runtime_facts(plan, analysis.facts)
+    facts, found = runtime_facts(plan, analysis.facts | other_facts)
     plan = replace(plan, facts=facts, findings=analysis.findings + found + not_followed)
     if len(shards) > 1:
         return ShardedRepo(plan, tuple(shards))
@@ -239,11 +241,32 @@ def _uncommitted_note(plan: RepoPlan) -> tuple[str, ...]:
 def _wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules,
             candidates: list[PyFile]) -> Iterator[tuple[str, bytes]]:
     """(path, data) of the ``files`` a rule could act on, each added to ``candidates`` as it
-    goes: one blob in memory at a time."""
+    goes: one blob in memory at a time; with NPU061 on, every other file too (for the import
+    graph of the repository's programs), not added to ``candidates``."""
+    graph = loaded_rules.engine.reads_programs
     for file, data in gitrepo.read_blobs(repo, files):
         if loaded_rules.engine.wants(data):
             candidates.append(file)
             yield file.path, data
+        elif graph:
+            yield file.path, data
+
+
+def _split_wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules
+                  ) -> tuple[list[PyFile], frozenset[str]]:
+    """The ``files`` a rule could act on, and (with NPU061 on) the facts of the others: links of
+    the import graph that no worker reads (one blob in memory at a time)."""
+    candidates: list[PyFile] = []
+
+    def others() -> Iterator[tuple[str, bytes]]:
+        for file, data in gitrepo.read_blobs(repo, files):
+            if loaded_rules.engine.wants(data):
+                candidates.append(file)
+            elif loaded_rules.engine.reads_programs:
+                yield file.path, data
+
+    facts = loaded_rules.files_facts(others()).facts
+    return candidates, facts
 
 
 def _open(job: RepoJob) -> tuple[git.Repo, Base]:

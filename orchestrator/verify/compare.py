@@ -26,6 +26,9 @@ ABS_TOL = 1e-8
 #: Where an array's numbers are statistics (see the runtime's ``evidence``), their names.
 _STATISTICS = ("sum of magnitudes", "sum of squares", "minimum", "maximum")
 _WHOLE = 64  # arrays up to this many elements are recorded whole
+#: Training steps whose values are named series (a Keras batch's logs, a TF 2.x loop's loss
+#: and gradient norm), not fetches.
+_NAMED_SERIES = ("fit", "train")
 
 
 def judge(settings: VerifySettings, original: SideRun, migrated: SideRun) -> VerifyRecord:
@@ -42,12 +45,13 @@ def judge(settings: VerifySettings, original: SideRun, migrated: SideRun) -> Ver
         return _with(base, verdict, reason, details)
     difference, compared, worst = compare_calls(original.calls, migrated.calls, settings.rtol)
     steps = sum(1 for call in original.calls[:compared] if call.get("step") is not None)
-    evidence = describe_evidence(original, compared)
+    evidence = describe_evidence(original, compared, series=settings.tensorflow == "2")
     base = _with(base, "equivalent", "", (), steps_compared=steps, calls_compared=compared,
                  max_rel_diff=worst, evidence=evidence)
     difference = difference or _later_difference(original, migrated, settings.rtol)
+    stopped = _stopped_note(original, migrated, settings.tensorflow)
     if difference:
-        return _with(base, "diverged", difference + _stopped_note(original, migrated), ())
+        return _with(base, "diverged", difference + stopped, ())
     if migrated.violations:  # a fact of the migrated run, whatever the evidence
         return _with(base, "violations", f"{len(migrated.violations)} NPU constraint(s) broken: "
                      + "; ".join(migrated.violations), migrated.violations)
@@ -55,7 +59,7 @@ def judge(settings: VerifySettings, original: SideRun, migrated: SideRun) -> Ver
     if missing:
         return _with(base, "inconclusive", f"nothing to compare ({missing}); compared: {evidence}", ())
     return _with(base, "equivalent", f"{evidence}: equal within rtol {settings.rtol:g}; max "
-                 f"relative difference {worst:.3g}" + _stopped_note(original, migrated), ())
+                 f"relative difference {worst:.3g}" + stopped, ())
 
 
 def _before_comparing(settings: VerifySettings, original: SideRun,
@@ -96,7 +100,10 @@ def _missing_evidence(steps: int, original: SideRun) -> str:
     return ""
 
 
-def _stopped_note(original: SideRun, migrated: SideRun) -> str:
+def _stopped_note(original: SideRun, migrated: SideRun, tensorflow: str = "1") -> str:
+    if (original.stopped or migrated.stopped) and tensorflow == "2":
+        return ("; stopped at the step limit (a TF 2.x training loop has no input the launcher "
+                "can end): what follows it did not run")
     if original.stopped or migrated.stopped:
         return ("; stopped at the step limit (the training loop does not end when its input "
                 "does): what follows it did not run")
@@ -106,12 +113,12 @@ def _stopped_note(original: SideRun, migrated: SideRun) -> str:
     return ""
 
 
-def describe_evidence(run: SideRun, compared: int) -> str:
-    """What was compared, in words: "6 training steps (2 fetched values each), ..."."""
+def describe_evidence(run: SideRun, compared: int, series: bool = False) -> str:
+    """What was compared, in words: "6 training steps (2 fetched values each), ...", or with
+    ``series`` (TF 2.x code) "loss and gradient norm over 20 training step(s), ..."."""
     calls = run.calls[:compared]
     training = [call for call in calls if call.get("step") is not None]
-    per_step = max((_count(call) for call in training), default=0)
-    parts = [f"{len(training)} training step(s) ({per_step} fetched value(s) each)"]
+    parts = [_steps_compared(training, series)]
     others = len(calls) - len(training)
     if others:
         parts.append(f"{others} other result(s)")
@@ -120,6 +127,19 @@ def describe_evidence(run: SideRun, compared: int) -> str:
     if run.printed:
         parts.append(f"{len(run.printed)} printed metric(s)")
     return ", ".join(parts)
+
+
+def _steps_compared(training: Sequence[dict], series: bool) -> str:
+    """The training steps compared: with ``series``, the series they carry when they are
+    named (a TF 2.x Keras batch's logs and gradient norm, a TF 2.x loop's loss and gradient
+    norm), else their number of values (a TF 1.x Keras batch logs its index and size too)."""
+    if series and training and all(call.get("kind") in _NAMED_SERIES for call in training):
+        names = list(dict.fromkeys(name for call in training for name in call.get("names", ())))
+        if names:
+            listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            return f"{listed} over {len(training)} training step(s)"
+    per_step = max((_count(call) for call in training), default=0)
+    return f"{len(training)} training step(s) ({per_step} fetched value(s) each)"
 
 
 def _count(call: dict) -> int:

@@ -3,6 +3,15 @@
 
 from __future__ import annotations
 
+#: NPU061's device init, as it writes it into a file that binds no ``npu``.
+DEVICE_INIT = "import npu_device as npu\nnpu.open().as_default()\n"
+
+
+def with_init(source: str, init: str = DEVICE_INIT) -> str:
+    """``source`` with ``init`` right after its module docstring (after a shebang too)."""
+    end = source.index('"""', source.index('"""') + 3) + 4
+    return source[:end] + init + source[end:]
+
 #: A custom training loop: tf.function, GradientTape, a tf.data pipeline; no TF2-only API.
 CUSTOM_LOOP = '''\
 """Train a small CNN on CIFAR-10 with a custom loop (eager TF 2.x)."""

@@ -2,9 +2,9 @@
 
 The uses are collected in :meth:`ApiSupport.start`, before any rule edits the file (a rewrite
 replaces ``tf.nn.dropout`` or removes ``hvd.init()``): from the fissix tree when it holds the
-whole file, else (a selective parse, where skipped units are placeholders) from the text with
-CPython's ``ast`` (:func:`ast_references`, the same sites), and judged in
-:meth:`ApiSupport.finish`,
+whole file, else (a selective parse, where skipped units are placeholders, or a file no other
+rule acts on, which the engine does not parse) from the text with CPython's ``ast``
+(``site_references``: the same sites), and judged in :meth:`ApiSupport.finish`,
 after every other rule (``after = ("*",)``) has reported: a site another rule reported is not
 reported again, and a site of an API Ascend migrates that its owner did not cover is. The
 sites of the file as the run writes it are counted (:meth:`FileContext.count_api`) for the
@@ -19,7 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from npu_codemod.api import FileContext, Node, Rule, hookimpl, references_under
+from npu_codemod.api import FileContext, Node, Rule, hookimpl
 from npu_codemod.api._toolkit import (
     ESTIMATOR_MODULES,
     HOROVOD_MODULES,
@@ -29,12 +29,12 @@ from npu_codemod.api._toolkit import (
     ReferenceSite,
     accessor_facts,
     api_advice,
-    ast_references,
+    ast_statements,
     distribution,
     in_npu_form,
     list_name,
     module_ast,
-    module_index,
+    site_references,
     support_list,
     unresolved_accesses,
     written_uses,
@@ -129,6 +129,7 @@ class ApiSupport(Rule):
     #: Its uses come from ``ast`` (the file's own text), its verdicts from the other rules'
     #: findings: the fissix tree is not read, so no unit need be parsed for it.
     _scope = "site"
+    _reads_tree = False  # nor does it need a fissix parse of a file where no other rule acts
     after = ("*",)  # reads every other rule's findings
 
     def start(self, tree: Node, ctx: FileContext) -> None:
@@ -263,12 +264,7 @@ def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
 
 def _sites(ctx: FileContext) -> Sequence[ReferenceSite]:
     """Every reference to a TensorFlow or Horovod name in the file as written."""
-    resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
-    whole = (ctx.parsed or ctx.original) == ctx.original
-    sites = None if whole else ast_references(ctx.original, resolvers)
-    if sites is None:
-        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
-    return sites
+    return site_references(ctx, [ctx.names("tensorflow"), ctx.names("horovod")])
 
 
 def horovod_module_values(ctx: FileContext) -> list[ReferenceSite]:
@@ -342,7 +338,7 @@ def statement_starts(ctx: FileContext) -> dict[int, int]:
         except (SyntaxError, ValueError):
             return {}
     starts: dict[int, int] = {}
-    for node in module_index(module).nodes(ast.stmt):  # in any order: simple ones never nest
+    for node in ast_statements(module):  # no walk into expressions (the engine's ast has no index)
         if not hasattr(node, "body") and node.end_lineno:
             for number in range(node.lineno + 1, node.end_lineno + 1):
                 starts.setdefault(number, node.lineno)

@@ -43,8 +43,8 @@ class PredictLastBatch(Rule):
             num_written_lines += 1
         assert num_written_lines == num_actual_predict_examples
     """
-    _scope = "linked"
-    _site_names = ("assert",)
+    _scope = "site"  # it reads the assert alone
+    _site_names = ("assert",)  # the unit layout's word for an assert of an equality
     _tokens = ("assert",)
     pattern = "assert_stmt< 'assert' comparison< left=any '==' right=any > any* >"
 

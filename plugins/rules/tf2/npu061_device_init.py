@@ -7,12 +7,17 @@ other packages load.
 
 Entry scripts are decided for the whole repository (``codemods/tf_programs``, facts
 ``tf2-entry:<path>``): the files listed in ``[tool.npu-codemod] entry``, else the files with a
-module-level ``if __name__ == "__main__":`` block whose import closure, followed transitively,
-holds TF 2.x training code (a ``GradientTape``, a ``tf.function``, Keras ``compile``/``fit``,
-``apply_gradients`` or ``minimize``); such a script may itself import no TensorFlow. Programs
-that mix eager TF 2.x and compat.v1 files are reported there, not rewritten. Without the
-repository's analysis (a file checked alone) the file decides: it trains, or imports a module
-that does (facts ``npu061-training:<module>``).
+module-level ``if __name__ == "__main__":`` block whose import closure, followed transitively
+through every Python file, holds TF 2.x training code (a ``GradientTape``, a ``tf.function``,
+Keras ``compile``/``fit``, ``apply_gradients`` or ``minimize``); such a script may itself import
+no TensorFlow. Our deviation from the spec, in the user's favour: a TensorFlow file with no
+``__main__`` block whose module-level code trains (``codemods/module_training``: Horovod's TF 2.x
+benchmarks) is an entry too, unless another file of the repository imports it or it is a test
+file. Programs that mix eager TF 2.x and compat.v1 files are reported there, not rewritten; the
+findings about programs (no entry, mixed programs, a bad ``entry`` setting, a module that trains
+when imported and that no entry reaches) are this rule's. Without the repository's analysis (a
+file checked alone) the file decides: it has a ``__main__`` block and trains, or imports a module
+that does (facts ``npu061-training:<module>``), or it has none and its module-level code trains.
 """
 
 from __future__ import annotations
@@ -33,8 +38,12 @@ from npu_codemod.api._toolkit import (
     NON_TF,
     TF2,
     TF_NEUTRAL,
+    TRAINING,
     block_statements,
     compound_body,
+    device_binding,
+    device_import,
+    device_name,
     header_index,
     imported_names,
     main_block,
@@ -42,15 +51,13 @@ from npu_codemod.api._toolkit import (
     module_parts,
     nearest_name,
     position,
+    trains_when_run,
     tree_text,
 )
 
-from ._header import device_binding, device_import, device_name, insert_at_header
+from ._header import insert_at_header
 
 TRAINING_FACT = "npu061-training:"
-#: Text that only training code spells (cheap: read on every TF file of the repository).
-TRAINING = re.compile(r"\bGradientTape\b|\.apply_gradients\(|\.minimize\(|\.fit\(|\.compile\(|"
-                      r"@\s*(?:tf\.)?function\b|\btf\.function\(")
 _OPEN = re.compile(r"^\s*(\w+)\.open\([^()]*\)(\.as_default\(\s*\))?\s*$")
 #: Environment the adapter reads when ``npu.open()`` runs, and what must precede the import.
 OPEN_ENV = ("ASCEND_DEVICE_ID", "RANK_ID", "RANK_SIZE", "RANK_TABLE_FILE")
@@ -92,8 +99,11 @@ class DeviceInit(Rule):
                 "entry script of a TF 2.x program: the files listed in `[tool.npu-codemod] entry` "
                 "of the repository's `pyproject.toml`, else each file with a module-level `if "
                 "__name__ == \"__main__\":` block whose repository imports, followed "
-                "transitively, reach TF 2.x training code (the script itself may import no "
-                "TensorFlow): after the shebang/encoding lines, the docstring and `from __future__` "
+                "transitively through every Python file, reach TF 2.x training code (the script "
+                "itself may import no TensorFlow), and each TensorFlow file without one whose "
+                "module-level code trains (calls `fit`/`compile`/`GradientTape`/`apply_gradients`/"
+                "`minimize`/`train_step`, or a function of the file that does) and that no file "
+                "imports: after the shebang/encoding lines, the docstring and `from __future__` "
                 "imports, before every other import. A file that binds `npu` to something else "
                 "gets `import npu_device` and `npu_device.open().as_default()`. Already there "
                 "(any alias, at the top or first in the `__main__` block): left alone.")
@@ -101,9 +111,11 @@ class DeviceInit(Rule):
                "statements (never moved automatically); `ASCEND_DEVICE_ID`, `RANK_ID`, "
                "`RANK_SIZE`, `RANK_TABLE_FILE` set in the script (after the init), "
                "`NPU_LOOP_SIZE` set after `import npu_device`, `npu.global_options()` used after "
-               "`npu.open()`; a TF 2.x `__main__` script without training code. For the "
-               "repository (NPU000): no entry script found; a program whose entry reaches both "
-               "eager TF 2.x and compat.v1 files (nothing in it is rewritten).")
+               "`npu.open()`; a TF 2.x `__main__` script without training code; a module that "
+               "trains when imported and that no entry script reaches. For the repository: no "
+               "entry script found; a bad `entry` setting; a program whose entry reaches both "
+               "eager TF 2.x and compat.v1 files (nothing in it is rewritten: each of its files "
+               "is reported, a compat one under NPU062).")
     example = """
         \"\"\"Train a Keras classifier.\"\"\"
         import os
@@ -128,8 +140,11 @@ class DeviceInit(Rule):
         script = ctx.file_kind == NON_TF
         if PROGRAMS_DONE in ctx.facts:  # the repository's analysis decided
             entry = ENTRY + ctx.path in ctx.facts
-        else:
-            entry = main is not None and not script and _trains(ctx)
+        elif main is not None:
+            entry = not script and _trains(ctx)
+        else:  # no __main__ block: the file alone says nothing imports it
+            tree_ast = module_ast(ctx.original)
+            entry = not script and tree_ast is not None and trains_when_run(tree_ast)
         if not entry:
             if main is not None and not script and not _open_calls(tree, main, ctx):
                 ctx.report(main, "unmigrated", NO_TRAINING, level="note")

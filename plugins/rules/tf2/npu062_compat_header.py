@@ -24,13 +24,14 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     NPU_INIT_IMPORT,
     TF2_COMPAT,
+    device_binding,
     find_import,
     header_index,
     position,
     tree_text,
 )
 
-from ._header import device_binding, insert_at_header
+from ._header import insert_at_header
 
 COMPAT_STAR = "from npu_device.compat.v1.npu_init import *"
 HEADER = f"import npu_device\n{COMPAT_STAR}\nnpu_device.compat.enable_v1()\n"

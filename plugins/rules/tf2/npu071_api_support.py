@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from npu_codemod.api import FileContext, Node, Rule, hookimpl, references_under
+from npu_codemod.api import FileContext, Node, Rule, hookimpl
 from npu_codemod.api._toolkit import (
     ESTIMATOR_MODULES,
     TF2,
@@ -25,8 +25,8 @@ from npu_codemod.api._toolkit import (
     Finding,
     ReferenceSite,
     api_advice,
-    ast_references,
     list_name,
+    site_references,
     support_list_tf2,
     written_uses,
 )
@@ -77,6 +77,7 @@ class ApiSupportTf2(Rule):
     """
     modules = ESTIMATOR_MODULES
     _scope = "site"
+    _reads_tree = False  # its uses come from ast (``site_references``), as NPU100's
     after = ("*",)  # reads every other rule's findings
 
     def start(self, tree: Node, ctx: FileContext) -> None:
@@ -101,11 +102,7 @@ class ApiSupportTf2(Rule):
 def api_uses(ctx: FileContext) -> tuple[Use, ...]:
     """Every use of a TensorFlow API in the file as written, in source order, with its status
     in the TF 2.6 list (``compat.v1`` spelled out, as the list names it)."""
-    resolver = ctx.names("tensorflow")
-    whole = (ctx.parsed or ctx.original) == ctx.original
-    sites = None if whole else ast_references(ctx.original, [resolver])
-    if sites is None:
-        sites = [reference.site for reference in references_under(ctx.tree, [resolver])]
+    sites = site_references(ctx, [ctx.names("tensorflow")])
     return tuple(use for use in (_use(ctx, site) for site in sites) if use is not None)
 
 

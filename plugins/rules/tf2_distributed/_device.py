@@ -1,26 +1,21 @@
-"""The name generated code spells ``npu_device`` with (as the ``tf2`` pack's header code), and
-whether a file uses Horovod (its aggregation and broadcast are NPU070's to report)."""
+"""The name generated code spells ``npu_device`` with, imported for the caller, and whether a
+file uses Horovod (its aggregation and broadcast are NPU070's to report)."""
 
 from __future__ import annotations
 
 import re
 
 from npu_codemod.api import FileContext
-
-DEVICE = "npu_device"
-_BINDS_NPU = re.compile(r"^[ \t]*(?:import[ \t]+\S+[ \t]+as[ \t]+npu\b|from[ \t]+\S+[ \t]+import[ \t]+"
-                        r"[^\n]*\bnpu\b|npu[ \t]*=|def[ \t]+npu\b|class[ \t]+npu\b)", re.MULTILINE)
+from npu_codemod.api._toolkit import device_binding, device_import
+from npu_codemod.api._toolkit import device_name as bound_device_name
 
 
 def device_name(ctx: FileContext) -> str:
-    """The file's binding of ``npu_device``; else ``npu`` (imported for the caller), or
-    ``npu_device`` when the file binds ``npu`` to something else."""
-    bound = next((name for name, target in sorted(ctx.names(DEVICE).bindings.items())
-                  if target == DEVICE), None)
-    if bound is not None:
-        return bound
-    name = DEVICE if _BINDS_NPU.search(ctx.original) else "npu"
-    ctx.add_import(f"import {DEVICE}" if name == DEVICE else f"import {DEVICE} as {name}")
+    """The toolkit's ``device_name``, with ``import npu_device[ as npu]`` added when the file
+    does not bind it yet."""
+    name = bound_device_name(ctx)
+    if device_binding(ctx) is None:
+        ctx.add_import(device_import(name))
     return name
 
 

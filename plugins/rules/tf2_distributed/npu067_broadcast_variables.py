@@ -7,7 +7,9 @@ one device). The call goes after the statement (or the ``with <strategy>.scope()
 the variables provably exist: a functional ``tf.keras.Model(inputs, outputs)``,
 ``tf.keras.models.load_model(...)``, a ``Sequential`` given its input shape, or an explicit
 ``<model>.build(...)``. A model whose variables appear later (subclassed, built by its first call
-or by ``fit``) is reported at its construction.
+or by ``fit``) is reported at its construction. Only the models the program trains are sites
+(``_trained``): in a TF 2.x repository the rule runs on ``tf-neutral`` model-definition files
+too, whose sub-models (``Sequential`` blocks, layer stacks) no worker trains by themselves.
 """
 
 from __future__ import annotations
@@ -29,13 +31,18 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     KERAS,
     TF2,
+    TF_NEUTRAL,
     BuiltModels,
     enclosing_scope,
+    function_returns,
+    module_parts,
     pre_order,
+    returned_values,
     tree_text,
 )
 
 from ._device import device_name, uses_horovod
+from ._trained import is_trained_maker, maker_facts, passed_to_trainer, trains
 
 ADDED = "added {npu}.distribute.broadcast({model}.trainable_variables) after the model is built"
 IN_PLACE = "the model's initial variables are broadcast to every worker"
@@ -59,7 +66,7 @@ class BroadcastVariables(Rule):
     name = "tf2-broadcast-variables"
     pack = "tf2-distributed"
     default_on = False
-    file_kinds = frozenset({TF2})
+    file_kinds = frozenset({TF2, TF_NEUTRAL})  # tf-neutral: only in a TF 2.x repository
     description = "Broadcast a TF 2.x model's initial variables to every NPU worker once they exist."
     guide_section = "分布式训练脚本适配: 变量广播"
     guide_section_en = "Distributed Training Script Adaptation: initial-value broadcast"
@@ -69,7 +76,9 @@ class BroadcastVariables(Rule):
                 "`Sequential` given its input shape, an explicit `<m>.build(...)`), or after the "
                 "`with <strategy>.scope():` block holding it: `npu.distribute.broadcast("
                 "<m>.trainable_variables)`; already broadcast later in the scope: left alone.")
-    reports = ("A model whose variables are created lazily (subclassed, `Sequential` without an "
+    reports = ("Only models the program trains (fitted, compiled, their `trainable_variables` read, "
+               "or returned by a function whose result a file of the repository trains): "
+               "a model whose variables are created lazily (subclassed, `Sequential` without an "
                "input shape, built by a function of the repository or by `fit`); the anchor's "
                "`npu_callbacks_append(...)` (its broadcast callback never runs). A file that "
                "imports Horovod is left to NPU070 (Horovod broadcasts itself).")
@@ -88,6 +97,7 @@ class BroadcastVariables(Rule):
 
         def build_lazy(num_classes):
             model = tf.keras.Sequential([tf.keras.layers.Dense(num_classes)])
+            model.compile(optimizer="sgd", loss="mse")
             return model
     """
     _tokens = ("Model", "Sequential", "load_model", "clone_model", "model_from_json", ".build(",
@@ -107,8 +117,9 @@ class BroadcastVariables(Rule):
     def _assignment(self, statement: Node, ctx: FileContext) -> None:
         target, _, value = statement.children
         model = _target(target)
-        if model is None or ctx.analysis(BuiltModels).value_kind(value) != KERAS:
-            return
+        if model is None or ctx.analysis(BuiltModels).value_kind(value) != KERAS \
+                or not _trained(statement, model, ctx):
+            return  # a sub-model, or a model the program does not train: no site
         line = statement.parent
         if line is None or line.type != symbols.simple_stmt:
             return
@@ -139,6 +150,30 @@ def _target(target: Base) -> Optional[str]:
     return None
 
 
+def _trained(statement: Base, model: str, ctx: FileContext) -> bool:
+    """Does the program train the model ``model`` that ``statement`` binds (``_trained``)?"""
+    scope = enclosing_scope(statement)
+    owner = _class_of(scope) if model.startswith("self.") else None
+    if trains(model, tree_text(owner or scope)) or ("." not in model and passed_to_trainer(scope, model)):
+        return True
+    returned = [node for node in function_returns(scope) if tree_text(node).strip() == f"return {model}"] \
+        if scope.type == symbols.funcdef else []
+    if not returned:
+        return False
+    outer = _class_of(scope)
+    names = [*module_parts(ctx.path), *([str(outer.children[1].value)] if outer is not None else []),
+             str(scope.children[1].value)]
+    return is_trained_maker(".".join(names), ctx.facts | maker_facts(ctx.path, ctx.original))
+
+
+def _class_of(scope: Base) -> Optional[Base]:
+    """The class whose method ``scope`` is, or None."""
+    parent = scope.parent if scope.type == symbols.funcdef else None
+    while parent is not None and parent.type not in (symbols.classdef, symbols.funcdef, symbols.file_input):
+        parent = parent.parent
+    return parent if parent is not None and parent.type == symbols.classdef else None
+
+
 def _qualified_callee(value: Base, ctx: FileContext) -> str:
     children = value.children if value.type == symbols.power else []
     if len(children) < 2 or children[0].type != tokens.NAME:
@@ -151,10 +186,10 @@ def _qualified_callee(value: Base, ctx: FileContext) -> str:
     return ctx.tf.qualify(".".join(names)) or ""
 
 
-def _has_variables(value: Base, ctx: FileContext) -> bool:
+def _has_variables(value: Base, ctx: FileContext, depth: int = 1) -> bool:
     """Does the model call ``value`` return a model whose variables exist?"""
     callee = _qualified_callee(value, ctx)
-    call = value.children[-1]
+    call = value.children[-1] if value.type == symbols.power else value
     if callee in LOADERS:
         return True
     if callee in FUNCTIONAL:
@@ -165,7 +200,30 @@ def _has_variables(value: Base, ctx: FileContext) -> bool:
             or (len(positional) == 1 and "outputs" in keywords)
     if callee in SEQUENTIAL:
         return bool(_INPUT_SHAPE.search(tree_text(call)))
-    return False
+    method = _own_method(value) if depth > 0 else None
+    values = returned_values(method) if method is not None else None
+    return bool(values) and all(_made_with_variables(returned, ctx, depth - 1) for returned in values or ())
+
+
+def _own_method(value: Base) -> Optional[Base]:
+    """The method of the enclosing class that ``self.<m>()`` calls (DeepRL's
+    ``self.model = self.create_model()``), or None."""
+    children = value.children if value.type == symbols.power else []
+    if len(children) != 3 or children[0].type != tokens.NAME or children[0].value != "self" \
+            or children[1].children[0].type != tokens.DOT:
+        return None
+    owner = _class_of(enclosing_scope(value))
+    name = str(children[1].children[1].value)
+    suite = owner.children[-1] if owner is not None else None
+    found = [node for node in (suite.children if suite is not None else ())
+             if node.type == symbols.funcdef and str(node.children[1].value) == name]
+    return found[0] if len(found) == 1 else None
+
+
+def _made_with_variables(value: Base, ctx: FileContext, depth: int) -> bool:
+    """Does the returned ``value``, a call, make a model whose variables exist? (A name the
+    method binds is a site of its own there: broadcast once, where the method builds it.)"""
+    return value.type == symbols.power and _has_variables(value, ctx, depth)
 
 
 def _lazy(value: Base, ctx: FileContext) -> bool:
@@ -220,6 +278,12 @@ def _is_called(name: Base) -> bool:
     following = name.next_sibling
     return following is not None and following.type == symbols.trailer \
         and following.children[0].type == tokens.LPAR
+
+
+@hookimpl
+def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
+    """The functions whose result the file trains (``_trained.maker_facts``)."""
+    return maker_facts(path, text) or None
 
 
 @hookimpl

@@ -29,7 +29,22 @@ HOROVOD = {
     "allreduce": "npu.distribute.all_reduce(...)",
     "broadcast": "npu.distribute.broadcast(...)",
 }
-HOROVOD_MODULES = ("horovod.tensorflow", "horovod.tensorflow.keras")
+#: Horovod's Keras callbacks (``hvd.callbacks.*``, ``hvd.keras.callbacks.*`` of
+#: ``horovod.tensorflow``): what the TF 2.x script does instead.
+CALLBACKS = {
+    "BroadcastGlobalVariablesCallback": "npu.distribute.broadcast(model.trainable_variables) once the "
+                                        "model is built (NPU067)",
+    "MetricAverageCallback": "npu.distribute.all_reduce(value, \"mean\") of each metric in a callback "
+                             "of your own (each worker logs its own metrics otherwise)",
+    "LearningRateWarmupCallback": "a warm-up in tf.keras.callbacks.LearningRateScheduler, the rate "
+                                  "scaled by the RANK_SIZE environment variable",
+    "LearningRateScheduleCallback": "tf.keras.callbacks.LearningRateScheduler, the rate scaled by the "
+                                    "RANK_SIZE environment variable",
+    "BestModelCheckpoint": "tf.keras.callbacks.ModelCheckpoint(save_best_only=True) on the worker "
+                           "whose RANK_ID is 0",
+}
+HOROVOD_MODULES = ("horovod.tensorflow", "horovod.tensorflow.keras", "horovod.keras")
+KERAS_MODULES = ("horovod.tensorflow.keras", "horovod.keras")
 HOROVOD_SITE = ("Horovod in TF 2.x code: TF Adapter 2.x supports it only in tf.compat.v1 scripts; "
                 "replace {spelled} by {instead}")
 HOROVOD_OTHER = ("Horovod in TF 2.x code: TF Adapter 2.x supports it only in tf.compat.v1 scripts; "
@@ -51,7 +66,10 @@ class StrategyHorovod(Rule):
                "`hvd.*` use of `horovod.tensorflow`/`horovod.tensorflow.keras` with its NPU "
                "replacement (`DistributedGradientTape` -> `all_reduce`, `broadcast_variables` -> "
                "`npu.distribute.broadcast`, `DistributedOptimizer` -> the Keras wrapper, "
-               "`rank()`/`size()` -> `RANK_ID`/`RANK_SIZE`, `init()` -> nothing).")
+               "`rank()`/`size()` -> `RANK_ID`/`RANK_SIZE`, `init()` -> nothing), Horovod's Keras "
+               "callbacks too (`BroadcastGlobalVariablesCallback` -> `npu.distribute.broadcast`, "
+               "`MetricAverageCallback` -> `all_reduce` of the metrics, the learning-rate callbacks -> "
+               "a Keras scheduler scaled by `RANK_SIZE`).")
     example = """
         import horovod.tensorflow as hvd
         import tensorflow as tf
@@ -69,14 +87,15 @@ class StrategyHorovod(Rule):
     """
     modules = ("tensorflow", "horovod")
     calls = (MIRRORED,)
-    uses = tuple(f"{module}.{name}" for module in HOROVOD_MODULES for name in HOROVOD)
+    uses = tuple(f"{module}.{name}" for module in HOROVOD_MODULES for name in HOROVOD) \
+        + tuple(f"{module}.callbacks.{name}" for module in KERAS_MODULES for name in CALLBACKS)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         if reference.name == MIRRORED:
             ctx.report(reference, "unmigrated", STRATEGY)
             return
         name = reference.name.rpartition(".")[2]
-        instead = HOROVOD.get(name)
+        instead = HOROVOD.get(name) or CALLBACKS.get(name)
         message = HOROVOD_SITE.format(spelled=reference.spelled, instead=instead) if instead \
             else HOROVOD_OTHER.format(spelled=reference.spelled)
         ctx.report(reference, "unmigrated", message)

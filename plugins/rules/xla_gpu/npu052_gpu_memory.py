@@ -1,9 +1,12 @@
 """NPU052 gpu-memory: GPU memory settings have no meaning on the NPU.
 
 ``tf.config.experimental.set_memory_growth(...)`` and ``set_virtual_device_configuration(...)``
-statements are removed (a block left empty gets ``pass``); a ``VirtualDeviceConfiguration``
-built elsewhere gets ``memory_limit=None``. ``gpu_options`` of a ``ConfigProto`` are harmless on
-the NPU and left alone.
+statements are removed, with the ``for``/``try``/``if`` around them that the removal leaves
+empty when removing it is clearly safe (``_emptied``: TensorFlow's guide wraps the loop in ``if
+gpus:`` and ``try:``); a function body left empty gets ``pass``; a setting whose removal would
+leave another statement empty is kept and reported. A ``VirtualDeviceConfiguration`` built
+elsewhere gets ``memory_limit=None``. ``gpu_options`` of a ``ConfigProto`` are harmless on the NPU
+and left alone.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ from npu_codemod.api import (
     symbols,
     tokens,
 )
-from npu_codemod.api._toolkit import tree_text
+from npu_codemod.api._toolkit import memo, tree_text
+
+from ._emptied import removal
 
 SETTERS = ("tensorflow.config.experimental.set_memory_growth",
            "tensorflow.config.experimental.set_virtual_device_configuration",
@@ -43,6 +48,9 @@ NOT_A_STATEMENT = f"{{spelled}}(...) is used as a value: remove it, {WHY}"
 LIMIT_NONE = "memory_limit=None is set"
 LIMIT_SET = "set memory_limit=None (was {old}): the NPU manages its memory itself"
 UNPACKED = "memory_limit may come in the unpacked arguments: pass memory_limit=None explicitly"
+KEPT = ("remove {spelled}(...) by hand with the statement around it, which it would leave empty "
+        f"({{why}}): {WHY}")
+_SETTINGS = "npu052-settings"
 
 
 class GpuMemory(Rule):
@@ -56,11 +64,17 @@ class GpuMemory(Rule):
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("`tf.config.experimental.set_memory_growth(...)` and "
                 "`tf.config.experimental.set_virtual_device_configuration(...)` (also "
-                "`tf.config.set_logical_device_configuration`) as statements are removed (a block "
-                "left empty gets `pass`); `tf.config.experimental.VirtualDeviceConfiguration("
+                "`tf.config.set_logical_device_configuration`) as statements are removed, with the "
+                "`for` loop, `try` and `if` they leave empty when that is clearly safe (a `for` "
+                "with no `else` over a name or device list whose variable is used nowhere else, a "
+                "`try` with no `else`/`finally`, an `if` with one branch and a test without "
+                "calls), as in TensorFlow's `if gpus:` / `try:` / `for gpu in gpus:` recipe; a "
+                "function body left empty gets `pass`; `tf.config.experimental.VirtualDeviceConfiguration("
                 "memory_limit=X)` built elsewhere gets `memory_limit=None`. `gpu_options.*` "
                 "settings of a `ConfigProto` are harmless on the NPU and left alone.")
-    reports = "Those setters used as a value rather than a statement (remove them by hand)."
+    reports = ("Those setters used as a value rather than a statement, and those whose removal "
+               "would leave another statement empty (a `while` or `with` body, an `if` with other "
+               "branches, a loop whose variable is used later): remove them by hand.")
     example = """
         import tensorflow as tf
 
@@ -81,9 +95,8 @@ class GpuMemory(Rule):
             line = _statement_line(reference)
             if line is None:
                 ctx.report(reference, "unmigrated", NOT_A_STATEMENT.format(spelled=spelled))
-            else:
-                ctx.defer(lambda: remove_statement(line, ctx.newline))
-                ctx.report(reference, "migrated", REMOVED.format(spelled=spelled))
+            else:  # decided once every setting of the file is known (``finish``)
+                memo(ctx).setdefault(_SETTINGS, []).append((reference, line))
         elif not _in_removed_setter(reference.node, ctx):
             call = reference.call
             given = find_argument(call, "memory_limit", 0)
@@ -95,6 +108,21 @@ class GpuMemory(Rule):
                 old = tree_text(given.value).strip()
                 ctx.defer(partial(_no_memory_limit, call))
                 ctx.report(reference, "migrated", LIMIT_SET.format(old=old))
+
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        settings: list[tuple[Reference, Base]] = memo(ctx).get(_SETTINGS, [])
+        gone = {id(line) for _, line in settings}
+        statements: dict[int, Base] = {}
+        for reference, line in settings:
+            found = removal(line, gone)
+            if found.statement is None:
+                ctx.report(reference, "unmigrated", KEPT.format(spelled=reference.spelled, why=found.why))
+            else:
+                statements[id(found.statement)] = found.statement
+                ctx.report(reference, "migrated", REMOVED.format(spelled=reference.spelled))
+        for statement in statements.values():
+            remove_statement(statement, ctx.newline)
 
 
 def _no_memory_limit(call: Node) -> None:

@@ -11,7 +11,7 @@ only the built-in rule modules import it. New code that one pack alone uses belo
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 
 from fissix.fixer_util import Dot
 
@@ -19,7 +19,7 @@ from npu_codemod.api import Base, FileContext
 from npu_codemod.codemods.accessors import accessor_facts, unresolved_accesses
 from npu_codemod.codemods.api_sites import ApiStatus
 from npu_codemod.codemods.api_sites import advice as api_advice
-from npu_codemod.codemods.ast_references import ast_references
+from npu_codemod.codemods.ast_references import ast_references, site_references
 from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.built_models import (
     ESTIMATOR,
@@ -55,6 +55,7 @@ from npu_codemod.codemods.estimators import (
 )
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
+from npu_codemod.codemods.module_training import trains_when_run
 from npu_codemod.codemods.modules import (
     ModuleIndex,
     imported_names,
@@ -63,6 +64,7 @@ from npu_codemod.codemods.modules import (
     nearest_name,
     own_nodes,
 )
+from npu_codemod.codemods.modules import statements as ast_statements
 from npu_codemod.codemods.names import (
     STAR,
     ast_dotted_name,
@@ -99,6 +101,7 @@ from npu_codemod.codemods.nodes import (
     used_names,
     why_not,
 )
+from npu_codemod.codemods.npu_device import device_binding, device_import, device_name
 from npu_codemod.codemods.qualified import ReferenceSite, StringReference, fstring_references
 from npu_codemod.codemods.rule import fact_names
 from npu_codemod.codemods.scopes import (
@@ -117,6 +120,11 @@ from npu_codemod.codemods.scopes import (
     uses,
 )
 from npu_codemod.codemods.support_list import list_name, support_list, support_list_tf2
+from npu_codemod.codemods.tf2_dataset_facts import dataset_function_facts, dataset_use_facts
+from npu_codemod.codemods.tf2_dataset_sources import LIBRARY_BATCHERS
+from npu_codemod.codemods.tf2_dataset_uses import DatasetUses
+from npu_codemod.codemods.tf2_datasets import file_datasets
+from npu_codemod.codemods.tf_programs import TRAINING
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL
 from npu_codemod.codemods.walk import (
     node_pre_order,
@@ -153,6 +161,24 @@ def per_node(ctx: FileContext, key: str, node: Base, compute: Callable[[Any], T]
     return value
 
 
+def _dataset_uses(ctx: FileContext) -> Optional[DatasetUses]:
+    datasets = file_datasets(ctx.original, ctx.path, ctx.facts)
+    return DatasetUses(datasets, ctx.facts) if datasets is not None else None
+
+
+def dataset_uses(ctx: FileContext) -> Optional[DatasetUses]:
+    """The file's TF 2.x datasets and where they go (:mod:`npu_codemod.codemods.tf2_datasets`,
+    :mod:`~npu_codemod.codemods.tf2_dataset_uses`), worked out once per file; None when the
+    file is no Python 3."""
+    return ctx.analysis(_dataset_uses)
+
+
+def dataset_facts(path: str, text: str) -> set[str]:
+    """The repository facts the TF 2.x dataset analysis reads: which functions return
+    datasets, and what other files use the repository's functions for."""
+    return dataset_function_facts(path, text) | dataset_use_facts(path, text)
+
+
 __all__ = [
     "accessor_facts",
     "add_argument",
@@ -163,6 +189,7 @@ __all__ = [
     "ast_dotted_name",
     "ast_import_bindings",
     "ast_references",
+    "ast_statements",
     "attribute_name",
     "block_child",
     "block_statements",
@@ -180,8 +207,14 @@ __all__ = [
     "classify",
     "compound_body",
     "definition_name",
+    "device_binding",
+    "device_import",
+    "device_name",
     "distribution",
     "distribution_facts",
+    "dataset_facts",
+    "dataset_uses",
+    "DatasetUses",
     "Dot",
     "enclosing_scope",
     "ESTIMATOR",
@@ -213,6 +246,7 @@ __all__ = [
     "KERAS",
     "last_leaf",
     "leading_name",
+    "LIBRARY_BATCHERS",
     "list_name",
     "main_block",
     "memo",
@@ -243,6 +277,7 @@ __all__ = [
     "returned_values",
     "scope_statements",
     "scoped_statements",
+    "site_references",
     "small_statement",
     "small_statements",
     "spelled_name",
@@ -256,6 +291,8 @@ __all__ = [
     "TF2_COMPAT",
     "TF_NEUTRAL",
     "TPU_ESTIMATORS",
+    "trains_when_run",
+    "TRAINING",
     "tree_text",
     "unlink",
     "unparenthesised",

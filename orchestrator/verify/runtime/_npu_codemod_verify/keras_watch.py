@@ -1,9 +1,11 @@
 """Keras' ``fit``, ``evaluate`` and ``predict``, watched (graph-mode Keras trains through
 callables, not ``Session.run``).
 
-Each training batch is a training step: its logs (loss, metrics) are recorded, and once
-``steps`` of them ran the model stops training (``stop_training``: ``fit`` ends its epoch and
-returns, so the script's evaluation and save run). Each epoch's logs (the history), the
+Each training batch is a training step: its logs (loss, metrics; in TF 2.x code the gradient
+norm too, :mod:`.tf2`) are recorded, and once the run's ``steps`` ran the model stops training
+(``stop_training``: ``fit`` ends its epoch and returns, so the script's evaluation and save
+run). A ``fit`` that starts once the limit is reached (a second phase of training) stops the
+process: it could not end before its first batch trains. Each epoch's logs (the history), the
 trainable weights when ``fit`` ends, what ``evaluate`` returns and a description of what
 ``predict`` returns are recorded too.
 """
@@ -17,6 +19,8 @@ from . import evidence, imports
 #: The modules of ``Model`` in Keras 2 (tf-keras, and keras 2 inside TensorFlow <= 2.15).
 MODELS = ("tf_keras.src.engine.training", "tf_keras.src.engine.training_v1",
           "keras.src.engine.training", "keras.src.engine.training_v1")
+#: Why a run ends at a ``fit`` that starts once the step limit is reached.
+LATER_FIT = "a Keras fit starts after the step limit: it and what follows it did not run"
 
 
 def install(recorder) -> None:
@@ -101,11 +105,13 @@ def _callback(package: str, recorder):
 
     class Watch(base):
         def on_train_begin(self, logs=None):
-            if recorder.input_ended:  # a later fit: its input has ended too
-                self.model.stop_training = True
+            if recorder.input_ended:  # a later fit: it would train past the limit
+                recorder.stop(LATER_FIT)
 
         def on_train_batch_end(self, batch, logs=None):
             names, values = _logs(logs)
+            names, values = names + list(recorder.batch_values), values + list(recorder.batch_values.values())
+            recorder.batch_values.clear()
             recorder.call(recorder.training_step(), names, values, [], [], kind="fit")
             if recorder.limit_reached():
                 recorder.input_ended = True
@@ -128,6 +134,8 @@ def _callback(package: str, recorder):
 
 
 def _logs(logs) -> tuple:
-    found = sorted((name, float(value)) for name, value in (logs or {}).items()
-                   if isinstance(value, (int, float)) or getattr(value, "shape", None) == ())
+    """(names, values) of a batch's or an epoch's logs: the loss first, then by name."""
+    found = sorted(((name, float(value)) for name, value in (logs or {}).items()
+                    if isinstance(value, (int, float)) or getattr(value, "shape", None) == ()),
+                   key=lambda item: (item[0] != "loss", item[0]))
     return [name for name, _ in found], [value for _, value in found]

@@ -1,6 +1,7 @@
 """What one process of a verify run computed, written as ``record-<pid>.json``.
 
-A record holds every ``Session.run`` call (its training step, the float scalars it fetched,
+A record holds every ``Session.run`` call (its training step, numbered in the run's one
+sequence of :mod:`.steps`, the float scalars it fetched,
 every fetched value described by :mod:`.evidence`), the trainable variables after the last
 training step, the NPU constraints broken, and how the process ended: by itself (``exit``)
 or stopped by the launcher (``stopped``: the input ended at the step limit, and the script
@@ -13,6 +14,8 @@ import os
 import sys
 import time
 from typing import Callable, Optional
+
+from .steps import StepCount
 
 #: Calls kept per process: a run that loops on ``Session.run`` without training still ends.
 MAX_CALLS = 20000
@@ -34,16 +37,21 @@ class Recorder:
         self.started = time.time()
         self.calls: list = []
         self.violations: dict = {}  # (kind, where) -> message, in the order found
-        self.training_steps = 0
-        self.input_ended = False  # the step limit is reached: no more training (probe._after_the_end)
+        self.count = StepCount(folder)  # the run's training steps, every process's
+        self.training_steps = 0  # this process's
+        # the step limit is reached (by this process or an earlier one): no more training
+        # (probe._after_the_end, keras_watch, tf2)
+        self.input_ended = self.limit_reached()
         self.replays: dict = {}  # fetches -> the last result of a training step fetching them
         self.replayed = 0  # training steps past the limit answered with that result
         self.variables: list = []  # the trainable variables after the last training step
         self.internal = False  # the launcher's own Session.run calls: not recorded
         self.in_keras = False  # inside a watched Keras fit/evaluate/predict (keras_watch)
+        self.batch_values: dict = {}  # name -> value the watch adds to a fit batch's logs (tf2)
         self.tensorflow = ""
         self.written = False
         self.at_exit: list[Callable[[], None]] = []  # checks of a process that ends by itself
+        self.at_stop: list[Callable[[], None]] = []  # what to record before a stop (tf2's variables)
         atexit.register(self._exit)
 
     def violation(self, kind: str, where: str, message: str) -> None:
@@ -57,27 +65,29 @@ class Recorder:
                                "shapes": shapes, "arrays": arrays})
 
     def training_step(self) -> int:
-        """Count one training step; its number."""
+        """Count one training step; its number in the run."""
         self.training_steps += 1
-        return self.training_steps
+        return self.count.next()
 
     def limit_reached(self) -> bool:
-        return self.steps is not None and self.training_steps >= self.steps
+        """Whether the run has taken its ``steps`` training steps (in any of its processes)."""
+        return self.steps is not None and self.count.current() >= self.steps
 
     def excepthook(self, previous: Callable) -> Callable:
         """``sys.excepthook``: the end of input at the step limit, uncaught (a loop that does
         not end when its input does), stops the process; any other error is the script's."""
         def hook(kind, error, trace):
             if self.input_ended and END_OF_INPUT in str(error):
-                print(f"npu-codemod verify: stopped after {self.training_steps} training steps: the "
-                      "script does not end its training loop when the input ends", file=sys.stderr)
-                self.stop()
+                self.stop("the script does not end its training loop when the input ends")
             previous(kind, error, trace)
         return hook
 
-    def stop(self) -> None:
+    def stop(self, why: str) -> None:
         """Write the record, stop later processes, end this one now (no ``finally`` of the
-        script runs: it might train on)."""
+        script runs: it might train on); ``why`` is printed."""
+        print(f"npu-codemod verify: stopped after {self.count.current()} training steps: {why}",
+              file=sys.stderr)
+        self._run(self.at_stop)
         self._write("stopped")
         open(os.path.join(self.folder, STOP_MARK), "w").close()
         for stream in (sys.stdout, sys.stderr):
@@ -88,12 +98,15 @@ class Recorder:
         os._exit(0)
 
     def _exit(self) -> None:
-        for check in self.at_exit:
+        self._run(self.at_exit)
+        self._write("exit")
+
+    def _run(self, checks: list) -> None:
+        for check in checks:
             try:
                 check()
             except Exception as exc:  # a check must not hide the record
                 self.violation("launcher", "", f"launcher check failed: {exc!r}")
-        self._write("exit")
 
     def _write(self, ended: str) -> None:
         if self.written:

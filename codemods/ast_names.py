@@ -1,0 +1,95 @@
+"""A module's bindings of a root module (:class:`~.names.ImportNames`) read from CPython's
+``ast`` instead of fissix's tree: for a file the engine does not parse with fissix at all
+(``engine``: no rule that reads the tree has a site in it).
+
+The bindings are those the tree gives, in the same order (a test compares both on every corpus
+file and on generated import and assignment shapes): every import, and every assignment
+``name = dotted.value`` (or ``name = accessor()``) of a bound name, anywhere in the module, in
+source order. Where the two trees differ, fissix's reading is kept: a name or a value in
+parentheses is another node there (``x = (tf.nn)`` binds nothing), and a chained or annotated
+assignment is no alias.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from fissix import pytree
+from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
+
+from .modules import module_ast, statements
+from .names import ACCESSOR_CALL, TF, ImportNames, ast_import_bindings
+
+#: A module of no statement: the tree ``ImportNames`` is built on before the ``ast``'s
+#: statements are read into it (it is only read).
+_NO_STATEMENTS = pytree.Node(syms.file_input, [pytree.Leaf(token.ENDMARKER, "")])
+
+
+def ast_import_names(text: str, root: str = TF,
+                     accessors: Optional[dict[str, str]] = None) -> Optional[ImportNames]:
+    """``ImportNames(tree, root, accessors)`` of the fissix tree of ``text`` (a whole module),
+    from its ``ast``; None when ``ast`` cannot read it."""
+    module = module_ast(text)
+    if module is None:
+        return None
+    names = ImportNames(_NO_STATEMENTS, root=root, accessors=accessors)
+    lines: Optional[list[bytes]] = None
+    for node in statements(module):  # in source order, as fissix's ``small_statements``
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names._bind_import(ast_import_bindings(node))
+            continue
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 \
+                or not isinstance(node.targets[0], ast.Name):
+            continue
+        spelled = _alias_value(node)
+        head = spelled.partition(".")[0].partition("(")[0] if spelled else ""
+        if spelled and (head in names.bindings or names.leads_to_accessor(head)):
+            lines = lines if lines is not None else text.encode("utf-8").split(b"\n")
+            if b"(" not in _gap(lines, node.targets[0], node.value):  # not ``x = (tf.nn)``
+                names._bind_alias(node.targets[0].id, spelled)
+    return names
+
+
+def _alias_value(node: ast.Assign) -> Optional[str]:
+    """What ``name = value`` binds ``name`` to as fissix's ``ImportNames`` reads it: the
+    dotted name ``value`` spells (``a.b``, or ``a.b()`` for a call without arguments), or None
+    (any other value, or a target in parentheses)."""
+    target = node.targets[0]
+    if (node.lineno, node.col_offset) != (target.lineno, target.col_offset):
+        return None  # ``(x) = ...``: not a name there
+    value = node.value
+    called = isinstance(value, ast.Call)
+    chain = value.func if isinstance(value, ast.Call) else value
+    if isinstance(value, ast.Call) and (value.args or value.keywords):
+        return None
+    parts: list[str] = []
+    while isinstance(chain, ast.Attribute):
+        parts.append(chain.attr)
+        chain = chain.value
+    if not isinstance(chain, ast.Name) or not _starts_with(value, chain):
+        return None
+    spelled = ".".join([chain.id, *reversed(parts)])
+    return spelled + ACCESSOR_CALL if called else spelled
+
+
+def _starts_with(value: ast.expr, head: ast.expr) -> bool:
+    """Whether every node from ``value`` down to its leading name starts where the name does
+    (no parenthesis opens between: ``(tf).nn`` is no dotted name for fissix)."""
+    node = value
+    while True:
+        if (node.lineno, node.col_offset) != (head.lineno, head.col_offset):
+            return False
+        if node is head:
+            return True
+        node = node.func if isinstance(node, ast.Call) else node.value  # type: ignore[attr-defined]
+
+
+def _gap(lines: list[bytes], before: ast.expr, after: ast.expr) -> bytes:
+    """The bytes of the module between the end of ``before`` and the start of ``after``."""
+    first, start = before.end_lineno or before.lineno, before.end_col_offset or 0
+    last, end = after.lineno, after.col_offset
+    if first == last:
+        return lines[first - 1][start:end]
+    return b"\n".join([lines[first - 1][start:], *lines[first:last - 1], lines[last - 1][:end]])

@@ -1,0 +1,130 @@
+"""Does a module train when it is run: its module-level code, read with ``ast``.
+
+NPU061 takes a TF 2.x file with no ``if __name__ == "__main__":`` block for an entry script when
+nothing in the repository imports it and its *module-level code* trains (``codemods/tf_programs``):
+the statements outside ``def`` and ``class`` bodies (those inside module-level ``if``/``for``/
+``with``/``try`` blocks and lambdas count) call a training API directly (Keras ``fit``,
+``fit_generator``, ``train_on_batch``, ``compile``; an optimizer's ``apply_gradients`` or
+``minimize``; ``tf.GradientTape``; a custom ``train_step``), or call a function or method of the
+same file that does, or pass one to a call (``strategy.run(train_step, ...)``), transitively
+within the file (functions defined in module-level blocks count). Horovod's TF 2.x benchmarks are
+the two shapes: a module-level loop timing a ``@tf.function`` step with a ``GradientTape``, and
+a module-level ``model.fit(...)``. A module that only defines functions never trains when run.
+
+A training method called on an imported name is another library's (``re.compile``,
+``optimize.minimize``): not training.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable, Iterator, Union
+
+from .modules import child_fields
+
+#: Methods that train a model or apply an optimizer step, called on a value of the file.
+TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch", "compile",
+                              "apply_gradients", "minimize"})
+#: Callables that train whatever they are called on (``tf.GradientTape()``, ``self.train_step``).
+TRAINING_CALLABLES = frozenset({"GradientTape", "train_step"})
+
+_Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def trains_when_run(tree: ast.Module) -> bool:
+    """Does the module-level code of ``tree`` train (see the module's docstring)?"""
+    return _Reader(tree).trains(_module_calls(tree))
+
+
+class _Reader:
+    """The module's functions and methods by name, and which of them train (worked out once)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.imported = _imported(tree)
+        self.functions: dict[str, list[_Function]] = {}
+        self.methods: dict[str, list[_Function]] = {}
+        for node in _module_definitions(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions.setdefault(node.name, []).append(node)
+            else:
+                for method in node.body:
+                    if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self.methods.setdefault(method.name, []).append(method)
+        self.known: dict[int, bool] = {}
+
+    def trains(self, calls: Iterable[ast.Call]) -> bool:
+        return any(self._call_trains(call) for call in calls)
+
+    def _call_trains(self, call: ast.Call) -> bool:
+        """A training call, a call of a function of the file that trains, or one that is given
+        such a function (``strategy.run(train_step, ...)``, ``timeit.timeit(step)``)."""
+        passed = [*call.args, *(keyword.value for keyword in call.keywords)]
+        if any(isinstance(value, ast.Name) and self._any_trains(self.functions.get(value.id, ()))
+               for value in passed):
+            return True
+        func = call.func
+        if isinstance(func, ast.Name):
+            return func.id in TRAINING_CALLABLES or self._any_trains(self.functions.get(func.id, ()))
+        if not isinstance(func, ast.Attribute):
+            return False
+        if func.attr in TRAINING_CALLABLES:
+            return True
+        if _root(func.value) in self.imported:
+            return False
+        return func.attr in TRAINING_METHODS or self._any_trains(self.methods.get(func.attr, ()))
+
+    def _any_trains(self, functions: Iterable[_Function]) -> bool:
+        for function in functions:
+            if id(function) not in self.known:
+                self.known[id(function)] = False  # a recursive call does not train by itself
+                self.known[id(function)] = self.trains(
+                    node for node in ast.walk(function) if isinstance(node, ast.Call))
+            if self.known[id(function)]:
+                return True
+        return False
+
+
+def _module_calls(tree: ast.Module) -> Iterator[ast.Call]:
+    """The calls of the module-level code: not inside ``def`` or ``class`` bodies."""
+    stack: list[ast.AST] = [node for node in reversed(tree.body) if not isinstance(node, _DEFINITIONS)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            yield node
+        for name in child_fields(type(node)):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                stack.extend(item for item in reversed(value)
+                             if isinstance(item, ast.AST) and not isinstance(item, _DEFINITIONS))
+            elif isinstance(value, ast.AST) and not isinstance(value, _DEFINITIONS):
+                stack.append(value)
+
+
+def _module_definitions(tree: ast.Module) -> Iterator[Union[_Function, ast.ClassDef]]:
+    """The functions and classes the module-level code defines (also inside its ``if``,
+    ``with``, ``try`` blocks: ``with strategy.scope(): def train_step(...)``)."""
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _DEFINITIONS):
+            yield node
+            continue
+        stack.extend(reversed([child for child in ast.iter_child_nodes(node)
+                               if isinstance(child, (ast.stmt, ast.excepthandler))]))
+
+
+def _imported(tree: ast.Module) -> frozenset[str]:
+    """The names the module's imports bind."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return frozenset(names)
+
+
+def _root(node: ast.expr) -> str:
+    """The name a dotted receiver starts with (``tf`` of ``tf.keras.Model``), or ``""``."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""

@@ -1,0 +1,129 @@
+"""The repository's import graph for NPU061: one :class:`Node` per Python file (what it imports,
+what kind of code it is), each node's imports resolved to the repository's modules once
+(:class:`Graph`), and what an entry script reaches through them (:func:`closure`).
+
+``codemods/tf_programs`` builds the nodes from the analysis' facts and decides the programs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from .modules import nearest_name
+from .names import module_parts
+from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN
+
+
+@dataclass(frozen=True)
+class Node:
+    """One file of the graph: its path, flags, and the dotted names it imports."""
+
+    path: str
+    main: bool
+    compat: bool
+    trains: bool
+    tf: bool
+    imports: tuple[str, ...]
+    tf1: bool = False  # TF 1.x-only APIs
+    tf2: bool = False  # TF 2.x-only APIs or TF 2.x idioms
+    runs: bool = False  # its module-level code trains (and it is no test file)
+    other: bool = False  # imports another deep-learning framework and no TensorFlow
+
+    def eager(self, runtime: str) -> bool:
+        """Eager TF 2.x training code in a repository whose runtime is ``runtime``."""
+        return self.trains and self.tf and not self.compat and not self.tf1 \
+            and (runtime == RUNTIME_TF2 or self.tf2)
+
+    @property
+    def module(self) -> str:
+        return ".".join(module_parts(self.path))
+
+
+@dataclass
+class Program:
+    """What an entry reaches: the training files that are eager TF 2.x, the compat ones, and
+    (version undetermined) the TF 1.x ones."""
+
+    eager: set[str] = field(default_factory=set)
+    compat: set[str] = field(default_factory=set)
+    reached: set[str] = field(default_factory=set)
+    tf1: set[str] = field(default_factory=set)  # TF 1.x files, where the version is undetermined
+
+
+class Graph:
+    """The repository's import graph: each node's imports resolved to the modules of the
+    repository (worked out once per node) and to packages (a package imported as such counts
+    its training modules: ``from retinanet import Executor`` with a re-exporting ``__init__``
+    that imports no TensorFlow and nothing else)."""
+
+    def __init__(self, nodes: Mapping[str, Node]) -> None:
+        self.nodes = nodes
+        self.known = set(nodes)
+        self.packages = {".".join(name.split(".")[:end]) for name in self.known
+                         for end in range(1, name.count(".") + 1)}
+        self._edges: dict[str, tuple[str, ...]] = {}
+        self._members: dict[str, tuple[Node, ...]] = {}
+
+    def edges(self, node: Node) -> tuple[str, ...]:
+        """The modules and packages of the repository that ``node`` imports."""
+        found = self._edges.get(node.module)
+        if found is None:
+            package = module_parts(node.path)[:-1]
+            names = self.known | self.packages
+            found = self._edges[node.module] = tuple(dict.fromkeys(
+                name for target in node.imports for name in _resolved(target, package, names)))
+        return found
+
+    def members(self, package: str) -> tuple[Node, ...]:
+        """The nodes under ``package``."""
+        found = self._members.get(package)
+        if found is None:
+            found = self._members[package] = tuple(
+                node for name, node in self.nodes.items() if name.startswith(package + "."))
+        return found
+
+    def importers(self) -> dict[str, list[str]]:
+        """Module -> the paths of the files that import it."""
+        found: dict[str, list[str]] = {}
+        for node in self.nodes.values():
+            for name in self.edges(node):
+                if name in self.nodes and name != node.module:
+                    found.setdefault(name, []).append(node.path)
+        return found
+
+
+def closure(entry: Node, graph: Graph, runtime: str = RUNTIME_TF2) -> Program:
+    """The files ``entry`` imports, transitively."""
+    program = Program()
+    todo, seen = [entry], {entry.module}
+    while todo:
+        node = todo.pop()
+        program.reached.add(node.path)
+        _classify(node, program, runtime)
+        for found in graph.edges(node):
+            if found in graph.nodes:
+                if found not in seen:
+                    seen.add(found)
+                    todo.append(graph.nodes[found])
+            else:  # a package without a node of its own: its training modules
+                program.eager.update(member.path for member in graph.members(found) if member.eager(runtime))
+    return program
+
+
+def _resolved(target: str, package: tuple[str, ...], names: set[str]) -> list[str]:
+    for candidate in (target, target.rpartition(".")[0]):
+        if candidate:
+            found = nearest_name(candidate, package, names)
+            if found is not None:
+                return [found]
+    return []
+
+
+def _classify(node: Node, program: Program, runtime: str) -> None:
+    if node.compat and runtime == RUNTIME_TF2:
+        program.compat.add(node.path)
+    elif node.eager(runtime):
+        program.eager.add(node.path)
+    elif node.tf and (node.tf1 or node.compat) and runtime == RUNTIME_UNKNOWN:
+        program.tf1.add(node.path)

@@ -1,0 +1,223 @@
+"""Where a TF 2.x dataset goes: training, evaluation or a loop (NPU064, NPU069).
+
+From a dataset expression (a ``batch(...)`` call) the file is followed to what takes it:
+later dataset methods (``.prefetch``, ``.repeat``, ``.map``) and
+``strategy.experimental_distribute_dataset(...)`` pass it on; a name it is assigned to is
+followed to its uses; a ``return`` to the calls of the function (the position of a returned
+tuple to the same target of ``a, b = make_pipelines()``); an argument of a function of the
+file to that parameter's uses. It ends in ``fit`` (``x=`` or first), ``evaluate``,
+``predict``, ``validation_data=``, a ``for`` loop or ``iter(...)`` (``iter``), or another
+call (``other``).
+
+A function of the file used from other files: the repository's analysis gives what other
+files pass its results to (:mod:`.tf2_dataset_facts`, :data:`USE_FACT`); the defining file
+counts those uses with its own (:meth:`DatasetUses.remote`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import AbstractSet, Callable, Iterator, Optional
+
+from .file_kinds import is_test_file
+from .names import module_parts
+from .tf2_dataset_sources import DATASET_METHODS
+from .tf2_datasets import FileDatasets, remote_name
+
+USE_FACT = "tf2-dataset-use:"
+TRAINING = frozenset({"fit", "fit_generator", "train_on_batch"})
+EVALUATION = frozenset({"evaluate", "predict", "predict_on_batch", "test_on_batch",
+                        "evaluate_generator", "predict_generator", "validation_data="})
+ITERATED, OTHER = "iter", "other"
+#: Words of a name that make it an evaluation or inference pipeline (``val_ds``,
+#: ``eval_input_fn``), unless it names training too (``train_and_evaluate``).
+EVALUATION_WORDS = frozenset("val valid validation dev holdout eval evaluate evaluation test testing "
+                             "predict prediction infer inference decode export serving".split())
+TRAINING_WORDS = frozenset("train training trainer fit".split())
+#: Calls whose result is the dataset, distributed or transformed (followed on).
+PASSED_ON = frozenset({"experimental_distribute_dataset", "apply"})
+_LOOPING = frozenset({"iter", "enumerate"})
+
+
+class DatasetUses:
+    """Where the datasets of one file go (:class:`FileDatasets` for the file's ``ast``)."""
+
+    def __init__(self, datasets: FileDatasets, facts: AbstractSet[str] = frozenset()) -> None:
+        self.datasets = datasets
+        self.parents = datasets.parents
+        self.facts = [fact[len(USE_FACT):].split("|") for fact in facts if fact.startswith(USE_FACT)]
+        self._known: dict[tuple[int, object], set[str]] = {}
+
+    def _once(self, node: ast.AST, key: object, compute: Callable[[], set[str]]) -> set[str]:
+        """``compute()`` once per (node, key); empty while it is being computed (a name that
+        flows back into itself: ``ds = ds.map(f)``)."""
+        index = (id(node), key)
+        if index not in self._known:
+            self._known[index] = set()
+            self._known[index] = compute()
+        return self._known[index]
+
+    def destinations(self, node: ast.AST) -> set[str]:
+        """Where the value of ``node`` goes (see the module docstring); empty when nowhere
+        the file shows (assigned to an attribute, unused)."""
+        node = self._passed_on(node)
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.keyword):
+            return self._keyword(parent)
+        if isinstance(parent, ast.Call) and parent.func is not node:
+            return self._argument(parent, _index(parent.args, node))
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            return {where for target in targets if isinstance(target, ast.Name)
+                    for where in self.name_destinations(target)}
+        if isinstance(parent, ast.Return):
+            return self._returned(parent, None)
+        above = self.parents.get(id(parent)) if isinstance(parent, ast.Tuple) else None
+        if isinstance(parent, ast.Tuple) and isinstance(above, ast.Return):
+            return self._returned(above, _index(parent.elts, node))
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
+            return {ITERATED}
+        return set()
+
+    def _passed_on(self, node: ast.AST) -> ast.AST:
+        """The outermost expression that is still ``node``'s dataset: later dataset methods,
+        ``experimental_distribute_dataset(node)``."""
+        while True:
+            parent = self.parents.get(id(node))
+            above = self.parents.get(id(parent)) if parent is not None else None
+            if isinstance(parent, ast.Attribute) and parent.attr in DATASET_METHODS \
+                    and isinstance(above, ast.Call) and above.func is parent:
+                node = above
+            elif isinstance(parent, ast.Call) and parent.func is not node and _callee(parent) in PASSED_ON:
+                node = parent  # strategy.experimental_distribute_dataset(ds), ds.apply(map_and_batch(...))
+            else:
+                return node
+
+    def _keyword(self, keyword: ast.keyword) -> set[str]:
+        call = self.parents.get(id(keyword))
+        callee = _callee(call) if isinstance(call, ast.Call) else None
+        if keyword.arg == "validation_data":
+            return {"validation_data="}
+        if keyword.arg == "x" and callee in TRAINING | EVALUATION:
+            return {callee}
+        if isinstance(call, ast.Call) and keyword.arg:
+            return self._parameter_uses(call, keyword.arg) or {OTHER}
+        return {OTHER}
+
+    def _argument(self, call: ast.Call, index: Optional[int]) -> set[str]:
+        callee = _callee(call)
+        if index == 0 and callee in TRAINING | EVALUATION:
+            return {callee}
+        if callee in _LOOPING:
+            return {ITERATED}
+        return (self._parameter_uses(call, index) if index is not None else set()) or {OTHER}
+
+    def _parameter_uses(self, call: ast.Call, which: "int | str | None") -> set[str]:
+        """Where a function of the file takes the argument: the uses of its parameter."""
+        function = self.datasets.functions.get(call.func.id) if isinstance(call.func, ast.Name) else None
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or which is None:
+            return set()
+        names = [argument.arg for argument in [*function.args.posonlyargs, *function.args.args]]
+        name = names[which] if isinstance(which, int) and which < len(names) else which
+        if not isinstance(name, str) or name not in names + [a.arg for a in function.args.kwonlyargs]:
+            return set()
+        return self._once(function, name, lambda: {where for use in _loads(self.datasets, function, name)
+                                                   for where in self.destinations(use)})
+
+    def name_destinations(self, target: ast.Name) -> set[str]:
+        """Where the name ``target`` assigns goes: its uses in the scope (in the module, every
+        function that reads it too)."""
+        scope = self.datasets.scope_of(target)
+        nodes = ast.walk(scope) if isinstance(scope, ast.Module) else self.datasets.nodes_in(scope)
+        return self._once(scope, target.id, lambda: {
+            where for node in nodes if isinstance(node, ast.Name) and node.id == target.id
+            and isinstance(node.ctx, ast.Load) for where in self.destinations(node)})
+
+    def _returned(self, statement: ast.Return, position: Optional[int]) -> set[str]:
+        """Where the calls of the function that returns the value take it (``position``: of a
+        returned tuple)."""
+        function = self.datasets.scope_of(statement)
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or self.datasets.functions.get(function.name) is not function:
+            return set()
+        def compute() -> set[str]:
+            found = self.remote(function.name, position)
+            for call, _ in self.datasets.calls_by_name.get(function.name, []):
+                found |= self._call_destinations(call, position)
+            return found
+        return self._once(function, position, compute)
+
+    def _call_destinations(self, call: ast.Call, position: Optional[int]) -> set[str]:
+        if position is None:
+            return self.destinations(call)
+        parent = self.parents.get(id(call))
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0], (ast.Tuple, ast.List)) \
+                and position < len(parent.targets[0].elts):
+            target = parent.targets[0].elts[position]
+            return self.name_destinations(target) if isinstance(target, ast.Name) else set()
+        return set()
+
+    def evaluation_only(self, node: ast.AST) -> str:
+        """Why the dataset ``node`` serves evaluation only: its name or its function's says
+        so (``val_ds``, ``def eval_input_fn``), or all it reaches is ``evaluate``, ``predict``
+        or ``validation_data=``; "" when it reaches training or the file does not tell."""
+        wheres = self.destinations(node)
+        if wheres & TRAINING:
+            return ""
+        for name in self._names(node):
+            words = set(re.split(r"[^a-z]+", name.lower()))
+            if words & EVALUATION_WORDS and not words & TRAINING_WORDS:
+                return f"a pipeline named {name}"
+        if wheres and wheres <= EVALUATION:
+            return " and ".join(sorted(wheres))
+        return ""
+
+    def dataset_name(self, call: ast.Call) -> str:
+        """The name of the pipeline a dataset method ``call`` works on: its receiver's, else
+        the name the result is assigned to, else ``dataset``."""
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(receiver, ast.Name):
+            return receiver.id
+        named = self._names(call)
+        return named[0] if named and named[0] != getattr(self.datasets.scope_of(call), "name", None) \
+            else "dataset"
+
+    def _names(self, node: ast.AST) -> list[str]:
+        """The name the dataset is assigned to, and the function it is made in."""
+        names = []
+        statement = self.parents.get(id(self._passed_on(node)))
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name):
+            names.append(statement.targets[0].id)
+        scope = self.datasets.scope_of(node)
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and not (scope.name.startswith("test") and is_test_file(self.datasets.path)):
+            names.append(scope.name)  # a test file's test_* functions test, they do not evaluate
+        return names
+
+    def remote(self, name: str, position: Optional[int]) -> set[str]:
+        """Where other files of the repository take what this file's ``name`` returns."""
+        module = ".".join(module_parts(self.datasets.path))
+        qualified = f"{module}.{name}"
+        wanted = "*" if position is None else str(position)
+        return {where for package, target, at, where in self.facts if at == wanted
+                and remote_name(target, tuple(package.split(".")) if package else (), {qualified})}
+
+
+def _callee(call: ast.Call) -> Optional[str]:
+    function = call.func
+    if isinstance(function, ast.Attribute):
+        return function.attr
+    return function.id if isinstance(function, ast.Name) else None
+
+
+def _index(nodes: list[ast.expr], node: ast.AST) -> Optional[int]:
+    return next((index for index, each in enumerate(nodes) if each is node), None)
+
+
+def _loads(datasets: FileDatasets, function: ast.AST, name: str) -> Iterator[ast.Name]:
+    for node in datasets.nodes_in(function):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            yield node

@@ -1,0 +1,141 @@
+"""Which Keras models the program trains: NPU067 broadcasts (or reports) only those, so that a
+model-definition file's sub-models (``self.block = tf.keras.Sequential()``) are no sites.
+
+A model is trained where it is the receiver of ``fit``/``fit_generator``/``compile``/
+``train_on_batch`` or its ``trainable_variables``/``trainable_weights`` are read (a
+``GradientTape`` loop, ``apply_gradients``, ``minimize``) in the scope that binds it (a
+``self.<attr>``: in its class), or in a function of the file it is passed to
+(``train(epoch, model, optimizer)``, :func:`passed_to_trainer`); or when a function returns it
+whose result the program trains
+(``model = build_model(10)``, then ``model.fit(...)``), in this file or in any file of the
+repository: the ``trained-model-maker:`` facts of :func:`maker_facts`, each the function as the
+training file names it (module-qualified through its imports).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import lru_cache
+from typing import AbstractSet, Optional
+
+from npu_codemod.api import Base, symbols, tokens
+from npu_codemod.api._toolkit import (
+    ast_dotted_name,
+    module_ast,
+    module_index,
+    module_parts,
+    pre_order,
+    tree_text,
+)
+
+TRAINED_MAKER = "trained-model-maker:"
+_TRAINING = r"\s*\.\s*(?:fit|fit_generator|compile|train_on_batch)\s*\("
+_VARIABLES = r"\s*\.\s*trainable_(?:variables|weights)\b"
+#: A call that takes the variables to train: ``tape.gradient(loss, <m>.trainable_variables)``,
+#: ``apply_gradients(zip(grads, <m>...))``, ``minimize(loss, var_list=<m>...)`` (one level of
+#: parentheses in the arguments before them).
+_TAKES_VARIABLES = r"\b(?:gradient|apply_gradients|minimize|zip)\s*\((?:[^()]|\([^()]*\))*?"
+#: Or kept for them: ``variables = conv_net.trainable_variables + fc_net.trainable_variables``.
+_ASSIGNED = r"(?m)^[^#\n]*?[^=!<>]=(?!=)[^\n]*?"
+_MAY_TRAIN = re.compile(_TRAINING + "|" + _VARIABLES)
+
+
+def trains(model: str, text: str) -> bool:
+    """Does the code ``text`` train the model ``model`` (``model``, ``self.model``)? (Printing
+    its ``trainable_variables`` does not.)"""
+    name = rf"(?<![\w.]){re.escape(model)}"
+    return re.search(name + _TRAINING, text) is not None \
+        or re.search(_TAKES_VARIABLES + name + _VARIABLES, text) is not None \
+        or re.search(_ASSIGNED + name + _VARIABLES, text) is not None
+
+
+@lru_cache(maxsize=64)
+def maker_facts(path: str, text: str) -> frozenset[str]:
+    """A :data:`TRAINED_MAKER` fact for each function whose result the file at ``path`` assigns
+    to a name it trains (``model = build_model(10)``: ``trained-model-maker:train.build_model``
+    for the file's own function, ``models.net.build`` for ``from models.net import build``)."""
+    tree = module_ast(text) if _MAY_TRAIN.search(text) else None
+    if tree is None:
+        return frozenset()
+    module = ".".join(module_parts(path))
+    index = module_index(tree)  # the analysis hooks' shared index: no walk of our own
+    imports = index.imported_names(path)
+    found = set()
+    assignments: list[ast.Assign] = index.nodes(ast.Assign)
+    for node in assignments:
+        if len(node.targets) == 1 and isinstance(node.value, ast.Call):
+            target, callee = ast_dotted_name(node.targets[0]), ast_dotted_name(node.value.func)
+            if target and callee and trains(target, text):
+                qualified = _qualified(callee, module, imports)
+                found |= {TRAINED_MAKER + qualified} if qualified else set()
+    return frozenset(found)
+
+
+def _qualified(callee: str, module: str, imports: dict[str, str]) -> Optional[str]:
+    head, _, rest = callee.partition(".")
+    if head in imports:
+        return imports[head] + (f".{rest}" if rest else "")
+    return f"{module}.{callee}" if head not in ("self", "cls") else None
+
+
+def is_trained_maker(function: str, facts: AbstractSet[str]) -> bool:
+    """Does the program train what the function ``function`` (module-qualified:
+    ``models.net.build``) returns? A fact names it as a file imports it: the name itself, its
+    end (``net.build``, a script's neighbour), or its package's (a re-export of ``models``)."""
+    last = function.rpartition(".")[2]
+    for fact in facts:
+        if fact.startswith(TRAINED_MAKER) and fact.endswith(last):
+            named = fact[len(TRAINED_MAKER):]
+            package = named.rpartition(".")[0]
+            if named == function or function.endswith("." + named) \
+                    or (named.rpartition(".")[2] == last and package and function.startswith(package + ".")):
+                return True
+    return False
+
+
+def passed_to_trainer(scope: Base, model: str, depth: int = 3) -> bool:
+    """Is the plain name ``model`` an argument, in ``scope``, of a call of a function of the
+    file that trains the parameter it gets (or passes it on so, ``depth`` calls deep)?"""
+    root = scope
+    while root.parent is not None:
+        root = root.parent
+    functions = {str(node.children[1].value): node for node in pre_order(root) if node.type == symbols.funcdef}
+    for leaf in scope.leaves():
+        function = functions.get(_callee(leaf)) if leaf.type == tokens.NAME and leaf.value == model else None
+        if function is not None and any(
+                trains(name, tree_text(function)) or (depth > 1 and passed_to_trainer(function, name, depth - 1))
+                for name in _parameters(function)):
+            return True
+    return False
+
+
+def _callee(argument: Base) -> str:
+    """The name of the function ``argument`` (a NAME leaf) is passed to, if it is a plain
+    positional or keyword argument of ``f(...)``; else ``""``."""
+    parent = argument.parent
+    if parent is not None and parent.type == symbols.argument:
+        parent = parent.parent if argument is parent.children[-1] else None
+    if parent is not None and parent.type == symbols.arglist:
+        parent = parent.parent
+    if parent is None or parent.type != symbols.trailer or parent.children[0].type != tokens.LPAR:
+        return ""
+    name = parent.prev_sibling
+    call = parent.parent
+    first = call.children[0] if call is not None else None
+    return str(name.value) if name is first and name is not None and name.type == tokens.NAME else ""
+
+
+def _parameters(function: Base) -> list[str]:
+    """The names of a ``def``'s parameters (``self`` included; defaults left out)."""
+    names = []
+    for leaf in function.children[2].leaves():
+        parent = leaf.parent
+        if parent is not None and parent.type == symbols.tname:
+            leaf, parent = (parent, parent.parent) if leaf is parent.children[0] else (leaf, None)
+        before = leaf.prev_sibling
+        if leaf.type in (tokens.NAME, symbols.tname) and parent is not None \
+                and parent.type in (symbols.parameters, symbols.typedargslist) \
+                and (before is None or before.type != tokens.EQUAL):
+            names.append(str(leaf.children[0].value) if leaf.type == symbols.tname else str(leaf.value))
+    return names

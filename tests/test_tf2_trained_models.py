@@ -1,0 +1,330 @@
+"""NPU067 broadcasts, or reports, only the models the program trains: in a TF 2.x repository it
+runs on ``tf-neutral`` model-definition files too, where every sub-model (a ``Sequential``
+block, a layer stack a builder returns) was a site before (63 on Basic_CNNs_TensorFlow2). A
+model is trained where it is fitted, compiled, or its ``trainable_variables`` feed a loop, or
+when a function returns it whose result a file of the repository trains. Through the CLI, on
+a real git repository shaped like Basic_CNNs (a ``models`` package re-exporting its builders,
+a custom-loop trainer, an evaluation script, tests)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from support.cli import cli
+from support.git import git, make_repo
+from support.rules import assert_migrates, assert_unchanged, sites
+
+BRANCH = "npu-codemod/sess-run-to-npu"
+BLOCKS = '''"""Residual blocks, stacked into the layers of the ResNets."""
+import tensorflow as tf
+
+
+class BasicBlock(tf.keras.layers.Layer):
+    def __init__(self, filter_num, stride=1):
+        super(BasicBlock, self).__init__()
+        self.conv1 = tf.keras.layers.Conv2D(filter_num, (3, 3), strides=stride, padding="same")
+        self.bn1 = tf.keras.layers.BatchNormalization()
+        if stride != 1:
+            self.downsample = tf.keras.Sequential()
+            self.downsample.add(tf.keras.layers.Conv2D(filter_num, (1, 1), strides=stride))
+        else:
+            self.downsample = lambda x: x
+
+    def call(self, inputs, training=None):
+        residual = self.downsample(inputs)
+        x = tf.nn.relu(self.bn1(self.conv1(inputs), training=training))
+        return tf.nn.relu(x + residual)
+
+
+def make_basic_block_layer(filter_num, blocks, stride=1):
+    res_block = tf.keras.Sequential()
+    res_block.add(BasicBlock(filter_num, stride=stride))
+    for _ in range(1, blocks):
+        res_block.add(BasicBlock(filter_num, stride=1))
+    return res_block
+'''
+RESNET = '''"""ResNet-18 as a subclassed model, and a small functional variant for fine-tuning."""
+import tensorflow as tf
+
+from models.residual_block import make_basic_block_layer
+
+NUM_CLASSES = 10
+
+
+class ResNet18(tf.keras.Model):
+    def __init__(self):
+        super(ResNet18, self).__init__()
+        self.conv1 = tf.keras.layers.Conv2D(64, (7, 7), strides=2, padding="same")
+        self.layer1 = make_basic_block_layer(filter_num=64, blocks=2)
+        self.layer2 = make_basic_block_layer(filter_num=128, blocks=2, stride=2)
+        self.avgpool = tf.keras.layers.GlobalAveragePooling2D()
+        self.fc = tf.keras.layers.Dense(NUM_CLASSES, activation="softmax")
+
+    def call(self, inputs, training=None, mask=None):
+        x = self.layer2(self.layer1(self.conv1(inputs), training=training), training=training)
+        return self.fc(self.avgpool(x))
+
+
+def resnet_18():
+    return ResNet18()
+
+
+def small_resnet(input_shape):
+    inputs = tf.keras.Input(shape=input_shape)
+    x = make_basic_block_layer(filter_num=32, blocks=1)(inputs)
+    outputs = tf.keras.layers.Dense(NUM_CLASSES)(tf.keras.layers.GlobalAveragePooling2D()(x))
+    model = tf.keras.Model(inputs, outputs)
+    return model
+
+
+def feature_extractor(input_shape):
+    inputs = tf.keras.Input(shape=input_shape)
+    features = tf.keras.Model(inputs, make_basic_block_layer(16, 1)(inputs))
+    return features
+'''
+TRAIN = '''"""Trains ResNet-18 on CIFAR-10 with a custom loop."""
+import tensorflow as tf
+
+from models.resnet import resnet_18
+
+EPOCHS = 50
+
+
+def main():
+    (x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()
+    train_ds = tf.data.Dataset.from_tensor_slices((x_train / 255.0, y_train)).shuffle(50000).batch(64)
+    model = resnet_18()
+    model.build(input_shape=(None, 32, 32, 3))
+    loss_object = tf.keras.losses.SparseCategoricalCrossentropy()
+    optimizer = tf.keras.optimizers.Adadelta()
+
+    @tf.function
+    def train_step(images, labels):
+        with tf.GradientTape() as tape:
+            loss = loss_object(labels, model(images, training=True))
+        gradients = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+
+    for epoch in range(EPOCHS):
+        for images, labels in train_ds:
+            train_step(images, labels)
+    model.save_weights("saved_model/model")
+
+
+if __name__ == "__main__":
+    main()
+'''
+FINETUNE = '''"""Fine-tunes the small functional ResNet with Keras fit."""
+import tensorflow as tf
+
+from models import small_resnet
+
+
+def main():
+    (x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()
+    net = small_resnet((32, 32, 3))
+    net.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    net.fit(x_train / 255.0, y_train, epochs=2)
+    probe = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+    probe.compile(optimizer="sgd", loss="mse")
+    probe.fit(x_train[:100].reshape(100, -1) / 255.0, tf.one_hot(y_train[:100, 0], 10), epochs=1)
+
+
+if __name__ == "__main__":
+    main()
+'''
+EVALUATE = '''"""Evaluates a saved ResNet-18 and exports the feature extractor."""
+import tensorflow as tf
+
+from models import feature_extractor, resnet_18
+
+
+def main():
+    model = resnet_18()
+    model.load_weights("saved_model/model")
+    features = feature_extractor((32, 32, 3))
+    features.save("saved_model/features")
+    _, (x_test, y_test) = tf.keras.datasets.cifar10.load_data()
+    print(model.evaluate(x_test / 255.0, y_test))
+
+
+if __name__ == "__main__":
+    main()
+'''
+FILES = {"requirements.txt": "tensorflow==2.3.0\n",
+         "models/__init__.py": "from models.resnet import feature_extractor, resnet_18, small_resnet\n",
+         "models/residual_block.py": BLOCKS, "models/resnet.py": RESNET, "train.py": TRAIN,
+         "finetune.py": FINETUNE, "evaluate.py": EVALUATE,
+         "tests/test_resnet.py": "from models import resnet_18\n\n\ndef test_builds():\n    resnet_18()\n"}
+
+
+def test_only_the_models_the_program_trains_are_broadcast_or_reported(tmp_path: Path) -> None:
+    make_repo(tmp_path / "cnns", FILES)
+    (tmp_path / "repos.txt").write_text("cnns\n")
+    rules = ("--rules", "default,tf2-distributed")
+    cli("run", "--repos", "repos.txt", "--report-dir", "one", "--no-progress", *rules, cwd=tmp_path, expect=0)
+    (record,) = json.loads((tmp_path / "one" / "run.json").read_text())["repos"]
+    npu067 = sorted((f["path"], f["line"], f["status"], f["message"].split(":")[0])
+                    for f in record["findings"] if f["rule_id"] == "NPU067")
+    assert npu067 == [
+        ("finetune.py", 12, "unmigrated", "variables are created lazily"),
+        ("models/resnet.py", 31, "migrated", "added npu.distribute.broadcast(model.trainable_variables) "
+                                             "after the model is built"),
+        ("train.py", 12, "migrated", "added npu.distribute.broadcast(model.trainable_variables) after "
+                                     "the model is built")]
+    assert record["file_kinds"] == {"tf2": 2, "tf-neutral": 3, "non-tf": 1}
+    resnet = git(tmp_path / "cnns", "show", f"{BRANCH}:models/resnet.py")
+    assert "    model = tf.keras.Model(inputs, outputs)\n    npu.distribute.broadcast(model.trainable_variables)\n" \
+        "    return model\n" in resnet  # trained by finetune.py, through the package's re-export
+    assert resnet.count("broadcast") == 1  # not the feature extractor evaluate.py only saves
+    train = git(tmp_path / "cnns", "show", f"{BRANCH}:train.py")
+    assert "    model.build(input_shape=(None, 32, 32, 3))\n    npu.distribute.broadcast(model.trainable_variables)\n" \
+        in train
+    blocks = git(tmp_path / "cnns", "diff", f"main...{BRANCH}", "--", "models/residual_block.py", "evaluate.py")
+    assert blocks == ""  # sub-models, a model only evaluated: no site, no change
+    (tmp_path / "again.txt").write_text(f"cnns {BRANCH}\n")
+    cli("run", "--repos", "again.txt", "--report-dir", "two", "--branch", "again", "--no-progress", *rules,
+        cwd=tmp_path, expect=0)
+    (rerun,) = json.loads((tmp_path / "two" / "run.json").read_text())["repos"]
+    assert rerun["files_changed"] == [] and rerun["file_kinds"] == record["file_kinds"]
+    done = {"migrated": "done", "compliant": "done"}
+    assert Counter((f["rule_id"], done.get(f["status"], f["status"])) for f in rerun["findings"]) == \
+        Counter((f["rule_id"], done.get(f["status"], f["status"])) for f in record["findings"])
+
+
+SEQUENTIAL_GRADIENT = '''\
+"""MNIST with a Sequential model and a hand-written training step (TF 2.x tutorial)."""
+import tensorflow as tf
+from tensorflow import keras
+from tensorflow.keras import layers
+
+
+def train_one_step(model, optimizer, x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(y, model(x), from_logits=True))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+
+
+def train(epoch, model, optimizer, dataset):
+    for step, (x, y) in enumerate(dataset):
+        loss = train_one_step(model, optimizer, x, y)
+    print("epoch", epoch, "loss", float(loss))
+
+
+def main(dataset):
+    model = keras.Sequential([
+        layers.Reshape(target_shape=(28 * 28,), input_shape=(28, 28)),
+        layers.Dense(100, activation="relu"),
+        layers.Dense(10)])
+    probe = keras.Sequential([layers.Dense(10, input_shape=(784,))])
+    print(probe.count_params())
+    optimizer = keras.optimizers.Adam()
+    for epoch in range(20):
+        train(epoch, model, optimizer, dataset)
+'''
+
+
+def test_a_model_passed_to_the_file_s_training_function_is_trained() -> None:
+    """``train(epoch, model, optimizer)`` trains ``model`` two calls down: it is broadcast; the
+    probe no function trains is no site."""
+    docstring = '"""MNIST with a Sequential model and a hand-written training step (TF 2.x tutorial)."""\n'
+    after = SEQUENTIAL_GRADIENT.replace(docstring, docstring + "import npu_device as npu\n").replace(
+        "        layers.Dense(10)])\n",
+        "        layers.Dense(10)])\n    npu.distribute.broadcast(model.trainable_variables)\n")
+    findings = assert_migrates(SEQUENTIAL_GRADIENT, after, {"NPU067"}, facts={"tf-runtime:2"})
+    assert [site for site in sites(findings) if site[0] == "NPU067"] == [("NPU067", 22, 4, "migrated")]
+
+
+ACTOR = '''\
+"""A2C actor (DeepRL-TensorFlow2-shaped): the model comes from a method of the class."""
+import tensorflow as tf
+from tensorflow.keras.layers import Dense, Input
+
+
+class Actor:
+    def __init__(self, state_dim, action_dim, lr):
+        self.state_dim = state_dim
+        self.action_dim = action_dim
+        self.model = self.create_model()
+        self.opt = tf.keras.optimizers.Adam(lr)
+
+    def create_model(self):
+        return tf.keras.Sequential([
+            Input((self.state_dim,)),
+            Dense(32, activation="relu"),
+            Dense(self.action_dim, activation="softmax"),
+        ])
+
+    def train(self, states, actions, advantages):
+        with tf.GradientTape() as tape:
+            logits = self.model(states, training=True)
+            loss = tf.reduce_mean(advantages * tf.keras.losses.sparse_categorical_crossentropy(actions, logits))
+        grads = tape.gradient(loss, self.model.trainable_variables)
+        self.opt.apply_gradients(zip(grads, self.model.trainable_variables))
+        return loss
+'''
+
+
+def test_a_model_a_method_returns_with_its_input_shape_is_broadcast_where_it_is_kept() -> None:
+    """``self.model = self.create_model()``, the method returning a ``Sequential`` that starts
+    with its ``Input``: the variables exist, so the broadcast goes after the assignment (before,
+    "the variables may not exist yet here": 19 sites of DeepRL-TensorFlow2)."""
+    after = ACTOR.replace("import tensorflow as tf\n", "import npu_device as npu\nimport tensorflow as tf\n").replace(
+        "        self.model = self.create_model()\n",
+        "        self.model = self.create_model()\n        npu.distribute.broadcast(self.model.trainable_variables)\n")
+    findings = assert_migrates(ACTOR, after, {"NPU067"}, facts={"tf-runtime:2"})
+    assert [site for site in sites(findings) if site[0] == "NPU067"] == [("NPU067", 10, 8, "migrated")]
+
+
+def test_a_model_whose_variables_are_only_printed_is_not_trained() -> None:
+    """A tutorial's lesson that builds a model and prints its variables (lesson22's mlp.py) trains
+    nothing: no broadcast (before, reading ``trainable_variables`` anywhere counted)."""
+    lesson = '''\
+import tensorflow as tf
+from tensorflow import keras
+
+x = tf.random.normal([2, 3])
+model = keras.Sequential([keras.layers.Dense(2, activation="relu"), keras.layers.Dense(2)])
+model.build(input_shape=[None, 3])
+model.summary()
+for p in model.trainable_variables:
+    print(p.name, p.shape)
+'''
+    findings = assert_unchanged(lesson, {"NPU067"}, facts={"tf-runtime:2"})
+    assert [finding for finding in findings if finding.rule_id == "NPU067"] == []
+
+
+def test_variables_kept_for_the_training_step_are_training() -> None:
+    """lesson40's cifar100_train.py keeps ``conv_net.trainable_variables + fc_net...`` in a name
+    the tape and the optimizer read: both networks are trained, both broadcast once built."""
+    before = '''\
+import tensorflow as tf
+from tensorflow.keras import Sequential, layers
+
+
+def main(train_db):
+    conv_net = Sequential([layers.Conv2D(64, kernel_size=[3, 3], padding="same"), layers.Flatten()])
+    fc_net = Sequential([layers.Dense(100)])
+    conv_net.build(input_shape=[None, 32, 32, 3])
+    fc_net.build(input_shape=[None, 65536])
+    optimizer = tf.keras.optimizers.Adam(learning_rate=1e-4)
+    variables = conv_net.trainable_variables + fc_net.trainable_variables
+    for x, y in train_db:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.losses.categorical_crossentropy(y, fc_net(conv_net(x)), from_logits=True))
+        grads = tape.gradient(loss, variables)
+        optimizer.apply_gradients(zip(grads, variables))
+'''
+    after = before.replace("import tensorflow as tf\n", "import npu_device as npu\nimport tensorflow as tf\n").replace(
+        "    conv_net.build(input_shape=[None, 32, 32, 3])\n",
+        "    conv_net.build(input_shape=[None, 32, 32, 3])\n"
+        "    npu.distribute.broadcast(conv_net.trainable_variables)\n").replace(
+        "    fc_net.build(input_shape=[None, 65536])\n",
+        "    fc_net.build(input_shape=[None, 65536])\n    npu.distribute.broadcast(fc_net.trainable_variables)\n")
+    findings = assert_migrates(before, after, {"NPU067"}, facts={"tf-runtime:2"})
+    assert [site for site in sites(findings) if site[0] == "NPU067"] == [
+        ("NPU067", 6, 4, "migrated"), ("NPU067", 7, 4, "migrated")]
