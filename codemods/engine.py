@@ -72,10 +72,11 @@ from .units import (
 )
 from .walk import position, post_order, tree_text
 
-#: The NPU adapters' modules: a file that imports one holds what the rules wrote (or a person
-#: did), which they report on without a site of their own (NPU001's "npu_bridge.npu_init is
-#: imported", NPU061's init already there): such a file is never run unparsed.
-_ADAPTER = re.compile(r"\b(?:npu_bridge|npu_device)\b")
+#: Modules whose imports rules report on, though an import is no unit's site (``units``): the
+#: NPU adapters (what the rules wrote, or a person did: NPU001's "npu_bridge.npu_init is
+#: imported", NPU061's init already there) and Horovod (NPU025's imports nothing uses any more).
+#: A file that names one is never run unparsed.
+_ADAPTER = re.compile(r"\b(?:npu_bridge|npu_device|horovod)\b")
 
 #: Pseudo-rule of file-level findings: failures (decode, parse, compile) and files no rule may
 #: rewrite (eager mode, symlinks: see ``file_kinds``).

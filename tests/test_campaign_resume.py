@@ -38,7 +38,7 @@ def history(root: Path) -> list[dict]:
 def test_ctrl_c_then_only_failed_reports_cover_the_whole_list(tmp_path: Path) -> None:
     root = tmp_path
     for name in REPOS:
-        make_repo(root / name, {"train.py": TRAIN + ("# hold me\n" if name == "r3" else "")})
+        make_repo(root / name, {"train.py": TRAIN})
     (root / "repos.txt").write_text("\n".join(REPOS) + "\n")
     (root / "holding.py").write_text(HOLDING_PLUGIN)
     (root / "markers").mkdir()
@@ -46,10 +46,13 @@ def test_ctrl_c_then_only_failed_reports_cover_the_whole_list(tmp_path: Path) ->
             "--plugin", str(root / "holding.py")]
     first = cli("run", *base, cwd=root, env={**os.environ, "NPU_TEST_NO_HOLD": "1"})
     assert first.returncode == 0, first.stderr
-    # A second, changed campaign state: r4 gets a new file to migrate; the run is interrupted at r3.
+    # A second, changed campaign state: r4 gets a new file to migrate; the run is interrupted at r3,
+    # whose file changed too (an unchanged one's analysis would come from the result cache).
     (root / "r4" / "more.py").write_text(TRAIN)
-    subprocess.run(["git", "add", "more.py"], cwd=root / "r4", check=True)
-    subprocess.run(["git", "commit", "-qm", "more"], cwd=root / "r4", check=True)
+    (root / "r3" / "train.py").write_text(TRAIN + "# hold me\n")
+    for name, changed in (("r4", "more.py"), ("r3", "train.py")):
+        subprocess.run(["git", "add", changed], cwd=root / name, check=True)
+        subprocess.run(["git", "commit", "-qm", "more"], cwd=root / name, check=True)
     process = subprocess.Popen([sys.executable, "-m", "npu_codemod", "run", *base], cwd=root,
                                env={**os.environ, "NPU_TEST_MARKERS": str(root / "markers")},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -75,7 +78,7 @@ def test_ctrl_c_then_only_failed_reports_cover_the_whole_list(tmp_path: Path) ->
     run = json.loads((root / "rep" / "run.json").read_text())
     assert [(r["repo"], r["status"], r.get("carried_over")) for r in run["repos"]] == [
         ("r1", "unchanged", interrupted["id"]), ("r2", "unchanged", interrupted["id"]),
-        ("r3", "unchanged", None), ("r4", "changed", None)]
+        ("r3", "changed", None), ("r4", "changed", None)]  # r3: its base moved (the comment)
     assert run["repos"][0]["notes"][-1] == f"carried over from run {interrupted['id']} (--only-failed)"
     with (root / "rep" / "repos.csv").open(newline="") as stream:
         assert [row["repo"] for row in csv.DictReader(stream)] == REPOS
