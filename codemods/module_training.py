@@ -18,6 +18,7 @@ A training method called on an imported name is another library's (``re.compile`
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterable, Iterator, Union
 
 from .modules import child_fields
@@ -30,6 +31,16 @@ TRAINING_CALLABLES = frozenset({"GradientTape", "train_step"})
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+#: Every call that trains ends in one of these names called (:class:`_Reader`): a text without
+#: one has no module-level training, whatever it calls.
+_MAY_TRAIN = re.compile(r"\b(?:" + "|".join(sorted(TRAINING_METHODS | TRAINING_CALLABLES)) + r")\s*\(")
+
+
+def may_train_when_run(text: str) -> bool:
+    """A cheap first look for :func:`trains_when_run`: False when the module cannot train."""
+    return _MAY_TRAIN.search(text) is not None
 
 
 def trains_when_run(tree: ast.Module) -> bool:

@@ -34,7 +34,7 @@ from typing import Iterable, Mapping, Optional
 
 from .file_kinds import is_test_file
 from .findings import Finding
-from .module_training import trains_when_run
+from .module_training import may_train_when_run, trains_when_run
 from .modules import import_statements, imported_names, module_ast
 from .program_graph import Graph, Node, Program, closure
 from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
@@ -118,7 +118,8 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     if signals is not None:
         flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if TRAINING.search(text) else "") \
             + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e or signals.adapter else "")
-        if not main and tree is not None and not is_test_file(path) and trains_when_run(tree):
+        if not main and tree is not None and not is_test_file(path) and may_train_when_run(text) \
+                and trains_when_run(tree):
             flags += "l"
     return f"{GRAPH_FACT}{path}|{flags}|{','.join(targets)}"
 
