@@ -243,8 +243,11 @@ def with_programs(facts: frozenset[str], programs: frozenset[str]) -> frozenset[
 
 def mixed_entry(facts: frozenset[str], path: str) -> Optional[str]:
     """The entry of the mixed program ``path`` is part of, or None (a set lookup first: the
-    engine asks it of every file)."""
+    engine asks it of every file). A file several programs reach names the first entry by
+    path (``path`` itself when it is one): the same on every run, whatever the set's order."""
     if MIXED_FACT + path not in facts:
         return None
     prefix = f"{MIXED_ENTRY_FACT}{path}="
-    return next((fact[len(prefix):] for fact in facts if fact.startswith(prefix)), path)
+    if prefix + path in facts:
+        return path
+    return min((fact[len(prefix):] for fact in facts if fact.startswith(prefix)), default=path)

@@ -4,6 +4,7 @@ first, once (``spec/rules-tf2.md``)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -325,6 +326,25 @@ def test_a_program_that_mixes_eager_and_compat_files_is_reported_not_rewritten(t
         ["exp/experiments/trainer.py:1:1:", "NPU061"]]
     assert all(line.endswith("(entry exp/run.py): not rewritten; port one mode") for line in lines[:-1])
     assert not any("fixable" in line for line in lines)
+
+
+def test_a_module_two_mixed_programs_reach_names_the_same_entry_on_every_run(tmp_path: Path) -> None:
+    # Regression: the entry a shared module's finding names was the first of a set's facts, so
+    # it changed with the interpreter's hash seed (selective and full runs disagreed on Horovod).
+    repo = experiment_repo(tmp_path, {
+        "experiments/legacy.py": LEGACY, "b_run.py": LAUNCHER, "z_run.py": LAUNCHER,
+        "experiments/runner.py": RUNNER.replace("from experiments.trainer import fit_model\n",
+                                                "from experiments.legacy import evaluate\n"
+                                                "from experiments.trainer import fit_model\n")})
+    outputs = set()
+    for seed in ("1", "2", "3", "4"):
+        done = cli("check", repo.name, cwd=repo.parent, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert done.returncode in (0, 1), done.stderr
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+    shared = [line for line in outputs.pop().splitlines() if line.startswith("exp/experiments/")]
+    assert len(shared) == 3
+    assert all(line.endswith("(entry exp/b_run.py): not rewritten; port one mode") for line in shared)
 
 
 def test_global_options_changed_after_open_are_reported() -> None:
