@@ -254,15 +254,27 @@ def runtime_of(facts: FrozenSet[str], path: str = "") -> str:
     analysis: a library caller, a rule's golden test): files with only TF 2.x idioms are then
     TF 1.x code, as before the TF 2.x pack. ``run``, ``scan`` and ``check`` always decide it
     (``tf_runtime``)."""
-    found, depth = RUNTIME_NOT_GIVEN, -1
-    for fact in facts:
-        if fact.startswith(RUNTIME_FACT) and depth < 0:
-            found, depth = fact[len(RUNTIME_FACT):], 0
-        elif fact.startswith(SCOPE_FACT):
-            folder, _, value = fact[len(SCOPE_FACT):].rpartition(":")
-            if path.startswith(folder) and len(folder) > depth:
-                found, depth = value, len(folder)
+    found, scopes = _runtimes(facts)
+    depth = -1 if found == RUNTIME_NOT_GIVEN else 0
+    for folder, value in scopes:
+        if path.startswith(folder) and len(folder) > depth:
+            found, depth = value, len(folder)
     return found
+
+
+@lru_cache(maxsize=2)
+def _runtimes(facts: FrozenSet[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The repository's runtime and each pinned folder's (folder, runtime), read once per set of
+    facts (a frozenset keeps its hash): the engine asks :func:`runtime_of` twice per file, and
+    a large repository has thousands of facts."""
+    found = next((fact[len(RUNTIME_FACT):] for fact in sorted(facts) if fact.startswith(RUNTIME_FACT)),
+                 RUNTIME_NOT_GIVEN)
+    scopes = []
+    for fact in facts:
+        if fact.startswith(SCOPE_FACT):
+            folder, _, value = fact[len(SCOPE_FACT):].rpartition(":")
+            scopes.append((folder, value))
+    return found, tuple(sorted(scopes))
 
 
 def file_kind(signals: Signals, runtime: str) -> Kind:
