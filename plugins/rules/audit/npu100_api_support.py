@@ -137,8 +137,9 @@ class ApiSupport(Rule):
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         lines = _lines(ctx.findings, self.id)
-        # Horovod's own code: the distributed pack reports each file once as library code.
-        library = distribution(ctx).library and ctx.enabled_rules.intersection(HOROVOD_RULES)
+        # Horovod's own code: the distributed pack reports each file once as library code (the
+        # repository's distribution is looked up only when one of the pack's rules is on).
+        library = bool(ctx.enabled_rules.intersection(HOROVOD_RULES)) and distribution(ctx).library
         judged = _judged(ctx, lines)
         repeats = repeated_uses(ctx, judged)
         for key, (use, verdict) in judged.items():
@@ -161,7 +162,7 @@ class ApiSupport(Rule):
 def _report_horovod(ctx: FileContext) -> None:
     """Each Horovod use of a file no rule rewrites (eager mode): the distributed pack leaves it
     too, so a person ports it; the message names the opt-in while the pack is off."""
-    if distribution(ctx).library and ctx.enabled_rules.intersection(HOROVOD_RULES):
+    if ctx.enabled_rules.intersection(HOROVOD_RULES) and distribution(ctx).library:
         return  # Horovod's own code: the distributed pack reports each file once
     then = HOROVOD_OPT_IN if not ctx.enabled_rules.intersection(HOROVOD_RULES) \
         else "the distributed pack migrates it"
@@ -185,10 +186,19 @@ def _report_unresolved(ctx: FileContext) -> None:
 def _judged(ctx: FileContext, lines: Lines) -> Judged:
     """Every use of the file as it was, with its verdict, by (line, column)."""
     judged: Judged = {}
+    first = min(lines, default=None)  # the first line with a finding, looked up once
+    #: With no finding near, a verdict depends on the API and whether it is a base class only.
+    alone: dict[tuple[str, str, str, bool], Verdict] = {}
     for use in ctx.analysis(api_uses):
         site = use.site
-        judged[(site.line, site.column)] = (use, judge(
-            use, lines.get(site.line) or _on_statement(ctx, lines, site.line), ctx.enabled_rules))
+        on_line = lines.get(site.line) or (_on_statement(ctx, lines, site.line)
+                                           if first is not None and first < site.line else [])
+        if on_line:
+            verdict = judge(use, on_line, ctx.enabled_rules)
+        else:
+            key = (use.api, use.listed, use.status, site.base_class)
+            verdict = alone.get(key) or alone.setdefault(key, judge(use, (), ctx.enabled_rules))
+        judged[(site.line, site.column)] = (use, verdict)
     return judged
 
 
@@ -212,10 +222,11 @@ def repeated_uses(ctx: FileContext, judged: Judged) -> frozenset[tuple[int, int]
 
 
 def alias_assignments(ctx: FileContext) -> dict[str, list[int]]:
-    """Name -> the lines of the file's assignments ``name = dotted.value`` (any scope)."""
+    """Name -> the lines of the file's assignments ``name = dotted.value`` (any scope; an
+    assignment is a statement: no walk into expressions)."""
     module = module_ast(ctx.original)
     aliases: dict[str, list[int]] = defaultdict(list)
-    for node in ast.walk(module) if module is not None else ():
+    for node in ast_statements(module) if module is not None else ():
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, (ast.Name, ast.Attribute)):
@@ -255,10 +266,9 @@ def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
     listed = support_list()
     uses = []
     for site in ctx.analysis(_sites):
-        api = list_name(site.name)
-        if api is not None:
-            entry, status = listed.lookup(api)
-            uses.append(ApiUse(site, api, entry, status))
+        found = listed.named(site.name)
+        if found is not None:
+            uses.append(ApiUse(site, *found))
     return tuple(uses)
 
 
@@ -319,9 +329,9 @@ def _owned(use: ApiUse, owner: Owner, on_line: Sequence[Finding], same_call: lis
 
 def _on_statement(ctx: FileContext, lines: Lines, line: int) -> list[Finding]:
     """The other rules' findings on the other lines of the statement that spans ``line`` (a
-    rule reports a statement at its first line: ``x = (`` over ``tf.OptimizerOptions.ON_1)``)."""
-    if not lines or min(lines) >= line:
-        return []  # no finding above this line: nothing to look up (no parse)
+    rule reports a statement at its first line: ``x = (`` over ``tf.OptimizerOptions.ON_1)``).
+    Asked only for a line below the first finding (above it there is nothing to look up, so
+    no parse)."""
     start = ctx.analysis(statement_starts).get(line)
     if start is None:
         return []
