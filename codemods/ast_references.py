@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_left
+from dataclasses import dataclass
 from itertools import accumulate
 from typing import Iterator, Optional, Sequence, Union
 
@@ -73,6 +74,12 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
     module = module_ast(text)
     if module is None or _LONE_CR.search(text):
         return None
+    return parsed_references(text, module, resolvers)
+
+
+def parsed_references(text: str, module: ast.Module,
+                      resolvers: Sequence[ImportNames]) -> list[ReferenceSite]:
+    """:func:`ast_references` of ``text`` whose ``ast`` is ``module`` (``ast.parse(text)``)."""
     by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.heads}
     if not by_head:
         return []
@@ -81,17 +88,64 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
     return sorted(found, key=lambda site: (site.line, site.column))
 
 
+@dataclass(frozen=True)
+class AstReading:
+    """A module's references read with ``ast`` (:func:`ast_references`), and where its
+    top-level statements are: ``(first, last)`` lines of each run of them that share lines
+    (``a = 1; b = 2``), for the runs whose first statement starts its line (column 0). A
+    rewrite of the module can be read again only where it changed (``rewritten_references``)."""
+
+    sites: list[ReferenceSite]
+    statements: tuple[tuple[int, int], ...]
+
+
+def ast_reading(text: str, resolvers: Sequence[ImportNames]) -> Optional[AstReading]:
+    """:func:`ast_references` of ``text`` with where its top-level statements are; None
+    when that is None."""
+    module = module_ast(text)
+    if module is None or _LONE_CR.search(text):
+        return None
+    return AstReading(parsed_references(text, module, resolvers), _top_level_runs(module))
+
+
+def _top_level_runs(module: ast.Module) -> tuple[tuple[int, int], ...]:
+    """The ``(first, last)`` lines of each run of top-level statements that share lines
+    (decorators included), those whose first statement starts at column 0."""
+    runs: list[tuple[int, int, int]] = []  # first, last, the first statement's column
+    for statement in module.body:
+        decorators = getattr(statement, "decorator_list", None)
+        first = min([statement.lineno] + [decorator.lineno for decorator in decorators]) \
+            if decorators else statement.lineno
+        last = statement.end_lineno or statement.lineno
+        if runs and first <= runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(last, runs[-1][1]), runs[-1][2])
+        else:
+            runs.append((first, last, statement.col_offset))
+    return tuple((first, last) for first, last, column in runs if column == 0)
+
+
+def reads_whole_tree(ctx: FileContext) -> bool:
+    """Whether the audits read the file's uses from its fissix tree (it holds the whole file:
+    no ``ast`` of it was made) rather than from ``ast`` (:func:`site_references`)."""
+    return not ctx._unparsed and (ctx.parsed or ctx.original) == ctx.original
+
+
+def original_reading(ctx: FileContext, *resolvers: ImportNames) -> Optional[AstReading]:
+    """:func:`ast_reading` of the file as it was (``ctx.analysis(original_reading, *resolvers)``:
+    read once for its uses and for those of its rewrite)."""
+    return ast_reading(ctx.original, resolvers)
+
+
 def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[ReferenceSite]:
     """Every reference to a name one of ``resolvers`` binds in the file as written, in source
     order, for a rule that only reads them (the API audits): from the fissix tree when it
     holds the whole file, else (a selective parse, whose skipped units are placeholders, or a
     file the engine did not parse) from ``ast``, which gives the same sites; ``ast`` cannot
     read Python 2 code, whose file is always parsed whole."""
-    whole = not ctx._unparsed and (ctx.parsed or ctx.original) == ctx.original
-    sites = None if whole else ast_references(ctx.original, resolvers)
-    if sites is None:
-        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
-    return sites
+    reading = None if reads_whole_tree(ctx) else ctx.analysis(original_reading, *resolvers)
+    if reading is None:
+        return [reference.site for reference in references_under(ctx.tree, resolvers)]
+    return reading.sites
 
 
 class SourcePositions:
