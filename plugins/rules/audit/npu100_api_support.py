@@ -177,10 +177,20 @@ def _report_unresolved(ctx: FileContext) -> None:
     """A call of a repository function that returns a TensorFlow module npu-codemod cannot
     resolve (``contrib.framework().arg_scope``): counted, and reported for a person."""
     unknown = [spelled for spelled, module in ctx.tf.accessors.items() if module == UNRESOLVED]
+    if not may_call(ctx.original, unknown):
+        return  # none of them called here: no walk of the file
     for line, column, code in unresolved_accesses(ctx.original, unknown):
         ctx.count_api(code, ApiStatus.UNKNOWN)
         ctx.report_at(line, column, "unmigrated", UNRESOLVED_ACCESS.format(
             code=code, function=code.partition("()")[0]))
+
+
+def may_call(text: str, spellings: Sequence[str]) -> bool:
+    """Whether ``text`` may call an accessor function spelled one of ``spellings``
+    (``contrib.framework``): a call spells the function's last name, and ``ast`` names what an
+    ASCII text spells (others: letters read NFKC-normalized, so no shortcut)."""
+    return any(spelled.rpartition(".")[2] in text for spelled in spellings) or \
+        bool(spellings) and not text.isascii()
 
 
 def _judged(ctx: FileContext, lines: Lines) -> Judged:
