@@ -19,7 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from npu_codemod.api import FileContext, Node, Rule, hookimpl
+from npu_codemod.api import FileContext, ImportNames, Node, Rule, hookimpl
 from npu_codemod.api._toolkit import (
     ESTIMATOR_MODULES,
     HOROVOD_MODULES,
@@ -250,7 +250,7 @@ def counted_uses(ctx: FileContext, judged: Judged, lines: Lines,
     verdict: a use as the file had it keeps its verdict; a use a rule wrote (a respelled
     value) is judged by the findings of the lines it replaced; a repeat is none."""
     uses = [(use.site, (use, verdict)) for use, verdict in judged.values()]
-    resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
+    resolvers = audited_modules(ctx)
     return [use.was or _new_use(use.site, use.replaced, lines, ctx)
             for use in written_uses(ctx, resolvers, uses, repeats)]
 
@@ -284,7 +284,16 @@ def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
 
 def _sites(ctx: FileContext) -> Sequence[ReferenceSite]:
     """Every reference to a TensorFlow or Horovod name in the file as written."""
-    return site_references(ctx, [ctx.names("tensorflow"), ctx.names("horovod")])
+    return site_references(ctx, audited_modules(ctx))
+
+
+def audited_modules(ctx: FileContext) -> list[ImportNames]:
+    """The bindings the uses are read through: TensorFlow's, and Horovod's where the file may
+    bind it (only an import that spells ``horovod`` does; ``ast`` reads non-ASCII names
+    NFKC-normalized: no shortcut there). Bindings of none read nothing: the same uses."""
+    if "horovod" in ctx.original or not ctx.original.isascii():
+        return [ctx.names("tensorflow"), ctx.names("horovod")]
+    return [ctx.names("tensorflow")]
 
 
 def horovod_module_values(ctx: FileContext) -> list[ReferenceSite]:
