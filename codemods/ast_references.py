@@ -194,6 +194,7 @@ class _Finder:
         self.by_head = by_head
         self.parents: dict[ast.AST, tuple[ast.AST, str]] = {}
         self._heads = _spelled_at(text, by_head)
+        self._qualified: dict[tuple[str, str], Optional[str]] = {}  # ``qualify``'s answers
 
     def sites(self, module: ast.Module) -> Iterator[Optional[ReferenceSite]]:
         """The site of each bound name of ``module`` (None where it starts none)."""
@@ -238,7 +239,11 @@ class _Finder:
               base_class: bool = False) -> Optional[ReferenceSite]:
         """The site of ``name`` spelled from ``head`` to ``last`` (a name or an attribute)."""
         spelled_head = head.id if isinstance(head, ast.Name) else head.arg
-        qualified = self.by_head[spelled_head].qualify(name)
+        key = (spelled_head, name)
+        if key in self._qualified:  # a file spells the same few hundred names again and again
+            qualified = self._qualified[key]
+        else:
+            qualified = self._qualified[key] = self.by_head[spelled_head].qualify(name)
         if not qualified:
             return None
         line, source = head.lineno, self.source
