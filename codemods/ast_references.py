@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_right
+from bisect import bisect_left
+from dataclasses import dataclass
 from itertools import accumulate
 from typing import Iterator, Optional, Sequence, Union
 
@@ -55,6 +56,8 @@ def _node_types(base: type) -> frozenset[type]:
 #: The node types a walk enters (the others hold no bound name, or are names).
 _WALKED = _node_types(ast.AST).difference(*map(_node_types, _NO_NAMES))
 _STATEMENTS = _node_types(ast.stmt)
+#: The fields to walk of each node type (``child_fields``), looked up once per type.
+_FIELDS: dict[type, tuple[str, ...]] = {kind: child_fields(kind) for kind in _WALKED}
 
 #: What has a position in the text.
 Spot = Union[ast.expr, ast.stmt, ast.arg, ast.keyword, ast.excepthandler]
@@ -71,6 +74,12 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
     module = module_ast(text)
     if module is None or _LONE_CR.search(text):
         return None
+    return parsed_references(text, module, resolvers)
+
+
+def parsed_references(text: str, module: ast.Module,
+                      resolvers: Sequence[ImportNames]) -> list[ReferenceSite]:
+    """:func:`ast_references` of ``text`` whose ``ast`` is ``module`` (``ast.parse(text)``)."""
     by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.heads}
     if not by_head:
         return []
@@ -79,17 +88,64 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
     return sorted(found, key=lambda site: (site.line, site.column))
 
 
+@dataclass(frozen=True)
+class AstReading:
+    """A module's references read with ``ast`` (:func:`ast_references`), and where its
+    top-level statements are: ``(first, last)`` lines of each run of them that share lines
+    (``a = 1; b = 2``), for the runs whose first statement starts its line (column 0). A
+    rewrite of the module can be read again only where it changed (``rewritten_references``)."""
+
+    sites: list[ReferenceSite]
+    statements: tuple[tuple[int, int], ...]
+
+
+def ast_reading(text: str, resolvers: Sequence[ImportNames]) -> Optional[AstReading]:
+    """:func:`ast_references` of ``text`` with where its top-level statements are; None
+    when that is None."""
+    module = module_ast(text)
+    if module is None or _LONE_CR.search(text):
+        return None
+    return AstReading(parsed_references(text, module, resolvers), _top_level_runs(module))
+
+
+def _top_level_runs(module: ast.Module) -> tuple[tuple[int, int], ...]:
+    """The ``(first, last)`` lines of each run of top-level statements that share lines
+    (decorators included), those whose first statement starts at column 0."""
+    runs: list[tuple[int, int, int]] = []  # first, last, the first statement's column
+    for statement in module.body:
+        decorators = getattr(statement, "decorator_list", None)
+        first = min([statement.lineno] + [decorator.lineno for decorator in decorators]) \
+            if decorators else statement.lineno
+        last = statement.end_lineno or statement.lineno
+        if runs and first <= runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(last, runs[-1][1]), runs[-1][2])
+        else:
+            runs.append((first, last, statement.col_offset))
+    return tuple((first, last) for first, last, column in runs if column == 0)
+
+
+def reads_whole_tree(ctx: FileContext) -> bool:
+    """Whether the audits read the file's uses from its fissix tree (it holds the whole file:
+    no ``ast`` of it was made) rather than from ``ast`` (:func:`site_references`)."""
+    return not ctx._unparsed and (ctx.parsed or ctx.original) == ctx.original
+
+
+def original_reading(ctx: FileContext, *resolvers: ImportNames) -> Optional[AstReading]:
+    """:func:`ast_reading` of the file as it was (``ctx.analysis(original_reading, *resolvers)``:
+    read once for its uses and for those of its rewrite)."""
+    return ast_reading(ctx.original, resolvers)
+
+
 def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[ReferenceSite]:
     """Every reference to a name one of ``resolvers`` binds in the file as written, in source
     order, for a rule that only reads them (the API audits): from the fissix tree when it
     holds the whole file, else (a selective parse, whose skipped units are placeholders, or a
     file the engine did not parse) from ``ast``, which gives the same sites; ``ast`` cannot
     read Python 2 code, whose file is always parsed whole."""
-    whole = not ctx._unparsed and (ctx.parsed or ctx.original) == ctx.original
-    sites = None if whole else ast_references(ctx.original, resolvers)
-    if sites is None:
-        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
-    return sites
+    reading = None if reads_whole_tree(ctx) else ctx.analysis(original_reading, *resolvers)
+    if reading is None:
+        return [reference.site for reference in references_under(ctx.tree, resolvers)]
+    return reading.sites
 
 
 class SourcePositions:
@@ -100,6 +156,14 @@ class SourcePositions:
         self.lines = text.split("\n")
         self._starts: list[int] = []
 
+    @property
+    def starts(self) -> list[int]:
+        """The index in the text where each line starts (line ``n`` at ``starts[n - 1]``), and
+        one past the end of the text last."""
+        if not self._starts:  # in C: no Python step per line
+            self._starts = list(accumulate(map((1).__add__, map(len, self.lines)), initial=0))
+        return self._starts
+
     def column(self, line: int, offset: int) -> int:
         """The character column of the byte ``offset`` on ``line`` (1-based)."""
         text = self.lines[line - 1]
@@ -109,9 +173,7 @@ class SourcePositions:
 
     def offset(self, line: int, byte_column: int) -> int:
         """The index in the text of ``line``'s byte ``byte_column``."""
-        if not self._starts:
-            self._starts = [0, *accumulate(len(line) + 1 for line in self.lines)]
-        return self._starts[line - 1] + self.column(line, byte_column)
+        return self.starts[line - 1] + self.column(line, byte_column)
 
     def start(self, node: Spot) -> int:
         return self.offset(node.lineno, node.col_offset)
@@ -131,7 +193,8 @@ class _Finder:
         self.source = SourcePositions(text)
         self.by_head = by_head
         self.parents: dict[ast.AST, tuple[ast.AST, str]] = {}
-        self._head_lines = _lines_with(text, by_head)
+        self._heads = _spelled_at(text, by_head)
+        self._qualified: dict[tuple[str, str], Optional[str]] = {}  # ``qualify``'s answers
 
     def sites(self, module: ast.Module) -> Iterator[Optional[ReferenceSite]]:
         """The site of each bound name of ``module`` (None where it starts none)."""
@@ -142,36 +205,45 @@ class _Finder:
         """The bound names of ``module``, their parents recorded: statements whose lines spell
         no bound name are skipped, and so is what cannot hold a name (f-strings, imports,
         constants)."""
-        heads, parents = self.by_head, self.parents
+        heads, parents, may_name = self.by_head, self.parents, self._may_name
         stack: list[ast.AST] = [module]
+        pop, push = stack.pop, stack.append
         found: list[ast.Name] = []
-        while stack:
-            node = stack.pop()
-            for field in child_fields(type(node)):
+        name, walked, statements, fields_of = ast.Name, _WALKED, _STATEMENTS, _FIELDS
+        while stack:  # the hot loop of the audits' uses: kept flat
+            node = pop()
+            kind = type(node)
+            for field in fields_of.get(kind) or child_fields(kind):
                 value = getattr(node, field)  # a parsed tree sets every field
                 for child in value if type(value) is list else (value,):
                     kind = type(child)
-                    if kind is ast.Name:
+                    if kind is name:
                         if child.id in heads:
                             parents[child] = (node, field)
                             found.append(child)
-                    elif kind in _WALKED and (kind not in _STATEMENTS or self._may_name(child)):
+                    elif kind in walked and (kind not in statements or may_name(child)):
                         parents[child] = (node, field)
-                        stack.append(child)
+                        push(child)
         return found
 
     def _may_name(self, statement: ast.stmt) -> bool:
         """Whether a line of ``statement`` (its decorators included) spells a bound name."""
-        first = min([statement.lineno] + [decorator.lineno for decorator in
-                                          getattr(statement, "decorator_list", ())])
-        index = bisect_right(self._head_lines, (statement.end_lineno or statement.lineno))
-        return index > 0 and self._head_lines[index - 1] >= first
+        decorators = getattr(statement, "decorator_list", None)
+        first = min([statement.lineno] + [decorator.lineno for decorator in decorators]) \
+            if decorators else statement.lineno
+        starts, heads = self.source.starts, self._heads
+        index = bisect_left(heads, starts[first - 1])
+        return index < len(heads) and heads[index] < starts[statement.end_lineno or statement.lineno]
 
     def _site(self, head: Union[ast.Name, ast.arg], name: str, last: Spot, called: bool = False,
               base_class: bool = False) -> Optional[ReferenceSite]:
         """The site of ``name`` spelled from ``head`` to ``last`` (a name or an attribute)."""
         spelled_head = head.id if isinstance(head, ast.Name) else head.arg
-        qualified = self.by_head[spelled_head].qualify(name)
+        key = (spelled_head, name)
+        if key in self._qualified:  # a file spells the same few hundred names again and again
+            qualified = self._qualified[key]
+        else:
+            qualified = self._qualified[key] = self.by_head[spelled_head].qualify(name)
         if not qualified:
             return None
         line, source = head.lineno, self.source
@@ -243,18 +315,19 @@ class _Finder:
         return isinstance(parent, ast.ClassDef) and field == "bases" and self._direct(parent, top)
 
 
-def _lines_with(text: str, by_head: dict[str, ImportNames]) -> list[int]:
-    """The (1-based, sorted) lines of ``text`` that spell one of the names, as a word."""
-    pattern = re.compile(r"(?<![\w.])(?:%s)\b" % "|".join(
+#: What may not come right before a name spelled as a word (``x.tf``, ``xtf``: not ``tf``).
+_WORD_BEFORE = re.compile(r"[\w.]")
+
+
+def _spelled_at(text: str, by_head: dict[str, ImportNames]) -> list[int]:
+    r"""Where (sorted indexes) ``text`` spells one of the names as a word: what the pattern
+    ``(?<![\w.])(?:names)\b`` finds. Its look-behind is tested on each match of the rest,
+    which the regular expression engine searches for as a literal (three times faster)."""
+    pattern = re.compile(r"(?:%s)\b" % "|".join(
         re.escape(name) for name in sorted(by_head, key=len, reverse=True)))
-    lines: list[int] = []
-    line, position = 1, 0
-    for match in pattern.finditer(text):
-        line += text.count("\n", position, match.start())
-        position = match.start()
-        if not lines or lines[-1] != line:
-            lines.append(line)
-    return lines
+    before = _WORD_BEFORE.match
+    return [start for start in (match.start() for match in pattern.finditer(text))
+            if not start or before(text, start - 1) is None]
 
 
 def _climb_chain(name: ast.Name, parents: dict[ast.AST, tuple[ast.AST, str]],

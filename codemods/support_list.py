@@ -55,6 +55,18 @@ class SupportList:
     def __init__(self, statuses: dict[str, str]) -> None:
         self.statuses = statuses
         self._found: dict[str, tuple[str, str]] = {}
+        self._named: dict[str, Optional[tuple[str, str, str]]] = {}
+
+    def named(self, qualified: str) -> Optional[tuple[str, str, str]]:
+        """``(list_name(qualified), *lookup(...))`` of a full name (``tensorflow.nn.relu`` ->
+        ``("tf.nn.relu", "tf.nn.relu", "supported")``), None when :func:`list_name` is; kept
+        per name: an audit asks for the same few hundred names thousands of times."""
+        if qualified in self._named:
+            return self._named[qualified]
+        api = list_name(qualified)
+        found = None if api is None else (api, *self.lookup(api))
+        self._named[qualified] = found
+        return found
 
     @classmethod
     def from_text(cls, text: str) -> "SupportList":

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import AbstractSet, Generic, Optional, Sequence, TypeVar
 
-from .ast_references import ast_references
+from .ast_references import ast_references, original_reading, reads_whole_tree
 from .names import ImportNames
 from .qualified import ReferenceSite
+from .rewritten_references import rewritten_references
 from .rule import FileContext
 from .walk import tree_text
 
@@ -250,7 +251,7 @@ def written_uses(ctx: FileContext, resolvers: Sequence[ImportNames],
     ``left_out`` (line, column) positions are not uses. A file no rule changed, or that
     ``ast`` cannot read: its uses as they were."""
     out = ctx.analysis(written)
-    sites = None if out is None else ast_references(out.text, resolvers)
+    sites = None if out is None else written_references(ctx, out, resolvers)
     if out is None or sites is None:
         form = ctx.analysis(_original_npu_form)
         return [WrittenUse(site, was, (site.line, site.line + 1)) for site, was in uses
@@ -274,6 +275,19 @@ def written_uses(ctx: FileContext, resolvers: Sequence[ImportNames],
             continue
         found.append(WrittenUse(site, match[1] if match else None, block))
     return found
+
+
+def written_references(ctx: FileContext, out: Written,
+                       resolvers: Sequence[ImportNames]) -> Optional[list[ReferenceSite]]:
+    """``ast_references(out.text, resolvers)``: where the file's uses were read with ``ast``,
+    only the statements the rewrite changed are read again (``rewritten_references``); a file
+    whose uses came from its fissix tree has no ``ast`` reading to start from."""
+    if reads_whole_tree(ctx):
+        return ast_references(out.text, resolvers)
+    reading = ctx.analysis(original_reading, *resolvers)  # the audit's own, from its start
+    if reading is None:
+        return ast_references(out.text, resolvers)
+    return rewritten_references(ctx.original, reading, out.text, out.origin, resolvers)
 
 
 def in_npu_form(ctx: FileContext, site: ReferenceSite) -> bool:

@@ -5,13 +5,17 @@ its uses from it, so the audit's findings do not depend on which parser answered
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Optional
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from npu_codemod.api import ImportNames, references_under
 from npu_codemod.api._toolkit import ReferenceSite, ast_references, parse_module
+from npu_codemod.codemods.ast_references import SourcePositions, _spelled_at
 from npu_codemod.testing import assert_reports
 
 from support.sources import python_sources
@@ -219,3 +223,29 @@ def report(loss):
     print "loss", tf.is_nan(loss)
 '''
     assert_reports({"NPU100"}, source, findings=[("NPU100", 5, 18, "unmigrated")])
+
+
+_TEXT_PIECES = st.sampled_from(["tf", "hvd", "tf_x", "tf.", ".tf", "x", "_", "é", "2", " ", "\n",
+                                "(", "#", "'", "\\", "ｔｆ", "tf_estimator", "=", ","])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_TEXT_PIECES, max_size=16).map("".join),
+       st.sampled_from([("tf",), ("tf", "hvd"), ("tf", "tf_estimator"), ("x", "tf_x")]))
+def test_the_names_are_found_where_the_look_behind_pattern_finds_them(text: str,
+                                                                      heads: tuple[str, ...]) -> None:
+    """The statements the walk enters are those whose lines spell a bound name: the fast search
+    (the literal first, the look-behind tested after) finds what the one pattern found."""
+    pattern = re.compile(r"(?<![\w.])(?:%s)\b" % "|".join(
+        re.escape(name) for name in sorted(heads, key=len, reverse=True)))
+    by_head = {name: ImportNames(parse_module(""), root="tensorflow") for name in heads}
+    assert _spelled_at(text, by_head) == [match.start() for match in pattern.finditer(text)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "\n", "\r\n", "é", "\t", "\x0c"]), max_size=20).map("".join))
+def test_line_starts_are_where_each_line_of_the_text_starts(text: str) -> None:
+    starts = SourcePositions(text).starts
+    lines = text.split("\n")
+    assert starts[:-1] == [sum(len(line) + 1 for line in lines[:number]) for number in range(len(lines))]
+    assert starts[-1] == len(text) + 1

@@ -5,7 +5,15 @@ uses; a name a statement binds (or deletes) is not."""
 from __future__ import annotations
 
 from collections import Counter
+from types import SimpleNamespace
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from npu_codemod.api import ImportNames
+from npu_codemod.codemods.ast_names import ast_import_names
+from npu_codemod.codemods.engine import parse_module
+from npu_codemod.plugins.rules.audit.npu100_api_support import audited_modules
 from npu_codemod.testing import assert_migrates, assert_reports
 
 from support.audit import AUDIT, audit_messages, counted, deprecated, owner_miss
@@ -135,3 +143,30 @@ def test_a_loop_target_is_no_use_of_the_name_it_rebinds() -> None:
         ("NPU100", 7, 14, "unmigrated"), ("NPU100", 13, 14, "unmigrated")])
     assert audit_messages(findings) == [(7, deprecated("tf.contrib.data.TFRecordDataset")),
                                   (13, deprecated("tf.contrib.data.TFRecordDataset"))]
+
+
+_IMPORT_PIECES = st.sampled_from(["import ", "from ", " ", "\n", ";", ",", "as ", "hvd", "horovod",
+                                  "horovod.tensorflow", "tensorflow", ".", "(", ")", "\\\n", "x",
+                                  " = ", "ｈorovod", "hvd.init()"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_IMPORT_PIECES, max_size=14).map("".join))
+def test_horovod_is_read_only_where_it_may_be_bound(text: str) -> None:
+    """NPU100 reads the uses through Horovod's bindings only in a file that spells
+    ``horovod`` (or has non-ASCII letters): elsewhere they bind no name, fissix's or ``ast``'s,
+    so leaving them out reads the same uses."""
+    source = text + "\n"
+    ctx = SimpleNamespace(original=source, names=lambda module: module)
+    if audited_modules(ctx) == ["tensorflow"]:  # type: ignore[arg-type]
+        tree = parse_module(source)
+        assert tree is None or not ImportNames(tree, root="horovod").heads
+        names = ast_import_names(source, root="horovod")
+        assert names is None or not names.heads
+
+
+def test_a_file_that_binds_horovod_anyhow_is_read_through_it() -> None:
+    for source in ("import horovod.tensorflow as hvd\n", "from horovod import tensorflow\n",
+                   "import ｈorovod.tensorflow as hvd\n"):
+        ctx = SimpleNamespace(original=source, names=lambda module: module)
+        assert audited_modules(ctx) == ["tensorflow", "horovod"]  # type: ignore[arg-type]

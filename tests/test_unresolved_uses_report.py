@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from npu_codemod.codemods.accessors import unresolved_accesses
 from npu_codemod.codemods.api_sites import UNRESOLVED_ACCESS, unresolved_uses
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.plugins.rules.audit.npu100_api_support import may_call
 
 from support.cli import cli
 from support.csvfiles import read_csv
@@ -67,3 +73,25 @@ def test_a_scan_counts_the_uses_it_could_not_resolve_in_repos_csv_and_on_the_pag
     page = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     assert "4 TensorFlow use(s) could not be resolved" in page
     assert page.count("could not be resolved</span>") == 1
+
+
+_ACCESS_PIECES = st.sampled_from(["contrib", "framework", "contrib.framework", ".", "()", "(1)", "\n",
+                                  " = ", "fw", "x", "ｆramework", "tpu", ".arg_scope", "\\\n", " "])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ACCESS_PIECES, max_size=12).map("".join),
+       st.sampled_from([[], ["contrib.framework"], ["framework"], ["contrib.framework", "tpu"]]))
+def test_a_file_the_gate_passes_by_has_no_unresolved_use(text: str, spellings: list[str]) -> None:
+    """NPU100 walks a file for the calls of accessors it cannot resolve only when the gate
+    lets it: what it spares is what ``unresolved_accesses`` would have found nothing in."""
+    if not may_call(text, spellings):
+        assert unresolved_accesses(text, spellings) == []
+
+
+@pytest.mark.parametrize("text", ["fw = contrib.framework()\nfw.arg_scope(x)\n",
+                                  "contrib.framework().arg_scope\n", "contrib.\\\nframework(1).x\n",
+                                  "contrib.ｆramework().arg_scope\n"])
+def test_the_gate_lets_every_spelling_of_a_call_through(text: str) -> None:
+    assert unresolved_accesses(text, ["contrib.framework"])
+    assert may_call(text, ["contrib.framework"])

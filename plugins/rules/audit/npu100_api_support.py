@@ -19,7 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from npu_codemod.api import FileContext, Node, Rule, hookimpl
+from npu_codemod.api import FileContext, ImportNames, Node, Rule, hookimpl
 from npu_codemod.api._toolkit import (
     ESTIMATOR_MODULES,
     HOROVOD_MODULES,
@@ -137,8 +137,9 @@ class ApiSupport(Rule):
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         lines = _lines(ctx.findings, self.id)
-        # Horovod's own code: the distributed pack reports each file once as library code.
-        library = distribution(ctx).library and ctx.enabled_rules.intersection(HOROVOD_RULES)
+        # Horovod's own code: the distributed pack reports each file once as library code (the
+        # repository's distribution is looked up only when one of the pack's rules is on).
+        library = bool(ctx.enabled_rules.intersection(HOROVOD_RULES)) and distribution(ctx).library
         judged = _judged(ctx, lines)
         repeats = repeated_uses(ctx, judged)
         for key, (use, verdict) in judged.items():
@@ -161,7 +162,7 @@ class ApiSupport(Rule):
 def _report_horovod(ctx: FileContext) -> None:
     """Each Horovod use of a file no rule rewrites (eager mode): the distributed pack leaves it
     too, so a person ports it; the message names the opt-in while the pack is off."""
-    if distribution(ctx).library and ctx.enabled_rules.intersection(HOROVOD_RULES):
+    if ctx.enabled_rules.intersection(HOROVOD_RULES) and distribution(ctx).library:
         return  # Horovod's own code: the distributed pack reports each file once
     then = HOROVOD_OPT_IN if not ctx.enabled_rules.intersection(HOROVOD_RULES) \
         else "the distributed pack migrates it"
@@ -176,19 +177,38 @@ def _report_unresolved(ctx: FileContext) -> None:
     """A call of a repository function that returns a TensorFlow module npu-codemod cannot
     resolve (``contrib.framework().arg_scope``): counted, and reported for a person."""
     unknown = [spelled for spelled, module in ctx.tf.accessors.items() if module == UNRESOLVED]
+    if not may_call(ctx.original, unknown):
+        return  # none of them called here: no walk of the file
     for line, column, code in unresolved_accesses(ctx.original, unknown):
         ctx.count_api(code, ApiStatus.UNKNOWN)
         ctx.report_at(line, column, "unmigrated", UNRESOLVED_ACCESS.format(
             code=code, function=code.partition("()")[0]))
 
 
+def may_call(text: str, spellings: Sequence[str]) -> bool:
+    """Whether ``text`` may call an accessor function spelled one of ``spellings``
+    (``contrib.framework``): a call spells the function's last name, and ``ast`` names what an
+    ASCII text spells (others: letters read NFKC-normalized, so no shortcut)."""
+    return any(spelled.rpartition(".")[2] in text for spelled in spellings) or \
+        bool(spellings) and not text.isascii()
+
+
 def _judged(ctx: FileContext, lines: Lines) -> Judged:
     """Every use of the file as it was, with its verdict, by (line, column)."""
     judged: Judged = {}
+    first = min(lines, default=None)  # the first line with a finding, looked up once
+    #: With no finding near, a verdict depends on the API and whether it is a base class only.
+    alone: dict[tuple[str, str, str, bool], Verdict] = {}
     for use in ctx.analysis(api_uses):
         site = use.site
-        judged[(site.line, site.column)] = (use, judge(
-            use, lines.get(site.line) or _on_statement(ctx, lines, site.line), ctx.enabled_rules))
+        on_line = lines.get(site.line) or (_on_statement(ctx, lines, site.line)
+                                           if first is not None and first < site.line else [])
+        if on_line:
+            verdict = judge(use, on_line, ctx.enabled_rules)
+        else:
+            key = (use.api, use.listed, use.status, site.base_class)
+            verdict = alone.get(key) or alone.setdefault(key, judge(use, (), ctx.enabled_rules))
+        judged[(site.line, site.column)] = (use, verdict)
     return judged
 
 
@@ -212,10 +232,11 @@ def repeated_uses(ctx: FileContext, judged: Judged) -> frozenset[tuple[int, int]
 
 
 def alias_assignments(ctx: FileContext) -> dict[str, list[int]]:
-    """Name -> the lines of the file's assignments ``name = dotted.value`` (any scope)."""
+    """Name -> the lines of the file's assignments ``name = dotted.value`` (any scope; an
+    assignment is a statement: no walk into expressions)."""
     module = module_ast(ctx.original)
     aliases: dict[str, list[int]] = defaultdict(list)
-    for node in ast.walk(module) if module is not None else ():
+    for node in ast_statements(module) if module is not None else ():
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, (ast.Name, ast.Attribute)):
@@ -229,7 +250,7 @@ def counted_uses(ctx: FileContext, judged: Judged, lines: Lines,
     verdict: a use as the file had it keeps its verdict; a use a rule wrote (a respelled
     value) is judged by the findings of the lines it replaced; a repeat is none."""
     uses = [(use.site, (use, verdict)) for use, verdict in judged.values()]
-    resolvers = [ctx.names("tensorflow"), ctx.names("horovod")]
+    resolvers = audited_modules(ctx)
     return [use.was or _new_use(use.site, use.replaced, lines, ctx)
             for use in written_uses(ctx, resolvers, uses, repeats)]
 
@@ -255,16 +276,24 @@ def api_uses(ctx: FileContext) -> tuple[ApiUse, ...]:
     listed = support_list()
     uses = []
     for site in ctx.analysis(_sites):
-        api = list_name(site.name)
-        if api is not None:
-            entry, status = listed.lookup(api)
-            uses.append(ApiUse(site, api, entry, status))
+        found = listed.named(site.name)
+        if found is not None:
+            uses.append(ApiUse(site, *found))
     return tuple(uses)
 
 
 def _sites(ctx: FileContext) -> Sequence[ReferenceSite]:
     """Every reference to a TensorFlow or Horovod name in the file as written."""
-    return site_references(ctx, [ctx.names("tensorflow"), ctx.names("horovod")])
+    return site_references(ctx, audited_modules(ctx))
+
+
+def audited_modules(ctx: FileContext) -> list[ImportNames]:
+    """The bindings the uses are read through: TensorFlow's, and Horovod's where the file may
+    bind it (only an import that spells ``horovod`` does; ``ast`` reads non-ASCII names
+    NFKC-normalized: no shortcut there). Bindings of none read nothing: the same uses."""
+    if "horovod" in ctx.original or not ctx.original.isascii():
+        return [ctx.names("tensorflow"), ctx.names("horovod")]
+    return [ctx.names("tensorflow")]
 
 
 def horovod_module_values(ctx: FileContext) -> list[ReferenceSite]:
@@ -319,9 +348,9 @@ def _owned(use: ApiUse, owner: Owner, on_line: Sequence[Finding], same_call: lis
 
 def _on_statement(ctx: FileContext, lines: Lines, line: int) -> list[Finding]:
     """The other rules' findings on the other lines of the statement that spans ``line`` (a
-    rule reports a statement at its first line: ``x = (`` over ``tf.OptimizerOptions.ON_1)``)."""
-    if not lines or min(lines) >= line:
-        return []  # no finding above this line: nothing to look up (no parse)
+    rule reports a statement at its first line: ``x = (`` over ``tf.OptimizerOptions.ON_1)``).
+    Asked only for a line below the first finding (above it there is nothing to look up, so
+    no parse)."""
     start = ctx.analysis(statement_starts).get(line)
     if start is None:
         return []
