@@ -13,6 +13,8 @@ assignment is no alias.
 from __future__ import annotations
 
 import ast
+import re
+import unicodedata
 from typing import Optional
 
 from fissix import pytree
@@ -27,12 +29,39 @@ from .names import ACCESSOR_CALL, TF, ImportNames, ast_import_bindings
 _NO_STATEMENTS = pytree.Node(syms.file_input, [pytree.Leaf(token.ENDMARKER, "")])
 
 
+#: A run of letters, digits, underscores and non-ASCII characters with at least one of the
+#: latter: where an identifier that is not plain ASCII can be.
+_NON_ASCII_RUN = re.compile(r"[0-9A-Za-z_\x80-\U0010ffff]*[\x80-\U0010ffff][0-9A-Za-z_\x80-\U0010ffff]*")
+
+
+def names_read_alike(text: str) -> bool:
+    """Do ``ast`` and fissix spell every identifier of ``text`` alike? CPython's ``ast`` gives
+    identifiers in NFKC form (PEP 3131: ``ｈorovod`` is ``horovod``, ``e`` and a combining
+    accent one ``é``), fissix as written; so a file with such a name is read from neither
+    ``ast`` nor its layout, but parsed whole. Words in comments and strings count too (a
+    look at the text, not a parse): it only costs such a file its selective parse. Chinese
+    comments' full-width punctuation is no identifier character and does not count."""
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return True
+    for run in _NON_ASCII_RUN.findall(text):
+        word = ""
+        for character in run + " ":
+            if ("_" + character).isidentifier():
+                word += character
+                continue
+            if not word.isascii() and not unicodedata.is_normalized("NFKC", word):
+                return False
+            word = ""
+    return True
+
+
 def ast_import_names(text: str, root: str = TF,
                      accessors: Optional[dict[str, str]] = None) -> Optional[ImportNames]:
     """``ImportNames(tree, root, accessors)`` of the fissix tree of ``text`` (a whole module),
-    from its ``ast``; None when ``ast`` cannot read it."""
+    from its ``ast``; None when ``ast`` cannot read it, or would spell a name otherwise
+    (:func:`names_read_alike`)."""
     module = module_ast(text)
-    if module is None:
+    if module is None or not names_read_alike(text):
         return None
     names = ImportNames(_NO_STATEMENTS, root=root, accessors=accessors)
     lines: Optional[list[bytes]] = None

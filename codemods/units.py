@@ -31,6 +31,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
+from .ast_names import names_read_alike
 from .modules import child_fields, module_ast
 from .names import ast_dotted_name, ast_import_bindings
 from .nodes import HIDDEN_NAMES, is_ast_main_block
@@ -87,6 +88,8 @@ def module_layout(text: str) -> Optional[Layout]:
     cannot read it or it holds syntax fissix does not parse."""
     if "\r" in text.replace("\r\n", ""):
         return None  # a lone CR: ast and fissix might not count its lines alike
+    if not names_read_alike(text):
+        return None  # ``ast`` would spell a name as fissix does not (``ｈorovod``)
     module = module_ast(text)  # shared with the rules' own analyses of the file
     if module is None:
         return None

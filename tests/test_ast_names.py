@@ -10,9 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npu_codemod.codemods.ast_names import ast_import_names
-from npu_codemod.codemods.engine import parse_module
+from npu_codemod.codemods.ast_names import ast_import_names, names_read_alike
+from npu_codemod.codemods.engine import FULL, SELECTIVE, Engine, parse_module
 from npu_codemod.codemods.names import ImportNames
+from npu_codemod.codemods.units import module_layout
+from npu_codemod.plugins.manager import load_plugins
 
 from support.sources import python_sources
 
@@ -107,3 +109,28 @@ def test_both_trees_bind_alike_in_generated_modules(source: str) -> None:
     for root in ROOTS:
         on_tree, from_ast = bindings_of_both(source, root)
         assert from_ast == on_tree
+
+
+@pytest.mark.parametrize("text, alike", [
+    ("import tensorflow as tf\n", True),
+    ("# 模型，训练：（全角标点）\n模型 = 1\n", True),  # CJK names and full-width punctuation
+    ("import ｈorovod.tensorflow as hvd\n", False),  # ast reads ``horovod``
+    ("x = tf.ｒeduce_sum(y)\n", False),
+    ("e\u0301 = 1\n", False),  # ast composes the accent: ``é``
+    ('s = "ｈ"\n', False),  # in a string too: a look at the text, not a parse
+])
+def test_names_spelled_otherwise_by_ast_are_seen(text: str, alike: bool) -> None:
+    assert names_read_alike(text) is alike
+    if not alike:
+        assert ast_import_names(text) is None and module_layout(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "import tensorflow as tf\nimport ｈorovod.tensorflow as hvd\n\nx = hvd.allreduce(tf.constant(1.0))\n",
+    "import tensorflow as tf\n\nx = tf.ｒeduce_sum(tf.constant(1.0))\ny = tf.ｃontrib.layers.flatten(x)\n",
+])
+def test_a_file_with_such_names_gives_what_the_full_engine_gives(text: str) -> None:
+    # Regression: read from ``ast`` (no fissix parse), these files bound or used other names.
+    rules = load_plugins().rules()
+    selective, full = Engine(rules, SELECTIVE, plan_every_file=True), Engine(rules, FULL)
+    assert selective.process(text.encode(), "train.py", "repo") == full.process(text.encode(), "train.py", "repo")
