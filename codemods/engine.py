@@ -315,12 +315,17 @@ class Engine:
         if self.mode != SELECTIVE or may_enable_eager(body):
             return None
         needs = [self._need(rule, facts) for rule in active]
-        if self.plan_every_file or may_have_no_site(body, [self._need(rule, facts) for rule in active
-                                                           if rule._reads_tree]):
-            return module_layout(body)
+        marks = [mark for rule in active for mark in rule._ast_sites]
+        # A word a mark gives (an ``assert`` that may count) is the layout's to decide: the text
+        # cannot tell which nodes the mark's test accepts, so the first look leaves it out.
+        marked = frozenset(word for _, word, _ in marks)
+        if self.plan_every_file or may_have_no_site(body, [
+                RuleNeed(need.scope, need.site_names - marked) for rule, need in zip(active, needs)
+                if rule._reads_tree]):
+            return module_layout(body, marks)
         if body.count("\n") < SELECTIVE_MIN_LINES or not may_skip(body, needs):
             return None
-        return module_layout(body)
+        return module_layout(body, marks)
 
     def _run(self, body: str, newline: str, path: str, repo: str, facts: FrozenSet[str],
              active: list[Rule], layout: Optional[Layout], treated: str = TF1) -> FileContext:
