@@ -75,7 +75,8 @@ from .walk import position, post_order, tree_text
 #: Modules whose imports rules report on, though an import is no unit's site (``units``): the
 #: NPU adapters (what the rules wrote, or a person did: NPU001's "npu_bridge.npu_init is
 #: imported", NPU061's init already there) and Horovod (NPU025's imports nothing uses any more).
-#: A file that names one is never run unparsed.
+#: A file that names one is never run unparsed while a rule that reads the tree is active (with
+#: none, the same rules run either way).
 _ADAPTER = re.compile(r"\b(?:npu_bridge|npu_device|horovod)\b")
 
 #: Pseudo-rule of file-level findings: failures (decode, parse, compile) and files no rule may
@@ -286,8 +287,9 @@ class Engine:
         layout = self._layout(body, active, facts)
         crashed: list[Finding] = []
         while active:
-            unparsed = layout is not None and not _ADAPTER.search(body) and not any(
-                rule._reads_tree and has_site(layout, self._need(rule, facts)) for rule in active)
+            unparsed = layout is not None and not any(
+                rule._reads_tree and has_site(layout, self._need(rule, facts)) for rule in active) \
+                and not (_ADAPTER.search(body) and any(rule._reads_tree for rule in active))
             run = self._run_unparsed if unparsed else self._run
             try:
                 ctx = run(body, source.newline, path, repo, facts, active, layout, treated)
@@ -315,12 +317,17 @@ class Engine:
         if self.mode != SELECTIVE or may_enable_eager(body):
             return None
         needs = [self._need(rule, facts) for rule in active]
-        if self.plan_every_file or may_have_no_site(body, [self._need(rule, facts) for rule in active
-                                                           if rule._reads_tree]):
-            return module_layout(body)
+        marks = [mark for rule in active for mark in rule._ast_sites]
+        # A word a mark gives (an ``assert`` that may count) is the layout's to decide: the text
+        # cannot tell which nodes the mark's test accepts, so the first look leaves it out.
+        marked = frozenset(word for _, word, _ in marks)
+        if self.plan_every_file or may_have_no_site(body, [
+                RuleNeed(need.scope, need.site_names - marked) for rule, need in zip(active, needs)
+                if rule._reads_tree]):
+            return module_layout(body, marks)
         if body.count("\n") < SELECTIVE_MIN_LINES or not may_skip(body, needs):
             return None
-        return module_layout(body)
+        return module_layout(body, marks)
 
     def _run(self, body: str, newline: str, path: str, repo: str, facts: FrozenSet[str],
              active: list[Rule], layout: Optional[Layout], treated: str = TF1) -> FileContext:

@@ -138,6 +138,11 @@ class Rule:
     # has a site (by their ``_scope`` and site names) is not parsed with fissix at all, and
     # only such rules run on it, with ``ctx.tree`` an empty module holding the text.
     _reads_tree: ClassVar[bool] = True
+    # _ast_sites: site names no identifier spells, given by the unit layout to each unit holding
+    # a node the rule may act on: ``((ast.Assert, "assert", test), ...)`` makes ``"assert"`` a
+    # word of every unit with an ``assert`` statement ``test`` accepts (``test`` gets the
+    # ``ast`` node; it must accept every node the rule's sites can be, or the rule misses one).
+    _ast_sites: ClassVar[tuple[tuple[type, str, Callable[[Any], bool]], ...]] = ()
 
     def __init__(self, settings: Any = None) -> None:
         if settings is None and self.Settings is not None:
@@ -181,7 +186,8 @@ class Rule:
 
 
 #: The speed hints of :class:`Rule` (private): none may change a rule's output.
-SPEED_HINTS = ("_tokens", "_bare_calls_of_tf_names", "_scope", "_site_names", "_reads_tree")
+SPEED_HINTS = ("_tokens", "_bare_calls_of_tf_names", "_scope", "_site_names", "_reads_tree",
+               "_ast_sites")
 
 
 def without_hints(rule: Rule) -> Rule:

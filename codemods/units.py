@@ -25,7 +25,7 @@ import ast
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import AbstractSet, Iterable, Iterator, Optional, Sequence
+from typing import AbstractSet, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from fissix import pytree
 from fissix.pgen2 import token
@@ -39,6 +39,10 @@ from .nodes import HIDDEN_NAMES, is_ast_main_block
 #: How a rule declares what it reads and edits (see ``Rule._scope``).
 SITE, LINKED, MODULE = "site", "linked", "module"
 SCOPES = (SITE, LINKED, MODULE)
+
+#: A word the layout gives each unit holding a node of a type that a test accepts (a rule's
+#: ``_ast_sites``): (node type, word, test).
+Mark = tuple[type, str, Callable[[Any], bool]]
 
 _PLACEHOLDER = "__npu_codemod_unit_{}__"
 _PLACEHOLDER_NAME = re.compile(r"__npu_codemod_unit_(\d+)__\Z")
@@ -83,9 +87,10 @@ class RuleNeed:
     site_names: frozenset[str]
 
 
-def module_layout(text: str) -> Optional[Layout]:
-    """``text`` (a whole module, ending with a newline) cut into units, or None when ``ast``
-    cannot read it or it holds syntax fissix does not parse."""
+def module_layout(text: str, marks: Sequence[Mark] = ()) -> Optional[Layout]:
+    """``text`` (a whole module, ending with a newline) cut into units, with the words of
+    ``marks`` (the active rules' ``_ast_sites``), or None when ``ast`` cannot read it or it
+    holds syntax fissix does not parse."""
     if "\r" in text.replace("\r\n", ""):
         return None  # a lone CR: ast and fissix might not count its lines alike
     if not names_read_alike(text):
@@ -93,7 +98,10 @@ def module_layout(text: str) -> Optional[Layout]:
     module = module_ast(text)  # shared with the rules' own analyses of the file
     if module is None:
         return None
-    scans = [_Scan(group) for group in _groups(module.body)]
+    by_type: dict[type, list[tuple[str, Callable[[Any], bool]]]] = {}
+    for kind, word, test in marks:
+        by_type.setdefault(kind, []).append((word, test))
+    scans = [_Scan(group, by_type) for group in _groups(module.body)]
     if any(scan.beyond_fissix for scan in scans):
         return None
     aliases = _aliases(scans)
@@ -131,8 +139,11 @@ class _Scan:
     """One walk over a group of top-level statements: the identifiers it spells, the names
     it uses, its imports and alias assignments, and whether fissix could parse it."""
 
-    def __init__(self, group: list[ast.stmt]) -> None:
+    def __init__(self, group: list[ast.stmt],
+                 marks: Optional[dict[type, list[tuple[str, Callable[[Any], bool]]]]] = None) -> None:
         first = group[0]
+        self.marks = marks or {}
+        self.seen = _SEEN.union(self.marks) if marks else _SEEN
         self.first = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
         self.last = max(statement.end_lineno or statement.lineno for statement in group)
         self.definition = len(group) == 1 and isinstance(first, _DEFINITIONS)
@@ -153,6 +164,7 @@ class _Scan:
         fields that can hold more nodes followed (:func:`~.modules.child_fields`)."""
         name, attribute, constant, load = ast.Name, ast.Attribute, ast.Constant, ast.Load
         uses, names, words, assigned = self.uses, self.names, self.words, self.assigned
+        seen = self.seen
         stack: list[ast.AST] = list(group)
         while stack:
             node = stack.pop()
@@ -170,7 +182,7 @@ class _Scan:
                 continue
             if kind is constant:
                 continue
-            if kind in _SEEN:
+            if kind in seen:
                 self._see(node)
             for field in child_fields(kind):
                 value = getattr(node, field, None)
@@ -180,6 +192,9 @@ class _Scan:
                     stack.append(value)
 
     def _see(self, node: ast.AST) -> None:
+        for word, test in self.marks.get(type(node), ()):
+            if _marked(test, node):
+                self.words.add(word)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             self._import(node)
         elif isinstance(node, ast.Assign):
@@ -206,8 +221,6 @@ class _Scan:
         elif isinstance(node, ast.Nonlocal):
             self.names.update(node.names)
             self.uses.update(node.names)
-        elif isinstance(node, ast.Assert) and _equality(node.test):
-            self.words.add("assert")  # a rule's sites may be asserts of an equality (NPU003)
         elif _beyond_fissix(node):
             self.beyond_fissix = True
 
@@ -231,7 +244,7 @@ class _Scan:
 #: Node types :meth:`_Scan._see` looks at (the others are only walked through).
 _SEEN = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef,
                    ast.ClassDef, ast.arg, ast.keyword, ast.ExceptHandler, ast.Global, ast.Nonlocal,
-                   ast.Assert, ast.arguments, ast.With, ast.AsyncWith, ast.Subscript, ast.For,
+                   ast.arguments, ast.With, ast.AsyncWith, ast.Subscript, ast.For,
                    ast.AsyncFor, *_NEWER_STATEMENTS})
 
 
@@ -252,9 +265,13 @@ def _beyond_fissix(node: ast.AST) -> bool:
     return False
 
 
-def _equality(node: ast.expr) -> bool:
-    """``a == b`` (in parentheses or not: fissix's ``comparison`` node, or an ``atom``)."""
-    return isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)
+def _marked(test: Callable[[Any], bool], node: ast.AST) -> bool:
+    """Whether a rule's ``_ast_sites`` test accepts ``node``; a test that raises marks it (the
+    rule then reads that unit, as it would without the hint)."""
+    try:
+        return bool(test(node))
+    except Exception:
+        return True
 
 
 def _has_starred(node: ast.expr) -> bool:

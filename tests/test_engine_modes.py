@@ -174,6 +174,26 @@ def test_a_file_only_the_audit_acts_on_is_not_parsed(padded):
     assert [(f.rule_id, f.line, f.column) for f in outcome.findings] == [("NPU100", 8, 8)]  # slim
 
 
+AUDITS = [rule for rule in ALL_RULES if not rule._reads_tree]
+
+
+def test_a_file_naming_an_adapter_is_parsed_while_a_rule_reading_the_tree_runs():
+    """NPU001 reports an import of the NPU adapter, which is no unit's site: parsed whole."""
+    text = "from npu_bridge.npu_init import *\n" + _UTILITIES
+    outcome, counts = both(RULE_SETS["default"], text.encode())
+    assert counts["unparsed"] == 0
+    assert "NPU001" in [f.rule_id for f in outcome.findings]
+
+
+@pytest.mark.parametrize("adapter", ["import horovod.tensorflow as hvd\n", "from npu_bridge.npu_init import *\n"])
+def test_with_only_the_audits_a_file_naming_an_adapter_is_not_parsed(adapter):
+    """No rule that reads the tree is active: the same rules run parsed or not."""
+    text = adapter + _UTILITIES + "\n\ndef size():\n    return hvd.size()\n"
+    outcome, counts = both(AUDITS, text.encode())
+    assert counts == {"unparsed": 1}
+    assert outcome.api_sites and outcome.findings
+
+
 @pytest.mark.parametrize("text, no_site", [
     ('"""Batch the records."""\nx = 1  # batch\ny = "a batch"\n', True),  # comments and strings
     ("batch_size = 2\ndef batches(d):\n    return d\n", True),  # other words

@@ -7,9 +7,11 @@ padded to ``batch_size`` with dummy examples whose outputs are dropped, or an as
 
 from __future__ import annotations
 
+import ast
+
 from npu_codemod.api import Base, Capture, FileContext, Rule, hookimpl
 
-from ._words import node_words
+from ._words import node_words, words
 
 PAD = "pad the final prediction batch to batch_size with dummy examples and drop their outputs"
 #: Words naming what prediction produced, and what it was given.
@@ -20,6 +22,30 @@ RESULT_WORDS = frozenset(
 EXAMPLE_WORDS = frozenset("example examples sample samples instance instances".split())
 #: Both sides must be counts: ``len(...)``, ``num_*``, ``*_count``...
 COUNT_WORDS = frozenset("len num n nb count cnt total number length size".split())
+
+
+def may_count(node: ast.Assert) -> bool:
+    """Could ``PredictLastBatch.visit`` report this ``assert`` (read with ``ast``)? Only
+    an assert of one equality whose names say all three of a result, an example and a count:
+    one side must count results and the other examples, and every word of either side is a
+    word of a name in the comparison (its ``ast`` holds every name fissix's leaves do, and more:
+    the names inside f-strings; keywords, which fissix's leaves also hold, say none of these).
+    The unit layout marks only such asserts, so a file whose others are its only sites is
+    not parsed for this rule."""
+    test = node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    found: set[str] = set()
+    for inner in ast.walk(test):
+        if isinstance(inner, ast.Constant):
+            if inner.value is None or isinstance(inner.value, bool):
+                found |= words(str(inner.value))  # None, True, False: fissix's NAME leaves
+            continue
+        for field in inner._fields:
+            value = getattr(inner, field, None)
+            if isinstance(value, str):  # Name.id, Attribute.attr, keyword.arg, arg.arg...
+                found |= words(value)
+    return all(not found.isdisjoint(kind) for kind in (RESULT_WORDS, EXAMPLE_WORDS, COUNT_WORDS))
 
 
 class PredictLastBatch(Rule):
@@ -44,7 +70,8 @@ class PredictLastBatch(Rule):
         assert num_written_lines == num_actual_predict_examples
     """
     _scope = "site"  # it reads the assert alone
-    _site_names = ("assert",)  # the unit layout's word for an assert of an equality
+    _site_names = ("assert",)  # the unit layout's word for an assert that may count:
+    _ast_sites = ((ast.Assert, "assert", may_count),)
     _tokens = ("assert",)
     pattern = "assert_stmt< 'assert' comparison< left=any '==' right=any > any* >"
 
