@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Iterator, Union
 
-from .modules import child_fields
+from .modules import child_fields, statements
 from .text_search import AnyOf
 
 #: Methods that train a model or apply an optimizer step, called on a value of the file.
@@ -129,7 +129,7 @@ def _module_definitions(tree: ast.Module) -> Iterator[Union[_Function, ast.Class
 def _imported(tree: ast.Module) -> frozenset[str]:
     """The names the module's imports bind."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in statements(tree):  # imports are statements: no need to walk expressions
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
     return frozenset(names)

@@ -13,23 +13,37 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from npu_codemod.codemods import accessors, module_training
 from npu_codemod.codemods.engine import parse_module, unlink
-from npu_codemod.codemods.modules import module_ast
-from npu_codemod.codemods.names import ImportNames, first_call
+from npu_codemod.codemods.modules import module_ast, own_nodes
+from npu_codemod.codemods.names import UNRESOLVED_ACCESSOR, ImportNames, first_call, module_parts
+from npu_codemod.plugins.rules.audit import npu100_api_support as npu100
+from npu_codemod.plugins.rules.sess_run import _config_functions, _session_functions
+from npu_codemod.plugins.rules.sess_run import npu007_session_config as npu007
 from npu_codemod.plugins.rules.sess_run import npu008_soft_placement as npu008
+from npu_codemod.plugins.rules.sess_run import npu010_session_close as npu010
 
 from support.sources import python_sources
 
 
-def _npu008_long_way(text: str) -> set[str]:
+def _npu008_long_way(path: str, text: str) -> set[str]:
     """NPU008's facts as they were made: every argument's code read, internal modules' calls
     found on the fissix tree."""
     tree = module_ast(text)
     mentioned = re.search("soft|placement", text, re.I) is not None
-    facts = {npu008.PASSED + item for item in npu008.passed_soft_placement(tree, mentioned)} if tree else set()
+    original = npu008._soft
+    npu008._soft = _soft_long_way  # type: ignore[assignment]
+    try:
+        facts = {npu008.PASSED + item for item in npu008.passed_soft_placement(tree, mentioned)} if tree else set()
+    finally:
+        npu008._soft = original  # type: ignore[assignment]
     if _uses_tf_device_long_way(text):
         facts.add(npu008.FACT)
     return facts
+
+
+def _soft_long_way(node: ast.AST) -> bool:
+    return any(map(npu008._spells, ast.walk(node)))
 
 
 def _uses_tf_device_long_way(text: str) -> bool:
@@ -52,14 +66,32 @@ def _device_through_internal_modules_long_way(text: str) -> bool:
     return found
 
 
-HOOKS: dict[str, tuple[Callable[[str, str], object], Callable[[str], object]]] = {
+def _accessor_facts_long_way(path: str, text: str) -> set[str]:
+    """The ``accessor:`` facts with each function's nodes walked on their own."""
+    tree = module_ast(text)
+    if tree is None:
+        return set()
+    imports, module = accessors._tf_imports(tree), ".".join(module_parts(path))
+    facts = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            target = accessors._returned_module(node, list(own_nodes(node)), imports)
+            if target is not None and (target == UNRESOLVED_ACCESSOR or not accessors._required(node.args)):
+                facts.add(f"{accessors.PREFIX}{module}.{node.name}={target}")
+    return facts
+
+
+HOOKS: dict[str, tuple[Callable[[str, str], object], Callable[[str, str], object]]] = {
+    "NPU007": (npu007.npu_codemod_analyze_file, _config_functions.all_config_function_facts),
     "NPU008": (npu008.npu_codemod_analyze_file, _npu008_long_way),
+    "NPU010": (npu010.npu_codemod_analyze_file, _session_functions.all_session_function_facts),
+    "NPU100": (npu100.npu_codemod_analyze_file, _accessor_facts_long_way),
 }
 
 
 def _same(name: str, text: str) -> bool:
     hook, long_way = HOOKS[name]
-    return set(hook("pkg/mod.py", text) or ()) == set(long_way(text) or ())
+    return set(hook("pkg/mod.py", text) or ()) == set(long_way("pkg/mod.py", text) or ())
 
 
 @pytest.mark.parametrize("name", sorted(HOOKS))
@@ -68,10 +100,41 @@ def test_every_source_of_the_suite_gets_the_facts_of_the_long_way(name: str) -> 
     assert [where for where, text in sources.items() if not _same(name, text)] == []
 
 
+def _imported_long_way(tree: ast.Module) -> frozenset[str]:
+    """``module_training._imported`` with an ``ast.walk`` of every node."""
+    return frozenset((alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+                     if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names)
+
+
+def test_the_names_imports_bind_are_those_of_a_walk_of_every_node() -> None:
+    trees = [tree for tree in map(module_ast, python_sources().values()) if tree is not None]
+    assert [tree for tree in trees if module_training._imported(tree) != _imported_long_way(tree)] == []
+    assert sum(bool(_imported_long_way(tree)) for tree in trees) > 400
+
+
 #: Lines of modules the first looks are about: internal modules' device calls (parenthesised,
 #: decorated, aliased, in f-strings), soft placement spelled in names, strings (escaped, split
-#: in two adjacent literals, non-ASCII names), and what makes a file unreadable to one parser.
+#: in two adjacent literals, non-ASCII names), functions that return configs and sessions
+#: (forwarded, made, named in other scripts), and what makes a file unreadable to one parser.
 _LINES = st.sampled_from([
+    "import tensorflow as tf\n",
+    "from utils import configs\n",
+    "from utils import helpers\n",
+    "def make_config():\n    return configs.build()\n",
+    "def ｃonfig_maker():\n    return helpers.build()\n",
+    "def build():\n    return helpers.get_session_config()\n",
+    "def npu():\n    c = build()\n    o = c.graph_options.rewrite_options.custom_optimizers.add()\n"
+    "    o.name = 'NpuOptimizer'\n    return c\n",
+    "def plain():\n    return npu()\n",
+    "s = tf.Session(config=plain())\n",
+    "s = tf.Session('', None, make())\n",
+    "def make():\n    return tf.Session()\n",
+    "def pair():\n    s = tf.InteractiveSession()\n    return s, 1\n",
+    "helpers.make_sess()\n",
+    "def tpu():\n    from tensorflow.contrib import tpu as contrib_tpu\n    return contrib_tpu\n",
+    "def pick(name):\n    return getattr(tf.contrib, name)\n",
+    "def lazy(x=1):\n    def inner():\n        return tf.nn\n    return tf.contrib.slim\n",
+    "helpers.make_ｓess()\n",
     "from tensorflow.python.framework import ops\n",
     "from tensorflow.python.framework.ops import device as on\n",
     "import tensorflow.python.framework.ops\n",
@@ -114,3 +177,22 @@ def test_a_soft_placement_spelled_only_by_escapes_or_adjacent_strings_is_read() 
         tree = ast.parse(text)
         assert npu008.spells_unseen(tree, text)
         assert npu008.passed_soft_placement(tree, False) == {"make:0"}
+
+
+#: Files whose facts come from what a first look could miss: a name ``ast`` normalises out of
+#: other characters (NFKC), NPU lines with no ``config`` spelled, soft placement in escapes.
+EDGES = [
+    ("NPU007", "from utils import helpers\n\n\ndef ｃonfig_maker():\n    return helpers.build()\n"),
+    ("NPU007", "def npu():\n    c = build()\n    o = c.graph_options.rewrite_options.custom_optimizers.add()\n"
+               "    o.name = 'NpuOptimizer'\n    return c\n"),
+    ("NPU010", "from utils import helpers\n\nhelpers.make_ｓess()\n"),
+    ("NPU008", "make('\\x73oft')\n"),
+    ("NPU008", "from tensorflow.python.framework import ops\n\nwith ops.device('/cpu:0'):\n    x = 1\n"),
+]
+
+
+@pytest.mark.parametrize("name, text", EDGES)
+def test_facts_only_the_long_way_would_see_from_the_text_are_found(name: str, text: str) -> None:
+    hook, long_way = HOOKS[name]
+    assert long_way("pkg/mod.py", text)
+    assert _same(name, text)

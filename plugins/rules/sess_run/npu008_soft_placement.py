@@ -179,7 +179,14 @@ def _false(node: ast.AST) -> bool:
 
 
 def _soft(node: ast.AST) -> bool:
-    """Does the code of ``node`` spell ``soft`` or ``placement`` in a name or string?"""
+    """Does the code of ``node`` spell ``soft`` or ``placement`` in a name or string? (A
+    dotted name, a name or a constant is read without a walk: most arguments are one.)"""
+    while type(node) is ast.Attribute:
+        if _spells(node):
+            return True
+        node = node.value
+    if type(node) is ast.Name or type(node) is ast.Constant:
+        return _spells(node)
     return any(map(_spells, ast.walk(node)))
 
 
