@@ -23,7 +23,6 @@ a method is reached through an object no other file's analysis can follow.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 from typing import AbstractSet, Iterable, Iterator, Optional, Union
 
@@ -102,7 +101,7 @@ class _Returns:
 #: What every file with a fact spells (in any case): a session's name (``sess``: a config
 #: taken by a session), a name with ``config`` or ``sess`` (a function that forwards another's
 #: config), or the NPU lines' ``custom_optimizers``.
-_MAY_CONFIGURE = re.compile("config|sess|custom_optimizers", re.IGNORECASE)
+_MAY_CONFIGURE = ("config", "sess", "custom_optimizers")
 
 
 def config_function_facts(path: str, text: str) -> set[str]:
@@ -111,8 +110,10 @@ def config_function_facts(path: str, text: str) -> set[str]:
     takes its config from (each of ``SESSION_NAMES`` spells ``sess``), that forwards a function
     named like a config maker, or that returns a config with ``custom_optimizers`` lines, and
     the names of ASCII text are spelled in it as they are (``ast`` normalises others, NFKC)."""
-    if text.isascii() and _MAY_CONFIGURE.search(text) is None:
-        return set()
+    if text.isascii():
+        lower = text.lower()  # a case-blind regular expression costs ten times more
+        if not any(word in lower for word in _MAY_CONFIGURE):
+            return set()
     return all_config_function_facts(path, text)
 
 
