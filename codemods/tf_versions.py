@@ -466,16 +466,21 @@ def _keras_idiom(index: ModuleIndex, bound: dict[str, str]) -> Optional[Use]:
     for call in calls:
         func = call.func
         if not isinstance(func, ast.Attribute):
-            name = ast_dotted_name(func)
-            builds = builds or _is_model_call(name, bound)
+            builds = builds or _is_model_call(ast_dotted_name(func), bound)
             continue
-        receiver = ast_dotted_name(func.value) or ""
-        if func.attr == "run" and "strategy" in receiver.rpartition(".")[2].lower():
-            return Use(call.lineno, call.col_offset, f"{receiver}.run")
-        if func.attr in KERAS_TRAINING and training is None:
-            training = Use(call.lineno, call.col_offset, f"{receiver}.{func.attr}")
-        builds = builds or _is_model_call(ast_dotted_name(func), bound)
+        attr = func.attr  # the receiver's name is spelled out only for the methods asked about
+        if attr == "run" or (attr in KERAS_TRAINING and training is None):
+            receiver = ast_dotted_name(func.value) or ""
+            if attr == "run" and "strategy" in receiver.rpartition(".")[2].lower():
+                return Use(call.lineno, call.col_offset, f"{receiver}.run")
+            if attr in KERAS_TRAINING:
+                training = Use(call.lineno, call.col_offset, f"{receiver}.{attr}")
+        # a model maker's public name ends as it is called (``public_name`` keeps the last part)
+        builds = builds or (attr in _MODEL_LAST_NAMES and _is_model_call(ast_dotted_name(func), bound))
     return training if builds else None
+
+
+_MODEL_LAST_NAMES = frozenset(model.rpartition(".")[2] for model in KERAS_MODELS)
 
 
 def _is_model_call(name: Optional[str], bound: dict[str, str]) -> bool:

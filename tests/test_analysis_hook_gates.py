@@ -13,10 +13,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npu_codemod.codemods import accessors, module_training
+from npu_codemod.codemods import accessors, built_models, module_training, tf_versions
 from npu_codemod.codemods.engine import parse_module, unlink
 from npu_codemod.codemods.modules import module_ast, own_nodes
-from npu_codemod.codemods.names import UNRESOLVED_ACCESSOR, ImportNames, first_call, module_parts
+from npu_codemod.codemods.names import (
+    PUBLIC_NAMES,
+    UNRESOLVED_ACCESSOR,
+    ImportNames,
+    ast_dotted_name,
+    first_call,
+    module_parts,
+)
 from npu_codemod.plugins.rules.audit import npu100_api_support as npu100
 from npu_codemod.plugins.rules.sess_run import _config_functions, _session_functions
 from npu_codemod.plugins.rules.sess_run import npu007_session_config as npu007
@@ -196,3 +203,75 @@ def test_facts_only_the_long_way_would_see_from_the_text_are_found(name: str, te
     hook, long_way = HOOKS[name]
     assert long_way("pkg/mod.py", text)
     assert _same(name, text)
+
+
+def _returned_kind_long_way(function, index, kinds, imports, owner):  # type: ignore[no-untyped-def]
+    """``built_models._returned_kind`` reading every return before it answers."""
+    nodes = index.own_nodes(function)
+    found = set()
+    for node in [node for node in nodes if isinstance(node, ast.Return)]:
+        values = built_models._assigned(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]
+        found.update(built_models._made_kind(value, kinds, imports, owner) for value in values)
+    return found.pop() if len(found) == 1 and None not in found else None
+
+
+def _keras_idiom_long_way(index, bound):  # type: ignore[no-untyped-def]
+    """``tf_versions._keras_idiom`` spelling every call's receiver and callee."""
+    builds, training = False, None
+    for call in index.nodes(ast.Call):
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            builds = builds or tf_versions._is_model_call(ast_dotted_name(func), bound)
+            continue
+        receiver = ast_dotted_name(func.value) or ""
+        if func.attr == "run" and "strategy" in receiver.rpartition(".")[2].lower():
+            return tf_versions.Use(call.lineno, call.col_offset, f"{receiver}.run")
+        if func.attr in tf_versions.KERAS_TRAINING and training is None:
+            training = tf_versions.Use(call.lineno, call.col_offset, f"{receiver}.{func.attr}")
+        builds = builds or tf_versions._is_model_call(ast_dotted_name(func), bound)
+    return training if builds else None
+
+
+def _model_and_signal_answers(text: str, long_way: bool) -> tuple[object, ...]:
+    tree = module_ast(text)
+    if tree is None:
+        return ()
+    originals = built_models._returned_kind, tf_versions._keras_idiom
+    if long_way:
+        built_models._returned_kind, tf_versions._keras_idiom = _returned_kind_long_way, _keras_idiom_long_way
+    try:
+        built_models.model_facts.cache_clear()
+        return built_models.model_facts("pkg/mod.py", text), tf_versions._signals(tree, "pkg/mod.py")
+    finally:
+        built_models._returned_kind, tf_versions._keras_idiom = originals
+        built_models.model_facts.cache_clear()
+
+
+_KERAS_LINES = st.sampled_from([
+    "import tensorflow as tf\n", "from tensorflow import keras\n", "from tensorflow.keras.models import Model\n",
+    "from nets import Net\n", "import keras\n",
+    "m = tf.keras.Sequential()\n", "m = keras.Model(i, o)\n", "m = Model(i, o)\n", "m = keras.models.load_model(p)\n",
+    "m.compile(opt)\n", "m.fit(x)\n", "m.train_on_batch(x)\n", "strategy.run(step)\n", "self.strategy.run(f)\n",
+    "def build():\n    return tf.keras.Sequential()\n", "def make():\n    m = Net()\n    return m\n",
+    "def both(a):\n    if a:\n        return Model(i, o)\n    return tf.keras.Sequential()\n",
+    "def none():\n    return\n", "def other():\n    x = 1\n    return x\n",
+    "class Net(tf.keras.Model):\n    def get(self):\n        return Net()\n",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_KERAS_LINES, max_size=8).map("".join))
+def test_generated_keras_modules_get_the_model_facts_and_signals_of_the_long_way(text: str) -> None:
+    assert _model_and_signal_answers(text, False) == _model_and_signal_answers(text, True)
+
+
+def test_every_source_gets_the_model_facts_and_signals_of_the_long_way() -> None:
+    differ = [where for where, text in python_sources().items()
+              if _model_and_signal_answers(text, False) != _model_and_signal_answers(text, True)]
+    assert differ == []
+
+
+def test_a_public_name_ends_as_the_internal_name_it_stands_for() -> None:
+    """``_keras_idiom`` reads a call whose last name is no model maker's as no model maker."""
+    makers = tuple("." + name for name in tf_versions._MODEL_LAST_NAMES)
+    assert not [value for value in PUBLIC_NAMES.values() if value.endswith(makers)]
