@@ -345,11 +345,10 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
-            raw = bound[head] + spelled[len(head):end]
-            full = public_name(raw)
-            signal, use = _signal(full), Use(node.lineno, node.col_offset, spelled[:end])
-            if signal == "t1" and raw.startswith(INTERNAL):
-                signal = None  # TF 2.x keeps TF 1.x's ``tensorflow.python`` modules
+            full, signal = _raw_signal(bound[head] + spelled[len(head):end])
+            if signal is None:
+                continue  # most names: no record made
+            use = Use(node.lineno, node.col_offset, spelled[:end])
             if signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
                 weak = weak if weak and _before(weak, use) else use
             elif signal and (signal not in found or _before(use, found[signal])):
@@ -421,6 +420,17 @@ def _before(use: Use, other: Use) -> bool:
 
 def _root(dotted: str) -> str:
     return dotted.partition(".")[0]
+
+
+@lru_cache(maxsize=16384)
+def _raw_signal(raw: str) -> tuple[str, Optional[str]]:
+    """The public name of the full name ``raw`` (as the file binds it) and its signal (the same
+    names recur in every file)."""
+    full = public_name(raw)
+    signal = _signal(full)
+    if signal == "t1" and raw.startswith(INTERNAL):
+        signal = None  # TF 2.x keeps TF 1.x's ``tensorflow.python`` modules
+    return full, signal
 
 
 @lru_cache(maxsize=8192)
