@@ -30,7 +30,7 @@ import ast
 from functools import lru_cache
 from typing import FrozenSet, Iterable, Optional
 
-from .modules import imported_names, module_ast, module_index, nearest_name, own_nodes
+from .modules import imported_names, module_ast, module_index, nearest_name
 from .names import (
     ESTIMATOR_PACKAGE,
     STAR,
@@ -56,10 +56,11 @@ def accessor_facts(path: str, text: str) -> set[str]:
         return set()
     module = ".".join(module_parts(path))
     imports = _tf_imports(tree)
+    index = module_index(tree)
     facts = set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
-            target = _returned_module(node, imports)
+            target = _returned_module(node, index.own_nodes(node), imports)
             # one that must be given an argument is an accessor only when it looks the module
             # up (the argument picks it): its accesses are then reported, never resolved
             if target is not None and (target == UNRESOLVED or not _required(node.args)):
@@ -89,12 +90,13 @@ def _required(arguments: ast.arguments) -> bool:
         or any(default is None for default in arguments.kw_defaults)
 
 
-def _returned_module(function: ast.FunctionDef, imports: dict[str, str]) -> Optional[str]:
-    """The TensorFlow name every TensorFlow-returning ``return`` of ``function`` gives,
-    :data:`UNRESOLVED`, or None when it returns nothing of TensorFlow."""
+def _returned_module(function: ast.FunctionDef, nodes: list[ast.AST], imports: dict[str, str]) -> Optional[str]:
+    """The TensorFlow name every TensorFlow-returning ``return`` of ``function`` (its own
+    nodes ``nodes``, as the shared index keeps them) gives, :data:`UNRESOLVED`, or None when it
+    returns nothing of TensorFlow."""
     targets, built = set(), False
-    for node in own_nodes(function):
-        if isinstance(node, ast.Return) and node.value is not None:
+    for node in nodes:
+        if type(node) is ast.Return and node.value is not None:
             name = _tf_name(node.value, imports)
             if name is not None:
                 targets.add(name)

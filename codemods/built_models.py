@@ -141,7 +141,9 @@ def _returned_kind(function: _Function, index: ModuleIndex, kinds: dict[str, str
     for node in returns:
         values = _assigned(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]
         found.update(_made_kind(value, kinds, imports, owner) for value in values)
-    return found.pop() if len(found) == 1 and None not in found else None
+        if None in found or len(found) > 1:
+            return None  # the answer whatever the other returns give
+    return found.pop() if len(found) == 1 else None
 
 
 def _assigned(name: str, nodes: list[ast.AST]) -> list[Optional[ast.expr]]:

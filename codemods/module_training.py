@@ -18,10 +18,10 @@ A training method called on an imported name is another library's (``re.compile`
 from __future__ import annotations
 
 import ast
-import re
 from typing import Iterable, Iterator, Union
 
-from .modules import child_fields
+from .modules import child_fields, statements
+from .text_search import AnyOf
 
 #: Methods that train a model or apply an optimizer step, called on a value of the file.
 TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch", "compile",
@@ -35,12 +35,13 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 #: Every call that trains ends in one of these names called (:class:`_Reader`): a text without
 #: one has no module-level training, whatever it calls.
-_MAY_TRAIN = re.compile(r"\b(?:" + "|".join(sorted(TRAINING_METHODS | TRAINING_CALLABLES)) + r")\s*\(")
+#: (``\b(?:fit|compile|...)\s*\(``, one name at a time: see ``text_search``.)
+_MAY_TRAIN = AnyOf(*(rf"\b{name}\s*\(" for name in sorted(TRAINING_METHODS | TRAINING_CALLABLES)))
 
 
 def may_train_when_run(text: str) -> bool:
     """A cheap first look for :func:`trains_when_run`: False when the module cannot train."""
-    return _MAY_TRAIN.search(text) is not None
+    return _MAY_TRAIN.found(text)
 
 
 def trains_when_run(tree: ast.Module) -> bool:
@@ -128,7 +129,7 @@ def _module_definitions(tree: ast.Module) -> Iterator[Union[_Function, ast.Class
 def _imported(tree: ast.Module) -> frozenset[str]:
     """The names the module's imports bind."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in statements(tree):  # imports are statements: no need to walk expressions
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
     return frozenset(names)

@@ -78,6 +78,7 @@ class ModuleIndex:
         repository's analysis: kept flat)."""
         stack: list[tuple[ast.AST, Optional[ast.AST]]] = [(tree, None)]
         pop, push, by_type, own = stack.pop, stack.append, self._by_type, self._own
+        fields_of = _NODE_FIELDS.get
         while stack:
             node, owner = pop()
             kind = type(node)
@@ -87,13 +88,18 @@ class ModuleIndex:
             bucket.append(node)
             if owner is not None:
                 own[owner].append(node)
+            fields = fields_of(kind)
+            if fields is None:
+                fields = node_fields(kind)
+            if not fields:
+                continue  # a name, a constant: nothing below
             body_owner = inner = None
             if kind in _FUNCTIONS:
                 own[node] = []
                 body_owner = node
             elif kind not in _SCOPE_TYPES:
                 inner = owner
-            for name in child_fields(kind):
+            for name in fields:
                 value = getattr(node, name, None)
                 if type(value) is list:
                     items_owner = body_owner if name == "body" and body_owner else inner
@@ -186,6 +192,31 @@ def child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
 
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_ignores"})
+
+
+def node_fields(kind: type[ast.AST]) -> tuple[str, ...]:
+    """:func:`child_fields` less the fields that ``ast``'s grammar (ASDL) types as identifiers,
+    numbers, strings or constants, which never hold a node (a name's ``id``, a constant's
+    ``value``, an attribute's ``attr``...): what :class:`ModuleIndex` walks to (names and
+    constants, a third of a module's nodes, have none)."""
+    fields = _NODE_FIELDS.get(kind)
+    if fields is None:
+        scalars = _SCALAR_FIELDS.get(kind.__name__, ())
+        fields = _NODE_FIELDS[kind] = tuple(name for name in child_fields(kind) if name not in scalars)
+    return fields
+
+
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+_SCALAR_FIELDS: dict[str, tuple[str, ...]] = {
+    "Name": ("id",), "Constant": ("value", "kind"), "Attribute": ("attr",),
+    "arg": ("arg", "type_comment"), "keyword": ("arg",), "alias": ("name", "asname"),
+    "ImportFrom": ("module", "level"), "Global": ("names",), "Nonlocal": ("names",),
+    "FunctionDef": ("name", "type_comment"), "AsyncFunctionDef": ("name", "type_comment"),
+    "ClassDef": ("name",), "ExceptHandler": ("name",), "comprehension": ("is_async",),
+    "FormattedValue": ("conversion",), "AnnAssign": ("simple",), "Assign": ("type_comment",),
+    "For": ("type_comment",), "AsyncFor": ("type_comment",), "With": ("type_comment",),
+    "AsyncWith": ("type_comment",),
+}
 
 
 def imported_names(tree: ast.Module, path: str) -> dict[str, str]:

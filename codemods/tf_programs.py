@@ -37,6 +37,7 @@ from .findings import Finding
 from .module_training import may_train_when_run, trains_when_run
 from .modules import import_statements, imported_names, module_ast
 from .program_graph import Graph, Node, Program, closure
+from .text_search import AnyOf
 from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
 
 if sys.version_info >= (3, 11):
@@ -53,8 +54,9 @@ DONE_FACT = "tf2-programs:done"
 #: code (:func:`tf1_neutral_files`): it gets the TF 1.x rules (the others, the TF 2.x treatment).
 NEUTRAL_TF1_FACT = "tf-neutral-tf1:"
 #: Text that only training code spells (NPU061's "trains").
-TRAINING = re.compile(r"\bGradientTape\b|\.apply_gradients\(|\.minimize\(|\.fit\(|\.compile\(|"
-                      r"@\s*(?:tf\.)?function\b|\btf\.function\(")
+TRAINING_TEXT = AnyOf(r"\bGradientTape\b", r"\.apply_gradients\(", r"\.minimize\(", r"\.fit\(", r"\.compile\(",
+                      r"@\s*(?:tf\.)?function\b", r"\btf\.function\(")
+TRAINING = TRAINING_TEXT.pattern
 MAIN = re.compile(r"""^if\s+(?:__name__\s*==\s*(['"])__main__\1|(['"])__main__\2\s*==\s*__name__)\s*:""",
                   re.MULTILINE)
 
@@ -106,7 +108,7 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     """The :data:`GRAPH_FACT` of one Python file (``signals``: its TF signals, None for a file
     that imports no TensorFlow), or None for a file that imports nothing and has no ``__main__``
     block (no edge of the graph starts there)."""
-    main = MAIN.search(text) is not None
+    main = "__main__" in text and MAIN.search(text) is not None  # the test: a substring's cost
     if signals is None and not main and not _IMPORTS.search(text):
         return None
     tree = module_ast(text) if signals is not None else import_statements(text)  # TF files: parsed anyway
@@ -116,7 +118,7 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     if signals is None and any(target.split(".")[0] in OTHER_FRAMEWORKS for target in targets):
         flags += "o"
     if signals is not None:
-        flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if TRAINING.search(text) else "") \
+        flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if TRAINING_TEXT.found(text) else "") \
             + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e or signals.adapter else "")
         if not main and tree is not None and not is_test_file(path) and may_train_when_run(text) \
                 and trains_when_run(tree):

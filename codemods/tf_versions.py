@@ -357,11 +357,10 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
-            raw = bound[head] + spelled[len(head):end]
-            full = public_name(raw)
-            signal, use = _signal(full), Use(node.lineno, node.col_offset, spelled[:end])
-            if signal == "t1" and raw.startswith(INTERNAL):
-                signal = None  # TF 2.x keeps TF 1.x's ``tensorflow.python`` modules
+            full, signal = _raw_signal(bound[head] + spelled[len(head):end])
+            if signal is None:
+                continue  # most names: no record made
+            use = Use(node.lineno, node.col_offset, spelled[:end])
             if signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
                 weak = weak if weak and _before(weak, use) else use
             elif signal and (signal not in found or _before(use, found[signal])):
@@ -435,6 +434,17 @@ def _root(dotted: str) -> str:
     return dotted.partition(".")[0]
 
 
+@lru_cache(maxsize=16384)
+def _raw_signal(raw: str) -> tuple[str, Optional[str]]:
+    """The public name of the full name ``raw`` (as the file binds it) and its signal (the same
+    names recur in every file)."""
+    full = public_name(raw)
+    signal = _signal(full)
+    if signal == "t1" and raw.startswith(INTERNAL):
+        signal = None  # TF 2.x keeps TF 1.x's ``tensorflow.python`` modules
+    return full, signal
+
+
 @lru_cache(maxsize=8192)
 def _signal(full: str) -> Optional[str]:
     """The signal (``c1``...) a use of the full name ``full`` is (``adapter``: the TF 2.x
@@ -478,16 +488,21 @@ def _keras_idiom(index: ModuleIndex, bound: dict[str, str]) -> Optional[Use]:
     for call in calls:
         func = call.func
         if not isinstance(func, ast.Attribute):
-            name = ast_dotted_name(func)
-            builds = builds or _is_model_call(name, bound)
+            builds = builds or _is_model_call(ast_dotted_name(func), bound)
             continue
-        receiver = ast_dotted_name(func.value) or ""
-        if func.attr == "run" and "strategy" in receiver.rpartition(".")[2].lower():
-            return Use(call.lineno, call.col_offset, f"{receiver}.run")
-        if func.attr in KERAS_TRAINING and training is None:
-            training = Use(call.lineno, call.col_offset, f"{receiver}.{func.attr}")
-        builds = builds or _is_model_call(ast_dotted_name(func), bound)
+        attr = func.attr  # the receiver's name is spelled out only for the methods asked about
+        if attr == "run" or (attr in KERAS_TRAINING and training is None):
+            receiver = ast_dotted_name(func.value) or ""
+            if attr == "run" and "strategy" in receiver.rpartition(".")[2].lower():
+                return Use(call.lineno, call.col_offset, f"{receiver}.run")
+            if attr in KERAS_TRAINING:
+                training = Use(call.lineno, call.col_offset, f"{receiver}.{attr}")
+        # a model maker's public name ends as it is called (``public_name`` keeps the last part)
+        builds = builds or (attr in _MODEL_LAST_NAMES and _is_model_call(ast_dotted_name(func), bound))
     return training if builds else None
+
+
+_MODEL_LAST_NAMES = frozenset(model.rpartition(".")[2] for model in KERAS_MODELS)
 
 
 def _is_model_call(name: Optional[str], bound: dict[str, str]) -> bool:

@@ -13,7 +13,9 @@ from npu_codemod.api._toolkit import (
     module_index,
     own_nodes,
 )
-from npu_codemod.codemods.modules import statements
+from npu_codemod.codemods.modules import child_fields, statements
+
+from support.sources import python_sources
 
 TRAINER = textwrap.dedent('''\
     """Trains the classifier on the NPU."""
@@ -145,3 +147,42 @@ def _reference_own_nodes(function: ast.AST):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             stack.extend(reversed([child for child in ast.iter_child_nodes(node)
                                    if not isinstance(child, skipped)]))
+
+
+def _reference_index(tree: ast.AST):
+    """Nodes by type and functions' own nodes by the walk the index made before it skipped the
+    fields that hold no node (every field ``child_fields`` gives, each value tested)."""
+    by_type: dict = {}
+    own: dict = {}
+    stack = [(tree, None)]
+    while stack:
+        node, owner = stack.pop()
+        by_type.setdefault(type(node), []).append(node)
+        if owner is not None:
+            own[owner].append(node)
+        body_owner = inner = None
+        if isinstance(node, FUNCTIONS):
+            own[node] = []
+            body_owner = node
+        elif not isinstance(node, (ast.ClassDef, ast.Lambda)):
+            inner = owner
+        for name in child_fields(type(node)):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                items_owner = body_owner if name == "body" and body_owner else inner
+                stack.extend((item, items_owner) for item in reversed(value) if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append((value, inner))
+    return by_type, own
+
+
+def test_the_index_of_every_source_of_the_suite_is_that_of_a_walk_of_every_field() -> None:
+    trees = [tree for tree in map(module_ast, python_sources().values()) if tree is not None]
+    assert len(trees) > 450
+    for tree in trees:
+        index = ModuleIndex(tree)
+        by_type, own = _reference_index(tree)
+        assert {kind: _ids(nodes) for kind, nodes in index._by_type.items()} == \
+            {kind: _ids(nodes) for kind, nodes in by_type.items()}
+        assert {id(function): _ids(nodes) for function, nodes in index._own.items()} == \
+            {id(function): _ids(nodes) for function, nodes in own.items()}

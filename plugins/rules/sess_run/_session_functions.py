@@ -36,7 +36,17 @@ Position = Union[None, int, bool]  # None: the session itself; int: a tuple item
 
 
 def session_function_facts(path: str, text: str) -> set[str]:
-    """The ``npu010-`` facts of one file (see the module docstring)."""
+    """The ``npu010-`` facts of one file (see the module docstring). An ASCII text that spells
+    no ``sess`` (in any case) has none: each fact names a session constructor (all spell
+    ``Session``) or a function named with ``sess``, and the names of ASCII text are spelled in
+    it as they are (``ast`` normalises others, NFKC)."""
+    if text.isascii() and "sess" not in text.lower():
+        return set()
+    return all_session_function_facts(path, text)
+
+
+def all_session_function_facts(path: str, text: str) -> set[str]:
+    """:func:`session_function_facts` without its first look at the text."""
     tree = parse(text)
     if tree is None:
         return set()

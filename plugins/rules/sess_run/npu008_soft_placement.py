@@ -34,6 +34,9 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     TF1,
     TF2_COMPAT,
+    AnyOf,
+    ast_import_names,
+    ast_references,
     enclosing_scope,
     fact_names,
     first_call,
@@ -59,7 +62,7 @@ COMPAT_DEVICE = ("remove tf.device(...) for the NPU: the TF 2.x compat.v1 guide 
                  "placement (the adapter places ops itself)")
 _ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?", re.M)
 #: Where internal modules (``tensorflow.python.framework.ops.device``) come from.
-_INTERNAL = re.compile(r"\btensorflow\.python\b")
+_INTERNAL = AnyOf(r"\btensorflow\.python\b")
 DEVICE = frozenset({"tensorflow.device"})
 #: ``from tensorflow import device as d`` (also ``compat.v1``, several names, parentheses).
 _FROM = re.compile(r"^[ \t]*from[ \t]+tensorflow(?:\.compat\.v1)?[ \t]+import[ \t]+(\([^)]*\)|[^#\n]*)", re.M)
@@ -83,15 +86,35 @@ def uses_tf_device(text: str) -> bool:
 
 def _device_through_internal_modules(text: str) -> bool:
     """``ops.device(...)`` after ``from tensorflow.python.framework import ops``: such names
-    resolve only through ``ImportNames``, so the few files that spell them are parsed."""
-    if not _INTERNAL.search(text) or "device" not in text:
+    resolve only through ``ImportNames``. Read from the file's ``ast`` (the analyses' shared
+    tree), whose references are those of the fissix tree (``ast_references``); fissix decides
+    where ``ast`` cannot read the file, and whether it can read one where ``ast`` finds a call
+    (a file fissix cannot parse has no call: the engine reports it)."""
+    if not _INTERNAL.found(text) or "device" not in text:
         return False
+    names = ast_import_names(text)
+    sites = ast_references(text, [names]) if names is not None else None
+    if sites is None:
+        return _device_call_in_tree(text)
+    return any(site.called and site.name in DEVICE for site in sites) and parses(text)
+
+
+def _device_call_in_tree(text: str) -> bool:
+    """The fissix tree's answer: a call of a name of :data:`DEVICE` anywhere in ``text``."""
     tree = parse_module(text)
     if tree is None:
         return False
     found = first_call(tree, ImportNames(tree), DEVICE) is not None
     unlink(tree)
     return found
+
+
+def parses(text: str) -> bool:
+    """Can fissix parse ``text``?"""
+    tree = parse_module(text)
+    if tree is not None:
+        unlink(tree)
+    return tree is not None
 
 
 def _device_names(text: str) -> set[str]:
@@ -104,12 +127,14 @@ def _device_names(text: str) -> set[str]:
     return names
 
 
-def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False) -> set[str]:
+def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False, spelled: bool = True) -> set[str]:
     """``<function>:<parameter or position>`` for each argument of a call that may hand a
     function something else than ``True`` for a soft-placement flag: a keyword named like one
     (``soft`` in it), a positional ``False`` or one whose code mentions soft placement, and
     ``**kwargs`` (``<function>:**``) when the file ``mentioned`` it. ``precise``: every
-    argument that is not literally ``True`` (for the calls of the file being rewritten)."""
+    argument that is not literally ``True`` (for the calls of the file being rewritten).
+    ``spelled``: False when no node of ``tree`` spells soft placement (:func:`spells_unseen`),
+    so that no argument's code is read for it."""
     found = set()
     for call in module_index(tree).nodes(ast.Call):
         name = _callee(call)
@@ -124,7 +149,7 @@ def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False)
             if isinstance(argument, ast.Starred):
                 found.add(f"{name}:*")
                 break
-            if not _true(argument) and (precise or _false(argument) or _soft(argument)):
+            if not _true(argument) and (precise or _false(argument) or (spelled and _soft(argument))):
                 found.add(f"{name}:{index}")
     return found
 
@@ -132,6 +157,17 @@ def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False)
 def _callee(call: ast.Call) -> Optional[str]:
     function = call.func
     return function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+
+
+def spells_unseen(tree: ast.AST, text: str) -> bool:
+    """May a node of ``tree`` (the ``ast`` of ``text``) spell ``soft`` or ``placement`` (as
+    :func:`_soft` reads a node) where ``text`` does not, in any case? A name of an ASCII text
+    is spelled in it as it is; a string's value is not (escapes, ``"so" "ft"``: each string is
+    read) nor is a name of other text (``ast`` normalises it, NFKC)."""
+    if not text.isascii():
+        return True
+    constants: list[ast.Constant] = module_index(tree).nodes(ast.Constant)
+    return any(_spells(constant) for constant in constants)
 
 
 def _true(node: ast.AST) -> bool:
@@ -143,7 +179,14 @@ def _false(node: ast.AST) -> bool:
 
 
 def _soft(node: ast.AST) -> bool:
-    """Does the code of ``node`` spell ``soft`` or ``placement`` in a name or string?"""
+    """Does the code of ``node`` spell ``soft`` or ``placement`` in a name or string? (A
+    dotted name, a name or a constant is read without a walk: most arguments are one.)"""
+    while type(node) is ast.Attribute:
+        if _spells(node):
+            return True
+        node = node.value
+    if type(node) is ast.Name or type(node) is ast.Constant:
+        return _spells(node)
     return any(map(_spells, ast.walk(node)))
 
 
@@ -172,7 +215,8 @@ _WORD_FIELDS: dict[type, tuple[str, ...]] = {}
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
     tree = parse(text)
     mentioned = re.search("soft|placement", text, re.I) is not None
-    facts = {PASSED + item for item in passed_soft_placement(tree, mentioned)} if tree else set()
+    facts = {PASSED + item for item in passed_soft_placement(tree, mentioned, spelled=mentioned or spells_unseen(tree, text))} \
+        if tree else set()
     if uses_tf_device(text):
         facts.add(FACT)
     return facts or None

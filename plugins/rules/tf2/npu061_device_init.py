@@ -38,7 +38,7 @@ from npu_codemod.api._toolkit import (
     NON_TF,
     TF2,
     TF_NEUTRAL,
-    TRAINING,
+    TRAINING_TEXT,
     block_statements,
     compound_body,
     device_binding,
@@ -203,7 +203,7 @@ def _first(tree: Node, statement: Base) -> bool:
 
 def _trains(ctx: FileContext) -> bool:
     """Does the file train, or import a repository module that trains (the analysis' facts)?"""
-    if TRAINING.search(ctx.original):
+    if TRAINING_TEXT.found(ctx.original):
         return True
     known = {fact[len(TRAINING_FACT):] for fact in ctx.facts if fact.startswith(TRAINING_FACT)}
     if not known:
@@ -250,7 +250,7 @@ def _check_options(ctx: FileContext, opened_at: int) -> None:
 
 def training_module(path: str, text: str) -> Optional[str]:
     """The fact naming the module at ``path`` when its ``text`` trains, else None."""
-    if not TRAINING.search(text):
+    if not TRAINING_TEXT.found(text):
         return None
     return TRAINING_FACT + ".".join(module_parts(str(PurePosixPath(path))))
 

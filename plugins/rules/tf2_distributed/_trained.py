@@ -21,6 +21,7 @@ from typing import AbstractSet, Optional
 
 from npu_codemod.api import Base, symbols, tokens
 from npu_codemod.api._toolkit import (
+    AnyOf,
     ast_dotted_name,
     module_ast,
     module_index,
@@ -38,7 +39,9 @@ _VARIABLES = r"\s*\.\s*trainable_(?:variables|weights)\b"
 _TAKES_VARIABLES = r"\b(?:gradient|apply_gradients|minimize|zip)\s*\((?:[^()]|\([^()]*\))*?"
 #: Or kept for them: ``variables = conv_net.trainable_variables + fc_net.trainable_variables``.
 _ASSIGNED = r"(?m)^[^#\n]*?[^=!<>]=(?!=)[^\n]*?"
-_MAY_TRAIN = re.compile(_TRAINING + "|" + _VARIABLES)
+#: ``re.compile(_TRAINING + "|" + _VARIABLES).search(text)``, asked fast: each branch's leading
+#: ``\s*`` can match nothing, so a text has a match exactly when it has one that starts at the dot.
+_MAY_TRAIN = AnyOf(_TRAINING[len(r"\s*"):], _VARIABLES[len(r"\s*"):])
 
 
 #: A name followed by a training call or its variables: every name :func:`trains` may say yes
@@ -67,7 +70,7 @@ def maker_facts(path: str, text: str) -> frozenset[str]:
     """A :data:`TRAINED_MAKER` fact for each function whose result the file at ``path`` assigns
     to a name it trains (``model = build_model(10)``: ``trained-model-maker:train.build_model``
     for the file's own function, ``models.net.build`` for ``from models.net import build``)."""
-    tree = module_ast(text) if _MAY_TRAIN.search(text) else None
+    tree = module_ast(text) if _MAY_TRAIN.found(text) else None
     if tree is None:
         return frozenset()
     module = ".".join(module_parts(path))

@@ -19,6 +19,7 @@ from npu_codemod.api import Base, FileContext
 from npu_codemod.codemods.accessors import accessor_facts, unresolved_accesses
 from npu_codemod.codemods.api_sites import ApiStatus
 from npu_codemod.codemods.api_sites import advice as api_advice
+from npu_codemod.codemods.ast_names import ast_import_names
 from npu_codemod.codemods.ast_references import ast_references, site_references
 from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.built_models import (
@@ -120,11 +121,12 @@ from npu_codemod.codemods.scopes import (
     uses,
 )
 from npu_codemod.codemods.support_list import list_name, support_list, support_list_tf2
+from npu_codemod.codemods.text_search import AnyOf
 from npu_codemod.codemods.tf2_dataset_facts import dataset_function_facts, dataset_use_facts
 from npu_codemod.codemods.tf2_dataset_sources import LIBRARY_BATCHERS
 from npu_codemod.codemods.tf2_dataset_uses import DatasetUses
 from npu_codemod.codemods.tf2_datasets import file_datasets
-from npu_codemod.codemods.tf_programs import TRAINING
+from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL
 from npu_codemod.codemods.walk import (
     node_pre_order,
@@ -182,12 +184,14 @@ def dataset_facts(path: str, text: str) -> set[str]:
 __all__ = [
     "accessor_facts",
     "add_argument",
+    "AnyOf",
     "api_advice",
     "ApiStatus",
     "assigned_values",
     "assignment",
     "ast_dotted_name",
     "ast_import_bindings",
+    "ast_import_names",
     "ast_references",
     "ast_statements",
     "attribute_name",
@@ -293,6 +297,7 @@ __all__ = [
     "TPU_ESTIMATORS",
     "trains_when_run",
     "TRAINING",
+    "TRAINING_TEXT",
     "tree_text",
     "unlink",
     "unparenthesised",
