@@ -612,8 +612,9 @@ def collector_paused() -> Iterator[None]:
     The file's tree (hundreds of thousands of objects) is alive throughout, so each
     collection meanwhile only re-scans it: a fifth of the parse time. Once the file is done
     its tree is garbage, and goes at the first collection after. The repository analysis
-    pauses it per file too (``LoadedRules.files_facts``): a file's ``ast`` has no cycles and is
-    freed as soon as it is dropped, but young collections would scan it meanwhile.
+    pauses it over all its files (``LoadedRules.files_facts``, a young collection every 64
+    files): a file's ``ast`` has no cycles and is freed as soon as it is dropped, but young
+    collections would scan the cached trees meanwhile.
     """
     enabled = gc.isenabled()
     gc.disable()
