@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Iterator, Optional, Sequence, Union
 
+from .ast_names import names_read_alike
 from .modules import child_fields, module_ast
 from .names import ACCESSOR_CALL, ImportNames
 from .qualified import ReferenceSite, references_under
@@ -68,11 +69,12 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
     in source order, as ``[reference.site for reference in references_under(tree,
     resolvers)]`` gives them on the fissix tree of the same text; None when ``ast`` cannot
     read the file as fissix does (not Python 3, a lone carriage return, thousands of terms
-    in one expression): then ask the tree.
+    in one expression, a name ``ast`` spells otherwise: :func:`~.ast_names.names_read_alike`):
+    then ask the tree.
 
     Names in f-strings are not references (as with fissix: :func:`fstring_references`)."""
     module = module_ast(text)
-    if module is None or _LONE_CR.search(text):
+    if module is None or _LONE_CR.search(text) or not names_read_alike(text):
         return None
     return parsed_references(text, module, resolvers)
 

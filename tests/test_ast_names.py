@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from npu_codemod.codemods.ast_names import ast_import_names, names_read_alike
+from npu_codemod.codemods.ast_references import ast_references
 from npu_codemod.codemods.engine import FULL, SELECTIVE, Engine, parse_module
 from npu_codemod.codemods.names import ImportNames
 from npu_codemod.codemods.units import module_layout
@@ -123,6 +124,7 @@ def test_names_spelled_otherwise_by_ast_are_seen(text: str, alike: bool) -> None
     assert names_read_alike(text) is alike
     if not alike:
         assert ast_import_names(text) is None and module_layout(text) is None
+        assert ast_references(text, []) is None  # the tree answers, as for Python 2
 
 
 @pytest.mark.parametrize("text", [
