@@ -239,15 +239,21 @@ def test_a_dropped_line_diverges_on_the_gradient_norm_of_the_second_phase(verifi
     assert record["reason"].startswith("step 4 (result (Keras fit) 4): gradient norm = ")
 
 
+def launched(folder: Path, name: str, script: str, steps: int) -> tuple[int, dict]:
+    """``script`` written to ``folder/name`` and run under verify's launcher in TF 2.x mode with a
+    limit of ``steps``: its exit code and the run record it prints."""
+    (folder / name).write_text(script)
+    done = subprocess.run([sys.executable, "-m", "npu_codemod.orchestrator.verify.launch", "--steps", str(steps),
+                           "--tensorflow", "2", "--", "python", name],
+                          cwd=folder, capture_output=True, text=True, timeout=VERIFY_TIMEOUT)
+    return done.returncode, json.loads(done.stdout)
+
+
 def test_a_fit_that_starts_after_the_step_limit_stops_the_run(tmp_path: Path) -> None:
     """With 3 steps, pretraining takes them all: fine-tuning's ``fit`` would train past the
     limit, so the launcher ends the process there, with the variables after step 3."""
-    (tmp_path / "phases.py").write_text(PHASES)
-    done = subprocess.run([sys.executable, "-m", "npu_codemod.orchestrator.verify.launch", "--steps", "3",
-                           "--tensorflow", "2", "--", "python", "phases.py"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=VERIFY_TIMEOUT)
-    run = json.loads(done.stdout)
-    assert (done.returncode, run["stopped"], run["training_steps"]) == (0, True, 3)
+    returncode, run = launched(tmp_path, "phases.py", PHASES, steps=3)
+    assert (returncode, run["stopped"], run["training_steps"]) == (0, True, 3)
     assert [(call["step"], call["kind"], call["names"]) for call in run["calls"]] == [
         (step, "train", ["loss", "gradient norm"]) for step in (1, 2, 3)]
     assert [name for name, _ in run["printed"]] == ["loss"] * 3  # no fine-tuned loss
@@ -259,12 +265,8 @@ def test_a_fit_that_starts_after_the_step_limit_stops_the_run(tmp_path: Path) ->
 def test_fit_then_two_optimizers_number_their_steps_once_each_with_its_own_loss(tmp_path: Path) -> None:
     """Two fit batches, then two adversarial steps of two optimizers each: steps 3 to 6, each
     optimizer's step with the loss its gradients were taken of (as the script prints them)."""
-    (tmp_path / "adversarial.py").write_text(ADVERSARIAL)
-    done = subprocess.run([sys.executable, "-m", "npu_codemod.orchestrator.verify.launch", "--steps", "10",
-                           "--tensorflow", "2", "--", "python", "adversarial.py"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=VERIFY_TIMEOUT)
-    run = json.loads(done.stdout)
-    assert (done.returncode, run["stopped"], run["training_steps"]) == (0, False, 6)
+    returncode, run = launched(tmp_path, "adversarial.py", ADVERSARIAL, steps=10)
+    assert (returncode, run["stopped"], run["training_steps"]) == (0, False, 6)
     steps = [call for call in run["calls"] if call["step"]]
     assert [(call["step"], call["kind"], call["names"]) for call in steps] == [
         (1, "fit", ["loss", "gradient norm"]), (2, "fit", ["loss", "gradient norm"]),
