@@ -26,6 +26,7 @@ from .findings import Finding, Status
 from .names import TF, ImportNames
 from .qualified import Reference
 from .tf_versions import TF1, TF1_CODE
+from .units import Mark
 from .walk import position, tree_text
 
 T = TypeVar("T")
@@ -142,7 +143,7 @@ class Rule:
     # a node the rule may act on: ``((ast.Assert, "assert", test), ...)`` makes ``"assert"`` a
     # word of every unit with an ``assert`` statement ``test`` accepts (``test`` gets the
     # ``ast`` node; it must accept every node the rule's sites can be, or the rule misses one).
-    _ast_sites: ClassVar[tuple[tuple[type, str, Callable[[Any], bool]], ...]] = ()
+    _ast_sites: ClassVar[tuple[Mark, ...]] = ()
 
     def __init__(self, settings: Any = None) -> None:
         if settings is None and self.Settings is not None:

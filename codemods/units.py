@@ -43,6 +43,8 @@ SCOPES = (SITE, LINKED, MODULE)
 #: A word the layout gives each unit holding a node of a type that a test accepts (a rule's
 #: ``_ast_sites``): (node type, word, test).
 Mark = tuple[type, str, Callable[[Any], bool]]
+#: The marks of a layout by node type: (word, test) of each.
+_Marks = dict[type, list[tuple[str, Callable[[Any], bool]]]]
 
 _PLACEHOLDER = "__npu_codemod_unit_{}__"
 _PLACEHOLDER_NAME = re.compile(r"__npu_codemod_unit_(\d+)__\Z")
@@ -98,7 +100,7 @@ def module_layout(text: str, marks: Sequence[Mark] = ()) -> Optional[Layout]:
     module = module_ast(text)  # shared with the rules' own analyses of the file
     if module is None:
         return None
-    by_type: dict[type, list[tuple[str, Callable[[Any], bool]]]] = {}
+    by_type: _Marks = {}
     for kind, word, test in marks:
         by_type.setdefault(kind, []).append((word, test))
     scans = [_Scan(group, by_type) for group in _groups(module.body)]
@@ -140,7 +142,7 @@ class _Scan:
     it uses, its imports and alias assignments, and whether fissix could parse it."""
 
     def __init__(self, group: list[ast.stmt],
-                 marks: Optional[dict[type, list[tuple[str, Callable[[Any], bool]]]]] = None) -> None:
+                 marks: Optional[_Marks] = None) -> None:
         first = group[0]
         self.marks = marks or {}
         self.seen = _SEEN.union(self.marks) if marks else _SEEN
