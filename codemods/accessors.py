@@ -150,21 +150,25 @@ def repository_accessors(facts: FrozenSet[str]) -> dict[str, str]:
     return found
 
 
-def file_accessors(path: str, text: str, accessors: dict[str, str]) -> dict[str, str]:
+def file_accessors(path: str, text: str, accessors: dict[str, str],
+                   imported: Optional[dict[str, str]] = None) -> dict[str, str]:
     """How the file ``path`` (source ``text``) spells the repository's accessor functions ->
     what each returns: ``contrib.tpu`` after ``from lib.utils import contrib``, ``tpu`` after
-    ``from lib.utils.contrib import tpu`` or where the file defines it."""
+    ``from lib.utils.contrib import tpu`` or where the file defines it. ``imported``: the
+    file's :func:`~.modules.imported_names`, when known (else read from its ``ast``)."""
     if not accessors:
         return {}
-    tree = module_ast(text)
-    if tree is None:
-        return {}
+    if imported is None:
+        tree = module_ast(text)
+        if tree is None:
+            return {}
+        imported = imported_names(tree, path)
     parts = module_parts(path)
     module, package = ".".join(parts), parts[:-1]
     found = {name.rpartition(".")[2]: target for name, target in accessors.items()
              if name.rpartition(".")[0] == module}
     modules = {name.rpartition(".")[0] for name in accessors}
-    for local, bound in imported_names(tree, path).items():
+    for local, bound in imported.items():
         if bound.split(".")[0] in _ROOTS:
             continue
         function = nearest_name(bound, package, accessors.keys())

@@ -63,21 +63,48 @@ def ast_import_names(text: str, root: str = TF,
     module = module_ast(text)
     if module is None or not names_read_alike(text):
         return None
-    names = ImportNames(_NO_STATEMENTS, root=root, accessors=accessors)
+    return bound_names(binding_steps(text, module), root, accessors)
+
+
+#: What a module's statements may bind, in source order (:func:`binding_steps`): the
+#: ``(name, target)`` pairs of each import, or the ``(name, dotted value)`` of an assignment.
+BindingSteps = tuple["tuple[tuple[str, str], ...] | tuple[str, str]", ...]
+
+
+def binding_steps(text: str, module: ast.Module) -> BindingSteps:
+    """The imports and the assignments ``name = dotted.value`` of ``module`` (the ``ast`` of
+    ``text``) as :class:`ImportNames` reads them, for any root module: plain values that
+    :func:`bound_names` turns into the bindings of one (kept without the tree: ``ast_handover``)."""
+    steps: list["tuple[tuple[str, str], ...] | tuple[str, str]"] = []
     lines: Optional[list[bytes]] = None
     for node in statements(module):  # in source order, as fissix's ``small_statements``
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names._bind_import(ast_import_bindings(node))
+            steps.append(tuple(ast_import_bindings(node)))
             continue
         if not isinstance(node, ast.Assign) or len(node.targets) != 1 \
                 or not isinstance(node.targets[0], ast.Name):
             continue
         spelled = _alias_value(node)
-        head = spelled.partition(".")[0].partition("(")[0] if spelled else ""
-        if spelled and (head in names.bindings or names.leads_to_accessor(head)):
+        if spelled:
             lines = lines if lines is not None else text.encode("utf-8").split(b"\n")
             if b"(" not in _gap(lines, node.targets[0], node.value):  # not ``x = (tf.nn)``
-                names._bind_alias(node.targets[0].id, spelled)
+                steps.append((node.targets[0].id, spelled))
+    return tuple(steps)
+
+
+def bound_names(steps: BindingSteps, root: str = TF,
+                accessors: Optional[dict[str, str]] = None) -> ImportNames:
+    """The :class:`ImportNames` of ``root`` that a module's :func:`binding_steps` give: each
+    import's bindings, and each assignment whose value starts with a bound name."""
+    names = ImportNames(_NO_STATEMENTS, root=root, accessors=accessors)
+    for step in steps:
+        if step and type(step[0]) is str:  # an assignment
+            name, spelled = step
+            head = spelled.partition(".")[0].partition("(")[0]
+            if head in names.bindings or names.leads_to_accessor(head):
+                names._bind_alias(name, spelled)
+        else:
+            names._bind_import(step)  # type: ignore[arg-type]
     return names
 
 

@@ -134,8 +134,11 @@ def reads_whole_tree(ctx: FileContext) -> bool:
 
 def original_reading(ctx: FileContext, *resolvers: ImportNames) -> Optional[AstReading]:
     """:func:`ast_reading` of the file as it was (``ctx.analysis(original_reading, *resolvers)``:
-    read once for its uses and for those of its rewrite)."""
-    return ast_reading(ctx.original, resolvers)
+    read once for its uses and for those of its rewrite); the repository analysis's, when it
+    read the file through the same bindings (``ast_handover``)."""
+    handover = ctx._handover
+    reading = handover.reading(resolvers) if handover is not None else None
+    return reading if reading is not None else ast_reading(ctx.original, resolvers)
 
 
 def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[ReferenceSite]:

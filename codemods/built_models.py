@@ -31,12 +31,12 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
+from .ast_handover import file_imported_names
 from .classes import class_facts, repository_classes
 from .estimators import ESTIMATORS
 from .modules import (
     KnownNames,
     ModuleIndex,
-    imported_names,
     module_ast,
     module_index,
 )
@@ -247,8 +247,7 @@ class BuiltModels:
     def imports(self) -> dict[str, str]:
         """Local name -> the dotted name the file imports it as (read only when a callee is
         not TensorFlow's: most models are ``tf.keras`` or Estimator calls)."""
-        tree = module_ast(self.ctx.original)
-        return imported_names(tree, self.ctx.path) if tree is not None else {}
+        return file_imported_names(self.ctx)  # the analysis's reading, or the file's ast
 
     def receiver_kind(self, parts: Sequence[pytree.Base]) -> Optional[str]:
         """``estimator``/``keras`` when the receiver spelled by power children ``parts`` (the

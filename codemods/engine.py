@@ -27,7 +27,9 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 from fissix.refactor import _get_headnode_dict
 
+from . import ast_handover
 from .api_sites import ApiSites, uncovered
+from .ast_handover import Handover
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import place_imports
@@ -194,6 +196,8 @@ class Engine:
                                                          for name in rule.calls + rule.uses))
                             for rule in self.rules}
         self._needs: dict[tuple[str, FrozenSet[str]], RuleNeed] = {}
+        #: Every rule's ``_ast_sites``: the marks a layout handed over (``ast_handover``) has.
+        self._marks = tuple(dict.fromkeys(mark for rule in self.rules for mark in rule._ast_sites))
         #: Files parsed ``whole`` and ``selective``ly, and the ``skipped_lines`` of the latter
         #: (for the bench and the tests: a selective mode that never skips is a bug).
         self.counts: Counter[str] = Counter()
@@ -213,6 +217,13 @@ class Engine:
         return any(module in data for module in self._module_bytes) \
             or bool(self._scripts and b"__main__" in data)
 
+    def hand_over(self, path: str, text: str) -> None:
+        """Keep what this engine will read from the ``ast`` of the file ``path`` (source
+        ``text``) that the repository analysis has just parsed (``ast_handover``): the engine
+        then parses it with ``ast`` no more. Nothing in the full mode (no layout is made)."""
+        if self.mode == SELECTIVE:
+            ast_handover.hand_over(path, text, self._marks)
+
     def process(
         self, data: bytes, path: str, repo: str = "", facts: FrozenSet[str] = frozenset()
     ) -> FileOutcome:
@@ -229,6 +240,7 @@ class Engine:
             error = _file_error(repo, path, exc.line, f"cannot read file: {exc}")
             return FileOutcome(path, (error,))
         text = source.text
+        handover = ast_handover.take(path, text)  # the analysis's reading, if it kept one
         too_large = size_problem(text)
         if too_large is not None:
             return FileOutcome(path, (_file_error(repo, path, 1, too_large),))
@@ -240,10 +252,10 @@ class Engine:
             active += [rule for rule in self._scripts if rule not in active]
         if not active:
             return FileOutcome(path)
-        return self._by_kind(source, path, repo, facts, active)
+        return self._by_kind(source, path, repo, facts, active, handover)
 
     def _by_kind(self, source: SourceText, path: str, repo: str, facts: FrozenSet[str],
-                 active: list[Rule]) -> FileOutcome:
+                 active: list[Rule], handover: Optional[Handover] = None) -> FileOutcome:
         """The rules that run on the file's kind (``tf_versions``): none on a ``conflict``
         file (one finding), only those of the TF 2.x packs on TF 2.x code."""
         kind = file_kind(signals_of(source.text, path), runtime_of(facts, path))
@@ -273,18 +285,18 @@ class Engine:
             return FileOutcome(path, notes, kind=named)
         with collector_paused():
             try:
-                outcome = self._apply(source, path, repo, facts, active, treated)
+                outcome = self._apply(source, path, repo, facts, active, treated, handover)
             except RecursionError:  # the parser's, a rule's walk or compile()'s own limit
                 return FileOutcome(path, notes + (_file_error(repo, path, 1, TOO_DEEP),), kind=named)
         return replace(outcome, findings=notes + outcome.findings, kind=named)
 
     def _apply(self, source: SourceText, path: str, repo: str, facts: FrozenSet[str],
-               active: list[Rule], treated: str = TF1) -> FileOutcome:
+               active: list[Rule], treated: str = TF1, handover: Optional[Handover] = None) -> FileOutcome:
         """The rules over one decoded file; a rule that crashes is reported and the file
-        redone without it."""
+        redone without it. ``handover``: what the analysis read from the file's ``ast``."""
         text = source.text
         body = text if text.endswith("\n") or not text else text + "\n"
-        layout = self._layout(body, active, facts)
+        layout = self._layout(body, active, facts, handover)
         crashed: list[Finding] = []
         while active:
             unparsed = layout is not None and not any(
@@ -292,7 +304,7 @@ class Engine:
                 and not (_ADAPTER.search(body) and any(rule._reads_tree for rule in active))
             run = self._run_unparsed if unparsed else self._run
             try:
-                ctx = run(body, source.newline, path, repo, facts, active, layout, treated)
+                ctx = run(body, source.newline, path, repo, facts, active, layout, treated, handover)
             except _PlanFailed:
                 layout = None  # the file is redone whole
                 continue
@@ -309,7 +321,8 @@ class Engine:
             return outcome
         return FileOutcome(path, tuple(crashed))
 
-    def _layout(self, body: str, active: list[Rule], facts: FrozenSet[str]) -> Optional[Layout]:
+    def _layout(self, body: str, active: list[Rule], facts: FrozenSet[str],
+                handover: Optional[Handover] = None) -> Optional[Layout]:
         """The file cut into units for a selective parse (or none: see :meth:`_run_unparsed`),
         or None to parse it whole: the full mode, an eager file, a short one, or one where a
         cheap look says the rules need nearly all of it anyway (see ``units.may_skip``),
@@ -321,16 +334,18 @@ class Engine:
         # A word a mark gives (an ``assert`` that may count) is the layout's to decide: the text
         # cannot tell which nodes the mark's test accepts, so the first look leaves it out.
         marked = frozenset(word for _, word, _ in marks)
+        laid_out = module_layout if handover is None else handover.layout
         if self.plan_every_file or may_have_no_site(body, [
                 RuleNeed(need.scope, need.site_names - marked) for rule, need in zip(active, needs)
                 if rule._reads_tree]):
-            return module_layout(body, marks)
+            return laid_out(body, marks)
         if body.count("\n") < SELECTIVE_MIN_LINES or not may_skip(body, needs):
             return None
-        return module_layout(body, marks)
+        return laid_out(body, marks)
 
     def _run(self, body: str, newline: str, path: str, repo: str, facts: FrozenSet[str],
-             active: list[Rule], layout: Optional[Layout], treated: str = TF1) -> FileContext:
+             active: list[Rule], layout: Optional[Layout], treated: str = TF1,
+             handover: Optional[Handover] = None) -> FileContext:
         """The rules over one file: parsed whole, or (with a ``layout``) only the units the
         rules need (:class:`_PlanFailed` when that does not work out: redo it whole)."""
         plan = plan_parse(layout, [self._need(rule, facts) for rule in active]) if layout else None
@@ -348,6 +363,7 @@ class Engine:
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree,
                           facts=facts, enabled_rules=self._enabled, parsed=parsed,
                           file_kind=treated)
+        ctx._handover = handover
         bound = {module for module in self._modules if may_bind(module, body) and ctx.names(module).bindings}
         entry = ENTRY_FACT + path in facts  # NPU061 runs on an entry that binds no TF too
         active = [rule for rule in active if bound.intersection(rule.modules) or treated == NON_TF
@@ -375,7 +391,8 @@ class Engine:
         return ctx
 
     def _run_unparsed(self, body: str, newline: str, path: str, repo: str, facts: FrozenSet[str],
-                      active: list[Rule], layout: Optional[Layout], treated: str = TF1) -> FileContext:
+                      active: list[Rule], layout: Optional[Layout], treated: str = TF1,
+                      handover: Optional[Handover] = None) -> FileContext:
         """The rules over a file that no rule reading the tree has a site in (by their
         ``_scope`` and site names, on the ``layout``): no fissix parse; only the rules that read
         no tree (``Rule._reads_tree``: the API audits) run, with the file's text as the tree
@@ -386,6 +403,7 @@ class Engine:
         ctx = FileContext(repo=repo, path=path, original=body, newline=newline, tree=tree, facts=facts,
                           enabled_rules=self._enabled, parsed=body, file_kind=treated)
         ctx._unparsed = True
+        ctx._handover = handover
         bound = {module for module in self._modules if may_bind(module, body) and ctx.names(module).bindings}
         active = [rule for rule in active
                   if not rule._reads_tree and (bound.intersection(rule.modules) or treated == NON_TF)]

@@ -265,6 +265,10 @@ class FileContext:
     # Private, the engine's: True when the file was not parsed with fissix (``tree`` holds
     # its text as the end marker's prefix; ``Rule._reads_tree``): bindings come from ``ast``.
     _unparsed: bool = field(default=False, init=False, repr=False)
+    # Private, the engine's: what the repository analysis read from the file's ``ast``
+    # (an ``ast_handover.Handover``, which reads contexts itself: not imported here), for the
+    # readers that would parse it again; None when it kept none.
+    _handover: Any = field(default=None, init=False, repr=False)
 
     @cached_property
     def tf(self) -> ImportNames:
@@ -358,10 +362,13 @@ def fact_names(facts: Iterable[str], prefixes: Sequence[str]) -> tuple[str, ...]
 
 
 def _module_names(ctx: FileContext, module: str) -> ImportNames:
-    accessors = None if module != TF else \
-        file_accessors(ctx.path, ctx.original, repository_accessors(ctx.facts))
+    handover = ctx._handover
+    accessors = None if module != TF else file_accessors(
+        ctx.path, ctx.original, repository_accessors(ctx.facts),
+        handover.imported_names() if handover is not None else None)
     if ctx._unparsed:  # the same bindings, from the file's ast (the engine made sure it reads)
-        names = ast_import_names(ctx.original, root=module, accessors=accessors)
+        names = handover.import_names(module, accessors) if handover is not None else \
+            ast_import_names(ctx.original, root=module, accessors=accessors)
         assert names is not None, "an unparsed file's ast reads"
         return names
     return ImportNames(ctx.tree, root=module, accessors=accessors)

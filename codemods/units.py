@@ -499,3 +499,35 @@ def _placeholder_index(statement: pytree.Base) -> Optional[int]:
         return None
     match = _PLACEHOLDER_NAME.match(atom.children[1].value)
     return int(match.group(1)) if match else None
+
+
+#: A layout without its lines, in plain values (``marshal`` writes them): per unit ``(first,
+#: last, definition, always, uses, words, names, defines)``, the sets spelled as one string of
+#: space-separated names (``words`` and ``names`` less the ``uses`` they hold), then the aliases
+#: as ``(name, target)`` pairs.
+PackedLayout = tuple[tuple[tuple[int, int, bool, bool, str, str, str, str], ...],
+                     tuple[tuple[str, str], ...]]
+
+
+def packed_layout(layout: Layout) -> PackedLayout:
+    """``layout`` as :data:`PackedLayout`: a tenth of the memory of its units' sets, for a
+    layout kept while other files are read (``ast_handover``)."""
+    units = tuple((unit.first, unit.last, unit.definition, unit.always, " ".join(unit.uses),
+                   " ".join(unit.words - unit.uses), " ".join(unit.names - unit.uses),
+                   " ".join(unit.defines)) for unit in layout.units)
+    return units, tuple(layout.aliases.items())
+
+
+def unpacked_layout(packed: PackedLayout, text: str,
+                    words: Optional[dict[str, Optional[str]]] = None) -> Layout:
+    """The :class:`Layout` of ``text`` that ``packed`` (:func:`packed_layout`) holds; ``words``
+    replaces (or, with None, drops) each listed word of a unit (a mark's stand-in)."""
+    units = []
+    for first, last, definition, always, uses, more_words, more_names, defines in packed[0]:
+        used = frozenset(uses.split())
+        spelled = used.union(more_words.split())
+        if words and not spelled.isdisjoint(words):
+            spelled = frozenset(filter(None, (words.get(word, word) for word in spelled)))
+        units.append(Unit(first, last, definition, spelled, used, frozenset(defines.split()),
+                          always, used.union(more_names.split())))
+    return Layout(tuple(units), dict(packed[1]), tuple(_split_lines(text)))

@@ -144,6 +144,7 @@ class LoadedRules:
         facts: set[str] = set()
         if IMPORTS_TF.search(text) and size_problem(text) is None:  # else the engine's error
             signals = signals_of(text, path)
+            self.engine.hand_over(path, text)  # while the file's ast is at hand (``module_ast``)
             facts.update(signals.facts())
             facts.update(filter(None, [graph_fact(path, text, signals)]))
             facts.add(file_fact(path, signals))

@@ -122,13 +122,13 @@ def test_statement_starts_are_those_of_a_full_walk() -> None:
     expected = _starts_by_ast_walk(STATEMENTS)
     assert len(expected) >= 8  # the sample has statements over several lines throughout
     module_ast.cache_clear()  # the walk parses the file itself
-    assert statement_starts(SimpleNamespace(original=STATEMENTS)) == expected
+    assert statement_starts(SimpleNamespace(original=STATEMENTS, _handover=None)) == expected
     module_ast(STATEMENTS)  # and reuses a tree another analysis parsed
-    assert statement_starts(SimpleNamespace(original=STATEMENTS)) == expected
+    assert statement_starts(SimpleNamespace(original=STATEMENTS, _handover=None)) == expected
 
 
 def test_statement_starts_of_python2_code_are_none() -> None:
-    assert statement_starts(SimpleNamespace(original="print 'a',\\\n  'b'\n")) == {}
+    assert statement_starts(SimpleNamespace(original="print 'a',\\\n  'b'\n", _handover=None)) == {}
 
 
 IMPORTS = '''\

@@ -29,11 +29,11 @@ from npu_codemod.api._toolkit import (
     ReferenceSite,
     accessor_facts,
     api_advice,
-    ast_statements,
+    ast_alias_lines,
+    ast_statement_spans,
     distribution,
     in_npu_form,
     list_name,
-    module_ast,
     site_references,
     support_list,
     unresolved_accesses,
@@ -234,13 +234,9 @@ def repeated_uses(ctx: FileContext, judged: Judged) -> frozenset[tuple[int, int]
 def alias_assignments(ctx: FileContext) -> dict[str, list[int]]:
     """Name -> the lines of the file's assignments ``name = dotted.value`` (any scope; an
     assignment is a statement: no walk into expressions)."""
-    module = module_ast(ctx.original)
     aliases: dict[str, list[int]] = defaultdict(list)
-    for node in ast_statements(module) if module is not None else ():
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name) \
-                and isinstance(node.value, (ast.Name, ast.Attribute)):
-            aliases[node.targets[0].id].append(node.lineno)
+    for name, line in ast_alias_lines(ctx):  # the analysis's reading, or the file's ast
+        aliases[name].append(line)
     return aliases
 
 
@@ -360,17 +356,17 @@ def _on_statement(ctx: FileContext, lines: Lines, line: int) -> list[Finding]:
 def statement_starts(ctx: FileContext) -> dict[int, int]:
     """Line -> the first line of the simple statement that spans it, for the lines after the
     first of statements over several lines (none for a file ``ast`` cannot read)."""
-    module = module_ast(ctx.original)  # the unit layout's or another analysis's, if parsed
-    if module is None:
+    spans = ast_statement_spans(ctx)  # the analysis's reading, or the file's ast
+    if spans is None:
         try:
-            module = ast.parse(ctx.original)  # only to raise what ast.parse raises beyond these
+            ast.parse(ctx.original)  # only to raise what ast.parse raises beyond these
         except (SyntaxError, ValueError):
             return {}
+        spans = []
     starts: dict[int, int] = {}
-    for node in ast_statements(module):  # no walk into expressions (the engine's ast has no index)
-        if not hasattr(node, "body") and node.end_lineno:
-            for number in range(node.lineno + 1, node.end_lineno + 1):
-                starts.setdefault(number, node.lineno)
+    for first, last in spans:
+        for number in range(first + 1, last + 1):
+            starts.setdefault(number, first)
     return starts
 
 

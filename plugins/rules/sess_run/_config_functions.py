@@ -36,7 +36,7 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     ModuleIndex,
     definition_name,
-    imported_names,
+    file_imported_names,
     is_call_trailer,
     memo,
     module_index,
@@ -344,8 +344,7 @@ def configured_function(callee: str, ctx: FileContext) -> Optional[str]:
     callee of a call in the file of ``ctx``) names through the file's imports, or None."""
     key = "config_functions.imports"
     if key not in memo(ctx):
-        tree = parse(ctx.original)
-        memo(ctx)[key] = (imported_names(tree, ctx.path) if tree else {}, ConfiguredFunctions(ctx.facts))
+        memo(ctx)[key] = (file_imported_names(ctx), ConfiguredFunctions(ctx.facts))
     imports, functions = memo(ctx)[key]
     head, _, rest = callee.partition(".")
     if head not in imports:

@@ -64,6 +64,7 @@ from npu_codemod.api._toolkit import (
     definition_name,
     enclosing_scope,
     fact_names,
+    file_imported_names,
     flow,
     is_call_trailer,
     is_terminal,
@@ -77,7 +78,7 @@ from npu_codemod.api._toolkit import (
     uses,
 )
 
-from ._config_functions import imported_names, module_parts, parse
+from ._config_functions import module_parts
 from ._functions import function_returns, is_return
 from ._lifetimes import Lifetime, Threads, lifetime
 from ._session_functions import Position, SessionFunctions, session_function_facts
@@ -292,8 +293,7 @@ def _session_functions(ctx: FileContext) -> SessionFunctions:
 
 def _imports(ctx: FileContext) -> dict[str, str]:
     """The file's imported names (``ast``, as the repository facts were made)."""
-    tree = parse(ctx.original)
-    return imported_names(tree, ctx.path) if tree is not None else {}
+    return file_imported_names(ctx)  # the analysis's reading, or the file's ast
 
 
 def _owned_elsewhere(function: Node, ctx: FileContext) -> bool:

@@ -19,6 +19,9 @@ from npu_codemod.api import Base, FileContext
 from npu_codemod.codemods.accessors import accessor_facts, unresolved_accesses
 from npu_codemod.codemods.api_sites import ApiStatus
 from npu_codemod.codemods.api_sites import advice as api_advice
+from npu_codemod.codemods.ast_handover import alias_lines as ast_alias_lines
+from npu_codemod.codemods.ast_handover import file_imported_names
+from npu_codemod.codemods.ast_handover import statement_spans as ast_statement_spans
 from npu_codemod.codemods.ast_names import ast_import_names
 from npu_codemod.codemods.ast_references import ast_references, site_references
 from npu_codemod.codemods.blocks import open_block
@@ -189,10 +192,12 @@ __all__ = [
     "ApiStatus",
     "assigned_values",
     "assignment",
+    "ast_alias_lines",
     "ast_dotted_name",
     "ast_import_bindings",
     "ast_import_names",
     "ast_references",
+    "ast_statement_spans",
     "ast_statements",
     "attribute_name",
     "block_child",
@@ -227,6 +232,7 @@ __all__ = [
     "estimator_subclass_calls",
     "estimator_subclass_names",
     "fact_names",
+    "file_imported_names",
     "find_import",
     "Finding",
     "first_call",

@@ -1,0 +1,240 @@
+"""What the repository analysis read from a file's ``ast``, handed over to the engine.
+
+The analysis parses every TensorFlow file with ``ast`` (``tf_versions.signals_of``); the
+engine, later, needed the same tree again for the file's unit layout (``units``), its bindings
+when it does not parse it with fissix (``ast_names``), the imports the repository's accessor
+functions are read through (``accessors``), and the API audits' uses (``ast_references``):
+a second ``ast.parse`` of most files. Keeping every tree until the engine comes to its file
+would hold megabytes, so :func:`hand_over` computes, while the analysis has the tree, what
+those readers take from it, as plain values packed by ``marshal`` (a few KB a file), and
+:func:`take` gives them back to the engine, keyed by the file's path and text.
+
+The store is bounded (:data:`MAX_FILES`, :data:`MAX_BYTES`: the oldest go first) and each
+file's record goes when the engine takes it. Without a record (the analysis's results came
+from the cache or another worker, ``--engine full``, a file ``ast`` does not read as fissix
+does), every reader parses as before: a record changes no output, only where a value comes
+from (``tests/test_ast_handover.py`` compares each with its reader's own on every corpus file).
+"""
+
+from __future__ import annotations
+
+import ast
+import marshal
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from .ast_names import BindingSteps, binding_steps, bound_names, names_read_alike
+from .ast_references import _LONE_CR, AstReading, _top_level_runs, parsed_references
+from .modules import imported_names, module_ast, statements
+from .names import ImportNames
+from .qualified import ReferenceSite
+from .rule import FileContext
+from .units import Layout, Mark, PackedLayout, module_layout, packed_layout, unpacked_layout
+
+#: The roots the API audits read uses of (``npu100``: TensorFlow's, and Horovod's where a file
+#: may bind it): the uses a record keeps are those of the file's own bindings of them.
+AUDITED_ROOTS = ("tensorflow", "horovod")
+#: At most this many records, and this many bytes of them, are kept (the oldest go first):
+#: more than a repository's TensorFlow files are unusual, and a record the engine never takes
+#: (its file analysed by this worker and rewritten by another) must not pile up.
+MAX_FILES = 4096
+MAX_BYTES = 16 * 1024 * 1024
+
+#: A record's key: the file's path, and its text's length and hash.
+_Key = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class _Stored:
+    data: bytes  # the marshalled record (see :meth:`Handover.of_tree`)
+    marks: tuple[Mark, ...]  # the marks its layout's stand-in words stand for
+
+
+_STORE: dict[_Key, _Stored] = {}
+_SIZE = [0]  # bytes held by the store
+
+
+def _key(path: str, text: str) -> _Key:
+    return path, len(text), hash(text)
+
+
+def hand_over(path: str, text: str, marks: Sequence[Mark]) -> None:
+    """Keep what the engine reads from the ``ast`` of the file ``path`` (source ``text``, as
+    the analysis read it: :func:`~.modules.module_ast` gives the tree it parsed), with the
+    layout's words of each of ``marks`` (every loaded rule's ``_ast_sites``). Nothing is kept
+    for a file the engine would not read from ``ast`` (see :func:`record_of`)."""
+    record = record_of(path, text, marks)
+    if record is None:
+        return
+    data = marshal.dumps(record)
+    key = _key(path, text)
+    old = _STORE.pop(key, None)
+    _SIZE[0] += len(data) - (len(old.data) if old else 0)
+    _STORE[key] = _Stored(data, tuple(marks))
+    while len(_STORE) > MAX_FILES or _SIZE[0] > MAX_BYTES:
+        _SIZE[0] -= len(_STORE.pop(next(iter(_STORE))).data)
+
+
+def take(path: str, text: str) -> Optional["Handover"]:
+    """The record :func:`hand_over` kept for the file ``path`` whose text is ``text``
+    (removed from the store), or None."""
+    if not _STORE:
+        return None
+    stored = _STORE.pop(_key(path, text), None)
+    if stored is None:
+        return None
+    _SIZE[0] -= len(stored.data)
+    return Handover(marshal.loads(stored.data), stored.marks)
+
+
+def clear() -> None:
+    """Drop every record (the tests)."""
+    _STORE.clear()
+    _SIZE[0] = 0
+
+
+def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  # type: ignore[type-arg]
+    """The plain values :class:`Handover` reads (see :meth:`Handover.__init__`), or None for
+    a text the engine reads otherwise: one that does not end with a newline (the engine
+    parses it with one), that ``ast`` cannot read, or reads otherwise than fissix (a lone
+    carriage return, a name ``ast`` spells otherwise)."""
+    if not text.endswith("\n") or _LONE_CR.search(text) or not names_read_alike(text):
+        return None
+    module = module_ast(text)
+    if module is None:
+        return None
+    stand_ins = [(kind, _stand_in(number), test) for number, (kind, _, test) in enumerate(marks)]
+    layout = module_layout(text, stand_ins)
+    steps = binding_steps(text, module)
+    resolvers = _audited(steps, text)
+    reading = (_resolvers_key(resolvers),
+               tuple(_site_values(site) for site in parsed_references(text, module, resolvers)),
+               _top_level_runs(module)) if resolvers else None
+    return (packed_layout(layout) if layout is not None else None,
+            tuple(imported_names(module, path).items()), steps, reading,
+            _spans(module), _alias_lines(module))
+
+
+class Handover:
+    """One file's record, as the engine's readers ask for its parts."""
+
+    def __init__(self, record: tuple, marks: tuple[Mark, ...]) -> None:  # type: ignore[type-arg]
+        layout, imported, steps, reading, spans, aliases = record
+        self._layout: Optional[PackedLayout] = layout
+        self._imported: tuple[tuple[str, str], ...] = imported
+        self._steps: BindingSteps = steps
+        self._reading = reading
+        self._spans: tuple[int, ...] = spans
+        self._aliases: tuple[tuple[str, int], ...] = aliases
+        self._marks = marks
+
+    def layout(self, text: str, marks: Sequence[Mark]) -> Optional[Layout]:
+        """``module_layout(text, marks)``: ``marks`` must be among those it was handed over
+        with (else the layout is made as without a record)."""
+        if self._layout is None:
+            return None
+        words: dict[str, Optional[str]] = {_stand_in(number): None for number in range(len(self._marks))}
+        for mark in marks:
+            if mark not in self._marks:
+                return module_layout(text, marks)
+            words[_stand_in(self._marks.index(mark))] = mark[1]
+        return unpacked_layout(self._layout, text, words)
+
+    def imported_names(self) -> dict[str, str]:
+        """``modules.imported_names(tree, path)`` of the file."""
+        return dict(self._imported)
+
+    def import_names(self, root: str, accessors: Optional[dict[str, str]] = None) -> ImportNames:
+        """``ast_names.ast_import_names(text, root, accessors)`` of the file."""
+        return bound_names(self._steps, root, accessors)
+
+    def reading(self, resolvers: Sequence[ImportNames]) -> Optional[AstReading]:
+        """``ast_references.ast_reading(text, resolvers)``, when ``resolvers`` bind as the
+        file's own imports do (no accessor function of the repository reaches it); else None."""
+        if self._reading is None or self._reading[0] != _resolvers_key(resolvers):
+            return None
+        _, sites, runs = self._reading
+        return AstReading([ReferenceSite(*site) for site in sites], runs)
+
+    def statement_spans(self) -> list[tuple[int, int]]:
+        """``(first, last)`` lines of each statement of the file (nested ones too) that has no
+        body and spans several lines, in the order of ``modules.statements``."""
+        spans = self._spans
+        return list(zip(spans[::2], spans[1::2]))
+
+    def alias_lines(self) -> list[tuple[str, int]]:
+        """``(name, line)`` of each assignment ``name = dotted.value`` (a name or an attribute)
+        of the file, in the order of ``modules.statements``."""
+        return list(self._aliases)
+
+
+def statement_spans(ctx: FileContext) -> Optional[list[tuple[int, int]]]:
+    """:meth:`Handover.statement_spans` of the file of ``ctx`` as written (from its record, else
+    its ``ast``), or None when ``ast`` cannot read it."""
+    if ctx._handover is not None:
+        return ctx._handover.statement_spans()
+    module = module_ast(ctx.original)
+    if module is None:
+        return None
+    spans = _spans(module)
+    return list(zip(spans[::2], spans[1::2]))
+
+
+def alias_lines(ctx: FileContext) -> list[tuple[str, int]]:
+    """:meth:`Handover.alias_lines` of the file of ``ctx`` as written (none when ``ast``
+    cannot read it)."""
+    if ctx._handover is not None:
+        return ctx._handover.alias_lines()
+    module = module_ast(ctx.original)
+    return list(_alias_lines(module)) if module is not None else []
+
+
+def file_imported_names(ctx: FileContext) -> dict[str, str]:
+    """``modules.imported_names`` of the file of ``ctx`` as written (none when ``ast`` cannot
+    read it)."""
+    if ctx._handover is not None:
+        return ctx._handover.imported_names()
+    module = module_ast(ctx.original)
+    return imported_names(module, ctx.path) if module is not None else {}
+
+
+def _stand_in(number: int) -> str:
+    """The layout's word for the ``number``-th mark: no identifier spells it."""
+    return f"\0{number}"
+
+
+def _audited(steps: BindingSteps, text: str) -> list[ImportNames]:
+    """The file's bindings of :data:`AUDITED_ROOTS`, as the audits read them with no accessor
+    function (Horovod's only where an import may bind it)."""
+    roots = AUDITED_ROOTS if "horovod" in text or not text.isascii() else AUDITED_ROOTS[:1]
+    return [bound_names(steps, root) for root in roots]
+
+
+def _resolvers_key(resolvers: Sequence[ImportNames]) -> tuple:  # type: ignore[type-arg]
+    """What the uses read through ``resolvers`` depend on: each one's root, bindings and
+    accessors (one that binds nothing reads nothing: left out)."""
+    return tuple((resolver.root, tuple(sorted(resolver.bindings.items())),
+                  tuple(sorted(resolver.accessors.items())))
+                 for resolver in resolvers if resolver.bindings or resolver.accessors)
+
+
+def _site_values(site: ReferenceSite) -> tuple[int, int, int, str, str, bool, bool]:
+    return (site.line, site.column, site.end_column, site.name, site.spelled, site.called,
+            site.base_class)
+
+
+def _spans(module: ast.Module) -> tuple[int, ...]:
+    """:meth:`Handover.statement_spans`, flat."""
+    found: list[int] = []
+    for node in statements(module):
+        if not hasattr(node, "body") and node.end_lineno and node.end_lineno > node.lineno:
+            found += (node.lineno, node.end_lineno)
+    return tuple(found)
+
+
+def _alias_lines(module: ast.Module) -> tuple[tuple[str, int], ...]:
+    """:meth:`Handover.alias_lines`."""
+    return tuple((node.targets[0].id, node.lineno) for node in statements(module)
+                 if isinstance(node, ast.Assign) and len(node.targets) == 1
+                 and isinstance(node.targets[0], ast.Name)
+                 and isinstance(node.value, (ast.Name, ast.Attribute)))
