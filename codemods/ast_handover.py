@@ -171,8 +171,9 @@ class Handover:
 def statement_spans(ctx: FileContext) -> Optional[list[tuple[int, int]]]:
     """:meth:`Handover.statement_spans` of the file of ``ctx`` as written (from its record, else
     its ``ast``), or None when ``ast`` cannot read it."""
-    if ctx._handover is not None:
-        return ctx._handover.statement_spans()
+    handover: Optional[Handover] = ctx._handover
+    if handover is not None:
+        return handover.statement_spans()
     module = module_ast(ctx.original)
     if module is None:
         return None
@@ -183,8 +184,9 @@ def statement_spans(ctx: FileContext) -> Optional[list[tuple[int, int]]]:
 def alias_lines(ctx: FileContext) -> list[tuple[str, int]]:
     """:meth:`Handover.alias_lines` of the file of ``ctx`` as written (none when ``ast``
     cannot read it)."""
-    if ctx._handover is not None:
-        return ctx._handover.alias_lines()
+    handover: Optional[Handover] = ctx._handover
+    if handover is not None:
+        return handover.alias_lines()
     module = module_ast(ctx.original)
     return list(_alias_lines(module)) if module is not None else []
 
@@ -192,8 +194,9 @@ def alias_lines(ctx: FileContext) -> list[tuple[str, int]]:
 def file_imported_names(ctx: FileContext) -> dict[str, str]:
     """``modules.imported_names`` of the file of ``ctx`` as written (none when ``ast`` cannot
     read it)."""
-    if ctx._handover is not None:
-        return ctx._handover.imported_names()
+    handover: Optional[Handover] = ctx._handover
+    if handover is not None:
+        return handover.imported_names()
     module = module_ast(ctx.original)
     return imported_names(module, ctx.path) if module is not None else {}
 
