@@ -40,7 +40,7 @@ AUDITED_ROOTS = ("tensorflow", "horovod")
 #: more than a repository's TensorFlow files are unusual, and a record the engine never takes
 #: (its file analysed by this worker and rewritten by another) must not pile up.
 MAX_FILES = 4096
-MAX_BYTES = 16 * 1024 * 1024
+MAX_BYTES = 4 * 1024 * 1024
 
 #: A record's key: the file's path, and its text's length and hash.
 _Key = tuple[str, int, int]
