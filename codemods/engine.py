@@ -33,6 +33,7 @@ from .ast_handover import Handover
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import place_imports
+from .modules import forget_trees
 from .names import TF, imports_module_pattern
 from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
@@ -647,10 +648,12 @@ def released(ctx: FileContext) -> None:
     """Break the cycles of a file that is done, so that reference counting frees its tree at
     once and the collector does not trace hundreds of thousands of nodes first (a third less
     CPU than collecting them): the parent link of every node of the tree, and the context's
-    own state (the rules' analyses and deferred edits, closures that refer back to it)."""
+    own state (the rules' analyses and deferred edits, closures that refer back to it); and
+    drop the file's ``ast`` (:func:`~.modules.forget_trees`)."""
     tree = ctx.tree
     vars(ctx).clear()
     unlink(tree)
+    forget_trees()  # the file's ``ast`` too (the unit layout's, the audit's)
 
 
 def unlink(tree: pytree.Base) -> None:

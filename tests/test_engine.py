@@ -460,3 +460,23 @@ def test_builtin_rules_offered_only_tf_calls_rewrite_as_when_offered_every_call(
     for path in samples:
         data = path.read_bytes()
         assert Engine(rules).process(data, path.name) == Engine(every_call).process(data, path.name)
+
+
+def _ast_modules() -> int:
+    import ast
+    import gc
+
+    return sum(1 for thing in gc.get_objects() if isinstance(thing, ast.Module))
+
+
+def test_no_ast_of_a_file_outlives_it() -> None:
+    """A file's ``ast`` (read for its unit layout and the audit) goes when the file is done:
+    kept, it was what every young collection after the file traced."""
+    helpers = "".join(f"\n\ndef helper_{index}(values):\n    total = 0\n    for value in values:\n"
+                      f"        total += value * {index}\n    return total\n" for index in range(60))
+    source = ("import tensorflow as tf\n" + helpers +
+              "\n\ndef model(x, keep_prob):\n    return tf.nn.dropout(x, keep_prob)\n").encode()
+    before = _ast_modules()
+    outcome = process(source)
+    assert outcome.new_data is not None and b"npu_ops.dropout" in outcome.new_data
+    assert _ast_modules() == before
