@@ -327,22 +327,24 @@ class Engine:
         """The file cut into units for a selective parse (or none: see :meth:`_run_unparsed`),
         or None to parse it whole: the full mode, an eager file, a short one, or one where a
         cheap look says the rules need nearly all of it anyway (see ``units.may_skip``),
-        unless another says no rule reading the tree may have a site in it."""
+        unless another says no rule reading the tree may have a site in it. A layout the
+        analysis handed over costs no parse (less than those looks): every such file has it."""
         if self.mode != SELECTIVE or may_enable_eager(body):
             return None
-        needs = [self._need(rule, facts) for rule in active]
         marks = [mark for rule in active for mark in rule._ast_sites]
+        if handover is not None:
+            return handover.layout(body, marks)
+        needs = [self._need(rule, facts) for rule in active]
         # A word a mark gives (an ``assert`` that may count) is the layout's to decide: the text
         # cannot tell which nodes the mark's test accepts, so the first look leaves it out.
         marked = frozenset(word for _, word, _ in marks)
-        laid_out = module_layout if handover is None else handover.layout
         if self.plan_every_file or may_have_no_site(body, [
                 RuleNeed(need.scope, need.site_names - marked) for rule, need in zip(active, needs)
                 if rule._reads_tree]):
-            return laid_out(body, marks)
+            return module_layout(body, marks)
         if body.count("\n") < SELECTIVE_MIN_LINES or not may_skip(body, needs):
             return None
-        return laid_out(body, marks)
+        return module_layout(body, marks)
 
     def _run(self, body: str, newline: str, path: str, repo: str, facts: FrozenSet[str],
              active: list[Rule], layout: Optional[Layout], treated: str = TF1,
