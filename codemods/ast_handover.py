@@ -23,7 +23,7 @@ import ast
 import marshal
 import zlib
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 from .ast_names import BindingSteps, binding_steps, bound_names, names_read_alike
 from .ast_references import _LONE_CR, AstReading, _top_level_runs, parsed_references
@@ -107,14 +107,15 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
         return None
     stand_ins = [(kind, _stand_in(number), test) for number, (kind, _, test) in enumerate(marks)]
     layout = module_layout(text, stand_ins)
-    steps = binding_steps(text, module)
+    nodes = list(statements(module))  # one walk for the three readings of statements
+    steps = binding_steps(text, nodes)
     resolvers = _audited(steps, text)
     reading = (_resolvers_key(resolvers),
                tuple(_site_values(site) for site in parsed_references(text, module, resolvers)),
                _top_level_runs(module)) if resolvers else None
     return (packed_layout(layout) if layout is not None else None,
             tuple(imported_names(module, path).items()), steps, reading,
-            _spans(module), _alias_lines(module))
+            _spans(nodes), _alias_lines(nodes))
 
 
 class Handover:
@@ -179,7 +180,7 @@ def statement_spans(ctx: FileContext) -> Optional[list[tuple[int, int]]]:
     module = module_ast(ctx.original)
     if module is None:
         return None
-    spans = _spans(module)
+    spans = _spans(statements(module))
     return list(zip(spans[::2], spans[1::2]))
 
 
@@ -190,7 +191,7 @@ def alias_lines(ctx: FileContext) -> list[tuple[str, int]]:
     if handover is not None:
         return handover.alias_lines()
     module = module_ast(ctx.original)
-    return list(_alias_lines(module)) if module is not None else []
+    return list(_alias_lines(statements(module))) if module is not None else []
 
 
 def file_imported_names(ctx: FileContext) -> dict[str, str]:
@@ -228,18 +229,18 @@ def _site_values(site: ReferenceSite) -> tuple[int, int, int, str, str, bool, bo
             site.base_class)
 
 
-def _spans(module: ast.Module) -> tuple[int, ...]:
-    """:meth:`Handover.statement_spans`, flat."""
+def _spans(nodes: Iterable[ast.stmt]) -> tuple[int, ...]:
+    """:meth:`Handover.statement_spans`, flat, of a module's :func:`~.modules.statements`."""
     found: list[int] = []
-    for node in statements(module):
+    for node in nodes:
         if not hasattr(node, "body") and node.end_lineno and node.end_lineno > node.lineno:
             found += (node.lineno, node.end_lineno)
     return tuple(found)
 
 
-def _alias_lines(module: ast.Module) -> tuple[tuple[str, int], ...]:
-    """:meth:`Handover.alias_lines`."""
-    return tuple((node.targets[0].id, node.lineno) for node in statements(module)
+def _alias_lines(nodes: Iterable[ast.stmt]) -> tuple[tuple[str, int], ...]:
+    """:meth:`Handover.alias_lines` of a module's :func:`~.modules.statements`."""
+    return tuple((node.targets[0].id, node.lineno) for node in nodes
                  if isinstance(node, ast.Assign) and len(node.targets) == 1
                  and isinstance(node.targets[0], ast.Name)
                  and isinstance(node.value, (ast.Name, ast.Attribute)))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from typing import Optional
+from typing import Iterable, Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
@@ -63,7 +63,7 @@ def ast_import_names(text: str, root: str = TF,
     module = module_ast(text)
     if module is None or not names_read_alike(text):
         return None
-    return bound_names(binding_steps(text, module), root, accessors)
+    return bound_names(binding_steps(text, statements(module)), root, accessors)
 
 
 #: What a module's statements may bind, in source order (:func:`binding_steps`): the
@@ -71,13 +71,14 @@ def ast_import_names(text: str, root: str = TF,
 BindingSteps = tuple["tuple[tuple[str, str], ...] | tuple[str, str]", ...]
 
 
-def binding_steps(text: str, module: ast.Module) -> BindingSteps:
-    """The imports and the assignments ``name = dotted.value`` of ``module`` (the ``ast`` of
-    ``text``) as :class:`ImportNames` reads them, for any root module: plain values that
-    :func:`bound_names` turns into the bindings of one (kept without the tree: ``ast_handover``)."""
+def binding_steps(text: str, nodes: Iterable[ast.stmt]) -> BindingSteps:
+    """The imports and the assignments ``name = dotted.value`` among ``nodes`` (every
+    statement of the ``ast`` of ``text``, as :func:`~.modules.statements` gives them) as
+    :class:`ImportNames` reads them, for any root module: plain values that :func:`bound_names`
+    turns into the bindings of one (kept without the tree: ``ast_handover``)."""
     steps: list["tuple[tuple[str, str], ...] | tuple[str, str]"] = []
     lines: Optional[list[bytes]] = None
-    for node in statements(module):  # in source order, as fissix's ``small_statements``
+    for node in nodes:  # in source order, as fissix's ``small_statements``
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             steps.append(tuple(ast_import_bindings(node)))
             continue
