@@ -364,7 +364,7 @@ class _FailsOnFacts(Rule):
     def _site_names_for(self, facts):
         if facts:
             raise KeyError("no such class")
-        return self._site_names
+        return super()._site_names_for(facts)
 
     def visit_reference(self, reference, ctx: FileContext) -> None:
         ctx.report(reference, "unmigrated", "a dropout")

@@ -265,7 +265,7 @@ class SoftPlacement(Rule):
 
     def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         # the functions of this repository that make or configure sessions, by name
-        return (*self._site_names, *fact_names(facts, ("npu007-config:",)))
+        return (*super()._site_names_for(facts), *fact_names(facts, ("npu007-config:",)))
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         if ctx.file_kind == TF2_COMPAT:
