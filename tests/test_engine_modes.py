@@ -49,8 +49,9 @@ def test_every_corpus_file_gives_the_same_outcome_in_both_modes(rules):
               if selective.process(path.read_bytes(), path.name) != full.process(path.read_bytes(), path.name)]
     assert differ == []
     assert selective.counts["whole"] + selective.counts["selective"] > 50
-    assert selective.counts["selective"] >= 10 and selective.counts["skipped_lines"] > 100
+    assert selective.counts["selective"] >= 5 and selective.counts["skipped_lines"] > 100
     assert selective.counts["unparsed"] >= 5  # no rule that reads the tree has a site there
+    assert selective.counts["selective"] + selective.counts["unparsed"] >= 15  # some skipped
 
 
 def _long_model_file(newline: str = "\n") -> str:
