@@ -144,6 +144,10 @@ class Rule:
     # a node the rule may act on: ``((ast.Assert, "assert", test), ...)`` makes ``"assert"`` a
     # word of every unit with an ``assert`` statement ``test`` accepts (``test`` gets the
     # ``ast`` node; it must accept every node the rule's sites can be, or the rule misses one).
+    # A test may return a name instead of True: the word is then given only where the file
+    # binds that name (``x`` of ``x.dropout``, which the rule resolves through the bindings).
+    # A word that starts with ``@`` (``@dropout``) also makes a site name of every name the
+    # file binds to something one of whose dotted parts it names (``units.spelled_names``).
     _ast_sites: ClassVar[tuple[Mark, ...]] = ()
 
     def __init__(self, settings: Any = None) -> None:
