@@ -105,13 +105,14 @@ def module_layout(text: str, marks: Sequence[Mark] = ()) -> Optional[Layout]:
     by_type: _Marks = {}
     for kind, word, test in marks:
         by_type.setdefault(kind, []).append((word, test))
-    scans = [_Scan(group, by_type) for group in _groups(module.body)]
+    lines = _split_lines(text)
+    scans = [_Scan(group, by_type, lines) for group in _groups(module.body)]
     if any(scan.beyond_fissix for scan in scans):
         return None
     aliases = _aliases(scans)
     bound = _bindings(scans, aliases) if any(scan.bound_words for scan in scans) else frozenset()
     units = tuple(_merged(scan.unit(aliases, bound) for scan in scans))
-    return Layout(units, aliases, tuple(_split_lines(text)))
+    return Layout(units, aliases, tuple(lines))
 
 
 def _split_lines(text: str) -> list[str]:
@@ -145,9 +146,10 @@ class _Scan:
     it uses, its imports and alias assignments, and whether fissix could parse it."""
 
     def __init__(self, group: list[ast.stmt],
-                 marks: Optional[_Marks] = None) -> None:
+                 marks: Optional[_Marks] = None, lines: Sequence[str] = ()) -> None:
         first = group[0]
         self.marks = marks or {}
+        self.lines = lines  # the file's (for what ``ast`` does not say: ``_beyond_fissix``)
         self.seen = _SEEN.union(self.marks) if marks else _SEEN
         self.first = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
         self.last = max(statement.end_lineno or statement.lineno for statement in group)
@@ -240,7 +242,7 @@ class _Scan:
         elif isinstance(node, ast.Nonlocal):
             self.names.update(node.names)
             self.uses.update(node.names)
-        elif _beyond_fissix(node):
+        elif _beyond_fissix(node, self.lines):
             self.beyond_fissix = True
 
     def _import(self, node: "ast.Import | ast.ImportFrom") -> None:
@@ -268,21 +270,36 @@ _SEEN = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.FunctionDef, ast.
                    ast.AsyncFor, *_NEWER_STATEMENTS})
 
 
-def _beyond_fissix(node: ast.AST) -> bool:
+def _beyond_fissix(node: ast.AST, lines: Sequence[str] = ()) -> bool:
     """Syntax ``ast`` reads and fissix's grammar does not (or may not: several context
-    managers may be parenthesised): a whole parse decides, and reports it."""
+    managers may be parenthesised, see :func:`_may_parenthesise`): a whole parse decides, and
+    reports it."""
     if isinstance(node, _NEWER_STATEMENTS):
         return True  # match, except*
     if isinstance(node, ast.arguments):
         return bool(node.posonlyargs) or isinstance(getattr(node.vararg, "annotation", None),
                                                     ast.Starred)  # *args: *Ts
     if isinstance(node, (ast.With, ast.AsyncWith)):
-        return len(node.items) > 1
+        return len(node.items) > 1 and _may_parenthesise(node, lines)
     if isinstance(node, ast.Subscript):
         return _has_starred(node.slice)  # a[*b]
     if isinstance(node, (ast.For, ast.AsyncFor)):
         return _has_starred(node.iter)  # for x in *a, *b:
     return False
+
+
+def _may_parenthesise(node: "ast.With | ast.AsyncWith", lines: Sequence[str]) -> bool:
+    """May this ``with`` of several items put them in parentheses (``with (a, b):``, PEP 617)?
+    ``ast`` reads it as ``with a, b:``; fissix reads it as one tuple, or not at all. Not when
+    the code after the keyword (the first of its line: a compound statement starts one) opens
+    no parenthesis nor goes on to the next line."""
+    code = lines[node.lineno - 1].lstrip(" \t\f") if 0 < node.lineno <= len(lines) else ""
+    if isinstance(node, ast.AsyncWith):
+        code = code[len("async"):].lstrip(" \t\f") if code.startswith("async") else ""
+    if not code.startswith("with"):
+        return True
+    after = code[len("with"):].lstrip(" \t\f")
+    return not after or after[0] in "(\\\r\n#"
 
 
 def _marked(test: Callable[[Any], "bool | str"], node: ast.AST) -> "bool | str":
