@@ -38,7 +38,7 @@ from .names import TF, imports_module_pattern
 from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
-from .rule import Capture, FileContext, Rule, rules_in_order
+from .rule import Capture, FileContext, Rule, reference_names, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
 from .tf_programs import (
     COMPAT_RULE,
@@ -193,9 +193,7 @@ class Engine:
         self._dispatch: dict[FrozenSet[str], _Dispatch] = {}
         #: The last part of each name a rule declared (``Estimator`` of ``tensorflow.estimator.
         #: Estimator``): a file that spells none of them holds no reference for it.
-        self._last_names = {rule.id: tuple(dict.fromkeys(name.rpartition(".")[2]
-                                                         for name in rule.calls + rule.uses))
-                            for rule in self.rules}
+        self._last_names = {rule.id: reference_names(rule) for rule in self.rules}
         self._needs: dict[tuple[str, FrozenSet[str]], RuleNeed] = {}
         #: Every rule's ``_ast_sites``: the marks a layout handed over (``ast_handover``) has.
         self._marks = tuple(dict.fromkeys(mark for rule in self.rules for mark in rule._ast_sites))
@@ -428,7 +426,7 @@ class Engine:
             if len(self._needs) > 4096:
                 self._needs.clear()
             try:
-                names = frozenset(rule._site_names_for(facts)) | frozenset(self._last_names[rule.id])
+                names = frozenset(rule._site_names_for(facts))
             except Exception:  # a plugin's bug: read the whole file for it, as --engine full
                 need = self._needs[key] = RuleNeed(MODULE, frozenset())
             else:

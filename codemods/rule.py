@@ -121,13 +121,14 @@ class Rule:
     # _scope: what the rule reads and edits, so the engine parses only that (``--engine
     # selective``): ``"module"`` (the default) the whole file whenever the rule is active;
     # ``"site"`` only the top-level ``def``\ s and ``class``\ es whose code spells one of the
-    # rule's site names (:attr:`_site_names`, the last parts of :attr:`calls` and :attr:`uses`,
-    # and any name the file binds to one of them); ``"linked"`` those and, transitively, the
-    # file's functions and classes they use and the statements that use theirs. For either, a
-    # site in module-level code (outside any ``def``/``class``) means the whole file. The
-    # file's imports and alias assignments are always parsed. Declare ``site`` or ``linked``
-    # only when the rule's output would be the same with the rest of the file replaced by
-    # placeholders: the suite runs every golden case in both modes.
+    # rule's site names (:meth:`_site_names_for`: :attr:`_site_names`, the last parts of
+    # :attr:`calls` and :attr:`uses`, and any name the file binds to one of them);
+    # ``"linked"`` those and, transitively, the file's functions and classes they use and the
+    # statements that use theirs. For either, a site in module-level code (outside any
+    # ``def``/``class``) means the whole file. The file's imports and alias assignments are
+    # always parsed. Declare ``site`` or ``linked`` only when the rule's output would be the
+    # same with the rest of the file replaced by placeholders: the suite runs every golden
+    # case in both modes.
     _scope: ClassVar[str] = "module"
     # _site_names: identifiers one of which every site of the rule spells, beside the last
     # parts of :attr:`calls` and :attr:`uses` (see ``_scope``): a name (``"map_and_batch"``)
@@ -143,6 +144,10 @@ class Rule:
     # a node the rule may act on: ``((ast.Assert, "assert", test), ...)`` makes ``"assert"`` a
     # word of every unit with an ``assert`` statement ``test`` accepts (``test`` gets the
     # ``ast`` node; it must accept every node the rule's sites can be, or the rule misses one).
+    # A test may return a name instead of True: the word is then given only where the file
+    # binds that name (``x`` of ``x.dropout``, which the rule resolves through the bindings).
+    # A word that starts with ``@`` (``@dropout``) also makes a site name of every name the
+    # file binds to something one of whose dotted parts it names (``units.spelled_names``).
     _ast_sites: ClassVar[tuple[Mark, ...]] = ()
 
     def __init__(self, settings: Any = None) -> None:
@@ -163,11 +168,13 @@ class Rule:
 
     def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         """A speed hint (private, see ``_scope``): the identifiers every site of the rule
-        spells in a repository with these repository-wide ``facts``: ``_site_names``, and for
-        a rule that acts on the repository's own subclasses of an API class, their names. One
+        spells in a repository with these repository-wide ``facts``: ``_site_names`` and the
+        last parts of :attr:`calls` and :attr:`uses` (:func:`reference_names`), and for a rule
+        that acts on the repository's own subclasses of an API class, their names. A rule
+        that does nothing with some of them in such a repository may leave those out. One
         that raises with no facts makes its plugin broken; with a repository's facts, the
         engine reads the whole file for the rule (as ``--engine full``) instead."""
-        return self._site_names
+        return (*self._site_names, *reference_names(self))
 
     def finish(self, tree: pytree.Node, ctx: "FileContext") -> None:
         """Called once per file after every rule visited it."""
@@ -203,6 +210,13 @@ def without_hints(rule: Rule) -> Rule:
 
 def _no_site_names(facts: FrozenSet[str]) -> tuple[str, ...]:
     return ()
+
+
+def reference_names(rule: Rule) -> tuple[str, ...]:
+    """The last part of each name in ``rule``'s :attr:`Rule.calls` and :attr:`Rule.uses`
+    (``dropout`` of ``tensorflow.nn.dropout``): every reference to one spells it, or a name
+    the file binds to it."""
+    return tuple(dict.fromkeys(name.rpartition(".")[2] for name in rule.calls + rule.uses))
 
 
 def catalog_heading(rule_id: str, name: str) -> str:

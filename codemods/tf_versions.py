@@ -262,6 +262,13 @@ def runtime_of(facts: FrozenSet[str], path: str = "") -> str:
     return found
 
 
+def runs_tf2_somewhere(facts: FrozenSet[str]) -> bool:
+    """Does the repository with these facts, or a folder of it with its own pins, run TF 2.x?
+    Only then may a file of it be ``tf2-compat`` (:func:`file_kind`)."""
+    found, scopes = _runtimes(facts)
+    return RUNTIME_TF2 in (found, *(value for _, value in scopes))
+
+
 @lru_cache(maxsize=2)
 def _runtimes(facts: FrozenSet[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
     """The repository's runtime and each pinned folder's (folder, runtime), read once per set of

@@ -33,7 +33,7 @@ from fissix.pygram import python_symbols as syms
 
 from .ast_names import names_read_alike
 from .modules import child_fields, module_ast
-from .names import ast_dotted_name, ast_import_bindings
+from .names import STAR, ast_dotted_name, ast_import_bindings
 from .nodes import HIDDEN_NAMES, is_ast_main_block
 
 #: How a rule declares what it reads and edits (see ``Rule._scope``).
@@ -41,10 +41,12 @@ SITE, LINKED, MODULE = "site", "linked", "module"
 SCOPES = (SITE, LINKED, MODULE)
 
 #: A word the layout gives each unit holding a node of a type that a test accepts (a rule's
-#: ``_ast_sites``): (node type, word, test).
-Mark = tuple[type, str, Callable[[Any], bool]]
+#: ``_ast_sites``): (node type, word, test). The test returns True to give the word, or a
+#: name: the word is then the unit's only where the file binds that name (:func:`_bindings`),
+#: as the first name of ``tf.nn.dropout`` must be for a rule to resolve it.
+Mark = tuple[type, str, Callable[[Any], "bool | str"]]
 #: The marks of a layout by node type: (word, test) of each.
-_Marks = dict[type, list[tuple[str, Callable[[Any], bool]]]]
+_Marks = dict[type, list[tuple[str, Callable[[Any], "bool | str"]]]]
 
 _PLACEHOLDER = "__npu_codemod_unit_{}__"
 _PLACEHOLDER_NAME = re.compile(r"__npu_codemod_unit_(\d+)__\Z")
@@ -103,12 +105,14 @@ def module_layout(text: str, marks: Sequence[Mark] = ()) -> Optional[Layout]:
     by_type: _Marks = {}
     for kind, word, test in marks:
         by_type.setdefault(kind, []).append((word, test))
-    scans = [_Scan(group, by_type) for group in _groups(module.body)]
+    lines = _split_lines(text)
+    scans = [_Scan(group, by_type, lines) for group in _groups(module.body)]
     if any(scan.beyond_fissix for scan in scans):
         return None
     aliases = _aliases(scans)
-    units = tuple(_merged(scan.unit(aliases) for scan in scans))
-    return Layout(units, aliases, tuple(_split_lines(text)))
+    bound = _bindings(scans, aliases) if any(scan.bound_words for scan in scans) else frozenset()
+    units = tuple(_merged(scan.unit(aliases, bound) for scan in scans))
+    return Layout(units, aliases, tuple(lines))
 
 
 def _split_lines(text: str) -> list[str]:
@@ -142,9 +146,10 @@ class _Scan:
     it uses, its imports and alias assignments, and whether fissix could parse it."""
 
     def __init__(self, group: list[ast.stmt],
-                 marks: Optional[_Marks] = None) -> None:
+                 marks: Optional[_Marks] = None, lines: Sequence[str] = ()) -> None:
         first = group[0]
         self.marks = marks or {}
+        self.lines = lines  # the file's (for what ``ast`` does not say: ``_beyond_fissix``)
         self.seen = _SEEN.union(self.marks) if marks else _SEEN
         self.first = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
         self.last = max(statement.end_lineno or statement.lineno for statement in group)
@@ -157,6 +162,8 @@ class _Scan:
         self.globals: set[str] = set()  # names a function declares global
         self.imports: list[tuple[str, str]] = []  # (bound name, dotted target)
         self.assignments: list[tuple[str, str]] = []  # ``name = a.b``: (name, "a.b")
+        self.calls: set[str] = set()  # ``name = a.b()``: what an accessor's call may bind
+        self.bound_words: list[tuple[str, str]] = []  # (word, name): a mark's, if name is bound
         self.beyond_fissix = False
         self.main_block = any(is_ast_main_block(statement) for statement in group)
         self._walk(group)
@@ -167,6 +174,7 @@ class _Scan:
         name, attribute, constant, load = ast.Name, ast.Attribute, ast.Constant, ast.Load
         uses, names, words, assigned = self.uses, self.names, self.words, self.assigned
         seen = self.seen
+        marked_attributes = attribute in self.marks  # a mark on attributes sees each of them
         stack: list[ast.AST] = list(group)
         while stack:
             node = stack.pop()
@@ -181,6 +189,8 @@ class _Scan:
                 words.add(node.attr)  # type: ignore[attr-defined]
                 words.add("." + node.attr)  # type: ignore[attr-defined]  # ".batch": an attribute
                 stack.append(node.value)  # type: ignore[attr-defined]
+                if marked_attributes:
+                    self._mark(node)
                 continue
             if kind is constant:
                 continue
@@ -193,16 +203,25 @@ class _Scan:
                 elif value is not None:
                     stack.append(value)
 
-    def _see(self, node: ast.AST) -> None:
+    def _mark(self, node: ast.AST) -> None:
         for word, test in self.marks.get(type(node), ()):
-            if _marked(test, node):
+            marked = _marked(test, node)
+            if isinstance(marked, str):
+                self.bound_words.append((word, marked))
+            elif marked:
                 self.words.add(word)
+
+    def _see(self, node: ast.AST) -> None:
+        if self.marks:
+            self._mark(node)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             self._import(node)
         elif isinstance(node, ast.Assign):
             target, dotted = node.targets[0], ast_dotted_name(node.value)
             if len(node.targets) == 1 and isinstance(target, ast.Name) and dotted:
                 self.assignments.append((target.id, dotted))
+            elif len(node.targets) == 1 and isinstance(target, ast.Name) and _empty_call(node.value):
+                self.calls.add(target.id)
         elif isinstance(node, _DEFINITIONS):
             self.words.add(node.name)
             self.assigned.add(node.name)
@@ -223,7 +242,7 @@ class _Scan:
         elif isinstance(node, ast.Nonlocal):
             self.names.update(node.names)
             self.uses.update(node.names)
-        elif _beyond_fissix(node):
+        elif _beyond_fissix(node, self.lines):
             self.beyond_fissix = True
 
     def _import(self, node: "ast.Import | ast.ImportFrom") -> None:
@@ -235,10 +254,11 @@ class _Scan:
         if isinstance(node, ast.ImportFrom) and node.module:
             self.names.add(node.module.partition(".")[0])
 
-    def unit(self, aliases: dict[str, str]) -> Unit:
+    def unit(self, aliases: dict[str, str], bound: AbstractSet[str] = frozenset()) -> Unit:
         always = bool(self.imports) or self.main_block or any(
             name in aliases and dotted.partition(".")[0] in aliases for name, dotted in self.assignments)
         defines = {self.name} | self.globals if self.definition else self.assigned
+        self.words.update(word for word, name in self.bound_words if STAR in bound or name in bound)
         return Unit(self.first, self.last, self.definition, frozenset(self.words | self.uses),
                     frozenset(self.uses), frozenset(defines), always, frozenset(self.names))
 
@@ -250,16 +270,17 @@ _SEEN = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.FunctionDef, ast.
                    ast.AsyncFor, *_NEWER_STATEMENTS})
 
 
-def _beyond_fissix(node: ast.AST) -> bool:
+def _beyond_fissix(node: ast.AST, lines: Sequence[str] = ()) -> bool:
     """Syntax ``ast`` reads and fissix's grammar does not (or may not: several context
-    managers may be parenthesised): a whole parse decides, and reports it."""
+    managers may be parenthesised, see :func:`_may_parenthesise`): a whole parse decides, and
+    reports it."""
     if isinstance(node, _NEWER_STATEMENTS):
         return True  # match, except*
     if isinstance(node, ast.arguments):
         return bool(node.posonlyargs) or isinstance(getattr(node.vararg, "annotation", None),
                                                     ast.Starred)  # *args: *Ts
     if isinstance(node, (ast.With, ast.AsyncWith)):
-        return len(node.items) > 1
+        return len(node.items) > 1 and _may_parenthesise(node, lines)
     if isinstance(node, ast.Subscript):
         return _has_starred(node.slice)  # a[*b]
     if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -267,13 +288,43 @@ def _beyond_fissix(node: ast.AST) -> bool:
     return False
 
 
-def _marked(test: Callable[[Any], bool], node: ast.AST) -> bool:
-    """Whether a rule's ``_ast_sites`` test accepts ``node``; a test that raises marks it (the
-    rule then reads that unit, as it would without the hint)."""
+def _may_parenthesise(node: "ast.With | ast.AsyncWith", lines: Sequence[str]) -> bool:
+    """May this ``with`` of several items put them in parentheses (``with (a, b):``, PEP 617)?
+    ``ast`` reads it as ``with a, b:``; fissix reads it as one tuple, or not at all. Not when
+    the code after the keyword (the first of its line: a compound statement starts one) opens
+    no parenthesis nor goes on to the next line."""
+    code = lines[node.lineno - 1].lstrip(" \t\f") if 0 < node.lineno <= len(lines) else ""
+    if isinstance(node, ast.AsyncWith):
+        code = code[len("async"):].lstrip(" \t\f") if code.startswith("async") else ""
+    if not code.startswith("with"):
+        return True
+    after = code[len("with"):].lstrip(" \t\f")
+    return not after or after[0] in "(\\\r\n#"
+
+
+def _marked(test: Callable[[Any], "bool | str"], node: ast.AST) -> "bool | str":
+    """Whether a rule's ``_ast_sites`` test accepts ``node`` (or the name the file must bind for
+    it to); a test that raises marks it (the rule then reads that unit, as it would without
+    the hint)."""
     try:
-        return bool(test(node))
+        marked = test(node)
     except Exception:
         return True
+    return marked if isinstance(marked, str) else bool(marked)
+
+
+def _empty_call(node: ast.expr) -> bool:
+    """``a.b()``: an accessor's call binds the module it returns (``ImportNames``)."""
+    return isinstance(node, ast.Call) and not node.args and not node.keywords \
+        and ast_dotted_name(node.func) is not None
+
+
+def _bindings(scans: Sequence[_Scan], aliases: dict[str, str]) -> frozenset[str]:
+    """Every name the file may bind as ``ImportNames`` binds one, whatever the module: by an
+    import (:data:`STAR` for a star import: any name), an assignment of a dotted name or of an
+    accessor's call (``tpu = contrib.tpu()``)."""
+    return frozenset(aliases).union(*(scan.calls for scan in scans),
+                                    *((name for name, _ in scan.assignments) for scan in scans))
 
 
 def _has_starred(node: ast.expr) -> bool:
@@ -388,8 +439,9 @@ def spelled_names(layout: Layout, names: AbstractSet[str]) -> frozenset[str]:
     of them (``d`` after ``from tensorflow.nn import dropout as d``, ``hvd`` after ``import
     horovod.tensorflow as hvd``): what a site of a rule whose sites spell ``names`` spells in
     this file."""
+    parts = frozenset(name.lstrip(".@") for name in names)  # ".batch", "@dropout": batch, dropout
     return frozenset(names) | frozenset(
-        name for name, target in layout.aliases.items() if not names.isdisjoint(target.split(".")))
+        name for name, target in layout.aliases.items() if not parts.isdisjoint(target.split(".")))
 
 
 def plan_parse(layout: Layout, needs: Sequence[RuleNeed]) -> Optional["ParsePlan"]:

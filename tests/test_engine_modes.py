@@ -49,8 +49,9 @@ def test_every_corpus_file_gives_the_same_outcome_in_both_modes(rules):
               if selective.process(path.read_bytes(), path.name) != full.process(path.read_bytes(), path.name)]
     assert differ == []
     assert selective.counts["whole"] + selective.counts["selective"] > 50
-    assert selective.counts["selective"] >= 10 and selective.counts["skipped_lines"] > 100
+    assert selective.counts["selective"] >= 5 and selective.counts["skipped_lines"] > 100
     assert selective.counts["unparsed"] >= 5  # no rule that reads the tree has a site there
+    assert selective.counts["selective"] + selective.counts["unparsed"] >= 15  # some skipped
 
 
 def _long_model_file(newline: str = "\n") -> str:
@@ -131,9 +132,27 @@ def test_units_follow_decorators_semicolons_and_continuations():
     "try:\n    pass\nexcept* ValueError:\n    pass\n",
     "print 'python 2'\n",  # ast cannot read it
     "x = 1\ry = 2\n",  # a lone CR
+    "with (open(a), open(b)):\n    pass\n",  # PEP 617: fissix reads one tuple
+    "with (open(a) as x,\n      open(b) as y):\n    pass\n",  # fissix cannot read it
+    "with \\\n        open(a), open(b):\n    pass\n",
+    "async def f():\n    async with (a, b):\n        pass\n",
 ])
 def test_no_layout_where_a_whole_parse_must_decide(code):
     assert units.module_layout("import tensorflow as tf\n" + code) is None
+
+
+@pytest.mark.parametrize("code", [
+    "with tf.name_scope('tower'), tf.device('/cpu:0'):\n    pass\n",
+    "with a as (x, y), b:\n    pass\n",
+    "with a(), (b):\n    pass\n",  # only a parenthesis right after the keyword may hold them all
+    "async def f():\n    async with a, b:\n        pass\n",
+])
+def test_several_context_managers_without_parentheses_are_laid_out(code):
+    assert units.module_layout("import tensorflow as tf\n" + code) is not None
+    text = _padded(f"import tensorflow as tf\n\n\ndef tower(x):\n    return tf.nn.dropout(x, 0.5)\n\n\n{code}")
+    outcome, counts = both(default_rules(ALL_RULES), text.encode())
+    assert counts["selective"] == 1 and counts["skipped_lines"] > SELECTIVE_MIN_LINES
+    assert b"npu_ops.dropout(x, 0.5)" in outcome.new_data
 
 
 def _padded(text: str) -> str:
@@ -364,7 +383,7 @@ class _FailsOnFacts(Rule):
     def _site_names_for(self, facts):
         if facts:
             raise KeyError("no such class")
-        return self._site_names
+        return super()._site_names_for(facts)
 
     def visit_reference(self, reference, ctx: FileContext) -> None:
         ctx.report(reference, "unmigrated", "a dropout")

@@ -176,7 +176,8 @@ class EstimatorRunConfig(Rule):
     modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 
     def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
-        return estimator_subclass_names(facts)  # constructed by their own names
+        # the calls' last names, and the subclasses, constructed by their own names
+        return (*super()._site_names_for(facts), *estimator_subclass_names(facts))
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         name = reference.name

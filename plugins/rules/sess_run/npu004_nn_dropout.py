@@ -30,9 +30,15 @@ from npu_codemod.api._toolkit import (
     prefix_name,
 )
 
+from ._bound_attributes import bound_attribute_marks
 from ._spreads import keywords_of, length_of, spreads
 
 DROPOUT = "tensorflow.nn.dropout"
+#: The names it acts on: ``x.dropout`` and ``x.dropout_v2`` (``nn_ops.dropout_v2``: the
+#: internal module's name of the v2 API), when they resolve to :data:`DROPOUT`.
+NAMES = ("dropout", "dropout_v2")
+#: Its own output, reported however the file binds ``npu_ops``.
+NPU_DROPOUT = "npu_ops.dropout"
 #: Keywords tf.nn.dropout and npu_ops.dropout take alike (besides noise_shape, reported).
 _SAFE_KEYWORDS = frozenset({"x", "keep_prob", "seed", "name"})
 ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
@@ -83,7 +89,11 @@ class NnDropout(Rule):
             return tf.nn.dropout(logits, keep_prob=0.9, noise_shape=[1, 10])
     """
     _scope = "site"
-    _site_names = ("dropout", "dropout_v2")
+    # A site is an attribute of a name the file binds (``tf.nn.dropout``; ``npu_ops.dropout``
+    # always), or a call of a name the file binds to it (``d`` after ``from tensorflow.nn
+    # import dropout as d``: a site name through the word's attribute name).
+    _site_names = tuple("@" + name for name in NAMES)
+    _ast_sites = bound_attribute_marks(NAMES, frozenset({NPU_DROPOUT}))
     _tokens = ("dropout",)
     _bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # ``x.dropout`` anywhere (``nn_ops.dropout_v2``: the internal module's name of the v2
@@ -98,7 +108,7 @@ class NnDropout(Rule):
         if power is None:
             return
         spelled = prefix_name(power, end)
-        if spelled == "npu_ops.dropout":
+        if spelled == NPU_DROPOUT:
             ctx.report(power, "migrated", f"uses npu_ops.dropout; {ACCURACY}")
             return
         if ctx.tf.qualify(spelled) != DROPOUT:

@@ -35,6 +35,7 @@ from npu_codemod.api._toolkit import (
 
 from ._formulas import FUNCTIONS, GELU_TANH, Match, ModuleNames, match_gelu
 from ._functions import parameters
+from ._gelu_sites import STARTS, gelu_marks
 
 NPU_GELU = "npu_unary_ops.gelu"
 #: Nodes through which an arithmetic expression continues upwards.
@@ -71,9 +72,11 @@ class Gelu(Rule):
             return h * 0.5 * (1.0 + tf.erf(h / np.sqrt(2.0)))
     """
     _scope = "site"  # a GELU is computed within one function (module-level code: all of it)
-    # A GELU spells tanh or erf (its constants vary: 0.044715, or 0.0356774 folded in);
-    # a migrated one npu_unary_ops.
-    _site_names = ("tanh", "erf", NPU_GELU.partition(".")[0])
+    # A GELU calls tanh or erf on an arithmetic argument (its constants vary: 0.044715, or
+    # 0.0356774 folded in; see ``_gelu_sites``), or a name the file binds to one of them; a
+    # migrated one spells npu_unary_ops.
+    _site_names = (*("@" + kind for kind in STARTS), NPU_GELU.partition(".")[0])
+    _ast_sites = gelu_marks()
     _tokens = ("tanh", "erf", NPU_GELU)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:

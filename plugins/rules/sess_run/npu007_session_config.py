@@ -144,7 +144,7 @@ class SessionConfig(Rule):
 
     def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         # the functions of this repository that make or configure sessions, by name
-        return (*self._site_names, *fact_names(facts, ("npu007-config:",)))
+        return (*super()._site_names_for(facts), *fact_names(facts, ("npu007-config:",)))
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         name = capture["name"]

@@ -46,6 +46,7 @@ from npu_codemod.api._toolkit import (
     own_nodes,
     parse_module,
     position,
+    runs_tf2_somewhere,
     unlink,
 )
 
@@ -64,6 +65,7 @@ _ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[
 #: Where internal modules (``tensorflow.python.framework.ops.device``) come from.
 _INTERNAL = AnyOf(r"\btensorflow\.python\b")
 DEVICE = frozenset({"tensorflow.device"})
+DEVICE_NAMES = tuple(sorted({name.rpartition(".")[2] for name in DEVICE}))  # their site names
 #: ``from tensorflow import device as d`` (also ``compat.v1``, several names, parentheses).
 _FROM = re.compile(r"^[ \t]*from[ \t]+tensorflow(?:\.compat\.v1)?[ \t]+import[ \t]+(\([^)]*\)|[^#\n]*)", re.M)
 
@@ -264,8 +266,11 @@ class SoftPlacement(Rule):
     after = ("NPU007",)  # it finishes after NPU007, whose edits record the config objects
 
     def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
-        # the functions of this repository that make or configure sessions, by name
-        return (*self._site_names, *fact_names(facts, ("npu007-config:",)))
+        # The settings only where the repository uses tf.device (with the functions of this
+        # repository that make or configure sessions, by name); tf.device's own calls only
+        # where a file may be tf2-compat: elsewhere the rule does nothing with them.
+        settings = (*self._site_names, *fact_names(facts, ("npu007-config:",))) if FACT in facts else ()
+        return (*settings, *DEVICE_NAMES) if runs_tf2_somewhere(facts) else settings
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         if ctx.file_kind == TF2_COMPAT:

@@ -161,7 +161,7 @@ class SessionClose(Rule):
 
     def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
         # the functions of this repository that make or configure sessions, by name
-        return (*self._site_names, *fact_names(facts, ("npu010-session:", "npu010-called:")))
+        return (*super()._site_names_for(facts), *fact_names(facts, ("npu010-session:", "npu010-called:")))
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         if node.type == symbols.power:

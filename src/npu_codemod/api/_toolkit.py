@@ -130,7 +130,7 @@ from npu_codemod.codemods.tf2_dataset_sources import LIBRARY_BATCHERS
 from npu_codemod.codemods.tf2_dataset_uses import DatasetUses
 from npu_codemod.codemods.tf2_datasets import file_datasets
 from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT
-from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL
+from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, runs_tf2_somewhere
 from npu_codemod.codemods.walk import (
     node_pre_order,
     position,
@@ -285,6 +285,7 @@ __all__ = [
     "remove_small_statement",
     "RepositoryClass",
     "returned_values",
+    "runs_tf2_somewhere",
     "scope_statements",
     "scoped_statements",
     "site_references",
