@@ -37,7 +37,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import FrozenSet, Optional
 
-from .modules import ModuleIndex, imported_names, module_ast, module_index
+from .modules import ModuleIndex, module_ast, module_index
 from .names import ast_dotted_name, public_name
 
 #: The kinds of file (``run.json`` counts files per kind per repository).
@@ -344,13 +344,13 @@ _KNOWN_MAX = 50_000
 
 
 def _signals(tree: ast.Module, path: str) -> Signals:
-    imported = imported_names(tree, path)
+    index = module_index(tree)
+    imported = index.imported_names(path)
     bound = {local: target for local, target in imported.items()
              if _root(target) in ("tensorflow", "tensorflow_estimator", "npu_device")}
     found: dict[str, Use] = {}
     if any(target == "tensorflow.compat.v2" for target in bound.values()):
         found["e"] = Use(1, 0, "tensorflow.compat.v2")
-    index = module_index(tree)
     if "tf" not in imported and _star_bound_tf(tree, index):
         bound["tf"] = "tensorflow"
     weak: Optional[Use] = None  # a session-config C2 use (SESSION_CONFIG)
@@ -411,9 +411,11 @@ def _bound_names(index: ModuleIndex, bound: dict[str, str]) -> list[tuple[ast.ex
     for node in attributes:
         if id(node) in inner:
             continue
-        spelled = ast_dotted_name(node)
-        if spelled is not None and spelled.partition(".")[0] in bound:
-            found.append((node, spelled))
+        head = node.value
+        while type(head) is ast.Attribute:
+            head = head.value
+        if type(head) is ast.Name and head.id in bound:  # spelled out only then (self.x.y: not)
+            found.append((node, ast_dotted_name(node) or ""))
     names: list[ast.Name] = index.nodes(ast.Name)
     found += [(node, node.id) for node in names if node.id in bound]
     return found

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from npu_codemod.codemods import accessors, built_models, module_training, tf_versions
 from npu_codemod.codemods.engine import parse_module, unlink
-from npu_codemod.codemods.modules import module_ast, own_nodes
+from npu_codemod.codemods.modules import module_ast, module_index, own_nodes
 from npu_codemod.codemods.names import (
     PUBLIC_NAMES,
     UNRESOLVED_ACCESSOR,
@@ -275,3 +275,31 @@ def test_a_public_name_ends_as_the_internal_name_it_stands_for() -> None:
     """``_keras_idiom`` reads a call whose last name is no model maker's as no model maker."""
     makers = tuple("." + name for name in tf_versions._MODEL_LAST_NAMES)
     assert not [value for value in PUBLIC_NAMES.values() if value.endswith(makers)]
+
+
+def _bound_names_long_way(index, bound):  # type: ignore[no-untyped-def]
+    """``tf_versions._bound_names`` spelling out every outermost dotted name first."""
+    attributes = index.nodes(ast.Attribute)
+    inner = {id(node.value) for node in attributes if type(node.value) is ast.Attribute}
+    found = []
+    for node in attributes:
+        spelled = ast_dotted_name(node) if id(node) not in inner else None
+        if spelled is not None and spelled.partition(".")[0] in bound:
+            found.append((node, spelled))
+    return found + [(node, node.id) for node in index.nodes(ast.Name) if node.id in bound]
+
+
+def test_the_names_a_file_binds_are_those_of_spelling_every_dotted_name() -> None:
+    trees = [(tree, where) for where, tree in ((where, module_ast(text)) for where, text in python_sources().items())
+             if tree is not None]
+    checked = 0
+    for tree, where in trees:
+        index = module_index(tree)
+        bound = {local: target for local, target in index.imported_names(where).items()
+                 if target.partition(".")[0] in ("tensorflow", "tensorflow_estimator", "npu_device")}
+        for names in (bound, {**bound, "self": "self", "np": "numpy"}):
+            found = tf_versions._bound_names(index, names)
+            assert [(id(node), spelled) for node, spelled in found] == \
+                [(id(node), spelled) for node, spelled in _bound_names_long_way(index, names)], where
+            checked += len(found)
+    assert checked > 10_000
