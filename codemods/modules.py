@@ -72,6 +72,7 @@ class ModuleIndex:
         self.tree = tree
         self._by_type: dict[type, list[ast.AST]] = {}
         self._own: dict[ast.AST, list[ast.AST]] = {}
+        self._returns: dict[ast.AST, list[ast.Return]] = {}
         self._walk(tree)
 
     def _walk(self, tree: ast.AST) -> None:
@@ -136,6 +137,15 @@ class ModuleIndex:
         for it, not to be edited)."""
         found = self._own.get(function)
         return found if found is not None else list(own_nodes(function))
+
+    def returns(self, function: _Function) -> list[ast.Return]:
+        """The ``return`` statements among :meth:`own_nodes` of ``function``, in pre-order:
+        read once per function for every analysis that asks (the list kept for it, not to be
+        edited)."""
+        found = self._returns.get(function)
+        if found is None:
+            found = self._returns[function] = [node for node in self.own_nodes(function) if type(node) is ast.Return]
+        return found
 
     def imported_names(self, path: str) -> dict[str, str]:
         """:func:`imported_names` of the module, computed once per tree and ``path`` (the

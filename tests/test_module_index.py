@@ -236,3 +236,19 @@ def test_the_imports_the_index_found_are_those_statements_gives_in_its_order() -
     assert sum(len(ModuleIndex(tree).imports()) > 3 for tree in trees) > 100
     tree = ast.parse("import a as x; import b as y\nif c:\n    import d as x\nimport b as y\n")
     assert ModuleIndex(tree).imported_names("m.py") == {"y": "b"}
+
+
+def test_the_returns_of_a_function_are_the_return_statements_among_its_own_nodes() -> None:
+    trees = [tree for tree in map(module_ast, [TRAINER, *python_sources().values()]) if tree is not None]
+    counted = 0
+    for tree in trees:
+        index = ModuleIndex(tree)
+        for function in index.nodes(*FUNCTIONS):
+            walked = [node for node in _reference_own_nodes(function) if isinstance(node, ast.Return)]
+            assert _ids(index.returns(function)) == _ids(walked)
+            assert index.returns(function) is index.returns(function)
+            counted += len(walked)
+    assert counted > 500
+    other = ast.parse("def f(x):\n    def g():\n        return 1\n    return g\n").body[0]
+    assert isinstance(other, ast.FunctionDef)
+    assert [ast.unparse(node) for node in ModuleIndex(ast.parse("")).returns(other)] == ["return g"]
