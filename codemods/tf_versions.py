@@ -489,8 +489,8 @@ def _keras_idiom(index: ModuleIndex, bound: dict[str, str]) -> Optional[Use]:
     training: Optional[Use] = None
     for call in calls:
         func = call.func
-        if not isinstance(func, ast.Attribute):
-            builds = builds or _is_model_call(ast_dotted_name(func), bound)
+        if not isinstance(func, ast.Attribute):  # a name's call: a model maker only if it is bound
+            builds = builds or (type(func) is ast.Name and func.id in bound and _is_model_call(func.id, bound))
             continue
         attr = func.attr  # the receiver's name is spelled out only for the methods asked about
         if attr == "run" or (attr in KERAS_TRAINING and training is None):
