@@ -136,7 +136,7 @@ def _returned_kind(function: _Function, index: ModuleIndex, kinds: dict[str, str
                    imports: dict[str, str], owner: Optional[str]) -> Optional[str]:
     """The one kind every ``return`` of ``function`` (of the module of ``index``) gives, or None."""
     nodes = index.own_nodes(function)
-    returns = [node for node in nodes if isinstance(node, ast.Return)]
+    returns = index.returns(function)
     found: set[Optional[str]] = set()
     for node in returns:
         values = _assigned(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]

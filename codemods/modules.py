@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from functools import lru_cache
+from itertools import repeat
 from typing import AbstractSet, Any, Iterable, Iterator, Optional, TypeVar, Union, overload
 
 from .names import STAR, ast_import_bindings
@@ -82,14 +83,16 @@ class ModuleIndex:
         self.tree = tree
         self._by_type: dict[type, list[ast.AST]] = {}
         self._own: dict[ast.AST, list[ast.AST]] = {}
+        self._returns: dict[ast.AST, list[ast.Return]] = {}
         self._walk(tree)
 
     def _walk(self, tree: ast.AST) -> None:
         """Pre-order, as :func:`own_nodes` walks a function (the loop is the hot spot of a
-        repository's analysis: kept flat)."""
-        stack: list[tuple[ast.AST, Optional[ast.AST]]] = [(tree, None)]
-        pop, push, by_type, own = stack.pop, stack.append, self._by_type, self._own
-        fields_of = _NODE_FIELDS.get
+        repository's analysis: kept flat). A stack entry is a node and the list of the
+        function that owns it (None: no function's)."""
+        stack: list[tuple[ast.AST, Optional[list[ast.AST]]]] = [(tree, None)]
+        pop, push, extend, by_type, own = stack.pop, stack.append, stack.extend, self._by_type, self._own
+        plan_of = _WALK_PLANS.get
         while stack:
             node, owner = pop()
             kind = type(node)
@@ -98,25 +101,27 @@ class ModuleIndex:
                 bucket = by_type[kind] = []
             bucket.append(node)
             if owner is not None:
-                own[owner].append(node)
-            fields = fields_of(kind)
-            if fields is None:
-                fields = node_fields(kind)
-            if not fields:
+                owner.append(node)
+            plan = plan_of(kind)
+            if plan is None:
+                plan = _walk_plan(kind)
+            if not plan:
                 continue  # a name, a constant: nothing below
             body_owner = inner = None
             if kind in _FUNCTIONS:
-                own[node] = []
-                body_owner = node
+                body_owner = own[node] = []
             elif kind not in _SCOPE_TYPES:
                 inner = owner
-            for name in fields:
+            for name, gaps in plan:
                 value = getattr(node, name, None)
                 if type(value) is list:
-                    items_owner = body_owner if name == "body" and body_owner else inner
-                    push_all = [(item, items_owner) for item in reversed(value)
-                                if isinstance(item, ast.AST)]
-                    stack.extend(push_all)
+                    if not value:
+                        continue
+                    items_owner = body_owner if body_owner is not None and name == "body" else inner
+                    if gaps:
+                        extend([(item, items_owner) for item in reversed(value) if item is not None])
+                    else:  # every item a node: paired in C
+                        extend(zip(reversed(value), repeat(items_owner)))
                 elif isinstance(value, ast.AST):
                     push((value, inner))
 
@@ -144,10 +149,25 @@ class ModuleIndex:
         found = self._own.get(function)
         return found if found is not None else list(own_nodes(function))
 
+    def returns(self, function: _Function) -> list[ast.Return]:
+        """The ``return`` statements among :meth:`own_nodes` of ``function``, in pre-order:
+        read once per function for every analysis that asks (the list kept for it, not to be
+        edited)."""
+        found = self._returns.get(function)
+        if found is None:
+            found = self._returns[function] = [node for node in self.own_nodes(function) if type(node) is ast.Return]
+        return found
+
     def imported_names(self, path: str) -> dict[str, str]:
         """:func:`imported_names` of the module, computed once per tree and ``path`` (the
-        dict kept for it, not to be edited)."""
-        return _imported_names(self.tree, path)
+        dict kept for it, not to be edited), from the import statements the walk found."""
+        return _imported_names(self.tree, path, self)
+
+    def imports(self) -> list[Union[ast.Import, ast.ImportFrom]]:
+        """The module's import statements in the order :func:`statements` gives them (the
+        source's: a statement starts after the one before it in pre-order)."""
+        found: list[Union[ast.Import, ast.ImportFrom]] = [*self.nodes(ast.Import), *self.nodes(ast.ImportFrom)]
+        return sorted(found, key=_start)
 
 
 @lru_cache(maxsize=2)
@@ -218,6 +238,19 @@ def node_fields(kind: type[ast.AST]) -> tuple[str, ...]:
 
 
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _walk_plan(kind: type[ast.AST]) -> tuple[tuple[str, bool], ...]:
+    """:func:`node_fields` of ``kind``, each with whether a list it holds may have a gap (None:
+    a dictionary's ``**`` entry, a keyword-only parameter without a default) among its nodes;
+    every other list field holds nodes only (ASDL), as :data:`_SCALAR_FIELDS` leaves them."""
+    plan = _WALK_PLANS[kind] = tuple((name, (kind.__name__, name) in _GAPPED_LISTS)
+                                     for name in node_fields(kind))
+    return plan
+
+
+_WALK_PLANS: dict[type, tuple[tuple[str, bool], ...]] = {}
+_GAPPED_LISTS = frozenset({("Dict", "keys"), ("arguments", "kw_defaults")})
 _SCALAR_FIELDS: dict[str, tuple[str, ...]] = {
     "Name": ("id",), "Constant": ("value", "kind"), "Attribute": ("attr",),
     "arg": ("arg", "type_comment"), "keyword": ("arg",), "alias": ("name", "asname"),
@@ -227,6 +260,10 @@ _SCALAR_FIELDS: dict[str, tuple[str, ...]] = {
     "FormattedValue": ("conversion",), "AnnAssign": ("simple",), "Assign": ("type_comment",),
     "For": ("type_comment",), "AsyncFor": ("type_comment",), "With": ("type_comment",),
     "AsyncWith": ("type_comment",),
+    # patterns (3.10) and type parameters (3.12): names, a singleton's value, ``**rest``
+    "MatchSingleton": ("value",), "MatchStar": ("name",), "MatchAs": ("name",),
+    "MatchMapping": ("rest",), "MatchClass": ("kwd_attrs",), "TypeVar": ("name",),
+    "ParamSpec": ("name",), "TypeVarTuple": ("name",),
 }
 
 
@@ -237,15 +274,33 @@ def imported_names(tree: ast.Module, path: str) -> dict[str, str]:
     return dict(_imported_names(tree, path))
 
 
-@lru_cache(maxsize=2)  # the trees of module_ast's cache: no more kept alive
-def _imported_names(tree: ast.AST, path: str) -> dict[str, str]:
+def _imported_names(tree: ast.AST, path: str, index: Optional[ModuleIndex] = None) -> dict[str, str]:
+    """The bindings of ``tree``'s imports, kept for the last two trees and paths (those of
+    :func:`module_ast`'s cache: no more kept alive); read from ``index`` (the tree's) when
+    given, else found with :func:`statements` (a tree no analysis indexed)."""
+    key = (tree, path)
+    known = _IMPORTED.get(key)
+    if known is not None:
+        return known
+    imports = index.imports() if index is not None else statements(tree)
     found: dict[str, set[str]] = {}
-    for node in statements(tree):
+    for node in imports:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for local, target in ast_import_bindings(node, path):
                 if local != STAR:
                     found.setdefault(local, set()).add(target)
-    return {local: targets.pop() for local, targets in found.items() if len(targets) == 1}
+    known = {local: targets.pop() for local, targets in found.items() if len(targets) == 1}
+    if len(_IMPORTED) >= 2:
+        del _IMPORTED[next(iter(_IMPORTED))]
+    _IMPORTED[key] = known
+    return known
+
+
+_IMPORTED: dict[tuple[ast.AST, str], dict[str, str]] = {}
+
+
+def _start(node: ast.stmt) -> tuple[int, int]:
+    return node.lineno, node.col_offset
 
 
 def nearest_name(target: str, package: tuple[str, ...], known: AbstractSet[str]) -> Optional[str]:

@@ -37,7 +37,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import FrozenSet, Optional
 
-from .modules import ModuleIndex, imported_names, module_ast, module_index
+from .modules import ModuleIndex, module_ast, module_index
 from .names import ast_dotted_name, public_name
 
 #: The kinds of file (``run.json`` counts files per kind per repository).
@@ -351,13 +351,13 @@ _KNOWN_MAX = 50_000
 
 
 def _signals(tree: ast.Module, path: str) -> Signals:
-    imported = imported_names(tree, path)
+    index = module_index(tree)
+    imported = index.imported_names(path)
     bound = {local: target for local, target in imported.items()
              if _root(target) in ("tensorflow", "tensorflow_estimator", "npu_device")}
     found: dict[str, Use] = {}
     if any(target == "tensorflow.compat.v2" for target in bound.values()):
         found["e"] = Use(1, 0, "tensorflow.compat.v2")
-    index = module_index(tree)
     if "tf" not in imported and _star_bound_tf(tree, index):
         bound["tf"] = "tensorflow"
     weak: Optional[Use] = None  # a session-config C2 use (SESSION_CONFIG)
@@ -418,9 +418,11 @@ def _bound_names(index: ModuleIndex, bound: dict[str, str]) -> list[tuple[ast.ex
     for node in attributes:
         if id(node) in inner:
             continue
-        spelled = ast_dotted_name(node)
-        if spelled is not None and spelled.partition(".")[0] in bound:
-            found.append((node, spelled))
+        head = node.value
+        while type(head) is ast.Attribute:
+            head = head.value
+        if type(head) is ast.Name and head.id in bound:  # spelled out only then (self.x.y: not)
+            found.append((node, ast_dotted_name(node) or ""))
     names: list[ast.Name] = index.nodes(ast.Name)
     found += [(node, node.id) for node in names if node.id in bound]
     return found
@@ -494,8 +496,8 @@ def _keras_idiom(index: ModuleIndex, bound: dict[str, str]) -> Optional[Use]:
     training: Optional[Use] = None
     for call in calls:
         func = call.func
-        if not isinstance(func, ast.Attribute):
-            builds = builds or _is_model_call(ast_dotted_name(func), bound)
+        if not isinstance(func, ast.Attribute):  # a name's call: a model maker only if it is bound
+            builds = builds or (type(func) is ast.Name and func.id in bound and _is_model_call(func.id, bound))
             continue
         attr = func.attr  # the receiver's name is spelled out only for the methods asked about
         if attr == "run" or (attr in KERAS_TRAINING and training is None):

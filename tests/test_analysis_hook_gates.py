@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from npu_codemod.codemods import accessors, built_models, module_training, tf_versions
 from npu_codemod.codemods.engine import parse_module, unlink
-from npu_codemod.codemods.modules import module_ast, own_nodes
+from npu_codemod.codemods.modules import module_ast, module_index, own_nodes
 from npu_codemod.codemods.names import (
     PUBLIC_NAMES,
     UNRESOLVED_ACCESSOR,
@@ -25,7 +25,8 @@ from npu_codemod.codemods.names import (
     module_parts,
 )
 from npu_codemod.plugins.rules.audit import npu100_api_support as npu100
-from npu_codemod.plugins.rules.sess_run import _config_functions, _session_functions
+from npu_codemod.plugins.rules.sess_run import _config_functions, _pipeline_uses, _session_functions
+from npu_codemod.plugins.rules.sess_run import npu002_drop_remainder as npu002
 from npu_codemod.plugins.rules.sess_run import npu007_session_config as npu007
 from npu_codemod.plugins.rules.sess_run import npu008_soft_placement as npu008
 from npu_codemod.plugins.rules.sess_run import npu010_session_close as npu010
@@ -54,12 +55,17 @@ def _soft_long_way(node: ast.AST) -> bool:
 
 
 def _uses_tf_device_long_way(text: str) -> bool:
-    original = npu008._device_through_internal_modules
-    npu008._device_through_internal_modules = _device_through_internal_modules_long_way  # type: ignore[assignment]
-    try:
-        return npu008.uses_tf_device(text)
-    finally:
-        npu008._device_through_internal_modules = original  # type: ignore[assignment]
+    """One regular expression for every spelling, tried at each line's start."""
+    if "device" not in text:
+        return False
+    aliases = {match.group(1) or "tensorflow" for match in npu008._ALIAS.finditer(text)}
+    calls = [rf"\b(?:{'|'.join(map(re.escape, sorted(aliases)))})(?:\.compat\.v1)?\.device"] if aliases else []
+    imported = sorted(npu008._device_names(text))
+    if imported:
+        calls.append(rf"(?<![\w.])(?:{'|'.join(map(re.escape, imported))})")
+    if calls and re.search(rf"^[^#\n]*(?:{'|'.join(calls)})[ \t]*\(", text, re.M):
+        return True
+    return _device_through_internal_modules_long_way(text)
 
 
 def _device_through_internal_modules_long_way(text: str) -> bool:
@@ -88,7 +94,41 @@ def _accessor_facts_long_way(path: str, text: str) -> set[str]:
     return facts
 
 
+def _pipeline_uses_long_way(path: str, text: str) -> set[str]:
+    """NPU002's facts as they were made: every call looked up with the function it sits in,
+    each function's own nodes read for its calls."""
+    tree = module_ast(text)
+    if tree is None:
+        return set()
+    index = module_index(tree)
+    imports = {name: target for name, target in index.imported_names(path).items()
+               if not target.startswith(_pipeline_uses._LIBRARIES)
+               and target.partition(".")[0] not in _pipeline_uses._STANDARD}
+    if not imports:
+        return set()
+    functions = [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
+    owned = {id(node): function for function in functions for node in index.own_nodes(function)
+             if isinstance(node, ast.Call)}
+    package = ".".join(module_parts(path)[:-1])
+    facts = set()
+    for call in index.nodes(ast.Call):
+        function = owned.get(id(call))
+        around = _pipeline_uses._verdict(function.name) if function is not None else None
+        callee = ast_dotted_name(call.func) or ""
+        direct = _pipeline_uses._imported(callee, imports)
+        uses = [(direct, around)] if direct and around else []
+        verdict = _pipeline_uses._verdict(callee)
+        for name, value in [*((None, value) for value in call.args), *((k.arg, k.value) for k in call.keywords)]:
+            said = (_pipeline_uses._verdict(name) if name else None) or verdict
+            if said:
+                uses += [(_pipeline_uses._imported(ast_dotted_name(node) or "", imports), said)
+                         for node in _pipeline_uses._names(value)]
+        facts |= {f"{_pipeline_uses.PREFIX}{package}|{target}|{said}" for target, said in uses if target}
+    return facts
+
+
 HOOKS: dict[str, tuple[Callable[[str, str], object], Callable[[str, str], object]]] = {
+    "NPU002": (npu002.npu_codemod_analyze_file, _pipeline_uses_long_way),
     "NPU007": (npu007.npu_codemod_analyze_file, _config_functions.all_config_function_facts),
     "NPU008": (npu008.npu_codemod_analyze_file, _npu008_long_way),
     "NPU010": (npu010.npu_codemod_analyze_file, _session_functions.all_session_function_facts),
@@ -156,6 +196,27 @@ _LINES = st.sampled_from([
     "z = f'{ops.device(1)}'\n",
     "tensorflow.python.framework.ops.device(None)\n",
     "ops.name_scope('device')\n",
+    "from data import pipeline\n",
+    "from .inputs import input_fn as make_input\n",
+    "def train_model():\n    pipeline.build()\n    return make_input(1)\n",
+    "def evaluate():\n    x = lambda: pipeline.input_fn(1)\n    return x\n",
+    "async def predict_all():\n    await pipeline.batches()\n",
+    "estimator.predict(input_fn=lambda: pipeline.input_fn(f))\n",
+    "model.fit(pipeline.make(), validation_data=pipeline.make_eval()[0])\n",
+    "run_training(pipeline.make, make_input)\n",
+    "class Trainer:\n    def train(self):\n        def inner():\n            return pipeline.build()\n"
+    "        return pipeline.build(**opts)\n",
+    "import tensorflow.compat.v1 as tf1\n",
+    "from tensorflow import device as dev, Session\n",
+    "from tensorflow import (\n    device)\n",
+    "with tf.device('/cpu:0'):\n    pass\n",
+    "x = 1  # with tf.device('/gpu:0'):\n",
+    "s = '#'; d = tf1.compat.v1.device ('/cpu:0')\n",
+    "with tf1.device\t(d), dev(e):\n    pass\n",
+    "v = mytf.device(1) + my.dev(2) + tf.devices(3)\n",
+    "print('# dev(')\ndevice(x)\n",
+    "make(f'{g(soft)}', f\"\"\"{\n  h(x, cfg.placement)}\"\"\")\n",
+    "make(x)\rmake(y.soft_placement)\r\n",
     "make(False)\n",
     "make(True, soft=False)\n",
     "make(cfg.allow_soft_placement)\n",
@@ -181,9 +242,10 @@ def test_generated_modules_get_the_facts_of_the_long_way(text: str) -> None:
 
 def test_a_soft_placement_spelled_only_by_escapes_or_adjacent_strings_is_read() -> None:
     for text in ("make('\\x73oft')\n", "make('so' 'ft')\n", "make(ｓoft)\n"):
-        tree = ast.parse(text)
-        assert npu008.spells_unseen(tree, text)
-        assert npu008.passed_soft_placement(tree, False) == {"make:0"}
+        tree = module_ast(text)
+        call = tree.body[0].value
+        assert npu008.soft_spellings(tree, text).may_spell(call.args[0])
+        assert npu008.passed_soft_placement(tree, False, spelled=npu008.soft_spellings(tree, text)) == {"make:0"}
 
 
 #: Files whose facts come from what a first look could miss: a name ``ast`` normalises out of
@@ -194,6 +256,8 @@ EDGES = [
                "    o.name = 'NpuOptimizer'\n    return c\n"),
     ("NPU010", "from utils import helpers\n\nhelpers.make_ｓess()\n"),
     ("NPU008", "make('\\x73oft')\n"),
+    ("NPU002", "from data import pipeline\n\n\nasync def predict_all():\n    await pipeline.batches()\n"),
+    ("NPU002", "from data import pipeline\n\nrun_training(pipeline.make)\n"),
     ("NPU008", "from tensorflow.python.framework import ops\n\nwith ops.device('/cpu:0'):\n    x = 1\n"),
 ]
 
@@ -275,3 +339,43 @@ def test_a_public_name_ends_as_the_internal_name_it_stands_for() -> None:
     """``_keras_idiom`` reads a call whose last name is no model maker's as no model maker."""
     makers = tuple("." + name for name in tf_versions._MODEL_LAST_NAMES)
     assert not [value for value in PUBLIC_NAMES.values() if value.endswith(makers)]
+
+
+def _bound_names_long_way(index, bound):  # type: ignore[no-untyped-def]
+    """``tf_versions._bound_names`` spelling out every outermost dotted name first."""
+    attributes = index.nodes(ast.Attribute)
+    inner = {id(node.value) for node in attributes if type(node.value) is ast.Attribute}
+    found = []
+    for node in attributes:
+        spelled = ast_dotted_name(node) if id(node) not in inner else None
+        if spelled is not None and spelled.partition(".")[0] in bound:
+            found.append((node, spelled))
+    return found + [(node, node.id) for node in index.nodes(ast.Name) if node.id in bound]
+
+
+def test_the_names_a_file_binds_are_those_of_spelling_every_dotted_name() -> None:
+    trees = [(tree, where) for where, tree in ((where, module_ast(text)) for where, text in python_sources().items())
+             if tree is not None]
+    checked = 0
+    for tree, where in trees:
+        index = module_index(tree)
+        bound = {local: target for local, target in index.imported_names(where).items()
+                 if target.partition(".")[0] in ("tensorflow", "tensorflow_estimator", "npu_device")}
+        for names in (bound, {**bound, "self": "self", "np": "numpy"}):
+            found = tf_versions._bound_names(index, names)
+            assert [(id(node), spelled) for node, spelled in found] == \
+                [(id(node), spelled) for node, spelled in _bound_names_long_way(index, names)], where
+            checked += len(found)
+    assert checked > 10_000
+
+
+def test_the_code_inside_f_strings_is_always_read() -> None:
+    """Before Python 3.12 the positions of the nodes inside an f-string could be off: each
+    argument of a call there is read, wherever the words are."""
+    text = "make(f'{g(x)}', f'{h(y)}')  # soft\n"
+    tree = module_ast(text)
+    spelled = npu008.soft_spellings(tree, text)
+    inner = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.func.id in ("g", "h")]
+    assert len(inner) == 2 and all(spelled.may_spell(call.args[0]) for call in inner)
+    outer = tree.body[0].value
+    assert not spelled.may_spell(outer.func)

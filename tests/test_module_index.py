@@ -186,3 +186,69 @@ def test_the_index_of_every_source_of_the_suite_is_that_of_a_walk_of_every_field
             {kind: _ids(nodes) for kind, nodes in by_type.items()}
         assert {id(function): _ids(nodes) for function, nodes in index._own.items()} == \
             {id(function): _ids(nodes) for function, nodes in own.items()}
+
+
+#: Every shape whose fields hold something else than nodes, or lists with gaps: dictionaries
+#: with ``**`` entries, keyword-only parameters without defaults, ``global``/``nonlocal``, and
+#: each pattern of ``match`` (singletons, stars, captures, ``**rest``, class keywords).
+ODD_FIELDS = textwrap.dedent('''\
+    import tensorflow as tf
+
+    def build(a, *, b, c=1, **d):
+        global STEP
+        def inner():
+            nonlocal a
+            return {**d, "e": b, **{}}
+        match tf.config:
+            case None | True | False:
+                pass
+            case [1, *rest, 2] | [*_]:
+                pass
+            case {"k": 1, **others}:
+                pass
+            case tf.ConfigProto(device_count=count, allow_soft_placement=True) as config:
+                return config, count
+            case str(name) | (_ as name):
+                return name
+        return lambda x, *, y, z=2: {**x}
+    ''')
+
+
+def test_the_index_of_fields_that_hold_no_node_or_lists_with_gaps_is_that_of_a_walk() -> None:
+    tree = ast.parse(ODD_FIELDS)
+    index = ModuleIndex(tree)
+    by_type, own = _reference_index(tree)
+    assert {kind: _ids(nodes) for kind, nodes in index._by_type.items()} == \
+        {kind: _ids(nodes) for kind, nodes in by_type.items()}
+    assert {id(function): _ids(nodes) for function, nodes in index._own.items()} == \
+        {id(function): _ids(nodes) for function, nodes in own.items()}
+    assert len(index.nodes(ast.MatchSingleton)) == 4 and len(index.nodes(ast.MatchClass)) == 2
+
+
+def test_the_imports_the_index_found_are_those_statements_gives_in_its_order() -> None:
+    """``imported_names`` read from the index (a name imported twice as different things is
+    left out, so the order of the statements shows in the result)."""
+    trees = [tree for tree in map(module_ast, [TRAINER, ODD_FIELDS, *python_sources().values()]) if tree is not None]
+    imports = (ast.Import, ast.ImportFrom)
+    for tree in trees:
+        walked = [node for node in statements(tree) if isinstance(node, imports)]
+        assert _ids(ModuleIndex(tree).imports()) == _ids(walked)
+    assert sum(len(ModuleIndex(tree).imports()) > 3 for tree in trees) > 100
+    tree = ast.parse("import a as x; import b as y\nif c:\n    import d as x\nimport b as y\n")
+    assert ModuleIndex(tree).imported_names("m.py") == {"y": "b"}
+
+
+def test_the_returns_of_a_function_are_the_return_statements_among_its_own_nodes() -> None:
+    trees = [tree for tree in map(module_ast, [TRAINER, *python_sources().values()]) if tree is not None]
+    counted = 0
+    for tree in trees:
+        index = ModuleIndex(tree)
+        for function in index.nodes(*FUNCTIONS):
+            walked = [node for node in _reference_own_nodes(function) if isinstance(node, ast.Return)]
+            assert _ids(index.returns(function)) == _ids(walked)
+            assert index.returns(function) is index.returns(function)
+            counted += len(walked)
+    assert counted > 500
+    other = ast.parse("def f(x):\n    def g():\n        return 1\n    return g\n").body[0]
+    assert isinstance(other, ast.FunctionDef)
+    assert [ast.unparse(node) for node in ModuleIndex(ast.parse("")).returns(other)] == ["return g"]

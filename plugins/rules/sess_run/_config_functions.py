@@ -125,7 +125,7 @@ def all_config_function_facts(path: str, text: str) -> set[str]:
     index = module_index(tree)
     functions = _unique_functions(index)
     imports = index.imported_names(path)
-    table = {name: _returns(function, index.own_nodes(function), functions.keys(), imports)
+    table = {name: _returns(function, index.own_nodes(function), index.returns(function), functions.keys(), imports)
              for name, function in functions.items()}
     used = _used(index, table)
     module = ".".join(module_parts(path))
@@ -157,12 +157,11 @@ def _unique_functions(index: ModuleIndex) -> dict[str, _Function]:
     return {name: found[0] for name, found in by_name.items() if len(found) == 1}
 
 
-def _returns(function: _Function, nodes: list[ast.AST], functions: AbstractSet[str],
+def _returns(function: _Function, nodes: list[ast.AST], returns: list[ast.Return], functions: AbstractSet[str],
              imports: dict[str, str]) -> Optional[_Returns]:
-    """What ``function`` (its own nodes ``nodes``) returns, or None when it is no config
-    function NPU007 can complete: a return with no name or call, or one that no statement can
-    be put in front of."""
-    returns = [node for node in nodes if isinstance(node, ast.Return)]
+    """What ``function`` (its own nodes ``nodes``, its ``return`` statements ``returns``)
+    returns, or None when it is no config function NPU007 can complete: a return with no name
+    or call, or one that no statement can be put in front of."""
     if not returns or any(node.value is None or not _insertable(node, function, nodes)
                           for node in returns):
         return None

@@ -50,45 +50,48 @@ def pipeline_use_facts(path: str, text: str) -> set[str]:
         return set()
     package = ".".join(module_parts(path)[:-1])
     facts = set()
-    for function, call in _calls(index):
-        for target, verdict in _uses(call, function, imports):
-            facts.add(f"{PREFIX}{package}|{target}|{verdict}")
+    for target, verdict in _file_uses(index, imports):
+        facts.add(f"{PREFIX}{package}|{target}|{verdict}")
     return facts
 
 
-def _calls(index: ModuleIndex) -> Iterator[tuple[Optional[_Function], ast.Call]]:
-    """Each call of the module with the function it sits in (None: module level)."""
+def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """(imported target, verdict) of each use in the module that says what it is for: a call
+    of an imported function in a function whose name says it, an imported function in the
+    arguments of a call (or keyword) whose name says it."""
+    around = _saying_functions(index)
+    for call in index.nodes(ast.Call):
+        callee = dotted(call.func) or ""
+        direct = _imported(callee, imports)
+        if direct and id(call) in around:
+            yield direct, around[id(call)]
+        verdict = _verdict(callee)  # a direct call covers uses in the arguments of others there
+        if verdict:
+            for value in call.args:
+                yield from _uses_in(value, imports, verdict)
+        for keyword in call.keywords:
+            said = (_verdict(keyword.arg) if keyword.arg else None) or verdict
+            if said:
+                yield from _uses_in(keyword.value, imports, said)
+
+
+def _saying_functions(index: ModuleIndex) -> dict[int, str]:
+    """id of each call -> the verdict of the function it sits in, for the functions whose name
+    says one (most say nothing: their calls are not looked up)."""
+    found: dict[int, str] = {}
     functions: list[_Function] = [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
-    owned: set[int] = set()
     for function in functions:
-        for node in index.own_nodes(function):
-            if isinstance(node, ast.Call):
-                owned.add(id(node))
-                yield function, node
-    for node in index.nodes(ast.Call):
-        if id(node) not in owned:
-            yield None, node
+        verdict = _verdict(function.name)
+        if verdict:
+            found.update((id(node), verdict) for node in index.own_nodes(function) if type(node) is ast.Call)
+    return found
 
 
-def _uses(call: ast.Call, function: Optional[_Function],
-          imports: dict[str, str]) -> Iterator[tuple[str, str]]:
-    """(imported target, verdict) of each imported function ``call`` takes as an argument or
-    calls, when the code around says what for."""
-    around = _verdict(function.name) if function is not None else None
-    callee = dotted(call.func) or ""
-    direct = _imported(callee, imports)
-    if direct and around:
-        yield direct, around
-    verdict = _verdict(callee)  # a direct call covers uses in the arguments of others there
-    for keyword in [*((None, value) for value in call.args), *((k.arg, k.value) for k in call.keywords)]:
-        name, value = keyword
-        said = (_verdict(name) if name else None) or verdict
-        if not said:
-            continue
-        for node in _names(value):
-            target = _imported(dotted(node) or "", imports)
-            if target:
-                yield target, said
+def _uses_in(value: ast.AST, imports: dict[str, str], said: str) -> Iterator[tuple[str, str]]:
+    for node in _names(value):
+        target = _imported(dotted(node) or "", imports)
+        if target:
+            yield target, said
 
 
 @lru_cache(maxsize=4096)

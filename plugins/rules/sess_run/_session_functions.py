@@ -74,7 +74,9 @@ def returned_session(function: _Function, index: Optional[ModuleIndex] = None) -
     the value), the index of a returned tuple's item, or False (not every return does).
     ``index``: the :class:`ModuleIndex` of its module, when there is one."""
     nodes = index.own_nodes(function) if index is not None else list(own_nodes(function))
-    returns = [node for node in nodes if isinstance(node, ast.Return)]
+    returns = index.returns(function) if index is not None else [node for node in nodes if isinstance(node, ast.Return)]
+    if not returns:
+        return False  # no position: not every return puts a session
     made = _session_names(nodes)
     positions: set[Optional[int]] = set()
     for node in returns:

@@ -53,6 +53,7 @@ from npu_codemod.api._toolkit import (
 from ._config_flow import target_flow
 from ._config_functions import parse
 from ._session_config import SESSION_NAMES, ConfigTarget, argument_callee, callee_last_name, targets
+from ._spelled_words import SpelledWords
 
 FACT = "uses-tf-device"
 #: ``passes-soft-placement:<function>:<parameter or position>``, see :func:`passed_soft_placement`.
@@ -77,13 +78,27 @@ def uses_tf_device(text: str) -> bool:
     if "device" not in text:
         return False  # every spelling below has it (the line scan is the costly part)
     aliases = {match.group(1) or "tensorflow" for match in _ALIAS.finditer(text)}
-    calls = [rf"\b(?:{'|'.join(map(re.escape, sorted(aliases)))})(?:\.compat\.v1)?\.device"] if aliases else []
-    imported = sorted(_device_names(text))
-    if imported:
-        calls.append(rf"(?<![\w.])(?:{'|'.join(map(re.escape, imported))})")
-    if calls and re.search(rf"^[^#\n]*(?:{'|'.join(calls)})[ \t]*\(", text, re.M):
+    calls = [(r"\b", rf"{re.escape(alias)}(?:\.compat\.v1)?\.device[ \t]*\(") for alias in sorted(aliases)]
+    calls += [(r"(?<![\w.])", rf"{re.escape(name)}[ \t]*\(") for name in sorted(_device_names(text))]
+    if any(_on_a_code_line(text, before, call) for before, call in calls):
         return True
     return _device_through_internal_modules(text)
+
+
+def _on_a_code_line(text: str, before: str, call: str) -> bool:
+    """``re.search(f"^[^#\\n]*{before}{call}", text, re.M)``: the pattern ``call`` (which
+    opens with a literal: looked for in C) where ``before`` matches (a look at the characters
+    before it) with no ``#`` before it on its line, tried at every place ``call`` matches."""
+    loose, exact = re.compile(call), re.compile(before + call)
+    position = 0
+    while True:
+        found = loose.search(text, position)
+        if found is None:
+            return False
+        start = found.start()
+        if exact.match(text, start) is not None and "#" not in text[text.rfind("\n", 0, start) + 1:start]:
+            return True
+        position = start + 1
 
 
 def _device_through_internal_modules(text: str) -> bool:
@@ -129,14 +144,15 @@ def _device_names(text: str) -> set[str]:
     return names
 
 
-def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False, spelled: bool = True) -> set[str]:
+def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False,
+                          spelled: Optional[SpelledWords] = None) -> set[str]:
     """``<function>:<parameter or position>`` for each argument of a call that may hand a
     function something else than ``True`` for a soft-placement flag: a keyword named like one
     (``soft`` in it), a positional ``False`` or one whose code mentions soft placement, and
     ``**kwargs`` (``<function>:**``) when the file ``mentioned`` it. ``precise``: every
     argument that is not literally ``True`` (for the calls of the file being rewritten).
-    ``spelled``: False when no node of ``tree`` spells soft placement (:func:`spells_unseen`),
-    so that no argument's code is read for it."""
+    ``spelled``: where the module's text may spell soft placement (:func:`soft_spellings`):
+    the code of an argument outside those places is not read; None: every argument's is."""
     found = set()
     for call in module_index(tree).nodes(ast.Call):
         name = _callee(call)
@@ -151,7 +167,8 @@ def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False,
             if isinstance(argument, ast.Starred):
                 found.add(f"{name}:*")
                 break
-            if not _true(argument) and (precise or _false(argument) or (spelled and _soft(argument))):
+            if not _true(argument) and (precise or _false(argument) or (
+                    (spelled is None or spelled.may_spell(argument)) and _soft(argument))):
                 found.add(f"{name}:{index}")
     return found
 
@@ -161,15 +178,11 @@ def _callee(call: ast.Call) -> Optional[str]:
     return function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
 
 
-def spells_unseen(tree: ast.AST, text: str) -> bool:
-    """May a node of ``tree`` (the ``ast`` of ``text``) spell ``soft`` or ``placement`` (as
-    :func:`_soft` reads a node) where ``text`` does not, in any case? A name of an ASCII text
-    is spelled in it as it is; a string's value is not (escapes, ``"so" "ft"``: each string is
-    read) nor is a name of other text (``ast`` normalises it, NFKC)."""
-    if not text.isascii():
-        return True
-    constants: list[ast.Constant] = module_index(tree).nodes(ast.Constant)
-    return any(_spells(constant) for constant in constants)
+def soft_spellings(tree: ast.AST, text: str) -> SpelledWords:
+    """Where ``text`` (whose ``ast`` is ``tree``) may spell ``soft`` or ``placement`` as
+    :func:`_soft` reads a node: in a name, in a string (escapes, ``"so" "ft"``: each string is
+    read), in any node of a text whose names ``ast`` normalises (NFKC)."""
+    return SpelledWords(text, module_index(tree), ("soft", "placement"), _spells)
 
 
 def _true(node: ast.AST) -> bool:
@@ -217,7 +230,7 @@ _WORD_FIELDS: dict[type, tuple[str, ...]] = {}
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
     tree = parse(text)
     mentioned = re.search("soft|placement", text, re.I) is not None
-    facts = {PASSED + item for item in passed_soft_placement(tree, mentioned, spelled=mentioned or spells_unseen(tree, text))} \
+    facts = {PASSED + item for item in passed_soft_placement(tree, mentioned, spelled=soft_spellings(tree, text))} \
         if tree else set()
     if uses_tf_device(text):
         facts.add(FACT)

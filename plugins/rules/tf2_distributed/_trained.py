@@ -49,9 +49,37 @@ _MAY_TRAIN = AnyOf(_TRAINING[len(r"\s*"):], _VARIABLES[len(r"\s*"):])
 _CANDIDATE = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*?)" + r"(?:" + _TRAINING + "|" + _VARIABLES + ")")
 
 
+#: The dot each match of :data:`_CANDIDATE` has after its name (no match has another dot after
+#: its name, so none hides one from ``finditer``); opens with a literal: looked for in C.
+_AFTER_NAME = re.compile(r"\.\s*(?:fit|fit_generator|compile|train_on_batch)\s*\(|\.\s*trainable_(?:variables|weights)\b")
+
+
 @lru_cache(maxsize=64)
 def _candidates(text: str) -> frozenset[str]:
-    return frozenset(_CANDIDATE.findall(text))
+    """``frozenset(_CANDIDATE.findall(text))``, tried only where a match can start: at the
+    name before a dot :data:`_AFTER_NAME` finds (a match starts where no word character or
+    dot is before it, so its name is the whole dotted name there), in order, each after the
+    last match's end as ``findall`` goes (the regular expression opens with a look-behind:
+    tried at every position of a file, 40 ms over six repositories' 28 training files)."""
+    found: set[str] = set()
+    end = 0
+    for start in sorted({_name_start(text, dot.start()) for dot in _AFTER_NAME.finditer(text)}):
+        match = _CANDIDATE.match(text, start) if start >= end else None
+        if match is not None:
+            found.add(match.group(1))
+            end = match.end()
+    return frozenset(found)
+
+
+def _name_start(text: str, dot: int) -> int:
+    """Where the dotted name before ``dot`` (and the white space between) starts: ``\\s`` is
+    ``str.isspace``, ``\\w`` is ``str.isalnum`` or ``_`` (``re``'s own definitions)."""
+    at = dot
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    while at > 0 and (text[at - 1].isalnum() or text[at - 1] in "._"):
+        at -= 1
+    return at
 
 
 def trains(model: str, text: str) -> bool:
