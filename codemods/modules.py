@@ -47,7 +47,7 @@ def forget_trees() -> None:
     tenth of the engine's time collecting on real repositories."""
     module_ast.cache_clear()
     module_index.cache_clear()
-    _imported_names.cache_clear()
+    _IMPORTED.clear()
 
 
 def import_statements(text: str) -> ast.Module:
