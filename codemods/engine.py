@@ -334,13 +334,17 @@ class Engine:
             return handover.layout(body, marks)
         needs = [self._need(rule, facts) for rule in active]
         # A word a mark gives (an ``assert`` that may count) is the layout's to decide: the text
-        # cannot tell which nodes the mark's test accepts, so the first look leaves it out.
-        marked = frozenset(word for _, word, _ in marks)
+        # cannot tell which nodes the mark's test accepts, so the first look leaves it out. A
+        # mark's ``@name`` (``@dropout``) it reads as the name its nodes spell: a file that
+        # spells it is laid out, or not, as without the mark (a layout costs an ``ast`` parse).
+        marked = frozenset(word for _, word, _ in marks if not word.startswith("@"))
+        looks = [RuleNeed(need.scope, frozenset(name.lstrip("@") for name in need.site_names))
+                 for need in needs]
         if self.plan_every_file or may_have_no_site(body, [
-                RuleNeed(need.scope, need.site_names - marked) for rule, need in zip(active, needs)
+                RuleNeed(look.scope, look.site_names - marked) for rule, look in zip(active, looks)
                 if rule._reads_tree]):
             return module_layout(body, marks)
-        if body.count("\n") < SELECTIVE_MIN_LINES or not may_skip(body, needs):
+        if body.count("\n") < SELECTIVE_MIN_LINES or not may_skip(body, looks):
             return None
         return module_layout(body, marks)
 

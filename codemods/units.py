@@ -103,7 +103,7 @@ def module_layout(text: str, marks: Sequence[Mark] = ()) -> Optional[Layout]:
     if module is None:
         return None
     by_type: _Marks = {}
-    for kind, word, test in marks:
+    for kind, word, test in dict.fromkeys(marks):  # rules may share one
         by_type.setdefault(kind, []).append((word, test))
     lines = _split_lines(text)
     scans = [_Scan(group, by_type, lines) for group in _groups(module.body)]
@@ -150,7 +150,7 @@ class _Scan:
         first = group[0]
         self.marks = marks or {}
         self.lines = lines  # the file's (for what ``ast`` does not say: ``_beyond_fissix``)
-        self.seen = _SEEN.union(self.marks) if marks else _SEEN
+        self.marked = frozenset(self.marks)  # the node types a mark tests
         self.first = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
         self.last = max(statement.end_lineno or statement.lineno for statement in group)
         self.definition = len(group) == 1 and isinstance(first, _DEFINITIONS)
@@ -173,8 +173,8 @@ class _Scan:
         fields that can hold more nodes followed (:func:`~.modules.child_fields`)."""
         name, attribute, constant, load = ast.Name, ast.Attribute, ast.Constant, ast.Load
         uses, names, words, assigned = self.uses, self.names, self.words, self.assigned
-        seen = self.seen
-        marked_attributes = attribute in self.marks  # a mark on attributes sees each of them
+        seen, marked = _SEEN, self.marked
+        marked_attributes = attribute in marked  # a mark on attributes sees each of them
         stack: list[ast.AST] = list(group)
         while stack:
             node = stack.pop()
@@ -194,6 +194,8 @@ class _Scan:
                 continue
             if kind is constant:
                 continue
+            if marked and kind in marked:
+                self._mark(node)
             if kind in seen:
                 self._see(node)
             for field in child_fields(kind):
@@ -212,8 +214,6 @@ class _Scan:
                 self.words.add(word)
 
     def _see(self, node: ast.AST) -> None:
-        if self.marks:
-            self._mark(node)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             self._import(node)
         elif isinstance(node, ast.Assign):

@@ -39,6 +39,10 @@ DROPOUT = "tensorflow.nn.dropout"
 NAMES = ("dropout", "dropout_v2")
 #: Its own output, reported however the file binds ``npu_ops``.
 NPU_DROPOUT = "npu_ops.dropout"
+#: ``@dropout`` for ``x.dropout`` where the file binds ``x`` (and ``npu_ops.dropout``): the
+#: ``_ast_sites`` of NPU004 and NPU005, one test for both (``dropout`` spells many a
+#: hyperparameter; the other names, ``dropout_v2`` and NPU005's ``Dropout``..., are rare words).
+DROPOUT_MARKS = bound_attribute_marks(NAMES[:1], frozenset({NPU_DROPOUT}))
 #: Keywords tf.nn.dropout and npu_ops.dropout take alike (besides noise_shape, reported).
 _SAFE_KEYWORDS = frozenset({"x", "keep_prob", "seed", "name"})
 ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affect it"
@@ -91,9 +95,10 @@ class NnDropout(Rule):
     _scope = "site"
     # A site is an attribute of a name the file binds (``tf.nn.dropout``; ``npu_ops.dropout``
     # always), or a call of a name the file binds to it (``d`` after ``from tensorflow.nn
-    # import dropout as d``: a site name through the word's attribute name).
-    _site_names = tuple("@" + name for name in NAMES)
-    _ast_sites = bound_attribute_marks(NAMES, frozenset({NPU_DROPOUT}))
+    # import dropout as d``: a site name through the word's attribute name); or it spells
+    # ``dropout_v2``.
+    _site_names = ("@dropout", *NAMES[1:])
+    _ast_sites = DROPOUT_MARKS
     _tokens = ("dropout",)
     _bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # ``x.dropout`` anywhere (``nn_ops.dropout_v2``: the internal module's name of the v2

@@ -9,8 +9,7 @@ from __future__ import annotations
 from npu_codemod.api import Base, Capture, FileContext, Leaf, Node, Rule, hookimpl, symbols, tokens
 from npu_codemod.api._toolkit import TF1, child_index, classify, find_import, prefix_name
 
-from ._bound_attributes import bound_attribute_marks
-from .npu004_nn_dropout import ACCURACY
+from .npu004_nn_dropout import ACCURACY, DROPOUT_MARKS
 
 CONVERT_IMPORT = "from npu_bridge.estimator.npu import npu_convert_dropout"
 DROPOUTS = frozenset({
@@ -49,11 +48,11 @@ class LayersDropout(Rule):
             return tf.layers.dropout(hidden, rate=0.1, training=training)
     """
     _scope = "site"
-    # An attribute of a name the file binds (``tf.layers.dropout``), or a name the file binds
-    # to one of them (``Dropout`` after ``from tensorflow.keras.layers import Dropout``: a
-    # site name through the word's attribute name), itself or called.
-    _site_names = tuple("@" + name for name in sorted(_LAST_NAMES))
-    _ast_sites = bound_attribute_marks(sorted(_LAST_NAMES))
+    # ``x.dropout`` where the file binds ``x`` (``tf.layers.dropout``; NPU004's mark, which
+    # also gives ``npu_ops.dropout`` its word), or a name the file binds to one of them (a
+    # site name through the word's attribute name); the other names, rare words, as spelled.
+    _site_names = ("@dropout", *sorted(_LAST_NAMES - {"dropout"}))
+    _ast_sites = DROPOUT_MARKS
     _tokens = ("ropout",)
     _bare_calls_of_tf_names = True  # visit() qualifies the name with ctx.tf, or ignores it
     # The names themselves, and calls through an alias (``from ... import Dropout as D``).
