@@ -180,12 +180,18 @@ def test_the_index_of_every_source_of_the_suite_is_that_of_a_walk_of_every_field
     trees = [tree for tree in map(module_ast, python_sources().values()) if tree is not None]
     assert len(trees) > 450
     for tree in trees:
-        index = ModuleIndex(tree)
-        by_type, own = _reference_index(tree)
-        assert {kind: _ids(nodes) for kind, nodes in index._by_type.items()} == \
-            {kind: _ids(nodes) for kind, nodes in by_type.items()}
-        assert {id(function): _ids(nodes) for function, nodes in index._own.items()} == \
-            {id(function): _ids(nodes) for function, nodes in own.items()}
+        _assert_index_is_a_walks(tree)
+
+
+def _assert_index_is_a_walks(tree: ast.AST) -> ModuleIndex:
+    """``tree``'s index, checked against the reference walk of every field."""
+    index = ModuleIndex(tree)
+    by_type, own = _reference_index(tree)
+    assert {kind: _ids(nodes) for kind, nodes in index._by_type.items()} == \
+        {kind: _ids(nodes) for kind, nodes in by_type.items()}
+    assert {id(function): _ids(nodes) for function, nodes in index._own.items()} == \
+        {id(function): _ids(nodes) for function, nodes in own.items()}
+    return index
 
 
 #: Every shape whose fields hold something else than nodes, or lists with gaps: dictionaries
@@ -215,13 +221,7 @@ ODD_FIELDS = textwrap.dedent('''\
 
 
 def test_the_index_of_fields_that_hold_no_node_or_lists_with_gaps_is_that_of_a_walk() -> None:
-    tree = ast.parse(ODD_FIELDS)
-    index = ModuleIndex(tree)
-    by_type, own = _reference_index(tree)
-    assert {kind: _ids(nodes) for kind, nodes in index._by_type.items()} == \
-        {kind: _ids(nodes) for kind, nodes in by_type.items()}
-    assert {id(function): _ids(nodes) for function, nodes in index._own.items()} == \
-        {id(function): _ids(nodes) for function, nodes in own.items()}
+    index = _assert_index_is_a_walks(ast.parse(ODD_FIELDS))
     assert len(index.nodes(ast.MatchSingleton)) == 4 and len(index.nodes(ast.MatchClass)) == 2
 
 
