@@ -258,8 +258,8 @@ class _Scan:
         always = bool(self.imports) or self.main_block or any(
             name in aliases and dotted.partition(".")[0] in aliases for name, dotted in self.assignments)
         defines = {self.name} | self.globals if self.definition else self.assigned
-        self.words.update(word for word, name in self.bound_words if STAR in bound or name in bound)
-        return Unit(self.first, self.last, self.definition, frozenset(self.words | self.uses),
+        marked = {word for word, name in self.bound_words if STAR in bound or name in bound}
+        return Unit(self.first, self.last, self.definition, frozenset(self.words | marked | self.uses),
                     frozenset(self.uses), frozenset(defines), always, frozenset(self.names))
 
 
