@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from typing import AbstractSet, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from fissix import pytree
@@ -32,7 +34,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .ast_names import names_read_alike
-from .modules import child_fields, module_ast
+from .modules import child_fields, module_ast, module_index
 from .names import STAR, ast_dotted_name, ast_import_bindings
 from .nodes import HIDDEN_NAMES, is_ast_main_block
 
@@ -106,7 +108,7 @@ def module_layout(text: str, marks: Sequence[Mark] = ()) -> Optional[Layout]:
     for kind, word, test in dict.fromkeys(marks):  # rules may share one
         by_type.setdefault(kind, []).append((word, test))
     lines = _split_lines(text)
-    scans = [_Scan(group, by_type, lines) for group in _groups(module.body)]
+    scans = _scans(module, by_type, lines)
     if any(scan.beyond_fissix for scan in scans):
         return None
     aliases = _aliases(scans)
@@ -137,6 +139,60 @@ def _groups(body: Sequence[ast.stmt]) -> Iterator[list[ast.stmt]]:
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _scans(module: ast.Module, marks: _Marks, lines: Sequence[str]) -> list["_Scan"]:
+    """A :class:`_Scan` of each group of ``module``'s statements, from the nodes the file's
+    :class:`~.modules.ModuleIndex` holds (built once for the analyses of the file) rather than
+    a walk of its own; a group whose own walk is needed (see :func:`_group_nodes`) walks."""
+    groups = list(_groups(module.body))
+    kinds = {*_TAKEN, *marks}
+    sliced = _group_nodes(module, groups, kinds) if all(_positioned(kind) for kind in kinds) else None
+    if sliced is None:
+        return [_Scan(group, marks, lines) for group in groups]
+    scans = []
+    for group, nodes in zip(groups, sliced):
+        scan = _Scan(group, marks, lines, nodes)
+        scans.append(scan if scan.ordered() else _Scan(group, marks, lines))
+    return scans
+
+
+def _group_nodes(module: ast.Module, groups: Sequence[list[ast.stmt]],
+                 kinds: AbstractSet[type]) -> Optional[list[dict[type, Sequence[ast.AST]]]]:
+    """The nodes of each of ``kinds`` in each group, in pre-order, or None when two groups
+    share a line. A group's nodes are one stretch of the index's pre-order list of a type, and
+    start on its lines: each stretch is found by bisection on the line where the group starts
+    (no step per node)."""
+    starts = [_first_line(group[0]) for group in groups]
+    if any(start <= _last_line(before) for start, before in zip(starts[1:], groups)):
+        return None
+    index = module_index(module)
+    sliced: list[dict[type, Sequence[ast.AST]]] = [{} for _ in groups]
+    line = attrgetter("lineno")
+    for kind in kinds:
+        found: list[ast.AST] = index.nodes(kind)
+        if not found:
+            continue
+        bounds = [bisect_left(found, start, key=line) for start in starts[1:]]
+        for nodes, low, high in zip(sliced, [0, *bounds], [*bounds, len(found)]):
+            if low < high:
+                nodes[kind] = found[low:high]
+    return sliced
+
+
+def _first_line(statement: ast.stmt) -> int:
+    """Where a statement starts, its decorators included."""
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
+    return min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+
+
+def _last_line(group: Sequence[ast.stmt]) -> int:
+    return max(statement.end_lineno or statement.lineno for statement in group)
+
+
+def _positioned(kind: type) -> bool:
+    """Whether nodes of ``kind`` have a line (``arguments``, ``withitem``... have none)."""
+    return "lineno" in getattr(kind, "_attributes", ())
 #: Statements newer than fissix's grammar (on the Pythons that have them).
 _NEWER_STATEMENTS = tuple(getattr(ast, name) for name in ("Match", "TryStar") if hasattr(ast, name))
 
@@ -145,14 +201,16 @@ class _Scan:
     """One walk over a group of top-level statements: the identifiers it spells, the names
     it uses, its imports and alias assignments, and whether fissix could parse it."""
 
-    def __init__(self, group: list[ast.stmt],
-                 marks: Optional[_Marks] = None, lines: Sequence[str] = ()) -> None:
+    def __init__(self, group: list[ast.stmt], marks: Optional[_Marks] = None,
+                 lines: Sequence[str] = (), nodes: Optional[dict[type, Sequence[ast.AST]]] = None) -> None:
+        """``nodes``: the group's nodes of each type of :data:`_TAKEN` and of ``marks`` (from the
+        file's index: :func:`_group_nodes`), read instead of walking the group."""
         first = group[0]
         self.marks = marks or {}
         self.lines = lines  # the file's (for what ``ast`` does not say: ``_beyond_fissix``)
         self.marked = frozenset(self.marks)  # the node types a mark tests
-        self.first = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
-        self.last = max(statement.end_lineno or statement.lineno for statement in group)
+        self.first = _first_line(first)
+        self.last = _last_line(group)
         self.definition = len(group) == 1 and isinstance(first, _DEFINITIONS)
         self.name = first.name if isinstance(first, _DEFINITIONS) else ""
         self.words: set[str] = set()
@@ -166,7 +224,83 @@ class _Scan:
         self.bound_words: list[tuple[str, str]] = []  # (word, name): a mark's, if name is bound
         self.beyond_fissix = False
         self.main_block = any(is_ast_main_block(statement) for statement in group)
-        self._walk(group)
+        if nodes is None:
+            self._walk(group)
+        else:
+            self._take(nodes)
+
+    def _take(self, nodes: dict[type, Sequence[ast.AST]]) -> None:
+        """What :meth:`_walk` finds, read from the group's nodes of each type: the names,
+        attributes, parameters and keywords a set at a time, the others node by node."""
+        get, words = nodes.get, self.words
+        names = get(ast.Name)
+        if names:
+            ids = set(map(_ID, names))
+            self.uses |= ids
+            self.names |= ids
+            self.assigned.update(_ID(node) for node in names if type(node.ctx) is not ast.Load)  # type: ignore[attr-defined]
+        attributes = get(ast.Attribute)
+        if attributes:
+            spelled = set(map(_ATTR, attributes))
+            words |= spelled
+            words.update(["." + attr for attr in spelled])  # ".batch": an attribute
+        parameters = get(ast.arg)
+        if parameters:
+            spelled = set(map(_ARG, parameters))
+            words |= spelled
+            self.names |= spelled
+        keywords = get(ast.keyword)
+        if keywords:
+            words.update(filter(None, map(_ARG, keywords)))
+        for kind in self.marked - _UNMARKED:
+            marked = get(kind)
+            if marked:
+                self._take_marks(kind, marked)
+        self._take_statements(get)
+
+    def _take_marks(self, kind: type, nodes: Sequence[ast.AST]) -> None:
+        """:meth:`_mark` of each of ``nodes`` (all of ``kind``), a mark at a time."""
+        for word, test in self.marks[kind]:
+            for node in nodes:
+                try:
+                    marked = test(node)
+                except Exception:
+                    marked = True  # as :func:`_marked`: the rule reads the unit
+                if isinstance(marked, str):
+                    self.bound_words.append((word, marked))
+                elif marked:
+                    self.words.add(word)
+
+    def _take_statements(self, get: Callable[..., Sequence[Any]]) -> None:
+        """:meth:`_take` of the assignments, definitions and what ``_beyond_fissix`` tests."""
+        for node in get(ast.Assign, ()):
+            if len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+                self._assignment(node.targets[0].id, node.value)
+        if any(_has_starred(node.slice) for node in get(ast.Subscript, ())):
+            self.beyond_fissix = True  # a[*b]
+        for kind in _DEFINITIONS:
+            definitions = get(kind)
+            if definitions:
+                defined = set(map(_NAME, definitions))
+                self.words |= defined
+                self.assigned |= defined
+                self.names |= defined
+                if not all(_fissix_decorator(decorator) for node in definitions
+                           for decorator in node.decorator_list):
+                    self.beyond_fissix = True
+        for holder in _FUNCTIONS_WITH_ARGUMENTS:  # ``arguments`` have no line: read from theirs
+            for node in get(holder, ()):
+                if node.args.posonlyargs or node.args.vararg is not None:
+                    self._see(node.args)
+        for kind in _SEEN_ONE_BY_ONE:
+            for node in get(kind, ()):
+                self._see(node)
+
+    def ordered(self) -> bool:
+        """Whether the order the imports and alias assignments were found in changes no
+        binding: no name is bound to two targets (the walk's order decides which one wins)."""
+        return len({name for name, _ in self.imports}) == len(set(self.imports)) and \
+            len({name for name, _ in self.assignments}) == len(set(self.assignments))
 
     def _walk(self, group: list[ast.stmt]) -> None:
         """Every node once; names and attributes (most nodes) seen inline, and only the
@@ -217,11 +351,8 @@ class _Scan:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             self._import(node)
         elif isinstance(node, ast.Assign):
-            target, dotted = node.targets[0], ast_dotted_name(node.value)
-            if len(node.targets) == 1 and isinstance(target, ast.Name) and dotted:
-                self.assignments.append((target.id, dotted))
-            elif len(node.targets) == 1 and isinstance(target, ast.Name) and _empty_call(node.value):
-                self.calls.add(target.id)
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                self._assignment(node.targets[0].id, node.value)
         elif isinstance(node, _DEFINITIONS):
             self.words.add(node.name)
             self.assigned.add(node.name)
@@ -244,6 +375,14 @@ class _Scan:
             self.uses.update(node.names)
         elif _beyond_fissix(node, self.lines):
             self.beyond_fissix = True
+
+    def _assignment(self, name: str, value: ast.expr) -> None:
+        """``name = a.b`` (an alias, if ``a`` is bound so) or ``name = a.b()`` (an accessor's)."""
+        dotted = ast_dotted_name(value)
+        if dotted:
+            self.assignments.append((name, dotted))
+        elif _empty_call(value):
+            self.calls.add(name)
 
     def _import(self, node: "ast.Import | ast.ImportFrom") -> None:
         """What an import binds. Its words are not the unit's: imports are always parsed, and a
@@ -268,6 +407,18 @@ _SEEN = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.FunctionDef, ast.
                    ast.ClassDef, ast.arg, ast.keyword, ast.ExceptHandler, ast.Global, ast.Nonlocal,
                    ast.arguments, ast.With, ast.AsyncWith, ast.Subscript, ast.For,
                    ast.AsyncFor, *_NEWER_STATEMENTS})
+
+
+#: What :meth:`_Scan._take` reads of a group's nodes: names, attributes, the types
+#: :meth:`_Scan._see` looks at (``arguments``, which have no line, through what holds them).
+_FUNCTIONS_WITH_ARGUMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+#: Those :meth:`_Scan._take_statements` gives :meth:`_Scan._see` one by one.
+_SEEN_ONE_BY_ONE = (ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.Global, ast.Nonlocal,
+                    ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, *_NEWER_STATEMENTS)
+_TAKEN = frozenset({ast.Name, ast.Attribute, ast.arg, ast.keyword, ast.Assign, ast.Subscript,
+                    *_DEFINITIONS, *_FUNCTIONS_WITH_ARGUMENTS, *_SEEN_ONE_BY_ONE})
+_ID, _ATTR, _ARG, _NAME = attrgetter("id"), attrgetter("attr"), attrgetter("arg"), attrgetter("name")
+_UNMARKED = frozenset({ast.Name, ast.Constant})  # leaves the walk never tests a mark on
 
 
 def _beyond_fissix(node: ast.AST, lines: Sequence[str] = ()) -> bool:
