@@ -27,7 +27,7 @@ from typing import Iterable, Optional, Sequence
 
 from .ast_names import BindingSteps, binding_steps, bound_names, names_read_alike
 from .ast_references import _LONE_CR, AstReading, _top_level_runs, parsed_references
-from .modules import imported_names, module_ast, statements
+from .modules import imported_names, module_ast, module_index, statements
 from .names import ImportNames
 from .qualified import ReferenceSite
 from .rule import FileContext
@@ -107,7 +107,7 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
         return None
     stand_ins = [(kind, _stand_in(number), test) for number, (kind, _, test) in enumerate(marks)]
     layout = module_layout(text, stand_ins)
-    nodes = list(statements(module))  # one walk for the three readings of statements
+    nodes = module_index(module).statements()  # the analyses' index: no walk of its own
     steps = binding_steps(text, nodes)
     resolvers = _audited(steps, text)
     reading = (_resolvers_key(resolvers),

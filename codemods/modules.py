@@ -14,7 +14,8 @@ from __future__ import annotations
 import ast
 import re
 from functools import lru_cache
-from itertools import repeat
+from itertools import chain, repeat
+from operator import attrgetter
 from typing import AbstractSet, Any, Iterable, Iterator, Optional, TypeVar, Union, overload
 
 from .names import STAR, ast_import_bindings
@@ -163,6 +164,15 @@ class ModuleIndex:
         dict kept for it, not to be edited), from the import statements the walk found."""
         return _imported_names(self.tree, path, self)
 
+    def statements(self) -> list[ast.stmt]:
+        """Every statement of the module, nested ones too, in the order :func:`statements`
+        gives them (the source's: a statement starts after the one before it in pre-order, and
+        no two start at one place): the walk's lists of each statement type, merged in C."""
+        found: list[Any] = list(chain.from_iterable(
+            nodes for kind, nodes in self._by_type.items() if issubclass(kind, ast.stmt)))
+        found.sort(key=_POSITION)
+        return found
+
     def imports(self) -> list[Union[ast.Import, ast.ImportFrom]]:
         """The module's import statements in the order :func:`statements` gives them (the
         source's: a statement starts after the one before it in pre-order)."""
@@ -301,6 +311,9 @@ _IMPORTED: dict[tuple[ast.AST, str], dict[str, str]] = {}
 
 def _start(node: ast.stmt) -> tuple[int, int]:
     return node.lineno, node.col_offset
+
+
+_POSITION = attrgetter("lineno", "col_offset")  # :func:`_start`, in C
 
 
 def nearest_name(target: str, package: tuple[str, ...], known: AbstractSet[str]) -> Optional[str]:

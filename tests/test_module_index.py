@@ -238,6 +238,15 @@ def test_the_imports_the_index_found_are_those_statements_gives_in_its_order() -
     assert ModuleIndex(tree).imported_names("m.py") == {"y": "b"}
 
 
+def test_the_statements_the_index_found_are_those_statements_gives_in_its_order() -> None:
+    trees = [tree for tree in map(module_ast, [TRAINER, ODD_FIELDS, *python_sources().values()]) if tree is not None]
+    for tree in trees:
+        assert _ids(ModuleIndex(tree).statements()) == _ids(statements(tree))
+    nested = ast.parse("a = 1; b = 2\nif c: d = 3\nelse:\n    try: e = 4\n    except E: f = 5\n")
+    assert [type(node).__name__ for node in ModuleIndex(nested).statements()] == \
+        ["Assign", "Assign", "If", "Assign", "Try", "Assign", "Assign"]
+
+
 def test_the_returns_of_a_function_are_the_return_statements_among_its_own_nodes() -> None:
     trees = [tree for tree in map(module_ast, [TRAINER, *python_sources().values()]) if tree is not None]
     counted = 0
