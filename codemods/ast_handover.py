@@ -10,8 +10,8 @@ those readers take from it, as plain values packed by ``marshal`` and ``zlib`` (
 file on tensor2tensor, a third of the marshalled bytes for 45 ms over its 250 files), and
 :func:`take` gives them back to the engine, keyed by the file's path and text.
 
-The store is bounded (:data:`MAX_FILES`, :data:`MAX_BYTES`: the oldest go first) and each
-file's record goes when the engine takes it. Without a record (the analysis's results came
+The store (:mod:`.record_store`: outside the C heap) is bounded (:data:`MAX_FILES`,
+:data:`MAX_BYTES`: the oldest go first) and each file's record goes when the engine takes it. Without a record (the analysis's results came
 from the cache or another worker, ``--engine full``, a file ``ast`` does not read as fissix
 does), every reader parses as before: a record changes no output, only where a value comes
 from (``tests/test_ast_handover.py`` compares each with its reader's own on every corpus file).
@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import marshal
 import zlib
-from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 from .ast_names import BindingSteps, binding_steps, bound_names, names_read_alike
@@ -30,6 +29,7 @@ from .ast_references import _LONE_CR, AstReading, _top_level_runs, parsed_refere
 from .modules import imported_names, module_ast, module_index, statements
 from .names import ImportNames
 from .qualified import ReferenceSite
+from .record_store import RecordStore
 from .rule import FileContext
 from .units import Layout, Mark, PackedLayout, module_layout, packed_layout, unpacked_layout
 
@@ -46,14 +46,8 @@ MAX_BYTES = 4 * 1024 * 1024
 _Key = tuple[str, int, int]
 
 
-@dataclass(frozen=True)
-class _Stored:
-    data: bytes  # the record (:func:`record_of`), marshalled and compressed
-    marks: tuple[Mark, ...]  # the marks its layout's stand-in words stand for
-
-
-_STORE: dict[_Key, _Stored] = {}
-_SIZE = [0]  # bytes held by the store
+#: The records, with the marks each layout's stand-in words stand for.
+_STORE: RecordStore[_Key, tuple[Mark, ...]] = RecordStore(MAX_FILES, MAX_BYTES)
 
 
 def _key(path: str, text: str) -> _Key:
@@ -68,13 +62,7 @@ def hand_over(path: str, text: str, marks: Sequence[Mark]) -> None:
     record = record_of(path, text, marks)
     if record is None:
         return
-    data = zlib.compress(marshal.dumps(record), 1)
-    key = _key(path, text)
-    old = _STORE.pop(key, None)
-    _SIZE[0] += len(data) - (len(old.data) if old else 0)
-    _STORE[key] = _Stored(data, tuple(marks))
-    while len(_STORE) > MAX_FILES or _SIZE[0] > MAX_BYTES:
-        _SIZE[0] -= len(_STORE.pop(next(iter(_STORE))).data)
+    _STORE.put(_key(path, text), zlib.compress(marshal.dumps(record), 1), tuple(marks))
 
 
 def take(path: str, text: str) -> Optional["Handover"]:
@@ -82,17 +70,16 @@ def take(path: str, text: str) -> Optional["Handover"]:
     (removed from the store), or None."""
     if not _STORE:
         return None
-    stored = _STORE.pop(_key(path, text), None)
+    stored = _STORE.pop(_key(path, text))
     if stored is None:
         return None
-    _SIZE[0] -= len(stored.data)
-    return Handover(marshal.loads(zlib.decompress(stored.data)), stored.marks)
+    data, marks = stored
+    return Handover(marshal.loads(zlib.decompress(data)), marks)
 
 
 def clear() -> None:
     """Drop every record (the tests)."""
     _STORE.clear()
-    _SIZE[0] = 0
 
 
 def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  # type: ignore[type-arg]

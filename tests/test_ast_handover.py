@@ -156,11 +156,11 @@ def test_the_store_gives_each_record_once_and_stays_bounded(monkeypatch: pytest.
     assert ast_handover.take("b.py", text) is None and ast_handover.take("a.py", text + "\n") is None
     assert ast_handover.take("a.py", text) is not None
     assert ast_handover.take("a.py", text) is None  # taken
-    monkeypatch.setattr(ast_handover, "MAX_FILES", 3)
+    monkeypatch.setattr(ast_handover._STORE, "max_records", 3)
     for number in range(5):
         ast_handover.hand_over(f"{number}.py", text, MARKS)
     assert [ast_handover.take(f"{number}.py", text) is not None for number in range(5)] == [False, False, True, True, True]
-    assert ast_handover._SIZE[0] == 0
+    assert ast_handover._STORE.size == 0 and ast_handover._STORE.mapped() == 0
     ast_handover.clear()
 
 
