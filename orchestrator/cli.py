@@ -46,7 +46,7 @@ def _load_plugins(references: tuple[str, ...]) -> Plugins:
 
 def _run(args: argparse.Namespace) -> int:
     """The command's handler, its usage errors as one line (exit code 2)."""
-    from npu_codemod.codemods.parser_canary import canary_problem
+    from npu_codemod.codemods.parser_canary import remembered_canary_problem
     from npu_codemod.codemods.rule_settings import SettingsError
     from npu_codemod.orchestrator.batch.batch_options import OptionError
     from npu_codemod.orchestrator.batch.interrupts import (
@@ -56,9 +56,10 @@ def _run(args: argparse.Namespace) -> int:
     )
     from npu_codemod.orchestrator.config import ConfigError
     from npu_codemod.orchestrator.errors import UsageError
+    from npu_codemod.orchestrator.user_cache import user_cache
     from npu_codemod.plugins.manager import PluginError
 
-    drift = canary_problem()  # the engine's parser is proven on the pinned fissix only
+    drift = remembered_canary_problem(user_cache() / "parser-checked")  # proven on the pinned fissix only
     if drift:
         print(f"npu-codemod: error: {drift}", file=sys.stderr)
         return EXIT_USAGE
