@@ -46,7 +46,7 @@ def _load_plugins(references: tuple[str, ...]) -> Plugins:
 
 def _run(args: argparse.Namespace) -> int:
     """The command's handler, its usage errors as one line (exit code 2)."""
-    from npu_codemod.codemods.parser_canary import remembered_canary_problem
+    from npu_codemod.codemods.parser_canary import canary_problem, remembered_canary_problem
     from npu_codemod.codemods.rule_settings import SettingsError
     from npu_codemod.orchestrator.batch.batch_options import OptionError
     from npu_codemod.orchestrator.batch.interrupts import (
@@ -56,10 +56,11 @@ def _run(args: argparse.Namespace) -> int:
     )
     from npu_codemod.orchestrator.config import ConfigError
     from npu_codemod.orchestrator.errors import UsageError
-    from npu_codemod.orchestrator.user_cache import user_cache
+    from npu_codemod.orchestrator.user_cache import start_up_cache
     from npu_codemod.plugins.manager import PluginError
 
-    drift = remembered_canary_problem(user_cache() / "parser-checked")  # proven on the pinned fissix only
+    checked = start_up_cache("parser-checked")  # the parser is proven on the pinned fissix only
+    drift = remembered_canary_problem(checked) if checked is not None else canary_problem()
     if drift:
         print(f"npu-codemod: error: {drift}", file=sys.stderr)
         return EXIT_USAGE

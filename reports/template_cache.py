@@ -23,7 +23,7 @@ from typing import Optional
 import jinja2
 from jinja2.bccache import Bucket
 
-from npu_codemod.orchestrator.user_cache import user_cache
+from npu_codemod.orchestrator.user_cache import start_up_cache
 
 #: The environment's attributes the lexer and compiler read: two environments that agree on
 #: them and on Jinja's version compile a source to the same code.
@@ -73,7 +73,8 @@ def _text(value: object) -> str:
     return repr(value)
 
 
-def template_cache(environment: jinja2.Environment) -> CompiledTemplates:
+def template_cache(environment: jinja2.Environment) -> Optional[CompiledTemplates]:
     """The cache of ``environment``'s compiled templates, in the per-user cache as it is now
-    (``XDG_CACHE_HOME`` is read on each call)."""
-    return CompiledTemplates(environment, user_cache() / "templates")
+    (``XDG_CACHE_HOME`` is read on each call); None where there is none."""
+    folder = start_up_cache("templates")
+    return CompiledTemplates(environment, folder) if folder is not None else None

@@ -103,3 +103,24 @@ def test_the_key_holds_jinjas_version_and_is_the_same_in_every_process(monkeypat
     assert compile_settings(jinja2.Environment(autoescape=jinja2.select_autoescape(), finalize=str.strip)) == settings
     monkeypatch.setattr(jinja2, "__version__", "99.0")
     assert compile_settings(env) != settings
+
+
+def test_without_a_home_folder_a_scan_runs_with_no_cache_at_all(tmp_path: Path, monkeypatch) -> None:
+    """No ``XDG_CACHE_HOME``, no ``HOME`` and no account entry (``Path.home()`` raises): with
+    ``--workspace`` given the scan needs no per-user folder, so the page's template and the
+    canary are simply not kept, as before they were."""
+    from npu_codemod.orchestrator.cli import main
+
+    from support.git import make_repo
+
+    def no_home(cls):
+        raise RuntimeError("Could not determine home directory.")
+
+    make_repo(tmp_path / "repo", {"train.py": "import tensorflow as tf\nsess = tf.Session()\n"})
+    (tmp_path / "repos.txt").write_text(f"{tmp_path / 'repo'}\n")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setattr(Path, "home", classmethod(no_home))
+    html_report._ENV.cache.clear()
+    code = main(["scan", "--repos", str(tmp_path / "repos.txt"), "--jobs", "1", "--no-progress",
+                 "--report-dir", str(tmp_path / "report"), "--workspace", str(tmp_path / "ws")])
+    assert code == 0 and (tmp_path / "report" / "report.html").is_file()
