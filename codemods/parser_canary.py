@@ -6,7 +6,8 @@ on the fissix versions ``pyproject.toml`` pins, not on whatever fissix a user's 
 holds. :func:`canary_problem` parses a small source that touches every shape the rules read
 (decorators, comprehensions, calls with keywords and ``**kwargs``, ``with``, ``async``,
 f-strings, comments, continuation lines, CRLF) with both parsers and both grammars and says,
-in one line, where they disagree; the CLI refuses to run when they do.
+in one line, where they disagree; the CLI refuses to run when they do. A pass is remembered
+(:func:`remembered_canary_problem`) until Python, fissix's parser or the engine's changes.
 
 :func:`parse_outcome` and :func:`shape` are how two parsers' answers compare: the tests
 (``tests/test_parser.py``), the bench's tree check and this canary use them.
@@ -14,8 +15,12 @@ in one line, where they disagree; the CLI refuses to run when they do.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import sys
 from importlib import metadata
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, Iterable
 
 from fissix import pygram, pytree
 from fissix.pgen2 import driver
@@ -113,6 +118,42 @@ def canary_problem(make_parser: Callable[[pgen_grammar.Grammar], Parser] = Parse
                     "(its start-up check failed); install the fissix version pyproject.toml pins "
                     "(python3 -m pip install 'npu-codemod' reinstalls it)")
     return None
+
+
+def remembered_canary_problem(folder: Path) -> str | None:
+    """:func:`canary_problem`, asked once per installation: a pass is remembered as an empty
+    file in ``folder`` named by :func:`installation_key` (four parses spared, about 13 ms of
+    every command); a failure is never remembered, nor is anything when ``folder`` cannot be
+    written."""
+    marker = folder / installation_key(parser_files())
+    if marker.is_file():
+        return None
+    problem = canary_problem()
+    if problem is None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:  # a read-only cache: the next command checks again
+            pass
+    return problem
+
+
+def parser_files() -> list[Path]:
+    """The files the canary's verdict depends on: fissix's and ``fissix.pgen2``'s own (the
+    grammar, tokenizer, driver, node classes), the engine's parser and this module."""
+    folders = [Path(pygram.__file__).parent, Path(driver.__file__).parent]
+    files = [path for folder in folders for path in sorted(folder.iterdir()) if path.is_file()]
+    return files + [Path(__file__).with_name("parser.py"), Path(__file__)]
+
+
+def installation_key(files: Iterable[Path]) -> str:
+    """Python's version and each file's path, size and modification time, hashed: a changed,
+    reinstalled or moved file is a new key (as Python's own bytecode cache decides)."""
+    digest = hashlib.sha256(f"{sys.version}\0{sys.implementation.cache_tag}".encode())
+    for path in files:
+        stat = os.stat(path)
+        digest.update(f"\0{path}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()
 
 
 def _fissix_version() -> str:

@@ -7,13 +7,13 @@ One place for the questions several commands ask of their arguments, so ``run``,
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Optional, Sequence
 
 from npu_codemod.codemods.engine import DEFAULT_MODE, MODES
 from npu_codemod.orchestrator.config import ToolConfig, find_config, freeze_rule_settings, read_config
 from npu_codemod.orchestrator.loaded_rules import RuleSelection
+from npu_codemod.orchestrator.user_cache import user_cache
 from npu_codemod.plugins.manager import PluginSpec
 
 
@@ -97,9 +97,7 @@ def add_tensorflow_option(parser: argparse.ArgumentParser) -> None:
 def default_workspace() -> str:
     """The clone cache and scratch space when ``--workspace`` is not given: one per user,
     ``$XDG_CACHE_HOME/npu-codemod`` (else ``~/.cache/npu-codemod``), wherever the command runs."""
-    cache = os.environ.get("XDG_CACHE_HOME", "").strip()
-    root = Path(cache) if cache and os.path.isabs(cache) else Path.home() / ".cache"
-    return str(root / "npu-codemod")
+    return str(user_cache())
 
 
 def add_workspace_option(parser: argparse.ArgumentParser) -> None:

@@ -9,18 +9,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
-from npu_codemod.codemods.parser_canary import canary_problem
-from npu_codemod.codemods.rule_settings import SettingsError
-from npu_codemod.orchestrator.batch.batch_options import OptionError
-from npu_codemod.orchestrator.batch.interrupts import Terminated, interrupt_exit_code, sigterm_as_interrupt
 from npu_codemod.orchestrator.commands import build_parser, parse_arguments
 from npu_codemod.orchestrator.commands.common import EXIT_OK, EXIT_USAGE
-from npu_codemod.orchestrator.config import ConfigError
-from npu_codemod.orchestrator.errors import UsageError
-from npu_codemod.plugins.discovery import missing_reference
-from npu_codemod.plugins.manager import PluginError, PluginSpec, load_plugins
+
+if TYPE_CHECKING:
+    from npu_codemod.plugins.manager import Plugins
 
 __all__ = ["build_parser", "main"]
 
@@ -28,15 +23,44 @@ __all__ = ["build_parser", "main"]
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     references = _plugin_references(argv)
-    for reference in references:  # a typo on the command line is a usage error, not a warning
-        problem = missing_reference(reference)
-        if problem:
-            print(f"npu-codemod: error: --plugin {reference}: {problem}", file=sys.stderr)
-            return EXIT_USAGE
-    # Plugins may add options (npu_codemod_add_options), so they load before parsing.
-    parser = build_parser(load_plugins(PluginSpec(extra=references)))
-    args = parse_arguments(parser, argv)
-    drift = canary_problem()  # the engine's parser is proven on the pinned fissix only
+    if references:
+        from npu_codemod.plugins.discovery import missing_reference
+
+        for reference in references:  # a typo on the command line is a usage error, not a warning
+            problem = missing_reference(reference)
+            if problem:
+                print(f"npu-codemod: error: --plugin {reference}: {problem}", file=sys.stderr)
+                return EXIT_USAGE
+    # Plugins may add options to a command (npu_codemod_add_options): they load once the
+    # command line names one, before its options are parsed; --help and --version need none.
+    args = parse_arguments(build_parser(lambda: _load_plugins(references), on_demand=True), argv)
+    return _run(args)
+
+
+def _load_plugins(references: tuple[str, ...]) -> Plugins:
+    """Built-ins, entry points and ``--plugin`` modules (imported only once a command is named)."""
+    from npu_codemod.plugins.manager import PluginSpec, load_plugins
+
+    return load_plugins(PluginSpec(extra=references))
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command's handler, its usage errors as one line (exit code 2)."""
+    from npu_codemod.codemods.parser_canary import canary_problem, remembered_canary_problem
+    from npu_codemod.codemods.rule_settings import SettingsError
+    from npu_codemod.orchestrator.batch.batch_options import OptionError
+    from npu_codemod.orchestrator.batch.interrupts import (
+        Terminated,
+        interrupt_exit_code,
+        sigterm_as_interrupt,
+    )
+    from npu_codemod.orchestrator.config import ConfigError
+    from npu_codemod.orchestrator.errors import UsageError
+    from npu_codemod.orchestrator.user_cache import start_up_cache
+    from npu_codemod.plugins.manager import PluginError
+
+    checked = start_up_cache("parser-checked")  # the parser is proven on the pinned fissix only
+    drift = remembered_canary_problem(checked) if checked is not None else canary_problem()
     if drift:
         print(f"npu-codemod: error: {drift}", file=sys.stderr)
         return EXIT_USAGE

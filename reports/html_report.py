@@ -25,6 +25,7 @@ from .charts import BAR_AREA, BAR_LEFT, bar_chart, line_chart
 from .history import HISTORY_FILE
 from .links import pull_request_links, repo_links, safe_http
 from .summary import Overview, Run, coverage, iter_findings, report_only_rules, run_packs
+from .template_cache import template_cache
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("npu_codemod.reports", "templates"),
@@ -47,7 +48,7 @@ def render_html(run: Run, history: Sequence[Mapping[str, Any]] = (),
     by_rule = dict(sorted(overview.by_rule.items()))
     labels = {rule_id: f"{rule_id} {overview.rule_names[rule_id]}" for rule_id in by_rule}
     report_only = {labels[rule_id] for rule_id in report_only_rules(run) if rule_id in labels}
-    return _ENV.get_template("report.html.j2").generate(
+    return _page_template().generate(
         run=run,
         counts=overview.repo_counts,
         totals=overview.totals,
@@ -86,6 +87,12 @@ def render_html(run: Run, history: Sequence[Mapping[str, Any]] = (),
         script=Markup(_SCRIPT),  # our own static file, allowed by the CSP hash
         script_hash=_SCRIPT_HASH,
     )
+
+
+def _page_template() -> jinja2.Template:
+    """``report.html.j2``, compiled or read from the compiled templates of earlier runs."""
+    _ENV.bytecode_cache = template_cache(_ENV)
+    return _ENV.get_template("report.html.j2")
 
 
 def write_html_report(

@@ -10,8 +10,14 @@ from pathlib import Path
 from fissix import pytree
 from fissix.pgen2 import grammar as pgen_grammar
 
+from npu_codemod.codemods import parser_canary
 from npu_codemod.codemods.parser import Parser
-from npu_codemod.codemods.parser_canary import CANARY, canary_problem
+from npu_codemod.codemods.parser_canary import (
+    CANARY,
+    canary_problem,
+    installation_key,
+    remembered_canary_problem,
+)
 
 from support.cli import cli
 
@@ -70,12 +76,75 @@ def test_the_cli_refuses_to_run_on_a_fissix_the_parser_does_not_match(tmp_path: 
 
     copy = tmp_path / "site" / "fissix"
     shutil.copytree(Path(fissix.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(copy.parent), os.environ.get("PYTHONPATH", "")])}
+    assert cli("rules", cwd=tmp_path, env=env).returncode == 0  # the copy as it was passes: remembered
     with (copy / "pytree.py").open("a", encoding="utf-8") as module:
         module.write("\n_init = Leaf.__init__\n\n\ndef _init_marked(self, *args, **kwargs):\n"
                      "    _init(self, *args, **kwargs)\n    self.marked = True\n\n\n"
                      "Leaf.__init__ = _init_marked\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(copy.parent), os.environ.get("PYTHONPATH", "")])}
     drifted = cli("check", ".", cwd=tmp_path, env=env)
     assert drifted.returncode == 2, (drifted.stdout, drifted.stderr)
     assert drifted.stderr.count("\n") == 1 and "no longer matches the installed fissix" in drifted.stderr
     assert cli("rules", cwd=tmp_path).returncode == 0  # the same command on the real fissix
+
+
+def counted_canary(monkeypatch, verdict=None) -> list[None]:
+    """The canary's runs from here on (answering ``verdict`` when given, else for real)."""
+    runs: list[None] = []
+    real = parser_canary.canary_problem
+
+    def counted(*args, **kwargs):
+        runs.append(None)
+        return verdict if verdict is not None else real(*args, **kwargs)
+
+    monkeypatch.setattr(parser_canary, "canary_problem", counted)
+    return runs
+
+
+def test_a_pass_is_remembered_until_python_fissix_or_the_parser_changes(tmp_path: Path, monkeypatch) -> None:
+    runs = counted_canary(monkeypatch)
+    assert remembered_canary_problem(tmp_path / "checked") is None
+    assert remembered_canary_problem(tmp_path / "checked") is None
+    assert len(runs) == 1 and len(list((tmp_path / "checked").iterdir())) == 1
+
+
+def test_a_failure_is_never_remembered(tmp_path: Path, monkeypatch) -> None:
+    runs = counted_canary(monkeypatch, verdict="the engine's parser no longer matches")
+    for _ in range(2):
+        assert remembered_canary_problem(tmp_path / "checked") == "the engine's parser no longer matches"
+    assert len(runs) == 2 and not (tmp_path / "checked").exists()
+
+
+def test_a_folder_that_cannot_be_written_checks_every_time(tmp_path: Path, monkeypatch) -> None:
+    runs = counted_canary(monkeypatch)
+    (tmp_path / "file").write_text("in the way")
+    for _ in range(2):
+        assert remembered_canary_problem(tmp_path / "file" / "checked") is None
+    assert len(runs) == 2
+
+
+def test_the_key_changes_with_each_files_bytes_time_and_place(tmp_path: Path) -> None:
+    files = [tmp_path / "parse.py", tmp_path / "pytree.py"]
+    for path in files:
+        path.write_text("x = 1\n")
+    os.utime(files[1], ns=(10**18, 10**18))
+    keys = [installation_key(files)]
+    files[1].write_text("x = 2\n")  # the same size: the time tells
+    os.utime(files[1], ns=(10**18 + 1, 10**18 + 1))
+    keys.append(installation_key(files))
+    with files[1].open("a") as module:
+        module.write("y = 3\n")
+    os.utime(files[1], ns=(10**18 + 1, 10**18 + 1))  # the same time: the size tells
+    keys.append(installation_key(files))
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    os.replace(files[1], moved / "pytree.py")
+    keys.append(installation_key([files[0], moved / "pytree.py"]))
+    assert len(set(keys)) == 4 and installation_key([files[0], moved / "pytree.py"]) == keys[-1]
+
+
+def test_the_key_covers_fissixs_parser_and_the_engines() -> None:
+    names = {(path.parent.name, path.name) for path in parser_canary.parser_files()}
+    assert {("fissix", "pytree.py"), ("fissix", "Grammar.txt"), ("pgen2", "parse.py"),
+            ("pgen2", "tokenize.py"), ("pgen2", "driver.py"), ("codemods", "parser.py"),
+            ("codemods", "parser_canary.py")} <= names

@@ -154,7 +154,8 @@ class CachedEngine:
 
     def __init__(self, selection: RuleSelection, store: Optional[ResultStore]) -> None:
         self.engine = load_rules(selection).engine
-        self.fingerprint = fingerprint(selection)
+        # Only a store is keyed by it: ``--no-cache`` reads none of the package's files.
+        self.fingerprint = fingerprint(selection) if store is not None else None
         self.store = store
         self.hits = 0
 

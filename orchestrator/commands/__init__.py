@@ -1,18 +1,37 @@
-"""The subcommands, one module each; :func:`build_parser` puts them under one parser."""
+"""The subcommands, one module each; :func:`build_parser` puts them under one parser.
+
+A command's module (its options, its handler, and what the handler imports) is imported only
+once the command line names a command: ``--help`` and ``--version`` list the commands from
+:data:`COMMANDS` alone, and import neither the engine, git nor any plugin."""
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
 import re
-from typing import NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional, Sequence, cast
 
 from npu_codemod import __version__
-from npu_codemod.orchestrator.commands import check, demo, prs, report, rules, run, status, verify
-from npu_codemod.plugins.manager import Plugins
 
-#: In the order ``--help`` lists them.
-COMMANDS = (run, verify, rules, report, status, prs, check, demo)
+if TYPE_CHECKING:
+    from npu_codemod.plugins.manager import Plugins
+
+#: Each command, in the order ``--help`` lists them: the module that adds its options and
+#: handler (``add_to``), and its line in ``--help``.
+COMMANDS = {
+    "run": ("run", "rewrite each repo on a branch and report"),
+    "scan": ("run", "report what would be migrated; change nothing"),
+    "verify": ("verify", "run each repo before and after its migration on CPU and compare (executes "
+                         "the repos' code)"),
+    "rules": ("rules", "list the available rules"),
+    "report": ("report", "re-render the reports from a run.json"),
+    "status": ("status", "show the state and checks of a run's pull requests, and the campaign"),
+    "prs": ("prs", "close stale, merge or rebase a run's pull requests"),
+    "check": ("check", "lint files/folders: print sites still needing migration, exit 1 if any (CI "
+                       "gate, pre-commit hook)"),
+    "demo": ("demo", "build sample TF 1.x and TF 2.x repos in a temp dir and migrate them"),
+}
 #: What each command's ``--help`` page says it does (a command module may give its own).
 DESCRIPTIONS = {
     "run": "Migrate each repository of the list (--repos): rewrite its TensorFlow 1.x sess.run code "
@@ -52,25 +71,67 @@ class Parser(argparse.ArgumentParser):
         return ""
 
 
-def build_parser(plugins: Optional[Plugins] = None) -> argparse.ArgumentParser:
-    """Every subcommand's parser; each plugin may add options (``npu_codemod_add_options``)."""
+def build_parser(plugins: Optional[Callable[[], Plugins]] = None, *,
+                 on_demand: bool = False) -> argparse.ArgumentParser:
+    """Every subcommand's parser; each plugin may add options (``npu_codemod_add_options``).
+
+    ``plugins`` loads the plugins, which then add their options to every command. With
+    ``on_demand`` (the CLI), the commands' options and the plugins are added only once the
+    command line names a command, before its options are parsed; otherwise at once."""
     parser = Parser(
         prog="npu-codemod",
         description="Migrate TensorFlow 1.x sess.run training repositories to Ascend NPUs.",
     )
     parser.add_argument("--version", action="version", version=f"npu-codemod {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_to(commands)
+    commands = cast(_Commands, parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                                     action=_Commands))
+    for name, (_, summary) in COMMANDS.items():
+        commands.add_parser(name, help=summary)
+    commands.before_parsing = lambda: _add_options(commands, plugins)
+    if not on_demand:
+        commands.ready()
+    return parser
+
+
+class _Commands(argparse._SubParsersAction):
+    """The commands' parsers, made empty; :meth:`ready` adds their options, once, at the
+    latest when a command is chosen. A command module's ``add_parser(name, ...)`` gets the
+    parser already made for ``name`` (its ``description``, if given, set)."""
+
+    before_parsing: Optional[Callable[[], None]] = None
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        made = self.choices.get(name)
+        if made is None:
+            return super().add_parser(name, **kwargs)
+        if kwargs.get("description") is not None:
+            made.description = kwargs["description"]
+        return made
+
+    def ready(self) -> None:
+        if self.before_parsing is not None:
+            ready, self.before_parsing = self.before_parsing, None
+            ready()
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: Optional[str] = None) -> None:
+        self.ready()
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _add_options(commands: argparse._SubParsersAction, plugins: Optional[Callable[[], Plugins]]) -> None:
+    """Each command's options and handler (from its module), its description, then each
+    plugin's options on each command's parser (a plugin that raises is broken)."""
+    for module in dict.fromkeys(module for module, _ in COMMANDS.values()):
+        importlib.import_module(f"{__name__}.{module}").add_to(commands)
     for name, subparser in commands.choices.items():
         if subparser.description is None:
             subparser.description = DESCRIPTIONS.get(name)
     if plugins is not None:
+        loaded = plugins()
         for name, subparser in commands.choices.items():
-            for plugin, reason in plugins.call_each("npu_codemod_add_options",
-                                                    parser=subparser, command=name)[1]:
-                plugins.mark_broken(plugin, reason)
-    return parser
+            for plugin, reason in loaded.call_each("npu_codemod_add_options", parser=subparser, command=name)[1]:
+                loaded.mark_broken(plugin, reason)
 
 
 def parse_arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:

@@ -12,8 +12,7 @@ from npu_codemod.orchestrator.errors import UsageError
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
-    check = commands.add_parser("check", help="lint files/folders: print sites still needing "
-                                "migration, exit 1 if any (CI gate, pre-commit hook)")
+    check = commands.add_parser("check")
     add_arguments(check)
     arguments.add_include_tests_option(check)
     arguments.add_engine_option(check)

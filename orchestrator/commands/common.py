@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from npu_codemod.orchestrator.errors import UsageError
-from npu_codemod.orchestrator.loaded_rules import LoadedRules, RuleSelection, load_rules
+
+if TYPE_CHECKING:
+    from npu_codemod.orchestrator.loaded_rules import LoadedRules, RuleSelection
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def loaded_rules_of(selection: RuleSelection) -> LoadedRules:
     """The rules a command loads; a broken plugin is one warning and the command goes on."""
+    from npu_codemod.orchestrator.loaded_rules import load_rules  # the engine: not for --help
+
     loaded_rules = load_rules(selection)
     for broken in loaded_rules.plugins.broken:
         print(f"npu-codemod: warning: plugin {broken.name} is broken: {broken.reason}",

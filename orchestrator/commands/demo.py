@@ -17,7 +17,7 @@ from npu_codemod.orchestrator.verify.verify_options import tensorflow_problem
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
-    demo = commands.add_parser("demo", help="build sample TF 1.x and TF 2.x repos in a temp dir and migrate them")
+    demo = commands.add_parser("demo")
     demo.add_argument("--report-dir", default="npu-codemod-report", metavar="DIR",
                       help="where the reports go (default: %(default)s)")
     demo.add_argument("--keep", action="store_true", help="keep the sample repos (path is printed)")

@@ -21,7 +21,7 @@ _STEPS = {"close-stale": lifecycle.close_step, "merge": lifecycle.merge_step,
 
 def add_to(commands: argparse._SubParsersAction) -> None:
     prs = commands.add_parser(
-        "prs", help="close stale, merge or rebase a run's pull requests",
+        "prs",
         description="Act on the pull requests a run opened (its RUN_JSON), one at a time: a "
                     "failure is that PR's line and the others go on. --dry-run says what would "
                     "be done and changes nothing.")

@@ -13,7 +13,7 @@ from npu_codemod.orchestrator.plugin_hooks import write_reports
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
-    report = commands.add_parser("report", help="re-render the reports from a run.json")
+    report = commands.add_parser("report")
     report.add_argument("run_json", metavar="RUN_JSON")
     report.add_argument("--report-dir", default=None,
                         help="where to write (default: the folder of RUN_JSON)")

@@ -11,7 +11,7 @@ from npu_codemod.orchestrator.loaded_rules import load_rules
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
-    rules = commands.add_parser("rules", help="list the available rules")
+    rules = commands.add_parser("rules")
     arguments.add_plugin_options(rules)
     arguments.add_config_option(rules, "none: built-in defaults")
     rules.add_argument("--format", choices=("table", "json", "markdown"), default="table",

@@ -32,7 +32,7 @@ from npu_codemod.orchestrator.verify.verify_options import add_verify_options
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
-    run = commands.add_parser("run", help="rewrite each repo on a branch and report")
+    run = commands.add_parser("run")
     add_batch_options(run)
     run.add_argument("--branch", default=DEFAULT_BRANCH,
                      help="branch to commit to (default: %(default)s)")
@@ -42,7 +42,7 @@ def add_to(commands: argparse._SubParsersAction) -> None:
     add_pr_options(run)
     add_verify_options(run, flag=True)
     run.set_defaults(handler=batch_command)
-    scan = commands.add_parser("scan", help="report what would be migrated; change nothing")
+    scan = commands.add_parser("scan")
     add_batch_options(scan)
     scan.set_defaults(handler=batch_command)
 

@@ -12,7 +12,7 @@ from npu_codemod.orchestrator.commands.common import loaded_rules_of, read_run
 
 def add_to(commands: argparse._SubParsersAction) -> None:
     status = commands.add_parser(
-        "status", help="show the state and checks of a run's pull requests, and the campaign",
+        "status",
         description="Ask the forge where each pull request of RUN_JSON stands (state, checks), "
                     "then show the campaign: repositories merged / PR open / closed / failed / "
                     "waiting, counts per team, the PRs waiting longest for review. Adds a point to "

@@ -23,9 +23,7 @@ DESCRIPTION = (
 
 
 def add_to(commands: argparse._SubParsersAction) -> None:
-    verify = commands.add_parser("verify", help="run each repo before and after its migration on "
-                                 "CPU and compare (executes the repos' code)",
-                                 description=DESCRIPTION)
+    verify = commands.add_parser("verify", description=DESCRIPTION)
     verify.add_argument("--repos", required=True, metavar="FILE",
                         help="repo list: one PATH_OR_URL [BASE_REF] [verify=\"COMMAND\"] a line; "
                              "'-' reads stdin")
