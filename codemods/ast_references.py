@@ -22,7 +22,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Iterator, Optional, Sequence, Union
+from typing import Collection, Iterator, Optional, Sequence, Union
 
 from .ast_names import names_read_alike
 from .modules import child_fields, module_ast
@@ -134,20 +134,23 @@ def reads_whole_tree(ctx: FileContext) -> bool:
 
 def original_reading(ctx: FileContext, *resolvers: ImportNames) -> Optional[AstReading]:
     """:func:`ast_reading` of the file as it was (``ctx.analysis(original_reading, *resolvers)``:
-    read once for its uses and for those of its rewrite); the repository analysis's, when it
-    read the file through the same bindings (``ast_handover``)."""
+    read once for its uses and for those of its rewrite): the repository analysis's, when it
+    kept one (``ast_handover``), else its own; None for a file parsed whole with no record
+    (no ``ast`` of it is made: its fissix tree holds the same uses) or that ``ast`` cannot read."""
     handover = ctx._handover
-    reading = handover.reading(resolvers) if handover is not None else None
-    return reading if reading is not None else ast_reading(ctx.original, resolvers)
+    reading = handover.reading(resolvers, ctx.original) if handover is not None else None
+    if reading is None and not reads_whole_tree(ctx):
+        reading = ast_reading(ctx.original, resolvers)
+    return reading
 
 
 def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[ReferenceSite]:
     """Every reference to a name one of ``resolvers`` binds in the file as written, in source
-    order, for a rule that only reads them (the API audits): from the fissix tree when it
-    holds the whole file, else (a selective parse, whose skipped units are placeholders, or a
-    file the engine did not parse) from ``ast``, which gives the same sites; ``ast`` cannot
-    read Python 2 code, whose file is always parsed whole."""
-    reading = None if reads_whole_tree(ctx) else ctx.analysis(original_reading, *resolvers)
+    order, for a rule that only reads them (the API audits): from ``ast``, which gives the
+    same sites as the fissix tree (the analysis's reading, or the file's own ``ast`` when the
+    engine did not parse it whole), else from the tree, which then holds the whole file;
+    ``ast`` cannot read Python 2 code, whose file is always parsed whole."""
+    reading = ctx.analysis(original_reading, *resolvers)
     if reading is None:
         return [reference.site for reference in references_under(ctx.tree, resolvers)]
     return reading.sites
@@ -324,12 +327,12 @@ class _Finder:
 _WORD_BEFORE = re.compile(r"[\w.]")
 
 
-def _spelled_at(text: str, by_head: dict[str, ImportNames]) -> list[int]:
+def _spelled_at(text: str, names: Collection[str]) -> list[int]:
     r"""Where (sorted indexes) ``text`` spells one of the names as a word: what the pattern
     ``(?<![\w.])(?:names)\b`` finds. Its look-behind is tested on each match of the rest,
     which the regular expression engine searches for as a literal (three times faster)."""
     pattern = re.compile(r"(?:%s)\b" % "|".join(
-        re.escape(name) for name in sorted(by_head, key=len, reverse=True)))
+        re.escape(name) for name in sorted(names, key=len, reverse=True)))
     before = _WORD_BEFORE.match
     return [start for start in (match.start() for match in pattern.finditer(text))
             if not start or before(text, start - 1) is None]
