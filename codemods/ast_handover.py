@@ -30,7 +30,7 @@ from .ast_references import _LONE_CR, AstReading, _top_level_runs, parsed_refere
 from .modules import imported_names, module_ast, statements
 from .names import ImportNames
 from .qualified import ReferenceSite
-from .rebound_references import bindings_key, rebound_reading
+from .rebound_references import bindings_key, class_members, rebound_reading
 from .rule import FileContext
 from .units import Layout, Mark, PackedLayout, module_layout, packed_layout, unpacked_layout
 
@@ -113,7 +113,7 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
     resolvers = _audited(steps, text)
     reading = (bindings_key(resolvers),
                tuple(_site_values(site) for site in parsed_references(text, module, resolvers)),
-               _top_level_runs(module)) if resolvers else None
+               _top_level_runs(module), class_members(module)) if resolvers else None
     return (packed_layout(layout) if layout is not None else None,
             tuple(imported_names(module, path).items()), steps, reading,
             _spans(nodes), _alias_lines(nodes))
@@ -159,11 +159,11 @@ class Handover:
         function of the repository reaches the file); None when neither gives it."""
         if self._reading is None:
             return None
-        recorded, sites, runs = self._reading
+        recorded, sites, runs, members = self._reading
         reading = AstReading([ReferenceSite(*site) for site in sites], runs)
         if recorded == bindings_key(resolvers):
             return reading
-        return rebound_reading(text, reading, recorded, resolvers)
+        return rebound_reading(text, reading, recorded, resolvers, members)
 
     def statement_spans(self) -> list[tuple[int, int]]:
         """``(first, last)`` lines of each statement of the file (nested ones too) that has no

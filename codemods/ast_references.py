@@ -79,10 +79,14 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
     return parsed_references(text, module, resolvers)
 
 
-def parsed_references(text: str, module: ast.Module,
-                      resolvers: Sequence[ImportNames]) -> list[ReferenceSite]:
-    """:func:`ast_references` of ``text`` whose ``ast`` is ``module`` (``ast.parse(text)``)."""
+def parsed_references(text: str, module: ast.Module, resolvers: Sequence[ImportNames],
+                      heads: Optional[Collection[str]] = None) -> list[ReferenceSite]:
+    """:func:`ast_references` of ``text`` whose ``ast`` is ``module`` (``ast.parse(text)``);
+    with ``heads``, only the sites that start with one of those names (a site depends on its
+    own name's resolver only: the others are not looked for)."""
     by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.heads}
+    if heads is not None:
+        by_head = {name: resolver for name, resolver in by_head.items() if name in heads}
     if not by_head:
         return []
     finder = _Finder(text, by_head)
@@ -113,8 +117,14 @@ def ast_reading(text: str, resolvers: Sequence[ImportNames]) -> Optional[AstRead
 def _top_level_runs(module: ast.Module) -> tuple[tuple[int, int], ...]:
     """The ``(first, last)`` lines of each run of top-level statements that share lines
     (decorators included), those whose first statement starts at column 0."""
+    return statement_runs(module.body, 0)
+
+
+def statement_runs(body: Sequence[ast.stmt], column: int) -> tuple[tuple[int, int], ...]:
+    """The ``(first, last)`` lines of each run of the statements ``body`` (one block's) that
+    share lines (decorators included), those whose first statement starts at ``column``."""
     runs: list[tuple[int, int, int]] = []  # first, last, the first statement's column
-    for statement in module.body:
+    for statement in body:
         decorators = getattr(statement, "decorator_list", None)
         first = min([statement.lineno] + [decorator.lineno for decorator in decorators]) \
             if decorators else statement.lineno
@@ -123,7 +133,7 @@ def _top_level_runs(module: ast.Module) -> tuple[tuple[int, int], ...]:
             runs[-1] = (runs[-1][0], max(last, runs[-1][1]), runs[-1][2])
         else:
             runs.append((first, last, statement.col_offset))
-    return tuple((first, last) for first, last, column in runs if column == 0)
+    return tuple((first, last) for first, last, start in runs if start == column)
 
 
 def reads_whole_tree(ctx: FileContext) -> bool:

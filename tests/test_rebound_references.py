@@ -16,8 +16,9 @@ from npu_codemod.codemods import ast_handover, modules
 from npu_codemod.codemods.ast_names import ast_import_names
 from npu_codemod.codemods.ast_references import ast_reading
 from npu_codemod.codemods.engine import FULL, Engine
+from npu_codemod.codemods.modules import module_ast
 from npu_codemod.codemods.names import ImportNames
-from npu_codemod.codemods.rebound_references import bindings_key, rebound_reading
+from npu_codemod.codemods.rebound_references import bindings_key, class_members, rebound_reading
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
 from support.accessor_sources import ALIASED, CONTRIB, TRAINER
@@ -93,7 +94,8 @@ def test_a_reading_through_the_accessors_is_the_whole_files(name: str) -> None:
 def test_the_model_file_is_read_again_only_where_it_spells_an_accessor() -> None:
     recorded = resolvers_of(MODEL, None)
     reading = ast_reading(MODEL, recorded)
-    assert reading is not None
+    module = module_ast(MODEL)
+    assert reading is not None and module is not None
     resolvers = resolvers_of(MODEL, SPELLED)
     pieces: list[str] = []
     real_parse = ast.parse
@@ -104,30 +106,39 @@ def test_the_model_file_is_read_again_only_where_it_spells_an_accessor() -> None
 
     ast.parse = counted  # type: ignore[assignment]
     try:
-        again = rebound_reading(MODEL, reading, bindings_key(recorded), resolvers)
+        again = rebound_reading(MODEL, reading, bindings_key(recorded), resolvers, class_members(module))
+        whole_classes = rebound_reading(MODEL, reading, bindings_key(recorded), resolvers)
     finally:
         ast.parse = real_parse
-    assert again == ast_reading(MODEL, resolvers)
+    assert again == whole_classes == ast_reading(MODEL, resolvers)
     assert again is not None and {site.spelled for site in again.sites} >= {
         "contrib.slim().conv2d", "slim().conv2d", "tpu_lib.TPUEstimatorSpec", "contrib.framework().arg_scope"}
-    assert [piece.split("\n")[0] for piece in pieces] == [
+    heads = [piece.split("\n")[piece.startswith("if 1:")] for piece in pieces]
+    assert heads[:7] == [
         MODEL.split("\n")[0],  # the docstring spells contrib: a word is a word
         "from lib.utils import contrib", "from lib.utils.contrib import slim", "tfcl = contrib.layers()  "
         "# not an accessor of the repository: stays unbound", "def conv_stack(images, filters):",
-        "class VideoModel(object):"]  # not the comment at the end, nor FRAMES
+        '  """The model; contrib.tpu() only in one method."""',  # the class's members that spell it
+        "  def estimator_spec(self, mode, loss):"]  # not body(), nor the comment at the end, nor FRAMES
+    assert heads[7:12] == heads[:5] and heads[12:] == ["class VideoModel(object):"]  # without members
 
 
 @pytest.mark.parametrize("text", [
     "import tensorflow as tf\nx = 1\n\\\ny = contrib.tpu().RunConfig()\n",  # a line continued into it
     "import tensorflow as tf\n\x0cy = contrib.tpu().RunConfig()\n",  # a form feed: column 1
-    "import tensorflow as tf\nif x:\n  pass\nelse: y = contrib.tpu().RunConfig()\n"])
+    "import tensorflow as tf\nif x:\n  pass\nelse: y = contrib.tpu().RunConfig()\n",
+    "import tensorflow as tf\nclass A(\n    B): y = contrib.tpu().RunConfig()\n",  # a body on the header's line
+    "import tensorflow as tf\nclass A(B):\n  x = 1\n  \\\n  y = contrib.tpu().RunConfig()\n",
+    "import tensorflow as tf\nclass A(B):\n\tx = 1; y = contrib.tpu()\n\t# contrib\n\tdef f(self): return contrib.tpu()\n"])
 def test_statements_that_may_not_read_alone_give_no_answer_or_the_same(text: str) -> None:
     recorded = resolvers_of(text, None)
     reading = ast_reading(text, recorded)
-    assert reading is not None
+    module = module_ast(text)
+    assert reading is not None and module is not None
     resolvers = resolvers_of(text, {"contrib.tpu": "tensorflow.contrib.tpu"})
-    again = rebound_reading(text, reading, bindings_key(recorded), resolvers)
-    assert again is None or again == ast_reading(text, resolvers)
+    for members in ((), class_members(module)):
+        again = rebound_reading(text, reading, bindings_key(recorded), resolvers, members)
+        assert again is None or again == ast_reading(text, resolvers)
 
 
 #: Rules' own analyses that read more of a file's tree than the record serves (a call of an
@@ -183,3 +194,15 @@ def test_a_name_both_modules_bind_is_read_through_the_first_resolver() -> None:
     assert reading is not None and resolvers[0].bindings["hvd"] == "tensorflow.contrib.tpu"
     again = rebound_reading(text, reading, bindings_key(recorded), resolvers)
     assert again == ast_reading(text, resolvers) and again != reading
+
+
+def test_a_class_whose_header_spells_an_accessor_is_read_whole_once() -> None:
+    text = ("import tensorflow as tf\nfrom lib.utils import contrib\n\n\n"
+            "class Layer(contrib.slim().Layer):  # the header: the whole class\n"
+            "  def build(self, shape):\n    return contrib.tpu().RunConfig(tf.ConfigProto())\n")
+    recorded = resolvers_of(text, None)
+    reading, module = ast_reading(text, recorded), module_ast(text)
+    assert reading is not None and module is not None
+    resolvers = resolvers_of(text, SPELLED)
+    again = rebound_reading(text, reading, bindings_key(recorded), resolvers, class_members(module))
+    assert again is not None and again == ast_reading(text, resolvers) and len(again.sites) == 3
