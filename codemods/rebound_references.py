@@ -46,9 +46,12 @@ Bindings = tuple[tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, str], 
 Meaning = tuple[str, Optional[str], tuple[tuple[str, str], ...]]
 #: Lines ``(first, last)`` of a run of statements.
 Run = tuple[int, int]
-#: Each top-level class whose body starts below its header: its first line (decorators
+#: Each long top-level class whose body starts below its header: its first line (decorators
 #: included), and the runs of its body's statements (:func:`class_members`).
 Members = tuple[tuple[int, tuple[Run, ...]], ...]
+#: A class is kept with its members' runs from this many lines on (every class's made the
+#: records of the bench's real-code corpus 6% larger, for little to spare in a short class).
+MEMBERS_MIN_LINES = 100
 #: What is read again: a run's lines, and whether it is a class's member (read in a block).
 _Piece = tuple[int, int, bool]
 #: The line that opens a block for a class member read alone.
@@ -77,11 +80,13 @@ def meanings(bindings: Bindings) -> dict[str, Meaning]:
 
 
 def class_members(module: ast.Module) -> Members:
-    """:data:`Members` of ``module``'s top-level classes (read once, with the file's record)."""
+    """:data:`Members` of ``module``'s top-level classes of :data:`MEMBERS_MIN_LINES` or more
+    (read once, with the file's record; a shorter class is read again whole)."""
     return tuple((min([statement.lineno, *(decorator.lineno for decorator in statement.decorator_list)]),
                   statement_runs(statement.body, statement.body[0].col_offset))
                  for statement in module.body
-                 if isinstance(statement, ast.ClassDef) and statement.body[0].lineno > statement.lineno)
+                 if isinstance(statement, ast.ClassDef) and statement.body[0].lineno > statement.lineno
+                 and (statement.end_lineno or 0) - statement.lineno >= MEMBERS_MIN_LINES)
 
 
 def rebound_reading(text: str, reading: AstReading, recorded: Bindings,

@@ -12,7 +12,7 @@ import traceback
 
 import pytest
 
-from npu_codemod.codemods import ast_handover, modules
+from npu_codemod.codemods import ast_handover, modules, rebound_references
 from npu_codemod.codemods.ast_names import ast_import_names
 from npu_codemod.codemods.ast_references import ast_reading
 from npu_codemod.codemods.engine import FULL, Engine
@@ -91,6 +91,21 @@ def test_a_reading_through_the_accessors_is_the_whole_files(name: str) -> None:
     assert rebound_reading(text, with_them, bindings_key(resolvers), recorded) == reading
 
 
+@pytest.fixture
+def every_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every class kept with its members, however short (the fixtures' are)."""
+    monkeypatch.setattr(rebound_references, "MEMBERS_MIN_LINES", 1)
+
+
+def test_a_short_class_is_kept_without_its_members() -> None:
+    module = module_ast(MODEL)
+    assert module is not None and class_members(module) == ()
+    longer = MODEL.replace("    return tf.nn.relu(hidden)\n", "    return tf.nn.relu(hidden)\n" + "\n" * 100)
+    module = module_ast(longer)
+    assert module is not None and [first for first, _ in class_members(module)] == [21]
+
+
+@pytest.mark.usefixtures("every_class")
 def test_the_model_file_is_read_again_only_where_it_spells_an_accessor() -> None:
     recorded = resolvers_of(MODEL, None)
     reading = ast_reading(MODEL, recorded)
@@ -130,6 +145,7 @@ def test_the_model_file_is_read_again_only_where_it_spells_an_accessor() -> None
     "import tensorflow as tf\nclass A(\n    B): y = contrib.tpu().RunConfig()\n",  # a body on the header's line
     "import tensorflow as tf\nclass A(B):\n  x = 1\n  \\\n  y = contrib.tpu().RunConfig()\n",
     "import tensorflow as tf\nclass A(B):\n\tx = 1; y = contrib.tpu()\n\t# contrib\n\tdef f(self): return contrib.tpu()\n"])
+@pytest.mark.usefixtures("every_class")
 def test_statements_that_may_not_read_alone_give_no_answer_or_the_same(text: str) -> None:
     recorded = resolvers_of(text, None)
     reading = ast_reading(text, recorded)
@@ -196,6 +212,7 @@ def test_a_name_both_modules_bind_is_read_through_the_first_resolver() -> None:
     assert again == ast_reading(text, resolvers) and again != reading
 
 
+@pytest.mark.usefixtures("every_class")
 def test_a_class_whose_header_spells_an_accessor_is_read_whole_once() -> None:
     text = ("import tensorflow as tf\nfrom lib.utils import contrib\n\n\n"
             "class Layer(contrib.slim().Layer):  # the header: the whole class\n"
