@@ -29,6 +29,7 @@ from .ast_references import _LONE_CR, AstReading, _top_level_runs, parsed_refere
 from .modules import imported_names, module_ast, module_index, statements
 from .names import ImportNames
 from .qualified import ReferenceSite
+from .rebound_references import bindings_key, class_members, rebound_reading
 from .record_store import RecordStore
 from .rule import FileContext
 from .units import Layout, Mark, PackedLayout, module_layout, packed_layout, unpacked_layout
@@ -97,9 +98,9 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
     nodes = module_index(module).statements()  # the analyses' index: no walk of its own
     steps = binding_steps(text, nodes)
     resolvers = _audited(steps, text)
-    reading = (_resolvers_key(resolvers),
+    reading = (bindings_key(resolvers),
                tuple(_site_values(site) for site in parsed_references(text, module, resolvers)),
-               _top_level_runs(module)) if resolvers else None
+               _top_level_runs(module), class_members(module)) if resolvers else None
     return (packed_layout(layout) if layout is not None else None,
             tuple(imported_names(module, path).items()), steps, reading,
             _spans(nodes), _alias_lines(nodes))
@@ -138,13 +139,18 @@ class Handover:
         """``ast_names.ast_import_names(text, root, accessors)`` of the file."""
         return bound_names(self._steps, root, accessors)
 
-    def reading(self, resolvers: Sequence[ImportNames]) -> Optional[AstReading]:
-        """``ast_references.ast_reading(text, resolvers)``, when ``resolvers`` bind as the
-        file's own imports do (no accessor function of the repository reaches it); else None."""
-        if self._reading is None or self._reading[0] != _resolvers_key(resolvers):
+    def reading(self, resolvers: Sequence[ImportNames], text: str) -> Optional[AstReading]:
+        """``ast_references.ast_reading(text, resolvers)`` of the file (source ``text``): the
+        analysis's when ``resolvers`` bind as the file's own imports do, else read again only
+        where a name means something else to them (``rebound_references``: an accessor
+        function of the repository reaches the file); None when neither gives it."""
+        if self._reading is None:
             return None
-        _, sites, runs = self._reading
-        return AstReading([ReferenceSite(*site) for site in sites], runs)
+        recorded, sites, runs, members = self._reading
+        reading = AstReading([ReferenceSite(*site) for site in sites], runs)
+        if recorded == bindings_key(resolvers):
+            return reading
+        return rebound_reading(text, reading, recorded, resolvers, members)
 
     def statement_spans(self) -> list[tuple[int, int]]:
         """``(first, last)`` lines of each statement of the file (nested ones too) that has no
@@ -201,14 +207,6 @@ def _audited(steps: BindingSteps, text: str) -> list[ImportNames]:
     function (Horovod's only where an import may bind it)."""
     roots = AUDITED_ROOTS if "horovod" in text or not text.isascii() else AUDITED_ROOTS[:1]
     return [bound_names(steps, root) for root in roots]
-
-
-def _resolvers_key(resolvers: Sequence[ImportNames]) -> tuple:  # type: ignore[type-arg]
-    """What the uses read through ``resolvers`` depend on: each one's root, bindings and
-    accessors (one that binds nothing reads nothing: left out)."""
-    return tuple((resolver.root, tuple(sorted(resolver.bindings.items())),
-                  tuple(sorted(resolver.accessors.items())))
-                 for resolver in resolvers if resolver.bindings or resolver.accessors)
 
 
 def _site_values(site: ReferenceSite) -> tuple[int, int, int, str, str, bool, bool]:

@@ -22,7 +22,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Iterator, Optional, Sequence, Union
+from typing import Collection, Iterator, Optional, Sequence, Union
 
 from .ast_names import names_read_alike
 from .modules import child_fields, module_ast
@@ -79,10 +79,14 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
     return parsed_references(text, module, resolvers)
 
 
-def parsed_references(text: str, module: ast.Module,
-                      resolvers: Sequence[ImportNames]) -> list[ReferenceSite]:
-    """:func:`ast_references` of ``text`` whose ``ast`` is ``module`` (``ast.parse(text)``)."""
+def parsed_references(text: str, module: ast.Module, resolvers: Sequence[ImportNames],
+                      heads: Optional[Collection[str]] = None) -> list[ReferenceSite]:
+    """:func:`ast_references` of ``text`` whose ``ast`` is ``module`` (``ast.parse(text)``);
+    with ``heads``, only the sites that start with one of those names (a site depends on its
+    own name's resolver only: the others are not looked for)."""
     by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.heads}
+    if heads is not None:
+        by_head = {name: resolver for name, resolver in by_head.items() if name in heads}
     if not by_head:
         return []
     finder = _Finder(text, by_head)
@@ -113,8 +117,14 @@ def ast_reading(text: str, resolvers: Sequence[ImportNames]) -> Optional[AstRead
 def _top_level_runs(module: ast.Module) -> tuple[tuple[int, int], ...]:
     """The ``(first, last)`` lines of each run of top-level statements that share lines
     (decorators included), those whose first statement starts at column 0."""
+    return statement_runs(module.body, 0)
+
+
+def statement_runs(body: Sequence[ast.stmt], column: int) -> tuple[tuple[int, int], ...]:
+    """The ``(first, last)`` lines of each run of the statements ``body`` (one block's) that
+    share lines (decorators included), those whose first statement starts at ``column``."""
     runs: list[tuple[int, int, int]] = []  # first, last, the first statement's column
-    for statement in module.body:
+    for statement in body:
         decorators = getattr(statement, "decorator_list", None)
         first = min([statement.lineno] + [decorator.lineno for decorator in decorators]) \
             if decorators else statement.lineno
@@ -123,7 +133,7 @@ def _top_level_runs(module: ast.Module) -> tuple[tuple[int, int], ...]:
             runs[-1] = (runs[-1][0], max(last, runs[-1][1]), runs[-1][2])
         else:
             runs.append((first, last, statement.col_offset))
-    return tuple((first, last) for first, last, column in runs if column == 0)
+    return tuple((first, last) for first, last, start in runs if start == column)
 
 
 def reads_whole_tree(ctx: FileContext) -> bool:
@@ -134,20 +144,23 @@ def reads_whole_tree(ctx: FileContext) -> bool:
 
 def original_reading(ctx: FileContext, *resolvers: ImportNames) -> Optional[AstReading]:
     """:func:`ast_reading` of the file as it was (``ctx.analysis(original_reading, *resolvers)``:
-    read once for its uses and for those of its rewrite); the repository analysis's, when it
-    read the file through the same bindings (``ast_handover``)."""
+    read once for its uses and for those of its rewrite): the repository analysis's, when it
+    kept one (``ast_handover``), else its own; None for a file parsed whole with no record
+    (no ``ast`` of it is made: its fissix tree holds the same uses) or that ``ast`` cannot read."""
     handover = ctx._handover
-    reading = handover.reading(resolvers) if handover is not None else None
-    return reading if reading is not None else ast_reading(ctx.original, resolvers)
+    reading = handover.reading(resolvers, ctx.original) if handover is not None else None
+    if reading is None and not reads_whole_tree(ctx):
+        reading = ast_reading(ctx.original, resolvers)
+    return reading
 
 
 def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[ReferenceSite]:
     """Every reference to a name one of ``resolvers`` binds in the file as written, in source
-    order, for a rule that only reads them (the API audits): from the fissix tree when it
-    holds the whole file, else (a selective parse, whose skipped units are placeholders, or a
-    file the engine did not parse) from ``ast``, which gives the same sites; ``ast`` cannot
-    read Python 2 code, whose file is always parsed whole."""
-    reading = None if reads_whole_tree(ctx) else ctx.analysis(original_reading, *resolvers)
+    order, for a rule that only reads them (the API audits): from ``ast``, which gives the
+    same sites as the fissix tree (the analysis's reading, or the file's own ``ast`` when the
+    engine did not parse it whole), else from the tree, which then holds the whole file;
+    ``ast`` cannot read Python 2 code, whose file is always parsed whole."""
+    reading = ctx.analysis(original_reading, *resolvers)
     if reading is None:
         return [reference.site for reference in references_under(ctx.tree, resolvers)]
     return reading.sites
@@ -324,12 +337,12 @@ class _Finder:
 _WORD_BEFORE = re.compile(r"[\w.]")
 
 
-def _spelled_at(text: str, by_head: dict[str, ImportNames]) -> list[int]:
+def _spelled_at(text: str, names: Collection[str]) -> list[int]:
     r"""Where (sorted indexes) ``text`` spells one of the names as a word: what the pattern
     ``(?<![\w.])(?:names)\b`` finds. Its look-behind is tested on each match of the rest,
     which the regular expression engine searches for as a literal (three times faster)."""
     pattern = re.compile(r"(?:%s)\b" % "|".join(
-        re.escape(name) for name in sorted(by_head, key=len, reverse=True)))
+        re.escape(name) for name in sorted(names, key=len, reverse=True)))
     before = _WORD_BEFORE.match
     return [start for start in (match.start() for match in pattern.finditer(text))
             if not start or before(text, start - 1) is None]

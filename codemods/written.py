@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import AbstractSet, Generic, Optional, Sequence, TypeVar
 
-from .ast_references import ast_references, original_reading, reads_whole_tree
+from .ast_references import ast_references, original_reading
 from .names import ImportNames
 from .qualified import ReferenceSite
 from .rewritten_references import rewritten_references
@@ -279,11 +279,10 @@ def written_uses(ctx: FileContext, resolvers: Sequence[ImportNames],
 
 def written_references(ctx: FileContext, out: Written,
                        resolvers: Sequence[ImportNames]) -> Optional[list[ReferenceSite]]:
-    """``ast_references(out.text, resolvers)``: where the file's uses were read with ``ast``,
-    only the statements the rewrite changed are read again (``rewritten_references``); a file
-    whose uses came from its fissix tree has no ``ast`` reading to start from."""
-    if reads_whole_tree(ctx):
-        return ast_references(out.text, resolvers)
+    """``ast_references(out.text, resolvers)``: where the file's uses were read with ``ast``
+    (the analysis's reading, or its own), only the statements the rewrite changed are read
+    again (``rewritten_references``); a file whose uses came from its fissix tree has no
+    ``ast`` reading to start from."""
     reading = ctx.analysis(original_reading, *resolvers)  # the audit's own, from its start
     if reading is None:
         return ast_references(out.text, resolvers)

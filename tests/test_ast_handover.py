@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import marshal
 import traceback
+from collections import Counter
 from dataclasses import fields
 
 import pytest
@@ -72,16 +73,33 @@ def assert_readings_alike(handover: Handover, text: str, path: str) -> None:
             assert list(given_names.bindings.items()) == list(own.bindings.items())
             assert given_names.accessors == own.accessors
     resolvers = [ast_import_names(text, "tensorflow"), ast_import_names(text, "horovod")]
-    reading = handover.reading(resolvers)  # type: ignore[arg-type]
+    reading = handover.reading(resolvers, text)  # type: ignore[arg-type]
     if any(resolver.bindings for resolver in resolvers):  # type: ignore[union-attr]
         assert reading == ast_reading(text, resolvers)  # type: ignore[arg-type]
-    with_accessors = [ast_import_names(text, "tensorflow", ACCESSORS)]
-    assert handover.reading(with_accessors) is None  # type: ignore[arg-type]  # read again
+    assert_rebound_readings_alike(handover, text)
     assert handover.statement_spans() == own_spans(module)
     assert handover.alias_lines() == [
         (node.targets[0].id, node.lineno) for node in statements(module)
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
         and isinstance(node.value, (ast.Name, ast.Attribute))]
+
+
+def assert_rebound_readings_alike(handover: Handover, text: str) -> None:
+    """Read through other bindings than the file's own (accessor functions of the repository,
+    TensorFlow's alone where the record has Horovod's too), the record gives ``ast_reading``'s
+    answer, or none (then the engine reads the file itself)."""
+    for resolvers in ([ast_import_names(text, "tensorflow", ACCESSORS)],
+                      [ast_import_names(text, "tensorflow", SHADOWING), ast_import_names(text, "horovod")],
+                      [ast_import_names(text, "tensorflow")]):
+        reading = handover.reading(resolvers, text)  # type: ignore[arg-type]
+        assert reading is None or reading == ast_reading(text, resolvers)  # type: ignore[arg-type]
+        REBOUND[reading is not None] += 1
+
+
+#: Accessor functions spelled as names a file binds to TensorFlow (``def slim(): ...`` in it).
+SHADOWING = {"slim": "tensorflow.contrib.slim", "nn": "?", "contrib.tpu": "tensorflow.contrib.tpu"}
+#: How many readings through other bindings the record gave (True) or left to a whole reading.
+REBOUND: Counter[bool] = Counter()
 
 
 def test_every_source_the_suite_has_is_handed_over_as_its_readers_read_it() -> None:
@@ -96,20 +114,23 @@ def test_every_source_the_suite_has_is_handed_over_as_its_readers_read_it() -> N
         assert_readings_alike(handover, body, where)
         layout = module_layout(body, MARKS)
         units += len(layout.units) if layout else 0
-        reading = handover.reading([ast_import_names(body, "tensorflow"), ast_import_names(body, "horovod")])  # type: ignore[list-item]
+        reading = handover.reading([ast_import_names(body, "tensorflow"), ast_import_names(body, "horovod")], body)  # type: ignore[list-item]
         sites += len(reading.sites) if reading else 0
     assert compared > 800 and units > 1500 and sites > 2500
+    assert REBOUND[True] > 2000 and REBOUND[False] < REBOUND[True] / 100
 
 
 _NAME = st.sampled_from(["tf", "hvd", "x", "model", "count", "nn", "slim", "result"])
 _EXPRESSION = st.sampled_from([
     "tf.nn.dropout(x, 0.5)", "hvd.rank()", "nn.relu(x)", "model.predict(x)", "tf.estimator.Estimator(model)",
-    "slim.conv2d(x, 3)", "[n for n in x]", "lambda y: tf.add(y, 1)", "tf.compat.v1.Session()", "(\n    tf.constant(1))"])
+    "slim.conv2d(x, 3)", "contrib.tpu().TPUEstimator(x)", "tpu_lib.RunConfig()", "slim().conv2d(x)",
+    "[n for n in x]", "lambda y: tf.add(y, 1)", "tf.compat.v1.Session()", "(\n    tf.constant(1))"])
 _SIMPLE = st.one_of(
     st.builds("{} = {}".format, _NAME, _EXPRESSION),
     st.builds("assert len({}) == {}".format, _NAME, _NAME), st.builds("assert {}".format, _NAME),
     st.sampled_from(["import tensorflow as tf", "import horovod.tensorflow as hvd", "from tensorflow import nn",
                      "import tensorflow.contrib.slim as slim", "from lib import pick", "global count",
+                     "tpu_lib = contrib.tpu()", "# contrib.tpu() in a comment", "x = lib.pick().keras",
                      "x = 1; y = tf.nn", "layers = tf.layers", "del x"]))
 
 
@@ -226,3 +247,50 @@ def test_the_engine_parses_no_handed_over_file_with_ast_again(monkeypatch: pytes
     again = engine_parses(hand_over=True)
     assert [where for where, asking in again if asking.isdisjoint(OWN_READINGS)] == []
     assert len(again) < 10
+
+
+#: A short training script rewritten whole: its session is module-level code, so no unit can
+#: be left out (``units.plan_parse``), and NPU100 counts the uses of its rewrite.
+WHOLE = '''\
+"""Trains a small MNIST classifier in one session (module-level code: parsed whole)."""
+import tensorflow as tf
+from tensorflow.contrib import slim
+
+images = tf.placeholder(tf.float32, [None, 784])
+hidden = slim.fully_connected(images, 128)
+logits = tf.layers.dense(tf.nn.dropout(hidden, keep_prob=0.9), 10)
+loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(logits=logits, labels=[1]))
+train_op = tf.train.AdamOptimizer(0.001).minimize(loss)
+config = tf.ConfigProto()
+with tf.Session(config=config) as sess:
+    sess.run(tf.global_variables_initializer())
+    sess.run(train_op)
+'''
+
+
+def test_a_file_parsed_whole_reads_its_uses_and_its_rewrites_from_the_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its fissix tree is not walked for them, nor its rewrite parsed whole with ``ast``: only
+    the statements the rules changed are read (``rewritten_references``); the outcome is the
+    one without a record."""
+    engine = Engine(ALL_RULES, SELECTIVE)
+    data = WHOLE.encode("utf-8")
+    ast_handover.clear()
+    without = engine.process(data, "train.py", "repo")
+    assert engine.counts["whole"] == 1 and without.new_data is not None and without.api_sites
+    engine.hand_over("train.py", WHOLE)
+    parsed: list[str] = []
+    real_parse = ast.parse
+
+    def counted(source, *args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(source)
+        return real_parse(source, *args, **kwargs)
+
+    def walked(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("the fissix tree walked for the audit's uses")
+
+    monkeypatch.setattr(ast, "parse", counted)
+    monkeypatch.setattr("npu_codemod.codemods.ast_references.references_under", walked)
+    with_it = engine.process(data, "train.py", "repo")
+    monkeypatch.undo()
+    assert engine.counts["whole"] == 2 and with_it == without
+    assert parsed and not any(source.startswith(WHOLE[:40]) for source in parsed)  # pieces, not the file
