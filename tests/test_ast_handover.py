@@ -26,6 +26,7 @@ from npu_codemod.codemods.units import Layout, module_layout
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.manager import load_plugins
 
+from support.generated_modules import top_level
 from support.sources import python_sources
 
 ALL_RULES = load_plugins().rules()
@@ -137,18 +138,9 @@ _SIMPLE = st.one_of(
 @st.composite
 def _top_level(draw: st.DrawFn) -> str:
     body = draw(st.lists(_SIMPLE, min_size=1, max_size=3))
-    indented = "".join(f"    {line.replace(chr(10), chr(10) + '    ')}\n" for line in body)
     shape = draw(st.sampled_from(["run", "def", "class", "decorated", "main", "same line"]))
-    if shape == "run":
-        return "".join(f"{line}\n" for line in body)
-    if shape == "def":
-        return f"def {draw(_NAME)}_f(a, b=tf):\n{indented}"
-    if shape == "class":
-        return f"class C(tf.keras.Model):\n    def call(self, x):\n    {indented.replace(chr(10) + '    ', chr(10) + '        ')}"
-    if shape == "decorated":
-        return f"@tf.function\ndef g(x):\n{indented}"
-    if shape == "main":
-        return f'if __name__ == "__main__":\n{indented}'
+    if shape != "same line":
+        return top_level(shape, body, f"def {draw(_NAME)}_f(a, b=tf):")
     return f"def h(): return {draw(_EXPRESSION).replace(chr(10), ' ')}\nx = 2\n"
 
 

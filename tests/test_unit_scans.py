@@ -16,6 +16,7 @@ from npu_codemod.codemods.modules import module_ast
 from npu_codemod.codemods.units import _group_nodes, _groups, _Scan, _split_lines, module_layout
 from npu_codemod.plugins.manager import load_plugins
 
+from support.generated_modules import top_level
 from support.sources import python_sources
 
 MARKS = tuple(dict.fromkeys(mark for rule in load_plugins().rules() for mark in rule._ast_sites))
@@ -128,14 +129,9 @@ _STATEMENT = st.sampled_from([
 def _group(draw: st.DrawFn) -> str:
     body = draw(st.lists(_STATEMENT, min_size=1, max_size=4))
     shape = draw(st.sampled_from(["run", "def", "class", "lambda"]))
-    if shape == "run":
-        return "".join(f"{line}\n" for line in body)
-    indented = "".join("    " + line.replace("\n", "\n    ") + "\n" for line in body)
-    if shape == "def":
-        return f"@dec\ndef f(a, /, b=1, *c, d, **e):\n{indented}"
-    if shape == "class":
-        return f"class C(tf.keras.Model):\n    def call(self, x):\n    {indented.replace(chr(10) + '    ', chr(10) + '        ')}"
-    return f"h = lambda a, /, *b: a\n{indented.replace('    ', '')}"
+    if shape != "lambda":
+        return top_level(shape, body, "@dec\ndef f(a, /, b=1, *c, d, **e):")
+    return "h = lambda a, /, *b: a\n" + "".join(f"{line}\n" for line in body)
 
 
 @settings(max_examples=200, deadline=None)
