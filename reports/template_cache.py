@@ -10,7 +10,8 @@ checksum and its own format and Python's version with the code and compiles agai
 them differs; the file's name adds Jinja's version and every setting of the environment that
 the compiler reads (delimiters, whitespace handling, autoescaping, extensions...), which
 Jinja's own key leaves out. A cache that cannot be read or written is no cache: the template
-is compiled, as without one, and the page is the same byte for byte.
+is compiled, as without one, and the page is the same byte for byte. The compiled code is run,
+so it is read only from a folder the user owns and no one else may write to.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
         return hashlib.sha256(f"{self.settings}\0{name}\0{filename}".encode()).hexdigest()
 
     def load_bytecode(self, bucket: Bucket) -> None:
+        if not private_folder(Path(self.directory)):
+            return  # code another user could have written is never run: compiled again
         try:
             super().load_bytecode(bucket)
         except Exception:  # unreadable, or damaged past what Jinja checks (its pickled checksum)
@@ -57,6 +60,17 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
             super().dump_bytecode(bucket)
         except OSError:  # a read-only or full disk: the next run compiles again
             pass
+
+
+def private_folder(folder: Path) -> bool:
+    """Whether ``folder`` (the compiled templates', whose code a run executes) belongs to the
+    user running and no one else may write to it: a cache under a shared ``XDG_CACHE_HOME``
+    (``/tmp``) that another account made or opened is not read."""
+    try:
+        status = folder.stat()
+    except OSError:
+        return False
+    return status.st_uid == os.getuid() and not status.st_mode & 0o022
 
 
 def compile_settings(environment: jinja2.Environment) -> str:

@@ -77,6 +77,19 @@ def environment(source: str, cache: Path, **settings) -> jinja2.Environment:
     return env
 
 
+def test_code_in_a_folder_others_may_write_to_is_never_run(run_record, compiles, tmp_path) -> None:
+    """The compiled code is executed: a cache folder that is group- or world-writable (a shared
+    ``XDG_CACHE_HOME`` another account could plant code in) is compiled around, not read."""
+    first = page(run_record)
+    folder = tmp_path / "cache" / "npu-codemod" / "templates"
+    for mode in (0o777, 0o720, 0o702):
+        folder.chmod(mode)
+        assert page(run_record) == first
+    assert compiles == ["report.html.j2"] * 4
+    folder.chmod(0o700)
+    assert page(run_record) == first and compiles == ["report.html.j2"] * 4  # read again
+
+
 def test_an_edited_template_is_compiled_again(tmp_path: Path) -> None:
     assert environment("{{ x }} one", tmp_path).get_template("page.j2").render(x=1) == "1 one"
     assert environment("{{ x }} two", tmp_path).get_template("page.j2").render(x=1) == "1 two"
