@@ -11,10 +11,10 @@ file on tensor2tensor, a third of the marshalled bytes for 45 ms over its 250 fi
 :func:`take` gives them back to the engine, keyed by the file's path and text.
 
 The store (:mod:`.record_store`: outside the C heap) is bounded (:data:`MAX_FILES`,
-:data:`MAX_BYTES`: the oldest go first) and each file's record goes when the engine takes it. Without a record (the analysis's results came
-from the cache or another worker, ``--engine full``, a file ``ast`` does not read as fissix
-does), every reader parses as before: a record changes no output, only where a value comes
-from (``tests/test_ast_handover.py`` compares each with its reader's own on every corpus file).
+:data:`MAX_BYTES`: the oldest go first) and each file's record goes when the engine takes it.
+Without a record (the analysis's results came from the cache or another worker, ``--engine
+full``, a file ``ast`` does not read as fissix does), every reader parses as before: a record
+changes no output, only where a value comes from (``tests/test_ast_handover.py`` compares each with its reader's own on every corpus file).
 """
 
 from __future__ import annotations

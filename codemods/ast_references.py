@@ -211,7 +211,7 @@ class _Finder:
         self.source = SourcePositions(text)
         self.by_head = by_head
         self.parents: dict[ast.AST, tuple[ast.AST, str]] = {}
-        self._heads = _spelled_at(text, by_head)
+        self._heads = spelled_at(text, by_head)
         self._qualified: dict[tuple[str, str], Optional[str]] = {}  # ``qualify``'s answers
 
     def sites(self, module: ast.Module) -> Iterator[Optional[ReferenceSite]]:
@@ -337,7 +337,7 @@ class _Finder:
 _WORD_BEFORE = re.compile(r"[\w.]")
 
 
-def _spelled_at(text: str, names: Collection[str]) -> list[int]:
+def spelled_at(text: str, names: Collection[str]) -> list[int]:
     r"""Where (sorted indexes) ``text`` spells one of the names as a word: what the pattern
     ``(?<![\w.])(?:names)\b`` finds. Its look-behind is tested on each match of the rest,
     which the regular expression engine searches for as a literal (three times faster)."""

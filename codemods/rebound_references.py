@@ -33,10 +33,10 @@ from bisect import bisect_right
 from collections import defaultdict
 from typing import Optional, Sequence
 
-from .ast_references import AstReading, SourcePositions, _spelled_at, parsed_references, statement_runs
+from .ast_references import AstReading, SourcePositions, parsed_references, spelled_at, statement_runs
 from .names import ImportNames
 from .qualified import ReferenceSite
-from .rewritten_references import _blank, _moved, _parsed
+from .rewritten_references import moved_sites, parsed_piece, skipped_line
 
 #: What a reading's sites depend on in its resolvers, in their order: each one's root,
 #: bindings and accessors, sorted (a resolver that binds nothing reads nothing: left out).
@@ -105,10 +105,10 @@ def rebound_reading(text: str, reading: AstReading, recorded: Bindings,
         return None
     for first, last, member in pieces:
         piece = (_BLOCK if member else "") + "\n".join(lines[first - 1:last])
-        module = _parsed(piece)
+        module = parsed_piece(piece)
         if module is None:
             return None
-        sites += _moved(parsed_references(piece, module, resolvers, changed), first - 1 - member)
+        sites += moved_sites(parsed_references(piece, module, resolvers, changed), first - 1 - member)
     return AstReading(sorted(sites, key=lambda site: (site.line, site.column)), reading.statements)
 
 
@@ -126,9 +126,9 @@ def _spelling_statements(text: str, lines: list[str], statements: Sequence[Run],
     firsts = [first for first, _ in statements]
     classes = dict(members)
     chosen: set[_Piece] = set()
-    for at in _spelled_at(text, names):
+    for at in spelled_at(text, names):
         line = bisect_right(starts, at)
-        if _blank(lines[line - 1]):
+        if skipped_line(lines[line - 1]):
             continue  # a comment, or a string's line: no reference
         index = bisect_right(firsts, line) - 1
         if index < 0 or statements[index][1] < line:

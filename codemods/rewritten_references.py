@@ -56,17 +56,17 @@ def rewritten_references(original: str, reading: AstReading, text: str,
     for first, count, was in regions:
         if was:
             low = bisect_left(site_lines, was)
-            found += _moved(reading.sites[low:bisect_right(site_lines, was + count - 1, low)],
+            found += moved_sites(reading.sites[low:bisect_right(site_lines, was + count - 1, low)],
                             first - was)
             continue
         piece = lines[first - 1:first - 1 + count]
-        if all(_blank(line) for line in piece):
+        if all(skipped_line(line) for line in piece):
             continue  # no token: nothing to parse
         piece_text = "\n".join(piece)
-        module = _parsed(piece_text)
+        module = parsed_piece(piece_text)
         if module is None:
             return ast_references(text, resolvers)  # the long way, whatever it answers
-        found += _moved(parsed_references(piece_text, module, resolvers), first - 1)
+        found += moved_sites(parsed_references(piece_text, module, resolvers), first - 1)
     return found
 
 
@@ -119,20 +119,20 @@ def _kept(original: str, reading: AstReading, lines: list[str],
     return kept
 
 
-def _moved(sites: list[ReferenceSite], by: int) -> list[ReferenceSite]:
+def moved_sites(sites: list[ReferenceSite], by: int) -> list[ReferenceSite]:
     """``sites`` moved ``by`` lines down."""
     if not by:
         return sites
     return [dataclasses.replace(site, line=site.line + by) for site in sites]
 
 
-def _blank(line: str) -> bool:
+def skipped_line(line: str) -> bool:
     """A line the tokenizer skips (spaces, tabs, form feeds, a comment)."""
     code = line.lstrip(" \t\f")
     return not code or code.startswith("#")
 
 
-def _parsed(text: str) -> Optional[ast.Module]:
+def parsed_piece(text: str) -> Optional[ast.Module]:
     """``ast.parse(text)``, or None where ``module_ast`` would give None (not kept in its
     cache: a piece is read once)."""
     try:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from npu_codemod.api import ImportNames, references_under
 from npu_codemod.api._toolkit import ReferenceSite, ast_references, parse_module
-from npu_codemod.codemods.ast_references import SourcePositions, _spelled_at
+from npu_codemod.codemods.ast_references import SourcePositions, spelled_at
 from npu_codemod.testing import assert_reports
 
 from support.sources import python_sources
@@ -239,7 +239,7 @@ def test_the_names_are_found_where_the_look_behind_pattern_finds_them(text: str,
     pattern = re.compile(r"(?<![\w.])(?:%s)\b" % "|".join(
         re.escape(name) for name in sorted(heads, key=len, reverse=True)))
     by_head = {name: ImportNames(parse_module(""), root="tensorflow") for name in heads}
-    assert _spelled_at(text, by_head) == [match.start() for match in pattern.finditer(text)]
+    assert spelled_at(text, by_head) == [match.start() for match in pattern.finditer(text)]
 
 
 @settings(max_examples=200, deadline=None)
