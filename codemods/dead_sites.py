@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from .findings import Finding
 
@@ -35,17 +35,40 @@ def settle_dead(findings: Sequence[Finding], source: bytes) -> list[Finding]:
 
 def dead_lines(source: bytes) -> frozenset[int]:
     """The lines of the bodies of ``if params["use_tpu"]:`` (or ``params.get("use_tpu")``;
-    not their ``else``); none for a file ``ast`` cannot read."""
+    not their ``else``); none for a file ``ast`` cannot read.
+
+    A file that spells no ``params`` has none and is not parsed: ``ast`` normalises names
+    (NFKC), so a non-ASCII file is parsed whatever it spells. Only statement lists are walked:
+    an ``if`` is a statement, never inside an expression."""
+    if source.isascii() and b"params" not in source:
+        return frozenset()
     try:
         module = ast.parse(source)
     except (SyntaxError, ValueError):
         return frozenset()
     lines: set[int] = set()
-    for node in ast.walk(module):
-        if isinstance(node, ast.If) and _reads_switch(node.test):
+    for node in _statements(module.body):
+        if type(node) is ast.If and _reads_switch(node.test):
             for statement in node.body:
                 lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
     return frozenset(lines)
+
+
+#: The fields of a node that hold statement lists (``ExceptHandler`` and ``match_case`` too).
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement of ``body`` and of the blocks nested in it, in pre-order (and the
+    ``except`` clauses and ``case`` blocks that hold some)."""
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in _BLOCKS:
+            block = getattr(node, field, None)
+            if block:
+                stack.extend(reversed(block))
 
 
 def _reads_switch(test: ast.expr) -> bool:
