@@ -30,8 +30,6 @@ is shared with the analysis hooks: ``modules.module_ast``), never with the rewri
 from __future__ import annotations
 
 import ast
-import csv
-import io
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -39,6 +37,7 @@ from typing import FrozenSet, Optional
 
 from .modules import ModuleIndex, module_ast, module_index
 from .names import ast_dotted_name, public_name
+from .support_list import support_rows
 
 #: The kinds of file (``run.json`` counts files per kind per repository).
 NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, CONFLICT = (
@@ -544,6 +543,5 @@ def tf1_only_apis() -> frozenset[str]:
 def support_names(data_file: str) -> frozenset[str]:
     """The ``tf.*`` names (no ``tf.compat.*``) of one of the shipped support lists."""
     text = resources.files(__package__).joinpath(data_file).read_text(encoding="utf-8")
-    lines = (line for line in io.StringIO(text) if not line.startswith("#"))
-    return frozenset(row["api"] for row in csv.DictReader(lines)
-                     if row["api"].startswith("tf.") and not row["api"].startswith("tf.compat."))
+    return frozenset(api for api, _ in support_rows(text)
+                     if api.startswith("tf.") and not api.startswith("tf.compat."))

@@ -11,7 +11,7 @@ import pytest
 from npu_codemod.codemods import dead_sites
 from npu_codemod.codemods.dead_sites import dead_lines
 
-from .support.sources import python_sources
+from support.sources import python_sources
 
 NESTED = textwrap.dedent('''\
     import tensorflow as tf
