@@ -113,17 +113,28 @@ def _is_nested_def_name(leaf: pytree.Leaf, scope: pytree.Node) -> bool:
 
 
 def _occurrences(node: pytree.Base, name: str, nested: bool = False) -> Iterator[tuple[pytree.Leaf, bool]]:
-    for child in node.children:
-        if child.type == token.NAME:
-            if child.value == name and _is_variable(child):
-                yield child, nested
-        elif child.type in NESTED_SCOPES:
-            if child.type == syms.funcdef and child.children[1].value == name:
-                yield child.children[1], nested
-            if not _binds_locally(child, name):
-                yield from _occurrences(child, name, nested=True)
-        elif child.children:
-            yield from _occurrences(child, name, nested)
+    """Each leaf of ``node`` that is the variable ``name``, in source order, and whether it is
+    in a nested function, class or lambda (one that binds ``name`` itself is not entered; a
+    def's name counts where the def is). One loop with a stack of the children being walked,
+    not a generator per level: a leaf deep in the tree is then not passed up every level."""
+    stack = [(iter(node.children), nested)]
+    while stack:
+        children, inside = stack[-1]
+        for child in children:
+            if child.type == token.NAME:
+                if child.value == name and _is_variable(child):
+                    yield child, inside
+            elif child.type in NESTED_SCOPES:
+                if child.type == syms.funcdef and child.children[1].value == name:
+                    yield child.children[1], inside
+                if not _binds_locally(child, name):
+                    stack.append((iter(child.children), True))
+                    break
+            elif child.children:
+                stack.append((iter(child.children), inside))
+                break
+        else:
+            stack.pop()
 
 
 def _is_variable(leaf: pytree.Leaf) -> bool:
