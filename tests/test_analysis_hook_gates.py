@@ -39,15 +39,36 @@ def _npu008_long_way(path: str, text: str) -> set[str]:
     found on the fissix tree."""
     tree = module_ast(text)
     mentioned = re.search("soft|placement", text, re.I) is not None
-    original = npu008._soft
-    npu008._soft = _soft_long_way  # type: ignore[assignment]
-    try:
-        facts = {npu008.PASSED + item for item in npu008.passed_soft_placement(tree, mentioned)} if tree else set()
-    finally:
-        npu008._soft = original  # type: ignore[assignment]
+    facts = {npu008.PASSED + item for item in _passed_soft_placement_long_way(tree, mentioned)} if tree else set()
     if _uses_tf_device_long_way(text):
         facts.add(npu008.FACT)
     return facts
+
+
+def _passed_soft_placement_long_way(tree: ast.AST, mentioned: bool) -> set[str]:
+    """``npu008.passed_soft_placement`` as it was: each argument of each call of an
+    ``ast.walk`` looked at on its own, its whole code read."""
+    found = set()
+    for call in [node for node in ast.walk(tree) if isinstance(node, ast.Call)]:
+        name = npu008._callee(call)
+        if name is None or name == "ConfigProto":
+            continue
+        for keyword in call.keywords:
+            if keyword.arg is None and mentioned:
+                found.add(f"{name}:**")
+            elif keyword.arg and "soft" in keyword.arg.lower() and not _literally(keyword.value, True):
+                found.add(f"{name}:{keyword.arg}")
+        for index, argument in enumerate(call.args):
+            if isinstance(argument, ast.Starred):
+                found.add(f"{name}:*")
+                break
+            if not _literally(argument, True) and (_literally(argument, False) or _soft_long_way(argument)):
+                found.add(f"{name}:{index}")
+    return found
+
+
+def _literally(node: ast.AST, value: bool) -> bool:
+    return isinstance(node, ast.Constant) and node.value is value
 
 
 def _soft_long_way(node: ast.AST) -> bool:
@@ -227,6 +248,14 @@ _LINES = st.sampled_from([
     "make(SOFT)\n",
     "build(**kwargs)\n",
     "build(*args)\n",
+    "build(x, *args, soft=1)\n",
+    "build(f'{soft}', x if y else z.placement, [False], -1)\n",
+    "from tensorflow.python.framework.ops import *\n",
+    "with device('/cpu:0'):\n    pass\n",
+    "import tensorflow.python.framework.ops.device as place\n",
+    "place(1)\n",
+    "# a device, on its own\n",
+    "ops.devices(1); ops.device_v2(2)\n",
     "match x:\n    case 1:\n        pass\n",
     "print 'py2'\n",
     "# tf.device('/cpu:0') soft\n",
@@ -256,6 +285,9 @@ EDGES = [
                "    o.name = 'NpuOptimizer'\n    return c\n"),
     ("NPU010", "from utils import helpers\n\nhelpers.make_ｓess()\n"),
     ("NPU008", "make('\\x73oft')\n"),
+    ("NPU008", "make(x, [y, cfg.allow_soft_placement], z)\n"),
+    ("NPU008", "import tensorflow.python.framework.ops.device as place\n\nplace('/cpu:0')\n"),
+    ("NPU008", "from tensorflow.python.framework.ops import device as place\n\nplace('/cpu:0')\n"),
     ("NPU002", "from data import pipeline\n\n\nasync def predict_all():\n    await pipeline.batches()\n"),
     ("NPU002", "from data import pipeline\n\nrun_training(pipeline.make)\n"),
     ("NPU008", "from tensorflow.python.framework import ops\n\nwith ops.device('/cpu:0'):\n    x = 1\n"),
