@@ -148,9 +148,44 @@ def _pipeline_uses_long_way(path: str, text: str) -> set[str]:
     return facts
 
 
+def _config_function_facts_long_way(path: str, text: str) -> set[str]:
+    """NPU007's facts as they were made: what every function returns read before any is asked
+    about, each return's place looked at before its value."""
+    original = _config_functions._ReturnsTable
+    _config_functions._ReturnsTable = _EagerReturnsTable  # type: ignore[assignment, misc]
+    try:
+        return _config_functions.all_config_function_facts(path, text)
+    finally:
+        _config_functions._ReturnsTable = original  # type: ignore[misc]
+
+
+class _EagerReturnsTable(dict):  # type: ignore[type-arg]
+    def __init__(self, index, functions, imports):  # type: ignore[no-untyped-def]
+        super().__init__({name: _config_returns_long_way(function, index.own_nodes(function), functions.keys(), imports)
+                          for name, function in functions.items()})
+
+
+def _config_returns_long_way(function, nodes, functions, imports):  # type: ignore[no-untyped-def]
+    returns = [node for node in nodes if isinstance(node, ast.Return)]
+    if not returns or any(node.value is None or not _config_functions._insertable(node, function, nodes)
+                          for node in returns):
+        return None
+    result = _config_functions._Returns()
+    configured = _config_functions._configured_names(nodes)
+    for node in returns:
+        value = node.value
+        if isinstance(value, ast.Name) and value.id in configured:
+            continue
+        if not isinstance(value, (ast.Name, ast.Call)):
+            return None
+        for source in _config_functions._assigned(value.id, nodes) if isinstance(value, ast.Name) else [value]:
+            _config_functions._add_source(result, source, functions, imports)
+    return result
+
+
 HOOKS: dict[str, tuple[Callable[[str, str], object], Callable[[str, str], object]]] = {
     "NPU002": (npu002.npu_codemod_analyze_file, _pipeline_uses_long_way),
-    "NPU007": (npu007.npu_codemod_analyze_file, _config_functions.all_config_function_facts),
+    "NPU007": (npu007.npu_codemod_analyze_file, _config_function_facts_long_way),
     "NPU008": (npu008.npu_codemod_analyze_file, _npu008_long_way),
     "NPU010": (npu010.npu_codemod_analyze_file, _session_functions.all_session_function_facts),
     "NPU100": (npu100.npu_codemod_analyze_file, _accessor_facts_long_way),
@@ -194,6 +229,11 @@ _LINES = st.sampled_from([
     "def npu():\n    c = build()\n    o = c.graph_options.rewrite_options.custom_optimizers.add()\n"
     "    o.name = 'NpuOptimizer'\n    return c\n",
     "def plain():\n    return npu()\n",
+    "def conf(a):\n    if a:\n        return None\n    c = make_config(); return c\n",
+    "def sess_config():\n    c = configs.build(); return c\n",
+    "def config_of(): return configs.build()\n",
+    "class Maker:\n    def session_config(self):\n        return self.build()\n    def build(self):\n"
+    "        return helpers.get_session_config()\n",
     "s = tf.Session(config=plain())\n",
     "s = tf.Session('', None, make())\n",
     "def make():\n    return tf.Session()\n",
@@ -284,6 +324,8 @@ EDGES = [
     ("NPU007", "def npu():\n    c = build()\n    o = c.graph_options.rewrite_options.custom_optimizers.add()\n"
                "    o.name = 'NpuOptimizer'\n    return c\n"),
     ("NPU010", "from utils import helpers\n\nhelpers.make_ｓess()\n"),
+    ("NPU007", "from utils import configs\n\n\ndef make_config():\n    return configs.build()\n\n\n"
+               "def sess_config():\n    c = configs.build(); return c\n\n\ndef config_of(): return configs.build()\n"),
     ("NPU008", "make('\\x73oft')\n"),
     ("NPU008", "make(x, [y, cfg.allow_soft_placement], z)\n"),
     ("NPU008", "import tensorflow.python.framework.ops.device as place\n\nplace('/cpu:0')\n"),
@@ -306,9 +348,22 @@ def _returned_kind_long_way(function, index, kinds, imports, owner):  # type: ig
     nodes = index.own_nodes(function)
     found = set()
     for node in [node for node in nodes if isinstance(node, ast.Return)]:
-        values = built_models._assigned(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]
+        values = _model_assigned_long_way(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]
         found.update(built_models._made_kind(value, kinds, imports, owner) for value in values)
     return found.pop() if len(found) == 1 and None not in found else None
+
+
+def _model_assigned_long_way(name, nodes):  # type: ignore[no-untyped-def]
+    """``built_models._assigned`` in two walks, with ``isinstance``."""
+    values, targets = [], set()
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
+            values.append(node.value)
+            targets.add(id(node.targets[0]))
+    values += [None for node in nodes if isinstance(node, ast.Name) and node.id == name
+               and isinstance(node.ctx, ast.Store) and id(node) not in targets]
+    return values or [None]
 
 
 def _keras_idiom_long_way(index, bound):  # type: ignore[no-untyped-def]
