@@ -138,7 +138,9 @@ def _returned_kind(function: _Function, index: ModuleIndex, kinds: dict[str, str
     nodes = index.own_nodes(function)
     returns = index.returns(function)
     found: set[Optional[str]] = set()
-    for node in returns:
+    # Names last: each costs a look at every node, and a return of another kind often settles
+    # the answer (None); the order of the returns does not change it (a set of kinds).
+    for node in sorted(returns, key=_names_last):
         values = _assigned(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]
         found.update(_made_kind(value, kinds, imports, owner) for value in values)
         if None in found or len(found) > 1:
@@ -146,19 +148,27 @@ def _returned_kind(function: _Function, index: ModuleIndex, kinds: dict[str, str
     return found.pop() if len(found) == 1 else None
 
 
+def _names_last(node: ast.Return) -> bool:
+    return isinstance(node.value, ast.Name)
+
+
 def _assigned(name: str, nodes: list[ast.AST]) -> list[Optional[ast.expr]]:
-    """The values ``name = value`` binds among ``nodes``; None for any other binding."""
+    """The values ``name = value`` binds among ``nodes``; None for any other binding. (One
+    pass: ``nodes`` come from ``ast.parse``, whose node types are exact.)"""
     values: list[Optional[ast.expr]] = []
     targets = set()
+    stores = []
     for node in nodes:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
-            values.append(node.value)
-            targets.add(id(node.targets[0]))
-    for node in nodes:
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) \
-                and id(node) not in targets:
-            values.append(None)
+        kind = type(node)
+        if kind is ast.Name:
+            if node.id == name and type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
+                stores.append(node)
+        elif kind is ast.Assign and len(node.targets) == 1:  # type: ignore[attr-defined]
+            target = node.targets[0]  # type: ignore[attr-defined]
+            if type(target) is ast.Name and target.id == name:
+                values.append(node.value)  # type: ignore[attr-defined]
+                targets.add(id(target))
+    values += [None for node in stores if id(node) not in targets]
     return values or [None]
 
 

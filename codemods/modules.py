@@ -85,6 +85,7 @@ class ModuleIndex:
         self._by_type: dict[type, list[ast.AST]] = {}
         self._own: dict[ast.AST, list[ast.AST]] = {}
         self._returns: dict[ast.AST, list[ast.Return]] = {}
+        self._returns_read = False
         self._walk(tree)
 
     def _walk(self, tree: ast.AST) -> None:
@@ -155,9 +156,36 @@ class ModuleIndex:
         read once per function for every analysis that asks (the list kept for it, not to be
         edited)."""
         found = self._returns.get(function)
+        if found is None and function in self._own and not self._returns_read:
+            self._read_returns()
+            found = self._returns.get(function)
         if found is None:
             found = self._returns[function] = [node for node in self.own_nodes(function) if type(node) is ast.Return]
         return found
+
+    def _read_returns(self) -> None:
+        """The ``return`` statements of every function at once, by position instead of a look
+        at each function's own nodes: a statement lies in the span of each function and class
+        that holds it, these spans nest, and its function is the innermost holder (a lambda
+        holds no statement; a ``return`` in a class body, which ``ast.parse`` accepts, is no
+        function's). The returns come in source order (statements: :meth:`statements`)."""
+        self._returns_read = True
+        holders: list[ast.AST] = sorted([*self._own, *self.nodes(ast.ClassDef)], key=_POSITION)
+        found: dict[ast.AST, list[ast.Return]] = {function: [] for function in self._own}
+        stack: list[ast.AST] = []
+        waiting = iter(holders)
+        holder = next(waiting, None)
+        for node in self.nodes(ast.Return):
+            at = _POSITION(node)
+            while holder is not None and _POSITION(holder) < at:
+                stack.append(holder)  # those that ended before are popped below
+                holder = next(waiting, None)
+            while stack and _END(stack[-1]) <= at:
+                stack.pop()
+            if stack and stack[-1] in found:
+                found[stack[-1]].append(node)
+        for function, returns in found.items():
+            self._returns.setdefault(function, returns)
 
     def imported_names(self, path: str) -> dict[str, str]:
         """:func:`imported_names` of the module, computed once per tree and ``path`` (the
@@ -314,6 +342,7 @@ def _start(node: ast.stmt) -> tuple[int, int]:
 
 
 _POSITION = attrgetter("lineno", "col_offset")  # :func:`_start`, in C
+_END = attrgetter("end_lineno", "end_col_offset")
 
 
 def nearest_name(target: str, package: tuple[str, ...], known: AbstractSet[str]) -> Optional[str]:

@@ -214,6 +214,8 @@ def module_package(path: str) -> tuple[str, ...]:
 
 def ast_dotted_name(node: ast.AST) -> Optional[str]:
     """``a.b.c`` for an ``ast`` name or attribute chain, else None."""
+    if type(node) is ast.Name:  # most are: no list, no join (the analyses spell every callee)
+        return node.id
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

@@ -39,15 +39,36 @@ def _npu008_long_way(path: str, text: str) -> set[str]:
     found on the fissix tree."""
     tree = module_ast(text)
     mentioned = re.search("soft|placement", text, re.I) is not None
-    original = npu008._soft
-    npu008._soft = _soft_long_way  # type: ignore[assignment]
-    try:
-        facts = {npu008.PASSED + item for item in npu008.passed_soft_placement(tree, mentioned)} if tree else set()
-    finally:
-        npu008._soft = original  # type: ignore[assignment]
+    facts = {npu008.PASSED + item for item in _passed_soft_placement_long_way(tree, mentioned)} if tree else set()
     if _uses_tf_device_long_way(text):
         facts.add(npu008.FACT)
     return facts
+
+
+def _passed_soft_placement_long_way(tree: ast.AST, mentioned: bool) -> set[str]:
+    """``npu008.passed_soft_placement`` as it was: each argument of each call of an
+    ``ast.walk`` looked at on its own, its whole code read."""
+    found = set()
+    for call in [node for node in ast.walk(tree) if isinstance(node, ast.Call)]:
+        name = npu008._callee(call)
+        if name is None or name == "ConfigProto":
+            continue
+        for keyword in call.keywords:
+            if keyword.arg is None and mentioned:
+                found.add(f"{name}:**")
+            elif keyword.arg and "soft" in keyword.arg.lower() and not _literally(keyword.value, True):
+                found.add(f"{name}:{keyword.arg}")
+        for index, argument in enumerate(call.args):
+            if isinstance(argument, ast.Starred):
+                found.add(f"{name}:*")
+                break
+            if not _literally(argument, True) and (_literally(argument, False) or _soft_long_way(argument)):
+                found.add(f"{name}:{index}")
+    return found
+
+
+def _literally(node: ast.AST, value: bool) -> bool:
+    return isinstance(node, ast.Constant) and node.value is value
 
 
 def _soft_long_way(node: ast.AST) -> bool:
@@ -127,9 +148,44 @@ def _pipeline_uses_long_way(path: str, text: str) -> set[str]:
     return facts
 
 
+def _config_function_facts_long_way(path: str, text: str) -> set[str]:
+    """NPU007's facts as they were made: what every function returns read before any is asked
+    about, each return's place looked at before its value."""
+    original = _config_functions._ReturnsTable
+    _config_functions._ReturnsTable = _EagerReturnsTable  # type: ignore[assignment, misc]
+    try:
+        return _config_functions.all_config_function_facts(path, text)
+    finally:
+        _config_functions._ReturnsTable = original  # type: ignore[misc]
+
+
+class _EagerReturnsTable(dict):  # type: ignore[type-arg]
+    def __init__(self, index, functions, imports):  # type: ignore[no-untyped-def]
+        super().__init__({name: _config_returns_long_way(function, index.own_nodes(function), functions.keys(), imports)
+                          for name, function in functions.items()})
+
+
+def _config_returns_long_way(function, nodes, functions, imports):  # type: ignore[no-untyped-def]
+    returns = [node for node in nodes if isinstance(node, ast.Return)]
+    if not returns or any(node.value is None or not _config_functions._insertable(node, function, nodes)
+                          for node in returns):
+        return None
+    result = _config_functions._Returns()
+    configured = _config_functions._configured_names(nodes)
+    for node in returns:
+        value = node.value
+        if isinstance(value, ast.Name) and value.id in configured:
+            continue
+        if not isinstance(value, (ast.Name, ast.Call)):
+            return None
+        for source in _config_functions._assigned(value.id, nodes) if isinstance(value, ast.Name) else [value]:
+            _config_functions._add_source(result, source, functions, imports)
+    return result
+
+
 HOOKS: dict[str, tuple[Callable[[str, str], object], Callable[[str, str], object]]] = {
     "NPU002": (npu002.npu_codemod_analyze_file, _pipeline_uses_long_way),
-    "NPU007": (npu007.npu_codemod_analyze_file, _config_functions.all_config_function_facts),
+    "NPU007": (npu007.npu_codemod_analyze_file, _config_function_facts_long_way),
     "NPU008": (npu008.npu_codemod_analyze_file, _npu008_long_way),
     "NPU010": (npu010.npu_codemod_analyze_file, _session_functions.all_session_function_facts),
     "NPU100": (npu100.npu_codemod_analyze_file, _accessor_facts_long_way),
@@ -173,6 +229,11 @@ _LINES = st.sampled_from([
     "def npu():\n    c = build()\n    o = c.graph_options.rewrite_options.custom_optimizers.add()\n"
     "    o.name = 'NpuOptimizer'\n    return c\n",
     "def plain():\n    return npu()\n",
+    "def conf(a):\n    if a:\n        return None\n    c = make_config(); return c\n",
+    "def sess_config():\n    c = configs.build(); return c\n",
+    "def config_of(): return configs.build()\n",
+    "class Maker:\n    def session_config(self):\n        return self.build()\n    def build(self):\n"
+    "        return helpers.get_session_config()\n",
     "s = tf.Session(config=plain())\n",
     "s = tf.Session('', None, make())\n",
     "def make():\n    return tf.Session()\n",
@@ -227,6 +288,14 @@ _LINES = st.sampled_from([
     "make(SOFT)\n",
     "build(**kwargs)\n",
     "build(*args)\n",
+    "build(x, *args, soft=1)\n",
+    "build(f'{soft}', x if y else z.placement, [False], -1)\n",
+    "from tensorflow.python.framework.ops import *\n",
+    "with device('/cpu:0'):\n    pass\n",
+    "import tensorflow.python.framework.ops.device as place\n",
+    "place(1)\n",
+    "# a device, on its own\n",
+    "ops.devices(1); ops.device_v2(2)\n",
     "match x:\n    case 1:\n        pass\n",
     "print 'py2'\n",
     "# tf.device('/cpu:0') soft\n",
@@ -255,7 +324,12 @@ EDGES = [
     ("NPU007", "def npu():\n    c = build()\n    o = c.graph_options.rewrite_options.custom_optimizers.add()\n"
                "    o.name = 'NpuOptimizer'\n    return c\n"),
     ("NPU010", "from utils import helpers\n\nhelpers.make_ｓess()\n"),
+    ("NPU007", "from utils import configs\n\n\ndef make_config():\n    return configs.build()\n\n\n"
+               "def sess_config():\n    c = configs.build(); return c\n\n\ndef config_of(): return configs.build()\n"),
     ("NPU008", "make('\\x73oft')\n"),
+    ("NPU008", "make(x, [y, cfg.allow_soft_placement], z)\n"),
+    ("NPU008", "import tensorflow.python.framework.ops.device as place\n\nplace('/cpu:0')\n"),
+    ("NPU008", "from tensorflow.python.framework.ops import device as place\n\nplace('/cpu:0')\n"),
     ("NPU002", "from data import pipeline\n\n\nasync def predict_all():\n    await pipeline.batches()\n"),
     ("NPU002", "from data import pipeline\n\nrun_training(pipeline.make)\n"),
     ("NPU008", "from tensorflow.python.framework import ops\n\nwith ops.device('/cpu:0'):\n    x = 1\n"),
@@ -274,9 +348,22 @@ def _returned_kind_long_way(function, index, kinds, imports, owner):  # type: ig
     nodes = index.own_nodes(function)
     found = set()
     for node in [node for node in nodes if isinstance(node, ast.Return)]:
-        values = built_models._assigned(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]
+        values = _model_assigned_long_way(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]
         found.update(built_models._made_kind(value, kinds, imports, owner) for value in values)
     return found.pop() if len(found) == 1 and None not in found else None
+
+
+def _model_assigned_long_way(name, nodes):  # type: ignore[no-untyped-def]
+    """``built_models._assigned`` in two walks, with ``isinstance``."""
+    values, targets = [], set()
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name:
+            values.append(node.value)
+            targets.add(id(node.targets[0]))
+    values += [None for node in nodes if isinstance(node, ast.Name) and node.id == name
+               and isinstance(node.ctx, ast.Store) and id(node) not in targets]
+    return values or [None]
 
 
 def _keras_idiom_long_way(index, bound):  # type: ignore[no-untyped-def]

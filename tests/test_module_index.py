@@ -6,6 +6,9 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from npu_codemod.api._toolkit import (
     ModuleIndex,
     imported_names,
@@ -261,3 +264,30 @@ def test_the_returns_of_a_function_are_the_return_statements_among_its_own_nodes
     other = ast.parse("def f(x):\n    def g():\n        return 1\n    return g\n").body[0]
     assert isinstance(other, ast.FunctionDef)
     assert [ast.unparse(node) for node in ModuleIndex(ast.parse("")).returns(other)] == ["return g"]
+
+
+#: Returns where the innermost function by position is not the owner, or no function is: a
+#: class body (``ast.parse`` accepts a ``return`` there), the module, one-line bodies, nested
+#: and decorated functions, lambdas, methods after a nested class.
+_RETURN_SHAPES = st.sampled_from([
+    "def f(x):\n    class A:\n        return 1\n    return 2\n",
+    "return 0\n",
+    "class B:\n    return 3\n    def m(self): return 4; return 5\n",
+    "async def g():\n    def h(): return (lambda: 6)\n    if x:\n        return h\n    else:\n        return\n",
+    "@deco(lambda y: y)\ndef k(a=lambda: 7):\n    try:\n        return 8\n    finally:\n        pass\n",
+    "def outer():\n    def inner():\n        class C:\n            def deep(self):\n                return 9\n"
+    "        return C\n    return inner\n",
+    "def one(): return 10\n",
+    "x = [1 for _ in y]\n",
+    "match v:\n    case 1:\n        def m2(): return 11\n",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_RETURN_SHAPES, max_size=8).map("".join))
+def test_the_returns_read_by_position_are_those_among_own_nodes(text: str) -> None:
+    tree = ast.parse(text)
+    index = ModuleIndex(tree)
+    for function in index.nodes(*FUNCTIONS):
+        walked = [node for node in _reference_own_nodes(function) if isinstance(node, ast.Return)]
+        assert _ids(index.returns(function)) == _ids(walked), text

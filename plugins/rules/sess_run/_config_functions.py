@@ -125,8 +125,7 @@ def all_config_function_facts(path: str, text: str) -> set[str]:
     index = module_index(tree)
     functions = _unique_functions(index)
     imports = index.imported_names(path)
-    table = {name: _returns(function, index.own_nodes(function), index.returns(function), functions.keys(), imports)
-             for name, function in functions.items()}
+    table = _ReturnsTable(index, functions, imports)
     used = _used(index, table)
     module = ".".join(module_parts(path))
     facts = set()
@@ -138,6 +137,27 @@ def all_config_function_facts(path: str, text: str) -> set[str]:
             name = f"{PREFIX}{module}.{node.name}"
             facts.update({f"{name}={target}" for target in forwards} if forwards else {name})
     return facts
+
+
+class _ReturnsTable:
+    """What each function of ``functions`` returns (:func:`_returns`, None: not one NPU007 can
+    complete), read when first asked: the facts ask about module-level functions, the
+    functions they call and those whose result a session takes, seldom about the rest."""
+
+    def __init__(self, index: ModuleIndex, functions: dict[str, _Function], imports: dict[str, str]) -> None:
+        self._index, self._functions, self._imports = index, functions, imports
+        self._read: dict[str, Optional[_Returns]] = {}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._functions
+
+    def get(self, name: str) -> Optional[_Returns]:
+        if name not in self._read:
+            function = self._functions.get(name)
+            self._read[name] = None if function is None else _returns(
+                function, self._index.own_nodes(function), self._index.returns(function),
+                self._functions.keys(), self._imports)
+        return self._read[name]
 
 
 def _config_like(function: str, forwards: Iterable[str]) -> bool:
@@ -162,9 +182,9 @@ def _returns(function: _Function, nodes: list[ast.AST], returns: list[ast.Return
     """What ``function`` (its own nodes ``nodes``, its ``return`` statements ``returns``)
     returns, or None when it is no config function NPU007 can complete: a return with no name
     or call, or one that no statement can be put in front of."""
-    if not returns or any(node.value is None or not _insertable(node, function, nodes)
-                          for node in returns):
-        return None
+    if not returns or any(not isinstance(node.value, (ast.Name, ast.Call)) for node in returns) \
+            or not all(_insertable(node, function, nodes) for node in returns):
+        return None  # a value of another kind gives None below: looked at before the blocks
     result = _Returns()
     configured = _configured_names(nodes)
     for node in returns:
@@ -253,7 +273,7 @@ def _configured_names(nodes: Iterable[ast.AST]) -> set[str]:
     return {config for optimizer, config in optimizers.items() if optimizer in named}
 
 
-def _used(index: ModuleIndex, table: dict[str, Optional[_Returns]]) -> set[str]:
+def _used(index: ModuleIndex, table: _ReturnsTable) -> set[str]:
     """Same-file functions whose result a session of the file takes as its config, directly,
     through a name (any ``name = f(...)`` of the file: generous) or through a used function."""
     assigned: dict[str, list[ast.expr]] = {}
@@ -265,7 +285,7 @@ def _used(index: ModuleIndex, table: dict[str, Optional[_Returns]]) -> set[str]:
     for value in session_config_values(index.nodes(ast.Call)):
         seeds += assigned.get(value.id, []) if isinstance(value, ast.Name) else [value]
     used: set[str] = set()
-    pending = [name for name in map(_same_file_callee, seeds) if name in table]
+    pending = [name for name in map(_same_file_callee, seeds) if name is not None and name in table]
     while pending:
         name = pending.pop()
         returns = table.get(name)
@@ -283,7 +303,7 @@ def _same_file_callee(value: ast.expr) -> Optional[str]:
     return rest if head in ("self", "cls") and "." not in rest else (callee or None)
 
 
-def _configured(name: str, table: dict[str, Optional[_Returns]], used: AbstractSet[str],
+def _configured(name: str, table: _ReturnsTable, used: AbstractSet[str],
                 visiting: frozenset[str]) -> Optional[frozenset[str]]:
     """None when the result of ``name`` may lack the NPU lines; else the imported functions
     whose results it also returns (configured when all those are)."""

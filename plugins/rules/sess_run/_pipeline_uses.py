@@ -62,9 +62,10 @@ def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[st
     around = _saying_functions(index)
     for call in index.nodes(ast.Call):
         callee = dotted(call.func) or ""
-        direct = _imported(callee, imports)
-        if direct and id(call) in around:
-            yield direct, around[id(call)]
+        if id(call) in around:  # most calls sit in functions that say nothing
+            direct = _imported(callee, imports)
+            if direct:
+                yield direct, around[id(call)]
         verdict = _verdict(callee)  # a direct call covers uses in the arguments of others there
         if verdict:
             for value in call.args:

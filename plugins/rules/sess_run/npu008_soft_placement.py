@@ -42,6 +42,7 @@ from npu_codemod.api._toolkit import (
     first_call,
     is_false,
     memo,
+    module_ast,
     module_index,
     own_nodes,
     parse_module,
@@ -67,6 +68,8 @@ _ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[
 _INTERNAL = AnyOf(r"\btensorflow\.python\b")
 DEVICE = frozenset({"tensorflow.device"})
 DEVICE_NAMES = tuple(sorted({name.rpartition(".")[2] for name in DEVICE}))  # their site names
+#: The word ``device`` on its own (not ``devices``, ``_device``): an identifier ``device``.
+_DEVICE_WORD = re.compile(r"(?<!\w)device(?!\w)")
 #: ``from tensorflow import device as d`` (also ``compat.v1``, several names, parentheses).
 _FROM = re.compile(r"^[ \t]*from[ \t]+tensorflow(?:\.compat\.v1)?[ \t]+import[ \t]+(\([^)]*\)|[^#\n]*)", re.M)
 
@@ -107,13 +110,34 @@ def _device_through_internal_modules(text: str) -> bool:
     tree), whose references are those of the fissix tree (``ast_references``); fissix decides
     where ``ast`` cannot read the file, and whether it can read one where ``ast`` finds a call
     (a file fissix cannot parse has no call: the engine reports it)."""
-    if not _INTERNAL.found(text) or "device" not in text:
+    if not _INTERNAL.found(text) or "device" not in text or not _may_name_device(text):
         return False
     names = ast_import_names(text)
     sites = ast_references(text, [names]) if names is not None else None
     if sites is None:
         return _device_call_in_tree(text)
     return any(site.called and site.name in DEVICE for site in sites) and parses(text)
+
+
+def _may_name_device(text: str) -> bool:
+    """May ``text`` spell a name ``device`` (an attribute, or an imported name's last part)?
+    A call resolves to ``tensorflow.device`` only through one: :data:`PUBLIC_NAMES` maps
+    modules, keeping the last part, and names bound otherwise (``d = ops.device``, a star
+    import) are not followed or spell the attribute. Answered False only for an ASCII text
+    without carriage returns, where ``ast`` and fissix read the same identifiers (no NFKC, one
+    line count): the word alone nowhere in the text, or no such name in its ``ast``; a walk of
+    every reference (``ast_references``) is what it spares (most files that import internal
+    modules and say "device" call none)."""
+    if not text.isascii() or "\r" in text:
+        return True
+    if _DEVICE_WORD.search(text) is None:
+        return False
+    tree = module_ast(text)
+    if tree is None:
+        return True
+    index = module_index(tree)
+    return any(node.attr == "device" for node in index.nodes(ast.Attribute)) \
+        or any(alias.name.rpartition(".")[2] == "device" for alias in index.nodes(ast.alias))
 
 
 def _device_call_in_tree(text: str) -> bool:
@@ -152,23 +176,43 @@ def passed_soft_placement(tree: ast.AST, mentioned: bool, precise: bool = False,
     ``**kwargs`` (``<function>:**``) when the file ``mentioned`` it. ``precise``: every
     argument that is not literally ``True`` (for the calls of the file being rewritten).
     ``spelled``: where the module's text may spell soft placement (:func:`soft_spellings`):
-    the code of an argument outside those places is not read; None: every argument's is."""
+    the code of an argument outside those places is not read; None: every argument's is.
+
+    The hot loop of the analysis (every call of every file): a call whose code may not spell
+    the words (``spelled``) has no argument that may, as each argument lies inside the call's
+    parentheses, so one look at the call stands for one per argument; an f-string argument
+    is read all the same (:class:`SpelledWords` reads each node inside an f-string)."""
     found = set()
     for call in module_index(tree).nodes(ast.Call):
+        args, keywords = call.args, call.keywords
+        if not args and not keywords:
+            continue
         name = _callee(call)
         if name is None or name == "ConfigProto":
             continue
-        for keyword in call.keywords:
+        for keyword in keywords:
             if keyword.arg is None and (mentioned or precise):
                 found.add(f"{name}:**")
             elif keyword.arg and (precise or "soft" in keyword.arg.lower()) and not _true(keyword.value):
                 found.add(f"{name}:{keyword.arg}")
-        for index, argument in enumerate(call.args):
-            if isinstance(argument, ast.Starred):
+        read = spelled is None or spelled.may_spell(call)
+        for index, argument in enumerate(args):
+            kind = type(argument)
+            if kind is ast.Starred:
                 found.add(f"{name}:*")
                 break
-            if not _true(argument) and (precise or _false(argument) or (
-                    (spelled is None or spelled.may_spell(argument)) and _soft(argument))):
+            if kind is ast.Constant:
+                value = argument.value  # type: ignore[attr-defined]
+                if value is True:
+                    continue
+                if precise or value is False:
+                    found.add(f"{name}:{index}")
+                    continue
+            elif precise:
+                found.add(f"{name}:{index}")
+                continue
+            if (read or kind is ast.JoinedStr) and (spelled is None or spelled.may_spell(argument)) \
+                    and _soft(argument):
                 found.add(f"{name}:{index}")
     return found
 
