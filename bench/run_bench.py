@@ -358,7 +358,7 @@ def bench_corpus(repos: list[Path], scratch: Path) -> dict[str, Any]:
     load_start = os.getloadavg()
     start_cpu = cli_startup_cpu()
     label = "scan corpus --jobs 1"
-    wall = cli(scratch, "scan", repos, 1, memory, label)
+    scan_wall = cli(scratch, "scan", repos, 1, memory, label)
     scan_cpu = CLI_CPU[label]
     loaded_rule_sets = {("default", mode): load_rules(replace(RULE_SETS["default"], engine=mode))
                 for mode in MODES}  # what scan runs (every pack: the bench's own corpora)
@@ -383,7 +383,7 @@ def bench_corpus(repos: list[Path], scratch: Path) -> dict[str, Any]:
             "cpus": os.cpu_count(), "python": platform.python_version(),
             "loadavg_start": load_start, "loadavg_end": os.getloadavg()},
         "rewrite": rows, "analysis_cpu_s": analysis_cpu,
-        "scan": {"jobs1_s": wall, "cpu_s": scan_cpu, "startup_cpu_s": start_cpu,
+        "scan": {"jobs1_s": scan_wall, "cpu_s": scan_cpu, "startup_cpu_s": start_cpu,
                  "bare_parse_cpu_s": rows["bare_parse_s"], "scan_vs_parse": scan_cpu / rows["bare_parse_s"],
                  "worker_mb": memory[label]["worker_mb"], "orchestrator_mb": memory[label]["orchestrator_mb"]},
         "errors": ERRORS,

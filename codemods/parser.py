@@ -27,6 +27,8 @@ from fissix.pgen2 import grammar as pgen_grammar
 from fissix.pgen2 import token, tokenize
 from fissix.pgen2.parse import ParseError
 
+from .tokens import Tables, Token, significant_tokens
+
 #: A token as ``fissix.pgen2.tokenize.generate_tokens`` yields it: type, text, start, end, line.
 _Token = tuple[int, str, tuple[int, int], tuple[int, int], str]
 _Table = tuple[list[dict[int, tuple[int, int]]], list[bool], list[bool]]
@@ -59,62 +61,160 @@ def _tables(grammar: pgen_grammar.Grammar) -> dict[int, _Table]:
     return tables
 
 
+class _Waiting:
+    """The symbols one token pushed one inside another, all but the innermost (outermost
+    first): each waits for its first child, the node of the symbol it pushed. fissix pushes
+    and pops them one at a time (five a token on real code); :class:`Parser` keeps them on its
+    stack as one entry, ``(None, waiting, top)`` (levels ``0..top`` still wait), and makes a
+    level a frame of its own only when a token goes on in it. ``levels``: each level's symbol,
+    the state its first child takes it to, and that symbol's tables."""
+
+    def __init__(self, levels: tuple[tuple[Any, ...], ...]) -> None:
+        self.levels = levels
+        self.entries = [(None, self, top) for top in range(len(levels))]
+        self._takers: list[dict[int, int]] = [{} for _ in levels]
+        #: Per top: the outermost-going first level whose state does not only accept, or -1.
+        self.completed = [next((level for level in range(top, -1, -1)
+                                if not levels[level][4][levels[level][1]]), -1) for top in range(len(levels))]
+
+    def taker(self, top: int, label: int) -> int:
+        """The level (from ``top`` outward) with an arc for ``label`` once it has its child:
+        -1 when every level completes first, -2 when one cannot (fissix's "bad input")."""
+        takers = self._takers[top]
+        found = takers.get(label)
+        if found is None:
+            found = takers[label] = self._taker(top, label)
+        return found
+
+    def _taker(self, top: int, label: int) -> int:
+        for level in range(top, -1, -1):
+            _symbol, state, moves, accepts, _only = self.levels[level]
+            if label in moves[state]:
+                return level
+            if not accepts[state]:
+                return -2
+        return -1
+
+    def resumed(self, level: int, node: pytree.Base, stack: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+        """The frame of ``level`` (its first child ``node``), or with -1 the frame below the
+        levels (``node`` its last child); the levels outside ``level`` stay on ``stack``."""
+        if level < 0:
+            below = stack.pop()
+            below[5].append(node)
+            return below
+        symbol, state, moves, accepts, only = self.levels[level]
+        if level:
+            stack.append(self.entries[level - 1])
+        return moves, accepts, only, state, symbol, [node]
+
+
+def _chains(tables: dict[int, _Table]) -> dict[int, dict[int, tuple[Any, ...]]]:
+    """Per symbol, per token label it can start with: what entering it with that token does:
+    ``(stack entry of the waiting levels or None, innermost symbol, its state after the token,
+    its tables)``."""
+    chains: dict[int, dict[int, tuple[Any, ...]]] = {}
+    for symbol, (first_moves, _accepts, _only) in tables.items():
+        chains[symbol] = {}
+        for label, (next_state, push) in first_moves[0].items():
+            levels, current = [], symbol
+            while push:
+                levels.append((current, next_state, *tables[current]))
+                current = push
+                next_state, push = tables[current][0][0][label]
+            entry = _Waiting(tuple(levels)).entries[-1] if levels else None
+            chains[symbol][label] = (entry, current, next_state, *tables[current])
+    return chains
+
+
 class Parser:
     """Parses text with one fissix grammar into a ``pytree`` tree (see the module)."""
 
     def __init__(self, grammar: pgen_grammar.Grammar) -> None:
         self.grammar = grammar
         self._tables = _tables(grammar)
+        self._chains = _chains(self._tables)
+        self._labels = Tables(grammar)
 
     def parse_string(self, text: str) -> pytree.Node:
         """What ``Driver(grammar, convert=pytree.convert).parse_string(text)`` returns."""
-        return self.parse_tokens(tokenize.generate_tokens(io.StringIO(text).readline))
+        read = significant_tokens(text, self._labels)
+        if read is None:  # a file :mod:`.tokens` does not read: fissix's tokenizer
+            return self.parse_tokens(tokenize.generate_tokens(io.StringIO(text).readline))
+        tokens, names = read
+        return self._parse(tokens, names)
 
     def parse_tokens(self, tokens: Iterable[_Token]) -> pytree.Node:
         """The tree of ``tokens`` (``fissix.pgen2.tokenize`` 5-tuples), as fissix's driver."""
-        keywords, token_labels, tables = self.grammar.keywords, self.grammar.tokens, self._tables
-        used_names: set[str] = set()
-        stack: list[tuple[Any, ...]] = []
-        symbol = self.grammar.start
-        moves, accepts, only = tables[symbol]
+        names: set[str] = set()
+        return self._parse(_labelled(_significant(tokens), self.grammar, names), names)
+
+    def _parse(self, tokens: Iterable[Token], used_names: set[str]) -> pytree.Node:
+        """The tree of ``tokens`` (:data:`.tokens.Token`); ``used_names``: the names among them."""
+        chains, stack, symbol = self._chains, list[tuple[Any, ...]](), self.grammar.start
+        moves, accepts, only = self._tables[symbol]
         state, children = 0, list[pytree.Base]()
-        kind = value = context = None
-        for kind, value, context in _significant(tokens):
-            label = keywords.get(value) if kind == _NAME else None
-            if kind == _NAME:
-                used_names.add(value)
-            if label is None:
-                label = token_labels.get(kind)
-                if label is None:
-                    raise ParseError("bad token", kind, value, context)
+        kind, value, prefix, line, column = None, None, "", 0, 0
+        for label, kind, value, prefix, line, column in tokens:
             while True:
                 move = moves[state].get(label)
                 if move is None:  # no arc for the token: pop an accepting state, or fail
-                    if not accepts[state]:
-                        raise ParseError("bad input", kind, value, context)
+                    if not accepts[state] or not stack:
+                        raise ParseError("too much input" if accepts[state] else "bad input", kind, value,
+                                         (prefix, (line, column)))
                     node = children[0] if len(children) == 1 else _node(symbol, children)
-                    if not stack:
-                        raise ParseError("too much input", kind, value, context)
-                    moves, accepts, only, state, symbol, children = stack.pop()
-                    children.append(node)
+                    frame = stack.pop()
+                    if frame[0] is not None:
+                        frame[5].append(node)
+                    else:
+                        level = frame[1].taker(frame[2], label)
+                        if level == -2:
+                            raise ParseError("bad input", kind, value, (prefix, (line, column)))
+                        frame = frame[1].resumed(level, node, stack)
+                    moves, accepts, only, state, symbol, children = frame
                     continue
-                next_state, push = move
-                if push:
-                    stack.append((moves, accepts, only, next_state, symbol, children))
-                    symbol, state, children = push, 0, []
-                    moves, accepts, only = tables[push]
-                    continue
-                children.append(_leaf(kind, value, context))
-                state = next_state
+                leaf = _new(_Leaf)
+                leaf._prefix, leaf.lineno, leaf.column, leaf.type, leaf.value = prefix, line, column, kind, value
+                leaf.fixers_applied = []
+                state, push = move
+                if push:  # the token enters ``push`` and the symbols inside it: one entry
+                    stack.append((moves, accepts, only, state, symbol, children))
+                    waiting, symbol, state, moves, accepts, only = chains[push][label]
+                    if waiting is not None:
+                        stack.append(waiting)
+                    children = [leaf]
+                else:
+                    children.append(leaf)
                 while only[state]:  # pop while in an accept-only state
                     node = children[0] if len(children) == 1 else _node(symbol, children)
                     if not stack:
                         node.used_names = used_names
                         return node
-                    moves, accepts, only, state, symbol, children = stack.pop()
-                    children.append(node)
+                    frame = stack.pop()
+                    if frame[0] is None:
+                        frame = frame[1].resumed(frame[1].completed[frame[2]], node, stack)
+                    else:
+                        frame[5].append(node)
+                    moves, accepts, only, state, symbol, children = frame
                 break
-        raise ParseError("incomplete input", kind, value, context)
+        raise ParseError("incomplete input", kind, value, (prefix, (line, column)))
+
+
+def _labelled(tokens: Iterable[tuple[int, str, tuple[str, tuple[int, int]]]], grammar: pgen_grammar.Grammar,
+              names: set[str]) -> Iterator[Token]:
+    """:func:`_significant`'s tokens with their grammar labels, as the parser's loop takes
+    them (:data:`.tokens.Token`); ``names`` gets every name. fissix's error for a token the
+    grammar has no label for."""
+    keywords, token_labels = grammar.keywords, grammar.tokens
+    for kind, value, context in tokens:
+        label = keywords.get(value) if kind == _NAME else None
+        if kind == _NAME:
+            names.add(value)
+        if label is None:
+            label = token_labels.get(kind)
+            if label is None:
+                raise ParseError("bad token", kind, value, context)
+        prefix, (line, column) = context
+        yield label, kind, value, prefix, line, column
 
 
 def _significant(tokens: Iterable[_Token]) -> Iterator[tuple[int, str, tuple[str, tuple[int, int]]]]:
@@ -143,16 +243,6 @@ def _significant(tokens: Iterable[_Token]) -> Iterator[tuple[int, str, tuple[str
         lineno, column = end
         if value.endswith("\n"):
             lineno, column = lineno + 1, 0
-
-
-def _leaf(kind: int, value: str, context: tuple[str, tuple[int, int]]) -> pytree.Leaf:
-    """``pytree.Leaf(kind, value, context)``, without the constructor's checks and copies."""
-    leaf = _new(_Leaf)
-    leaf._prefix, (leaf.lineno, leaf.column) = context
-    leaf.type = kind
-    leaf.value = value
-    leaf.fixers_applied = []
-    return leaf
 
 
 def _node(symbol: int, children: list[pytree.Base]) -> pytree.Node:

@@ -1,0 +1,213 @@
+"""fissix's tokens as the parser takes them, read in one pass with no generator in between.
+
+``fissix.pgen2.tokenize.generate_tokens`` yields a 5-tuple per token (type, text, start, end,
+physical line), and fissix's driver then folds comments, blank lines and the whitespace between
+tokens into the next token's prefix. A third of the engine's parse was those two steps.
+:func:`significant_tokens` does both at once, line by line with fissix's own regular
+expressions in fissix's order, and gives each token as the parser needs it: its grammar label
+(keyword or token type, ``grammar.opmap`` for operators), type, text, prefix, line and column.
+
+It reads the common shapes of real code only. A file with anything else gives None, and the
+parser reads that file through fissix's tokenizer as before, errors included: a tab or form
+feed in an indentation, a mismatched dedent, an unclosed bracket, string or continuation at
+the end, a string continued with a backslash, ``async``/``await``, an identifier or number
+that is not ASCII, a character no token starts with, or a token the grammar has no label for.
+``tests/test_tokens.py`` compares both readings token by token on every source the parser's
+tests read (and their damaged copies); ``tests/test_parser.py`` compares the trees.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from fissix.pgen2 import grammar as pgen_grammar
+from fissix.pgen2 import token, tokenize
+
+#: A token as the parser takes it: label, type, text, prefix, line, column.
+Token = tuple[int, int, str, str, int, int]
+
+#: fissix's ``pseudoprog`` with each alternative named, in fissix's order (the same matches).
+_PSEUDO = re.compile(tokenize.Whitespace + "(?:" + "|".join(f"(?P<{name}>{pattern})" for name, pattern in (
+    ("continuation", r"\\\r?\n"), ("comment", tokenize.Comment), ("triple", tokenize.Triple),
+    ("number", tokenize.Number), ("operator", tokenize.Operator), ("bracket", tokenize.Bracket),
+    ("newline", r"\r?\n"), ("special", r":=|[:;.,`@]"), ("string", tokenize.ContStr),
+    ("name", tokenize.Name))) + ")")
+_GROUP = _PSEUDO.groupindex
+_TRIPLE, _NUMBER, _OPERATOR, _BRACKET = _GROUP["triple"], _GROUP["number"], _GROUP["operator"], _GROUP["bracket"]
+_NEWLINE, _SPECIAL, _STRING, _NAME = _GROUP["newline"], _GROUP["special"], _GROUP["string"], _GROUP["name"]
+#: Characters ``str.splitlines`` ends a line at besides ``\n`` (fissix reads lines up to ``\n``).
+_OTHER_BREAKS = re.compile("\r(?!\n)|[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_NOT_ASYNC = ("async", "await")
+#: A one-line string's possible openings (fissix's ``single_quoted``): other text is no string.
+_SINGLE = frozenset(tokenize.single_quoted)
+
+
+class Tables:
+    """One grammar's labels, as :func:`significant_tokens` gives them."""
+
+    def __init__(self, grammar: pgen_grammar.Grammar) -> None:
+        labels = grammar.tokens
+        self.keywords: dict[str, int] = dict(grammar.keywords)
+        self.name = labels[token.NAME]
+        self.operators = {text: (labels[kind], kind) for text, kind in pgen_grammar.opmap.items()
+                          if kind in labels}
+        self.number, self.string = labels.get(token.NUMBER), labels.get(token.STRING)
+        self.newline, self.endmarker = labels.get(token.NEWLINE), labels.get(token.ENDMARKER)
+        self.indent, self.dedent = labels.get(token.INDENT), labels.get(token.DEDENT)
+
+
+def significant_tokens(text: str, tables: Tables) -> Optional[tuple[list[Token], set[str]]]:
+    """The tokens of ``text`` and the set of its names (the root's ``used_names``), as fissix's
+    tokenizer and driver give them; None where this reading does not apply (see the module)."""
+    if not text.endswith("\n") or None in (tables.number, tables.string, tables.newline,
+                                            tables.endmarker, tables.indent, tables.dedent):
+        return None
+    lines = text.split("\n") if _OTHER_BREAKS.search(text) else text.splitlines(True)
+    if lines[-1] == "":  # split: the text's last "\n" leaves an empty part
+        lines = [line + "\n" for line in lines[:-1]]
+    out: list[Token] = []
+    names: set[str] = set()
+    scan = _Scanner(tables, out, names, "async" in text or "await" in text)
+    state: Optional[tuple[int, int, str, bool]] = (0, 0, "", True)  # line number, depth, prefix, at start
+    while state is not None and state[0] < len(lines):
+        state = scan.line(lines, *state)
+    if state is None or state[1] or not state[3]:
+        return None  # fissix raises (EOF in a statement), or this reading does not apply
+    number, prefix = len(lines) + 1, state[2]
+    for _ in scan.indents[1:]:
+        out.append((tables.dedent, token.DEDENT, "", prefix, number, 0))
+        prefix = ""
+    out.append((tables.endmarker, token.ENDMARKER, "", prefix, number, 0))
+    return out, names
+
+
+class _Scanner:
+    """The state of one file's reading that outlives a line: its indentation levels."""
+
+    def __init__(self, tables: Tables, out: list[Token], names: set[str], spells_async: bool) -> None:
+        self.tables, self.out, self.names, self.spells_async = tables, out, names, spells_async
+        self.indents = [0]
+
+    def line(self, lines: list[str], index: int, depth: int, prefix: str, at_start: bool
+             ) -> Optional[tuple[int, int, str, bool]]:
+        """Read the line ``lines[index]`` (a string's later lines too): the state after it."""
+        line = lines[index]
+        mark = 0
+        if at_start:
+            started = self._indentation(line, index + 1, prefix)
+            if started is None:
+                return None
+            mark, prefix = started
+            if mark < 0:  # a blank or comment-only line: all of it goes to the next prefix
+                return index + 1, depth, prefix + line, True
+        while True:
+            scanned = self._tokens(line, index + 1, mark, prefix, depth)
+            if scanned is None:
+                return None
+            depth, prefix, at_start, start, opening = scanned
+            if not opening:
+                return index + 1, depth, prefix, at_start
+            rest = _string_end(lines, index, line, start, opening)
+            if rest is None:
+                return None
+            value, index, line, mark = rest
+            self.out.append((self.tables.string, token.STRING, value, prefix, index + 1 - value.count("\n"), start))
+            prefix = ""
+
+    def _indentation(self, line: str, number: int, prefix: str) -> Optional[tuple[int, str]]:
+        """Where the code of a statement's first line starts, and the prefix its first token
+        takes, after the INDENT or DEDENT tokens it opens with; ``(-1, prefix)`` for a blank or
+        comment-only line; None for a tab or form feed in an indentation, or a bad dedent."""
+        rest = line.lstrip(" \t\f")
+        if rest[0] in "#\r\n":
+            return -1, prefix
+        column = len(line) - len(rest)
+        indents, tables = self.indents, self.tables
+        if column == indents[-1]:
+            return (0, prefix) if "\t" not in line[:column] and "\f" not in line[:column] else None
+        if "\t" in line[:column] or "\f" in line[:column] or (column < indents[-1] and column not in indents):
+            return None
+        if column > indents[-1]:
+            indents.append(column)
+            self.out.append((tables.indent, token.INDENT, line[:column], prefix, number, 0))
+            return column, ""
+        prefix += line[:column]
+        while column < indents[-1]:
+            indents.pop()
+            self.out.append((tables.dedent, token.DEDENT, "", prefix, number, column))
+            prefix = ""
+        return column, ""
+
+    def _tokens(self, line: str, number: int, mark: int, prefix: str, depth: int
+                ) -> Optional[tuple[int, str, bool, int, str]]:
+        """The tokens of ``line`` from ``mark`` on, up to its end or a triple-quoted string:
+        ``(depth, prefix, at a statement's start, the string's column, its opening quotes)``
+        (no quotes at the line's end); None where this reading does not apply."""
+        tables, append, match, end = self.tables, self.out.append, _PSEUDO.match, len(line)
+        keywords, name, operators, spells_async = tables.keywords, tables.name, tables.operators, self.spells_async
+        position = mark
+        while position < end:
+            found = match(line, position)
+            if found is None:
+                return None
+            group = found.lastindex or 0  # a match always has one of the named groups
+            start, position = found.span(group)
+            if group == _NAME:
+                value = line[start:position]
+                if not value.isascii() or (spells_async and value in _NOT_ASYNC):
+                    return None
+                self.names.add(value)
+                append((keywords.get(value, name), token.NAME, value, prefix + line[mark:start], number, start))
+            elif group == _OPERATOR or group == _SPECIAL or group == _BRACKET:
+                value = line[start:position]
+                label = operators.get(value)
+                if label is None:
+                    return None
+                if group == _BRACKET:
+                    depth += 1 if value in "([{" else -1
+                    if depth < 0:
+                        return None  # fissix's NEWLINE and next line differ from the rule
+                append((label[0], label[1], value, prefix + line[mark:start], number, start))
+            elif group == _NEWLINE:
+                if depth:
+                    continue  # a line break inside brackets: the next token's prefix
+                append((tables.newline, token.NEWLINE, line[start:position], prefix + line[mark:start], number, start))
+                return depth, "", True, 0, ""
+            elif group == _NUMBER or group == _STRING:
+                value = line[start:position]
+                if group == _NUMBER and not value.isascii() or group == _STRING and (
+                        value[-1] == "\n" or value[0] not in _SINGLE and value[:2] not in _SINGLE and value[:3] not in _SINGLE):
+                    return None  # a string continued by a backslash, or a token fissix reads otherwise
+                append((tables.number if group == _NUMBER else tables.string,
+                        token.NUMBER if group == _NUMBER else token.STRING, value, prefix + line[mark:start],
+                        number, start))
+            elif group == _TRIPLE:
+                return depth, prefix + line[mark:start], False, start, line[start:position]
+            else:
+                continue  # a comment or a backslash continuation: the next token's prefix
+            mark, prefix = position, ""
+        return depth, prefix + line[mark:], False, 0, ""
+
+
+def _string_end(lines: list[str], index: int, line: str, start: int, opening: str
+                ) -> Optional[tuple[str, int, str, int]]:
+    """The triple-quoted string that opens with ``opening`` at column ``start`` of
+    ``lines[index]`` (that ``line``), read as fissix reads it (each later line matched from its
+    start): its text, the index of the line it ends on, that line, and the column after it;
+    None at the end of the text (fissix raises) or for quotes fissix reads otherwise."""
+    ending = tokenize.endprogs.get(opening) if opening in tokenize.triple_quoted else None
+    if ending is None:
+        return None
+    found = ending.match(line, start + len(opening))
+    if found is not None:
+        return line[start:found.end()], index, line, found.end()
+    parts = [line[start:]]
+    for later in range(index + 1, len(lines)):
+        line = lines[later]
+        found = ending.match(line)
+        if found is not None:
+            parts.append(line[:found.end()])
+            return "".join(parts), later, line, found.end()
+        parts.append(line)
+    return None
