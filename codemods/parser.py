@@ -8,9 +8,13 @@ check. That loop is most of a parse, and a parse is most of a rewrite.
 
 :class:`Parser` makes the same decisions from tables built once per grammar (per DFA state:
 token label -> shift or push, the first matching arc winning exactly as in fissix's arc
-order; whether the state accepts; whether it accepts only), in one loop with the driver's
-prefix bookkeeping, and builds ``pytree.Node``/``pytree.Leaf`` objects with the attributes
-their constructors give. The result is the same tree: node types and classes, leaf values,
+order; whether the state accepts; whether it accepts only), in one loop, and builds
+``pytree.Node``/``pytree.Leaf`` objects with the attributes their constructors give. Its
+tokens come from :mod:`.tokens` (fissix's tokenizer and the driver's prefix bookkeeping in
+one pass; fissix's tokenizer for the files that reading leaves to it). A token that enters a
+chain of symbols (``expr`` down to ``atom``: five on average) pushes them as one stack entry
+(:class:`_Waiting`), and where they complete with one child each, they are popped together
+by one table look-up. The result is the same tree: node types and classes, leaf values,
 prefixes, line and column numbers, parent links, ``fixers_applied``, the root's
 ``used_names``; and the same ``ParseError``/``TokenError``/``IndentationError`` on bad
 input. ``tests/test_parser.py`` compares both on every source of the suite's corpora;
