@@ -24,6 +24,7 @@ input. ``tests/test_parser.py`` compares both on every source of the suite's cor
 from __future__ import annotations
 
 import io
+from itertools import chain
 from typing import Any, Iterable, Iterator
 
 from fissix import pytree
@@ -31,7 +32,7 @@ from fissix.pgen2 import grammar as pgen_grammar
 from fissix.pgen2 import token, tokenize
 from fissix.pgen2.parse import ParseError
 
-from .tokens import Tables, Token, significant_tokens
+from .tokens import Tables, Token, Unread, token_lines
 
 #: A token as ``fissix.pgen2.tokenize.generate_tokens`` yields it: type, text, start, end, line.
 _Token = tuple[int, str, tuple[int, int], tuple[int, int], str]
@@ -73,21 +74,22 @@ class _Waiting:
     level a frame of its own only when a token goes on in it. ``levels``: each level's symbol,
     the state its first child takes it to, and that symbol's tables."""
 
+    __slots__ = ("levels", "completed", "_takers")
+
     def __init__(self, levels: tuple[tuple[Any, ...], ...]) -> None:
         self.levels = levels
-        self.entries = [(None, self, top) for top in range(len(levels))]
-        self._takers: list[dict[int, int]] = [{} for _ in levels]
-        #: Per top: the outermost-going first level whose state does not only accept, or -1.
+        #: Per top: the first level from it outward whose state does not only accept, or -1.
         self.completed = [next((level for level in range(top, -1, -1)
                                 if not levels[level][4][levels[level][1]]), -1) for top in range(len(levels))]
+        self._takers: dict[int, int] = {}  # top * 1024 + label -> :meth:`taker`
 
     def taker(self, top: int, label: int) -> int:
         """The level (from ``top`` outward) with an arc for ``label`` once it has its child:
         -1 when every level completes first, -2 when one cannot (fissix's "bad input")."""
-        takers = self._takers[top]
-        found = takers.get(label)
+        key = top * 1024 + label  # labels are under 1024 (fissix's grammars have about 200)
+        found = self._takers.get(key)
         if found is None:
-            found = takers[label] = self._taker(top, label)
+            found = self._takers[key] = self._taker(top, label)
         return found
 
     def _taker(self, top: int, label: int) -> int:
@@ -108,26 +110,33 @@ class _Waiting:
             return below
         symbol, state, moves, accepts, only = self.levels[level]
         if level:
-            stack.append(self.entries[level - 1])
-        return moves, accepts, only, state, symbol, [node]
+            stack.append((None, self, level - 1))
+        children: list[pytree.Base] = []  # grown by appends, as fissix's (see :meth:`Parser._parse`)
+        children.append(node)
+        return moves, accepts, only, state, symbol, children
 
 
-def _chains(tables: dict[int, _Table]) -> dict[int, dict[int, tuple[Any, ...]]]:
-    """Per symbol, per token label it can start with: what entering it with that token does:
-    ``(stack entry of the waiting levels or None, innermost symbol, its state after the token,
-    its tables)``."""
-    chains: dict[int, dict[int, tuple[Any, ...]]] = {}
-    for symbol, (first_moves, _accepts, _only) in tables.items():
-        chains[symbol] = {}
-        for label, (next_state, push) in first_moves[0].items():
-            levels, current = [], symbol
-            while push:
-                levels.append((current, next_state, *tables[current]))
-                current = push
-                next_state, push = tables[current][0][0][label]
-            entry = _Waiting(tuple(levels)).entries[-1] if levels else None
-            chains[symbol][label] = (entry, current, next_state, *tables[current])
-    return chains
+class _Chains:
+    """Per symbol, per token label it can start with, what entering the symbol with that token
+    does: ``(stack entry of the waiting levels or None, innermost symbol, its state after the
+    token, its tables)``; made when first needed (a few hundred of the grammar's 750 are)."""
+
+    def __init__(self, tables: dict[int, _Table]) -> None:
+        self._tables = tables
+        self.chains: dict[int, dict[int, tuple[Any, ...]]] = {symbol: {} for symbol in tables}
+        self._levels: dict[tuple[int, int], tuple[Any, ...]] = {}  # (symbol, state): shared
+
+    def chain(self, symbol: int, label: int) -> tuple[Any, ...]:
+        tables, levels, current = self._tables, [], symbol
+        next_state, push = tables[symbol][0][0][label]
+        while push:
+            level = self._levels.setdefault((current, next_state), (current, next_state, *tables[current]))
+            levels.append(level)
+            current = push
+            next_state, push = tables[current][0][0][label]
+        entry = (None, _Waiting(tuple(levels)), len(levels) - 1) if levels else None
+        found = self.chains[symbol][label] = (entry, current, next_state, *tables[current])
+        return found
 
 
 class Parser:
@@ -136,16 +145,19 @@ class Parser:
     def __init__(self, grammar: pgen_grammar.Grammar) -> None:
         self.grammar = grammar
         self._tables = _tables(grammar)
-        self._chains = _chains(self._tables)
+        self._chains = _Chains(self._tables)
         self._labels = Tables(grammar)
 
     def parse_string(self, text: str) -> pytree.Node:
         """What ``Driver(grammar, convert=pytree.convert).parse_string(text)`` returns."""
-        read = significant_tokens(text, self._labels)
-        if read is None:  # a file :mod:`.tokens` does not read: fissix's tokenizer
-            return self.parse_tokens(tokenize.generate_tokens(io.StringIO(text).readline))
-        tokens, names = read
-        return self._parse(tokens, names)
+        names: set[str] = set()
+        lines = token_lines(text, self._labels, names)
+        if lines is not None:
+            try:
+                return self._parse(chain.from_iterable(lines), names)
+            except Unread:  # a file :mod:`.tokens` does not read all of: fissix's tokenizer
+                pass
+        return self.parse_tokens(tokenize.generate_tokens(io.StringIO(text).readline))
 
     def parse_tokens(self, tokens: Iterable[_Token]) -> pytree.Node:
         """The tree of ``tokens`` (``fissix.pgen2.tokenize`` 5-tuples), as fissix's driver."""
@@ -154,7 +166,7 @@ class Parser:
 
     def _parse(self, tokens: Iterable[Token], used_names: set[str]) -> pytree.Node:
         """The tree of ``tokens`` (:data:`.tokens.Token`); ``used_names``: the names among them."""
-        chains, stack, symbol = self._chains, list[tuple[Any, ...]](), self.grammar.start
+        chains, stack, symbol = self._chains.chains, list[tuple[Any, ...]](), self.grammar.start
         moves, accepts, only = self._tables[symbol]
         state, children = 0, list[pytree.Base]()
         kind, value, prefix, line, column = None, None, "", 0, 0
@@ -182,12 +194,12 @@ class Parser:
                 state, push = move
                 if push:  # the token enters ``push`` and the symbols inside it: one entry
                     stack.append((moves, accepts, only, state, symbol, children))
-                    waiting, symbol, state, moves, accepts, only = chains[push][label]
+                    waiting, symbol, state, moves, accepts, only = \
+                        chains[push].get(label) or self._chains.chain(push, label)
                     if waiting is not None:
                         stack.append(waiting)
-                    children = [leaf]
-                else:
-                    children.append(leaf)
+                    children = []  # grown by appends, as fissix's: a list made whole is sized else
+                children.append(leaf)
                 while only[state]:  # pop while in an accept-only state
                     node = children[0] if len(children) == 1 else _node(symbol, children)
                     if not stack:

@@ -19,7 +19,8 @@ tests read (and their damaged copies); ``tests/test_parser.py`` compares the tre
 from __future__ import annotations
 
 import re
-from typing import Optional
+from itertools import chain
+from typing import Iterator, Optional
 
 from fissix.pgen2 import grammar as pgen_grammar
 from fissix.pgen2 import token, tokenize
@@ -36,8 +37,6 @@ _PSEUDO = re.compile(tokenize.Whitespace + "(?:" + "|".join(f"(?P<{name}>{patter
 _GROUP = _PSEUDO.groupindex
 _TRIPLE, _NUMBER, _OPERATOR, _BRACKET = _GROUP["triple"], _GROUP["number"], _GROUP["operator"], _GROUP["bracket"]
 _NEWLINE, _SPECIAL, _STRING, _NAME = _GROUP["newline"], _GROUP["special"], _GROUP["string"], _GROUP["name"]
-#: Characters ``str.splitlines`` ends a line at besides ``\n`` (fissix reads lines up to ``\n``).
-_OTHER_BREAKS = re.compile("\r(?!\n)|[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 _NOT_ASYNC = ("async", "await")
 #: A one-line string's possible openings (fissix's ``single_quoted``): other text is no string.
 _SINGLE = frozenset(tokenize.single_quoted)
@@ -57,62 +56,108 @@ class Tables:
         self.indent, self.dedent = labels.get(token.INDENT), labels.get(token.DEDENT)
 
 
+class Unread(Exception):
+    """Raised by :func:`token_lines` where its reading stops applying (see the module): the
+    parse starts again with fissix's tokenizer."""
+
+
 def significant_tokens(text: str, tables: Tables) -> Optional[tuple[list[Token], set[str]]]:
     """The tokens of ``text`` and the set of its names (the root's ``used_names``), as fissix's
     tokenizer and driver give them; None where this reading does not apply (see the module)."""
+    names: set[str] = set()
+    lines = token_lines(text, tables, names)
+    if lines is None:
+        return None
+    try:
+        return list(chain.from_iterable(lines)), names
+    except Unread:
+        return None
+
+
+def token_lines(text: str, tables: Tables, names: set[str]) -> Optional[Iterator[list[Token]]]:
+    """:func:`significant_tokens` a line at a time (a file's tokens take more memory than its
+    tree): lists of tokens, ``names`` filled as they come; :class:`Unread` raised from the
+    line where the reading stops applying, None if it does not apply from the start."""
     if not text.endswith("\n") or None in (tables.number, tables.string, tables.newline,
                                             tables.endmarker, tables.indent, tables.dedent):
         return None
-    lines = text.split("\n") if _OTHER_BREAKS.search(text) else text.splitlines(True)
-    if lines[-1] == "":  # split: the text's last "\n" leaves an empty part
-        lines = [line + "\n" for line in lines[:-1]]
-    out: list[Token] = []
-    names: set[str] = set()
-    scan = _Scanner(tables, out, names, "async" in text or "await" in text)
-    state: Optional[tuple[int, int, str, bool]] = (0, 0, "", True)  # line number, depth, prefix, at start
-    while state is not None and state[0] < len(lines):
-        state = scan.line(lines, *state)
-    if state is None or state[1] or not state[3]:
-        return None  # fissix raises (EOF in a statement), or this reading does not apply
-    number, prefix = len(lines) + 1, state[2]
+    return _read(_Lines(text), _Scanner(tables, names, "async" in text or "await" in text))
+
+
+class _Lines:
+    """A text's lines, each up to its ``\\n`` (as fissix reads them), one at a time: a list of
+    them would hold another copy of the text while its tree is built."""
+
+    __slots__ = ("_text", "_start", "number")
+
+    def __init__(self, text: str) -> None:
+        self._text, self._start, self.number = text, 0, 0
+
+    def next(self) -> str:
+        """The next line ("" after the last), :attr:`number` its number."""
+        end = self._text.find("\n", self._start) + 1
+        if not end:
+            return ""
+        line, self._start = self._text[self._start:end], end
+        self.number += 1
+        return line
+
+
+def _read(lines: _Lines, scan: _Scanner) -> Iterator[list[Token]]:
+    state = (0, "", True)  # the depth of brackets, the prefix, at a statement's start
+    while True:
+        line = lines.next()
+        if not line:
+            break
+        read = scan.line(line, lines, *state)
+        if read is None:
+            raise Unread()
+        state = read
+        if scan.out:
+            yield scan.out
+            scan.out = []
+    if state[0] or not state[2]:
+        raise Unread()  # fissix raises (EOF in a statement)
+    number, prefix, tables = lines.number + 1, state[1], scan.tables
     for _ in scan.indents[1:]:
-        out.append((tables.dedent, token.DEDENT, "", prefix, number, 0))
+        scan.out.append((tables.dedent, token.DEDENT, "", prefix, number, 0))
         prefix = ""
-    out.append((tables.endmarker, token.ENDMARKER, "", prefix, number, 0))
-    return out, names
+    scan.out.append((tables.endmarker, token.ENDMARKER, "", prefix, number, 0))
+    yield scan.out
 
 
 class _Scanner:
     """The state of one file's reading that outlives a line: its indentation levels."""
 
-    def __init__(self, tables: Tables, out: list[Token], names: set[str], spells_async: bool) -> None:
-        self.tables, self.out, self.names, self.spells_async = tables, out, names, spells_async
+    def __init__(self, tables: Tables, names: set[str], spells_async: bool) -> None:
+        self.tables, self.names, self.spells_async = tables, names, spells_async
         self.indents = [0]
+        self.out: list[Token] = []  # the tokens of the line being read
 
-    def line(self, lines: list[str], index: int, depth: int, prefix: str, at_start: bool
-             ) -> Optional[tuple[int, int, str, bool]]:
-        """Read the line ``lines[index]`` (a string's later lines too): the state after it."""
-        line = lines[index]
+    def line(self, line: str, lines: _Lines, depth: int, prefix: str, at_start: bool
+             ) -> Optional[tuple[int, str, bool]]:
+        """Read ``line``, the line :attr:`_Lines.number` of ``lines`` (and the later lines a
+        string goes on to): the state after it."""
         mark = 0
         if at_start:
-            started = self._indentation(line, index + 1, prefix)
+            started = self._indentation(line, lines.number, prefix)
             if started is None:
                 return None
             mark, prefix = started
             if mark < 0:  # a blank or comment-only line: all of it goes to the next prefix
-                return index + 1, depth, prefix + line, True
+                return depth, prefix + line, True
         while True:
-            scanned = self._tokens(line, index + 1, mark, prefix, depth)
+            scanned = self._tokens(line, lines.number, mark, prefix, depth)
             if scanned is None:
                 return None
             depth, prefix, at_start, start, opening = scanned
             if not opening:
-                return index + 1, depth, prefix, at_start
-            rest = _string_end(lines, index, line, start, opening)
+                return depth, prefix, at_start
+            rest = _string_end(lines, line, start, opening)
             if rest is None:
                 return None
-            value, index, line, mark = rest
-            self.out.append((self.tables.string, token.STRING, value, prefix, index + 1 - value.count("\n"), start))
+            value, line, mark = rest
+            self.out.append((self.tables.string, token.STRING, value, prefix, lines.number - value.count("\n"), start))
             prefix = ""
 
     def _indentation(self, line: str, number: int, prefix: str) -> Optional[tuple[int, str]]:
@@ -190,24 +235,24 @@ class _Scanner:
         return depth, prefix + line[mark:], False, 0, ""
 
 
-def _string_end(lines: list[str], index: int, line: str, start: int, opening: str
-                ) -> Optional[tuple[str, int, str, int]]:
-    """The triple-quoted string that opens with ``opening`` at column ``start`` of
-    ``lines[index]`` (that ``line``), read as fissix reads it (each later line matched from its
-    start): its text, the index of the line it ends on, that line, and the column after it;
-    None at the end of the text (fissix raises) or for quotes fissix reads otherwise."""
+def _string_end(lines: _Lines, line: str, start: int, opening: str) -> Optional[tuple[str, str, int]]:
+    """The triple-quoted string that opens with ``opening`` at column ``start`` of ``line``,
+    read as fissix reads it (each later line of ``lines`` matched from its start): its text,
+    the line it ends on, and the column after it; None at the end of the text (fissix raises)
+    or for quotes fissix reads otherwise."""
     ending = tokenize.endprogs.get(opening) if opening in tokenize.triple_quoted else None
     if ending is None:
         return None
     found = ending.match(line, start + len(opening))
     if found is not None:
-        return line[start:found.end()], index, line, found.end()
+        return line[start:found.end()], line, found.end()
     parts = [line[start:]]
-    for later in range(index + 1, len(lines)):
-        line = lines[later]
+    while True:
+        line = lines.next()
+        if not line:
+            return None
         found = ending.match(line)
         if found is not None:
             parts.append(line[:found.end()])
-            return "".join(parts), later, line, found.end()
+            return "".join(parts), line, found.end()
         parts.append(line)
-    return None
