@@ -315,9 +315,7 @@ class Engine:
                 crashed.append(_rule_error(repo, path, exc))
                 active = [rule for rule in active if rule is not exc.rule]
                 continue
-            outcome = self._outcome(ctx, source, tuple(crashed))
-            released(ctx)
-            return outcome
+            return self._outcome(ctx, source, tuple(crashed))
         return FileOutcome(path, tuple(crashed))
 
     def _layout(self, body: str, active: list[Rule], facts: FrozenSet[str],
@@ -538,26 +536,30 @@ class Engine:
         return tf_call
 
     def _outcome(self, ctx: FileContext, source: SourceText, crashed: tuple[Finding, ...]) -> FileOutcome:
-        findings = crashed + tuple(ctx.findings)
+        """What the rules made of the file of ``ctx``; the file's tree is released (:func:`released`)
+        before the compile check of a changed file, which would otherwise hold both at once."""
+        own = tuple(ctx.findings)
+        findings = crashed + own
         sites = tuple(sorted(ApiSites.of_key(key, count) for key, count in ctx.api_sites.items()))
         new_text = tree_text(ctx.tree)
-        if new_text == ctx.original:
-            return FileOutcome(ctx.path, findings, api_sites=sites)
+        path, repo, original, parsed, parsed_rewrite = ctx.path, ctx.repo, ctx.original, ctx.parsed, ctx._parsed_rewrite
+        released(ctx)
+        if new_text == original:
+            return FileOutcome(path, findings, api_sites=sites)
         if not source.text.endswith("\n"):  # the "\n" the parse needed, or a rule's own newline
             crlf = new_text.endswith("\r\n") and not source.text.endswith("\r")
             new_text = new_text[:-2] if crlf else new_text[:-1]
-        changed_by = tuple(sorted({f.rule_id for f in ctx.findings if f.status == "migrated"}))
+        changed_by = tuple(sorted({f.rule_id for f in own if f.status == "migrated"}))
         # A selective parse's check compiles the parsed units only (a compile error is one of
         # a scope; the placeholders hold the other lines, so an error's line is the file's).
-        parsed = ctx._parsed_rewrite
-        problem = _compile_regression(source.text, new_text, ctx.path) if parsed is None \
-            else _compile_regression(ctx.parsed, parsed, ctx.path)
+        problem = _compile_regression(source.text, new_text, path) if parsed_rewrite is None \
+            else _compile_regression(parsed, parsed_rewrite, path)
         if problem:
             message = f"file left unchanged: the rewrite by {', '.join(changed_by)} {problem}"
             kept = tuple(f for f in findings if f.status != "migrated")
-            return FileOutcome(ctx.path, kept + (_file_error(ctx.repo, ctx.path, 1, message),),
+            return FileOutcome(path, kept + (_file_error(repo, path, 1, message),),
                                api_sites=uncovered(sites))  # no rewrite covers them now
-        return FileOutcome(ctx.path, findings, source.encode(new_text), changed_by, sites)
+        return FileOutcome(path, findings, source.encode(new_text), changed_by, sites)
 
     def _callback(self, rule: Rule) -> Callable[[pytree.Base, Capture, str], None]:
         def callback(node: pytree.Base, capture: Capture, filename: str) -> None:
@@ -626,6 +628,19 @@ def parse_module(text: str) -> Optional[pytree.Node]:
         return _parse(text if text.endswith("\n") or not text else text + "\n")
     except (_ParseFailed, RecursionError):
         return None
+
+
+def module_parses(text: str) -> bool:
+    """Does ``text`` parse as :meth:`Engine.process` parses a file (is :func:`parse_module`'s
+    answer a tree)? Answered without building the tree."""
+    body = text if text.endswith("\n") or not text else text + "\n"
+    for grammar in GRAMMARS:
+        try:
+            _parser(grammar).check_string(body)
+        except Exception:  # fissix's ParseError, TokenError, IndentationError, as _parse
+            continue
+        return True
+    return False
 
 
 @contextmanager

@@ -159,6 +159,48 @@ class Parser:
                 pass
         return self.parse_tokens(tokenize.generate_tokens(io.StringIO(text).readline))
 
+    def check_string(self, text: str) -> None:
+        """Raise what :meth:`parse_string` raises on ``text``, and build no tree (half the
+        time and none of the memory: a caller that asks only whether fissix reads a file)."""
+        names: set[str] = set()
+        lines = token_lines(text, self._labels, names)
+        if lines is not None:
+            try:
+                return self._check(chain.from_iterable(lines))
+            except Unread:  # as parse_string
+                pass
+        return self._check(_labelled(_significant(tokenize.generate_tokens(io.StringIO(text).readline)),
+                                     self.grammar, names))
+
+    def _check(self, tokens: Iterable[Token]) -> None:
+        """:meth:`_parse`'s decisions over ``tokens`` and its errors, with no tree: fissix's arcs
+        one symbol at a time (each frame its tables and state)."""
+        tables, stack = self._tables, list[tuple[Any, ...]]()
+        moves, accepts, only = tables[self.grammar.start]
+        state = 0
+        kind, value, prefix, line, column = None, None, "", 0, 0
+        for label, kind, value, prefix, line, column in tokens:
+            while True:
+                move = moves[state].get(label)
+                if move is None:
+                    if not accepts[state] or not stack:
+                        raise ParseError("too much input" if accepts[state] else "bad input", kind, value,
+                                         (prefix, (line, column)))
+                    moves, accepts, only, state = stack.pop()
+                    continue
+                state, push = move
+                if push:
+                    stack.append((moves, accepts, only, state))
+                    moves, accepts, only = tables[push]
+                    state = 0
+                    continue
+                while only[state]:
+                    if not stack:
+                        return
+                    moves, accepts, only, state = stack.pop()
+                break
+        raise ParseError("incomplete input", kind, value, (prefix, (line, column)))
+
     def parse_tokens(self, tokens: Iterable[_Token]) -> pytree.Node:
         """The tree of ``tokens`` (``fissix.pgen2.tokenize`` 5-tuples), as fissix's driver."""
         names: set[str] = set()

@@ -18,6 +18,7 @@ from fissix import pygram, pytree
 from fissix.pgen2 import driver
 from fissix.pgen2.parse import ParseError
 
+from npu_codemod.codemods.engine import module_parses, parse_module
 from npu_codemod.codemods.parser import Parser
 
 from support.parser_sources import CORNERS, SOURCE_GROUPS, damaged_corpus, sources
@@ -87,3 +88,32 @@ def test_damaged_sources_fail_or_parse_exactly_as_with_fissix(grammar: Any) -> N
     results = {parse_outcome(Parser(grammar).parse_string, text)[0] for text in texts.values()}
     assert results == {"tree", "error"}  # both paths were taken
     assert differences(grammar, texts) == []
+
+
+def check_outcome(parser: Parser, text: str) -> tuple[str, Any]:
+    """What :meth:`Parser.check_string` makes of ``text``, as :func:`parse_outcome` puts a
+    parse: "tree" (no tree to show) or the error's type and arguments."""
+    try:
+        parser.check_string(text)
+    except Exception as error:
+        return "error", (type(error), error.args)
+    return "tree", None
+
+
+@pytest.mark.parametrize("grammar", [PY3, PY2], ids=["python3", "python2"])
+def test_the_check_without_a_tree_fails_exactly_where_the_parse_does(grammar: Any) -> None:
+    parser = Parser(grammar)
+    texts = {**CORNERS, **damaged_corpus(), **{str(path): path.read_text(encoding="utf-8")
+                                                for path in sorted((ROOT / "tests" / "corpus").rglob("*.py"))}}
+    outcomes = {name: check_outcome(parser, text) for name, text in texts.items()}
+    assert {result for result, _ in outcomes.values()} == {"tree", "error"}
+    parsed = {name: parse_outcome(parser.parse_string, text) for name, text in texts.items()}
+    assert {name: (result, None if result == "tree" else detail) for name, (result, detail) in parsed.items()} \
+        == outcomes
+
+
+def test_module_parses_answers_as_parse_module_without_a_tree() -> None:
+    texts = [*CORNERS.values(), *list(damaged_corpus().values())[:60]]
+    answers = [module_parses(text) for text in texts]
+    assert answers == [parse_module(text) is not None for text in texts]
+    assert True in answers and False in answers

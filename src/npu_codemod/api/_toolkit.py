@@ -49,7 +49,7 @@ from npu_codemod.codemods.distribution import (
     distribution_facts,
 )
 from npu_codemod.codemods.edits import remove_small_statement, wrap_expression
-from npu_codemod.codemods.engine import parse_module, unlink
+from npu_codemod.codemods.engine import module_parses, parse_module, unlink
 from npu_codemod.codemods.estimators import (
     ESTIMATOR_CLASSES,
     ESTIMATOR_MODULES,
@@ -265,6 +265,7 @@ __all__ = [
     "module_ast",
     "module_index",
     "module_package",
+    "module_parses",
     "module_parts",
     "ModuleIndex",
     "Names",
