@@ -21,7 +21,7 @@ from fissix.pgen2.parse import ParseError
 from npu_codemod.codemods.engine import module_parses, parse_module
 from npu_codemod.codemods.parser import Parser
 
-from support.parser_sources import CORNERS, SOURCE_GROUPS, damaged_corpus, sources
+from support.parser_sources import CORNERS, SOURCE_GROUPS, damaged_corpus, source_texts, sources
 from support.trees import parse_outcome, shape
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,10 +37,7 @@ def differences(grammar: Any, texts: dict[str, str]) -> list[str]:
 
 @pytest.mark.parametrize("group", sorted(SOURCE_GROUPS))
 def test_every_source_parses_to_fissixs_tree(group: str) -> None:
-    texts = {}
-    for path in sources(group):
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
-        texts[str(path)] = text if text.endswith("\n") or not text else text + "\n"
+    texts = source_texts(group)
     assert len(texts) >= 10, group
     assert differences(PY3, texts) == []
 

@@ -19,7 +19,7 @@ from fissix.pgen2 import tokenize
 from npu_codemod.codemods.parser import _labelled, _significant
 from npu_codemod.codemods.tokens import Tables, Token, significant_tokens
 
-from support.parser_sources import CORNERS, SOURCE_GROUPS, damaged_corpus, sources
+from support.parser_sources import CORNERS, SOURCE_GROUPS, damaged_corpus, source_texts
 
 PY3 = pygram.python_grammar_no_print_and_exec_statement
 PY2 = pygram.python_grammar
@@ -51,10 +51,7 @@ def differences(grammar: Any, texts: dict[str, str]) -> tuple[list[str], int]:
 
 @pytest.mark.parametrize("group", sorted(SOURCE_GROUPS))
 def test_every_source_gives_fissixs_tokens(group: str) -> None:
-    texts = {}
-    for path in sources(group):
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
-        texts[str(path)] = text if text.endswith("\n") or not text else text + "\n"
+    texts = source_texts(group)
     differing, read = differences(PY3, texts)
     assert differing == []
     assert read >= len(texts) * 0.6, (read, len(texts))  # the reading applies to most code

@@ -82,6 +82,16 @@ def sources(group: str) -> Iterator[Path]:
 
 
 
+def source_texts(group: str) -> dict[str, str]:
+    """The text of each source of ``group`` (:data:`SOURCE_GROUPS`), ending with a newline as
+    the engine parses it, by path."""
+    texts = {}
+    for path in sources(group):
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        texts[str(path)] = text if text.endswith("\n") or not text else text + "\n"
+    return texts
+
+
 def damaged_corpus() -> dict[str, str]:
     """Damaged copies (:func:`mutants`) of the first twelve files of ``tests/corpus``."""
     texts: dict[str, str] = {}
