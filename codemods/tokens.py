@@ -2,16 +2,19 @@
 
 ``fissix.pgen2.tokenize.generate_tokens`` yields a 5-tuple per token (type, text, start, end,
 physical line), and fissix's driver then folds comments, blank lines and the whitespace between
-tokens into the next token's prefix. A third of the engine's parse was those two steps.
-:func:`significant_tokens` does both at once, line by line with fissix's own regular
-expressions in fissix's order, and gives each token as the parser needs it: its grammar label
-(keyword or token type, ``grammar.opmap`` for operators), type, text, prefix, line and column.
+tokens into the next token's prefix. Half of the engine's parse was those two steps.
+:func:`token_lines` does both at once, line by line with fissix's own regular expressions in
+fissix's order, and gives each token as the parser needs it: its grammar label (keyword or
+token type, ``grammar.opmap`` for operators), type, text, prefix, line and column; a line's
+tokens at a time, so that they never sit in memory beside the file's tree.
 
-It reads the common shapes of real code only. A file with anything else gives None, and the
-parser reads that file through fissix's tokenizer as before, errors included: a tab or form
-feed in an indentation, a mismatched dedent, an unclosed bracket, string or continuation at
-the end, a string continued with a backslash, ``async``/``await``, an identifier or number
-that is not ASCII, a character no token starts with, or a token the grammar has no label for.
+It reads the common shapes of real code only. Where a file has anything else, it raises
+:class:`Unread` (None before the first line, for a text that does not end with a newline) and
+the parser starts the file again with fissix's tokenizer, errors included: a tab or form feed
+in an indentation, a mismatched dedent, an unclosed bracket, string or continuation at the
+end, a string continued with a backslash, ``async``/``await``, an identifier or number that is
+not ASCII, a character no token starts with, or a token the grammar has no label for. Every
+token it gave before is fissix's, so a parse error met on the way is fissix's too.
 ``tests/test_tokens.py`` compares both readings token by token on every source the parser's
 tests read (and their damaged copies); ``tests/test_parser.py`` compares the trees.
 """
