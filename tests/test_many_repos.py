@@ -153,12 +153,14 @@ def test_a_dying_worker_and_a_hanging_repo_fail_alone(tmp_path, capsys):
 
 
 SLOW_PLUGIN = '''
+import os
 import time
 from npu_codemod.plugins.hookspecs import hookimpl
 
 @hookimpl
 def npu_codemod_analyze_file(path, text):
     if "# slow" in text:
+        open(os.path.join(os.environ["SLOW_MARKS"], str(os.getpid())), "w").close()  # this worker is stuck
         time.sleep(600)
     return ()
 '''
@@ -171,15 +173,18 @@ def test_interrupted_run_then_rerun_processes_every_repo_once(tmp_path):
     plugin.write_text(SLOW_PLUGIN)
     root = tmp_path / "fleet"
     make_fleet(root, 40, mark=lambda i: "# slow\n" if i >= 10 else "")
-    scratch = tmp_path / "tmp"
+    scratch, marks = tmp_path / "tmp", tmp_path / "marks"
     scratch.mkdir()
-    env = {**os.environ, "TMPDIR": str(scratch)}
+    marks.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch), "SLOW_MARKS": str(marks)}
     command = [sys.executable, "-m", "npu_codemod", "run", "--repos", str(root / "repos.txt"),
                "--workspace", str(root / "ws"), "--report-dir", str(root / "report"),
                "--no-progress", "--jobs", "2"]
     process = subprocess.Popen(command + ["--plugin", str(plugin)], env=env,
                                stderr=subprocess.PIPE, text=True, preexec_fn=interruptible)
-    while sum(_has_branch(root, i) for i in range(10)) < 10:
+    # Both workers stuck in slow repositories: each took its slow one only after the parent had
+    # its last result, so every one of 0-9 is in (a branch alone may be ahead of its result).
+    while sum(_has_branch(root, i) for i in range(10)) < 10 or len(list(marks.iterdir())) < 2:
         assert process.poll() is None, process.stderr.read()
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
