@@ -67,7 +67,7 @@ def test_corners_and_damaged_sources_give_fissixs_tokens_or_none(grammar: Any) -
 
 @pytest.mark.parametrize("name", ["tabs", "dedent mismatch", "unterminated string", "eof in string",
                                   "unterminated bracket", "eof in statement", "continued string", "bad token",
-                                  "closing bracket first", "lone carriage return", "unicode names",
+                                  "closing bracket first", "closing bracket first, balanced later", "lone carriage return", "unicode names",
                                   "async as a name", "no final newline", "empty"])
 def test_what_it_does_not_read_is_left_to_fissix(name: str) -> None:
     assert significant_tokens(CORNERS[name], Tables(PY3)) is None

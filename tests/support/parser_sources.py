@@ -64,6 +64,7 @@ CORNERS = {
     "brackets across lines": "x = [\n    1,  # one\n\n  2, (3,\n4)]\nif x: y = {\n}\n",
     "crlf strings": "def f():\r\n    '''a\r\n    b'''\r\n    return (1,\r\n            2)\r\n",
     "closing bracket first": "x = 1)\ny = 2\n",
+    "closing bracket first, balanced later": "x = 1)\ny = (2\nz = 3\n",
     "lone carriage return": "x = 1\ry = 2\n",
     "form feed inside": "x = 1 \x0c+ 2\n",
     "unicode names": "\u00e9t\u00e9 = 1\nx = \u00e9t\u00e9  # caf\u00e9\ns = 'na\u00efve'\n",
