@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import io
 from itertools import chain
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from fissix import pytree
 from fissix.pgen2 import grammar as pgen_grammar
@@ -37,6 +37,7 @@ from .tokens import Tables, Token, Unread, token_lines
 #: A token as ``fissix.pgen2.tokenize.generate_tokens`` yields it: type, text, start, end, line.
 _Token = tuple[int, str, tuple[int, int], tuple[int, int], str]
 _Table = tuple[list[dict[int, tuple[int, int]]], list[bool], list[bool]]
+_T = TypeVar("_T")
 
 _NAME, _OP, _COMMENT, _NL = token.NAME, token.OP, tokenize.COMMENT, tokenize.NL
 _OPMAP = pgen_grammar.opmap
@@ -150,27 +151,25 @@ class Parser:
 
     def parse_string(self, text: str) -> pytree.Node:
         """What ``Driver(grammar, convert=pytree.convert).parse_string(text)`` returns."""
-        names: set[str] = set()
-        lines = token_lines(text, self._labels, names)
-        if lines is not None:
-            try:
-                return self._parse(chain.from_iterable(lines), names)
-            except Unread:  # a file :mod:`.tokens` does not read all of: fissix's tokenizer
-                pass
-        return self.parse_tokens(tokenize.generate_tokens(io.StringIO(text).readline))
+        return self._read(text, self._parse)
 
     def check_string(self, text: str) -> None:
         """Raise what :meth:`parse_string` raises on ``text``, and build no tree (half the
         time and none of the memory: a caller that asks only whether fissix reads a file)."""
+        self._read(text, lambda tokens, _names: self._check(tokens))
+
+    def _read(self, text: str, take: Callable[[Iterable[Token], set[str]], _T]) -> _T:
+        """``take(tokens, names)`` over the tokens of ``text`` read by :mod:`.tokens`, or, where
+        that reading stops applying, again from the start with fissix's tokenizer."""
         names: set[str] = set()
         lines = token_lines(text, self._labels, names)
         if lines is not None:
             try:
-                return self._check(chain.from_iterable(lines))
-            except Unread:  # as parse_string
-                pass
-        return self._check(_labelled(_significant(tokenize.generate_tokens(io.StringIO(text).readline)),
-                                     self.grammar, names))
+                return take(chain.from_iterable(lines), names)
+            except Unread:
+                names = set()
+        tokens = _significant(tokenize.generate_tokens(io.StringIO(text).readline))
+        return take(_labelled(tokens, self.grammar, names), names)
 
     def _check(self, tokens: Iterable[Token]) -> None:
         """:meth:`_parse`'s decisions over ``tokens`` and its errors, with no tree: fissix's arcs

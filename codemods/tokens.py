@@ -22,7 +22,6 @@ tests read (and their damaged copies); ``tests/test_parser.py`` compares the tre
 from __future__ import annotations
 
 import re
-from itertools import chain
 from typing import Iterator, Optional
 
 from fissix.pgen2 import grammar as pgen_grammar
@@ -46,7 +45,7 @@ _SINGLE = frozenset(tokenize.single_quoted)
 
 
 class Tables:
-    """One grammar's labels, as :func:`significant_tokens` gives them."""
+    """One grammar's labels, as :func:`token_lines` gives them."""
 
     def __init__(self, grammar: pgen_grammar.Grammar) -> None:
         labels = grammar.tokens
@@ -64,23 +63,11 @@ class Unread(Exception):
     parse starts again with fissix's tokenizer."""
 
 
-def significant_tokens(text: str, tables: Tables) -> Optional[tuple[list[Token], set[str]]]:
-    """The tokens of ``text`` and the set of its names (the root's ``used_names``), as fissix's
-    tokenizer and driver give them; None where this reading does not apply (see the module)."""
-    names: set[str] = set()
-    lines = token_lines(text, tables, names)
-    if lines is None:
-        return None
-    try:
-        return list(chain.from_iterable(lines)), names
-    except Unread:
-        return None
-
-
 def token_lines(text: str, tables: Tables, names: set[str]) -> Optional[Iterator[list[Token]]]:
-    """:func:`significant_tokens` a line at a time (a file's tokens take more memory than its
-    tree): lists of tokens, ``names`` filled as they come; :class:`Unread` raised from the
-    line where the reading stops applying, None if it does not apply from the start."""
+    """The tokens of ``text`` as fissix's tokenizer and driver give them, a line's at a time
+    (a file's tokens take more memory than its tree), ``names`` filled with its names as they
+    come (the root's ``used_names``); :class:`Unread` raised from the line where the reading
+    stops applying, None if it does not apply from the start."""
     if not text.endswith("\n") or None in (tables.number, tables.string, tables.newline,
                                             tables.endmarker, tables.indent, tables.dedent):
         return None
@@ -107,6 +94,7 @@ class _Lines:
 
 
 def _read(lines: _Lines, scan: _Scanner) -> Iterator[list[Token]]:
+    """:func:`token_lines`' lists: each line's tokens, then the closing DEDENTs and ENDMARKER."""
     state = (0, "", True)  # the depth of brackets, the prefix, at a statement's start
     while True:
         line = lines.next()

@@ -10,6 +10,7 @@ read, the hand-written corners and damaged copies of the corpus, with both gramm
 from __future__ import annotations
 
 import io
+from itertools import chain
 from typing import Any, Optional
 
 import pytest
@@ -17,12 +18,25 @@ from fissix import pygram
 from fissix.pgen2 import tokenize
 
 from npu_codemod.codemods.parser import _labelled, _significant
-from npu_codemod.codemods.tokens import Tables, Token, significant_tokens
+from npu_codemod.codemods.tokens import Tables, Token, Unread, token_lines
 
 from support.parser_sources import CORNERS, SOURCE_GROUPS, damaged_corpus, source_texts
 
 PY3 = pygram.python_grammar_no_print_and_exec_statement
 PY2 = pygram.python_grammar
+
+
+def significant_tokens(text: str, tables: Tables) -> Optional[tuple[list[Token], set[str]]]:
+    """All the tokens :func:`token_lines` gives for ``text``, and its names; None where its
+    reading does not apply (before the first line, or from a later one)."""
+    names: set[str] = set()
+    lines = token_lines(text, tables, names)
+    if lines is None:
+        return None
+    try:
+        return list(chain.from_iterable(lines)), names
+    except Unread:
+        return None
 
 
 def fissix_tokens(text: str, grammar: Any) -> Optional[tuple[list[Token], set[str]]]:
