@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
-TEST_COMMAND = 'python3 -m pip install -e ".[test,verify]" && python3 -m pytest -n auto -q'
+TEST_COMMAND = ('python3 -m pip install -e ".[test,verify]" && python3 -m compileall -q src codemods plugins orchestrator reports '
+                '&& python3 -m pytest -n auto -q')
 
 
 def anchor(heading: str) -> str:
