@@ -10,7 +10,7 @@ included), :func:`flow` where a value goes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Iterable, Iterator, Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
@@ -114,27 +114,50 @@ def _is_nested_def_name(leaf: pytree.Leaf, scope: pytree.Node) -> bool:
 
 def _occurrences(node: pytree.Base, name: str, nested: bool = False) -> Iterator[tuple[pytree.Leaf, bool]]:
     """Each leaf of ``node`` that is the variable ``name``, in source order, and whether it is
-    in a nested function, class or lambda (one that binds ``name`` itself is not entered; a
-    def's name counts where the def is). One loop with a stack of the children being walked,
-    not a generator per level: a leaf deep in the tree is then not passed up every level."""
-    stack = [(iter(node.children), nested)]
+    in a nested function, class or lambda (one that binds ``name`` itself is left out; a
+    def's name counts where the def is).
+
+    One walk of the tree: a nested scope's occurrences are held until its end, when its own
+    (not those of scopes nested in it) say whether it binds ``name`` (:func:`_binds_locally`),
+    and then dropped or passed on. Asking that first walked every nested scope once more per
+    level of nesting. One loop with a stack, not a generator per level: a leaf deep in the
+    tree is not passed up every level."""
+    # A frame: the children being walked, whether they are nested, where occurrences go (None:
+    # yielded), the scope's own occurrences (None outside a nested scope) and whether the
+    # frame is a nested scope's (its held occurrences are settled when it ends).
+    stack: list[tuple[Iterator[pytree.Base], bool, Optional[list[tuple[pytree.Leaf, bool]]],
+                      Optional[list[pytree.Leaf]], bool]] = [(iter(node.children), nested, None, None, False)]
     while stack:
-        children, inside = stack[-1]
+        children, inside, held, own, _ = stack[-1]
         for child in children:
+            found = None
             if child.type == token.NAME:
                 if child.value == name and _is_variable(child):
-                    yield child, inside
+                    found = child
             elif child.type in NESTED_SCOPES:
                 if child.type == syms.funcdef and child.children[1].value == name:
-                    yield child.children[1], inside
-                if not _binds_locally(child, name):
-                    stack.append((iter(child.children), True))
-                    break
+                    found = child.children[1]
             elif child.children:
-                stack.append((iter(child.children), inside))
+                stack.append((iter(child.children), inside, held, own, False))
+                break
+            if found is not None:
+                if held is None:
+                    yield found, inside
+                else:
+                    held.append((found, inside))
+                    own.append(found)  # type: ignore[union-attr]
+            if child.type in NESTED_SCOPES:
+                stack.append((iter(child.children), True, [], [], True))
                 break
         else:
-            stack.pop()
+            _, _, ended, ended_own, scope = stack.pop()
+            if not scope or _binds(ended_own or ()):
+                continue
+            outer = stack[-1][2]
+            if outer is None:
+                yield from ended or ()
+            else:
+                outer.extend(ended or ())
 
 
 def _is_variable(leaf: pytree.Leaf) -> bool:
@@ -152,10 +175,14 @@ def _is_variable(leaf: pytree.Leaf) -> bool:
 
 def _binds_locally(scope: pytree.Node, name: str) -> bool:
     """True when ``name`` is local to the nested ``scope`` (a parameter or assigned there)."""
+    return _binds(leaf for leaf, nested in _occurrences(scope, name) if not nested)
+
+
+def _binds(own: Iterable[pytree.Leaf]) -> bool:
+    """Whether a scope whose own occurrences of a name are ``own`` binds it (see
+    :func:`_binds_locally`)."""
     declared = bound = False
-    for leaf, nested in _occurrences(scope, name):
-        if nested:
-            continue
+    for leaf in own:
         use = classify(leaf)
         if use.kind == "bind":
             if use.detail == "declared":
@@ -514,11 +541,11 @@ _IMPORT_PARTS = (syms.import_as_name, syms.dotted_as_name, syms.import_as_names,
 def _is_imported_name(leaf: pytree.Base, parent: pytree.Node) -> bool:
     """Does the import ``leaf`` sits in bind it (:func:`~.names.import_binding_leaves`)? ``y``
     of ``from X import y``, ``Y`` of ``X as Y`` and ``a`` of ``import a.b`` do; ``X`` and ``b``
-    do not."""
-    statement = parent
-    while statement.type not in (syms.import_name, syms.import_from):
+    do not; nor does a decorator's dotted name (``@flags.validator(...)``: no import)."""
+    statement: Optional[pytree.Base] = parent
+    while statement is not None and statement.type not in (syms.import_name, syms.import_from):
         statement = statement.parent
-    return any(bound is leaf for bound, _ in import_binding_leaves(statement))
+    return statement is not None and any(bound is leaf for bound, _ in import_binding_leaves(statement))
 
 
 def is_terminal(statement: pytree.Base) -> bool:

@@ -95,7 +95,9 @@ def node_pre_order(tree: pytree.Base) -> Iterator[pytree.Node]:
 
 def tree_text(tree: pytree.Base) -> str:
     """``str(tree)`` without a ``str()`` and a ``join`` per node: half the cost, and every
-    changed file is turned into text at least twice (NPU001's check, the outcome)."""
+    changed file is turned into text at least twice (NPU001's check, the outcome). A leaf's
+    prefix is read from ``_prefix``, where fissix's ``prefix`` property reads it: a tenth of
+    the walk was that property's call."""
     if tree.type < 256:
         return str(tree)
     pieces: list[str] = []
@@ -104,7 +106,7 @@ def tree_text(tree: pytree.Base) -> str:
     while stack:
         for child in stack[-1]:
             if child.type < 256:
-                add(child.prefix)
+                add(child._prefix)
                 add(child.value)
             else:
                 stack.append(iter(child.children))

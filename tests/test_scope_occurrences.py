@@ -72,3 +72,32 @@ def test_the_loop_walks_as_the_recursion_on_the_suites_sources() -> None:
             assert list(scopes._occurrences(tree, name)) == expected, (where, name)
             checked += bool(expected)
     assert checked > 500
+
+
+DECORATED = '''\
+from absl import flags
+import tensorflow as tf
+
+flags.DEFINE_integer("steps", 10, "steps")
+
+
+@flags.validator("steps")
+def _positive(value):
+    return value > 0
+
+
+@tf.function
+def step(x):
+    return x
+'''
+
+
+def test_a_decorators_dotted_name_is_a_use_not_an_import() -> None:
+    """``@flags.validator(...)`` and ``@tf.function`` are dotted names outside any import:
+    their heads are not bound (an escape: a decorator's dotted name is not read as an
+    attribute, so a rule leaves such a name alone); this once walked up past the module."""
+    tree = parse_module(DECORATED)
+    assert tree is not None
+    flags_uses = [(use.leaf.lineno, use.kind, use.detail) for use in scopes.uses(tree, "flags")]
+    assert flags_uses == [(1, "bind", "imported"), (4, "attribute", ""), (7, "escape", "used as a value")]
+    assert [use.leaf.lineno for use in scopes.uses(tree, "tf")] == [2, 12]
