@@ -1,0 +1,60 @@
+"""``bench/instructions.py``: the A/B tool that counts instructions with callgrind. Valgrind is
+not on CI's machine, so the measuring run is not exercised here; what it reads and what it says
+without valgrind are."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import instructions  # noqa: E402
+
+
+def test_the_total_is_the_sum_of_every_process_summary(tmp_path: Path) -> None:
+    (tmp_path / "callgrind.101").write_bytes(b"version: 1\ncmd: python -m npu_codemod scan\n"
+                                            b"events: Ir\nsummary: 29474596144\nfn=(1) main\n")
+    (tmp_path / "callgrind.102").write_bytes(b"cmd: git cat-file --batch\nsummary: 3748761\n")
+    (tmp_path / "callgrind.103").write_bytes(b"cmd: killed before its totals\n")
+    (tmp_path / "other.txt").write_bytes(b"summary: 1000\n")
+    assert instructions.total_instructions(tmp_path) == 29474596144 + 3748761
+
+
+def test_without_valgrind_it_says_so_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(instructions.shutil, "which", lambda name: None)
+    assert instructions.main(["--corpus", str(tmp_path)]) == 2
+    assert capsys.readouterr().out.splitlines() == [
+        "bench: valgrind is not installed (apt-get install valgrind); nothing measured"]
+
+
+def test_a_folder_without_repositories_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(instructions.shutil, "which", lambda name: "/usr/bin/valgrind")
+    assert instructions.main(["--corpus", str(tmp_path)]) == 2
+    assert capsys.readouterr().out.splitlines() == [f"bench: no git repository in {tmp_path}"]
+
+
+def test_the_bare_child_reads_and_parses_a_repositorys_tf_files(tmp_path: Path) -> None:
+    """The measured child runs as its own process: it reads the TF files of the listed
+    repositories (a file fissix cannot parse included) and exits 0, with and without parsing."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "train.py").write_text("import tensorflow as tf\nsess = tf.Session()\n")
+    (repo / "old.py").write_text("import tensorflow as tf\nprint 'python 2'\n")
+    (repo / "util.py").write_text("x = 1\n")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t.invalid", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    for command in (["git", "init", "-q"], ["git", "add", "."], ["git", "commit", "-qm", "c"]):
+        subprocess.run(command, cwd=repo, env=env, check=True)
+    listing = tmp_path / "repos.txt"
+    listing.write_text(f"{repo}\n")
+    for flags in (["--parse"], []):
+        done = subprocess.run([sys.executable, str(BENCH / "instructions.py"), "--bare", str(listing), *flags],
+                              capture_output=True, text=True)
+        assert (done.returncode, done.stderr) == (0, "")
