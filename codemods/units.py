@@ -119,8 +119,14 @@ def module_layout(text: str, marks: Sequence[Mark] = ()) -> Optional[Layout]:
 
 def _split_lines(text: str) -> list[str]:
     """Lines ended by ``\\n`` only, as both tokenizers count them (``str.splitlines`` also
-    breaks at form feeds and Unicode line separators)."""
-    return [line for line in re.split(r"(?<=\n)", text) if line]
+    breaks at form feeds and Unicode line separators). ``str.split``, not a split at a
+    look-behind, which the regular expression engine tries at every character."""
+    lines = text.split("\n")
+    last = lines.pop()
+    lines = [line + "\n" for line in lines]
+    if last:
+        lines.append(last)
+    return lines
 
 
 def _groups(body: Sequence[ast.stmt]) -> Iterator[list[ast.stmt]]:

@@ -6,6 +6,7 @@ every source the suite has, on generated modules and on the shapes where the two
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -153,3 +154,11 @@ def test_groups_that_share_a_line_are_walked() -> None:
 def test_the_index_is_read_for_every_type_the_walk_sees() -> None:
     """A type added to what the walk looks at (``_SEEN``) must be taken from the index too."""
     assert units._TAKEN == (units._SEEN - {ast.arguments}) | {ast.Name, ast.Attribute, ast.Lambda}
+
+
+@pytest.mark.parametrize("text", ["", "\n", "\n\n", "a", "a\n", "a\nb", "a\n\nb\n", "x = 1\r\ny = 2\r\n",
+                                  "a\rb\n", "f\x0cg\n", "u\u2028v\n", "\n\nlast"])
+def test_lines_end_at_newlines_only_as_a_split_after_each_newline(text: str) -> None:
+    """``_split_lines`` is the split after every ``\\n`` (empty pieces dropped), and joins back."""
+    assert _split_lines(text) == [line for line in re.split(r"(?<=\n)", text) if line]
+    assert "".join(_split_lines(text)) == text
