@@ -112,23 +112,28 @@ def _is_nested_def_name(leaf: pytree.Leaf, scope: pytree.Node) -> bool:
     return parent.type == syms.funcdef and parent is not scope and parent.children[1] is leaf
 
 
+#: An occurrence held in a nested scope: the leaf, whether it is nested (relative to the walk's
+#: start), and whether it is the scope's own (not in a scope nested in it).
+_Held = tuple[pytree.Leaf, bool, bool]
+
+
 def _occurrences(node: pytree.Base, name: str, nested: bool = False) -> Iterator[tuple[pytree.Leaf, bool]]:
     """Each leaf of ``node`` that is the variable ``name``, in source order, and whether it is
     in a nested function, class or lambda (one that binds ``name`` itself is left out; a
     def's name counts where the def is).
 
     One walk of the tree: a nested scope's occurrences are held until its end, when its own
-    (not those of scopes nested in it) say whether it binds ``name`` (:func:`_binds_locally`),
-    and then dropped or passed on. Asking that first walked every nested scope once more per
-    level of nesting. One loop with a stack, not a generator per level: a leaf deep in the
-    tree is not passed up every level."""
-    # A frame: the children being walked, whether they are nested, where occurrences go (None:
-    # yielded), the scope's own occurrences (None outside a nested scope) and whether the
-    # frame is a nested scope's (its held occurrences are settled when it ends).
-    stack: list[tuple[Iterator[pytree.Base], bool, Optional[list[tuple[pytree.Leaf, bool]]],
-                      Optional[list[pytree.Leaf]], bool]] = [(iter(node.children), nested, None, None, False)]
+    (not those of scopes nested in it) say whether it binds ``name`` (:func:`_binds`), and
+    then dropped or passed on. Asking that first walked every nested scope once more per level
+    of nesting. One loop with a stack, not a generator per level: a leaf deep in the tree is
+    not passed up every level."""
+    # A frame: the children being walked, whether they are nested, the nested scope's held
+    # occurrences (leaf, nested, the scope's own) or None outside one (yielded), and whether
+    # the frame is that scope's (settled when it ends).
+    stack: list[tuple[Iterator[pytree.Base], bool, Optional[list[_Held]], bool]] = [
+        (iter(node.children), nested, None, False)]
     while stack:
-        children, inside, held, own, _ = stack[-1]
+        children, inside, held, _ = stack[-1]
         for child in children:
             found = None
             if child.type == token.NAME:
@@ -138,26 +143,25 @@ def _occurrences(node: pytree.Base, name: str, nested: bool = False) -> Iterator
                 if child.type == syms.funcdef and child.children[1].value == name:
                     found = child.children[1]
             elif child.children:
-                stack.append((iter(child.children), inside, held, own, False))
+                stack.append((iter(child.children), inside, held, False))
                 break
             if found is not None:
                 if held is None:
                     yield found, inside
                 else:
-                    held.append((found, inside))
-                    own.append(found)  # type: ignore[union-attr]
+                    held.append((found, inside, True))
             if child.type in NESTED_SCOPES:
-                stack.append((iter(child.children), True, [], [], True))
+                stack.append((iter(child.children), True, [], True))
                 break
         else:
-            _, _, ended, ended_own, scope = stack.pop()
-            if not scope or _binds(ended_own or ()):
+            _, _, ended, scope = stack.pop()
+            if not scope or ended is None or _binds(leaf for leaf, _, own in ended if own):
                 continue
             outer = stack[-1][2]
             if outer is None:
-                yield from ended or ()
+                yield from ((leaf, inner) for leaf, inner, _ in ended)
             else:
-                outer.extend(ended or ())
+                outer.extend((leaf, inner, False) for leaf, inner, _ in ended)
 
 
 def _is_variable(leaf: pytree.Leaf) -> bool:
