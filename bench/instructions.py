@@ -64,8 +64,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         work = Path(scratch)
         listing = work / "repos.txt"
         listing.write_text("".join(f"{repo}\n" for repo in repos))
-        scan = scan_instructions(args.python, listing, work)
-        bare = bare_instructions(listing, work)
+        try:
+            scan = scan_instructions(args.python, listing, work)
+            bare = bare_instructions(listing, work)
+        except Failed as failed:
+            print(f"bench: {failed}; nothing measured")
+            return 1
     print(f"{len(repos)} repositories")
     print(f"scan --jobs 1 --no-cache  {scan / 1e9:8.3f} G instructions (every process)")
     print(f"bare fissix parse         {bare / 1e9:8.3f} G instructions (start-up and imports left out)")
@@ -99,9 +103,16 @@ def counted(command: list[str], out: Path, children: bool = False) -> int:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.%p",
                 f"--trace-children={'yes' if children else 'no'}"]
-    subprocess.run(valgrind + command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=True)
+    done = subprocess.run(valgrind + command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True, errors="replace")
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise Failed(f"{' '.join(command[:4])} ... exited {done.returncode} under valgrind ({last})")
     return total_instructions(out)
+
+
+class Failed(Exception):
+    """A measured command did not succeed (what it said last)."""
 
 
 def total_instructions(folder: Path) -> int:

@@ -58,3 +58,24 @@ def test_the_bare_child_reads_and_parses_a_repositorys_tf_files(tmp_path: Path) 
         done = subprocess.run([sys.executable, str(BENCH / "instructions.py"), "--bare", str(listing), *flags],
                               capture_output=True, text=True)
         assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_a_command_that_fails_under_valgrind_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A measured command that fails is one line and exit 1, with what it said last. A
+    ``valgrind`` on ``PATH`` that fails as valgrind does for a missing program stands in
+    (CI has no valgrind); the real one gives the same line on this machine."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "valgrind").write_text('#!/bin/sh\necho "valgrind: $4: No such file or directory" >&2\nexit 127\n')
+    (tools / "valgrind").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{instructions.os.environ['PATH']}")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-q",
+                    "--allow-empty", "-m", "c"], cwd=repo, check=True)
+    assert instructions.main(["--corpus", str(repo), "--python", "/no/such/python"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "bench: /no/such/python -m npu_codemod scan ... exited 127 under valgrind "
+        "(valgrind: /no/such/python: No such file or directory); nothing measured"]
