@@ -50,6 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return bare_child(args.bare, args.parse)
     if args.corpus is None:
         parser.error("--corpus DIR is needed")
+    if not args.corpus.is_dir():
+        print(f"bench: {args.corpus} is not a folder")
+        return 2
     if shutil.which("valgrind") is None:
         print("bench: valgrind is not installed (apt-get install valgrind); nothing measured")
         return 2
@@ -72,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
     print(f"{len(repos)} repositories")
     print(f"scan --jobs 1 --no-cache  {scan / 1e9:8.3f} G instructions (every process)")
-    print(f"bare fissix parse         {bare / 1e9:8.3f} G instructions (start-up and imports left out)")
+    print(f"bare fissix parse         {bare / 1e9:8.3f} G instructions (start-up, imports and reading left out)")
     print(f"scan / bare parse         {scan / bare:8.3f}x")
     return 0
 

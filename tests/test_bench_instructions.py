@@ -33,6 +33,11 @@ def test_without_valgrind_it_says_so_in_one_line(tmp_path: Path, monkeypatch: py
         "bench: valgrind is not installed (apt-get install valgrind); nothing measured"]
 
 
+def test_a_missing_folder_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert instructions.main(["--corpus", str(tmp_path / "gone")]) == 2
+    assert capsys.readouterr().out.splitlines() == [f"bench: {tmp_path / 'gone'} is not a folder"]
+
+
 def test_a_folder_without_repositories_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(instructions.shutil, "which", lambda name: "/usr/bin/valgrind")
