@@ -122,3 +122,15 @@ def test_a_split_rerun_with_fewer_rules_undoes_a_groups_stale_edits(tmp_path: Pa
     assert git(repo, "rev-parse", f"{group}~1") == first  # a fast-forward
     third = _run(tmp_path, "three", "--split-by", "directory")
     assert third["status"] == "unchanged" and git(repo, "rev-parse", f"{group}~1") == first
+
+
+def test_a_committed_python_symlink_is_no_uncommitted_change(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "train_link.py").symlink_to("train.py")
+    git(repo, "add", "train_link.py")
+    git(repo, "commit", "-q", "-m", "a symlink to the training script")
+    assert git(repo, "status", "--porcelain") == ""
+    done = cli("run", "--repos", "repos.txt", "--report-dir", "one", "--no-progress",
+               cwd=tmp_path, expect=0)
+    assert "uncommitted" not in done.stderr
+    assert repo_record(tmp_path / "one")["uncommitted"] == 0

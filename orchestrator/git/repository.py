@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass, field
 from io import BytesIO
 from typing import Iterator, Mapping, Optional
@@ -246,8 +247,10 @@ def uncommitted_paths(repo: git.Repo, head: str) -> int:
     except Exception:  # no index yet, or one this GitPython cannot read: nothing to tell
         return 0
     committed = python_contents(repo, head)
+    # Regular files only, as ``python_contents`` reads the commit: a committed symlink named
+    # ``*.py`` is neither side's (the index holds its target, which is no work left out).
     indexed = {str(path): entry for (path, stage), entry in entries.items()
-               if stage == 0 and str(path).endswith(".py")}
+               if stage == 0 and str(path).endswith(".py") and stat.S_ISREG(entry.mode)}
     top = top_dir(repo)
     differ = [path for path, entry in indexed.items()
               if committed.get(path) != entry.hexsha or _worktree_differs(os.path.join(top, path), entry)]
