@@ -7,6 +7,7 @@ imports), or it would rebind the file's alias.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Iterator, Optional
 
 from fissix import pytree
@@ -18,7 +19,12 @@ from .snippets import parse_statements
 
 #: The import NPU001 adds; code that uses ``npu_ops``, ``npu_unary_ops``... asks for it.
 NPU_INIT_IMPORT = "from npu_bridge.npu_init import *"
+#: The star import of the TF 2.x adapter's compat header (NPU062), which the header follows
+#: with ``npu_device.compat.enable_v1()``: the imports rules ask for go after both.
+COMPAT_INIT_IMPORT = "from npu_device.compat.v1.npu_init import *"
 
+#: ``<name>.compat.enable_v1()``, as :func:`normalized` spells a statement.
+_SWITCH = re.compile(r"\w+\.compat\.enable_v1\(\)\Z")
 _IMPORTS = (syms.import_name, syms.import_from)
 #: Nodes an import can sit in at module level (not functions or classes: their imports bind
 #: no module name). Expressions hold no statements, so the search does not enter them.
@@ -83,7 +89,7 @@ def insert_header_imports(
     missing = [s for s in dict.fromkeys(statements) if find_import(tree, s) is None]
     if not missing:
         return []
-    anchor = find_import(tree, after) if after else None
+    anchor = _past_switch(find_import(tree, after)) if after else None
     index = child_index(anchor) + 1 if anchor else header_index(tree)
     following = tree.children[index] if index < len(tree.children) else None
     if anchor is None and following is not None and _starts_with_future(following):
@@ -99,6 +105,15 @@ def insert_header_imports(
     for offset, node in enumerate(nodes):
         tree.insert_child(index + offset, node)
     return missing
+
+
+def _past_switch(anchor: Optional[pytree.Node]) -> Optional[pytree.Node]:
+    """``anchor``, or the ``<name>.compat.enable_v1()`` statement right after it: the compat
+    header's star import and its switch stay together (imports after the switch)."""
+    following = anchor.next_sibling if anchor is not None else None
+    if following is not None and _SWITCH.match(normalized(following)):
+        return following  # type: ignore[return-value]
+    return anchor
 
 
 def _split_header_comments(prefix: str) -> tuple[str, str]:
@@ -158,7 +173,7 @@ def place_imports(tree: pytree.Node, statements: Iterable[str], newline: str) ->
         return []
     stars = [s for s in wanted if s.rstrip().endswith("*")]
     others = [s for s in wanted if s not in stars]
-    # Imports go after the NPU001 import when the file has it, asked for or not.
-    present = [s for s in (*stars, NPU_INIT_IMPORT) if find_import(tree, s) is not None]
+    # Imports go after the NPU001 import (or NPU062's header) when the file has it, asked for or not.
+    present = [s for s in (*stars, NPU_INIT_IMPORT, COMPAT_INIT_IMPORT) if find_import(tree, s) is not None]
     ordered = [s for s in stars if s not in present] + others
     return insert_header_imports(tree, ordered, newline, after=present[0] if present else None)

@@ -511,3 +511,23 @@ def test_tf_through_a_star_import_of_the_repository_s_module_is_tensorflow() -> 
     assert file_kind(signals_of(parameter, "train.py"), "2").kind == TF_NEUTRAL
     adapter = train.replace("from custom.layers import *", "from npu_bridge.npu_init import *")
     assert file_kind(signals_of(adapter, "train.py"), "2").kind == TF_NEUTRAL
+
+
+def test_compat_header_imports_follow_the_header_after_future_imports() -> None:
+    """The imports rules ask for (NPU007's ``RewriterConfig``) go after NPU062's header, as
+    after NPU001's import in a TF 1.x file: the blank line after the ``__future__`` imports
+    stays where it was."""
+    before = ('"""Inference."""\nfrom __future__ import absolute_import\nfrom __future__ import print_function\n\n'
+              "import base64\nimport tensorflow.compat.v1 as tf\n\ntf.disable_v2_behavior()\n\n\n"
+              "def main():\n    with tf.Session() as sess:\n        print(sess.run(tf.constant(1)))\n")
+    after = ('"""Inference."""\nfrom __future__ import absolute_import\nfrom __future__ import print_function\n\n'
+             "import npu_device\nfrom npu_device.compat.v1.npu_init import *\nnpu_device.compat.enable_v1()\n"
+             "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig\n"
+             "import base64\nimport tensorflow.compat.v1 as tf\n\ntf.disable_v2_behavior()\n\n\n"
+             "def main():\n    config = tf.ConfigProto()\n"
+             "    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()\n"
+             '    custom_op.name = "NpuOptimizer"\n'
+             "    config.graph_options.rewrite_options.remapping = RewriterConfig.OFF\n"
+             "    config.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF\n"
+             "    with tf.Session(config=config) as sess:\n        print(sess.run(tf.constant(1)))\n")
+    assert_migrates(before, after, facts=TF2_RUNTIME)

@@ -22,6 +22,7 @@ from npu_codemod.api import (
     parse_statements,
 )
 from npu_codemod.api._toolkit import (
+    COMPAT_INIT_IMPORT,
     NPU_INIT_IMPORT,
     TF2_COMPAT,
     device_binding,
@@ -33,7 +34,7 @@ from npu_codemod.api._toolkit import (
 
 from ._header import insert_at_header
 
-COMPAT_STAR = "from npu_device.compat.v1.npu_init import *"
+COMPAT_STAR = COMPAT_INIT_IMPORT
 HEADER = f"import npu_device\n{COMPAT_STAR}\nnpu_device.compat.enable_v1()\n"
 #: ``<name>.compat.enable_v1()`` as a module-level statement.
 _SWITCH = re.compile(r"^\s*(\w+)\.compat\.enable_v1\(\s*\)\s*$")

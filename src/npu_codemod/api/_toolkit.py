@@ -58,7 +58,7 @@ from npu_codemod.codemods.estimators import (
     estimator_subclass_names,
 )
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.codemods.imports import NPU_INIT_IMPORT, find_import, header_index
+from npu_codemod.codemods.imports import COMPAT_INIT_IMPORT, NPU_INIT_IMPORT, find_import, header_index
 from npu_codemod.codemods.module_training import trains_when_run
 from npu_codemod.codemods.modules import (
     ModuleIndex,
@@ -273,6 +273,7 @@ __all__ = [
     "needs_parentheses",
     "node_pre_order",
     "NPU_INIT_IMPORT",
+    "COMPAT_INIT_IMPORT",
     "NPU_STRATEGY",
     "open_block",
     "own_nodes",
