@@ -112,7 +112,7 @@ def _past_switch(anchor: Optional[pytree.Node]) -> Optional[pytree.Node]:
     header's star import and its switch stay together (imports after the switch)."""
     following = anchor.next_sibling if anchor is not None else None
     if following is not None and _SWITCH.match(normalized(following)):
-        return following  # type: ignore[return-value]
+        return following
     return anchor
 
 

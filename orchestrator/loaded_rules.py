@@ -19,6 +19,7 @@ from npu_codemod.codemods.names import IMPORTS_TF
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
+from npu_codemod.codemods.star_imports import star_export_fact, star_import_facts
 from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_scopes import file_fact
 from npu_codemod.codemods.tf_versions import signals_of
@@ -148,12 +149,15 @@ class LoadedRules:
             facts.update(signals.facts())
             facts.update(filter(None, [graph_fact(path, text, signals)]))
             facts.add(file_fact(path, signals))
+            facts.update(star_import_facts(path, text, imports_tf=True))
+            facts.update(filter(None, [star_export_fact(path, text)]))
             results, errors = self.plugins.call_each("npu_codemod_analyze_file", path=path, text=text)
             for _, result in results:
                 facts.update(result or ())
             return FileFacts(frozenset(facts), tuple(errors))
         if size_problem(text) is None:  # imports no TF: an entry of NPU061's, or a link to one
             facts.update(filter(None, [graph_fact(path, text, None)]))
+            facts.update(star_import_facts(path, text, imports_tf=False))  # TF through ``import *``?
         return FileFacts(frozenset(facts))
 
 

@@ -23,6 +23,7 @@ from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, not
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.sites import SiteCounts, rule_sites, settle
 from npu_codemod.codemods.source import UndecodableSource, decode_source
+from npu_codemod.codemods.star_imports import may_star_import, star_findings
 from npu_codemod.codemods.tf_scopes import decided_facts
 from npu_codemod.codemods.tf_versions import KINDS, NON_TF
 from npu_codemod.orchestrator.batch.analysis_cache import CachedAnalysis, cached_analysis
@@ -110,11 +111,14 @@ def with_shard_facts(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> Sha
 
 
 def runtime_facts(plan: RepoPlan, facts: frozenset[str]) -> tuple[frozenset[str], tuple[Finding, ...]]:
-    """``facts`` with the repository's TensorFlow runtime (``tf_runtime``), and its findings."""
+    """``facts`` with the repository's TensorFlow runtime (``tf_runtime``), and its findings, with
+    those of files that use TensorFlow only through a star import (``star_imports``)."""
     decided, messages = decided_facts(plan.job.selection.tensorflow, dict(plan.manifests), facts)
     repo, enabled = plan.job.entry.name, load_rules(plan.job.selection).engine.enabled
     found = tuple(message.finding(repo, FILE_RULE) for message in messages
                   if message.rule is None or message.rule[0] in enabled)  # a program's: NPU061 runs
+    found += tuple(file_finding(repo, path, "unmigrated", message, line)
+                   for path, line, message in star_findings(facts))
     return decided, found
 
 
@@ -248,7 +252,7 @@ def _wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules,
         if loaded_rules.engine.wants(data):
             candidates.append(file)
             yield file.path, data
-        elif graph:
+        elif graph or may_star_import(data):
             yield file.path, data
 
 
@@ -262,7 +266,7 @@ def _split_wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules
         for file, data in gitrepo.read_blobs(repo, files):
             if loaded_rules.engine.wants(data):
                 candidates.append(file)
-            elif loaded_rules.engine.reads_programs:
+            elif loaded_rules.engine.reads_programs or may_star_import(data):
                 yield file.path, data
 
     facts = loaded_rules.files_facts(others()).facts

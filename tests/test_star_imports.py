@@ -1,0 +1,104 @@
+"""A file that uses TensorFlow only through ``from models import *`` is reported at that line,
+never left alone in silence (``codemods/star_imports``): the exports of the star-imported
+module, what passes on through another star import, ``__all__`` and private names, and a
+real repository through the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from npu_codemod.codemods.star_imports import (
+    star_export_fact,
+    star_findings,
+    star_import_facts,
+)
+
+from support.cli import cli, repo_record
+from support.git import make_repo
+
+NETS = '''"""Layers shared by the models."""
+import numpy as np
+import tensorflow as tf
+from tensorflow.contrib import slim as _slim
+
+slim = tf.contrib.slim
+
+
+def dense(x, n):
+    return tf.layers.dense(x, n)
+'''
+
+TRAINER = '''"""Trains the model: every TensorFlow name comes from the star import."""
+import os
+
+from nets import *
+
+
+def train(logdir):
+    x = tf.placeholder(tf.float32, [None, 4])
+    loss = tf.reduce_mean(dense(x, 1))
+    step = tf.train.AdamOptimizer(1e-3).minimize(loss)
+    sv = tf.train.Supervisor(logdir=logdir)
+    sess = sv.prepare_or_wait_for_session(config=tf.ConfigProto(allow_soft_placement=True))
+    sess.run(step, {x: [[0.0] * 4]})
+
+
+if __name__ == "__main__":
+    train(os.environ.get("LOGDIR", "/tmp/sv"))
+'''
+
+
+def _facts(files: dict[str, str], tf_files: set[str]) -> set[str]:
+    facts: set[str] = set()
+    for path, text in files.items():
+        facts |= star_import_facts(path, text, imports_tf=path in tf_files)
+        if path in tf_files:
+            facts |= set(filter(None, [star_export_fact(path, text)]))
+    return facts
+
+
+def test_a_module_s_star_import_binds_its_public_tensorflow_names() -> None:
+    assert star_export_fact("nets.py", NETS) == "star-exports:nets=slim,tf"
+    restricted = NETS + '\n__all__ = ["dense"]\n'
+    assert star_export_fact("nets.py", restricted) is None  # __all__ leaves TensorFlow out
+    assert star_export_fact("pkg/__init__.py", "import tensorflow as _tf\n") is None
+
+
+def test_a_script_using_tf_through_the_star_import_is_reported_at_that_line() -> None:
+    facts = _facts({"nets.py": NETS, "trainer.py": TRAINER}, {"nets.py"})
+    assert star_findings(facts) == [(
+        "trainer.py", 4,
+        "uses TensorFlow only through `from nets import *` (nets binds tf): not migrated, the "
+        "rules read a file's own imports; import what it uses here (`import tensorflow as tf`) "
+        "and run again")]
+
+
+def test_names_pass_on_through_another_module_s_star_import_and_relative_ones() -> None:
+    files = {"lib/__init__.py": "", "lib/nets.py": NETS, "lib/common.py": "from .nets import *\nSEED = 1\n",
+             "lib/trainer.py": TRAINER.replace("from nets import *", "from .common import *")}
+    found = star_findings(_facts(files, {"lib/nets.py"}))
+    assert [(path, line) for path, line, _ in found] == [("lib/trainer.py", 4)]
+    assert "`from .common import *` (lib.common binds tf)" in found[0][2]
+
+
+def test_no_finding_where_no_tensorflow_name_is_used_or_the_file_imports_tf_itself() -> None:
+    unused = "from nets import *\n\nprint(dense)\n"
+    own = "import tensorflow as tf\nfrom nets import *\n\nx = tf.constant(1)\n"
+    facts = _facts({"nets.py": NETS, "show.py": unused, "own.py": own}, {"nets.py", "own.py"})
+    assert star_findings(facts) == []
+    assert star_findings(_facts({"trainer.py": TRAINER}, set())) == []  # nets is not in the repo
+
+
+def test_the_cli_reports_the_file_and_the_verdict_is_not_ready(tmp_path: Path) -> None:
+    make_repo(tmp_path / "gan", {"nets.py": NETS, "trainer.py": TRAINER})
+    (tmp_path / "repos.txt").write_text("gan\n")
+    records = []
+    for engine in ("selective", "full"):
+        cli("scan", "--repos", "repos.txt", "--report-dir", engine, "--no-progress", "--no-cache",
+            "--engine", engine, cwd=tmp_path, expect=0)
+        records.append(repo_record(tmp_path / engine))
+    record = records[0]
+    assert [(f["path"], f["line"], f["status"]) for f in record["findings"] if f["rule_id"] == "NPU000"] \
+        == [("trainer.py", 4, "unmigrated")]
+    assert record["verdict"] == "needs-work"
+    assert records[0]["findings"] == records[1]["findings"]
