@@ -42,9 +42,8 @@ _ROOTS = (TF, ESTIMATOR_PACKAGE)
 _STAR = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\*", re.MULTILINE)
 #: A name the code calls or reads an attribute of (``tf.``, ``dense(``).
 _USED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)[ \t]*[.(]")
-MESSAGE = ("uses TensorFlow only through `from {spelled} import *` ({module} binds {names}): not "
-           "migrated, the rules read a file's own imports; import what it uses here (`import "
-           "tensorflow as tf`) and run again")
+MESSAGE = ("uses TensorFlow only through {imports}: not migrated, the rules read a file's own "
+           "imports; import what it uses here (`import tensorflow as tf`) and run again")
 
 
 #: The bytes test of :func:`star_import_facts`: may this file's star import bind a name?
@@ -98,8 +97,9 @@ def star_export_fact(path: str, text: str) -> Optional[str]:
 
 
 def star_findings(facts: Iterable[str]) -> list[tuple[str, int, str]]:
-    """``(path, line, message)`` of each star import through which a file that imports no
-    TensorFlow itself uses TensorFlow names, from the repository's facts."""
+    """``(path, line, message)`` of each file that imports no TensorFlow itself and uses
+    TensorFlow names its star imports bind (one per file, at the first such import), from the
+    repository's facts."""
     exports: dict[str, set[str]] = {}
     imports: list[tuple[str, int, str, bool, frozenset[str]]] = []
     for fact in facts:
@@ -114,11 +114,13 @@ def star_findings(facts: Iterable[str]) -> list[tuple[str, int, str]]:
     known = exports.keys() | _modules(imports)
     resolved = [(*star, _resolve(star[2], star[0], known)) for star in imports]
     _pass_on(exports, resolved)
-    found = []
+    by_file: dict[str, list[tuple[int, str]]] = {}
     for at, number, written, own_tf, spelled_names, target in sorted(resolved):
         bound = sorted(exports.get(target or "", set()) & spelled_names)
         if not own_tf and bound:
-            found.append((at, number, MESSAGE.format(spelled=written, module=target, names=", ".join(bound))))
+            by_file.setdefault(at, []).append((number, f"`from {written} import *` ({target} binds {', '.join(bound)})"))
+    found = [(at, stars[0][0], MESSAGE.format(imports=" and ".join(text for _, text in stars)))
+             for at, stars in by_file.items()]
     return found
 
 

@@ -81,6 +81,17 @@ def test_names_pass_on_through_another_module_s_star_import_and_relative_ones() 
     assert "`from .common import *` (lib.common binds tf)" in found[0][2]
 
 
+def test_a_file_with_two_such_star_imports_is_one_finding_naming_both() -> None:
+    metrics = "import tensorflow as tf\n\n\ndef accuracy(a, b):\n    return tf.reduce_mean(a - b)\n"
+    trainer = "from nets import *\nfrom metrics import *\n\nx = tf.constant(1)\nslim.fully_connected(x, 2)\n"
+    found = star_findings(_facts({"nets.py": NETS, "metrics.py": metrics, "trainer.py": trainer},
+                                 {"nets.py", "metrics.py"}))
+    assert found == [("trainer.py", 1, "uses TensorFlow only through `from nets import *` (nets binds "
+                      "slim, tf) and `from metrics import *` (metrics binds tf): not migrated, the "
+                      "rules read a file's own imports; import what it uses here (`import "
+                      "tensorflow as tf`) and run again")]
+
+
 def test_no_finding_where_no_tensorflow_name_is_used_or_the_file_imports_tf_itself() -> None:
     unused = "from nets import *\n\nprint(dense)\n"
     own = "import tensorflow as tf\nfrom nets import *\n\nx = tf.constant(1)\n"
