@@ -20,6 +20,7 @@ from npu_codemod.codemods.engine import FILE_RULE, FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import rewrite_instruction
+from npu_codemod.codemods.star_imports import star_findings
 from npu_codemod.codemods.tf_runtime import is_manifest
 from npu_codemod.codemods.tf_scopes import decided_facts
 from npu_codemod.orchestrator.loaded_rules import LoadedRules
@@ -219,6 +220,7 @@ def check_contents(contents: dict[str, bytes], loaded_rules: LoadedRules, links:
              for message in messages if message.rule is None or message.rule[0] in loaded_rules.engine.enabled]
     for path, data in contents.items():
         sites += outcome_sites(loaded_rules.engine.process(data, path, facts=facts))
+    sites += [Site(path, line, 0, FILE_RULE_ID, message) for path, line, message in star_findings(facts)]
     sites += [Site(path, 1, 0, FILE_RULE_ID, SYMLINK) for path in links]
     return sorted(sites, key=lambda s: (s.path, s.line, s.column, s.rule_id))
 

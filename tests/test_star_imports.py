@@ -113,3 +113,13 @@ def test_the_cli_reports_the_file_and_the_verdict_is_not_ready(tmp_path: Path) -
         == [("trainer.py", 4, "unmigrated")]
     assert record["verdict"] == "needs-work"
     assert records[0]["findings"] == records[1]["findings"]
+
+
+def test_check_lists_the_file_as_run_does(tmp_path: Path) -> None:
+    (tmp_path / "nets.py").write_text(NETS)
+    (tmp_path / "trainer.py").write_text(TRAINER)
+    lines = cli("check", ".", cwd=tmp_path, expect=1).stdout.splitlines()
+    assert [line for line in lines if "star import" in line or "only through" in line] == [
+        "trainer.py:4:1: NPU000 uses TensorFlow only through `from nets import *` (nets binds tf): "
+        "not migrated, the rules read a file's own imports; import what it uses here (`import "
+        "tensorflow as tf`) and run again"]
