@@ -233,3 +233,42 @@ def test_a_config_given_to_a_creator_in_each_branch_gets_its_lines_before_each_c
     assert [s for s in sites(findings) if s[0] == "NPU007"] == [
         ("NPU007", 12, 18, "migrated"), ("NPU007", 14, 18, "migrated"),
         ("NPU007", 15, 9, "migrated")]
+
+
+POSE = IMPORTS + '''
+
+class PoseEstimator:
+    """Loads a frozen graph; callers may leave the session config out."""
+
+    def __init__(self, graph_path, target_size=(432, 368), tf_config=None):
+        self.target_size = target_size
+        self.graph = tf.get_default_graph()
+        self.persistent_sess = tf.Session(graph=self.graph, config=tf_config)
+
+
+def evaluate(checkpoint, config):
+    with tf.Session(config=config) as sess:
+        tf.train.Saver().restore(sess, checkpoint)
+'''
+
+
+def _guarded(name: str, indent: str) -> str:
+    return f"{indent}if {name} is None:\n{indent}    {name} = tf.ConfigProto()\n"
+
+
+def test_a_config_parameter_that_defaults_to_none_is_made_before_its_lines():
+    """``PoseEstimator(path)`` passes None: lines for the object alone would raise there."""
+    after = "from npu_bridge.npu_init import *\n" + POSE.replace(
+        "        self.persistent_sess =",
+        _guarded("tf_config", " " * 8) + npu_lines("tf_config", " " * 8) + "        self.persistent_sess =").replace(
+        "    with tf.Session(config=config)", npu_lines("config", "    ") + "    with tf.Session(config=config)")
+    check(POSE, after, [("NPU007", 15, 31, "migrated"), ("NPU007", 19, 9, "migrated")])
+
+
+def test_soft_placement_goes_after_the_none_guard():
+    new, findings = run_rules(POSE, RULES | {"NPU008"}, {FACT})
+    assert new is not None
+    assert_migrates(POSE, new, RULES | {"NPU008"}, {FACT})  # compiles; a second run changes nothing
+    guard = new.index("        if tf_config is None:")
+    assert guard < new.index("        tf_config.allow_soft_placement = True") < new.index("self.persistent_sess")
+    assert ("NPU008", 15, 31, "migrated") in sites(findings)

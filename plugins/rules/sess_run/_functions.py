@@ -6,7 +6,7 @@ from __future__ import annotations
 from npu_codemod.api import Base, Leaf, Node, symbols, tokens
 from npu_codemod.api._toolkit import function_returns, is_return
 
-__all__ = ["parameters", "function_returns", "is_return"]
+__all__ = ["parameters", "defaults_to_none", "function_returns", "is_return"]
 
 
 def parameters(function: Node) -> list[tuple[str, Leaf]]:
@@ -35,3 +35,15 @@ def parameters(function: Node) -> list[tuple[str, Leaf]]:
             result.append((kind, leaf))
             kind = "keyword" if kind == "star" else kind
     return result
+
+
+def defaults_to_none(function: Node, name: str) -> bool:
+    """Is ``name`` a parameter of ``function`` whose default is ``None`` (``def f(config=None)``)?
+    A caller that leaves it out passes None, which code written for an object must not reach."""
+    for _, leaf in parameters(function):
+        if leaf.value == name:
+            item = leaf.parent if leaf.parent is not None and leaf.parent.type == symbols.tname else leaf
+            equal = item.next_sibling
+            value = equal.next_sibling if equal is not None and equal.type == tokens.EQUAL else None
+            return value is not None and value.type == tokens.NAME and value.value == "None"
+    return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import FrozenSet, Iterable, Literal, Optional
+from typing import Callable, FrozenSet, Iterable, Literal, Optional
 
 from npu_codemod.api import (
     Base,
@@ -38,6 +38,7 @@ from npu_codemod.api._toolkit import (
     enclosing_scope,
     fact_names,
     free_name,
+    indentation,
     is_call_trailer,
     memo,
     position,
@@ -47,7 +48,7 @@ from npu_codemod.api._toolkit import (
     why_not,
 )
 
-from ._config_flow import Flow, target_flow
+from ._config_flow import PARAMETER, Flow, target_flow
 from ._config_functions import (
     ConfigSource,
     config_function_facts,
@@ -57,7 +58,7 @@ from ._config_functions import (
 )
 from ._estimator_configs import FROM_RUN_CONFIG, run_config_session_config
 from ._free_names import claim, taken_names
-from ._functions import function_returns
+from ._functions import defaults_to_none, function_returns
 from ._session_config import (
     CUSTOM_OP,
     MONITORED_SESSION,
@@ -448,7 +449,7 @@ def _complete(target: ConfigTarget, ctx: FileContext) -> _Done:
     lacking = flow.lacking(CUSTOM_OP)
     if not any(CUSTOM_OP in pieces for _, pieces in flow.reaching):
         missing = set().union(*(NPU_PIECES - pieces for _, pieces in flow.reaching))
-        done.added |= _insert_before(target, missing, ctx)
+        done.added |= _insert_before(target, missing, ctx, _none_guard(target, flow, ctx))
         return done
     unsafe = [index for index in sorted(lacking) if _after_binding(flow, index) is None]
     if unsafe:
@@ -510,9 +511,11 @@ def _twice(target: ConfigTarget, flow: Flow) -> str:
             f"function that made it); keep exactly one custom_optimizers.add() per config object")
 
 
-def _insert_before(target: ConfigTarget, missing: set[str], ctx: FileContext) -> bool:
+def _insert_before(target: ConfigTarget, missing: set[str], ctx: FileContext,
+                   guard: Optional[Callable[[Base], str]] = None) -> bool:
     """Insert the ``missing`` lines before the target's statement (outside loops that keep
-    the object), or after the module-level binding of a global; True when any."""
+    the object), or after the module-level binding of a global; True when any. ``guard``:
+    the code that goes first, given the statement the lines go before."""
     if not missing:
         return False
     binding = _module_binding(target) or _attribute_binding(target)
@@ -520,10 +523,29 @@ def _insert_before(target: ConfigTarget, missing: set[str], ctx: FileContext) ->
     if binding is not None:
         _insert_npu_lines(target.expression, missing, binding, ctx, after=True)
     else:
-        _insert_npu_lines(target.expression, missing, target.anchor, ctx)
+        first = guard(target.anchor) if guard is not None and CUSTOM_OP in missing else ""
+        _insert_npu_lines(target.expression, missing, target.anchor, ctx, first=first)
     if missing - {CUSTOM_OP}:
         ensure_rewriter_config(ctx)
     return True
+
+
+def _none_guard(target: ConfigTarget, flow: Flow, ctx: FileContext) -> Optional[Callable[[Base], str]]:
+    """``if config is None: config = tf.ConfigProto()`` (on two lines) for a parameter that
+    defaults to None and reaches the session as passed (``def __init__(self, tf_config=None)``):
+    the lines for the object would raise on None, and ``Session(config=None)`` runs with a
+    default ``ConfigProto``, which the guard makes explicit (then configured for the NPU)."""
+    scope = enclosing_scope(target.anchor)
+    name = target.expression
+    if scope.type != symbols.funcdef or PARAMETER not in {index for index, _ in flow.reaching} \
+            or not defaults_to_none(scope, name):
+        return None
+
+    def guard(anchor: Base) -> str:
+        indent = indentation(anchor)
+        inner = indent + ("\t" if "\t" in indent else "    ")
+        return f"if {name} is None:\n{inner}{name} = {ctx.tf_module()}.ConfigProto()"
+    return guard
 
 
 def _module_binding(target: ConfigTarget) -> Optional[Base]:
