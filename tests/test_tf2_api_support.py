@@ -121,3 +121,68 @@ def test_tf2_code_written_through_compat_v2_is_looked_up_as_tf() -> None:
     assert [site for site in sites(folded.findings) if site[0] == "NPU071"] == sites(plain.findings)
     assert sorted(folded.api_sites) == sorted(plain.api_sites)
     assert not any("compat.v2" in row.api for row in folded.api_sites)
+
+
+HOROVOD_STEP = '''\
+"""One training step of a regression model, averaged over Horovod workers (TF 2.x)."""
+import horovod.tensorflow as hvd
+import tensorflow as tf
+
+hvd.init()
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,))])
+optimizer = tf.keras.optimizers.SGD(0.01 * hvd.size())
+
+
+@tf.function
+def step(x, y, first):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    tape = hvd.DistributedGradientTape(tape)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    if first:
+        hvd.broadcast_variables(model.variables, root_rank=0)
+    return hvd.allgather(loss)
+'''
+HOROVOD_SITES = [(5, 0), (7, 43), (14, 11), (18, 8), (19, 11)]
+
+
+def horovod_findings(source: str, rule_ids: set[str], facts: set[str] = TF2_RUNTIME) -> list:
+    return [f for f in assert_unchanged(source, rule_ids, facts=facts) if "Horovod" in f.message]
+
+
+def test_with_tf2_distributed_off_each_horovod_use_is_left_naming_the_pack() -> None:
+    """TF Adapter 2.x supports Horovod only in compat.v1 scripts: with NPU070's pack off (the
+    default), NPU071 reports each use with NPU070's instruction, as NPU100 does for the
+    ``distributed`` pack in TF 1.x code. Before, nothing did: the file counted as ready."""
+    findings = horovod_findings(HOROVOD_STEP, {"NPU071"})
+    assert [(f.rule_id, f.line, f.column, f.status) for f in findings] == [
+        ("NPU071", line, column, "unmigrated") for line, column in HOROVOD_SITES]
+    said = [f.message.split(" (guide")[0] for f in findings]
+    assert said[0] == ("Horovod in TF 2.x code: TF Adapter 2.x supports it only in tf.compat.v1 "
+                       "scripts; replace hvd.init by nothing: npu.open() reads the rank table and "
+                       "rank id when RANK_SIZE > 1; npu-codemod's tf2-distributed pack (`--rules "
+                       "default,tf2-distributed`) reports the rest of the distributed port "
+                       "(NPU067-NPU070)")
+    assert "replace hvd.DistributedGradientTape by npu.distribute.all_reduce(grads, \"mean\")" in said[2]
+    assert "replace hvd.allgather with npu.distribute (broadcast, all_reduce)" in said[4]
+    assert all(message.endswith("(NPU067-NPU070)") for message in said)
+
+
+def test_with_tf2_distributed_on_npu070_reports_its_sites_and_npu071_only_the_rest() -> None:
+    """One finding per site: NPU070's where it knows the API, NPU071's for the others
+    (``hvd.allgather``), without naming the pack that is on."""
+    findings = horovod_findings(HOROVOD_STEP, {"NPU070", "NPU071"})
+    assert [(f.rule_id, f.line, f.column) for f in findings] == [
+        ("NPU070", 5, 0), ("NPU070", 7, 43), ("NPU070", 14, 11), ("NPU070", 18, 8), ("NPU071", 19, 11)]
+    assert not any("tf2-distributed" in f.message for f in findings)
+
+
+def test_a_tf2_compat_file_s_horovod_is_left_to_the_tf1_rules() -> None:
+    """Horovod in compat.v1 code is supported (NPU021-NPU025 migrate it): no NPU071 finding."""
+    source = COMPAT_SESSION.replace("import tensorflow.compat.v1 as tf\n",
+                                    "import horovod.tensorflow as hvd\nimport tensorflow.compat.v1 as tf\n"
+                                    "\nhvd.init()\n", 1)
+    assert "hvd.init()" in source
+    assert horovod_findings(source, {"NPU071"}) == []
+
