@@ -4,11 +4,15 @@ NPU100 (the TF 1.15 list) never runs on them."""
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 from npu_codemod.codemods import regenerate_support_list as regenerate
 from npu_codemod.codemods.support_list import support_list_tf2
 
+from support.cli import cli
+from support.csvfiles import read_csv
+from support.git import make_repo
 from support.rules import assert_unchanged, process, sites
 from support.tf2_scripts import COMPAT_SESSION, KERAS_FIT
 
@@ -186,3 +190,68 @@ def test_a_tf2_compat_file_s_horovod_is_left_to_the_tf1_rules() -> None:
     assert "hvd.init()" in source
     assert horovod_findings(source, {"NPU071"}) == []
 
+
+LAUNCHER = '''\
+"""Starts the Horovod workers of the TF 2.x data-service example."""
+import sys
+
+from horovod import run
+from horovod.tensorflow.compute_service import TfDataServiceConfig
+
+from workers import train_fn
+
+if __name__ == "__main__":
+    config = TfDataServiceConfig.read(sys.argv[1])
+    run(train_fn, args=(config,), np=config.dispatchers)
+'''
+
+
+def test_a_launcher_importing_only_horovod_is_no_tf1_code_in_a_tf2_repository() -> None:
+    """A file that imports Horovod and no TensorFlow is ``non-tf``: in a TF 2.x repository no
+    TF 1.x rule audits it (NPU100 read ``TfDataServiceConfig.read`` against the TF 1.15 list
+    and named the TF 1.x ``distributed`` pack); in a TF 1.x one it keeps NPU100."""
+    assert process(LAUNCHER, {"NPU100", "NPU071"}, facts=TF2_RUNTIME).findings == ()
+    (tf1,) = process(LAUNCHER, {"NPU100", "NPU071"}, facts={"tf-runtime:1"}).findings
+    assert (tf1.rule_id, tf1.line) == ("NPU100", 10)
+
+
+def run_repos(tmp_path: Path, report: str, *rules: str) -> dict[str, tuple[dict, dict]]:
+    """``npu-codemod run`` over ``repos.txt``: each repository's record in ``run.json`` and row
+    of ``repos.csv``, by name."""
+    cli("run", "--dry-run", "--repos", "repos.txt", "--report-dir", report, "--no-progress",
+        *rules, cwd=tmp_path, expect=0)
+    records = json.loads((tmp_path / report / "run.json").read_text())["repos"]
+    rows = {row["repo"]: row for row in read_csv(tmp_path / report / "repos.csv")}
+    return {record["repo"]: (record, rows[record["repo"]]) for record in records}
+
+
+def left(record: dict) -> list[tuple[str, int, str]]:
+    return [(f["path"], f["line"], f["rule_id"]) for f in record["findings"] if f["status"] == "unmigrated"]
+
+
+def test_a_tf2_repository_training_with_horovod_is_never_ready(tmp_path: Path) -> None:
+    """End to end: a TF 2.x script training with Horovod. With the default packs its Horovod
+    uses are left (NPU071; before, the repository was ``ready``, 0 left), with
+    ``tf2-distributed`` on too, each is counted once. The launcher of a repository whose version
+    is undetermined that imports only Horovod gets no NPU100 finding (the TF 1.15 list)."""
+    script = HOROVOD_STEP + "\n\nfor i in range(10):\n    step(tf.zeros([8, 4]), tf.zeros([8, 1]), i == 0)\n"
+    make_repo(tmp_path / "regression", {"train.py": script, "requirements.txt": "tensorflow==2.6.5\n"})
+    workers = HOROVOD_STEP.replace("hvd.init()\n", "") + \
+        "\n\ndef train_fn(config):\n    hvd.init()\n    for i in range(10):\n" \
+        "        step(tf.zeros([8, 4]), tf.zeros([8, 1]), i == 0)\n"
+    make_repo(tmp_path / "dataservice", {"workers.py": workers, "launch.py": LAUNCHER})
+    (tmp_path / "repos.txt").write_text("regression\ndataservice\n")
+    repos = run_repos(tmp_path, "default")
+    record, row = repos["regression"]
+    assert left(record) == [("train.py", line, "NPU071") for line, _ in HOROVOD_SITES]
+    assert (row["verdict"], row["left"], row["verdict_reason"]) == (
+        "needs-work", "5", "5 site(s) left: 5 to change (NPU071 5)")
+    record, row = repos["dataservice"]
+    assert left(record) == [("", 1, "NPU000"), *(("workers.py", line, "NPU071") for line in (6, 13, 17, 18, 22))]
+    assert row["left"] == "6"  # the version undetermined (NPU000), and Horovod; no NPU100 in launch.py
+    repos = run_repos(tmp_path, "distributed", "--rules", "default,tf2-distributed")
+    record, row = repos["regression"]
+    assert left(record) == [("train.py", 5, "NPU070"), ("train.py", 7, "NPU070"), ("train.py", 14, "NPU070"),
+                            ("train.py", 18, "NPU070"), ("train.py", 19, "NPU071")]
+    assert (row["verdict"], row["left"]) == ("needs-work", "5")
+    assert [rule for _, _, rule in left(repos["dataservice"][0])].count("NPU100") == 0
