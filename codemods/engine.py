@@ -45,9 +45,9 @@ from .tf_programs import (
     ENTRY_FACT,
     ENTRY_RULE,
     MIXED_PART,
-    NEUTRAL_TF1_FACT,
     RepositoryMessage,
     mixed_entry,
+    tf1_side,
 )
 from .tf_versions import (
     CONFLICT,
@@ -269,7 +269,7 @@ class Engine:
             part = () if mixed == path else (RepositoryMessage(path, MIXED_PART.format(entry=mixed), rule=rule),)
             return FileOutcome(path, tuple(message.finding(repo, FILE_RULE) for message in part),
                                kind="" if kind.kind == NON_TF else kind.kind)
-        treated = treatment(kind.kind, runtime_of(facts, path), NEUTRAL_TF1_FACT + path in facts)
+        treated = treatment(kind.kind, runtime_of(facts, path), tf1_side(facts, path, kind.kind))
         scripts = [rule for rule in active if NON_TF in rule.file_kinds] if kind.kind == NON_TF else []
         active = [rule for rule in active if treated in rule.file_kinds and _may_act(rule, source.text)]
         if not active and scripts:

@@ -38,7 +38,7 @@ from .module_training import may_train_when_run, trains_when_run
 from .modules import import_statements, imported_names, module_ast
 from .program_graph import Graph, Node, Program, closure
 from .text_search import AnyOf
-from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
+from .tf_versions import NON_TF, RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -53,6 +53,10 @@ DONE_FACT = "tf2-programs:done"
 #: A ``tf-neutral`` file of a repository whose version is undetermined that belongs to its TF 1.x
 #: code (:func:`tf1_neutral_files`): it gets the TF 1.x rules (the others, the TF 2.x treatment).
 NEUTRAL_TF1_FACT = "tf-neutral-tf1:"
+#: A ``non-tf`` file (Horovod alone: ``from horovod.tensorflow... import``) of a repository whose
+#: version is undetermined that belongs to its TF 2.x code (:func:`tf2_non_tf_files`): no TF 1.x
+#: rule runs on it (the others keep the TF 1.x rules of their modules, as before).
+NON_TF_TF2_FACT = "non-tf-tf2:"
 #: Text that only training code spells (NPU061's "trains").
 TRAINING_TEXT = AnyOf(r"\bGradientTape\b", r"\.apply_gradients\(", r"\.minimize\(", r"\.fit\(", r"\.compile\(",
                       r"@\s*(?:tf\.)?function\b", r"\btf\.function\(")
@@ -196,8 +200,47 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
             and any(node.eager(runtime) for node in nodes.values()):
         messages.append(RepositoryMessage("", NO_ENTRY))
     if runtime == RUNTIME_UNKNOWN:
-        found |= {NEUTRAL_TF1_FACT + path for path in tf1_neutral_files(nodes, graph)}
+        tf1_neutral = tf1_neutral_files(nodes, graph)
+        found |= {NEUTRAL_TF1_FACT + path for path in tf1_neutral}
+        found |= {NON_TF_TF2_FACT + path for path in tf2_non_tf_files(nodes, graph, tf1_neutral)}
     return frozenset(found), tuple(messages)
+
+
+def tf1_side(facts: frozenset[str], path: str, kind: str) -> bool:
+    """Does the file ``path`` of ``kind`` belong to the TF 1.x code of a repository whose version
+    is undetermined (:func:`~npu_codemod.codemods.tf_versions.treatment`)? A ``tf-neutral`` file
+    when the analysis put it there, a ``non-tf`` one unless it put it in TF 2.x code."""
+    if kind == NON_TF:
+        return NON_TF_TF2_FACT + path not in facts
+    return NEUTRAL_TF1_FACT + path in facts
+
+
+def tf2_non_tf_files(nodes: Mapping[str, Node], graph: Graph, tf1_neutral: Iterable[str]) -> list[str]:
+    """The ``non-tf`` files of a repository whose version is undetermined that belong to its
+    TF 2.x code: next to (importing, or imported by) a file the TF 2.x rules treat (TF 2.x
+    signs, or ``tf-neutral`` and not of the TF 1.x side: ``tf1_neutral``) and to no TF 1.x,
+    compat or TF 1.x-side neutral file. A TF 2.x program's launcher that imports only
+    Horovod's helpers is no TF 1.x code: NPU100 (the TF 1.15 list) must not audit it."""
+    tf1_paths = set(tf1_neutral)
+    tf1_side = {name for name, node in nodes.items()
+                if node.tf and (node.tf1 or node.compat or node.path in tf1_paths)}
+    tf2_side = {name for name, node in nodes.items() if node.tf and name not in tf1_side}
+    if not tf2_side:
+        return []
+    neighbours = _neighbours(nodes, graph)
+    return sorted(node.path for name, node in nodes.items()
+                  if not node.tf and neighbours[name] & tf2_side and not neighbours[name] & tf1_side)
+
+
+def _neighbours(nodes: Mapping[str, Node], graph: Graph) -> dict[str, set[str]]:
+    """Each file's neighbours in the import graph: the files it imports and that import it."""
+    neighbours: dict[str, set[str]] = {name: set() for name in nodes}
+    for name, node in nodes.items():
+        for found in graph.edges(node):
+            if found in nodes and found != name:
+                neighbours[name].add(found)
+                neighbours[found].add(name)
+    return neighbours
 
 
 def _mixed(entry: Node, program: Program) -> RepositoryMessage:
@@ -215,13 +258,7 @@ def tf1_neutral_files(nodes: Mapping[str, Node], graph: Optional[Graph] = None) 
     neutral file next to (importing, or imported by) TF 1.x or compat files, directly or through
     other such neutral files, and next to no TF 2.x file. The other neutral files get the TF 2.x treatment: a TF 1.x rule's ``npu_bridge``
     in a TF 2.x program breaks it, a TF 2.x rule in TF 1.x code only migrates less."""
-    graph = graph or Graph(nodes)
-    neighbours: dict[str, set[str]] = {name: set() for name in nodes}
-    for name, node in nodes.items():
-        for found in graph.edges(node):
-            if found in nodes and found != name:
-                neighbours[name].add(found)
-                neighbours[found].add(name)
+    neighbours = _neighbours(nodes, graph or Graph(nodes))
     neutral = {name for name, node in nodes.items() if node.tf and not (node.tf1 or node.tf2 or node.compat)}
     tf1_side = {name for name, node in nodes.items() if node.tf and (node.tf1 or node.compat)}
     tf2_side = {name for name, node in nodes.items() if node.tf and node.tf2 and not (node.tf1 or node.compat)}

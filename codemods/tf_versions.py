@@ -321,9 +321,14 @@ def treatment(kind: str, runtime: str, tf1_side: bool = False) -> str:
     where the repository runs TF 1.x, and where its version is undetermined when the import
     graph puts the file beside TF 1.x code (``tf1_side``: ``tf_programs.tf1_neutral_files``),
     else as itself (the ``tf2`` rules that need no TF 2.x evidence opt in to it); a ``non-tf``
-    one (rules on other modules) as TF 1.x code."""
+    one (rules on other modules: Horovod alone) as TF 1.x code where the repository runs TF 1.x
+    or, its version undetermined, where the import graph does not put it in TF 2.x code
+    (``tf1_side`` false: ``tf_programs.tf2_non_tf_files``), else as itself: no TF 1.x rule
+    (NPU100's TF 1.15 list) audits a TF 2.x program's file (``spec/rules-tf2.md``: ``non-tf``
+    files get nothing)."""
     if kind == NON_TF:
-        return TF1  # a file of a rule's other modules (Horovod alone): TF 1.x rules as before
+        tf1 = runtime in (RUNTIME_TF1, RUNTIME_NOT_GIVEN) or (runtime == RUNTIME_UNKNOWN and tf1_side)
+        return TF1 if tf1 else NON_TF
     if kind == TF_NEUTRAL and (runtime in (RUNTIME_TF1, RUNTIME_NOT_GIVEN)
                                or (runtime == RUNTIME_UNKNOWN and tf1_side)):
         return TF1

@@ -4,11 +4,15 @@ NPU100 (the TF 1.15 list) never runs on them."""
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 from npu_codemod.codemods import regenerate_support_list as regenerate
 from npu_codemod.codemods.support_list import support_list_tf2
 
+from support.cli import cli
+from support.csvfiles import read_csv
+from support.git import make_repo
 from support.rules import assert_unchanged, process, sites
 from support.tf2_scripts import COMPAT_SESSION, KERAS_FIT
 
@@ -121,3 +125,133 @@ def test_tf2_code_written_through_compat_v2_is_looked_up_as_tf() -> None:
     assert [site for site in sites(folded.findings) if site[0] == "NPU071"] == sites(plain.findings)
     assert sorted(folded.api_sites) == sorted(plain.api_sites)
     assert not any("compat.v2" in row.api for row in folded.api_sites)
+
+
+HOROVOD_STEP = '''\
+"""One training step of a regression model, averaged over Horovod workers (TF 2.x)."""
+import horovod.tensorflow as hvd
+import tensorflow as tf
+
+hvd.init()
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,))])
+optimizer = tf.keras.optimizers.SGD(0.01 * hvd.size())
+
+
+@tf.function
+def step(x, y, first):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    tape = hvd.DistributedGradientTape(tape)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    if first:
+        hvd.broadcast_variables(model.variables, root_rank=0)
+    return hvd.allgather(loss)
+'''
+HOROVOD_SITES = [(5, 0), (7, 43), (14, 11), (18, 8), (19, 11)]
+
+
+def horovod_findings(source: str, rule_ids: set[str], facts: set[str] = TF2_RUNTIME) -> list:
+    return [f for f in assert_unchanged(source, rule_ids, facts=facts) if "Horovod" in f.message]
+
+
+def test_with_tf2_distributed_off_each_horovod_use_is_left_naming_the_pack() -> None:
+    """TF Adapter 2.x supports Horovod only in compat.v1 scripts: with NPU070's pack off (the
+    default), NPU071 reports each use with NPU070's instruction, as NPU100 does for the
+    ``distributed`` pack in TF 1.x code. Before, nothing did: the file counted as ready."""
+    findings = horovod_findings(HOROVOD_STEP, {"NPU071"})
+    assert [(f.rule_id, f.line, f.column, f.status) for f in findings] == [
+        ("NPU071", line, column, "unmigrated") for line, column in HOROVOD_SITES]
+    said = [f.message.split(" (guide")[0] for f in findings]
+    assert said[0] == ("Horovod in TF 2.x code: TF Adapter 2.x supports it only in tf.compat.v1 "
+                       "scripts; replace hvd.init by nothing: npu.open() reads the rank table and "
+                       "rank id when RANK_SIZE > 1; npu-codemod's tf2-distributed pack (`--rules "
+                       "default,tf2-distributed`) reports the rest of the distributed port "
+                       "(NPU067-NPU070)")
+    assert "replace hvd.DistributedGradientTape by npu.distribute.all_reduce(grads, \"mean\")" in said[2]
+    assert "replace hvd.allgather with npu.distribute (broadcast, all_reduce)" in said[4]
+    assert all(message.endswith("(NPU067-NPU070)") for message in said)
+
+
+def test_with_tf2_distributed_on_npu070_reports_its_sites_and_npu071_only_the_rest() -> None:
+    """One finding per site: NPU070's where it knows the API, NPU071's for the others
+    (``hvd.allgather``), without naming the pack that is on."""
+    findings = horovod_findings(HOROVOD_STEP, {"NPU070", "NPU071"})
+    assert [(f.rule_id, f.line, f.column) for f in findings] == [
+        ("NPU070", 5, 0), ("NPU070", 7, 43), ("NPU070", 14, 11), ("NPU070", 18, 8), ("NPU071", 19, 11)]
+    assert not any("tf2-distributed" in f.message for f in findings)
+
+
+def test_a_tf2_compat_file_s_horovod_is_left_to_the_tf1_rules() -> None:
+    """Horovod in compat.v1 code is supported (NPU021-NPU025 migrate it): no NPU071 finding."""
+    source = COMPAT_SESSION.replace("import tensorflow.compat.v1 as tf\n",
+                                    "import horovod.tensorflow as hvd\nimport tensorflow.compat.v1 as tf\n"
+                                    "\nhvd.init()\n", 1)
+    assert "hvd.init()" in source
+    assert horovod_findings(source, {"NPU071"}) == []
+
+
+LAUNCHER = '''\
+"""Starts the Horovod workers of the TF 2.x data-service example."""
+import sys
+
+from horovod import run
+from horovod.tensorflow.compute_service import TfDataServiceConfig
+
+from workers import train_fn
+
+if __name__ == "__main__":
+    config = TfDataServiceConfig.read(sys.argv[1])
+    run(train_fn, args=(config,), np=config.dispatchers)
+'''
+
+
+def test_a_launcher_importing_only_horovod_is_no_tf1_code_in_a_tf2_repository() -> None:
+    """A file that imports Horovod and no TensorFlow is ``non-tf``: in a TF 2.x repository no
+    TF 1.x rule audits it (NPU100 read ``TfDataServiceConfig.read`` against the TF 1.15 list
+    and named the TF 1.x ``distributed`` pack); in a TF 1.x one it keeps NPU100."""
+    assert process(LAUNCHER, {"NPU100", "NPU071"}, facts=TF2_RUNTIME).findings == ()
+    (tf1,) = process(LAUNCHER, {"NPU100", "NPU071"}, facts={"tf-runtime:1"}).findings
+    assert (tf1.rule_id, tf1.line) == ("NPU100", 10)
+
+
+def run_repos(tmp_path: Path, report: str, *rules: str) -> dict[str, tuple[dict, dict]]:
+    """``npu-codemod run`` over ``repos.txt``: each repository's record in ``run.json`` and row
+    of ``repos.csv``, by name."""
+    cli("run", "--dry-run", "--repos", "repos.txt", "--report-dir", report, "--no-progress",
+        *rules, cwd=tmp_path, expect=0)
+    records = json.loads((tmp_path / report / "run.json").read_text())["repos"]
+    rows = {row["repo"]: row for row in read_csv(tmp_path / report / "repos.csv")}
+    return {record["repo"]: (record, rows[record["repo"]]) for record in records}
+
+
+def left(record: dict) -> list[tuple[str, int, str]]:
+    return [(f["path"], f["line"], f["rule_id"]) for f in record["findings"] if f["status"] == "unmigrated"]
+
+
+def test_a_tf2_repository_training_with_horovod_is_never_ready(tmp_path: Path) -> None:
+    """End to end: a TF 2.x script training with Horovod. With the default packs its Horovod
+    uses are left (NPU071; before, the repository was ``ready``, 0 left), with
+    ``tf2-distributed`` on too, each is counted once. The launcher of a repository whose version
+    is undetermined that imports only Horovod gets no NPU100 finding (the TF 1.15 list)."""
+    script = HOROVOD_STEP + "\n\nfor i in range(10):\n    step(tf.zeros([8, 4]), tf.zeros([8, 1]), i == 0)\n"
+    make_repo(tmp_path / "regression", {"train.py": script, "requirements.txt": "tensorflow==2.6.5\n"})
+    workers = HOROVOD_STEP.replace("hvd.init()\n", "") + \
+        "\n\ndef train_fn(config):\n    hvd.init()\n    for i in range(10):\n" \
+        "        step(tf.zeros([8, 4]), tf.zeros([8, 1]), i == 0)\n"
+    make_repo(tmp_path / "dataservice", {"workers.py": workers, "launch.py": LAUNCHER})
+    (tmp_path / "repos.txt").write_text("regression\ndataservice\n")
+    repos = run_repos(tmp_path, "default")
+    record, row = repos["regression"]
+    assert left(record) == [("train.py", line, "NPU071") for line, _ in HOROVOD_SITES]
+    assert (row["verdict"], row["left"], row["verdict_reason"]) == (
+        "needs-work", "5", "5 site(s) left: 5 to change (NPU071 5)")
+    record, row = repos["dataservice"]
+    assert left(record) == [("", 1, "NPU000"), *(("workers.py", line, "NPU071") for line in (6, 13, 17, 18, 22))]
+    assert row["left"] == "6"  # the version undetermined (NPU000), and Horovod; no NPU100 in launch.py
+    repos = run_repos(tmp_path, "distributed", "--rules", "default,tf2-distributed")
+    record, row = repos["regression"]
+    assert left(record) == [("train.py", 5, "NPU070"), ("train.py", 7, "NPU070"), ("train.py", 14, "NPU070"),
+                            ("train.py", 18, "NPU070"), ("train.py", 19, "NPU071")]
+    assert (row["verdict"], row["left"]) == ("needs-work", "5")
+    assert [rule for _, _, rule in left(repos["dataservice"][0])].count("NPU100") == 0

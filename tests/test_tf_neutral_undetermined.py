@@ -7,9 +7,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from npu_codemod.codemods.tf_programs import GRAPH_FACT, program_facts, tf1_neutral_files
+from npu_codemod.codemods.tf_programs import (
+    GRAPH_FACT,
+    NON_TF_TF2_FACT,
+    program_facts,
+    tf1_neutral_files,
+    tf1_side,
+)
 from npu_codemod.codemods.tf_programs import _nodes as graph_nodes
-from npu_codemod.codemods.tf_versions import RUNTIME_UNKNOWN
+from npu_codemod.codemods.tf_versions import (
+    NON_TF,
+    RUNTIME_TF1,
+    RUNTIME_TF2,
+    RUNTIME_UNKNOWN,
+    TF1,
+    treatment,
+)
 
 from support.cli import cli, repo_record
 from support.git import make_repo, show
@@ -76,6 +89,22 @@ def test_the_graph_puts_each_neutral_file_beside_its_lesson() -> None:
     assert "tf-neutral-tf1:lesson02/network.py" in programs
     assert "tf-neutral-tf1:lesson06/network.py" not in programs
 
+
+
+def test_a_launcher_importing_no_tensorflow_follows_the_lesson_it_starts() -> None:
+    """A ``non-tf`` file (Horovod's launcher, say) next to TF 2.x code only gets no TF 1.x rule
+    (``non-tf-tf2:``); one next to TF 1.x code, or to none, keeps them as before."""
+    facts = frozenset({
+        GRAPH_FACT + "lesson02/main.py|mxt1|", GRAPH_FACT + "lesson02/launch.py|m|main.main",
+        GRAPH_FACT + "lesson06/main.py|mxt2|", GRAPH_FACT + "lesson06/launch.py|m|main.train_step",
+        GRAPH_FACT + "tools/launch.py|m|horovod.run"})
+    programs, _ = program_facts(facts, RUNTIME_UNKNOWN)
+    assert sorted(fact for fact in programs if fact.startswith(NON_TF_TF2_FACT)) == [
+        NON_TF_TF2_FACT + "lesson06/launch.py"]
+    assert treatment(NON_TF, RUNTIME_UNKNOWN, tf1_side(programs, "lesson06/launch.py", NON_TF)) == NON_TF
+    assert treatment(NON_TF, RUNTIME_UNKNOWN, tf1_side(programs, "lesson02/launch.py", NON_TF)) == TF1
+    assert treatment(NON_TF, RUNTIME_UNKNOWN, tf1_side(programs, "tools/launch.py", NON_TF)) == TF1
+    assert (treatment(NON_TF, RUNTIME_TF2), treatment(NON_TF, RUNTIME_TF1)) == (NON_TF, TF1)
 
 def test_a_tf2_lessons_model_module_gets_no_tf1_rule(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "tutorials", LESSONS)

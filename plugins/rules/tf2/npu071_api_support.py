@@ -6,6 +6,12 @@ names the ``tf.compat.v1.*`` APIs themselves). Every site counts towards the rep
 readiness; calls are reported (the anchor looks the list up for call chains only: a base
 class, an ``isinstance`` or an annotation is counted, not reported), ``under-analysis`` once per
 API per file. The tool's dtype restriction: ``float64``/``complex`` are not supported.
+
+Horovod, which the TF 2.6 list does not name and TF Adapter 2.x supports only in compat.v1
+scripts: each use in a ``tf2`` or ``tf-neutral`` file that no other rule reported (NPU070 of the
+opt-in ``tf2-distributed`` pack) is reported with NPU070's instruction, and while that rule is
+off the message names the pack, as NPU100 does for the ``distributed`` pack in TF 1.x code: a
+file still training with Horovod is never ``ready``.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from typing import Optional, Sequence
 from npu_codemod.api import FileContext, Node, Rule, hookimpl
 from npu_codemod.api._toolkit import (
     ESTIMATOR_MODULES,
+    HOROVOD_TF2_OPT_IN,
+    HOROVOD_TF2_RULE,
     TF2,
     TF2_COMPAT,
     TF_NEUTRAL,
@@ -25,6 +33,8 @@ from npu_codemod.api._toolkit import (
     Finding,
     ReferenceSite,
     api_advice,
+    horovod_tf2_advice,
+    is_horovod_tf2_name,
     list_name,
     site_references,
     support_list_tf2,
@@ -63,7 +73,11 @@ class ApiSupportTf2(Rule):
                "and once per file each API it marks `under-analysis` (most of `tf.compat.v1.*`; "
                "SARIF level `note`), unless another rule reported that call (NPU065, NPU052, "
                "NPU051); `tf.float64`/`tf.complex64`/`tf.complex128` and `dtype=\"float64\"` "
-               "strings (the NPU does not support them). Every use, called or not, of the file as "
+               "strings (the NPU does not support them); each use of Horovod (`hvd.init`, "
+               "`hvd.DistributedGradientTape`...: TF Adapter 2.x supports it only in compat.v1 "
+               "scripts) in a TF 2.x file that no other rule reported, with the NPU call that "
+               "replaces it, naming the `tf2-distributed` pack while NPU070 is off. Every use, "
+               "called or not, of the file as "
                "the run writes it counts towards the reports' API readiness (a use a rule "
                "rewrote away is none: a rerun over the migrated branch counts the same).")
     example = """
@@ -97,6 +111,22 @@ class ApiSupportTf2(Rule):
             elif site.name in UNSUPPORTED_DTYPES and not on_line:
                 ctx.report_at(site.line, site.column, "unmigrated", DTYPE.format(spelled=site.spelled))
         _dtype_strings(ctx)
+        if ctx.file_kind in (TF2, TF_NEUTRAL):
+            _report_horovod(ctx, lines)
+
+
+def _report_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
+    """Each use of Horovod for TensorFlow no other rule reported (NPU070 reports those it
+    knows while its pack is on): TF 2.x code cannot keep it, so a person replaces it with the
+    NPU call NPU070 names; the message names NPU070's pack while it is off."""
+    if "horovod" not in ctx.original and ctx.original.isascii():
+        return  # no binding of Horovod (``ast`` reads non-ASCII names NFKC-normalized)
+    off = HOROVOD_TF2_RULE not in ctx.enabled_rules
+    for site in site_references(ctx, [ctx.names("horovod")]):
+        if is_horovod_tf2_name(site.name) and not _on_site(site, site.line, site.line + 1, lines):
+            message = horovod_tf2_advice(site.name, site.spelled)
+            ctx.report_at(site.line, site.column, "unmigrated",
+                          f"{message}; {HOROVOD_TF2_OPT_IN}" if off else message)
 
 
 def api_uses(ctx: FileContext) -> tuple[Use, ...]:

@@ -130,6 +130,15 @@ from npu_codemod.codemods.tf2_dataset_facts import dataset_function_facts, datas
 from npu_codemod.codemods.tf2_dataset_sources import LIBRARY_BATCHERS
 from npu_codemod.codemods.tf2_dataset_uses import DatasetUses
 from npu_codemod.codemods.tf2_datasets import file_datasets
+from npu_codemod.codemods.tf2_horovod import (
+    HOROVOD_KERAS_MODULES,
+    HOROVOD_TF2,
+    HOROVOD_TF2_CALLBACKS,
+    HOROVOD_TF2_OPT_IN,
+    HOROVOD_TF2_RULE,
+    horovod_tf2_advice,
+    is_horovod_tf2_name,
+)
 from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, runs_tf2_somewhere
 from npu_codemod.codemods.walk import (
@@ -244,7 +253,14 @@ __all__ = [
     "fstring_references",
     "function_returns",
     "header_index",
+    "HOROVOD_KERAS_MODULES",
     "HOROVOD_MODULES",
+    "HOROVOD_TF2",
+    "HOROVOD_TF2_CALLBACKS",
+    "HOROVOD_TF2_OPT_IN",
+    "HOROVOD_TF2_RULE",
+    "horovod_tf2_advice",
+    "is_horovod_tf2_name",
     "import_bindings",
     "imported_names",
     "in_npu_form",

@@ -1,0 +1,62 @@
+"""Horovod in TF 2.x code: what replaces each API on the NPU (``spec/rules-tf2.md``, NPU070).
+
+TF Adapter 2.x supports Horovod only in ``tf.compat.v1`` scripts; in eager TF 2.x code each
+``hvd.*`` use is replaced by hand with ``npu.distribute`` or the environment the adapter reads.
+Two rules say so with the same words: NPU070 (the opt-in ``tf2-distributed`` pack) and, while
+that pack is off, the always-on audit NPU071, so that a TF 2.x file's Horovod uses are never
+left unreported and a repository still using them is never ``ready``.
+"""
+
+from __future__ import annotations
+
+from .distribution import HOROVOD_MODULES
+
+#: The rule that reports Horovod in TF 2.x code, and the pack that holds it.
+HOROVOD_TF2_RULE = "NPU070"
+HOROVOD_TF2_OPT_IN = ("npu-codemod's tf2-distributed pack (`--rules default,tf2-distributed`) "
+                      "reports the rest of the distributed port (NPU067-NPU070)")
+#: Horovod in a TF 2.x file: the nearest NPU call for each API (the last part of its name).
+HOROVOD_TF2 = {
+    "DistributedGradientTape": "npu.distribute.all_reduce(grads, \"mean\") on the gradients (NPU068)",
+    "broadcast_variables": "npu.distribute.broadcast(variables, root_rank=...)",
+    "DistributedOptimizer": "npu.distribute.npu_distributed_keras_optimizer_wrapper(optimizer)",
+    "rank": "the RANK_ID environment variable the adapter reads at npu.open()",
+    "local_rank": "the RANK_ID environment variable the adapter reads at npu.open()",
+    "size": "the RANK_SIZE environment variable the adapter reads at npu.open()",
+    "local_size": "the RANK_SIZE environment variable the adapter reads at npu.open()",
+    "init": "nothing: npu.open() reads the rank table and rank id when RANK_SIZE > 1",
+    "allreduce": "npu.distribute.all_reduce(...)",
+    "broadcast": "npu.distribute.broadcast(...)",
+}
+#: Horovod's Keras callbacks (``hvd.callbacks.*`` of ``horovod.tensorflow.keras`` and
+#: ``horovod.keras``): what the TF 2.x script does instead.
+HOROVOD_TF2_CALLBACKS = {
+    "BroadcastGlobalVariablesCallback": "npu.distribute.broadcast(model.trainable_variables) once the "
+                                        "model is built (NPU067)",
+    "MetricAverageCallback": "npu.distribute.all_reduce(value, \"mean\") of each metric in a callback "
+                             "of your own (each worker logs its own metrics otherwise)",
+    "LearningRateWarmupCallback": "a warm-up in tf.keras.callbacks.LearningRateScheduler, the rate "
+                                  "scaled by the RANK_SIZE environment variable",
+    "LearningRateScheduleCallback": "tf.keras.callbacks.LearningRateScheduler, the rate scaled by the "
+                                    "RANK_SIZE environment variable",
+    "BestModelCheckpoint": "tf.keras.callbacks.ModelCheckpoint(save_best_only=True) on the worker "
+                           "whose RANK_ID is 0",
+}
+HOROVOD_KERAS_MODULES = ("horovod.tensorflow.keras", "horovod.keras")
+SITE = ("Horovod in TF 2.x code: TF Adapter 2.x supports it only in tf.compat.v1 scripts; "
+        "replace {spelled} by {instead}")
+OTHER = ("Horovod in TF 2.x code: TF Adapter 2.x supports it only in tf.compat.v1 scripts; "
+         "replace {spelled} with npu.distribute (broadcast, all_reduce)")
+
+
+def is_horovod_tf2_name(name: str) -> bool:
+    """Is the qualified ``name`` Horovod for TensorFlow (a module of it, or a name in one)?"""
+    return any(name == module or name.startswith(module + ".") for module in HOROVOD_MODULES)
+
+
+def horovod_tf2_advice(name: str, spelled: str) -> str:
+    """What to do about a use of the Horovod API ``name`` (qualified) spelled ``spelled`` in
+    TF 2.x code: the NPU call that replaces it, or ``npu.distribute`` for the rest."""
+    last = name.rpartition(".")[2]
+    instead = HOROVOD_TF2.get(last) or HOROVOD_TF2_CALLBACKS.get(last)
+    return SITE.format(spelled=spelled, instead=instead) if instead else OTHER.format(spelled=spelled)
