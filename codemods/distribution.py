@@ -42,6 +42,9 @@ STRATEGY_VIA = "distributed:strategy-via:"
 HOROVOD_API = frozenset({"init", "rank", "size"})
 #: The modules of Horovod for TensorFlow (``horovod.keras``: for Keras on TensorFlow).
 HOROVOD_MODULES = ("horovod.tensorflow", "horovod.tensorflow.keras", "horovod.keras")
+#: The rules of the opt-in ``distributed`` pack that act on Horovod (TF 1.x and ``tf2-compat``
+#: files): with none of them enabled, the audits report every Horovod site, naming the opt-in.
+HOROVOD_RULES = ("NPU021", "NPU022", "NPU023", "NPU024", "NPU025")
 #: The strategies that make the repository strategy-distributed (canonical names).
 MIRRORED_STRATEGIES = frozenset({
     f"tensorflow.{package}.{name}"

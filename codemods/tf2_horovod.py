@@ -43,6 +43,10 @@ HOROVOD_TF2_CALLBACKS = {
                            "whose RANK_ID is 0",
 }
 HOROVOD_KERAS_MODULES = ("horovod.tensorflow.keras", "horovod.keras")
+#: Horovod in a ``tf2-compat`` file while the ``distributed`` pack is off (TF Adapter 2.x runs
+#: Horovod there: the pack's rules port it, as in TF 1.x code).
+COMPAT_SITE = ("Horovod in tf.compat.v1 code ({spelled}): TF Adapter 2.x supports it there; "
+               "npu-codemod migrates it with `--rules default,distributed`")
 SITE = ("Horovod in TF 2.x code: TF Adapter 2.x supports it only in tf.compat.v1 scripts; "
         "replace {spelled} by {instead}")
 OTHER = ("Horovod in TF 2.x code: TF Adapter 2.x supports it only in tf.compat.v1 scripts; "

@@ -13,7 +13,7 @@ from npu_codemod.codemods.support_list import support_list_tf2
 from support.cli import cli
 from support.csvfiles import read_csv
 from support.git import make_repo
-from support.rules import assert_unchanged, process, sites
+from support.rules import assert_unchanged, process, run_rules, sites
 from support.tf2_scripts import COMPAT_SESSION, KERAS_FIT
 
 TF2_RUNTIME = {"tf-runtime:2"}
@@ -182,13 +182,22 @@ def test_with_tf2_distributed_on_npu070_reports_its_sites_and_npu071_only_the_re
     assert not any("tf2-distributed" in f.message for f in findings)
 
 
-def test_a_tf2_compat_file_s_horovod_is_left_to_the_tf1_rules() -> None:
-    """Horovod in compat.v1 code is supported (NPU021-NPU025 migrate it): no NPU071 finding."""
+def test_a_tf2_compat_file_s_horovod_is_left_to_the_tf1_rules_or_names_their_pack() -> None:
+    """Horovod in compat.v1 code is supported (NPU021-NPU025 migrate it): no NPU071 finding
+    while that pack is on; while it is off each use is left, naming it (NPU100 says so in TF 1.x
+    code, and does not read compat files): a file still using Horovod is never ``ready``."""
     source = COMPAT_SESSION.replace("import tensorflow.compat.v1 as tf\n",
                                     "import horovod.tensorflow as hvd\nimport tensorflow.compat.v1 as tf\n"
                                     "\nhvd.init()\n", 1)
     assert "hvd.init()" in source
-    assert horovod_findings(source, {"NPU071"}) == []
+    on = run_rules(source, {"NPU071", "NPU021"}, facts=TF2_RUNTIME)[1]
+    assert [f.rule_id for f in on if f.rule_id == "NPU071" and "Horovod" in f.message] == []
+    assert "NPU021" in {f.rule_id for f in on}  # the pack ported it (removed hvd.init())
+    line = source.splitlines().index("hvd.init()") + 1
+    assert [(f.rule_id, f.line, f.column, f.status, f.message.split(" (guide")[0])
+            for f in horovod_findings(source, {"NPU071"})] == [
+        ("NPU071", line, 0, "unmigrated", "Horovod in tf.compat.v1 code (hvd.init): TF Adapter 2.x "
+         "supports it there; npu-codemod migrates it with `--rules default,distributed`")]
 
 
 LAUNCHER = '''\

@@ -23,6 +23,7 @@ from npu_codemod.api import FileContext, ImportNames, Node, Rule, hookimpl
 from npu_codemod.api._toolkit import (
     ESTIMATOR_MODULES,
     HOROVOD_MODULES,
+    HOROVOD_RULES,
     TF1,
     ApiStatus,
     Finding,
@@ -40,7 +41,7 @@ from npu_codemod.api._toolkit import (
     written_uses,
 )
 
-from .owners import HOROVOD_OPT_IN, HOROVOD_RULES, OWNERS, Owner
+from .owners import HOROVOD_OPT_IN, OWNERS, Owner
 
 #: What ``accessor:`` facts say of a function whose module is not known.
 UNRESOLVED = "?"

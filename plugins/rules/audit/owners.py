@@ -20,9 +20,8 @@ class Owner:
     at_site: bool = True  # False: covers the API wherever one of ``rules`` is enabled
 
 
-#: The rules of the opt-in ``distributed`` pack that act on Horovod: with none of them enabled,
-#: every Horovod site NPU100 reports names the opt-in (:data:`HOROVOD_OPT_IN`).
-HOROVOD_RULES = ("NPU021", "NPU022", "NPU023", "NPU024", "NPU025")
+#: With none of the ``distributed`` pack's Horovod rules (``HOROVOD_RULES``) enabled, every
+#: Horovod site NPU100 reports names the opt-in.
 HOROVOD_OPT_IN = "npu-codemod migrates this with `--rules default,distributed`"
 SESSION_CONFIG = Owner(("NPU007",))
 ESTIMATOR = Owner(("NPU011",))

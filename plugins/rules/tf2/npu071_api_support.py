@@ -23,7 +23,9 @@ from typing import Optional, Sequence
 
 from npu_codemod.api import FileContext, Node, Rule, hookimpl
 from npu_codemod.api._toolkit import (
+    COMPAT_SITE,
     ESTIMATOR_MODULES,
+    HOROVOD_RULES,
     HOROVOD_TF2_OPT_IN,
     HOROVOD_TF2_RULE,
     TF2,
@@ -113,6 +115,8 @@ class ApiSupportTf2(Rule):
         _dtype_strings(ctx)
         if ctx.file_kind in (TF2, TF_NEUTRAL):
             _report_horovod(ctx, lines)
+        elif ctx.file_kind == TF2_COMPAT and not ctx.enabled_rules.intersection(HOROVOD_RULES):
+            _report_compat_horovod(ctx, lines)
 
 
 def _report_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
@@ -127,6 +131,17 @@ def _report_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
             message = horovod_tf2_advice(site.name, site.spelled)
             ctx.report_at(site.line, site.column, "unmigrated",
                           f"{message}; {HOROVOD_TF2_OPT_IN}" if off else message)
+
+
+def _report_compat_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
+    """Each use of Horovod in a ``tf2-compat`` file while the ``distributed`` pack is off: TF
+    Adapter 2.x runs Horovod there and the pack's rules port it (as NPU100 says in TF 1.x code,
+    which it does not read here), so a file still using it is never ``ready`` unported."""
+    if "horovod" not in ctx.original and ctx.original.isascii():
+        return
+    for site in site_references(ctx, [ctx.names("horovod")]):
+        if is_horovod_tf2_name(site.name) and not _on_site(site, site.line, site.line + 1, lines):
+            ctx.report_at(site.line, site.column, "unmigrated", COMPAT_SITE.format(spelled=site.spelled))
 
 
 def api_uses(ctx: FileContext) -> tuple[Use, ...]:

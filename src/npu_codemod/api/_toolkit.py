@@ -43,6 +43,7 @@ from npu_codemod.codemods.calls import (
 from npu_codemod.codemods.classes import RepositoryClass, class_facts
 from npu_codemod.codemods.distribution import (
     HOROVOD_MODULES,
+    HOROVOD_RULES,
     MIRRORED_STRATEGIES,
     NPU_STRATEGY,
     distribution,
@@ -131,6 +132,7 @@ from npu_codemod.codemods.tf2_dataset_sources import LIBRARY_BATCHERS
 from npu_codemod.codemods.tf2_dataset_uses import DatasetUses
 from npu_codemod.codemods.tf2_datasets import file_datasets
 from npu_codemod.codemods.tf2_horovod import (
+    COMPAT_SITE,
     HOROVOD_KERAS_MODULES,
     HOROVOD_TF2,
     HOROVOD_TF2_CALLBACKS,
@@ -255,9 +257,11 @@ __all__ = [
     "header_index",
     "HOROVOD_KERAS_MODULES",
     "HOROVOD_MODULES",
+    "HOROVOD_RULES",
     "HOROVOD_TF2",
     "HOROVOD_TF2_CALLBACKS",
     "HOROVOD_TF2_OPT_IN",
+    "COMPAT_SITE",
     "HOROVOD_TF2_RULE",
     "horovod_tf2_advice",
     "is_horovod_tf2_name",
