@@ -78,7 +78,9 @@ class ApiSupportTf2(Rule):
                "strings (the NPU does not support them); each use of Horovod (`hvd.init`, "
                "`hvd.DistributedGradientTape`...: TF Adapter 2.x supports it only in compat.v1 "
                "scripts) in a TF 2.x file that no other rule reported, with the NPU call that "
-               "replaces it, naming the `tf2-distributed` pack while NPU070 is off. Every use, "
+               "replaces it, naming the `tf2-distributed` pack while NPU070 is off; in a `tf2-compat` "
+               "file, while the `distributed` pack (NPU021-NPU025) is off, each use of Horovod, "
+               "naming that pack (TF Adapter 2.x runs Horovod in compat.v1 code). Every use, "
                "called or not, of the file as "
                "the run writes it counts towards the reports' API readiness (a use a rule "
                "rewrote away is none: a rerun over the migrated branch counts the same).")
