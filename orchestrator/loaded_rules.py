@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, FrozenSet, Iterable, Optional
 
+from npu_codemod.codemods.built_models import model_facts
 from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine, collector_paused, size_problem
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.names import IMPORTS_TF
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
+from npu_codemod.codemods.tf_model_idioms import pending_fact
 from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_scopes import file_fact
 from npu_codemod.codemods.tf_versions import signals_of
@@ -134,8 +136,9 @@ class LoadedRules:
 
     def file_facts(self, path: str, data: bytes) -> FileFacts:
         """One file's part of the analysis (a file the engine :meth:`~.Engine.wants`, or with NPU061
-        on any Python file, for the import graph): its TensorFlow signals, its import-graph fact
-        and every ``npu_codemod_analyze_file`` hook's facts; depends on nothing but ``path``,
+        on any Python file, for the import graph): its TensorFlow signals, its import-graph fact,
+        its model facts and the training they may decide (``tf_model_idioms``), and every
+        ``npu_codemod_analyze_file`` hook's facts; depends on nothing but ``path``,
         ``data`` and the plugins."""
         try:
             text = decode_source(data).text
@@ -146,7 +149,10 @@ class LoadedRules:
             signals = signals_of(text, path)
             self.engine.hand_over(path, text)  # while the file's ast is at hand (``module_ast``)
             facts.update(signals.facts())
-            facts.update(filter(None, [graph_fact(path, text, signals)]))
+            # what a training of another file may need for its E signal (``tf_model_idioms``),
+            # whichever packs run (the distributed and keras packs' hooks ask the same, cached)
+            facts.update(model_facts(path, text))
+            facts.update(filter(None, [graph_fact(path, text, signals), pending_fact(path, signals)]))
             facts.add(file_fact(path, signals))
             results, errors = self.plugins.call_each("npu_codemod_analyze_file", path=path, text=text)
             for _, result in results:
