@@ -543,9 +543,11 @@ def _repository_calls(tree: ast.Module, index: ModuleIndex, imported: dict[str, 
     """The module's calls that may be of functions of its repository, module-qualified as the
     ``model-function:`` facts name them: through an import of no library (``nets.small_net``
     for ``from nets import small_net`` or ``import nets; nets.small_net()``), or of a function
-    the module defines (``train.get_model``, which may call another module's)."""
+    or class the module defines (``train.get_model``, which may call another module's; ``Net``,
+    a subclass of ``tf.keras.Model``: the ``class:`` facts know it)."""
     module = ".".join(module_parts(path))
-    local = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    local = {node.name for node in tree.body
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     found = set()
     calls: list[ast.Call] = index.nodes(ast.Call)
     for call in calls:

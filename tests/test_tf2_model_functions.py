@@ -100,6 +100,16 @@ def test_a_training_on_a_model_of_no_call_of_the_file_waits_for_the_repository()
     assert file_kind(signals_in(signals, "train.py", frozenset()), "undetermined").kind == "tf-neutral"
 
 
+def test_a_keras_model_class_of_the_repository_is_a_model_the_file_builds() -> None:
+    """NPU027's definition takes the repository's subclasses of ``tf.keras.Model`` too."""
+    source = ("import tensorflow as tf\n\n\nclass Net(tf.keras.Model):\n    def call(self, x):\n"
+              "        return x\n\n\nmodel = Net()\nmodel.compile(loss='mse')\n")
+    signals = signals_of(source, "train.py")
+    assert signals.e is None and signals.model_calls == ("train.Net",)
+    facts = model_facts("train.py", source)
+    assert file_kind(signals_in(signals, "train.py", facts), "undetermined").kind == "tf2"
+
+
 def test_a_file_that_builds_its_model_or_calls_nothing_of_the_repository_needs_no_facts() -> None:
     inline = THROUGH_MODULE.replace("nets.small_net()", "tf.keras.Sequential()")
     assert signals_of(inline, "train.py").e is not None
