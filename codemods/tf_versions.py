@@ -33,7 +33,6 @@ is shared with the analysis hooks: ``modules.module_ast``), never with the rewri
 from __future__ import annotations
 
 import ast
-import sys
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
@@ -562,10 +561,11 @@ def _repository_calls(tree: ast.Module, index: ModuleIndex, imported: dict[str, 
     return tuple(sorted(found))
 
 
-#: Modules whose functions are none of a repository's: TensorFlow's, the adapters', the
-#: standard library's (Python 3.10 and later name it).
+#: Modules whose functions are none of a repository's: TensorFlow's, the adapters', NumPy's
+#: (the standard library's are kept: a script's folder comes first on ``sys.path``, so the
+#: repository's ``code/`` or ``test/`` is what ``import code`` finds).
 _LIBRARIES = frozenset({"tensorflow", "tensorflow_estimator", "keras", "npu_bridge", "npu_device",
-                        "numpy", "__future__"}) | frozenset(getattr(sys, "stdlib_module_names", ()))
+                        "numpy", "__future__"})
 
 
 #: Parts of the raw list difference that TensorFlow 2.6 has all the same (Ascend's TF 2.6 list
