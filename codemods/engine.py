@@ -40,6 +40,7 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, reference_names, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
+from .tf_model_idioms import signals_in
 from .tf_programs import (
     COMPAT_RULE,
     ENTRY_FACT,
@@ -257,7 +258,7 @@ class Engine:
                  active: list[Rule], handover: Optional[Handover] = None) -> FileOutcome:
         """The rules that run on the file's kind (``tf_versions``): none on a ``conflict``
         file (one finding), only those of the TF 2.x packs on TF 2.x code."""
-        kind = file_kind(signals_of(source.text, path), runtime_of(facts, path))
+        kind = file_kind(signals_in(signals_of(source.text, path), path, facts), runtime_of(facts, path))
         if kind.kind == CONFLICT:
             at = kind.at
             finding = file_finding(repo, path, "unmigrated", kind.message,

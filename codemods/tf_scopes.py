@@ -24,9 +24,10 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Iterable, Mapping, Optional
 
+from .tf_model_idioms import PENDING_FACT, trained_files
 from .tf_programs import GRAPH_FACT, RepositoryMessage, program_facts, with_programs
 from .tf_runtime import decide, own_setting, pins_of, with_runtime
-from .tf_versions import SCOPE_FACT, Signals
+from .tf_versions import CODE_E_ONLY, SCOPE_FACT, Signals
 
 #: One fact per TensorFlow file: ``tf-file@<codes>|<path>`` (its ``tf-code:`` facts, comma
 #: separated), read and dropped when the runtimes are decided.
@@ -66,6 +67,7 @@ def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts
     """``facts`` with each scope's runtime and TF 2.x programs in place of the per-file facts
     they were decided from, and the messages to report (``tops``: see
     :func:`scope_folders`)."""
+    facts = with_trained_models(facts)
     files = {fact[len(FILE_FACT):].partition("|")[2]: fact[len(FILE_FACT):].partition("|")[0]
              for fact in facts if fact.startswith(FILE_FACT)}
     folders = scope_folders(manifests, files, tops)
@@ -87,6 +89,26 @@ def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts
         result |= decided
         messages += found
     return result, messages
+
+
+def with_trained_models(facts: frozenset[str]) -> frozenset[str]:
+    """``facts`` with the E signal of each file whose Keras training runs on a model a function
+    of the repository returns (``tf_model_idioms``) in its :data:`FILE_FACT`, its import-graph
+    fact and the repository's codes, and without the pending facts that asked."""
+    trained = trained_files(facts)
+    found = set()
+    for fact in facts:
+        if fact.startswith(PENDING_FACT):
+            continue
+        if fact.startswith(FILE_FACT) and fact.rpartition("|")[2] in trained:
+            codes, _, path = fact[len(FILE_FACT):].rpartition("|")
+            fact = f"{FILE_FACT}{','.join(sorted({*filter(None, codes.split(',')), CODE_E_ONLY}))}|{path}"
+        elif fact.startswith(GRAPH_FACT):
+            path, flags, imports = fact[len(GRAPH_FACT):].rsplit("|", 2)
+            if path in trained and "2" not in flags:
+                fact = f"{GRAPH_FACT}{path}|{flags}2|{imports}"
+        found.add(fact)
+    return frozenset(found | ({CODE_E_ONLY} if trained else set()))
 
 
 def _decided(configured: Optional[str], own: Mapping[str, str], facts: frozenset[str], folder: str,

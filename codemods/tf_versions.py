@@ -20,7 +20,10 @@ says:
   its kind (:meth:`Signals.kind_t2`), never for the runtime;
 - **E** a TF 2.x idiom (weak): ``tf.function``, ``tf.GradientTape``, ``strategy.run(...)``,
   Keras ``compile``/``fit`` on a model the file builds (in a file with no C/T1 signal),
-  ``import tensorflow.compat.v2``, ``enable_v2_behavior()``.
+  ``import tensorflow.compat.v2``, ``enable_v2_behavior()``. A model a function of the
+  repository returns (``model = small_net()``, ``small_net`` in another module) is known only to
+  the repository's facts: the file's signals keep its training and calls
+  (:attr:`Signals.training`), and ``tf_model_idioms`` decides.
 
 :func:`file_kind` turns a file's :class:`Signals` and the runtime into one of :data:`KINDS`;
 :func:`treatment` says which rules run on it. Signals are read with ``ast`` (the module's tree
@@ -30,13 +33,13 @@ is shared with the analysis hooks: ``modules.module_ast``), never with the rewri
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from typing import FrozenSet, Optional
 
 from .modules import ModuleIndex, module_ast, module_index
-from .names import ast_dotted_name, public_name
+from .names import ast_dotted_name, module_parts, public_name
 from .support_list import support_rows
 
 #: The kinds of file (``run.json`` counts files per kind per repository).
@@ -215,6 +218,13 @@ class Signals:
     #: The first use of the TF 2.x adapter (``npu.open()``, ``npu.distribute.all_reduce``...):
     #: what the ``tf2`` packs write, so no signal of the file's own code (see :func:`kind_t2`).
     adapter: Optional[Use] = None
+    #: In a file with no C/T signal that builds no Keras model itself: its first Keras
+    #: ``compile``/``fit``/``train_on_batch``, and the calls of its that may be of the
+    #: repository's functions (``nets.small_net``, ``train.get_model``), module-qualified. The
+    #: training is E when one of them returns a Keras model (``tf_model_idioms``: it takes the
+    #: repository's ``model-function:`` facts, which one file alone does not have).
+    training: Optional[Use] = None
+    model_calls: tuple[str, ...] = ()
 
     @property
     def e_only(self) -> bool:
@@ -378,12 +388,17 @@ def _signals(tree: ast.Module, path: str) -> Signals:
                 found[signal] = use
     if weak is not None and ("c2" in found or _runs_a_session(index)):
         found["c2"] = found["c2"] if "c2" in found and _before(found["c2"], weak) else weak
-    idiom = _keras_idiom(index, bound) if "e" not in found else None
-    if idiom is not None:
+    idiom, builds = _keras_idiom(index, bound) if "e" not in found else (None, False)
+    if idiom is not None and builds:
         found["e"] = idiom
     imports_tf = any(_root(target) in ("tensorflow", "tensorflow_estimator")
                      for target in bound.values())
-    return Signals(imports_tf, **found)
+    signals = Signals(imports_tf, found.get("c1"), found.get("c2"), found.get("t1"), found.get("t2"),
+                      found.get("e"), found.get("adapter"))
+    if idiom is None or builds or not imports_tf or found.keys() & {"c1", "c2", "t1", "t2"}:
+        return signals
+    calls = _repository_calls(tree, index, imported, path)
+    return replace(signals, training=idiom if calls else None, model_calls=calls)
 
 
 def _star_bound_tf(tree: ast.Module, index: ModuleIndex) -> bool:
@@ -492,9 +507,10 @@ def _member_signal(member: str, prefix: str) -> Optional[str]:
     return None
 
 
-def _keras_idiom(index: ModuleIndex, bound: dict[str, str]) -> Optional[Use]:
-    """``model.fit(...)``/``compile``/``train_on_batch`` in a file that builds a Keras model
-    (a call of :data:`KERAS_MODELS` in any spelling), or ``strategy.run(...)``."""
+def _keras_idiom(index: ModuleIndex, bound: dict[str, str]) -> tuple[Optional[Use], bool]:
+    """The first ``model.fit(...)``/``compile``/``train_on_batch`` of the file, and whether
+    the file builds a Keras model (a call of :data:`KERAS_MODELS` in any spelling): E when it
+    does; or ``strategy.run(...)`` (E: as if it built one)."""
     builds = False
     calls: list[ast.Call] = index.nodes(ast.Call)
     training: Optional[Use] = None
@@ -507,12 +523,12 @@ def _keras_idiom(index: ModuleIndex, bound: dict[str, str]) -> Optional[Use]:
         if attr == "run" or (attr in KERAS_TRAINING and training is None):
             receiver = ast_dotted_name(func.value) or ""
             if attr == "run" and "strategy" in receiver.rpartition(".")[2].lower():
-                return Use(call.lineno, call.col_offset, f"{receiver}.run")
+                return Use(call.lineno, call.col_offset, f"{receiver}.run"), True
             if attr in KERAS_TRAINING:
                 training = Use(call.lineno, call.col_offset, f"{receiver}.{attr}")
         # a model maker's public name ends as it is called (``public_name`` keeps the last part)
         builds = builds or (attr in _MODEL_LAST_NAMES and _is_model_call(ast_dotted_name(func), bound))
-    return training if builds else None
+    return training, builds
 
 
 _MODEL_LAST_NAMES = frozenset(model.rpartition(".")[2] for model in KERAS_MODELS)
@@ -524,6 +540,37 @@ def _is_model_call(name: Optional[str], bound: dict[str, str]) -> bool:
         return False
     full = public_name(bound[head] + name[len(head):])
     return any(full == f"tensorflow.{model}" for model in KERAS_MODELS)
+
+
+def _repository_calls(tree: ast.Module, index: ModuleIndex, imported: dict[str, str],
+                      path: str) -> tuple[str, ...]:
+    """The module's calls that may be of functions of its repository, module-qualified as the
+    ``model-function:`` facts name them: through an import of no library (``nets.small_net``
+    for ``from nets import small_net`` or ``import nets; nets.small_net()``), or of a function
+    or class the module defines (``train.get_model``, which may call another module's; ``Net``,
+    a subclass of ``tf.keras.Model``: the ``class:`` facts know it)."""
+    module = ".".join(module_parts(path))
+    local = {node.name for node in tree.body
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    found = set()
+    calls: list[ast.Call] = index.nodes(ast.Call)
+    for call in calls:
+        spelled = ast_dotted_name(call.func)
+        head, _, rest = (spelled or "").partition(".")
+        if head in imported:
+            target = imported[head] + (f".{rest}" if rest else "")
+            if _root(target) not in _LIBRARIES:
+                found.add(target)
+        elif head in local and not rest:
+            found.add(f"{module}.{head}" if module else head)
+    return tuple(sorted(found))
+
+
+#: Modules whose functions are none of a repository's: TensorFlow's, the adapters', NumPy's
+#: (the standard library's are kept: a script's folder comes first on ``sys.path``, so the
+#: repository's ``code/`` or ``test/`` is what ``import code`` finds).
+_LIBRARIES = frozenset({"tensorflow", "tensorflow_estimator", "keras", "npu_bridge", "npu_device",
+                        "numpy", "__future__"})
 
 
 #: Parts of the raw list difference that TensorFlow 2.6 has all the same (Ascend's TF 2.6 list

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, FrozenSet, Iterable, Optional
 
+from npu_codemod.codemods.built_models import model_facts
 from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine, collector_paused, size_problem
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.names import IMPORTS_TF
@@ -20,6 +21,7 @@ from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.star_imports import star_export_fact, star_import_facts
+from npu_codemod.codemods.tf_model_idioms import pending_fact
 from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_scopes import file_fact
 from npu_codemod.codemods.tf_versions import signals_of
@@ -135,8 +137,10 @@ class LoadedRules:
 
     def file_facts(self, path: str, data: bytes) -> FileFacts:
         """One file's part of the analysis (a file the engine :meth:`~.Engine.wants`, or with NPU061
-        on any Python file, for the import graph): its TensorFlow signals, its import-graph fact
-        and every ``npu_codemod_analyze_file`` hook's facts; depends on nothing but ``path``,
+        on any Python file, for the import graph): its TensorFlow signals, its import-graph fact,
+        its model facts and the training they may decide (``tf_model_idioms``), its star imports
+        and what its own star import binds (``star_imports``), and every
+        ``npu_codemod_analyze_file`` hook's facts; depends on nothing but ``path``,
         ``data`` and the plugins."""
         try:
             text = decode_source(data).text
@@ -147,7 +151,10 @@ class LoadedRules:
             signals = signals_of(text, path)
             self.engine.hand_over(path, text)  # while the file's ast is at hand (``module_ast``)
             facts.update(signals.facts())
-            facts.update(filter(None, [graph_fact(path, text, signals)]))
+            # what a training of another file may need for its E signal (``tf_model_idioms``),
+            # whichever packs run (the distributed and keras packs' hooks ask the same, cached)
+            facts.update(model_facts(path, text))
+            facts.update(filter(None, [graph_fact(path, text, signals), pending_fact(path, signals)]))
             facts.add(file_fact(path, signals))
             facts.update(star_import_facts(path, text, imports_tf=True))
             facts.update(filter(None, [star_export_fact(path, text)]))

@@ -376,11 +376,11 @@ def _keras_idiom_long_way(index, bound):  # type: ignore[no-untyped-def]
             continue
         receiver = ast_dotted_name(func.value) or ""
         if func.attr == "run" and "strategy" in receiver.rpartition(".")[2].lower():
-            return tf_versions.Use(call.lineno, call.col_offset, f"{receiver}.run")
+            return tf_versions.Use(call.lineno, call.col_offset, f"{receiver}.run"), True
         if func.attr in tf_versions.KERAS_TRAINING and training is None:
             training = tf_versions.Use(call.lineno, call.col_offset, f"{receiver}.{func.attr}")
         builds = builds or tf_versions._is_model_call(ast_dotted_name(func), bound)
-    return training if builds else None
+    return training, builds
 
 
 def _model_and_signal_answers(text: str, long_way: bool) -> tuple[object, ...]:
@@ -400,7 +400,7 @@ def _model_and_signal_answers(text: str, long_way: bool) -> tuple[object, ...]:
 
 _KERAS_LINES = st.sampled_from([
     "import tensorflow as tf\n", "from tensorflow import keras\n", "from tensorflow.keras.models import Model\n",
-    "from nets import Net\n", "import keras\n",
+    "from nets import Net\n", "import keras\n", "import nets\n", "m = nets.small()\n", "m = make()\n",
     "m = tf.keras.Sequential()\n", "m = keras.Model(i, o)\n", "m = Model(i, o)\n", "m = keras.models.load_model(p)\n",
     "m.compile(opt)\n", "m.fit(x)\n", "m.train_on_batch(x)\n", "strategy.run(step)\n", "self.strategy.run(f)\n",
     "def build():\n    return tf.keras.Sequential()\n", "def make():\n    m = Net()\n    return m\n",

@@ -14,7 +14,9 @@ from typing import Optional, Protocol
 
 import git
 
+from npu_codemod.codemods.built_models import model_facts
 from npu_codemod.codemods.names import IMPORTS_TF
+from npu_codemod.codemods.tf_model_idioms import pending_fact, trained_files
 from npu_codemod.codemods.tf_runtime import decide, is_manifest
 from npu_codemod.codemods.tf_versions import CODE_E_ONLY, RUNTIME_TF2, RUNTIME_UNKNOWN, signals_of
 from npu_codemod.orchestrator.git import repository as gitrepo
@@ -137,7 +139,11 @@ def repository_tensorflow(folder: Path, configured: Optional[str] = None) -> str
             if is_manifest(path.name):
                 manifests[relative.as_posix()] = text
             if path.suffix == ".py" and IMPORTS_TF.search(text):
-                facts |= signals_of(text, relative.as_posix()).facts()
+                signals = signals_of(text, relative.as_posix())
+                facts |= signals.facts() | model_facts(relative.as_posix(), text)
+                facts |= set(filter(None, [pending_fact(relative.as_posix(), signals)]))
+    if trained_files(frozenset(facts)):  # Keras training on a model of another file's function
+        facts.add(CODE_E_ONLY)
     runtime = decide(configured, manifests, facts).value
     return "2" if runtime == RUNTIME_TF2 or (runtime == RUNTIME_UNKNOWN and CODE_E_ONLY in facts) else "1"
 
