@@ -29,6 +29,7 @@ class Node:
     tf2: bool = False  # TF 2.x-only APIs or TF 2.x idioms
     runs: bool = False  # its module-level code trains (and it is no test file)
     other: bool = False  # imports another deep-learning framework and no TensorFlow
+    adapts: bool = False  # asks which TensorFlow runs it (``codemods/mode_checks``)
 
     def eager(self, runtime: str) -> bool:
         """Eager TF 2.x training code in a repository whose runtime is ``runtime``."""
@@ -43,9 +44,15 @@ class Node:
 @dataclass
 class Program:
     """What an entry reaches: the training files that are eager TF 2.x, the compat ones, and
-    (version undetermined) the TF 1.x ones."""
+    (version undetermined) the TF 1.x ones. ``eager`` are the training files of the ``tf2``
+    kind (a TF 2.x signal) that are the program's own code; ``weak`` the training files that
+    make an entry of a program holding no compat or TF 1.x file but mix no program: a
+    ``tf-neutral`` one (no TF 2.x signal: ``re.compile(...)`` is no eager code) and library code
+    elsewhere in the repository that asks which TensorFlow runs it (Horovod's own
+    ``horovod/tensorflow``, which runs in graph mode as well)."""
 
     eager: set[str] = field(default_factory=set)
+    weak: set[str] = field(default_factory=set)
     compat: set[str] = field(default_factory=set)
     reached: set[str] = field(default_factory=set)
     tf1: set[str] = field(default_factory=set)  # TF 1.x files, where the version is undetermined
@@ -107,7 +114,9 @@ def closure(entry: Node, graph: Graph, runtime: str = RUNTIME_TF2) -> Program:
                     seen.add(found)
                     todo.append(graph.nodes[found])
             else:  # a package without a node of its own: its training modules
-                program.eager.update(member.path for member in graph.members(found) if member.eager(runtime))
+                for member in graph.members(found):
+                    if member.eager(runtime):
+                        _eager_side(member, program, _beside(member.path, entry.path)).add(member.path)
     return program
 
 
@@ -132,6 +141,14 @@ def _classify(node: Node, program: Program, runtime: str, beside_entry: bool = T
     if node.compat and runtime == RUNTIME_TF2:
         program.compat.add(node.path)
     elif node.eager(runtime):
-        program.eager.add(node.path)
+        _eager_side(node, program, beside_entry).add(node.path)
     elif node.tf and (node.tf1 or node.compat) and runtime == RUNTIME_UNKNOWN and beside_entry:
         program.tf1.add(node.path)
+
+
+def _eager_side(node: Node, program: Program, beside_entry: bool) -> set[str]:
+    """Where an eager training file of the program goes: ``eager`` when it is ``tf2`` code of
+    the program's own, else ``weak`` (see :class:`Program`)."""
+    if node.tf2 and (beside_entry or not node.adapts):
+        return program.eager
+    return program.weak

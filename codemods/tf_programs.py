@@ -34,6 +34,7 @@ from typing import Iterable, Mapping, Optional
 
 from .file_kinds import is_test_file
 from .findings import Finding
+from .mode_checks import adapts_to_mode
 from .module_training import may_train_when_run, trains_when_run
 from .modules import import_statements, imported_names, module_ast
 from .program_graph import Graph, Node, Program, closure
@@ -57,8 +58,14 @@ NEUTRAL_TF1_FACT = "tf-neutral-tf1:"
 #: version is undetermined that belongs to its TF 2.x code (:func:`tf2_non_tf_files`): no TF 1.x
 #: rule runs on it (the others keep the TF 1.x rules of their modules, as before).
 NON_TF_TF2_FACT = "non-tf-tf2:"
-#: Text that only training code spells (NPU061's "trains").
-TRAINING_TEXT = AnyOf(r"\bGradientTape\b", r"\.apply_gradients\(", r"\.minimize\(", r"\.fit\(", r"\.compile\(",
+#: Text that only training code spells (NPU061's "trains"): a prefilter, never the decision
+#: alone (a file with no TF 2.x signal is no eager TF 2.x code, ``program_graph``). The
+#: standard library's ``compile`` functions (``re.compile(``, ``regex.compile(``,
+#: ``py_compile.compile(``, ``sre_compile.compile(``) are not Keras' (each lookbehind after the
+#: literal, so that the search still scans for ``.compile(`` in C: ``text_search``).
+TRAINING_TEXT = AnyOf(r"\bGradientTape\b", r"\.apply_gradients\(", r"\.minimize\(", r"\.fit\(",
+                      r"\.compile\((?<!\bre\.compile\()(?<!\bregex\.compile\()(?<!\bpy_compile\.compile\()"
+                      r"(?<!\bsre_compile\.compile\()",
                       r"@\s*(?:tf\.)?function\b", r"\btf\.function\(")
 TRAINING = TRAINING_TEXT.pattern
 MAIN = re.compile(r"""^if\s+(?:__name__\s*==\s*(['"])__main__\1|(['"])__main__\2\s*==\s*__name__)\s*:""",
@@ -127,6 +134,8 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
         if not main and tree is not None and not is_test_file(path) and may_train_when_run(text) \
                 and trains_when_run(tree):
             flags += "l"
+        if "t" in flags and "2" in flags and tree is not None and adapts_to_mode(text, tree):
+            flags += "a"
     return f"{GRAPH_FACT}{path}|{flags}|{','.join(targets)}"
 
 
@@ -137,7 +146,7 @@ def _nodes(facts: Iterable[str]) -> dict[str, Node]:
             path, flags, imports = fact[len(GRAPH_FACT):].rsplit("|", 2)
             node = Node(path, "m" in flags, "c" in flags, "t" in flags, "x" in flags,
                         tuple(filter(None, imports.split(","))), "1" in flags, "2" in flags, "l" in flags,
-                        "o" in flags)
+                        "o" in flags, "a" in flags)
             nodes[node.module] = node
     return nodes
 
@@ -190,7 +199,8 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
             messages.append(_mixed(node, program))
             for path in program.reached:
                 found |= {MIXED_FACT + path, f"{MIXED_ENTRY_FACT}{path}={node.path}"}
-        elif program.eager or (entries and not program.compat):  # a listed compat program: NPU062
+        elif program.eager or (program.weak and not (program.compat or program.tf1)) \
+                or (entries and not program.compat):  # a listed compat program: NPU062
             found.add(ENTRY_FACT + node.path)
     messages += [RepositoryMessage(node.path, TRAINS_ON_IMPORT.format(importers=", ".join(sorted(importers[name]))),
                                    "note")

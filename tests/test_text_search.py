@@ -19,7 +19,9 @@ from npu_codemod.plugins.rules.tf2_distributed import _trained
 from support.sources import python_sources
 
 #: The regular expressions as they were, and what now answers them.
-_OLD_TRAINING_TEXT = re.compile(r"\bGradientTape\b|\.apply_gradients\(|\.minimize\(|\.fit\(|\.compile\(|"
+_OLD_TRAINING_TEXT = re.compile(r"\bGradientTape\b|\.apply_gradients\(|\.minimize\(|\.fit\(|"
+                                r"\.compile\((?<!\bre\.compile\()(?<!\bregex\.compile\()"
+                                r"(?<!\bpy_compile\.compile\()(?<!\bsre_compile\.compile\()|"
                                 r"@\s*(?:tf\.)?function\b|\btf\.function\(")
 _OLD_MAY_TRAIN_WHEN_RUN = re.compile(r"\b(?:apply_gradients|compile|fit|fit_generator|minimize|GradientTape|"
                                      r"train_on_batch|train_step)\s*\(")
@@ -50,7 +52,7 @@ def test_every_source_of_the_suite_gets_the_old_answer(name: str) -> None:
 
 
 _PIECES = st.sampled_from([
-    "GradientTape", "tf", ".", "function", "fit", "fit_generator", "compile", "minimize",
+    "GradientTape", "tf", ".", "function", "fit", "fit_generator", "compile", "re", "regex", "minimize",
     "apply_gradients", "train_on_batch", "train_step", "trainable_variables", "trainable_weights",
     "tensorflow", "python", "__main__", "__name__", "if", "==", "'", '"', ":", "@", "(", ")", " ",
     "\t", "\n", "x", "_", "9", "é", "ǅ", "#", "=",
