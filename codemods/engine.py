@@ -60,6 +60,7 @@ from .tf_versions import (
     TF2_ENTRY_RULE,
     file_kind,
     runtime_of,
+    runtime_why,
     signals_of,
     treatment,
 )
@@ -258,7 +259,8 @@ class Engine:
                  active: list[Rule], handover: Optional[Handover] = None) -> FileOutcome:
         """The rules that run on the file's kind (``tf_versions``): none on a ``conflict``
         file (one finding), only those of the TF 2.x packs on TF 2.x code."""
-        kind = file_kind(signals_in(signals_of(source.text, path), path, facts), runtime_of(facts, path))
+        kind = file_kind(signals_in(signals_of(source.text, path), path, facts), runtime_of(facts, path),
+                         runtime_why(facts, path))
         if kind.kind == CONFLICT:
             at = kind.at
             finding = file_finding(repo, path, "unmigrated", kind.message,

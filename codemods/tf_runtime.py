@@ -64,6 +64,11 @@ UNREADABLE_PIN = ("TensorFlow requirement not valid PEP 508 ({pin}): it decides 
                   "or set [tool.npu-codemod] tensorflow = \"1\" | \"2\"")
 BAD_SETTING = ("[tool.npu-codemod] tensorflow must be \"1\" or \"2\", got {value!r}: ignored, the "
                "major version is decided from the pins and the code")
+#: Why the runtime is what it is (:attr:`Runtime.why`), completing "in a repository ...".
+CONFIGURED = "set to TF {version}.x ([tool.npu-codemod] tensorflow or --tensorflow)"
+PINNED = "pinned to TF {version}.x ({pins})"
+FROM_CODE = "whose code is TF {version}.x (TF {version}.x-only APIs, no TF {other}.x-only one; no pin)"
+_NAMED_PINS = 3
 #: The distribution name a requirement line starts with (to tell a broken TensorFlow pin).
 _LEADING_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
@@ -87,6 +92,9 @@ class Runtime:
 
     value: str
     messages: tuple[tuple[str, str], ...] = ()
+    #: What decided it, completing "in a repository ..." (``pinned to TF 2.x (requirements.txt:
+    #: tensorflow==2.6.5)``): a finding that the runtime makes names it; "" when undetermined.
+    why: str = ""
 
     @property
     def fact(self) -> str:
@@ -109,24 +117,31 @@ def decide(configured: Optional[str], manifests: Mapping[str, str], facts: Itera
     facts = frozenset(facts)
     configured = configured or own_setting(manifests.get("pyproject.toml", ""))
     if configured in (RUNTIME_TF1, RUNTIME_TF2):
-        return Runtime(configured)
+        return Runtime(configured, why=CONFIGURED.format(version=configured))
     every = manifests if includes is None else includes
     pins = [pin for path, text in sorted(manifests.items()) for pin in pins_of(path, text, every)]
     deciding = [pin for pin in pins if pin.runtime is not None]
     values = {pin.runtime for pin in deciding}
     messages = _input_problems(manifests, pins)
     if len(values) == 1:
-        return Runtime(values.pop() or RUNTIME_UNKNOWN, messages)
+        value = values.pop() or RUNTIME_UNKNOWN
+        return Runtime(value, messages, PINNED.format(version=value, pins=_named(deciding)))
     if len(values) > 1:
         named = "; ".join(str(pin) for pin in deciding)
         messages += ((deciding[0].path, DISAGREE.format(pins=named)),)
     if CODE_T2 in facts and CODE_T1 not in facts:
-        return Runtime(RUNTIME_TF2, messages)
+        return Runtime(RUNTIME_TF2, messages, FROM_CODE.format(version=RUNTIME_TF2, other=RUNTIME_TF1))
     if CODE_T1 in facts and CODE_T2 not in facts:
-        return Runtime(RUNTIME_TF1, messages)
+        return Runtime(RUNTIME_TF1, messages, FROM_CODE.format(version=RUNTIME_TF1, other=RUNTIME_TF2))
     if CODE_E_ONLY in facts:
         messages += (("", UNDETERMINED),)
     return Runtime(RUNTIME_UNKNOWN, messages)
+
+
+def _named(pins: list[Pin]) -> str:
+    """The pins that decided, as a finding names them: the first few, then how many more."""
+    named = "; ".join(str(pin) for pin in pins[:_NAMED_PINS])
+    return named + (f"; {len(pins) - _NAMED_PINS} more" if len(pins) > _NAMED_PINS else "")
 
 
 def _input_problems(manifests: Mapping[str, str], pins: list[Pin]) -> tuple[tuple[str, str], ...]:

@@ -7,10 +7,13 @@ makes the ``tf2/`` files conflicts (TF 2.x API in a repository pinned to TF 1.x)
 entry script without the device init.
 
 A *scope* is a folder, other than the top, that holds a manifest with a TensorFlow requirement
-(or its own ``[tool.npu-codemod] tensorflow`` setting) and TensorFlow files under it. Each
-TensorFlow file and each manifest belongs to the deepest scope that holds it, else to the
-repository's top scope: a ``requirements/gpu.txt`` or ``docker/requirements.txt`` beside no code
-still pins the whole repository, as before. Each scope's runtime is decided as ``tf_runtime``
+(or its own ``[tool.npu-codemod] tensorflow`` setting) and Python code under it: TensorFlow
+files, or any other Python file (google/tpu's ``tools/ray_tpu/src/tune/requirements.txt`` pins
+``tensorflow-cpu==2.9.3`` for a JAX script beside it; it is that tool's pin, not the
+repository's, whose TF 1.x code it made conflicts). Each TensorFlow file and each manifest
+belongs to the deepest scope that holds it, else to the repository's top scope: a
+``requirements/gpu.txt`` or ``docker/requirements.txt`` beside no code still pins the whole
+repository, as before. Each scope's runtime is decided as ``tf_runtime``
 decides a repository's, from its own manifests and its own files' code, and its TF 2.x programs
 (``tf_programs``) from its own files. The top scope's runtime is the fact ``tf-runtime:<v>``;
 another scope's is ``tf-runtime@<folder>/:<v>`` (``tf_versions.runtime_of`` picks a file's).
@@ -27,7 +30,7 @@ from typing import Iterable, Mapping, Optional
 from .tf_model_idioms import PENDING_FACT, trained_files
 from .tf_programs import GRAPH_FACT, RepositoryMessage, program_facts, with_programs
 from .tf_runtime import decide, own_setting, pins_of, with_runtime
-from .tf_versions import CODE_E_ONLY, SCOPE_FACT, Signals
+from .tf_versions import CODE_E_ONLY, SCOPE_FACT, WHY_FACT, Signals
 
 #: One fact per TensorFlow file: ``tf-file@<codes>|<path>`` (its ``tf-code:`` facts, comma
 #: separated), read and dropped when the runtimes are decided.
@@ -52,25 +55,46 @@ def _deepest(path: str, folders: Iterable[str]) -> str:
     return max((folder for folder in folders if _inside(path, folder)), key=len, default="")
 
 
-def scope_folders(manifests: Mapping[str, str], tf_files: Iterable[str], tops: Iterable[str] = ()) -> list[str]:
+def pinning_folders(manifests: Mapping[str, str]) -> set[str]:
+    """The folders (``a/b/``, ``""`` for the top) of the manifests that pin TensorFlow or set
+    ``[tool.npu-codemod] tensorflow``."""
+    return {_folder(path) for path, text in manifests.items()
+            if pins_of(path, text, manifests)
+            or (PurePosixPath(path).name == "pyproject.toml" and own_setting(text) is not None)}
+
+
+def code_folders(manifests: Mapping[str, str], python_files: Iterable[str]) -> tuple[str, ...]:
+    """The folders of :func:`pinning_folders` other than the top that hold a Python file
+    (``python_files``: every ``.py`` path of the repository), for :func:`decided_facts`: a
+    listing's paths are not kept for a repository's whole run, these few folders are."""
+    folders = pinning_folders(manifests) - {""}
+    if not folders:
+        return ()
+    holding = {str(parent) + "/" for path in python_files for parent in PurePosixPath(path).parents}
+    return tuple(sorted(folders & holding))
+
+
+def scope_folders(manifests: Mapping[str, str], tf_files: Iterable[str], tops: Iterable[str] = (),
+                  code: Iterable[str] = ()) -> list[str]:
     """The folders (``a/b/``) that are scopes: not the top, nor one of ``tops`` (the folders
-    ``check`` was given, each the top of a repository)."""
+    ``check`` was given, each the top of a repository); ``code``: the pinning folders that hold
+    Python code (:func:`code_folders`), a scope even where none of it imports TensorFlow."""
     files = list(tf_files)
-    pinning = {_folder(path) for path, text in manifests.items()
-               if pins_of(path, text, manifests)
-               or (PurePosixPath(path).name == "pyproject.toml" and own_setting(text) is not None)}
-    return sorted(folder for folder in pinning - {""} - set(tops) if any(_inside(path, folder) for path in files))
+    held = set(code)
+    return sorted(folder for folder in pinning_folders(manifests) - {""} - set(tops)
+                  if folder in held or any(_inside(path, folder) for path in files))
 
 
 def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts: frozenset[str],
-                  tops: Iterable[str] = ()) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
+                  tops: Iterable[str] = (), code: Iterable[str] = ()
+                  ) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
     """``facts`` with each scope's runtime and TF 2.x programs in place of the per-file facts
-    they were decided from, and the messages to report (``tops``: see
+    they were decided from, and the messages to report (``tops``, ``code``: see
     :func:`scope_folders`)."""
     facts = with_trained_models(facts)
     files = {fact[len(FILE_FACT):].partition("|")[2]: fact[len(FILE_FACT):].partition("|")[0]
              for fact in facts if fact.startswith(FILE_FACT)}
-    folders = scope_folders(manifests, files, tops)
+    folders = scope_folders(manifests, files, tops, code)
     kept = frozenset(fact for fact in facts if not fact.startswith(FILE_FACT))
     if not folders:
         return _decided(configured, manifests, kept, "")
@@ -118,6 +142,8 @@ def _decided(configured: Optional[str], own: Mapping[str, str], facts: frozenset
     runtime = decide(configured or own_setting(pyproject), own, facts, every)
     programs, messages = program_facts(facts, runtime.value, pyproject)
     decided = with_programs(with_runtime(facts, runtime), programs)
+    if runtime.why:
+        decided |= {f"{WHY_FACT}{folder}|{runtime.why}"}
     found = tuple(RepositoryMessage(path, text, rule=None) for path, text in runtime.messages) + messages
     if not folder:
         return decided, found

@@ -60,6 +60,10 @@ RUNTIME_FACT = "tf-runtime:"
 #: The runtime of a folder with its own TensorFlow pins: ``tf-runtime@<folder>/:<value>``
 #: (``tf_scopes``).
 SCOPE_FACT = "tf-runtime@"
+#: Why a folder (``""``: the repository) runs the runtime it runs, for the findings that name
+#: it: ``tf-runtime-why@<folder>|<phrase>``, the phrase completing "in a repository ..."
+#: (``pinned to TF 2.x (tools/requirements.txt: tensorflow-cpu==2.9.3)``; ``tf_runtime``).
+WHY_FACT = "tf-runtime-why@"
 #: Facts of the repository-wide analysis: some file has a T1 / a T2 signal, or only TF 2.x
 #: idioms (its kind then depends on the runtime).
 CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
@@ -183,9 +187,9 @@ KERAS_TRAINING = frozenset({"compile", "fit", "train_on_batch"})
 
 MIXED = ("uses TF 1.x-only and TF 2.x-only APIs ({first}, {second}): no TensorFlow version runs "
          "this file as written; nothing was rewritten")
-TF1_ON_TF2 = ("TF 1.x-only API {first} in a repository pinned to TF 2.x: move it to "
+TF1_ON_TF2 = ("TF 1.x-only API {first} in a repository {why}: move it to "
               "tf.compat.v1 or to the TF 2.x API first; nothing was rewritten")
-TF2_ON_TF1 = ("TF 2.x-only API {first} in a repository pinned to TF 1.x: pin TensorFlow 2 or "
+TF2_ON_TF1 = ("TF 2.x-only API {first} in a repository {why}: pin TensorFlow 2 or "
               "use the TF 1.x API; nothing was rewritten")
 GRAPH_IN_EAGER = ("graph-mode compat.v1 API {first} in eager TF 2.x code ({second}): call "
                   "tf.compat.v1.disable_v2_behavior() or port it to TF 2.x; nothing was rewritten")
@@ -271,6 +275,27 @@ def runtime_of(facts: FrozenSet[str], path: str = "") -> str:
     return found
 
 
+def runtime_why(facts: FrozenSet[str], path: str = "") -> str:
+    """Why the file ``path`` runs :func:`runtime_of`: the :data:`WHY_FACT` phrase of the
+    deepest folder with one that holds it (the folders with one are those with a runtime of
+    their own), or "" (none given: the engine called without a repository's analysis)."""
+    found, depth = "", -1
+    for folder, phrase in _whys(facts):
+        if path.startswith(folder) and len(folder) > depth:
+            found, depth = phrase, len(folder)
+    return found
+
+
+@lru_cache(maxsize=2)
+def _whys(facts: FrozenSet[str]) -> tuple[tuple[str, str], ...]:
+    found = []
+    for fact in facts:
+        if fact.startswith(WHY_FACT):
+            folder, _, phrase = fact[len(WHY_FACT):].partition("|")
+            found.append((folder, phrase))
+    return tuple(sorted(found))
+
+
 def runs_tf2_somewhere(facts: FrozenSet[str]) -> bool:
     """Does the repository with these facts, or a folder of it with its own pins, run TF 2.x?
     Only then may a file of it be ``tf2-compat`` (:func:`file_kind`)."""
@@ -293,11 +318,12 @@ def _runtimes(facts: FrozenSet[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
     return found, tuple(sorted(scopes))
 
 
-def file_kind(signals: Signals, runtime: str) -> Kind:
-    """The kind of a file with ``signals`` in a repository whose runtime is ``runtime``."""
+def file_kind(signals: Signals, runtime: str, why: str = "") -> Kind:
+    """The kind of a file with ``signals`` in a repository whose runtime is ``runtime`` (``why``:
+    :func:`runtime_why`, named by a conflict with the runtime)."""
     if not signals.imports_tf:
         return Kind(NON_TF)
-    conflict = _conflict(signals, runtime)
+    conflict = _conflict(signals, runtime, why)
     if conflict is not None:
         return conflict
     if signals.c1 or signals.c2:
@@ -311,15 +337,15 @@ def file_kind(signals: Signals, runtime: str) -> Kind:
     return Kind(TF_NEUTRAL)
 
 
-def _conflict(signals: Signals, runtime: str) -> Optional[Kind]:
+def _conflict(signals: Signals, runtime: str, why: str = "") -> Optional[Kind]:
     t1, t2 = signals.t1, signals.kind_t2(runtime)
     if t1 and t2:
         first, second = sorted((t1, t2), key=lambda use: (use.line, use.column))
         return Kind(CONFLICT, MIXED.format(first=first.spelled, second=second.spelled), second)
     if t2 and runtime == RUNTIME_TF1:
-        return Kind(CONFLICT, TF2_ON_TF1.format(first=t2.spelled), t2)
+        return Kind(CONFLICT, TF2_ON_TF1.format(first=t2.spelled, why=why or "pinned to TF 1.x"), t2)
     if t1 and runtime == RUNTIME_TF2:
-        return Kind(CONFLICT, TF1_ON_TF2.format(first=t1.spelled), t1)
+        return Kind(CONFLICT, TF1_ON_TF2.format(first=t1.spelled, why=why or "pinned to TF 2.x"), t1)
     if signals.c2 and signals.e and not signals.c1 and runtime != RUNTIME_TF1:  # TF 1.x: graph mode
         return Kind(CONFLICT, GRAPH_IN_EAGER.format(first=signals.c2.spelled,
                                                     second=signals.e.spelled), signals.c2)

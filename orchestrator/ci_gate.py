@@ -22,7 +22,7 @@ from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, not
 from npu_codemod.codemods.findings import rewrite_instruction
 from npu_codemod.codemods.star_imports import star_findings
 from npu_codemod.codemods.tf_runtime import is_manifest
-from npu_codemod.codemods.tf_scopes import decided_facts
+from npu_codemod.codemods.tf_scopes import code_folders, decided_facts
 from npu_codemod.orchestrator.loaded_rules import LoadedRules
 
 EXIT_CLEAN, EXIT_SITES, EXIT_UNREADABLE = 0, 1, 2
@@ -214,7 +214,7 @@ def check_contents(contents: dict[str, bytes], loaded_rules: LoadedRules, links:
     repository's top, whose pins are no folder's of its own: ``tf_scopes``).
     """
     facts = loaded_rules.repository_facts(contents.items()).facts
-    facts, messages = decided_facts(tensorflow, manifests, facts, tops)
+    facts, messages = decided_facts(tensorflow, manifests, facts, tops, code_folders(manifests, contents))
     # what of the pins and settings could not be read, or left the version open: as ``run``
     sites = [Site(message.path or ".", 1, 0, (message.rule or FILE_RULE)[0], message.text)
              for message in messages if message.rule is None or message.rule[0] in loaded_rules.engine.enabled]

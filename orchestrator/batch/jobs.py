@@ -59,6 +59,7 @@ class RepoPlan:
     notes: tuple[str, ...] = ()
     uncommitted: int = 0  # paths of the working tree that differ from HEAD (see RepoResult)
     manifests: tuple[tuple[str, str], ...] = ()  # (path, text) of files that may pin TensorFlow
+    code_folders: tuple[str, ...] = ()  # folders with TensorFlow pins and Python code (``tf_scopes``)
 
 
 @dataclass(frozen=True)

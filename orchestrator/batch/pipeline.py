@@ -24,7 +24,7 @@ from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.sites import SiteCounts, rule_sites, settle
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.star_imports import may_star_import, star_findings
-from npu_codemod.codemods.tf_scopes import decided_facts
+from npu_codemod.codemods.tf_scopes import code_folders, decided_facts
 from npu_codemod.codemods.tf_versions import KINDS, NON_TF
 from npu_codemod.orchestrator.batch.analysis_cache import CachedAnalysis, cached_analysis
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
@@ -113,7 +113,8 @@ def with_shard_facts(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> Sha
 def runtime_facts(plan: RepoPlan, facts: frozenset[str]) -> tuple[frozenset[str], tuple[Finding, ...]]:
     """``facts`` with the repository's TensorFlow runtime (``tf_runtime``), and its findings, with
     those of files that use TensorFlow only through a star import (``star_imports``)."""
-    decided, messages = decided_facts(plan.job.selection.tensorflow, dict(plan.manifests), facts)
+    decided, messages = decided_facts(plan.job.selection.tensorflow, dict(plan.manifests), facts,
+                                      code=plan.code_folders)
     repo, enabled = plan.job.entry.name, load_rules(plan.job.selection).engine.enabled
     found = tuple(message.finding(repo, FILE_RULE) for message in messages
                   if message.rule is None or message.rule[0] in enabled)  # a program's: NPU061 runs
@@ -192,11 +193,12 @@ def _start(job: RepoJob, workers: int, shard_analysis: bool = False) -> Union[Re
     notebooks, skipped_notebooks = without_tests(listing.notebooks, job.include_tests)
     not_followed = tuple(file_finding(entry.name, link.path, "unmigrated", SYMLINK) for link in links)
     not_followed += _notebook_findings(repo, entry.name, notebooks)
+    manifests = manifest_texts(repo, listing)
     plan = RepoPlan(job=job, path=gitrepo.top_dir(repo), base=base, tip=tip,
                     source=point.source, parent=point.parent, files_scanned=len(files),
                     files_skipped=skipped + skipped_links + skipped_notebooks, facts=frozenset(),
-                    notes=point.notes, uncommitted=_uncommitted(repo, job),
-                    manifests=manifest_texts(repo, listing))
+                    notes=point.notes, uncommitted=_uncommitted(repo, job), manifests=manifests,
+                    code_folders=code_folders(dict(manifests), (file.path for file in listing.files)))
     if shard_analysis and workers > 1 and len(files) > MIN_SHARD_FILES:
         candidates, other_facts = _split_wanted(repo, files, loaded_rules)
         shards = split_files(candidates, workers)
