@@ -45,14 +45,22 @@ class Node:
 class Program:
     """What an entry reaches: the training files that are eager TF 2.x, the compat ones, and
     (version undetermined) the TF 1.x ones. ``eager`` are the training files of the ``tf2``
-    kind (a TF 2.x signal) that are the program's own code; ``weak`` the training files that
-    make an entry of a program holding no compat or TF 1.x file but mix no program: a
-    ``tf-neutral`` one (no TF 2.x signal: ``re.compile(...)`` is no eager code) and library code
-    elsewhere in the repository that asks which TensorFlow runs it (Horovod's own
-    ``horovod/tensorflow``, which runs in graph mode as well)."""
+    kind (a TF 2.x signal) of the program's own code; ``neutral`` the training files of the
+    ``tf-neutral`` kind where the runtime is TF 2.x (no TF 2.x signal: ``re.compile(...)`` is
+    no eager code), which make an entry of a program with no compat or TF 1.x file and mix no
+    program; ``library`` the training files of library code elsewhere in the repository that
+    ask which TensorFlow runs them (Horovod's own ``horovod/tensorflow`` and ``horovod/_keras``
+    under its ``examples/``): a dependency the repository carries, they mix no program (they
+    run in graph mode as well) and make an entry only when the entry imports them itself
+    (``imported``: ``from mylib.keras_tools import train``, a script that trains through the
+    library); reached through other modules only, they are the library's internals
+    (Horovod's ``horovod/spark/tensorflow/compute_worker.py`` imports ``horovod.spark.run``,
+    which reaches Horovod's Keras code: a data-service worker, no training program)."""
 
     eager: set[str] = field(default_factory=set)
-    weak: set[str] = field(default_factory=set)
+    neutral: set[str] = field(default_factory=set)
+    library: set[str] = field(default_factory=set)
+    imported: set[str] = field(default_factory=set)
     compat: set[str] = field(default_factory=set)
     reached: set[str] = field(default_factory=set)
     tf1: set[str] = field(default_factory=set)  # TF 1.x files, where the version is undetermined
@@ -104,10 +112,13 @@ def closure(entry: Node, graph: Graph, runtime: str = RUNTIME_TF2) -> Program:
     """The files ``entry`` imports, transitively."""
     program = Program()
     todo, seen = [entry], {entry.module}
+    direct = set(graph.edges(entry))
     while todo:
         node = todo.pop()
         program.reached.add(node.path)
-        _classify(node, program, runtime, _beside(node.path, entry.path))
+        _classify(node, program, runtime, entry.path)
+        if node.module in direct and node.path in program.library:
+            program.imported.add(node.path)
         for found in graph.edges(node):
             if found in graph.nodes:
                 if found not in seen:
@@ -116,7 +127,10 @@ def closure(entry: Node, graph: Graph, runtime: str = RUNTIME_TF2) -> Program:
             else:  # a package without a node of its own: its training modules
                 for member in graph.members(found):
                     if member.eager(runtime):
-                        _eager_side(member, program, _beside(member.path, entry.path)).add(member.path)
+                        side = _eager_side(member, program, _own_code(member.path, entry.path))
+                        side.add(member.path)
+                        if side is program.library and node is entry:
+                            program.imported.add(member.path)
     return program
 
 
@@ -137,18 +151,27 @@ def _beside(path: str, entry: str) -> bool:
     return path.rpartition("/")[0] == folder or (bool(folder) and path.startswith(folder + "/"))
 
 
-def _classify(node: Node, program: Program, runtime: str, beside_entry: bool = True) -> None:
+def _own_code(path: str, entry: str) -> bool:
+    """Is ``path`` the code of the program ``entry`` runs, as the eager side of a program counts
+    it: anything for an entry at the top (the repository's own script), else a file in the
+    entry's folder or below it (an example's; the repository's library lies elsewhere)."""
+    folder = entry.rpartition("/")[0]
+    return not folder or path.startswith(folder + "/")
+
+
+def _classify(node: Node, program: Program, runtime: str, entry: str) -> None:
     if node.compat and runtime == RUNTIME_TF2:
         program.compat.add(node.path)
     elif node.eager(runtime):
-        _eager_side(node, program, beside_entry).add(node.path)
-    elif node.tf and (node.tf1 or node.compat) and runtime == RUNTIME_UNKNOWN and beside_entry:
+        _eager_side(node, program, _own_code(node.path, entry)).add(node.path)
+    elif node.tf and (node.tf1 or node.compat) and runtime == RUNTIME_UNKNOWN and _beside(node.path, entry):
         program.tf1.add(node.path)
 
 
-def _eager_side(node: Node, program: Program, beside_entry: bool) -> set[str]:
-    """Where an eager training file of the program goes: ``eager`` when it is ``tf2`` code of
-    the program's own, else ``weak`` (see :class:`Program`)."""
-    if node.tf2 and (beside_entry or not node.adapts):
-        return program.eager
-    return program.weak
+def _eager_side(node: Node, program: Program, own_code: bool) -> set[str]:
+    """Where an eager training file of the program goes (see :class:`Program`)."""
+    if not node.tf2:
+        return program.neutral
+    if node.adapts and not own_code:
+        return program.library
+    return program.eager

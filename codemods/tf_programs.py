@@ -199,7 +199,7 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
             messages.append(_mixed(node, program))
             for path in program.reached:
                 found |= {MIXED_FACT + path, f"{MIXED_ENTRY_FACT}{path}={node.path}"}
-        elif program.eager or (program.weak and not (program.compat or program.tf1)) \
+        elif program.eager or ((program.neutral or program.imported) and not (program.compat or program.tf1)) \
                 or (entries and not program.compat):  # a listed compat program: NPU062
             found.add(ENTRY_FACT + node.path)
     messages += [RepositoryMessage(node.path, TRAINS_ON_IMPORT.format(importers=", ".join(sorted(importers[name]))),
