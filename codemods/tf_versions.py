@@ -189,6 +189,8 @@ MIXED = ("uses TF 1.x-only and TF 2.x-only APIs ({first}, {second}): no TensorFl
          "this file as written; nothing was rewritten")
 TF1_ON_TF2 = ("TF 1.x-only API {first} in a repository {why}: move it to "
               "tf.compat.v1 or to the TF 2.x API first; nothing was rewritten")
+PYTHON2_ON_TF2 = ("Python 2 code in a repository {why}: TensorFlow 2 runs on Python 3 only; "
+                  "port the file to Python 3 first; nothing was rewritten")
 TF2_ON_TF1 = ("TF 2.x-only API {first} in a repository {why}: pin TensorFlow 2 or "
               "use the TF 1.x API; nothing was rewritten")
 GRAPH_IN_EAGER = ("graph-mode compat.v1 API {first} in eager TF 2.x code ({second}): call "
@@ -345,7 +347,8 @@ def _conflict(signals: Signals, runtime: str, why: str = "") -> Optional[Kind]:
     if t2 and runtime == RUNTIME_TF1:
         return Kind(CONFLICT, TF2_ON_TF1.format(first=t2.spelled, why=why or "pinned to TF 1.x"), t2)
     if t1 and runtime == RUNTIME_TF2:
-        return Kind(CONFLICT, TF1_ON_TF2.format(first=t1.spelled, why=why or "pinned to TF 2.x"), t1)
+        text = PYTHON2_ON_TF2 if t1.spelled == "Python 2 code" else TF1_ON_TF2
+        return Kind(CONFLICT, text.format(first=t1.spelled, why=why or "pinned to TF 2.x"), t1)
     if signals.c2 and signals.e and not signals.c1 and runtime != RUNTIME_TF1:  # TF 1.x: graph mode
         return Kind(CONFLICT, GRAPH_IN_EAGER.format(first=signals.c2.spelled,
                                                     second=signals.e.spelled), signals.c2)
@@ -372,8 +375,8 @@ def treatment(kind: str, runtime: str, tf1_side: bool = False) -> str:
 
 
 def signals_of(text: str, path: str = "") -> Signals:
-    """The signals of the module ``text`` (none for a file ``ast`` cannot read: Python 2
-    code, which is TF 1.x code). Kept per file: the repository's analysis works them out
+    """The signals of the module ``text`` (for a file ``ast`` cannot read, T1 where it is
+    Python 2 code: :func:`python2_use`; else none). Kept per file: the repository's analysis works them out
     for its facts, and the engine finds them here for the file's kind (no second parse)."""
     key = (path, len(text), hash(text))
     found = _KNOWN.get(key)
@@ -381,9 +384,33 @@ def signals_of(text: str, path: str = "") -> Signals:
         if len(_KNOWN) >= _KNOWN_MAX:
             _KNOWN.clear()
         tree = module_ast(text)
-        found = _KNOWN[key] = _signals(tree, path) if tree is not None else \
-            Signals(imports_tf="tensorflow" in text)
+        if tree is not None:
+            found = _KNOWN[key] = _signals(tree, path)
+        else:
+            imports_tf = "tensorflow" in text
+            found = _KNOWN[key] = Signals(imports_tf=imports_tf, t1=python2_use(text) if imports_tf else None)
     return found
+
+
+#: What CPython says of Python 2 syntax only (a print or exec statement, ``except E, e:``,
+#: ``0777``, a tuple parameter): other errors are no evidence of a version.
+_PYTHON2_ERRORS = ("Missing parentheses in call to 'print'", "Missing parentheses in call to 'exec'",
+                   "multiple exception types must be parenthesized", "leading zeros in decimal integer literals",
+                   "Function parameters cannot be parenthesized")
+
+
+def python2_use(text: str) -> Optional[Use]:
+    """Where ``text`` is Python 2 code, as the first error ``ast`` meets says (a T1 signal:
+    TensorFlow 2 runs on Python 3 only, so a Python 2 file of TensorFlow is TF 1.x code), or
+    None for a text with no such error (not read otherwise: a file ``ast`` reads has none)."""
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        if error.msg and error.msg.startswith(_PYTHON2_ERRORS):
+            return Use(error.lineno or 1, max((error.offset or 1) - 1, 0), "Python 2 code")
+    except (ValueError, RecursionError):
+        return None
+    return None
 
 
 _KNOWN: dict[tuple[str, int, int], Signals] = {}

@@ -31,7 +31,9 @@ from npu_codemod.codemods.tf_versions import (
     TF2_COMPAT,
     TF2_ONLY_FROM_USES,
     TF_NEUTRAL,
+    Use,
     file_kind,
+    python2_use,
     signals_of,
     support_names,
 )
@@ -531,3 +533,38 @@ def test_compat_header_imports_follow_the_header_after_future_imports() -> None:
              "    config.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF\n"
              "    with tf.Session(config=config) as sess:\n        print(sess.run(tf.constant(1)))\n")
     assert_migrates(before, after, facts=TF2_RUNTIME)
+
+
+PYTHON2 = '''\
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 4])
+loss = tf.reduce_mean(tf.layers.dense(x, 1))
+step = tf.train.AdamOptimizer(0.1).minimize(loss)
+
+sess = tf.Session()
+try:
+    sess.run(step, feed_dict={x: [[1, 2, 3, 4]]})
+except Exception, e:
+    print e
+'''
+
+
+def test_python2_code_is_tf1_code_not_a_file_with_no_signal() -> None:
+    """``ast`` cannot read Python 2, so the file had no signal at all: ``tf-neutral``, and the
+    TF 2.x pack ran on it beside TF 2.x files (its session left as it was). TensorFlow 2 runs
+    on Python 3 only: Python 2 syntax is a T1 signal."""
+    assert python2_use(PYTHON2) == Use(10, 7, "Python 2 code")
+    assert signals_of(PYTHON2, "v1/train.py").t1 == Use(10, 7, "Python 2 code")
+    assert python2_use("import tensorflow as tf\nx = (\n") is None  # broken, not Python 2
+    for runtime in ("undetermined", "1"):
+        assert kind(PYTHON2, runtime) == TF1
+    new, findings = run_rules(PYTHON2, facts=UNDETERMINED_RUNTIME)
+    assert new is not None and "tf.Session(config=config)" in new
+    assert {"NPU007", "NPU010"} <= {f.rule_id for f in findings}
+
+
+def test_python2_code_in_a_tf2_repository_is_reported_not_rewritten() -> None:
+    findings = assert_unchanged(PYTHON2, facts=TF2_RUNTIME)
+    assert [(f.rule_id, f.line, f.message.split(":")[0]) for f in findings] == [
+        (FILE_RULE_ID, 10, "Python 2 code in a repository pinned to TF 2.x")]
