@@ -20,6 +20,7 @@ from npu_codemod.codemods.engine import FILE_RULE, FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import rewrite_instruction
+from npu_codemod.codemods.standalone_keras import keras_findings
 from npu_codemod.codemods.star_imports import star_findings
 from npu_codemod.codemods.tf_runtime import is_manifest
 from npu_codemod.codemods.tf_scopes import code_folders, decided_facts
@@ -213,14 +214,15 @@ def check_contents(contents: dict[str, bytes], loaded_rules: LoadedRules, links:
     ``tensorflow``, the ``manifests`` by path, or the code; ``tops``: the folders given, each a
     repository's top, whose pins are no folder's of its own: ``tf_scopes``).
     """
-    facts = loaded_rules.repository_facts(contents.items()).facts
-    facts, messages = decided_facts(tensorflow, manifests, facts, tops, code_folders(manifests, contents))
+    found = loaded_rules.repository_facts(contents.items()).facts
+    facts, messages = decided_facts(tensorflow, manifests, found, tops, code_folders(manifests, contents))
     # what of the pins and settings could not be read, or left the version open: as ``run``
     sites = [Site(message.path or ".", 1, 0, (message.rule or FILE_RULE)[0], message.text)
              for message in messages if message.rule is None or message.rule[0] in loaded_rules.engine.enabled]
     for path, data in contents.items():
         sites += outcome_sites(loaded_rules.engine.process(data, path, facts=facts))
-    sites += [Site(path, line, 0, FILE_RULE_ID, message) for path, line, message in star_findings(facts)]
+    sites += [Site(path, line, 0, FILE_RULE_ID, message)
+              for path, line, message in [*star_findings(found), *keras_findings(found, facts)]]
     sites += [Site(path, 1, 0, FILE_RULE_ID, SYMLINK) for path in links]
     return sorted(sites, key=lambda s: (s.path, s.line, s.column, s.rule_id))
 

@@ -23,6 +23,7 @@ from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, not
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.sites import SiteCounts, rule_sites, settle
 from npu_codemod.codemods.source import UndecodableSource, decode_source
+from npu_codemod.codemods.standalone_keras import keras_findings, may_use_keras
 from npu_codemod.codemods.star_imports import may_star_import, star_findings
 from npu_codemod.codemods.tf_scopes import code_folders, decided_facts
 from npu_codemod.codemods.tf_versions import KINDS, NON_TF
@@ -112,14 +113,15 @@ def with_shard_facts(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> Sha
 
 def runtime_facts(plan: RepoPlan, facts: frozenset[str]) -> tuple[frozenset[str], tuple[Finding, ...]]:
     """``facts`` with the repository's TensorFlow runtime (``tf_runtime``), and its findings, with
-    those of files that use TensorFlow only through a star import (``star_imports``)."""
+    those of files that use TensorFlow only through a star import (``star_imports``) or train
+    with standalone Keras (``standalone_keras``)."""
     decided, messages = decided_facts(plan.job.selection.tensorflow, dict(plan.manifests), facts,
                                       code=plan.code_folders)
     repo, enabled = plan.job.entry.name, load_rules(plan.job.selection).engine.enabled
     found = tuple(message.finding(repo, FILE_RULE) for message in messages
                   if message.rule is None or message.rule[0] in enabled)  # a program's: NPU061 runs
     found += tuple(file_finding(repo, path, "unmigrated", message, line)
-                   for path, line, message in star_findings(facts))
+                   for path, line, message in [*star_findings(facts), *keras_findings(facts, decided)])
     return decided, found
 
 
@@ -254,7 +256,7 @@ def _wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules,
         if loaded_rules.engine.wants(data):
             candidates.append(file)
             yield file.path, data
-        elif graph or may_star_import(data):
+        elif graph or may_star_import(data) or may_use_keras(data):
             yield file.path, data
 
 
@@ -268,7 +270,7 @@ def _split_wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules
         for file, data in gitrepo.read_blobs(repo, files):
             if loaded_rules.engine.wants(data):
                 candidates.append(file)
-            elif loaded_rules.engine.reads_programs or may_star_import(data):
+            elif loaded_rules.engine.reads_programs or may_star_import(data) or may_use_keras(data):
                 yield file.path, data
 
     facts = loaded_rules.files_facts(others()).facts

@@ -1,0 +1,65 @@
+"""Training with standalone Keras (``import keras``) on TensorFlow 1.x, in a file that imports
+no TensorFlow itself.
+
+Keras 2.2 ran on a TensorFlow backend: ``model.fit(...)`` of ``from keras.models import Model``
+trains in a TensorFlow session, which the NPU must configure, and ``K.clear_session()`` of
+``import keras.backend as K`` must become ``npu_clear_session()``. The rules read TensorFlow's
+own names (``tf.keras``), so such a file would be ``non-tf`` and left alone in silence, the
+repository ``ready``. It is not migrated; one finding at its first training call says what to
+add by hand (NPU041 and NPU042's lines), unless its folder runs TensorFlow 2 (where Keras is
+``tf.keras``'s and the ``tf2`` pack's business). Each file's analysis gives::
+
+    keras-standalone:<path>|<line>     a non-TF file that imports Keras and trains a model
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Optional
+
+from .tf_scopes import FILE_FACT
+from .tf_versions import RUNTIME_TF2, runtime_of
+
+FACT = "keras-standalone:"
+#: ``import keras``, ``import keras.backend as K``, ``from keras.models import Model``.
+_IMPORT = re.compile(r"^[ \t]*(?:import[ \t]+keras\b|from[ \t]+keras(?:\.[\w.]+)?[ \t]+import\b)", re.MULTILINE)
+_IMPORT_BYTES = re.compile(_IMPORT.pattern.encode(), re.MULTILINE)
+#: A Keras training call (NPU041's: ``.fit``, ``.fit_generator``, ``.train_on_batch``).
+_TRAINING = re.compile(r"\.(?:fit|fit_generator|train_on_batch)[ \t]*\(")
+MESSAGE = ("trains with standalone Keras (`import keras`) on the TensorFlow backend: not migrated "
+           "(the rules read TensorFlow's names, tf.keras); by hand: `from npu_bridge.npu_init "
+           "import *`, `npu_keras_sess = set_keras_session_npu_config()` before training and "
+           "`close_session(npu_keras_sess)` after, `K.clear_session()` -> `npu_clear_session()`")
+
+
+def may_use_keras(data: bytes) -> bool:
+    """Does the file (its bytes) import standalone Keras?"""
+    return b"keras" in data and _IMPORT_BYTES.search(data) is not None
+
+
+def keras_fact(path: str, text: str) -> Optional[str]:
+    """The ``keras-standalone:`` fact of a file that imports no TensorFlow, or None when it
+    imports no standalone Keras or calls no training method (a comment may count: a report,
+    never a rewrite)."""
+    if "keras" not in text or _IMPORT.search(text) is None:
+        return None
+    found = _TRAINING.search(text)
+    if found is None:
+        return None
+    return f"{FACT}{path}|{text.count(chr(10), 0, found.start()) + 1}"
+
+
+def keras_findings(facts: Iterable[str], decided: frozenset[str]) -> list[tuple[str, int, str]]:
+    """``(path, line, message)`` of each such file of a repository that uses TensorFlow (its
+    per-file ``facts`` name a TensorFlow file) where its folder does not run TensorFlow 2
+    (``decided``: the facts with each scope's runtime)."""
+    facts = list(facts)
+    if not any(fact.startswith(FILE_FACT) for fact in facts):
+        return []  # Keras on another backend (Theano, CNTK), or no TensorFlow at all
+    found = []
+    for fact in facts:
+        if fact.startswith(FACT):
+            path, _, line = fact[len(FACT):].rpartition("|")
+            if runtime_of(decided, path) != RUNTIME_TF2:
+                found.append((path, int(line), MESSAGE))
+    return sorted(found)
