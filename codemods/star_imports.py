@@ -40,6 +40,7 @@ IMPORTS = "star-imports:"
 _ROOTS = (TF, ESTIMATOR_PACKAGE)
 #: ``from <module> import *`` on its own line (a star import is a module-level statement).
 _STAR = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\*", re.MULTILINE)
+_STAR_GATE = re.compile(r"import[ \t]*\*")
 #: A name the code calls or reads an attribute of (``tf.``, ``dense(``).
 _USED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)[ \t]*[.(]")
 MESSAGE = ("uses TensorFlow only through {imports}: not migrated, the rules read a file's own "
@@ -57,8 +58,8 @@ def may_star_import(data: bytes) -> bool:
 
 def star_import_facts(path: str, text: str, imports_tf: bool) -> set[str]:
     """The ``star-imports:`` facts of one file (none for most: the text says first)."""
-    if "import" not in text or "*" not in text:
-        return set()
+    if "*" not in text or _STAR_GATE.search(text) is None:
+        return set()  # the regular expression's literal start found in C: most files stop here
     facts = set()
     used: Optional[str] = None
     for match in _STAR.finditer(text):
@@ -84,11 +85,11 @@ def star_export_fact(path: str, text: str) -> Optional[str]:
         if isinstance(node, (ast.Import, ast.ImportFrom)) and not (isinstance(node, ast.ImportFrom) and node.level):
             bound.update(local for local, target in ast_import_bindings(node)
                          if local != STAR and target.split(".")[0] in _ROOTS)
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        elif type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
             name = node.targets[0].id
             if name == "__all__":
                 listed = _literal_names(node.value)
-            elif (ast_dotted_name(node.value) or "").split(".")[0] in bound:
+            elif type(node.value) in _DOTTED and (ast_dotted_name(node.value) or "").split(".")[0] in bound:
                 bound.add(name)  # ``slim = tf.contrib.slim``
     names = {name for name in bound if not name.startswith("_")} if listed is None else bound & listed
     if not names:
@@ -164,12 +165,16 @@ def _absolute(spelled: str, path: str) -> Optional[str]:
     return ".".join([*package[: len(package) - (level - 1)], *([rest] if rest else [])]) or None
 
 
+_DOTTED = (ast.Name, ast.Attribute)
+_BLOCKS = (ast.If, ast.Try, ast.With)
+
+
 def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """The module-level statements, those in ``if``/``try``/``with`` blocks too (not in
     functions or classes: they bind no module name)."""
     for node in body:
         yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if not isinstance(node, _BLOCKS):
             continue
         for field in ("body", "orelse", "finalbody"):
             yield from _module_level(getattr(node, field, None) or [])
