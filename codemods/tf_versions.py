@@ -442,8 +442,8 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     if weak is not None and ("c2" in found or _runs_a_session(index)):
         found["c2"] = found["c2"] if "c2" in found and _before(found["c2"], weak) else weak
     idiom, builds = _keras_idiom(index, bound) if "e" not in found else (None, False)
-    if idiom is not None and builds:
-        found["e"] = idiom
+    if idiom is not None and builds and not found.keys() & {"c1", "c2", "t1"}:
+        found["e"] = idiom  # Keras training is E only in a file with no C/T1 signal (the spec's)
     imports_tf = any(_root(target) in ("tensorflow", "tensorflow_estimator")
                      for target in bound.values())
     signals = Signals(imports_tf, found.get("c1"), found.get("c2"), found.get("t1"), found.get("t2"),

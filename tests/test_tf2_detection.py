@@ -568,3 +568,25 @@ def test_python2_code_in_a_tf2_repository_is_reported_not_rewritten() -> None:
     findings = assert_unchanged(PYTHON2, facts=TF2_RUNTIME)
     assert [(f.rule_id, f.line, f.message.split(":")[0]) for f in findings] == [
         (FILE_RULE_ID, 10, "Python 2 code in a repository pinned to TF 2.x")]
+
+
+KERAS_ON_A_COMPAT_SESSION = '''\
+import numpy as np
+import tensorflow as tf
+
+config = tf.compat.v1.ConfigProto()
+config.gpu_options.allow_growth = True
+tf.compat.v1.keras.backend.set_session(tf.compat.v1.Session(config=config))
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,))])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.zeros((8, 4)), np.zeros((8, 1)), epochs=1)
+'''
+
+
+def test_keras_training_beside_a_compat_v1_session_is_graph_code_not_a_conflict() -> None:
+    """The spec's E counts Keras training only "in a file with no C/T1 signal": a file that
+    sets a compat.v1 session for Keras (C2) is graph code, not "compat.v1 API in eager code"."""
+    assert signals_of(KERAS_ON_A_COMPAT_SESSION, "train.py").e is None
+    assert kind(KERAS_ON_A_COMPAT_SESSION, "undetermined") == TF1
+    assert kind(KERAS_ON_A_COMPAT_SESSION, "2") == TF2_COMPAT
