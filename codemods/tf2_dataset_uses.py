@@ -29,11 +29,12 @@ USE_FACT = "tf2-dataset-use:"
 TRAINING = frozenset({"fit", "fit_generator", "train_on_batch"})
 EVALUATION = frozenset({"evaluate", "predict", "predict_on_batch", "test_on_batch",
                         "evaluate_generator", "predict_generator", "validation_data="})
-ITERATED, OTHER = "iter", "other"
+ITERATED, OTHER, REDUCED = "iter", "other", "reduce"
 #: Words of a name that make it an evaluation or inference pipeline (``val_ds``,
 #: ``eval_input_fn``), unless it names training too (``train_and_evaluate``).
 EVALUATION_WORDS = frozenset("val valid validation dev holdout eval evaluate evaluation test testing "
-                             "predict prediction infer inference decode export serving".split())
+                             "predict prediction infer inference decode export serving transcribe "
+                             "transcription stream".split())
 TRAINING_WORDS = frozenset("train training trainer fit".split())
 #: Calls whose result is the dataset, distributed or transformed (followed on).
 PASSED_ON = frozenset({"experimental_distribute_dataset", "apply"})
@@ -63,6 +64,9 @@ class DatasetUses:
         the file shows (assigned to an attribute, unused)."""
         node = self._passed_on(node)
         parent = self.parents.get(id(node))
+        if isinstance(parent, ast.Attribute) and parent.attr == "reduce" \
+                and isinstance(self.parents.get(id(parent)), ast.Call):
+            return {REDUCED}  # ``dataset.reduce(0, count)``: every batch counts
         if isinstance(parent, ast.keyword):
             return self._keyword(parent)
         if isinstance(parent, ast.Call) and parent.func is not node:
@@ -166,6 +170,8 @@ class DatasetUses:
         wheres = self.destinations(node)
         if wheres & TRAINING:
             return ""
+        if REDUCED in wheres:
+            return "its batches are reduced (.reduce(...)), so none may be dropped"
         for name in self._names(node):
             words = set(re.split(r"[^a-z]+", name.lower()))
             if words & EVALUATION_WORDS and not words & TRAINING_WORDS:

@@ -236,3 +236,32 @@ def test_a_pipeline_repeated_only_when_training_or_made_for_prediction_is_not_dr
                             "make_dataset(images, labels, 100, training=len(labels) > 1000)")
     _, findings = run_rules(shared, RULES)
     assert [f.status for f in findings if f.line == 46] == ["unmigrated"]
+
+
+TRANSCRIBING = '''\
+"""Feeding: split a long recording into segments and batch them for the acoustic model."""
+import tensorflow as tf
+
+
+def split_audio_file(segments, batch_size):
+    dataset = tf.data.Dataset.from_generator(lambda: segments, output_types=tf.float32)
+    return dataset.padded_batch(batch_size, padded_shapes=[None])
+
+
+def count_examples(dataset, batch_size=1000):
+    dataset = dataset.batch(batch_size)
+    return dataset.reduce(tf.constant(0, tf.int64), lambda n, b: n + tf.cast(tf.shape(b)[0], tf.int64))
+
+
+def transcribe_file(path, model):
+    batches = split_audio_file(load(path), 16)
+    return [model(batch) for batch in batches]
+'''
+
+
+def test_a_transcription_or_a_count_of_batches_keeps_its_last_batch() -> None:
+    """A transcription loses its last segments, a count its last elements: both reported."""
+    _, findings = run_rules(TRANSCRIBING, RULES)
+    assert [(f.line, f.status) for f in findings] == [(7, "unmigrated"), (11, "unmigrated")]
+    assert "split_audio_file() is used for inference" in findings[0].message
+    assert "its batches are reduced (dataset.reduce(...) on line 12)" in findings[1].message

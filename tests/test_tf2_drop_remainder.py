@@ -88,3 +88,36 @@ def test_tf1_files_keep_npu002() -> None:
     source = ("import tensorflow as tf\n\nsess = tf.Session()\n"
               "ds = tf.data.TFRecordDataset(['a']).batch(32)\n")
     assert assert_unchanged(source, RULES, facts={"tf-runtime:1"}) == []
+
+
+COUNTED_AND_STREAMED = '''\
+"""Dataset helpers: a size counted batch by batch, and a text stream mapped in batches."""
+import tensorflow as tf
+
+
+def get_dataset_size(dataset, batch_size=5000):
+    """Number of elements of a finite dataset."""
+    dataset = dataset.batch(batch_size)
+
+    def _count(count, element):
+        return count + tf.cast(tf.shape(element)[0], count.dtype)
+
+    return dataset.reduce(tf.constant(0, dtype=tf.int64), _count)
+
+
+def process_stream(lines, out, map_func, batch_size=512):
+    dataset = tf.data.Dataset.from_generator(lambda: lines, output_types=tf.string)
+    dataset = dataset.batch(batch_size)
+    for batch in dataset.map(map_func):
+        out.write(batch)
+'''
+
+
+def test_a_pipeline_whose_batches_are_reduced_or_a_stream_s_keeps_its_last_batch() -> None:
+    """Dropping the last batch would count a 1,000-element dataset as 0 and cut a stream's
+    last lines: reported, never rewritten."""
+    findings = assert_unchanged(COUNTED_AND_STREAMED, RULES, facts=TF2_RUNTIME)
+    assert [(f.line, f.status, f.message.split(": evaluation")[0]) for f in findings] == [
+        (7, "unmigrated", "evaluation pipeline (its batches are reduced (.reduce(...)), so none may "
+                          "be dropped)"),
+        (17, "unmigrated", "evaluation pipeline (a pipeline named process_stream)")]

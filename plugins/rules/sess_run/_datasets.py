@@ -76,7 +76,7 @@ DATASET_PACKAGES = ("tensorflow.data", "tensorflow.contrib.data")
 INFERENCE_WORDS = frozenset(
     "predict prediction predictions pred infer inference eval evaluate evaluation test testing "
     "valid validation val dev serving serve decode decoding decodes export exporting "
-    "predictor".split()
+    "predictor transcribe transcribes transcription transcribing stream streams".split()
 )
 TRAINING_WORDS = frozenset("train training trainer".split())
 #: Dataset methods and ``tf.data.experimental`` transformations that repeat a dataset.
@@ -189,7 +189,8 @@ def inference_pipeline(parts: Sequence[Base], site: Base,
     said, why = _evidence(site, parts, remote=remote or {})
     if said is None:
         said, why = _made_for(parts, site)
-    evidence = counted_inputs(parts, site) if said is None else why if said == "infer" else None
+    evidence = (counted_inputs(parts, site) or reduced_results(parts, site)) if said is None \
+        else why if said == "infer" else None
     if evidence is None and said is None:
         evidence = shared_with_training(parts, site)
     if evidence is None or repeats(parts, site):
@@ -319,6 +320,34 @@ def counted_inputs(parts: Sequence[Base], site: Base) -> Optional[str]:
                 return (f"its input {name} is counted (len({name}) on line {power.children[0].lineno}), "
                         "so its results must match the inputs one to one")
         scope = enclosing_scope(scope)
+    return None
+
+
+def reduced_results(parts: Sequence[Base], site: Base) -> Optional[str]:
+    """Why the batches of the pipeline spelled by ``parts`` at ``site`` are aggregated: a
+    ``.reduce(...)`` later in its chain, or on the name it is assigned to (or made from) in the
+    function that builds it (``dataset = dataset.batch(n)`` then ``dataset.reduce(0, count)``:
+    a dataset's size counted batch by batch); else None. Dropping the last batch changes what
+    is counted, whatever the code around says of training."""
+    after = list(parts)[child_index(site.parent) + 1:] if site.parent in parts else []
+    if any(attribute_name(part) == "reduce" for part in after):
+        return "its batches are reduced (.reduce(...) in the same chain), so none may be dropped"
+    statement = site
+    while statement.parent is not None and statement.parent.type != symbols.simple_stmt:
+        statement = statement.parent
+    names = {spelled_name(parts[:1])} if parts and parts[0].type == tokens.NAME else set()
+    if statement.type == symbols.expr_stmt:
+        names |= {dotted_name(target) for target in statement.children[:-1:2]}
+    names.discard(None)
+    scope = enclosing_scope(site)
+    if scope.type != symbols.funcdef or not names:
+        return None
+    for node in scope.pre_order():
+        if node.type == symbols.power and len(node.children) >= 3 and node.children[0].type == tokens.NAME \
+                and node.children[0].value in names and attribute_name(node.children[1]) == "reduce" \
+                and is_call_trailer(node.children[2]):
+            return (f"its batches are reduced ({node.children[0].value}.reduce(...) on line "
+                    f"{node.children[0].lineno}), so none may be dropped")
     return None
 
 
