@@ -21,9 +21,16 @@ from .tf_scopes import FILE_FACT
 from .tf_versions import RUNTIME_TF2, runtime_of
 
 FACT = "keras-standalone:"
-#: ``import keras``, ``import keras.backend as K``, ``from keras.models import Model``.
-_IMPORT = re.compile(r"^[ \t]*(?:import[ \t]+keras\b|from[ \t]+keras(?:\.[\w.]+)?[ \t]+import\b)", re.MULTILINE)
+#: ``import keras``, ``import keras.backend as K``, ``from keras.models import Model``: the module.
+_IMPORT = re.compile(r"^[ \t]*(?:import[ \t]+(keras(?:\.[\w.]+)?)\b|from[ \t]+(keras(?:\.[\w.]+)?)[ \t]+import\b)",
+                     re.MULTILINE)
 _IMPORT_BYTES = re.compile(_IMPORT.pattern.encode(), re.MULTILINE)
+#: Keras modules that build, compile or run a model (not ``keras.datasets``, whose
+#: ``ImageDataGenerator.fit`` of ``keras.preprocessing`` computes statistics, trains nothing).
+_MODEL_MODULES = ("keras.models", "keras.layers", "keras.backend", "keras.applications", "keras.engine",
+                  "keras.optimizers", "keras.callbacks")
+#: A model built through ``import keras`` alone (``keras.models.Sequential(...)``).
+_BUILT = re.compile(r"\b(?:Model|Sequential|load_model)[ \t]*\(")
 #: A Keras training call (NPU041's: ``.fit``, ``.fit_generator``, ``.train_on_batch``).
 _TRAINING = re.compile(r"\.(?:fit|fit_generator|train_on_batch)[ \t]*\(")
 MESSAGE = ("trains with standalone Keras (`import keras`) on the TensorFlow backend: not migrated "
@@ -39,10 +46,14 @@ def may_use_keras(data: bytes) -> bool:
 
 def keras_fact(path: str, text: str) -> Optional[str]:
     """The ``keras-standalone:`` fact of a file that imports no TensorFlow, or None when it
-    imports no standalone Keras or calls no training method (a comment may count: a report,
-    never a rewrite)."""
-    if "keras" not in text or _IMPORT.search(text) is None:
+    imports no Keras module that makes or runs a model, or calls no training method (a comment
+    may count: a report, never a rewrite)."""
+    if "keras" not in text:
         return None
+    modules = {first or second for first, second in _IMPORT.findall(text)}
+    if not any(module.startswith(_MODEL_MODULES) for module in modules) \
+            and not ("keras" in modules and _BUILT.search(text)):
+        return None  # Keras for data only (``keras.datasets``, ``keras.preprocessing``)
     found = _TRAINING.search(text)
     if found is None:
         return None

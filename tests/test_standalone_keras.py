@@ -49,6 +49,11 @@ def test_the_fact_names_the_first_training_call() -> None:
     assert keras_fact("train.py", TRAIN) == "keras-standalone:train.py|14"
     assert keras_fact("plot.py", "import keras\n\nprint(keras.__version__)\n") is None  # trains nothing
     assert keras_fact("fit.py", "import numpy as np\n\nnp.polyfit(x, y, 1).fit(x)\n") is None
+    augment = ("from keras.datasets import cifar10\nfrom keras.preprocessing.image import ImageDataGenerator\n"
+               "\ngen = ImageDataGenerator(horizontal_flip=True)\ngen.fit(cifar10.load_data()[0][0])\n")
+    assert keras_fact("data.py", augment) is None  # statistics for augmentation: no model
+    assert keras_fact("m.py", "import keras\n\nm = keras.models.Sequential()\nm.fit(x, y)\n") == \
+        "keras-standalone:m.py|4"
 
 
 def test_reported_where_tensorflow_1_runs_not_in_tf2_folders_or_without_tensorflow() -> None:
