@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional
 
 from .tf_versions import (
+    CODE_COMPAT,
     CODE_E_ONLY,
     CODE_T1,
     CODE_T2,
@@ -58,7 +59,8 @@ _PROBES = tuple(
     + ["3.0.0"])
 UNDETERMINED = ("TensorFlow major version undetermined: pin tensorflow in requirements or set "
                 "[tool.npu-codemod] tensorflow = \"2\"; files with only TF 2.x idioms "
-                "(tf.function, GradientTape, Keras fit) are treated as TF 2.x code")
+                "(tf.function, GradientTape, Keras fit) are treated as TF 2.x code, tf.compat.v1 "
+                "code as TF 1.x code (TF Adapter 1.x, npu_bridge)")
 DISAGREE = "TensorFlow pins disagree ({pins}): the major version is decided from the code"
 UNREADABLE_PIN = ("TensorFlow requirement not valid PEP 508 ({pin}): it decides nothing; fix it "
                   "or set [tool.npu-codemod] tensorflow = \"1\" | \"2\"")
@@ -133,7 +135,7 @@ def decide(configured: Optional[str], manifests: Mapping[str, str], facts: Itera
         return Runtime(RUNTIME_TF2, messages, FROM_CODE.format(version=RUNTIME_TF2, other=RUNTIME_TF1))
     if CODE_T1 in facts and CODE_T2 not in facts:
         return Runtime(RUNTIME_TF1, messages, FROM_CODE.format(version=RUNTIME_TF1, other=RUNTIME_TF2))
-    if CODE_E_ONLY in facts:
+    if CODE_E_ONLY in facts or CODE_COMPAT in facts:  # some file's kind depends on it
         messages += (("", UNDETERMINED),)
     return Runtime(RUNTIME_UNKNOWN, messages)
 

@@ -67,6 +67,9 @@ WHY_FACT = "tf-runtime-why@"
 #: Facts of the repository-wide analysis: some file has a T1 / a T2 signal, or only TF 2.x
 #: idioms (its kind then depends on the runtime).
 CODE_T1, CODE_T2, CODE_E_ONLY = "tf-code:T1", "tf-code:T2", "tf-code:E-only"
+#: A file of ``tf.compat.v1`` code (C1/C2, no T signal): TF 1.x code where the version is not
+#: decided, ``tf2-compat`` on TF 2.x: its kind, and the adapter it gets, depend on the runtime.
+CODE_COMPAT = "tf-code:C"
 
 #: C1: the compat switches (the part after ``tensorflow.compat.v1.`` or ``tensorflow.``).
 COMPAT_SWITCHES = frozenset({"disable_v2_behavior", "disable_eager_execution"})
@@ -242,6 +245,7 @@ class Signals:
         found = {CODE_T1} if self.t1 else set()
         found |= {CODE_T2} if self.t2 else set()
         found |= {CODE_E_ONLY} if self.e_only else set()
+        found |= {CODE_COMPAT} if (self.c1 or self.c2) and not (self.t1 or self.t2) else set()
         return frozenset(found)
 
     def kind_t2(self, runtime: str) -> Optional[Use]:

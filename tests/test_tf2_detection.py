@@ -21,6 +21,7 @@ from npu_codemod.codemods.tf_runtime import (
     pins_of,
 )
 from npu_codemod.codemods.tf_versions import (
+    CODE_COMPAT,
     CODE_E_ONLY,
     CODE_T1,
     CODE_T2,
@@ -215,7 +216,7 @@ def test_the_signals_a_file_gives_the_repository() -> None:
     assert signals_of(CUSTOM_LOOP).facts() == {CODE_E_ONLY}
     assert signals_of(KERAS_FIT).facts() == {CODE_T2}
     assert signals_of(MIXED).facts() == {CODE_T1, CODE_T2}
-    assert signals_of(COMPAT_SESSION).facts() == frozenset()
+    assert signals_of(COMPAT_SESSION).facts() == {CODE_COMPAT}  # its kind depends on the runtime
 
 
 # --- the repository runtime ------------------------------------------------------------------
@@ -590,3 +591,13 @@ def test_keras_training_beside_a_compat_v1_session_is_graph_code_not_a_conflict(
     assert signals_of(KERAS_ON_A_COMPAT_SESSION, "train.py").e is None
     assert kind(KERAS_ON_A_COMPAT_SESSION, "undetermined") == TF1
     assert kind(KERAS_ON_A_COMPAT_SESSION, "2") == TF2_COMPAT
+
+
+def test_compat_v1_code_with_no_pin_is_told_its_adapter_depends_on_the_version() -> None:
+    """compat.v1 code runs on TF 1.15 and on TF 2.x: undecided, it gets TF Adapter 1.x
+    (``npu_bridge``), which a TF 2.x install does not have: the finding says so (spec rule 4)."""
+    runtime = decide(None, {}, frozenset({CODE_COMPAT}))
+    assert runtime.value == RUNTIME_UNKNOWN
+    assert [text for _, text in runtime.messages] == [UNDETERMINED]
+    assert "tf.compat.v1 code as TF 1.x code" in UNDETERMINED
+    assert decide(None, {}, frozenset({CODE_COMPAT, CODE_T1})).messages == ()  # TF 1.x by its code
