@@ -27,6 +27,7 @@ program, which the engine reports).
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from .findings import Finding
 from .mode_checks import adapts_to_mode
 from .module_training import may_train_when_run, trains_when_run
 from .modules import import_statements, imported_names, module_ast
+from .names import STAR, ast_import_bindings
 from .program_graph import Graph, Node, Program, closure
 from .text_search import AnyOf
 from .tf_versions import NON_TF, RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
@@ -123,7 +125,7 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     if signals is None and not main and not _IMPORTS.search(text):
         return None
     tree = module_ast(text) if signals is not None else import_statements(text)  # TF files: parsed anyway
-    targets = sorted({target for target in (imported_names(tree, path).values() if tree is not None else ())
+    targets = sorted({target for target in (_imported_modules(tree, path) if tree is not None else ())
                       if target.split(".")[0] not in ("tensorflow", "__future__")})
     flags = ("m" if main else "") + ("x" if signals is not None else "")
     if signals is None and any(target.split(".")[0] in OTHER_FRAMEWORKS for target in targets):
@@ -137,6 +139,16 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
         if "t" in flags and "2" in flags and tree is not None and adapts_to_mode(text, tree):
             flags += "a"
     return f"{GRAPH_FACT}{path}|{flags}|{','.join(targets)}"
+
+
+def _imported_modules(tree: ast.Module, path: str) -> set[str]:
+    """What the module imports (``imported_names``' targets) and the modules it star-imports
+    (``from layers import *``: an edge of the program like ``from layers import Dense``)."""
+    found = set(imported_names(tree, path).values())
+    if "*" in {alias.name for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names}:
+        found.update(target for node in tree.body if isinstance(node, ast.ImportFrom)
+                     for local, target in ast_import_bindings(node, path) if local == STAR)
+    return found
 
 
 def _nodes(facts: Iterable[str]) -> dict[str, Node]:
