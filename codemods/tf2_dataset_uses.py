@@ -21,7 +21,7 @@ import re
 from typing import AbstractSet, Callable, Iterator, Optional
 
 from .file_kinds import is_test_file
-from .names import module_parts
+from .names import ast_dotted_name, module_parts
 from .tf2_dataset_sources import DATASET_METHODS
 from .tf2_datasets import FileDatasets, remote_name
 
@@ -29,7 +29,7 @@ USE_FACT = "tf2-dataset-use:"
 TRAINING = frozenset({"fit", "fit_generator", "train_on_batch"})
 EVALUATION = frozenset({"evaluate", "predict", "predict_on_batch", "test_on_batch",
                         "evaluate_generator", "predict_generator", "validation_data="})
-ITERATED, OTHER, REDUCED = "iter", "other", "reduce"
+ITERATED, OTHER, REDUCED, COLLECTED = "iter", "other", "reduce", "collected"
 #: Words of a name that make it an evaluation or inference pipeline (``val_ds``,
 #: ``eval_input_fn``), unless it names training too (``train_and_evaluate``).
 EVALUATION_WORDS = frozenset("val valid validation dev holdout eval evaluate evaluation test testing "
@@ -80,6 +80,8 @@ class DatasetUses:
         above = self.parents.get(id(parent)) if isinstance(parent, ast.Tuple) else None
         if isinstance(parent, ast.Tuple) and isinstance(above, ast.Return):
             return self._returned(above, _index(parent.elts, node))
+        if isinstance(parent, ast.comprehension) and parent.iter is node and _collects(self.parents.get(id(parent))):
+            return {COLLECTED}  # ``[model(batch) for batch in ds]``: each batch's result kept
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
             return {ITERATED}
         return set()
@@ -172,12 +174,31 @@ class DatasetUses:
             return ""
         if REDUCED in wheres:
             return "its batches are reduced (.reduce(...)), so none may be dropped"
+        if COLLECTED in wheres and wheres <= EVALUATION | {COLLECTED}:
+            return "each batch's result is kept ([f(batch) for batch in ...]), so none may be dropped"
+        callback = self._callback_class(node)
+        if callback:
+            return f"made in {callback}, a Keras callback or evaluation class"
         for name in self._names(node):
             words = set(re.split(r"[^a-z]+", name.lower()))
             if words & EVALUATION_WORDS and not words & TRAINING_WORDS:
                 return f"a pipeline named {name}"
         if wheres and wheres <= EVALUATION:
             return " and ".join(sorted(wheres))
+        return ""
+
+    def _callback_class(self, node: ast.AST) -> str:
+        """The name of the class ``node``'s function belongs to when it is a Keras callback
+        (a base named ``...Callback``: callbacks evaluate, they do not train) or named for
+        evaluation (``eval_callback``, ``Evaluator``); "" otherwise."""
+        scope = self.datasets.scope_of(node)
+        owner = self.parents.get(id(scope)) if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if not isinstance(owner, ast.ClassDef):
+            return ""
+        bases = [base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "") for base in owner.bases]
+        words = set(re.split(r"[^a-z]+", owner.name.lower()))
+        if any(base.endswith("Callback") for base in bases) or (words & EVALUATION_WORDS and not words & TRAINING_WORDS):
+            return owner.name
         return ""
 
     def dataset_name(self, call: ast.Call) -> str:
@@ -227,3 +248,18 @@ def _loads(datasets: FileDatasets, function: ast.AST, name: str) -> Iterator[ast
     for node in datasets.nodes_in(function):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             yield node
+
+
+def _collects(comprehension: Optional[ast.AST]) -> bool:
+    """Is ``comprehension`` a list (or generator) of what a call makes of each element, none of
+    its callees named for training (``[model(batch) for batch in ds]``, not
+    ``[train_step(x, y).numpy() for x, y in ds]``)?"""
+    if not isinstance(comprehension, (ast.ListComp, ast.GeneratorExp)) or not isinstance(comprehension.elt, ast.Call):
+        return False
+    for call in ast.walk(comprehension.elt):
+        if isinstance(call, ast.Call):
+            name = ast_dotted_name(call.func) if not isinstance(call.func, ast.Attribute) \
+                else call.func.attr
+            if set(re.split(r"[^a-z]+", (name or "").lower())) & TRAINING_WORDS:
+                return False
+    return True
