@@ -70,6 +70,14 @@ TRAINING_TEXT = AnyOf(r"\bGradientTape\b", r"\.apply_gradients\(", r"\.minimize\
                       r"(?<!\bsre_compile\.compile\()",
                       r"@\s*(?:tf\.)?function\b", r"\btf\.function\(")
 TRAINING = TRAINING_TEXT.pattern
+#: What only TensorFlow training spells: the other patterns of :data:`TRAINING_TEXT` are method
+#: names other libraries share (``PCA().fit(x)``, ``scipy.optimize.minimize(f, x0)``).
+_TF_TRAINING_TEXT = AnyOf(r"\bGradientTape\b", r"@\s*(?:tf\.)?function\b", r"\btf\.function\(")
+#: Methods of :data:`TRAINING_TEXT` that other libraries' objects have too.
+_SHARED_METHODS = frozenset({"fit", "compile", "minimize", "apply_gradients"})
+#: Libraries whose ``fit``/``minimize`` train no TensorFlow model.
+OTHER_LIBRARIES = frozenset({"sklearn", "scipy", "xgboost", "lightgbm", "catboost", "statsmodels",
+                             "numpy", "pandas", "umap", "hdbscan", "re", "regex"})
 MAIN = re.compile(r"""^if\s+(?:__name__\s*==\s*(['"])__main__\1|(['"])__main__\2\s*==\s*__name__)\s*:""",
                   re.MULTILINE)
 
@@ -131,7 +139,7 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     if signals is None and any(target.split(".")[0] in OTHER_FRAMEWORKS for target in targets):
         flags += "o"
     if signals is not None:
-        flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if TRAINING_TEXT.found(text) else "") \
+        flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if _trains(text, tree, path) else "") \
             + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e or signals.adapter else "")
         if not main and tree is not None and not is_test_file(path) and may_train_when_run(text) \
                 and trains_when_run(tree):
@@ -139,6 +147,39 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
         if "t" in flags and "2" in flags and tree is not None and adapts_to_mode(text, tree):
             flags += "a"
     return f"{GRAPH_FACT}{path}|{flags}|{','.join(targets)}"
+
+
+def _trains(text: str, tree: Optional[ast.Module], path: str) -> bool:
+    """Does the TF file ``text`` (its ``tree``) spell training: :data:`TRAINING_TEXT`, unless
+    every ``fit``/``compile``/``minimize``/``apply_gradients`` call it makes is of another
+    library's object (``pca = PCA(n)`` then ``pca.fit(x)``; ``optimize.minimize(f, x0)``)."""
+    if not TRAINING_TEXT.found(text):
+        return False
+    if tree is None or _TF_TRAINING_TEXT.found(text):
+        return True
+    imported = imported_names(tree, path)
+    others = {local for local, target in imported.items() if target.split(".")[0] in OTHER_LIBRARIES}
+    if not others:
+        return True
+    made: dict[str, set[bool]] = {}  # name -> whether each value assigned to it is another library's
+    calls = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            made.setdefault(node.targets[0].id, set()).add(_of_other_library(node.value, others))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SHARED_METHODS:
+            calls.append(node.func.value)
+    return not calls or not all(
+        _of_other_library(receiver, others)
+        or (isinstance(receiver, ast.Name) and made.get(receiver.id) == {True}) for receiver in calls)
+
+
+def _of_other_library(value: ast.expr, others: set[str]) -> bool:
+    """Is ``value`` a name of another library or a call of one (``PCA(n)``, ``optimize``,
+    ``sklearn.decomposition.PCA(n)``)?"""
+    callee = value.func if isinstance(value, ast.Call) else value
+    while isinstance(callee, ast.Attribute):
+        callee = callee.value
+    return isinstance(callee, ast.Name) and callee.id in others
 
 
 def _imported_modules(tree: ast.Module, path: str) -> set[str]:

@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from npu_codemod.codemods.tf_programs import graph_fact
+from npu_codemod.codemods.tf_versions import signals_of
+
 from support.cli import check_lines
 from support.git import make_repo
 
@@ -137,3 +140,46 @@ def test_a_script_reaching_training_code_of_its_own_repository_is_an_entry(tmp_p
     assert npu061(check_lines(tmp_path, "repo", expect=1)) == [
         "repo/examples/train.py:2:1: init",
         "repo/mylib/data/worker.py:2:1: init"]
+
+
+EVALS = '''\
+"""Embedding evaluation: a PCA of the embeddings a saved model makes."""
+import numpy as np
+import tensorflow as tf
+from sklearn.decomposition import PCA
+from scipy import optimize
+
+
+def pca_embeddings(embs, n=2):
+    pca_model = PCA(n_components=n)
+    pca_model.fit(embs)
+    return pca_model.transform(embs)
+
+
+def threshold(scores):
+    return optimize.minimize(lambda t: ((scores > t) - 0.5).sum() ** 2, 0.5).x
+
+
+class EvalCallback(tf.keras.callbacks.Callback):
+    def on_epoch_end(self, epoch, logs=None):
+        print(pca_embeddings(np.random.rand(10, 4)))
+
+
+if __name__ == "__main__":
+    model = tf.keras.models.load_model("model.h5", compile=False)
+    print(pca_embeddings(model(np.random.rand(10, 4)).numpy()))
+'''
+
+
+def test_another_library_s_fit_or_minimize_is_no_training_code(tmp_path: Path) -> None:
+    """scikit-learn's ``PCA.fit`` and SciPy's ``optimize.minimize`` share TensorFlow training's
+    method names: the script trains nothing, so it is reported, and no device init goes into
+    a module the trainer imports."""
+    flags = graph_fact("evals.py", EVALS, signals_of(EVALS, "evals.py")).split("|")[1]  # type: ignore[union-attr]
+    assert "t" not in flags
+    keras = EVALS.replace("    pca_model.fit(embs)\n", "    pca_model.fit(embs)\n    tf.keras.Sequential().fit(embs)\n")
+    assert "t" in graph_fact("evals.py", keras, signals_of(keras, "evals.py")).split("|")[1]  # type: ignore[union-attr]
+    make_repo(tmp_path / "faces", {"requirements.txt": "tensorflow>=2.6\n", "evals.py": EVALS})
+    lines = check_lines(tmp_path, "faces", expect=1)
+    assert [line.split(": ", 1)[1][:60] for line in lines if "NPU061" in line] == [
+        "NPU061 TF 2.x script without training code: add the NPU devi"]
