@@ -414,3 +414,16 @@ def test_a_variable_an_assignment_made_an_alias_of_an_api_is_one_site() -> None:
         ("tf.contrib.tpu.InputPipelineConfig", "deprecated", False): 1,
         ("tf.contrib.tfprof", "deprecated", False): 2,  # the options and the call
         ("", "supported", False): 3})
+
+
+def test_an_owner_s_finding_on_a_later_line_of_the_statement_covers_the_use() -> None:
+    """NPU051 reports the ``global_jit_level`` it turned off on the argument's own line, below
+    ``tf.GraphOptions(``: the use is covered, not "no enabled rule covered this use"."""
+    source = ("import tensorflow as tf\n\n"
+              "config = tf.ConfigProto(graph_options=tf.GraphOptions(\n"
+              "    optimizer_options=tf.OptimizerOptions(global_jit_level=tf.OptimizerOptions.ON_2)))\n"
+              "sess = tf.Session(config=config)\n")
+    outcome = run_rules({"NPU051", "NPU100"}, source)
+    assert outcome.new is not None and "tf.OptimizerOptions.OFF" in outcome.new
+    assert [(f.rule_id, f.line) for f in outcome.findings if "NPU007" not in f.message] == [("NPU051", 4)]
+    assert not [f for f in outcome.findings if "GraphOptions" in f.message]

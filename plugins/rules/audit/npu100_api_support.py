@@ -209,6 +209,11 @@ def _judged(ctx: FileContext, lines: Lines) -> Judged:
         else:
             key = (use.api, use.listed, use.status, site.base_class)
             verdict = alone.get(key) or alone.setdefault(key, judge(use, (), ctx.enabled_rules))
+        owner = OWNERS.get(use.listed) if verdict.message and use.status in ApiStatus.MIGRATED else None
+        if owner is not None and owner.at_site and lines and max(lines) > site.line:
+            later = _later_in_statement(ctx, lines, site.line)
+            if any(finding.rule_id in owner.rules for finding in later):  # its owner acted below
+                verdict = judge(use, [*on_line, *later], ctx.enabled_rules)
         judged[(site.line, site.column)] = (use, verdict)
     return judged
 
@@ -352,6 +357,14 @@ def _on_statement(ctx: FileContext, lines: Lines, line: int) -> list[Finding]:
     if start is None:
         return []
     return [finding for number in range(start, line) for finding in lines.get(number, ())]
+
+
+def _later_in_statement(ctx: FileContext, lines: Lines, line: int) -> list[Finding]:
+    """The other rules' findings on the later lines of the statement that starts at ``line``
+    (its owner may report the call's argument on the next line: ``tf.GraphOptions(`` over
+    ``optimizer_options=tf.OptimizerOptions(global_jit_level=...))``, NPU051)."""
+    return [finding for number, first in ctx.analysis(statement_starts).items() if first == line
+            for finding in lines.get(number, ())]
 
 
 def statement_starts(ctx: FileContext) -> dict[int, int]:
