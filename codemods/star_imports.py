@@ -7,22 +7,24 @@ file's own imports, so such a file would be ``non-tf`` and left alone with no wo
 migrated (every rule resolves names through the file's own imports); it is reported at the
 star import, with what to do, so it is never a silent skip.
 
-Each file's analysis gives, with ``ast`` only where the file imports TensorFlow::
+Each file's analysis gives (a literal search first: most files hold no ``import *``)::
 
-    star-exports:<module>=<name>,...          the TensorFlow names its star import binds
     star-imports:<path>|<line>|<module as spelled>|<tf>|<name>,...
                                               a star import, and the names the file calls or
                                               reads attributes of
 
 ``<tf>`` is ``x`` for a file that imports TensorFlow itself (it only passes names on).
-:func:`star_findings` joins them for the repository: a module passes on what it star-imports.
+:func:`star_findings` joins them for the repository. What a module's star import binds is read
+then, only for the modules a file that imports no TensorFlow star-imports (and those they
+star-import in turn): that case is rare, and every TensorFlow file paid for it when the
+analysis read it for each file.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from typing import Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from .modules import module_ast, nearest_name
 from .names import (
@@ -34,8 +36,8 @@ from .names import (
     module_package,
     module_parts,
 )
+from .tf_scopes import FILE_FACT
 
-EXPORTS = "star-exports:"
 IMPORTS = "star-imports:"
 _ROOTS = (TF, ESTIMATOR_PACKAGE)
 #: ``from <module> import *`` on its own line (a star import is a module-level statement).
@@ -73,12 +75,13 @@ def star_import_facts(path: str, text: str, imports_tf: bool) -> set[str]:
     return facts
 
 
-def star_export_fact(path: str, text: str) -> Optional[str]:
-    """The ``star-exports:`` fact of a file that imports TensorFlow, or None when its star
-    import binds no TensorFlow name (all private, or left out of its ``__all__``)."""
+def star_exports(path: str, text: str) -> set[str]:
+    """The TensorFlow names the star import of the module ``text`` binds: its public
+    module-level imports of TensorFlow and names assigned from them, as its ``__all__``
+    allows (none for a text ``ast`` cannot read)."""
     tree = module_ast(text)
     if tree is None:
-        return None
+        return set()
     bound: set[str] = set()
     listed: Optional[set[str]] = None
     for node in _module_level(tree.body):
@@ -91,57 +94,61 @@ def star_export_fact(path: str, text: str) -> Optional[str]:
                 listed = _literal_names(node.value)
             elif type(node.value) in _DOTTED and (ast_dotted_name(node.value) or "").split(".")[0] in bound:
                 bound.add(name)  # ``slim = tf.contrib.slim``
-    names = {name for name in bound if not name.startswith("_")} if listed is None else bound & listed
-    if not names:
-        return None
-    return f"{EXPORTS}{'.'.join(module_parts(path))}={','.join(sorted(names))}"
+    return {name for name in bound if not name.startswith("_")} if listed is None else bound & listed
 
 
-def star_findings(facts: Iterable[str]) -> list[tuple[str, int, str]]:
+def star_findings(facts: Iterable[str], read: Callable[[str], Optional[str]]) -> list[tuple[str, int, str]]:
     """``(path, line, message)`` of each file that imports no TensorFlow itself and uses
     TensorFlow names its star imports bind (one per file, at the first such import), from the
-    repository's facts."""
-    exports: dict[str, set[str]] = {}
+    repository's facts; ``read`` gives the text of a file of the repository by its path (None
+    when it cannot), asked only for the modules such a file star-imports."""
     imports: list[tuple[str, int, str, bool, frozenset[str]]] = []
+    tf_files: set[str] = set()
     for fact in facts:
-        if fact.startswith(EXPORTS):
-            module, _, names = fact[len(EXPORTS):].partition("=")
-            exports[module] = set(names.split(","))
-        elif fact.startswith(IMPORTS):
+        if fact.startswith(IMPORTS):
             path, line, spelled, tf, used = fact[len(IMPORTS):].split("|")
             imports.append((path, int(line), spelled, tf == "x", frozenset(used.split(","))))
-    if not exports:
-        return []
-    known = exports.keys() | _modules(imports)
-    resolved = [(*star, _resolve(star[2], star[0], known)) for star in imports]
-    _pass_on(exports, resolved)
+        elif fact.startswith(FILE_FACT):
+            tf_files.add(fact.rpartition("|")[2])
+    if all(own_tf for _, _, _, own_tf, _ in imports):
+        return []  # no file that imports no TensorFlow star-imports anything: nothing to read
+    paths = {".".join(module_parts(path)): path for path in tf_files | {star[0] for star in imports}}
+    stars: dict[str, list[Optional[str]]] = {}
+    for path, _, spelled, _, _ in imports:
+        stars.setdefault(path, []).append(_resolve(spelled, path, paths))
+    exports = _Exports(paths, tf_files, stars, read)
     by_file: dict[str, list[tuple[int, str]]] = {}
-    for at, number, written, own_tf, spelled_names, target in sorted(resolved):
-        bound = sorted(exports.get(target or "", set()) & spelled_names)
-        if not own_tf and bound:
+    for at, number, written, own_tf, spelled_names in sorted(imports):
+        target = _resolve(written, at, paths)
+        bound = sorted(exports.of(target) & spelled_names) if target is not None and not own_tf else []
+        if bound:
             by_file.setdefault(at, []).append((number, f"`from {written} import *` ({target} binds {', '.join(bound)})"))
-    found = [(at, stars[0][0], MESSAGE.format(imports=" and ".join(text for _, text in stars)))
-             for at, stars in by_file.items()]
-    return found
+    return [(at, stars_at[0][0], MESSAGE.format(imports=" and ".join(text for _, text in stars_at)))
+            for at, stars_at in by_file.items()]
 
 
-def _pass_on(exports: dict[str, set[str]], resolved: list[tuple[str, int, str, bool, frozenset[str], Optional[str]]]) -> None:
-    """A module that star-imports another binds what that one's star import binds: until no
-    module gains a name (each round adds one, so this ends)."""
-    changed = True
-    while changed:
-        changed = False
-        for path, _, _, _, _, target in resolved:
-            if target is None or target not in exports:
-                continue
-            module = ".".join(module_parts(path))
-            before = len(exports.setdefault(module, set()))
-            exports[module] |= exports[target]
-            changed = changed or len(exports[module]) != before
+class _Exports:
+    """What each module's star import binds, read when first asked: its own TensorFlow names
+    and what it star-imports in turn (a cycle of star imports ends where it started)."""
 
+    def __init__(self, paths: dict[str, str], tf_files: set[str], stars: dict[str, list[Optional[str]]],
+                 read: Callable[[str], Optional[str]]) -> None:
+        self.paths, self.tf_files, self.stars, self.read = paths, tf_files, stars, read
+        self.known: dict[str, frozenset[str]] = {}
 
-def _modules(imports: Iterable[tuple[str, int, str, bool, frozenset[str]]]) -> set[str]:
-    return {".".join(module_parts(path)) for path, *_ in imports}
+    def of(self, module: str) -> frozenset[str]:
+        if module in self.known:
+            return self.known[module]
+        self.known[module] = frozenset()  # while it is worked out: a cycle adds nothing
+        path = self.paths.get(module)
+        names: set[str] = set()
+        if path in self.tf_files:
+            text = self.read(path)
+            names |= star_exports(path, text) if text is not None else set()
+        for target in self.stars.get(path or "", []):
+            names |= self.of(target) if target is not None else set()
+        self.known[module] = frozenset(names)
+        return self.known[module]
 
 
 def _resolve(spelled: str, path: str, known: Iterable[str]) -> Optional[str]:

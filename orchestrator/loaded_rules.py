@@ -21,7 +21,7 @@ from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.standalone_keras import keras_fact
-from npu_codemod.codemods.star_imports import star_export_fact, star_import_facts
+from npu_codemod.codemods.star_imports import star_import_facts
 from npu_codemod.codemods.tf_model_idioms import pending_fact
 from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_scopes import file_fact
@@ -140,7 +140,7 @@ class LoadedRules:
         """One file's part of the analysis (a file the engine :meth:`~.Engine.wants`, or with NPU061
         on any Python file, for the import graph): its TensorFlow signals, its import-graph fact,
         its model facts and the training they may decide (``tf_model_idioms``), its star imports
-        and what its own star import binds (``star_imports``), and every
+        (``star_imports``), and every
         ``npu_codemod_analyze_file`` hook's facts; depends on nothing but ``path``,
         ``data`` and the plugins."""
         try:
@@ -158,7 +158,6 @@ class LoadedRules:
             facts.update(filter(None, [graph_fact(path, text, signals), pending_fact(path, signals)]))
             facts.add(file_fact(path, signals))
             facts.update(star_import_facts(path, text, imports_tf=True))
-            facts.update(filter(None, [star_export_fact(path, text)]))
             results, errors = self.plugins.call_each("npu_codemod_analyze_file", path=path, text=text)
             for _, result in results:
                 facts.update(result or ())

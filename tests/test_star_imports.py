@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from npu_codemod.codemods.star_imports import (
-    star_export_fact,
+    star_exports,
     star_findings,
     star_import_facts,
 )
+from npu_codemod.codemods.tf_scopes import FILE_FACT
 
 from support.cli import cli, repo_record
 from support.git import make_repo
@@ -49,24 +50,41 @@ if __name__ == "__main__":
 
 
 def _facts(files: dict[str, str], tf_files: set[str]) -> set[str]:
-    facts: set[str] = set()
+    """The facts the analysis gives for ``files`` (``tf_files``: those importing TensorFlow)."""
+    facts = {f"{FILE_FACT}|{path}" for path in tf_files}
     for path, text in files.items():
         facts |= star_import_facts(path, text, imports_tf=path in tf_files)
-        if path in tf_files:
-            facts |= set(filter(None, [star_export_fact(path, text)]))
     return facts
 
 
+def _findings(files: dict[str, str], tf_files: set[str]) -> list[tuple[str, int, str]]:
+    return star_findings(_facts(files, tf_files), files.get)
+
+
 def test_a_module_s_star_import_binds_its_public_tensorflow_names() -> None:
-    assert star_export_fact("nets.py", NETS) == "star-exports:nets=slim,tf"
+    assert star_exports("nets.py", NETS) == {"slim", "tf"}
     restricted = NETS + '\n__all__ = ["dense"]\n'
-    assert star_export_fact("nets.py", restricted) is None  # __all__ leaves TensorFlow out
-    assert star_export_fact("pkg/__init__.py", "import tensorflow as _tf\n") is None
+    assert star_exports("nets.py", restricted) == set()  # __all__ leaves TensorFlow out
+    assert star_exports("pkg/__init__.py", "import tensorflow as _tf\n") == set()
+
+
+def test_modules_are_read_only_for_a_file_that_imports_no_tensorflow() -> None:
+    """Every TensorFlow file paid for its exports when the analysis read them: now only the
+    modules a non-TF file star-imports are read, at the end."""
+    asked: list[str] = []
+    files = {"nets.py": NETS, "own.py": "import tensorflow as tf\nfrom nets import *\n\nx = tf.constant(1)\n"}
+
+    def read(path: str) -> "str | None":
+        asked.append(path)
+        return files.get(path)
+    assert star_findings(_facts(files, {"nets.py", "own.py"}), read) == [] and asked == []
+    files["trainer.py"] = TRAINER
+    assert star_findings(_facts(files, {"nets.py", "own.py"}), read) and asked == ["nets.py"]
 
 
 def test_a_script_using_tf_through_the_star_import_is_reported_at_that_line() -> None:
     facts = _facts({"nets.py": NETS, "trainer.py": TRAINER}, {"nets.py"})
-    assert star_findings(facts) == [(
+    assert star_findings(facts, {"nets.py": NETS, "trainer.py": TRAINER}.get) == [(
         "trainer.py", 4,
         "uses TensorFlow only through `from nets import *` (nets binds tf): not migrated, the "
         "rules read a file's own imports; import what it uses here (`import tensorflow as tf`) "
@@ -76,7 +94,7 @@ def test_a_script_using_tf_through_the_star_import_is_reported_at_that_line() ->
 def test_names_pass_on_through_another_module_s_star_import_and_relative_ones() -> None:
     files = {"lib/__init__.py": "", "lib/nets.py": NETS, "lib/common.py": "from .nets import *\nSEED = 1\n",
              "lib/trainer.py": TRAINER.replace("from nets import *", "from .common import *")}
-    found = star_findings(_facts(files, {"lib/nets.py"}))
+    found = _findings(files, {"lib/nets.py"})
     assert [(path, line) for path, line, _ in found] == [("lib/trainer.py", 4)]
     assert "`from .common import *` (lib.common binds tf)" in found[0][2]
 
@@ -84,8 +102,7 @@ def test_names_pass_on_through_another_module_s_star_import_and_relative_ones() 
 def test_a_file_with_two_such_star_imports_is_one_finding_naming_both() -> None:
     metrics = "import tensorflow as tf\n\n\ndef accuracy(a, b):\n    return tf.reduce_mean(a - b)\n"
     trainer = "from nets import *\nfrom metrics import *\n\nx = tf.constant(1)\nslim.fully_connected(x, 2)\n"
-    found = star_findings(_facts({"nets.py": NETS, "metrics.py": metrics, "trainer.py": trainer},
-                                 {"nets.py", "metrics.py"}))
+    found = _findings({"nets.py": NETS, "metrics.py": metrics, "trainer.py": trainer}, {"nets.py", "metrics.py"})
     assert found == [("trainer.py", 1, "uses TensorFlow only through `from nets import *` (nets binds "
                       "slim, tf) and `from metrics import *` (metrics binds tf): not migrated, the "
                       "rules read a file's own imports; import what it uses here (`import "
@@ -95,9 +112,8 @@ def test_a_file_with_two_such_star_imports_is_one_finding_naming_both() -> None:
 def test_no_finding_where_no_tensorflow_name_is_used_or_the_file_imports_tf_itself() -> None:
     unused = "from nets import *\n\nprint(dense)\n"
     own = "import tensorflow as tf\nfrom nets import *\n\nx = tf.constant(1)\n"
-    facts = _facts({"nets.py": NETS, "show.py": unused, "own.py": own}, {"nets.py", "own.py"})
-    assert star_findings(facts) == []
-    assert star_findings(_facts({"trainer.py": TRAINER}, set())) == []  # nets is not in the repo
+    assert _findings({"nets.py": NETS, "show.py": unused, "own.py": own}, {"nets.py", "own.py"}) == []
+    assert _findings({"trainer.py": TRAINER}, set()) == []  # nets is not in the repo
 
 
 def test_the_cli_reports_the_file_and_the_verdict_is_not_ready(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Iterable, Iterator, Sequence, TypeVar, Union
+from typing import Callable, Iterable, Iterator, Optional, Sequence, TypeVar, Union
 
 import git
 
@@ -121,8 +121,33 @@ def runtime_facts(plan: RepoPlan, facts: frozenset[str]) -> tuple[frozenset[str]
     found = tuple(message.finding(repo, FILE_RULE) for message in messages
                   if message.rule is None or message.rule[0] in enabled)  # a program's: NPU061 runs
     found += tuple(file_finding(repo, path, "unmigrated", message, line)
-                   for path, line, message in [*star_findings(facts), *keras_findings(facts, decided)])
+                   for path, line, message in [*star_findings(facts, _blob_reader(plan)),
+                                               *keras_findings(facts, decided)])
     return decided, found
+
+
+def _blob_reader(plan: RepoPlan) -> Callable[[str], Optional[str]]:
+    """The text of a ``.py`` file of the planned commit by its path (None: none, or not
+    decodable), read when asked: the analysis asks only for the modules a file that imports
+    no TensorFlow star-imports, which few repositories have."""
+    files: dict[str, PyFile] = {}
+
+    def read(path: str) -> Optional[str]:
+        repo = gitrepo.open_repo(plan.path)
+        try:
+            if not files:
+                files.update({file.path: file for file in gitrepo.python_files(repo, plan.source)})
+            file = files.get(path)
+            if file is None:
+                return None
+            data = next(gitrepo.read_blobs(repo, [file]))[1]
+        finally:
+            repo.close()
+        try:
+            return decode_source(data).text
+        except UndecodableSource:
+            return None
+    return read
 
 
 def manifest_texts(repo: git.Repo, listing: gitrepo.PythonListing) -> tuple[tuple[str, str], ...]:
