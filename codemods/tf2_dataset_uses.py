@@ -38,7 +38,7 @@ EVALUATION_WORDS = frozenset("val valid validation dev holdout eval evaluate eva
 TRAINING_WORDS = frozenset("train training trainer fit".split())
 #: Calls whose result is the dataset, distributed or transformed (followed on).
 PASSED_ON = frozenset({"experimental_distribute_dataset", "apply"})
-_LOOPING = frozenset({"iter", "enumerate"})
+_LOOPING = frozenset({"iter", "enumerate", "tqdm"})
 
 
 class DatasetUses:
@@ -82,6 +82,8 @@ class DatasetUses:
             return self._returned(above, _index(parent.elts, node))
         if isinstance(parent, ast.comprehension) and parent.iter is node and _collects(self.parents.get(id(parent))):
             return {COLLECTED}  # ``[model(batch) for batch in ds]``: each batch's result kept
+        if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is node and _loop_collects(parent):
+            return {COLLECTED}  # ``for batch in ds: embs = tf.concat([embs, model(batch)])``
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
             return {ITERATED}
         return set()
@@ -175,7 +177,7 @@ class DatasetUses:
         if REDUCED in wheres:
             return "its batches are reduced (.reduce(...)), so none may be dropped"
         if COLLECTED in wheres and wheres <= EVALUATION | {COLLECTED}:
-            return "each batch's result is kept ([f(batch) for batch in ...]), so none may be dropped"
+            return "each batch's result is kept (a list or loop collects them), so none may be dropped"
         callback = self._callback_class(node)
         if callback:
             return f"made in {callback}, a Keras callback or evaluation class"
@@ -263,3 +265,23 @@ def _collects(comprehension: Optional[ast.AST]) -> bool:
             if set(re.split(r"[^a-z]+", (name or "").lower())) & TRAINING_WORDS:
                 return False
     return True
+
+
+#: Calls that keep what a loop makes of each element, and calls that train.
+_KEEPING = frozenset({"append", "extend", "concat", "concatenate", "stack", "vstack", "hstack"})
+_TRAINING_CALLS = frozenset({"GradientTape", "apply_gradients", "minimize", "fit", "train_on_batch"})
+
+
+def _loop_collects(loop: "ast.For | ast.AsyncFor") -> bool:
+    """Does the loop keep what it makes of each batch (``append``, ``concat``, ``yield``) and
+    train nothing (no ``GradientTape``, ``apply_gradients``, no callee named for training)?"""
+    collects = False
+    for node in ast.walk(loop):
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            collects = True
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else ast_dotted_name(node.func) or ""
+            if name in _TRAINING_CALLS or set(re.split(r"[^a-z]+", name.lower())) & TRAINING_WORDS:
+                return False
+            collects = collects or name in _KEEPING
+    return collects

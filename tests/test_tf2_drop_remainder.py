@@ -161,5 +161,38 @@ def test_a_callback_s_pipeline_and_one_whose_batch_results_are_kept_keep_their_l
     assert [(f.line, f.status, f.message.split(": evaluation")[0]) for f in findings] == [
         (10, "unmigrated", "evaluation pipeline (made in eval_callback, a Keras callback or "
                            "evaluation class)"),
-        (24, "unmigrated", "evaluation pipeline (each batch's result is kept ([f(batch) for batch "
-                           "in ...]), so none may be dropped)")]
+        (24, "unmigrated", "evaluation pipeline (each batch's result is kept (a list or loop "
+                           "collects them), so none may be dropped)")]
+
+
+MINING_LOOP = '''\
+"""Offline triplet mining: embeddings of every image, gathered batch by batch."""
+import tensorflow as tf
+
+
+def mine(model, images, labels, batch_size=48):
+    ds = tf.data.Dataset.from_tensor_slices(images).batch(batch_size)
+    embs = tf.zeros([0, 4])
+    for batch in ds:
+        embs = tf.concat([embs, model(batch)], axis=0)
+    return tf.matmul(embs, embs, transpose_b=True), tf.convert_to_tensor(labels)
+
+
+def train(model, optimizer, images, labels, batch_size=48):
+    ds = tf.data.Dataset.from_tensor_slices((images, labels)).batch(batch_size)
+    losses = []
+    for x, y in ds:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        losses.append(loss)
+    return losses
+'''
+
+
+def test_a_loop_that_keeps_each_batch_s_result_keeps_the_last_batch_a_training_loop_does_not() -> None:
+    """The mining loop pairs every embedding with its label: reported. The training loop keeps
+    its losses too, but trains (GradientTape, apply_gradients): drop_remainder=True."""
+    new = MINING_LOOP.replace("(images, labels)).batch(batch_size)", "(images, labels)).batch(batch_size, drop_remainder=True)")
+    findings = assert_migrates(MINING_LOOP, new, RULES, facts=TF2_RUNTIME)
+    assert [(f.line, f.status) for f in findings if f.rule_id == "NPU064"] == [(6, "unmigrated"), (14, "migrated")]
