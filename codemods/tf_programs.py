@@ -37,7 +37,7 @@ from .file_kinds import is_test_file
 from .findings import Finding
 from .mode_checks import adapts_to_mode
 from .module_training import may_train_when_run, trains_when_run
-from .modules import import_statements, imported_names, module_ast
+from .modules import import_statements, imported_names, module_ast, module_index
 from .names import STAR, ast_import_bindings
 from .program_graph import Graph, Node, Program, closure
 from .text_search import AnyOf
@@ -161,16 +161,17 @@ def _trains(text: str, tree: Optional[ast.Module], path: str) -> bool:
     others = {local for local, target in imported.items() if target.split(".")[0] in OTHER_LIBRARIES}
     if not others:
         return True
+    index = module_index(tree)  # the analyses' one walk: no walk of its own
+    calls = [call.func.value for call in index.nodes(ast.Call)
+             if isinstance(call.func, ast.Attribute) and call.func.attr in _SHARED_METHODS]
+    if not calls:
+        return True  # the text's match is in a comment or a string: as before, training text
     made: dict[str, set[bool]] = {}  # name -> whether each value assigned to it is another library's
-    calls = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+    for node in index.nodes(ast.Assign):
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             made.setdefault(node.targets[0].id, set()).add(_of_other_library(node.value, others))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SHARED_METHODS:
-            calls.append(node.func.value)
-    return not calls or not all(
-        _of_other_library(receiver, others)
-        or (isinstance(receiver, ast.Name) and made.get(receiver.id) == {True}) for receiver in calls)
+    return not all(_of_other_library(receiver, others)
+                   or (isinstance(receiver, ast.Name) and made.get(receiver.id) == {True}) for receiver in calls)
 
 
 def _of_other_library(value: ast.expr, others: set[str]) -> bool:

@@ -363,8 +363,15 @@ def _later_in_statement(ctx: FileContext, lines: Lines, line: int) -> list[Findi
     """The other rules' findings on the later lines of the statement that starts at ``line``
     (its owner may report the call's argument on the next line: ``tf.GraphOptions(`` over
     ``optimizer_options=tf.OptimizerOptions(global_jit_level=...))``, NPU051)."""
-    return [finding for number, first in ctx.analysis(statement_starts).items() if first == line
-            for finding in lines.get(number, ())]
+    return [finding for number in ctx.analysis(statement_lines).get(line, ()) for finding in lines.get(number, ())]
+
+
+def statement_lines(ctx: FileContext) -> dict[int, list[int]]:
+    """First line -> the later lines of each simple statement over several lines."""
+    found: dict[int, list[int]] = {}
+    for number, first in ctx.analysis(statement_starts).items():
+        found.setdefault(first, []).append(number)
+    return found
 
 
 def statement_starts(ctx: FileContext) -> dict[int, int]:
