@@ -113,13 +113,15 @@ def star_findings(facts: Iterable[str], read: Callable[[str], Optional[str]]) ->
     if all(own_tf for _, _, _, own_tf, _ in imports):
         return []  # no file that imports no TensorFlow star-imports anything: nothing to read
     paths = {".".join(module_parts(path)): path for path in tf_files | {star[0] for star in imports}}
+    known = frozenset(paths)
+    targets = {(path, line): _resolve(spelled, path, known) for path, line, spelled, _, _ in imports}
     stars: dict[str, list[Optional[str]]] = {}
-    for path, _, spelled, _, _ in imports:
-        stars.setdefault(path, []).append(_resolve(spelled, path, paths))
+    for path, line, _, _, _ in imports:
+        stars.setdefault(path, []).append(targets[(path, line)])
     exports = _Exports(paths, tf_files, stars, read)
     by_file: dict[str, list[tuple[int, str]]] = {}
     for at, number, written, own_tf, spelled_names in sorted(imports):
-        target = _resolve(written, at, paths)
+        target = targets[(at, number)]
         bound = sorted(exports.of(target) & spelled_names) if target is not None and not own_tf else []
         if bound:
             by_file.setdefault(at, []).append((number, f"`from {written} import *` ({target} binds {', '.join(bound)})"))
@@ -151,12 +153,12 @@ class _Exports:
         return self.known[module]
 
 
-def _resolve(spelled: str, path: str, known: Iterable[str]) -> Optional[str]:
+def _resolve(spelled: str, path: str, known: frozenset[str]) -> Optional[str]:
     """The repository module ``spelled`` (as ``path`` imports it) is, if known."""
     module = _absolute(spelled, path)
     if module is None:
         return None
-    return nearest_name(module, module_package(path), frozenset(known))
+    return nearest_name(module, module_package(path), known)
 
 
 def _absolute(spelled: str, path: str) -> Optional[str]:
