@@ -114,10 +114,10 @@ def star_findings(facts: Iterable[str], read: Callable[[str], Optional[str]]) ->
         return []  # no file that imports no TensorFlow star-imports anything: nothing to read
     paths = {".".join(module_parts(path)): path for path in tf_files | {star[0] for star in imports}}
     known = frozenset(paths)
-    targets = {(path, line): _resolve(spelled, path, known) for path, line, spelled, _, _ in imports}
+    targets = {(at, number): _resolve(spelled, at, known) for at, number, spelled, _, _ in imports}
     stars: dict[str, list[Optional[str]]] = {}
-    for path, line, _, _, _ in imports:
-        stars.setdefault(path, []).append(targets[(path, line)])
+    for path, number, _, _, _ in imports:
+        stars.setdefault(path, []).append(targets[(path, number)])
     exports = _Exports(paths, tf_files, stars, read)
     by_file: dict[str, list[tuple[int, str]]] = {}
     for at, number, written, own_tf, spelled_names in sorted(imports):
