@@ -10,6 +10,7 @@ import codecs
 import io
 import tokenize
 from dataclasses import dataclass
+from typing import Optional
 
 
 class UndecodableSource(ValueError):
@@ -75,6 +76,17 @@ def decode_source(data: bytes) -> SourceText:
         raise UndecodableSource(f"encoding {codec!r} does not round-trip (it spells some text "
                                 "several ways): convert the file to UTF-8")
     return source
+
+
+def source_text(data: Optional[bytes]) -> Optional[str]:
+    """The text of ``data`` (:func:`decode_source`), or None for no data or data that does not
+    decode: for a reader that only looks (the reason is reported where the file is processed)."""
+    if data is None:
+        return None
+    try:
+        return decode_source(data).text
+    except UndecodableSource:
+        return None
 
 
 def _round_trips(source: SourceText, data: bytes) -> bool:

@@ -21,7 +21,7 @@ import re
 from typing import AbstractSet, Callable, Iterator, Optional
 
 from .file_kinds import is_test_file
-from .names import ast_dotted_name, module_parts
+from .names import module_parts
 from .tf2_dataset_sources import DATASET_METHODS
 from .tf2_datasets import FileDatasets, remote_name
 
@@ -182,7 +182,7 @@ class DatasetUses:
         if callback:
             return f"made in {callback}, a Keras callback or evaluation class"
         for name in self._names(node):
-            words = set(re.split(r"[^a-z]+", name.lower()))
+            words = _words(name)
             if words & EVALUATION_WORDS and not words & TRAINING_WORDS:
                 return f"a pipeline named {name}"
         if wheres and wheres <= EVALUATION:
@@ -198,7 +198,7 @@ class DatasetUses:
         if not isinstance(owner, ast.ClassDef):
             return ""
         bases = [base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "") for base in owner.bases]
-        words = set(re.split(r"[^a-z]+", owner.name.lower()))
+        words = _words(owner.name)
         if any(base.endswith("Callback") for base in bases) or (words & EVALUATION_WORDS and not words & TRAINING_WORDS):
             return owner.name
         return ""
@@ -253,18 +253,11 @@ def _loads(datasets: FileDatasets, function: ast.AST, name: str) -> Iterator[ast
 
 
 def _collects(comprehension: Optional[ast.AST]) -> bool:
-    """Is ``comprehension`` a list (or generator) of what a call makes of each element, none of
-    its callees named for training (``[model(batch) for batch in ds]``, not
-    ``[train_step(x, y).numpy() for x, y in ds]``)?"""
-    if not isinstance(comprehension, (ast.ListComp, ast.GeneratorExp)) or not isinstance(comprehension.elt, ast.Call):
-        return False
-    for call in ast.walk(comprehension.elt):
-        if isinstance(call, ast.Call):
-            name = ast_dotted_name(call.func) if not isinstance(call.func, ast.Attribute) \
-                else call.func.attr
-            if set(re.split(r"[^a-z]+", (name or "").lower())) & TRAINING_WORDS:
-                return False
-    return True
+    """Is ``comprehension`` a list (or generator) of what a call makes of each element that
+    trains nothing (``[model(batch) for batch in ds]``, not ``[train_step(x, y).numpy() for
+    x, y in ds]``)?"""
+    return isinstance(comprehension, (ast.ListComp, ast.GeneratorExp)) \
+        and isinstance(comprehension.elt, ast.Call) and not _trains(comprehension.elt)
 
 
 #: Calls that keep what a loop makes of each element, and calls that train.
@@ -274,14 +267,20 @@ _TRAINING_CALLS = frozenset({"GradientTape", "apply_gradients", "minimize", "fit
 
 def _loop_collects(loop: "ast.For | ast.AsyncFor") -> bool:
     """Does the loop keep what it makes of each batch (``append``, ``concat``, ``yield``) and
-    train nothing (no ``GradientTape``, ``apply_gradients``, no callee named for training)?"""
-    collects = False
-    for node in ast.walk(loop):
-        if isinstance(node, (ast.Yield, ast.YieldFrom)):
-            collects = True
-        elif isinstance(node, ast.Call):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else ast_dotted_name(node.func) or ""
-            if name in _TRAINING_CALLS or set(re.split(r"[^a-z]+", name.lower())) & TRAINING_WORDS:
-                return False
-            collects = collects or name in _KEEPING
-    return collects
+    train nothing?"""
+    if _trains(loop):
+        return False
+    return any(isinstance(node, (ast.Yield, ast.YieldFrom))
+               or isinstance(node, ast.Call) and _callee(node) in _KEEPING for node in ast.walk(loop))
+
+
+def _trains(node: ast.AST) -> bool:
+    """Does ``node`` call something that trains: ``GradientTape``, ``apply_gradients``... or a
+    callee named for training (``train_step``)?"""
+    return any(isinstance(call, ast.Call) and (_callee(call) in _TRAINING_CALLS or _words(_callee(call) or "") & TRAINING_WORDS)
+               for call in ast.walk(node))
+
+
+def _words(name: str) -> set[str]:
+    """The lower-case words of a name (``eval_callback``: eval, callback)."""
+    return set(re.split(r"[^a-z]+", name.lower()))

@@ -20,7 +20,7 @@ from npu_codemod.codemods.engine import FILE_RULE, FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import rewrite_instruction
-from npu_codemod.codemods.source import UndecodableSource, decode_source
+from npu_codemod.codemods.source import source_text
 from npu_codemod.codemods.standalone_keras import keras_findings
 from npu_codemod.codemods.star_imports import star_findings
 from npu_codemod.codemods.tf_runtime import is_manifest
@@ -223,7 +223,7 @@ def check_contents(contents: dict[str, bytes], loaded_rules: LoadedRules, links:
     for path, data in contents.items():
         sites += outcome_sites(loaded_rules.engine.process(data, path, facts=facts))
     sites += [Site(path, line, 0, FILE_RULE_ID, message)
-              for path, line, message in [*star_findings(found, lambda path: _text(contents.get(path))),
+              for path, line, message in [*star_findings(found, lambda path: source_text(contents.get(path))),
                                           *keras_findings(found, facts)]]
     sites += [Site(path, 1, 0, FILE_RULE_ID, SYMLINK) for path in links]
     return sorted(sites, key=lambda s: (s.path, s.line, s.column, s.rule_id))
@@ -243,12 +243,3 @@ def outcome_sites(outcome: FileOutcome) -> list[Site]:
                               f"{FIXABLE} {fix}"))
     return sites
 
-
-def _text(data: Optional[bytes]) -> Optional[str]:
-    """The source text of ``data`` (None: no such file, or not decodable)."""
-    if data is None:
-        return None
-    try:
-        return decode_source(data).text
-    except UndecodableSource:
-        return None

@@ -22,7 +22,7 @@ from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.sites import SiteCounts, rule_sites, settle
-from npu_codemod.codemods.source import UndecodableSource, decode_source
+from npu_codemod.codemods.source import UndecodableSource, decode_source, source_text
 from npu_codemod.codemods.standalone_keras import keras_findings, may_use_keras
 from npu_codemod.codemods.star_imports import may_star_import, star_findings
 from npu_codemod.codemods.tf_scopes import code_folders, decided_facts
@@ -143,10 +143,7 @@ def _blob_reader(plan: RepoPlan) -> Callable[[str], Optional[str]]:
             data = next(gitrepo.read_blobs(repo, [file]))[1]
         finally:
             repo.close()
-        try:
-            return decode_source(data).text
-        except UndecodableSource:
-            return None
+        return source_text(data)
     return read
 
 
