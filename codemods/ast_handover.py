@@ -26,6 +26,7 @@ from typing import Iterable, Optional, Sequence
 
 from .ast_names import BindingSteps, binding_steps, bound_names, names_read_alike
 from .ast_references import _LONE_CR, AstReading, _top_level_runs, parsed_references
+from .dead_sites import dead_lines, may_have_dead_lines, tree_dead_lines
 from .modules import imported_names, module_ast, module_index, statements
 from .names import ImportNames
 from .qualified import ReferenceSite
@@ -101,22 +102,24 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
     reading = (bindings_key(resolvers),
                tuple(_site_values(site) for site in parsed_references(text, module, resolvers)),
                _top_level_runs(module), class_members(module)) if resolvers else None
+    dead = tuple(sorted(tree_dead_lines(module))) if may_have_dead_lines(text) else ()
     return (packed_layout(layout) if layout is not None else None,
             tuple(imported_names(module, path).items()), steps, reading,
-            _spans(nodes), _alias_lines(nodes))
+            _spans(nodes), _alias_lines(nodes), dead)
 
 
 class Handover:
     """One file's record, as the engine's readers ask for its parts."""
 
     def __init__(self, record: tuple, marks: tuple[Mark, ...]) -> None:  # type: ignore[type-arg]
-        layout, imported, steps, reading, spans, aliases = record
+        layout, imported, steps, reading, spans, aliases, dead = record
         self._layout: Optional[PackedLayout] = layout
         self._imported: tuple[tuple[str, str], ...] = imported
         self._steps: BindingSteps = steps
         self._reading = reading
         self._spans: tuple[int, ...] = spans
         self._aliases: tuple[tuple[str, int], ...] = aliases
+        self._dead: tuple[int, ...] = dead
         self._marks = marks
 
     def layout(self, text: str, marks: Sequence[Mark]) -> Optional[Layout]:
@@ -163,6 +166,10 @@ class Handover:
         of the file, in the order of ``modules.statements``."""
         return list(self._aliases)
 
+    def dead_lines(self) -> frozenset[int]:
+        """``dead_sites.dead_lines`` of the file."""
+        return frozenset(self._dead)
+
 
 def statement_spans(ctx: FileContext) -> Optional[list[tuple[int, int]]]:
     """:meth:`Handover.statement_spans` of the file of ``ctx`` as written (from its record, else
@@ -175,6 +182,15 @@ def statement_spans(ctx: FileContext) -> Optional[list[tuple[int, int]]]:
         return None
     spans = _spans(statements(module))
     return list(zip(spans[::2], spans[1::2]))
+
+
+def file_dead_lines(ctx: FileContext) -> frozenset[int]:
+    """:meth:`Handover.dead_lines` of the file of ``ctx`` as written (from its record, else
+    its ``ast``)."""
+    handover: Optional[Handover] = ctx._handover
+    if handover is not None:
+        return handover.dead_lines()
+    return dead_lines(ctx.original)
 
 
 def alias_lines(ctx: FileContext) -> list[tuple[str, int]]:

@@ -4,16 +4,19 @@ NPU012 switches every TPUEstimator off (``use_tpu=False``), and a TPUEstimator t
 model function ``params["use_tpu"] = False``. A TPU-only call NPU012 reports inside
 ``if params["use_tpu"]:`` (``CrossShardOptimizer``, ``TPUClusterResolver``...) never runs on
 the NPU: its finding is settled ``not-needed``, with the reason, and is not counted as left.
-The file is parsed (``ast``) only when it has such a finding.
+The engine settles a file's findings; the lines come from the record the analysis handed over
+(``ast_handover``), which read them from its ``ast``, else from a parse of a file that has such
+a finding.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Iterator, Sequence
+from typing import AbstractSet, Callable, Iterator, Sequence
 
 from .findings import Finding
+from .modules import module_ast
 
 #: The rule that switches the TPU off, and the ``params`` key TPUEstimator sets from it.
 TPU_RULE = "NPU012"
@@ -22,30 +25,38 @@ DEAD = (" (not needed: it is under if params[\"use_tpu\"]:, which TPUEstimator s
         "NPU012 switched use_tpu off)")
 
 
-def settle_dead(findings: Sequence[Finding], source: bytes) -> list[Finding]:
+def settle_dead(findings: Sequence[Finding], dead: Callable[[], AbstractSet[int]]) -> list[Finding]:
     """``findings`` of one file with NPU012's ``unmigrated`` ones in dead TPU branches as
-    ``not-needed``."""
+    ``not-needed``; ``dead()`` gives the file's :func:`dead_lines`, asked only when there is
+    such a finding."""
     candidates = [f for f in findings if f.rule_id == TPU_RULE and f.status == "unmigrated"]
     if not candidates:
         return list(findings)
-    dead = dead_lines(source)
+    lines = dead()
     return [dataclasses.replace(f, status="not-needed", message=f.message + DEAD)
-            if f in candidates and f.line in dead else f for f in findings]
+            if f in candidates and f.line in lines else f for f in findings]
 
 
-def dead_lines(source: bytes) -> frozenset[int]:
+def dead_lines(source: str) -> frozenset[int]:
     """The lines of the bodies of ``if params["use_tpu"]:`` (or ``params.get("use_tpu")``;
-    not their ``else``); none for a file ``ast`` cannot read.
+    not their ``else``) in the decoded file ``source``; none for a file ``ast`` cannot read.
 
     A file that spells no ``params`` has none and is not parsed: ``ast`` normalises names
-    (NFKC), so a non-ASCII file is parsed whatever it spells. Only statement lists are walked:
-    an ``if`` is a statement, never inside an expression."""
-    if source.isascii() and b"params" not in source:
+    (NFKC), so a non-ASCII file is parsed whatever it spells."""
+    if not may_have_dead_lines(source):
         return frozenset()
-    try:
-        module = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return frozenset()
+    module = module_ast(source)
+    return frozenset() if module is None else tree_dead_lines(module)
+
+
+def may_have_dead_lines(source: str) -> bool:
+    """Can ``source`` have :func:`dead_lines`? Not an ASCII text that never spells ``params``."""
+    return not source.isascii() or "params" in source
+
+
+def tree_dead_lines(module: ast.Module) -> frozenset[int]:
+    """:func:`dead_lines` of a file parsed as ``module``. Only statement lists are walked: an
+    ``if`` is a statement, never inside an expression."""
     lines: set[int] = set()
     for node in _statements(module.body):
         if type(node) is ast.If and _reads_switch(node.test):

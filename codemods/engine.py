@@ -30,6 +30,7 @@ from fissix.refactor import _get_headnode_dict
 from . import ast_handover
 from .api_sites import ApiSites, uncovered
 from .ast_handover import Handover
+from .dead_sites import settle_dead
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import place_imports
@@ -541,7 +542,7 @@ class Engine:
     def _outcome(self, ctx: FileContext, source: SourceText, crashed: tuple[Finding, ...]) -> FileOutcome:
         """What the rules made of the file of ``ctx``; the file's tree is released (:func:`released`)
         before the compile check of a changed file, which would otherwise hold both at once."""
-        own = tuple(ctx.findings)
+        own = tuple(settle_dead(ctx.findings, partial(ast_handover.file_dead_lines, ctx)))
         findings = crashed + own
         sites = tuple(sorted(ApiSites.of_key(key, count) for key, count in ctx.api_sites.items()))
         new_text = tree_text(ctx.tree)

@@ -3,7 +3,8 @@
 From a dataset expression (a ``batch(...)`` call) the file is followed to what takes it:
 later dataset methods (``.prefetch``, ``.repeat``, ``.map``) and
 ``strategy.experimental_distribute_dataset(...)`` pass it on; a name it is assigned to is
-followed to its uses; a ``return`` to the calls of the function (the position of a returned
+followed to its uses, and so is an attribute chain (``self.ds``) to its uses in the file; a
+``return`` to the calls of the function (the position of a returned
 tuple to the same target of ``a, b = make_pipelines()``); an argument of a function of the
 file to that parameter's uses. It ends in ``fit`` (``x=`` or first), ``evaluate``,
 ``predict``, ``validation_data=``, a ``for`` loop or ``iter(...)`` (``iter``), or another
@@ -21,7 +22,7 @@ import re
 from typing import AbstractSet, Callable, Iterator, Optional
 
 from .file_kinds import is_test_file
-from .names import module_parts
+from .names import ast_dotted_name, module_parts
 from .tf2_dataset_sources import DATASET_METHODS
 from .tf2_datasets import FileDatasets, remote_name
 
@@ -36,6 +37,8 @@ EVALUATION_WORDS = frozenset("val valid validation dev holdout eval evaluate eva
                              "predict prediction infer inference decode export serving transcribe "
                              "transcription stream".split())
 TRAINING_WORDS = frozenset("train training trainer fit".split())
+#: Of those, the words of a pass over every sample that is no evaluation (``process_stream``).
+PASS_WORDS = frozenset("transcribe transcription stream".split())
 #: Calls whose result is the dataset, distributed or transformed (followed on).
 PASSED_ON = frozenset({"experimental_distribute_dataset", "apply"})
 _LOOPING = frozenset({"iter", "enumerate", "tqdm"})
@@ -73,8 +76,7 @@ class DatasetUses:
             return self._argument(parent, _index(parent.args, node))
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-            return {where for target in targets if isinstance(target, ast.Name)
-                    for where in self.name_destinations(target)}
+            return {where for target in targets for where in self._target_destinations(target)}
         if isinstance(parent, ast.Return):
             return self._returned(parent, None)
         above = self.parents.get(id(parent)) if isinstance(parent, ast.Tuple) else None
@@ -133,6 +135,23 @@ class DatasetUses:
         return self._once(function, name, lambda: {where for use in _loads(self.datasets, function, name)
                                                    for where in self.destinations(use)})
 
+    def _target_destinations(self, target: ast.AST) -> set[str]:
+        if isinstance(target, ast.Name):
+            return self.name_destinations(target)
+        return self.attribute_destinations(target) if isinstance(target, ast.Attribute) else set()
+
+    def attribute_destinations(self, target: ast.Attribute) -> set[str]:
+        """Where an attribute chain the dataset is assigned to goes (``self.ds = ds.batch(n)``,
+        then ``for batch in self.ds:`` in another method): the uses of the same chain anywhere
+        in the file, as :meth:`FileDatasets.attribute_kind` tracks attributes."""
+        dotted = ast_dotted_name(target)
+        if dotted is None:
+            return set()
+        return self._once(self.datasets.tree, dotted, lambda: {
+            where for node in self.datasets.index.nodes(ast.Attribute)
+            if isinstance(node.ctx, ast.Load) and node.attr == target.attr
+            and ast_dotted_name(node) == dotted for where in self.destinations(node)})
+
     def name_destinations(self, target: ast.Name) -> set[str]:
         """Where the name ``target`` assigns goes: its uses in the scope (in the module, every
         function that reads it too)."""
@@ -168,26 +187,37 @@ class DatasetUses:
         return set()
 
     def evaluation_only(self, node: ast.AST) -> str:
-        """Why the dataset ``node`` serves evaluation only: its name or its function's says
-        so (``val_ds``, ``def eval_input_fn``), or all it reaches is ``evaluate``, ``predict``
-        or ``validation_data=``; "" when it reaches training or the file does not tell."""
+        """Why the dataset ``node`` must keep every sample: it serves evaluation only (its
+        name or its function's says so: ``val_ds``, ``def eval_input_fn``; or all it reaches
+        is ``evaluate``, ``predict`` or ``validation_data=``), or each batch counts (a
+        reduction, results kept, a stream); "" when it reaches training or the file does not
+        tell."""
+        return self._kept(node)[0]
+
+    def evaluates(self, node: ast.AST) -> bool:
+        """Is what :meth:`evaluation_only` found evaluation or inference, not another pass that
+        needs every sample (a reduction, a loop that keeps each batch's result, a stream or a
+        transcription)?"""
+        return self._kept(node)[1]
+
+    def _kept(self, node: ast.AST) -> tuple[str, bool]:
         wheres = self.destinations(node)
         if wheres & TRAINING:
-            return ""
-        if REDUCED in wheres:
-            return "its batches are reduced (.reduce(...)), so none may be dropped"
-        if COLLECTED in wheres and wheres <= EVALUATION | {COLLECTED}:
-            return "each batch's result is kept (a list or loop collects them), so none may be dropped"
+            return "", False
         callback = self._callback_class(node)
         if callback:
-            return f"made in {callback}, a Keras callback or evaluation class"
+            return f"made in {callback}, a Keras callback or evaluation class", True
+        if REDUCED in wheres:
+            return "its batches are reduced (.reduce(...)), so none may be dropped", False
+        if COLLECTED in wheres and wheres <= EVALUATION | {COLLECTED}:
+            return "each batch's result is kept (a list or loop collects them), so none may be dropped", False
         for name in self._names(node):
             words = _words(name)
             if words & EVALUATION_WORDS and not words & TRAINING_WORDS:
-                return f"a pipeline named {name}"
+                return f"a pipeline named {name}", bool(words & EVALUATION_WORDS - PASS_WORDS)
         if wheres and wheres <= EVALUATION:
-            return " and ".join(sorted(wheres))
-        return ""
+            return " and ".join(sorted(wheres)), True
+        return "", False
 
     def _callback_class(self, node: ast.AST) -> str:
         """The name of the class ``node``'s function belongs to when it is a Keras callback

@@ -20,6 +20,7 @@ from npu_codemod.codemods import ast_handover, modules
 from npu_codemod.codemods.ast_handover import Handover, record_of
 from npu_codemod.codemods.ast_names import ast_import_names
 from npu_codemod.codemods.ast_references import ast_reading
+from npu_codemod.codemods.dead_sites import dead_lines
 from npu_codemod.codemods.engine import FULL, SELECTIVE, Engine
 from npu_codemod.codemods.modules import imported_names, module_ast, statements
 from npu_codemod.codemods.units import Layout, module_layout
@@ -83,6 +84,7 @@ def assert_readings_alike(handover: Handover, text: str, path: str) -> None:
         (node.targets[0].id, node.lineno) for node in statements(module)
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
         and isinstance(node.value, (ast.Name, ast.Attribute))]
+    assert handover.dead_lines() == dead_lines(text)
 
 
 def assert_rebound_readings_alike(handover: Handover, text: str) -> None:

@@ -44,7 +44,7 @@ NESTED = textwrap.dedent('''\
 ''')
 
 
-def _reference(source: bytes) -> frozenset[int]:
+def _reference(source: str) -> frozenset[int]:
     """What ``dead_lines`` gives, by the plain walk of every node."""
     lines: set[int] = set()
     for node in ast.walk(ast.parse(source)):
@@ -55,7 +55,7 @@ def _reference(source: bytes) -> frozenset[int]:
 
 
 def test_ifs_nested_in_every_kind_of_block_are_found() -> None:
-    source = NESTED.encode()
+    source = NESTED
     assert dead_lines(source) == {11, 16, 21}
     assert dead_lines(source) == _reference(source)
 
@@ -65,20 +65,20 @@ def test_a_file_without_params_is_not_parsed(monkeypatch: pytest.MonkeyPatch) ->
         raise AssertionError("parsed")
 
     monkeypatch.setattr(dead_sites.ast, "parse", no_parse)
-    assert dead_lines(b"import tensorflow as tf\nif FLAGS.use_tpu:\n    x = 1\n") == frozenset()
+    assert dead_lines("import tensorflow as tf\nif FLAGS.use_tpu:\n    x = 1\n") == frozenset()
 
 
 def test_a_non_ascii_file_is_parsed_whatever_it_spells() -> None:
     # NFKC: the fullwidth letters are the name params for ast.
-    source = 'if \uff50arams["use_tpu"]:\n    x = 1\n'.encode()
-    assert b"params" not in source
+    source = 'if \uff50arams["use_tpu"]:\n    x = 1\n'
+    assert "params" not in source
     assert dead_lines(source) == {2}
 
 
 def test_the_walk_agrees_with_a_full_walk_on_the_suites_sources() -> None:
     checked = 0
     for where, text in python_sources().items():
-        source = text.encode()
+        source = text
         try:
             expected = _reference(source)
         except (SyntaxError, ValueError):
@@ -86,3 +86,33 @@ def test_the_walk_agrees_with_a_full_walk_on_the_suites_sources() -> None:
         assert dead_lines(source) == expected, where
         checked += bool(expected)
     assert checked  # the corpus's TPU model function
+
+
+def test_the_engine_settles_from_the_analysis_record_without_parsing_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analysis handed the file over (``ast_handover``): the dead lines come from its
+    record, and the outcome is the one the engine gives without a record (which parses)."""
+    from npu_codemod.codemods import ast_handover
+    from npu_codemod.codemods.engine import SELECTIVE, Engine
+    from npu_codemod.plugins.manager import load_plugins
+
+    from support.tpu_towers import FILES
+
+    text = FILES["model.py"]
+    engine = Engine(load_plugins().rules(), SELECTIVE)
+    ast_handover.clear()
+    without = engine.process(text.encode(), "model.py", "repo")
+    assert [f.status for f in without.findings if f.rule_id == "NPU012" and f.line == 10] == ["not-needed"]
+    engine.hand_over("model.py", text)
+    parsed: list[str] = []
+    real_parse = ast.parse
+
+    def counted(source, *args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(source)
+        return real_parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counted)
+    with_record = engine.process(text.encode(), "model.py", "repo")
+    monkeypatch.undo()
+    assert with_record == without
+    assert text not in parsed  # the file is not parsed whole again

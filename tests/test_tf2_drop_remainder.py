@@ -117,10 +117,11 @@ def test_a_pipeline_whose_batches_are_reduced_or_a_stream_s_keeps_its_last_batch
     """Dropping the last batch would count a 1,000-element dataset as 0 and cut a stream's
     last lines: reported, never rewritten."""
     findings = assert_unchanged(COUNTED_AND_STREAMED, RULES, facts=TF2_RUNTIME)
-    assert [(f.line, f.status, f.message.split(": evaluation")[0]) for f in findings] == [
-        (7, "unmigrated", "evaluation pipeline (its batches are reduced (.reduce(...)), so none may "
-                          "be dropped)"),
-        (17, "unmigrated", "evaluation pipeline (a pipeline named process_stream)")]
+    assert [(f.line, f.status, f.message.split(": drop_remainder")[0]) for f in findings] == [
+        (7, "unmigrated", "pipeline that must see every sample (its batches are reduced "
+                          "(.reduce(...)), so none may be dropped)"),
+        (17, "unmigrated", "pipeline that must see every sample (a pipeline named process_stream)")]
+    assert all("drop_remainder=True would silently drop its last samples" in f.message for f in findings)
 
 
 CALLBACK_AND_MINING = '''\
@@ -158,11 +159,12 @@ def test_a_callback_s_pipeline_and_one_whose_batch_results_are_kept_keep_their_l
     embeddings with the classes: a dropped last batch breaks both (fit dies at the first
     epoch's end). Reported, never rewritten."""
     findings = assert_unchanged(CALLBACK_AND_MINING, RULES, facts=TF2_RUNTIME)
-    assert [(f.line, f.status, f.message.split(": evaluation")[0]) for f in findings] == [
+    assert [(f.line, f.status, f.message.split(": evaluation")[0].split(": drop_remainder")[0])
+            for f in findings] == [
         (10, "unmigrated", "evaluation pipeline (made in eval_callback, a Keras callback or "
                            "evaluation class)"),
-        (24, "unmigrated", "evaluation pipeline (each batch's result is kept (a list or loop "
-                           "collects them), so none may be dropped)")]
+        (24, "unmigrated", "pipeline that must see every sample (each batch's result is kept (a "
+                           "list or loop collects them), so none may be dropped)")]
 
 
 MINING_LOOP = '''\
@@ -196,3 +198,39 @@ def test_a_loop_that_keeps_each_batch_s_result_keeps_the_last_batch_a_training_l
     new = MINING_LOOP.replace("(images, labels)).batch(batch_size)", "(images, labels)).batch(batch_size, drop_remainder=True)")
     findings = assert_migrates(MINING_LOOP, new, RULES, facts=TF2_RUNTIME)
     assert [(f.line, f.status) for f in findings if f.rule_id == "NPU064"] == [(6, "unmigrated"), (14, "migrated")]
+
+
+LOADER_ATTRIBUTE = '''\
+"""Image loaders for a trainer: one yields every image for export, one feeds fit."""
+import tensorflow as tf
+
+
+class Loader:
+    def __init__(self, files, batch_size):
+        ds = tf.data.Dataset.from_tensor_slices(files)
+        self.ds = ds.batch(batch_size)
+
+    def images(self):
+        for imm in self.ds:
+            yield imm
+
+
+class Trainer:
+    def __init__(self, files):
+        self.train_ds = tf.data.Dataset.from_tensor_slices(files).batch(32)
+
+    def run(self):
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile("adam", "mse")
+        model.fit(self.train_ds, epochs=2)
+'''
+
+
+def test_a_pipeline_kept_in_an_attribute_is_followed_to_its_uses() -> None:
+    """``self.ds = ds.batch(n)`` yielded batch by batch in another method must keep its last
+    images; ``self.train_ds`` reaches ``fit`` through its attribute and is rewritten."""
+    after = LOADER_ATTRIBUTE.replace(".batch(32)", ".batch(32, drop_remainder=True)")
+    findings = assert_migrates(LOADER_ATTRIBUTE, after, RULES, facts=TF2_RUNTIME)
+    ours = [f for f in findings if f.rule_id == "NPU064"]
+    assert [(f.line, f.status) for f in ours] == [(8, "unmigrated"), (17, "migrated")]
+    assert ours[0].message.startswith("pipeline that must see every sample (each batch's result is kept")

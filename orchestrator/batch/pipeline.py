@@ -16,7 +16,6 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence, TypeVar, Un
 import git
 
 from npu_codemod.codemods.api_sites import merge_sites
-from npu_codemod.codemods.dead_sites import settle_dead
 from npu_codemod.codemods.engine import FILE_RULE, file_finding
 from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
@@ -339,7 +338,7 @@ def _process_files(repo: git.Repo, plan: RepoPlan, files: Sequence[PyFile]) -> S
     for file, data in gitrepo.read_blobs(repo, list(files)):
         outcome = engine.process(data, file.path, repo=job.entry.name, facts=plan.facts)
         kinds.append(outcome.kind)
-        findings.extend(with_snippets(settle_dead(outcome.findings, data), data))
+        findings.extend(with_snippets(outcome.findings, data))
         api_sites.append(outcome.api_sites)
         if outcome.new_data is None:
             continue

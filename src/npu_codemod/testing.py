@@ -13,8 +13,9 @@ placement) on the source as UTF-8 bytes. :func:`assert_migrates` also checks tha
 compiles, that a second run changes nothing, and that it reports the same sites with the same
 statuses (the idempotence every rule promises); a mismatch fails with a unified diff.
 
-``rules`` is a :class:`~npu_codemod.api.Rule` instance or class, an iterable of them, or a set
-of rule ids of the installed plugins (``{"NPU004"}``; exactly those: NPU001 is not added).
+``rules`` is a :class:`~npu_codemod.api.Rule` instance or class, an iterable of them, or rule
+ids of the installed plugins: one (``"NPU004"``), or a set, list or tuple of them
+(``{"NPU004"}``; exactly those: NPU001 is not added).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ __all__ = ["Outcome", "Site", "assert_migrates", "assert_reports", "engine_of_id
 
 #: (rule id, line, column, status) of a finding: the part tests compare exactly.
 Site = tuple[str, int, int, str]
-RuleSpec = Union[Rule, type, Iterable[Any], AbstractSet[str]]
+RuleSpec = Union[Rule, type, str, Iterable[Any], AbstractSet[str]]
 PATH = "train.py"
 
 
@@ -128,9 +129,20 @@ def _diff(expected: str, got: str) -> str:
 
 
 def _engine(rules: RuleSpec, mode: str = DEFAULT_MODE) -> Engine:
-    if isinstance(rules, (set, frozenset)) and all(isinstance(r, str) for r in rules):
-        return engine_of_ids(frozenset(rules), mode)
+    ids = _rule_ids(rules)
+    if ids is not None:
+        return engine_of_ids(ids, mode)
     return Engine(_hinted(_instances(rules), mode), mode, plan_every_file=True)
+
+
+def _rule_ids(rules: RuleSpec) -> Optional[frozenset[str]]:
+    """The installed rules' ids ``rules`` names: one id (``"NPU064"``) or a set, list or
+    tuple of ids; None for rule classes or instances."""
+    if isinstance(rules, str):
+        return frozenset({rules})
+    if isinstance(rules, (set, frozenset, list, tuple)) and rules and all(isinstance(r, str) for r in rules):
+        return frozenset(rules)
+    return None
 
 
 @lru_cache(maxsize=None)
@@ -160,4 +172,6 @@ def _instances(rules: RuleSpec) -> list[Rule]:
         if not issubclass(rules, Rule):
             raise TypeError(f"not a Rule subclass: {rules.__name__}")
         return [rules()]
+    if isinstance(rules, str):  # ids mixed with classes: a string would iterate into itself
+        raise TypeError(f"give rule ids alone or rule classes alone, not both: {rules!r}")
     return [one for item in rules for one in _instances(item)]

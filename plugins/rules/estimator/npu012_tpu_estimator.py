@@ -102,6 +102,7 @@ class TpuEstimator(Rule):
 
 
         def main(flags):
+            resolver = tf.contrib.cluster_resolver.TPUClusterResolver(flags.tpu_name)
             estimator = tf.contrib.tpu.TPUEstimator(
                 model_fn=model_fn, use_tpu=flags.use_tpu, train_batch_size=32,
                 params={"learning_rate": 1e-4, "use_tpu": flags.use_tpu})

@@ -15,6 +15,7 @@ Hugging Face's ``to_tf_dataset``/``prepare_tf_dataset``).
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 from npu_codemod.api import (
@@ -38,6 +39,7 @@ from npu_codemod.api._toolkit import (
     LIBRARY_BATCHERS,
     TF2,
     TF_NEUTRAL,
+    DatasetUses,
     dataset_facts,
     dataset_uses,
     is_call_trailer,
@@ -56,6 +58,8 @@ IN_PLACE = "drop_remainder=True is set"
 KEPT = "drop_remainder is given as another value: kept; the NPU compiles a dynamic shape for the last batch"
 EVALUATION_ONLY = ("evaluation pipeline ({where}): evaluation would silently drop the last "
                    "samples: pad the last batch instead, or accept the dynamic-shape compile")
+EVERY_SAMPLE = ("pipeline that must see every sample ({where}): drop_remainder=True would silently "
+                "drop its last samples: pad the last batch instead, or accept the dynamic-shape compile")
 UNKNOWN = ("if this is a tf.data.Dataset used for training: add drop_remainder=True (static "
            "batch shape for the NPU)")
 LIBRARY = ("{spelled} batches the dataset itself, without drop_remainder (the last batch may be "
@@ -125,11 +129,11 @@ class DropRemainder(Rule):
         uses = dataset_uses(ctx)
         if method.value in HUGGING_FACE:
             site = uses.datasets.call_at(method.lineno, method.column, method.value) if uses else None
-            self._hugging_face(call, method, uses.evaluation_only(site) if uses and site else "", ctx)
+            self._hugging_face(call, method, _kept(uses, site), ctx)
             return
         site = uses.datasets.dataset_call_at(method.lineno, method.column, method.value) if uses else None
         if uses is not None and site is not None:
-            self._check(call, method, uses.evaluation_only(site), ctx)
+            self._check(call, method, _kept(uses, site), ctx)
         elif method.value == "batch" and len(arguments(call)) == 1:
             ctx.report(method, "unmigrated", UNKNOWN, level="note")
 
@@ -144,7 +148,7 @@ class DropRemainder(Rule):
         leaf = name.children[1] if name.type == symbols.trailer else name
         uses = dataset_uses(ctx)
         site = uses.datasets.call_at(leaf.lineno, leaf.column, leaf.value) if uses else None
-        evaluation = uses.evaluation_only(site) if uses is not None and site is not None else ""
+        evaluation = _kept(uses, site)
         if reference.name == MAP_AND_BATCH:  # ds.apply(map_and_batch(f, n)): as a batch
             self._check(call, leaf, evaluation, ctx)
         elif not has_unpacking(call):
@@ -156,7 +160,7 @@ class DropRemainder(Rule):
         size = find_argument(call, "batch_size", BATCH_SIZE_POSITION.get(function))
         if (size is None and function == "load") or (size is not None and is_none(unparenthesised(size.value))):
             return
-        message = EVALUATION_ONLY.format(where=evaluation) if evaluation else LIBRARY.format(spelled=reference.spelled)
+        message = evaluation or LIBRARY.format(spelled=reference.spelled)
         ctx.report(reference, "unmigrated", message)
 
     @staticmethod
@@ -168,7 +172,7 @@ class DropRemainder(Rule):
         if given is not None and is_true(unparenthesised(given.value)):
             ctx.report(method, "migrated", IN_PLACE)
         elif evaluation:
-            ctx.report(method, "unmigrated", EVALUATION_ONLY.format(where=evaluation))
+            ctx.report(method, "unmigrated", evaluation)
         else:
             ctx.report(method, "unmigrated", HUGGING_FACE_BATCHES.format(method=method.value))
 
@@ -177,7 +181,7 @@ class DropRemainder(Rule):
         if given is not None and is_true(unparenthesised(given.value)):
             ctx.report(method, "migrated", IN_PLACE)
         elif evaluation:
-            ctx.report(method, "unmigrated", EVALUATION_ONLY.format(where=evaluation))
+            ctx.report(method, "unmigrated", evaluation)
         elif given is not None:
             ctx.report(method, "unmigrated", KEPT + f" (now: drop_remainder={tree_text(given.value).strip()})")
         elif has_unpacking(call):
@@ -185,6 +189,17 @@ class DropRemainder(Rule):
         else:
             add_keyword(call, "drop_remainder", "True")
             ctx.report(method, "migrated", ADDED)
+
+
+def _kept(uses: Optional[DatasetUses], site: Optional[ast.AST]) -> str:
+    """The report for the dataset ``site`` when it must see every sample (evaluation, or a
+    pass whose every batch counts), else ""."""
+    if uses is None or site is None:
+        return ""
+    where = uses.evaluation_only(site)
+    if not where:
+        return ""
+    return (EVALUATION_ONLY if uses.evaluates(site) else EVERY_SAMPLE).format(where=where)
 
 
 @hookimpl
