@@ -141,10 +141,28 @@ PUBLIC_NAMES: dict[str, str] = {
     "tensorflow.python.platform.test": "tensorflow.test",
     "tensorflow.python.platform.tf_logging": "tensorflow.logging",
     "tensorflow.python.util.compat": "tensorflow.compat",  # as_bytes, as_text
+    # tf.contrib's packages through the modules that define them (slim-era code imports
+    # add_arg_scope, model_variable, parallel_reader from there): the names they are exported
+    # as. Only modules the package re-exports: contrib.layers' ``utils`` is not one.
+    "tensorflow.contrib.framework.python.ops": "tensorflow.contrib.framework",
+    **{f"tensorflow.contrib.framework.python.ops.{module}": "tensorflow.contrib.framework"
+       for module in ("variables", "ops", "checkpoint_ops", "prettyprint_ops", "script_ops",
+                      "sort_ops")},
+    # ``arg_scope`` is a module of that package and the function it exports: its members one by one.
+    **{f"tensorflow.contrib.framework.python.ops.arg_scope.{name}": f"tensorflow.contrib.framework.{name}"
+       for name in ("arg_scope", "add_arg_scope", "has_arg_scope", "arg_scoped_arguments",
+                    "current_arg_scope")},
+    **{f"tensorflow.contrib.layers.python.layers.{module}": "tensorflow.contrib.layers"
+       for module in ("layers", "initializers", "regularizers", "optimizers", "feature_column",
+                      "summaries", "embedding_ops", "normalization", "encoders")},
+    "tensorflow.contrib.slim.python.slim": "tensorflow.contrib.slim",
+    "tensorflow.contrib.slim.python.slim.data": "tensorflow.contrib.slim",
 }
 #: Where the internal modules live (with the dot): never spelled in code a rule writes.
 INTERNAL = ("tensorflow.python.", "tensorflow.core.", f"{ESTIMATOR_PACKAGE}.python.",
-            "tensorflow.contrib.tpu.python.", "tensorflow.contrib.learn.python.")
+            "tensorflow.contrib.tpu.python.", "tensorflow.contrib.learn.python.",
+            "tensorflow.contrib.framework.python.", "tensorflow.contrib.layers.python.",
+            "tensorflow.contrib.slim.python.")
 
 #: The names ``from npu_bridge.npu_init import *`` binds that code the rules write calls (the
 #: spec's list, and the modules NPU004-NPU006 write): a file with the star import binds each

@@ -38,6 +38,19 @@ ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affe
     ("tensorflow.python.framework.ops.enable_eager_execution", "tensorflow.enable_eager_execution"),
     ("tensorflow.python.debug.LocalCLIDebugWrapperSession", "tensorflow.python.debug.LocalCLIDebugWrapperSession"),
     ("tensorflow.nn.dropout", "tensorflow.nn.dropout"),
+    # tf.contrib's own internal modules (slim-era code: pixel-cnn, SSD-Tensorflow).
+    ("tensorflow.contrib.framework.python.ops.add_arg_scope", "tensorflow.contrib.framework.add_arg_scope"),
+    ("tensorflow.contrib.framework.python.ops.arg_scope", "tensorflow.contrib.framework.arg_scope"),
+    ("tensorflow.contrib.framework.python.ops.arg_scope.add_arg_scope",
+     "tensorflow.contrib.framework.add_arg_scope"),
+    ("tensorflow.contrib.framework.python.ops.variables.model_variable",
+     "tensorflow.contrib.framework.model_variable"),
+    ("tensorflow.contrib.layers.python.layers.layers.conv2d", "tensorflow.contrib.layers.conv2d"),
+    ("tensorflow.contrib.layers.python.layers.utils.smart_cond",
+     "tensorflow.contrib.layers.python.layers.utils.smart_cond"),  # not re-exported: kept
+    ("tensorflow.contrib.slim.python.slim.data.parallel_reader.get_data_files",
+     "tensorflow.contrib.slim.parallel_reader.get_data_files"),
+    ("tensorflow.contrib.slim.python.slim.learning.train", "tensorflow.contrib.slim.learning.train"),
 ])
 def test_public_name_is_what_the_internal_module_is_exported_as(internal: str, public: str) -> None:
     assert public_name(internal) == public
@@ -302,3 +315,32 @@ def train(model_fn, features, labels, model_dir):
 ])
 def test_tf_device_through_internal_modules_is_the_repository_fact_of_npu008(source: str, uses: bool) -> None:
     assert uses_tf_device(source) is uses
+
+
+SLIM_ERA = '''\
+import tensorflow as tf
+from tensorflow.contrib.framework.python.ops import add_arg_scope, arg_scope
+from tensorflow.contrib.framework.python.ops import variables as contrib_variables
+
+
+@add_arg_scope
+def dense(x, units, init=False):
+    w = contrib_variables.model_variable('w', shape=[4, units])
+    return tf.matmul(x, w)
+
+
+def model(x):
+    with arg_scope([dense], init=True):
+        return dense(x, 2)
+'''
+
+
+def test_the_audit_names_contrib_apis_by_their_public_names() -> None:
+    """One API is one row of the blocking list, whichever module the code imports it from."""
+    from npu_codemod.testing import run_rules
+
+    findings = run_rules({"NPU100"}, SLIM_ERA).findings
+    assert [(f.line, f.message.split(" with its")[0]) for f in findings] == [
+        (6, "deprecated in TF 1.15: replace tf.contrib.framework.add_arg_scope"),
+        (8, "deprecated in TF 1.15: replace tf.contrib.framework.model_variable"),
+        (13, "deprecated in TF 1.15: replace tf.contrib.framework.arg_scope")]
