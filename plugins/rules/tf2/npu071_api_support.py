@@ -12,6 +12,9 @@ scripts: each use in a ``tf2`` or ``tf-neutral`` file that no other rule reporte
 opt-in ``tf2-distributed`` pack) is reported with NPU070's instruction, and while that rule is
 off the message names the pack, as NPU100 does for the ``distributed`` pack in TF 1.x code: a
 file still training with Horovod is never ``ready``.
+``tf.distribute.MirroredStrategy(...)``, which NPU070 owns (the list: ``trains-after-migration``):
+while NPU070 is off, each call in a ``tf2`` or ``tf-neutral`` file is reported with NPU070's
+words and its pack, so the site that keeps the repository short of ``ready`` is named.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from npu_codemod.api._toolkit import (
     HOROVOD_RULES,
     HOROVOD_TF2_OPT_IN,
     HOROVOD_TF2_RULE,
+    MIRRORED_TF2,
+    STRATEGY_TF2,
     TF2,
     TF2_COMPAT,
     TF_NEUTRAL,
@@ -49,6 +54,8 @@ DTYPE = "float64/complex dtypes are not supported on the NPU: {spelled}"
 #: The tool's restriction (TF 2.6 guide, tool introduction): these dtypes do not run.
 UNSUPPORTED_DTYPES = frozenset({"tensorflow.float64", "tensorflow.double", "tensorflow.complex64",
                                 "tensorflow.complex128"})
+#: NPU070's strategy as the TF 2.6 list names it.
+MIRRORED_LISTED = list_name(MIRRORED_TF2)
 _DTYPE_STRING = re.compile(r"\bdtype\s*=\s*(['\"])(float64|double|complex64|complex128)\1")
 
 
@@ -78,7 +85,9 @@ class ApiSupportTf2(Rule):
                "strings (the NPU does not support them); each use of Horovod (`hvd.init`, "
                "`hvd.DistributedGradientTape`...: TF Adapter 2.x supports it only in compat.v1 "
                "scripts) in a TF 2.x file that no other rule reported, with the NPU call that "
-               "replaces it, naming the `tf2-distributed` pack while NPU070 is off; in a `tf2-compat` "
+               "replaces it, naming the `tf2-distributed` pack while NPU070 is off; while NPU070 is off, each "
+               "`tf.distribute.MirroredStrategy(...)` call in a TF 2.x file with NPU070's words "
+               "and its pack; in a `tf2-compat` "
                "file, while the `distributed` pack (NPU021-NPU025) is off, each use of Horovod, "
                "naming that pack (TF Adapter 2.x runs Horovod in compat.v1 code). Every use, "
                "called or not, of the file as "
@@ -117,6 +126,7 @@ class ApiSupportTf2(Rule):
         _dtype_strings(ctx)
         if ctx.file_kind in (TF2, TF_NEUTRAL):
             _report_horovod(ctx, lines)
+            _report_strategies(ctx, lines)
         elif ctx.file_kind == TF2_COMPAT and not ctx.enabled_rules.intersection(HOROVOD_RULES):
             _report_compat_horovod(ctx, lines)
 
@@ -133,6 +143,19 @@ def _report_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
             message = horovod_tf2_advice(site.name, site.spelled)
             ctx.report_at(site.line, site.column, "unmigrated",
                           f"{message}; {HOROVOD_TF2_OPT_IN}" if off else message)
+
+
+def _report_strategies(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
+    """Each ``tf.distribute.MirroredStrategy(...)`` call while NPU070 (which reports it) is off,
+    with NPU070's words and its pack: the TF 2.6 list has it ``trains-after-migration``, work the
+    port does by hand, so a site no finding named would leave the repository ``needs-work``
+    with nothing in the findings to say where."""
+    if HOROVOD_TF2_RULE in ctx.enabled_rules:
+        return
+    for use in ctx.analysis(api_uses):
+        site = use.site
+        if use.api == MIRRORED_LISTED and site.called and not _on_site(site, site.line, site.line + 1, lines):
+            ctx.report_at(site.line, site.column, "unmigrated", f"{STRATEGY_TF2}; {HOROVOD_TF2_OPT_IN}")
 
 
 def _report_compat_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
