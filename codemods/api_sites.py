@@ -80,7 +80,8 @@ def advice(status: str, api: str = "it") -> str:
 class ApiSites:
     """``sites`` use sites of ``api`` (the listed name: ``tf.contrib.slim`` for a use of
     ``slim.conv2d``) with support ``status``; ``covered``: a ``migrated`` finding (or a rule
-    that covers the API wherever it is enabled) takes care of them.
+    that covers the API wherever it is enabled) takes care of them, or the audit counts them
+    without a finding as needing nothing (NPU071's base classes: ``class L(tf.keras.layers.Layer)``).
 
     ``api`` is kept only where a person may have work (not ready, or ready through a rule): it
     is ``""`` for ``supported``, ``unsupported-harmless`` and ``unknown`` sites. ``owned``: a

@@ -1,10 +1,12 @@
-"""Horovod in TF 2.x code: what replaces each API on the NPU (``spec/rules-tf2.md``, NPU070).
+"""Horovod and MirroredStrategy in TF 2.x code: what replaces each on the NPU (``spec/rules-tf2.md``,
+NPU070).
 
 TF Adapter 2.x supports Horovod only in ``tf.compat.v1`` scripts; in eager TF 2.x code each
 ``hvd.*`` use is replaced by hand with ``npu.distribute`` or the environment the adapter reads.
 Two rules say so with the same words: NPU070 (the opt-in ``tf2-distributed`` pack) and, while
 that pack is off, the always-on audit NPU071, so that a TF 2.x file's Horovod uses are never
-left unreported and a repository still using them is never ``ready``.
+left unreported and a repository still using them is never ``ready``; likewise for
+``tf.distribute.MirroredStrategy(...)``.
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ HOROVOD_TF2_CALLBACKS = {
                            "whose RANK_ID is 0",
 }
 HOROVOD_KERAS_MODULES = ("horovod.tensorflow.keras", "horovod.keras")
+#: The ``tf.distribute`` strategy NPU070 reports in TF 2.x code, and what it says about a call
+#: (NPU071 says the same while NPU070's pack is off: TF 2.6 lists it ``trains-after-migration``,
+#: a site no finding named would leave the repository short of ``ready`` for no stated reason).
+MIRRORED_TF2 = "tensorflow.distribute.MirroredStrategy"
+STRATEGY_TF2 = ("training runs after porting with npu.distribute: broadcast after model creation, "
+                "all_reduce or the Keras wrapper for gradients, shard_and_rebatch_dataset for data "
+                "(NPU067-NPU069)")
 #: Horovod in a ``tf2-compat`` file while the ``distributed`` pack is off (TF Adapter 2.x runs
 #: Horovod there: the pack's rules port it, as in TF 1.x code).
 COMPAT_SITE = ("Horovod in tf.compat.v1 code ({spelled}): TF Adapter 2.x supports it there; "

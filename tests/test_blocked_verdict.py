@@ -59,3 +59,79 @@ def test_an_unsupported_api_a_rule_migrates_is_work_and_one_none_does_blocks(tmp
     cli("report", str(tmp_path / "report" / "run.json"), "--report-dir", "again", cwd=tmp_path, expect=0)
     again = {row["repo"]: row["verdict"] for row in read_csv(tmp_path / "again" / "repos.csv")}
     assert again == rows
+
+
+CUSTOM_LAYER = '''"""Fits a regression model with a layer of its own (TF 2.x)."""
+import numpy as np
+import tensorflow as tf
+
+
+class Scale(tf.keras.layers.Layer):
+    def call(self, x):
+        return x * 2.0
+
+
+inputs = tf.keras.Input((4,))
+model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(Scale()(inputs)))
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.zeros((8, 4)), np.zeros((8, 1)))
+'''
+MIRRORED = '''"""Trains on every local GPU with MirroredStrategy and a custom loop (TF 2.x)."""
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    optimizer = tf.keras.optimizers.SGD(0.1)
+
+
+@tf.function
+def step(x, y):
+    def replica_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+    return strategy.run(replica_step, args=(x, y))
+
+
+for _ in range(3):
+    step(tf.zeros((4, 2)), tf.zeros((4, 1)))
+'''
+
+
+def test_a_tf2_custom_layer_does_not_block_and_a_mirrored_strategy_is_named(tmp_path: Path) -> None:
+    """TF 2.x, default packs. ``class Scale(tf.keras.layers.Layer)``: the TF 2.6 list marks the
+    base unsupported, but NPU071 counts a base class without a finding (spec rules-tf2.md,
+    NPU071): the repository is ``ready``, readiness 1 (before: ``blocked``, 0 findings). A
+    MirroredStrategy NPU070 would report while its pack is off: NPU071's finding is the one
+    site left (before: ``needs-work``, ``1 API site(s) not ready``, left 0, no finding)."""
+    pin = {"requirements.txt": "tensorflow==2.6.5\n"}
+    make_repo(tmp_path / "layers", {"train.py": CUSTOM_LAYER, **pin})
+    make_repo(tmp_path / "mirrored", {"train.py": MIRRORED, **pin})
+    (tmp_path / "repos.txt").write_text("layers\nmirrored\n")
+    cli("run", "--dry-run", "--repos", "repos.txt", "--report-dir", "report", "--no-progress",
+        cwd=tmp_path, expect=0)
+    run = json.loads((tmp_path / "report" / "run.json").read_text())
+    layers, mirrored = run["repos"]
+    assert {"api": "tf.keras.layers.Layer", "status": "unsupported", "covered": True,
+            "sites": 1} in layers["api_sites"]
+    assert [f["rule_id"] for f in layers["findings"] if f["status"] == "unmigrated"] == []
+    assert (layers["verdict"], layers["verdict_reason"], layers["api_readiness"]) == ("ready", "", 1.0)
+    [left] = [f for f in mirrored["findings"] if f["status"] == "unmigrated"]
+    assert (left["rule_id"], left["path"], left["line"]) == ("NPU071", "train.py", 4)
+    assert "tf2-distributed" in left["message"]
+    assert (mirrored["verdict"], mirrored["verdict_reason"]) == (
+        "needs-work", "1 site(s) left: 1 to change (NPU071 1)")
+    assert run["verdicts"] == {"ready": 1, "needs-work": 1, "blocked": 0, "not-verified": 0}
+    rows = {row["repo"]: (row["verdict"], row["left"], row["api_readiness"])
+            for row in read_csv(tmp_path / "report" / "repos.csv")}
+    assert rows == {"layers": ("ready", "0", "1.0000"), "mirrored": ("needs-work", "1", rows["mirrored"][2])}
+    summary = {(row["repo"], row["rule_id"]): row["unmigrated"] for row in read_csv(tmp_path / "report" / "summary.csv")}
+    assert summary[("mirrored", "NPU071")] == "1"
+    assert "not supported on Ascend: tf.keras.layers.Layer" not in (tmp_path / "report" / "report.html").read_text()
+    cli("report", str(tmp_path / "report" / "run.json"), "--report-dir", "again", cwd=tmp_path, expect=0)
+    again = {row["repo"]: (row["verdict"], row["left"], row["api_readiness"])
+             for row in read_csv(tmp_path / "again" / "repos.csv")}
+    assert again == rows

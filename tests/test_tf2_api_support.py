@@ -70,6 +70,8 @@ def test_every_site_counts_towards_api_readiness() -> None:
     counted = {(row.api, row.status): row.sites for row in outcome.api_sites}
     assert counted[("tf.numpy_function", "unsupported")] == 1
     assert counted[("tf.keras.layers.Layer", "unsupported")] == 1  # the base class: counted only
+    [layer] = [row for row in outcome.api_sites if row.api == "tf.keras.layers.Layer"]
+    assert layer.ready and not layer.blocking  # needs nothing: it must not block the repository
     assert sum(row.sites for row in outcome.api_sites if row.status == "supported") >= 3
 
 
@@ -180,6 +182,41 @@ def test_with_tf2_distributed_on_npu070_reports_its_sites_and_npu071_only_the_re
     assert [(f.rule_id, f.line, f.column) for f in findings] == [
         ("NPU070", 5, 0), ("NPU070", 7, 43), ("NPU070", 14, 11), ("NPU070", 18, 8), ("NPU071", 19, 11)]
     assert not any("tf2-distributed" in f.message for f in findings)
+
+
+MIRRORED_STEP = '''\
+"""Trains a regression model on every local GPU with MirroredStrategy (TF 2.x)."""
+import tensorflow as tf
+from tensorflow.distribute import MirroredStrategy
+
+
+def make_model(strategy):
+    with strategy.scope():
+        return tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+
+one = tf.distribute.MirroredStrategy()
+two = MirroredStrategy(devices=["/gpu:0", "/gpu:1"])
+model = make_model(one)
+'''
+STRATEGY_WORDS = ("training runs after porting with npu.distribute: broadcast after model creation, "
+                  "all_reduce or the Keras wrapper for gradients, shard_and_rebatch_dataset for data "
+                  "(NPU067-NPU069)")
+
+
+def test_with_tf2_distributed_off_each_mirrored_strategy_is_left_naming_the_pack() -> None:
+    """The TF 2.6 list has MirroredStrategy ``trains-after-migration``, NPU070's to report: with
+    its pack off (the default), NPU071 reports each call with NPU070's words and the pack.
+    Before, nothing did: the repository was ``needs-work`` with no finding naming the site."""
+    findings = [f for f in assert_unchanged(MIRRORED_STEP, {"NPU071"}, facts=TF2_RUNTIME)
+                if f.rule_id == "NPU071"]
+    assert sites(findings) == [("NPU071", 11, 6, "unmigrated"), ("NPU071", 12, 6, "unmigrated")]
+    assert {f.message.split(" (guide")[0] for f in findings} == {
+        f"{STRATEGY_WORDS}; npu-codemod's tf2-distributed pack (`--rules default,tf2-distributed`) "
+        "reports the rest of the distributed port (NPU067-NPU070)"}
+    on = assert_unchanged(MIRRORED_STEP, {"NPU070", "NPU071"}, facts=TF2_RUNTIME)
+    assert [(f.rule_id, f.line, f.message.split(" (guide")[0]) for f in on] == [
+        ("NPU070", 11, STRATEGY_WORDS), ("NPU070", 12, STRATEGY_WORDS)]
 
 
 def test_a_tf2_compat_file_s_horovod_is_left_to_the_tf1_rules_or_names_their_pack() -> None:

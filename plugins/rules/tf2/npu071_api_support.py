@@ -5,13 +5,19 @@ files, where NPU100 does not run: the list is a different one (``api_support_tf2
 names the ``tf.compat.v1.*`` APIs themselves). Every site counts towards the reports' API
 readiness; calls are reported (the anchor looks the list up for call chains only: a base
 class, an ``isinstance`` or an annotation is counted, not reported), ``under-analysis`` once per
-API per file. The tool's dtype restriction: ``float64``/``complex`` are not supported.
+API per file. A base class is counted as a site that needs nothing (``covered``): the list marks
+``tf.keras.layers.Layer`` unsupported, yet every Keras layer it supports (``Dense``, ``Wrapper``,
+``tf.keras.Model``) subclasses it, and a site no finding names must not keep the repository from
+``ready`` (or block it: ``merge_verdict``). The tool's dtype restriction: ``float64``/``complex`` are not supported.
 
 Horovod, which the TF 2.6 list does not name and TF Adapter 2.x supports only in compat.v1
 scripts: each use in a ``tf2`` or ``tf-neutral`` file that no other rule reported (NPU070 of the
 opt-in ``tf2-distributed`` pack) is reported with NPU070's instruction, and while that rule is
 off the message names the pack, as NPU100 does for the ``distributed`` pack in TF 1.x code: a
 file still training with Horovod is never ``ready``.
+``tf.distribute.MirroredStrategy(...)``, which NPU070 owns (the list: ``trains-after-migration``):
+while NPU070 is off, each call in a ``tf2`` or ``tf-neutral`` file is reported with NPU070's
+words and its pack, so the site that keeps the repository short of ``ready`` is named.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from npu_codemod.api._toolkit import (
     HOROVOD_RULES,
     HOROVOD_TF2_OPT_IN,
     HOROVOD_TF2_RULE,
+    MIRRORED_TF2,
+    STRATEGY_TF2,
     TF2,
     TF2_COMPAT,
     TF_NEUTRAL,
@@ -49,6 +57,8 @@ DTYPE = "float64/complex dtypes are not supported on the NPU: {spelled}"
 #: The tool's restriction (TF 2.6 guide, tool introduction): these dtypes do not run.
 UNSUPPORTED_DTYPES = frozenset({"tensorflow.float64", "tensorflow.double", "tensorflow.complex64",
                                 "tensorflow.complex128"})
+#: NPU070's strategy as the TF 2.6 list names it.
+MIRRORED_LISTED = list_name(MIRRORED_TF2)
 _DTYPE_STRING = re.compile(r"\bdtype\s*=\s*(['\"])(float64|double|complex64|complex128)\1")
 
 
@@ -78,12 +88,15 @@ class ApiSupportTf2(Rule):
                "strings (the NPU does not support them); each use of Horovod (`hvd.init`, "
                "`hvd.DistributedGradientTape`...: TF Adapter 2.x supports it only in compat.v1 "
                "scripts) in a TF 2.x file that no other rule reported, with the NPU call that "
-               "replaces it, naming the `tf2-distributed` pack while NPU070 is off; in a `tf2-compat` "
+               "replaces it, naming the `tf2-distributed` pack while NPU070 is off; while NPU070 is off, each "
+               "`tf.distribute.MirroredStrategy(...)` call in a TF 2.x file with NPU070's words "
+               "and its pack; in a `tf2-compat` "
                "file, while the `distributed` pack (NPU021-NPU025) is off, each use of Horovod, "
                "naming that pack (TF Adapter 2.x runs Horovod in compat.v1 code). Every use, "
                "called or not, of the file as "
                "the run writes it counts towards the reports' API readiness (a use a rule "
-               "rewrote away is none: a rerun over the migrated branch counts the same).")
+               "rewrote away is none: a rerun over the migrated branch counts the same; a base "
+               "class, `class L(tf.keras.layers.Layer)`, counts as a site that needs nothing).")
     example = """
         import tensorflow as tf
 
@@ -105,7 +118,7 @@ class ApiSupportTf2(Rule):
         lines = _lines(ctx.findings, self.id)
         seen: set[str] = set()
         for use, covered in _counted(ctx, lines):
-            ctx.count_api(use.listed or use.api, use.status, covered)
+            ctx.count_api(use.listed or use.api, use.status, covered or use.site.base_class)
         for use in ctx.analysis(api_uses):
             site = use.site
             on_line = _on_site(site, site.line, site.line + 1, lines)
@@ -117,6 +130,7 @@ class ApiSupportTf2(Rule):
         _dtype_strings(ctx)
         if ctx.file_kind in (TF2, TF_NEUTRAL):
             _report_horovod(ctx, lines)
+            _report_strategies(ctx, lines)
         elif ctx.file_kind == TF2_COMPAT and not ctx.enabled_rules.intersection(HOROVOD_RULES):
             _report_compat_horovod(ctx, lines)
 
@@ -133,6 +147,19 @@ def _report_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
             message = horovod_tf2_advice(site.name, site.spelled)
             ctx.report_at(site.line, site.column, "unmigrated",
                           f"{message}; {HOROVOD_TF2_OPT_IN}" if off else message)
+
+
+def _report_strategies(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
+    """Each ``tf.distribute.MirroredStrategy(...)`` call while NPU070 (which reports it) is off,
+    with NPU070's words and its pack: the TF 2.6 list has it ``trains-after-migration``, work the
+    port does by hand, so a site no finding named would leave the repository ``needs-work``
+    with nothing in the findings to say where."""
+    if HOROVOD_TF2_RULE in ctx.enabled_rules:
+        return
+    for use in ctx.analysis(api_uses):
+        site = use.site
+        if use.api == MIRRORED_LISTED and site.called and not _on_site(site, site.line, site.line + 1, lines):
+            ctx.report_at(site.line, site.column, "unmigrated", f"{STRATEGY_TF2}; {HOROVOD_TF2_OPT_IN}")
 
 
 def _report_compat_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:

@@ -4,8 +4,9 @@
 On the NPU each TensorFlow process drives one device and processes synchronise through CANN's
 collectives (``npu.distribute``); TF Adapter 2.x supports Horovod only in ``tf.compat.v1``
 scripts. Each site is reported with the NPU call that replaces it; nothing is rewritten (the
-strategy is never replaced by the TF 1.x adapter's ``NPUStrategy``). The words for Horovod are
-shared with NPU071, which reports the same sites while this pack is off (``tf2_horovod``).
+strategy is never replaced by the TF 1.x adapter's ``NPUStrategy``). The words for Horovod and
+the strategy are shared with NPU071, which reports the same sites while this pack is off
+(``tf2_horovod``).
 """
 
 from __future__ import annotations
@@ -16,15 +17,12 @@ from npu_codemod.api._toolkit import (
     HOROVOD_MODULES,
     HOROVOD_TF2,
     HOROVOD_TF2_CALLBACKS,
+    MIRRORED_TF2,
+    STRATEGY_TF2,
     TF2,
     TF_NEUTRAL,
     horovod_tf2_advice,
 )
-
-MIRRORED = "tensorflow.distribute.MirroredStrategy"
-STRATEGY = ("training runs after porting with npu.distribute: broadcast after model creation, "
-            "all_reduce or the Keras wrapper for gradients, shard_and_rebatch_dataset for data "
-            "(NPU067-NPU069)")
 
 
 class StrategyHorovod(Rule):
@@ -62,14 +60,14 @@ class StrategyHorovod(Rule):
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
     """
     modules = ("tensorflow", "horovod")
-    calls = (MIRRORED,)
+    calls = (MIRRORED_TF2,)
     uses = tuple(f"{module}.{name}" for module in HOROVOD_MODULES for name in HOROVOD_TF2) \
         + tuple(f"{module}.callbacks.{name}" for module in HOROVOD_KERAS_MODULES
                 for name in HOROVOD_TF2_CALLBACKS)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
-        if reference.name == MIRRORED:
-            ctx.report(reference, "unmigrated", STRATEGY)
+        if reference.name == MIRRORED_TF2:
+            ctx.report(reference, "unmigrated", STRATEGY_TF2)
             return
         ctx.report(reference, "unmigrated", horovod_tf2_advice(reference.name, reference.spelled))
 

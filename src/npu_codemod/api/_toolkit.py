@@ -138,6 +138,8 @@ from npu_codemod.codemods.tf2_horovod import (
     HOROVOD_TF2_CALLBACKS,
     HOROVOD_TF2_OPT_IN,
     HOROVOD_TF2_RULE,
+    MIRRORED_TF2,
+    STRATEGY_TF2,
     horovod_tf2_advice,
     is_horovod_tf2_name,
 )
@@ -263,6 +265,8 @@ __all__ = [
     "HOROVOD_TF2_OPT_IN",
     "COMPAT_SITE",
     "HOROVOD_TF2_RULE",
+    "MIRRORED_TF2",
+    "STRATEGY_TF2",
     "horovod_tf2_advice",
     "is_horovod_tf2_name",
     "import_bindings",
