@@ -9,13 +9,20 @@ written for both modes asks first: Horovod's ``horovod/tensorflow/util.py`` bran
 mixed (``spec/rules-tf2.md``, "Mixed programs": the switch decides how ``tf.function`` runs).
 
 A version that is only printed (``print(tf.__version__)``) is no check: the code does not adapt.
+
+The same holds on the graph side (:func:`mode_chosen_spans`): ``tf.compat.v1`` graph code that
+runs only when TensorFlow does not execute eagerly (TF-Agents' ``tf_agent.py``: ``if not
+tf.executing_eagerly(): ... get_default_graph()``) and a ``disable_v2_behavior()`` in a
+function's branch on a version its caller passes (Model Maker's ``setup_tf_behavior(tf_version=2)``)
+switch nothing in an eager program: they are no C1/C2 signal (``codemods/tf_versions``).
 """
 
 from __future__ import annotations
 
 import ast
+from typing import Iterator, Optional, Sequence, Union
 
-from .modules import module_index
+from .modules import ModuleIndex, module_index
 from .text_search import AnyOf
 
 #: Text every check spells: a module without it asks nothing (the ``ast`` is not read).
@@ -45,3 +52,79 @@ def _is_version(node: ast.AST) -> bool:
     """``<x>.__version__``, ``<x>.VERSION`` (``tf.version.VERSION``) or a bare ``__version__``."""
     return (isinstance(node, ast.Attribute) and node.attr in _VERSION_NAMES) \
         or (isinstance(node, ast.Name) and node.id == "__version__")
+
+
+#: A run of statements, from its first one's start to its last one's end (line, column).
+Span = tuple[tuple[int, int], tuple[int, int]]
+
+
+def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
+    """The branches of the module that run in graph mode only, and those a function's caller
+    chooses by a version argument: (graph-only spans, version-branch spans). Graph-only: the
+    body of ``if not <x>.executing_eagerly():`` (or of an ``and`` with that conjunct), the
+    ``else`` of ``if <x>.executing_eagerly():`` (or of an ``or`` with it), either arm of a
+    conditional expression alike. Version branch: both arms of an ``if`` inside a function
+    whose test reads one of its parameters named ``*version*`` (``if tf_version == 1:``)."""
+    graph: list[Span] = []
+    for statement in index.nodes(ast.If):
+        eager = _eager_test(statement.test)
+        if eager is not None:
+            graph.extend(_spans(statement.orelse if eager else statement.body))
+    for expression in index.nodes(ast.IfExp):
+        eager = _eager_test(expression.test)
+        if eager is not None:
+            graph.extend(_spans([expression.orelse if eager else expression.body]))
+    chosen: list[Span] = []
+    functions: list[Union[ast.FunctionDef, ast.AsyncFunctionDef]] = [
+        *index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
+    for function in functions:
+        versions = {arg.arg for arg in _parameters(function.args) if "version" in arg.arg.lower()}
+        if not versions:
+            continue
+        for node in index.own_nodes(function):
+            if isinstance(node, ast.If) and any(isinstance(name, ast.Name) and name.id in versions
+                                                for name in ast.walk(node.test)):
+                chosen.extend(_spans(node.body) + _spans(node.orelse))
+    return tuple(graph), tuple(chosen)
+
+
+def within(spans: Sequence[Span], line: int, column: int) -> bool:
+    """Is the position (``line``, ``column``) inside one of ``spans``?"""
+    return any(start <= (line, column) < end for start, end in spans)
+
+
+def _eager_test(test: ast.expr) -> Optional[bool]:
+    """Which way ``test`` says TensorFlow executes eagerly when it is true: True for
+    ``executing_eagerly()`` (alone or in an ``or``: its ``else`` is graph mode), False for
+    ``not executing_eagerly()`` (alone or in an ``and``: its body is), None for any other test."""
+    if _is_eager_call(test):
+        return True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _is_eager_call(test.operand):
+        return False
+    if isinstance(test, ast.BoolOp):
+        wanted = isinstance(test.op, ast.Or)
+        if any(_eager_test(value) is wanted for value in test.values):
+            return wanted
+    return None
+
+
+def _is_eager_call(node: ast.expr) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    return (isinstance(func, ast.Attribute) and func.attr == "executing_eagerly") \
+        or (isinstance(func, ast.Name) and func.id == "executing_eagerly")
+
+
+def _spans(nodes: Sequence[Union[ast.stmt, ast.expr]]) -> list[Span]:
+    """The span of a branch (a run of statements, or one expression), or none for no branch."""
+    if not nodes:
+        return []
+    first, last = nodes[0], nodes[-1]
+    return [((first.lineno, first.col_offset), (last.end_lineno or last.lineno, last.end_col_offset or 0))]
+
+
+def _parameters(args: ast.arguments) -> Iterator[ast.arg]:
+    yield from args.posonlyargs
+    yield from args.args
+    yield from args.kwonlyargs

@@ -30,10 +30,13 @@ class Node:
     runs: bool = False  # its module-level code trains (and it is no test file)
     other: bool = False  # imports another deep-learning framework and no TensorFlow
     adapts: bool = False  # asks which TensorFlow runs it (``codemods/mode_checks``)
+    #: imports no TensorFlow, and trains a Keras model a function of the repository returns
+    #: (``models.build()``: ``tf_model_idioms``): a TF 2.x program's training code
+    keras: bool = False
 
     def eager(self, runtime: str) -> bool:
         """Eager TF 2.x training code in a repository whose runtime is ``runtime``."""
-        return self.trains and self.tf and not self.compat and not self.tf1 \
+        return self.trains and (self.tf or self.keras) and not self.compat and not self.tf1 \
             and (runtime == RUNTIME_TF2 or self.tf2)
 
     @property
@@ -68,9 +71,11 @@ class Program:
 
 class Graph:
     """The repository's import graph: each node's imports resolved to the modules of the
-    repository (worked out once per node) and to packages (a package imported as such counts
-    its training modules: ``from retinanet import Executor`` with a re-exporting ``__init__``
-    that imports no TensorFlow and nothing else)."""
+    repository (worked out once per node) and to packages. A package imported as such runs its
+    ``__init__`` alone (a node when it imports anything: ``from retinanet import Executor``
+    with a re-exporting ``__init__`` reaches what that imports), never its sibling modules:
+    ``import keras_retinanet.bin``, a ``sys.path`` bootstrap of a package whose ``__init__`` is
+    empty, reaches none of its training modules (``bin/train.py``)."""
 
     def __init__(self, nodes: Mapping[str, Node]) -> None:
         self.nodes = nodes
@@ -78,7 +83,6 @@ class Graph:
         self.packages = {".".join(name.split(".")[:end]) for name in self.known
                          for end in range(1, name.count(".") + 1)}
         self._edges: dict[str, tuple[str, ...]] = {}
-        self._members: dict[str, tuple[Node, ...]] = {}
 
     def edges(self, node: Node) -> tuple[str, ...]:
         """The modules and packages of the repository that ``node`` imports."""
@@ -88,14 +92,6 @@ class Graph:
             names = self.known | self.packages
             found = self._edges[node.module] = tuple(dict.fromkeys(
                 name for target in node.imports for name in _resolved(target, package, names)))
-        return found
-
-    def members(self, package: str) -> tuple[Node, ...]:
-        """The nodes under ``package``."""
-        found = self._members.get(package)
-        if found is None:
-            found = self._members[package] = tuple(
-                node for name, node in self.nodes.items() if name.startswith(package + "."))
         return found
 
     def importers(self) -> dict[str, list[str]]:
@@ -120,17 +116,9 @@ def closure(entry: Node, graph: Graph, runtime: str = RUNTIME_TF2) -> Program:
         if node.module in direct and node.path in program.library:
             program.imported.add(node.path)
         for found in graph.edges(node):
-            if found in graph.nodes:
-                if found not in seen:
-                    seen.add(found)
-                    todo.append(graph.nodes[found])
-            else:  # a package without a node of its own: its training modules
-                for member in graph.members(found):
-                    if member.eager(runtime):
-                        side = _eager_side(member, program, _own_code(member.path, entry.path))
-                        side.add(member.path)
-                        if side is program.library and node is entry:
-                            program.imported.add(member.path)
+            if found in graph.nodes and found not in seen:
+                seen.add(found)
+                todo.append(graph.nodes[found])
     return program
 
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import FrozenSet, Iterable, Optional
 
 from .built_models import KERAS, ModelFacts
-from .tf_versions import Signals
+from .tf_versions import Signals, keras_training_calls
 
 #: A file whose training awaits the repository's model facts:
 #: ``tf-keras-training@<call>,<call>...|<path>``, read and dropped when the runtimes are decided.
@@ -31,6 +31,15 @@ def pending_fact(path: str, signals: Signals) -> Optional[str]:
     if signals.training is None:
         return None
     return f"{PENDING_FACT}{','.join(signals.model_calls)}|{path}"
+
+
+def script_pending_fact(path: str, text: str) -> Optional[str]:
+    """The :data:`PENDING_FACT` of a file at ``path`` that imports no TensorFlow (``text``), or
+    None when it makes no Keras training call: its training, like a TensorFlow file's, is TF 2.x
+    training when one of its calls returns a Keras model (``models.build()``), and then makes it
+    an entry of the program (``tf_programs``)."""
+    calls = keras_training_calls(text, path)
+    return f"{PENDING_FACT}{','.join(calls)}|{path}" if calls else None
 
 
 def trains_a_repository_model(calls: Iterable[str], path: str, facts: FrozenSet[str]) -> bool:

@@ -3,7 +3,9 @@
 NPU061 opens the NPU at the top of each *entry script* of a TF 2.x program (``spec/rules-tf2.md``):
 the files listed in ``[tool.npu-codemod] entry`` of the repository's ``pyproject.toml``, else the
 files with a module-level ``if __name__ == "__main__":`` block whose repository import closure
-(followed transitively) holds TF 2.x training code. The entry itself may import no TensorFlow.
+(followed transitively) holds TF 2.x training code. The entry itself may import no TensorFlow,
+and its own training counts when it trains a Keras model a function of the repository returns
+(``models.build()``: ``tf_model_idioms.script_pending_fact``).
 When one entry's closure holds both eager TF 2.x training files and ``tf.compat.v1`` graph files
 (``enable_v1()`` switches the whole process to graph mode) the program is *mixed*: nothing in it
 is rewritten, and the entry gets one finding.
@@ -200,7 +202,7 @@ def _nodes(facts: Iterable[str]) -> dict[str, Node]:
             path, flags, imports = fact[len(GRAPH_FACT):].rsplit("|", 2)
             node = Node(path, "m" in flags, "c" in flags, "t" in flags, "x" in flags,
                         tuple(filter(None, imports.split(","))), "1" in flags, "2" in flags, "l" in flags,
-                        "o" in flags, "a" in flags)
+                        "o" in flags, "a" in flags, "k" in flags)
             nodes[node.module] = node
     return nodes
 

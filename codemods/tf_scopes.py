@@ -120,6 +120,7 @@ def with_trained_models(facts: frozenset[str]) -> frozenset[str]:
     of the repository returns (``tf_model_idioms``) in its :data:`FILE_FACT`, its import-graph
     fact and the repository's codes, and without the pending facts that asked."""
     trained = trained_files(facts)
+    trained_tf = set(trained)  # the TF files among them: E-only code of the repository
     found = set()
     for fact in facts:
         if fact.startswith(PENDING_FACT):
@@ -129,10 +130,13 @@ def with_trained_models(facts: frozenset[str]) -> frozenset[str]:
             fact = f"{FILE_FACT}{','.join(sorted({*filter(None, codes.split(',')), CODE_E_ONLY}))}|{path}"
         elif fact.startswith(GRAPH_FACT):
             path, flags, imports = fact[len(GRAPH_FACT):].rsplit("|", 2)
-            if path in trained and "2" not in flags:
+            if path in trained and "x" not in flags:  # imports no TF: trains a model of the repository's
+                fact = f"{GRAPH_FACT}{path}|{flags}tk2|{imports}"
+                trained_tf.discard(path)
+            elif path in trained and "2" not in flags:
                 fact = f"{GRAPH_FACT}{path}|{flags}2|{imports}"
         found.add(fact)
-    return frozenset(found | ({CODE_E_ONLY} if trained else set()))
+    return frozenset(found | ({CODE_E_ONLY} if trained_tf else set()))
 
 
 def _decided(configured: Optional[str], own: Mapping[str, str], facts: frozenset[str], folder: str,

@@ -8,6 +8,9 @@ says:
 - **C1** compat switch: ``disable_v2_behavior()``/``disable_eager_execution()`` of
   ``tensorflow.compat.v1`` in any spelling, or ``npu_device.compat.enable_v1()``;
 - **C2** a graph API through ``tensorflow.compat.v1`` (``tf.compat.v1.Session``...);
+- neither, graph code an eager program never runs in graph mode (``mode_checks.mode_chosen_spans``):
+  a C1/C2 use in a branch taken only when TensorFlow does not execute eagerly, a C1 switch in a
+  function's branch on a version its caller passes (``if tf_version == 1:``);
 - **T1** a TF 1.x-only API (in Ascend's TF 1.15 list, absent from its TF 2.6 list; any
   ``tf.contrib``); **T2** a TF 2.x-only API (a curated list, :data:`TF2_ONLY`), or the TF 2.x
   adapter's ``NpuLossScaleOptimizer`` (it stands for the Keras ``LossScaleOptimizer`` NPU065
@@ -38,9 +41,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import FrozenSet, Optional
 
+from .mode_checks import Span, mode_chosen_spans, within
 from .modules import ModuleIndex, module_ast, module_index
 from .names import ast_dotted_name, module_parts, public_name
 from .support_list import support_rows
+from .text_search import AnyOf
 
 #: The kinds of file (``run.json`` counts files per kind per repository).
 NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, CONFLICT = (
@@ -432,12 +437,17 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     if "tf" not in imported and _star_bound_tf(tree, index):
         bound["tf"] = "tensorflow"
     weak: Optional[Use] = None  # a session-config C2 use (SESSION_CONFIG)
+    chosen: Optional[tuple[tuple[Span, ...], tuple[Span, ...]]] = None  # read at the first C use
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
             full, signal = _raw_signal(bound[head] + spelled[len(head):end])
             if signal is None:
                 continue  # most names: no record made
+            if signal in ("c1", "c2"):
+                chosen = chosen or mode_chosen_spans(index)
+                if _mode_chosen(signal, node, chosen):
+                    continue
             use = Use(node.lineno, node.col_offset, spelled[:end])
             if signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
                 weak = weak if weak and _before(weak, use) else use
@@ -456,6 +466,42 @@ def _signals(tree: ast.Module, path: str) -> Signals:
         return signals
     calls = _repository_calls(tree, index, imported, path)
     return replace(signals, training=idiom if calls else None, model_calls=calls)
+
+
+def _mode_chosen(signal: str, node: ast.expr, chosen: tuple[tuple[Span, ...], tuple[Span, ...]]) -> bool:
+    """Is the C1/C2 use ``node`` in code an eager program never runs in graph mode: a branch
+    taken only when TensorFlow does not execute eagerly (any C signal), or a function's branch
+    on a version its caller passes (a C1 switch: ``if tf_version == 1: disable_v2_behavior()``)?
+    Such a file adapts to the mode it is run in; it switches no eager program to graph mode
+    (``codemods/mode_checks``)."""
+    graph, versions = chosen
+    return within(graph, node.lineno, node.col_offset) \
+        or (signal == "c1" and within(versions, node.lineno, node.col_offset))
+
+
+#: Text a Keras training call spells (the gate of :func:`keras_training_calls`, which parses):
+#: the standard library's ``compile`` functions are not Keras' (as ``tf_programs.TRAINING_TEXT``).
+_KERAS_TRAINING_TEXT = AnyOf(r"\.fit\(", r"\.train_on_batch\(",
+                             r"\.compile\((?<!\bre\.compile\()(?<!\bregex\.compile\()"
+                             r"(?<!\bpy_compile\.compile\()(?<!\bsre_compile\.compile\()")
+
+
+def keras_training_calls(text: str, path: str) -> tuple[str, ...]:
+    """For a module that imports no TensorFlow: when it makes a Keras ``compile``/``fit``/
+    ``train_on_batch`` call, the calls of its that may be of the repository's functions
+    (module-qualified, as :attr:`Signals.model_calls`), else none. A script that trains a model
+    ``models.build()`` returns is a TF 2.x program's training code though it imports no
+    TensorFlow itself (``tf_model_idioms`` decides from the repository's model facts)."""
+    if not _KERAS_TRAINING_TEXT.found(text):
+        return ()
+    tree = module_ast(text)
+    if tree is None:
+        return ()
+    index = module_index(tree)
+    training, _ = _keras_idiom(index, {})
+    if training is None:
+        return ()
+    return _repository_calls(tree, index, index.imported_names(path), path)
 
 
 def _star_bound_tf(tree: ast.Module, index: ModuleIndex) -> bool:

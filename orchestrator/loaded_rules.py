@@ -22,7 +22,7 @@ from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.standalone_keras import keras_fact
 from npu_codemod.codemods.star_imports import star_import_facts
-from npu_codemod.codemods.tf_model_idioms import pending_fact
+from npu_codemod.codemods.tf_model_idioms import pending_fact, script_pending_fact
 from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_scopes import file_fact
 from npu_codemod.codemods.tf_versions import signals_of
@@ -163,7 +163,7 @@ class LoadedRules:
                 facts.update(result or ())
             return FileFacts(frozenset(facts), tuple(errors))
         if size_problem(text) is None:  # imports no TF: an entry of NPU061's, or a link to one
-            facts.update(filter(None, [graph_fact(path, text, None)]))
+            facts.update(filter(None, [graph_fact(path, text, None), script_pending_fact(path, text)]))
             facts.update(star_import_facts(path, text, imports_tf=False))  # TF through ``import *``?
             facts.update(filter(None, [keras_fact(path, text)]))  # or through standalone Keras?
         return FileFacts(frozenset(facts))
