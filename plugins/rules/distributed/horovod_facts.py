@@ -9,6 +9,8 @@
 - ``horovod-graph:<path>|<flags>|<imports>`` (``horovod_graph``): every file's imports that
   may be modules of the repository, for the programs NPU021 follows through any number of
   imports;
+- ``horovod-passed:<package>|<callee>|<parameter>`` (``horovod_params``): a call passes the
+  Horovod module on, to code that uses it through a parameter;
 - ``imports-from:<package>|<module>.<name>``: a file of ``<package>`` imports ``<name>`` from
   ``<module>`` (not from TensorFlow, Horovod, NumPy or the standard library): NPU025 never
   removes an import whose name another module imports from its file (that import is the
@@ -43,6 +45,7 @@ from npu_codemod.api._toolkit import (
 
 from .horovod import MPI_OPS, member, needs_init
 from .horovod_graph import Graph, graph_fact, link, unknown_link
+from .horovod_params import passed_facts
 
 KEPT = "horovod-kept:"
 IMPORTED = "imports-from:"
@@ -74,6 +77,8 @@ def horovod_facts(path: str, text: str) -> frozenset[str]:
                                       for _, qualified in _horovod_uses(index, imports))
     facts.add(graph_fact(path, index, (target for target in imports.values()
                                        if target.split(".")[0] not in NOT_RECORDED), inits))
+    if "horovod" in text:
+        facts.update(passed_facts(path, index, imports))
     if kept:
         module = ".".join(module_parts(path))
         facts.add(f"{KEPT}{module}|{','.join(kept)}|{','.join(sorted(set(imports.values())))}")
