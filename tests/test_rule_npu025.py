@@ -13,6 +13,10 @@ from support.packs import BOTH_REPO, DISTRIBUTED, HOROVOD_REPO, HVD, INIT, messa
 
 RULES = {"NPU025"}
 OTHERWISE = "remove it, or use the NPU's collective communication (npu_bridge.hccl.hccl_ops)"
+PASSED_ON = ("migrate the Horovod uses there (hvd.DistributedOptimizer -> "
+             "npu_distributed_optimizer_wrapper(opt), NPU023; hvd.allreduce and the others as "
+             "NPU025 reports them), then stop passing it: removing it here alone drops what they "
+             "do there (the gradient all-reduce: each worker would train alone)")
 
 
 @pytest.mark.parametrize("use, message", [
@@ -40,6 +44,11 @@ OTHERWISE = "remove it, or use the NPU's collective communication (npu_bridge.hc
      f"hvd.join() has no NPU form (hvd.join is not in Ascend's API list): {OTHERWISE}"),
     ("horovod_module = hvd",
      f"the Horovod module is used as a value (hvd): {OTHERWISE}"),
+    # passed on: the code it goes to uses it, so "remove it" would drop what it does there
+    ("train_op = optimization.create_optimizer(loss, 0.1, hvd=hvd)",
+     f"the Horovod module (hvd) is passed to optimization.create_optimizer() as hvd=: {PASSED_ON}"),
+    ("callbacks = build_callbacks(hvd)",
+     f"the Horovod module (hvd) is passed to build_callbacks(): {PASSED_ON}"),
 ])
 def test_every_other_use_is_reported_with_its_status(use: str, message: str) -> None:
     findings = assert_reports(RULES, HVD + use + "\n", facts=HOROVOD_REPO)

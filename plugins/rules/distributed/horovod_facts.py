@@ -6,6 +6,11 @@
   rule of the pack migrates, which stays only when that rule is not enabled), and imports
   ``<imports>`` (dotted, as written): NPU021 keeps the ``hvd.init()`` of a module such a file
   imports from, or that imports from it;
+- ``horovod-graph:<path>|<flags>|<imports>`` (``horovod_graph``): every file's imports that
+  may be modules of the repository, for the programs NPU021 follows through any number of
+  imports;
+- ``horovod-passed:<package>|<callee>|<parameter>`` (``horovod_params``): a call passes the
+  Horovod module on, to code that uses it through a parameter;
 - ``imports-from:<package>|<module>.<name>``: a file of ``<package>`` imports ``<name>`` from
   ``<module>`` (not from TensorFlow, Horovod, NumPy or the standard library): NPU025 never
   removes an import whose name another module imports from its file (that import is the
@@ -39,6 +44,8 @@ from npu_codemod.api._toolkit import (
 )
 
 from .horovod import MPI_OPS, member, needs_init
+from .horovod_graph import Graph, graph_fact, link, unknown_link
+from .horovod_params import passed_facts
 
 KEPT = "horovod-kept:"
 IMPORTED = "imports-from:"
@@ -66,6 +73,12 @@ def horovod_facts(path: str, text: str) -> frozenset[str]:
     package = ".".join(module_package(path))
     facts = {f"{IMPORTED}{package}|{target}" for target in _from_imports(index, path)}
     kept = sorted(set(_kept(index, imports))) if "horovod" in text else []
+    inits = "horovod" in text and any(member(qualified) == "init"
+                                      for _, qualified in _horovod_uses(index, imports))
+    facts.add(graph_fact(path, index, (target for target in imports.values()
+                                       if target.split(".")[0] not in NOT_RECORDED), inits))
+    if "horovod" in text:
+        facts.update(passed_facts(path, index, imports))
     if kept:
         module = ".".join(module_parts(path))
         facts.add(f"{KEPT}{module}|{','.join(kept)}|{','.join(sorted(set(imports.values())))}")
@@ -73,12 +86,12 @@ def horovod_facts(path: str, text: str) -> frozenset[str]:
 
 
 def linked_keeping(ctx: FileContext) -> list[tuple[str, str, str]]:
-    """(module, apis, how it is linked) of each other file of the repository that imports
-    from this one, or that this one imports from, and keeps Horovod uses that need
-    ``hvd.init()`` (the init of this file may be the one they rely on)."""
+    """(module, apis, how it is linked) of each other file of the repository that keeps
+    Horovod uses that need ``hvd.init()`` and runs in a program with this one (it imports
+    from this file or this file from it, through any number of imports, or a third file
+    imports from both: ``horovod_graph``), or may (what runs it is not known)."""
     own = ".".join(module_parts(ctx.path))
-    tree = module_ast(ctx.original)
-    targets = set(module_index(tree).imported_names(ctx.path).values()) if tree else set()
+    graph = Graph(ctx.facts)
     found = []
     for fact in sorted(ctx.facts):
         if not fact.startswith(KEPT):
@@ -87,12 +100,23 @@ def linked_keeping(ctx: FileContext) -> list[tuple[str, str, str]]:
         kept = kept_by(apis, ctx.enabled_rules)
         if module == own or not kept:
             continue
-        package = tuple(module.split("."))[:-1]
-        if any(_names_module(target, package, own) for target in imported.split(",") if target):
-            found.append((module, ", ".join(kept), "it imports from this file"))
-        elif any(_names_module(target, module_package(ctx.path), module) for target in targets):
-            found.append((module, ", ".join(kept), "this file imports from it"))
+        how = _one_hop(ctx, own, module, imported) or link(graph, own, module) \
+            or unknown_link(graph, own, module)
+        if how:
+            found.append((module, ", ".join(kept), how))
     return found
+
+
+def _one_hop(ctx: FileContext, own: str, module: str, imported: str) -> str:
+    """How this file and ``module`` (which imports ``imported``) are linked by one import."""
+    package = tuple(module.split("."))[:-1]
+    if any(_names_module(target, package, own) for target in imported.split(",") if target):
+        return "it imports from this file"
+    tree = module_ast(ctx.original)
+    targets = set(module_index(tree).imported_names(ctx.path).values()) if tree else set()
+    if any(_names_module(target, module_package(ctx.path), module) for target in targets):
+        return "this file imports from it"
+    return ""
 
 
 def imported_elsewhere(ctx: FileContext, name: str) -> bool:

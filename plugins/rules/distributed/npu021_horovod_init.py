@@ -3,7 +3,9 @@ its collective communication itself.
 
 Decided in ``finish``, after NPU022-NPU024 rewrote what they migrate: an init is removed only
 when no Horovod use that needs it is left in the file, nor in a file of the repository that
-imports from this one or that this one imports from (``horovod_facts``), and it does not
+runs in one program with it (imports from it or it from them, through any number of imports,
+or a third file imports from both: ``horovod_graph``; kept too when that is not known), and
+it does not
 restart Horovod after a ``shutdown()`` (an elastic reset). Otherwise it stays, reported with
 what still needs it.
 """
@@ -58,8 +60,8 @@ class HorovodInit(DistributedRule):
     guide_url = DistributedRule.catalog_url(id, name)
     rewrites = ("`hvd.init()` as a statement (Horovod for TensorFlow or its Keras modules, any "
                 "spelling) is removed when, after this run, no Horovod use that needs it is left "
-                "in the file nor in a file of the repository that imports from it (or that it "
-                "imports from); a block it leaves empty gets `pass`.")
+                "in the file nor in a file of the repository its program reaches (through any "
+                "number of imports; kept when that is not known); a block it leaves empty gets `pass`.")
     reports = ("`hvd.init()` kept because Horovod calls still need it (`hvd.allreduce`, "
                "`hvd.elastic.*`, `hvd.callbacks.*`, a `DistributedOptimizer` with arguments the "
                "NPU has no equivalent for...: the message names them), or because it follows "

@@ -15,6 +15,7 @@ from npu_codemod.api import (
     Base,
     Capture,
     FileContext,
+    Node,
     Reference,
     arguments,
     dotted_name,
@@ -48,6 +49,7 @@ from .horovod import (
     report_blocked,
     spelled,
 )
+from .horovod_params import parameter_uses
 
 OPTIMIZER = horovod_names("DistributedOptimizer")
 TAPE = horovod_names("DistributedGradientTape")
@@ -92,7 +94,8 @@ class HorovodOptimizer(DistributedRule):
                 "`model.compile(optimizer=<opt>)` of a Keras model the repository builds gets "
                 "`optimizer=npu_distributed_optimizer_wrapper(<opt>)`, unless `<opt>` is already "
                 "wrapped (here, or in a name bound to the wrapper in the same scope).")
-    reports = ("`DistributedOptimizer` with an argument that is not the default (no NPU "
+    reports = ("`DistributedOptimizer` of a parameter that holds the Horovod module (a caller "
+               "passes it, or it is named `hvd`); `DistributedOptimizer` with an argument that is not the default (no NPU "
                "equivalent: the call stays), with `*args`/`**kwargs` or used as a value; "
                "`hvd.DistributedGradientTape` (eager code); a compiled Keras model whose "
                "optimizer is a name such as `'adam'`, or not given.")
@@ -137,6 +140,15 @@ class HorovodOptimizer(DistributedRule):
         ctx.add_import(NPU_INIT_IMPORT)
         note = f" (dropped {', '.join(dropped)}: Horovod's defaults)" if dropped else ""
         ctx.report(reference, "migrated", f"replaced {site} with {WRAPPER_NAME}(...){note}")
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        """The optimizers of Horovod passed as a parameter (``horovod_params``): reported."""
+        if library(ctx):
+            return
+        for use in parameter_uses(ctx, {"DistributedOptimizer"}):
+            ctx.report_at(use.line, use.column, "unmigrated", use.message(
+                f"replace it with {WRAPPER_NAME}(<the optimizer>) (from npu_bridge.npu_init "
+                "import *)"))
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         index = called_method(node)

@@ -35,6 +35,7 @@ from npu_codemod.api._toolkit import (
 
 from .horovod import MPI_OPS, DistributedRule, blocked, for_tensorflow, library, member, spelled
 from .horovod_facts import imported_elsewhere
+from .horovod_params import API, CONVENTIONAL, parameter_uses
 
 #: What the pack's other rules own, by name under a Horovod module: NPU025 leaves them to those.
 OWNED = frozenset({
@@ -49,7 +50,18 @@ ADVICE = {
     "allgather": f"use {HCCL}.allgather(tensor, get_npu_rank_size())",
     "broadcast": f"use {HCCL}.broadcast([tensor], root_rank)",
 }
+ADVICE.update({  # NPU022's and NPU024's replacements, for a use they cannot rewrite
+    "rank": "use get_npu_rank_id()", "local_rank": "use get_npu_local_rank_id()",
+    "size": "use get_npu_rank_size()", "local_size": "use get_npu_local_rank_size()",
+    "BroadcastGlobalVariablesHook": "use NPUBroadcastGlobalVariablesHook(root_rank, "
+                                    "int(os.getenv('RANK_ID', '0')))",
+})
 OTHERWISE = f"remove it, or use the NPU's collective communication ({HCCL})"
+#: What the code a caller passes the Horovod module to must do with it (a module passed on).
+PASSED_ON = ("migrate the Horovod uses there (hvd.DistributedOptimizer -> "
+             "npu_distributed_optimizer_wrapper(opt), NPU023; hvd.allreduce and the others as "
+             "NPU025 reports them), then stop passing it: removing it here alone drops what they "
+             "do there (the gradient all-reduce: each worker would train alone)")
 #: ``__all__`` given as something other than a list or tuple of strings.
 ALL_UNKNOWN = frozenset({"*"})
 
@@ -82,13 +94,19 @@ class HorovodOther(DistributedRule):
     example_with = ("NPU021",)
     modules = ("tensorflow", "horovod")
     _scope = "linked"
-    _site_names = ("horovod",)
-    _tokens = ("horovod",)
+    _site_names = ("horovod", CONVENTIONAL, *(f".{name}" for name in sorted(API)))
+    _tokens = ("horovod", CONVENTIONAL, ".allreduce", ".allgather", ".broadcast", ".rank()",
+               ".size()", ".local_rank()", ".local_size()")
     after = ("NPU021", "NPU022", "NPU023", "NPU024")
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
+        if library(ctx):
+            return
+        for use in parameter_uses(ctx, API - {"DistributedOptimizer"}):  # that one is NPU023's
+            ctx.report_at(use.line, use.column, "unmigrated",
+                          use.message(ADVICE.get(use.member, OTHERWISE)))
         names = ctx.names("horovod")
-        if not names.bindings or library(ctx):
+        if not names.bindings:
             return
         used = set()
         for reference in references_under(tree, [names]):
@@ -171,8 +189,28 @@ def _message(reference: Reference) -> str:
     name = member(reference.name)
     site = spelled(reference)
     if reference.name in (*HOROVOD_MODULES, MPI_OPS):
+        callee = _passed_to(reference)
+        if callee:
+            return f"the Horovod module ({site}) is passed to {callee}: {PASSED_ON}"
         return f"the Horovod module is used as a value ({site}): {OTHERWISE}"
     return f"{site} has no NPU form ({_listed(f'hvd.{name}')}): {ADVICE.get(name, OTHERWISE)}"
+
+
+def _passed_to(reference: Reference) -> str:
+    """``create_optimizer()``, ``create_optimizer() as hvd=`` when the module ``reference`` is an
+    argument of a call (it goes to code that uses it), else ''."""
+    node, keyword = reference.node, ""
+    if node.parent.type == symbols.argument and node.parent.children[-1] is node:
+        keyword, node = f" as {node.parent.children[0].value}=", node.parent
+    holder = node.parent.parent if node.parent.type == symbols.arglist else node.parent
+    if holder.type != symbols.trailer or holder.children[0].type != tokens.LPAR:
+        return ""
+    callee = holder.prev_sibling
+    parts: list[str] = []
+    while callee is not None:
+        parts.insert(0, str(callee).strip())
+        callee = callee.prev_sibling
+    return f"{''.join(parts)}(){keyword}" if parts else ""
 
 
 def _listed(api: str) -> str:
