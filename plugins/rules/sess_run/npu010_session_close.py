@@ -233,7 +233,12 @@ class SessionClose(Rule):
         if problem is None and statement.parent.type not in BLOCKS:
             problem = "is created in a one-line block"
         if problem:
-            where = _hint(statement, None)
+            declared = _declaration(found)
+            module = scope.parent if declared is not None else None
+            while module is not None and module.type != symbols.file_input:
+                module = module.parent
+            where = _main_hint(module) if declared == "global" and module is not None \
+                else _hint(statement, None)
             ctx.report(power, "unmigrated", f"{CLOSE} ({made.subject(name)} {problem}{where})")
             return
         default = made.interactive or _registered_as_default(found)
@@ -494,9 +499,26 @@ def _problem(found: list[Use], target: Leaf, scope: Node) -> Optional[str]:
     bound again (the rest, escapes and holders, is :func:`lifetime`'s)."""
     if scope.type == symbols.classdef:
         return "is a class attribute"
+    declared = _declaration(found)
+    if declared is not None:
+        where = definition_name(scope) if scope.type == symbols.funcdef else "the module"
+        if declared == "global":
+            return (f"is declared 'global {found[0].leaf.value}' in {where}(): it escapes through "
+                    "the module global, which code outside that function may still use")
+        return (f"is declared 'nonlocal {found[0].leaf.value}' in {where}(): it belongs to the "
+                "enclosing function, which may still use it")
     for use in found:
         if use.leaf is not target and use.kind == "bind":
             return f"is {use.detail} again in the same scope, so one close() cannot be placed"
+    return None
+
+
+def _declaration(found: list[Use]) -> Optional[str]:
+    """``global`` or ``nonlocal`` when the session's name is declared so in its scope (the
+    session then lives in another scope: the module's, the enclosing function's), else None."""
+    for use in found:
+        if use.kind == "bind" and use.detail == "declared":
+            return "nonlocal" if use.leaf.parent.children[0].value == "nonlocal" else "global"
     return None
 
 
@@ -645,7 +667,13 @@ def _hint(node: Base, owner: Optional[tuple[Node, str]]) -> str:
         return (f"; add a close() method to {name} that calls self.{attribute}.close(), and call "
                 "it when training ends")
     module = enclosing_scope(node)
-    main = main_block(module) if module.type == symbols.file_input else None
+    return _main_hint(module) if module.type == symbols.file_input else ""
+
+
+def _main_hint(module: Node) -> str:
+    """``; close it at the end of the if __name__ == "__main__": block (line n)`` for a session
+    of the ``module`` (a module-level name), or '' when it has no such block."""
+    main = main_block(module)
     if main is None:
         return ""
     statements = block_statements(compound_body(main))
