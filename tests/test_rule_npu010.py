@@ -493,6 +493,34 @@ if __name__ == '__main__':
     assert "declared again" not in message
 
 
+CLOSED_BY_A_METHOD = """\
+class Model(object):
+    def build(self):
+        self.sess = tf.Session()
+
+    def close_session(self):
+        self.sess.close()
+"""
+
+
+def test_a_session_closed_by_a_method_nobody_calls_is_reported() -> None:
+    findings = assert_unchanged(TF + CLOSED_BY_A_METHOD, RULES)
+    assert [(f.line, f.column, f.status) for f in findings] == [(4, 20, "unmigrated")]
+    assert findings[0].message.startswith(
+        f"{CLOSE} (self.sess is closed in Model.close_session(), but no file of the repository "
+        "that imports TensorFlow calls close_session(): call it when training ends)")
+
+
+@pytest.mark.parametrize("source, facts", [
+    (CLOSED_BY_A_METHOD, {"npu010-method-called:close_session"}),  # another file calls it
+    (CLOSED_BY_A_METHOD + "\nmodel = Model()\nmodel.build()\nmodel.close_session()\n", set()),
+    (CLOSED_BY_A_METHOD.replace("close_session", "__del__"), set()),  # Python calls it
+])
+def test_a_session_closed_by_a_called_method_is_closed(source: str, facts: set) -> None:
+    findings = assert_unchanged(TF + source, RULES, facts)
+    assert [(f.line, f.column, f.status) for f in findings] == [(4, 20, "migrated")]
+
+
 def test_two_sessions_under_one_name_are_both_reported() -> None:
     NPU010.reported("sess = tf.Session()\nsess.run(a)\nsess = tf.Session()\nsess.run(b)\n", (2, 7),
                     (4, 7))

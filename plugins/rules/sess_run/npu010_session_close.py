@@ -78,6 +78,7 @@ from npu_codemod.api._toolkit import (
     uses,
 )
 
+from ._closing_methods import IMPLICIT, called_method_facts, is_called
 from ._config_functions import module_parts
 from ._functions import function_returns, is_return
 from ._lifetimes import Lifetime, Threads, lifetime
@@ -218,8 +219,16 @@ class SessionClose(Rule):
             self._returned(power, function, returned, made.subject("the session"), made, ctx)
             return
         owner = _self_attribute(outer)
-        if owner is None or not _closed_by_class(power, owner, ctx):
+        closer = _closing_method(owner) if owner is not None else None
+        if owner is None or closer is None:
             ctx.report(power, "unmigrated", f"{CLOSE} ({_where(power, made)}{_hint(outer, owner)})")
+        elif is_called(closer, ctx):
+            ctx.report(power, "migrated", f"self.{owner[1]} is closed in {definition_name(owner[0])}."
+                       f"{closer}() (the NPU graph executor is released)")
+        else:
+            ctx.report(power, "unmigrated", f"{CLOSE} (self.{owner[1]} is closed in "
+                       f"{definition_name(owner[0])}.{closer}(), but no file of the repository "
+                       f"that imports TensorFlow calls {closer}(): call it when training ends)")
 
     def _bare_session(self, power: Node, target: Leaf, made: _Made, ctx: FileContext) -> None:
         name = target.value
@@ -639,17 +648,17 @@ def _stored_on_self(found: list[Use]) -> Optional[tuple[Node, str]]:
     return None
 
 
-def _closed_by_class(power: Node, owner: tuple[Node, str], ctx: FileContext) -> bool:
-    """Report ``migrated`` and return True when a method of the class closes the attribute."""
+def _closing_method(owner: tuple[Node, str]) -> Optional[str]:
+    """The name of the method of the class that runs ``self.<attribute>.close()`` (one that
+    Python calls itself first, :data:`._closing_methods.IMPLICIT`), or None. The session is
+    closed only if that method is called (:func:`._closing_methods.is_called`)."""
     classdef, attribute = owner
+    found = []
     for node in node_pre_order(classdef):
         if node.type == symbols.power and len(node.children) == 4 and str(node).strip().replace(" ", "") \
                 == f"self.{attribute}.close()":
-            method = enclosing_scope(node)
-            ctx.report(power, "migrated", f"self.{attribute} is closed in {definition_name(classdef)}."
-                       f"{definition_name(method)}() (the NPU graph executor is released)")
-            return True
-    return False
+            found.append(definition_name(enclosing_scope(node)))
+    return next((name for name in found if name in IMPLICIT), found[0] if found else None)
 
 
 def _hint(node: Base, owner: Optional[tuple[Node, str]]) -> str:
@@ -890,4 +899,4 @@ def npu_codemod_rules() -> list[Rule]:
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
-    return session_function_facts(path, text) or None
+    return (session_function_facts(path, text) | called_method_facts(text)) or None
