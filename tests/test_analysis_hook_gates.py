@@ -25,7 +25,12 @@ from npu_codemod.codemods.names import (
     module_parts,
 )
 from npu_codemod.plugins.rules.audit import npu100_api_support as npu100
-from npu_codemod.plugins.rules.sess_run import _config_functions, _pipeline_uses, _session_functions
+from npu_codemod.plugins.rules.sess_run import (
+    _closing_methods,
+    _config_functions,
+    _pipeline_uses,
+    _session_functions,
+)
 from npu_codemod.plugins.rules.sess_run import npu002_drop_remainder as npu002
 from npu_codemod.plugins.rules.sess_run import npu007_session_config as npu007
 from npu_codemod.plugins.rules.sess_run import npu008_soft_placement as npu008
@@ -187,7 +192,9 @@ HOOKS: dict[str, tuple[Callable[[str, str], object], Callable[[str, str], object
     "NPU002": (npu002.npu_codemod_analyze_file, _pipeline_uses_long_way),
     "NPU007": (npu007.npu_codemod_analyze_file, _config_function_facts_long_way),
     "NPU008": (npu008.npu_codemod_analyze_file, _npu008_long_way),
-    "NPU010": (npu010.npu_codemod_analyze_file, _session_functions.all_session_function_facts),
+    "NPU010": (npu010.npu_codemod_analyze_file,
+               lambda path, text: _session_functions.all_session_function_facts(path, text)
+               | _closing_methods.called_method_facts(text)),
     "NPU100": (npu100.npu_codemod_analyze_file, _accessor_facts_long_way),
 }
 

@@ -730,3 +730,90 @@ eval_sess = tf.Session(config=eval_config(custom_op))
 """
     check(before, after, [("NPU007", 14, 7, "migrated"), ("NPU007", 15, 12, "migrated")])
     check_rerun_is_a_no_op(before, after)
+
+
+# TF-Slim's training and evaluation loops make their session themselves (through a Supervisor)
+# from ``session_config=``: that config must carry the NPU lines like a Session's ``config=``.
+
+SLIM_NAMED_CONFIG = """\
+import tensorflow as tf
+
+slim = tf.contrib.slim
+
+
+def main(train_op):
+    config = tf.ConfigProto(log_device_placement=False)
+    config.gpu_options.allow_growth = True
+    slim.learning.train(train_op, '/tmp/logdir', number_of_steps=10,
+                        session_config=config)
+"""
+
+
+def test_slim_train_session_config_gets_the_npu_lines():
+    after = HEADER + """\
+import tensorflow as tf
+
+slim = tf.contrib.slim
+
+
+def main(train_op):
+    config = tf.ConfigProto(log_device_placement=False)
+    config.gpu_options.allow_growth = True
+""" + npu_lines("config", "    ") + """\
+    slim.learning.train(train_op, '/tmp/logdir', number_of_steps=10,
+                        session_config=config)
+"""
+    check(SLIM_NAMED_CONFIG, after, [("NPU007", 9, 4, "migrated")])
+
+
+def test_slim_evaluation_loops_without_session_config_get_one():
+    before = """\
+import tensorflow as tf
+from tensorflow.contrib import slim
+
+
+def evaluate(names_to_updates, checkpoint, logdir):
+    slim.evaluation.evaluate_once('', checkpoint, logdir, eval_op=names_to_updates)
+    tf.contrib.slim.evaluation.evaluation_loop('', checkpoint, logdir, eval_op=names_to_updates)
+"""
+    after = HEADER + """\
+import tensorflow as tf
+from tensorflow.contrib import slim
+
+
+def evaluate(names_to_updates, checkpoint, logdir):
+    config = tf.ConfigProto()
+""" + npu_lines("config", "    ") + """\
+    slim.evaluation.evaluate_once('', checkpoint, logdir, eval_op=names_to_updates, session_config=config)
+    tf.contrib.slim.evaluation.evaluation_loop('', checkpoint, logdir, eval_op=names_to_updates, session_config=config)
+"""
+    check(before, after, [("NPU007", 6, 4, "migrated"), ("NPU007", 7, 4, "migrated")])
+
+
+def test_slim_session_config_expression_is_moved_into_a_variable():
+    before = """\
+import tensorflow as tf
+import tensorflow.contrib.slim as slim
+
+slim.learning.train(train_op, logdir, session_config=tf.ConfigProto(log_device_placement=True))
+"""
+    after = HEADER + """\
+import tensorflow as tf
+import tensorflow.contrib.slim as slim
+
+config = tf.ConfigProto(log_device_placement=True)
+""" + npu_lines("config") + """\
+slim.learning.train(train_op, logdir, session_config=config)
+"""
+    check(before, after, [("NPU007", 4, 0, "migrated")])
+
+
+def test_a_train_method_that_is_not_slims_is_left_alone():
+    source = """\
+import tensorflow as tf
+
+estimator = tf.estimator.Estimator(model_fn)
+estimator.train(input_fn, steps=10)
+"""
+    _, findings = run_rules(source, RULES)
+    assert [f for f in findings if f.rule_id == "NPU007"] == []

@@ -439,7 +439,10 @@ def test_a_closing_that_is_not_contextlibs_is_not_trusted() -> None:
     ("def f():\n    sess = tf.Session()\n    sessions.append([sess])\n", 3, 11, "stored in a container"),
     ("sess = tf.Session()\ndef step():\n    return sess.run(op)\nstep()\n", 2, 7,
      "used in a nested function"),
-    ("def f():\n    global sess\n    sess = tf.Session()\n", 4, 11, "declared again"),
+    ("def f():\n    global sess\n    sess = tf.Session()\n", 4, 11,
+     "is declared 'global sess' in f(): it escapes through the module global"),
+    ("def f():\n    sess = None\n    def g():\n        nonlocal sess\n        sess = tf.Session()\n", 6, 15,
+     "is declared 'nonlocal sess' in g(): it belongs to the enclosing function"),
     ("sess = tf.Session()\nsess = tf_debug.LocalCLIDebugWrapperSession(sess)\nsess.run(a)\n", 2, 7,
      "assigned again"),
     ("def f():\n    sess = tf.Session()\n    return sess.run(op)\n", 3, 11,
@@ -456,6 +459,66 @@ def test_not_closable_automatically(source: str, line: int, column: int, why: st
     unmigrated = [f for f in findings if f.status == "unmigrated"]
     assert [(f.line, f.column) for f in unmigrated] == [(line, column)], findings
     assert unmigrated[0].message.startswith(CLOSE) and why in unmigrated[0].message, unmigrated[0].message
+
+
+def test_global_session_made_in_a_function_is_closed_at_the_end_of_main() -> None:
+    """``global sess; sess = tf.Session()`` in a loader: other functions use the module's
+    session, so the reason is the escape through the global (not a second binding), and the
+    close belongs at the end of the ``__main__`` block."""
+    source = TF + """\
+sess = None
+
+
+def load():
+    global sess
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+
+
+def predict(op):
+    return sess.run(op)
+
+
+if __name__ == '__main__':
+    load()
+    print(predict(v))
+"""
+    findings = assert_unchanged(source, RULES)
+    assert [(f.line, f.column, f.status) for f in findings] == [(7, 11, "unmigrated")]
+    message = findings[0].message
+    assert message.startswith(f"{CLOSE} (sess is declared 'global sess' in load(): it escapes "
+                              "through the module global, which code outside that function may "
+                              "still use; close it at the end of the "
+                              "'if __name__ == \"__main__\":' block (line 17))"), message
+    assert "declared again" not in message
+
+
+CLOSED_BY_A_METHOD = """\
+class Model(object):
+    def build(self):
+        self.sess = tf.Session()
+
+    def close_session(self):
+        self.sess.close()
+"""
+
+
+def test_a_session_closed_by_a_method_nobody_calls_is_reported() -> None:
+    findings = assert_unchanged(TF + CLOSED_BY_A_METHOD, RULES)
+    assert [(f.line, f.column, f.status) for f in findings] == [(4, 20, "unmigrated")]
+    assert findings[0].message.startswith(
+        f"{CLOSE} (self.sess is closed in Model.close_session(), but no file of the repository "
+        "that imports TensorFlow calls close_session(): call it when training ends)")
+
+
+@pytest.mark.parametrize("source, facts", [
+    (CLOSED_BY_A_METHOD, {"npu010-method-called:close_session"}),  # another file calls it
+    (CLOSED_BY_A_METHOD + "\nmodel = Model()\nmodel.build()\nmodel.close_session()\n", set()),
+    (CLOSED_BY_A_METHOD.replace("close_session", "__del__"), set()),  # Python calls it
+])
+def test_a_session_closed_by_a_called_method_is_closed(source: str, facts: set) -> None:
+    findings = assert_unchanged(TF + source, RULES, facts)
+    assert [(f.line, f.column, f.status) for f in findings] == [(4, 20, "migrated")]
 
 
 def test_two_sessions_under_one_name_are_both_reported() -> None:

@@ -56,11 +56,18 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._functions import function_returns
-from ._session_config import CONFIG_POSITION, SESSION_NAMES, SUPERVISOR_METHODS
+from ._session_config import (
+    CONFIG_POSITION,
+    SESSION_NAMES,
+    SLIM_KEYWORD,
+    SLIM_LOOPS,
+    SLIM_NAMES,
+    SUPERVISOR_METHODS,
+)
 
 PREFIX = "npu007-config:"
 _CUSTOM_OPTIMIZERS = ("graph_options", "rewrite_options", "custom_optimizers", "add")
-_POSITION = {**{name.rpartition(".")[2]: index for name, index in CONFIG_POSITION.items()},
+_POSITION = {**{name.rpartition(".")[2]: index for name, index in (*CONFIG_POSITION.items(), *SLIM_LOOPS.items())},
              **SUPERVISOR_METHODS}
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -73,9 +80,10 @@ def session_config_values(calls: Iterable[ast.AST]) -> Iterator[ast.expr]:
         if not isinstance(node, ast.Call):
             continue
         name = _last_name(node.func)
-        if name not in SESSION_NAMES:
+        if name not in SESSION_NAMES and name not in SLIM_NAMES:
             continue
-        values = [keyword.value for keyword in node.keywords if keyword.arg == "config"]
+        parameter = SLIM_KEYWORD if name in SLIM_NAMES else "config"  # slim's loops: session_config=
+        values = [keyword.value for keyword in node.keywords if keyword.arg == parameter]
         position = _POSITION.get(name)
         if not values and position is not None and len(node.args) > position \
                 and not any(isinstance(arg, ast.Starred) for arg in node.args[: position + 1]):

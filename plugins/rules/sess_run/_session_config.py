@@ -51,6 +51,18 @@ CONFIG_POSITION = {
 #: ``tf.train.Supervisor`` methods that create the session -> position of ``config``.
 SUPERVISOR_METHODS = {"managed_session": 1, "prepare_or_wait_for_session": 1}
 MONITORED_SESSION = "tensorflow.train.MonitoredSession"
+#: TF-Slim's loops, which make their session themselves (through a Supervisor) from the config
+#: given as ``session_config=``: canonical name -> 0-based position of ``session_config``.
+SLIM_LOOPS = {
+    "tensorflow.contrib.slim.learning.train": 22,
+    "tensorflow.contrib.slim.evaluation.evaluation_loop": 16,
+    "tensorflow.contrib.slim.evaluation.evaluate_once": 13,
+}
+#: The internal module each slim loop is defined in, as files may import it.
+_SLIM_INTERNAL = {"tensorflow.contrib.slim.python.slim." + name[len("tensorflow.contrib.slim."):]: name
+                  for name in SLIM_LOOPS}
+SLIM_KEYWORD = "session_config"
+SLIM_NAMES = frozenset(name.rpartition(".")[2] for name in SLIM_LOOPS)
 SESSION_NAMES = frozenset(
     {name.rpartition(".")[2] for name in (*CONFIG_POSITION, MONITORED_SESSION)} | set(SUPERVISOR_METHODS)
 )
@@ -72,6 +84,7 @@ class SessionCall:
     name: str  # canonical name, or the Supervisor method name
     module: str  # how to spell the TF module in generated code (``tf``, ``tf.compat.v1``)
     config: Optional[Argument]
+    keyword: str = "config"  # the parameter the config is passed as (a slim loop's ``session_config``)
 
 
 def session_call(name: Leaf, ctx: FileContext) -> Optional[SessionCall]:
@@ -85,6 +98,10 @@ def session_call(name: Leaf, ctx: FileContext) -> Optional[SessionCall]:
         position = SUPERVISOR_METHODS[name.value]
         return SessionCall(power, call, name.value, ctx.tf.alias, find_argument(call, "config", position))
     qualified = ctx.tf.qualify(prefix_name(power, end))
+    qualified = _SLIM_INTERNAL.get(qualified or "", qualified)
+    if qualified in SLIM_LOOPS:  # the session slim makes takes this config (``module``: ConfigProto's)
+        config = find_argument(call, SLIM_KEYWORD, SLIM_LOOPS[qualified])
+        return SessionCall(power, call, qualified, ctx.tf.alias, config, SLIM_KEYWORD)
     if qualified not in CONFIG_POSITION and qualified != MONITORED_SESSION:
         return None
     config = find_argument(call, "config", CONFIG_POSITION.get(qualified))

@@ -64,6 +64,7 @@ from ._session_config import (
     MONITORED_SESSION,
     NPU_PIECES,
     SESSION_NAMES,
+    SLIM_NAMES,
     ConfigTarget,
     SessionCall,
     callee_last_name,
@@ -75,7 +76,7 @@ from ._session_config import (
     targets,
 )
 
-_NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES))
+_NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES | SLIM_NAMES))
 NPU_CONFIG = "the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"
 HELPER = "npu_config_proto"
 #: The session creators whose config NPU007 configures (a MonitoredSession takes its from one).
@@ -108,7 +109,8 @@ class SessionConfig(Rule):
     rewrites = ("Every session (`tf.Session`, `tf.InteractiveSession`, "
                 "`tf.train.MonitoredTrainingSession`, `MonitoredSession` and "
                 "`SingularMonitoredSession` through `ChiefSessionCreator`, "
-                "`Supervisor.managed_session`, ...) runs with the guide's config: the "
+                "`Supervisor.managed_session`, TF-Slim's `learning.train`/`evaluation_loop`/"
+                "`evaluate_once` through `session_config=`, ...) runs with the guide's config: the "
                 "`NpuOptimizer` custom optimizer, `remapping` and `memory_optimization` off. "
                 "Without `config=` a config is made before the statement and passed; a config "
                 "given by name gets the lines before the statement unless it has them on every "
@@ -135,8 +137,8 @@ class SessionConfig(Rule):
         eval_sessions = [tf.Session(graph=graph) for graph in eval_graphs]
     """
     _scope = "linked"
-    _site_names = (*sorted(SESSION_NAMES), "ConfigProto")
-    _tokens = ("Session", "managed_session", "prepare_or_wait_for_session")
+    _site_names = (*sorted(SESSION_NAMES | SLIM_NAMES), "ConfigProto")
+    _tokens = ("Session", "managed_session", "prepare_or_wait_for_session", "slim")
     pattern = f"""(
         trailer< '.' name=({_NAMES}) >
       | power< name=({_NAMES}) trailer< '(' [any] ')' > any* >
@@ -173,7 +175,7 @@ class SessionConfig(Rule):
             ctx.report(site.power, "unmigrated", f"cannot add statements {problem}: before this "
                        f"code add by hand {_by_hand(site)}")
         elif site.config is None and has_unpacking(site.call):
-            ctx.report(site.power, "unmigrated", f"the arguments are unpacked: make sure config= "
+            ctx.report(site.power, "unmigrated", f"the arguments are unpacked: make sure {site.keyword}= "
                        f"is given, with {NPU_CONFIG}: {_by_hand(site)}")
         else:
             ctx.defer(lambda: self._migrate(site, line, column, ctx))
@@ -187,7 +189,7 @@ class SessionConfig(Rule):
             if earlier is None:
                 _hoist(parse_config(site, ctx), statement, name, line, column, ctx).fresh = True
             if value is None:
-                add_keyword(site.call, "config", name)
+                add_keyword(site.call, site.keyword, name)
             else:
                 value.replace(Name(name, prefix=value.prefix))
             how = "passed" if earlier else "created"
@@ -314,8 +316,8 @@ def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
         ctx.report_at(line, column, "migrated", f"the config goes through {HELPER}()")
         return
     if value is None:
-        add_keyword(site.call, "config", "None")
-        added = find_argument(site.call, "config")
+        add_keyword(site.call, site.keyword, "None")
+        added = find_argument(site.call, site.keyword)
         assert added is not None, "config= was just added"
         value = added.value
     module = ctx.tf_module(site.module) if is_none(value) else site.module  # for config=None only
@@ -645,7 +647,7 @@ def _by_hand(site: SessionCall) -> str:
         lines = []
     lines += npu_lines(expression, set(NPU_PIECES))
     return "; ".join(lines) + f" (RewriterConfig: from tensorflow.core.protobuf.rewriter_config_pb2 " \
-        f"import RewriterConfig), then pass config={expression}"
+        f"import RewriterConfig), then pass {site.keyword}={expression}"
 
 
 @hookimpl

@@ -54,7 +54,14 @@ from npu_codemod.api._toolkit import (
 
 from ._config_flow import target_flow
 from ._config_functions import parse
-from ._session_config import SESSION_NAMES, ConfigTarget, argument_callee, callee_last_name, targets
+from ._session_config import (
+    SESSION_NAMES,
+    SLIM_NAMES,
+    ConfigTarget,
+    argument_callee,
+    callee_last_name,
+    targets,
+)
 from ._spelled_words import SpelledWords
 
 FACT = "uses-tf-device"
@@ -311,8 +318,8 @@ class SoftPlacement(Rule):
         eval_config = tf.ConfigProto(allow_soft_placement=FLAGS.soft_placement)
     """
     _scope = "linked"
-    _site_names = (*sorted(SESSION_NAMES), "ConfigProto", SETTING)
-    _tokens = ("Session", "managed_session", "prepare_or_wait_for_session", SETTING, "device(")
+    _site_names = (*sorted(SESSION_NAMES | SLIM_NAMES), "ConfigProto", SETTING)
+    _tokens = ("Session", "managed_session", "prepare_or_wait_for_session", "slim", SETTING, "device(")
     calls = tuple(DEVICE)
     pattern = f"""(
         argument< '{SETTING}' '=' value=any >

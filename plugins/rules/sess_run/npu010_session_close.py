@@ -78,6 +78,7 @@ from npu_codemod.api._toolkit import (
     uses,
 )
 
+from ._closing_methods import IMPLICIT, called_method_facts, is_called
 from ._config_functions import module_parts
 from ._functions import function_returns, is_return
 from ._lifetimes import Lifetime, Threads, lifetime
@@ -218,8 +219,16 @@ class SessionClose(Rule):
             self._returned(power, function, returned, made.subject("the session"), made, ctx)
             return
         owner = _self_attribute(outer)
-        if owner is None or not _closed_by_class(power, owner, ctx):
+        closer = _closing_method(owner) if owner is not None else None
+        if owner is None or closer is None:
             ctx.report(power, "unmigrated", f"{CLOSE} ({_where(power, made)}{_hint(outer, owner)})")
+        elif is_called(closer, ctx):
+            ctx.report(power, "migrated", f"self.{owner[1]} is closed in {definition_name(owner[0])}."
+                       f"{closer}() (the NPU graph executor is released)")
+        else:
+            ctx.report(power, "unmigrated", f"{CLOSE} (self.{owner[1]} is closed in "
+                       f"{definition_name(owner[0])}.{closer}(), but no file of the repository "
+                       f"that imports TensorFlow calls {closer}(): call it when training ends)")
 
     def _bare_session(self, power: Node, target: Leaf, made: _Made, ctx: FileContext) -> None:
         name = target.value
@@ -233,7 +242,12 @@ class SessionClose(Rule):
         if problem is None and statement.parent.type not in BLOCKS:
             problem = "is created in a one-line block"
         if problem:
-            where = _hint(statement, None)
+            declared = _declaration(found)
+            module = scope.parent if declared is not None else None
+            while module is not None and module.type != symbols.file_input:
+                module = module.parent
+            where = _main_hint(module) if declared == "global" and module is not None \
+                else _hint(statement, None)
             ctx.report(power, "unmigrated", f"{CLOSE} ({made.subject(name)} {problem}{where})")
             return
         default = made.interactive or _registered_as_default(found)
@@ -494,9 +508,26 @@ def _problem(found: list[Use], target: Leaf, scope: Node) -> Optional[str]:
     bound again (the rest, escapes and holders, is :func:`lifetime`'s)."""
     if scope.type == symbols.classdef:
         return "is a class attribute"
+    declared = _declaration(found)
+    if declared is not None:
+        where = definition_name(scope) if scope.type == symbols.funcdef else "the module"
+        if declared == "global":
+            return (f"is declared 'global {found[0].leaf.value}' in {where}(): it escapes through "
+                    "the module global, which code outside that function may still use")
+        return (f"is declared 'nonlocal {found[0].leaf.value}' in {where}(): it belongs to the "
+                "enclosing function, which may still use it")
     for use in found:
         if use.leaf is not target and use.kind == "bind":
             return f"is {use.detail} again in the same scope, so one close() cannot be placed"
+    return None
+
+
+def _declaration(found: list[Use]) -> Optional[str]:
+    """``global`` or ``nonlocal`` when the session's name is declared so in its scope (the
+    session then lives in another scope: the module's, the enclosing function's), else None."""
+    for use in found:
+        if use.kind == "bind" and use.detail == "declared":
+            return "nonlocal" if use.leaf.parent.children[0].value == "nonlocal" else "global"
     return None
 
 
@@ -617,17 +648,17 @@ def _stored_on_self(found: list[Use]) -> Optional[tuple[Node, str]]:
     return None
 
 
-def _closed_by_class(power: Node, owner: tuple[Node, str], ctx: FileContext) -> bool:
-    """Report ``migrated`` and return True when a method of the class closes the attribute."""
+def _closing_method(owner: tuple[Node, str]) -> Optional[str]:
+    """The name of the method of the class that runs ``self.<attribute>.close()`` (one that
+    Python calls itself first, :data:`._closing_methods.IMPLICIT`), or None. The session is
+    closed only if that method is called (:func:`._closing_methods.is_called`)."""
     classdef, attribute = owner
+    found = []
     for node in node_pre_order(classdef):
         if node.type == symbols.power and len(node.children) == 4 and str(node).strip().replace(" ", "") \
                 == f"self.{attribute}.close()":
-            method = enclosing_scope(node)
-            ctx.report(power, "migrated", f"self.{attribute} is closed in {definition_name(classdef)}."
-                       f"{definition_name(method)}() (the NPU graph executor is released)")
-            return True
-    return False
+            found.append(definition_name(enclosing_scope(node)))
+    return next((name for name in found if name in IMPLICIT), found[0] if found else None)
 
 
 def _hint(node: Base, owner: Optional[tuple[Node, str]]) -> str:
@@ -645,7 +676,13 @@ def _hint(node: Base, owner: Optional[tuple[Node, str]]) -> str:
         return (f"; add a close() method to {name} that calls self.{attribute}.close(), and call "
                 "it when training ends")
     module = enclosing_scope(node)
-    main = main_block(module) if module.type == symbols.file_input else None
+    return _main_hint(module) if module.type == symbols.file_input else ""
+
+
+def _main_hint(module: Node) -> str:
+    """``; close it at the end of the if __name__ == "__main__": block (line n)`` for a session
+    of the ``module`` (a module-level name), or '' when it has no such block."""
+    main = main_block(module)
     if main is None:
         return ""
     statements = block_statements(compound_body(main))
@@ -862,4 +899,4 @@ def npu_codemod_rules() -> list[Rule]:
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
-    return session_function_facts(path, text) or None
+    return (session_function_facts(path, text) | called_method_facts(text)) or None
