@@ -316,3 +316,42 @@ def test_the_optimizer_of_a_loss_scale_used_elsewhere_too_stays_tensorflows(use:
         "NPULossScaleOptimizer(opt, loss_scale_manager)")
     assert messages(findings, "NPU032")[0].startswith(
         f"tf.train.experimental.FixedLossScale stays TensorFlow's: its value is {how} (not only")
+
+
+ENVIRONMENT = '''\
+import os
+
+import tensorflow as tf
+
+AMP_SWITCH = "TF_ENABLE_AUTO_MIXED_PRECISION"
+
+
+def setup(amp):
+    if amp:
+        os.environ["TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE"] = "1"
+        os.environ['TF_ENABLE_AUTO_MIXED_PRECISION'] = str(int(amp))
+        os.environ.setdefault("TF_ENABLE_AUTO_MIXED_PRECISION", "1")
+        os.putenv("TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE", "1")
+        os.environ[AMP_SWITCH] = "1"
+    else:
+        os.environ["TF_ENABLE_AUTO_MIXED_PRECISION"] = "0"
+        os.environ["TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE"] = "false"
+    os.environ["TF_ENABLE_AUTO_MIXED_PRECISION_LOSS_SCALING"] = "1"
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "1"
+    settings["TF_ENABLE_AUTO_MIXED_PRECISION"] = "1"
+'''
+
+
+def test_automatic_mixed_precision_switched_on_by_the_environment_is_reported():
+    """The NPU ignores TensorFlow's variable: an --amp run would train at its default precision."""
+    findings = assert_reports(PACK, ENVIRONMENT, findings=[
+        ("NPU033", 10, 8, "unmigrated"), ("NPU033", 11, 8, "unmigrated"), ("NPU033", 12, 8, "unmigrated"),
+        ("NPU033", 13, 8, "unmigrated"), ("NPU033", 14, 8, "unmigrated")])
+    switch = ("the environment variable {} = {} switches on TensorFlow's automatic mixed precision, "
+              f"which the NPU ignores: {NPU007_WAY}; remove the setting {GUIDE033}")
+    assert messages(findings, "NPU033") == [
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE", '"1"'),
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION", "str(int(amp))"),
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION", '"1"'),
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE", '"1"'),
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION", '"1"')]
