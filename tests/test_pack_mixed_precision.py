@@ -13,6 +13,7 @@ from support.rules import messages
 PACK = {"NPU001", "NPU031", "NPU032", "NPU033"}
 HOROVOD_DISTRIBUTED, STRATEGY_DISTRIBUTED = "distributed:horovod", "distributed:strategy"
 HEADER = "from npu_bridge.npu_init import *\n"
+OPTIMIZER = "tf.train.experimental.MixedPrecisionLossScaleOptimizer"
 DYNAMIC = "ExponentialUpdateLossScaleManager(init_loss_scale=2**15, incr_every_n_steps=2000, incr_ratio=2)"
 NPU007_WAY = ('on the NPU, mixed precision is precision_mode="allow_mix_precision" (NPU007\'s '
               'precision_mode setting: [tool.npu-codemod.rules.NPU007] precision_mode = '
@@ -49,6 +50,12 @@ def fine_tune_op(loss):
     optimizer = tf.train.MomentumOptimizer(1e-4, momentum=0.9)
     optimizer = tf.train.experimental.MixedPrecisionLossScaleOptimizer(optimizer, "dynamic")
     return optimizer.minimize(loss)
+
+
+def pretrain_op(loss):
+    optimizer = tf.train.experimental.MixedPrecisionLossScaleOptimizer(tf.train.AdamOptimizer(1e-4),
+                                                                       loss_scale())
+    return optimizer.minimize(loss)
 '''
 TRAINER_MIGRATED = '''\
 """Mixed-precision training of the transformer (TF 1.15, loss scaling)."""
@@ -79,13 +86,20 @@ def fine_tune_op(loss):
     optimizer = tf.train.MomentumOptimizer(1e-4, momentum=0.9)
     optimizer = NPULossScaleOptimizer(optimizer, ExponentialUpdateLossScaleManager(init_loss_scale=2**15, incr_every_n_steps=2000, incr_ratio=2))
     return optimizer.minimize(loss)
+
+
+def pretrain_op(loss):
+    optimizer = NPULossScaleOptimizer(tf.train.AdamOptimizer(1e-4),
+                                                                       loss_scale())
+    return optimizer.minimize(loss)
 '''
 
 
 def test_a_mixed_precision_trainer_uses_the_npu_loss_scaling():
     findings = assert_migrates(PACK, TRAINER, TRAINER_MIGRATED, findings=[
         ("NPU001", 2, 0, "migrated"), ("NPU032", 11, 15, "migrated"), ("NPU032", 13, 11, "migrated"),
-        ("NPU032", 18, 12, "migrated"), ("NPU031", 20, 16, "migrated"), ("NPU031", 26, 16, "migrated")])
+        ("NPU032", 18, 12, "migrated"), ("NPU031", 20, 16, "migrated"), ("NPU031", 26, 16, "migrated"),
+        ("NPU031", 31, 16, "migrated")])
     assert messages(findings, "NPU032") == [
         "replaced tf.train.experimental.DynamicLossScale with ExponentialUpdateLossScaleManager "
         "(TensorFlow's defaults for incr_ratio)",
@@ -94,7 +108,8 @@ def test_a_mixed_precision_trainer_uses_the_npu_loss_scaling():
     assert messages(findings, "NPU031") == [
         "replaced tf.train.experimental.MixedPrecisionLossScaleOptimizer with NPULossScaleOptimizer",
         "replaced tf.train.experimental.MixedPrecisionLossScaleOptimizer with NPULossScaleOptimizer "
-        '''and its loss scale "dynamic" with ExponentialUpdateLossScaleManager''']
+        '''and its loss scale "dynamic" with ExponentialUpdateLossScaleManager''',
+        "replaced tf.train.experimental.MixedPrecisionLossScaleOptimizer with NPULossScaleOptimizer"]
 
 
 @pytest.mark.parametrize("loss_scale, manager", [
@@ -107,9 +122,11 @@ def test_a_mixed_precision_trainer_uses_the_npu_loss_scaling():
     ("tf.compat.v1.train.experimental.FixedLossScale(64)", "FixedLossScaleManager(loss_scale=64)"),
 ])
 def test_loss_scales_become_managers_with_tensorflows_defaults(loss_scale: str, manager: str):
-    before = f"import tensorflow as tf\n\nloss_scale = {loss_scale}\n"
-    assert_migrates(PACK, before, f"{HEADER}import tensorflow as tf\n\nloss_scale = {manager}\n",
-                    findings=[("NPU001", 1, 0, "migrated"), ("NPU032", 3, 13, "migrated")])
+    optimizer = "opt = {}(opt, loss_scale)\n"
+    before = f"import tensorflow as tf\n\nloss_scale = {loss_scale}\n" + optimizer.format(OPTIMIZER)
+    after = f"{HEADER}import tensorflow as tf\n\nloss_scale = {manager}\n" + optimizer.format("NPULossScaleOptimizer")
+    assert_migrates(PACK, before, after, findings=[("NPU001", 1, 0, "migrated"), ("NPU032", 3, 13, "migrated"),
+                                                   ("NPU031", 4, 6, "migrated")])
 
 
 @pytest.mark.parametrize("argument, manager", [
@@ -187,12 +204,19 @@ def test_a_name_bound_to_a_loss_scale_in_the_scope_is_trusted_to_npu032():
                                                    ("NPU032", 5, 12, "migrated")])
 
 
-def test_loss_scales_built_from_unpacked_arguments_are_reported():
-    source = "import tensorflow as tf\n\nscale = tf.train.experimental.DynamicLossScale(**FLAGS.scale_args)\n"
-    findings = assert_reports(PACK, source, findings=[("NPU032", 3, 8, "unmigrated")])
+def test_loss_scales_built_from_unpacked_arguments_are_reported_with_their_optimizer():
+    source = ("import tensorflow as tf\n\nscale = tf.train.experimental.DynamicLossScale(**FLAGS.scale_args)\n"
+              f"opt = {OPTIMIZER}(opt, scale)\n")
+    findings = assert_reports(PACK, source, findings=[("NPU032", 3, 8, "unmigrated"),
+                                                      ("NPU031", 4, 6, "unmigrated")])
     assert messages(findings, "NPU032")[0].startswith(
         "the arguments are unpacked: replace tf.train.experimental.DynamicLossScale with "
         "ExponentialUpdateLossScaleManager(init_loss_scale=..., incr_every_n_steps=..., incr_ratio=...) by hand")
+    assert messages(findings, "NPU031")[0].startswith(
+        "the loss scale scale is bound to tf.train.experimental.DynamicLossScale (line 3), which stays "
+        "TensorFlow's (see NPU032's finding there); give the optimizer its own "
+        "ExponentialUpdateLossScaleManager(init_loss_scale=..., incr_every_n_steps=..., incr_ratio=...) and "
+        f"replace {OPTIMIZER} with NPULossScaleOptimizer(opt, loss_scale_manager)")
 
 
 def test_automatic_mixed_precision_is_reported_with_the_npu_setting():
@@ -223,3 +247,111 @@ def test_a_file_that_does_not_import_tensorflow_is_left_alone():
     source = "from apex import amp\n\nmodel, optimizer = amp.initialize(model, optimizer, opt_level='O1')\n" \
              "scaler = DynamicLossScale()\n"
     assert_reports(PACK, source, findings=[])
+
+
+GRAPH_REWRITE_SCALE = '''\
+import tensorflow as tf
+
+
+def build(loss):
+    opt = tf.train.AdamOptimizer(1e-3)
+    scale = tf.train.experimental.DynamicLossScale(initial_loss_scale=1024, increment_period=1000, multiplier=2.0)
+    opt = tf.train.experimental.enable_mixed_precision_graph_rewrite(opt, scale)
+    tf.summary.scalar("loss_scale", scale())
+    return opt.minimize(loss)
+'''
+STAYS = ("{spelled} stays TensorFlow's: its value is {uses} (not only the loss scale of a loss-scale "
+         "optimizer), and an NPU loss-scale manager is no LossScale (it cannot be called, nor given to "
+         "TensorFlow's mixed-precision APIs); where it scales the loss, use "
+         "NPULossScaleOptimizer(opt, loss_scale_manager={manager}) instead {guide}")
+GUIDE032 = ("(guide: Mixed precision: loss-scale managers (LossScaleManager), "
+            "https://github.com/npu-codemod/npu-codemod/blob/main/docs/rules.md#npu032-loss-scale-manager)")
+DYNAMIC_BY_HAND = "ExponentialUpdateLossScaleManager(init_loss_scale=..., incr_every_n_steps=..., incr_ratio=...)"
+
+
+def test_a_loss_scale_called_and_given_to_the_graph_rewrite_stays_tensorflows():
+    """NVIDIA BERT's optimization.py: a manager there fails at graph build (not callable)."""
+    findings = assert_reports(PACK, GRAPH_REWRITE_SCALE, findings=[("NPU032", 6, 12, "unmigrated"),
+                                                                   ("NPU033", 7, 10, "unmigrated")])
+    assert messages(findings, "NPU032") == [STAYS.format(
+        spelled="tf.train.experimental.DynamicLossScale",
+        uses="passed to tf.train.experimental.enable_mixed_precision_graph_rewrite at line 7, called at line 8",
+        manager=DYNAMIC_BY_HAND, guide=GUIDE032)]
+
+
+@pytest.mark.parametrize("source, uses", [
+    ("scale = tf.train.experimental.FixedLossScale(128)\n", "never used (bound to scale at line 3)"),
+    ("scale = tf.train.experimental.FixedLossScale(128)\nlog_loss_scale(scale)\n",
+     "passed to log_loss_scale at line 4"),
+    ("def loss_scale():\n    return tf.train.experimental.FixedLossScale(128)\n\n\n"
+     "opt = tf.train.experimental.enable_mixed_precision_graph_rewrite(opt, loss_scale())\n",
+     "passed to tf.train.experimental.enable_mixed_precision_graph_rewrite at line 7"),
+    ("def loss_scale():\n    return tf.train.experimental.FixedLossScale(128)\n",
+     "returned by loss_scale(), which the file never calls"),
+])
+def test_a_loss_scale_not_shown_to_go_to_an_optimizer_stays_tensorflows(source: str, uses: str):
+    findings = assert_reports(PACK, "import tensorflow as tf\n\n" + source, findings=[
+        ("NPU032", 3 if source.startswith("scale") else 4, 8 if source.startswith("scale") else 11,
+         "unmigrated"), *([("NPU033", 7, 6, "unmigrated")] if "enable_" in source else [])])
+    assert messages(findings, "NPU032") == [STAYS.format(
+        spelled="tf.train.experimental.FixedLossScale", uses=uses,
+        manager="FixedLossScaleManager(loss_scale=...)", guide=GUIDE032)]
+
+
+@pytest.mark.parametrize("use", ['tf.summary.scalar("loss_scale", scale())',
+                                 "opt = tf.train.experimental.enable_mixed_precision_graph_rewrite(opt, scale)"])
+def test_the_optimizer_of_a_loss_scale_used_elsewhere_too_stays_tensorflows(use: str):
+    source = ("import tensorflow as tf\n\n\ndef build(loss, opt):\n"
+              "    scale = tf.train.experimental.FixedLossScale(128)\n"
+              f"    opt = {OPTIMIZER}(opt, scale)\n    {use}\n    return opt.minimize(loss)\n")
+    findings = assert_reports(PACK, source, findings=[
+        ("NPU032", 5, 12, "unmigrated"), ("NPU031", 6, 10, "unmigrated"),
+        *([("NPU033", 7, 10, "unmigrated")] if "enable_" in use else [])])
+    how = "called at line 7" if "scalar" in use else \
+        "passed to tf.train.experimental.enable_mixed_precision_graph_rewrite at line 7"
+    assert messages(findings, "NPU031")[0].startswith(
+        "the loss scale scale is bound to tf.train.experimental.FixedLossScale (line 5), which stays "
+        f"TensorFlow's (see NPU032's finding there): its value is also {how}; give the optimizer its own "
+        f"FixedLossScaleManager(loss_scale=...) and replace {OPTIMIZER} with "
+        "NPULossScaleOptimizer(opt, loss_scale_manager)")
+    assert messages(findings, "NPU032")[0].startswith(
+        f"tf.train.experimental.FixedLossScale stays TensorFlow's: its value is {how} (not only")
+
+
+ENVIRONMENT = '''\
+import os
+
+import tensorflow as tf
+
+AMP_SWITCH = "TF_ENABLE_AUTO_MIXED_PRECISION"
+
+
+def setup(amp):
+    if amp:
+        os.environ["TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE"] = "1"
+        os.environ['TF_ENABLE_AUTO_MIXED_PRECISION'] = str(int(amp))
+        os.environ.setdefault("TF_ENABLE_AUTO_MIXED_PRECISION", "1")
+        os.putenv("TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE", "1")
+        os.environ[AMP_SWITCH] = "1"
+    else:
+        os.environ["TF_ENABLE_AUTO_MIXED_PRECISION"] = "0"
+        os.environ["TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE"] = "false"
+    os.environ["TF_ENABLE_AUTO_MIXED_PRECISION_LOSS_SCALING"] = "1"
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "1"
+    settings["TF_ENABLE_AUTO_MIXED_PRECISION"] = "1"
+'''
+
+
+def test_automatic_mixed_precision_switched_on_by_the_environment_is_reported():
+    """The NPU ignores TensorFlow's variable: an --amp run would train at its default precision."""
+    findings = assert_reports(PACK, ENVIRONMENT, findings=[
+        ("NPU033", 10, 8, "unmigrated"), ("NPU033", 11, 8, "unmigrated"), ("NPU033", 12, 8, "unmigrated"),
+        ("NPU033", 13, 8, "unmigrated"), ("NPU033", 14, 8, "unmigrated")])
+    switch = ("the environment variable {} = {} switches on TensorFlow's automatic mixed precision, "
+              f"which the NPU ignores: {NPU007_WAY}; remove the setting {GUIDE033}")
+    assert messages(findings, "NPU033") == [
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE", '"1"'),
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION", "str(int(amp))"),
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION", '"1"'),
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE", '"1"'),
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION", '"1"')]

@@ -507,8 +507,10 @@ def input_fn(mode, files, params):
     # repeat() before the batch: no partial batch, no example lost
     "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files)\n    ds = ds.repeat()\n"
     "    return ds.batch(32)\n",
-    "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).repeat(3)\n"
+    "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).repeat(None)\n"
     "    ds = ds.map(parse)\n    return ds.batch(32)\n",
+    "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).repeat(count=-1)\n"
+    "    return ds.batch(32)\n",
     "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files)\n"
     "    ds = ds.apply(tf.data.experimental.shuffle_and_repeat(100))\n    return ds.batch(32)\n",
     # training words nearer the batch than the inference ones
@@ -536,6 +538,24 @@ def test_inference_words_do_not_stop_the_rewrite_of_a_repeated_or_training_pipel
 def test_a_repeat_that_may_not_reach_the_batch_does_not_count(source) -> None:
     (finding,) = assert_unchanged(TF + source, RULES)
     assert finding.message == INFERENCE.format("in eval_input_fn()")
+
+
+@pytest.mark.parametrize("source, repeat", [
+    # a finite repeat ends too: the last batch may be partial, and dropping it loses examples
+    ("def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).repeat(3)\n"
+     "    ds = ds.map(parse)\n    return ds.batch(32)\n", "repeat(3)"),
+    ("def eval_input_fn(files, count=1):\n    ds = tf.data.TFRecordDataset(files)\n"
+     "    ds = ds.repeat(count=count)\n    return ds.batch(32)\n", "repeat(count=count)"),
+    ("def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files)\n"
+     "    ds = ds.apply(tf.data.experimental.shuffle_and_repeat(100, count=2))\n    return ds.batch(32)\n",
+     "shuffle_and_repeat(100, count=2)"),
+    ("def eval_input_fn(files):\n    return tf.data.TFRecordDataset(files).repeat(**options).batch(32)\n",
+     "repeat(**options)"),
+])
+def test_a_finite_repeat_does_not_make_an_evaluation_pipeline_a_training_one(source, repeat) -> None:
+    (finding,) = assert_unchanged(TF + source, RULES)
+    assert finding.message == INFERENCE.replace("no repeat() before this batch", "{}").format(
+        "in eval_input_fn()", f"{repeat} before this batch is not shown to repeat for ever")
 
 
 def test_names_of_the_datasets_say_which_feed_evaluation() -> None:

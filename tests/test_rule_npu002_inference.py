@@ -265,3 +265,40 @@ def test_a_transcription_or_a_count_of_batches_keeps_its_last_batch() -> None:
     assert [(f.line, f.status) for f in findings] == [(7, "unmigrated"), (11, "unmigrated")]
     assert "split_audio_file() is used for inference" in findings[0].message
     assert "its batches are reduced (dataset.reduce(...) on line 12)" in findings[1].message
+
+
+INPUTS = '''\
+import tensorflow as tf
+
+
+class Data:
+    def __init__(self, images, labels, batch_size):
+        self._images, self._labels, self._bs = images, labels, batch_size
+
+    def train_fn(self):
+        ds = tf.data.Dataset.from_tensor_slices((self._images, self._labels))
+        return ds.shuffle(64).repeat().batch(self._bs)
+
+    def eval_fn(self, count=1):
+        ds = tf.data.Dataset.from_tensor_slices((self._images, self._labels))
+        ds = ds.repeat(count=count)
+        return ds.batch(self._bs)
+
+    def test_fn(self, count=1):
+        ds = tf.data.Dataset.from_tensor_slices(self._images)
+        ds = ds.repeat(count)
+        return ds.batch(self._bs)
+'''
+
+
+def test_eval_and_test_input_functions_repeated_a_finite_number_of_times_keep_their_last_batch() -> None:
+    """UNet_Medical's data loader: estimator.evaluate/predict with ``repeat(count)``, count 1 by
+    default, must see all 30 images, not the 24 of three full batches of 8."""
+    after = INPUTS.replace("repeat().batch(self._bs)", "repeat().batch(self._bs, drop_remainder=True)")
+    findings = assert_migrates(INPUTS, after, RULES)
+    assert [(f.line, f.status, f.message) for f in findings] == [
+        (10, "migrated", ADDED),
+        (15, "unmigrated", INFERENCE.replace("no repeat()", "repeat(count=count)").format("in eval_fn()")
+         .replace("before this batch)", "before this batch is not shown to repeat for ever)") + GUIDE),
+        (20, "unmigrated", INFERENCE.replace("no repeat()", "repeat(count)").format("in test_fn()")
+         .replace("before this batch)", "before this batch is not shown to repeat for ever)") + GUIDE)]

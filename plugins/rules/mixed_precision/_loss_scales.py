@@ -6,7 +6,10 @@ that ``MixedPrecisionLossScaleOptimizer`` takes is the pair's to agree on, so th
 alone leaves TensorFlow's optimizer with an NPU manager, nor ``NPULossScaleOptimizer`` with a
 TensorFlow loss scale: NPU032 makes it a manager only when NPU031 makes that optimizer the
 NPU's (:func:`optimizer_plan`), and NPU031 trusts the name to NPU032 only when NPU032 is
-enabled. Where the other rule is disabled, the site is reported with what to do.
+enabled and makes every loss scale bound to it a manager. NPU032 makes a loss scale a manager
+only when its value goes to loss-scale optimizers alone (:func:`other_uses`): a manager is no
+``LossScale``, and ``scale()`` or ``enable_mixed_precision_graph_rewrite(opt, scale)`` would
+break. Where the other rule is disabled, the site is reported with what to do.
 """
 
 from __future__ import annotations
@@ -33,9 +36,13 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     assigned_values,
     called_function,
+    child_index,
+    definition_name,
+    enclosing_scope,
     is_call_trailer,
     returned_values,
     tree_text,
+    uses,
 )
 
 FIXED = ("tensorflow.train.experimental.FixedLossScale",
@@ -77,6 +84,8 @@ UNPACKED_OPTIMIZER = (f"the loss scale may come in the unpacked arguments: repla
 WITHOUT_NPU032 = ("the loss scale {code} is bound to {scale} (line {line}), which NPU032 makes an "
                   "NPU loss-scale manager, but NPU032 is disabled: enable NPU032 (pack "
                   "mixed-precision), or make it {manager}({keywords}) by hand{then}")
+STAYS = ("the loss scale {code} is bound to {scale} (line {line}), which stays TensorFlow's (see "
+         "NPU032's finding there){why}; give the optimizer its own {manager}({keywords}){then}")
 THEN = f" and replace {{spelled}} with {NPU_OPTIMIZER}(opt, loss_scale_manager)"
 #: The plan of a loss-scale optimizer call: (the edit that makes its loss scale an NPU
 #: manager, None when nothing is to change there; what the message adds), or the message of
@@ -124,7 +133,8 @@ def manager_plan(reference: Reference) -> tuple[Status, str, Optional[Callable[[
 def optimizer_plan(reference: Reference, ctx: FileContext) -> Plan:
     """What NPU031 makes of the loss-scale optimizer call ``reference`` (TensorFlow's or the
     NPU's): the loss scale written in the call becomes a manager with it; a name bound to
-    loss scales only is trusted to NPU032 when NPU032 is enabled, else reported."""
+    loss scales only is trusted to NPU032 when NPU032 is enabled and makes each of them a
+    manager (used nowhere else, arguments it can rename), else reported."""
     npu = reference.name in NPU_OPTIMIZERS
     spelled, call = reference.spelled, reference.call
     scale = find_argument(call, "loss_scale_manager" if npu else "loss_scale", 1)
@@ -153,6 +163,14 @@ def optimizer_plan(reference: Reference, ctx: FileContext) -> Plan:
         return WITHOUT_NPU032.format(code=code, scale=tensorflows[0].spelled, line=tensorflows[0].line,
                                      manager=manager, keywords=keywords_of(manager),
                                      then="" if npu else THEN.format(spelled=spelled))
+    for found in tensorflows:
+        other = other_uses(found, ctx)
+        if other or manager_plan(found)[2] is None:
+            manager = MANAGERS[found.name][0]
+            why = f": its value is also {', '.join(other)}" if other else ""
+            return STAYS.format(code=code, scale=found.spelled, line=found.line, why=why,
+                                manager=manager, keywords=keywords_of(manager),
+                                then="" if npu else THEN.format(spelled=spelled))
     return None, ""
 
 
@@ -203,7 +221,12 @@ def scale_sources(value: Base) -> Optional[list[Base]]:
 def inline_optimizer(reference: Reference, ctx: FileContext) -> Optional[Reference]:
     """The loss-scale optimizer (TensorFlow's or the NPU's) whose loss-scale argument is the
     loss scale ``reference`` itself, written in the optimizer's call."""
-    node = reference.node
+    return taking_optimizer(reference.node, ctx)
+
+
+def taking_optimizer(node: Base, ctx: FileContext) -> Optional[Reference]:
+    """The loss-scale optimizer (TensorFlow's or the NPU's) whose loss-scale argument is the
+    expression ``node``, as written in the optimizer's call."""
     argument = node.parent if node.parent is not None and node.parent.type == symbols.argument else node
     holder = argument.parent
     if holder is not None and holder.type == symbols.arglist:
@@ -215,6 +238,80 @@ def inline_optimizer(reference: Reference, ctx: FileContext) -> Optional[Referen
         return None
     given = find_argument(holder, "loss_scale", 1) or find_argument(holder, "loss_scale_manager", 1)
     return optimizer if given is not None and given.value is node else None
+
+
+def other_uses(scale: Reference, ctx: FileContext) -> list[str]:
+    """How the value of the loss-scale call ``scale`` is used other than as the loss-scale
+    argument of a loss-scale optimizer (TensorFlow's or the NPU's), each as "called at line
+    8"; empty when every use is one. An NPU manager is no ``LossScale``: it cannot be called
+    (``loss_scale()``) nor given to TensorFlow's mixed-precision APIs
+    (``enable_mixed_precision_graph_rewrite(opt, loss_scale)``), so only a loss scale shown to
+    go to such optimizers alone may become one. Followed: the name it is bound to in its scope,
+    and the file's function returning it (``return scale``) where that function is called."""
+    if scale.call is None or scale.end + 1 != len(scale.node.children):
+        return [f"used at line {scale.line}"]
+    return _other_uses(scale.node, ctx, 0)
+
+
+#: How many names and functions :func:`other_uses` follows a loss scale through.
+_DEPTH = 4
+
+
+def _other_uses(value: Base, ctx: FileContext, depth: int) -> list[str]:
+    """:func:`other_uses` of the expression ``value``, ``depth`` steps from the loss scale."""
+    if taking_optimizer(value, ctx) is not None:
+        return []
+    parent = value.parent
+    line = value.get_lineno()
+    if depth >= _DEPTH or parent is None:
+        return [f"used at line {line}"]
+    if parent.type == symbols.expr_stmt and len(parent.children) == 3 and parent.children[2] is value \
+            and parent.children[1].type == tokens.EQUAL and parent.children[0].type == tokens.NAME:
+        target = parent.children[0]
+        read = [use.leaf for use in uses(enclosing_scope(target), target.value) if use.kind != "bind"]
+        if not read:
+            return [f"never used (bound to {target.value} at line {line})"]
+        return [found for leaf in read for found in _other_uses(leaf, ctx, depth + 1)]
+    if parent.type == symbols.return_stmt:
+        return _returned_uses(value, ctx, depth)
+    return [_use_of(value)]
+
+
+def _returned_uses(value: Base, ctx: FileContext, depth: int) -> list[str]:
+    """:func:`other_uses` of the ``value`` a function returns: the uses of each call of it in
+    the file (:func:`called_function`); any other use of the function is one of the value's."""
+    function = enclosing_scope(value)
+    line = value.get_lineno()
+    if function.type != symbols.funcdef or function.parent is None \
+            or function.parent.type != symbols.file_input:
+        return [f"returned at line {line}"]
+    name = definition_name(function)
+    found: list[str] = []
+    called = [use for use in uses(function.parent, name) if use.leaf is not function.children[1]]
+    for use in called:
+        call = use.leaf.parent
+        if use.kind == "bind" or call is None or call.type != symbols.power or len(call.children) != 2 \
+                or call.children[0] is not use.leaf or called_function(call) is not function:
+            found.append(f"returned by {name}(), used at line {use.leaf.get_lineno()}")
+        else:
+            found += _other_uses(call, ctx, depth + 1)
+    return found if called else [f"returned by {name}(), which the file never calls"]
+
+
+def _use_of(value: Base) -> str:
+    """How the expression ``value`` is used: "called at line 8", "passed to f at line 7"."""
+    line = value.get_lineno()
+    following = value.next_sibling
+    if following is not None and is_call_trailer(following):
+        return f"called at line {line}"
+    holder = value.parent.parent if value.parent is not None and value.parent.type == symbols.argument \
+        else value.parent
+    if holder is not None and holder.type == symbols.arglist:
+        holder = holder.parent
+    if holder is not None and is_call_trailer(holder) and holder.parent is not None:
+        callee = "".join(str(child) for child in holder.parent.children[:child_index(holder)]).strip()
+        return f"passed to {callee} at line {line}"
+    return f"used at line {line}"
 
 
 def fed_optimizers(ctx: FileContext, scale: Reference) -> list[Reference]:

@@ -3,9 +3,11 @@
 ``FixedLossScale(s)`` -> ``FixedLossScaleManager(loss_scale=s)``; ``DynamicLossScale(...)`` ->
 ``ExponentialUpdateLossScaleManager(init_loss_scale=..., incr_every_n_steps=..., incr_ratio=...)``,
 each argument renamed where it is (its code kept) and TensorFlow's defaults written for those
-not given. A loss scale that ``MixedPrecisionLossScaleOptimizer`` takes is rewritten only when
-NPU031 makes that optimizer the NPU's (see ``_loss_scales``): TensorFlow's optimizer cannot
-take an NPU manager.
+not given. Only a loss scale whose value goes to loss-scale optimizers alone (in their call, or
+through the name bound to it or the file's function returning it) is rewritten, and one that
+``MixedPrecisionLossScaleOptimizer`` takes only when NPU031 makes that optimizer the NPU's (see
+``_loss_scales``): TensorFlow's optimizer cannot take an NPU manager, and a manager is no
+``LossScale`` (``scale()``, ``enable_mixed_precision_graph_rewrite(opt, scale)`` would fail).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ._loss_scales import (
     keywords_of,
     manager_plan,
     optimizer_plan,
+    other_uses,
 )
 
 USES = "uses {manager}"
@@ -35,6 +38,10 @@ WITHOUT_NPU031 = ("{spelled} is the loss scale of {optimizer}{where}, which NPU0
                   f"it, but NPU031 is disabled: enable NPU031 (pack mixed-precision), or {BY_HAND}")
 KEPT_BY_NPU031 = ("{spelled} is the loss scale of {optimizer}{where}, which NPU031 leaves as it "
                   "is (see its finding there): an NPU manager would break it; " + BY_HAND)
+OTHER_USES = ("{spelled} stays TensorFlow's: its value is {uses} (not only the loss scale of a "
+              "loss-scale optimizer), and an NPU loss-scale manager is no LossScale (it cannot be "
+              "called, nor given to TensorFlow's mixed-precision APIs); where it scales the loss, "
+              f"use {NPU_OPTIMIZER}(opt, loss_scale_manager={{manager}}({{keywords}})) instead")
 
 
 class LossScaleManager(Rule):
@@ -46,14 +53,19 @@ class LossScaleManager(Rule):
     guide_section = "混合精度: Loss Scale管理 (LossScaleManager)"
     guide_section_en = "Mixed precision: loss-scale managers (LossScaleManager)"
     guide_url = Rule.catalog_url(id, name)
-    rewrites = ("`tf.train.experimental.FixedLossScale(s)` becomes "
+    rewrites = ("A loss scale that goes only to loss-scale optimizers "
+                "(`MixedPrecisionLossScaleOptimizer` that NPU031 makes the NPU's, "
+                "`NPULossScaleOptimizer`): `tf.train.experimental.FixedLossScale(s)` becomes "
                 "`FixedLossScaleManager(loss_scale=s)`; `tf.train.experimental.DynamicLossScale("
                 "initial_loss_scale, increment_period, multiplier)` becomes "
                 "`ExponentialUpdateLossScaleManager(init_loss_scale=..., incr_every_n_steps=..., "
                 "incr_ratio=...)`, positional or keyword, with TensorFlow's own defaults (`2**15`, "
                 "`2000`, `2`) for the ones not given. Each argument's code stays as written.")
     reports = ("Loss scales built from unpacked arguments (`**kwargs`), or with arguments TensorFlow "
-               "does not take; a loss scale that goes (in the call, through a name bound to it, or "
+               "does not take; a loss scale whose value is used other than as the loss scale of "
+               "a loss-scale optimizer (called as `scale()`, passed to "
+               "`enable_mixed_precision_graph_rewrite` or anything else, never used): a manager "
+               "is no `LossScale`; a loss scale that goes (in the call, through a name bound to it, or "
                "returned by a function of the file) "
                "to a `MixedPrecisionLossScaleOptimizer` that stays TensorFlow's (NPU031 disabled, "
                "or reporting it): an NPU manager would break it.")
@@ -63,7 +75,13 @@ class LossScaleManager(Rule):
         fixed = tf.train.experimental.FixedLossScale(128)
         dynamic = tf.train.experimental.DynamicLossScale(initial_loss_scale=2 ** 16, multiplier=4)
         tuned = tf.train.experimental.DynamicLossScale(**FLAGS.loss_scale_args)
+        logged = tf.train.experimental.DynamicLossScale()
+        opt = tf.train.experimental.MixedPrecisionLossScaleOptimizer(opt, fixed)
+        opt = tf.train.experimental.MixedPrecisionLossScaleOptimizer(opt, loss_scale=dynamic)
+        tuned_opt = tf.train.experimental.MixedPrecisionLossScaleOptimizer(opt, tuned)
+        tf.summary.scalar("loss_scale", logged())
     """
+    example_with = ("NPU031",)
     _scope = "linked"
     _tokens = ("LossScale",)
     calls = (*LOSS_SCALES, *NPU_MANAGERS)
@@ -75,11 +93,16 @@ class LossScaleManager(Rule):
         if reference.name in NPU_MANAGERS:
             ctx.report(reference, "migrated", USES.format(manager=reference.name.rpartition(".")[2]))
             return
-        kept = _kept_optimizer(reference, optimizer, ctx)
-        if kept is not None:
-            ctx.report(reference, "unmigrated", kept)
-            return
         status, message, edit = manager_plan(reference)
+        other = other_uses(reference, ctx) if optimizer is None and edit is not None else []
+        if other:
+            manager = MANAGERS[reference.name][0]
+            status, message, edit = "unmigrated", OTHER_USES.format(
+                spelled=reference.spelled, uses=", ".join(other), manager=manager,
+                keywords=keywords_of(manager)), None
+        kept = _kept_optimizer(reference, optimizer, ctx) if edit is not None else None
+        if kept is not None:
+            status, message, edit = "unmigrated", kept, None
         if edit is not None:
             ctx.defer(edit)
             ctx.add_import(NPU_INIT_IMPORT)  # binds the managers

@@ -1,15 +1,19 @@
 """NPU033 auto-mixed-precision: TensorFlow's automatic mixed precision has no NPU form.
 
 ``tf.train.experimental.enable_mixed_precision_graph_rewrite(opt)``, the
-``tf.keras.mixed_precision`` policies and a session or RunConfig config's
+``tf.keras.mixed_precision`` policies, a session or RunConfig config's
 ``rewrite_options.auto_mixed_precision`` switched on (the graph rewrite's own option, an
-assignment or a ``RewriterConfig(...)`` keyword) are reported: on the NPU, mixed precision is
+assignment or a ``RewriterConfig(...)`` keyword) and TensorFlow's environment switch
+(``os.environ["TF_ENABLE_AUTO_MIXED_PRECISION"] = "1"``, also through ``setdefault`` and
+``os.putenv``, which NVIDIA's TF 1.x scripts use) are reported: on the NPU, mixed precision is
 the session option ``precision_mode = "allow_mix_precision"``, which NPU007 writes (its
-``precision_mode`` setting).
+``precision_mode`` setting); the NPU ignores the variable, so an ``--amp`` run would silently
+train at the NPU's default precision.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 from npu_codemod.api import (
@@ -49,6 +53,12 @@ POLICY = "{spelled} has no NPU equivalent: {npu}; remove it"
 OPTION = "auto_mixed_precision"
 REWRITE_OPTION = ("rewrite_options.auto_mixed_precision = {value} is TensorFlow's automatic mixed "
                   "precision, which has no NPU equivalent: {npu}; remove the setting")
+#: TensorFlow's environment variables that switch automatic mixed precision on.
+ENV_SWITCHES = ("TF_ENABLE_AUTO_MIXED_PRECISION", "TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE")
+ENV_SWITCH = ("the environment variable {name} = {value} switches on TensorFlow's automatic mixed "
+              "precision, which the NPU ignores: {npu}; remove the setting")
+#: Values of those variables that leave it off (TensorFlow reads them as booleans).
+_ENV_OFF = ("0", "false")
 #: ``RewriterConfig.Toggle`` values that leave the graph rewrite off: DEFAULT (0), OFF (2).
 _OFF = ("DEFAULT", "OFF", "0", "2")
 
@@ -64,35 +74,56 @@ class AutoMixedPrecision(Rule):
     guide_url = Rule.catalog_url(id, name)
     reports = ("Every `tf.train.experimental.enable_mixed_precision_graph_rewrite(opt)` (and "
                "`disable_...`), every use of `tf.keras.mixed_precision` (`Policy`, "
-               "`set_policy`, `LossScaleOptimizer`, ...) and every "
+               "`set_policy`, `LossScaleOptimizer`, ...), every "
                "`rewrite_options.auto_mixed_precision` of a session or RunConfig config set to "
                "anything but `OFF`/`DEFAULT` (an assignment, or a `RewriterConfig(...)` "
-               "keyword): on the NPU, mixed precision is "
+               "keyword) and every setting of TensorFlow's environment switch "
+               "`TF_ENABLE_AUTO_MIXED_PRECISION` (or `..._GRAPH_REWRITE`) to anything but `0`/"
+               "`false` (`os.environ[...] = ...`, `os.environ.setdefault(...)`, `os.putenv(...)`), "
+               "which the NPU ignores: on the NPU, mixed precision is "
                "`precision_mode = \"allow_mix_precision\"`, NPU007's setting; remove the call and "
                "keep the optimizer (wrapped in `NPULossScaleOptimizer` when it needs loss scaling).")
     example = """
+        import os
+
         import tensorflow as tf
         from tensorflow.keras.mixed_precision import experimental as mixed_precision
 
         optimizer = tf.train.AdamOptimizer(1e-3)
         optimizer = tf.train.experimental.enable_mixed_precision_graph_rewrite(optimizer)
         mixed_precision.set_policy(mixed_precision.Policy("mixed_float16"))
+        os.environ["TF_ENABLE_AUTO_MIXED_PRECISION"] = "1"
     """
     _scope = "linked"
-    _tokens = ("mixed_precision",)
+    _tokens = ("mixed_precision", "AUTO_MIXED_PRECISION")
     calls = GRAPH_REWRITES
     uses = KERAS
-    _site_names = (OPTION,)
+    _site_names = (OPTION, "environ", "putenv")
     pattern = f"""(
         expr_stmt< power< any* trailer< '.' '{OPTION}' > > '=' value=any >
       | argument< '{OPTION}' '=' value=any >
+      | expr_stmt< power< any* trailer< '[' key=any ']' > > '=' value=any >
+      | power< any* trailer< '.' method=('setdefault' | 'putenv') >
+               trailer< '(' arglist< key=any ',' value=any > ')' > >
     )"""
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        if "key" in capture:
+            self._visit_environment(node, capture, ctx)
+            return
         value = unparenthesised(capture["value"])
         if _switched_off(value) or not _of_rewrite_options(node, value):
             return
         message = REWRITE_OPTION.format(value=tree_text(value).strip(), npu=NPU_WAY)
+        ctx.report(node, "unmigrated", message)
+
+    def _visit_environment(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        """``os.environ[name] = value``, ``os.environ.setdefault(name, value)`` or
+        ``os.putenv(name, value)`` with ``name`` TensorFlow's mixed-precision switch."""
+        name, value = _string(capture["key"]), unparenthesised(capture["value"])
+        if name not in ENV_SWITCHES or not _sets_environment(node, capture) or _env_off(value):
+            return
+        message = ENV_SWITCH.format(name=name, value=tree_text(value).strip(), npu=NPU_WAY)
         ctx.report(node, "unmigrated", message)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
@@ -106,6 +137,42 @@ class AutoMixedPrecision(Rule):
         else:
             message = POLICY.format(spelled=spelled, npu=NPU_WAY)
         ctx.report(reference, "unmigrated", message)
+
+
+def _string(node: Base) -> Optional[str]:
+    """The text of the string literal ``node`` (or of a name bound to one only), else None."""
+    node = unparenthesised(node)
+    if node.type == tokens.NAME:
+        bound = assigned_values(node, node.value) or []
+        node = bound[0] if len(bound) == 1 else node
+    if node.type != tokens.STRING:
+        return None
+    try:
+        text = ast.literal_eval(node.value)
+    except (SyntaxError, ValueError):
+        return None
+    return text if isinstance(text, str) else None
+
+
+def _sets_environment(node: Base, capture: Capture) -> bool:
+    """Is the match ``node`` a setting of the process environment: an item of ``environ``
+    assigned or ``environ.setdefault(...)``, or a call of ``putenv``?"""
+    method = capture.get("method")
+    method = method[0] if isinstance(method, list) else method  # a group's match is a list
+    if method is None:
+        target = node.children[0]
+        receiver = prefix_name(target, len(target.children) - 1) or ""
+    elif method.value == "setdefault":
+        receiver = prefix_name(node, len(node.children) - 2) or ""
+    else:
+        return True
+    return receiver.rpartition(".")[2] == "environ"
+
+
+def _env_off(value: Base) -> bool:
+    """Does ``value`` leave TensorFlow's switch off: ``"0"``, ``"false"``, ``0``, ``False``?"""
+    text = _string(value) if value.type == tokens.STRING else str(value).strip()
+    return text is not None and text.strip().lower() in _ENV_OFF
 
 
 def _switched_off(value: Base) -> bool:

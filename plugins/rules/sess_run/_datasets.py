@@ -19,13 +19,13 @@ says so by its names (``get_infer_iterator``, ``eval_dataset``) or by the branch
 that builds it (``estimator.predict(input_fn=input_fn)``, a call in ``decode_from_file``), or by
 what it does with its inputs (``len(sentences)`` next to ``from_tensor_slices(sentences)``:
 the results are counted against them); dropping its last batch then drops examples, unless the
-dataset repeats before it is batched.
+dataset repeats for ever before it is batched (``repeat()``; ``repeat(count)`` ends).
 """
 
 from __future__ import annotations
 
 import re
-from typing import AbstractSet, Mapping, Optional, Sequence
+from typing import AbstractSet, Iterator, Mapping, Optional, Sequence
 
 from npu_codemod.api import (
     Base,
@@ -34,6 +34,8 @@ from npu_codemod.api import (
     arguments,
     dotted_name,
     find_argument,
+    has_unpacking,
+    is_none,
     is_true,
     symbols,
     tokens,
@@ -184,7 +186,8 @@ def inference_pipeline(parts: Sequence[Base], site: Base,
     call's name) would drop examples of an inference/eval pipeline, or None: the code around
     says it feeds inference (:func:`inference_evidence`), or nothing says so but its inputs
     are counted (:func:`counted_inputs`), and the dataset is not shown to repeat before it is
-    batched (:func:`repeats`). ``remote``: what other files use this file's module-level
+    batched endlessly (:func:`repeats`; a finite ``repeat(count)`` still ends in a partial
+    batch). ``remote``: what other files use this file's module-level
     functions for (:func:`._pipeline_uses.remote_uses`)."""
     said, why = _evidence(site, parts, remote=remote or {})
     if said is None:
@@ -195,6 +198,9 @@ def inference_pipeline(parts: Sequence[Base], site: Base,
         evidence = shared_with_training(parts, site)
     if evidence is None or repeats(parts, site):
         return None
+    finite = finite_repeat(parts, site)
+    if finite is not None:
+        return f"{evidence}, {finite} before this batch is not shown to repeat for ever"
     return f"{evidence}, no repeat() before this batch"
 
 
@@ -497,24 +503,57 @@ def _says(found: frozenset[str]) -> Optional[str]:
 
 
 def repeats(parts: Sequence[Base], site: Base) -> bool:
-    """Is the dataset spelled by power children ``parts`` (used at ``site``) shown to repeat:
-    a ``.repeat(...)`` or ``shuffle_and_repeat`` in its chain, or in the chain last assigned
-    to its head name in straight-line code before ``site``?"""
+    """Is the dataset spelled by power children ``parts`` (used at ``site``) shown to repeat
+    endlessly (:func:`_repeat_calls`): then no batch is partial and none is dropped."""
+    return any(_endless(name, call) for name, call in _repeat_calls(parts, site))
+
+
+def finite_repeat(parts: Sequence[Base], site: Base) -> Optional[str]:
+    """The code of a repeat before ``site`` not shown to be endless (``repeat(count)``,
+    ``repeat(3)``): the dataset still ends, and so may its last batch, partial; else None."""
+    for name, call in _repeat_calls(parts, site):
+        if not _endless(name, call):
+            return name + (str(call).strip() if call is not None else "")
+    return None
+
+
+def _repeat_calls(parts: Sequence[Base], site: Base) -> Iterator[tuple[str, Optional[Node]]]:
+    """Each repeat of the dataset spelled by power children ``parts`` (used at ``site``):
+    a ``.repeat(...)`` or ``shuffle_and_repeat(...)`` in its chain, or in the chain last
+    assigned to its head name in straight-line code before ``site``; as its name and its
+    ``(...)`` trailer (None when it is not called there)."""
     while parts:
-        for before, part in zip(parts, parts[1:]):
-            if attribute_name(part) in REPEATS:
-                return True
-            if is_call_trailer(part) and is_attribute_trailer(before) \
-                    and before.children[1].value == "apply" \
-                    and any(leaf.value in REPEATS for leaf in part.leaves()):
-                return True  # .apply(tf.data.experimental.shuffle_and_repeat(n))
+        for index in range(1, len(parts)):
+            part, before = parts[index], parts[index - 1]
+            following = parts[index + 1] if index + 1 < len(parts) else None
+            name = attribute_name(part)
+            if name in REPEATS:
+                yield name, following if following is not None and is_call_trailer(following) else None
+            elif is_call_trailer(part) and is_attribute_trailer(before) and before.children[1].value == "apply":
+                # .apply(tf.data.experimental.shuffle_and_repeat(n))
+                yield from ((leaf.value, _call_after(leaf)) for leaf in part.leaves() if leaf.value in REPEATS)
         if parts[0].type != tokens.NAME:
-            return False
+            return
         value = last_assignment(parts[0].value, site)
         if value is None:
-            return False
+            return
         parts, site = (value.children if value.type == symbols.power else [value]), value
-    return False
+
+
+def _call_after(leaf: Base) -> Optional[Node]:
+    """The ``(...)`` right after the name ``leaf`` (bare, or the last part of a dotted name)."""
+    node = leaf.parent if leaf.parent is not None and leaf.parent.type == symbols.trailer else leaf
+    following = node.next_sibling
+    return following if following is not None and is_call_trailer(following) else None
+
+
+def _endless(name: str, call: Optional[Node]) -> bool:
+    """Does the repeat ``name`` called with ``call`` repeat for ever: no count, or a count of
+    None or -1 (``repeat()``, ``shuffle_and_repeat(n)``, ``repeat(count=None)``)?"""
+    if call is None or has_unpacking(call):
+        return False
+    count = find_argument(call, "count", 0 if name == "repeat" else 1)
+    return count is None or is_none(count.value) or str(count.value).strip() == "-1"
 
 
 def last_assignment(name: str, site: Base) -> Optional[Base]:

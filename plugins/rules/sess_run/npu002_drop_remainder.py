@@ -4,7 +4,8 @@ An inference/eval pipeline (``get_infer_iterator``, ``eval_dataset``, ``decode_f
 the ``else:`` of ``if is_training:``, an ``input_fn`` passed to ``estimator.predict``, one whose
 inputs are counted with ``len(...)``, one made with ``ModeKeys.PREDICT``, one that repeats only
 under ``if is_training:``, one built by a function that another file uses for prediction:
-:mod:`._pipeline_uses`) that does not repeat before it is batched would lose its
+:mod:`._pipeline_uses`) that does not repeat for ever before it is batched (a finite
+``repeat(count)`` still ends in a partial batch) would lose its
 last examples to ``drop_remainder=True``: such a batch is reported, never rewritten; it needs
 the final batch padded to batch_size (NPU003).
 """
@@ -77,7 +78,9 @@ class DropRemainder(Rule):
                 "`*_dataset`). A call that already passes `True` is left as it is.")
     reports = ("Inference pipelines (built in a function named or used for predict, decode, eval, "
                "export or serving, made for a PREDICT/EVAL mode, shared with training (`repeat()` "
-               "only when training), or whose inputs are counted against its results): pad the "
+               "only when training), or whose inputs are counted against its results), unless it "
+               "repeats for ever before the batch (`repeat()`; a finite `repeat(count)` does "
+               "not count): pad the "
                "last batch instead, see NPU003; "
                "`drop_remainder` given as anything but `True` (kept: prediction input pads the "
                "last batch instead, see NPU003); a one-argument `.batch(...)` whose receiver is "
