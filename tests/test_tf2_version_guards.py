@@ -3,7 +3,10 @@
 - a TF 2.x-only name or idiom in code a version test guards (tensorpack's ``train/tower.py``:
   ``if is_tfv2() and isinstance(opt, tf.optimizers.Optimizer): ... else:
   opt.compute_gradients(...)``) is version-adaptive library code, no T2/E signal: it makes no
-  module eager, and no TF 1.x program importing it mixed or a TF 2.x one.
+  module eager, and no TF 1.x program importing it mixed or a TF 2.x one;
+- a Keras model kept on an attribute of an imported module (DeepLearningZeroToAll's
+  ``tf.model = tf.keras.Sequential(); tf.model.fit(...)``) is the file's own model: its
+  module-level training makes the script an entry (NPU061), and NPU067 follows it.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from npu_codemod.codemods.module_training import trains_when_run
+from npu_codemod.codemods.modules import module_ast
 from npu_codemod.codemods.tf_versions import (
     RUNTIME_TF2,
     RUNTIME_UNKNOWN,
@@ -153,3 +158,67 @@ def test_tf1_programs_importing_version_adaptive_library_code_stay_tf1(tmp_path:
     assert "tf2" not in record["file_kinds"]
     assert not show(repo, BRANCH, "train_dqn.py").decode().startswith(DEVICE_INIT)
     assert "NpuOptimizer" in show(repo, BRANCH, "train_graph.py").decode()
+
+
+# --- a model kept on the tf module -----------------------------------------------------------
+
+TF_MODEL = '''\
+import numpy as np
+import tensorflow as tf
+
+x = np.random.rand(64, 4)
+y = np.random.rand(64, 1)
+tf.model = tf.keras.Sequential()
+tf.model.add(tf.keras.layers.Dense(units=8, input_dim=4, activation="relu"))
+tf.model.add(tf.keras.layers.Dense(units=1))
+tf.model.compile(loss="mse", optimizer=tf.keras.optimizers.SGD(0.1))
+tf.model.fit(x, y, epochs=2)
+'''
+LIBRARY_CALL = '''\
+import re
+
+PATTERN = re.compile("a+")
+'''
+
+
+@pytest.mark.parametrize("text, trains", [
+    (TF_MODEL, True),
+    (TF_MODEL.replace("tf.model", "model"), True),
+    (LIBRARY_CALL, False),
+    ("import scipy.optimize as opt\n\nopt.minimize(abs, 1.0)\n", False),
+    ("import keras\n\nkeras.other = 1\nkeras.models.fit(None)\n", False),
+], ids=["tf-attribute", "name", "re-compile", "scipy-minimize", "other-attribute-stored"])
+def test_a_model_stored_on_an_imported_module_trains_when_run(text: str, trains: bool) -> None:
+    tree = module_ast(text)
+    assert tree is not None and trains_when_run(tree) is trains
+
+
+@pytest.mark.parametrize("engine", ["selective", "full"])
+def test_a_script_training_tf_model_gets_the_device_init(tmp_path: Path, engine: str) -> None:
+    """Regression (DeepLearningZeroToAll ``tf2/*.py``): no finding at all, while the same script
+    with ``model = ...`` got NPU061."""
+    repo = make_repo(tmp_path / "zero", {"requirements.txt": "tensorflow>=2.4\n", "train.py": TF_MODEL})
+    (tmp_path / "repos.txt").write_text("zero\n")
+    cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", "--engine", engine,
+        cwd=tmp_path, expect=0)
+    record = repo_record(tmp_path / "rep")
+    assert [(f["path"], f["rule_id"], f["status"]) for f in record["findings"]] == [
+        ("train.py", "NPU061", "migrated")]
+    assert show(repo, BRANCH, "train.py").decode() == DEVICE_INIT + TF_MODEL
+
+
+@pytest.mark.parametrize("engine", ["selective", "full"])
+def test_a_distributed_tf_model_gets_the_init_and_its_broadcast(tmp_path: Path, engine: str) -> None:
+    """Regression: with ``tf2-distributed`` NPU068 wrapped the optimizer but NPU061 added no
+    ``npu.open()`` and NPU067 reported no broadcast: a half migration."""
+    make_repo(tmp_path / "zero", {"requirements.txt": "tensorflow>=2.4\n", "train.py": TF_MODEL})
+    (tmp_path / "repos.txt").write_text("zero\n")
+    cli("scan", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", "--engine", engine,
+        "--rules", "default,tf2-distributed", cwd=tmp_path, expect=0)
+    record = repo_record(tmp_path / "rep")
+    assert [(f["path"], f["line"], f["rule_id"], f["status"]) for f in record["findings"]] == [
+        ("train.py", 1, "NPU061", "migrated"), ("train.py", 6, "NPU067", "unmigrated"),
+        ("train.py", 9, "NPU068", "migrated")]
+    broadcast = next(f for f in record["findings"] if f["rule_id"] == "NPU067")
+    assert broadcast["message"].startswith("variables are created lazily: call "
+                                           "npu.distribute.broadcast(tf.model.trainable_variables)")
