@@ -15,11 +15,18 @@ runs only when TensorFlow does not execute eagerly (TF-Agents' ``tf_agent.py``: 
 tf.executing_eagerly(): ... get_default_graph()``) and a ``disable_v2_behavior()`` in a
 function's branch on a version its caller passes (Model Maker's ``setup_tf_behavior(tf_version=2)``)
 switch nothing in an eager program: they are no C1/C2 signal (``codemods/tf_versions``).
+
+And on the eager side (:func:`version_guarded_spans`): a TF 2.x-only name or idiom in code a
+version test guards (tensorpack's ``train/tower.py``: ``if is_tfv2() and isinstance(opt,
+tf.optimizers.Optimizer): ... else: opt.compute_gradients(...)``) runs only where TensorFlow 2
+does; the module adapts to the version, so it is no T2/E signal and no eager file (else every TF
+1.x program importing the library is refused as mixed or gets the eager adapter).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterator, Optional, Sequence, Union
 
 from .modules import ModuleIndex, module_index
@@ -86,6 +93,45 @@ def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span,
                                                 for name in ast.walk(node.test)):
                 chosen.extend(_spans(node.body) + _spans(node.orelse))
     return tuple(graph), tuple(chosen)
+
+
+#: A name (or attribute) that says which TensorFlow runs: ``is_tfv2``, ``is_tf2``, ``tf2_enabled``,
+#: ``TF2``, ``IS_TF2``, ``tf2`` (``tensorflow.python.tf2.enabled()``), ``get_tf_version_tuple``.
+_VERSION_WORD = re.compile(r"(?:^|_)tfv?2(?:_|$)|tf_?version", re.IGNORECASE)
+
+
+def version_guarded_spans(index: ModuleIndex) -> tuple[Span, ...]:
+    """The code a version test guards: each ``if`` statement (its test, its body and its
+    ``else``), conditional expression and boolean operation one of whose tests asks which
+    TensorFlow runs (:func:`is_version_test`). A TF 2.x name there runs only where TensorFlow 2
+    does (``is_tfv2() and isinstance(opt, tf.optimizers.Optimizer)``): version-adaptive code."""
+    found: list[Span] = []
+    for statement in index.nodes(ast.If):
+        if is_version_test(statement.test):
+            found.extend(_spans([statement]))
+    for expression in index.nodes(ast.IfExp):
+        if is_version_test(expression.test):
+            found.extend(_spans([expression]))
+    for operation in index.nodes(ast.BoolOp):
+        if any(is_version_test(value) for value in operation.values):
+            found.extend(_spans([operation]))
+    return tuple(found)
+
+
+def is_version_test(test: ast.expr) -> bool:
+    """Does ``test`` ask which TensorFlow runs: call ``executing_eagerly()``, read a
+    ``__version__``/``VERSION`` (``LooseVersion(tf.__version__) >= ...``) or a name or
+    attribute spelled like a version check (``is_tfv2()``, ``tf2_enabled()``, ``TF2``,
+    ``get_tf_version_tuple()``)?"""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call) and _is_eager_call(node):
+            return True
+        if _is_version(node):
+            return True
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+        if name and _VERSION_WORD.search(name):
+            return True
+    return False
 
 
 def within(spans: Sequence[Span], line: int, column: int) -> bool:

@@ -12,7 +12,8 @@ the two shapes: a module-level loop timing a ``@tf.function`` step with a ``Grad
 a module-level ``model.fit(...)``. A module that only defines functions never trains when run.
 
 A training method called on an imported name is another library's (``re.compile``,
-``optimize.minimize``): not training.
+``optimize.minimize``): not training; unless the file stores its own value on that name and
+calls it there (DeepLearningZeroToAll's ``tf.model = tf.keras.Sequential(); tf.model.fit(...)``).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class _Reader:
 
     def __init__(self, tree: ast.Module) -> None:
         self.imported = _imported(tree)
+        self.stored = _stored_attributes(tree, self.imported)
         self.functions: dict[str, list[_Function]] = {}
         self.methods: dict[str, list[_Function]] = {}
         for node in _module_definitions(tree):
@@ -82,7 +84,7 @@ class _Reader:
             return False
         if func.attr in TRAINING_CALLABLES:
             return True
-        if _root(func.value) in self.imported:
+        if _root(func.value) in self.imported and not _stored_on(func.value, self.stored):
             return False
         return func.attr in TRAINING_METHODS or self._any_trains(self.methods.get(func.attr, ()))
 
@@ -133,6 +135,39 @@ def _imported(tree: ast.Module) -> frozenset[str]:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
     return frozenset(names)
+
+
+def _stored_attributes(tree: ast.Module, imported: frozenset[str]) -> frozenset[str]:
+    """The attributes of imported names the module assigns (``tf.model`` of ``tf.model =
+    tf.keras.Sequential()``), dotted: values of the file kept on a library's module."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) else []
+        for target in targets:
+            if isinstance(target, ast.Attribute) and _root(target) in imported:
+                name = _dotted(target)
+                if name:
+                    found.add(name)
+    return frozenset(found)
+
+
+def _stored_on(receiver: ast.expr, stored: frozenset[str]) -> bool:
+    """Is ``receiver`` (``tf.model``, ``tf.model.layers``) one of the ``stored`` attributes or
+    reached through one?"""
+    if not stored:
+        return False
+    name = _dotted(receiver)
+    return bool(name) and any(name == item or name.startswith(item + ".") for item in stored)
+
+
+def _dotted(node: ast.expr) -> str:
+    """``a.b.c`` of a chain of attributes on a name, or ``""``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
 
 
 def _root(node: ast.expr) -> str:

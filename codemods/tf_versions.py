@@ -11,6 +11,9 @@ says:
 - neither, graph code an eager program never runs in graph mode (``mode_checks.mode_chosen_spans``):
   a C1/C2 use in a branch taken only when TensorFlow does not execute eagerly, a C1 switch in a
   function's branch on a version its caller passes (``if tf_version == 1:``);
+- neither T2 nor E, a TF 2.x name or idiom in code a version test guards
+  (``mode_checks.version_guarded_spans``: ``if is_tfv2() and isinstance(opt,
+  tf.optimizers.Optimizer):``): the module adapts to the version, it is no eager TF 2.x code;
 - **T1** a TF 1.x-only API (in Ascend's TF 1.15 list, absent from its TF 2.6 list; any
   ``tf.contrib``); **T2** a TF 2.x-only API (a curated list, :data:`TF2_ONLY`), or the TF 2.x
   adapter's ``NpuLossScaleOptimizer`` (it stands for the Keras ``LossScaleOptimizer`` NPU065
@@ -41,7 +44,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import FrozenSet, Optional
 
-from .mode_checks import Span, mode_chosen_spans, within
+from .mode_checks import Span, mode_chosen_spans, version_guarded_spans, within
 from .modules import ModuleIndex, module_ast, module_index
 from .names import ast_dotted_name, module_parts, public_name
 from .support_list import support_rows
@@ -438,6 +441,7 @@ def _signals(tree: ast.Module, path: str) -> Signals:
         bound["tf"] = "tensorflow"
     weak: Optional[Use] = None  # a session-config C2 use (SESSION_CONFIG)
     chosen: Optional[tuple[tuple[Span, ...], tuple[Span, ...]]] = None  # read at the first C use
+    guarded: Optional[tuple[Span, ...]] = None  # read at the first T2/E use
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
@@ -448,6 +452,10 @@ def _signals(tree: ast.Module, path: str) -> Signals:
                 chosen = chosen or mode_chosen_spans(index)
                 if _mode_chosen(signal, node, chosen):
                     continue
+            if signal in ("t2", "e"):
+                guarded = version_guarded_spans(index) if guarded is None else guarded
+                if within(guarded, node.lineno, node.col_offset):
+                    continue  # version-adaptive code: runs only where TensorFlow 2 does
             use = Use(node.lineno, node.col_offset, spelled[:end])
             if signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
                 weak = weak if weak and _before(weak, use) else use

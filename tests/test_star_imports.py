@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from npu_codemod.codemods.star_imports import (
     star_exports,
     star_findings,
@@ -139,3 +141,89 @@ def test_check_lists_the_file_as_run_does(tmp_path: Path) -> None:
         "trainer.py:4:1: NPU000 uses TensorFlow only through `from nets import *` (nets binds tf): "
         "not migrated, the rules read a file's own imports; import what it uses here (`import "
         "tensorflow as tf`) and run again"]
+
+
+# --- a named import of a TensorFlow alias (tensorpack's ``from tensorpack import tfv1 as tf``) ---
+
+COMPAT = "import tensorflow as tf\n\ntfv1 = tf.compat.v1\n"
+COMPAT_GUARDED = '''import tensorflow as tf
+
+
+def is_tfv2():
+    return tf.__version__.startswith("2")
+
+
+if is_tfv2():
+    tfv1 = tf.compat.v1
+else:
+    try:
+        tfv1 = tf.compat.v1
+    except AttributeError:
+        tfv1 = tf
+'''
+EXPORT = '''from mylib import tfv1 as tf
+
+
+def main():
+    x = tf.placeholder(tf.float32, [None, 2])
+    with tf.Session() as sess:
+        print(sess.run(x, {x: [[1.0, 2.0]]}))
+
+
+if __name__ == "__main__":
+    main()
+'''
+NAMED_FOUND = ("uses TensorFlow only through `from mylib import tfv1 as tf` (mylib binds tfv1 to "
+               "tensorflow.compat.v1: `import tensorflow.compat.v1 as tf`): not migrated, the rules read a "
+               "file's own imports; import it here as shown and run again")
+
+
+def test_a_script_using_tf_through_a_package_s_named_alias_is_reported_at_that_line() -> None:
+    files = {"mylib/__init__.py": "from .compat import tfv1\n", "mylib/compat.py": COMPAT, "export.py": EXPORT}
+    assert _findings(files, {"mylib/compat.py"}) == [("export.py", 1, NAMED_FOUND)]
+
+
+def test_a_named_alias_is_followed_through_absolute_re_exports_and_guarded_assignments() -> None:
+    """tensorpack: ``__init__`` imports ``tfv1`` from ``tensorpack.compat`` inside an ``if``,
+    whose ``tfv1`` is assigned in both arms of a version test; the example is two folders deep."""
+    files = {"tp/__init__.py": "STATIC = False\nif STATIC:\n    from tp.compat import tfv1\n",
+             "tp/compat/__init__.py": COMPAT_GUARDED,
+             "examples/basics/export.py": EXPORT.replace("from mylib import", "from tp import")}
+    found = _findings(files, {"tp/compat/__init__.py"})
+    assert [(path, line) for path, line, _ in found] == [("examples/basics/export.py", 1)]
+    assert "`from tp import tfv1 as tf` (tp binds tfv1 to tensorflow.compat.v1" in found[0][2]
+
+
+def test_a_direct_named_import_of_a_module_s_tf_is_reported() -> None:
+    files = {"mylib/__init__.py": "", "mylib/compat.py": COMPAT,
+             "export.py": EXPORT.replace("from mylib import tfv1 as tf", "from mylib.compat import tf")}
+    found = _findings(files, {"mylib/compat.py"})
+    assert [(path, line) for path, line, _ in found] == [("export.py", 1)]
+    assert "(mylib.compat binds tf to tensorflow: `import tensorflow as tf`)" in found[0][2]
+
+
+def test_named_imports_of_other_names_or_by_tensorflow_files_are_no_finding() -> None:
+    utils = "import numpy as np\n\ntfv1 = np.float32\n"
+    files = {"mylib/__init__.py": "from .compat import tfv1\n", "mylib/compat.py": utils, "export.py": EXPORT}
+    assert _findings(files, set()) == []  # tfv1 is no TensorFlow name there
+    files = {"mylib/__init__.py": "from .compat import tfv1\n", "mylib/compat.py": COMPAT,
+             "export.py": "import tensorflow\n" + EXPORT}
+    assert _findings(files, {"mylib/compat.py", "export.py"}) == []  # imports TensorFlow itself
+    unused = "from mylib import tfv1 as tf\n\nprint('no use')\n"
+    files = {"mylib/__init__.py": "from .compat import tfv1\n", "mylib/compat.py": COMPAT, "export.py": unused}
+    assert _findings(files, {"mylib/compat.py"}) == []
+
+
+@pytest.mark.parametrize("engine", ["selective", "full"])
+def test_a_repository_script_using_a_named_tf_alias_is_not_ready(tmp_path: Path, engine: str) -> None:
+    """Regression (tensorpack ``examples/basics/export-model.py``): ``non-tf``, no finding,
+    verdict ``ready`` although its ``tf.Session()`` gets no NPU config."""
+    make_repo(tmp_path / "alias", {"mylib/__init__.py": "from .compat import tfv1\n", "mylib/compat.py": COMPAT,
+                                   "export.py": EXPORT})
+    (tmp_path / "repos.txt").write_text("alias\n")
+    cli("scan", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", "--engine", engine,
+        cwd=tmp_path, expect=0)
+    record = repo_record(tmp_path / "rep")
+    assert [(f["path"], f["line"], f["rule_id"], f["status"], f["message"]) for f in record["findings"]] == [
+        ("export.py", 1, "NPU000", "unmigrated", NAMED_FOUND)]
+    assert record["verdict"] != "ready"

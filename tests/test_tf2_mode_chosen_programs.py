@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from npu_codemod.codemods.tf_versions import RUNTIME_TF2, TF2, TF2_COMPAT, TF_NEUTRAL, file_kind, signals_of
+from npu_codemod.codemods.tf_versions import RUNTIME_TF2, TF2_COMPAT, TF_NEUTRAL, file_kind, signals_of
 
 from support.cli import check_lines, cli, repo_record
 from support.git import make_repo, show
@@ -172,9 +172,11 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.mark.parametrize("text, kind", [(AGENT, TF_NEUTRAL), (AGENT_ELSE, TF_NEUTRAL), (BEHAVIOUR, TF2)],
+@pytest.mark.parametrize("text, kind", [(AGENT, TF_NEUTRAL), (AGENT_ELSE, TF_NEUTRAL), (BEHAVIOUR, TF_NEUTRAL)],
                          ids=["not-eager-body", "eager-else", "version-parameter"])
 def test_graph_code_the_mode_chooses_is_no_compat_signal(text: str, kind: str) -> None:
+    """The version-parameter file's ``enable_v2_behavior()`` is in the ``else`` of a version
+    test too: no E signal either (version-adaptive code, ``test_tf2_version_guards``)."""
     signals = signals_of(text, "lib.py")
     assert signals.c1 is None and signals.c2 is None
     assert file_kind(signals, RUNTIME_TF2).kind == kind

@@ -146,13 +146,15 @@ class BroadcastVariables(Rule):
 
 
 def _target(target: Base) -> Optional[str]:
-    """``model`` or ``self.model``: the spelling of an assignment target the rule follows."""
+    """``model``, ``self.model`` or another name's attribute (DeepLearningZeroToAll's
+    ``tf.model = tf.keras.Sequential()``, trained as ``tf.model.fit(...)``): the spelling of an
+    assignment target the rule follows."""
     if target.type == tokens.NAME:
         return str(target.value)
     children = target.children if target.type == symbols.power else []
-    if len(children) == 2 and children[0].type == tokens.NAME and children[0].value == "self" \
+    if len(children) == 2 and children[0].type == tokens.NAME \
             and children[1].type == symbols.trailer and children[1].children[0].type == tokens.DOT:
-        return f"self.{children[1].children[1].value}"
+        return f"{children[0].value}.{children[1].children[1].value}"
     return None
 
 
