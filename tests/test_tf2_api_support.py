@@ -378,8 +378,10 @@ def test_every_site_not_ready_gets_a_finding_that_names_it() -> None:
 
 
 def test_in_compat_code_the_tf1_owners_migrate_what_ascend_migrates() -> None:
-    """A ``tf2-compat`` file's ``tf.compat.v1.ConfigProto`` is configured through its session
-    (NPU007): NPU071 reports no miss there."""
-    findings = [f for f in testing.assert_reports({"NPU071"}, COMPAT_SESSION, facts=TF2_RUNTIME)
-                if f.message.startswith("Ascend migrates")]
-    assert findings == []
+    """In a ``tf2-compat`` file the TF1 rules own what Ascend migrates, some away from the site
+    (``tf.compat.v1.ConfigProto`` through its session, NPU007; ``Dataset`` at its batch calls,
+    NPU002): NPU071 reports no miss there."""
+    source = COMPAT_SESSION + "\n\ncfg = tf.ConfigProto()\nds = tf.data.Dataset.range(8).batch(4)\n"
+    outcome = testing.run_rules({"NPU002", "NPU007", "NPU071"}, source, facts=TF2_RUNTIME)
+    assert outcome.new is not None
+    assert [f for f in outcome.findings if f.message.startswith("Ascend migrates")] == []
