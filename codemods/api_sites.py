@@ -81,7 +81,8 @@ class ApiSites:
     """``sites`` use sites of ``api`` (the listed name: ``tf.contrib.slim`` for a use of
     ``slim.conv2d``) with support ``status``; ``covered``: a ``migrated`` finding (or a rule
     that covers the API wherever it is enabled) takes care of them, or the audit counts them
-    without a finding as needing nothing (NPU071's base classes: ``class L(tf.keras.layers.Layer)``).
+    without a finding as needing nothing (NPU071's names used only as types: ``class
+    L(tf.keras.layers.Layer)``, ``isinstance(x, tf.keras.layers.Layer)``, annotations).
 
     ``api`` is kept only where a person may have work (not ready, or ready through a rule): it
     is ``""`` for ``supported``, ``unsupported-harmless`` and ``unknown`` sites. ``owned``: a

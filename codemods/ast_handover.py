@@ -225,9 +225,9 @@ def _audited(steps: BindingSteps, text: str) -> list[ImportNames]:
     return [bound_names(steps, root) for root in roots]
 
 
-def _site_values(site: ReferenceSite) -> tuple[int, int, int, str, str, bool, bool]:
+def _site_values(site: ReferenceSite) -> tuple[int, int, int, str, str, bool, bool, bool]:
     return (site.line, site.column, site.end_column, site.name, site.spelled, site.called,
-            site.base_class)
+            site.base_class, site.type_use)
 
 
 def _spans(nodes: Iterable[ast.stmt]) -> tuple[int, ...]:

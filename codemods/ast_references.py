@@ -27,7 +27,7 @@ from typing import Collection, Iterator, Optional, Sequence, Union
 from .ast_names import names_read_alike
 from .modules import child_fields, module_ast
 from .names import ACCESSOR_CALL, ImportNames
-from .qualified import ReferenceSite, references_under
+from .qualified import TYPE_CHECKS, ReferenceSite, references_under
 from .rule import FileContext
 
 #: A carriage return that does not end a CRLF: ``ast`` counts it as a line break, fissix not.
@@ -254,7 +254,7 @@ class _Finder:
         return index < len(heads) and heads[index] < starts[statement.end_lineno or statement.lineno]
 
     def _site(self, head: Union[ast.Name, ast.arg], name: str, last: Spot, called: bool = False,
-              base_class: bool = False) -> Optional[ReferenceSite]:
+              base_class: bool = False, type_use: bool = False) -> Optional[ReferenceSite]:
         """The site of ``name`` spelled from ``head`` to ``last`` (a name or an attribute)."""
         spelled_head = head.id if isinstance(head, ast.Name) else head.arg
         key = (spelled_head, name)
@@ -267,7 +267,7 @@ class _Finder:
         line, source = head.lineno, self.source
         column = source.column(line, head.col_offset)
         end = source.column(line, last.end_col_offset or 0) if last.end_lineno == line else column
-        return ReferenceSite(line, column, end, qualified, name, called, base_class)
+        return ReferenceSite(line, column, end, qualified, name, called, base_class, type_use)
 
     def _name_site(self, name: ast.Name) -> Optional[ReferenceSite]:
         """The site that the bound ``name`` starts, if it starts one (see the module's doc)."""
@@ -281,7 +281,9 @@ class _Finder:
         if top is name and not self._reads(name, parent, field):
             return None
         called = top is not chain and self._called(chain)
-        return self._site(name, ".".join(parts), chain, called, self._is_base(top, parent, field))
+        base_class = self._is_base(top, parent, field)
+        type_use = not called and (base_class or self._is_type_argument(top) or self._in_annotation(top))
+        return self._site(name, ".".join(parts), chain, called, base_class, type_use)
 
     def _power(self, chain: ast.expr, head: ast.Name) -> ast.expr:
         """The outermost node of what fissix makes one ``power`` node with ``chain``: the
@@ -331,6 +333,30 @@ class _Finder:
 
     def _is_base(self, top: ast.expr, parent: ast.AST, field: str) -> bool:
         return isinstance(parent, ast.ClassDef) and field == "bases" and self._direct(parent, top)
+
+    def _is_type_argument(self, node: ast.expr) -> bool:
+        """fissix's ``is_type_argument``: ``node`` is the class argument of ``isinstance`` or
+        ``issubclass``, alone or in a tuple of them."""
+        parent, field = self.parents[node]
+        while isinstance(parent, ast.Tuple):  # ``ast`` drops a lone ``(node)``'s parentheses
+            node = parent
+            parent, field = self.parents[node]
+        return isinstance(parent, ast.Call) and field == "args" and len(parent.args) > 1 \
+            and parent.args[1] is node and isinstance(parent.func, ast.Name) \
+            and parent.func.id in TYPE_CHECKS
+
+    def _in_annotation(self, node: ast.expr) -> bool:
+        """fissix's ``in_annotation``: ``node`` is in a parameter's, a return's or a
+        variable's annotation."""
+        parent, field = self.parents[node]
+        while isinstance(parent, _IN_EXPRESSIONS):
+            parent, field = self.parents[parent]
+        return (field == "annotation" and isinstance(parent, (ast.arg, ast.AnnAssign))) \
+            or (field == "returns" and isinstance(parent, _DEFINITIONS))
+
+
+#: What an annotation may hold around a name (fissix's ``in_annotation`` climbs through them).
+_IN_EXPRESSIONS = (ast.expr, ast.comprehension, ast.keyword)
 
 
 #: What may not come right before a name spelled as a word (``x.tf``, ``xtf``: not ``tf``).

@@ -75,8 +75,10 @@ class Reference:
     @property
     def site(self) -> ReferenceSite:
         """The reference as a :class:`ReferenceSite`: where it is, without the tree."""
+        base_class, called = self._is_base_class(), self.call is not None
         return ReferenceSite(self.line, self.column, self._end_column(), self.name, self.spelled,
-                             self.call is not None, self._is_base_class())
+                             called, base_class, not called and (
+                                 base_class or is_type_argument(self.node) or in_annotation(self.node)))
 
     def _end_column(self) -> int:
         """The column right after the name, on the line the name starts on (else its own)."""
@@ -104,7 +106,11 @@ class ReferenceSite:
     ``column:end_column`` (``end_column`` is ``column`` when the name goes on to another line).
     ``name`` is qualified as :class:`Reference` qualifies it, ``spelled`` as the file spells it
     (``tf.compat.v1.nn.relu``); ``called`` when a ``(...)`` follows the name (not a
-    decorator's); ``base_class`` when it is a base of a ``class`` statement.
+    decorator's); ``base_class`` when it is a base of a ``class`` statement; ``type_use`` when
+    the name, not called, is used only as a type: a base class, the class argument of
+    ``isinstance`` or ``issubclass`` (alone or in a tuple), or in an annotation (``def f(x:
+    tf.Tensor) -> tf.Tensor``, ``model: tf.keras.Model = ...``). NPU071 counts such a site as
+    needing nothing and reports none (``spec/rules-tf2.md``, NPU071).
     """
 
     line: int
@@ -114,6 +120,48 @@ class ReferenceSite:
     spelled: str
     called: bool
     base_class: bool
+    type_use: bool
+
+
+#: The built-ins whose second argument is a class or a tuple of classes.
+TYPE_CHECKS = frozenset({"isinstance", "issubclass"})
+#: Where the expression after a token is an annotation: ``x: T`` (a parameter), ``-> T``,
+#: ``name: T = value``.
+_ANNOTATED_AFTER = {syms.tname: token.COLON, syms.funcdef: token.RARROW, syms.annassign: token.COLON}
+#: Where an annotation cannot be above: the statements and what holds parameters and defaults.
+_NO_ANNOTATION_ABOVE = frozenset({
+    syms.simple_stmt, syms.suite, syms.file_input, syms.classdef, syms.parameters,
+    syms.typedargslist, syms.varargslist, syms.decorator, syms.decorated})
+
+
+def is_type_argument(node: pytree.Base) -> bool:
+    """Whether ``node`` is the class argument of ``isinstance(x, node)`` or ``issubclass``,
+    alone or in a tuple of them (``isinstance(x, (A, node))``), parentheses allowed."""
+    parent = node.parent
+    while parent is not None and (parent.type == syms.testlist_gexp or (
+            parent.type == syms.atom and parent.children[0].type == token.LPAR)):
+        node, parent = parent, parent.parent
+    if parent is None or parent.type != syms.arglist:
+        return False
+    arguments = [child for child in parent.children if child.type != token.COMMA]
+    trailer = parent.parent
+    call = trailer.parent if trailer is not None else None
+    return len(arguments) > 1 and arguments[1] is node and call is not None \
+        and call.type == syms.power and len(call.children) > 1 and call.children[1] is trailer \
+        and call.children[0].type == token.NAME and call.children[0].value in TYPE_CHECKS
+
+
+def in_annotation(node: pytree.Base) -> bool:
+    """Whether ``node`` is in an annotation: a parameter's (``x: node``), a return's (``->
+    Optional[node]``), a variable's (``x: node = value``)."""
+    parent = node.parent
+    while parent is not None and parent.type not in _NO_ANNOTATION_ABOVE:
+        after = _ANNOTATED_AFTER.get(parent.type)
+        if after is not None:
+            previous = node.prev_sibling
+            return previous is not None and previous.type == after
+        node, parent = parent, parent.parent
+    return False
 
 
 def name_reference(node: pytree.Base, resolvers: Iterable[ImportNames],

@@ -197,8 +197,8 @@ def test_a_name_a_statement_binds_is_no_use_of_what_it_was_bound_to() -> None:
 def test_a_site_has_the_qualified_name_the_spelling_and_the_columns_in_characters() -> None:
     source = HEAD + "s = 'é€'; x = tf.compat.v1.nn.relu(y, name='ü'); z = Tensor\n"
     assert ast_references(source, [ImportNames(parse_module(source), root="tensorflow")]) == [
-        ReferenceSite(4, 14, 34, "tensorflow.nn.relu", "tf.compat.v1.nn.relu", True, False),
-        ReferenceSite(4, 53, 59, "tensorflow.Tensor", "Tensor", False, False)]
+        ReferenceSite(4, 14, 34, "tensorflow.nn.relu", "tf.compat.v1.nn.relu", True, False, False),
+        ReferenceSite(4, 53, 59, "tensorflow.Tensor", "Tensor", False, False, False)]
 
 
 def test_it_leaves_python_2_lone_carriage_returns_and_deep_nesting_to_the_tree() -> None:
@@ -249,3 +249,28 @@ def test_line_starts_are_where_each_line_of_the_text_starts(text: str) -> None:
     lines = text.split("\n")
     assert starts[:-1] == [sum(len(line) + 1 for line in lines[:number]) for number in range(len(lines))]
     assert starts[-1] == len(text) + 1
+
+
+def test_both_finders_mark_the_names_used_only_as_types() -> None:
+    """A base class, the class argument of ``isinstance``/``issubclass`` (alone, in a tuple,
+    in parentheses) and a name anywhere in an annotation are type uses (NPU071 counts them,
+    reports none); a call is a call wherever it is, and a default value, the checked value, a
+    starred tuple, a list or a metaclass are no type uses."""
+    source = HEAD + textwrap.dedent('''\
+        def f(x: tf.Tensor, *a: Tensor, y: Optional[tf.Variable] = tf.zeros) -> Dict[str, tf.Tensor]:
+            if isinstance(x, tf.Tensor) or issubclass(type(x), (Tensor, (tf.Variable,), *tf.X)):
+                v: tf.Variable = tf.Variable(1)
+            return isinstance(tf.constant(1), (tf.Tensor)) and isinstance(x, [tf.Tensor][0])
+        class A(tf.keras.Model, metaclass=tf.M): pass
+        z: T(a=tf.C, b=[tf.D for _ in tf.E]) = lambda q=tf.F: tf.G
+        isinstance(x, y, tf.H) or isinstance(x, tf.a(1)) or check(x, tf.I)
+        ''')
+    answers = both(source)
+    assert answers is not None and answers[0] == answers[1]
+    assert [(s.line, s.spelled) for s in answers[1] or () if s.type_use] == [
+        (4, "tf.Tensor"), (4, "Tensor"), (4, "tf.Variable"), (4, "tf.Tensor"),
+        (5, "tf.Tensor"), (5, "Tensor"), (5, "tf.Variable"), (6, "tf.Variable"),
+        (7, "tf.Tensor"), (8, "tf.keras.Model"), (9, "tf.C"), (9, "tf.D"), (9, "tf.E")]
+    assert [(s.line, s.spelled) for s in answers[1] or () if not s.type_use] == [
+        (4, "tf.zeros"), (5, "tf.X"), (6, "tf.Variable"), (7, "tf.constant"), (7, "tf.Tensor"),
+        (8, "tf.M"), (9, "tf.F"), (9, "tf.G"), (10, "tf.H"), (10, "tf.a"), (10, "tf.I")]

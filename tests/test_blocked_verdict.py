@@ -135,3 +135,67 @@ def test_a_tf2_custom_layer_does_not_block_and_a_mirrored_strategy_is_named(tmp_
     again = {row["repo"]: (row["verdict"], row["left"], row["api_readiness"])
              for row in read_csv(tmp_path / "again" / "repos.csv")}
     assert again == rows
+
+
+CHECKED_LAYERS = '''"""Fits a regression model whose helper checks and annotates its layers (TF 2.x)."""
+import numpy as np
+import tensorflow as tf
+
+
+def frozen(layer: tf.keras.layers.Layer) -> tf.keras.layers.Layer:
+    if not isinstance(layer, tf.keras.layers.Layer):
+        raise TypeError(layer)
+    layer.trainable = False
+    return layer
+
+
+inputs = tf.keras.Input((4,))
+head: tf.keras.layers.Layer = frozen(tf.keras.layers.Dense(1))
+model = tf.keras.Model(inputs, head(inputs))
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.zeros((8, 4)), np.zeros((8, 1)))
+'''
+ONE_DEVICE = '''"""Trains on one GPU through OneDeviceStrategy (TF 2.x)."""
+import numpy as np
+import tensorflow as tf
+
+strategy = tf.distribute.OneDeviceStrategy("/gpu:0")
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+model.fit(np.zeros((8, 4)), np.zeros((8, 1)))
+'''
+
+
+def test_a_tf2_type_check_does_not_block_and_a_one_device_strategy_is_named(tmp_path: Path) -> None:
+    """TF 2.x, default packs. ``isinstance(layer, tf.keras.layers.Layer)`` and annotations: the
+    TF 2.6 list marks the class unsupported, but NPU071 counts a name used only as a type
+    without a finding (spec rules-tf2.md, NPU071): ``ready`` (before: ``blocked``, no finding).
+    ``tf.distribute.OneDeviceStrategy(...)``, ``trains-after-migration`` with no TF 2.x rule
+    to migrate it: NPU071's finding names it (before: ``needs-work``, ``1 API site(s) not
+    ready``, left 0, no finding)."""
+    pin = {"requirements.txt": "tensorflow==2.6.5\n"}
+    make_repo(tmp_path / "checked", {"train.py": CHECKED_LAYERS, **pin})
+    make_repo(tmp_path / "onedevice", {"train.py": ONE_DEVICE, **pin})
+    (tmp_path / "repos.txt").write_text("checked\nonedevice\n")
+    cli("run", "--dry-run", "--repos", "repos.txt", "--report-dir", "report", "--no-progress",
+        cwd=tmp_path, expect=0)
+    run = json.loads((tmp_path / "report" / "run.json").read_text())
+    checked, onedevice = run["repos"]
+    assert {"api": "tf.keras.layers.Layer", "status": "unsupported", "covered": True,
+            "sites": 4} in checked["api_sites"]
+    assert [f for f in checked["findings"] if f["status"] == "unmigrated"] == []
+    assert (checked["verdict"], checked["verdict_reason"], checked["api_readiness"]) == ("ready", "", 1.0)
+    [left] = [f for f in onedevice["findings"] if f["status"] == "unmigrated"]
+    assert (left["rule_id"], left["path"], left["line"], left["column"]) == ("NPU071", "train.py", 5, 11)
+    assert left["message"].startswith("Ascend migrates tf.distribute.OneDeviceStrategy")
+    assert (onedevice["verdict"], onedevice["verdict_reason"]) == (
+        "needs-work", "1 site(s) left: 1 to change (NPU071 1)")
+    rows = {row["repo"]: (row["verdict"], row["left"], row["api_readiness"])
+            for row in read_csv(tmp_path / "report" / "repos.csv")}
+    assert rows == {"checked": ("ready", "0", "1.0000"),
+                    "onedevice": ("needs-work", "1", rows["onedevice"][2])}
+    cli("report", str(tmp_path / "report" / "run.json"), "--report-dir", "again", cwd=tmp_path, expect=0)
+    again = {row["repo"]: (row["verdict"], row["left"], row["api_readiness"])
+             for row in read_csv(tmp_path / "again" / "repos.csv")}
+    assert again == rows

@@ -7,6 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from npu_codemod import testing
 from npu_codemod.codemods import regenerate_support_list as regenerate
 from npu_codemod.codemods.support_list import support_list_tf2
 
@@ -301,3 +302,86 @@ def test_a_tf2_repository_training_with_horovod_is_never_ready(tmp_path: Path) -
                             ("train.py", 18, "NPU070"), ("train.py", 19, "NPU071")]
     assert (row["verdict"], row["left"]) == ("needs-work", "5")
     assert [rule for _, _, rule in left(repos["dataservice"][0])].count("NPU100") == 0
+
+
+TYPE_CHECKS = '''\
+"""Keras helpers that check and annotate the layers they are handed (TF 2.x)."""
+from typing import Optional
+
+import tensorflow as tf
+from tensorflow.keras.layers import Layer
+
+
+def frozen(layer: tf.keras.layers.Layer, head: Optional[Layer] = None) -> tf.keras.layers.Layer:
+    if not isinstance(layer, tf.keras.layers.Layer) or issubclass(type(head), (Layer, tf.Module)):
+        raise TypeError(layer)
+    layer.trainable = False
+    return layer
+
+
+model: tf.keras.layers.Layer = frozen(tf.keras.layers.Dense(1))
+'''
+
+
+def test_a_name_used_only_in_isinstance_or_an_annotation_is_counted_as_needing_nothing() -> None:
+    """The list marks ``tf.keras.layers.Layer`` unsupported; in ``isinstance``/``issubclass``
+    and in annotations, like a base class, it is counted, not reported (spec rules-tf2.md,
+    NPU071), and needs nothing: no block. Before: counted unsupported, not ready, no finding
+    (the repository was ``blocked`` with nothing to say where)."""
+    findings = testing.assert_reports({"NPU071"}, TYPE_CHECKS, findings=[], facts=TF2_RUNTIME)
+    assert findings == []
+    outcome = process(TYPE_CHECKS, {"NPU071"}, facts=TF2_RUNTIME)
+    [layer] = [row for row in outcome.api_sites if row.api == "tf.keras.layers.Layer"]
+    assert (layer.sites, layer.ready, layer.blocking) == (6, True, False)
+    assert all(row.ready for row in outcome.api_sites if row.known)
+
+
+MIGRATED_BY_HAND = '''\
+"""Picks the device strategy of a TF 2.x training script."""
+import tensorflow as tf
+
+tf.config.set_soft_device_placement(True)
+tf.config.optimizer.set_experimental_options({"layout_optimizer": False})
+strategy = tf.distribute.OneDeviceStrategy("/gpu:0")
+kinds = {"one": tf.distribute.OneDeviceStrategy, "mirrored": tf.distribute.MirroredStrategy}
+mode = tf.estimator.ModeKeys.TRAIN
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+'''
+OWNER_MISS = ("Ascend migrates {api}, but no enabled npu-codemod rule covered this use: "
+              "migrate it as the guide says")
+
+
+def test_every_site_not_ready_gets_a_finding_that_names_it() -> None:
+    """The TF 2.6 list has ``OneDeviceStrategy``, ``set_soft_device_placement`` and
+    ``set_experimental_options`` ``trains-after-migration``, and no TF 2.x rule migrates them:
+    NPU071 says so at each use, called or not, as NPU100 does for an API whose owner did not
+    cover it; an uncalled MirroredStrategy gets NPU070's words; a value use of an unsupported
+    API (``tf.estimator.ModeKeys``) is reported like a call. Before: each was counted not
+    ready with no finding (``needs-work``, "4 API site(s) not ready"; ``ModeKeys``:
+    ``blocked``)."""
+    findings = testing.assert_reports({"NPU071"}, MIGRATED_BY_HAND, facts=TF2_RUNTIME, findings=[
+        ("NPU071", 4, 0, "unmigrated"), ("NPU071", 5, 0, "unmigrated"), ("NPU071", 6, 11, "unmigrated"),
+        ("NPU071", 7, 16, "unmigrated"), ("NPU071", 7, 61, "unmigrated"), ("NPU071", 8, 7, "unmigrated")])
+    said = [f.message.split(" (guide")[0] for f in findings]
+    assert said[:4] == [OWNER_MISS.format(api=api) for api in (
+        "tf.config.set_soft_device_placement", "tf.config.optimizer.set_experimental_options",
+        "tf.distribute.OneDeviceStrategy", "tf.distribute.OneDeviceStrategy")]
+    assert said[4] == (f"{STRATEGY_WORDS}; npu-codemod's tf2-distributed pack (`--rules "
+                       "default,tf2-distributed`) reports the rest of the distributed port (NPU067-NPU070)")
+    assert said[5] == "not supported on Ascend and no migration path: replace tf.estimator.ModeKeys.TRAIN"
+    outcome = process(MIGRATED_BY_HAND, {"NPU071"}, facts=TF2_RUNTIME)
+    waiting = sum(row.sites for row in outcome.api_sites if row.known and not row.ready)
+    assert waiting == len(findings)
+    on = testing.assert_reports({"NPU070", "NPU071"}, MIGRATED_BY_HAND, facts=TF2_RUNTIME)
+    assert [f.message.split(" (guide")[0] for f in on if f.line == 7][1] == STRATEGY_WORDS
+
+
+def test_in_compat_code_the_tf1_owners_migrate_what_ascend_migrates() -> None:
+    """In a ``tf2-compat`` file the TF1 rules own what Ascend migrates, some away from the site
+    (``tf.compat.v1.ConfigProto`` through its session, NPU007; ``Dataset`` at its batch calls,
+    NPU002): NPU071 reports no miss there."""
+    source = COMPAT_SESSION + "\n\ncfg = tf.ConfigProto()\nds = tf.data.Dataset.range(8).batch(4)\n"
+    outcome = testing.run_rules({"NPU002", "NPU007", "NPU071"}, source, facts=TF2_RUNTIME)
+    assert outcome.new is not None
+    assert [f for f in outcome.findings if f.message.startswith("Ascend migrates")] == []

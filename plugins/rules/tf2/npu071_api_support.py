@@ -3,21 +3,29 @@
 NPU100's counterpart for ``tf2``, ``tf2-compat`` and (in a TF 2.x repository) ``tf-neutral``
 files, where NPU100 does not run: the list is a different one (``api_support_tf2.csv``, which
 names the ``tf.compat.v1.*`` APIs themselves). Every site counts towards the reports' API
-readiness; calls are reported (the anchor looks the list up for call chains only: a base
-class, an ``isinstance`` or an annotation is counted, not reported), ``under-analysis`` once per
-API per file. A base class is counted as a site that needs nothing (``covered``): the list marks
-``tf.keras.layers.Layer`` unsupported, yet every Keras layer it supports (``Dense``, ``Wrapper``,
-``tf.keras.Model``) subclasses it, and a site no finding names must not keep the repository from
-``ready`` (or block it: ``merge_verdict``). The tool's dtype restriction: ``float64``/``complex`` are not supported.
+readiness. A name used only as a type (``ReferenceSite.type_use``: a base class, the class
+argument of ``isinstance``/``issubclass``, an annotation) is counted as a site that needs
+nothing (``covered``) and not reported: the anchor looks the list up for call chains only, and
+the list marks ``tf.keras.layers.Layer`` unsupported, yet every Keras layer it supports
+(``Dense``, ``Wrapper``, ``tf.keras.Model``) subclasses it; a site no finding names must not
+keep the repository from ``ready`` (or block it: ``merge_verdict``). Every other site that is
+not ready is reported unless another rule reported it (``under-analysis`` once per API per
+file), so that none is left without a finding that names it. The tool's dtype restriction:
+``float64``/``complex`` are not supported.
+
+An API the list marks ``supported-after-migration`` or ``trains-after-migration`` in a ``tf2``
+or ``tf-neutral`` file (no TF1 owner runs there) that no other rule reported is a miss:
+``tf.distribute.MirroredStrategy``, which NPU070 owns, with NPU070's words and, while NPU070 is
+off, its pack; the others (``tf.distribute.OneDeviceStrategy``,
+``tf.config.set_soft_device_placement``, a ``set_memory_growth`` NPU052 did not cover) with
+NPU100's owner-miss words. In ``tf2-compat`` files the TF1 owners migrate them (some away from
+the site: ``tf.compat.v1.ConfigProto`` through its session), so NPU071 reports none there.
 
 Horovod, which the TF 2.6 list does not name and TF Adapter 2.x supports only in compat.v1
 scripts: each use in a ``tf2`` or ``tf-neutral`` file that no other rule reported (NPU070 of the
 opt-in ``tf2-distributed`` pack) is reported with NPU070's instruction, and while that rule is
 off the message names the pack, as NPU100 does for the ``distributed`` pack in TF 1.x code: a
 file still training with Horovod is never ``ready``.
-``tf.distribute.MirroredStrategy(...)``, which NPU070 owns (the list: ``trains-after-migration``):
-while NPU070 is off, each call in a ``tf2`` or ``tf-neutral`` file is reported with NPU070's
-words and its pack, so the site that keeps the repository short of ``ready`` is named.
 """
 
 from __future__ import annotations
@@ -80,23 +88,26 @@ class ApiSupportTf2(Rule):
     guide_section = "TF2.6 API支持度"
     guide_section_en = "Ascend's TF 2.6 API support list"
     guide_url = Rule.catalog_url(id, name)
-    reports = ("Each call of an API that Ascend's TF 2.6 list marks `unsupported` (replace it: "
-               "`tf.py_function`, `tf.numpy_function`, `tf.einsum`, TPU APIs...) or `deprecated`, "
-               "and once per file each API it marks `under-analysis` (most of `tf.compat.v1.*`; "
-               "SARIF level `note`), unless another rule reported that call (NPU065, NPU052, "
-               "NPU051); `tf.float64`/`tf.complex64`/`tf.complex128` and `dtype=\"float64\"` "
-               "strings (the NPU does not support them); each use of Horovod (`hvd.init`, "
-               "`hvd.DistributedGradientTape`...: TF Adapter 2.x supports it only in compat.v1 "
-               "scripts) in a TF 2.x file that no other rule reported, with the NPU call that "
-               "replaces it, naming the `tf2-distributed` pack while NPU070 is off; while NPU070 is off, each "
-               "`tf.distribute.MirroredStrategy(...)` call in a TF 2.x file with NPU070's words "
-               "and its pack; in a `tf2-compat` "
-               "file, while the `distributed` pack (NPU021-NPU025) is off, each use of Horovod, "
-               "naming that pack (TF Adapter 2.x runs Horovod in compat.v1 code). Every use, "
-               "called or not, of the file as "
-               "the run writes it counts towards the reports' API readiness (a use a rule "
-               "rewrote away is none: a rerun over the migrated branch counts the same; a base "
-               "class, `class L(tf.keras.layers.Layer)`, counts as a site that needs nothing).")
+    reports = ("Each use of an API (a call, or a name used as a value) that Ascend's TF 2.6 list "
+               "marks `unsupported` (replace it: `tf.py_function`, `tf.numpy_function`, `tf.einsum`, "
+               "TPU APIs...) or `deprecated`, and once per file each API it marks `under-analysis` "
+               "(most of `tf.compat.v1.*`; SARIF level `note`), unless another rule reported that "
+               "use (NPU065, NPU052, NPU051); in a TF 2.x file, each use of an API it marks "
+               "`supported-after-migration` or `trains-after-migration` that no rule reported "
+               "(`tf.distribute.OneDeviceStrategy`, `tf.config.set_soft_device_placement`: a miss "
+               "to migrate as the guide says; `tf.distribute.MirroredStrategy` with NPU070's words, "
+               "naming its pack while NPU070 is off); `tf.float64`/`tf.complex64`/`tf.complex128` "
+               "and `dtype=\"float64\"` strings (the NPU does not support them); each use of "
+               "Horovod (`hvd.init`, `hvd.DistributedGradientTape`...: TF Adapter 2.x supports it "
+               "only in compat.v1 scripts) in a TF 2.x file that no other rule reported, with the "
+               "NPU call that replaces it, naming the `tf2-distributed` pack while NPU070 is off; "
+               "in a `tf2-compat` file, while the `distributed` pack (NPU021-NPU025) is off, each "
+               "use of Horovod, naming that pack (TF Adapter 2.x runs Horovod in compat.v1 code). "
+               "Every use, called or not, of the file as the run writes it counts towards the "
+               "reports' API readiness (a use a rule rewrote away is none: a rerun over the "
+               "migrated branch counts the same); a name used only as a type (a base class, "
+               "`class L(tf.keras.layers.Layer)`, the class of `isinstance`/`issubclass`, an "
+               "annotation) counts as a site that needs nothing and is not reported.")
     example = """
         import tensorflow as tf
 
@@ -118,19 +129,20 @@ class ApiSupportTf2(Rule):
         lines = _lines(ctx.findings, self.id)
         seen: set[str] = set()
         for use, covered in _counted(ctx, lines):
-            ctx.count_api(use.listed or use.api, use.status, covered or use.site.base_class)
+            ctx.count_api(use.listed or use.api, use.status, covered or use.site.type_use)
+        migrated = ctx.file_kind in (TF2, TF_NEUTRAL)  # no TF1 owner runs: each miss is NPU071's
         for use in ctx.analysis(api_uses):
             site = use.site
-            on_line = _on_site(site, site.line, site.line + 1, lines)
-            message, level = _verdict(use, seen)
-            if message and site.called and not on_line:
+            if site.type_use or _on_site(site, site.line, site.line + 1, lines):
+                continue  # counted as needing nothing; another rule's finding names the site
+            message, level = _verdict(use, seen, ctx.enabled_rules if migrated else None)
+            if message:
                 ctx.report_at(site.line, site.column, "unmigrated", message, level)
-            elif site.name in UNSUPPORTED_DTYPES and not on_line:
+            elif site.name in UNSUPPORTED_DTYPES:
                 ctx.report_at(site.line, site.column, "unmigrated", DTYPE.format(spelled=site.spelled))
         _dtype_strings(ctx)
-        if ctx.file_kind in (TF2, TF_NEUTRAL):
+        if migrated:
             _report_horovod(ctx, lines)
-            _report_strategies(ctx, lines)
         elif ctx.file_kind == TF2_COMPAT and not ctx.enabled_rules.intersection(HOROVOD_RULES):
             _report_compat_horovod(ctx, lines)
 
@@ -147,19 +159,6 @@ def _report_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
             message = horovod_tf2_advice(site.name, site.spelled)
             ctx.report_at(site.line, site.column, "unmigrated",
                           f"{message}; {HOROVOD_TF2_OPT_IN}" if off else message)
-
-
-def _report_strategies(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
-    """Each ``tf.distribute.MirroredStrategy(...)`` call while NPU070 (which reports it) is off,
-    with NPU070's words and its pack: the TF 2.6 list has it ``trains-after-migration``, work the
-    port does by hand, so a site no finding named would leave the repository ``needs-work``
-    with nothing in the findings to say where."""
-    if HOROVOD_TF2_RULE in ctx.enabled_rules:
-        return
-    for use in ctx.analysis(api_uses):
-        site = use.site
-        if use.api == MIRRORED_LISTED and site.called and not _on_site(site, site.line, site.line + 1, lines):
-            ctx.report_at(site.line, site.column, "unmigrated", f"{STRATEGY_TF2}; {HOROVOD_TF2_OPT_IN}")
 
 
 def _report_compat_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
@@ -219,8 +218,21 @@ def _v2_folded(qualified: str) -> str:
     return "tensorflow." + rest if v2 and not head else qualified
 
 
-def _verdict(use: Use, seen: set[str]) -> tuple[Optional[str], str]:
-    """The message and SARIF level for one use (None: nothing to report)."""
+def _verdict(use: Use, seen: set[str], enabled: Optional[frozenset[str]]) -> tuple[Optional[str], str]:
+    """The message and SARIF level for one use no other rule reported (None: nothing to
+    report). With ``enabled`` (a ``tf2`` or ``tf-neutral`` file), a use of an API Ascend
+    migrates (``supported-after-migration``, ``trains-after-migration``) is a miss: NPU070's
+    words for MirroredStrategy, naming its pack while it is off; NPU100's owner-miss words for
+    the others (``tf.distribute.OneDeviceStrategy``, ``tf.config.set_soft_device_placement``,
+    an owner's site it did not cover): a site no finding names would keep the repository
+    short of ``ready`` with nothing to say where."""
+    if use.status in ApiStatus.MIGRATED:
+        if enabled is None:
+            return None, ""  # tf2-compat: the TF1 owners migrate these, some elsewhere
+        if use.listed == MIRRORED_LISTED:
+            off = HOROVOD_TF2_RULE not in enabled
+            return (f"{STRATEGY_TF2}; {HOROVOD_TF2_OPT_IN}" if off else STRATEGY_TF2), ""
+        return api_advice(use.status, use.api), ""
     if use.status == ApiStatus.UNSUPPORTED:
         return api_advice(use.status, use.api), ""
     if use.status == ApiStatus.DEPRECATED:
