@@ -158,6 +158,7 @@ class LoadedRules:
             facts.update(filter(None, [graph_fact(path, text, signals), pending_fact(path, signals)]))
             facts.add(file_fact(path, signals))
             facts.update(star_import_facts(path, text, imports_tf=True))
+            facts.update(filter(None, [keras_fact(path, text, imports_tf=True)]))  # a session no rule sees
             results, errors = self.plugins.call_each("npu_codemod_analyze_file", path=path, text=text)
             for _, result in results:
                 facts.update(result or ())
