@@ -1,15 +1,19 @@
-"""Training with standalone Keras (``import keras``) on TensorFlow 1.x, in a file that imports
-no TensorFlow itself.
+"""Training with standalone Keras (``import keras``) on TensorFlow 1.x.
 
 Keras 2.2 ran on a TensorFlow backend: ``model.fit(...)`` of ``from keras.models import Model``
 trains in a TensorFlow session, which the NPU must configure, and ``K.clear_session()`` of
 ``import keras.backend as K`` must become ``npu_clear_session()``. The rules read TensorFlow's
-own names (``tf.keras``), so such a file would be ``non-tf`` and left alone in silence, the
-repository ``ready``. It is not migrated; one finding at its first training call says what to
+own names (``tf.keras``), so such a file would be left alone in silence, the repository
+``ready``: one that imports no TensorFlow is ``non-tf``, and in one that does (``import
+tensorflow as tf`` beside ``from keras.models import Model``) NPU041 sees no Keras model of
+TensorFlow's. It is not migrated; one finding at its first training call says what to
 add by hand (NPU041 and NPU042's lines), unless its folder runs TensorFlow 2 (where Keras is
-``tf.keras``'s and the ``tf2`` pack's business). Each file's analysis gives::
+``tf.keras``'s and the ``tf2`` pack's business). A file that imports TensorFlow is left to
+the rules when it names TensorFlow's Keras too (NPU041's) or sets the Keras session itself
+(``K.set_session(tf.Session(...))``: NPU007 configures that session). Each file's analysis
+gives::
 
-    keras-standalone:<path>|<line>     a non-TF file that imports Keras and trains a model
+    keras-standalone:<path>|<line>     a file that imports Keras and trains a model
 """
 
 from __future__ import annotations
@@ -33,6 +37,14 @@ _MODEL_MODULES = ("keras.models", "keras.layers", "keras.backend", "keras.applic
 _BUILT = re.compile(r"\b(?:Model|Sequential|load_model)[ \t]*\(")
 #: A Keras training call (NPU041's: ``.fit``, ``.fit_generator``, ``.train_on_batch``).
 _TRAINING = re.compile(r"\.(?:fit|fit_generator|train_on_batch)[ \t]*\(")
+#: TensorFlow's own Keras (``tf.keras.Model``, ``from tensorflow import keras``): NPU041's.
+_TF_KERAS = re.compile(r"\b(?:tf|tensorflow)(?:\.compat\.v[12])?(?:\.python)?\.keras\b|"
+                       r"^[ \t]*from[ \t]+tensorflow(?:\.python)?[ \t]+import\b[^\n]*\bkeras\b",
+                       re.MULTILINE)
+#: A session the file sets itself (``K.set_session(sess)``), whose config NPU007 writes.
+_SETS_SESSION = re.compile(r"\bset_session[ \t]*\(")
+#: The session configured by hand already (the finding's advice followed).
+_CONFIGURED = re.compile(r"\bset_keras_session_npu_config[ \t]*\(")
 MESSAGE = ("trains with standalone Keras (`import keras`) on the TensorFlow backend: not migrated "
            "(the rules read TensorFlow's names, tf.keras); by hand: `from npu_bridge.npu_init "
            "import *`, `npu_keras_sess = set_keras_session_npu_config()` before training and "
@@ -44,11 +56,15 @@ def may_use_keras(data: bytes) -> bool:
     return b"keras" in data and _IMPORT_BYTES.search(data) is not None
 
 
-def keras_fact(path: str, text: str) -> Optional[str]:
-    """The ``keras-standalone:`` fact of a file that imports no TensorFlow, or None when it
-    imports no Keras module that makes or runs a model, or calls no training method (a comment
-    may count: a report, never a rewrite)."""
-    if "keras" not in text:
+def keras_fact(path: str, text: str, imports_tf: bool = False) -> Optional[str]:
+    """The ``keras-standalone:`` fact of a file, or None when it imports no Keras module that
+    makes or runs a model, calls no training method, or configures the session by hand
+    already; for a file that imports TensorFlow (``imports_tf``), also when it names
+    TensorFlow's Keras or sets the Keras session itself (the rules' business: see the module
+    docstring). A comment may count: a report, never a rewrite."""
+    if "keras" not in text or _CONFIGURED.search(text):
+        return None
+    if imports_tf and (_TF_KERAS.search(text) or _SETS_SESSION.search(text)):
         return None
     modules = {first or second for first, second in _IMPORT.findall(text)}
     if not any(module.startswith(_MODEL_MODULES) for module in modules) \

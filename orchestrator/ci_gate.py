@@ -25,6 +25,7 @@ from npu_codemod.codemods.standalone_keras import keras_findings
 from npu_codemod.codemods.star_imports import star_findings
 from npu_codemod.codemods.tf_runtime import is_manifest
 from npu_codemod.codemods.tf_scopes import code_folders, decided_facts
+from npu_codemod.codemods.tflearn_sessions import tflearn_findings
 from npu_codemod.orchestrator.loaded_rules import LoadedRules
 
 EXIT_CLEAN, EXIT_SITES, EXIT_UNREADABLE = 0, 1, 2
@@ -224,7 +225,8 @@ def check_contents(contents: dict[str, bytes], loaded_rules: LoadedRules, links:
         sites += outcome_sites(loaded_rules.engine.process(data, path, facts=facts))
     sites += [Site(path, line, 0, FILE_RULE_ID, message)
               for path, line, message in [*star_findings(found, lambda path: source_text(contents.get(path))),
-                                          *keras_findings(found, facts)]]
+                                          *keras_findings(found, facts),
+                                          *tflearn_findings(found, facts)]]
     sites += [Site(path, 1, 0, FILE_RULE_ID, SYMLINK) for path in links]
     return sorted(sites, key=lambda s: (s.path, s.line, s.column, s.rule_id))
 

@@ -26,6 +26,7 @@ from npu_codemod.codemods.tf_model_idioms import pending_fact, script_pending_fa
 from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_scopes import file_fact
 from npu_codemod.codemods.tf_versions import signals_of
+from npu_codemod.codemods.tflearn_sessions import may_use_tflearn, tflearn_fact
 from npu_codemod.plugins.manager import Plugins, PluginSpec, load_plugins, select_rules
 
 
@@ -128,7 +129,8 @@ class LoadedRules:
             for number, (path, data) in enumerate(files, 1):
                 if number % _COLLECT_EVERY == 0:
                     gc.collect(0)
-                if not (graph or self.engine.wants(data)) or len(data) > MAX_SOURCE_BYTES:
+                wanted = graph or self.engine.wants(data) or may_use_tflearn(data)  # tflearn may name no TF
+                if not wanted or len(data) > MAX_SOURCE_BYTES:
                     continue  # a file too large to parse is one error finding of the engine's
                 found = analyse(path, data)
                 facts.update(found.facts)
@@ -140,7 +142,8 @@ class LoadedRules:
         """One file's part of the analysis (a file the engine :meth:`~.Engine.wants`, or with NPU061
         on any Python file, for the import graph): its TensorFlow signals, its import-graph fact,
         its model facts and the training they may decide (``tf_model_idioms``), its star imports
-        (``star_imports``), and every
+        (``star_imports``), its training in a session no rule sees (``standalone_keras``,
+        ``tflearn_sessions``), and every
         ``npu_codemod_analyze_file`` hook's facts; depends on nothing but ``path``,
         ``data`` and the plugins."""
         try:
@@ -158,6 +161,8 @@ class LoadedRules:
             facts.update(filter(None, [graph_fact(path, text, signals), pending_fact(path, signals)]))
             facts.add(file_fact(path, signals))
             facts.update(star_import_facts(path, text, imports_tf=True))
+            # sessions no rule sees: standalone Keras's and tflearn's (findings at the end)
+            facts.update(filter(None, [keras_fact(path, text, imports_tf=True), tflearn_fact(path, text)]))
             results, errors = self.plugins.call_each("npu_codemod_analyze_file", path=path, text=text)
             for _, result in results:
                 facts.update(result or ())
@@ -165,7 +170,8 @@ class LoadedRules:
         if size_problem(text) is None:  # imports no TF: an entry of NPU061's, or a link to one
             facts.update(filter(None, [graph_fact(path, text, None), script_pending_fact(path, text)]))
             facts.update(star_import_facts(path, text, imports_tf=False))  # TF through ``import *``?
-            facts.update(filter(None, [keras_fact(path, text)]))  # or through standalone Keras?
+            # or through standalone Keras, or tflearn?
+            facts.update(filter(None, [keras_fact(path, text), tflearn_fact(path, text)]))
         return FileFacts(frozenset(facts))
 
 

@@ -26,6 +26,7 @@ from npu_codemod.codemods.standalone_keras import keras_findings, may_use_keras
 from npu_codemod.codemods.star_imports import may_star_import, star_findings
 from npu_codemod.codemods.tf_scopes import code_folders, decided_facts
 from npu_codemod.codemods.tf_versions import KINDS, NON_TF
+from npu_codemod.codemods.tflearn_sessions import may_use_tflearn, tflearn_findings
 from npu_codemod.orchestrator.batch.analysis_cache import CachedAnalysis, cached_analysis
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
 from npu_codemod.orchestrator.batch.group_branches import commit_groups
@@ -113,7 +114,7 @@ def with_shard_facts(sharded: ShardedRepo, parts: Sequence[RepoAnalysis]) -> Sha
 def runtime_facts(plan: RepoPlan, facts: frozenset[str]) -> tuple[frozenset[str], tuple[Finding, ...]]:
     """``facts`` with the repository's TensorFlow runtime (``tf_runtime``), and its findings, with
     those of files that use TensorFlow only through a star import (``star_imports``) or train
-    with standalone Keras (``standalone_keras``)."""
+    with standalone Keras (``standalone_keras``) or through tflearn (``tflearn_sessions``)."""
     decided, messages = decided_facts(plan.job.selection.tensorflow, dict(plan.manifests), facts,
                                       code=plan.code_folders)
     repo, enabled = plan.job.entry.name, load_rules(plan.job.selection).engine.enabled
@@ -121,7 +122,8 @@ def runtime_facts(plan: RepoPlan, facts: frozenset[str]) -> tuple[frozenset[str]
                   if message.rule is None or message.rule[0] in enabled)  # a program's: NPU061 runs
     found += tuple(file_finding(repo, path, "unmigrated", message, line)
                    for path, line, message in [*star_findings(facts, _blob_reader(plan)),
-                                               *keras_findings(facts, decided)])
+                                               *keras_findings(facts, decided),
+                                               *tflearn_findings(facts, decided)])
     return decided, found
 
 
@@ -277,8 +279,14 @@ def _wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules,
         if loaded_rules.engine.wants(data):
             candidates.append(file)
             yield file.path, data
-        elif graph or may_star_import(data) or may_use_keras(data):
+        elif graph or _has_file_facts(data):
             yield file.path, data
+
+
+def _has_file_facts(data: bytes) -> bool:
+    """May a file no rule acts on (it imports no TensorFlow) still give the repository's
+    analysis a fact: a star import, training with standalone Keras or through tflearn?"""
+    return may_star_import(data) or may_use_keras(data) or may_use_tflearn(data)
 
 
 def _split_wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules
@@ -291,7 +299,7 @@ def _split_wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules
         for file, data in gitrepo.read_blobs(repo, files):
             if loaded_rules.engine.wants(data):
                 candidates.append(file)
-            elif loaded_rules.engine.reads_programs or may_star_import(data) or may_use_keras(data):
+            elif loaded_rules.engine.reads_programs or _has_file_facts(data):
                 yield file.path, data
 
     facts = loaded_rules.files_facts(others()).facts
