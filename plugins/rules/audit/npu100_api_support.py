@@ -198,7 +198,8 @@ def _judged(ctx: FileContext, lines: Lines) -> Judged:
     """Every use of the file as it was, with its verdict, by (line, column)."""
     judged: Judged = {}
     first = min(lines, default=None)  # the first line with a finding, looked up once
-    #: With no finding near, a verdict depends on the API and whether it is a base class only.
+    #: With no finding near, a verdict depends on the API and whether it is a type only
+    #: (a base class, an annotation, an ``isinstance`` type).
     alone: dict[tuple[str, str, str, bool], Verdict] = {}
     for use in ctx.analysis(api_uses):
         site = use.site
@@ -207,7 +208,7 @@ def _judged(ctx: FileContext, lines: Lines) -> Judged:
         if on_line:
             verdict = judge(use, on_line, ctx.enabled_rules)
         else:
-            key = (use.api, use.listed, use.status, site.base_class)
+            key = (use.api, use.listed, use.status, site.type_use)
             verdict = alone.get(key) or alone.setdefault(key, judge(use, (), ctx.enabled_rules))
         owner = OWNERS.get(use.listed) if verdict.message and use.status in ApiStatus.MIGRATED else None
         if owner is not None and owner.at_site and lines and max(lines) > site.line:
@@ -336,8 +337,10 @@ def _owned(use: ApiUse, owner: Owner, on_line: Sequence[Finding], same_call: lis
         reported = [f for f in on_line if f.rule_id in owner.rules] or same_call
         if reported:
             return Verdict(_migrated(reported))
-        if use.site.base_class and enabled.intersection(owner.rules):
-            return Verdict(True)  # the owner acts where the subclass is constructed
+        if use.site.type_use and enabled.intersection(owner.rules):
+            # A base class: the owner acts where the subclass is constructed; an annotation or
+            # an ``isinstance`` type (``-> tf.Session``) makes nothing the owner could act on.
+            return Verdict(True)
     elif enabled.intersection(owner.rules):
         return Verdict(True)
     elif same_call:
