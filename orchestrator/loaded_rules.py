@@ -20,8 +20,8 @@ from npu_codemod.codemods.names import IMPORTS_TF
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
-from npu_codemod.codemods.standalone_keras import keras_fact
-from npu_codemod.codemods.star_imports import star_import_facts
+from npu_codemod.codemods.standalone_keras import keras_fact, may_use_keras
+from npu_codemod.codemods.star_imports import may_star_import, star_import_facts
 from npu_codemod.codemods.tf_model_idioms import pending_fact, script_pending_fact
 from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_scopes import file_fact
@@ -129,7 +129,7 @@ class LoadedRules:
             for number, (path, data) in enumerate(files, 1):
                 if number % _COLLECT_EVERY == 0:
                     gc.collect(0)
-                wanted = graph or self.engine.wants(data) or may_use_tflearn(data)  # tflearn may name no TF
+                wanted = graph or self.engine.wants(data) or may_give_file_facts(data)
                 if not wanted or len(data) > MAX_SOURCE_BYTES:
                     continue  # a file too large to parse is one error finding of the engine's
                 found = analyse(path, data)
@@ -209,3 +209,10 @@ def configure(plugins: Plugins, selection: RuleSelection) -> list[Rule]:
             rule.settings = settings
         configured.append(rule)
     return configured
+
+
+def may_give_file_facts(data: bytes) -> bool:
+    """May a file no rule acts on (it imports no TensorFlow) still give the repository's
+    analysis a fact: a star import, training with standalone Keras or through tflearn? Such a
+    file is read whatever rules run (its finding is NPU000's, not a pack's)."""
+    return may_star_import(data) or may_use_keras(data) or may_use_tflearn(data)

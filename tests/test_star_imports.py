@@ -133,6 +133,21 @@ def test_the_cli_reports_the_file_and_the_verdict_is_not_ready(tmp_path: Path) -
     assert records[0]["findings"] == records[1]["findings"]
 
 
+@pytest.mark.parametrize("rules", [("--disable-rule", "tf2"), ("--rules", "sess-run")])
+def test_the_finding_does_not_depend_on_the_tf2_pack(tmp_path: Path, rules: tuple[str, str]) -> None:
+    """Files that import no TensorFlow were read for the analysis only while NPU061 (tf2 pack)
+    wanted every file: without it, the star-import and standalone-Keras findings vanished."""
+    keras = ("from keras.models import Sequential\nfrom keras.layers import Dense\n\n"
+             "model = Sequential([Dense(1)])\nmodel.compile('sgd', 'mse')\nmodel.fit(x, y)\n")
+    make_repo(tmp_path / "gan", {"nets.py": NETS, "trainer.py": TRAINER, "keras_train.py": keras})
+    (tmp_path / "repos.txt").write_text("gan\n")
+    cli("scan", "--repos", "repos.txt", "--report-dir", "out", "--no-progress", "--no-cache", *rules,
+        cwd=tmp_path, expect=0)
+    record = repo_record(tmp_path / "out")
+    assert sorted((f["path"], f["line"]) for f in record["findings"] if f["rule_id"] == "NPU000") \
+        == [("keras_train.py", 6), ("trainer.py", 4)]
+
+
 def test_check_lists_the_file_as_run_does(tmp_path: Path) -> None:
     (tmp_path / "nets.py").write_text(NETS)
     (tmp_path / "trainer.py").write_text(TRAINER)

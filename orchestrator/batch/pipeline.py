@@ -22,11 +22,11 @@ from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, not
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.sites import SiteCounts, rule_sites, settle
 from npu_codemod.codemods.source import UndecodableSource, decode_source, source_text
-from npu_codemod.codemods.standalone_keras import keras_findings, may_use_keras
-from npu_codemod.codemods.star_imports import may_star_import, star_findings
+from npu_codemod.codemods.standalone_keras import keras_findings
+from npu_codemod.codemods.star_imports import star_findings
 from npu_codemod.codemods.tf_scopes import code_folders, decided_facts
 from npu_codemod.codemods.tf_versions import KINDS, NON_TF
-from npu_codemod.codemods.tflearn_sessions import may_use_tflearn, tflearn_findings
+from npu_codemod.codemods.tflearn_sessions import tflearn_findings
 from npu_codemod.orchestrator.batch.analysis_cache import CachedAnalysis, cached_analysis
 from npu_codemod.orchestrator.batch.file_cache import cached_engine
 from npu_codemod.orchestrator.batch.group_branches import commit_groups
@@ -55,7 +55,13 @@ from npu_codemod.orchestrator.git.credentials import split_credentials
 from npu_codemod.orchestrator.git.file_patch import file_patch
 from npu_codemod.orchestrator.git.repository import GitError, NoSuchRemote, PyFile
 from npu_codemod.orchestrator.git.workspace import Workspace
-from npu_codemod.orchestrator.loaded_rules import LoadedRules, RepoAnalysis, RuleSelection, load_rules
+from npu_codemod.orchestrator.loaded_rules import (
+    LoadedRules,
+    RepoAnalysis,
+    RuleSelection,
+    load_rules,
+    may_give_file_facts,
+)
 from npu_codemod.orchestrator.redact import mask_secrets
 from npu_codemod.orchestrator.results import RepoResult, failed
 from npu_codemod.orchestrator.verify.records import VerifyRecord
@@ -279,14 +285,8 @@ def _wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules,
         if loaded_rules.engine.wants(data):
             candidates.append(file)
             yield file.path, data
-        elif graph or _has_file_facts(data):
+        elif graph or may_give_file_facts(data):
             yield file.path, data
-
-
-def _has_file_facts(data: bytes) -> bool:
-    """May a file no rule acts on (it imports no TensorFlow) still give the repository's
-    analysis a fact: a star import, training with standalone Keras or through tflearn?"""
-    return may_star_import(data) or may_use_keras(data) or may_use_tflearn(data)
 
 
 def _split_wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules
@@ -299,7 +299,7 @@ def _split_wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules
         for file, data in gitrepo.read_blobs(repo, files):
             if loaded_rules.engine.wants(data):
                 candidates.append(file)
-            elif loaded_rules.engine.reads_programs or _has_file_facts(data):
+            elif loaded_rules.engine.reads_programs or may_give_file_facts(data):
                 yield file.path, data
 
     facts = loaded_rules.files_facts(others()).facts
