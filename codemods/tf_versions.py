@@ -7,7 +7,8 @@ says:
 
 - **C1** compat switch: ``disable_v2_behavior()``/``disable_eager_execution()`` of
   ``tensorflow.compat.v1`` in any spelling, or ``npu_device.compat.enable_v1()``;
-- **C2** a graph API through ``tensorflow.compat.v1`` (``tf.compat.v1.Session``...);
+- **C2** a graph API through ``tensorflow.compat.v1`` (``tf.compat.v1.Session``...), or an
+  Estimator program's API in any spelling (``tf.estimator.Estimator``: graph code on TF 2.x too);
 - neither, graph code an eager program never runs in graph mode (``mode_checks.mode_chosen_spans``):
   a C1/C2 use in a branch taken only when TensorFlow does not execute eagerly, a C1 switch in a
   function's branch on a version its caller passes (``if tf_version == 1:``);
@@ -100,10 +101,20 @@ COMPAT_GRAPH_APIS = frozenset({
     "keras.backend.get_session", "keras.backend.set_session",
 })
 COMPAT_GRAPH_PREFIXES = ("estimator.", "layers.")
+#: C2 through TensorFlow's own name: an Estimator program's API (``tf.estimator.Estimator``,
+#: ``RunConfig``, ``EstimatorSpec``, ``TrainSpec``, ``train_and_evaluate``...). TF 2.x keeps
+#: ``tf.estimator`` (up to 2.15) and an Estimator builds and runs graphs, so on TF 2.x the
+#: program ports through the compat route (NPU062's header, the estimator pack) like one that
+#: spells ``tf.compat.v1.estimator``: the TF 2.6 list's "unsupported" is for eager TF 2.x code.
+#: ``ModeKeys`` are constants eager Keras code reads too: no signal.
+ESTIMATOR_GRAPH_PREFIX = "estimator."
+ESTIMATOR_CONSTANTS = frozenset({"ModeKeys", "mode_keys"})
 #: C2 names that TF 2.x code uses for its GPU settings alone (``config = ConfigProto();
 #: config.gpu_options.allow_growth = True; session = InteractiveSession(config=config)`` at the
 #: top of eager scripts): C2 only in a file that has another C2 use or runs a session; else the
 #: file stays eager TF 2.x code (the compat header's ``enable_v1()`` would switch it to graph mode).
+#: A ``ConfigProto`` that feeds an Estimator (``RunConfig(session_config=config)``) is graph
+#: code: the Estimator is the other C2 use (:data:`ESTIMATOR_GRAPH_PREFIX`).
 SESSION_CONFIG = frozenset({"Session", "InteractiveSession", "ConfigProto"})
 #: T2: TF 2.x-only APIs, each in Ascend's TF 2.6 list and absent from its TF 1.15 list, and
 #: checked against TensorFlow's r1.15 API reference (``tf.nest.*`` and
@@ -615,7 +626,16 @@ def _member_signal(member: str, prefix: str) -> Optional[str]:
     if prefix == "tensorflow." and (member == "contrib" or member.startswith("contrib.")
                                     or "tf." + member in tf1_only_apis()):
         return "t1"
+    if prefix == "tensorflow." and _estimator_program(member):
+        return "c2"
     return None
+
+
+def _estimator_program(member: str) -> bool:
+    """Is ``tensorflow.<member>`` an Estimator program's API (:data:`ESTIMATOR_GRAPH_PREFIX`),
+    not one of its constants?"""
+    return member.startswith(ESTIMATOR_GRAPH_PREFIX) \
+        and ESTIMATOR_CONSTANTS.isdisjoint(member.split("."))
 
 
 def _keras_idiom(index: ModuleIndex, bound: dict[str, str]) -> tuple[Optional[Use], bool]:
