@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from npu_codemod.codemods.tf_versions import (
+    CODE_COMPAT,
     RUNTIME_TF1,
     RUNTIME_TF2,
+    RUNTIME_UNKNOWN,
     TF1,
     TF2,
     TF2_COMPAT,
@@ -101,6 +103,36 @@ def test_the_config_proto_an_estimator_gets_is_no_eager_gpu_idiom() -> None:
     assert signals.c2 is not None
     assert (signals.c2.line, signals.c2.spelled) == (12, "tf.compat.v1.ConfigProto")
     assert signals.e is None
+
+
+TRACED_MODEL_FN = '''"""An Estimator whose model function traces a helper with tf.function."""
+import tensorflow as tf
+
+
+@tf.function
+def scale(x):
+    return 2.0 * x
+
+
+def model_fn(features, labels, mode):
+    loss = tf.reduce_mean(scale(features))
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=tf.no_op())
+
+
+estimator = tf.estimator.Estimator(model_fn)
+'''
+
+
+def test_an_estimator_beside_tf2_idioms_is_compat_code_not_a_conflict() -> None:
+    """The ``model_fn`` runs inside the Estimator's graph, ``tf.function`` too: no "graph-mode
+    compat.v1 API in eager TF 2.x code"; and the file spells no ``tf.compat.v1``, so it is no
+    evidence that the repository's version must be decided (``tf-code:C``)."""
+    signals = signals_of(TRACED_MODEL_FN, "estimator.py")
+    assert signals.e is not None and signals.c2 == signals.estimator
+    assert file_kind(signals, RUNTIME_TF2).kind == TF2_COMPAT
+    assert file_kind(signals, RUNTIME_UNKNOWN).kind == TF1
+    assert CODE_COMPAT not in signals.facts()
+    assert CODE_COMPAT in signals_of(TRAIN, "train.py").facts()  # its compat.v1 ConfigProto
 
 
 def test_the_gpu_idiom_and_the_mode_constants_stay_eager_tf2_code() -> None:
