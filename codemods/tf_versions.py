@@ -7,7 +7,9 @@ says:
 
 - **C1** compat switch: ``disable_v2_behavior()``/``disable_eager_execution()`` of
   ``tensorflow.compat.v1`` in any spelling, or ``npu_device.compat.enable_v1()``;
-- **C2** a graph API through ``tensorflow.compat.v1`` (``tf.compat.v1.Session``...);
+- **C2** a graph API through ``tensorflow.compat.v1`` (``tf.compat.v1.Session``...), or an
+  Estimator program's API in any spelling (``tf.estimator.Estimator``: graph code on TF 2.x too,
+  :attr:`Signals.estimator`);
 - neither, graph code an eager program never runs in graph mode (``mode_checks.mode_chosen_spans``):
   a C1/C2 use in a branch taken only when TensorFlow does not execute eagerly, a C1 switch in a
   function's branch on a version its caller passes (``if tf_version == 1:``);
@@ -100,10 +102,22 @@ COMPAT_GRAPH_APIS = frozenset({
     "keras.backend.get_session", "keras.backend.set_session",
 })
 COMPAT_GRAPH_PREFIXES = ("estimator.", "layers.")
+#: C2 through TensorFlow's own name: an Estimator program's API (``tf.estimator.Estimator``,
+#: ``RunConfig``, ``EstimatorSpec``, ``TrainSpec``, ``train_and_evaluate``...). TF 2.x keeps
+#: ``tf.estimator`` (up to 2.15) and an Estimator builds and runs graphs, so on TF 2.x the
+#: program ports through the compat route (NPU062's header, the estimator pack) like one that
+#: spells ``tf.compat.v1.estimator``: the TF 2.6 list's "unsupported" is for eager TF 2.x code.
+#: ``ModeKeys`` are constants eager Keras code reads too: no signal.
+ESTIMATOR_GRAPH_PREFIX = "estimator."
+ESTIMATOR_CONSTANTS = frozenset({"ModeKeys", "mode_keys"})
+#: The signal of such a use (:attr:`Signals.estimator`).
+ESTIMATOR = "estimator"
 #: C2 names that TF 2.x code uses for its GPU settings alone (``config = ConfigProto();
 #: config.gpu_options.allow_growth = True; session = InteractiveSession(config=config)`` at the
 #: top of eager scripts): C2 only in a file that has another C2 use or runs a session; else the
 #: file stays eager TF 2.x code (the compat header's ``enable_v1()`` would switch it to graph mode).
+#: A ``ConfigProto`` that feeds an Estimator (``RunConfig(session_config=config)``) is graph
+#: code: the Estimator is the other C2 use (:data:`ESTIMATOR_GRAPH_PREFIX`).
 SESSION_CONFIG = frozenset({"Session", "InteractiveSession", "ConfigProto"})
 #: T2: TF 2.x-only APIs, each in Ascend's TF 2.6 list and absent from its TF 1.15 list, and
 #: checked against TensorFlow's r1.15 API reference (``tf.nest.*`` and
@@ -242,6 +256,19 @@ class Signals:
     #: repository's ``model-function:`` facts, which one file alone does not have).
     training: Optional[Use] = None
     model_calls: tuple[str, ...] = ()
+    #: The first use of an Estimator program's API through TensorFlow's own name
+    #: (:data:`ESTIMATOR_GRAPH_PREFIX`): C2 (:attr:`c2` holds it when the file has no other),
+    #: but neither its own evidence for the undetermined finding (:attr:`compat_v1`) nor a
+    #: conflict beside TF 2.x idioms (an Estimator's ``model_fn`` may use ``tf.function``: it
+    #: traces into the Estimator's graph).
+    estimator: Optional[Use] = None
+
+    @property
+    def compat_v1(self) -> bool:
+        """Does the file spell ``tf.compat.v1`` graph code (C1, or a C2 use that is no
+        ``tf.estimator`` name)? Only then is the runtime's choice its own question (the
+        undetermined finding): a ``tf.estimator`` program is TF 1.x code unless TF 2.x runs."""
+        return bool(self.c1) or (self.c2 is not None and self.c2 != self.estimator)
 
     @property
     def e_only(self) -> bool:
@@ -253,7 +280,7 @@ class Signals:
         found = {CODE_T1} if self.t1 else set()
         found |= {CODE_T2} if self.t2 else set()
         found |= {CODE_E_ONLY} if self.e_only else set()
-        found |= {CODE_COMPAT} if (self.c1 or self.c2) and not (self.t1 or self.t2) else set()
+        found |= {CODE_COMPAT} if self.compat_v1 and not (self.t1 or self.t2) else set()
         return frozenset(found)
 
     def kind_t2(self, runtime: str) -> Optional[Use]:
@@ -361,7 +388,8 @@ def _conflict(signals: Signals, runtime: str, why: str = "") -> Optional[Kind]:
     if t1 and runtime == RUNTIME_TF2:
         text = PYTHON2_ON_TF2 if t1.spelled == "Python 2 code" else TF1_ON_TF2
         return Kind(CONFLICT, text.format(first=t1.spelled, why=why or "pinned to TF 2.x"), t1)
-    if signals.c2 and signals.e and not signals.c1 and runtime != RUNTIME_TF1:  # TF 1.x: graph mode
+    if signals.c2 and signals.c2 != signals.estimator and signals.e and not signals.c1 \
+            and runtime != RUNTIME_TF1:  # TF 1.x: graph mode
         return Kind(CONFLICT, GRAPH_IN_EAGER.format(first=signals.c2.spelled,
                                                     second=signals.e.spelled), signals.c2)
     return None
@@ -448,7 +476,7 @@ def _signals(tree: ast.Module, path: str) -> Signals:
             full, signal = _raw_signal(bound[head] + spelled[len(head):end])
             if signal is None:
                 continue  # most names: no record made
-            if signal in ("c1", "c2"):
+            if signal in ("c1", "c2", ESTIMATOR):
                 chosen = chosen or mode_chosen_spans(index)
                 if _mode_chosen(signal, node, chosen):
                     continue
@@ -461,16 +489,17 @@ def _signals(tree: ast.Module, path: str) -> Signals:
                 weak = weak if weak and _before(weak, use) else use
             elif signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
-    if weak is not None and ("c2" in found or _runs_a_session(index)):
+    if weak is not None and ("c2" in found or ESTIMATOR in found or _runs_a_session(index)):
         found["c2"] = found["c2"] if "c2" in found and _before(found["c2"], weak) else weak
+    graph = found.keys() & {"c1", "c2", ESTIMATOR}
     idiom, builds = _keras_idiom(index, bound) if "e" not in found else (None, False)
-    if idiom is not None and builds and not found.keys() & {"c1", "c2", "t1"}:
+    if idiom is not None and builds and not graph and "t1" not in found:
         found["e"] = idiom  # Keras training is E only in a file with no C/T1 signal (the spec's)
     imports_tf = any(_root(target) in ("tensorflow", "tensorflow_estimator")
                      for target in bound.values())
-    signals = Signals(imports_tf, found.get("c1"), found.get("c2"), found.get("t1"), found.get("t2"),
-                      found.get("e"), found.get("adapter"))
-    if idiom is None or builds or not imports_tf or found.keys() & {"c1", "c2", "t1", "t2"}:
+    signals = Signals(imports_tf, found.get("c1"), found.get("c2") or found.get(ESTIMATOR), found.get("t1"),
+                      found.get("t2"), found.get("e"), found.get("adapter"), estimator=found.get(ESTIMATOR))
+    if idiom is None or builds or not imports_tf or graph or found.keys() & {"t1", "t2"}:
         return signals
     calls = _repository_calls(tree, index, imported, path)
     return replace(signals, training=idiom if calls else None, model_calls=calls)
@@ -615,7 +644,16 @@ def _member_signal(member: str, prefix: str) -> Optional[str]:
     if prefix == "tensorflow." and (member == "contrib" or member.startswith("contrib.")
                                     or "tf." + member in tf1_only_apis()):
         return "t1"
+    if prefix == "tensorflow." and _estimator_program(member):
+        return ESTIMATOR
     return None
+
+
+def _estimator_program(member: str) -> bool:
+    """Is ``tensorflow.<member>`` an Estimator program's API (:data:`ESTIMATOR_GRAPH_PREFIX`),
+    not one of its constants?"""
+    return member.startswith(ESTIMATOR_GRAPH_PREFIX) \
+        and ESTIMATOR_CONSTANTS.isdisjoint(member.split("."))
 
 
 def _keras_idiom(index: ModuleIndex, bound: dict[str, str]) -> tuple[Optional[Use], bool]:

@@ -2,8 +2,9 @@
 
 NPU100's counterpart for ``tf2``, ``tf2-compat`` and (in a TF 2.x repository) ``tf-neutral``
 files, where NPU100 does not run: the list is a different one (``api_support_tf2.csv``, which
-names the ``tf.compat.v1.*`` APIs themselves). Every site counts towards the reports' API
-readiness. A name used only as a type (``ReferenceSite.type_use``: a base class, the class
+names the ``tf.compat.v1.*`` APIs themselves; in a ``tf2-compat`` file ``tf.estimator.X`` is
+looked up as the ``tf.compat.v1.estimator.X`` the compat route runs). Every site counts towards
+the reports' API readiness. A name used only as a type (``ReferenceSite.type_use``: a base class, the class
 argument of ``isinstance``/``issubclass``, an annotation) is counted as a site that needs
 nothing (``covered``) and not reported: the anchor looks the list up for call chains only, and
 the list marks ``tf.keras.layers.Layer`` unsupported, yet every Keras layer it supports
@@ -67,6 +68,8 @@ UNSUPPORTED_DTYPES = frozenset({"tensorflow.float64", "tensorflow.double", "tens
                                 "tensorflow.complex128"})
 #: NPU070's strategy as the TF 2.6 list names it.
 MIRRORED_LISTED = list_name(MIRRORED_TF2)
+#: The Estimator as TF 2.x names it, and as the compat route runs it.
+ESTIMATOR_TF2, ESTIMATOR_COMPAT = "tensorflow.estimator.", "tensorflow.compat.v1.estimator."
 _DTYPE_STRING = re.compile(r"\bdtype\s*=\s*(['\"])(float64|double|complex64|complex128)\1")
 
 
@@ -107,7 +110,10 @@ class ApiSupportTf2(Rule):
                "reports' API readiness (a use a rule rewrote away is none: a rerun over the "
                "migrated branch counts the same); a name used only as a type (a base class, "
                "`class L(tf.keras.layers.Layer)`, the class of `isinstance`/`issubclass`, an "
-               "annotation) counts as a site that needs nothing and is not reported.")
+               "annotation) counts as a site that needs nothing and is not reported. In a "
+               "`tf2-compat` file `tf.estimator.X` is the `tf.compat.v1.estimator.X` the compat "
+               "route runs (the list marks it supported): no \"no migration path\" for an "
+               "Estimator, `RunConfig`, `EstimatorSpec` or `train_and_evaluate`.")
     example = """
         import tensorflow as tf
 
@@ -204,7 +210,8 @@ def _on_site(site: ReferenceSite, first: int, end: int, lines: dict[int, list[Fi
 
 def _use(ctx: FileContext, site: ReferenceSite) -> Optional[Use]:
     """The use at ``site`` with its status in the TF 2.6 list (None: no listed API)."""
-    api = list_name(_v2_folded(ctx.names("tensorflow").resolve(site.spelled) or site.name))
+    qualified = _v2_folded(ctx.names("tensorflow").resolve(site.spelled) or site.name)
+    api = list_name(_v1_estimator(qualified) if ctx.file_kind == TF2_COMPAT else qualified)
     if api is None:
         return None
     entry, status = support_list_tf2().lookup(api)
@@ -216,6 +223,15 @@ def _v2_folded(qualified: str) -> str:
     ``compat.v2``; Google's TF 2.x code imports ``tensorflow.compat.v2 as tf``)."""
     head, v2, rest = qualified.partition("tensorflow.compat.v2.")
     return "tensorflow." + rest if v2 and not head else qualified
+
+
+def _v1_estimator(qualified: str) -> str:
+    """``tensorflow.estimator.X`` in a ``tf2-compat`` file is the graph-mode Estimator the
+    compat route runs (NPU062's header, the estimator pack: ``npu_run_config_init``), which the
+    TF 2.6 list names ``tf.compat.v1.estimator.X`` (supported); its "no migration path" for
+    ``tf.estimator.*`` is for eager TF 2.x code (``tf_versions.ESTIMATOR_GRAPH_PREFIX``)."""
+    head, estimator, rest = qualified.partition(ESTIMATOR_TF2)
+    return ESTIMATOR_COMPAT + rest if estimator and not head else qualified
 
 
 def _verdict(use: Use, seen: set[str], enabled: Optional[frozenset[str]]) -> tuple[Optional[str], str]:
