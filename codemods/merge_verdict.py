@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from .api_sites import ApiSites
-from .sites import SiteCounts, site_states
+from .sites import SiteCounts, SiteKey, site_key, site_map, site_states
 
 VERDICTS = ("ready", "needs-work", "blocked", "not-verified")
 
@@ -67,13 +67,26 @@ def merge_verdict(status: str, findings: Iterable[FindingKey], api_sites: Iterab
 
 
 def _work(findings: list[FindingKey], sites: SiteCounts) -> str:
-    """``3 sites left: 2 to change (NPU010 1, NPU100 1), 1 to check (NPU100 1); 1 error``."""
-    change = Counter(rule_id for rule_id, state, level, _, _ in findings
-                     if state == "unmigrated" and level != "note")
-    check = Counter(rule_id for rule_id, state, level, _, _ in findings
-                    if state == "unmigrated" and level == "note")
-    parts = [f"{sum(kinds.values())} to {verb} ({', '.join(f'{r} {n}' for r, n in sorted(kinds.items()))})"
-             for verb, kinds in (("change", change), ("check", check)) if kinds]
+    """``3 site(s) left: 2 to change (NPU010 1, NPU100 1), 1 to check (NPU100 1); 1 error(s)``.
+
+    In sites, as the figures count them: a line left is one site ``to change`` when a finding on
+    it is no note, else ``to check`` (so the two add up to the sites left); a rule is counted
+    once per line it has findings on (two APIs of one line are one site of NPU100's)."""
+    states = site_map((path, line, rule_id, state) for rule_id, state, _, path, line in findings)
+    left = {key for key, state in states.items() if state == "unmigrated"}
+    rules: dict[SiteKey, set[str]] = {}
+    change: set[SiteKey] = set()
+    for rule_id, state, level, path, line in findings:
+        key = site_key(path, line, rule_id)
+        if state == "unmigrated" and key in left:
+            rules.setdefault(key, set()).add(rule_id)
+            if level != "note":
+                change.add(key)
+    parts = []
+    for verb, keys in (("change", change), ("check", left - change)):
+        if keys:
+            per_rule = Counter(rule_id for key in keys for rule_id in rules[key])
+            parts.append(f"{len(keys)} to {verb} ({', '.join(f'{r} {n}' for r, n in sorted(per_rule.items()))})")
     text = f"{sites.left} site(s) left: {', '.join(parts)}" if sites.left else ""
     errors = f"{sites.errors} error(s)" if sites.errors else ""
     return "; ".join(part for part in (text, errors) if part)

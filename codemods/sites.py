@@ -112,18 +112,32 @@ class SiteCounts:
                 "not_needed": self.not_needed, "errors": self.errors}
 
 
+#: A site: a file's line (``(path, line, "")``), or a rule's finding with no line (``(path, 0, rule)``).
+SiteKey = tuple[str, int, str]
+
+
 def site_states(findings: Iterable[tuple[str, int, str, str]]) -> list[str]:
     """The state of each site of ``(path, line, rule_id, status)`` findings (see the module)."""
-    sites: dict[tuple[str, int, str], str] = {}
+    return list(site_map(findings).values())
+
+
+def site_map(findings: Iterable[tuple[str, int, str, str]]) -> dict[SiteKey, str]:
+    """Each site of ``(path, line, rule_id, status)`` findings (:func:`site_key`) -> its state."""
+    sites: dict[SiteKey, str] = {}
     rank = {state: index for index, state in enumerate(SITE_ORDER)}
     for path, line, rule_id, status in findings:
         if status not in rank:
             continue  # a hand-edited run.json may hold others: not counted
-        key = (path, line, "" if line else rule_id)
+        key = site_key(path, line, rule_id)
         known = sites.get(key)
         if known is None or rank[status] < rank[known]:
             sites[key] = status
-    return list(sites.values())
+    return sites
+
+
+def site_key(path: str, line: int, rule_id: str) -> SiteKey:
+    """The site of a finding at ``path:line`` of ``rule_id``."""
+    return path, line, "" if line else rule_id
 
 
 def sites_per_rule(findings: Iterable[Finding]) -> dict[str, Counter[str]]:
