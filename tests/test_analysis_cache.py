@@ -12,6 +12,8 @@ import json
 import zlib
 from pathlib import Path
 
+import pytest
+
 from npu_codemod.orchestrator.batch.analysis_cache import analysis_key, cached_analysis
 from npu_codemod.orchestrator.batch.file_cache import open_store
 from npu_codemod.orchestrator.loaded_rules import RuleSelection
@@ -155,3 +157,23 @@ def test_a_damaged_entry_is_a_miss(tmp_path: Path) -> None:
         assert (again("placement.py", data), again.hits) == (fresh, 0)
     served = cached_analysis(selection, str(tmp_path / "ws"))
     assert (served("placement.py", data), served.hits) == (fresh, 1)
+
+
+def test_the_fingerprint_covers_the_code_that_runs_the_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``LoadedRules.file_facts`` decides which files are read and which analyses each gets; it
+    lives in ``orchestrator/``, outside the hashed packages: an edit of it must miss every entry
+    (a TF file's cached facts had no standalone-Keras fact once that analysis was added there)."""
+    from npu_codemod.orchestrator.batch import analysis_cache
+    from npu_codemod.orchestrator.loaded_rules import LoadedRules, RuleSelection
+
+    selection = RuleSelection()
+    analysis_cache.analysis_fingerprint.cache_clear()
+    first = analysis_cache.analysis_fingerprint(selection)
+    real = analysis_cache.module_source_hash
+    monkeypatch.setattr(analysis_cache, "module_source_hash",
+                        lambda name: "edited" if name == LoadedRules.__module__ else real(name))
+    analysis_cache.analysis_fingerprint.cache_clear()
+    try:
+        assert first is not None and analysis_cache.analysis_fingerprint(selection) != first
+    finally:
+        analysis_cache.analysis_fingerprint.cache_clear()

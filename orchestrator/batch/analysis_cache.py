@@ -12,7 +12,8 @@ same SQLite file, evicted with the outcomes) under a key of its own:
 - **analysis fingerprint**: the result cache's rule-set fingerprint (versions, every file of
   the engine, its helpers and the built-in rules, each enabled rule's source and settings), and
   each analysis hook's plugin name and a hash of its package's sources (a plugin may analyse
-  without any enabled rule). A hook whose source cannot be read turns this cache off;
+  without any enabled rule), and a hash of ``orchestrator/loaded_rules.py``, which runs the
+  analysis. A hook whose source cannot be read turns this cache off;
 - **value**: the file's facts. A file on which a hook raised is not kept: it is analysed again
   next time, and reports its error again.
 
@@ -81,7 +82,12 @@ def analysis_fingerprint(selection: RuleSelection) -> Optional[str]:
         if source is None:
             return None
         hooks.append([plugins.pm.get_name(impl.plugin) or "", impl.function.__qualname__, source])
-    return hashlib.sha256(json.dumps([rule_set, hooks]).encode()).hexdigest()
+    # The code that runs the analysis itself (``LoadedRules.file_facts``: which files are read,
+    # which of the engine's analyses each gets) lives outside the hashed packages.
+    analysis = module_source_hash(LoadedRules.__module__)
+    if analysis is None:
+        return None
+    return hashlib.sha256(json.dumps([rule_set, hooks, analysis]).encode()).hexdigest()
 
 
 def _restored(stored: Optional[tuple[bytes, Optional[bytes]]]) -> Optional[FileFacts]:
