@@ -15,12 +15,12 @@ from fissix.pgen2 import driver
 
 from npu_codemod.api._toolkit import ApiStatus
 from npu_codemod.codemods import regenerate_support_list as regenerate
+from npu_codemod.codemods.api_owners import OWNERS
 from npu_codemod.codemods.names import ImportNames
 from npu_codemod.codemods.qualified import references_under
 from npu_codemod.codemods.support_list import SupportList, list_name, support_list
 from npu_codemod.orchestrator.batch import file_cache
 from npu_codemod.plugins.manager import load_plugins
-from npu_codemod.plugins.rules.audit.owners import OWNERS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The published list (the project's ``../shared/data``), vendored so the suite needs nothing

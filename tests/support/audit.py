@@ -6,8 +6,8 @@ from collections import Counter
 from typing import Iterable
 
 from npu_codemod.api._toolkit import support_list
+from npu_codemod.codemods.api_owners import OWNERS
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.plugins.rules.audit.owners import OWNERS
 from npu_codemod.testing import engine_of_ids
 
 AUDIT = {"NPU100"}

@@ -23,7 +23,9 @@ from npu_codemod.api import FileContext, ImportNames, Node, Rule, hookimpl
 from npu_codemod.api._toolkit import (
     ESTIMATOR_MODULES,
     HOROVOD_MODULES,
+    HOROVOD_OPT_IN,
     HOROVOD_RULES,
+    OWNERS,
     TF1,
     ApiStatus,
     Finding,
@@ -35,13 +37,12 @@ from npu_codemod.api._toolkit import (
     distribution,
     in_npu_form,
     list_name,
+    owner_verdict,
     site_references,
     support_list,
     unresolved_accesses,
     written_uses,
 )
-
-from .owners import HOROVOD_OPT_IN, OWNERS, Owner
 
 #: What ``accessor:`` facts say of a function whose module is not known.
 UNRESOLVED = "?"
@@ -50,9 +51,6 @@ UNRESOLVED_ACCESS = ("unresolved TensorFlow access: {function}() is a function o
                      "the module up): check {code} against Ascend's API support list by hand")
 HOROVOD_SKIPPED = ("Horovod API in a file no rule rewrites ({api}): port the file to graph mode "
                    "(tf.Session or Estimator) first, then {then}")
-#: A use of an API Ascend migrates whose owning rules all were off: the message names the opt-in.
-OWNER_OFF = ("Ascend migrates {api}, and npu-codemod's {rules} does, but it was off in this run: "
-             "turn it on (--rules default,{ids}) or migrate it as the guide says")
 
 #: Findings on one line, by line (the rules' own, not NPU100's).
 Lines = dict[int, list[Finding]]
@@ -322,33 +320,12 @@ def _judge(use: ApiUse, on_line: Sequence[Finding], enabled: frozenset[str]) -> 
     if use.status in ApiStatus.READY or use.status == ApiStatus.UNKNOWN:
         return Verdict(_migrated(same_call))
     owner = OWNERS.get(use.listed) if use.status in ApiStatus.MIGRATED else None
-    if owner is not None:
-        return _owned(use, owner, on_line, same_call, enabled)
+    if owner is not None:  # covered by its owner (the shared table), or a miss to report
+        return Verdict(*owner_verdict(owner, use.api, use.status, use.site, on_line, enabled))
     if same_call:  # at most one finding per site: that rule's instruction stands
         return Verdict(_migrated(same_call), owned=True)
     level = "note" if use.status == ApiStatus.UNDER_ANALYSIS else ""
     return Verdict(False, api_advice(use.status, use.api), level)
-
-
-def _owned(use: ApiUse, owner: Owner, on_line: Sequence[Finding], same_call: list[Finding],
-           enabled: frozenset[str]) -> Verdict:
-    """A use of an API Ascend migrates: covered by its owner, or a miss to report."""
-    if owner.at_site:
-        reported = [f for f in on_line if f.rule_id in owner.rules] or same_call
-        if reported:
-            return Verdict(_migrated(reported))
-        if use.site.type_use and enabled.intersection(owner.rules):
-            # A base class: the owner acts where the subclass is constructed; an annotation or
-            # an ``isinstance`` type (``-> tf.Session``) makes nothing the owner could act on.
-            return Verdict(True)
-    elif enabled.intersection(owner.rules):
-        return Verdict(True)
-    elif same_call:
-        return Verdict(_migrated(same_call))
-    if not enabled.intersection(owner.rules):
-        return Verdict(False, OWNER_OFF.format(api=use.api, rules=" or ".join(owner.rules),
-                                               ids=",".join(owner.rules)))
-    return Verdict(False, api_advice(use.status, use.api))
 
 
 def _on_statement(ctx: FileContext, lines: Lines, line: int) -> list[Finding]:

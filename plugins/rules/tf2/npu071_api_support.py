@@ -19,8 +19,12 @@ or ``tf-neutral`` file (no TF1 owner runs there) that no other rule reported is 
 ``tf.distribute.MirroredStrategy``, which NPU070 owns, with NPU070's words and, while NPU070 is
 off, its pack; the others (``tf.distribute.OneDeviceStrategy``,
 ``tf.config.set_soft_device_placement``, a ``set_memory_growth`` NPU052 did not cover) with
-NPU100's owner-miss words. In ``tf2-compat`` files the TF1 owners migrate them (some away from
-the site: ``tf.compat.v1.ConfigProto`` through its session), so NPU071 reports none there.
+NPU100's owner-miss words. In ``tf2-compat`` files the TF1 rules run and own them: such a
+site is judged as NPU100 judges it, with NPU100's owner table (``api_owners``, the list's
+``tf.compat.v1.X`` read as the table's ``tf.X``): covered by an enabled owner that acts
+elsewhere (``tf.compat.v1.ConfigProto`` through its session, NPU007; ``tf.data.Dataset`` at its
+batch calls, NPU002) or by its owner's finding on the site's line or statement (a ``Session``,
+NPU007), else a miss in NPU100's words (naming the opt-in while the owner is off).
 
 Horovod, which the TF 2.6 list does not name and TF Adapter 2.x supports only in compat.v1
 scripts: each use in a ``tf2`` or ``tf-neutral`` file that no other rule reported (NPU070 of the
@@ -52,9 +56,12 @@ from npu_codemod.api._toolkit import (
     Finding,
     ReferenceSite,
     api_advice,
+    ast_statement_spans,
+    compat_owner,
     horovod_tf2_advice,
     is_horovod_tf2_name,
     list_name,
+    owner_verdict,
     site_references,
     support_list_tf2,
     written_uses,
@@ -99,7 +106,12 @@ class ApiSupportTf2(Rule):
                "`supported-after-migration` or `trains-after-migration` that no rule reported "
                "(`tf.distribute.OneDeviceStrategy`, `tf.config.set_soft_device_placement`: a miss "
                "to migrate as the guide says; `tf.distribute.MirroredStrategy` with NPU070's words, "
-               "naming its pack while NPU070 is off); `tf.float64`/`tf.complex64`/`tf.complex128` "
+               "naming its pack while NPU070 is off); in a `tf2-compat` file, each use of such an API "
+               "that its TF1 owner in NPU100's table did not cover, in NPU100's words "
+               "(`tf.compat.v1.ConfigProto` is NPU007's through its session, "
+               "`tf.compat.v1.data.Dataset` NPU002's: covered while it is on; "
+               "`tf.compat.v1.Session` NPU007's at its site; an owner that is off is named); "
+               "`tf.float64`/`tf.complex64`/`tf.complex128` "
                "and `dtype=\"float64\"` strings (the NPU does not support them); each use of "
                "Horovod (`hvd.init`, `hvd.DistributedGradientTape`...: TF Adapter 2.x supports it "
                "only in compat.v1 scripts) in a TF 2.x file that no other rule reported, with the "
@@ -141,7 +153,11 @@ class ApiSupportTf2(Rule):
             site = use.site
             if site.type_use or _on_site(site, site.line, site.line + 1, lines):
                 continue  # counted as needing nothing; another rule's finding names the site
-            message, level = _verdict(use, seen, ctx.enabled_rules if migrated else None)
+            if _compat_owned(ctx, use):  # the TF1 rules own it: NPU100's verdict
+                message: Optional[str] = _owned(ctx, use, site.line, site.line + 1, lines)[1]
+                level = ""
+            else:
+                message, level = _verdict(use, seen, ctx.enabled_rules)
             if message:
                 ctx.report_at(site.line, site.column, "unmigrated", message, level)
             elif site.name in UNSUPPORTED_DTYPES:
@@ -196,9 +212,46 @@ def _counted(ctx: FileContext, lines: dict[int, list[Finding]]) -> list[tuple[Us
         if use is None:
             continue
         first, end = (use.site.line, use.site.line + 1) if written.was else written.replaced
+        if _compat_owned(ctx, use):
+            counted.append((use, _owned(ctx, use, first, end, lines)[0]))
+            continue
         found = _on_site(use.site, first, end, lines)
         counted.append((use, any(f.status == "migrated" for f in found)))
     return counted
+
+
+def _compat_owned(ctx: FileContext, use: Use) -> bool:
+    """Whether ``use`` is one the TF1 rules own: an API Ascend migrates, in a ``tf2-compat``
+    file (they run there; in ``tf2`` and ``tf-neutral`` files each miss is NPU071's)."""
+    return ctx.file_kind == TF2_COMPAT and use.status in ApiStatus.MIGRATED
+
+
+def _owned(ctx: FileContext, use: Use, first: int, end: int,
+           lines: dict[int, list[Finding]]) -> tuple[bool, str]:
+    """Whether a use the TF1 rules own (``_compat_owned``) is covered, and the miss to report
+    ("" for none), as NPU100 judges it: by its owner in NPU100's table, given the findings on
+    lines ``first`` to ``end`` (a written use: the lines it replaced) and on the rest of the
+    statement that spans them (NPU007 reports ``sess = tf.compat.v1.Session(`` at its first
+    line). An API the table has no owner for (``tf.distribute.OneDeviceStrategy``) is covered
+    by a ``migrated`` finding on its own site, else a miss in NPU100's owner-miss words."""
+    owner = compat_owner(use.listed)
+    if owner is None:
+        found = _on_site(use.site, first, end, lines)
+        return any(f.status == "migrated" for f in found), "" if found else api_advice(use.status, use.api)
+    spans, last = ctx.analysis(statement_spans), max(end - 1, first)
+    start, stop = spans.get(first, (first, first))[0], spans.get(last, (last, last))[1]
+    on_statement = [f for number in range(start, stop + 1) for f in lines.get(number, ())]
+    return owner_verdict(owner, use.api, use.status, use.site, on_statement, ctx.enabled_rules)
+
+
+def statement_spans(ctx: FileContext) -> dict[int, tuple[int, int]]:
+    """Line -> the first and last line of the simple statement over several lines that spans
+    it (none for a file ``ast`` cannot read: each site is then its own line)."""
+    spans: dict[int, tuple[int, int]] = {}
+    for first, last in ast_statement_spans(ctx) or ():
+        for number in range(first, last + 1):
+            spans.setdefault(number, (first, last))
+    return spans
 
 
 def _on_site(site: ReferenceSite, first: int, end: int, lines: dict[int, list[Finding]]) -> list[Finding]:
@@ -234,17 +287,15 @@ def _v1_estimator(qualified: str) -> str:
     return ESTIMATOR_COMPAT + rest if estimator and not head else qualified
 
 
-def _verdict(use: Use, seen: set[str], enabled: Optional[frozenset[str]]) -> tuple[Optional[str], str]:
+def _verdict(use: Use, seen: set[str], enabled: frozenset[str]) -> tuple[Optional[str], str]:
     """The message and SARIF level for one use no other rule reported (None: nothing to
-    report). With ``enabled`` (a ``tf2`` or ``tf-neutral`` file), a use of an API Ascend
-    migrates (``supported-after-migration``, ``trains-after-migration``) is a miss: NPU070's
-    words for MirroredStrategy, naming its pack while it is off; NPU100's owner-miss words for
-    the others (``tf.distribute.OneDeviceStrategy``, ``tf.config.set_soft_device_placement``,
-    an owner's site it did not cover): a site no finding names would keep the repository
-    short of ``ready`` with nothing to say where."""
+    report). A use of an API Ascend migrates (``supported-after-migration``,
+    ``trains-after-migration``) that the TF1 rules do not own (``_compat_owned``) is a miss:
+    NPU070's words for MirroredStrategy, naming its pack while it is off; NPU100's owner-miss
+    words for the others (``tf.distribute.OneDeviceStrategy``,
+    ``tf.config.set_soft_device_placement``, an owner's site it did not cover): a site no
+    finding names would keep the repository short of ``ready`` with nothing to say where."""
     if use.status in ApiStatus.MIGRATED:
-        if enabled is None:
-            return None, ""  # tf2-compat: the TF1 owners migrate these, some elsewhere
         if use.listed == MIRRORED_LISTED:
             off = HOROVOD_TF2_RULE not in enabled
             return (f"{STRATEGY_TF2}; {HOROVOD_TF2_OPT_IN}" if off else STRATEGY_TF2), ""

@@ -17,6 +17,14 @@ from fissix.fixer_util import Dot
 
 from npu_codemod.api import Base, FileContext
 from npu_codemod.codemods.accessors import accessor_facts, unresolved_accesses
+from npu_codemod.codemods.api_owners import (
+    HOROVOD_OPT_IN,
+    OWNER_OFF,
+    OWNERS,
+    Owner,
+    compat_owner,
+    owner_verdict,
+)
 from npu_codemod.codemods.api_sites import ApiStatus
 from npu_codemod.codemods.api_sites import advice as api_advice
 from npu_codemod.codemods.ast_handover import alias_lines as ast_alias_lines
@@ -228,6 +236,7 @@ __all__ = [
     "child_index",
     "class_facts",
     "classify",
+    "compat_owner",
     "compound_body",
     "definition_name",
     "device_binding",
@@ -259,6 +268,7 @@ __all__ = [
     "header_index",
     "HOROVOD_KERAS_MODULES",
     "HOROVOD_MODULES",
+    "HOROVOD_OPT_IN",
     "HOROVOD_RULES",
     "HOROVOD_TF2",
     "HOROVOD_TF2_CALLBACKS",
@@ -302,6 +312,10 @@ __all__ = [
     "COMPAT_INIT_IMPORT",
     "NPU_STRATEGY",
     "open_block",
+    "Owner",
+    "OWNER_OFF",
+    "owner_verdict",
+    "OWNERS",
     "own_nodes",
     "parse_module",
     "per_node",

@@ -1,17 +1,23 @@
 """Which rule of the project migrates each API that Ascend migrates: the one owner table.
 
-Every API Ascend's list marks ``supported-after-migration`` or ``trains-after-migration`` has an
-owner here (a test checks the table against the list both ways). An owner that acts **at the
-API's own site** covers a site when one of its rules reported that line; one that acts
+Every API Ascend's TF 1.15 list marks ``supported-after-migration`` or ``trains-after-migration``
+has an owner here (a test checks the table against the list both ways). An owner that acts **at
+the API's own site** covers a site when one of its rules reported that line; one that acts
 **elsewhere** (``tf.ConfigProto`` is configured through the session that uses it) covers every
-site whenever one of its rules is enabled. A site no enabled owner covered is an NPU100 finding:
-that is how the project finds its own misses. Owners name rule ids whether or not the rule is
-installed yet: one that is not counts as disabled.
+site whenever one of its rules is enabled. A site no enabled owner covered is a finding of the
+audit (NPU100; NPU071 in ``tf2-compat`` files, where the same TF1 rules run): that is how the
+project finds its own misses. Owners name rule ids whether or not the rule is installed yet: one
+that is not counts as disabled.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from npu_codemod.codemods.api_sites import advice
+from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.qualified import ReferenceSite
 
 
 @dataclass(frozen=True)
@@ -23,6 +29,11 @@ class Owner:
 #: With none of the ``distributed`` pack's Horovod rules (``HOROVOD_RULES``) enabled, every
 #: Horovod site NPU100 reports names the opt-in.
 HOROVOD_OPT_IN = "npu-codemod migrates this with `--rules default,distributed`"
+#: A use of an API Ascend migrates whose owning rules all were off: the message names the opt-in.
+OWNER_OFF = ("Ascend migrates {api}, and npu-codemod's {rules} does, but it was off in this run: "
+             "turn it on (--rules default,{ids}) or migrate it as the guide says")
+#: How the TF 2.6 list spells the TF 1.x API that compat code runs (``tf.compat.v1.Session``).
+COMPAT_V1 = "tf.compat.v1."
 SESSION_CONFIG = Owner(("NPU007",))
 ESTIMATOR = Owner(("NPU011",))
 MIXED_PRECISION_POLICY = Owner(("NPU033",))
@@ -79,3 +90,39 @@ OWNERS: dict[str, Owner] = {
     **{f"tf.config.experimental.{name}": GPU_MEMORY for name in (
         "set_memory_growth", "set_virtual_device_configuration", "VirtualDeviceConfiguration")},
 }
+
+
+def compat_owner(listed: str) -> Optional[Owner]:
+    """The owner of an API as the TF 2.6 list names it, in compat code (``tf2-compat`` files,
+    where the TF1 rules run): ``tf.compat.v1.ConfigProto`` is the ``tf.ConfigProto`` the table
+    names; a name without ``compat.v1`` (``tf.config.set_soft_device_placement``) is itself."""
+    head, compat, rest = listed.partition(COMPAT_V1)
+    return OWNERS.get("tf." + rest if compat and not head else listed)
+
+
+def owner_verdict(owner: Owner, api: str, status: str, site: ReferenceSite,
+                  on_line: Sequence[Finding], enabled: frozenset[str]) -> tuple[bool, str]:
+    """Whether ``owner`` covers a use of ``api`` (its ``status`` one Ascend migrates) at
+    ``site``, given the other rules' findings ``on_line`` (its line or statement) and the
+    ``enabled`` rules, and the miss to report ("" for none). At the site: one of its rules
+    reported the line, or any rule the site itself (that rule's instruction stands); a type
+    use (a base class: the owner acts where the subclass is constructed) while it is enabled.
+    Elsewhere: while it is enabled. A miss names the opt-in while the owner is off."""
+    same_call = [f for f in on_line if site.column <= f.column <= site.end_column]
+    if owner.at_site:
+        reported = [f for f in on_line if f.rule_id in owner.rules] or same_call
+        if reported:
+            return _migrated(reported), ""
+        if site.type_use and enabled.intersection(owner.rules):
+            return True, ""
+    elif enabled.intersection(owner.rules):
+        return True, ""
+    elif same_call:
+        return _migrated(same_call), ""
+    if not enabled.intersection(owner.rules):
+        return False, OWNER_OFF.format(api=api, rules=" or ".join(owner.rules), ids=",".join(owner.rules))
+    return False, advice(status, api)
+
+
+def _migrated(findings: Sequence[Finding]) -> bool:
+    return any(finding.status == "migrated" for finding in findings)
