@@ -57,7 +57,7 @@ def reexport_facts(path: str, text: str) -> set[str]:
     if tree is None:
         return set()
     package = ".".join(module_parts(path))
-    facts = set()
+    facts: set[str] = set()
     for node in module_level(tree.body):
         if isinstance(node, ast.Import):
             # ``import pkg.sub`` binds ``pkg`` alone; ``import pkg.sub as sub`` binds ``sub``
