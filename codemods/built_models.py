@@ -9,7 +9,8 @@ of the class), to
 - a call of an Estimator class (:data:`ESTIMATORS`) or of a Keras model maker
   (:data:`KERAS_MODELS`: ``tf.keras.Model(...)``, ``Sequential(...)``, ``load_model(...)``),
 - a call of a class of the repository that subclasses one of them, in any file (the
-  ``class:`` facts of :mod:`classes`),
+  ``class:`` facts of :mod:`classes`), spelled through the packages that re-export it too
+  (:mod:`reexports`),
 - a call of a function of the repository that returns one of these (``model = build_model()``,
   ``self.make_estimator()``): the ``model-function:`` facts of :func:`model_facts`, gathered
   from each file with ``ast`` before any rewrite,
@@ -51,6 +52,7 @@ from .names import (
     spelled_name,
 )
 from .nodes import enclosing_scope
+from .reexports import reexports
 from .rule import FileContext
 from .scopes import assigned_values
 from .walk import scope_statements
@@ -218,12 +220,13 @@ class ModelFacts:
         self.classes = {name: ESTIMATOR if found.api_base in ESTIMATORS else KERAS
                         for name, found in subclasses.items()}
         self._known_classes, self._known_functions = KnownNames(self.classes), KnownNames(self.functions)
+        self._reexports = reexports(frozenset(facts))
 
     def kind(self, target: str, path: str, visiting: frozenset[str] = frozenset()) -> Optional[str]:
         """The kind of model that calling ``target`` (a dotted name as the file at ``path``
         imports it, or module-qualified) makes, or None."""
         package = module_parts(path)[:-1]
-        found = self._known_classes.nearest(target, package)
+        found = self._reexports.resolve(target, package, self._known_classes.nearest)  # tfgan.estimator.X
         if found is not None:
             return self.classes[found]
         name = self._known_functions.nearest(target, package)

@@ -16,8 +16,13 @@ those of the class's own ``__init__`` after ``self`` (``model_fn,config,*,params
 ``*`` or ``*args`` before the keyword-only ones), or ``-`` when it defines none.
 :func:`subclass_calls` reads the facts back for the file being rewritten.
 
+A call may spell the class through the packages that re-export it (``import mylib``,
+``mylib.estimator.GANEstimator(...)`` where ``mylib``'s and ``mylib.estimator``'s ``__init__``
+import it: the ``reexport:`` facts of :mod:`reexports`).
+
 Not seen: a class defined in a file that imports no TensorFlow (no analysis runs there), in a
-function, or built through something other than a call of its (imported) name.
+function, built through something other than a call of its (imported) name, or re-exported
+under another name (``from .gan import GANEstimator as GE``).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from .names import (
     public_name,
 )
 from .qualified import Reference
+from .reexports import Reexports, reexports
 from .rule import FileContext
 from .walk import position, pre_order
 
@@ -242,6 +248,7 @@ class _FileNames:
     module: str
     package: tuple[str, ...]
     classes: dict[str, RepositoryClass]
+    reexports: Reexports
 
     @property
     def heads(self) -> set[str]:
@@ -253,17 +260,20 @@ class _FileNames:
         head, _, rest = spelled.partition(".")
         if head in self.imports:
             target = self.imports[head] + (f".{rest}" if rest else "")
-            found = nearest_name(target, self.package, self.classes.keys())
+            found = self.reexports.resolve(target, self.package, self._nearest)
         else:
             found = f"{self.module}.{spelled}"
         return self.classes.get(found or "")
+
+    def _nearest(self, target: str, package: tuple[str, ...]) -> Optional[str]:
+        return nearest_name(target, package, self.classes.keys())
 
 
 def _file_names(ctx: FileContext, classes: dict[str, RepositoryClass]) -> _FileNames:
     tree = module_ast(ctx.original)
     parts = module_parts(ctx.path)
     imports = imported_names(tree, ctx.path) if tree is not None else {}
-    return _FileNames(imports, ".".join(parts), parts[:-1], classes)
+    return _FileNames(imports, ".".join(parts), parts[:-1], classes, reexports(ctx.facts))
 
 
 def _class_call(power: pytree.Node, names: _FileNames) -> Optional[SubclassCall]:

@@ -247,6 +247,22 @@ def statements(tree: ast.AST) -> Iterator[ast.stmt]:
                 stack.extend(reversed(value))
 
 
+_BLOCKS = (ast.If, ast.Try, ast.With)
+
+
+def module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The module-level statements, those in ``if``/``try``/``with`` blocks too (not in
+    functions or classes: they bind no module name)."""
+    for node in body:
+        yield node
+        if not isinstance(node, _BLOCKS):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from module_level(getattr(node, field, None) or [])
+        for handler in getattr(node, "handlers", None) or []:
+            yield from module_level(handler.body)
+
+
 def child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
     """The fields of a node type that may hold nodes worth walking to, last first (pushed on a
     stack: popped in order): not ``ctx`` (``Load``/``Store``), the operators (``op``, ``ops``)

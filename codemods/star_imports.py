@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterable, Optional
 
-from .modules import module_ast, nearest_name
+from .modules import module_ast, module_level, nearest_name
 from .names import (
     ESTIMATOR_PACKAGE,
     STAR,
@@ -118,7 +118,7 @@ def named_import_facts(path: str, text: str) -> set[str]:
         return set()
     used = set(_USED.findall(text))
     facts = set()
-    for node in _module_level(tree.body):
+    for node in module_level(tree.body):
         if not isinstance(node, ast.ImportFrom) or (not node.level and _foreign(node.module or "")):
             continue
         names = [f"{alias.name}:{alias.asname or alias.name}" for alias in node.names
@@ -152,7 +152,7 @@ def _tf_bindings(text: str) -> tuple[dict[str, str], Optional[set[str]]]:
         return {}, None
     bound: dict[str, str] = {}
     listed: Optional[set[str]] = None
-    for node in _module_level(tree.body):
+    for node in module_level(tree.body):
         if isinstance(node, (ast.Import, ast.ImportFrom)) and not (isinstance(node, ast.ImportFrom) and node.level):
             bound.update((local, target) for local, target in ast_import_bindings(node)
                          if local != STAR and target.split(".")[0] in _ROOTS)
@@ -240,7 +240,7 @@ def _binds_tf(spelled: str, path: str, name: str, read: Callable[[str], Optional
     if name in bound:
         return bound[name]
     tree = module_ast(text) if depth > 0 else None
-    for node in _module_level(tree.body if tree is not None else []):
+    for node in module_level(tree.body if tree is not None else []):
         if isinstance(node, ast.ImportFrom) and (node.level or not _foreign(node.module or "")):
             for alias in node.names:
                 if (alias.asname or alias.name) == name and alias.name != STAR:
@@ -318,20 +318,6 @@ def _absolute(spelled: str, path: str) -> Optional[str]:
 
 
 _DOTTED = (ast.Name, ast.Attribute)
-_BLOCKS = (ast.If, ast.Try, ast.With)
-
-
-def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The module-level statements, those in ``if``/``try``/``with`` blocks too (not in
-    functions or classes: they bind no module name)."""
-    for node in body:
-        yield node
-        if not isinstance(node, _BLOCKS):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            yield from _module_level(getattr(node, field, None) or [])
-        for handler in getattr(node, "handlers", None) or []:
-            yield from _module_level(handler.body)
 
 
 def _literal_names(value: ast.expr) -> Optional[set[str]]:

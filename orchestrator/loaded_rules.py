@@ -17,6 +17,7 @@ from npu_codemod.codemods.built_models import model_facts
 from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine, collector_paused, size_problem
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.names import IMPORTS_TF
+from npu_codemod.codemods.reexports import is_package_init, reexport_facts
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
@@ -129,7 +130,7 @@ class LoadedRules:
             for number, (path, data) in enumerate(files, 1):
                 if number % _COLLECT_EVERY == 0:
                     gc.collect(0)
-                wanted = graph or self.engine.wants(data) or may_give_file_facts(data)
+                wanted = graph or self.engine.wants(data) or may_give_file_facts(data) or is_package_init(path)
                 if not wanted or len(data) > MAX_SOURCE_BYTES:
                     continue  # a file too large to parse is one error finding of the engine's
                 found = analyse(path, data)
@@ -142,7 +143,7 @@ class LoadedRules:
         """One file's part of the analysis (a file the engine :meth:`~.Engine.wants`, or with NPU061
         on any Python file, for the import graph): its TensorFlow signals, its import-graph fact,
         its model facts and the training they may decide (``tf_model_idioms``), its star imports
-        (``star_imports``), its training in a session no rule sees (``standalone_keras``,
+        (``star_imports``), a package's re-exports (``reexports``), its training in a session no rule sees (``standalone_keras``,
         ``tflearn_sessions``), and every
         ``npu_codemod_analyze_file`` hook's facts; depends on nothing but ``path``,
         ``data`` and the plugins."""
@@ -161,6 +162,7 @@ class LoadedRules:
             facts.update(filter(None, [graph_fact(path, text, signals), pending_fact(path, signals)]))
             facts.add(file_fact(path, signals))
             facts.update(star_import_facts(path, text, imports_tf=True))
+            facts.update(reexport_facts(path, text))  # a package's names, for its importers
             # sessions no rule sees: standalone Keras's and tflearn's (findings at the end)
             facts.update(filter(None, [keras_fact(path, text, imports_tf=True), tflearn_fact(path, text)]))
             results, errors = self.plugins.call_each("npu_codemod_analyze_file", path=path, text=text)
@@ -170,6 +172,7 @@ class LoadedRules:
         if size_problem(text) is None:  # imports no TF: an entry of NPU061's, or a link to one
             facts.update(filter(None, [graph_fact(path, text, None), script_pending_fact(path, text)]))
             facts.update(star_import_facts(path, text, imports_tf=False))  # TF through ``import *``?
+            facts.update(reexport_facts(path, text))  # a package's names, for its importers
             # or through standalone Keras, or tflearn?
             facts.update(filter(None, [keras_fact(path, text), tflearn_fact(path, text)]))
         return FileFacts(frozenset(facts))

@@ -1,0 +1,126 @@
+"""What a package's ``__init__`` re-exports, so that a name spelled through the package finds
+the repository's class or function it is.
+
+``import mylib; mylib.estimator.GANEstimator(...)`` names the class
+``mylib.estimator.gan_estimator.GANEstimator`` when ``mylib/__init__.py`` imports the
+subpackage (``from mylib import estimator``) and ``mylib/estimator/__init__.py`` imports the
+class (``from .gan_estimator import *``, ``from .gan_estimator import GANEstimator``): the
+dotted name is no module-qualified name of the repository, so a rule that looks it up among
+the repository's facts (``class:``...) alone finds nothing and leaves the construction with no
+word. Each package's ``__init__`` is read on its own before any rewrite
+(:func:`reexport_facts`, whether it imports TensorFlow or not), one fact per name its
+module-level imports bind::
+
+    reexport:<package>|<name>|<target>
+
+``<package>`` is the ``__init__``'s module (``mylib/estimator/__init__.py`` ->
+``mylib.estimator``), ``<name>`` the name bound (``*`` for a star import), ``<target>`` what it
+is bound to as the import spells it, relative imports made absolute (``from .gan_estimator
+import *`` -> ``mylib.estimator.gan_estimator``). :meth:`Reexports.resolve` follows them.
+
+Not followed: a name assigned in the ``__init__`` (``GANEstimator = gan_estimator.GANEstimator``),
+a plain module's re-exports, ``__all__`` (a star import is taken to pass on the name asked for:
+the name must still be a class of the module it ends at).
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import PurePosixPath
+from typing import Callable, FrozenSet, Iterable, Optional
+
+from .modules import KnownNames, module_ast, module_level
+from .names import STAR, ast_import_bindings, module_parts
+
+PREFIX = "reexport:"
+#: How many re-exports a name is followed through (``tfgan.estimator.GANEstimator``: the
+#: package's star import of its ``python`` package, that package's import of ``estimator``,
+#: its star import of ``gan_estimator``).
+_DEPTH = 4
+#: What looks a module-qualified name up from a package (``KnownNames.nearest``).
+Find = Callable[[str, tuple[str, ...]], Optional[str]]
+
+
+def is_package_init(path: str) -> bool:
+    """Is ``path`` a package's ``__init__.py`` (whose re-exports :func:`reexport_facts` reads)?"""
+    return PurePosixPath(path.replace("\\", "/")).name == "__init__.py"
+
+
+def reexport_facts(path: str, text: str) -> set[str]:
+    """The ``reexport:`` facts of a package's ``__init__`` (none for any other file): one per
+    name its module-level imports of the repository's modules bind (TensorFlow's and those
+    of a module outside the repository are left out: no class of the repository there)."""
+    if not is_package_init(path):
+        return set()
+    tree = module_ast(text)
+    if tree is None:
+        return set()
+    package = ".".join(module_parts(path))
+    facts: set[str] = set()
+    for node in module_level(tree.body):
+        if isinstance(node, ast.Import):
+            # ``import pkg.sub`` binds ``pkg`` alone; ``import pkg.sub as sub`` binds ``sub``
+            bindings = [(alias.asname, alias.name) for alias in node.names if alias.asname]
+        elif isinstance(node, ast.ImportFrom):
+            bindings = ast_import_bindings(node, path)
+        else:
+            continue
+        facts.update(f"{PREFIX}{package}|{name}|{target}" for name, target in bindings
+                     if not _foreign(target))
+    return facts
+
+
+def _foreign(target: str) -> bool:
+    """A target of TensorFlow, an adapter or the standard library's ``__future__``."""
+    return target.split(".")[0] in ("tensorflow", "tensorflow_estimator", "npu_bridge", "npu_device",
+                                    "__future__")
+
+
+class Reexports:
+    """The ``reexport:`` facts of a repository, read back."""
+
+    def __init__(self, facts: Iterable[str]) -> None:
+        #: Package -> name -> what it is bound to, sorted (``*``: the star-imported modules).
+        self.packages: dict[str, dict[str, list[str]]] = {}
+        for fact in facts:
+            if fact.startswith(PREFIX):
+                package, name, target = fact[len(PREFIX):].split("|")
+                self.packages.setdefault(package, {}).setdefault(name, []).append(target)
+        for bound in self.packages.values():
+            for targets in bound.values():
+                targets.sort()
+        self._known = KnownNames(self.packages)
+
+    def resolve(self, target: str, package: tuple[str, ...], find: Find) -> Optional[str]:
+        """What ``find`` gives for ``target`` (a dotted name as a file of ``package`` imports
+        it) or, when it gives nothing, for the name ``target`` is through the re-exports of
+        the packages it is spelled through (``mylib.estimator.GANEstimator`` ->
+        ``mylib.estimator.gan_estimator.GANEstimator``); None when neither finds it."""
+        return self._resolve(target, package, find, _DEPTH, frozenset())
+
+    def _resolve(self, target: str, package: tuple[str, ...], find: Find, depth: int,
+                 seen: frozenset[str]) -> Optional[str]:
+        found = find(target, package)
+        if found is not None or depth == 0 or not self.packages:
+            return found
+        parts = target.split(".")
+        for cut in range(len(parts) - 1, 0, -1):  # the innermost package first
+            owner = self._known.nearest(".".join(parts[:cut]), package)
+            if owner is None or owner in seen:
+                continue
+            bound = self.packages[owner]
+            name, rest = parts[cut], parts[cut + 1:]
+            bases = bound.get(name) or [f"{module}.{name}" for module in bound.get(STAR, ())]
+            for base in bases:
+                found = self._resolve(".".join([base, *rest]), tuple(owner.split(".")), find,
+                                      depth - 1, seen | {owner})
+                if found is not None:
+                    return found
+        return None
+
+
+@lru_cache(maxsize=8)
+def reexports(facts: FrozenSet[str]) -> Reexports:
+    """``Reexports(facts)``, built once per repository's facts."""
+    return Reexports(facts)
