@@ -9,8 +9,12 @@ is read with ``ast`` before any rewrite (:func:`distribution_facts`) and says:
 - ``distributed:strategy``: it builds a ``MirroredStrategy`` or ``MultiWorkerMirroredStrategy``
   (``tf.distribute``, ``tf.distribute.experimental``, ``tf.contrib.distribute``), or the
   ``npu_strategy.NPUStrategy()`` NPU026 writes for them;
-- ``distributed:npu``: it calls the NPU collectives the Horovod migration writes
-  (:data:`NPU_COLLECTIVES`), so a migrated repository is still distributed on a second run;
+- ``distributed:npu``: it calls the NPU's distributed forms the pack writes
+  (:data:`NPU_COLLECTIVES`: the Horovod migration's collectives, optimizer wrapper and
+  broadcast, and NPU027's ``npu_hooks_append``/``npu_callbacks_append``), so a migrated
+  repository is still distributed on a second run. The NPU names count through the TF 1.x
+  init import and through TF Adapter 2.x's ``npu_device.compat.v1.npu_init`` (NPU062's header
+  in ``tf2-compat`` files), star or named;
 - ``distributed:horovod-library``: it is a module of Horovod itself (``horovod/tensorflow/
   mpi_ops.py``, also vendored: ``third_party/horovod/...``) that provides Horovod's API: it
   binds ``init``, ``rank`` and ``size`` at module level. Such a repository is library code,
@@ -26,7 +30,15 @@ from typing import Iterable, Optional
 
 from .accessors import repository_accessors
 from .modules import ModuleIndex, module_ast, module_index
-from .names import STAR, ast_dotted_name, ast_import_bindings, canonical, module_parts, public_name
+from .names import (
+    STAR,
+    STAR_SAME,
+    ast_dotted_name,
+    ast_import_bindings,
+    canonical,
+    module_parts,
+    public_name,
+)
 from .rule import FileContext
 
 HOROVOD = "distributed:horovod"
@@ -53,12 +65,17 @@ MIRRORED_STRATEGIES = frozenset({
 })
 #: ``npu_strategy.NPUStrategy`` as the NPU init import binds it.
 NPU_STRATEGY = "npu_bridge.npu_init.npu_strategy.NPUStrategy"
-#: The names of ``from npu_bridge.npu_init import *`` that replace Horovod's.
+#: The names of ``from npu_bridge.npu_init import *`` that the distributed pack writes (the
+#: ones that replace Horovod's, and NPU027's hooks and callbacks): only a distributed
+#: repository gets them, so they keep it distributed on a rerun over the migrated branch.
 NPU_COLLECTIVES = frozenset({
     "get_npu_rank_id", "get_npu_local_rank_id", "get_npu_rank_size", "get_npu_local_rank_size",
     "npu_distributed_optimizer_wrapper", "NPUBroadcastGlobalVariablesHook",
-    "NPUBroadcastGlobalVariablesCallback",
+    "NPUBroadcastGlobalVariablesCallback", "npu_hooks_append", "npu_callbacks_append",
 })
+#: The module of the NPU init import, and its TF Adapter 2.x spelling (``tf2-compat`` files).
+NPU_INIT = "npu_bridge.npu_init"
+NPU_INIT_SPELLINGS = (NPU_INIT, *(spelling for spelling, same in STAR_SAME.items() if same == NPU_INIT))
 
 
 @lru_cache(maxsize=4)
@@ -69,7 +86,7 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
     horovod = "horovod" in text
     library = "horovod" in module_parts(path)
     calls = "Strategy" in text or "get_npu_" in text or "npu_distributed" in text \
-        or "NPUBroadcast" in text
+        or "NPUBroadcast" in text or "s_append" in text  # npu_hooks_append, npu_callbacks_append
     tree = module_ast(text) if horovod or calls or library else None
     if tree is None:
         return frozenset()
@@ -80,15 +97,17 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
     if not calls:
         return frozenset(facts)
     imports = index.imported_names(path)
-    star = any(isinstance(node, ast.ImportFrom) and (STAR, "npu_bridge.npu_init") in ast_import_bindings(node)
-               for node in tree.body)
+    star = any(isinstance(node, ast.ImportFrom) and any(
+        (STAR, module) in ast_import_bindings(node) for module in NPU_INIT_SPELLINGS) for node in tree.body)
     for node in index.nodes(ast.Call):
         callee = ast_dotted_name(node.func)
         if callee is None:
             continue
-        if _qualified(callee, imports, star) in (MIRRORED_STRATEGIES | {NPU_STRATEGY}):
+        qualified = _qualified(callee, imports, star)
+        if qualified in (MIRRORED_STRATEGIES | {NPU_STRATEGY}):
             facts.add(STRATEGY)
-        elif star and callee in NPU_COLLECTIVES and callee not in imports:
+        elif qualified is not None and qualified.startswith(NPU_INIT + ".") \
+                and qualified[len(NPU_INIT) + 1:] in NPU_COLLECTIVES:
             facts.add(NPU)
     facts.update(_strategies_via_accessors(index, imports, path))
     return frozenset(facts)
@@ -159,10 +178,17 @@ def _module_bindings(tree: ast.Module) -> set[str]:
 
 
 def _qualified(callee: str, imports: dict[str, str], star: bool) -> Optional[str]:
+    """The full name the file's ``callee`` calls: TensorFlow's canonical one, or the NPU init
+    module's (``npu_bridge.npu_init.<name>``, whichever spelling of it the file imports; a
+    name the file does not import is one of the NPU init star import's)."""
     head, _, rest = callee.partition(".")
     if head not in imports:
-        return f"npu_bridge.npu_init.{callee}" if star and head == "npu_strategy" else None
+        known = head == "npu_strategy" or (not rest and callee in NPU_COLLECTIVES)
+        return f"{NPU_INIT}.{callee}" if star and known else None
     target = imports[head] + (f".{rest}" if rest else "")
+    for spelling in NPU_INIT_SPELLINGS:
+        if target.startswith(spelling + "."):
+            return NPU_INIT + target[len(spelling):]
     return canonical(public_name(target))
 
 

@@ -126,6 +126,18 @@ def test_the_npu_init_star_import_binds_its_names() -> None:
     ("from npu_bridge.npu_init import *\ns = npu_strategy.NPUStrategy()\n", {"distributed:strategy"}),
     ("from npu_bridge.npu_init import *\nr = get_npu_rank_id()\n", {"distributed:npu"}),
     ("r = get_npu_rank_id()\n", set()),  # not the NPU's without its import
+    # TF Adapter 2.x's spelling of the init import (NPU062's header in tf2-compat files)
+    ("from npu_device.compat.v1.npu_init import *\ns = npu_strategy.NPUStrategy()\n",
+     {"distributed:strategy"}),
+    ("from npu_device.compat.v1.npu_init import npu_strategy\ns = npu_strategy.NPUStrategy()\n",
+     {"distributed:strategy"}),
+    # the hooks, callbacks and optimizer wrapper only the distributed pack writes
+    ("from npu_bridge.npu_init import *\nest.train(f, hooks=npu_hooks_append())\n", {"distributed:npu"}),
+    ("from npu_device.compat.v1.npu_init import *\nm.fit(x, callbacks=npu_callbacks_append())\n",
+     {"distributed:npu"}),
+    ("from npu_bridge.npu_init import npu_distributed_optimizer_wrapper as wrap\nopt = wrap(opt)\n",
+     {"distributed:npu"}),
+    ("est.train(f, hooks=npu_hooks_append())\n", set()),
 ])
 def test_distribution_facts(source: str, facts: set[str]) -> None:
     assert distribution_facts("train.py", source) == facts

@@ -238,3 +238,64 @@ def test_a_rerun_over_a_horovod_branch_counts_no_site_the_rewrite_removed(tmp_pa
         after["sites"]["migrated"] + after["sites"]["compliant"]
     summary = {row["rule_id"]: row for row in read_csv(tmp_path / "one" / "summary.csv")}
     assert summary["NPU025"]["migrated"] == "0"  # its one finding removed the import: no site
+
+
+STRATEGY_LIB = '''"""The Estimator and its training, mirrored over the GPUs (compat.v1 on TF 2.x)."""
+import tensorflow.compat.v1 as tf
+
+
+def model_fn(features, labels, mode):
+    loss = tf.reduce_mean(tf.layers.dense(features, 1))
+    train_op = tf.train.AdamOptimizer(0.1).minimize(loss, tf.train.get_or_create_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensors(tf.ones([4, 2])).repeat()
+
+
+def train(steps):
+    strategy = tf.distribute.MirroredStrategy()
+    config = tf.estimator.RunConfig(train_distribute=strategy)
+    estimator = tf.estimator.Estimator(model_fn, config=config)
+    estimator.train(input_fn, max_steps=steps)
+'''
+STRATEGY_MAIN = '''"""Entry point: trains through the library's train()."""
+import tensorflow.compat.v1 as tf
+
+from gan import train_lib
+
+
+def main(_):
+    train_lib.train(100)
+
+
+if __name__ == "__main__":
+    tf.app.run(main)
+'''
+
+
+@pytest.mark.parametrize("pin", ["tensorflow==2.6.0", "tensorflow==1.15.5"])
+def test_a_rerun_over_a_strategy_branch_keeps_the_repository_distributed(tmp_path: Path, pin: str) -> None:
+    """Once NPU026 made the MirroredStrategy NPUStrategy (and NPU027 passed npu_hooks_append()),
+    the rerun still sees a distributed repository, also through TF Adapter 2.x's compat import:
+    NPU027's site is compliant, not gone. The library's train() called from main is no
+    Estimator's: no site there, so the verdict is the first run's."""
+    make_repo(tmp_path / "gan", {"requirements.txt": pin + "\n", "gan/__init__.py": "",
+                                 "gan/train_lib.py": STRATEGY_LIB, "gan/train.py": STRATEGY_MAIN})
+    (tmp_path / "repos.txt").write_text("gan\n")
+    rules = ("--rules", "default,distributed")
+    cli("run", "--repos", "repos.txt", "--report-dir", "one", "--no-progress", *rules, cwd=tmp_path, expect=0)
+    (tmp_path / "again.txt").write_text(f"gan {BRANCH}\n")
+    cli("run", "--repos", "again.txt", "--report-dir", "two", "--branch", "again", "--no-progress", *rules,
+        cwd=tmp_path, expect=0)
+    (before,), (after,) = (json.loads((tmp_path / name / "run.json").read_text())["repos"]
+                           for name in ("one", "two"))
+    assert ("NPU027", "gan/train_lib.py", "migrated") in {
+        (f["rule_id"], f["path"], f["status"]) for f in before["findings"]}
+    assert not [f for f in before["findings"] if f["path"] == "gan/train.py" and f["rule_id"] == "NPU027"]
+    assert after["files_changed"] == []
+    assert _sites_per_rule(after) == _sites_per_rule(before)
+    assert after["sites"]["left"] == before["sites"]["left"]
+    assert after["sites"]["compliant"] == before["sites"]["migrated"] + before["sites"]["compliant"]
+    assert after["verdict"] == before["verdict"]

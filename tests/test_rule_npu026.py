@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from npu_codemod.testing import assert_migrates, assert_reports
 
+from support.cli import cli, repo_record
+from support.git import make_repo
 from support.packs import BOTH_REPO, DISTRIBUTED, INIT, STRATEGY_REPO, message_of, repository_facts
 
 RULES = {"NPU026"}
@@ -137,3 +141,72 @@ def test_both_modes_are_reported() -> None:
 def test_a_strategy_of_another_library_is_left_alone() -> None:
     assert_reports(RULES, TF + "from mylib import MirroredStrategy\ns = MirroredStrategy()\n",
                    facts=STRATEGY_REPO, findings=[])
+
+
+PS_WORKER = '''\
+"""A3C-shaped between-graph replication: one ps task, workers that share its variables."""
+import tensorflow as tf
+
+
+def cluster_spec(workers):
+    return tf.train.ClusterSpec({"ps": ["127.0.0.1:2222"],
+                                "worker": ["127.0.0.1:%d" % (2223 + i) for i in range(workers)]})
+
+
+def run(job, task, workers):
+    cluster = cluster_spec(workers)
+    server = tf.train.Server(cluster, job_name=job, task_index=task)
+    if job == "ps":
+        server.join()
+        return
+    with tf.device(tf.train.replica_device_setter(1, worker_device="/job:worker/task:%d" % task)):
+        step = tf.train.get_or_create_global_step()
+        train_op = tf.train.AdamOptimizer(1e-4).minimize(tf.square(tf.get_variable("w", [])), step)
+    sv = tf.train.Supervisor(is_chief=(task == 0), global_step=step)
+    with sv.managed_session(server.target) as sess:
+        sess.run(train_op)
+'''
+BETWEEN_GRAPH = (" sets up between-graph parameter-server training, which has no NPU counterpart: "
+                 "the NPU trains data-parallel with HCCL, one process per NPU and each worker on "
+                 "its own device; drop the ps jobs, servers and device setter, broadcast the "
+                 "variables from rank 0 (NPUBroadcastGlobalVariablesHook) and all-reduce the "
+                 "gradients (npu_distributed_optimizer_wrapper(opt), or an Estimator's "
+                 "hooks=npu_hooks_append()), or train on one device")
+
+
+def test_between_graph_parameter_server_training_is_reported_at_each_site() -> None:
+    """Classic TF 1.x ps/worker training is a parameter-server strategy spelled by hand: each
+    cluster, server and device setter is reported, as ParameterServerStrategy is (the
+    repository need not be distributed otherwise)."""
+    findings = assert_reports(RULES, PS_WORKER, findings=[
+        ("NPU026", 6, 11, "unmigrated"), ("NPU026", 12, 13, "unmigrated"),
+        ("NPU026", 16, 19, "unmigrated")])
+    assert [f.message.split(" (guide:")[0] for f in findings] == [
+        spelled + "(...)" + BETWEEN_GRAPH
+        for spelled in ("tf.train.ClusterSpec", "tf.train.Server", "tf.train.replica_device_setter")]
+
+
+@pytest.mark.parametrize("source, findings", [
+    ("import tensorflow.compat.v1 as tf\nserver = tf.distribute.Server(cluster, 'worker', 0)\n",
+     [("NPU026", 2, 9, "unmigrated")]),
+    ("from tensorflow.python.training import device_setter\nd = device_setter.replica_device_setter(2)\n",
+     [("NPU026", 2, 4, "unmigrated")]),
+    (TF + "server = tf.train.Server.create_local_server()\n", []),  # one process, in-process
+    (TF + "ok = isinstance(spec, tf.train.ClusterSpec)\n", []),
+])
+def test_every_spelling_of_the_cluster_and_not_a_local_server(source: str, findings: list) -> None:
+    assert_reports(RULES, source, findings=findings)
+
+
+def test_a_parameter_server_repository_through_the_command_line(tmp_path: Path) -> None:
+    """With the pack on, the sites are left and the verdict is needs-work (it was ready); with
+    it off, nothing, as for ParameterServerStrategy (supported in Ascend's list)."""
+    make_repo(tmp_path / "a3c", {"worker.py": PS_WORKER})
+    (tmp_path / "repos.txt").write_text("a3c\n")
+    for rules, report, sites, verdict in (("default,distributed", "pack", 3, "needs-work"),
+                                          ("default", "default", 0, "ready")):
+        cli("scan", "--repos", "repos.txt", "--rules", rules, "--report-dir", report,
+            "--no-progress", cwd=tmp_path, expect=0)
+        record = repo_record(tmp_path / report)
+        assert len([f for f in record["findings"] if f["rule_id"] == "NPU026"]) == sites
+        assert record["verdict"] == verdict

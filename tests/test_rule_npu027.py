@@ -259,3 +259,42 @@ def test_a_file_that_imports_only_tensorflow_estimator_gets_the_npu_hooks() -> N
     assert_migrates(RULES, ESTIMATOR_ONLY, INIT + after, facts=HOROVOD_REPO, findings=[
         ("NPU027", 10, 4, "migrated"), ("NPU027", 11, 17, "migrated"),
         ("NPU027", 12, 16, "migrated")])
+
+
+TRAIN_LIB = '''\
+import tensorflow as tf
+
+
+def train(steps):
+    estimator = tf.estimator.Estimator(model_fn)
+    estimator.train(input_fn, max_steps=steps)
+'''
+
+
+@pytest.mark.parametrize("path, imported", [
+    ("train_lib.py", "import train_lib\n"),
+    ("examples/mnist/train_lib.py", "from examples.mnist import train_lib\n"),
+    ("examples/mnist/train_lib.py", "import examples.mnist.train_lib as train_lib\n"),
+])
+def test_a_call_of_a_function_of_the_repository_is_no_estimator_call(path: str, imported: str) -> None:
+    """``train_lib.train(100)`` calls the repository's own function: NPU027 migrates the
+    Estimator inside it, and reports nothing at the call (it was a ``left`` site)."""
+    main = TF + imported + "\n\ndef main(_):\n    train_lib.train(100)\n"
+    script = path.rpartition("/")[0] + "/train.py" if "/" in path else "train.py"
+    facts = repository_facts({path: TRAIN_LIB, script: main})
+    assert f"own-function:{path[:-3].replace('/', '.')}.train" in facts
+    assert_reports(RULES, main, facts=facts | STRATEGY_REPO, path=script, findings=[])
+    pack_migrates(RULES, TRAIN_LIB[len(TF):],
+                  TRAIN_LIB[len(TF):].replace("steps)\n", "steps, hooks=npu_hooks_append())\n"),
+                  header=TF, facts=facts | STRATEGY_REPO, findings=[("NPU027", 6, 4, "migrated")])
+
+
+@pytest.mark.parametrize("source", [
+    "import train_lib\ntrain_lib.Trainer().train()\n",  # a method of a class of that module
+    "import mylib\nmylib.train()\n",  # a module the repository does not have
+    "import train_lib\ntrain_lib.fit(x)\n",  # that module defines no fit
+])
+def test_other_calls_through_a_module_are_still_reported(source: str) -> None:
+    facts = repository_facts({"train_lib.py": TRAIN_LIB, "train.py": TF + source})
+    assert_reports(RULES, TF + source, facts=facts | STRATEGY_REPO,
+                   findings=[("NPU027", 3, 0, "unmigrated")])

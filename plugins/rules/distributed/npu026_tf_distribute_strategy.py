@@ -1,4 +1,12 @@
-"""NPU026 tf-distribute-strategy: mirrored strategies become ``npu_strategy.NPUStrategy()``."""
+"""NPU026 tf-distribute-strategy: mirrored strategies become ``npu_strategy.NPUStrategy()``.
+
+The strategies the NPU has no counterpart of are reported, and so is TF 1.x's classic
+between-graph replication, which is a parameter-server strategy spelled by hand:
+``tf.train.ClusterSpec`` with ps and worker jobs, a ``tf.train.Server`` per task and the
+variables placed on the ps by ``tf.train.replica_device_setter``. Left as it is, each NPU
+worker trains alone (the device setter is harmless on the NPU, so nothing fails): each of those
+sites is reported with the NPU's way, data-parallel with HCCL.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +32,19 @@ OTHERS = frozenset({
     for name in ("ParameterServerStrategy", "TPUStrategy", "CentralStorageStrategy",
                  "OneDeviceStrategy")
 })
+#: TF 1.x's between-graph replication: the cluster, its servers, the ps device setter.
+PARAMETER_SERVERS = frozenset({
+    "tensorflow.train.ClusterSpec", "tensorflow.train.Server", "tensorflow.distribute.Server",
+    "tensorflow.train.replica_device_setter",
+})
+#: What the NPU does instead of a parameter server (NPU024's broadcast, NPU023's and NPU027's
+#: all-reduce), for :data:`PARAMETER_SERVERS` sites.
+BETWEEN_GRAPH = ("{site} sets up between-graph parameter-server training, which has no NPU "
+                 "counterpart: the NPU trains data-parallel with HCCL, one process per NPU and "
+                 "each worker on its own device; drop the ps jobs, servers and device setter, "
+                 "broadcast the variables from rank 0 (NPUBroadcastGlobalVariablesHook) and "
+                 "all-reduce the gradients (npu_distributed_optimizer_wrapper(opt), or an "
+                 "Estimator's hooks=npu_hooks_append()), or train on one device")
 
 
 class TfDistributeStrategy(DistributedRule):
@@ -38,7 +59,11 @@ class TfDistributeStrategy(DistributedRule):
                 f"`{NEW}()`; their arguments (`devices=`, `cross_device_ops=`, "
                 "`communication=`...) are dropped and named in the message.")
     reports = ("`ParameterServerStrategy`, `TPUStrategy`, `CentralStorageStrategy` and "
-               "`OneDeviceStrategy` (no NPU counterpart), and a strategy class used as a value.")
+               "`OneDeviceStrategy` (no NPU counterpart), and a strategy class used as a value. "
+               "TF 1.x between-graph parameter-server training: each `tf.train.ClusterSpec`, "
+               "`tf.train.Server` and `tf.train.replica_device_setter` site, with the NPU's "
+               "data-parallel way (one device per worker, variables broadcast, gradients "
+               "all-reduced).")
     example = """
         import tensorflow as tf
 
@@ -49,8 +74,8 @@ class TfDistributeStrategy(DistributedRule):
         eval_strategy = tf.distribute.OneDeviceStrategy("/gpu:0")
     """
     _scope = "linked"
-    _tokens = ("Strategy",)
-    uses = tuple(sorted(MIRRORED_STRATEGIES | OTHERS)) + (NPU_STRATEGY,)
+    _tokens = ("Strategy", "ClusterSpec", "Server", "replica_device_setter")
+    uses = tuple(sorted(MIRRORED_STRATEGIES | OTHERS | PARAMETER_SERVERS)) + (NPU_STRATEGY,)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         if library(ctx):
@@ -58,6 +83,9 @@ class TfDistributeStrategy(DistributedRule):
         site = spelled(reference)
         if reference.name == NPU_STRATEGY:
             ctx.report(reference, "migrated", f"uses {site}")
+        elif reference.name in PARAMETER_SERVERS:
+            if reference.call is not None:  # not a type test, nor Server.create_local_server()
+                ctx.report(reference, "unmigrated", BETWEEN_GRAPH.format(site=site))
         elif reference.name in OTHERS:
             ctx.report(reference, "unmigrated", f"{site} has no NPU counterpart: train with "
                        f"{NEW}() (one process per NPU) or on one device")

@@ -4,8 +4,9 @@
 ``fit``/``fit_generator`` get ``callbacks=npu_callbacks_append(...)``; only for an Estimator or
 a Keras model the repository is shown to build (``BuiltModels``): a ``.train(``/``.fit(`` of
 anything else (a user class, a parameter) is left alone and reported once per file, one of an
-object of a library that trains no TensorFlow model (PyTorch Lightning, scikit-learn) is left
-alone without a word. (A compiled model's optimizer, the spec's third bullet, is NPU023's: see there.)
+object of a library that trains no TensorFlow model (PyTorch Lightning, scikit-learn), or a
+call of a function of the repository (``train_lib.train(hparams)``: NPU027 acts inside it), is
+left alone without a word. (A compiled model's optimizer, the spec's third bullet, is NPU023's: see there.)
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, library, npu_name
+from .own_functions import is_own_function
 
 HOOKS = ("npu_hooks_append", "hooks_list")
 CALLBACKS = ("npu_callbacks_append", "callbacks_list")
@@ -79,8 +81,9 @@ class DistributedHooks(DistributedRule):
     reports = ("Once per file, the first `.train(`/`.fit(`/`.fit_generator(` of anything not "
                "shown to be such a model (a user class, a parameter): it is left alone. Not an "
                "object shown to come from a library that trains no TensorFlow model (PyTorch "
-               "Lightning's `trainer.fit(model)`, scikit-learn, XGBoost...). A call whose hooks "
-               "or callbacks may be in `**kwargs`.")
+               "Lightning's `trainer.fit(model)`, scikit-learn, XGBoost...), nor a call of a "
+               "function of the repository (`train_lib.train(hparams)`: its Estimator is "
+               "migrated inside it). A call whose hooks or callbacks may be in `**kwargs`.")
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd
@@ -104,7 +107,7 @@ class DistributedHooks(DistributedRule):
         keyword, place, kind = METHODS[method]
         receiver = power.children[:index]
         if ctx.analysis(BuiltModels).receiver_kind(receiver) != kind:
-            if not _foreign(power, receiver, ctx):
+            if not _foreign(power, receiver, ctx) and not _own_function(power, receiver, method, ctx):
                 memo(ctx).setdefault(UNKNOWN, []).append((position(power), power, method))
             return
         self._append(power, power.children[index + 1], keyword, place, ctx)
@@ -156,6 +159,13 @@ def _foreign(power: Node, receiver: list[Base], ctx: FileContext) -> bool:
     return bool(values) and all(
         value.type == symbols.power and is_call_trailer(value.children[-1])
         and _library_name(value.children[0], ctx) for value in values or ())
+
+
+def _own_function(power: Node, receiver: list[Base], method: str, ctx: FileContext) -> bool:
+    """Is the call one of a function of the repository (``train_lib.train(hparams)``, a module
+    of the repository the file imports)? NPU027 acts inside it, where it trains its model."""
+    spelled = prefix_name(power, len(receiver))
+    return spelled is not None and is_own_function(spelled, method, ctx)
 
 
 def _library_name(head: Base, ctx: FileContext) -> bool:
