@@ -415,6 +415,38 @@ def test_contextlib_closing_closes_the_session(header: str, closing: str) -> Non
         ("migrated", "sess is closed (the NPU graph executor is released)")]
 
 
+ENTERED_ATTRIBUTE = """\
+class Model(object):
+    def train(self, steps):
+        self.session = tf.Session()
+        init = tf.global_variables_initializer()
+        with self.session as sess, open("log.txt") as log:
+            sess.run(init)
+            for _ in range(steps):
+                self.session.run(self.step)
+"""
+
+
+def test_a_session_attribute_entered_with_with_is_closed_by_it() -> None:
+    """``with self.session as sess:`` closes the session as ``with session as sess:`` does."""
+    NPU010.reported(ENTERED_ATTRIBUTE, (4, 23), status="migrated", message=(
+        "self.session is closed by the 'with' that enters it (line 6; the NPU graph executor is released)"))
+
+
+@pytest.mark.parametrize("later", [
+    "    def evaluate(self, op):\n        return self.session.run(op)\n",  # another method, after it
+    "    def reset(self):\n        self.session = tf.Session()\n",  # a second session on it
+])
+def test_a_session_attribute_used_outside_its_with_is_reported(later: str) -> None:
+    findings = NPU010.reported(ENTERED_ATTRIBUTE + later, (4, 23), *([(11, 23)] if "reset" in later else []))
+    assert "stored in an attribute" in findings[0].message
+
+
+def test_a_session_attribute_used_after_its_with_in_the_same_method_is_reported() -> None:
+    after = ENTERED_ATTRIBUTE + "        return self.session.run(self.loss)\n"
+    NPU010.reported(after, (4, 23))
+
+
 def test_a_closing_that_is_not_contextlibs_is_not_trusted() -> None:
     NPU010.reported("from mylib import closing\nwith closing(tf.Session()) as sess:\n    sess.run(op)\n",
                     (3, 13))

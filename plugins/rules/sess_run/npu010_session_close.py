@@ -80,6 +80,7 @@ from npu_codemod.api._toolkit import (
 
 from ._closing_methods import IMPLICIT, called_method_facts, is_called
 from ._config_functions import module_parts
+from ._entered_attributes import entering_with
 from ._functions import function_returns, is_return
 from ._lifetimes import Lifetime, Threads, lifetime
 from ._session_functions import Position, SessionFunctions, session_function_facts
@@ -219,6 +220,11 @@ class SessionClose(Rule):
             self._returned(power, function, returned, made.subject("the session"), made, ctx)
             return
         owner = _self_attribute(outer)
+        entered = entering_with(outer.parent, owner[1]) if owner is not None else None
+        if owner is not None and entered is not None:
+            ctx.report(power, "migrated", f"self.{owner[1]} is closed by the 'with' that enters it "
+                       f"(line {position(entered)[0]}; the NPU graph executor is released)")
+            return
         closer = _closing_method(owner) if owner is not None else None
         if owner is None or closer is None:
             ctx.report(power, "unmigrated", f"{CLOSE} ({_where(power, made)}{_hint(outer, owner)})")
