@@ -124,6 +124,11 @@ PUBLIC_NAMES: dict[str, str] = {
     **{f"tensorflow.contrib.learn.python.learn.estimators.{module}": "tensorflow.contrib.learn"
        for module in ("dnn", "dnn_linear_combined", "dynamic_rnn_estimator", "estimator", "kmeans",
                       "linear", "logistic_regressor", "run_config", "svm")},
+    # contrib.learn's monitored_session only re-exports tf.train's classes (TF 1.x after 1.0:
+    # ``MonitoredSession = monitored_session.MonitoredSession``...): its members one by one.
+    **{f"tensorflow.contrib.learn.python.learn.monitored_session.{name}": f"tensorflow.train.{name}"
+       for name in ("Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator",
+                    "MonitoredSession")},
     **{f"tensorflow.python.tpu.{module}": "tensorflow.tpu" for module in (
         "bfloat16", "tpu", "tpu_optimizer", "training_loop")},
     **{f"tensorflow.python.tpu.{module}": "tensorflow.estimator.tpu" for module in (

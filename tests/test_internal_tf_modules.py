@@ -51,6 +51,11 @@ ACCURACY = "check the model's accuracy: the guide notes the NPU dropout may affe
     ("tensorflow.contrib.slim.python.slim.data.parallel_reader.get_data_files",
      "tensorflow.contrib.slim.parallel_reader.get_data_files"),
     ("tensorflow.contrib.slim.python.slim.learning.train", "tensorflow.contrib.slim.learning.train"),
+    # contrib.learn's monitored_session re-exports tf.train's classes.
+    ("tensorflow.contrib.learn.python.learn.monitored_session.MonitoredSession",
+     "tensorflow.train.MonitoredSession"),
+    ("tensorflow.contrib.learn.python.learn.monitored_session.ChiefSessionCreator",
+     "tensorflow.train.ChiefSessionCreator"),
 ])
 def test_public_name_is_what_the_internal_module_is_exported_as(internal: str, public: str) -> None:
     assert public_name(internal) == public
@@ -344,3 +349,27 @@ def test_the_audit_names_contrib_apis_by_their_public_names() -> None:
         (6, "deprecated in TF 1.15: replace tf.contrib.framework.add_arg_scope"),
         (8, "deprecated in TF 1.15: replace tf.contrib.framework.model_variable"),
         (13, "deprecated in TF 1.15: replace tf.contrib.framework.arg_scope")]
+
+
+CONTRIB_LEARN_SESSION = '''\
+import tensorflow as tf
+from tensorflow.contrib.learn.python.learn import monitored_session as ms
+
+step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with ms.MonitoredSession() as sess:
+    sess.run(step)
+with ms.MonitoredSession(session_creator=ms.ChiefSessionCreator(config=config)) as sess:
+    sess.run(step)
+'''
+
+
+def test_contrib_learns_monitored_session_is_tf_trains() -> None:
+    """``ms.MonitoredSession()`` through contrib.learn is ``tf.train.MonitoredSession``: NPU007
+    asks for its session creator's config (it was silent, and the audit named
+    "tf.contrib.learn.monitored_session.MonitoredSession", a name TensorFlow never had)."""
+    from npu_codemod.testing import run_rules
+
+    findings = run_rules({"NPU007", "NPU100"}, CONTRIB_LEARN_SESSION).findings
+    assert sites(findings) == [("NPU007", 5, 5, "unmigrated"), ("NPU007", 7, 5, "migrated"),
+                               ("NPU007", 7, 41, "migrated")]
+    assert findings[0].message.startswith("pass session_creator=tf.train.ChiefSessionCreator(config=config)")

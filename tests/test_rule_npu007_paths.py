@@ -272,3 +272,46 @@ def test_soft_placement_goes_after_the_none_guard():
     guard = new.index("        if tf_config is None:")
     assert guard < new.index("        tf_config.allow_soft_placement = True") < new.index("self.persistent_sess")
     assert ("NPU008", 15, 31, "migrated") in sites(findings)
+
+
+#: A compat.v1 evaluation module of a repository pinned to TF 2.x, which imports the TF 2.x
+#: namespace (``import tensorflow as tf``): TF 2.x has no ``tf.ConfigProto``.
+COMPAT_EVALUATION = '''\
+import tensorflow as tf
+
+
+def evaluate_once(checkpoint, eval_ops, config=None):
+    creator = tf.compat.v1.train.ChiefSessionCreator(checkpoint_filename_with_path=checkpoint, config=config)
+    with tf.compat.v1.train.MonitoredSession(session_creator=creator) as session:
+        return session.run(eval_ops)
+
+
+def train(train_op, logdir):
+    sv = tf.compat.v1.train.Supervisor(logdir=logdir)
+    with sv.managed_session() as sess:
+        sess.run(train_op)
+
+
+def run_plain(fetches):
+    with tf.compat.v1.Session() as sess:
+        return sess.run(fetches)
+'''
+COMPAT_HEADER = ("import npu_device\nfrom npu_device.compat.v1.npu_init import *\nnpu_device.compat.enable_v1()\n"
+                 "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig\n")
+
+
+def test_a_tf2_compat_file_spells_every_config_it_writes_through_compat_v1():
+    """The None guard and the config made for a Supervisor's session are spelled as the config
+    made for ``tf.compat.v1.Session()``: ``tf.ConfigProto()`` raised AttributeError on TF 2.x
+    whenever no config was passed (tensorflow/gan's evaluation_helper)."""
+    created = "    config = tf.compat.v1.ConfigProto()\n" + npu_lines("config", "    ")
+    after = COMPAT_HEADER + COMPAT_EVALUATION.replace(
+        "    creator =", "    if config is None:\n        config = tf.compat.v1.ConfigProto()\n"
+        + npu_lines("config", "    ") + "    creator =").replace(
+        "    with sv.managed_session() as", created + "    with sv.managed_session(config=config) as").replace(
+        "    with tf.compat.v1.Session() as", created + "    with tf.compat.v1.Session(config=config) as")
+    findings = assert_migrates(COMPAT_EVALUATION, after, {"NPU062", "NPU007"}, {"tf-runtime:2"})
+    assert sites(findings) == [("NPU007", 5, 14, "migrated"), ("NPU007", 6, 9, "migrated"),
+                               ("NPU007", 12, 9, "migrated"), ("NPU007", 17, 9, "migrated"),
+                               ("NPU062", 1, 0, "migrated")]
+    assert "tf.ConfigProto" not in after

@@ -415,6 +415,69 @@ def test_contextlib_closing_closes_the_session(header: str, closing: str) -> Non
         ("migrated", "sess is closed (the NPU graph executor is released)")]
 
 
+ENTERED_ATTRIBUTE = """\
+class Model(object):
+    def train(self, steps):
+        self.session = tf.Session()
+        init = tf.global_variables_initializer()
+        with self.session as sess, open("log.txt") as log:
+            sess.run(init)
+            for _ in range(steps):
+                self.session.run(self.step)
+"""
+
+
+def test_a_session_attribute_entered_with_with_is_closed_by_it() -> None:
+    """``with self.session as sess:`` closes the session as ``with session as sess:`` does."""
+    NPU010.reported(ENTERED_ATTRIBUTE, (4, 23), status="migrated", message=(
+        "self.session is closed by the 'with' that enters it (line 6; the NPU graph executor is released)"))
+
+
+@pytest.mark.parametrize("later", [
+    "    def evaluate(self, op):\n        return self.session.run(op)\n",  # another method, after it
+    "    def reset(self):\n        self.session = tf.Session()\n",  # a second session on it
+])
+def test_a_session_attribute_used_outside_its_with_is_reported(later: str) -> None:
+    findings = NPU010.reported(ENTERED_ATTRIBUTE + later, (4, 23), *([(11, 23)] if "reset" in later else []))
+    assert "stored in an attribute" in findings[0].message
+
+
+def test_a_session_attribute_used_after_its_with_in_the_same_method_is_reported() -> None:
+    after = ENTERED_ATTRIBUTE + "        return self.session.run(self.loss)\n"
+    NPU010.reported(after, (4, 23))
+
+
+def test_a_supervisors_prepared_session_is_closed_after_the_supervisor_stops() -> None:
+    """``sv.stop()`` does not close what ``prepare_or_wait_for_session`` made, and the
+    Supervisor's services run that session until then: the close goes after ``sv.stop()``."""
+    before = ("def train(steps):\n"
+              "    sv = tf.train.Supervisor(logdir=\"/tmp/sv\")\n"
+              "    sess = sv.prepare_or_wait_for_session(\"\", config=config)\n"
+              "    for _ in range(steps):\n"
+              "        sess.run(step)\n"
+              "    sv.stop()\n"
+              "    print(\"done\")\n")
+    after = before.replace("    sv.stop()\n", "    sv.stop()\n    sess.close()\n")
+    NPU010.migrated(before, after, (4, 11))
+
+
+def test_a_prepared_session_of_a_supervisor_not_named_here_is_reported() -> None:
+    source = ("class Trainer(object):\n"
+              "    def train(self):\n"
+              "        sess = self.sv.prepare_or_wait_for_session(self.target)\n"
+              "        sess.run(step)\n"
+              "        self.sv.stop()\n")
+    (finding,) = NPU010.reported(source, (4, 15))
+    assert finding.message.startswith(
+        f"{CLOSE} (the session self.sv.prepare_or_wait_for_session() makes; close it after "
+        "self.sv.stop(): its services use it until then)"), finding.message
+
+
+def test_a_prepared_session_entered_with_with_is_not_a_site() -> None:
+    source = "with sv.prepare_or_wait_for_session(\"\") as sess:\n    sess.run(step)\n"
+    assert assert_unchanged(TF + source, RULES) == []
+
+
 def test_a_closing_that_is_not_contextlibs_is_not_trusted() -> None:
     NPU010.reported("from mylib import closing\nwith closing(tf.Session()) as sess:\n    sess.run(op)\n",
                     (3, 13))

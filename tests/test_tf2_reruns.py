@@ -156,3 +156,36 @@ def test_a_single_tf2_script_reports_the_same_figures_on_a_rerun(
     first, rerun = single_files
     assert rerun[name]["files_changed"] == []
     assert _figures(rerun[name]) == _figures(first[name])
+
+
+COMPAT_EVALUATION = '''"""Evaluates a checkpoint with compat.v1 sessions; callers may leave the config out."""
+import tensorflow as tf
+
+
+def evaluate_once(checkpoint, eval_ops, config=None):
+    creator = tf.compat.v1.train.ChiefSessionCreator(checkpoint_filename_with_path=checkpoint, config=config)
+    with tf.compat.v1.train.MonitoredSession(session_creator=creator) as session:
+        return session.run(eval_ops)
+
+
+def run_plain(fetches):
+    with tf.compat.v1.Session() as sess:
+        return sess.run(fetches)
+'''
+
+
+def test_a_compat_files_none_guard_is_compat_v1_code_the_rerun_accepts(tmp_path: Path) -> None:
+    """The guard NPU007 gives ``config=None`` is ``tf.compat.v1.ConfigProto()`` in a ``tf2-compat``
+    file that imports ``tensorflow as tf``: ``tf.ConfigProto()`` raised on TF 2.x, and the rerun
+    called the file a conflict ("TF 1.x-only API tf.ConfigProto"), its findings gone."""
+    first, rerun = _runs(tmp_path, {"evaluation": {"requirements.txt": "tensorflow==2.6.0\n",
+                                                   "evaluate.py": COMPAT_EVALUATION}})
+    before, after = first["evaluation"], rerun["evaluation"]
+    written = git(tmp_path / "evaluation", "show", f"{BRANCH}:evaluate.py")
+    assert "    if config is None:\n        config = tf.compat.v1.ConfigProto()\n" in written
+    assert "tf.ConfigProto" not in written
+    assert before["file_kinds"] == {"tf2-compat": 1}
+    assert "conflict" not in after["file_kinds"]
+    assert after["status"] == "unchanged" and after["files_changed"] == []
+    assert _figures(after) == _figures(before)
+    assert _figures(before)["sites"] == Counter({("NPU007", "done"): 3, ("NPU062", "done"): 1})

@@ -139,7 +139,8 @@ class Lifetime:
 
 
 def lifetime(scope: Node, name: str, found: list[Use], origin: Leaf,
-             ctx: FileContext, default: bool = False, as_parameter: str = "") -> Lifetime:
+             ctx: FileContext, default: bool = False, as_parameter: str = "",
+             maker: Optional[str] = None) -> Lifetime:
     """The :class:`Lifetime` of the object bound to ``name`` at the NAME leaf ``origin``
     (``found``: ``uses(scope, name)``). ``default``: the object is the default session, so
     ``tf.train.start_queue_runners()`` without a session starts threads on it.
@@ -149,9 +150,13 @@ def lifetime(scope: Node, name: str, found: list[Use], origin: Leaf,
     that path. ``as_parameter`` is for a parameter of a function being called (its value:
     the name of the object a constructor makes, ``self``, or any non-empty string): then such a
     return, or storing it on that object, keeps it in the call's result, and an alias of it
-    (``s = sess``) is a holder like any other."""
+    (``s = sess``) is a holder like any other. ``maker``: a local name whose object made the
+    object and keeps using it (``sess = sv.prepare_or_wait_for_session()``: the Supervisor's
+    services run the session until ``sv.stop()``), a holder from ``origin`` on."""
     tracker = _Tracker(scope, name, ctx, as_parameter)
     tracker.follow(name, found, origin)
+    if maker is not None:
+        tracker.follow(maker, tracker.uses(maker), origin)
     if default:
         tracker.default_queue_runners(origin)
     tracker.run()

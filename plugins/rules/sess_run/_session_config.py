@@ -23,6 +23,7 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.api._toolkit import (
+    TF2_COMPAT,
     assignment,
     attribute_name,
     bound_names,
@@ -38,6 +39,10 @@ from npu_codemod.api._toolkit import (
     scope_statements,
     small_statements,
 )
+
+#: What the file's alias may be bound to for ``<alias>.compat.v1`` to name TF 1.x's API on
+#: TF 2.x (``tf.compat.v2.compat.v1`` exists too).
+_TF2_NAMESPACES = ("tensorflow", "tensorflow.compat.v2")
 
 #: Canonical constructor -> 0-based position of ``config`` when given positionally.
 CONFIG_POSITION = {
@@ -96,17 +101,39 @@ def session_call(name: Leaf, ctx: FileContext) -> Optional[SessionCall]:
     call = power.children[end]
     if end > 1 and name.value in SUPERVISOR_METHODS:
         position = SUPERVISOR_METHODS[name.value]
-        return SessionCall(power, call, name.value, ctx.tf.alias, find_argument(call, "config", position))
+        return SessionCall(power, call, name.value, v1_spelling(ctx.tf.alias, ctx),
+                           find_argument(call, "config", position))
     qualified = ctx.tf.qualify(prefix_name(power, end))
     qualified = _SLIM_INTERNAL.get(qualified or "", qualified)
     if qualified in SLIM_LOOPS:  # the session slim makes takes this config (``module``: ConfigProto's)
         config = find_argument(call, SLIM_KEYWORD, SLIM_LOOPS[qualified])
-        return SessionCall(power, call, qualified, ctx.tf.alias, config, SLIM_KEYWORD)
+        return SessionCall(power, call, qualified, v1_spelling(ctx.tf.alias, ctx), config, SLIM_KEYWORD)
     if qualified not in CONFIG_POSITION and qualified != MONITORED_SESSION:
         return None
     config = find_argument(call, "config", CONFIG_POSITION.get(qualified))
     spelled = prefix_name(power, end - 1) if end > 1 else _spelling(ctx.tf.resolve(name.value), ctx)
-    return SessionCall(power, call, qualified, _module(spelled, ctx), config)
+    return SessionCall(power, call, qualified, v1_spelling(_module(spelled, ctx), ctx), config)
+
+
+def v1_spelling(module: str, ctx: FileContext) -> str:
+    """``module`` (a spelling of TensorFlow's module in the file), or ``module.compat.v1`` in a
+    ``tf2-compat`` file whose ``module`` is the TF 2.x namespace (``import tensorflow as tf``):
+    TF 2.x has no ``tf.ConfigProto``, ``tf.train.ChiefSessionCreator``; code written for the
+    compat.v1 session must name them as the file's compat.v1 code does."""
+    if ctx.file_kind == TF2_COMPAT and ctx.tf.resolve(module) in _TF2_NAMESPACES:
+        return module + ".compat.v1"
+    return module
+
+
+def config_module(spelled: Optional[str], ctx: FileContext) -> str:
+    """How a ``ConfigProto()`` NPU007 writes spells its module: ``spelled`` (the session's
+    module, :attr:`SessionCall.module`) or the file's alias, as :func:`v1_spelling` says; a
+    file that binds no public alias gets ``import tensorflow as tf``
+    (:meth:`FileContext.tf_module`), the TF 2.x namespace in a ``tf2-compat`` file."""
+    module = ctx.tf_module(spelled)
+    if ctx.file_kind == TF2_COMPAT and ctx.tf.public_alias is None:
+        return module + ".compat.v1"
+    return v1_spelling(module, ctx)
 
 
 def _spelling(resolved: Optional[str], ctx: FileContext) -> Optional[str]:

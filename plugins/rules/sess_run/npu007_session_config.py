@@ -69,6 +69,7 @@ from ._session_config import (
     SessionCall,
     callee_last_name,
     code,
+    config_module,
     custom_op_names,
     ensure_rewriter_config,
     npu_lines,
@@ -201,7 +202,7 @@ class SessionConfig(Rule):
             return
         expression = dotted_name(value)
         if expression is not None and ctx.tf.qualify(expression) is None:
-            done = _complete(ConfigTarget.at(expression, statement, line, column), ctx)
+            done = _complete(ConfigTarget.at(expression, statement, line, column), ctx, site.module)
             _report(done, line, column, ctx)
             return
         name = _config_name(enclosing_scope(statement), ctx)
@@ -320,7 +321,7 @@ def _wrap(site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
         added = find_argument(site.call, site.keyword)
         assert added is not None, "config= was just added"
         value = added.value
-    module = ctx.tf_module(site.module) if is_none(value) else site.module  # for config=None only
+    module = config_module(site.module, ctx) if is_none(value) else site.module  # for config=None only
     wrapped = parse_expression(f"{HELPER}(config_proto={module}.ConfigProto())")
     inner = wrapped.children[1].children[1].children[2]
     wrapped.prefix, value.prefix = value.prefix, ""
@@ -375,7 +376,7 @@ def _custom_op_name(scope: Node, ctx: FileContext) -> str:
 
 
 def parse_config(site: SessionCall, ctx: FileContext) -> Base:
-    return parse_expression(f"{ctx.tf_module(site.module)}.ConfigProto()")
+    return parse_expression(f"{config_module(site.module, ctx)}.ConfigProto()")
 
 
 def _created_before(statement: Base, ctx: FileContext) -> Optional[str]:
@@ -422,8 +423,9 @@ def _complete_here(target: ConfigTarget, done: _Done, ctx: FileContext) -> _Done
     return done
 
 
-def _complete(target: ConfigTarget, ctx: FileContext) -> _Done:
-    """Add the NPU lines the object ``target`` names lacks, once per object.
+def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = None) -> _Done:
+    """Add the NPU lines the object ``target`` names lacks, once per object (``module``: how
+    the session spells TensorFlow's module, for a ``ConfigProto()`` written here).
 
     A local name is followed along every path to the session (``_config_flow``): objects
     returned by a configured function count as configured (a function of this file is
@@ -451,7 +453,7 @@ def _complete(target: ConfigTarget, ctx: FileContext) -> _Done:
     lacking = flow.lacking(CUSTOM_OP)
     if not any(CUSTOM_OP in pieces for _, pieces in flow.reaching):
         missing = set().union(*(NPU_PIECES - pieces for _, pieces in flow.reaching))
-        done.added |= _insert_before(target, missing, ctx, _none_guard(target, flow, ctx))
+        done.added |= _insert_before(target, missing, ctx, _none_guard(target, flow, module, ctx))
         return done
     unsafe = [index for index in sorted(lacking) if _after_binding(flow, index) is None]
     if unsafe:
@@ -532,11 +534,14 @@ def _insert_before(target: ConfigTarget, missing: set[str], ctx: FileContext,
     return True
 
 
-def _none_guard(target: ConfigTarget, flow: Flow, ctx: FileContext) -> Optional[Callable[[Base], str]]:
+def _none_guard(target: ConfigTarget, flow: Flow, module: Optional[str],
+                ctx: FileContext) -> Optional[Callable[[Base], str]]:
     """``if config is None: config = tf.ConfigProto()`` (on two lines) for a parameter that
     defaults to None and reaches the session as passed (``def __init__(self, tf_config=None)``):
     the lines for the object would raise on None, and ``Session(config=None)`` runs with a
-    default ``ConfigProto``, which the guard makes explicit (then configured for the NPU)."""
+    default ``ConfigProto``, which the guard makes explicit (then configured for the NPU).
+    ``ConfigProto`` is spelled as a config created for the session is (:func:`config_module`:
+    ``tf.compat.v1`` in a ``tf2-compat`` file that imports ``tensorflow as tf``)."""
     scope = enclosing_scope(target.anchor)
     name = target.expression
     if scope.type != symbols.funcdef or PARAMETER not in {index for index, _ in flow.reaching} \
@@ -546,7 +551,7 @@ def _none_guard(target: ConfigTarget, flow: Flow, ctx: FileContext) -> Optional[
     def guard(anchor: Base) -> str:
         indent = indentation(anchor)
         inner = indent + ("\t" if "\t" in indent else "    ")
-        return f"if {name} is None:\n{inner}{name} = {ctx.tf_module()}.ConfigProto()"
+        return f"if {name} is None:\n{inner}{name} = {config_module(module, ctx)}.ConfigProto()"
     return guard
 
 

@@ -80,6 +80,7 @@ from npu_codemod.api._toolkit import (
 
 from ._closing_methods import IMPLICIT, called_method_facts, is_called
 from ._config_functions import module_parts
+from ._entered_attributes import entering_with
 from ._functions import function_returns, is_return
 from ._lifetimes import Lifetime, Threads, lifetime
 from ._session_functions import Position, SessionFunctions, session_function_facts
@@ -92,6 +93,9 @@ SESSIONS = frozenset({
     "tensorflow.train.SingularMonitoredSession",
 })
 _NAMES = " | ".join(f"'{name.rpartition('.')[2]}'" for name in sorted(SESSIONS))
+#: The method of ``tf.train.Supervisor`` (and ``SessionManager``) that returns a bare session:
+#: ``sv.stop()`` does not close it (only ``managed_session``, a ``with``, does).
+PREPARED = "prepare_or_wait_for_session"
 #: Blocks a session's uses may leave: the block runs once, so the session is still the one made.
 _CLIMBABLE = (symbols.if_stmt, symbols.with_stmt, symbols.try_stmt)
 #: Methods a class may release its resources in, in the order they are suggested.
@@ -112,6 +116,9 @@ class _Made:
     interactive: bool = False
     helper: Optional[str] = None
     index: Optional[int] = None
+    #: The local name of the Supervisor that made it (``sv.prepare_or_wait_for_session()``),
+    #: whose services use it until ``sv.stop()``: the close goes after that.
+    maker: Optional[str] = None
 
     def subject(self, name: str) -> str:
         return name if self.helper is None else f"{name} (the session {self.helper}() returns)"
@@ -153,10 +160,10 @@ class SessionClose(Rule):
                 self.sess = tf.Session()
     """
     _scope = "linked"
-    _site_names = tuple(sorted(name.rpartition(".")[2] for name in SESSIONS))
+    _site_names = tuple(sorted([name.rpartition(".")[2] for name in SESSIONS] + [PREPARED]))
     _tokens = ("Session", "sess")  # "sess": a caller of another file's session function
     pattern = f"""(
-        trailer< '.' name=({_NAMES}) >
+        trailer< '.' name=({_NAMES} | '{PREPARED}') >
       | power< name=({_NAMES}) trailer< '(' [any] ')' > >
     )"""
 
@@ -170,10 +177,14 @@ class SessionClose(Rule):
         else:
             power, end = node.parent, child_index(node) + 1
         call = power.children[end] if end < len(power.children) else None
-        qualified = ctx.tf.qualify(prefix_name(power, end))
-        if not is_call_trailer(call) or qualified not in SESSIONS:
+        if not is_call_trailer(call):
             return
-        self._site(power, end, _Made(qualified == "tensorflow.InteractiveSession"), ctx)
+        if attribute_name(power.children[end - 1]) == PREPARED:
+            self._prepared(power, end, ctx)
+            return
+        qualified = ctx.tf.qualify(prefix_name(power, end))
+        if qualified in SESSIONS:
+            self._site(power, end, _Made(qualified == "tensorflow.InteractiveSession"), ctx)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         """Calls of another file's session functions (``sess = utils.make_session()``, the
@@ -200,6 +211,18 @@ class SessionClose(Rule):
             edit()
         del ctx.deferred[start:]
 
+    def _prepared(self, power: Node, end: int, ctx: FileContext) -> None:
+        """``sess = sv.prepare_or_wait_for_session(...)``: a bare session (``sv.stop()`` stops
+        the Supervisor's services, it does not close the session), closed after the last use
+        of ``sess`` and of ``sv``. A Supervisor that is not a local name is not followed."""
+        receiver = power.children[0]
+        if end == 2 and receiver.type == tokens.NAME:
+            self._site(power, end, _Made(maker=receiver.value), ctx)
+        elif not _is_context_manager(_outside_parentheses(power)):
+            supervisor = prefix_name(power, end - 1) or "the Supervisor"
+            ctx.report(power, "unmigrated", f"{CLOSE} (the session {supervisor}.{PREPARED}() "
+                       f"makes; close it after {supervisor}.stop(): its services use it until then)")
+
     def _site(self, power: Node, end: int, made: _Made, ctx: FileContext) -> None:
         """A session made by the call ``power.children[:end + 1]``."""
         if len(power.children) > end + 1:
@@ -219,6 +242,11 @@ class SessionClose(Rule):
             self._returned(power, function, returned, made.subject("the session"), made, ctx)
             return
         owner = _self_attribute(outer)
+        entered = entering_with(outer.parent, owner[1]) if owner is not None else None
+        if owner is not None and entered is not None:
+            ctx.report(power, "migrated", f"self.{owner[1]} is closed by the 'with' that enters it "
+                       f"(line {position(entered)[0]}; the NPU graph executor is released)")
+            return
         closer = _closing_method(owner) if owner is not None else None
         if owner is None or closer is None:
             ctx.report(power, "unmigrated", f"{CLOSE} ({_where(power, made)}{_hint(outer, owner)})")
@@ -253,7 +281,8 @@ class SessionClose(Rule):
         default = made.interactive or _registered_as_default(found)
         returns = [use for use in found if use.kind == "escape" and use.detail == "returned"]
         kept = [use for use in found if not any(use is other for other in returns)]
-        life = lifetime(scope, name, kept, target, ctx, default or bool(_as_default_blocks(found)))
+        life = lifetime(scope, name, kept, target, ctx, default or bool(_as_default_blocks(found)),
+                        maker=made.maker)
         if returns and life.escape is None and not life.threads and scope.type == symbols.funcdef \
                 and made.index is None:
             self._returned(power, scope, _returned_position_of(returns), made.subject(name), made, ctx)

@@ -57,6 +57,7 @@ def main(_):
     while not sv.should_stop() and step < 1000000:
       _, step = sess.run([train_op, global_step])
     sv.stop()
+    sess.close()
 
 
 def run_single(logdir):
