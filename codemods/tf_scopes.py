@@ -17,7 +17,8 @@ repository, as before. Each scope's runtime is decided as ``tf_runtime``
 decides a repository's, from its own manifests and its own files' code, and its TF 2.x programs
 (``tf_programs``) from its own files. The top scope's runtime is the fact ``tf-runtime:<v>``;
 another scope's is ``tf-runtime@<folder>/:<v>`` (``tf_versions.runtime_of`` picks a file's).
-A repository without scopes is decided exactly as one runtime.
+A repository without scopes is decided exactly as one runtime. A module no pin decides that
+programs of scopes import runs their runtime (``tf_shared_modules``: ``tf-runtime@<path>:<v>``).
 """
 
 from __future__ import annotations
