@@ -39,7 +39,7 @@ from .tf_programs import (
 )
 from .tf_runtime import UNDETERMINED, Runtime, decide, own_setting, pins_of, with_runtime
 from .tf_shared_modules import Shared, shared_runtimes
-from .tf_versions import CODE_E_ONLY, RUNTIME_UNKNOWN, SCOPE_FACT, WHY_FACT, Signals
+from .tf_versions import CODE_E_ONLY, RUNTIME_TF2, RUNTIME_UNKNOWN, SCOPE_FACT, WHY_FACT, Signals
 
 #: One fact per TensorFlow file: ``tf-file@<codes>|<path>`` (its ``tf-code:`` facts, comma
 #: separated), read and dropped when the runtimes are decided.
@@ -124,13 +124,20 @@ def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts
                              lambda path: _deepest(path, folders),
                              {folder: runtime.value for folder, runtime in runtimes.items()},
                              frozenset(folder for folder, runtime in runtimes.items() if runtime.pinned))
+    tf2 = any(runtime.value == RUNTIME_TF2 for runtime in runtimes.values()) \
+        or any(item.runtime == RUNTIME_TF2 for item in shared.values())
     for folder, own in owns.items():
         decided, found = _decided(configured, own, frozenset(graph[folder]) | codes[folder], folder, manifests,
                                   runtimes[folder], [item for path, item in shared.items()
-                                                     if _deepest(path, folders) == folder])
+                                                     if _deepest(path, folders) == folder], tf2)
         result |= decided
         messages += found
     return result, messages
+
+
+def _tf2_code(facts: frozenset[str]) -> bool:
+    """Has a file of the scope (its :data:`GRAPH_FACT` among ``facts``) TF 2.x signs?"""
+    return any(fact.startswith(GRAPH_FACT) and "2" in fact[len(GRAPH_FACT):].rsplit("|", 2)[1] for fact in facts)
 
 
 def _with_shared(programs: frozenset[str], messages: tuple[RepositoryMessage, ...], shared: Iterable[Shared]
@@ -182,9 +189,13 @@ def _runtime(configured: Optional[str], own: Mapping[str, str], facts: frozenset
 
 def _decided(configured: Optional[str], own: Mapping[str, str], facts: frozenset[str], folder: str,
              every: Optional[Mapping[str, str]] = None, runtime: Optional[Runtime] = None,
-             shared: Iterable[Shared] = ()) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
+             shared: Iterable[Shared] = (), tf2_elsewhere: bool = False
+             ) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
     """One scope: its runtime (:func:`_runtime`, unless given) and programs, and the runtime of
-    each of its ``shared`` modules (``tf_shared_modules``: its importers')."""
+    each of its ``shared`` modules (``tf_shared_modules``: its importers'). Its version
+    undetermined, a ``tf-neutral`` file that gets the TF 1.x rules is a choice the finding
+    reports when TF 2.x code runs in the repository (here, or elsewhere: ``tf2_elsewhere``);
+    in a repository with none, such files are TF 1.x code, as before the TF 2.x pack."""
     pyproject = own.get(folder + "pyproject.toml", "")
     runtime = runtime or _runtime(configured, own, facts, folder, every)
     programs, messages = program_facts(facts, runtime.value, pyproject)
@@ -193,8 +204,8 @@ def _decided(configured: Optional[str], own: Mapping[str, str], facts: frozenset
     if runtime.why:
         decided |= {f"{WHY_FACT}{folder}|{runtime.why}"}
     found = tuple(RepositoryMessage(path, text, rule=None) for path, text in runtime.messages) + messages
-    if runtime.value == RUNTIME_UNKNOWN and any(fact.startswith(NEUTRAL_TF1_FACT) for fact in programs) \
-            and ("", UNDETERMINED) not in runtime.messages:
+    if runtime.value == RUNTIME_UNKNOWN and ("", UNDETERMINED) not in runtime.messages \
+            and any(fact.startswith(NEUTRAL_TF1_FACT) for fact in programs) and (tf2_elsewhere or _tf2_code(facts)):
         found += (RepositoryMessage("", UNDETERMINED, rule=None),)  # tf-neutral files get the TF 1.x rules
     if not folder:
         return decided, found

@@ -84,10 +84,18 @@ def test_decided_facts_give_a_shared_module_its_importers_runtime() -> None:
     assert not [message for message in messages if message.text == UNDETERMINED]
 
 
-def test_a_neutral_file_given_the_tf1_rules_while_undetermined_is_reported() -> None:
-    facts, messages = decided_facts(None, {}, frozenset({"tf-file@|pipe.py", f"{GRAPH_FACT}pipe.py|x|"}))
+def test_a_neutral_file_given_the_tf1_rules_beside_tf2_code_is_reported_as_undetermined() -> None:
+    side_by_side = frozenset({"tf-file@|pipe.py", f"{GRAPH_FACT}pipe.py|x|", "tf-file@tf-code:T1|old.py",
+                              f"{GRAPH_FACT}old.py|mx1|pipe", "tf-file@tf-code:T2|new.py", f"{GRAPH_FACT}new.py|mx2|"})
+    facts, messages = decided_facts(None, {}, side_by_side)
     assert NEUTRAL_TF1_FACT + "pipe.py" in facts
     assert [(message.path, message.text) for message in messages] == [("", UNDETERMINED)]
+    in_a_scope, messages = decided_facts(None, {"new/requirements.txt": "tensorflow==2.6.0\n"}, frozenset({
+        "tf-file@|pipe.py", f"{GRAPH_FACT}pipe.py|x|", "tf-file@|new/train.py", f"{GRAPH_FACT}new/train.py|mx|"}))
+    assert NEUTRAL_TF1_FACT + "pipe.py" in in_a_scope
+    assert [(message.path, message.text) for message in messages] == [("", UNDETERMINED)]
+    alone, messages = decided_facts(None, {}, frozenset({"tf-file@|pipe.py", f"{GRAPH_FACT}pipe.py|x|"}))
+    assert NEUTRAL_TF1_FACT + "pipe.py" in alone and messages == ()  # no TF 2.x code: TF 1.x code, as before
 
 
 # --- end to end: a real repository shaped like big_transfer -------------------------------------
