@@ -195,7 +195,8 @@ def _imported_modules(tree: ast.Module, path: str) -> set[str]:
     return found
 
 
-def _nodes(facts: Iterable[str]) -> dict[str, Node]:
+def graph_nodes(facts: Iterable[str]) -> dict[str, Node]:
+    """The import graph's nodes (by module) of the :data:`GRAPH_FACT` among ``facts``."""
     nodes = {}
     for fact in facts:
         if fact.startswith(GRAPH_FACT):
@@ -234,7 +235,7 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     """The entry and mixed-program facts of a repository, and its findings about programs
     (mixed programs at their entry, no entry script, modules that train when imported and that
     no entry reaches, a bad ``entry`` setting)."""
-    nodes = _nodes(facts)
+    nodes = graph_nodes(facts)
     if not nodes:
         return frozenset(), ()
     entries, problem = configured_entries(pyproject)

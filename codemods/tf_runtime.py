@@ -102,6 +102,13 @@ class Runtime:
     def fact(self) -> str:
         return RUNTIME_FACT + self.value
 
+    @property
+    def pinned(self) -> bool:
+        """Decided by a pin or the configuration: the folder's own code, not its other files'
+        (decided from the code, or undetermined, a module others import takes their runtime:
+        ``tf_shared_modules``)."""
+        return bool(self.why) and not self.why.startswith(FROM_CODE.partition("{")[0])
+
 
 def is_manifest(path: str) -> bool:
     """A file that may pin TensorFlow: ``requirements*.txt``, ``constraints*.txt``,

@@ -17,7 +17,8 @@ repository, as before. Each scope's runtime is decided as ``tf_runtime``
 decides a repository's, from its own manifests and its own files' code, and its TF 2.x programs
 (``tf_programs``) from its own files. The top scope's runtime is the fact ``tf-runtime:<v>``;
 another scope's is ``tf-runtime@<folder>/:<v>`` (``tf_versions.runtime_of`` picks a file's).
-A repository without scopes is decided exactly as one runtime.
+A repository without scopes is decided exactly as one runtime. A module no pin decides that
+programs of scopes import runs their runtime (``tf_shared_modules``: ``tf-runtime@<path>:<v>``).
 """
 
 from __future__ import annotations
@@ -28,9 +29,17 @@ from pathlib import PurePosixPath
 from typing import Iterable, Mapping, Optional
 
 from .tf_model_idioms import PENDING_FACT, trained_files
-from .tf_programs import GRAPH_FACT, RepositoryMessage, program_facts, with_programs
-from .tf_runtime import decide, own_setting, pins_of, with_runtime
-from .tf_versions import CODE_E_ONLY, SCOPE_FACT, WHY_FACT, Signals
+from .tf_programs import (
+    GRAPH_FACT,
+    NEUTRAL_TF1_FACT,
+    RepositoryMessage,
+    graph_nodes,
+    program_facts,
+    with_programs,
+)
+from .tf_runtime import UNDETERMINED, Runtime, decide, own_setting, pins_of, with_runtime
+from .tf_shared_modules import Shared, shared_runtimes
+from .tf_versions import CODE_E_ONLY, RUNTIME_TF2, RUNTIME_UNKNOWN, SCOPE_FACT, WHY_FACT, Signals
 
 #: One fact per TensorFlow file: ``tf-file@<codes>|<path>`` (its ``tf-code:`` facts, comma
 #: separated), read and dropped when the runtimes are decided.
@@ -107,12 +116,45 @@ def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts
             graph[_deepest(fact[len(GRAPH_FACT):], folders)].add(fact)
     others = frozenset(fact for fact in kept if not fact.startswith(GRAPH_FACT))
     result, messages = frozenset(others), ()  # type: frozenset[str], tuple[RepositoryMessage, ...]
-    for folder in [""] + folders:
-        own = {path: text for path, text in manifests.items() if _deepest(path, folders) == folder}
-        decided, found = _decided(configured, own, frozenset(graph[folder]) | codes[folder], folder, manifests)
+    owns = {folder: {path: text for path, text in manifests.items() if _deepest(path, folders) == folder}
+            for folder in [""] + folders}
+    runtimes = {folder: _runtime(configured, own, frozenset(graph[folder]) | codes[folder], folder, manifests)
+                for folder, own in owns.items()}
+    shared = shared_runtimes(graph_nodes(fact for facts in graph.values() for fact in facts),
+                             lambda path: _deepest(path, folders),
+                             {folder: runtime.value for folder, runtime in runtimes.items()},
+                             frozenset(folder for folder, runtime in runtimes.items() if runtime.pinned))
+    tf2 = any(runtime.value == RUNTIME_TF2 for runtime in runtimes.values()) \
+        or any(item.runtime == RUNTIME_TF2 for item in shared.values())
+    for folder, own in owns.items():
+        decided, found = _decided(configured, own, frozenset(graph[folder]) | codes[folder], folder, manifests,
+                                  runtimes[folder], [item for path, item in shared.items()
+                                                     if _deepest(path, folders) == folder], tf2)
         result |= decided
         messages += found
     return result, messages
+
+
+def _tf2_code(facts: frozenset[str]) -> bool:
+    """Has a file of the scope (its :data:`GRAPH_FACT` among ``facts``) TF 2.x signs?"""
+    return any(fact.startswith(GRAPH_FACT) and "2" in fact[len(GRAPH_FACT):].rsplit("|", 2)[1] for fact in facts)
+
+
+def _with_shared(programs: frozenset[str], messages: tuple[RepositoryMessage, ...], shared: Iterable[Shared]
+                 ) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
+    """A scope's program facts and messages with its shared modules' runtimes: each one's
+    :data:`SCOPE_FACT` (a file's path: ``tf_versions.runtime_of``) and why, none of them a
+    TF 1.x-side neutral file of the scope (their importers decide), and a finding at each one
+    whose importers disagree."""
+    found = set(programs)
+    for item in shared:
+        found.discard(NEUTRAL_TF1_FACT + item.path)
+        found.add(f"{SCOPE_FACT}{item.path}:{item.runtime}")
+        if item.why:
+            found.add(f"{WHY_FACT}{item.path}|{item.why}")
+        if item.message:
+            messages += (RepositoryMessage(item.path, item.message, rule=None),)
+    return frozenset(found), messages
 
 
 def with_trained_models(facts: frozenset[str]) -> frozenset[str]:
@@ -139,16 +181,32 @@ def with_trained_models(facts: frozenset[str]) -> frozenset[str]:
     return frozenset(found | ({CODE_E_ONLY} if trained_tf else set()))
 
 
+def _runtime(configured: Optional[str], own: Mapping[str, str], facts: frozenset[str], folder: str,
+             every: Optional[Mapping[str, str]] = None) -> Runtime:
+    """One scope's runtime from its own manifests (includes followed in ``every``) and code."""
+    return decide(configured or own_setting(own.get(folder + "pyproject.toml", "")), own, facts, every)
+
+
 def _decided(configured: Optional[str], own: Mapping[str, str], facts: frozenset[str], folder: str,
-             every: Optional[Mapping[str, str]] = None) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
-    """One scope: its runtime from its own manifests (includes followed in ``every``) and code."""
+             every: Optional[Mapping[str, str]] = None, runtime: Optional[Runtime] = None,
+             shared: Iterable[Shared] = (), tf2_elsewhere: bool = False
+             ) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
+    """One scope: its runtime (:func:`_runtime`, unless given) and programs, and the runtime of
+    each of its ``shared`` modules (``tf_shared_modules``: its importers'). Its version
+    undetermined, a ``tf-neutral`` file that gets the TF 1.x rules is a choice the finding
+    reports when TF 2.x code runs in the repository (here, or elsewhere: ``tf2_elsewhere``);
+    in a repository with none, such files are TF 1.x code, as before the TF 2.x pack."""
     pyproject = own.get(folder + "pyproject.toml", "")
-    runtime = decide(configured or own_setting(pyproject), own, facts, every)
+    runtime = runtime or _runtime(configured, own, facts, folder, every)
     programs, messages = program_facts(facts, runtime.value, pyproject)
+    programs, messages = _with_shared(programs, messages, shared)
     decided = with_programs(with_runtime(facts, runtime), programs)
     if runtime.why:
         decided |= {f"{WHY_FACT}{folder}|{runtime.why}"}
     found = tuple(RepositoryMessage(path, text, rule=None) for path, text in runtime.messages) + messages
+    if runtime.value == RUNTIME_UNKNOWN and ("", UNDETERMINED) not in runtime.messages \
+            and any(fact.startswith(NEUTRAL_TF1_FACT) for fact in programs) and (tf2_elsewhere or _tf2_code(facts)):
+        found += (RepositoryMessage("", UNDETERMINED, rule=None),)  # tf-neutral files get the TF 1.x rules
     if not folder:
         return decided, found
     where = min(own) if own else folder  # a scope's repository-level messages: at its manifest

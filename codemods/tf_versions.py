@@ -302,8 +302,9 @@ class Kind:
 
 
 def runtime_of(facts: FrozenSet[str], path: str = "") -> str:
-    """The runtime of the file ``path`` from the repository's facts: the runtime of the deepest
-    folder with its own pins that holds it (``tf_scopes``), else the repository's;
+    """The runtime of the file ``path`` from the repository's facts: its own when it takes its
+    importers' (``tf_shared_modules``), else the runtime of the deepest folder with its own pins
+    that holds it (``tf_scopes``), else the repository's;
     :data:`RUNTIME_NOT_GIVEN` when they have none (the engine called without a repository's
     analysis: a library caller, a rule's golden test): files with only TF 2.x idioms are then
     TF 1.x code, as before the TF 2.x pack. ``run``, ``scan`` and ``check`` always decide it
@@ -311,9 +312,15 @@ def runtime_of(facts: FrozenSet[str], path: str = "") -> str:
     found, scopes = _runtimes(facts)
     depth = -1 if found == RUNTIME_NOT_GIVEN else 0
     for folder, value in scopes:
-        if path.startswith(folder) and len(folder) > depth:
+        if _holds(folder, path) and len(folder) > depth:
             found, depth = value, len(folder)
     return found
+
+
+def _holds(folder: str, path: str) -> bool:
+    """Is ``path`` under ``folder`` (``a/b/``; ``""``: the top), or ``folder`` itself when it is
+    a file's path (a module that takes its importers' runtime: ``tf_shared_modules``)?"""
+    return path.startswith(folder) if not folder or folder.endswith("/") else path == folder
 
 
 def runtime_why(facts: FrozenSet[str], path: str = "") -> str:
@@ -322,7 +329,7 @@ def runtime_why(facts: FrozenSet[str], path: str = "") -> str:
     their own), or "" (none given: the engine called without a repository's analysis)."""
     found, depth = "", -1
     for folder, phrase in _whys(facts):
-        if path.startswith(folder) and len(folder) > depth:
+        if _holds(folder, path) and len(folder) > depth:
             found, depth = phrase, len(folder)
     return found
 

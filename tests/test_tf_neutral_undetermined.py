@@ -10,11 +10,11 @@ from pathlib import Path
 from npu_codemod.codemods.tf_programs import (
     GRAPH_FACT,
     NON_TF_TF2_FACT,
+    graph_nodes,
     program_facts,
     tf1_neutral_files,
     tf1_side,
 )
-from npu_codemod.codemods.tf_programs import _nodes as graph_nodes
 from npu_codemod.codemods.tf_versions import (
     NON_TF,
     RUNTIME_TF1,
