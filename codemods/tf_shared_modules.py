@@ -13,11 +13,12 @@ or decided from the code of that folder's other files) and that is no program it
 ``__main__`` block). Its importers are followed up the import graph, through other such modules,
 to the files that decide: a file of a pinned folder (its folder's runtime), or a program of an
 unpinned one (its folder's runtime, often undetermined). Test files import the module to test it,
-on any version: they decide nothing. When all of them run TF 2.x, or all TF 1.x, the module takes
-that runtime; when TF 2.x meets TF 1.x or an undetermined program, the module's version is
-undetermined and reported (:data:`DISAGREE`): the TF 1.x adapter never goes silently into a module
-a TF 2.x program imports. Otherwise (no importer, or TF 1.x beside undetermined programs) its
-folder decides, as before.
+on any version: they decide nothing, and neither does an importer whose own runtime is
+undetermined (a subfolder's unversioned requirement, a PyTorch or JAX program). When the decided
+ones all run TF 2.x, or all TF 1.x, the module takes that runtime; when TF 2.x meets TF 1.x, the
+module's version is undetermined and reported (:data:`DISAGREE`): the TF 1.x adapter never goes
+silently into a module a TF 2.x program imports. Otherwise (no decided importer) its folder
+decides, as before.
 """
 
 from __future__ import annotations
@@ -104,13 +105,15 @@ def _deciding(name: str, importers: Mapping[str, list[str]], by_path: Mapping[st
 
 
 def _agreed(values: set[str]) -> Optional[str]:
-    """The runtime the importers' ``values`` give: theirs when they agree, undetermined when a
-    TF 2.x program meets another, None (the folder decides) otherwise."""
-    if values in ({RUNTIME_TF1}, {RUNTIME_TF2}):
-        return values.pop()
-    if RUNTIME_TF2 in values and len(values) > 1:
-        return RUNTIME_UNKNOWN
-    return None
+    """The runtime the importers' ``values`` give: the one their decided runtimes agree on,
+    undetermined when TF 2.x meets TF 1.x, None (the folder decides) when none is decided. An
+    undetermined importer says nothing: a subfolder's unversioned ``tensorflow`` requirement
+    (dopamine's ``labs/``) or a PyTorch or JAX program (big_transfer's ``bit_pytorch``) must not
+    take a TF 2.x program's module to the TF 1.x adapter."""
+    decided = values & {RUNTIME_TF1, RUNTIME_TF2}
+    if len(decided) == 1:
+        return decided.pop()
+    return RUNTIME_UNKNOWN if decided else None
 
 
 def _version(value: str) -> str:

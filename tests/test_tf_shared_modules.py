@@ -54,14 +54,22 @@ def test_a_module_tf1_and_tf2_programs_import_is_undetermined_and_reported() -> 
                     _node("pipe.py"))
     assert found["pipe.py"].runtime == RUNTIME_UNKNOWN
     assert "(tf1/train.py: TF 1.x, tf2/train.py: TF 2.x)" in found["pipe.py"].message
+
+
+def test_an_importer_of_no_known_version_says_nothing() -> None:
+    """demo.py's version is undetermined (an unversioned requirement, a PyTorch or JAX program):
+    the decided importers decide (dopamine's labs/ beside its TF 2.x agents: TF 1.x adapter code
+    in the TF 2.x program's module broke it at import)."""
     beside_a_script = _shared(_node("tf2/train.py", "pipe", main=True), _node("demo.py", "pipe", main=True),
                               _node("pipe.py"))
-    assert beside_a_script["pipe.py"].runtime == RUNTIME_UNKNOWN  # demo.py: a program of no known version
+    assert beside_a_script["pipe.py"].runtime == RUNTIME_TF2
+    assert beside_a_script["pipe.py"].message == ""
+    tf1_beside_a_script = _shared(_node("tf1/train.py", "pipe", main=True), _node("demo.py", "pipe", main=True),
+                                  _node("pipe.py"))
+    assert tf1_beside_a_script["pipe.py"].runtime == RUNTIME_TF1
 
 
-def test_the_folder_decides_when_no_tf2_program_meets_another() -> None:
-    assert _shared(_node("tf1/train.py", "pipe", main=True), _node("demo.py", "pipe", main=True),
-                   _node("pipe.py")) == {}
+def test_the_folder_decides_when_no_importer_decides() -> None:
     assert _shared(_node("demo.py", "pipe", main=True), _node("pipe.py")) == {}
     tested = _shared(_node("tf2/train.py", "pipe", main=True), _node("pipe_test.py", "pipe", main=True),
                      _node("pipe.py"))
