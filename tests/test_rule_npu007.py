@@ -766,6 +766,26 @@ def main(train_op):
     check(SLIM_NAMED_CONFIG, after, [("NPU007", 9, 4, "migrated")])
 
 
+def test_slim_train_bound_by_name_is_a_site_and_an_estimators_train_is_not():
+    """``train`` is a site name only as ``x.train`` of a name the file binds, or a name bound
+    to slim's (the unit layout's ``@train``): in a long file, the unit calling the Estimator's
+    ``train`` is not parsed for it, and the selective and full engines agree."""
+    filler = "".join(f"\n\ndef helper_{index}(x):\n    return x + {index}\n" for index in range(40))
+    before = """\
+import tensorflow as tf
+from tensorflow.contrib.slim.learning import train
+
+
+def main(train_op, estimator, input_fn):
+    config = tf.ConfigProto()
+    train(train_op, '/tmp/logdir', session_config=config)
+    estimator.train(input_fn, max_steps=10)
+""" + filler
+    after = HEADER + before.replace(
+        "    config = tf.ConfigProto()\n", "    config = tf.ConfigProto()\n" + npu_lines("config", "    "))
+    check(before, after, [("NPU007", 7, 4, "migrated")])
+
+
 def test_slim_evaluation_loops_without_session_config_get_one():
     before = """\
 import tensorflow as tf

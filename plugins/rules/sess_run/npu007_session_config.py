@@ -48,6 +48,7 @@ from npu_codemod.api._toolkit import (
     why_not,
 )
 
+from ._bound_attributes import bound_attribute_marks
 from ._config_flow import PARAMETER, Flow, target_flow
 from ._config_functions import (
     ConfigSource,
@@ -138,7 +139,10 @@ class SessionConfig(Rule):
         eval_sessions = [tf.Session(graph=graph) for graph in eval_graphs]
     """
     _scope = "linked"
-    _site_names = (*sorted(SESSION_NAMES | SLIM_NAMES), "ConfigProto")
+    # TF-Slim's ``learning.train``: ``train`` spells every Estimator's and model's training
+    # call, so it is a site name only as an attribute of a name the file binds (``@train``).
+    _site_names = (*sorted(SESSION_NAMES | SLIM_NAMES - {"train"}), "ConfigProto")
+    _ast_sites = bound_attribute_marks(("train",))
     _tokens = ("Session", "managed_session", "prepare_or_wait_for_session", "slim")
     pattern = f"""(
         trailer< '.' name=({_NAMES}) >

@@ -52,6 +52,7 @@ from npu_codemod.api._toolkit import (
     unlink,
 )
 
+from ._bound_attributes import bound_attribute_marks
 from ._config_flow import target_flow
 from ._config_functions import parse
 from ._session_config import (
@@ -318,7 +319,10 @@ class SoftPlacement(Rule):
         eval_config = tf.ConfigProto(allow_soft_placement=FLAGS.soft_placement)
     """
     _scope = "linked"
-    _site_names = (*sorted(SESSION_NAMES | SLIM_NAMES), "ConfigProto", SETTING)
+    # ``train`` (TF-Slim's ``learning.train``) as NPU007 has it: only as ``x.train`` of a name
+    # the file binds.
+    _site_names = (*sorted(SESSION_NAMES | SLIM_NAMES - {"train"}), "ConfigProto", SETTING)
+    _ast_sites = bound_attribute_marks(("train",))
     _tokens = ("Session", "managed_session", "prepare_or_wait_for_session", "slim", SETTING, "device(")
     calls = tuple(DEVICE)
     pattern = f"""(
