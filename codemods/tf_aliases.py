@@ -91,9 +91,9 @@ def repository_aliases(facts: FrozenSet[str]) -> dict[str, str]:
         return {}
     found = {}
     for name in given:
-        target = _followed(name, given)
-        if target is not None:
-            found[name] = target
+        followed = _followed(name, given)
+        if followed is not None:
+            found[name] = followed
     return found
 
 
