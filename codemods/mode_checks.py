@@ -71,12 +71,16 @@ def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span,
     body of ``if not <x>.executing_eagerly():`` (or of an ``and`` with that conjunct), the
     ``else`` of ``if <x>.executing_eagerly():`` (or of an ``or`` with it), either arm of a
     conditional expression alike. Version branch: both arms of an ``if`` inside a function
-    whose test reads one of its parameters named ``*version*`` (``if tf_version == 1:``)."""
+    whose test reads one of its parameters named ``*version*`` (``if tf_version == 1:``).
+    The code after an ``if <x>.executing_eagerly():`` that returns, in the same block, is
+    graph-only as well (:func:`_after_eager_returns`)."""
     graph: list[Span] = []
     for statement in index.nodes(ast.If):
         eager = _eager_test(statement.test)
         if eager is not None:
             graph.extend(_spans(statement.orelse if eager else statement.body))
+    for function in [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]:
+        graph.extend(_after_eager_returns(function.body))  # type: ignore[attr-defined]
     for expression in index.nodes(ast.IfExp):
         eager = _eager_test(expression.test)
         if eager is not None:
@@ -93,6 +97,26 @@ def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span,
                                                 for name in ast.walk(node.test)):
                 chosen.extend(_spans(node.body) + _spans(node.orelse))
     return tuple(graph), tuple(chosen)
+
+
+def _after_eager_returns(body: Sequence[ast.stmt]) -> list[Span]:
+    """The rest of a block after an ``if <x>.executing_eagerly(): ... return`` that has no
+    ``else`` (``if tf.executing_eagerly(): return eager_result`` then graph code): it runs in
+    graph mode only, as an ``else`` would; blocks nested in the statements too (not those of
+    nested functions or classes, which are walked on their own)."""
+    found: list[Span] = []
+    for number, statement in enumerate(body):
+        if isinstance(statement, ast.If) and not statement.orelse and _eager_test(statement.test) is True \
+                and isinstance(statement.body[-1], (ast.Return, ast.Raise)):
+            found.extend(_spans(body[number + 1:]))
+            break
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            found.extend(_after_eager_returns(getattr(statement, field, None) or []))
+        for handler in getattr(statement, "handlers", None) or []:
+            found.extend(_after_eager_returns(handler.body))
+    return found
 
 
 #: A name (or attribute) that says which TensorFlow runs: ``is_tfv2``, ``is_tf2``, ``tf2_enabled``,
