@@ -103,11 +103,9 @@ def _followed(name: str, given: dict[str, str]) -> Optional[str]:
     for _ in range(_HOPS):
         if not target.startswith("@"):
             return target
-        module, _, imported = target[1:].rpartition(".")
-        package = tuple(name.split(".")[:-2])
-        source = nearest_name(target[1:], package, given.keys()) if module else None
-        if source is None or imported != source.rpartition(".")[2]:
-            return None
+        source = nearest_name(target[1:], tuple(name.split(".")[:-2]), given.keys())
+        if source is None:
+            return None  # a name the repository does not bind to TensorFlow
         target = given[source]
     return None if target.startswith("@") else target
 

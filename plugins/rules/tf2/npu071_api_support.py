@@ -123,7 +123,9 @@ class ApiSupportTf2(Rule):
                "reports' API readiness (a use a rule rewrote away is none: a rerun over the "
                "migrated branch counts the same); a name used only as a type (a base class, "
                "`class L(tf.keras.layers.Layer)`, the class of `isinstance`/`issubclass`, an "
-               "annotation) counts as a site that needs nothing and is not reported. In a "
+               "annotation) counts as a site that needs nothing and is not reported, as does a use in "
+               "a TF 2.x file's graph-mode-only code (the `else` of `if tf.executing_eagerly():`, "
+               "the code after its early `return`), which the eager program never runs. In a "
                "`tf2-compat` file `tf.estimator.X` is the `tf.compat.v1.estimator.X` the compat "
                "route runs (the list marks it supported): no \"no migration path\" for an "
                "Estimator, `RunConfig`, `EstimatorSpec` or `train_and_evaluate`.")
