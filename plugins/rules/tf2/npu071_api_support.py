@@ -124,8 +124,9 @@ class ApiSupportTf2(Rule):
                "migrated branch counts the same); a name used only as a type (a base class, "
                "`class L(tf.keras.layers.Layer)`, the class of `isinstance`/`issubclass`, an "
                "annotation) counts as a site that needs nothing and is not reported, as does a use in "
-               "a TF 2.x file's graph-mode-only code (the `else` of `if tf.executing_eagerly():`, "
-               "the code after its early `return`), which the eager program never runs. In a "
+               "a TF 2.x file's graph-mode or TF 1.x-only code (the `else` of `if tf.executing_eagerly():` "
+               "or of `if compat.get_tf_behavior() == 2:`, the code after an early `return` under "
+               "`if tf.executing_eagerly():`), which the eager program never runs. In a "
                "`tf2-compat` file `tf.estimator.X` is the `tf.compat.v1.estimator.X` the compat "
                "route runs (the list marks it supported): no \"no migration path\" for an "
                "Estimator, `RunConfig`, `EstimatorSpec` or `train_and_evaluate`.")
@@ -227,9 +228,10 @@ def _counted(ctx: FileContext, lines: dict[int, list[Finding]]) -> list[tuple[Us
 
 
 def _graph_only(ctx: FileContext, site: ReferenceSite) -> bool:
-    """Is ``site`` (as written) in graph-mode-only code of a TF 2.x file: the ``else`` of ``if
-    tf.executing_eagerly():`` (or the code after its early ``return``), which the eager program
-    never runs (Model Maker's ``data_util.py``: ``with tf.compat.v1.Session()`` there)? Such a use
+    """Is ``site`` (as written) in graph-mode or TF 1.x-only code of a TF 2.x file: the ``else``
+    of ``if tf.executing_eagerly():`` (or the code after its early ``return``), of ``if
+    compat.get_tf_behavior() == 2:``, which the eager program never runs (Model Maker's
+    ``data_util.py``: ``with tf.compat.v1.Session()`` there)? Such a use
     needs nothing: it is counted so and not reported (in a ``tf2-compat`` file the whole program
     runs in graph mode: the TF1 rules own it)."""
     return ctx.file_kind in (TF2, TF_NEUTRAL) and in_graph_only_code(ctx, site.line, site.column)
