@@ -138,9 +138,10 @@ class Handover:
         """``modules.imported_names(tree, path)`` of the file."""
         return dict(self._imported)
 
-    def import_names(self, root: str, accessors: Optional[dict[str, str]] = None) -> ImportNames:
-        """``ast_names.ast_import_names(text, root, accessors)`` of the file."""
-        return bound_names(self._steps, root, accessors)
+    def import_names(self, root: str, accessors: Optional[dict[str, str]] = None,
+                     repository: Optional[dict[str, str]] = None) -> ImportNames:
+        """``ast_names.ast_import_names(text, root, accessors, repository)`` of the file."""
+        return bound_names(self._steps, root, accessors, repository)
 
     def reading(self, resolvers: Sequence[ImportNames], text: str) -> Optional[AstReading]:
         """``ast_references.ast_reading(text, resolvers)`` of the file (source ``text``): the

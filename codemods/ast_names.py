@@ -55,15 +55,15 @@ def names_read_alike(text: str) -> bool:
     return True
 
 
-def ast_import_names(text: str, root: str = TF,
-                     accessors: Optional[dict[str, str]] = None) -> Optional[ImportNames]:
-    """``ImportNames(tree, root, accessors)`` of the fissix tree of ``text`` (a whole module),
+def ast_import_names(text: str, root: str = TF, accessors: Optional[dict[str, str]] = None,
+                     repository: Optional[dict[str, str]] = None) -> Optional[ImportNames]:
+    """``ImportNames(tree, root, accessors, repository)`` of the fissix tree of ``text`` (a whole module),
     from its ``ast``; None when ``ast`` cannot read it, or would spell a name otherwise
     (:func:`names_read_alike`)."""
     module = module_ast(text)
     if module is None or not names_read_alike(text):
         return None
-    return bound_names(binding_steps(text, statements(module)), root, accessors)
+    return bound_names(binding_steps(text, statements(module)), root, accessors, repository)
 
 
 #: What a module's statements may bind, in source order (:func:`binding_steps`): the
@@ -93,11 +93,11 @@ def binding_steps(text: str, nodes: Iterable[ast.stmt]) -> BindingSteps:
     return tuple(steps)
 
 
-def bound_names(steps: BindingSteps, root: str = TF,
-                accessors: Optional[dict[str, str]] = None) -> ImportNames:
+def bound_names(steps: BindingSteps, root: str = TF, accessors: Optional[dict[str, str]] = None,
+                repository: Optional[dict[str, str]] = None) -> ImportNames:
     """The :class:`ImportNames` of ``root`` that a module's :func:`binding_steps` give: each
     import's bindings, and each assignment whose value starts with a bound name."""
-    names = ImportNames(_NO_STATEMENTS, root=root, accessors=accessors)
+    names = ImportNames(_NO_STATEMENTS, root=root, accessors=accessors, repository=repository)
     for step in steps:
         if step and type(step[0]) is str:  # an assignment
             name, spelled = step

@@ -71,12 +71,16 @@ def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span,
     body of ``if not <x>.executing_eagerly():`` (or of an ``and`` with that conjunct), the
     ``else`` of ``if <x>.executing_eagerly():`` (or of an ``or`` with it), either arm of a
     conditional expression alike. Version branch: both arms of an ``if`` inside a function
-    whose test reads one of its parameters named ``*version*`` (``if tf_version == 1:``)."""
+    whose test reads one of its parameters named ``*version*`` (``if tf_version == 1:``).
+    The code after an ``if <x>.executing_eagerly():`` that returns, in the same block, is
+    graph-only as well (:func:`_after_eager_returns`)."""
     graph: list[Span] = []
     for statement in index.nodes(ast.If):
         eager = _eager_test(statement.test)
         if eager is not None:
             graph.extend(_spans(statement.orelse if eager else statement.body))
+    for function in [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]:
+        graph.extend(_after_eager_returns(function.body))  # type: ignore[attr-defined]
     for expression in index.nodes(ast.IfExp):
         eager = _eager_test(expression.test)
         if eager is not None:
@@ -93,6 +97,26 @@ def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span,
                                                 for name in ast.walk(node.test)):
                 chosen.extend(_spans(node.body) + _spans(node.orelse))
     return tuple(graph), tuple(chosen)
+
+
+def _after_eager_returns(body: Sequence[ast.stmt]) -> list[Span]:
+    """The rest of a block after an ``if <x>.executing_eagerly(): ... return`` that has no
+    ``else`` (``if tf.executing_eagerly(): return eager_result`` then graph code): it runs in
+    graph mode only, as an ``else`` would; blocks nested in the statements too (not those of
+    nested functions or classes, which are walked on their own)."""
+    found: list[Span] = []
+    for number, statement in enumerate(body):
+        if isinstance(statement, ast.If) and not statement.orelse and _eager_test(statement.test) is True \
+                and isinstance(statement.body[-1], (ast.Return, ast.Raise)):
+            found.extend(_spans(body[number + 1:]))
+            break
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            found.extend(_after_eager_returns(getattr(statement, field, None) or []))
+        for handler in getattr(statement, "handlers", None) or []:
+            found.extend(_after_eager_returns(handler.body))
+    return found
 
 
 #: A name (or attribute) that says which TensorFlow runs: ``is_tfv2``, ``is_tf2``, ``tf2_enabled``,
@@ -132,6 +156,63 @@ def is_version_test(test: ast.expr) -> bool:
         if name and _VERSION_WORD.search(name):
             return True
     return False
+
+
+#: A name (or attribute) that says TensorFlow 2 runs when true: ``is_tfv2``, ``tf2_enabled``, ``TF2``.
+_TF2_WORD = re.compile(r"(?:^|_)tfv?2(?:_|$)", re.IGNORECASE)
+#: A name whose value is the running TensorFlow's major version or behaviour (``get_tf_behavior()``,
+#: ``tf_version``), compared with ``1`` or ``2``.
+_MAJOR_WORD = re.compile(r"tf_?(?:version|behaviou?r)", re.IGNORECASE)
+
+
+def tf1_only_spans(index: ModuleIndex) -> tuple[Span, ...]:
+    """The branches of the module that run only on TensorFlow 1.x (or in graph mode): those of
+    :func:`mode_chosen_spans`, and the branch a version test sends TensorFlow 1 to: the
+    ``else`` of ``if is_tfv2():``, of ``if compat.get_tf_behavior() == 2:`` (Model Maker's
+    ``data_util.py``), of ``if tf.__version__.startswith("2"):``; the body of ``if not
+    is_tfv2():`` or ``if tf_version == 1:``. An eager TF 2.x program never runs them. Not a
+    C1/C2 question (``tf_versions``): a TF 1.x library keeps its graph code there."""
+    found = list(mode_chosen_spans(index)[0])
+    for statement in index.nodes(ast.If):
+        tf2 = _tf2_test(statement.test)
+        if tf2 is not None:
+            found.extend(_spans(statement.orelse if tf2 else statement.body))
+    for expression in index.nodes(ast.IfExp):
+        tf2 = _tf2_test(expression.test)
+        if tf2 is not None:
+            found.extend(_spans([expression.orelse if tf2 else expression.body]))
+    return tuple(found)
+
+
+def _tf2_test(test: ast.expr) -> Optional[bool]:
+    """True when ``test`` is true exactly on TensorFlow 2 (``is_tfv2()``, ``TF2``,
+    ``get_tf_behavior() == 2``, ``tf_version >= 2``, ``tf.__version__.startswith("2")``),
+    False when exactly on TensorFlow 1 (``not is_tfv2()``, ``tf_version == 1``), else None."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _tf2_test(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _is_major(test.left):
+        right, op = test.comparators[0], test.ops[0]
+        value = right.value if isinstance(right, ast.Constant) else None
+        if value in (1, 2, "1", "2") and isinstance(op, (ast.Eq, ast.NotEq)):
+            return (str(value) == "2") == isinstance(op, ast.Eq)
+        if value in (2, "2") and isinstance(op, ast.GtE) or value in (1, "1") and isinstance(op, ast.Gt):
+            return True
+        return None
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "startswith" \
+            and _is_version(test.func.value) and len(test.args) == 1 and isinstance(test.args[0], ast.Constant):
+        return {"2": True, "1": False}.get(str(test.args[0].value))
+    node = test.func if isinstance(test, ast.Call) and not test.args and not test.keywords else test
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return True if name and _TF2_WORD.search(name) else None
+
+
+def _is_major(node: ast.expr) -> bool:
+    """Is ``node`` a name, attribute or argument-less call whose value is TensorFlow's major
+    version or behaviour (``get_tf_behavior()``, ``tf_version``, ``self.tf_version``)?"""
+    node = node.func if isinstance(node, ast.Call) and not node.args and not node.keywords else node
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return bool(name) and _MAJOR_WORD.search(name) is not None
 
 
 def within(spans: Sequence[Span], line: int, column: int) -> bool:

@@ -414,8 +414,12 @@ class ImportNames:
     """
 
     def __init__(self, tree: pytree.Node, root: str = TF,
-                 accessors: Optional[dict[str, str]] = None) -> None:
+                 accessors: Optional[dict[str, str]] = None,
+                 repository: Optional[dict[str, str]] = None) -> None:
         self.root = root
+        #: Names the file imports from a repository module that binds them to TensorFlow
+        #: (``from mylib.compat import tfv1 as tf``) -> that name; see ``codemods/tf_aliases``.
+        self.repository: dict[str, str] = dict(repository or {})
         #: Name -> full name of what it is bound to, as imported (internal modules kept).
         self.bindings: dict[str, str] = {}
         #: How the file spells the repository's module accessor functions (``contrib.tpu``)
@@ -507,6 +511,9 @@ class ImportNames:
     def _bind_import(self, bindings: Sequence[tuple[str, str]]) -> None:
         """Take in what one import statement binds (``import_bindings``: ``(name, target)``)."""
         for name, target in bindings:
+            if name in self.repository:  # a TensorFlow module a repository module binds
+                self._bind(name, self.repository[name])
+                continue
             if target.startswith("."):
                 continue  # a module of the repository, not one of the root's
             if name == STAR:

@@ -23,8 +23,10 @@ from .accessors import file_accessors, repository_accessors
 from .api_sites import site_key
 from .ast_names import ast_import_names
 from .findings import Finding, Status
+from .modules import imported_names, module_ast
 from .names import TF, ImportNames
 from .qualified import Reference
+from .tf_aliases import file_aliases, repository_aliases
 from .tf_versions import TF1, TF1_CODE
 from .units import Mark
 from .walk import position, tree_text
@@ -377,15 +379,29 @@ def fact_names(facts: Iterable[str], prefixes: Sequence[str]) -> tuple[str, ...]
 
 def _module_names(ctx: FileContext, module: str) -> ImportNames:
     handover = ctx._handover
-    accessors = None if module != TF else file_accessors(
-        ctx.path, ctx.original, repository_accessors(ctx.facts),
-        handover.imported_names() if handover is not None else None)
+    accessors = repository = None
+    if module == TF:
+        imported = handover.imported_names() if handover is not None else None
+        accessors = file_accessors(ctx.path, ctx.original, repository_accessors(ctx.facts), imported)
+        repository = _repository_aliases(ctx, imported)
     if ctx._unparsed:  # the same bindings, from the file's ast (the engine made sure it reads)
-        names = handover.import_names(module, accessors) if handover is not None else \
-            ast_import_names(ctx.original, root=module, accessors=accessors)
+        names = handover.import_names(module, accessors, repository) if handover is not None else \
+            ast_import_names(ctx.original, root=module, accessors=accessors, repository=repository)
         assert names is not None, "an unparsed file's ast reads"
         return names
-    return ImportNames(ctx.tree, root=module, accessors=accessors)
+    return ImportNames(ctx.tree, root=module, accessors=accessors, repository=repository)
+
+
+def _repository_aliases(ctx: FileContext, imported: Optional[dict[str, str]]) -> Optional[dict[str, str]]:
+    """The names the file imports from a repository module that binds them to TensorFlow
+    (``from mylib.compat import tfv1 as tf``; ``tf_aliases``) -> that TensorFlow name."""
+    aliases = repository_aliases(ctx.facts)
+    if not aliases:
+        return None
+    if imported is None:
+        tree = module_ast(ctx.original)
+        imported = imported_names(tree, ctx.path) if tree is not None else {}
+    return file_aliases(ctx.path, aliases, imported) or None
 
 
 def rules_in_order(rules: Sequence[Rule]) -> list[Rule]:

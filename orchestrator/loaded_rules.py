@@ -23,6 +23,7 @@ from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.standalone_keras import keras_fact, may_use_keras
 from npu_codemod.codemods.star_imports import may_star_import, star_import_facts
+from npu_codemod.codemods.tf_aliases import alias_facts
 from npu_codemod.codemods.tf_model_idioms import pending_fact, script_pending_fact
 from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_scopes import file_fact
@@ -163,6 +164,7 @@ class LoadedRules:
             facts.add(file_fact(path, signals))
             facts.update(star_import_facts(path, text, imports_tf=True))
             facts.update(reexport_facts(path, text))  # a package's names, for its importers
+            facts.update(alias_facts(path, text))  # ``tfv1 = tf.compat.v1``, for its importers
             # sessions no rule sees: standalone Keras's and tflearn's (findings at the end)
             facts.update(filter(None, [keras_fact(path, text, imports_tf=True), tflearn_fact(path, text)]))
             results, errors = self.plugins.call_each("npu_codemod_analyze_file", path=path, text=text)
@@ -173,6 +175,7 @@ class LoadedRules:
             facts.update(filter(None, [graph_fact(path, text, None), script_pending_fact(path, text)]))
             facts.update(star_import_facts(path, text, imports_tf=False))  # TF through ``import *``?
             facts.update(reexport_facts(path, text))  # a package's names, for its importers
+            facts.update(alias_facts(path, text))  # ``from .compat import tfv1``, re-exported
             # or through standalone Keras, or tflearn?
             facts.update(filter(None, [keras_fact(path, text), tflearn_fact(path, text)]))
         return FileFacts(frozenset(facts))

@@ -504,6 +504,8 @@ def test_a_closing_that_is_not_contextlibs_is_not_trusted() -> None:
      "used in a nested function"),
     ("def f():\n    global sess\n    sess = tf.Session()\n", 4, 11,
      "is declared 'global sess' in f(): it escapes through the module global"),
+    ("global sess\nsess = tf.Session()\nsess.run(op)\n", 3, 7,  # a no-op there: no function (N1)
+     "is declared 'global sess' at module level: it is a module global, which the module's functions"),
     ("def f():\n    sess = None\n    def g():\n        nonlocal sess\n        sess = tf.Session()\n", 6, 15,
      "is declared 'nonlocal sess' in g(): it belongs to the enclosing function"),
     ("sess = tf.Session()\nsess = tf_debug.LocalCLIDebugWrapperSession(sess)\nsess.run(a)\n", 2, 7,

@@ -125,6 +125,22 @@ AGENT_ELSE = AGENT.replace('''        if not tf.executing_eagerly():
             return None
         else:
             return tf.compat.v1.get_default_graph().get_operations()[-1]''')
+AGENT_EARLY = AGENT.replace('''        if not tf.executing_eagerly():
+            return tf.compat.v1.get_default_graph().get_operations()[-1]
+        return None''', '''        if tf.executing_eagerly():
+            return None
+        for op in tf.compat.v1.get_default_graph().get_operations():
+            return op''')
+AGENT_SESSION = AGENT.replace('''    def initialize(self):
+        if not tf.executing_eagerly():
+            return tf.compat.v1.get_default_graph().get_operations()[-1]
+        return None''', '''    def initialize(self, ds):
+        if tf.executing_eagerly():
+            return [x for x in ds.as_numpy_iterator()]
+        else:
+            it = tf.compat.v1.data.make_one_shot_iterator(ds)
+            with tf.compat.v1.Session() as sess:
+                return [sess.run(it.get_next())]''')
 AGENT_UNGUARDED = AGENT.replace("        if not tf.executing_eagerly():\n    ", "")
 BEHAVIOUR = '''\
 import tensorflow as tf
@@ -172,8 +188,9 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.mark.parametrize("text, kind", [(AGENT, TF_NEUTRAL), (AGENT_ELSE, TF_NEUTRAL), (BEHAVIOUR, TF_NEUTRAL)],
-                         ids=["not-eager-body", "eager-else", "version-parameter"])
+@pytest.mark.parametrize("text, kind", [(AGENT, TF_NEUTRAL), (AGENT_ELSE, TF_NEUTRAL), (AGENT_EARLY, TF_NEUTRAL),
+                                        (BEHAVIOUR, TF_NEUTRAL)],
+                         ids=["not-eager-body", "eager-else", "after-eager-return", "version-parameter"])
 def test_graph_code_the_mode_chooses_is_no_compat_signal(text: str, kind: str) -> None:
     """The version-parameter file's ``enable_v2_behavior()`` is in the ``else`` of a version
     test too: no E signal either (version-adaptive code, ``test_tf2_version_guards``)."""
@@ -192,7 +209,8 @@ def test_graph_code_that_always_runs_is_still_a_compat_signal(text: str, signal:
     assert file_kind(signals, RUNTIME_TF2).kind == TF2_COMPAT
 
 
-@pytest.mark.parametrize("agent", [AGENT, AGENT_ELSE], ids=["not-eager-body", "eager-else"])
+@pytest.mark.parametrize("agent", [AGENT, AGENT_ELSE, AGENT_EARLY],
+                         ids=["not-eager-body", "eager-else", "after-eager-return"])
 def test_a_program_importing_version_adaptive_graph_code_is_not_mixed(tmp_path: Path, agent: str) -> None:
     """Regression (tensorflow/agents ``tf_agent.py``): every TF-Agents training program was
     refused as mixed, and none got the device init."""
@@ -202,6 +220,21 @@ def test_a_program_importing_version_adaptive_graph_code_is_not_mixed(tmp_path: 
     record = repo_record(tmp_path / "rep")
     assert not [f for f in record["findings"] if "mixes" in f["message"] or "mixed" in f["message"]]
     assert show(repo, BRANCH, "train.py").decode().startswith("import npu_device as npu\nnpu.open().as_default()\n")
+
+
+@pytest.mark.parametrize("engine", ["selective", "full"])
+def test_a_session_in_graph_only_code_of_an_eager_library_is_no_site_left(tmp_path: Path, engine: str) -> None:
+    """Regression (tensorflow/examples Model Maker ``data_util.py``): the ``tf.compat.v1.Session``
+    of the ``else`` of ``if tf.executing_eagerly():`` was an NPU071 miss, a site left."""
+    script = AGENT_TRAIN.replace("agent.initialize()", "agent.initialize(tf.data.Dataset.range(3))")
+    make_repo(tmp_path / "agents", {"requirements.txt": PINS, "agent.py": AGENT_SESSION, "train.py": script})
+    (tmp_path / "repos.txt").write_text("agents\n")
+    cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", "--engine", engine,
+        cwd=tmp_path, expect=0)
+    record = repo_record(tmp_path / "rep")
+    assert [(f["path"], f["rule_id"], f["status"]) for f in record["findings"]] == [
+        ("train.py", "NPU061", "migrated")]
+    assert record["verdict"] == "ready"
 
 
 def test_a_program_of_a_caller_chosen_behaviour_is_not_mixed(tmp_path: Path) -> None:

@@ -540,6 +540,9 @@ def _problem(found: list[Use], target: Leaf, scope: Node) -> Optional[str]:
     declared = _declaration(found)
     if declared is not None:
         where = definition_name(scope) if scope.type == symbols.funcdef else "the module"
+        if declared == "global" and scope.type != symbols.funcdef:  # legal at module level, a no-op
+            return (f"is declared 'global {found[0].leaf.value}' at module level: it is a module "
+                    "global, which the module's functions and its importers may still use")
         if declared == "global":
             return (f"is declared 'global {found[0].leaf.value}' in {where}(): it escapes through "
                     "the module global, which code outside that function may still use")

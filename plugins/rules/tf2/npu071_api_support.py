@@ -59,6 +59,7 @@ from npu_codemod.api._toolkit import (
     ast_statement_spans,
     compat_owner,
     horovod_tf2_advice,
+    in_graph_only_code,
     is_horovod_tf2_name,
     list_name,
     owner_verdict,
@@ -122,7 +123,10 @@ class ApiSupportTf2(Rule):
                "reports' API readiness (a use a rule rewrote away is none: a rerun over the "
                "migrated branch counts the same); a name used only as a type (a base class, "
                "`class L(tf.keras.layers.Layer)`, the class of `isinstance`/`issubclass`, an "
-               "annotation) counts as a site that needs nothing and is not reported. In a "
+               "annotation) counts as a site that needs nothing and is not reported, as does a use in "
+               "a TF 2.x file's graph-mode or TF 1.x-only code (the `else` of `if tf.executing_eagerly():` "
+               "or of `if compat.get_tf_behavior() == 2:`, the code after an early `return` under "
+               "`if tf.executing_eagerly():`), which the eager program never runs. In a "
                "`tf2-compat` file `tf.estimator.X` is the `tf.compat.v1.estimator.X` the compat "
                "route runs (the list marks it supported): no \"no migration path\" for an "
                "Estimator, `RunConfig`, `EstimatorSpec` or `train_and_evaluate`.")
@@ -151,7 +155,7 @@ class ApiSupportTf2(Rule):
         migrated = ctx.file_kind in (TF2, TF_NEUTRAL)  # no TF1 owner runs: each miss is NPU071's
         for use in ctx.analysis(api_uses):
             site = use.site
-            if site.type_use or _on_site(site, site.line, site.line + 1, lines):
+            if site.type_use or _graph_only(ctx, site) or _on_site(site, site.line, site.line + 1, lines):
                 continue  # counted as needing nothing; another rule's finding names the site
             if _compat_owned(ctx, use):  # the TF1 rules own it: NPU100's verdict
                 message: Optional[str] = _owned(ctx, use, site.line, site.line + 1, lines)[1]
@@ -211,6 +215,9 @@ def _counted(ctx: FileContext, lines: dict[int, list[Finding]]) -> list[tuple[Us
         use = written.was or _use(ctx, written.site)
         if use is None:
             continue
+        if written.was is not None and _graph_only(ctx, use.site):
+            counted.append((use, True))
+            continue
         first, end = (use.site.line, use.site.line + 1) if written.was else written.replaced
         if _compat_owned(ctx, use):
             counted.append((use, _owned(ctx, use, first, end, lines)[0]))
@@ -218,6 +225,16 @@ def _counted(ctx: FileContext, lines: dict[int, list[Finding]]) -> list[tuple[Us
         found = _on_site(use.site, first, end, lines)
         counted.append((use, any(f.status == "migrated" for f in found)))
     return counted
+
+
+def _graph_only(ctx: FileContext, site: ReferenceSite) -> bool:
+    """Is ``site`` (as written) in graph-mode or TF 1.x-only code of a TF 2.x file: the ``else``
+    of ``if tf.executing_eagerly():`` (or the code after its early ``return``), of ``if
+    compat.get_tf_behavior() == 2:``, which the eager program never runs (Model Maker's
+    ``data_util.py``: ``with tf.compat.v1.Session()`` there)? Such a use
+    needs nothing: it is counted so and not reported (in a ``tf2-compat`` file the whole program
+    runs in graph mode: the TF1 rules own it)."""
+    return ctx.file_kind in (TF2, TF_NEUTRAL) and in_graph_only_code(ctx, site.line, site.column)
 
 
 def _compat_owned(ctx: FileContext, use: Use) -> bool:

@@ -68,6 +68,7 @@ from npu_codemod.codemods.estimators import (
 )
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.imports import COMPAT_INIT_IMPORT, NPU_INIT_IMPORT, find_import, header_index
+from npu_codemod.codemods.mode_checks import Span, tf1_only_spans, within
 from npu_codemod.codemods.module_training import trains_when_run
 from npu_codemod.codemods.modules import (
     ModuleIndex,
@@ -200,6 +201,19 @@ def dataset_uses(ctx: FileContext) -> Optional[DatasetUses]:
     return ctx.analysis(_dataset_uses)
 
 
+def _graph_only_spans(ctx: FileContext) -> tuple[Span, ...]:
+    tree = module_ast(ctx.original)
+    return tf1_only_spans(module_index(tree)) if tree is not None else ()
+
+
+def in_graph_only_code(ctx: FileContext, line: int, column: int) -> bool:
+    """Is the position in the file's code (as written) that runs only when TensorFlow does not
+    execute eagerly or is 1.x (``codemods/mode_checks``: the ``else`` of ``if
+    tf.executing_eagerly():``, the code after its early ``return``, the ``else`` of ``if
+    is_tfv2():``)? The spans are worked out once per file."""
+    return within(ctx.analysis(_graph_only_spans), line, column)
+
+
 def dataset_facts(path: str, text: str) -> set[str]:
     """The repository facts the TF 2.x dataset analysis reads: which functions return
     datasets, and what other files use the repository's functions for."""
@@ -266,6 +280,7 @@ __all__ = [
     "fstring_references",
     "function_returns",
     "header_index",
+    "in_graph_only_code",
     "HOROVOD_KERAS_MODULES",
     "HOROVOD_MODULES",
     "HOROVOD_OPT_IN",

@@ -1,0 +1,126 @@
+"""TensorFlow module aliases of the repository: ``tfv1 = tf.compat.v1`` imported by name.
+
+tensorpack binds ``tfv1 = tf.compat.v1`` in ``tensorpack/compat/__init__.py`` and writes
+``from tensorpack.compat import tfv1 as tf`` in its modules; its training session is then
+``tf.Session(...)`` in a file whose own imports bind no ``tf`` at all. The rules resolve names
+through the file's imports, so such a file, which also imports TensorFlow elsewhere (a
+function-local ``from tensorflow.python.ops... import``), was read but left alone with no word.
+Each file's analysis gives its module-level TensorFlow-like names (:data:`TF_LIKE`) so bound
+(:func:`alias_facts`), as the accessor functions are (``accessors``)::
+
+    tf-alias:<module>.<name>=<full TensorFlow name>     ``tfv1 = tf.compat.v1``
+    tf-alias:<module>.<name>=@<module>.<name>           ``from .compat import tfv1`` (a re-export)
+
+and :func:`file_aliases` gives what each name the file imports from the repository is then
+(``tf`` -> ``tensorflow.compat.v1``), which its :class:`~.names.ImportNames` binds as if the
+file had imported it from TensorFlow. A file that imports no TensorFlow itself is not read by
+the rules: it is reported at the import instead (``star_imports``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import lru_cache
+from typing import FrozenSet, Optional
+
+from .modules import module_ast, module_level, nearest_name
+from .names import (
+    ESTIMATOR_PACKAGE,
+    STAR,
+    TF,
+    absolute_module,
+    ast_dotted_name,
+    ast_import_bindings,
+    module_package,
+    module_parts,
+)
+
+PREFIX = "tf-alias:"
+_ROOTS = (TF, ESTIMATOR_PACKAGE)
+#: A name that may stand for TensorFlow (``tf``, ``tfv1``, ``tf1``, ``tf_compat``): only such
+#: names are followed, so that facts stay few and no function of TensorFlow is renamed.
+TF_LIKE = re.compile(r"^(?:tf|tensorflow)(?:_?v?[12]|_?compat(?:_?v?[12])?)?$", re.IGNORECASE)
+#: The literal test first: a line that assigns a TensorFlow-like name, or imports one from a
+#: module (``from .compat import tfv1``).
+_GATE = re.compile(r"^[ \t]*(?:(?:tf|tensorflow)\w*[ \t]*=[^=]|from[ \t]+\.*[\w.]*[ \t]+import[ \t][^\n#]*"
+                   r"(?<![\w.])(?:tf|tensorflow)\w*)", re.MULTILINE | re.IGNORECASE)
+#: How many re-exports a name is followed through.
+_HOPS = 3
+
+
+def alias_facts(path: str, text: str) -> set[str]:
+    """The ``tf-alias:`` facts of one file (see the module's doc)."""
+    if _GATE.search(text) is None:
+        return set()
+    tree = module_ast(text)
+    if tree is None:
+        return set()
+    module = ".".join(module_parts(path))
+    imports: dict[str, str] = {}
+    facts: dict[str, str] = {}
+    for node in module_level(tree.body):
+        if isinstance(node, ast.ImportFrom) and node.level or isinstance(node, ast.ImportFrom) \
+                and (node.module or "").split(".")[0] not in _ROOTS:
+            source = absolute_module(node, path)
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if source is not None and alias.name != STAR and TF_LIKE.match(local):
+                    facts.setdefault(local, f"@{source}.{alias.name}")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.update((local, target) for local, target in ast_import_bindings(node)
+                           if local != STAR and target.split(".")[0] in _ROOTS)
+        elif type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name \
+                and TF_LIKE.match(node.targets[0].id):
+            head, _, rest = (ast_dotted_name(node.value) or "").partition(".")
+            if head in imports:  # the first of several (``else: tfv1 = tf``)
+                facts.setdefault(node.targets[0].id, imports[head] + (f".{rest}" if rest else ""))
+    return {f"{PREFIX}{module}.{name}={target}" for name, target in facts.items()}
+
+
+@lru_cache(maxsize=4)
+def repository_aliases(facts: FrozenSet[str]) -> dict[str, str]:
+    """Module-qualified name -> the TensorFlow module it is, from the ``tf-alias:`` facts,
+    re-exports followed (worked out once per repository's facts: not to be edited)."""
+    given = {}
+    for fact in facts:
+        if fact.startswith(PREFIX):
+            name, _, target = fact[len(PREFIX):].partition("=")
+            given[name] = target
+    if not given:
+        return {}
+    found = {}
+    for name in given:
+        followed = _followed(name, given)
+        if followed is not None:
+            found[name] = followed
+    return found
+
+
+def _followed(name: str, given: dict[str, str]) -> Optional[str]:
+    """The TensorFlow name ``name`` is bound to, through at most :data:`_HOPS` re-exports."""
+    target = given[name]
+    for _ in range(_HOPS):
+        if not target.startswith("@"):
+            return target
+        source = nearest_name(target[1:], tuple(name.split(".")[:-2]), given.keys())
+        if source is None:
+            return None  # a name the repository does not bind to TensorFlow
+        target = given[source]
+    return None if target.startswith("@") else target
+
+
+def file_aliases(path: str, aliases: dict[str, str], imported: dict[str, str]) -> dict[str, str]:
+    """Each name the file ``path`` imports (``imported``: its :func:`~.modules.imported_names`)
+    from a repository module that binds it to TensorFlow -> that TensorFlow name."""
+    if not aliases:
+        return {}
+    package = module_package(path)
+    found = {}
+    for local, bound in imported.items():
+        if bound.split(".")[0] in _ROOTS or not TF_LIKE.match(bound.rpartition(".")[2]):
+            continue
+        name = nearest_name(bound, package, aliases.keys())
+        if name is not None:
+            found[local] = aliases[name]
+    return found
