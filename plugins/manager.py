@@ -173,7 +173,7 @@ class Plugins:
         results, errors = [], []
         # pluggy's own call order: last registered first, tryfirst/trylast respected.
         for impl in reversed(getattr(self.pm.hook, hook).get_hookimpls()):
-            name = self.pm.get_name(impl.plugin) or repr(impl.plugin)
+            name = impl.plugin_name or repr(impl.plugin)  # get_name() walks every plugin
             if impl.hookwrapper or getattr(impl, "wrapper", False):
                 errors.append((name, f"{hook} is a hook wrapper: npu-codemod calls each "
                                      "implementation on its own, so wrappers are not supported"))
