@@ -82,3 +82,33 @@ def test_traced_loops_and_keras_fit_need_nothing() -> None:
     for source in (CUSTOM_LOOP, MIXED_PRECISION_LOOP, KERAS_FIT):
         assert [f for f in assert_unchanged(source, RULES, facts=TF2_RUNTIME)
                 if f.rule_id == "NPU063"] == []
+
+
+FLAGGED = '''\
+"""A Keras script whose eager switches come from flags."""
+import tensorflow as tf
+from absl import flags
+
+FLAGS = flags.FLAGS
+
+
+def build(debug):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse", run_eagerly=FLAGS.run_eagerly)
+    model.compile(optimizer="adam", loss="mse", run_eagerly=None)
+    model.compile(optimizer="adam", loss="mse", run_eagerly=False)
+    tf.config.run_functions_eagerly(debug)
+    tf.config.run_functions_eagerly(run_eagerly=True)
+    tf.config.experimental_run_functions_eagerly(False)
+    return model
+'''
+
+
+def test_eager_switches_given_flags_are_reported() -> None:
+    ours = [f for f in assert_unchanged(FLAGGED, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU063"]
+    assert sites(ours) == [("NPU063", 10, 60, "unmigrated"), ("NPU063", 13, 4, "unmigrated"),
+                           ("NPU063", 14, 4, "unmigrated")]
+    assert ours[0].message.startswith("run_eagerly=FLAGS.run_eagerly skips tf.function when it is true")
+    assert ours[1].message.startswith("tf.config.run_functions_eagerly(debug): running functions "
+                                      "eagerly is not supported")
+    assert ours[2].message.startswith("tf.config.run_functions_eagerly(True): not supported")

@@ -30,6 +30,10 @@ NOT_TRACED = ("training step {name}() is not a tf.function: wrap this training s
               "@tf.function and check it still runs on CPU/GPU before porting")
 RUN_EAGERLY = "run_eagerly=True skips tf.function: remove it for the NPU"
 EAGER_SWITCH = "{spelled}(True): not supported on Ascend, no migration path: remove it"
+MAY_RUN_EAGERLY = ("run_eagerly={code} skips tf.function when it is true: make it False (or "
+                   "remove it) for the NPU")
+MAY_SWITCH = ("{spelled}({code}): running functions eagerly is not supported on Ascend, no "
+              "migration path: make it False (or remove the call) for the NPU")
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -47,7 +51,8 @@ class TfFunction(Rule):
                "call that is not decorated with `tf.function` in any spelling, not wrapped "
                "(`step = tf.function(step)`) and not called from a traced function (Keras "
                "`train_step` overrides are traced by `fit`); `compile(..., run_eagerly=True)`; "
-               "`tf.config.run_functions_eagerly(True)` (not supported on Ascend).")
+               "`tf.config.run_functions_eagerly(True)` (not supported on Ascend); either "
+               "switch given a flag or an expression that may be true.")
     example = """
         import tensorflow as tf
 
@@ -81,13 +86,21 @@ class TfFunction(Rule):
 
     @staticmethod
     def _eager_call(call: ast.Call, ctx: FileContext) -> None:
+        """An eager switch (``run_functions_eagerly(x)``, ``compile(..., run_eagerly=x)``)
+        whose value is True or may be (a flag, an expression); False and None need nothing."""
         spelled = ast_dotted_name(call.func)
-        if ctx.tf.qualify(spelled) in EAGER_SWITCHES and _first_is_true(call):
-            ctx.report_at(call.lineno, call.col_offset, "unmigrated", EAGER_SWITCH.format(spelled=spelled))
+        if ctx.tf.qualify(spelled) in EAGER_SWITCHES:
+            value = _switch_value(call)
+            if value is not None and not _is_false(value):
+                message = EAGER_SWITCH.format(spelled=spelled) if _is_true(value) \
+                    else MAY_SWITCH.format(spelled=spelled, code=ast.unparse(value))
+                ctx.report_at(call.lineno, call.col_offset, "unmigrated", message)
         elif isinstance(call.func, ast.Attribute) and call.func.attr == "compile":
             for keyword in call.keywords:
-                if keyword.arg == "run_eagerly" and _is_true(keyword.value):
-                    ctx.report_at(keyword.value.lineno, keyword.value.col_offset, "unmigrated", RUN_EAGERLY)
+                if keyword.arg == "run_eagerly" and not _is_false(keyword.value):
+                    message = RUN_EAGERLY if _is_true(keyword.value) \
+                        else MAY_RUN_EAGERLY.format(code=ast.unparse(keyword.value))
+                    ctx.report_at(keyword.value.lineno, keyword.value.col_offset, "unmigrated", message)
 
 
 def _is_function(node: ast.expr, ctx: FileContext) -> bool:
@@ -155,13 +168,20 @@ def _method(function: _Function, index: ModuleIndex) -> bool:
     return any(function in cls.body for cls in classes)
 
 
-def _first_is_true(call: ast.Call) -> bool:
-    value: Optional[ast.expr] = call.args[0] if call.args else None
-    return value is not None and _is_true(value)
+def _switch_value(call: ast.Call) -> Optional[ast.expr]:
+    """The ``run_eagerly`` argument of ``run_functions_eagerly``, positional or keyword."""
+    if call.args:
+        return call.args[0]
+    return next((keyword.value for keyword in call.keywords if keyword.arg == "run_eagerly"), None)
 
 
 def _is_true(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
+
+
+def _is_false(node: ast.expr) -> bool:
+    """A value that never runs eagerly: ``False``, ``None`` (Keras's default), ``0``."""
+    return isinstance(node, ast.Constant) and not node.value
 
 
 @hookimpl
