@@ -115,7 +115,7 @@ def _run(tmp_path: Path, engine: str) -> Path:
 
 def test_a_compat_tpu_estimator_program_on_tf2_needs_work_end_to_end(tmp_path: Path) -> None:
     """``needs-work`` with the one site NPU012 reports left, counted once (before:
-    ``blocked`` by the five APIs, 5 sites left). The same with either engine."""
+    ``blocked`` by four APIs, 5 sites left). The same with either engine."""
     make_repo(tmp_path / "gan", {"train.py": TPU_SCRIPT, "requirements.txt": "tensorflow==2.6.5\n"})
     (tmp_path / "repos.txt").write_text("gan\n")
     selective, full = _run(tmp_path, "selective"), _run(tmp_path, "full")
