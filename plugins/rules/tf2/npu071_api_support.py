@@ -24,7 +24,12 @@ site is judged as NPU100 judges it, with NPU100's owner table (``api_owners``, t
 ``tf.compat.v1.X`` read as the table's ``tf.X``): covered by an enabled owner that acts
 elsewhere (``tf.compat.v1.ConfigProto`` through its session, NPU007; ``tf.data.Dataset`` at its
 batch calls, NPU002) or by its owner's finding on the site's line or statement (a ``Session``,
-NPU007), else a miss in NPU100's words (naming the opt-in while the owner is off).
+NPU007), else a miss in NPU100's words (naming the opt-in while the owner is off). An API that
+table owns and the TF 2.6 list marks ``unsupported`` (the TPU estimator's ``RunConfig``,
+``TPUConfig``, ``InputPipelineConfig``, ``TPUEstimatorSpec``) is judged so too: the compat route
+migrates it as in TF 1.x code, so a site its owner did not cover is work left (``owned``), never
+a block. In any file a site another rule's finding names (NPU012's "remove TPUClusterResolver")
+is that rule's, as NPU100 counts it: ``owned``, work left counted once, no block.
 
 Horovod, which the TF 2.6 list does not name and TF Adapter 2.x supports only in compat.v1
 scripts: each use in a ``tf2`` or ``tf-neutral`` file that no other rule reported (NPU070 of the
@@ -111,7 +116,11 @@ class ApiSupportTf2(Rule):
                "that its TF1 owner in NPU100's table did not cover, in NPU100's words "
                "(`tf.compat.v1.ConfigProto` is NPU007's through its session, "
                "`tf.compat.v1.data.Dataset` NPU002's: covered while it is on; "
-               "`tf.compat.v1.Session` NPU007's at its site; an owner that is off is named); "
+               "`tf.compat.v1.Session` NPU007's at its site; an owner that is off is named), "
+               "and the same for each API that table owns and the TF 2.6 list marks `unsupported` "
+               "(the TPU estimator's `tf.compat.v1.estimator.tpu.RunConfig`, `TPUConfig`, "
+               "`InputPipelineConfig`, `TPUEstimatorSpec`: NPU012's and NPU013's), whose sites "
+               "then are work left, never a block; "
                "`tf.float64`/`tf.complex64`/`tf.complex128` "
                "and `dtype=\"float64\"` strings (the NPU does not support them); each use of "
                "Horovod (`hvd.init`, `hvd.DistributedGradientTape`...: TF Adapter 2.x supports it "
@@ -121,7 +130,9 @@ class ApiSupportTf2(Rule):
                "use of Horovod, naming that pack (TF Adapter 2.x runs Horovod in compat.v1 code). "
                "Every use, called or not, of the file as the run writes it counts towards the "
                "reports' API readiness (a use a rule rewrote away is none: a rerun over the "
-               "migrated branch counts the same); a name used only as a type (a base class, "
+               "migrated branch counts the same); a use another rule's finding names (NPU012's "
+               "\"remove TPUClusterResolver\") is that rule's: counted once, as work left, "
+               "not a block; a name used only as a type (a base class, "
                "`class L(tf.keras.layers.Layer)`, the class of `isinstance`/`issubclass`, an "
                "annotation) counts as a site that needs nothing and is not reported, as does a use in "
                "a TF 2.x file's graph-mode or TF 1.x-only code (the `else` of `if tf.executing_eagerly():` "
@@ -150,15 +161,15 @@ class ApiSupportTf2(Rule):
     def finish(self, tree: Node, ctx: FileContext) -> None:
         lines = _lines(ctx.findings, self.id)
         seen: set[str] = set()
-        for use, covered in _counted(ctx, lines):
-            ctx.count_api(use.listed or use.api, use.status, covered or use.site.type_use)
+        for use, covered, owned in _counted(ctx, lines):
+            ctx.count_api(use.listed or use.api, use.status, covered or use.site.type_use, owned)
         migrated = ctx.file_kind in (TF2, TF_NEUTRAL)  # no TF1 owner runs: each miss is NPU071's
         for use in ctx.analysis(api_uses):
             site = use.site
             if site.type_use or _graph_only(ctx, site) or _on_site(site, site.line, site.line + 1, lines):
                 continue  # counted as needing nothing; another rule's finding names the site
             if _compat_owned(ctx, use):  # the TF1 rules own it: NPU100's verdict
-                message: Optional[str] = _owned(ctx, use, site.line, site.line + 1, lines)[1]
+                message: Optional[str] = _owned(ctx, use, site.line, site.line + 1, lines).message
                 level = ""
             else:
                 message, level = _verdict(use, seen, ctx.enabled_rules)
@@ -205,10 +216,12 @@ def api_uses(ctx: FileContext) -> tuple[Use, ...]:
     return tuple(use for use in (_use(ctx, site) for site in sites) if use is not None)
 
 
-def _counted(ctx: FileContext, lines: dict[int, list[Finding]]) -> list[tuple[Use, bool]]:
+def _counted(ctx: FileContext, lines: dict[int, list[Finding]]) -> list[tuple[Use, bool, bool]]:
     """The API uses of the file as the run writes it (``written_uses``: a rerun over the
-    migrated branch counts the same), each with whether a ``migrated`` finding covers it: a
-    use as the file had it on its own site, a use a rule wrote on the lines it replaced."""
+    migrated branch counts the same), each with whether a ``migrated`` finding covers it (a
+    use as the file had it on its own site, a use a rule wrote on the lines it replaced) and
+    whether, not covered, it is owned: another rule's finding on it says how to migrate it
+    (NPU012's "remove TPUClusterResolver"), as NPU100 counts it: work left, no block."""
     counted = []
     uses = [(use.site, use) for use in ctx.analysis(api_uses)]
     for written in written_uses(ctx, [ctx.names("tensorflow")], uses):
@@ -216,14 +229,16 @@ def _counted(ctx: FileContext, lines: dict[int, list[Finding]]) -> list[tuple[Us
         if use is None:
             continue
         if written.was is not None and _graph_only(ctx, use.site):
-            counted.append((use, True))
+            counted.append((use, True, False))
             continue
         first, end = (use.site.line, use.site.line + 1) if written.was else written.replaced
         if _compat_owned(ctx, use):
-            counted.append((use, _owned(ctx, use, first, end, lines)[0]))
+            judged = _owned(ctx, use, first, end, lines)
+            counted.append((use, judged.covered, judged.owned))
             continue
         found = _on_site(use.site, first, end, lines)
-        counted.append((use, any(f.status == "migrated" for f in found)))
+        covered = any(f.status == "migrated" for f in found)
+        counted.append((use, covered, bool(found) and not covered))
     return counted
 
 
@@ -237,28 +252,53 @@ def _graph_only(ctx: FileContext, site: ReferenceSite) -> bool:
     return ctx.file_kind in (TF2, TF_NEUTRAL) and in_graph_only_code(ctx, site.line, site.column)
 
 
+@dataclass(frozen=True)
+class Owned:
+    """NPU100's verdict on a use the TF1 rules own (``_owned``)."""
+
+    covered: bool  # its owner (or a ``migrated`` finding on it) takes care of it
+    message: str  # the miss to report, "" for none
+    owned: bool = False  # an API the list marks unsupported: its owner's finding, or the miss, says how
+
+
 def _compat_owned(ctx: FileContext, use: Use) -> bool:
-    """Whether ``use`` is one the TF1 rules own: an API Ascend migrates, in a ``tf2-compat``
-    file (they run there; in ``tf2`` and ``tf-neutral`` files each miss is NPU071's)."""
-    return ctx.file_kind == TF2_COMPAT and use.status in ApiStatus.MIGRATED
+    """Whether ``use`` is one the TF1 rules own, in a ``tf2-compat`` file (they run there;
+    in ``tf2`` and ``tf-neutral`` files each miss is NPU071's): an API Ascend migrates, or one
+    the TF 2.6 list marks otherwise that NPU100's table gives an owner (the TPU estimator's
+    ``tf.compat.v1.estimator.tpu.RunConfig``, ``TPUConfig``, ``InputPipelineConfig``,
+    ``TPUEstimatorSpec``: unsupported in the list; NPU012 and NPU013 migrate or report them
+    as they do in TF 1.x code)."""
+    if ctx.file_kind != TF2_COMPAT or use.status in ApiStatus.READY:
+        return False
+    return use.status in ApiStatus.MIGRATED or compat_owner(use.listed) is not None
 
 
 def _owned(ctx: FileContext, use: Use, first: int, end: int,
-           lines: dict[int, list[Finding]]) -> tuple[bool, str]:
-    """Whether a use the TF1 rules own (``_compat_owned``) is covered, and the miss to report
-    ("" for none), as NPU100 judges it: by its owner in NPU100's table, given the findings on
-    lines ``first`` to ``end`` (a written use: the lines it replaced) and on the rest of the
-    statement that spans them (NPU007 reports ``sess = tf.compat.v1.Session(`` at its first
-    line). An API the table has no owner for (``tf.distribute.OneDeviceStrategy``) is covered
-    by a ``migrated`` finding on its own site, else a miss in NPU100's owner-miss words."""
+           lines: dict[int, list[Finding]]) -> Owned:
+    """NPU100's verdict on a use the TF1 rules own (``_compat_owned``), by its owner in
+    NPU100's table, given the findings on lines ``first`` to ``end`` (a written use: the lines
+    it replaced) and on the rest of the statement that spans them (NPU007 reports ``sess =
+    tf.compat.v1.Session(`` at its first line). An API the table has no owner for
+    (``tf.distribute.OneDeviceStrategy``) is covered by a ``migrated`` finding on its own site,
+    else a miss in NPU100's owner-miss words.
+
+    An API the table owns that the TF 2.6 list does not say Ascend migrates (the TPU
+    estimator's, ``unsupported``) is judged as NPU100 judges its TF 1.x twin, which the TF 1.15
+    list says Ascend migrates: the compat route is its migration path, so a site its owner did
+    not cover is ``owned`` (its owner's finding, or the miss NPU071 reports, says how to migrate
+    it): work left, counted once, never a block (spec rules-beyond-sess-run.md, NPU100: "at
+    most one finding per site"; rules-tf2.md, NPU071: "in `tf2-compat` files the TF1 owners
+    listed in NPU100")."""
     owner = compat_owner(use.listed)
     if owner is None:
         found = _on_site(use.site, first, end, lines)
-        return any(f.status == "migrated" for f in found), "" if found else api_advice(use.status, use.api)
+        return Owned(any(f.status == "migrated" for f in found), "" if found else api_advice(use.status, use.api))
     spans, last = ctx.analysis(statement_spans), max(end - 1, first)
     start, stop = spans.get(first, (first, first))[0], spans.get(last, (last, last))[1]
     on_statement = [f for number in range(start, stop + 1) for f in lines.get(number, ())]
-    return owner_verdict(owner, use.api, use.status, use.site, on_statement, ctx.enabled_rules)
+    twin = use.status if use.status in ApiStatus.MIGRATED else ApiStatus.AFTER_MIGRATION
+    covered, miss = owner_verdict(owner, use.api, twin, use.site, on_statement, ctx.enabled_rules)
+    return Owned(covered, miss, not covered and use.status not in ApiStatus.MIGRATED)
 
 
 def statement_spans(ctx: FileContext) -> dict[int, tuple[int, int]]:
