@@ -52,6 +52,7 @@ BUILTIN_PLUGINS = (
     "npu_codemod.plugins.rules.xla_gpu.npu052_gpu_memory",
     "npu_codemod.plugins.rules.xla_gpu.npu053_nccl_collectives",
     "npu_codemod.plugins.rules.xla_gpu.npu054_custom_op_library",
+    "npu_codemod.plugins.rules.xla_gpu.npu055_gpu_towers",
     "npu_codemod.plugins.rules.distributed.facts",
     "npu_codemod.plugins.rules.distributed.npu021_horovod_init",
     "npu_codemod.plugins.rules.distributed.npu022_horovod_topology",

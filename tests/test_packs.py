@@ -21,7 +21,7 @@ BUILTIN = load_plugins().rules()
 SESS_RUN = {f"NPU{n:03d}" for n in range(1, 11)}
 ESTIMATOR = {"NPU011", "NPU012", "NPU013"}
 MIXED_PRECISION = {"NPU031", "NPU032", "NPU033"}
-XLA_GPU = {"NPU051", "NPU052", "NPU053", "NPU054"}  # NPU053/NPU054: beyond the spec (real GPU code)
+XLA_GPU = {"NPU051", "NPU052", "NPU053", "NPU054", "NPU055"}  # NPU053-NPU055: beyond the spec (real GPU code)
 DISTRIBUTED = {f"NPU02{n}" for n in range(1, 8)}
 #: A third party's rule of the opt-in pack (the built-in distributed pack is another helper's).
 OPT_IN_PLUGIN = '''

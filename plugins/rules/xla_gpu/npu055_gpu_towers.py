@@ -1,0 +1,76 @@
+"""NPU055 gpu-towers: hand-written multi-GPU towers become one tower on the NPU.
+
+TF 1.x scripts train on several GPUs by building one model copy per GPU in a loop (``for k in
+range(n_gpus): with tf.device('/gpu:%d' % k):``, gradients averaged by hand: allenai/bilm-tf,
+youtube-8m's ``train.py``, TensorFlow's ``cifar10_multi_gpu_train``), often sized by counting
+GPUs (``device_lib.list_local_devices()`` filtered on ``"GPU"``). On Ascend one process drives
+one NPU: an NPU host has no GPU (the count is 0, so such code falls back to a CPU device or
+builds no tower), and towers placed on ``/gpu:k`` all run on the one NPU. Data parallelism is
+one process per NPU, its gradients summed with HCCL (the ``distributed`` pack). Ascend's list
+marks ``tf.device`` migratable (NPU008's soft placement) and says nothing of the loop, so this
+is reported, never rewritten: the towers and their averaging go, a design change. See
+``_towers`` for what counts as a tower loop and a probe.
+"""
+
+from __future__ import annotations
+
+from npu_codemod.api import TF1_CODE, FileContext, Reference, Rule, hookimpl
+from npu_codemod.api._toolkit import TF2
+
+from ._towers import DEVICE, PROBES, file_towers
+
+NPU_WAY = ("on Ascend one process drives one NPU: build one tower (no per-GPU loop, no "
+           "gradient averaging across towers) and train data parallel with one process per NPU, "
+           "gradients summed with HCCL (the distributed pack: --rules default,distributed, or "
+           "npu_bridge's allreduce)")
+LOOP = "this loop builds one model copy per GPU (tf.device({device})): " + NPU_WAY
+PROBE = ("{spelled}(...) counts GPUs to size the towers: an NPU host has none (the count is 0: "
+         "the towers fall back to the CPU or are not built): " + NPU_WAY)
+
+
+class GpuTowers(Rule):
+    id = "NPU055"
+    name = "gpu-towers"
+    pack = "xla-gpu"
+    file_kinds = TF1_CODE | {TF2}
+    description = "Report hand-written multi-GPU towers, which become one tower per NPU process."
+    guide_section = "分布式训练脚本迁移"
+    guide_section_en = "Migrating distributed training scripts"
+    guide_url = Rule.catalog_url(id, name)
+    reports = ("Multi-GPU tower loops (a `for` loop whose body enters `tf.device('/gpu:%d' % k)`, "
+               "`'/gpu:{}'.format(k)`, `f'/gpu:{k}'` or a device string variable built so) and the "
+               "GPU counts sizing them (`device_lib.list_local_devices()` filtered on `\"GPU\"`, "
+               "`tf.config.list_physical_devices('GPU')`): on Ascend one process drives one NPU; "
+               "build one tower and train data parallel with HCCL (the `distributed` pack).")
+    example = """
+        import tensorflow as tf
+        from tensorflow.python.client import device_lib
+
+
+        def build(model_fn, opt, batches):
+            gpus = [d.name for d in device_lib.list_local_devices() if d.device_type == "GPU"]
+            tower_grads = []
+            for k in range(len(gpus)):
+                with tf.device("/gpu:%d" % k):
+                    tower_grads.append(opt.compute_gradients(model_fn(batches[k])))
+            return tower_grads
+    """
+    _tokens = ("device",)
+    calls = DEVICE + PROBES
+
+    def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        towers = ctx.analysis(file_towers)
+        where = (reference.line, reference.column)
+        if reference.name in DEVICE:
+            loop = towers.loops.get(where)
+            if loop is not None and loop not in towers.reported:
+                towers.reported.add(loop)
+                device = " ".join(str(reference.call).strip()[1:-1].split())
+                ctx.report_at(*loop, "unmigrated", LOOP.format(device=device))
+        elif where in towers.probes:
+            ctx.report(reference, "unmigrated", PROBE.format(spelled=reference.spelled))
+
+
+@hookimpl
+def npu_codemod_rules() -> list[Rule]:
+    return [GpuTowers()]

@@ -1,0 +1,150 @@
+"""NPU055 gpu-towers: hand-written multi-GPU towers, and the GPU counts sizing them.
+
+On Ascend one process drives one NPU; a loop building one model copy per ``/gpu:k`` (bilm-tf's
+``training.py``, youtube-8m's ``train.py`` with ``device_lib.list_local_devices()``) ran in
+silence and the repository was ``ready``. NPU008 owns ``tf.device`` for NPU100, so the audit
+said nothing of the loop either."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from npu_codemod.testing import assert_reports
+
+from support.cli import cli
+from support.git import make_repo
+from support.rules import messages
+
+RULES = {"NPU055"}
+
+TOWERS = '''\
+import tensorflow as tf
+
+
+def average(tower_grads):
+    return [(tf.reduce_mean(tf.stack([g for g, _ in gv]), 0), gv[0][1]) for gv in zip(*tower_grads)]
+
+
+def train(x, n_gpus=4):
+    opt = tf.train.AdagradOptimizer(0.1)
+    tower_grads = []
+    with tf.variable_scope("m", reuse=tf.AUTO_REUSE):
+        for k in range(n_gpus):
+            with tf.device("/gpu:%d" % k):
+                w = tf.get_variable("w", [4, 1])
+                loss = tf.reduce_mean(tf.matmul(x[k], w))
+                tower_grads.append(opt.compute_gradients(loss))
+    return opt.apply_gradients(average(tower_grads))
+'''
+
+PROBED = '''\
+import tensorflow as tf
+from tensorflow.python.client import device_lib
+
+
+def build(model, batch):
+    local_device_protos = device_lib.list_local_devices()
+    gpus = [x.name for x in local_device_protos if x.device_type == "GPU"]
+    num_gpus = len(gpus)
+    if num_gpus > 0:
+        num_towers = num_gpus
+        device_string = "/gpu:%d"
+    else:
+        num_towers = 1
+        device_string = "/cpu:%d"
+    inputs = tf.split(batch, num_towers)
+    outputs = []
+    for i in range(num_towers):
+        with tf.device(device_string % i):
+            outputs.append(model(inputs[i]))
+    return outputs
+'''
+
+
+def test_a_tower_loop_is_reported_once_at_the_loop() -> None:
+    findings = assert_reports(RULES, TOWERS, findings=[("NPU055", 12, 8, "unmigrated")])
+    message = messages(findings, "NPU055")[0]
+    assert message.startswith('this loop builds one model copy per GPU (tf.device("/gpu:%d" % k)): '
+                              "on Ascend one process drives one NPU: build one tower")
+    assert "HCCL" in message and "distributed pack" in message
+
+
+def test_a_gpu_count_sizing_the_towers_is_reported_with_the_loop() -> None:
+    assert_reports(RULES, PROBED, findings=[("NPU055", 6, 26, "unmigrated"), ("NPU055", 17, 4, "unmigrated")])
+
+
+@pytest.mark.parametrize("device", [
+    "'/gpu:{}'.format(k)", "f'/gpu:{k}'", "'/device:GPU:' + str(k)", "'/GPU:%d' % (k,)",
+    "tf.DeviceSpec.from_string('/gpu:%d' % k).to_string()",
+])
+def test_every_spelling_of_a_gpu_index(device: str) -> None:
+    source = f"import tensorflow as tf\n\nfor k in range(4):\n    with tf.device({device}):\n        pass\n"
+    assert_reports(RULES, source, findings=[("NPU055", 3, 0, "unmigrated")])
+
+
+def test_a_device_variable_built_in_the_loop() -> None:
+    source = ("import tensorflow as tf\n\n\ndef f(n):\n    for k in range(n):\n        dev = '/gpu:%d' % k\n"
+              "        with tf.device(dev), tf.name_scope('tower_%d' % k):\n            pass\n")
+    assert_reports(RULES, source, findings=[("NPU055", 5, 4, "unmigrated")])
+
+
+def test_a_loop_over_the_gpus_a_probe_found() -> None:
+    source = ("import tensorflow as tf\n\n\ndef f():\n"
+              "    gpus = tf.config.experimental.list_physical_devices('GPU')\n"
+              "    names = [g.name for g in gpus]\n"
+              "    for name in names:\n        with tf.device(name):\n            pass\n")
+    assert_reports(RULES, source, findings=[("NPU055", 5, 11, "unmigrated"), ("NPU055", 7, 4, "unmigrated")])
+
+
+def test_nested_device_scopes_in_one_loop_are_one_site() -> None:
+    source = ("import tensorflow as tf\n\nfor k in range(2):\n    with tf.device('/gpu:%d' % k):\n        pass\n"
+              "    with tf.device('/gpu:%d' % k):\n        pass\n")
+    assert_reports(RULES, source, findings=[("NPU055", 3, 0, "unmigrated")])
+
+
+@pytest.mark.parametrize("source", [
+    # one fixed device (NPU008 handles tf.device)
+    "import tensorflow as tf\n\nwith tf.device('/gpu:0'):\n    pass\n",
+    # a fixed device inside a loop: not one per iteration
+    "import tensorflow as tf\n\nfor k in range(4):\n    with tf.device('/gpu:0'):\n        pass\n",
+    # a loop over other devices
+    "import tensorflow as tf\n\nfor k in range(4):\n    with tf.device('/cpu:%d' % k):\n        pass\n",
+    "import tensorflow as tf\n\nfor d in ['/cpu:0', '/cpu:1']:\n    with tf.device(d):\n        pass\n",
+    # a GPU string formatted with something else than the loop's variable
+    "import tensorflow as tf\n\nfor step in range(9):\n    with tf.device('/gpu:%d' % FLAGS.gpu):\n        pass\n",
+    # the device string is made in the body, not entered
+    "import tensorflow as tf\n\nfor k in range(4):\n    names.append('/gpu:%d' % k)\n    tf.device\n",
+    # not TensorFlow's device
+    "import tensorflow as tf\n\nfor k in range(4):\n    with device('/gpu:%d' % k):\n        pass\n",
+    # a GPU count that sizes no tower (memory growth, a log line)
+    ("import tensorflow as tf\n\ngpus = tf.config.experimental.list_physical_devices('GPU')\n"
+     "for gpu in gpus:\n    tf.config.experimental.set_memory_growth(gpu, True)\n"),
+    ("import tensorflow as tf\nfrom tensorflow.python.client import device_lib\n\n"
+     "print([d.name for d in device_lib.list_local_devices() if d.device_type == 'GPU'])\n"),
+    # all local devices, not filtered on GPUs
+    ("import tensorflow as tf\nfrom tensorflow.python.client import device_lib\n\n"
+     "devices = [d.name for d in device_lib.list_local_devices()]\n"
+     "for d in devices:\n    with tf.device(d):\n        pass\n"),
+])
+def test_what_is_no_gpu_tower_is_left_alone(source: str) -> None:
+    assert_reports(RULES, source, findings=[])
+
+
+def test_a_repository_with_gpu_towers_is_not_ready(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Through the CLI with the default rules: the tower is left work, counted once, and NPU100
+    reports no miss of its own at the ``tf.device`` inside it."""
+    make_repo(tmp_path / "lm", {"lm/train.py": TOWERS, "lm/towers.py": PROBED})
+    (tmp_path / "repos.txt").write_text("lm\n")
+    cli("run", "--repos", "repos.txt", "--dry-run", "--report-dir", "out", "--no-progress", "--no-cache",
+        cwd=tmp_path, expect=0)
+    record = json.loads((tmp_path / "out" / "run.json").read_text())
+    [repo] = record["repos"]
+    ours = sorted((f["rule_id"], f["path"], f["line"]) for f in repo["findings"]
+                  if f["rule_id"] in RULES | {"NPU100"})
+    assert ours == [("NPU055", "lm/towers.py", 6), ("NPU055", "lm/towers.py", 17),
+                    ("NPU055", "lm/train.py", 12)]
+    assert repo["verdict"] != "ready"
+    summary = (tmp_path / "out" / "summary.csv").read_text().splitlines()
+    assert [line.rpartition(",NPU055,")[2] for line in summary if ",NPU055," in line] == ["0,3,0,0,0"]
