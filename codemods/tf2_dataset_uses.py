@@ -25,6 +25,7 @@ from .file_kinds import is_test_file
 from .names import ast_dotted_name, module_parts
 from .tf2_dataset_sources import DATASET_METHODS
 from .tf2_datasets import FileDatasets, remote_name
+from .tf2_window_functions import window_function
 
 USE_FACT = "tf2-dataset-use:"
 TRAINING = frozenset({"fit", "fit_generator", "train_on_batch"})
@@ -199,6 +200,11 @@ class DatasetUses:
         needs every sample (a reduction, a loop that keeps each batch's result, a stream or a
         transcription)?"""
         return self._kept(node)[1]
+
+    def window_function(self, node: ast.AST) -> str:
+        """Where ``node`` batches one window or group, not the pipeline ("reduce_func of
+        group_by_window", :mod:`.tf2_window_functions`); "" elsewhere."""
+        return window_function(self.datasets, node)
 
     def _kept(self, node: ast.AST) -> tuple[str, bool]:
         wheres = self.destinations(node)

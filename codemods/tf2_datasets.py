@@ -217,20 +217,25 @@ class FileDatasets:
         return found
 
     def _parameter_kinds(self, scope: Scope) -> dict[str, Kind]:
-        """The parameters of a function named like a dataset (``dataset``, ``ds``,
-        ``train_ds``, ``eval_dataset``), or, of a module-level function, that every call of it
-        in the file (one at least) passes a dataset: ``def prepare(images, shuffle=False)``."""
-        if not isinstance(scope, _FUNCTIONS):
+        """Every parameter of a function or lambda (each is a variable of its own, whatever
+        an enclosing scope calls by that name): a dataset when it is named like one
+        (``dataset``, ``ds``, ``train_ds``, ``eval_dataset``) or, of a module-level function,
+        when every call of it in the file (one at least) passes a dataset: ``def
+        prepare(images, shuffle=False)``; else None."""
+        if not isinstance(scope, (*_FUNCTIONS, ast.Lambda)):
             return {}
-        calls = self.calls_by_name.get(scope.name, []) if self.functions.get(scope.name) is scope else []
-        positional = [argument.arg for argument in [*scope.args.posonlyargs, *scope.args.args]]
-        found: dict[str, Kind] = {}
-        for index, name in enumerate(positional + [a.arg for a in scope.args.kwonlyargs]):
+        calls = self.calls_by_name.get(scope.name, []) \
+            if not isinstance(scope, ast.Lambda) and self.functions.get(scope.name) is scope else []
+        arguments = scope.args
+        positional = [argument.arg for argument in [*arguments.posonlyargs, *arguments.args]]
+        found: dict[str, Kind] = dict.fromkeys(
+            [argument.arg for argument in (arguments.vararg, arguments.kwarg) if argument is not None])
+        for index, name in enumerate(positional + [a.arg for a in arguments.kwonlyargs]):
             given = [(_passed(call, name, index if index < len(positional) else None), caller)
                      for call, caller in calls]
-            if DATASET_NAME.match(name) or given and all(
-                    value is not None and self.kind(value, caller) == DATASET for value, caller in given):
-                found[name] = DATASET
+            named = DATASET_NAME.match(name)
+            found[name] = DATASET if named or given and all(
+                value is not None and self.kind(value, caller) == DATASET for value, caller in given) else None
         return found
 
     @cached_property

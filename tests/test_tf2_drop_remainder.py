@@ -234,3 +234,83 @@ def test_a_pipeline_kept_in_an_attribute_is_followed_to_its_uses() -> None:
     ours = [f for f in findings if f.rule_id == "NPU064"]
     assert [(f.line, f.status) for f in ours] == [(8, "unmigrated"), (17, "migrated")]
     assert ours[0].message.startswith("pipeline that must see every sample (each batch's result is kept")
+
+
+PER_CLASS = '''\
+"""One pipeline per class, sampled evenly for fit."""
+import tensorflow as tf
+
+
+def per_class(ds, size):
+    groups = ds.group_by_window(
+        key_func=lambda x, y: tf.cast(y, tf.int64),
+        reduce_func=lambda key, ds: ds.batch(size),
+        window_size=size,
+    )
+    return [tf.data.Dataset.from_tensor_slices(group).repeat() for group in groups]
+
+
+def balanced(ds, classes):
+    parts = per_class(ds, ds.cardinality().numpy())
+    choice = tf.data.Dataset.range(classes).repeat()
+    return tf.data.Dataset.choose_from_datasets(parts, choice).batch(4)
+'''
+
+
+def test_a_group_s_batch_in_group_by_window_is_reported_not_rewritten() -> None:
+    """``reduce_func=lambda key, ds: ds.batch(size)`` batches one class group whole (its
+    ``ds`` is the group, not ``per_class``'s): drop_remainder=True would drop every group, so
+    it is reported; the training batch is rewritten and only it is to be sharded."""
+    after = PER_CLASS.replace(".batch(4)", ".batch(4, drop_remainder=True)")
+    findings = assert_migrates(PER_CLASS, after, RULES | {"NPU069"}, facts=TF2_RUNTIME)
+    assert sites(findings) == [("NPU064", 8, 39, "unmigrated"), ("NPU064", 17, 63, "migrated"),
+                               ("NPU069", 17, 63, "unmigrated")]
+    assert findings[0].message.startswith("batch of one window or group (reduce_func of group_by_window), "
+                                          "not a training batch")
+
+
+SLIDING = '''\
+"""Sliding windows of a series, for fit."""
+import tensorflow as tf
+
+
+def to_batch(window):
+    return window.batch(5)
+
+
+def windows(series, batch_size):
+    ds = tf.data.Dataset.from_tensor_slices(series)
+    ds = ds.window(5, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(5))
+    steps = tf.data.Dataset.from_tensor_slices(series).window(5, shift=1)
+    steps = steps.flat_map(to_batch)
+    return ds.batch(batch_size), steps.batch(batch_size)
+'''
+
+
+def test_a_window_s_batch_in_flat_map_is_reported_not_rewritten() -> None:
+    """A lambda or a function given to ``flat_map`` over ``window(...)`` batches one window."""
+    after = SLIDING.replace(".batch(batch_size)", ".batch(batch_size, drop_remainder=True)")
+    findings = assert_migrates(SLIDING, after, RULES, facts=TF2_RUNTIME)
+    assert [(f.line, f.status) for f in findings] == [(6, "unmigrated"), (11, "unmigrated"),
+                                                      (14, "migrated"), (14, "migrated")]
+    assert all("flat_map over window(...)" in f.message for f in findings[:2])
+
+
+def test_a_lambda_or_def_parameter_is_not_the_enclosing_scope_s_dataset() -> None:
+    """A parameter is a variable of its own function or lambda, whatever an enclosing
+    function calls by that name."""
+    import ast
+
+    from npu_codemod.codemods.tf2_datasets import file_datasets
+
+    text = ("import tensorflow as tf\n\n\ndef f(files, size):\n"
+            "    pairs = tf.data.TFRecordDataset(files)\n"
+            "    by_row = lambda pairs: pairs.batch(size)\n\n"
+            "    def rows(pairs, *rest):\n        return pairs.batch(size), rest\n"
+            "    return pairs.batch(size)\n")
+    datasets = file_datasets(text, "m.py")
+    assert datasets is not None
+    reads = [node for node in ast.walk(datasets.tree)
+             if isinstance(node, ast.Name) and node.id in {"pairs", "rest"} and isinstance(node.ctx, ast.Load)]
+    assert sorted((node.lineno, datasets.is_dataset(node)) for node in reads) == [
+        (6, False), (9, False), (9, False), (10, True)]

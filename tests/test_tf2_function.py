@@ -112,3 +112,45 @@ def test_eager_switches_given_flags_are_reported() -> None:
     assert ours[1].message.startswith("tf.config.run_functions_eagerly(debug): running functions "
                                       "eagerly is not supported")
     assert ours[2].message.startswith("tf.config.run_functions_eagerly(True): not supported")
+
+
+INLINE_LOOP = '''\
+"""A custom loop written in main(): prints, checkpoints, a Python loop over the data."""
+import tensorflow as tf
+
+
+def main(steps):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(1,))])
+    opt = tf.keras.optimizers.SGD()
+    batches = iter(tf.data.Dataset.from_tensors(tf.ones((2, 1))).repeat())
+    step = 0
+    while step < steps:
+        if step % 2 == 0:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model(next(batches)))
+            opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                    model.trainable_variables))
+        print(step, loss.numpy())
+        model.save_weights("ckpt/%d" % step)
+        step += 1
+
+
+def fit_epoch(model, opt, images):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(images))
+    opt.minimize(loss, model.trainable_variables, tape=tape)
+'''
+
+
+def test_a_training_loop_in_main_is_told_to_move_its_step_into_a_function() -> None:
+    """Tracing all of ``main()`` would run its loop, ``.numpy()`` and ``save_weights`` once at
+    trace time: the step (tape block and apply_gradients) goes into its own traced function;
+    a function that is the step itself keeps the plain advice."""
+    findings = [f for f in assert_unchanged(INLINE_LOOP, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU063"]
+    assert sites(findings) == [("NPU063", 5, 0, "unmigrated"), ("NPU063", 21, 0, "unmigrated")]
+    assert findings[0].message.startswith(
+        "training step in a loop of main(), which is not a tf.function: move the step (the "
+        "GradientTape block and the apply_gradients call) into a function of its own, decorate "
+        "that with @tf.function and call it from the loop")
+    assert findings[1].message.startswith("training step fit_epoch() is not a tf.function: wrap this "
+                                          "training step in @tf.function")

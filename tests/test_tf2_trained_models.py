@@ -364,3 +364,50 @@ def test_a_model_a_method_builds_and_trains_is_broadcast_there_once() -> None:
     findings = [f for f in assert_migrates(DQN, after, {"NPU067"}, facts={"tf-runtime:2"}) if f.rule_id == "NPU067"]
     assert sites(findings) == [("NPU067", 10, 8, "migrated"), ("NPU067", 15, 8, "migrated")]
     assert findings[0].message.startswith("the model's initial variables are broadcast in create_model")
+
+
+NET = '''\
+import tensorflow as tf
+
+
+class Net(tf.keras.Model):
+    def __init__(self, n):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(n)
+
+    def call(self, x):
+        return self.dense(x)
+'''
+
+
+def test_a_subclassed_model_of_another_module_is_reported_at_its_construction() -> None:
+    """``from model import Net; model = Net(3)``, compiled and fitted, in a strategy's scope
+    or not: its variables are created lazily, as for the same class in the file (the entry
+    spells no Keras name, it was skipped)."""
+    from npu_codemod.api._toolkit import model_facts
+
+    facts = {"tf-runtime:2", *model_facts("model.py", NET)}
+    scoped = '''\
+import tensorflow as tf
+
+from model import Net
+
+if __name__ == "__main__":
+    ds = tf.data.Dataset.from_tensor_slices(([[1.0]], [0])).repeat().batch(2)
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        net = Net(3)
+        net.compile(loss="mse", optimizer=tf.keras.optimizers.Adam())
+    net.fit(ds, epochs=1, steps_per_epoch=2)
+'''
+    plain = scoped.replace("    with strategy.scope():\n        net = Net(3)\n        net.compile",
+                           "    net = Net(3)\n    if True:\n        net.compile")
+    for source, line, column in ((scoped, 9, 8), (plain, 8, 4)):
+        findings = [f for f in assert_unchanged(source, {"NPU067"}, facts=facts) if f.rule_id == "NPU067"]
+        assert sites(findings) == [("NPU067", line, column, "unmigrated")]
+        assert findings[0].message.startswith("variables are created lazily: call npu.distribute.broadcast("
+                                              "net.trainable_variables)")
+    factory = "import tensorflow as tf\n\nfrom model import Net\n\n\ndef build(n):\n    net = Net(n)\n    return net\n"
+    trained = {*facts, "trained-model-maker:train.build"}  # a file of the repository fits build(...)
+    findings = assert_unchanged(factory, {"NPU067"}, facts=trained)
+    assert sites(f for f in findings if f.rule_id == "NPU067") == [("NPU067", 7, 4, "unmigrated")]

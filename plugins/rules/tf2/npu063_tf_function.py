@@ -3,7 +3,9 @@
 The TF 2.6 guide's device step presupposes training and evaluation functions decorated with
 ``@tf.function`` that work on CPU/GPU: function ops are where the adapter hands the graph to
 CANN. Keras ``fit`` traces its own step. The rule never adds the decorator (tracing changes
-Python semantics: side effects, retracing); it reports the gaps.
+Python semantics: side effects, retracing); it reports the gaps. A training loop written in one
+function (``main()`` with its ``for``, ``.numpy()`` and checkpoints) is not to be traced whole:
+its report says to move the step into a function of its own and decorate that.
 """
 
 from __future__ import annotations
@@ -28,6 +30,11 @@ APPLY = frozenset({"apply_gradients", "minimize"})
 
 NOT_TRACED = ("training step {name}() is not a tf.function: wrap this training step in "
               "@tf.function and check it still runs on CPU/GPU before porting")
+STEP_IN_LOOP = ("training step in a loop of {name}(), which is not a tf.function: move the step "
+                "(the GradientTape block and the {apply} call) into a function of its own, decorate "
+                "that with @tf.function and call it from the loop (tracing {name}() whole would run "
+                "its loop, .numpy() calls and I/O once, at trace time); check it still runs on "
+                "CPU/GPU before porting")
 RUN_EAGERLY = "run_eagerly=True skips tf.function: remove it for the NPU"
 EAGER_SWITCH = "{spelled}(True): not supported on Ascend, no migration path: remove it"
 MAY_RUN_EAGERLY = ("run_eagerly={code} skips tf.function when it is true: make it False (or "
@@ -36,6 +43,8 @@ MAY_SWITCH = ("{spelled}({code}): running functions eagerly is not supported on 
               "migration path: make it False (or remove the call) for the NPU")
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 class TfFunction(Rule):
@@ -50,7 +59,10 @@ class TfFunction(Rule):
     reports = ("A function with a `tf.GradientTape` block and an `apply_gradients`/`minimize` "
                "call that is not decorated with `tf.function` in any spelling, not wrapped "
                "(`step = tf.function(step)`) and not called from a traced function (Keras "
-               "`train_step` overrides are traced by `fit`); `compile(..., run_eagerly=True)`; "
+               "`train_step` overrides are traced by `fit`): when its `GradientTape` block sits "
+               "in a loop of the function (a training loop written in `main()`), the advice is to "
+               "move the step into a function of its own and decorate that; "
+               "`compile(..., run_eagerly=True)`; "
                "`tf.config.run_functions_eagerly(True)` (not supported on Ascend); either "
                "switch given a flag or an expression that may be true.")
     example = """
@@ -78,8 +90,7 @@ class TfFunction(Rule):
         traced = _traced_names(index, functions, ctx)
         for function in functions:
             if _is_step(function, index, ctx) and function.name not in traced and not _keras_step(function, index):
-                ctx.report_at(function.lineno, function.col_offset, "unmigrated",
-                              NOT_TRACED.format(name=function.name))
+                ctx.report_at(function.lineno, function.col_offset, "unmigrated", _advice(function, index, ctx))
         calls: list[ast.Call] = index.nodes(ast.Call)
         for call in calls:
             self._eager_call(call, ctx)
@@ -150,12 +161,38 @@ def _is_step(function: _Function, index: ModuleIndex, ctx: FileContext) -> bool:
     tape = applies = False
     for node in index.own_nodes(function):
         if isinstance(node, ast.withitem):
-            expr = node.context_expr
-            target = expr.func if isinstance(expr, ast.Call) else expr
-            tape = tape or ctx.tf.qualify(ast_dotted_name(target)) == "tensorflow.GradientTape"
+            tape = tape or _is_tape(node, ctx)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             applies = applies or node.func.attr in APPLY
     return tape and applies
+
+
+def _is_tape(item: ast.withitem, ctx: FileContext) -> bool:
+    expr = item.context_expr
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    return ctx.tf.qualify(ast_dotted_name(target)) == "tensorflow.GradientTape"
+
+
+def _advice(function: _Function, index: ModuleIndex, ctx: FileContext) -> str:
+    """What to decorate: the function, a step; or, when its tape block runs in a loop of
+    the function (the training loop itself, with its ``.numpy()``, checkpoints and prints),
+    a function of its own made of the step, which the loop calls."""
+    own = index.own_nodes(function)
+    loops = [node for node in own if isinstance(node, _LOOPS)]
+    if not any(isinstance(node, ast.withitem) and _is_tape(node, ctx) for loop in loops for node in _walk_own(loop)):
+        return NOT_TRACED.format(name=function.name)
+    applied = {node.func.attr for node in own if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)}
+    return STEP_IN_LOOP.format(name=function.name, apply="apply_gradients" if "apply_gradients" in applied else "minimize")
+
+
+def _walk_own(node: ast.AST) -> list[ast.AST]:
+    """The nodes under ``node``, not those of the functions, lambdas and classes in it."""
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(child for child in ast.iter_child_nodes(current) if not isinstance(child, _SCOPES))
+    return found
 
 
 def _keras_step(function: _Function, index: ModuleIndex) -> bool:

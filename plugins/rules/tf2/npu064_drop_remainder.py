@@ -10,7 +10,9 @@ evaluation, is reported (the last samples would be dropped from the evaluation:
 ``tf2_dataset_uses`` follows it through names, returns and calls, across files too), as is a
 one-argument ``batch(n)`` of a receiver not shown to be a dataset, and a dataset a library
 batches itself (Keras' ``image_dataset_from_directory``, ``tfds.load(batch_size=...)``,
-Hugging Face's ``to_tf_dataset``/``prepare_tf_dataset``).
+Hugging Face's ``to_tf_dataset``/``prepare_tf_dataset``). A batch of one window or group (in the
+``reduce_func`` of ``group_by_window``, a ``flat_map`` over ``window(...)``) is reported, never
+rewritten: it is no training batch, and ``drop_remainder`` would drop whole groups.
 """
 
 from __future__ import annotations
@@ -69,6 +71,9 @@ LIBRARY = ("{spelled} batches the dataset itself, without drop_remainder (the la
 HUGGING_FACE = frozenset({"to_tf_dataset", "prepare_tf_dataset"})
 HUGGING_FACE_BATCHES = ("{method}(...) batches the tf.data pipeline itself: for training, pass "
                         "drop_remainder=True (static batch shape for the NPU)")
+WINDOW = ("batch of one window or group ({where}), not a training batch: drop_remainder=True would "
+          "drop every window or group shorter than the batch size; left as is (give "
+          "drop_remainder=True to the batch of the training pipeline)")
 UNPACKED = "drop_remainder may come in the unpacked arguments: pass drop_remainder=True explicitly"
 
 
@@ -95,7 +100,9 @@ class DropRemainder(Rule):
                "Face's `to_tf_dataset`/`prepare_tf_dataset` without `drop_remainder=True`); "
                "`drop_remainder` given another "
                "value; a one-argument `batch(n)` of a receiver not shown to be a dataset; "
-               "unpacked arguments.")
+               "unpacked arguments; a batch of one window or group (in the `reduce_func` of "
+               "`group_by_window`, a `flat_map` over `window(...)`): no training batch, "
+               "`drop_remainder` would drop whole groups.")
     example = """
         import tensorflow as tf
 
@@ -130,6 +137,11 @@ class DropRemainder(Rule):
         if method.value in HUGGING_FACE:
             site = uses.datasets.call_at(method.lineno, method.column, method.value) if uses else None
             self._hugging_face(call, method, _kept(uses, site), ctx)
+            return
+        batch = uses.datasets.call_at(method.lineno, method.column, method.value) if uses else None
+        window = uses.window_function(batch) if uses is not None and batch is not None else ""
+        if window:
+            ctx.report(method, "unmigrated", WINDOW.format(where=window), level="note")
             return
         site = uses.datasets.dataset_call_at(method.lineno, method.column, method.value) if uses else None
         if uses is not None and site is not None:

@@ -102,8 +102,11 @@ class BroadcastVariables(Rule):
             model.compile(optimizer="sgd", loss="mse")
             return model
     """
-    _tokens = ("Model", "Sequential", "load_model", "clone_model", "model_from_json", ".build(",
-              "npu_callbacks_append")
+    # A model class or maker of the repository (``from model import Net; model = Net(3)``)
+    # spells none of the Keras names: the words of a training (``_trained``) or of a returned
+    # model bring the file in.
+    _tokens = ("Model", "Sequential", "load_model", "clone_model", "model_from_", ".build(",
+              "npu_callbacks_append", "fit", "compile", "train_on_batch", "trainable_", "return")
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         if uses_horovod(ctx.original):

@@ -75,8 +75,8 @@ class DatasetShard(Rule):
         method = node.children[1]
         uses = dataset_uses(ctx)
         site = uses.datasets.dataset_call_at(method.lineno, method.column, method.value) if uses else None
-        if uses is None or site is None:
-            return
+        if uses is None or site is None or uses.window_function(site):
+            return  # a batch of one window or group (group_by_window's reduce_func): not sharded
         if method.value == "shard":
             ctx.report(method, "unmigrated", SHARDED)
             return
