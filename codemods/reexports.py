@@ -27,8 +27,8 @@ that imports no TensorFlow (``star_imports``: through the modules' texts, read t
 re-exports come from (``owner``); what is not the repository's is :func:`is_foreign` for all.
 
 Not followed: a name assigned in the ``__init__`` (``GANEstimator = gan_estimator.GANEstimator``),
-a plain module's re-exports, ``__all__`` (a star import is taken to pass on the name
-asked for: the name must still be a class of the module it ends at).
+a plain module's re-exports, ``__all__`` (a star import is taken to pass on the name asked for:
+the name must still be a class of the module it ends at).
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ DEPTH = 4
 #: How many re-exports a TensorFlow alias is followed through (``from tensorpack import tfv1``:
 #: the package's import of ``compat``'s ``tfv1``, and two more).
 TF_HOPS = 3
-#: What looks a module-qualified name up from a package (``KnownNames.nearest``).
+#: What a reader looks a dotted name up with, from a package (the Estimators':
+#: ``KnownNames.nearest`` among the repository's classes), giving what it found or None.
 Find = Callable[[str, tuple[str, ...]], Optional[str]]
 
 
