@@ -3,12 +3,16 @@ what kind of code it is), each node's imports resolved to the repository's modul
 (:class:`Graph`), and what an entry script reaches through them (:func:`closure`).
 
 ``codemods/tf_programs`` builds the nodes from the analysis' facts and decides the programs.
+How one import is resolved (:func:`imported_module`) and how imports are followed
+(:func:`reached_from`) serve the distributed pack's Horovod graph as well (NPU021: does the
+program reach a use; ``api._toolkit``).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Callable, Iterable, Mapping, Optional
 
 from .modules import nearest_name
 from .names import module_parts
@@ -107,28 +111,52 @@ class Graph:
 def closure(entry: Node, graph: Graph, runtime: str = RUNTIME_TF2) -> Program:
     """The files ``entry`` imports, transitively."""
     program = Program()
-    todo, seen = [entry], {entry.module}
     direct = set(graph.edges(entry))
-    while todo:
-        node = todo.pop()
+
+    def node_of(module: str) -> Node:
+        return entry if module == entry.module else graph.nodes[module]
+
+    for module in reached_from(entry.module, lambda module: [
+            found for found in graph.edges(node_of(module)) if found in graph.nodes]):
+        node = node_of(module)
         program.reached.add(node.path)
         _classify(node, program, runtime, entry.path)
         if node.module in direct and node.path in program.library:
             program.imported.add(node.path)
-        for found in graph.edges(node):
-            if found in graph.nodes and found not in seen:
-                seen.add(found)
-                todo.append(graph.nodes[found])
     return program
 
 
-def _resolved(target: str, package: tuple[str, ...], names: set[str]) -> list[str]:
+def reached_from(start: str, edges: Callable[[str], Iterable[str]]) -> dict[str, Optional[str]]:
+    """What ``start`` imports, transitively (``start`` included), breadth first: module -> the
+    module it was first reached from (``start``: None). ``edges`` gives a module's imports,
+    asked once for each module reached."""
+    parents: dict[str, Optional[str]] = {start: None}
+    todo = deque([start])
+    while todo:
+        module = todo.popleft()
+        for name in edges(module):
+            if name not in parents:
+                parents[name] = module
+                todo.append(name)
+    return parents
+
+
+def imported_module(target: str, package: tuple[str, ...], modules: set[str]) -> Optional[str]:
+    """The module among ``modules`` that importing ``target`` (dotted, as a file of ``package``
+    spells it) runs: ``target`` itself (``import a.b``, ``from a import b`` of a module ``b``),
+    else the module it names a member of (``from a.b import c`` of a function ``c``), the
+    nearest folder first (:func:`~.modules.nearest_name`); None when neither is one."""
     for candidate in (target, target.rpartition(".")[0]):
         if candidate:
-            found = nearest_name(candidate, package, names)
+            found = nearest_name(candidate, package, modules)
             if found is not None:
-                return [found]
-    return []
+                return found
+    return None
+
+
+def _resolved(target: str, package: tuple[str, ...], names: set[str]) -> list[str]:
+    found = imported_module(target, package, names)
+    return [found] if found is not None else []
 
 
 def _beside(path: str, entry: str) -> bool:

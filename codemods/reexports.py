@@ -18,6 +18,14 @@ module-level imports bind::
 is bound to as the import spells it, relative imports made absolute (``from .gan_estimator
 import *`` -> ``mylib.estimator.gan_estimator``). :meth:`Reexports.resolve` follows them.
 
+One resolver serves every reader of re-exports (:func:`resolve`): the Estimator subclasses'
+(``classes``, ``built_models``: a class of the repository, through these facts, :data:`DEPTH`
+deep), the repository's TensorFlow aliases (``tf_aliases``: ``tfv1 = tf.compat.v1`` imported
+through a package, through its ``tf-alias:`` re-exports) and a named import of one in a file
+that imports no TensorFlow (``star_imports``: through the modules' texts, read then), both
+:data:`TF_HOPS` deep. They differ only in what a step looks up (``find``) and where a module's
+re-exports come from (``owner``); what is not the repository's is :func:`is_foreign` for all.
+
 Not followed: a name assigned in the ``__init__`` (``GANEstimator = gan_estimator.GANEstimator``),
 a plain module's re-exports, ``__all__`` (a star import is taken to pass on the name asked for:
 the name must still be a class of the module it ends at).
@@ -28,7 +36,7 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Callable, FrozenSet, Iterable, Optional
+from typing import Callable, FrozenSet, Iterable, Mapping, Optional, Sequence
 
 from .modules import KnownNames, module_ast, module_level
 from .names import STAR, ast_import_bindings, module_parts
@@ -37,8 +45,12 @@ PREFIX = "reexport:"
 #: How many re-exports a name is followed through (``tfgan.estimator.GANEstimator``: the
 #: package's star import of its ``python`` package, that package's import of ``estimator``,
 #: its star import of ``gan_estimator``).
-_DEPTH = 4
-#: What looks a module-qualified name up from a package (``KnownNames.nearest``).
+DEPTH = 4
+#: How many re-exports a TensorFlow alias is followed through (``from tensorpack import tfv1``:
+#: the package's import of ``compat``'s ``tfv1``, and two more).
+TF_HOPS = 3
+#: What a reader looks a dotted name up with, from a package (the Estimators':
+#: ``KnownNames.nearest`` among the repository's classes), giving what it found or None.
 Find = Callable[[str, tuple[str, ...]], Optional[str]]
 
 
@@ -67,57 +79,89 @@ def reexport_facts(path: str, text: str) -> set[str]:
         else:
             continue
         facts.update(f"{PREFIX}{package}|{name}|{target}" for name, target in bindings
-                     if not _foreign(target))
+                     if not is_foreign(target))
     return facts
 
 
-def _foreign(target: str) -> bool:
-    """A target of TensorFlow, an adapter or the standard library's ``__future__``."""
-    return target.split(".")[0] in ("tensorflow", "tensorflow_estimator", "npu_bridge", "npu_device",
-                                    "__future__")
+#: The first parts of the dotted names that are none of the repository's modules.
+_FOREIGN = frozenset(("tensorflow", "tensorflow_estimator", "npu_bridge", "npu_device", "__future__"))
+
+
+def is_foreign(module: str) -> bool:
+    """Is ``module`` (a dotted name, absolute) no repository module's: TensorFlow's, an
+    adapter's, the standard library's ``__future__``? Its names are never re-exports to follow
+    (every reader of re-exports asks here)."""
+    return module.split(".")[0] in _FOREIGN
+
+
+#: What a module re-exports: each name it imports -> the dotted names it is bound to (``*``:
+#: the modules it star-imports).
+Bound = Mapping[str, Sequence[str]]
+#: The module a dotted name is, imported from a package: a key for it (a cycle ends at a key
+#: seen), what it re-exports, and the package its targets are looked up from; or None.
+Owner = Callable[[str, tuple[str, ...]], Optional[tuple[str, Bound, tuple[str, ...]]]]
+
+
+def resolve(target: str, package: tuple[str, ...], find: Find, owner: Owner, depth: int) -> Optional[str]:
+    """What ``find`` gives for ``target`` (a dotted name as a file of ``package`` imports it)
+    or, when it gives nothing, for the name ``target`` is through the re-exports of the modules
+    it is spelled through (``mylib.estimator.GANEstimator`` ->
+    ``mylib.estimator.gan_estimator.GANEstimator``: ``owner`` gives each module's), the
+    innermost module first, at most ``depth`` re-exports deep; None when neither finds it.
+    Every reader of re-exports follows them here; they differ in what they look up
+    (``find``) and where the re-exports come from (``owner``: the facts, :class:`Reexports`,
+    or a module's text, ``star_imports``)."""
+    return _resolve(target, package, find, owner, depth, frozenset())
+
+
+def _resolve(target: str, package: tuple[str, ...], find: Find, owner: Owner, depth: int,
+             seen: frozenset[str]) -> Optional[str]:
+    found = find(target, package)
+    if found is not None or depth == 0:
+        return found
+    parts = target.split(".")
+    for cut in range(len(parts) - 1, 0, -1):  # the innermost module first
+        hit = owner(".".join(parts[:cut]), package)
+        if hit is None or hit[0] in seen:
+            continue
+        key, bound, inner = hit
+        name, rest = parts[cut], parts[cut + 1:]
+        bases = bound.get(name) or [f"{module}.{name}" for module in bound.get(STAR, ())]
+        for base in bases:
+            found = _resolve(".".join([base, *rest]), inner, find, owner, depth - 1, seen | {key})
+            if found is not None:
+                return found
+    return None
 
 
 class Reexports:
-    """The ``reexport:`` facts of a repository, read back."""
+    """The ``reexport:`` facts of a repository, read back (and ``entries``, re-exports given
+    as ``(module, name, target)``: ``tf_aliases``'s)."""
 
-    def __init__(self, facts: Iterable[str]) -> None:
-        #: Package -> name -> what it is bound to, sorted (``*``: the star-imported modules).
+    def __init__(self, facts: Iterable[str], entries: Iterable[tuple[str, str, str]] = ()) -> None:
+        #: Module -> name -> what it is bound to, sorted (``*``: the star-imported modules).
         self.packages: dict[str, dict[str, list[str]]] = {}
         for fact in facts:
             if fact.startswith(PREFIX):
                 package, name, target = fact[len(PREFIX):].split("|")
                 self.packages.setdefault(package, {}).setdefault(name, []).append(target)
+        for package, name, target in entries:
+            self.packages.setdefault(package, {}).setdefault(name, []).append(target)
         for bound in self.packages.values():
             for targets in bound.values():
                 targets.sort()
         self._known = KnownNames(self.packages)
 
-    def resolve(self, target: str, package: tuple[str, ...], find: Find) -> Optional[str]:
-        """What ``find`` gives for ``target`` (a dotted name as a file of ``package`` imports
-        it) or, when it gives nothing, for the name ``target`` is through the re-exports of
-        the packages it is spelled through (``mylib.estimator.GANEstimator`` ->
-        ``mylib.estimator.gan_estimator.GANEstimator``); None when neither finds it."""
-        return self._resolve(target, package, find, _DEPTH, frozenset())
+    def resolve(self, target: str, package: tuple[str, ...], find: Find, depth: int = DEPTH) -> Optional[str]:
+        """:func:`resolve` through these re-exports (:data:`DEPTH` deep unless said)."""
+        if not self.packages:
+            return find(target, package)
+        return resolve(target, package, find, self._owner, depth)
 
-    def _resolve(self, target: str, package: tuple[str, ...], find: Find, depth: int,
-                 seen: frozenset[str]) -> Optional[str]:
-        found = find(target, package)
-        if found is not None or depth == 0 or not self.packages:
-            return found
-        parts = target.split(".")
-        for cut in range(len(parts) - 1, 0, -1):  # the innermost package first
-            owner = self._known.nearest(".".join(parts[:cut]), package)
-            if owner is None or owner in seen:
-                continue
-            bound = self.packages[owner]
-            name, rest = parts[cut], parts[cut + 1:]
-            bases = bound.get(name) or [f"{module}.{name}" for module in bound.get(STAR, ())]
-            for base in bases:
-                found = self._resolve(".".join([base, *rest]), tuple(owner.split(".")), find,
-                                      depth - 1, seen | {owner})
-                if found is not None:
-                    return found
-        return None
+    def _owner(self, name: str, package: tuple[str, ...]) -> Optional[tuple[str, Bound, tuple[str, ...]]]:
+        """The module ``name`` is among these re-exports' (the nearest to ``package``)."""
+        owner = self._known.nearest(name, package)
+        return None if owner is None else (owner, self.packages[owner], tuple(owner.split(".")))
 
 
 @lru_cache(maxsize=8)

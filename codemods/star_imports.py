@@ -50,6 +50,7 @@ from .names import (
     module_package,
     module_parts,
 )
+from .reexports import TF_HOPS, Bound, is_foreign, resolve
 from .tf_scopes import FILE_FACT
 
 IMPORTS = "star-imports:"
@@ -119,7 +120,7 @@ def named_import_facts(path: str, text: str) -> set[str]:
     used = set(_USED.findall(text))
     facts = set()
     for node in module_level(tree.body):
-        if not isinstance(node, ast.ImportFrom) or (not node.level and _foreign(node.module or "")):
+        if not isinstance(node, ast.ImportFrom) or (not node.level and is_foreign(node.module or "")):
             continue
         names = [f"{alias.name}:{alias.asname or alias.name}" for alias in node.names
                  if alias.name != STAR and (alias.asname or alias.name) in used
@@ -128,11 +129,6 @@ def named_import_facts(path: str, text: str) -> set[str]:
             spelled = "." * node.level + (node.module or "")
             facts.add(f"{NAMED}{path}|{node.lineno}|{spelled}|{','.join(sorted(names))}")
     return facts
-
-
-def _foreign(module: str) -> bool:
-    """Is ``module`` TensorFlow's or an adapter's (no repository module)?"""
-    return module.split(".")[0] in _ROOTS or module.startswith(("npu_bridge", "npu_device"))
 
 
 def star_exports(path: str, text: str) -> set[str]:
@@ -185,9 +181,10 @@ def star_findings(facts: Iterable[str], read: Callable[[str], Optional[str]]) ->
         elif fact.startswith(FILE_FACT):
             tf_files.add(fact.rpartition("|")[2])
     by_file: dict[str, list[tuple[int, str, bool]]] = {}
+    modules = _Modules(read)
     for at, number, written, given_names in sorted(named):
         for name, local in given_names:
-            target = _binds_tf(written, at, name, read)
+            target = modules.binds_tf(written, at, name)
             if target is not None:
                 spelled = name if name == local else f"{name} as {local}"
                 by_file.setdefault(at, []).append((number, NAMED_IMPORT.format(
@@ -222,31 +219,54 @@ def _messages(by_file: dict[str, list[tuple[int, str, bool]]]) -> list[tuple[str
     return found
 
 
-#: How many named re-exports (``from .compat import tfv1`` in a package's ``__init__``) a
-#: named import is followed through.
-_REEXPORTS = 3
+class _Modules:
+    """The repository's modules as their texts say, read when first asked (the files that
+    import no TensorFlow and import a TensorFlow-like name from one are few)."""
 
+    def __init__(self, read: Callable[[str], Optional[str]]) -> None:
+        self.read = read
+        self.files: dict[tuple[str, tuple[str, ...]], Optional[tuple[str, str]]] = {}
 
-def _binds_tf(spelled: str, path: str, name: str, read: Callable[[str], Optional[str]],
-              depth: int = _REEXPORTS) -> Optional[str]:
-    """What the repository module ``spelled`` (as the file ``path`` imports it) binds ``name``
-    to, when it is TensorFlow (``tensorflow.compat.v1``): assigned from a TensorFlow import
-    (private names too), or imported so from another repository module; else None."""
-    found = _module_text(spelled, path, read)
-    if found is None:
-        return None
-    module_path, text = found
-    bound, _ = _tf_bindings(text)
-    if name in bound:
-        return bound[name]
-    tree = module_ast(text) if depth > 0 else None
-    for node in module_level(tree.body if tree is not None else []):
-        if isinstance(node, ast.ImportFrom) and (node.level or not _foreign(node.module or "")):
-            for alias in node.names:
-                if (alias.asname or alias.name) == name and alias.name != STAR:
-                    return _binds_tf("." * node.level + (node.module or ""), module_path, alias.name, read,
-                                     depth - 1)
-    return None
+    def binds_tf(self, spelled: str, path: str, name: str) -> Optional[str]:
+        """What the repository module ``spelled`` (as the file ``path`` imports it) binds
+        ``name`` to, when it is TensorFlow (``tensorflow.compat.v1``): assigned from a
+        TensorFlow import (private names too), or imported so from another repository module
+        (``from .compat import tfv1``, at most :data:`~.reexports.TF_HOPS` re-exports); else None."""
+        module = _absolute(spelled, path)
+        if module is None:
+            return None
+        package = module_package(path) if spelled == module else ()
+        return resolve(f"{module}.{name}", package, self._tf_name, self._owner, TF_HOPS)
+
+    def _file(self, module: str, package: tuple[str, ...]) -> Optional[tuple[str, str]]:
+        """The path and text of the repository module ``module`` found from ``package``
+        (:func:`_module_text`), read once."""
+        key = (module, package)
+        if key not in self.files:
+            self.files[key] = _module_text(module, package, self.read)
+        return self.files[key]
+
+    def _tf_name(self, target: str, package: tuple[str, ...]) -> Optional[str]:
+        """The TensorFlow name the module of ``target`` binds its last part to, or None."""
+        module, _, name = target.rpartition(".")
+        found = self._file(module, package) if module else None
+        return _tf_bindings(found[1])[0].get(name) if found is not None else None
+
+    def _owner(self, module: str, package: tuple[str, ...]) -> Optional[tuple[str, Bound, tuple[str, ...]]]:
+        """The module ``module`` (found from ``package``): its path, its named imports of
+        repository modules, and its package."""
+        found = self._file(module, package)
+        if found is None:
+            return None
+        path, text = found
+        tree = module_ast(text)
+        bound: dict[str, list[str]] = {}
+        for node in module_level(tree.body if tree is not None else []):
+            if isinstance(node, ast.ImportFrom) and (node.level or not is_foreign(node.module or "")):
+                for local, target in ast_import_bindings(node, path):
+                    if local != STAR:
+                        bound.setdefault(local, [target])  # the first (the old walk's)
+        return path, bound, module_package(path)
 
 
 def _pair(written: str) -> tuple[str, str]:
@@ -255,14 +275,11 @@ def _pair(written: str) -> tuple[str, str]:
     return name, local
 
 
-def _module_text(spelled: str, path: str, read: Callable[[str], Optional[str]]) -> Optional[tuple[str, str]]:
-    """The path and text of the repository module ``spelled`` as the file ``path`` imports it:
-    the nearest folder of the file's package first (a script's neighbours), as Python finds
-    it; None when no such file is read."""
-    module = _absolute(spelled, path)
-    if module is None:
-        return None
-    package = module_package(path) if spelled == module else ()
+def _module_text(module: str, package: tuple[str, ...], read: Callable[[str], Optional[str]]
+                 ) -> Optional[tuple[str, str]]:
+    """The path and text of the repository module ``module`` (absolute) as a file of
+    ``package`` imports it: the nearest folder of the package first (a script's neighbours),
+    as Python finds it; None when no such file is read."""
     for depth in range(len(package), -1, -1):
         folder = "/".join([*package[:depth], *module.split(".")])
         for candidate in (f"{folder}.py", f"{folder}/__init__.py"):

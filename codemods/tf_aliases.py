@@ -35,6 +35,7 @@ from .names import (
     module_package,
     module_parts,
 )
+from .reexports import TF_HOPS, Reexports, is_foreign
 
 PREFIX = "tf-alias:"
 _ROOTS = (TF, ESTIMATOR_PACKAGE)
@@ -45,8 +46,6 @@ TF_LIKE = re.compile(r"^(?:tf|tensorflow)(?:_?v?[12]|_?compat(?:_?v?[12])?)?$", 
 #: module (``from .compat import tfv1``).
 _GATE = re.compile(r"^[ \t]*(?:(?:tf|tensorflow)\w*[ \t]*=[^=]|from[ \t]+\.*[\w.]*[ \t]+import[ \t][^\n#]*"
                    r"(?<![\w.])(?:tf|tensorflow)\w*)", re.MULTILINE | re.IGNORECASE)
-#: How many re-exports a name is followed through.
-_HOPS = 3
 
 
 def alias_facts(path: str, text: str) -> set[str]:
@@ -60,8 +59,7 @@ def alias_facts(path: str, text: str) -> set[str]:
     imports: dict[str, str] = {}
     facts: dict[str, str] = {}
     for node in module_level(tree.body):
-        if isinstance(node, ast.ImportFrom) and node.level or isinstance(node, ast.ImportFrom) \
-                and (node.module or "").split(".")[0] not in _ROOTS:
+        if isinstance(node, ast.ImportFrom) and (node.level or not is_foreign(node.module or "")):
             source = absolute_module(node, path)
             for alias in node.names:
                 local = alias.asname or alias.name
@@ -81,7 +79,8 @@ def alias_facts(path: str, text: str) -> set[str]:
 @lru_cache(maxsize=4)
 def repository_aliases(facts: FrozenSet[str]) -> dict[str, str]:
     """Module-qualified name -> the TensorFlow module it is, from the ``tf-alias:`` facts,
-    re-exports followed (worked out once per repository's facts: not to be edited)."""
+    re-exports followed (``reexports.resolve``, at most :data:`~.reexports.TF_HOPS`; worked out
+    once per repository's facts: not to be edited)."""
     given = {}
     for fact in facts:
         if fact.startswith(PREFIX):
@@ -89,25 +88,21 @@ def repository_aliases(facts: FrozenSet[str]) -> dict[str, str]:
             given[name] = target
     if not given:
         return {}
+    direct = {name: target for name, target in given.items() if not target.startswith("@")}
+    exports = Reexports((), [(name.rpartition(".")[0], name.rpartition(".")[2], target[1:])
+                             for name, target in given.items() if target.startswith("@")])
+
+    def find(target: str, package: tuple[str, ...]) -> Optional[str]:
+        name = nearest_name(target, package, given.keys())
+        return direct.get(name) if name is not None else None
+
     found = {}
-    for name in given:
-        followed = _followed(name, given)
+    for name, target in given.items():
+        followed = target if name in direct else \
+            exports.resolve(target[1:], tuple(name.split(".")[:-2]), find, TF_HOPS - 1)
         if followed is not None:
             found[name] = followed
     return found
-
-
-def _followed(name: str, given: dict[str, str]) -> Optional[str]:
-    """The TensorFlow name ``name`` is bound to, through at most :data:`_HOPS` re-exports."""
-    target = given[name]
-    for _ in range(_HOPS):
-        if not target.startswith("@"):
-            return target
-        source = nearest_name(target[1:], tuple(name.split(".")[:-2]), given.keys())
-        if source is None:
-            return None  # a name the repository does not bind to TensorFlow
-        target = given[source]
-    return None if target.startswith("@") else target
 
 
 def file_aliases(path: str, aliases: dict[str, str], imported: dict[str, str]) -> dict[str, str]:

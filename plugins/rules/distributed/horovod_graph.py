@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Mapping, Optional
 
-from npu_codemod.api._toolkit import ModuleIndex, module_package, module_parts, nearest_name
+from npu_codemod.api._toolkit import ModuleIndex, imported_module, module_package, module_parts, reached_from
 
 GRAPH = "horovod-graph:"
 
@@ -72,12 +72,13 @@ class Graph:
         return module in self.flags
 
     def reached(self, start: str) -> dict[str, Optional[str]]:
-        """What ``start`` imports, transitively: module -> the module it was reached from."""
-        return _walk(start, self.edges)
+        """What ``start`` imports, transitively: module -> the module it was reached from
+        (as NPU061's programs are followed: ``reached_from``)."""
+        return reached_from(start, lambda module: self.edges.get(module, ()))
 
     def importing(self, start: str) -> dict[str, Optional[str]]:
         """What imports ``start``, transitively (``start`` included), as :meth:`reached`."""
-        return _walk(start, self.importers)
+        return reached_from(start, lambda module: self.importers.get(module, ()))
 
     def unknown_runner(self, module: str) -> bool:
         """Is what runs ``module`` unknown: it, or a module importing it, is imported by no
@@ -124,24 +125,12 @@ def _through(how: str, parents: Mapping[str, Optional[str]], end: str, start: st
     return f"{how} through {' -> '.join(reversed(between))}" if between else how
 
 
-def _walk(start: str, edges: Mapping[str, list[str]]) -> dict[str, Optional[str]]:
-    parents: dict[str, Optional[str]] = {start: None}
-    todo = [start]
-    while todo:
-        module = todo.pop(0)
-        for name in edges.get(module, ()):
-            if name not in parents:
-                parents[name] = module
-                todo.append(name)
-    return parents
-
-
 def _resolved(target: str, package: tuple[str, ...], known: set[str]) -> list[str]:
-    """The modules of ``known`` that importing ``target`` from ``package`` runs."""
-    for candidate in (target, target.rpartition(".")[0]):
-        found = nearest_name(candidate, package, known) if candidate else None
-        if found is not None:
-            parts = found.split(".")
-            return [*(name for name in (".".join(parts[:end]) for end in range(1, len(parts)))
-                      if name in known), found]
-    return []
+    """The modules of ``known`` that importing ``target`` from ``package`` runs: the module
+    (``imported_module``, as NPU061's graph resolves an import) and the packages above it that
+    are files of their own (``import a.b.c`` runs ``a`` and ``a.b`` too)."""
+    found = imported_module(target, package, known)
+    if found is None:
+        return []
+    parts = found.split(".")
+    return [*(name for name in (".".join(parts[:end]) for end in range(1, len(parts))) if name in known), found]

@@ -2,7 +2,8 @@
 
 Third-party rules import :mod:`npu_codemod.api` only (``docs/writing-rules.md``). This module
 holds what the built-in packs (``plugins/rules/<pack>/``) share beyond that: repository-wide
-analyses (modules, classes, Estimators, Horovod and strategies, built models), scope and flow
+analyses (modules, the import graph, classes, Estimators, Horovod and strategies, built
+models), scope and flow
 analyses, statement navigation, the support lists and more call and edit helpers. Its names
 follow the packs and may change or move in any release; ``tests/test_rule_imports.py`` lets
 only the built-in rule modules import it. New code that one pack alone uses belongs in that pack's
@@ -117,6 +118,7 @@ from npu_codemod.codemods.nodes import (
     why_not,
 )
 from npu_codemod.codemods.npu_device import device_binding, device_import, device_name
+from npu_codemod.codemods.program_graph import imported_module, reached_from
 from npu_codemod.codemods.qualified import ReferenceSite, StringReference, fstring_references
 from npu_codemod.codemods.rule import fact_names
 from npu_codemod.codemods.scopes import (
@@ -295,6 +297,7 @@ __all__ = [
     "horovod_tf2_advice",
     "is_horovod_tf2_name",
     "import_bindings",
+    "imported_module",
     "imported_names",
     "in_npu_form",
     "is_attribute_trailer",
@@ -336,6 +339,7 @@ __all__ = [
     "per_node",
     "position",
     "pre_order",
+    "reached_from",
     "prefix_name",
     "ReferenceSite",
     "remove_argument",
