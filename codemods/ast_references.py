@@ -25,9 +25,10 @@ from itertools import accumulate
 from typing import Collection, Iterator, Optional, Sequence, Union
 
 from .ast_names import names_read_alike
+from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS, is_introspection_call
 from .modules import child_fields, module_ast
-from .names import ACCESSOR_CALL, ImportNames
-from .qualified import TYPE_CHECKS, ReferenceSite, references_under
+from .names import ACCESSOR_CALL, ImportNames, ast_dotted_name
+from .qualified import ReferenceSite, references_under
 from .rule import FileContext
 
 #: A carriage return that does not end a CRLF: ``ast`` counts it as a line break, fissix not.
@@ -282,7 +283,8 @@ class _Finder:
             return None
         called = top is not chain and self._called(chain)
         base_class = self._is_base(top, parent, field)
-        type_use = not called and (base_class or self._is_type_argument(top) or self._in_annotation(top))
+        type_use = not called and (base_class or self._is_type_argument(top) or self._in_annotation(top)
+                                   or self._introspected(chain, top))
         return self._site(name, ".".join(parts), chain, called, base_class, type_use)
 
     def _power(self, chain: ast.expr, head: ast.Name) -> ast.expr:
@@ -345,6 +347,19 @@ class _Finder:
             and parent.args[1] is node and isinstance(parent.func, ast.Name) \
             and parent.func.id in TYPE_CHECKS
 
+    def _introspected(self, chain: ast.expr, top: ast.expr) -> bool:
+        """fissix's ``Reference._introspected``: an introspection attribute follows the name
+        (``tf.keras.layers.Layer.__dict__``), or the name alone is the first argument of
+        ``dir``, ``inspect.getmembers``... (``codemods/introspection``)."""
+        parent, field = self.parents[chain]
+        if isinstance(parent, ast.Attribute) and parent.attr in INTROSPECTION_ATTRIBUTES:
+            return _same_start(parent, chain)
+        if top is not chain:
+            return False
+        parent, field = self.parents[top]
+        return isinstance(parent, ast.Call) and field == "args" and parent.args[0] is top \
+            and self._direct(parent, top) and is_introspection_call(ast_dotted_name(parent.func))
+
     def _in_annotation(self, node: ast.expr) -> bool:
         """fissix's ``in_annotation``: ``node`` is in a parameter's, a return's or a
         variable's annotation."""
@@ -389,7 +404,7 @@ def _climb_chain(name: ast.Name, parents: dict[ast.AST, tuple[ast.AST, str]],
             parts[-1] += ACCESSOR_CALL
             parent, field = parents[parent]
         if not isinstance(parent, ast.Attribute) or field != "value" \
-                or not _same_start(parent, name):
+                or not _same_start(parent, name) or parent.attr in INTROSPECTION_ATTRIBUTES:
             return node, parts
         parts.append(parent.attr)
         node = parent

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator, Optional, Sequence, Union
+from typing import Callable, Iterator, Optional, Sequence, Union
 
 from .modules import ModuleIndex, module_index
 from .text_search import AnyOf
@@ -80,7 +80,7 @@ def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span,
         if eager is not None:
             graph.extend(_spans(statement.orelse if eager else statement.body))
     for function in [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]:
-        graph.extend(_after_eager_returns(function.body))  # type: ignore[attr-defined]
+        graph.extend(_after_returns(function.body, _eager_test))  # type: ignore[attr-defined]
     for expression in index.nodes(ast.IfExp):
         eager = _eager_test(expression.test)
         if eager is not None:
@@ -99,23 +99,24 @@ def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span,
     return tuple(graph), tuple(chosen)
 
 
-def _after_eager_returns(body: Sequence[ast.stmt]) -> list[Span]:
-    """The rest of a block after an ``if <x>.executing_eagerly(): ... return`` that has no
-    ``else`` (``if tf.executing_eagerly(): return eager_result`` then graph code): it runs in
-    graph mode only, as an ``else`` would; blocks nested in the statements too (not those of
-    nested functions or classes, which are walked on their own)."""
+def _after_returns(body: Sequence[ast.stmt], test: Callable[[ast.expr], Optional[bool]]) -> list[Span]:
+    """The rest of a block after an ``if`` that has no ``else``, ends in ``return`` (or
+    ``raise``) and whose ``test`` says True (``if tf.executing_eagerly(): return eager_result``
+    then graph code; ``if tf.__version__ >= "2.0.0": return compat_result`` then TF 1.x code):
+    it runs only where that test is false, as an ``else`` would; blocks nested in the statements
+    too (not those of nested functions or classes, which are walked on their own)."""
     found: list[Span] = []
     for number, statement in enumerate(body):
-        if isinstance(statement, ast.If) and not statement.orelse and _eager_test(statement.test) is True \
+        if isinstance(statement, ast.If) and not statement.orelse and test(statement.test) is True \
                 and isinstance(statement.body[-1], (ast.Return, ast.Raise)):
             found.extend(_spans(body[number + 1:]))
             break
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for field in ("body", "orelse", "finalbody"):
-            found.extend(_after_eager_returns(getattr(statement, field, None) or []))
+            found.extend(_after_returns(getattr(statement, field, None) or [], test))
         for handler in getattr(statement, "handlers", None) or []:
-            found.extend(_after_eager_returns(handler.body))
+            found.extend(_after_returns(handler.body, test))
     return found
 
 
@@ -167,12 +168,23 @@ _MAJOR_WORD = re.compile(r"tf_?(?:version|behaviou?r)", re.IGNORECASE)
 
 def tf1_only_spans(index: ModuleIndex) -> tuple[Span, ...]:
     """The branches of the module that run only on TensorFlow 1.x (or in graph mode): those of
-    :func:`mode_chosen_spans`, and the branch a version test sends TensorFlow 1 to: the
-    ``else`` of ``if is_tfv2():``, of ``if compat.get_tf_behavior() == 2:`` (Model Maker's
-    ``data_util.py``), of ``if tf.__version__.startswith("2"):``; the body of ``if not
-    is_tfv2():`` or ``if tf_version == 1:``. An eager TF 2.x program never runs them. Not a
-    C1/C2 question (``tf_versions``): a TF 1.x library keeps its graph code there."""
-    found = list(mode_chosen_spans(index)[0])
+    :func:`mode_chosen_spans` and of :func:`tf1_branch_spans`. An eager TF 2.x program never
+    runs them. Not a C1/C2 question (``tf_versions``): a TF 1.x library keeps its graph code
+    there."""
+    return mode_chosen_spans(index)[0] + tf1_branch_spans(index)
+
+
+def tf1_branch_spans(index: ModuleIndex) -> tuple[Span, ...]:
+    """The branches a version test sends TensorFlow 1 to: the ``else`` of ``if is_tfv2():``,
+    of ``if compat.get_tf_behavior() == 2:`` (Model Maker's ``data_util.py``), of ``if
+    tf.__version__.startswith("2"):``, of ``if tf.__version__ >= "2.0.0":`` (DeepCTR's
+    ``estimator/feature_column.py``) and the code after it when its body returns (DeepCTR's
+    ``estimator/inputs.py``); the body of ``if not is_tfv2():`` or ``if tf_version == 1:``.
+    TensorFlow 2 never runs them, in either mode: a TF 1.x-only name there is no T1 signal
+    (``tf_versions``: the module adapts to the version, as under :func:`version_guarded_spans`)."""
+    found: list[Span] = []
+    for function in [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]:
+        found.extend(_after_returns(function.body, _tf2_test))  # type: ignore[attr-defined]
     for statement in index.nodes(ast.If):
         tf2 = _tf2_test(statement.test)
         if tf2 is not None:
@@ -186,11 +198,14 @@ def tf1_only_spans(index: ModuleIndex) -> tuple[Span, ...]:
 
 def _tf2_test(test: ast.expr) -> Optional[bool]:
     """True when ``test`` is true exactly on TensorFlow 2 (``is_tfv2()``, ``TF2``,
-    ``get_tf_behavior() == 2``, ``tf_version >= 2``, ``tf.__version__.startswith("2")``),
-    False when exactly on TensorFlow 1 (``not is_tfv2()``, ``tf_version == 1``), else None."""
+    ``get_tf_behavior() == 2``, ``tf_version >= 2``, ``tf.__version__.startswith("2")``,
+    ``tf.__version__ >= "2.0.0"``), False when exactly on TensorFlow 1 (``not is_tfv2()``,
+    ``tf_version == 1``, ``LooseVersion(tf.__version__) < LooseVersion("2.0")``), else None."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _tf2_test(test.operand)
         return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _reads_version(test.left, test.comparators[0]):
+        return _version_compare(test.left, test.ops[0], test.comparators[0])
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and _is_major(test.left):
         right, op = test.comparators[0], test.ops[0]
         value = right.value if isinstance(right, ast.Constant) else None
@@ -205,6 +220,88 @@ def _tf2_test(test: ast.expr) -> Optional[bool]:
     node = test.func if isinstance(test, ast.Call) and not test.args and not test.keywords else test
     name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
     return True if name and _TF2_WORD.search(name) else None
+
+
+#: A comparison read the other way round (``"2.0" <= tf.__version__``).
+_FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+
+
+def _reads_version(left: ast.expr, right: ast.expr) -> bool:
+    """Does exactly one side of a comparison read the running version (``tf.__version__``,
+    ``tf.version.VERSION``, in any expression: ``int(tf.__version__[0])``)?"""
+    return any(map(_is_version, ast.walk(left))) != any(map(_is_version, ast.walk(right)))
+
+
+def _version_compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> Optional[bool]:
+    """:func:`_tf2_test` of a comparison of the running version with a constant: ``>= "2.0.0"``
+    (``"2"``, ``2``, ``LooseVersion("2.0")``, ``version.parse("2.0")``) is True, ``<`` it False;
+    its major version (``tf.__version__[0]``, ``int(tf.__version__.split(".")[0])``) ``== 2``
+    or ``> 1`` True, ``== 1`` or ``<= 1`` False. Other thresholds (``>= "2.4"``) split TF 2.x:
+    None."""
+    if not any(map(_is_version, ast.walk(left))):
+        flipped = _FLIPPED.get(type(op))
+        if flipped is None:
+            return None
+        left, right, op = right, left, flipped()
+    value = _constant_version(right)
+    if value is None:
+        return None
+    major, whole = value
+    kind = type(op)
+    if whole and major == 2 and kind in (ast.GtE, ast.Lt):
+        return kind is ast.GtE
+    if not _is_major_part(left) or "." in str(_constant(right)):
+        return None  # the whole version is compared: only an order with "2.0" says
+    if major in (1, 2) and kind in (ast.Eq, ast.NotEq):
+        return (major == 2) == (kind is ast.Eq)
+    if major == 1 and kind in (ast.Gt, ast.LtE):
+        return kind is ast.Gt
+    return None
+
+
+def _is_major_part(node: ast.expr) -> bool:
+    """Is ``node`` a part of the version string (``tf.__version__[0]``,
+    ``tf.__version__.split(".")[0]``) or its ``int(...)``?"""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "int" and node.args:
+        node = node.args[0]
+    return isinstance(node, ast.Subscript)
+
+
+def _constant_version(node: ast.expr) -> Optional[tuple[int, bool]]:
+    """The major version a constant spells (``"2.0.0"``, ``2``, ``LooseVersion("2.0")``) and
+    whether its other parts are all zero, or None."""
+    parts = str(_constant(node)).split(".")
+    if not parts[0].isdigit():
+        return None
+    return int(parts[0]), all(part.strip("0") == "" for part in parts[1:])
+
+
+def _constant(node: ast.expr) -> object:
+    """The value of a constant, or of the one constant argument of a call (``LooseVersion("2.0")``)."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    return node.value if isinstance(node, ast.Constant) and not isinstance(node.value, bool) else None
+
+
+def attribute_fallback_spans(index: ModuleIndex) -> tuple[Span, ...]:
+    """The code of each ``try`` with an ``except AttributeError`` (alone or in a tuple): its body
+    and that handler's (DeepCTR's ``try: tf.log(x) except AttributeError: tf.math.log(x)``, or
+    the other way round). One version's name is tried, the other's is the fallback: the module
+    adapts to the version, so neither is a T1/T2 signal (``tf_versions``)."""
+    found: list[Span] = []
+    for statement in index.nodes(ast.Try):
+        handlers = [handler for handler in statement.handlers if _catches_attribute_error(handler.type)]
+        if handlers:
+            found.extend(_spans(statement.body))
+            for handler in handlers:
+                found.extend(_spans(handler.body))
+    return tuple(found)
+
+
+def _catches_attribute_error(caught: Optional[ast.expr]) -> bool:
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught] if caught is not None else []
+    return any(isinstance(name, ast.Name) and name.id == "AttributeError" for name in names)
 
 
 def _is_major(node: ast.expr) -> bool:

@@ -19,6 +19,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
+from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS, is_introspection_call
 from .names import (
     ACCESSOR_CALL,
     ImportNames,
@@ -78,7 +79,8 @@ class Reference:
         base_class, called = self._is_base_class(), self.call is not None
         return ReferenceSite(self.line, self.column, self._end_column(), self.name, self.spelled,
                              called, base_class, not called and (
-                                 base_class or is_type_argument(self.node) or in_annotation(self.node)))
+                                 base_class or is_type_argument(self.node) or in_annotation(self.node)
+                                 or self._introspected()))
 
     def _end_column(self) -> int:
         """The column right after the name, on the line the name starts on (else its own)."""
@@ -87,6 +89,16 @@ class Reference:
         if last is None or last.lineno != self.line:
             return self.column
         return int(last.column) + len(last.value)
+
+    def _introspected(self) -> bool:
+        """Is the name only looked at: an introspection attribute follows it
+        (``tf.keras.layers.Layer.__dict__``), or it is the first argument of ``dir``,
+        ``inspect.getmembers``... (``codemods/introspection``)?"""
+        node = self.node
+        if node.type == syms.power and self.end < len(node.children):
+            trailer = node.children[self.end]
+            return is_attribute_trailer(trailer) and trailer.children[1].value in INTROSPECTION_ATTRIBUTES
+        return self.end == len(node.children or [node]) and is_introspection_argument(node)
 
     def _is_base_class(self) -> bool:
         """``tf.estimator.Estimator`` in ``class Classifier(tf.estimator.Estimator):``."""
@@ -108,8 +120,10 @@ class ReferenceSite:
     (``tf.compat.v1.nn.relu``); ``called`` when a ``(...)`` follows the name (not a
     decorator's); ``base_class`` when it is a base of a ``class`` statement; ``type_use`` when
     the name, not called, is used only as a type: a base class, the class argument of
-    ``isinstance`` or ``issubclass`` (alone or in a tuple), or in an annotation (``def f(x:
-    tf.Tensor) -> tf.Tensor``, ``model: tf.keras.Model = ...``). NPU071 counts such a site as
+    ``isinstance`` or ``issubclass`` (alone or in a tuple), in an annotation (``def f(x:
+    tf.Tensor) -> tf.Tensor``, ``model: tf.keras.Model = ...``), or only looked at: followed
+    by an introspection attribute (``tf.keras.layers.Layer.__dict__.items()``: the name stops
+    before it) or the first argument of ``dir``/``inspect.getmembers``... (``codemods/introspection``). NPU071 counts such a site as
     needing nothing and reports none (``spec/rules-tf2.md``, NPU071).
     """
 
@@ -123,8 +137,6 @@ class ReferenceSite:
     type_use: bool
 
 
-#: The built-ins whose second argument is a class or a tuple of classes.
-TYPE_CHECKS = frozenset({"isinstance", "issubclass"})
 #: Where the expression after a token is an annotation: ``x: T`` (a parameter), ``-> T``,
 #: ``name: T = value``.
 _ANNOTATED_AFTER = {syms.tname: token.COLON, syms.funcdef: token.RARROW, syms.annassign: token.COLON}
@@ -149,6 +161,23 @@ def is_type_argument(node: pytree.Base) -> bool:
     return len(arguments) > 1 and arguments[1] is node and call is not None \
         and call.type == syms.power and len(call.children) > 1 and call.children[1] is trailer \
         and call.children[0].type == token.NAME and call.children[0].value in TYPE_CHECKS
+
+
+def is_introspection_argument(node: pytree.Base) -> bool:
+    """Whether ``node`` is the first argument of a call that only looks at it (``dir(node)``,
+    ``inspect.getmembers(node, ...)``: :func:`~.introspection.is_introspection_call`)."""
+    parent = node.parent
+    if parent is not None and parent.type == syms.arglist:
+        if parent.children[0] is not node:
+            return False
+        parent = parent.parent
+    if parent is None or parent.type != syms.trailer or parent.children[0].type != token.LPAR:
+        return False
+    call = parent.parent
+    if call is None or call.type != syms.power:
+        return False
+    at = call.children.index(parent)
+    return is_introspection_call(spelled_name(call.children[:at]))
 
 
 def in_annotation(node: pytree.Base) -> bool:
@@ -368,7 +397,8 @@ def _dotted_power(power: pytree.Node, resolver: ImportNames) -> Optional[Referen
     children = power.children
     parts = [children[0].value]
     end = _through_accessor(children, 1, parts, resolver)
-    while end < len(children) and is_attribute_trailer(children[end]):
+    while end < len(children) and is_attribute_trailer(children[end]) \
+            and children[end].children[1].value not in INTROSPECTION_ATTRIBUTES:
         parts.append(children[end].children[1].value)
         end = _through_accessor(children, end + 1, parts, resolver)
     qualified = resolver.qualify(".".join(parts))

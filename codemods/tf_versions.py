@@ -13,9 +13,17 @@ says:
 - neither, graph code an eager program never runs in graph mode (``mode_checks.mode_chosen_spans``):
   a C1/C2 use in a branch taken only when TensorFlow does not execute eagerly, a C1 switch in a
   function's branch on a version its caller passes (``if tf_version == 1:``);
+- neither, a C use that only looks at the class (``tf.compat.v1.train.Optimizer.__dict__``,
+  ``inspect.getmembers(...)``, ``isinstance(opt, tf.compat.v1.train.Optimizer)``:
+  ``codemods/introspection``): no graph code runs;
 - neither T2 nor E, a TF 2.x name or idiom in code a version test guards
   (``mode_checks.version_guarded_spans``: ``if is_tfv2() and isinstance(opt,
   tf.optimizers.Optimizer):``): the module adapts to the version, it is no eager TF 2.x code;
+- no T1, a TF 1.x-only name in the branch a version test sends TensorFlow 1 to
+  (``mode_checks.tf1_branch_spans``: the ``else`` of ``if tf.__version__ >= "2.0.0":``, the
+  code after its ``return``); no T1/T2, a name in a ``try`` that falls back on ``except
+  AttributeError`` (``mode_checks.attribute_fallback_spans``: ``try: tf.log(x) except
+  AttributeError: tf.math.log(x)``): the mirror of the rule above;
 - **T1** a TF 1.x-only API (in Ascend's TF 1.15 list, absent from its TF 2.6 list; any
   ``tf.contrib``); **T2** a TF 2.x-only API (a curated list, :data:`TF2_ONLY`), or the TF 2.x
   adapter's ``NpuLossScaleOptimizer`` (it stands for the Keras ``LossScaleOptimizer`` NPU065
@@ -42,11 +50,19 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import FrozenSet, Optional
 
-from .mode_checks import Span, mode_chosen_spans, version_guarded_spans, within
+from .introspection import introspected_arguments, introspects
+from .mode_checks import (
+    Span,
+    attribute_fallback_spans,
+    mode_chosen_spans,
+    tf1_branch_spans,
+    version_guarded_spans,
+    within,
+)
 from .modules import ModuleIndex, module_ast, module_index
 from .names import ast_dotted_name, module_parts, public_name
 from .support_list import support_rows
@@ -475,22 +491,13 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     if "tf" not in imported and _star_bound_tf(tree, index):
         bound["tf"] = "tensorflow"
     weak: Optional[Use] = None  # a session-config C2 use (SESSION_CONFIG)
-    chosen: Optional[tuple[tuple[Span, ...], tuple[Span, ...]]] = None  # read at the first C use
-    guarded: Optional[tuple[Span, ...]] = None  # read at the first T2/E use
+    adaptive = _AdaptiveCode(index)
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
         for end in _dots(spelled):
             full, signal = _raw_signal(bound[head] + spelled[len(head):end])
-            if signal is None:
+            if signal is None or adaptive.says_nothing(signal, node, spelled):
                 continue  # most names: no record made
-            if signal in ("c1", "c2", ESTIMATOR):
-                chosen = chosen or mode_chosen_spans(index)
-                if _mode_chosen(signal, node, chosen):
-                    continue
-            if signal in ("t2", "e"):
-                guarded = version_guarded_spans(index) if guarded is None else guarded
-                if within(guarded, node.lineno, node.col_offset):
-                    continue  # version-adaptive code: runs only where TensorFlow 2 does
             use = Use(node.lineno, node.col_offset, spelled[:end])
             if signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
                 weak = weak if weak and _before(weak, use) else use
@@ -512,15 +519,57 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     return replace(signals, training=idiom if calls else None, model_calls=calls)
 
 
-def _mode_chosen(signal: str, node: ast.expr, chosen: tuple[tuple[Span, ...], tuple[Span, ...]]) -> bool:
-    """Is the C1/C2 use ``node`` in code an eager program never runs in graph mode: a branch
-    taken only when TensorFlow does not execute eagerly (any C signal), or a function's branch
-    on a version its caller passes (a C1 switch: ``if tf_version == 1: disable_v2_behavior()``)?
-    Such a file adapts to the mode it is run in; it switches no eager program to graph mode
-    (``codemods/mode_checks``)."""
-    graph, versions = chosen
-    return within(graph, node.lineno, node.col_offset) \
-        or (signal == "c1" and within(versions, node.lineno, node.col_offset))
+class _AdaptiveCode:
+    """Where a module's signals say nothing of how it runs, each part worked out on first need
+    (``codemods/mode_checks``; most files ask none of it)."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+
+    def says_nothing(self, signal: str, node: ast.expr, spelled: str) -> bool:
+        """Is the use ``node`` (spelled ``spelled``) of a name that is ``signal`` no signal:
+        a C use that only looks at the class (``tf.compat.v1.train.Optimizer.__dict__``,
+        ``isinstance(opt, tf.compat.v1.train.Optimizer)``: ``codemods/introspection``) or that
+        an eager program never runs in graph mode (:meth:`_mode_chosen`); a T2/E use a version
+        test guards; a T1 use in the branch a version test sends TensorFlow 1 to; a T1/T2 use
+        in a ``try`` that falls back on ``except AttributeError``? Such a file adapts to the
+        version or mode it is run in."""
+        at = (node.lineno, node.col_offset)
+        if signal in ("c1", "c2", ESTIMATOR):
+            return introspects(spelled) or id(node) in self.introspected or self._mode_chosen(signal, at)
+        if signal == "t1":
+            return within(self.tf1_branches, *at) or within(self.fallbacks, *at)
+        if signal in ("t2", "e"):
+            return within(self.guarded, *at) or (signal == "t2" and within(self.fallbacks, *at))
+        return False
+
+    def _mode_chosen(self, signal: str, at: tuple[int, int]) -> bool:
+        """Is the C1/C2 use at ``at`` in code an eager program never runs in graph mode: a
+        branch taken only when TensorFlow does not execute eagerly (any C signal), or a
+        function's branch on a version its caller passes (a C1 switch: ``if tf_version == 1:
+        disable_v2_behavior()``)? It switches no eager program to graph mode."""
+        graph, versions = self.chosen
+        return within(graph, *at) or (signal == "c1" and within(versions, *at))
+
+    @cached_property
+    def introspected(self) -> frozenset[int]:
+        return introspected_arguments(self.index.nodes(ast.Call))
+
+    @cached_property
+    def chosen(self) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
+        return mode_chosen_spans(self.index)
+
+    @cached_property
+    def guarded(self) -> tuple[Span, ...]:
+        return version_guarded_spans(self.index)
+
+    @cached_property
+    def tf1_branches(self) -> tuple[Span, ...]:
+        return tf1_branch_spans(self.index)
+
+    @cached_property
+    def fallbacks(self) -> tuple[Span, ...]:
+        return attribute_fallback_spans(self.index)
 
 
 #: Text a Keras training call spells (the gate of :func:`keras_training_calls`, which parses):

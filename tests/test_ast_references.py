@@ -274,3 +274,25 @@ def test_both_finders_mark_the_names_used_only_as_types() -> None:
     assert [(s.line, s.spelled) for s in answers[1] or () if not s.type_use] == [
         (4, "tf.zeros"), (5, "tf.X"), (6, "tf.Variable"), (7, "tf.constant"), (7, "tf.Tensor"),
         (8, "tf.M"), (9, "tf.F"), (9, "tf.G"), (10, "tf.H"), (10, "tf.a"), (10, "tf.I")]
+
+
+def test_both_finders_mark_the_names_only_looked_at() -> None:
+    """A name followed by an introspection attribute (``Layer.__dict__.items()``, ``X.__name__``:
+    the name stops before it) and the first argument of ``dir``/``vars``/``help``/``inspect.*``
+    are only looked at: type uses (tensorflow/similarity's ``gen_api_doc.py``). A call, another
+    dunder (``__init__``), a later argument and a parenthesised one are no such use."""
+    source = HEAD + textwrap.dedent('''\
+        import inspect
+        names = list(tf.keras.layers.Layer.__dict__.items()) + [tf.compat.v1.train.Optimizer.__name__]
+        members = dir(tf.keras.Model) + inspect.getmembers(tf.Module, callable) + vars(Tensor)
+        doc = tf.a().__doc__ + tf.b.__init__(x) + dir(tf.c(1)) + inspect.getmembers(x, tf.d) + vars((tf.e))
+        ''')
+    answers = both(source)
+    assert answers is not None and answers[0] == answers[1]
+    assert [(s.line, s.spelled, s.name) for s in answers[1] or () if s.type_use] == [
+        (5, "tf.keras.layers.Layer", "tensorflow.keras.layers.Layer"),
+        (5, "tf.compat.v1.train.Optimizer", "tensorflow.train.Optimizer"),
+        (6, "tf.keras.Model", "tensorflow.keras.Model"), (6, "tf.Module", "tensorflow.Module"),
+        (6, "Tensor", "tensorflow.Tensor")]
+    assert [(s.line, s.spelled) for s in answers[1] or () if not s.type_use] == [
+        (7, "tf.a"), (7, "tf.b.__init__"), (7, "tf.c"), (7, "tf.d"), (7, "tf.e")]

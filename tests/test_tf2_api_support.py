@@ -336,6 +336,35 @@ def test_a_name_used_only_in_isinstance_or_an_annotation_is_counted_as_needing_n
     assert all(row.ready for row in outcome.api_sites if row.known)
 
 
+
+DOC_GENERATOR = '''\
+"""Lists what Keras layers and compat.v1 optimizers define, for the API pages."""
+import inspect
+
+import tensorflow as tf
+
+
+def hidden_names():
+    layer = [name for name, _ in tf.keras.layers.Layer.__dict__.items()]
+    optimizer = [name for name, _ in inspect.getmembers(tf.compat.v1.train.Optimizer)]
+    return layer + optimizer + dir(tf.keras.layers.Layer) + [tf.keras.layers.Layer.__name__]
+'''
+
+
+def test_a_class_only_looked_at_is_counted_as_needing_nothing() -> None:
+    """Regression (tensorflow/similarity ``scripts/gen_api_doc.py:120``): the read of
+    ``tf.keras.layers.Layer.__dict__`` was reported "not supported ... no migration path:
+    replace tf.keras.layers.Layer.__dict__.items" and blocked the repository. A name followed by
+    an introspection attribute or handed to ``dir``/``inspect.getmembers`` is only looked at:
+    a type use, counted under its own name, needing nothing (as in ``isinstance``)."""
+    findings = testing.assert_reports({"NPU071"}, DOC_GENERATOR, findings=[], facts=TF2_RUNTIME)
+    assert findings == []
+    outcome = process(DOC_GENERATOR, {"NPU071"}, facts=TF2_RUNTIME)
+    [layer] = [row for row in outcome.api_sites if row.api == "tf.keras.layers.Layer"]
+    assert (layer.sites, layer.ready, layer.blocking) == (3, True, False)
+    assert not [row.api for row in outcome.api_sites if "__" in row.api]
+
+
 MIGRATED_BY_HAND = '''\
 """Picks the device strategy of a TF 2.x training script."""
 import tensorflow as tf

@@ -63,7 +63,9 @@ def generate_elements(ds):
 
 
 @pytest.mark.parametrize("test", ["compat.get_tf_behavior() == 2", "is_tfv2()", "tf.__version__.startswith('2')",
-                                  "not compat.get_tf_behavior() == 1"])
+                                  "not compat.get_tf_behavior() == 1", "tf.__version__ >= '2.0.0'",
+                                  "LooseVersion(tf.__version__) >= LooseVersion('2')",
+                                  "int(tf.__version__[0]) > 1"])
 def test_the_tf1_branch_of_a_version_test_is_not_reported(test: str) -> None:
     """Model Maker ``data_util.py``: ``if compat.get_tf_behavior() == 2: ... else:`` graph code."""
     findings = assert_reports(["NPU071"], BEHAVIOR.replace("compat.get_tf_behavior() == 2", test),
@@ -75,3 +77,13 @@ def test_the_tf2_branch_of_a_version_test_is_still_audited() -> None:
     swapped = BEHAVIOR.replace("compat.get_tf_behavior() == 2", "compat.get_tf_behavior() == 1")
     findings = assert_reports(["NPU071"], swapped, facts=TF2_RUNTIME)
     assert [f.line for f in findings if f.rule_id == "NPU071" and "tf.compat.v1.Session" in f.message] == [11]
+
+
+def test_the_code_after_a_tf2_branch_that_returns_is_not_reported() -> None:
+    """DeepCTR ``estimator/inputs.py``: ``if tf.__version__ >= "2.0.0": return ...`` then the
+    TF 1.x call."""
+    early = BEHAVIOR.replace("compat.get_tf_behavior() == 2", 'tf.__version__ >= "2.0.0"') \
+        .replace("            yield element\n    else:\n", "            yield element\n        return\n    if True:\n")
+    assert "return\n    if True:" in early
+    findings = assert_reports(["NPU071"], early, facts=TF2_RUNTIME)
+    assert [f for f in findings if f.rule_id == "NPU071"] == []

@@ -18,6 +18,7 @@ import pytest
 from npu_codemod.codemods.module_training import trains_when_run
 from npu_codemod.codemods.modules import module_ast
 from npu_codemod.codemods.tf_versions import (
+    CONFLICT,
     RUNTIME_TF2,
     RUNTIME_UNKNOWN,
     TF2,
@@ -222,3 +223,193 @@ def test_a_distributed_tf_model_gets_the_init_and_its_broadcast(tmp_path: Path, 
     broadcast = next(f for f in record["findings"] if f["rule_id"] == "NPU067")
     assert broadcast["message"].startswith("variables are created lazily: call "
                                            "npu.distribute.broadcast(tf.model.trainable_variables)")
+
+
+# --- a TF 1.x name in the branch TF 2.x never takes ------------------------------------------
+
+TF1_BRANCHES = {
+    "else": '''\
+import tensorflow as tf
+
+
+def lookup(features, columns):
+    if tf.__version__ >= "2.0.0":
+        return tf.compat.v1.feature_column.input_layer(features, columns)
+    else:
+        return tf.feature_column.input_layer(features, columns)
+''',
+    "after-return": '''\
+import tensorflow as tf
+
+
+def lookup(features, columns):
+    if tf.__version__ >= '2.0.0':
+        return tf.compat.v1.feature_column.input_layer(features, columns)
+    return tf.feature_column.input_layer(features, columns)
+''',
+    "loose-version-below": '''\
+from distutils.version import LooseVersion
+
+import tensorflow as tf
+
+
+def lookup(features, columns):
+    if LooseVersion(tf.__version__) < LooseVersion("2.0"):
+        return tf.feature_column.input_layer(features, columns)
+    return tf.compat.v1.feature_column.input_layer(features, columns)
+''',
+    "major-equals-one": '''\
+import tensorflow as tf
+
+if int(tf.__version__.split(".")[0]) == 1:
+    LOG = tf.log
+else:
+    LOG = tf.math.log
+''',
+    "reversed-comparison": '''\
+import tensorflow as tf
+
+LOG = tf.math.log if "2.0" <= tf.version.VERSION else tf.log
+''',
+    "try-tf1-first": '''\
+import tensorflow as tf
+
+
+def log(x):
+    try:
+        return tf.log(x)
+    except AttributeError:
+        return tf.math.log(x)
+''',
+    "try-tf2-first": '''\
+import tensorflow as tf
+
+
+def step():
+    try:
+        return tf.compat.v1.train.get_global_step()
+    except (ImportError, AttributeError):
+        return tf.train.get_global_step()
+''',
+}
+TF1_NOT_GUARDED = {
+    "tf1-name-in-the-tf2-branch": TF1_BRANCHES["else"].replace(
+        "tf.compat.v1.feature_column.input_layer", "tf.feature_column.input_layer"),
+    "a-threshold-inside-tf2": TF1_BRANCHES["else"].replace('"2.0.0"', '"2.4.0"'),
+    "another-exception": TF1_BRANCHES["try-tf1-first"].replace("AttributeError", "ValueError"),
+    "after-the-guarded-function": TF1_BRANCHES["after-return"] + "\n\ndef log(x):\n    return tf.log(x)\n",
+}
+
+
+@pytest.mark.parametrize("text", TF1_BRANCHES.values(), ids=TF1_BRANCHES.keys())
+def test_a_tf1_name_in_the_branch_tf2_never_takes_is_no_t1_signal(text: str) -> None:
+    """Regression (DeepCTR ``estimator/feature_column.py:11``, ``estimator/inputs.py:17``,
+    ``models/sequence/dien.py:47``...): with the runtime TF 2.x, the TF 1.x spelling of a
+    version test's other branch, or of an ``AttributeError`` fallback, made the file a
+    ``conflict`` ("move it to tf.compat.v1...; nothing was rewritten"). The mirror of the
+    version-guarded TF 2.x name: the module adapts to the version."""
+    signals = signals_of(text, "lib/ops.py")
+    assert signals.t1 is None and signals.t2 is None
+    assert file_kind(signals, RUNTIME_TF2).kind == TF_NEUTRAL
+
+
+@pytest.mark.parametrize("text", TF1_NOT_GUARDED.values(), ids=TF1_NOT_GUARDED.keys())
+def test_a_tf1_name_tf2_may_run_is_still_t1(text: str) -> None:
+    kind = file_kind(signals_of(text, "lib/ops.py"), RUNTIME_TF2)
+    assert kind.kind == CONFLICT and kind.message.startswith("TF 1.x-only API tf.")
+
+
+# --- a class only looked at ------------------------------------------------------------------
+
+INTROSPECTIONS = {
+    "dict": "NAMES = list(tf.compat.v1.train.Optimizer.__dict__.items())\n",
+    "name": "NAME = tf.compat.v1.train.Saver.__name__\n",
+    "getmembers": "import inspect\n\nNAMES = inspect.getmembers(tf.compat.v1.train.Optimizer)\n",
+    "dir": "NAMES = dir(tf.compat.v1.layers.Dense)\n",
+    "isinstance": "def graph_optimizer(opt):\n    return isinstance(opt, (tf.compat.v1.train.Optimizer, int))\n",
+}
+
+
+@pytest.mark.parametrize("text", INTROSPECTIONS.values(), ids=INTROSPECTIONS.keys())
+def test_a_compat_class_only_looked_at_is_no_graph_signal(text: str) -> None:
+    signals = signals_of("import tensorflow as tf\n\n" + text, "gendoc.py")
+    assert signals.c2 is None
+    assert file_kind(signals, RUNTIME_TF2).kind == TF_NEUTRAL
+
+
+def test_a_compat_class_built_or_subclassed_is_still_c2() -> None:
+    text = "import tensorflow as tf\n\n\nclass Opt(tf.compat.v1.train.Optimizer):\n    pass\n"
+    assert signals_of(text, "opt.py").c2 is not None
+    assert signals_of(text.replace("pass", "NAME = tf.compat.v1.Session().__class__"), "opt.py").c2 is not None
+
+
+GEN_DOC = '''\
+import tensorflow as tf
+
+from pkg import train
+
+
+def hidden():
+    return list(tf.compat.v1.train.Optimizer.__dict__.items()) + dir(tf.keras.layers.Layer)
+
+
+if __name__ == "__main__":
+    print(hidden(), train.__doc__)
+'''
+RUN = '''\
+import tensorflow as tf
+
+from pkg.train import fit
+
+if __name__ == "__main__":
+    fit(tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(1,))]), [[1.0]])
+'''
+PKG_TRAIN = '''\
+import tensorflow as tf
+
+from pkg.data import make
+from pkg.ops import log
+
+
+@tf.function
+def step(model, opt, x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(log(model(x)))
+    grads = tape.gradient(loss, model.trainable_variables)
+    opt.apply_gradients(zip(grads, model.trainable_variables))
+
+
+def fit(model, xs):
+    opt = tf.keras.optimizers.SGD()
+    for x in make(xs, 4):
+        step(model, opt, x)
+'''
+PKG_DATA = '''\
+import tensorflow as tf
+
+
+def make(xs, n):
+    return tf.data.Dataset.from_tensor_slices(xs).repeat().batch(n)
+'''
+
+
+@pytest.mark.parametrize("engine", ["selective", "full"])
+def test_doc_generators_and_version_adaptive_helpers_leave_a_tf2_program_whole(tmp_path: Path, engine: str) -> None:
+    """Regression (tensorflow/similarity ``scripts/gen_api_doc.py:123``; DeepCTR, rvh P8): the
+    doc generator's ``tf.compat.v1.train.Optimizer.__dict__`` made it a compat.v1 graph file and
+    every module it imports was refused as "part of a program that mixes..."; the helper's
+    ``try: tf.log(x) except AttributeError:`` made it a ``conflict``. Now the pipeline gets
+    ``drop_remainder``, both entries the device init, and nothing is refused."""
+    repo = make_repo(tmp_path / "sim", {
+        "requirements.txt": "tensorflow==2.6.5\n", "gendoc.py": GEN_DOC, "run.py": RUN,
+        "pkg/__init__.py": "", "pkg/train.py": PKG_TRAIN, "pkg/data.py": PKG_DATA,
+        "pkg/ops.py": TF1_BRANCHES["try-tf1-first"] + "\n\n" + TF1_BRANCHES["after-return"].partition("\n\n\n")[2]})
+    (tmp_path / "repos.txt").write_text("sim\n")
+    cli("run", "--repos", "repos.txt", "--report-dir", "rep", "--jobs", "1", "--engine", engine,
+        cwd=tmp_path, expect=0)
+    record = repo_record(tmp_path / "rep")
+    assert [(f["path"], f["rule_id"], f["status"]) for f in record["findings"]] == [
+        ("gendoc.py", "NPU061", "migrated"), ("pkg/data.py", "NPU064", "migrated"),
+        ("pkg/ops.py", "NPU071", "unmigrated"), ("run.py", "NPU061", "migrated")]
+    assert "conflict" not in record["file_kinds"] and "tf2-compat" not in record["file_kinds"]
+    assert "drop_remainder=True" in show(repo, BRANCH, "pkg/data.py").decode()

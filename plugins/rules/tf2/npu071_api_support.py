@@ -5,7 +5,8 @@ files, where NPU100 does not run: the list is a different one (``api_support_tf2
 names the ``tf.compat.v1.*`` APIs themselves; in a ``tf2-compat`` file ``tf.estimator.X`` is
 looked up as the ``tf.compat.v1.estimator.X`` the compat route runs). Every site counts towards
 the reports' API readiness. A name used only as a type (``ReferenceSite.type_use``: a base class, the class
-argument of ``isinstance``/``issubclass``, an annotation) is counted as a site that needs
+argument of ``isinstance``/``issubclass``, an annotation, a class only looked at:
+``Layer.__dict__``, ``dir(Layer)``, ``codemods/introspection``) is counted as a site that needs
 nothing (``covered``) and not reported: the anchor looks the list up for call chains only, and
 the list marks ``tf.keras.layers.Layer`` unsupported, yet every Keras layer it supports
 (``Dense``, ``Wrapper``, ``tf.keras.Model``) subclasses it; a site no finding names must not
@@ -134,10 +135,12 @@ class ApiSupportTf2(Rule):
                "\"remove TPUClusterResolver\") is that rule's: counted once, as work left, "
                "not a block; a name used only as a type (a base class, "
                "`class L(tf.keras.layers.Layer)`, the class of `isinstance`/`issubclass`, an "
-               "annotation) counts as a site that needs nothing and is not reported, as does a use in "
+               "annotation) or only looked at (`tf.keras.layers.Layer.__dict__`, `.__name__`, "
+               "`dir(...)`, `inspect.getmembers(...)`: a documentation generator's) counts as a site "
+               "that needs nothing and is not reported, as does a use in "
                "a TF 2.x file's graph-mode or TF 1.x-only code (the `else` of `if tf.executing_eagerly():` "
-               "or of `if compat.get_tf_behavior() == 2:`, the code after an early `return` under "
-               "`if tf.executing_eagerly():`), which the eager program never runs. In a "
+               "or of `if compat.get_tf_behavior() == 2:` or `if tf.__version__ >= \"2.0.0\":`, the code "
+               "after an early `return` under such a test), which the eager program never runs. In a "
                "`tf2-compat` file `tf.estimator.X` is the `tf.compat.v1.estimator.X` the compat "
                "route runs (the list marks it supported): no \"no migration path\" for an "
                "Estimator, `RunConfig`, `EstimatorSpec` or `train_and_evaluate`.")
