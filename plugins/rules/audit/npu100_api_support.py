@@ -37,6 +37,7 @@ from npu_codemod.api._toolkit import (
     distribution,
     in_npu_form,
     list_name,
+    may_bind_horovod,
     owner_verdict,
     site_references,
     support_list,
@@ -290,9 +291,10 @@ def _sites(ctx: FileContext) -> Sequence[ReferenceSite]:
 
 def audited_modules(ctx: FileContext) -> list[ImportNames]:
     """The bindings the uses are read through: TensorFlow's, and Horovod's where the file may
-    bind it (only an import that spells ``horovod`` does; ``ast`` reads non-ASCII names
-    NFKC-normalized: no shortcut there). Bindings of none read nothing: the same uses."""
-    if "horovod" in ctx.original or not ctx.original.isascii():
+    bind it (only an import that spells ``horovod`` does, or ``from common import hvd``;
+    ``ast`` reads non-ASCII names NFKC-normalized: no shortcut there). Bindings of none read
+    nothing: the same uses."""
+    if may_bind_horovod(ctx.original) or not ctx.original.isascii():
         return [ctx.names("tensorflow"), ctx.names("horovod")]
     return [ctx.names("tensorflow")]
 

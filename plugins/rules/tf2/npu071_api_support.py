@@ -62,6 +62,7 @@ from npu_codemod.api._toolkit import (
     in_graph_only_code,
     is_horovod_tf2_name,
     list_name,
+    may_bind_horovod,
     owner_verdict,
     site_references,
     support_list_tf2,
@@ -177,7 +178,7 @@ def _report_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
     """Each use of Horovod for TensorFlow no other rule reported (NPU070 reports those it
     knows while its pack is on): TF 2.x code cannot keep it, so a person replaces it with the
     NPU call NPU070 names; the message names NPU070's pack while it is off."""
-    if "horovod" not in ctx.original and ctx.original.isascii():
+    if not may_bind_horovod(ctx.original) and ctx.original.isascii():
         return  # no binding of Horovod (``ast`` reads non-ASCII names NFKC-normalized)
     off = HOROVOD_TF2_RULE not in ctx.enabled_rules
     for site in site_references(ctx, [ctx.names("horovod")]):
@@ -191,7 +192,7 @@ def _report_compat_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) ->
     """Each use of Horovod in a ``tf2-compat`` file while the ``distributed`` pack is off: TF
     Adapter 2.x runs Horovod there and the pack's rules port it (as NPU100 says in TF 1.x code,
     which it does not read here), so a file still using it is never ``ready`` unported."""
-    if "horovod" not in ctx.original and ctx.original.isascii():
+    if not may_bind_horovod(ctx.original) and ctx.original.isascii():
         return
     for site in site_references(ctx, [ctx.names("horovod")]):
         if is_horovod_tf2_name(site.name) and not _on_site(site, site.line, site.line + 1, lines):

@@ -106,7 +106,7 @@ class BroadcastVariables(Rule):
               "npu_callbacks_append")
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        if uses_horovod(ctx.original):
+        if uses_horovod(ctx):
             return  # Horovod broadcasts itself: NPU070 reports each use
         for node in list(pre_order(tree)):
             if node.type == symbols.expr_stmt and len(node.children) == 3 \

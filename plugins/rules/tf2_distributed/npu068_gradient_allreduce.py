@@ -112,7 +112,7 @@ class GradientAllReduce(Rule):
     after = ("NPU061",)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        if uses_horovod(ctx.original):
+        if uses_horovod(ctx):
             return  # Horovod's tape or optimizer aggregates already: NPU070 reports each use
         tapes = _tapes(ctx.original)
         own_steps = _own_train_step_classes(ctx.original)

@@ -152,6 +152,7 @@ from npu_codemod.codemods.tf2_horovod import (
     horovod_tf2_advice,
     is_horovod_tf2_name,
 )
+from npu_codemod.codemods.tf_aliases import may_bind_horovod
 from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, runs_tf2_somewhere
 from npu_codemod.codemods.walk import (
@@ -309,6 +310,7 @@ __all__ = [
     "leading_name",
     "LIBRARY_BATCHERS",
     "list_name",
+    "may_bind_horovod",
     "main_block",
     "memo",
     "MIRRORED_STRATEGIES",
