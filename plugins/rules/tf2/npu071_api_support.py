@@ -64,6 +64,7 @@ from npu_codemod.api._toolkit import (
     list_name,
     may_bind_horovod,
     owner_verdict,
+    report_byteps,
     site_references,
     support_list_tf2,
     written_uses,
@@ -119,7 +120,9 @@ class ApiSupportTf2(Rule):
                "only in compat.v1 scripts) in a TF 2.x file that no other rule reported, with the "
                "NPU call that replaces it, naming the `tf2-distributed` pack while NPU070 is off; "
                "in a `tf2-compat` file, while the `distributed` pack (NPU021-NPU025) is off, each "
-               "use of Horovod, naming that pack (TF Adapter 2.x runs Horovod in compat.v1 code). "
+               "use of Horovod, naming that pack (TF Adapter 2.x runs Horovod in compat.v1 code); "
+               "each use of BytePS (`byteps.tensorflow`, Horovod's API, which no rule migrates), "
+               "with the NPU form of Horovod's in that code. "
                "Every use, called or not, of the file as the run writes it counts towards the "
                "reports' API readiness (a use a rule rewrote away is none: a rerun over the "
                "migrated branch counts the same); a name used only as a type (a base class, "
@@ -172,6 +175,7 @@ class ApiSupportTf2(Rule):
             _report_horovod(ctx, lines)
         elif ctx.file_kind == TF2_COMPAT and not ctx.enabled_rules.intersection(HOROVOD_RULES):
             _report_compat_horovod(ctx, lines)
+        report_byteps(ctx, tf2=migrated)  # no rule migrates it: the compat route's words in compat code
 
 
 def _report_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:

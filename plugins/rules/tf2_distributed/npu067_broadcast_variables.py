@@ -83,7 +83,8 @@ class BroadcastVariables(Rule):
                "a model whose variables are created lazily (subclassed, `Sequential` without an "
                "input shape, built by a function of the repository or by `fit`); the anchor's "
                "`npu_callbacks_append(...)` (its broadcast callback never runs). A file that "
-               "imports Horovod is left to NPU070 (Horovod broadcasts itself).")
+               "imports Horovod (itself, or `from common import hvd` of a repository module that "
+               "does) is left to NPU070, one that imports BytePS to NPU071 (each broadcasts itself).")
     example = """
         import tensorflow as tf
 

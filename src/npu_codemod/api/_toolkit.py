@@ -40,6 +40,7 @@ from npu_codemod.codemods.built_models import (
     bound_values,
     model_facts,
 )
+from npu_codemod.codemods.byteps import report_byteps
 from npu_codemod.codemods.calls import (
     add_argument,
     called_method,
@@ -238,6 +239,7 @@ __all__ = [
     "ast_statements",
     "attribute_name",
     "block_child",
+    "report_byteps",
     "block_statements",
     "BLOCKS",
     "bound_names",
