@@ -41,6 +41,7 @@ from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .rule import Capture, FileContext, Rule, reference_names, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
+from .tf_aliases import HOROVOD, may_bind_horovod
 from .tf_model_idioms import signals_in
 from .tf_programs import (
     COMPAT_RULE,
@@ -693,8 +694,9 @@ def unlink(tree: pytree.Base) -> None:
 def may_bind(module: str, text: str) -> bool:
     """Can the file ``text`` bind ``module`` (a root package)? Only an import that spells its
     name binds a module other than TensorFlow (an alias assignment starts from a bound
-    name); TensorFlow may also be bound through the repository's accessor functions."""
-    return module == TF or module in text
+    name), or Horovod's conventional name imported from a repository module (``tf_aliases``);
+    TensorFlow may also be bound through the repository's accessor functions."""
+    return module == TF or module in text or module == HOROVOD and may_bind_horovod(text)
 
 
 def _anything(node: pytree.Base) -> bool:

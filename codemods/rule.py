@@ -26,7 +26,7 @@ from .findings import Finding, Status
 from .modules import imported_names, module_ast
 from .names import TF, ImportNames
 from .qualified import Reference
-from .tf_aliases import file_aliases, repository_aliases
+from .tf_aliases import HOROVOD, file_aliases, repository_aliases
 from .tf_versions import TF1, TF1_CODE
 from .units import Mark
 from .walk import position, tree_text
@@ -380,10 +380,11 @@ def fact_names(facts: Iterable[str], prefixes: Sequence[str]) -> tuple[str, ...]
 def _module_names(ctx: FileContext, module: str) -> ImportNames:
     handover = ctx._handover
     accessors = repository = None
-    if module == TF:
+    if module in (TF, HOROVOD):  # names a repository module binds to it (``tf_aliases``)
         imported = handover.imported_names() if handover is not None else None
-        accessors = file_accessors(ctx.path, ctx.original, repository_accessors(ctx.facts), imported)
-        repository = _repository_aliases(ctx, imported)
+        repository = _repository_aliases(ctx, imported, module)
+        if module == TF:
+            accessors = file_accessors(ctx.path, ctx.original, repository_accessors(ctx.facts), imported)
     if ctx._unparsed:  # the same bindings, from the file's ast (the engine made sure it reads)
         names = handover.import_names(module, accessors, repository) if handover is not None else \
             ast_import_names(ctx.original, root=module, accessors=accessors, repository=repository)
@@ -392,10 +393,13 @@ def _module_names(ctx: FileContext, module: str) -> ImportNames:
     return ImportNames(ctx.tree, root=module, accessors=accessors, repository=repository)
 
 
-def _repository_aliases(ctx: FileContext, imported: Optional[dict[str, str]]) -> Optional[dict[str, str]]:
-    """The names the file imports from a repository module that binds them to TensorFlow
-    (``from mylib.compat import tfv1 as tf``; ``tf_aliases``) -> that TensorFlow name."""
-    aliases = repository_aliases(ctx.facts)
+def _repository_aliases(ctx: FileContext, imported: Optional[dict[str, str]],
+                        module: str) -> Optional[dict[str, str]]:
+    """The names the file imports from a repository module that binds them to ``module``
+    (TensorFlow: ``from mylib.compat import tfv1 as tf``; Horovod: ``from common import hvd``;
+    ``tf_aliases``) -> that module's name."""
+    aliases = {name: target for name, target in repository_aliases(ctx.facts).items()
+               if (target.split(".")[0] == HOROVOD) == (module == HOROVOD)}
     if not aliases:
         return None
     if imported is None:

@@ -15,6 +15,12 @@ and :func:`file_aliases` gives what each name the file imports from the reposito
 (``tf`` -> ``tensorflow.compat.v1``), which its :class:`~.names.ImportNames` binds as if the
 file had imported it from TensorFlow. A file that imports no TensorFlow itself is not read by
 the rules: it is reported at the import instead (``star_imports``).
+
+Horovod is followed the same way: a module's import of it (``import horovod.tensorflow as
+hvd`` in ``common.py``) is a fact (``tf-alias:common.hvd=horovod.tensorflow``), so that
+``from common import hvd`` binds Horovod in the importer (``ctx.names("horovod")``) as its
+own import would: its ``hvd.init()`` is the distributed pack's, and Horovod's aggregation is
+seen by the TF 2.x rules (``spec/rules-beyond-sess-run.md`` NPU021-NPU025).
 """
 
 from __future__ import annotations
@@ -38,14 +44,19 @@ from .names import (
 from .reexports import TF_HOPS, Reexports, is_foreign
 
 PREFIX = "tf-alias:"
-_ROOTS = (TF, ESTIMATOR_PACKAGE)
+HOROVOD = "horovod"
+_ROOTS = (TF, ESTIMATOR_PACKAGE, HOROVOD)
 #: A name that may stand for TensorFlow (``tf``, ``tfv1``, ``tf1``, ``tf_compat``): only such
 #: names are followed, so that facts stay few and no function of TensorFlow is renamed.
 TF_LIKE = re.compile(r"^(?:tf|tensorflow)(?:_?v?[12]|_?compat(?:_?v?[12])?)?$", re.IGNORECASE)
+#: A name that may stand for Horovod, followed likewise: the two its users give it (and so
+#: the words the distributed rules look for in a file, ``_tokens``).
+HOROVOD_LIKE = re.compile(r"^(?:hvd|horovod)$")
 #: The literal test first: a line that assigns a TensorFlow-like name, or imports one from a
 #: module (``from .compat import tfv1``).
 _GATE = re.compile(r"^[ \t]*(?:(?:tf|tensorflow)\w*[ \t]*=[^=]|from[ \t]+\.*[\w.]*[ \t]+import[ \t][^\n#]*"
-                   r"(?<![\w.])(?:tf|tensorflow)\w*)", re.MULTILINE | re.IGNORECASE)
+                   r"(?<![\w.])(?:tf|tensorflow|hvd|horovod)\w*|import[ \t]+horovod\b)",
+                   re.MULTILINE | re.IGNORECASE)
 
 
 def alias_facts(path: str, text: str) -> set[str]:
@@ -63,17 +74,31 @@ def alias_facts(path: str, text: str) -> set[str]:
             source = absolute_module(node, path)
             for alias in node.names:
                 local = alias.asname or alias.name
-                if source is not None and alias.name != STAR and TF_LIKE.match(local):
+                if source is not None and alias.name != STAR and _followed_name(local):
                     facts.setdefault(local, f"@{source}.{alias.name}")
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.update((local, target) for local, target in ast_import_bindings(node)
                            if local != STAR and target.split(".")[0] in _ROOTS)
+            for local, target in ast_import_bindings(node):  # ``import horovod.tensorflow as hvd``
+                if target.split(".")[0] == HOROVOD and HOROVOD_LIKE.match(local):
+                    facts.setdefault(local, target)
         elif type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name \
-                and TF_LIKE.match(node.targets[0].id):
+                and _followed_name(node.targets[0].id):
             head, _, rest = (ast_dotted_name(node.value) or "").partition(".")
             if head in imports:  # the first of several (``else: tfv1 = tf``)
                 facts.setdefault(node.targets[0].id, imports[head] + (f".{rest}" if rest else ""))
     return {f"{PREFIX}{module}.{name}={target}" for name, target in facts.items()}
+
+
+def may_bind_horovod(text: str) -> bool:
+    """Can the file ``text`` bind Horovod? Only an import that spells ``horovod`` does, or
+    one of a name a repository module binds to it (:data:`HOROVOD_LIKE`: ``hvd``)."""
+    return "horovod" in text or "hvd" in text
+
+
+def _followed_name(name: str) -> bool:
+    """Is ``name`` one a re-export of is followed (TensorFlow-like or Horovod-like)?"""
+    return bool(TF_LIKE.match(name) or HOROVOD_LIKE.match(name))
 
 
 @lru_cache(maxsize=4)
@@ -113,7 +138,7 @@ def file_aliases(path: str, aliases: dict[str, str], imported: dict[str, str]) -
     package = module_package(path)
     found = {}
     for local, bound in imported.items():
-        if bound.split(".")[0] in _ROOTS or not TF_LIKE.match(bound.rpartition(".")[2]):
+        if bound.split(".")[0] in _ROOTS or not _followed_name(bound.rpartition(".")[2]):
             continue
         name = nearest_name(bound, package, aliases.keys())
         if name is not None:

@@ -45,12 +45,17 @@ def test_a_module_bound_anyhow_passes_the_gate(module: str, template: str) -> No
 
 @pytest.mark.parametrize("module", MODULES)
 def test_a_file_that_never_spells_a_module_binds_none_of_it(module: str) -> None:
-    source = ("import tensorflow as tf\nimport os as hvd\nfrom x import y as npu\n"
-              "est = tf.estimator\ndist = hvd\n")
+    source = ("import tensorflow as tf\nimport os as hv\nfrom x import y as npu\n"
+              "est = tf.estimator\ndist = hv\n")
     tree = parse_module(source)
     assert tree is not None
     assert not may_bind(module, source)
     assert not ImportNames(tree, root=module).bindings
+
+
+def test_horovod_s_conventional_name_passes_the_gate() -> None:
+    """``from common import hvd`` binds Horovod when ``common`` imports it (``tf_aliases``)."""
+    assert may_bind("horovod", "import tensorflow as tf\nfrom common import hvd\n")
 
 
 def test_tensorflow_always_passes_the_gate() -> None:

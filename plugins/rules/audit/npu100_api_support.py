@@ -37,7 +37,9 @@ from npu_codemod.api._toolkit import (
     distribution,
     in_npu_form,
     list_name,
+    may_bind_horovod,
     owner_verdict,
+    report_byteps,
     site_references,
     support_list,
     unresolved_accesses,
@@ -108,7 +110,10 @@ class ApiSupport(Rule):
         "reports' API readiness: a use a rule rewrote away (`tf.nn.dropout`) is none (the rule's "
         "finding is the site), nor the tool's own NpuOptimizer lines, so a rerun over the "
         "migrated branch counts the same. In a file no rule rewrites (eager mode), each "
-        "Horovod use is still reported, naming the opt-in while the distributed pack is off.")
+        "Horovod use is still reported, naming the opt-in while the distributed pack is off. Each "
+               "use of BytePS (`byteps.tensorflow`, Horovod's API on a stack the NPU has no "
+               "counterpart of), with the NPU form the distributed pack gives Horovod's: no rule "
+               "rewrites it.")
     example = """
         import horovod.tensorflow as hvd
         import tensorflow as tf
@@ -152,10 +157,12 @@ class ApiSupport(Rule):
             for site in horovod_module_values(ctx):
                 ctx.report_at(site.line, site.column, "unmigrated", f"the Horovod module is used "
                               f"as a value ({site.spelled}): {HOROVOD_OPT_IN}", "note")
+        report_byteps(ctx, tf2=False)  # Horovod's API, which no rule migrates
         _report_unresolved(ctx)
 
     def skipped(self, tree: Node, ctx: FileContext) -> None:
         _report_horovod(ctx)
+        report_byteps(ctx, tf2=False)
 
 
 def _report_horovod(ctx: FileContext) -> None:
@@ -290,9 +297,10 @@ def _sites(ctx: FileContext) -> Sequence[ReferenceSite]:
 
 def audited_modules(ctx: FileContext) -> list[ImportNames]:
     """The bindings the uses are read through: TensorFlow's, and Horovod's where the file may
-    bind it (only an import that spells ``horovod`` does; ``ast`` reads non-ASCII names
-    NFKC-normalized: no shortcut there). Bindings of none read nothing: the same uses."""
-    if "horovod" in ctx.original or not ctx.original.isascii():
+    bind it (only an import that spells ``horovod`` does, or ``from common import hvd``;
+    ``ast`` reads non-ASCII names NFKC-normalized: no shortcut there). Bindings of none read
+    nothing: the same uses."""
+    if may_bind_horovod(ctx.original) or not ctx.original.isascii():
         return [ctx.names("tensorflow"), ctx.names("horovod")]
     return [ctx.names("tensorflow")]
 

@@ -44,6 +44,7 @@ from .horovod import (
     spelled,
 )
 from .horovod_facts import linked_keeping
+from .horovod_params import CONVENTIONAL
 
 STARTED = "the NPU starts its collective communication itself, from the job's rank table"
 LIBRARY = "library code: the distributed pack migrates scripts that use Horovod, not Horovod"
@@ -84,8 +85,8 @@ class HorovodInit(DistributedRule):
     """
     modules = ("tensorflow", "horovod")
     _scope = "linked"
-    _site_names = ("horovod",)  # every Horovod use: what is left decides
-    _tokens = ("horovod",)
+    _site_names = ("horovod", CONVENTIONAL)  # every Horovod use: what is left decides
+    _tokens = ("horovod", CONVENTIONAL)  # ``hvd``: imported from a repository module
     uses = horovod_names("init") + (f"{MPI_OPS}.init",)
     after = ("NPU022", "NPU023", "NPU024")
 

@@ -33,6 +33,7 @@ from .horovod import (
     report_blocked,
     spelled,
 )
+from .horovod_params import CONVENTIONAL
 
 #: Horovod's topology functions and the NPU's.
 TOPOLOGY = {"rank": "get_npu_rank_id", "local_rank": "get_npu_local_rank_id",
@@ -67,7 +68,8 @@ class HorovodTopology(DistributedRule):
     """
     modules = ("tensorflow", "horovod")
     _scope = "linked"
-    _tokens = ("horovod", "get_npu_")  # a Horovod import, or the NPU names (a second run)
+    #: A Horovod import (``hvd``: from a repository module), or the NPU names (a second run).
+    _tokens = ("horovod", CONVENTIONAL, "get_npu_")
     uses = HOROVOD + NPU
     pattern = "STRING"  # f-strings: fissix keeps ``f"{hvd.rank()}"`` as one leaf
 

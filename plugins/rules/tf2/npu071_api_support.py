@@ -68,7 +68,9 @@ from npu_codemod.api._toolkit import (
     in_graph_only_code,
     is_horovod_tf2_name,
     list_name,
+    may_bind_horovod,
     owner_verdict,
+    report_byteps,
     site_references,
     support_list_tf2,
     written_uses,
@@ -128,7 +130,9 @@ class ApiSupportTf2(Rule):
                "only in compat.v1 scripts) in a TF 2.x file that no other rule reported, with the "
                "NPU call that replaces it, naming the `tf2-distributed` pack while NPU070 is off; "
                "in a `tf2-compat` file, while the `distributed` pack (NPU021-NPU025) is off, each "
-               "use of Horovod, naming that pack (TF Adapter 2.x runs Horovod in compat.v1 code). "
+               "use of Horovod, naming that pack (TF Adapter 2.x runs Horovod in compat.v1 code); "
+               "each use of BytePS (`byteps.tensorflow`, Horovod's API, which no rule migrates), "
+               "with the NPU form of Horovod's in that code. "
                "Every use, called or not, of the file as the run writes it counts towards the "
                "reports' API readiness (a use a rule rewrote away is none: a rerun over the "
                "migrated branch counts the same); a use another rule's finding names (NPU012's "
@@ -185,13 +189,14 @@ class ApiSupportTf2(Rule):
             _report_horovod(ctx, lines)
         elif ctx.file_kind == TF2_COMPAT and not ctx.enabled_rules.intersection(HOROVOD_RULES):
             _report_compat_horovod(ctx, lines)
+        report_byteps(ctx, tf2=migrated)  # no rule migrates it: the compat route's words in compat code
 
 
 def _report_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) -> None:
     """Each use of Horovod for TensorFlow no other rule reported (NPU070 reports those it
     knows while its pack is on): TF 2.x code cannot keep it, so a person replaces it with the
     NPU call NPU070 names; the message names NPU070's pack while it is off."""
-    if "horovod" not in ctx.original and ctx.original.isascii():
+    if not may_bind_horovod(ctx.original) and ctx.original.isascii():
         return  # no binding of Horovod (``ast`` reads non-ASCII names NFKC-normalized)
     off = HOROVOD_TF2_RULE not in ctx.enabled_rules
     for site in site_references(ctx, [ctx.names("horovod")]):
@@ -205,7 +210,7 @@ def _report_compat_horovod(ctx: FileContext, lines: dict[int, list[Finding]]) ->
     """Each use of Horovod in a ``tf2-compat`` file while the ``distributed`` pack is off: TF
     Adapter 2.x runs Horovod there and the pack's rules port it (as NPU100 says in TF 1.x code,
     which it does not read here), so a file still using it is never ``ready`` unported."""
-    if "horovod" not in ctx.original and ctx.original.isascii():
+    if not may_bind_horovod(ctx.original) and ctx.original.isascii():
         return
     for site in site_references(ctx, [ctx.names("horovod")]):
         if is_horovod_tf2_name(site.name) and not _on_site(site, site.line, site.line + 1, lines):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from npu_codemod.api import FileContext
-from npu_codemod.api._toolkit import device_binding, device_import
+from npu_codemod.api._toolkit import device_binding, device_import, may_bind_horovod
 from npu_codemod.api._toolkit import device_name as bound_device_name
 
 
@@ -19,10 +19,13 @@ def device_name(ctx: FileContext) -> str:
     return name
 
 
-_HOROVOD = re.compile(r"^[ \t]*(?:import[ \t]+horovod\b|from[ \t]+horovod\b)", re.MULTILINE)
+_HOROVOD = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:horovod|byteps)\b", re.MULTILINE)
 
 
-def uses_horovod(text: str) -> bool:
-    """Does the module import Horovod? (It aggregates and broadcasts itself: NPU067 and NPU068
-    leave such a file to NPU070, which names the NPU call for each Horovod use.)"""
-    return _HOROVOD.search(text) is not None
+def uses_horovod(ctx: FileContext) -> bool:
+    """Does the module import Horovod, itself or through a repository module (``from common
+    import hvd``), or BytePS (Horovod's API)? (It aggregates and broadcasts itself: NPU067 and
+    NPU068 leave such a file to NPU070, or NPU071 for BytePS, which name the NPU call for each
+    use.)"""
+    return _HOROVOD.search(ctx.original) is not None \
+        or may_bind_horovod(ctx.original) and bool(ctx.names("horovod").bindings)

@@ -83,7 +83,8 @@ class BroadcastVariables(Rule):
                "a model whose variables are created lazily (subclassed, `Sequential` without an "
                "input shape, built by a function of the repository or by `fit`); the anchor's "
                "`npu_callbacks_append(...)` (its broadcast callback never runs). A file that "
-               "imports Horovod is left to NPU070 (Horovod broadcasts itself).")
+               "imports Horovod (itself, or `from common import hvd` of a repository module that "
+               "does) is left to NPU070, one that imports BytePS to NPU071 (each broadcasts itself).")
     example = """
         import tensorflow as tf
 
@@ -109,7 +110,7 @@ class BroadcastVariables(Rule):
               "npu_callbacks_append", "fit", "compile", "train_on_batch", "trainable_", "return")
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        if uses_horovod(ctx.original):
+        if uses_horovod(ctx):
             return  # Horovod broadcasts itself: NPU070 reports each use
         for node in list(pre_order(tree)):
             if node.type == symbols.expr_stmt and len(node.children) == 3 \

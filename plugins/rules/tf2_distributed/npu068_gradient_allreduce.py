@@ -91,7 +91,8 @@ class GradientAllReduce(Rule):
                "add); a `compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
                "also applies a custom loop's gradients; an optimizer wrapped twice. A file that "
-               "imports Horovod is left to NPU070 (Horovod aggregates itself).")
+               "imports Horovod (itself, or `from common import hvd` of a repository module that "
+               "does) is left to NPU070, one that imports BytePS to NPU071 (each aggregates itself).")
     example = """
         import tensorflow as tf
 
@@ -112,7 +113,7 @@ class GradientAllReduce(Rule):
     after = ("NPU061",)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
-        if uses_horovod(ctx.original):
+        if uses_horovod(ctx):
             return  # Horovod's tape or optimizer aggregates already: NPU070 reports each use
         tapes = _tapes(ctx.original)
         own_steps = _own_train_step_classes(ctx.original)

@@ -41,6 +41,7 @@ from npu_codemod.codemods.built_models import (
     bound_values,
     model_facts,
 )
+from npu_codemod.codemods.byteps import report_byteps
 from npu_codemod.codemods.calls import (
     add_argument,
     called_method,
@@ -154,6 +155,7 @@ from npu_codemod.codemods.tf2_horovod import (
     horovod_tf2_advice,
     is_horovod_tf2_name,
 )
+from npu_codemod.codemods.tf_aliases import may_bind_horovod
 from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, runs_tf2_somewhere
 from npu_codemod.codemods.walk import (
@@ -239,6 +241,7 @@ __all__ = [
     "ast_statements",
     "attribute_name",
     "block_child",
+    "report_byteps",
     "block_statements",
     "BLOCKS",
     "bound_names",
@@ -312,6 +315,7 @@ __all__ = [
     "leading_name",
     "LIBRARY_BATCHERS",
     "list_name",
+    "may_bind_horovod",
     "main_block",
     "memo",
     "MIRRORED_STRATEGIES",
