@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from fissix import pytree
+
+from .function_tf import bind_in_function, tf_import_functions, top_function
+from .modules import module_ast
 from .rule import FileContext
 
 DEVICE = "npu_device"
@@ -38,3 +42,25 @@ def device_name(ctx: FileContext) -> str:
 def device_import(name: str) -> str:
     """The import that binds ``name`` (from :func:`device_name`) to ``npu_device``."""
     return f"import {DEVICE}" if name == DEVICE else f"import {DEVICE} as {name}"
+
+
+def device_name_at(ctx: FileContext, site: pytree.Base) -> str:
+    """:func:`device_name`, with ``import npu_device[ as npu]`` asked for when the file does
+    not bind it yet: at the module's top, or, in a file that imports TensorFlow only inside
+    functions (``function_tf``), first in the module-level function that holds ``site`` (code
+    written there runs in the process that imports TensorFlow; the module's top runs in the one
+    that launches it, e.g. a cluster driver, which should not need the adapter)."""
+    name = device_name(ctx)
+    if device_binding(ctx) is not None:
+        return name
+    function = top_function(site) if ctx.analysis(_imports_tf_in_functions_only) else None
+    if function is None:
+        ctx.add_import(device_import(name))
+    else:
+        bind_in_function(function, device_import(name), ctx.newline)  # once: it looks first
+    return name
+
+
+def _imports_tf_in_functions_only(ctx: FileContext) -> bool:
+    tree = module_ast(ctx.original)
+    return tree is not None and tf_import_functions(tree) is not None

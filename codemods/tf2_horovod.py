@@ -49,9 +49,20 @@ HOROVOD_KERAS_MODULES = ("horovod.tensorflow.keras", "horovod.keras")
 #: (NPU071 says the same while NPU070's pack is off: TF 2.6 lists it ``trains-after-migration``,
 #: a site no finding named would leave the repository short of ``ready`` for no stated reason).
 MIRRORED_TF2 = "tensorflow.distribute.MirroredStrategy"
+#: Every ``tf.distribute`` strategy that spreads training over several devices or processes and
+#: aggregates by its own collectives: NPU070 reports each one as MirroredStrategy, whatever the
+#: TF 2.6 list says of it (``MultiWorkerMirroredStrategy`` is ``unsupported-harmless`` there,
+#: its ``experimental`` alias ``supported``), since NPU067/NPU068 port the same training to
+#: ``npu.distribute`` and the two aggregations must not both run. ``OneDeviceStrategy`` is not
+#: one (one device, no collective): its status comes from the list (NPU071).
+STRATEGIES_TF2 = (MIRRORED_TF2,) + tuple(f"tensorflow.distribute.{name}" for name in (
+    "MultiWorkerMirroredStrategy", "experimental.MultiWorkerMirroredStrategy",
+    "experimental.CentralStorageStrategy", "experimental.ParameterServerStrategy",
+    "TPUStrategy", "experimental.TPUStrategy"))
 STRATEGY_TF2 = ("training runs after porting with npu.distribute: broadcast after model creation, "
                 "all_reduce or the Keras wrapper for gradients, shard_and_rebatch_dataset for data "
-                "(NPU067-NPU069)")
+                "(NPU067-NPU069); then remove the strategy and its scope(): each NPU process drives "
+                "one device, and the strategy's own aggregation would run on top of npu.distribute's")
 #: Horovod in a ``tf2-compat`` file while the ``distributed`` pack is off (TF Adapter 2.x runs
 #: Horovod there: the pack's rules port it, as in TF 1.x code).
 COMPAT_SITE = ("Horovod in tf.compat.v1 code ({spelled}): TF Adapter 2.x supports it there; "

@@ -202,7 +202,9 @@ model = make_model(one)
 '''
 STRATEGY_WORDS = ("training runs after porting with npu.distribute: broadcast after model creation, "
                   "all_reduce or the Keras wrapper for gradients, shard_and_rebatch_dataset for data "
-                  "(NPU067-NPU069)")
+                  "(NPU067-NPU069); then remove the strategy and its scope(): each NPU process "
+                  "drives one device, and the strategy's own aggregation would run on top of "
+                  "npu.distribute's")
 
 
 def test_with_tf2_distributed_off_each_mirrored_strategy_is_left_naming_the_pack() -> None:

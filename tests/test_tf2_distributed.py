@@ -282,3 +282,47 @@ def test_the_shard_line_names_the_global_batch_as_the_batch_call_passes_it() -> 
     assert findings[0].message.startswith(
         "shard per NPU worker before batching: train_dataset, batch_size = "
         "npu.distribute.shard_and_rebatch_dataset(train_dataset, BATCH_SIZE)")
+
+
+MULTI_WORKER = '''\
+"""Train a regressor on several hosts with MultiWorkerMirroredStrategy and Keras fit."""
+import tensorflow as tf
+
+strategy = tf.distribute.{strategy}()
+
+
+def build():
+    inputs = tf.keras.Input(shape=(4,))
+    model = tf.keras.Model(inputs=inputs, outputs=tf.keras.layers.Dense(1)(inputs))
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.01), loss="mse")
+    return model
+
+
+if __name__ == "__main__":
+    with strategy.scope():
+        model = build()
+    model.fit(tf.zeros([64, 4]), tf.zeros([64, 1]), epochs=1)
+'''
+
+
+def test_every_multi_device_strategy_is_reported_as_mirrored_strategy_is() -> None:
+    """MultiWorkerMirroredStrategy (either name), CentralStorageStrategy,
+    ParameterServerStrategy and TPUStrategy aggregate by themselves like MirroredStrategy:
+    NPU067/NPU068 port the training to npu.distribute inside their scope as they do for
+    MirroredStrategy, so NPU070 reports each strategy, saying to remove it. Before, the
+    multi-worker ones got no finding at all (the TF 2.6 list calls them harmless) and the file
+    was ``ready`` with two aggregations."""
+    for strategy in ("MirroredStrategy", "MultiWorkerMirroredStrategy",
+                     "experimental.MultiWorkerMirroredStrategy", "experimental.CentralStorageStrategy",
+                     "experimental.ParameterServerStrategy", "TPUStrategy"):
+        before = MULTI_WORKER.replace("{strategy}", strategy)
+        after = before.replace("import tensorflow as tf\n", "import npu_device as npu\nimport tensorflow as tf\n").replace(
+            "    model = tf.keras.Model(inputs=inputs, outputs=tf.keras.layers.Dense(1)(inputs))\n",
+            "    model = tf.keras.Model(inputs=inputs, outputs=tf.keras.layers.Dense(1)(inputs))\n"
+            "    npu.distribute.broadcast(model.trainable_variables)\n").replace(
+            "optimizer=tf.keras.optimizers.SGD(0.01)",
+            "optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper(tf.keras.optimizers.SGD(0.01))")
+        findings = [f for f in assert_migrates(before, after, PACK | {"NPU071"}, facts=TF2_RUNTIME)
+                    if f.rule_id in {"NPU070", "NPU071"}]
+        assert sites(findings) == [("NPU070", 4, 11, "unmigrated")], strategy
+        assert "then remove the strategy and its scope()" in findings[0].message

@@ -18,10 +18,21 @@ findings about programs (no entry, mixed programs, a bad ``entry`` setting, a mo
 when imported and that no entry reaches) are this rule's. Without the repository's analysis (a
 file checked alone) the file decides: it has a ``__main__`` block and trains, or imports a module
 that does (facts ``npu061-training:<module>``), or it has none and its module-level code trains.
+
+An entry that imports TensorFlow only inside functions (``codemods/function_tf``: a script whose
+``main_fun`` a cluster launcher such as TensorFlowOnSpark's ``TFCluster.run`` ships to its
+workers) trains in the process that runs that function, not in the one that runs the module top
+(the driver). The spec's "at the very beginning of the script, before other packages are
+imported" is read for that process: when one module-level function holds every such import and
+trains, the init goes first in its body (after its docstring, before its imports, the guide's
+order); when it is not that clear (several such functions, a method), it is reported, never put
+at the module top. Rules writing ``npu.*`` code in such a file import ``npu_device`` in the
+function too (``device_name_at``).
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import PurePosixPath
 from typing import Optional
@@ -32,6 +43,7 @@ from npu_codemod.api import (
     Node,
     Rule,
     hookimpl,
+    insert_after,
     tokens,
 )
 from npu_codemod.api._toolkit import (
@@ -39,18 +51,25 @@ from npu_codemod.api._toolkit import (
     TF2,
     TF_NEUTRAL,
     TRAINING_TEXT,
+    Function,
+    bind_in_function,
     block_statements,
     compound_body,
     device_binding,
+    device_function,
     device_import,
     device_name,
+    function_names,
     header_index,
     imported_names,
     main_block,
     module_ast,
     module_parts,
     nearest_name,
+    opened_in,
     position,
+    tf_import_functions,
+    top_function,
     trains_when_run,
     tree_text,
 )
@@ -77,6 +96,14 @@ TOO_LATE = ("move import npu_device as npu; npu.open().as_default() above all ot
             "(ops created before it run on another device)")
 NO_TRAINING = ("TF 2.x script without training code: add the NPU device init if it should run "
                "on the NPU (import npu_device as npu; npu.open().as_default() at the top)")
+IN_FUNCTION = ("added '{imp}' and '{name}.open().as_default()' at the top of {function}: the "
+               "file imports TensorFlow only there, so the process that runs it trains (the module "
+               "top runs in the process that launches it, e.g. a cluster driver)")
+OPENED_IN_FUNCTION = "the NPU device is opened in {function}, where TensorFlow is imported"
+LOCAL_TF = ("TensorFlow is imported only inside functions ({functions}): open the NPU in the process "
+            "that imports TensorFlow and trains, with import npu_device as npu; "
+            "npu.open().as_default() at the top of the function that trains, not at the module top "
+            "(it runs in the process that launches the workers, e.g. a cluster driver)")
 ENV_AFTER_OPEN = "set {var} in the launcher or above npu.open(): npu.open() reads it when it runs"
 ENV_AFTER_IMPORT = "set {var} in the launcher or above import npu_device: it is read at import"
 OPTIONS_AFTER_OPEN = ("set {name}.global_options() before {name}.open(): options changed after the "
@@ -106,12 +133,18 @@ class DeviceInit(Rule):
                 "imports: after the shebang/encoding lines, the docstring and `from __future__` "
                 "imports, before every other import. A file that binds `npu` to something else "
                 "gets `import npu_device` and `npu_device.open().as_default()`. Already there "
-                "(any alias, at the top or first in the `__main__` block): left alone.")
+                "(any alias, at the top or first in the `__main__` block): left alone. A script that "
+                "imports TensorFlow only inside functions (the `main_fun` a cluster launcher such "
+                "as TensorFlowOnSpark's `TFCluster.run` ships to its workers) gets the init first "
+                "in the one module-level function that holds those imports and trains, not at "
+                "the module top (which runs in the driver).")
     reports = ("`open()` without `.as_default()`; an init placed after other imports or "
                "statements (never moved automatically); `ASCEND_DEVICE_ID`, `RANK_ID`, "
                "`RANK_SIZE`, `RANK_TABLE_FILE` set in the script (after the init), "
                "`NPU_LOOP_SIZE` set after `import npu_device`, `npu.global_options()` used after "
-               "`npu.open()`; a TF 2.x `__main__` script without training code; a module that "
+               "`npu.open()`; a TF 2.x `__main__` script without training code; a script that "
+               "imports TensorFlow only inside functions when it is not clear which one trains "
+               "(several, or a method: open the NPU in the function that trains); a module that "
                "trains when imported and that no entry script reaches. For the repository: no "
                "entry script found; a bad `entry` setting; a program whose entry reaches both "
                "eager TF 2.x and compat.v1 files (nothing in it is rewritten: each of its files "
@@ -150,9 +183,13 @@ class DeviceInit(Rule):
                 ctx.report(main, "unmigrated", NO_TRAINING, level="note")
             return
         opens = _open_calls(tree, main, ctx)
+        tree_ast = module_ast(ctx.original)
+        local = tf_import_functions(tree_ast) if tree_ast is not None and not opens else None
         if opens:
             self._check_existing(tree, opens, ctx)
             opened_at = position(opens[0][0])[0]
+        elif local is not None and tree_ast is not None:
+            opened_at = _open_in_function(tree, tree_ast, local, ctx)
         else:
             name = device_name(ctx)
             index = header_index(tree)
@@ -174,6 +211,46 @@ class DeviceInit(Rule):
             ctx.report(statement, "migrated", IN_PLACE)
         for statement, name, _ in opens[1:]:
             ctx.report(statement, "migrated", TWICE.format(name=name))
+
+
+def _open_in_function(tree: Node, tree_ast: ast.Module, local: list[tuple[Function, ast.stmt]],
+                      ctx: FileContext) -> int:
+    """The init of a file that imports TensorFlow only inside functions (``local``): already
+    in one of them, put at the top of the one that clearly trains, else reported. Returns the
+    line it is opened on (0: none)."""
+    for function, _ in local:
+        line = opened_in(function, ctx.original)
+        if line is not None:
+            text = ctx.original.splitlines()[line - 1]
+            ctx.report_at(line, len(text) - len(text.lstrip()), "migrated",
+                          OPENED_IN_FUNCTION.format(function=f"{function.name}()"))
+            return line
+    chosen = device_function(tree_ast, ctx.original)
+    definition = _definition(tree, chosen) if chosen is not None else None
+    if chosen is None or definition is None:
+        first = local[0][1]
+        ctx.report_at(first.lineno, first.col_offset, "unmigrated", LOCAL_TF.format(functions=function_names(local)))
+        return 0
+    name = device_name(ctx)
+    opening = f"{name}.open().as_default()"
+    if device_binding(ctx) is None:  # the import first in the function (maybe a rule's already)
+        imported = bind_in_function(definition, device_import(name), ctx.newline)
+        assert imported is not None  # device_function: not a one-line body
+        insert_after(imported, opening, ctx.newline)
+    else:
+        bind_in_function(definition, opening, ctx.newline)
+    ctx.report_at(chosen.lineno, chosen.col_offset, "migrated",
+                  IN_FUNCTION.format(imp=device_import(name), name=name, function=f"{chosen.name}()"))
+    return chosen.lineno
+
+
+def _definition(tree: Node, function: Function) -> Optional[Node]:
+    """The ``funcdef`` of the module-level ``function`` (decorated, async or not)."""
+    for statement in tree.children:
+        definition = top_function(statement)
+        if definition is not None and position(definition)[0] == function.lineno:
+            return definition
+    return None
 
 
 def _open_calls(tree: Node, main: Optional[Node], ctx: FileContext) -> list[tuple[Base, str, bool]]:

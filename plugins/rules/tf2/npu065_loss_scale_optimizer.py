@@ -31,9 +31,7 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     TF2,
     TF_NEUTRAL,
-    device_binding,
-    device_import,
-    device_name,
+    device_name_at,
     remove_argument,
     tree_text,
     unparenthesised,
@@ -134,7 +132,7 @@ class LossScaleOptimizer(Rule):
         elif name in EXPERIMENTAL:
             self._experimental(reference, ctx)
         else:
-            spelled, npu = reference.spelled, _device_name(ctx)
+            spelled, npu = reference.spelled, device_name_at(ctx, reference.node)
             replace_callee(reference, f"{npu}.train.optimizer.NpuLossScaleOptimizer")
             ctx.report(reference, "migrated", REPLACED.format(spelled=spelled, npu=npu))
 
@@ -159,7 +157,7 @@ class LossScaleOptimizer(Rule):
         if kind == "fixed":
             add_keyword(call, "dynamic", "False")
             add_keyword(call, "initial_scale", text)
-        npu = _device_name(ctx)
+        npu = device_name_at(ctx, reference.node)
         replace_callee(reference, f"{npu}.train.optimizer.NpuLossScaleOptimizer")
         why = DYNAMIC if kind == "dynamic" else FIXED.format(value=text)
         ctx.report(reference, "migrated", REPLACED.format(spelled=spelled, npu=npu) + why)
@@ -179,14 +177,6 @@ def _loss_scale_kind(value: Base) -> Optional[str]:
 
 _ARITHMETIC = frozenset({tokens.NUMBER, tokens.DOUBLESTAR, tokens.STAR, tokens.PLUS, tokens.MINUS,
                          tokens.LPAR, tokens.RPAR})
-
-
-def _device_name(ctx: FileContext) -> str:
-    """The file's name for ``npu_device``, imported when the file does not bind it."""
-    name = device_name(ctx)
-    if device_binding(ctx) is None:
-        ctx.add_import(device_import(name))
-    return name
 
 
 @hookimpl

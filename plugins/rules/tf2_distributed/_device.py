@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import re
 
-from npu_codemod.api import FileContext
-from npu_codemod.api._toolkit import device_binding, device_import, may_bind_horovod
-from npu_codemod.api._toolkit import device_name as bound_device_name
+from npu_codemod.api import Base, FileContext
+from npu_codemod.api._toolkit import device_name_at, may_bind_horovod
 
 
-def device_name(ctx: FileContext) -> str:
+def device_name(ctx: FileContext, site: Base) -> str:
     """The toolkit's ``device_name``, with ``import npu_device[ as npu]`` added when the file
-    does not bind it yet."""
-    name = bound_device_name(ctx)
-    if device_binding(ctx) is None:
-        ctx.add_import(device_import(name))
-    return name
+    does not bind it yet: at the top, or first in the function holding ``site`` when the file
+    imports TensorFlow only inside functions (``device_name_at``)."""
+    return device_name_at(ctx, site)
 
 
 _HOROVOD = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:horovod|byteps)\b", re.MULTILINE)

@@ -144,7 +144,7 @@ class BroadcastVariables(Rule):
                 return
             ctx.report(statement, "unmigrated", (LAZY if _lazy(value, ctx) else UNKNOWN).format(model=model))
             return
-        npu = device_name(ctx)
+        npu = device_name(ctx, anchor)
         insert_after(anchor, f"{npu}.distribute.broadcast({model}.trainable_variables)", ctx.newline)
         ctx.report(statement, "migrated", ADDED.format(npu=npu, model=model))
 

@@ -185,7 +185,7 @@ class GradientAllReduce(Rule):
             ctx.report(trailer, "unmigrated", MINIMIZE_UNKNOWN.format(spelled=spelled))
 
     def _wrap(self, value: Base, ctx: FileContext, at: Optional[Base] = None) -> None:
-        npu = device_name(ctx)
+        npu = device_name(ctx, value)
         where = at if at is not None else value
         ctx.report(where, "migrated", WRAPPED.format(npu=npu))
         wrap_expression(value, f"{npu}.distribute.{WRAPPER}({{}})")
@@ -208,7 +208,7 @@ class GradientAllReduce(Rule):
         if any("all_reduce(" in tree_text(s) and name in _names(s) for s in later):
             ctx.report(statement, "migrated", IN_PLACE)
         elif any(".apply_gradients(" in tree_text(s) and name in _names(s) for s in later):
-            npu = device_name(ctx)
+            npu = device_name(ctx, line)
             insert_after(line, f"{name} = {npu}.distribute.all_reduce({name}, \"mean\")", ctx.newline)
             ctx.report(statement, "migrated", ADDED.format(name=name, npu=npu))
         else:

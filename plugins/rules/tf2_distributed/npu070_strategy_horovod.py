@@ -1,10 +1,16 @@
-"""NPU070 tf2-strategy-horovod: tf.distribute's MirroredStrategy and Horovod in TF 2.x files
-(report only).
+"""NPU070 tf2-strategy-horovod: tf.distribute's multi-device strategies and Horovod in TF 2.x
+files (report only).
 
 On the NPU each TensorFlow process drives one device and processes synchronise through CANN's
 collectives (``npu.distribute``); TF Adapter 2.x supports Horovod only in ``tf.compat.v1``
 scripts. Each site is reported with the NPU call that replaces it; nothing is rewritten (the
-strategy is never replaced by the TF 1.x adapter's ``NPUStrategy``). The words for Horovod and
+strategy is never replaced by the TF 1.x adapter's ``NPUStrategy``). Every strategy that
+aggregates across devices by itself (``STRATEGIES_TF2``: MirroredStrategy, MultiWorkerMirrored,
+CentralStorage, ParameterServer, TPU) is reported alike, whatever the TF 2.6 list says of it:
+NPU067/NPU068 port its training to ``npu.distribute`` as they port MirroredStrategy's, so the
+strategy must go (the spec lists only MirroredStrategy here and leaves the others to the list,
+which calls MultiWorkerMirroredStrategy harmless: a file using it was ``ready`` with two
+aggregations). The words for Horovod and
 the strategy are shared with NPU071, which reports the same sites while this pack is off
 (``tf2_horovod``).
 """
@@ -17,7 +23,7 @@ from npu_codemod.api._toolkit import (
     HOROVOD_MODULES,
     HOROVOD_TF2,
     HOROVOD_TF2_CALLBACKS,
-    MIRRORED_TF2,
+    STRATEGIES_TF2,
     STRATEGY_TF2,
     TF2,
     TF_NEUTRAL,
@@ -31,12 +37,15 @@ class StrategyHorovod(Rule):
     pack = "tf2-distributed"
     default_on = False
     file_kinds = frozenset({TF2, TF_NEUTRAL})  # tf-neutral: only in a TF 2.x repository
-    description = "Report tf.distribute.MirroredStrategy and Horovod in TF 2.x files, with the NPU call for each."
+    description = "Report tf.distribute's multi-device strategies and Horovod in TF 2.x files, with the NPU call for each."
     guide_section = "分布式训练脚本适配"
     guide_section_en = "Distributed Training Script Adaptation"
     guide_url = Rule.catalog_url(id, name)
-    reports = ("`tf.distribute.MirroredStrategy(...)` in a `tf2` file (training runs with "
-               "`npu.distribute` after porting; never replaced by `NPUStrategy`); every "
+    reports = ("`tf.distribute.MirroredStrategy(...)` and every other strategy that aggregates "
+               "across devices itself (`MultiWorkerMirroredStrategy`, `CentralStorageStrategy`, "
+               "`ParameterServerStrategy`, `TPUStrategy`, their `experimental` names) in a `tf2` "
+               "file (training runs with `npu.distribute` after porting, then the strategy goes; "
+               "never replaced by `NPUStrategy`); every "
                "`hvd.*` use of `horovod.tensorflow`/`horovod.tensorflow.keras` with its NPU "
                "replacement (`DistributedGradientTape` -> `all_reduce`, `broadcast_variables` -> "
                "`npu.distribute.broadcast`, `DistributedOptimizer` -> the Keras wrapper, "
@@ -60,13 +69,13 @@ class StrategyHorovod(Rule):
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
     """
     modules = ("tensorflow", "horovod")
-    calls = (MIRRORED_TF2,)
+    calls = STRATEGIES_TF2
     uses = tuple(f"{module}.{name}" for module in HOROVOD_MODULES for name in HOROVOD_TF2) \
         + tuple(f"{module}.callbacks.{name}" for module in HOROVOD_KERAS_MODULES
                 for name in HOROVOD_TF2_CALLBACKS)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
-        if reference.name == MIRRORED_TF2:
+        if reference.name in STRATEGIES_TF2:
             ctx.report(reference, "unmigrated", STRATEGY_TF2)
             return
         ctx.report(reference, "unmigrated", horovod_tf2_advice(reference.name, reference.spelled))

@@ -69,6 +69,15 @@ from npu_codemod.codemods.estimators import (
     estimator_subclass_names,
 )
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.function_tf import (
+    Function,
+    bind_in_function,
+    device_function,
+    function_names,
+    opened_in,
+    tf_import_functions,
+    top_function,
+)
 from npu_codemod.codemods.imports import COMPAT_INIT_IMPORT, NPU_INIT_IMPORT, find_import, header_index
 from npu_codemod.codemods.mode_checks import Span, tf1_only_spans, within
 from npu_codemod.codemods.module_training import trains_when_run
@@ -118,7 +127,7 @@ from npu_codemod.codemods.nodes import (
     used_names,
     why_not,
 )
-from npu_codemod.codemods.npu_device import device_binding, device_import, device_name
+from npu_codemod.codemods.npu_device import device_binding, device_import, device_name, device_name_at
 from npu_codemod.codemods.program_graph import imported_module, reached_from
 from npu_codemod.codemods.qualified import ReferenceSite, StringReference, fstring_references
 from npu_codemod.codemods.rule import fact_names
@@ -151,6 +160,7 @@ from npu_codemod.codemods.tf2_horovod import (
     HOROVOD_TF2_OPT_IN,
     HOROVOD_TF2_RULE,
     MIRRORED_TF2,
+    STRATEGIES_TF2,
     STRATEGY_TF2,
     horovod_tf2_advice,
     is_horovod_tf2_name,
@@ -258,9 +268,13 @@ __all__ = [
     "compat_owner",
     "compound_body",
     "definition_name",
+    "Function",
+    "bind_in_function",
     "device_binding",
+    "device_function",
     "device_import",
     "device_name",
+    "device_name_at",
     "distribution",
     "distribution_facts",
     "dataset_facts",
@@ -284,6 +298,7 @@ __all__ = [
     "free_name",
     "fstring_references",
     "function_returns",
+    "function_names",
     "header_index",
     "in_graph_only_code",
     "HOROVOD_KERAS_MODULES",
@@ -296,6 +311,7 @@ __all__ = [
     "COMPAT_SITE",
     "HOROVOD_TF2_RULE",
     "MIRRORED_TF2",
+    "STRATEGIES_TF2",
     "STRATEGY_TF2",
     "horovod_tf2_advice",
     "is_horovod_tf2_name",
@@ -328,6 +344,7 @@ __all__ = [
     "ModuleIndex",
     "Names",
     "nearest_name",
+    "opened_in",
     "needs_parentheses",
     "node_pre_order",
     "NPU_INIT_IMPORT",
@@ -370,6 +387,8 @@ __all__ = [
     "trains_when_run",
     "TRAINING",
     "TRAINING_TEXT",
+    "tf_import_functions",
+    "top_function",
     "tree_text",
     "unlink",
     "unparenthesised",
