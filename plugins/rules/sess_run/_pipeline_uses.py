@@ -53,7 +53,9 @@ def pipeline_use_facts(path: str, text: str) -> set[str]:
         return set()
     package = ".".join(module_parts(path)[:-1])
     facts = set()
-    for target, verdict in [*_file_uses(index, imports), *_iterator_uses(index, imports)]:
+    # An iterator constructor spells "from_str..." (ast reads non-ASCII names NFKC-normalized).
+    iterators = _iterator_uses(index, imports) if "from_str" in text or not text.isascii() else ()
+    for target, verdict in [*_file_uses(index, imports), *iterators]:
         facts.add(f"{PREFIX}{package}|{target}|{verdict}")
     return facts
 
