@@ -30,6 +30,7 @@ from npu_codemod.plugins.rules.sess_run import (
     _config_functions,
     _pipeline_uses,
     _session_functions,
+    _shared_iterators,
 )
 from npu_codemod.plugins.rules.sess_run import npu002_drop_remainder as npu002
 from npu_codemod.plugins.rules.sess_run import npu007_session_config as npu007
@@ -150,7 +151,25 @@ def _pipeline_uses_long_way(path: str, text: str) -> set[str]:
                 uses += [(_pipeline_uses._imported(ast_dotted_name(node) or "", imports), said)
                          for node in _pipeline_uses._names(value)]
         facts |= {f"{_pipeline_uses.PREFIX}{package}|{target}|{said}" for target, said in uses if target}
+    scopes = [_module_level_long_way(tree), *(index.own_nodes(function) for function in functions)]
+    facts |= {f"{_pipeline_uses.PREFIX}{package}|{_pipeline_uses._imported(spelled, imports)}|iterator"
+              for spelled in _shared_iterators.iterator_uses(tree, scopes, imports)}
     return facts
+
+
+def _module_level_long_way(tree: ast.Module) -> list[ast.AST]:
+    """Every node outside functions, classes and lambdas, found through a map of parents."""
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+    def outside(node: ast.AST) -> bool:
+        parent = parents.get(id(node))
+        while parent is not None:
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                return False
+            parent = parents.get(id(parent))
+        return True
+
+    return [node for node in ast.walk(tree) if node is not tree and outside(node)]
 
 
 def _config_function_facts_long_way(path: str, text: str) -> set[str]:

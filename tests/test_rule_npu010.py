@@ -387,7 +387,7 @@ def test_default_session_block_ending_in_a_bare_raise_is_reported() -> None:
     "sess = tf.Session()\nsess.run(op)\nsess.close()\n",
     "sess = tf.Session()\ntry:\n    sess.run(op)\nfinally:\n    sess.close()\n",
     "def f():\n    sess = tf.Session()\n    with sess:\n        sess.run(op)\n",
-    "def f():\n    sess = tf.Session()\n    if done:\n        sess.close()\n",
+    "def f():\n    sess = tf.Session()\n    if done:\n        sess.close()\n    else:\n        sess.close()\n",
 ])
 def test_already_closed(source: str) -> None:
     findings = assert_unchanged(TF + source, RULES)

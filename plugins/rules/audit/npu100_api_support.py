@@ -105,7 +105,9 @@ class ApiSupport(Rule):
         "report, or whose rule is disabled: that is a miss to migrate by hand. A site another "
         "rule reported is not reported again, nor a variable an assignment made an alias of an "
         "API (`is_per_host = tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2`) where it is used: "
-        "the assignment is its site; `supported` APIs never are, nor the NPU form "
+        "the assignment is its site, unless a rule covered every use of the name (`Reg = "
+        "tf.estimator.BoostedTreesRegressor`, then `Reg(...)` given its config): those uses are "
+        "the sites; `supported` APIs never are, nor the NPU form "
         "(`OptimizerOptions.OFF`). Every site of the file as the run writes it counts towards the "
         "reports' API readiness: a use a rule rewrote away (`tf.nn.dropout`) is none (the rule's "
         "finding is the site), nor the tool's own NpuOptimizer lines, so a rerun over the "
@@ -145,7 +147,7 @@ class ApiSupport(Rule):
         # repository's distribution is looked up only when one of the pack's rules is on).
         library = bool(ctx.enabled_rules.intersection(HOROVOD_RULES)) and distribution(ctx).library
         judged = _judged(ctx, lines)
-        repeats = repeated_uses(ctx, judged)
+        repeats = repeated_uses(ctx, judged) | covered_aliases(ctx, judged)
         for key, (use, verdict) in judged.items():
             site = use.site
             if verdict.message and not (library and use.api.startswith(HVD)) \
@@ -241,6 +243,27 @@ def repeated_uses(ctx: FileContext, judged: Judged) -> frozenset[tuple[int, int]
                      for line in aliases.get(use.site.spelled, ()) if line != key[0]
                      and any(other.site.name == use.site.name and said.message == verdict.message
                              for other, said in by_line.get(line, ())))
+
+
+def covered_aliases(ctx: FileContext, judged: Judged) -> frozenset[tuple[int, int]]:
+    """The sites of assignments that only bind a name to an API (``Reg =
+    tf.estimator.BoostedTreesRegressor``) whose every use through that name (``Reg(...)``) a
+    rule covered: the uses are the sites (the owner acts at the call), so the binding is no
+    miss and no site of its own; the API is counted once per use. A binding never used, or
+    used somewhere no rule covered, stays the one site reported."""
+    missed = [(key, use) for key, (use, verdict) in judged.items()
+              if verdict.message and "." in use.site.spelled]
+    if not missed:
+        return frozenset()
+    aliases = ctx.analysis(alias_assignments)
+    through: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
+    for use, verdict in judged.values():
+        if "." not in use.site.spelled and use.site.spelled in aliases:
+            through[(use.site.spelled, use.site.name)].append(verdict)
+    lines = {(line, name) for name, numbers in aliases.items() for line in numbers}
+    return frozenset(key for key, use in missed for (name, api), verdicts in through.items()
+                     if api == use.site.name and (key[0], name) in lines
+                     and all(verdict.covered and not verdict.message for verdict in verdicts))
 
 
 def alias_assignments(ctx: FileContext) -> dict[str, list[int]]:

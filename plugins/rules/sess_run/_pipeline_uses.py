@@ -10,6 +10,8 @@ repository fact:
   the keyword the function is passed as (``validation_data=``, ``eval_input_fn=``), else the
   call it is passed to (``estimator.predict``, ``tf.estimator.TrainSpec``), names inference or
   training; or the function that calls it (``decode_from_file``) does.
+- ``...|iterator``: what the function returns builds an iterator that another dataset also
+  initialises (:mod:`._shared_iterators`): its training batch must keep its last batch.
 
 :func:`remote_uses` gives the file that defines the function what the others say of it, so
 that :func:`._datasets.inference_pipeline` counts those uses with the file's own. Not seen: a
@@ -29,6 +31,7 @@ from npu_codemod.api._toolkit import ast_dotted_name as dotted
 from npu_codemod.api._toolkit import module_ast as parse
 
 from ._datasets import _says as says
+from ._shared_iterators import ITERATOR, iterator_uses, module_nodes
 from ._words import words
 
 PREFIX = "npu002-use:"
@@ -50,9 +53,25 @@ def pipeline_use_facts(path: str, text: str) -> set[str]:
         return set()
     package = ".".join(module_parts(path)[:-1])
     facts = set()
-    for target, verdict in _file_uses(index, imports):
+    # An iterator constructor spells "from_str..." (ast reads non-ASCII names NFKC-normalized).
+    iterators = _iterator_uses(index, imports) if "from_str" in text or not text.isascii() else ()
+    for target, verdict in [*_file_uses(index, imports), *iterators]:
         facts.add(f"{PREFIX}{package}|{target}|{verdict}")
     return facts
+
+
+def _iterator_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """(imported target, "iterator") of each function whose results build an iterator that
+    another dataset also initialises, in module-level code or any function."""
+    functions: list[_Function] = [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
+    tree = index.tree
+    if not isinstance(tree, ast.Module):
+        return
+    scopes = [module_nodes(tree), *(index.own_nodes(function) for function in functions)]
+    for spelled in iterator_uses(tree, scopes, imports):
+        target = _imported(spelled, imports)
+        if target:
+            yield target, ITERATOR
 
 
 def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str]]:

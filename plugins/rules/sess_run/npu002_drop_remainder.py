@@ -7,7 +7,8 @@ under ``if is_training:``, one built by a function that another file uses for pr
 :mod:`._pipeline_uses`) that does not repeat for ever before it is batched (a finite
 ``repeat(count)`` still ends in a partial batch) would lose its
 last examples to ``drop_remainder=True``: such a batch is reported, never rewritten; it needs
-the final batch padded to batch_size (NPU003).
+the final batch padded to batch_size (NPU003). So is a batch whose dataset's structure builds
+an iterator that another dataset also initialises (:mod:`._shared_iterators`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from npu_codemod.api._toolkit import (
 
 from ._datasets import inference_pipeline, is_dataset
 from ._pipeline_uses import pipeline_use_facts, remote_uses
+from ._shared_iterators import shared_iterator
 
 #: method -> 0-based position of ``drop_remainder`` when given positionally.
 DROP_REMAINDER_POSITION = {"batch": 1, "padded_batch": 3, "map_and_batch": 3}
@@ -81,7 +83,12 @@ class DropRemainder(Rule):
                "only when training), or whose inputs are counted against its results), unless it "
                "repeats for ever before the batch (`repeat()`; a finite `repeat(count)` does "
                "not count): pad the "
-               "last batch instead, see NPU003; "
+               "last batch instead, see NPU003; a dataset whose structure (`output_types`, "
+               "`output_shapes`, `element_spec`) builds an iterator that another dataset also "
+               "initialises (`Iterator.from_structure(...)` with `make_initializer(test)`, a "
+               "feedable `from_string_handle`), also when built in another module from what a "
+               "function returns: its static batch dimension would reject the other dataset's "
+               "last batch; "
                "`drop_remainder` given as anything but `True` (kept: prediction input pads the "
                "last batch instead, see NPU003); a one-argument `.batch(...)` whose receiver is "
                "not shown to be a dataset (a replay memory's `batch(32)`); arguments unpacked "
@@ -152,10 +159,14 @@ class DropRemainder(Rule):
         if given is not None and is_true(unparenthesised(given.value)):
             ctx.report(method, "migrated", "drop_remainder=True is set")
             return
-        why = inference_pipeline(receiver or _applied_to(call), method, remote_uses(ctx))
+        remote = remote_uses(ctx)
+        why = inference_pipeline(receiver or _applied_to(call), method, remote)
+        shared = shared_iterator(method, receiver, ctx, remote) if not why else None
         now = f" (now: drop_remainder={str(given.value).strip()})" if given is not None else ""
         if why:
             ctx.report(method, "unmigrated", INFERENCE.format(why=why) + now)
+        elif shared:
+            ctx.report(method, "unmigrated", shared + now)
         elif given is not None:
             ctx.report(method, "unmigrated", KEPT + now)
         elif has_unpacking(call):

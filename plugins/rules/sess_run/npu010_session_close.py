@@ -19,6 +19,9 @@ from contextlib) close the session, like ``with``. Nothing is inserted after a s
 every path ends in a ``return``/``raise``/``break``/``continue`` (``with ...: return x``): the
 close goes before its returns, or the session is reported.
 
+A close on some paths only (under an ``if`` without a close in each branch, in a loop or an
+``except``: :mod:`._close_paths`) is no close: such a session is reported.
+
 A session made the default outside a ``with`` (``sess.__enter__()``,
 ``sess.as_default().__enter__()``) or captured by a closure, lambda or ``functools.partial``
 that is returned (``return make_fn(sess)`` where ``make_fn`` returns a nested function using
@@ -78,6 +81,7 @@ from npu_codemod.api._toolkit import (
     uses,
 )
 
+from ._close_paths import clause_header, skipping_clause
 from ._closing_methods import IMPLICIT, called_method_facts, is_called
 from ._config_functions import module_parts
 from ._entered_attributes import entering_with
@@ -105,6 +109,7 @@ _MAIN = "'if __name__ == \"__main__\":'"
 CLOSE = "call close() on this session when training ends"
 RETURN = "close the session before this return"
 RELEASES = "(Session.close() releases the NPU graph executor)"
+ON_EVERY_PATH = "close it where every path passes (after the branch, or in a finally)"
 
 
 @dataclass(frozen=True)
@@ -140,8 +145,10 @@ class SessionClose(Rule):
                 "`Session.close()` releases the NPU graph executor, as leaving `with` does.")
     reports = ("Sessions that escape (stored on `self`, returned to a caller that does not close "
                "them, handed to threads joined elsewhere, used inline as in "
-               "`K.set_session(tf.Session())`), and returns before which a close would break "
-               "something; the message says where the close belongs when the tool can tell.")
+               "`K.set_session(tf.Session())`), returns before which a close would break "
+               "something, and sessions closed on some paths only (`if done: sess.close()`, a "
+               "close in a loop or an `except`: on the other paths the executor is never "
+               "released); the message says where the close belongs when the tool can tell.")
     example = """
         import tensorflow as tf
 
@@ -263,8 +270,16 @@ class SessionClose(Rule):
         statement = _line_of(target)
         scope = enclosing_scope(statement)
         found = uses(scope, name)
-        if any(_closes(use, ctx) for use in found):
+        closes = [use.leaf for use in found if _closes(use, ctx)]
+        skipping = [skipping_clause(close, statement, closes) for close in closes]
+        if closes and not all(skipping):
             ctx.report(power, "migrated", f"{name} is closed (the NPU graph executor is released)")
+            return
+        if closes:
+            clause, close = skipping[0], closes[0]
+            ctx.report(power, "unmigrated", f"{CLOSE} ({made.subject(name)} is closed only under "
+                       f"'{clause_header(clause, close)}' (line {close.get_lineno()}): on the "
+                       f"other paths it is never closed; {ON_EVERY_PATH})")
             return
         problem = _problem(found, target, scope)
         if problem is None and statement.parent.type not in BLOCKS:
