@@ -36,6 +36,7 @@ from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.built_models import (
     ESTIMATOR,
     KERAS,
+    KERAS_MODEL_CLASSES,
     BuiltModels,
     bound_values,
     model_facts,
@@ -48,7 +49,7 @@ from npu_codemod.codemods.calls import (
     remove_argument,
     unparenthesised,
 )
-from npu_codemod.codemods.classes import RepositoryClass, class_facts
+from npu_codemod.codemods.classes import RepositoryClass, class_facts, repository_classes, subclass_calls
 from npu_codemod.codemods.distribution import (
     HOROVOD_MODULES,
     HOROVOD_RULES,
@@ -305,6 +306,7 @@ __all__ = [
     "is_return",
     "is_terminal",
     "KERAS",
+    "KERAS_MODEL_CLASSES",
     "last_leaf",
     "leading_name",
     "LIBRARY_BATCHERS",
@@ -339,6 +341,7 @@ __all__ = [
     "prefix_name",
     "ReferenceSite",
     "remove_argument",
+    "repository_classes",
     "remove_small_statement",
     "RepositoryClass",
     "returned_values",
@@ -351,6 +354,7 @@ __all__ = [
     "spelled_name",
     "STAR",
     "StringReference",
+    "subclass_calls",
     "support_list",
     "support_list_tf2",
     "TF1",
