@@ -326,3 +326,176 @@ def test_every_multi_device_strategy_is_reported_as_mirrored_strategy_is() -> No
                     if f.rule_id in {"NPU070", "NPU071"}]
         assert sites(findings) == [("NPU070", 4, 11, "unmigrated")], strategy
         assert "then remove the strategy and its scope()" in findings[0].message
+
+
+MIXED_PRECISION_LOOP = '''\
+"""A mixed-precision custom loop, as in TensorFlow's mixed-precision guide."""
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,))])
+optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD())
+
+
+@tf.function
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+        scaled_loss = optimizer.get_scaled_loss(loss)
+    scaled_gradients = tape.gradient(scaled_loss, model.trainable_variables)
+    gradients = optimizer.get_unscaled_gradients(scaled_gradients)
+    optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+    return loss
+'''
+
+
+def test_unscaled_gradients_are_followed_to_apply_gradients_and_all_reduced_once() -> None:
+    """``get_unscaled_gradients`` gives the gradients a new name: they are still applied in the
+    block, so the all_reduce goes right after the gradient statement (the mean of the scaled
+    gradients unscales to the mean of the gradients), not a report that they go elsewhere."""
+    after = MIXED_PRECISION_LOOP.replace("import tensorflow as tf\n",
+                                         "import npu_device as npu\nimport tensorflow as tf\n", 1).replace(
+        "    scaled_gradients = tape.gradient(scaled_loss, model.trainable_variables)\n",
+        "    scaled_gradients = tape.gradient(scaled_loss, model.trainable_variables)\n"
+        "    scaled_gradients = npu.distribute.all_reduce(scaled_gradients, \"mean\")\n")
+    findings = [f for f in assert_migrates(MIXED_PRECISION_LOOP, after, {"NPU068"}, facts=TF2_RUNTIME)
+                if f.rule_id == "NPU068"]
+    assert [(f.line, f.status, f.message) for f in findings] == [
+        (13, "migrated", "added scaled_gradients = npu.distribute.all_reduce(scaled_gradients, "
+                         "\"mean\") before the gradients are applied")]
+
+
+CLIPPED_LOOPS = '''\
+import tensorflow as tf
+
+
+@tf.function
+def step_global_norm(model, optimizer, x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(x))
+    raw = tape.gradient(loss, model.trainable_variables)
+    grads, _ = tf.clip_by_global_norm(raw, 5.0)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+
+@tf.function
+def step_each_norm(model, optimizer, x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(x))
+    raw = tape.gradient(loss, model.trainable_variables)
+    clipped = [tf.clip_by_norm(g, 1.0) for g in raw]
+    optimizer.apply_gradients(zip(clipped, model.trainable_variables))
+
+
+@tf.function
+def step_pairs(model, optimizer, x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(x))
+    raw = tape.gradient(loss, model.trainable_variables)
+    pairs = [(tf.clip_by_value(g, -1.0, 1.0), v) for g, v in zip(raw, model.trainable_variables)]
+    optimizer.apply_gradients(pairs)
+'''
+
+
+def test_gradients_clipped_into_a_new_name_are_all_reduced_before_clipping() -> None:
+    after = CLIPPED_LOOPS.replace("import tensorflow as tf\n",
+                                  "import npu_device as npu\nimport tensorflow as tf\n", 1).replace(
+        "    raw = tape.gradient(loss, model.trainable_variables)\n",
+        "    raw = tape.gradient(loss, model.trainable_variables)\n"
+        "    raw = npu.distribute.all_reduce(raw, \"mean\")\n")
+    findings = assert_migrates(CLIPPED_LOOPS, after, {"NPU068"}, facts=TF2_RUNTIME)
+    assert [site for site in sites(findings) if site[0] == "NPU068"] == [("NPU068", 8, 4, "migrated"), ("NPU068", 17, 4, "migrated"),
+                               ("NPU068", 26, 4, "migrated")]
+
+
+def test_gradients_applied_after_a_step_not_followed_are_reported_with_that_step() -> None:
+    source = '''\
+import tensorflow as tf
+
+
+@tf.function
+def step(model, optimizer, x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(x))
+    raw = tape.gradient(loss, model.trainable_variables)
+    kept = [g for g in raw if g is not None]
+    optimizer.apply_gradients(zip(kept, model.trainable_variables))
+'''
+    (finding,) = [f for f in assert_unchanged(source, {"NPU068"}, facts=TF2_RUNTIME) if f.rule_id == "NPU068"]
+    assert (finding.line, finding.status) == (8, "unmigrated")
+    assert finding.message.startswith(
+        "raw reaches apply_gradients through `kept = [g for g in raw if g is not None]`, a step "
+        "NPU068 does not follow")
+
+
+OWN_STEP_CLASS = '''\
+"""A contrastive model that trains its own step and takes its own compile arguments."""
+import tensorflow as tf
+
+
+class Contrastive(tf.keras.Model):
+    def compile(self, optimizer="adam", loss=None, temperature=0.1):
+        self.temperature = temperature
+        super().compile(optimizer=optimizer, loss=loss)
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            loss = self.compiled_loss(y, self(x, training=True))
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss}
+'''
+
+
+def test_the_own_compile_of_a_class_that_steps_itself_is_not_told_to_wrap() -> None:
+    after = OWN_STEP_CLASS.replace("import tensorflow as tf\n",
+                                   "import npu_device as npu\nimport tensorflow as tf\n", 1).replace(
+        "        grads = tape.gradient(loss, self.trainable_variables)\n",
+        "        grads = tape.gradient(loss, self.trainable_variables)\n"
+        "        grads = npu.distribute.all_reduce(grads, \"mean\")\n")
+    findings = [f for f in assert_migrates(OWN_STEP_CLASS, after, {"NPU068"}, facts=TF2_RUNTIME)
+                if f.rule_id == "NPU068"]
+    assert [(f.line, f.status, f.message.split(":")[0]) for f in findings] == [
+        (8, "migrated", "the model's class overrides train_step and applies gradients itself"),
+        (14, "migrated", "added grads = npu.distribute.all_reduce(grads, \"mean\") before the "
+                         "gradients are applied")]
+
+
+IMPORTED_OWN_STEP = '''\
+import tensorflow as tf
+
+from models.contrastive import Contrastive
+from models.small import SmallContrastive
+
+
+def main():
+    inputs = tf.keras.Input((4,))
+    model = Contrastive(inputs, tf.keras.layers.Dense(2)(inputs))
+    model.compile(optimizer=tf.keras.optimizers.SGD(), loss="mse")
+    small = SmallContrastive(inputs, tf.keras.layers.Dense(2)(inputs))
+    small.compile(optimizer="adam", loss="mse")
+    baseline = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(inputs))
+    baseline.compile(optimizer="adam", loss="mse")
+'''
+#: What the analysis of ``models/contrastive.py`` (:data:`OWN_STEP_CLASS`) and of
+#: ``models/small.py`` (``class SmallContrastive(Contrastive)``) tells the repository.
+OWN_STEP_FACTS = TF2_RUNTIME | {
+    "class:models.contrastive.Contrastive=tensorflow.keras.Model;-",
+    "class:models.small.SmallContrastive=models.contrastive.Contrastive;-",
+    "npu068-own-step:models.contrastive.Contrastive"}
+
+
+def test_a_model_of_an_imported_class_that_steps_itself_keeps_its_optimizer() -> None:
+    """The class (or its base) all-reduces in its train_step in another file: wrapping the
+    optimizer here too would aggregate each step twice; a plain Keras model is still wrapped."""
+    after = IMPORTED_OWN_STEP.replace("import tensorflow as tf\n",
+                                      "import npu_device as npu\nimport tensorflow as tf\n", 1).replace(
+        '    baseline.compile(optimizer="adam", loss="mse")\n',
+        '    baseline.compile(optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper("adam"), '
+        'loss="mse")\n')
+    findings = [f for f in assert_migrates(IMPORTED_OWN_STEP, after, {"NPU068"}, facts=OWN_STEP_FACTS)
+                if f.rule_id == "NPU068"]
+    assert [(f.line, f.message.split(":")[0]) for f in findings] == [
+        (10, "the model's class overrides train_step and applies gradients itself"),
+        (12, "the model's class overrides train_step and applies gradients itself"),
+        (14, "added npu.distribute.npu_distributed_keras_optimizer_wrapper(...) around the optimizer")]

@@ -7,7 +7,9 @@ it returns the gradients unchanged on one worker. When one API computes and appl
 ``npu.distribute.npu_distributed_keras_optimizer_wrapper``: the ``compile(optimizer=...)`` of a
 model the file builds, and the Keras optimizer constructor a ``minimize`` uses in the same scope.
 A model class that overrides ``train_step`` and applies gradients itself is a custom loop (its
-gradients are all-reduced there), never both.
+gradients are all-reduced there), never both: in whichever file of the repository the class is
+(``_own_steps``). The gradients are followed to ``apply_gradients`` through unscaling and
+clipping (``_gradient_flow``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._device import device_name, uses_horovod
+from ._gradient_flow import gradient_flow
+from ._own_steps import builds_own_step_model, in_own_step_class, own_step_facts
 
 ADDED = "added {name} = {npu}.distribute.all_reduce({name}, \"mean\") before the gradients are applied"
 IN_PLACE = "the gradients are all-reduced"
@@ -48,6 +52,9 @@ NOT_A_NAME = ("the gradients go to a tuple: all-reduce them before they are appl
               "(grads = npu.distribute.all_reduce(grads, \"mean\"))")
 ELSEWHERE = ("{name} is applied in another block or function: add {name} = "
              "npu.distribute.all_reduce({name}, \"mean\") before apply_gradients")
+THROUGH = ("{name} reaches apply_gradients through `{step}`, a step NPU068 does not follow (it "
+           "follows get_unscaled_gradients and clipping): add {name} = npu.distribute.all_reduce("
+           "{name}, \"mean\") right after the gradient statement")
 KERAS_UNKNOWN = ("wrap the optimizer for distributed training if this is a Keras model: optimizer="
                  "npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>)")
 WRAPPER = "npu_distributed_keras_optimizer_wrapper"
@@ -80,15 +87,19 @@ class GradientAllReduce(Rule):
     guide_section_en = "Distributed Training Script Adaptation: gradient aggregation"
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("`G = tape.gradient(...)` (G a name, `tape` a `tf.GradientTape`) followed in the "
-                "same block by an `apply_gradients` that uses `G`: `G = npu.distribute.all_reduce("
-                "G, \"mean\")` right after the gradient statement (before any clipping). The "
-                "`compile(optimizer=X)` of a Keras model the file builds, and the "
+                "same block by an `apply_gradients` that uses `G`, directly or under the name "
+                "`get_unscaled_gradients(G)`, `clip_by_global_norm(G, ...)` or a comprehension of "
+                "`clip_by_norm`/`clip_by_value` over `G` binds: `G = npu.distribute.all_reduce("
+                "G, \"mean\")` right after the gradient statement (before any unscaling or "
+                "clipping). The `compile(optimizer=X)` of a Keras model the file builds, and the "
                 "`tf.keras.optimizers` constructor an `<opt>.minimize(...)` uses in the same scope: "
                 "wrapped in `npu.distribute.npu_distributed_keras_optimizer_wrapper(...)`. A model "
-                "whose class overrides `train_step` is all-reduced in its step, its optimizer not "
-                "wrapped. Already aggregated: left alone.")
-    reports = ("Gradients bound to a tuple or applied in another block or function (the line to "
-               "add); a `compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
+                "whose class (in any file of the repository, or a base of it there) overrides "
+                "`train_step` is all-reduced in its step: neither its optimizer nor the class's "
+                "own `super().compile(optimizer=...)` is wrapped. Already aggregated: left alone.")
+    reports = ("Gradients bound to a tuple, applied in another block or function, or applied "
+               "after another step makes a new value of them (the line to add); a "
+               "`compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
                "also applies a custom loop's gradients; an optimizer wrapped twice. A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
@@ -116,18 +127,17 @@ class GradientAllReduce(Rule):
         if uses_horovod(ctx):
             return  # Horovod's tape or optimizer aggregates already: NPU070 reports each use
         tapes = _tapes(ctx.original)
-        own_steps = _own_train_step_classes(ctx.original)
         for node in list(pre_order(tree)):
             if node.type == symbols.expr_stmt and len(node.children) == 3:
                 self._gradient_statement(node, tapes, ctx)
             elif node.type == symbols.trailer and len(node.children) == 2 and node.children[0].type == tokens.DOT:
                 method = node.children[1].value
                 if method == "compile":
-                    self._compile(node, own_steps, ctx)
+                    self._compile(node, ctx)
                 elif method == "minimize":
                     self._minimize(node, ctx)
 
-    def _compile(self, trailer: Node, own_steps: frozenset[str], ctx: FileContext) -> None:
+    def _compile(self, trailer: Node, ctx: FileContext) -> None:
         """``model.compile(optimizer=X)``: ``X`` wrapped when the file builds ``model``."""
         index = called_method(trailer)
         power = trailer.parent
@@ -144,7 +154,8 @@ class GradientAllReduce(Rule):
             ctx.report(value, "unmigrated", HOROVOD_OPTIMIZER, level="note")
         elif _wrapped(value, ctx):
             self._report_wrapped(value, ctx)
-        elif _built_by(power.children[:index], own_steps):
+        elif builds_own_step_model(power.children[:index], ctx) \
+                or in_own_step_class(power.children[:index], ctx):
             ctx.report(value, "migrated", OWN_STEP)
         elif not keras:
             ctx.report(value, "unmigrated", KERAS_UNKNOWN, level="note")
@@ -204,13 +215,18 @@ class GradientAllReduce(Rule):
             return
         name = target.value
         line = statement.parent
-        later = _later_statements(line)
-        if any("all_reduce(" in tree_text(s) and name in _names(s) for s in later):
+        if line is None:
+            return
+        flow = gradient_flow(line, name)
+        if flow.reduced:
             ctx.report(statement, "migrated", IN_PLACE)
-        elif any(".apply_gradients(" in tree_text(s) and name in _names(s) for s in later):
+        elif flow.applied:
             npu = device_name(ctx, line)
             insert_after(line, f"{name} = {npu}.distribute.all_reduce({name}, \"mean\")", ctx.newline)
             ctx.report(statement, "migrated", ADDED.format(name=name, npu=npu))
+        elif flow.through is not None:
+            ctx.report(statement, "unmigrated", THROUGH.format(
+                name=name, step=" ".join(tree_text(flow.through).split())))
         else:
             ctx.report(statement, "unmigrated", ELSEWHERE.format(name=name))
 
@@ -253,32 +269,6 @@ def _expression(power: Node, index: int) -> Base:
     return new
 
 
-def _own_train_step_classes(text: str) -> frozenset[str]:
-    """Classes of this file that override ``train_step`` and apply gradients in it."""
-    found = set()
-    for match in _CLASS.finditer(text):
-        body = text[match.end():]
-        following = _NEXT_TOP.search(body)
-        body = body[:following.start()] if following else body
-        if _TRAIN_STEP.search(body) and (".apply_gradients(" in body or ".minimize(" in body):
-            found.add(match.group(1))
-    return frozenset(found)
-
-
-_CLASS = re.compile(r"^class\s+(\w+)\b[^\n]*:", re.MULTILINE)
-_NEXT_TOP = re.compile(r"^\S", re.MULTILINE)
-_TRAIN_STEP = re.compile(r"^\s+def\s+train_step\s*\(", re.MULTILINE)
-
-
-def _built_by(receiver: list[Base], classes: frozenset[str]) -> bool:
-    """Is the receiver (a name) bound in its scope to a call of one of ``classes``?"""
-    if not classes or len(receiver) != 1 or receiver[0].type != tokens.NAME:
-        return False
-    values = assigned_values(receiver[0], receiver[0].value) or []
-    return any(value.type == symbols.power and value.children[0].type == tokens.NAME
-               and value.children[0].value in classes for value in values)
-
-
 def _tapes(text: str) -> set[str]:
     """The names the file binds a ``GradientTape`` to (``with tf.GradientTape() as tape``,
     ``tape = tf.GradientTape()``)."""
@@ -311,23 +301,14 @@ def _method(trailer: Base) -> Optional[str]:
     return None
 
 
-def _later_statements(line: Optional[Base]) -> list[Base]:
-    found: list[Base] = []
-    sibling = line.next_sibling if line is not None else None
-    while sibling is not None:
-        found.append(sibling)
-        sibling = sibling.next_sibling
-    return found
-
-
-def _names(node: Base) -> set[str]:
-    return {leaf.value for leaf in node.leaves() if leaf.type == tokens.NAME}
-
-
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
-    """:data:`CUSTOM_LOOP` for a file that computes gradients with a tape and applies them."""
-    return frozenset({CUSTOM_LOOP}) if ".apply_gradients(" in text and _WITH_TAPE.search(text) else None
+    """:data:`CUSTOM_LOOP` for a file that computes gradients with a tape and applies them,
+    and the file's classes whose ``train_step`` does (``_own_steps.OWN_STEP``)."""
+    facts = own_step_facts(path, text)
+    if ".apply_gradients(" in text and _WITH_TAPE.search(text):
+        facts |= {CUSTOM_LOOP}
+    return facts or None
 
 
 @hookimpl

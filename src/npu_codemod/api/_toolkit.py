@@ -37,6 +37,7 @@ from npu_codemod.codemods.blocks import open_block
 from npu_codemod.codemods.built_models import (
     ESTIMATOR,
     KERAS,
+    KERAS_MODEL_CLASSES,
     BuiltModels,
     bound_values,
     model_facts,
@@ -50,7 +51,7 @@ from npu_codemod.codemods.calls import (
     remove_argument,
     unparenthesised,
 )
-from npu_codemod.codemods.classes import RepositoryClass, class_facts
+from npu_codemod.codemods.classes import RepositoryClass, class_facts, repository_classes, subclass_calls
 from npu_codemod.codemods.distribution import (
     HOROVOD_MODULES,
     HOROVOD_RULES,
@@ -327,6 +328,7 @@ __all__ = [
     "is_return",
     "is_terminal",
     "KERAS",
+    "KERAS_MODEL_CLASSES",
     "last_leaf",
     "leading_name",
     "LIBRARY_BATCHERS",
@@ -364,6 +366,7 @@ __all__ = [
     "prefix_name",
     "ReferenceSite",
     "remove_argument",
+    "repository_classes",
     "remove_small_statement",
     "RepositoryClass",
     "returned_values",
@@ -376,6 +379,7 @@ __all__ = [
     "spelled_name",
     "STAR",
     "StringReference",
+    "subclass_calls",
     "support_list",
     "support_list_tf2",
     "TF1",
