@@ -279,6 +279,13 @@ class ModelFacts:
         home = "/".join(name.split(".")[:-1]) + ".py"
         return self.kind(kind[1:], home, visiting | {name})
 
+    def element_kinds(self, target: str, path: str) -> set[Optional[str]]:
+        """The kinds of model of the elements of the tuple that calling ``target`` (as
+        :meth:`kind` reads it) returns; empty when it returns none."""
+        package = module_parts(path)[:-1]
+        name = self._reexports.resolve(target, package, self._known_functions.nearest)
+        return {self.kind(target, path, element=position) for position in self.elements.get(name or "", ())}
+
 
 # --- Receivers, in the file being rewritten ------------------------------------------------
 

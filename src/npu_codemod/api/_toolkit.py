@@ -152,6 +152,7 @@ from npu_codemod.codemods.tf2_horovod import (
     horovod_tf2_advice,
     is_horovod_tf2_name,
 )
+from npu_codemod.codemods.tf_model_idioms import KERAS_SCRIPT_FACT
 from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, runs_tf2_somewhere
 from npu_codemod.codemods.walk import (
@@ -305,6 +306,7 @@ __all__ = [
     "is_return",
     "is_terminal",
     "KERAS",
+    "KERAS_SCRIPT_FACT",
     "last_leaf",
     "leading_name",
     "LIBRARY_BATCHERS",
