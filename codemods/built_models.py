@@ -68,11 +68,12 @@ KERAS_MODEL_CLASSES = frozenset({
     "tensorflow.keras.Model", "tensorflow.keras.Sequential", "tensorflow.keras.models.Model",
     "tensorflow.keras.models.Sequential",
 })
-#: Calls that give a Keras model: the classes, and the functions that load or copy one.
+#: Calls that give a Keras model: the classes, and the functions that load, copy or replicate
+#: one (``multi_gpu_model(model, gpus=2)``: a model over towers, trained in the same session).
 KERAS_MODELS = KERAS_MODEL_CLASSES | frozenset({
     f"tensorflow.keras.models.{name}"
     for name in ("load_model", "model_from_json", "model_from_yaml", "clone_model")
-})
+}) | {"tensorflow.keras.utils.multi_gpu_model"}
 #: The contrib estimators built on ``tf.estimator.Estimator`` (their ``train`` takes hooks);
 #: ``tf.contrib.learn``'s, which ``fit`` with monitors, are not among them.
 CONTRIB_ESTIMATORS = frozenset({

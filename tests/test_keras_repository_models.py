@@ -240,3 +240,12 @@ def test_scan_with_the_keras_pack_alone_finds_the_script_importing_no_tf(tmp_pat
         "--report-dir", "report", "--workspace", "ws", cwd=tmp_path, expect=0)
     found = sorted(row["path"] for row in read_csv(tmp_path / "report" / "findings.csv") if row["rule_id"] == "NPU041")
     assert found == sorted(SCRIPTS)
+
+
+def test_a_repository_model_replicated_over_gpus_is_still_a_keras_model():
+    # DeepCTR's run_classification_criteo_multi_gpu.py: the model is rebound to its replica
+    before = plain("from tensorflow.keras.utils import multi_gpu_model\nfrom lib.models import Net", "Net(2)").replace(
+        "    model.compile", "    model = multi_gpu_model(model, gpus=2)\n    model.compile")
+    facts = decided({**PACKAGE, "train.py": before})
+    assert_migrates(KERAS, before, configured(before), facts=facts, path="train.py",
+                    findings=[("NPU041", 10, 4, "migrated")])
