@@ -16,7 +16,10 @@ of the class), to
   from each file with ``ast`` before any rewrite,
   ``model-function:<module>.<function>=<kind>`` (methods: ``<module>.<Class>.<method>``) when
   each ``return`` gives a model of that kind, ``=@<dotted name>`` when it returns what an
-  imported class or function makes.
+  imported class or function makes; ``model-function:<module>.<function>#<i>=<kind>`` when
+  each ``return`` gives a tuple whose element ``i`` is such a model (``return model,
+  prediction_model``: EfficientDet's builder), read at ``model, pred = build()`` and
+  ``build()[0]``.
 
 Only TensorFlow's Keras (``tf.keras``) counts as Keras: a standalone ``keras`` model runs in a
 session the NPU helpers do not set.
@@ -54,7 +57,7 @@ from .names import (
 from .nodes import enclosing_scope
 from .reexports import reexports
 from .rule import FileContext
-from .scopes import assigned_values
+from .scopes import assigned_elements, assigned_values
 from .walk import scope_statements
 
 #: The kinds of model :meth:`BuiltModels.receiver_kind` tells apart.
@@ -65,11 +68,12 @@ KERAS_MODEL_CLASSES = frozenset({
     "tensorflow.keras.Model", "tensorflow.keras.Sequential", "tensorflow.keras.models.Model",
     "tensorflow.keras.models.Sequential",
 })
-#: Calls that give a Keras model: the classes, and the functions that load or copy one.
+#: Calls that give a Keras model: the classes, and the functions that load, copy or replicate
+#: one (``multi_gpu_model(model, gpus=2)``: a model over towers, trained in the same session).
 KERAS_MODELS = KERAS_MODEL_CLASSES | frozenset({
     f"tensorflow.keras.models.{name}"
     for name in ("load_model", "model_from_json", "model_from_yaml", "clone_model")
-})
+}) | {"tensorflow.keras.utils.multi_gpu_model"}
 #: The contrib estimators built on ``tf.estimator.Estimator`` (their ``train`` takes hooks);
 #: ``tf.contrib.learn``'s, which ``fit`` with monitors, are not among them.
 CONTRIB_ESTIMATORS = frozenset({
@@ -80,6 +84,8 @@ CONTRIB_ESTIMATORS = frozenset({
         "CoreGradientBoostedDecisionTreeEstimator", "CoreGradientBoostedDecisionTreeRanker")),
 })
 FUNCTION = "model-function:"
+#: Between a function's name and the position of a tuple element it returns (``build#0``).
+ELEMENT = "#"
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
@@ -109,10 +115,12 @@ def model_facts(path: str, text: str) -> frozenset[str]:
     imports = index.imported_names(path)
     facts = set(classes)
     for owner, function in _functions(tree):
+        name = f"{owner}.{function.name}" if owner else function.name
         kind = _returned_kind(function, index, kinds, imports, owner)
         if kind is not None:
-            name = f"{owner}.{function.name}" if owner else function.name
             facts.add(f"{FUNCTION}{module}.{name}={kind}")
+        for position, element in _returned_elements(function, index, kinds, imports, owner).items():
+            facts.add(f"{FUNCTION}{module}.{name}{ELEMENT}{position}={element}")
     return frozenset(facts)
 
 
@@ -148,6 +156,29 @@ def _returned_kind(function: _Function, index: ModuleIndex, kinds: dict[str, str
         if None in found or len(found) > 1:
             return None  # the answer whatever the other returns give
     return found.pop() if len(found) == 1 else None
+
+
+def _returned_elements(function: _Function, index: ModuleIndex, kinds: dict[str, str],
+                       imports: dict[str, str], owner: Optional[str]) -> dict[int, str]:
+    """Position -> the one kind of model that element of the tuple every ``return`` of
+    ``function`` gives (``return model, prediction_model``); empty when a return gives no
+    tuple, or tuples of different lengths."""
+    returns = index.returns(function)
+    values = [node.value for node in returns]
+    if not values or not all(isinstance(value, ast.Tuple) for value in values):
+        return {}
+    lengths = {len(value.elts) for value in values}  # type: ignore[union-attr]
+    if len(lengths) != 1:
+        return {}
+    nodes = index.own_nodes(function)
+    found = {}
+    for position in range(lengths.pop()):
+        elements = [value.elts[position] for value in values]  # type: ignore[union-attr]
+        made = {_made_kind(made, kinds, imports, owner) for element in elements
+                for made in (_assigned(element.id, nodes) if isinstance(element, ast.Name) else [element])}
+        if len(made) == 1 and None not in made:
+            found[position] = made.pop()
+    return found  # type: ignore[return-value]
 
 
 def _names_last(node: ast.Return) -> bool:
@@ -211,32 +242,50 @@ class ModelFacts:
 
     def __init__(self, facts: AbstractSet[str]) -> None:
         self.functions: dict[str, str] = {}
+        #: Function -> position -> the kind of model that element of its returned tuple is.
+        self.elements: dict[str, dict[int, str]] = {}
         for fact in facts:
             if fact.startswith(FUNCTION):
                 name, _, kind = fact[len(FUNCTION):].partition("=")
-                self.functions[name] = kind
+                function, element, position = name.partition(ELEMENT)
+                if element:
+                    self.elements.setdefault(function, {})[int(position)] = kind
+                else:
+                    self.functions[name] = kind
         subclasses = repository_classes(frozenset(facts)).subclasses(ESTIMATORS | KERAS_MODEL_CLASSES)
         #: The repository's model classes (module-qualified) -> their kind.
         self.classes = {name: ESTIMATOR if found.api_base in ESTIMATORS else KERAS
                         for name, found in subclasses.items()}
-        self._known_classes, self._known_functions = KnownNames(self.classes), KnownNames(self.functions)
+        self._known_classes, self._known_functions = (KnownNames(self.classes),
+                                                      KnownNames({**self.functions, **self.elements}))
         self._reexports = reexports(frozenset(facts))
 
-    def kind(self, target: str, path: str, visiting: frozenset[str] = frozenset()) -> Optional[str]:
+    def kind(self, target: str, path: str, visiting: frozenset[str] = frozenset(),
+             element: Optional[int] = None) -> Optional[str]:
         """The kind of model that calling ``target`` (a dotted name as the file at ``path``
-        imports it, or module-qualified) makes, or None."""
+        imports it, or module-qualified) makes, or None; with ``element``, the kind of that
+        element of the tuple the call returns."""
         package = module_parts(path)[:-1]
         found = self._reexports.resolve(target, package, self._known_classes.nearest)  # tfgan.estimator.X
         if found is not None:
-            return self.classes[found]
-        name = self._known_functions.nearest(target, package)
+            return self.classes[found] if element is None else None
+        name = self._reexports.resolve(target, package, self._known_functions.nearest)  # lib.models.Net
         if name is None or name in visiting:
             return None
-        kind = self.functions[name]
+        kind = self.functions.get(name) if element is None else self.elements.get(name, {}).get(element)
+        if kind is None:
+            return None
         if not kind.startswith("@"):
             return kind
         home = "/".join(name.split(".")[:-1]) + ".py"
         return self.kind(kind[1:], home, visiting | {name})
+
+    def element_kinds(self, target: str, path: str) -> set[Optional[str]]:
+        """The kinds of model of the elements of the tuple that calling ``target`` (as
+        :meth:`kind` reads it) returns; empty when it returns none."""
+        package = module_parts(path)[:-1]
+        name = self._reexports.resolve(target, package, self._known_functions.nearest)
+        return {self.kind(target, path, element=position) for position in self.elements.get(name or "", ())}
 
 
 # --- Receivers, in the file being rewritten ------------------------------------------------
@@ -267,36 +316,70 @@ class BuiltModels:
         ones before ``.train``) is a model the file builds, else None."""
         if not parts:
             return None
-        if len(parts) > 1 and is_call_trailer(parts[-1]):
-            return self.call_kind(parts[:-1], enclosing_scope(parts[0]))  # Estimator(...).train()
+        if len(parts) > 1 and (is_call_trailer(parts[-1]) or _element(parts) is not None):
+            return self._called_kind(parts, None)  # Estimator(...).train(), build()[0].fit()
         name = spelled_name(parts)
-        values = bound_values(parts[0], name) if name is not None else None
-        kinds = {self.value_kind(value) for value in values or ()}
+        values = bound_elements(parts[0], name) if name is not None else None
+        kinds = {self.value_kind(value, position) for value, position in values or ()}
         return kinds.pop() if len(kinds) == 1 and None not in kinds else None
 
-    def value_kind(self, value: pytree.Base) -> Optional[str]:
-        """The kind of model the expression ``value`` is a call of."""
-        if value.type != syms.power or not is_call_trailer(value.children[-1]):
-            return None
-        return self.call_kind(value.children[:-1], enclosing_scope(value))
+    def value_kind(self, value: pytree.Base, element: Optional[int] = None) -> Optional[str]:
+        """The kind of model the expression ``value`` is a call of; with ``element``, the kind
+        of that element of the tuple it is. A call's element taken by a constant index
+        (``build()[0]``) counts as that element."""
+        return self._called_kind(value.children, element) if value.type == syms.power else None
 
-    def call_kind(self, callee: Sequence[pytree.Base], scope: pytree.Node) -> Optional[str]:
-        """The kind of model that calling the expression spelled by ``callee`` gives."""
+    def _called_kind(self, parts: Sequence[pytree.Base], element: Optional[int]) -> Optional[str]:
+        """:meth:`value_kind` of the expression spelled by power children ``parts``."""
+        position = _element(parts)
+        if position is not None and element is None:
+            parts, element = parts[:-1], position  # build()[0]: the call's element 0
+        if len(parts) < 2 or not is_call_trailer(parts[-1]):
+            return None
+        return self.call_kind(parts[:-1], enclosing_scope(parts[0]), element)
+
+    def call_kind(self, callee: Sequence[pytree.Base], scope: pytree.Node,
+                  element: Optional[int] = None) -> Optional[str]:
+        """The kind of model that calling the expression spelled by ``callee`` gives (with
+        ``element``: that element of the tuple the call gives)."""
         spelled = spelled_name(callee)
         if spelled is None:  # ``contrib.tpu().TPUEstimator``: through a module accessor function
             through = spelled_name(callee, through_calls=True)
-            return api_kind(self.ctx.tf.qualify(through)) if through is not None else None
+            return api_kind(self.ctx.tf.qualify(through)) if through is not None and element is None else None
         kind = api_kind(self.ctx.tf.qualify(spelled) or self._npu.qualify(spelled))
         if kind is not None:
-            return kind
+            return kind if element is None else None
         head, _, rest = spelled.partition(".")
         if head in ("self", "cls") and "." not in rest:
             owner = _class_node(scope)
             method = f"{self.module}.{owner.children[1].value}.{rest}" if owner is not None else None
-            return self.facts.kind(method, self.ctx.path) if method else None
+            return self.facts.kind(method, self.ctx.path, element=element) if method else None
         if head in self.imports:
-            return self.facts.kind(self.imports[head] + (f".{rest}" if rest else ""), self.ctx.path)
-        return self.facts.kind(f"{self.module}.{spelled}", self.ctx.path) if not rest else None
+            return self.facts.kind(self.imports[head] + (f".{rest}" if rest else ""), self.ctx.path,
+                                   element=element)
+        return self.facts.kind(f"{self.module}.{spelled}", self.ctx.path, element=element) if not rest else None
+
+
+def _element(parts: Sequence[pytree.Base]) -> Optional[int]:
+    """``i`` when the power children ``parts`` end with a call then ``[i]`` (a constant
+    index: ``build()[0]``), else None."""
+    if len(parts) < 3 or not is_call_trailer(parts[-2]):
+        return None
+    last = parts[-1]
+    if last.type != syms.trailer or len(last.children) != 3 or last.children[0].type != token.LSQB:
+        return None
+    index = last.children[1]
+    return int(index.value) if index.type == token.NUMBER and str(index.value).isdigit() else None
+
+
+def bound_elements(node: pytree.Base, name: str) -> Optional[list[tuple[pytree.Base, Optional[int]]]]:
+    """:func:`bound_values` with the position each value is unpacked at (None: the whole
+    value): a plain name as :func:`scopes.assigned_elements` answers (``model, pred = build()``
+    gives ``model`` element 0 of ``build()``)."""
+    if "." not in name:
+        return assigned_elements(node, name)
+    values = bound_values(node, name)
+    return [(value, None) for value in values] if values is not None else None
 
 
 def bound_values(node: pytree.Base, name: str) -> Optional[list[pytree.Base]]:

@@ -177,6 +177,14 @@ class Engine:
         self._imports = {module: imports_module_pattern(module) for module in self._modules}
         #: Rules that also act on scripts importing no TensorFlow (NPU061: an entry script).
         self._scripts = [rule for rule in self.rules if NON_TF in rule.file_kinds]
+        #: Rules that act on the files a fact names though they import none of their modules
+        #: (``Rule.script_fact``), and the strings one of which such a file holds (their
+        #: ``_tokens``; None: any file may be one).
+        self._listed = [rule for rule in self.rules if rule.script_fact]
+        self._listed_words: Optional[tuple[bytes, ...]] = tuple(
+            word.encode() for rule in self._listed for word in rule._tokens)
+        if any(not rule._tokens for rule in self._listed):
+            self._listed_words = None
         self._ctx: Optional[FileContext] = None
         self._active: FrozenSet[str] = frozenset()
         query = Query()
@@ -218,7 +226,8 @@ class Engine:
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
         return any(module in data for module in self._module_bytes) \
-            or bool(self._scripts and b"__main__" in data)
+            or bool(self._scripts and b"__main__" in data) \
+            or bool(self._listed and (self._listed_words is None or any(word in data for word in self._listed_words)))
 
     def hand_over(self, path: str, text: str) -> None:
         """Keep what this engine will read from the ``ast`` of the file ``path`` (source
@@ -253,6 +262,7 @@ class Engine:
         active = [r for r in self.rules if imported.intersection(r.modules)]
         if ENTRY_FACT + path in facts:  # an entry script of a TF 2.x program (it may import no TF)
             active += [rule for rule in self._scripts if rule not in active]
+        active += [rule for rule in self._listed if rule.script_fact + path in facts and rule not in active]
         if not active:
             return FileOutcome(path)
         return self._by_kind(source, path, repo, facts, active, handover)
@@ -375,7 +385,7 @@ class Engine:
         bound = {module for module in self._modules if may_bind(module, body) and ctx.names(module).bindings}
         entry = ENTRY_FACT + path in facts  # NPU061 runs on an entry that binds no TF too
         active = [rule for rule in active if bound.intersection(rule.modules) or treated == NON_TF
-                  or (entry and rule in self._scripts)]
+                  or (entry and rule in self._scripts) or (rule.script_fact and rule.script_fact + path in facts)]
         if not active or (treated == TF1 and self._eager(ctx, body)):
             for rule in active:  # none when the file binds no module of theirs
                 self._guarded(rule, ctx, partial(rule.skipped, tree, ctx))

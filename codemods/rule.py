@@ -105,6 +105,11 @@ class Rule:
     #: for TF 2.x code says :data:`TF2_NATIVE`; the TF 1.x rules that must not run on TF 1.x
     #: code on TF 2.x (``tf2-compat``) say ``{"tf1"}``.
     file_kinds: ClassVar[FrozenSet[str]] = TF1_CODE
+    #: A prefix of the repository's facts that names files the rule runs on though they import
+    #: none of :attr:`modules` (``<script_fact><path>``, decided by the repository's analysis:
+    #: NPU041's scripts that import no TensorFlow but train a ``tf.keras`` model of the
+    #: repository's), when their kind is one of :attr:`file_kinds`; "" for none.
+    script_fact: ClassVar[str] = ""
     #: A dataclass of typed per-rule settings read from ``[tool.npu-codemod.rules.<id>]``,
     #: built as ``Settings(**section)``; every field needs a default. None: no settings.
     Settings: ClassVar[Optional[type]] = None

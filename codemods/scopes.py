@@ -446,19 +446,46 @@ def assigned_values(node: pytree.Base, name: str) -> Optional[list[pytree.Base]]
     it, else the module), in source order. None when that scope binds it in another way too
     (a parameter, a loop or ``with`` target, a tuple target, ``+=``, an import...), declares
     it global, or not at all: what it holds is not known from here."""
+    found = assigned_elements(node, name)
+    if found is None or any(position is not None for _, position in found):
+        return None
+    return [value for value, _ in found]
+
+
+def assigned_elements(node: pytree.Base, name: str) -> Optional[list[tuple[pytree.Base, Optional[int]]]]:
+    """:func:`assigned_values`, where an unpacking of names (``model, pred = build()``,
+    ``(model, pred) = ...``) binds ``name`` too: ``(value, None)`` for ``name = value``,
+    ``(value, i)`` when ``name`` is the target at position ``i`` of the unpacking."""
     scope = enclosing_scope(node)
     while scope.type != syms.file_input and name not in bound_names(scope):
         scope = enclosing_scope(scope)
-    values = []
+    values: list[tuple[pytree.Base, Optional[int]]] = []
     for statement in scope_statements(scope):
         for leaf in _binding_leaves(statement, scope):
             if leaf.value != name or not binding(leaf):
                 continue
-            if statement.type != syms.expr_stmt or statement.children[0] is not leaf \
-                    or len(statement.children) != 3 or statement.children[1].type != token.EQUAL:
+            if statement.type != syms.expr_stmt or len(statement.children) != 3 \
+                    or statement.children[1].type != token.EQUAL:
                 return None
-            values.append(statement.children[2])
+            target = statement.children[0]
+            position = None if target is leaf else _unpacked_position(target, leaf)
+            if target is not leaf and position is None:
+                return None
+            values.append((statement.children[2], position))
     return values or None
+
+
+def _unpacked_position(target: pytree.Base, leaf: pytree.Leaf) -> Optional[int]:
+    """The position of ``leaf`` among the names of the flat unpacking ``target`` (``a, b``,
+    ``(a, b)``, ``[a, b]``), or None for any other target (starred, nested, attributes)."""
+    if target.type == syms.atom and len(target.children) == 3:
+        target = target.children[1]
+    if target.type not in (syms.testlist_star_expr, syms.testlist_gexp, syms.exprlist, syms.listmaker):
+        return None
+    names = [child for child in target.children if child.type != token.COMMA]
+    if not all(child.type == token.NAME for child in names) or leaf not in names:
+        return None
+    return names.index(leaf)
 
 
 def _binding_leaves(node: pytree.Base, scope: pytree.Node) -> Iterator[pytree.Leaf]:

@@ -24,6 +24,11 @@ from .tf_versions import Signals, keras_training_calls
 #: A file whose training awaits the repository's model facts:
 #: ``tf-keras-training@<call>,<call>...|<path>``, read and dropped when the runtimes are decided.
 PENDING_FACT = "tf-keras-training@"
+#: A file importing no TensorFlow whose Keras training runs on a model of the repository's
+#: (``from lib.models import Net``; ``Net`` builds a ``tf.keras`` model): ``tf-keras-script:<path>``.
+#: Under TF 1.x it trains in ``tf.keras``'s session, which NPU041 configures there too
+#: (``Rule.script_fact``); the TF 2.x pack makes it an entry instead (``tf_programs``).
+KERAS_SCRIPT_FACT = "tf-keras-script:"
 
 
 def pending_fact(path: str, signals: Signals) -> Optional[str]:
@@ -46,7 +51,7 @@ def trains_a_repository_model(calls: Iterable[str], path: str, facts: FrozenSet[
     """Does one of ``calls`` (module-qualified) of the file at ``path`` make a Keras model, as
     the repository's ``facts`` say?"""
     models = _models(facts)
-    return any(models.kind(call, path) == KERAS for call in calls)
+    return any(models.kind(call, path) == KERAS or KERAS in models.element_kinds(call, path) for call in calls)
 
 
 @lru_cache(maxsize=2)

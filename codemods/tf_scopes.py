@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Iterable, Mapping, Optional
 
-from .tf_model_idioms import PENDING_FACT, trained_files
+from .tf_model_idioms import KERAS_SCRIPT_FACT, PENDING_FACT, trained_files
 from .tf_programs import (
     GRAPH_FACT,
     NEUTRAL_TF1_FACT,
@@ -160,10 +160,13 @@ def _with_shared(programs: frozenset[str], messages: tuple[RepositoryMessage, ..
 def with_trained_models(facts: frozenset[str]) -> frozenset[str]:
     """``facts`` with the E signal of each file whose Keras training runs on a model a function
     of the repository returns (``tf_model_idioms``) in its :data:`FILE_FACT`, its import-graph
-    fact and the repository's codes, and without the pending facts that asked."""
+    fact and the repository's codes, and without the pending facts that asked; such a file
+    that imports no TensorFlow gets a :data:`KERAS_SCRIPT_FACT` (NPU041 gives it the Keras session
+    where it runs TF 1.x)."""
     trained = trained_files(facts)
     trained_tf = set(trained)  # the TF files among them: E-only code of the repository
-    found = set()
+    tf_files = {fact.rpartition("|")[2] for fact in facts if fact.startswith(FILE_FACT)}
+    found = {KERAS_SCRIPT_FACT + path for path in trained - tf_files}  # importing no TF: NPU041's
     for fact in facts:
         if fact.startswith(PENDING_FACT):
             continue

@@ -131,7 +131,7 @@ class LoadedRules:
             for number, (path, data) in enumerate(files, 1):
                 if number % _COLLECT_EVERY == 0:
                     gc.collect(0)
-                wanted = graph or self.engine.wants(data) or may_give_file_facts(data) or is_package_init(path)
+                wanted = graph or self.engine.wants(data) or may_give_file_facts(path, data)
                 if not wanted or len(data) > MAX_SOURCE_BYTES:
                     continue  # a file too large to parse is one error finding of the engine's
                 found = analyse(path, data)
@@ -217,8 +217,9 @@ def configure(plugins: Plugins, selection: RuleSelection) -> list[Rule]:
     return configured
 
 
-def may_give_file_facts(data: bytes) -> bool:
+def may_give_file_facts(path: str, data: bytes) -> bool:
     """May a file no rule acts on (it imports no TensorFlow) still give the repository's
-    analysis a fact: a star import, training with standalone Keras or through tflearn? Such a
-    file is read whatever rules run (its finding is NPU000's, not a pack's)."""
-    return may_star_import(data) or may_use_keras(data) or may_use_tflearn(data)
+    analysis a fact: a star import, training with standalone Keras or through tflearn (its
+    finding is NPU000's, not a pack's), a package's re-exports (what its importers build)?
+    Such a file is read whatever rules run."""
+    return may_star_import(data) or may_use_keras(data) or may_use_tflearn(data) or is_package_init(path)

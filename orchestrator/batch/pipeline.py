@@ -285,7 +285,7 @@ def _wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules,
         if loaded_rules.engine.wants(data):
             candidates.append(file)
             yield file.path, data
-        elif graph or may_give_file_facts(data):
+        elif graph or may_give_file_facts(file.path, data):
             yield file.path, data
 
 
@@ -299,7 +299,7 @@ def _split_wanted(repo: git.Repo, files: list[PyFile], loaded_rules: LoadedRules
         for file, data in gitrepo.read_blobs(repo, files):
             if loaded_rules.engine.wants(data):
                 candidates.append(file)
-            elif loaded_rules.engine.reads_programs or may_give_file_facts(data):
+            elif loaded_rules.engine.reads_programs or may_give_file_facts(file.path, data):
                 yield file.path, data
 
     facts = loaded_rules.files_facts(others()).facts

@@ -4,7 +4,10 @@ A file that trains (``fit``, ``fit_generator``, ``train_on_batch``, ``evaluate``
 Keras model it builds (``BuiltModels``) and sets no Keras session itself gets, in its
 ``if __name__ == "__main__":`` block, ``npu_keras_sess = set_keras_session_npu_config()`` first
 and ``close_session(npu_keras_sess)`` last. A file that sets its own session
-(``K.set_session(...)``) is NPU007's: it configures that session.
+(``K.set_session(...)``) is NPU007's: it configures that session. A script that imports no
+TensorFlow but trains a ``tf.keras`` model of the repository's (``from lib.models import Net``;
+the analysis names it: ``tf_model_idioms.KERAS_SCRIPT_FACT``) runs on that session under TF 1.x
+all the same and gets the same treatment (the spec's "trains a Keras model ... it builds").
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from npu_codemod.api import (
 )
 from npu_codemod.api._toolkit import (
     KERAS,
+    KERAS_SCRIPT_FACT,
     NPU_INIT_IMPORT,
     TF2_COMPAT,
     BuiltModels,
@@ -73,7 +77,10 @@ class KerasSession(Rule):
                 "graph mode and sets no Keras session itself gets, in its "
                 f"`if __name__ == \"__main__\":` block, `npu_keras_sess = {CONFIGURE}()` as the "
                 "first statement and `close_session(npu_keras_sess)` as the last. The finding "
-                "sits at the first of those training calls.")
+                "sits at the first of those training calls. A script that imports no TensorFlow "
+                "but trains a `tf.keras` model a function of the repository returns (`from "
+                "lib.models import Net`) trains in that session too and gets the same lines "
+                "(and the `npu_bridge` import, which imports TensorFlow).")
     reports = ("Such a file without a `__main__` block, or whose block ends with a call that "
                "exits (`tf.app.run()`, `sys.exit(...)`: the close would never run): configure "
                "the session by hand where training starts and ends; and training at module "
@@ -95,6 +102,9 @@ class KerasSession(Rule):
         if __name__ == "__main__":
             main()
     """
+    #: A script that imports no TensorFlow but trains a ``tf.keras`` model of the repository's
+    #: (``from lib.models import Net``): under TF 1.x it trains in that Keras session too.
+    script_fact = KERAS_SCRIPT_FACT
     _scope = "linked"
     _site_names = tuple(sorted(f".{name}" for name in TRAINING))  # x.fit(...): attributes
     _tokens = tuple(sorted(TRAINING))

@@ -167,6 +167,7 @@ from npu_codemod.codemods.tf2_horovod import (
     is_horovod_tf2_name,
 )
 from npu_codemod.codemods.tf_aliases import may_bind_horovod
+from npu_codemod.codemods.tf_model_idioms import KERAS_SCRIPT_FACT
 from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, runs_tf2_somewhere
 from npu_codemod.codemods.walk import (
@@ -329,6 +330,7 @@ __all__ = [
     "is_terminal",
     "KERAS",
     "KERAS_MODEL_CLASSES",
+    "KERAS_SCRIPT_FACT",
     "last_leaf",
     "leading_name",
     "LIBRARY_BATCHERS",
