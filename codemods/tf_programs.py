@@ -39,7 +39,7 @@ from .file_kinds import is_test_file
 from .findings import Finding
 from .mode_checks import adapts_to_mode
 from .module_training import may_train_when_run, trains_when_run
-from .modules import import_statements, imported_names, module_ast, module_index
+from .modules import import_statements, imported_names, module_ast, module_index, statements
 from .names import STAR, ast_import_bindings
 from .program_graph import Graph, Node, Program, closure
 from .text_search import AnyOf
@@ -186,13 +186,24 @@ def _of_other_library(value: ast.expr, others: set[str]) -> bool:
 
 
 def _imported_modules(tree: ast.Module, path: str) -> set[str]:
-    """What the module imports (``imported_names``' targets) and the modules it star-imports
-    (``from layers import *``: an edge of the program like ``from layers import Dense``)."""
-    found = set(imported_names(tree, path).values())
+    """What the module imports (``imported_names``' targets), the modules it star-imports
+    (``from layers import *``: an edge of the program like ``from layers import Dense``) and
+    what a dotted import runs (:func:`_dotted_imports`)."""
+    found = set(imported_names(tree, path).values()) | _dotted_imports(tree)
     if "*" in {alias.name for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names}:
         found.update(target for node in tree.body if isinstance(node, ast.ImportFrom)
                      for local, target in ast_import_bindings(node, path) if local == STAR)
     return found
+
+
+def _dotted_imports(tree: ast.Module) -> set[str]:
+    """What ``import a.b.c`` runs: ``a``'s ``__init__``, ``a.b``'s and ``a.b.c`` (a module, or
+    a package's ``__init__``), and nothing else of those packages. It binds ``a`` alone, so
+    :func:`~.modules.imported_names` gives ``a``: a script that trains through ``import
+    pkg.train; pkg.train.fit(...)`` would reach none of ``pkg/train.py``."""
+    return {".".join(parts[:end]) for node in statements(tree) if isinstance(node, ast.Import)
+            for parts in (alias.name.split(".") for alias in node.names if "." in alias.name)
+            for end in range(1, len(parts) + 1)}
 
 
 def graph_nodes(facts: Iterable[str]) -> dict[str, Node]:
