@@ -229,7 +229,7 @@ class ModelFacts:
         found = self._reexports.resolve(target, package, self._known_classes.nearest)  # tfgan.estimator.X
         if found is not None:
             return self.classes[found]
-        name = self._known_functions.nearest(target, package)
+        name = self._reexports.resolve(target, package, self._known_functions.nearest)  # lib.models.Net
         if name is None or name in visiting:
             return None
         kind = self.functions[name]
