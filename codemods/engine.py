@@ -47,6 +47,7 @@ from .tf_programs import (
     ENTRY_FACT,
     ENTRY_RULE,
     MIXED_PART,
+    SCRIPT_BYTES,
     RepositoryMessage,
     mixed_entry,
     tf1_side,
@@ -217,7 +218,7 @@ class Engine:
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
         return any(module in data for module in self._module_bytes) \
-            or bool(self._scripts and b"__main__" in data)
+            or bool(self._scripts and any(word in data for word in SCRIPT_BYTES))
 
     def hand_over(self, path: str, text: str) -> None:
         """Keep what this engine will read from the ``ast`` of the file ``path`` (source

@@ -105,6 +105,9 @@ COMPAT_RULE = ("NPU062", "tf2-compat-header")
 #: which imports Horovod's Keras code).
 OTHER_FRAMEWORKS = frozenset({"torch", "torchvision", "pytorch_lightning", "lightning", "mxnet",
                               "jax", "flax", "paddle", "mindspore", "oneflow"})
+#: What a file importing no TensorFlow spells when it may be an entry script (``Engine.wants``):
+#: a ``__main__`` block, or the Keras training a module-level entry makes (``keras_training_calls``).
+SCRIPT_BYTES = (b"__main__", b".fit(", b".compile(", b".train_on_batch(")
 #: Any import statement: a file without one (and without a ``__main__`` block) is no graph node.
 _IMPORTS = re.compile(r"^[ \t]*(?:import|from)[ \t]", re.MULTILINE)
 
@@ -143,11 +146,13 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     if signals is not None:
         flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if _trains(text, tree, path) else "") \
             + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e or signals.adapter else "")
-        if not main and tree is not None and not is_test_file(path) and may_train_when_run(text) \
-                and trains_when_run(tree):
-            flags += "l"
         if "t" in flags and "2" in flags and tree is not None and adapts_to_mode(text, tree):
             flags += "a"
+    if not main and not is_test_file(path) and may_train_when_run(text):
+        # a file that imports no TensorFlow is parsed only now: its module-level training is
+        # an entry's when it trains a model of the repository's (``k``, ``tf_model_idioms``)
+        whole = tree if signals is not None else module_ast(text)
+        flags += "l" if whole is not None and trains_when_run(whole) else ""
     return f"{GRAPH_FACT}{path}|{flags}|{','.join(targets)}"
 
 
@@ -258,7 +263,7 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     importers = graph.importers()
     candidates = [node for node in nodes.values() if listed(node.path, entries)] if entries else \
         [node for node in nodes.values() if (node.main and not node.other)
-         or (node.runs and node.module not in importers)]
+         or (node.runs and (node.tf or node.keras) and node.module not in importers)]
     reached: set[str] = set()
     for node in sorted(candidates, key=lambda node: node.path):
         program = closure(node, graph, runtime)
