@@ -13,7 +13,8 @@ is rewritten, and the entry gets one finding.
 Our deviation from the spec, in the user's favour: real TF 2.x scripts often train at module level
 with no ``__main__`` block (Horovod's TF 2.x benchmarks). A TensorFlow file with no ``__main__``
 block is an entry too when no file of the repository imports it, it is not a test file, and its
-module-level code trains (``codemods/module_training``). A module whose module-level code trains
+module-level code trains (``codemods/module_training``); so is such a file that imports no
+TensorFlow when what it trains is a Keras model of a repository function (``k``). A module whose module-level code trains
 but that another file imports is no entry (the script that imports it is the one run); when no
 entry reaches it, NPU061 reports it.
 

@@ -103,7 +103,8 @@ class DeviceInit(Rule):
                 "itself may import no TensorFlow), and each TensorFlow file without one whose "
                 "module-level code trains (calls `fit`/`compile`/`GradientTape`/`apply_gradients`/"
                 "`minimize`/`train_step`, or a function of the file that does) and that no file "
-                "imports: after the shebang/encoding lines, the docstring and `from __future__` "
+                "imports (one importing no TensorFlow when what it trains is a Keras model a "
+                "function of the repository returns): after the shebang/encoding lines, the docstring and `from __future__` "
                 "imports, before every other import. A file that binds `npu` to something else "
                 "gets `import npu_device` and `npu_device.open().as_default()`. Already there "
                 "(any alias, at the top or first in the `__main__` block): left alone.")
