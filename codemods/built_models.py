@@ -222,21 +222,27 @@ class ModelFacts:
         self._known_classes, self._known_functions = KnownNames(self.classes), KnownNames(self.functions)
         self._reexports = reexports(frozenset(facts))
 
-    def kind(self, target: str, path: str, visiting: frozenset[str] = frozenset()) -> Optional[str]:
+    def kind(self, target: str, path: str, visiting: frozenset[str] = frozenset(),
+             reexported: bool = False) -> Optional[str]:
         """The kind of model that calling ``target`` (a dotted name as the file at ``path``
-        imports it, or module-qualified) makes, or None."""
+        imports it, or module-qualified) makes, or None. ``reexported``: a function is looked
+        up through the packages' re-exports too (``from lib.models import Net``), as a class
+        always is: what the E signal and NPU061's entries ask (``tf_model_idioms``). NPU067 does
+        not: the builder a package re-exports gets its broadcast in its own file, and the
+        caller has no site of its own (``is_trained_maker``)."""
         package = module_parts(path)[:-1]
         found = self._reexports.resolve(target, package, self._known_classes.nearest)  # tfgan.estimator.X
         if found is not None:
             return self.classes[found]
-        name = self._reexports.resolve(target, package, self._known_functions.nearest)  # lib.models.Net
+        name = self._reexports.resolve(target, package, self._known_functions.nearest) if reexported \
+            else self._known_functions.nearest(target, package)
         if name is None or name in visiting:
             return None
         kind = self.functions[name]
         if not kind.startswith("@"):
             return kind
         home = "/".join(name.split(".")[:-1]) + ".py"
-        return self.kind(kind[1:], home, visiting | {name})
+        return self.kind(kind[1:], home, visiting | {name}, reexported)
 
 
 # --- Receivers, in the file being rewritten ------------------------------------------------
