@@ -261,15 +261,21 @@ class ModelFacts:
         self._reexports = reexports(frozenset(facts))
 
     def kind(self, target: str, path: str, visiting: frozenset[str] = frozenset(),
-             element: Optional[int] = None) -> Optional[str]:
+             element: Optional[int] = None, reexported: bool = False) -> Optional[str]:
         """The kind of model that calling ``target`` (a dotted name as the file at ``path``
         imports it, or module-qualified) makes, or None; with ``element``, the kind of that
-        element of the tuple the call returns."""
+        element of the tuple the call returns. ``reexported``: a function is looked up through
+        the packages' re-exports too (``from lib.models import Net``), as a class always is:
+        what the E signal, NPU061's entries and NPU041 ask (``tf_model_idioms``,
+        :class:`BuiltModels` with ``reexported``). NPU067 does not: the builder a package
+        re-exports gets its broadcast in its own file, and the caller has no site of its own
+        (``is_trained_maker``)."""
         package = module_parts(path)[:-1]
         found = self._reexports.resolve(target, package, self._known_classes.nearest)  # tfgan.estimator.X
         if found is not None:
             return self.classes[found] if element is None else None
-        name = self._reexports.resolve(target, package, self._known_functions.nearest)  # lib.models.Net
+        name = self._reexports.resolve(target, package, self._known_functions.nearest) if reexported \
+            else self._known_functions.nearest(target, package)
         if name is None or name in visiting:
             return None
         kind = self.functions.get(name) if element is None else self.elements.get(name, {}).get(element)
@@ -278,14 +284,14 @@ class ModelFacts:
         if not kind.startswith("@"):
             return kind
         home = "/".join(name.split(".")[:-1]) + ".py"
-        return self.kind(kind[1:], home, visiting | {name})
+        return self.kind(kind[1:], home, visiting | {name}, reexported=reexported)
 
     def element_kinds(self, target: str, path: str) -> set[Optional[str]]:
         """The kinds of model of the elements of the tuple that calling ``target`` (as
         :meth:`kind` reads it) returns; empty when it returns none."""
         package = module_parts(path)[:-1]
         name = self._reexports.resolve(target, package, self._known_functions.nearest)
-        return {self.kind(target, path, element=position) for position in self.elements.get(name or "", ())}
+        return {self.kind(target, path, element=position, reexported=True) for position in self.elements.get(name or "", ())}
 
 
 # --- Receivers, in the file being rewritten ------------------------------------------------
@@ -317,29 +323,32 @@ class BuiltModels:
         if not parts:
             return None
         if len(parts) > 1 and (is_call_trailer(parts[-1]) or _element(parts) is not None):
-            return self._called_kind(parts, None)  # Estimator(...).train(), build()[0].fit()
+            return self._called_kind(parts, None, True)  # Estimator(...).train(), build()[0].fit()
         name = spelled_name(parts)
         values = bound_elements(parts[0], name) if name is not None else None
-        kinds = {self.value_kind(value, position) for value, position in values or ()}
+        kinds = {self.value_kind(value, position, reexported=True) for value, position in values or ()}
         return kinds.pop() if len(kinds) == 1 and None not in kinds else None
 
-    def value_kind(self, value: pytree.Base, element: Optional[int] = None) -> Optional[str]:
+    def value_kind(self, value: pytree.Base, element: Optional[int] = None,
+                   reexported: bool = False) -> Optional[str]:
         """The kind of model the expression ``value`` is a call of; with ``element``, the kind
         of that element of the tuple it is. A call's element taken by a constant index
-        (``build()[0]``) counts as that element."""
-        return self._called_kind(value.children, element) if value.type == syms.power else None
+        (``build()[0]``) counts as that element. ``reexported``: see :meth:`ModelFacts.kind`
+        (the receivers of :meth:`receiver_kind` are; NPU067's own builds are not)."""
+        return self._called_kind(value.children, element, reexported) if value.type == syms.power else None
 
-    def _called_kind(self, parts: Sequence[pytree.Base], element: Optional[int]) -> Optional[str]:
+    def _called_kind(self, parts: Sequence[pytree.Base], element: Optional[int],
+                     reexported: bool) -> Optional[str]:
         """:meth:`value_kind` of the expression spelled by power children ``parts``."""
         position = _element(parts)
         if position is not None and element is None:
             parts, element = parts[:-1], position  # build()[0]: the call's element 0
         if len(parts) < 2 or not is_call_trailer(parts[-1]):
             return None
-        return self.call_kind(parts[:-1], enclosing_scope(parts[0]), element)
+        return self.call_kind(parts[:-1], enclosing_scope(parts[0]), element, reexported)
 
     def call_kind(self, callee: Sequence[pytree.Base], scope: pytree.Node,
-                  element: Optional[int] = None) -> Optional[str]:
+                  element: Optional[int] = None, reexported: bool = False) -> Optional[str]:
         """The kind of model that calling the expression spelled by ``callee`` gives (with
         ``element``: that element of the tuple the call gives)."""
         spelled = spelled_name(callee)
@@ -353,11 +362,12 @@ class BuiltModels:
         if head in ("self", "cls") and "." not in rest:
             owner = _class_node(scope)
             method = f"{self.module}.{owner.children[1].value}.{rest}" if owner is not None else None
-            return self.facts.kind(method, self.ctx.path, element=element) if method else None
+            return self.facts.kind(method, self.ctx.path, element=element, reexported=reexported) if method else None
         if head in self.imports:
             return self.facts.kind(self.imports[head] + (f".{rest}" if rest else ""), self.ctx.path,
-                                   element=element)
-        return self.facts.kind(f"{self.module}.{spelled}", self.ctx.path, element=element) if not rest else None
+                                   element=element, reexported=reexported)
+        return self.facts.kind(f"{self.module}.{spelled}", self.ctx.path, element=element,
+                               reexported=reexported) if not rest else None
 
 
 def _element(parts: Sequence[pytree.Base]) -> Optional[int]:

@@ -48,6 +48,7 @@ from .tf_programs import (
     ENTRY_FACT,
     ENTRY_RULE,
     MIXED_PART,
+    SCRIPT_BYTES,
     RepositoryMessage,
     mixed_entry,
     tf1_side,
@@ -226,7 +227,7 @@ class Engine:
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""
         return any(module in data for module in self._module_bytes) \
-            or bool(self._scripts and b"__main__" in data) \
+            or bool(self._scripts and any(word in data for word in SCRIPT_BYTES)) \
             or bool(self._listed and (self._listed_words is None or any(word in data for word in self._listed_words)))
 
     def hand_over(self, path: str, text: str) -> None:

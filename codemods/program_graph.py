@@ -79,7 +79,8 @@ class Graph:
     ``__init__`` alone (a node when it imports anything: ``from retinanet import Executor``
     with a re-exporting ``__init__`` reaches what that imports), never its sibling modules:
     ``import keras_retinanet.bin``, a ``sys.path`` bootstrap of a package whose ``__init__`` is
-    empty, reaches none of its training modules (``bin/train.py``)."""
+    empty, reaches none of its training modules (``bin/train.py``); ``import pkg.train`` runs
+    ``pkg``'s ``__init__`` and ``pkg/train.py`` (``tf_programs._dotted_imports``)."""
 
     def __init__(self, nodes: Mapping[str, Node]) -> None:
         self.nodes = nodes
@@ -176,7 +177,12 @@ def _own_code(path: str, entry: str) -> bool:
 
 
 def _classify(node: Node, program: Program, runtime: str, entry: str) -> None:
-    if node.compat and runtime == RUNTIME_TF2:
+    """Put ``node`` on its side of ``program``. A compat file with TF 1.x-only APIs in a TF 2.x
+    repository is of the ``conflict`` kind: nothing rewrites it (no NPU062 header, no
+    ``enable_v1()``), so it switches no program to graph mode and mixes none (DeepCTR's
+    ``dien.py``, a ``get_session()`` with a ``tf.compat.v1`` fallback, re-exported by the
+    package every example imports its model from); it has its own finding."""
+    if node.compat and runtime == RUNTIME_TF2 and not node.tf1:
         program.compat.add(node.path)
     elif node.eager(runtime):
         _eager_side(node, program, _own_code(node.path, entry)).add(node.path)

@@ -51,7 +51,8 @@ def trains_a_repository_model(calls: Iterable[str], path: str, facts: FrozenSet[
     """Does one of ``calls`` (module-qualified) of the file at ``path`` make a Keras model, as
     the repository's ``facts`` say?"""
     models = _models(facts)
-    return any(models.kind(call, path) == KERAS or KERAS in models.element_kinds(call, path) for call in calls)
+    return any(models.kind(call, path, reexported=True) == KERAS or KERAS in models.element_kinds(call, path)
+               for call in calls)
 
 
 @lru_cache(maxsize=2)

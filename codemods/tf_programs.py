@@ -13,7 +13,8 @@ is rewritten, and the entry gets one finding.
 Our deviation from the spec, in the user's favour: real TF 2.x scripts often train at module level
 with no ``__main__`` block (Horovod's TF 2.x benchmarks). A TensorFlow file with no ``__main__``
 block is an entry too when no file of the repository imports it, it is not a test file, and its
-module-level code trains (``codemods/module_training``). A module whose module-level code trains
+module-level code trains (``codemods/module_training``); so is such a file that imports no
+TensorFlow when what it trains is a Keras model of a repository function (``k``). A module whose module-level code trains
 but that another file imports is no entry (the script that imports it is the one run); when no
 entry reaches it, NPU061 reports it.
 
@@ -39,7 +40,7 @@ from .file_kinds import is_test_file
 from .findings import Finding
 from .mode_checks import adapts_to_mode
 from .module_training import may_train_when_run, trains_when_run
-from .modules import import_statements, imported_names, module_ast, module_index
+from .modules import import_statements, imported_names, module_ast, module_index, statements
 from .names import STAR, ast_import_bindings
 from .program_graph import Graph, Node, Program, closure
 from .text_search import AnyOf
@@ -105,6 +106,9 @@ COMPAT_RULE = ("NPU062", "tf2-compat-header")
 #: which imports Horovod's Keras code).
 OTHER_FRAMEWORKS = frozenset({"torch", "torchvision", "pytorch_lightning", "lightning", "mxnet",
                               "jax", "flax", "paddle", "mindspore", "oneflow"})
+#: What a file importing no TensorFlow spells when it may be an entry script (``Engine.wants``):
+#: a ``__main__`` block, or the Keras training a module-level entry makes (``keras_training_calls``).
+SCRIPT_BYTES = (b"__main__", b".fit(", b".compile(", b".train_on_batch(")
 #: Any import statement: a file without one (and without a ``__main__`` block) is no graph node.
 _IMPORTS = re.compile(r"^[ \t]*(?:import|from)[ \t]", re.MULTILINE)
 
@@ -143,11 +147,13 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     if signals is not None:
         flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if _trains(text, tree, path) else "") \
             + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e or signals.adapter else "")
-        if not main and tree is not None and not is_test_file(path) and may_train_when_run(text) \
-                and trains_when_run(tree):
-            flags += "l"
         if "t" in flags and "2" in flags and tree is not None and adapts_to_mode(text, tree):
             flags += "a"
+    if not main and not is_test_file(path) and may_train_when_run(text):
+        # a file that imports no TensorFlow is parsed only now: its module-level training is
+        # an entry's when it trains a model of the repository's (``k``, ``tf_model_idioms``)
+        whole = tree if signals is not None else module_ast(text)
+        flags += "l" if whole is not None and trains_when_run(whole) else ""
     return f"{GRAPH_FACT}{path}|{flags}|{','.join(targets)}"
 
 
@@ -186,13 +192,24 @@ def _of_other_library(value: ast.expr, others: set[str]) -> bool:
 
 
 def _imported_modules(tree: ast.Module, path: str) -> set[str]:
-    """What the module imports (``imported_names``' targets) and the modules it star-imports
-    (``from layers import *``: an edge of the program like ``from layers import Dense``)."""
-    found = set(imported_names(tree, path).values())
+    """What the module imports (``imported_names``' targets), the modules it star-imports
+    (``from layers import *``: an edge of the program like ``from layers import Dense``) and
+    what a dotted import runs (:func:`_dotted_imports`)."""
+    found = set(imported_names(tree, path).values()) | _dotted_imports(tree)
     if "*" in {alias.name for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names}:
         found.update(target for node in tree.body if isinstance(node, ast.ImportFrom)
                      for local, target in ast_import_bindings(node, path) if local == STAR)
     return found
+
+
+def _dotted_imports(tree: ast.Module) -> set[str]:
+    """What ``import a.b.c`` runs: ``a``'s ``__init__``, ``a.b``'s and ``a.b.c`` (a module, or
+    a package's ``__init__``), and nothing else of those packages. It binds ``a`` alone, so
+    :func:`~.modules.imported_names` gives ``a``: a script that trains through ``import
+    pkg.train; pkg.train.fit(...)`` would reach none of ``pkg/train.py``."""
+    return {".".join(parts[:end]) for node in statements(tree) if isinstance(node, ast.Import)
+            for parts in (alias.name.split(".") for alias in node.names if "." in alias.name)
+            for end in range(1, len(parts) + 1)}
 
 
 def graph_nodes(facts: Iterable[str]) -> dict[str, Node]:
@@ -247,7 +264,7 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     importers = graph.importers()
     candidates = [node for node in nodes.values() if listed(node.path, entries)] if entries else \
         [node for node in nodes.values() if (node.main and not node.other)
-         or (node.runs and node.module not in importers)]
+         or (node.runs and (node.tf or node.keras) and node.module not in importers)]
     reached: set[str] = set()
     for node in sorted(candidates, key=lambda node: node.path):
         program = closure(node, graph, runtime)
