@@ -25,7 +25,7 @@ dataset repeats for ever before it is batched (``repeat()``; ``repeat(count)`` e
 from __future__ import annotations
 
 import re
-from typing import AbstractSet, Iterator, Mapping, Optional, Sequence
+from typing import Iterator, Mapping, Optional, Sequence
 
 from npu_codemod.api import (
     Base,
@@ -87,8 +87,9 @@ _DATASET_NAME = re.compile(r"^(?:dataset|ds|\w+_dataset|\w+_ds)$", re.IGNORECASE
 #: ``tf.data`` constructors whose arguments are the pipeline's inputs.
 _SOURCES = frozenset({"from_tensor_slices", "from_tensors", "from_generator", "TextLineDataset",
                       "TFRecordDataset", "FixedLengthRecordDataset"})
-#: What other files use this file's module-level functions for: name -> "infer"/"train"s.
-Remote = Mapping[str, AbstractSet[str]]
+#: What other files use this file's module-level functions for: name -> "infer"/"train" ->
+#: where the first such use is (``examples/run.py line 41``).
+Remote = Mapping[str, Mapping[str, str]]
 #: How many functions' uses (a function used in a function used in ...) are followed.
 _DEPTH = 2
 _NAMES = "datasets.names"
@@ -195,7 +196,7 @@ def inference_pipeline(parts: Sequence[Base], site: Base,
     evidence = (counted_inputs(parts, site) or reduced_results(parts, site)) if said is None \
         else why if said == "infer" else None
     if evidence is None and said is None:
-        evidence = shared_with_training(parts, site)
+        evidence = shared_with_training(parts, site) or one_pass_by_default(parts, site)
     if evidence is None or repeats(parts, site):
         return None
     finite = finite_repeat(parts, site)
@@ -280,8 +281,8 @@ def _used_for(function: Node, depth: int, remote: Remote) -> tuple[Optional[str]
     verdicts = [_use_says(use.leaf, depth + 1) for use in uses(scope, name.value)
                 if use.leaf is not name and use.kind != "bind"]
     if function.parent.type == symbols.file_input:
-        verdicts += [(said, "by another module of the repository")
-                     for said in sorted(remote.get(name.value, ()))]
+        verdicts += [(said, "by another module of the repository" + (f": {where}" if where else ""))
+                     for said, where in sorted(remote.get(name.value, {}).items())]
     inferred = [why for said, why in verdicts if said == "infer"]
     trained = any(said == "train" for said, _ in verdicts)
     if inferred:
@@ -423,6 +424,40 @@ def shared_with_training(parts: Sequence[Base], site: Base) -> Optional[str]:
             return (f"shared by training and evaluation: it repeats only under 'if "
                     f"{str(test).strip()}' (line {node.get_lineno()})")
     return None
+
+
+def one_pass_by_default(parts: Sequence[Base], site: Base) -> Optional[str]:
+    """Why the dataset at ``site``, which nothing in the repository shows to feed training or
+    inference, may feed evaluation: it repeats ``repeat(num_epochs)`` by a parameter of a
+    function around it whose default is 1 (``def input_fn_pandas(..., num_epochs=1)``), one
+    pass over the data as evaluation reads it, the way a library's ``input_fn`` factory is
+    written for callers outside the repository; else None."""
+    for name, call in _repeat_calls(parts, site):
+        count = find_argument(call, "count", 0) if name == "repeat" and call is not None else None
+        if count is None or count.value.type != tokens.NAME:
+            continue
+        function, default = _parameter_default(count.value.value, site)
+        if function is not None and default is not None and str(default).strip() == "1":
+            return (f"nothing in the repository says whether {definition_name(function)}() feeds "
+                    f"training or evaluation, and its {count.value.value}=1 by default reads the "
+                    "data once, as evaluation does")
+    return None
+
+
+def _parameter_default(name: str, site: Base) -> tuple[Optional[Node], Optional[Base]]:
+    """The innermost function around ``site`` with a parameter ``name``, and that
+    parameter's default (None when it has none); (None, None) when no function has it."""
+    node = site.parent
+    while node is not None:
+        if node.type == symbols.funcdef:
+            for _, leaf in parameters(node):
+                if leaf.value == name:
+                    item = leaf.parent if leaf.parent is not None and leaf.parent.type == symbols.tname else leaf
+                    equal = item.next_sibling
+                    default = equal.next_sibling if equal is not None and equal.type == tokens.EQUAL else None
+                    return node, default
+        node = node.parent
+    return None, None
 
 
 def _always_true(function: Node, test: Base) -> bool:
