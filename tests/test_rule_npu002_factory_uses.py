@@ -173,3 +173,12 @@ def test_run_reports_the_shared_factory_with_either_engine_and_again_on_the_migr
             git(repo, "merge", "-q", "--ff-only", DEFAULT_BRANCH)
         assert trees[engine, "again"] == trees[engine, "first"]
     assert trees["selective", "first"] == trees["full", "first"]
+
+
+def test_in_the_same_file_the_factorys_result_is_followed_to_evaluate_too() -> None:
+    source = INPUTS + "\n\n" + PASSED.split("\n\n\n", 1)[1].replace("inputs.make_input_fn", "make_input_fn")
+    findings = assert_reports({"NPU002"}, source, path="lib/inputs.py")
+    assert [(f.line, f.status, f.message.split(" (guide")[0]) for f in findings] == [
+        (10, "unmigrated", REPORTED.format(
+            "input_fn() is used for inference (make_input_fn() is used for inference (passed to "
+            "estimator.evaluate() on line 20) and for training, line 12)"))]

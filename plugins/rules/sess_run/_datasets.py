@@ -41,6 +41,7 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.api._toolkit import (
+    Use,
     attribute_name,
     block_child,
     bound_names,
@@ -294,7 +295,39 @@ def _used_for(function: Node, depth: int, remote: Remote) -> tuple[Optional[str]
 def _use_says(leaf: Base, depth: int) -> tuple[Optional[str], str]:
     """What one use of a function's name says: the innermost keyword argument or call around
     it that names training or inference (``validation_data=...``, ``estimator.predict(...)``,
-    ``tf.estimator.TrainSpec(...)``), else the code around its statement (:func:`_evidence`)."""
+    ``tf.estimator.TrainSpec(...)``), else the code around its statement (:func:`_evidence`),
+    else the calls the names its statement binds are passed to (``first = make_input_fn(...)``
+    then ``estimator.evaluate(input_fn=first)``), as another file's use says
+    (:mod:`._pipeline_uses`)."""
+    said, why = _passed_to(leaf)
+    if said:
+        return said, why
+    said, why = _evidence(leaf, (), depth)
+    if said:
+        return said, f"{why}, line {leaf.lineno}" if said == "infer" else ""
+    verdicts = [_passed_to(use.leaf) for use in _bound_name_uses(leaf)]
+    inferred = [why for said, why in verdicts if said == "infer"]
+    if inferred:
+        return "infer", inferred[0]
+    return ("train", "") if any(said == "train" for said, _ in verdicts) else (None, "")
+
+
+def _bound_name_uses(leaf: Base) -> list[Use]:
+    """The later reads, in its scope, of each name the assignment statement holding ``leaf`` binds."""
+    statement = leaf
+    while statement.parent is not None and statement.parent.type != symbols.simple_stmt:
+        statement = statement.parent
+    if statement.type != symbols.expr_stmt or not _assignment(statement):
+        return []
+    names = [target.value for target in statement.children[:-1:2] if target.type == tokens.NAME]
+    scope = enclosing_scope(statement)
+    return [use for name in names for use in uses(scope, name)
+            if use.kind != "bind" and use.leaf.get_lineno() > statement.get_lineno()]
+
+
+def _passed_to(leaf: Base) -> tuple[Optional[str], str]:
+    """What the innermost keyword argument or call around ``leaf`` that names training or
+    inference says: ("infer", why), ("train", "") or (None, "")."""
     node = leaf
     while node.parent is not None and node.parent.type not in (symbols.simple_stmt, symbols.suite):
         parent = node.parent
@@ -310,8 +343,7 @@ def _use_says(leaf: Base, depth: int) -> tuple[Optional[str], str]:
             if said:
                 return said, f"passed to {callee}() on line {leaf.lineno}" if said == "infer" else ""
         node = parent
-    said, why = _evidence(leaf, (), depth)
-    return said, f"{why}, line {leaf.lineno}" if said == "infer" else ""
+    return None, ""
 
 
 def counted_inputs(parts: Sequence[Base], site: Base) -> Optional[str]:
