@@ -78,9 +78,9 @@ FILES = {"classifier/__init__.py": "", "classifier/data/__init__.py": "",
 
 def test_the_facts_say_what_each_imported_function_is_used_for() -> None:
     assert pipeline_use_facts("classifier/main.py", MAIN) == {
-        "npu002-use:classifier|classifier.data.pipelines.record_pipeline|train",
-        "npu002-use:classifier|classifier.data.pipelines.sharded_pipeline|train",
-        "npu002-use:classifier|classifier.data.pipelines.text_pipeline|infer",
+        "npu002-use:classifier|classifier.data.pipelines.record_pipeline|train|classifier/main.py:17",
+        "npu002-use:classifier|classifier.data.pipelines.sharded_pipeline|train|classifier/main.py:19",
+        "npu002-use:classifier|classifier.data.pipelines.text_pipeline|infer|classifier/main.py:20",
     }
 
 
@@ -97,7 +97,8 @@ def test_a_pipeline_another_file_predicts_with_keeps_its_last_batch() -> None:
                                path="classifier/data/pipelines.py")
     assert [(f.line, f.status, f.message.split(" (guide")[0]) for f in findings] == [
         (15, "unmigrated", INFERENCE.format(
-            "text_pipeline() is used for inference (by another module of the repository)")),
+            "text_pipeline() is used for inference (by another module of the repository: "
+            "classifier/main.py line 20)")),
         (22, "migrated", "added drop_remainder=True (static batch shape for the NPU)"),
         (27, "migrated", "added drop_remainder=True (static batch shape for the NPU)"),
     ]

@@ -157,7 +157,7 @@ FILES = {"digits/__init__.py": "", "digits/data.py": DATA, "digits/model.py": MO
 def test_the_facts_say_which_functions_feed_a_shared_iterator() -> None:
     assert pipeline_use_facts("digits/model.py", MODEL) == {
         "npu002-use:digits|digits.data.get_dataset|iterator",
-        "npu002-use:digits|digits.data.train_only|train",  # called in get_train_data()
+        "npu002-use:digits|digits.data.train_only|train|digits/model.py:16",  # in get_train_data()
     }
 
 

@@ -25,7 +25,7 @@ dataset repeats for ever before it is batched (``repeat()``; ``repeat(count)`` e
 from __future__ import annotations
 
 import re
-from typing import AbstractSet, Iterator, Mapping, Optional, Sequence
+from typing import Iterator, Mapping, Optional, Sequence
 
 from npu_codemod.api import (
     Base,
@@ -41,6 +41,7 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.api._toolkit import (
+    Use,
     attribute_name,
     block_child,
     bound_names,
@@ -87,8 +88,9 @@ _DATASET_NAME = re.compile(r"^(?:dataset|ds|\w+_dataset|\w+_ds)$", re.IGNORECASE
 #: ``tf.data`` constructors whose arguments are the pipeline's inputs.
 _SOURCES = frozenset({"from_tensor_slices", "from_tensors", "from_generator", "TextLineDataset",
                       "TFRecordDataset", "FixedLengthRecordDataset"})
-#: What other files use this file's module-level functions for: name -> "infer"/"train"s.
-Remote = Mapping[str, AbstractSet[str]]
+#: What other files use this file's module-level functions for: name -> "infer"/"train" ->
+#: where the first such use is (``examples/run.py line 41``).
+Remote = Mapping[str, Mapping[str, str]]
 #: How many functions' uses (a function used in a function used in ...) are followed.
 _DEPTH = 2
 _NAMES = "datasets.names"
@@ -195,7 +197,7 @@ def inference_pipeline(parts: Sequence[Base], site: Base,
     evidence = (counted_inputs(parts, site) or reduced_results(parts, site)) if said is None \
         else why if said == "infer" else None
     if evidence is None and said is None:
-        evidence = shared_with_training(parts, site)
+        evidence = shared_with_training(parts, site) or one_pass_by_default(parts, site)
     if evidence is None or repeats(parts, site):
         return None
     finite = finite_repeat(parts, site)
@@ -280,8 +282,8 @@ def _used_for(function: Node, depth: int, remote: Remote) -> tuple[Optional[str]
     verdicts = [_use_says(use.leaf, depth + 1) for use in uses(scope, name.value)
                 if use.leaf is not name and use.kind != "bind"]
     if function.parent.type == symbols.file_input:
-        verdicts += [(said, "by another module of the repository")
-                     for said in sorted(remote.get(name.value, ()))]
+        verdicts += [(said, "by another module of the repository" + (f": {where}" if where else ""))
+                     for said, where in sorted(remote.get(name.value, {}).items())]
     inferred = [why for said, why in verdicts if said == "infer"]
     trained = any(said == "train" for said, _ in verdicts)
     if inferred:
@@ -293,7 +295,39 @@ def _used_for(function: Node, depth: int, remote: Remote) -> tuple[Optional[str]
 def _use_says(leaf: Base, depth: int) -> tuple[Optional[str], str]:
     """What one use of a function's name says: the innermost keyword argument or call around
     it that names training or inference (``validation_data=...``, ``estimator.predict(...)``,
-    ``tf.estimator.TrainSpec(...)``), else the code around its statement (:func:`_evidence`)."""
+    ``tf.estimator.TrainSpec(...)``), else the code around its statement (:func:`_evidence`),
+    else the calls the names its statement binds are passed to (``first = make_input_fn(...)``
+    then ``estimator.evaluate(input_fn=first)``), as another file's use says
+    (:mod:`._pipeline_uses`)."""
+    said, why = _passed_to(leaf)
+    if said:
+        return said, why
+    said, why = _evidence(leaf, (), depth)
+    if said:
+        return said, f"{why}, line {leaf.lineno}" if said == "infer" else ""
+    verdicts = [_passed_to(use.leaf) for use in _bound_name_uses(leaf)]
+    inferred = [why for said, why in verdicts if said == "infer"]
+    if inferred:
+        return "infer", inferred[0]
+    return ("train", "") if any(said == "train" for said, _ in verdicts) else (None, "")
+
+
+def _bound_name_uses(leaf: Base) -> list[Use]:
+    """The later reads, in its scope, of each name the assignment statement holding ``leaf`` binds."""
+    statement = leaf
+    while statement.parent is not None and statement.parent.type != symbols.simple_stmt:
+        statement = statement.parent
+    if statement.type != symbols.expr_stmt or not _assignment(statement):
+        return []
+    names = [target.value for target in statement.children[:-1:2] if target.type == tokens.NAME]
+    scope = enclosing_scope(statement)
+    return [use for name in names for use in uses(scope, name)
+            if use.kind != "bind" and use.leaf.get_lineno() > statement.get_lineno()]
+
+
+def _passed_to(leaf: Base) -> tuple[Optional[str], str]:
+    """What the innermost keyword argument or call around ``leaf`` that names training or
+    inference says: ("infer", why), ("train", "") or (None, "")."""
     node = leaf
     while node.parent is not None and node.parent.type not in (symbols.simple_stmt, symbols.suite):
         parent = node.parent
@@ -309,8 +343,7 @@ def _use_says(leaf: Base, depth: int) -> tuple[Optional[str], str]:
             if said:
                 return said, f"passed to {callee}() on line {leaf.lineno}" if said == "infer" else ""
         node = parent
-    said, why = _evidence(leaf, (), depth)
-    return said, f"{why}, line {leaf.lineno}" if said == "infer" else ""
+    return None, ""
 
 
 def counted_inputs(parts: Sequence[Base], site: Base) -> Optional[str]:
@@ -423,6 +456,40 @@ def shared_with_training(parts: Sequence[Base], site: Base) -> Optional[str]:
             return (f"shared by training and evaluation: it repeats only under 'if "
                     f"{str(test).strip()}' (line {node.get_lineno()})")
     return None
+
+
+def one_pass_by_default(parts: Sequence[Base], site: Base) -> Optional[str]:
+    """Why the dataset at ``site``, which nothing in the repository shows to feed training or
+    inference, may feed evaluation: it repeats ``repeat(num_epochs)`` by a parameter of a
+    function around it whose default is 1 (``def input_fn_pandas(..., num_epochs=1)``), one
+    pass over the data as evaluation reads it, the way a library's ``input_fn`` factory is
+    written for callers outside the repository; else None."""
+    for name, call in _repeat_calls(parts, site):
+        count = find_argument(call, "count", 0) if name == "repeat" and call is not None else None
+        if count is None or count.value.type != tokens.NAME:
+            continue
+        function, default = _parameter_default(count.value.value, site)
+        if function is not None and default is not None and str(default).strip() == "1":
+            return (f"nothing in the repository says whether {definition_name(function)}() feeds "
+                    f"training or evaluation, and its {count.value.value}=1 by default reads the "
+                    "data once, as evaluation does")
+    return None
+
+
+def _parameter_default(name: str, site: Base) -> tuple[Optional[Node], Optional[Base]]:
+    """The innermost function around ``site`` with a parameter ``name``, and that
+    parameter's default (None when it has none); (None, None) when no function has it."""
+    node = site.parent
+    while node is not None:
+        if node.type == symbols.funcdef:
+            for _, leaf in parameters(node):
+                if leaf.value == name:
+                    item = leaf.parent if leaf.parent is not None and leaf.parent.type == symbols.tname else leaf
+                    equal = item.next_sibling
+                    default = equal.next_sibling if equal is not None and equal.type == tokens.EQUAL else None
+                    return node, default
+        node = node.parent
+    return None, None
 
 
 def _always_true(function: Node, test: Base) -> bool:

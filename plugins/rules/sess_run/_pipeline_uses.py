@@ -2,20 +2,25 @@
 
 A function that builds a ``tf.data`` pipeline is often used from another file:
 ``estimator.predict(input_fn=lambda: data.input_fn(files))``, ``validation_data=
-data.make_dataset(...)``, a call in ``def evaluate(...)``. Each file is read with ``ast``
-before any rewrite, and each use of an imported function that says what it is for becomes a
-repository fact:
+data.make_dataset(...)``, a call in ``def evaluate(...)``, ``test_input = make_input_fn(...)``
+then ``estimator.evaluate(test_input)``. Each file is read with ``ast`` before any rewrite,
+and each use of an imported function that says what it is for becomes a repository fact:
 
-- ``npu002-use:<package of the using file>|<dotted name as imported>|infer`` (or ``train``):
-  the keyword the function is passed as (``validation_data=``, ``eval_input_fn=``), else the
-  call it is passed to (``estimator.predict``, ``tf.estimator.TrainSpec``), names inference or
-  training; or the function that calls it (``decode_from_file``) does.
+- ``npu002-use:<package of the using file>|<dotted name as imported>|infer|<path>:<line>``
+  (or ``train``), the first such use of the file: the keyword the function is passed as
+  (``validation_data=``, ``eval_input_fn=``), else the call it is passed to
+  (``estimator.predict``, ``tf.estimator.TrainSpec``), names inference or training; or the
+  name its result is bound to (``test_input = make_input_fn(...)``), else the calls that name
+  is then passed to in the same scope (``estimator.evaluate(test_input)``); or the function
+  that calls it (``decode_from_file``) does.
 - ``...|iterator``: what the function returns builds an iterator that another dataset also
   initialises (:mod:`._shared_iterators`): its training batch must keep its last batch.
 
-:func:`remote_uses` gives the file that defines the function what the others say of it, so
-that :func:`._datasets.inference_pipeline` counts those uses with the file's own. Not seen: a
-function reached otherwise than by its imported name (passed around, ``getattr``).
+:func:`remote_uses` gives the file that defines the function what the others say of it (a
+name imported through a package's re-exports, ``from lib import make_input_fn`` with
+``lib/__init__.py`` importing it, included), so that :func:`._datasets.inference_pipeline`
+counts those uses with the file's own. Not seen: a function reached otherwise than by its
+imported name (passed around, ``getattr``), a use in a file that imports no TensorFlow.
 """
 
 from __future__ import annotations
@@ -26,7 +31,14 @@ from functools import lru_cache
 from typing import Iterator, Optional, Union
 
 from npu_codemod.api import FileContext
-from npu_codemod.api._toolkit import ModuleIndex, memo, module_index, module_parts, nearest_name
+from npu_codemod.api._toolkit import (
+    ModuleIndex,
+    memo,
+    module_index,
+    module_parts,
+    nearest_name,
+    reexports,
+)
 from npu_codemod.api._toolkit import ast_dotted_name as dotted
 from npu_codemod.api._toolkit import module_ast as parse
 
@@ -39,6 +51,9 @@ _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 #: Imports whose functions are no pipeline builders of the repository.
 _LIBRARIES = ("tensorflow", "keras", "numpy", "tensorflow_datasets")
 _STANDARD = frozenset(sys.stdlib_module_names)
+#: What other files use a module's functions for: name -> verdict -> where the first such
+#: use is (``examples/run.py line 41``; empty for an ``iterator`` fact).
+Uses = dict[str, dict[str, str]]
 
 
 def pipeline_use_facts(path: str, text: str) -> set[str]:
@@ -52,11 +67,14 @@ def pipeline_use_facts(path: str, text: str) -> set[str]:
     if not imports:
         return set()
     package = ".".join(module_parts(path)[:-1])
-    facts = set()
+    first: dict[tuple[str, str], int] = {}
+    for target, verdict, line in [*_file_uses(index, imports), *_bound_uses(index, imports)]:
+        first[target, verdict] = min(line, first.get((target, verdict), line))
+    facts = {f"{PREFIX}{package}|{target}|{verdict}|{path}:{line}"
+             for (target, verdict), line in first.items()}
     # An iterator constructor spells "from_str..." (ast reads non-ASCII names NFKC-normalized).
     iterators = _iterator_uses(index, imports) if "from_str" in text or not text.isascii() else ()
-    for target, verdict in [*_file_uses(index, imports), *iterators]:
-        facts.add(f"{PREFIX}{package}|{target}|{verdict}")
+    facts.update(f"{PREFIX}{package}|{target}|{verdict}" for target, verdict in iterators)
     return facts
 
 
@@ -74,8 +92,8 @@ def _iterator_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tupl
             yield target, ITERATOR
 
 
-def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str]]:
-    """(imported target, verdict) of each use in the module that says what it is for: a call
+def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str, int]]:
+    """(imported target, verdict, line) of each use in the module that says what it is for: a call
     of an imported function in a function whose name says it, an imported function in the
     arguments of a call (or keyword) whose name says it."""
     around = _saying_functions(index)
@@ -84,7 +102,7 @@ def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[st
         if id(call) in around:  # most calls sit in functions that say nothing
             direct = _imported(callee, imports)
             if direct:
-                yield direct, around[id(call)]
+                yield direct, around[id(call)], call.lineno
         verdict = _verdict(callee)  # a direct call covers uses in the arguments of others there
         if verdict:
             for value in call.args:
@@ -107,11 +125,57 @@ def _saying_functions(index: ModuleIndex) -> dict[int, str]:
     return found
 
 
-def _uses_in(value: ast.AST, imports: dict[str, str], said: str) -> Iterator[tuple[str, str]]:
+def _uses_in(value: ast.AST, imports: dict[str, str], said: str) -> Iterator[tuple[str, str, int]]:
     for node in _names(value):
         target = _imported(dotted(node) or "", imports)
         if target:
-            yield target, said
+            yield target, said, getattr(node, "lineno", 0)
+
+
+def _bound_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str, int]]:
+    """(imported target, verdict, line) of each call of an imported function whose result a
+    statement binds to names: what a name says (``test_input = make_input_fn(...)``), else what
+    the calls it is then passed to in the same scope say (``estimator.evaluate(input_fn=x)``),
+    at the line of that call. The factory of an ``input_fn`` is used so, as the file that
+    defines it would see it used (``._datasets._use_says``)."""
+    tree = index.tree
+    if not isinstance(tree, ast.Module):
+        return
+    functions: list[_Function] = [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
+    for nodes in [module_nodes(tree), *(index.own_nodes(function) for function in functions)]:
+        passed: Optional[dict[str, list[tuple[str, int]]]] = None  # read once a scope needs it
+        for node in nodes:
+            if type(node) is not ast.Assign or not isinstance(node.value, ast.Call):
+                continue
+            target = _imported(dotted(node.value.func) or "", imports)
+            names = [name for name in map(dotted, node.targets) if name]
+            if not target or not names:
+                continue
+            said = next(filter(None, map(_verdict, names)), None)
+            if said:
+                yield target, said, node.lineno
+                continue
+            passed = _passed_names(nodes) if passed is None else passed
+            for name in names:
+                yield from ((target, verdict, line) for verdict, line in passed.get(name, ()))
+
+
+def _passed_names(nodes: list[ast.AST]) -> dict[str, list[tuple[str, int]]]:
+    """Each plain name passed to a call among ``nodes`` that says what it is for -> (verdict,
+    line) of each such call: the keyword it is passed as, else the call's name
+    (``estimator.evaluate(test_input)``, ``EvalSpec(input_fn=test_input)``)."""
+    passed: dict[str, list[tuple[str, int]]] = {}
+    for node in nodes:
+        if type(node) is not ast.Call:
+            continue
+        verdict = _verdict(dotted(node.func) or "")
+        given = [(value, verdict) for value in node.args]
+        given += [(keyword.value, (_verdict(keyword.arg) if keyword.arg else None) or verdict)
+                  for keyword in node.keywords]
+        for value, said in given:
+            if said and isinstance(value, ast.Name):
+                passed.setdefault(value.id, []).append((said, node.lineno))
+    return passed
 
 
 @lru_cache(maxsize=4096)
@@ -137,20 +201,35 @@ def _imported(name: str, imports: dict[str, str]) -> Optional[str]:
     return imports[head] + (f".{rest}" if rest else "")
 
 
-def remote_uses(ctx: FileContext) -> dict[str, set[str]]:
-    """What other files use this file's module-level functions for: name -> verdicts."""
+def remote_uses(ctx: FileContext) -> Uses:
+    """What other files use this file's module-level functions for: name -> verdict -> where
+    the first use that says it is (by path, then line), also through a package's re-exports
+    (``from lib import make_input_fn``)."""
     if "npu002.remote" in memo(ctx):
         return memo(ctx)["npu002.remote"]
     module = ".".join(module_parts(ctx.path))
-    found: dict[str, set[str]] = {}
-    for fact in ctx.facts:
-        if not fact.startswith(PREFIX):
-            continue
-        package, target, verdict = fact[len(PREFIX):].split("|")
+    found: dict[str, dict[str, tuple[str, int]]] = {}
+    for fact in sorted(fact for fact in ctx.facts if fact.startswith(PREFIX)):
+        package, target, verdict, *where = fact[len(PREFIX):].split("|", 3)
         name = target.rpartition(".")[2]
-        qualified = f"{module}.{name}"
-        parts = tuple(package.split(".")) if package else ()
-        if nearest_name(target, parts, {qualified}) == qualified:
-            found.setdefault(name, set()).add(verdict)
-    memo(ctx)["npu002.remote"] = found
-    return found
+        if not _names_function(target, package, f"{module}.{name}", ctx):
+            continue
+        path, _, line = where[0].rpartition(":") if where else ("", "", "0")
+        place = (path, int(line) if line.isdigit() else 0)
+        known = found.setdefault(name, {})
+        known[verdict] = min(place, known.get(verdict, place))
+    uses = {name: {verdict: f"{path} line {line}" if path else "" for verdict, (path, line) in said.items()}
+            for name, said in found.items()}
+    memo(ctx)["npu002.remote"] = uses
+    return uses
+
+
+def _names_function(target: str, package: str, qualified: str, ctx: FileContext) -> bool:
+    """Does ``target``, imported by a file of ``package``, name the function ``qualified``
+    (directly, or through the re-exports of the packages it is spelled through)?"""
+    parts = tuple(package.split(".")) if package else ()
+
+    def find(name: str, parts: tuple[str, ...]) -> Optional[str]:
+        return qualified if nearest_name(name, parts, {qualified}) == qualified else None
+
+    return reexports(ctx.facts).resolve(target, parts, find) == qualified

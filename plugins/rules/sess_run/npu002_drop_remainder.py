@@ -3,8 +3,11 @@
 An inference/eval pipeline (``get_infer_iterator``, ``eval_dataset``, ``decode_from_file``,
 the ``else:`` of ``if is_training:``, an ``input_fn`` passed to ``estimator.predict``, one whose
 inputs are counted with ``len(...)``, one made with ``ModeKeys.PREDICT``, one that repeats only
-under ``if is_training:``, one built by a function that another file uses for prediction:
-:mod:`._pipeline_uses`) that does not repeat for ever before it is batched (a finite
+under ``if is_training:``, one built by a function that another file uses for prediction or
+evaluation, also through a variable, ``test_input = make_input_fn(...)``:
+:mod:`._pipeline_uses`; one that nothing shows to feed training and that repeats
+``repeat(num_epochs)`` with ``num_epochs=1`` by default, as a library's factory for callers
+outside the repository does) that does not repeat for ever before it is batched (a finite
 ``repeat(count)`` still ends in a partial batch) would lose its
 last examples to ``drop_remainder=True``: such a batch is reported, never rewritten; it needs
 the final batch padded to batch_size (NPU003). So is a batch whose dataset's structure builds
@@ -83,7 +86,10 @@ class DropRemainder(Rule):
                "only when training), or whose inputs are counted against its results), unless it "
                "repeats for ever before the batch (`repeat()`; a finite `repeat(count)` does "
                "not count): pad the "
-               "last batch instead, see NPU003; a dataset whose structure (`output_types`, "
+               "last batch instead, see NPU003; so is one that nothing in the repository shows "
+               "to feed training or evaluation and that repeats `repeat(num_epochs)` by a "
+               "parameter defaulting to 1 (a library's `input_fn` factory: one pass, as "
+               "evaluation reads); a dataset whose structure (`output_types`, "
                "`output_shapes`, `element_spec`) builds an iterator that another dataset also "
                "initialises (`Iterator.from_structure(...)` with `make_initializer(test)`, a "
                "feedable `from_string_handle`), also when built in another module from what a "

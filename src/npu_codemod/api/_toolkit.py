@@ -131,6 +131,7 @@ from npu_codemod.codemods.nodes import (
 from npu_codemod.codemods.npu_device import device_binding, device_import, device_name, device_name_at
 from npu_codemod.codemods.program_graph import imported_module, reached_from
 from npu_codemod.codemods.qualified import ReferenceSite, StringReference, fstring_references
+from npu_codemod.codemods.reexports import reexports
 from npu_codemod.codemods.rule import fact_names
 from npu_codemod.codemods.scopes import (
     Flow,
@@ -365,6 +366,7 @@ __all__ = [
     "position",
     "pre_order",
     "reached_from",
+    "reexports",
     "prefix_name",
     "ReferenceSite",
     "remove_argument",
