@@ -8,6 +8,11 @@ site whenever one of its rules is enabled. A site no enabled owner covered is a 
 audit (NPU100; NPU071 in ``tf2-compat`` files, where the same TF1 rules run): that is how the
 project finds its own misses. Owners name rule ids whether or not the rule is installed yet: one
 that is not counts as disabled.
+
+A few ``tf.contrib`` APIs the list marks ``deprecated`` are migrated all the same
+(:data:`CONTRIB_OWNERS`: contrib's loss scaling is npu_bridge's under other module names): they
+are judged as owned APIs, and a use no enabled owner covered is told the NPU form, not to find
+a public TF 1.15 equivalent first (the public optimizer takes a ``LossScale``, not a manager).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from npu_codemod.codemods.api_sites import advice
+from npu_codemod.codemods.api_sites import ApiStatus, advice
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.qualified import ReferenceSite
 
@@ -24,6 +29,7 @@ from npu_codemod.codemods.qualified import ReferenceSite
 class Owner:
     rules: tuple[str, ...]
     at_site: bool = True  # False: covers the API wherever one of ``rules`` is enabled
+    npu: str = ""  # a deprecated API's NPU form, which a use no owner covered is told
 
 
 #: With none of the ``distributed`` pack's Horovod rules (``HOROVOD_RULES``) enabled, every
@@ -32,6 +38,11 @@ HOROVOD_OPT_IN = "npu-codemod migrates this with `--rules default,distributed`"
 #: A use of an API Ascend migrates whose owning rules all were off: the message names the opt-in.
 OWNER_OFF = ("Ascend migrates {api}, and npu-codemod's {rules} does, but it was off in this run: "
              "turn it on (--rules default,{ids}) or migrate it as the guide says")
+#: A use of a deprecated API a rule migrates (:data:`CONTRIB_OWNERS`) no enabled owner covered.
+CONTRIB_MISS = ("npu-codemod's {rules} migrates {api} to npu_bridge's {npu}, but not this use: "
+                "replace it with {npu} by hand")
+CONTRIB_OFF = ("npu-codemod's {rules} migrates {api} to npu_bridge's {npu}, but it was off in this "
+               "run: turn it on (--rules default,{ids}) or replace it with {npu} by hand")
 #: How the TF 2.6 list spells the TF 1.x API that compat code runs (``tf.compat.v1.Session``).
 COMPAT_V1 = "tf.compat.v1."
 SESSION_CONFIG = Owner(("NPU007",))
@@ -40,6 +51,8 @@ MIXED_PRECISION_POLICY = Owner(("NPU033",))
 XLA = Owner(("NPU051",))
 GPU_MEMORY = Owner(("NPU052",))
 STRATEGY = Owner(("NPU026",))
+#: NPU032's, or NPU031's where it is written in the optimizer's call (migrated with it).
+LOSS_SCALE = Owner(("NPU032", "NPU031"))
 
 OWNERS: dict[str, Owner] = {
     # sess-run
@@ -79,8 +92,8 @@ OWNERS: dict[str, Owner] = {
     "tf.distribute.experimental.CentralStorageStrategy": STRATEGY,
     # mixed-precision
     "tf.train.experimental.MixedPrecisionLossScaleOptimizer": Owner(("NPU031",)),
-    "tf.train.experimental.LossScale": Owner(("NPU032",)),
-    "tf.train.experimental.DynamicLossScale": Owner(("NPU032",)),
+    "tf.train.experimental.LossScale": LOSS_SCALE,
+    "tf.train.experimental.DynamicLossScale": LOSS_SCALE,
     **{f"tf.keras.mixed_precision.experimental.{name}": MIXED_PRECISION_POLICY
        for name in ("LossScaleOptimizer", "Policy", "global_policy", "set_policy")},
     # xla-gpu
@@ -90,6 +103,23 @@ OWNERS: dict[str, Owner] = {
     **{f"tf.config.experimental.{name}": GPU_MEMORY for name in (
         "set_memory_growth", "set_virtual_device_configuration", "VirtualDeviceConfiguration")},
 }
+
+#: Deprecated ``tf.contrib`` APIs a rule migrates (the list's ``deprecated`` status stays):
+#: contrib's ``LossScaleOptimizer(opt, loss_scale_manager)`` and its managers take what
+#: npu_bridge's take.
+CONTRIB_OWNERS: dict[str, Owner] = {
+    "tf.contrib.mixed_precision.LossScaleOptimizer": Owner(("NPU031",), npu="NPULossScaleOptimizer"),
+    **{f"tf.contrib.mixed_precision.{name}": Owner(("NPU032", "NPU031"), npu=name)
+       for name in ("FixedLossScaleManager", "ExponentialUpdateLossScaleManager")},
+}
+
+
+def owner_of(listed: str, status: str) -> Optional[Owner]:
+    """The owner of the listed API ``listed`` with support ``status``: every API Ascend migrates
+    has one, and the deprecated ones of :data:`CONTRIB_OWNERS`."""
+    if status in ApiStatus.MIGRATED:
+        return OWNERS.get(listed)
+    return CONTRIB_OWNERS.get(listed) if status == ApiStatus.DEPRECATED else None
 
 
 def compat_owner(listed: str) -> Optional[Owner]:
@@ -120,7 +150,10 @@ def owner_verdict(owner: Owner, api: str, status: str, site: ReferenceSite,
     elif same_call:
         return _migrated(same_call), ""
     if not enabled.intersection(owner.rules):
-        return False, OWNER_OFF.format(api=api, rules=" or ".join(owner.rules), ids=",".join(owner.rules))
+        return False, (CONTRIB_OFF if owner.npu else OWNER_OFF).format(
+            api=api, rules=" or ".join(owner.rules), ids=",".join(owner.rules), npu=owner.npu)
+    if owner.npu:
+        return False, CONTRIB_MISS.format(api=api, rules=" or ".join(owner.rules), npu=owner.npu)
     return False, advice(status, api)
 
 

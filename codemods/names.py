@@ -162,12 +162,15 @@ PUBLIC_NAMES: dict[str, str] = {
                       "summaries", "embedding_ops", "normalization", "encoders")},
     "tensorflow.contrib.slim.python.slim": "tensorflow.contrib.slim",
     "tensorflow.contrib.slim.python.slim.data": "tensorflow.contrib.slim",
+    # contrib's loss scaling through the modules that define it (NPU031/NPU032 migrate it).
+    **{f"tensorflow.contrib.mixed_precision.python.{module}": "tensorflow.contrib.mixed_precision"
+       for module in ("loss_scale_manager", "loss_scale_optimizer")},
 }
 #: Where the internal modules live (with the dot): never spelled in code a rule writes.
 INTERNAL = ("tensorflow.python.", "tensorflow.core.", f"{ESTIMATOR_PACKAGE}.python.",
             "tensorflow.contrib.tpu.python.", "tensorflow.contrib.learn.python.",
             "tensorflow.contrib.framework.python.", "tensorflow.contrib.layers.python.",
-            "tensorflow.contrib.slim.python.")
+            "tensorflow.contrib.slim.python.", "tensorflow.contrib.mixed_precision.python.")
 
 #: The names ``from npu_bridge.npu_init import *`` binds that code the rules write calls (the
 #: spec's list, and the modules NPU004-NPU006 write): a file with the star import binds each

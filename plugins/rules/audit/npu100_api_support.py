@@ -25,7 +25,6 @@ from npu_codemod.api._toolkit import (
     HOROVOD_MODULES,
     HOROVOD_OPT_IN,
     HOROVOD_RULES,
-    OWNERS,
     TF1,
     ApiStatus,
     Finding,
@@ -38,6 +37,7 @@ from npu_codemod.api._toolkit import (
     in_npu_form,
     list_name,
     may_bind_horovod,
+    owner_of,
     owner_verdict,
     report_byteps,
     site_references,
@@ -98,7 +98,8 @@ class ApiSupport(Rule):
         "spelling (aliases, `from` imports, `compat.v1`, internal modules, `tensorflow_estimator` "
         "as `tf.estimator`), that Ascend's list marks `unsupported` "
         "(replace it), `deprecated` (most of `tf.contrib`: replace it with its public TF 1.15 "
-        "equivalent first) or `under-analysis` (test it on the NPU; SARIF level `note`). A name "
+        "equivalent first; contrib's loss scaling, which NPU031/NPU032 migrate to npu_bridge's, "
+        "is judged as an API Ascend migrates) or `under-analysis` (test it on the NPU; SARIF level `note`). A name "
         "the list does not have takes the status of its longest listed prefix "
         "(`slim.conv2d` is under `tf.contrib.slim`). A use of an API Ascend migrates "
         "(`tf.Session`, `tf.estimator.Estimator`, `hvd.init`...) that the rule owning it did not "
@@ -217,7 +218,7 @@ def _judged(ctx: FileContext, lines: Lines) -> Judged:
         else:
             key = (use.api, use.listed, use.status, site.type_use)
             verdict = alone.get(key) or alone.setdefault(key, judge(use, (), ctx.enabled_rules))
-        owner = OWNERS.get(use.listed) if verdict.message and use.status in ApiStatus.MIGRATED else None
+        owner = owner_of(use.listed, use.status) if verdict.message else None
         if owner is not None and owner.at_site and lines and max(lines) > site.line:
             later = _later_in_statement(ctx, lines, site.line)
             if any(finding.rule_id in owner.rules for finding in later):  # its owner acted below
@@ -350,7 +351,7 @@ def _judge(use: ApiUse, on_line: Sequence[Finding], enabled: frozenset[str]) -> 
                        "form: remove it, or use the NPU's collective communication", "note")
     if use.status in ApiStatus.READY or use.status == ApiStatus.UNKNOWN:
         return Verdict(_migrated(same_call))
-    owner = OWNERS.get(use.listed) if use.status in ApiStatus.MIGRATED else None
+    owner = owner_of(use.listed, use.status)
     if owner is not None:  # covered by its owner (the shared table), or a miss to report
         return Verdict(*owner_verdict(owner, use.api, use.status, use.site, on_line, enabled))
     if same_call:  # at most one finding per site: that rule's instruction stands

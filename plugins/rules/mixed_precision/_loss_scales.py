@@ -1,7 +1,10 @@
 """What NPU031 and NPU032 decide together: the loss scale each loss-scale optimizer takes.
 
 The loss scale written in an optimizer's call is NPU031's (it is migrated with the optimizer);
-every other ``FixedLossScale``/``DynamicLossScale`` is NPU032's. A loss scale bound to a name
+every other ``FixedLossScale``/``DynamicLossScale`` is NPU032's. TF 1.x's
+``tf.contrib.mixed_precision`` is the same pair one API earlier: its ``LossScaleOptimizer(opt,
+loss_scale_manager)`` and its managers take what npu_bridge's take (a rename), and they are
+paired the same way: a contrib manager is a loss scale here. A loss scale bound to a name
 that ``MixedPrecisionLossScaleOptimizer`` takes is the pair's to agree on, so that neither rule
 alone leaves TensorFlow's optimizer with an NPU manager, nor ``NPULossScaleOptimizer`` with a
 TensorFlow loss scale: NPU032 makes it a manager only when NPU031 makes that optimizer the
@@ -49,7 +52,12 @@ FIXED = ("tensorflow.train.experimental.FixedLossScale",
          "tensorflow.mixed_precision.experimental.FixedLossScale")
 DYNAMIC = ("tensorflow.train.experimental.DynamicLossScale",
            "tensorflow.mixed_precision.experimental.DynamicLossScale")
-LOSS_SCALES = frozenset({*FIXED, *DYNAMIC})
+#: TF 1.x's contrib loss scaling, whose classes npu_bridge's have the names and parameters of.
+CONTRIB = "tensorflow.contrib.mixed_precision"
+CONTRIB_MANAGERS = frozenset(f"{CONTRIB}.{name}" for name in
+                             ("FixedLossScaleManager", "ExponentialUpdateLossScaleManager"))
+#: The loss scales NPU032 makes NPU managers.
+LOSS_SCALES = frozenset({*FIXED, *DYNAMIC, *CONTRIB_MANAGERS})
 NPU_MANAGERS = frozenset(f"{module}.{name}" for module in (
     "npu_bridge.npu_init", "npu_bridge.estimator.npu.npu_loss_scale_manager")
     for name in ("FixedLossScaleManager", "ExponentialUpdateLossScaleManager"))
@@ -61,14 +69,19 @@ MANAGERS = {
         ("initial_loss_scale", "init_loss_scale", "2**15"),
         ("increment_period", "incr_every_n_steps", "2000"),
         ("multiplier", "incr_ratio", "2")))),
+    **{name: (name.rpartition(".")[2], ()) for name in CONTRIB_MANAGERS},  # renamed as written
 }
 #: TensorFlow's loss-scale optimizer, which NPU031 replaces.
 OPTIMIZER = "tensorflow.train.experimental.MixedPrecisionLossScaleOptimizer"
+#: contrib's, which NPU031 replaces too: it takes a manager (``loss_scale_manager``) already.
+CONTRIB_OPTIMIZER = f"{CONTRIB}.LossScaleOptimizer"
+#: The optimizers NPU031 replaces.
+TENSORFLOW_OPTIMIZERS = frozenset({OPTIMIZER, CONTRIB_OPTIMIZER})
 NPU_OPTIMIZER = "NPULossScaleOptimizer"
 NPU_OPTIMIZERS = ("npu_bridge.estimator.npu.npu_loss_scale_optimizer.NPULossScaleOptimizer",
                   "npu_bridge.npu_init.NPULossScaleOptimizer")
 #: The loss-scale optimizers whose loss scale NPU031 migrates with them.
-OPTIMIZERS = frozenset({OPTIMIZER, *NPU_OPTIMIZERS})
+OPTIMIZERS = frozenset({*TENSORFLOW_OPTIMIZERS, *NPU_OPTIMIZERS})
 #: What TensorFlow's ``"dynamic"`` loss scale is, as an NPU manager.
 DYNAMIC_DEFAULT = "ExponentialUpdateLossScaleManager(init_loss_scale=2**15, incr_every_n_steps=2000, incr_ratio=2)"
 
@@ -95,15 +108,19 @@ Plan = Union[tuple[Optional[Callable[[], None]], str], str]
 
 def keywords_of(manager: str) -> str:
     """``init_loss_scale=..., incr_every_n_steps=..., incr_ratio=...`` for an NPU manager."""
-    parameters = next(parameters for name, parameters in MANAGERS.values() if name == manager)
+    parameters = next(parameters for name, parameters in MANAGERS.values() if name == manager and parameters)
     return ", ".join(f"{npu}=..." for _, npu, _ in parameters)
 
 
 def manager_plan(reference: Reference) -> tuple[Status, str, Optional[Callable[[], None]]]:
-    """What becomes of one ``FixedLossScale``/``DynamicLossScale`` call: the finding's status
-    and message, and the edit that makes it the NPU manager (None: it is reported)."""
+    """What becomes of one ``FixedLossScale``/``DynamicLossScale`` call (or contrib manager's,
+    renamed as written): the finding's status and message, and the edit that makes it the NPU
+    manager (None: it is reported)."""
     manager, parameters = MANAGERS[reference.name]
     spelled, call, keywords = reference.spelled, reference.call, keywords_of(manager)
+    if reference.name in CONTRIB_MANAGERS:  # npu_bridge's takes what contrib's takes
+        return "migrated", REPLACED.format(spelled=spelled, manager=manager, defaults=""), \
+            lambda: replace_callee(reference, manager)
     if has_unpacking(call):
         return "unmigrated", UNPACKED.format(spelled=spelled, manager=manager, keywords=keywords), None
     names = [tf for tf, _, _ in parameters]
@@ -131,13 +148,14 @@ def manager_plan(reference: Reference) -> tuple[Status, str, Optional[Callable[[
 
 
 def optimizer_plan(reference: Reference, ctx: FileContext) -> Plan:
-    """What NPU031 makes of the loss-scale optimizer call ``reference`` (TensorFlow's or the
-    NPU's): the loss scale written in the call becomes a manager with it; a name bound to
+    """What NPU031 makes of the loss-scale optimizer call ``reference`` (TensorFlow's,
+    contrib's or the NPU's): the loss scale (contrib's: manager) written in the call becomes an
+    NPU manager with it (a number or ``"dynamic"`` only for TensorFlow's, which takes those); a name bound to
     loss scales only is trusted to NPU032 when NPU032 is enabled and makes each of them a
     manager (used nowhere else, arguments it can rename), else reported."""
     npu = reference.name in NPU_OPTIMIZERS
     spelled, call = reference.spelled, reference.call
-    scale = find_argument(call, "loss_scale_manager" if npu else "loss_scale", 1)
+    scale = find_argument(call, "loss_scale" if reference.name == OPTIMIZER else "loss_scale_manager", 1)
     if scale is None:
         if npu:
             return None, ""
@@ -145,7 +163,7 @@ def optimizer_plan(reference: Reference, ctx: FileContext) -> Plan:
             else UNKNOWN.format(code="(none given)", spelled=spelled)
     value = scale.value
     code = tree_text(value).strip()
-    made = None if npu else _literal_manager(value)
+    made = _literal_manager(value) if reference.name == OPTIMIZER else None
     if made is not None:
         return (lambda: _replace(value, made)), f" and its loss scale {code} with {made.partition('(')[0]}"
     found = loss_scale_call(value, ctx)
@@ -315,21 +333,23 @@ def _use_of(value: Base) -> str:
 
 
 def fed_optimizers(ctx: FileContext, scale: Reference) -> list[Reference]:
-    """The ``MixedPrecisionLossScaleOptimizer`` calls of the file that take, through a name
-    bound to it or a function of the file returning it, the loss-scale call ``scale``."""
+    """The ``MixedPrecisionLossScaleOptimizer`` (or contrib ``LossScaleOptimizer``) calls of the
+    file that take, through a name bound to it or a function of the file returning it, the
+    loss-scale call ``scale``."""
     return ctx.analysis(_fed_optimizers).get(id(scale.node), [])
 
 
 def _fed_optimizers(ctx: FileContext) -> dict[int, list[Reference]]:
-    """TensorFlow's optimizer calls by the id of each value their loss scale comes from (a
+    """TensorFlow's (and contrib's) optimizer calls by the id of each value their loss scale comes from (a
     name's values, a function's returns: :func:`scale_sources`; and every loss scale made
     in a function of the file that gives it); the tree is not edited before
     every rule has visited it."""
     fed: dict[int, list[Reference]] = {}
     for reference in references_under(ctx.tree, [ctx.tf]):
-        if reference.name != OPTIMIZER or reference.call is None:
+        if reference.name not in TENSORFLOW_OPTIMIZERS or reference.call is None:
             continue
-        scale = find_argument(reference.call, "loss_scale", 1)
+        keyword = "loss_scale" if reference.name == OPTIMIZER else "loss_scale_manager"
+        scale = find_argument(reference.call, keyword, 1)
         if scale is None:
             continue
         sources = scale_sources(scale.value) or []

@@ -1,5 +1,9 @@
 """NPU031 loss-scale-optimizer: ``MixedPrecisionLossScaleOptimizer`` becomes ``NPULossScaleOptimizer``.
 
+So does TF 1.x's ``tf.contrib.mixed_precision.LossScaleOptimizer(opt, loss_scale_manager)``,
+which takes what the NPU's takes, when its manager is contrib's (becoming npu_bridge's with it,
+or through NPU032) or the NPU's already.
+
 The loss scale it takes must then be an NPU loss-scale manager: a ``FixedLossScale`` /
 ``DynamicLossScale`` call or a number or ``"dynamic"`` written in the call (rewritten here,
 with the optimizer), or a name of the scope bound to such calls only, or a call of a function
@@ -24,7 +28,14 @@ from npu_codemod.api import (
 )
 from npu_codemod.api._toolkit import NPU_INIT_IMPORT, distribution, distribution_facts
 
-from ._loss_scales import DYNAMIC_DEFAULT, NPU_OPTIMIZER, NPU_OPTIMIZERS, OPTIMIZER, optimizer_plan
+from ._loss_scales import (
+    CONTRIB_OPTIMIZER,
+    DYNAMIC_DEFAULT,
+    NPU_OPTIMIZER,
+    NPU_OPTIMIZERS,
+    OPTIMIZER,
+    optimizer_plan,
+)
 
 DISTRIBUTED = "is_distributed=True: the repository trains distributed"
 REPLACED = f"replaced {{spelled}} with {NPU_OPTIMIZER}{{extra}}"
@@ -37,6 +48,7 @@ class LossScaleOptimizer(Rule):
     name = "loss-scale-optimizer"
     pack = "mixed-precision"
     description = ("Replace tf.train.experimental.MixedPrecisionLossScaleOptimizer(opt, loss_scale) "
+                   "and tf.contrib.mixed_precision.LossScaleOptimizer(opt, loss_scale_manager) "
                    "with NPULossScaleOptimizer(opt, loss_scale_manager).")
     guide_section = "混合精度: Loss Scaling (NPULossScaleOptimizer)"
     guide_section_en = "Mixed precision: loss scaling (NPULossScaleOptimizer)"
@@ -51,8 +63,15 @@ class LossScaleOptimizer(Rule):
                 "that returns one (`loss_scale()`), is left to NPU032; in a distributed "
                 "repository (Horovod or a `tf.distribute` strategy, in any file) it also gets "
                 "`is_distributed=True`. An `NPULossScaleOptimizer` given a TensorFlow loss scale "
-                "in its call gets the manager too.")
-    reports = ("A loss scale not shown to be one of those (a name bound elsewhere, a parameter, "
+                "in its call gets the manager too. TF 1.x's "
+                "`tf.contrib.mixed_precision.LossScaleOptimizer(opt, loss_scale_manager)` becomes "
+                "`NPULossScaleOptimizer(opt, loss_scale_manager)` (arguments kept, "
+                "`is_distributed=True` as above) when its manager is contrib's "
+                "`FixedLossScaleManager`/`ExponentialUpdateLossScaleManager`, written in the call "
+                "(renamed here to npu_bridge's, which takes the same arguments) or left to NPU032 "
+                "as above, or npu_bridge's already.")
+    reports = ("A loss scale (or contrib manager) not shown to be one of those (a name bound "
+               "elsewhere, a parameter, "
                "another string): make it an NPU loss-scale manager first; a name bound to a "
                "TensorFlow loss scale while NPU032 is disabled (enable NPU032 or make it a "
                "manager by hand); arguments unpacked with `*`/`**`.")
@@ -70,7 +89,7 @@ class LossScaleOptimizer(Rule):
     _scope = "linked"
     _site_names = ("LossScaleOptimizer",)
     _tokens = ("LossScaleOptimizer",)
-    calls = (OPTIMIZER, *NPU_OPTIMIZERS)
+    calls = (OPTIMIZER, CONTRIB_OPTIMIZER, *NPU_OPTIMIZERS)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         plan = optimizer_plan(reference, ctx)
@@ -84,7 +103,7 @@ class LossScaleOptimizer(Rule):
             self._npu_optimizer(reference, ctx, edit, done,
                                 distributed and find_argument(call, "is_distributed", 2) is None)
             return
-        scale = find_argument(call, "loss_scale", 1)
+        scale = find_argument(call, "loss_scale", 1) if reference.name == OPTIMIZER else None  # contrib's: a manager
 
         def rewrite() -> None:
             replace_callee(reference, NPU_OPTIMIZER)

@@ -8,6 +8,8 @@ through the name bound to it or the file's function returning it) is rewritten, 
 ``MixedPrecisionLossScaleOptimizer`` takes only when NPU031 makes that optimizer the NPU's (see
 ``_loss_scales``): TensorFlow's optimizer cannot take an NPU manager, and a manager is no
 ``LossScale`` (``scale()``, ``enable_mixed_precision_graph_rewrite(opt, scale)`` would fail).
+TF 1.x's ``tf.contrib.mixed_precision`` managers become npu_bridge's of the same name (a rename:
+the parameters are the same), paired with contrib's ``LossScaleOptimizer`` the same way.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from npu_codemod.api import FileContext, Reference, Rule, hookimpl
 from npu_codemod.api._toolkit import NPU_INIT_IMPORT
 
 from ._loss_scales import (
+    CONTRIB_MANAGERS,
     LOSS_SCALES,
     MANAGERS,
     NPU_MANAGERS,
@@ -42,14 +45,20 @@ OTHER_USES = ("{spelled} stays TensorFlow's: its value is {uses} (not only the l
               "loss-scale optimizer), and an NPU loss-scale manager is no LossScale (it cannot be "
               "called, nor given to TensorFlow's mixed-precision APIs); where it scales the loss, "
               f"use {NPU_OPTIMIZER}(opt, loss_scale_manager={{manager}}({{keywords}})) instead")
+#: A contrib manager is one already, but not the NPU's: where else it goes may want contrib's.
+CONTRIB_OTHER_USES = ("{spelled} stays TensorFlow's: its value is {uses} (not only the "
+                      "loss_scale_manager of a loss-scale optimizer that becomes "
+                      f"{NPU_OPTIMIZER}): check that those uses take an NPU manager, then replace it "
+                      "with {manager} (same arguments) by hand")
 
 
 class LossScaleManager(Rule):
     id = "NPU032"
     name = "loss-scale-manager"
     pack = "mixed-precision"
-    description = ("Replace tf.train.experimental.FixedLossScale / DynamicLossScale with "
-                   "FixedLossScaleManager / ExponentialUpdateLossScaleManager.")
+    description = ("Replace tf.train.experimental.FixedLossScale / DynamicLossScale and "
+                   "tf.contrib.mixed_precision's managers with FixedLossScaleManager / "
+                   "ExponentialUpdateLossScaleManager.")
     guide_section = "混合精度: Loss Scale管理 (LossScaleManager)"
     guide_section_en = "Mixed precision: loss-scale managers (LossScaleManager)"
     guide_url = Rule.catalog_url(id, name)
@@ -60,14 +69,20 @@ class LossScaleManager(Rule):
                 "initial_loss_scale, increment_period, multiplier)` becomes "
                 "`ExponentialUpdateLossScaleManager(init_loss_scale=..., incr_every_n_steps=..., "
                 "incr_ratio=...)`, positional or keyword, with TensorFlow's own defaults (`2**15`, "
-                "`2000`, `2`) for the ones not given. Each argument's code stays as written.")
+                "`2000`, `2`) for the ones not given. Each argument's code stays as written. TF "
+                "1.x's `tf.contrib.mixed_precision.FixedLossScaleManager(...)` / "
+                "`ExponentialUpdateLossScaleManager(...)` (going to a contrib `LossScaleOptimizer` "
+                "that NPU031 makes the NPU's) become npu_bridge's of the same name, the arguments "
+                "as written: npu_bridge's take contrib's parameters.")
     reports = ("Loss scales built from unpacked arguments (`**kwargs`), or with arguments TensorFlow "
                "does not take; a loss scale whose value is used other than as the loss scale of "
                "a loss-scale optimizer (called as `scale()`, passed to "
                "`enable_mixed_precision_graph_rewrite` or anything else, never used): a manager "
-               "is no `LossScale`; a loss scale that goes (in the call, through a name bound to it, or "
+               "is no `LossScale` (a contrib manager used so: those uses may want contrib's); a "
+               "loss scale that goes (in the call, through a name bound to it, or "
                "returned by a function of the file) "
-               "to a `MixedPrecisionLossScaleOptimizer` that stays TensorFlow's (NPU031 disabled, "
+               "to a `MixedPrecisionLossScaleOptimizer` (or contrib `LossScaleOptimizer`) that "
+               "stays TensorFlow's (NPU031 disabled, "
                "or reporting it): an NPU manager would break it.")
     example = """
         import tensorflow as tf
@@ -97,7 +112,8 @@ class LossScaleManager(Rule):
         other = other_uses(reference, ctx) if optimizer is None and edit is not None else []
         if other:
             manager = MANAGERS[reference.name][0]
-            status, message, edit = "unmigrated", OTHER_USES.format(
+            template = CONTRIB_OTHER_USES if reference.name in CONTRIB_MANAGERS else OTHER_USES
+            status, message, edit = "unmigrated", template.format(
                 spelled=reference.spelled, uses=", ".join(other), manager=manager,
                 keywords=keywords_of(manager)), None
         kept = _kept_optimizer(reference, optimizer, ctx) if edit is not None else None

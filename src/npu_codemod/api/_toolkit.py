@@ -24,6 +24,7 @@ from npu_codemod.codemods.api_owners import (
     OWNERS,
     Owner,
     compat_owner,
+    owner_of,
     owner_verdict,
 )
 from npu_codemod.codemods.api_sites import ApiStatus
@@ -358,6 +359,7 @@ __all__ = [
     "open_block",
     "Owner",
     "OWNER_OFF",
+    "owner_of",
     "owner_verdict",
     "OWNERS",
     "own_nodes",
