@@ -96,6 +96,17 @@ def may_bind_horovod(text: str) -> bool:
     return "horovod" in text or "hvd" in text
 
 
+def horovod_alias(facts: FrozenSet[str], package: tuple[str, ...], bound: str) -> Optional[str]:
+    """The Horovod module that ``bound`` (a name a file of ``package`` imports from a
+    repository module, as imported: ``common.hvd``) is in that file's ``names("horovod")``
+    (as :func:`file_aliases` finds it), or None: how another file knows whether the rules
+    of the importer read its uses through that name."""
+    aliases = {name: target for name, target in repository_aliases(facts).items()
+               if target.split(".")[0] == HOROVOD}
+    name = nearest_name(bound, package, aliases.keys()) if aliases else None
+    return aliases[name] if name is not None else None
+
+
 def _followed_name(name: str) -> bool:
     """Is ``name`` one a re-export of is followed (TensorFlow-like or Horovod-like)?"""
     return bool(TF_LIKE.match(name) or HOROVOD_LIKE.match(name))

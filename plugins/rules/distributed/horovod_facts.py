@@ -5,7 +5,14 @@
   ``hvd.init()`` (``<apis>``, as Ascend's list spells them; ``hvd.rank~NPU022`` for one a
   rule of the pack migrates, which stays only when that rule is not enabled), and imports
   ``<imports>`` (dotted, as written): NPU021 keeps the ``hvd.init()`` of a module such a file
-  imports from, or that imports from it;
+  imports from, or that imports from it. Uses through a name a repository module binds to
+  Horovod count too (``from common import hvd``, ``common.hvd.allreduce``: ``tf_aliases``):
+  the file's facts are gathered before the repository's names are known, so any
+  ``hvd``/``horovod`` name imported from a module of the repository is taken for Horovod
+  (keeping an init when unsure is right); its migrated uses read
+  ``hvd.rank~NPU022@common.hvd``: migrated only when the repository binds ``common.hvd`` to
+  Horovod for TensorFlow (else the importer's rules do not read them); a use through a module
+  (``common.hvd.rank()``) is read by no rule: it stays;
 - ``horovod-graph:<path>|<flags>|<imports>`` (``horovod_graph``): every file's imports that
   may be modules of the repository, for the programs NPU021 follows through any number of
   imports;
@@ -25,25 +32,27 @@ from __future__ import annotations
 
 import ast
 import sys
-from typing import AbstractSet, Iterator, Optional
+from typing import AbstractSet, Callable, Iterator, Optional
 
 from npu_codemod.api import (
     FileContext,
 )
 from npu_codemod.api._toolkit import (
-    HOROVOD_MODULES,
+    HOROVOD_LIKE,
     STAR,
     ModuleIndex,
     ast_dotted_name,
     ast_import_bindings,
+    horovod_alias,
     list_name,
+    may_bind_horovod,
     module_ast,
     module_index,
     module_package,
     module_parts,
 )
 
-from .horovod import MPI_OPS, member, needs_init
+from .horovod import for_tensorflow, member, needs_init
 from .horovod_graph import Graph, graph_fact, link, unknown_link
 from .horovod_params import passed_facts
 
@@ -57,10 +66,17 @@ ONE_ARGUMENT = {"DistributedOptimizer": "NPU023", "BroadcastGlobalVariablesHook"
                 "callbacks.BroadcastGlobalVariablesCallback": "NPU024"}
 #: Between a use and the rule that migrates it, in a ``horovod-kept:`` fact.
 MIGRATED_BY = "~"
+#: Between that rule and the repository name the use goes through (``@common.hvd``).
+THROUGH = "@"
+#: The Horovod module a use through a repository name is taken for.
+ASSUMED = "horovod.tensorflow"
 #: Packages no module of the repository imports its own names from (a repository does not
 #: define them): their imports are not recorded.
 NOT_RECORDED = frozenset({"tensorflow", "tensorflow_estimator", "horovod", "numpy",
                           *getattr(sys, "stdlib_module_names", ())})
+#: Nor star-imported from: those and the NPU's names (``from npu_bridge.npu_init import *``,
+#: which a run adds: a rerun reads the file as the first run did).
+NOT_STARRED = NOT_RECORDED | {"npu_bridge"}
 
 
 def horovod_facts(path: str, text: str) -> frozenset[str]:
@@ -72,16 +88,19 @@ def horovod_facts(path: str, text: str) -> frozenset[str]:
     imports = index.imported_names(path)
     package = ".".join(module_package(path))
     facts = {f"{IMPORTED}{package}|{target}" for target in _from_imports(index, path)}
-    kept = sorted(set(_kept(index, imports))) if "horovod" in text else []
-    inits = "horovod" in text and any(member(qualified) == "init"
-                                      for _, qualified in _horovod_uses(index, imports))
-    facts.add(graph_fact(path, index, (target for target in imports.values()
+    horovod = may_bind_horovod(text)  # ``hvd``: through a repository module
+    stars = _star_sources(index, path, imports) if horovod else []
+    uses = list(_horovod_uses(index, imports, bool(stars))) if horovod else []
+    kept = sorted(set(_kept(index, imports, uses)))
+    inits = any(member(qualified) == "init" for _, qualified, _ in uses)
+    facts.add(graph_fact(path, index, (target for target in (*imports.values(), *stars)
                                        if target.split(".")[0] not in NOT_RECORDED), inits))
     if "horovod" in text:
         facts.update(passed_facts(path, index, imports))
     if kept:
         module = ".".join(module_parts(path))
-        facts.add(f"{KEPT}{module}|{','.join(kept)}|{','.join(sorted(set(imports.values())))}")
+        imported = sorted({*imports.values(), *stars})
+        facts.add(f"{KEPT}{module}|{','.join(kept)}|{','.join(imported)}")
     return frozenset(facts)
 
 
@@ -97,7 +116,7 @@ def linked_keeping(ctx: FileContext) -> list[tuple[str, str, str]]:
         if not fact.startswith(KEPT):
             continue
         module, apis, imported = fact[len(KEPT):].split("|")
-        kept = kept_by(apis, ctx.enabled_rules)
+        kept = kept_by(apis, ctx.enabled_rules, _read_as_horovod(ctx, module))
         if module == own or not kept:
             continue
         how = _one_hop(ctx, own, module, imported) or link(graph, own, module) \
@@ -105,6 +124,13 @@ def linked_keeping(ctx: FileContext) -> list[tuple[str, str, str]]:
         if how:
             found.append((module, ", ".join(kept), how))
     return found
+
+
+def _read_as_horovod(ctx: FileContext, module: str) -> Callable[[str], bool]:
+    """Whether the rules of the file ``module`` read a name it imports from the repository
+    (``common.hvd``) as Horovod for TensorFlow (and so migrate its uses)."""
+    package = tuple(module.split("."))[:-1]
+    return lambda name: for_tensorflow(horovod_alias(ctx.facts, package, name) or "")
 
 
 def _one_hop(ctx: FileContext, own: str, module: str, imported: str) -> str:
@@ -158,17 +184,31 @@ def _from_imports(index: ModuleIndex, path: str) -> Iterator[str]:
                     if name != STAR and target.split(".")[0] not in NOT_RECORDED)
 
 
-def _kept(index: ModuleIndex, imports: dict[str, str]) -> Iterator[str]:
+def _star_sources(index: ModuleIndex, path: str, imports: dict[str, str]) -> list[str]:
+    """The repository modules the file star-imports, when a Horovod-like name it reads
+    (``hvd``) may come from one of them (no import of the file binds it): such a use is
+    Horovod's too, and the module is linked to the file as its other imports are."""
+    if not any(HOROVOD_LIKE.match(node.id) and node.id not in imports
+               for node in index.nodes(ast.Name)):
+        return []
+    return sorted({target for node in index.nodes(ast.ImportFrom)
+                   for name, target in ast_import_bindings(node, path)
+                   if name == STAR and target.split(".")[0] not in NOT_STARRED})
+
+
+def _kept(index: ModuleIndex, imports: dict[str, str],
+          uses: list[tuple[ast.AST, str, Optional[str]]]) -> Iterator[str]:
     """The Horovod uses of the file that need ``hvd.init()``, as Ascend's list names them; one
     the pack migrates is followed by ``~<rule id>`` (it stays when that rule is not enabled)."""
     tensorflow = any(target.split(".")[0] == "tensorflow" for target in imports.values())
     calls = {id(node.func): node for node in index.nodes(ast.Call)}
-    for node, qualified in _horovod_uses(index, imports):
+    for node, qualified, through in uses:
         if not needs_init(qualified):
             continue
         api, rule = list_name(qualified) or qualified, _migrated_by(member(qualified))
-        if tensorflow and rule and (rule == TOPOLOGY_RULE or _one_argument(calls.get(id(node)))):
-            yield f"{api}{MIGRATED_BY}{rule}"
+        if tensorflow and rule and through is not None \
+                and (rule == TOPOLOGY_RULE or _one_argument(calls.get(id(node)))):
+            yield f"{api}{MIGRATED_BY}{rule}" + (f"{THROUGH}{through}" if through else "")
         else:
             yield api
 
@@ -178,13 +218,17 @@ def _migrated_by(name: str) -> str:
     return TOPOLOGY_RULE if name in TOPOLOGY else ONE_ARGUMENT.get(name, "")
 
 
-def kept_by(apis: str, enabled: AbstractSet[str]) -> list[str]:
+def kept_by(apis: str, enabled: AbstractSet[str],
+            read: Callable[[str], bool] = lambda name: False) -> list[str]:
     """The uses of a ``horovod-kept:`` fact's ``apis`` that still need ``hvd.init()`` after a
-    run with the rules ``enabled``."""
+    run with the rules ``enabled``; one through a repository name (``@common.hvd``) is
+    migrated only when the file's rules ``read`` that name as Horovod."""
     kept = []
     for entry in apis.split(","):
-        api, _, rule = entry.partition(MIGRATED_BY)
-        if api and (not rule or rule not in enabled) and api not in kept:
+        api, _, migrated = entry.partition(MIGRATED_BY)
+        rule, _, through = migrated.partition(THROUGH)
+        gone = rule in enabled and (not through or read(through))
+        if api and not gone and api not in kept:
             kept.append(api)
     return kept
 
@@ -197,9 +241,15 @@ def _one_argument(call: Optional[ast.Call]) -> bool:
         and getattr(given[0], "arg", "") is not None
 
 
-def _horovod_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[ast.AST, str]]:
-    """(node, qualified name) of each read of a Horovod name for TensorFlow: the longest
-    dotted name (``hvd.elastic.run``), not its parts."""
+def _horovod_uses(index: ModuleIndex, imports: dict[str, str],
+                  starred: bool = False) -> Iterator[tuple[ast.AST, str, Optional[str]]]:
+    """(node, qualified name, through) of each read of a Horovod name for TensorFlow: the
+    longest dotted name (``hvd.elastic.run``), not its parts. ``through``: '' for a name of
+    the file's own Horovod import; the repository name a use goes through, taken for
+    :data:`ASSUMED`, when the file's rules read it so if the repository binds that name to
+    Horovod (``from common import hvd``: ``common.hvd``); None when no rule reads it
+    (``common.hvd.allreduce``, through the module; ``hvd`` no import binds, when the file
+    star-imports a repository module: ``starred``)."""
     inner = {id(node.value) for node in index.nodes(ast.Attribute)}
     for node in index.nodes(ast.Attribute, ast.Name):
         if id(node) in inner or not isinstance(getattr(node, "ctx", None), ast.Load):
@@ -208,8 +258,31 @@ def _horovod_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple
         head, _, rest = (dotted or "").partition(".")
         target = imports.get(head)
         if target is None:
+            if starred and HOROVOD_LIKE.match(head):
+                yield node, f"{ASSUMED}.{rest}" if rest else ASSUMED, None
             continue
         qualified = f"{target}.{rest}" if rest else target
-        if any(qualified == module or qualified.startswith(module + ".")
-               for module in (*HOROVOD_MODULES, MPI_OPS)):
-            yield node, qualified
+        if for_tensorflow(qualified):
+            yield node, qualified, ""
+            continue
+        found = _through_repository(head, target, rest)
+        if found is not None:
+            through, after = found
+            yield node, f"{ASSUMED}.{after}" if after else ASSUMED, \
+                through if through == target else None
+
+
+def _through_repository(head: str, target: str, rest: str) -> Optional[tuple[str, str]]:
+    """(the name of a repository module, what follows it) when the use ``head.rest``
+    (``head`` imported as ``target``) may read Horovod through a name that module binds to it
+    (:data:`HOROVOD_LIKE`): ``hvd`` of ``from common import hvd`` (or ``... as h``), or
+    ``common.hvd.allreduce`` after ``import common``; None for other names."""
+    if target.split(".")[0] in NOT_RECORDED:
+        return None
+    if HOROVOD_LIKE.match(head) or HOROVOD_LIKE.match(target.rpartition(".")[2]):
+        return target, rest
+    parts = rest.split(".") if rest else []
+    for cut, part in enumerate(parts):
+        if HOROVOD_LIKE.match(part):
+            return ".".join((target, *parts[:cut + 1])), ".".join(parts[cut + 1:])
+    return None

@@ -4,8 +4,8 @@ its collective communication itself.
 Decided in ``finish``, after NPU022-NPU024 rewrote what they migrate: an init is removed only
 when no Horovod use that needs it is left in the file, nor in a file of the repository that
 runs in one program with it (imports from it or it from them, through any number of imports,
-or a third file imports from both: ``horovod_graph``; kept too when that is not known), and
-it does not
+or a third file imports from both: ``horovod_graph``; kept too when that is not known; a
+use there through the ``hvd`` of a repository module counts: ``horovod_facts``), and it does not
 restart Horovod after a ``shutdown()`` (an elastic reset). Otherwise it stays, reported with
 what still needs it.
 """
@@ -62,7 +62,9 @@ class HorovodInit(DistributedRule):
     rewrites = ("`hvd.init()` as a statement (Horovod for TensorFlow or its Keras modules, any "
                 "spelling) is removed when, after this run, no Horovod use that needs it is left "
                 "in the file nor in a file of the repository its program reaches (through any "
-                "number of imports; kept when that is not known); a block it leaves empty gets `pass`.")
+                "number of imports; kept when that is not known), a use through the `hvd` a "
+                "repository module binds (`from common import hvd`, `common.hvd.allreduce`, "
+                "`from common import *`) included; a block it leaves empty gets `pass`.")
     reports = ("`hvd.init()` kept because Horovod calls still need it (`hvd.allreduce`, "
                "`hvd.elastic.*`, `hvd.callbacks.*`, a `DistributedOptimizer` with arguments the "
                "NPU has no equivalent for...: the message names them), or because it follows "

@@ -168,7 +168,7 @@ from npu_codemod.codemods.tf2_horovod import (
     horovod_tf2_advice,
     is_horovod_tf2_name,
 )
-from npu_codemod.codemods.tf_aliases import may_bind_horovod
+from npu_codemod.codemods.tf_aliases import HOROVOD_LIKE, horovod_alias, may_bind_horovod
 from npu_codemod.codemods.tf_model_idioms import KERAS_SCRIPT_FACT
 from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, runs_tf2_somewhere
@@ -338,6 +338,8 @@ __all__ = [
     "LIBRARY_BATCHERS",
     "list_name",
     "may_bind_horovod",
+    "horovod_alias",
+    "HOROVOD_LIKE",
     "main_block",
     "memo",
     "MIRRORED_STRATEGIES",
