@@ -14,6 +14,9 @@ is reported, never rewritten: the towers and their averaging go, a design change
 
 from __future__ import annotations
 
+import ast
+from typing import FrozenSet, Iterable, Union
+
 from npu_codemod.api import TF1_CODE, FileContext, Reference, Rule, hookimpl
 from npu_codemod.api._toolkit import TF2
 
@@ -26,6 +29,24 @@ NPU_WAY = ("on Ascend one process drives one NPU: build one tower (no per-GPU lo
 LOOP = "this loop builds one model copy per GPU (tf.device({device})): " + NPU_WAY
 PROBE = ("{spelled}(...) counts GPUs to size the towers: an NPU host has none (the count is 0: "
          "the towers fall back to the CPU or are not built): " + NPU_WAY)
+
+
+#: The unit layout's word for a loop that enters a device (``_ast_sites``).
+TOWER_LOOP = "tower_loop"
+
+
+def _enters_a_device(node: Union[ast.For, ast.AsyncFor]) -> bool:
+    """May the loop ``node`` be a tower loop: does its body enter ``<x>.device(...)`` or
+    ``device(...)`` (read with ``ast``; ``file_towers`` decides)?"""
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.With, ast.AsyncWith)):
+            for item in inner.items:
+                call = item.context_expr
+                if isinstance(call, ast.Call) and (
+                        (isinstance(call.func, ast.Attribute) and call.func.attr == "device")
+                        or (isinstance(call.func, ast.Name) and call.func.id == "device")):
+                    return True
+    return False
 
 
 class GpuTowers(Rule):
@@ -56,7 +77,16 @@ class GpuTowers(Rule):
             return tower_grads
     """
     _tokens = ("device",)
+    # The loops and probes come from the file's ``ast`` (``file_towers``): only units holding
+    # a loop that enters a device, or a probe, are parsed (a lone ``with tf.device`` is
+    # NPU008's, and no site of this rule).
+    _scope = "site"
+    _site_names = (TOWER_LOOP,)
+    _ast_sites = ((ast.For, TOWER_LOOP, _enters_a_device), (ast.AsyncFor, TOWER_LOOP, _enters_a_device))
     calls = DEVICE + PROBES
+
+    def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
+        return (TOWER_LOOP, *(probe.rpartition(".")[2] for probe in PROBES))
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         towers = ctx.analysis(file_towers)
