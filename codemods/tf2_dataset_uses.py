@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cached_property
 from typing import AbstractSet, Callable, Iterator, Optional
 
 from .file_kinds import is_test_file
@@ -42,6 +43,8 @@ TRAINING_WORDS = frozenset("train training trainer fit".split())
 PASS_WORDS = frozenset("transcribe transcription stream".split())
 #: Calls whose result is the dataset, distributed or transformed (followed on).
 PASSED_ON = frozenset({"experimental_distribute_dataset", "apply"})
+#: Where a dataset is used up in the file itself (no call it is passed to, which may train).
+LOCAL_PASSES = frozenset({ITERATED, REDUCED, COLLECTED})
 _LOOPING = frozenset({"iter", "enumerate", "tqdm"})
 
 
@@ -200,6 +203,23 @@ class DatasetUses:
         needs every sample (a reduction, a loop that keeps each batch's result, a stream or a
         transcription)?"""
         return self._kept(node)[1]
+
+    def looked_at_only(self, node: ast.AST) -> bool:
+        """Is the dataset ``node`` shown to feed no training: all the file shows it going to is
+        a loop or ``iter(...)`` (``next(iter(ds))``: a look at one batch), a reduction, a loop
+        that keeps each batch's result, or evaluation, and the file trains nothing
+        (:attr:`file_trains`)? A dataset the file does not show going anywhere (returned to
+        another file, kept on an attribute) or passed to another call may be trained there:
+        not this."""
+        wheres = self.destinations(node)
+        return bool(wheres) and wheres <= LOCAL_PASSES | EVALUATION and not self.file_trains
+
+    @cached_property
+    def file_trains(self) -> bool:
+        """Does the file call something that trains (``fit``, ``GradientTape``,
+        ``apply_gradients``, ``minimize``, ``train_on_batch``, a callee named for training:
+        ``train_step``, ``estimator.train``)?"""
+        return _trains(self.datasets.tree)
 
     def window_function(self, node: ast.AST) -> str:
         """Where ``node`` batches one window or group, not the pipeline ("reduce_func of

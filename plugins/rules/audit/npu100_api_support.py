@@ -26,12 +26,14 @@ from npu_codemod.api._toolkit import (
     HOROVOD_OPT_IN,
     HOROVOD_RULES,
     TF1,
+    AliasVerdict,
     ApiStatus,
     Finding,
     ReferenceSite,
     accessor_facts,
+    alias_reads,
+    alias_repeats,
     api_advice,
-    ast_alias_lines,
     ast_statement_spans,
     distribution,
     in_npu_form,
@@ -43,6 +45,7 @@ from npu_codemod.api._toolkit import (
     site_references,
     support_list,
     unresolved_accesses,
+    value_alias_lines,
     written_uses,
 )
 
@@ -106,7 +109,7 @@ class ApiSupport(Rule):
         "report, or whose rule is disabled: that is a miss to migrate by hand. A site another "
         "rule reported is not reported again, nor a variable an assignment made an alias of an "
         "API (`is_per_host = tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2`) where it is used: "
-        "the assignment is its site, unless a rule covered every use of the name (`Reg = "
+        "the assignment is its site, reported and counted once, unless a rule covered every use of the name (`Reg = "
         "tf.estimator.BoostedTreesRegressor`, then `Reg(...)` given its config): those uses are "
         "the sites; `supported` APIs never are, nor the NPU form "
         "(`OptimizerOptions.OFF`). Every site of the file as the run writes it counts towards the "
@@ -148,7 +151,7 @@ class ApiSupport(Rule):
         # repository's distribution is looked up only when one of the pack's rules is on).
         library = bool(ctx.enabled_rules.intersection(HOROVOD_RULES)) and distribution(ctx).library
         judged = _judged(ctx, lines)
-        repeats = repeated_uses(ctx, judged) | covered_aliases(ctx, judged)
+        repeats = repeated_uses(ctx, judged)
         for key, (use, verdict) in judged.items():
             site = use.site
             if verdict.message and not (library and use.api.startswith(HVD)) \
@@ -228,52 +231,21 @@ def _judged(ctx: FileContext, lines: Lines) -> Judged:
 
 
 def repeated_uses(ctx: FileContext, judged: Judged) -> frozenset[tuple[int, int]]:
-    """The uses of a variable an assignment made an alias of an API (``is_per_host =
-    tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2``, then ``is_per_host`` passed on) whose
-    finding would repeat the one on the assignment's line: one site, one finding, counted
-    once. A use of an attribute of the variable (``slim.conv2d``) names another API: not one."""
-    bare = [(key, pair) for key, pair in judged.items()
-            if pair[1].message and "." not in pair[0].site.spelled]
-    if not bare:
-        return frozenset()
-    aliases = ctx.analysis(alias_assignments)
-    by_line: dict[int, list[tuple[ApiUse, Verdict]]] = defaultdict(list)
-    for (line, _), pair in judged.items():
-        by_line[line].append(pair)
-    return frozenset(key for key, (use, verdict) in bare
-                     for line in aliases.get(use.site.spelled, ()) if line != key[0]
-                     and any(other.site.name == use.site.name and said.message == verdict.message
-                             for other, said in by_line.get(line, ())))
-
-
-def covered_aliases(ctx: FileContext, judged: Judged) -> frozenset[tuple[int, int]]:
-    """The sites of assignments that only bind a name to an API (``Reg =
+    """The uses that are no site of their own (``codemods/value_aliases``): the reads of a
+    variable an assignment made an alias of an API (``is_per_host =
+    tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2``, then ``is_per_host`` passed on), whose
+    finding would be none or repeat the one on the assignment's line: one site, one finding,
+    counted once; or an assignment that only binds a name to an API (``Reg =
     tf.estimator.BoostedTreesRegressor``) whose every use through that name (``Reg(...)``) a
-    rule covered: the uses are the sites (the owner acts at the call), so the binding is no
-    miss and no site of its own; the API is counted once per use. A binding never used, or
-    used somewhere no rule covered, stays the one site reported."""
-    missed = [(key, use) for key, (use, verdict) in judged.items()
-              if verdict.message and "." in use.site.spelled]
-    if not missed:
+    rule covered: the uses are the sites (the owner acts at the call), counted once per use.
+    A binding never used, or used somewhere no rule covered, stays the one site reported."""
+    if not judged:
         return frozenset()
-    aliases = ctx.analysis(alias_assignments)
-    through: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
-    for use, verdict in judged.values():
-        if "." not in use.site.spelled and use.site.spelled in aliases:
-            through[(use.site.spelled, use.site.name)].append(verdict)
-    lines = {(line, name) for name, numbers in aliases.items() for line in numbers}
-    return frozenset(key for key, use in missed for (name, api), verdicts in through.items()
-                     if api == use.site.name and (key[0], name) in lines
-                     and all(verdict.covered and not verdict.message for verdict in verdicts))
-
-
-def alias_assignments(ctx: FileContext) -> dict[str, list[int]]:
-    """Name -> the lines of the file's assignments ``name = dotted.value`` (any scope; an
-    assignment is a statement: no walk into expressions)."""
-    aliases: dict[str, list[int]] = defaultdict(list)
-    for name, line in ast_alias_lines(ctx):  # the analysis's reading, or the file's ast
-        aliases[name].append(line)
-    return aliases
+    reads = alias_reads((use.site for use, _ in judged.values()), ctx.analysis(value_alias_lines))
+    if not reads:
+        return frozenset()
+    verdicts = {key: AliasVerdict(verdict.message, verdict.covered) for key, (_, verdict) in judged.items()}
+    return alias_repeats(verdicts, reads)
 
 
 def counted_uses(ctx: FileContext, judged: Judged, lines: Lines,

@@ -58,9 +58,12 @@ from npu_codemod.api._toolkit import (
     TF2,
     TF2_COMPAT,
     TF_NEUTRAL,
+    AliasVerdict,
     ApiStatus,
     Finding,
     ReferenceSite,
+    alias_reads,
+    alias_repeats,
     api_advice,
     ast_statement_spans,
     compat_owner,
@@ -73,6 +76,7 @@ from npu_codemod.api._toolkit import (
     report_byteps,
     site_references,
     support_list_tf2,
+    value_alias_lines,
     written_uses,
 )
 
@@ -133,6 +137,9 @@ class ApiSupportTf2(Rule):
                "use of Horovod, naming that pack (TF Adapter 2.x runs Horovod in compat.v1 code); "
                "each use of BytePS (`byteps.tensorflow`, Horovod's API, which no rule migrates), "
                "with the NPU form of Horovod's in that code. "
+               "A variable an assignment made an alias of an API value (`is_per_host = "
+               "tf_estimator.tpu.InputPipelineConfig.PER_HOST_V2`) is one use, at the assignment, "
+               "not one per read (as NPU100 counts it). "
                "Every use, called or not, of the file as the run writes it counts towards the "
                "reports' API readiness (a use a rule rewrote away is none: a rerun over the "
                "migrated branch counts the same); a use another rule's finding names (NPU012's "
@@ -168,11 +175,14 @@ class ApiSupportTf2(Rule):
     def finish(self, tree: Node, ctx: FileContext) -> None:
         lines = _lines(ctx.findings, self.id)
         seen: set[str] = set()
-        for use, covered, owned in _counted(ctx, lines):
+        repeats = _repeats(ctx, lines)
+        for use, covered, owned in _counted(ctx, lines, repeats):
             ctx.count_api(use.listed or use.api, use.status, covered or use.site.type_use, owned)
         migrated = ctx.file_kind in (TF2, TF_NEUTRAL)  # no TF1 owner runs: each miss is NPU071's
         for use in ctx.analysis(api_uses):
             site = use.site
+            if (site.line, site.column) in repeats:
+                continue  # a read of a name bound to the API: the binding is the site
             if site.type_use or _graph_only(ctx, site) or _on_site(site, site.line, site.line + 1, lines):
                 continue  # counted as needing nothing; another rule's finding names the site
             if _compat_owned(ctx, use):  # the TF1 rules own it: NPU100's verdict
@@ -224,15 +234,48 @@ def api_uses(ctx: FileContext) -> tuple[Use, ...]:
     return tuple(use for use in (_use(ctx, site) for site in sites) if use is not None)
 
 
-def _counted(ctx: FileContext, lines: dict[int, list[Finding]]) -> list[tuple[Use, bool, bool]]:
+def _repeats(ctx: FileContext, lines: dict[int, list[Finding]]) -> frozenset[tuple[int, int]]:
+    """The uses that are no site of their own, as NPU100 leaves them out
+    (``codemods/value_aliases``): a read of a name an assignment bound to an API value
+    (``is_per_host = tf_estimator.tpu.InputPipelineConfig.PER_HOST_V2``, then
+    ``per_host_input_for_training=is_per_host``) whose finding would be none or the binding's:
+    the value was used once, at the binding; or a binding whose every read a rule covered."""
+    uses = ctx.analysis(api_uses)
+    reads = alias_reads((use.site for use in uses), ctx.analysis(value_alias_lines)) if uses else {}
+    if not reads:
+        return frozenset()
+    return alias_repeats({(use.site.line, use.site.column): _alias_verdict(ctx, use, lines)
+                          for use in uses}, reads)
+
+
+def _alias_verdict(ctx: FileContext, use: Use, lines: dict[int, list[Finding]]) -> AliasVerdict:
+    """What :meth:`ApiSupportTf2.finish` says of ``use`` as written (an ``under-analysis`` API
+    as at its first use in the file), and whether a rule covers it."""
+    site = use.site
+    if site.type_use or _graph_only(ctx, site):
+        return AliasVerdict("", True)
+    found = _on_site(site, site.line, site.line + 1, lines)
+    if found:
+        return AliasVerdict("", any(f.status == "migrated" for f in found))
+    if _compat_owned(ctx, use):
+        owned = _owned(ctx, use, site.line, site.line + 1, lines)
+        return AliasVerdict(owned.message, owned.covered)
+    message = _verdict(use, set(), ctx.enabled_rules)[0] or \
+        (DTYPE.format(spelled=site.spelled) if site.name in UNSUPPORTED_DTYPES else "")
+    return AliasVerdict(message, False)
+
+
+def _counted(ctx: FileContext, lines: dict[int, list[Finding]],
+             repeats: frozenset[tuple[int, int]]) -> list[tuple[Use, bool, bool]]:
     """The API uses of the file as the run writes it (``written_uses``: a rerun over the
     migrated branch counts the same), each with whether a ``migrated`` finding covers it (a
     use as the file had it on its own site, a use a rule wrote on the lines it replaced) and
     whether, not covered, it is owned: another rule's finding on it says how to migrate it
-    (NPU012's "remove TPUClusterResolver"), as NPU100 counts it: work left, no block."""
+    (NPU012's "remove TPUClusterResolver"), as NPU100 counts it: work left, no block; the
+    ``repeats`` (:func:`_repeats`) are no uses."""
     counted = []
     uses = [(use.site, use) for use in ctx.analysis(api_uses)]
-    for written in written_uses(ctx, [ctx.names("tensorflow")], uses):
+    for written in written_uses(ctx, [ctx.names("tensorflow")], uses, repeats):
         use = written.was or _use(ctx, written.site)
         if use is None:
             continue

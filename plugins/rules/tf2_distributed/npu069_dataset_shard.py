@@ -8,7 +8,10 @@ locally, so nothing is rewritten: the ``batch`` of each training dataset (NPU064
 ``tf.data`` chains, ``tfds.load``, functions of the file or the repository that return a
 dataset, names assigned one) is reported when its scope neither shards nor calls
 ``shard_and_rebatch_dataset``; an existing ``.shard(n, i)`` is reported with the NPU call that
-replaces it.
+replaces it. A dataset the file shows only being looked at (``next(iter(ds))``, a loop, a
+reduction) in a file that trains nothing is no training dataset (spec rules-tf2.md, NPU069:
+"the ``.batch(...)`` of each training dataset ... reaching ``fit`` or a training loop"): no
+worker trains on it, so there is nothing to shard.
 """
 
 from __future__ import annotations
@@ -46,7 +49,10 @@ class DatasetShard(Rule):
                "scope has no `shard_and_rebatch_dataset` and no `.shard(` (with the line to "
                "write); an existing `.shard(n, i)` (shard by the NPU worker count and id with "
                "`npu.distribute.shard_and_rebatch_dataset`). Evaluation pipelines (named for "
-               "evaluation, or passed to `evaluate`/`predict`/`validation_data=`) are left out.")
+               "evaluation, or passed to `evaluate`/`predict`/`validation_data=`) are left out, "
+               "and so is a pipeline only looked at (`next(iter(ds))`, a loop) in a file that "
+               "trains nothing (no `fit`, `GradientTape`, `apply_gradients`, `minimize`, no call "
+               "named for training).")
     example = """
         import tensorflow as tf
 
@@ -83,7 +89,7 @@ class DatasetShard(Rule):
         scope_text = tree_text(enclosing_scope(node))
         if REBATCH in scope_text:
             ctx.report(method, "migrated", IN_PLACE)
-        elif ".shard(" not in scope_text and not uses.evaluation_only(site):
+        elif ".shard(" not in scope_text and not uses.evaluation_only(site) and not uses.looked_at_only(site):
             ds = uses.dataset_name(site)
             given = find_argument(call, "batch_size", 0)
             size = tree_text(given.value).strip() if given is not None else "batch_size"

@@ -29,7 +29,6 @@ from npu_codemod.codemods.api_owners import (
 )
 from npu_codemod.codemods.api_sites import ApiStatus
 from npu_codemod.codemods.api_sites import advice as api_advice
-from npu_codemod.codemods.ast_handover import alias_lines as ast_alias_lines
 from npu_codemod.codemods.ast_handover import file_imported_names
 from npu_codemod.codemods.ast_handover import statement_spans as ast_statement_spans
 from npu_codemod.codemods.ast_names import ast_import_names
@@ -172,6 +171,7 @@ from npu_codemod.codemods.tf_aliases import HOROVOD_LIKE, horovod_alias, may_bin
 from npu_codemod.codemods.tf_model_idioms import KERAS_SCRIPT_FACT
 from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, runs_tf2_somewhere
+from npu_codemod.codemods.value_aliases import AliasVerdict, alias_reads, alias_repeats, value_alias_lines
 from npu_codemod.codemods.walk import (
     node_pre_order,
     position,
@@ -239,14 +239,17 @@ def dataset_facts(path: str, text: str) -> set[str]:
 
 
 __all__ = [
+    "value_alias_lines",
     "accessor_facts",
+    "alias_reads",
+    "alias_repeats",
+    "AliasVerdict",
     "add_argument",
     "AnyOf",
     "api_advice",
     "ApiStatus",
     "assigned_values",
     "assignment",
-    "ast_alias_lines",
     "ast_dotted_name",
     "ast_import_bindings",
     "ast_import_names",
