@@ -24,6 +24,7 @@ from npu_codemod.codemods.api_owners import (
     OWNERS,
     Owner,
     compat_owner,
+    eager_owner,
     owner_verdict,
 )
 from npu_codemod.codemods.api_sites import ApiStatus
@@ -178,7 +179,7 @@ from npu_codemod.codemods.walk import (
     small_statements,
     tree_text,
 )
-from npu_codemod.codemods.written import WrittenUse, in_npu_form, written_uses
+from npu_codemod.codemods.written import WrittenUse, in_npu_form, rewritten_away, written_uses
 
 T = TypeVar("T")
 
@@ -267,6 +268,7 @@ __all__ = [
     "class_facts",
     "classify",
     "compat_owner",
+    "eager_owner",
     "compound_body",
     "definition_name",
     "Function",
@@ -404,4 +406,5 @@ __all__ = [
     "wrap_expression",
     "WrittenUse",
     "written_uses",
+    "rewritten_away",
 ]
