@@ -142,9 +142,10 @@ SESSION_CONFIG = frozenset({"Session", "InteractiveSession", "ConfigProto"})
 #: ``variable_scope``/``get_variable`` in a Keras layer's ``build`` or a ``tf.function`` (eager
 #: TF 2.x creates and names the variable), ``global_variables_initializer()`` (a no-op when
 #: executing eagerly) in a helper that runs a session its caller passes. They need no graph mode,
-#: so they are C2 only in a file with another graph signal (C1, another C2 use, an Estimator
-#: program): else one ``variable_scope`` in an eager layer made its module a graph file and every
-#: program importing it a mixed one (TensorLayer 2.x: every example refused).
+#: so, spelled ``tf.compat.v1.X`` by a file of TF 2.x names (:func:`_borrowed`), they are C2
+#: only in a file with another graph signal (C1, another C2 use, an Estimator program): else one
+#: ``variable_scope`` in an eager layer made its module a graph file and every program importing
+#: it a mixed one (TensorLayer 2.x: every example refused).
 EAGER_SAFE = frozenset({"variable_scope", "get_variable", "global_variables_initializer"})
 #: A C2 name that is no signal at all where its graph only overrides gradients (a ``tf.function``
 #: traces that into its own graph: ``codemods/graph_overrides``); read otherwise it is C2.
@@ -517,7 +518,7 @@ def _signals(tree: ast.Module, path: str) -> Signals:
             use = Use(node.lineno, node.col_offset, spelled[:end])
             if signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
                 weak = weak if weak and _before(weak, use) else use
-            elif signal == "c2" and full.startswith(COMPAT_V1) and full[len(COMPAT_V1):] in EAGER_SAFE:
+            elif signal == "c2" and _borrowed(spelled[:end]) and full[len(COMPAT_V1):] in EAGER_SAFE:
                 eager_safe = eager_safe if eager_safe and _before(eager_safe, use) else use
             elif signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
@@ -684,6 +685,15 @@ def _root(dotted: str) -> str:
 
 
 @lru_cache(maxsize=16384)
+def _borrowed(spelled: str) -> bool:
+    """Is the compat name ``spelled`` borrowed by TF 2.x code, spelling ``compat.v1`` at the use
+    (``tf.compat.v1.variable_scope`` under ``import tensorflow as tf``)? A file that binds the
+    whole TF 1.x API (``import tensorflow.compat.v1 as tf``: ``tf.variable_scope``) is written
+    against it: its scopes are C2 as before (an Estimator's input pipeline keeps the compat
+    route's rules)."""
+    return "compat.v1." in spelled
+
+
 def _raw_signal(raw: str) -> tuple[str, Optional[str]]:
     """The public name of the full name ``raw`` (as the file binds it) and its signal (the same
     names recur in every file)."""

@@ -226,3 +226,12 @@ def test_a_default_graph_that_only_overrides_gradients_is_no_graph_signal() -> N
     read = QUANTIZE + "\n\ndef last_op():\n    return tf.compat.v1.get_default_graph().get_operations()[-1]\n"
     found = signals_of(read, "lib/utils.py").c2
     assert found is not None and found.line == 16  # the initializer: the file is graph code
+
+
+def test_a_scope_of_a_file_written_against_the_compat_api_still_is_a_graph_signal() -> None:
+    """``import tensorflow.compat.v1 as tf`` binds the whole TF 1.x API: the file is TF 1.x code
+    (tapas' input pipeline keeps the compat route's NPU002)."""
+    text = "import tensorflow.compat.v1 as tf\n\n\ndef parse(x):\n    with tf.variable_scope('p'):\n" \
+           "        return tf.data.Dataset.from_tensors(x).batch(2)\n"
+    signals = signals_of(text, "data.py")
+    assert signals.c2 is not None and signals.c2.spelled == "tf.variable_scope"
