@@ -122,6 +122,24 @@ def owner_of(listed: str, status: str) -> Optional[Owner]:
     return CONTRIB_OWNERS.get(listed) if status == ApiStatus.DEPRECATED else None
 
 
+#: The TF 2.x rules that migrate, in eager code (``tf2`` and ``tf-neutral`` files, where the TF1
+#: rules do not run), an API the TF 2.6 list marks migrated in its ``tf.compat.v1`` spelling only:
+#: ``tf.compat.v1.data.Dataset`` is ``tf.data.Dataset`` (``supported``) once TF 2.x runs it
+#: eagerly, and NPU064 migrates its batches there as NPU002 does in TF 1.x code. Without it a file
+#: that reaches TF through ``import tensorflow.compat.v1 as tf`` alone had a site left that the
+#: same code spelled ``import tensorflow as tf`` has not.
+EAGER_OWNERS: dict[str, Owner] = {
+    "tf.data.Dataset": Owner(("NPU064",), at_site=False),  # at the dataset's batch calls
+}
+
+
+def eager_owner(listed: str) -> Optional[Owner]:
+    """The owner of an API as the TF 2.6 list names it (``tf.compat.v1.data.Dataset``) in eager
+    TF 2.x code (:data:`EAGER_OWNERS`, read as its ``tf.X``), or None."""
+    head, compat, rest = listed.partition(COMPAT_V1)
+    return EAGER_OWNERS.get("tf." + rest) if compat and not head else None
+
+
 def compat_owner(listed: str) -> Optional[Owner]:
     """The owner of an API as the TF 2.6 list names it, in compat code (``tf2-compat`` files,
     where the TF1 rules run): ``tf.compat.v1.ConfigProto`` is the ``tf.ConfigProto`` the table

@@ -56,6 +56,10 @@ ENTRY_FACT = "tf2-entry:"
 MIXED_FACT = "tf2-mixed:"
 MIXED_ENTRY_FACT = "tf2-mixed-entry:"
 DONE_FACT = "tf2-programs:done"
+#: The entry of a compat.v1 graph program (an Estimator's ``est.train(...)``, a ``sess.run``
+#: loop: its closure reaches ``tf2-compat`` files and no eager TF 2.x file): NPU062's header
+#: ports that program, so NPU061 neither adds nor advises the eager TF 2.x device init there.
+COMPAT_ENTRY_FACT = "tf2-compat-entry:"
 #: A ``tf-neutral`` file of a repository whose version is undetermined that belongs to its TF 1.x
 #: code (:func:`tf1_neutral_files`): it gets the TF 1.x rules (the others, the TF 2.x treatment).
 NEUTRAL_TF1_FACT = "tf-neutral-tf1:"
@@ -276,6 +280,8 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
         elif program.eager or ((program.neutral or program.imported) and not (program.compat or program.tf1)) \
                 or (entries and not program.compat):  # a listed compat program: NPU062
             found.add(ENTRY_FACT + node.path)
+        elif program.compat:
+            found.add(COMPAT_ENTRY_FACT + node.path)
     messages += [RepositoryMessage(node.path, TRAINS_ON_IMPORT.format(importers=", ".join(sorted(importers[name]))),
                                    "note")
                  for name, node in sorted(nodes.items()) if node.runs and name in importers

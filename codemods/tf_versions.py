@@ -9,7 +9,9 @@ says:
   ``tensorflow.compat.v1`` in any spelling, or ``npu_device.compat.enable_v1()``;
 - **C2** a graph API through ``tensorflow.compat.v1`` (``tf.compat.v1.Session``...), or an
   Estimator program's API in any spelling (``tf.estimator.Estimator``: graph code on TF 2.x too,
-  :attr:`Signals.estimator`);
+  :attr:`Signals.estimator`); a compat name that runs in eager TF 2.x as well
+  (``variable_scope``, ``get_variable``...: :data:`EAGER_SAFE`) only beside another graph signal,
+  a ``get_default_graph()`` that only overrides gradients never (``codemods/graph_overrides``);
 - neither, graph code an eager program never runs in graph mode (``mode_checks.mode_chosen_spans``):
   a C1/C2 use in a branch taken only when TensorFlow does not execute eagerly, a C1 switch in a
   function's branch on a version its caller passes (``if tf_version == 1:``);
@@ -54,6 +56,7 @@ from functools import cached_property, lru_cache
 from importlib import resources
 from typing import FrozenSet, Optional
 
+from .graph_overrides import override_only_graphs
 from .introspection import introspected_arguments, introspects
 from .mode_checks import (
     Span,
@@ -135,6 +138,19 @@ ESTIMATOR = "estimator"
 #: A ``ConfigProto`` that feeds an Estimator (``RunConfig(session_config=config)``) is graph
 #: code: the Estimator is the other C2 use (:data:`ESTIMATOR_GRAPH_PREFIX`).
 SESSION_CONFIG = frozenset({"Session", "InteractiveSession", "ConfigProto"})
+#: C2 names (after ``tensorflow.compat.v1.``) that run in eager TF 2.x as they are: a
+#: ``variable_scope``/``get_variable`` in a Keras layer's ``build`` or a ``tf.function`` (eager
+#: TF 2.x creates and names the variable), ``global_variables_initializer()`` (a no-op when
+#: executing eagerly) in a helper that runs a session its caller passes. They need no graph mode,
+#: so, spelled ``tf.compat.v1.X`` by a file of TF 2.x names (:func:`_borrowed`), they are C2
+#: only in a file with another graph signal (C1, another C2 use, an Estimator program): else one
+#: ``variable_scope`` in an eager layer made its module a graph file and every program importing
+#: it a mixed one (TensorLayer 2.x: every example refused).
+EAGER_SAFE = frozenset({"variable_scope", "get_variable", "global_variables_initializer"})
+#: A C2 name that is no signal at all where its graph only overrides gradients (a ``tf.function``
+#: traces that into its own graph: ``codemods/graph_overrides``); read otherwise it is C2.
+DEFAULT_GRAPH = "get_default_graph"
+COMPAT_V1 = "tensorflow.compat.v1."
 #: T2: TF 2.x-only APIs, each in Ascend's TF 2.6 list and absent from its TF 1.15 list, and
 #: checked against TensorFlow's r1.15 API reference (``tf.nest.*`` and
 #: ``tf.keras.optimizers.schedules.*``, which the spec proposed, exist in TF 1.15 and are left
@@ -491,6 +507,7 @@ def _signals(tree: ast.Module, path: str) -> Signals:
     if "tf" not in imported and _star_bound_tf(tree, index):
         bound["tf"] = "tensorflow"
     weak: Optional[Use] = None  # a session-config C2 use (SESSION_CONFIG)
+    eager_safe: Optional[Use] = None  # a C2 use that runs eagerly as well (EAGER_SAFE)
     adaptive = _AdaptiveCode(index)
     for node, spelled in _bound_names(index, bound):
         head = spelled.partition(".")[0]
@@ -501,10 +518,14 @@ def _signals(tree: ast.Module, path: str) -> Signals:
             use = Use(node.lineno, node.col_offset, spelled[:end])
             if signal == "c2" and full.rpartition(".")[2] in SESSION_CONFIG:
                 weak = weak if weak and _before(weak, use) else use
+            elif signal == "c2" and _borrowed(spelled[:end]) and full[len(COMPAT_V1):] in EAGER_SAFE:
+                eager_safe = eager_safe if eager_safe and _before(eager_safe, use) else use
             elif signal and (signal not in found or _before(use, found[signal])):
                 found[signal] = use
     if weak is not None and ("c2" in found or ESTIMATOR in found or _runs_a_session(index)):
         found["c2"] = found["c2"] if "c2" in found and _before(found["c2"], weak) else weak
+    if eager_safe is not None and found.keys() & {"c1", "c2", ESTIMATOR}:
+        found["c2"] = found["c2"] if "c2" in found and _before(found["c2"], eager_safe) else eager_safe
     graph = found.keys() & {"c1", "c2", ESTIMATOR}
     idiom, builds = _keras_idiom(index, bound) if "e" not in found else (None, False)
     if idiom is not None and builds and not graph and "t1" not in found:
@@ -536,7 +557,8 @@ class _AdaptiveCode:
         version or mode it is run in."""
         at = (node.lineno, node.col_offset)
         if signal in ("c1", "c2", ESTIMATOR):
-            return introspects(spelled) or id(node) in self.introspected or self._mode_chosen(signal, at)
+            return introspects(spelled) or id(node) in self.introspected or self._mode_chosen(signal, at) \
+                or (spelled.rpartition(".")[2] == DEFAULT_GRAPH and id(node) in self.overrides)
         if signal == "t1":
             return within(self.tf1_branches, *at) or within(self.fallbacks, *at)
         if signal in ("t2", "e"):
@@ -550,6 +572,10 @@ class _AdaptiveCode:
         disable_v2_behavior()``)? It switches no eager program to graph mode."""
         graph, versions = self.chosen
         return within(graph, *at) or (signal == "c1" and within(versions, *at))
+
+    @cached_property
+    def overrides(self) -> frozenset[int]:
+        return override_only_graphs(self.index)
 
     @cached_property
     def introspected(self) -> frozenset[int]:
@@ -659,6 +685,15 @@ def _root(dotted: str) -> str:
 
 
 @lru_cache(maxsize=16384)
+def _borrowed(spelled: str) -> bool:
+    """Is the compat name ``spelled`` borrowed by TF 2.x code, spelling ``compat.v1`` at the use
+    (``tf.compat.v1.variable_scope`` under ``import tensorflow as tf``)? A file that binds the
+    whole TF 1.x API (``import tensorflow.compat.v1 as tf``: ``tf.variable_scope``) is written
+    against it: its scopes are C2 as before (an Estimator's input pipeline keeps the compat
+    route's rules)."""
+    return "compat.v1." in spelled
+
+
 def _raw_signal(raw: str) -> tuple[str, Optional[str]]:
     """The public name of the full name ``raw`` (as the file binds it) and its signal (the same
     names recur in every file)."""

@@ -308,3 +308,20 @@ def _nearest(site: ReferenceSite, block: tuple[int, int],
     if not same:
         return None
     return pool.pop(min(same, key=lambda index: abs(pool[index][0].line - block[0])))
+
+
+def rewritten_away(ctx: FileContext, uses: Sequence[tuple[ReferenceSite, T]],
+                   found: Sequence[WrittenUse[T]]) -> frozenset[tuple[int, int]]:
+    """The (line, column) of the uses of the file as it was (``uses``) that the run's rewrite
+    removed: on a line it replaced or deleted, and matched by no use of the file as written
+    (``found``, :func:`written_uses` of the same ``uses``): a GELU formula's ``tf.tanh`` NPU006
+    replaced. Such a use is no API site (docs/reports.md: the rule's finding is), neither
+    counted nor reported, so that the first run and a rerun over its branch say the same."""
+    out = ctx.analysis(written)
+    if out is None:
+        return frozenset()
+    kept_lines = {line for line in out.origin if line is not None}
+    matched = {id(use.was) for use in found if use.was is not None}
+    return frozenset((site.line, site.column) for site, was in uses
+                     if site.line not in kept_lines and id(was) not in matched)
+

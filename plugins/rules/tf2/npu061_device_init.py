@@ -111,6 +111,8 @@ OPTIONS_AFTER_OPEN = ("set {name}.global_options() before {name}.open(): options
 #: Facts of the repository's analysis (``codemods/tf_programs``): it ran; this path is an entry.
 PROGRAMS_DONE = "tf2-programs:done"
 ENTRY = "tf2-entry:"
+#: The entry of a compat.v1 graph program (``codemods/tf_programs``): no eager TF 2.x init.
+COMPAT_ENTRY = "tf2-compat-entry:"
 
 
 class DeviceInit(Rule):
@@ -143,7 +145,8 @@ class DeviceInit(Rule):
                "statements (never moved automatically); `ASCEND_DEVICE_ID`, `RANK_ID`, "
                "`RANK_SIZE`, `RANK_TABLE_FILE` set in the script (after the init), "
                "`NPU_LOOP_SIZE` set after `import npu_device`, `npu.global_options()` used after "
-               "`npu.open()`; a TF 2.x `__main__` script without training code; a script that "
+               "`npu.open()`; a TF 2.x `__main__` script without training code (not the entry "
+               "of a compat.v1 graph program: NPU062 ports it); a script that "
                "imports TensorFlow only inside functions when it is not clear which one trains "
                "(several, or a method: open the NPU in the function that trains); a module that "
                "trains when imported and that no entry script reaches. For the repository: no "
@@ -180,7 +183,8 @@ class DeviceInit(Rule):
             tree_ast = module_ast(ctx.original)
             entry = not script and tree_ast is not None and trains_when_run(tree_ast)
         if not entry:
-            if main is not None and not script and not _open_calls(tree, main, ctx):
+            if main is not None and not script and not _open_calls(tree, main, ctx) \
+                    and COMPAT_ENTRY + ctx.path not in ctx.facts:  # NPU062 ports that program
                 ctx.report(main, "unmigrated", NO_TRAINING, level="note")
             return
         opens = _open_calls(tree, main, ctx)

@@ -20,7 +20,10 @@ or ``tf-neutral`` file (no TF1 owner runs there) that no other rule reported is 
 ``tf.distribute.MirroredStrategy``, which NPU070 owns, with NPU070's words and, while NPU070 is
 off, its pack; the others (``tf.distribute.OneDeviceStrategy``,
 ``tf.config.set_soft_device_placement``, a ``set_memory_growth`` NPU052 did not cover) with
-NPU100's owner-miss words. In ``tf2-compat`` files the TF1 rules run and own them: such a
+NPU100's owner-miss words; ``tf.compat.v1.data.Dataset`` (``import tensorflow.compat.v1 as tf``
+in eager code) is NPU064's, as its ``tf.data.Dataset`` spelling is (``api_owners.eager_owner``).
+A use a rule rewrote away (a GELU formula's ``tf.tanh``, NPU006) is no site: neither counted
+nor reported (``written.rewritten_away``), so the first run and a rerun say the same. In ``tf2-compat`` files the TF1 rules run and own them: such a
 site is judged as NPU100 judges it, with NPU100's owner table (``api_owners``, the list's
 ``tf.compat.v1.X`` read as the table's ``tf.X``): covered by an enabled owner that acts
 elsewhere (``tf.compat.v1.ConfigProto`` through its session, NPU007; ``tf.data.Dataset`` at its
@@ -62,11 +65,13 @@ from npu_codemod.api._toolkit import (
     ApiStatus,
     Finding,
     ReferenceSite,
+    WrittenUse,
     alias_reads,
     alias_repeats,
     api_advice,
     ast_statement_spans,
     compat_owner,
+    eager_owner,
     horovod_tf2_advice,
     in_graph_only_code,
     is_horovod_tf2_name,
@@ -74,6 +79,7 @@ from npu_codemod.api._toolkit import (
     may_bind_horovod,
     owner_verdict,
     report_byteps,
+    rewritten_away,
     site_references,
     support_list_tf2,
     value_alias_lines,
@@ -119,7 +125,8 @@ class ApiSupportTf2(Rule):
                "`supported-after-migration` or `trains-after-migration` that no rule reported "
                "(`tf.distribute.OneDeviceStrategy`, `tf.config.set_soft_device_placement`: a miss "
                "to migrate as the guide says; `tf.distribute.MirroredStrategy` with NPU070's words, "
-               "naming its pack while NPU070 is off); in a `tf2-compat` file, each use of such an API "
+               "naming its pack while NPU070 is off; `tf.compat.v1.data.Dataset` is NPU064's, as "
+               "`tf.data.Dataset`: covered while it is on); in a `tf2-compat` file, each use of such an API "
                "that its TF1 owner in NPU100's table did not cover, in NPU100's words "
                "(`tf.compat.v1.ConfigProto` is NPU007's through its session, "
                "`tf.compat.v1.data.Dataset` NPU002's: covered while it is on; "
@@ -141,7 +148,8 @@ class ApiSupportTf2(Rule):
                "tf_estimator.tpu.InputPipelineConfig.PER_HOST_V2`) is one use, at the assignment, "
                "not one per read (as NPU100 counts it). "
                "Every use, called or not, of the file as the run writes it counts towards the "
-               "reports' API readiness (a use a rule rewrote away is none: a rerun over the "
+               "reports' API readiness (a use a rule rewrote away, a GELU formula's `tf.tanh`, is "
+               "none and is not reported: a rerun over the "
                "migrated branch counts the same); a use another rule's finding names (NPU012's "
                "\"remove TPUClusterResolver\") is that rule's: counted once, as work left, "
                "not a block; a name used only as a type (a base class, "
@@ -176,18 +184,24 @@ class ApiSupportTf2(Rule):
         lines = _lines(ctx.findings, self.id)
         seen: set[str] = set()
         repeats = _repeats(ctx, lines)
-        for use, covered, owned in _counted(ctx, lines, repeats):
+        uses = [(use.site, use) for use in ctx.analysis(api_uses)]
+        as_written = written_uses(ctx, [ctx.names("tensorflow")], uses, repeats)
+        for use, covered, owned in _counted(ctx, lines, as_written):
             ctx.count_api(use.listed or use.api, use.status, covered or use.site.type_use, owned)
         migrated = ctx.file_kind in (TF2, TF_NEUTRAL)  # no TF1 owner runs: each miss is NPU071's
+        removed = rewritten_away(ctx, uses, as_written)  # no API site: the rule's finding is
         for use in ctx.analysis(api_uses):
             site = use.site
             if (site.line, site.column) in repeats:
                 continue  # a read of a name bound to the API: the binding is the site
-            if site.type_use or _graph_only(ctx, site) or _on_site(site, site.line, site.line + 1, lines):
+            if site.type_use or _graph_only(ctx, site) or _on_site(site, site.line, site.line + 1, lines) \
+                    or (site.line, site.column) in removed:
                 continue  # counted as needing nothing; another rule's finding names the site
             if _compat_owned(ctx, use):  # the TF1 rules own it: NPU100's verdict
                 message: Optional[str] = _owned(ctx, use, site.line, site.line + 1, lines).message
                 level = ""
+            elif _eager_owned(ctx, use):  # a TF 2.x rule owns its compat.v1 spelling
+                message, level = _owned(ctx, use, site.line, site.line + 1, lines).message, ""
             else:
                 message, level = _verdict(use, seen, ctx.enabled_rules)
             if message:
@@ -266,7 +280,7 @@ def _alias_verdict(ctx: FileContext, use: Use, lines: dict[int, list[Finding]]) 
 
 
 def _counted(ctx: FileContext, lines: dict[int, list[Finding]],
-             repeats: frozenset[tuple[int, int]]) -> list[tuple[Use, bool, bool]]:
+             as_written: Sequence[WrittenUse[Use]]) -> list[tuple[Use, bool, bool]]:
     """The API uses of the file as the run writes it (``written_uses``: a rerun over the
     migrated branch counts the same), each with whether a ``migrated`` finding covers it (a
     use as the file had it on its own site, a use a rule wrote on the lines it replaced) and
@@ -274,8 +288,7 @@ def _counted(ctx: FileContext, lines: dict[int, list[Finding]],
     (NPU012's "remove TPUClusterResolver"), as NPU100 counts it: work left, no block; the
     ``repeats`` (:func:`_repeats`) are no uses."""
     counted = []
-    uses = [(use.site, use) for use in ctx.analysis(api_uses)]
-    for written in written_uses(ctx, [ctx.names("tensorflow")], uses, repeats):
+    for written in as_written:
         use = written.was or _use(ctx, written.site)
         if use is None:
             continue
@@ -283,7 +296,7 @@ def _counted(ctx: FileContext, lines: dict[int, list[Finding]],
             counted.append((use, True, False))
             continue
         first, end = (use.site.line, use.site.line + 1) if written.was else written.replaced
-        if _compat_owned(ctx, use):
+        if _compat_owned(ctx, use) or _eager_owned(ctx, use):
             judged = _owned(ctx, use, first, end, lines)
             counted.append((use, judged.covered, judged.owned))
             continue
@@ -324,6 +337,15 @@ def _compat_owned(ctx: FileContext, use: Use) -> bool:
     return use.status in ApiStatus.MIGRATED or compat_owner(use.listed) is not None
 
 
+def _eager_owned(ctx: FileContext, use: Use) -> bool:
+    """Whether ``use``, in a ``tf2`` or ``tf-neutral`` file, is a ``tf.compat.v1`` spelling of an
+    API a TF 2.x rule migrates (``api_owners.eager_owner``: ``tf.compat.v1.data.Dataset``, the
+    ``tf.data.Dataset`` of eager code, whose batches NPU064 migrates): judged by that owner as
+    :func:`_owned` judges a TF1 owner's, so that the spelling of the import decides nothing."""
+    return ctx.file_kind in (TF2, TF_NEUTRAL) and use.status in ApiStatus.MIGRATED \
+        and eager_owner(use.listed) is not None
+
+
 def _owned(ctx: FileContext, use: Use, first: int, end: int,
            lines: dict[int, list[Finding]]) -> Owned:
     """NPU100's verdict on a use the TF1 rules own (``_compat_owned``), by its owner in
@@ -340,7 +362,7 @@ def _owned(ctx: FileContext, use: Use, first: int, end: int,
     it): work left, counted once, never a block (spec rules-beyond-sess-run.md, NPU100: "at
     most one finding per site"; rules-tf2.md, NPU071: "in `tf2-compat` files the TF1 owners
     listed in NPU100")."""
-    owner = compat_owner(use.listed)
+    owner = compat_owner(use.listed) if ctx.file_kind == TF2_COMPAT else eager_owner(use.listed)
     if owner is None:
         found = _on_site(use.site, first, end, lines)
         return Owned(any(f.status == "migrated" for f in found), "" if found else api_advice(use.status, use.api))

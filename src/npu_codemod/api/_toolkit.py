@@ -24,6 +24,7 @@ from npu_codemod.codemods.api_owners import (
     OWNERS,
     Owner,
     compat_owner,
+    eager_owner,
     owner_of,
     owner_verdict,
 )
@@ -181,7 +182,7 @@ from npu_codemod.codemods.walk import (
     small_statements,
     tree_text,
 )
-from npu_codemod.codemods.written import WrittenUse, in_npu_form, written_uses
+from npu_codemod.codemods.written import WrittenUse, in_npu_form, rewritten_away, written_uses
 
 T = TypeVar("T")
 
@@ -273,6 +274,7 @@ __all__ = [
     "class_facts",
     "classify",
     "compat_owner",
+    "eager_owner",
     "compound_body",
     "definition_name",
     "Function",
@@ -415,4 +417,5 @@ __all__ = [
     "wrap_expression",
     "WrittenUse",
     "written_uses",
+    "rewritten_away",
 ]
