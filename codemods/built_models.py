@@ -6,7 +6,8 @@ hooks, callbacks or the NPU session to them (NPU023, NPU027, NPU041) act only on
 *shown* to be a model: a name or attribute bound, in its scope (``self.<attr>``: in any method
 of the class), to
 
-- a call of an Estimator class (:data:`ESTIMATORS`) or of a Keras model maker
+- a call of an Estimator class (:data:`ESTIMATORS`) or maker (``model_to_estimator``,
+  :data:`ESTIMATOR_MAKERS`), or of a Keras model maker
   (:data:`KERAS_MODELS`: ``tf.keras.Model(...)``, ``Sequential(...)``, ``load_model(...)``),
 - a call of a class of the repository that subclasses one of them, in any file (the
   ``class:`` facts of :mod:`classes`), spelled through the packages that re-export it too
@@ -37,7 +38,7 @@ from fissix.pygram import python_symbols as syms
 
 from .ast_handover import file_imported_names
 from .classes import class_facts, repository_classes
-from .estimators import ESTIMATORS
+from .estimators import ESTIMATOR_MAKERS, ESTIMATORS
 from .modules import (
     KnownNames,
     ModuleIndex,
@@ -91,7 +92,7 @@ _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 def api_kind(qualified: Optional[str]) -> Optional[str]:
     """``estimator``/``keras`` for a call of the API ``qualified`` (canonical name), else None."""
-    if qualified in ESTIMATORS or qualified in CONTRIB_ESTIMATORS:
+    if qualified in ESTIMATORS or qualified in ESTIMATOR_MAKERS or qualified in CONTRIB_ESTIMATORS:
         return ESTIMATOR
     return KERAS if qualified in KERAS_MODELS else None
 

@@ -42,6 +42,10 @@ ESTIMATOR_CLASSES: dict[str, int] = {
         ("BoostedTreesClassifier", 13), ("BoostedTreesRegressor", 12),
         ("BoostedTreesEstimator", 12))},
 }
+#: The functions that build an Estimator (canonical names) -> the 0-based position of their
+#: ``config`` parameter: ``model_to_estimator(keras_model, keras_model_path, custom_objects,
+#: model_dir, config, ...)``, the same in TF 1.15 and 2.x. Not classes: nothing subclasses them.
+ESTIMATOR_MAKERS: dict[str, int] = {"tensorflow.keras.estimator.model_to_estimator": 4}
 #: Every class whose instances are Estimators: :data:`ESTIMATOR_CLASSES` and the NPU's own
 #: (what an Estimator's ``train`` is called on; NPU011 gives the run config to the former).
 ESTIMATORS = frozenset(ESTIMATOR_CLASSES) | {NPU_ESTIMATOR}

@@ -288,3 +288,57 @@ estimator = TextEstimator(vocab, config=tf.estimator.RunConfig(model_dir="/tmp/t
 def test_without_the_facts_a_repository_class_is_not_guessed_at():
     source = "import tensorflow as tf\nfrom bert.estimators import BertEstimator\n\nest = BertEstimator(c, config=rc)\n"
     assert sites(run_rules(RULES, source).findings) == []
+
+
+KERAS_TO_ESTIMATOR = '''\
+import tensorflow as tf
+
+
+def build_estimator(model, flags):
+    config = tf.estimator.RunConfig(model_dir=flags.job_dir, save_summary_steps=0)
+    return tf.keras.estimator.model_to_estimator(keras_model=model, config=config)
+'''
+
+
+def test_model_to_estimator_config_is_wrapped():
+    after = HEADER + KERAS_TO_ESTIMATOR.replace(
+        "config=config)", "config=npu_run_config_init(run_config=config))")
+    findings = assert_migrates(RULES, KERAS_TO_ESTIMATOR, after, findings=[
+        ("NPU001", 1, 0, "migrated"), ("NPU011", 6, 11, "migrated")])
+    assert messages(findings, "NPU011") == ["wrapped config in npu_run_config_init(run_config=...)"]
+    assert messages(run_rules(RULES, after).findings, "NPU011") == ["config is npu_run_config_init(...)"]
+
+
+@pytest.mark.parametrize("spelling", ["tf.keras.estimator.model_to_estimator",
+                                      "tf.compat.v1.keras.estimator.model_to_estimator"])
+def test_model_to_estimator_without_config_gets_one(spelling):
+    before = f"import tensorflow as tf\n\nestimator = {spelling}(keras_model=model, model_dir=job_dir)\n"
+    after = HEADER + before.replace("model_dir=job_dir)",
+                                    "model_dir=job_dir, config=npu_run_config_init())")
+    findings = assert_migrates(RULES, before, after, findings=[
+        ("NPU001", 1, 0, "migrated"), ("NPU011", 3, 12, "migrated")])
+    assert messages(findings, "NPU011") == ["added config=npu_run_config_init()"]
+
+
+def test_model_to_estimator_inline_and_positional_configs_are_wrapped():
+    before = ("import tensorflow as tf\n"
+              "from tensorflow.keras.estimator import model_to_estimator\n\n"
+              "a = model_to_estimator(keras_model=model,\n"
+              "                       config=tf.estimator.RunConfig(model_dir=job_dir))\n"
+              "b = tf.keras.estimator.model_to_estimator(model, None, None, job_dir, run_config)\n")
+    after = HEADER + before.replace(
+        "config=tf.estimator.RunConfig(model_dir=job_dir))",
+        "config=npu_run_config_init(run_config=tf.estimator.RunConfig(model_dir=job_dir)))").replace(
+        "job_dir, run_config)", "job_dir, npu_run_config_init(run_config=run_config))")
+    findings = assert_migrates(RULES, before, after, findings=[
+        ("NPU001", 1, 0, "migrated"), ("NPU011", 4, 4, "migrated"), ("NPU011", 6, 4, "migrated")])
+    assert messages(findings, "NPU011") == ["wrapped config in npu_run_config_init(run_config=...)"] * 2
+
+
+def test_model_to_estimator_config_in_unpacked_arguments_is_reported():
+    source = ("import tensorflow as tf\n\n"
+              "estimator = tf.keras.estimator.model_to_estimator(keras_model=model, **options)\n")
+    findings = assert_reports(RULES, source, findings=[("NPU011", 3, 12, "unmigrated")])
+    assert messages(findings, "NPU011") == [
+        "config may come in the unpacked arguments: pass "
+        f"config=npu_run_config_init(run_config=<the run config>) explicitly {GUIDE}"]

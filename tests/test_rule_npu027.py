@@ -81,6 +81,7 @@ def test_a_second_run_and_a_name_bound_to_the_append_call_are_migrated() -> None
     "tf.compat.v1.estimator.tpu.TPUEstimator(model_fn=model_fn, use_tpu=False)",
     "tf.contrib.tpu.TPUEstimator(model_fn=model_fn, use_tpu=False)",
     "npu_estimator.NPUEstimator(model_fn=model_fn)",
+    "tf.keras.estimator.model_to_estimator(keras_model=model, config=config)",
 ])
 def test_every_estimator_class(built: str) -> None:
     header = TF + "from npu_bridge.estimator.npu import npu_estimator\n" + f"est = {built}\n"

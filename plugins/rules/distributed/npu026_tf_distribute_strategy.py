@@ -5,12 +5,25 @@ between-graph replication, which is a parameter-server strategy spelled by hand:
 ``tf.train.ClusterSpec`` with ps and worker jobs, a ``tf.train.Server`` per task and the
 variables placed on the ps by ``tf.train.replica_device_setter``. Left as it is, each NPU
 worker trains alone (the device setter is harmless on the NPU, so nothing fails): each of those
-sites is reported with the NPU's way, data-parallel with HCCL.
+sites is reported with the NPU's way, data-parallel with HCCL. So is the same set-up an
+Estimator takes from ``TF_CONFIG`` (:mod:`._ps_config`): ps device filters in a session config,
+the ``"ps"`` job of the cluster a file reads or writes there.
 """
 
 from __future__ import annotations
 
-from npu_codemod.api import FileContext, Reference, arguments, hookimpl, replace_callee
+import ast
+
+from npu_codemod.api import (
+    Base,
+    Capture,
+    FileContext,
+    Node,
+    Reference,
+    arguments,
+    hookimpl,
+    replace_callee,
+)
 from npu_codemod.api._toolkit import (
     MIRRORED_STRATEGIES,
     NPU_INIT_IMPORT,
@@ -19,6 +32,15 @@ from npu_codemod.api._toolkit import (
     tree_text,
 )
 
+from ._ps_config import (
+    DEVICE_FILTERS,
+    DEVICE_FILTERS_PATTERN,
+    PS_WORD,
+    TF_CONFIG,
+    names_ps_device,
+    names_ps_job,
+    ps_job_sites,
+)
 from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, library, spelled
 
 NEW = "npu_strategy.NPUStrategy"
@@ -45,6 +67,15 @@ BETWEEN_GRAPH = ("{site} sets up between-graph parameter-server training, which 
                  "broadcast the variables from rank 0 (NPUBroadcastGlobalVariablesHook) and "
                  "all-reduce the gradients (npu_distributed_optimizer_wrapper(opt), or an "
                  "Estimator's hooks=npu_hooks_append()), or train on one device")
+#: The same, set up through ``TF_CONFIG`` for an Estimator (:mod:`._ps_config`).
+FROM_TF_CONFIG = ("{site} sets up parameter-server training (the ps job of the cluster in "
+                  "TF_CONFIG, from which an Estimator starts its roles), which has no NPU "
+                  "counterpart: the NPU trains data-parallel with HCCL, one process per NPU and "
+                  "each worker on its own device; drop the ps job (from the cluster and from the "
+                  "session config's device_filters) and train each worker with "
+                  "npu_run_config_init() and hooks=npu_hooks_append(), or on one device")
+PS_DEVICES = f"{DEVICE_FILTERS} with /job:ps"
+PS_JOB = "the \"ps\" job of a cluster in a file that uses TF_CONFIG"
 
 
 class TfDistributeStrategy(DistributedRule):
@@ -63,7 +94,10 @@ class TfDistributeStrategy(DistributedRule):
                "TF 1.x between-graph parameter-server training: each `tf.train.ClusterSpec`, "
                "`tf.train.Server` and `tf.train.replica_device_setter` site, with the NPU's "
                "data-parallel way (one device per worker, variables broadcast, gradients "
-               "all-reduced).")
+               "all-reduced); the same set-up an Estimator takes from `TF_CONFIG`: a session "
+               "config's `device_filters` naming `/job:ps`, and in a file that uses `TF_CONFIG` "
+               "the `\"ps\"` job of a cluster (`cluster[\"ps\"]`, `.get(\"ps\")`, "
+               "`{\"ps\": hosts}`).")
     example = """
         import tensorflow as tf
 
@@ -74,8 +108,20 @@ class TfDistributeStrategy(DistributedRule):
         eval_strategy = tf.distribute.OneDeviceStrategy("/gpu:0")
     """
     _scope = "linked"
-    _tokens = ("Strategy", "ClusterSpec", "Server", "replica_device_setter")
+    _tokens = ("Strategy", "ClusterSpec", "Server", "replica_device_setter", DEVICE_FILTERS, TF_CONFIG)
+    _site_names = (DEVICE_FILTERS, PS_WORD)
+    _ast_sites = tuple((kind, PS_WORD, names_ps_job) for kind in (ast.Subscript, ast.Call, ast.Dict))
+    pattern = DEVICE_FILTERS_PATTERN
     uses = tuple(sorted(MIRRORED_STRATEGIES | OTHERS | PARAMETER_SERVERS)) + (NPU_STRATEGY,)
+
+    def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        if not library(ctx) and names_ps_device(capture["value"]):
+            ctx.report(node, "unmigrated", FROM_TF_CONFIG.format(site=PS_DEVICES))
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        if TF_CONFIG in ctx.original and not library(ctx):
+            for site in ps_job_sites(tree):
+                ctx.report(site, "unmigrated", FROM_TF_CONFIG.format(site=PS_JOB))
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         if library(ctx):

@@ -4,6 +4,8 @@ TensorFlow's Estimator classes are offered by name (``calls``); the repository's
 them, defined in this file or another one, come from the ``class:`` facts this module's
 analysis hook gathers and are migrated in ``finish``. A subclass is wrapped where it is built,
 never in its own ``super().__init__(...)`` (that is no call of an Estimator class by name).
+``tf.keras.estimator.model_to_estimator(...)`` builds an Estimator too: its ``config`` is an
+Estimator's config, and left alone the Keras model would train off the NPU.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from npu_codemod.api import (
 from npu_codemod.api import arguments as call_arguments
 from npu_codemod.api._toolkit import (
     ESTIMATOR_CLASSES,
+    ESTIMATOR_MAKERS,
     ESTIMATOR_MODULES,
     NPU_INIT_IMPORT,
     TPU_ESTIMATORS,
@@ -146,8 +149,10 @@ class EstimatorRunConfig(Rule):
                 "/ `tf.compat.v1.estimator.tpu.TPUEstimator`, or a class of the repository that "
                 "subclasses one of them (in any file: a repository-wide fact; also spelled "
                 "through the packages whose `__init__` re-exports it, `mylib.estimator.GANEstimator`), "
-                "runs with the NPU run config: its `config` (keyword, or the third positional of `Estimator` and "
-                "`TPUEstimator`) becomes `npu_run_config_init(run_config=<config>)`, a missing "
+                "runs with the NPU run config, and so does the Estimator "
+                "`tf.keras.estimator.model_to_estimator(...)` builds: its `config` (keyword, or "
+                "the third positional of `Estimator` and `TPUEstimator`, the fifth of "
+                "`model_to_estimator`) becomes `npu_run_config_init(run_config=<config>)`, a missing "
                 "one `config=npu_run_config_init()`. A subclass is wrapped where it is built, "
                 "never in its own `super().__init__(...)`. A config that already is "
                 "`npu_run_config_init(...)`, or a name the scope binds only to it, is left as it "
@@ -173,7 +178,7 @@ class EstimatorRunConfig(Rule):
             return tf.estimator.Estimator(model_fn, **flags.estimator_args)
     """
     _scope = "linked"
-    calls = (*ESTIMATOR_CLASSES, *CONTRIB_ESTIMATORS)
+    calls = (*ESTIMATOR_CLASSES, *ESTIMATOR_MAKERS, *CONTRIB_ESTIMATORS)
     modules = ESTIMATOR_MODULES  # a file importing only tensorflow_estimator too
 
     def _site_names_for(self, facts: FrozenSet[str]) -> Iterable[str]:
@@ -184,6 +189,9 @@ class EstimatorRunConfig(Rule):
         name = reference.name
         if name in CONTRIB_ESTIMATORS:
             self._apply(reference, _contrib_plan(reference, ctx), ctx, ctx.defer)
+            return
+        if name in ESTIMATOR_MAKERS:
+            self._apply(reference, config_plan(reference.call, ESTIMATOR_MAKERS[name]), ctx, ctx.defer)
             return
         premade = ESTIMATOR_CLASSES[name] if name in PREMADE else None
         position = None if premade is not None else ESTIMATOR_CLASSES[name]

@@ -65,6 +65,7 @@ from npu_codemod.codemods.edits import remove_small_statement, wrap_expression
 from npu_codemod.codemods.engine import module_parses, parse_module, unlink
 from npu_codemod.codemods.estimators import (
     ESTIMATOR_CLASSES,
+    ESTIMATOR_MAKERS,
     ESTIMATOR_MODULES,
     TPU_ESTIMATORS,
     estimator_subclass_calls,
@@ -294,6 +295,7 @@ __all__ = [
     "indentation",
     "ESTIMATOR",
     "ESTIMATOR_CLASSES",
+    "ESTIMATOR_MAKERS",
     "ESTIMATOR_MODULES",
     "estimator_subclass_calls",
     "estimator_subclass_names",
