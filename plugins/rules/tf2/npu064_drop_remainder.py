@@ -13,6 +13,13 @@ batches itself (Keras' ``image_dataset_from_directory``, ``tfds.load(batch_size=
 Hugging Face's ``to_tf_dataset``/``prepare_tf_dataset``). A batch of one window or group (in the
 ``reduce_func`` of ``group_by_window``, a ``flat_map`` over ``window(...)``) is reported, never
 rewritten: it is no training batch, and ``drop_remainder`` would drop whole groups.
+
+A ``drop_remainder`` given another value is kept and reported (spec rules-tf2.md, NPU064: "an
+explicit non-``True`` value is kept and reported"), also on a receiver not shown to be a dataset
+(``self._delegate.get_dataset().batch(n, drop_remainder=self._flag)``): that keyword is
+``tf.data``'s. A dataset only looked at (a loop, ``iter(...)``) in a file that trains nothing
+(``DatasetUses.looked_at_only``, as NPU069 reads it) is no training pipeline: a note, no rewrite
+(a tool that prints records would silently leave out the last ones).
 """
 
 from __future__ import annotations
@@ -74,6 +81,8 @@ HUGGING_FACE_BATCHES = ("{method}(...) batches the tf.data pipeline itself: for 
 WINDOW = ("batch of one window or group ({where}), not a training batch: drop_remainder=True would "
           "drop every window or group shorter than the batch size; left as is (give "
           "drop_remainder=True to the batch of the training pipeline)")
+LOOKED_AT = ("dataset only looked at (a loop, iter(...)) in a file that trains nothing: no training "
+             "pipeline, left as is (drop_remainder=True would silently leave out its last samples)")
 UNPACKED = "drop_remainder may come in the unpacked arguments: pass drop_remainder=True explicitly"
 
 
@@ -99,7 +108,9 @@ class DropRemainder(Rule):
                "(`tf.keras.utils.image_dataset_from_directory`, `tfds.load(batch_size=...)`, Hugging "
                "Face's `to_tf_dataset`/`prepare_tf_dataset` without `drop_remainder=True`); "
                "`drop_remainder` given another "
-               "value; a one-argument `batch(n)` of a receiver not shown to be a dataset; "
+               "value (on any receiver: the keyword is `tf.data`'s); a dataset only looked at "
+               "(a loop, `iter(...)`) in a file that trains nothing (a note: no training "
+               "pipeline, left as is); a one-argument `batch(n)` of a receiver not shown to be a dataset; "
                "unpacked arguments; a batch of one window or group (in the `reduce_func` of "
                "`group_by_window`, a `flat_map` over `window(...)`): no training batch, "
                "`drop_remainder` would drop whole groups.")
@@ -145,7 +156,9 @@ class DropRemainder(Rule):
             return
         site = uses.datasets.dataset_call_at(method.lineno, method.column, method.value) if uses else None
         if uses is not None and site is not None:
-            self._check(call, method, _kept(uses, site), ctx)
+            self._check(call, method, uses, site, ctx)
+        elif uses is not None and batch is not None and _spells_drop_remainder(uses, batch):
+            self._check(call, method, uses, batch, ctx)  # never rewritten: the value is kept
         elif method.value == "batch" and len(arguments(call)) == 1:
             ctx.report(method, "unmigrated", UNKNOWN, level="note")
 
@@ -162,7 +175,7 @@ class DropRemainder(Rule):
         site = uses.datasets.call_at(leaf.lineno, leaf.column, leaf.value) if uses else None
         evaluation = _kept(uses, site)
         if reference.name == MAP_AND_BATCH:  # ds.apply(map_and_batch(f, n)): as a batch
-            self._check(call, leaf, evaluation, ctx)
+            self._check(call, leaf, uses, site, ctx)
         elif not has_unpacking(call):
             self._library(reference, call, evaluation, ctx)
 
@@ -188,19 +201,35 @@ class DropRemainder(Rule):
         else:
             ctx.report(method, "unmigrated", HUGGING_FACE_BATCHES.format(method=method.value))
 
-    def _check(self, call: Node, method: Leaf, evaluation: str, ctx: FileContext) -> None:
+    def _check(self, call: Node, method: Leaf, uses: Optional[DatasetUses], site: Optional[ast.AST],
+               ctx: FileContext) -> None:
+        """A dataset's batch (``site``: its ``ast`` call): add ``drop_remainder=True``, or report
+        why not: it must see every sample, it is only looked at, or another value is given."""
         given = find_argument(call, "drop_remainder", METHODS[method.value])
+        evaluation = _kept(uses, site)
+        now = f" (now: drop_remainder={tree_text(given.value).strip()})" if given is not None else ""
         if given is not None and is_true(unparenthesised(given.value)):
             ctx.report(method, "migrated", IN_PLACE)
         elif evaluation:
             ctx.report(method, "unmigrated", evaluation)
+        elif uses is not None and site is not None and uses.looked_at_only(site):
+            ctx.report(method, "unmigrated", LOOKED_AT + now, level="note")
         elif given is not None:
-            ctx.report(method, "unmigrated", KEPT + f" (now: drop_remainder={tree_text(given.value).strip()})")
+            ctx.report(method, "unmigrated", KEPT + now)
         elif has_unpacking(call):
             ctx.report(method, "unmigrated", UNPACKED)
         else:
             add_keyword(call, "drop_remainder", "True")
             ctx.report(method, "migrated", ADDED)
+
+
+def _spells_drop_remainder(uses: DatasetUses, call: ast.Call) -> bool:
+    """Does ``call`` (``x.batch(n, drop_remainder=flag)``, ``x`` not shown to be a dataset) name
+    ``drop_remainder``, a keyword of ``tf.data``'s ``batch``, on a receiver that is no imported
+    module or name (``x`` from another object's ``get_dataset()``: a dataset all the same)?"""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    return receiver is not None and uses.datasets.qualify(receiver) is None \
+        and any(keyword.arg == "drop_remainder" for keyword in call.keywords)
 
 
 def _kept(uses: Optional[DatasetUses], site: Optional[ast.AST]) -> str:
