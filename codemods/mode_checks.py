@@ -12,7 +12,8 @@ A version that is only printed (``print(tf.__version__)``) is no check: the code
 
 The same holds on the graph side (:func:`mode_chosen_spans`): ``tf.compat.v1`` graph code that
 runs only when TensorFlow does not execute eagerly (TF-Agents' ``tf_agent.py``: ``if not
-tf.executing_eagerly(): ... get_default_graph()``) and a ``disable_v2_behavior()`` in a
+tf.executing_eagerly(): ... get_default_graph()``, TF Addons' ``decoder.py``: ``not
+tf.executing_eagerly() and in_xla(tf.compat.v1.get_default_graph())``) and a ``disable_v2_behavior()`` in a
 function's branch on a version its caller passes (Model Maker's ``setup_tf_behavior(tf_version=2)``)
 switch nothing in an eager program: they are no C1/C2 signal (``codemods/tf_versions``).
 
@@ -70,7 +71,8 @@ def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span,
     chooses by a version argument: (graph-only spans, version-branch spans). Graph-only: the
     body of ``if not <x>.executing_eagerly():`` (or of an ``and`` with that conjunct), the
     ``else`` of ``if <x>.executing_eagerly():`` (or of an ``or`` with it), either arm of a
-    conditional expression alike. Version branch: both arms of an ``if`` inside a function
+    conditional expression alike, and the operands an ``and``/``or`` evaluates after such a
+    test (:func:`_after_mode_operand`). Version branch: both arms of an ``if`` inside a function
     whose test reads one of its parameters named ``*version*`` (``if tf_version == 1:``).
     The code after an ``if <x>.executing_eagerly():`` that returns, in the same block, is
     graph-only as well (:func:`_after_eager_returns`)."""
@@ -85,6 +87,8 @@ def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span,
         eager = _eager_test(expression.test)
         if eager is not None:
             graph.extend(_spans([expression.orelse if eager else expression.body]))
+    for operation in index.nodes(ast.BoolOp):
+        graph.extend(_spans(_after_mode_operand(operation)))
     chosen: list[Span] = []
     functions: list[Union[ast.FunctionDef, ast.AsyncFunctionDef]] = [
         *index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
@@ -97,6 +101,19 @@ def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span,
                                                 for name in ast.walk(node.test)):
                 chosen.extend(_spans(node.body) + _spans(node.orelse))
     return tuple(graph), tuple(chosen)
+
+
+def _after_mode_operand(operation: ast.BoolOp) -> Sequence[ast.expr]:
+    """The operands of a boolean operation evaluated only in graph mode: those after a ``not
+    <x>.executing_eagerly()`` of an ``and`` (TF Addons' ``decoder.py``: ``is_xla = not
+    tf.executing_eagerly() and in_xla(tf.compat.v1.get_default_graph())``), after an
+    ``<x>.executing_eagerly()`` of an ``or``. Short-circuiting makes it the ``if`` form spelled
+    as an expression: the same guard."""
+    wanted = isinstance(operation.op, ast.Or)
+    for number, value in enumerate(operation.values[:-1]):
+        if _eager_test(value) is wanted:
+            return operation.values[number + 1:]
+    return ()
 
 
 def _after_returns(body: Sequence[ast.stmt], test: Callable[[ast.expr], Optional[bool]]) -> list[Span]:

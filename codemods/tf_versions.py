@@ -13,7 +13,8 @@ says:
   (``variable_scope``, ``get_variable``...: :data:`EAGER_SAFE`) only beside another graph signal,
   a ``get_default_graph()`` that only overrides gradients never (``codemods/graph_overrides``);
 - neither, graph code an eager program never runs in graph mode (``mode_checks.mode_chosen_spans``):
-  a C1/C2 use in a branch taken only when TensorFlow does not execute eagerly, a C1 switch in a
+  a C1/C2 use in a branch taken only when TensorFlow does not execute eagerly (an ``if``, a
+  conditional expression, or what ``not tf.executing_eagerly() and ...`` evaluates), a C1 switch in a
   function's branch on a version its caller passes (``if tf_version == 1:``);
 - neither, a C use that only looks at the class (``tf.compat.v1.train.Optimizer.__dict__``,
   ``inspect.getmembers(...)``, ``isinstance(opt, tf.compat.v1.train.Optimizer)``:
