@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
+from npu_codemod.plugins.rules.sess_run._pipeline_uses import pipeline_use_facts
 from npu_codemod.testing import assert_migrates, assert_reports
 
 from support.cli import cli
@@ -97,6 +98,18 @@ def test_a_training_name_without_a_mode_parameter_still_says_training() -> None:
     before = before.split("\n\n\ndef main")[0] + "\n"
     after = before.replace(".batch(batch_size)", ".batch(batch_size, drop_remainder=True)")
     assert [(f.line, f.status) for f in assert_migrates({"NPU002"}, before, after)] == [(7, "migrated")]
+
+
+def test_another_files_function_named_for_both_modes_says_neither() -> None:
+    """Its use of the factory is no training use (only its name would say so)."""
+    script = TASK.split("\n\n\n")[0] + '''
+
+
+def train_and_evaluate(estimator, files):
+    make_input_fn = inputs.make_train_input_fn(files, 64)
+    return make_input_fn
+'''
+    assert pipeline_use_facts("trainer/task.py", script) == set()
 
 
 def test_run_reports_the_shared_factory_of_a_package_with_either_engine_and_on_a_rerun(

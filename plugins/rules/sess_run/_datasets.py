@@ -343,7 +343,7 @@ def _passed_to(leaf: Base) -> tuple[Optional[str], str]:
                               if said == "infer" else "")
         elif is_call_trailer(parent):
             callee = prefix_name(parent.parent, child_index(parent))
-            said = _says(words(callee)) if callee else None
+            said = _name_says(callee) if callee else None
             if said:
                 return said, f"passed to {callee}() on line {leaf.lineno}" if said == "infer" else ""
         node = parent

@@ -33,6 +33,7 @@ from typing import Iterator, Optional, Union
 from npu_codemod.api import FileContext
 from npu_codemod.api._toolkit import (
     ModuleIndex,
+    imported_module,
     memo,
     module_index,
     module_parts,
@@ -42,11 +43,13 @@ from npu_codemod.api._toolkit import (
 from npu_codemod.api._toolkit import ast_dotted_name as dotted
 from npu_codemod.api._toolkit import module_ast as parse
 
-from ._datasets import _says as says
+from ._datasets import _name_says as says
 from ._shared_iterators import ITERATOR, iterator_uses, module_nodes
-from ._words import words
 
 PREFIX = "npu002-use:"
+#: ``npu002-module:<module>``: a module of the repository that defines module-level functions,
+#: so that a use's import is resolved as Python would (:func:`module_facts`).
+MODULE = "npu002-module:"
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 #: Imports whose functions are no pipeline builders of the repository.
 _LIBRARIES = ("tensorflow", "keras", "numpy", "tensorflow_datasets")
@@ -76,6 +79,18 @@ def pipeline_use_facts(path: str, text: str) -> set[str]:
     iterators = _iterator_uses(index, imports) if "from_str" in text or not text.isascii() else ()
     facts.update(f"{PREFIX}{package}|{target}|{verdict}" for target, verdict in iterators)
     return facts
+
+
+def module_facts(path: str, text: str) -> set[str]:
+    """The :data:`MODULE` fact of a module (no package ``__init__``, whose names are followed
+    as re-exports) that defines a function at module level: in a repository of sample projects
+    that each have their own ``trainer/model.py``, ``import trainer.model`` in one project is
+    that project's module (the nearest folder, as ``sys.path[0]`` finds it), and only the
+    known modules tell which one that is."""
+    tree = None if path.replace("\\", "/").rpartition("/")[2] == "__init__.py" else parse(text)
+    if tree is None or not any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) for node in tree.body):
+        return set()
+    return {MODULE + ".".join(module_parts(path))}
 
 
 def _iterator_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str]]:
@@ -181,7 +196,7 @@ def _passed_names(nodes: list[ast.AST]) -> dict[str, list[tuple[str, int]]]:
 @lru_cache(maxsize=4096)
 def _verdict(name: str) -> Optional[str]:
     """"infer", "train" or None: what the name says (the same names recur in every file)."""
-    return says(words(name))
+    return says(name)
 
 
 def _names(node: ast.AST) -> Iterator[ast.AST]:
@@ -208,11 +223,13 @@ def remote_uses(ctx: FileContext) -> Uses:
     if "npu002.remote" in memo(ctx):
         return memo(ctx)["npu002.remote"]
     module = ".".join(module_parts(ctx.path))
+    modules = {fact[len(MODULE):] for fact in ctx.facts if fact.startswith(MODULE)} | {module}
     found: dict[str, dict[str, tuple[str, int]]] = {}
     for fact in sorted(fact for fact in ctx.facts if fact.startswith(PREFIX)):
         package, target, verdict, *where = fact[len(PREFIX):].split("|", 3)
         name = target.rpartition(".")[2]
-        if not _names_function(target, package, f"{module}.{name}", ctx):
+        if not _names_function(target, package, f"{module}.{name}", ctx) \
+                or _imports_another(target, package, module, modules):
             continue
         path, _, line = where[0].rpartition(":") if where else ("", "", "0")
         place = (path, int(line) if line.isdigit() else 0)
@@ -222,6 +239,14 @@ def remote_uses(ctx: FileContext) -> Uses:
             for name, said in found.items()}
     memo(ctx)["npu002.remote"] = uses
     return uses
+
+
+def _imports_another(target: str, package: str, module: str, modules: set[str]) -> bool:
+    """Does importing ``target`` from a file of ``package`` run another of the repository's
+    ``modules`` than ``module`` (``import trainer.model`` in ``p1/trainer/task.py``: the nearest
+    ``trainer/model.py``, ``p1``'s, not ``p2``'s)?"""
+    found = imported_module(target, tuple(package.split(".")) if package else (), modules)
+    return found is not None and found != module
 
 
 def _names_function(target: str, package: str, qualified: str, ctx: FileContext) -> bool:
