@@ -11,7 +11,7 @@ from pathlib import Path
 
 from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
-from npu_codemod.plugins.rules.sess_run._pipeline_uses import module_facts
+from npu_codemod.plugins.rules.sess_run._pipeline_uses import module_facts, pipeline_use_facts
 from npu_codemod.testing import assert_migrates, assert_reports
 
 from support.cli import cli
@@ -102,3 +102,29 @@ def test_run_migrates_each_project_by_its_own_uses_with_either_engine_and_on_a_r
             git(repo, "merge", "-q", "--ff-only", DEFAULT_BRANCH)
         assert trees[engine, "again"] == trees[engine, "first"]
     assert trees["selective", "first"] == trees["full", "first"]
+
+
+#: A low-level training loop: the evaluation graph reads ``args.eval_files`` (rvl: census's
+#: ``tensorflowcore`` task, once refused only for another project's use).
+CORE_TASK = '''import tensorflow as tf
+
+import trainer.model as model
+
+
+def run(args):
+    with tf.Graph().as_default():
+        features = model.input_fn(args.eval_files, batch_size=args.eval_batch_size, num_epochs=1)
+    with tf.Graph().as_default():
+        features = model.input_fn(args.train_files, batch_size=args.train_batch_size)
+    return features
+'''
+
+
+def test_a_call_given_evaluation_names_is_an_evaluation_use() -> None:
+    assert pipeline_use_facts("core/trainer/task.py", CORE_TASK) == {
+        "npu002-use:core.trainer|trainer.model.input_fn|infer|core/trainer/task.py:8",
+        "npu002-use:core.trainer|trainer.model.input_fn|train|core/trainer/task.py:10",
+    }
+    mixed = CORE_TASK.replace("args.eval_batch_size", "args.train_batch_size")
+    assert pipeline_use_facts("core/trainer/task.py", mixed) == {
+        "npu002-use:core.trainer|trainer.model.input_fn|train|core/trainer/task.py:10"}

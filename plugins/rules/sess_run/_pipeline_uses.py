@@ -109,15 +109,16 @@ def _iterator_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tupl
 
 def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str, int]]:
     """(imported target, verdict, line) of each use in the module that says what it is for: a call
-    of an imported function in a function whose name says it, an imported function in the
-    arguments of a call (or keyword) whose name says it."""
+    of an imported function in a function whose name says it, or given names that say it
+    (``args.eval_files``), an imported function in the arguments of a call (or keyword) whose
+    name says it."""
     around = _saying_functions(index)
     for call in index.nodes(ast.Call):
         callee = dotted(call.func) or ""
-        if id(call) in around:  # most calls sit in functions that say nothing
-            direct = _imported(callee, imports)
-            if direct:
-                yield direct, around[id(call)], call.lineno
+        direct = _imported(callee, imports)
+        said = (around.get(id(call)) or _arguments_say(call)) if direct else None
+        if direct and said:
+            yield direct, said, call.lineno
         verdict = _verdict(callee)  # a direct call covers uses in the arguments of others there
         if verdict:
             for value in call.args:
@@ -126,6 +127,15 @@ def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[st
             said = (_verdict(keyword.arg) if keyword.arg else None) or verdict
             if said:
                 yield from _uses_in(keyword.value, imports, said)
+
+
+def _arguments_say(call: ast.Call) -> Optional[str]:
+    """What the names a call is given say, when they agree: ``model.input_fn(args.eval_files,
+    batch_size=args.eval_batch_size)`` builds the evaluation input, ``args.train_files`` the
+    training input."""
+    values = [*call.args, *(keyword.value for keyword in call.keywords)]
+    said = {_verdict(dotted(node) or "") for value in values for node in _names(value)} - {None}
+    return said.pop() if len(said) == 1 else None
 
 
 def _saying_functions(index: ModuleIndex) -> dict[int, str]:
