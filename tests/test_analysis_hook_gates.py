@@ -123,10 +123,16 @@ def _accessor_facts_long_way(path: str, text: str) -> set[str]:
 
 def _pipeline_uses_long_way(path: str, text: str) -> set[str]:
     """NPU002's facts as they were made: every call looked up with the function it sits in,
-    each function's own nodes read for its calls."""
+    each function's own nodes read for its calls; the module's own, when it defines a function."""
     tree = module_ast(text)
     if tree is None:
         return set()
+    defines = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) for node in ast.iter_child_nodes(tree))
+    return _pipeline_use_facts_long_way(path, tree) | (
+        {_pipeline_uses.MODULE + ".".join(module_parts(path))} if defines and not path.endswith("__init__.py") else set())
+
+
+def _pipeline_use_facts_long_way(path: str, tree: ast.Module) -> set[str]:
     index = module_index(tree)
     imports = {name: target for name, target in index.imported_names(path).items()
                if not target.startswith(_pipeline_uses._LIBRARIES)

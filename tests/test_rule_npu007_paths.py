@@ -315,3 +315,77 @@ def test_a_tf2_compat_file_spells_every_config_it_writes_through_compat_v1():
                                ("NPU007", 12, 9, "migrated"), ("NPU007", 17, 9, "migrated"),
                                ("NPU062", 1, 0, "migrated")]
     assert "tf.ConfigProto" not in after
+
+
+#: A between-graph cluster script that also runs alone: the local run passes no config (rvl L4).
+CLUSTER_OR_LOCAL = '''\
+import tensorflow as tf
+
+
+def run(cluster_spec, step):
+    if cluster_spec:
+        server = tf.train.Server(tf.train.ClusterSpec(cluster_spec), job_name="worker")
+        target = server.target
+        config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:0"])
+    else:
+        target = ""
+        config = None
+    with tf.train.MonitoredTrainingSession(master=target, config=config) as sess:
+        sess.run(step)
+'''
+
+
+def test_a_local_bound_to_none_in_one_branch_is_made_before_its_lines():
+    """``config.graph_options...`` after the branches raised AttributeError in the local run."""
+    after = HEADER + CLUSTER_OR_LOCAL.replace(
+        "    with tf.train.MonitoredTrainingSession",
+        _guarded("config", "    ") + npu_lines("config", "    ") + "    with tf.train.MonitoredTrainingSession")
+    check(CLUSTER_OR_LOCAL, after, [("NPU007", 12, 9, "migrated")])
+
+
+def test_soft_placement_on_a_local_that_may_be_none_goes_after_the_guard():
+    new, findings = run_rules(CLUSTER_OR_LOCAL, RULES | {"NPU008"}, {FACT})
+    assert new is not None
+    assert_migrates(CLUSTER_OR_LOCAL, new, RULES | {"NPU008"}, {FACT})
+    assert new.index("    if config is None:") < new.index("    config.allow_soft_placement = True")
+    assert ("NPU008", 12, 9, "migrated") in sites(findings)
+
+
+def test_a_config_that_is_none_unless_a_test_holds_is_made_before_its_lines():
+    before = '''\
+import tensorflow as tf
+
+
+def train(train_op, logdir, cluster):
+    config = tf.ConfigProto(device_filters=["/job:ps"]) if cluster else None
+    sv = tf.train.Supervisor(logdir=logdir)
+    with sv.managed_session("", config=config) as sess:
+        sess.run(train_op)
+'''
+    after = HEADER + before.replace(
+        "    with sv.managed_session", _guarded("config", "    ") + npu_lines("config", "    ")
+        + "    with sv.managed_session")
+    check(before, after, [("NPU007", 7, 9, "migrated")])
+
+
+CONFIGURED_OR_NONE = IMPORTS + '''
+
+def run(cluster):
+    if cluster:
+        config = tf.ConfigProto(device_filters=["/job:ps"])
+''' + npu_lines("config", " " * 8) + '''\
+    else:
+        config = None
+    with tf.Session(config=config) as sess:
+        sess.run("train_op")
+'''
+
+
+def test_a_config_configured_on_one_path_and_none_on_the_other_is_reported():
+    """No line can go after ``config = None``, and before the session it would be a second
+    NpuOptimizer on the other path; NPU008's line there would raise on None too."""
+    findings = assert_unchanged(CONFIGURED_OR_NONE, RULES | {"NPU008"}, {FACT})
+    assert sites(findings) == [("NPU007", 18, 9, "unmigrated"), ("NPU008", 18, 9, "unmigrated")]
+    assert messages(findings, "NPU007")[0].startswith(
+        "'config' may be None at this session (bound at line 17)")
+    assert "it may be None at this session" in messages(findings, "NPU008")[0]

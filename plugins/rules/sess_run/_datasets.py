@@ -82,6 +82,8 @@ INFERENCE_WORDS = frozenset(
     "predictor transcribe transcribes transcription transcribing stream streams".split()
 )
 TRAINING_WORDS = frozenset("train training trainer".split())
+#: Parameters that say which mode a function builds for (besides ``mode``, ``*_mode``).
+_MODE_FLAGS = frozenset({"is_training", "training", "is_train", "train"})
 #: Dataset methods and ``tf.data.experimental`` transformations that repeat a dataset.
 REPEATS = frozenset({"repeat", "shuffle_and_repeat"})
 _DATASET_NAME = re.compile(r"^(?:dataset|ds|\w+_dataset|\w+_ds)$", re.IGNORECASE)
@@ -229,7 +231,7 @@ def _evidence(site: Base, parts: Sequence[Base] = (), depth: int = 0,
     if statement.type == symbols.expr_stmt:
         names += [dotted_name(target) for target in statement.children[:-1:2]]
     for name in filter(None, names):
-        said = _says(words(name))
+        said = _name_says(name)
         if said:
             return said, f"named {name}" if said == "infer" else ""
     node = statement
@@ -252,7 +254,9 @@ def _enclosing(node: Base) -> tuple[Optional[str], str]:
     why), ("train", ""), or (None, "")."""
     if node.type in (symbols.funcdef, symbols.classdef):
         name = node.children[1].value
-        said = _says(words(name))
+        said = _name_says(name)
+        if said == "train" and node.type == symbols.funcdef and _takes_mode(node):
+            said = None
         return said, f"in {name}()" if node.type == symbols.funcdef else f"in class {name}"
     parent = node.parent
     if parent.type != symbols.if_stmt or child_index(node) < 3 \
@@ -333,13 +337,13 @@ def _passed_to(leaf: Base) -> tuple[Optional[str], str]:
         parent = node.parent
         if parent.type == symbols.argument and parent.children[0].type == tokens.NAME \
                 and parent.children[1].type == tokens.EQUAL and parent.children[2] is node:
-            said = _says(words(parent.children[0].value))
+            said = _name_says(parent.children[0].value)
             if said:
                 return said, (f"passed as {parent.children[0].value}= on line {leaf.lineno}"
                               if said == "infer" else "")
         elif is_call_trailer(parent):
             callee = prefix_name(parent.parent, child_index(parent))
-            said = _says(words(callee)) if callee else None
+            said = _name_says(callee) if callee else None
             if said:
                 return said, f"passed to {callee}() on line {leaf.lineno}" if said == "infer" else ""
         node = parent
@@ -561,6 +565,22 @@ def _test_says(test: Base) -> Optional[str]:
     if test.type in (tokens.NAME, symbols.power) and dotted_name(test):
         return _says(node_words(test))
     return None
+
+
+def _name_says(name: str) -> Optional[str]:
+    """What the identifier ``name`` says: a name that says both training and evaluation
+    (``_make_train_or_eval_input_fn``, ``train_and_eval_ds``) says neither: its uses decide."""
+    found = words(name)
+    if found & TRAINING_WORDS and found & INFERENCE_WORDS:
+        return None
+    return _says(found)
+
+
+def _takes_mode(function: Node) -> bool:
+    """Does ``function`` take the mode it builds for (``mode``, ``is_training``): then a
+    training name (``train_input_fn(params, mode)``) is no evidence, what it is passed is."""
+    return any("mode" in words(leaf.value) or leaf.value in _MODE_FLAGS
+               for _, leaf in parameters(function))
 
 
 def _says(found: frozenset[str]) -> Optional[str]:

@@ -33,6 +33,7 @@ from typing import Iterator, Optional, Union
 from npu_codemod.api import FileContext
 from npu_codemod.api._toolkit import (
     ModuleIndex,
+    imported_module,
     memo,
     module_index,
     module_parts,
@@ -42,11 +43,13 @@ from npu_codemod.api._toolkit import (
 from npu_codemod.api._toolkit import ast_dotted_name as dotted
 from npu_codemod.api._toolkit import module_ast as parse
 
-from ._datasets import _says as says
+from ._datasets import _name_says as says
 from ._shared_iterators import ITERATOR, iterator_uses, module_nodes
-from ._words import words
 
 PREFIX = "npu002-use:"
+#: ``npu002-module:<module>``: a module of the repository that defines module-level functions,
+#: so that a use's import is resolved as Python would (:func:`module_facts`).
+MODULE = "npu002-module:"
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 #: Imports whose functions are no pipeline builders of the repository.
 _LIBRARIES = ("tensorflow", "keras", "numpy", "tensorflow_datasets")
@@ -78,6 +81,18 @@ def pipeline_use_facts(path: str, text: str) -> set[str]:
     return facts
 
 
+def module_facts(path: str, text: str) -> set[str]:
+    """The :data:`MODULE` fact of a module (no package ``__init__``, whose names are followed
+    as re-exports) that defines a function at module level: in a repository of sample projects
+    that each have their own ``trainer/model.py``, ``import trainer.model`` in one project is
+    that project's module (the nearest folder, as ``sys.path[0]`` finds it), and only the
+    known modules tell which one that is."""
+    tree = None if path.replace("\\", "/").rpartition("/")[2] == "__init__.py" else parse(text)
+    if tree is None or not any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) for node in tree.body):
+        return set()
+    return {MODULE + ".".join(module_parts(path))}
+
+
 def _iterator_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str]]:
     """(imported target, "iterator") of each function whose results build an iterator that
     another dataset also initialises, in module-level code or any function."""
@@ -94,15 +109,16 @@ def _iterator_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tupl
 
 def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str, int]]:
     """(imported target, verdict, line) of each use in the module that says what it is for: a call
-    of an imported function in a function whose name says it, an imported function in the
-    arguments of a call (or keyword) whose name says it."""
+    of an imported function in a function whose name says it, or given names that say it
+    (``args.eval_files``), an imported function in the arguments of a call (or keyword) whose
+    name says it."""
     around = _saying_functions(index)
     for call in index.nodes(ast.Call):
         callee = dotted(call.func) or ""
-        if id(call) in around:  # most calls sit in functions that say nothing
-            direct = _imported(callee, imports)
-            if direct:
-                yield direct, around[id(call)], call.lineno
+        direct = _imported(callee, imports)
+        said = (around.get(id(call)) or _arguments_say(call)) if direct else None
+        if direct and said:
+            yield direct, said, call.lineno
         verdict = _verdict(callee)  # a direct call covers uses in the arguments of others there
         if verdict:
             for value in call.args:
@@ -111,6 +127,15 @@ def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[st
             said = (_verdict(keyword.arg) if keyword.arg else None) or verdict
             if said:
                 yield from _uses_in(keyword.value, imports, said)
+
+
+def _arguments_say(call: ast.Call) -> Optional[str]:
+    """What the names a call is given say, when they agree: ``model.input_fn(args.eval_files,
+    batch_size=args.eval_batch_size)`` builds the evaluation input, ``args.train_files`` the
+    training input."""
+    values = [*call.args, *(keyword.value for keyword in call.keywords)]
+    said = {_verdict(dotted(node) or "") for value in values for node in _names(value)} - {None}
+    return said.pop() if len(said) == 1 else None
 
 
 def _saying_functions(index: ModuleIndex) -> dict[int, str]:
@@ -181,7 +206,7 @@ def _passed_names(nodes: list[ast.AST]) -> dict[str, list[tuple[str, int]]]:
 @lru_cache(maxsize=4096)
 def _verdict(name: str) -> Optional[str]:
     """"infer", "train" or None: what the name says (the same names recur in every file)."""
-    return says(words(name))
+    return says(name)
 
 
 def _names(node: ast.AST) -> Iterator[ast.AST]:
@@ -208,11 +233,13 @@ def remote_uses(ctx: FileContext) -> Uses:
     if "npu002.remote" in memo(ctx):
         return memo(ctx)["npu002.remote"]
     module = ".".join(module_parts(ctx.path))
+    modules = {fact[len(MODULE):] for fact in ctx.facts if fact.startswith(MODULE)} | {module}
     found: dict[str, dict[str, tuple[str, int]]] = {}
     for fact in sorted(fact for fact in ctx.facts if fact.startswith(PREFIX)):
         package, target, verdict, *where = fact[len(PREFIX):].split("|", 3)
         name = target.rpartition(".")[2]
-        if not _names_function(target, package, f"{module}.{name}", ctx):
+        if not _names_function(target, package, f"{module}.{name}", ctx) \
+                or _imports_another(target, package, module, modules):
             continue
         path, _, line = where[0].rpartition(":") if where else ("", "", "0")
         place = (path, int(line) if line.isdigit() else 0)
@@ -222,6 +249,14 @@ def remote_uses(ctx: FileContext) -> Uses:
             for name, said in found.items()}
     memo(ctx)["npu002.remote"] = uses
     return uses
+
+
+def _imports_another(target: str, package: str, module: str, modules: set[str]) -> bool:
+    """Does importing ``target`` from a file of ``package`` run another of the repository's
+    ``modules`` than ``module`` (``import trainer.model`` in ``p1/trainer/task.py``: the nearest
+    ``trainer/model.py``, ``p1``'s, not ``p2``'s)?"""
+    found = imported_module(target, tuple(package.split(".")) if package else (), modules)
+    return found is not None and found != module
 
 
 def _names_function(target: str, package: str, qualified: str, ctx: FileContext) -> bool:

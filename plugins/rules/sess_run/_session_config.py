@@ -255,6 +255,9 @@ class ConfigTarget:
     constructor: Optional[Node] = None  # ``(...)`` of a ConfigProto call NPU007 wrote/hoisted
     fresh: bool = False  # NPU007 created it as ``ConfigProto()``: later sessions may share it
     regions: list[tuple[Node, bool]] = field(default_factory=list)  # (root, ordered)
+    #: None on some path to the session, and left so by NPU007 (reported): a line for the
+    #: object there would raise AttributeError.
+    may_be_none: bool = False
 
     @classmethod
     def at(cls, expression: str, anchor: Base, line: int, column: int) -> "ConfigTarget":

@@ -43,7 +43,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._datasets import inference_pipeline, is_dataset
-from ._pipeline_uses import pipeline_use_facts, remote_uses
+from ._pipeline_uses import module_facts, pipeline_use_facts, remote_uses
 from ._shared_iterators import shared_iterator
 
 #: method -> 0-based position of ``drop_remainder`` when given positionally.
@@ -220,4 +220,4 @@ def npu_codemod_rules() -> list[Rule]:
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
-    return pipeline_use_facts(path, text) or None
+    return (pipeline_use_facts(path, text) | module_facts(path, text)) or None

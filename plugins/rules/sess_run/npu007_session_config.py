@@ -492,20 +492,28 @@ def _binding_source(flow: Flow, index: int, ctx: FileContext) -> Optional[Config
 
 def _after_binding(flow: Flow, index: int) -> Optional[Base]:
     """The line of binding ``index`` when the NpuOptimizer lines can go right after it: an
-    assignment alone on its line in a block, and no path from it adds them."""
+    assignment alone on its line in a block, of a value that may be an object (not ``None``),
+    and no path from it adds them."""
     binding = flow.bindings[index] if index >= 0 else None
     line = binding.parent if binding is not None else None
     if binding is None or line is None or binding.type != symbols.expr_stmt or line.type != symbols.simple_stmt \
-            or len(line.children) != 2 or line.parent.type not in BLOCKS:
+            or len(line.children) != 2 or line.parent.type not in BLOCKS or _binds_none(binding):
         return None
     return None if flow.ever_set(index, CUSTOM_OP) else line
 
 
 def _partly_configured(target: ConfigTarget, flow: Flow, index: int) -> str:
     binding = flow.bindings[index] if index >= 0 else None
+    lines = "; ".join(npu_lines(target.expression, set(NPU_PIECES)))
+    if binding is not None and _binds_none(binding):
+        target.may_be_none = True
+        return (f"'{target.expression}' may be None at this session (bound at line "
+                f"{position(binding)[0]}), and other paths give it the NpuOptimizer lines: "
+                f"lines for the object would raise AttributeError on None. Give every path "
+                f"a config object with the lines exactly once, e.g. "
+                f"{target.expression} = tf.ConfigProto(); {lines}")
     where = f"the config bound at line {position(binding)[0]}" if binding is not None \
         else f"the parameter '{target.expression}'"
-    lines = "; ".join(npu_lines(target.expression, set(NPU_PIECES)))
     return (f"'{target.expression}' has the NpuOptimizer lines on some paths to this session "
             f"only: {where} reaches it without them, and adding them there would add a second "
             f"NpuOptimizer on another path. Give each config object the lines exactly once, "
@@ -540,16 +548,16 @@ def _insert_before(target: ConfigTarget, missing: set[str], ctx: FileContext,
 
 def _none_guard(target: ConfigTarget, flow: Flow, module: Optional[str],
                 ctx: FileContext) -> Optional[Callable[[Base], str]]:
-    """``if config is None: config = tf.ConfigProto()`` (on two lines) for a parameter that
-    defaults to None and reaches the session as passed (``def __init__(self, tf_config=None)``):
-    the lines for the object would raise on None, and ``Session(config=None)`` runs with a
+    """``if config is None: config = tf.ConfigProto()`` (on two lines) for a name that may be
+    None at the session: a parameter that defaults to None and reaches the session as passed
+    (``def __init__(self, tf_config=None)``), or a local bound to None on some path (``else:
+    config = None``, a cluster script's local run): the lines for the object would raise on None, and ``Session(config=None)`` runs with a
     default ``ConfigProto``, which the guard makes explicit (then configured for the NPU).
     ``ConfigProto`` is spelled as a config created for the session is (:func:`config_module`:
     ``tf.compat.v1`` in a ``tf2-compat`` file that imports ``tensorflow as tf``)."""
     scope = enclosing_scope(target.anchor)
     name = target.expression
-    if scope.type != symbols.funcdef or PARAMETER not in {index for index, _ in flow.reaching} \
-            or not defaults_to_none(scope, name):
+    if not any(_may_be_none(flow, index, scope, name) for index, _ in flow.reaching):
         return None
 
     def guard(anchor: Base) -> str:
@@ -557,6 +565,24 @@ def _none_guard(target: ConfigTarget, flow: Flow, module: Optional[str],
         inner = indent + ("\t" if "\t" in indent else "    ")
         return f"if {name} is None:\n{inner}{name} = {config_module(module, ctx)}.ConfigProto()"
     return guard
+
+
+def _may_be_none(flow: Flow, index: int, scope: Node, name: str) -> bool:
+    """Can the object binding ``index`` gives ``name`` be None: a parameter that defaults to
+    None, or a local bound to None on some branch (``else: config = None``, the local run of a
+    cluster script)?"""
+    if index == PARAMETER:
+        return scope.type == symbols.funcdef and defaults_to_none(scope, name)
+    return index >= 0 and _binds_none(flow.bindings[index])
+
+
+def _binds_none(binding: Base) -> bool:
+    """``name = None`` or ``name = <object> if <test> else None`` (either arm)."""
+    if binding.type != symbols.expr_stmt or binding.children[1].type != tokens.EQUAL:
+        return False
+    value = binding.children[-1]
+    arms = [value.children[0], value.children[-1]] if value.type == symbols.test else [value]
+    return any(is_none(arm) for arm in arms)
 
 
 def _module_binding(target: ConfigTarget) -> Optional[Base]:

@@ -70,6 +70,9 @@ FACT = "uses-tf-device"
 PASSED = "passes-soft-placement:"
 SETTING = "allow_soft_placement"
 WHY = "tf.device is used in this repository"
+NONE_PATH = ("set {config}.allow_soft_placement = True once '{config}' is a ConfigProto on every "
+             "path (tf.device is used in this repository): it may be None at this session (see NPU007), where the line would "
+             "raise AttributeError")
 COMPAT_DEVICE = ("remove tf.device(...) for the NPU: the TF 2.x compat.v1 guide deletes device "
                  "placement (the adapter places ops itself)")
 _ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?", re.M)
@@ -366,6 +369,10 @@ class SoftPlacement(Rule):
             if _set_on_every_path(target):
                 continue
             reported.add(id(target))
+            if target.may_be_none:
+                ctx.report_at(target.line, target.column, "unmigrated", NONE_PATH.format(
+                    config=target.expression))
+                continue
             if target.constructor is not None:
                 add_keyword(target.constructor, SETTING, "True")
             else:
