@@ -159,6 +159,14 @@ class _RuleCrashed(Exception):
         return f"{Path(frame.filename).name}:{frame.lineno} in {frame.name}"
 
 
+def _listed_words(listed: Sequence[Rule]) -> Optional[tuple[bytes, ...]]:
+    """The strings one of which a file named by a fact for the rules ``listed``
+    (``Rule.script_fact``) holds: their ``_tokens``; None when one has none (any file may be)."""
+    if any(not rule._tokens for rule in listed):
+        return None
+    return tuple(word.encode() for rule in listed for word in rule._tokens)
+
+
 class Engine:
     """Runs a fixed set of rules over file contents. Build once per process, reuse per file."""
 
@@ -182,10 +190,7 @@ class Engine:
         #: (``Rule.script_fact``), and the strings one of which such a file holds (their
         #: ``_tokens``; None: any file may be one).
         self._listed = [rule for rule in self.rules if rule.script_fact]
-        self._listed_words: Optional[tuple[bytes, ...]] = tuple(
-            word.encode() for rule in self._listed for word in rule._tokens)
-        if any(not rule._tokens for rule in self._listed):
-            self._listed_words = None
+        self._listed_words = _listed_words(self._listed)
         self._ctx: Optional[FileContext] = None
         self._active: FrozenSet[str] = frozenset()
         query = Query()

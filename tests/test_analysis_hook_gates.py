@@ -143,20 +143,31 @@ def _pipeline_use_facts_long_way(path: str, tree: ast.Module) -> set[str]:
     owned = {id(node): function for function in functions for node in index.own_nodes(function)
              if isinstance(node, ast.Call)}
     package = ".".join(module_parts(path)[:-1])
-    facts = set()
+    first: dict[tuple[str, str], int] = {}
+
+    def add(target: str, said: str, line: int) -> None:
+        if target:
+            first[target, said] = min(line, first.get((target, said), line))
+
     for call in index.nodes(ast.Call):
         function = owned.get(id(call))
         around = _pipeline_uses._verdict(function.name) if function is not None else None
         callee = ast_dotted_name(call.func) or ""
         direct = _pipeline_uses._imported(callee, imports)
-        uses = [(direct, around)] if direct and around else []
+        said = (around or _pipeline_uses._arguments_say(call)) if direct else None
+        if direct and said:
+            add(direct, said, call.lineno)
         verdict = _pipeline_uses._verdict(callee)
         for name, value in [*((None, value) for value in call.args), *((k.arg, k.value) for k in call.keywords)]:
             said = (_pipeline_uses._verdict(name) if name else None) or verdict
             if said:
-                uses += [(_pipeline_uses._imported(ast_dotted_name(node) or "", imports), said)
-                         for node in _pipeline_uses._names(value)]
-        facts |= {f"{_pipeline_uses.PREFIX}{package}|{target}|{said}" for target, said in uses if target}
+                for node in _pipeline_uses._names(value):
+                    add(_pipeline_uses._imported(ast_dotted_name(node) or "", imports), said,
+                        getattr(node, "lineno", 0))
+    for target, said, line in _pipeline_uses._bound_uses(index, imports):
+        add(target, said, line)
+    facts = {f"{_pipeline_uses.PREFIX}{package}|{target}|{said}|{path}:{line}"
+             for (target, said), line in first.items()}
     scopes = [_module_level_long_way(tree), *(index.own_nodes(function) for function in functions)]
     facts |= {f"{_pipeline_uses.PREFIX}{package}|{_pipeline_uses._imported(spelled, imports)}|iterator"
               for spelled in _shared_iterators.iterator_uses(tree, scopes, imports)}
