@@ -25,7 +25,14 @@ from itertools import accumulate
 from typing import Collection, Iterator, Optional, Sequence, Union
 
 from .ast_names import names_read_alike
-from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS, is_introspection_call
+from .introspection import (
+    INTROSPECTION_ATTRIBUTES,
+    TYPE_CHECKS,
+    is_introspection_call,
+    is_type_position,
+    is_typing_generic,
+    typing_function,
+)
 from .modules import child_fields, module_ast
 from .names import ACCESSOR_CALL, ImportNames, ast_dotted_name
 from .qualified import ReferenceSite, references_under
@@ -284,7 +291,7 @@ class _Finder:
         called = top is not chain and self._called(chain)
         base_class = self._is_base(top, parent, field)
         type_use = not called and (base_class or self._is_type_argument(top) or self._in_annotation(top)
-                                   or self._introspected(chain, top))
+                                   or in_typing_type(top, self.parents) or self._introspected(chain, top))
         return self._site(name, ".".join(parts), chain, called, base_class, type_use)
 
     def _power(self, chain: ast.expr, head: ast.Name) -> ast.expr:
@@ -368,6 +375,32 @@ class _Finder:
             parent, field = self.parents[parent]
         return (field == "annotation" and isinstance(parent, (ast.arg, ast.AnnAssign))) \
             or (field == "returns" and isinstance(parent, _DEFINITIONS))
+
+
+def in_typing_type(node: ast.expr, parents: dict[ast.AST, tuple[ast.AST, str]]) -> bool:
+    """fissix's ``in_typing_type``: ``node`` is in the subscript of a generic type of
+    ``typing`` (``Union[node, B]``, ``Callable[[node], B]``), alone or in a tuple or list, or a
+    type argument of ``cast``, ``TypeVar``, ``NewType`` (``parents``: each node's parent and
+    field)."""
+    parent, field = parents[node]
+    while isinstance(parent, (ast.Tuple, ast.List)):  # ``ast`` drops the parentheses
+        node = parent
+        parent, field = parents[node]
+    if isinstance(parent, ast.Subscript):
+        return field == "slice" and is_typing_generic(ast_dotted_name(parent.value))
+    keyword, index = None, None
+    if isinstance(parent, ast.keyword):
+        if parent.arg is None:
+            return False  # ``**node``
+        keyword, node = parent.arg, parent
+        parent, field = parents[node]
+    if not isinstance(parent, ast.Call) or field not in ("args", "keywords"):
+        return False
+    if keyword is None:
+        index = parent.args.index(node)
+        if any(isinstance(argument, ast.Starred) for argument in parent.args[:index]):
+            return False
+    return is_type_position(typing_function(ast_dotted_name(parent.func)), index, keyword)
 
 
 #: What an annotation may hold around a name (fissix's ``in_annotation`` climbs through them).
