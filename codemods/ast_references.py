@@ -25,18 +25,13 @@ from itertools import accumulate
 from typing import Collection, Iterator, Optional, Sequence, Union
 
 from .ast_names import names_read_alike
-from .introspection import (
-    INTROSPECTION_ATTRIBUTES,
-    TYPE_CHECKS,
-    is_introspection_call,
-    is_type_position,
-    is_typing_generic,
-    typing_function,
-)
+from .ast_type_uses import in_typing_type
+from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS, is_introspection_call
 from .modules import child_fields, module_ast
 from .names import ACCESSOR_CALL, ImportNames, ast_dotted_name
 from .qualified import ReferenceSite, references_under
 from .rule import FileContext
+from .type_aliases import with_type_aliases
 
 #: A carriage return that does not end a CRLF: ``ast`` counts it as a line break, fissix not.
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -167,11 +162,15 @@ def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[
     order, for a rule that only reads them (the API audits): from ``ast``, which gives the
     same sites as the fissix tree (the analysis's reading, or the file's own ``ast`` when the
     engine did not parse it whole), else from the tree, which then holds the whole file;
-    ``ast`` cannot read Python 2 code, whose file is always parsed whole."""
+    ``ast`` cannot read Python 2 code, whose file is always parsed whole. A binding the module
+    reads only as a type (``NextState = tf.keras.layers.Layer``) is a type use
+    (``type_aliases``: a fact of the whole module, which neither finder sees)."""
     reading = ctx.analysis(original_reading, *resolvers)
     if reading is None:
-        return [reference.site for reference in references_under(ctx.tree, resolvers)]
-    return reading.sites
+        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
+    else:
+        sites = reading.sites
+    return with_type_aliases(ctx.original, sites)
 
 
 class SourcePositions:
@@ -375,32 +374,6 @@ class _Finder:
             parent, field = self.parents[parent]
         return (field == "annotation" and isinstance(parent, (ast.arg, ast.AnnAssign))) \
             or (field == "returns" and isinstance(parent, _DEFINITIONS))
-
-
-def in_typing_type(node: ast.expr, parents: dict[ast.AST, tuple[ast.AST, str]]) -> bool:
-    """fissix's ``in_typing_type``: ``node`` is in the subscript of a generic type of
-    ``typing`` (``Union[node, B]``, ``Callable[[node], B]``), alone or in a tuple or list, or a
-    type argument of ``cast``, ``TypeVar``, ``NewType`` (``parents``: each node's parent and
-    field)."""
-    parent, field = parents[node]
-    while isinstance(parent, (ast.Tuple, ast.List)):  # ``ast`` drops the parentheses
-        node = parent
-        parent, field = parents[node]
-    if isinstance(parent, ast.Subscript):
-        return field == "slice" and is_typing_generic(ast_dotted_name(parent.value))
-    keyword, index = None, None
-    if isinstance(parent, ast.keyword):
-        if parent.arg is None:
-            return False  # ``**node``
-        keyword, node = parent.arg, parent
-        parent, field = parents[node]
-    if not isinstance(parent, ast.Call) or field not in ("args", "keywords"):
-        return False
-    if keyword is None:
-        index = parent.args.index(node)
-        if any(isinstance(argument, ast.Starred) for argument in parent.args[:index]):
-            return False
-    return is_type_position(typing_function(ast_dotted_name(parent.func)), index, keyword)
 
 
 #: What an annotation may hold around a name (fissix's ``in_annotation`` climbs through them).
