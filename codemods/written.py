@@ -16,7 +16,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import AbstractSet, Generic, Optional, Sequence, TypeVar
+from typing import AbstractSet, Generic, Iterable, Optional, Sequence, TypeVar
 
 from .ast_references import ast_references, original_reading
 from .names import ImportNames
@@ -308,3 +308,25 @@ def _nearest(site: ReferenceSite, block: tuple[int, int],
     if not same:
         return None
     return pool.pop(min(same, key=lambda index: abs(pool[index][0].line - block[0])))
+
+
+def rewritten_away(ctx: FileContext, originals: Iterable[ReferenceSite],
+                   found: Sequence[WrittenUse[T]], kept: Iterable[ReferenceSite]) -> frozenset[tuple[int, int]]:
+    """The (line, column) of each use of ``originals`` (the file's as it was) that a rewrite
+    removed: on a line the file as written no longer holds as it was (a rule replaced or
+    deleted it), matched by no use of the file as written (``found``, :func:`written_uses`;
+    ``kept``: the originals they matched), and with no use of the same API written in its
+    place (a respelled value stays a use). The branch no longer holds it
+    (``AllReduceCrossDeviceOps(...)`` in the ``cross_tower_ops=`` NPU026 drops): no API site
+    (docs/reports.md), so no finding either, and a rerun over the branch reports the same sites."""
+    out = ctx.analysis(written)
+    if out is None:
+        return frozenset()
+    as_was = set(out.origin)
+    matched = {(site.line, site.column) for site in kept}
+    respelled = [(use.site.name, use.replaced) for use in found if use.was is None]
+    return frozenset(
+        (site.line, site.column) for site in originals
+        if site.line not in as_was and (site.line, site.column) not in matched
+        and not any(name == site.name and first <= site.line < max(end, first + 1)
+                    for name, (first, end) in respelled))

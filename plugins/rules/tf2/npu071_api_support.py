@@ -62,6 +62,7 @@ from npu_codemod.api._toolkit import (
     ApiStatus,
     Finding,
     ReferenceSite,
+    WrittenUse,
     alias_reads,
     alias_repeats,
     api_advice,
@@ -74,6 +75,7 @@ from npu_codemod.api._toolkit import (
     may_bind_horovod,
     owner_verdict,
     report_byteps,
+    rewritten_away,
     site_references,
     support_list_tf2,
     value_alias_lines,
@@ -176,13 +178,18 @@ class ApiSupportTf2(Rule):
         lines = _lines(ctx.findings, self.id)
         seen: set[str] = set()
         repeats = _repeats(ctx, lines)
-        for use, covered, owned in _counted(ctx, lines, repeats):
+        uses = ctx.analysis(api_uses)
+        written = written_uses(ctx, [ctx.names("tensorflow")], [(use.site, use) for use in uses], repeats)
+        for use, covered, owned in _counted(ctx, lines, written):
             ctx.count_api(use.listed or use.api, use.status, covered or use.site.type_use, owned)
+        removed = rewritten_away(ctx, (use.site for use in uses), written,
+                                 (one.was.site for one in written if one.was is not None))
         migrated = ctx.file_kind in (TF2, TF_NEUTRAL)  # no TF1 owner runs: each miss is NPU071's
-        for use in ctx.analysis(api_uses):
+        for use in uses:
             site = use.site
-            if (site.line, site.column) in repeats:
-                continue  # a read of a name bound to the API: the binding is the site
+            if (site.line, site.column) in repeats or (site.line, site.column) in removed:
+                continue  # a read of a name bound to the API: the binding is the site; or a
+                # use a rewrite removed: no site
             if site.type_use or _graph_only(ctx, site) or _on_site(site, site.line, site.line + 1, lines):
                 continue  # counted as needing nothing; another rule's finding names the site
             if _compat_owned(ctx, use):  # the TF1 rules own it: NPU100's verdict
@@ -266,16 +273,15 @@ def _alias_verdict(ctx: FileContext, use: Use, lines: dict[int, list[Finding]]) 
 
 
 def _counted(ctx: FileContext, lines: dict[int, list[Finding]],
-             repeats: frozenset[tuple[int, int]]) -> list[tuple[Use, bool, bool]]:
+             written_api: list[WrittenUse[Use]]) -> list[tuple[Use, bool, bool]]:
     """The API uses of the file as the run writes it (``written_uses``: a rerun over the
     migrated branch counts the same), each with whether a ``migrated`` finding covers it (a
     use as the file had it on its own site, a use a rule wrote on the lines it replaced) and
     whether, not covered, it is owned: another rule's finding on it says how to migrate it
     (NPU012's "remove TPUClusterResolver"), as NPU100 counts it: work left, no block; the
-    ``repeats`` (:func:`_repeats`) are no uses."""
+    ``repeats`` (:func:`_repeats`) are no uses (``written_api``: ``written_uses`` without them)."""
     counted = []
-    uses = [(use.site, use) for use in ctx.analysis(api_uses)]
-    for written in written_uses(ctx, [ctx.names("tensorflow")], uses, repeats):
+    for written in written_api:
         use = written.was or _use(ctx, written.site)
         if use is None:
             continue

@@ -181,7 +181,7 @@ from npu_codemod.codemods.walk import (
     small_statements,
     tree_text,
 )
-from npu_codemod.codemods.written import WrittenUse, in_npu_form, written_uses
+from npu_codemod.codemods.written import WrittenUse, in_npu_form, rewritten_away, written_uses
 
 T = TypeVar("T")
 
@@ -415,4 +415,5 @@ __all__ = [
     "wrap_expression",
     "WrittenUse",
     "written_uses",
+    "rewritten_away",
 ]
