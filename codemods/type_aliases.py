@@ -15,7 +15,8 @@ the same in every engine mode. A binding qualifies when it is a module-level ``N
 ``NAME`` bound nowhere else in the module, and every read of ``NAME`` a type use: the class
 argument of ``isinstance``/``issubclass``, an annotation, a base class, a ``typing`` subscript
 or a type argument of ``cast``/``TypeVar``/``NewType``. A tuple must be read so at least once
-(a tuple no read shows to be types may be iterated elsewhere); a name bound to one class and
+(a tuple no read shows to be types may be iterated elsewhere), though a comprehension may
+list the classes' names (``", ".join(s.__name__ for s in _SUPPORTED)``: only looked at); a name bound to one class and
 not read in the module is a name for the modules that import it (the class is used there, as
 that module's own name, which npu-codemod does not follow across files).
 """
@@ -29,7 +30,7 @@ from collections import defaultdict
 from typing import Optional, Sequence
 
 from .ast_type_uses import Parents, in_typing_type
-from .introspection import TYPE_CHECKS
+from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS
 from .modules import module_ast
 from .names import ast_dotted_name
 from .qualified import ReferenceSite
@@ -156,10 +157,29 @@ def _bound_name(node: ast.AST) -> Optional[str]:
 
 def _type_use(node: ast.expr, parents: Parents) -> bool:
     """Is the read ``node`` a type use: the class argument of ``isinstance``/``issubclass``
-    (alone or in a tuple), a base class, in an annotation, or a type ``typing`` reads?"""
+    (alone or in a tuple), a base class, in an annotation, a type ``typing`` reads, or the
+    classes only looked at (:func:`_names_listed`)?"""
     return _type_argument(node, parents) or _annotation(node, parents) \
-        or in_typing_type(node, parents) or (
+        or in_typing_type(node, parents) or _names_listed(node, parents) or (
             isinstance(parents[node][0], ast.ClassDef) and parents[node][1] == "bases")
+
+
+def _names_listed(node: ast.expr, parents: Parents) -> bool:
+    """Is ``node`` what a comprehension iterates only to look at each class
+    (``", ".join(s.__name__ for s in _SUPPORTED)``: sonnet's error message naming the
+    strategies its ``isinstance`` accepts): each read of its target is followed by an
+    introspection attribute (``codemods/introspection``)?"""
+    parent, field = parents[node]
+    if not isinstance(parent, ast.comprehension) or field != "iter" \
+            or not isinstance(parent.target, ast.Name):
+        return False
+    comprehension, _ = parents[parent]
+    target = parent.target.id
+    reads = [name for name in ast.walk(comprehension)
+             if isinstance(name, ast.Name) and name.id == target and isinstance(name.ctx, ast.Load)]
+    return bool(reads) and all(
+        isinstance(parents[name][0], ast.Attribute) and parents[name][1] == "value"
+        and parents[name][0].attr in INTROSPECTION_ATTRIBUTES for name in reads)
 
 
 def _type_argument(node: ast.expr, parents: Parents) -> bool:
