@@ -177,9 +177,13 @@ def _names_listed(node: ast.expr, parents: Parents) -> bool:
     target = parent.target.id
     reads = [name for name in ast.walk(comprehension)
              if isinstance(name, ast.Name) and name.id == target and isinstance(name.ctx, ast.Load)]
-    return bool(reads) and all(
-        isinstance(parents[name][0], ast.Attribute) and parents[name][1] == "value"
-        and parents[name][0].attr in INTROSPECTION_ATTRIBUTES for name in reads)
+    return bool(reads) and all(_looked_at(name, parents) for name in reads)
+
+
+def _looked_at(name: ast.Name, parents: Parents) -> bool:
+    """Is ``name`` followed by an introspection attribute (``s.__name__``)?"""
+    parent, field = parents[name]
+    return isinstance(parent, ast.Attribute) and field == "value" and parent.attr in INTROSPECTION_ATTRIBUTES
 
 
 def _type_argument(node: ast.expr, parents: Parents) -> bool:
