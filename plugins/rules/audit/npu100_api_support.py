@@ -8,7 +8,9 @@ rule acts on, which the engine does not parse) from the text with CPython's ``as
 after every other rule (``after = ("*",)``) has reported: a site another rule reported is not
 reported again, and a site of an API Ascend migrates that its owner did not cover is. The
 sites of the file as the run writes it are counted (:meth:`FileContext.count_api`) for the
-reports' API readiness (see ``written``): a rerun over the migrated branch counts the same.
+reports' API readiness (see ``written``): a rerun over the migrated branch counts the same;
+a use inside code a rule removed (``cross_tower_ops=`` NPU026 drops) is neither counted nor
+reported (``rewritten_away``).
 """
 
 from __future__ import annotations
@@ -116,7 +118,8 @@ class ApiSupport(Rule):
         "the sites; `supported` APIs never are, nor the NPU form "
         "(`OptimizerOptions.OFF`). Every site of the file as the run writes it counts towards the "
         "reports' API readiness: a use a rule rewrote away (`tf.nn.dropout`) is none (the rule's "
-        "finding is the site), nor the tool's own NpuOptimizer lines, so a rerun over the "
+        "finding is the site), nor a use inside code a rule removed (an argument NPU026 drops: "
+        "no finding either), nor the tool's own NpuOptimizer lines, so a rerun over the "
         "migrated branch counts the same. In a file no rule rewrites (eager mode), each "
         "Horovod use is still reported, naming the opt-in while the distributed pack is off. Each "
                "use of BytePS (`byteps.tensorflow`, Horovod's API on a stack the NPU has no "

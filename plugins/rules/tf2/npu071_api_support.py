@@ -4,8 +4,11 @@ NPU100's counterpart for ``tf2``, ``tf2-compat`` and (in a TF 2.x repository) ``
 files, where NPU100 does not run: the list is a different one (``api_support_tf2.csv``, which
 names the ``tf.compat.v1.*`` APIs themselves; in a ``tf2-compat`` file ``tf.estimator.X`` is
 looked up as the ``tf.compat.v1.estimator.X`` the compat route runs). Every site counts towards
-the reports' API readiness. A name used only as a type (``ReferenceSite.type_use``: a base class, the class
-argument of ``isinstance``/``issubclass``, an annotation, a class only looked at:
+the reports' API readiness, but a use inside code a rule removed (``rewritten_away``: no site,
+no finding). A name used only as a type (``ReferenceSite.type_use``: a base class, the class
+argument of ``isinstance``/``issubclass``, an annotation, a ``typing`` alias or type argument
+(``Union[tf.Tensor, ...]``, ``cast(tf.RaggedTensor, x)``), a class or tuple of classes bound to a
+name read only as a type (``codemods/type_aliases``), a class only looked at:
 ``Layer.__dict__``, ``dir(Layer)``, ``codemods/introspection``) is counted as a site that needs
 nothing (``covered``) and not reported: the anchor looks the list up for call chains only, and
 the list marks ``tf.keras.layers.Layer`` unsupported, yet every Keras layer it supports
@@ -146,9 +149,14 @@ class ApiSupportTf2(Rule):
                "reports' API readiness (a use a rule rewrote away is none: a rerun over the "
                "migrated branch counts the same); a use another rule's finding names (NPU012's "
                "\"remove TPUClusterResolver\") is that rule's: counted once, as work left, "
-               "not a block; a name used only as a type (a base class, "
+               "not a block; a use inside code a rule removed (an argument NPU026 drops) is "
+               "none; a name used only as a type (a base class, "
                "`class L(tf.keras.layers.Layer)`, the class of `isinstance`/`issubclass`, an "
-               "annotation) or only looked at (`tf.keras.layers.Layer.__dict__`, `.__name__`, "
+               "annotation, a `typing` alias such as `Union[tf.Tensor, tf.SparseTensor]` or "
+               "`Mapping[str, tf.RaggedTensor]`, the type of `typing.cast`/`TypeVar`/`NewType`, "
+               "a class or tuple of classes bound to a name the module reads only so: "
+               "`NextState = tf.keras.layers.Layer`, `TYPES = (tf.Tensor, tf.Variable)` for "
+               "`isinstance(x, TYPES)`) or only looked at (`tf.keras.layers.Layer.__dict__`, `.__name__`, "
                "`dir(...)`, `inspect.getmembers(...)`: a documentation generator's) counts as a site "
                "that needs nothing and is not reported, as does a use in "
                "a TF 2.x file's graph-mode or TF 1.x-only code (the `else` of `if tf.executing_eagerly():` "
