@@ -18,7 +18,8 @@ or a type argument of ``cast``/``TypeVar``/``NewType``. A tuple must be read so 
 (a tuple no read shows to be types may be iterated elsewhere), though a comprehension may
 list the classes' names (``", ".join(s.__name__ for s in _SUPPORTED)``: only looked at); a name bound to one class and
 not read in the module is a name for the modules that import it (the class is used there, as
-that module's own name, which npu-codemod does not follow across files).
+that module's own name, which npu-codemod does not follow across files), unless a rule owns
+the API (``api_owners``): it migrates it where it is called, so the binding stays a use.
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ import re
 from collections import defaultdict
 from typing import Optional, Sequence
 
+from .api_owners import CONTRIB_OWNERS, compat_owner
 from .ast_type_uses import Parents, in_typing_type
 from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS
 from .modules import module_ast
 from .names import ast_dotted_name
 from .qualified import ReferenceSite
+from .support_list import list_name
 
 #: A module-level assignment whose value may be a dotted name or a tuple: the cheap test
 #: before any ``ast`` is asked.
@@ -54,18 +57,31 @@ def with_type_aliases(text: str, sites: list[ReferenceSite]) -> list[ReferenceSi
     if not spans:
         return sites
     return [dataclasses.replace(site, type_use=True)
-            if not site.called and not site.type_use and _within(site, spans) else site
+            if not site.called and not site.type_use and _type_alias(site, spans) else site
             for site in sites]
 
 
-def _within(site: ReferenceSite, spans: Sequence[Span]) -> bool:
-    return any((first, column) <= (site.line, site.column) < (last, end)
-               for first, column, last, end in spans)
+def _type_alias(site: ReferenceSite, spans: Sequence[tuple[Span, bool]]) -> bool:
+    """Is ``site`` in the value of one of the bindings ``spans`` (each with whether the module
+    reads it), and, where the module does not read it, an API no rule owns? A rule that
+    migrates an API where it is called (``TpuRunConfig = tf_estimator.tpu.RunConfig``, NPU013
+    at the call, in another module) leaves the binding a miss of its own."""
+    for (first, column, last, end), read in spans:
+        if (first, column) <= (site.line, site.column) < (last, end):
+            return read or not _owned(site.name)
+    return False
 
 
-def type_alias_spans(text: str) -> list[Span]:
+def _owned(qualified: str) -> bool:
+    """Does a rule own the API ``qualified`` (or a listed prefix of it): ``api_owners``?"""
+    parts = (list_name(qualified) or "").split(".")
+    return any(compat_owner(prefix) is not None or prefix in CONTRIB_OWNERS
+               for prefix in (".".join(parts[:end]) for end in range(2, len(parts) + 1)))
+
+
+def type_alias_spans(text: str) -> list[tuple[Span, bool]]:
     """Where the values of the module's bindings read only as types are (see the module's
-    doc); none when ``ast`` cannot read it."""
+    doc), each with whether the module reads the binding; none when ``ast`` cannot read it."""
     module = module_ast(text)
     if module is None or _LONE_CR.search(text):
         return []  # a lone carriage return ends a line for ``ast``, not for fissix
@@ -81,8 +97,8 @@ def type_alias_spans(text: str) -> list[Span]:
         if isinstance(value, ast.Tuple) and not reads[name]:
             continue
         last = value.end_lineno or value.lineno
-        spans.append((value.lineno, _column(lines, value.lineno, value.col_offset),
-                      last, _column(lines, last, value.end_col_offset or 0)))
+        spans.append(((value.lineno, _column(lines, value.lineno, value.col_offset),
+                       last, _column(lines, last, value.end_col_offset or 0)), bool(reads[name])))
     return spans
 
 
