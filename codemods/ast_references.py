@@ -25,11 +25,13 @@ from itertools import accumulate
 from typing import Collection, Iterator, Optional, Sequence, Union
 
 from .ast_names import names_read_alike
+from .ast_type_uses import in_typing_type
 from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS, is_introspection_call
 from .modules import child_fields, module_ast
 from .names import ACCESSOR_CALL, ImportNames, ast_dotted_name
 from .qualified import ReferenceSite, references_under
 from .rule import FileContext
+from .type_aliases import with_type_aliases
 
 #: A carriage return that does not end a CRLF: ``ast`` counts it as a line break, fissix not.
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -160,11 +162,15 @@ def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[
     order, for a rule that only reads them (the API audits): from ``ast``, which gives the
     same sites as the fissix tree (the analysis's reading, or the file's own ``ast`` when the
     engine did not parse it whole), else from the tree, which then holds the whole file;
-    ``ast`` cannot read Python 2 code, whose file is always parsed whole."""
+    ``ast`` cannot read Python 2 code, whose file is always parsed whole. A binding the module
+    reads only as a type (``NextState = tf.keras.layers.Layer``) is a type use
+    (``type_aliases``: a fact of the whole module, which neither finder sees)."""
     reading = ctx.analysis(original_reading, *resolvers)
     if reading is None:
-        return [reference.site for reference in references_under(ctx.tree, resolvers)]
-    return reading.sites
+        sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
+    else:
+        sites = reading.sites
+    return with_type_aliases(ctx.original, sites)
 
 
 class SourcePositions:
@@ -284,7 +290,7 @@ class _Finder:
         called = top is not chain and self._called(chain)
         base_class = self._is_base(top, parent, field)
         type_use = not called and (base_class or self._is_type_argument(top) or self._in_annotation(top)
-                                   or self._introspected(chain, top))
+                                   or in_typing_type(top, self.parents) or self._introspected(chain, top))
         return self._site(name, ".".join(parts), chain, called, base_class, type_use)
 
     def _power(self, chain: ast.expr, head: ast.Name) -> ast.expr:

@@ -41,6 +41,56 @@ def is_introspection_call(spelled: Optional[str]) -> bool:
     return spelled in INTROSPECTION_BUILTINS or spelled.startswith(_INSPECT) or spelled == "getmembers"
 
 
+#: The generic types of ``typing`` (and ``collections.abc``): what their subscript holds is a type,
+#: ``Union[tf.Tensor, tf.SparseTensor]``, ``Mapping[str, tf.RaggedTensor]``, even outside an
+#: annotation (a type alias bound to a name).
+TYPING_GENERICS = frozenset({
+    "Union", "Optional", "List", "Dict", "Mapping", "MutableMapping", "Sequence",
+    "MutableSequence", "Tuple", "Set", "FrozenSet", "AbstractSet", "MutableSet", "Iterable",
+    "Iterator", "Collection", "Container", "Callable", "Type", "Generator", "AsyncGenerator",
+    "AsyncIterable", "AsyncIterator", "Awaitable", "Coroutine", "DefaultDict", "OrderedDict",
+    "Deque", "ClassVar", "Final", "Annotated", "Reversible", "TypeGuard",
+})
+#: The built-in classes that are generic types when subscripted (``list[tf.Tensor]``), bare only.
+BUILTIN_GENERICS = frozenset({"list", "dict", "tuple", "set", "frozenset", "type"})
+#: The functions of ``typing`` whose arguments (some of them) are types: ``cast(T, x)``'s first,
+#: ``TypeVar("T", A, B, bound=C)``'s after the name, ``NewType("N", T)``'s second.
+CAST, TYPE_VAR, NEW_TYPE = "cast", "TypeVar", "NewType"
+_TYPING_MODULES = ("typing.", "typing_extensions.")
+
+
+def is_typing_generic(spelled: Optional[str]) -> bool:
+    """Is the dotted name ``spelled`` a generic type of ``typing`` (``Union``, ``typing.Union``,
+    ``t.Mapping``) or a built-in one (``list``), whose subscript holds types?"""
+    if not spelled:
+        return False
+    return spelled.rpartition(".")[2] in TYPING_GENERICS or spelled in BUILTIN_GENERICS
+
+
+def typing_function(spelled: Optional[str]) -> Optional[str]:
+    """``cast``, ``TypeVar`` or ``NewType`` when ``spelled`` names that function of ``typing``
+    (alone, as ``from typing import cast`` binds it, or ``typing.cast``), else None
+    (``tf.cast`` casts a tensor: its first argument is a value)."""
+    if not spelled:
+        return None
+    for module in ("", *_TYPING_MODULES):
+        if spelled.startswith(module) and spelled[len(module):] in (CAST, TYPE_VAR, NEW_TYPE):
+            return spelled[len(module):]
+    return None
+
+
+def is_type_position(function: Optional[str], index: Optional[int], keyword: Optional[str]) -> bool:
+    """Is the argument at ``index`` (positional) or named ``keyword`` of a call of the
+    ``typing`` function ``function`` (:func:`typing_function`) a type?"""
+    if function == CAST:
+        return index == 0
+    if function == TYPE_VAR:
+        return keyword == "bound" or (index is not None and index > 0)
+    if function == NEW_TYPE:
+        return index == 1
+    return False
+
+
 def introspected_arguments(calls: list[ast.Call]) -> frozenset[int]:
     """The ``id`` of each argument of ``calls`` that is only looked at: the first of an
     introspection call (:func:`is_introspection_call`), the class argument of ``isinstance``/

@@ -19,7 +19,14 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
-from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS, is_introspection_call
+from .introspection import (
+    INTROSPECTION_ATTRIBUTES,
+    TYPE_CHECKS,
+    is_introspection_call,
+    is_type_position,
+    is_typing_generic,
+    typing_function,
+)
 from .names import (
     ACCESSOR_CALL,
     ImportNames,
@@ -80,7 +87,7 @@ class Reference:
         return ReferenceSite(self.line, self.column, self._end_column(), self.name, self.spelled,
                              called, base_class, not called and (
                                  base_class or is_type_argument(self.node) or in_annotation(self.node)
-                                 or self._introspected()))
+                                 or in_typing_type(self.node) or self._introspected()))
 
     def _end_column(self) -> int:
         """The column right after the name, on the line the name starts on (else its own)."""
@@ -121,7 +128,10 @@ class ReferenceSite:
     decorator's); ``base_class`` when it is a base of a ``class`` statement; ``type_use`` when
     the name, not called, is used only as a type: a base class, the class argument of
     ``isinstance`` or ``issubclass`` (alone or in a tuple), in an annotation (``def f(x:
-    tf.Tensor) -> tf.Tensor``, ``model: tf.keras.Model = ...``), or only looked at: followed
+    tf.Tensor) -> tf.Tensor``, ``model: tf.keras.Model = ...``), in a subscript of a generic
+    type of ``typing`` (``Union[tf.Tensor, tf.SparseTensor]``, ``Mapping[str, tf.RaggedTensor]``:
+    a type alias), a type argument of ``typing.cast``, ``TypeVar`` or ``NewType`` (``cast(
+    tf.RaggedTensor, x)``, ``TypeVar("T", bound=tf.Module)``), or only looked at: followed
     by an introspection attribute (``tf.keras.layers.Layer.__dict__.items()``: the name stops
     before it) or the first argument of ``dir``/``inspect.getmembers``... (``codemods/introspection``). NPU071 counts such a site as
     needing nothing and reports none (``spec/rules-tf2.md``, NPU071).
@@ -161,6 +171,52 @@ def is_type_argument(node: pytree.Base) -> bool:
     return len(arguments) > 1 and arguments[1] is node and call is not None \
         and call.type == syms.power and len(call.children) > 1 and call.children[1] is trailer \
         and call.children[0].type == token.NAME and call.children[0].value in TYPE_CHECKS
+
+
+#: What holds several types in a typing subscript or a typing function's argument, around a name:
+#: ``(A, B)``, ``[A, B]`` (``Callable[[A], B]``), ``A, B`` (a subscript's list).
+_TYPE_GROUPS = frozenset({syms.testlist_gexp, syms.listmaker, syms.subscriptlist})
+
+
+def in_typing_type(node: pytree.Base) -> bool:
+    """Whether ``node`` is a type that ``typing`` reads: in the subscript of a generic type
+    (``Union[node, B]``, ``Callable[[node], B]``: :func:`~.introspection.is_typing_generic`),
+    alone or grouped, parentheses allowed, or a type argument of ``cast``, ``TypeVar``,
+    ``NewType`` (:func:`~.introspection.is_type_position`)."""
+    parent = node.parent
+    while parent is not None and (parent.type in _TYPE_GROUPS or (
+            parent.type == syms.atom and parent.children[0].type in (token.LPAR, token.LSQB))) \
+            and not any(child.type == syms.comp_for for child in parent.children):
+        node, parent = parent, parent.parent
+    if parent is None:
+        return False
+    if parent.type == syms.trailer and parent.children[0].type == token.LSQB:
+        return _trailed_name(parent) is not None and is_typing_generic(_trailed_name(parent))
+    keyword = None
+    if parent.type == syms.argument and len(parent.children) == 3 and parent.children[2] is node \
+            and parent.children[1].type == token.EQUAL:
+        keyword, node, parent = str(parent.children[0].value), parent, parent.parent
+    index = None
+    if parent is not None and parent.type == syms.arglist:
+        if keyword is None:
+            arguments = [child for child in parent.children if child.type != token.COMMA]
+            if any(child.type == syms.argument for child in arguments[:arguments.index(node)]):
+                return False
+            index = arguments.index(node)
+        parent = parent.parent
+    elif keyword is None:
+        index = 0
+    if parent is None or parent.type != syms.trailer or parent.children[0].type != token.LPAR:
+        return False
+    return is_type_position(typing_function(_trailed_name(parent)), index, keyword)
+
+
+def _trailed_name(trailer: pytree.Base) -> Optional[str]:
+    """The dotted name that ``trailer`` (a ``[...]`` or ``(...)``) directly follows, if any."""
+    power = trailer.parent
+    if power is None or power.type != syms.power:
+        return None
+    return spelled_name(power.children[:power.children.index(trailer)])
 
 
 def is_introspection_argument(node: pytree.Base) -> bool:

@@ -254,7 +254,10 @@ def _requirement_lines(path: str, text: str, manifests: Mapping[str, str],
 
 
 def _setup_py(text: str) -> list[str]:
-    """The literal strings of ``install_requires``/``extras_require`` keywords."""
+    """The literal strings of ``install_requires``/``extras_require`` keywords. A requirement
+    built when setup.py runs (``"tensorflow>={},<{}".format(MIN, MAX)``, an f-string, ``%`` or
+    ``+``) is not what its template spells: it is no pin (neither a broken one to fix nor one
+    that decides: tensorflow/addons' three extras)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -262,9 +265,30 @@ def _setup_py(text: str) -> list[str]:
     found: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg in ("install_requires", "extras_require"):
+            other = _not_requirements(node.value)
             found += [sub.value for sub in ast.walk(node.value)
-                      if isinstance(sub, ast.Constant) and isinstance(sub.value, str)]
+                      if isinstance(sub, ast.Constant) and isinstance(sub.value, str)
+                      and id(sub) not in other]
     return found
+
+
+def _not_requirements(value: ast.expr) -> set[int]:
+    """The ``id`` of each string of ``value`` that is no requirement: an extra's name (a key
+    of ``extras_require``), or only part of a string built at run time: a template formatted
+    (``"...{}".format(x)``, ``"...%s" % x``), concatenated (``"a" + x``) or an f-string's
+    literal parts."""
+    built: set[int] = set()
+    for node in ast.walk(value):
+        if isinstance(node, ast.Dict):
+            built.update(id(key) for key in node.keys if key is not None)
+        if isinstance(node, ast.JoinedStr):
+            built.update(id(sub) for sub in ast.walk(node))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "format":
+            built.add(id(node.func.value))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+            built.update((id(node.left), id(node.right)))
+    return built
 
 
 def _setup_cfg(text: str) -> list[str]:

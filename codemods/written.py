@@ -16,7 +16,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import AbstractSet, Generic, Optional, Sequence, TypeVar
+from typing import AbstractSet, Generic, Iterable, Optional, Sequence, TypeVar
 
 from .ast_references import ast_references, original_reading
 from .names import ImportNames
@@ -310,18 +310,23 @@ def _nearest(site: ReferenceSite, block: tuple[int, int],
     return pool.pop(min(same, key=lambda index: abs(pool[index][0].line - block[0])))
 
 
-def rewritten_away(ctx: FileContext, uses: Sequence[tuple[ReferenceSite, T]],
-                   found: Sequence[WrittenUse[T]]) -> frozenset[tuple[int, int]]:
-    """The (line, column) of the uses of the file as it was (``uses``) that the run's rewrite
-    removed: on a line it replaced or deleted, and matched by no use of the file as written
-    (``found``, :func:`written_uses` of the same ``uses``): a GELU formula's ``tf.tanh`` NPU006
-    replaced. Such a use is no API site (docs/reports.md: the rule's finding is), neither
-    counted nor reported, so that the first run and a rerun over its branch say the same."""
+def rewritten_away(ctx: FileContext, originals: Iterable[ReferenceSite],
+                   found: Sequence[WrittenUse[T]], kept: Iterable[ReferenceSite]) -> frozenset[tuple[int, int]]:
+    """The (line, column) of each use of ``originals`` (the file's as it was) that a rewrite
+    removed: on a line the file as written no longer holds as it was (a rule replaced or
+    deleted it), matched by no use of the file as written (``found``, :func:`written_uses`;
+    ``kept``: the originals they matched), and with no use of the same API written in its
+    place (a respelled value stays a use). The branch no longer holds it
+    (``AllReduceCrossDeviceOps(...)`` in the ``cross_tower_ops=`` NPU026 drops): no API site
+    (docs/reports.md), so no finding either, and a rerun over the branch reports the same sites."""
     out = ctx.analysis(written)
     if out is None:
         return frozenset()
-    kept_lines = {line for line in out.origin if line is not None}
-    matched = {id(use.was) for use in found if use.was is not None}
-    return frozenset((site.line, site.column) for site, was in uses
-                     if site.line not in kept_lines and id(was) not in matched)
-
+    as_was = set(out.origin)
+    matched = {(site.line, site.column) for site in kept}
+    respelled = [(use.site.name, use.replaced) for use in found if use.was is None]
+    return frozenset(
+        (site.line, site.column) for site in originals
+        if site.line not in as_was and (site.line, site.column) not in matched
+        and not any(name == site.name and first <= site.line < max(end, first + 1)
+                    for name, (first, end) in respelled))

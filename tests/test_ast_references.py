@@ -296,3 +296,30 @@ def test_both_finders_mark_the_names_only_looked_at() -> None:
         (6, "Tensor", "tensorflow.Tensor")]
     assert [(s.line, s.spelled) for s in answers[1] or () if not s.type_use] == [
         (7, "tf.a"), (7, "tf.b.__init__"), (7, "tf.c"), (7, "tf.d"), (7, "tf.e")]
+
+
+def test_both_finders_mark_the_types_typing_reads() -> None:
+    """A name in the subscript of a generic type of ``typing`` (a type alias: ``Union[...]``,
+    ``Mapping[str, ...]``, ``Callable[[...], ...]``, ``typing.Optional``, ``list[...]``) and a
+    type argument of ``cast``/``TypeVar``/``NewType`` are type uses (tensorflow/gnn's
+    ``FieldSpec = Union[tf.TensorSpec, tf.RaggedTensorSpec]``); a subscript of anything else,
+    ``tf.cast``'s arguments, ``cast``'s value and ``TypeVar``'s name are not."""
+    source = HEAD + textwrap.dedent('''\
+        import typing
+        from typing import Callable, Mapping, TypeVar, Union, cast
+        FieldSpec = Union[tf.TensorSpec, (tf.RaggedTensorSpec)]
+        Features = Mapping[str, tf.RaggedTensor] or typing.Optional[Tensor] or list[tf.A]
+        Fn = Callable[[tf.B, Tensor], Union[tf.C, typing.Tuple[tf.D, ...]]]
+        y = cast(tf.E, tf.x) or typing.cast((tf.F), x) or tf.cast(tf.y, tf.float32)
+        T = TypeVar("T", tf.G, tf.H, bound=tf.I) or typing.NewType("N", tf.J) or TypeVar(tf.n)
+        z = x[tf.newaxis, tf.k] or Union[tf.m(1)] or Mapping[[tf.p for _ in y]] or cast(*tf.q)
+        ''')
+    answers = both(source)
+    assert answers is not None and answers[0] == answers[1]
+    assert [(s.line, s.spelled) for s in answers[1] or () if s.type_use] == [
+        (6, "tf.TensorSpec"), (6, "tf.RaggedTensorSpec"), (7, "tf.RaggedTensor"), (7, "Tensor"),
+        (7, "tf.A"), (8, "tf.B"), (8, "Tensor"), (8, "tf.C"), (8, "tf.D"), (9, "tf.E"),
+        (9, "tf.F"), (10, "tf.G"), (10, "tf.H"), (10, "tf.I"), (10, "tf.J")]
+    assert [(s.line, s.spelled) for s in answers[1] or () if not s.type_use] == [
+        (9, "tf.x"), (9, "tf.cast"), (9, "tf.y"), (9, "tf.float32"), (10, "tf.n"),
+        (11, "tf.newaxis"), (11, "tf.k"), (11, "tf.m"), (11, "tf.p"), (11, "tf.q")]

@@ -299,3 +299,44 @@ def test_a_rerun_over_a_strategy_branch_keeps_the_repository_distributed(tmp_pat
     assert after["sites"]["left"] == before["sites"]["left"]
     assert after["sites"]["compliant"] == before["sites"]["migrated"] + before["sites"]["compliant"]
     assert after["verdict"] == before["verdict"]
+
+
+TOWERS = '''"""Estimator training mirrored over the GPUs, with contrib's all-reduce (TF 1.15)."""
+import tensorflow as tf
+
+
+def mirrored(gpus, algorithm):
+    return tf.contrib.distribute.MirroredStrategy(
+        num_gpus=gpus,
+        cross_tower_ops=tf.contrib.distribute.AllReduceCrossDeviceOps(algorithm, num_packs=2))
+
+
+def main():
+    config = tf.estimator.RunConfig(train_distribute=mirrored(2, "nccl"), save_summary_steps=0)
+    estimator = tf.estimator.LinearRegressor(feature_columns=[], config=config)
+    estimator.train(input_fn=lambda: tf.data.Dataset.range(8).batch(4, drop_remainder=True), max_steps=2)
+'''
+
+
+def test_an_api_in_an_argument_npu026_drops_is_no_site_left(tmp_path: Path) -> None:
+    """Regression (cloudml-samples ``distribution_utils.py:45``): NPU026 drops
+    ``cross_tower_ops=tf.contrib.distribute.AllReduceCrossDeviceOps(...)`` with the strategy,
+    yet NPU100 reported the all-reduce deprecated, a site left: the rerun over the branch (where
+    it is gone) had one site fewer and another verdict. A use inside code a rule removed is no
+    API site (docs/reports.md): no finding, the same figures on the rerun."""
+    make_repo(tmp_path / "towers", {"requirements.txt": "tensorflow==1.15.5\n", "train.py": TOWERS})
+    (tmp_path / "repos.txt").write_text("towers\n")
+    rules = ("--rules", "default,distributed")
+    cli("run", "--repos", "repos.txt", "--report-dir", "one", "--no-progress", *rules, cwd=tmp_path, expect=0)
+    (tmp_path / "again.txt").write_text(f"towers {BRANCH}\n")
+    cli("run", "--repos", "again.txt", "--report-dir", "two", "--branch", "again", "--no-progress", *rules,
+        cwd=tmp_path, expect=0)
+    (before,), (after,) = (json.loads((tmp_path / name / "run.json").read_text())["repos"]
+                           for name in ("one", "two"))
+    assert "AllReduceCrossDeviceOps" not in git(tmp_path / "towers", "show", f"{BRANCH}:train.py")
+    assert not [f for f in before["findings"] if f["rule_id"] == "NPU100"]
+    assert (before["sites"]["left"], before["verdict"]) == (0, "ready")
+    assert after["files_changed"] == []
+    assert _sites_per_rule(after) == _sites_per_rule(before)
+    assert (after["sites"]["left"], after["verdict"]) == (0, "ready")
+    assert after["api_readiness"] == before["api_readiness"]

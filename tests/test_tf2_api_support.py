@@ -416,3 +416,60 @@ def test_in_compat_code_the_tf1_owners_migrate_what_ascend_migrates() -> None:
     outcome = testing.run_rules({"NPU002", "NPU007", "NPU071"}, source, facts=TF2_RUNTIME)
     assert outcome.new is not None
     assert [f for f in outcome.findings if f.message.startswith("Ascend migrates")] == []
+
+
+TYPE_ALIASES = '''\
+"""Type aliases of a graph library (TF 2.x), and the strategies it knows."""
+from typing import Mapping, TypeVar, Union, cast
+
+import tensorflow as tf
+
+FieldSpec = Union[tf.TensorSpec, tf.RaggedTensorSpec]
+FeaturesSpec = Mapping[str, tf.RaggedTensorSpec]
+NextState = tf.keras.layers.Layer
+Exported = tf.keras.layers.Layer
+L = TypeVar("L", bound=tf.keras.layers.Layer)
+_SUPPORTED = (tf.distribute.OneDeviceStrategy, tf.RaggedTensorSpec)
+
+
+def rank(spec: FieldSpec, layer: L, strategy) -> NextState:
+    if not isinstance(strategy, _SUPPORTED):
+        raise ValueError(", ".join(kind.__name__ for kind in _SUPPORTED))
+    return cast(tf.RaggedTensorSpec, spec).ragged_rank
+'''
+
+VALUE_ALIASES = '''\
+"""The same names, used as values: built, iterated, exported."""
+import tensorflow as tf
+
+Base = tf.keras.layers.Layer
+SPECS = (tf.RaggedTensorSpec, tf.TensorSpec)
+UNREAD = (tf.RaggedTensorSpec,)
+
+
+def build():
+    return [Base(), [spec([1]) for spec in SPECS if spec.__name__]]
+'''
+
+
+def test_type_aliases_cast_typevar_and_isinstance_tuples_are_type_uses() -> None:
+    """Regression (tensorflow/gnn ``graph_constants.py:76``, ``keras/layers/next_state.py:104``,
+    sonnet ``optimizers/optimizer_utils.py:32``): a typing alias (``Union[...]``,
+    ``Mapping[str, ...]``), a class bound to a name only read as a type (or not read: a name for
+    other modules' annotations), ``cast``'s and ``TypeVar``'s types and a tuple of classes read
+    by ``isinstance`` were reported "not supported ... replace" (or an owner miss) and blocked
+    the repository. They are type uses: counted as needing nothing, not reported (spec
+    rules-tf2.md NPU071)."""
+    findings = testing.assert_reports({"NPU071"}, TYPE_ALIASES, findings=[], facts=TF2_RUNTIME)
+    assert findings == []
+    outcome = process(TYPE_ALIASES, {"NPU071"}, facts=TF2_RUNTIME)
+    assert all(row.ready for row in outcome.api_sites if row.known)
+    [spec] = [row for row in outcome.api_sites if row.api == "tf.RaggedTensorSpec"]
+    assert (spec.sites, spec.blocking) == (4, False)
+
+
+def test_names_bound_to_classes_and_used_as_values_stay_uses() -> None:
+    """A class bound to a name that is then called, a tuple of classes iterated, or a tuple
+    no read shows to be types: the binding is a use of the classes, reported as before."""
+    findings = testing.assert_reports({"NPU071"}, VALUE_ALIASES, findings=None, facts=TF2_RUNTIME)
+    assert sorted((f.line, f.column) for f in findings) == [(4, 7), (5, 9), (6, 10)]

@@ -295,6 +295,23 @@ def test_a_broken_pin_and_a_bad_setting_are_each_one_message_never_silent() -> N
                   {CODE_T1}).messages == ()  # other packages' lines are none of its business
 
 
+def test_a_requirement_setup_py_builds_at_run_time_is_no_pin() -> None:
+    """Regression (tensorflow/addons ``setup.py:93,98,103``): ``"tensorflow>={},<{}".format(
+    MIN, MAX)`` in ``extras_require`` was read as its template and reported three times "not
+    valid PEP 508 ... fix it" (a site left each); a formatted, concatenated or f-string
+    requirement is valid when setup.py runs: no pin, the version comes from elsewhere."""
+    setup = ("from setuptools import setup\nMIN, MAX = '2.8.0', '2.11.0'\n"
+             "setup(name='addons', install_requires=['typeguard', 'tensorflow' + SUFFIX],\n"
+             "      extras_require={'tensorflow': ['tensorflow>={},<{}'.format(MIN, MAX)],\n"
+             "                      'tensorflow-gpu': [f'tensorflow-gpu>={MIN},<{MAX}'],\n"
+             "                      'tensorflow-cpu': ['tensorflow-cpu>=%s' % MIN]})\n")
+    assert pins_of("setup.py", setup) == []
+    runtime = decide(None, {"setup.py": setup, "requirements.txt": "tensorflow==2.9.1\n"}, ())
+    assert (runtime.value, runtime.messages) == ("2", ())
+    assert decide(None, {"setup.py": setup.replace("MIN, MAX)", "MIN, MAX), 'tensorflow=1'")},
+                  ()).messages == (("setup.py", UNREADABLE_PIN.format(pin="tensorflow=1")),)
+
+
 # --- through a run -----------------------------------------------------------------------------
 
 

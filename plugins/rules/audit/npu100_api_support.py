@@ -8,7 +8,9 @@ rule acts on, which the engine does not parse) from the text with CPython's ``as
 after every other rule (``after = ("*",)``) has reported: a site another rule reported is not
 reported again, and a site of an API Ascend migrates that its owner did not cover is. The
 sites of the file as the run writes it are counted (:meth:`FileContext.count_api`) for the
-reports' API readiness (see ``written``): a rerun over the migrated branch counts the same.
+reports' API readiness (see ``written``): a rerun over the migrated branch counts the same;
+a use inside code a rule removed (``cross_tower_ops=`` NPU026 drops) is neither counted nor
+reported (``rewritten_away``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from npu_codemod.api._toolkit import (
     ApiStatus,
     Finding,
     ReferenceSite,
+    WrittenUse,
     accessor_facts,
     alias_reads,
     alias_repeats,
@@ -42,6 +45,7 @@ from npu_codemod.api._toolkit import (
     owner_of,
     owner_verdict,
     report_byteps,
+    rewritten_away,
     site_references,
     support_list,
     unresolved_accesses,
@@ -114,7 +118,8 @@ class ApiSupport(Rule):
         "the sites; `supported` APIs never are, nor the NPU form "
         "(`OptimizerOptions.OFF`). Every site of the file as the run writes it counts towards the "
         "reports' API readiness: a use a rule rewrote away (`tf.nn.dropout`) is none (the rule's "
-        "finding is the site), nor the tool's own NpuOptimizer lines, so a rerun over the "
+        "finding is the site), nor a use inside code a rule removed (an argument NPU026 drops: "
+        "no finding either), nor the tool's own NpuOptimizer lines, so a rerun over the "
         "migrated branch counts the same. In a file no rule rewrites (eager mode), each "
         "Horovod use is still reported, naming the opt-in while the distributed pack is off. Each "
                "use of BytePS (`byteps.tensorflow`, Horovod's API on a stack the NPU has no "
@@ -152,12 +157,15 @@ class ApiSupport(Rule):
         library = bool(ctx.enabled_rules.intersection(HOROVOD_RULES)) and distribution(ctx).library
         judged = _judged(ctx, lines)
         repeats = repeated_uses(ctx, judged)
+        written = written_api_uses(ctx, judged, repeats)
+        removed = rewritten_away(ctx, (use.site for use, _ in judged.values()), written,
+                                 (was[0].site for was in (one.was for one in written) if was))
         for key, (use, verdict) in judged.items():
             site = use.site
             if verdict.message and not (library and use.api.startswith(HVD)) \
-                    and key not in repeats and not in_npu_form(ctx, site):
+                    and key not in repeats and key not in removed and not in_npu_form(ctx, site):
                 ctx.report_at(site.line, site.column, "unmigrated", verdict.message, verdict.level)
-        for use, verdict in counted_uses(ctx, judged, lines, repeats):
+        for use, verdict in counted_uses(ctx, written, lines):
             ctx.count_api(use.listed or use.api, use.status, verdict.covered, verdict.owned)
         if not ctx.enabled_rules.intersection(HOROVOD_RULES):
             for site in horovod_module_values(ctx):
@@ -248,15 +256,22 @@ def repeated_uses(ctx: FileContext, judged: Judged) -> frozenset[tuple[int, int]
     return alias_repeats(verdicts, reads)
 
 
-def counted_uses(ctx: FileContext, judged: Judged, lines: Lines,
-                 repeats: frozenset[tuple[int, int]]) -> list[tuple[ApiUse, Verdict]]:
-    """The API uses of the file as this run writes it (``written_uses``), each with its
-    verdict: a use as the file had it keeps its verdict; a use a rule wrote (a respelled
-    value) is judged by the findings of the lines it replaced; a repeat is none."""
+def written_api_uses(ctx: FileContext, judged: Judged,
+                     repeats: frozenset[tuple[int, int]]) -> list[WrittenUse[tuple[ApiUse, Verdict]]]:
+    """The API uses of the file as this run writes it (``written_uses``), each with the use
+    of the file as it was that it is, and that use's verdict (None: a use a rule wrote); a
+    repeat is none."""
     uses = [(use.site, (use, verdict)) for use, verdict in judged.values()]
-    resolvers = audited_modules(ctx)
-    return [use.was or _new_use(use.site, use.replaced, lines, ctx)
-            for use in written_uses(ctx, resolvers, uses, repeats)]
+    return written_uses(ctx, audited_modules(ctx), uses, repeats)
+
+
+def counted_uses(ctx: FileContext, written: list[WrittenUse[tuple[ApiUse, Verdict]]],
+                 lines: Lines) -> list[tuple[ApiUse, Verdict]]:
+    """The API uses of the file as this run writes it (:func:`written_api_uses`), each with
+    its verdict: a use as the file had it keeps its verdict; a use a rule wrote (a respelled
+    value) is judged by the findings of the lines it replaced. A use a rewrite removed
+    (``rewritten_away``) is none, and not reported either."""
+    return [use.was or _new_use(use.site, use.replaced, lines, ctx) for use in written]
 
 
 def _new_use(site: ReferenceSite, block: tuple[int, int], lines: Lines,

@@ -4,8 +4,11 @@ NPU100's counterpart for ``tf2``, ``tf2-compat`` and (in a TF 2.x repository) ``
 files, where NPU100 does not run: the list is a different one (``api_support_tf2.csv``, which
 names the ``tf.compat.v1.*`` APIs themselves; in a ``tf2-compat`` file ``tf.estimator.X`` is
 looked up as the ``tf.compat.v1.estimator.X`` the compat route runs). Every site counts towards
-the reports' API readiness. A name used only as a type (``ReferenceSite.type_use``: a base class, the class
-argument of ``isinstance``/``issubclass``, an annotation, a class only looked at:
+the reports' API readiness, but a use inside code a rule removed (``rewritten_away``: no site,
+no finding). A name used only as a type (``ReferenceSite.type_use``: a base class, the class
+argument of ``isinstance``/``issubclass``, an annotation, a ``typing`` alias or type argument
+(``Union[tf.Tensor, ...]``, ``cast(tf.RaggedTensor, x)``), a class or tuple of classes bound to a
+name read only as a type (``codemods/type_aliases``), a class only looked at:
 ``Layer.__dict__``, ``dir(Layer)``, ``codemods/introspection``) is counted as a site that needs
 nothing (``covered``) and not reported: the anchor looks the list up for call chains only, and
 the list marks ``tf.keras.layers.Layer`` unsupported, yet every Keras layer it supports
@@ -152,9 +155,14 @@ class ApiSupportTf2(Rule):
                "none and is not reported: a rerun over the "
                "migrated branch counts the same); a use another rule's finding names (NPU012's "
                "\"remove TPUClusterResolver\") is that rule's: counted once, as work left, "
-               "not a block; a name used only as a type (a base class, "
+               "not a block; a use inside code a rule removed (an argument NPU026 drops) is "
+               "none; a name used only as a type (a base class, "
                "`class L(tf.keras.layers.Layer)`, the class of `isinstance`/`issubclass`, an "
-               "annotation) or only looked at (`tf.keras.layers.Layer.__dict__`, `.__name__`, "
+               "annotation, a `typing` alias such as `Union[tf.Tensor, tf.SparseTensor]` or "
+               "`Mapping[str, tf.RaggedTensor]`, the type of `typing.cast`/`TypeVar`/`NewType`, "
+               "a class or tuple of classes bound to a name the module reads only so: "
+               "`NextState = tf.keras.layers.Layer`, `TYPES = (tf.Tensor, tf.Variable)` for "
+               "`isinstance(x, TYPES)`) or only looked at (`tf.keras.layers.Layer.__dict__`, `.__name__`, "
                "`dir(...)`, `inspect.getmembers(...)`: a documentation generator's) counts as a site "
                "that needs nothing and is not reported, as does a use in "
                "a TF 2.x file's graph-mode or TF 1.x-only code (the `else` of `if tf.executing_eagerly():` "
@@ -184,18 +192,19 @@ class ApiSupportTf2(Rule):
         lines = _lines(ctx.findings, self.id)
         seen: set[str] = set()
         repeats = _repeats(ctx, lines)
-        uses = [(use.site, use) for use in ctx.analysis(api_uses)]
-        as_written = written_uses(ctx, [ctx.names("tensorflow")], uses, repeats)
-        for use, covered, owned in _counted(ctx, lines, as_written):
+        uses = ctx.analysis(api_uses)
+        written = written_uses(ctx, [ctx.names("tensorflow")], [(use.site, use) for use in uses], repeats)
+        for use, covered, owned in _counted(ctx, lines, written):
             ctx.count_api(use.listed or use.api, use.status, covered or use.site.type_use, owned)
+        removed = rewritten_away(ctx, (use.site for use in uses), written,
+                                 (one.was.site for one in written if one.was is not None))
         migrated = ctx.file_kind in (TF2, TF_NEUTRAL)  # no TF1 owner runs: each miss is NPU071's
-        removed = rewritten_away(ctx, uses, as_written)  # no API site: the rule's finding is
-        for use in ctx.analysis(api_uses):
+        for use in uses:
             site = use.site
-            if (site.line, site.column) in repeats:
-                continue  # a read of a name bound to the API: the binding is the site
-            if site.type_use or _graph_only(ctx, site) or _on_site(site, site.line, site.line + 1, lines) \
-                    or (site.line, site.column) in removed:
+            if (site.line, site.column) in repeats or (site.line, site.column) in removed:
+                continue  # a read of a name bound to the API: the binding is the site; or a
+                # use a rewrite removed: no site
+            if site.type_use or _graph_only(ctx, site) or _on_site(site, site.line, site.line + 1, lines):
                 continue  # counted as needing nothing; another rule's finding names the site
             if _compat_owned(ctx, use):  # the TF1 rules own it: NPU100's verdict
                 message: Optional[str] = _owned(ctx, use, site.line, site.line + 1, lines).message
@@ -280,15 +289,15 @@ def _alias_verdict(ctx: FileContext, use: Use, lines: dict[int, list[Finding]]) 
 
 
 def _counted(ctx: FileContext, lines: dict[int, list[Finding]],
-             as_written: Sequence[WrittenUse[Use]]) -> list[tuple[Use, bool, bool]]:
+             written_api: list[WrittenUse[Use]]) -> list[tuple[Use, bool, bool]]:
     """The API uses of the file as the run writes it (``written_uses``: a rerun over the
     migrated branch counts the same), each with whether a ``migrated`` finding covers it (a
     use as the file had it on its own site, a use a rule wrote on the lines it replaced) and
     whether, not covered, it is owned: another rule's finding on it says how to migrate it
     (NPU012's "remove TPUClusterResolver"), as NPU100 counts it: work left, no block; the
-    ``repeats`` (:func:`_repeats`) are no uses."""
+    ``repeats`` (:func:`_repeats`) are no uses (``written_api``: ``written_uses`` without them)."""
     counted = []
-    for written in as_written:
+    for written in written_api:
         use = written.was or _use(ctx, written.site)
         if use is None:
             continue
