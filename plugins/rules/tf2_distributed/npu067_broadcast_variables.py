@@ -43,6 +43,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._device import device_name, uses_horovod
+from ._library import LIBRARY, in_library
 from ._trained import is_trained_maker, maker_facts, passed_to_trainer, trains
 
 ADDED = "added {npu}.distribute.broadcast({model}.trainable_variables) after the model is built"
@@ -84,7 +85,9 @@ class BroadcastVariables(Rule):
                "input shape, built by a function of the repository or by `fit`); the anchor's "
                "`npu_callbacks_append(...)` (its broadcast callback never runs). A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
-               "does) is left to NPU070, one that imports BytePS to NPU071 (each broadcasts itself).")
+               "does) is left to NPU070, one that imports BytePS to NPU071 (each broadcasts itself). "
+               "Library code (a module no entry script of the repository reaches): each site "
+               "reported with the line to add, nothing rewritten or imported.")
     example = """
         import tensorflow as tf
 
@@ -108,6 +111,7 @@ class BroadcastVariables(Rule):
     # model bring the file in.
     _tokens = ("Model", "Sequential", "load_model", "clone_model", "model_from_", ".build(",
               "npu_callbacks_append", "fit", "compile", "train_on_batch", "trainable_", "return")
+    reads_programs = True  # library code (no entry reaches it): reported, never rewritten
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         if uses_horovod(ctx):
@@ -143,6 +147,10 @@ class BroadcastVariables(Rule):
                 ctx.report(statement, "migrated", IN_METHOD.format(method=method.children[1].value))
                 return
             ctx.report(statement, "unmigrated", (LAZY if _lazy(value, ctx) else UNKNOWN).format(model=model))
+            return
+        if in_library(ctx):
+            ctx.report(statement, "unmigrated", LIBRARY.format(
+                line=f"call npu.distribute.broadcast({model}.trainable_variables) after the model is built"))
             return
         npu = device_name(ctx, anchor)
         insert_after(anchor, f"{npu}.distribute.broadcast({model}.trainable_variables)", ctx.newline)
