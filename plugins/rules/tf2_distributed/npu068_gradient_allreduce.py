@@ -88,7 +88,8 @@ class GradientAllReduce(Rule):
     guide_section_en = "Distributed Training Script Adaptation: gradient aggregation"
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("`G = tape.gradient(...)` (G a name, `tape` a `tf.GradientTape`) followed in the "
-                "same block by an `apply_gradients` that uses `G`, directly or under the name "
+                "same block by an `apply_gradients` (Sonnet's `apply`, in a file that imports Sonnet) "
+                "that uses `G`, directly or under the name "
                 "`get_unscaled_gradients(G)`, `clip_by_global_norm(G, ...)` or a comprehension of "
                 "`clip_by_norm`/`clip_by_value` over `G` binds: `G = npu.distribute.all_reduce("
                 "G, \"mean\")` right after the gradient statement (before any unscaling or "
@@ -225,7 +226,7 @@ class GradientAllReduce(Rule):
         line = statement.parent
         if line is None:
             return
-        flow = gradient_flow(line, name)
+        flow = gradient_flow(line, name, sonnet=_SONNET.search(ctx.original) is not None)
         if flow.reduced:
             ctx.report(statement, "migrated", IN_PLACE)
         elif flow.applied and in_library(ctx):
@@ -286,6 +287,8 @@ def _tapes(text: str) -> set[str]:
     return set(_WITH_TAPE.findall(text)) | set(_TAPE_ASSIGNED.findall(text))
 
 
+#: The file imports Sonnet (its optimizers apply gradients with ``apply``: ``_gradient_flow``).
+_SONNET = re.compile(r"^[ \t]*(?:import|from)[ \t]+sonnet\b", re.MULTILINE)
 _WITH_TAPE = re.compile(r"GradientTape\([^\n]*?\)\s+as\s+(\w+)")
 _TAPE_ASSIGNED = re.compile(r"^\s*(\w+)\s*=\s*[\w.]*GradientTape\(", re.MULTILINE)
 
