@@ -7,7 +7,8 @@ as it follows ``apply_gradients`` (sonnet's examples/simple_mnist.py)."""
 
 from __future__ import annotations
 
-from npu_codemod.api._toolkit import class_facts
+from npu_codemod.api._toolkit import class_facts, model_facts
+from npu_codemod.plugins.rules.tf2_distributed._trained import builder_facts
 
 from support.rules import assert_migrates, assert_unchanged, sites
 
@@ -102,3 +103,49 @@ def test_a_module_model_broadcast_already_is_migrated_and_one_not_trained_is_no_
         ("NPU067", 16, 4, "migrated")]
     untrained = "import sonnet as snt\n\n\ndef head():\n    layer = snt.Linear(1)\n    return layer(1.0)\n"
     assert _ours(assert_unchanged(untrained, {"NPU067"}, facts=TF2_RUNTIME)) == []
+
+
+BUILDER = '''\
+import tensorflow as tf
+
+
+def build_model(width):
+    inputs = tf.keras.layers.Input(shape=(4,))
+    outputs = tf.keras.layers.Dense(width)(inputs)
+    model = tf.keras.Model(inputs=inputs, outputs=outputs)
+    return model
+
+
+def build_inline(width):
+    inputs = tf.keras.layers.Input(shape=(4,))
+    return tf.keras.Model(inputs, tf.keras.layers.Dense(width)(inputs))
+'''
+FIT = '''
+model = build_model(1)
+model.compile(optimizer="sgd", loss="mse")
+model.fit(x, y, epochs=1)
+other = build_inline(1)
+other.compile(optimizer="sgd", loss="mse")
+other.fit(x, y, epochs=1)
+'''
+
+
+def test_a_model_from_a_function_that_binds_it_is_broadcast_there_and_not_again_at_the_caller() -> None:
+    """rvl L5 (kubeflow/examples openvaccine model.py): the broadcast goes after the binding in
+    ``build_model``; the caller has no site (a finding there asked for a second broadcast). A
+    function that returns the model it makes without binding it has no site: the caller keeps it."""
+    source = BUILDER + FIT
+    after = ("import npu_device as npu\n" + source).replace(
+        "    model = tf.keras.Model(inputs=inputs, outputs=outputs)\n",
+        "    model = tf.keras.Model(inputs=inputs, outputs=outputs)\n"
+        "    npu.distribute.broadcast(model.trainable_variables)\n")
+    found = [f for f in assert_migrates(source, after, {"NPU067"}, facts=TF2_RUNTIME) if f.rule_id == "NPU067"]
+    assert sites(found) == [("NPU067", 7, 4, "migrated"), ("NPU067", 18, 0, "unmigrated")]
+    assert found[1].message.startswith("the variables may not exist yet here")
+
+
+def test_a_model_from_a_builder_of_another_module_has_no_site_at_the_caller() -> None:
+    facts = TF2_RUNTIME | model_facts("models/net.py", BUILDER) | builder_facts("models/net.py", BUILDER)
+    caller = "import tensorflow as tf\n\nfrom models.net import build_inline, build_model\n" + FIT
+    found = [f for f in assert_unchanged(caller, {"NPU067"}, facts=facts) if f.rule_id == "NPU067"]
+    assert sites(found) == [("NPU067", 8, 0, "unmigrated")]

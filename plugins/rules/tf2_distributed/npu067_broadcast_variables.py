@@ -47,7 +47,7 @@ from npu_codemod.api._toolkit import (
 
 from ._device import device_name, uses_horovod
 from ._library import LIBRARY, in_library
-from ._trained import is_trained_maker, maker_facts, passed_to_trainer, trains
+from ._trained import builder_facts, called_builder, is_trained_maker, maker_facts, passed_to_trainer, trains
 
 ADDED = "added {npu}.distribute.broadcast({model}.trainable_variables) after the model is built"
 IN_PLACE = "the model's initial variables are broadcast to every worker"
@@ -91,7 +91,9 @@ class BroadcastVariables(Rule):
                 "`tf.keras.Model(inputs, outputs)`, `tf.keras.models.load_model(...)`, a "
                 "`Sequential` given its input shape, an explicit `<m>.build(...)`), or after the "
                 "`with <strategy>.scope():` block holding it: `npu.distribute.broadcast("
-                "<m>.trainable_variables)`; already broadcast later in the scope: left alone.")
+                "<m>.trainable_variables)`; already broadcast later in the scope: left alone. A model "
+                "a function of the file or of the repository binds and returns (`model = ...; "
+                "return model`) is broadcast there: its callers have no site.")
     reports = ("Only models the program trains (fitted, compiled, their `trainable_variables` read, "
                "or returned by a function whose result a file of the repository trains): "
                "a model whose variables are created lazily (subclassed, `Sequential` without an "
@@ -161,6 +163,8 @@ class BroadcastVariables(Rule):
             ctx.report(statement, "migrated", IN_PLACE)
             return
         if build is None and not _has_variables(value, ctx):
+            if _from_builder(value, ctx):
+                return  # ``model = build_model(...)``: broadcast (or reported) in build_model
             method = _own_method(value)
             if method is not None and _broadcast_inside(method, ctx):
                 ctx.report(statement, "migrated", IN_METHOD.format(method=method.children[1].value))
@@ -188,6 +192,15 @@ class BroadcastVariables(Rule):
             ctx.report(statement, "migrated", IN_PLACE)
         else:
             ctx.report(statement, "unmigrated", MODULE.format(cls=cls, model=model))
+
+
+def _from_builder(value: Base, ctx: FileContext) -> bool:
+    """Is ``value`` a call of a function of the file or of the repository that binds the model
+    it returns (``_trained.builder_facts``)? Its binding there is the site (the broadcast goes
+    after it), so the caller has none: a finding here would ask for a second broadcast."""
+    children = value.children if value.type == symbols.power else []
+    callee = spelled_name(children[:-1]) if len(children) >= 2 and is_call_trailer(children[-1]) else None
+    return callee is not None and called_builder(ctx.path, ctx.original, callee, ctx.facts)
 
 
 def _module_class(value: Base, ctx: FileContext) -> Optional[str]:
@@ -368,8 +381,9 @@ def _is_called(name: Base) -> bool:
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
-    """The functions whose result the file trains (``_trained.maker_facts``)."""
-    return maker_facts(path, text) or None
+    """The functions whose result the file trains (``_trained.maker_facts``), and those that
+    bind the model they return (``_trained.builder_facts``)."""
+    return maker_facts(path, text) | builder_facts(path, text) or None
 
 
 @hookimpl
