@@ -375,7 +375,9 @@ def library_facts(facts: Iterable[str], decided: AbstractSet[str]) -> frozenset[
     """The :data:`LIBRARY_FACT` of each file of the repository's import graph (the
     :data:`GRAPH_FACT` among ``facts``, every scope's together: an example's entry may reach a
     package of another scope) that a file imports and that no entry script among the
-    ``decided`` facts (its scope's :data:`ENTRY_FACT`, or of a mixed program) reaches."""
+    ``decided`` facts (its scope's :data:`ENTRY_FACT`, or of a mixed program) reaches. A test
+    file run as a script (``if __name__ == "__main__": tf.test.main()``) is no training program:
+    a module only tests reach is library code (TF Addons' metric test helper)."""
     nodes = graph_nodes(facts)
     entries = {fact[len(ENTRY_FACT):] for fact in decided if fact.startswith(ENTRY_FACT)} \
         | {fact.rpartition("=")[2] for fact in decided if fact.startswith(MIXED_ENTRY_FACT)}
@@ -383,7 +385,7 @@ def library_facts(facts: Iterable[str], decided: AbstractSet[str]) -> frozenset[
     importers = graph.importers()
     reached: set[str] = set()
     for node in nodes.values():
-        if node.path in entries and node.path not in reached:
+        if node.path in entries and node.path not in reached and not is_test_file(node.path):
             reached |= closure(node, graph).reached
     return frozenset(LIBRARY_FACT + node.path for name, node in nodes.items()
                      if name in importers and node.path not in reached)

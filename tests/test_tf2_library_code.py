@@ -64,8 +64,22 @@ if __name__ == "__main__":
     model.compile(optimizer="sgd", loss="mse")
     model.fit(np.zeros((8, 4)), np.zeros((8, 1)), epochs=1)
 '''
+UTILS_TEST = '''"""The metric's test, runnable as a script (a test, no training program)."""
+import tensorflow as tf
+
+from mylib.utils import MeanWrapper, get_test_model
+
+
+class MeanTest(tf.test.TestCase):
+    def test_fit(self):
+        get_test_model(MeanWrapper(), 1)
+
+
+if __name__ == "__main__":
+    tf.test.main()
+'''
 LIBRARY = {"requirements.txt": "tensorflow==2.6.5\n", "mylib/__init__.py": INIT,
-           "mylib/utils.py": UTILS, "mylib/wrap.py": WRAP}
+           "mylib/utils.py": UTILS, "mylib/wrap.py": WRAP, "mylib/tests/utils_test.py": UTILS_TEST}
 LIBRARY_CODE = "library code (no entry script of the repository reaches this module)"
 
 
@@ -126,3 +140,13 @@ def test_the_module_an_entry_trains_is_rewritten_and_the_rest_of_the_library_is_
         ("mylib/utils.py", 11, "NPU067", "unmigrated"), ("mylib/utils.py", 13, "NPU068", "unmigrated"),
         ("mylib/wrap.py", 11, "NPU068", "compliant"), ("train.py", 11, "NPU067", "unmigrated"),
         ("train.py", 12, "NPU068", "compliant")]
+
+
+def test_a_test_run_as_a_script_is_no_program_that_makes_its_helper_program_code(tmp_path: Path) -> None:
+    make_repo(tmp_path / "lib", LIBRARY)
+    (tmp_path / "repos.txt").write_text("lib\n")
+    record = _run(tmp_path, "one", "repos.txt", "--include-tests", "--dry-run")
+    assert [(path, line, rule, status) for path, line, rule, status, _ in _distributed(record)] == [
+        ("mylib/utils.py", 11, "NPU067", "unmigrated"), ("mylib/utils.py", 13, "NPU068", "unmigrated"),
+        ("mylib/wrap.py", 10, "NPU068", "unmigrated")]
+    assert "mylib/utils.py" not in record["files_changed"]
