@@ -227,7 +227,7 @@ class Engine:
     @property
     def reads_programs(self) -> bool:
         """Does a rule need the repository's programs (NPU061: every Python file's imports)?"""
-        return bool(self._scripts)
+        return bool(self._scripts) or any(rule.reads_programs for rule in self.rules)
 
     def wants(self, data: bytes) -> bool:
         """Cheap prefilter on raw bytes: could any rule act on this file?"""

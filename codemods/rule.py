@@ -110,6 +110,11 @@ class Rule:
     #: NPU041's scripts that import no TensorFlow but train a ``tf.keras`` model of the
     #: repository's), when their kind is one of :attr:`file_kinds`; "" for none.
     script_fact: ClassVar[str] = ""
+    #: True for a rule that reads the repository's TF 2.x programs (which files an entry script
+    #: reaches: ``codemods/tf_programs``), so that the analysis reads every Python file's
+    #: imports, as for NPU061, even when NPU061 is off (an entry importing no TensorFlow
+    #: still links its program).
+    reads_programs: ClassVar[bool] = False
     #: A dataclass of typed per-rule settings read from ``[tool.npu-codemod.rules.<id>]``,
     #: built as ``Settings(**section)``; every field needs a default. None: no settings.
     Settings: ClassVar[Optional[type]] = None

@@ -22,7 +22,8 @@ Every Python file of the repository is a node of the import graph (``codemods/pr
 its imports read with ``ast``, never with fissix), so that a module importing no TensorFlow links an entry to the training code
 (``main.py -> runner.py -> train.py``). The repository's analysis gives one :data:`GRAPH_FACT` per
 file (:func:`graph_fact`); :func:`program_facts` turns them, once the runtime is known, into the
-facts the rules and the engine read: :data:`ENTRY_FACT` per entry, :data:`MIXED_FACT` per file of
+facts the rules and the engine read: :data:`ENTRY_FACT` per entry, :data:`LIBRARY_FACT` per file
+others import and no entry reaches, :data:`MIXED_FACT` per file of
 a mixed program, :data:`DONE_FACT` (the analysis ran: without it NPU061 decides from the file
 alone), and the findings about programs, filed under NPU061 (NPU062 for a compat file of a mixed
 program, which the engine reports).
@@ -34,7 +35,7 @@ import ast
 import re
 import sys
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional
+from typing import AbstractSet, Iterable, Mapping, Optional
 
 from .file_kinds import is_test_file
 from .findings import Finding
@@ -60,6 +61,12 @@ DONE_FACT = "tf2-programs:done"
 #: loop: its closure reaches ``tf2-compat`` files and no eager TF 2.x file): NPU062's header
 #: ports that program, so NPU061 neither adds nor advises the eager TF 2.x device init there.
 COMPAT_ENTRY_FACT = "tf2-compat-entry:"
+#: Library code: a file that other files of the repository import (a package's module, re-exported
+#: by its ``__init__``; a helper of the tests) and that no entry script of a TF 2.x program
+#: reaches, so no training program of the repository runs it: the program-level rewrites
+#: (NPU067, NPU068) report there and import no ``npu_device`` (:func:`library_code`). A file
+#: nothing imports and no entry reaches stays a script of its own (one file run by hand).
+LIBRARY_FACT = "tf2-library:"
 #: A ``tf-neutral`` file of a repository whose version is undetermined that belongs to its TF 1.x
 #: code (:func:`tf1_neutral_files`): it gets the TF 1.x rules (the others, the TF 2.x treatment).
 NEUTRAL_TF1_FACT = "tf-neutral-tf1:"
@@ -368,6 +375,33 @@ def with_programs(facts: frozenset[str], programs: frozenset[str]) -> frozenset[
     what it decided, so that an edit of one file's imports leaves the other files' facts (and
     their cached results) as they were."""
     return frozenset(fact for fact in facts if not fact.startswith(GRAPH_FACT)) | programs
+
+
+def library_facts(facts: Iterable[str], decided: AbstractSet[str]) -> frozenset[str]:
+    """The :data:`LIBRARY_FACT` of each file of the repository's import graph (the
+    :data:`GRAPH_FACT` among ``facts``, every scope's together: an example's entry may reach a
+    package of another scope) that a file imports and that no entry script among the
+    ``decided`` facts (its scope's :data:`ENTRY_FACT`, or of a mixed program) reaches. A test
+    file run as a script (``if __name__ == "__main__": tf.test.main()``) is no training program:
+    a module only tests reach is library code (TF Addons' metric test helper)."""
+    nodes = graph_nodes(facts)
+    entries = {fact[len(ENTRY_FACT):] for fact in decided if fact.startswith(ENTRY_FACT)} \
+        | {fact.rpartition("=")[2] for fact in decided if fact.startswith(MIXED_ENTRY_FACT)}
+    graph = Graph(nodes)
+    importers = graph.importers()
+    reached: set[str] = set()
+    for node in nodes.values():
+        if node.path in entries and node.path not in reached and not is_test_file(node.path):
+            reached |= closure(node, graph).reached
+    return frozenset(LIBRARY_FACT + node.path for name, node in nodes.items()
+                     if name in importers and node.path not in reached)
+
+
+def library_code(facts: AbstractSet[str], path: str) -> bool:
+    """Is the file ``path`` library code (:data:`LIBRARY_FACT`)? (A package with no entry script
+    at all is library code throughout: importing it must not need ``npu_device``.) Without the
+    repository's analysis (one file checked alone): no."""
+    return LIBRARY_FACT + path in facts
 
 
 def mixed_entry(facts: frozenset[str], path: str) -> Optional[str]:

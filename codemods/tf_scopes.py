@@ -34,6 +34,7 @@ from .tf_programs import (
     NEUTRAL_TF1_FACT,
     RepositoryMessage,
     graph_nodes,
+    library_facts,
     program_facts,
     with_programs,
 )
@@ -98,15 +99,18 @@ def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts
                   tops: Iterable[str] = (), code: Iterable[str] = ()
                   ) -> tuple[frozenset[str], tuple[RepositoryMessage, ...]]:
     """``facts`` with each scope's runtime and TF 2.x programs in place of the per-file facts
-    they were decided from, and the messages to report (``tops``, ``code``: see
+    they were decided from (and the library code no program reaches, over every scope:
+    ``tf_programs.library_facts``), and the messages to report (``tops``, ``code``: see
     :func:`scope_folders`)."""
     facts = with_trained_models(facts)
     files = {fact[len(FILE_FACT):].partition("|")[2]: fact[len(FILE_FACT):].partition("|")[0]
              for fact in facts if fact.startswith(FILE_FACT)}
     folders = scope_folders(manifests, files, tops, code)
     kept = frozenset(fact for fact in facts if not fact.startswith(FILE_FACT))
+    every_graph = [fact for fact in kept if fact.startswith(GRAPH_FACT)]
     if not folders:
-        return _decided(configured, manifests, kept, "")
+        decided, found = _decided(configured, manifests, kept, "")
+        return decided | library_facts(every_graph, decided), found
     codes: dict[str, set[str]] = defaultdict(set)
     for path, listed in files.items():
         codes[_deepest(path, folders)].update(filter(None, listed.split(",")))
@@ -132,7 +136,7 @@ def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts
                                                      if _deepest(path, folders) == folder], tf2)
         result |= decided
         messages += found
-    return result, messages
+    return result | library_facts(every_graph, result), messages
 
 
 def _tf2_code(facts: frozenset[str]) -> bool:

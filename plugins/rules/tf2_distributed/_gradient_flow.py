@@ -13,6 +13,7 @@ result is what is applied, the finding names it instead of saying the gradients 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -23,6 +24,8 @@ from npu_codemod.api._toolkit import attribute_name, is_call_trailer, tree_text
 #: result for ``clip_by_global_norm``) is the gradients unscaled or clipped.
 _UNSCALE = "get_unscaled_gradients"
 _GLOBAL_CLIP = "clip_by_global_norm"
+#: Sonnet's ``optimizer.apply(updates, parameters)`` (the gradients first, a name).
+_SONNET_APPLY = re.compile(r"\.apply\(\s*[A-Za-z_]")
 #: Per-gradient clipping, followed in a comprehension over the gradients.
 _CLIPS = frozenset({"clip_by_norm", "clip_by_value", "clip_by_average_norm"})
 
@@ -43,9 +46,10 @@ class GradientFlow:
     through: Optional[Base] = None
 
 
-def gradient_flow(line: Base, name: str) -> GradientFlow:
+def gradient_flow(line: Base, name: str, sonnet: bool = False) -> GradientFlow:
     """Follow the gradients bound to ``name`` by the statement ``line`` through its later
-    siblings."""
+    siblings. ``sonnet``: the file imports Sonnet, whose optimizers apply gradients with
+    ``<optimizer>.apply(gradients, variables)`` (``snt.optimizers``): that applies them too."""
     followed = {name}
     derived: dict[str, Base] = {}  # a name made from them by a step not followed -> its statement
     reduced = applied = False
@@ -57,7 +61,7 @@ def gradient_flow(line: Base, name: str) -> GradientFlow:
         text = tree_text(statement)
         reduces = "all_reduce(" in text and bool(names & followed)
         reduced = reduced or reduces
-        if ".apply_gradients(" in text:
+        if ".apply_gradients(" in text or (sonnet and _SONNET_APPLY.search(text) is not None):
             if names & followed:
                 applied = True
             elif through is None:

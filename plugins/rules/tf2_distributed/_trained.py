@@ -23,6 +23,7 @@ from npu_codemod.api import Base, symbols, tokens
 from npu_codemod.api._toolkit import (
     AnyOf,
     ast_dotted_name,
+    model_facts,
     module_ast,
     module_index,
     module_parts,
@@ -31,6 +32,9 @@ from npu_codemod.api._toolkit import (
 )
 
 TRAINED_MAKER = "trained-model-maker:"
+#: A function whose returned model NPU067 handles where the function binds it (``builder_facts``).
+BUILDER = "npu067-builder:"
+MODEL_FUNCTION = "model-function:"
 _TRAINING = r"\s*\.\s*(?:fit|fit_generator|compile|train_on_batch)\s*\("
 _VARIABLES = r"\s*\.\s*trainable_(?:variables|weights)\b"
 #: A call that takes the variables to train: ``tape.gradient(loss, <m>.trainable_variables)``,
@@ -115,6 +119,41 @@ def maker_facts(path: str, text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=64)
+def builder_facts(path: str, text: str) -> frozenset[str]:
+    """A :data:`BUILDER` fact for each module-level function of the file at ``path`` whose every
+    ``return`` gives a name the function binds to a model (``model = tf.keras.Model(...)``, then
+    ``return model``; the ``model-function:`` facts say each return is a model): NPU067's site
+    for what it returns is that binding, in the function (broadcast or reported there), and a
+    caller that trains its result has none of its own."""
+    tree = module_ast(text) if "return" in text and "def " in text else None
+    if tree is None:
+        return frozenset()
+    module = ".".join(module_parts(path))
+    makes = {fact.partition("=")[0][len(MODEL_FUNCTION):] for fact in model_facts(path, text)
+             if fact.startswith(MODEL_FUNCTION)}
+    index = module_index(tree)
+    found = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and f"{module}.{node.name}" in makes:
+            returns = index.returns(node)
+            if returns and all(isinstance(found_return.value, ast.Name) for found_return in returns):
+                found.add(f"{BUILDER}{module}.{node.name}")
+    return frozenset(found)
+
+
+def called_builder(path: str, text: str, callee: str, facts: AbstractSet[str]) -> bool:
+    """Is ``callee`` (as the file at ``path`` spells it) a function of the repository whose
+    result the program trains and whose model is bound in it (:func:`builder_facts`, this
+    file's own or another's among ``facts``)? Then the function's binding is the site."""
+    tree = module_ast(text)
+    if tree is None:
+        return False
+    qualified = _qualified(callee, ".".join(module_parts(path)), module_index(tree).imported_names(path))
+    return qualified is not None and is_trained_maker(qualified, facts | maker_facts(path, text)) \
+        and _named(BUILDER, qualified, facts | builder_facts(path, text))
+
+
 def _qualified(callee: str, module: str, imports: dict[str, str]) -> Optional[str]:
     head, _, rest = callee.partition(".")
     if head in imports:
@@ -126,10 +165,15 @@ def is_trained_maker(function: str, facts: AbstractSet[str]) -> bool:
     """Does the program train what the function ``function`` (module-qualified:
     ``models.net.build``) returns? A fact names it as a file imports it: the name itself, its
     end (``net.build``, a script's neighbour), or its package's (a re-export of ``models``)."""
+    return _named(TRAINED_MAKER, function, facts)
+
+
+def _named(prefix: str, function: str, facts: AbstractSet[str]) -> bool:
+    """Does a fact of ``prefix`` name the function ``function`` (:func:`is_trained_maker`)?"""
     last = function.rpartition(".")[2]
     for fact in facts:
-        if fact.startswith(TRAINED_MAKER) and fact.endswith(last):
-            named = fact[len(TRAINED_MAKER):]
+        if fact.startswith(prefix) and fact.endswith(last):
+            named = fact[len(prefix):]
             package = named.rpartition(".")[0]
             if named == function or function.endswith("." + named) \
                     or (named.rpartition(".")[2] == last and package and function.startswith(package + ".")):

@@ -36,14 +36,18 @@ from npu_codemod.api._toolkit import (
     assigned_values,
     enclosing_scope,
     function_returns,
+    is_call_trailer,
     module_parts,
     pre_order,
     returned_values,
+    spelled_name,
+    subclass_calls,
     tree_text,
 )
 
 from ._device import device_name, uses_horovod
-from ._trained import is_trained_maker, maker_facts, passed_to_trainer, trains
+from ._library import LIBRARY, in_library
+from ._trained import builder_facts, called_builder, is_trained_maker, maker_facts, passed_to_trainer, trains
 
 ADDED = "added {npu}.distribute.broadcast({model}.trainable_variables) after the model is built"
 IN_PLACE = "the model's initial variables are broadcast to every worker"
@@ -53,6 +57,9 @@ LAZY = ("variables are created lazily: call npu.distribute.broadcast({model}.tra
         "once they exist, e.g. after {model}.build(...) or the first step")
 UNKNOWN = ("the variables may not exist yet here: call npu.distribute.broadcast("
            "{model}.trainable_variables) once the model is built")
+MODULE = ("{cls} is a tf.Module model: its variables exist once it is built (by its constructor or "
+          "its first call), not as a Keras model's: call npu.distribute.broadcast({model}.trainable_variables) "
+          "once they exist, e.g. after calling it on one batch, before the first training step")
 CALLBACKS = ("npu_callbacks_append drops non-list callbacks and its broadcast callback never runs "
              "(npu_callbacks.py:69-89): remove it and broadcast with npu.distribute.broadcast")
 #: Keras makers whose result has its variables when the call returns.
@@ -60,6 +67,13 @@ LOADERS = frozenset({"tensorflow.keras.models.load_model", "tensorflow.keras.mod
                      "tensorflow.keras.models.model_from_json"})
 FUNCTIONAL = frozenset({"tensorflow.keras.Model", "tensorflow.keras.models.Model"})
 SEQUENTIAL = frozenset({"tensorflow.keras.Sequential", "tensorflow.keras.models.Sequential"})
+#: Bases of the models trained in custom loops that are no Keras models (``tf.Module``, a Keras
+#: layer trained alone, Sonnet's modules): a class of the repository that derives from one.
+MODULE_BASES = frozenset({"tensorflow.Module", "tensorflow.keras.layers.Layer", "sonnet.Module",
+                          "sonnet.AbstractModule", "sonnet.Sequential", "sonnet.nets.MLP"})
+#: Sonnet's classes that are no models (an optimizer passed to the training step with the model).
+_SONNET_NO_MODELS = tuple(f"sonnet.{part}." for part in ("optimizers", "initializers", "regularizers",
+                                                        "distribute", "mixed_precision"))
 _INPUT_SHAPE = re.compile(r"\b(?:input_shape|batch_input_shape|input_dim)\s*=|\bInput(?:Layer)?\(")
 
 
@@ -77,14 +91,20 @@ class BroadcastVariables(Rule):
                 "`tf.keras.Model(inputs, outputs)`, `tf.keras.models.load_model(...)`, a "
                 "`Sequential` given its input shape, an explicit `<m>.build(...)`), or after the "
                 "`with <strategy>.scope():` block holding it: `npu.distribute.broadcast("
-                "<m>.trainable_variables)`; already broadcast later in the scope: left alone.")
+                "<m>.trainable_variables)`; already broadcast later in the scope: left alone. A model "
+                "a function of the file or of the repository binds and returns (`model = ...; "
+                "return model`) is broadcast there: its callers have no site.")
     reports = ("Only models the program trains (fitted, compiled, their `trainable_variables` read, "
                "or returned by a function whose result a file of the repository trains): "
                "a model whose variables are created lazily (subclassed, `Sequential` without an "
-               "input shape, built by a function of the repository or by `fit`); the anchor's "
+               "input shape, built by a function of the repository or by `fit`); a `tf.Module` model "
+               "trained in a custom loop (a class of the repository deriving from `tf.Module`, a "
+               "Keras layer or a Sonnet module, or a Sonnet class such as `snt.nets.MLP`); the anchor's "
                "`npu_callbacks_append(...)` (its broadcast callback never runs). A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
-               "does) is left to NPU070, one that imports BytePS to NPU071 (each broadcasts itself).")
+               "does) is left to NPU070, one that imports BytePS to NPU071 (each broadcasts itself). "
+               "Library code (a module no entry script of the repository reaches): each site "
+               "reported with the line to add, nothing rewritten or imported.")
     example = """
         import tensorflow as tf
 
@@ -108,6 +128,7 @@ class BroadcastVariables(Rule):
     # model bring the file in.
     _tokens = ("Model", "Sequential", "load_model", "clone_model", "model_from_", ".build(",
               "npu_callbacks_append", "fit", "compile", "train_on_batch", "trainable_", "return")
+    reads_programs = True  # library code (no entry reaches it): reported, never rewritten
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         if uses_horovod(ctx):
@@ -123,8 +144,12 @@ class BroadcastVariables(Rule):
     def _assignment(self, statement: Node, ctx: FileContext) -> None:
         target, _, value = statement.children
         model = _target(target)
-        if model is None or ctx.analysis(BuiltModels).value_kind(value) != KERAS \
-                or not _trained(statement, model, ctx):
+        if model is None:
+            return
+        if ctx.analysis(BuiltModels).value_kind(value) != KERAS:
+            self._module_model(statement, model, value, ctx)
+            return
+        if not _trained(statement, model, ctx):
             return  # a sub-model, or a model the program does not train: no site
         line = statement.parent
         if line is None or line.type != symbols.simple_stmt:
@@ -138,15 +163,65 @@ class BroadcastVariables(Rule):
             ctx.report(statement, "migrated", IN_PLACE)
             return
         if build is None and not _has_variables(value, ctx):
+            if _from_builder(value, ctx):
+                return  # ``model = build_model(...)``: broadcast (or reported) in build_model
             method = _own_method(value)
             if method is not None and _broadcast_inside(method, ctx):
                 ctx.report(statement, "migrated", IN_METHOD.format(method=method.children[1].value))
                 return
             ctx.report(statement, "unmigrated", (LAZY if _lazy(value, ctx) else UNKNOWN).format(model=model))
             return
+        if in_library(ctx):
+            ctx.report(statement, "unmigrated", LIBRARY.format(
+                line=f"call npu.distribute.broadcast({model}.trainable_variables) after the model is built"))
+            return
         npu = device_name(ctx, anchor)
         insert_after(anchor, f"{npu}.distribute.broadcast({model}.trainable_variables)", ctx.newline)
         ctx.report(statement, "migrated", ADDED.format(npu=npu, model=model))
+
+
+    def _module_model(self, statement: Node, model: str, value: Base, ctx: FileContext) -> None:
+        """A ``tf.Module`` or Sonnet model the program trains (in a custom loop): reported at its
+        construction, as a subclassed model is (its variables appear in its constructor or its
+        first call: the spec's "unmigrated at the construction"); already broadcast: migrated."""
+        cls = _module_class(value, ctx)
+        line = statement.parent
+        if cls is None or line is None or line.type != symbols.simple_stmt or not _trained(statement, model, ctx):
+            return
+        if _broadcast_after(line, model):
+            ctx.report(statement, "migrated", IN_PLACE)
+        else:
+            ctx.report(statement, "unmigrated", MODULE.format(cls=cls, model=model))
+
+
+def _from_builder(value: Base, ctx: FileContext) -> bool:
+    """Is ``value`` a call of a function of the file or of the repository that binds the model
+    it returns (``_trained.builder_facts``)? Its binding there is the site (the broadcast goes
+    after it), so the caller has none: a finding here would ask for a second broadcast."""
+    children = value.children if value.type == symbols.power else []
+    callee = spelled_name(children[:-1]) if len(children) >= 2 and is_call_trailer(children[-1]) else None
+    return callee is not None and called_builder(ctx.path, ctx.original, callee, ctx.facts)
+
+
+def _module_class(value: Base, ctx: FileContext) -> Optional[str]:
+    """The class, as spelled, when ``value`` calls a ``tf.Module`` model class: ``tf.Module``
+    itself, a class of Sonnet (``snt.Linear``, ``snt.nets.MLP``), or a class of the repository
+    whose bases reach one of :data:`MODULE_BASES` (``class Net(tf.Module)``, the ``class:``
+    facts), else None."""
+    children = value.children if value.type == symbols.power else []
+    if len(children) < 2 or not is_call_trailer(children[-1]):
+        return None
+    spelled = spelled_name(children[:-1])
+    if spelled is None:
+        return None
+    sonnet = ctx.names("sonnet").resolve(spelled) if "sonnet" in ctx.original else None
+    if ctx.tf.qualify(spelled) == "tensorflow.Module" \
+            or (sonnet and sonnet.startswith("sonnet.") and sonnet.rpartition(".")[2][:1].isupper()
+                and not sonnet.startswith(_SONNET_NO_MODELS)):
+        return spelled
+    calls = subclass_calls(ctx, MODULE_BASES)
+    return spelled if any(call.reference.node is value and call.reference.call is children[-1]
+                          for call in calls) else None
 
 
 def _target(target: Base) -> Optional[str]:
@@ -306,8 +381,9 @@ def _is_called(name: Base) -> bool:
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
-    """The functions whose result the file trains (``_trained.maker_facts``)."""
-    return maker_facts(path, text) or None
+    """The functions whose result the file trains (``_trained.maker_facts``), and those that
+    bind the model they return (``_trained.builder_facts``)."""
+    return maker_facts(path, text) | builder_facts(path, text) or None
 
 
 @hookimpl

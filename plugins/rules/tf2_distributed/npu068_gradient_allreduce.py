@@ -44,6 +44,7 @@ from npu_codemod.api._toolkit import (
 
 from ._device import device_name, uses_horovod
 from ._gradient_flow import gradient_flow
+from ._library import LIBRARY, in_library
 from ._own_steps import builds_own_step_model, in_own_step_class, own_step_facts
 
 ADDED = "added {name} = {npu}.distribute.all_reduce({name}, \"mean\") before the gradients are applied"
@@ -87,7 +88,8 @@ class GradientAllReduce(Rule):
     guide_section_en = "Distributed Training Script Adaptation: gradient aggregation"
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("`G = tape.gradient(...)` (G a name, `tape` a `tf.GradientTape`) followed in the "
-                "same block by an `apply_gradients` that uses `G`, directly or under the name "
+                "same block by an `apply_gradients` (Sonnet's `apply`, in a file that imports Sonnet) "
+                "that uses `G`, directly or under the name "
                 "`get_unscaled_gradients(G)`, `clip_by_global_norm(G, ...)` or a comprehension of "
                 "`clip_by_norm`/`clip_by_value` over `G` binds: `G = npu.distribute.all_reduce("
                 "G, \"mean\")` right after the gradient statement (before any unscaling or "
@@ -103,7 +105,9 @@ class GradientAllReduce(Rule):
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
                "also applies a custom loop's gradients; an optimizer wrapped twice. A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
-               "does) is left to NPU070, one that imports BytePS to NPU071 (each aggregates itself).")
+               "does) is left to NPU070, one that imports BytePS to NPU071 (each aggregates itself). "
+               "Library code (a module no entry script of the repository reaches): each site "
+               "reported with the line to add, nothing rewritten or imported.")
     example = """
         import tensorflow as tf
 
@@ -122,6 +126,7 @@ class GradientAllReduce(Rule):
     """
     _tokens = (".gradient(", ".compile(", ".minimize(")
     after = ("NPU061",)
+    reads_programs = True  # library code (no entry reaches it): reported, never rewritten
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         if uses_horovod(ctx):
@@ -196,8 +201,12 @@ class GradientAllReduce(Rule):
             ctx.report(trailer, "unmigrated", MINIMIZE_UNKNOWN.format(spelled=spelled))
 
     def _wrap(self, value: Base, ctx: FileContext, at: Optional[Base] = None) -> None:
-        npu = device_name(ctx, value)
         where = at if at is not None else value
+        if in_library(ctx):
+            wrapped = f"npu.distribute.{WRAPPER}({' '.join(tree_text(value).split())})"
+            ctx.report(where, "unmigrated", LIBRARY.format(line=f"build the optimizer as {wrapped}"))
+            return
+        npu = device_name(ctx, value)
         ctx.report(where, "migrated", WRAPPED.format(npu=npu))
         wrap_expression(value, f"{npu}.distribute.{WRAPPER}({{}})")
 
@@ -217,9 +226,12 @@ class GradientAllReduce(Rule):
         line = statement.parent
         if line is None:
             return
-        flow = gradient_flow(line, name)
+        flow = gradient_flow(line, name, sonnet=_SONNET.search(ctx.original) is not None)
         if flow.reduced:
             ctx.report(statement, "migrated", IN_PLACE)
+        elif flow.applied and in_library(ctx):
+            ctx.report(statement, "unmigrated", LIBRARY.format(
+                line=f"add {name} = npu.distribute.all_reduce({name}, \"mean\") after this line"))
         elif flow.applied:
             npu = device_name(ctx, line)
             insert_after(line, f"{name} = {npu}.distribute.all_reduce({name}, \"mean\")", ctx.newline)
@@ -275,6 +287,8 @@ def _tapes(text: str) -> set[str]:
     return set(_WITH_TAPE.findall(text)) | set(_TAPE_ASSIGNED.findall(text))
 
 
+#: The file imports Sonnet (its optimizers apply gradients with ``apply``: ``_gradient_flow``).
+_SONNET = re.compile(r"^[ \t]*(?:import|from)[ \t]+sonnet\b", re.MULTILINE)
 _WITH_TAPE = re.compile(r"GradientTape\([^\n]*?\)\s+as\s+(\w+)")
 _TAPE_ASSIGNED = re.compile(r"^\s*(\w+)\s*=\s*[\w.]*GradientTape\(", re.MULTILINE)
 
