@@ -50,6 +50,22 @@ def trains_when_run(tree: ast.Module) -> bool:
     return _Reader(tree).trains(_module_calls(tree))
 
 
+def training_definitions(tree: ast.Module) -> frozenset[str]:
+    """The names of the module-level functions and classes of ``tree`` that train when they are
+    called (a function) or used (a class with a method that trains), by the same reading as
+    :func:`trains_when_run`: what another module that calls them reaches (``training_calls``)."""
+    reader = _Reader(tree)
+    found = set()
+    for node in _module_definitions(tree):
+        if isinstance(node, ast.ClassDef):
+            methods = [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        else:
+            methods = [node]
+        if reader._any_trains(methods):
+            found.add(node.name)
+    return frozenset(found)
+
+
 class _Reader:
     """The module's functions and methods by name, and which of them train (worked out once)."""
 

@@ -46,6 +46,7 @@ from .names import STAR, ast_import_bindings
 from .program_graph import Graph, Node, Program, closure
 from .text_search import AnyOf
 from .tf_versions import NON_TF, RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
+from .training_calls import CALLS_FACT, calls_training, read_calls
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -75,18 +76,23 @@ NEUTRAL_TF1_FACT = "tf-neutral-tf1:"
 #: rule runs on it (the others keep the TF 1.x rules of their modules, as before).
 NON_TF_TF2_FACT = "non-tf-tf2:"
 #: Text that only training code spells (NPU061's "trains"): a prefilter, never the decision
-#: alone (a file with no TF 2.x signal is no eager TF 2.x code, ``program_graph``). The
+#: alone (a file with no TF 2.x signal is no eager TF 2.x code, ``program_graph``). Training is
+#: a Keras ``fit``/``fit_generator``/``train_on_batch``/``compile``, a ``GradientTape``, an
+#: optimizer's ``apply_gradients``/``minimize``. A ``tf.function`` alone is none: libraries trace
+#: their inference, export and data-processing helpers too (TF-GNN's graph-tensor ops, which its
+#: schema validator and record printer import), and a tool that imports one must not need an NPU
+#: to run (``spec/rules-tf2.md`` NPU061: scripts that train nothing are reported). The
 #: standard library's ``compile`` functions (``re.compile(``, ``regex.compile(``,
 #: ``py_compile.compile(``, ``sre_compile.compile(``) are not Keras' (each lookbehind after the
 #: literal, so that the search still scans for ``.compile(`` in C: ``text_search``).
 TRAINING_TEXT = AnyOf(r"\bGradientTape\b", r"\.apply_gradients\(", r"\.minimize\(", r"\.fit\(",
                       r"\.compile\((?<!\bre\.compile\()(?<!\bregex\.compile\()(?<!\bpy_compile\.compile\()"
                       r"(?<!\bsre_compile\.compile\()",
-                      r"@\s*(?:tf\.)?function\b", r"\btf\.function\(")
+                      r"\.fit_generator\(", r"\.train_on_batch\(")
 TRAINING = TRAINING_TEXT.pattern
 #: What only TensorFlow training spells: the other patterns of :data:`TRAINING_TEXT` are method
 #: names other libraries share (``PCA().fit(x)``, ``scipy.optimize.minimize(f, x0)``).
-_TF_TRAINING_TEXT = AnyOf(r"\bGradientTape\b", r"@\s*(?:tf\.)?function\b", r"\btf\.function\(")
+_TF_TRAINING_TEXT = AnyOf(r"\bGradientTape\b", r"\.fit_generator\(", r"\.train_on_batch\(")
 #: Methods of :data:`TRAINING_TEXT` that other libraries' objects have too.
 _SHARED_METHODS = frozenset({"fit", "compile", "minimize", "apply_gradients"})
 #: Libraries whose ``fit``/``minimize`` train no TensorFlow model.
@@ -277,6 +283,9 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
         [node for node in nodes.values() if (node.main and not node.other)
          or (node.runs and (node.tf or node.keras) and node.module not in importers)]
     reached: set[str] = set()
+    calls = read_calls(facts)
+    running = frozenset(node.path for node in nodes.values() if node.runs)  # train when imported
+    repository = frozenset(part for name in nodes for part in name.split("."))
     for node in sorted(candidates, key=lambda node: node.path):
         program = closure(node, graph, runtime)
         reached |= program.reached
@@ -284,8 +293,10 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
             messages.append(_mixed(node, program))
             for path in program.reached:
                 found |= {MIXED_FACT + path, f"{MIXED_ENTRY_FACT}{path}={node.path}"}
-        elif program.eager or ((program.neutral or program.imported) and not (program.compat or program.tf1)) \
-                or (entries and not program.compat):  # a listed compat program: NPU062
+        elif entries and not program.compat:  # listed (a listed compat program: NPU062)
+            found.add(ENTRY_FACT + node.path)
+        elif (program.eager or ((program.neutral or program.imported) and not (program.compat or program.tf1))) \
+                and _runs_training(node, program, running, calls, repository):
             found.add(ENTRY_FACT + node.path)
         elif program.compat:
             found.add(COMPAT_ENTRY_FACT + node.path)
@@ -301,6 +312,20 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
         found |= {NEUTRAL_TF1_FACT + path for path in tf1_neutral}
         found |= {NON_TF_TF2_FACT + path for path in tf2_non_tf_files(nodes, graph, tf1_neutral)}
     return frozenset(found), tuple(messages)
+
+
+def _runs_training(entry: Node, program: Program, running: frozenset[str],
+                   calls: Mapping[str, tuple[frozenset[str], dict[str, frozenset[str]]]],
+                   repository: frozenset[str]) -> bool:
+    """Does ``entry`` run the training code its ``program`` reaches: its own, a module's whose
+    module-level code trains when imported, or a function or class it calls
+    (``training_calls``)? A tool that imports its repository's package and calls none of its
+    training is no entry (``spec/rules-tf2.md`` NPU061: scripts that train nothing are reported)."""
+    if entry.trains or entry.keras or entry.runs:
+        return True
+    if not running.isdisjoint(program.reached):
+        return True
+    return calls_training(entry.path, program.reached, calls, repository)
 
 
 def tf1_side(facts: frozenset[str], path: str, kind: str) -> bool:
@@ -374,7 +399,8 @@ def with_programs(facts: frozenset[str], programs: frozenset[str]) -> frozenset[
     """The facts the rules get: the graph's (read by :func:`program_facts` only) replaced by
     what it decided, so that an edit of one file's imports leaves the other files' facts (and
     their cached results) as they were."""
-    return frozenset(fact for fact in facts if not fact.startswith(GRAPH_FACT)) | programs
+    return frozenset(fact for fact in facts if not fact.startswith(GRAPH_FACT) and not fact.startswith(CALLS_FACT)) \
+        | programs
 
 
 def library_facts(facts: Iterable[str], decided: AbstractSet[str]) -> frozenset[str]:

@@ -41,6 +41,7 @@ from .tf_programs import (
 from .tf_runtime import UNDETERMINED, Runtime, decide, own_setting, pins_of, with_runtime
 from .tf_shared_modules import Shared, shared_runtimes
 from .tf_versions import CODE_E_ONLY, RUNTIME_TF2, RUNTIME_UNKNOWN, SCOPE_FACT, WHY_FACT, Signals
+from .training_calls import CALLS_FACT
 
 #: One fact per TensorFlow file: ``tf-file@<codes>|<path>`` (its ``tf-code:`` facts, comma
 #: separated), read and dropped when the runtimes are decided.
@@ -118,7 +119,9 @@ def decided_facts(configured: Optional[str], manifests: Mapping[str, str], facts
     for fact in kept:
         if fact.startswith(GRAPH_FACT):
             graph[_deepest(fact[len(GRAPH_FACT):], folders)].add(fact)
-    others = frozenset(fact for fact in kept if not fact.startswith(GRAPH_FACT))
+        elif fact.startswith(CALLS_FACT):  # read with the graph, by its file's scope
+            graph[_deepest(fact[len(CALLS_FACT):], folders)].add(fact)
+    others = frozenset(fact for fact in kept if not fact.startswith(GRAPH_FACT) and not fact.startswith(CALLS_FACT))
     result, messages = frozenset(others), ()  # type: frozenset[str], tuple[RepositoryMessage, ...]
     owns = {folder: {path: text for path, text in manifests.items() if _deepest(path, folders) == folder}
             for folder in [""] + folders}

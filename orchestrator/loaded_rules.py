@@ -29,6 +29,7 @@ from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_scopes import file_fact
 from npu_codemod.codemods.tf_versions import signals_of
 from npu_codemod.codemods.tflearn_sessions import may_use_tflearn, tflearn_fact
+from npu_codemod.codemods.training_calls import calls_fact
 from npu_codemod.plugins.manager import Plugins, PluginSpec, load_plugins, select_rules
 
 
@@ -160,7 +161,8 @@ class LoadedRules:
             # what a training of another file may need for its E signal (``tf_model_idioms``),
             # whichever packs run (the distributed and keras packs' hooks ask the same, cached)
             facts.update(model_facts(path, text))
-            facts.update(filter(None, [graph_fact(path, text, signals), pending_fact(path, signals)]))
+            facts.update(filter(None, [graph_fact(path, text, signals), pending_fact(path, signals),
+                                       calls_fact(path, text)]))  # what it calls: ``training_calls``
             facts.add(file_fact(path, signals))
             facts.update(star_import_facts(path, text, imports_tf=True))
             facts.update(reexport_facts(path, text))  # a package's names, for its importers
@@ -172,7 +174,8 @@ class LoadedRules:
                 facts.update(result or ())
             return FileFacts(frozenset(facts), tuple(errors))
         if size_problem(text) is None:  # imports no TF: an entry of NPU061's, or a link to one
-            facts.update(filter(None, [graph_fact(path, text, None), script_pending_fact(path, text)]))
+            node = graph_fact(path, text, None)
+            facts.update(filter(None, [node, script_pending_fact(path, text), node and calls_fact(path, text)]))
             facts.update(star_import_facts(path, text, imports_tf=False))  # TF through ``import *``?
             facts.update(reexport_facts(path, text))  # a package's names, for its importers
             facts.update(alias_facts(path, text))  # ``from .compat import tfv1``, re-exported

@@ -18,11 +18,12 @@ from npu_codemod.plugins.rules.tf2_distributed import _trained
 
 from support.sources import python_sources
 
-#: The regular expressions as they were, and what now answers them.
+#: The regular expressions as they were, and what now answers them (training text: no
+#: ``tf.function`` since review round M3, Keras' ``fit_generator``/``train_on_batch`` added).
 _OLD_TRAINING_TEXT = re.compile(r"\bGradientTape\b|\.apply_gradients\(|\.minimize\(|\.fit\(|"
                                 r"\.compile\((?<!\bre\.compile\()(?<!\bregex\.compile\()"
                                 r"(?<!\bpy_compile\.compile\()(?<!\bsre_compile\.compile\()|"
-                                r"@\s*(?:tf\.)?function\b|\btf\.function\(")
+                                r"\.fit_generator\(|\.train_on_batch\(")
 _OLD_MAY_TRAIN_WHEN_RUN = re.compile(r"\b(?:apply_gradients|compile|fit|fit_generator|minimize|GradientTape|"
                                      r"train_on_batch|train_step)\s*\(")
 _OLD_TRAINED_MAY_TRAIN = re.compile(r"\s*\.\s*(?:fit|fit_generator|compile|train_on_batch)\s*\("

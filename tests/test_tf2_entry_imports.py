@@ -196,9 +196,12 @@ def test_a_dotted_import_reaches_the_module_and_no_sibling() -> None:
 
 
 def test_a_dotted_import_runs_the_packages_on_its_way() -> None:
-    """``import pkg.sub.names`` runs ``pkg/sub/__init__.py``, which imports the trainer."""
+    """``import pkg.sub.names`` runs ``pkg/sub/__init__.py``, which imports the trainer: a
+    script that calls the trainer the package re-exports is an entry; one that only imports
+    it (and calls ``checkpoint_dir``) trains nothing (``training_calls``)."""
+    calling = "import pkg.sub.names\n\nif __name__ == \"__main__\":\n    pkg.sub.fit(None, [[1.0]])\n"
     files = {**PACKAGE, "pkg/sub/__init__.py": "from pkg.train import fit\n", "pkg/sub/names.py": PKG_UTIL,
-             "main.py": SIBLING.replace("pkg.util", "pkg.sub.names")}
+             "main.py": calling, "tool.py": SIBLING.replace("pkg.util", "pkg.sub.names")}
     assert entries(files) == {"main.py"}
     assert entries({**files, "pkg/sub/__init__.py": ""}) == set()
 

@@ -133,13 +133,27 @@ def test_a_tf_worker_without_training_code_gets_the_specs_note(tmp_path: Path) -
         "repo/mylib/data/worker.py:15:1: TF 2.x script without training code"]
 
 
+CALLING_WORKER = WORKER.replace("from mylib import run\n", "import mylib\n").replace(
+    "    serve(parser.parse_args().port)\n", "    mylib.keras_tools.train(None, None, epochs=1)\n")
+
+
 def test_a_script_reaching_training_code_of_its_own_repository_is_an_entry(tmp_path: Path) -> None:
     """Code that does not ask which TensorFlow runs it is TF 2.x code of the program: the
-    spec's rule (a ``__main__`` script whose import closure holds a ``tf2`` file that trains)."""
-    library_repo(tmp_path, KERAS_TOOLS.replace('_TF2 = version.parse(tf.__version__) >= version.parse("2.0.0")\n', ""))
+    spec's rule (a ``__main__`` script whose import closure holds a ``tf2`` file that trains),
+    when the script calls it (``training_calls``)."""
+    library_repo(tmp_path, KERAS_TOOLS.replace('_TF2 = version.parse(tf.__version__) >= version.parse("2.0.0")\n', ""),
+                 CALLING_WORKER)
     assert npu061(check_lines(tmp_path, "repo", expect=1)) == [
         "repo/examples/train.py:2:1: init",
         "repo/mylib/data/worker.py:2:1: init"]
+
+
+def test_a_script_that_imports_training_code_it_never_calls_is_no_entry(tmp_path: Path) -> None:
+    """Review round M3: the worker reaches ``keras_tools`` (``mylib/__init__`` imports it) and
+    calls only ``serve``: it trains nothing, so it gets no device init (it imports no
+    TensorFlow: no finding either)."""
+    library_repo(tmp_path, KERAS_TOOLS.replace('_TF2 = version.parse(tf.__version__) >= version.parse("2.0.0")\n', ""))
+    assert npu061(check_lines(tmp_path, "repo", expect=1)) == ["repo/examples/train.py:2:1: init"]
 
 
 EVALS = '''\

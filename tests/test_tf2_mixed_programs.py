@@ -110,6 +110,14 @@ import tensorflow as tf
 
 def wrap(f):
     return tf.function(f)
+
+
+@tf.function
+def step(model, optimizer, x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(x))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
 '''
 
 EXAMPLE = '''\

@@ -8,9 +8,12 @@ other packages load.
 Entry scripts are decided for the whole repository (``codemods/tf_programs``, facts
 ``tf2-entry:<path>``): the files listed in ``[tool.npu-codemod] entry``, else the files with a
 module-level ``if __name__ == "__main__":`` block whose import closure, followed transitively
-through every Python file, holds TF 2.x training code (a ``GradientTape``, a ``tf.function``,
-Keras ``compile``/``fit``, ``apply_gradients`` or ``minimize``); such a script may itself import
-no TensorFlow. Our deviation from the spec, in the user's favour: a TensorFlow file with no
+through every Python file, holds TF 2.x training code (a ``GradientTape``, Keras
+``compile``/``fit``/``fit_generator``/``train_on_batch``, ``apply_gradients`` or ``minimize``;
+a ``tf.function`` alone is none: libraries trace inference, export and data helpers too) that
+the script runs: its own, or a function or class of the closure it uses (``codemods/
+training_calls``: a tool that imports its repository's package and calls none of its trainer
+trains nothing, and is reported); such a script may itself import no TensorFlow. Our deviation from the spec, in the user's favour: a TensorFlow file with no
 ``__main__`` block whose module-level code trains (``codemods/module_training``: Horovod's TF 2.x
 benchmarks) is an entry too, unless another file of the repository imports it or it is a test
 file. Programs that mix eager TF 2.x and compat.v1 files are reported there, not rewritten; the
@@ -128,8 +131,11 @@ class DeviceInit(Rule):
                 "entry script of a TF 2.x program: the files listed in `[tool.npu-codemod] entry` "
                 "of the repository's `pyproject.toml`, else each file with a module-level `if "
                 "__name__ == \"__main__\":` block whose repository imports, followed "
-                "transitively through every Python file, reach TF 2.x training code (the script "
-                "itself may import no TensorFlow), and each TensorFlow file without one whose "
+                "transitively through every Python file, reach TF 2.x training code (Keras "
+                "`fit`/`compile`/`train_on_batch`, `GradientTape`, `apply_gradients`/`minimize`; "
+                "not a `tf.function` alone) that it runs: its own, or a function or class of "
+                "those modules it uses (the script itself may import no TensorFlow), and each "
+                "TensorFlow file without one whose "
                 "module-level code trains (calls `fit`/`compile`/`GradientTape`/`apply_gradients`/"
                 "`minimize`/`train_step`, or a function of the file that does) and that no file "
                 "imports (one importing no TensorFlow when what it trains is a Keras model a "
@@ -145,8 +151,9 @@ class DeviceInit(Rule):
                "statements (never moved automatically); `ASCEND_DEVICE_ID`, `RANK_ID`, "
                "`RANK_SIZE`, `RANK_TABLE_FILE` set in the script (after the init), "
                "`NPU_LOOP_SIZE` set after `import npu_device`, `npu.global_options()` used after "
-               "`npu.open()`; a TF 2.x `__main__` script without training code (not the entry "
-               "of a compat.v1 graph program: NPU062 ports it); a script that "
+               "`npu.open()`; a TF 2.x `__main__` script that runs no training code (data "
+               "conversion, export, validation, doc generation; not the entry of a compat.v1 "
+               "graph program: NPU062 ports it); a script that "
                "imports TensorFlow only inside functions when it is not clear which one trains "
                "(several, or a method: open the NPU in the function that trains); a module that "
                "trains when imported and that no entry script reaches. For the repository: no "
