@@ -213,11 +213,12 @@ def _own_cost(out: list, side: Side, data: bytes, path: str, text: str) -> tuple
     else's: a fissix tree has cycles, so it is freed only by the collector, which a run pays
     once per file (the engine pauses it while it works; a bare parse runs with it). Measured:
     a clean start, then the side followed by a full collection, less the same collection
-    with nothing left to free."""
+    with nothing left to free. On a busy machine the idle collection can take longer than a
+    tiny side with its own: the difference is then no cost at all (0), never a negative one."""
     gc.collect()
     wall, cpu = measure(_call_into, out, side, data, path, text)
     idle_wall, idle_cpu = measure(gc.collect)
-    return wall - idle_wall, cpu - idle_cpu
+    return max(0.0, wall - idle_wall), max(0.0, cpu - idle_cpu)
 
 
 def _call_into(out: list, side: Side, data: bytes, path: str, text: str) -> None:

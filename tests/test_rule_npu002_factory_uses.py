@@ -98,7 +98,7 @@ ONE_PASS = ("nothing in the repository says whether make_input_fn() feeds traini
             "its num_epochs=1 by default reads the data once, as evaluation does")
 
 
-def messages(files: dict[str, str], after: str = INPUTS) -> list[tuple[int, str, str]]:
+def npu002_findings(files: dict[str, str], after: str = INPUTS) -> list[tuple[int, str, str]]:
     """NPU002's findings in lib/inputs.py with the facts of all ``files`` (both engines); the
     file must become ``after`` (and stay so on a second run)."""
     loaded_rules = load_rules(RuleSelection(only=frozenset({"NPU002"})))
@@ -126,22 +126,22 @@ def test_the_facts_follow_what_the_factory_returns_to_the_call_it_is_passed_to()
     (PASSED, "examples/run.py line 11"),
 ], ids=["named", "passed"])
 def test_a_factory_another_file_trains_and_evaluates_with_is_reported(script: str, where: str) -> None:
-    assert messages({**LIBRARY, "examples/run.py": script}) == [
+    assert npu002_findings({**LIBRARY, "examples/run.py": script}) == [
         (10, "unmigrated", REPORTED.format(SHARED.format(where)))]
 
 
 def test_a_factory_imported_through_the_package_re_export_is_reported() -> None:
-    assert messages({**PACKAGE, "examples/run.py": REEXPORTED}) == [
+    assert npu002_findings({**PACKAGE, "examples/run.py": REEXPORTED}) == [
         (10, "unmigrated", REPORTED.format(SHARED.format("examples/run.py line 8")))]
 
 
 def test_a_factory_the_repository_only_trains_with_is_rewritten() -> None:
-    assert messages({**LIBRARY, "examples/train.py": TRAIN_ONLY}, after=REWRITTEN) == [
+    assert npu002_findings({**LIBRARY, "examples/train.py": TRAIN_ONLY}, after=REWRITTEN) == [
         (10, "migrated", "added drop_remainder=True (static batch shape for the NPU)")]
 
 
 def test_a_factory_nothing_in_the_repository_uses_is_not_taken_for_training() -> None:
-    assert messages(LIBRARY) == [(10, "unmigrated", REPORTED.format(ONE_PASS))]
+    assert npu002_findings(LIBRARY) == [(10, "unmigrated", REPORTED.format(ONE_PASS))]
 
 
 @pytest.mark.parametrize("default", ["None", "-1", "10"])
