@@ -554,12 +554,15 @@ class _AdaptiveCode:
         ``isinstance(opt, tf.compat.v1.train.Optimizer)``: ``codemods/introspection``) or that
         an eager program never runs in graph mode (:meth:`_mode_chosen`); a T2/E use a version
         test guards; a T1 use in the branch a version test sends TensorFlow 1 to; a T1/T2 use
-        in a ``try`` that falls back on ``except AttributeError``? Such a file adapts to the
-        version or mode it is run in."""
+        in a ``try`` that falls back on ``except AttributeError``, or a C2 use there (the
+        compat.v1 spelling of what TF 2.x moved: ``except AttributeError:
+        tf.compat.v1.keras.backend.get_session()``)? Such a file adapts to the version or
+        mode it is run in."""
         at = (node.lineno, node.col_offset)
         if signal in ("c1", "c2", ESTIMATOR):
             return introspects(spelled) or id(node) in self.introspected or self._mode_chosen(signal, at) \
-                or (spelled.rpartition(".")[2] == DEFAULT_GRAPH and id(node) in self.overrides)
+                or (spelled.rpartition(".")[2] == DEFAULT_GRAPH and id(node) in self.overrides) \
+                or (signal == "c2" and within(self.fallbacks, *at))
         if signal == "t1":
             return within(self.tf1_branches, *at) or within(self.fallbacks, *at)
         if signal in ("t2", "e"):

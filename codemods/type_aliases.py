@@ -85,20 +85,24 @@ def type_alias_spans(text: str) -> list[tuple[Span, bool]]:
     module = module_ast(text)
     if module is None or _LONE_CR.search(text):
         return []  # a lone carriage return ends a line for ``ast``, not for fissix
-    candidates = {name: value for name, value in _bindings(module.body) if name is not None}
+    candidates: dict[str, list[ast.expr]] = defaultdict(list)
+    for name, value in _bindings(module.body):
+        if name is not None:
+            candidates[name].append(value)
     if not candidates:
         return []
     bound, reads = _uses(module, frozenset(candidates))
     lines = text.split("\n")
     spans = []
-    for name, value in candidates.items():
-        if bound[name] != 1 or not all(reads[name]):
-            continue  # bound again (or shadowed), or read as a value
-        if isinstance(value, ast.Tuple) and not reads[name]:
-            continue
-        last = value.end_lineno or value.lineno
-        spans.append(((value.lineno, _column(lines, value.lineno, value.col_offset),
-                       last, _column(lines, last, value.end_col_offset or 0)), bool(reads[name])))
+    for name, values in candidates.items():
+        if bound[name] != len(values) or not all(reads[name]):
+            continue  # bound otherwise too (or shadowed), or read as a value
+        for value in values:  # one, or one per branch (``try:``/``except AttributeError:``)
+            if isinstance(value, ast.Tuple) and not reads[name]:
+                continue
+            last = value.end_lineno or value.lineno
+            spans.append(((value.lineno, _column(lines, value.lineno, value.col_offset),
+                           last, _column(lines, last, value.end_col_offset or 0)), bool(reads[name])))
     return spans
 
 
@@ -109,7 +113,7 @@ def _column(lines: list[str], line: int, offset: int) -> int:
 
 def _bindings(body: list[ast.stmt]) -> list[tuple[Optional[str], ast.expr]]:
     """``(NAME, value)`` of each ``NAME = value`` of ``body`` (and of the ``if``/``try``
-    blocks in it) whose value is a class's dotted name or a tuple of dotted names."""
+    blocks and ``except`` handlers in it) whose value is a class's dotted name or a tuple of dotted names."""
     found: list[tuple[Optional[str], ast.expr]] = []
     for statement in body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
@@ -119,6 +123,8 @@ def _bindings(body: list[ast.stmt]) -> list[tuple[Optional[str], ast.expr]]:
             found += _bindings(statement.body) + _bindings(statement.orelse)
         elif isinstance(statement, ast.Try):
             found += _bindings(statement.body) + _bindings(statement.orelse)
+            for handler in statement.handlers:  # ``except AttributeError: X = <older name>``
+                found += _bindings(handler.body)
     return found
 
 

@@ -473,3 +473,17 @@ def test_names_bound_to_classes_and_used_as_values_stay_uses() -> None:
     no read shows to be types: the binding is a use of the classes, reported as before."""
     findings = testing.assert_reports({"NPU071"}, VALUE_ALIASES, findings=None, facts=TF2_RUNTIME)
     assert sorted((f.line, f.column) for f in findings) == [(4, 7), (5, 9), (6, 10)]
+
+
+def test_a_class_alias_bound_in_a_try_and_its_except_is_one_type_alias() -> None:
+    """Regression (sonnet ``replicator.py:92-94``): ``try: S = tf.distribute.TPUStrategy``
+    ``except AttributeError: S = tf.distribute.experimental.TPUStrategy``, then ``S`` used
+    only as a base class: the first binding counted as a type use, the second was reported as
+    blocking. Both branches bind the one alias: both are type uses, or neither."""
+    from npu_codemod.codemods.type_aliases import type_alias_spans
+
+    text = ("import tensorflow as tf\n\ntry:\n    S = tf.distribute.TPUStrategy\n"
+            "except AttributeError:\n    S = tf.distribute.experimental.TPUStrategy\n\n\n"
+            "class Replicator(S):\n    pass\n")
+    assert [span[0] for span, _ in type_alias_spans(text)] == [4, 6]
+    assert type_alias_spans(text + "\nstrategy = S()\n") == []

@@ -313,6 +313,31 @@ def test_a_tf1_name_in_the_branch_tf2_never_takes_is_no_t1_signal(text: str) -> 
     assert file_kind(signals, RUNTIME_TF2).kind == TF_NEUTRAL
 
 
+SESSION_FALLBACK = '''\
+import tensorflow as tf
+
+
+def initialise(model):
+    try:
+        tf.keras.backend.get_session().run(tf.global_variables_initializer())
+    except AttributeError:
+        tf.compat.v1.keras.backend.get_session().run(tf.compat.v1.global_variables_initializer())
+    return model
+'''
+
+
+def test_a_compat_session_in_an_attribute_error_fallback_is_no_graph_signal() -> None:
+    """Regression (DeepCTR ``models/sequence/dien.py:214-218``, re-exported by its package
+    ``__init__``): the compat.v1 spelling in the ``except AttributeError`` of a version
+    fallback made the module a compat.v1 graph file, and every TF 2.x program importing the
+    package "mixed", with nothing rewritten. A session outside such a fallback is still C2."""
+    signals = signals_of(SESSION_FALLBACK, "lib/models/rnn.py")
+    assert signals.c2 is None and signals.t1 is None
+    assert file_kind(signals, RUNTIME_TF2).kind == TF_NEUTRAL
+    unguarded = SESSION_FALLBACK.replace("except AttributeError:", "except ValueError:")
+    assert signals_of(unguarded, "lib/models/rnn.py").c2 is not None
+
+
 @pytest.mark.parametrize("text", TF1_NOT_GUARDED.values(), ids=TF1_NOT_GUARDED.keys())
 def test_a_tf1_name_tf2_may_run_is_still_t1(text: str) -> None:
     kind = file_kind(signals_of(text, "lib/ops.py"), RUNTIME_TF2)
