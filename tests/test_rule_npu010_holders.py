@@ -391,3 +391,39 @@ def test_setattr_stores_the_session() -> None:
                    "    setattr(model, 'sess', sess)\n"
                    "    model.fit(x, y)\n",
                    (3, 11, "sess is kept by setattr(), where setattr() stores it on an object"))
+
+
+def test_tensors_combined_by_a_tf_op_are_no_container() -> None:
+    """Review round 17, N4: ``tf.add(l1, l2)`` is a TF op, not ``some_set.add(l1)``: its result
+    is a tensor built with the session (a holder), and the session returned by a helper is
+    closed after the last use, as a local ``tf.Session()`` is."""
+    before = ("import tensorflow as tf\n"
+              "import model\n"
+              "\n"
+              "\n"
+              "def setup():\n"
+              "    sess = tf.Session()\n"
+              "    return sess\n"
+              "\n"
+              "\n"
+              "def train():\n"
+              "    sess = setup()\n"
+              "    [a, b] = model.create(sess, tf.constant(1.0))\n"
+              "    l1, l2 = model.losses(a, b)\n"
+              "    total = tf.add(l1, l2, name='total')\n"
+              "    print(sess.run(total))\n")
+    after = before + "    sess.close()\n"
+    findings = assert_migrates(before, after, RULES)
+    assert sites(findings) == [("NPU010", 11, 11, "migrated")]
+    assert findings[0].message == inserted("a, b, l1, l2, total")
+
+
+def test_a_storing_method_of_a_local_still_stores() -> None:
+    close_reported("def main():\n"
+                   "    sess = tf.Session()\n"
+                   "    tensors = set()\n"
+                   "    out = model.build(sess)\n"
+                   "    tensors.add(out)\n"
+                   "    sess.run(out)\n"
+                   "    report(tensors)\n",
+                   (3, 11, "out (built with sess) is stored in a container (tensors.add)"))

@@ -32,7 +32,7 @@ holder, and executors (``pool.submit(f, sess)``) are not threads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from npu_codemod.api import (
@@ -97,6 +97,9 @@ _PARTIALS = frozenset({"functools.partial"})
 _BUILTIN_VALUES = frozenset({"print", "len", "isinstance", "issubclass", "id", "hash", "repr",
                              "str", "format", "bool", "int", "float", "callable", "hasattr"})
 _LOOPS = (symbols.for_stmt, symbols.while_stmt)
+#: Builtins that hand the local names of the scope they run in to their caller (``vars`` with
+#: no argument, ``globals`` at module level: :meth:`_Tracker.namespace_handed`).
+_NAMESPACES = frozenset({"locals", "vars", "globals", "exec", "eval"})
 ENTERED = ("is made the default session outside a 'with', so code anywhere may still fetch it "
            "through tf.get_default_session()")
 
@@ -155,6 +158,7 @@ def lifetime(scope: Node, name: str, found: list[Use], origin: Leaf,
     services run the session until ``sv.stop()``), a holder from ``origin`` on."""
     tracker = _Tracker(scope, name, ctx, as_parameter)
     tracker.follow(name, found, origin)
+    tracker.namespace_handed(origin)
     if maker is not None:
         tracker.follow(maker, tracker.uses(maker), origin)
     if default:
@@ -185,6 +189,42 @@ class _Tracker:
         if self._names is None:
             self._names = Names(self.scope)
         return self._names.uses(name)
+
+    def flow(self, node: Base) -> Flow:
+        """:func:`flow`, where a TF function named like a storing method (``tf.add(l1, l2)``,
+        not ``tensors.add(l1)``) is a call like any other: it stores nothing in ``tf``, its
+        result (a tensor) may hold the value."""
+        value = flow(node)
+        while value.kind == "stored" and value.into == "container" and value.calls:
+            power, index = value.calls[-1]
+            if self.ctx.tf.qualify(prefix_name(power, index)) is None:
+                break
+            rest = flow(power)
+            value = replace(rest, calls=value.calls + rest.calls)
+        return value
+
+    def namespace_handed(self, origin: Leaf) -> None:
+        """The object escapes when its scope hands every local name to a call: ``locals()``,
+        ``vars()``, ``exec``/``eval`` (which may read any of them), ``globals()`` at module
+        level, after ``origin`` or in a loop with it (``td = Data(locals())`` then
+        ``td.sess.run``: the uses through that dict are not seen)."""
+        for word in sorted(_NAMESPACES):
+            if word in _module_names(self.ctx):
+                continue  # not the builtin
+            for use in self.uses(word):
+                power = use.leaf.parent
+                if use.kind != "attribute" or power.children[0] is not use.leaf \
+                        or not is_call_trailer(power.children[1]):
+                    continue
+                if word == "vars" and len(power.children[1].children) > 2:
+                    continue  # vars(obj): that object's attributes
+                if word == "globals" and self.scope.type != symbols.file_input:
+                    continue  # a function's locals are not its module's globals
+                if position(use.leaf) > position(origin) or _in_a_loop_with(use.leaf, origin, self.scope):
+                    self.escapes(self.life.name, f"is handed over with every local name by {word}() "
+                                 f"(line {use.leaf.lineno}), so its uses through it are not seen",
+                                 to="elsewhere")
+                    return
 
     def follow(self, name: str, found: list[Use], origin: Leaf) -> None:
         if name not in self.found:
@@ -242,7 +282,7 @@ class _Tracker:
         elif use.kind == "escape" and use.detail == "used in a nested function":
             self.escapes(name, "is used in a nested function", captured=True)
         elif use.kind in ("argument", "escape"):
-            self._value(name, use.leaf, flow(use.leaf))
+            self._value(name, use.leaf, self.flow(use.leaf))
 
     def _attribute(self, name: str, leaf: Leaf) -> None:
         """``name.x``, ``name.m(...)``: a value, unless a thread gets it (``target=w.work``), it
@@ -268,7 +308,7 @@ class _Tracker:
             return
         if method is None or start != 0:
             return  # x[...]
-        value = flow(power)
+        value = self.flow(power)
         if name == self.life.name:
             if self._thread_call(value):
                 self._value(name, leaf, value)
