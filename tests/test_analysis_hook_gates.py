@@ -31,6 +31,7 @@ from npu_codemod.plugins.rules.sess_run import (
     _pipeline_uses,
     _session_functions,
     _shared_iterators,
+    _thread_functions,
 )
 from npu_codemod.plugins.rules.sess_run import npu002_drop_remainder as npu002
 from npu_codemod.plugins.rules.sess_run import npu007_session_config as npu007
@@ -230,7 +231,8 @@ HOOKS: dict[str, tuple[Callable[[str, str], object], Callable[[str, str], object
     "NPU008": (npu008.npu_codemod_analyze_file, _npu008_long_way),
     "NPU010": (npu010.npu_codemod_analyze_file,
                lambda path, text: _session_functions.all_session_function_facts(path, text)
-               | _closing_methods.called_method_facts(text)),
+               | _closing_methods.called_method_facts(text)
+               | _thread_functions.all_thread_function_facts(path, text)),
     "NPU100": (npu100.npu_codemod_analyze_file, _accessor_facts_long_way),
 }
 

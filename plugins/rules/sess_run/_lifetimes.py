@@ -25,7 +25,8 @@ partial that leaves the scope: ``return make_fn(sess)`` when ``make_fn`` returns
 nested function using its parameter, ``fn = functools.partial(run, sess)`` then ``return fn``.
 
 Not seen: what a method of a holder returns (``runner = agent.make_runner()`` is a value),
-functions of other modules (their results are holders; what they store elsewhere is not seen),
+functions of other modules (their results are holders; what they store elsewhere is not seen,
+but threads they start on a parameter and do not join are: :mod:`._thread_functions`),
 an object stored on a local's attribute (``model.sess = sess``) is an escape rather than a
 holder, and executors (``pool.submit(f, sess)``) are not threads.
 """
@@ -71,6 +72,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._functions import parameters
+from ._thread_functions import starts_threads
 
 #: Session methods whose result keeps using the session after the call returns.
 KEEPS_SESSION = frozenset({"make_callable", "partial_run_setup"})
@@ -409,6 +411,9 @@ class _Tracker:
         if _functools(self.ctx).resolve(callee) in _PARTIALS:
             return "captured", ""
         definition = _definitions(self.ctx).get(callee)
+        if definition is None and qualified is None \
+                and starts_threads(callee, _argument_of(power.children[index], node), self.ctx):
+            return "threads", ""  # a function of another file (the repository facts)
         if definition is None or qualified is not None:
             return "yes", ""
         return _parameter_keeps(definition, _argument_of(power.children[index], node), self.ctx)

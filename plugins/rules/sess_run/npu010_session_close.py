@@ -88,6 +88,7 @@ from ._entered_attributes import entering_with
 from ._functions import function_returns, is_return
 from ._lifetimes import Lifetime, Threads, lifetime
 from ._session_functions import Position, SessionFunctions, session_function_facts
+from ._thread_functions import thread_function_facts
 
 SESSIONS = frozenset({
     "tensorflow.Session",
@@ -946,4 +947,5 @@ def npu_codemod_rules() -> list[Rule]:
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
-    return (session_function_facts(path, text) | called_method_facts(text)) or None
+    return (session_function_facts(path, text) | called_method_facts(text)
+            | thread_function_facts(path, text)) or None
