@@ -228,6 +228,17 @@ def test_the_facts_say_which_classes_attribute_feeds_a_shared_iterator() -> None
     assert {fact for fact in found if "|iterator" in fact} == {"npu002-use:gen|gen.datagen.Gen|iterator:data"}
 
 
+def test_an_attribute_read_into_a_name_first_is_followed() -> None:
+    script = SCRIPT.replace("    it = tf.data.Iterator.from_structure(tr.data.output_types, tr.data.output_shapes)",
+                            "    train_ds = tr.data\n"
+                            "    it = tf.data.Iterator.from_structure(train_ds.output_types, train_ds.output_shapes)")
+    script = script.replace("make_initializer(tr.data)", "make_initializer(train_ds)")
+    found = pipeline_use_facts("gen/train.py", script)
+    assert {fact for fact in found if "|iterator" in fact} == {"npu002-use:gen|gen.datagen.Gen|iterator:data"}
+    only = script.replace("te_init = it.make_initializer(te.data)\n", "")
+    assert not {fact for fact in pipeline_use_facts("gen/train.py", only) if "|iterator" in fact}
+
+
 def test_a_class_batch_whose_attribute_another_instance_shares_is_reported() -> None:
     loaded_rules = load_rules(RuleSelection(only=frozenset(RULES)))
     facts = loaded_rules.repository_facts(

@@ -231,7 +231,8 @@ def iterator_uses(tree: ast.Module, scopes: Sequence[Sequence[ast.AST]],
     own nodes), from the call of one (``train, test = data.get_dataset(n)``) whose structure
     builds an iterator not shown to be initialised with it only (:data:`ITERATOR`); an
     instance of one (``tr = Gen(...)``) whose attribute's structure does so
-    (``from_structure(tr.data.output_types, ...)``: ``iterator:data``)."""
+    (``from_structure(tr.data.output_types, ...)``, or through ``train = tr.data``:
+    ``iterator:data``)."""
     attributes = _ast_initialisers(ast.walk(tree), whole=False)
     for nodes in scopes:
         initialisers = {**attributes, **_ast_initialisers(nodes)}
@@ -242,6 +243,9 @@ def iterator_uses(tree: ast.Module, scopes: Sequence[Sequence[ast.AST]],
                     continue
                 verdict = f"{ITERATOR}:{attribute}" if attribute else ITERATOR
                 yield from ((callee, verdict) for callee in _ast_sources(head, nodes, imports))
+                for instance, kept in ([] if attribute else _ast_attributes_read(head, nodes)):
+                    yield from ((callee, f"{ITERATOR}:{kept}")
+                                for callee in _ast_sources(instance, nodes, imports))
 
 
 def _ast_shared(call: ast.Call, nodes: Sequence[ast.AST],
@@ -311,6 +315,16 @@ def _ast_sources(name: str, nodes: Sequence[ast.AST], imports: dict[str, str]) -
             callee = ast_dotted(node.value.func) or ""
             if callee.partition(".")[0] in imports:
                 yield callee
+
+
+def _ast_attributes_read(name: str, nodes: Sequence[ast.AST]) -> Iterator[tuple[str, str]]:
+    """(instance, attribute) of each ``name = instance.attribute`` among ``nodes``
+    (``train_dataset = tr_data.data``)."""
+    for node in nodes:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) \
+                and isinstance(node.value.value, ast.Name) \
+                and any(isinstance(target, ast.Name) and target.id == name for target in node.targets):
+            yield node.value.value.id, node.value.attr
 
 
 def _target_names(target: ast.AST) -> set[str]:
