@@ -170,8 +170,8 @@ def _pipeline_use_facts_long_way(path: str, tree: ast.Module) -> set[str]:
     facts = {f"{_pipeline_uses.PREFIX}{package}|{target}|{said}|{path}:{line}"
              for (target, said), line in first.items()}
     scopes = [_module_level_long_way(tree), *(index.own_nodes(function) for function in functions)]
-    facts |= {f"{_pipeline_uses.PREFIX}{package}|{_pipeline_uses._imported(spelled, imports)}|iterator"
-              for spelled in _shared_iterators.iterator_uses(tree, scopes, imports)}
+    facts |= {f"{_pipeline_uses.PREFIX}{package}|{_pipeline_uses._imported(spelled, imports)}|{verdict}"
+              for spelled, verdict in _shared_iterators.iterator_uses(tree, scopes, imports)}
     return facts
 
 

@@ -9,11 +9,18 @@ training and evaluation is reported, not rewritten.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.rules.sess_run._pipeline_uses import pipeline_use_facts
 from npu_codemod.testing import assert_migrates, assert_reports
+
+from support.cli import cli
+from support.csvfiles import read_csv
+from support.git import git, make_repo, show
 
 RULES = {"NPU002"}
 ADDED = "added drop_remainder=True (static batch shape for the NPU)"
@@ -175,3 +182,101 @@ def test_a_dataset_returned_to_a_shared_iterator_in_another_module_is_reported()
         (10, "unmigrated", INFERENCE.format("test_data")),
         (16, "migrated", ADDED),
     ]
+
+
+#: A generator class of a library module (review rvn N5): one instance for training, one for
+#: inference, both through one iterator made from the training instance's ``data``.
+GENERATOR = '''import tensorflow as tf
+
+
+class Gen(object):
+    def __init__(self, xs, mode, batch_size, shuffle=True):
+        data = tf.data.Dataset.from_tensor_slices(xs)
+        if mode == "training":
+            data = data.map(lambda x: x * 2.0)
+        if shuffle:
+            data = data.shuffle(100)
+        data = data.batch(batch_size)
+        self.data = data
+
+
+class Other(object):
+    def __init__(self, xs):
+        self.data = tf.data.Dataset.from_tensor_slices(xs).shuffle(100).batch(8)
+'''
+SCRIPT = '''import tensorflow as tf
+
+from gen.datagen import Gen, Other
+
+with tf.device("/cpu:0"):
+    tr = Gen(train, mode="training", batch_size=8)
+    te = Gen(test, mode="inference", batch_size=8, shuffle=False)
+    it = tf.data.Iterator.from_structure(tr.data.output_types, tr.data.output_shapes)
+    x = it.get_next()
+tr_init = it.make_initializer(tr.data)
+te_init = it.make_initializer(te.data)
+only = Other(train)
+it2 = tf.data.Iterator.from_structure(only.data.output_types, only.data.output_shapes)
+only_init = it2.make_initializer(only.data)
+'''
+GENERATOR_FILES = {"gen/__init__.py": "", "gen/datagen.py": GENERATOR, "gen/train.py": SCRIPT}
+
+
+def test_the_facts_say_which_classes_attribute_feeds_a_shared_iterator() -> None:
+    found = pipeline_use_facts("gen/train.py", SCRIPT)
+    # Other's iterator is initialised with its own data only.
+    assert {fact for fact in found if "|iterator" in fact} == {"npu002-use:gen|gen.datagen.Gen|iterator:data"}
+
+
+def test_an_attribute_read_into_a_name_first_is_followed() -> None:
+    script = SCRIPT.replace("    it = tf.data.Iterator.from_structure(tr.data.output_types, tr.data.output_shapes)",
+                            "    train_ds = tr.data\n"
+                            "    it = tf.data.Iterator.from_structure(train_ds.output_types, train_ds.output_shapes)")
+    script = script.replace("make_initializer(tr.data)", "make_initializer(train_ds)")
+    found = pipeline_use_facts("gen/train.py", script)
+    assert {fact for fact in found if "|iterator" in fact} == {"npu002-use:gen|gen.datagen.Gen|iterator:data"}
+    only = script.replace("te_init = it.make_initializer(te.data)\n", "")
+    assert not {fact for fact in pipeline_use_facts("gen/train.py", only) if "|iterator" in fact}
+
+
+def test_a_class_batch_whose_attribute_another_instance_shares_is_reported() -> None:
+    loaded_rules = load_rules(RuleSelection(only=frozenset(RULES)))
+    facts = loaded_rules.repository_facts(
+        (path, text.encode("utf-8")) for path, text in GENERATOR_FILES.items()).facts
+    after = GENERATOR.replace(".shuffle(100).batch(8)", ".shuffle(100).batch(8, drop_remainder=True)")
+    findings = assert_migrates(RULES, GENERATOR, after, facts=facts, path="gen/datagen.py")
+    assert _messages(findings) == [
+        (11, "unmigrated", SHARED.format(
+            "class Gen keeps it in self.data; another module of the repository builds an "
+            "iterator from one instance's data that another instance's data also initialises")),
+        (17, "migrated", ADDED),
+    ]
+
+
+def test_run_reports_the_shared_class_batch_with_either_engine_and_on_a_rerun(tmp_path: Path) -> None:
+    script = SCRIPT.replace("from gen.datagen import", "from datagen import")
+    files = {"datagen.py": GENERATOR, "train.py": script, "requirements.txt": "tensorflow==1.15.5\n"}
+    trees = {}
+    for engine in ("selective", "full"):
+        root = tmp_path / engine
+        repo = make_repo(root / "repo", files)
+        (root / "repos.txt").write_text("repo\n")
+        for report in ("first", "again"):  # again: on the migrated branch, merged
+            cli("run", "--repos", "repos.txt", "--engine", engine, "--no-progress", "--no-cache",
+                "--report-dir", report, "--workspace", "ws", cwd=root, expect=0)
+            found = sorted((row["path"], row["line"], row["status"], row["message"].split(" (guide")[0])
+                           for row in read_csv(root / report / "findings.csv") if row["rule_id"] == "NPU002")
+            moved = report == "again"  # the rerun reads the NPU001 import the file gained
+            assert found == [
+                ("datagen.py", str(11 + moved), "unmigrated", SHARED.format(
+                    "class Gen keeps it in self.data; another module of the repository builds an "
+                    "iterator from one instance's data that another instance's data also initialises")),
+                ("datagen.py", str(17 + moved), "compliant" if moved else "migrated",
+                 "drop_remainder=True is set" if moved else ADDED)]
+            rewritten = show(repo, DEFAULT_BRANCH, "datagen.py").decode()
+            assert "data = data.batch(batch_size)\n" in rewritten
+            assert ".shuffle(100).batch(8, drop_remainder=True)" in rewritten
+            trees[engine, report] = git(repo, "rev-parse", f"{DEFAULT_BRANCH}^{{tree}}")
+            git(repo, "merge", "-q", "--ff-only", DEFAULT_BRANCH)
+        assert trees[engine, "again"] == trees[engine, "first"]
+    assert trees["selective", "first"] == trees["full", "first"]

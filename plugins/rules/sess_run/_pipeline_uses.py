@@ -14,7 +14,11 @@ and each use of an imported function that says what it is for becomes a reposito
   is then passed to in the same scope (``estimator.evaluate(test_input)``); or the function
   that calls it (``decode_from_file``) does.
 - ``...|iterator``: what the function returns builds an iterator that another dataset also
-  initialises (:mod:`._shared_iterators`): its training batch must keep its last batch.
+  initialises (:mod:`._shared_iterators`): its training batch must keep its last batch;
+  ``...|iterator:<attribute>`` (no ``|<path>:<line>`` either): the class's instances build
+  such an iterator from their ``<attribute>`` (``from_structure(tr.data.output_types, ...)``,
+  ``make_initializer(te.data)``), so the batch a method keeps in ``self.<attribute>`` must
+  keep its last batch too.
 
 :func:`remote_uses` gives the file that defines the function what the others say of it (a
 name imported through a package's re-exports, ``from lib import make_input_fn`` with
@@ -44,7 +48,7 @@ from npu_codemod.api._toolkit import ast_dotted_name as dotted
 from npu_codemod.api._toolkit import module_ast as parse
 
 from ._datasets import _name_says as says
-from ._shared_iterators import ITERATOR, iterator_uses, module_nodes
+from ._shared_iterators import iterator_uses, module_nodes
 
 PREFIX = "npu002-use:"
 #: ``npu002-module:<module>``: a module of the repository that defines module-level functions,
@@ -95,16 +99,17 @@ def module_facts(path: str, text: str) -> set[str]:
 
 def _iterator_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str]]:
     """(imported target, "iterator") of each function whose results build an iterator that
-    another dataset also initialises, in module-level code or any function."""
+    another dataset also initialises, (target, "iterator:<attribute>") of each class whose
+    instances' attribute does, in module-level code or any function."""
     functions: list[_Function] = [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
     tree = index.tree
     if not isinstance(tree, ast.Module):
         return
     scopes = [module_nodes(tree), *(index.own_nodes(function) for function in functions)]
-    for spelled in iterator_uses(tree, scopes, imports):
+    for spelled, verdict in iterator_uses(tree, scopes, imports):
         target = _imported(spelled, imports)
         if target:
-            yield target, ITERATOR
+            yield target, verdict
 
 
 def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str, int]]:

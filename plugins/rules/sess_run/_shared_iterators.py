@@ -13,7 +13,9 @@ Seen in the file (the iterator is built in the scope where the dataset's name li
 attribute such as ``self.train_data``, in the same top-level definition, which the selective
 engine parses as one) and, through the ``npu002-use:...|iterator`` facts of
 :mod:`._pipeline_uses`, in another module that builds such an iterator from what a function of
-this one returns (``train, test = data.get_dataset(n)``).
+this one returns (``train, test = data.get_dataset(n)``), or from an attribute of the
+instances of a class of this one (``tr = Gen(...)``, ``from_structure(tr.data.output_types,
+...)``, ``make_initializer(te.data)``) whose method keeps the batch in ``self.data``.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def shared_iterator(site: Base, parts: Sequence[Base], ctx: FileContext,
                 how = _not_training_only(builder, structure[name], name, ctx)
                 if how:
                     return WHY.format(how=how)
-    return _returned_to_iterator(site, names, remote)
+    return _returned_to_iterator(site, names, remote) or _kept_for_iterator(site, names, remote)
 
 
 def _dataset_names(site: Base, parts: Sequence[Base]) -> set[str]:
@@ -189,19 +191,61 @@ def _returned_to_iterator(site: Base, names: set[str], remote: Remote) -> Option
                       "dataset also initialises")
 
 
+def _kept_for_iterator(site: Base, names: set[str], remote: Remote) -> Optional[str]:
+    """Why the dataset batched at ``site`` in a method of a module-level class, kept in
+    ``self.<attribute>``, feeds an iterator in another module that another instance's
+    ``<attribute>`` also initialises (``Iterator.from_structure(tr.data.output_types, ...)``,
+    ``it.make_initializer(te.data)``: an ``iterator:<attribute>`` fact of the class), or None."""
+    top = _top_level(site)
+    if top.type != symbols.classdef:
+        return None
+    name = top.children[1].value
+    attributes = sorted(verdict.partition(":")[2] for verdict in remote.get(name, ())
+                        if verdict.startswith(ITERATOR + ":"))
+    method = enclosing_scope(site)
+    for attribute in attributes:
+        if _kept_in(f"self.{attribute}", names, method):
+            return WHY.format(how=f"class {name} keeps it in self.{attribute}; another module of "
+                              f"the repository builds an iterator from one instance's {attribute} "
+                              f"that another instance's {attribute} also initialises")
+    return None
+
+
+def _kept_in(attribute: str, names: set[str], method: Node) -> bool:
+    """Is the dataset that goes by ``names`` in ``method`` assigned to ``attribute``
+    (``self.data = data.batch(n)``, or ``self.data = data`` after it)?"""
+    if attribute in names:
+        return True
+    for node in method.pre_order():
+        if node.type == symbols.expr_stmt and len(node.children) == 3 \
+                and node.children[1].type == tokens.EQUAL \
+                and dotted_name(node.children[0]) == attribute and dotted_name(node.children[2]) in names:
+            return True
+    return False
+
+
 def iterator_uses(tree: ast.Module, scopes: Sequence[Sequence[ast.AST]],
-                  imports: dict[str, str]) -> Iterator[str]:
-    """The dotted names, as spelled, of the imported functions whose results the module
-    builds a shared iterator from (:data:`ITERATOR` facts): a name bound, in one of
-    ``scopes`` (each as its own nodes), from the call of one (``train, test =
-    data.get_dataset(n)``) whose structure builds an iterator not shown to be initialised
-    with it only."""
+                  imports: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """(dotted name as spelled, verdict) of the imported functions and classes whose results
+    the module builds a shared iterator from: a name bound, in one of ``scopes`` (each as its
+    own nodes), from the call of one (``train, test = data.get_dataset(n)``) whose structure
+    builds an iterator not shown to be initialised with it only (:data:`ITERATOR`); an
+    instance of one (``tr = Gen(...)``) whose attribute's structure does so
+    (``from_structure(tr.data.output_types, ...)``, or through ``train = tr.data``:
+    ``iterator:data``)."""
     attributes = _ast_initialisers(ast.walk(tree), whole=False)
     for nodes in scopes:
         initialisers = {**attributes, **_ast_initialisers(nodes)}
         for call in (node for node in nodes if isinstance(node, ast.Call)):
             for name in _ast_shared(call, nodes, initialisers):
-                yield from _ast_sources(name, nodes, imports)
+                head, _, attribute = name.partition(".")
+                if "." in attribute:
+                    continue
+                verdict = f"{ITERATOR}:{attribute}" if attribute else ITERATOR
+                yield from ((callee, verdict) for callee in _ast_sources(head, nodes, imports))
+                for instance, kept in ([] if attribute else _ast_attributes_read(head, nodes)):
+                    yield from ((callee, f"{ITERATOR}:{kept}")
+                                for callee in _ast_sources(instance, nodes, imports))
 
 
 def _ast_shared(call: ast.Call, nodes: Sequence[ast.AST],
@@ -235,12 +279,17 @@ def _ast_structures(call: ast.Call) -> set[str]:
     for value in [*call.args, *(keyword.value for keyword in call.keywords)]:
         for node in ast.walk(value):
             if isinstance(node, ast.Attribute) and node.attr in STRUCTURE_ATTRIBUTES \
-                    and isinstance(node.value, ast.Name):
-                found.add(node.value.id)
-            elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) \
+                    and _ast_instance_attribute(node.value):
+                found.add(ast_dotted(node.value) or "")
+            elif isinstance(node, ast.Call) and node.args and _ast_instance_attribute(node.args[0]) \
                     and (ast_dotted(node.func) or "").rpartition(".")[2] in STRUCTURE_FUNCTIONS:
-                found.add(node.args[0].id)
+                found.add(ast_dotted(node.args[0]) or "")
     return found
+
+
+def _ast_instance_attribute(node: ast.AST) -> bool:
+    """A name, or one attribute of a name (``tr.data``: an instance's dataset)."""
+    return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name))
 
 
 def _ast_initialisers(nodes: Iterable[ast.AST], whole: bool = True) -> dict[str, list[str]]:
@@ -266,6 +315,16 @@ def _ast_sources(name: str, nodes: Sequence[ast.AST], imports: dict[str, str]) -
             callee = ast_dotted(node.value.func) or ""
             if callee.partition(".")[0] in imports:
                 yield callee
+
+
+def _ast_attributes_read(name: str, nodes: Sequence[ast.AST]) -> Iterator[tuple[str, str]]:
+    """(instance, attribute) of each ``name = instance.attribute`` among ``nodes``
+    (``train_dataset = tr_data.data``)."""
+    for node in nodes:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) \
+                and isinstance(node.value.value, ast.Name) \
+                and any(isinstance(target, ast.Name) and target.id == name for target in node.targets):
+            yield node.value.value.id, node.value.attr
 
 
 def _target_names(target: ast.AST) -> set[str]:

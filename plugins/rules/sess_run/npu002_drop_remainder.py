@@ -11,7 +11,8 @@ outside the repository does) that does not repeat for ever before it is batched 
 ``repeat(count)`` still ends in a partial batch) would lose its
 last examples to ``drop_remainder=True``: such a batch is reported, never rewritten; it needs
 the final batch padded to batch_size (NPU003). So is a batch whose dataset's structure builds
-an iterator that another dataset also initialises (:mod:`._shared_iterators`).
+an iterator that another dataset also initialises (:mod:`._shared_iterators`), and one whose
+iterator's outputs a feed_dict gives other data (:mod:`._fed_outputs`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._datasets import inference_pipeline, is_dataset
+from ._fed_outputs import fed_outputs
 from ._pipeline_uses import module_facts, pipeline_use_facts, remote_uses
 from ._shared_iterators import shared_iterator
 
@@ -93,8 +95,11 @@ class DropRemainder(Rule):
                "`output_shapes`, `element_spec`) builds an iterator that another dataset also "
                "initialises (`Iterator.from_structure(...)` with `make_initializer(test)`, a "
                "feedable `from_string_handle`), also when built in another module from what a "
-               "function returns: its static batch dimension would reject the other dataset's "
-               "last batch; "
+               "function returns or from the attribute a class keeps it in (`tr.data` of "
+               "`tr = Gen(...)`, initialised with `te.data` too): its static batch dimension would reject the other dataset's "
+               "last batch; a dataset whose iterator's outputs (`x, y = it.get_next()`) are fed "
+               "other data (`sess.run(loss, {x: x_test})`): the static batch dimension would "
+               "reject the fed array; "
                "`drop_remainder` given as anything but `True` (kept: prediction input pads the "
                "last batch instead, see NPU003); a one-argument `.batch(...)` whose receiver is "
                "not shown to be a dataset (a replay memory's `batch(32)`); arguments unpacked "
@@ -167,7 +172,8 @@ class DropRemainder(Rule):
             return
         remote = remote_uses(ctx)
         why = inference_pipeline(receiver or _applied_to(call), method, remote)
-        shared = shared_iterator(method, receiver, ctx, remote) if not why else None
+        shared = (shared_iterator(method, receiver, ctx, remote)
+                  or fed_outputs(method, receiver, ctx)) if not why else None
         now = f" (now: drop_remainder={str(given.value).strip()})" if given is not None else ""
         if why:
             ctx.report(method, "unmigrated", INFERENCE.format(why=why) + now)
