@@ -7,7 +7,10 @@ the statements outside ``def`` and ``class`` bodies (those inside module-level `
 ``fit_generator``, ``train_on_batch``, ``compile``; an optimizer's ``apply_gradients`` or
 ``minimize``; ``tf.GradientTape``; a custom ``train_step``), or call a function or method of the
 same file that does, or pass one to a call (``strategy.run(train_step, ...)``), transitively
-within the file (functions defined in module-level blocks count). Horovod's TF 2.x benchmarks are
+within the file (functions defined in module-level blocks count). A function trains by the calls
+of its own body: a function or class it defines trains only if it calls or passes it, so a class
+factory whose class overrides ``apply_gradients`` (``SGDClipped = make_clipped(SGD)``) trains
+nothing when called (``spec/rules-tf2.md`` NPU061: defining a class is no training). Horovod's TF 2.x benchmarks are
 the two shapes: a module-level loop timing a ``@tf.function`` step with a ``GradientTape``, and
 a module-level ``model.fit(...)``. A module that only defines functions never trains when run.
 
@@ -19,7 +22,7 @@ calls it there (DeepLearningZeroToAll's ``tf.model = tf.keras.Sequential(); tf.m
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Iterator, Union
+from typing import Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
 from .modules import child_fields, statements
 from .text_search import AnyOf
@@ -47,77 +50,112 @@ def may_train_when_run(text: str) -> bool:
 
 def trains_when_run(tree: ast.Module) -> bool:
     """Does the module-level code of ``tree`` train (see the module's docstring)?"""
-    return _Reader(tree).trains(_module_calls(tree))
+    reader = _Reader(tree)
+    return reader.trains(_calls(tree.body), reader.module)
 
 
 def training_definitions(tree: ast.Module) -> frozenset[str]:
     """The names of the module-level functions and classes of ``tree`` that train when they are
     called (a function) or used (a class with a method that trains), by the same reading as
-    :func:`trains_when_run`: what another module that calls them reaches (``training_calls``)."""
+    :func:`trains_when_run`: what another module that calls them reaches (``training_calls``).
+    A class factory (a function whose body defines a class with a method that trains) is used
+    like its class: what it returns trains, though calling it trains nothing."""
     reader = _Reader(tree)
     found = set()
-    for node in _module_definitions(tree):
+    for node in _definitions(tree.body):
         if isinstance(node, ast.ClassDef):
-            methods = [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            methods = _methods(node)
         else:
-            methods = [node]
-        if reader._any_trains(methods):
+            inner = reader.scope(node.body, reader.outer[id(node)])
+            methods = [node, *(method for name in inner.methods for method in inner.methods[name]
+                               if method not in reader.module.methods.get(name, ()))]
+        if reader.any_trains(methods):
             found.add(node.name)
     return frozenset(found)
 
 
+class _Scope(NamedTuple):
+    """The functions a body's calls can reach by name, and the methods by attribute name."""
+
+    functions: Mapping[str, Sequence[_Function]]
+    methods: Mapping[str, Sequence[_Function]]
+
+
 class _Reader:
-    """The module's functions and methods by name, and which of them train (worked out once)."""
+    """The module's functions and methods by name, and which of them train (worked out once).
+
+    A function trains when the calls of its own body do, not the bodies of the functions and
+    classes it defines: those train only when it calls them (or passes them to a call), by
+    name in its scope. A class factory (``def make(cls): class Clipped(cls): def
+    apply_gradients(...)``) defines a method that trains and calls none: calling it at module
+    level is no training (``spec/rules-tf2.md`` NPU061: defining a class trains nothing)."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.imported = _imported(tree)
         self.stored = _stored_attributes(tree, self.imported)
-        self.functions: dict[str, list[_Function]] = {}
-        self.methods: dict[str, list[_Function]] = {}
-        for node in _module_definitions(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.functions.setdefault(node.name, []).append(node)
-            else:
-                for method in node.body:
-                    if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        self.methods.setdefault(method.name, []).append(method)
+        #: id of each function or method -> the scope its body is read in (where it is defined)
+        self.outer: dict[int, _Scope] = {}
+        self.module = self.scope(tree.body, None)
         self.known: dict[int, bool] = {}
 
-    def trains(self, calls: Iterable[ast.Call]) -> bool:
-        return any(self._call_trains(call) for call in calls)
+    def scope(self, body: list[ast.stmt], outer: Optional[_Scope]) -> _Scope:
+        """The scope of ``body`` (the module's, or a function's inside ``outer``): its own
+        functions shadow the outer ones of their name, its classes' methods add to theirs."""
+        functions: dict[str, Sequence[_Function]] = {}
+        methods: dict[str, Sequence[_Function]] = {}
+        for node in _definitions(body):
+            if isinstance(node, ast.ClassDef):
+                for method in _methods(node):
+                    methods[method.name] = [*methods.get(method.name, ()), method]
+            else:
+                functions[node.name] = [*functions.get(node.name, ()), node]
+        if outer is not None:
+            functions = {**outer.functions, **functions}
+            methods = {name: [*outer.methods.get(name, ()), *methods.get(name, ())]
+                       for name in {*outer.methods, *methods}}
+        made = _Scope(functions, methods)
+        for defined in (*functions.values(), *methods.values()):
+            for function in defined:
+                self.outer.setdefault(id(function), made)
+        return made
 
-    def _call_trains(self, call: ast.Call) -> bool:
+    def trains(self, calls: Iterable[ast.Call], scope: _Scope) -> bool:
+        return any(self._call_trains(call, scope) for call in calls)
+
+    def _call_trains(self, call: ast.Call, scope: _Scope) -> bool:
         """A training call, a call of a function of the file that trains, or one that is given
         such a function (``strategy.run(train_step, ...)``, ``timeit.timeit(step)``)."""
         passed = [*call.args, *(keyword.value for keyword in call.keywords)]
-        if any(isinstance(value, ast.Name) and self._any_trains(self.functions.get(value.id, ()))
+        if any(isinstance(value, ast.Name) and self.any_trains(scope.functions.get(value.id, ()))
                for value in passed):
             return True
         func = call.func
         if isinstance(func, ast.Name):
-            return func.id in TRAINING_CALLABLES or self._any_trains(self.functions.get(func.id, ()))
+            return func.id in TRAINING_CALLABLES or self.any_trains(scope.functions.get(func.id, ()))
         if not isinstance(func, ast.Attribute):
             return False
         if func.attr in TRAINING_CALLABLES:
             return True
         if _root(func.value) in self.imported and not _stored_on(func.value, self.stored):
             return False
-        return func.attr in TRAINING_METHODS or self._any_trains(self.methods.get(func.attr, ()))
+        return func.attr in TRAINING_METHODS or self.any_trains(scope.methods.get(func.attr, ()))
 
-    def _any_trains(self, functions: Iterable[_Function]) -> bool:
+    def any_trains(self, functions: Iterable[_Function]) -> bool:
+        """Does one of ``functions`` train when called: the calls of its own body do?"""
         for function in functions:
             if id(function) not in self.known:
                 self.known[id(function)] = False  # a recursive call does not train by itself
-                self.known[id(function)] = self.trains(
-                    node for node in ast.walk(function) if isinstance(node, ast.Call))
+                inner = self.scope(function.body, self.outer[id(function)])
+                self.known[id(function)] = self.trains(_calls(function.body), inner)
             if self.known[id(function)]:
                 return True
         return False
 
 
-def _module_calls(tree: ast.Module) -> Iterator[ast.Call]:
-    """The calls of the module-level code: not inside ``def`` or ``class`` bodies."""
-    stack: list[ast.AST] = [node for node in reversed(tree.body) if not isinstance(node, _DEFINITIONS)]
+def _calls(body: list[ast.stmt]) -> Iterator[ast.Call]:
+    """The calls ``body`` (module-level code, or a function's) makes itself: not inside the
+    bodies of the functions and classes it defines."""
+    stack: list[ast.AST] = [node for node in reversed(body) if not isinstance(node, _DEFINITIONS)]
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Call):
@@ -131,10 +169,10 @@ def _module_calls(tree: ast.Module) -> Iterator[ast.Call]:
                 stack.append(value)
 
 
-def _module_definitions(tree: ast.Module) -> Iterator[Union[_Function, ast.ClassDef]]:
-    """The functions and classes the module-level code defines (also inside its ``if``,
-    ``with``, ``try`` blocks: ``with strategy.scope(): def train_step(...)``)."""
-    stack: list[ast.AST] = list(reversed(tree.body))
+def _definitions(body: list[ast.stmt]) -> Iterator[Union[_Function, ast.ClassDef]]:
+    """The functions and classes ``body`` defines (also inside its ``if``, ``with``, ``try``
+    blocks: ``with strategy.scope(): def train_step(...)``)."""
+    stack: list[ast.AST] = list(reversed(body))
     while stack:
         node = stack.pop()
         if isinstance(node, _DEFINITIONS):
@@ -142,6 +180,11 @@ def _module_definitions(tree: ast.Module) -> Iterator[Union[_Function, ast.Class
             continue
         stack.extend(reversed([child for child in ast.iter_child_nodes(node)
                                if isinstance(child, (ast.stmt, ast.excepthandler))]))
+
+
+def _methods(node: ast.ClassDef) -> list[_Function]:
+    """The methods a class body defines."""
+    return [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
 def _imported(tree: ast.Module) -> frozenset[str]:
