@@ -33,6 +33,7 @@ from .qualified import ReferenceSite
 from .rebound_references import bindings_key, class_members, rebound_reading
 from .record_store import RecordStore
 from .rule import FileContext
+from .type_aliases import Span, module_type_alias_spans
 from .units import Layout, Mark, PackedLayout, module_layout, packed_layout, unpacked_layout
 
 #: The roots the API audits read uses of (``npu100``: TensorFlow's, and Horovod's where a file
@@ -103,16 +104,17 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
                tuple(_site_values(site) for site in parsed_references(text, module, resolvers)),
                _top_level_runs(module), class_members(module)) if resolvers else None
     dead = tuple(sorted(tree_dead_lines(module))) if may_have_dead_lines(text) else ()
+    type_aliases = tuple(module_type_alias_spans(module, text))
     return (packed_layout(layout) if layout is not None else None,
             tuple(imported_names(module, path).items()), steps, reading,
-            _spans(nodes), _alias_lines(nodes), dead)
+            _spans(nodes), _alias_lines(nodes), dead, type_aliases)
 
 
 class Handover:
     """One file's record, as the engine's readers ask for its parts."""
 
     def __init__(self, record: tuple, marks: tuple[Mark, ...]) -> None:  # type: ignore[type-arg]
-        layout, imported, steps, reading, spans, aliases, dead = record
+        layout, imported, steps, reading, spans, aliases, dead, type_aliases = record
         self._layout: Optional[PackedLayout] = layout
         self._imported: tuple[tuple[str, str], ...] = imported
         self._steps: BindingSteps = steps
@@ -120,6 +122,7 @@ class Handover:
         self._spans: tuple[int, ...] = spans
         self._aliases: tuple[tuple[str, int], ...] = aliases
         self._dead: tuple[int, ...] = dead
+        self._type_aliases: tuple[tuple[Span, bool], ...] = type_aliases
         self._marks = marks
 
     def layout(self, text: str, marks: Sequence[Mark]) -> Optional[Layout]:
@@ -166,6 +169,10 @@ class Handover:
         """``(name, line)`` of each assignment ``name = dotted.value`` (a name or an attribute)
         of the file, in the order of ``modules.statements``."""
         return list(self._aliases)
+
+    def type_alias_spans(self) -> tuple[tuple[Span, bool], ...]:
+        """``type_aliases.type_alias_spans`` of the file."""
+        return self._type_aliases
 
     def dead_lines(self) -> frozenset[int]:
         """``dead_sites.dead_lines`` of the file."""

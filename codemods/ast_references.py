@@ -170,7 +170,9 @@ def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[
         sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
     else:
         sites = reading.sites
-    return with_type_aliases(ctx.original, sites)
+    handover = ctx._handover
+    return with_type_aliases(ctx.original, sites,
+                             handover.type_alias_spans() if handover is not None else None)
 
 
 class SourcePositions:

@@ -48,12 +48,16 @@ _LONE_CR = re.compile(r"\r(?!\n)")
 Span = tuple[int, int, int, int]
 
 
-def with_type_aliases(text: str, sites: list[ReferenceSite]) -> list[ReferenceSite]:
+def with_type_aliases(text: str, sites: list[ReferenceSite],
+                      spans: Optional[Sequence[tuple[Span, bool]]] = None) -> list[ReferenceSite]:
     """``sites`` (the references of the module ``text``), those in the value of a binding
-    read only as a type (see the module's doc) marked ``type_use``."""
+    read only as a type (see the module's doc) marked ``type_use``. ``spans``: the module's
+    :func:`type_alias_spans` when the repository analysis kept them (``ast_handover``: the
+    file is then not parsed with ``ast`` again)."""
     if not sites or not _CANDIDATE.search(text):
         return sites
-    spans = type_alias_spans(text)
+    if spans is None:
+        spans = type_alias_spans(text)
     if not spans:
         return sites
     return [dataclasses.replace(site, type_use=True)
@@ -85,6 +89,14 @@ def type_alias_spans(text: str) -> list[tuple[Span, bool]]:
     module = module_ast(text)
     if module is None or _LONE_CR.search(text):
         return []  # a lone carriage return ends a line for ``ast``, not for fissix
+    return module_type_alias_spans(module, text)
+
+
+def module_type_alias_spans(module: ast.Module, text: str) -> list[tuple[Span, bool]]:
+    """:func:`type_alias_spans` of the module ``text`` whose ``ast`` is ``module``; none
+    where no line of ``text`` binds a name (the literal test first)."""
+    if not _CANDIDATE.search(text):
+        return []
     candidates: dict[str, list[ast.expr]] = defaultdict(list)
     for name, value in _bindings(module.body):
         if name is not None:
