@@ -28,6 +28,9 @@ config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON
 with tf.Session(config=config) as sess, tf.train.MonitoredTrainingSession() as mon:
     assert num_written_lines == num_actual_predict_examples
 model.compile(optimizer=opt, loss="mse"); model.fit(x, y); estimator.train(input_fn)
+session_config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:0"])
+session_config.device_filters += ["/job:ps"]
+session_config.device_filters.extend(["/job:ps"])
 '''
 PATTERNS = sorted({rule.pattern for rule in load_plugins().rules() if rule.pattern})
 EXTRA_PATTERNS = [
