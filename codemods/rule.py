@@ -100,6 +100,11 @@ class Rule:
     #: False for a rule whose findings only follow other rules' edits and are no sites of their
     #: own (NPU001's ``npu_init`` import line): runs and reports leave them out of every count.
     counts_sites: ClassVar[bool] = True
+    #: True for an API audit (NPU100, NPU071): a rule that looks every API use up in a support
+    #: list and counts it (:meth:`FileContext.count_api`). Its findings count towards API
+    #: readiness, not towards rules coverage (which is over the migration rules' sites), and
+    #: towards what is left, as every rule's do.
+    audits_apis: ClassVar[bool] = False
     #: The kinds of file the rule runs on (``tf1``, ``tf2``, ``tf2-compat``, ``tf-neutral`` in
     #: a TF 2.x repository): TF 1.x code (:data:`TF1_CODE`) unless it says otherwise; a rule
     #: for TF 2.x code says :data:`TF2_NATIVE`; the TF 1.x rules that must not run on TF 1.x

@@ -20,7 +20,7 @@ from typing import AbstractSet, Generic, Iterable, Optional, Sequence, TypeVar
 
 from .ast_references import ast_references, original_reading
 from .names import ImportNames
-from .qualified import ReferenceSite
+from .qualified import ReferenceSite, references_under
 from .rewritten_references import rewritten_references
 from .rule import FileContext
 from .walk import tree_text
@@ -285,8 +285,25 @@ def written_references(ctx: FileContext, out: Written,
     ``ast`` reading to start from."""
     reading = ctx.analysis(original_reading, *resolvers)  # the audit's own, from its start
     if reading is None:
-        return ast_references(out.text, resolvers)
+        sites = ast_references(out.text, resolvers)
+        return sites if sites is not None else _tree_references(out.text, resolvers)
     return rewritten_references(ctx.original, reading, out.text, out.origin, resolvers)
+
+
+def _tree_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list[ReferenceSite]]:
+    """The uses of ``text`` from its fissix tree, for a file ``ast`` cannot read (Python 2:
+    print statements, mixed tabs), whose uses as it was came from its tree too: so a use a rule
+    rewrote away is no site on the first run, as on a rerun over the branch. None when the
+    text does not parse (then the uses as they were count)."""
+    from .engine import parse_module, unlink  # the engine's grammars; it imports the rules
+
+    tree = parse_module(text)
+    if tree is None:
+        return None
+    try:
+        return [reference.site for reference in references_under(tree, resolvers)]
+    finally:
+        unlink(tree)
 
 
 def in_npu_form(ctx: FileContext, site: ReferenceSite) -> bool:

@@ -37,6 +37,8 @@ class RuleRecord:
     guide_url: str = ""
     rewrites: str = ""
     reports: str = ""
+    #: ``Rule.audits_apis``: an API audit, whose findings rules coverage leaves out.
+    audits_apis: bool = False
     plugin: str = ""
     distribution: str = ""
     version: str = ""
@@ -71,7 +73,7 @@ def rule_record(rule: Rule, plugins: Optional[Plugins] = None) -> RuleRecord:
         id=rule.id, name=rule.name, pack=rule.pack, description=rule.description,
         guide_section=rule.guide_section, guide_section_en=rule.guide_section_en,
         guide_url=rule.guide_url, rewrites=rule.rewrites, reports=rule.reports,
-        plugin=plugin.name if plugin else type(rule).__module__,
+        audits_apis=rule.audits_apis, plugin=plugin.name if plugin else type(rule).__module__,
         distribution=plugin.distribution if plugin else "",
         version=plugin.version if plugin else "",
         settings=dataclasses.asdict(settings) if instance else None)

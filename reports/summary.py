@@ -7,8 +7,8 @@ Two figures answer "how ready is it?": **rules coverage**, done / (done + left) 
 sites of the migration rules (done: ``migrated`` or ``compliant``; sites as
 ``codemods/sites.py`` counts them, each once), and **API readiness**
 (``codemods/api_sites.py``), over every TensorFlow/Horovod API use the audit counted. The
-audit's own findings (rules of the ``audit`` pack, NPU100) are counted by the second, not the
-first: a blocking API weighs once. What is **left** is one figure everywhere: the sites of
+audits' own findings (the rules that say ``audits_apis``: NPU100, and NPU071 in TF 2.x code)
+are counted by the second, not the first: a blocking API weighs once. What is **left** is one figure everywhere: the sites of
 every rule, the audit's included, that still need a person (``SiteCounts.left``).
 """
 
@@ -52,13 +52,16 @@ def status_totals(findings: Iterable[Finding],
     return {status: counter[status] for status in STATUSES}
 
 
-#: The pack whose findings API readiness counts instead of coverage.
+#: The pack whose findings API readiness counts instead of coverage, in run records older
+#: than ``audits_apis``.
 AUDIT_PACK = "audit"
 
 
 def audit_rules(run: Run) -> frozenset[str]:
-    """Ids of the run's audit rules (``pack`` in the run record's rules)."""
-    return frozenset(rule.id for rule in RunRecord.of(run).rules if rule.pack == AUDIT_PACK)
+    """Ids of the run's API audits (``audits_apis`` in the run record's rules; the ``audit``
+    pack's in an older record), whose sites rules coverage leaves out."""
+    return frozenset(rule.id for rule in RunRecord.of(run).rules
+                     if rule.audits_apis or rule.pack == AUDIT_PACK)
 
 
 def report_only_rules(run: Run) -> frozenset[str]:

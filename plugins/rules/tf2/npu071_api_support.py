@@ -114,6 +114,7 @@ class ApiSupportTf2(Rule):
     id = "NPU071"
     name = "tf2-api-support"
     pack = "tf2"
+    audits_apis = True  # as NPU100: towards API readiness, not rules coverage
     file_kinds = frozenset({TF2, TF2_COMPAT, TF_NEUTRAL})
     description = ("Check every TensorFlow API a TF 2.x file uses against Ascend's TF 2.6 API "
                    "support list; report what blocks the migration.")
