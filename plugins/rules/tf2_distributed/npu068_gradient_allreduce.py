@@ -105,7 +105,9 @@ class GradientAllReduce(Rule):
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
                "also applies a custom loop's gradients; an optimizer wrapped twice. A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
-               "does) is left to NPU070, one that imports BytePS to NPU071 (each aggregates itself). "
+               "does), or belongs to a program one of whose modules imports it (a script training "
+               "through a repository's Horovod helpers), is left to NPU070, one that imports "
+               "BytePS to NPU071 (each aggregates itself: never both). "
                "Library code (a module no entry script of the repository reaches): each site "
                "reported with the line to add, nothing rewritten or imported.")
     example = """
