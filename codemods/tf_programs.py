@@ -68,6 +68,12 @@ COMPAT_ENTRY_FACT = "tf2-compat-entry:"
 #: (NPU067, NPU068) report there and import no ``npu_device`` (:func:`library_code`). A file
 #: nothing imports and no entry reaches stays a script of its own (one file run by hand).
 LIBRARY_FACT = "tf2-library:"
+#: A file an entry script reaches whose program (any module the entry's import closure holds)
+#: imports Horovod or BytePS: Horovod aggregates the gradients and broadcasts the variables, so
+#: NPU067 and NPU068 leave every file of it to NPU070 (a helper module's ``hvd.allreduce`` and the
+#: script's tape loop are one aggregation; never both: :func:`horovod_program`).
+HOROVOD_PROGRAM_FACT = "tf2-horovod-program:"
+_HOROVOD_PACKAGES = frozenset({"horovod", "byteps"})
 #: A ``tf-neutral`` file of a repository whose version is undetermined that belongs to its TF 1.x
 #: code (:func:`tf1_neutral_files`): it gets the TF 1.x rules (the others, the TF 2.x treatment).
 NEUTRAL_TF1_FACT = "tf-neutral-tf1:"
@@ -409,18 +415,36 @@ def library_facts(facts: Iterable[str], decided: AbstractSet[str]) -> frozenset[
     package of another scope) that a file imports and that no entry script among the
     ``decided`` facts (its scope's :data:`ENTRY_FACT`, or of a mixed program) reaches. A test
     file run as a script (``if __name__ == "__main__": tf.test.main()``) is no training program:
-    a module only tests reach is library code (TF Addons' metric test helper)."""
+    a module only tests reach is library code (TF Addons' metric test helper). And the
+    :data:`HOROVOD_PROGRAM_FACT` of each file an entry reaches whose program imports Horovod
+    (:func:`_importing_horovod`)."""
     nodes = graph_nodes(facts)
     entries = {fact[len(ENTRY_FACT):] for fact in decided if fact.startswith(ENTRY_FACT)} \
         | {fact.rpartition("=")[2] for fact in decided if fact.startswith(MIXED_ENTRY_FACT)}
     graph = Graph(nodes)
     importers = graph.importers()
     reached: set[str] = set()
+    horovod: set[str] = set()
+    importing = _importing_horovod(nodes)
     for node in nodes.values():
-        if node.path in entries and node.path not in reached and not is_test_file(node.path):
-            reached |= closure(node, graph).reached
+        if node.path in entries and not is_test_file(node.path):
+            program = closure(node, graph).reached
+            reached |= program
+            horovod |= program if not importing.isdisjoint(program) else set()
     return frozenset(LIBRARY_FACT + node.path for name, node in nodes.items()
-                     if name in importers and node.path not in reached)
+                     if name in importers and node.path not in reached) \
+        | frozenset(HOROVOD_PROGRAM_FACT + path for path in horovod)
+
+
+def _importing_horovod(nodes: Mapping[str, Node]) -> set[str]:
+    """The paths of the files that import Horovod, or BytePS (Horovod's API)."""
+    return {node.path for node in nodes.values()
+            if any(target.split(".")[0] in _HOROVOD_PACKAGES for target in node.imports)}
+
+
+def horovod_program(facts: AbstractSet[str], path: str) -> bool:
+    """Is the file ``path`` part of a program that imports Horovod (:data:`HOROVOD_PROGRAM_FACT`)?"""
+    return HOROVOD_PROGRAM_FACT + path in facts
 
 
 def library_code(facts: AbstractSet[str], path: str) -> bool:

@@ -102,7 +102,9 @@ class BroadcastVariables(Rule):
                "Keras layer or a Sonnet module, or a Sonnet class such as `snt.nets.MLP`); the anchor's "
                "`npu_callbacks_append(...)` (its broadcast callback never runs). A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
-               "does) is left to NPU070, one that imports BytePS to NPU071 (each broadcasts itself). "
+               "does), or belongs to a program one of whose modules imports it (a script training "
+               "through a repository's Horovod helpers), is left to NPU070, one that imports "
+               "BytePS to NPU071 (each broadcasts itself: never both). "
                "Library code (a module no entry script of the repository reaches): each site "
                "reported with the line to add, nothing rewritten or imported.")
     example = """

@@ -87,7 +87,8 @@ class GradientAllReduce(Rule):
     guide_section = "分布式训练脚本适配: 梯度聚合"
     guide_section_en = "Distributed Training Script Adaptation: gradient aggregation"
     guide_url = Rule.catalog_url(id, name)
-    rewrites = ("`G = tape.gradient(...)` (G a name, `tape` a `tf.GradientTape`) followed in the "
+    rewrites = ("`G = tape.gradient(...)` (G a name, `tape` a `tf.GradientTape`), or `G = "
+                "tf.gradients(...)`, followed in the "
                 "same block by an `apply_gradients` (Sonnet's `apply`, in a file that imports Sonnet) "
                 "that uses `G`, directly or under the name "
                 "`get_unscaled_gradients(G)`, `clip_by_global_norm(G, ...)` or a comprehension of "
@@ -105,7 +106,9 @@ class GradientAllReduce(Rule):
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
                "also applies a custom loop's gradients; an optimizer wrapped twice. A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
-               "does) is left to NPU070, one that imports BytePS to NPU071 (each aggregates itself). "
+               "does), or belongs to a program one of whose modules imports it (a script training "
+               "through a repository's Horovod helpers), is left to NPU070, one that imports "
+               "BytePS to NPU071 (each aggregates itself: never both). "
                "Library code (a module no entry script of the repository reaches): each site "
                "reported with the line to add, nothing rewritten or imported.")
     example = """
@@ -124,7 +127,7 @@ class GradientAllReduce(Rule):
         def build(model):
             model.compile(optimizer="adam", loss="mse")
     """
-    _tokens = (".gradient(", ".compile(", ".minimize(")
+    _tokens = (".gradient(", "gradients(", ".compile(", ".minimize(")
     after = ("NPU061",)
     reads_programs = True  # library code (no entry reaches it): reported, never rewritten
 
@@ -217,7 +220,7 @@ class GradientAllReduce(Rule):
 
     def _gradient_statement(self, statement: Node, tapes: set[str], ctx: FileContext) -> None:
         target, op, value = statement.children
-        if op.type != tokens.EQUAL or not _is_tape_gradient(value, tapes):
+        if op.type != tokens.EQUAL or not (_is_tape_gradient(value, tapes) or _is_tf_gradients(value, ctx)):
             return
         if target.type != tokens.NAME:
             ctx.report(statement, "unmigrated", NOT_A_NAME)
@@ -303,6 +306,16 @@ def _is_tape_gradient(value: Base, tapes: set[str]) -> bool:
     return len(children) == 3 and children[0].type == tokens.NAME and children[0].value in tapes \
         and _method(children[1]) == "gradient" and children[2].type == symbols.trailer \
         and children[2].children[0].type == tokens.LPAR
+
+
+def _is_tf_gradients(value: Base, ctx: FileContext) -> bool:
+    """``tf.gradients(loss, variables)``: the graph-mode gradient call, inside a
+    ``tf.function`` in TF 2.x code; its result is applied like a tape's."""
+    children = value.children if value.type == symbols.power else []
+    if len(children) < 2 or children[0].type != tokens.NAME or not is_call(children[-1]):
+        return False
+    dotted = ".".join([children[0].value] + [_method(part) or "" for part in children[1:-1]])
+    return ctx.tf.qualify(dotted) == "tensorflow.gradients"
 
 
 def _method(trailer: Base) -> Optional[str]:

@@ -23,10 +23,12 @@ from npu_codemod.api._toolkit import (
     HOROVOD_MODULES,
     HOROVOD_TF2,
     HOROVOD_TF2_CALLBACKS,
+    NON_TF,
     STRATEGIES_TF2,
     STRATEGY_TF2,
     TF2,
     TF_NEUTRAL,
+    horovod_program,
     horovod_tf2_advice,
 )
 
@@ -36,7 +38,9 @@ class StrategyHorovod(Rule):
     name = "tf2-strategy-horovod"
     pack = "tf2-distributed"
     default_on = False
-    file_kinds = frozenset({TF2, TF_NEUTRAL})  # tf-neutral: only in a TF 2.x repository
+    #: tf-neutral: only in a TF 2.x repository; non-tf: a Horovod helper module of a TF 2.x
+    #: program (``from dist import wrap_tape``), whose aggregation NPU067/NPU068 leave to us
+    file_kinds = frozenset({TF2, TF_NEUTRAL, NON_TF})
     description = "Report tf.distribute's multi-device strategies and Horovod in TF 2.x files, with the NPU call for each."
     guide_section = "分布式训练脚本适配"
     guide_section_en = "Distributed Training Script Adaptation"
@@ -52,7 +56,8 @@ class StrategyHorovod(Rule):
                "`rank()`/`size()` -> `RANK_ID`/`RANK_SIZE`, `init()` -> nothing), Horovod's Keras "
                "callbacks too (`BroadcastGlobalVariablesCallback` -> `npu.distribute.broadcast`, "
                "`MetricAverageCallback` -> `all_reduce` of the metrics, the learning-rate callbacks -> "
-               "a Keras scheduler scaled by `RANK_SIZE`).")
+               "a Keras scheduler scaled by `RANK_SIZE`); so in a module importing no TensorFlow "
+               "that a TF 2.x program reaches (a repository's Horovod helpers).")
     example = """
         import horovod.tensorflow as hvd
         import tensorflow as tf
@@ -75,6 +80,8 @@ class StrategyHorovod(Rule):
                 for name in HOROVOD_TF2_CALLBACKS)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        if ctx.file_kind == NON_TF and not horovod_program(ctx.facts, ctx.path):
+            return  # a file importing no TensorFlow is TF 2.x code only as a TF 2.x program's module
         if reference.name in STRATEGIES_TF2:
             ctx.report(reference, "unmigrated", STRATEGY_TF2)
             return

@@ -171,7 +171,7 @@ from npu_codemod.codemods.tf2_horovod import (
 )
 from npu_codemod.codemods.tf_aliases import HOROVOD_LIKE, horovod_alias, may_bind_horovod
 from npu_codemod.codemods.tf_model_idioms import KERAS_SCRIPT_FACT
-from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT, library_code
+from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT, horovod_program, library_code
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, runs_tf2_somewhere
 from npu_codemod.codemods.value_aliases import AliasVerdict, alias_reads, alias_repeats, value_alias_lines
 from npu_codemod.codemods.walk import (
@@ -242,6 +242,7 @@ def dataset_facts(path: str, text: str) -> set[str]:
 
 __all__ = [
     "value_alias_lines",
+    "horovod_program",
     "library_code",
     "accessor_facts",
     "alias_reads",
