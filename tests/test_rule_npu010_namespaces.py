@@ -80,3 +80,19 @@ def test_namespaces_that_do_not_hold_the_session_leave_the_close() -> None:
     after = before.replace("options=options)\n", "options=options)\n    sess.close()\n")
     findings = assert_migrates("import tensorflow as tf\n" + before, "import tensorflow as tf\n" + after, RULES)
     assert sites(findings) == [("NPU010", 8, 11, "migrated")]
+
+
+def test_a_namespace_only_looked_into_hands_nothing_over() -> None:
+    """Regression (MorvanZhou's ``403_RNN_regression.py``: ``if 'final_s_' not in
+    globals():`` in the training loop): a name looked up in a module's namespace hands it to no
+    one; the session still gets its close after the loop."""
+    before = ("sess = tf.Session()\n"
+              "for step in range(10):\n"
+              "    if 'state' not in globals():\n"
+              "        feed = {}\n"
+              "    elif globals().get('state') is None or globals()['state'] == 0:\n"
+              "        feed = {}\n"
+              "    state = sess.run(tf.constant(1.0), feed)\n")
+    after = before + "sess.close()\n"
+    findings = assert_migrates("import tensorflow as tf\n" + before, "import tensorflow as tf\n" + after, RULES)
+    assert sites(findings) == [("NPU010", 2, 7, "migrated")]

@@ -149,3 +149,20 @@ def test_a_model_from_a_builder_of_another_module_has_no_site_at_the_caller() ->
     caller = "import tensorflow as tf\n\nfrom models.net import build_inline, build_model\n" + FIT
     found = [f for f in assert_unchanged(caller, {"NPU067"}, facts=facts) if f.rule_id == "NPU067"]
     assert sites(found) == [("NPU067", 8, 0, "unmigrated")]
+
+
+def test_an_input_shape_in_a_comment_builds_no_variables() -> None:
+    """Regression (KISTI's ``tf_keras_cats_dogs.org.py``: ``#...BatchNormalization(input_shape=
+    (224,224,3)),`` commented out): the shape test read the comment, so the Sequential counted as
+    built and got a broadcast of variables that do not exist yet. It is lazily built: reported."""
+    source = ('import tensorflow as tf\n\n\ndef build_model():\n'
+              '    model = tf.keras.Sequential([\n'
+              '        tf.keras.layers.BatchNormalization(),\n'
+              '        #tf.keras.layers.BatchNormalization(input_shape=(224, 224, 3)),\n'
+              '        tf.keras.layers.Dense(1),\n'
+              '    ])\n    return model\n\n\n'
+              'model = build_model()\nmodel.compile(optimizer="sgd", loss="mse")\n'
+              'model.fit(tf.zeros([4, 4]), tf.zeros([4, 1]), epochs=1)\n')
+    found = [f for f in assert_unchanged(source, {"NPU067"}, facts=TF2_RUNTIME) if f.rule_id == "NPU067"]
+    assert found and all(f.status == "unmigrated" for f in found)
+    assert "npu.distribute.broadcast" not in source

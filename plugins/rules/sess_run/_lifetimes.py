@@ -172,6 +172,16 @@ def lifetime(scope: Node, name: str, found: list[Use], origin: Leaf,
     return tracker.life
 
 
+def _only_looked_into(power: Node) -> bool:
+    """Is the namespace call ``power`` (``globals()``) only read where it is: a name looked up
+    in it (``'x' in globals()``, ``globals()['x']``, ``globals().get('x')``)? Such a call hands
+    the namespace to no one."""
+    if len(power.children) > 2:
+        return True  # a trailer after the call: a subscript or a method of the dict
+    parent = power.parent
+    return parent is not None and parent.type == symbols.comparison  # 'x' not in globals()
+
+
 class _Tracker:
     """Walks the uses of an object and of each holder it finds, once per name."""
 
@@ -222,6 +232,8 @@ class _Tracker:
                     continue  # vars(obj): that object's attributes
                 if word == "globals" and self.scope.type != symbols.file_input:
                     continue  # a function's locals are not its module's globals
+                if word in ("locals", "vars", "globals") and _only_looked_into(power):
+                    continue  # 'x' in globals(), globals().get('x'): read, handed to no one
                 if position(use.leaf) > position(origin) or _in_a_loop_with(use.leaf, origin, self.scope):
                     self.escapes(self.life.name, f"is handed over with every local name by {word}() "
                                  f"(line {use.leaf.lineno}), so its uses through it are not seen",

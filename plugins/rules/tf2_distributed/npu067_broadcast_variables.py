@@ -74,7 +74,7 @@ MODULE_BASES = frozenset({"tensorflow.Module", "tensorflow.keras.layers.Layer", 
 #: Sonnet's classes that are no models (an optimizer passed to the training step with the model).
 _SONNET_NO_MODELS = tuple(f"sonnet.{part}." for part in ("optimizers", "initializers", "regularizers",
                                                         "distribute", "mixed_precision"))
-_INPUT_SHAPE = re.compile(r"\b(?:input_shape|batch_input_shape|input_dim)\s*=|\bInput(?:Layer)?\(")
+_INPUT_SHAPE = re.compile(r"\b(?:input_shape|batch_input_shape|input_dim)\s*=|\bInput(?:Layer)?\s*\(")
 
 
 class BroadcastVariables(Rule):
@@ -288,7 +288,7 @@ def _has_variables(value: Base, ctx: FileContext, depth: int = 1) -> bool:
         return len(positional) >= 2 or {"inputs", "outputs"} <= keywords \
             or (len(positional) == 1 and "outputs" in keywords)
     if callee in SEQUENTIAL:
-        return bool(_INPUT_SHAPE.search(tree_text(call)))
+        return bool(_INPUT_SHAPE.search(" ".join(leaf.value for leaf in call.leaves())))  # no comments
     method = _own_method(value) if depth > 0 else None
     values = returned_values(method) if method is not None else None
     return bool(values) and all(_made_with_variables(returned, ctx, depth - 1) for returned in values or ())
