@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
-from .modules import child_fields, statements
+from .modules import child_fields, module_index, statements
 from .text_search import AnyOf
 
 #: Methods that train a model or apply an optimizer step, called on a value of the file.
@@ -200,9 +200,10 @@ def _stored_attributes(tree: ast.Module, imported: frozenset[str]) -> frozenset[
     """The attributes of imported names the module assigns (``tf.model`` of ``tf.model =
     tf.keras.Sequential()``), dotted: values of the file kept on a library's module."""
     found: set[str] = set()
-    for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, ast.AnnAssign) else []
+    index = module_index(tree)  # the analysis's index of the module: no walk of its own
+    assignments: list[Union[ast.Assign, ast.AnnAssign]] = [*index.nodes(ast.Assign), *index.nodes(ast.AnnAssign)]
+    for node in assignments:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
             if isinstance(target, ast.Attribute) and _root(target) in imported:
                 name = _dotted(target)

@@ -34,7 +34,7 @@ import ast
 import sys
 from typing import AbstractSet, Iterable, Mapping, Optional
 
-from .module_training import training_definitions
+from .module_training import may_train_when_run, training_definitions
 from .modules import child_fields, module_ast, statements
 from .names import STAR, ast_import_bindings
 
@@ -58,7 +58,8 @@ def calls_fact(path: str, text: str, tree: Optional[ast.Module] = None) -> Optio
     tree = tree if tree is not None else module_ast(text)
     if tree is None:
         return None
-    trained = training_definitions(tree)
+    # No training call spelled anywhere: no function of it trains (the walk spared).
+    trained = training_definitions(tree) if may_train_when_run(text) else frozenset()
     groups = _uses(tree, path)
     written = " ".join(f"{group}:{','.join(sorted(names))}" for group, names in sorted(groups.items()))
     return f"{CALLS_FACT}{path}|{','.join(sorted(trained))}|{written}"
