@@ -154,8 +154,12 @@ class RepositoryClasses:
     """The ``class:`` facts of a repository, read back."""
 
     def __init__(self, facts: Iterable[str]) -> None:
+        facts = frozenset(facts)
         #: Module-qualified name -> (its bases, its own ``__init__`` parameters or None).
         self.classes: dict[str, tuple[tuple[str, ...], Optional[tuple[str, ...]]]] = {}
+        #: A base spelled through its package (TensorFlowTTS's ``from tensorflow_tts.models
+        #: import BaseModel``, the package's ``__init__`` importing it from ``base_model``).
+        self._reexports = reexports(facts)
         for fact in facts:
             if fact.startswith(PREFIX):
                 name, _, rest = fact[len(PREFIX):].partition("=")
@@ -187,7 +191,7 @@ class RepositoryClasses:
             public = canonical(public_name(base))
             if public in api:
                 return RepositoryClass(name, public, init, ((name, init),))
-            known = self._known.nearest(base, package)
+            known = self._reexports.resolve(base, package, self._known.nearest)
             if known is not None and known not in visiting:
                 derived = self._derive(known, api, visiting | {name})
                 if derived is not None:

@@ -114,8 +114,8 @@ def maker_facts(path: str, text: str) -> frozenset[str]:
         if len(node.targets) == 1 and isinstance(node.value, ast.Call):
             target, callee = ast_dotted_name(node.targets[0]), ast_dotted_name(node.value.func)
             if target and callee and trains(target, text):
-                qualified = _qualified(callee, module, imports)
-                found |= {TRAINED_MAKER + qualified} if qualified else set()
+                maker = qualified(callee, module, imports)
+                found |= {TRAINED_MAKER + maker} if maker else set()
     return frozenset(found)
 
 
@@ -149,12 +149,13 @@ def called_builder(path: str, text: str, callee: str, facts: AbstractSet[str]) -
     tree = module_ast(text)
     if tree is None:
         return False
-    qualified = _qualified(callee, ".".join(module_parts(path)), module_index(tree).imported_names(path))
-    return qualified is not None and is_trained_maker(qualified, facts | maker_facts(path, text)) \
-        and _named(BUILDER, qualified, facts | builder_facts(path, text))
+    function = qualified(callee, ".".join(module_parts(path)), module_index(tree).imported_names(path))
+    return function is not None and is_trained_maker(function, facts | maker_facts(path, text)) \
+        and _named(BUILDER, function, facts | builder_facts(path, text))
 
 
-def _qualified(callee: str, module: str, imports: dict[str, str]) -> Optional[str]:
+def qualified(callee: str, module: str, imports: dict[str, str]) -> Optional[str]:
+    """``callee`` as the file of ``module`` spells it, module-qualified through its imports."""
     head, _, rest = callee.partition(".")
     if head in imports:
         return imports[head] + (f".{rest}" if rest else "")
@@ -171,14 +172,16 @@ def is_trained_maker(function: str, facts: AbstractSet[str]) -> bool:
 def _named(prefix: str, function: str, facts: AbstractSet[str]) -> bool:
     """Does a fact of ``prefix`` name the function ``function`` (:func:`is_trained_maker`)?"""
     last = function.rpartition(".")[2]
-    for fact in facts:
-        if fact.startswith(prefix) and fact.endswith(last):
-            named = fact[len(prefix):]
-            package = named.rpartition(".")[0]
-            if named == function or function.endswith("." + named) \
-                    or (named.rpartition(".")[2] == last and package and function.startswith(package + ".")):
-                return True
-    return False
+    return any(fact.startswith(prefix) and fact.endswith(last) and names_function(fact[len(prefix):], function)
+               for fact in facts)
+
+
+def names_function(named: str, function: str) -> bool:
+    """Does ``named``, a function as a fact names it, name ``function`` (module-qualified as a
+    file imports it): the name itself, its end, or its package's re-export (:func:`_named`)?"""
+    package, _, last = named.rpartition(".")
+    return named == function or function.endswith("." + named) \
+        or (last == function.rpartition(".")[2] and bool(package) and function.startswith(package + "."))
 
 
 def passed_to_trainer(scope: Base, model: str, depth: int = 3) -> bool:

@@ -8,7 +8,7 @@ the variables provably exist: a functional ``tf.keras.Model(inputs, outputs)``,
 ``tf.keras.models.load_model(...)``, a ``Sequential`` given its input shape, or an explicit
 ``<model>.build(...)``. A model whose variables appear later (subclassed, built by its first call
 or by ``fit``) is reported at its construction. Only the models the program trains are sites
-(``_trained``): in a TF 2.x repository the rule runs on ``tf-neutral`` model-definition files
+(``_trained``; handed to a trainer of the repository: ``_trainers``): in a TF 2.x repository the rule runs on ``tf-neutral`` model-definition files
 too, whose sub-models (``Sequential`` blocks, layer stacks) no worker trains by themselves.
 """
 
@@ -48,6 +48,7 @@ from npu_codemod.api._toolkit import (
 from ._device import device_name, uses_horovod
 from ._library import LIBRARY, in_library
 from ._trained import builder_facts, called_builder, is_trained_maker, maker_facts, passed_to_trainer, trains
+from ._trainers import Trainer, handed_to_trainer, parameter_facts
 
 ADDED = "added {npu}.distribute.broadcast({model}.trainable_variables) after the model is built"
 IN_PLACE = "the model's initial variables are broadcast to every worker"
@@ -60,6 +61,8 @@ UNKNOWN = ("the variables may not exist yet here: call npu.distribute.broadcast(
 MODULE = ("{cls} is a tf.Module model: its variables exist once it is built (by its constructor or "
           "its first call), not as a Keras model's: call npu.distribute.broadcast({model}.trainable_variables) "
           "once they exist, e.g. after calling it on one batch, before the first training step")
+HANDED = ("handed to {callee}, which may train it (nothing in the repository shows it does): if it "
+          "does, call npu.distribute.broadcast({model}.trainable_variables) after the model is built")
 CALLBACKS = ("npu_callbacks_append drops non-list callbacks and its broadcast callback never runs "
              "(npu_callbacks.py:69-89): remove it and broadcast with npu.distribute.broadcast")
 #: Keras makers whose result has its variables when the call returns.
@@ -95,7 +98,12 @@ class BroadcastVariables(Rule):
                 "a function of the file or of the repository binds and returns (`model = ...; "
                 "return model`) is broadcast there: its callers have no site.")
     reports = ("Only models the program trains (fitted, compiled, their `trainable_variables` read, "
+               "passed to a function, class or method of the repository that trains that parameter "
+               "(`trainer = Trainer(model)`, `trainer.compile(model=model)`: rewritten as the file's own), "
                "or returned by a function whose result a file of the repository trains): "
+               "a model with its variables handed to a trainer that the repository does not show "
+               "training it (`trainer.fit(...)` after `trainer.compile(model=model)`, the method passing "
+               "it on through `super()`), with the broadcast line to add; "
                "a model whose variables are created lazily (subclassed, `Sequential` without an "
                "input shape, built by a function of the repository or by `fit`); a `tf.Module` model "
                "trained in a custom loop (a class of the repository deriving from `tf.Module`, a "
@@ -151,7 +159,8 @@ class BroadcastVariables(Rule):
         if ctx.analysis(BuiltModels).value_kind(value) != KERAS:
             self._module_model(statement, model, value, ctx)
             return
-        if not _trained(statement, model, ctx):
+        trainer = None if _trained(statement, model, ctx) else _handed(statement, model, ctx)
+        if trainer is False:
             return  # a sub-model, or a model the program does not train: no site
         line = statement.parent
         if line is None or line.type != symbols.simple_stmt:
@@ -173,6 +182,9 @@ class BroadcastVariables(Rule):
                 return
             ctx.report(statement, "unmigrated", (LAZY if _lazy(value, ctx) else UNKNOWN).format(model=model))
             return
+        if isinstance(trainer, Trainer) and not trainer.proven:
+            ctx.report(statement, "unmigrated", HANDED.format(callee=trainer.callee, model=model))
+            return
         if in_library(ctx):
             ctx.report(statement, "unmigrated", LIBRARY.format(
                 line=f"call npu.distribute.broadcast({model}.trainable_variables) after the model is built"))
@@ -188,8 +200,9 @@ class BroadcastVariables(Rule):
         first call: the spec's "unmigrated at the construction"); already broadcast: migrated."""
         cls = _module_class(value, ctx)
         line = statement.parent
-        if cls is None or line is None or line.type != symbols.simple_stmt or not _trained(statement, model, ctx):
-            return
+        if cls is None or line is None or line.type != symbols.simple_stmt \
+                or not (_trained(statement, model, ctx) or _proven(_handed(statement, model, ctx))):
+            return  # a layer handed to a trainer not shown to train it: a helper (TensorFlowTTS's PQMF)
         if _broadcast_after(line, model):
             ctx.report(statement, "migrated", IN_PLACE)
         else:
@@ -253,6 +266,21 @@ def _trained(statement: Base, model: str, ctx: FileContext) -> bool:
     names = [*module_parts(ctx.path), *([str(outer.children[1].value)] if outer is not None else []),
              str(scope.children[1].value)]
     return is_trained_maker(".".join(names), ctx.facts | maker_facts(ctx.path, ctx.original))
+
+
+def _handed(statement: Base, model: str, ctx: FileContext) -> "Trainer | bool":
+    """The trainer a model the file does not train itself is handed to (``_trainers``), or
+    False: a repository class that trains it (a fact says so) makes it trained; one that may
+    (``trainer = Trainer(model)``, then ``trainer.fit(...)``) makes it a site reported, never
+    rewritten, and never silent."""
+    if "." in model:
+        return False
+    trainer = handed_to_trainer(enclosing_scope(statement), model, ctx.path, ctx.original, ctx.facts)
+    return trainer if trainer is not None else False
+
+
+def _proven(trainer: "Trainer | bool") -> bool:
+    return isinstance(trainer, Trainer) and trainer.proven
 
 
 def _class_of(scope: Base) -> Optional[Base]:
@@ -383,9 +411,10 @@ def _is_called(name: Base) -> bool:
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
-    """The functions whose result the file trains (``_trained.maker_facts``), and those that
-    bind the model they return (``_trained.builder_facts``)."""
-    return maker_facts(path, text) | builder_facts(path, text) or None
+    """The functions whose result the file trains (``_trained.maker_facts``), those that
+    bind the model they return (``_trained.builder_facts``), and the parameters its functions
+    and methods train (``_trainers.parameter_facts``)."""
+    return maker_facts(path, text) | builder_facts(path, text) | parameter_facts(path, text) or None
 
 
 @hookimpl
