@@ -18,8 +18,10 @@ nothing (a decoding script), ``loop`` in one that trains; and for the result pas
 call (``passed``: it may train there, ``custom_loop(model, make_dataset(...))``). A method of a repository class
 is named ``<Class>.<method>`` (``MelDataset(files).create(n)``, or ``loader = MelDataset(files)``
 then ``loader.create(n)`` in the same function). Only these direct shapes are followed: it is
-cheap, for every TF file of every repository. Test files say nothing: a test evaluates what the
-repository trains on.
+cheap, for every TF file of every repository, and for the files that import no TensorFlow but
+may loop over a dataset (:func:`may_use_datasets`: a decoding script that imports the
+repository's library only). Test files say nothing: a test evaluates what the repository trains
+on.
 """
 
 from __future__ import annotations
@@ -62,6 +64,15 @@ def dataset_function_facts(path: str, text: str) -> set[str]:
         if positions:
             facts.add(f"{FUNCTION_FACT}{module}.{name}:{positions}")
     return facts
+
+
+def may_use_datasets(data: bytes) -> bool:
+    """May a file that imports no TensorFlow loop over a repository's dataset (a decoding
+    script: ``from mylib.datasets import MelDataset``, ``for batch in tqdm(dataset)``)? Read
+    for :func:`dataset_use_facts` whatever rules run: its loops are the only known uses of a
+    factory (bytes: cheap for every Python file)."""
+    return (b"for " in data or b"iter(" in data) and b"import" in data \
+        and any(word in data for word in (b"ataset", b"batch", b"_ds", b"oader"))
 
 
 def dataset_use_facts(path: str, text: str) -> set[str]:
