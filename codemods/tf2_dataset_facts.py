@@ -12,9 +12,16 @@ rewrite; a call of an imported repository function whose result a Keras ``fit``/
 assigned to in the same function (a tuple target: by position), becomes one fact
 ``tf2-dataset-use:<package of the file>|<dotted name as imported>|<position>|<where>``
 (position ``*`` for the whole result). :class:`~.tf2_dataset_uses.DatasetUses` counts them in
-the file that defines the function. Only these direct shapes are followed: it is cheap, for
-every TF file of every repository. Test files say nothing: a test evaluates what the
-repository trains on.
+the file that defines the function. The same for a loop over such a result (``for batch in
+dataset``, ``iter``, ``enumerate``, ``tqdm``): ``looked-at@<path>:<line>`` in a file that trains
+nothing (a decoding script), ``loop`` in one that trains; and for the result passed to another
+call (``passed``: it may train there, ``custom_loop(model, make_dataset(...))``). A method of a repository class
+is named ``<Class>.<method>`` (``MelDataset(files).create(n)``, or ``loader = MelDataset(files)``
+then ``loader.create(n)`` in the same function). Only these direct shapes are followed: it is
+cheap, for every TF file of every repository, and for the files that import no TensorFlow but
+may loop over a dataset (:func:`may_use_datasets`: a decoding script that imports the
+repository's library only). Test files say nothing: a test evaluates what the repository trains
+on.
 """
 
 from __future__ import annotations
@@ -27,14 +34,16 @@ from .file_kinds import is_test_file
 from .modules import module_ast
 from .names import module_parts
 from .tf2_dataset_sources import DATASET, DATASET_METHODS
-from .tf2_dataset_uses import EVALUATION, TRAINING, USE_FACT
+from .tf2_dataset_uses import EVALUATION, LOOKED_AT, LOOPED, PASSED, TRAINING, USE_FACT, DatasetUses
 from .tf2_datasets import FUNCTION_FACT, FileDatasets, Scope, file_datasets
 
-_LIBRARIES = ("tensorflow", "keras", "numpy", "tensorflow_datasets", "tf_keras")
+#: Libraries whose functions are no repository's (by the first name: ``tensorflow_tts`` is one).
+_LIBRARIES = frozenset({"tensorflow", "keras", "numpy", "tensorflow_datasets", "tf_keras"})
 _STANDARD = frozenset(sys.stdlib_module_names)
-#: Text of a file that may use a repository function for training or evaluation (substrings:
-#: ``in`` is many times faster than a regular expression over a large file).
-_CONSUMES = (".fit(", ".evaluate(", ".predict(", "_on_batch(", "validation_data")
+#: Calls that loop over their first argument.
+_LOOPING = frozenset({"iter", "enumerate", "tqdm"})
+#: Builtins that only look at their arguments (a dataset passed to them goes nowhere else).
+_LOOKS = frozenset({"len", "print", "isinstance", "str", "repr", "type", "id"})
 #: Text of a file that may return a dataset it makes.
 _MAKES = ("data.", "Dataset", "tensorflow_datasets", "_dataset_from_", "padded_batch", "prefetch")
 
@@ -57,21 +66,67 @@ def dataset_function_facts(path: str, text: str) -> set[str]:
     return facts
 
 
+def may_use_datasets(data: bytes) -> bool:
+    """May a file that imports no TensorFlow loop over a repository's dataset (a decoding
+    script: ``from mylib.datasets import MelDataset``, ``for batch in tqdm(dataset)``)? Read
+    for :func:`dataset_use_facts` whatever rules run: its loops are the only known uses of a
+    factory (bytes: cheap for every Python file)."""
+    return (b"for " in data or b"iter(" in data) and b"import" in data \
+        and any(word in data for word in (b"ataset", b"batch", b"_ds", b"oader"))
+
+
 def dataset_use_facts(path: str, text: str) -> set[str]:
     """The :data:`USE_FACT` facts of one file (see the module docstring)."""
-    if not any(word in text for word in _CONSUMES) or is_test_file(path):
+    if "import" not in text or is_test_file(path):
         return set()
     tree = module_ast(text)
     if tree is None:
         return set()
     datasets = FileDatasets(tree, text, path)
     package = ".".join(datasets.package)
+    origins = _Origins(datasets)
     facts = set()
     for call, scope in datasets.calls_in_scopes:
         for where, value in _consumed(call):
-            for target, position in _origins(datasets, value, scope):
+            for target, position in origins.of(value, scope):
                 facts.add(f"{USE_FACT}{package}|{target}|{position}|{where}")
+    for where, value, scope in _looped(datasets, path):
+        for target, position in origins.of(value, scope):
+            facts.add(f"{USE_FACT}{package}|{target}|{position}|{where}")
     return facts
+
+
+def _looped(datasets: FileDatasets, path: str) -> Iterator[tuple[str, ast.AST, Scope]]:
+    """(where, value, scope) of what the file loops over (``for``, a comprehension, ``iter``,
+    ``enumerate``, ``tqdm``) and of the arguments of every other call (but Keras' and a few
+    builtins that only look: ``len``, ``print``)."""
+    trains = DatasetUses(datasets).file_trains
+    index = datasets.index
+    loops: list[ast.For | ast.AsyncFor | ast.comprehension] = [
+        *index.nodes(ast.For), *index.nodes(ast.AsyncFor), *index.nodes(ast.comprehension)]
+    for node in loops:
+        value = _unlooped(node.iter)
+        where = LOOPED if trains else f"{LOOKED_AT}@{path}:{value.lineno}"
+        yield where, value, datasets.owners.get(id(node), datasets.tree)
+    for call, scope in datasets.calls_in_scopes:
+        if _callee(call) in _LOOPING and call.args:
+            value = _unlooped(call.args[0])
+            yield (LOOPED if trains else f"{LOOKED_AT}@{path}:{value.lineno}"), value, scope
+        elif _callee(call) not in TRAINING | EVALUATION | _LOOKS:
+            for value in [*call.args, *(keyword.value for keyword in call.keywords)]:
+                yield PASSED, value, scope
+
+
+def _unlooped(value: ast.expr) -> ast.expr:
+    """``ds`` for ``enumerate(tqdm(ds))``."""
+    while isinstance(value, ast.Call) and _callee(value) in _LOOPING and value.args:
+        value = value.args[0]
+    return value
+
+
+def _callee(call: ast.Call) -> Optional[str]:
+    function = call.func
+    return function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
 
 
 def _consumed(call: ast.Call) -> Iterator[tuple[str, ast.AST]]:
@@ -88,25 +143,70 @@ def _consumed(call: ast.Call) -> Iterator[tuple[str, ast.AST]]:
             yield "validation_data=", keyword.value
 
 
-def _origins(datasets: FileDatasets, value: ast.AST, scope: Scope) -> Iterator[tuple[str, str]]:
-    """(repository function as imported, position) whose result ``value`` is: a call of it
-    (later dataset methods aside), or a name ``scope`` assigns one (a tuple target: its index)."""
-    value = _unchained(value)
-    if isinstance(value, ast.Call):
-        target = _repository_function(datasets, value)
-        if target:
-            yield target, "*"
-        return
-    if not isinstance(value, ast.Name):
-        return
-    for statement in datasets.statements(scope):
-        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
-            continue
-        made = _unchained(statement.value)
-        target = _repository_function(datasets, made) if isinstance(made, ast.Call) else None
-        position = _position(statement.targets[0], value.id)
-        if target and position:
-            yield target, position
+class _Origins:
+    """Which repository functions' results the values of a file are (one map of assignments per
+    function: a file that trains asks about every argument of every call)."""
+
+    def __init__(self, datasets: FileDatasets) -> None:
+        self.datasets = datasets
+        self._assigned: dict[int, dict[str, list[tuple[str, str]]]] = {}
+        self._instances: dict[int, dict[str, str]] = {}
+
+    def of(self, value: ast.AST, scope: Scope) -> Iterator[tuple[str, str]]:
+        """(repository function as imported, position) whose result ``value`` is: a call of it
+        (later dataset methods aside), or a name ``scope`` assigns one (a tuple target: its
+        index)."""
+        value = _unchained(value)
+        if isinstance(value, ast.Call):
+            target = self.callee(value, scope)
+            if target:
+                yield target, "*"
+        elif isinstance(value, ast.Name):
+            yield from self.assigned(scope).get(value.id, ())
+
+    def callee(self, call: ast.Call, scope: Scope) -> Optional[str]:
+        """The repository function ``call`` calls (:func:`_repository_function`), or the
+        method of a repository class: ``Class.method`` for ``Class(...).method(...)`` or for
+        ``instance.method(...)`` with ``instance = Class(...)`` in ``scope``."""
+        function = call.func
+        if not isinstance(function, ast.Attribute):
+            return _repository_function(self.datasets, call)
+        receiver = function.value
+        if isinstance(receiver, ast.Call):
+            owner = _repository_function(self.datasets, receiver)
+            return f"{owner}.{function.attr}" if owner else None
+        if isinstance(receiver, ast.Name) and receiver.id in self.instances(scope):
+            return f"{self.instances(scope)[receiver.id]}.{function.attr}"
+        return _repository_function(self.datasets, call)
+
+    def instances(self, scope: Scope) -> dict[str, str]:
+        """The names ``scope`` assigns a call of a repository name (``loader = Loader(...)``)."""
+        found = self._instances.get(id(scope))
+        if found is None:
+            found = self._instances[id(scope)] = {}
+            for statement in self.datasets.statements(scope):
+                if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                        and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call):
+                    owner = _repository_function(self.datasets, statement.value)
+                    if owner:
+                        found[statement.targets[0].id] = owner
+        return found
+
+    def assigned(self, scope: Scope) -> dict[str, list[tuple[str, str]]]:
+        """Name -> (repository function, position) of each assignment of ``scope`` of a call
+        of one (``ds = make_dataset(...)``, ``train, val = load_splits(...)``)."""
+        found = self._assigned.get(id(scope))
+        if found is None:
+            found = self._assigned[id(scope)] = {}
+            for statement in self.datasets.statements(scope):
+                if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+                    continue
+                made = _unchained(statement.value)
+                target = self.callee(made, scope) if isinstance(made, ast.Call) else None
+                if target:
+                    for name, position in _names(statement.targets[0]):
+                        found.setdefault(name, []).append((target, position))
+        return found
 
 
 def _unchained(value: ast.AST) -> ast.AST:
@@ -117,19 +217,20 @@ def _unchained(value: ast.AST) -> ast.AST:
     return value
 
 
-def _position(target: ast.AST, name: str) -> Optional[str]:
+def _names(target: ast.AST) -> Iterator[tuple[str, str]]:
+    """(name, position) the target binds: ``*`` for a name, the index in a tuple target."""
     if isinstance(target, ast.Name):
-        return "*" if target.id == name else None
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return next((str(index) for index, element in enumerate(target.elts)
-                     if isinstance(element, ast.Name) and element.id == name), None)
-    return None
+        yield target.id, "*"
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for index, element in enumerate(target.elts):
+            if isinstance(element, ast.Name):
+                yield element.id, str(index)
 
 
 def _repository_function(datasets: FileDatasets, call: ast.Call) -> Optional[str]:
     """The dotted name, as imported, of the repository function ``call`` calls, or None (a
     library's, the standard library's, or not imported)."""
     target = datasets.qualify(call.func)
-    if target is None or target.startswith(_LIBRARIES) or target.partition(".")[0] in _STANDARD:
+    if target is None or target.partition(".")[0] in _LIBRARIES | _STANDARD:
         return None
     return target

@@ -12,7 +12,13 @@ call (``other``).
 
 A function of the file used from other files: the repository's analysis gives what other
 files pass its results to (:mod:`.tf2_dataset_facts`, :data:`USE_FACT`); the defining file
-counts those uses with its own (:meth:`DatasetUses.remote`).
+counts those uses with its own (:meth:`DatasetUses.remote`). So does a method of a module-level
+class (``MelDataset(files).create(n)`` in a decoding script): its uses in other files are its
+only ones. Besides Keras' calls, another file may loop over the result (``for batch in
+make_dataset(...)``, ``iter``, ``enumerate``, ``tqdm``): in a file that trains nothing that use
+is :data:`LOOKED_AT` with its place (``looked-at@examples/decode.py:14``, the evidence of the
+report), in a file that trains it is :data:`LOOPED` (a custom training loop, maybe); the result
+passed to another call is :data:`PASSED` (it may train there).
 """
 
 from __future__ import annotations
@@ -46,6 +52,9 @@ PASSED_ON = frozenset({"experimental_distribute_dataset", "apply"})
 #: Where a dataset is used up in the file itself (no call it is passed to, which may train).
 LOCAL_PASSES = frozenset({ITERATED, REDUCED, COLLECTED})
 _LOOPING = frozenset({"iter", "enumerate", "tqdm"})
+#: Uses in other files: a loop in a file that trains nothing (``looked-at@<path>:<line>``), a
+#: loop in a file that trains, an argument of another call.
+LOOKED_AT, LOOPED, PASSED = "looked-at", "loop", "passed"
 
 
 class DatasetUses:
@@ -169,8 +178,13 @@ class DatasetUses:
         """Where the calls of the function that returns the value take it (``position``: of a
         returned tuple)."""
         function = self.datasets.scope_of(statement)
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                or self.datasets.functions.get(function.name) is not function:
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return set()
+        owner = self.parents.get(id(function))
+        if isinstance(owner, ast.ClassDef) and owner in self.datasets.tree.body:
+            method = f"{owner.name}.{function.name}"  # its calls are other files': ``X(...).create()``
+            return self._once(function, position, lambda: self.remote(method, position))
+        if self.datasets.functions.get(function.name) is not function:
             return set()
         def compute() -> set[str]:
             found = self.remote(function.name, position)
@@ -208,11 +222,20 @@ class DatasetUses:
         """Is the dataset ``node`` shown to feed no training: all the file shows it going to is
         a loop or ``iter(...)`` (``next(iter(ds))``: a look at one batch), a reduction, a loop
         that keeps each batch's result, or evaluation, and the file trains nothing
-        (:attr:`file_trains`)? A dataset the file does not show going anywhere (returned to
+        (:attr:`file_trains`), or what it returns is only looked at or evaluated by other
+        files that train nothing (:data:`LOOKED_AT`, :meth:`looked_at_in`)? A dataset the file does not show going anywhere (returned to
         another file, kept on an attribute) or passed to another call may be trained there:
         not this."""
         wheres = self.destinations(node)
-        return bool(wheres) and wheres <= LOCAL_PASSES | EVALUATION and not self.file_trains
+        local = {where.partition("@")[0] for where in wheres}
+        return bool(wheres) and local <= LOCAL_PASSES | EVALUATION | {LOOKED_AT} \
+            and not (wheres & LOCAL_PASSES and self.file_trains)
+
+    def looked_at_in(self, node: ast.AST) -> list[str]:
+        """The places (``path:line``) of other files that train nothing where the dataset
+        ``node`` is only looked at (:data:`LOOKED_AT` uses), sorted."""
+        return sorted(where.partition("@")[2] for where in self.destinations(node)
+                      if where.startswith(LOOKED_AT + "@"))
 
     @cached_property
     def file_trains(self) -> bool:
@@ -285,10 +308,19 @@ class DatasetUses:
     def remote(self, name: str, position: Optional[int]) -> set[str]:
         """Where other files of the repository take what this file's ``name`` returns."""
         module = ".".join(module_parts(self.datasets.path))
-        qualified = f"{module}.{name}"
         wanted = "*" if position is None else str(position)
+        owner, _, method = name.rpartition(".")
+        if owner:  # ``Class.method``: the class as imported (a package may re-export it), then the method
+            return {where for package, target, at, where in self.facts if at == wanted
+                    and target.rpartition(".")[2] == method
+                    and _is(target.rpartition(".")[0], package, f"{module}.{owner}")}
         return {where for package, target, at, where in self.facts if at == wanted
-                and remote_name(target, tuple(package.split(".")) if package else (), {qualified})}
+                and _is(target, package, f"{module}.{name}")}
+
+
+def _is(target: str, package: str, qualified: str) -> bool:
+    """Is ``target``, as a file of ``package`` imports it, the repository's ``qualified``?"""
+    return remote_name(target, tuple(package.split(".")) if package else (), {qualified}) is not None
 
 
 def _callee(call: ast.Call) -> Optional[str]:

@@ -23,6 +23,7 @@ from npu_codemod.codemods.rule_settings import SettingsError, build_settings
 from npu_codemod.codemods.source import UndecodableSource, decode_source
 from npu_codemod.codemods.standalone_keras import keras_fact, may_use_keras
 from npu_codemod.codemods.star_imports import may_star_import, star_import_facts
+from npu_codemod.codemods.tf2_dataset_facts import dataset_use_facts, may_use_datasets
 from npu_codemod.codemods.tf_aliases import alias_facts
 from npu_codemod.codemods.tf_model_idioms import pending_fact, script_pending_fact
 from npu_codemod.codemods.tf_programs import graph_fact
@@ -179,6 +180,8 @@ class LoadedRules:
             facts.update(star_import_facts(path, text, imports_tf=False))  # TF through ``import *``?
             facts.update(reexport_facts(path, text))  # a package's names, for its importers
             facts.update(alias_facts(path, text))  # ``from .compat import tfv1``, re-exported
+            if may_use_datasets(data):  # a decoding script's loop over a library's dataset (NPU064)
+                facts.update(dataset_use_facts(path, text))
             # or through standalone Keras, or tflearn?
             facts.update(filter(None, [keras_fact(path, text), tflearn_fact(path, text)]))
         return FileFacts(frozenset(facts))
@@ -223,6 +226,8 @@ def configure(plugins: Plugins, selection: RuleSelection) -> list[Rule]:
 def may_give_file_facts(path: str, data: bytes) -> bool:
     """May a file no rule acts on (it imports no TensorFlow) still give the repository's
     analysis a fact: a star import, training with standalone Keras or through tflearn (its
-    finding is NPU000's, not a pack's), a package's re-exports (what its importers build)?
+    finding is NPU000's, not a pack's), a package's re-exports (what its importers build), a
+    loop over a library's dataset (``tf2_dataset_facts``)?
     Such a file is read whatever rules run."""
-    return may_star_import(data) or may_use_keras(data) or may_use_tflearn(data) or is_package_init(path)
+    return may_star_import(data) or may_use_keras(data) or may_use_tflearn(data) or is_package_init(path) \
+        or may_use_datasets(data)

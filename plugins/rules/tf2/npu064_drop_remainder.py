@@ -19,7 +19,11 @@ explicit non-``True`` value is kept and reported"), also on a receiver not shown
 (``self._delegate.get_dataset().batch(n, drop_remainder=self._flag)``): that keyword is
 ``tf.data``'s. A dataset only looked at (a loop, ``iter(...)``) in a file that trains nothing
 (``DatasetUses.looked_at_only``, as NPU069 reads it) is no training pipeline: a note, no rewrite
-(a tool that prints records would silently leave out the last ones).
+(a tool that prints records would silently leave out the last ones); so is one a function or a
+method returns when the only files known to use it train nothing and loop over it or evaluate
+it (decoding scripts, named in the note; spec: pipelines reaching only evaluation or inference
+are reported). One use known to train, a loop in a file that trains, or the result passed on to
+another call keeps the rewrite; no known use at all keeps it too (a library's pipeline).
 """
 
 from __future__ import annotations
@@ -83,6 +87,9 @@ WINDOW = ("batch of one window or group ({where}), not a training batch: drop_re
           "drop_remainder=True to the batch of the training pipeline)")
 LOOKED_AT = ("dataset only looked at (a loop, iter(...)) in a file that trains nothing: no training "
              "pipeline, left as is (drop_remainder=True would silently leave out its last samples)")
+LOOKED_AT_ELSEWHERE = ("dataset returned to files that train nothing and only look at it or evaluate "
+                      "it ({places}): no training pipeline, left as is (drop_remainder=True would "
+                      "silently leave out its last samples there)")
 UNPACKED = "drop_remainder may come in the unpacked arguments: pass drop_remainder=True explicitly"
 
 
@@ -110,7 +117,11 @@ class DropRemainder(Rule):
                "`drop_remainder` given another "
                "value (on any receiver: the keyword is `tf.data`'s); a dataset only looked at "
                "(a loop, `iter(...)`) in a file that trains nothing (a note: no training "
-               "pipeline, left as is); a one-argument `batch(n)` of a receiver not shown to be a dataset; "
+               "pipeline, left as is), and one a function or a class's method returns when "
+               "every known use in other files loops over it or evaluates it in a file that "
+               "trains nothing (a decoding script: the note names where; one use that trains, "
+               "a loop in a file that trains, or the result passed on to another call keeps "
+               "the rewrite); a one-argument `batch(n)` of a receiver not shown to be a dataset; "
                "unpacked arguments; a batch of one window or group (in the `reduce_func` of "
                "`group_by_window`, a `flat_map` over `window(...)`): no training batch, "
                "`drop_remainder` would drop whole groups.")
@@ -213,7 +224,9 @@ class DropRemainder(Rule):
         elif evaluation:
             ctx.report(method, "unmigrated", evaluation)
         elif uses is not None and site is not None and uses.looked_at_only(site):
-            ctx.report(method, "unmigrated", LOOKED_AT + now, level="note")
+            places = uses.looked_at_in(site)
+            message = LOOKED_AT_ELSEWHERE.format(places=", ".join(places)) if places else LOOKED_AT
+            ctx.report(method, "unmigrated", message + now, level="note")
         elif given is not None:
             ctx.report(method, "unmigrated", KEPT + now)
         elif has_unpacking(call):
