@@ -38,7 +38,12 @@ from .tf2_dataset_uses import EVALUATION, LOOKED_AT, LOOPED, PASSED, TRAINING, U
 from .tf2_datasets import FUNCTION_FACT, FileDatasets, Scope, file_datasets
 
 #: Libraries whose functions are no repository's (by the first name: ``tensorflow_tts`` is one).
-_LIBRARIES = frozenset({"tensorflow", "keras", "numpy", "tensorflow_datasets", "tf_keras"})
+_LIBRARIES = frozenset({"tensorflow", "keras", "numpy", "tensorflow_datasets", "tf_keras",
+                        # well-known libraries: never a repository's function (and a file
+                        # importing only these is not read for loops at all)
+                        "absl", "six", "scipy", "sklearn", "pandas", "matplotlib", "PIL", "cv2",
+                        "tqdm", "h5py", "yaml", "tensorflow_hub", "tensorflow_addons", "horovod",
+                        "tensorflow_estimator", "npu_device", "npu_bridge", "torch", "gin"})
 _STANDARD = frozenset(sys.stdlib_module_names)
 #: Calls that loop over their first argument.
 _LOOPING = frozenset({"iter", "enumerate", "tqdm"})
@@ -90,28 +95,34 @@ def dataset_use_facts(path: str, text: str) -> set[str]:
         for where, value in _consumed(call):
             for target, position in origins.of(value, scope):
                 facts.add(f"{USE_FACT}{package}|{target}|{position}|{where}")
-    for where, value, scope in _looped(datasets, path):
+    if not any(target.partition(".")[0] not in _LIBRARIES | _STANDARD
+               for target in datasets.imports.values()):
+        return facts  # no repository name imported: no value is a repository function's result
+    trains: list[bool] = []  # whether the file trains: asked only for a value that is a result
+    for kind, value, scope in _looped(datasets):
         for target, position in origins.of(value, scope):
+            if kind == PASSED:
+                where = PASSED
+            else:
+                if not trains:
+                    trains.append(DatasetUses(datasets).file_trains)
+                where = LOOPED if trains[0] else f"{LOOKED_AT}@{path}:{getattr(value, 'lineno', 0)}"
             facts.add(f"{USE_FACT}{package}|{target}|{position}|{where}")
     return facts
 
 
-def _looped(datasets: FileDatasets, path: str) -> Iterator[tuple[str, ast.AST, Scope]]:
-    """(where, value, scope) of what the file loops over (``for``, a comprehension, ``iter``,
-    ``enumerate``, ``tqdm``) and of the arguments of every other call (but Keras' and a few
-    builtins that only look: ``len``, ``print``)."""
-    trains = DatasetUses(datasets).file_trains
+def _looped(datasets: FileDatasets) -> Iterator[tuple[str, ast.AST, Scope]]:
+    """(kind, value, scope) of what the file loops over (``for``, a comprehension, ``iter``,
+    ``enumerate``, ``tqdm``: kind :data:`LOOPED`) and of the arguments of every other call (but
+    Keras' and a few builtins that only look: ``len``, ``print``; kind :data:`PASSED`)."""
     index = datasets.index
     loops: list[ast.For | ast.AsyncFor | ast.comprehension] = [
         *index.nodes(ast.For), *index.nodes(ast.AsyncFor), *index.nodes(ast.comprehension)]
     for node in loops:
-        value = _unlooped(node.iter)
-        where = LOOPED if trains else f"{LOOKED_AT}@{path}:{value.lineno}"
-        yield where, value, datasets.owners.get(id(node), datasets.tree)
+        yield LOOPED, _unlooped(node.iter), datasets.owners.get(id(node), datasets.tree)
     for call, scope in datasets.calls_in_scopes:
         if _callee(call) in _LOOPING and call.args:
-            value = _unlooped(call.args[0])
-            yield (LOOPED if trains else f"{LOOKED_AT}@{path}:{value.lineno}"), value, scope
+            yield LOOPED, _unlooped(call.args[0]), scope
         elif _callee(call) not in TRAINING | EVALUATION | _LOOKS:
             for value in [*call.args, *(keyword.value for keyword in call.keywords)]:
                 yield PASSED, value, scope

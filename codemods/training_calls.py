@@ -45,7 +45,9 @@ STAR_GROUP = "*"
 BINDING = "="
 #: Libraries whose names are no repository's training: left out of the uses (the facts' size).
 _LEFT_OUT = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset({
-    "tensorflow", "tensorflow_estimator", "keras", "numpy", "npu_device", "npu_bridge", "__future__"})
+    "tensorflow", "tensorflow_estimator", "keras", "numpy", "npu_device", "npu_bridge", "__future__",
+    "absl", "six", "scipy", "sklearn", "pandas", "matplotlib", "PIL", "cv2", "tqdm", "h5py", "yaml",
+    "tensorflow_hub", "tensorflow_addons", "horovod", "torch", "gin"})
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 #: Module-level blocks whose functions and classes are the module's own (``with scope(): def``).
 _BLOCKS = (ast.If, ast.With, ast.AsyncWith, ast.Try, ast.For, ast.AsyncFor, ast.While,
