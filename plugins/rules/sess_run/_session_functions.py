@@ -45,19 +45,29 @@ def session_function_facts(path: str, text: str) -> set[str]:
     return all_session_function_facts(path, text)
 
 
-def all_session_function_facts(path: str, text: str) -> set[str]:
-    """:func:`session_function_facts` without its first look at the text."""
+def top_functions(path: str, text: str) -> Optional[tuple[str, ModuleIndex, list[_Function]]]:
+    """The dotted module name of the file ``path``, its index, and its module-level functions
+    that no decorator wraps (what a caller elsewhere calls as written), or None where ``ast``
+    cannot read ``text``: the functions the ``npu010-`` facts speak of."""
     tree = parse(text)
     if tree is None:
+        return None
+    functions = [node for node in tree.body
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list]
+    return ".".join(module_parts(path)), module_index(tree), functions
+
+
+def all_session_function_facts(path: str, text: str) -> set[str]:
+    """:func:`session_function_facts` without its first look at the text."""
+    top = top_functions(path, text)
+    if top is None:
         return set()
-    module = ".".join(module_parts(path))
-    index = module_index(tree)
+    module, index, functions = top
     facts = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list:
-            position = returned_session(node, index)
-            if position is not False:
-                facts.add(f"{PREFIX}{module}.{node.name}" + ("" if position is None else f"#{position}"))
+    for node in functions:
+        position = returned_session(node, index)
+        if position is not False:
+            facts.add(f"{PREFIX}{module}.{node.name}" + ("" if position is None else f"#{position}"))
     imports = index.imported_names(path)
     for each in index.nodes(ast.Call):
         callee = dotted(each.func)

@@ -26,15 +26,13 @@ from npu_codemod.api._toolkit import (
 from npu_codemod.api._toolkit import (
     file_imported_names,
     memo,
-    module_index,
     module_parts,
-)
-from npu_codemod.api._toolkit import (
-    module_ast as parse,
 )
 from npu_codemod.api._toolkit import (
     nearest_name as nearest_function,
 )
+
+from ._session_functions import top_functions
 
 PREFIX = "npu010-threads:"
 #: Calls that start queue-runner threads on their session argument (``sess=`` or the first).
@@ -56,16 +54,14 @@ def thread_function_facts(path: str, text: str) -> set[str]:
 
 def all_thread_function_facts(path: str, text: str) -> set[str]:
     """:func:`thread_function_facts` without its first look at the text."""
-    tree = parse(text)
-    if tree is None:
+    top = top_functions(path, text)
+    if top is None:
         return set()
-    module = ".".join(module_parts(path))
-    index = module_index(tree)
+    module, index, functions = top
     facts = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list:
-            for position, name in sorted(_threaded_parameters(node, index.own_nodes(node))):
-                facts.add(f"{PREFIX}{module}.{node.name}#{position}:{name}")
+    for node in functions:
+        for position, name in sorted(_threaded_parameters(node, index.own_nodes(node))):
+            facts.add(f"{PREFIX}{module}.{node.name}#{position}:{name}")
     return facts
 
 
