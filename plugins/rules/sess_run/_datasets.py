@@ -41,6 +41,7 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.api._toolkit import (
+    NameIndex,
     Use,
     attribute_name,
     block_child,
@@ -52,11 +53,11 @@ from npu_codemod.api._toolkit import (
     is_attribute_trailer,
     is_call_trailer,
     memo,
+    node_pre_order,
     per_node,
     prefix_name,
     scoped_statements,
     spelled_name,
-    uses,
 )
 
 from ._functions import parameters
@@ -251,15 +252,10 @@ def _evidence(site: Base, ctx: FileContext, parts: Sequence[Base] = (), depth: i
 
 
 def _uses(ctx: FileContext, scope: Node, name: str) -> list[Use]:
-    """:func:`uses` of ``name`` in ``scope``, worked out once per file: every batching site of
-    a pipeline asks about the same functions (each a walk of the whole module). The list is
-    shared: not to be changed."""
-    kept = memo(ctx).setdefault(_USES, {})
-    entry = kept.get((id(scope), name))
-    if entry is None or entry[0] is not scope:
-        entry = kept[id(scope), name] = (scope, uses(scope, name))
-    found: list[Use] = entry[1]
-    return found
+    """:func:`uses` of ``name`` in ``scope``, from the file's :class:`NameIndex` (made once):
+    each batching site asks about the functions around it and those that use them, each
+    otherwise a walk of the whole module."""
+    return per_node(ctx, _USES, ctx.tree, NameIndex).uses(scope, name)
 
 
 def _enclosing(node: Base) -> tuple[Optional[str], str]:
@@ -398,7 +394,7 @@ def reduced_results(parts: Sequence[Base], site: Base) -> Optional[str]:
     scope = enclosing_scope(site)
     if scope.type != symbols.funcdef or not names:
         return None
-    for node in scope.pre_order():
+    for node in node_pre_order(scope):
         if node.type == symbols.power and len(node.children) >= 3 and node.children[0].type == tokens.NAME \
                 and node.children[0].value in names and attribute_name(node.children[1]) == "reduce" \
                 and is_call_trailer(node.children[2]):
@@ -409,7 +405,7 @@ def reduced_results(parts: Sequence[Base], site: Base) -> Optional[str]:
 
 def _len_calls(function: Node) -> list[Node]:
     """``len(<name>)`` calls in ``function``."""
-    return [power for power in function.pre_order() if power.type == symbols.power
+    return [power for power in node_pre_order(function) if power.type == symbols.power
             and len(power.children) == 2 and power.children[0].type == tokens.NAME
             and power.children[0].value == "len" and is_call_trailer(power.children[1])
             and len(power.children[1].children) == 3 and dotted_name(power.children[1].children[1])]
@@ -462,7 +458,7 @@ def shared_with_training(parts: Sequence[Base], site: Base, ctx: FileContext) ->
     the same batch serves the other mode unrepeated; else None."""
     head = parts[0].value if parts and parts[0].type == tokens.NAME else ""
     scope = enclosing_scope(site)
-    for node in scope.pre_order() if head and scope.type == symbols.funcdef else []:
+    for node in node_pre_order(scope) if head and scope.type == symbols.funcdef else []:
         if node.type != symbols.if_stmt or node.get_lineno() >= site.get_lineno() \
                 or block_child(site, node) is not None:
             continue
@@ -533,7 +529,7 @@ def _always_true(function: Node, test: Base, ctx: FileContext) -> bool:
 
 def _repeats_in(body: Base, head: str) -> bool:
     """Does ``body`` assign ``head`` a repeated dataset (``head = head.repeat()``)?"""
-    for node in body.pre_order():
+    for node in node_pre_order(body):
         if node.type == symbols.expr_stmt and len(node.children) == 3 \
                 and dotted_name(node.children[0]) == head \
                 and any(leaf.value in REPEATS for leaf in node.children[2].leaves()):
