@@ -89,22 +89,72 @@ class Names:
         return result
 
     def _nesting(self, leaf: pytree.Leaf, name: str) -> Optional[bool]:
-        """True when ``leaf`` is in a nested function/class/lambda, None when one of those
-        binds ``name`` itself (another variable), else False."""
-        node = leaf.parent
-        if _is_nested_def_name(leaf, self.scope):
-            node = node.parent  # a def's name is bound where the def is
-        nested = False
-        while node is not self.scope:
-            if node.type in NESTED_SCOPES:
-                key = (id(node), name)
-                if key not in self._local:
-                    self._local[key] = _binds_locally(node, name)
-                if self._local[key]:
-                    return None
-                nested = True
-            node = node.parent
-        return nested
+        return _nesting(leaf, name, self.scope, self._local)
+
+
+class NameIndex:
+    """Every name leaf of a tree by its value, from one walk: ``NameIndex(tree).uses(scope,
+    name)`` is ``uses(scope, name)`` for any scope of the tree, without a walk of the scope
+    per name (NPU002 asks, per batching site, about each function around it and those that
+    use it: each a walk of the whole module). The index is a snapshot: leaves the rules add
+    later are not in it, and those they take out of the tree are left out."""
+
+    def __init__(self, tree: pytree.Node) -> None:
+        self.leaves: dict[str, list[pytree.Leaf]] = {}
+        self._local: dict[tuple[int, str], bool] = {}
+        # One iterator per level, not ``pre_order``'s one yield per node: half the walk.
+        stack = [iter(tree.children)]
+        while stack:
+            for child in stack[-1]:
+                if child.type == token.NAME:
+                    self.leaves.setdefault(child.value, []).append(child)
+                elif child.children:
+                    stack.append(iter(child.children))
+                    break
+            else:
+                stack.pop()
+
+    def uses(self, scope: pytree.Node, name: str) -> list[Use]:
+        result = []
+        for leaf in self.leaves.get(name, ()):
+            if not _is_within(leaf, scope) or not (_is_variable(leaf) or _is_nested_def_name(leaf, scope)):
+                continue
+            nested = _nesting(leaf, name, scope, self._local)
+            if nested is None:
+                continue
+            use = classify(leaf)
+            if nested and use.kind != "bind":
+                use = Use(leaf, "escape", "used in a nested function")
+            result.append(use)
+        return result
+
+
+def _is_within(leaf: pytree.Leaf, scope: pytree.Node) -> bool:
+    node = leaf.parent
+    while node is not None and node is not scope:
+        node = node.parent
+    return node is scope
+
+
+def _nesting(leaf: pytree.Leaf, name: str, scope: pytree.Node,
+             local: dict[tuple[int, str], bool]) -> Optional[bool]:
+    """True when ``leaf`` is in a function/class/lambda nested in ``scope``, None when one of
+    those binds ``name`` itself (another variable), else False. ``local`` keeps whether a
+    nested scope binds a name, by (id, name)."""
+    node = leaf.parent
+    if _is_nested_def_name(leaf, scope):
+        node = node.parent  # a def's name is bound where the def is
+    nested = False
+    while node is not scope:
+        if node.type in NESTED_SCOPES:
+            key = (id(node), name)
+            if key not in local:
+                local[key] = _binds_locally(node, name)
+            if local[key]:
+                return None
+            nested = True
+        node = node.parent
+    return nested
 
 
 def _is_nested_def_name(leaf: pytree.Leaf, scope: pytree.Node) -> bool:

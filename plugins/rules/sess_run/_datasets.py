@@ -41,6 +41,7 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.api._toolkit import (
+    NameIndex,
     Use,
     attribute_name,
     block_child,
@@ -52,11 +53,11 @@ from npu_codemod.api._toolkit import (
     is_attribute_trailer,
     is_call_trailer,
     memo,
+    node_pre_order,
     per_node,
     prefix_name,
     scoped_statements,
     spelled_name,
-    uses,
 )
 
 from ._functions import parameters
@@ -97,6 +98,7 @@ Remote = Mapping[str, Mapping[str, str]]
 _DEPTH = 2
 _NAMES = "datasets.names"
 _BOUND = "datasets.bound"
+_USES = "datasets.uses"
 #: A key of :func:`dataset_names`: (id of the scope owning the name, name), or for an
 #: attribute (None, dotted name).
 Key = tuple[Optional[int], str]
@@ -184,7 +186,7 @@ def _assignment(node: Node):
     return [(target, value) for target in targets if target]
 
 
-def inference_pipeline(parts: Sequence[Base], site: Base,
+def inference_pipeline(parts: Sequence[Base], site: Base, ctx: FileContext,
                        remote: Optional[Remote] = None) -> Optional[str]:
     """Why batching the dataset spelled by power children ``parts`` at ``site`` (a batching
     call's name) would drop examples of an inference/eval pipeline, or None: the code around
@@ -193,13 +195,13 @@ def inference_pipeline(parts: Sequence[Base], site: Base,
     batched endlessly (:func:`repeats`; a finite ``repeat(count)`` still ends in a partial
     batch). ``remote``: what other files use this file's module-level
     functions for (:func:`._pipeline_uses.remote_uses`)."""
-    said, why = _evidence(site, parts, remote=remote or {})
+    said, why = _evidence(site, ctx, parts, remote=remote or {})
     if said is None:
         said, why = _made_for(parts, site)
     evidence = (counted_inputs(parts, site) or reduced_results(parts, site)) if said is None \
         else why if said == "infer" else None
     if evidence is None and said is None:
-        evidence = shared_with_training(parts, site) or one_pass_by_default(parts, site)
+        evidence = shared_with_training(parts, site, ctx) or one_pass_by_default(parts, site)
     if evidence is None or repeats(parts, site):
         return None
     finite = finite_repeat(parts, site)
@@ -208,7 +210,7 @@ def inference_pipeline(parts: Sequence[Base], site: Base,
     return f"{evidence}, no repeat() before this batch"
 
 
-def inference_evidence(site: Base, parts: Sequence[Base] = ()) -> Optional[str]:
+def inference_evidence(site: Base, ctx: FileContext, parts: Sequence[Base] = ()) -> Optional[str]:
     """What says that the pipeline at ``site`` feeds inference or evaluation, or None.
 
     The innermost telling name or branch decides: the receiver ``parts`` (``eval_ds``), the
@@ -216,11 +218,11 @@ def inference_evidence(site: Base, parts: Sequence[Base] = ()) -> Optional[str]:
     (``get_infer_iterator``). Training words there (``train_dataset``, ``if is_training:``)
     mean training.
     """
-    said, why = _evidence(site, parts)
+    said, why = _evidence(site, ctx, parts)
     return why if said == "infer" else None
 
 
-def _evidence(site: Base, parts: Sequence[Base] = (), depth: int = 0,
+def _evidence(site: Base, ctx: FileContext, parts: Sequence[Base] = (), depth: int = 0,
               remote: Optional[Remote] = None) -> tuple[Optional[str], str]:
     """("infer", why), ("train", "") or (None, ""): see :func:`inference_evidence`.
     ``depth``: how many functions' uses were followed to get here."""
@@ -243,10 +245,17 @@ def _evidence(site: Base, parts: Sequence[Base] = (), depth: int = 0,
     node = statement
     while depth < _DEPTH and node.parent is not None:  # no telling name: what uses it?
         node = node.parent
-        said, why = _used_for(node, depth, remote or {}) if node.type == symbols.funcdef else (None, "")
+        said, why = _used_for(node, ctx, depth, remote or {}) if node.type == symbols.funcdef else (None, "")
         if said:
             return said, why
     return None, ""
+
+
+def _uses(ctx: FileContext, scope: Node, name: str) -> list[Use]:
+    """:func:`uses` of ``name`` in ``scope``, from the file's :class:`NameIndex` (made once):
+    each batching site asks about the functions around it and those that use them, each
+    otherwise a walk of the whole module."""
+    return per_node(ctx, _USES, ctx.tree, NameIndex).uses(scope, name)
 
 
 def _enclosing(node: Base) -> tuple[Optional[str], str]:
@@ -274,7 +283,7 @@ def _enclosing(node: Base) -> tuple[Optional[str], str]:
     return ("train", "") if any(_test_says(test) == "infer" for test in earlier) else (None, "")
 
 
-def _used_for(function: Node, depth: int, remote: Remote) -> tuple[Optional[str], str]:
+def _used_for(function: Node, ctx: FileContext, depth: int, remote: Remote) -> tuple[Optional[str], str]:
     """What the uses of ``function`` by name say it is for: ("infer", why) when one is for
     inference (``estimator.predict(input_fn=input_fn)``, a call in ``decode_from_file``; a
     pipeline shared with training is not dropped either), ("train", "") when the others are
@@ -283,7 +292,7 @@ def _used_for(function: Node, depth: int, remote: Remote) -> tuple[Optional[str]
     scope = enclosing_scope(function)
     if scope.type == symbols.classdef:
         return None, ""
-    verdicts = [_use_says(use.leaf, depth + 1) for use in uses(scope, name.value)
+    verdicts = [_use_says(use.leaf, ctx, depth + 1) for use in _uses(ctx, scope, name.value)
                 if use.leaf is not name and use.kind != "bind"]
     if function.parent.type == symbols.file_input:
         verdicts += [(said, "by another module of the repository" + (f": {where}" if where else ""))
@@ -296,7 +305,7 @@ def _used_for(function: Node, depth: int, remote: Remote) -> tuple[Optional[str]
     return ("train", "") if trained else (None, "")
 
 
-def _use_says(leaf: Base, depth: int) -> tuple[Optional[str], str]:
+def _use_says(leaf: Base, ctx: FileContext, depth: int) -> tuple[Optional[str], str]:
     """What one use of a function's name says: the innermost keyword argument or call around
     it that names training or inference (``validation_data=...``, ``estimator.predict(...)``,
     ``tf.estimator.TrainSpec(...)``), else the code around its statement (:func:`_evidence`),
@@ -306,17 +315,17 @@ def _use_says(leaf: Base, depth: int) -> tuple[Optional[str], str]:
     said, why = _passed_to(leaf)
     if said:
         return said, why
-    said, why = _evidence(leaf, (), depth)
+    said, why = _evidence(leaf, ctx, (), depth)
     if said:
         return said, f"{why}, line {leaf.lineno}" if said == "infer" else ""
-    verdicts = [_passed_to(use.leaf) for use in _bound_name_uses(leaf)]
+    verdicts = [_passed_to(use.leaf) for use in _bound_name_uses(leaf, ctx)]
     inferred = [why for said, why in verdicts if said == "infer"]
     if inferred:
         return "infer", inferred[0]
     return ("train", "") if any(said == "train" for said, _ in verdicts) else (None, "")
 
 
-def _bound_name_uses(leaf: Base) -> list[Use]:
+def _bound_name_uses(leaf: Base, ctx: FileContext) -> list[Use]:
     """The later reads, in its scope, of each name the assignment statement holding ``leaf`` binds."""
     statement = leaf
     while statement.parent is not None and statement.parent.type != symbols.simple_stmt:
@@ -325,7 +334,7 @@ def _bound_name_uses(leaf: Base) -> list[Use]:
         return []
     names = [target.value for target in statement.children[:-1:2] if target.type == tokens.NAME]
     scope = enclosing_scope(statement)
-    return [use for name in names for use in uses(scope, name)
+    return [use for name in names for use in _uses(ctx, scope, name)
             if use.kind != "bind" and use.leaf.get_lineno() > statement.get_lineno()]
 
 
@@ -385,7 +394,7 @@ def reduced_results(parts: Sequence[Base], site: Base) -> Optional[str]:
     scope = enclosing_scope(site)
     if scope.type != symbols.funcdef or not names:
         return None
-    for node in scope.pre_order():
+    for node in node_pre_order(scope):
         if node.type == symbols.power and len(node.children) >= 3 and node.children[0].type == tokens.NAME \
                 and node.children[0].value in names and attribute_name(node.children[1]) == "reduce" \
                 and is_call_trailer(node.children[2]):
@@ -396,7 +405,7 @@ def reduced_results(parts: Sequence[Base], site: Base) -> Optional[str]:
 
 def _len_calls(function: Node) -> list[Node]:
     """``len(<name>)`` calls in ``function``."""
-    return [power for power in function.pre_order() if power.type == symbols.power
+    return [power for power in node_pre_order(function) if power.type == symbols.power
             and len(power.children) == 2 and power.children[0].type == tokens.NAME
             and power.children[0].value == "len" and is_call_trailer(power.children[1])
             and len(power.children[1].children) == 3 and dotted_name(power.children[1].children[1])]
@@ -443,20 +452,20 @@ def _made_for(parts: Sequence[Base], site: Base) -> tuple[Optional[str], str]:
     return None, ""
 
 
-def shared_with_training(parts: Sequence[Base], site: Base) -> Optional[str]:
+def shared_with_training(parts: Sequence[Base], site: Base, ctx: FileContext) -> Optional[str]:
     """Why the dataset at ``site`` serves evaluation as well as training: an ``if`` before it
     that tests for training repeats it (``if is_training: dataset = dataset.repeat()``), so
     the same batch serves the other mode unrepeated; else None."""
     head = parts[0].value if parts and parts[0].type == tokens.NAME else ""
     scope = enclosing_scope(site)
-    for node in scope.pre_order() if head and scope.type == symbols.funcdef else []:
+    for node in node_pre_order(scope) if head and scope.type == symbols.funcdef else []:
         if node.type != symbols.if_stmt or node.get_lineno() >= site.get_lineno() \
                 or block_child(site, node) is not None:
             continue
         test = node.children[1]
         trains = _test_says(test) == "train" or (
             test.type in (symbols.and_test, symbols.or_test) and _says(node_words(test)) == "train")
-        if trains and _repeats_in(compound_body(node), head) and not _always_true(scope, test):
+        if trains and _repeats_in(compound_body(node), head) and not _always_true(scope, test, ctx):
             return (f"shared by training and evaluation: it repeats only under 'if "
                     f"{str(test).strip()}' (line {node.get_lineno()})")
     return None
@@ -496,7 +505,7 @@ def _parameter_default(name: str, site: Base) -> tuple[Optional[Node], Optional[
     return None, None
 
 
-def _always_true(function: Node, test: Base) -> bool:
+def _always_true(function: Node, test: Base, ctx: FileContext) -> bool:
     """True when ``test`` is a parameter of ``function`` that every call of it in the file
     passes as the literal ``True`` (``make_dataset(x, y, 100, True)``): only training uses it."""
     if test.type != tokens.NAME or enclosing_scope(function).type == symbols.classdef:
@@ -506,7 +515,7 @@ def _always_true(function: Node, test: Base) -> bool:
     if test.value not in names:
         return False
     position = names.index(test.value) if kinds[test.value] == "positional" else None
-    leaves = [use.leaf for use in uses(enclosing_scope(function), definition_name(function))
+    leaves = [use.leaf for use in _uses(ctx, enclosing_scope(function), definition_name(function))
               if use.leaf is not function.children[1]]
     for leaf in leaves:
         power = leaf.parent
@@ -520,7 +529,7 @@ def _always_true(function: Node, test: Base) -> bool:
 
 def _repeats_in(body: Base, head: str) -> bool:
     """Does ``body`` assign ``head`` a repeated dataset (``head = head.repeat()``)?"""
-    for node in body.pre_order():
+    for node in node_pre_order(body):
         if node.type == symbols.expr_stmt and len(node.children) == 3 \
                 and dotted_name(node.children[0]) == head \
                 and any(leaf.value in REPEATS for leaf in node.children[2].leaves()):

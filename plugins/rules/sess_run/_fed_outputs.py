@@ -26,6 +26,7 @@ from npu_codemod.api._toolkit import (
     enclosing_scope,
     is_call_trailer,
     memo,
+    node_pre_order,
     spelled_name,
 )
 
@@ -60,7 +61,7 @@ def _feed_keys(ctx: FileContext) -> dict[str, list[Base]]:
     """Dotted name -> each key of a ``{...}`` display of the file spelling it."""
     if _KEYS not in memo(ctx):
         found: dict[str, list[Base]] = {}
-        for node in ctx.tree.pre_order():
+        for node in node_pre_order(ctx.tree):
             if node.type == symbols.atom and node.children[0].type == tokens.LBRACE \
                     and len(node.children) == 3:
                 for key in _keys(node.children[1]):
@@ -83,7 +84,7 @@ def _outputs(names: set[str], scope: Node, ctx: FileContext) -> Iterator[tuple[s
     """(output name, the statement binding it) of each ``get_next()`` of an iterator of the
     dataset that goes by one of ``names`` in ``scope``."""
     iterators = list(_made_iterators(names, scope, ctx))
-    for node in ctx.tree.pre_order():
+    for node in node_pre_order(ctx.tree):
         if node.type != symbols.trailer or attribute_name(node) != "get_next" \
                 or not is_call_trailer(node.next_sibling):
             continue
@@ -97,7 +98,7 @@ def _outputs(names: set[str], scope: Node, ctx: FileContext) -> Iterator[tuple[s
 
 def _made_iterators(names: set[str], scope: Node, ctx: FileContext) -> Iterator[tuple[str, Node]]:
     """(iterator name, the scope it is made in) of each iterator of the dataset kept in a name."""
-    for node in ctx.tree.pre_order():
+    for node in node_pre_order(ctx.tree):
         if node.type == symbols.trailer and attribute_name(node) in MAKERS \
                 and is_call_trailer(node.next_sibling):
             power = node.parent

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Mapping, Optional
 
 from npu_codemod.api import (
@@ -167,13 +168,9 @@ class _Compiler:
         return handler(self, node)
 
     def number(self, leaf: Leaf) -> Value:
-        try:
-            value = ast.literal_eval(leaf.value)
-        except (ValueError, SyntaxError):
-            raise _NotArithmetic() from None
-        if not isinstance(value, (int, float)):
+        number = _number(leaf.value)
+        if number is None:
             raise _NotArithmetic()
-        number = float(value)
         return lambda x: number
 
     def name(self, leaf: Leaf) -> Value:
@@ -270,6 +267,19 @@ class _Compiler:
         left, right = self.compile(positional[0]), self.compile(positional[1])
         apply2 = _BINARY[function]
         return lambda x: apply2(left(x), right(x))
+
+
+@lru_cache(maxsize=1024)
+def _number(code: str) -> Optional[float]:
+    """The value of the number literal ``code`` (``0.044715``), None for a complex one; each
+    GELU spells the same few (``ast.literal_eval`` parses them)."""
+    try:
+        value = ast.literal_eval(code)
+    except (ValueError, SyntaxError):
+        return None
+    if not isinstance(value, (int, float)):
+        return None
+    return float(value)
 
 
 def _apply(operator: str, left: Value, right: Value) -> Value:

@@ -238,9 +238,10 @@ def remote_uses(ctx: FileContext) -> Uses:
     if "npu002.remote" in memo(ctx):
         return memo(ctx)["npu002.remote"]
     module = ".".join(module_parts(ctx.path))
-    modules = {fact[len(MODULE):] for fact in ctx.facts if fact.startswith(MODULE)} | {module}
+    repository_modules, use_facts = _repository_uses(ctx.facts)
+    modules = {*repository_modules, module}
     found: dict[str, dict[str, tuple[str, int]]] = {}
-    for fact in sorted(fact for fact in ctx.facts if fact.startswith(PREFIX)):
+    for fact in use_facts:
         package, target, verdict, *where = fact[len(PREFIX):].split("|", 3)
         name = target.rpartition(".")[2]
         if not _names_function(target, package, f"{module}.{name}", ctx) \
@@ -254,6 +255,14 @@ def remote_uses(ctx: FileContext) -> Uses:
             for name, said in found.items()}
     memo(ctx)["npu002.remote"] = uses
     return uses
+
+
+@lru_cache(maxsize=2)
+def _repository_uses(facts: frozenset[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The repository's modules (:data:`MODULE` facts) and its use facts (:data:`PREFIX`),
+    sorted: the same for each of its files, and its facts are many in a large repository."""
+    modules = frozenset(fact[len(MODULE):] for fact in facts if fact.startswith(MODULE))
+    return modules, tuple(sorted(fact for fact in facts if fact.startswith(PREFIX)))
 
 
 def _imports_another(target: str, package: str, module: str, modules: set[str]) -> bool:

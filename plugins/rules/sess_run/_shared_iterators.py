@@ -30,6 +30,7 @@ from npu_codemod.api._toolkit import (
     enclosing_scope,
     is_call_trailer,
     memo,
+    node_pre_order,
     spelled_name,
 )
 
@@ -90,7 +91,7 @@ def _iterators(ctx: FileContext) -> list[tuple[Node, dict[str, Base]]]:
 
 
 def _builder_calls(tree: Node) -> Iterator[Node]:
-    for node in tree.pre_order():
+    for node in node_pre_order(tree):
         if node.type == symbols.trailer and attribute_name(node) in BUILDERS \
                 and is_call_trailer(node.next_sibling):
             yield node.next_sibling
@@ -100,7 +101,7 @@ def _structures(call: Node) -> dict[str, Base]:
     """Dotted name -> read, of each dataset whose structure the arguments of ``call`` take."""
     found: dict[str, Base] = {}
     for argument in arguments(call):
-        for power in (node for node in argument.value.pre_order() if node.type == symbols.power):
+        for power in (node for node in node_pre_order(argument.value) if node.type == symbols.power):
             children = power.children
             for index in range(1, len(children)):
                 attribute = attribute_name(children[index])
@@ -164,7 +165,7 @@ def _initialised(iterator: str, builder: Node, ctx: FileContext) -> Iterator[Bas
     """The datasets passed to ``<iterator>.make_initializer(...)`` for the iterator bound at
     ``builder`` (the same variable, as :func:`_same_variable` says)."""
     scope = enclosing_scope(builder)
-    for node in ctx.tree.pre_order():
+    for node in node_pre_order(ctx.tree):
         if node.type != symbols.trailer or attribute_name(node) != "make_initializer" \
                 or not is_call_trailer(node.next_sibling):
             continue
@@ -182,7 +183,7 @@ def _returned_to_iterator(site: Base, names: set[str], remote: Remote) -> Option
     function = _top_level(site)
     if function.type != symbols.funcdef or ITERATOR not in remote.get(function.children[1].value, ()):
         return None
-    returned = {leaf.value for node in function.pre_order() if node.type == symbols.return_stmt
+    returned = {leaf.value for node in node_pre_order(function) if node.type == symbols.return_stmt
                 for leaf in node.leaves() if leaf.type == tokens.NAME}
     if not names & returned:
         return None
@@ -216,7 +217,7 @@ def _kept_in(attribute: str, names: set[str], method: Node) -> bool:
     (``self.data = data.batch(n)``, or ``self.data = data`` after it)?"""
     if attribute in names:
         return True
-    for node in method.pre_order():
+    for node in node_pre_order(method):
         if node.type == symbols.expr_stmt and len(node.children) == 3 \
                 and node.children[1].type == tokens.EQUAL \
                 and dotted_name(node.children[0]) == attribute and dotted_name(node.children[2]) in names:

@@ -154,7 +154,7 @@ class DropRemainder(Rule):
             if is_dataset(power.children[:index], ctx):
                 self._check(call, method, name, ctx, power.children[:index])
             elif receiver is None and _may_be_dataset_batch(name, call):
-                why = inference_pipeline(power.children[:index], method, remote_uses(ctx))
+                why = inference_pipeline(power.children[:index], method, ctx, remote_uses(ctx))
                 message = f"if this is a tf.data.Dataset: {INFERENCE.format(why=why)}" if why \
                     else UNKNOWN_RECEIVER
                 ctx.report(method, "unmigrated", message)
@@ -171,7 +171,7 @@ class DropRemainder(Rule):
             ctx.report(method, "migrated", "drop_remainder=True is set")
             return
         remote = remote_uses(ctx)
-        why = inference_pipeline(receiver or _applied_to(call), method, remote)
+        why = inference_pipeline(receiver or _applied_to(call), method, ctx, remote)
         shared = (shared_iterator(method, receiver, ctx, remote)
                   or fed_outputs(method, receiver, ctx)) if not why else None
         now = f" (now: drop_remainder={str(given.value).strip()})" if given is not None else ""

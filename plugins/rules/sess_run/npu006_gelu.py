@@ -86,14 +86,15 @@ class Gelu(Rule):
         functions, calls = _functions_and_calls(tree, names, ("tanh", "erf"))
         done = []
         for funcdef in functions:
-            parameter = _input_parameter(funcdef)
-            if parameter is None:
-                continue
             body = _body(funcdef)
-            if _is_migrated(body, parameter):
+            small = _small_statements(body)
+            parameter = _input_parameter(funcdef) if small else None  # most bodies hold blocks
+            if parameter is None or small is None:
+                continue
+            if _is_migrated(small, parameter):
                 ctx.report(funcdef, "migrated", f"the body is {NPU_GELU}({parameter})")
                 done.append(funcdef)
-            elif _computes_gelu(body, parameter, names):
+            elif _computes_gelu(small, parameter, names):
                 line, column = position(funcdef)
                 _replace_body(funcdef, body, f"return {NPU_GELU}({parameter})", ctx.newline)
                 ctx.add_import(NPU_INIT_IMPORT)  # binds npu_unary_ops
@@ -152,8 +153,8 @@ def _small_statements(body: list[Base]) -> Optional[list[Base]]:
     return result
 
 
-def _is_migrated(body: list[Base], parameter: str) -> bool:
-    small = _small_statements(body)
+def _is_migrated(small: list[Base], parameter: str) -> bool:
+    """Is the body, its small statements ``small``, ``return npu_unary_ops.gelu(parameter)``?"""
     if not small or len(small) != 1 or small[0].type != symbols.return_stmt:
         return False
     value = small[0].children[1]
@@ -164,9 +165,9 @@ def _is_migrated(body: list[Base], parameter: str) -> bool:
     )
 
 
-def _computes_gelu(body: list[Base], parameter: str, names: ModuleNames) -> bool:
-    """True when the body is ``name = ...`` lines and a ``return`` of tanh-GELU(parameter)."""
-    small = _small_statements(body)
+def _computes_gelu(small: list[Base], parameter: str, names: ModuleNames) -> bool:
+    """True when the body, its small statements ``small``, is ``name = ...`` lines and a
+    ``return`` of tanh-GELU(parameter)."""
     if not small or small[-1].type != symbols.return_stmt or len(small[-1].children) != 2:
         return False
     env = {}

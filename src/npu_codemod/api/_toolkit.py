@@ -137,6 +137,7 @@ from npu_codemod.codemods.reexports import reexports
 from npu_codemod.codemods.rule import fact_names
 from npu_codemod.codemods.scopes import (
     Flow,
+    NameIndex,
     Names,
     Use,
     assigned_values,
@@ -359,6 +360,7 @@ __all__ = [
     "module_parses",
     "module_parts",
     "ModuleIndex",
+    "NameIndex",
     "Names",
     "nearest_name",
     "opened_in",
