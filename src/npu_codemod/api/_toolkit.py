@@ -177,6 +177,7 @@ from npu_codemod.codemods.value_aliases import AliasVerdict, alias_reads, alias_
 from npu_codemod.codemods.walk import (
     node_pre_order,
     position,
+    post_order,
     pre_order,
     scope_statements,
     scoped_statements,
@@ -364,6 +365,7 @@ __all__ = [
     "opened_in",
     "needs_parentheses",
     "node_pre_order",
+    "post_order",
     "NPU_INIT_IMPORT",
     "COMPAT_INIT_IMPORT",
     "NPU_STRATEGY",
