@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
-from .modules import child_fields, module_index, statements
+from .modules import ModuleIndex, child_fields, module_index, statements
 from .text_search import AnyOf
 
 #: Methods that train a model or apply an optimizer step, called on a value of the file.
@@ -66,7 +66,7 @@ def training_definitions(tree: ast.Module) -> frozenset[str]:
         if isinstance(node, ast.ClassDef):
             methods = _methods(node)
         else:
-            inner = reader.scope(node.body, reader.outer[id(node)])
+            inner = reader.inner(node)
             methods = [node, *(method for name in inner.methods for method in inner.methods[name]
                                if method not in reader.module.methods.get(name, ()))]
         if reader.any_trains(methods):
@@ -93,10 +93,20 @@ class _Reader:
     def __init__(self, tree: ast.Module) -> None:
         self.imported = _imported(tree)
         self.stored = _stored_attributes(tree, self.imported)
+        self.index = module_index(tree)  # built by ``_stored_attributes``: its own nodes are read
         #: id of each function or method -> the scope its body is read in (where it is defined)
         self.outer: dict[int, _Scope] = {}
         self.module = self.scope(tree.body, None)
         self.known: dict[int, bool] = {}
+        self._inner: dict[int, _Scope] = {}
+
+    def inner(self, function: _Function) -> _Scope:
+        """The scope of ``function``'s body (:meth:`scope` in the scope it is defined in),
+        worked out once: ``training_definitions`` and :meth:`any_trains` both read it."""
+        found = self._inner.get(id(function))
+        if found is None:
+            found = self._inner[id(function)] = self.scope(function.body, self.outer[id(function)])
+        return found
 
     def scope(self, body: list[ast.stmt], outer: Optional[_Scope]) -> _Scope:
         """The scope of ``body`` (the module's, or a function's inside ``outer``): its own
@@ -145,15 +155,15 @@ class _Reader:
         for function in functions:
             if id(function) not in self.known:
                 self.known[id(function)] = False  # a recursive call does not train by itself
-                inner = self.scope(function.body, self.outer[id(function)])
-                self.known[id(function)] = self.trains(_calls(function.body), inner)
+                inner = self.inner(function)
+                self.known[id(function)] = self.trains(_own_calls(self.index, function), inner)
             if self.known[id(function)]:
                 return True
         return False
 
 
-def _calls(body: list[ast.stmt]) -> Iterator[ast.Call]:
-    """The calls ``body`` (module-level code, or a function's) makes itself: not inside the
+def _calls(body: Sequence[ast.AST]) -> Iterator[ast.Call]:
+    """The calls ``body`` (module-level code, a function's, or a lambda) makes itself: not inside the
     bodies of the functions and classes it defines."""
     stack: list[ast.AST] = [node for node in reversed(body) if not isinstance(node, _DEFINITIONS)]
     while stack:
@@ -167,6 +177,16 @@ def _calls(body: list[ast.stmt]) -> Iterator[ast.Call]:
                              if isinstance(item, ast.AST) and not isinstance(item, _DEFINITIONS))
             elif isinstance(value, ast.AST) and not isinstance(value, _DEFINITIONS):
                 stack.append(value)
+
+
+def _own_calls(index: ModuleIndex, function: _Function) -> Iterator[ast.Call]:
+    """:func:`_calls` of ``function``'s body, from the index's own nodes of it (no walk of its
+    own): those are the same nodes in the same order, but a lambda's, which ``_calls`` walks."""
+    for node in index.own_nodes(function):
+        if isinstance(node, ast.Call):
+            yield node
+        elif isinstance(node, ast.Lambda):
+            yield from _calls([node])
 
 
 def _definitions(body: list[ast.stmt]) -> Iterator[Union[_Function, ast.ClassDef]]:
