@@ -20,8 +20,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
-from npu_codemod.api import Base, FileContext, Node, Reference, find_argument, name_reference, symbols, tokens
-from npu_codemod.api._toolkit import assigned_values, enclosing_scope, position, post_order
+from npu_codemod.api import Base, FileContext, Node, Reference, find_argument, symbols, tokens
+from npu_codemod.api._toolkit import assigned_values, enclosing_scope, name_references, position, post_order
 
 DEVICE = ("tensorflow.device",)
 LOCAL_DEVICES = ("tensorflow.python.client.device_lib.list_local_devices",)
@@ -31,6 +31,8 @@ PHYSICAL_DEVICES = ("tensorflow.config.list_physical_devices",
                     "tensorflow.config.experimental.list_logical_devices")
 PROBES = LOCAL_DEVICES + PHYSICAL_DEVICES
 _SCOPES = (symbols.funcdef, symbols.classdef, symbols.file_input)
+#: What ``_references`` looks for, in order: the probes, then ``tf.device``.
+_WANTED = (frozenset(PROBES), frozenset(DEVICE))
 
 
 @dataclass
@@ -71,10 +73,10 @@ def _candidate_calls(ctx: FileContext) -> dict[int, list[Node]]:
 def _scope_towers(ctx: FileContext, calls: list[Node], towers: Towers) -> None:
     """Add the tower loops among ``calls`` (the candidate calls of one scope's own code) and
     the probes sizing them to ``towers``."""
-    probe_refs = list(_references(ctx, calls, set(PROBES)))
+    probe_refs, devices = _references(ctx, calls)
     tainted = _gpu_counts(probe_refs)
     sizing: set[str] = set()
-    for device in _references(ctx, calls, set(DEVICE)):
+    for device in devices:
         loop = _tower_loop(device, tainted)
         if loop is not None:
             statement, names = loop
@@ -85,12 +87,15 @@ def _scope_towers(ctx: FileContext, calls: list[Node], towers: Towers) -> None:
             towers.probes.add((ref.line, ref.column))
 
 
-def _references(ctx: FileContext, calls: list[Node], wanted: set[str]) -> Iterator[Reference]:
-    """The calls of ``wanted`` names among ``calls``."""
+def _references(ctx: FileContext, calls: list[Node]) -> tuple[list[Reference], list[Reference]]:
+    """The calls of a probe, and those of ``tf.device``, among ``calls``."""
+    probes: list[Reference] = []
+    devices: list[Reference] = []
     for node in calls:
-        ref = name_reference(node, [ctx.tf], wanted)
-        if ref is not None and ref.call is not None and ref.node is node:
-            yield ref
+        for ref, found in zip(name_references(node, [ctx.tf], _WANTED), (probes, devices)):
+            if ref is not None and ref.call is not None and ref.node is node:
+                found.append(ref)
+    return probes, devices
 
 
 def _own_nodes(scope: Node) -> Iterator[Base]:
