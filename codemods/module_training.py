@@ -35,6 +35,8 @@ TRAINING_CALLABLES = frozenset({"GradientTape", "train_step"})
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: ``match`` blocks (3.10): statements ``_definitions`` does not walk to.
+_CASES = tuple(getattr(ast, name) for name in ("match_case",) if hasattr(ast, name))
 
 
 #: Every call that trains ends in one of these names called (:class:`_Reader`): a text without
@@ -62,7 +64,7 @@ def training_definitions(tree: ast.Module) -> frozenset[str]:
     like its class: what it returns trains, though calling it trains nothing."""
     reader = _Reader(tree)
     found = set()
-    for node in _definitions(tree.body):
+    for node in reader.definitions:
         if isinstance(node, ast.ClassDef):
             methods = _methods(node)
         else:
@@ -96,24 +98,37 @@ class _Reader:
         self.index = module_index(tree)  # built by ``_stored_attributes``: its own nodes are read
         #: id of each function or method -> the scope its body is read in (where it is defined)
         self.outer: dict[int, _Scope] = {}
-        self.module = self.scope(tree.body, None)
+        self.definitions = list(_definitions(tree.body))  # the module's
+        self.module = self.scope(self.definitions, None)
         self.known: dict[int, bool] = {}
         self._inner: dict[int, _Scope] = {}
+        # ``_definitions`` does not look into ``case`` blocks, which own nodes hold
+        self._cases = bool(self.index.nodes(*_CASES)) if _CASES else False
 
     def inner(self, function: _Function) -> _Scope:
         """The scope of ``function``'s body (:meth:`scope` in the scope it is defined in),
         worked out once: ``training_definitions`` and :meth:`any_trains` both read it."""
         found = self._inner.get(id(function))
         if found is None:
-            found = self._inner[id(function)] = self.scope(function.body, self.outer[id(function)])
+            found = self._inner[id(function)] = self.scope(self._definitions(function), self.outer[id(function)])
         return found
 
-    def scope(self, body: list[ast.stmt], outer: Optional[_Scope]) -> _Scope:
-        """The scope of ``body`` (the module's, or a function's inside ``outer``): its own
-        functions shadow the outer ones of their name, its classes' methods add to theirs."""
+    def _definitions(self, function: _Function) -> list[Union[_Function, ast.ClassDef]]:
+        """:func:`_definitions` of ``function``'s body, from the index's own nodes of it (the
+        same nodes, in the same order) when the module has no ``match`` statement."""
+        if self._cases:
+            return list(_definitions(function.body))
+        return [node for node in self.index.own_nodes(function) if isinstance(node, _DEFINITIONS)]
+
+    def scope(self, definitions: Sequence[Union[_Function, ast.ClassDef]], outer: Optional[_Scope]) -> _Scope:
+        """The scope of a body defining ``definitions`` (``_definitions``: the module's, or a
+        function's inside ``outer``): its own functions shadow the outer ones of their name,
+        its classes' methods add to theirs. A body that defines nothing reads ``outer``."""
+        if outer is not None and not definitions:
+            return outer  # what would be made is a copy of it (its functions all known)
         functions: dict[str, Sequence[_Function]] = {}
         methods: dict[str, Sequence[_Function]] = {}
-        for node in _definitions(body):
+        for node in definitions:
             if isinstance(node, ast.ClassDef):
                 for method in _methods(node):
                     methods[method.name] = [*methods.get(method.name, ()), method]
