@@ -34,10 +34,10 @@ import ast
 import re
 import sys
 from bisect import bisect_left
-from typing import AbstractSet, Iterable, Mapping, Optional
+from typing import AbstractSet, Iterable, Mapping, Optional, Sequence
 
 from .module_training import may_train_when_run, training_definitions
-from .modules import child_fields, module_ast, statements
+from .modules import child_fields, module_ast, module_index, statements
 from .names import STAR, ast_import_bindings
 
 CALLS_FACT = "tf2-calls:"
@@ -63,8 +63,12 @@ def calls_fact(path: str, text: str, tree: Optional[ast.Module] = None) -> Optio
     if tree is None:
         return None
     # No training call spelled anywhere: no function of it trains (the walk spared).
-    trained = training_definitions(tree) if may_train_when_run(text) else frozenset()
-    groups = _uses(tree, path, text)
+    if may_train_when_run(text):
+        trained = training_definitions(tree)
+        imports = module_index(tree).imports()  # the index that reading built: no walk
+    else:
+        trained, imports = frozenset(), _module_imports(tree)
+    groups = _uses(tree, path, text, imports)
     written = " ".join(f"{group}:{','.join(sorted(names))}" for group, names in sorted(groups.items()))
     return f"{CALLS_FACT}{path}|{','.join(sorted(trained))}|{written}"
 
@@ -112,13 +116,14 @@ def calls_training(entry: str, reached: Iterable[str],
     return any(hits(used) for group, used in calls[entry][1].items() if not group.startswith(BINDING))
 
 
-def _uses(tree: ast.Module, path: str, text: str) -> dict[str, set[str]]:
-    """Group -> the identifiers its code uses through imports (see the module's docstring);
-    ``text`` is the source of ``tree``: code on no line that spells an imported name is not
-    walked (it uses none)."""
+def _uses(tree: ast.Module, path: str, text: str,
+          imports: Sequence["ast.Import | ast.ImportFrom"]) -> dict[str, set[str]]:
+    """Group -> the identifiers its code uses through ``imports`` (:func:`_module_imports`;
+    see the module's docstring); ``text`` is the source of ``tree``: code on no line that
+    spells an imported name is not walked (it uses none)."""
     bound: dict[str, list[str]] = {}
     groups: dict[str, set[str]] = {}
-    for node in _module_imports(tree):
+    for node in imports:
         for local, target in ast_import_bindings(node, path):
             root = target.partition(".")[0]
             if not root or root in _LEFT_OUT:
@@ -181,7 +186,8 @@ def _spans_one_of(node: ast.AST, lines: list[int]) -> bool:
 
 
 def _module_imports(tree: ast.Module) -> list["ast.Import | ast.ImportFrom"]:
-    """Every import of the module (function-level ones too: a name they bind is used there)."""
+    """Every import of the module (function-level ones too: a name they bind is used there),
+    in source order (as ``ModuleIndex.imports`` gives them)."""
     return [node for node in statements(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
