@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
-from .modules import child_fields, module_index, statements
+from .modules import ModuleIndex, child_fields, module_index, statements
 from .text_search import AnyOf
 
 #: Methods that train a model or apply an optimizer step, called on a value of the file.
@@ -35,6 +35,8 @@ TRAINING_CALLABLES = frozenset({"GradientTape", "train_step"})
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: ``match`` blocks (3.10): statements ``_definitions`` does not walk to.
+_CASES = tuple(getattr(ast, name) for name in ("match_case",) if hasattr(ast, name))
 
 
 #: Every call that trains ends in one of these names called (:class:`_Reader`): a text without
@@ -62,11 +64,11 @@ def training_definitions(tree: ast.Module) -> frozenset[str]:
     like its class: what it returns trains, though calling it trains nothing."""
     reader = _Reader(tree)
     found = set()
-    for node in _definitions(tree.body):
+    for node in reader.definitions:
         if isinstance(node, ast.ClassDef):
             methods = _methods(node)
         else:
-            inner = reader.scope(node.body, reader.outer[id(node)])
+            inner = reader.inner(node)
             methods = [node, *(method for name in inner.methods for method in inner.methods[name]
                                if method not in reader.module.methods.get(name, ()))]
         if reader.any_trains(methods):
@@ -93,17 +95,40 @@ class _Reader:
     def __init__(self, tree: ast.Module) -> None:
         self.imported = _imported(tree)
         self.stored = _stored_attributes(tree, self.imported)
+        self.index = module_index(tree)  # built by ``_stored_attributes``: its own nodes are read
         #: id of each function or method -> the scope its body is read in (where it is defined)
         self.outer: dict[int, _Scope] = {}
-        self.module = self.scope(tree.body, None)
+        self.definitions = list(_definitions(tree.body))  # the module's
+        self.module = self.scope(self.definitions, None)
         self.known: dict[int, bool] = {}
+        self._inner: dict[int, _Scope] = {}
+        # ``_definitions`` does not look into ``case`` blocks, which own nodes hold
+        self._cases = bool(self.index.nodes(*_CASES)) if _CASES else False
 
-    def scope(self, body: list[ast.stmt], outer: Optional[_Scope]) -> _Scope:
-        """The scope of ``body`` (the module's, or a function's inside ``outer``): its own
-        functions shadow the outer ones of their name, its classes' methods add to theirs."""
+    def inner(self, function: _Function) -> _Scope:
+        """The scope of ``function``'s body (:meth:`scope` in the scope it is defined in),
+        worked out once: ``training_definitions`` and :meth:`any_trains` both read it."""
+        found = self._inner.get(id(function))
+        if found is None:
+            found = self._inner[id(function)] = self.scope(self._definitions(function), self.outer[id(function)])
+        return found
+
+    def _definitions(self, function: _Function) -> list[Union[_Function, ast.ClassDef]]:
+        """:func:`_definitions` of ``function``'s body, from the index's own nodes of it (the
+        same nodes, in the same order) when the module has no ``match`` statement."""
+        if self._cases:
+            return list(_definitions(function.body))
+        return [node for node in self.index.own_nodes(function) if isinstance(node, _DEFINITIONS)]
+
+    def scope(self, definitions: Sequence[Union[_Function, ast.ClassDef]], outer: Optional[_Scope]) -> _Scope:
+        """The scope of a body defining ``definitions`` (``_definitions``: the module's, or a
+        function's inside ``outer``): its own functions shadow the outer ones of their name,
+        its classes' methods add to theirs. A body that defines nothing reads ``outer``."""
+        if outer is not None and not definitions:
+            return outer  # what would be made is a copy of it (its functions all known)
         functions: dict[str, Sequence[_Function]] = {}
         methods: dict[str, Sequence[_Function]] = {}
-        for node in _definitions(body):
+        for node in definitions:
             if isinstance(node, ast.ClassDef):
                 for method in _methods(node):
                     methods[method.name] = [*methods.get(method.name, ()), method]
@@ -145,15 +170,15 @@ class _Reader:
         for function in functions:
             if id(function) not in self.known:
                 self.known[id(function)] = False  # a recursive call does not train by itself
-                inner = self.scope(function.body, self.outer[id(function)])
-                self.known[id(function)] = self.trains(_calls(function.body), inner)
+                inner = self.inner(function)
+                self.known[id(function)] = self.trains(_own_calls(self.index, function), inner)
             if self.known[id(function)]:
                 return True
         return False
 
 
-def _calls(body: list[ast.stmt]) -> Iterator[ast.Call]:
-    """The calls ``body`` (module-level code, or a function's) makes itself: not inside the
+def _calls(body: Sequence[ast.AST]) -> Iterator[ast.Call]:
+    """The calls ``body`` (module-level code, a function's, or a lambda) makes itself: not inside the
     bodies of the functions and classes it defines."""
     stack: list[ast.AST] = [node for node in reversed(body) if not isinstance(node, _DEFINITIONS)]
     while stack:
@@ -167,6 +192,16 @@ def _calls(body: list[ast.stmt]) -> Iterator[ast.Call]:
                              if isinstance(item, ast.AST) and not isinstance(item, _DEFINITIONS))
             elif isinstance(value, ast.AST) and not isinstance(value, _DEFINITIONS):
                 stack.append(value)
+
+
+def _own_calls(index: ModuleIndex, function: _Function) -> Iterator[ast.Call]:
+    """:func:`_calls` of ``function``'s body, from the index's own nodes of it (no walk of its
+    own): those are the same nodes in the same order, but a lambda's, which ``_calls`` walks."""
+    for node in index.own_nodes(function):
+        if isinstance(node, ast.Call):
+            yield node
+        elif isinstance(node, ast.Lambda):
+            yield from _calls([node])
 
 
 def _definitions(body: list[ast.stmt]) -> Iterator[Union[_Function, ast.ClassDef]]:

@@ -263,6 +263,24 @@ def name_reference(node: pytree.Base, resolvers: Iterable[ImportNames],
     return None
 
 
+def name_references(node: pytree.Base, resolvers: Sequence[ImportNames],
+                    wanted: Sequence[AbstractSet[str]]) -> list[Optional[Reference]]:
+    """:func:`name_reference` of ``node`` for each of ``wanted``, in order: each resolver's
+    prefixes are worked out once for all of them (qualifying a name is the cost)."""
+    prefixes: list[list[tuple[int, str]]] = []
+    found: list[Optional[Reference]] = []
+    for names in wanted:
+        reference = None
+        for at, resolver in enumerate(resolvers):
+            if at == len(prefixes):
+                prefixes.append(qualified_prefixes(node, resolver))
+            reference = _longest(node, prefixes[at], names)
+            if reference is not None:
+                break
+        found.append(reference)
+    return found
+
+
 def qualified_prefixes(node: pytree.Base, resolver: ImportNames,
                        stems: Optional[AbstractSet[str]] = None) -> list[tuple[int, str]]:
     """``(end, qualified name)`` of each dotted prefix of ``node`` that ``resolver`` resolves,

@@ -88,6 +88,11 @@ def dataset_use_facts(path: str, text: str) -> set[str]:
     if tree is None:
         return set()
     datasets = FileDatasets(tree, text, path)
+    if not any(target.partition(".")[0] not in _LIBRARIES | _STANDARD
+               for target in datasets.imports.values()):
+        # no repository name imported: no value is a repository function's result (a name
+        # qualifies to its import's package: ``canonical`` folds TensorFlow's alone)
+        return set()
     package = ".".join(datasets.package)
     origins = _Origins(datasets)
     facts = set()
@@ -95,9 +100,6 @@ def dataset_use_facts(path: str, text: str) -> set[str]:
         for where, value in _consumed(call):
             for target, position in origins.of(value, scope):
                 facts.add(f"{USE_FACT}{package}|{target}|{position}|{where}")
-    if not any(target.partition(".")[0] not in _LIBRARIES | _STANDARD
-               for target in datasets.imports.values()):
-        return facts  # no repository name imported: no value is a repository function's result
     trains: list[bool] = []  # whether the file trains: asked only for a value that is a result
     for kind, value, scope in _looped(datasets):
         for target, position in origins.of(value, scope):

@@ -297,8 +297,8 @@ class FileDatasets:
         return self._returns
 
     def _returned(self, function: Function) -> Kind:
-        kinds = [self.kind(node.value, function) for node in self.statements(function)
-                 if isinstance(node, ast.Return) and node.value is not None]
+        kinds = [self.kind(node.value, function) for node in self.index.returns(function)
+                 if node.value is not None]  # the returns among its own nodes (``statements``)
         if DATASET in kinds:
             return DATASET
         tuples = [kind for kind in kinds if isinstance(kind, tuple)]

@@ -31,11 +31,13 @@ without any call (``tf_programs``).
 from __future__ import annotations
 
 import ast
+import re
 import sys
-from typing import AbstractSet, Iterable, Mapping, Optional
+from bisect import bisect_left
+from typing import AbstractSet, Iterable, Mapping, Optional, Sequence
 
 from .module_training import may_train_when_run, training_definitions
-from .modules import child_fields, module_ast, statements
+from .modules import child_fields, module_ast, module_index, statements
 from .names import STAR, ast_import_bindings
 
 CALLS_FACT = "tf2-calls:"
@@ -61,8 +63,12 @@ def calls_fact(path: str, text: str, tree: Optional[ast.Module] = None) -> Optio
     if tree is None:
         return None
     # No training call spelled anywhere: no function of it trains (the walk spared).
-    trained = training_definitions(tree) if may_train_when_run(text) else frozenset()
-    groups = _uses(tree, path)
+    if may_train_when_run(text):
+        trained = training_definitions(tree)
+        imports = module_index(tree).imports()  # the index that reading built: no walk
+    else:
+        trained, imports = frozenset(), _module_imports(tree)
+    groups = _uses(tree, path, text, imports)
     written = " ".join(f"{group}:{','.join(sorted(names))}" for group, names in sorted(groups.items()))
     return f"{CALLS_FACT}{path}|{','.join(sorted(trained))}|{written}"
 
@@ -110,11 +116,14 @@ def calls_training(entry: str, reached: Iterable[str],
     return any(hits(used) for group, used in calls[entry][1].items() if not group.startswith(BINDING))
 
 
-def _uses(tree: ast.Module, path: str) -> dict[str, set[str]]:
-    """Group -> the identifiers its code uses through imports (see the module's docstring)."""
+def _uses(tree: ast.Module, path: str, text: str,
+          imports: Sequence["ast.Import | ast.ImportFrom"]) -> dict[str, set[str]]:
+    """Group -> the identifiers its code uses through ``imports`` (:func:`_module_imports`;
+    see the module's docstring); ``text`` is the source of ``tree``: code on no line that
+    spells an imported name is not walked (it uses none)."""
     bound: dict[str, list[str]] = {}
     groups: dict[str, set[str]] = {}
-    for node in _module_imports(tree):
+    for node in imports:
         for local, target in ast_import_bindings(node, path):
             root = target.partition(".")[0]
             if not root or root in _LEFT_OUT:
@@ -128,15 +137,57 @@ def _uses(tree: ast.Module, path: str) -> dict[str, set[str]]:
                 groups.setdefault(BINDING + local, set()).update(parts)
     if not bound:
         return groups
+    lines = _lines_naming(text, bound)
     for group, top in _top_nodes(tree):
+        if lines is not None and not _spans_one_of(top, lines):
+            continue
         used = _used(top, bound)
         if used:
             groups.setdefault(group, set()).update(used)
     return groups
 
 
+def _lines_naming(text: str, names: Iterable[str]) -> Optional[list[int]]:
+    """The numbers (1-based, ascending) of the lines of ``text`` that spell one of ``names``
+    or hold a character other than ASCII (an identifier may be spelled so: Python folds it,
+    NFKC); None when ``text`` has a carriage return (``ast`` may count its lines otherwise)."""
+    if "\r" in text:
+        return None
+    places = []
+    for name in names:  # ``str.find``: a tenth of the cost of one pattern of every name
+        at = text.find(name)
+        while at >= 0:
+            places.append(at)
+            at = text.find(name, at + 1)
+    if not text.isascii():
+        places += [match.start() for match in _NOT_ASCII.finditer(text)]
+    places.sort()
+    found: list[int] = []
+    line, counted = 1, 0
+    for at in places:
+        line += text.count("\n", counted, at)
+        counted = at
+        if not found or found[-1] != line:
+            found.append(line)
+    return found
+
+
+_NOT_ASCII = re.compile("[^\x00-\x7f]")
+
+
+def _spans_one_of(node: ast.AST, lines: list[int]) -> bool:
+    """Do the lines of ``node`` (a statement or an expression; its decorators included)
+    hold one of ``lines`` (ascending)?"""
+    if not isinstance(node, (ast.stmt, ast.expr)):
+        return True  # no place known
+    first = min([node.lineno, *(decorator.lineno for decorator in getattr(node, "decorator_list", ()))])
+    at = bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= (node.end_lineno or node.lineno)
+
+
 def _module_imports(tree: ast.Module) -> list["ast.Import | ast.ImportFrom"]:
-    """Every import of the module (function-level ones too: a name they bind is used there)."""
+    """Every import of the module (function-level ones too: a name they bind is used there),
+    in source order (as ``ModuleIndex.imports`` gives them)."""
     return [node for node in statements(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 

@@ -20,8 +20,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
-from npu_codemod.api import Base, FileContext, Node, Reference, find_argument, name_reference, symbols, tokens
-from npu_codemod.api._toolkit import assigned_values, enclosing_scope, position
+from npu_codemod.api import Base, FileContext, Node, Reference, find_argument, symbols, tokens
+from npu_codemod.api._toolkit import assigned_values, enclosing_scope, name_references, position, post_order
 
 DEVICE = ("tensorflow.device",)
 LOCAL_DEVICES = ("tensorflow.python.client.device_lib.list_local_devices",)
@@ -31,6 +31,8 @@ PHYSICAL_DEVICES = ("tensorflow.config.list_physical_devices",
                     "tensorflow.config.experimental.list_logical_devices")
 PROBES = LOCAL_DEVICES + PHYSICAL_DEVICES
 _SCOPES = (symbols.funcdef, symbols.classdef, symbols.file_input)
+#: What ``_references`` looks for, in order: the probes, then ``tf.device``.
+_WANTED = (frozenset(PROBES), frozenset(DEVICE))
 
 
 @dataclass
@@ -44,26 +46,37 @@ class Towers:
 
 
 def file_towers(ctx: FileContext) -> Towers:
-    """The towers of the file (``ctx.analysis(file_towers)``: once per file), scope by scope."""
+    """The towers of the file (``ctx.analysis(file_towers)``: once per file), scope by scope:
+    only the scopes holding a call that may name a device or a probe are worked out."""
     towers = Towers()
-    for scope in _scopes(ctx.tree):
-        _scope_towers(ctx, scope, towers)
+    for calls in _candidate_calls(ctx).values():
+        _scope_towers(ctx, calls, towers)
     return towers
 
 
-def _scopes(tree: Base) -> Iterator[Base]:
-    """The module and every function and class in it."""
-    for node in _walk(tree):
-        if node.type in _SCOPES:
-            yield node
+def _candidate_calls(ctx: FileContext) -> dict[int, list[Node]]:
+    """The ``power`` nodes that may call a TensorFlow name, by (the ``id`` of) the scope whose
+    own code holds them (the nearest function, class or module around them), in source order. Only such a
+    node can be a reference with a call (``name_reference``: a bare NAME has none, and a
+    ``power`` must start with a name the file binds), so no other scope has a tower or probe."""
+    heads = ctx.tf.heads
+    found: dict[int, list[Node]] = {}
+    if not heads:
+        return found
+    for leaf in post_order(ctx.tree, {tokens.NAME: heads}, frozenset()):
+        power = leaf.parent
+        if power is not None and power.type == symbols.power and power.children[0] is leaf:
+            found.setdefault(id(enclosing_scope(power)), []).append(power)
+    return found
 
 
-def _scope_towers(ctx: FileContext, scope: Base, towers: Towers) -> None:
-    """Add the tower loops of ``scope``'s own code and the probes sizing them to ``towers``."""
-    probe_refs = list(_references(ctx, scope, set(PROBES)))
+def _scope_towers(ctx: FileContext, calls: list[Node], towers: Towers) -> None:
+    """Add the tower loops among ``calls`` (the candidate calls of one scope's own code) and
+    the probes sizing them to ``towers``."""
+    probe_refs, devices = _references(ctx, calls)
     tainted = _gpu_counts(probe_refs)
     sizing: set[str] = set()
-    for device in _references(ctx, scope, set(DEVICE)):
+    for device in devices:
         loop = _tower_loop(device, tainted)
         if loop is not None:
             statement, names = loop
@@ -74,13 +87,15 @@ def _scope_towers(ctx: FileContext, scope: Base, towers: Towers) -> None:
             towers.probes.add((ref.line, ref.column))
 
 
-def _references(ctx: FileContext, scope: Node, wanted: set[str]) -> Iterator[Reference]:
-    """The calls of ``wanted`` names in ``scope``'s own code (not in nested defs/classes)."""
-    for node in _own_nodes(scope):
-        if node.type in (symbols.power, tokens.NAME):
-            ref = name_reference(node, [ctx.tf], wanted)
+def _references(ctx: FileContext, calls: list[Node]) -> tuple[list[Reference], list[Reference]]:
+    """The calls of a probe, and those of ``tf.device``, among ``calls``."""
+    probes: list[Reference] = []
+    devices: list[Reference] = []
+    for node in calls:
+        for ref, found in zip(name_references(node, [ctx.tf], _WANTED), (probes, devices)):
             if ref is not None and ref.call is not None and ref.node is node:
-                yield ref
+                found.append(ref)
+    return probes, devices
 
 
 def _own_nodes(scope: Node) -> Iterator[Base]:

@@ -132,7 +132,7 @@ from npu_codemod.codemods.nodes import (
 )
 from npu_codemod.codemods.npu_device import device_binding, device_import, device_name, device_name_at
 from npu_codemod.codemods.program_graph import imported_module, reached_from
-from npu_codemod.codemods.qualified import ReferenceSite, StringReference, fstring_references
+from npu_codemod.codemods.qualified import ReferenceSite, StringReference, fstring_references, name_references
 from npu_codemod.codemods.reexports import reexports
 from npu_codemod.codemods.rule import fact_names
 from npu_codemod.codemods.scopes import (
@@ -178,6 +178,7 @@ from npu_codemod.codemods.value_aliases import AliasVerdict, alias_reads, alias_
 from npu_codemod.codemods.walk import (
     node_pre_order,
     position,
+    post_order,
     pre_order,
     scope_statements,
     scoped_statements,
@@ -365,7 +366,9 @@ __all__ = [
     "nearest_name",
     "opened_in",
     "needs_parentheses",
+    "name_references",
     "node_pre_order",
+    "post_order",
     "NPU_INIT_IMPORT",
     "COMPAT_INIT_IMPORT",
     "NPU_STRATEGY",
