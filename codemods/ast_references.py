@@ -21,13 +21,13 @@ import ast
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from itertools import accumulate
-from typing import Collection, Iterator, Optional, Sequence, Union
+from itertools import accumulate, chain
+from typing import Collection, Iterable, Iterator, Optional, Sequence, Union
 
 from .ast_names import names_read_alike
 from .ast_type_uses import in_typing_type
 from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS, is_introspection_call
-from .modules import child_fields, module_ast
+from .modules import child_fields, module_ast, statements
 from .names import ACCESSOR_CALL, ImportNames, ast_dotted_name
 from .qualified import ReferenceSite, references_under
 from .rule import FileContext
@@ -101,26 +101,67 @@ def parsed_references(text: str, module: ast.Module, resolvers: Sequence[ImportN
 class AstReading:
     """A module's references read with ``ast`` (:func:`ast_references`), and where its
     top-level statements are: ``(first, last)`` lines of each run of them that share lines
-    (``a = 1; b = 2``), for the runs whose first statement starts its line (column 0). A
-    rewrite of the module can be read again only where it changed (``rewritten_references``)."""
+    (``a = 1; b = 2``), for the runs whose first statement starts its line (column 0); and
+    ``nested``, the same of the statements in the blocks of compound statements, at any
+    depth (:func:`nested_runs`, flat). A rewrite of the module can be read again only where
+    it changed (``rewritten_references``)."""
 
     sites: list[ReferenceSite]
     statements: tuple[tuple[int, int], ...]
+    nested: tuple[int, ...] = ()
 
 
 def ast_reading(text: str, resolvers: Sequence[ImportNames]) -> Optional[AstReading]:
-    """:func:`ast_references` of ``text`` with where its top-level statements are; None
-    when that is None."""
+    """:func:`ast_references` of ``text`` with where its statements are; None when that is
+    None."""
     module = module_ast(text)
     if module is None or _LONE_CR.search(text):
         return None
-    return AstReading(parsed_references(text, module, resolvers), _top_level_runs(module))
+    return AstReading(parsed_references(text, module, resolvers), _top_level_runs(module),
+                      nested_runs(statements(module), text))
 
 
 def _top_level_runs(module: ast.Module) -> tuple[tuple[int, int], ...]:
     """The ``(first, last)`` lines of each run of top-level statements that share lines
     (decorators included), those whose first statement starts at column 0."""
     return statement_runs(module.body, 0)
+
+
+#: The compound statements (those with blocks of statements).
+_COMPOUND = frozenset(kind for kind in _STATEMENTS
+                      if {"body", "cases"}.intersection(getattr(kind, "_fields", ())))
+
+
+def nested_runs(nodes: Iterable[ast.stmt], text: str) -> tuple[int, ...]:
+    """``first, last, first, last...``: the lines of each run of statements that share lines
+    in a block of one of the compound statements ``nodes`` (a module's, nested ones too), for
+    the blocks that start on a line of their own (not ``if x: y``) and the runs whose first
+    statement starts its line; sorted (no two start on one line: a block starts below its
+    statement's first line)."""
+    lines: Optional[list[str]] = None
+    found: list[tuple[int, int]] = []
+    for node in nodes:
+        if type(node) not in _COMPOUND:
+            continue
+        if lines is None:
+            lines = text.split("\n")
+        for block in _blocks(node):
+            line = lines[block[0].lineno - 1]
+            column = block[0].col_offset
+            if len(line) - len(line.lstrip(" \t\f")) == column:
+                found += statement_runs(block, column)
+    found.sort()
+    return tuple(chain.from_iterable(found))
+
+
+def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The blocks of statements of the compound statement ``node``."""
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if block:
+            yield block
+    for holder in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
+        yield holder.body
 
 
 def statement_runs(body: Sequence[ast.stmt], column: int) -> tuple[tuple[int, int], ...]:
