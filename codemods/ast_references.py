@@ -21,7 +21,7 @@ import ast
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from itertools import accumulate, chain
+from itertools import accumulate
 from typing import Collection, Iterable, Iterator, Optional, Sequence, Union
 
 from .ast_names import names_read_alike
@@ -127,41 +127,63 @@ def _top_level_runs(module: ast.Module) -> tuple[tuple[int, int], ...]:
     return statement_runs(module.body, 0)
 
 
-#: The compound statements (those with blocks of statements).
-_COMPOUND = frozenset(kind for kind in _STATEMENTS
-                      if {"body", "cases"}.intersection(getattr(kind, "_fields", ())))
+#: The fields of each compound statement type that hold a block, or blocks' holders
+#: (``handlers``, ``cases``): looked up once per type.
+_BLOCK_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    kind: (tuple(field for field in ("body", "orelse", "finalbody") if field in _FIELDS[kind]),
+           tuple(field for field in ("handlers", "cases") if field in _FIELDS[kind]))
+    for kind in _STATEMENTS if kind in _FIELDS and {"body", "cases"}.intersection(_FIELDS[kind])}
 
 
 def nested_runs(nodes: Iterable[ast.stmt], text: str) -> tuple[int, ...]:
     """``first, last, first, last...``: the lines of each run of statements that share lines
     in a block of one of the compound statements ``nodes`` (a module's, nested ones too), for
     the blocks that start on a line of their own (not ``if x: y``) and the runs whose first
-    statement starts its line; sorted (no two start on one line: a block starts below its
-    statement's first line)."""
+    statement starts its line (as :func:`statement_runs`), in no order (no two start on one
+    line: a block starts below its statement's first line). Asked of every file the analysis
+    reads (its record), read only for one a rule rewrites: kept flat, sorted when read."""
     lines: Optional[list[str]] = None
-    found: list[tuple[int, int]] = []
+    found: list[int] = []
+    fields_of = _BLOCK_FIELDS
     for node in nodes:
-        if type(node) not in _COMPOUND:
+        fields = fields_of.get(type(node))
+        if fields is None:
             continue
         if lines is None:
             lines = text.split("\n")
-        for block in _blocks(node):
+        blocks = [getattr(node, field) for field in fields[0]]
+        for holders in fields[1]:
+            blocks += [holder.body for holder in getattr(node, holders)]
+        for block in blocks:
+            if not block:
+                continue
             line = lines[block[0].lineno - 1]
             column = block[0].col_offset
             if len(line) - len(line.lstrip(" \t\f")) == column:
-                found += statement_runs(block, column)
-    found.sort()
-    return tuple(chain.from_iterable(found))
+                _add_runs(found, block, column)
+    return tuple(found)
 
 
-def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
-    """The blocks of statements of the compound statement ``node``."""
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(node, field, None)
-        if block:
-            yield block
-    for holder in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
-        yield holder.body
+_DECORATED = frozenset(_DEFINITIONS)
+
+
+def _add_runs(found: list[int], block: list[ast.stmt], column: int) -> None:
+    """Add to ``found`` the ``first, last`` of :func:`statement_runs` ``(block, column)``."""
+    first = last = 0
+    start = -1  # the column of the run's first statement
+    for statement in block:
+        line = statement.lineno
+        if type(statement) in _DECORATED and statement.decorator_list:  # type: ignore[attr-defined]
+            line = statement.decorator_list[0].lineno  # type: ignore[attr-defined]  # they come first
+        end = statement.end_lineno or line
+        if line <= last:
+            last = end if end > last else last
+            continue
+        if start == column:
+            found += (first, last)
+        first, last, start = line, end, statement.col_offset
+    if start == column:
+        found += (first, last)
 
 
 def statement_runs(body: Sequence[ast.stmt], column: int) -> tuple[tuple[int, int], ...]:

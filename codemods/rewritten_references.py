@@ -156,9 +156,7 @@ def _kept_blocks(reading: AstReading, lines: list[str], regions: list[Region],
     was_lines, _, where = line_map
     pieces = [(first, first + count - 1) for first, count, was in regions if not was]
     index, end = 0, 0  # the piece looked at, and the last line of the run taken last
-    nested = reading.nested
-    for at in range(0, len(nested), 2):
-        first, last = nested[at], nested[at + 1]
+    for first, last in sorted(zip(reading.nested[::2], reading.nested[1::2])):
         line = where[first] if last <= len(was_lines) else 0
         if not line or line <= end:
             continue  # a line the rewrite removed, or inside a run taken
