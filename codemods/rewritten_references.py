@@ -26,7 +26,6 @@ read the long way: the answer is :func:`ast_references`'s in every case
 from __future__ import annotations
 
 import ast
-import dataclasses
 from bisect import bisect_left, bisect_right
 from typing import Optional, Sequence
 
@@ -240,7 +239,8 @@ def moved_sites(sites: list[ReferenceSite], by: int) -> list[ReferenceSite]:
     """``sites`` moved ``by`` lines down."""
     if not by:
         return sites
-    return [dataclasses.replace(site, line=site.line + by) for site in sites]
+    return [ReferenceSite(site.line + by, site.column, site.end_column, site.name, site.spelled, site.called,
+                          site.base_class, site.type_use) for site in sites]  # twice ``replace``'s speed
 
 
 def skipped_line(line: str) -> bool:
