@@ -7,8 +7,10 @@ a walk of it, a fifth of the audit of a rewritten file. :func:`rewritten_referen
 same answer from the original's reading: a top-level statement the rewrite left as it was (its
 lines, in a row, compared with the original's) has the original's references, moved by the
 lines inserted or removed above it; only the rest (the changed statements and the lines
-between) is parsed, piece by piece. The line map (``origin``) only says where to look: the
-comparison of the lines is what the answer rests on.
+between) is parsed, piece by piece, and of a piece only what is not a nested statement as the
+original had it (a function's unchanged lines around the one a rule rewrote: each run of them
+is a ``pass`` there, :func:`_skeleton_sites`). The line map (``origin``) only says where to
+look: the comparison of the lines is what the answer rests on.
 
 Why that is the same answer: a piece is whole lines, every one of which ends with no line
 continuation (``\\``) before the next region, and each piece parses on its own at top level,
@@ -172,8 +174,9 @@ def _kept_blocks(reading: AstReading, lines: list[str], regions: list[Region],
     return found
 
 
-#: The indentation (columns) of a piece from which its nested statements are read again
-#: with it: the blocks around them are as deep as the original's at most under that.
+#: A piece with a line indented this many columns or more is parsed whole: below it, the
+#: blocks a kept run's statements end up in are too few (each opens at a deeper column) to
+#: near CPython's limits (100 levels), however deep the rewrite nests the run.
 _SKELETON_MAX_INDENT = 64
 
 
