@@ -25,7 +25,7 @@ import zlib
 from typing import Iterable, Optional, Sequence
 
 from .ast_names import BindingSteps, binding_steps, bound_names, names_read_alike
-from .ast_references import _LONE_CR, AstReading, _top_level_runs, parsed_references
+from .ast_references import _LONE_CR, AstReading, _top_level_runs, nested_runs, parsed_references
 from .dead_sites import dead_lines, may_have_dead_lines, tree_dead_lines
 from .modules import imported_names, module_ast, module_index, statements
 from .names import ImportNames
@@ -102,7 +102,7 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
     resolvers = _audited(steps, text)
     reading = (bindings_key(resolvers),
                tuple(_site_values(site) for site in parsed_references(text, module, resolvers)),
-               _top_level_runs(module), class_members(module)) if resolvers else None
+               _top_level_runs(module), class_members(module), nested_runs(nodes, text)) if resolvers else None
     dead = tuple(sorted(tree_dead_lines(module))) if may_have_dead_lines(text) else ()
     type_aliases = tuple(module_type_alias_spans(module, text))
     return (packed_layout(layout) if layout is not None else None,
@@ -153,8 +153,8 @@ class Handover:
         function of the repository reaches the file); None when neither gives it."""
         if self._reading is None:
             return None
-        recorded, sites, runs, members = self._reading
-        reading = AstReading([ReferenceSite(*site) for site in sites], runs)
+        recorded, sites, runs, members, nested = self._reading
+        reading = AstReading([ReferenceSite(*site) for site in sites], runs, nested)
         if recorded == bindings_key(resolvers):
             return reading
         return rebound_reading(text, reading, recorded, resolvers, members)

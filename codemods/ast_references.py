@@ -22,12 +22,12 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Collection, Iterator, Optional, Sequence, Union
+from typing import Collection, Iterable, Iterator, Optional, Sequence, Union
 
 from .ast_names import names_read_alike
 from .ast_type_uses import in_typing_type
 from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS, is_introspection_call
-from .modules import child_fields, module_ast
+from .modules import child_fields, module_ast, statements
 from .names import ACCESSOR_CALL, ImportNames, ast_dotted_name
 from .qualified import ReferenceSite, references_under
 from .rule import FileContext
@@ -101,26 +101,89 @@ def parsed_references(text: str, module: ast.Module, resolvers: Sequence[ImportN
 class AstReading:
     """A module's references read with ``ast`` (:func:`ast_references`), and where its
     top-level statements are: ``(first, last)`` lines of each run of them that share lines
-    (``a = 1; b = 2``), for the runs whose first statement starts its line (column 0). A
-    rewrite of the module can be read again only where it changed (``rewritten_references``)."""
+    (``a = 1; b = 2``), for the runs whose first statement starts its line (column 0); and
+    ``nested``, the same of the statements in the blocks of compound statements, at any
+    depth (:func:`nested_runs`, flat). A rewrite of the module can be read again only where
+    it changed (``rewritten_references``)."""
 
     sites: list[ReferenceSite]
     statements: tuple[tuple[int, int], ...]
+    nested: tuple[int, ...] = ()
 
 
 def ast_reading(text: str, resolvers: Sequence[ImportNames]) -> Optional[AstReading]:
-    """:func:`ast_references` of ``text`` with where its top-level statements are; None
-    when that is None."""
+    """:func:`ast_references` of ``text`` with where its statements are; None when that is
+    None."""
     module = module_ast(text)
     if module is None or _LONE_CR.search(text):
         return None
-    return AstReading(parsed_references(text, module, resolvers), _top_level_runs(module))
+    return AstReading(parsed_references(text, module, resolvers), _top_level_runs(module),
+                      nested_runs(statements(module), text))
 
 
 def _top_level_runs(module: ast.Module) -> tuple[tuple[int, int], ...]:
     """The ``(first, last)`` lines of each run of top-level statements that share lines
     (decorators included), those whose first statement starts at column 0."""
     return statement_runs(module.body, 0)
+
+
+#: The fields of each compound statement type that hold a block, or blocks' holders
+#: (``handlers``, ``cases``): looked up once per type.
+_BLOCK_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    kind: (tuple(field for field in ("body", "orelse", "finalbody") if field in _FIELDS[kind]),
+           tuple(field for field in ("handlers", "cases") if field in _FIELDS[kind]))
+    for kind in _STATEMENTS if kind in _FIELDS and {"body", "cases"}.intersection(_FIELDS[kind])}
+
+
+def nested_runs(nodes: Iterable[ast.stmt], text: str) -> tuple[int, ...]:
+    """``first, last, first, last...``: the lines of each run of statements that share lines
+    in a block of one of the compound statements ``nodes`` (a module's, nested ones too), for
+    the blocks that start on a line of their own (not ``if x: y``) and the runs whose first
+    statement starts its line (as :func:`statement_runs`), in no order (no two start on one
+    line: a block starts below its statement's first line). Asked of every file the analysis
+    reads (its record), read only for one a rule rewrites: kept flat, sorted when read."""
+    lines: Optional[list[str]] = None
+    found: list[int] = []
+    fields_of = _BLOCK_FIELDS
+    for node in nodes:
+        fields = fields_of.get(type(node))
+        if fields is None:
+            continue
+        if lines is None:
+            lines = text.split("\n")
+        blocks = [getattr(node, field) for field in fields[0]]
+        for holders in fields[1]:
+            blocks += [holder.body for holder in getattr(node, holders)]
+        for block in blocks:
+            if not block:
+                continue
+            line = lines[block[0].lineno - 1]
+            column = block[0].col_offset
+            if len(line) - len(line.lstrip(" \t\f")) == column:
+                _add_runs(found, block, column)
+    return tuple(found)
+
+
+_DECORATED = frozenset(_DEFINITIONS)
+
+
+def _add_runs(found: list[int], block: list[ast.stmt], column: int) -> None:
+    """Add to ``found`` the ``first, last`` of :func:`statement_runs` ``(block, column)``."""
+    first = last = 0
+    start = -1  # the column of the run's first statement
+    for statement in block:
+        line = statement.lineno
+        if type(statement) in _DECORATED and statement.decorator_list:  # type: ignore[attr-defined]
+            line = statement.decorator_list[0].lineno  # type: ignore[attr-defined]  # they come first
+        end = statement.end_lineno or line
+        if line <= last:
+            last = end if end > last else last
+            continue
+        if start == column:
+            found += (first, last)
+        first, last, start = line, end, statement.col_offset
+    if start == column:
+        found += (first, last)
 
 
 def statement_runs(body: Sequence[ast.stmt], column: int) -> tuple[tuple[int, int], ...]:

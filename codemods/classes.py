@@ -38,6 +38,7 @@ from fissix import pytree
 from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
+from .ast_handover import file_imported_names
 from .modules import KnownNames, imported_names, module_ast, nearest_name
 from .names import (
     ast_dotted_name,
@@ -274,9 +275,8 @@ class _FileNames:
 
 
 def _file_names(ctx: FileContext, classes: dict[str, RepositoryClass]) -> _FileNames:
-    tree = module_ast(ctx.original)
     parts = module_parts(ctx.path)
-    imports = imported_names(tree, ctx.path) if tree is not None else {}
+    imports = file_imported_names(ctx)  # the analysis's reading, or the file's ast
     return _FileNames(imports, ".".join(parts), parts[:-1], classes, reexports(ctx.facts))
 
 

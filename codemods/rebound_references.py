@@ -98,7 +98,7 @@ def rebound_reading(text: str, reading: AstReading, recorded: Bindings,
     changed = {name for name, meaning in now.items() if was.get(name) != meaning}
     sites = [site for site in reading.sites if site_head(site) in now and site_head(site) not in changed]
     if not changed:
-        return AstReading(sites, reading.statements)
+        return AstReading(sites, reading.statements, reading.nested)
     lines = text.split("\n")
     pieces = _spelling_statements(text, lines, reading.statements, members, changed)
     if pieces is None:
@@ -109,7 +109,8 @@ def rebound_reading(text: str, reading: AstReading, recorded: Bindings,
         if module is None:
             return None
         sites += moved_sites(parsed_references(piece, module, resolvers, changed), first - 1 - member)
-    return AstReading(sorted(sites, key=lambda site: (site.line, site.column)), reading.statements)
+    return AstReading(sorted(sites, key=lambda site: (site.line, site.column)), reading.statements,
+                      reading.nested)
 
 
 def site_head(site: ReferenceSite) -> str:

@@ -62,10 +62,11 @@ def written(ctx: FileContext) -> Optional[Written]:
     lines: list[str] = []
     result.origin.append(None)
     for tag, first, end, new_first, new_end in line_opcodes(before, after):
-        if tag == "equal":
-            for number in range(first, end):
-                lines.append(source[number] if number < len(source) else before[number])
-                result.origin.append(number + 1)
+        if tag == "equal":  # the original's lines (the parsed text's past its end)
+            lines += source[first:end]
+            if end > len(source):
+                lines += before[max(first, len(source)):end]
+            result.origin += range(first + 1, end + 1)
             continue
         for number in range(new_first, new_end):
             lines.append(after[number])
@@ -86,48 +87,66 @@ Opcode = tuple[str, int, int, int, int]
 def line_opcodes(before: list[str], after: list[str]) -> list[Opcode]:
     """``difflib``'s opcodes (``equal`` blocks and the changed ones between them) turning
     the lines ``before`` into ``after``: the lines equal on both sides stay matched."""
-    pairs = _matched(before, after)
     opcodes: list[Opcode] = []
     first = new_first = 0
-    for number, new in [*pairs, (len(before), len(after))]:
+    for number, new, size in [*_matched(before, after), (len(before), len(after), 0)]:
+        start, new_start = number, new
         if (number, new) != (first, new_first):
             opcodes.append(("replace", first, number, new_first, new))
-        if number < len(before):
-            if opcodes and opcodes[-1][0] == "equal" and opcodes[-1][2] == number:
-                tag, start, _, new_start, _ = opcodes.pop()
-                opcodes.append((tag, start, number + 1, new_start, new + 1))
-            else:
-                opcodes.append(("equal", number, number + 1, new, new + 1))
-        first, new_first = number + 1, new + 1
+        elif size and opcodes:  # a block that goes on where the last one (an equal one) ends
+            _, start, _, new_start, _ = opcodes.pop()
+        if size:
+            opcodes.append(("equal", start, number + size, new_start, new + size))
+        first, new_first = number + size, new + size
     return opcodes
 
 
-def _matched(before: list[str], after: list[str]) -> list[tuple[int, int]]:
-    """The (before, after) indexes of the lines matched, in order."""
-    pairs: list[tuple[int, int]] = []
+def _matched(before: list[str], after: list[str]) -> list[tuple[int, int, int]]:
+    """The blocks of lines matched, ``(before, after, size)``, in order."""
+    blocks: list[tuple[int, int, int]] = []
     gaps = [(0, len(before), 0, len(after))]
     while gaps:
         low, high, new_low, new_high = gaps.pop()
-        while low < high and new_low < new_high and before[low] == after[new_low]:
-            pairs.append((low, new_low))
-            low, new_low = low + 1, new_low + 1
-        while low < high and new_low < new_high and before[high - 1] == after[new_high - 1]:
-            high, new_high = high - 1, new_high - 1
-            pairs.append((high, new_high))
+        if low == high or new_low == new_high:
+            continue  # (most gaps, those between two anchors)
+        if before[low] == after[new_low]:
+            size = _common_run(before, after, low, new_low, min(high - low, new_high - new_low), 1)
+            blocks.append((low, new_low, size))
+            low, new_low = low + size, new_low + size
+        if low < high and new_low < new_high and before[high - 1] == after[new_high - 1]:
+            size = _common_run(before, after, high - 1, new_high - 1, min(high - low, new_high - new_low), -1)
+            high, new_high = high - size, new_high - size
+            blocks.append((high, new_high, size))
         if low == high or new_low == new_high:
             continue
         if (high - low) * (new_high - new_low) <= SMALL_GAP:
             matcher = SequenceMatcher(None, before[low:high], after[new_low:new_high], autojunk=False)
-            pairs.extend((low + block.a + step, new_low + block.b + step)
-                         for block in matcher.get_matching_blocks() for step in range(block.size))
+            blocks.extend((low + block.a, new_low + block.b, block.size)
+                          for block in matcher.get_matching_blocks() if block.size)
             continue
         anchors = _anchors(before, after, low, high, new_low, new_high)
         if not anchors:
             continue  # nothing in common that can be told apart: one changed block
-        pairs.extend(anchors)
+        blocks.extend((number, new, 1) for number, new in anchors)
         bounds = [(low - 1, new_low - 1), *anchors, (high, new_high)]
         gaps.extend((a + 1, b, c + 1, d) for (a, c), (b, d) in zip(bounds, bounds[1:]))
-    return sorted(pairs)
+    return sorted(blocks)
+
+
+def _common_run(before: list[str], after: list[str], at: int, new_at: int, limit: int, way: int) -> int:
+    """How many lines (``limit`` at most) are equal from ``before[at]`` and ``after[new_at]``
+    on, forward (``way`` 1) or backward (-1): compared in slices of growing size (in C, not a
+    Python step per line: most of a long file is one run)."""
+    size, step = 0, 1
+    while step:
+        if size + step <= limit and (
+                before[at + size:at + size + step] == after[new_at + size:new_at + size + step] if way > 0
+                else before[at - size - step + 1:at - size + 1] == after[new_at - size - step + 1:new_at - size + 1]):
+            size += step
+            step *= 2
+        else:
+            step //= 2
+    return size
 
 
 def _anchors(before: list[str], after: list[str], low: int, high: int, new_low: int,

@@ -195,3 +195,56 @@ def test_edits_of_every_corpus_file(seed: int) -> None:
         rewrite = edited(original, changes, frozenset({chance.randrange(1, len(lines) + 1)}), copied)
         long_way, piecewise = both(original, rewrite)
         assert piecewise == long_way
+
+
+#: Statements of a block (indented by the test), of every shape nested runs care about.
+_NESTED = st.sampled_from([
+    "x = tf.a(1)", "y = hvd.rank()", "z = tf.f(1,\n      tf.g(2))", "a = tf.x \\\n    + tf.y",
+    "@tf.function\ndef f(v):\n    return tf.h(v)", "class C(tf.Module):\n    k = tf.k",
+    "if tf.c:\n    p = tf.p\nelse:\n    p = nn.relu", "try:\n    q = tf.q\nexcept E:\n    pass",
+    "q = tf.q; r = tf.r", "s = '''\ntf.inside\n'''", "# tf.comment", "", "if tf.c: p = tf.p",
+    "for i in tf.range(3):\n    tf.print(i)\nelse:\n    tf.e()", "with tf.w():\n    t = (\n        tf.t\n    )",
+    "while tf.x:\n    if tf.y:\n        break", "\"\"\"A docstring, tf.doc.\"\"\"",
+])
+#: Lines a rewrite may write inside a block.
+_NESTED_WRITTEN = st.sampled_from([
+    "    x = tf.b(2)", "    else:", "        pass", "\\", '    """', "    s = (", "    )", "", "    # tf",
+    "    if tf.a:", "      y = tf.b", "    def g():", "    z = tf.f(1, \\", "    hvd.init()",
+    "    except E:", "        k = tf.k", "\tt = tf.t", "x = tf.top", "            deep = tf.deep",
+])
+
+
+@st.composite
+def _nested_rewrites(draw: st.DrawFn, original: str) -> Edit:
+    lines = original.split("\n")
+    rewrite: Edit = []
+    for number, line in enumerate(lines, start=1):
+        action = draw(st.sampled_from(["keep"] * 12 + ["replace", "remove", "insert"]))
+        if action == "insert":
+            rewrite.append((draw(_NESTED_WRITTEN), None))
+            action = "keep"
+        if action == "keep":
+            rewrite.append((line, number))
+        elif action == "replace":
+            rewrite.append((draw(_NESTED_WRITTEN), None))
+    return rewrite
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_generated_blocks_and_rewrites(data: st.DataObject) -> None:
+    """Functions of nested statements, rewritten inside: the runs kept as they were are read
+    from the original (``_skeleton_sites``), the rest parsed again."""
+    body = "\n".join(["x0 = tf.z(0)", *data.draw(st.lists(_NESTED, min_size=1, max_size=8))]).split("\n")
+    header = data.draw(st.sampled_from(["def main():", "class M(tf.Module):", "if tf.flag:"]))
+    original = HEAD + "\n".join([header, *("    " + line if line else line for line in body)]) + "\n"
+    long_way, piecewise = both(original, data.draw(_nested_rewrites(original)))
+    assert piecewise == long_way
+
+
+def test_a_function_read_again_around_its_kept_statements() -> None:
+    original = HEAD + "def main():\n" + "".join(
+        f"    with tf.name_scope('s{number}'):\n        x{number} = tf.a{number}(1)\n" for number in range(20))
+    rewrite = edited(original, {10: ["        x3 = tf.b(1)"]})
+    long_way, piecewise = both(original, rewrite)
+    assert piecewise == long_way and piecewise is not None and len(piecewise) == 40
