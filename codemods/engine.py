@@ -205,9 +205,11 @@ class Engine:
         flagged = {rule.id for rule in self.rules if rule._bare_calls_of_tf_names}
         self._tf_bound: dict[str, str] = {}
         self._checks = {}
+        #: The fixers whose check is :meth:`_tf_call_check`'s (see :class:`_Dispatch`).
+        self._tf_calls = frozenset(fixer for fixer in self._fixers if fixer.rule_id in flagged)
         for fixer in self._fixers:
             check = quick_check(fixer.pattern) or _anything
-            self._checks[fixer] = self._tf_call_check(check) if fixer.rule_id in flagged else check
+            self._checks[fixer] = self._tf_call_check(check) if fixer in self._tf_calls else check
         self._dispatch: dict[FrozenSet[str], _Dispatch] = {}
         #: The last part of each name a rule declared (``Estimator`` of ``tensorflow.estimator.
         #: Estimator``): a file that spells none of them holds no reference for it.
@@ -488,17 +490,22 @@ class Engine:
         dispatch = self._dispatch.get(self._active)
         if dispatch is None:
             dispatch = self._dispatch[self._active] = _Dispatch(
-                [fixer for fixer in self._fixers if fixer.rule_id in self._active], self._checks)
+                [fixer for fixer in self._fixers if fixer.rule_id in self._active], self._checks,
+                self._tf_calls)
         if not dispatch.heads:
             return
         for fixer in self._fixers:
             fixer.start_tree(tree, path)
-        heads = dispatch.heads
+        heads, tf_bound = dispatch.heads, self._tf_bound
         for node in post_order(tree, dispatch.leaves, dispatch.nodes):
             head = heads.get(node.type)
             if head is None:
                 continue
-            candidates, keyed = head
+            candidates, keyed, untf = head
+            if untf is not None:  # a power node: its call through a name not bound to TF is
+                first = node.children[0]  # offered to no rule that wants TF calls only
+                if first.type != token.NAME or first.value not in tf_bound:
+                    candidates = untf
             for index, by_value in keyed:
                 if index == SELF:
                     leaf = node
@@ -730,16 +737,19 @@ def _first(candidate: _Candidate) -> int:
 class _Dispatch:
     """Which fixers a node of each type is offered to, for one set of active fixers.
 
-    ``heads`` maps a node type to ``(fixers tried on every such node, keyed)``, where
+    ``heads`` maps a node type to ``(fixers tried on every such node, keyed, untf)``, where
     ``keyed`` is ``((child index, {name: fixers}), ...)``; a fixer is ``(order, check,
-    fixer)`` and candidates are tried in the fixers' order. ``leaves`` says which leaves the
+    fixer)`` and candidates are tried in the fixers' order. For ``power``, ``untf`` is the
+    first without the ``tf_calls`` fixers, for a call through a name not bound to TensorFlow
+    (their checks reject it: :meth:`Engine._tf_call_check`), else None. ``leaves`` says which leaves the
     walk yields: the leaf types fixers head on, with the names they need (None: any value);
     ``nodes``, which other node types it yields.
     """
 
-    def __init__(self, fixers: Sequence[Any], checks: dict[Any, Check]) -> None:
+    def __init__(self, fixers: Sequence[Any], checks: dict[Any, Check], tf_calls: FrozenSet[Any]) -> None:
         self.heads: dict[int, tuple[tuple[_Candidate, ...],
-                                    tuple[tuple[int, dict[str, tuple[_Candidate, ...]]], ...]]] = {}
+                                    tuple[tuple[int, dict[str, tuple[_Candidate, ...]]], ...],
+                                    Optional[tuple[_Candidate, ...]]]] = {}
         self.leaves: dict[int, Optional[FrozenSet[str]]] = {}
         order = {fixer: number for number, fixer in enumerate(fixers)}
         for kind, of_kind in (_get_headnode_dict(fixers) if fixers else {}).items():
@@ -755,9 +765,11 @@ class _Dispatch:
                     continue
                 for value in key[1]:
                     keyed.setdefault(key[0], {}).setdefault(value, []).append(candidate)
+            untf = tuple(candidate for candidate in plain if candidate[2] not in tf_calls) \
+                if kind == syms.power and any(candidate[2] in tf_calls for candidate in plain) else None
             self.heads[kind] = (tuple(plain), tuple(
                 (index, {value: tuple(found) for value, found in by_value.items()})
-                for index, by_value in keyed.items()))
+                for index, by_value in keyed.items()), untf)
             if kind < 256:  # a token type: the walk yields only the leaves asked for
                 self.leaves[kind] = None if plain else frozenset(keyed.get(SELF, ()))
         self.nodes: FrozenSet[int] = frozenset(kind for kind in self.heads if kind >= 256)

@@ -26,14 +26,20 @@ def quick_check(pattern: pytree.BasePattern, depth: int = 3) -> Optional[Check]:
     kind = pattern.type
     value = pattern.content if isinstance(pattern, LeafPattern) else None
     slots: list[Optional[Check]] = []
+    ends: list[Optional[Check]] = []
     exact = False
     if isinstance(pattern, NodePattern) and pattern.content is not None and depth > 1:
         slots, exact = _slots(pattern.content, depth - 1)
-    if kind is None and value is None and not any(slots) and not exact:
+        if not exact:
+            ends = [quick_check(item, depth - 1) for item in _trailing(pattern.content)]
+    if kind is None and value is None and not any(slots) and not any(ends) and not exact:
         return None
 
-    pinned = [(index, slot) for index, slot in enumerate(slots) if slot is not None]
-    count = len(slots)
+    # A trailing item is at a negative index: the leading ones never reach it, as a node's
+    # children are matched by the whole sequence (fissix requires it to consume them all).
+    pinned = [(index, slot) for index, slot in enumerate(slots) if slot is not None] + \
+        [(index - len(ends), end) for index, end in enumerate(ends) if end is not None]
+    count = len(slots) + len(ends)
 
     def check(node: pytree.Base) -> bool:
         if kind is not None and node.type != kind:
@@ -99,6 +105,38 @@ def _leading(content: Sequence[pytree.BasePattern]) -> tuple[list[pytree.BasePat
         else:
             leading.append(item)
     return leading, True
+
+
+def _trailing(content: Sequence[pytree.BasePattern]) -> list[pytree.BasePattern]:
+    """The patterns of the trailing children a sequence pins down one by one, after its last
+    open part (``any*``, ``[...]``): ``trailer< '.' 'x' >`` of ``power< any* trailer< '.' 'x' > >``."""
+    return _trailing_items(content)[0]
+
+
+def _trailing_items(content: Sequence[pytree.BasePattern]) -> tuple[list[pytree.BasePattern], bool]:
+    """:func:`_trailing`, and whether the items are all of the sequence. Only an item that
+    surely matches one node counts: a node or leaf pattern, or alternatives of such."""
+    trailing: list[pytree.BasePattern] = []
+    for item in reversed(content):
+        if isinstance(item, WildcardPattern) and item.min == item.max == 1 and item.content \
+                and len(item.content) == 1:  # a parenthesised sub-sequence
+            inner, whole = _trailing_items(item.content[0])
+            trailing = inner + trailing
+            if not whole:
+                return trailing, False
+        elif _single(item):
+            trailing.insert(0, item)
+        else:
+            return trailing, False
+    return trailing, True
+
+
+def _single(item: pytree.BasePattern) -> bool:
+    """Does ``item`` match exactly one node: a node or leaf pattern, or alternatives of them?"""
+    if isinstance(item, (LeafPattern, NodePattern)):
+        return True
+    return isinstance(item, WildcardPattern) and item.min == item.max == 1 and bool(item.content) \
+        and all(len(alternative) == 1 and _single(alternative[0]) for alternative in item.content)
 
 
 #: A leaf a pattern requires: at child ``index`` of the node (``SELF``: the node itself), with

@@ -18,7 +18,7 @@ from fissix.pygram import python_symbols as syms
 
 from .names import attribute_name, import_binding_leaves, is_attribute_trailer
 from .nodes import child_index, enclosing_scope
-from .walk import pre_order, scope_statements
+from .walk import scope_statements
 
 NESTED_SCOPES = (syms.funcdef, syms.classdef, syms.lambdef)
 #: Nodes through which a value flows unchanged: ``(x)``, ``x or y``, ``a if c else x``.
@@ -66,19 +66,33 @@ def uses(scope: pytree.Node, name: str) -> list[Use]:
 class Names:
     """The variable occurrences of a scope (nested scopes included) by name, from one walk:
     ``Names(scope).uses(name)`` is ``uses(scope, name)``, for who asks about many names of
-    the same scope (NPU010 follows every object built with a session)."""
+    the same scope (NPU010 follows every object built with a session). A snapshot: ask it
+    before the scope is edited.
+
+    The walk only sorts the name leaves by value; whether one is a variable is asked of the
+    names looked up (most of a scope's names never are)."""
 
     def __init__(self, scope: pytree.Node) -> None:
         self.scope = scope
         self.leaves: dict[str, list[pytree.Leaf]] = {}
         self._local: dict[tuple[int, str], bool] = {}
-        for leaf in pre_order(scope):
-            if leaf.type == token.NAME and (_is_variable(leaf) or _is_nested_def_name(leaf, scope)):
-                self.leaves.setdefault(leaf.value, []).append(leaf)
+        stack = [iter(scope.children)]  # one iterator per level, as :class:`NameIndex`
+        while stack:
+            for child in stack[-1]:
+                if child.type == token.NAME:
+                    self.leaves.setdefault(child.value, []).append(child)
+                elif child.children:
+                    stack.append(iter(child.children))
+                    break
+            else:
+                stack.pop()
 
     def uses(self, name: str) -> list[Use]:
         result = []
+        scope = self.scope
         for leaf in self.leaves.get(name, ()):
+            if not (_is_variable(leaf) or _is_nested_def_name(leaf, scope)):
+                continue
             nested = self._nesting(leaf, name)
             if nested is None:
                 continue

@@ -25,33 +25,56 @@ _SCOPES = frozenset({syms.funcdef, syms.classdef})
 
 def small_statements(tree: pytree.Node) -> Iterator[pytree.Base]:
     """Every small statement (import, assignment, call, ``return``...) of a module, in source
-    order. Do not edit the tree while iterating."""
-    stack: list[pytree.Base] = [tree]
+    order. Do not edit the tree while iterating.
+
+    One iterator per level of blocks (a module is mostly lines, each taken where it is met):
+    a third less than a stack of the nodes that may hold statements, filtered per node."""
+    simple, separators, holds = syms.simple_stmt, _SEPARATORS, _HOLDS_STATEMENTS
+    if tree.type == simple:
+        yield from (child for child in tree.children if child.type not in separators)
+        return
+    stack = [iter(tree.children)]
     while stack:
-        node = stack.pop()
-        if node.type == syms.simple_stmt:  # a line: its statements, never a block
-            for child in node.children:
-                if child.type not in _SEPARATORS:
-                    yield child
+        for node in stack[-1]:
+            kind = node.type
+            if kind == simple:  # a line: its statements, never a block
+                for child in node.children:
+                    if child.type not in separators:
+                        yield child
+            elif kind in holds:
+                stack.append(iter(node.children))
+                break
         else:
-            stack.extend([child for child in reversed(node.children) if child.type in _HOLDS_STATEMENTS])
+            stack.pop()
 
 
 def scope_statements(scope: pytree.Node, nested: bool = False) -> Iterator[pytree.Base]:
     """``statements.scope_nodes`` without what is inside expressions: ``scope``, its blocks,
     statements, and the small statements of each line, in the same order. Nested functions
     and classes are entered only when ``nested``. For who looks for assignments, returns or
-    a given statement: a scope is mostly expressions. Do not edit the tree while iterating."""
-    stack: list[pytree.Base] = [scope]
+    a given statement: a scope is mostly expressions. Do not edit the tree while iterating.
+    (One iterator per level of blocks, as :func:`small_statements`.)"""
+    simple, separators, holds = syms.simple_stmt, _SEPARATORS, _HOLDS_STATEMENTS
+    yield scope
+    if scope.type == simple:
+        yield from (child for child in scope.children if child.type not in separators)
+        return
+    stack = [iter(scope.children)]
     while stack:
-        node = stack.pop()
-        yield node
-        if node.type == syms.simple_stmt:
-            for child in node.children:
-                if child.type not in _SEPARATORS:
-                    yield child
-        elif node is scope or nested or node.type not in _SCOPES:
-            stack.extend([child for child in reversed(node.children) if child.type in _HOLDS_STATEMENTS])
+        for node in stack[-1]:
+            kind = node.type
+            if kind not in holds:
+                continue
+            yield node
+            if kind == simple:
+                for child in node.children:
+                    if child.type not in separators:
+                        yield child
+            elif nested or kind not in _SCOPES:
+                stack.append(iter(node.children))
+                break
+        else:
+            stack.pop()
 
 
 def scoped_statements(tree: pytree.Node) -> Iterator[tuple[pytree.Node, pytree.Base]]:

@@ -37,6 +37,8 @@ EXTRA_PATTERNS = [
     "power< NAME trailer< '(' [any] ')' > any* >",
     "( trailer< '.' ('a' | 'b') > | atom< '(' any ')' > | expr_stmt< any '=' any > )",
     "power< any* trailer< '.' 'x' > >",
+    "power< any* trailer< '.' ('a' | 'b') > (trailer< '(' any ')' >) >",
+    "power< [any] ('x' any) trailer< '[' any ']' > >",
     "import_from< 'from' any 'import' ['('] any [')'] >",
 ]
 
@@ -70,6 +72,25 @@ def test_quick_check_rejects_cheaply_what_cannot_match() -> None:
     assert check is not None
     assert {str(node).strip() for node in powers if check(node)} >= {"Dropout(0.5)(y)"}
     assert not check(next(p for p in powers if str(p).strip() == "tf.data.TFRecordDataset(f).map(g).batch(32).prefetch(1)"))
+
+
+def test_quick_check_pins_down_the_children_after_an_open_part() -> None:
+    pattern = PatternCompiler().compile_pattern(
+        "power< any* trailer< '.' ('setdefault' | 'putenv') > trailer< '(' arglist ')' > >")
+    check = quick_check(pattern)
+    tree = _trees()[0]
+    powers = {str(node).strip(): node for node in tree.pre_order() if node.type == pygram.python_symbols.power}
+    assert check is not None
+    assert not check(powers["tf.data.TFRecordDataset(f).map(g).batch(32).prefetch(1)"])  # .prefetch
+    assert not check(powers["session_config.device_filters.extend([\"/job:ps\"])"])  # one argument
+    assert check(parse_power("os.environ.setdefault(name, value)"))
+
+
+def parse_power(source: str) -> pytree.Base:
+    """The expression ``source``, parsed."""
+    tree = driver.Driver(pygram.python_grammar_no_print_and_exec_statement,
+                         convert=pytree.convert).parse_string(source + "\n")
+    return tree.children[0].children[0]
 
 
 @pytest.mark.parametrize("source", PATTERNS + EXTRA_PATTERNS)

@@ -159,8 +159,25 @@ def _module(spelled: Optional[str], ctx: FileContext) -> str:
 
 
 def code(node: Base) -> str:
-    """``node``'s tokens without whitespace or comments, for comparing expressions."""
-    return "".join(leaf.value for leaf in node.leaves())
+    """``node``'s tokens without whitespace or comments, for comparing expressions.
+
+    One iterator per level, not fissix's ``leaves()``, which passes each leaf up a generator
+    per level of the tree: this is asked of every assignment near a session config."""
+    if node.type < 256:
+        return node.value
+    values: list[str] = []
+    add = values.append
+    stack = [iter(node.children)]
+    while stack:
+        for child in stack[-1]:
+            if child.type < 256:
+                add(child.value)
+            else:
+                stack.append(iter(child.children))
+                break
+        else:
+            stack.pop()
+    return "".join(values)
 
 
 def callee_last_name(node: Base) -> Optional[str]:
