@@ -63,6 +63,23 @@ def uses(scope: pytree.Node, name: str) -> list[Use]:
     return result
 
 
+def name_leaves(node: pytree.Node) -> dict[str, list[pytree.Leaf]]:
+    """The NAME leaves below ``node`` by value, each list in the tree's order. One iterator
+    per level, not ``pre_order``'s one yield per node: half the walk."""
+    leaves: dict[str, list[pytree.Leaf]] = {}
+    stack = [iter(node.children)]
+    while stack:
+        for child in stack[-1]:
+            if child.type == token.NAME:
+                leaves.setdefault(child.value, []).append(child)
+            elif child.children:
+                stack.append(iter(child.children))
+                break
+        else:
+            stack.pop()
+    return leaves
+
+
 class Names:
     """The variable occurrences of a scope (nested scopes included) by name, from one walk:
     ``Names(scope).uses(name)`` is ``uses(scope, name)``, for who asks about many names of
@@ -74,18 +91,8 @@ class Names:
 
     def __init__(self, scope: pytree.Node) -> None:
         self.scope = scope
-        self.leaves: dict[str, list[pytree.Leaf]] = {}
+        self.leaves = name_leaves(scope)
         self._local: dict[tuple[int, str], bool] = {}
-        stack = [iter(scope.children)]  # one iterator per level, as :class:`NameIndex`
-        while stack:
-            for child in stack[-1]:
-                if child.type == token.NAME:
-                    self.leaves.setdefault(child.value, []).append(child)
-                elif child.children:
-                    stack.append(iter(child.children))
-                    break
-            else:
-                stack.pop()
 
     def uses(self, name: str) -> list[Use]:
         result = []
@@ -114,19 +121,8 @@ class NameIndex:
     later are not in it, and those they take out of the tree are left out."""
 
     def __init__(self, tree: pytree.Node) -> None:
-        self.leaves: dict[str, list[pytree.Leaf]] = {}
+        self.leaves = name_leaves(tree)
         self._local: dict[tuple[int, str], bool] = {}
-        # One iterator per level, not ``pre_order``'s one yield per node: half the walk.
-        stack = [iter(tree.children)]
-        while stack:
-            for child in stack[-1]:
-                if child.type == token.NAME:
-                    self.leaves.setdefault(child.value, []).append(child)
-                elif child.children:
-                    stack.append(iter(child.children))
-                    break
-            else:
-                stack.pop()
 
     def uses(self, scope: pytree.Node, name: str) -> list[Use]:
         result = []
