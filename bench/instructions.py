@@ -57,12 +57,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("bench: valgrind is not installed (apt-get install valgrind); nothing measured")
         return 2
     sys.path.insert(0, str(HERE))
-    from run_bench import corpus_repos  # the CLI's imports only when measuring
+    from run_bench import compile_bytecode, corpus_repos  # the CLI's imports only when measuring
 
     repos = corpus_repos(args.corpus)
     if not repos:
         print(f"bench: no git repository in {args.corpus}")
         return 2
+    compile_bytecode(args.python)  # both sides of an A/B as installed, compiler left out
     with tempfile.TemporaryDirectory(prefix="npu-codemod-instructions-") as scratch:
         work = Path(scratch)
         listing = work / "repos.txt"
