@@ -95,22 +95,7 @@ class Names:
         self._local: dict[tuple[int, str], bool] = {}
 
     def uses(self, name: str) -> list[Use]:
-        result = []
-        scope = self.scope
-        for leaf in self.leaves.get(name, ()):
-            if not (_is_variable(leaf) or _is_nested_def_name(leaf, scope)):
-                continue
-            nested = self._nesting(leaf, name)
-            if nested is None:
-                continue
-            use = classify(leaf)
-            if nested and use.kind != "bind":
-                use = Use(leaf, "escape", "used in a nested function")
-            result.append(use)
-        return result
-
-    def _nesting(self, leaf: pytree.Leaf, name: str) -> Optional[bool]:
-        return _nesting(leaf, name, self.scope, self._local)
+        return _leaf_uses(self.leaves.get(name, ()), name, self.scope, self._local)
 
 
 class NameIndex:
@@ -125,18 +110,26 @@ class NameIndex:
         self._local: dict[tuple[int, str], bool] = {}
 
     def uses(self, scope: pytree.Node, name: str) -> list[Use]:
-        result = []
-        for leaf in self.leaves.get(name, ()):
-            if not _is_within(leaf, scope) or not (_is_variable(leaf) or _is_nested_def_name(leaf, scope)):
-                continue
-            nested = _nesting(leaf, name, scope, self._local)
-            if nested is None:
-                continue
-            use = classify(leaf)
-            if nested and use.kind != "bind":
-                use = Use(leaf, "escape", "used in a nested function")
-            result.append(use)
-        return result
+        return _leaf_uses([leaf for leaf in self.leaves.get(name, ()) if _is_within(leaf, scope)],
+                          name, scope, self._local)
+
+
+def _leaf_uses(leaves: Iterable[pytree.Leaf], name: str, scope: pytree.Node,
+               local: dict[tuple[int, str], bool]) -> list[Use]:
+    """The uses among ``leaves`` (the name ``name``'s leaves within ``scope``) of the variable
+    ``name`` of ``scope``, as :func:`uses` classifies them; ``local`` caches :func:`_nesting`."""
+    result = []
+    for leaf in leaves:
+        if not (_is_variable(leaf) or _is_nested_def_name(leaf, scope)):
+            continue
+        nested = _nesting(leaf, name, scope, local)
+        if nested is None:
+            continue
+        use = classify(leaf)
+        if nested and use.kind != "bind":
+            use = Use(leaf, "escape", "used in a nested function")
+        result.append(use)
+    return result
 
 
 def _is_within(leaf: pytree.Leaf, scope: pytree.Node) -> bool:
