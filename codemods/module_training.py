@@ -137,7 +137,7 @@ class _Reader:
         if outer is not None:
             functions = {**outer.functions, **functions}
             methods = {name: [*outer.methods.get(name, ()), *methods.get(name, ())]
-                       for name in {*outer.methods, *methods}}
+                       for name in dict.fromkeys([*outer.methods, *methods])}  # in order: no hash seed
         made = _Scope(functions, methods)
         for defined in (*functions.values(), *methods.values()):
             for function in defined:
