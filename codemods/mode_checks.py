@@ -81,8 +81,7 @@ def mode_chosen_spans(index: ModuleIndex) -> tuple[tuple[Span, ...], tuple[Span,
         eager = _eager_test(statement.test)
         if eager is not None:
             graph.extend(_spans(statement.orelse if eager else statement.body))
-    for function in [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]:
-        graph.extend(_after_returns(function.body, _eager_test))  # type: ignore[attr-defined]
+    graph.extend(_functions_after_returns(index, _eager_test))
     for expression in index.nodes(ast.IfExp):
         eager = _eager_test(expression.test)
         if eager is not None:
@@ -114,6 +113,19 @@ def _after_mode_operand(operation: ast.BoolOp) -> Sequence[ast.expr]:
         if _eager_test(value) is wanted:
             return operation.values[number + 1:]
     return ()
+
+
+def _functions_after_returns(index: ModuleIndex, test: Callable[[ast.expr], Optional[bool]]) -> list[Span]:
+    """:func:`_after_returns` of every function's body; no function is walked unless an ``if``
+    of the module could start such a rest (no ``else``, a last ``return`` or ``raise``, a
+    ``test`` that says True): most modules have none."""
+    if not any(not node.orelse and isinstance(node.body[-1], (ast.Return, ast.Raise)) and test(node.test) is True
+               for node in index.nodes(ast.If)):
+        return []
+    found: list[Span] = []
+    for function in [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]:
+        found.extend(_after_returns(function.body, test))  # type: ignore[attr-defined]
+    return found
 
 
 def _after_returns(body: Sequence[ast.stmt], test: Callable[[ast.expr], Optional[bool]]) -> list[Span]:
@@ -200,8 +212,7 @@ def tf1_branch_spans(index: ModuleIndex) -> tuple[Span, ...]:
     TensorFlow 2 never runs them, in either mode: a TF 1.x-only name there is no T1 signal
     (``tf_versions``: the module adapts to the version, as under :func:`version_guarded_spans`)."""
     found: list[Span] = []
-    for function in [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]:
-        found.extend(_after_returns(function.body, _tf2_test))  # type: ignore[attr-defined]
+    found.extend(_functions_after_returns(index, _tf2_test))
     for statement in index.nodes(ast.If):
         tf2 = _tf2_test(statement.test)
         if tf2 is not None:

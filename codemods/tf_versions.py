@@ -673,11 +673,11 @@ def _bound_names(index: ModuleIndex, bound: dict[str, str]) -> list[tuple[ast.ex
     return found
 
 
-def _dots(spelled: str) -> list[int]:
+@lru_cache(maxsize=16384)
+def _dots(spelled: str) -> tuple[int, ...]:
     """The ends of each dotted prefix of ``spelled`` past its head (``tf.a.b``: ``tf.a``,
-    ``tf.a.b``), or the name itself when it has no dot."""
-    ends = [at for at, char in enumerate(spelled) if char == "."][1:] + [len(spelled)]
-    return ends
+    ``tf.a.b``), or the name itself when it has no dot (the same names recur in every file)."""
+    return (*[at for at, char in enumerate(spelled) if char == "."][1:], len(spelled))
 
 
 def _before(use: Use, other: Use) -> bool:
@@ -698,6 +698,7 @@ def _borrowed(spelled: str) -> bool:
     return "compat.v1." in spelled
 
 
+@lru_cache(maxsize=16384)
 def _raw_signal(raw: str) -> tuple[str, Optional[str]]:
     """The public name of the full name ``raw`` (as the file binds it) and its signal (the same
     names recur in every file)."""
