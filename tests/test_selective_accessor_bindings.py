@@ -14,7 +14,9 @@ modes diverge.
 
 from __future__ import annotations
 
+import re
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -25,7 +27,8 @@ from npu_codemod.plugins.packs import default_rules
 
 from support.packs import repository_facts
 
-RULES = default_rules(load_plugins().rules())
+ALL_RULES = load_plugins().rules()
+RULES = default_rules(ALL_RULES)
 
 #: The repository's accessors: functions that return TensorFlow modules.
 COMPAT = textwrap.dedent('''\
@@ -143,3 +146,39 @@ def test_a_name_a_class_body_binds_is_known_to_linked_rules() -> None:
     assert sorted((finding.rule_id, finding.status) for finding in full.findings) == [
         ("NPU001", "migrated"), ("NPU007", "migrated"), ("NPU010", "migrated")]
     assert outcome == full
+
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted(path for folder in ("tests/corpus", "tests/sample_projects", "examples")
+                 for path in (ROOT / folder).rglob("*.py"))
+_IMPORT = re.compile(r"^import tensorflow as tf[ \t]*$", re.MULTILINE)
+_FIRST_FUNCTION = re.compile(r"^def [^\n]*\n(?:[ \t]+[^\n]*\n|\n)*", re.MULTILINE)
+
+
+def _through_accessor(text: str) -> "str | None":
+    """``text`` with its ``tf`` bound by ``tf = get_tf()`` after its first function (a unit of
+    its own) instead of by its import, or None where it has no such import or function."""
+    if not _IMPORT.search(text):
+        return None
+    text = _IMPORT.sub("import tensorflow as tf_base\nfrom lib.compat import get_tf", text, count=1)
+    function = _FIRST_FUNCTION.search(text)
+    if function is None:
+        return None
+    return text[:function.end()] + "\n\ntf = get_tf()\n\n\n" + text[function.end():]
+
+
+@pytest.mark.parametrize("rules", ["default", "every-pack"])
+def test_every_corpus_file_reaching_tf_through_an_accessor_gives_the_same_outcome(rules: str) -> None:
+    chosen = RULES if rules == "default" else ALL_RULES
+    selective, full = Engine(chosen, SELECTIVE, plan_every_file=True), Engine(chosen, FULL)  # short files too
+    compared = rewritten = 0
+    for path in SOURCES:
+        text = _through_accessor(path.read_text(encoding="utf-8"))
+        if text is None:
+            continue
+        facts = repository_facts({**FILES, "train.py": text})
+        outcome = full.process(text.encode(), "train.py", repo="repo", facts=facts)
+        assert selective.process(text.encode(), "train.py", repo="repo", facts=facts) == outcome, path
+        compared += 1
+        rewritten += outcome.new_data is not None
+    assert compared > 40 and rewritten > 15
