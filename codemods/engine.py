@@ -28,14 +28,16 @@ from fissix.pygram import python_symbols as syms
 from fissix.refactor import _get_headnode_dict
 
 from . import ast_handover
+from .accessors import file_accessors, repository_accessors
 from .api_sites import ApiSites, uncovered
 from .ast_handover import Handover
+from .ast_names import ast_import_names
 from .dead_sites import settle_dead
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import place_imports
 from .modules import forget_trees
-from .names import TF, imports_module_pattern
+from .names import TF, UNRESOLVED_ACCESSOR, imports_module_pattern
 from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
@@ -318,7 +320,7 @@ class Engine:
         redone without it. ``handover``: what the analysis read from the file's ``ast``."""
         text = source.text
         body = text if text.endswith("\n") or not text else text + "\n"
-        layout = self._layout(body, active, facts, handover)
+        layout = self._layout(body, path, active, facts, handover)
         crashed: list[Finding] = []
         while active:
             unparsed = layout is not None and not any(
@@ -341,14 +343,16 @@ class Engine:
             return self._outcome(ctx, source, tuple(crashed))
         return FileOutcome(path, tuple(crashed))
 
-    def _layout(self, body: str, active: list[Rule], facts: FrozenSet[str],
+    def _layout(self, body: str, path: str, active: list[Rule], facts: FrozenSet[str],
                 handover: Optional[Handover] = None) -> Optional[Layout]:
         """The file cut into units for a selective parse (or none: see :meth:`_run_unparsed`),
-        or None to parse it whole: the full mode, an eager file, a short one, or one where a
+        or None to parse it whole: the full mode, an eager file, one that binds a name through
+        a module accessor (see :func:`binds_through_accessors`), a short one, or one where a
         cheap look says the rules need nearly all of it anyway (see ``units.may_skip``),
         unless another says no rule reading the tree may have a site in it. A layout the
         analysis handed over costs no parse (less than those looks): every such file has it."""
-        if self.mode != SELECTIVE or may_enable_eager(body):
+        if self.mode != SELECTIVE or may_enable_eager(body) \
+                or binds_through_accessors(body, path, facts, handover):
             return None
         marks = [mark for rule in active for mark in rule._ast_sites]
         if handover is not None:
@@ -712,6 +716,28 @@ def unlink(tree: pytree.Base) -> None:
         node = pop()
         node.parent = None
         push(node.children)
+
+
+def binds_through_accessors(body: str, path: str, facts: FrozenSet[str],
+                            handover: Optional[Handover] = None) -> bool:
+    """Does the file ``body`` bind a name to the module a repository's accessor function
+    returns (``nn = compat.nn()``), or to an alias of one (``layers = tf_lib.layers``)?
+    ``ImportNames`` binds such a name for every unit, wherever the assignment is (at module
+    level, in an ``if``, in a function that declares it ``global``), while a selective parse
+    knows only the bindings of the units it parses (``units``: imports and their aliases are
+    always parsed, an accessor's call is not): the file is parsed whole. Seen as a difference
+    between the file's bindings read with and without its accessors (both from ``ast``)."""
+    accessors = repository_accessors(facts)
+    if all(target == UNRESOLVED_ACCESSOR for target in accessors.values()):
+        return False  # a module not known binds no name (nor does no accessor at all)
+    imported = handover.imported_names() if handover is not None else None
+    spelled = file_accessors(path, body, accessors, imported)
+    if all(target == UNRESOLVED_ACCESSOR for target in spelled.values()):
+        return False
+    if handover is not None:
+        return handover.import_names(TF, spelled).bindings != handover.import_names(TF).bindings
+    through, without = ast_import_names(body, TF, spelled), ast_import_names(body, TF)
+    return through is not None and without is not None and through.bindings != without.bindings
 
 
 def may_bind(module: str, text: str) -> bool:
