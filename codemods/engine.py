@@ -445,6 +445,7 @@ class Engine:
             self._guarded(rule, ctx, partial(rule.finish, tree, ctx))
         if ctx.imports or tree_text(tree) != body:
             raise _PlanFailed()
+        ctx._rewrite = body  # the outcome need not render it again
         return ctx
 
     def _need(self, rule: Rule, facts: FrozenSet[str]) -> RuleNeed:
@@ -464,12 +465,21 @@ class Engine:
 
     @staticmethod
     def _restore(plan: Optional[ParsePlan], ctx: FileContext) -> None:
-        """The skipped units' own bytes back into the tree (see :meth:`ParsePlan.restore`)."""
+        """The skipped units' own bytes back into the tree (see :meth:`ParsePlan.restore`), once
+        every rule has run, and the tree's text rendered once: each top-level statement's, joined
+        for the compile check (the parsed units'), then with the restored units' text in place of
+        their placeholders' for the outcome (:attr:`FileContext._rewrite`)."""
         if plan is None:
             return
-        ctx._parsed_rewrite = tree_text(ctx.tree)  # what the compile check needs
-        if not plan.restore(ctx.tree):
+        pieces = [tree_text(statement) for statement in ctx.tree.children]
+        ctx._parsed_rewrite = "".join(pieces)  # what the compile check needs
+        restored = plan.restore(ctx.tree)
+        if restored is None:
             raise _PlanFailed()
+        children = ctx.tree.children
+        for at in restored:
+            pieces[at] = tree_text(children[at])
+        ctx._rewrite = "".join(pieces)
 
     @staticmethod
     def _eager(ctx: FileContext, text: str) -> bool:
@@ -573,7 +583,7 @@ class Engine:
         own = tuple(settle_dead(ctx.findings, partial(ast_handover.file_dead_lines, ctx)))
         findings = crashed + own
         sites = tuple(sorted(ApiSites.of_key(key, count) for key, count in ctx.api_sites.items()))
-        new_text = tree_text(ctx.tree)
+        new_text = ctx._rewrite if ctx._rewrite is not None else tree_text(ctx.tree)
         path, repo, original, parsed, parsed_rewrite = ctx.path, ctx.repo, ctx.original, ctx.parsed, ctx._parsed_rewrite
         released(ctx)
         if new_text == original:

@@ -293,6 +293,10 @@ class FileContext:
     # Private, the engine's: the rewrite of the parsed units' text (selective parsing), for
     # the compile check.
     _parsed_rewrite: Optional[str] = field(default=None, init=False, repr=False)
+    # Private, the engine's: the rewritten file's text, rendered once the rules are done and the
+    # skipped units are back (selective parsing: from the pieces of ``_parsed_rewrite``); None:
+    # the outcome renders the tree. Never set earlier: rules edit leaf values in place up to the end.
+    _rewrite: Optional[str] = field(default=None, init=False, repr=False)
     # Private, the engine's: True when the file was not parsed with fissix (``tree`` holds
     # its text as the end marker's prefix; ``Rule._reads_tree``): bindings come from ``ast``.
     _unparsed: bool = field(default=False, init=False, repr=False)

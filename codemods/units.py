@@ -677,28 +677,29 @@ class ParsePlan:
         hidden = frozenset().union(*(unit.names for unit in self.skipped.values()))
         setattr(tree, HIDDEN_NAMES, hidden)
 
-    def restore(self, tree: pytree.Node) -> bool:
+    def restore(self, tree: pytree.Node) -> Optional[list[int]]:
         """Put each skipped unit's own text back in place of its placeholder, in ``tree`` (the
-        rewritten parse of :meth:`text`). False when a placeholder is not where a rule can
-        leave it (a top-level statement of its own): the file must then be redone whole."""
+        rewritten parse of :meth:`text`), and say where: the positions in ``tree.children`` of
+        the statements that changed (the rest of the tree is as it was). None when a placeholder
+        is not where a rule can leave it (a top-level statement of its own): the file must then
+        be redone whole."""
         found = {}
-        for statement in tree.children:
+        for at, statement in enumerate(tree.children):
             index = _placeholder_index(statement)
             if index is not None:
-                found[index] = statement
+                found[index] = at
         if set(found) != set(self.skipped):
-            return False
-        lines = self.layout.lines
-        for index, statement in found.items():
+            return None
+        lines, children = self.layout.lines, tree.children
+        for index, at in found.items():
             unit = self.skipped[index]
             code = "".join(lines[unit.first - 1:unit.last])
             ending = _ending(code)
-            atom = statement.children[0]
-            newline = statement.children[1]
+            atom, newline = children[at].children
             if newline.type != token.NEWLINE or newline.value != ending:
-                return False
+                return None
             atom.replace(pytree.Leaf(token.NAME, code[:len(code) - len(ending)], prefix=atom.prefix))
-        return True
+        return sorted(found.values())
 
 
 def _ending(line: str) -> str:

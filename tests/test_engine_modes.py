@@ -17,7 +17,7 @@ import pytest
 
 from npu_codemod.api import Capture, FileContext, Node, Rule, hookimpl  # noqa: F401
 from npu_codemod.codemods import units
-from npu_codemod.codemods.engine import FULL, SELECTIVE, SELECTIVE_MIN_LINES, Engine
+from npu_codemod.codemods.engine import FULL, SELECTIVE, SELECTIVE_MIN_LINES, Engine, parse_module
 from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
 from npu_codemod.plugins.manager import load_plugins
 from npu_codemod.plugins.packs import default_rules
@@ -272,6 +272,76 @@ def test_a_linked_rule_gets_the_functions_its_site_uses_and_their_callers():
         {"parse"}, {"input_fn"}, {"train"}]
     outcome, counts = both(RULE_SETS["default"], _padded(text).encode())
     assert b"batch(32, drop_remainder=True)" in outcome.new_data and counts["selective"] == 1
+
+
+class _RenamesDropoutLast(Rule):
+    """Spells each ``tf.nn.dropout(...)`` as ``npu.nn.dropout(...)``, in ``finish`` and by
+    assigning the leaf's value (which fissix does not record as a change)."""
+
+    id = "TST904"
+    name = "renames-dropout-last"
+    description = "test rule"
+    _scope = "site"
+    calls = ("tensorflow.nn.dropout",)
+
+    def start(self, tree: Node, ctx: FileContext) -> None:
+        self.heads = []
+
+    def visit_reference(self, reference, ctx: FileContext) -> None:
+        self.heads.append(reference.node.children[0])
+        ctx.report(reference, "migrated", "renamed it")
+
+    def finish(self, tree: Node, ctx: FileContext) -> None:
+        for head in self.heads:
+            head.value = "npu"
+
+
+#: Five definitions after the import (always parsed): the second and fourth are sites.
+_FIVE = textwrap.dedent('''\
+    """Five definitions."""
+    import tensorflow as tf
+
+
+    # the first, skipped
+    def first(x):
+        return tf.nn.relu(x)  # first
+
+
+    def second(x, keep):
+        return tf.nn.dropout(x, keep)
+    # between the second and the third
+
+
+    class Third(object):
+        """Skipped."""
+
+        def call(self, x):
+            return tf.nn.relu(x)
+
+
+    @tf.function
+    def fourth(x):
+        return tf.nn.dropout(x,
+                             0.5)
+
+
+    def fifth(x):
+        return tf.nn.relu(x)  # fifth, skipped
+    ''')
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_rewritten_and_skipped_units_are_joined_in_the_file_order(newline):
+    text = _FIVE.replace("\n", newline)
+    layout = units.module_layout(text)
+    plan = units.plan_parse(layout, [units.RuleNeed(units.SITE, frozenset({"dropout"}))])
+    assert sorted(plan.chosen) == [0, 2, 4]  # the docstring and import, second and fourth
+    tree = parse_module(plan.text())
+    assert plan.restore(tree) == [2, 4, 6]  # the top-level statements the placeholders were
+    assert str(tree) == text
+    outcome, counts = both([_RenamesDropoutLast()], text.encode(), every_file=True)
+    assert counts["selective"] == 1 and counts["skipped_lines"] == 9  # first, Third, fifth
+    assert outcome.new_data.decode() == text.replace("tf.nn.dropout", "npu.nn.dropout")
 
 
 class _RemovesAStatement(Rule):
