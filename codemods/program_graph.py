@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Optional
+from typing import AbstractSet, Callable, Iterable, Mapping, Optional, Union
 
-from .modules import nearest_name
+from .modules import KnownNames, nearest_name
 from .names import module_parts
 from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN
 
@@ -87,6 +87,7 @@ class Graph:
         self.known = set(nodes)
         self.packages = {".".join(name.split(".")[:end]) for name in self.known
                          for end in range(1, name.count(".") + 1)}
+        self._names = KnownNames(self.known | self.packages)  # once: each node asks of them all
         self._edges: dict[str, tuple[str, ...]] = {}
 
     def edges(self, node: Node) -> tuple[str, ...]:
@@ -94,9 +95,8 @@ class Graph:
         found = self._edges.get(node.module)
         if found is None:
             package = module_parts(node.path)[:-1]
-            names = self.known | self.packages
             found = self._edges[node.module] = tuple(dict.fromkeys(
-                name for target in node.imports for name in _resolved(target, package, names)))
+                name for target in node.imports for name in _resolved(target, package, self._names)))
         return found
 
     def importers(self) -> dict[str, list[str]]:
@@ -142,20 +142,24 @@ def reached_from(start: str, edges: Callable[[str], Iterable[str]]) -> dict[str,
     return parents
 
 
-def imported_module(target: str, package: tuple[str, ...], modules: set[str]) -> Optional[str]:
+def imported_module(target: str, package: tuple[str, ...],
+                    modules: Union[AbstractSet[str], KnownNames]) -> Optional[str]:
     """The module among ``modules`` that importing ``target`` (dotted, as a file of ``package``
     spells it) runs: ``target`` itself (``import a.b``, ``from a import b`` of a module ``b``),
     else the module it names a member of (``from a.b import c`` of a function ``c``), the
-    nearest folder first (:func:`~.modules.nearest_name`); None when neither is one."""
+    nearest folder first (:func:`~.modules.nearest_name`); None when neither is one. A caller
+    that resolves many imports against the same modules passes them as :class:`KnownNames`:
+    a name found in no nearby folder is then not compared with every module."""
     for candidate in (target, target.rpartition(".")[0]):
         if candidate:
-            found = nearest_name(candidate, package, modules)
+            found = modules.nearest(candidate, package) if isinstance(modules, KnownNames) \
+                else nearest_name(candidate, package, modules)
             if found is not None:
                 return found
     return None
 
 
-def _resolved(target: str, package: tuple[str, ...], names: set[str]) -> list[str]:
+def _resolved(target: str, package: tuple[str, ...], names: KnownNames) -> list[str]:
     found = imported_module(target, package, names)
     return [found] if found is not None else []
 

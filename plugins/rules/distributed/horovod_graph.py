@@ -20,7 +20,14 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Mapping, Optional
 
-from npu_codemod.api._toolkit import ModuleIndex, imported_module, module_package, module_parts, reached_from
+from npu_codemod.api._toolkit import (
+    KnownNames,
+    ModuleIndex,
+    imported_module,
+    module_package,
+    module_parts,
+    reached_from,
+)
 
 GRAPH = "horovod-graph:"
 
@@ -56,12 +63,13 @@ class Graph:
                 self.flags[module] = flags
                 raw[module] = (module_package(path), list(filter(None, imports.split(","))))
         known = set(self.flags)
+        names = KnownNames(known)  # once: every import of every module is looked up in it
         self.edges: dict[str, list[str]] = {}
         #: Module -> whether it imports a name that is none of the analysed modules.
         self.unresolved: dict[str, bool] = {}
         self.importers: dict[str, list[str]] = {module: [] for module in known}
         for module, (package, targets) in raw.items():
-            resolved = [_resolved(target, package, known) for target in targets]
+            resolved = [_resolved(target, package, known, names) for target in targets]
             self.unresolved[module] = not all(resolved)
             found = [name for names in resolved for name in names]
             self.edges[module] = [name for name in dict.fromkeys(found) if name != module]
@@ -125,11 +133,12 @@ def _through(how: str, parents: Mapping[str, Optional[str]], end: str, start: st
     return f"{how} through {' -> '.join(reversed(between))}" if between else how
 
 
-def _resolved(target: str, package: tuple[str, ...], known: set[str]) -> list[str]:
-    """The modules of ``known`` that importing ``target`` from ``package`` runs: the module
-    (``imported_module``, as NPU061's graph resolves an import) and the packages above it that
-    are files of their own (``import a.b.c`` runs ``a`` and ``a.b`` too)."""
-    found = imported_module(target, package, known)
+def _resolved(target: str, package: tuple[str, ...], known: set[str], names: KnownNames) -> list[str]:
+    """The modules of ``known`` (``names``: the same, for lookups) that importing ``target``
+    from ``package`` runs: the module (``imported_module``, as NPU061's graph resolves an
+    import) and the packages above it that are files of their own (``import a.b.c`` runs ``a``
+    and ``a.b`` too)."""
+    found = imported_module(target, package, names)
     if found is None:
         return []
     parts = found.split(".")

@@ -85,6 +85,7 @@ from npu_codemod.codemods.imports import COMPAT_INIT_IMPORT, NPU_INIT_IMPORT, fi
 from npu_codemod.codemods.mode_checks import Span, tf1_only_spans, within
 from npu_codemod.codemods.module_training import trains_when_run
 from npu_codemod.codemods.modules import (
+    KnownNames,
     ModuleIndex,
     imported_names,
     module_ast,
@@ -364,6 +365,7 @@ __all__ = [
     "NameIndex",
     "Names",
     "nearest_name",
+    "KnownNames",
     "opened_in",
     "needs_parentheses",
     "name_references",
