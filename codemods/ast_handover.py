@@ -97,11 +97,12 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
         return None
     stand_ins = [(kind, _stand_in(number), test) for number, (kind, _, test) in enumerate(marks)]
     layout = module_layout(text, stand_ins)
-    nodes = module_index(module).statements()  # the analyses' index: no walk of its own
+    index = module_index(module)  # the analyses': no walk of its own
+    nodes = index.statements()
     steps = binding_steps(text, nodes)
     resolvers = _audited(steps, text)
     reading = (bindings_key(resolvers),
-               tuple(_site_values(site) for site in parsed_references(text, module, resolvers)),
+               tuple(_site_values(site) for site in parsed_references(text, module, resolvers, index=index)),
                _top_level_runs(module), class_members(module), nested_runs(nodes, text)) if resolvers else None
     dead = tuple(sorted(tree_dead_lines(module))) if may_have_dead_lines(text) else ()
     type_aliases = tuple(module_type_alias_spans(module, text))

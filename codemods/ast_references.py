@@ -27,7 +27,7 @@ from typing import Collection, Iterable, Iterator, Optional, Sequence, Union
 from .ast_names import names_read_alike
 from .ast_type_uses import in_typing_type
 from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS, is_introspection_call
-from .modules import child_fields, module_ast, statements
+from .modules import ModuleIndex, child_fields, module_ast, node_fields, statements
 from .names import ACCESSOR_CALL, ImportNames, ast_dotted_name
 from .qualified import ReferenceSite, references_under
 from .rule import FileContext
@@ -60,8 +60,9 @@ def _node_types(base: type) -> frozenset[type]:
 #: The node types a walk enters (the others hold no bound name, or are names).
 _WALKED = _node_types(ast.AST).difference(*map(_node_types, _NO_NAMES))
 _STATEMENTS = _node_types(ast.stmt)
-#: The fields to walk of each node type (``child_fields``), looked up once per type.
-_FIELDS: dict[type, tuple[str, ...]] = {kind: child_fields(kind) for kind in _WALKED}
+#: The fields to walk of each node type (``node_fields``: not an attribute's name, a
+#: keyword's...), looked up once per type.
+_FIELDS: dict[type, tuple[str, ...]] = {kind: node_fields(kind) for kind in _WALKED}
 
 #: What has a position in the text.
 Spot = Union[ast.expr, ast.stmt, ast.arg, ast.keyword, ast.excepthandler]
@@ -83,16 +84,21 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
 
 
 def parsed_references(text: str, module: ast.Module, resolvers: Sequence[ImportNames],
-                      heads: Optional[Collection[str]] = None) -> list[ReferenceSite]:
+                      heads: Optional[Collection[str]] = None,
+                      index: Optional[ModuleIndex] = None) -> list[ReferenceSite]:
     """:func:`ast_references` of ``text`` whose ``ast`` is ``module`` (``ast.parse(text)``);
     with ``heads``, only the sites that start with one of those names (a site depends on its
-    own name's resolver only: the others are not looked for)."""
+    own name's resolver only: the others are not looked for). With ``index``, ``module``'s
+    (:func:`~.modules.module_index`), the walk skips the statements that hold no bound name,
+    rather than those whose lines do not spell one: the same sites where ``ast`` reads each
+    name as the text spells it (:func:`~.ast_names.names_read_alike`), without a search of
+    the text for the names."""
     by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.heads}
     if heads is not None:
         by_head = {name: resolver for name, resolver in by_head.items() if name in heads}
     if not by_head:
         return []
-    finder = _Finder(text, by_head)
+    finder = _Finder(text, by_head, index)
     found = [site for site in finder.sites(module) if site is not None]
     return sorted(found, key=lambda site: (site.line, site.column))
 
@@ -279,11 +285,17 @@ class SourcePositions:
 class _Finder:
     """One walk of a module's ``ast``: its parents, then the site of each bound name."""
 
-    def __init__(self, text: str, by_head: dict[str, ImportNames]) -> None:
+    def __init__(self, text: str, by_head: dict[str, ImportNames],
+                 index: Optional[ModuleIndex] = None) -> None:
         self.source = SourcePositions(text)
         self.by_head = by_head
         self.parents: dict[ast.AST, tuple[ast.AST, str]] = {}
-        self._heads = spelled_at(text, by_head)
+        self._heads: list[int] = []  # where the text spells a bound name (no index)
+        self._name_lines: Optional[list[int]] = None  # the lines of the bound names (the index)
+        if index is None:
+            self._heads = spelled_at(text, by_head)
+        else:
+            self._name_lines = sorted([node.lineno for node in index.nodes(ast.Name) if node.id in by_head])
         self._qualified: dict[tuple[str, str], Optional[str]] = {}  # ``qualify``'s answers
 
     def sites(self, module: ast.Module) -> Iterator[Optional[ReferenceSite]]:
@@ -293,9 +305,10 @@ class _Finder:
 
     def _walk(self, module: ast.Module) -> list[ast.Name]:
         """The bound names of ``module``, their parents recorded: statements whose lines spell
-        no bound name are skipped, and so is what cannot hold a name (f-strings, imports,
-        constants)."""
-        heads, parents, may_name = self.by_head, self.parents, self._may_name
+        no bound name are skipped (with the index, those that hold none), and so is what cannot
+        hold a name (f-strings, imports, constants)."""
+        heads, parents = self.by_head, self.parents
+        may_name = self._may_name if self._name_lines is None else self._holds_name
         stack: list[ast.AST] = [module]
         pop, push = stack.pop, stack.append
         found: list[ast.Name] = []
@@ -324,6 +337,16 @@ class _Finder:
         starts, heads = self.source.starts, self._heads
         index = bisect_left(heads, starts[first - 1])
         return index < len(heads) and heads[index] < starts[statement.end_lineno or statement.lineno]
+
+    def _holds_name(self, statement: ast.stmt) -> bool:
+        """:meth:`_may_name` from the index: whether a bound name lies on a line of
+        ``statement`` (its decorators included)."""
+        decorators = getattr(statement, "decorator_list", None)
+        first = min([statement.lineno] + [decorator.lineno for decorator in decorators]) \
+            if decorators else statement.lineno
+        lines = self._name_lines or []
+        index = bisect_left(lines, first)
+        return index < len(lines) and lines[index] <= (statement.end_lineno or statement.lineno)
 
     def _site(self, head: Union[ast.Name, ast.arg], name: str, last: Spot, called: bool = False,
               base_class: bool = False, type_use: bool = False) -> Optional[ReferenceSite]:

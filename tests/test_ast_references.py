@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 from npu_codemod.api import ImportNames, references_under
 from npu_codemod.api._toolkit import ReferenceSite, ast_references, parse_module
-from npu_codemod.codemods.ast_references import SourcePositions, spelled_at
+from npu_codemod.codemods.ast_names import ast_import_names, names_read_alike
+from npu_codemod.codemods.ast_references import SourcePositions, parsed_references, spelled_at
+from npu_codemod.codemods.modules import ModuleIndex, module_ast
 from npu_codemod.testing import assert_reports
 
 from support.sources import python_sources
@@ -147,6 +149,56 @@ def test_both_finders_agree_on_a_tricky_snippet(snippet: str) -> None:
     on_tree, from_ast = answers
     assert from_ast is not None
     assert from_ast == on_tree
+
+
+def sites_with_and_without_index(text: str) -> tuple[Sites, Sites]:
+    """``parsed_references`` of ``text`` without its module's index and with it."""
+    module = module_ast(text)
+    assert module is not None and names_read_alike(text)
+    resolvers = [names for names in (ast_import_names(text, root) for root in ROOTS) if names is not None]
+    return parsed_references(text, module, resolvers), parsed_references(text, module, resolvers,
+                                                                         index=ModuleIndex(module))
+
+
+def test_with_the_index_the_walk_finds_the_same_sites_on_every_source() -> None:
+    """The hand-over's record reads the uses with the module's index: the walk skips the
+    statements that hold no bound name, not those whose lines spell none."""
+    compared, sites, differ = 0, 0, []
+    for where, text in [*python_sources().items(), *enumerate(HEAD + snippet for snippet in TRICKY)]:
+        text = text if text.endswith("\n") else text + "\n"
+        if module_ast(text) is None or "\r" in text or not names_read_alike(text):
+            continue
+        without, with_index = sites_with_and_without_index(text)
+        compared += 1
+        sites += len(without)
+        if with_index != without:
+            differ.append(where)
+    assert differ == []
+    assert compared > 450 and sites > 1500
+
+
+def test_with_the_index_a_statement_is_walked_where_a_line_of_it_holds_a_name() -> None:
+    source = HEAD + textwrap.dedent('''\
+        @tf.function
+        @other(
+            Tensor)
+        def f(x):
+            "tf.x and Tensor, in a string: no use"
+            y = (x +  # tf.y in a comment
+                 hvd.rank())
+            return [x for x in range(3)]
+
+
+        class A(
+                tf.Module):
+            z = 1
+
+
+        w = """tf.w""" if x else tf.v
+    ''')
+    without, with_index = sites_with_and_without_index(source)
+    assert [site.spelled for site in with_index] == ["tf.function", "Tensor", "hvd.rank", "tf.Module", "tf.v"]
+    assert with_index == without
 
 
 def test_the_sites_where_fissix_reads_names_its_own_way() -> None:
