@@ -22,7 +22,8 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Collection, Iterable, Iterator, Optional, Sequence, Union
+from operator import itemgetter
+from typing import Collection, Iterable, Optional, Sequence, Union
 
 from .ast_names import names_read_alike
 from .ast_type_uses import in_typing_type
@@ -93,14 +94,31 @@ def parsed_references(text: str, module: ast.Module, resolvers: Sequence[ImportN
     rather than those whose lines do not spell one: the same sites where ``ast`` reads each
     name as the text spells it (:func:`~.ast_names.names_read_alike`), without a search of
     the text for the names."""
+    return [ReferenceSite(*values) for values in parsed_site_values(text, module, resolvers, heads, index)]
+
+
+#: A :class:`~.qualified.ReferenceSite`'s fields, in order: what the hand-over's record keeps.
+SiteValues = tuple[int, int, int, str, str, bool, bool, bool]
+
+
+def parsed_site_values(text: str, module: ast.Module, resolvers: Sequence[ImportNames],
+                       heads: Optional[Collection[str]] = None,
+                       index: Optional[ModuleIndex] = None) -> list[SiteValues]:
+    """:func:`parsed_references`, each site as the tuple of its fields (no site is made: the
+    hand-over's record keeps the values)."""
     by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.heads}
     if heads is not None:
         by_head = {name: resolver for name, resolver in by_head.items() if name in heads}
     if not by_head:
         return []
     finder = _Finder(text, by_head, index)
-    found = [site for site in finder.sites(module) if site is not None]
-    return sorted(found, key=lambda site: (site.line, site.column))
+    name_site = finder._name_site
+    found = [site for site in map(name_site, finder._walk(module)) if site is not None]
+    found.sort(key=_LINE_COLUMN)
+    return found
+
+
+_LINE_COLUMN = itemgetter(0, 1)  # a site's line and column
 
 
 @dataclass(frozen=True)
@@ -283,7 +301,8 @@ class SourcePositions:
 
 
 class _Finder:
-    """One walk of a module's ``ast``: its parents, then the site of each bound name."""
+    """One walk of a module's ``ast``: its parents (:meth:`_walk`), then the site of each
+    bound name (:meth:`_name_site`)."""
 
     def __init__(self, text: str, by_head: dict[str, ImportNames],
                  index: Optional[ModuleIndex] = None) -> None:
@@ -297,11 +316,6 @@ class _Finder:
         else:
             self._name_lines = sorted([node.lineno for node in index.nodes(ast.Name) if node.id in by_head])
         self._qualified: dict[tuple[str, str], Optional[str]] = {}  # ``qualify``'s answers
-
-    def sites(self, module: ast.Module) -> Iterator[Optional[ReferenceSite]]:
-        """The site of each bound name of ``module`` (None where it starts none)."""
-        for node in self._walk(module):
-            yield self._name_site(node)
 
     def _walk(self, module: ast.Module) -> list[ast.Name]:
         """The bound names of ``module``, their parents recorded: statements whose lines spell
@@ -349,8 +363,9 @@ class _Finder:
         return index < len(lines) and lines[index] <= (statement.end_lineno or statement.lineno)
 
     def _site(self, head: Union[ast.Name, ast.arg], name: str, last: Spot, called: bool = False,
-              base_class: bool = False, type_use: bool = False) -> Optional[ReferenceSite]:
-        """The site of ``name`` spelled from ``head`` to ``last`` (a name or an attribute)."""
+              base_class: bool = False, type_use: bool = False) -> Optional[SiteValues]:
+        """The site (its values) of ``name`` spelled from ``head`` to ``last`` (a name or an
+        attribute)."""
         spelled_head = head.id if isinstance(head, ast.Name) else head.arg
         key = (spelled_head, name)
         if key in self._qualified:  # a file spells the same few hundred names again and again
@@ -362,10 +377,11 @@ class _Finder:
         line, source = head.lineno, self.source
         column = source.column(line, head.col_offset)
         end = source.column(line, last.end_col_offset or 0) if last.end_lineno == line else column
-        return ReferenceSite(line, column, end, qualified, name, called, base_class, type_use)
+        return line, column, end, qualified, name, called, base_class, type_use
 
-    def _name_site(self, name: ast.Name) -> Optional[ReferenceSite]:
-        """The site that the bound ``name`` starts, if it starts one (see the module's doc)."""
+    def _name_site(self, name: ast.Name) -> Optional[SiteValues]:
+        """The site (its values) that the bound ``name`` starts, if it starts one (see the
+        module's doc)."""
         chain, parts = _climb_chain(name, self.parents, self.by_head[name.id])
         top = self._power(chain, name)
         parent, field = self.parents[top]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from dataclasses import fields
 from typing import Optional
 
 import pytest
@@ -16,7 +17,12 @@ from hypothesis import strategies as st
 from npu_codemod.api import ImportNames, references_under
 from npu_codemod.api._toolkit import ReferenceSite, ast_references, parse_module
 from npu_codemod.codemods.ast_names import ast_import_names, names_read_alike
-from npu_codemod.codemods.ast_references import SourcePositions, parsed_references, spelled_at
+from npu_codemod.codemods.ast_references import (
+    SourcePositions,
+    parsed_references,
+    parsed_site_values,
+    spelled_at,
+)
 from npu_codemod.codemods.modules import ModuleIndex, module_ast
 from npu_codemod.testing import assert_reports
 
@@ -199,6 +205,23 @@ def test_with_the_index_a_statement_is_walked_where_a_line_of_it_holds_a_name() 
     without, with_index = sites_with_and_without_index(source)
     assert [site.spelled for site in with_index] == ["tf.function", "Tensor", "hvd.rank", "tf.Module", "tf.v"]
     assert with_index == without
+
+
+def test_the_values_of_each_site_are_its_fields_in_order() -> None:
+    """What the hand-over's record keeps of each site (``parsed_site_values``, no site made)."""
+    source = HEAD + "@tf.function\ndef f(x: Tensor):\n    return hvd.rank()\n\nclass A(tf.Module): pass\n"
+    module = module_ast(source)
+    assert module is not None
+    resolvers = [names for names in (ast_import_names(source, root) for root in ROOTS) if names is not None]
+    assert parsed_site_values(source, module, resolvers, index=ModuleIndex(module)) == [
+        (4, 1, 12, "tensorflow.function", "tf.function", False, False, False),
+        (5, 9, 15, "tensorflow.Tensor", "Tensor", False, False, True),
+        (6, 11, 19, "horovod.tensorflow.rank", "hvd.rank", True, False, False),
+        (8, 8, 17, "tensorflow.Module", "tf.Module", False, True, True),
+    ]
+    assert parsed_site_values(source, module, resolvers) == [
+        tuple(getattr(site, field.name) for field in fields(ReferenceSite))
+        for site in parsed_references(source, module, resolvers)]
 
 
 def test_the_sites_where_fissix_reads_names_its_own_way() -> None:
