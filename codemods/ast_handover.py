@@ -104,7 +104,7 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
     reading = (bindings_key(resolvers),
                tuple(parsed_site_values(text, module, resolvers, index=index)),
                _top_level_runs(module), class_members(module), nested_runs(nodes, text)) if resolvers else None
-    dead = tuple(sorted(tree_dead_lines(module))) if may_have_dead_lines(text) else ()
+    dead = tuple(sorted(tree_dead_lines(module, index))) if may_have_dead_lines(text) else ()
     type_aliases = tuple(module_type_alias_spans(module, text))
     return (packed_layout(layout) if layout is not None else None,
             tuple(imported_names(module, path).items()), steps, reading,
