@@ -25,8 +25,9 @@ import ast
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from functools import lru_cache
-from operator import attrgetter
+from functools import lru_cache, partial
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import AbstractSet, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from fissix import pytree
@@ -254,7 +255,8 @@ class _Scan:
             ids = set(map(_ID, names))
             self.uses |= ids
             self.names |= ids
-            self.assigned.update(_ID(node) for node in names if type(node.ctx) is not ast.Load)  # type: ignore[attr-defined]
+            stored = map(_NOT_LOAD, map(type, map(_CTX, names)))  # ``type(node.ctx) is not Load``, in C
+            self.assigned.update(map(_ID, compress(names, stored)))
         attributes = get(ast.Attribute)
         if attributes:
             spelled = set(map(_ATTR, attributes))
@@ -454,6 +456,7 @@ _SEEN_ONE_BY_ONE = (ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.Global, a
 _TAKEN = frozenset({ast.Name, ast.Attribute, ast.arg, ast.keyword, ast.Assign, ast.Subscript,
                     *_DEFINITIONS, *_FUNCTIONS_WITH_ARGUMENTS, *_SEEN_ONE_BY_ONE})
 _ID, _ATTR, _ARG, _NAME = attrgetter("id"), attrgetter("attr"), attrgetter("arg"), attrgetter("name")
+_CTX, _NOT_LOAD = attrgetter("ctx"), partial(is_not, ast.Load)
 _UNMARKED = frozenset({ast.Name, ast.Constant})  # leaves the walk never tests a mark on
 
 
