@@ -25,7 +25,7 @@ import zlib
 from typing import Iterable, Optional, Sequence
 
 from .ast_names import BindingSteps, binding_steps, bound_names, names_read_alike
-from .ast_references import _LONE_CR, AstReading, _top_level_runs, nested_runs, parsed_references
+from .ast_references import _LONE_CR, AstReading, _top_level_runs, nested_runs, parsed_site_values
 from .dead_sites import dead_lines, may_have_dead_lines, tree_dead_lines
 from .modules import imported_names, module_ast, module_index, statements
 from .names import ImportNames
@@ -97,13 +97,14 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
         return None
     stand_ins = [(kind, _stand_in(number), test) for number, (kind, _, test) in enumerate(marks)]
     layout = module_layout(text, stand_ins)
-    nodes = module_index(module).statements()  # the analyses' index: no walk of its own
+    index = module_index(module)  # the analyses': no walk of its own
+    nodes = index.statements()
     steps = binding_steps(text, nodes)
     resolvers = _audited(steps, text)
     reading = (bindings_key(resolvers),
-               tuple(_site_values(site) for site in parsed_references(text, module, resolvers)),
+               tuple(parsed_site_values(text, module, resolvers, index=index)),
                _top_level_runs(module), class_members(module), nested_runs(nodes, text)) if resolvers else None
-    dead = tuple(sorted(tree_dead_lines(module))) if may_have_dead_lines(text) else ()
+    dead = tuple(sorted(tree_dead_lines(module, index))) if may_have_dead_lines(text) else ()
     type_aliases = tuple(module_type_alias_spans(module, text))
     return (packed_layout(layout) if layout is not None else None,
             tuple(imported_names(module, path).items()), steps, reading,
@@ -231,11 +232,6 @@ def _audited(steps: BindingSteps, text: str) -> list[ImportNames]:
     function (Horovod's only where an import may bind it)."""
     roots = AUDITED_ROOTS if "horovod" in text or not text.isascii() else AUDITED_ROOTS[:1]
     return [bound_names(steps, root) for root in roots]
-
-
-def _site_values(site: ReferenceSite) -> tuple[int, int, int, str, str, bool, bool, bool]:
-    return (site.line, site.column, site.end_column, site.name, site.spelled, site.called,
-            site.base_class, site.type_use)
 
 
 def _spans(nodes: Iterable[ast.stmt]) -> tuple[int, ...]:

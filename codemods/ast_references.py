@@ -22,12 +22,13 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Collection, Iterable, Iterator, Optional, Sequence, Union
+from operator import itemgetter
+from typing import Collection, Iterable, Optional, Sequence, Union
 
 from .ast_names import names_read_alike
 from .ast_type_uses import in_typing_type
 from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS, is_introspection_call
-from .modules import child_fields, module_ast, statements
+from .modules import ModuleIndex, child_fields, module_ast, node_fields, statements
 from .names import ACCESSOR_CALL, ImportNames, ast_dotted_name
 from .qualified import ReferenceSite, references_under
 from .rule import FileContext
@@ -60,8 +61,9 @@ def _node_types(base: type) -> frozenset[type]:
 #: The node types a walk enters (the others hold no bound name, or are names).
 _WALKED = _node_types(ast.AST).difference(*map(_node_types, _NO_NAMES))
 _STATEMENTS = _node_types(ast.stmt)
-#: The fields to walk of each node type (``child_fields``), looked up once per type.
-_FIELDS: dict[type, tuple[str, ...]] = {kind: child_fields(kind) for kind in _WALKED}
+#: The fields to walk of each node type (``node_fields``: not an attribute's name, a
+#: keyword's...), looked up once per type.
+_FIELDS: dict[type, tuple[str, ...]] = {kind: node_fields(kind) for kind in _WALKED}
 
 #: What has a position in the text.
 Spot = Union[ast.expr, ast.stmt, ast.arg, ast.keyword, ast.excepthandler]
@@ -83,18 +85,40 @@ def ast_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list
 
 
 def parsed_references(text: str, module: ast.Module, resolvers: Sequence[ImportNames],
-                      heads: Optional[Collection[str]] = None) -> list[ReferenceSite]:
+                      heads: Optional[Collection[str]] = None,
+                      index: Optional[ModuleIndex] = None) -> list[ReferenceSite]:
     """:func:`ast_references` of ``text`` whose ``ast`` is ``module`` (``ast.parse(text)``);
     with ``heads``, only the sites that start with one of those names (a site depends on its
-    own name's resolver only: the others are not looked for)."""
+    own name's resolver only: the others are not looked for). With ``index``, ``module``'s
+    (:func:`~.modules.module_index`), the walk skips the statements that hold no bound name,
+    rather than those whose lines do not spell one: the same sites where ``ast`` reads each
+    name as the text spells it (:func:`~.ast_names.names_read_alike`), without a search of
+    the text for the names."""
+    return [ReferenceSite(*values) for values in parsed_site_values(text, module, resolvers, heads, index)]
+
+
+#: A :class:`~.qualified.ReferenceSite`'s fields, in order: what the hand-over's record keeps.
+SiteValues = tuple[int, int, int, str, str, bool, bool, bool]
+
+
+def parsed_site_values(text: str, module: ast.Module, resolvers: Sequence[ImportNames],
+                       heads: Optional[Collection[str]] = None,
+                       index: Optional[ModuleIndex] = None) -> list[SiteValues]:
+    """:func:`parsed_references`, each site as the tuple of its fields (no site is made: the
+    hand-over's record keeps the values)."""
     by_head = {name: resolver for resolver in reversed(resolvers) for name in resolver.heads}
     if heads is not None:
         by_head = {name: resolver for name, resolver in by_head.items() if name in heads}
     if not by_head:
         return []
-    finder = _Finder(text, by_head)
-    found = [site for site in finder.sites(module) if site is not None]
-    return sorted(found, key=lambda site: (site.line, site.column))
+    finder = _Finder(text, by_head, index)
+    name_site = finder._name_site
+    found = [site for site in map(name_site, finder._walk(module)) if site is not None]
+    found.sort(key=_LINE_COLUMN)
+    return found
+
+
+_LINE_COLUMN = itemgetter(0, 1)  # a site's line and column
 
 
 @dataclass(frozen=True)
@@ -277,25 +301,28 @@ class SourcePositions:
 
 
 class _Finder:
-    """One walk of a module's ``ast``: its parents, then the site of each bound name."""
+    """One walk of a module's ``ast``: its parents (:meth:`_walk`), then the site of each
+    bound name (:meth:`_name_site`)."""
 
-    def __init__(self, text: str, by_head: dict[str, ImportNames]) -> None:
+    def __init__(self, text: str, by_head: dict[str, ImportNames],
+                 index: Optional[ModuleIndex] = None) -> None:
         self.source = SourcePositions(text)
         self.by_head = by_head
         self.parents: dict[ast.AST, tuple[ast.AST, str]] = {}
-        self._heads = spelled_at(text, by_head)
+        self._heads: list[int] = []  # where the text spells a bound name (no index)
+        self._name_lines: Optional[list[int]] = None  # the lines of the bound names (the index)
+        if index is None:
+            self._heads = spelled_at(text, by_head)
+        else:
+            self._name_lines = sorted([node.lineno for node in index.nodes(ast.Name) if node.id in by_head])
         self._qualified: dict[tuple[str, str], Optional[str]] = {}  # ``qualify``'s answers
-
-    def sites(self, module: ast.Module) -> Iterator[Optional[ReferenceSite]]:
-        """The site of each bound name of ``module`` (None where it starts none)."""
-        for node in self._walk(module):
-            yield self._name_site(node)
 
     def _walk(self, module: ast.Module) -> list[ast.Name]:
         """The bound names of ``module``, their parents recorded: statements whose lines spell
-        no bound name are skipped, and so is what cannot hold a name (f-strings, imports,
-        constants)."""
-        heads, parents, may_name = self.by_head, self.parents, self._may_name
+        no bound name are skipped (with the index, those that hold none), and so is what cannot
+        hold a name (f-strings, imports, constants)."""
+        heads, parents = self.by_head, self.parents
+        may_name = self._may_name if self._name_lines is None else self._holds_name
         stack: list[ast.AST] = [module]
         pop, push = stack.pop, stack.append
         found: list[ast.Name] = []
@@ -325,9 +352,20 @@ class _Finder:
         index = bisect_left(heads, starts[first - 1])
         return index < len(heads) and heads[index] < starts[statement.end_lineno or statement.lineno]
 
+    def _holds_name(self, statement: ast.stmt) -> bool:
+        """:meth:`_may_name` from the index: whether a bound name lies on a line of
+        ``statement`` (its decorators included)."""
+        decorators = getattr(statement, "decorator_list", None)
+        first = min([statement.lineno] + [decorator.lineno for decorator in decorators]) \
+            if decorators else statement.lineno
+        lines = self._name_lines or []
+        index = bisect_left(lines, first)
+        return index < len(lines) and lines[index] <= (statement.end_lineno or statement.lineno)
+
     def _site(self, head: Union[ast.Name, ast.arg], name: str, last: Spot, called: bool = False,
-              base_class: bool = False, type_use: bool = False) -> Optional[ReferenceSite]:
-        """The site of ``name`` spelled from ``head`` to ``last`` (a name or an attribute)."""
+              base_class: bool = False, type_use: bool = False) -> Optional[SiteValues]:
+        """The site (its values) of ``name`` spelled from ``head`` to ``last`` (a name or an
+        attribute)."""
         spelled_head = head.id if isinstance(head, ast.Name) else head.arg
         key = (spelled_head, name)
         if key in self._qualified:  # a file spells the same few hundred names again and again
@@ -339,10 +377,11 @@ class _Finder:
         line, source = head.lineno, self.source
         column = source.column(line, head.col_offset)
         end = source.column(line, last.end_col_offset or 0) if last.end_lineno == line else column
-        return ReferenceSite(line, column, end, qualified, name, called, base_class, type_use)
+        return line, column, end, qualified, name, called, base_class, type_use
 
-    def _name_site(self, name: ast.Name) -> Optional[ReferenceSite]:
-        """The site that the bound ``name`` starts, if it starts one (see the module's doc)."""
+    def _name_site(self, name: ast.Name) -> Optional[SiteValues]:
+        """The site (its values) that the bound ``name`` starts, if it starts one (see the
+        module's doc)."""
         chain, parts = _climb_chain(name, self.parents, self.by_head[name.id])
         top = self._power(chain, name)
         parent, field = self.parents[top]

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import AbstractSet, Callable, Iterator, Sequence
+from typing import AbstractSet, Callable, Iterator, Optional, Sequence
 
 from .findings import Finding
-from .modules import module_ast
+from .modules import ModuleIndex, module_ast
 
 #: The rule that switches the TPU off, and the ``params`` key TPUEstimator sets from it.
 TPU_RULE = "NPU012"
@@ -54,11 +54,12 @@ def may_have_dead_lines(source: str) -> bool:
     return not source.isascii() or "params" in source
 
 
-def tree_dead_lines(module: ast.Module) -> frozenset[int]:
+def tree_dead_lines(module: ast.Module, index: Optional[ModuleIndex] = None) -> frozenset[int]:
     """:func:`dead_lines` of a file parsed as ``module``. Only statement lists are walked: an
-    ``if`` is a statement, never inside an expression."""
+    ``if`` is a statement, never inside an expression; with ``index`` (``module``'s: the
+    analysis's), none is: it holds the ``if`` statements."""
     lines: set[int] = set()
-    for node in _statements(module.body):
+    for node in _statements(module.body) if index is None else index.nodes(ast.If):
         if type(node) is ast.If and _reads_switch(node.test):
             for statement in node.body:
                 lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))

@@ -25,8 +25,9 @@ import ast
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from functools import lru_cache
-from operator import attrgetter
+from functools import lru_cache, partial
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import AbstractSet, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from fissix import pytree
@@ -34,7 +35,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .ast_names import names_read_alike
-from .modules import child_fields, module_ast, module_index
+from .modules import _HOLDERS, child_fields, module_ast, module_index
 from .names import STAR, ast_dotted_name, ast_import_bindings
 from .nodes import HIDDEN_NAMES, is_ast_main_block
 
@@ -156,7 +157,9 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 def _scans(module: ast.Module, marks: _Marks, lines: Sequence[str]) -> list["_Scan"]:
     """A :class:`_Scan` of each group of ``module``'s statements, from the nodes the file's
     :class:`~.modules.ModuleIndex` holds (built once for the analyses of the file) rather than
-    a walk of its own; a group whose own walk is needed (see :func:`_group_nodes`) walks."""
+    a walk of its own; a group whose own walk is needed (see :func:`_group_nodes`) walks. A
+    group that binds a name twice takes the order of its bindings from a walk of its statements
+    (:meth:`_Scan.walk_order`), not of all its nodes."""
     groups = list(_groups(module.body))
     kinds = {*_TAKEN, *marks}
     sliced = _group_nodes(module, groups, kinds) if all(_positioned(kind) for kind in kinds) else None
@@ -165,7 +168,9 @@ def _scans(module: ast.Module, marks: _Marks, lines: Sequence[str]) -> list["_Sc
     scans = []
     for group, nodes in zip(groups, sliced):
         scan = _Scan(group, marks, lines, nodes)
-        scans.append(scan if scan.ordered() else _Scan(group, marks, lines))
+        if not scan.ordered():
+            scan.walk_order(group)
+        scans.append(scan)
     return scans
 
 
@@ -250,7 +255,8 @@ class _Scan:
             ids = set(map(_ID, names))
             self.uses |= ids
             self.names |= ids
-            self.assigned.update(_ID(node) for node in names if type(node.ctx) is not ast.Load)  # type: ignore[attr-defined]
+            stored = map(_NOT_LOAD, map(type, map(_CTX, names)))  # ``type(node.ctx) is not Load``, in C
+            self.assigned.update(map(_ID, compress(names, stored)))
         attributes = get(ast.Attribute)
         if attributes:
             spelled = set(map(_ATTR, attributes))
@@ -313,6 +319,26 @@ class _Scan:
         binding: no name is bound to two targets (the walk's order decides which one wins)."""
         return len({name for name, _ in self.imports}) == len(set(self.imports)) and \
             len({name for name, _ in self.assignments}) == len(set(self.assignments))
+
+    def walk_order(self, group: list[ast.stmt]) -> None:
+        """The imports' bindings and the alias assignments in the order :meth:`_walk` finds
+        them (for a scan taken from the index that is not :meth:`ordered`): only the statements
+        are walked, as :meth:`_walk` pushes them (an expression holds none, and the walk is done
+        with one before it pops what was below it), the rest of the scan is the same."""
+        self.imports, self.assignments = [], []
+        stack: list[ast.AST] = list(group)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self.imports.extend(ast_import_bindings(node))
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                dotted = ast_dotted_name(node.value)
+                if dotted:
+                    self.assignments.append((node.targets[0].id, dotted))
+            for field in child_fields(type(node)):
+                value = getattr(node, field, None)
+                if type(value) is list and value and isinstance(value[0], _HOLDERS):
+                    stack.extend(value)
 
     def _walk(self, group: list[ast.stmt]) -> None:
         """Every node once; names and attributes (most nodes) seen inline, and only the
@@ -430,6 +456,7 @@ _SEEN_ONE_BY_ONE = (ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.Global, a
 _TAKEN = frozenset({ast.Name, ast.Attribute, ast.arg, ast.keyword, ast.Assign, ast.Subscript,
                     *_DEFINITIONS, *_FUNCTIONS_WITH_ARGUMENTS, *_SEEN_ONE_BY_ONE})
 _ID, _ATTR, _ARG, _NAME = attrgetter("id"), attrgetter("attr"), attrgetter("arg"), attrgetter("name")
+_CTX, _NOT_LOAD = attrgetter("ctx"), partial(is_not, ast.Load)
 _UNMARKED = frozenset({ast.Name, ast.Constant})  # leaves the walk never tests a mark on
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from dataclasses import fields
 from typing import Optional
 
 import pytest
@@ -15,7 +16,14 @@ from hypothesis import strategies as st
 
 from npu_codemod.api import ImportNames, references_under
 from npu_codemod.api._toolkit import ReferenceSite, ast_references, parse_module
-from npu_codemod.codemods.ast_references import SourcePositions, spelled_at
+from npu_codemod.codemods.ast_names import ast_import_names, names_read_alike
+from npu_codemod.codemods.ast_references import (
+    SourcePositions,
+    parsed_references,
+    parsed_site_values,
+    spelled_at,
+)
+from npu_codemod.codemods.modules import ModuleIndex, module_ast
 from npu_codemod.testing import assert_reports
 
 from support.sources import python_sources
@@ -147,6 +155,73 @@ def test_both_finders_agree_on_a_tricky_snippet(snippet: str) -> None:
     on_tree, from_ast = answers
     assert from_ast is not None
     assert from_ast == on_tree
+
+
+def sites_with_and_without_index(text: str) -> tuple[Sites, Sites]:
+    """``parsed_references`` of ``text`` without its module's index and with it."""
+    module = module_ast(text)
+    assert module is not None and names_read_alike(text)
+    resolvers = [names for names in (ast_import_names(text, root) for root in ROOTS) if names is not None]
+    return parsed_references(text, module, resolvers), parsed_references(text, module, resolvers,
+                                                                         index=ModuleIndex(module))
+
+
+def test_with_the_index_the_walk_finds_the_same_sites_on_every_source() -> None:
+    """The hand-over's record reads the uses with the module's index: the walk skips the
+    statements that hold no bound name, not those whose lines spell none."""
+    compared, sites, differ = 0, 0, []
+    for where, text in [*python_sources().items(), *enumerate(HEAD + snippet for snippet in TRICKY)]:
+        text = text if text.endswith("\n") else text + "\n"
+        if module_ast(text) is None or "\r" in text or not names_read_alike(text):
+            continue
+        without, with_index = sites_with_and_without_index(text)
+        compared += 1
+        sites += len(without)
+        if with_index != without:
+            differ.append(where)
+    assert differ == []
+    assert compared > 450 and sites > 1500
+
+
+def test_with_the_index_a_statement_is_walked_where_a_line_of_it_holds_a_name() -> None:
+    source = HEAD + textwrap.dedent('''\
+        @tf.function
+        @other(
+            Tensor)
+        def f(x):
+            "tf.x and Tensor, in a string: no use"
+            y = (x +  # tf.y in a comment
+                 hvd.rank())
+            return [x for x in range(3)]
+
+
+        class A(
+                tf.Module):
+            z = 1
+
+
+        w = """tf.w""" if x else tf.v
+    ''')
+    without, with_index = sites_with_and_without_index(source)
+    assert [site.spelled for site in with_index] == ["tf.function", "Tensor", "hvd.rank", "tf.Module", "tf.v"]
+    assert with_index == without
+
+
+def test_the_values_of_each_site_are_its_fields_in_order() -> None:
+    """What the hand-over's record keeps of each site (``parsed_site_values``, no site made)."""
+    source = HEAD + "@tf.function\ndef f(x: Tensor):\n    return hvd.rank()\n\nclass A(tf.Module): pass\n"
+    module = module_ast(source)
+    assert module is not None
+    resolvers = [names for names in (ast_import_names(source, root) for root in ROOTS) if names is not None]
+    assert parsed_site_values(source, module, resolvers, index=ModuleIndex(module)) == [
+        (4, 1, 12, "tensorflow.function", "tf.function", False, False, False),
+        (5, 9, 15, "tensorflow.Tensor", "Tensor", False, False, True),
+        (6, 11, 19, "horovod.tensorflow.rank", "hvd.rank", True, False, False),
+        (8, 8, 17, "tensorflow.Module", "tf.Module", False, True, True),
+    ]
+    assert parsed_site_values(source, module, resolvers) == [
+        tuple(getattr(site, field.name) for field in fields(ReferenceSite))
+        for site in parsed_references(source, module, resolvers)]
 
 
 def test_the_sites_where_fissix_reads_names_its_own_way() -> None:

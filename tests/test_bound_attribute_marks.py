@@ -148,3 +148,12 @@ def test_a_unit_that_only_spells_dropout_is_not_parsed() -> None:
     assert counts["unparsed"] == 1
     counts = _selective_equals_full(_file([], "y = tf.nn.dropout(x, hparams.dropout)"))
     assert counts["unparsed"] == 0
+
+
+def test_rules_that_mark_the_same_attributes_share_the_marks() -> None:
+    """NPU007 and NPU008 both mark ``x.train``: the engine's marks hold it once, so the layout
+    tests each attribute of a file for it once, not once per rule."""
+    marks = Engine(load_plugins().rules(), SELECTIVE)._marks
+    assert ("@train" in [word for _, word, _ in marks]) and ("@dropout" in [word for _, word, _ in marks])
+    tested = [(kind, word) for kind, word, _ in marks]
+    assert len(tested) == len(set(tested))

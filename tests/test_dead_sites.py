@@ -10,6 +10,7 @@ import pytest
 
 from npu_codemod.codemods import dead_sites
 from npu_codemod.codemods.dead_sites import dead_lines
+from npu_codemod.codemods.modules import ModuleIndex, module_ast
 
 from support.sources import python_sources
 
@@ -58,6 +59,16 @@ def test_ifs_nested_in_every_kind_of_block_are_found() -> None:
     source = NESTED
     assert dead_lines(source) == {11, 16, 21}
     assert dead_lines(source) == _reference(source)
+
+
+def test_the_index_gives_the_same_lines() -> None:
+    """The hand-over's record reads the ``if`` statements from the analysis's index."""
+    for source in (NESTED, *python_sources().values()):
+        module = module_ast(source)
+        if module is not None:
+            assert dead_sites.tree_dead_lines(module, ModuleIndex(module)) == _reference(source)
+    module = module_ast(NESTED)
+    assert module is not None and dead_sites.tree_dead_lines(module, ModuleIndex(module)) == {11, 16, 21}
 
 
 def test_a_file_without_params_is_not_parsed(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,10 +7,12 @@ said nothing of the loop either."""
 
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
 
+from npu_codemod.plugins.rules.xla_gpu.npu055_gpu_towers import _enters_a_device
 from npu_codemod.testing import assert_reports
 
 from support.cli import cli
@@ -130,6 +132,33 @@ def test_nested_device_scopes_in_one_loop_are_one_site() -> None:
 ])
 def test_what_is_no_gpu_tower_is_left_alone(source: str) -> None:
     assert_reports(RULES, source, findings=[])
+
+
+@pytest.mark.parametrize("body, enters", [
+    ("with tf.device(d):\n    pass", True),
+    ("async with device(d):\n    pass", True),
+    ("with a, tf.device(d) as scope:\n    pass", True),
+    # in every kind of block below the loop, at any depth
+    ("if x:\n    pass\nelse:\n    while y:\n        with tf.device(d):\n            pass", True),
+    ("try:\n    pass\nexcept E:\n    with tf.device(d):\n        pass", True),
+    ("try:\n    pass\nfinally:\n    with tf.device(d):\n        pass", True),
+    ("def tower():\n    class T:\n        with tf.device(d):\n            pass", True),
+    ("match x:\n    case 1:\n        with tf.device(d):\n            pass", True),
+    ("for i in y:\n    pass\nelse:\n    with tf.device(d):\n        pass", True),
+    # a device named, called or entered otherwise: no ``with`` of it
+    ("tf.device(d)\nf(lambda: tf.device(d))\nx = [tf.device(d) for d in y]", False),
+    ("with tf.variable_scope(d):\n    pass\nwith device:\n    pass", False),
+    ("with tf.device(d).x:\n    pass", False),
+])
+def test_the_mark_finds_a_device_entered_anywhere_in_the_loop(body: str, enters: bool) -> None:
+    indented = "".join(f"    {line}\n" for line in body.split("\n"))
+    (loop,) = ast.parse(f"for k in range(4):\n{indented}").body
+    assert isinstance(loop, ast.For)
+    assert _enters_a_device(loop) is enters
+    (outer,) = ast.parse("async def f():\n    async for k in y:\n        if z:\n"
+                         + "".join(f"            {line}\n" for line in body.split("\n"))).body
+    assert isinstance(outer, ast.AsyncFunctionDef) and isinstance(outer.body[0], ast.AsyncFor)
+    assert _enters_a_device(outer.body[0]) is enters
 
 
 def test_a_repository_with_gpu_towers_is_not_ready(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -108,6 +108,62 @@ def test_a_name_bound_twice_in_a_group_keeps_the_walks_order() -> None:
     assert nn is not None and nn.aliases["nn"] == "tensorflow.compat.v1.nn"
 
 
+NESTED_TWICE = """\
+def main(x):
+    nn = tf.nn
+    try:
+        import cPickle as pickle
+        for k in x:
+            layers = tf.layers
+        else:
+            nn = tf.compat.v1.nn
+    except ImportError:
+        import pickle
+        while x:
+            with x:
+                layers = tf.keras.layers
+    else:
+        match x:
+            case 1:
+                nn = other.nn
+    finally:
+        def inner():
+            import pickle5 as pickle
+            return tf.x
+    if x:
+        from a import b as nn, c as layers
+    elif y:
+        layers = k.layers
+    pickle = cloud.pickle
+"""
+
+
+def assert_walk_orders_alike(text: str) -> int:
+    """Each group taken from the index that is not ``ordered``, given the walk's order of its
+    imports and assignments (``walk_order``), has the walked scan's lists, in their order; how
+    many such groups there were."""
+    module = module_ast(text)
+    if module is None:
+        return 0
+    groups, lines, marked = list(_groups(module.body)), _split_lines(text), by_type(MARKS)
+    sliced = _group_nodes(module, groups, {*units._TAKEN, *marked})
+    compared = 0
+    for group, nodes in zip(groups, sliced or ()):
+        taken = _Scan(group, marked, lines, nodes)
+        if not taken.ordered():
+            taken.walk_order(group)
+            walked = _Scan(group, marked, lines)
+            assert (taken.imports, taken.assignments) == (walked.imports, walked.assignments)
+            assert scan_values(taken) == scan_values(walked)
+            compared += 1
+    return compared
+
+
+def test_a_group_that_binds_a_name_twice_takes_the_walks_order() -> None:
+    assert assert_walk_orders_alike(NESTED_TWICE) == 1
+    assert sum(assert_walk_orders_alike(text) for text in [*SHAPES.values(), *python_sources().values()]) >= 3
+
+
 def test_the_index_is_not_read_for_marks_on_nodes_without_a_line(monkeypatch: pytest.MonkeyPatch) -> None:
     marks = ((ast.arguments, "@args", lambda node: bool(node.kwonlyargs)),)
     text = "def f(*, a):\n    pass\n\n\ndef g(b):\n    pass\n"

@@ -13,19 +13,22 @@ name of the file through the word's attribute name (``units.spelled_names``).
 from __future__ import annotations
 
 import ast
-from functools import partial
-from typing import Iterable, Union
+from functools import lru_cache, partial
+from typing import Union
 
 from npu_codemod.api._toolkit import ast_dotted_name
 
 
+@lru_cache(maxsize=None)
 def bound_attribute_marks(
-    attributes: Iterable[str], unbound: frozenset[str] = frozenset()
+    attributes: tuple[str, ...], unbound: frozenset[str] = frozenset()
 ) -> tuple[tuple[type, str, partial[Union[bool, str]]], ...]:
     """One ``_ast_sites`` mark per name of ``attributes``: the word ``@<name>`` for each
     ``x.<name>`` of a dotted name (``a.b.<name>``: what ``prefix_name`` spells) whose first name
     the file binds, and for those of ``unbound`` (dotted names the rule acts on however the
-    file binds them: ``npu_ops.dropout``, its own output)."""
+    file binds them: ``npu_ops.dropout``, its own output). Rules that ask for the same marks
+    get the same ones (NPU007's and NPU008's ``@train``): the layout tests each mark once (the
+    engine's marks are distinct), not once per rule on every attribute of every file."""
     return tuple((ast.Attribute, "@" + name, partial(bound_attribute, name, unbound))
                  for name in attributes)
 

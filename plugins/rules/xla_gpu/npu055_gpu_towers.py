@@ -18,7 +18,7 @@ import ast
 from typing import FrozenSet, Iterable, Union
 
 from npu_codemod.api import TF1_CODE, FileContext, Reference, Rule, hookimpl
-from npu_codemod.api._toolkit import TF2
+from npu_codemod.api._toolkit import TF2, ast_statements
 
 from ._towers import DEVICE, PROBES, file_towers
 
@@ -37,8 +37,9 @@ TOWER_LOOP = "tower_loop"
 
 def _enters_a_device(node: Union[ast.For, ast.AsyncFor]) -> bool:
     """May the loop ``node`` be a tower loop: does its body enter ``<x>.device(...)`` or
-    ``device(...)`` (read with ``ast``; ``file_towers`` decides)?"""
-    for inner in ast.walk(node):
+    ``device(...)`` (read with ``ast``; ``file_towers`` decides)? Only its statements are
+    read: no expression holds a ``with`` (asked of every loop of every file)."""
+    for inner in ast_statements(node):
         if isinstance(inner, (ast.With, ast.AsyncWith)):
             for item in inner.items:
                 call = item.context_expr
