@@ -33,7 +33,7 @@ import re
 from functools import lru_cache
 from typing import AbstractSet, FrozenSet, Iterable, Optional
 
-from .modules import imported_names, module_ast, module_index, nearest_name
+from .modules import import_statements, imported_names, module_ast, module_index, nearest_name
 from .names import (
     ESTIMATOR_PACKAGE,
     STAR,
@@ -167,7 +167,8 @@ def file_accessors(path: str, text: str, accessors: dict[str, str],
     where ``lib/__init__.py`` has ``from .compat import get_tf`` or ``from .compat import *``);
     and a star import binds the public ones of the module it imports (``get_tf`` after ``from
     lib.compat import *``, or ``from lib import *`` of such a package), unless the file
-    imports that name otherwise or defines a function or class of that name."""
+    imports that name otherwise or defines a function or class of that name. ``import
+    lib.compat`` spells them in full (``lib.compat.get_tf``)."""
     if not accessors:
         return {}
     if imported is None:
@@ -188,6 +189,24 @@ def file_accessors(path: str, text: str, accessors: dict[str, str],
     for local, bound in imported.items():
         if bound.split(".")[0] not in _ROOTS:
             found.update(members.spelled(local, bound))
+    for dotted in _dotted_imports(text, members.modules):
+        found.update({f"{dotted}.{name}": target for name, target in members.of(dotted).items()})
+    return found
+
+
+def _dotted_imports(text: str, modules: AbstractSet[str]) -> list[str]:
+    """The submodules ``import lib.compat`` (no ``as``) makes the file spell in full
+    (``lib.compat``; ``lib.utils`` and ``lib.utils.contrib`` for ``import lib.utils.contrib``),
+    when the text may name one of ``modules`` so (its last name after a dot)."""
+    if not any(f".{module.rpartition('.')[2]}" in text for module in modules):
+        return []
+    found = []
+    for node in import_statements(text).body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if alias.asname is None and parts[0] not in _ROOTS:
+                    found += [".".join(parts[:end]) for end in range(2, len(parts) + 1)]
     return found
 
 

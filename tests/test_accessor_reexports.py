@@ -3,7 +3,8 @@
 (``textlib/compat.py``: ``def get_tf(): return tf.compat.v1``) and passes them on from the
 package (``textlib/__init__.py``: ``from textlib.compat import get_tf``, or ``from .compat
 import *``); a script calls ``textlib.get_tf()``, or takes them with ``from textlib import
-get_tf`` or ``from textlib.compat import *``. Each spelling resolves like the module the
+get_tf`` or ``from textlib.compat import *``, or spells the module in full (``import
+textlib.compat; textlib.compat.get_tf()``). Each spelling resolves like the module the
 function returns, for every rule and for NPU100, in both engine modes (the golden helpers run
 both), as ``from textlib import compat; compat.get_tf()`` does; one whose module is not known
 (``contrib_module("layers")``) is reported and counted by NPU100. Before, none of them was
@@ -137,6 +138,7 @@ SHAPES = {
     "package star re-export, import the package": (
         '"""Text models."""\nfrom .compat import *  # noqa: F401,F403\n', "import textlib", "textlib."),
     "star import of the module": ("", "from textlib.compat import *  # noqa: F403", ""),
+    "dotted import of the module": ("", "import textlib.compat", "textlib.compat."),
     "star import of the re-exporting package": (
         '"""Text models."""\nfrom textlib.compat import contrib_module, get_tf, nn, tpu\n',
         "from textlib import *  # noqa: F403", ""),

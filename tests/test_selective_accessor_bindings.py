@@ -101,6 +101,8 @@ SHAPES = {
                          "    return 1\n\n\nnn = nn_of()\nlayers = lib_pkg.layers()\ntf_lib = lib_pkg.get_tf()\n",
     "package star re-export": "\n\nimport lib as lib_pkg\nfrom lib import nn as nn_of\n\n\ndef _unused():\n"
                               "    return 1\n\n\nnn = nn_of()\nlayers = lib_pkg.layers()\ntf_lib = lib_pkg.get_tf()\n",
+    "dotted import": "\n\nimport lib.compat\n\n\ndef _unused():\n    return 1\n\n\n"
+                     "nn = lib.compat.nn()\nlayers = lib.compat.layers()\ntf_lib = lib.compat.get_tf()\n",
     "star import": "\n\nfrom lib.compat import *  # noqa: F403\n\n\ndef _unused():\n    return 1\n\n\n"
                    "nn = nn()\nlayers = layers()\ntf_lib = get_tf()\n",
 }
