@@ -211,3 +211,36 @@ def test_a_package_passes_on_the_accessor_modules_it_imports() -> None:
                              reexported=reexports(facts))
     assert spelled["tl.compat.get_tf"] == "tensorflow" and "tl.compat._estimator_lib" in spelled
     assert file_accessors("train.py", "import textlib as tl\n", repository_accessors(facts)) == {}
+
+
+#: The accessors called where the module is used (``nn().dropout(...)``, ``get_tf().Session()``).
+CALLS = '''\
+"""Evaluates a checkpoint, each TensorFlow module looked up where it is used."""
+import tensorflow as tf_base
+{imports}
+
+
+def evaluate(features, keep_prob, checkpoint):
+  hidden = {lib}nn().dropout(features, keep_prob)
+  sess = {lib}get_tf().Session()
+  {lib}get_tf().train.Saver().restore(sess, checkpoint)
+  return sess.run(hidden)
+'''
+
+
+def _calls(shape: str) -> tuple[list[tuple[str, int, int, str]], list[tuple[str, str, int]]]:
+    init, imports, lib = SHAPES[shape]
+    script = CALLS.format(imports=imports, lib=lib)
+    facts = repository_facts({"textlib/__init__.py": init, "textlib/compat.py": COMPAT, "evaluate.py": script})
+    outcome = engine_of_ids(frozenset(RULES)).process(script.encode(), "evaluate.py", repo="repo", facts=facts)
+    return (sorted((f.rule_id, f.line, f.column, f.status) for f in outcome.findings),
+            sorted((sites.api, sites.status, sites.sites) for sites in outcome.api_sites))
+
+
+@pytest.mark.parametrize("shape", sorted(set(SHAPES) - {"the module itself"}))
+def test_calls_of_an_accessor_passed_on_are_audited_like_the_modules_own(shape: str) -> None:
+    """What no rule migrates in this form (a dropout or a session of an accessor's call) NPU100
+    reports and counts, as for ``compat.nn().dropout``."""
+    findings, sites = _calls(shape)
+    assert (findings, sites) == _calls("the module itself")
+    assert [rule for rule, _, _, _ in findings] == ["NPU100", "NPU100"]  # tf.nn.dropout, tf.Session
