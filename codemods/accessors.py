@@ -229,9 +229,9 @@ class _Members:
 
     def spelled(self, local: str, bound: str) -> dict[str, str]:
         """How ``local``, bound to the dotted name ``bound``, spells accessor functions."""
-        function = self._find(bound, self.accessors.keys())
-        if function is not None:
-            return {local: self.accessors[function]}
+        returned = self._returned(bound)
+        if returned is not None:
+            return {local: returned}
         return {f"{local}.{name}": target for name, target in self.of(bound).items()}
 
     def of(self, module: str) -> dict[str, str]:
@@ -251,15 +251,33 @@ class _Members:
             names.update(name.rpartition(".")[2] for name in (*self.accessors, *self.modules))
         found: dict[str, str] = {}
         for name in sorted(names):
-            function = self._find(f"{module}.{name}", self.accessors.keys())
-            owner = None if function is not None else self._find(f"{module}.{name}", self.modules)
-            if function is not None:
-                found[name] = self.accessors[function]
+            returned = self._returned(f"{module}.{name}")
+            owner = None if returned is not None else self._find(f"{module}.{name}", self.modules)
+            if returned is not None:
+                found[name] = returned
             elif owner is not None:
                 found.update({f"{name}.{function.rpartition('.')[2]}": target
                               for function, target in self.accessors.items()
                               if function.rpartition(".")[0] == owner})
         return found
+
+    def _returned(self, target: str) -> Optional[str]:
+        """What the accessor function the dotted ``target`` is returns, directly or through
+        the re-exports of the packages it is spelled through (:data:`UNRESOLVED` when they pass
+        on functions that return different modules: ``try: from .tf1 import get_tf / except
+        ImportError: from .tf2 import get_tf``), or None when it is none."""
+        function = nearest_name(target, self.package, self.accessors.keys())
+        if function is not None or self.reexported is None:
+            return None if function is None else self.accessors[function]
+        returned: set[str] = set()
+
+        def every(name: str, package: tuple[str, ...]) -> None:  # each one, not the first
+            function = nearest_name(name, package, self.accessors.keys())
+            if function is not None:
+                returned.add(self.accessors[function])
+
+        self.reexported.resolve(target, self.package, every)
+        return returned.pop() if len(returned) == 1 else UNRESOLVED if returned else None
 
     def _find(self, target: str, known: AbstractSet[str]) -> Optional[str]:
         """The name among ``known`` the dotted ``target`` is, directly or through the

@@ -244,3 +244,44 @@ def test_calls_of_an_accessor_passed_on_are_audited_like_the_modules_own(shape: 
     findings, sites = _calls(shape)
     assert (findings, sites) == _calls("the module itself")
     assert [rule for rule, _, _, _ in findings] == ["NPU100", "NPU100"]  # tf.nn.dropout, tf.Session
+
+
+#: A package that passes on one of two accessors, whichever TensorFlow has.
+EITHER = '''\
+"""Text models."""
+from textlib.compat import contrib_module, get_tf, nn
+
+try:
+  from textlib.compat import tpu
+except ImportError:
+  from textlib.compat_tf2 import tpu
+'''
+COMPAT_TF2 = '''\
+"""The TPU module where TensorFlow has no contrib."""
+
+
+def tpu():
+  from tensorflow.compat.v1 import tpu as tf_tpu  # pylint: disable=g-import-not-at-top
+  return tf_tpu
+'''
+
+
+def test_a_package_passing_on_either_of_two_modules_is_reported_not_resolved() -> None:
+    """``textlib.tpu()`` is ``tf.contrib.tpu`` or ``tf.compat.v1.tpu``: which one, npu-codemod
+    cannot tell, so NPU100 reports each access through it (the first one found was taken)."""
+    script = SCRIPT.format(imports="import textlib", lib="textlib.")
+    files = {"textlib/__init__.py": EITHER, "textlib/compat.py": COMPAT, "textlib/compat_tf2.py": COMPAT_TF2,
+             "finetune.py": script}
+    facts = repository_facts(files)
+    assert file_accessors("finetune.py", script, repository_accessors(facts),
+                          reexported=reexports(facts))["textlib.tpu"] == "?"
+    findings = engine_of_ids(frozenset(RULES)).process(script.encode(), "finetune.py", repo="repo",
+                                                       facts=facts).findings
+    assert [(f.line, f.status) for f in findings if f.rule_id in ("NPU011", "NPU012", "NPU013")] == []
+    assert [message.partition(": check ")[2].partition(" against")[0] for message in messages(findings, "NPU100")
+            if message.startswith("unresolved")] == [
+        "textlib.contrib_module().summarize_tensor", "textlib.tpu().RunConfig", "textlib.tpu().TPUEstimator"]
+    same = repository_facts({**files, "textlib/compat_tf2.py": COMPAT_TF2.replace(
+        "from tensorflow.compat.v1 import tpu", "from tensorflow.contrib import tpu")})
+    assert file_accessors("finetune.py", script, repository_accessors(same),
+                          reexported=reexports(same))["textlib.tpu"] == "tensorflow.contrib.tpu"
