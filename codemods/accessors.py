@@ -21,16 +21,19 @@ A return of something else as well (a ``DummyModule(...)`` where TF 2 has no con
 count: the TF 1.x path returns the module. Two different TensorFlow names, or a module the
 function looks up by name (``getattr(tf.contrib, name)``, ``importlib.import_module(...)``),
 cannot be resolved: ``?``. :func:`file_accessors` reads the facts back as the file being rewritten spells
-the functions (``contrib.tpu``, ``tpu``).
+the functions (``contrib.tpu``, ``tpu``), also through a package's re-exports (``import lib;
+lib.get_tf()`` where ``lib/__init__.py`` imports ``get_tf``: the ``reexport:`` facts) and star
+imports (``from lib.compat import *``).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
-from typing import FrozenSet, Iterable, Optional
+from typing import AbstractSet, FrozenSet, Iterable, Optional
 
-from .modules import imported_names, module_ast, module_index, nearest_name
+from .modules import import_statements, imported_names, module_ast, module_index, nearest_name
 from .names import (
     ESTIMATOR_PACKAGE,
     STAR,
@@ -42,6 +45,7 @@ from .names import (
     public_name,
 )
 from .names import UNRESOLVED_ACCESSOR as UNRESOLVED
+from .reexports import Reexports, star_imported
 
 PREFIX = "accessor:"
 _ROOTS = (TF, ESTIMATOR_PACKAGE)
@@ -151,11 +155,20 @@ def repository_accessors(facts: FrozenSet[str]) -> dict[str, str]:
 
 
 def file_accessors(path: str, text: str, accessors: dict[str, str],
-                   imported: Optional[dict[str, str]] = None) -> dict[str, str]:
+                   imported: Optional[dict[str, str]] = None,
+                   reexported: Optional[Reexports] = None) -> dict[str, str]:
     """How the file ``path`` (source ``text``) spells the repository's accessor functions ->
     what each returns: ``contrib.tpu`` after ``from lib.utils import contrib``, ``tpu`` after
     ``from lib.utils.contrib import tpu`` or where the file defines it. ``imported``: the
-    file's :func:`~.modules.imported_names`, when known (else read from its ``ast``)."""
+    file's :func:`~.modules.imported_names`, when known (else read from its ``ast``).
+
+    With the repository's re-exports (``reexported``), also as a package's ``__init__`` passes
+    them on (``get_tf`` after ``from lib import get_tf``, ``lib.get_tf`` after ``import lib``,
+    where ``lib/__init__.py`` has ``from .compat import get_tf`` or ``from .compat import *``);
+    and a star import binds the public ones of the module it imports (``get_tf`` after ``from
+    lib.compat import *``, or ``from lib import *`` of such a package), unless the file
+    imports that name otherwise or defines a function or class of that name. ``import
+    lib.compat`` spells them in full (``lib.compat.get_tf``)."""
     if not accessors:
         return {}
     if imported is None:
@@ -164,22 +177,116 @@ def file_accessors(path: str, text: str, accessors: dict[str, str],
             return {}
         imported = imported_names(tree, path)
     parts = module_parts(path)
-    module, package = ".".join(parts), parts[:-1]
-    found = {name.rpartition(".")[2]: target for name, target in accessors.items()
-             if name.rpartition(".")[0] == module}
-    modules = {name.rpartition(".")[0] for name in accessors}
+    module = ".".join(parts)
+    members = _Members(accessors, parts[:-1], reexported)
+    found = {}
+    for star in star_imported(path, text):
+        found.update({name: target for name, target in members.of(star).items()
+                      if not name.startswith("_") and name.partition(".")[0] not in imported
+                      and not _defines(text, name.partition(".")[0])})
+    found.update({name.rpartition(".")[2]: target for name, target in accessors.items()
+                  if name.rpartition(".")[0] == module})
     for local, bound in imported.items():
-        if bound.split(".")[0] in _ROOTS:
-            continue
-        function = nearest_name(bound, package, accessors.keys())
-        if function is not None:
-            found[local] = accessors[function]
-            continue
-        owner = nearest_name(bound, package, modules)
-        if owner is not None:
-            found.update({f"{local}.{name.rpartition('.')[2]}": target
-                          for name, target in accessors.items() if name.rpartition(".")[0] == owner})
+        if bound.split(".")[0] not in _ROOTS:
+            found.update(members.spelled(local, bound))
+    for dotted in _dotted_imports(text, members.modules):
+        found.update({f"{dotted}.{name}": target for name, target in members.of(dotted).items()})
     return found
+
+
+def _dotted_imports(text: str, modules: AbstractSet[str]) -> list[str]:
+    """The submodules ``import lib.compat`` (no ``as``) makes the file spell in full
+    (``lib.compat``; ``lib.utils`` and ``lib.utils.contrib`` for ``import lib.utils.contrib``),
+    when the text may name one of ``modules`` so (its last name after a dot)."""
+    if not any(f".{module.rpartition('.')[2]}" in text for module in modules):
+        return []
+    found = []
+    for node in import_statements(text).body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if alias.asname is None and parts[0] not in _ROOTS:
+                    found += [".".join(parts[:end]) for end in range(2, len(parts) + 1)]
+    return found
+
+
+def _defines(text: str, name: str) -> bool:
+    """Does the module ``text`` define a function or class ``name`` at module level (which
+    takes the place of what a star import binds)?"""
+    return name in text and \
+        re.search(rf"^(?:async[ \t]+def|def|class)[ \t]+{name}\b", text, re.MULTILINE) is not None
+
+
+class _Members:
+    """The accessor functions a dotted name of a file of ``package`` reaches: the function
+    itself, or those of the module it is (its own, and what its package's ``__init__`` passes
+    on, through ``reexported``)."""
+
+    def __init__(self, accessors: dict[str, str], package: tuple[str, ...],
+                 reexported: Optional[Reexports]) -> None:
+        self.accessors, self.package, self.reexported = accessors, package, reexported
+        self.modules = frozenset(name.rpartition(".")[0] for name in accessors)
+
+    def spelled(self, local: str, bound: str) -> dict[str, str]:
+        """How ``local``, bound to the dotted name ``bound``, spells accessor functions."""
+        returned = self._returned(bound)
+        if returned is not None:
+            return {local: returned}
+        return {f"{local}.{name}": target for name, target in self.of(bound).items()}
+
+    def of(self, module: str) -> dict[str, str]:
+        """The accessor functions the module ``module`` has as attributes, by their spelling
+        from it (``get_tf``, ``compat.get_tf``) -> what each returns."""
+        owner = self._find(module, self.modules)
+        own = {} if owner is None else {name.rpartition(".")[2]: target for name, target
+                                        in self.accessors.items() if name.rpartition(".")[0] == owner}
+        passed = self.reexported.package(module, self.package) if self.reexported is not None else None
+        return own if not passed else {**self._passed(module, passed), **own}
+
+    def _passed(self, module: str, passed: dict[str, list[str]]) -> dict[str, str]:
+        """The accessor functions the package ``module`` passes on (its ``__init__``'s imports
+        ``passed``), by their spelling from it."""
+        names = set(passed) - {STAR}
+        if STAR in passed:  # any accessor, or module of them, it may pass on
+            names.update(name.rpartition(".")[2] for name in (*self.accessors, *self.modules))
+        found: dict[str, str] = {}
+        for name in sorted(names):
+            returned = self._returned(f"{module}.{name}")
+            owner = None if returned is not None else self._find(f"{module}.{name}", self.modules)
+            if returned is not None:
+                found[name] = returned
+            elif owner is not None:
+                found.update({f"{name}.{function.rpartition('.')[2]}": target
+                              for function, target in self.accessors.items()
+                              if function.rpartition(".")[0] == owner})
+        return found
+
+    def _returned(self, target: str) -> Optional[str]:
+        """What the accessor function the dotted ``target`` is returns, directly or through
+        the re-exports of the packages it is spelled through (:data:`UNRESOLVED` when they pass
+        on functions that return different modules: ``try: from .tf1 import get_tf / except
+        ImportError: from .tf2 import get_tf``), or None when it is none."""
+        function = nearest_name(target, self.package, self.accessors.keys())
+        if function is not None or self.reexported is None:
+            return None if function is None else self.accessors[function]
+        returned: set[str] = set()
+
+        def every(name: str, package: tuple[str, ...]) -> None:  # each one, not the first
+            function = nearest_name(name, package, self.accessors.keys())
+            if function is not None:
+                returned.add(self.accessors[function])
+
+        self.reexported.resolve(target, self.package, every)
+        return returned.pop() if len(returned) == 1 else UNRESOLVED if returned else None
+
+    def _find(self, target: str, known: AbstractSet[str]) -> Optional[str]:
+        """The name among ``known`` the dotted ``target`` is, directly or through the
+        re-exports of the packages it is spelled through."""
+        found = nearest_name(target, self.package, known)
+        if found is not None or self.reexported is None:
+            return found
+        return self.reexported.resolve(target, self.package,
+                                       lambda name, package: nearest_name(name, package, known))
 
 
 def unresolved_accesses(text: str, spellings: Iterable[str]) -> list[tuple[int, int, str]]:

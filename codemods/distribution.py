@@ -39,6 +39,7 @@ from .names import (
     module_parts,
     public_name,
 )
+from .reexports import reexports, star_imported
 from .rule import FileContext
 
 HOROVOD = "distributed:horovod"
@@ -109,15 +110,17 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
         elif qualified is not None and qualified.startswith(NPU_INIT + ".") \
                 and qualified[len(NPU_INIT) + 1:] in NPU_COLLECTIVES:
             facts.add(NPU)
-    facts.update(_strategies_via_accessors(index, imports, path))
+    facts.update(_strategies_via_accessors(index, imports, path, star_imported(path, text)))
     return frozenset(facts)
 
 
-def _strategies_via_accessors(index: ModuleIndex, imports: dict[str, str], path: str) -> set[str]:
+def _strategies_via_accessors(index: ModuleIndex, imports: dict[str, str], path: str,
+                              stars: list[str]) -> set[str]:
     """``STRATEGY_VIA`` facts of the file's ``<function>().MirroredStrategy(...)`` calls, the
-    function as the repository names it (imported, or the file's own)."""
+    function as the repository names it (imported, or the file's own; a name the file does
+    not import, as each module it star-imports may bind it too)."""
     names = {name.rpartition(".")[2] for name in MIRRORED_STRATEGIES}
-    found = set()
+    found: set[str] = set()
     for node in index.nodes(ast.Call):
         func = node.func
         if not (isinstance(func, ast.Attribute) and func.attr in names and isinstance(func.value, ast.Call)
@@ -127,19 +130,23 @@ def _strategies_via_accessors(index: ModuleIndex, imports: dict[str, str], path:
         if accessor is None:
             continue
         head, _, rest = accessor.partition(".")
-        qualified = imports[head] + (f".{rest}" if rest else "") if head in imports \
-            else ".".join((*module_parts(path), accessor))
-        found.add(f"{STRATEGY_VIA}{qualified}.{func.attr}")
+        qualified = [imports[head] + (f".{rest}" if rest else "")] if head in imports \
+            else [".".join((*module_parts(path), accessor)), *(f"{star}.{accessor}" for star in stars)]
+        found.update(f"{STRATEGY_VIA}{name}.{func.attr}" for name in qualified)
     return found
 
 
 def _via_accessor(facts: frozenset[str]) -> bool:
     """Does a ``STRATEGY_VIA`` fact name a function the ``accessor:`` facts resolve to the
-    module of a mirrored strategy?"""
+    module of a mirrored strategy (directly, or through a package's re-exports)?"""
     accessors = repository_accessors(facts)
+    passed = reexports(facts) if accessors else None
     for fact in facts:
         if fact.startswith(STRATEGY_VIA):
             function, _, strategy = fact[len(STRATEGY_VIA):].rpartition(".")
+            if passed is not None and function not in accessors:
+                function = passed.resolve(function, (), lambda name, _: name if name in accessors else None) \
+                    or function
             module = accessors.get(function)
             if module and canonical(public_name(f"{module}.{strategy}")) in MIRRORED_STRATEGIES:
                 return True

@@ -34,12 +34,13 @@ the name must still be a class of the module it ends at).
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Callable, FrozenSet, Iterable, Mapping, Optional, Sequence
 
 from .modules import KnownNames, module_ast, module_level
-from .names import STAR, ast_import_bindings, module_parts
+from .names import STAR, ast_import_bindings, module_package, module_parts
 
 PREFIX = "reexport:"
 #: How many re-exports a name is followed through (``tfgan.estimator.GANEstimator``: the
@@ -158,6 +159,13 @@ class Reexports:
             return find(target, package)
         return resolve(target, package, find, self._owner, depth)
 
+    def package(self, name: str, package: tuple[str, ...]) -> Optional[dict[str, list[str]]]:
+        """What the package ``name`` (a dotted name as a file of ``package`` imports it; the
+        nearest such) passes on: each name its ``__init__`` imports -> what it is bound to
+        (``*``: the star-imported modules); None for a module that is no such package."""
+        owner = self._known.nearest(name, package)
+        return None if owner is None else self.packages[owner]
+
     def _owner(self, name: str, package: tuple[str, ...]) -> Optional[tuple[str, Bound, tuple[str, ...]]]:
         """The module ``name`` is among these re-exports' (the nearest to ``package``)."""
         owner = self._known.nearest(name, package)
@@ -168,3 +176,35 @@ class Reexports:
 def reexports(facts: FrozenSet[str]) -> Reexports:
     """``Reexports(facts)``, built once per repository's facts."""
     return Reexports(facts)
+
+
+#: ``from <module> import *`` on its own line (a star import is a module-level statement).
+STAR_LINE = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\*", re.MULTILINE)
+STAR_GATE = re.compile(r"import[ \t]*\*")
+
+
+def star_imported(path: str, text: str) -> list[str]:
+    """The repository modules the file ``path`` (source ``text``) star-imports, absolute, in
+    source order (not TensorFlow's or the adapters', :func:`is_foreign`, nor what leaves the
+    repository)."""
+    if "*" not in text or STAR_GATE.search(text) is None:
+        return []
+    found = []
+    for match in STAR_LINE.finditer(text):
+        module = absolute(match.group(1), path)
+        if module is not None and not is_foreign(module):
+            found.append(module)
+    return found
+
+
+def absolute(spelled: str, path: str) -> Optional[str]:
+    """``spelled`` (``.nets``, ``models``) as an absolute module name from ``path``'s package,
+    or None when it leaves the repository."""
+    level = len(spelled) - len(spelled.lstrip("."))
+    if not level:
+        return spelled
+    package = module_package(path)
+    if level - 1 > len(package):
+        return None
+    rest = spelled[level:]
+    return ".".join([*package[: len(package) - (level - 1)], *([rest] if rest else [])]) or None

@@ -26,6 +26,7 @@ from .findings import Finding, Status
 from .modules import imported_names, module_ast
 from .names import TF, ImportNames
 from .qualified import Reference
+from .reexports import reexports
 from .tf_aliases import HOROVOD, file_aliases, repository_aliases
 from .tf_versions import TF1, TF1_CODE
 from .units import Mark
@@ -403,7 +404,9 @@ def _module_names(ctx: FileContext, module: str) -> ImportNames:
         imported = handover.imported_names() if handover is not None else None
         repository = _repository_aliases(ctx, imported, module)
         if module == TF:
-            accessors = file_accessors(ctx.path, ctx.original, repository_accessors(ctx.facts), imported)
+            functions = repository_accessors(ctx.facts)
+            accessors = file_accessors(ctx.path, ctx.original, functions, imported,
+                                       reexports(ctx.facts) if functions else None)
     if ctx._unparsed:  # the same bindings, from the file's ast (the engine made sure it reads)
         names = handover.import_names(module, accessors, repository) if handover is not None else \
             ast_import_names(ctx.original, root=module, accessors=accessors, repository=repository)

@@ -50,15 +50,15 @@ from .names import (
     module_package,
     module_parts,
 )
+from .reexports import STAR_GATE as _STAR_GATE
+from .reexports import STAR_LINE as _STAR
 from .reexports import TF_HOPS, Bound, is_foreign, resolve
+from .reexports import absolute as _absolute
 from .tf_scopes import FILE_FACT
 
 IMPORTS = "star-imports:"
 NAMED = "named-imports:"
 _ROOTS = (TF, ESTIMATOR_PACKAGE)
-#: ``from <module> import *`` on its own line (a star import is a module-level statement).
-_STAR = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\*", re.MULTILINE)
-_STAR_GATE = re.compile(r"import[ \t]*\*")
 #: A name the code calls or reads an attribute of (``tf.``, ``dense(``).
 _USED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)[ \t]*[.(]")
 MESSAGE = ("uses TensorFlow only through {imports}: not migrated, the rules read a file's own "
@@ -319,19 +319,6 @@ def _resolve(spelled: str, path: str, known: frozenset[str]) -> Optional[str]:
     if module is None:
         return None
     return nearest_name(module, module_package(path), known)
-
-
-def _absolute(spelled: str, path: str) -> Optional[str]:
-    """``spelled`` (``.nets``, ``models``) as an absolute module name from ``path``'s package,
-    or None when it leaves the repository."""
-    level = len(spelled) - len(spelled.lstrip("."))
-    if not level:
-        return spelled
-    package = module_package(path)
-    if level - 1 > len(package):
-        return None
-    rest = spelled[level:]
-    return ".".join([*package[: len(package) - (level - 1)], *([rest] if rest else [])]) or None
 
 
 _DOTTED = (ast.Name, ast.Attribute)

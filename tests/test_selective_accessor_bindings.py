@@ -96,7 +96,19 @@ SHAPES = {
                            "tf_lib = get_tf()\n",
     "alias of an accessor's module": "\n\ntf_lib = get_tf()\n\n\ndef _unused():\n    return 1\n\n\n"
                                      "nn = tf_lib.nn\nlayers = tf_lib.layers\n",
+    # the accessors passed on by the package's ``__init__`` (:data:`INITS`), or star-imported
+    "package re-export": "\n\nimport lib as lib_pkg\nfrom lib import nn as nn_of\n\n\ndef _unused():\n"
+                         "    return 1\n\n\nnn = nn_of()\nlayers = lib_pkg.layers()\ntf_lib = lib_pkg.get_tf()\n",
+    "package star re-export": "\n\nimport lib as lib_pkg\nfrom lib import nn as nn_of\n\n\ndef _unused():\n"
+                              "    return 1\n\n\nnn = nn_of()\nlayers = lib_pkg.layers()\ntf_lib = lib_pkg.get_tf()\n",
+    "dotted import": "\n\nimport lib.compat\n\n\ndef _unused():\n    return 1\n\n\n"
+                     "nn = lib.compat.nn()\nlayers = lib.compat.layers()\ntf_lib = lib.compat.get_tf()\n",
+    "star import": "\n\nfrom lib.compat import *  # noqa: F403\n\n\ndef _unused():\n    return 1\n\n\n"
+                   "nn = nn()\nlayers = layers()\ntf_lib = get_tf()\n",
 }
+#: The package's ``__init__`` of a shape that reaches the accessors through it (else empty).
+INITS = {"package re-export": "from lib.compat import get_tf, layers, nn\n",
+         "package star re-export": "from .compat import *  # noqa: F401,F403\n"}
 
 
 def _padding() -> str:
@@ -112,7 +124,8 @@ FILES = {"lib/__init__.py": "", "lib/compat.py": COMPAT}
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_a_name_bound_to_an_accessor_call_is_known_to_a_selective_parse(shape: str, handed_over: bool) -> None:
     text = HEADER + SHAPES[shape] + _padding() + SITES
-    facts = repository_facts({**FILES, "train.py": text})  # the analysis hands its reading over
+    files = {**FILES, "lib/__init__.py": INITS.get(shape, ""), "train.py": text}
+    facts = repository_facts(files)  # the analysis hands its reading over
     if not handed_over:
         ast_handover.clear()  # the selective engine reads the file's ast itself
     selective = Engine(RULES, SELECTIVE)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from support.cli import cli
 from support.git import git, make_repo
 
@@ -67,3 +69,28 @@ def test_an_accessor_to_another_module_makes_no_strategy(tmp_path: Path) -> None
         cwd=tmp_path, expect=0)
     trainer = git(tmp_path / "lib", "show", f"{BRANCH}:lib/trainer.py")
     assert "hooks=npu_hooks_append()" not in trainer
+
+
+#: The accessor passed on by the packages' ``__init__``s, or star-imported: each builds the
+#: strategy as ``contrib.distribute()`` did (``lib/utils/__init__.py`` and the trainer's import).
+PASSED_ON = {
+    "package re-export": ("from lib.utils.contrib import distribute\n", "from lib.utils import distribute"),
+    "package star re-export": ("from .contrib import *  # noqa: F401,F403\n", "import lib.utils as utils"),
+    "star import": ("", "from lib.utils.contrib import *  # noqa: F403"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(PASSED_ON))
+def test_a_strategy_built_through_an_accessor_passed_on_is_distributed(tmp_path: Path, shape: str) -> None:
+    init, imported = PASSED_ON[shape]
+    call = "utils.distribute()" if "utils" in imported.split()[-1] else "distribute()"
+    files = {**FILES, "lib/utils/__init__.py": init,
+             "lib/trainer.py": TRAINER.replace("from lib.utils import contrib", imported).replace(
+                 "contrib.distribute()", call)}
+    make_repo(tmp_path / "lib", files)
+    (tmp_path / "repos.txt").write_text("lib\n")
+    cli("run", "--repos", "repos.txt", "--report-dir", "one", "--no-progress", "--rules", "default,distributed",
+        cwd=tmp_path, expect=0)
+    trainer = git(tmp_path / "lib", "show", f"{BRANCH}:lib/trainer.py")
+    assert "distribution = npu_strategy.NPUStrategy()" in trainer
+    assert "estimator.train(input_fn=input_fn, steps=steps, hooks=npu_hooks_append())" in trainer
