@@ -86,6 +86,7 @@ from npu_codemod.codemods.mode_checks import Span, tf1_only_spans, within
 from npu_codemod.codemods.module_training import trains_when_run
 from npu_codemod.codemods.modules import (
     ModuleIndex,
+    child_fields,
     imported_names,
     module_ast,
     module_index,
@@ -379,6 +380,7 @@ __all__ = [
     "owner_verdict",
     "OWNERS",
     "own_nodes",
+    "child_fields",
     "parse_module",
     "per_node",
     "position",
