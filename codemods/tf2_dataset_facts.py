@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import ast
 import sys
-from typing import Iterator, Optional
+from typing import AbstractSet, Iterator, Optional
 
 from .file_kinds import is_test_file
 from .modules import module_ast
 from .names import module_parts
 from .tf2_dataset_sources import DATASET, DATASET_METHODS
-from .tf2_dataset_uses import EVALUATION, LOOKED_AT, LOOPED, PASSED, TRAINING, USE_FACT, DatasetUses
+from .tf2_dataset_uses import EVALUATION, LOOKED_AT, LOOPED, PASSED, TRAINING, USE_FACT, file_trains
 from .tf2_datasets import FUNCTION_FACT, FileDatasets, Scope, file_datasets
 
 #: Libraries whose functions are no repository's (by the first name: ``tensorflow_tts`` is one).
@@ -88,13 +88,14 @@ def dataset_use_facts(path: str, text: str) -> set[str]:
     if tree is None:
         return set()
     datasets = FileDatasets(tree, text, path)
-    if not any(target.partition(".")[0] not in _LIBRARIES | _STANDARD
-               for target in datasets.imports.values()):
+    heads = frozenset(local for local, target in datasets.imports.items()
+                      if target.partition(".")[0] not in _LIBRARIES | _STANDARD)
+    if not heads:
         # no repository name imported: no value is a repository function's result (a name
         # qualifies to its import's package: ``canonical`` folds TensorFlow's alone)
         return set()
     package = ".".join(datasets.package)
-    origins = _Origins(datasets)
+    origins = _Origins(datasets, heads)
     facts = set()
     for call, scope in datasets.calls_in_scopes:
         for where, value in _consumed(call):
@@ -107,7 +108,7 @@ def dataset_use_facts(path: str, text: str) -> set[str]:
                 where = PASSED
             else:
                 if not trains:
-                    trains.append(DatasetUses(datasets).file_trains)
+                    trains.append(file_trains(datasets))
                 where = LOOPED if trains[0] else f"{LOOKED_AT}@{path}:{getattr(value, 'lineno', 0)}"
             facts.add(f"{USE_FACT}{package}|{target}|{position}|{where}")
     return facts
@@ -160,10 +161,28 @@ class _Origins:
     """Which repository functions' results the values of a file are (one map of assignments per
     function: a file that trains asks about every argument of every call)."""
 
-    def __init__(self, datasets: FileDatasets) -> None:
+    def __init__(self, datasets: FileDatasets, heads: AbstractSet[str]) -> None:
         self.datasets = datasets
+        #: The names the file imports from the repository (:func:`_repository_function`).
+        self.heads = heads
         self._assigned: dict[int, dict[str, list[tuple[str, str]]]] = {}
         self._instances: dict[int, dict[str, str]] = {}
+        self._function_assignments: Optional[dict[int, list[ast.Assign]]] = None
+
+    def assignments(self, scope: Scope) -> Iterator[ast.Assign]:
+        """The assignments among :meth:`FileDatasets.statements` of ``scope``, in order; a
+        function's from the module index's, by owner (its own nodes are not walked)."""
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return (node for node in self.datasets.statements(scope) if isinstance(node, ast.Assign))
+        if self._function_assignments is None:
+            owners = self.datasets.owners
+            found: dict[int, list[ast.Assign]] = {}
+            self._function_assignments = found
+            for node in self.datasets.index.nodes(ast.Assign):
+                function = owners.get(id(node))
+                if function is not None:
+                    found.setdefault(id(function), []).append(node)
+        return iter(self._function_assignments.get(id(scope), ()))
 
     def of(self, value: ast.AST, scope: Scope) -> Iterator[tuple[str, str]]:
         """(repository function as imported, position) whose result ``value`` is: a call of it
@@ -183,24 +202,24 @@ class _Origins:
         ``instance.method(...)`` with ``instance = Class(...)`` in ``scope``."""
         function = call.func
         if not isinstance(function, ast.Attribute):
-            return _repository_function(self.datasets, call)
+            return _repository_function(self.datasets, call, self.heads)
         receiver = function.value
         if isinstance(receiver, ast.Call):
-            owner = _repository_function(self.datasets, receiver)
+            owner = _repository_function(self.datasets, receiver, self.heads)
             return f"{owner}.{function.attr}" if owner else None
         if isinstance(receiver, ast.Name) and receiver.id in self.instances(scope):
             return f"{self.instances(scope)[receiver.id]}.{function.attr}"
-        return _repository_function(self.datasets, call)
+        return _repository_function(self.datasets, call, self.heads)
 
     def instances(self, scope: Scope) -> dict[str, str]:
         """The names ``scope`` assigns a call of a repository name (``loader = Loader(...)``)."""
         found = self._instances.get(id(scope))
         if found is None:
             found = self._instances[id(scope)] = {}
-            for statement in self.datasets.statements(scope):
-                if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+            for statement in self.assignments(scope):
+                if len(statement.targets) == 1 \
                         and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call):
-                    owner = _repository_function(self.datasets, statement.value)
+                    owner = _repository_function(self.datasets, statement.value, self.heads)
                     if owner:
                         found[statement.targets[0].id] = owner
         return found
@@ -211,8 +230,8 @@ class _Origins:
         found = self._assigned.get(id(scope))
         if found is None:
             found = self._assigned[id(scope)] = {}
-            for statement in self.datasets.statements(scope):
-                if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            for statement in self.assignments(scope):
+                if len(statement.targets) != 1:
                     continue
                 made = _unchained(statement.value)
                 target = self.callee(made, scope) if isinstance(made, ast.Call) else None
@@ -240,9 +259,17 @@ def _names(target: ast.AST) -> Iterator[tuple[str, str]]:
                 yield element.id, str(index)
 
 
-def _repository_function(datasets: FileDatasets, call: ast.Call) -> Optional[str]:
+def _repository_function(datasets: FileDatasets, call: ast.Call, heads: AbstractSet[str]) -> Optional[str]:
     """The dotted name, as imported, of the repository function ``call`` calls, or None (a
-    library's, the standard library's, or not imported)."""
+    library's, the standard library's, or not imported). ``heads``: the names the file imports
+    from the repository; a callee whose dotted name starts with none of them is none (its
+    qualified name keeps its import's package: ``canonical`` folds TensorFlow's names alone),
+    told without spelling the name (every argument of every call of the file is asked about)."""
+    head = call.func
+    while isinstance(head, ast.Attribute):
+        head = head.value
+    if not isinstance(head, ast.Name) or head.id not in heads:
+        return None
     target = datasets.qualify(call.func)
     if target is None or target.partition(".")[0] in _LIBRARIES | _STANDARD:
         return None

@@ -241,8 +241,8 @@ class DatasetUses:
     def file_trains(self) -> bool:
         """Does the file call something that trains (``fit``, ``GradientTape``,
         ``apply_gradients``, ``minimize``, ``train_on_batch``, a callee named for training:
-        ``train_step``, ``estimator.train``)?"""
-        return _trains(self.datasets.tree)
+        ``train_step``, ``estimator.train``)? (:func:`file_trains`)"""
+        return file_trains(self.datasets)
 
     def window_function(self, node: ast.AST) -> str:
         """Where ``node`` batches one window or group, not the pipeline ("reduce_func of
@@ -362,11 +362,23 @@ def _loop_collects(loop: "ast.For | ast.AsyncFor") -> bool:
                or isinstance(node, ast.Call) and _callee(node) in _KEEPING for node in ast.walk(loop))
 
 
+def file_trains(datasets: FileDatasets) -> bool:
+    """Does the file of ``datasets`` call something that trains (:func:`_trains` of its whole
+    tree)? Its calls are the module index's: no walk of the tree, no :attr:`~.FileDatasets.parents`
+    (the repository's analysis asks it of every file that loops over a repository function's
+    result: :mod:`.tf2_dataset_facts`)."""
+    return any(map(_call_trains, datasets.index.nodes(ast.Call)))
+
+
 def _trains(node: ast.AST) -> bool:
     """Does ``node`` call something that trains: ``GradientTape``, ``apply_gradients``... or a
     callee named for training (``train_step``)?"""
-    return any(isinstance(call, ast.Call) and (_callee(call) in _TRAINING_CALLS or _words(_callee(call) or "") & TRAINING_WORDS)
-               for call in ast.walk(node))
+    return any(isinstance(call, ast.Call) and _call_trains(call) for call in ast.walk(node))
+
+
+def _call_trains(call: ast.Call) -> bool:
+    callee = _callee(call)
+    return callee in _TRAINING_CALLS or bool(_words(callee or "") & TRAINING_WORDS)
 
 
 def _words(name: str) -> set[str]:

@@ -56,9 +56,11 @@ _BLOCKS = (ast.If, ast.With, ast.AsyncWith, ast.Try, ast.For, ast.AsyncFor, ast.
            getattr(ast, "TryStar", ast.Try), ast.ExceptHandler)
 
 
-def calls_fact(path: str, text: str, tree: Optional[ast.Module] = None) -> Optional[str]:
+def calls_fact(path: str, text: str, tree: Optional[ast.Module] = None, indexed: bool = False) -> Optional[str]:
     """The :data:`CALLS_FACT` of the file at ``path`` (``tree``: its parse, when at hand), or
-    None when it cannot be parsed (:func:`calls_training` then takes it for calling anything)."""
+    None when it cannot be parsed (:func:`calls_training` then takes it for calling anything).
+    ``indexed``: the tree's :func:`~.modules.module_index` is at hand (a TF file's, which its
+    signals read), so its imports are taken from it, not from a walk of the statements."""
     tree = tree if tree is not None else module_ast(text)
     if tree is None:
         return None
@@ -67,7 +69,7 @@ def calls_fact(path: str, text: str, tree: Optional[ast.Module] = None) -> Optio
         trained = training_definitions(tree)
         imports = module_index(tree).imports()  # the index that reading built: no walk
     else:
-        trained, imports = frozenset(), _module_imports(tree)
+        trained, imports = frozenset(), module_index(tree).imports() if indexed else _module_imports(tree)
     groups = _uses(tree, path, text, imports)
     written = " ".join(f"{group}:{','.join(sorted(names))}" for group, names in sorted(groups.items()))
     return f"{CALLS_FACT}{path}|{','.join(sorted(trained))}|{written}"
@@ -141,7 +143,7 @@ def _uses(tree: ast.Module, path: str, text: str,
     for group, top in _top_nodes(tree):
         if lines is not None and not _spans_one_of(top, lines):
             continue
-        used = _used(top, bound)
+        used = _used(top, bound, lines)
         if used:
             groups.setdefault(group, set()).update(used)
     return groups
@@ -209,10 +211,12 @@ def _top_nodes(tree: ast.Module) -> list[tuple[str, ast.AST]]:
     return found
 
 
-def _used(node: ast.AST, bound: Mapping[str, list[str]]) -> set[str]:
+def _used(node: ast.AST, bound: Mapping[str, list[str]], lines: Optional[list[int]] = None) -> set[str]:
     """The identifiers ``node`` uses through the imported names ``bound`` (name -> the parts of
     its target after the package, each as ``<package>.<part>``; ``<package>.`` for none): the
-    target's parts and the attributes read on it, each after its package's name."""
+    target's parts and the attributes read on it, each after its package's name. ``lines``
+    (:func:`_lines_naming`; None: every line may): a statement on none of them is not walked
+    (it uses none), as :func:`_uses` spares a module's."""
     used: set[str] = set()
     stack = [node]
     while stack:
@@ -235,7 +239,10 @@ def _used(node: ast.AST, bound: Mapping[str, list[str]]) -> set[str]:
         for name in child_fields(type(item)):
             child = getattr(item, name, None)
             if type(child) is list:
-                stack.extend(value for value in child if isinstance(value, ast.AST))
+                if lines is not None and child and isinstance(child[0], ast.stmt):  # a block
+                    stack.extend(value for value in child if _spans_one_of(value, lines))
+                else:
+                    stack.extend(value for value in child if isinstance(value, ast.AST))
             elif isinstance(child, ast.AST):
                 stack.append(child)
     return used

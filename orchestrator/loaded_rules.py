@@ -163,7 +163,7 @@ class LoadedRules:
             # whichever packs run (the distributed and keras packs' hooks ask the same, cached)
             facts.update(model_facts(path, text))
             facts.update(filter(None, [graph_fact(path, text, signals), pending_fact(path, signals),
-                                       calls_fact(path, text)]))  # what it calls: ``training_calls``
+                                       calls_fact(path, text, indexed=True)]))  # what it calls: ``training_calls``
             facts.add(file_fact(path, signals))
             facts.update(star_import_facts(path, text, imports_tf=True))
             facts.update(reexport_facts(path, text))  # a package's names, for its importers

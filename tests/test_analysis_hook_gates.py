@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npu_codemod.codemods import accessors, built_models, module_training, tf_versions
+from npu_codemod.codemods import (
+    accessors,
+    built_models,
+    module_training,
+    tf2_dataset_facts,
+    tf2_dataset_uses,
+    tf_versions,
+    training_calls,
+)
 from npu_codemod.codemods.engine import parse_module, unlink
 from npu_codemod.codemods.modules import module_ast, module_index, own_nodes
 from npu_codemod.codemods.names import (
@@ -37,6 +46,7 @@ from npu_codemod.plugins.rules.sess_run import npu002_drop_remainder as npu002
 from npu_codemod.plugins.rules.sess_run import npu007_session_config as npu007
 from npu_codemod.plugins.rules.sess_run import npu008_soft_placement as npu008
 from npu_codemod.plugins.rules.sess_run import npu010_session_close as npu010
+from npu_codemod.plugins.rules.tf2 import npu064_drop_remainder as npu064
 
 from support.sources import python_sources
 
@@ -165,7 +175,7 @@ def _pipeline_use_facts_long_way(path: str, tree: ast.Module) -> set[str]:
                 for node in _pipeline_uses._names(value):
                     add(_pipeline_uses._imported(ast_dotted_name(node) or "", imports), said,
                         getattr(node, "lineno", 0))
-    for target, said, line in _pipeline_uses._bound_uses(index, imports):
+    for target, said, line in _bound_uses_long_way(tree, index, imports):
         add(target, said, line)
     facts = {f"{_pipeline_uses.PREFIX}{package}|{target}|{said}|{path}:{line}"
              for (target, said), line in first.items()}
@@ -173,6 +183,26 @@ def _pipeline_use_facts_long_way(path: str, tree: ast.Module) -> set[str]:
     facts |= {f"{_pipeline_uses.PREFIX}{package}|{_pipeline_uses._imported(spelled, imports)}|{verdict}"
               for spelled, verdict in _shared_iterators.iterator_uses(tree, scopes, imports)}
     return facts
+
+
+def _bound_uses_long_way(tree: ast.Module, index, imports):  # type: ignore[no-untyped-def]
+    """``_pipeline_uses._bound_uses`` as it was: every node of every scope looked at."""
+    functions = [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
+    for nodes in [_module_level_long_way(tree), *(index.own_nodes(function) for function in functions)]:
+        for node in nodes:
+            if type(node) is not ast.Assign or not isinstance(node.value, ast.Call):
+                continue
+            target = _pipeline_uses._imported(ast_dotted_name(node.value.func) or "", imports)
+            names = [name for name in map(ast_dotted_name, node.targets) if name]
+            if not target or not names:
+                continue
+            said = next(filter(None, map(_pipeline_uses._verdict, names)), None)
+            if said:
+                yield target, said, node.lineno
+                continue
+            passed = _pipeline_uses._passed_names(nodes)
+            for name in names:
+                yield from ((target, verdict, line) for verdict, line in passed.get(name, ()))
 
 
 def _module_level_long_way(tree: ast.Module) -> list[ast.AST]:
@@ -225,8 +255,54 @@ def _config_returns_long_way(function, nodes, functions, imports):  # type: igno
     return result
 
 
+@contextmanager
+def _patched(owner: object, **values: object) -> Iterator[None]:
+    kept = {name: getattr(owner, name) for name in values}
+    for name, value in values.items():
+        setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        for name, value in kept.items():
+            setattr(owner, name, value)
+
+
+def _repository_function_long_way(datasets, call, heads):  # type: ignore[no-untyped-def]
+    """``tf2_dataset_facts._repository_function`` as it was: every callee qualified."""
+    target = datasets.qualify(call.func)
+    if target is None or target.partition(".")[0] in tf2_dataset_facts._LIBRARIES | tf2_dataset_facts._STANDARD:
+        return None
+    return target
+
+
+def _dataset_facts_long_way(path: str, text: str) -> set[str]:
+    """NPU064's facts as they were made: a walk of the tree for whether the file trains, each
+    scope's statements read for its assignments, every callee qualified."""
+    def assignments(self, scope):  # type: ignore[no-untyped-def]
+        return (node for node in self.datasets.statements(scope) if isinstance(node, ast.Assign))
+
+    with _patched(tf2_dataset_facts, file_trains=lambda datasets: tf2_dataset_uses._trains(datasets.tree),
+                  _repository_function=_repository_function_long_way), \
+            _patched(tf2_dataset_facts._Origins, assignments=assignments):
+        return tf2_dataset_facts.dataset_function_facts(path, text) | tf2_dataset_facts.dataset_use_facts(path, text)
+
+
+def _calls_fact(path: str, text: str) -> set[str]:
+    """The ``tf2-calls:`` fact of a TF file, whose module index its signals built."""
+    return set(filter(None, [training_calls.calls_fact(path, text, indexed=True)]))
+
+
+def _calls_fact_long_way(path: str, text: str) -> set[str]:
+    """The ``tf2-calls:`` fact as it was made: every module-level statement walked whole, the
+    imports found by a walk of the statements."""
+    with _patched(training_calls, _lines_naming=lambda text, names: None):
+        return set(filter(None, [training_calls.calls_fact(path, text)]))
+
+
 HOOKS: dict[str, tuple[Callable[[str, str], object], Callable[[str, str], object]]] = {
     "NPU002": (npu002.npu_codemod_analyze_file, _pipeline_uses_long_way),
+    "NPU064": (npu064.npu_codemod_analyze_file, _dataset_facts_long_way),
+    "calls": (_calls_fact, _calls_fact_long_way),
     "NPU007": (npu007.npu_codemod_analyze_file, _config_function_facts_long_way),
     "NPU008": (npu008.npu_codemod_analyze_file, _npu008_long_way),
     "NPU010": (npu010.npu_codemod_analyze_file,
@@ -342,6 +418,20 @@ _LINES = st.sampled_from([
     "# a device, on its own\n",
     "ops.devices(1); ops.device_v2(2)\n",
     "match x:\n    case 1:\n        pass\n",
+    "from data.loader import Loader, make_dataset\nfor batch in make_dataset(files):\n    print(batch)\n",
+    "from data.loader import make_dataset\ndef run(model):\n    if model:\n        ds = make_dataset(1)\n"
+    "    model.fit(ds)\n    log(ds)\n",
+    "from data.loader import Loader\ndef loop():\n    loader = Loader(1)\n    for x in loader.create(2):\n"
+    "        step = lambda: train_step(x)\n",
+    "from data.loader import make_dataset\nclass Eval:\n    ds = make_dataset(2)\n\n    def go(self, model):\n"
+    "        model.evaluate(make_dataset(3).prefetch(1))\n        self.ds = ds\n",
+    "import data.loader as loader_module\nfrom data.loader import make_dataset\ndef outer():\n"
+    "    val = loader_module.Loader(4).create(1)\n    def inner():\n        val = make_dataset(5)\n"
+    "        return val\n    model.evaluate(val)\n",
+    "import data.loader as loader_module\nx = [model(b) for b in iter(loader_module.make(1))]\n",
+    "import data.loader as loader_module\nwith loader_module.scope():\n    try:\n        pass\n"
+    "    except ValueError:\n        run(loader_module.step,\n            Loader)\n",
+    "import data.loader as loader_module\n@loader_module.register(\n    1)\nclass Tool:\n    pass\n",
     "print 'py2'\n",
     "# tf.device('/cpu:0') soft\n",
 ])

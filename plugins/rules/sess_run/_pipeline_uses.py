@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 import sys
 from functools import lru_cache
-from typing import Iterator, Optional, Union
+from typing import Callable, Iterator, Optional, Union
 
 from npu_codemod.api import FileContext
 from npu_codemod.api._toolkit import (
@@ -75,12 +75,19 @@ def pipeline_use_facts(path: str, text: str) -> set[str]:
         return set()
     package = ".".join(module_parts(path)[:-1])
     first: dict[tuple[str, str], int] = {}
-    for target, verdict, line in [*_file_uses(index, imports), *_bound_uses(index, imports)]:
+    code: list[list[ast.AST]] = []  # the nodes of module-level code, once asked for
+
+    def module_code() -> list[ast.AST]:
+        if not code:
+            code.append(module_nodes(tree))
+        return code[0]
+
+    for target, verdict, line in [*_file_uses(index, imports), *_bound_uses(index, imports, module_code)]:
         first[target, verdict] = min(line, first.get((target, verdict), line))
     facts = {f"{PREFIX}{package}|{target}|{verdict}|{path}:{line}"
              for (target, verdict), line in first.items()}
     # An iterator constructor spells "from_str..." (ast reads non-ASCII names NFKC-normalized).
-    iterators = _iterator_uses(index, imports) if "from_str" in text or not text.isascii() else ()
+    iterators = _iterator_uses(index, imports, module_code()) if "from_str" in text or not text.isascii() else ()
     facts.update(f"{PREFIX}{package}|{target}|{verdict}" for target, verdict in iterators)
     return facts
 
@@ -97,16 +104,17 @@ def module_facts(path: str, text: str) -> set[str]:
     return {MODULE + ".".join(module_parts(path))}
 
 
-def _iterator_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str]]:
+def _iterator_uses(index: ModuleIndex, imports: dict[str, str],
+                   module_code: list[ast.AST]) -> Iterator[tuple[str, str]]:
     """(imported target, "iterator") of each function whose results build an iterator that
     another dataset also initialises, (target, "iterator:<attribute>") of each class whose
-    instances' attribute does, in module-level code or any function."""
+    instances' attribute does, in module-level code (``module_code``: its nodes) or any function."""
     functions: list[_Function] = [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
     tree = index.tree
     if not isinstance(tree, ast.Module):
         return
-    scopes = [module_nodes(tree), *(index.own_nodes(function) for function in functions)]
-    for spelled, verdict in iterator_uses(tree, scopes, imports):
+    scopes = [module_code, *(index.own_nodes(function) for function in functions)]
+    for spelled, verdict in iterator_uses(tree, scopes, imports, index.nodes(ast.Call)):
         target = _imported(spelled, imports)
         if target:
             yield target, verdict
@@ -162,25 +170,32 @@ def _uses_in(value: ast.AST, imports: dict[str, str], said: str) -> Iterator[tup
             yield target, said, getattr(node, "lineno", 0)
 
 
-def _bound_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[str, str, int]]:
+def _bound_uses(index: ModuleIndex, imports: dict[str, str],
+                module_code: Callable[[], list[ast.AST]]) -> Iterator[tuple[str, str, int]]:
     """(imported target, verdict, line) of each call of an imported function whose result a
     statement binds to names: what a name says (``test_input = make_input_fn(...)``), else what
     the calls it is then passed to in the same scope say (``estimator.evaluate(input_fn=x)``),
     at the line of that call. The factory of an ``input_fn`` is used so, as the file that
-    defines it would see it used (``._datasets._use_says``)."""
-    tree = index.tree
-    if not isinstance(tree, ast.Module):
+    defines it would see it used (``._datasets._use_says``). ``module_code``: gives the nodes
+    of module-level code (:func:`._shared_iterators.module_nodes`). The assignments are the
+    index's; each scope's nodes are only looked up for them (an assignment in a class body is
+    in no scope: not read)."""
+    bound: dict[int, tuple[ast.Assign, str, list[str]]] = {}  # id -> (assignment, target, names)
+    for node in index.nodes(ast.Assign):
+        if isinstance(node.value, ast.Call):
+            target = _imported(dotted(node.value.func) or "", imports)
+            names = [name for name in map(dotted, node.targets) if name] if target else []
+            if target and names:
+                bound[id(node)] = node, target, names
+    if not bound:
         return
     functions: list[_Function] = [*index.nodes(ast.FunctionDef), *index.nodes(ast.AsyncFunctionDef)]
-    for nodes in [module_nodes(tree), *(index.own_nodes(function) for function in functions)]:
+    for nodes in [module_code(), *(index.own_nodes(function) for function in functions)]:
+        here = bound.keys() & map(id, nodes)
+        if not here:
+            continue
         passed: Optional[dict[str, list[tuple[str, int]]]] = None  # read once a scope needs it
-        for node in nodes:
-            if type(node) is not ast.Assign or not isinstance(node.value, ast.Call):
-                continue
-            target = _imported(dotted(node.value.func) or "", imports)
-            names = [name for name in map(dotted, node.targets) if name]
-            if not target or not names:
-                continue
+        for node, target, names in (entry for key, entry in bound.items() if key in here):
             said = next(filter(None, map(_verdict, names)), None)
             if said:
                 yield target, said, node.lineno

@@ -27,6 +27,7 @@ from npu_codemod.api import Base, FileContext, Node, arguments, dotted_name, sym
 from npu_codemod.api._toolkit import ast_dotted_name as ast_dotted
 from npu_codemod.api._toolkit import (
     attribute_name,
+    child_fields,
     enclosing_scope,
     is_call_trailer,
     memo,
@@ -226,15 +227,15 @@ def _kept_in(attribute: str, names: set[str], method: Node) -> bool:
 
 
 def iterator_uses(tree: ast.Module, scopes: Sequence[Sequence[ast.AST]],
-                  imports: dict[str, str]) -> Iterator[tuple[str, str]]:
+                  imports: dict[str, str], calls: Optional[Iterable[ast.AST]] = None) -> Iterator[tuple[str, str]]:
     """(dotted name as spelled, verdict) of the imported functions and classes whose results
     the module builds a shared iterator from: a name bound, in one of ``scopes`` (each as its
     own nodes), from the call of one (``train, test = data.get_dataset(n)``) whose structure
     builds an iterator not shown to be initialised with it only (:data:`ITERATOR`); an
     instance of one (``tr = Gen(...)``) whose attribute's structure does so
     (``from_structure(tr.data.output_types, ...)``, or through ``train = tr.data``:
-    ``iterator:data``)."""
-    attributes = _ast_initialisers(ast.walk(tree), whole=False)
+    ``iterator:data``). ``calls``: every call of the module (its index's), else it is walked."""
+    attributes = _ast_initialisers(ast.walk(tree) if calls is None else calls, whole=False)
     for nodes in scopes:
         initialisers = {**attributes, **_ast_initialisers(nodes)}
         for call in (node for node in nodes if isinstance(node, ast.Call)):
@@ -264,15 +265,25 @@ def _ast_shared(call: ast.Call, nodes: Sequence[ast.AST],
 
 
 def module_nodes(tree: ast.Module) -> list[ast.AST]:
-    """The nodes of module-level code, not those inside functions, classes or lambdas."""
+    """The nodes of module-level code, not those inside functions, classes or lambdas, in
+    pre-order; not expression contexts and operators (``child_fields``: they hold no code)."""
     found: list[ast.AST] = []
     stack: list[ast.AST] = list(reversed(tree.body))
     while stack:
         node = stack.pop()
         found.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        if isinstance(node, _SCOPES):
+            continue
+        for name in child_fields(type(node)):  # the last field first: popped in order
+            value = getattr(node, name, None)
+            if type(value) is list:
+                stack.extend(item for item in reversed(value) if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
     return found
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def _ast_structures(call: ast.Call) -> set[str]:

@@ -87,6 +87,7 @@ from npu_codemod.codemods.module_training import trains_when_run
 from npu_codemod.codemods.modules import (
     KnownNames,
     ModuleIndex,
+    child_fields,
     imported_names,
     module_ast,
     module_index,
@@ -381,6 +382,7 @@ __all__ = [
     "owner_verdict",
     "OWNERS",
     "own_nodes",
+    "child_fields",
     "parse_module",
     "per_node",
     "position",
