@@ -91,3 +91,4 @@ def test_graph_edges_resolve_each_import_as_imported_module_does() -> None:
         assert graph.edges(node) == tuple(dict.fromkeys(name for name in expected if name))
     # numpy and os.path: none; mod2 and sub0.mod3: the single module ending so; pkg1: a package
     assert graph.edges(nodes["pkg0.sub0.mod0"]) == ("pkg1.sub1.mod1", "pkg2.sub2.mod2", "pkg3.sub0.mod3", "pkg1")
+

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import AbstractSet, Iterable, Iterator, Optional, Union
+from functools import lru_cache
+from typing import AbstractSet, FrozenSet, Iterable, Iterator, Optional, Union
 
 from npu_codemod.api import (
     Base,
@@ -344,6 +345,7 @@ class ConfiguredFunctions:
                     self.forwards.setdefault(name, set()).add(target)
                 else:
                     self.plain.add(name)
+        self._names = frozenset(self.plain | self.forwards.keys())
 
     def find(self, target: str, path: str) -> Optional[str]:
         """The configured function that ``target`` (a dotted name as imported in the file at
@@ -354,7 +356,7 @@ class ConfiguredFunctions:
         return self._find(target, module_parts(path)[:-1], frozenset())
 
     def _find(self, target: str, package: tuple[str, ...], visiting: frozenset[str]) -> Optional[str]:
-        found = nearest_function(target, package, self.plain | self.forwards.keys())
+        found = nearest_function(target, package, self._names)
         return found if found is not None and self._configured(found, visiting) else None
 
     def _configured(self, name: str, visiting: frozenset[str]) -> bool:
@@ -366,12 +368,19 @@ class ConfiguredFunctions:
         return all(self._find(target, package, visiting | {name}) for target in self.forwards[name])
 
 
+@lru_cache(maxsize=4)
+def configured_functions(facts: FrozenSet[str]) -> ConfiguredFunctions:
+    """The :class:`ConfiguredFunctions` of a repository's ``facts``, read once per repository,
+    not once per file (a large repository's facts are many; nothing changes the object)."""
+    return ConfiguredFunctions(facts)
+
+
 def configured_function(callee: str, ctx: FileContext) -> Optional[str]:
     """The configured function of another file (module-qualified) that ``callee`` (the dotted
     callee of a call in the file of ``ctx``) names through the file's imports, or None."""
     key = "config_functions.imports"
     if key not in memo(ctx):
-        memo(ctx)[key] = (file_imported_names(ctx), ConfiguredFunctions(ctx.facts))
+        memo(ctx)[key] = (file_imported_names(ctx), configured_functions(ctx.facts))
     imports, functions = memo(ctx)[key]
     head, _, rest = callee.partition(".")
     if head not in imports:
@@ -446,7 +455,7 @@ def promised_functions(ctx: FileContext) -> list[Node]:
     """The module-level functions of the file that the facts name as returning a configured
     config by themselves (not through another file's function): other files rely on them."""
     module = ".".join(module_parts(ctx.path))
-    names = {name.rpartition(".")[2] for name in ConfiguredFunctions(ctx.facts).plain
+    names = {name.rpartition(".")[2] for name in configured_functions(ctx.facts).plain
              if name.rpartition(".")[0] == module}
     found = []
     for node in ctx.tree.children:

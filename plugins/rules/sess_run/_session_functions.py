@@ -20,7 +20,8 @@ by calling the imported name (``getattr``, a function passed around).
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Optional, Union
+from functools import lru_cache
+from typing import FrozenSet, Iterable, Optional, Union
 
 from npu_codemod.api._toolkit import ModuleIndex, module_index, own_nodes
 
@@ -153,3 +154,10 @@ class SessionFunctions:
             if name == function and imported and (module == imported or module.endswith("." + imported)):
                 return True
         return False
+
+
+@lru_cache(maxsize=4)
+def session_functions(facts: FrozenSet[str]) -> SessionFunctions:
+    """The :class:`SessionFunctions` of a repository's ``facts``, read once per repository,
+    not once per file (a large repository's facts are many; nothing changes the object)."""
+    return SessionFunctions(facts)

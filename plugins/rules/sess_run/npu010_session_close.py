@@ -87,7 +87,7 @@ from ._config_functions import module_parts
 from ._entered_attributes import entering_with
 from ._functions import function_returns, is_return
 from ._lifetimes import Lifetime, Threads, lifetime
-from ._session_functions import Position, SessionFunctions, session_function_facts
+from ._session_functions import Position, SessionFunctions, session_function_facts, session_functions
 from ._thread_functions import thread_function_facts
 
 SESSIONS = frozenset({
@@ -346,7 +346,7 @@ class SessionClose(Rule):
 
 def _session_functions(ctx: FileContext) -> SessionFunctions:
     if "npu010.functions" not in memo(ctx):
-        memo(ctx)["npu010.functions"] = SessionFunctions(ctx.facts)
+        memo(ctx)["npu010.functions"] = session_functions(ctx.facts)
     return memo(ctx)["npu010.functions"]
 
 
