@@ -71,7 +71,7 @@ _FUNCTIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _SCOPE_TYPES = frozenset(_SCOPES)
 #: What a list of statements is made of: statements, ``except`` clauses, ``case`` blocks.
-_HOLDERS = (ast.stmt, ast.excepthandler, *([ast.match_case] if hasattr(ast, "match_case") else []))
+BLOCK_ITEMS = (ast.stmt, ast.excepthandler, *([ast.match_case] if hasattr(ast, "match_case") else []))
 
 
 class ModuleIndex:
@@ -243,7 +243,7 @@ def statements(tree: ast.AST) -> Iterator[ast.stmt]:
             yield node
         for name in child_fields(type(node)):
             value = getattr(node, name, None)
-            if type(value) is list and value and isinstance(value[0], _HOLDERS):
+            if type(value) is list and value and isinstance(value[0], BLOCK_ITEMS):
                 stack.extend(reversed(value))
 
 

@@ -35,7 +35,7 @@ from fissix.pgen2 import token
 from fissix.pygram import python_symbols as syms
 
 from .ast_names import names_read_alike
-from .modules import _HOLDERS, child_fields, module_ast, module_index
+from .modules import BLOCK_ITEMS, child_fields, module_ast, module_index
 from .names import STAR, ast_dotted_name, ast_import_bindings
 from .nodes import HIDDEN_NAMES, is_ast_main_block
 
@@ -337,7 +337,7 @@ class _Scan:
                     self.assignments.append((node.targets[0].id, dotted))
             for field in child_fields(type(node)):
                 value = getattr(node, field, None)
-                if type(value) is list and value and isinstance(value[0], _HOLDERS):
+                if type(value) is list and value and isinstance(value[0], BLOCK_ITEMS):
                     stack.extend(value)
 
     def _walk(self, group: list[ast.stmt]) -> None:

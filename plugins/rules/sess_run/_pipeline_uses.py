@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Callable, Iterator, Optional, Union
 
 from npu_codemod.api import FileContext
@@ -75,13 +75,7 @@ def pipeline_use_facts(path: str, text: str) -> set[str]:
         return set()
     package = ".".join(module_parts(path)[:-1])
     first: dict[tuple[str, str], int] = {}
-    code: list[list[ast.AST]] = []  # the nodes of module-level code, once asked for
-
-    def module_code() -> list[ast.AST]:
-        if not code:
-            code.append(module_nodes(tree))
-        return code[0]
-
+    module_code = lru_cache(maxsize=1)(partial(module_nodes, tree))  # walked once, if asked for
     for target, verdict, line in [*_file_uses(index, imports), *_bound_uses(index, imports, module_code)]:
         first[target, verdict] = min(line, first.get((target, verdict), line))
     facts = {f"{PREFIX}{package}|{target}|{verdict}|{path}:{line}"
