@@ -162,7 +162,8 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     if signals is None and not main and not _IMPORTS.search(text):
         return None
     tree = module_ast(text) if signals is not None else import_statements(text)  # TF files: parsed anyway
-    targets = sorted({target for target in (_imported_modules(tree, path) if tree is not None else ())
+    imports = _imports(tree, indexed=signals is not None) if tree is not None else []
+    targets = sorted({target for target in (_imported_modules(tree, path, imports) if tree is not None else ())
                       if target.split(".")[0] not in ("tensorflow", "__future__")})
     flags = ("m" if main else "") + ("x" if signals is not None else "")
     if signals is None and any(target.split(".")[0] in OTHER_FRAMEWORKS for target in targets):
@@ -214,23 +215,33 @@ def _of_other_library(value: ast.expr, others: set[str]) -> bool:
     return isinstance(callee, ast.Name) and callee.id in others
 
 
-def _imported_modules(tree: ast.Module, path: str) -> set[str]:
+def _imports(tree: ast.Module, indexed: bool) -> list[ast.Import]:
+    """The ``import`` statements of ``tree`` (nested ones too; their order does not matter):
+    from the analyses' index of a TF file's tree (walked once for every analysis of the file),
+    else from a walk of its statements (the small tree of a file's imports alone)."""
+    if indexed:
+        found: list[ast.Import] = module_index(tree).nodes(ast.Import)
+        return found
+    return [node for node in statements(tree) if isinstance(node, ast.Import)]
+
+
+def _imported_modules(tree: ast.Module, path: str, imports: Iterable[ast.Import]) -> set[str]:
     """What the module imports (``imported_names``' targets), the modules it star-imports
     (``from layers import *``: an edge of the program like ``from layers import Dense``) and
-    what a dotted import runs (:func:`_dotted_imports`)."""
-    found = set(imported_names(tree, path).values()) | _dotted_imports(tree)
+    what its ``imports`` run (:func:`_dotted_imports`)."""
+    found = set(imported_names(tree, path).values()) | _dotted_imports(imports)
     if "*" in {alias.name for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names}:
         found.update(target for node in tree.body if isinstance(node, ast.ImportFrom)
                      for local, target in ast_import_bindings(node, path) if local == STAR)
     return found
 
 
-def _dotted_imports(tree: ast.Module) -> set[str]:
+def _dotted_imports(imports: Iterable[ast.Import]) -> set[str]:
     """What ``import a.b.c`` runs: ``a``'s ``__init__``, ``a.b``'s and ``a.b.c`` (a module, or
     a package's ``__init__``), and nothing else of those packages. It binds ``a`` alone, so
     :func:`~.modules.imported_names` gives ``a``: a script that trains through ``import
     pkg.train; pkg.train.fit(...)`` would reach none of ``pkg/train.py``."""
-    return {".".join(parts[:end]) for node in statements(tree) if isinstance(node, ast.Import)
+    return {".".join(parts[:end]) for node in imports
             for parts in (alias.name.split(".") for alias in node.names if "." in alias.name)
             for end in range(1, len(parts) + 1)}
 
