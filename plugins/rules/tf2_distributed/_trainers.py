@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import AbstractSet, Iterator, Optional
+from operator import attrgetter
+from typing import AbstractSet, Iterator, Optional, Sequence
 
 from npu_codemod.api import Base, symbols, tokens
 from npu_codemod.api._toolkit import (
@@ -58,39 +60,49 @@ def parameter_facts(path: str, text: str) -> frozenset[str]:
     module = ".".join(module_parts(path))
     lines = text.splitlines(keepends=True)
     found: set[str] = set()
+    assignments: list[ast.Assign] = module_index(tree).nodes(ast.Assign)  # the analyses' one walk
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             body = _source(lines, node)
             found |= {f"{TRAINED_PARAMETER}{module}.{node.name}={index}:{name}"
                       for index, name in enumerate(_names(node)) if trains(name, body)}
         elif isinstance(node, ast.ClassDef):
-            found |= _method_facts(f"{module}.{node.name}", node, _source(lines, node), lines)
+            found |= _method_facts(f"{module}.{node.name}", node, _source(lines, node), lines, assignments)
     return frozenset(found)
 
 
-def _method_facts(cls: str, node: ast.ClassDef, text: str, lines: list[str]) -> set[str]:
+def _method_facts(cls: str, node: ast.ClassDef, text: str, lines: list[str],
+                  assignments: Sequence[ast.Assign]) -> set[str]:
     found = set()
     for method in node.body:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
             continue
         body = _source(lines, method)
-        kept = _kept_on_self(method)
+        kept = _kept_on_self(method, assignments)
         for index, name in enumerate(_names(method)[1:]):
             if trains(name, body) or any(trains(attribute, text) for attribute in kept.get(name, ())):
                 found.add(f"{TRAINED_PARAMETER}{cls}.{method.name}={index}:{name}")
     return found
 
 
-def _kept_on_self(method: ast.AST) -> dict[str, list[str]]:
-    """``{"model": ["self.model"]}`` for each ``self.<attribute> = <parameter>`` of ``method``."""
+def _kept_on_self(method: ast.stmt, assignments: Sequence[ast.Assign]) -> dict[str, list[str]]:
+    """``{"model": ["self.model"]}`` for each ``self.<attribute> = <parameter>`` of ``method``
+    (in functions nested in it too), from the module's ``assignments`` (in source order: the
+    index's): those on the method's lines, found by bisection, are its own (no statement after
+    it starts on its last line), without a walk of the method."""
     kept: dict[str, list[str]] = {}
-    for node in ast.walk(method):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+    low = bisect_left(assignments, method.lineno, key=_LINE)
+    high = bisect_right(assignments, method.end_lineno or method.lineno, key=_LINE)
+    for node in assignments[low:high]:
+        if isinstance(node.value, ast.Name):
             for target in node.targets:
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                         and target.value.id == "self":
                     kept.setdefault(node.value.id, []).append(f"self.{target.attr}")
     return kept
+
+
+_LINE = attrgetter("lineno")
 
 
 def _names(function: ast.AST) -> list[str]:
