@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
-from .modules import ModuleIndex, child_fields, module_index, statements
+from .modules import ModuleIndex, child_fields, module_index
 from .text_search import AnyOf
 
 #: Methods that train a model or apply an optimizer step, called on a value of the file.
@@ -223,11 +223,13 @@ def _methods(node: ast.ClassDef) -> list[_Function]:
 
 
 def _imported(tree: ast.Module) -> frozenset[str]:
-    """The names the module's imports bind."""
+    """The names the module's imports bind (its import statements from the analyses' index of
+    the tree, which :func:`_stored_attributes` reads too: no walk of its own)."""
+    index = module_index(tree)
     names: set[str] = set()
-    for node in statements(tree):  # imports are statements: no need to walk expressions
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    imports: list[Union[ast.Import, ast.ImportFrom]] = [*index.nodes(ast.Import), *index.nodes(ast.ImportFrom)]
+    for node in imports:
+        names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
     return frozenset(names)
 
 
