@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from tqdm import tqdm
-
+from npu_codemod.orchestrator.batch.progress import write_line
 from npu_codemod.orchestrator.errors import UsageError
 from npu_codemod.orchestrator.redact import mask_record
 from npu_codemod.plugins.manager import Plugins
@@ -24,7 +22,7 @@ class HookCaller:
         for plugin, reason in errors:
             if (plugin, hook) not in self.warned:
                 self.warned.add((plugin, hook))
-                tqdm.write(f"npu-codemod: warning: plugin {plugin}: {reason}", file=sys.stderr)
+                write_line(f"npu-codemod: warning: plugin {plugin}: {reason}")
         return [result for _, result in results]
 
 

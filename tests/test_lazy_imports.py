@@ -59,6 +59,7 @@ def test_a_scan_imports_no_forge_client_nor_verify(tmp_path: Path) -> None:
                            "--report-dir", str(report), "--workspace", str(tmp_path / "ws"))
     assert (report / "report.html").is_file()  # the whole scan ran, its reports written
     assert sorted(loaded.intersection(NOT_IN_SCAN)) == []
+    assert "tqdm" not in loaded  # --no-progress: no bar, so no tqdm (and its metadata look-up)
 
 
 #: What listing the commands never needs: a command's module (its options and handler), the

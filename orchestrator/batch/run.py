@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
-from tqdm import tqdm
-
 from npu_codemod.orchestrator.batch import locks
 from npu_codemod.orchestrator.batch.batch_options import BatchOptions, make_pool
 from npu_codemod.orchestrator.batch.file_cache import cache_problem
 from npu_codemod.orchestrator.batch.jobs import RepoJob
 from npu_codemod.orchestrator.batch.locks import LockOwner
+from npu_codemod.orchestrator.batch.progress import write_line
 from npu_codemod.orchestrator.batch.repo_locks import refresh_branch_lock
 from npu_codemod.orchestrator.batch.runner import run_jobs
 from npu_codemod.orchestrator.batch.spool import ResultSpool
@@ -235,7 +234,7 @@ def _publisher(options: BatchOptions, loaded_rules: LoadedRules, report_dir: Pat
     previous = previous_sites(report_dir / RUN_JSON) if (report_dir / RUN_JSON).exists() else None
     rules = {rule.id: rule_record(rule) for rule in loaded_rules.rules}
     return Publisher(options.prs, loaded_rules.plugins.pm.hook, rules, options.branch,
-                     log=lambda line: tqdm.write(line, file=sys.stderr), previous=previous)
+                     log=write_line, previous=previous)
 
 
 def _use_cache(options: BatchOptions) -> bool:

@@ -8,8 +8,6 @@ import sys
 from collections import Counter
 from typing import Optional, Sequence
 
-from tqdm import tqdm
-
 from npu_codemod.orchestrator import arguments
 from npu_codemod.orchestrator.batch import run as batch
 from npu_codemod.orchestrator.batch.batch_options import (
@@ -18,6 +16,7 @@ from npu_codemod.orchestrator.batch.batch_options import (
     add_push_options,
 )
 from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
+from npu_codemod.orchestrator.batch.progress import write_line
 from npu_codemod.orchestrator.batch.resume import carried_records
 from npu_codemod.orchestrator.commands.common import EXIT_FAILED, EXIT_OK, loaded_rules_of, read_run
 from npu_codemod.orchestrator.errors import UsageError
@@ -99,19 +98,19 @@ def run_batch(options: BatchOptions, loaded_rules, entries: Sequence[RepoEntry],
     exit code (an interrupt is re-raised once the reports are written)."""
     def on_result(index: int, result: RepoResult) -> None:
         if result.status == "failed" and result.error != batch.INTERRUPTED:  # in the summary
-            tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"), file=sys.stderr)
+            write_line(mask_secrets(f"npu-codemod: {result.repo}: {result.error}"))
         for note in result.notes:
             if note.startswith("warning: "):  # a branch others committed to: files unexplained
-                tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {note}"), file=sys.stderr)
+                write_line(mask_secrets(f"npu-codemod: {result.repo}: {note}"))
         if result.verify is not None:
-            tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: verify {result.verify.verdict}: "
-                                    f"{result.verify.reason}"), file=sys.stderr)
+            write_line(mask_secrets(f"npu-codemod: {result.repo}: verify {result.verify.verdict}: "
+                                    f"{result.verify.reason}"))
         if options.debug:
             for finding in result.findings:
                 if finding.trace:
-                    tqdm.write(mask_secrets(f"npu-codemod: {result.repo}: {finding.path}:"
+                    write_line(mask_secrets(f"npu-codemod: {result.repo}: {finding.path}:"
                                             f"{finding.line}: {finding.rule_id} crashed:\n"
-                                            f"{finding.trace}"), file=sys.stderr)
+                                            f"{finding.trace}"))
 
     outcome = batch.run(options, loaded_rules, entries, on_result, carried)
     print_summary(outcome.lines, sys.stderr, scan=options.command == "scan",
