@@ -24,11 +24,11 @@ cannot be resolved: ``?``. :func:`file_accessors` reads the facts back as the fi
 the functions (``contrib.tpu``, ``tpu``), also through a package's re-exports (``import lib;
 lib.get_tf()`` where ``lib/__init__.py`` imports ``get_tf``, or assigns it, ``get_tf =
 compat.get_tf``: the ``reexport:`` and ``reexport-assigned:`` facts) and star imports (``from
-lib.compat import *``, which binds what the module's ``__all__`` names when it has one: an
-``accessor-all:<module>=<name>,...`` fact, ``?`` for one that is no literal list, whose
-functions are then not known). Not followed: a plain module's imports (``lib/helpers.py``:
-``from lib.compat import get_tf``; the analysis reads no such file that imports no
-TensorFlow), and the ``__all__`` of a module a package star-imports.
+lib.compat import *``, or a package's ``from .compat import *``, which binds what the module's
+``__all__`` names when it has one: an ``accessor-all:<module>=<name>,...`` fact, ``?`` for one
+that is no literal list, whose functions are then not known). Not followed: a plain module's
+imports (``lib/helpers.py``: ``from lib.compat import get_tf``; the analysis reads no such file
+that imports no TensorFlow).
 """
 
 from __future__ import annotations
@@ -313,8 +313,12 @@ class _Members:
         """The accessor functions the package ``module`` passes on (its ``__init__``'s imports
         ``passed``), by their spelling from it."""
         names = set(passed) - {STAR}
+        hidden: set[str] = set()
+        unknown: set[str] = set()
         if STAR in passed:  # any accessor, or module of them, it may pass on
+            hidden, unknown = self._star_bound(passed[STAR])
             names.update(name.rpartition(".")[2] for name in (*self.accessors, *self.modules))
+            names -= hidden - set(passed)
         found: dict[str, str] = {}
         for name in sorted(names):
             returned = self._returned(f"{module}.{name}")
@@ -325,7 +329,24 @@ class _Members:
                 found.update({f"{name}.{function.rpartition('.')[2]}": target
                               for function, target in self.accessors.items()
                               if function.rpartition(".")[0] == owner})
+        found.update({name: UNRESOLVED for name in unknown - set(passed) if name in found})
         return found
+
+    def _star_bound(self, stars: list[str]) -> tuple[set[str], set[str]]:
+        """Of the accessor functions of the modules ``stars`` (a package's star imports),
+        those the star imports do not bind (not in the module's ``__all__``; without one, the
+        private ones), and those they may bind or not (its ``__all__`` is no literal list)."""
+        hidden, unknown = set(), set()
+        for function in self.accessors:
+            owner, _, name = function.rpartition(".")
+            if owner not in stars:
+                continue
+            listed = self.listed.get(owner, frozenset())
+            if listed is None:
+                unknown.add(name)
+            elif name not in listed if owner in self.listed else name.startswith("_"):
+                hidden.add(name)
+        return hidden, unknown
 
     def _returned(self, target: str) -> Optional[str]:
         """What the accessor function the dotted ``target`` is returns, directly or through

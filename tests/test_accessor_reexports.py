@@ -394,3 +394,23 @@ def test_a_package_assigning_either_of_two_modules_is_not_resolved_and_a_loop_en
     spelled = file_accessors("train.py", "import textlib\n", repository_accessors(loop),
                              reexported=accessor_reexports(loop))
     assert spelled == {}
+
+
+def _passed_by_star(listed: str) -> dict[str, str]:
+    """How ``import textlib`` spells the accessors where ``textlib/__init__.py`` star-imports
+    ``textlib.compat``, whose ``__all__`` is ``listed`` (a line of the module): the names it
+    passes on (not ``textlib.compat.*``, the module's own, which the import makes an attribute
+    of the package)."""
+    facts = repository_facts({"textlib/__init__.py": '"""Text models."""\nfrom .compat import *  # noqa: F403\n',
+                              "textlib/compat.py": COMPAT + listed})
+    spelled = file_accessors("train.py", "import textlib\n", repository_accessors(facts),
+                             reexported=accessor_reexports(facts))
+    return {name: target for name, target in spelled.items() if name.count(".") == 1}
+
+
+def test_a_package_star_import_passes_on_what_the_modules_all_names() -> None:
+    assert _passed_by_star('\n__all__ = ["get_tf", "nn"]\n') == {
+        "textlib.get_tf": "tensorflow", "textlib.nn": "tensorflow.nn"}
+    assert _passed_by_star("") == {"textlib.get_tf": "tensorflow", "textlib.nn": "tensorflow.nn",
+                                   "textlib.tpu": "tensorflow.contrib.tpu", "textlib.contrib_module": "?"}
+    assert set(_passed_by_star('\n__all__ = sorted(dir())\n').values()) == {"?"}
