@@ -22,8 +22,13 @@ count: the TF 1.x path returns the module. Two different TensorFlow names, or a 
 function looks up by name (``getattr(tf.contrib, name)``, ``importlib.import_module(...)``),
 cannot be resolved: ``?``. :func:`file_accessors` reads the facts back as the file being rewritten spells
 the functions (``contrib.tpu``, ``tpu``), also through a package's re-exports (``import lib;
-lib.get_tf()`` where ``lib/__init__.py`` imports ``get_tf``: the ``reexport:`` facts) and star
-imports (``from lib.compat import *``).
+lib.get_tf()`` where ``lib/__init__.py`` imports ``get_tf``, or assigns it, ``get_tf =
+compat.get_tf``: the ``reexport:`` and ``reexport-assigned:`` facts) and star imports (``from
+lib.compat import *``, or a package's ``from .compat import *``, which binds what the module's
+``__all__`` names when it has one: an ``accessor-all:<module>=<name>,...`` fact, ``?`` for one
+that is no literal list, whose functions are then not known). Not followed: a plain module's
+imports (``lib/helpers.py``: ``from lib.compat import get_tf``; the analysis reads no such file
+that imports no TensorFlow).
 """
 
 from __future__ import annotations
@@ -33,7 +38,15 @@ import re
 from functools import lru_cache
 from typing import AbstractSet, FrozenSet, Iterable, Optional
 
-from .modules import import_statements, imported_names, module_ast, module_index, nearest_name
+from .modules import (
+    import_statements,
+    imported_names,
+    literal_names,
+    module_ast,
+    module_index,
+    module_level,
+    nearest_name,
+)
 from .names import (
     ESTIMATOR_PACKAGE,
     STAR,
@@ -41,6 +54,7 @@ from .names import (
     ast_dotted_name,
     ast_import_bindings,
     canonical,
+    module_package,
     module_parts,
     public_name,
 )
@@ -48,6 +62,9 @@ from .names import UNRESOLVED_ACCESSOR as UNRESOLVED
 from .reexports import Reexports, star_imported
 
 PREFIX = "accessor:"
+#: The ``__all__`` of a module that defines accessors: ``accessor-all:<module>=<name>,...``
+#: (``?``: not a literal list), which a star import of the module follows.
+LISTED = "accessor-all:"
 _ROOTS = (TF, ESTIMATOR_PACKAGE)
 #: Calls that give a module or one of its members by name.
 _LOOKUPS = frozenset({"getattr", "import_module", "__import__"})
@@ -69,7 +86,31 @@ def accessor_facts(path: str, text: str) -> set[str]:
             # up (the argument picks it): its accesses are then reported, never resolved
             if target is not None and (target == UNRESOLVED or not _required(node.args)):
                 facts.add(f"{PREFIX}{module}.{node.name}={target}")
+    if facts and "__all__" in text:
+        listed = _listed(tree)
+        if listed is not None:
+            facts.add(f"{LISTED}{module}={listed}")
     return facts
+
+
+def _listed(tree: ast.Module) -> Optional[str]:
+    """The names of the module's ``__all__`` (``tree``), joined by commas, ``?`` when it is not
+    made of literal lists (``__all__ = [...]``, ``__all__ += [...]``), or None when it has none."""
+    names: Optional[set[str]] = None
+    for node in module_level(tree.body):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if not any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets):
+                continue
+            added = literal_names(node.value) if node.value is not None else None
+            if added is None or len(targets) > 1:
+                return UNRESOLVED
+            if isinstance(node, ast.AugAssign):  # ``__all__ += [...]``
+                if names is None or not isinstance(node.op, ast.Add):
+                    return UNRESOLVED
+                added |= names
+            names = added
+    return None if names is None else ",".join(sorted(names))
 
 
 def _tf_imports(tree: ast.Module) -> dict[str, str]:
@@ -142,15 +183,27 @@ def _mentions_tf(value: ast.AST, imports: dict[str, str]) -> bool:
     return False
 
 
+class RepositoryAccessors(dict[str, str]):
+    """Module-qualified function name -> what it returns; and ``listed``: each module of them
+    that has an ``__all__`` -> the names in it (None: not a literal list)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.listed: dict[str, Optional[frozenset[str]]] = {}
+
+
 @lru_cache(maxsize=4)
-def repository_accessors(facts: FrozenSet[str]) -> dict[str, str]:
-    """Module-qualified function name -> what it returns, from the ``accessor:`` facts
-    (worked out once per repository's facts: the dict kept for them, not to be edited)."""
-    found = {}
+def repository_accessors(facts: FrozenSet[str]) -> RepositoryAccessors:
+    """The repository's accessor functions, from the ``accessor:`` facts (worked out once per
+    repository's facts: the dict kept for them, not to be edited)."""
+    found = RepositoryAccessors()
     for fact in facts:
         if fact.startswith(PREFIX):
             name, _, target = fact[len(PREFIX):].partition("=")
             found[name] = target
+        elif fact.startswith(LISTED):
+            module, _, names = fact[len(LISTED):].partition("=")
+            found.listed[module] = None if names == UNRESOLVED else frozenset(names.split(","))
     return found
 
 
@@ -176,14 +229,13 @@ def file_accessors(path: str, text: str, accessors: dict[str, str],
         if tree is None:
             return {}
         imported = imported_names(tree, path)
-    parts = module_parts(path)
-    module = ".".join(parts)
-    members = _Members(accessors, parts[:-1], reexported)
+    module = ".".join(module_parts(path))
+    # found from the file's folder (a package's ``__init__``: the package), as its imports are
+    members = _Members(accessors, module_package(path), reexported)
     found = {}
     for star in star_imported(path, text):
-        found.update({name: target for name, target in members.of(star).items()
-                      if not name.startswith("_") and name.partition(".")[0] not in imported
-                      and not _defines(text, name.partition(".")[0])})
+        found.update({name: target for name, target in members.starred(star).items()
+                      if name.partition(".")[0] not in imported and not _defines(text, name.partition(".")[0])})
     found.update({name.rpartition(".")[2]: target for name, target in accessors.items()
                   if name.rpartition(".")[0] == module})
     for local, bound in imported.items():
@@ -226,6 +278,7 @@ class _Members:
                  reexported: Optional[Reexports]) -> None:
         self.accessors, self.package, self.reexported = accessors, package, reexported
         self.modules = frozenset(name.rpartition(".")[0] for name in accessors)
+        self.listed = accessors.listed if isinstance(accessors, RepositoryAccessors) else {}
 
     def spelled(self, local: str, bound: str) -> dict[str, str]:
         """How ``local``, bound to the dotted name ``bound``, spells accessor functions."""
@@ -233,6 +286,19 @@ class _Members:
         if returned is not None:
             return {local: returned}
         return {f"{local}.{name}": target for name, target in self.of(bound).items()}
+
+    def starred(self, module: str) -> dict[str, str]:
+        """The accessor functions ``from <module> import *`` binds (of :meth:`of`): those its
+        ``__all__`` names (each :data:`UNRESOLVED` when it is no literal list), else the public
+        ones."""
+        found = self.of(module)
+        owner = self._find(module, self.listed.keys()) if self.listed else None
+        if owner is None:
+            return {name: target for name, target in found.items() if not name.startswith("_")}
+        listed = self.listed[owner]
+        if listed is None:
+            return {name: UNRESOLVED for name in found if not name.startswith("_")}
+        return {name: target for name, target in found.items() if name.partition(".")[0] in listed}
 
     def of(self, module: str) -> dict[str, str]:
         """The accessor functions the module ``module`` has as attributes, by their spelling
@@ -247,8 +313,12 @@ class _Members:
         """The accessor functions the package ``module`` passes on (its ``__init__``'s imports
         ``passed``), by their spelling from it."""
         names = set(passed) - {STAR}
+        hidden: set[str] = set()
+        unknown: set[str] = set()
         if STAR in passed:  # any accessor, or module of them, it may pass on
+            hidden, unknown = self._star_bound(passed[STAR])
             names.update(name.rpartition(".")[2] for name in (*self.accessors, *self.modules))
+            names -= hidden - set(passed)
         found: dict[str, str] = {}
         for name in sorted(names):
             returned = self._returned(f"{module}.{name}")
@@ -259,7 +329,24 @@ class _Members:
                 found.update({f"{name}.{function.rpartition('.')[2]}": target
                               for function, target in self.accessors.items()
                               if function.rpartition(".")[0] == owner})
+        found.update({name: UNRESOLVED for name in unknown - set(passed) if name in found})
         return found
+
+    def _star_bound(self, stars: list[str]) -> tuple[set[str], set[str]]:
+        """Of the accessor functions of the modules ``stars`` (a package's star imports),
+        those the star imports do not bind (not in the module's ``__all__``; without one, the
+        private ones), and those they may bind or not (its ``__all__`` is no literal list)."""
+        hidden, unknown = set(), set()
+        for function in self.accessors:
+            owner, _, name = function.rpartition(".")
+            if owner not in stars:
+                continue
+            listed = self.listed.get(owner, frozenset())
+            if listed is None:
+                unknown.add(name)
+            elif name not in listed if owner in self.listed else name.startswith("_"):
+                hidden.add(name)
+        return hidden, unknown
 
     def _returned(self, target: str) -> Optional[str]:
         """What the accessor function the dotted ``target`` is returns, directly or through

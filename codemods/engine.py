@@ -41,7 +41,7 @@ from .names import TF, UNRESOLVED_ACCESSOR, imports_module_pattern
 from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
-from .reexports import reexports
+from .reexports import accessor_reexports
 from .rule import Capture, FileContext, Rule, reference_names, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
 from .tf_aliases import HOROVOD, may_bind_horovod
@@ -742,7 +742,7 @@ def binds_through_accessors(body: str, path: str, facts: FrozenSet[str],
     if all(target == UNRESOLVED_ACCESSOR for target in accessors.values()):
         return False  # a module not known binds no name (nor does no accessor at all)
     imported = handover.imported_names() if handover is not None else None
-    spelled = file_accessors(path, body, accessors, imported, reexports(facts))
+    spelled = file_accessors(path, body, accessors, imported, accessor_reexports(facts))
     if all(target == UNRESOLVED_ACCESSOR for target in spelled.values()):
         return False
     if handover is not None:

@@ -250,6 +250,14 @@ def statements(tree: ast.AST) -> Iterator[ast.stmt]:
 _BLOCKS = (ast.If, ast.Try, ast.With)
 
 
+def literal_names(value: ast.expr) -> Optional[set[str]]:
+    """The strings of a literal list or tuple (``__all__``), or None for anything else."""
+    if isinstance(value, (ast.List, ast.Tuple)) and all(
+            isinstance(item, ast.Constant) and isinstance(item.value, str) for item in value.elts):
+        return {item.value for item in value.elts}  # type: ignore[attr-defined]
+    return None
+
+
 def module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """The module-level statements, those in ``if``/``try``/``with`` blocks too (not in
     functions or classes: they bind no module name)."""

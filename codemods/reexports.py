@@ -26,8 +26,11 @@ that imports no TensorFlow (``star_imports``: through the modules' texts, read t
 :data:`TF_HOPS` deep. They differ only in what a step looks up (``find``) and where a module's
 re-exports come from (``owner``); what is not the repository's is :func:`is_foreign` for all.
 
-Not followed: a name assigned in the ``__init__`` (``GANEstimator = gan_estimator.GANEstimator``),
-a plain module's re-exports, ``__all__`` (a star import is taken to pass on the name asked for:
+A name the ``__init__`` assigns at module level from what it imports (``get_tf =
+compat.get_tf``, ``get_tf = _get_tf`` after ``from .compat import get_tf as _get_tf``) is a fact
+of its own, ``reexport-assigned:<package>|<name>|<target>``, followed only by the module
+accessors' reader (:func:`accessor_reexports`). Not followed: such names for the other readers
+(``GANEstimator = gan_estimator.GANEstimator``), a plain module's re-exports, ``__all__`` (a star import is taken to pass on the name asked for:
 the name must still be a class of the module it ends at).
 """
 
@@ -40,9 +43,11 @@ from pathlib import PurePosixPath
 from typing import Callable, FrozenSet, Iterable, Mapping, Optional, Sequence
 
 from .modules import KnownNames, module_ast, module_level
-from .names import STAR, ast_import_bindings, module_package, module_parts
+from .names import STAR, ast_dotted_name, ast_import_bindings, module_package, module_parts
 
 PREFIX = "reexport:"
+#: A name a package's ``__init__`` assigns from one it imports (see the module's doc).
+ASSIGNED = "reexport-assigned:"
 #: How many re-exports a name is followed through (``tfgan.estimator.GANEstimator``: the
 #: package's star import of its ``python`` package, that package's import of ``estimator``,
 #: its star import of ``gan_estimator``).
@@ -71,17 +76,36 @@ def reexport_facts(path: str, text: str) -> set[str]:
         return set()
     package = ".".join(module_parts(path))
     facts: set[str] = set()
+    imported: dict[str, str] = {}  # every name the imports so far bind -> its dotted target
     for node in module_level(tree.body):
         if isinstance(node, ast.Import):
+            imported.update(ast_import_bindings(node))
             # ``import pkg.sub`` binds ``pkg`` alone; ``import pkg.sub as sub`` binds ``sub``
             bindings = [(alias.asname, alias.name) for alias in node.names if alias.asname]
         elif isinstance(node, ast.ImportFrom):
             bindings = ast_import_bindings(node, path)
+            imported.update(bindings)
         else:
+            assigned = _assigned(node, imported)
+            if assigned is not None:
+                facts.add(f"{ASSIGNED}{package}|{assigned[0]}|{assigned[1]}")
             continue
         facts.update(f"{PREFIX}{package}|{name}|{target}" for name, target in bindings
                      if not is_foreign(target))
     return facts
+
+
+def _assigned(node: ast.stmt, imported: dict[str, str]) -> Optional[tuple[str, str]]:
+    """``(name, target)`` of ``name = <dotted>`` whose dotted value starts with a name the
+    imports so far bind to a repository module's (``get_tf = compat.get_tf`` after ``from lib
+    import compat``: ``lib.compat.get_tf``), else None."""
+    if type(node) is not ast.Assign or len(node.targets) != 1 or type(node.targets[0]) is not ast.Name:
+        return None
+    head, _, rest = (ast_dotted_name(node.value) or "").partition(".")
+    bound = imported.get(head)
+    if bound is None or bound == STAR or is_foreign(bound):
+        return None
+    return node.targets[0].id, bound + (f".{rest}" if rest else "")
 
 
 #: The first parts of the dotted names that are none of the repository's modules.
@@ -139,12 +163,13 @@ class Reexports:
     """The ``reexport:`` facts of a repository, read back (and ``entries``, re-exports given
     as ``(module, name, target)``: ``tf_aliases``'s)."""
 
-    def __init__(self, facts: Iterable[str], entries: Iterable[tuple[str, str, str]] = ()) -> None:
+    def __init__(self, facts: Iterable[str], entries: Iterable[tuple[str, str, str]] = (),
+                 prefixes: tuple[str, ...] = (PREFIX,)) -> None:
         #: Module -> name -> what it is bound to, sorted (``*``: the star-imported modules).
         self.packages: dict[str, dict[str, list[str]]] = {}
         for fact in facts:
-            if fact.startswith(PREFIX):
-                package, name, target = fact[len(PREFIX):].split("|")
+            if fact.startswith(prefixes):
+                package, name, target = fact.partition(":")[2].split("|")
                 self.packages.setdefault(package, {}).setdefault(name, []).append(target)
         for package, name, target in entries:
             self.packages.setdefault(package, {}).setdefault(name, []).append(target)
@@ -176,6 +201,13 @@ class Reexports:
 def reexports(facts: FrozenSet[str]) -> Reexports:
     """``Reexports(facts)``, built once per repository's facts."""
     return Reexports(facts)
+
+
+@lru_cache(maxsize=4)
+def accessor_reexports(facts: FrozenSet[str]) -> Reexports:
+    """The re-exports the module accessors' reader follows: :func:`reexports` and the names a
+    package's ``__init__`` assigns (:data:`ASSIGNED`), built once per repository's facts."""
+    return Reexports(facts, prefixes=(PREFIX, ASSIGNED))
 
 
 #: ``from <module> import *`` on its own line (a star import is a module-level statement).

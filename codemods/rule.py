@@ -26,7 +26,7 @@ from .findings import Finding, Status
 from .modules import imported_names, module_ast
 from .names import TF, ImportNames
 from .qualified import Reference
-from .reexports import reexports
+from .reexports import accessor_reexports
 from .tf_aliases import HOROVOD, file_aliases, repository_aliases
 from .tf_versions import TF1, TF1_CODE
 from .units import Mark
@@ -406,7 +406,7 @@ def _module_names(ctx: FileContext, module: str) -> ImportNames:
         if module == TF:
             functions = repository_accessors(ctx.facts)
             accessors = file_accessors(ctx.path, ctx.original, functions, imported,
-                                       reexports(ctx.facts) if functions else None)
+                                       accessor_reexports(ctx.facts) if functions else None)
     if ctx._unparsed:  # the same bindings, from the file's ast (the engine made sure it reads)
         names = handover.import_names(module, accessors, repository) if handover is not None else \
             ast_import_names(ctx.original, root=module, accessors=accessors, repository=repository)

@@ -40,7 +40,7 @@ import ast
 import re
 from typing import Callable, Iterable, Optional
 
-from .modules import module_ast, module_level, nearest_name
+from .modules import literal_names, module_ast, module_level, nearest_name
 from .names import (
     ESTIMATOR_PACKAGE,
     STAR,
@@ -157,7 +157,7 @@ def _tf_bindings(text: str) -> tuple[dict[str, str], Optional[set[str]]]:
             dotted = ast_dotted_name(node.value) or "" if type(node.value) in _DOTTED else ""
             head, _, rest = dotted.partition(".")
             if name == "__all__":
-                listed = _literal_names(node.value)
+                listed = literal_names(node.value)
             elif head in bound:  # ``slim = tf.contrib.slim``; the first of several (``except``: ``= tf``)
                 bound.setdefault(name, bound[head] + (f".{rest}" if rest else ""))
     return bound, listed
@@ -323,10 +323,3 @@ def _resolve(spelled: str, path: str, known: frozenset[str]) -> Optional[str]:
 
 _DOTTED = (ast.Name, ast.Attribute)
 
-
-def _literal_names(value: ast.expr) -> Optional[set[str]]:
-    """The strings of a literal list or tuple (``__all__``), or None for anything else."""
-    if isinstance(value, (ast.List, ast.Tuple)) and all(
-            isinstance(item, ast.Constant) and isinstance(item.value, str) for item in value.elts):
-        return {item.value for item in value.elts}  # type: ignore[attr-defined]
-    return None

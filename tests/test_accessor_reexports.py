@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from npu_codemod.codemods.accessors import file_accessors, repository_accessors
-from npu_codemod.codemods.reexports import reexports
+from npu_codemod.codemods.reexports import accessor_reexports, reexports
 from npu_codemod.testing import assert_migrates, engine_of_ids
 
 from support.packs import repository_facts
@@ -122,6 +122,30 @@ def main(flags):
   estimator.train(input_fn=flags.input_fn, max_steps=flags.train_steps)
 '''
 
+#: A package that passes the accessors on by assigning them (``get_tf = compat.get_tf``).
+ASSIGNING = '''\
+"""Text models."""
+from textlib import compat
+
+contrib_module = compat.contrib_module
+get_tf = compat.get_tf
+nn = compat.nn
+tpu = compat.tpu
+'''
+#: ...or by assigning what it imported under another name.
+RENAMING = '''\
+"""Text models."""
+from .compat import contrib_module as _contrib_module
+from .compat import get_tf as _get_tf
+from .compat import nn as _nn
+from .compat import tpu as _tpu
+
+contrib_module = _contrib_module
+get_tf = _get_tf
+nn = _nn
+tpu = _tpu
+'''
+
 #: Each shape: the package's ``__init__``, the script's import line, how it spells the
 #: accessors. The first imports the accessors' module itself (resolved before too).
 SHAPES = {
@@ -142,6 +166,11 @@ SHAPES = {
     "star import of the re-exporting package": (
         '"""Text models."""\nfrom textlib.compat import contrib_module, get_tf, nn, tpu\n',
         "from textlib import *  # noqa: F403", ""),
+    "package assignment, import the package": (ASSIGNING, "import textlib", "textlib."),
+    "package assignment, import the function": (
+        ASSIGNING, "from textlib import contrib_module, get_tf, nn, tpu", ""),
+    "package assignment of an imported alias": (
+        RENAMING, "from textlib import contrib_module, get_tf, nn, tpu", ""),
 }
 
 
@@ -285,3 +314,103 @@ def test_a_package_passing_on_either_of_two_modules_is_reported_not_resolved() -
         "from tensorflow.compat.v1 import tpu", "from tensorflow.contrib import tpu")})
     assert file_accessors("finetune.py", script, repository_accessors(same),
                           reexported=reexports(same))["textlib.tpu"] == "tensorflow.contrib.tpu"
+
+
+def _star_of(listed: str) -> tuple[frozenset[str], str]:
+    """The fine-tuning script's repository where it star-imports ``textlib.compat``, whose
+    ``__all__`` is ``listed`` (a line of the module)."""
+    script = SCRIPT.format(imports="from textlib.compat import *  # noqa: F403", lib="")
+    files = {"textlib/__init__.py": "", "textlib/compat.py": COMPAT + listed, "finetune.py": script}
+    return repository_facts(files), script
+
+
+def test_a_star_import_binds_the_accessors_the_modules_all_names() -> None:
+    """``__all__`` names ``get_tf``, ``nn`` and ``contrib_module``, not ``tpu``: the script's
+    ``tpu()`` is no accessor of the module (Python leaves it unbound), so no rule acts on it,
+    in either engine mode; the others resolve as before."""
+    facts, script = _star_of('\n__all__ = ["contrib_module", "get_tf", "nn"]\n')
+    assert file_accessors("finetune.py", script, repository_accessors(facts)) == {
+        "get_tf": "tensorflow", "nn": "tensorflow.nn", "contrib_module": "?"}
+    for mode in ("selective", "full"):
+        outcome = engine_of_ids(frozenset(RULES), mode).process(script.encode(), "finetune.py", repo="repo",
+                                                                facts=facts)
+        assert sorted((f.rule_id, f.line) for f in outcome.findings) == [
+            ("NPU001", 5), ("NPU004", 29), ("NPU007", 43), ("NPU010", 43), ("NPU100", 31)], mode
+
+
+def test_a_listed_private_accessor_is_star_imported_and_a_computed_all_is_not_resolved() -> None:
+    facts, script = _star_of('\n__all__ = ["get_tf", "_estimator_lib"]\n')
+    assert file_accessors("finetune.py", script, repository_accessors(facts)) == {
+        "get_tf": "tensorflow", "_estimator_lib": "tensorflow.estimator"}
+    facts, script = _star_of('\n__all__ = [name for name in dir() if not name.startswith("_")]\n')
+    assert file_accessors("finetune.py", script, repository_accessors(facts)) == {
+        "get_tf": "?", "nn": "?", "tpu": "?", "contrib_module": "?"}
+
+
+def test_accessors_of_a_star_import_with_a_computed_all_are_counted() -> None:
+    """What the star import binds is not known: each access through it is NPU100's, counted
+    (six through ``tf``, one through ``nn_lib``, ``contrib_module()``'s, two of ``tpu()``)."""
+    facts, script = _star_of('\n__all__ = [name for name in dir() if not name.startswith("_")]\n')
+    for mode in ("selective", "full"):
+        outcome = engine_of_ids(frozenset(RULES), mode).process(script.encode(), "finetune.py", repo="repo",
+                                                                facts=facts)
+        assert not {"NPU011", "NPU012", "NPU013"} & {f.rule_id for f in outcome.findings}, mode
+        assert sum(sites.sites for sites in outcome.api_sites if sites.status == "unknown") == 10, mode
+
+
+#: A package that uses the accessors itself, imported the Python 2 way (``from compat import``:
+#: its own ``compat``), in a repository with another ``compat`` module.
+PACKAGE_SCRIPT = SCRIPT.replace('"""Fine-tunes', '"""Text models: fine-tunes').format(
+    imports="from compat import contrib_module, get_tf, nn, tpu", lib="")
+
+
+def test_a_packages_init_finds_accessors_from_its_own_folder() -> None:
+    """``textlib/__init__.py``'s ``compat`` is ``textlib/compat.py``, as for any module of the
+    package (it was looked up from the folder above, where two ``compat`` modules left it
+    unresolved: no finding at all)."""
+    facts = repository_facts({"textlib/__init__.py": PACKAGE_SCRIPT, "textlib/compat.py": COMPAT,
+                              "tools/compat.py": COMPAT_TF2})
+    assert_migrates(RULES, PACKAGE_SCRIPT, _migrated(PACKAGE_SCRIPT, ""), facts=facts, path="textlib/__init__.py",
+                    findings=[("NPU001", 5, 0, "migrated"), ("NPU004", 29, 11, "migrated"),
+                              ("NPU100", 31, 12, "unmigrated"), ("NPU007", 43, 9, "migrated"),
+                              ("NPU010", 43, 9, "unmigrated"), ("NPU013", 49, 15, "migrated"),
+                              ("NPU011", 50, 14, "migrated"), ("NPU012", 50, 14, "migrated")])
+
+
+def test_a_package_assigning_either_of_two_modules_is_not_resolved_and_a_loop_ends() -> None:
+    """``tpu = compat.tpu`` or ``compat_tf2.tpu``, whichever imports: not known (``?``, counted
+    by NPU100). Packages that assign each other's accessor in a loop resolve to nothing."""
+    either = ASSIGNING.replace("tpu = compat.tpu\n", "try:\n  tpu = compat.tpu\nexcept AttributeError:\n"
+                               "  tpu = compat_tf2.tpu\n").replace(
+        "from textlib import compat\n", "from textlib import compat, compat_tf2\n")
+    facts = repository_facts({"textlib/__init__.py": either, "textlib/compat.py": COMPAT,
+                              "textlib/compat_tf2.py": COMPAT_TF2})
+    spelled = file_accessors("train.py", "import textlib\n", repository_accessors(facts),
+                             reexported=accessor_reexports(facts))
+    assert (spelled["textlib.tpu"], spelled["textlib.get_tf"]) == ("?", "tensorflow")
+    loop = repository_facts({"textlib/__init__.py": "from textlib import models\n\nget_tf = models.get_tf\n",
+                             "textlib/models/__init__.py": "import textlib\n\nget_tf = textlib.get_tf\n",
+                             "textlib/compat.py": COMPAT})
+    spelled = file_accessors("train.py", "import textlib\n", repository_accessors(loop),
+                             reexported=accessor_reexports(loop))
+    assert spelled == {}
+
+
+def _passed_by_star(listed: str) -> dict[str, str]:
+    """How ``import textlib`` spells the accessors where ``textlib/__init__.py`` star-imports
+    ``textlib.compat``, whose ``__all__`` is ``listed`` (a line of the module): the names it
+    passes on (not ``textlib.compat.*``, the module's own, which the import makes an attribute
+    of the package)."""
+    facts = repository_facts({"textlib/__init__.py": '"""Text models."""\nfrom .compat import *  # noqa: F403\n',
+                              "textlib/compat.py": COMPAT + listed})
+    spelled = file_accessors("train.py", "import textlib\n", repository_accessors(facts),
+                             reexported=accessor_reexports(facts))
+    return {name: target for name, target in spelled.items() if name.count(".") == 1}
+
+
+def test_a_package_star_import_passes_on_what_the_modules_all_names() -> None:
+    assert _passed_by_star('\n__all__ = ["get_tf", "nn"]\n') == {
+        "textlib.get_tf": "tensorflow", "textlib.nn": "tensorflow.nn"}
+    assert _passed_by_star("") == {"textlib.get_tf": "tensorflow", "textlib.nn": "tensorflow.nn",
+                                   "textlib.tpu": "tensorflow.contrib.tpu", "textlib.contrib_module": "?"}
+    assert set(_passed_by_star('\n__all__ = sorted(dir())\n').values()) == {"?"}
