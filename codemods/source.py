@@ -9,8 +9,10 @@ from __future__ import annotations
 import codecs
 import io
 import tokenize
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterator, Optional
 
 
 class UndecodableSource(ValueError):
@@ -115,3 +117,13 @@ def detect_newline(text: str) -> str:
 def _line_at(data: bytes, offset: int) -> int:
     """1-based line number of byte ``offset``."""
     return data.count(b"\n", 0, offset) + 1
+
+
+@contextmanager
+def user_code_warnings_off() -> Iterator[None]:
+    """Python's warnings about the user's code while the tool parses and compile-checks it
+    (``assert (x, "msg")``, ``x is 1``, ``"\\d"`` from 3.12) are not printed: they are the
+    user's linter's word, and would interleave with the tool's output."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        yield

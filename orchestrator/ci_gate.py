@@ -20,7 +20,7 @@ from npu_codemod.codemods.engine import FILE_RULE, FILE_RULE_ID, FileOutcome
 from npu_codemod.codemods.excerpts import NEEDS_PERSON
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import rewrite_instruction
-from npu_codemod.codemods.source import source_text
+from npu_codemod.codemods.source import source_text, user_code_warnings_off
 from npu_codemod.codemods.standalone_keras import keras_findings
 from npu_codemod.codemods.star_imports import star_findings
 from npu_codemod.codemods.tf_runtime import is_manifest
@@ -134,7 +134,8 @@ def run_check(paths: Sequence[str], loaded_rules: LoadedRules, out: TextIO, err:
     if own is not None:  # the repository's own settings (check runs on a folder of it, or on it)
         manifests.setdefault("pyproject.toml", own)
     tops = ["" if str(Path(name)) == "." else str(Path(name)) + "/" for name in paths if Path(name).is_dir()]
-    sites = check_contents(contents, loaded_rules, [str(link) for link in links], manifests, tensorflow, tops)
+    with user_code_warnings_off():
+        sites = check_contents(contents, loaded_rules, [str(link) for link in links], manifests, tensorflow, tops)
     sites = sorted(sites + notebook_sites(paths, include_tests), key=lambda s: (s.path, s.line, s.column, s.rule_id))
     for site in sites:
         print(site, file=out)

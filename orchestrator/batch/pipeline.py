@@ -21,7 +21,7 @@ from npu_codemod.codemods.excerpts import with_snippets
 from npu_codemod.codemods.file_kinds import NOTEBOOK, SYMLINK, is_test_file, notebook_uses_tensorflow
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.sites import SiteCounts, rule_sites, settle
-from npu_codemod.codemods.source import UndecodableSource, decode_source, source_text
+from npu_codemod.codemods.source import UndecodableSource, decode_source, source_text, user_code_warnings_off
 from npu_codemod.codemods.standalone_keras import keras_findings
 from npu_codemod.codemods.star_imports import star_findings
 from npu_codemod.codemods.tf_scopes import code_folders, decided_facts
@@ -199,9 +199,12 @@ T = TypeVar("T")
 
 
 def _guarded(job: RepoJob, step: Callable[[], T]) -> Union[T, RepoResult]:
+    """``step``'s value (Python's warnings about the user's code not printed), or the
+    repository's failure if it raised."""
     entry = job.entry
     try:
-        return step()
+        with user_code_warnings_off():
+            return step()
     except GitError as exc:
         return failed(entry, str(exc))
     except Exception as exc:  # a bug must cost one repo, not the batch
