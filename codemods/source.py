@@ -122,8 +122,10 @@ def _line_at(data: bytes, offset: int) -> int:
 @contextmanager
 def user_code_warnings_off() -> Iterator[None]:
     """Python's warnings about the user's code while the tool parses and compile-checks it
-    (``assert (x, "msg")``, ``x is 1``, ``"\\d"`` from 3.12) are not printed: they are the
-    user's linter's word, and would interleave with the tool's output."""
+    (``assert (x, "msg")``, ``x is 1``: SyntaxWarning; ``"\\d"``: a DeprecationWarning up to
+    3.11, printed for a file named ``__main__.py``) are not printed: they are the user's
+    linter's word, and would interleave with the tool's output."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
         yield
