@@ -58,6 +58,11 @@ THROUGH = ("{name} reaches apply_gradients through `{step}`, a step NPU068 does 
            "{name}, \"mean\") right after the gradient statement")
 KERAS_UNKNOWN = ("wrap the optimizer for distributed training if this is a Keras model: optimizer="
                  "npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>)")
+KERAS_UNKNOWN_LOOP = ("wrap the optimizer for distributed training if this is a Keras model that trains "
+                      "with fit: optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>); "
+                      "not if its gradients are applied in the repository's custom loop or its own "
+                      "train_step, where NPU068 all-reduces them (never both: gradients would be "
+                      "all-reduced twice)")
 WRAPPER = "npu_distributed_keras_optimizer_wrapper"
 WRAPPED = "added {npu}.distribute.npu_distributed_keras_optimizer_wrapper(...) around the optimizer"
 WRAPPED_ALREADY = "the optimizer aggregates gradients across NPUs (npu_distributed_keras_optimizer_wrapper)"
@@ -166,7 +171,8 @@ class GradientAllReduce(Rule):
                 or in_own_step_class(power.children[:index], ctx):
             ctx.report(value, "migrated", OWN_STEP)
         elif not keras:
-            ctx.report(value, "unmigrated", KERAS_UNKNOWN, level="note")
+            ctx.report(value, "unmigrated", KERAS_UNKNOWN_LOOP if CUSTOM_LOOP in ctx.facts else KERAS_UNKNOWN,
+                       level="note")
         elif CUSTOM_LOOP in ctx.facts and ".fit(" not in ctx.original:
             ctx.report(value, "unmigrated", LOOP_ELSEWHERE)
         else:
@@ -293,6 +299,9 @@ def _tapes(text: str) -> set[str]:
 #: The file imports Sonnet (its optimizers apply gradients with ``apply``: ``_gradient_flow``).
 _SONNET = re.compile(r"^[ \t]*(?:import|from)[ \t]+sonnet\b", re.MULTILINE)
 _WITH_TAPE = re.compile(r"GradientTape\([^\n]*?\)\s+as\s+(\w+)")
+#: ``tf.gradients(`` (``gradients(`` after ``from tensorflow import gradients``), not ``tape.gradient(``
+#: nor ``compute_gradients(``/``get_gradients(``.
+_TF_GRADIENTS = re.compile(r"(?<![\w])gradients\s*\(")
 _TAPE_ASSIGNED = re.compile(r"^\s*(\w+)\s*=\s*[\w.]*GradientTape\(", re.MULTILINE)
 
 
@@ -330,10 +339,11 @@ def _method(trailer: Base) -> Optional[str]:
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
-    """:data:`CUSTOM_LOOP` for a file that computes gradients with a tape and applies them,
-    and the file's classes whose ``train_step`` does (``_own_steps.OWN_STEP``)."""
+    """:data:`CUSTOM_LOOP` for a file that computes gradients (with a tape, or
+    ``tf.gradients``: TensorFlowTTS's trainers) and applies them, and the file's classes whose
+    ``train_step`` does (``_own_steps.OWN_STEP``)."""
     facts = own_step_facts(path, text)
-    if ".apply_gradients(" in text and _WITH_TAPE.search(text):
+    if ".apply_gradients(" in text and (_WITH_TAPE.search(text) or _TF_GRADIENTS.search(text)):
         facts |= {CUSTOM_LOOP}
     return facts or None
 
