@@ -549,3 +549,45 @@ class Trainer:
 '''
     assert "npu068-custom-loop" in (npu_codemod_analyze_file("trainer.py", trainer) or frozenset())
     assert npu_codemod_analyze_file("trainer.py", trainer.replace("tf.gradients", "tf.stop_gradient")) is None
+
+
+#: Model Maker's EfficientDet ``backbone/train_backbone.py``: a ``train_step`` that minimizes with
+#: the optimizer the model is compiled with (``tape=``): no gradients to all-reduce there.
+MINIMIZE_STEP = '''\
+import tensorflow as tf
+
+
+class Trainable(tf.keras.Model):
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            loss = self.compiled_loss(y, self(x, training=True))
+        self.optimizer.minimize(loss, self.trainable_variables, tape=tape)
+        return {"loss": loss}
+
+
+def main(x, y):
+    inputs = tf.keras.Input(shape=(4,))
+    outputs = tf.keras.layers.Dense(1)(inputs)
+    model = Trainable(inputs, outputs)
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse")
+    model.fit(x, y)
+'''
+
+
+def test_a_train_step_minimizing_with_the_compiled_optimizer_gets_it_wrapped_at_compile() -> None:
+    """Regression: the compile was reported compliant ("its gradients are all-reduced there
+    (custom loop)") although nothing all-reduces in a ``train_step`` that calls
+    ``self.optimizer.minimize``: the compiled optimizer is what must aggregate."""
+    after = MINIMIZE_STEP.replace("import tensorflow as tf\n", "import npu_device as npu\nimport tensorflow as tf\n", 1) \
+        .replace("model.compile(optimizer=tf.keras.optimizers.SGD(0.1)",
+                 "model.compile(optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper("
+                 "tf.keras.optimizers.SGD(0.1))")
+    findings = [f for f in assert_migrates(MINIMIZE_STEP, after, {"NPU068"}, facts=TF2_RUNTIME)
+                if f.rule_id == "NPU068"]
+    assert [(f.line, f.status) for f in findings] == [(9, "unmigrated"), (17, "migrated")]
+    assert findings[0].message.split(" (guide: ")[0] == (
+        "self.optimizer.minimize in train_step applies gradients with the optimizer the model is "
+        "compiled with: it aggregates once that optimizer is wrapped at compile(optimizer="
+        "npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>)), which NPU068 does where "
+        "the file builds the model")

@@ -72,6 +72,10 @@ OWN_STEP = ("the model's class overrides train_step and applies gradients itself
 MINIMIZE_UNKNOWN = ("{spelled}.minimize computes and applies gradients: build the optimizer as "
                     "npu.distribute.npu_distributed_keras_optimizer_wrapper(<Keras optimizer>) "
                     "(it is not made in this scope from a tf.keras.optimizers class)")
+COMPILED_MINIMIZE = ("self.optimizer.minimize in train_step applies gradients with the optimizer the model "
+                     "is compiled with: it aggregates once that optimizer is wrapped at compile(optimizer="
+                     "npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>)), which NPU068 "
+                     "does where the file builds the model")
 BOTH = ("{spelled} also applies gradients of a custom loop here: all-reduce them there "
         "instead of wrapping the optimizer (never both: gradients would be all-reduced twice)")
 #: Fact: a file of the repository applies the gradients of a custom loop (all-reduced there).
@@ -109,7 +113,9 @@ class GradientAllReduce(Rule):
                "after another step makes a new value of them (the line to add); a "
                "`compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
-               "also applies a custom loop's gradients; an optimizer wrapped twice. A file that "
+               "also applies a custom loop's gradients (a `train_step`'s `self.optimizer.minimize`: "
+               "the compiled optimizer, wrapped at the model's `compile`); an optimizer wrapped "
+               "twice. A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
                "does), or belongs to a program one of whose modules imports it (a script training "
                "through a repository's Horovod helpers), is left to NPU070, one that imports "
@@ -187,6 +193,9 @@ class GradientAllReduce(Rule):
             return
         receiver = power.children[:index]
         spelled = "".join(tree_text(part).strip() for part in receiver)
+        if spelled == "self.optimizer" and _in_train_step(trailer):
+            ctx.report(trailer, "unmigrated", COMPILED_MINIMIZE, level="note")
+            return
         if len(receiver) != 1 or receiver[0].type != tokens.NAME:
             if _keras_optimizer(receiver[:-1], ctx) and is_call(receiver[-1]):
                 self._wrap(_expression(power, index), ctx, at=trailer)  # SGD(0.1).minimize(...)
@@ -335,6 +344,12 @@ def _method(trailer: Base) -> Optional[str]:
     if trailer.type == symbols.trailer and trailer.children[0].type == tokens.LPAR and next_one is not None:
         return _method(next_one)
     return None
+
+
+def _in_train_step(node: Base) -> bool:
+    """Is ``node`` in a method named ``train_step`` (a Keras model's override)?"""
+    scope = enclosing_scope(node)
+    return scope.type == symbols.funcdef and scope.children[1].value == "train_step"
 
 
 @hookimpl
