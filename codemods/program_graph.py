@@ -16,7 +16,7 @@ from typing import AbstractSet, Callable, Iterable, Mapping, Optional, Union
 
 from .modules import KnownNames, nearest_name
 from .names import module_parts
-from .tf_versions import RUNTIME_TF2, RUNTIME_UNKNOWN
+from .tf_versions import RUNTIME_TF1, RUNTIME_TF2, RUNTIME_UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,9 @@ class Node:
     #: imports no TensorFlow, and trains a Keras model a function of the repository returns
     #: (``models.build()``: ``tf_model_idioms``): a TF 2.x program's training code
     keras: bool = False
+    #: graph-mode compat.v1 API beside TF 2.x idioms, no compat switch: a ``conflict`` file
+    #: where the runtime is not TF 1.x (``Signals.graph_in_eager``), rewritten by nothing
+    graph_in_eager: bool = False
 
     def eager(self, runtime: str) -> bool:
         """Eager TF 2.x training code in a repository whose runtime is ``runtime``."""
@@ -185,7 +188,11 @@ def _classify(node: Node, program: Program, runtime: str, entry: str) -> None:
     repository is of the ``conflict`` kind: nothing rewrites it (no NPU062 header, no
     ``enable_v1()``), so it switches no program to graph mode and mixes none (DeepCTR's
     ``dien.py``, a ``get_session()`` with a ``tf.compat.v1`` fallback, re-exported by the
-    package every example imports its model from); it has its own finding."""
+    package every example imports its model from); it has its own finding. So is one with
+    compat.v1 graph APIs beside TF 2.x idioms and no compat switch (EfficientDet's ``utils.py``,
+    ``tensorflow.compat.v1`` and ``compat.v2`` both, imported by its Keras scripts)."""
+    if node.graph_in_eager and runtime != RUNTIME_TF1:
+        return
     if node.compat and runtime == RUNTIME_TF2 and not node.tf1:
         program.compat.add(node.path)
     elif node.eager(runtime):

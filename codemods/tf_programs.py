@@ -170,7 +170,8 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
         flags += "o"
     if signals is not None:
         flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if _trains(text, tree, path) else "") \
-            + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e or signals.adapter else "")
+            + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e or signals.adapter else "") \
+            + ("g" if signals.graph_in_eager else "")
         if "t" in flags and "2" in flags and tree is not None and adapts_to_mode(text, tree):
             flags += "a"
     if not main and not is_test_file(path) and may_train_when_run(text):
@@ -254,7 +255,7 @@ def graph_nodes(facts: Iterable[str]) -> dict[str, Node]:
             path, flags, imports = fact[len(GRAPH_FACT):].rsplit("|", 2)
             node = Node(path, "m" in flags, "c" in flags, "t" in flags, "x" in flags,
                         tuple(filter(None, imports.split(","))), "1" in flags, "2" in flags, "l" in flags,
-                        "o" in flags, "a" in flags, "k" in flags)
+                        "o" in flags, "a" in flags, "k" in flags, "g" in flags)
             nodes[node.module] = node
     return nodes
 

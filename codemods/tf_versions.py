@@ -304,6 +304,13 @@ class Signals:
         return bool(self.c1) or (self.c2 is not None and self.c2 != self.estimator)
 
     @property
+    def graph_in_eager(self) -> bool:
+        """Graph-mode compat.v1 API (C2, no ``tf.estimator`` name) beside TF 2.x idioms (E) and no
+        compat switch (C1): a ``conflict`` wherever the runtime is not TF 1.x (:func:`file_kind`).
+        Nothing rewrites such a file, so it switches no program to graph mode (``program_graph``)."""
+        return bool(self.c2 and self.c2 != self.estimator and self.e and not self.c1)
+
+    @property
     def e_only(self) -> bool:
         return self.e is not None and not (self.c1 or self.c2 or self.t1 or self.t2)
 
@@ -428,8 +435,7 @@ def _conflict(signals: Signals, runtime: str, why: str = "") -> Optional[Kind]:
     if t1 and runtime == RUNTIME_TF2:
         text = PYTHON2_ON_TF2 if t1.spelled == "Python 2 code" else TF1_ON_TF2
         return Kind(CONFLICT, text.format(first=t1.spelled, why=why or "pinned to TF 2.x"), t1)
-    if signals.c2 and signals.c2 != signals.estimator and signals.e and not signals.c1 \
-            and runtime != RUNTIME_TF1:  # TF 1.x: graph mode
+    if signals.graph_in_eager and signals.c2 and signals.e and runtime != RUNTIME_TF1:  # TF 1.x: graph mode
         return Kind(CONFLICT, GRAPH_IN_EAGER.format(first=signals.c2.spelled,
                                                     second=signals.e.spelled), signals.c2)
     return None

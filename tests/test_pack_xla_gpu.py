@@ -112,6 +112,19 @@ def test_global_jit_level_becomes_off_in_the_files_spelling(imports: str, before
     assert_migrates(PACK, f"{imports}\n{before}\n", f"{HEADER}{imports}\n{after}\n")
 
 
+def test_a_global_jit_level_over_two_lines_is_named_on_one_line():
+    """Regression (automl's EfficientDet ``main.py``): the message quoted the old value as written,
+    its parentheses and line break included, a finding over two lines of findings.csv."""
+    before = ("import tensorflow as tf\nif use_xla:\n    config.graph_options.optimizer_options.global_jit_level = (\n"
+              "        tf.OptimizerOptions.ON_1)\n")
+    after = f"{HEADER}import tensorflow as tf\nif use_xla:\n" \
+        "    config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.OFF\n"
+    findings = assert_migrates(PACK, before, after)
+    assert messages(findings, "NPU051") == [
+        "set global_jit_level to tf.OptimizerOptions.OFF (was (tf.OptimizerOptions.ON_1)): the NPU compiles "
+        "graphs itself"]
+
+
 def test_a_global_jit_level_that_is_off_is_migrated_as_it_is():
     source = "import tensorflow as tf\nconfig.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.OFF\n"
     findings = assert_reports(PACK, source, findings=[("NPU051", 2, 0, "migrated")])

@@ -198,3 +198,59 @@ def test_a_setting_whose_removal_is_not_clearly_safe_stays_and_is_reported(sourc
     assert [message.split(" (guide: ")[0] for message in messages(findings, "NPU052")] == [
         "remove tf.config.experimental.set_memory_growth(...) by hand with the statement around it, "
         f"which it would leave empty ({why}): the NPU has no GPU memory settings"]
+
+
+#: TensorFlowTTS's training scripts: an index loop over the device list at module level, the
+#: index's name reused as a local of the script's functions.
+INDEXED = '''\
+"""Train MelGAN."""
+
+import tensorflow as tf
+
+physical_devices = tf.config.list_physical_devices("GPU")
+for i in range(len(physical_devices)):
+    tf.config.experimental.set_memory_growth(physical_devices[i], True)
+
+import sys
+
+
+def collate(batch):
+    return [batch[i] for i in range(len(batch))]
+
+
+def main():
+    for i, item in enumerate(sys.argv):
+        print(i, item)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_an_index_loop_over_the_devices_goes_when_its_index_is_read_nowhere_else() -> None:
+    """Regression (TensorFlowTTS): ``range(len(devices))`` counted as a value that may have side
+    effects, and ``i``, a local of other functions, as the loop variable used outside the loop."""
+    after = INDEXED.replace('''for i in range(len(physical_devices)):
+    tf.config.experimental.set_memory_growth(physical_devices[i], True)
+''', "")
+    assert_migrates(RULES, INDEXED, after, facts=TF2, findings=[NOTE, ("NPU052", 7, 4, "migrated")],
+                    removed=[("NPU052", 7, 4, "migrated")])
+
+
+@pytest.mark.parametrize("reader", ['''
+def last_device():
+    return physical_devices[i]
+''', '''
+class Devices:
+    last = i
+''', '''
+print("devices:", i + 1)
+'''], ids=["function", "class-body", "module"])
+def test_an_index_loop_whose_index_is_read_later_stays(reader: str) -> None:
+    source = INDEXED.replace("\n\ndef collate", reader + "\n\ndef collate")
+    findings = assert_reports(RULES, source, facts=TF2)
+    assert [message.split(" (guide: ")[0] for message in messages(findings, "NPU052")] == [
+        "remove tf.config.experimental.set_memory_growth(...) by hand with the statement around it, "
+        "which it would leave empty (its loop variable is used outside the loop): the NPU has no GPU "
+        "memory settings"]

@@ -4,6 +4,7 @@ reports MirroredStrategy and Horovod in TF 2.x files (``spec/rules-tf2.md``)."""
 from __future__ import annotations
 
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
+from npu_codemod.plugins.rules.tf2_distributed.npu068_gradient_allreduce import npu_codemod_analyze_file
 
 from support.rules import assert_migrates, assert_unchanged, sites
 from support.tf2_scripts import KERAS_WORKERS, MIRRORED_LOOP, OWN_TRAIN_STEP
@@ -499,3 +500,94 @@ def test_a_model_of_an_imported_class_that_steps_itself_keeps_its_optimizer() ->
         (10, "the model's class overrides train_step and applies gradients itself"),
         (12, "the model's class overrides train_step and applies gradients itself"),
         (14, "added npu.distribute.npu_distributed_keras_optimizer_wrapper(...) around the optimizer")]
+
+
+#: A helper that compiles a model it is given (automl's ``setup_model``, TensorFlowTTS's
+#: ``trainer.compile(model=..., optimizer=...)``): the receiver is not shown to be a Keras model.
+SETUP_MODEL = '''\
+import tensorflow as tf
+
+
+def setup_model(model, learning_rate):
+    model.build((None, 512, 512, 3))
+    model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate), loss="mse")
+    return model
+'''
+
+
+def test_an_unknown_model_compiled_where_the_repository_trains_in_a_custom_loop_warns_of_both() -> None:
+    """Regression (automl's EfficientDet ``tf2/train.py``): the model's class, in another file,
+    all-reduces in its own ``train_step``; the compile of the model ``setup_model`` is given was
+    told "wrap the optimizer if this is a Keras model", and it is one: following both findings
+    all-reduces every step's gradients twice."""
+    findings = [f for f in assert_unchanged(SETUP_MODEL, {"NPU068"}, facts=TF2_RUNTIME | {"npu068-custom-loop"})
+                if f.rule_id == "NPU068"]
+    assert [(f.line, f.status) for f in findings] == [(6, "unmigrated")]
+    assert findings[0].message.split(" (guide: ")[0] == (
+        "wrap the optimizer for distributed training if this is a Keras model that trains with fit: "
+        "optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>); not if its "
+        "gradients are applied in the repository's custom loop or its own train_step, where NPU068 "
+        "all-reduces them (never both: gradients would be all-reduced twice)")
+    alone = [f for f in assert_unchanged(SETUP_MODEL, {"NPU068"}, facts=TF2_RUNTIME) if f.rule_id == "NPU068"]
+    assert alone[0].message.split(" (guide: ")[0] == (
+        "wrap the optimizer for distributed training if this is a Keras model: "
+        "optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>)")
+
+
+def test_a_trainer_applying_tf_gradients_is_a_custom_loop_of_the_repository() -> None:
+    """TensorFlowTTS's trainers compute ``tf.gradients`` (no tape) and apply them: NPU068
+    all-reduces them there, so the repository trains in a custom loop."""
+    trainer = '''\
+import tensorflow as tf
+
+
+class Trainer:
+    def _step(self, x, y):
+        loss = tf.reduce_mean(tf.square(self.model(x) - y))
+        gradients = tf.gradients(loss, self.model.trainable_variables)
+        self.optimizer.apply_gradients(zip(gradients, self.model.trainable_variables))
+'''
+    assert "npu068-custom-loop" in (npu_codemod_analyze_file("trainer.py", trainer) or frozenset())
+    assert npu_codemod_analyze_file("trainer.py", trainer.replace("tf.gradients", "tf.stop_gradient")) is None
+
+
+#: Model Maker's EfficientDet ``backbone/train_backbone.py``: a ``train_step`` that minimizes with
+#: the optimizer the model is compiled with (``tape=``): no gradients to all-reduce there.
+MINIMIZE_STEP = '''\
+import tensorflow as tf
+
+
+class Trainable(tf.keras.Model):
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            loss = self.compiled_loss(y, self(x, training=True))
+        self.optimizer.minimize(loss, self.trainable_variables, tape=tape)
+        return {"loss": loss}
+
+
+def main(x, y):
+    inputs = tf.keras.Input(shape=(4,))
+    outputs = tf.keras.layers.Dense(1)(inputs)
+    model = Trainable(inputs, outputs)
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse")
+    model.fit(x, y)
+'''
+
+
+def test_a_train_step_minimizing_with_the_compiled_optimizer_gets_it_wrapped_at_compile() -> None:
+    """Regression: the compile was reported compliant ("its gradients are all-reduced there
+    (custom loop)") although nothing all-reduces in a ``train_step`` that calls
+    ``self.optimizer.minimize``: the compiled optimizer is what must aggregate."""
+    after = MINIMIZE_STEP.replace("import tensorflow as tf\n", "import npu_device as npu\nimport tensorflow as tf\n", 1) \
+        .replace("model.compile(optimizer=tf.keras.optimizers.SGD(0.1)",
+                 "model.compile(optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper("
+                 "tf.keras.optimizers.SGD(0.1))")
+    findings = [f for f in assert_migrates(MINIMIZE_STEP, after, {"NPU068"}, facts=TF2_RUNTIME)
+                if f.rule_id == "NPU068"]
+    assert [(f.line, f.status) for f in findings] == [(9, "unmigrated"), (17, "migrated")]
+    assert findings[0].message.split(" (guide: ")[0] == (
+        "self.optimizer.minimize in train_step applies gradients with the optimizer the model is "
+        "compiled with: it aggregates once that optimizer is wrapped at compile(optimizer="
+        "npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>)), which NPU068 does where "
+        "the file builds the model")

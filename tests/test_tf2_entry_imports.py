@@ -214,6 +214,46 @@ def test_a_conflict_module_a_package_re_exports_mixes_no_program() -> None:
     assert entries({**LIBRARY, "train_eager.py": EAGER}) == {"train_eager.py"}
 
 
+#: compat.v1 graph APIs beside ``tensorflow.compat.v2`` and no compat switch: a ``conflict`` file
+#: of the other kind ("graph-mode compat.v1 API in eager TF 2.x code": EfficientDet's ``utils.py``,
+#: imported by its Keras scripts). Nothing rewrites it, so it switches no program to graph mode.
+GRAPH_IN_EAGER = '''\
+import tensorflow.compat.v1 as tf
+import tensorflow.compat.v2 as tf2
+
+
+def batch_norm(inputs, training):
+    layer = tf2.keras.layers.BatchNormalization()
+    outputs = layer(inputs, training=training)
+    for update in layer.updates:
+        tf.add_to_collection(tf.GraphKeys.UPDATE_OPS, update)
+    return outputs
+'''
+
+SEGMENT = '''\
+import tensorflow as tf
+
+import utils
+
+
+def main():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(utils.batch_norm(tf.zeros((8, 4)), True), tf.zeros((8, 2)))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_graph_in_eager_conflict_module_mixes_no_program() -> None:
+    """Regression (automl's ``efficientdet/tf2/segmentation.py``): the program was refused as
+    mixing eager files with "compat.v1 graph files (efficientdet/utils.py)", a ``conflict`` file
+    that gets no compat header, and its entry got no device init."""
+    assert entries({"utils.py": GRAPH_IN_EAGER, "segment.py": SEGMENT}) == {"segment.py"}
+
+
 def test_a_script_importing_no_tf_that_trains_a_repository_model_at_module_level_is_an_entry() -> None:
     assert entries({**LIBRARY, "run_fit.py": MODULE_LEVEL}) == {"run_fit.py"}
     assert entries({**LIBRARY, "run_fit.py": MODULE_LEVEL, "sweep.py": "import run_fit\n"}) == set()

@@ -235,3 +235,33 @@ def test_models_handed_to_a_package_s_trainers_through_the_cli(tmp_path: Path) -
     assert rerun["files_changed"] == []
     assert again == [("train_dense.py", 11, "compliant", "the model's initial variables are broadcast to every worker"),
                      ("train_tts.py", 15, "unmigrated", "variables are created lazily")]
+
+
+#: TensorFlow Examples' ``nmt_with_attention/train.py``: two models kept on ``self``, their
+#: variables summed over a continuation line.
+TWO_MODELS = '''\
+import tensorflow as tf
+
+
+class Train(object):
+    def __init__(self, epochs, encoder, decoder):
+        self.epochs = epochs
+        self.encoder = encoder
+        self.decoder = decoder
+        self.optimizer = tf.keras.optimizers.Adam()
+
+    def train_step(self, inp):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(self.decoder(self.encoder(inp)))
+        variables = (self.encoder.trainable_variables +
+                     self.decoder.trainable_variables)
+        gradients = tape.gradient(loss, variables)
+        self.optimizer.apply_gradients(zip(gradients, variables))
+'''
+
+
+def test_variables_kept_over_a_continuation_line_train_each_model() -> None:
+    """Regression (tensorflow/examples): the decoder, named on the assignment's second line,
+    was not trained, and NPU067 reported the encoder alone."""
+    assert parameter_facts("train.py", TWO_MODELS) == {
+        "trained-parameter:train.Train.__init__=1:encoder", "trained-parameter:train.Train.__init__=2:decoder"}

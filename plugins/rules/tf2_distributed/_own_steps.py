@@ -1,5 +1,7 @@
 """Which Keras model classes aggregate their own gradients: the ones whose ``train_step``
-NPU068 all-reduces, in whichever file of the repository they are defined.
+NPU068 all-reduces, in whichever file of the repository they are defined. A ``train_step`` that
+only calls ``self.optimizer.minimize(...)`` is none: the optimizer the model is compiled with
+applies the gradients, and wrapping it at ``compile`` aggregates them.
 
 A class that overrides ``train_step`` and applies gradients there is a custom loop: NPU068
 inserts the ``all_reduce`` in its step. Wrapping the optimizer of one of its instances too
@@ -40,9 +42,15 @@ def own_step_classes(text: str) -> frozenset[str]:
         body = text[match.end():]
         following = _NEXT_TOP.search(body)
         body = body[:following.start()] if following else body
-        if _TRAIN_STEP.search(body) and (".apply_gradients(" in body or ".minimize(" in body):
+        if _TRAIN_STEP.search(body) and (".apply_gradients(" in body
+                                         or ".minimize(" in _COMPILED_MINIMIZE.sub("", body)):
             found.add(match.group(1))
     return frozenset(found)
+
+
+#: ``self.optimizer.minimize(``: a step with the optimizer the model is compiled with, which
+#: aggregates once wrapped at ``compile``; no custom loop of NPU068's.
+_COMPILED_MINIMIZE = re.compile(r"(?<![\w.])self\s*\.\s*optimizer\s*\.\s*minimize\(")
 
 
 _CLASS = re.compile(r"^class\s+(\w+)\b[^\n]*:", re.MULTILINE)

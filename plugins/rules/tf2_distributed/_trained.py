@@ -41,8 +41,10 @@ _VARIABLES = r"\s*\.\s*trainable_(?:variables|weights)\b"
 #: ``apply_gradients(zip(grads, <m>...))``, ``minimize(loss, var_list=<m>...)`` (one level of
 #: parentheses in the arguments before them).
 _TAKES_VARIABLES = r"\b(?:gradient|apply_gradients|minimize|zip)\s*\((?:[^()]|\([^()]*\))*?"
-#: Or kept for them: ``variables = conv_net.trainable_variables + fc_net.trainable_variables``.
-_ASSIGNED = r"(?m)^[^#\n]*?[^=!<>]=(?!=)[^\n]*?"
+#: Or kept for them: ``variables = conv_net.trainable_variables + fc_net.trainable_variables``,
+#: also on the continuation lines of a parenthesised value (``variables = (enc.trainable_variables +``
+#: / ``dec.trainable_variables)``: one level of parentheses inside, as :data:`_TAKES_VARIABLES`).
+_ASSIGNED = r"(?m)^[^#\n]*?[^=!<>]=(?!=)(?:[^\n]*?|[^\n(]*\((?:[^()]|\([^()]*\))*?)"
 #: ``re.compile(_TRAINING + "|" + _VARIABLES).search(text)``, asked fast: each branch's leading
 #: ``\s*`` can match nothing, so a text has a match exactly when it has one that starts at the dot.
 _MAY_TRAIN = AnyOf(_TRAINING[len(r"\s*"):], _VARIABLES[len(r"\s*"):])

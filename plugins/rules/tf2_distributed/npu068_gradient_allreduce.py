@@ -58,6 +58,11 @@ THROUGH = ("{name} reaches apply_gradients through `{step}`, a step NPU068 does 
            "{name}, \"mean\") right after the gradient statement")
 KERAS_UNKNOWN = ("wrap the optimizer for distributed training if this is a Keras model: optimizer="
                  "npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>)")
+KERAS_UNKNOWN_LOOP = ("wrap the optimizer for distributed training if this is a Keras model that trains "
+                      "with fit: optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>); "
+                      "not if its gradients are applied in the repository's custom loop or its own "
+                      "train_step, where NPU068 all-reduces them (never both: gradients would be "
+                      "all-reduced twice)")
 WRAPPER = "npu_distributed_keras_optimizer_wrapper"
 WRAPPED = "added {npu}.distribute.npu_distributed_keras_optimizer_wrapper(...) around the optimizer"
 WRAPPED_ALREADY = "the optimizer aggregates gradients across NPUs (npu_distributed_keras_optimizer_wrapper)"
@@ -67,6 +72,10 @@ OWN_STEP = ("the model's class overrides train_step and applies gradients itself
 MINIMIZE_UNKNOWN = ("{spelled}.minimize computes and applies gradients: build the optimizer as "
                     "npu.distribute.npu_distributed_keras_optimizer_wrapper(<Keras optimizer>) "
                     "(it is not made in this scope from a tf.keras.optimizers class)")
+COMPILED_MINIMIZE = ("self.optimizer.minimize in train_step applies gradients with the optimizer the model "
+                     "is compiled with: it aggregates once that optimizer is wrapped at compile(optimizer="
+                     "npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>)), which NPU068 "
+                     "does where the file builds the model")
 BOTH = ("{spelled} also applies gradients of a custom loop here: all-reduce them there "
         "instead of wrapping the optimizer (never both: gradients would be all-reduced twice)")
 #: Fact: a file of the repository applies the gradients of a custom loop (all-reduced there).
@@ -104,7 +113,9 @@ class GradientAllReduce(Rule):
                "after another step makes a new value of them (the line to add); a "
                "`compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
-               "also applies a custom loop's gradients; an optimizer wrapped twice. A file that "
+               "also applies a custom loop's gradients (a `train_step`'s `self.optimizer.minimize`: "
+               "the compiled optimizer, wrapped at the model's `compile`); an optimizer wrapped "
+               "twice. A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
                "does), or belongs to a program one of whose modules imports it (a script training "
                "through a repository's Horovod helpers), is left to NPU070, one that imports "
@@ -166,7 +177,8 @@ class GradientAllReduce(Rule):
                 or in_own_step_class(power.children[:index], ctx):
             ctx.report(value, "migrated", OWN_STEP)
         elif not keras:
-            ctx.report(value, "unmigrated", KERAS_UNKNOWN, level="note")
+            ctx.report(value, "unmigrated", KERAS_UNKNOWN_LOOP if CUSTOM_LOOP in ctx.facts else KERAS_UNKNOWN,
+                       level="note")
         elif CUSTOM_LOOP in ctx.facts and ".fit(" not in ctx.original:
             ctx.report(value, "unmigrated", LOOP_ELSEWHERE)
         else:
@@ -181,6 +193,9 @@ class GradientAllReduce(Rule):
             return
         receiver = power.children[:index]
         spelled = "".join(tree_text(part).strip() for part in receiver)
+        if spelled == "self.optimizer" and _in_train_step(trailer):
+            ctx.report(trailer, "unmigrated", COMPILED_MINIMIZE, level="note")
+            return
         if len(receiver) != 1 or receiver[0].type != tokens.NAME:
             if _keras_optimizer(receiver[:-1], ctx) and is_call(receiver[-1]):
                 self._wrap(_expression(power, index), ctx, at=trailer)  # SGD(0.1).minimize(...)
@@ -293,6 +308,9 @@ def _tapes(text: str) -> set[str]:
 #: The file imports Sonnet (its optimizers apply gradients with ``apply``: ``_gradient_flow``).
 _SONNET = re.compile(r"^[ \t]*(?:import|from)[ \t]+sonnet\b", re.MULTILINE)
 _WITH_TAPE = re.compile(r"GradientTape\([^\n]*?\)\s+as\s+(\w+)")
+#: ``tf.gradients(`` (``gradients(`` after ``from tensorflow import gradients``), not ``tape.gradient(``
+#: nor ``compute_gradients(``/``get_gradients(``.
+_TF_GRADIENTS = re.compile(r"(?<![\w])gradients\s*\(")
 _TAPE_ASSIGNED = re.compile(r"^\s*(\w+)\s*=\s*[\w.]*GradientTape\(", re.MULTILINE)
 
 
@@ -328,12 +346,19 @@ def _method(trailer: Base) -> Optional[str]:
     return None
 
 
+def _in_train_step(node: Base) -> bool:
+    """Is ``node`` in a method named ``train_step`` (a Keras model's override)?"""
+    scope = enclosing_scope(node)
+    return scope.type == symbols.funcdef and scope.children[1].value == "train_step"
+
+
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
-    """:data:`CUSTOM_LOOP` for a file that computes gradients with a tape and applies them,
-    and the file's classes whose ``train_step`` does (``_own_steps.OWN_STEP``)."""
+    """:data:`CUSTOM_LOOP` for a file that computes gradients (with a tape, or
+    ``tf.gradients``: TensorFlowTTS's trainers) and applies them, and the file's classes whose
+    ``train_step`` does (``_own_steps.OWN_STEP``)."""
     facts = own_step_facts(path, text)
-    if ".apply_gradients(" in text and _WITH_TAPE.search(text):
+    if ".apply_gradients(" in text and (_WITH_TAPE.search(text) or _TF_GRADIENTS.search(text)):
         facts |= {CUSTOM_LOOP}
     return facts or None
 

@@ -4,8 +4,9 @@ that the removal leaves empty when removing that is clearly safe.
 TensorFlow's GPU guide writes ``gpus = ...list_physical_devices('GPU')`` / ``if gpus:`` /
 ``try:`` / ``for gpu in gpus:`` / ``set_memory_growth(gpu, True)`` / ``except RuntimeError as e:
 print(e)``; without the setting, the loop, the ``try`` and the ``if`` hold nothing. Each goes
-when nothing else can happen in it: a ``for`` with no ``else`` over a name or a device list whose
-variable is used nowhere else, a ``try`` whose body is emptied and that has no ``else`` or
+when nothing else can happen in it: a ``for`` with no ``else`` over a name, a device list or a
+``range`` of them (``range(len(gpus))``) whose variable is used nowhere else (at module level: not
+read by a function or class as the module's), a ``try`` whose body is emptied and that has no ``else`` or
 ``finally`` (its handlers can no longer run), an ``if`` with one branch and a test without calls
 (but ``len(...)`` and the device lists). A function or class body left empty gets ``pass``. Any
 other statement left empty (``while``, ``with``, an ``if`` with other branches, a loop whose
@@ -15,8 +16,9 @@ variable is used later...) keeps the setting: a person removes both.
 from __future__ import annotations
 
 import re
+import symtable
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterator, Optional
 
 from npu_codemod.api import Base, symbols, tokens
 from npu_codemod.api._toolkit import block_statements, compound_body, tree_text
@@ -24,6 +26,8 @@ from npu_codemod.api._toolkit import block_statements, compound_body, tree_text
 #: Calls that read the device list (no side effect) and ``len``: allowed in a test or iterable.
 _PURE_CALL = re.compile(r"\b(?:[\w.]*\blist_(?:physical|logical)_devices|len)\(\s*(?:[\w.]+|(?:device_type\s*=\s*)?"
                         r"(['\"])\w+\1)?\s*\)")
+#: ``range(...)`` of such values, or of names and numbers (``range(len(gpus))``), once they are replaced.
+_RANGE_CALL = re.compile(r"\brange\(\s*[\w.]+(?:\s*,\s*[\w.]+){0,2}\s*\)")
 _KINDS = {symbols.for_stmt: "for loop", symbols.try_stmt: "try statement", symbols.if_stmt: "if statement",
           symbols.while_stmt: "while loop", symbols.with_stmt: "with block"}
 
@@ -96,18 +100,52 @@ def _unsafe(holder: Base) -> str:
 
 def _used_outside(statement: Base, names: set[str]) -> bool:
     """Is one of ``names`` spelled (as a name, not in a string) in the function, class or module
-    that holds ``statement``, outside it?"""
+    that holds ``statement``, outside it? At module level, a function or class body counts only
+    where it reads the module's name (not a local of its own: ``for i in ...`` in a helper)."""
     scope = statement.parent
     while scope is not None and scope.type not in (symbols.funcdef, symbols.classdef, symbols.file_input):
         scope = scope.parent
+    if scope is None:
+        return False
     inside = {id(leaf) for leaf in statement.leaves()}
-    return scope is not None and any(leaf.type == tokens.NAME and leaf.value in names and id(leaf) not in inside
-                                     for leaf in scope.leaves())
+    if scope.type != symbols.file_input:
+        return any(leaf.type == tokens.NAME and leaf.value in names and id(leaf) not in inside
+                   for leaf in scope.leaves())
+    return any(leaf.value in names and id(leaf) not in inside for leaf in _module_level_names(scope)) \
+        or _read_as_globals(tree_text(scope), names)
+
+
+def _module_level_names(module: Base) -> Iterator[Base]:
+    """The name leaves of ``module`` outside its functions' and classes' bodies."""
+    stack = list(reversed(module.children))
+    while stack:
+        node = stack.pop()
+        if node.type in (symbols.funcdef, symbols.classdef):
+            continue
+        if node.type == tokens.NAME:
+            yield node
+        stack.extend(reversed(node.children))
+
+
+def _read_as_globals(text: str, names: set[str]) -> bool:
+    """Does a function or class of the module ``text`` read one of ``names`` as the module's
+    (Python's own scoping: ``symtable``)? A module it cannot compile: yes (keep the setting)."""
+    try:
+        table = symtable.symtable(text, "<module>", "exec")
+    except (SyntaxError, ValueError):
+        return True
+    nested = list(table.get_children())
+    while nested:
+        block = nested.pop()
+        nested.extend(block.get_children())
+        if any(block.lookup(name).is_global() for name in names if name in block.get_identifiers()):
+            return True
+    return False
 
 
 def _pure(expression: Base) -> bool:
-    """An expression without calls (but ``len`` and the device lists), ``:=``, ``await`` or
-    ``yield``: evaluating it or not changes nothing."""
-    text = _PURE_CALL.sub("_", tree_text(expression))
+    """An expression without calls (but ``len``, the device lists and a ``range`` of
+    them), ``:=``, ``await`` or ``yield``: evaluating it or not changes nothing."""
+    text = _RANGE_CALL.sub("_", _PURE_CALL.sub("_", tree_text(expression)))
     return "(" not in text and ":=" not in text and not re.search(r"\b(?:await|yield|lambda)\b", text)
 

@@ -7,6 +7,7 @@ spelling; ``jit_scope(...)`` gets ``compile_ops=False``; ``xla.compile(...)`` is
 
 from __future__ import annotations
 
+import re
 from functools import partial
 
 from npu_codemod.api import (
@@ -101,7 +102,7 @@ class XlaOff(Rule):
             elif given is None and has_unpacking(call):
                 ctx.report(reference, "unmigrated", SCOPE_UNPACKED)
             else:
-                old = tree_text(given.value).strip() if given is not None else None
+                old = _one_line(given.value) if given is not None else None
                 ctx.defer(partial(_no_compile, call))
                 ctx.report(reference, "migrated", SCOPE_SET.format(old=old, spelled=spelled)
                            if old else SCOPE_ADDED.format(spelled=spelled))
@@ -114,7 +115,7 @@ class XlaOff(Rule):
         if level == OFF:
             ctx.report(site, "migrated", LEVEL_OFF)
             return
-        old = tree_text(value).strip()
+        old = _one_line(value)
         if value.type == symbols.power and spelled is not None and level is not None \
                 and level.rpartition(".")[0] == OPTIMIZER_OPTIONS and level.rpartition(".")[2] in LEVELS:
             new = f"{spelled.rpartition('.')[0]}.OFF"  # the file's own spelling of the enum
@@ -123,6 +124,15 @@ class XlaOff(Rule):
             new = f"{ctx.tf_module()}.OptimizerOptions.OFF"
             ctx.defer(lambda: _replace(value, new))
         ctx.report(site, "migrated", LEVEL_SET.format(new=new, old=old))
+
+
+def _one_line(value: Base) -> str:
+    """``value`` as a message quotes it: on one line, without the white space a line break
+    leaves inside its parentheses (``(\n    tf.OptimizerOptions.ON_1)``)."""
+    return _PAREN_SPACE.sub(lambda space: space.group().strip(), " ".join(tree_text(value).split()))
+
+
+_PAREN_SPACE = re.compile(r"[(\[{]\s+|\s+[)\]}]")
 
 
 def _no_compile(call: Node) -> None:
