@@ -139,3 +139,12 @@ pod = PodEstimator(model_fn, run_config)
     assert messages(findings, "NPU012")[1:] == [
         f"PodEstimator.__init__ takes no {flag}: pass {flag}=False to the TPUEstimator it builds {GUIDE}"
         for flag in ("use_tpu", "eval_on_tpu", "export_to_tpu")]
+
+
+def test_a_spec_given_both_host_functions_is_one_site_with_one_finding():
+    source = ("import tensorflow as tf\n\nspec = tf.contrib.tpu.TPUEstimatorSpec(\n"
+              "    mode=mode, loss=loss, train_op=op, host_call=host_call, scaffold_fn=scaffold_fn)\n")
+    findings = assert_reports(RULES, source, findings=[("NPU012", 3, 7, "unmigrated")])
+    assert messages(findings, "NPU012") == [
+        "tf.contrib.tpu.TPUEstimatorSpec with scaffold_fn and host_call: check the scaffold_fn and "
+        f"host_call run on CPU (without the TPU, TPUEstimator runs them on the host) {GUIDE}"]
