@@ -80,3 +80,9 @@ def test_a_call_for_a_literal_training_mode_still_says_training() -> None:
     after = READER.replace("batch(batch_size)", "batch(batch_size, drop_remainder=True)")
     findings = assert_migrates({"NPU002"}, READER, after, facts=facts, path="seqlib/utils/data_reader.py")
     assert [(f.line, f.status) for f in findings] == [(13, "migrated")]
+
+
+def test_a_call_passing_a_mode_and_naming_evaluation_still_says_evaluation() -> None:
+    evaluation = PROBLEM.replace("self.skip_random_fraction_when_training", "self.eval_files")
+    assert pipeline_use_facts("seqlib/data/problem.py", evaluation) == {
+        "npu002-use:seqlib.data|seqlib.utils.data_reader.input_fn|infer|seqlib/data/problem.py:11"}

@@ -141,13 +141,13 @@ def _arguments_say(call: ast.Call) -> Optional[str]:
     """What the names a call is given say, when they agree: ``model.input_fn(args.eval_files,
     batch_size=args.eval_batch_size)`` builds the evaluation input, ``args.train_files`` the
     training input. A call passed its caller's mode (``data_reader.input_fn(ds,
-    self.skip_random_fraction_when_training, mode)``) builds for whatever mode that is: the
-    other names say nothing then."""
+    self.skip_random_fraction_when_training, mode)``) builds for whatever mode that is: no
+    other name makes it training input then (one naming evaluation still keeps its batch)."""
     values = [*call.args, *(keyword.value for keyword in call.keywords)]
     names = [dotted(node) or "" for value in values for node in _names(value)]
-    if any(_passes_mode(name) for name in names):
-        return None
     said = set(map(_verdict, names)) - {None}
+    if said == {"train"} and any(_passes_mode(name) for name in names):
+        return None
     return said.pop() if len(said) == 1 else None
 
 
