@@ -71,8 +71,7 @@ def test_the_pipeline_it_shares_with_evaluation_keeps_its_last_batch() -> None:
     findings = assert_reports({"NPU002"}, READER, facts=_facts(FILES), path="seqlib/utils/data_reader.py")
     assert [(f.line, f.status, f.message.split(": do not drop")[0]) for f in findings] == [
         (13, "unmigrated", "inference/eval pipeline (shared by training and evaluation: it repeats only "
-         "under 'if (force_repeat or is_training) and not prevent_repeat' (line 8), no repeat() "
-         "before this batch)")]
+         "under 'if (force_repeat or is_training) and not prevent_repeat' (line 8))")]
 
 
 def test_a_call_for_a_literal_training_mode_still_says_training() -> None:
