@@ -500,7 +500,8 @@ def input_fn(mode, files, params):
                                ("NPU002", 10, 38, "unmigrated")]
     assert [f.message for f in findings[1:]] == [
         INFERENCE.format("in the other branch of 'if mode == tf.estimator.ModeKeys.TRAIN'"),
-        INFERENCE.format("under 'if not params.is_training'")]
+        INFERENCE.replace("no repeat()", "repeat() only under 'if mode == tf.estimator.ModeKeys.TRAIN' "
+                          "(line 4)").format("under 'if not params.is_training'")]
 
 
 @pytest.mark.parametrize("source", [
@@ -525,19 +526,20 @@ def test_inference_words_do_not_stop_the_rewrite_of_a_repeated_or_training_pipel
     assert [f.message for f in findings] == [ADDED]
 
 
-@pytest.mark.parametrize("source", [
+@pytest.mark.parametrize("source, repeats", [
     # the repeat() is in another branch, or after the batch: the dataset batched does not repeat
-    "def eval_input_fn(files, training):\n    ds = tf.data.TFRecordDataset(files)\n"
-    "    if training:\n        ds = ds.repeat()\n    return ds.batch(32)\n",
-    "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files)\n"
-    "    return ds.batch(32).repeat()\n",
-    "def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).repeat()\n"
-    "    for f in files:\n        ds = ds.concatenate(tf.data.TFRecordDataset(f))\n"
-    "    return ds.batch(32)\n",
+    ("def eval_input_fn(files, training):\n    ds = tf.data.TFRecordDataset(files)\n"
+     "    if training:\n        ds = ds.repeat()\n    return ds.batch(32)\n",
+     "repeat() only under 'if training' (line 4) before this batch"),
+    ("def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files)\n"
+     "    return ds.batch(32).repeat()\n", "no repeat() before this batch"),
+    ("def eval_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).repeat()\n"
+     "    for f in files:\n        ds = ds.concatenate(tf.data.TFRecordDataset(f))\n"
+     "    return ds.batch(32)\n", "no repeat() before this batch"),
 ])
-def test_a_repeat_that_may_not_reach_the_batch_does_not_count(source) -> None:
+def test_a_repeat_that_may_not_reach_the_batch_does_not_count(source, repeats) -> None:
     (finding,) = assert_unchanged(TF + source, RULES)
-    assert finding.message == INFERENCE.format("in eval_input_fn()")
+    assert finding.message == INFERENCE.replace("no repeat() before this batch", repeats).format("in eval_input_fn()")
 
 
 @pytest.mark.parametrize("source, repeat", [

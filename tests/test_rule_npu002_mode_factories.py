@@ -51,8 +51,8 @@ def main(estimator, train_files, eval_files):
     tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
 '''
 SHARED = ("inference/eval pipeline (input_fn() is used for inference (_make_train_or_eval_input_fn() "
-          "is used for inference (in make_eval_input_fn(), line 20) and for training, line 12), no "
-          "repeat() before this batch)")
+          "is used for inference (in make_eval_input_fn(), line 20) and for training, line 12), "
+          "repeat() only under 'if mode == tf.estimator.ModeKeys.TRAIN' (line 8) before this batch)")
 
 MODE_PARAMETER = '''import tensorflow as tf
 
@@ -88,8 +88,8 @@ def test_a_factory_named_for_both_that_only_training_uses_is_rewritten() -> None
 def test_a_training_name_with_a_mode_parameter_is_no_evidence_its_uses_decide() -> None:
     found = _npu002(assert_reports({"NPU002"}, MODE_PARAMETER))
     assert found == [(8, "unmigrated", "inference/eval pipeline (train_input_fn() is used for inference "
-                      "(passed to estimator.evaluate() on line 13) and for training, no repeat() before "
-                      "this batch)")]
+                      "(passed to estimator.evaluate() on line 13) and for training, repeat() only under "
+                      "'if mode == tf.estimator.ModeKeys.TRAIN' (line 6) before this batch)")]
 
 
 def test_a_training_name_without_a_mode_parameter_still_says_training() -> None:

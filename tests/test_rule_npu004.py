@@ -79,6 +79,25 @@ def test_rate_keeps_its_place_among_keywords() -> None:
                     "h = npu_ops.dropout(x, seed=1, keep_prob=1 - FLAGS.rate, name='d')\n", (2, 4))
 
 
+@pytest.mark.parametrize("before, after", [
+    # TF 1.15's dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+    # a keep_prob left None next to rate takes its value, rate goes (two keep_prob= would
+    # not compile: the file was restored and reported as an error)
+    ("h = tf.nn.dropout(x, keep_prob=None, rate=r)\n", "h = npu_ops.dropout(x, keep_prob=1 - r)\n"),
+    ("h = tf.nn.dropout(x, None, None, 7, rate=a + b)\n", "h = npu_ops.dropout(x, 1 - (a + b), None, 7)\n"),
+])
+def test_a_keep_prob_left_none_takes_the_rate(before: str, after: str) -> None:
+    NPU004.migrated(before, after, (2, 4))
+
+
+def test_keep_prob_and_rate_both_given_are_reported() -> None:
+    findings = assert_unchanged(TF + "h = tf.nn.dropout(x, keep_prob=0.9, rate=0.1)\n", RULES)
+    assert sites(findings) == [("NPU004", 2, 4, "unmigrated")]
+    assert findings[0].message == (
+        "keep_prob= and rate= are both given (TensorFlow accepts one of them): keep one, then "
+        "replace tf.nn.dropout with npu_ops.dropout by hand" + GUIDE)
+
+
 def test_rate_of_compat_v2_by_keyword() -> None:
     Golden("NPU004", "import tensorflow.compat.v2 as tf2\n", INIT).migrated(
         "h = tf2.nn.dropout(x, rate=0.2)\n", "h = npu_ops.dropout(x, keep_prob=1 - 0.2)\n", (2, 4))

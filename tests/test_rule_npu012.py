@@ -88,6 +88,10 @@ def test_the_cross_shard_optimizer_is_reported_with_the_optimizer_to_use():
     ("tf.compat.v1.estimator.tpu.TPUEstimatorSpec(mode, None, loss, op, None, None, None, host_call)",
      "tf.compat.v1.estimator.tpu.TPUEstimatorSpec with host_call: check the host_call runs on CPU "
      "(without the TPU, TPUEstimator runs it on the host)"),
+    # one site, one finding (it was one per host function: the site counted twice)
+    ("tf.contrib.tpu.TPUEstimatorSpec(mode=mode, loss=loss, host_call=host_call, scaffold_fn=scaffold_fn)",
+     "tf.contrib.tpu.TPUEstimatorSpec with scaffold_fn and host_call: check the scaffold_fn and host_call "
+     "run on CPU (without the TPU, TPUEstimator runs them on the host)"),
 ])
 def test_tpu_only_calls_are_reported(call: str, message: str):
     source = f"import tensorflow as tf\n\nresult = {call}\n"

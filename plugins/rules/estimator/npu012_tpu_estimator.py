@@ -13,6 +13,7 @@ from functools import partial
 from typing import Callable, FrozenSet, Iterable, Optional
 
 from npu_codemod.api import (
+    Argument,
     FileContext,
     Node,
     Reference,
@@ -61,8 +62,19 @@ CLUSTER_USE = ("TPU-only: remove {spelled}(...) for the NPU, and the cluster= it
                "RunConfig: the NPU needs no TPU cluster")
 BFLOAT16_USE = ("{spelled}() is not supported on Ascend: remove it (on the NPU, mixed precision "
                 "is NPU007's precision_mode setting)")
-HOST_USE = ("{spelled} with {argument}: check the {argument} runs on CPU (without the TPU, "
-            "TPUEstimator runs it on the host)")
+HOST_USE = ("{spelled} with {arguments}: check the {arguments} {run} on CPU (without the TPU, "
+            "TPUEstimator runs {them} on the host)")
+
+
+def _passed(given: Optional[Argument]) -> bool:
+    return given is not None and not is_none(given.value)
+
+
+def _host_use(spelled: str, given: list[str]) -> str:
+    """The message of a ``TPUEstimatorSpec`` given the host functions ``given``."""
+    several = len(given) > 1
+    return HOST_USE.format(spelled=spelled, arguments=" and ".join(given), run="run" if several else "runs",
+                           them="them" if several else "it")
 
 
 class TpuEstimator(Rule):
@@ -131,10 +143,10 @@ class TpuEstimator(Rule):
         elif name in BFLOAT16:
             ctx.report(reference, "unmigrated", BFLOAT16_USE.format(spelled=spelled))
         else:
-            for argument, position in HOST_ARGUMENTS:
-                given = find_argument(call, argument, position)
-                if given is not None and not is_none(given.value):
-                    ctx.report(reference, "unmigrated", HOST_USE.format(spelled=spelled, argument=argument))
+            given = [argument for argument, position in HOST_ARGUMENTS
+                     if _passed(find_argument(call, argument, position))]
+            if given:  # one site, one finding, however many host functions it is given
+                ctx.report(reference, "unmigrated", _host_use(spelled, given))
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         for found in estimator_subclass_calls(ctx):

@@ -207,7 +207,11 @@ def inference_pipeline(parts: Sequence[Base], site: Base, ctx: FileContext,
     finite = finite_repeat(parts, site)
     if finite is not None:
         return f"{evidence}, {finite} before this batch is not shown to repeat for ever"
-    return f"{evidence}, no repeat() before this batch"
+    branch = repeating_branch(parts, site)
+    if branch is None:
+        return f"{evidence}, no repeat() before this batch"
+    where = f"under 'if {str(branch.children[1]).strip()}' (line {branch.get_lineno()})"
+    return evidence if where in evidence else f"{evidence}, repeat() only {where} before this batch"
 
 
 def inference_evidence(site: Base, ctx: FileContext, parts: Sequence[Base] = ()) -> Optional[str]:
@@ -450,6 +454,21 @@ def _made_for(parts: Sequence[Base], site: Base) -> tuple[Optional[str], str]:
                 if said:
                     return said, f"made for {name}" if said == "infer" else ""
     return None, ""
+
+
+def repeating_branch(parts: Sequence[Base], site: Base) -> Optional[Node]:
+    """The ``if`` right around the first repeat of the dataset spelled by ``parts`` before
+    ``site`` in its function (``if is_training: dataset = dataset.repeat()``), when that ``if``
+    is not around ``site`` too; else None."""
+    head = parts[0].value if parts and parts[0].type == tokens.NAME else ""
+    scope = enclosing_scope(site)
+    for node in node_pre_order(scope) if head and scope.type == symbols.funcdef else []:
+        if node.type == symbols.expr_stmt and node.get_lineno() < site.get_lineno() and _repeats_in(node, head):
+            branch = node.parent
+            while branch is not scope and branch.type != symbols.if_stmt:
+                branch = branch.parent
+            return branch if branch is not scope and block_child(site, branch) is None else None
+    return None
 
 
 def shared_with_training(parts: Sequence[Base], site: Base, ctx: FileContext) -> Optional[str]:

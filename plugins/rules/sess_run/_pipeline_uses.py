@@ -49,6 +49,7 @@ from npu_codemod.api._toolkit import module_ast as parse
 
 from ._datasets import _name_says as says
 from ._shared_iterators import iterator_uses, module_nodes
+from ._words import words
 
 PREFIX = "npu002-use:"
 #: ``npu002-module:<module>``: a module of the repository that defines module-level functions,
@@ -139,10 +140,21 @@ def _file_uses(index: ModuleIndex, imports: dict[str, str]) -> Iterator[tuple[st
 def _arguments_say(call: ast.Call) -> Optional[str]:
     """What the names a call is given say, when they agree: ``model.input_fn(args.eval_files,
     batch_size=args.eval_batch_size)`` builds the evaluation input, ``args.train_files`` the
-    training input."""
+    training input. A call passed its caller's mode (``data_reader.input_fn(ds,
+    self.skip_random_fraction_when_training, mode)``) builds for whatever mode that is: no
+    other name makes it training input then (one naming evaluation still keeps its batch)."""
     values = [*call.args, *(keyword.value for keyword in call.keywords)]
-    said = {_verdict(dotted(node) or "") for value in values for node in _names(value)} - {None}
+    names = [dotted(node) or "" for value in values for node in _names(value)]
+    said = set(map(_verdict, names)) - {None}
+    if said == {"train"} and any(_passes_mode(name) for name in names):
+        return None
     return said.pop() if len(said) == 1 else None
+
+
+def _passes_mode(name: str) -> bool:
+    """Is ``name`` a mode chosen elsewhere (``mode``, ``self.mode``), not a mode it names
+    (``tf.estimator.ModeKeys.TRAIN`` says training)?"""
+    return "mode" in words(name.rpartition(".")[2]) and _verdict(name) is None
 
 
 def _saying_functions(index: ModuleIndex) -> dict[int, str]:

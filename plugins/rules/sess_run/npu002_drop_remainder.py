@@ -47,6 +47,7 @@ from ._datasets import inference_pipeline, is_dataset
 from ._fed_outputs import fed_outputs
 from ._pipeline_uses import module_facts, pipeline_use_facts, remote_uses
 from ._shared_iterators import shared_iterator
+from ._unbatched import unbatched
 
 #: method -> 0-based position of ``drop_remainder`` when given positionally.
 DROP_REMAINDER_POSITION = {"batch": 1, "padded_batch": 3, "map_and_batch": 3}
@@ -65,6 +66,8 @@ UNPACKED = f"{ADD}: pass it explicitly next to the unpacked arguments"
 ADDED = "added drop_remainder=True (static batch shape for the NPU)"
 INFERENCE = ("inference/eval pipeline ({why}): do not drop the remainder; pad the final batch to "
              "batch_size with dummy examples and drop their outputs (NPU003)")
+UNBATCHED = ("batched only to be unbatched again ({how}): the model never sees this batch, and "
+             "drop_remainder=True would only lose examples")
 SMALLER = ("the queue API has no drop_remainder: set allow_smaller_final_batch=False so every "
            "batch has a static shape")
 
@@ -82,7 +85,10 @@ class DropRemainder(Rule):
                 "NPU compiles graphs with static shapes, so training input drops the last partial "
                 "batch. The receiver must be shown to be a dataset within the file (made by "
                 "`tf.data` constructors or dataset methods, or named like `dataset`, `ds`, "
-                "`*_dataset`). A call that already passes `True` is left as it is.")
+                "`*_dataset`). A call that already passes `True` is left as it is, and so is a batch the "
+                "pipeline splits into examples again (`.unbatch()`, `flat_map` of a function "
+                "returning `Dataset.from_tensor_slices(...)`: packing, vectorised preprocessing), "
+                "which the model never sees and `drop_remainder` would only shorten.")
     reports = ("Inference pipelines (built in a function named or used for predict, decode, eval, "
                "export or serving, made for a PREDICT/EVAL mode, shared with training (`repeat()` "
                "only when training), or whose inputs are counted against its results), unless it "
@@ -169,6 +175,10 @@ class DropRemainder(Rule):
         given = find_argument(call, "drop_remainder", DROP_REMAINDER_POSITION[name])
         if given is not None and is_true(unparenthesised(given.value)):
             ctx.report(method, "migrated", "drop_remainder=True is set")
+            return
+        split = unbatched(method) if receiver else None
+        if split:
+            ctx.report(method, "migrated", UNBATCHED.format(how=split))
             return
         remote = remote_uses(ctx)
         why = inference_pipeline(receiver or _applied_to(call), method, ctx, remote)

@@ -28,6 +28,7 @@ from npu_codemod.api._toolkit import (
     is_call_trailer,
     needs_parentheses,
     prefix_name,
+    remove_argument,
 )
 
 from ._bound_attributes import bound_attribute_marks
@@ -58,6 +59,7 @@ SPREAD_HOLDS = {
     "rate": f"{{spread}} holds rate= (keys: {{keys}}), which npu_ops.dropout takes as keep_prob=1 - "
             f"rate: write that, {BY_HAND}",
 }
+BOTH = f"keep_prob= and rate= are both given (TensorFlow accepts one of them): keep one, {BY_HAND}"
 NOT_CALLED = (f"tf.nn.dropout is used as a value, not called: make sure the callers pass "
               f"keep_prob (not rate), {BY_HAND}")
 
@@ -75,12 +77,13 @@ class NnDropout(Rule):
                 "(`tf.compat.v1.nn.dropout`, `from tensorflow.nn import dropout`, internal "
                 "modules) becomes the CANN implementation `npu_ops.dropout(x, keep_prob, ...)`: "
                 "the arguments keep their order and spelling, and `rate=r` becomes "
-                "`keep_prob=1 - r`. The guide notes the NPU dropout may affect accuracy; each "
+                "`keep_prob=1 - r` (into the place of a `keep_prob` given as `None`). The guide notes the NPU dropout may affect accuracy; each "
                 "rewritten site says so.")
     reports = ("A call with `noise_shape=` (check that the NPU supports it first) or with "
                "`*args`/`**kwargs` that may hold it (unless the function provably never puts it "
                "there), "
-               "`tf.compat.v2.nn.dropout` with the rate as its second argument, and "
+               "`tf.compat.v2.nn.dropout` with the rate as its second argument, `keep_prob` and "
+               "`rate` both given (TensorFlow raises), and "
                "`tf.nn.dropout` used as a value instead of called.")
     example = """
         import tensorflow as tf
@@ -127,6 +130,8 @@ class NnDropout(Rule):
             ctx.report(power, "unmigrated", _spread_message(spread))
         elif _v2_positional_rate(ctx.tf.resolve(spelled) or "", call):
             ctx.report(power, "unmigrated", V2_RATE)
+        elif _keep_prob_beside_rate(call):
+            ctx.report(power, "unmigrated", BOTH)
         else:
             # Deferred: editing ``power.children`` now would make the traversal skip a
             # dropout nested in this call's arguments.
@@ -190,14 +195,28 @@ def _v2_positional_rate(resolved: str, call: Node) -> bool:
     return is_v2 and second is not None and second.keyword is None
 
 
+def _keep_prob_beside_rate(call: Node) -> bool:
+    """``keep_prob`` given, and not as None, next to ``rate=``: TensorFlow raises."""
+    keep_prob = find_argument(call, "keep_prob", 1)
+    return find_argument(call, "rate") is not None and keep_prob is not None and not is_none(keep_prob.value)
+
+
 def _rename_rate(call: Node) -> None:
-    """``rate=r`` -> ``keep_prob=1 - r``, parenthesising ``r`` when needed."""
+    """``rate=r`` -> ``keep_prob=1 - r``, parenthesising ``r`` when needed; a ``keep_prob``
+    given as None (``dropout(x, None, rate=r)``) takes that value in its place."""
     rate = find_argument(call, "rate")
     if rate is None:
         return
     value = str(rate.value).strip()
     if needs_parentheses(rate.value):
         value = f"({value})"
+    keep_prob = find_argument(call, "keep_prob", 1)
+    if keep_prob is not None:  # None (else reported): it keeps its place, rate goes
+        taken = parse_expression(f"1 - {value}")
+        taken.prefix = keep_prob.value.prefix
+        keep_prob.value.replace(taken)
+        remove_argument(call, rate)
+        return
     rename_argument(rate, "keep_prob")
     rate.value.replace(parse_expression(f"1 - {value}"))
 

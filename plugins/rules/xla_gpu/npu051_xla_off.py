@@ -31,6 +31,7 @@ from npu_codemod.api._toolkit import TF2, is_false, tree_text
 
 LEVEL = "global_jit_level"
 OPTIMIZER_OPTIONS = "tensorflow.OptimizerOptions"
+GRAPH_OPTIONS = "tensorflow.GraphOptions"
 OFF = f"{OPTIMIZER_OPTIONS}.OFF"
 #: ``OptimizerOptions.GlobalJitLevel`` values: a name ending so is respelled in place.
 LEVELS = ("DEFAULT", "OFF", "ON_1", "ON_2")
@@ -42,6 +43,8 @@ COMPILES = ("tensorflow.xla.experimental.compile", "tensorflow.contrib.compiler.
 
 WHY = "the NPU compiles graphs itself"
 LEVEL_OFF = f"{LEVEL} is OptimizerOptions.OFF"
+#: An options message built without the field that could switch XLA on: checked, nothing to do.
+LEFT_OFF = "XLA stays off: no {field} {verb} given"
 LEVEL_SET = f"set {LEVEL} to {{new}} (was {{old}}): {WHY}"
 SCOPE_OFF = "compile_ops=False is set"
 SCOPE_SET = f"set compile_ops=False (was {{old}}) in {{spelled}}: {WHY}"
@@ -65,7 +68,9 @@ class XlaOff(Rule):
                 "tf.OptimizerOptions.ON_1`, or the keyword of `tf.OptimizerOptions(...)`) becomes "
                 "`OptimizerOptions.OFF`, spelled as the file spells it (`tf.OptimizerOptions.OFF`, "
                 "`config_pb2.OptimizerOptions.OFF`); `tf.xla.experimental.jit_scope(...)` and "
-                "`tf.contrib.compiler.jit.experimental_jit_scope(...)` get `compile_ops=False`.")
+                "`tf.contrib.compiler.jit.experimental_jit_scope(...)` get `compile_ops=False`. A "
+                "`tf.GraphOptions(...)` without `optimizer_options`, or a `tf.OptimizerOptions(...)` "
+                "without `global_jit_level`, leaves XLA off: checked, nothing to do.")
     reports = ("`tf.xla.experimental.compile(...)` / `tf.contrib.compiler.xla.compile(...)`: XLA "
                "compile has no NPU equivalent, call the function directly; a `jit_scope` whose "
                "arguments are unpacked with `**`.")
@@ -80,9 +85,9 @@ class XlaOff(Rule):
     """
     _scope = "linked"
     _site_names = (LEVEL,)
-    _tokens = ("jit", "xla")
+    _tokens = ("jit", "xla", "GraphOptions", "OptimizerOptions")
     pattern = f"expr_stmt< power< any* trailer< '.' '{LEVEL}' > > '=' value=any >"
-    calls = (OPTIMIZER_OPTIONS, *JIT_SCOPES, *COMPILES)
+    calls = (OPTIMIZER_OPTIONS, GRAPH_OPTIONS, *JIT_SCOPES, *COMPILES)
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         self._level(node, capture["value"], ctx)
@@ -93,6 +98,12 @@ class XlaOff(Rule):
             given = find_argument(call, LEVEL)
             if given is not None:
                 self._level(reference, given.value, ctx)
+            elif not has_unpacking(call):
+                ctx.report(reference, "migrated", LEFT_OFF.format(field=LEVEL, verb="is"))
+        elif reference.name == GRAPH_OPTIONS:
+            # given optimizer_options, the OptimizerOptions(...) there is the site that says
+            if find_argument(call, "optimizer_options") is None and not has_unpacking(call):
+                ctx.report(reference, "migrated", LEFT_OFF.format(field="optimizer_options", verb="are"))
         elif reference.name in COMPILES:
             ctx.report(reference, "unmigrated", COMPILE.format(spelled=spelled))
         else:
