@@ -3,7 +3,9 @@
 Runs after NPU021-NPU024 (``finish``, on the tree their edits left): the Horovod names still
 used then are the ones no rule of the pack migrates, and an import of Horovod names that
 nothing uses any more is removed (all of them, once no Horovod use is left): a job on the NPU
-has no Horovod. Never a package's public API: an import of an ``__init__.py``, of a module
+has no Horovod. An ``import horovod.tensorflow`` whose names nothing in the file ever used (before
+this run) is there for what importing does (it registers Horovod's ops, so that a graph with them
+loads): it stays, reported. Never a package's public API: an import of an ``__init__.py``, of a module
 whose ``__all__`` lists its names, or one whose names another module of the repository imports
 from this one (``horovod_facts``) stays.
 """
@@ -62,6 +64,11 @@ PASSED_ON = ("migrate the Horovod uses there (hvd.DistributedOptimizer -> "
              "npu_distributed_optimizer_wrapper(opt), NPU023; hvd.allreduce and the others as "
              "NPU025 reports them), then stop passing it: removing it here alone drops what they "
              "do there (the gradient all-reduce: each worker would train alone)")
+#: What NPU025 says of an import of Horovod names that nothing in the file ever used.
+IMPORTED_FOR_EFFECT = ("nothing in this file uses the names this import binds, so it is here for "
+                       "what importing Horovod does (it registers Horovod's TensorFlow ops, which a "
+                       "graph with Horovod ops needs to load): it stays; remove it once nothing "
+                       "needs them (a job on the NPU has no Horovod)")
 #: ``__all__`` given as something other than a list or tuple of strings.
 ALL_UNKNOWN = frozenset({"*"})
 
@@ -77,7 +84,9 @@ class HorovodOther(DistributedRule):
                 "use is left (an import that also imports something else is reported instead). "
                 "Never from an `__init__.py`, from a module whose `__all__` lists the names, nor "
                 "when another module of the repository imports them from this one: those "
-                "imports are a package's public API (reported instead).")
+                "imports are a package's public API (reported instead); nor an `import "
+                "horovod.tensorflow` whose names the file never used: it is there for what "
+                "importing does, registering Horovod's ops (reported instead).")
     reports = ("Every other `hvd.*` use: `allreduce`, `allgather`, `broadcast`, `join`, "
                "`elastic.*`, `Compression`, the `*_op` functions, `shutdown`, `mpi_*`/"
                "`nccl_built`, Horovod's other Keras callbacks, the module used as a value, with "
@@ -98,6 +107,9 @@ class HorovodOther(DistributedRule):
     _tokens = ("horovod", CONVENTIONAL, ".allreduce", ".allgather", ".broadcast", ".rank()",
                ".size()", ".local_rank()", ".local_size()")
     after = ("NPU021", "NPU022", "NPU023", "NPU024")
+
+    def start(self, tree: Node, ctx: FileContext) -> None:
+        ctx.analysis(_used_before)  # the uses before any rule of the pack edits
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         if library(ctx):
@@ -128,6 +140,10 @@ class HorovodOther(DistributedRule):
                        or names.bindings.get(name) == "horovod"]
             if not horovod or used.intersection(horovod):
                 continue
+            if statement.type == symbols.import_name \
+                    and not ctx.analysis(_used_before).intersection(horovod):
+                ctx.report(statement, "unmigrated", IMPORTED_FOR_EFFECT)
+                continue
             if len(horovod) < len(bound):
                 ctx.report(statement, "unmigrated", "nothing uses Horovod's names of this import "
                            "any more: remove them from it (a job on the NPU has no Horovod)")
@@ -140,6 +156,16 @@ class HorovodOther(DistributedRule):
                 continue
             ctx.report(statement, "migrated", "removed the Horovod import: nothing uses it any more")
             remove_small_statement(statement, ctx.newline)
+
+
+def _used_before(ctx: FileContext) -> frozenset[str]:
+    """The Horovod names the file uses (calls, values, f-strings) as it is read: computed at
+    :meth:`HorovodOther.start`, before the pack's rules remove any use."""
+    names = ctx.names("horovod")
+    if not names.bindings:
+        return frozenset()
+    used = {_head(reference) for reference in references_under(ctx.tree, [names])}
+    return frozenset(used | _in_fstrings(ctx.tree, names.bindings))
 
 
 def _exported(tree: Node, ctx: FileContext, names: list[str]) -> str:
