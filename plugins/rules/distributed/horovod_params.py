@@ -7,14 +7,16 @@ every call: a caller may pass ``None`` or another module).
 
 A parameter is Horovod's when a caller of the repository passes the Horovod module to it
 (``horovod-passed:`` facts, gathered with ``ast`` by :func:`passed_facts`), or when it is named
-``hvd``. Only its attribute uses that are Horovod's API (:data:`API`) are reported: what
-another object of that name does is no Horovod use.
+``hvd``; so is a local name ``hvd`` a function assigns (``hvd = model.hvd``, OpenSeq2Seq), and an
+attribute of ``self`` a method of the class sets to the Horovod module or to such a parameter
+(``self.hvd = hvd``, tensorpack's HorovodTrainer). Only their attribute uses that are Horovod's
+API (:data:`API`) are reported: what another object of that name does is no Horovod use.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import AbstractSet, Iterator, Union
 
 from npu_codemod.api import FileContext
@@ -26,17 +28,23 @@ from npu_codemod.api._toolkit import (
     module_index,
     module_package,
     module_parts,
+    own_nodes,
 )
 
 PASSED = "horovod-passed:"
 #: The name Horovod's users give the module, and so a parameter that holds it.
 CONVENTIONAL = "hvd"
+CONVENTIONAL_WHY = "named as Horovod's module is, and used as it"
 #: Horovod's API as an attribute of the module (the ones a parameter is taken for).
 API = frozenset({
     "DistributedOptimizer", "allreduce", "allgather", "broadcast", "broadcast_global_variables",
     "broadcast_variables", "BroadcastGlobalVariablesHook", "rank", "size", "local_rank",
     "local_size", "grouped_allreduce", "alltoall",
 })
+#: What holds the Horovod module a use goes through, and where it may hold something else.
+PARAMETER, NAME, ATTRIBUTE = "parameter", "name", "attribute"
+ELSEWHERE = {PARAMETER: "in some call", NAME: "(what is assigned to it is not known here)",
+             ATTRIBUTE: "(a subclass, or another method, may set it)"}
 #: The spelling of a site in the facts' third part: a keyword, or ``#<position>``.
 POSITION = "#"
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -53,15 +61,16 @@ class ParameterUse:
     member: str
     call: str  # "()", "(...)" (a call with arguments) or "" (not called)
     why: str
+    holder: str = PARAMETER  # what ``parameter`` is: PARAMETER, NAME or ATTRIBUTE
 
     @property
     def spelled(self) -> str:
         return f"{self.parameter}.{self.member}{self.call}"
 
     def message(self, replacement: str) -> str:
-        return (f"{self.spelled} is Horovod's {self.member} through the parameter "
+        return (f"{self.spelled} is Horovod's {self.member} through the {self.holder} "
                 f"{self.parameter} ({self.why}): {replacement}; not rewritten, as the "
-                f"parameter may hold something else in some call")
+                f"{self.holder} may hold something else {ELSEWHERE[self.holder]}")
 
 
 def passed_facts(path: str, index: ModuleIndex, imports: dict[str, str]) -> Iterator[str]:
@@ -95,12 +104,19 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
     passed = _passed_here(ctx.facts, own)
     bound = set(ctx.names("horovod").bindings)
     found: dict[tuple[int, int], ParameterUse] = {}  # a nested function's walked twice
-    for function in module_index(tree).nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+    index = module_index(tree)
+    for function in index.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
         assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
-        for parameter, why in _horovod_parameters(function, passed):
+        holders = [*_horovod_parameters(function, passed), *_conventional_locals(function)]
+        for parameter, why, holder in holders:
             if parameter not in bound:
-                found.update(((use.line, use.column), use) for use in _uses(function, parameter, why)
+                found.update(((use.line, use.column), use) for use in _uses(function, parameter, why, holder)
                              if use.member in members)
+    modules = {name for name, target in ctx.names("horovod").bindings.items() if target in HOROVOD_MODULES}
+    for klass in index.nodes(ast.ClassDef):
+        assert isinstance(klass, ast.ClassDef)
+        found.update(((use.line, use.column), use) for use in _attribute_uses(klass, modules, passed)
+                     if use.member in members)
     return [found[position] for position in sorted(found)]
 
 
@@ -125,24 +141,79 @@ def _passed_here(facts: AbstractSet[str], own: str) -> dict[str, set[str]]:
     return found
 
 
-def _horovod_parameters(function: _Function, passed: dict[str, set[str]]) -> Iterator[tuple[str, str]]:
-    """(parameter, why it is Horovod's) of ``function``."""
+def _horovod_parameters(function: _Function, passed: dict[str, set[str]]) -> Iterator[tuple[str, str, str]]:
+    """(parameter, why it is Horovod's, :data:`PARAMETER`) of ``function``."""
     positional = [argument.arg for argument in (*function.args.posonlyargs, *function.args.args)]
     names = positional + [argument.arg for argument in function.args.kwonlyargs]
     given = passed.get(function.name, set())
     for parameter in names:
         position = f"{POSITION}{positional.index(parameter)}" if parameter in positional else ""
         if parameter in given or position in given:
-            yield parameter, f"a caller passes the Horovod module to {function.name}()"
+            yield parameter, f"a caller passes the Horovod module to {function.name}()", PARAMETER
         elif parameter == CONVENTIONAL:
-            yield parameter, "named as Horovod's module is, and used as it"
+            yield parameter, CONVENTIONAL_WHY, PARAMETER
 
 
-def _uses(function: _Function, parameter: str, why: str) -> Iterator[ParameterUse]:
+def _conventional_locals(function: _Function) -> Iterator[tuple[str, str, str]]:
+    """(``hvd``, why, :data:`NAME`) when ``function`` assigns a local ``hvd`` (not a parameter:
+    :func:`_horovod_parameters` has those; an import binds no such name)."""
+    arguments = function.args
+    parameters = {argument.arg for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    if CONVENTIONAL in parameters:
+        return
+    for node in own_nodes(function):
+        if isinstance(node, ast.Assign) and any(isinstance(target, ast.Name) and target.id == CONVENTIONAL
+                                                for target in node.targets):
+            yield CONVENTIONAL, CONVENTIONAL_WHY, NAME
+            return
+
+
+def _attribute_uses(klass: ast.ClassDef, modules: AbstractSet[str],
+                    passed: dict[str, set[str]]) -> Iterator[ParameterUse]:
+    """The uses of ``self.<attribute>.<member>`` in the methods of ``klass`` when one of them
+    sets ``self.<attribute>`` to the Horovod module: a name in ``modules`` (the file's
+    bindings of it) or a Horovod parameter of that method."""
+    methods = [node for node in klass.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    set_at: dict[str, int] = {}
+    for method in methods:
+        horovod = set(modules) | {parameter for parameter, _, _ in _horovod_parameters(method, passed)}
+        own = _self_name(method)
+        for node in own_nodes(method):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in horovod:
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and _is_name(target.value, own):
+                        set_at.setdefault(target.attr, node.lineno)
+    for method in methods:
+        own = _self_name(method)
+        for attribute, line in set_at.items():
+            why = f"set to the Horovod module on line {line}"
+            for use in _uses(method, attribute, why, ATTRIBUTE):
+                yield replace(use, parameter=f"{own}.{attribute}")
+
+
+def _self_name(method: _Function) -> str:
+    positional = [*method.args.posonlyargs, *method.args.args]
+    return positional[0].arg if positional else ""
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _uses(function: _Function, parameter: str, why: str, holder: str) -> Iterator[ParameterUse]:
+    """``<parameter>.<member>`` in ``function``; for an :data:`ATTRIBUTE` holder,
+    ``<self>.<parameter>.<member>``."""
+    own = _self_name(function)
     calls = {id(node.func): "(...)" if node.args or node.keywords else "()"
              for node in ast.walk(function) if isinstance(node, ast.Call)}
     for node in ast.walk(function):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                and node.value.id == parameter and isinstance(node.ctx, ast.Load):
+        if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+            continue
+        base = node.value
+        if holder == ATTRIBUTE:
+            held = isinstance(base, ast.Attribute) and base.attr == parameter and _is_name(base.value, own)
+        else:
+            held = _is_name(base, parameter)
+        if held:
             yield ParameterUse(node.lineno, node.col_offset, parameter, node.attr,
-                               calls.get(id(node), ""), why)
+                               calls.get(id(node), ""), why, holder)

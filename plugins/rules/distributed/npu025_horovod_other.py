@@ -57,6 +57,8 @@ ADVICE.update({  # NPU022's and NPU024's replacements, for a use they cannot rew
     "size": "use get_npu_rank_size()", "local_size": "use get_npu_local_rank_size()",
     "BroadcastGlobalVariablesHook": "use NPUBroadcastGlobalVariablesHook(root_rank, "
                                     "int(os.getenv('RANK_ID', '0')))",
+    "broadcast_global_variables": "pass NPUBroadcastGlobalVariablesHook(root_rank, "
+                                  "int(os.getenv('RANK_ID', '0'))) to the session's hooks instead",
 })
 OTHERWISE = f"remove it, or use the NPU's collective communication ({HCCL})"
 #: What the code a caller passes the Horovod module to must do with it (a module passed on).
@@ -90,7 +92,9 @@ class HorovodOther(DistributedRule):
     reports = ("Every other `hvd.*` use: `allreduce`, `allgather`, `broadcast`, `join`, "
                "`elastic.*`, `Compression`, the `*_op` functions, `shutdown`, `mpi_*`/"
                "`nccl_built`, Horovod's other Keras callbacks, the module used as a value, with "
-               "its status in Ascend's API list and what to write instead.")
+               "its status in Ascend's API list and what to write instead; Horovod's API used "
+               "through a parameter that holds the module (as NPU023 finds them), a local `hvd`, "
+               "or an attribute of `self` a method sets to the module (`self.hvd.allreduce`).")
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd
