@@ -149,6 +149,9 @@ def test_uses_through_an_attribute_set_to_the_horovod_module_are_reported() -> N
         "self.hvd.allreduce(...) is Horovod's allreduce through the attribute self.hvd (set to the "
         "Horovod module on line 7): use npu_bridge.hccl.hccl_ops.allreduce(tensor, 'sum') (divide by "
         "get_npu_rank_size() to average); not rewritten, as the attribute may hold something else")
+    assert message_of(findings, "NPU025", 7).startswith(
+        "the Horovod module (hvd) is kept in self.hvd: migrate the Horovod uses through self.hvd "
+        "(NPU025 and NPU023 report them), then remove it: removing it alone breaks them")
     assert message_of(findings, "NPU025", 18).startswith(
         "self.hvd.broadcast_global_variables(...) is Horovod's broadcast_global_variables through the "
         "attribute self.hvd (set to the Horovod module on line 7): pass NPUBroadcastGlobalVariablesHook("

@@ -66,6 +66,9 @@ PASSED_ON = ("migrate the Horovod uses there (hvd.DistributedOptimizer -> "
              "npu_distributed_optimizer_wrapper(opt), NPU023; hvd.allreduce and the others as "
              "NPU025 reports them), then stop passing it: removing it here alone drops what they "
              "do there (the gradient all-reduce: each worker would train alone)")
+#: What code that keeps the Horovod module in an attribute must do with it.
+KEPT_IN = ("migrate the Horovod uses through {holder} (NPU025 and NPU023 report them), then "
+           "remove it: removing it alone breaks them")
 #: What NPU025 says of an import of Horovod names that nothing in the file ever used.
 IMPORTED_FOR_EFFECT = ("nothing in this file uses the names this import binds, so it is here for "
                        "what importing Horovod does (it registers Horovod's TensorFlow ops, which a "
@@ -222,8 +225,22 @@ def _message(reference: Reference) -> str:
         callee = _passed_to(reference)
         if callee:
             return f"the Horovod module ({site}) is passed to {callee}: {PASSED_ON}"
+        holder = _stored_in(reference)
+        if holder:
+            return f"the Horovod module ({site}) is kept in {holder}: {KEPT_IN.format(holder=holder)}"
         return f"the Horovod module is used as a value ({site}): {OTHERWISE}"
     return f"{site} has no NPU form ({_listed(f'hvd.{name}')}): {ADVICE.get(name, OTHERWISE)}"
+
+
+def _stored_in(reference: Reference) -> str:
+    """``self.hvd`` when the module ``reference`` is the value of ``self.hvd = hvd``, else ''."""
+    node = reference.node
+    statement = node.parent
+    if statement is None or statement.type != symbols.expr_stmt or statement.children[-1] is not node \
+            or len(statement.children) != 3 or statement.children[1].type != tokens.EQUAL:
+        return ""
+    target = statement.children[0]
+    return str(target).strip() if target.type == symbols.power else ""
 
 
 def _passed_to(reference: Reference) -> str:
