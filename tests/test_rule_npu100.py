@@ -384,6 +384,38 @@ def test_with_the_distributed_pack_off_every_horovod_use_names_the_opt_in() -> N
         ("NPU025", 7), ("NPU025", 7), ("NPU025", 8), ("NPU025", 9)]
 
 
+HOROVOD_HELD = '''"""The model keeps the Horovod module it is given; training takes it back."""
+import tensorflow as tf
+
+
+class Model(object):
+    def __init__(self, params, hvd=None):
+        self._hvd = hvd
+        if self._hvd:
+            self._shard = params["layer"](num_workers=self._hvd.size(), worker_id=hvd.rank())
+
+
+def train(train_model):
+    hvd = train_model.hvd
+    return hvd.allreduce(tf.constant(1.0))
+'''
+
+
+def test_with_the_distributed_pack_off_horovod_held_in_a_parameter_names_the_opt_in() -> None:
+    """The uses the pack reports through a parameter, an attribute or a local ``hvd`` are
+    Horovod uses too: with the pack off, NPU100 reports them, naming the opt-in."""
+    findings = assert_reports(AUDIT, HOROVOD_HELD, findings=[
+        ("NPU100", 9, 54, "unmigrated"), ("NPU100", 9, 82, "unmigrated"),
+        ("NPU100", 14, 11, "unmigrated")])
+    assert audit_messages(findings)[2] == (14, (
+        "hvd.allreduce(...) is Horovod's allreduce through the name hvd (named as Horovod's module "
+        f"is, and used as it): {OPT_IN}{GUIDE}"))
+    assert {f.level for f in findings} == {"note"}
+    pack = {"NPU021", "NPU022", "NPU023", "NPU024", "NPU025", "NPU100"}
+    assert sorted((f.rule_id, f.line) for f in run_rules(pack, HOROVOD_HELD).findings) == [
+        ("NPU025", 9), ("NPU025", 9), ("NPU025", 14)]
+
+
 XLA_CONFIG = '''"""Session settings of the benchmark: XLA when asked for."""
 import tensorflow as tf
 

@@ -35,6 +35,7 @@ from npu_codemod.api._toolkit import (
     bound_values,
     called_method,
     distribution,
+    parameter_uses,
     remove_argument,
     tree_text,
 )
@@ -49,7 +50,6 @@ from .horovod import (
     report_blocked,
     spelled,
 )
-from .horovod_params import parameter_uses
 
 OPTIMIZER = horovod_names("DistributedOptimizer")
 TAPE = horovod_names("DistributedGradientTape")

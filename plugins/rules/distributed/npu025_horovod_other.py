@@ -25,10 +25,13 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.api._toolkit import (
+    HOROVOD_CONVENTIONAL,
     HOROVOD_MODULES,
+    HOROVOD_PARAMETER_API,
     STAR,
     ApiStatus,
     import_bindings,
+    parameter_uses,
     pre_order,
     remove_small_statement,
     small_statements,
@@ -37,7 +40,6 @@ from npu_codemod.api._toolkit import (
 
 from .horovod import MPI_OPS, DistributedRule, blocked, for_tensorflow, library, member, spelled
 from .horovod_facts import imported_elsewhere
-from .horovod_params import API, CONVENTIONAL, parameter_uses
 
 #: What the pack's other rules own, by name under a Horovod module: NPU025 leaves them to those.
 OWNED = frozenset({
@@ -110,8 +112,8 @@ class HorovodOther(DistributedRule):
     example_with = ("NPU021",)
     modules = ("tensorflow", "horovod")
     _scope = "linked"
-    _site_names = ("horovod", CONVENTIONAL, *(f".{name}" for name in sorted(API)))
-    _tokens = ("horovod", CONVENTIONAL, ".allreduce", ".allgather", ".broadcast", ".rank()",
+    _site_names = ("horovod", HOROVOD_CONVENTIONAL, *(f".{name}" for name in sorted(HOROVOD_PARAMETER_API)))
+    _tokens = ("horovod", HOROVOD_CONVENTIONAL, ".allreduce", ".allgather", ".broadcast", ".rank()",
                ".size()", ".local_rank()", ".local_size()")
     after = ("NPU021", "NPU022", "NPU023", "NPU024")
 
@@ -121,7 +123,7 @@ class HorovodOther(DistributedRule):
     def finish(self, tree: Node, ctx: FileContext) -> None:
         if library(ctx):
             return
-        for use in parameter_uses(ctx, API - {"DistributedOptimizer"}):  # that one is NPU023's
+        for use in parameter_uses(ctx, HOROVOD_PARAMETER_API - {"DistributedOptimizer"}):  # that one is NPU023's
             ctx.report_at(use.line, use.column, "unmigrated",
                           use.message(ADVICE.get(use.member, OTHERWISE)))
         names = ctx.names("horovod")

@@ -1,4 +1,5 @@
-"""Horovod reached through a parameter: ``create_optimizer(loss, lr, hvd=hvd)`` passes the module
+"""Horovod reached through a parameter (the distributed pack's NPU023 and NPU025 report the uses;
+with the pack off, the audit's NPU100 does): ``create_optimizer(loss, lr, hvd=hvd)`` passes the module
 to a file that does not import it, whose ``hvd.DistributedOptimizer(opt)`` and
 ``hvd.allreduce(x)`` are Horovod's all the same (NVIDIA's BERT). The spec's NPU025 line "every
 other ``hvd.*`` use is reported" and NPU023's line hold for them too: each is reported
@@ -10,7 +11,7 @@ A parameter is Horovod's when a caller of the repository passes the Horovod modu
 ``hvd``; so is a local name ``hvd`` a function assigns (``hvd = model.hvd``, OpenSeq2Seq), and an
 attribute of ``self`` a method of the class sets to the Horovod module or to such a parameter
 (``self.hvd = hvd``, tensorpack's HorovodTrainer). Only their attribute uses that are Horovod's
-API (:data:`API`) are reported: what another object of that name does is no Horovod use.
+API (:data:`HOROVOD_PARAMETER_API`) are reported: what another object of that name does is no Horovod use.
 """
 
 from __future__ import annotations
@@ -19,24 +20,17 @@ import ast
 from dataclasses import dataclass, replace
 from typing import AbstractSet, Iterator, Union
 
-from npu_codemod.api import FileContext
-from npu_codemod.api._toolkit import (
-    HOROVOD_MODULES,
-    ModuleIndex,
-    ast_dotted_name,
-    module_ast,
-    module_index,
-    module_package,
-    module_parts,
-    own_nodes,
-)
+from .distribution import HOROVOD_MODULES
+from .modules import ModuleIndex, module_ast, module_index, own_nodes
+from .names import ast_dotted_name, module_package, module_parts
+from .rule import FileContext
 
 PASSED = "horovod-passed:"
 #: The name Horovod's users give the module, and so a parameter that holds it.
 CONVENTIONAL = "hvd"
 CONVENTIONAL_WHY = "named as Horovod's module is, and used as it"
 #: Horovod's API as an attribute of the module (the ones a parameter is taken for).
-API = frozenset({
+HOROVOD_PARAMETER_API = frozenset({
     "DistributedOptimizer", "allreduce", "allgather", "broadcast", "broadcast_global_variables",
     "broadcast_variables", "BroadcastGlobalVariablesHook", "rank", "size", "local_rank",
     "local_size", "grouped_allreduce", "alltoall",
@@ -67,10 +61,14 @@ class ParameterUse:
     def spelled(self) -> str:
         return f"{self.parameter}.{self.member}{self.call}"
 
+    @property
+    def described(self) -> str:
+        """What the use is: ``hvd.rank() is Horovod's rank through the parameter hvd (...)``."""
+        return f"{self.spelled} is Horovod's {self.member} through the {self.holder} {self.parameter} ({self.why})"
+
     def message(self, replacement: str) -> str:
-        return (f"{self.spelled} is Horovod's {self.member} through the {self.holder} "
-                f"{self.parameter} ({self.why}): {replacement}; not rewritten, as the "
-                f"{self.holder} may hold something else {ELSEWHERE[self.holder]}")
+        return (f"{self.described}: {replacement}; not rewritten, as the {self.holder} may hold "
+                f"something else {ELSEWHERE[self.holder]}")
 
 
 def passed_facts(path: str, index: ModuleIndex, imports: dict[str, str]) -> Iterator[str]:
@@ -95,7 +93,7 @@ def passed_facts(path: str, index: ModuleIndex, imports: dict[str, str]) -> Iter
 
 
 def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[ParameterUse]:
-    """The uses of :data:`API` names ``members`` through Horovod's parameters of the file's
+    """The uses of :data:`HOROVOD_PARAMETER_API` names ``members`` through Horovod's parameters of the file's
     functions (not a name the file binds to Horovod itself: the rules see those)."""
     tree = module_ast(ctx.original)
     if tree is None or CONVENTIONAL not in ctx.original and not _passed(ctx.facts):
