@@ -95,12 +95,16 @@ def passed_facts(path: str, index: ModuleIndex, imports: dict[str, str]) -> Iter
 def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[ParameterUse]:
     """The uses of :data:`HOROVOD_PARAMETER_API` names ``members`` through Horovod's parameters of the file's
     functions (not a name the file binds to Horovod itself: the rules see those)."""
-    tree = module_ast(ctx.original)
-    if tree is None or CONVENTIONAL not in ctx.original and not _passed(ctx.facts):
-        return []
     own = ".".join(module_parts(ctx.path))
-    passed = _passed_here(ctx.facts, own)
-    bound = set(ctx.names("horovod").bindings)
+    passed = _passed_here(ctx.facts, own) if _passed(ctx.facts) else {}
+    bindings = ctx.names("horovod").bindings
+    modules = {name for name, target in bindings.items() if target in HOROVOD_MODULES}
+    if not passed and not modules and CONVENTIONAL not in ctx.original:
+        return []  # no parameter, name or attribute can hold Horovod: the file is not parsed
+    tree = module_ast(ctx.original)
+    if tree is None:
+        return []
+    bound = set(bindings)
     found: dict[tuple[int, int], ParameterUse] = {}  # a nested function's walked twice
     index = module_index(tree)
     for function in index.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
@@ -110,7 +114,6 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
             if parameter not in bound:
                 found.update(((use.line, use.column), use) for use in _uses(function, parameter, why, holder)
                              if use.member in members)
-    modules = {name for name, target in ctx.names("horovod").bindings.items() if target in HOROVOD_MODULES}
     for klass in index.nodes(ast.ClassDef):
         assert isinstance(klass, ast.ClassDef)
         found.update(((use.line, use.column), use) for use in _attribute_uses(klass, modules, passed)
