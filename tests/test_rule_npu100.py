@@ -23,6 +23,7 @@ from support.audit import (
     audit_messages,
     counted,
     deprecated,
+    horovod_owner_miss,
     owner_miss,
     pack_off,
     under_analysis,
@@ -125,9 +126,9 @@ def setup():
         ("NPU100", 11, 11, "unmigrated"), ("NPU100", 11, 23, "unmigrated")])
     # the distributed pack (NPU021-NPU027) is opt-in: its sites are NPU100's to report
     assert audit_messages(findings) == [(6, pack_off(under_analysis("hvd.allreduce"))),
-                                  (10, pack_off(owner_miss("hvd.init"))),
-                                  (11, pack_off(owner_miss("hvd.local_rank"))),
-                                  (11, pack_off(owner_miss("hvd.rank")))]
+                                  (10, pack_off(horovod_owner_miss("hvd.init"))),
+                                  (11, pack_off(horovod_owner_miss("hvd.local_rank"))),
+                                  (11, pack_off(horovod_owner_miss("hvd.rank")))]
     assert [f.level for f in findings] == ["note", "", "", ""]  # SARIF: note, then warnings
 
 
@@ -136,7 +137,7 @@ def test_horovod_keras_callbacks_and_other_frameworks() -> None:
              "callbacks = [hvd.callbacks.BroadcastGlobalVariablesCallback(0)]\n")
     findings = assert_reports(AUDIT, keras, findings=[("NPU100", 4, 13, "unmigrated")])
     assert audit_messages(findings) == [
-        (4, pack_off(owner_miss("hvd.callbacks.BroadcastGlobalVariablesCallback")))]
+        (4, pack_off(horovod_owner_miss("hvd.callbacks.BroadcastGlobalVariablesCallback")))]
     torch = "import torch\nimport horovod.torch as hvd\n\nhvd.init()\nhvd.allreduce(torch.ones(1))\n"
     assert_reports(AUDIT, torch, findings=[])  # not a TensorFlow API
     assert counted(AUDIT, torch) == Counter()
