@@ -97,10 +97,12 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
     functions (not a name the file binds to Horovod itself: the rules see those)."""
     own = ".".join(module_parts(ctx.path))
     passed = _passed_here(ctx.facts, own) if _passed(ctx.facts) else {}
+    if not passed and CONVENTIONAL not in ctx.original and "horovod" not in ctx.original:
+        return []  # no parameter, name or attribute can hold Horovod: the file is not parsed
     bindings = ctx.names("horovod").bindings
     modules = {name for name, target in bindings.items() if target in HOROVOD_MODULES}
     if not passed and not modules and CONVENTIONAL not in ctx.original:
-        return []  # no parameter, name or attribute can hold Horovod: the file is not parsed
+        return []
     tree = module_ast(ctx.original)
     if tree is None:
         return []
