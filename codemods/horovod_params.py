@@ -17,6 +17,7 @@ API (:data:`HOROVOD_PARAMETER_API`) are reported: what another object of that na
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, replace
 from typing import AbstractSet, Iterator, Union
 
@@ -29,6 +30,8 @@ PASSED = "horovod-passed:"
 #: The name Horovod's users give the module, and so a parameter that holds it.
 CONVENTIONAL = "hvd"
 CONVENTIONAL_WHY = "named as Horovod's module is, and used as it"
+#: A parameter named ``hvd`` (or an argument: a caller, parsed for nothing), a local assigned.
+_CONVENTIONAL_HOLDER = re.compile(r"[(,][ \t\n]*hvd[ \t]*[,)=:]|^[ \t]*hvd[ \t]*=(?!=)", re.MULTILINE)
 #: Horovod's API as an attribute of the module (the ones a parameter is taken for).
 HOROVOD_PARAMETER_API = frozenset({
     "DistributedOptimizer", "allreduce", "allgather", "broadcast", "broadcast_global_variables",
@@ -101,7 +104,7 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
         return []  # no parameter, name or attribute can hold Horovod: the file is not parsed
     bindings = ctx.names("horovod").bindings
     modules = {name for name, target in bindings.items() if target in HOROVOD_MODULES}
-    if not passed and not modules and CONVENTIONAL not in ctx.original:
+    if not passed and not _may_hold(ctx.original, modules):
         return []
     tree = module_ast(ctx.original)
     if tree is None:
@@ -121,6 +124,16 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
         found.update(((use.line, use.column), use) for use in _attribute_uses(klass, modules, passed)
                      if use.member in members)
     return [found[position] for position in sorted(found)]
+
+
+def _may_hold(text: str, modules: AbstractSet[str]) -> bool:
+    """Whether ``text`` may spell a parameter or a local named ``hvd`` (``def f(x, hvd=None)``,
+    ``hvd = model.hvd``), or an attribute of ``self`` set to one of ``modules``: a script that
+    only calls its own ``hvd`` (most) is not parsed again."""
+    if _CONVENTIONAL_HOLDER.search(text):
+        return True
+    names = "|".join(re.escape(name) for name in sorted(modules))
+    return bool(names) and re.search(rf"\bself\.\w+[ \t]*=[ \t]*(?:{names})\b(?![ \t]*[.(\[])", text) is not None
 
 
 def _passed(facts: AbstractSet[str]) -> bool:
