@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from npu_codemod.codemods.api_sites import ApiStatus, advice
+from npu_codemod.codemods.distribution import HOROVOD_RULES
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.qualified import ReferenceSite
 
@@ -38,6 +39,13 @@ HOROVOD_OPT_IN = "npu-codemod migrates this with `--rules default,distributed`"
 #: A use of an API Ascend migrates whose owning rules all were off: the message names the opt-in.
 OWNER_OFF = ("Ascend migrates {api}, and npu-codemod's {rules} does, but it was off in this run: "
              "turn it on (--rules default,{ids}) or migrate it as the guide says")
+#: A use of a Horovod API whose owning rule was off: the distributed pack's Horovod rules go
+#: together (NPU022 alone gives the NPU's ranks to a job Horovod still starts), so the pack is
+#: what to turn on, never the one rule.
+HOROVOD_OWNER_OFF = ("Ascend migrates {api}, and npu-codemod's {rules} does, but it was off in this "
+                     "run: turn on the whole distributed pack, whose Horovod rules go together (the "
+                     "NPU's ranks while Horovod still starts the job would be half a migration), or "
+                     "migrate it as the guide says")
 #: A use of a deprecated API a rule migrates (:data:`CONTRIB_OWNERS`) no enabled owner covered.
 CONTRIB_MISS = ("npu-codemod's {rules} migrates {api} to npu_bridge's {npu}, but not this use: "
                 "replace it with {npu} by hand")
@@ -168,8 +176,10 @@ def owner_verdict(owner: Owner, api: str, status: str, site: ReferenceSite,
     elif same_call:
         return _migrated(same_call), ""
     if not enabled.intersection(owner.rules):
-        return False, (CONTRIB_OFF if owner.npu else OWNER_OFF).format(
-            api=api, rules=" or ".join(owner.rules), ids=",".join(owner.rules), npu=owner.npu)
+        off = CONTRIB_OFF if owner.npu else HOROVOD_OWNER_OFF if set(owner.rules) <= set(HOROVOD_RULES) \
+            else OWNER_OFF
+        return False, off.format(api=api, rules=" or ".join(owner.rules), ids=",".join(owner.rules),
+                                 npu=owner.npu)
     if owner.npu:
         return False, CONTRIB_MISS.format(api=api, rules=" or ".join(owner.rules), npu=owner.npu)
     return False, advice(status, api)

@@ -204,8 +204,10 @@ def test_the_engine_gives_the_same_outcomes_with_and_without_a_hand_over(every_f
 
 
 #: Rules' own analyses that read more of a file's tree than the readers a record serves: a
-#: parameter NPU008 may find soft placement passed to, the models a file builds (``built_models``).
-OWN_READINGS = ("_true_by_default", "model_facts")
+#: parameter NPU008 may find soft placement passed to, the models a file builds (``built_models``),
+#: Horovod held in a parameter, a local ``hvd`` or ``self.hvd`` (in a file that spells ``hvd``
+#: or binds Horovod: NPU100 reports those uses while the distributed pack is off).
+OWN_READINGS = ("_true_by_default", "model_facts", "parameter_uses")
 
 
 def test_the_engine_parses_no_handed_over_file_with_ast_again(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -114,3 +114,42 @@ def test_run_keeps_the_init_of_a_script_whose_use_is_two_imports_away(tmp_path: 
     assert "    hvd.init()\n" in migrated and "import horovod.tensorflow as hvd\n" in migrated
     report = (tmp_path / "out" / "findings.csv").read_text(encoding="utf-8")
     assert "main.py,7,4,NPU021,horovod-init,unmigrated,\"kept: hvd.DistributedOptimizer in lib.model" in report
+
+
+DYNAMIC_MAIN = '''\
+import importlib
+
+import tensorflow as tf
+import horovod.tensorflow as hvd
+
+
+def main(model_module):
+    hvd.init()
+    model = importlib.import_module(model_module)
+    model.train()
+
+
+if __name__ == "__main__":
+    main("models.resnet")
+'''
+DYNAMIC_MODEL = '''\
+import tensorflow as tf
+import horovod.tensorflow as hvd
+
+
+def train():
+    loss = tf.reduce_sum(tf.get_variable("w", [1]))
+    return hvd.allreduce(loss)
+'''
+
+
+def test_a_module_loaded_at_run_time_keeps_the_init() -> None:
+    """``main.py`` loads its model module by name (``importlib.import_module``, as configs and
+    model zoos do): nothing imports ``models/resnet.py``, but it runs in ``main.py``'s program,
+    and its all-reduce needs the init."""
+    facts = repository_facts({"main.py": DYNAMIC_MAIN, "models/resnet.py": DYNAMIC_MODEL})
+    findings = assert_reports(HOROVOD, DYNAMIC_MAIN, path="main.py", facts=facts,
+                              findings=[("NPU021", 8, 4, "unmigrated")])
+    assert message_of(findings, "NPU021", 8).startswith(
+        "kept: hvd.allreduce in models.resnet (what imports it is not known, and this file's "
+        "program loads modules at run time (importlib, runpy...): it may run with this file)")

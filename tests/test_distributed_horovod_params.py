@@ -113,3 +113,80 @@ def test_run_reports_the_optimizer_of_a_horovod_module_passed_to_another_file(tm
     report = (tmp_path / "out" / "findings.csv").read_text(encoding="utf-8")
     assert "optimization.py,7,14,NPU023,horovod-optimizer,unmigrated," in report
     assert "used as a value" not in report
+
+
+TRAINER = '''\
+import tensorflow as tf
+
+
+class HorovodTrainer(object):
+    def __init__(self, average=True):
+        import horovod.tensorflow as hvd
+        self.hvd = hvd
+        hvd.init()
+        self._average = average
+
+    def _setup_graph(self, grads):
+        if self.hvd.size() == 1:
+            return grads
+        return [self.hvd.allreduce(g, average=self._average) for g in grads]
+
+    def _broadcast(self):
+        self.helper.rank()
+        return self.hvd.broadcast_global_variables(0)
+'''
+
+
+def test_uses_through_an_attribute_set_to_the_horovod_module_are_reported() -> None:
+    """tensorpack's HorovodTrainer keeps the module in ``self.hvd``: its all-reduce, size and
+    broadcast are Horovod's (a subclass may set another module there: not rewritten)."""
+    findings = assert_reports(DISTRIBUTED, TRAINER, facts=repository_facts({"trainer.py": TRAINER}),
+                              path="trainer.py", findings=[
+        ("NPU025", 7, 19, "unmigrated"), ("NPU021", 8, 8, "unmigrated"),
+        ("NPU025", 12, 11, "unmigrated"), ("NPU025", 14, 16, "unmigrated"),
+        ("NPU025", 18, 15, "unmigrated")])
+    assert message_of(findings, "NPU025", 14).startswith(
+        "self.hvd.allreduce(...) is Horovod's allreduce through the attribute self.hvd (set to the "
+        "Horovod module on line 7): use npu_bridge.hccl.hccl_ops.allreduce(tensor, 'sum') (divide by "
+        "get_npu_rank_size() to average); not rewritten, as the attribute may hold something else")
+    assert message_of(findings, "NPU025", 7).startswith(
+        "the Horovod module (hvd) is kept in self.hvd: migrate the Horovod uses through self.hvd "
+        "(NPU025 and NPU023 report them), then remove it: removing it alone breaks them")
+    assert message_of(findings, "NPU025", 18).startswith(
+        "self.hvd.broadcast_global_variables(...) is Horovod's broadcast_global_variables through the "
+        "attribute self.hvd (set to the Horovod module on line 7): pass NPUBroadcastGlobalVariablesHook("
+        "root_rank, int(os.getenv('RANK_ID', '0'))) to the session's hooks instead; not rewritten")
+
+
+MODEL = '''\
+import tensorflow as tf
+
+
+class Model(object):
+    def __init__(self, params, hvd=None):
+        self._hvd = hvd
+        if self._hvd:
+            self._data = params["layer"](num_workers=self._hvd.size(), worker_id=self._hvd.rank())
+
+
+def train(train_model):
+    hvd = train_model.hvd
+    if hvd:
+        master_worker = hvd.rank() == 0
+    config = tf.ConfigProto()
+    if hvd is not None:
+        config.gpu_options.visible_device_list = str(hvd.local_rank())
+'''
+
+
+def test_uses_through_an_attribute_of_a_parameter_and_a_local_hvd_are_reported() -> None:
+    """OpenSeq2Seq: the model keeps the ``hvd`` it is given in ``self._hvd``; ``train()`` takes
+    it back into a local ``hvd``."""
+    findings = assert_reports(DISTRIBUTED, MODEL, facts=repository_facts({"model.py": MODEL}),
+                              path="model.py", findings=[
+        ("NPU025", 8, 53, "unmigrated"), ("NPU025", 8, 81, "unmigrated"),
+        ("NPU025", 14, 24, "unmigrated"), ("NPU025", 17, 53, "unmigrated")])
+    assert message_of(findings, "NPU025", 17).startswith(
+        "hvd.local_rank() is Horovod's local_rank through the name hvd (named as Horovod's module "
+        "is, and used as it): use get_npu_local_rank_id(); not rewritten, as the name may hold "
+        "something else")

@@ -23,6 +23,7 @@ from support.audit import (
     audit_messages,
     counted,
     deprecated,
+    horovod_owner_miss,
     owner_miss,
     pack_off,
     under_analysis,
@@ -125,9 +126,9 @@ def setup():
         ("NPU100", 11, 11, "unmigrated"), ("NPU100", 11, 23, "unmigrated")])
     # the distributed pack (NPU021-NPU027) is opt-in: its sites are NPU100's to report
     assert audit_messages(findings) == [(6, pack_off(under_analysis("hvd.allreduce"))),
-                                  (10, pack_off(owner_miss("hvd.init"))),
-                                  (11, pack_off(owner_miss("hvd.local_rank"))),
-                                  (11, pack_off(owner_miss("hvd.rank")))]
+                                  (10, pack_off(horovod_owner_miss("hvd.init"))),
+                                  (11, pack_off(horovod_owner_miss("hvd.local_rank"))),
+                                  (11, pack_off(horovod_owner_miss("hvd.rank")))]
     assert [f.level for f in findings] == ["note", "", "", ""]  # SARIF: note, then warnings
 
 
@@ -136,7 +137,7 @@ def test_horovod_keras_callbacks_and_other_frameworks() -> None:
              "callbacks = [hvd.callbacks.BroadcastGlobalVariablesCallback(0)]\n")
     findings = assert_reports(AUDIT, keras, findings=[("NPU100", 4, 13, "unmigrated")])
     assert audit_messages(findings) == [
-        (4, pack_off(owner_miss("hvd.callbacks.BroadcastGlobalVariablesCallback")))]
+        (4, pack_off(horovod_owner_miss("hvd.callbacks.BroadcastGlobalVariablesCallback")))]
     torch = "import torch\nimport horovod.torch as hvd\n\nhvd.init()\nhvd.allreduce(torch.ones(1))\n"
     assert_reports(AUDIT, torch, findings=[])  # not a TensorFlow API
     assert counted(AUDIT, torch) == Counter()
@@ -382,6 +383,38 @@ def test_with_the_distributed_pack_off_every_horovod_use_names_the_opt_in() -> N
     findings = run_rules(pack, ELASTIC_HELPERS).findings
     assert sorted((f.rule_id, f.line) for f in findings) == [
         ("NPU025", 7), ("NPU025", 7), ("NPU025", 8), ("NPU025", 9)]
+
+
+HOROVOD_HELD = '''"""The model keeps the Horovod module it is given; training takes it back."""
+import tensorflow as tf
+
+
+class Model(object):
+    def __init__(self, params, hvd=None):
+        self._hvd = hvd
+        if self._hvd:
+            self._shard = params["layer"](num_workers=self._hvd.size(), worker_id=hvd.rank())
+
+
+def train(train_model):
+    hvd = train_model.hvd
+    return hvd.allreduce(tf.constant(1.0))
+'''
+
+
+def test_with_the_distributed_pack_off_horovod_held_in_a_parameter_names_the_opt_in() -> None:
+    """The uses the pack reports through a parameter, an attribute or a local ``hvd`` are
+    Horovod uses too: with the pack off, NPU100 reports them, naming the opt-in."""
+    findings = assert_reports(AUDIT, HOROVOD_HELD, findings=[
+        ("NPU100", 9, 54, "unmigrated"), ("NPU100", 9, 82, "unmigrated"),
+        ("NPU100", 14, 11, "unmigrated")])
+    assert audit_messages(findings)[2] == (14, (
+        "hvd.allreduce(...) is Horovod's allreduce through the name hvd (named as Horovod's module "
+        f"is, and used as it): {OPT_IN}{GUIDE}"))
+    assert {f.level for f in findings} == {"note"}
+    pack = {"NPU021", "NPU022", "NPU023", "NPU024", "NPU025", "NPU100"}
+    assert sorted((f.rule_id, f.line) for f in run_rules(pack, HOROVOD_HELD).findings) == [
+        ("NPU025", 9), ("NPU025", 9), ("NPU025", 14)]
 
 
 XLA_CONFIG = '''"""Session settings of the benchmark: XLA when asked for."""

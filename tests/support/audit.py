@@ -39,6 +39,16 @@ def owner_miss(api: str) -> str:
 OPT_IN = "npu-codemod migrates this with `--rules default,distributed`"
 
 
+def horovod_owner_miss(api: str) -> str:
+    """The finding at a Horovod use whose owning rule was off: the distributed pack's Horovod
+    rules go together, so it names the pack, not the one rule."""
+    rules = OWNERS[support_list().lookup(api)[0]].rules
+    return (f"Ascend migrates {api}, and npu-codemod's {' or '.join(rules)} does, but it was off in "
+            "this run: turn on the whole distributed pack, whose Horovod rules go together (the "
+            "NPU's ranks while Horovod still starts the job would be half a migration), or migrate "
+            f"it as the guide says{GUIDE}")
+
+
 def pack_off(message: str) -> str:
     """A Horovod site's message while the distributed pack is off: it names the opt-in."""
     return message.replace(GUIDE, f"; {OPT_IN}{GUIDE}")

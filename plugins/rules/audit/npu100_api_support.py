@@ -26,6 +26,7 @@ from npu_codemod.api._toolkit import (
     ESTIMATOR_MODULES,
     HOROVOD_MODULES,
     HOROVOD_OPT_IN,
+    HOROVOD_PARAMETER_API,
     HOROVOD_RULES,
     TF1,
     AliasVerdict,
@@ -44,6 +45,7 @@ from npu_codemod.api._toolkit import (
     may_bind_horovod,
     owner_of,
     owner_verdict,
+    parameter_uses,
     report_byteps,
     rewritten_away,
     site_references,
@@ -122,7 +124,9 @@ class ApiSupport(Rule):
         "finding is the site), nor a use inside code a rule removed (an argument NPU026 drops: "
         "no finding either), nor the tool's own NpuOptimizer lines, so a rerun over the "
         "migrated branch counts the same. In a file no rule rewrites (eager mode), each "
-        "Horovod use is still reported, naming the opt-in while the distributed pack is off. Each "
+        "Horovod use is still reported, naming the opt-in while the distributed pack is off; "
+        "so is, while it is off, Horovod's API used through a parameter, a local `hvd` or an "
+        "attribute of `self` that holds the module (what NPU023/NPU025 report). Each "
                "use of BytePS (`byteps.tensorflow`, Horovod's API on a stack the NPU has no "
                "counterpart of), with the NPU form the distributed pack gives Horovod's: no rule "
                "rewrites it.")
@@ -172,6 +176,8 @@ class ApiSupport(Rule):
             for site in horovod_module_values(ctx):
                 ctx.report_at(site.line, site.column, "unmigrated", f"the Horovod module is used "
                               f"as a value ({site.spelled}): {HOROVOD_OPT_IN}", "note")
+            for held in parameter_uses(ctx, HOROVOD_PARAMETER_API):  # what NPU023/NPU025 report
+                ctx.report_at(held.line, held.column, "unmigrated", f"{held.described}: {HOROVOD_OPT_IN}", "note")
         report_byteps(ctx, tf2=False)  # Horovod's API, which no rule migrates
         _report_unresolved(ctx)
 

@@ -50,11 +50,11 @@ from npu_codemod.api._toolkit import (
     module_index,
     module_package,
     module_parts,
+    passed_facts,
 )
 
 from .horovod import for_tensorflow, member, needs_init
 from .horovod_graph import Graph, graph_fact, link, unknown_link
-from .horovod_params import passed_facts
 
 KEPT = "horovod-kept:"
 IMPORTED = "imports-from:"

@@ -3,7 +3,9 @@ NPU021 keeps that init while a Horovod use that needs it is left anywhere such a
 reaches, whatever the number of imports in between (``main -> utils.setup -> utils.model_fn``).
 
 Built from one ``horovod-graph:<module>|<flags>|<imports>`` fact per TensorFlow file
-(:func:`graph_fact`; flags: ``m`` a ``__main__`` block, ``i`` a call of ``hvd.init``). A
+(:func:`graph_fact`; flags: ``m`` a ``__main__`` block, ``i`` a call of ``hvd.init``, ``d`` a
+module loaded at run time: ``importlib.import_module``, ``runpy.run_path``, ``__import__``...,
+which imports what the analysis cannot name, as an import of no analysed file does). A
 program is what a file that imports the init's file (transitively, or the file itself)
 reaches: a use in it is linked. The analysis reads TensorFlow files only, so a link through
 a file without TensorFlow (``main -> runner -> model``, ``runner`` importing no TensorFlow)
@@ -30,14 +32,27 @@ from npu_codemod.api._toolkit import (
 )
 
 GRAPH = "horovod-graph:"
+#: The functions that load a module at run time (by their last name: ``importlib.import_module``,
+#: ``runpy.run_path``, ``imp.load_source``, ``spec.loader.exec_module``...), and the built-ins.
+LOADERS = frozenset({"import_module", "run_path", "run_module", "load_source", "load_module",
+                     "exec_module", "spec_from_file_location"})
+BUILTIN_LOADERS = frozenset({"__import__", "exec", "execfile"})
 
 
 def graph_fact(path: str, index: ModuleIndex, targets: Iterable[str], inits: bool) -> str:
     """The :data:`GRAPH` fact of the file ``path`` (its ``index``): the repository modules it
     may import (``targets``, dotted as imported) and its flags."""
     main = any(_is_main(node.test) for node in index.nodes(ast.If))
-    flags = ("m" if main else "") + ("i" if inits else "")
+    loads = any(_loads_module(node.func) for node in index.nodes(ast.Call))
+    flags = ("m" if main else "") + ("i" if inits else "") + ("d" if loads else "")
     return f"{GRAPH}{path}|{flags}|{','.join(sorted(set(targets)))}"
+
+
+def _loads_module(function: ast.expr) -> bool:
+    """Is ``function`` (what a call calls) one that loads a module at run time?"""
+    if isinstance(function, ast.Name):
+        return function.id in BUILTIN_LOADERS
+    return isinstance(function, ast.Attribute) and function.attr in LOADERS
 
 
 def _is_main(test: ast.expr) -> bool:
@@ -65,12 +80,13 @@ class Graph:
         known = set(self.flags)
         names = KnownNames(known)  # once: every import of every module is looked up in it
         self.edges: dict[str, list[str]] = {}
-        #: Module -> whether it imports a name that is none of the analysed modules.
+        #: Module -> whether it imports a name that is none of the analysed modules (or loads
+        #: modules at run time).
         self.unresolved: dict[str, bool] = {}
         self.importers: dict[str, list[str]] = {module: [] for module in known}
         for module, (package, targets) in raw.items():
             resolved = [_resolved(target, package, known, names) for target in targets]
-            self.unresolved[module] = not all(resolved)
+            self.unresolved[module] = not all(resolved) or "d" in self.flags[module]
             found = [name for names in resolved for name in names]
             self.edges[module] = [name for name in dict.fromkeys(found) if name != module]
             for name in self.edges[module]:
@@ -115,9 +131,13 @@ def link(graph: Graph, own: str, other: str) -> str:
 def unknown_link(graph: Graph, own: str, other: str) -> str:
     """Why it is not known whether ``own`` and ``other`` run in one program (:func:`link`
     found no link), or ''."""
-    if graph.unknown_runner(other) and (graph.unknown_runner(own) or any(
-            graph.unresolved.get(module) for importer in graph.importing(own)
-            for module in graph.reached(importer))):
+    if not graph.unknown_runner(other):
+        return ""
+    program = {module for importer in graph.importing(own) for module in graph.reached(importer)}
+    if any("d" in graph.flags.get(module, "") for module in program):
+        return ("what imports it is not known, and this file's program loads modules at run "
+                "time (importlib, runpy...): it may run with this file")
+    if graph.unknown_runner(own) or any(graph.unresolved.get(module) for module in program):
         return ("what imports it is not known (a file without TensorFlow?): it may run with "
                 "this file")
     return ""

@@ -25,6 +25,7 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.api._toolkit import (
+    HOROVOD_CONVENTIONAL,
     enclosing_scope,
     memo,
     pre_order,
@@ -44,7 +45,6 @@ from .horovod import (
     spelled,
 )
 from .horovod_facts import linked_keeping
-from .horovod_params import CONVENTIONAL
 
 STARTED = "the NPU starts its collective communication itself, from the job's rank table"
 LIBRARY = "library code: the distributed pack migrates scripts that use Horovod, not Horovod"
@@ -87,8 +87,8 @@ class HorovodInit(DistributedRule):
     """
     modules = ("tensorflow", "horovod")
     _scope = "linked"
-    _site_names = ("horovod", CONVENTIONAL)  # every Horovod use: what is left decides
-    _tokens = ("horovod", CONVENTIONAL)  # ``hvd``: imported from a repository module
+    _site_names = ("horovod", HOROVOD_CONVENTIONAL)  # every Horovod use: what is left decides
+    _tokens = ("horovod", HOROVOD_CONVENTIONAL)  # ``hvd``: imported from a repository module
     uses = horovod_names("init") + (f"{MPI_OPS}.init",)
     after = ("NPU022", "NPU023", "NPU024")
 

@@ -14,6 +14,7 @@ from npu_codemod.api import (
     symbols,
 )
 from npu_codemod.api._toolkit import (
+    HOROVOD_CONVENTIONAL,
     NPU_INIT_IMPORT,
     StringReference,
     assignment,
@@ -33,7 +34,6 @@ from .horovod import (
     report_blocked,
     spelled,
 )
-from .horovod_params import CONVENTIONAL
 
 #: Horovod's topology functions and the NPU's.
 TOPOLOGY = {"rank": "get_npu_rank_id", "local_rank": "get_npu_local_rank_id",
@@ -69,7 +69,7 @@ class HorovodTopology(DistributedRule):
     modules = ("tensorflow", "horovod")
     _scope = "linked"
     #: A Horovod import (``hvd``: from a repository module), or the NPU names (a second run).
-    _tokens = ("horovod", CONVENTIONAL, "get_npu_")
+    _tokens = ("horovod", HOROVOD_CONVENTIONAL, "get_npu_")
     uses = HOROVOD + NPU
     pattern = "STRING"  # f-strings: fissix keeps ``f"{hvd.rank()}"`` as one leaf
 

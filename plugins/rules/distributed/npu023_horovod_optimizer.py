@@ -35,6 +35,7 @@ from npu_codemod.api._toolkit import (
     bound_values,
     called_method,
     distribution,
+    parameter_uses,
     remove_argument,
     tree_text,
 )
@@ -49,7 +50,6 @@ from .horovod import (
     report_blocked,
     spelled,
 )
-from .horovod_params import parameter_uses
 
 OPTIMIZER = horovod_names("DistributedOptimizer")
 TAPE = horovod_names("DistributedGradientTape")
@@ -95,7 +95,8 @@ class HorovodOptimizer(DistributedRule):
                 "`optimizer=npu_distributed_optimizer_wrapper(<opt>)`, unless `<opt>` is already "
                 "wrapped (here, or in a name bound to the wrapper in the same scope).")
     reports = ("`DistributedOptimizer` of a parameter that holds the Horovod module (a caller "
-               "passes it, or it is named `hvd`); `DistributedOptimizer` with an argument that is not the default (no NPU "
+               "passes it, or it is named `hvd`), of a local `hvd`, or of an attribute of `self` "
+               "a method sets to the module; `DistributedOptimizer` with an argument that is not the default (no NPU "
                "equivalent: the call stays), with `*args`/`**kwargs` or used as a value; "
                "`hvd.DistributedGradientTape` (eager code); a compiled Keras model whose "
                "optimizer is a name such as `'adam'`, or not given.")

@@ -3,7 +3,9 @@
 Runs after NPU021-NPU024 (``finish``, on the tree their edits left): the Horovod names still
 used then are the ones no rule of the pack migrates, and an import of Horovod names that
 nothing uses any more is removed (all of them, once no Horovod use is left): a job on the NPU
-has no Horovod. Never a package's public API: an import of an ``__init__.py``, of a module
+has no Horovod. An ``import horovod.tensorflow`` whose names nothing in the file ever used (before
+this run) is there for what importing does (it registers Horovod's ops, so that a graph with them
+loads): it stays, reported. Never a package's public API: an import of an ``__init__.py``, of a module
 whose ``__all__`` lists its names, or one whose names another module of the repository imports
 from this one (``horovod_facts``) stays.
 """
@@ -23,10 +25,13 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.api._toolkit import (
+    HOROVOD_CONVENTIONAL,
     HOROVOD_MODULES,
+    HOROVOD_PARAMETER_API,
     STAR,
     ApiStatus,
     import_bindings,
+    parameter_uses,
     pre_order,
     remove_small_statement,
     small_statements,
@@ -35,7 +40,6 @@ from npu_codemod.api._toolkit import (
 
 from .horovod import MPI_OPS, DistributedRule, blocked, for_tensorflow, library, member, spelled
 from .horovod_facts import imported_elsewhere
-from .horovod_params import API, CONVENTIONAL, parameter_uses
 
 #: What the pack's other rules own, by name under a Horovod module: NPU025 leaves them to those.
 OWNED = frozenset({
@@ -55,6 +59,8 @@ ADVICE.update({  # NPU022's and NPU024's replacements, for a use they cannot rew
     "size": "use get_npu_rank_size()", "local_size": "use get_npu_local_rank_size()",
     "BroadcastGlobalVariablesHook": "use NPUBroadcastGlobalVariablesHook(root_rank, "
                                     "int(os.getenv('RANK_ID', '0')))",
+    "broadcast_global_variables": "pass NPUBroadcastGlobalVariablesHook(root_rank, "
+                                  "int(os.getenv('RANK_ID', '0'))) to the session's hooks instead",
 })
 OTHERWISE = f"remove it, or use the NPU's collective communication ({HCCL})"
 #: What the code a caller passes the Horovod module to must do with it (a module passed on).
@@ -62,6 +68,14 @@ PASSED_ON = ("migrate the Horovod uses there (hvd.DistributedOptimizer -> "
              "npu_distributed_optimizer_wrapper(opt), NPU023; hvd.allreduce and the others as "
              "NPU025 reports them), then stop passing it: removing it here alone drops what they "
              "do there (the gradient all-reduce: each worker would train alone)")
+#: What code that keeps the Horovod module in an attribute must do with it.
+KEPT_IN = ("migrate the Horovod uses through {holder} (NPU025 and NPU023 report them), then "
+           "remove it: removing it alone breaks them")
+#: What NPU025 says of an import of Horovod names that nothing in the file ever used.
+IMPORTED_FOR_EFFECT = ("nothing in this file uses the names this import binds, so it is here for "
+                       "what importing Horovod does (it registers Horovod's TensorFlow ops, which a "
+                       "graph with Horovod ops needs to load): it stays; remove it once nothing "
+                       "needs them (a job on the NPU has no Horovod)")
 #: ``__all__`` given as something other than a list or tuple of strings.
 ALL_UNKNOWN = frozenset({"*"})
 
@@ -77,11 +91,15 @@ class HorovodOther(DistributedRule):
                 "use is left (an import that also imports something else is reported instead). "
                 "Never from an `__init__.py`, from a module whose `__all__` lists the names, nor "
                 "when another module of the repository imports them from this one: those "
-                "imports are a package's public API (reported instead).")
+                "imports are a package's public API (reported instead); nor an `import "
+                "horovod.tensorflow` whose names the file never used: it is there for what "
+                "importing does, registering Horovod's ops (reported instead).")
     reports = ("Every other `hvd.*` use: `allreduce`, `allgather`, `broadcast`, `join`, "
                "`elastic.*`, `Compression`, the `*_op` functions, `shutdown`, `mpi_*`/"
                "`nccl_built`, Horovod's other Keras callbacks, the module used as a value, with "
-               "its status in Ascend's API list and what to write instead.")
+               "its status in Ascend's API list and what to write instead; Horovod's API used "
+               "through a parameter that holds the module (as NPU023 finds them), a local `hvd`, "
+               "or an attribute of `self` a method sets to the module (`self.hvd.allreduce`).")
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd
@@ -94,15 +112,18 @@ class HorovodOther(DistributedRule):
     example_with = ("NPU021",)
     modules = ("tensorflow", "horovod")
     _scope = "linked"
-    _site_names = ("horovod", CONVENTIONAL, *(f".{name}" for name in sorted(API)))
-    _tokens = ("horovod", CONVENTIONAL, ".allreduce", ".allgather", ".broadcast", ".rank()",
+    _site_names = ("horovod", HOROVOD_CONVENTIONAL, *(f".{name}" for name in sorted(HOROVOD_PARAMETER_API)))
+    _tokens = ("horovod", HOROVOD_CONVENTIONAL, ".allreduce", ".allgather", ".broadcast", ".rank()",
                ".size()", ".local_rank()", ".local_size()")
     after = ("NPU021", "NPU022", "NPU023", "NPU024")
+
+    def start(self, tree: Node, ctx: FileContext) -> None:
+        ctx.analysis(_used_before)  # the uses before any rule of the pack edits
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         if library(ctx):
             return
-        for use in parameter_uses(ctx, API - {"DistributedOptimizer"}):  # that one is NPU023's
+        for use in parameter_uses(ctx, HOROVOD_PARAMETER_API - {"DistributedOptimizer"}):  # that one is NPU023's
             ctx.report_at(use.line, use.column, "unmigrated",
                           use.message(ADVICE.get(use.member, OTHERWISE)))
         names = ctx.names("horovod")
@@ -128,6 +149,10 @@ class HorovodOther(DistributedRule):
                        or names.bindings.get(name) == "horovod"]
             if not horovod or used.intersection(horovod):
                 continue
+            if statement.type == symbols.import_name \
+                    and not ctx.analysis(_used_before).intersection(horovod):
+                ctx.report(statement, "unmigrated", IMPORTED_FOR_EFFECT)
+                continue
             if len(horovod) < len(bound):
                 ctx.report(statement, "unmigrated", "nothing uses Horovod's names of this import "
                            "any more: remove them from it (a job on the NPU has no Horovod)")
@@ -140,6 +165,16 @@ class HorovodOther(DistributedRule):
                 continue
             ctx.report(statement, "migrated", "removed the Horovod import: nothing uses it any more")
             remove_small_statement(statement, ctx.newline)
+
+
+def _used_before(ctx: FileContext) -> frozenset[str]:
+    """The Horovod names the file uses (calls, values, f-strings) as it is read: computed at
+    :meth:`HorovodOther.start`, before the pack's rules remove any use."""
+    names = ctx.names("horovod")
+    if not names.bindings:
+        return frozenset()
+    used = {_head(reference) for reference in references_under(ctx.tree, [names])}
+    return frozenset(used | _in_fstrings(ctx.tree, names.bindings))
 
 
 def _exported(tree: Node, ctx: FileContext, names: list[str]) -> str:
@@ -192,8 +227,22 @@ def _message(reference: Reference) -> str:
         callee = _passed_to(reference)
         if callee:
             return f"the Horovod module ({site}) is passed to {callee}: {PASSED_ON}"
+        holder = _stored_in(reference)
+        if holder:
+            return f"the Horovod module ({site}) is kept in {holder}: {KEPT_IN.format(holder=holder)}"
         return f"the Horovod module is used as a value ({site}): {OTHERWISE}"
     return f"{site} has no NPU form ({_listed(f'hvd.{name}')}): {ADVICE.get(name, OTHERWISE)}"
+
+
+def _stored_in(reference: Reference) -> str:
+    """``self.hvd`` when the module ``reference`` is the value of ``self.hvd = hvd``, else ''."""
+    node = reference.node
+    statement = node.parent
+    if statement is None or statement.type != symbols.expr_stmt or statement.children[-1] is not node \
+            or len(statement.children) != 3 or statement.children[1].type != tokens.EQUAL:
+        return ""
+    target = statement.children[0]
+    return str(target).strip() if target.type == symbols.power else ""
 
 
 def _passed_to(reference: Reference) -> str:

@@ -81,6 +81,13 @@ from npu_codemod.codemods.function_tf import (
     tf_import_functions,
     top_function,
 )
+from npu_codemod.codemods.horovod_params import CONVENTIONAL as HOROVOD_CONVENTIONAL
+from npu_codemod.codemods.horovod_params import (
+    HOROVOD_PARAMETER_API,
+    ParameterUse,
+    parameter_uses,
+    passed_facts,
+)
 from npu_codemod.codemods.imports import COMPAT_INIT_IMPORT, NPU_INIT_IMPORT, find_import, header_index
 from npu_codemod.codemods.mode_checks import Span, tf1_only_spans, within
 from npu_codemod.codemods.module_training import trains_when_run
@@ -322,6 +329,11 @@ __all__ = [
     "HOROVOD_MODULES",
     "HOROVOD_OPT_IN",
     "HOROVOD_RULES",
+    "HOROVOD_CONVENTIONAL",
+    "HOROVOD_PARAMETER_API",
+    "ParameterUse",
+    "parameter_uses",
+    "passed_facts",
     "HOROVOD_TF2",
     "HOROVOD_TF2_CALLBACKS",
     "HOROVOD_TF2_OPT_IN",
