@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Optional
 
@@ -53,6 +54,7 @@ _TF_IMPORT = re.compile(r"^[ \t]*(?:(?:import|from)[ \t]+tensorflow\b|[!%][ \t]*
 _TF_IMPORT_ANYWHERE = re.compile(r"(?:import|from)[ \t]+tensorflow\b")
 
 
+@lru_cache(maxsize=4096)
 def is_test_file(path: str) -> bool:
     """``test_*.py``, ``*_test.py``, ``conftest.py``, a test helper (:data:`TEST_HELPERS`,
     ``*_test_utils.py``, ``*_testing.py``), or any file under a ``test/`` or ``tests/``

@@ -22,6 +22,7 @@ calls it there (DeepLearningZeroToAll's ``tf.model = tf.keras.Sequential(); tf.m
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from typing import Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
 from .modules import ModuleIndex, child_fields, module_index
@@ -45,8 +46,10 @@ _CASES = tuple(getattr(ast, name) for name in ("match_case",) if hasattr(ast, na
 _MAY_TRAIN = AnyOf(*(rf"\b{name}\s*\(" for name in sorted(TRAINING_METHODS | TRAINING_CALLABLES)))
 
 
+@lru_cache(maxsize=2)
 def may_train_when_run(text: str) -> bool:
-    """A cheap first look for :func:`trains_when_run`: False when the module cannot train."""
+    """A cheap first look for :func:`trains_when_run`: False when the module cannot train
+    (kept for the last texts: the import graph's fact and the training calls' ask of each file)."""
     return _MAY_TRAIN.found(text)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import PurePosixPath
 from typing import Optional, Sequence
 
@@ -231,6 +231,12 @@ def canonical(dotted: str) -> str:
     return dotted
 
 
+#: Paths whose module names are kept (:func:`module_parts`, :func:`module_package`): the
+#: analyses and rules ask about the same file a dozen times, each a ``PurePosixPath`` (6 us).
+_PATHS_KEPT = 4096
+
+
+@lru_cache(maxsize=_PATHS_KEPT)
 def module_package(path: str) -> tuple[str, ...]:
     """The package a file's imports are found from first: its folder (a package's
     ``__init__.py``: the package itself)."""
@@ -251,6 +257,7 @@ def ast_dotted_name(node: ast.AST) -> Optional[str]:
     return ".".join([node.id, *reversed(parts)])
 
 
+@lru_cache(maxsize=_PATHS_KEPT)
 def module_parts(path: str) -> tuple[str, ...]:
     """``("models", "benchmark")`` for ``models/benchmark.py``; a package is its folder."""
     parts = [part for part in PurePosixPath(path.replace("\\", "/")).with_suffix("").parts

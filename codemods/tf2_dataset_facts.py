@@ -45,10 +45,16 @@ _LIBRARIES = frozenset({"tensorflow", "keras", "numpy", "tensorflow_datasets", "
                         "tqdm", "h5py", "yaml", "tensorflow_hub", "tensorflow_addons", "horovod",
                         "tensorflow_estimator", "npu_device", "npu_bridge", "torch", "gin"})
 _STANDARD = frozenset(sys.stdlib_module_names)
+#: First names of modules that are no repository's (united once: the tests below ask per call).
+_NOT_REPOSITORY = _LIBRARIES | _STANDARD
 #: Calls that loop over their first argument.
 _LOOPING = frozenset({"iter", "enumerate", "tqdm"})
 #: Builtins that only look at their arguments (a dataset passed to them goes nowhere else).
 _LOOKS = frozenset({"len", "print", "isinstance", "str", "repr", "type", "id"})
+#: Keras' calls that take a dataset as their data (:func:`_consumed`).
+_CONSUMING = TRAINING | EVALUATION
+#: Calls whose arguments are not passed on (:func:`_looped`).
+_NOT_PASSING = _CONSUMING | _LOOKS
 #: Text of a file that may return a dataset it makes.
 _MAKES = ("data.", "Dataset", "tensorflow_datasets", "_dataset_from_", "padded_batch", "prefetch")
 
@@ -89,7 +95,7 @@ def dataset_use_facts(path: str, text: str) -> set[str]:
         return set()
     datasets = FileDatasets(tree, text, path)
     heads = frozenset(local for local, target in datasets.imports.items()
-                      if target.partition(".")[0] not in _LIBRARIES | _STANDARD)
+                      if target.partition(".")[0] not in _NOT_REPOSITORY)
     if not heads:
         # no repository name imported: no value is a repository function's result (a name
         # qualifies to its import's package: ``canonical`` folds TensorFlow's alone)
@@ -126,7 +132,7 @@ def _looped(datasets: FileDatasets) -> Iterator[tuple[str, ast.AST, Scope]]:
     for call, scope in datasets.calls_in_scopes:
         if _callee(call) in _LOOPING and call.args:
             yield LOOPED, _unlooped(call.args[0]), scope
-        elif _callee(call) not in TRAINING | EVALUATION | _LOOKS:
+        elif _callee(call) not in _NOT_PASSING:
             for value in [*call.args, *(keyword.value for keyword in call.keywords)]:
                 yield PASSED, value, scope
 
@@ -146,7 +152,7 @@ def _callee(call: ast.Call) -> Optional[str]:
 def _consumed(call: ast.Call) -> Iterator[tuple[str, ast.AST]]:
     """(where, value) of what a Keras training or evaluation call takes as data."""
     callee = call.func.attr if isinstance(call.func, ast.Attribute) else None
-    if callee not in TRAINING | EVALUATION:
+    if callee not in _CONSUMING:
         return
     if call.args and not isinstance(call.args[0], ast.Starred):
         yield callee, call.args[0]
@@ -271,6 +277,6 @@ def _repository_function(datasets: FileDatasets, call: ast.Call, heads: Abstract
     if not isinstance(head, ast.Name) or head.id not in heads:
         return None
     target = datasets.qualify(call.func)
-    if target is None or target.partition(".")[0] in _LIBRARIES | _STANDARD:
+    if target is None or target.partition(".")[0] in _NOT_REPOSITORY:
         return None
     return target

@@ -468,6 +468,10 @@ EDGES = [
     ("NPU002", "from data import pipeline\n\n\nasync def predict_all():\n    await pipeline.batches()\n"),
     ("NPU002", "from data import pipeline\n\nrun_training(pipeline.make)\n"),
     ("NPU008", "from tensorflow.python.framework import ops\n\nwith ops.device('/cpu:0'):\n    x = 1\n"),
+    # ``**`` passes whatever the file mentions: soft placement in any case, the long s (\u017f)
+    # matching ``s`` case-blind as ``re.I`` reads it
+    ("NPU008", "make(**opts)  # ALLOW_SOFT_PLACEMENT\n"),
+    ("NPU008", "make(**opts)  # \u017foft placement\n"),
 ]
 
 

@@ -282,12 +282,24 @@ _WORD_FIELDS: dict[type, tuple[str, ...]] = {}
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
     tree = parse(text)
-    mentioned = re.search("soft|placement", text, re.I) is not None
+    mentioned = "**" in text and _mentions_soft_placement(text)  # read only for a ``**`` argument
     facts = {PASSED + item for item in passed_soft_placement(tree, mentioned, spelled=soft_spellings(tree, text))} \
         if tree else set()
     if uses_tf_device(text):
         facts.add(FACT)
     return facts or None
+
+
+def _mentions_soft_placement(text: str) -> bool:
+    """``re.search("soft|placement", text, re.I)``: in an ASCII text, a look at its lower case
+    (no other character matches either word case-blind)."""
+    if text.isascii():
+        lowered = text.lower()
+        return "soft" in lowered or "placement" in lowered
+    return _MENTIONED.search(text) is not None
+
+
+_MENTIONED = re.compile("soft|placement", re.I)
 
 
 #: ``memo`` key: (node, message, flipped) of the ``allow_soft_placement`` keywords and assignments
