@@ -395,7 +395,11 @@ class Engine:
                           facts=facts, enabled_rules=self._enabled, parsed=parsed,
                           file_kind=treated)
         ctx._handover = handover
+        # The whole file parsed, with a layout (ast reads it as fissix does): its modules' bindings
+        # are the handed-over reading's until a rule runs (``FileContext._pristine_whole``).
+        ctx._pristine_whole = plan is None and layout is not None and handover is not None
         bound = {module for module in self._modules if may_bind(module, body) and ctx.names(module).bindings}
+        ctx._pristine_whole = False
         entry = ENTRY_FACT + path in facts  # NPU061 runs on an entry that binds no TF too
         active = [rule for rule in active if bound.intersection(rule.modules) or treated == NON_TF
                   or (entry and rule in self._scripts) or (rule.script_fact and rule.script_fact + path in facts)]

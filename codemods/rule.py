@@ -301,6 +301,10 @@ class FileContext:
     # Private, the engine's: True when the file was not parsed with fissix (``tree`` holds
     # its text as the end marker's prefix; ``Rule._reads_tree``): bindings come from ``ast``.
     _unparsed: bool = field(default=False, init=False, repr=False)
+    # Private, the engine's: True while the tree is the whole file's parse, not edited yet, and
+    # the analysis handed the file's ``ast`` reading over (see ``_handover``): the bindings
+    # read from either are the same (``ast_names``), the handed-over ones cost no walk.
+    _pristine_whole: bool = field(default=False, init=False, repr=False)
     # Private, the engine's: what the repository analysis read from the file's ``ast``
     # (an ``ast_handover.Handover``, which reads contexts itself: not imported here), for the
     # readers that would parse it again; None when it kept none.
@@ -407,7 +411,7 @@ def _module_names(ctx: FileContext, module: str) -> ImportNames:
             functions = repository_accessors(ctx.facts)
             accessors = file_accessors(ctx.path, ctx.original, functions, imported,
                                        accessor_reexports(ctx.facts) if functions else None)
-    if ctx._unparsed:  # the same bindings, from the file's ast (the engine made sure it reads)
+    if ctx._unparsed or ctx._pristine_whole:  # the same bindings, from the file's ast
         names = handover.import_names(module, accessors, repository) if handover is not None else \
             ast_import_names(ctx.original, root=module, accessors=accessors, repository=repository)
         assert names is not None, "an unparsed file's ast reads"
