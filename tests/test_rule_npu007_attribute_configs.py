@@ -170,3 +170,33 @@ def test_a_global_config_set_by_a_function_is_reported_never_configured_at_impor
                               findings=[("NPU007", 30, 7, "unmigrated")])
     assert findings[0].message.startswith("_SESSION_CONFIG outlives this function: NpuOptimizer "
                                           "lines here would add one more NpuOptimizer entry to it")
+
+
+FREEZER = '''\
+"""Freezes an Estimator's graph for serving."""
+import tensorflow as tf
+
+from export import graph_utils
+
+
+def freeze_estimator(estimator, input_names, output_names):
+  """Optimizes the frozen graph in a session run with the Estimator's own session config."""
+  frozen = graph_utils.freeze(estimator, input_names, output_names)
+  tf.reset_default_graph()
+  with tf.Session(config=estimator.config.session_config):
+    frozen = graph_utils.optimize(frozen, input_names, output_names)
+  return frozen
+'''
+
+
+def test_soft_placement_is_not_set_on_a_config_npu007_left_to_where_it_is_built() -> None:
+    """``estimator.config.session_config`` is the Estimator's RunConfig's, None unless it was
+    given one: NPU007 leaves it (reported), and NPU008 must not write
+    ``estimator.config.session_config.allow_soft_placement = True`` before the session, which
+    would raise AttributeError on None (and change the Estimator's own config); it reports."""
+    findings = assert_reports({"NPU001", "NPU007", "NPU008"}, FREEZER, path="export/freeze.py",
+                              facts={"uses-tf-device"},
+                              findings=[("NPU007", 11, 7, "unmigrated"), ("NPU008", 11, 7, "unmigrated")])
+    soft = [f.message for f in findings if f.rule_id == "NPU008"][0]
+    assert soft.startswith("set estimator.config.session_config.allow_soft_placement = True where "
+                           "it is built")

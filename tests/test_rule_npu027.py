@@ -299,3 +299,79 @@ def test_other_calls_through_a_module_are_still_reported(source: str) -> None:
     facts = repository_facts({"train_lib.py": TRAIN_LIB, "train.py": TF + source})
     assert_reports(RULES, TF + source, facts=facts | STRATEGY_REPO,
                    findings=[("NPU027", 3, 0, "unmigrated")])
+
+
+FINE_TUNE = '''\
+
+
+def main(_):
+    training_hooks = []
+    training_hooks.append(LogTrainRunHook(global_batch_size, num_steps_ignore_xla=25))
+    estimator = tf.estimator.Estimator(model_fn=model_fn, config=run_config)
+    train_start_time = time.time()
+    estimator.train(input_fn=train_input_fn, max_steps=num_train_steps, hooks=training_hooks)
+    train_time_elapsed = time.time() - train_start_time
+    train_time_wo_overhead = training_hooks[-1].total_time
+    tf.logging.info("Throughput w/o overhead = %0.2f", num_train_steps / train_time_wo_overhead)
+'''
+
+
+def test_hooks_read_after_training_go_in_as_a_copy() -> None:
+    """npu_hooks_append appends the NPU's broadcast hook to the list it is given, in place:
+    ``training_hooks[-1]`` after training would be that hook, whose ``total_time`` does not
+    exist (a BERT fine-tuning script). The list goes in as a copy, ``list(training_hooks)``."""
+    after = FINE_TUNE.replace("hooks=training_hooks)", "hooks=npu_hooks_append(hooks_list=list(training_hooks)))")
+    findings = pack_migrates(RULES, FINE_TUNE, after, header=TF, findings=[("NPU027", 9, 4, "migrated")])
+    assert findings[0].message == (
+        "wrapped a copy of the hooks in npu_hooks_append(hooks_list=list(...)): it appends to the "
+        "list it is given, and training_hooks is used after this call")
+
+
+RUNNER = '''\
+
+
+class Runner(object):
+
+    def __init__(self, model_fn, model_dir, benchmark):
+        self._classifier = tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
+        self._training_hooks = [tf.train.StepCounterHook(every_n_steps=100)]
+        if benchmark:
+            self._training_hooks.append(ProfilerHook(model_dir))
+
+    def train(self, input_fn, max_steps):
+        self._classifier.train(input_fn=input_fn, steps=max_steps, hooks=self._training_hooks)
+
+    def benchmark(self, input_fn, max_steps):
+        self._classifier.evaluate(input_fn=input_fn, steps=max_steps, hooks=[self._training_hooks[-1]])
+'''
+
+
+def test_hooks_of_an_attribute_go_in_as_a_copy() -> None:
+    """``self._training_hooks`` outlives ``train``: the NPU's hook appended to it would run in
+    ``benchmark``'s evaluation, and each call of ``train`` would add one more."""
+    after = RUNNER.replace("hooks=self._training_hooks)",
+                           "hooks=npu_hooks_append(hooks_list=list(self._training_hooks)))")
+    pack_migrates(RULES, RUNNER, after, header=TF, findings=[("NPU027", 13, 8, "migrated")])
+
+
+def test_hooks_in_a_tuple_go_in_as_a_list() -> None:
+    """npu_hooks_append replaces what is not a list by a new list: the tuple's hooks would
+    never run."""
+    before = "estimator.train(train_input_fn, hooks=(logging_hook, summary_hook))\n"
+    after = "estimator.train(train_input_fn, hooks=npu_hooks_append(hooks_list=list((logging_hook, summary_hook))))\n"
+    findings = pack_migrates(RULES, before, after, header=ESTIMATOR, findings=[("NPU027", 3, 0, "migrated")])
+    assert findings[0].message.endswith("it drops hooks that are not in a list")
+
+
+@pytest.mark.parametrize("before, after", [
+    ("hooks = [logging_hook]\nfor epoch in range(3):\n    estimator.train(train_input_fn, hooks=hooks)\n",
+     "hooks = [logging_hook]\nfor epoch in range(3):\n"
+     "    estimator.train(train_input_fn, hooks=npu_hooks_append(hooks_list=list(hooks)))\n"),
+    ("hooks = [logging_hook]\nestimator.train(train_input_fn, hooks=hooks)\nhooks = []\n",
+     "hooks = [logging_hook]\nestimator.train(train_input_fn, hooks=npu_hooks_append(hooks_list=hooks))\n"
+     "hooks = []\n"),
+])
+def test_a_list_goes_in_as_a_copy_only_where_it_is_handed_over_again(before: str, after: str) -> None:
+    """Trained in a loop, the same list would collect one NPU hook per epoch; a list nothing
+    reads again goes in as it is, as the spec writes it."""
+    pack_migrates(RULES, before, after, header=ESTIMATOR)

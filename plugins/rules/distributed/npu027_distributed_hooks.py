@@ -44,6 +44,7 @@ from npu_codemod.api._toolkit import (
     prefix_name,
 )
 
+from ._hook_lists import copy_reason
 from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, library, npu_name
 from .own_functions import is_own_function
 
@@ -72,7 +73,10 @@ class DistributedHooks(DistributedRule):
                 "`tf.estimator.TrainSpec(...)` and `EvalSpec(...)` get "
                 "`hooks=npu_hooks_append(hooks_list=<hooks>)` (`hooks=npu_hooks_append()` when "
                 "they have none); Keras `model.fit(...)`/`fit_generator(...)` get "
-                "`callbacks=npu_callbacks_append(callbacks_list=<callbacks>)`. Only for an "
+                "`callbacks=npu_callbacks_append(callbacks_list=<callbacks>)`. These append "
+                "the NPU's hook to the list they are given and drop what is not a list, so a "
+                "list read again after the call, an attribute, one handed over in a loop, and a "
+                "tuple go in as a copy: `hooks_list=list(<hooks>)`. Only for an "
                 "Estimator or Keras model the repository builds: a name or attribute bound in "
                 "its scope to an Estimator class (or a subclass of the repository), "
                 "`tf.keras.Model(...)`, `Sequential(...)`, `load_model(...)`, a Keras model "
@@ -142,7 +146,7 @@ class DistributedHooks(DistributedRule):
         if given is None or is_none(given.value):
             code, message = f"{append}()", f"passed {keyword}={append}()"
         else:
-            code, message = f"{append}({list_keyword}={{}})", f"wrapped the {keyword} in {append}({list_keyword}=...)"
+            code, message = _wrapped(given.value, keyword, append, list_keyword)
         ctx.defer(lambda: _pass(call, keyword, place, code))
         ctx.add_import(NPU_INIT_IMPORT)
         ctx.report(site, "migrated", message)
@@ -172,6 +176,17 @@ def _library_name(head: Base, ctx: FileContext) -> bool:
     """Is ``head`` a name the file imports from one of :data:`NOT_TENSORFLOW`?"""
     return head.type == tokens.NAME and any(
         head.value in ctx.names(library).bindings for library in NOT_TENSORFLOW)
+
+
+def _wrapped(value: Base, keyword: str, append: str, list_keyword: str) -> tuple[str, str]:
+    """The code that hands ``value`` (the call's hooks or callbacks) to ``append``, ``{}``
+    standing for it, and the finding's message: a copy where the list is read again or is no
+    list (:func:`copy_reason`)."""
+    reason = copy_reason(value, keyword)
+    if reason is None:
+        return f"{append}({list_keyword}={{}})", f"wrapped the {keyword} in {append}({list_keyword}=...)"
+    return (f"{append}({list_keyword}=list({{}}))",
+            f"wrapped a copy of the {keyword} in {append}({list_keyword}=list(...)): {reason}")
 
 
 def _pass(call: Node, keyword: str, place: int, code: str) -> None:

@@ -275,6 +275,9 @@ class ConfigTarget:
     #: None on some path to the session, and left so by NPU007 (reported): a line for the
     #: object there would raise AttributeError.
     may_be_none: bool = False
+    #: Outlives the call and is built elsewhere, so NPU007 left it (reported): a line for the
+    #: object before the session would change a shared config, which may be None.
+    built_elsewhere: bool = False
 
     @classmethod
     def at(cls, expression: str, anchor: Base, line: int, column: int) -> "ConfigTarget":

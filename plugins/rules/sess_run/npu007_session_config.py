@@ -422,6 +422,7 @@ def _complete_here(target: ConfigTarget, done: _Done, ctx: FileContext) -> _Done
             and _attribute_binding(target) is None:
         done.problem = OUTLIVES.format(config=target.expression, lines="; ".join(
             npu_lines(target.expression, missing)))
+        target.built_elsewhere = True
         return done
     done.added = _insert_before(target, missing, ctx)
     return done

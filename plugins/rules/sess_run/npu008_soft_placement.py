@@ -73,6 +73,9 @@ WHY = "tf.device is used in this repository"
 NONE_PATH = ("set {config}.allow_soft_placement = True once '{config}' is a ConfigProto on every "
              "path (tf.device is used in this repository): it may be None at this session (see NPU007), where the line would "
              "raise AttributeError")
+BUILT_ELSEWHERE = ("set {config}.allow_soft_placement = True where it is built, with NPU007's lines "
+                   "(tf.device is used in this repository): it outlives this function, and "
+                   "may be None here")
 COMPAT_DEVICE = ("remove tf.device(...) for the NPU: the TF 2.x compat.v1 guide deletes device "
                  "placement (the adapter places ops itself)")
 _ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?", re.M)
@@ -322,9 +325,11 @@ class SoftPlacement(Rule):
                 "`allow_soft_placement=False` becomes `True`: it lets TensorFlow assign devices "
                 "itself.")
     reports = ("A value that is not a literal (`allow_soft_placement=FLAGS.soft_placement`): it "
-               "must be `True` when `tf.device` is used. In a `tf2-compat` file (TF 1.x code on "
-               "TensorFlow 2.x) each `tf.device(...)` instead: the compat guide removes it; never "
-               "rewritten, no soft-placement setting.")
+               "must be `True` when `tf.device` is used. A config NPU007 leaves to where it is "
+               "built (one that outlives the function opening the session, such as "
+               "`estimator.config.session_config`): set it there. In a `tf2-compat` file (TF 1.x "
+               "code on TensorFlow 2.x) each `tf.device(...)` instead: the compat guide removes "
+               "it; never rewritten, no soft-placement setting.")
     example = """
         import tensorflow as tf
 
@@ -381,8 +386,9 @@ class SoftPlacement(Rule):
             if _set_on_every_path(target):
                 continue
             reported.add(id(target))
-            if target.may_be_none:
-                ctx.report_at(target.line, target.column, "unmigrated", NONE_PATH.format(
+            if target.may_be_none or target.built_elsewhere:
+                message = NONE_PATH if target.may_be_none else BUILT_ELSEWHERE
+                ctx.report_at(target.line, target.column, "unmigrated", message.format(
                     config=target.expression))
                 continue
             if target.constructor is not None:
