@@ -324,18 +324,18 @@ SHARED_PARAMETER = '''\
 import tensorflow as tf
 
 
-def create_session(config):
-    return tf.Session(config=config)
+def create_session(config, target=""):
+    """A session on ``target`` with the caller's config."""
+    return tf.Session(target, config=config)
 
 
 def main():
     config = tf.ConfigProto()
     sess = tf.Session(config=config)
-    eval_sess = create_session(config)
+    with create_session(config) as eval_sess:
+        eval_sess.run(tf.no_op())
     sess.run(tf.no_op())
-    eval_sess.run(tf.no_op())
     sess.close()
-    eval_sess.close()
 '''
 
 
@@ -345,15 +345,15 @@ def test_a_parameter_config_a_caller_configures_gets_no_second_npu_optimizer(cal
     the same object to ``create_session``: lines for the parameter there added a second
     NpuOptimizer entry to it ("a config object gets the NpuOptimizer exactly once"). The
     helper's session is reported, its caller's config configured once."""
-    source = SHARED_PARAMETER.replace("create_session(config)\n    sess.run", f"{call}\n    sess.run")
+    source = SHARED_PARAMETER.replace("create_session(config) as", f"{call} as")
     new, findings = run_rules(source, RULES)
     assert new is not None
     assert new.count("custom_optimizers.add()") == 1
-    assert "def create_session(config):\n    return tf.Session(config=config)\n" in new
+    assert '''config."""\n    return tf.Session(target, config=config)\n''' in new
     assert [site for site in sites(findings) if site[0] == "NPU007"] == [
-        ("NPU007", 5, 11, "unmigrated"), ("NPU007", 10, 11, "migrated")]
+        ("NPU007", 6, 11, "unmigrated"), ("NPU007", 11, 11, "migrated")]
     (message,) = [f.message for f in findings if f.rule_id == "NPU007" and f.status == "unmigrated"]
-    assert message.startswith("'config' is a parameter of create_session, and line 11 passes it a config")
+    assert message.startswith("'config' is a parameter of create_session, and line 12 passes it a config")
 
 
 def test_a_parameter_config_no_caller_configures_is_configured_in_the_function():
@@ -361,4 +361,4 @@ def test_a_parameter_config_no_caller_configures_is_configured_in_the_function()
         "    sess.run(tf.no_op())\n", "").replace("    sess.close()\n", "")
     new, findings = run_rules(source, RULES)
     assert new is not None and new.count("custom_optimizers.add()") == 1
-    assert "def create_session(config):\n    custom_op = config" in new
+    assert '''config."""\n    custom_op = config''' in new
