@@ -17,7 +17,10 @@ of the class), to
   from each file with ``ast`` before any rewrite,
   ``model-function:<module>.<function>=<kind>`` (methods: ``<module>.<Class>.<method>``) when
   each ``return`` gives a model of that kind, ``=@<dotted name>`` when it returns what an
-  imported class or function makes; ``model-function:<module>.<function>#<i>=<kind>`` when
+  imported class or function makes, both joined by ``|`` when its returns give either
+  (``model = KM.Model(...)``, then ``model = ParallelModel(model, gpus)`` of another module:
+  Mask R-CNN's builder, ``=@mrcnn.parallel_model.ParallelModel|keras``: a model of one kind when
+  each resolves to it); ``model-function:<module>.<function>#<i>=<kind>`` when
   each ``return`` gives a tuple whose element ``i`` is such a model (``return model,
   prediction_model``: EfficientDet's builder), read at ``model, pred = build()`` and
   ``build()[0]``.
@@ -85,6 +88,8 @@ CONTRIB_ESTIMATORS = frozenset({
         "CoreGradientBoostedDecisionTreeEstimator", "CoreGradientBoostedDecisionTreeRanker")),
 })
 FUNCTION = "model-function:"
+#: Between the kinds a function's returns give, some through an import (``@<target>|keras``).
+EITHER = "|"
 #: Between a function's name and the position of a tuple element it returns (``build#0``).
 ELEMENT = "#"
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -154,9 +159,20 @@ def _returned_kind(function: _Function, index: ModuleIndex, kinds: dict[str, str
     for node in sorted(returns, key=_names_last):
         values = _assigned(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]
         found.update(_made_kind(value, kinds, imports, owner) for value in values)
-        if None in found or len(found) > 1:
+        if _one_kind(found) is None:
             return None  # the answer whatever the other returns give
-    return found.pop() if len(found) == 1 else None
+    return _one_kind(found)
+
+
+def _one_kind(kinds: AbstractSet[Optional[str]]) -> Optional[str]:
+    """The kind of model values of ``kinds`` make together: their one kind, or the kinds
+    joined by :data:`EITHER` when some are what an import makes (``@<target>``, resolved by
+    :meth:`ModelFacts.kind`); None when there are none, one is no model or two kinds differ."""
+    if not kinds or None in kinds:
+        return None
+    if len({kind for kind in kinds if not kind.startswith("@")}) > 1:  # type: ignore[union-attr]
+        return None
+    return EITHER.join(sorted(kinds))  # type: ignore[arg-type]
 
 
 def _returned_elements(function: _Function, index: ModuleIndex, kinds: dict[str, str],
@@ -177,9 +193,10 @@ def _returned_elements(function: _Function, index: ModuleIndex, kinds: dict[str,
         elements = [value.elts[position] for value in values]  # type: ignore[union-attr]
         made = {_made_kind(made, kinds, imports, owner) for element in elements
                 for made in (_assigned(element.id, nodes) if isinstance(element, ast.Name) else [element])}
-        if len(made) == 1 and None not in made:
-            found[position] = made.pop()
-    return found  # type: ignore[return-value]
+        kind = _one_kind(made)
+        if kind is not None:
+            found[position] = kind
+    return found
 
 
 def _names_last(node: ast.Return) -> bool:
@@ -282,10 +299,16 @@ class ModelFacts:
         kind = self.functions.get(name) if element is None else self.elements.get(name, {}).get(element)
         if kind is None:
             return None
+        kinds = {self._resolved(part, name, visiting, reexported) for part in kind.split(EITHER)}
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _resolved(self, kind: str, function: str, visiting: frozenset[str], reexported: bool) -> Optional[str]:
+        """``kind`` as the fact of ``function`` gives it, with what an import makes
+        (``@<target>``) looked up from the function's module."""
         if not kind.startswith("@"):
             return kind
-        home = "/".join(name.split(".")[:-1]) + ".py"
-        return self.kind(kind[1:], home, visiting | {name}, reexported=reexported)
+        home = "/".join(function.split(".")[:-1]) + ".py"
+        return self.kind(kind[1:], home, visiting | {function}, reexported=reexported)
 
     def element_kinds(self, target: str, path: str) -> set[Optional[str]]:
         """The kinds of model of the elements of the tuple that calling ``target`` (as

@@ -249,3 +249,73 @@ def test_a_repository_model_replicated_over_gpus_is_still_a_keras_model():
     facts = decided({**PACKAGE, "train.py": before})
     assert_migrates(KERAS, before, configured(before), facts=facts, path="train.py",
                     findings=[("NPU041", 10, 4, "migrated")])
+
+
+#: Mask R-CNN's shape: a builder that returns a functional model, or the repository's own Keras
+#: model class around it when there is more than one GPU (``ParallelModel``, another module).
+PARALLEL = '''\
+import tensorflow as tf
+
+
+class ParallelModel(tf.keras.Model):
+    def __init__(self, inner_model, gpu_count):
+        self.inner_model = inner_model
+        super(ParallelModel, self).__init__(inputs=inner_model.inputs, outputs=inner_model.outputs)
+'''
+REPLICATED_NET = '''\
+import tensorflow as tf
+from lib.parallel import ParallelModel
+
+
+def build(units, gpu_count):
+    inputs = tf.keras.layers.Input(shape=(4,))
+    outputs = tf.keras.layers.Dense(units)(inputs)
+    model = tf.keras.models.Model(inputs=inputs, outputs=outputs)
+    if gpu_count > 1:
+        model = ParallelModel(model, gpu_count)
+    return model
+'''
+MASK_RCNN = '''\
+import tensorflow as tf
+import tensorflow.keras.layers as KL
+import tensorflow.keras.models as KM
+
+
+class MaskRCNN(object):
+    def __init__(self, config):
+        self.keras_model = self.build(config)
+
+    def build(self, config):
+        inputs = KL.Input(shape=(4,))
+        model = KM.Model(inputs, KL.Dense(2)(inputs), name="mask_rcnn")
+        if config.GPU_COUNT > 1:
+            from lib.parallel import ParallelModel
+            model = ParallelModel(model, config.GPU_COUNT)
+        return model
+
+    def train(self, generator, epochs):
+        self.keras_model.compile(optimizer="sgd", loss="mse")
+        self.keras_model.fit(generator, epochs=epochs)
+'''
+
+
+def test_a_builder_returning_a_model_or_the_repositorys_replica_of_it_makes_a_keras_model():
+    files = {"lib/__init__.py": "", "lib/parallel.py": PARALLEL, "net.py": REPLICATED_NET}
+    assert ModelFacts(repository_facts(files)).kind("net.build", "train.py") == "keras"
+    before = script("from net import build", "build(2, 2)")
+    facts = repository_facts({**files, "train.py": before})
+    assert_migrates(KERAS, before, configured(before), facts=facts, path="train.py",
+                    findings=[("NPU041", 9, 4, "migrated")])
+
+
+def test_a_method_building_mask_rcnns_keras_model_trains_in_the_npu_session():
+    facts = decided({"lib/__init__.py": "", "lib/parallel.py": PARALLEL, "mrcnn/model.py": MASK_RCNN})
+    (finding,) = assert_reports(KERAS, MASK_RCNN, facts=facts, path="mrcnn/model.py",
+                                findings=[("NPU041", 20, 8, "unmigrated")])
+    assert finding.message.startswith('no if __name__ == "__main__": block')
+
+
+def test_a_builder_returning_a_model_or_a_class_of_no_model_makes_none():
+    other = PARALLEL.replace("(tf.keras.Model)", "(object)")
+    files = {"lib/__init__.py": "", "lib/parallel.py": other, "net.py": REPLICATED_NET}
+    assert ModelFacts(repository_facts(files)).kind("net.build", "train.py") is None

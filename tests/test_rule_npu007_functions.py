@@ -318,3 +318,47 @@ def debug_session():
     assert npu007(findings)[0][3].endswith("(the repository analysis counts on it: callers in other files add nothing)")
     _, second = run_rules(after, RULES, config_function_facts("train.py", after))
     assert [(line, status) for line, _, status, _ in npu007(second)] == [(6, "migrated"), (21, "migrated")]
+
+
+SHARED_PARAMETER = '''\
+import tensorflow as tf
+
+
+def create_session(config, target=""):
+    """A session on ``target`` with the caller's config."""
+    return tf.Session(target, config=config)
+
+
+def main():
+    config = tf.ConfigProto()
+    sess = tf.Session(config=config)
+    with create_session(config) as eval_sess:
+        eval_sess.run(tf.no_op())
+    sess.run(tf.no_op())
+    sess.close()
+'''
+
+
+@pytest.mark.parametrize("call", ["create_session(config)", "create_session(config=config)"])
+def test_a_parameter_config_a_caller_configures_gets_no_second_npu_optimizer(call: str):
+    """``main`` gives ``config`` to its own session (NPU007 configures it there) and hands
+    the same object to ``create_session``: lines for the parameter there added a second
+    NpuOptimizer entry to it ("a config object gets the NpuOptimizer exactly once"). The
+    helper's session is reported, its caller's config configured once."""
+    source = SHARED_PARAMETER.replace("create_session(config) as", f"{call} as")
+    new, findings = run_rules(source, RULES)
+    assert new is not None
+    assert new.count("custom_optimizers.add()") == 1
+    assert '''config."""\n    return tf.Session(target, config=config)\n''' in new
+    assert [site for site in sites(findings) if site[0] == "NPU007"] == [
+        ("NPU007", 6, 11, "unmigrated"), ("NPU007", 11, 11, "migrated")]
+    (message,) = [f.message for f in findings if f.rule_id == "NPU007" and f.status == "unmigrated"]
+    assert message.startswith("'config' is a parameter of create_session, and line 12 passes it a config")
+
+
+def test_a_parameter_config_no_caller_configures_is_configured_in_the_function():
+    source = SHARED_PARAMETER.replace("    sess = tf.Session(config=config)\n", "").replace(
+        "    sess.run(tf.no_op())\n", "").replace("    sess.close()\n", "")
+    new, findings = run_rules(source, RULES)
+    assert new is not None and new.count("custom_optimizers.add()") == 1
+    assert '''config."""\n    custom_op = config''' in new

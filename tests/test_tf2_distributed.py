@@ -6,7 +6,7 @@ from __future__ import annotations
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.rules.tf2_distributed.npu068_gradient_allreduce import npu_codemod_analyze_file
 
-from support.rules import assert_migrates, assert_unchanged, sites
+from support.rules import assert_migrates, assert_unchanged, messages, run_rules, sites
 from support.tf2_scripts import KERAS_WORKERS, MIRRORED_LOOP, OWN_TRAIN_STEP
 
 TF2_RUNTIME = {"tf-runtime:2"}
@@ -591,3 +591,40 @@ def test_a_train_step_minimizing_with_the_compiled_optimizer_gets_it_wrapped_at_
         "compiled with: it aggregates once that optimizer is wrapped at compile(optimizer="
         "npu.distribute.npu_distributed_keras_optimizer_wrapper(<optimizer>)), which NPU068 does where "
         "the file builds the model")
+
+
+def test_an_optimizer_compiled_and_applied_in_a_loop_of_the_file_is_not_wrapped() -> None:
+    """yolov3-tf2's train.py: ``setup_model`` compiles the model with ``optimizer`` and returns
+    both; ``main`` fits, or (``--mode eager_tf``) applies that optimizer's gradients itself,
+    all-reduced there. The wrapper patches the optimizer object in place (``hccl.py``:
+    ``optimizer.apply_gradients = ...``), so wrapping it at compile all-reduced the loop's
+    gradients twice: reported instead, the loop's all_reduce kept."""
+    source = '''\
+import tensorflow as tf
+
+
+def setup_model():
+    inputs = tf.keras.Input(shape=(4,))
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(inputs))
+    optimizer = tf.keras.optimizers.Adam(1e-3)
+    model.compile(optimizer=optimizer, loss="mse")
+    return model, optimizer
+
+
+def main(eager, dataset):
+    model, optimizer = setup_model()
+    if eager:
+        for x, y in dataset:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - y))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    else:
+        model.fit(dataset, epochs=2)
+'''
+    new, findings = run_rules(source, {"NPU068"}, facts=TF2_RUNTIME | {"npu068-custom-loop"})
+    assert new is not None and "npu_distributed_keras_optimizer_wrapper" not in new
+    assert 'grads = npu.distribute.all_reduce(grads, "mean")' in new
+    assert [(f.line, f.status) for f in findings if f.rule_id == "NPU068"] == [(8, "unmigrated"), (18, "migrated")]
+    assert messages(findings, "NPU068")[0].startswith(
+        "optimizer also applies the gradients of a custom loop in this file")

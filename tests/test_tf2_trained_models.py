@@ -12,8 +12,12 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from npu_codemod.codemods.tf_scopes import decided_facts
+from npu_codemod.testing import assert_reports
+
 from support.cli import cli
 from support.git import git, make_repo
+from support.packs import repository_facts
 from support.rules import assert_migrates, assert_unchanged, sites
 
 BRANCH = "npu-codemod/sess-run-to-npu"
@@ -411,3 +415,39 @@ if __name__ == "__main__":
     trained = {*facts, "trained-model-maker:train.build"}  # a file of the repository fits build(...)
     findings = assert_unchanged(factory, {"NPU067"}, facts=trained)
     assert sites(f for f in findings if f.rule_id == "NPU067") == [("NPU067", 7, 4, "unmigrated")]
+
+
+#: yolov3-tf2's shape: builders named like classes (``YoloV3``) that return a functional model.
+YOLO_MODELS = '''\
+import tensorflow as tf
+from tensorflow.keras import Model
+from tensorflow.keras.layers import Dense, Input
+
+
+def YoloV3(size=None, classes=80):
+    inputs = Input([size, size, 3], name="input")
+    outputs = Dense(classes)(inputs)
+    return Model(inputs, outputs, name="yolov3")
+'''
+YOLO_TRAIN = '''\
+import tensorflow as tf
+
+from models import YoloV3
+
+
+def main():
+    model = YoloV3(416, classes=2)
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(tf.zeros((8, 416, 416, 3)), tf.zeros((8, 2)), epochs=1)
+'''
+
+
+def test_a_model_a_repository_function_named_like_a_class_returns_is_not_called_lazy() -> None:
+    """``model = YoloV3(...)`` calls a function of the repository (named like a class, as
+    yolov3-tf2's are) that returns a functional model: its variables exist, so the message may
+    not say they are "created lazily" (it did: a capitalised callee was taken for a class)."""
+    facts = decided_facts("2", {}, repository_facts({"models.py": YOLO_MODELS, "train.py": YOLO_TRAIN}))[0]
+    found = [finding for finding in assert_reports({"NPU067"}, YOLO_TRAIN, facts=facts, path="train.py")
+             if finding.rule_id == "NPU067"]
+    assert sites(found) == [("NPU067", 7, 4, "unmigrated")]
+    assert found[0].message.startswith("the variables may not exist yet here")

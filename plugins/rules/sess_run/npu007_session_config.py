@@ -77,6 +77,7 @@ from ._session_config import (
     session_call,
     targets,
 )
+from ._shared_parameters import configured_caller
 
 _NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES | SLIM_NAMES))
 NPU_CONFIG = "the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"
@@ -442,6 +443,9 @@ def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = No
     flow = _flow(target, ctx)
     if flow is None:
         return _complete_here(target, done, ctx)
+    done.problem = _configured_by_caller(target, flow)
+    if done.problem:
+        return done
     here = False  # some object reaching the session is configured in this scope
     for index in sorted({index for index, _ in flow.reaching}):
         source = _binding_source(flow, index, ctx)
@@ -519,6 +523,18 @@ def _partly_configured(target: ConfigTarget, flow: Flow, index: int) -> str:
             f"only: {where} reaches it without them, and adding them there would add a second "
             f"NpuOptimizer on another path. Give each config object the lines exactly once, "
             f"right after it is made: {lines}")
+
+
+def _configured_by_caller(target: ConfigTarget, flow: Flow) -> str:
+    """Why the lines may not go in for a config that comes in as a parameter lacking them: a
+    caller in the file passes a config it configures itself (:mod:`_shared_parameters`); else ""."""
+    if not any(index == PARAMETER and CUSTOM_OP not in pieces for index, pieces in flow.reaching):
+        return ""
+    scope = enclosing_scope(target.anchor)
+    line = configured_caller(scope, target.expression) if scope.type == symbols.funcdef else None
+    if line is None:
+        return ""
+    return SHARED.format(config=target.expression, function=scope.children[1].value, line=line)
 
 
 def _twice(target: ConfigTarget, flow: Flow) -> str:
@@ -662,6 +678,9 @@ def _bindings(root: Node, expression: str) -> list[Base]:
             if assignment(node) and code(node.children[0]) == expression]
 
 
+SHARED = ("'{config}' is a parameter of {function}, and line {line} passes it a config that is "
+          "configured there (its own session uses it): NpuOptimizer lines here would give that "
+          "object a second one; configure the config once where each caller makes it, and pass it")
 OUTLIVES = ("{config} outlives this function: NpuOptimizer lines here would add one more "
             "NpuOptimizer entry to it at every call, and no one statement of its class or module "
             "builds it; give it the lines once where it is built: {lines}")

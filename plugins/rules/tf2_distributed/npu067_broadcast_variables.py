@@ -360,7 +360,15 @@ def _lazy(value: Base, ctx: FileContext) -> bool:
     callee = _qualified_callee(value, ctx)
     return callee in SEQUENTIAL or callee in FUNCTIONAL or not callee.startswith("tensorflow.") \
         and value.type == symbols.power and len(value.children) == 2 \
-        and str(value.children[0].value)[:1].isupper()
+        and str(value.children[0].value)[:1].isupper() and not _repository_function(value, ctx)
+
+
+def _repository_function(value: Base, ctx: FileContext) -> bool:
+    """Is ``value``, a call of a bare name, one of a function of the repository that returns a
+    model (yolov3-tf2's ``YoloV3(...)``, named like a class), not of a class?"""
+    models = ctx.analysis(BuiltModels)
+    name = str(value.children[0].value)
+    return models.imports.get(name, f"{models.module}.{name}") in models.facts.functions
 
 
 def _build_statement(line: Base, model: str) -> Optional[Base]:

@@ -78,6 +78,14 @@ COMPILED_MINIMIZE = ("self.optimizer.minimize in train_step applies gradients wi
                      "does where the file builds the model")
 BOTH = ("{spelled} also applies gradients of a custom loop here: all-reduce them there "
         "instead of wrapping the optimizer (never both: gradients would be all-reduced twice)")
+#: The optimizer compiled is the one a loop of the file applies gradients with: the wrapper
+#: patches the object in place (``hccl.py``: ``optimizer.apply_gradients = ...``).
+COMPILED_AND_APPLIED = ("{spelled} also applies the gradients of a custom loop in this file "
+                        "({spelled}.apply_gradients, all-reduced there): "
+                        "npu_distributed_keras_optimizer_wrapper patches the optimizer object in "
+                        "place, so wrapping it here would all-reduce that loop's gradients twice: "
+                        "compile with a separate optimizer wrapped by "
+                        "npu.distribute.npu_distributed_keras_optimizer_wrapper(...)")
 #: Fact: a file of the repository applies the gradients of a custom loop (all-reduced there).
 CUSTOM_LOOP = "npu068-custom-loop"
 LOOP_ELSEWHERE = ("the repository applies gradients in a custom loop (all-reduced there): wrap "
@@ -114,8 +122,10 @@ class GradientAllReduce(Rule):
                "`compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
                "also applies a custom loop's gradients (a `train_step`'s `self.optimizer.minimize`: "
-               "the compiled optimizer, wrapped at the model's `compile`); an optimizer wrapped "
-               "twice. A file that "
+               "the compiled optimizer, wrapped at the model's `compile`); a `compile(optimizer=<name>)` "
+               "whose optimizer a custom loop of the file also applies gradients with "
+               "(`<name>.apply_gradients`: the wrapper patches the object in place, so the loop "
+               "would all-reduce twice); an optimizer wrapped twice. A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
                "does), or belongs to a program one of whose modules imports it (a script training "
                "through a repository's Horovod helpers), is left to NPU070, one that imports "
@@ -181,6 +191,8 @@ class GradientAllReduce(Rule):
                        level="note")
         elif CUSTOM_LOOP in ctx.facts and ".fit(" not in ctx.original:
             ctx.report(value, "unmigrated", LOOP_ELSEWHERE)
+        elif value.type == tokens.NAME and _applies_gradients(str(value.value), ctx.original):
+            ctx.report(value, "unmigrated", COMPILED_AND_APPLIED.format(spelled=value.value))
         else:
             self._wrap(value, ctx)
 
@@ -350,6 +362,11 @@ def _in_train_step(node: Base) -> bool:
     """Is ``node`` in a method named ``train_step`` (a Keras model's override)?"""
     scope = enclosing_scope(node)
     return scope.type == symbols.funcdef and scope.children[1].value == "train_step"
+
+
+def _applies_gradients(name: str, text: str) -> bool:
+    """Does the file's ``text`` call ``<name>.apply_gradients(...)``?"""
+    return re.search(r"(?<![\w.])" + re.escape(name) + r"\s*\.\s*apply_gradients\s*\(", text) is not None
 
 
 @hookimpl
