@@ -1,0 +1,111 @@
+"""NPU100 api-support: a name a function binds itself is not the module's import. A CTR model
+class imports ``batch_norm`` from ``tf.contrib`` and takes a ``batch_norm=0`` switch in its
+constructor: only the calls of the imported function are uses."""
+
+from __future__ import annotations
+
+import ast
+
+from npu_codemod.codemods.local_names import shadowed_reads
+from npu_codemod.testing import assert_reports
+
+from support.audit import AUDIT, audit_messages, deprecated
+
+BATCH_NORM = "tf.contrib.layers.python.layers.batch_norm"
+
+CTR_MODEL = '''\
+import tensorflow as tf
+from tensorflow.contrib.layers.python.layers import batch_norm as batch_norm
+
+
+class CtrModel(object):
+    def __init__(self, field_size, batch_norm=0, batch_norm_decay=0.995):
+        self.field_size = field_size
+        self.batch_norm = batch_norm
+        self.batch_norm_decay = batch_norm_decay
+
+    def batch_norm_layer(self, x, train_phase, scope_bn):
+        bn_train = batch_norm(x, decay=self.batch_norm_decay, is_training=True, scope=scope_bn)
+        bn_inference = batch_norm(x, decay=self.batch_norm_decay, is_training=False,
+                                  reuse=True, scope=scope_bn)
+        return tf.cond(train_phase, lambda: bn_train, lambda: bn_inference)
+'''
+
+
+def test_a_constructor_parameter_named_like_the_import_is_no_use() -> None:
+    findings = assert_reports(AUDIT, CTR_MODEL, findings=[
+        ("NPU100", 12, 19, "unmigrated"), ("NPU100", 13, 23, "unmigrated")])
+    assert audit_messages(findings) == [(12, deprecated(BATCH_NORM)), (13, deprecated(BATCH_NORM))]
+
+
+SCOPES = '''\
+import tensorflow as tf
+from tensorflow.contrib.layers import batch_norm
+
+
+def make_norm(batch_norm=batch_norm):
+    def norm(x):
+        return batch_norm(x)
+    return norm
+
+
+def global_norm(x):
+    global batch_norm
+    return batch_norm(x)
+
+
+def assigned_later(x):
+    y = batch_norm(x)
+    batch_norm = None
+    return y
+
+
+class Net(object):
+    batch_norm = batch_norm
+
+    def build(self, x):
+        return batch_norm(x)
+
+
+norms = [batch_norm(v) for batch_norm in [batch_norm] for v in (1,)]
+pick = lambda x, bn=batch_norm: (lambda batch_norm: batch_norm(x))(bn)
+'''
+
+
+def test_a_name_is_the_import_wherever_python_reads_it_from_the_module() -> None:
+    """A default, a ``global`` name, a class body that has not bound it yet, a method (which
+    does not see its class's bindings), a comprehension's first iterable: the import; a name
+    the function assigns (it may be an alias of an API there: left as found). An enclosing
+    function's parameter, a comprehension's target, a lambda's parameter: not."""
+    assert_reports(AUDIT, SCOPES, findings=[
+        ("NPU100", 5, 25, "unmigrated"), ("NPU100", 13, 11, "unmigrated"),
+        ("NPU100", 17, 8, "unmigrated"), ("NPU100", 23, 17, "unmigrated"), ("NPU100", 26, 15, "unmigrated"),
+        ("NPU100", 29, 42, "unmigrated"), ("NPU100", 30, 20, "unmigrated")])
+
+
+REGULARIZERS = '''\
+import tensorflow as tf
+
+
+def regularizers(weight_decay, bias_decay):
+    weights_regularizer = tf.contrib.layers.l2_regularizer(weight_decay)
+    if bias_decay:
+        biases_regularizer = weights_regularizer
+    else:
+        biases_regularizer = tf.no_regularizer
+    return dict(weights_regularizer=weights_regularizer, biases_regularizer=biases_regularizer)
+
+
+def model_fn(features, labels, mode):
+    def computation():
+        mode = tf.estimator.ModeKeys.PREDICT
+        return build(features, labels, mode)
+    return computation() if mode == "infer" else build(features, labels, mode)
+'''
+
+
+def test_a_name_a_function_binds_to_an_api_value_is_still_its_alias() -> None:
+    """``biases_regularizer = tf.no_regularizer`` in a function, then read there: the read is
+    the alias's, a use; ``mode`` read in ``computation``, which binds it to
+    ``ModeKeys.PREDICT``, too; ``mode`` read in ``model_fn``, whose parameter it is, not."""
+    assert shadowed_reads(REGULARIZERS, ast.parse(REGULARIZERS), frozenset({"biases_regularizer", "mode"})) == {(17, 28), (17, 73)}
