@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 from typing import AbstractSet, Generic, Iterable, Optional, Sequence, TypeVar
 
 from .ast_references import ast_references, original_reading
+from .local_names import without_shadowed
 from .names import ImportNames
 from .qualified import ReferenceSite, references_under
 from .rewritten_references import rewritten_references
@@ -271,6 +272,8 @@ def written_uses(ctx: FileContext, resolvers: Sequence[ImportNames],
     ``ast`` cannot read: its uses as they were."""
     out = ctx.analysis(written)
     sites = None if out is None else written_references(ctx, out, resolvers)
+    if out is not None and sites is not None:
+        sites = without_shadowed(out.text, sites)  # as ``site_references`` reads the original
     if out is None or sites is None:
         form = ctx.analysis(_original_npu_form)
         return [WrittenUse(site, was, (site.line, site.line + 1)) for site, was in uses

@@ -9,7 +9,7 @@ import ast
 from npu_codemod.codemods.local_names import shadowed_reads
 from npu_codemod.testing import assert_reports
 
-from support.audit import AUDIT, audit_messages, deprecated
+from support.audit import AUDIT, audit_messages, counted, deprecated
 
 BATCH_NORM = "tf.contrib.layers.python.layers.batch_norm"
 
@@ -109,3 +109,11 @@ def test_a_name_a_function_binds_to_an_api_value_is_still_its_alias() -> None:
     the alias's, a use; ``mode`` read in ``computation``, which binds it to
     ``ModeKeys.PREDICT``, too; ``mode`` read in ``model_fn``, whose parameter it is, not."""
     assert shadowed_reads(REGULARIZERS, ast.parse(REGULARIZERS), frozenset({"biases_regularizer", "mode"})) == {(17, 28), (17, 73)}
+
+
+def test_a_rewritten_file_counts_no_shadowed_read_either() -> None:
+    """The counts of a file a rule rewrote come from its text as written: the constructor's
+    ``batch_norm`` is no site there either (before: 3 deprecated sites, 2 findings)."""
+    source = CTR_MODEL + "\n\ndef deep(x, keep_prob):\n    return tf.nn.dropout(x, keep_prob)\n"
+    sites = counted(AUDIT | {"NPU001", "NPU004"}, source)
+    assert sites[("tf.contrib.layers", "deprecated", False)] == 2
