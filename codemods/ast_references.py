@@ -262,8 +262,8 @@ def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[
         sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
     else:
         sites = reading.sites
-    sites = without_shadowed(ctx.original, sites)
     handover = ctx._handover
+    sites = without_shadowed(ctx.original, sites, handover.known_reads() if handover is not None else None)
     return with_type_aliases(ctx.original, sites,
                              handover.type_alias_spans() if handover is not None else None)
 

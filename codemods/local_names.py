@@ -13,16 +13,24 @@ tf.estimator.ModeKeys.PREDICT``, an import, ``tpu_lib = contrib.tpu()``: what th
 bindings may make an alias of an API) keeps its reads as they are found. A class body shadows
 nothing: the functions inside it do not see its bindings, and it reads a name it has not bound
 yet from the module (``class A: batch_norm = batch_norm``).
+
+What the file's reads are is worked out where its ``ast`` already is: the repository analysis
+hands :class:`KnownReads` over with the file's record (``ast_handover``), found by a walk that
+goes down only to the lines that read a name some function takes as a parameter or loop target
+(the analysis's :class:`~.modules.ModuleIndex` lists them); the file as a rule wrote it takes
+them over on its unchanged lines (:func:`moved_reads`). Without a record, a text search keeps
+a file with no such name from being parsed.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from functools import lru_cache
-from typing import Iterable, Optional
+from typing import Iterable, NamedTuple, Optional, Sequence, Union
 
-from .modules import module_ast
+from .modules import ModuleIndex, module_ast, module_index
 from .qualified import ReferenceSite
 
 _HEAD = re.compile(r"\w+")
@@ -37,22 +45,92 @@ _SCOPES = _FUNCTIONS + _COMPREHENSIONS + (ast.ClassDef,)
 #: takes only as parameters or loop targets (they shadow the module's), and the names it
 #: binds otherwise (their reads are kept as found).
 _Scope = tuple[frozenset[str], frozenset[str]]
+#: The words of a line that may make a scope of its own or bind a name in one.
+_SCOPE_WORDS = frozenset({"def", "lambda", "class", "for"})
+_WORD = re.compile(r"[^\W\d]\w*")
 
 
-def without_shadowed(text: str, sites: list[ReferenceSite]) -> list[ReferenceSite]:
+class KnownReads(NamedTuple):
+    """What a module's ``ast`` said of some ``names`` (the repository analysis's, handed
+    over): those of them a function, lambda or comprehension takes as a parameter or loop
+    target (``taken``), and ``reads``, the (line, character column) of each read of one of
+    them that :func:`shadowed_reads` finds; a name not in ``names`` was not looked at."""
+
+    names: frozenset[str]
+    taken: frozenset[str]
+    reads: frozenset[tuple[int, int]]
+
+
+def without_shadowed(text: str, sites: list[ReferenceSite],
+                     known: Optional[KnownReads] = None) -> list[ReferenceSite]:
     """``sites`` (the references of the module ``text``) without those whose first name the
-    scope reading it takes as a parameter or loop target (the module is parsed only when
-    the text may)."""
-    names = may_shadow(text, (site.spelled for site in sites))
-    shadowed = shadowed_reads(text, module_ast(text), names) if names else set()
-    return [site for site in sites if (site.line, site.column) not in shadowed] if shadowed else sites
+    scope reading it takes as a parameter or loop target: from ``known`` when it looked at
+    every first name, else the module is parsed only when the text may hold one."""
+    heads = site_heads(sites)
+    if known is not None and heads <= known.names:
+        shadowed: Iterable[tuple[int, int]] = known.reads
+    else:
+        names = may_shadow(text, heads)
+        shadowed = shadowed_reads(text, module_ast(text), names) if names else ()
+    dropped = set(shadowed)
+    return [site for site in sites if (site.line, site.column) not in dropped] if dropped else sites
 
 
-def may_shadow(text: str, spellings: Iterable[str]) -> frozenset[str]:
-    """Which of the names the ``spellings`` of sites start with the module ``text`` may take
-    as a parameter or loop target: a search of the text, so that a module with none is not
+def site_heads(sites: Iterable[ReferenceSite]) -> frozenset[str]:
+    """The names ``sites`` start with."""
+    return spelled_heads({site.spelled for site in sites})
+
+
+def spelled_heads(spellings: Iterable[str]) -> frozenset[str]:
+    """The names the ``spellings`` of sites start with."""
+    return frozenset(map(_head, set(spellings)))
+
+
+def module_known_reads(text: str, module: ast.Module, names: Iterable[str]) -> KnownReads:
+    """:class:`KnownReads` of ``names`` in the module ``text`` whose ``ast`` is ``module``
+    (while the analysis has it: the engine does not parse the file again for them)."""
+    looked_at = frozenset(names)
+    taken = looked_at & taken_names(module_index(module))
+    return KnownReads(looked_at, taken, frozenset(shadowed_reads(text, module, taken)))
+
+
+def moved_reads(known: KnownReads, original: str, written: str,
+                origin: Sequence[Optional[int]]) -> Optional[KnownReads]:
+    """``known`` (of the module ``original``) for its rewrite ``written``, whose line ``line``
+    is the original's ``origin[line]`` unchanged (None: a line the rewrite wrote): the reads
+    on the unchanged lines, moved with them, when no line the rewrite wrote or replaced spells
+    a name the module takes as a parameter or loop target or a word that may open a scope
+    that takes one (``def``, ``lambda``, ``for``; ``class``: a scope that shadows nothing);
+    None otherwise (then the rewrite's own ``ast`` decides). A rewrite does not make an
+    unchanged line a parameter list or a loop target (the rules rewrite calls and add
+    statements)."""
+    lines = written.split("\n")
+    if len(origin) != len(lines) + 1:
+        return None
+    kept = {number for number in origin if number is not None}
+    changed = [line for line, number in zip(lines, origin[1:]) if number is None]
+    replaced = [line for number, line in enumerate(original.split("\n"), start=1) if number not in kept]
+    words = _SCOPE_WORDS | known.taken
+    if any(not words.isdisjoint(_WORD.findall(line)) for line in changed + replaced):
+        return None
+    line_of = {number: line for line, number in enumerate(origin) if number is not None}
+    return KnownReads(known.names, known.taken, frozenset(
+        (line_of[line], column) for line, column in known.reads if line in line_of))
+
+
+def taken_names(index: ModuleIndex) -> frozenset[str]:
+    """The names the module of ``index`` takes as a parameter or a ``for`` target anywhere
+    (what may shadow a name of the module's: the others cannot)."""
+    loops: list[Union[ast.For, ast.AsyncFor, ast.comprehension]] = [
+        *index.nodes(ast.For), *index.nodes(ast.AsyncFor), *index.nodes(ast.comprehension)]
+    return frozenset([arg.arg for arg in index.nodes(ast.arg)]
+                     + [node.id for loop in loops for node in ast.walk(loop.target) if isinstance(node, ast.Name)])
+
+
+def may_shadow(text: str, heads: Iterable[str]) -> frozenset[str]:
+    """Which of the names ``heads`` (sites' first names) the module ``text`` may take as a
+    parameter or loop target: a search of the text, so that a module with none is not
     parsed and walked."""
-    heads = set(map(_head, set(spellings)))
     return frozenset(name for name in heads if name and _followed_as_bound(name).search(text)
                      and _binding_shape(name).search(text))
 
@@ -85,11 +163,16 @@ def shadowed_reads(text: str, module: Optional[ast.Module], names: frozenset[str
     """The (line, character column) of each read of one of ``names`` that resolves to a
     parameter or loop target of a function, lambda or comprehension, in the module ``text``
     whose ``ast`` is ``module`` (None: not Python 3, no reads; nor in a module nested deeper
-    than the walk can recurse)."""
+    than the walk can recurse). The walk goes down only to the lines that name one."""
     if module is None or _LONE_CR.search(text):
         return set()
+    index = module_index(module)
+    names = names & taken_names(index)
+    read_lines = sorted({node.lineno for node in index.nodes(ast.Name) if node.id in names})
+    if not read_lines:
+        return set()
     try:
-        nodes = list(_shadowed_names(module, names, ()))
+        nodes = list(_shadowed_names(module, names, (), read_lines))
     except RecursionError:
         return set()
     lines = text.split("\n")
@@ -102,14 +185,24 @@ def shadowed_reads(text: str, module: Optional[ast.Module], names: frozenset[str
     return found
 
 
-def _shadowed_names(node: ast.AST, names: frozenset[str],
-                    scopes: tuple[_Scope, ...]) -> Iterable[ast.Name]:
+def _shadowed_names(node: ast.AST, names: frozenset[str], scopes: tuple[_Scope, ...],
+                    read_lines: list[int]) -> Iterable[ast.Name]:
     if isinstance(node, ast.Name):
         if node.id in names and isinstance(node.ctx, ast.Load) and _shadows(node.id, scopes):
             yield node
         return
     for child, inner in _children(node, names, scopes):
-        yield from _shadowed_names(child, names, inner)
+        if _spans_one(child, read_lines):
+            yield from _shadowed_names(child, names, inner, read_lines)
+
+
+def _spans_one(node: ast.AST, lines: list[int]) -> bool:
+    """Whether ``node`` (one with no position: perhaps) spans one of ``lines`` (sorted)."""
+    first = getattr(node, "lineno", None)
+    if first is None:
+        return True
+    at = bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= node.end_lineno  # type: ignore[attr-defined]
 
 
 def _shadows(name: str, scopes: tuple[_Scope, ...]) -> bool:

@@ -5,12 +5,19 @@ constructor: only the calls of the imported function are uses."""
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
-from npu_codemod.codemods.local_names import shadowed_reads
+import pytest
+
+from npu_codemod.codemods import ast_handover
+from npu_codemod.codemods.engine import SELECTIVE, Engine
+from npu_codemod.codemods.local_names import module_known_reads, moved_reads, shadowed_reads
+from npu_codemod.plugins.manager import load_plugins
 from npu_codemod.testing import assert_reports
 
 from support.audit import AUDIT, audit_messages, counted, deprecated
 
+ALL_RULES = load_plugins().rules()
 BATCH_NORM = "tf.contrib.layers.python.layers.batch_norm"
 
 CTR_MODEL = '''\
@@ -117,3 +124,39 @@ def test_a_rewritten_file_counts_no_shadowed_read_either() -> None:
     source = CTR_MODEL + "\n\ndef deep(x, keep_prob):\n    return tf.nn.dropout(x, keep_prob)\n"
     sites = counted(AUDIT | {"NPU001", "NPU004"}, source)
     assert sites[("tf.contrib.layers", "deprecated", False)] == 2
+
+
+def test_a_handed_over_file_is_not_parsed_again_for_its_shadowed_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The repository analysis's ``ast`` said which reads are the constructor's parameter
+    (``Handover.known_reads``): the engine drops them without parsing the file, nor its
+    rewrite (whose rewritten lines spell no parameter), and reports as without a record."""
+    source = CTR_MODEL + "\n\ndef deep(x, keep_prob):\n    return tf.nn.dropout(x, keep_prob)\n"
+    engine = Engine(ALL_RULES, SELECTIVE)
+    ast_handover.clear()
+    without = engine.process(source.encode("utf-8"), "model.py", "repo")
+    engine.hand_over("model.py", source)
+    parsed: list[str] = []
+    real_parse = ast.parse
+
+    def counted(text, *args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(text)
+        return real_parse(text, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counted)
+    with_it = engine.process(source.encode("utf-8"), "model.py", "repo")
+    monkeypatch.undo()
+    assert with_it == without and without.new_data is not None
+    assert not any("batch_norm=0" in text for text in parsed)
+
+
+def test_a_rewrite_that_spells_a_parameter_name_is_read_again() -> None:
+    """The reads the original's ``ast`` found move with the lines a rewrite kept, unless a line
+    it wrote or replaced spells a name the module takes as a parameter (or ``def``...)."""
+    known = module_known_reads(CTR_MODEL, ast.parse(CTR_MODEL), {"tf", "batch_norm"})
+    assert known.taken == {"batch_norm"} and known.reads == {(8, 26)}
+    lines = CTR_MODEL.split("\n")
+    origin: list[Optional[int]] = [None, None, *range(1, len(lines) + 1)]
+    moved = moved_reads(known, CTR_MODEL, "# header\n" + CTR_MODEL, origin)
+    assert moved is not None and moved.reads == {(9, 26)}
+    for written in ("x = batch_norm\n", "f = lambda y: y\n"):
+        assert moved_reads(known, CTR_MODEL, written + CTR_MODEL, origin) is None
