@@ -91,7 +91,7 @@ def module_known_reads(text: str, module: ast.Module, names: Iterable[str]) -> K
     (while the analysis has it: the engine does not parse the file again for them)."""
     looked_at = frozenset(names)
     taken = looked_at & taken_names(module_index(module))
-    return KnownReads(looked_at, taken, frozenset(shadowed_reads(text, module, taken)))
+    return KnownReads(looked_at, taken, frozenset(_taken_reads(text, module, taken)) if taken else frozenset())
 
 
 def moved_reads(known: KnownReads, original: str, written: str,
@@ -100,18 +100,19 @@ def moved_reads(known: KnownReads, original: str, written: str,
     is the original's ``origin[line]`` unchanged (None: a line the rewrite wrote): the reads
     on the unchanged lines, moved with them, when no line the rewrite wrote or replaced spells
     a name the module takes as a parameter or loop target or a word that may open a scope
-    that takes one (``def``, ``lambda``, ``for``; ``class``: a scope that shadows nothing);
-    None otherwise (then the rewrite's own ``ast`` decides). A rewrite does not make an
-    unchanged line a parameter list or a loop target (the rules rewrite calls and add
+    (``def``, ``lambda``, ``for``, ``class``), and no line it wrote may take one of the names
+    as a parameter; None otherwise (then the rewrite's own ``ast`` decides). A rewrite does not
+    make a line it kept a parameter or a loop target (the rules rewrite calls and add
     statements)."""
     lines = written.split("\n")
     if len(origin) != len(lines) + 1:
         return None
     kept = {number for number in origin if number is not None}
-    changed = [line for line, number in zip(lines, origin[1:]) if number is None]
-    replaced = [line for number, line in enumerate(original.split("\n"), start=1) if number not in kept]
-    words = _SCOPE_WORDS | known.taken
-    if any(not words.isdisjoint(_WORD.findall(line)) for line in changed + replaced):
+    changed = "\n".join(line for line, number in zip(lines, origin[1:]) if number is None)
+    replaced = "\n".join(line for number, line in enumerate(original.split("\n"), start=1) if number not in kept)
+    words = set(_WORD.findall(changed))
+    if not (_SCOPE_WORDS | known.taken).isdisjoint(words.union(_WORD.findall(replaced))) or any(
+            _maybe_taken(name).search(changed) for name in known.names & words):
         return None
     line_of = {number: line for line, number in enumerate(origin) if number is not None}
     return KnownReads(known.names, known.taken, frozenset(
@@ -123,8 +124,11 @@ def taken_names(index: ModuleIndex) -> frozenset[str]:
     (what may shadow a name of the module's: the others cannot)."""
     loops: list[Union[ast.For, ast.AsyncFor, ast.comprehension]] = [
         *index.nodes(ast.For), *index.nodes(ast.AsyncFor), *index.nodes(ast.comprehension)]
+    targets = [loop.target for loop in loops]
     return frozenset([arg.arg for arg in index.nodes(ast.arg)]
-                     + [node.id for loop in loops for node in ast.walk(loop.target) if isinstance(node, ast.Name)])
+                     + [target.id for target in targets if type(target) is ast.Name]
+                     + [node.id for target in targets if type(target) is not ast.Name
+                        for node in ast.walk(target) if isinstance(node, ast.Name)])
 
 
 def may_shadow(text: str, heads: Iterable[str]) -> frozenset[str]:
@@ -141,6 +145,13 @@ def _followed_as_bound(name: str) -> re.Pattern[str]:
     a pattern that starts with the name's letters (a search ten times as fast over the
     corpus's TF files; most have none)."""
     return re.compile(r"%s(?:\s*[=,):]|\s+in\b)" % re.escape(name))
+
+
+@lru_cache(maxsize=256)
+def _maybe_taken(name: str) -> re.Pattern[str]:
+    """The word ``name`` where a parameter list or a loop target may hold it: followed by
+    what :func:`_followed_as_bound` looks for or by the end of its line."""
+    return re.compile(r"\b%s(?:\s*(?:[=,):]|$)|\s+in\b)" % re.escape(name), re.MULTILINE)
 
 
 @lru_cache(maxsize=256)
@@ -164,13 +175,18 @@ def shadowed_reads(text: str, module: Optional[ast.Module], names: frozenset[str
     parameter or loop target of a function, lambda or comprehension, in the module ``text``
     whose ``ast`` is ``module`` (None: not Python 3, no reads; nor in a module nested deeper
     than the walk can recurse). The walk goes down only to the lines that name one."""
-    if module is None or _LONE_CR.search(text):
+    if module is None:
         return set()
-    index = module_index(module)
-    names = names & taken_names(index)
-    read_lines = sorted({node.lineno for node in index.nodes(ast.Name) if node.id in names})
-    if not read_lines:
+    taken = names & taken_names(module_index(module))
+    return _taken_reads(text, module, taken) if taken else set()
+
+
+def _taken_reads(text: str, module: ast.Module, names: frozenset[str]) -> set[tuple[int, int]]:
+    """:func:`shadowed_reads` of ``names``, each one the module takes as a parameter or loop
+    target somewhere."""
+    if _LONE_CR.search(text):
         return set()
+    read_lines = sorted({node.lineno for node in module_index(module).nodes(ast.Name) if node.id in names})
     try:
         nodes = list(_shadowed_names(module, names, (), read_lines))
     except RecursionError:

@@ -160,3 +160,10 @@ def test_a_rewrite_that_spells_a_parameter_name_is_read_again() -> None:
     assert moved is not None and moved.reads == {(9, 26)}
     for written in ("x = batch_norm\n", "f = lambda y: y\n"):
         assert moved_reads(known, CTR_MODEL, written + CTR_MODEL, origin) is None
+    # a parameter a rewrite wrote on a line of its own, under a ``def`` line it kept
+    original = "import tensorflow as tf\n\n\ndef add(a,\n        b):\n    return tf.add(a, b)\n"
+    known = module_known_reads(original, ast.parse(original), {"tf"})
+    assert known.taken == set() and known.reads == set()
+    written = original.replace("        b)", "        tf)")
+    assert moved_reads(known, original, written, [None, 1, 2, 3, 4, None, 6, 7]) is None
+    assert moved_reads(known, original, original, [None, 1, 2, 3, 4, 5, 6, 7]) == known
