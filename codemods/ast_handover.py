@@ -27,6 +27,7 @@ from typing import Iterable, Optional, Sequence
 from .ast_names import BindingSteps, binding_steps, bound_names, names_read_alike
 from .ast_references import _LONE_CR, AstReading, _top_level_runs, nested_runs, parsed_site_values
 from .dead_sites import dead_lines, may_have_dead_lines, tree_dead_lines
+from .local_names import KnownReads, module_known_reads, spelled_heads
 from .modules import imported_names, module_ast, module_index, statements
 from .names import ImportNames
 from .qualified import ReferenceSite
@@ -101,21 +102,21 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
     nodes = index.statements()
     steps = binding_steps(text, nodes)
     resolvers = _audited(steps, text)
-    reading = (bindings_key(resolvers),
-               tuple(parsed_site_values(text, module, resolvers, index=index)),
-               _top_level_runs(module), class_members(module), nested_runs(nodes, text)) if resolvers else None
+    sites = tuple(parsed_site_values(text, module, resolvers, index=index)) if resolvers else ()
+    reading = (bindings_key(resolvers), sites, _top_level_runs(module), class_members(module),
+               nested_runs(nodes, text)) if resolvers else None
     dead = tuple(sorted(tree_dead_lines(module, index))) if may_have_dead_lines(text) else ()
     type_aliases = tuple(module_type_alias_spans(module, text))
     return (packed_layout(layout) if layout is not None else None,
             tuple(imported_names(module, path).items()), steps, reading,
-            _spans(nodes), _alias_lines(nodes), dead, type_aliases)
+            _spans(nodes), _alias_lines(nodes), dead, type_aliases, _known_reads(text, module, resolvers, sites))
 
 
 class Handover:
     """One file's record, as the engine's readers ask for its parts."""
 
     def __init__(self, record: tuple, marks: tuple[Mark, ...]) -> None:  # type: ignore[type-arg]
-        layout, imported, steps, reading, spans, aliases, dead, type_aliases = record
+        layout, imported, steps, reading, spans, aliases, dead, type_aliases, known = record
         self._layout: Optional[PackedLayout] = layout
         self._imported: tuple[tuple[str, str], ...] = imported
         self._steps: BindingSteps = steps
@@ -124,6 +125,7 @@ class Handover:
         self._aliases: tuple[tuple[str, int], ...] = aliases
         self._dead: tuple[int, ...] = dead
         self._type_aliases: tuple[tuple[Span, bool], ...] = type_aliases
+        self._known: Optional[tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[int, int], ...]]] = known
         self._marks = marks
 
     def layout(self, text: str, marks: Sequence[Mark]) -> Optional[Layout]:
@@ -179,6 +181,14 @@ class Handover:
         """``dead_sites.dead_lines`` of the file."""
         return frozenset(self._dead)
 
+    def known_reads(self) -> Optional[KnownReads]:
+        """``local_names.module_known_reads`` of the file, for the names its audited uses
+        may start with (None: no such use)."""
+        if self._known is None:
+            return None
+        names, taken, reads = self._known
+        return KnownReads(frozenset(names), frozenset(taken), frozenset(reads))
+
 
 def statement_spans(ctx: FileContext) -> Optional[list[tuple[int, int]]]:
     """:meth:`Handover.statement_spans` of the file of ``ctx`` as written (from its record, else
@@ -232,6 +242,18 @@ def _audited(steps: BindingSteps, text: str) -> list[ImportNames]:
     function (Horovod's only where an import may bind it)."""
     roots = AUDITED_ROOTS if "horovod" in text or not text.isascii() else AUDITED_ROOTS[:1]
     return [bound_names(steps, root) for root in roots]
+
+
+def _known_reads(text: str, module: ast.Module, resolvers: Sequence[ImportNames],
+                 sites: Sequence[tuple]) -> Optional[tuple]:  # type: ignore[type-arg]
+    """:meth:`Handover.known_reads`, as plain values: of the names the audited uses may start
+    with (the bindings' and the sites' first names)."""
+    heads = {name for resolver in resolvers for name in resolver.heads}
+    heads.update(spelled_heads(site[4] for site in sites))  # ReferenceSite.spelled
+    if not heads:
+        return None
+    known = module_known_reads(text, module, heads)
+    return tuple(sorted(known.names)), tuple(sorted(known.taken)), tuple(sorted(known.reads))
 
 
 def _spans(nodes: Iterable[ast.stmt]) -> tuple[int, ...]:

@@ -28,6 +28,7 @@ from typing import Collection, Iterable, Optional, Sequence, Union
 from .ast_names import names_read_alike
 from .ast_type_uses import in_typing_type
 from .introspection import INTROSPECTION_ATTRIBUTES, TYPE_CHECKS, is_introspection_call
+from .local_names import without_shadowed
 from .modules import ModuleIndex, child_fields, module_ast, node_fields, statements
 from .names import ACCESSOR_CALL, ImportNames, ast_dotted_name
 from .qualified import ReferenceSite, references_under
@@ -251,13 +252,18 @@ def site_references(ctx: FileContext, resolvers: Sequence[ImportNames]) -> list[
     engine did not parse it whole), else from the tree, which then holds the whole file;
     ``ast`` cannot read Python 2 code, whose file is always parsed whole. A binding the module
     reads only as a type (``NextState = tf.keras.layers.Layer``) is a type use
-    (``type_aliases``: a fact of the whole module, which neither finder sees)."""
+    (``type_aliases``: a fact of the whole module, which neither finder sees). A name a
+    function, lambda or comprehension binds itself (``def __init__(self, batch_norm=0)`` under
+    ``from tensorflow.contrib.layers import batch_norm``) is no reference there
+    (``local_names``: a fact of the function, which a reading of a statement alone does not
+    see)."""
     reading = ctx.analysis(original_reading, *resolvers)
     if reading is None:
         sites = [reference.site for reference in references_under(ctx.tree, resolvers)]
     else:
         sites = reading.sites
     handover = ctx._handover
+    sites = without_shadowed(ctx.original, sites, handover.known_reads() if handover is not None else None)
     return with_type_aliases(ctx.original, sites,
                              handover.type_alias_spans() if handover is not None else None)
 

@@ -36,7 +36,7 @@ from .dead_sites import settle_dead
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import place_imports
-from .modules import forget_trees
+from .modules import forget_trees, module_ast
 from .names import TF, UNRESOLVED_ACCESSOR, imports_module_pattern
 from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
@@ -334,7 +334,7 @@ class Engine:
                 layout = None  # the file is redone whole
                 continue
             except _ParseFailed as exc:
-                error = _file_error(repo, path, exc.line, str(exc), exc.column)
+                error = _file_error(repo, path, exc.line, exc.message_for(body), exc.column)
                 return FileOutcome(path, (error,))
             except _RuleCrashed as exc:
                 # Isolate the rule: report it and redo the file without it.
@@ -832,12 +832,20 @@ class _ParseFailed(Exception):
 
     def __init__(self, error: Exception) -> None:
         self.line, self.column = _error_position(error)
+        self.where = f"cannot parse line {self.line}, column {self.column}: {_error_detail(error)}"
         super().__init__(
-            f"cannot parse line {self.line}, column {self.column}: {_error_detail(error)}. "
-            "The parser (fissix) reads Python 2 and Python 3 but not some newer syntax: match "
-            "statements, positional-only '/' parameters, except*, parenthesised context "
-            "managers; migrate this file by hand"
+            f"{self.where}. The parser (fissix) reads Python 2 and Python 3 but not some newer "
+            "syntax: match statements, positional-only '/' parameters, except*, parenthesised "
+            "context managers; migrate this file by hand"
         )
+
+    def message_for(self, text: str) -> str:
+        """The message for the file ``text``: one the running Python cannot compile either
+        has a syntax error (a placeholder left in, a merge conflict), not newer syntax."""
+        if module_ast(text) is not None:
+            return str(self)
+        return (f"{self.where}. Python {sys.version_info[0]}.{sys.version_info[1]} cannot compile "
+                "this file either: fix its syntax error, then run npu-codemod again")
 
 
 def _error_position(error: Exception) -> tuple[int, int]:

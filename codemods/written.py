@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 from typing import AbstractSet, Generic, Iterable, Optional, Sequence, TypeVar
 
 from .ast_references import ast_references, original_reading
+from .local_names import KnownReads, moved_reads, without_shadowed
 from .names import ImportNames
 from .qualified import ReferenceSite, references_under
 from .rewritten_references import rewritten_references
@@ -271,6 +272,8 @@ def written_uses(ctx: FileContext, resolvers: Sequence[ImportNames],
     ``ast`` cannot read: its uses as they were."""
     out = ctx.analysis(written)
     sites = None if out is None else written_references(ctx, out, resolvers)
+    if out is not None and sites is not None:  # as ``site_references`` reads the original
+        sites = without_shadowed(out.text, sites, _written_known_reads(ctx, out))
     if out is None or sites is None:
         form = ctx.analysis(_original_npu_form)
         return [WrittenUse(site, was, (site.line, site.line + 1)) for site, was in uses
@@ -307,6 +310,14 @@ def written_references(ctx: FileContext, out: Written,
         sites = ast_references(out.text, resolvers)
         return sites if sites is not None else _tree_references(out.text, resolvers)
     return rewritten_references(ctx.original, reading, out.text, out.origin, resolvers)
+
+
+def _written_known_reads(ctx: FileContext, out: Written) -> Optional[KnownReads]:
+    """What the analysis's ``ast`` of the file said of its shadowed reads, for the file as
+    written (``local_names.moved_reads``), or None."""
+    handover = ctx._handover
+    known = handover.known_reads() if handover is not None else None
+    return moved_reads(known, ctx.original, out.text, out.origin) if known is not None else None
 
 
 def _tree_references(text: str, resolvers: Sequence[ImportNames]) -> Optional[list[ReferenceSite]]:

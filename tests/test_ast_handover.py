@@ -22,6 +22,7 @@ from npu_codemod.codemods.ast_names import ast_import_names
 from npu_codemod.codemods.ast_references import ast_reading
 from npu_codemod.codemods.dead_sites import dead_lines
 from npu_codemod.codemods.engine import FULL, SELECTIVE, Engine
+from npu_codemod.codemods.local_names import without_shadowed
 from npu_codemod.codemods.modules import imported_names, module_ast, statements
 from npu_codemod.codemods.units import Layout, module_layout
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
@@ -85,6 +86,8 @@ def assert_readings_alike(handover: Handover, text: str, path: str) -> None:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
         and isinstance(node.value, (ast.Name, ast.Attribute))]
     assert handover.dead_lines() == dead_lines(text)
+    if reading is not None:  # the shadowed reads the record knows: as the module's own
+        assert without_shadowed(text, reading.sites, handover.known_reads()) == without_shadowed(text, reading.sites)
 
 
 def assert_rebound_readings_alike(handover: Handover, text: str) -> None:

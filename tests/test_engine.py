@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import copy
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -170,6 +171,17 @@ def test_syntax_fissix_cannot_parse_is_an_error_with_a_clear_message(
         "positional-only '/' parameters, except*, parenthesised context managers; "
         "migrate this file by hand"
     ))
+
+
+def test_a_syntax_error_no_python_compiles_is_not_called_newer_syntax() -> None:
+    """A weights-conversion script with its placeholder left in (``'<your weights' path>'``):
+    no Python reads it, so the message does not blame the parser."""
+    code = b"weights = '<your yolov3.weights' path>'\n"
+    outcome = process(b"import tensorflow as tf\n" + code + b"y = tf.nn.dropout(x, 0.5)\n")
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert _only_error(outcome) == (2, 33, (
+        f"cannot parse line 2, column 33: unexpected 'path'. Python {version} cannot compile "
+        "this file either: fix its syntax error, then run npu-codemod again"))
 
 
 def test_python2_file_is_parsed_with_the_print_statement_grammar() -> None:
