@@ -489,7 +489,9 @@ def _returned_kind_long_way(function, index, kinds, imports, owner):  # type: ig
     for node in [node for node in nodes if isinstance(node, ast.Return)]:
         values = _model_assigned_long_way(node.value.id, nodes) if isinstance(node.value, ast.Name) else [node.value]
         found.update(built_models._made_kind(value, kinds, imports, owner) for value in values)
-    return found.pop() if len(found) == 1 and None not in found else None
+    if not found or None in found or len({kind for kind in found if not kind.startswith("@")}) > 1:
+        return None
+    return built_models.EITHER.join(sorted(found))
 
 
 def _model_assigned_long_way(name, nodes):  # type: ignore[no-untyped-def]
