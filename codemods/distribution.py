@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Iterable, Optional
 
 from .accessors import repository_accessors
+from .horovod_holders import HOROVOD_MODULES
 from .modules import ModuleIndex, module_ast, module_index
 from .names import (
     STAR,
@@ -53,8 +54,6 @@ LIBRARY = "distributed:horovod-library"
 STRATEGY_VIA = "distributed:strategy-via:"
 #: What a module of Horovod binds that makes it provide Horovod's API.
 HOROVOD_API = frozenset({"init", "rank", "size"})
-#: The modules of Horovod for TensorFlow (``horovod.keras``: for Keras on TensorFlow).
-HOROVOD_MODULES = ("horovod.tensorflow", "horovod.tensorflow.keras", "horovod.keras")
 #: The rules of the opt-in ``distributed`` pack that act on Horovod (TF 1.x and ``tf2-compat``
 #: files): with none of them enabled, the audits report every Horovod site, naming the opt-in.
 HOROVOD_RULES = ("NPU021", "NPU022", "NPU023", "NPU024", "NPU025")

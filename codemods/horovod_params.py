@@ -12,6 +12,10 @@ A parameter is Horovod's when a caller of the repository passes the Horovod modu
 attribute of ``self`` a method of the class sets to the Horovod module or to such a parameter
 (``self.hvd = hvd``, tensorpack's HorovodTrainer). Only their attribute uses that are Horovod's
 API (:data:`HOROVOD_PARAMETER_API`) are reported: what another object of that name does is no Horovod use.
+
+So are Horovod's uses through a variable of a repository module that holds the module
+(``horovod_holders``: NVIDIA's ``hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)``, the
+wrapper module imported as ``hvd``): reported, not rewritten.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import AbstractSet, Iterator, Union
 
-from .distribution import HOROVOD_MODULES
-from .modules import ModuleIndex, module_ast, module_index, own_nodes
+from .horovod_holders import HOROVOD_MODULES, held_names
+from .modules import ModuleIndex, module_ast, module_index, nearest_name, own_nodes
 from .names import ast_dotted_name, module_package, module_parts
 from .rule import FileContext
 
@@ -38,10 +42,15 @@ HOROVOD_PARAMETER_API = frozenset({
     "broadcast_variables", "BroadcastGlobalVariablesHook", "rank", "size", "local_rank",
     "local_size", "grouped_allreduce", "alltoall",
 })
-#: What holds the Horovod module a use goes through, and where it may hold something else.
-PARAMETER, NAME, ATTRIBUTE = "parameter", "name", "attribute"
-ELSEWHERE = {PARAMETER: "in some call", NAME: "(what is assigned to it is not known here)",
-             ATTRIBUTE: "(a subclass, or another method, may set it)"}
+#: What holds the Horovod module a use goes through: a parameter, a local name, an attribute
+#: of ``self`` a method sets, a module variable of the repository.
+PARAMETER, NAME, ATTRIBUTE, GLOBAL = "parameter", "name", "attribute", "global"
+#: How a message names each holder, and where it may hold something else.
+HOLDERS = {PARAMETER: ("parameter", "in some call"),
+           NAME: ("name", "(what is assigned to it is not known here)"),
+           ATTRIBUTE: ("attribute", "(a subclass, or another method, may set it)"),
+           GLOBAL: ("module variable", "(its module may set it to another object: migrate that "
+                                       "module's Horovod uses with these)")}
 #: The spelling of a site in the facts' third part: a keyword, or ``#<position>``.
 POSITION = "#"
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -58,7 +67,7 @@ class ParameterUse:
     member: str
     call: str  # "()", "(...)" (a call with arguments) or "" (not called)
     why: str
-    holder: str = PARAMETER  # what ``parameter`` is: PARAMETER, NAME or ATTRIBUTE
+    holder: str = PARAMETER  # what ``parameter`` is: PARAMETER, NAME, ATTRIBUTE or GLOBAL
 
     @property
     def spelled(self) -> str:
@@ -67,11 +76,12 @@ class ParameterUse:
     @property
     def described(self) -> str:
         """What the use is: ``hvd.rank() is Horovod's rank through the parameter hvd (...)``."""
-        return f"{self.spelled} is Horovod's {self.member} through the {self.holder} {self.parameter} ({self.why})"
+        return (f"{self.spelled} is Horovod's {self.member} through the {HOLDERS[self.holder][0]} "
+                f"{self.parameter} ({self.why})")
 
     def message(self, replacement: str) -> str:
-        return (f"{self.described}: {replacement}; not rewritten, as the {self.holder} may hold "
-                f"something else {ELSEWHERE[self.holder]}")
+        word, elsewhere = HOLDERS[self.holder]
+        return f"{self.described}: {replacement}; not rewritten, as the {word} may hold something else {elsewhere}"
 
 
 def passed_facts(path: str, index: ModuleIndex, imports: dict[str, str]) -> Iterator[str]:
@@ -97,33 +107,70 @@ def passed_facts(path: str, index: ModuleIndex, imports: dict[str, str]) -> Iter
 
 def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[ParameterUse]:
     """The uses of :data:`HOROVOD_PARAMETER_API` names ``members`` through Horovod's parameters of the file's
-    functions (not a name the file binds to Horovod itself: the rules see those)."""
+    functions, and its other holders (see the module's doc); not through a name the file binds
+    to Horovod itself: the rules see those."""
     own = ".".join(module_parts(ctx.path))
     passed = _passed_here(ctx.facts, own) if _passed(ctx.facts) else {}
-    if not passed and CONVENTIONAL not in ctx.original and "horovod" not in ctx.original:
+    held = [name for name in held_names(ctx.facts) if name.rpartition(".")[2] in ctx.original]
+    if not passed and not held and CONVENTIONAL not in ctx.original and "horovod" not in ctx.original:
         return []  # no parameter, name or attribute can hold Horovod: the file is not parsed
     bindings = ctx.names("horovod").bindings
     modules = {name for name, target in bindings.items() if target in HOROVOD_MODULES}
-    if not passed and not _may_hold(ctx.original, modules):
+    if not passed and not held and not _may_hold(ctx.original, modules):
         return []
     tree = module_ast(ctx.original)
     if tree is None:
         return []
-    bound = set(bindings)
+    index, bound = module_index(tree), set(bindings)
     found: dict[tuple[int, int], ParameterUse] = {}  # a nested function's walked twice
-    index = module_index(tree)
+    found.update(((use.line, use.column), use) for use in _scoped_uses(index, passed, bound, modules)
+                 if use.member in members)
+    for use in _unscoped_uses(index, ctx.path, frozenset(held), bound):  # a surer holder's first
+        if use.member in members:
+            found.setdefault((use.line, use.column), use)
+    return [found[position] for position in sorted(found)]
+
+
+def _scoped_uses(index: ModuleIndex, passed: dict[str, set[str]], bound: AbstractSet[str],
+                 modules: AbstractSet[str]) -> Iterator[ParameterUse]:
+    """The uses through the parameters and locals of the file's functions, and through the
+    attributes of ``self`` its classes set to the Horovod module (``modules``: its names)."""
     for function in index.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
         assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
         holders = [*_horovod_parameters(function, passed), *_conventional_locals(function)]
         for parameter, why, holder in holders:
             if parameter not in bound:
-                found.update(((use.line, use.column), use) for use in _uses(function, parameter, why, holder)
-                             if use.member in members)
+                yield from _uses(function, parameter, why, holder)
     for klass in index.nodes(ast.ClassDef):
         assert isinstance(klass, ast.ClassDef)
-        found.update(((use.line, use.column), use) for use in _attribute_uses(klass, modules, passed)
-                     if use.member in members)
-    return [found[position] for position in sorted(found)]
+        yield from _attribute_uses(klass, modules, passed)
+
+
+def _unscoped_uses(index: ModuleIndex, path: str, held: AbstractSet[str],
+                   bound: AbstractSet[str]) -> Iterator[ParameterUse]:
+    """The uses through a repository module's variable (``held``)."""
+    calls = {id(node.func): "(...)" if node.args or node.keywords else "()" for node in index.nodes(ast.Call)}
+    if held:
+        yield from _held_uses(index, path, held, bound, calls)
+
+
+def _held_uses(index: ModuleIndex, path: str, held: AbstractSet[str], bound: AbstractSet[str],
+               calls: dict[int, str]) -> Iterator[ParameterUse]:
+    """``<imported name>[.<dotted>].<member>`` where the imported name, followed by the dotted
+    part, is a module variable of the repository that holds Horovod (``horovod_holders``):
+    ``hvd.hvd_global_object.allreduce(...)`` after ``from utils import hvd_wrapper as hvd``."""
+    imports = index.imported_names(path)
+    package = module_package(path)
+    for node in index.nodes(ast.Attribute):
+        base = ast_dotted_name(node.value) if isinstance(node.ctx, ast.Load) else None
+        head, _, rest = (base or "").partition(".")
+        target = imports.get(head)
+        if target is None or head in bound:
+            continue
+        name = nearest_name(f"{target}.{rest}" if rest else target, package, held)
+        if name is not None:
+            why = f"{name.rpartition('.')[0]} sets it to the Horovod module"
+            yield ParameterUse(node.lineno, node.col_offset, str(base), node.attr, calls.get(id(node), ""), why, GLOBAL)
 
 
 def _may_hold(text: str, modules: AbstractSet[str]) -> bool:

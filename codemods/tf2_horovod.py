@@ -11,7 +11,7 @@ left unreported and a repository still using them is never ``ready``; likewise f
 
 from __future__ import annotations
 
-from .distribution import HOROVOD_MODULES
+from .horovod_holders import HOROVOD_MODULES
 
 #: The rule that reports Horovod in TF 2.x code, and the pack that holds it.
 HOROVOD_TF2_RULE = "NPU070"

@@ -20,7 +20,9 @@ Horovod is followed the same way: a module's import of it (``import horovod.tens
 hvd`` in ``common.py``) is a fact (``tf-alias:common.hvd=horovod.tensorflow``), so that
 ``from common import hvd`` binds Horovod in the importer (``ctx.names("horovod")``) as its
 own import would: its ``hvd.init()`` is the distributed pack's, and Horovod's aggregation is
-seen by the TF 2.x rules (``spec/rules-beyond-sess-run.md`` NPU021-NPU025).
+seen by the TF 2.x rules (``spec/rules-beyond-sess-run.md`` NPU021-NPU025). Any module
+variable set to Horovod, at module level or after ``global`` (NVIDIA's ``hvd_global_object``),
+is a ``horovod-held:`` fact too (``horovod_holders``): its uses in an importer are reported.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import re
 from functools import lru_cache
 from typing import FrozenSet, Optional
 
+from .horovod_holders import held_facts
 from .modules import module_ast, module_level, nearest_name
 from .names import (
     ESTIMATOR_PACKAGE,
@@ -60,7 +63,7 @@ _GATE = re.compile(r"^[ \t]*(?:(?:tf|tensorflow)\w*[ \t]*=[^=]|from[ \t]+\.*[\w.
 
 
 def alias_facts(path: str, text: str) -> set[str]:
-    """The ``tf-alias:`` facts of one file (see the module's doc)."""
+    """The ``tf-alias:`` and ``horovod-held:`` facts of one file (see the module's doc)."""
     if _GATE.search(text) is None:
         return set()
     tree = module_ast(text)
@@ -87,7 +90,8 @@ def alias_facts(path: str, text: str) -> set[str]:
             head, _, rest = (ast_dotted_name(node.value) or "").partition(".")
             if head in imports:  # the first of several (``else: tfv1 = tf``)
                 facts.setdefault(node.targets[0].id, imports[head] + (f".{rest}" if rest else ""))
-    return {f"{PREFIX}{module}.{name}={target}" for name, target in facts.items()}
+    return {f"{PREFIX}{module}.{name}={target}" for name, target in facts.items()} \
+        | (held_facts(tree, module) if HOROVOD in text else set())
 
 
 def may_bind_horovod(text: str) -> bool:

@@ -125,8 +125,9 @@ class ApiSupport(Rule):
         "no finding either), nor the tool's own NpuOptimizer lines, so a rerun over the "
         "migrated branch counts the same. In a file no rule rewrites (eager mode), each "
         "Horovod use is still reported, naming the opt-in while the distributed pack is off; "
-        "so is, while it is off, Horovod's API used through a parameter, a local `hvd` or an "
-        "attribute of `self` that holds the module (what NPU023/NPU025 report). Each "
+        "so is, while it is off, Horovod's API used through a parameter, a local `hvd`, an "
+        "attribute of `self` or a repository module's variable that holds the module "
+        "(`hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)`: what NPU023/NPU025 report). Each "
                "use of BytePS (`byteps.tensorflow`, Horovod's API on a stack the NPU has no "
                "counterpart of), with the NPU form the distributed pack gives Horovod's: no rule "
                "rewrites it.")

@@ -99,7 +99,10 @@ class HorovodOther(DistributedRule):
                "`nccl_built`, Horovod's other Keras callbacks, the module used as a value, with "
                "its status in Ascend's API list and what to write instead; Horovod's API used "
                "through a parameter that holds the module (as NPU023 finds them), a local `hvd`, "
-               "or an attribute of `self` a method sets to the module (`self.hvd.allreduce`).")
+               "an attribute of `self` a method sets to the module (`self.hvd.allreduce`), or a "
+               "variable of a repository module that holds the module "
+               "(`hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)` after `from utils import "
+               "hvd_wrapper as hvd`).")
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd

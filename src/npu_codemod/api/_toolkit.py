@@ -54,7 +54,6 @@ from npu_codemod.codemods.calls import (
 )
 from npu_codemod.codemods.classes import RepositoryClass, class_facts, repository_classes, subclass_calls
 from npu_codemod.codemods.distribution import (
-    HOROVOD_MODULES,
     HOROVOD_RULES,
     MIRRORED_STRATEGIES,
     NPU_STRATEGY,
@@ -81,6 +80,7 @@ from npu_codemod.codemods.function_tf import (
     tf_import_functions,
     top_function,
 )
+from npu_codemod.codemods.horovod_holders import HOROVOD_MODULES
 from npu_codemod.codemods.horovod_params import CONVENTIONAL as HOROVOD_CONVENTIONAL
 from npu_codemod.codemods.horovod_params import (
     HOROVOD_PARAMETER_API,
