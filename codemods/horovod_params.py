@@ -15,7 +15,10 @@ API (:data:`HOROVOD_PARAMETER_API`) are reported: what another object of that na
 
 So are Horovod's uses through a variable of a repository module that holds the module
 (``horovod_holders``: NVIDIA's ``hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)``, the
-wrapper module imported as ``hvd``): reported, not rewritten.
+wrapper module imported as ``hvd``); through any attribute named as the module is
+(``model.hvd.rank()``, ``self.model.hvd.size()``: whatever object holds it); and the names of
+``from horovod.tensorflow import *`` (``rank()``), which no rule follows: reported, not
+rewritten (:func:`star_imports` gives the imports themselves).
 """
 
 from __future__ import annotations
@@ -27,33 +30,49 @@ from typing import AbstractSet, Iterator, Union
 
 from .horovod_holders import HOROVOD_MODULES, held_names
 from .modules import ModuleIndex, module_ast, module_index, nearest_name, own_nodes
-from .names import ast_dotted_name, module_package, module_parts
+from .names import STAR, ast_dotted_name, ast_import_bindings, module_package, module_parts
 from .rule import FileContext
 
 PASSED = "horovod-passed:"
 #: The name Horovod's users give the module, and so a parameter that holds it.
 CONVENTIONAL = "hvd"
 CONVENTIONAL_WHY = "named as Horovod's module is, and used as it"
-#: A parameter named ``hvd`` (or an argument: a caller, parsed for nothing), a local assigned.
-_CONVENTIONAL_HOLDER = re.compile(r"[(,][ \t\n]*hvd[ \t]*[,)=:]|^[ \t]*hvd[ \t]*=(?!=)", re.MULTILINE)
+#: A parameter named ``hvd`` (or an argument: a caller, parsed for nothing), a local assigned;
+#: an attribute named so (``model.hvd.rank()``); a star import of Horovod.
+_CONVENTIONAL_HOLDER = re.compile(r"[(,][ \t\n]*hvd[ \t]*[,)=:]|^[ \t]*hvd[ \t]*=(?!=)"
+                                  r"|\._?(?:hvd|horovod)[ \t]*\.[ \t]*\w"
+                                  r"|^[ \t]*from[ \t]+horovod[\w.]*[ \t]+import[ \t(]+\*", re.MULTILINE)
+#: An attribute named as Horovod's module is (``model.hvd``, ``self._hvd``).
+_CHAIN_NAME = re.compile(r"^_?(?:hvd|horovod)$")
 #: Horovod's API as an attribute of the module (the ones a parameter is taken for).
 HOROVOD_PARAMETER_API = frozenset({
     "DistributedOptimizer", "allreduce", "allgather", "broadcast", "broadcast_global_variables",
     "broadcast_variables", "BroadcastGlobalVariablesHook", "rank", "size", "local_rank",
-    "local_size", "grouped_allreduce", "alltoall",
+    "local_size", "grouped_allreduce", "alltoall", "init",
 })
 #: What holds the Horovod module a use goes through: a parameter, a local name, an attribute
-#: of ``self`` a method sets, a module variable of the repository.
-PARAMETER, NAME, ATTRIBUTE, GLOBAL = "parameter", "name", "attribute", "global"
+#: of ``self`` a method sets, an attribute of anything named ``hvd``, a module variable of the
+#: repository, a star import.
+PARAMETER, NAME, ATTRIBUTE, CHAIN, GLOBAL, STARRED = "parameter", "name", "attribute", "chain", "global", "star"
 #: How a message names each holder, and where it may hold something else.
 HOLDERS = {PARAMETER: ("parameter", "in some call"),
            NAME: ("name", "(what is assigned to it is not known here)"),
            ATTRIBUTE: ("attribute", "(a subclass, or another method, may set it)"),
+           CHAIN: ("attribute", "(what is assigned to it is not known here)"),
            GLOBAL: ("module variable", "(its module may set it to another object: migrate that "
                                        "module's Horovod uses with these)")}
+#: What a star import of Horovod is told.
+STAR_IMPORT = ("from {module} import * binds Horovod's names where npu-codemod does not follow them "
+               "(each use of them it finds is reported, never rewritten): import {module} as hvd "
+               "and spell hvd.<name> to have them migrated, or migrate them by hand")
+#: Why a name of a star import is not rewritten, and how it would be.
+STAR_NOT_FOLLOWED = ("not rewritten, as npu-codemod does not follow the names of a star import: "
+                     "import {module} as hvd and spell it hvd.{member} to have it migrated")
 #: The spelling of a site in the facts' third part: a keyword, or ``#<position>``.
 POSITION = "#"
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+#: The nodes whose names are their own scope's.
+_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 @dataclass(frozen=True)
@@ -67,19 +86,35 @@ class ParameterUse:
     member: str
     call: str  # "()", "(...)" (a call with arguments) or "" (not called)
     why: str
-    holder: str = PARAMETER  # what ``parameter`` is: PARAMETER, NAME, ATTRIBUTE or GLOBAL
+    holder: str = PARAMETER  # what ``parameter`` is: PARAMETER, NAME, ATTRIBUTE...
+    module: str = ""  # STARRED: the Horovod module star-imported
 
     @property
     def spelled(self) -> str:
-        return f"{self.parameter}.{self.member}{self.call}"
+        """``hvd.rank()``; a star import's name alone: ``rank()``."""
+        return f"{self.parameter}.{self.member}{self.call}" if self.parameter else f"{self.member}{self.call}"
 
     @property
     def described(self) -> str:
-        """What the use is: ``hvd.rank() is Horovod's rank through the parameter hvd (...)``."""
+        """What the use is: ``hvd.rank() is Horovod's rank through the parameter hvd (...)``;
+        a star import's: ``rank() is Horovod's rank through from horovod.tensorflow import *
+        (line 2)``."""
+        if self.holder == STARRED:
+            return f"{self.spelled} is Horovod's {self.member} through {self.why}"
         return (f"{self.spelled} is Horovod's {self.member} through the {HOLDERS[self.holder][0]} "
                 f"{self.parameter} ({self.why})")
 
+    def noted(self, opt_in: str) -> str:
+        """The audit's message while the distributed pack is off (``opt_in`` names it); a star
+        import's name is migrated only once it is spelled through the module."""
+        if self.holder == STARRED:
+            return f"{self.described}: import {self.module} as hvd and spell it hvd.{self.member}, then {opt_in}"
+        return f"{self.described}: {opt_in}"
+
     def message(self, replacement: str) -> str:
+        if self.holder == STARRED:
+            return f"{self.described}: {replacement}; " + STAR_NOT_FOLLOWED.format(
+                module=self.module, member=self.member)
         word, elsewhere = HOLDERS[self.holder]
         return f"{self.described}: {replacement}; not rewritten, as the {word} may hold something else {elsewhere}"
 
@@ -148,10 +183,13 @@ def _scoped_uses(index: ModuleIndex, passed: dict[str, set[str]], bound: Abstrac
 
 def _unscoped_uses(index: ModuleIndex, path: str, held: AbstractSet[str],
                    bound: AbstractSet[str]) -> Iterator[ParameterUse]:
-    """The uses through a repository module's variable (``held``)."""
+    """The uses through a repository module's variable (``held``), an attribute named as
+    Horovod's module is, a star import of Horovod."""
     calls = {id(node.func): "(...)" if node.args or node.keywords else "()" for node in index.nodes(ast.Call)}
     if held:
         yield from _held_uses(index, path, held, bound, calls)
+    yield from _chain_uses(index, bound, calls)
+    yield from _star_uses(index, path, calls)
 
 
 def _held_uses(index: ModuleIndex, path: str, held: AbstractSet[str], bound: AbstractSet[str],
@@ -171,6 +209,87 @@ def _held_uses(index: ModuleIndex, path: str, held: AbstractSet[str], bound: Abs
         if name is not None:
             why = f"{name.rpartition('.')[0]} sets it to the Horovod module"
             yield ParameterUse(node.lineno, node.col_offset, str(base), node.attr, calls.get(id(node), ""), why, GLOBAL)
+
+
+def _chain_uses(index: ModuleIndex, bound: AbstractSet[str], calls: dict[int, str]) -> Iterator[ParameterUse]:
+    """``<anything>.hvd.<member>`` (``model.hvd.rank()``, ``self.model.hvd.size()``): an
+    attribute named as Horovod's module is, of whatever object holds it."""
+    for node in index.nodes(ast.Attribute):
+        base = node.value
+        if not isinstance(node.ctx, ast.Load) or not isinstance(base, ast.Attribute) \
+                or not _CHAIN_NAME.match(base.attr):
+            continue
+        spelled = ast_dotted_name(base) or ast.unparse(base)
+        if spelled.partition(".")[0] not in bound:
+            yield ParameterUse(node.lineno, node.col_offset, spelled, node.attr, calls.get(id(node), ""),
+                               CONVENTIONAL_WHY, CHAIN)
+
+
+def _star_uses(index: ModuleIndex, path: str, calls: dict[int, str]) -> Iterator[ParameterUse]:
+    """The names a star import of Horovod may bind, read where the file binds them no other
+    way (``rank()`` after ``from horovod.tensorflow import *``, not where a function has its
+    own ``rank``)."""
+    stars = star_imports_of(index, path)
+    if not stars:
+        return
+    line, _, module = stars[0]
+    for node in _free_reads(index.tree, frozenset()):
+        yield ParameterUse(node.lineno, node.col_offset, "", node.id, calls.get(id(node), ""),
+                           f"from {module} import * (line {line})", STARRED, module)
+
+
+def _free_reads(scope: ast.AST, visible: frozenset[str]) -> Iterator[ast.Name]:
+    """The names read in ``scope`` (the module, a function, class or lambda) that neither it
+    binds (by any statement but a star import) nor a scope it sees (``visible``)."""
+    own = list(_scope_nodes(scope))
+    seen = visible | _bound_in(scope, own)
+    for node in own:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in seen:
+            yield node
+        elif isinstance(node, _SCOPE_NODES):  # a class's names are not seen in its methods
+            yield from _free_reads(node, visible if isinstance(scope, ast.ClassDef) else seen)
+
+
+def _scope_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``scope``'s body, and the scopes in it, not their insides."""
+    body = getattr(scope, "body", [])
+    stack: list[ast.AST] = list(reversed(body)) if isinstance(body, list) else [body]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPE_NODES):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _bound_in(scope: ast.AST, own: list[ast.AST]) -> frozenset[str]:
+    """The names ``scope`` binds: its parameters, and its own nodes' assignments, imports (not
+    a star's), ``def``/``class`` statements and ``except ... as`` names."""
+    arguments = getattr(scope, "args", None)
+    names = {argument.arg for argument in ast.walk(arguments) if isinstance(argument, ast.arg)} \
+        if isinstance(arguments, ast.arguments) else set()
+    for node in own:
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(local for local, _ in ast_import_bindings(node) if local != STAR)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return frozenset(names)
+
+
+def star_imports(ctx: FileContext) -> list[tuple[int, int, str]]:
+    """(line, column (0-based), module) of each ``from <Horovod module> import *`` of the file."""
+    if "*" not in ctx.original or "horovod" not in ctx.original:
+        return []
+    tree = module_ast(ctx.original)
+    return star_imports_of(module_index(tree), ctx.path) if tree is not None else []
+
+
+def star_imports_of(index: ModuleIndex, path: str) -> list[tuple[int, int, str]]:
+    return [(node.lineno, node.col_offset, module) for node in index.nodes(ast.ImportFrom)
+            for name, module in ast_import_bindings(node, path) if name == STAR and module in HOROVOD_MODULES]
 
 
 def _may_hold(text: str, modules: AbstractSet[str]) -> bool:

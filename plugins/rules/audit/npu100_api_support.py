@@ -28,6 +28,7 @@ from npu_codemod.api._toolkit import (
     HOROVOD_OPT_IN,
     HOROVOD_PARAMETER_API,
     HOROVOD_RULES,
+    HOROVOD_STAR_IMPORT,
     TF1,
     AliasVerdict,
     ApiStatus,
@@ -40,6 +41,7 @@ from npu_codemod.api._toolkit import (
     api_advice,
     ast_statement_spans,
     distribution,
+    horovod_star_imports,
     in_npu_form,
     list_name,
     may_bind_horovod,
@@ -126,8 +128,10 @@ class ApiSupport(Rule):
         "migrated branch counts the same. In a file no rule rewrites (eager mode), each "
         "Horovod use is still reported, naming the opt-in while the distributed pack is off; "
         "so is, while it is off, Horovod's API used through a parameter, a local `hvd`, an "
-        "attribute of `self` or a repository module's variable that holds the module "
-        "(`hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)`: what NPU023/NPU025 report). Each "
+        "attribute of `self` that holds the module, any attribute named `hvd` "
+        "(`model.hvd.rank()`), a repository module's variable that holds it "
+        "(`hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)`), or `from horovod.tensorflow "
+        "import *` (the import and its names' uses: what NPU023/NPU025 report). Each "
                "use of BytePS (`byteps.tensorflow`, Horovod's API on a stack the NPU has no "
                "counterpart of), with the NPU form the distributed pack gives Horovod's: no rule "
                "rewrites it.")
@@ -177,8 +181,11 @@ class ApiSupport(Rule):
             for site in horovod_module_values(ctx):
                 ctx.report_at(site.line, site.column, "unmigrated", f"the Horovod module is used "
                               f"as a value ({site.spelled}): {HOROVOD_OPT_IN}", "note")
+            for line, column, module in horovod_star_imports(ctx):
+                ctx.report_at(line, column, "unmigrated",
+                              f"{HOROVOD_STAR_IMPORT.format(module=module)}; {HOROVOD_OPT_IN}", "note")
             for held in parameter_uses(ctx, HOROVOD_PARAMETER_API):  # what NPU023/NPU025 report
-                ctx.report_at(held.line, held.column, "unmigrated", f"{held.described}: {HOROVOD_OPT_IN}", "note")
+                ctx.report_at(held.line, held.column, "unmigrated", held.noted(HOROVOD_OPT_IN), "note")
         report_byteps(ctx, tf2=False)  # Horovod's API, which no rule migrates
         _report_unresolved(ctx)
 

@@ -28,8 +28,10 @@ from npu_codemod.api._toolkit import (
     HOROVOD_CONVENTIONAL,
     HOROVOD_MODULES,
     HOROVOD_PARAMETER_API,
+    HOROVOD_STAR_IMPORT,
     STAR,
     ApiStatus,
+    horovod_star_imports,
     import_bindings,
     parameter_uses,
     pre_order,
@@ -54,7 +56,8 @@ ADVICE = {
     "allgather": f"use {HCCL}.allgather(tensor, get_npu_rank_size())",
     "broadcast": f"use {HCCL}.broadcast([tensor], root_rank)",
 }
-ADVICE.update({  # NPU022's and NPU024's replacements, for a use they cannot rewrite
+ADVICE.update({  # NPU021's, NPU022's and NPU024's, for a use they cannot rewrite
+    "init": "remove it once no Horovod use needs it (the NPU starts its collective communication itself)",
     "rank": "use get_npu_rank_id()", "local_rank": "use get_npu_local_rank_id()",
     "size": "use get_npu_rank_size()", "local_size": "use get_npu_local_rank_size()",
     "BroadcastGlobalVariablesHook": "use NPUBroadcastGlobalVariablesHook(root_rank, "
@@ -99,10 +102,11 @@ class HorovodOther(DistributedRule):
                "`nccl_built`, Horovod's other Keras callbacks, the module used as a value, with "
                "its status in Ascend's API list and what to write instead; Horovod's API used "
                "through a parameter that holds the module (as NPU023 finds them), a local `hvd`, "
-               "an attribute of `self` a method sets to the module (`self.hvd.allreduce`), or a "
-               "variable of a repository module that holds the module "
-               "(`hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)` after `from utils import "
-               "hvd_wrapper as hvd`).")
+               "an attribute of `self` a method sets to the module (`self.hvd.allreduce`), any "
+               "attribute named `hvd` (`model.hvd.rank()`), a variable of a repository module "
+               "that holds the module (`hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)` "
+               "after `from utils import hvd_wrapper as hvd`), or `from horovod.tensorflow "
+               "import *` (the import and each use of its names: never rewritten).")
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd
@@ -126,6 +130,8 @@ class HorovodOther(DistributedRule):
     def finish(self, tree: Node, ctx: FileContext) -> None:
         if library(ctx):
             return
+        for line, column, module in horovod_star_imports(ctx):
+            ctx.report_at(line, column, "unmigrated", HOROVOD_STAR_IMPORT.format(module=module))
         for use in parameter_uses(ctx, HOROVOD_PARAMETER_API - {"DistributedOptimizer"}):  # that one is NPU023's
             ctx.report_at(use.line, use.column, "unmigrated",
                           use.message(ADVICE.get(use.member, OTHERWISE)))

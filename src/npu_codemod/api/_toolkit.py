@@ -88,6 +88,8 @@ from npu_codemod.codemods.horovod_params import (
     parameter_uses,
     passed_facts,
 )
+from npu_codemod.codemods.horovod_params import STAR_IMPORT as HOROVOD_STAR_IMPORT
+from npu_codemod.codemods.horovod_params import star_imports as horovod_star_imports
 from npu_codemod.codemods.imports import COMPAT_INIT_IMPORT, NPU_INIT_IMPORT, find_import, header_index
 from npu_codemod.codemods.mode_checks import Span, tf1_only_spans, within
 from npu_codemod.codemods.module_training import trains_when_run
@@ -331,8 +333,10 @@ __all__ = [
     "HOROVOD_RULES",
     "HOROVOD_CONVENTIONAL",
     "HOROVOD_PARAMETER_API",
+    "HOROVOD_STAR_IMPORT",
     "ParameterUse",
     "parameter_uses",
+    "horovod_star_imports",
     "passed_facts",
     "HOROVOD_TF2",
     "HOROVOD_TF2_CALLBACKS",

@@ -1,0 +1,113 @@
+"""Horovod reached where no import of the file binds it: ``from horovod.tensorflow import *``
+(``init()``, ``rank()``, ``BroadcastGlobalVariablesHook(0)``), an attribute named as the module
+is on another object (``model.hvd.rank()``, ``self.model.hvd.size()``), a repository module's
+``hvd`` read through that module (``common.hvd.rank()``). They had no finding with the pack on
+or off; now each is reported (the distributed pack's NPU023/NPU025 with it on, NPU100 with it
+off), never rewritten."""
+
+from __future__ import annotations
+
+from npu_codemod.testing import assert_reports, run_rules, sites
+
+from support.packs import DISTRIBUTED, HOROVOD_REPO, message_of, repository_facts
+
+STARRED = '''\
+import tensorflow as tf
+from horovod.tensorflow import *
+
+
+def main(_):
+    init()
+    opt = DistributedOptimizer(tf.train.AdamOptimizer(0.001 * size()))
+    hooks = [BroadcastGlobalVariablesHook(0)]
+    if rank() == 0:
+        print("chief")
+
+
+def size_of(batch):
+    size = len(batch)  # the file's own name: not Horovod's
+    return size
+'''
+CHAINS = '''\
+import tensorflow as tf
+
+
+def train(model):
+    if model.hvd.rank() == 0:
+        tf.logging.info("workers: %d", model.hvd.size())
+
+
+class Trainer(object):
+    def __init__(self, model):
+        self.model = model
+
+    def steps(self, total):
+        return total // self.model.hvd.size()
+
+    def reduce(self, grads):
+        return [self.model.hvd.allreduce(g) for g in grads]
+'''
+COMMON = "import horovod.tensorflow as hvd\n"
+THROUGH_MODULE = '''\
+import tensorflow as tf
+import common
+
+common.hvd.init()
+shard = tf.constant([common.hvd.size(), common.hvd.rank()])
+'''
+
+
+def test_a_star_import_of_horovod_and_each_use_of_its_names_are_reported() -> None:
+    findings = assert_reports(DISTRIBUTED, STARRED, facts=HOROVOD_REPO, findings=[
+        ("NPU023", 7, 10, "unmigrated"), ("NPU025", 2, 0, "unmigrated"), ("NPU025", 6, 4, "unmigrated"),
+        ("NPU025", 7, 62, "unmigrated"), ("NPU025", 8, 13, "unmigrated"), ("NPU025", 9, 7, "unmigrated")])
+    assert message_of(findings, "NPU025", 2).startswith(
+        "from horovod.tensorflow import * binds Horovod's names where npu-codemod does not follow them "
+        "(each use of them it finds is reported, never rewritten): import horovod.tensorflow as hvd and "
+        "spell hvd.<name> to have them migrated, or migrate them by hand")
+    assert message_of(findings, "NPU025", 9).startswith(
+        "rank() is Horovod's rank through from horovod.tensorflow import * (line 2): use get_npu_rank_id(); "
+        "not rewritten, as npu-codemod does not follow the names of a star import: import "
+        "horovod.tensorflow as hvd and spell it hvd.rank to have it migrated")
+    assert message_of(findings, "NPU025", 6).startswith(
+        "init() is Horovod's init through from horovod.tensorflow import * (line 2): remove it once no "
+        "Horovod use needs it")
+    assert message_of(findings, "NPU023", 7).startswith(
+        "DistributedOptimizer(...) is Horovod's DistributedOptimizer through from horovod.tensorflow import *")
+
+
+def test_with_the_pack_off_npu100_reports_the_star_import_and_its_uses() -> None:
+    outcome = run_rules({"NPU100"}, STARRED, HOROVOD_REPO)
+    assert outcome.new is None
+    assert sites(outcome.findings) == [
+        ("NPU100", 2, 0, "unmigrated"), ("NPU100", 6, 4, "unmigrated"), ("NPU100", 7, 10, "unmigrated"),
+        ("NPU100", 7, 62, "unmigrated"), ("NPU100", 8, 13, "unmigrated"), ("NPU100", 9, 7, "unmigrated")]
+    assert message_of(outcome.findings, "NPU100", 9).startswith(
+        "rank() is Horovod's rank through from horovod.tensorflow import * (line 2): import "
+        "horovod.tensorflow as hvd and spell it hvd.rank, then npu-codemod migrates this with "
+        "`--rules default,distributed`")
+
+
+def test_horovod_through_an_attribute_named_hvd_of_any_object_is_reported() -> None:
+    findings = assert_reports(DISTRIBUTED, CHAINS, facts=HOROVOD_REPO, findings=[
+        ("NPU025", 5, 7, "unmigrated"), ("NPU025", 6, 39, "unmigrated"),
+        ("NPU025", 14, 24, "unmigrated"), ("NPU025", 17, 16, "unmigrated")])
+    assert message_of(findings, "NPU025", 14).startswith(
+        "self.model.hvd.size() is Horovod's size through the attribute self.model.hvd (named as "
+        "Horovod's module is, and used as it): use get_npu_rank_size(); not rewritten, as the attribute "
+        "may hold something else (what is assigned to it is not known here)")
+    outcome = run_rules({"NPU100"}, CHAINS, HOROVOD_REPO)
+    assert sites(outcome.findings) == [("NPU100", 5, 7, "unmigrated"), ("NPU100", 6, 39, "unmigrated"),
+                                       ("NPU100", 14, 24, "unmigrated"), ("NPU100", 17, 16, "unmigrated")]
+
+
+def test_a_repository_module_s_hvd_read_through_the_module_is_reported() -> None:
+    facts = repository_facts({"common.py": COMMON, "train.py": THROUGH_MODULE})
+    findings = assert_reports(DISTRIBUTED, THROUGH_MODULE, facts=facts, findings=[
+        ("NPU025", 4, 0, "unmigrated"), ("NPU025", 5, 21, "unmigrated"), ("NPU025", 5, 40, "unmigrated")])
+    assert message_of(findings, "NPU025", 4).startswith(
+        "common.hvd.init() is Horovod's init through the module variable common.hvd (common sets it "
+        "to the Horovod module): remove it once no Horovod use needs it")
+    outcome = run_rules({"NPU100"}, THROUGH_MODULE, facts)
+    assert sites(outcome.findings) == [("NPU100", 4, 0, "unmigrated"), ("NPU100", 5, 21, "unmigrated"),
+                                       ("NPU100", 5, 40, "unmigrated")]
