@@ -160,7 +160,7 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
     found: dict[tuple[int, int], ParameterUse] = {}  # a nested function's walked twice
     found.update(((use.line, use.column), use) for use in _scoped_uses(index, passed, bound, modules)
                  if use.member in members)
-    for use in _unscoped_uses(index, ctx.path, frozenset(held), bound):  # a surer holder's first
+    for use in unfollowed_uses(index, ctx.path, frozenset(held), bound):  # a surer holder's first
         if use.member in members:
             found.setdefault((use.line, use.column), use)
     return [found[position] for position in sorted(found)]
@@ -181,10 +181,11 @@ def _scoped_uses(index: ModuleIndex, passed: dict[str, set[str]], bound: Abstrac
         yield from _attribute_uses(klass, modules, passed)
 
 
-def _unscoped_uses(index: ModuleIndex, path: str, held: AbstractSet[str],
-                   bound: AbstractSet[str]) -> Iterator[ParameterUse]:
+def unfollowed_uses(index: ModuleIndex, path: str, held: AbstractSet[str] = frozenset(),
+                    bound: AbstractSet[str] = frozenset()) -> Iterator[ParameterUse]:
     """The uses through a repository module's variable (``held``), an attribute named as
-    Horovod's module is, a star import of Horovod."""
+    Horovod's module is, a star import of Horovod; not through a name of ``bound`` (the file's
+    Horovod names: the rules read those). Every member, Horovod's API or not."""
     calls = {id(node.func): "(...)" if node.args or node.keywords else "()" for node in index.nodes(ast.Call)}
     if held:
         yield from _held_uses(index, path, held, bound, calls)

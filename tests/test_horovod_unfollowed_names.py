@@ -111,3 +111,39 @@ def test_a_repository_module_s_hvd_read_through_the_module_is_reported() -> None
     outcome = run_rules({"NPU100"}, THROUGH_MODULE, facts)
     assert sites(outcome.findings) == [("NPU100", 4, 0, "unmigrated"), ("NPU100", 5, 21, "unmigrated"),
                                        ("NPU100", 5, 40, "unmigrated")]
+
+
+KEEPING = '''\
+import tensorflow as tf
+import horovod.tensorflow as hvd
+from horovod.tensorflow import *
+
+
+def main(model, grads):
+    hvd.init()
+    averaged = [allreduce(g) for g in grads]
+    return averaged + [model.hvd.allreduce(g) for g in grads]
+'''
+
+
+def test_hvd_init_stays_while_uses_no_rule_rewrites_still_need_it() -> None:
+    """The star import's ``allreduce`` and ``model.hvd.allreduce`` run Horovod: removing
+    ``hvd.init()`` (as NPU021 did, no use of ``hvd`` being left) broke them."""
+    findings = assert_reports(DISTRIBUTED, KEEPING, facts=HOROVOD_REPO, findings=[
+        ("NPU021", 7, 4, "unmigrated"), ("NPU025", 3, 0, "unmigrated"), ("NPU025", 8, 16, "unmigrated"),
+        ("NPU025", 9, 23, "unmigrated")])
+    assert message_of(findings, "NPU021", 7).startswith(
+        "kept: allreduce(...) (line 8), model.hvd.allreduce(...) (line 9) still need Horovod "
+        "initialised; migrate or remove them first")
+
+
+def test_hvd_init_stays_while_a_linked_file_s_star_import_needs_it() -> None:
+    train = "import tensorflow as tf\nimport horovod.tensorflow as hvd\nimport reduce\n\nhvd.init()\n" \
+            "grads = reduce.average([tf.ones([1])])\n"
+    reduce = "import tensorflow as tf\nfrom horovod.tensorflow import *\n\n\ndef average(grads):\n" \
+             "    return [allreduce(g) for g in grads]\n"
+    facts = repository_facts({"train.py": train, "reduce.py": reduce})
+    findings = assert_reports(DISTRIBUTED, train, path="train.py", facts=facts,
+                              findings=[("NPU021", 5, 0, "unmigrated")])
+    assert findings[0].message.startswith(
+        "kept: hvd.allreduce in reduce (this file imports from it) still need Horovod initialised")

@@ -12,7 +12,8 @@
   (keeping an init when unsure is right); its migrated uses read
   ``hvd.rank~NPU022@common.hvd``: migrated only when the repository binds ``common.hvd`` to
   Horovod for TensorFlow (else the importer's rules do not read them); a use through a module
-  (``common.hvd.rank()``) is read by no rule: it stays;
+  (``common.hvd.rank()``) is read by no rule: it stays, as do the uses through an attribute
+  named ``hvd`` and the names of a star import of Horovod (``unfollowed_uses``);
 - ``horovod-graph:<path>|<flags>|<imports>`` (``horovod_graph``): every file's imports that
   may be modules of the repository, for the programs NPU021 follows through any number of
   imports;
@@ -39,6 +40,7 @@ from npu_codemod.api import (
 )
 from npu_codemod.api._toolkit import (
     HOROVOD_LIKE,
+    HOROVOD_PARAMETER_API,
     STAR,
     ModuleIndex,
     ast_dotted_name,
@@ -51,12 +53,15 @@ from npu_codemod.api._toolkit import (
     module_package,
     module_parts,
     passed_facts,
+    unfollowed_uses,
 )
 
 from .horovod import for_tensorflow, member, needs_init
 from .horovod_graph import Graph, graph_fact, link, unknown_link
 
 KEPT = "horovod-kept:"
+#: The API reported through a holder of Horovod that needs ``hvd.init()``.
+_NEEDING_INIT = HOROVOD_PARAMETER_API - {"init"}
 IMPORTED = "imports-from:"
 #: The Horovod names the pack rewrites whatever their arguments.
 TOPOLOGY = frozenset({"rank", "local_rank", "size", "local_size"})
@@ -91,7 +96,7 @@ def horovod_facts(path: str, text: str) -> frozenset[str]:
     horovod = may_bind_horovod(text)  # ``hvd``: through a repository module
     stars = _star_sources(index, path, imports) if horovod else []
     uses = list(_horovod_uses(index, imports, bool(stars))) if horovod else []
-    kept = sorted(set(_kept(index, imports, uses)))
+    kept = sorted(set(_kept(index, imports, uses)) | _unfollowed_kept(index, path) if horovod else set())
     inits = any(member(qualified) == "init" for _, qualified, _ in uses)
     facts.add(graph_fact(path, index, (target for target in (*imports.values(), *stars)
                                        if target.split(".")[0] not in NOT_RECORDED), inits))
@@ -211,6 +216,12 @@ def _kept(index: ModuleIndex, imports: dict[str, str],
             yield f"{api}{MIGRATED_BY}{rule}" + (f"{THROUGH}{through}" if through else "")
         else:
             yield api
+
+
+def _unfollowed_kept(index: ModuleIndex, path: str) -> set[str]:
+    """The Horovod uses no rule follows (``model.hvd.allreduce``, a star import's
+    ``allreduce``) that need ``hvd.init()``, as Ascend's list names them: never migrated."""
+    return {f"hvd.{use.member}" for use in unfollowed_uses(index, path) if use.member in _NEEDING_INIT}
 
 
 def _migrated_by(name: str) -> str:

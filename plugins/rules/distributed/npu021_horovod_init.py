@@ -26,8 +26,10 @@ from npu_codemod.api import (
 )
 from npu_codemod.api._toolkit import (
     HOROVOD_CONVENTIONAL,
+    HOROVOD_PARAMETER_API,
     enclosing_scope,
     memo,
+    parameter_uses,
     pre_order,
     remove_small_statement,
     small_statements,
@@ -49,6 +51,9 @@ from .horovod_facts import linked_keeping
 STARTED = "the NPU starts its collective communication itself, from the job's rank table"
 LIBRARY = "library code: the distributed pack migrates scripts that use Horovod, not Horovod"
 INITS = "npu021.inits"
+#: What keeps an init when used through a holder of Horovod no rule rewrites (``model.hvd``,
+#: a parameter, a star import's names: ``parameter_uses``).
+NEEDING_INIT = HOROVOD_PARAMETER_API - {"init"}
 #: How many of the uses that keep an init a message names.
 NAMED = 5
 
@@ -64,7 +69,9 @@ class HorovodInit(DistributedRule):
                 "in the file nor in a file of the repository its program reaches (through any "
                 "number of imports; kept when that is not known), a use through the `hvd` a "
                 "repository module binds (`from common import hvd`, `common.hvd.allreduce`, "
-                "`from common import *`) included; a block it leaves empty gets `pass`.")
+                "`from common import *`) included, and one no rule rewrites (through a "
+                "parameter, `model.hvd`, the names of `from horovod.tensorflow import *`); a "
+                "block it leaves empty gets `pass`.")
     reports = ("`hvd.init()` kept because Horovod calls still need it (`hvd.allreduce`, "
                "`hvd.elastic.*`, `hvd.callbacks.*`, a `DistributedOptimizer` with arguments the "
                "NPU has no equivalent for...: the message names them), or because it follows "
@@ -142,6 +149,7 @@ def _needing(tree: Node, ctx: FileContext, inits: list[Reference], left: list[Re
     here = [f"{spelled(reference)} (line {reference.line})" for reference in left
             if id(reference.node) not in ours and needs_init(reference.name)]
     here += [f"an f-string's Horovod call (line {line})" for line in _fstring_lines(tree, ctx)]
+    here += [f"{use.spelled} (line {use.line})" for use in parameter_uses(ctx, NEEDING_INIT)]
     elsewhere = [f"{apis} in {module} ({link})"
                  for module, apis, link in linked_keeping(ctx)]
     uses = here + elsewhere

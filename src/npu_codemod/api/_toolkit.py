@@ -87,6 +87,7 @@ from npu_codemod.codemods.horovod_params import (
     ParameterUse,
     parameter_uses,
     passed_facts,
+    unfollowed_uses,
 )
 from npu_codemod.codemods.horovod_params import STAR_IMPORT as HOROVOD_STAR_IMPORT
 from npu_codemod.codemods.horovod_params import star_imports as horovod_star_imports
@@ -338,6 +339,7 @@ __all__ = [
     "parameter_uses",
     "horovod_star_imports",
     "passed_facts",
+    "unfollowed_uses",
     "HOROVOD_TF2",
     "HOROVOD_TF2_CALLBACKS",
     "HOROVOD_TF2_OPT_IN",
