@@ -186,7 +186,8 @@ def test_uses_through_an_attribute_of_a_parameter_and_a_local_hvd_are_reported()
                               path="model.py", findings=[
         ("NPU025", 8, 53, "unmigrated"), ("NPU025", 8, 81, "unmigrated"),
         ("NPU025", 14, 24, "unmigrated"), ("NPU025", 17, 53, "unmigrated")])
-    assert message_of(findings, "NPU025", 17).startswith(
+    assert message_of(findings, "NPU025", 17).startswith(  # a GPU pinning: not "use get_npu_local_rank_id()"
         "hvd.local_rank() is Horovod's local_rank through the name hvd (named as Horovod's module "
-        "is, and used as it): use get_npu_local_rank_id(); not rewritten, as the name may hold "
-        "something else")
+        "is, and used as it): remove this GPU pinning line: GPU pinning has no meaning on the NPU, "
+        "where each process's device comes from how the job is launched (its rank table and device "
+        "ID); not rewritten, as the name may hold something else")

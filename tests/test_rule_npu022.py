@@ -9,7 +9,8 @@ from npu_codemod.testing import assert_migrates, assert_reports, run_rules
 from support.packs import BOTH_REPO, HOROVOD_REPO, HVD, INIT, message_of, pack_migrates
 
 RULES = {"NPU022"}
-PINNING = "removed the GPU pinning to the local rank: GPU pinning has no meaning on the NPU"
+NO_PINNING = ("GPU pinning has no meaning on the NPU, where each process's device comes from how "
+              "the job is launched (its rank table and device ID)")
 
 
 @pytest.mark.parametrize("horovod, npu", [
@@ -100,7 +101,23 @@ config.gpu_options.allow_growth = True
     findings = assert_migrates(RULES, HVD + before, HVD + after, facts=HOROVOD_REPO,
                                findings=[("NPU022", 6, 0, "migrated"), ("NPU022", 7, 0, "migrated")],
                                removed=[("NPU022", 6, 0, "migrated"), ("NPU022", 7, 0, "migrated")])
-    assert [f.message for f in findings] == [PINNING, PINNING]
+    assert [f.message for f in findings] == [
+        "removed the GPU pinning config.gpu_options.visible_device_list = str(hvd.local_rank()) (each "
+        f"process's GPU numbered by its Horovod local rank, hvd.local_rank()): {NO_PINNING}",
+        "removed the GPU pinning session_config.gpu_options.visible_device_list = \"%d\" % "
+        "(hvd.local_rank() % hvd.local_size()) (each process's GPU numbered by its Horovod local rank, "
+        f"hvd.local_rank()): {NO_PINNING}"]
+
+
+def test_gpu_pinning_to_the_global_rank_is_named_so() -> None:
+    """``str(hvd.rank())`` pins by the global rank: the message said "to the local rank"."""
+    before = "config = tf.ConfigProto()\n# Pin GPU to rank\nconfig.gpu_options.visible_device_list = str(hvd.rank())\n"
+    findings = assert_migrates(RULES, HVD + before, HVD + "config = tf.ConfigProto()\n# Pin GPU to rank\n",
+                               facts=HOROVOD_REPO, findings=[("NPU022", 5, 0, "migrated")],
+                               removed=[("NPU022", 5, 0, "migrated")])
+    assert findings[0].message == (
+        "removed the GPU pinning config.gpu_options.visible_device_list = str(hvd.rank()) (each "
+        f"process's GPU numbered by its Horovod rank, hvd.rank()): {NO_PINNING}")
 
 
 def test_other_gpu_settings_with_the_rank_are_respelled() -> None:
@@ -128,7 +145,9 @@ def test_blocked_files_and_repositories_are_reported_not_changed() -> None:
     findings = assert_reports(RULES, pinned, facts=BOTH_REPO, findings=[("NPU022", 3, 45, "unmigrated")])
     assert message_of(findings, "NPU022", 3).startswith(
         "the repository trains with Horovod and with a tf.distribute strategy: pick one "
-        "distribution mode, then remove this line: GPU pinning has no meaning on the NPU (guide")
+        "distribution mode, then remove the GPU pinning config.gpu_options.visible_device_list = "
+        "str(hvd.local_rank()) (each process's GPU numbered by its Horovod local rank, "
+        f"hvd.local_rank()): {NO_PINNING} (guide")
 
 
 def test_a_file_without_horovod_is_not_touched() -> None:

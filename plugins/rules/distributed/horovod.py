@@ -32,6 +32,9 @@ NEEDS_NO_INIT = frozenset({
     "gloo_enabled", "gloo_built", "nccl_built", "ddl_built", "ccl_built", "cuda_built",
     "rocm_built", "Compression", "Average", "Sum", "Adasum", "Min", "Max", "Product",
 })
+#: Why a GPU pinning to a Horovod rank goes (NPU022; NPU025 for one through a holder).
+NO_PINNING = ("GPU pinning has no meaning on the NPU, where each process's device comes from how "
+              "the job is launched (its rank table and device ID)")
 NOT_TF = ("this file imports Horovod but not TensorFlow, so npu-codemod does not rewrite it "
           "(from npu_bridge.npu_init import * gives the NPU names)")
 

@@ -26,6 +26,7 @@ from npu_codemod.api._toolkit import (
 
 from .horovod import (
     MPI_OPS,
+    NO_PINNING,
     DistributedRule,
     horovod_names,
     library,
@@ -41,7 +42,10 @@ TOPOLOGY = {"rank": "get_npu_rank_id", "local_rank": "get_npu_local_rank_id",
 HOROVOD = horovod_names(*TOPOLOGY) + tuple(f"{MPI_OPS}.{name}" for name in TOPOLOGY)
 NPU = tuple(npu_name(name) for name in TOPOLOGY.values())
 PINNING = "visible_device_list"
-NO_PINNING = "GPU pinning has no meaning on the NPU"
+#: What each topology call numbers the processes by, for a GPU pinning's message.
+NUMBERED_BY = {"rank": "rank", "local_rank": "local rank", "size": "world size", "local_size": "local size"}
+#: How much of a pinning's value its message quotes.
+QUOTED = 60
 
 
 class HorovodTopology(DistributedRule):
@@ -56,7 +60,8 @@ class HorovodTopology(DistributedRule):
                 "(arguments, conditions, the expressions of f-strings, "
                 "`dataset.shard(hvd.size(), hvd.rank())`; a name not called is respelled "
                 "too). A GPU pinning line, `config.gpu_options.visible_device_list = "
-                "str(hvd.local_rank())`, is removed: GPU pinning has no meaning on the NPU.")
+                "str(hvd.local_rank())` (or by `hvd.rank()`), is removed: GPU pinning has no meaning "
+                "on the NPU; the message quotes the line and what it pinned by.")
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd
@@ -116,10 +121,11 @@ class HorovodTopology(DistributedRule):
         if any(statement is pinning for statement in handled):
             return  # ``str(hvd.local_rank() % hvd.local_size())``: one line, one finding
         handled.append(pinning)
-        if report_blocked(ctx, reference, f"remove this line: {NO_PINNING}"):
+        found = _pinned(pinning, reference)
+        if report_blocked(ctx, reference, f"remove the GPU pinning {found}: {NO_PINNING}"):
             return
         ctx.defer(lambda: remove_small_statement(pinning, ctx.newline))
-        ctx.report(pinning, "migrated", f"removed the GPU pinning to the local rank: {NO_PINNING}")
+        ctx.report(pinning, "migrated", f"removed the GPU pinning {found}: {NO_PINNING}")
 
 
 def _pinning(node: Base) -> Optional[Base]:
@@ -135,6 +141,17 @@ def _pinning(node: Base) -> Optional[Base]:
         return None
     name = prefix_name(target, len(target.children))
     return node if name is not None and name.endswith(f".gpu_options.{PINNING}") else None
+
+
+def _pinned(pinning: Base, reference: Reference) -> str:
+    """What the pinning statement is, for its message: ``config.gpu_options.visible_device_list =
+    str(hvd.rank()) (each process's GPU numbered by its Horovod rank, hvd.rank())``."""
+    target, value = (" ".join(str(part)[len(part.prefix):].split())  # not the comment above it
+                     for part in (pinning.children[0], pinning.children[-1]))
+    if len(value) > QUOTED:
+        value = value[:QUOTED - 3] + "..."
+    what = NUMBERED_BY[member(reference.name)]
+    return f"{target} = {value} (each process's GPU numbered by its Horovod {what}, {spelled(reference)})"
 
 
 def _respell(leaf: Base, respelled: list[tuple[StringReference, str]]) -> None:

@@ -40,7 +40,7 @@ from npu_codemod.api._toolkit import (
     support_list,
 )
 
-from .horovod import MPI_OPS, DistributedRule, blocked, for_tensorflow, library, member, spelled
+from .horovod import MPI_OPS, NO_PINNING, DistributedRule, blocked, for_tensorflow, library, member, spelled
 from .horovod_facts import imported_elsewhere
 
 #: What the pack's other rules own, by name under a Horovod module: NPU025 leaves them to those.
@@ -66,6 +66,8 @@ ADVICE.update({  # NPU021's, NPU022's and NPU024's, for a use they cannot rewrit
                                   "int(os.getenv('RANK_ID', '0'))) to the session's hooks instead",
 })
 OTHERWISE = f"remove it, or use the NPU's collective communication ({HCCL})"
+#: A GPU pinning line before a use (``config.gpu_options.visible_device_list = str(hvd.local_rank())``).
+PINNING = re.compile(r"\.gpu_options\.visible_device_list[ \t]*=(?!=)")
 #: What the code a caller passes the Horovod module to must do with it (a module passed on).
 PASSED_ON = ("migrate the Horovod uses there (hvd.DistributedOptimizer -> "
              "npu_distributed_optimizer_wrapper(opt), NPU023; hvd.allreduce and the others as "
@@ -132,9 +134,11 @@ class HorovodOther(DistributedRule):
             return
         for line, column, module in horovod_star_imports(ctx):
             ctx.report_at(line, column, "unmigrated", HOROVOD_STAR_IMPORT.format(module=module))
+        lines = ctx.original.splitlines()
         for use in parameter_uses(ctx, HOROVOD_PARAMETER_API - {"DistributedOptimizer"}):  # that one is NPU023's
-            ctx.report_at(use.line, use.column, "unmigrated",
-                          use.message(ADVICE.get(use.member, OTHERWISE)))
+            pins = PINNING.search(lines[use.line - 1][:use.column]) if use.line <= len(lines) else None
+            advice = f"remove this GPU pinning line: {NO_PINNING}" if pins else ADVICE.get(use.member, OTHERWISE)
+            ctx.report_at(use.line, use.column, "unmigrated", use.message(advice))
         names = ctx.names("horovod")
         if not names.bindings:
             return
