@@ -24,13 +24,18 @@ class Pack:
     name: str
     description: str
     default_on: bool = True
+    #: Why the pack's rules go together ('' when they do not): a run with some of them and not
+    #: the others is warned (:func:`partial_packs`).
+    together: str = ""
 
 
 PACKS: tuple[Pack, ...] = (
     Pack("sess-run", "scripts that drive tf.Session themselves (the Ascend sess.run guide)"),
     Pack("estimator", "Estimator, premade estimators, TPUEstimator and their RunConfig"),
     Pack("distributed", "Horovod and tf.distribute to the NPU's collectives (changes how the "
-                        "job is launched: opt-in)", default_on=False),
+                        "job is launched: opt-in)", default_on=False,
+         together="the NPU's ranks, hooks or optimizer while Horovod or a tf.distribute strategy "
+                  "still runs the job is half a migration"),
     Pack("mixed-precision", "loss scaling and TensorFlow's automatic mixed precision"),
     Pack("keras", "Keras on TensorFlow 1.x in graph mode"),
     Pack("xla-gpu", "XLA and GPU-only settings"),
@@ -89,3 +94,18 @@ def expand_rule_names(names: Iterable[str], rules: Sequence[Rule]) -> set[str]:
         raise UnknownRuleName(f"unknown rule id(s): {', '.join(sorted(unknown))} (nor a pack: "
                               f"{', '.join([*known, DEFAULT])}; see 'npu-codemod rules')")
     return ids
+
+
+def partial_packs(enabled: Iterable[Rule], installed: Iterable[Rule]) -> list[str]:
+    """A warning for each pack whose rules go together (:attr:`Pack.together`) of which some
+    but not all ``installed`` rules are ``enabled``, naming the ones left out."""
+    on = {rule.id for rule in enabled}
+    warnings = []
+    for pack in PACKS:
+        ids = sorted(rule.id for rule in installed if rule.pack == pack.name)
+        left_out = [rule_id for rule_id in ids if rule_id not in on]
+        if pack.together and left_out and len(left_out) < len(ids):
+            warnings.append(f"only part of the {pack.name} pack is enabled ({', '.join(sorted(on & set(ids)))}); "
+                            f"its rules go together ({pack.together}): also enable {', '.join(left_out)}, "
+                            f"e.g. --rules default,{pack.name}")
+    return warnings

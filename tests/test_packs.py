@@ -17,6 +17,9 @@ from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.manager import PluginError, PluginSpec, load_plugins, select_rules
 from npu_codemod.plugins.packs import PACKS, UnknownRuleName, default_on, expand_rule_names
 
+from support.cli import cli
+from support.git import make_repo
+
 BUILTIN = load_plugins().rules()
 SESS_RUN = {f"NPU{n:03d}" for n in range(1, 11)}
 ESTIMATOR = {"NPU011", "NPU012", "NPU013"}
@@ -200,3 +203,32 @@ def test_rules_lists_each_rules_pack_and_whether_it_is_on_by_default(plugin: str
         "ACME021", "acme-horovod-init", "distributed", "off"]
     assert next(line for line in table if line.startswith("NPU051")).split()[:4] == [
         "NPU051", "xla-off", "xla-gpu", "on"]
+
+
+HOROVOD_SCRIPT = ("import tensorflow as tf\nimport horovod.tensorflow as hvd\n\nhvd.init()\n"
+                  "tf.set_random_seed(hvd.rank())\n")
+PARTIAL = "npu-codemod: warning: only part of the distributed pack is enabled"
+
+
+@pytest.mark.parametrize("options, left_out", [
+    (("--rules", "default,NPU022"), "NPU021, NPU023, NPU024, NPU025, NPU026, NPU027"),
+    (("--rules", "default,distributed", "--disable-rule", "NPU024"), "NPU024"),
+    (("--rules", "default,distributed"), None),
+    ((), None),
+])
+def test_a_run_with_part_of_the_distributed_pack_warns_once_naming_the_rest(
+        tmp_path: Path, options: tuple[str, ...], left_out: str) -> None:
+    """NPU022 alone gives the ranks to the NPU while Horovod still launches the job: half a
+    migration, which the run used to do with no word."""
+    make_repo(tmp_path / "hvd", {"train.py": HOROVOD_SCRIPT})
+    (tmp_path / "repos.txt").write_text("hvd\n")
+    done = cli("run", "--repos", "repos.txt", "--no-progress", "--no-cache", "--jobs", "1", *options,
+               cwd=tmp_path, expect=0)
+    warnings = [line for line in done.stderr.splitlines() if line.startswith(PARTIAL)]
+    if left_out is None:
+        assert warnings == []
+    else:
+        (warning,) = warnings
+        assert f"go together (the NPU's ranks, hooks or optimizer while Horovod or a tf.distribute " \
+               f"strategy still runs the job is half a migration): also enable {left_out}, e.g. " \
+               "--rules default,distributed" in warning

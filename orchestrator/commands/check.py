@@ -7,7 +7,7 @@ import sys
 
 from npu_codemod.orchestrator import arguments
 from npu_codemod.orchestrator.ci_gate import CheckInputError, add_arguments, run_check
-from npu_codemod.orchestrator.commands.common import EXIT_USAGE, loaded_rules_of
+from npu_codemod.orchestrator.commands.common import EXIT_USAGE, loaded_rules_of, warn_of_partial_packs
 from npu_codemod.orchestrator.errors import UsageError
 
 
@@ -25,6 +25,7 @@ def add_to(commands: argparse._SubParsersAction) -> None:
 def check_command(args: argparse.Namespace) -> int:
     selection = arguments.rule_selection(args)
     loaded_rules = loaded_rules_of(selection)
+    warn_of_partial_packs(loaded_rules)
     try:
         code = run_check(args.paths, loaded_rules, sys.stdout, sys.stderr, args.debug,
                          include_tests=arguments.include_tests(args),

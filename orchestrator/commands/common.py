@@ -26,6 +26,15 @@ def loaded_rules_of(selection: RuleSelection) -> LoadedRules:
     return loaded_rules
 
 
+def warn_of_partial_packs(loaded_rules: LoadedRules) -> None:
+    """One warning line for each pack whose rules go together that the run takes only part of
+    (``--rules default,NPU022``: the NPU's ranks while Horovod still launches the job)."""
+    from npu_codemod.plugins.packs import partial_packs
+
+    for warning in partial_packs(loaded_rules.rules, loaded_rules.plugins.rules()):
+        print(f"npu-codemod: warning: {warning}", file=sys.stderr)
+
+
 def read_run(run_json: str) -> dict:
     """The run record at ``run_json`` (``report``, ``status``, ``--only-failed``); a UsageError
     naming the file when it cannot be read or is not a run record."""

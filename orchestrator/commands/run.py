@@ -18,7 +18,13 @@ from npu_codemod.orchestrator.batch.batch_options import (
 from npu_codemod.orchestrator.batch.jobs import DEFAULT_BRANCH
 from npu_codemod.orchestrator.batch.progress import write_line
 from npu_codemod.orchestrator.batch.resume import carried_records
-from npu_codemod.orchestrator.commands.common import EXIT_FAILED, EXIT_OK, loaded_rules_of, read_run
+from npu_codemod.orchestrator.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    loaded_rules_of,
+    read_run,
+    warn_of_partial_packs,
+)
 from npu_codemod.orchestrator.errors import UsageError
 from npu_codemod.orchestrator.prs.pr_options import add_pr_options
 from npu_codemod.orchestrator.redact import mask_secrets
@@ -75,6 +81,7 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
 def batch_command(args: argparse.Namespace) -> int:
     options = BatchOptions.from_args(args)  # every option checked before anything happens
     loaded_rules = loaded_rules_of(options.selection)  # plugins and rule ids too
+    warn_of_partial_packs(loaded_rules)
     entries = read_entries(args.repos)
     carried = resumed(options, entries, args.only_failed) if args.only_failed else None
     return run_batch(options, loaded_rules, entries, carried)
