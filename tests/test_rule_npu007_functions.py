@@ -12,7 +12,7 @@ from npu_codemod.plugins.rules.sess_run._config_functions import (
 )
 
 from support.rules import assert_migrates, assert_unchanged, engine, run_rules, sites
-from support.session_config import HEADER, RULES, npu_lines
+from support.session_config import HEADER, RULES, SESSION_UTILS, TRAIN_THEN_EVALUATE, npu_lines
 
 BENCHMARK = '''\
 """Benchmark library: builds the model graph and the session config."""
@@ -362,3 +362,71 @@ def test_a_parameter_config_no_caller_configures_is_configured_in_the_function()
     new, findings = run_rules(source, RULES)
     assert new is not None and new.count("custom_optimizers.add()") == 1
     assert '''config."""\n    custom_op = config''' in new
+
+
+def _repository_facts(files: dict) -> frozenset:
+    return frozenset().union(*(config_function_facts(path, text) for path, text in files.items()))
+
+
+@pytest.mark.parametrize("caller", [
+    TRAIN_THEN_EVALUATE,  # its own session uses the config: NPU007 configures it there
+    TRAIN_THEN_EVALUATE.replace("session_utils.create_session(config)", "session_utils.create_session(\n"
+                                "        config=config, target='')"),
+    # from the function of the helper's module that a session there makes configured
+    TRAIN_THEN_EVALUATE.replace("tf.ConfigProto(allow_soft_placement=True)", "session_utils.make_config(8)"
+                                ).replace("    with tf.Session(config=config) as sess:\n        sess.run(\"train_op\")\n", ""),
+    # from utils.session_utils import create_session, as the migrated caller (it has the lines)
+    TRAIN_THEN_EVALUATE.replace("from utils import session_utils", "from utils.session_utils import create_session"
+                                ).replace("session_utils.create_session", "create_session").replace(
+        "    with tf.Session", npu_lines("config", "    ") + "    with tf.Session"),
+])
+def test_a_parameter_config_a_caller_of_another_file_configures_gets_no_second_npu_optimizer(caller: str):
+    """``train.py`` configures ``config`` (its own session takes it, it has the lines, or
+    make_config returns it configured) and hands the same object to ``create_session`` of
+    ``utils/session_utils.py``: lines for the parameter there gave it a second NpuOptimizer
+    entry. The repository analysis tells the helper's file; its session is reported."""
+    facts = _repository_facts({"utils/session_utils.py": SESSION_UTILS, "train.py": caller})
+    outcome = engine(RULES).process(SESSION_UTILS.encode(), "utils/session_utils.py", facts=facts)
+    assert outcome.new_data is not None  # make_config: configured once, for default_session
+    new = outcome.new_data.decode()
+    assert new.count("custom_optimizers.add()") == 1
+    assert '    sess = tf.Session(target, config=config)\n' in new and "  = config.graph" not in new
+    findings = npu007(outcome.findings)
+    assert [(line, status) for line, _, status, _ in findings] == [(13, "migrated"), (18, "unmigrated")]
+    assert findings[1][3].startswith("'config' is a parameter of create_session, and a call in train.py "
+                                     "passes it a config that is configured there (")
+    assert any(fact.startswith("npu007-passes:train.py|utils.session_utils.create_session|") for fact in facts)
+
+
+def test_a_parameter_config_no_caller_of_another_file_configures_is_configured_in_the_function():
+    caller = TRAIN_THEN_EVALUATE.replace("    with tf.Session(config=config) as sess:\n        sess.run(\"train_op\")\n", "")
+    facts = _repository_facts({"utils/session_utils.py": SESSION_UTILS, "train.py": caller})
+    assert not any(fact.startswith("npu007-passes:") for fact in facts)
+    outcome = engine(RULES).process(SESSION_UTILS.encode(), "utils/session_utils.py", facts=facts)
+    assert outcome.new_data is not None and outcome.new_data.decode().count("custom_optimizers.add()") == 2
+    assert [status for _, _, status, _ in npu007(outcome.findings)] == ["migrated", "migrated"]
+
+
+@pytest.mark.parametrize("source, facts", [
+    # module-level script code; the callee as the import spells it, a keyword
+    ("import tensorflow as tf\nimport helpers\nconfig = tf.ConfigProto()\nsess = tf.Session(config=config)\n"
+     "helpers.evaluate(sess, session_config=config)\n", {"helpers.evaluate|session_config|session"}),
+    # an attribute configured anywhere in the file; a class of the module, by position
+    ("import tensorflow as tf\nclass Evaluator:\n    def __init__(self, config):\n        pass\n"
+     "class Trainer:\n    def build(self):\n        self.config = tf.ConfigProto()\n"
+     "        c = self.config.graph_options.rewrite_options.custom_optimizers.add()\n"
+     "    def eval(self):\n        return Evaluator(self.config)\n", {"pkg.m.Evaluator|#0|lines"}),
+    # a config function's result (a class's is no config function's: BertConfig)
+    ("from utils import get_session_config, BertConfig, run\nc = get_session_config()\nb = BertConfig()\n"
+     "run(c, b)\n", {"utils.run|#0|=utils.get_session_config"}),
+    # a method of an object: no function the analysis can name; the session's own argument
+    ("import tensorflow as tf\ndef main(helper):\n    config = tf.ConfigProto()\n"
+     "    s = tf.Session(config=config)\n    return helper.create_session(config)\n", set()),
+    # another scope's name; a train(...) whose 23rd argument only may be slim's session_config
+    ("import tensorflow as tf\nimport helpers\ndef a():\n    config = tf.ConfigProto()\n"
+     "    return tf.Session(config=config)\ndef b(config):\n    return helpers.evaluate(config)\n"
+     "def c(x):\n    train(" + "0, " * 22 + "x)\n    helpers.evaluate(x)\n", set()),
+])
+def test_calls_that_pass_a_config_their_caller_configures_are_facts(source, facts):
+    found = {fact for fact in config_function_facts("pkg/m.py", source) if fact.startswith("npu007-passes:")}
+    assert found == {f"npu007-passes:pkg/m.py|{fact}" for fact in facts}

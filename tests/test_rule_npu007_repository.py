@@ -11,7 +11,7 @@ from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
 from support.cli import cli
 from support.git import commits_on, git, make_repo, show, write_files
-from support.session_config import HEADER, npu_lines
+from support.session_config import HEADER, SESSION_UTILS, TRAIN_THEN_EVALUATE, npu_lines
 
 BRANCH = "npu-codemod/sess-run-to-npu"
 BENCHMARK = '''\
@@ -196,3 +196,38 @@ def test_the_result_cache_tells_a_promised_config_function_from_a_plain_one(tmp_
     write_files(repo, {"benchmark_cnn.py": BENCHMARK.split("\n\nclass BenchmarkCNN")[0] + "\n"})
     git(repo, "commit", "-qam", "library without its own session")
     assert scan() == [(13, "added the lines that give config")] == scan("--no-cache")
+
+
+def test_a_config_a_caller_configures_gets_no_second_npu_optimizer_in_a_helper_of_another_file(tmp_path: Path):
+    """train.py configures its config for its own session and gives the same object to
+    utils/session_utils.py's create_session: NPU007 gave the helper's parameter the lines too,
+    two NpuOptimizer entries on one object. The helper's session is reported instead, and a
+    second run over the migrated repository changes nothing."""
+    files = {"utils/__init__.py": "", "utils/session_utils.py": SESSION_UTILS, "train.py": TRAIN_THEN_EVALUATE}
+    repo = make_repo(tmp_path / "trainer", files)
+    (tmp_path / "repos.txt").write_text("trainer\n")
+    first = cli("run", "--repos", "repos.txt", "--report-dir", "one", "--no-progress", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    migrated = {path: show(repo, BRANCH, path).decode() for path in files}
+    helper = SESSION_UTILS[SESSION_UTILS.index("def create_session"):]
+    assert migrated["utils/session_utils.py"].endswith(helper)  # make_config: configured for default_session
+    assert {path: text.count("custom_optimizers.add()") for path, text in migrated.items()} == {
+        "utils/__init__.py": 0, "utils/session_utils.py": 1, "train.py": 1}
+    npu007 = [(path, line, status, message) for path, line, rule, status, message
+              in findings(tmp_path / "one") if rule == "NPU007"]
+    assert [(path, line, status) for path, line, status, _ in npu007] == [
+        ("train.py", 8, "migrated"), ("utils/session_utils.py", 13, "migrated"),
+        ("utils/session_utils.py", 18, "unmigrated")]
+    assert npu007[2][3].startswith("'config' is a parameter of create_session, and a call in train.py passes it")
+    loaded_rules = load_rules(RuleSelection())  # the migrated files are a fixed point
+    contents = {path: text.encode() for path, text in migrated.items()}
+    facts = loaded_rules.repository_facts(contents.items()).facts
+    assert [path for path, data in contents.items()
+            if loaded_rules.engine.process(data, path, facts=facts).new_data is not None] == []
+
+    tip = git(repo, "rev-parse", BRANCH)
+    second = cli("run", "--repos", "repos.txt", "--report-dir", "two", "--no-progress", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert git(repo, "rev-parse", BRANCH) == tip
+    assert [(path, line, status) for path, line, rule, status, _ in findings(tmp_path / "two")
+            if rule == "NPU007"] == [(path, line, status) for path, line, status, _ in npu007]  # the same sites

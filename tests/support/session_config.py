@@ -15,6 +15,47 @@ HEADER = (
 )
 
 
+#: A module of session helpers (``utils/session_utils.py``): ``create_session`` takes its
+#: caller's config (NPU007 across files).
+SESSION_UTILS = '''\
+"""Session helpers shared by the training and evaluation scripts."""
+
+import tensorflow as tf
+
+
+def make_config(threads):
+    config = tf.ConfigProto(intra_op_parallelism_threads=threads)
+    config.gpu_options.allow_growth = True
+    return config
+
+
+def default_session():
+    return tf.Session(config=make_config(4))
+
+
+def create_session(config, target=""):
+    """A session on ``target`` with the caller's config, its variables initialized."""
+    sess = tf.Session(target, config=config)
+    sess.run(tf.global_variables_initializer())
+    return sess
+'''
+#: Trains, then evaluates in a second session that the helper makes with the same config.
+TRAIN_THEN_EVALUATE = '''\
+import tensorflow as tf
+
+from utils import session_utils
+
+
+def main(_):
+    config = tf.ConfigProto(allow_soft_placement=True)
+    with tf.Session(config=config) as sess:
+        sess.run("train_op")
+    eval_sess = session_utils.create_session(config)
+    print(eval_sess.run("accuracy:0"))
+    eval_sess.close()
+'''
+
+
 def npu_lines(name: str, indent: str = "", newline: str = "\n", custom_op: str = "custom_op") -> str:
     """The guide's lines for config object ``name`` (after its creation)."""
     lines = [

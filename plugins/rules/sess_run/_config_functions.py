@@ -13,6 +13,9 @@ on its own before any rewrite (with ``ast``: cheap), and what it says becomes re
   only for functions named like config makers (``config``, ``sess`` in either name), or every
   ``return np.zeros(...)`` of a repository would be a fact.
 
+The same reading gives the ``npu007-passes:`` facts: calls that hand a function a config
+their caller configures (:mod:`._passed_configs`).
+
 ``<module>`` is the file's path from the repository root, dotted (``models/benchmark.py`` ->
 ``models.benchmark``). :class:`ConfiguredFunctions` answers from the facts whether a call in
 some file reaches a configured function, and :func:`config_source` which function a config
@@ -57,6 +60,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._functions import function_returns
+from ._passed_configs import passed_config_facts
 from ._session_config import (
     CONFIG_POSITION,
     SESSION_NAMES,
@@ -77,6 +81,13 @@ def session_config_values(calls: Iterable[ast.AST]) -> Iterator[ast.expr]:
     """The ``config`` argument of each of ``calls`` that looks like a session (or session
     creator) call, by its last name: the cheap, generous counterpart of
     ``_session_config.session_call``."""
+    return (value for value, _ in session_config_arguments(calls))
+
+
+def session_config_arguments(calls: Iterable[ast.AST]) -> Iterator[tuple[ast.expr, bool]]:
+    """:func:`session_config_values`, each with whether the call's name says it is a session
+    (a slim loop's config given by position, the 23rd argument of any ``train(...)``, is
+    only likely one)."""
     for node in calls:
         if not isinstance(node, ast.Call):
             continue
@@ -88,8 +99,9 @@ def session_config_values(calls: Iterable[ast.AST]) -> Iterator[ast.expr]:
         position = _POSITION.get(name)
         if not values and position is not None and len(node.args) > position \
                 and not any(isinstance(arg, ast.Starred) for arg in node.args[: position + 1]):
-            values = [node.args[position]]
-        yield from values
+            yield node.args[position], name not in SLIM_NAMES
+        else:
+            yield from ((value, True) for value in values)
 
 
 def _last_name(node: ast.AST) -> Optional[str]:
@@ -135,9 +147,10 @@ def all_config_function_facts(path: str, text: str) -> set[str]:
     functions = _unique_functions(index)
     imports = index.imported_names(path)
     table = _ReturnsTable(index, functions, imports)
-    used = _used(index, table)
+    sessions = list(session_config_arguments(index.nodes(ast.Call)))
+    used = _used(index, table, [value for value, _ in sessions])
     module = ".".join(module_parts(path))
-    facts = set()
+    facts = passed_config_facts(path, text, index, imports, [value for value, sure in sessions if sure])
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in functions:
             forwards = _configured(node.name, table, used, frozenset())
@@ -282,16 +295,17 @@ def _configured_names(nodes: Iterable[ast.AST]) -> set[str]:
     return {config for optimizer, config in optimizers.items() if optimizer in named}
 
 
-def _used(index: ModuleIndex, table: _ReturnsTable) -> set[str]:
-    """Same-file functions whose result a session of the file takes as its config, directly,
-    through a name (any ``name = f(...)`` of the file: generous) or through a used function."""
+def _used(index: ModuleIndex, table: _ReturnsTable, sessions: list[ast.expr]) -> set[str]:
+    """Same-file functions whose result a session of the file takes as its config (the
+    ``sessions`` configs: :func:`session_config_values`), directly, through a name (any
+    ``name = f(...)`` of the file: generous) or through a used function."""
     assigned: dict[str, list[ast.expr]] = {}
     for node in index.nodes(ast.Assign):
         for target in node.targets:
             if isinstance(target, ast.Name):
                 assigned.setdefault(target.id, []).append(node.value)
     seeds = []
-    for value in session_config_values(index.nodes(ast.Call)):
+    for value in sessions:
         seeds += assigned.get(value.id, []) if isinstance(value, ast.Name) else [value]
     used: set[str] = set()
     pending = [name for name in map(_same_file_callee, seeds) if name is not None and name in table]

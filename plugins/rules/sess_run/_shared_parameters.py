@@ -7,7 +7,10 @@ NPU007 configures that object in the caller, and lines for the parameter in
 "a config object gets the NpuOptimizer exactly once, whatever path it takes"). Calls of the
 function in its own file are looked at: a caller that passes a name its own scope gives to a
 session (``Session(..., config=<name>)``, ``managed_session(config=<name>)``...) or the NPU
-lines (``<name>.graph_options.rewrite_options.custom_optimizers.add()``).
+lines (``<name>.graph_options.rewrite_options.custom_optimizers.add()``). Calls in other
+files (and those of the file the text search misses: ``config = make_config()`` of a
+configured function) are known from the repository analysis, the ``npu007-passes:`` facts of
+:mod:`._passed_configs`, for a function of the module or the ``__init__`` of one of its classes.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional
 
-from npu_codemod.api import Base, Node, find_argument, symbols, tokens
-from npu_codemod.api._toolkit import enclosing_scope, is_call_trailer, position, tree_text
+from npu_codemod.api import Base, FileContext, Node, find_argument, symbols, tokens
+from npu_codemod.api._toolkit import enclosing_scope, is_call_trailer, module_parts, position, tree_text
 
+from ._config_functions import configured_functions
 from ._functions import parameters
+from ._passed_configs import FROM, POSITION, Passed, passed_configs
 
 #: A session (or its creator) given the config ``{name}`` in the caller's scope.
 _SESSION = (r"(?:Session|managed_session|prepare_or_wait_for_session|SessionCreator)\s*\("
@@ -73,3 +78,59 @@ def _names(trailer: Base, name: str) -> bool:
     """Is ``trailer`` ``.name``?"""
     return trailer.type == symbols.trailer and len(trailer.children) == 2 \
         and trailer.children[0].type == tokens.DOT and trailer.children[1].value == name
+
+
+def configured_elsewhere(function: Node, name: str, ctx: FileContext) -> Optional[Passed]:
+    """A call of the repository (:mod:`._passed_configs`) of ``function`` (a function of the
+    module, or the ``__init__`` of one of its classes) that passes, as its parameter ``name``,
+    a config its caller configures; None when the facts know of none."""
+    callee, keys = _callee_keys(function, name)
+    if callee is None:
+        return None
+    own = ".".join(module_parts(ctx.path))
+    for passed in passed_configs(ctx.facts).get(callee, ()):
+        if passed.parameter in keys and passed.reaches(own) and _configured(passed, ctx):
+            return passed
+    return None
+
+
+def _callee_keys(function: Node, name: str) -> tuple[Optional[str], set[str]]:
+    """The name a caller of another module calls ``function`` by (a class's for its
+    ``__init__``; None for other methods and nested functions), and how it passes ``name``
+    (the keyword, ``#<position>``)."""
+    declared = parameters(function)
+    kinds = {leaf.value: kind for kind, leaf in declared}
+    if kinds.get(name) not in ("positional", "keyword"):
+        return None, set()
+    positional = [leaf.value for kind, leaf in declared if kind == "positional"]
+    holder = _holder(function)
+    if holder.type == symbols.file_input:
+        callee, skipped = function.children[1].value, 0
+    elif function.children[1].value == "__init__" and holder.type == symbols.classdef \
+            and _holder(holder).type == symbols.file_input and positional[:1] == ["self"]:
+        callee, skipped = holder.children[1].value, 1
+    else:
+        return None, set()
+    keys = {name}
+    if name in positional and positional.index(name) >= skipped:
+        keys.add(f"{POSITION}{positional.index(name) - skipped}")
+    return callee, keys
+
+
+def _holder(definition: Node) -> Base:
+    """The module or class whose body holds ``definition`` (a ``def`` or ``class``, maybe
+    decorated); another node for one nested in a function or a block."""
+    node = definition.parent
+    if node is not None and node.type == symbols.decorated:
+        node = node.parent
+    if node is not None and node.type == symbols.suite:
+        node = node.parent
+    return node if node is not None else definition
+
+
+def _configured(passed: Passed, ctx: FileContext) -> bool:
+    """Is the config of ``passed`` configured by its caller: a session there takes it, it has
+    the lines, or it comes from a function the repository's facts say returns it configured?"""
+    if not passed.why.startswith(FROM):
+        return True
+    return configured_functions(ctx.facts).find(passed.why[len(FROM):], passed.path) is not None

@@ -77,7 +77,7 @@ from ._session_config import (
     session_call,
     targets,
 )
-from ._shared_parameters import configured_caller
+from ._shared_parameters import configured_caller, configured_elsewhere
 
 _NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES | SLIM_NAMES))
 NPU_CONFIG = "the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"
@@ -127,7 +127,10 @@ class SessionConfig(Rule):
                "`*`/`**`; a `MonitoredSession` whose session creator's config is not visible; "
                "an attribute or global config used in a function that no one statement of its "
                "class or module builds (handed in, another object's, `CONFIG = None` set by a "
-               "function), to configure where it is built.")
+               "function), to configure where it is built; a config parameter of a function "
+               "that a caller, in the file or in another file of the repository, passes "
+               "configured already (its own session uses it, it has the lines, or a configured "
+               "function made it): lines there would give that object a second NpuOptimizer.")
     example = """
         import tensorflow as tf
 
@@ -443,7 +446,7 @@ def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = No
     flow = _flow(target, ctx)
     if flow is None:
         return _complete_here(target, done, ctx)
-    done.problem = _configured_by_caller(target, flow)
+    done.problem = _configured_by_caller(target, flow, ctx)
     if done.problem:
         return done
     here = False  # some object reaching the session is configured in this scope
@@ -525,16 +528,23 @@ def _partly_configured(target: ConfigTarget, flow: Flow, index: int) -> str:
             f"right after it is made: {lines}")
 
 
-def _configured_by_caller(target: ConfigTarget, flow: Flow) -> str:
+def _configured_by_caller(target: ConfigTarget, flow: Flow, ctx: FileContext) -> str:
     """Why the lines may not go in for a config that comes in as a parameter lacking them: a
-    caller in the file passes a config it configures itself (:mod:`_shared_parameters`); else ""."""
+    caller in the file, or in another file of the repository, passes a config it configures
+    itself (:mod:`_shared_parameters`); else ""."""
     if not any(index == PARAMETER and CUSTOM_OP not in pieces for index, pieces in flow.reaching):
         return ""
     scope = enclosing_scope(target.anchor)
-    line = configured_caller(scope, target.expression) if scope.type == symbols.funcdef else None
-    if line is None:
+    if scope.type != symbols.funcdef:
         return ""
-    return SHARED.format(config=target.expression, function=scope.children[1].value, line=line)
+    function, line = scope.children[1].value, configured_caller(scope, target.expression)
+    if line is not None:
+        return SHARED.format(config=target.expression, function=function, line=line)
+    passed = configured_elsewhere(scope, target.expression, ctx)
+    if passed is None:
+        return ""
+    why = _WHY_CONFIGURED.get(passed.why) or f"it comes from {passed.why[1:]}(), which returns it configured"
+    return SHARED_ELSEWHERE.format(config=target.expression, function=function, path=passed.path, why=why)
 
 
 def _twice(target: ConfigTarget, flow: Flow) -> str:
@@ -681,6 +691,11 @@ def _bindings(root: Node, expression: str) -> list[Base]:
 SHARED = ("'{config}' is a parameter of {function}, and line {line} passes it a config that is "
           "configured there (its own session uses it): NpuOptimizer lines here would give that "
           "object a second one; configure the config once where each caller makes it, and pass it")
+SHARED_ELSEWHERE = ("'{config}' is a parameter of {function}, and a call in {path} passes it a config "
+                    "that is configured there ({why}): NpuOptimizer lines here would give that "
+                    "object a second one; configure the config once where each caller makes it, "
+                    "and pass it")
+_WHY_CONFIGURED = {"session": "a session there uses it", "lines": "it has the NpuOptimizer lines"}
 OUTLIVES = ("{config} outlives this function: NpuOptimizer lines here would add one more "
             "NpuOptimizer entry to it at every call, and no one statement of its class or module "
             "builds it; give it the lines once where it is built: {lines}")
