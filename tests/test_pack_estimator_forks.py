@@ -288,6 +288,13 @@ FILES = {"bert/__init__.py": INIT, "bert/modeling.py": MODELING,
 FACTS = repository_facts(FILES)
 
 
+def switched_off(use_tpu: str) -> str:
+    """NPU012's message for a construction given ``use_tpu=<use_tpu>`` and neither
+    ``eval_on_tpu`` nor ``export_to_tpu``."""
+    return (f"set use_tpu=False (was {use_tpu}) and added eval_on_tpu=False, export_to_tpu=False: "
+            "the TPU is switched off on the NPU")
+
+
 def test_the_vendored_tpu_estimator_is_built_with_the_tpu_off():
     before = RUN_PRETRAINING
     after = before.replace(FUTURE, FUTURE + HEADER).replace(
@@ -365,9 +372,7 @@ def test_a_subclass_of_the_fork_is_a_tpu_estimator_too():
         "eval_on_tpu=False, export_to_tpu=False)")
     findings = assert_migrates(RULES, SUBCLASS, after, facts=facts, path="xlnet/estimator.py", findings=[
         ("NPU001", 2, 0, "migrated"), ("NPU011", 17, 9, "migrated"), ("NPU012", 17, 9, "migrated")])
-    assert messages(findings, "NPU012") == [
-        "set use_tpu=False (was flags.use_tpu) and added eval_on_tpu=False, export_to_tpu=False: "
-        "the TPU is switched off on the NPU"]
+    assert messages(findings, "NPU012") == [switched_off("flags.use_tpu")]
 
 
 FORK_BY_ITS_SWITCHES = '''\
@@ -550,6 +555,4 @@ def test_a_fork_importing_google3_or_tensorflow_is_a_tpu_estimator_built_with_th
         "train_batch_size=FLAGS.train_batch_size, eval_on_tpu=False, export_to_tpu=False)")
     findings = assert_migrates(RULES, GOOGLE3_TRAIN, after, facts=facts, path="tf/train.py", findings=[
         ("NPU001", 2, 0, "migrated"), ("NPU011", 9, 14, "migrated"), ("NPU012", 9, 14, "migrated")])
-    assert messages(findings, "NPU012") == [
-        "set use_tpu=False (was FLAGS.use_tpu) and added eval_on_tpu=False, export_to_tpu=False: "
-        "the TPU is switched off on the NPU"]
+    assert messages(findings, "NPU012") == [switched_off("FLAGS.use_tpu")]
