@@ -18,7 +18,11 @@ from itertools import chain, repeat
 from operator import attrgetter
 from typing import AbstractSet, Any, Iterable, Iterator, Optional, TypeVar, Union, overload
 
-from .names import STAR, ast_import_bindings
+from .names import STAR, TF, ast_import_bindings
+
+#: Where Google's monorepo keeps TensorFlow: a file vendored from it imports
+#: ``google3.third_party.tensorflow.X`` in a ``try`` and ``tensorflow.X`` in its ``except``.
+_GOOGLE3_TF = f"google3.third_party.{TF}"
 
 
 @lru_cache(maxsize=2)
@@ -331,8 +335,10 @@ _SCALAR_FIELDS: dict[str, tuple[str, ...]] = {
 
 def imported_names(tree: ast.Module, path: str) -> dict[str, str]:
     """Local name -> the dotted name it is imported as, anywhere in the module (relative
-    imports resolved from ``path``); a name imported as two different things is left out.
-    Computed once per tree and path; the caller gets its own copy."""
+    imports resolved from ``path``; Google's monorepo spelling of TensorFlow,
+    ``google3.third_party.tensorflow.X``, read as ``tensorflow.X``, so that a file importing
+    either, ``try``/``except``, binds one thing); a name imported as two different things is
+    left out. Computed once per tree and path; the caller gets its own copy."""
     return dict(_imported_names(tree, path))
 
 
@@ -350,7 +356,7 @@ def _imported_names(tree: ast.AST, path: str, index: Optional[ModuleIndex] = Non
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for local, target in ast_import_bindings(node, path):
                 if local != STAR:
-                    found.setdefault(local, set()).add(target)
+                    found.setdefault(local, set()).add(_outside_google3(target))
     known = {local: targets.pop() for local, targets in found.items() if len(targets) == 1}
     if len(_IMPORTED) >= 2:
         del _IMPORTED[next(iter(_IMPORTED))]
@@ -359,6 +365,14 @@ def _imported_names(tree: ast.AST, path: str, index: Optional[ModuleIndex] = Non
 
 
 _IMPORTED: dict[tuple[ast.AST, str], dict[str, str]] = {}
+
+
+def _outside_google3(target: str) -> str:
+    """``target`` with Google's monorepo path to TensorFlow made TensorFlow's own
+    (``google3.third_party.tensorflow.python.estimator`` -> ``tensorflow.python.estimator``)."""
+    if target == _GOOGLE3_TF or target.startswith((f"{_GOOGLE3_TF}.", f"{_GOOGLE3_TF}_")):
+        return target[len("google3.third_party."):]
+    return target
 
 
 def _start(node: ast.stmt) -> tuple[int, int]:

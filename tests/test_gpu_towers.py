@@ -106,6 +106,67 @@ def test_nested_device_scopes_in_one_loop_are_one_site() -> None:
     assert_reports(RULES, source, findings=[("NPU055", 3, 0, "unmigrated")])
 
 
+DEVICE_FUNCTION = '''\
+import tensorflow as tf
+from gpu_utils import assign_to_gpu, average_grads_and_vars
+
+
+def train(inputs, ps_device, num_core_per_host):
+  tower_grads_and_vars = []
+  for i in range(num_core_per_host):
+    reuse = True if i > 0 else None
+    with tf.device(assign_to_gpu(i, ps_device)), \\
+        tf.variable_scope(tf.get_variable_scope(), reuse=reuse):
+      tower_grads_and_vars.append(single_core_graph(inputs[i]))
+  return average_grads_and_vars(tower_grads_and_vars)
+'''
+
+
+def test_a_device_function_named_for_the_gpu_it_assigns() -> None:
+    """transformer-xl's and xlnet's ``train_gpu.py``: ``assign_to_gpu(i, ps_device)`` returns a
+    device function placing op ``i``'s tower on ``/gpu:i`` (variables on the ps device)."""
+    findings = assert_reports(RULES, DEVICE_FUNCTION, findings=[("NPU055", 7, 2, "unmigrated")])
+    assert messages(findings, "NPU055")[0].startswith(
+        "this loop builds one model copy per GPU (tf.device(assign_to_gpu(i, ps_device))): ")
+
+
+DEVICE_LIST = '''\
+import tensorflow as tf
+from ops import avg_grads
+
+
+def build_model(self):
+    all_d_grads = []
+    d_opt = tf.train.AdamOptimizer(self.config.learning_rate)
+    for idx, device in enumerate(self.devices):
+        with tf.device("/%s" % device):
+            with tf.name_scope("device_%s" % idx):
+                self.build_model_single_gpu(idx)
+                all_d_grads.append(d_opt.compute_gradients(self.d_losses[-1]))
+                tf.get_variable_scope().reuse_variables()
+    self.d_optim = d_opt.apply_gradients(avg_grads(all_d_grads))
+'''
+
+
+def test_a_loop_computing_gradients_on_each_device_of_a_list() -> None:
+    """improved-gan's ``build_model.py``: the devices (``["gpu:0", ..., "gpu:3"]``) come from the
+    caller; one gradient per device, averaged after the loop, is a tower loop."""
+    assert_reports(RULES, DEVICE_LIST, findings=[("NPU055", 8, 4, "unmigrated")])
+
+
+@pytest.mark.parametrize("source", [
+    # gradients on each of a list of devices that are CPUs
+    ("import tensorflow as tf\n\nfor k in range(4):\n    with tf.device('/cpu:%d' % k):\n"
+     "        grads.append(opt.compute_gradients(loss[k]))\n"),
+    # a device function that names no GPU, and no gradient in the loop
+    "import tensorflow as tf\n\nfor i in range(4):\n    with tf.device(assign_to_worker(i)):\n        pass\n",
+    # a device list entered without any gradient: a placement, not a tower
+    "import tensorflow as tf\n\nfor d in self.devices:\n    with tf.device(d):\n        out.append(f(d))\n",
+])
+def test_what_no_gpu_and_no_gradient_make_a_tower_of_is_left_alone(source: str) -> None:
+    assert_reports(RULES, source, findings=[])
+
+
 @pytest.mark.parametrize("source", [
     # one fixed device (NPU008 handles tf.device)
     "import tensorflow as tf\n\nwith tf.device('/gpu:0'):\n    pass\n",

@@ -288,6 +288,13 @@ FILES = {"bert/__init__.py": INIT, "bert/modeling.py": MODELING,
 FACTS = repository_facts(FILES)
 
 
+def switched_off(use_tpu: str) -> str:
+    """NPU012's message for a construction given ``use_tpu=<use_tpu>`` and neither
+    ``eval_on_tpu`` nor ``export_to_tpu``."""
+    return (f"set use_tpu=False (was {use_tpu}) and added eval_on_tpu=False, export_to_tpu=False: "
+            "the TPU is switched off on the NPU")
+
+
 def test_the_vendored_tpu_estimator_is_built_with_the_tpu_off():
     before = RUN_PRETRAINING
     after = before.replace(FUTURE, FUTURE + HEADER).replace(
@@ -365,9 +372,7 @@ def test_a_subclass_of_the_fork_is_a_tpu_estimator_too():
         "eval_on_tpu=False, export_to_tpu=False)")
     findings = assert_migrates(RULES, SUBCLASS, after, facts=facts, path="xlnet/estimator.py", findings=[
         ("NPU001", 2, 0, "migrated"), ("NPU011", 17, 9, "migrated"), ("NPU012", 17, 9, "migrated")])
-    assert messages(findings, "NPU012") == [
-        "set use_tpu=False (was flags.use_tpu) and added eval_on_tpu=False, export_to_tpu=False: "
-        "the TPU is switched off on the NPU"]
+    assert messages(findings, "NPU012") == [switched_off("flags.use_tpu")]
 
 
 FORK_BY_ITS_SWITCHES = '''\
@@ -496,3 +501,58 @@ def test_tpu_apis_spelled_through_their_defining_modules_get_npu012s_instruction
         f"the TPU, TPUEstimator runs it on the host) {guide}",
         "tpu_estimator.TPUEstimatorSpec with scaffold_fn: check the scaffold_fn runs on CPU "
         f"(without the TPU, TPUEstimator runs it on the host) {guide}"]
+
+
+GOOGLE3_FORK = '''\
+"""TPUEstimator, vendored: the same file builds inside Google and outside."""
+
+from __future__ import absolute_import
+
+try:
+  import google3
+  from google3.third_party.tensorflow.contrib.tpu.python.tpu import tpu_config
+  from google3.third_party.tensorflow.python.estimator import estimator as estimator_lib
+except:
+  import tensorflow
+  from tensorflow.contrib.tpu.python.tpu import tpu_config
+  from tensorflow.python.estimator import estimator as estimator_lib
+
+
+class TPUEstimator(estimator_lib.Estimator):
+  """Estimator with TPU support and a cache of memories between steps."""
+
+  def __init__(self, model_fn=None, train_cache_fn=None, config=None, params=None,
+               use_tpu=True, train_batch_size=None, eval_on_tpu=True, export_to_tpu=True):
+    super(TPUEstimator, self).__init__(model_fn=model_fn, config=config, params=params)
+    self._train_cache_fn = train_cache_fn
+    self._use_tpu = use_tpu
+'''
+GOOGLE3_TRAIN = '''\
+"""Trains Transformer-XL with the vendored TPUEstimator (run from the tf/ folder)."""
+import tensorflow as tf
+import tpu_estimator
+
+FLAGS = tf.app.flags.FLAGS
+
+
+def main(model_fn, train_cache_fn, run_config):
+  estimator = tpu_estimator.TPUEstimator(
+      model_fn=model_fn,
+      train_cache_fn=train_cache_fn,
+      use_tpu=FLAGS.use_tpu,
+      config=run_config,
+      train_batch_size=FLAGS.train_batch_size)
+  estimator.train(input_fn=model_fn, max_steps=FLAGS.train_steps)
+'''
+
+
+def test_a_fork_importing_google3_or_tensorflow_is_a_tpu_estimator_built_with_the_tpu_off():
+    facts = repository_facts({"tf/tpu_estimator.py": GOOGLE3_FORK, "tf/train.py": GOOGLE3_TRAIN})
+    after = GOOGLE3_TRAIN.replace('"""\nimport', '"""\n' + HEADER + "import").replace(
+        "use_tpu=FLAGS.use_tpu,", "use_tpu=False,").replace(
+        "config=run_config,", "config=npu_run_config_init(run_config=run_config),").replace(
+        "train_batch_size=FLAGS.train_batch_size)",
+        "train_batch_size=FLAGS.train_batch_size, eval_on_tpu=False, export_to_tpu=False)")
+    findings = assert_migrates(RULES, GOOGLE3_TRAIN, after, facts=facts, path="tf/train.py", findings=[
+        ("NPU001", 2, 0, "migrated"), ("NPU011", 9, 14, "migrated"), ("NPU012", 9, 14, "migrated")])
+    assert messages(findings, "NPU012") == [switched_off("FLAGS.use_tpu")]

@@ -586,6 +586,32 @@ def test_a_session_closed_by_a_called_method_is_closed(source: str, facts: set) 
     assert [(f.line, f.column, f.status) for f in findings] == [(4, 20, "migrated")]
 
 
+CLOSED_BY_THE_FRAMEWORK = [
+    # bilm-tf's tests/test_model.py: unittest runs tearDown() after every test
+    ("class TestBidirectionalLanguageModel(unittest.TestCase):\n    def setUp(self):\n"
+     "        self.sess = tf.Session()\n\n    def tearDown(self):\n        tf.reset_default_graph()\n"
+     "        self.sess.close()\n", "TestBidirectionalLanguageModel.tearDown()"),
+    ("class ModelTest(tf.test.TestCase):\n    def setUp(self):\n        self.sess = tf.Session()\n\n"
+     "    def tearDown(self):\n        self.sess.close()\n", "ModelTest.tearDown()"),
+    # a MonitoredSession calls end() of every hook when training stops
+    ("class EvalHook(tf.train.SessionRunHook):\n    def begin(self):\n        self.sess = tf.Session()\n\n"
+     "    def end(self, session):\n        self.sess.close()\n", "EvalHook.end()"),
+]
+
+
+@pytest.mark.parametrize("source, closer", CLOSED_BY_THE_FRAMEWORK)
+def test_a_session_closed_by_a_method_the_framework_calls_is_closed(source: str, closer: str) -> None:
+    findings = assert_unchanged(TF + source, RULES)
+    assert [(f.line, f.column, f.status) for f in findings] == [(4, 20, "migrated")]
+    assert findings[0].message == f"self.sess is closed in {closer} (the NPU graph executor is released)"
+
+
+def test_a_method_named_like_a_frameworks_in_another_class_is_not_called() -> None:
+    source = CLOSED_BY_A_METHOD.replace("close_session", "tearDown")
+    findings = assert_unchanged(TF + source, RULES)
+    assert [(f.line, f.column, f.status) for f in findings] == [(4, 20, "unmigrated")]
+
+
 def test_two_sessions_under_one_name_are_both_reported() -> None:
     NPU010.reported("sess = tf.Session()\nsess.run(a)\nsess = tf.Session()\nsess.run(b)\n", (2, 7),
                     (4, 7))

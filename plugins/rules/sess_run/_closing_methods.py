@@ -11,6 +11,11 @@ any rewrite:
   its result dropped (how a cleanup method is called), or registers ``<something>.<method>``
   with ``atexit.register``.
 
+A method a framework calls on instances of the class's base counts too: unittest runs a
+``TestCase``'s ``tearDown()`` after every test (bilm-tf's tests close ``self.sess`` there), a
+``MonitoredSession`` calls every ``SessionRunHook``'s ``end()`` when training stops. The base is
+told by its last name (``unittest.TestCase``, ``tf.test.TestCase``, ``tf.train.SessionRunHook``).
+
 Not seen: a call in a file that imports no TensorFlow (no analysis runs there), one with
 arguments or whose result is kept, or a method reached otherwise (``getattr``, a callback
 handed to a library). The session is then reported, which a person can check.
@@ -22,7 +27,7 @@ import ast
 import re
 from typing import FrozenSet
 
-from npu_codemod.api import FileContext
+from npu_codemod.api import FileContext, Node, symbols, tokens
 from npu_codemod.api._toolkit import memo, module_index
 
 from ._config_functions import parse
@@ -30,6 +35,9 @@ from ._config_functions import parse
 CALLED = "npu010-method-called:"
 #: Methods Python calls itself: when the object is collected, when a ``with`` block ends.
 IMPLICIT = frozenset({"__del__", "__exit__"})
+#: A base class (its last name) -> the methods its framework calls on every instance.
+FRAMEWORK_CALLED = {"TestCase": frozenset({"tearDown", "doCleanups"}),
+                    "SessionRunHook": frozenset({"end"})}
 
 
 def called_method_facts(text: str) -> set[str]:
@@ -50,10 +58,27 @@ def called_method_facts(text: str) -> set[str]:
     return facts
 
 
-def is_called(method: str, ctx: FileContext) -> bool:
-    """Is the method named ``method`` called: by Python, in this file, or by another file of
-    the repository (as far as the facts tell)?"""
-    return method in IMPLICIT or method in _referenced(ctx) or method in _called_elsewhere(ctx)
+def is_called(method: str, classdef: Node, ctx: FileContext) -> bool:
+    """Is the method named ``method`` of the class ``classdef`` called: by Python, by the
+    framework of the class's base, in this file, or by another file of the repository (as far
+    as the facts tell)?"""
+    return method in IMPLICIT or _called_by_a_base(method, classdef) or method in _referenced(ctx) \
+        or method in _called_elsewhere(ctx)
+
+
+def _called_by_a_base(method: str, classdef: Node) -> bool:
+    """Does a base of ``classdef`` (:data:`FRAMEWORK_CALLED`) have its framework call ``method``?"""
+    return any(method in FRAMEWORK_CALLED.get(base, ()) for base in _base_names(classdef))
+
+
+def _base_names(classdef: Node) -> list[str]:
+    """The last names of the bases ``class C(a.B, D):`` spells (``B``, ``D``), keywords left out."""
+    children = classdef.children
+    if len(children) < 4 or children[2].type != tokens.LPAR or children[3].type == tokens.RPAR:
+        return []
+    bases = children[3].children if children[3].type == symbols.arglist else [children[3]]
+    return [str(base).strip().rpartition(".")[2] for base in bases
+            if base.type != tokens.COMMA and base.type != symbols.argument]
 
 
 def _referenced(ctx: FileContext) -> FrozenSet[str]:

@@ -258,7 +258,7 @@ class SessionClose(Rule):
         closer = _closing_method(owner) if owner is not None else None
         if owner is None or closer is None:
             ctx.report(power, "unmigrated", f"{CLOSE} ({_where(power, made)}{_hint(outer, owner)})")
-        elif is_called(closer, ctx):
+        elif is_called(closer, owner[0], ctx):
             ctx.report(power, "migrated", f"self.{owner[1]} is closed in {definition_name(owner[0])}."
                        f"{closer}() (the NPU graph executor is released)")
         else:

@@ -3,8 +3,12 @@
 A tower loop is a ``for`` whose body enters ``tf.device(E)`` where ``E`` names one GPU per
 iteration: it reads the loop's variable and formats a GPU device string with it (``'/gpu:%d'
 % k``, ``'/gpu:{}'.format(k)``, ``f'/gpu:{k}'``, ``'/gpu:' + str(k)``, or a variable given
-such a string or such an expression: youtube-8m's ``device_string % i``), or the loop walks a
-list of GPUs a probe found (``for d in gpus: with tf.device(d)``). A fixed device
+such a string or such an expression: youtube-8m's ``device_string % i``), or calls a function
+named for the GPU it assigns (transformer-xl's ``assign_to_gpu(i, ps_device)``, a device
+function), or the loop walks a list of GPUs a probe found (``for d in gpus: with tf.device(d)``).
+A device read from the loop's variable with no GPU in sight is a tower's too when the loop computes
+gradients (``opt.compute_gradients(...)``, ``tf.gradients(...)``: improved-gan's ``for idx, device
+in enumerate(self.devices)``, its GPUs listed by the caller). A fixed device
 (``tf.device('/gpu:0')``) or a loop over other devices (``'/cpu:%d' % i``) is no tower.
 
 A probe is a device listing filtered on GPUs (``device_lib.list_local_devices()`` with a
@@ -33,6 +37,9 @@ PROBES = LOCAL_DEVICES + PHYSICAL_DEVICES
 _SCOPES = (symbols.funcdef, symbols.classdef, symbols.file_input)
 #: What ``_references`` looks for, in order: the probes, then ``tf.device``.
 _WANTED = (frozenset(PROBES), frozenset(DEVICE))
+#: The methods and functions whose call computes gradients: ``opt.compute_gradients(loss)``,
+#: ``tf.gradients(loss, params)``.
+_GRADIENTS = frozenset({"compute_gradients", "gradients"})
 
 
 @dataclass
@@ -178,10 +185,49 @@ def _tower_loop(device: Reference, tainted: dict[int, set[str]]) -> Optional[tup
         if not read & targets:
             continue
         iterable_names = _names(loop.children[3])
-        if _formats_gpu(expression, targets) or iterable_names & gpu_names:
+        if _formats_gpu(expression, targets) or _calls_gpu_function(expression) \
+                or iterable_names & gpu_names or _gradients_per_device(loop, expression):
             return loop, iterable_names | read
         return None
     return None
+
+
+def _calls_gpu_function(expression: Base) -> bool:
+    """Does ``expression`` call a function named for a GPU (``assign_to_gpu(i, ps_device)``)?"""
+    for node in _walk(expression):
+        children = node.children
+        for index, child in enumerate(children[:-1]):
+            if child.type == tokens.NAME and "gpu" in child.value.lower() \
+                    and _is_call(children[index + 1]):
+                return True
+            if _is_attribute(child) and "gpu" in child.children[1].value.lower() \
+                    and _is_call(children[index + 1]):
+                return True
+    return False
+
+
+def _gradients_per_device(loop: Node, expression: Base) -> bool:
+    """Does ``loop`` compute gradients (``.compute_gradients(``, ``tf.gradients(``) while its
+    device ``expression`` names no other device than a GPU (no ``'/cpu:%d'``)?"""
+    if any(leaf.type == tokens.STRING and "cpu" in leaf.value.lower() for leaf in expression.leaves()):
+        return False
+    for node in _walk(loop.children[5]):  # the body (``for t in x: body [else: ...]``)
+        children = node.children
+        for index, child in enumerate(children[:-1]):
+            if _is_attribute(child) and child.children[1].value in _GRADIENTS \
+                    and _is_call(children[index + 1]):
+                return True
+    return False
+
+
+def _is_call(node: Base) -> bool:
+    """Is ``node`` a call's trailer, ``(...)``?"""
+    return node.type == symbols.trailer and node.children[0].type == tokens.LPAR
+
+
+def _is_attribute(node: Base) -> bool:
+    """Is ``node`` an attribute's trailer, ``.name``?"""
+    return node.type == symbols.trailer and node.children[0].type == tokens.DOT
 
 
 def _entered(node: Base) -> bool:
