@@ -628,3 +628,74 @@ def main(eager, dataset):
     assert [(f.line, f.status) for f in findings if f.rule_id == "NPU068"] == [(8, "unmigrated"), (18, "migrated")]
     assert messages(findings, "NPU068")[0].startswith(
         "optimizer also applies the gradients of a custom loop in this file")
+
+
+FREEZE_THEN_UNFREEZE = '''\
+import tensorflow as tf
+from tensorflow.keras.optimizers import SGD, Adam
+
+
+def train(strategy, dataset, freeze_epochs, total_epochs, optimizer_type="adam"):
+    inputs = tf.keras.Input(shape=(416, 416, 3))
+    model = tf.keras.Model(inputs, tf.keras.layers.Conv2D(75, 1)(inputs))
+    optimizer = {
+        "adam": Adam(learning_rate=1e-3),
+        "sgd": SGD(learning_rate=1e-2, momentum=0.937, nesterov=True),
+    }[optimizer_type]
+    if strategy is not None:
+        with strategy.scope():
+            model.compile(optimizer=optimizer, loss="mse")
+    else:
+        model.compile(optimizer=optimizer, loss="mse")
+    model.fit(dataset, epochs=freeze_epochs)
+    for layer in model.layers:
+        layer.trainable = True
+    model.compile(optimizer=optimizer, loss="mse")  # recompile to apply the change
+    model.fit(dataset, initial_epoch=freeze_epochs, epochs=total_epochs)
+'''
+
+
+def test_an_optimizer_compiled_again_is_reported_not_wrapped_at_each_compile() -> None:
+    """bubbliiiing's yolov4-tf2: the frozen stage and the unfrozen one compile the model with
+    the same optimizer object. The wrapper patches that object in place (``hccl.py``:
+    ``optimizer.apply_gradients = ...``), so wrapping it at both compiles nested the patch: from
+    the second stage on every step all-reduced its gradients twice. Each compile is reported."""
+    findings = assert_unchanged(FREEZE_THEN_UNFREEZE, {"NPU068"}, facts=TF2_RUNTIME)
+    assert [(f.line, f.status) for f in findings if f.rule_id == "NPU068"] == [
+        (14, "unmigrated"), (16, "unmigrated"), (20, "unmigrated")]
+    assert messages(findings, "NPU068")[0].startswith(
+        "optimizer is compiled more than once with the same optimizer object (lines 14, 16, 20): "
+        "npu_distributed_keras_optimizer_wrapper patches the object in place")
+
+
+def test_an_optimizer_compiled_in_a_loop_is_reported_and_one_made_per_compile_is_wrapped() -> None:
+    """Exclusive branches compile it once; a new object per stage is a new optimizer; a
+    compile in a loop over stages of one object made before the loop runs again."""
+    source = '''\
+import tensorflow as tf
+
+
+def train(dataset, stages, distributed):
+    inputs = tf.keras.Input(shape=(32, 32, 3))
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(10)(tf.keras.layers.Flatten()(inputs)))
+    optimizer = tf.keras.optimizers.SGD(0.1)
+    if distributed:
+        model.compile(optimizer=optimizer, loss="mse", run_eagerly=False)
+    else:
+        model.compile(optimizer=optimizer, loss="mse")
+    model.fit(dataset, epochs=1)
+    optimizer = tf.keras.optimizers.SGD(0.01)
+    model.compile(optimizer=optimizer, loss="mse")
+    model.fit(dataset, epochs=1)
+    fine_tune = tf.keras.optimizers.Adam(1e-4)
+    for size in stages:
+        model.compile(optimizer=fine_tune, loss="mse")
+        model.fit(dataset.map(lambda x, y: (tf.image.resize(x, (size, size)), y)), epochs=1)
+'''
+    wrapped = "optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper(optimizer)"
+    after = "import npu_device as npu\n" + source.replace("optimizer=optimizer", wrapped)
+    findings = assert_migrates(source, after, {"NPU068"}, facts=TF2_RUNTIME)
+    assert [(f.line, f.status) for f in findings if f.rule_id == "NPU068"] == [
+        (9, "migrated"), (11, "migrated"), (14, "migrated"), (18, "unmigrated")]
+    assert messages(findings, "NPU068")[3].startswith(
+        "fine_tune is compiled more than once with the same optimizer object (in a loop): ")

@@ -46,6 +46,7 @@ from ._device import device_name, uses_horovod
 from ._gradient_flow import gradient_flow
 from ._library import LIBRARY, in_library
 from ._own_steps import builds_own_step_model, in_own_step_class, own_step_facts
+from ._recompiled import recompiled
 
 ADDED = "added {name} = {npu}.distribute.all_reduce({name}, \"mean\") before the gradients are applied"
 IN_PLACE = "the gradients are all-reduced"
@@ -86,6 +87,14 @@ COMPILED_AND_APPLIED = ("{spelled} also applies the gradients of a custom loop i
                         "place, so wrapping it here would all-reduce that loop's gradients twice: "
                         "compile with a separate optimizer wrapped by "
                         "npu.distribute.npu_distributed_keras_optimizer_wrapper(...)")
+#: The same optimizer object compiled twice (``_recompiled``): wrapped at each compile, the
+#: in-place patch would nest.
+COMPILED_AGAIN = ("{name} is compiled more than once with the same optimizer object ({where}): "
+                  "npu_distributed_keras_optimizer_wrapper patches the object in place, so "
+                  "wrapping it at each compile would all-reduce its gradients twice once a second "
+                  "compile runs: wrap it once where it is made ({name} = npu.distribute."
+                  "npu_distributed_keras_optimizer_wrapper(...)) and compile with it as it is, "
+                  "unless a custom loop also applies its gradients (that loop all-reduces them)")
 #: Fact: a file of the repository applies the gradients of a custom loop (all-reduced there).
 CUSTOM_LOOP = "npu068-custom-loop"
 LOOP_ELSEWHERE = ("the repository applies gradients in a custom loop (all-reduced there): wrap "
@@ -125,7 +134,11 @@ class GradientAllReduce(Rule):
                "the compiled optimizer, wrapped at the model's `compile`); a `compile(optimizer=<name>)` "
                "whose optimizer a custom loop of the file also applies gradients with "
                "(`<name>.apply_gradients`: the wrapper patches the object in place, so the loop "
-               "would all-reduce twice); an optimizer wrapped twice. A file that "
+               "would all-reduce twice); a `compile(optimizer=<name>)` whose object another "
+               "compile of the same function passes again (a frozen stage, then an unfrozen one), "
+               "or that runs in a loop, unless the branches of one `if` or a new binding between "
+               "them keep them apart (wrapped at each compile, the in-place patch would nest); "
+               "an optimizer wrapped twice. A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
                "does), or belongs to a program one of whose modules imports it (a script training "
                "through a repository's Horovod helpers), is left to NPU070, one that imports "
@@ -156,18 +169,20 @@ class GradientAllReduce(Rule):
         if uses_horovod(ctx):
             return  # Horovod's tape or optimizer aggregates already: NPU070 reports each use
         tapes = _tapes(ctx.original)
+        again = recompiled(tree) if ".compile(" in ctx.original else {}
         for node in list(pre_order(tree)):
             if node.type == symbols.expr_stmt and len(node.children) == 3:
                 self._gradient_statement(node, tapes, ctx)
             elif node.type == symbols.trailer and len(node.children) == 2 and node.children[0].type == tokens.DOT:
                 method = node.children[1].value
                 if method == "compile":
-                    self._compile(node, ctx)
+                    self._compile(node, ctx, again)
                 elif method == "minimize":
                     self._minimize(node, ctx)
 
-    def _compile(self, trailer: Node, ctx: FileContext) -> None:
-        """``model.compile(optimizer=X)``: ``X`` wrapped when the file builds ``model``."""
+    def _compile(self, trailer: Node, ctx: FileContext, again: dict[int, str]) -> None:
+        """``model.compile(optimizer=X)``: ``X`` wrapped when the file builds ``model``, unless
+        the same optimizer object is compiled again (``again``: ``_recompiled``)."""
         index = called_method(trailer)
         power = trailer.parent
         if index is None or power is None:
@@ -193,6 +208,8 @@ class GradientAllReduce(Rule):
             ctx.report(value, "unmigrated", LOOP_ELSEWHERE)
         elif value.type == tokens.NAME and _applies_gradients(str(value.value), ctx.original):
             ctx.report(value, "unmigrated", COMPILED_AND_APPLIED.format(spelled=value.value))
+        elif id(value) in again:
+            ctx.report(value, "unmigrated", COMPILED_AGAIN.format(name=value.value, where=again[id(value)]))
         else:
             self._wrap(value, ctx)
 
