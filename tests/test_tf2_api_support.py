@@ -487,3 +487,41 @@ def test_a_class_alias_bound_in_a_try_and_its_except_is_one_type_alias() -> None
             "class Replicator(S):\n    pass\n")
     assert [span[0] for span, _ in type_alias_spans(text)] == [4, 6]
     assert type_alias_spans(text + "\nstrategy = S()\n") == []
+
+
+CPU_PINNED = '''\
+"""Augmentations and a cross-batch memory, kept on the host (TF 2.x)."""
+import tensorflow as tf
+
+
+def augment(images):
+    with tf.device("/cpu:0"):
+        images = tf.image.random_flip_left_right(images)
+    with tf.device("CPU"):
+        return tf.image.random_brightness(images, 0.2)
+
+
+def memory(embeddings, device):
+    with tf.device('/job:localhost/replica:0/task:0/device:CPU:0'):
+        bank = tf.Variable(tf.zeros_like(embeddings))
+    with tf.device("/gpu:1"):
+        other = tf.identity(embeddings)
+    with tf.device(device):
+        return bank, other
+'''
+
+
+def test_a_device_pinned_to_the_cpu_is_what_the_list_suggests_and_blocks_nothing() -> None:
+    """tensorflow/similarity keeps augmentations and its memory bank on the CPU with
+    ``tf.device("/cpu:0")``, as the TF 2.6 list suggests for ``tf.device`` [L26 r3116]: each was
+    reported "no migration path: replace tf.device" and blocked the repository. Only the
+    devices that are not the CPU are reported, with the list's suggestion."""
+    findings = assert_unchanged(CPU_PINNED, {"NPU071"}, facts=TF2_RUNTIME)
+    assert sites(findings) == [("NPU071", 15, 9, "unmigrated"), ("NPU071", 17, 9, "unmigrated")]
+    assert [f.message.split(" (guide")[0] for f in findings] == [
+        "tf.device is not supported on Ascend: pin the ops to the CPU (tf.device(\"/cpu:0\")), as "
+        "Ascend's TF 2.6 list suggests, or remove tf.device and let the NPU place them"] * 2
+    rows = [row for row in process(CPU_PINNED, {"NPU071"}, facts=TF2_RUNTIME).api_sites
+            if row.api == "tf.device"]
+    assert sorted((row.sites, row.status, row.ready, row.blocking) for row in rows) == [
+        (2, "unsupported", False, True), (3, "unsupported", True, False)]
