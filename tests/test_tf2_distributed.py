@@ -699,3 +699,49 @@ def train(dataset, stages, distributed):
         (9, "migrated"), (11, "migrated"), (14, "migrated"), (18, "unmigrated")]
     assert messages(findings, "NPU068")[3].startswith(
         "fine_tune is compiled more than once with the same optimizer object (in a loop): ")
+
+
+INLINE_GRADIENTS = '''\
+"""A GAN whose steps apply the tape's gradients without naming them (TF 2.x)."""
+import npu_device as npu
+import tensorflow as tf
+
+
+class Critic(tf.keras.Model):
+    def train_step(self, data):
+        with tf.GradientTape() as tape:
+            loss = self.compiled_loss(data, self(data, training=True))
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, self.trainable_variables),
+                                           self.trainable_variables))
+        return {"loss": loss}
+
+
+@tf.function
+def generator_step(generator, critic, optimizer, noise):
+    with tf.GradientTape() as g_tape:
+        loss = -tf.reduce_mean(critic(generator(noise)))
+    optimizer.apply_gradients(zip(g_tape.gradient(loss, generator.trainable_variables),
+                                  generator.trainable_variables))
+    return loss
+
+
+@tf.function
+def reduced_step(generator, critic, optimizer, noise):
+    with tf.GradientTape() as tape:
+        loss = -tf.reduce_mean(critic(generator(noise)))
+    variables = generator.trainable_variables
+    optimizer.apply_gradients(zip(npu.distribute.all_reduce(tape.gradient(loss, variables), "mean"), variables))
+'''
+
+
+def test_gradients_computed_inside_apply_gradients_are_reported() -> None:
+    """``apply_gradients(zip(tape.gradient(...), variables))``: no gradient statement to
+    all-reduce after, so nothing aggregated them and nothing said so (and a compile of a
+    ``Critic`` was told its gradients are all-reduced in its step)."""
+    findings = assert_unchanged(INLINE_GRADIENTS, {"NPU068"}, facts=TF2_RUNTIME)
+    assert [(f.line, f.status) for f in findings if f.rule_id == "NPU068"] == [
+        (10, "unmigrated"), (19, "unmigrated"), (29, "migrated")]
+    assert messages(findings, "NPU068")[0].startswith(
+        "the gradients are computed inside apply_gradients: bind them first (grads = "
+        "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") before "
+        "apply_gradients")

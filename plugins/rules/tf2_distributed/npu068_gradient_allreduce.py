@@ -50,6 +50,9 @@ from ._recompiled import recompiled
 
 ADDED = "added {name} = {npu}.distribute.all_reduce({name}, \"mean\") before the gradients are applied"
 IN_PLACE = "the gradients are all-reduced"
+INLINE = ("the gradients are computed inside apply_gradients: bind them first (grads = "
+          "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") "
+          "before apply_gradients")
 NOT_A_NAME = ("the gradients go to a tuple: all-reduce them before they are applied "
               "(grads = npu.distribute.all_reduce(grads, \"mean\"))")
 ELSEWHERE = ("{name} is applied in another block or function: add {name} = "
@@ -127,7 +130,9 @@ class GradientAllReduce(Rule):
                 "`train_step` is all-reduced in its step: neither its optimizer nor the class's "
                 "own `super().compile(optimizer=...)` is wrapped. Already aggregated: left alone.")
     reports = ("Gradients bound to a tuple, applied in another block or function, or applied "
-               "after another step makes a new value of them (the line to add); a "
+               "after another step makes a new value of them (the line to add); gradients "
+               "computed inside the `apply_gradients` call (`zip(tape.gradient(...), variables)`: "
+               "bind them, then all-reduce); a "
                "`compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
                "also applies a custom loop's gradients (a `train_step`'s `self.optimizer.minimize`: "
@@ -179,6 +184,8 @@ class GradientAllReduce(Rule):
                     self._compile(node, ctx, again)
                 elif method == "minimize":
                     self._minimize(node, ctx)
+                elif method == "apply_gradients":
+                    self._inline_gradients(node, tapes, ctx)
 
     def _compile(self, trailer: Node, ctx: FileContext, again: dict[int, str]) -> None:
         """``model.compile(optimizer=X)``: ``X`` wrapped when the file builds ``model``, unless
@@ -246,6 +253,23 @@ class GradientAllReduce(Rule):
             self._wrap(value, ctx, at=trailer)
         else:
             ctx.report(trailer, "unmigrated", MINIMIZE_UNKNOWN.format(spelled=spelled))
+
+    def _inline_gradients(self, trailer: Node, tapes: set[str], ctx: FileContext) -> None:
+        """``opt.apply_gradients(zip(tape.gradient(...), variables))``: gradients that no
+        statement binds, so there is none to add the ``all_reduce`` after: reported (``migrated``
+        when an ``all_reduce`` wraps them there already)."""
+        index = called_method(trailer)
+        power = trailer.parent
+        if index is None or power is None:
+            return
+        call = power.children[index + 1]
+        if not any(node.type == symbols.power and (_is_tape_gradient(node, tapes) or _is_tf_gradients(node, ctx))
+                   for node in pre_order(call)):
+            return
+        if "all_reduce(" in tree_text(call):
+            ctx.report(trailer, "migrated", IN_PLACE)
+        else:
+            ctx.report(trailer, "unmigrated", INLINE)
 
     def _wrap(self, value: Base, ctx: FileContext, at: Optional[Base] = None) -> None:
         where = at if at is not None else value
