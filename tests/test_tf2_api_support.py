@@ -525,3 +525,26 @@ def test_a_device_pinned_to_the_cpu_is_what_the_list_suggests_and_blocks_nothing
             if row.api == "tf.device"]
     assert sorted((row.sites, row.status, row.ready, row.blocking) for row in rows) == [
         (2, "unsupported", False, True), (3, "unsupported", True, False)]
+
+
+VERSION_CHECKS = '''\
+"""Prints the versions the training script runs with (TF 2.x)."""
+import tensorflow as tf
+import tensorflow.compat.v1 as tf1
+
+print(tf.__version__, tf1.__version__, tf.keras.__version__)
+if tf1.__version__.startswith("2"):
+    tf1.logging.set_verbosity(tf1.logging.ERROR)
+'''
+
+
+def test_a_module_s_version_string_is_no_api_to_test_on_the_npu() -> None:
+    """keras-YOLOv3-model-set's tools check ``tf.__version__.startswith('2')`` with ``tf`` also
+    bound to ``tensorflow.compat.v1``: NPU071 noted "test tf.compat.v1.__version__.startswith on
+    the NPU" (the list's ``tf.compat.v1`` entry is under analysis). A dunder attribute of a
+    module is no API: no site, no finding; the APIs the file calls still are."""
+    findings = [f for f in run_rules(VERSION_CHECKS, {"NPU071"}, facts=TF2_RUNTIME)[1] if f.rule_id == "NPU071"]
+    assert len(findings) == 1 and findings[0].line == 7  # tf.compat.v1.logging, under analysis
+    assert "__version__" not in findings[0].message
+    counted = process(VERSION_CHECKS, {"NPU071"}, facts=TF2_RUNTIME).api_sites
+    assert not [row for row in counted if row.api == "tf.compat.v1"]

@@ -150,6 +150,7 @@ class ApiSupportTf2(Rule):
                "`tf.device(...)` of a TF 2.x file with the list's suggestion (pin the ops to the "
                "CPU, or remove it), and not when it pins them to the CPU already "
                "(`tf.device(\"/cpu:0\")`, `tf.device(\"CPU\")`: counted as needing nothing); "
+               "a dunder attribute of a module (`tf.__version__`) is no use; "
                "`tf.float64`/`tf.complex64`/`tf.complex128` "
                "and `dtype=\"float64\"` strings (the NPU does not support them); each use of "
                "Horovod (`hvd.init`, `hvd.DistributedGradientTape`...: TF Adapter 2.x supports it "
@@ -432,8 +433,13 @@ def _on_site(site: ReferenceSite, first: int, end: int, lines: dict[int, list[Fi
 
 
 def _use(ctx: FileContext, site: ReferenceSite) -> Optional[Use]:
-    """The use at ``site`` with its status in the TF 2.6 list (None: no listed API)."""
+    """The use at ``site`` with its status in the TF 2.6 list (None: no listed API, or a dunder
+    attribute of a module: ``tf.__version__.startswith("2")`` looks at the version string, it
+    uses no API; with ``tf`` also bound to ``tensorflow.compat.v1`` it was "test
+    tf.compat.v1.__version__.startswith on the NPU")."""
     qualified = _v2_folded(ctx.names("tensorflow").resolve(site.spelled) or site.name)
+    if any(part.startswith("__") and part.endswith("__") for part in qualified.split(".")):
+        return None
     api = list_name(_v1_estimator(qualified) if ctx.file_kind == TF2_COMPAT else qualified)
     if api is None:
         return None
