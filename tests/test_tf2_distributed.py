@@ -745,3 +745,24 @@ def test_gradients_computed_inside_apply_gradients_are_reported() -> None:
         "the gradients are computed inside apply_gradients: bind them first (grads = "
         "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") before "
         "apply_gradients")
+
+
+def test_a_trainer_s_own_train_step_minimizing_is_no_compiled_keras_optimizer() -> None:
+    """A ``train_step`` of a class that is no Keras model (``class Seq2seq:``) minimizes with
+    an optimizer it was given, not one a ``compile`` wraps: not told to wrap it at compile."""
+    source = '''\
+import tensorflow as tf
+
+
+class Seq2seqTrainer:
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+
+    def train_step(self, x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(self.model(x) - y))
+        self.optimizer.minimize(loss, self.model.trainable_variables, tape=tape)
+'''
+    findings = assert_unchanged(source, {"NPU068"}, facts=TF2_RUNTIME)
+    assert [(f.line, f.status, f.level) for f in findings if f.rule_id == "NPU068"] == [(11, "unmigrated", "")]
+    assert messages(findings, "NPU068")[0].startswith("self.optimizer.minimize computes and applies gradients")

@@ -400,9 +400,21 @@ def _method(trailer: Base) -> Optional[str]:
 
 
 def _in_train_step(node: Base) -> bool:
-    """Is ``node`` in a method named ``train_step`` (a Keras model's override)?"""
+    """Is ``node`` in a method named ``train_step`` of a class with a base that may be a Keras
+    model (its override; a ``class Trainer(object)``'s own step is none)?"""
     scope = enclosing_scope(node)
-    return scope.type == symbols.funcdef and scope.children[1].value == "train_step"
+    if scope.type != symbols.funcdef or scope.children[1].value != "train_step":
+        return False
+    owner = enclosing_scope(scope)
+    return owner.type == symbols.classdef and _has_base(owner)
+
+
+def _has_base(cls: Base) -> bool:
+    """Does the ``class`` statement ``cls`` name a base other than ``object`` (or keywords)?"""
+    parts = cls.children
+    if len(parts) < 4 or parts[2].type != tokens.LPAR or parts[3].type == tokens.RPAR:
+        return False
+    return tree_text(parts[3]).strip() != "object"
 
 
 def _applies_gradients(name: str, text: str) -> bool:
