@@ -766,3 +766,30 @@ class Seq2seqTrainer:
     findings = assert_unchanged(source, {"NPU068"}, facts=TF2_RUNTIME)
     assert [(f.line, f.status, f.level) for f in findings if f.rule_id == "NPU068"] == [(11, "unmigrated", "")]
     assert messages(findings, "NPU068")[0].startswith("self.optimizer.minimize computes and applies gradients")
+
+
+def test_an_optimizer_passed_by_name_to_an_unknown_model_s_compile_is_wrapped_once() -> None:
+    """keras-YOLOv3-model-set: ``get_train_model`` (another file) compiles the model with
+    ``optimizer``, wrapped there by NPU068; train.py recompiles it after unfreezing with the
+    same object. The note to wrap it there now says that wrapping an already wrapped object
+    again all-reduces twice."""
+    source = '''\
+import tensorflow as tf
+
+from yolo3.model import get_yolo3_train_model
+
+
+def main(args, anchors, num_classes, dataset):
+    optimizer = tf.keras.optimizers.Adam(args.learning_rate)
+    model = get_yolo3_train_model(anchors, num_classes, optimizer=optimizer)
+    model.fit(dataset, epochs=args.transfer_epoch)
+    for layer in model.layers:
+        layer.trainable = True
+    model.compile(optimizer=optimizer, loss={"yolo_loss": lambda y_true, y_pred: y_pred})
+    model.fit(dataset, initial_epoch=args.transfer_epoch, epochs=args.total_epoch)
+'''
+    findings = [f for f in assert_unchanged(source, {"NPU068"}, facts=TF2_RUNTIME) if f.rule_id == "NPU068"]
+    assert [(f.line, f.status) for f in findings] == [(12, "unmigrated")]
+    assert findings[0].message.split(" (guide: ")[0].endswith(
+        "; once per optimizer object: the wrapper patches optimizer in place, so if another compile "
+        "wrapped it already (a model-building helper's), wrapping it again all-reduces twice")

@@ -67,6 +67,10 @@ KERAS_UNKNOWN_LOOP = ("wrap the optimizer for distributed training if this is a 
                       "not if its gradients are applied in the repository's custom loop or its own "
                       "train_step, where NPU068 all-reduces them (never both: gradients would be "
                       "all-reduced twice)")
+#: Said of an optimizer passed by name to a compile NPU068 does not wrap: another compile (a
+#: model-building helper's, which NPU068 may have wrapped) may have patched the object already.
+ONCE = ("; once per optimizer object: the wrapper patches {name} in place, so if another compile "
+        "wrapped it already (a model-building helper's), wrapping it again all-reduces twice")
 WRAPPER = "npu_distributed_keras_optimizer_wrapper"
 WRAPPED = "added {npu}.distribute.npu_distributed_keras_optimizer_wrapper(...) around the optimizer"
 WRAPPED_ALREADY = "the optimizer aggregates gradients across NPUs (npu_distributed_keras_optimizer_wrapper)"
@@ -209,8 +213,9 @@ class GradientAllReduce(Rule):
                 or in_own_step_class(power.children[:index], ctx):
             ctx.report(value, "migrated", OWN_STEP)
         elif not keras:
-            ctx.report(value, "unmigrated", KERAS_UNKNOWN_LOOP if CUSTOM_LOOP in ctx.facts else KERAS_UNKNOWN,
-                       level="note")
+            advice = KERAS_UNKNOWN_LOOP if CUSTOM_LOOP in ctx.facts else KERAS_UNKNOWN
+            once = ONCE.format(name=value.value) if value.type == tokens.NAME else ""
+            ctx.report(value, "unmigrated", advice + once, level="note")
         elif CUSTOM_LOOP in ctx.facts and ".fit(" not in ctx.original:
             ctx.report(value, "unmigrated", LOOP_ELSEWHERE)
         elif value.type == tokens.NAME and _applies_gradients(str(value.value), ctx.original):
