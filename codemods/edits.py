@@ -182,7 +182,23 @@ def remove_statement(statement: pytree.Base, newline: str = "\n") -> None:
         rest = re.sub(r"^(?:[ \t]*\r?\n)+", "", rest)
     if indent and rest.startswith(indent):
         rest = rest[len(indent):]
-    following.prefix = comments + rest
+    following.prefix = _fewer_blank_lines(comments, rest) + rest
+
+
+def _fewer_blank_lines(comments: str, rest: str) -> str:
+    """``comments`` (the lines in front of a removed statement) without as many blank lines as
+    ``rest`` (what follows it) starts with, when they are blank lines only: the longer run of
+    the two stays, not their sum (a function's last statement removed: two blank lines before
+    the next ``def``, not three)."""
+    lines = comments.splitlines(keepends=True)
+    if any(line.strip() for line in lines):
+        return comments  # a comment stays with its blank lines
+    following = 0
+    for line in rest.splitlines(keepends=True):
+        if line.strip() or not line.endswith("\n"):
+            break
+        following += 1
+    return "".join(lines[following:])
 
 
 def _trailing_dedents(statement: pytree.Base) -> list[pytree.Leaf]:

@@ -99,6 +99,12 @@ def test_rename_argument_names_a_positional_and_renames_a_keyword():
      "def f():\n    if a:\n        if b:\n            x()\n    # about y\n    z()\n"),
     # a one-line body keeps its comment
     ("if gpus: grow(gpus[0])  # grow\nz()\n", (0, 3), "if gpus: pass  # grow\nz()\n"),
+    # the blank lines in front of the last statement of a function and those after it: the
+    # longer run stays, not both (tensorflow/similarity's ``tf_cap_memory``: three blank lines)
+    ("def f():\n    gpus = g()\n\n    if gpus:\n        grow(gpus)\n\n\ndef h():\n    pass\n", (0, 4, 3),
+     "def f():\n    gpus = g()\n\n\ndef h():\n    pass\n"),
+    ("x = 1\n\n\nif gpus:\n    grow(gpus)\n\ny = 2\n", (1,), "x = 1\n\n\ny = 2\n"),
+    ("x = 1\n\n# grow them\nif gpus:\n    grow(gpus)\n\ny = 2\n", (1,), "x = 1\n\n# grow them\n\ny = 2\n"),
 ])
 def test_remove_statement_after_blocks_and_in_one_line_bodies(source: str, path: tuple, expected: str):
     module = tree(source)

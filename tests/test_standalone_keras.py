@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from npu_codemod.codemods.standalone_keras import MESSAGE, keras_fact, keras_findings
+from npu_codemod.codemods.standalone_keras import MESSAGE, MESSAGE_TF2, keras_fact, keras_findings
 from npu_codemod.codemods.tf_versions import RUNTIME_FACT, SCOPE_FACT
 
 from support.cli import cli, repo_record
@@ -82,13 +82,55 @@ def test_a_file_that_imports_tensorflow_too_has_the_fact() -> None:
     assert keras_fact("both.py", done, imports_tf=True) is None  # configured by hand
 
 
-def test_reported_where_tensorflow_1_runs_not_in_tf2_folders_or_without_tensorflow() -> None:
+def test_reported_where_tensorflow_runs_with_what_each_version_needs() -> None:
+    """TF 1.x: the session lines to add by hand. A TF 2.x folder: tf.keras's names, which the
+    TF 2.x rules read (they were said to be its business, but no rule reads ``keras.*``: a TF
+    2.6 repository training with ``import keras`` was ``ready``, unchanged)."""
     facts = ["keras-standalone:train.py|14", "keras-standalone:tf2/train.py|3", TF_FILE]
     decided = frozenset({f"{RUNTIME_FACT}undetermined", f"{SCOPE_FACT}tf2/:2"})
     found = keras_findings(facts, decided)
-    assert [(path, line) for path, line, _ in found] == [("train.py", 14)]
-    assert found[0][2] == MESSAGE
-    assert keras_findings(facts[:2], decided) == []  # no TensorFlow file: another backend
+    assert found == [("tf2/train.py", 3, MESSAGE_TF2), ("train.py", 14, MESSAGE)]
+    # no TensorFlow file: Keras on another backend, unless the folder pins TensorFlow 2
+    assert keras_findings(facts[:2], decided) == [("tf2/train.py", 3, MESSAGE_TF2)]
+
+
+def test_keras_3_s_imports_and_model_classes_train_a_model() -> None:
+    """Keras 3's examples import modules by name and subclass ``keras.Model``."""
+    step = ("import keras\nfrom keras import ops\n\n\nclass Net(keras.Model):\n    pass\n\n\n"
+            "net = Net()\nnet.fit(x, y)\n")
+    assert keras_fact("step.py", step, imports_tf=True) == "keras-standalone:step.py|10"
+    layers = "import keras\nfrom keras import layers\n\nm = build(layers.Dense(1))\nm.fit(x, y)\n"
+    assert keras_fact("layers.py", layers) == "keras-standalone:layers.py|5"
+
+
+def test_keras_3_on_another_backend_is_no_tensorflow_code() -> None:
+    jax = "import os\n\nos.environ[\"KERAS_BACKEND\"] = \"jax\"\n" + \
+        "import keras\n\nm = keras.Sequential()\nm.fit(x, y)\n"
+    assert keras_fact("jax.py", jax) is None
+    assert keras_fact("tf.py", jax.replace('"jax"', "'tensorflow'")) == "keras-standalone:tf.py|7"
+
+
+KERAS_26 = '''"""Fits an MNIST convnet with the keras package (Keras 2.6, TensorFlow's Keras)."""
+import numpy as np
+import keras
+from keras import layers
+
+(x_train, y_train), _ = keras.datasets.mnist.load_data()
+model = keras.Sequential([keras.Input(shape=(28, 28, 1)), layers.Flatten(), layers.Dense(10)])
+model.compile(loss="sparse_categorical_crossentropy", optimizer="adam")
+model.fit(np.expand_dims(x_train / 255.0, -1), y_train, batch_size=128, epochs=15)
+'''
+
+
+def test_a_tf2_repository_training_with_the_keras_package_is_not_ready(tmp_path: Path) -> None:
+    make_repo(tmp_path / "mnist", {"train.py": KERAS_26, "requirements.txt": "tensorflow==2.6.5\nkeras==2.6.0\n"})
+    (tmp_path / "repos.txt").write_text("mnist\n")
+    cli("scan", "--repos", "repos.txt", "--report-dir", "rep", "--no-progress", "--no-cache",
+        cwd=tmp_path, expect=0)
+    record = repo_record(tmp_path / "rep")
+    assert [(f["path"], f["line"], f["rule_id"], f["status"], f["message"]) for f in record["findings"]] == [
+        ("train.py", 9, "NPU000", "unmigrated", MESSAGE_TF2)]
+    assert record["verdict"] == "needs-work"
 
 
 def test_the_cli_reports_it_and_the_repository_is_not_ready(tmp_path: Path) -> None:

@@ -487,3 +487,64 @@ def test_a_class_alias_bound_in_a_try_and_its_except_is_one_type_alias() -> None
             "class Replicator(S):\n    pass\n")
     assert [span[0] for span, _ in type_alias_spans(text)] == [4, 6]
     assert type_alias_spans(text + "\nstrategy = S()\n") == []
+
+
+CPU_PINNED = '''\
+"""Augmentations and a cross-batch memory, kept on the host (TF 2.x)."""
+import tensorflow as tf
+
+
+def augment(images):
+    with tf.device("/cpu:0"):
+        images = tf.image.random_flip_left_right(images)
+    with tf.device("CPU"):
+        return tf.image.random_brightness(images, 0.2)
+
+
+def memory(embeddings, device):
+    with tf.device('/job:localhost/replica:0/task:0/device:CPU:0'):
+        bank = tf.Variable(tf.zeros_like(embeddings))
+    with tf.device("/gpu:1"):
+        other = tf.identity(embeddings)
+    with tf.device(device):
+        return bank, other
+'''
+
+
+def test_a_device_pinned_to_the_cpu_is_what_the_list_suggests_and_blocks_nothing() -> None:
+    """tensorflow/similarity keeps augmentations and its memory bank on the CPU with
+    ``tf.device("/cpu:0")``, as the TF 2.6 list suggests for ``tf.device`` [L26 r3116]: each was
+    reported "no migration path: replace tf.device" and blocked the repository. Only the
+    devices that are not the CPU are reported, with the list's suggestion."""
+    findings = assert_unchanged(CPU_PINNED, {"NPU071"}, facts=TF2_RUNTIME)
+    assert sites(findings) == [("NPU071", 15, 9, "unmigrated"), ("NPU071", 17, 9, "unmigrated")]
+    assert [f.message.split(" (guide")[0] for f in findings] == [
+        "tf.device is not supported on Ascend: pin the ops to the CPU (tf.device(\"/cpu:0\")), as "
+        "Ascend's TF 2.6 list suggests, or remove tf.device and let the NPU place them"] * 2
+    rows = [row for row in process(CPU_PINNED, {"NPU071"}, facts=TF2_RUNTIME).api_sites
+            if row.api == "tf.device"]
+    assert sorted((row.sites, row.status, row.ready, row.blocking) for row in rows) == [
+        (2, "unsupported", False, True), (3, "unsupported", True, False)]
+
+
+VERSION_CHECKS = '''\
+"""Prints the versions the training script runs with (TF 2.x)."""
+import tensorflow as tf
+import tensorflow.compat.v1 as tf1
+
+print(tf.__version__, tf1.__version__, tf.keras.__version__)
+if tf1.__version__.startswith("2"):
+    tf1.logging.set_verbosity(tf1.logging.ERROR)
+'''
+
+
+def test_a_module_s_version_string_is_no_api_to_test_on_the_npu() -> None:
+    """keras-YOLOv3-model-set's tools check ``tf.__version__.startswith('2')`` with ``tf`` also
+    bound to ``tensorflow.compat.v1``: NPU071 noted "test tf.compat.v1.__version__.startswith on
+    the NPU" (the list's ``tf.compat.v1`` entry is under analysis). A dunder attribute of a
+    module is no API: no site, no finding; the APIs the file calls still are."""
+    findings = [f for f in run_rules(VERSION_CHECKS, {"NPU071"}, facts=TF2_RUNTIME)[1] if f.rule_id == "NPU071"]
+    assert len(findings) == 1 and findings[0].line == 7  # tf.compat.v1.logging, under analysis
+    assert "__version__" not in findings[0].message
+    counted = process(VERSION_CHECKS, {"NPU071"}, facts=TF2_RUNTIME).api_sites
+    assert not [row for row in counted if row.api == "tf.compat.v1"]

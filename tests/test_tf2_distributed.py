@@ -628,3 +628,168 @@ def main(eager, dataset):
     assert [(f.line, f.status) for f in findings if f.rule_id == "NPU068"] == [(8, "unmigrated"), (18, "migrated")]
     assert messages(findings, "NPU068")[0].startswith(
         "optimizer also applies the gradients of a custom loop in this file")
+
+
+FREEZE_THEN_UNFREEZE = '''\
+import tensorflow as tf
+from tensorflow.keras.optimizers import SGD, Adam
+
+
+def train(strategy, dataset, freeze_epochs, total_epochs, optimizer_type="adam"):
+    inputs = tf.keras.Input(shape=(416, 416, 3))
+    model = tf.keras.Model(inputs, tf.keras.layers.Conv2D(75, 1)(inputs))
+    optimizer = {
+        "adam": Adam(learning_rate=1e-3),
+        "sgd": SGD(learning_rate=1e-2, momentum=0.937, nesterov=True),
+    }[optimizer_type]
+    if strategy is not None:
+        with strategy.scope():
+            model.compile(optimizer=optimizer, loss="mse")
+    else:
+        model.compile(optimizer=optimizer, loss="mse")
+    model.fit(dataset, epochs=freeze_epochs)
+    for layer in model.layers:
+        layer.trainable = True
+    model.compile(optimizer=optimizer, loss="mse")  # recompile to apply the change
+    model.fit(dataset, initial_epoch=freeze_epochs, epochs=total_epochs)
+'''
+
+
+def test_an_optimizer_compiled_again_is_reported_not_wrapped_at_each_compile() -> None:
+    """bubbliiiing's yolov4-tf2: the frozen stage and the unfrozen one compile the model with
+    the same optimizer object. The wrapper patches that object in place (``hccl.py``:
+    ``optimizer.apply_gradients = ...``), so wrapping it at both compiles nested the patch: from
+    the second stage on every step all-reduced its gradients twice. Each compile is reported."""
+    findings = assert_unchanged(FREEZE_THEN_UNFREEZE, {"NPU068"}, facts=TF2_RUNTIME)
+    assert [(f.line, f.status) for f in findings if f.rule_id == "NPU068"] == [
+        (14, "unmigrated"), (16, "unmigrated"), (20, "unmigrated")]
+    assert messages(findings, "NPU068")[0].startswith(
+        "optimizer is compiled more than once with the same optimizer object (lines 14, 16, 20): "
+        "npu_distributed_keras_optimizer_wrapper patches the object in place")
+
+
+def test_an_optimizer_compiled_in_a_loop_is_reported_and_one_made_per_compile_is_wrapped() -> None:
+    """Exclusive branches compile it once; a new object per stage is a new optimizer; a
+    compile in a loop over stages of one object made before the loop runs again."""
+    source = '''\
+import tensorflow as tf
+
+
+def train(dataset, stages, distributed):
+    inputs = tf.keras.Input(shape=(32, 32, 3))
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(10)(tf.keras.layers.Flatten()(inputs)))
+    optimizer = tf.keras.optimizers.SGD(0.1)
+    if distributed:
+        model.compile(optimizer=optimizer, loss="mse", run_eagerly=False)
+    else:
+        model.compile(optimizer=optimizer, loss="mse")
+    model.fit(dataset, epochs=1)
+    optimizer = tf.keras.optimizers.SGD(0.01)
+    model.compile(optimizer=optimizer, loss="mse")
+    model.fit(dataset, epochs=1)
+    fine_tune = tf.keras.optimizers.Adam(1e-4)
+    for size in stages:
+        model.compile(optimizer=fine_tune, loss="mse")
+        model.fit(dataset.map(lambda x, y: (tf.image.resize(x, (size, size)), y)), epochs=1)
+'''
+    wrapped = "optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper(optimizer)"
+    after = "import npu_device as npu\n" + source.replace("optimizer=optimizer", wrapped)
+    findings = assert_migrates(source, after, {"NPU068"}, facts=TF2_RUNTIME)
+    assert [(f.line, f.status) for f in findings if f.rule_id == "NPU068"] == [
+        (9, "migrated"), (11, "migrated"), (14, "migrated"), (18, "unmigrated")]
+    assert messages(findings, "NPU068")[3].startswith(
+        "fine_tune is compiled more than once with the same optimizer object (in a loop): ")
+
+
+INLINE_GRADIENTS = '''\
+"""A GAN whose steps apply the tape's gradients without naming them (TF 2.x)."""
+import npu_device as npu
+import tensorflow as tf
+
+
+class Critic(tf.keras.Model):
+    def train_step(self, data):
+        with tf.GradientTape() as tape:
+            loss = self.compiled_loss(data, self(data, training=True))
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, self.trainable_variables),
+                                           self.trainable_variables))
+        return {"loss": loss}
+
+
+@tf.function
+def generator_step(generator, critic, optimizer, noise):
+    with tf.GradientTape() as g_tape:
+        loss = -tf.reduce_mean(critic(generator(noise)))
+    optimizer.apply_gradients(zip(g_tape.gradient(loss, generator.trainable_variables),
+                                  generator.trainable_variables))
+    return loss
+
+
+@tf.function
+def reduced_step(generator, critic, optimizer, noise):
+    with tf.GradientTape() as tape:
+        loss = -tf.reduce_mean(critic(generator(noise)))
+    variables = generator.trainable_variables
+    optimizer.apply_gradients(zip(npu.distribute.all_reduce(tape.gradient(loss, variables), "mean"), variables))
+'''
+
+
+def test_gradients_computed_inside_apply_gradients_are_reported() -> None:
+    """``apply_gradients(zip(tape.gradient(...), variables))``: no gradient statement to
+    all-reduce after, so nothing aggregated them and nothing said so (and a compile of a
+    ``Critic`` was told its gradients are all-reduced in its step)."""
+    findings = assert_unchanged(INLINE_GRADIENTS, {"NPU068"}, facts=TF2_RUNTIME)
+    assert [(f.line, f.status) for f in findings if f.rule_id == "NPU068"] == [
+        (10, "unmigrated"), (19, "unmigrated"), (29, "migrated")]
+    assert messages(findings, "NPU068")[0].startswith(
+        "the gradients are computed inside apply_gradients: bind them first (grads = "
+        "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") before "
+        "apply_gradients")
+
+
+def test_a_trainer_s_own_train_step_minimizing_is_no_compiled_keras_optimizer() -> None:
+    """A ``train_step`` of a class that is no Keras model (``class Seq2seq:``) minimizes with
+    an optimizer it was given, not one a ``compile`` wraps: not told to wrap it at compile."""
+    source = '''\
+import tensorflow as tf
+
+
+class Seq2seqTrainer:
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+
+    def train_step(self, x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(self.model(x) - y))
+        self.optimizer.minimize(loss, self.model.trainable_variables, tape=tape)
+'''
+    findings = assert_unchanged(source, {"NPU068"}, facts=TF2_RUNTIME)
+    assert [(f.line, f.status, f.level) for f in findings if f.rule_id == "NPU068"] == [(11, "unmigrated", "")]
+    assert messages(findings, "NPU068")[0].startswith("self.optimizer.minimize computes and applies gradients")
+
+
+def test_an_optimizer_passed_by_name_to_an_unknown_model_s_compile_is_wrapped_once() -> None:
+    """keras-YOLOv3-model-set: ``get_train_model`` (another file) compiles the model with
+    ``optimizer``, wrapped there by NPU068; train.py recompiles it after unfreezing with the
+    same object. The note to wrap it there now says that wrapping an already wrapped object
+    again all-reduces twice."""
+    source = '''\
+import tensorflow as tf
+
+from yolo3.model import get_yolo3_train_model
+
+
+def main(args, anchors, num_classes, dataset):
+    optimizer = tf.keras.optimizers.Adam(args.learning_rate)
+    model = get_yolo3_train_model(anchors, num_classes, optimizer=optimizer)
+    model.fit(dataset, epochs=args.transfer_epoch)
+    for layer in model.layers:
+        layer.trainable = True
+    model.compile(optimizer=optimizer, loss={"yolo_loss": lambda y_true, y_pred: y_pred})
+    model.fit(dataset, initial_epoch=args.transfer_epoch, epochs=args.total_epoch)
+'''
+    findings = [f for f in assert_unchanged(source, {"NPU068"}, facts=TF2_RUNTIME) if f.rule_id == "NPU068"]
+    assert [(f.line, f.status) for f in findings] == [(12, "unmigrated")]
+    assert findings[0].message.split(" (guide: ")[0].endswith(
+        "; once per optimizer object: the wrapper patches optimizer in place, so if another compile "
+        "wrapped it already (a model-building helper's), wrapping it again all-reduces twice")

@@ -59,7 +59,8 @@ class TfFunction(Rule):
     reports = ("A function with a `tf.GradientTape` block and an `apply_gradients`/`minimize` "
                "call that is not decorated with `tf.function` in any spelling, not wrapped "
                "(`step = tf.function(step)`) and not called from a traced function (Keras "
-               "`train_step` overrides are traced by `fit`): when its `GradientTape` block sits "
+               "`train_step` overrides are traced by `fit`; the `train_step` of a class with no "
+               "base but `object` is a trainer's own step, no override): when its `GradientTape` block sits "
                "in a loop of the function (a training loop written in `main()`), the advice is to "
                "move the step into a function of its own and decorate that; "
                "`compile(..., run_eagerly=True)`; "
@@ -196,13 +197,23 @@ def _walk_own(node: ast.AST) -> list[ast.AST]:
 
 
 def _keras_step(function: _Function, index: ModuleIndex) -> bool:
-    """A Keras ``train_step`` override (a method named so): ``fit`` traces it."""
-    return function.name == "train_step" and _method(function, index)
+    """A Keras ``train_step`` override (a method named so, of a class with a base that may be a
+    Keras model): ``fit`` traces it. A trainer's own ``train_step`` (``class Trainer(object)``,
+    Time-series-prediction's custom loop) is called eagerly."""
+    return function.name == "train_step" and any(
+        _may_be_a_model(cls) for cls in _classes_of(function, index))
 
 
-def _method(function: _Function, index: ModuleIndex) -> bool:
+def _classes_of(function: _Function, index: ModuleIndex) -> list[ast.ClassDef]:
     classes: list[ast.ClassDef] = index.nodes(ast.ClassDef)
-    return any(function in cls.body for cls in classes)
+    return [cls for cls in classes if function in cls.body]
+
+
+def _may_be_a_model(cls: ast.ClassDef) -> bool:
+    """Has ``cls`` a base other than ``object`` (a Keras model, or a class that may derive from
+    one), or a metaclass?"""
+    bases = [base for base in cls.bases if not (isinstance(base, ast.Name) and base.id == "object")]
+    return bool(bases or cls.keywords)
 
 
 def _switch_value(call: ast.Call) -> Optional[ast.expr]:

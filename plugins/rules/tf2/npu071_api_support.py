@@ -100,6 +100,14 @@ MIRRORED_LISTED = list_name(MIRRORED_TF2)
 #: The Estimator as TF 2.x names it, and as the compat route runs it.
 ESTIMATOR_TF2, ESTIMATOR_COMPAT = "tensorflow.estimator.", "tensorflow.compat.v1.estimator."
 _DTYPE_STRING = re.compile(r"\bdtype\s*=\s*(['\"])(float64|double|complex64|complex128)\1")
+#: The TF 2.6 list marks ``tf.device`` unsupported and suggests pinning to the CPU [L26 r3116].
+DEVICE = "tf.device"
+DEVICE_ADVICE = ("tf.device is not supported on Ascend: pin the ops to the CPU (tf.device(\"/cpu:0\")), "
+                 "as Ascend's TF 2.6 list suggests, or remove tf.device and let the NPU place them")
+#: The call after ``tf.device`` with one string naming the host CPU: ``("/cpu:0")``, ``("CPU")``,
+#: ``("/device:CPU:0")``, ``("/job:localhost/replica:0/task:0/device:CPU:0")``.
+_CPU_DEVICE = re.compile(r"\s*\(\s*(['\"])(?:/job:[\w-]+)?(?:/replica:\d+)?(?:/task:\d+)?/?(?:device:)?"
+                         r"cpu(?::\d+)?\1\s*,?\s*\)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,10 @@ class ApiSupportTf2(Rule):
                "(the TPU estimator's `tf.compat.v1.estimator.tpu.RunConfig`, `TPUConfig`, "
                "`InputPipelineConfig`, `TPUEstimatorSpec`: NPU012's and NPU013's), whose sites "
                "then are work left, never a block; "
+               "`tf.device(...)` of a TF 2.x file with the list's suggestion (pin the ops to the "
+               "CPU, or remove it), and not when it pins them to the CPU already "
+               "(`tf.device(\"/cpu:0\")`, `tf.device(\"CPU\")`: counted as needing nothing); "
+               "a dunder attribute of a module (`tf.__version__`) is no use; "
                "`tf.float64`/`tf.complex64`/`tf.complex128` "
                "and `dtype=\"float64\"` strings (the NPU does not support them); each use of "
                "Horovod (`hvd.init`, `hvd.DistributedGradientTape`...: TF Adapter 2.x supports it "
@@ -205,7 +217,7 @@ class ApiSupportTf2(Rule):
             if (site.line, site.column) in repeats or (site.line, site.column) in removed:
                 continue  # a read of a name bound to the API: the binding is the site; or a
                 # use a rewrite removed: no site
-            if site.type_use or _graph_only(ctx, site) or _on_site(site, site.line, site.line + 1, lines):
+            if _needs_nothing(ctx, use) or _on_site(site, site.line, site.line + 1, lines):
                 continue  # counted as needing nothing; another rule's finding names the site
             if _compat_owned(ctx, use):  # the TF1 rules own it: NPU100's verdict
                 message: Optional[str] = _owned(ctx, use, site.line, site.line + 1, lines).message
@@ -276,7 +288,7 @@ def _alias_verdict(ctx: FileContext, use: Use, lines: dict[int, list[Finding]]) 
     """What :meth:`ApiSupportTf2.finish` says of ``use`` as written (an ``under-analysis`` API
     as at its first use in the file), and whether a rule covers it."""
     site = use.site
-    if site.type_use or _graph_only(ctx, site):
+    if _needs_nothing(ctx, use):
         return AliasVerdict("", True)
     found = _on_site(site, site.line, site.line + 1, lines)
     if found:
@@ -311,9 +323,28 @@ def _counted(ctx: FileContext, lines: dict[int, list[Finding]],
             counted.append((use, judged.covered, judged.owned))
             continue
         found = _on_site(use.site, first, end, lines)
-        covered = any(f.status == "migrated" for f in found)
+        covered = any(f.status == "migrated" for f in found) or (written.was is not None and _on_cpu(ctx, use))
         counted.append((use, covered, bool(found) and not covered))
     return counted
+
+
+def _needs_nothing(ctx: FileContext, use: Use) -> bool:
+    """Is ``use`` (as written) counted as needing nothing and left unreported: a name used only
+    as a type, one in code the eager program never runs (:func:`_graph_only`), a device pinned
+    to the CPU (:func:`_on_cpu`)?"""
+    return use.site.type_use or _graph_only(ctx, use.site) or _on_cpu(ctx, use)
+
+
+def _on_cpu(ctx: FileContext, use: Use) -> bool:
+    """Is ``use`` (as written) a ``tf.device(...)`` of a TF 2.x file that pins its ops to the
+    host CPU, as the TF 2.6 list suggests for ``tf.device`` [L26 r3116] (tensorflow/similarity's
+    augmentations, ``with tf.device("/cpu:0"):``)? In a ``tf2-compat`` file the TF1 rules own it."""
+    site = use.site
+    if use.listed != DEVICE or not site.called or site.end_column == site.column \
+            or ctx.file_kind not in (TF2, TF_NEUTRAL):
+        return False
+    lines = ctx.original.split("\n")  # as ``ast`` counts them (``splitlines`` also splits at \f)
+    return site.line <= len(lines) and _CPU_DEVICE.match(lines[site.line - 1], site.end_column) is not None
 
 
 def _graph_only(ctx: FileContext, site: ReferenceSite) -> bool:
@@ -402,8 +433,13 @@ def _on_site(site: ReferenceSite, first: int, end: int, lines: dict[int, list[Fi
 
 
 def _use(ctx: FileContext, site: ReferenceSite) -> Optional[Use]:
-    """The use at ``site`` with its status in the TF 2.6 list (None: no listed API)."""
+    """The use at ``site`` with its status in the TF 2.6 list (None: no listed API, or a dunder
+    attribute of a module: ``tf.__version__.startswith("2")`` looks at the version string, it
+    uses no API; with ``tf`` also bound to ``tensorflow.compat.v1`` it was "test
+    tf.compat.v1.__version__.startswith on the NPU")."""
     qualified = _v2_folded(ctx.names("tensorflow").resolve(site.spelled) or site.name)
+    if any(part.startswith("__") and part.endswith("__") for part in qualified.split(".")):
+        return None
     api = list_name(_v1_estimator(qualified) if ctx.file_kind == TF2_COMPAT else qualified)
     if api is None:
         return None
@@ -441,7 +477,7 @@ def _verdict(use: Use, seen: set[str], enabled: frozenset[str]) -> tuple[Optiona
             return (f"{STRATEGY_TF2}; {HOROVOD_TF2_OPT_IN}" if off else STRATEGY_TF2), ""
         return api_advice(use.status, use.api), ""
     if use.status == ApiStatus.UNSUPPORTED:
-        return api_advice(use.status, use.api), ""
+        return DEVICE_ADVICE if use.listed == DEVICE else api_advice(use.status, use.api), ""
     if use.status == ApiStatus.DEPRECATED:
         return DEPRECATED.format(api=use.api), ""
     if use.status == ApiStatus.UNDER_ANALYSIS and use.listed not in seen:

@@ -46,9 +46,13 @@ from ._device import device_name, uses_horovod
 from ._gradient_flow import gradient_flow
 from ._library import LIBRARY, in_library
 from ._own_steps import builds_own_step_model, in_own_step_class, own_step_facts
+from ._recompiled import recompiled
 
 ADDED = "added {name} = {npu}.distribute.all_reduce({name}, \"mean\") before the gradients are applied"
 IN_PLACE = "the gradients are all-reduced"
+INLINE = ("the gradients are computed inside apply_gradients: bind them first (grads = "
+          "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") "
+          "before apply_gradients")
 NOT_A_NAME = ("the gradients go to a tuple: all-reduce them before they are applied "
               "(grads = npu.distribute.all_reduce(grads, \"mean\"))")
 ELSEWHERE = ("{name} is applied in another block or function: add {name} = "
@@ -63,6 +67,10 @@ KERAS_UNKNOWN_LOOP = ("wrap the optimizer for distributed training if this is a 
                       "not if its gradients are applied in the repository's custom loop or its own "
                       "train_step, where NPU068 all-reduces them (never both: gradients would be "
                       "all-reduced twice)")
+#: Said of an optimizer passed by name to a compile NPU068 does not wrap: another compile (a
+#: model-building helper's, which NPU068 may have wrapped) may have patched the object already.
+ONCE = ("; once per optimizer object: the wrapper patches {name} in place, so if another compile "
+        "wrapped it already (a model-building helper's), wrapping it again all-reduces twice")
 WRAPPER = "npu_distributed_keras_optimizer_wrapper"
 WRAPPED = "added {npu}.distribute.npu_distributed_keras_optimizer_wrapper(...) around the optimizer"
 WRAPPED_ALREADY = "the optimizer aggregates gradients across NPUs (npu_distributed_keras_optimizer_wrapper)"
@@ -86,6 +94,14 @@ COMPILED_AND_APPLIED = ("{spelled} also applies the gradients of a custom loop i
                         "place, so wrapping it here would all-reduce that loop's gradients twice: "
                         "compile with a separate optimizer wrapped by "
                         "npu.distribute.npu_distributed_keras_optimizer_wrapper(...)")
+#: The same optimizer object compiled twice (``_recompiled``): wrapped at each compile, the
+#: in-place patch would nest.
+COMPILED_AGAIN = ("{name} is compiled more than once with the same optimizer object ({where}): "
+                  "npu_distributed_keras_optimizer_wrapper patches the object in place, so "
+                  "wrapping it at each compile would all-reduce its gradients twice once a second "
+                  "compile runs: wrap it once where it is made ({name} = npu.distribute."
+                  "npu_distributed_keras_optimizer_wrapper(...)) and compile with it as it is, "
+                  "unless a custom loop also applies its gradients (that loop all-reduces them)")
 #: Fact: a file of the repository applies the gradients of a custom loop (all-reduced there).
 CUSTOM_LOOP = "npu068-custom-loop"
 LOOP_ELSEWHERE = ("the repository applies gradients in a custom loop (all-reduced there): wrap "
@@ -118,14 +134,20 @@ class GradientAllReduce(Rule):
                 "`train_step` is all-reduced in its step: neither its optimizer nor the class's "
                 "own `super().compile(optimizer=...)` is wrapped. Already aggregated: left alone.")
     reports = ("Gradients bound to a tuple, applied in another block or function, or applied "
-               "after another step makes a new value of them (the line to add); a "
+               "after another step makes a new value of them (the line to add); gradients "
+               "computed inside the `apply_gradients` call (`zip(tape.gradient(...), variables)`: "
+               "bind them, then all-reduce); a "
                "`compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
                "also applies a custom loop's gradients (a `train_step`'s `self.optimizer.minimize`: "
                "the compiled optimizer, wrapped at the model's `compile`); a `compile(optimizer=<name>)` "
                "whose optimizer a custom loop of the file also applies gradients with "
                "(`<name>.apply_gradients`: the wrapper patches the object in place, so the loop "
-               "would all-reduce twice); an optimizer wrapped twice. A file that "
+               "would all-reduce twice); a `compile(optimizer=<name>)` whose object another "
+               "compile of the same function passes again (a frozen stage, then an unfrozen one), "
+               "or that runs in a loop, unless the branches of one `if` or a new binding between "
+               "them keep them apart (wrapped at each compile, the in-place patch would nest); "
+               "an optimizer wrapped twice. A file that "
                "imports Horovod (itself, or `from common import hvd` of a repository module that "
                "does), or belongs to a program one of whose modules imports it (a script training "
                "through a repository's Horovod helpers), is left to NPU070, one that imports "
@@ -156,18 +178,22 @@ class GradientAllReduce(Rule):
         if uses_horovod(ctx):
             return  # Horovod's tape or optimizer aggregates already: NPU070 reports each use
         tapes = _tapes(ctx.original)
+        again = recompiled(tree) if ".compile(" in ctx.original else {}
         for node in list(pre_order(tree)):
             if node.type == symbols.expr_stmt and len(node.children) == 3:
                 self._gradient_statement(node, tapes, ctx)
             elif node.type == symbols.trailer and len(node.children) == 2 and node.children[0].type == tokens.DOT:
                 method = node.children[1].value
                 if method == "compile":
-                    self._compile(node, ctx)
+                    self._compile(node, ctx, again)
                 elif method == "minimize":
                     self._minimize(node, ctx)
+                elif method == "apply_gradients":
+                    self._inline_gradients(node, tapes, ctx)
 
-    def _compile(self, trailer: Node, ctx: FileContext) -> None:
-        """``model.compile(optimizer=X)``: ``X`` wrapped when the file builds ``model``."""
+    def _compile(self, trailer: Node, ctx: FileContext, again: dict[int, str]) -> None:
+        """``model.compile(optimizer=X)``: ``X`` wrapped when the file builds ``model``, unless
+        the same optimizer object is compiled again (``again``: ``_recompiled``)."""
         index = called_method(trailer)
         power = trailer.parent
         if index is None or power is None:
@@ -187,12 +213,15 @@ class GradientAllReduce(Rule):
                 or in_own_step_class(power.children[:index], ctx):
             ctx.report(value, "migrated", OWN_STEP)
         elif not keras:
-            ctx.report(value, "unmigrated", KERAS_UNKNOWN_LOOP if CUSTOM_LOOP in ctx.facts else KERAS_UNKNOWN,
-                       level="note")
+            advice = KERAS_UNKNOWN_LOOP if CUSTOM_LOOP in ctx.facts else KERAS_UNKNOWN
+            once = ONCE.format(name=value.value) if value.type == tokens.NAME else ""
+            ctx.report(value, "unmigrated", advice + once, level="note")
         elif CUSTOM_LOOP in ctx.facts and ".fit(" not in ctx.original:
             ctx.report(value, "unmigrated", LOOP_ELSEWHERE)
         elif value.type == tokens.NAME and _applies_gradients(str(value.value), ctx.original):
             ctx.report(value, "unmigrated", COMPILED_AND_APPLIED.format(spelled=value.value))
+        elif id(value) in again:
+            ctx.report(value, "unmigrated", COMPILED_AGAIN.format(name=value.value, where=again[id(value)]))
         else:
             self._wrap(value, ctx)
 
@@ -229,6 +258,23 @@ class GradientAllReduce(Rule):
             self._wrap(value, ctx, at=trailer)
         else:
             ctx.report(trailer, "unmigrated", MINIMIZE_UNKNOWN.format(spelled=spelled))
+
+    def _inline_gradients(self, trailer: Node, tapes: set[str], ctx: FileContext) -> None:
+        """``opt.apply_gradients(zip(tape.gradient(...), variables))``: gradients that no
+        statement binds, so there is none to add the ``all_reduce`` after: reported (``migrated``
+        when an ``all_reduce`` wraps them there already)."""
+        index = called_method(trailer)
+        power = trailer.parent
+        if index is None or power is None:
+            return
+        call = power.children[index + 1]
+        if not any(node.type == symbols.power and (_is_tape_gradient(node, tapes) or _is_tf_gradients(node, ctx))
+                   for node in pre_order(call)):
+            return
+        if "all_reduce(" in tree_text(call):
+            ctx.report(trailer, "migrated", IN_PLACE)
+        else:
+            ctx.report(trailer, "unmigrated", INLINE)
 
     def _wrap(self, value: Base, ctx: FileContext, at: Optional[Base] = None) -> None:
         where = at if at is not None else value
@@ -359,9 +405,21 @@ def _method(trailer: Base) -> Optional[str]:
 
 
 def _in_train_step(node: Base) -> bool:
-    """Is ``node`` in a method named ``train_step`` (a Keras model's override)?"""
+    """Is ``node`` in a method named ``train_step`` of a class with a base that may be a Keras
+    model (its override; a ``class Trainer(object)``'s own step is none)?"""
     scope = enclosing_scope(node)
-    return scope.type == symbols.funcdef and scope.children[1].value == "train_step"
+    if scope.type != symbols.funcdef or scope.children[1].value != "train_step":
+        return False
+    owner = enclosing_scope(scope)
+    return owner.type == symbols.classdef and _has_base(owner)
+
+
+def _has_base(cls: Base) -> bool:
+    """Does the ``class`` statement ``cls`` name a base other than ``object`` (or keywords)?"""
+    parts = cls.children
+    if len(parts) < 4 or parts[2].type != tokens.LPAR or parts[3].type == tokens.RPAR:
+        return False
+    return tree_text(parts[3]).strip() != "object"
 
 
 def _applies_gradients(name: str, text: str) -> bool:
