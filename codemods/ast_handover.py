@@ -35,7 +35,7 @@ from .rebound_references import bindings_key, class_members, rebound_reading
 from .record_store import RecordStore
 from .rule import FileContext
 from .type_aliases import Span, module_type_alias_spans
-from .units import Layout, Mark, PackedLayout, module_layout, packed_layout, unpacked_layout
+from .units import Layout, Mark, PackedLayout, module_layout, packed_layout, spelled_by, unpacked_layout
 
 #: The roots the API audits read uses of (``npu100``: TensorFlow's, and Horovod's where a file
 #: may bind it): the uses a record keeps are those of the file's own bindings of them.
@@ -96,7 +96,7 @@ def record_of(path: str, text: str, marks: Sequence[Mark]) -> Optional[tuple]:  
     module = module_ast(text)
     if module is None:
         return None
-    stand_ins = [(kind, _stand_in(number), test) for number, (kind, _, test) in enumerate(marks)]
+    stand_ins = [(mark[0], _stand_in(number, mark), mark[2]) for number, mark in enumerate(marks)]
     layout = module_layout(text, stand_ins)
     index = module_index(module)  # the analyses': no walk of its own
     nodes = index.statements()
@@ -133,11 +133,12 @@ class Handover:
         with (else the layout is made as without a record)."""
         if self._layout is None:
             return None
-        words: dict[str, Optional[str]] = {_stand_in(number): None for number in range(len(self._marks))}
+        stand_ins = [_stand_in(number, mark) for number, mark in enumerate(self._marks)]
+        words: dict[str, Optional[str]] = dict.fromkeys(stand_ins)
         for mark in marks:
             if mark not in self._marks:
                 return module_layout(text, marks)
-            words[_stand_in(self._marks.index(mark))] = mark[1]
+            words[stand_ins[self._marks.index(mark)]] = mark[1]
         return unpacked_layout(self._layout, text, words)
 
     def imported_names(self) -> dict[str, str]:
@@ -232,9 +233,11 @@ def file_imported_names(ctx: FileContext) -> dict[str, str]:
     return imported_names(module, ctx.path) if module is not None else {}
 
 
-def _stand_in(number: int) -> str:
-    """The layout's word for the ``number``-th mark: no identifier spells it."""
-    return f"\0{number}"
+def _stand_in(number: int, mark: Mark) -> str:
+    """The layout's word for the ``number``-th mark, ``mark``: no identifier spells it; it
+    ends with an ``@name`` word (``units.spelled_by``)."""
+    name = spelled_by(mark[1])
+    return f"\0{number}" if name is None else f"\0{number}@{name}"
 
 
 def _audited(steps: BindingSteps, text: str) -> list[ImportNames]:

@@ -165,7 +165,9 @@ class Rule:
     # A test may return a name instead of True: the word is then given only where the file
     # binds that name (``x`` of ``x.dropout``, which the rule resolves through the bindings).
     # A word that starts with ``@`` (``@dropout``) also makes a site name of every name the
-    # file binds to something one of whose dotted parts it names (``units.spelled_names``).
+    # file binds to something one of whose dotted parts it names (``units.spelled_names``),
+    # and its test accepts only nodes that spell that name (``x.dropout``, ``tanh(x)``): the
+    # layout does not ask it of a unit whose code spells no ``dropout``.
     _ast_sites: ClassVar[tuple[Mark, ...]] = ()
 
     def __init__(self, settings: Any = None) -> None:

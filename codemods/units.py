@@ -118,6 +118,14 @@ def module_layout(text: str, marks: Sequence[Mark] = ()) -> Optional[Layout]:
     return Layout(units, aliases, tuple(lines))
 
 
+def spelled_by(word: str) -> Optional[str]:
+    """``name`` for a mark's word ``@name`` (or a stand-in for it that ends so, as
+    ``ast_handover``'s): every node its test accepts spells that name (``Rule._ast_sites``);
+    None for another word."""
+    at = word.rfind("@")
+    return word[at + 1:] if at >= 0 else None
+
+
 def _split_lines(text: str) -> list[str]:
     """Lines ended by ``\\n`` only, as both tokenizers count them (``str.splitlines`` also
     breaks at form feeds and Unicode line separators). Found with ``str.find``, not a split at
@@ -270,15 +278,19 @@ class _Scan:
         keywords = get(ast.keyword)
         if keywords:
             words.update(filter(None, map(_ARG, keywords)))
+        self._take_statements(get)
         for kind in self.marked - _UNMARKED:
             marked = get(kind)
             if marked:
                 self._take_marks(kind, marked)
-        self._take_statements(get)
 
     def _take_marks(self, kind: type, nodes: Sequence[ast.AST]) -> None:
-        """:meth:`_mark` of each of ``nodes`` (all of ``kind``), a mark at a time."""
+        """:meth:`_mark` of each of ``nodes`` (all of ``kind``), a mark at a time; an ``@name``
+        mark not where the group spells no ``name`` (its test accepts no node there)."""
         for word, test in self.marks[kind]:
+            name = spelled_by(word)
+            if name is not None and not self._spells(name):
+                continue
             for node in nodes:
                 try:
                     marked = test(node)
@@ -288,6 +300,12 @@ class _Scan:
                     self.bound_words.append((word, marked))
                 elif marked:
                     self.words.add(word)
+
+    def _spells(self, name: str) -> bool:
+        """Whether the group's code spells ``name`` as an identifier (a name, an attribute, a
+        parameter, a keyword, a definition's name): only then may a node of it spell it, as a
+        node an ``@name`` mark accepts does (``Rule._ast_sites``)."""
+        return name in self.words or name in self.uses or name in self.names
 
     def _take_statements(self, get: Callable[..., Sequence[Any]]) -> None:
         """:meth:`_take` of the assignments, definitions and what ``_beyond_fissix`` tests."""

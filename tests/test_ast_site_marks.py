@@ -18,6 +18,8 @@ from npu_codemod.plugins.manager import load_plugins
 from npu_codemod.plugins.packs import default_rules
 from npu_codemod.plugins.rules.sess_run import npu003_predict_last_batch as npu003
 
+from support.sources import python_sources
+
 RULES = default_rules(load_plugins().rules())
 (NPU003,) = [rule for rule in RULES if rule.id == "NPU003"]
 ONLY = Engine([NPU003], FULL)
@@ -128,3 +130,40 @@ def test_a_mark_gives_its_word_only_where_its_test_accepts() -> None:
     raising = (ast.Assert, "assert", lambda node: 1 / 0)  # a broken test marks: the rule reads it
     assert all("assert" in unit.words for unit in units.module_layout(text, [raising]).units)
     assert not any("assert" in unit.words for unit in units.module_layout(text).units)
+
+
+def _spelled(node: ast.AST) -> set[str]:
+    """The identifiers ``node``'s code spells: its names, attributes, parameters, keywords."""
+    return {name for inner in ast.walk(node) for name in (
+        getattr(inner, "id", None), getattr(inner, "attr", None), getattr(inner, "arg", None))
+        if isinstance(name, str)}
+
+
+def test_an_at_word_is_given_only_for_nodes_that_spell_its_name() -> None:
+    """``Rule._ast_sites``: the test of an ``@name`` word accepts only nodes that spell ``name``
+    (the layout leaves it untested in a unit that spells none), for every built-in rule's mark
+    on every source the suite has."""
+    marks = {mark for rule in load_plugins().rules() for mark in rule._ast_sites if mark[1].startswith("@")}
+    accepted = 0
+    for where, text in python_sources().items():
+        try:
+            module = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(module):
+            for kind, word, test in marks:
+                if isinstance(node, kind) and test(node):
+                    assert word[1:] in _spelled(node), f"{where}:{node.lineno} {word}"
+                    accepted += 1
+    assert accepted > 50  # the comparison saw the marks' nodes
+
+
+def test_an_at_word_is_not_tested_where_its_name_is_not_spelled() -> None:
+    """A unit that spells no ``relu`` is not asked about ``@relu`` (nor its calls tested)."""
+    text = "def a(x):\n    return f(g(x))\n\n\ndef b(x):\n    return tf.nn.relu(x)\n"
+    tested: list[str] = []
+    relu = (ast.Call, "@relu", lambda node: tested.append(ast.unparse(node)) or True)
+    layout = units.module_layout(text, [relu])
+    assert layout is not None
+    assert ["@relu" in unit.words for unit in layout.units] == [False, True]
+    assert tested == ["tf.nn.relu(x)"]

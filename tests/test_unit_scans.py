@@ -22,10 +22,14 @@ from support.sources import python_sources
 
 MARKS = tuple(dict.fromkeys(mark for rule in load_plugins().rules() for mark in rule._ast_sites))
 #: Marks on every kind a test could name, the leaves the walk never marks among them.
-EVERY_KIND = ((ast.Name, "@name", lambda node: True), (ast.Constant, "@constant", lambda node: True),
-              (ast.Call, "@call", lambda node: True), (ast.keyword, "@keyword", lambda node: node.arg),
-              (ast.Attribute, "@bound", lambda node: getattr(node.value, "id", False)),
-              (ast.Subscript, "@raises", lambda node: node.value.id))  # raises on ``a.b[0]``
+#: Words with no ``@``: an ``@name`` word's test accepts only nodes that spell ``name``
+#: (``Rule._ast_sites``), as the last two's do.
+EVERY_KIND = ((ast.Name, "name", lambda node: True), (ast.Constant, "constant", lambda node: True),
+              (ast.Call, "call", lambda node: True), (ast.keyword, "keyword", lambda node: node.arg),
+              (ast.Attribute, "bound", lambda node: getattr(node.value, "id", False)),
+              (ast.Subscript, "raises", lambda node: node.value.id),  # raises on ``a.b[0]``
+              (ast.Attribute, "@relu", lambda node: node.attr == "relu"),
+              (ast.Call, "@f", lambda node: getattr(node.func, "id", None) == "f"))
 FIELDS = ("first", "last", "definition", "name", "words", "uses", "names", "assigned", "globals",
           "calls", "beyond_fissix", "main_block")
 
