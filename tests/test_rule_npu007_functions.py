@@ -361,7 +361,7 @@ def test_a_parameter_config_no_caller_configures_is_configured_in_the_function()
         "    sess.run(tf.no_op())\n", "").replace("    sess.close()\n", "")
     new, findings = run_rules(source, RULES)
     assert new is not None and new.count("custom_optimizers.add()") == 1
-    assert '''config."""\n    custom_op = config''' in new
+    assert '''config."""\n    npu_config = copy.deepcopy(config)\n    custom_op = npu_config''' in new
 
 
 def _repository_facts(files: dict) -> frozenset:

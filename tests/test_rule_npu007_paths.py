@@ -205,6 +205,92 @@ def main(argv):
     check(before, after, [("NPU007", 10, 9, "migrated")])
 
 
+def _copied(name: str, parameter: str, indent: str, copied: str = "") -> str:
+    """A copy of the parameter ``parameter`` given the guide's lines (:func:`_configure_copy`)."""
+    return f"{indent}{name} = {copied or f'copy.deepcopy({parameter})'}\n" + npu_lines(name, indent)
+
+
+#: A session helper that the script calls twice with one config: training, then evaluation.
+TWICE = '''\
+import tensorflow as tf
+
+
+def create_session(config, checkpoint=None):
+    """A session with the caller's config, restored from ``checkpoint`` when given."""
+    sess = tf.Session(config=config)
+    if checkpoint:
+        tf.train.Saver().restore(sess, checkpoint)
+    return sess
+
+
+def main(argv):
+    config = tf.ConfigProto(log_device_placement=True)
+    config.gpu_options.allow_growth = True
+    train_sess = create_session(config)
+    train_sess.run("train_op")
+    eval_sess = create_session(config, checkpoint=argv[1])
+    print(eval_sess.run("accuracy:0"))
+'''
+
+
+def test_a_config_parameter_is_copied_not_changed_for_the_caller():
+    """The lines for the parameter changed the caller's object, once per call: ``main``'s
+    config got a second NpuOptimizer entry from the second call (the spec: "a config object
+    gets the NpuOptimizer exactly once, whatever path it takes"), and every other use of it
+    the NPU lines. Each call configures a copy instead, which its session takes."""
+    after = HEADER.replace("import *\n", "import *\nimport copy\n") + TWICE.replace(
+        "    sess = tf.Session(config=config)\n",
+        _copied("npu_config", "config", "    ") + "    sess = tf.Session(config=npu_config)\n")
+    findings = assert_migrates(TWICE, after, RULES)
+    assert sites(findings) == [("NPU001", 1, 0, "migrated"), ("NPU007", 6, 11, "migrated")]
+    assert messages(findings, "NPU007") == [
+        "added the lines that give a copy of the parameter 'config' ('npu_config': the caller's object "
+        "stays as it was) the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"]
+
+
+#: A session per checkpoint, the caller's config adjusted in the loop before each.
+PER_CHECKPOINT = '''\
+import tensorflow as tf
+
+
+def evaluate_all(config, checkpoints, eval_op):
+    for checkpoint in checkpoints:
+        config.gpu_options.per_process_gpu_memory_fraction = checkpoint.memory
+        with tf.Session(config=config) as sess:
+            tf.train.Saver().restore(sess, checkpoint.path)
+            sess.run(eval_op)
+'''
+
+
+def test_a_parameter_used_in_a_loop_is_copied_on_each_pass_after_the_settings_of_the_pass():
+    """A copy made once before the loop would miss the memory fraction the loop sets before
+    each session; the copy made right before the session has it, and each pass configures
+    its own copy once (NPU008 sets soft placement on the copy)."""
+    after = HEADER.replace("import *\n", "import *\nimport copy\n") + PER_CHECKPOINT.replace(
+        "        with tf.Session(config=config) as sess:\n",
+        _copied("npu_config", "config", " " * 8) + "        npu_config.allow_soft_placement = True\n"
+        "        with tf.Session(config=npu_config) as sess:\n")
+    findings = assert_migrates(PER_CHECKPOINT, after, RULES | {"NPU008"}, {FACT})
+    assert [site for site in sites(findings) if site[0] != "NPU001"] == [
+        ("NPU007", 7, 13, "migrated"), ("NPU008", 7, 13, "migrated")]
+    assert messages(findings, "NPU008") == [
+        "set allow_soft_placement=True on 'npu_config': tf.device is used in this repository"]
+
+
+def test_the_copy_spells_the_copy_module_under_a_free_name_where_copy_is_taken():
+    """``copy`` is the function's list here, and ``from copy import copy`` the module's name
+    elsewhere: ``copy.deepcopy`` would call an attribute of either. The module comes in as
+    ``npu_copy``, once for the file."""
+    before = TWICE.replace("import tensorflow as tf\n", "from copy import copy\n\nimport tensorflow as tf\n").replace(
+        "    sess = tf.Session(config=config)\n",
+        "    copy = list(checkpoint or [])\n    sess = tf.Session(config=config)\n")
+    after = HEADER.replace("import *\n", "import *\nimport copy as npu_copy\n") + before.replace(
+        "    sess = tf.Session(config=config)\n",
+        _copied("npu_config", "config", "    ", "npu_copy.deepcopy(config)")
+        + "    sess = tf.Session(config=npu_config)\n")
+    assert_migrates(before, after, RULES)
+
+
 CREATORS = IMPORTS + '''
 
 def train(config, server, is_chief):
@@ -223,12 +309,14 @@ def test_a_config_given_to_a_creator_in_each_branch_gets_its_lines_before_each_c
     """The lines go before the statement that passes ``config=`` (the spec), once per path: only
     one branch runs. One insertion after the branches would rely on each creator reading the
     config only when the session is made; before ``tf.Session(config=...)`` calls in branches
-    it would come too late."""
-    after = "from npu_bridge.npu_init import *\n" + CREATORS.replace(
-        "        creator = tf.train.ChiefSessionCreator",
-        npu_lines("config", " " * 8) + "        creator = tf.train.ChiefSessionCreator").replace(
-        "        creator = tf.train.WorkerSessionCreator",
-        npu_lines("config", " " * 8) + "        creator = tf.train.WorkerSessionCreator")
+    it would come too late. The parameter is the caller's object: each creator takes a copy."""
+    after = "from npu_bridge.npu_init import *\nimport copy\n" + CREATORS.replace(
+        "        creator = tf.train.ChiefSessionCreator(master=server.target, config=config)",
+        _copied("npu_config", "config", " " * 8)
+        + "        creator = tf.train.ChiefSessionCreator(master=server.target, config=npu_config)").replace(
+        "        creator = tf.train.WorkerSessionCreator(master=server.target, config=config)",
+        _copied("npu_config_1", "config", " " * 8)
+        + "        creator = tf.train.WorkerSessionCreator(master=server.target, config=npu_config_1)")
     findings = assert_migrates(CREATORS, after, RULES)
     assert [s for s in sites(findings) if s[0] == "NPU007"] == [
         ("NPU007", 12, 18, "migrated"), ("NPU007", 14, 18, "migrated"),
@@ -257,20 +345,25 @@ def _guarded(name: str, indent: str) -> str:
 
 
 def test_a_config_parameter_that_defaults_to_none_is_made_before_its_lines():
-    """``PoseEstimator(path)`` passes None: lines for the object alone would raise there."""
-    after = "from npu_bridge.npu_init import *\n" + POSE.replace(
-        "        self.persistent_sess =",
-        _guarded("tf_config", " " * 8) + npu_lines("tf_config", " " * 8) + "        self.persistent_sess =").replace(
-        "    with tf.Session(config=config)", npu_lines("config", "    ") + "    with tf.Session(config=config)")
+    """``PoseEstimator(path)`` passes None: lines for the object alone would raise there; the
+    session takes a new config then, else a copy of the caller's."""
+    after = "from npu_bridge.npu_init import *\nimport copy\n" + POSE.replace(
+        "        self.persistent_sess = tf.Session(graph=self.graph, config=tf_config)",
+        _copied("npu_tf_config", "tf_config", " " * 8,
+                "copy.deepcopy(tf_config) if tf_config is not None else tf.ConfigProto()")
+        + "        self.persistent_sess = tf.Session(graph=self.graph, config=npu_tf_config)").replace(
+        "    with tf.Session(config=config)", _copied("npu_config", "config", "    ")
+        + "    with tf.Session(config=npu_config)")
     check(POSE, after, [("NPU007", 15, 31, "migrated"), ("NPU007", 19, 9, "migrated")])
 
 
-def test_soft_placement_goes_after_the_none_guard():
+def test_soft_placement_goes_on_the_copy_of_a_parameter():
     new, findings = run_rules(POSE, RULES | {"NPU008"}, {FACT})
     assert new is not None
     assert_migrates(POSE, new, RULES | {"NPU008"}, {FACT})  # compiles; a second run changes nothing
-    guard = new.index("        if tf_config is None:")
-    assert guard < new.index("        tf_config.allow_soft_placement = True") < new.index("self.persistent_sess")
+    copied = new.index("        npu_tf_config = copy.deepcopy(tf_config) if tf_config is not None")
+    assert copied < new.index("        npu_tf_config.allow_soft_placement = True") < new.index("self.persistent_sess")
+    assert "tf_config.allow" not in new.replace("npu_tf_config.allow", "")
     assert ("NPU008", 15, 31, "migrated") in sites(findings)
 
 
@@ -301,13 +394,15 @@ COMPAT_HEADER = ("import npu_device\nfrom npu_device.compat.v1.npu_init import *
 
 
 def test_a_tf2_compat_file_spells_every_config_it_writes_through_compat_v1():
-    """The None guard and the config made for a Supervisor's session are spelled as the config
-    made for ``tf.compat.v1.Session()``: ``tf.ConfigProto()`` raised AttributeError on TF 2.x
-    whenever no config was passed (tensorflow/gan's evaluation_helper)."""
+    """The config made when the parameter is None and the one made for a Supervisor's session
+    are spelled as the config made for ``tf.compat.v1.Session()``: ``tf.ConfigProto()`` raised
+    AttributeError on TF 2.x whenever no config was passed (tensorflow/gan's evaluation_helper)."""
     created = "    config = tf.compat.v1.ConfigProto()\n" + npu_lines("config", "    ")
-    after = COMPAT_HEADER + COMPAT_EVALUATION.replace(
-        "    creator =", "    if config is None:\n        config = tf.compat.v1.ConfigProto()\n"
-        + npu_lines("config", "    ") + "    creator =").replace(
+    after = COMPAT_HEADER.replace(
+        "npu_device.compat.enable_v1()\n", "npu_device.compat.enable_v1()\nimport copy\n") + COMPAT_EVALUATION.replace(
+        "    creator =", _copied("npu_config", "config", "    ",
+                             "copy.deepcopy(config) if config is not None else tf.compat.v1.ConfigProto()")
+        + "    creator =").replace("checkpoint, config=config)", "checkpoint, config=npu_config)").replace(
         "    with sv.managed_session() as", created + "    with sv.managed_session(config=config) as").replace(
         "    with tf.compat.v1.Session() as", created + "    with tf.compat.v1.Session(config=config) as")
     findings = assert_migrates(COMPAT_EVALUATION, after, {"NPU062", "NPU007"}, {"tf-runtime:2"})

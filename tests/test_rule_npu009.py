@@ -342,6 +342,36 @@ def test_a_copy_says_which_lines_npu_codemod_added_after_it_and_what_is_left():
         f"{NPU_LINES}, allow_soft_placement = True"]
 
 
+#: A helper that merges the script's options into the config its caller passes.
+MERGED_PARAMETER = """\
+import tensorflow as tf
+
+
+def open_session(config, options):
+    config.MergeFrom(options)
+    return tf.Session(config=config)
+"""
+
+
+def test_a_copy_into_a_config_parameter_counts_the_lines_npu007_gives_its_copy():
+    """NPU007 configures a copy of the parameter (the caller's object stays as it was), made
+    after the MergeFrom: the copy has the NPU's lines. Read for ``config`` alone they were
+    missing: "after this line add the NpuOptimizer" would give the copy a second one."""
+    rules = {"NPU001", "NPU007", "NPU008", "NPU009"}
+    new, findings = run_rules(MERGED_PARAMETER, rules, facts={"uses-tf-device"})
+    assert new is not None and "npu_config = copy.deepcopy(config)\n" in new
+    assert_migrates(MERGED_PARAMETER, new, rules, facts={"uses-tf-device"})
+    (merge,) = [f for f in findings if f.rule_id == "NPU009"]
+    assert merge.message.startswith(
+        f"config.MergeFrom(...) copies session options in from elsewhere; done after it by "
+        f"npu-codemod: {NPU_LINES}, allow_soft_placement = True; left for you: make sure the "
+        f"copied options keep {STAY_ON} (guide:")
+    _, again = run_rules(new, rules, facts={"uses-tf-device"})
+    assert [f.message.split("; left")[0] for f in again if f.rule_id == "NPU009"] == [
+        f"config.MergeFrom(...) copies session options in from elsewhere; already set after it: "
+        f"{NPU_LINES}, allow_soft_placement = True"]
+
+
 def test_a_copy_after_the_npu_lines_may_undo_them():
     source = f"""\
 import tensorflow as tf

@@ -8,6 +8,7 @@ completes those same objects with ``allow_soft_placement``.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
@@ -397,17 +398,34 @@ def _binding_candidates(tree: Node) -> Iterator[Base]:
 
 
 def config_objects(ctx: FileContext) -> set[str]:
-    """Code of every expression known to hold a session config in the file."""
+    """Code of every expression known to hold a session config in the file, and of those a
+    deep copy of one is made of (NPU007's copy of a config parameter goes to the session)."""
     key = "session_config.objects"
     if key not in memo(ctx):
         found = set()
+        copies: list[tuple[str, str]] = []  # (copy, what it copies)
         for node in pre_order(ctx.tree):
-            if node.type == symbols.expr_stmt and len(node.children) == 3 \
-                    and callee_last_name(node.children[2]) == "ConfigProto":
-                found.add(code(node.children[0]))
+            if node.type == symbols.expr_stmt and len(node.children) == 3:
+                if callee_last_name(node.children[2]) == "ConfigProto":
+                    found.add(code(node.children[0]))
+                copied = deep_copied(node.children[2])
+                if copied is not None:
+                    copies.append((code(node.children[0]), copied))
             elif node.type == tokens.NAME and node.value in SESSION_NAMES:
                 site = session_call(node, ctx)
                 if site is not None and site.config is not None:
                     found.add(code(site.config.value))
+        found.update(copied for copy, copied in copies if copy in found)
         memo(ctx)[key] = found
     return memo(ctx)[key]
+
+
+def deep_copied(value: Base) -> Optional[str]:
+    """The expression ``value`` deep-copies: ``copy.deepcopy(<it>)`` or ``deepcopy(<it>)``,
+    maybe followed by `` if ... else ...`` (NPU007's copy of a config parameter)."""
+    found = _DEEP_COPY.match(code(value))
+    return found.group(1) if found is not None else None
+
+
+#: ``copy.deepcopy(<config>)``, ``deepcopy(<config>)``, then maybe `` if ... else ...``.
+_DEEP_COPY = re.compile(r"(?:\w+\.)?deepcopy\(([\w.]+)\)(?: if .*)?$")

@@ -33,6 +33,7 @@ from npu_codemod.api._toolkit import (
     assigned_values,
     assignment,
     block_child,
+    bound_names,
     child_index,
     definition_name,
     enclosing_scope,
@@ -120,7 +121,11 @@ class SessionConfig(Rule):
                 "path to the session (here, or in the function of the repository that returns "
                 "it); another expression is first put in a variable. An attribute config used "
                 "in a method (`self._cfg`) gets the lines once, after the one statement of its "
-                "class that builds it, never before a session opened at every call. "
+                "class that builds it, never before a session opened at every call. A config "
+                "that comes in as a parameter is the caller's object, which a caller may pass "
+                "again or use elsewhere: it is left as it is, and a copy of it "
+                "(`npu_config = copy.deepcopy(config)`, a new `ConfigProto()` when it may be "
+                "None) gets the lines and goes to the session. "
                 "`RewriterConfig` is imported where it is used.")
     reports = ("Sessions where no statement can be inserted (a lambda, a default argument, a "
                "comprehension), with the lines to add by hand; arguments unpacked with "
@@ -130,7 +135,8 @@ class SessionConfig(Rule):
                "function), to configure where it is built; a config parameter of a function "
                "that a caller, in the file or in another file of the repository, passes "
                "configured already (its own session uses it, it has the lines, or a configured "
-               "function made it): lines there would give that object a second NpuOptimizer.")
+               "function made it): lines there would give that object, or a copy of it, a second "
+               "NpuOptimizer.")
     example = """
         import tensorflow as tf
 
@@ -210,7 +216,7 @@ class SessionConfig(Rule):
             return
         expression = dotted_name(value)
         if expression is not None and ctx.tf.qualify(expression) is None:
-            done = _complete(ConfigTarget.at(expression, statement, line, column), ctx, site.module)
+            done = _complete(ConfigTarget.at(expression, statement, line, column), ctx, site.module, value)
             _report(done, line, column, ctx)
             return
         name = _config_name(enclosing_scope(statement), ctx)
@@ -307,7 +313,7 @@ def _complete_return(returned: Node, function: Node, line: int, column: int,
     value, statement = returned.children[1], enclosing_statement(returned)
     inner = returned_value(value)
     if inner.type == tokens.NAME:
-        return _complete(ConfigTarget.at(inner.value, statement, line, column), ctx)
+        return _complete(ConfigTarget.at(inner.value, statement, line, column), ctx, value=inner)
     source = config_source(inner, ctx)
     if source is not None:
         return _configure(source, line, column, ctx)
@@ -432,9 +438,15 @@ def _complete_here(target: ConfigTarget, done: _Done, ctx: FileContext) -> _Done
     return done
 
 
-def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = None) -> _Done:
+def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = None,
+              value: Optional[Base] = None) -> _Done:
     """Add the NPU lines the object ``target`` names lacks, once per object (``module``: how
-    the session spells TensorFlow's module, for a ``ConfigProto()`` written here).
+    the session spells TensorFlow's module, for a ``ConfigProto()`` written here; ``value``:
+    the target's name where the session takes it, or the ``return`` gives it back).
+
+    A parameter's object is the caller's: it outlives the call, as an attribute does, and a
+    caller may pass it again or use it elsewhere. It is not given the lines: a copy made
+    before the session is, and the session takes the copy (:func:`_configure_copy`).
 
     A local name is followed along every path to the session (``_config_flow``): objects
     returned by a configured function count as configured (a function of this file is
@@ -465,6 +477,9 @@ def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = No
     lacking = flow.lacking(CUSTOM_OP)
     if not any(CUSTOM_OP in pieces for _, pieces in flow.reaching):
         missing = set().union(*(NPU_PIECES - pieces for _, pieces in flow.reaching))
+        if value is not None and any(index == PARAMETER for index, _ in flow.reaching):
+            done.label, done.added = _configure_copy(target, value, missing, flow, module, ctx), True
+            return done
         done.added |= _insert_before(target, missing, ctx, _none_guard(target, flow, module, ctx))
         return done
     unsafe = [index for index in sorted(lacking) if _after_binding(flow, index) is None]
@@ -478,6 +493,44 @@ def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = No
                          if index not in lacking))
     done.added |= bool(lacking) | _insert_before(target, rest, ctx)
     return done
+
+
+def _configure_copy(target: ConfigTarget, value: Base, missing: set[str], flow: Flow,
+                    module: Optional[str], ctx: FileContext) -> str:
+    """Give a copy of the parameter ``target`` names the ``missing`` lines right before its
+    statement, and the copy to the session (``value``: the name there): ``npu_config =
+    copy.deepcopy(config)``, or a new ``ConfigProto()`` when it may be None. The caller's
+    object stays as it was, for its other uses, and every call makes its own copy, with one
+    NpuOptimizer. In a loop too: each pass copies the object as that pass left it (settings
+    made in the loop before the session reach it) and configures its own copy once. The copy
+    is NPU008's target. What findings call it."""
+    scope = enclosing_scope(target.anchor)
+    name = free_name(scope, f"npu_{target.expression}", f"npu_{target.expression}", taken_names(scope, ctx))
+    copied = f"{_copy_module(scope, ctx)}.deepcopy({target.expression})"
+    if _none_guard(target, flow, module, ctx) is not None:
+        copied += f" if {target.expression} is not None else {config_module(module, ctx)}.ConfigProto()"
+    anchor = target.anchor
+    _insert_npu_lines(name, missing, anchor, ctx, first=f"{name} = {copied}")
+    if missing - {CUSTOM_OP}:
+        ensure_rewriter_config(ctx)
+    value.replace(Name(name, prefix=value.prefix))
+    copy = ConfigTarget.at(name, anchor, target.line, target.column)
+    found = targets(ctx)
+    found[:] = [copy if known is target else known for known in found]
+    return f"a copy of the parameter '{target.expression}' ('{name}': the caller's object stays as it was)"
+
+
+def _copy_module(scope: Node, ctx: FileContext) -> str:
+    """How the file spells the ``copy`` module in ``scope``: its own import, else one asked
+    for (``import copy``, or ``import copy as npu_copy`` when the file uses the name)."""
+    if ctx.names("copy").bindings.get("copy") == "copy" and "copy" not in bound_names(scope):
+        return "copy"
+    if "npu007.copy" not in memo(ctx):  # once per file: the copies' own lines spell it after
+        taken = taken_names(ctx.tree, ctx)
+        alias = "copy" if "copy" not in taken else free_name(ctx.tree, "npu_copy", "npu_copy", taken)
+        ctx.add_import("import copy" if alias == "copy" else f"import copy as {alias}")
+        memo(ctx)["npu007.copy"] = alias
+    return str(memo(ctx)["npu007.copy"])
 
 
 def _insert_after_binding(expression: str, missing: frozenset[str], flow: Flow, index: int,
@@ -690,10 +743,10 @@ def _bindings(root: Node, expression: str) -> list[Base]:
 
 SHARED = ("'{config}' is a parameter of {function}, and line {line} passes it a config that is "
           "configured there (its own session uses it): NpuOptimizer lines here would give that "
-          "object a second one; configure the config once where each caller makes it, and pass it")
+          "object, or a copy of it, a second one; configure the config once where each caller makes it, and pass it")
 SHARED_ELSEWHERE = ("'{config}' is a parameter of {function}, and a call in {path} passes it a config "
                     "that is configured there ({why}): NpuOptimizer lines here would give that "
-                    "object a second one; configure the config once where each caller makes it, "
+                    "object, or a copy of it, a second one; configure the config once where each caller makes it, "
                     "and pass it")
 _WHY_CONFIGURED = {"session": "a session there uses it", "lines": "it has the NpuOptimizer lines"}
 OUTLIVES = ("{config} outlives this function: NpuOptimizer lines here would add one more "

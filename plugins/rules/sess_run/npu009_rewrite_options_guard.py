@@ -10,8 +10,8 @@ the NPU's settings follow the copy (and which of them npu-codemod wrote) and whi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import FrozenSet, Iterable, Optional, Sequence
+from dataclasses import dataclass, replace
+from typing import FrozenSet, Iterable, Iterator, Optional, Sequence
 
 from npu_codemod.api import (
     Base,
@@ -47,6 +47,7 @@ from ._session_config import (
     code,
     config_objects,
     config_settings,
+    deep_copied,
     ensure_rewriter_config,
 )
 from .npu008_soft_placement import FACT as USES_TF_DEVICE
@@ -315,19 +316,36 @@ def _split(copy: _Copy) -> tuple[list[Base], list[Base]]:
 
 
 def _met(statements: Sequence[Base], copy: _Copy) -> frozenset[str]:
-    """The NPU requirements that the settings among ``statements`` meet for the copy's options."""
+    """The NPU requirements that the settings among ``statements`` meet for the copy's options,
+    or for a deep copy of its config made among them (NPU007 configures such a copy of a
+    config parameter, ``npu_config = copy.deepcopy(config)``, for the session)."""
     met = set()
-    for options in copy.options:
-        if _adds_npu_optimizer(statements, options):
-            met.add(NPU_OPTIMIZER)
-        settings = config_settings(iter(statements), options)
-        met.update(option for option in OPTIONS
-                   if option in settings and _meets(option, unparenthesised(settings[option])))
-    if copy.config is not None:
-        soft = config_settings(iter(statements), copy.config).get(SOFT_PLACEMENT)
-        if soft is not None and _truth(unparenthesised(soft)):
-            met.add(SOFT_PLACEMENT)
+    for landing in (copy, *_deep_copies(statements, copy)):
+        for options in landing.options:
+            if _adds_npu_optimizer(statements, options):
+                met.add(NPU_OPTIMIZER)
+            settings = config_settings(iter(statements), options)
+            met.update(option for option in OPTIONS
+                       if option in settings and _meets(option, unparenthesised(settings[option])))
+        if landing.config is not None:
+            soft = config_settings(iter(statements), landing.config).get(SOFT_PLACEMENT)
+            if soft is not None and _truth(unparenthesised(soft)):
+                met.add(SOFT_PLACEMENT)
     return frozenset(met)
+
+
+def _deep_copies(statements: Sequence[Base], copy: _Copy) -> Iterator[_Copy]:
+    """The copy's options as they land in each ``name = <copy module>.deepcopy(<config>)``
+    (maybe ``... if <config> is not None else ...``) among ``statements`` of a config whose
+    rewrite options they are."""
+    configs = {options[: -len(REWRITE_OPTIONS) - 1] for options in copy.options
+               if options.endswith(f".{REWRITE_OPTIONS}")}
+    for node in statements:
+        assigned = assignment(node) if configs else None
+        if assigned is not None and deep_copied(assigned[1]) in configs:
+            name = code(assigned[0])
+            whole = name if copy.config is not None else None
+            yield replace(copy, options=(f"{name}.{REWRITE_OPTIONS}",), config=whole)
 
 
 def _adds_npu_optimizer(statements: Sequence[Base], options: str) -> bool:
