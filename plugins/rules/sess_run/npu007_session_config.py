@@ -461,16 +461,7 @@ def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = No
     done.problem = _configured_by_caller(target, flow, ctx)
     if done.problem:
         return done
-    here = False  # some object reaching the session is configured in this scope
-    for index in sorted({index for index, _ in flow.reaching}):
-        source = _binding_source(flow, index, ctx)
-        if source is None:
-            here = True
-        else:
-            done.merge(_configure(source, target.line, target.column, ctx))
-    if here:
-        done.local = True
-        targets(ctx).append(target)  # NPU008 completes it here
+    _configure_sources(target, flow, done, ctx)
     if flow.doubled:
         done.problem = _twice(target, flow)
         return done
@@ -493,6 +484,21 @@ def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = No
                          if index not in lacking))
     done.added |= bool(lacking) | _insert_before(target, rest, ctx)
     return done
+
+
+def _configure_sources(target: ConfigTarget, flow: Flow, done: _Done, ctx: FileContext) -> None:
+    """Configure the functions of the repository whose results reach the session along
+    ``flow`` (into ``done``); a target some object of this scope reaches is NPU008's."""
+    here = False  # some object reaching the session is configured in this scope
+    for index in sorted({index for index, _ in flow.reaching}):
+        source = _binding_source(flow, index, ctx)
+        if source is None:
+            here = True
+        else:
+            done.merge(_configure(source, target.line, target.column, ctx))
+    if here:
+        done.local = True
+        targets(ctx).append(target)  # NPU008 completes it here
 
 
 def _configure_copy(target: ConfigTarget, value: Base, missing: set[str], flow: Flow,
