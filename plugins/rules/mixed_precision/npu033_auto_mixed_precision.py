@@ -13,7 +13,6 @@ train at the NPU's default precision.
 
 from __future__ import annotations
 
-import ast
 from typing import Optional
 
 from npu_codemod.api import (
@@ -29,9 +28,13 @@ from npu_codemod.api import (
     tokens,
 )
 from npu_codemod.api._toolkit import (
+    ENVIRONMENT_NAMES,
+    ENVIRONMENT_PATTERN,
     assigned_values,
+    environment_setting,
     is_call_trailer,
     prefix_name,
+    string_value,
     tree_text,
     unparenthesised,
 )
@@ -98,13 +101,11 @@ class AutoMixedPrecision(Rule):
     _tokens = ("mixed_precision", "AUTO_MIXED_PRECISION")
     calls = GRAPH_REWRITES
     uses = KERAS
-    _site_names = (OPTION, "environ", "putenv")
+    _site_names = (OPTION, *ENVIRONMENT_NAMES)
     pattern = f"""(
         expr_stmt< power< any* trailer< '.' '{OPTION}' > > '=' value=any >
       | argument< '{OPTION}' '=' value=any >
-      | expr_stmt< power< any* trailer< '[' key=any ']' > > '=' value=any >
-      | power< any* trailer< '.' method=('setdefault' | 'putenv') >
-               trailer< '(' arglist< key=any ',' value=any > ')' > >
+      | {ENVIRONMENT_PATTERN}
     )"""
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
@@ -120,9 +121,10 @@ class AutoMixedPrecision(Rule):
     def _visit_environment(self, node: Base, capture: Capture, ctx: FileContext) -> None:
         """``os.environ[name] = value``, ``os.environ.setdefault(name, value)`` or
         ``os.putenv(name, value)`` with ``name`` TensorFlow's mixed-precision switch."""
-        name, value = _string(capture["key"]), unparenthesised(capture["value"])
-        if name not in ENV_SWITCHES or not _sets_environment(node, capture) or _env_off(value):
+        setting = environment_setting(node, capture)
+        if setting is None or setting[0] not in ENV_SWITCHES or _env_off(setting[1]):
             return
+        name, value = setting
         message = ENV_SWITCH.format(name=name, value=tree_text(value).strip(), npu=NPU_WAY)
         ctx.report(node, "unmigrated", message)
 
@@ -139,39 +141,9 @@ class AutoMixedPrecision(Rule):
         ctx.report(reference, "unmigrated", message)
 
 
-def _string(node: Base) -> Optional[str]:
-    """The text of the string literal ``node`` (or of a name bound to one only), else None."""
-    node = unparenthesised(node)
-    if node.type == tokens.NAME:
-        bound = assigned_values(node, node.value) or []
-        node = bound[0] if len(bound) == 1 else node
-    if node.type != tokens.STRING:
-        return None
-    try:
-        text = ast.literal_eval(node.value)
-    except (SyntaxError, ValueError):
-        return None
-    return text if isinstance(text, str) else None
-
-
-def _sets_environment(node: Base, capture: Capture) -> bool:
-    """Is the match ``node`` a setting of the process environment: an item of ``environ``
-    assigned or ``environ.setdefault(...)``, or a call of ``putenv``?"""
-    method = capture.get("method")
-    method = method[0] if isinstance(method, list) else method  # a group's match is a list
-    if method is None:
-        target = node.children[0]
-        receiver = prefix_name(target, len(target.children) - 1) or ""
-    elif method.value == "setdefault":
-        receiver = prefix_name(node, len(node.children) - 2) or ""
-    else:
-        return True
-    return receiver.rpartition(".")[2] == "environ"
-
-
 def _env_off(value: Base) -> bool:
     """Does ``value`` leave TensorFlow's switch off: ``"0"``, ``"false"``, ``0``, ``False``?"""
-    text = _string(value) if value.type == tokens.STRING else str(value).strip()
+    text = string_value(value) if value.type == tokens.STRING else str(value).strip()
     return text is not None and text.strip().lower() in _ENV_OFF
 
 

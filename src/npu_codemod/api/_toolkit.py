@@ -62,6 +62,12 @@ from npu_codemod.codemods.distribution import (
 )
 from npu_codemod.codemods.edits import remove_small_statement, wrap_expression
 from npu_codemod.codemods.engine import module_parses, parse_module, unlink
+from npu_codemod.codemods.environment import (
+    ENVIRONMENT_NAMES,
+    ENVIRONMENT_PATTERN,
+    environment_setting,
+    string_value,
+)
 from npu_codemod.codemods.estimators import (
     ESTIMATOR_CLASSES,
     ESTIMATOR_MAKERS,
@@ -308,6 +314,9 @@ __all__ = [
     "DatasetUses",
     "Dot",
     "enclosing_scope",
+    "ENVIRONMENT_NAMES",
+    "ENVIRONMENT_PATTERN",
+    "environment_setting",
     "indentation",
     "ESTIMATOR",
     "ESTIMATOR_CLASSES",
@@ -421,6 +430,7 @@ __all__ = [
     "small_statement",
     "small_statements",
     "spelled_name",
+    "string_value",
     "STAR",
     "StringReference",
     "subclass_calls",
