@@ -226,3 +226,60 @@ def test_options_given_in_unpacked_arguments_are_not_judged():
     source = "import tensorflow as tf\n\ngraph_options = tf.GraphOptions(**options)\n"
     findings = assert_reports({"NPU051"}, source, findings=[])
     assert findings == []
+
+
+#: NVIDIA's TF 1.x scripts switch XLA on through TensorFlow's environment, not the config.
+XLA_FROM_THE_ENVIRONMENT = '''\
+import os
+
+import tensorflow as tf
+
+XLA_FLAGS = "TF_XLA_FLAGS"
+
+
+def setup_xla(use_xla, level):
+    if use_xla:
+        os.environ["TF_XLA_FLAGS"] = "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"
+    os.environ.setdefault(XLA_FLAGS, "--tf_xla_auto_jit=%d" % level)
+    os.putenv("TF_XLA_FLAGS", os.environ.get("TF_XLA_FLAGS", "") + " --tf_xla_auto_jit=fusible")
+    os.environ["TF_XLA_FLAGS"] = FLAGS.xla_flags
+'''
+
+
+def test_tf_xla_flags_that_switch_auto_clustering_on_are_reported_with_what_to_do():
+    """Each setting of TF_XLA_FLAGS that switches XLA auto-clustering on (TensorFlow reads
+    the variable when it builds the first session) is reported: XLA must be off, and the
+    flags are not NPU options; one whose value the code does not show says what to check."""
+    findings = assert_reports(PACK, XLA_FROM_THE_ENVIRONMENT, findings=[
+        ("NPU051", 10, 8, "unmigrated"), ("NPU051", 11, 4, "unmigrated"),
+        ("NPU051", 12, 4, "unmigrated"), ("NPU051", 13, 4, "unmigrated")])
+    why = "the NPU compiles graphs itself, and XLA must be off"
+    assert [message.partition(" (guide:")[0] for message in messages(findings, "NPU051")] == [
+        "TF_XLA_FLAGS = \"--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit\" switches XLA auto-clustering on: "
+        f"{why}; remove --tf_xla_auto_jit=2 and --tf_xla_cpu_global_jit from TF_XLA_FLAGS",
+        f"TF_XLA_FLAGS = \"--tf_xla_auto_jit=%d\" % level may switch XLA auto-clustering on: {why}; "
+        "remove --tf_xla_auto_jit=%d from TF_XLA_FLAGS",
+        "TF_XLA_FLAGS = os.environ.get(\"TF_XLA_FLAGS\", \"\") + \" --tf_xla_auto_jit=fusible\" switches "
+        f"XLA auto-clustering on: {why}; remove --tf_xla_auto_jit=fusible from TF_XLA_FLAGS",
+        f"TF_XLA_FLAGS = FLAGS.xla_flags may switch XLA auto-clustering on: {why}; make sure it sets "
+        "neither --tf_xla_auto_jit (but to 0 or -1) nor --tf_xla_cpu_global_jit"]
+
+
+@pytest.mark.parametrize("statement", [
+    'os.environ["TF_XLA_FLAGS"] = "--tf_xla_auto_jit=0"',
+    "os.environ['TF_XLA_FLAGS'] = '--tf_xla_auto_jit=-1 --tf_xla_cpu_global_jit=false'",
+])
+def test_tf_xla_flags_that_leave_auto_clustering_off_are_checked_and_need_nothing(statement: str):
+    source = f"import os\n\nimport tensorflow as tf\n\n{statement}\n"
+    findings = assert_reports(PACK, source, findings=[("NPU051", 5, 0, "migrated")])
+    assert messages(findings, "NPU051") == ["TF_XLA_FLAGS leaves XLA auto-clustering off"]
+
+
+@pytest.mark.parametrize("statement", [
+    'os.environ["TF_XLA_FLAGS"] = "--xla_hlo_profile"',  # no auto-clustering flag
+    'os.environ["XLA_FLAGS"] = "--xla_gpu_cuda_data_dir=/usr/local/cuda"',  # the compiler's
+    'flags["TF_XLA_FLAGS"] = "--tf_xla_auto_jit=2"',  # a dict, not the environment
+    'os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"',
+])
+def test_other_environment_settings_are_not_xla_auto_clustering(statement: str):
+    assert_reports(PACK, f"import os\n\nimport tensorflow as tf\n\n{statement}\n", findings=[])

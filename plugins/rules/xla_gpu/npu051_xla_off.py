@@ -2,7 +2,9 @@
 
 ``global_jit_level`` set to anything but ``OFF`` (assigned on a config's optimizer options, or
 the keyword of ``tf.OptimizerOptions(...)``) becomes ``OptimizerOptions.OFF`` in the file's
-spelling; ``jit_scope(...)`` gets ``compile_ops=False``; ``xla.compile(...)`` is reported.
+spelling; ``jit_scope(...)`` gets ``compile_ops=False``; ``xla.compile(...)`` is reported, and
+so is ``TF_XLA_FLAGS`` set in the process environment to switch auto-clustering on
+(:mod:`._xla_flags`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,16 @@ from npu_codemod.api import (
     set_positional,
     symbols,
 )
-from npu_codemod.api._toolkit import TF2, is_false, tree_text
+from npu_codemod.api._toolkit import (
+    ENVIRONMENT_NAMES,
+    ENVIRONMENT_PATTERN,
+    TF2,
+    environment_setting,
+    is_false,
+    tree_text,
+)
+
+from ._xla_flags import VARIABLE, xla_flags
 
 LEVEL = "global_jit_level"
 OPTIMIZER_OPTIONS = "tensorflow.OptimizerOptions"
@@ -52,6 +63,12 @@ SCOPE_ADDED = f"added compile_ops=False to {{spelled}}: {WHY}"
 SCOPE_UNPACKED = "compile_ops may come in the unpacked arguments: pass compile_ops=False explicitly"
 COMPILE = ("{spelled}(...): XLA compile has no NPU equivalent: call the function directly "
            "(the NPU compiles the graph itself)")
+AUTO_JIT_WHY = "the NPU compiles graphs itself, and XLA must be off"
+AUTO_JIT = (f"{VARIABLE} = {{value}} {{verb}} XLA auto-clustering on: {AUTO_JIT_WHY}; remove "
+            f"{{flags}} from {VARIABLE}")
+AUTO_JIT_HIDDEN = (f"{VARIABLE} = {{value}} may switch XLA auto-clustering on: {AUTO_JIT_WHY}; make "
+                   "sure it sets neither --tf_xla_auto_jit (but to 0 or -1) nor --tf_xla_cpu_global_jit")
+AUTO_JIT_OFF = f"{VARIABLE} leaves XLA auto-clustering off"
 
 
 class XlaOff(Rule):
@@ -73,10 +90,17 @@ class XlaOff(Rule):
                 "without `global_jit_level`, leaves XLA off: checked, nothing to do.")
     reports = ("`tf.xla.experimental.compile(...)` / `tf.contrib.compiler.xla.compile(...)`: XLA "
                "compile has no NPU equivalent, call the function directly; a `jit_scope` whose "
-               "arguments are unpacked with `**`.")
+               "arguments are unpacked with `**`; `TF_XLA_FLAGS` set in the process environment "
+               "(`os.environ[...] = ...`, `os.environ.setdefault(...)`, `os.putenv(...)`) to "
+               "switch XLA auto-clustering on (`--tf_xla_auto_jit=1`/`2`/`fusible`, "
+               "`--tf_xla_cpu_global_jit`), or to a value the code does not show: remove those "
+               "flags (`--tf_xla_auto_jit=0` or `-1` leaves it off: checked, nothing to do).")
     example = """
+        import os
+
         import tensorflow as tf
 
+        os.environ["TF_XLA_FLAGS"] = "--tf_xla_auto_jit=2"
         config = tf.ConfigProto()
         config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
         with tf.xla.experimental.jit_scope():
@@ -84,13 +108,21 @@ class XlaOff(Rule):
         (loss,) = tf.xla.experimental.compile(compute_loss, inputs=[logits, labels])
     """
     _scope = "linked"
-    _site_names = (LEVEL,)
-    _tokens = ("jit", "xla", "GraphOptions", "OptimizerOptions")
-    pattern = f"expr_stmt< power< any* trailer< '.' '{LEVEL}' > > '=' value=any >"
+    _site_names = (LEVEL, *ENVIRONMENT_NAMES)
+    _tokens = ("jit", "xla", "GraphOptions", "OptimizerOptions", VARIABLE)
+    pattern = f"""(
+        expr_stmt< power< any* trailer< '.' '{LEVEL}' > > '=' value=any >
+      | {ENVIRONMENT_PATTERN}
+    )"""
     calls = (OPTIMIZER_OPTIONS, GRAPH_OPTIONS, *JIT_SCOPES, *COMPILES)
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
-        self._level(node, capture["value"], ctx)
+        if "key" not in capture:
+            self._level(node, capture["value"], ctx)
+            return
+        setting = environment_setting(node, capture)
+        if setting is not None and setting[0] == VARIABLE:
+            _auto_jit(node, setting[1], ctx)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         call, spelled = reference.call, reference.spelled
@@ -144,6 +176,19 @@ def _one_line(value: Base) -> str:
 
 
 _PAREN_SPACE = re.compile(r"[(\[{]\s+|\s+[)\]}]")
+
+
+def _auto_jit(node: Base, value: Base, ctx: FileContext) -> None:
+    """``TF_XLA_FLAGS`` set to ``value``: reported when it may switch auto-clustering on."""
+    flags = xla_flags(value)
+    shown = _one_line(value)
+    if flags.on:
+        verb = "switches" if flags.sure else "may switch"
+        ctx.report(node, "unmigrated", AUTO_JIT.format(value=shown, verb=verb, flags=" and ".join(flags.on)))
+    elif not flags.shown:
+        ctx.report(node, "unmigrated", AUTO_JIT_HIDDEN.format(value=shown))
+    elif flags.off:
+        ctx.report(node, "migrated", AUTO_JIT_OFF)
 
 
 def _no_compile(call: Node) -> None:
