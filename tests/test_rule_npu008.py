@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from npu_codemod.plugins.manager import load_plugins
+from npu_codemod.plugins.rules.sess_run import npu008_soft_placement
+from npu_codemod.plugins.rules.sess_run._config_flow import target_flow
 from npu_codemod.plugins.rules.sess_run.npu008_soft_placement import FACT, uses_tf_device
 
 from support.rules import assert_migrates, assert_unchanged, run_rules, sites
@@ -332,3 +334,21 @@ def test_a_rerun_counts_each_session_of_one_config_once() -> None:
     assert sessions(first, SESSION_HELPER) == ["return tf.InteractiveSession", "return tf.Session"]
     assert sessions(second, migrated) == sessions(first, SESSION_HELPER)
     assert {f.status for f in second if f.rule_id == "NPU008"} == {"migrated"}
+
+
+@pytest.mark.parametrize("source", [SESSION_HELPER, SESSION_HELPER.replace(
+    "tf.ConfigProto(inter_op_parallelism_threads=1)",
+    "tf.ConfigProto(inter_op_parallelism_threads=1, allow_soft_placement=True)")])
+def test_each_session_config_is_followed_once(source: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``finish`` followed each config to its session, then again to place the findings of the
+    settings ``visit`` found (a setting found or not: the second walk ran for every session of
+    every file); the bindings that reach a session are the same after the setting is added."""
+    walked: list[int] = []
+
+    def counted(target, *args, **kwargs):
+        walked.append(id(target))
+        return target_flow(target, *args, **kwargs)
+
+    monkeypatch.setattr(npu008_soft_placement, "target_flow", counted)
+    run_rules(source, RULES, DEVICE)
+    assert walked and len(walked) == len(set(walked))

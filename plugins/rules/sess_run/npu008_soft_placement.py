@@ -53,7 +53,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._bound_attributes import bound_attribute_marks
-from ._config_flow import target_flow
+from ._config_flow import Flow, target_flow
 from ._config_functions import parse
 from ._session_config import (
     SESSION_NAMES,
@@ -382,8 +382,10 @@ class SoftPlacement(Rule):
         if FACT not in ctx.facts or ctx.file_kind == TF2_COMPAT:
             return
         reported: set[int] = set()  # the sessions given a finding: one each
+        flows: dict[int, Optional[Flow]] = {}  # id of each target -> its flow, walked once
         for target in targets(ctx):
-            if _set_on_every_path(target):
+            flows[id(target)] = flow = target_flow(target, _keyword_setting, {SETTING})
+            if _set_on_every_path(target, flow):
                 continue
             reported.add(id(target))
             if target.may_be_none or target.built_elsewhere:
@@ -397,17 +399,18 @@ class SoftPlacement(Rule):
                 insert_before(target.anchor, f"{target.expression}.{SETTING} = True", ctx.newline)
             ctx.report_at(target.line, target.column, "migrated",
                           f"set {SETTING}=True on '{target.expression}': {WHY}")
-        _report_set(ctx, reported)
+        _report_set(ctx, reported, flows)
 
 
-def _report_set(ctx: FileContext, reported: set[int]) -> None:
+def _report_set(ctx: FileContext, reported: set[int], flows: dict[int, Optional[Flow]]) -> None:
     """``allow_soft_placement`` found True, or flipped to True, by ``visit``: reported on the
     line of the session its config reaches when NPU007 followed it there (where a first run,
     which adds the keyword, reports it: the same site either way), else on the keyword. A
     flip is a rewrite, always reported; "is set" once per session, and not beside the finding
-    of a session that ``finish`` completed."""
-    sessions = _sessions_of_configs(ctx)
-    for node, message, flipped in memo(ctx).get(SET_TRUE, ()):
+    of a session that ``finish`` completed (``flows``: each target's, which it walked)."""
+    found = memo(ctx).get(SET_TRUE, ())
+    sessions = _sessions_of_configs(ctx, flows) if found else {}
+    for node, message, flipped in found:
         target = next((sessions[id(up)] for up in _up(node) if id(up) in sessions), None) \
             or _session_of_assignment(node, ctx)
         if target is None:
@@ -417,15 +420,16 @@ def _report_set(ctx: FileContext, reported: set[int]) -> None:
             ctx.report_at(target.line, target.column, "migrated", message)
 
 
-def _sessions_of_configs(ctx: FileContext) -> dict[int, ConfigTarget]:
+def _sessions_of_configs(ctx: FileContext, flows: dict[int, Optional[Flow]]) -> dict[int, ConfigTarget]:
     """id of each node that makes a config object NPU007 followed to a session (the
     ``ConfigProto(...)`` it wrote, the statements binding the name that reaches it) -> that
-    session's target."""
+    session's target. ``flows``: the targets' flows, walked before ``finish`` added the
+    setting (which binds nothing: the same bindings reach each session after it)."""
     found: dict[int, ConfigTarget] = {}
     for target in targets(ctx):
         if target.constructor is not None:
             found[id(target.constructor)] = target
-        flow = target_flow(target, _keyword_setting, {SETTING})
+        flow = flows[id(target)]
         bindings = flow.bindings if flow is not None else []
         for index, _ in flow.reaching if flow is not None else ():
             if 0 <= index < len(bindings):  # not a parameter's or an unbound entry
@@ -456,10 +460,9 @@ def _up(node: Base) -> Iterator[Base]:
         parent = parent.parent
 
 
-def _set_on_every_path(target: ConfigTarget) -> bool:
+def _set_on_every_path(target: ConfigTarget, flow: Optional[Flow]) -> bool:
     """Does the object of ``target`` have ``allow_soft_placement`` set (to anything: ``visit``
-    checks the value) on every path to its session?"""
-    flow = target_flow(target, _keyword_setting, {SETTING})
+    checks the value) on every path to its session (``flow``: its :func:`target_flow`)?"""
     if flow is None:
         return SETTING in target.settings()
     return all(SETTING in done for _, done in flow.reaching)
