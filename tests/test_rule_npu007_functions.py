@@ -364,6 +364,31 @@ def test_a_parameter_config_no_caller_configures_is_configured_in_the_function()
     assert '''config."""\n    npu_config = copy.deepcopy(config)\n    custom_op = npu_config''' in new
 
 
+#: The helper falls back on a config of its own when the caller passes none.
+OR_DEFAULT = SHARED_PARAMETER.replace('def create_session(config, target=""):', 'def create_session(config=None, target=""):').replace(
+    "    return tf.Session(target, config=config)\n",
+    "    config = config or tf.ConfigProto()\n    return tf.Session(target, config=config)\n")
+
+
+def test_a_parameter_config_kept_by_an_or_default_is_the_callers_object_too():
+    """``config = config or tf.ConfigProto()`` binds the caller's object whenever one is
+    passed: lines for ``config`` changed it at every call, as for the parameter itself. A
+    copy gets them; and where a caller configures the config it passes, that is reported."""
+    alone = OR_DEFAULT.replace("    sess = tf.Session(config=config)\n", "").replace(
+        "    sess.run(tf.no_op())\n", "").replace("    sess.close()\n", "")
+    new, _ = run_rules(alone, RULES)
+    assert new is not None and new.count("custom_optimizers.add()") == 1
+    assert ("    config = config or tf.ConfigProto()\n    npu_config = copy.deepcopy(config)\n"
+            "    custom_op = npu_config") in new
+    assert "return tf.Session(target, config=npu_config)" in new
+    assert_migrates(alone, new, RULES)  # compiles; a second run changes nothing
+    shared, findings = run_rules(OR_DEFAULT, RULES)
+    assert shared is not None and shared.count("custom_optimizers.add()") == 1
+    assert "    config = config or tf.ConfigProto()\n    return tf.Session(target, config=config)\n" in shared
+    assert [site for site in sites(findings) if site[0] == "NPU007"] == [
+        ("NPU007", 7, 11, "unmigrated"), ("NPU007", 12, 11, "migrated")]
+
+
 def _repository_facts(files: dict) -> frozenset:
     return frozenset().union(*(config_function_facts(path, text) for path, text in files.items()))
 

@@ -60,7 +60,7 @@ from ._config_functions import (
 )
 from ._estimator_configs import FROM_RUN_CONFIG, run_config_session_config
 from ._free_names import claim, taken_names
-from ._functions import defaults_to_none, function_returns
+from ._functions import defaults_to_none, function_returns, parameters
 from ._session_config import (
     CUSTOM_OP,
     MONITORED_SESSION,
@@ -122,7 +122,8 @@ class SessionConfig(Rule):
                 "it); another expression is first put in a variable. An attribute config used "
                 "in a method (`self._cfg`) gets the lines once, after the one statement of its "
                 "class that builds it, never before a session opened at every call. A config "
-                "that comes in as a parameter is the caller's object, which a caller may pass "
+                "that comes in as a parameter (also kept by `config = config or "
+                "tf.ConfigProto()`) is the caller's object, which a caller may pass "
                 "again or use elsewhere: it is left as it is, and a copy of it "
                 "(`npu_config = copy.deepcopy(config)`, a new `ConfigProto()` when it may be "
                 "None) gets the lines and goes to the session. "
@@ -468,7 +469,7 @@ def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = No
     lacking = flow.lacking(CUSTOM_OP)
     if not any(CUSTOM_OP in pieces for _, pieces in flow.reaching):
         missing = set().union(*(NPU_PIECES - pieces for _, pieces in flow.reaching))
-        if value is not None and any(index == PARAMETER for index, _ in flow.reaching):
+        if value is not None and any(_callers_object(flow, index, target) for index, _ in flow.reaching):
             done.label, done.added = _configure_copy(target, value, missing, flow, module, ctx), True
             return done
         done.added |= _insert_before(target, missing, ctx, _none_guard(target, flow, module, ctx))
@@ -524,6 +525,32 @@ def _configure_copy(target: ConfigTarget, value: Base, missing: set[str], flow: 
     found = targets(ctx)
     found[:] = [copy if known is target else known for known in found]
     return f"a copy of the parameter '{target.expression}' ('{name}': the caller's object stays as it was)"
+
+
+def _callers_object(flow: Flow, index: int, target: ConfigTarget) -> bool:
+    """May binding ``index`` of ``flow`` give the target's name the object a caller passed:
+    the parameter itself, or a value that may be it (``config = config or tf.ConfigProto()``,
+    ``config if config is not None else ...``; a local of that name counts too, whose copy
+    costs nothing)?"""
+    if index == PARAMETER:
+        return True
+    binding = flow.bindings[index] if index >= 0 else None
+    if binding is None or binding.type != symbols.expr_stmt or binding.children[1].type != tokens.EQUAL:
+        return False
+    value = binding.children[-1]
+    if value.type == symbols.or_test:
+        operands = value.children[::2]
+    elif value.type == symbols.test and len(value.children) == 5:  # a if test else b
+        operands = [value.children[0], value.children[4]]
+    else:
+        return False
+    scope = enclosing_scope(binding)
+    return scope.type == symbols.funcdef and target.expression in _parameter_names(scope) \
+        and any(operand.type == tokens.NAME and operand.value == target.expression for operand in operands)
+
+
+def _parameter_names(function: Node) -> set[str]:
+    return {leaf.value for _, leaf in parameters(function)}
 
 
 def _copy_module(scope: Node, ctx: FileContext) -> str:
@@ -591,7 +618,8 @@ def _configured_by_caller(target: ConfigTarget, flow: Flow, ctx: FileContext) ->
     """Why the lines may not go in for a config that comes in as a parameter lacking them: a
     caller in the file, or in another file of the repository, passes a config it configures
     itself (:mod:`_shared_parameters`); else ""."""
-    if not any(index == PARAMETER and CUSTOM_OP not in pieces for index, pieces in flow.reaching):
+    if not any(_callers_object(flow, index, target) and CUSTOM_OP not in pieces
+               for index, pieces in flow.reaching):
         return ""
     scope = enclosing_scope(target.anchor)
     if scope.type != symbols.funcdef:
