@@ -352,3 +352,36 @@ def test_each_session_config_is_followed_once(source: str, monkeypatch: pytest.M
     monkeypatch.setattr(npu008_soft_placement, "target_flow", counted)
     run_rules(source, RULES, DEVICE)
     assert walked and len(walked) == len(set(walked))
+
+
+#: ``make_config`` returns None for a local run; the session takes its result from either path.
+TWO_CALLS = '''\
+import tensorflow as tf
+
+
+def make_config(threads, local):
+    if local:
+        config = None
+    else:
+        config = tf.ConfigProto(intra_op_parallelism_threads=threads)
+        custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+        custom_op.name = "NpuOptimizer"
+    return config
+
+
+def run(fast):
+    if fast:
+        config = make_config(8, False)
+    else:
+        config = make_config(1, True)
+    sess = tf.Session(config=config)
+    sess.run("train_op")
+'''
+
+
+def test_a_function_bound_on_two_paths_gives_one_finding_for_the_session() -> None:
+    """NPU007 made sure of ``make_config`` once per binding that reaches the session, and
+    handed NPU008 its returned config twice: the same finding came twice at the session."""
+    findings = assert_unchanged(TWO_CALLS, RULES, DEVICE)
+    assert [site for site in sites(findings) if site[0] != "NPU001"] == [
+        ("NPU007", 19, 11, "unmigrated"), ("NPU008", 19, 11, "unmigrated")]

@@ -489,13 +489,18 @@ def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = No
 
 def _configure_sources(target: ConfigTarget, flow: Flow, done: _Done, ctx: FileContext) -> None:
     """Configure the functions of the repository whose results reach the session along
-    ``flow`` (into ``done``); a target some object of this scope reaches is NPU008's."""
+    ``flow`` (into ``done``), each once: a function bound on two paths (``config =
+    make_config(8)`` / ``make_config(1)``) gave NPU008 its returned config twice for this
+    session, and two findings where one was due. A target some object of this scope reaches
+    is NPU008's."""
     here = False  # some object reaching the session is configured in this scope
+    configured: set[tuple[str, int]] = set()  # the functions: name, id of the def
     for index in sorted({index for index, _ in flow.reaching}):
         source = _binding_source(flow, index, ctx)
         if source is None:
             here = True
-        else:
+        elif (source.name, id(source.function)) not in configured:
+            configured.add((source.name, id(source.function)))
             done.merge(_configure(source, target.line, target.column, ctx))
     if here:
         done.local = True
