@@ -291,6 +291,18 @@ def test_the_copy_spells_the_copy_module_under_a_free_name_where_copy_is_taken()
     assert_migrates(before, after, RULES)
 
 
+def test_a_copy_import_in_another_function_is_not_the_modules():
+    """``import copy`` in ``clone`` binds the name there only: ``copy.deepcopy`` in
+    ``create_session`` raised NameError. The module's own import is asked for."""
+    before = TWICE.replace("\n\ndef main(argv):", "\n\ndef clone(value):\n    import copy\n"
+                           "    return copy.deepcopy(value)\n\n\ndef main(argv):")
+    after = HEADER.replace("import *\n", "import *\nimport copy as npu_copy\n") + before.replace(
+        "    sess = tf.Session(config=config)\n",
+        _copied("npu_config", "config", "    ", "npu_copy.deepcopy(config)")
+        + "    sess = tf.Session(config=npu_config)\n")
+    assert_migrates(before, after, RULES)
+
+
 CREATORS = IMPORTS + '''
 
 def train(config, server, is_chief):

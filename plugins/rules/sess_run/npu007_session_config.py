@@ -561,7 +561,7 @@ def _parameter_names(function: Node) -> set[str]:
 def _copy_module(scope: Node, ctx: FileContext) -> str:
     """How the file spells the ``copy`` module in ``scope``: its own import, else one asked
     for (``import copy``, or ``import copy as npu_copy`` when the file uses the name)."""
-    if ctx.names("copy").bindings.get("copy") == "copy" and "copy" not in bound_names(scope):
+    if _module_imports_copy(ctx) and not _bound_in_functions(scope, "copy"):
         return "copy"
     if "npu007.copy" not in memo(ctx):  # once per file: the copies' own lines spell it after
         taken = taken_names(ctx.tree, ctx)
@@ -569,6 +569,24 @@ def _copy_module(scope: Node, ctx: FileContext) -> str:
         ctx.add_import("import copy" if alias == "copy" else f"import copy as {alias}")
         memo(ctx)["npu007.copy"] = alias
     return str(memo(ctx)["npu007.copy"])
+
+
+def _module_imports_copy(ctx: FileContext) -> bool:
+    """Does the module's own code bind ``copy``, and only by ``import copy``? (An import in a
+    function binds it there only; ``copy = None`` or ``from x import copy`` is another object.)"""
+    found = [use.leaf for use in uses(ctx.tree, "copy")
+             if use.kind == "bind" and enclosing_scope(use.leaf) is ctx.tree]
+    return bool(found) and all(leaf.parent.type in (symbols.import_name, symbols.dotted_as_names)
+                               for leaf in found)
+
+
+def _bound_in_functions(scope: Node, name: str) -> bool:
+    """Does ``scope`` or a function around it bind ``name`` (hiding the module's)?"""
+    while scope.type != symbols.file_input:
+        if scope.type == symbols.funcdef and name in bound_names(scope):
+            return True
+        scope = enclosing_scope(scope)
+    return False
 
 
 def _insert_after_binding(expression: str, missing: frozenset[str], flow: Flow, index: int,
