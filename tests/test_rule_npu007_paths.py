@@ -233,15 +233,23 @@ def main(argv):
 '''
 
 
+def _with_copy(before: str, module: str = "copy") -> str:
+    """``before`` (``TWICE`` or a variant) as NPU007 writes it: ``create_session``'s session
+    takes a configured copy of its parameter, made with the ``copy`` module imported as
+    ``module``."""
+    imported = "import copy" if module == "copy" else f"import copy as {module}"
+    return HEADER.replace("import *\n", f"import *\n{imported}\n") + before.replace(
+        "    sess = tf.Session(config=config)\n",
+        _copied("npu_config", "config", "    ", f"{module}.deepcopy(config)")
+        + "    sess = tf.Session(config=npu_config)\n")
+
+
 def test_a_config_parameter_is_copied_not_changed_for_the_caller():
     """The lines for the parameter changed the caller's object, once per call: ``main``'s
     config got a second NpuOptimizer entry from the second call (the spec: "a config object
     gets the NpuOptimizer exactly once, whatever path it takes"), and every other use of it
     the NPU lines. Each call configures a copy instead, which its session takes."""
-    after = HEADER.replace("import *\n", "import *\nimport copy\n") + TWICE.replace(
-        "    sess = tf.Session(config=config)\n",
-        _copied("npu_config", "config", "    ") + "    sess = tf.Session(config=npu_config)\n")
-    findings = assert_migrates(TWICE, after, RULES)
+    findings = assert_migrates(TWICE, _with_copy(TWICE), RULES)
     assert sites(findings) == [("NPU001", 1, 0, "migrated"), ("NPU007", 6, 11, "migrated")]
     assert messages(findings, "NPU007") == [
         "added the lines that give a copy of the parameter 'config' ('npu_config': the caller's object "
@@ -284,11 +292,7 @@ def test_the_copy_spells_the_copy_module_under_a_free_name_where_copy_is_taken()
     before = TWICE.replace("import tensorflow as tf\n", "from copy import copy\n\nimport tensorflow as tf\n").replace(
         "    sess = tf.Session(config=config)\n",
         "    copy = list(checkpoint or [])\n    sess = tf.Session(config=config)\n")
-    after = HEADER.replace("import *\n", "import *\nimport copy as npu_copy\n") + before.replace(
-        "    sess = tf.Session(config=config)\n",
-        _copied("npu_config", "config", "    ", "npu_copy.deepcopy(config)")
-        + "    sess = tf.Session(config=npu_config)\n")
-    assert_migrates(before, after, RULES)
+    assert_migrates(before, _with_copy(before, "npu_copy"), RULES)
 
 
 def test_a_copy_import_in_another_function_is_not_the_modules():
@@ -296,11 +300,19 @@ def test_a_copy_import_in_another_function_is_not_the_modules():
     ``create_session`` raised NameError. The module's own import is asked for."""
     before = TWICE.replace("\n\ndef main(argv):", "\n\ndef clone(value):\n    import copy\n"
                            "    return copy.deepcopy(value)\n\n\ndef main(argv):")
-    after = HEADER.replace("import *\n", "import *\nimport copy as npu_copy\n") + before.replace(
-        "    sess = tf.Session(config=config)\n",
-        _copied("npu_config", "config", "    ", "npu_copy.deepcopy(config)")
-        + "    sess = tf.Session(config=npu_config)\n")
-    assert_migrates(before, after, RULES)
+    assert_migrates(before, _with_copy(before, "npu_copy"), RULES)
+
+
+def test_soft_placement_the_parameter_has_is_the_copys_too():
+    """The caller's helper sets soft placement on the parameter before the session: the copy
+    made after it has it. A line for the copy said it again, and the setting's finding left
+    the session's line for its own (where the first run without a copy had it)."""
+    before = TWICE.replace("    sess = tf.Session(config=config)\n",
+                           "    config.allow_soft_placement = True\n    sess = tf.Session(config=config)\n")
+    findings = assert_migrates(before, _with_copy(before), RULES | {"NPU008"}, {FACT})
+    assert [site for site in sites(findings) if site[0] == "NPU008"] == [("NPU008", 7, 11, "migrated")]
+    assert messages(findings, "NPU008") == [
+        "allow_soft_placement=True is set (tf.device is used in this repository)"]
 
 
 CREATORS = IMPORTS + '''

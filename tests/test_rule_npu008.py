@@ -385,3 +385,24 @@ def test_a_function_bound_on_two_paths_gives_one_finding_for_the_session() -> No
     findings = assert_unchanged(TWO_CALLS, RULES, DEVICE)
     assert [site for site in sites(findings) if site[0] != "NPU001"] == [
         ("NPU007", 19, 11, "unmigrated"), ("NPU008", 19, 11, "unmigrated")]
+
+
+def test_a_config_copied_from_itself_in_a_loop_is_followed_without_end() -> None:
+    """Soft placement on a deep copy is looked for on the object copied; ``config =
+    copy.deepcopy(config)`` in a loop copies the object its own line bound on the pass
+    before: followed back without end, that was a RecursionError."""
+    source = '''\
+import copy
+
+import tensorflow as tf
+
+
+def evaluate(config, checkpoints):
+    config.allow_soft_placement = True
+    for checkpoint in checkpoints:
+        config = copy.deepcopy(config)
+        with tf.Session(config=config) as sess:
+            sess.run(checkpoint)
+'''
+    new, findings = run_rules(source, RULES, DEVICE)
+    assert new is not None and not [f for f in findings if f.status == "error"]

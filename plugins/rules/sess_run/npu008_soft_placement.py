@@ -24,6 +24,7 @@ from npu_codemod.api import (
     Reference,
     Rule,
     add_keyword,
+    enclosing_statement,
     find_argument,
     hookimpl,
     insert_before,
@@ -53,7 +54,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._bound_attributes import bound_attribute_marks
-from ._config_flow import Flow, target_flow
+from ._config_flow import Flow, config_flow, target_flow
 from ._config_functions import parse
 from ._session_config import (
     SESSION_NAMES,
@@ -61,6 +62,7 @@ from ._session_config import (
     ConfigTarget,
     argument_callee,
     callee_last_name,
+    deep_copied,
     targets,
 )
 from ._spelled_words import SpelledWords
@@ -412,7 +414,7 @@ def _report_set(ctx: FileContext, reported: set[int], flows: dict[int, Optional[
     sessions = _sessions_of_configs(ctx, flows) if found else {}
     for node, message, flipped in found:
         target = next((sessions[id(up)] for up in _up(node) if id(up) in sessions), None) \
-            or _session_of_assignment(node, ctx)
+            or _session_of_assignment(node, ctx, flows)
         if target is None:
             ctx.report(node, "migrated", message)
         elif flipped or id(target) not in reported:
@@ -437,19 +439,34 @@ def _sessions_of_configs(ctx: FileContext, flows: dict[int, Optional[Flow]]) -> 
     return found
 
 
-def _session_of_assignment(node: Base, ctx: FileContext) -> Optional[ConfigTarget]:
+def _session_of_assignment(node: Base, ctx: FileContext,
+                           flows: dict[int, Optional[Flow]]) -> Optional[ConfigTarget]:
     """The session whose config ``node`` (``config.allow_soft_placement = True``) sets: the
-    target of the same expression in the same scope, if NPU007 followed one there; of several
-    (a session per branch), the first after ``node``."""
+    target of the same expression in the same scope, or of a deep copy of it there (its
+    ``flows`` tell), if NPU007 followed one there; of several (a session per branch), the
+    first after ``node``."""
     if node.type != symbols.expr_stmt:
         return None
     expression = str(node.children[0]).strip().rpartition(".")[0]
     scope = enclosing_scope(node)
-    same = [target for target in targets(ctx) if target.expression == expression
-            and enclosing_scope(target.anchor) is scope]
+    same = [target for target in targets(ctx) if enclosing_scope(target.anchor) is scope
+            and (target.expression == expression or _copies(flows[id(target)], expression))]
     line = position(node)[0]
     return next((target for target in sorted(same, key=lambda one: (one.line, one.column))
                  if target.line >= line), same[0] if same else None)
+
+
+def _copies(flow: Optional[Flow], expression: str) -> bool:
+    """Does an object reaching the session along ``flow`` come from ``<x> =
+    copy.deepcopy(<expression>)`` (maybe ``... if ... else ...``)?"""
+    bindings = flow.bindings if flow is not None else []
+    return any(0 <= index < len(bindings) and _deep_copy_of(bindings[index]) == expression
+               for index, _ in flow.reaching) if flow is not None else False
+
+
+def _deep_copy_of(binding: Base) -> Optional[str]:
+    assigned = binding.type == symbols.expr_stmt and binding.children[1].type == tokens.EQUAL
+    return deep_copied(binding.children[-1]) if assigned else None
 
 
 def _up(node: Base) -> Iterator[Base]:
@@ -469,9 +486,31 @@ def _set_on_every_path(target: ConfigTarget, flow: Optional[Flow]) -> bool:
 
 
 def _keyword_setting(value: Base) -> frozenset[str]:
-    """``{SETTING}`` for ``ConfigProto(..., allow_soft_placement=v)``."""
+    """``{SETTING}`` for ``ConfigProto(..., allow_soft_placement=v)``, and for a deep copy of
+    a config set so on every path there (NPU007's copy of a config parameter,
+    ``npu_config = copy.deepcopy(config)``: a line for the copy would say it again)."""
     given = callee_last_name(value) == "ConfigProto" and find_argument(value.children[-1], SETTING)
-    return frozenset({SETTING}) if given else frozenset()
+    return frozenset({SETTING}) if given or _copy_of_a_set_config(value) else frozenset()
+
+
+def _copy_of_a_set_config(value: Base) -> bool:
+    """Is ``value`` ``copy.deepcopy(<name>)`` (no ``... if ... else ConfigProto()``: that one
+    has no setting) of a local whose object has the setting on every path to it?"""
+    copied = deep_copied(value) if value.type == symbols.power else None
+    statement = enclosing_statement(value) if copied is not None and copied.isidentifier() else None
+    if statement is None or id(value) in _FOLLOWING:  # a copy of itself (in a loop): no
+        return False
+    _FOLLOWING.add(id(value))
+    try:
+        flow = config_flow(enclosing_scope(value), statement, str(copied), _keyword_setting, {SETTING})
+    finally:
+        _FOLLOWING.discard(id(value))
+    return bool(flow.reaching) and all(SETTING in done for _, done in flow.reaching)
+
+
+#: ids of the copies :func:`_copy_of_a_set_config` is following back (``x = copy.deepcopy(x)``
+#: in a loop reaches itself).
+_FOLLOWING: set[int] = set()
 
 
 def _true_by_default(value: Base, ctx: FileContext) -> bool:
