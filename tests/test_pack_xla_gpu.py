@@ -283,3 +283,14 @@ def test_tf_xla_flags_that_leave_auto_clustering_off_are_checked_and_need_nothin
 ])
 def test_other_environment_settings_are_not_xla_auto_clustering(statement: str):
     assert_reports(PACK, f"import os\n\nimport tensorflow as tf\n\n{statement}\n", findings=[])
+
+
+def test_each_flag_of_tf_xla_flags_is_read_on_its_own():
+    """A flag's value comes after ``=``: the word after a space is the next flag, not the
+    value of ``--tf_xla_cpu_global_jit`` (which took ``--tf_xla_auto_jit=2`` for its value)."""
+    source = ('import os\n\nimport tensorflow as tf\n\n'
+              'os.environ["TF_XLA_FLAGS"] = "--tf_xla_cpu_global_jit --tf_xla_auto_jit=2"\n')
+    findings = assert_reports(PACK, source, findings=[("NPU051", 5, 0, "unmigrated")])
+    assert messages(findings, "NPU051")[0].partition(": ")[2].startswith(
+        "the NPU compiles graphs itself, and XLA must be off; remove --tf_xla_cpu_global_jit and "
+        "--tf_xla_auto_jit=2 from TF_XLA_FLAGS")

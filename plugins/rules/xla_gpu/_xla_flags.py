@@ -17,8 +17,9 @@ from npu_codemod.api import Base, tokens
 from npu_codemod.api._toolkit import string_value
 
 VARIABLE = "TF_XLA_FLAGS"
-#: ``--tf_xla_auto_jit=<level>`` (``=`` or a space), ``--tf_xla_cpu_global_jit[=<value>]``.
-_FLAG = re.compile(r"--?(tf_xla_auto_jit|tf_xla_cpu_global_jit)(?:[= ]([^\s'\"]+))?")
+#: ``--tf_xla_auto_jit=<level>``, ``--tf_xla_cpu_global_jit[=<value>]`` (TensorFlow's flags
+#: take their value after ``=``: a word after a space is the next flag).
+_FLAG = re.compile(r"--?(tf_xla_auto_jit|tf_xla_cpu_global_jit)(?:=([^\s'\"]+))?")
 #: Levels that leave auto-clustering off, and those known to switch it on.
 _OFF = {"tf_xla_auto_jit": ("0", "-1"), "tf_xla_cpu_global_jit": ("false", "0")}
 _ON = re.compile(r"[12]|fusible|single-gpu\([12]\)|true|1")
