@@ -793,3 +793,51 @@ def main(args, anchors, num_classes, dataset):
     assert findings[0].message.split(" (guide: ")[0].endswith(
         "; once per optimizer object: the wrapper patches optimizer in place, so if another compile "
         "wrapped it already (a model-building helper's), wrapping it again all-reduces twice")
+
+
+WRAPPED_GRADIENTS = '''\
+"""A detector's steps that clip the tape's gradients in the statement computing them (TF 2.x)."""
+import npu_device as npu
+import tensorflow as tf
+
+
+@tf.function
+def train_step(model, optimizer, images, labels):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(images, training=True) - labels))
+    grads, _ = tf.clip_by_global_norm(tape.gradient(loss, model.trainable_variables), 10.0)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+
+
+@tf.function
+def clipped_step(model, optimizer, images, labels):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(images, training=True) - labels))
+    grads = [tf.clip_by_norm(g, 1.0) for g in tape.gradient(loss, model.trainable_variables)]
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+
+@tf.function
+def reduced_step(model, optimizer, images, labels):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(images, training=True) - labels))
+    reduced = npu.distribute.all_reduce(tape.gradient(loss, model.trainable_variables), "mean")
+    grads, _ = tf.clip_by_global_norm(reduced, 10.0)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+'''
+
+
+def test_gradients_computed_inside_another_call_of_a_statement_are_reported() -> None:
+    """``grads, _ = tf.clip_by_global_norm(tape.gradient(...), 10.0)``: the gradient call is
+    not the statement's value, so no all_reduce can follow it; it was silent (a distributed
+    loop left unaggregated, nothing said). Already all-reduced around the call: migrated."""
+    findings = assert_unchanged(WRAPPED_GRADIENTS, {"NPU068"}, facts=TF2_RUNTIME)
+    assert [(f.line, f.status) for f in findings if f.rule_id == "NPU068"] == [
+        (10, "unmigrated"), (19, "unmigrated"), (27, "migrated")]
+    assert messages(findings, "NPU068")[0].startswith(
+        "the gradients are computed inside tf.clip_by_global_norm(...): bind them first (grads = "
+        "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") right "
+        "after, before tf.clip_by_global_norm")
+    assert messages(findings, "NPU068")[1].startswith(
+        "the gradients are computed inside this expression: bind them first")

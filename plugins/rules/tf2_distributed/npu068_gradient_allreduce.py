@@ -53,6 +53,9 @@ IN_PLACE = "the gradients are all-reduced"
 INLINE = ("the gradients are computed inside apply_gradients: bind them first (grads = "
           "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") "
           "before apply_gradients")
+NESTED = ("the gradients are computed inside {inside}: bind them first (grads = "
+          "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") right "
+          "after, before {before}")
 NOT_A_NAME = ("the gradients go to a tuple: all-reduce them before they are applied "
               "(grads = npu.distribute.all_reduce(grads, \"mean\"))")
 ELSEWHERE = ("{name} is applied in another block or function: add {name} = "
@@ -136,7 +139,9 @@ class GradientAllReduce(Rule):
     reports = ("Gradients bound to a tuple, applied in another block or function, or applied "
                "after another step makes a new value of them (the line to add); gradients "
                "computed inside the `apply_gradients` call (`zip(tape.gradient(...), variables)`: "
-               "bind them, then all-reduce); a "
+               "bind them, then all-reduce), or inside another call or expression of the "
+               "statement computing them (`grads, _ = tf.clip_by_global_norm(tape.gradient(...), "
+               "5.0)`: bind them, all-reduce, then clip); a "
                "`compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
                "also applies a custom loop's gradients (a `train_step`'s `self.optimizer.minimize`: "
@@ -293,7 +298,10 @@ class GradientAllReduce(Rule):
 
     def _gradient_statement(self, statement: Node, tapes: set[str], ctx: FileContext) -> None:
         target, op, value = statement.children
-        if op.type != tokens.EQUAL or not (_is_tape_gradient(value, tapes) or _is_tf_gradients(value, ctx)):
+        if op.type != tokens.EQUAL:
+            return
+        if not (_is_tape_gradient(value, tapes) or _is_tf_gradients(value, ctx)):
+            self._nested_gradients(statement, value, tapes, ctx)
             return
         if target.type != tokens.NAME:
             ctx.report(statement, "unmigrated", NOT_A_NAME)
@@ -317,6 +325,46 @@ class GradientAllReduce(Rule):
                 name=name, step=" ".join(tree_text(flow.through).split())))
         else:
             ctx.report(statement, "unmigrated", ELSEWHERE.format(name=name))
+
+    def _nested_gradients(self, statement: Node, value: Base, tapes: set[str], ctx: FileContext) -> None:
+        """``grads, _ = tf.clip_by_global_norm(tape.gradient(...), 5.0)``: gradients computed
+        inside the value of the statement, so no all_reduce can follow their own statement:
+        reported (``migrated`` when an ``all_reduce`` takes them there already). Those inside
+        ``apply_gradients`` are :meth:`_inline_gradients`'; those of a lambda are no step's."""
+        if not tapes and "gradients" not in tree_text(value):
+            return
+        found = [node for node in pre_order(value) if node.type == symbols.power
+                 and (_is_tape_gradient(node, tapes) or _is_tf_gradients(node, ctx))
+                 and not _inside(node, value, ("lambdef", "apply_gradients"))]
+        if not found:
+            return
+        if "all_reduce(" in tree_text(value):
+            ctx.report(statement, "migrated", IN_PLACE)
+            return
+        callee = _callee_text(value)
+        inside, before = (f"{callee}(...)", callee) if callee else ("this expression", "they are used")
+        ctx.report(statement, "unmigrated", NESTED.format(inside=inside, before=before))
+
+
+def _inside(node: Base, top: Base, stops: tuple[str, ...]) -> bool:
+    """Is ``node``, below ``top``, in a lambda (``"lambdef"``) or the arguments of a call of a
+    method named in ``stops``?"""
+    parent = node.parent
+    while parent is not None and parent is not top:
+        if parent.type == symbols.lambdef and "lambdef" in stops:
+            return True
+        if parent.type == symbols.trailer and is_call(parent) and _method(parent) in stops:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _callee_text(value: Base) -> str:
+    """The callee as spelled when ``value`` is one call (``tf.clip_by_global_norm``), else ""."""
+    children = value.children if value.type == symbols.power else []
+    if len(children) < 2 or not is_call(children[-1]):
+        return ""
+    return "".join(tree_text(part).strip() for part in children[:-1])
 
 
 def _wrapped(value: Base, ctx: FileContext) -> bool:
