@@ -841,3 +841,33 @@ def test_gradients_computed_inside_another_call_of_a_statement_are_reported() ->
         "after, before tf.clip_by_global_norm")
     assert messages(findings, "NPU068")[1].startswith(
         "the gradients are computed inside this expression: bind them first")
+
+
+SCOPE_RETURNS = '''\
+"""A model factory that returns from inside the strategy's scope (TF 2.x)."""
+import tensorflow as tf
+
+
+def create_model(strategy, units):
+    with strategy.scope():
+        inputs = tf.keras.Input(shape=(16,))
+        model = tf.keras.Model(inputs, tf.keras.layers.Dense(units)(inputs))
+        model.compile(optimizer="adam", loss="mse")
+        return model
+
+
+def train(strategy, x, y):
+    create_model(strategy, 4).fit(x, y, epochs=2)
+'''
+
+
+def test_a_scope_block_that_returns_the_model_gets_the_broadcast_inside_it() -> None:
+    """After the ``with strategy.scope():`` block, as the guide places it, the broadcast would
+    follow the block's ``return model``: dead code, reported migrated while no worker ever
+    broadcast. It goes after the model's statement, inside the block, instead."""
+    after = SCOPE_RETURNS.replace(
+        "import tensorflow as tf\n", "import npu_device as npu\nimport tensorflow as tf\n", 1).replace(
+        "        model = tf.keras.Model(inputs, tf.keras.layers.Dense(units)(inputs))\n",
+        "        model = tf.keras.Model(inputs, tf.keras.layers.Dense(units)(inputs))\n"
+        "        npu.distribute.broadcast(model.trainable_variables)\n")
+    assert_migrates(SCOPE_RETURNS, after, {"NPU067"}, facts=TF2_RUNTIME)

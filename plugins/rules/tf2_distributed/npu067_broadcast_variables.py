@@ -93,8 +93,9 @@ class BroadcastVariables(Rule):
     rewrites = ("After the statement that provably creates a Keras model's variables (a functional "
                 "`tf.keras.Model(inputs, outputs)`, `tf.keras.models.load_model(...)`, a "
                 "`Sequential` given its input shape, an explicit `<m>.build(...)`), or after the "
-                "`with <strategy>.scope():` block holding it: `npu.distribute.broadcast("
-                "<m>.trainable_variables)`; already broadcast later in the scope: left alone. A model "
+                "`with <strategy>.scope():` block holding it (after the statement, inside the block, "
+                "when the block returns or raises: a line after it would not run): "
+                "`npu.distribute.broadcast(<m>.trainable_variables)`; already broadcast later in the scope: left alone. A model "
                 "a function of the file or of the repository binds and returns (`model = ...; "
                 "return model`) is broadcast there: its callers have no site.")
     reports = ("Only models the program trains (fitted, compiled, their `trainable_variables` read, "
@@ -383,13 +384,27 @@ def _build_statement(line: Base, model: str) -> Optional[Base]:
 
 def _scope_block(line: Base) -> Base:
     """The ``with <x>.scope():`` statement of the same function that holds ``line`` (in
-    nested blocks too), else ``line``."""
+    nested blocks too), else ``line``; ``line`` too when the block returns or raises (``return
+    model`` in the scope): a statement after the block would not run there."""
     node = line.parent
     while node is not None and node.type not in (symbols.funcdef, symbols.classdef, symbols.file_input):
         if node.type == symbols.with_stmt and ".scope()" in tree_text(node.children[1]):
-            return node
+            return line if _leaves_early(node) else node
         node = node.parent
     return line
+
+
+def _leaves_early(block: Base) -> bool:
+    """Does the compound statement ``block`` hold a ``return`` or ``raise`` of its own (not
+    of a function or class defined in it)?"""
+    stack = list(block.children)
+    while stack:
+        node = stack.pop()
+        if node.type in (symbols.return_stmt, symbols.raise_stmt):
+            return True
+        if node.type not in (symbols.funcdef, symbols.classdef, symbols.lambdef):
+            stack.extend(node.children)
+    return False
 
 
 def _in_scope_wrapper(line: Base) -> bool:
