@@ -871,3 +871,29 @@ def test_a_scope_block_that_returns_the_model_gets_the_broadcast_inside_it() -> 
         "        model = tf.keras.Model(inputs, tf.keras.layers.Dense(units)(inputs))\n"
         "        npu.distribute.broadcast(model.trainable_variables)\n")
     assert_migrates(SCOPE_RETURNS, after, {"NPU067"}, facts=TF2_RUNTIME)
+
+
+GENERATOR_FIT = '''\
+"""Train the segmentation net from a Keras Sequence (TF 2.x)."""
+import tensorflow as tf
+
+from data import Frames
+
+model = tf.keras.models.load_model("segnet.h5", compile=False)
+model.compile(optimizer=tf.keras.optimizers.Adam(1e-4), loss="sparse_categorical_crossentropy")
+model.fit_generator(Frames("train.txt"), steps_per_epoch=600, epochs=30)
+'''
+
+
+def test_a_model_the_file_fits_from_a_generator_gets_its_optimizer_wrapped() -> None:
+    """``fit_generator`` trains with the compiled optimizer as ``fit`` does: with custom loops
+    elsewhere in the repository, the file that compiles and fits its model still wraps it,
+    instead of saying "only if this model trains with fit"."""
+    after = GENERATOR_FIT.replace('"""Train the segmentation net from a Keras Sequence (TF 2.x)."""\n',
+                                  '"""Train the segmentation net from a Keras Sequence (TF 2.x)."""\n'
+                                  "import npu_device as npu\n").replace(
+        "optimizer=tf.keras.optimizers.Adam(1e-4)",
+        "optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper(tf.keras.optimizers.Adam(1e-4))")
+    facts = TF2_RUNTIME | {"npu068-custom-loop"}
+    findings = assert_migrates(GENERATOR_FIT, after, {"NPU068"}, facts=facts)
+    assert sites(f for f in findings if f.rule_id == "NPU068") == [("NPU068", 7, 24, "migrated")]

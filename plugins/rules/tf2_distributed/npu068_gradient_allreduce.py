@@ -221,7 +221,7 @@ class GradientAllReduce(Rule):
             advice = KERAS_UNKNOWN_LOOP if CUSTOM_LOOP in ctx.facts else KERAS_UNKNOWN
             once = ONCE.format(name=value.value) if value.type == tokens.NAME else ""
             ctx.report(value, "unmigrated", advice + once, level="note")
-        elif CUSTOM_LOOP in ctx.facts and ".fit(" not in ctx.original:
+        elif CUSTOM_LOOP in ctx.facts and not _KERAS_TRAINING.search(ctx.original):
             ctx.report(value, "unmigrated", LOOP_ELSEWHERE)
         elif value.type == tokens.NAME and _applies_gradients(str(value.value), ctx.original):
             ctx.report(value, "unmigrated", COMPILED_AND_APPLIED.format(spelled=value.value))
@@ -417,6 +417,9 @@ _WITH_TAPE = re.compile(r"GradientTape\([^\n]*?\)\s+as\s+(\w+)")
 #: ``tf.gradients(`` (``gradients(`` after ``from tensorflow import gradients``), not ``tape.gradient(``
 #: nor ``compute_gradients(``/``get_gradients(``.
 _TF_GRADIENTS = re.compile(r"(?<![\w])gradients\s*\(")
+#: Keras training with the compiled optimizer: ``fit``, ``fit_generator`` (not ``train_on_batch``,
+#: which a model class overrides with its own custom step: MusicTransformer's).
+_KERAS_TRAINING = re.compile(r"\.\s*(?:fit|fit_generator)\s*\(")
 _TAPE_ASSIGNED = re.compile(r"^\s*(\w+)\s*=\s*[\w.]*GradientTape\(", re.MULTILINE)
 
 
