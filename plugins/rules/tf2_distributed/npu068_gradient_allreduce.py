@@ -56,6 +56,8 @@ INLINE = ("the gradients are computed inside apply_gradients: bind them first (g
 NESTED = ("the gradients are computed inside {inside}: bind them first (grads = "
           "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") right "
           "after, before {before}")
+RETURNED = ("the gradients are returned: add grads = npu.distribute.all_reduce(grads, \"mean\") where "
+            "the caller binds them, before they are applied")
 NOT_A_NAME = ("the gradients go to a tuple: all-reduce them before they are applied "
               "(grads = npu.distribute.all_reduce(grads, \"mean\"))")
 ELSEWHERE = ("{name} is applied in another block or function: add {name} = "
@@ -141,7 +143,8 @@ class GradientAllReduce(Rule):
                "computed inside the `apply_gradients` call (`zip(tape.gradient(...), variables)`: "
                "bind them, then all-reduce), or inside another call or expression of the "
                "statement computing them (`grads, _ = tf.clip_by_global_norm(tape.gradient(...), "
-               "5.0)`: bind them, all-reduce, then clip); a "
+               "5.0)`: bind them, all-reduce, then clip), or returned (`return tape.gradient(...)`: "
+               "all-reduce them where the caller binds them); a "
                "`compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
                "also applies a custom loop's gradients (a `train_step`'s `self.optimizer.minimize`: "
@@ -187,6 +190,8 @@ class GradientAllReduce(Rule):
         for node in list(pre_order(tree)):
             if node.type == symbols.expr_stmt and len(node.children) == 3:
                 self._gradient_statement(node, tapes, ctx)
+            elif node.type == symbols.return_stmt and len(node.children) == 2:
+                self._returned_gradients(node, tapes, ctx)
             elif node.type == symbols.trailer and len(node.children) == 2 and node.children[0].type == tokens.DOT:
                 method = node.children[1].value
                 if method == "compile":
@@ -325,6 +330,19 @@ class GradientAllReduce(Rule):
                 name=name, step=" ".join(tree_text(flow.through).split())))
         else:
             ctx.report(statement, "unmigrated", ELSEWHERE.format(name=name))
+
+    def _returned_gradients(self, statement: Node, tapes: set[str], ctx: FileContext) -> None:
+        """``return tape.gradient(loss, variables)``: the caller applies them, where no
+        statement of this file binds them to all-reduce after: reported (``migrated`` when an
+        ``all_reduce`` takes them here already)."""
+        value = statement.children[1]
+        if not any(node.type == symbols.power and (_is_tape_gradient(node, tapes) or _is_tf_gradients(node, ctx))
+                   and not _inside(node, value, ("lambdef", "apply_gradients")) for node in pre_order(value)):
+            return
+        if "all_reduce(" in tree_text(value):
+            ctx.report(statement, "migrated", IN_PLACE)
+        else:
+            ctx.report(statement, "unmigrated", RETURNED)
 
     def _nested_gradients(self, statement: Node, value: Base, tapes: set[str], ctx: FileContext) -> None:
         """``grads, _ = tf.clip_by_global_norm(tape.gradient(...), 5.0)``: gradients computed
