@@ -56,7 +56,30 @@ def step(model, optimizer, x, y):
     assert findings[0].message.startswith(
         "the gradients are returned: add grads = npu.distribute.all_reduce(grads, \"mean\") where the "
         "caller binds them, before they are applied")
-    assert findings[1].message.startswith("grads is applied in another block or function")
+    assert findings[1].message.startswith(
+        "grads is applied nowhere in this file: if it updates trained variables (apply_gradients or "
+        "assign_sub in another file), add grads = npu.distribute.all_reduce(grads, \"mean\") before "
+        "they are applied")
+
+
+def test_gradients_applied_in_another_function_of_the_file_are_said_to_be() -> None:
+    source = '''\
+import tensorflow as tf
+
+
+def step(model, optimizer, x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    return grads
+
+
+def apply(model, optimizer, grads):
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+'''
+    findings = [f for f in assert_unchanged(source, PACK, facts=TF2_RUNTIME) if f.rule_id == "NPU068"]
+    assert sites(findings) == [("NPU068", 7, 4, "unmigrated")]
+    assert findings[0].message.startswith("grads is applied in another block or function")
 
 
 def test_horovod_in_tf2_code_is_reported_with_the_npu_call() -> None:

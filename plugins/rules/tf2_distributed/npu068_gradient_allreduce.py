@@ -62,6 +62,9 @@ NOT_A_NAME = ("the gradients go to a tuple: all-reduce them before they are appl
               "(grads = npu.distribute.all_reduce(grads, \"mean\"))")
 ELSEWHERE = ("{name} is applied in another block or function: add {name} = "
              "npu.distribute.all_reduce({name}, \"mean\") before apply_gradients")
+NOWHERE = ("{name} is applied nowhere in this file: if it updates trained variables (apply_gradients "
+           "or assign_sub in another file), add {name} = npu.distribute.all_reduce({name}, \"mean\") "
+           "before they are applied")
 THROUGH = ("{name} reaches apply_gradients through `{step}`, a step NPU068 does not follow (it "
            "follows get_unscaled_gradients and clipping): add {name} = npu.distribute.all_reduce("
            "{name}, \"mean\") right after the gradient statement")
@@ -138,7 +141,8 @@ class GradientAllReduce(Rule):
                 "whose class (in any file of the repository, or a base of it there) overrides "
                 "`train_step` is all-reduced in its step: neither its optimizer nor the class's "
                 "own `super().compile(optimizer=...)` is wrapped. Already aggregated: left alone.")
-    reports = ("Gradients bound to a tuple, applied in another block or function, or applied "
+    reports = ("Gradients bound to a tuple, applied in another block or function (or nowhere in "
+               "the file: said so), or applied "
                "after another step makes a new value of them (the line to add); gradients "
                "computed inside the `apply_gradients` call (`zip(tape.gradient(...), variables)`: "
                "bind them, then all-reduce), or inside another call or expression of the "
@@ -328,8 +332,10 @@ class GradientAllReduce(Rule):
         elif flow.through is not None:
             ctx.report(statement, "unmigrated", THROUGH.format(
                 name=name, step=" ".join(tree_text(flow.through).split())))
-        else:
+        elif _APPLIES.search(ctx.original):
             ctx.report(statement, "unmigrated", ELSEWHERE.format(name=name))
+        else:
+            ctx.report(statement, "unmigrated", NOWHERE.format(name=name))
 
     def _returned_gradients(self, statement: Node, tapes: set[str], ctx: FileContext) -> None:
         """``return tape.gradient(loss, variables)``: the caller applies them, where no
@@ -438,6 +444,9 @@ _TF_GRADIENTS = re.compile(r"(?<![\w])gradients\s*\(")
 #: Keras training with the compiled optimizer: ``fit``, ``fit_generator`` (not ``train_on_batch``,
 #: which a model class overrides with its own custom step: MusicTransformer's).
 _KERAS_TRAINING = re.compile(r"\.\s*(?:fit|fit_generator)\s*\(")
+#: What applies gradients to variables: an optimizer's ``apply_gradients`` (Sonnet's ``apply``), a
+#: hand-written update (``w.assign_sub(lr * dw)``).
+_APPLIES = re.compile(r"\.\s*(?:apply_gradients|apply|assign_sub|assign_add|assign)\s*\(")
 _TAPE_ASSIGNED = re.compile(r"^\s*(\w+)\s*=\s*[\w.]*GradientTape\(", re.MULTILINE)
 
 
