@@ -54,8 +54,8 @@ def step(model, optimizer, x, y):
     assert sites(findings) == [("NPU068", 5, 4, "unmigrated"), ("NPU068", 11, 4, "unmigrated"),
                                ("NPU068", 12, 4, "unmigrated")]
     assert findings[0].message.startswith(
-        "the gradients are returned: add grads = npu.distribute.all_reduce(grads, \"mean\") where the "
-        "caller binds them, before they are applied")
+        "the gradients are returned: if the caller applies them, add grads = npu.distribute.all_reduce("
+        "grads, \"mean\") where it binds them, before they are applied")
     assert findings[1].message.startswith(
         "grads is applied nowhere in this file: if it updates trained variables (apply_gradients or "
         "assign_sub in another file), add grads = npu.distribute.all_reduce(grads, \"mean\") before "

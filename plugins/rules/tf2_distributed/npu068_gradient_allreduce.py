@@ -56,8 +56,8 @@ INLINE = ("the gradients are computed inside apply_gradients: bind them first (g
 NESTED = ("the gradients are computed inside {inside}: bind them first (grads = "
           "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") right "
           "after, before {before}")
-RETURNED = ("the gradients are returned: add grads = npu.distribute.all_reduce(grads, \"mean\") where "
-            "the caller binds them, before they are applied")
+RETURNED = ("the gradients are returned: if the caller applies them, add grads = npu.distribute."
+            "all_reduce(grads, \"mean\") where it binds them, before they are applied")
 NOT_A_NAME = ("the gradients go to a tuple: all-reduce them before they are applied "
               "(grads = npu.distribute.all_reduce(grads, \"mean\"))")
 ELSEWHERE = ("{name} is applied in another block or function: add {name} = "
