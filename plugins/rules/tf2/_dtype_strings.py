@@ -14,7 +14,7 @@ import re
 from typing import Iterator, Optional
 
 from npu_codemod.api import FileContext
-from npu_codemod.api._toolkit import file_imported_names, module_ast, module_index
+from npu_codemod.api._toolkit import ast_dotted_name, file_imported_names, module_ast, module_index
 
 #: The dtypes the NPU does not run, as strings.
 UNSUPPORTED = frozenset({"float64", "double", "complex64", "complex128"})
@@ -72,11 +72,5 @@ def _root(function: ast.expr) -> Optional[str]:
 
 
 def _is_tensorflow(function: ast.expr, ctx: FileContext) -> bool:
-    parts = []
-    while isinstance(function, ast.Attribute):
-        parts.append(function.attr)
-        function = function.value
-    if not isinstance(function, ast.Name):
-        return False
-    dotted = ".".join([function.id, *reversed(parts)])
-    return (ctx.tf.qualify(dotted) or "").startswith("tensorflow.")
+    dotted = ast_dotted_name(function)
+    return dotted is not None and (ctx.tf.qualify(dotted) or "").startswith("tensorflow.")
