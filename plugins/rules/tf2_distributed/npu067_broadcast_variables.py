@@ -266,7 +266,36 @@ def _trained(statement: Base, model: str, ctx: FileContext) -> bool:
     outer = _class_of(scope)
     names = [*module_parts(ctx.path), *([str(outer.children[1].value)] if outer is not None else []),
              str(scope.children[1].value)]
-    return is_trained_maker(".".join(names), ctx.facts | maker_facts(ctx.path, ctx.original))
+    facts = ctx.facts | maker_facts(ctx.path, ctx.original)
+    return is_trained_maker(".".join(names), facts) \
+        or (outer is None and _returned_by_trained_maker(scope, ctx.path, facts))
+
+
+def _returned_by_trained_maker(function: Base, path: str, facts: frozenset[str], depth: int = 3) -> bool:
+    """Does a module-level function of the file that the program trains the result of return
+    a call of ``function`` as it is (keras-YOLOv3's ``MobileViT_S`` returns ``MobileViT(...)``),
+    through at most ``depth`` such functions? Its model is then trained too."""
+    name = str(function.children[1].value)
+    module = function
+    while module.parent is not None:
+        module = module.parent
+    for caller in module.children if depth > 0 else ():
+        caller = caller.children[-1] if caller.type == symbols.decorated else caller
+        if caller.type != symbols.funcdef or caller is function or not any(
+                _returns_call_of(statement, name) for statement in function_returns(caller)):
+            continue
+        qualified = ".".join([*module_parts(path), str(caller.children[1].value)])
+        if is_trained_maker(qualified, facts) or _returned_by_trained_maker(caller, path, facts, depth - 1):
+            return True
+    return False
+
+
+def _returns_call_of(statement: Base, name: str) -> bool:
+    """Is ``statement`` ``return name(...)``?"""
+    value = statement.children[1] if statement.type == symbols.return_stmt else None
+    return value is not None and value.type == symbols.power and len(value.children) == 2 \
+        and value.children[0].type == tokens.NAME and value.children[0].value == name \
+        and is_call_trailer(value.children[1])
 
 
 def _handed(statement: Base, model: str, ctx: FileContext) -> "Trainer | bool":
