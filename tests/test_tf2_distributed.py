@@ -924,3 +924,38 @@ def test_a_model_the_file_fits_from_a_generator_gets_its_optimizer_wrapped() -> 
     facts = TF2_RUNTIME | {"npu068-custom-loop"}
     findings = assert_migrates(GENERATOR_FIT, after, {"NPU068"}, facts=facts)
     assert sites(f for f in findings if f.rule_id == "NPU068") == [("NPU068", 7, 24, "migrated")]
+
+
+GRADIENT_PENALTY = '''\
+"""WGAN-GP critic step: the penalty differentiates the critic by its inputs (TF 2.x)."""
+import tensorflow as tf
+
+
+@tf.function
+def critic_step(critic, optimizer, real, fake):
+    alpha = tf.random.uniform([tf.shape(real)[0], 1, 1, 1])
+    mixed = alpha * real + (1.0 - alpha) * fake
+    with tf.GradientTape() as tape:
+        with tf.GradientTape() as gp_tape:
+            gp_tape.watch(mixed)
+            score = critic(mixed, training=True)
+        norm = tf.sqrt(tf.reduce_sum(tf.square(gp_tape.gradient(score, mixed)), axis=[1, 2, 3]))
+        loss = tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real)) + 10.0 * tf.reduce_mean((norm - 1.0) ** 2)
+    grads = tape.gradient(loss, critic.trainable_variables)
+    optimizer.apply_gradients(zip(grads, critic.trainable_variables))
+'''
+
+
+def test_a_gradient_by_the_inputs_inside_an_expression_is_no_update_to_all_reduce() -> None:
+    """The gradient penalty's ``gp_tape.gradient(score, mixed)`` differentiates by an input
+    tensor, not by variables: no worker applies it, so it gets no finding; the critic's own
+    gradients are all-reduced."""
+    after = GRADIENT_PENALTY.replace(
+        '"""WGAN-GP critic step: the penalty differentiates the critic by its inputs (TF 2.x)."""\n',
+        '"""WGAN-GP critic step: the penalty differentiates the critic by its inputs (TF 2.x)."""\n'
+        "import npu_device as npu\n").replace(
+        "    grads = tape.gradient(loss, critic.trainable_variables)\n",
+        "    grads = tape.gradient(loss, critic.trainable_variables)\n"
+        "    grads = npu.distribute.all_reduce(grads, \"mean\")\n")
+    findings = assert_migrates(GRADIENT_PENALTY, after, {"NPU068"}, facts=TF2_RUNTIME)
+    assert sites(f for f in findings if f.rule_id == "NPU068") == [("NPU068", 15, 4, "migrated")]

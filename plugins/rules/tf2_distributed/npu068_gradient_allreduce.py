@@ -342,8 +342,7 @@ class GradientAllReduce(Rule):
         statement of this file binds them to all-reduce after: reported (``migrated`` when an
         ``all_reduce`` takes them here already)."""
         value = statement.children[1]
-        if not any(node.type == symbols.power and (_is_tape_gradient(node, tapes) or _is_tf_gradients(node, ctx))
-                   and not _inside(node, value, ("lambdef", "apply_gradients")) for node in pre_order(value)):
+        if not any(_gradients_of_variables(node, value, tapes, ctx) for node in pre_order(value)):
             return
         if "all_reduce(" in tree_text(value):
             ctx.report(statement, "migrated", IN_PLACE)
@@ -357,9 +356,7 @@ class GradientAllReduce(Rule):
         ``apply_gradients`` are :meth:`_inline_gradients`'; those of a lambda are no step's."""
         if not tapes and "gradients" not in tree_text(value):
             return
-        found = [node for node in pre_order(value) if node.type == symbols.power
-                 and (_is_tape_gradient(node, tapes) or _is_tf_gradients(node, ctx))
-                 and not _inside(node, value, ("lambdef", "apply_gradients"))]
+        found = [node for node in pre_order(value) if _gradients_of_variables(node, value, tapes, ctx)]
         if not found:
             return
         if "all_reduce(" in tree_text(value):
@@ -368,6 +365,19 @@ class GradientAllReduce(Rule):
         callee = _callee_text(value)
         inside, before = (f"{callee}(...)", callee) if callee else ("this expression", "they are used")
         ctx.report(statement, "unmigrated", NESTED.format(inside=inside, before=before))
+
+
+def _gradients_of_variables(node: Base, top: Base, tapes: set[str], ctx: FileContext) -> bool:
+    """Is ``node``, below ``top``, a tape's or ``tf.gradients``' call by what looks like
+    variables (``model.trainable_variables``, ``tvars``, ``params``; sources not given or not
+    read: yes), not by an input tensor (a gradient penalty's ``gp_tape.gradient(score, mixed)``),
+    outside a lambda and the arguments of ``apply_gradients``?"""
+    if node.type != symbols.power or not (_is_tape_gradient(node, tapes) or _is_tf_gradients(node, ctx)) \
+            or _inside(node, top, ("lambdef", "apply_gradients")):
+        return False
+    call = node.children[-1]
+    sources = find_argument(call, "sources", 1) or find_argument(call, "xs", 1) if is_call(call) else None
+    return sources is None or _VARIABLES_WORDS.search(tree_text(sources.value)) is not None
 
 
 def _inside(node: Base, top: Base, stops: tuple[str, ...]) -> bool:
@@ -447,6 +457,8 @@ _KERAS_TRAINING = re.compile(r"\.\s*(?:fit|fit_generator)\s*\(")
 #: What applies gradients to variables: an optimizer's ``apply_gradients`` (Sonnet's ``apply``), a
 #: hand-written update (``w.assign_sub(lr * dw)``).
 _APPLIES = re.compile(r"\.\s*(?:apply_gradients|apply|assign_sub|assign_add|assign)\s*\(")
+#: Words of what gradients are taken by when they update a model: its variables, weights, params.
+_VARIABLES_WORDS = re.compile(r"var|weight|param", re.IGNORECASE)
 _TAPE_ASSIGNED = re.compile(r"^\s*(\w+)\s*=\s*[\w.]*GradientTape\(", re.MULTILINE)
 
 
