@@ -959,3 +959,14 @@ def test_a_gradient_by_the_inputs_inside_an_expression_is_no_update_to_all_reduc
         "    grads = npu.distribute.all_reduce(grads, \"mean\")\n")
     findings = assert_migrates(GRADIENT_PENALTY, after, {"NPU068"}, facts=TF2_RUNTIME)
     assert sites(f for f in findings if f.rule_id == "NPU068") == [("NPU068", 15, 4, "migrated")]
+
+
+def test_a_bound_gradient_by_the_inputs_is_no_update_to_all_reduce() -> None:
+    """``slopes = gp_tape.gradient(score, mixed)``: by the interpolated inputs, for the penalty;
+    it was told it "is applied in another block or function" and to all-reduce it."""
+    source = GRADIENT_PENALTY.replace(
+        "        norm = tf.sqrt(tf.reduce_sum(tf.square(gp_tape.gradient(score, mixed)), axis=[1, 2, 3]))\n",
+        "        slopes = gp_tape.gradient(score, mixed)\n"
+        "        norm = tf.sqrt(tf.reduce_sum(tf.square(slopes), axis=[1, 2, 3]))\n")
+    findings = [f for f in run_rules(source, {"NPU068"}, facts=TF2_RUNTIME)[1] if f.rule_id == "NPU068"]
+    assert sites(findings) == [("NPU068", 16, 4, "migrated")]

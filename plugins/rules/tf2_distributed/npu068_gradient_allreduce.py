@@ -329,6 +329,8 @@ class GradientAllReduce(Rule):
             npu = device_name(ctx, line)
             insert_after(line, f"{name} = {npu}.distribute.all_reduce({name}, \"mean\")", ctx.newline)
             ctx.report(statement, "migrated", ADDED.format(name=name, npu=npu))
+        elif not _gradients_of_variables(value, statement, tapes, ctx):
+            return  # by an input tensor (a gradient penalty's slopes): part of a loss, never applied
         elif flow.through is not None:
             ctx.report(statement, "unmigrated", THROUGH.format(
                 name=name, step=" ".join(tree_text(flow.through).split())))
