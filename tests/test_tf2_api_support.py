@@ -548,3 +548,30 @@ def test_a_module_s_version_string_is_no_api_to_test_on_the_npu() -> None:
     assert "__version__" not in findings[0].message
     counted = process(VERSION_CHECKS, {"NPU071"}, facts=TF2_RUNTIME).api_sites
     assert not [row for row in counted if row.api == "tf.compat.v1"]
+
+
+FEATURES = '''\
+"""Feature tables for the ranking model (TF 2.x): numpy and pandas prepare them."""
+import numpy as np
+import pandas as pd
+import tensorflow as tf
+
+
+def table(frame: pd.DataFrame):
+    values = np.asarray(frame.values, dtype="float64")  # dtype="float64" in numpy is host memory
+    frame = frame.astype(dtype="float64")
+    tf.keras.backend.set_floatx("float64")
+    return tf.constant(values, dtype="float64"), tf.cast(values, 'complex64')
+'''
+
+
+def test_float64_strings_count_where_tensorflow_takes_them_not_numpy_or_pandas() -> None:
+    """``np.asarray(..., dtype="float64")`` and pandas' ``astype`` make host arrays: no NPU
+    finding (a comment neither); ``set_floatx("float64")`` and ``tf.cast(x, 'complex64')``
+    pass the dtype positionally to TensorFlow: reported, as ``dtype="float64"`` is."""
+    findings = assert_unchanged(FEATURES, {"NPU071"}, facts=TF2_RUNTIME)
+    assert sites(findings) == [
+        ("NPU071", 10, 32, "unmigrated"), ("NPU071", 11, 31, "unmigrated"),
+        ("NPU071", 11, 65, "unmigrated")]
+    assert [f.message.split(" (guide")[0].rpartition(": ")[2] for f in findings] == [
+        '"float64"', 'dtype="float64"', "'complex64'"]

@@ -51,7 +51,34 @@ def step(model, optimizer, x, y):
     return grads, g_vars, d_vars
 '''
     findings = [f for f in assert_unchanged(source, PACK, facts=TF2_RUNTIME) if f.rule_id == "NPU068"]
-    assert sites(findings) == [("NPU068", 11, 4, "unmigrated"), ("NPU068", 12, 4, "unmigrated")]
+    assert sites(findings) == [("NPU068", 5, 4, "unmigrated"), ("NPU068", 11, 4, "unmigrated"),
+                               ("NPU068", 12, 4, "unmigrated")]
+    assert findings[0].message.startswith(
+        "the gradients are returned: if the caller applies them, add grads = npu.distribute.all_reduce("
+        "grads, \"mean\") where it binds them, before they are applied")
+    assert findings[1].message.startswith(
+        "grads is applied nowhere in this file: if it updates trained variables (apply_gradients or "
+        "assign_sub in another file), add grads = npu.distribute.all_reduce(grads, \"mean\") before "
+        "they are applied")
+
+
+def test_gradients_applied_in_another_function_of_the_file_are_said_to_be() -> None:
+    source = '''\
+import tensorflow as tf
+
+
+def step(model, optimizer, x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    return grads
+
+
+def apply(model, optimizer, grads):
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+'''
+    findings = [f for f in assert_unchanged(source, PACK, facts=TF2_RUNTIME) if f.rule_id == "NPU068"]
+    assert sites(findings) == [("NPU068", 7, 4, "unmigrated")]
     assert findings[0].message.startswith("grads is applied in another block or function")
 
 
@@ -793,3 +820,153 @@ def main(args, anchors, num_classes, dataset):
     assert findings[0].message.split(" (guide: ")[0].endswith(
         "; once per optimizer object: the wrapper patches optimizer in place, so if another compile "
         "wrapped it already (a model-building helper's), wrapping it again all-reduces twice")
+
+
+WRAPPED_GRADIENTS = '''\
+"""A detector's steps that clip the tape's gradients in the statement computing them (TF 2.x)."""
+import npu_device as npu
+import tensorflow as tf
+
+
+@tf.function
+def train_step(model, optimizer, images, labels):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(images, training=True) - labels))
+    grads, _ = tf.clip_by_global_norm(tape.gradient(loss, model.trainable_variables), 10.0)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+
+
+@tf.function
+def clipped_step(model, optimizer, images, labels):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(images, training=True) - labels))
+    grads = [tf.clip_by_norm(g, 1.0) for g in tape.gradient(loss, model.trainable_variables)]
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+
+@tf.function
+def reduced_step(model, optimizer, images, labels):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(images, training=True) - labels))
+    reduced = npu.distribute.all_reduce(tape.gradient(loss, model.trainable_variables), "mean")
+    grads, _ = tf.clip_by_global_norm(reduced, 10.0)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+'''
+
+
+def test_gradients_computed_inside_another_call_of_a_statement_are_reported() -> None:
+    """``grads, _ = tf.clip_by_global_norm(tape.gradient(...), 10.0)``: the gradient call is
+    not the statement's value, so no all_reduce can follow it; it was silent (a distributed
+    loop left unaggregated, nothing said). Already all-reduced around the call: migrated."""
+    findings = assert_unchanged(WRAPPED_GRADIENTS, {"NPU068"}, facts=TF2_RUNTIME)
+    assert [(f.line, f.status) for f in findings if f.rule_id == "NPU068"] == [
+        (10, "unmigrated"), (19, "unmigrated"), (27, "migrated")]
+    assert messages(findings, "NPU068")[0].startswith(
+        "the gradients are computed inside tf.clip_by_global_norm(...): bind them first (grads = "
+        "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") right "
+        "after, before tf.clip_by_global_norm")
+    assert messages(findings, "NPU068")[1].startswith(
+        "the gradients are computed inside this expression: bind them first")
+
+
+SCOPE_RETURNS = '''\
+"""A model factory that returns from inside the strategy's scope (TF 2.x)."""
+import tensorflow as tf
+
+
+def create_model(strategy, units):
+    with strategy.scope():
+        inputs = tf.keras.Input(shape=(16,))
+        model = tf.keras.Model(inputs, tf.keras.layers.Dense(units)(inputs))
+        model.compile(optimizer="adam", loss="mse")
+        return model
+
+
+def train(strategy, x, y):
+    create_model(strategy, 4).fit(x, y, epochs=2)
+'''
+
+
+def test_a_scope_block_that_returns_the_model_gets_the_broadcast_inside_it() -> None:
+    """After the ``with strategy.scope():`` block, as the guide places it, the broadcast would
+    follow the block's ``return model``: dead code, reported migrated while no worker ever
+    broadcast. It goes after the model's statement, inside the block, instead."""
+    after = SCOPE_RETURNS.replace(
+        "import tensorflow as tf\n", "import npu_device as npu\nimport tensorflow as tf\n", 1).replace(
+        "        model = tf.keras.Model(inputs, tf.keras.layers.Dense(units)(inputs))\n",
+        "        model = tf.keras.Model(inputs, tf.keras.layers.Dense(units)(inputs))\n"
+        "        npu.distribute.broadcast(model.trainable_variables)\n")
+    assert_migrates(SCOPE_RETURNS, after, {"NPU067"}, facts=TF2_RUNTIME)
+
+
+GENERATOR_FIT = '''\
+"""Train the segmentation net from a Keras Sequence (TF 2.x)."""
+import tensorflow as tf
+
+from data import Frames
+
+model = tf.keras.models.load_model("segnet.h5", compile=False)
+model.compile(optimizer=tf.keras.optimizers.Adam(1e-4), loss="sparse_categorical_crossentropy")
+model.fit_generator(Frames("train.txt"), steps_per_epoch=600, epochs=30)
+'''
+
+
+def test_a_model_the_file_fits_from_a_generator_gets_its_optimizer_wrapped() -> None:
+    """``fit_generator`` trains with the compiled optimizer as ``fit`` does: with custom loops
+    elsewhere in the repository, the file that compiles and fits its model still wraps it,
+    instead of saying "only if this model trains with fit"."""
+    after = GENERATOR_FIT.replace('"""Train the segmentation net from a Keras Sequence (TF 2.x)."""\n',
+                                  '"""Train the segmentation net from a Keras Sequence (TF 2.x)."""\n'
+                                  "import npu_device as npu\n").replace(
+        "optimizer=tf.keras.optimizers.Adam(1e-4)",
+        "optimizer=npu.distribute.npu_distributed_keras_optimizer_wrapper(tf.keras.optimizers.Adam(1e-4))")
+    facts = TF2_RUNTIME | {"npu068-custom-loop"}
+    findings = assert_migrates(GENERATOR_FIT, after, {"NPU068"}, facts=facts)
+    assert sites(f for f in findings if f.rule_id == "NPU068") == [("NPU068", 7, 24, "migrated")]
+
+
+GRADIENT_PENALTY = '''\
+"""WGAN-GP critic step: the penalty differentiates the critic by its inputs (TF 2.x)."""
+import tensorflow as tf
+
+
+@tf.function
+def critic_step(critic, optimizer, real, fake):
+    alpha = tf.random.uniform([tf.shape(real)[0], 1, 1, 1])
+    mixed = alpha * real + (1.0 - alpha) * fake
+    with tf.GradientTape() as tape:
+        with tf.GradientTape() as gp_tape:
+            gp_tape.watch(mixed)
+            score = critic(mixed, training=True)
+        norm = tf.sqrt(tf.reduce_sum(tf.square(gp_tape.gradient(score, mixed)), axis=[1, 2, 3]))
+        loss = tf.reduce_mean(critic(fake)) - tf.reduce_mean(critic(real)) + 10.0 * tf.reduce_mean((norm - 1.0) ** 2)
+    grads = tape.gradient(loss, critic.trainable_variables)
+    optimizer.apply_gradients(zip(grads, critic.trainable_variables))
+'''
+
+
+def test_a_gradient_by_the_inputs_inside_an_expression_is_no_update_to_all_reduce() -> None:
+    """The gradient penalty's ``gp_tape.gradient(score, mixed)`` differentiates by an input
+    tensor, not by variables: no worker applies it, so it gets no finding; the critic's own
+    gradients are all-reduced."""
+    after = GRADIENT_PENALTY.replace(
+        '"""WGAN-GP critic step: the penalty differentiates the critic by its inputs (TF 2.x)."""\n',
+        '"""WGAN-GP critic step: the penalty differentiates the critic by its inputs (TF 2.x)."""\n'
+        "import npu_device as npu\n").replace(
+        "    grads = tape.gradient(loss, critic.trainable_variables)\n",
+        "    grads = tape.gradient(loss, critic.trainable_variables)\n"
+        "    grads = npu.distribute.all_reduce(grads, \"mean\")\n")
+    findings = assert_migrates(GRADIENT_PENALTY, after, {"NPU068"}, facts=TF2_RUNTIME)
+    assert sites(f for f in findings if f.rule_id == "NPU068") == [("NPU068", 15, 4, "migrated")]
+
+
+def test_a_bound_gradient_by_the_inputs_is_no_update_to_all_reduce() -> None:
+    """``slopes = gp_tape.gradient(score, mixed)``: by the interpolated inputs, for the penalty;
+    it was told it "is applied in another block or function" and to all-reduce it."""
+    source = GRADIENT_PENALTY.replace(
+        "        norm = tf.sqrt(tf.reduce_sum(tf.square(gp_tape.gradient(score, mixed)), axis=[1, 2, 3]))\n",
+        "        slopes = gp_tape.gradient(score, mixed)\n"
+        "        norm = tf.sqrt(tf.reduce_sum(tf.square(slopes), axis=[1, 2, 3]))\n")
+    findings = [f for f in run_rules(source, {"NPU068"}, facts=TF2_RUNTIME)[1] if f.rule_id == "NPU068"]
+    assert sites(findings) == [("NPU068", 16, 4, "migrated")]

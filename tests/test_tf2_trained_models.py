@@ -12,6 +12,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from npu_codemod import testing
 from npu_codemod.codemods.tf_scopes import decided_facts
 from npu_codemod.testing import assert_reports
 
@@ -451,3 +452,55 @@ def test_a_model_a_repository_function_named_like_a_class_returns_is_not_called_
              if finding.rule_id == "NPU067"]
     assert sites(found) == [("NPU067", 7, 4, "unmigrated")]
     assert found[0].message.startswith("the variables may not exist yet here")
+
+
+VIT = '''\
+"""MobileViT backbones: one builder, and a function per size that calls it."""
+import tensorflow as tf
+
+
+def mobile_vit(channels, size, input_shape):
+    inputs = tf.keras.Input(shape=input_shape)
+    x = tf.keras.layers.Conv2D(channels, 3)(inputs)
+    model = tf.keras.Model(inputs, x, name="mobilevit_" + size)
+    return model
+
+
+def mobile_vit_s(input_shape=(256, 256, 3)):
+    return mobile_vit(64, "s", input_shape)
+
+
+def mobile_vit_xs(input_shape=(256, 256, 3)):
+    return mobile_vit(48, "xs", input_shape)
+'''
+VIT_TRAIN = '''\
+"""Train a backbone on ImageNet."""
+import tensorflow as tf
+
+from vit import mobile_vit_s
+
+
+def main():
+    model = mobile_vit_s()
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    model.fit(tf.zeros((8, 256, 256, 3)), tf.zeros((8,)), epochs=1)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_builder_a_trained_size_function_returns_is_broadcast_where_it_binds_the_model() -> None:
+    """``mobile_vit_s()`` is trained by the script and returns ``mobile_vit(...)``: the builder's
+    model is trained through it, so the builder is where the broadcast goes (keras-YOLOv3's
+    ``MobileViT_S`` -> ``MobileViT``: nothing was broadcast nor said)."""
+    facts = decided_facts("2", {}, repository_facts({"vit.py": VIT, "train.py": VIT_TRAIN}))[0]
+    after = VIT.replace('"""MobileViT backbones: one builder, and a function per size that calls it."""\n',
+                        '"""MobileViT backbones: one builder, and a function per size that calls it."""\n'
+                        "import npu_device as npu\n").replace(
+        '    model = tf.keras.Model(inputs, x, name="mobilevit_" + size)\n',
+        '    model = tf.keras.Model(inputs, x, name="mobilevit_" + size)\n'
+        "    npu.distribute.broadcast(model.trainable_variables)\n")
+    testing.assert_migrates({"NPU067"}, VIT, after, facts=facts, path="vit.py",
+                            findings=[("NPU067", 8, 4, "migrated")])

@@ -89,6 +89,8 @@ from npu_codemod.api._toolkit import (
     written_uses,
 )
 
+from ._dtype_strings import dtype_strings
+
 DEPRECATED = ("deprecated in TF 2.6: replace {api} with its current TF 2.x equivalent before "
               "migrating, or the migration may fail")
 DTYPE = "float64/complex dtypes are not supported on the NPU: {spelled}"
@@ -99,7 +101,6 @@ UNSUPPORTED_DTYPES = frozenset({"tensorflow.float64", "tensorflow.double", "tens
 MIRRORED_LISTED = list_name(MIRRORED_TF2)
 #: The Estimator as TF 2.x names it, and as the compat route runs it.
 ESTIMATOR_TF2, ESTIMATOR_COMPAT = "tensorflow.estimator.", "tensorflow.compat.v1.estimator."
-_DTYPE_STRING = re.compile(r"\bdtype\s*=\s*(['\"])(float64|double|complex64|complex128)\1")
 #: The TF 2.6 list marks ``tf.device`` unsupported and suggests pinning to the CPU [L26 r3116].
 DEVICE = "tf.device"
 DEVICE_ADVICE = ("tf.device is not supported on Ascend: pin the ops to the CPU (tf.device(\"/cpu:0\")), "
@@ -152,7 +153,9 @@ class ApiSupportTf2(Rule):
                "(`tf.device(\"/cpu:0\")`, `tf.device(\"CPU\")`: counted as needing nothing); "
                "a dunder attribute of a module (`tf.__version__`) is no use; "
                "`tf.float64`/`tf.complex64`/`tf.complex128` "
-               "and `dtype=\"float64\"` strings (the NPU does not support them); each use of "
+               "and `dtype=\"float64\"` strings, or such a string a TensorFlow call takes "
+               "positionally (`set_floatx(\"float64\")`), not those of numpy or pandas (host "
+               "arrays) (the NPU does not support them); each use of "
                "Horovod (`hvd.init`, `hvd.DistributedGradientTape`...: TF Adapter 2.x supports it "
                "only in compat.v1 scripts) in a TF 2.x file that no other rule reported, with the "
                "NPU call that replaces it, naming the `tf2-distributed` pack while NPU070 is off; "
@@ -487,9 +490,8 @@ def _verdict(use: Use, seen: set[str], enabled: frozenset[str]) -> tuple[Optiona
 
 
 def _dtype_strings(ctx: FileContext) -> None:
-    for number, line in enumerate(ctx.original.splitlines(), start=1):
-        for match in _DTYPE_STRING.finditer(line):
-            ctx.report_at(number, match.start(), "unmigrated", DTYPE.format(spelled=match.group(0)))
+    for line, column, spelled in dtype_strings(ctx):
+        ctx.report_at(line, column, "unmigrated", DTYPE.format(spelled=spelled))
 
 
 def _lines(findings: Sequence[Finding], own_id: str) -> dict[int, list[Finding]]:

@@ -93,8 +93,9 @@ class BroadcastVariables(Rule):
     rewrites = ("After the statement that provably creates a Keras model's variables (a functional "
                 "`tf.keras.Model(inputs, outputs)`, `tf.keras.models.load_model(...)`, a "
                 "`Sequential` given its input shape, an explicit `<m>.build(...)`), or after the "
-                "`with <strategy>.scope():` block holding it: `npu.distribute.broadcast("
-                "<m>.trainable_variables)`; already broadcast later in the scope: left alone. A model "
+                "`with <strategy>.scope():` block holding it (after the statement, inside the block, "
+                "when the block returns or raises: a line after it would not run): "
+                "`npu.distribute.broadcast(<m>.trainable_variables)`; already broadcast later in the scope: left alone. A model "
                 "a function of the file or of the repository binds and returns (`model = ...; "
                 "return model`) is broadcast there: its callers have no site.")
     reports = ("Only models the program trains (fitted, compiled, their `trainable_variables` read, "
@@ -265,7 +266,36 @@ def _trained(statement: Base, model: str, ctx: FileContext) -> bool:
     outer = _class_of(scope)
     names = [*module_parts(ctx.path), *([str(outer.children[1].value)] if outer is not None else []),
              str(scope.children[1].value)]
-    return is_trained_maker(".".join(names), ctx.facts | maker_facts(ctx.path, ctx.original))
+    facts = ctx.facts | maker_facts(ctx.path, ctx.original)
+    return is_trained_maker(".".join(names), facts) \
+        or (outer is None and _returned_by_trained_maker(scope, ctx.path, facts))
+
+
+def _returned_by_trained_maker(function: Base, path: str, facts: frozenset[str], depth: int = 3) -> bool:
+    """Does a module-level function of the file that the program trains the result of return
+    a call of ``function`` as it is (keras-YOLOv3's ``MobileViT_S`` returns ``MobileViT(...)``),
+    through at most ``depth`` such functions? Its model is then trained too."""
+    name = str(function.children[1].value)
+    module = function
+    while module.parent is not None:
+        module = module.parent
+    for caller in module.children if depth > 0 else ():
+        caller = caller.children[-1] if caller.type == symbols.decorated else caller
+        if caller.type != symbols.funcdef or caller is function or not any(
+                _returns_call_of(statement, name) for statement in function_returns(caller)):
+            continue
+        qualified = ".".join([*module_parts(path), str(caller.children[1].value)])
+        if is_trained_maker(qualified, facts) or _returned_by_trained_maker(caller, path, facts, depth - 1):
+            return True
+    return False
+
+
+def _returns_call_of(statement: Base, name: str) -> bool:
+    """Is ``statement`` ``return name(...)``?"""
+    value = statement.children[1] if statement.type == symbols.return_stmt else None
+    return value is not None and value.type == symbols.power and len(value.children) == 2 \
+        and value.children[0].type == tokens.NAME and value.children[0].value == name \
+        and is_call_trailer(value.children[1])
 
 
 def _handed(statement: Base, model: str, ctx: FileContext) -> "Trainer | bool":
@@ -383,13 +413,27 @@ def _build_statement(line: Base, model: str) -> Optional[Base]:
 
 def _scope_block(line: Base) -> Base:
     """The ``with <x>.scope():`` statement of the same function that holds ``line`` (in
-    nested blocks too), else ``line``."""
+    nested blocks too), else ``line``; ``line`` too when the block returns or raises (``return
+    model`` in the scope): a statement after the block would not run there."""
     node = line.parent
     while node is not None and node.type not in (symbols.funcdef, symbols.classdef, symbols.file_input):
         if node.type == symbols.with_stmt and ".scope()" in tree_text(node.children[1]):
-            return node
+            return line if _leaves_early(node) else node
         node = node.parent
     return line
+
+
+def _leaves_early(block: Base) -> bool:
+    """Does the compound statement ``block`` hold a ``return`` or ``raise`` of its own (not
+    of a function or class defined in it)?"""
+    stack = list(block.children)
+    while stack:
+        node = stack.pop()
+        if node.type in (symbols.return_stmt, symbols.raise_stmt):
+            return True
+        if node.type not in (symbols.funcdef, symbols.classdef, symbols.lambdef):
+            stack.extend(node.children)
+    return False
 
 
 def _in_scope_wrapper(line: Base) -> bool:

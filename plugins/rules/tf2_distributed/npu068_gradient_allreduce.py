@@ -53,10 +53,18 @@ IN_PLACE = "the gradients are all-reduced"
 INLINE = ("the gradients are computed inside apply_gradients: bind them first (grads = "
           "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") "
           "before apply_gradients")
+NESTED = ("the gradients are computed inside {inside}: bind them first (grads = "
+          "tape.gradient(...)), then add grads = npu.distribute.all_reduce(grads, \"mean\") right "
+          "after, before {before}")
+RETURNED = ("the gradients are returned: if the caller applies them, add grads = npu.distribute."
+            "all_reduce(grads, \"mean\") where it binds them, before they are applied")
 NOT_A_NAME = ("the gradients go to a tuple: all-reduce them before they are applied "
               "(grads = npu.distribute.all_reduce(grads, \"mean\"))")
 ELSEWHERE = ("{name} is applied in another block or function: add {name} = "
              "npu.distribute.all_reduce({name}, \"mean\") before apply_gradients")
+NOWHERE = ("{name} is applied nowhere in this file: if it updates trained variables (apply_gradients "
+           "or assign_sub in another file), add {name} = npu.distribute.all_reduce({name}, \"mean\") "
+           "before they are applied")
 THROUGH = ("{name} reaches apply_gradients through `{step}`, a step NPU068 does not follow (it "
            "follows get_unscaled_gradients and clipping): add {name} = npu.distribute.all_reduce("
            "{name}, \"mean\") right after the gradient statement")
@@ -133,10 +141,14 @@ class GradientAllReduce(Rule):
                 "whose class (in any file of the repository, or a base of it there) overrides "
                 "`train_step` is all-reduced in its step: neither its optimizer nor the class's "
                 "own `super().compile(optimizer=...)` is wrapped. Already aggregated: left alone.")
-    reports = ("Gradients bound to a tuple, applied in another block or function, or applied "
+    reports = ("Gradients bound to a tuple, applied in another block or function (or nowhere in "
+               "the file: said so), or applied "
                "after another step makes a new value of them (the line to add); gradients "
                "computed inside the `apply_gradients` call (`zip(tape.gradient(...), variables)`: "
-               "bind them, then all-reduce); a "
+               "bind them, then all-reduce), or inside another call or expression of the "
+               "statement computing them (`grads, _ = tf.clip_by_global_norm(tape.gradient(...), "
+               "5.0)`: bind them, all-reduce, then clip), or returned (`return tape.gradient(...)`: "
+               "all-reduce them where the caller binds them); a "
                "`compile(optimizer=...)` of a receiver not shown to be a Keras model; a "
                "`minimize` of an optimizer not made here from a Keras class, or whose optimizer "
                "also applies a custom loop's gradients (a `train_step`'s `self.optimizer.minimize`: "
@@ -182,6 +194,8 @@ class GradientAllReduce(Rule):
         for node in list(pre_order(tree)):
             if node.type == symbols.expr_stmt and len(node.children) == 3:
                 self._gradient_statement(node, tapes, ctx)
+            elif node.type == symbols.return_stmt and len(node.children) == 2:
+                self._returned_gradients(node, tapes, ctx)
             elif node.type == symbols.trailer and len(node.children) == 2 and node.children[0].type == tokens.DOT:
                 method = node.children[1].value
                 if method == "compile":
@@ -216,7 +230,7 @@ class GradientAllReduce(Rule):
             advice = KERAS_UNKNOWN_LOOP if CUSTOM_LOOP in ctx.facts else KERAS_UNKNOWN
             once = ONCE.format(name=value.value) if value.type == tokens.NAME else ""
             ctx.report(value, "unmigrated", advice + once, level="note")
-        elif CUSTOM_LOOP in ctx.facts and ".fit(" not in ctx.original:
+        elif CUSTOM_LOOP in ctx.facts and not _KERAS_TRAINING.search(ctx.original):
             ctx.report(value, "unmigrated", LOOP_ELSEWHERE)
         elif value.type == tokens.NAME and _applies_gradients(str(value.value), ctx.original):
             ctx.report(value, "unmigrated", COMPILED_AND_APPLIED.format(spelled=value.value))
@@ -293,7 +307,10 @@ class GradientAllReduce(Rule):
 
     def _gradient_statement(self, statement: Node, tapes: set[str], ctx: FileContext) -> None:
         target, op, value = statement.children
-        if op.type != tokens.EQUAL or not (_is_tape_gradient(value, tapes) or _is_tf_gradients(value, ctx)):
+        if op.type != tokens.EQUAL:
+            return
+        if not (_is_tape_gradient(value, tapes) or _is_tf_gradients(value, ctx)):
+            self._nested_gradients(statement, value, tapes, ctx)
             return
         if target.type != tokens.NAME:
             ctx.report(statement, "unmigrated", NOT_A_NAME)
@@ -312,11 +329,78 @@ class GradientAllReduce(Rule):
             npu = device_name(ctx, line)
             insert_after(line, f"{name} = {npu}.distribute.all_reduce({name}, \"mean\")", ctx.newline)
             ctx.report(statement, "migrated", ADDED.format(name=name, npu=npu))
+        elif not _gradients_of_variables(value, statement, tapes, ctx):
+            return  # by an input tensor (a gradient penalty's slopes): part of a loss, never applied
         elif flow.through is not None:
             ctx.report(statement, "unmigrated", THROUGH.format(
                 name=name, step=" ".join(tree_text(flow.through).split())))
-        else:
+        elif _APPLIES.search(ctx.original):
             ctx.report(statement, "unmigrated", ELSEWHERE.format(name=name))
+        else:
+            ctx.report(statement, "unmigrated", NOWHERE.format(name=name))
+
+    def _returned_gradients(self, statement: Node, tapes: set[str], ctx: FileContext) -> None:
+        """``return tape.gradient(loss, variables)``: the caller applies them, where no
+        statement of this file binds them to all-reduce after: reported (``migrated`` when an
+        ``all_reduce`` takes them here already)."""
+        value = statement.children[1]
+        if not any(_gradients_of_variables(node, value, tapes, ctx) for node in pre_order(value)):
+            return
+        if "all_reduce(" in tree_text(value):
+            ctx.report(statement, "migrated", IN_PLACE)
+        else:
+            ctx.report(statement, "unmigrated", RETURNED)
+
+    def _nested_gradients(self, statement: Node, value: Base, tapes: set[str], ctx: FileContext) -> None:
+        """``grads, _ = tf.clip_by_global_norm(tape.gradient(...), 5.0)``: gradients computed
+        inside the value of the statement, so no all_reduce can follow their own statement:
+        reported (``migrated`` when an ``all_reduce`` takes them there already). Those inside
+        ``apply_gradients`` are :meth:`_inline_gradients`'; those of a lambda are no step's."""
+        if not tapes and "gradients" not in tree_text(value):
+            return
+        found = [node for node in pre_order(value) if _gradients_of_variables(node, value, tapes, ctx)]
+        if not found:
+            return
+        if "all_reduce(" in tree_text(value):
+            ctx.report(statement, "migrated", IN_PLACE)
+            return
+        callee = _callee_text(value)
+        inside, before = (f"{callee}(...)", callee) if callee else ("this expression", "they are used")
+        ctx.report(statement, "unmigrated", NESTED.format(inside=inside, before=before))
+
+
+def _gradients_of_variables(node: Base, top: Base, tapes: set[str], ctx: FileContext) -> bool:
+    """Is ``node``, below ``top``, a tape's or ``tf.gradients``' call by what looks like
+    variables (``model.trainable_variables``, ``tvars``, ``params``; sources not given or not
+    read: yes), not by an input tensor (a gradient penalty's ``gp_tape.gradient(score, mixed)``),
+    outside a lambda and the arguments of ``apply_gradients``?"""
+    if node.type != symbols.power or not (_is_tape_gradient(node, tapes) or _is_tf_gradients(node, ctx)) \
+            or _inside(node, top, ("lambdef", "apply_gradients")):
+        return False
+    call = node.children[-1]
+    sources = find_argument(call, "sources", 1) or find_argument(call, "xs", 1) if is_call(call) else None
+    return sources is None or _VARIABLES_WORDS.search(tree_text(sources.value)) is not None
+
+
+def _inside(node: Base, top: Base, stops: tuple[str, ...]) -> bool:
+    """Is ``node``, below ``top``, in a lambda (``"lambdef"``) or the arguments of a call of a
+    method named in ``stops``?"""
+    parent = node.parent
+    while parent is not None and parent is not top:
+        if parent.type == symbols.lambdef and "lambdef" in stops:
+            return True
+        if parent.type == symbols.trailer and is_call(parent) and _method(parent) in stops:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _callee_text(value: Base) -> str:
+    """The callee as spelled when ``value`` is one call (``tf.clip_by_global_norm``), else ""."""
+    children = value.children if value.type == symbols.power else []
+    if len(children) < 2 or not is_call(children[-1]):
+        return ""
+    return "".join(tree_text(part).strip() for part in children[:-1])
 
 
 def _wrapped(value: Base, ctx: FileContext) -> bool:
@@ -369,6 +453,14 @@ _WITH_TAPE = re.compile(r"GradientTape\([^\n]*?\)\s+as\s+(\w+)")
 #: ``tf.gradients(`` (``gradients(`` after ``from tensorflow import gradients``), not ``tape.gradient(``
 #: nor ``compute_gradients(``/``get_gradients(``.
 _TF_GRADIENTS = re.compile(r"(?<![\w])gradients\s*\(")
+#: Keras training with the compiled optimizer: ``fit``, ``fit_generator`` (not ``train_on_batch``,
+#: which a model class overrides with its own custom step: MusicTransformer's).
+_KERAS_TRAINING = re.compile(r"\.\s*(?:fit|fit_generator)\s*\(")
+#: What applies gradients to variables: an optimizer's ``apply_gradients`` (Sonnet's ``apply``), a
+#: hand-written update (``w.assign_sub(lr * dw)``).
+_APPLIES = re.compile(r"\.\s*(?:apply_gradients|apply|assign_sub|assign_add|assign)\s*\(")
+#: Words of what gradients are taken by when they update a model: its variables, weights, params.
+_VARIABLES_WORDS = re.compile(r"var|weight|param", re.IGNORECASE)
 _TAPE_ASSIGNED = re.compile(r"^\s*(\w+)\s*=\s*[\w.]*GradientTape\(", re.MULTILINE)
 
 
