@@ -11,7 +11,7 @@ costs more than an add), so the issue's target stays measured in CPU seconds by
     python bench/instructions.py --corpus /tmp/tf1-repos [--python /other/checkout/.venv/bin/python]
 
 - **scan**: every process of the scan (the CLI, its worker, the git processes), summed from
-  callgrind's output files.
+  callgrind's output files; a forked worker counts from its fork on (``FORK_DUMP``).
 - **bare parse**: ``run_bench.parse`` (fissix's driver) of every TF file, in a process of its
   own, less the same process reading the same files without parsing them (interpreter
   start-up, imports, git).
@@ -33,6 +33,10 @@ from pathlib import Path
 from typing import Sequence
 
 HERE = Path(__file__).resolve().parent
+#: A forked child starts with its parent's counts so far (callgrind copies them): without a
+#: dump before each ``os.fork`` (part files ``callgrind.<pid>.<n>``, which reset the parent's
+#: counts), the worker's file would count the CLI's start-up a second time.
+FORK_DUMP = ("--dump-before=os_fork*",)
 #: The total line of a callgrind output file: ``summary: 29474596144``.
 SUMMARY = re.compile(rb"^summary:\s+(\d+)", re.MULTILINE)
 
@@ -106,7 +110,7 @@ def counted(command: list[str], out: Path, children: bool = False) -> int:
     """Instructions ``command`` executes under callgrind (with the processes it starts)."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.%p",
-                f"--trace-children={'yes' if children else 'no'}"]
+                f"--trace-children={'yes' if children else 'no'}", *FORK_DUMP]
     done = subprocess.run(valgrind + command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True, errors="replace")
     if done.returncode != 0:
