@@ -39,6 +39,8 @@ HERE = Path(__file__).resolve().parent
 FORK_DUMP = ("--dump-before=os_fork*",)
 #: The total line of a callgrind output file: ``summary: 29474596144``.
 SUMMARY = re.compile(rb"^summary:\s+(\d+)", re.MULTILINE)
+#: The measured command of a callgrind output file: ``cmd:  /usr/bin/python -m npu_codemod scan``.
+COMMAND = re.compile(rb"^cmd:\s+(.*)$", re.MULTILINE)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -92,7 +94,11 @@ def scan_instructions(python: str, listing: Path, work: Path) -> int:
     command = [python, "-m", "npu_codemod", "scan", "--repos", str(listing), "--jobs", "1",
                "--no-progress", "--no-cache", "--report-dir", str(out / "report"),
                "--workspace", str(out / "workspace")]
-    return counted(command, out, children=True)
+    total = counted(command, out, children=True)
+    if not forks_dumped(out, python):
+        raise Failed(f"the worker's counts include its parent's ({FORK_DUMP[0]} matched no function "
+                     f"of {python})")
+    return total
 
 
 def bare_instructions(listing: Path, work: Path) -> int:
@@ -121,6 +127,19 @@ def counted(command: list[str], out: Path, children: bool = False) -> int:
 
 class Failed(Exception):
     """A measured command did not succeed (what it said last)."""
+
+
+def forks_dumped(folder: Path, python: str) -> bool:
+    """Whether the counts of ``python``'s processes in ``folder`` hold no parent's twice: one
+    such process (nothing forked), or a part file a dump before a fork wrote."""
+    own = [path for path in folder.glob("callgrind.*") if _command(path).startswith(python.encode())]
+    return len(own) <= 1 or any(path.name.count(".") > 1 for path in own)
+
+
+def _command(path: Path) -> bytes:
+    """The ``cmd:`` line of a callgrind output file, without the key (b"" if none)."""
+    match = COMMAND.search(path.read_bytes())
+    return match.group(1) if match else b""
 
 
 def total_instructions(folder: Path) -> int:

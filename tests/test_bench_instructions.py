@@ -36,6 +36,20 @@ def test_a_parent_dumped_before_its_fork_is_counted_once(tmp_path: Path) -> None
     assert instructions.total_instructions(tmp_path) == 1500000000 + 1700000000 + 29000000000
 
 
+def test_a_worker_holding_its_parents_counts_is_found(tmp_path: Path) -> None:
+    """Two files of the measured Python and no part file: the dump before the fork matched
+    nothing (an interpreter without symbols), so the worker's file holds its parent's counts."""
+    python = "/venv/bin/python"
+    scan = f"cmd:  {python} -m npu_codemod scan --repos r.txt\nsummary: 5\n".encode()
+    (tmp_path / "callgrind.101").write_bytes(scan)
+    (tmp_path / "callgrind.105").write_bytes(b"cmd:  /usr/bin/git cat-file --batch\nsummary: 3\n")
+    assert instructions.forks_dumped(tmp_path, python)  # nothing forked
+    (tmp_path / "callgrind.102").write_bytes(scan)
+    assert not instructions.forks_dumped(tmp_path, python)
+    (tmp_path / "callgrind.101.1").write_bytes(scan)
+    assert instructions.forks_dumped(tmp_path, python)
+
+
 def test_without_valgrind_it_says_so_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(instructions.shutil, "which", lambda name: None)
