@@ -11,7 +11,7 @@ costs more than an add), so the issue's target stays measured in CPU seconds by
     python bench/instructions.py --corpus /tmp/tf1-repos [--python /other/checkout/.venv/bin/python]
 
 - **scan**: every process of the scan (the CLI, its worker, the git processes), summed from
-  callgrind's output files.
+  callgrind's output files; a forked worker counts from its fork on (``FORK_DUMP``).
 - **bare parse**: ``run_bench.parse`` (fissix's driver) of every TF file, in a process of its
   own, less the same process reading the same files without parsing them (interpreter
   start-up, imports, git).
@@ -33,8 +33,14 @@ from pathlib import Path
 from typing import Sequence
 
 HERE = Path(__file__).resolve().parent
+#: A forked child starts with its parent's counts so far (callgrind copies them): without a
+#: dump before each ``os.fork`` (part files ``callgrind.<pid>.<n>``, which reset the parent's
+#: counts), the worker's file would count the CLI's start-up a second time.
+FORK_DUMP = ("--dump-before=os_fork*",)
 #: The total line of a callgrind output file: ``summary: 29474596144``.
 SUMMARY = re.compile(rb"^summary:\s+(\d+)", re.MULTILINE)
+#: The measured command of a callgrind output file: ``cmd:  /usr/bin/python -m npu_codemod scan``.
+COMMAND = re.compile(rb"^cmd:\s+(.*)$", re.MULTILINE)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -88,7 +94,11 @@ def scan_instructions(python: str, listing: Path, work: Path) -> int:
     command = [python, "-m", "npu_codemod", "scan", "--repos", str(listing), "--jobs", "1",
                "--no-progress", "--no-cache", "--report-dir", str(out / "report"),
                "--workspace", str(out / "workspace")]
-    return counted(command, out, children=True)
+    total = counted(command, out, children=True)
+    if not forks_dumped(out, python):
+        raise Failed(f"the worker's counts include its parent's ({FORK_DUMP[0]} matched no function "
+                     f"of {python})")
+    return total
 
 
 def bare_instructions(listing: Path, work: Path) -> int:
@@ -106,7 +116,7 @@ def counted(command: list[str], out: Path, children: bool = False) -> int:
     """Instructions ``command`` executes under callgrind (with the processes it starts)."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.%p",
-                f"--trace-children={'yes' if children else 'no'}"]
+                f"--trace-children={'yes' if children else 'no'}", *FORK_DUMP]
     done = subprocess.run(valgrind + command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True, errors="replace")
     if done.returncode != 0:
@@ -117,6 +127,19 @@ def counted(command: list[str], out: Path, children: bool = False) -> int:
 
 class Failed(Exception):
     """A measured command did not succeed (what it said last)."""
+
+
+def forks_dumped(folder: Path, python: str) -> bool:
+    """Whether the counts of ``python``'s processes in ``folder`` hold no parent's twice: one
+    such process (nothing forked), or a part file a dump before a fork wrote."""
+    own = [path for path in folder.glob("callgrind.*") if _command(path).startswith(python.encode())]
+    return len(own) <= 1 or any(path.name.count(".") > 1 for path in own)
+
+
+def _command(path: Path) -> bytes:
+    """The ``cmd:`` line of a callgrind output file, without the key (b"" if none)."""
+    match = COMMAND.search(path.read_bytes())
+    return match.group(1) if match else b""
 
 
 def total_instructions(folder: Path) -> int:

@@ -25,6 +25,31 @@ def test_the_total_is_the_sum_of_every_process_summary(tmp_path: Path) -> None:
     assert instructions.total_instructions(tmp_path) == 29474596144 + 3748761
 
 
+def test_a_parent_dumped_before_its_fork_is_counted_once(tmp_path: Path) -> None:
+    """A forked worker starts with its parent's counts (callgrind copies them): the parent's
+    counts are dumped before each fork (its part file ``callgrind.<pid>.1``) and reset, so the
+    worker's file holds its own only, and every part file is summed."""
+    assert "--dump-before=os_fork*" in instructions.FORK_DUMP
+    (tmp_path / "callgrind.101.1").write_bytes(b"cmd: python -m npu_codemod scan\nsummary: 1500000000\n")
+    (tmp_path / "callgrind.101").write_bytes(b"cmd: python -m npu_codemod scan\nsummary: 1700000000\n")
+    (tmp_path / "callgrind.102").write_bytes(b"cmd: python -m npu_codemod scan\nsummary: 29000000000\n")
+    assert instructions.total_instructions(tmp_path) == 1500000000 + 1700000000 + 29000000000
+
+
+def test_a_worker_holding_its_parents_counts_is_found(tmp_path: Path) -> None:
+    """Two files of the measured Python and no part file: the dump before the fork matched
+    nothing (an interpreter without symbols), so the worker's file holds its parent's counts."""
+    python = "/venv/bin/python"
+    scan = f"cmd:  {python} -m npu_codemod scan --repos r.txt\nsummary: 5\n".encode()
+    (tmp_path / "callgrind.101").write_bytes(scan)
+    (tmp_path / "callgrind.105").write_bytes(b"cmd:  /usr/bin/git cat-file --batch\nsummary: 3\n")
+    assert instructions.forks_dumped(tmp_path, python)  # nothing forked
+    (tmp_path / "callgrind.102").write_bytes(scan)
+    assert not instructions.forks_dumped(tmp_path, python)
+    (tmp_path / "callgrind.101.1").write_bytes(scan)
+    assert instructions.forks_dumped(tmp_path, python)
+
+
 def test_without_valgrind_it_says_so_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(instructions.shutil, "which", lambda name: None)
@@ -72,7 +97,8 @@ def test_a_command_that_fails_under_valgrind_is_one_line(tmp_path: Path, monkeyp
     (CI has no valgrind); the real one gives the same line on this machine."""
     tools = tmp_path / "bin"
     tools.mkdir()
-    (tools / "valgrind").write_text('#!/bin/sh\necho "valgrind: $4: No such file or directory" >&2\nexit 127\n')
+    (tools / "valgrind").write_text('#!/bin/sh\nwhile [ "${1#--}" != "$1" ]; do shift; done\n'
+                                    'echo "valgrind: $1: No such file or directory" >&2\nexit 127\n')
     (tools / "valgrind").chmod(0o755)
     monkeypatch.setenv("PATH", f"{tools}:{instructions.os.environ['PATH']}")
     repo = tmp_path / "repo"
