@@ -44,8 +44,9 @@ from npu_codemod.api._toolkit import (
     prefix_name,
 )
 
-from ._hook_lists import copy_reason
+from ._hook_lists import copy_reason, holds
 from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, library, npu_name
+from .npu024_horovod_broadcast import NPU_CALLBACK_NAME, NPU_HOOK_NAME, broadcast_in_run
 from .own_functions import is_own_function
 
 HOOKS = ("npu_hooks_append", "hooks_list")
@@ -55,6 +56,8 @@ METHODS = {"train": ("hooks", 1, ESTIMATOR), "fit": ("callbacks", 5, KERAS),
            "fit_generator": ("callbacks", 4, KERAS)}
 SPECS = {"tensorflow.estimator.TrainSpec": 2, "tensorflow.estimator.EvalSpec": 3}
 APPENDS = frozenset({npu_name(HOOKS[0]), npu_name(CALLBACKS[0])})
+#: What each append function appends: the NPU's broadcast of the variables.
+BROADCASTER = {"hooks": NPU_HOOK_NAME, "callbacks": NPU_CALLBACK_NAME}
 UNKNOWN = "npu027.unknown"
 #: Libraries whose ``fit``/``train`` never train a TensorFlow model (PyTorch Lightning's
 #: ``trainer.fit(model)``, scikit-learn's ``clf.fit(x, y)``...): their objects are left alone.
@@ -76,7 +79,12 @@ class DistributedHooks(DistributedRule):
                 "`callbacks=npu_callbacks_append(callbacks_list=<callbacks>)`. These append "
                 "the NPU's hook to the list they are given and drop what is not a list, so a "
                 "list read again after the call, an attribute, one handed over in a loop, and a "
-                "tuple go in as a copy: `hooks_list=list(<hooks>)`. Only for an "
+                "tuple go in as a copy: `hooks_list=list(<hooks>)`. Hooks (callbacks) that already "
+                "hold the NPU's broadcast hook (callback), or Horovod's that NPU024 replaces with "
+                "it, are left as they are: the append would broadcast the variables twice. So are "
+                "a list or tuple display holding one (`hooks=[hvd.BroadcastGlobalVariablesHook(0)]`, "
+                "`[bcast_hook]`), a name bound only to such displays, and a name one is appended "
+                "to before the call (`training_hooks.append(bcast_hook)`). Only for an "
                 "Estimator or Keras model the repository builds: a name or attribute bound in "
                 "its scope to an Estimator class (or a subclass of the repository), "
                 "`tf.keras.Model(...)`, `Sequential(...)`, `load_model(...)`, a Keras model "
@@ -142,6 +150,11 @@ class DistributedHooks(DistributedRule):
             return
         if distribution(ctx).conflict:
             ctx.report(site, "unmigrated", f"{BOTH_MODES}, then pass {keyword}={append}(...)")
+            return
+        if given is not None and holds(given.value, lambda item: broadcast_in_run(item, ctx, keyword)):
+            ctx.report(site, "migrated", f"the {keyword} already hold {BROADCASTER[keyword]}(...) (or "
+                       f"Horovod's, which NPU024 replaces with it): {append}(...) would add a second "
+                       "broadcast of the variables, so they stay as they are")
             return
         if given is None or is_none(given.value):
             code, message = f"{append}()", f"passed {keyword}={append}()"
