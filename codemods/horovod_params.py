@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, replace
-from typing import AbstractSet, Iterator, Union
+from typing import AbstractSet, Iterable, Iterator, Optional, Union
 
 from .horovod_holders import HOROVOD_MODULES, held_names
 from .modules import ModuleIndex, module_ast, module_index, nearest_name, own_nodes
@@ -49,7 +49,12 @@ HOROVOD_PARAMETER_API = frozenset({
     "DistributedOptimizer", "allreduce", "allgather", "broadcast", "broadcast_global_variables",
     "broadcast_variables", "BroadcastGlobalVariablesHook", "rank", "size", "local_rank",
     "local_size", "grouped_allreduce", "alltoall", "init",
+    "callbacks.BroadcastGlobalVariablesCallback", "callbacks.MetricAverageCallback",
+    "callbacks.LearningRateWarmupCallback", "callbacks.LearningRateScheduleCallback",
 })
+#: Horovod's module whose members a use names with it (``hvd.callbacks.MetricAverageCallback()``:
+#: the member ``callbacks.MetricAverageCallback``), its Keras callbacks'.
+SUBMODULE = "callbacks"
 #: What holds the Horovod module a use goes through: a parameter, a local name, an attribute
 #: of ``self`` a method sets, an attribute of anything named ``hvd``, a module variable of the
 #: repository, a star import.
@@ -158,8 +163,8 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
         return []
     index, bound = module_index(tree), set(bindings)
     found: dict[tuple[int, int], ParameterUse] = {}  # a nested function's walked twice
-    found.update(((use.line, use.column), use) for use in _scoped_uses(index, passed, bound, modules)
-                 if use.member in members)
+    scoped = _in_submodule(index, _scoped_uses(index, passed, bound, modules))
+    found.update(((use.line, use.column), use) for use in scoped if use.member in members)
     for use in unfollowed_uses(index, ctx.path, frozenset(held), bound):  # a surer holder's first
         if use.member in members:
             found.setdefault((use.line, use.column), use)
@@ -186,11 +191,42 @@ def unfollowed_uses(index: ModuleIndex, path: str, held: AbstractSet[str] = froz
     """The uses through a repository module's variable (``held``), an attribute named as
     Horovod's module is, a star import of Horovod; not through a name of ``bound`` (the file's
     Horovod names: the rules read those). Every member, Horovod's API or not."""
-    calls = {id(node.func): "(...)" if node.args or node.keywords else "()" for node in index.nodes(ast.Call)}
+    calls = _call_spellings(index.nodes(ast.Call))
     if held:
-        yield from _held_uses(index, path, held, bound, calls)
-    yield from _chain_uses(index, bound, calls)
-    yield from _star_uses(index, path, calls)
+        yield from _in_submodule(index, _held_uses(index, path, held, bound, calls))
+    yield from _in_submodule(index, _chain_uses(index, bound, calls))
+    yield from _in_submodule(index, _star_uses(index, path, calls))
+
+
+def _in_submodule(index: ModuleIndex, found: Iterable[ParameterUse]) -> Iterator[ParameterUse]:
+    """``found``, a use of :data:`SUBMODULE` named with its member (``hvd.callbacks.X(0)``: the
+    member ``callbacks.X``, called ``(...)``), as the rules name Horovod's Keras callbacks."""
+    members: Optional[dict[tuple[int, int], tuple[str, str]]] = None
+    for use in found:
+        if use.member == SUBMODULE:
+            members = _submodule_members(index) if members is None else members
+            named = members.get((use.line, use.column))
+            if named is not None:
+                use = replace(use, member=named[0], call=named[1])
+        yield use
+
+
+def _call_spellings(calls: Iterable[ast.AST]) -> dict[int, str]:
+    """id of each call's callee -> how it is called: "(...)" with arguments, else "()"."""
+    return {id(node.func): "(...)" if node.args or node.keywords else "()"
+            for node in calls if isinstance(node, ast.Call)}
+
+
+def _submodule_members(index: ModuleIndex) -> dict[tuple[int, int], tuple[str, str]]:
+    """(line, column) of each ``<...>.callbacks.<name>`` (``callbacks.<name>`` too) -> the
+    member ``callbacks.<name>`` and how it is called ("", "()" or "(...)")."""
+    calls = _call_spellings(index.nodes(ast.Call))
+    found = {}
+    for node in index.nodes(ast.Attribute):
+        base = node.value
+        if isinstance(base, ast.Attribute) and base.attr == SUBMODULE or _is_name(base, SUBMODULE):
+            found[(node.lineno, node.col_offset)] = (f"{SUBMODULE}.{node.attr}", calls.get(id(node), ""))
+    return found
 
 
 def _held_uses(index: ModuleIndex, path: str, held: AbstractSet[str], bound: AbstractSet[str],
@@ -387,8 +423,7 @@ def _uses(function: _Function, parameter: str, why: str, holder: str) -> Iterato
     """``<parameter>.<member>`` in ``function``; for an :data:`ATTRIBUTE` holder,
     ``<self>.<parameter>.<member>``."""
     own = _self_name(function)
-    calls = {id(node.func): "(...)" if node.args or node.keywords else "()"
-             for node in ast.walk(function) if isinstance(node, ast.Call)}
+    calls = _call_spellings(node for node in ast.walk(function) if isinstance(node, ast.Call))
     for node in ast.walk(function):
         if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
             continue

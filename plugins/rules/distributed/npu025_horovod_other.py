@@ -64,6 +64,7 @@ ADVICE.update({  # NPU021's, NPU022's and NPU024's, for a use they cannot rewrit
                                     "int(os.getenv('RANK_ID', '0')))",
     "broadcast_global_variables": "pass NPUBroadcastGlobalVariablesHook(root_rank, "
                                   "int(os.getenv('RANK_ID', '0'))) to the session's hooks instead",
+    "callbacks.BroadcastGlobalVariablesCallback": "use NPUBroadcastGlobalVariablesCallback(root_rank=root_rank)",
 })
 OTHERWISE = f"remove it, or use the NPU's collective communication ({HCCL})"
 #: A GPU pinning line before a use (``config.gpu_options.visible_device_list = str(hvd.local_rank())``).
@@ -108,7 +109,8 @@ class HorovodOther(DistributedRule):
                "attribute named `hvd` (`model.hvd.rank()`), a variable of a repository module "
                "that holds the module (`hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)` "
                "after `from utils import hvd_wrapper as hvd`), or `from horovod.tensorflow "
-               "import *` (the import and each use of its names: never rewritten).")
+               "import *` (the import and each use of its names: never rewritten); Horovod's "
+               "Keras callbacks too (`<holder>.callbacks.BroadcastGlobalVariablesCallback(0)`).")
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd
