@@ -10,6 +10,7 @@ saw those uses. Each file's analysis gives, for each of its module variables set
 module (by an import, or by an assignment at module level or after ``global``)::
 
     horovod-held:<module>.<name>
+    horovod-held:<module>.*          the module star-imports Horovod: its names are Horovod's
 
 and :func:`held_names` gives them back to a rule, which reports their uses in an importer
 (``horovod_params``): never rewritten, as the variable may hold something else.

@@ -59,13 +59,16 @@ SUBMODULE = "callbacks"
 #: of ``self`` a method sets, an attribute of anything named ``hvd``, a module variable of the
 #: repository, a star import.
 PARAMETER, NAME, ATTRIBUTE, CHAIN, GLOBAL, STARRED = "parameter", "name", "attribute", "chain", "global", "star"
+#: A repository module that star-imports Horovod (``horovod-held:<module>.*``), imported as a name.
+MODULE = "module"
 #: How a message names each holder, and where it may hold something else.
 HOLDERS = {PARAMETER: ("parameter", "in some call"),
            NAME: ("name", "(what is assigned to it is not known here)"),
            ATTRIBUTE: ("attribute", "(a subclass, or another method, may set it)"),
            CHAIN: ("attribute", "(what is assigned to it is not known here)"),
            GLOBAL: ("module variable", "(its module may set it to another object: migrate that "
-                                       "module's Horovod uses with these)")}
+                                       "module's Horovod uses with these)"),
+           MODULE: ("module", "(a name it defines itself is not Horovod's)")}
 #: What a star import of Horovod is told.
 STAR_IMPORT = ("from {module} import * binds Horovod's names where npu-codemod does not follow them "
                "(each use of them it finds is reported, never rewritten): import {module} as hvd "
@@ -151,7 +154,7 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
     to Horovod itself: the rules see those."""
     own = ".".join(module_parts(ctx.path))
     passed = _passed_here(ctx.facts, own) if _passed(ctx.facts) else {}
-    held = [name for name in held_names(ctx.facts) if name.rpartition(".")[2] in ctx.original]
+    held = [name for name in held_names(ctx.facts) if _spelled_part(name) in ctx.original]
     if not passed and not held and CONVENTIONAL not in ctx.original and "horovod" not in ctx.original:
         return []  # no parameter, name or attribute can hold Horovod: the file is not parsed
     bindings = ctx.names("horovod").bindings
@@ -194,6 +197,7 @@ def unfollowed_uses(index: ModuleIndex, path: str, held: AbstractSet[str] = froz
     calls = _call_spellings(index.nodes(ast.Call))
     if held:
         yield from _in_submodule(index, _held_uses(index, path, held, bound, calls))
+        yield from _in_submodule(index, _star_held_uses(index, path, held, calls))
     yield from _in_submodule(index, _chain_uses(index, bound, calls))
     yield from _in_submodule(index, _star_uses(index, path, calls))
 
@@ -233,7 +237,9 @@ def _held_uses(index: ModuleIndex, path: str, held: AbstractSet[str], bound: Abs
                calls: dict[int, str]) -> Iterator[ParameterUse]:
     """``<imported name>[.<dotted>].<member>`` where the imported name, followed by the dotted
     part, is a module variable of the repository that holds Horovod (``horovod_holders``):
-    ``hvd.hvd_global_object.allreduce(...)`` after ``from utils import hvd_wrapper as hvd``."""
+    ``hvd.hvd_global_object.allreduce(...)`` after ``from utils import hvd_wrapper as hvd``;
+    or is a module that star-imports Horovod (``hvd.init()`` after ``from utils import
+    hvd_utils as hvd``, ``hvd_utils.py`` holding ``from horovod.tensorflow import *``)."""
     imports = index.imported_names(path)
     package = module_package(path)
     for node in index.nodes(ast.Attribute):
@@ -242,10 +248,51 @@ def _held_uses(index: ModuleIndex, path: str, held: AbstractSet[str], bound: Abs
         target = imports.get(head)
         if target is None or head in bound:
             continue
-        name = nearest_name(f"{target}.{rest}" if rest else target, package, held)
+        full = f"{target}.{rest}" if rest else target
+        name = nearest_name(full, package, held)
         if name is not None:
             why = f"{name.rpartition('.')[0]} sets it to the Horovod module"
             yield ParameterUse(node.lineno, node.col_offset, str(base), node.attr, calls.get(id(node), ""), why, GLOBAL)
+            continue
+        module = nearest_name(f"{full}.{STAR}", package, held)
+        if module is not None:
+            why = f"{module[:-2]} passes on Horovod's names with a star import"
+            yield ParameterUse(node.lineno, node.col_offset, str(base), node.attr, calls.get(id(node), ""), why, MODULE)
+
+
+def _star_held_uses(index: ModuleIndex, path: str, held: AbstractSet[str],
+                    calls: dict[int, str]) -> Iterator[ParameterUse]:
+    """``hvd.<member>`` where ``hvd`` is bound only by ``from common import *``, ``common`` a
+    module of the repository whose variable ``hvd`` holds Horovod (``horovod_holders``)."""
+    package = module_package(path)
+    names: dict[str, tuple[str, str]] = {}  # name -> (its module, the star import's module)
+    for star in index.nodes(ast.ImportFrom):
+        assert isinstance(star, ast.ImportFrom)
+        for local, module in ast_import_bindings(star, path):
+            if local != STAR or module in HOROVOD_MODULES:
+                continue
+            for name in held:
+                variable = name.rpartition(".")[2]
+                if not variable.startswith("_") and variable != STAR \
+                        and nearest_name(f"{module}.{variable}", package, held) == name:
+                    names.setdefault(variable, (name.rpartition(".")[0], module))
+    if not names:
+        return
+    attributes = {id(node.value): node for node in index.nodes(ast.Attribute)
+                  if isinstance(node.value, ast.Name) and node.value.id in names}
+    for read in _free_reads(index.tree, frozenset()):
+        use = attributes.get(id(read))
+        if use is not None:
+            owner, imported = names[read.id]
+            why = f"{owner} sets it to the Horovod module; from {imported} import * binds it here"
+            yield ParameterUse(use.lineno, use.col_offset, read.id, use.attr, calls.get(id(use), ""), why, GLOBAL)
+
+
+def _spelled_part(held: str) -> str:
+    """What a file that reaches the holder ``held`` spells: its name, or for a module that
+    star-imports Horovod (``utils.hvd_utils.*``), the module's."""
+    module, _, name = held.rpartition(".")
+    return module.rpartition(".")[2] if name == STAR else name
 
 
 def _chain_uses(index: ModuleIndex, bound: AbstractSet[str], calls: dict[int, str]) -> Iterator[ParameterUse]:

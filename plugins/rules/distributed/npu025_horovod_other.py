@@ -108,7 +108,9 @@ class HorovodOther(DistributedRule):
                "an attribute of `self` a method sets to the module (`self.hvd.allreduce`), any "
                "attribute named `hvd` (`model.hvd.rank()`), a variable of a repository module "
                "that holds the module (`hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)` "
-               "after `from utils import hvd_wrapper as hvd`), or `from horovod.tensorflow "
+               "after `from utils import hvd_wrapper as hvd`, or `hvd` after `from common import "
+               "*`), a module of the repository that star-imports Horovod (`from utils import "
+               "hvd_utils as hvd`, then `hvd.init()`), or `from horovod.tensorflow "
                "import *` (the import and each use of its names: never rewritten); Horovod's "
                "Keras callbacks too (`<holder>.callbacks.BroadcastGlobalVariablesCallback(0)`).")
     example = """

@@ -1,0 +1,74 @@
+"""Horovod's API passed on by a repository module in ways no import of the script follows:
+``from common import *`` where ``common`` imports ``horovod.tensorflow as hvd`` (the script's
+``hvd`` is Horovod's), and a wrapper module that star-imports Horovod, imported as ``hvd``
+(``from utils import hvd_utils as hvd``: its names are Horovod's). The broadcast hook,
+``init()`` and the rest had no finding with the pack on or off; now each use of Horovod's API
+is reported (NPU025, NPU100 with the pack off), never rewritten, as the other uses through a
+holder (``horovod_params``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from npu_codemod.codemods.tf_aliases import alias_facts
+from npu_codemod.testing import run_rules, sites
+
+from support.packs import DISTRIBUTED, message_of, repository_facts
+
+COMMON = "import tensorflow as tf\nimport horovod.tensorflow as hvd\n"
+STARRED = '''\
+import tensorflow as tf
+from common import *
+
+hvd.init()
+hooks = [hvd.BroadcastGlobalVariablesHook(0)]
+
+
+def rank_of(hvd):
+    return hvd.rank()  # a parameter named hvd: reported as such, once
+'''
+WRAPPER = "from horovod.tensorflow import *\n"
+WRAPPED = '''\
+import tensorflow as tf
+from utils import hvd_utils as hvd
+
+hvd.init()
+hooks = [hvd.BroadcastGlobalVariablesHook(0)]
+'''
+CASES = {"star": ({"common.py": COMMON, "train.py": STARRED}, STARRED),
+         "wrapper": ({"utils/__init__.py": "", "utils/hvd_utils.py": WRAPPER, "train.py": WRAPPED}, WRAPPED),
+         "wrapper with tf": ({"utils/__init__.py": "", "utils/hvd_utils.py": "import tensorflow as tf\n" + WRAPPER,
+                              "train.py": WRAPPED}, WRAPPED)}
+
+
+def test_a_module_that_star_imports_horovod_is_a_fact() -> None:
+    assert alias_facts("utils/hvd_utils.py", WRAPPER) == {"horovod-held:utils.hvd_utils.*"}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_horovod_passed_on_by_a_repository_module_is_reported(case: str) -> None:
+    files, script = CASES[case]
+    facts = repository_facts(files)
+    outcome = run_rules(DISTRIBUTED, script, facts, path="train.py")
+    assert outcome.new is None or "hvd.BroadcastGlobalVariablesHook(0)" in outcome.new  # never rewritten
+    assert [site for site in sites(outcome.findings) if site[0] == "NPU025"][:2] == [
+        ("NPU025", 4, 0, "unmigrated"), ("NPU025", 5, 9, "unmigrated")]
+    audit = run_rules({"NPU100"}, script, facts, path="train.py")
+    assert sites(audit.findings)[:2] == [("NPU100", 4, 0, "unmigrated"), ("NPU100", 5, 9, "unmigrated")]
+
+
+def test_the_messages_say_which_module_passes_horovod_on() -> None:
+    files, script = CASES["star"]
+    findings = run_rules(DISTRIBUTED, script, repository_facts(files), path="train.py").findings
+    assert message_of(findings, "NPU025", 5).startswith(
+        "hvd.BroadcastGlobalVariablesHook(...) is Horovod's BroadcastGlobalVariablesHook through the "
+        "module variable hvd (common sets it to the Horovod module; from common import * binds it "
+        "here): use NPUBroadcastGlobalVariablesHook(root_rank, int(os.getenv('RANK_ID', '0'))); not rewritten")
+    assert [site for site in sites(findings) if site[0] == "NPU025"][2:] == [("NPU025", 9, 11, "unmigrated")]
+    files, script = CASES["wrapper"]
+    findings = run_rules(DISTRIBUTED, script, repository_facts(files), path="train.py").findings
+    message = message_of(findings, "NPU025", 4)
+    assert message.startswith("hvd.init() is Horovod's init through the module hvd (utils.hvd_utils "
+                              "passes on Horovod's names with a star import): remove it once no Horovod use")
+    assert "; not rewritten, as the module may hold something else (a name it defines itself is not " \
+        "Horovod's)" in message
