@@ -26,9 +26,9 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, replace
-from typing import AbstractSet, Iterable, Iterator, Optional, Union
+from typing import AbstractSet, Iterable, Iterator, Mapping, Optional, Union
 
-from .horovod_holders import HOROVOD_MODULES, held_names
+from .horovod_holders import HOROVOD_MODULES, held_names, horovod_names
 from .modules import ModuleIndex, module_ast, module_index, nearest_name, own_nodes
 from .names import STAR, ast_dotted_name, ast_import_bindings, module_package, module_parts
 from .rule import FileContext
@@ -59,8 +59,9 @@ SUBMODULE = "callbacks"
 #: of ``self`` a method sets, an attribute of anything named ``hvd``, a module variable of the
 #: repository, a star import.
 PARAMETER, NAME, ATTRIBUTE, CHAIN, GLOBAL, STARRED = "parameter", "name", "attribute", "chain", "global", "star"
-#: A repository module that star-imports Horovod (``horovod-held:<module>.*``), imported as a name.
-MODULE = "module"
+#: A repository module that star-imports Horovod (``horovod-held:<module>.*``) or imports a
+#: name from it (``horovod-name:``), imported as a name; a name it imports, imported from it.
+MODULE, IMPORTED = "module", "imported"
 #: How a message names each holder, and where it may hold something else.
 HOLDERS = {PARAMETER: ("parameter", "in some call"),
            NAME: ("name", "(what is assigned to it is not known here)"),
@@ -68,7 +69,8 @@ HOLDERS = {PARAMETER: ("parameter", "in some call"),
            CHAIN: ("attribute", "(what is assigned to it is not known here)"),
            GLOBAL: ("module variable", "(its module may set it to another object: migrate that "
                                        "module's Horovod uses with these)"),
-           MODULE: ("module", "(a name it defines itself is not Horovod's)")}
+           MODULE: ("module", "(a name it defines itself is not Horovod's)"),
+           IMPORTED: ("name", "(its module may bind it to something else)")}
 #: What a star import of Horovod is told.
 STAR_IMPORT = ("from {module} import * binds Horovod's names where npu-codemod does not follow them "
                "(each use of them it finds is reported, never rewritten): import {module} as hvd "
@@ -109,6 +111,8 @@ class ParameterUse:
         (line 2)``."""
         if self.holder == STARRED:
             return f"{self.spelled} is Horovod's {self.member} through {self.why}"
+        if self.holder == IMPORTED:
+            return f"{self.spelled} is Horovod's {self.member} ({self.why})"
         return (f"{self.spelled} is Horovod's {self.member} through the {HOLDERS[self.holder][0]} "
                 f"{self.parameter} ({self.why})")
 
@@ -155,11 +159,14 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
     own = ".".join(module_parts(ctx.path))
     passed = _passed_here(ctx.facts, own) if _passed(ctx.facts) else {}
     held = [name for name in held_names(ctx.facts) if _spelled_part(name) in ctx.original]
-    if not passed and not held and CONVENTIONAL not in ctx.original and "horovod" not in ctx.original:
+    named = {name: member for name, member in horovod_names(ctx.facts).items()
+             if name.rpartition(".")[2] in ctx.original}
+    if not passed and not held and not named and CONVENTIONAL not in ctx.original \
+            and "horovod" not in ctx.original:
         return []  # no parameter, name or attribute can hold Horovod: the file is not parsed
     bindings = ctx.names("horovod").bindings
     modules = {name for name, target in bindings.items() if target in HOROVOD_MODULES}
-    if not passed and not held and not _may_hold(ctx.original, modules):
+    if not passed and not held and not named and not _may_hold(ctx.original, modules):
         return []
     tree = module_ast(ctx.original)
     if tree is None:
@@ -168,7 +175,7 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
     found: dict[tuple[int, int], ParameterUse] = {}  # a nested function's walked twice
     scoped = _in_submodule(index, _scoped_uses(index, passed, bound, modules))
     found.update(((use.line, use.column), use) for use in scoped if use.member in members)
-    for use in unfollowed_uses(index, ctx.path, frozenset(held), bound):  # a surer holder's first
+    for use in unfollowed_uses(index, ctx.path, frozenset(held), bound, named):  # a surer holder's first
         if use.member in members:
             found.setdefault((use.line, use.column), use)
     return [found[position] for position in sorted(found)]
@@ -190,14 +197,18 @@ def _scoped_uses(index: ModuleIndex, passed: dict[str, set[str]], bound: Abstrac
 
 
 def unfollowed_uses(index: ModuleIndex, path: str, held: AbstractSet[str] = frozenset(),
-                    bound: AbstractSet[str] = frozenset()) -> Iterator[ParameterUse]:
-    """The uses through a repository module's variable (``held``), an attribute named as
-    Horovod's module is, a star import of Horovod; not through a name of ``bound`` (the file's
-    Horovod names: the rules read those). Every member, Horovod's API or not."""
+                    bound: AbstractSet[str] = frozenset(),
+                    named: Mapping[str, str] = {}) -> Iterator[ParameterUse]:  # noqa: B006 (read only)
+    """The uses through a repository module's variable (``held``) or a name it imports from
+    Horovod (``named``: ``horovod_holders``), an attribute named as Horovod's module is, a star
+    import of Horovod; not through a name of ``bound`` (the file's Horovod names: the rules
+    read those). Every member, Horovod's API or not."""
     calls = _call_spellings(index.nodes(ast.Call))
     if held:
         yield from _in_submodule(index, _held_uses(index, path, held, bound, calls))
         yield from _in_submodule(index, _star_held_uses(index, path, held, calls))
+    if named:
+        yield from _in_submodule(index, _named_uses(index, path, named, bound, calls))
     yield from _in_submodule(index, _chain_uses(index, bound, calls))
     yield from _in_submodule(index, _star_uses(index, path, calls))
 
@@ -286,6 +297,30 @@ def _star_held_uses(index: ModuleIndex, path: str, held: AbstractSet[str],
             owner, imported = names[read.id]
             why = f"{owner} sets it to the Horovod module; from {imported} import * binds it here"
             yield ParameterUse(use.lineno, use.col_offset, read.id, use.attr, calls.get(id(use), ""), why, GLOBAL)
+
+
+def _named_uses(index: ModuleIndex, path: str, named: Mapping[str, str], bound: AbstractSet[str],
+                calls: dict[int, str]) -> Iterator[ParameterUse]:
+    """The names a module of the repository imports from Horovod (``named``: module-qualified
+    name -> Horovod's member), used through it: ``hvd_utils.init()`` after ``from utils import
+    hvd_utils``, ``init()`` after ``from utils.hvd_utils import init``."""
+    imports = index.imported_names(path)
+    package, known = module_package(path), named.keys()
+    for node in index.nodes(ast.Attribute, ast.Name):
+        if not isinstance(getattr(node, "ctx", None), ast.Load):
+            continue
+        spelled = node.id if isinstance(node, ast.Name) else ast_dotted_name(node)
+        if spelled is None:
+            continue
+        head, _, rest = spelled.partition(".")
+        target = imports.get(head) if head not in bound else None
+        name = nearest_name(f"{target}.{rest}" if rest else target, package, known) if target else None
+        if name is None:
+            continue
+        assert isinstance(node, (ast.Name, ast.Attribute))
+        why = f"{name.rpartition('.')[0]} imports it from Horovod"
+        holder, parameter = (IMPORTED, "") if isinstance(node, ast.Name) else (MODULE, spelled.rpartition(".")[0])
+        yield ParameterUse(node.lineno, node.col_offset, parameter, named[name], calls.get(id(node), ""), why, holder)
 
 
 def _spelled_part(held: str) -> str:

@@ -72,3 +72,38 @@ def test_the_messages_say_which_module_passes_horovod_on() -> None:
                               "passes on Horovod's names with a star import): remove it once no Horovod use")
     assert "; not rewritten, as the module may hold something else (a name it defines itself is not " \
         "Horovod's)" in message
+
+
+NAMED_WRAPPER = ("import tensorflow as tf\nfrom horovod.tensorflow import BroadcastGlobalVariablesHook, init\n"
+                 "from horovod.tensorflow.keras import callbacks\n")
+NAMED = '''\
+import tensorflow as tf
+from utils import hvd_utils
+from utils.hvd_utils import BroadcastGlobalVariablesHook, init
+
+init()
+hvd_utils.init()
+hooks = [BroadcastGlobalVariablesHook(0), hvd_utils.BroadcastGlobalVariablesHook(0)]
+callbacks = [hvd_utils.callbacks.BroadcastGlobalVariablesCallback(0)]
+'''
+
+
+def test_horovod_s_names_a_repository_module_imports_are_facts() -> None:
+    assert alias_facts("utils/hvd_utils.py", NAMED_WRAPPER) == {
+        "horovod-name:utils.hvd_utils.BroadcastGlobalVariablesHook=BroadcastGlobalVariablesHook",
+        "horovod-name:utils.hvd_utils.init=init", "horovod-name:utils.hvd_utils.callbacks=callbacks"}
+
+
+def test_horovod_s_names_re_exported_by_a_repository_module_are_reported() -> None:
+    facts = repository_facts({"utils/__init__.py": "", "utils/hvd_utils.py": NAMED_WRAPPER, "train.py": NAMED})
+    outcome = run_rules(DISTRIBUTED, NAMED, facts, path="train.py")
+    expected = [(5, 0), (6, 0), (7, 9), (7, 42), (8, 13)]
+    assert [site[1:3] for site in sites(outcome.findings) if site[0] == "NPU025"] == expected
+    assert message_of(outcome.findings, "NPU025", 5).startswith(
+        "init() is Horovod's init (utils.hvd_utils imports it from Horovod): remove it once no Horovod use")
+    assert message_of(outcome.findings, "NPU025", 8).startswith(
+        "hvd_utils.callbacks.BroadcastGlobalVariablesCallback(...) is Horovod's "
+        "callbacks.BroadcastGlobalVariablesCallback through the module hvd_utils (utils.hvd_utils imports "
+        "it from Horovod): use NPUBroadcastGlobalVariablesCallback(root_rank=root_rank); not rewritten")
+    audit = run_rules({"NPU100"}, NAMED, facts, path="train.py")
+    assert [site[1:3] for site in sites(audit.findings)] == expected

@@ -110,7 +110,8 @@ class HorovodOther(DistributedRule):
                "that holds the module (`hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)` "
                "after `from utils import hvd_wrapper as hvd`, or `hvd` after `from common import "
                "*`), a module of the repository that star-imports Horovod (`from utils import "
-               "hvd_utils as hvd`, then `hvd.init()`), or `from horovod.tensorflow "
+               "hvd_utils as hvd`, then `hvd.init()`) or imports a name from it (then "
+               "`hvd_utils.init()`, or `init()` imported from it), or `from horovod.tensorflow "
                "import *` (the import and each use of its names: never rewritten); Horovod's "
                "Keras callbacks too (`<holder>.callbacks.BroadcastGlobalVariablesCallback(0)`).")
     example = """
