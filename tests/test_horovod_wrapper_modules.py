@@ -107,3 +107,34 @@ def test_horovod_s_names_re_exported_by_a_repository_module_are_reported() -> No
         "it from Horovod): use NPUBroadcastGlobalVariablesCallback(root_rank=root_rank); not rewritten")
     audit = run_rules({"NPU100"}, NAMED, facts, path="train.py")
     assert [site[1:3] for site in sites(audit.findings)] == expected
+
+
+HELD_WRAPPER = "import horovod.tensorflow.keras as hvd\n"
+HELD_TRAINING = '''\
+import tensorflow as tf
+from utils import hvd_utils
+
+estimator = tf.estimator.Estimator(model_fn=model_fn)
+estimator.train(input_fn, hooks=[hvd_utils.hvd.BroadcastGlobalVariablesHook(0), timer])
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+callbacks = [hvd_utils.hvd.callbacks.BroadcastGlobalVariablesCallback(0)]
+model.fit(x, y, callbacks=callbacks)
+estimator.train(input_fn, hooks=[timer])
+'''
+
+
+def test_hooks_holding_horovod_s_broadcast_through_a_holder_get_no_append() -> None:
+    """NPU025 tells to replace the hook with NPUBroadcastGlobalVariablesHook(...): wrapped in
+    npu_hooks_append(...), which appends one more, the variables would be broadcast twice."""
+    facts = repository_facts({"utils/__init__.py": "", "utils/hvd_utils.py": HELD_WRAPPER, "train.py": HELD_TRAINING})
+    outcome = run_rules(DISTRIBUTED, HELD_TRAINING, facts, path="train.py")
+    assert outcome.new is not None and outcome.new.count("_append(") == 1  # the last train's
+    assert "estimator.train(input_fn, hooks=npu_hooks_append(hooks_list=[timer]))" in outcome.new
+    assert [site for site in sites(outcome.findings) if site[0] == "NPU027"] == [
+        ("NPU027", 5, 0, "unmigrated"), ("NPU027", 8, 0, "unmigrated"), ("NPU027", 9, 0, "migrated")]
+    assert message_of(outcome.findings, "NPU027", 5).startswith(
+        "the hooks hold hvd_utils.hvd.BroadcastGlobalVariablesHook(...), Horovod's broadcast, which NPU025 "
+        "reports: replace it with NPUBroadcastGlobalVariablesHook(...) and leave the hooks as they are: "
+        "npu_hooks_append(...) would add a second broadcast of the variables")
+    assert message_of(outcome.findings, "NPU027", 8).startswith(
+        "the callbacks hold hvd_utils.hvd.callbacks.BroadcastGlobalVariablesCallback(...), Horovod's broadcast")

@@ -22,6 +22,9 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     NPU_INIT_IMPORT,
     add_argument,
+    is_call_trailer,
+    parameter_uses,
+    position,
     remove_argument,
     tree_text,
 )
@@ -45,6 +48,8 @@ NPU_CALLBACK_NAME = "NPUBroadcastGlobalVariablesCallback"
 NPU = (npu_name(NPU_HOOK_NAME), npu_name(NPU_CALLBACK_NAME))
 #: Horovod's broadcast and the NPU's, by where a training call takes them.
 BROADCASTS = {"hooks": (HOOK, NPU[0]), "callbacks": (CALLBACK, NPU[1])}
+#: Horovod's broadcast by where a training call takes it, as ``parameter_uses`` names it.
+HELD = {"hooks": "BroadcastGlobalVariablesHook", "callbacks": "callbacks.BroadcastGlobalVariablesCallback"}
 #: The NPU hook's second argument: this process's rank, from the launcher's environment.
 RANK_ID = "int(os.getenv('RANK_ID', '0'))"
 
@@ -133,6 +138,29 @@ def _rewritten(reference: Reference, ctx: FileContext) -> bool:
     """Does NPU024 replace ``reference`` (Horovod's hook or callback) in this run?"""
     return HorovodBroadcast.id in ctx.enabled_rules and not library(ctx) and blocked(ctx) is None \
         and not broadcast_problem(reference)
+
+
+def held_broadcasts(ctx: FileContext) -> dict[str, dict[tuple[int, int], str]]:
+    """Each call of Horovod's broadcast hook (``"hooks"``) and callback (``"callbacks"``) the
+    file makes through a holder no rule rewrites (``hvd_utils.hvd.BroadcastGlobalVariablesHook(0)``:
+    NPU025 reports them, to be replaced by the NPU's), as spelled, by position."""
+    members = {member: keyword for keyword, member in HELD.items()}
+    found: dict[str, dict[tuple[int, int], str]] = {keyword: {} for keyword in HELD}
+    for use in parameter_uses(ctx, frozenset(members)):
+        if use.call:
+            found[members[use.member]][(use.line, use.column)] = use.spelled
+    return found
+
+
+def held_broadcast(node: Base, held: dict[tuple[int, int], str]) -> Optional[str]:
+    """How ``node`` is spelled when it is one of ``held`` (:func:`held_broadcasts`'s of one
+    keyword), called: its whole value, not a part of it."""
+    if node.type != symbols.power or not is_call_trailer(node.children[-1]):
+        return None
+    called = node.children[-2]
+    name = called.value if called.type == tokens.NAME else called.children[-1].value
+    spelled = held.get(position(node))
+    return spelled if spelled is not None and spelled.partition("(")[0].endswith(str(name)) else None
 
 
 def _root(call: Node) -> Optional[Argument]:

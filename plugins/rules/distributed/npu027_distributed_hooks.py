@@ -11,7 +11,7 @@ left alone without a word. (A compiled model's optimizer, the spec's third bulle
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Optional, Union
 
 from npu_codemod.api import (
     Base,
@@ -46,7 +46,13 @@ from npu_codemod.api._toolkit import (
 
 from ._hook_lists import copy_reason, holds
 from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, library, npu_name
-from .npu024_horovod_broadcast import NPU_CALLBACK_NAME, NPU_HOOK_NAME, broadcast_in_run
+from .npu024_horovod_broadcast import (
+    NPU_CALLBACK_NAME,
+    NPU_HOOK_NAME,
+    broadcast_in_run,
+    held_broadcast,
+    held_broadcasts,
+)
 from .own_functions import is_own_function
 
 HOOKS = ("npu_hooks_append", "hooks_list")
@@ -95,7 +101,11 @@ class DistributedHooks(DistributedRule):
                "object shown to come from a library that trains no TensorFlow model (PyTorch "
                "Lightning's `trainer.fit(model)`, scikit-learn, XGBoost...), nor a call of a "
                "function of the repository (`train_lib.train(hparams)`: its Estimator is "
-               "migrated inside it). A call whose hooks or callbacks may be in `**kwargs`.")
+               "migrated inside it). A call whose hooks or callbacks may be in `**kwargs`. Hooks "
+               "(callbacks) that hold Horovod's broadcast through a holder no rule rewrites "
+               "(`[hvd_utils.hvd.BroadcastGlobalVariablesHook(0)]`: NPU025 reports it, to be "
+               "replaced with the NPU's): left as they are, as the NPU's hook would then be there "
+               "twice.")
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd
@@ -156,6 +166,12 @@ class DistributedHooks(DistributedRule):
                        f"Horovod's, which NPU024 replaces with it): {append}(...) would add a second "
                        "broadcast of the variables, so they stay as they are")
             return
+        held = _held(given.value, keyword, ctx) if given is not None else None
+        if held is not None:
+            ctx.report(site, "unmigrated", f"the {keyword} hold {held}, Horovod's broadcast, which NPU025 "
+                       f"reports: replace it with {BROADCASTER[keyword]}(...) and leave the {keyword} as "
+                       f"they are: {append}(...) would add a second broadcast of the variables")
+            return
         if given is None or is_none(given.value):
             code, message = f"{append}()", f"passed {keyword}={append}()"
         else:
@@ -209,6 +225,23 @@ def _pass(call: Node, keyword: str, place: int, code: str) -> None:
         wrap_argument(call, keyword, code, place)
     else:
         set_positional(call, place, code, keyword=keyword)
+
+
+def _held(value: Base, keyword: str, ctx: FileContext) -> Optional[str]:
+    """How the hooks (callbacks) ``value`` spell Horovod's broadcast called through a holder no
+    rule rewrites (``held_broadcasts``), when they hold one (``holds``); else None."""
+    held = ctx.analysis(held_broadcasts)[keyword]
+    found: list[str] = []
+    if held and holds(value, lambda item: _spelled_in(item, held, found)):
+        return found[0]
+    return None
+
+
+def _spelled_in(item: Base, held: dict[tuple[int, int], str], found: list[str]) -> bool:
+    spelled = held_broadcast(item, held)
+    if spelled is not None:
+        found.append(spelled)
+    return spelled is not None
 
 
 def _appended(value: Base, ctx: FileContext) -> bool:
