@@ -259,6 +259,11 @@ NPU_HOOK = "NPUBroadcastGlobalVariablesHook(0, int(os.getenv('RANK_ID', '0')))"
      f"hooks = [timer]\nhooks.extend([{NPU_HOOK}])\nestimator.train(input_fn, hooks=hooks)\n"),
     ("hooks = [timer]\nhooks.insert(0, hvd.BroadcastGlobalVariablesHook(0))\nestimator.train(input_fn, hooks=hooks)\n",
      f"hooks = [timer]\nhooks.insert(0, {NPU_HOOK})\nestimator.train(input_fn, hooks=hooks)\n"),
+    ("estimator.train(input_fn, hooks=hooks + [hvd.BroadcastGlobalVariablesHook(0)])\n",
+     f"estimator.train(input_fn, hooks=hooks + [{NPU_HOOK}])\n"),
+    ("base = [timer]\nhooks = base + [hvd.BroadcastGlobalVariablesHook(0)]\nall_hooks = hooks\n"
+     "estimator.train(input_fn, hooks=all_hooks)\n",
+     f"base = [timer]\nhooks = base + [{NPU_HOOK}]\nall_hooks = hooks\nestimator.train(input_fn, hooks=all_hooks)\n"),
 ])
 def test_hooks_that_broadcast_through_npu024_get_no_second_broadcast_hook(before: str, after: str) -> None:
     """npu_hooks_append appends NPUBroadcastGlobalVariablesHook(0, ...) to the list: around a
@@ -284,6 +289,8 @@ def test_a_list_that_broadcasts_on_one_path_only_is_still_wrapped() -> None:
     "hooks = [timer]\nhooks.append(hvd.BroadcastGlobalVariablesHook)\nestimator.train(input_fn, hooks=hooks)\n",
     "hooks = [timer]\nhooks.append(hvd.BroadcastGlobalVariablesHook(0).begin())\nestimator.train(input_fn, hooks=hooks)\n",
     "hooks = [hook() for hook in (hvd.BroadcastGlobalVariablesHook,)]\nestimator.train(input_fn, hooks=hooks)\n",
+    "hooks = hooks + [timer]\nestimator.train(input_fn, hooks=hooks)\n",  # names itself: followed no further
+    "hooks = [timer] - [hvd.BroadcastGlobalVariablesHook(0)]\nestimator.train(input_fn, hooks=hooks)\n",
 ])
 def test_hooks_not_shown_to_broadcast_before_the_call_are_wrapped(hooks: str) -> None:
     outcome = run_rules({"NPU024", "NPU027"}, BROADCAST + hooks, HOROVOD_REPO)

@@ -24,6 +24,8 @@ APPENDS = "it appends to the list it is given, and "
 LOOPS = (symbols.for_stmt, symbols.while_stmt)
 #: The list methods that add to a list, and the argument that is added (-1: a list of them).
 ADDERS = {"append": 0, "insert": 1, "extend": -1}
+#: How many names :func:`holds` follows, one bound to the next.
+NAME_HOPS = 3
 
 
 def copy_reason(value: Base, keyword: str) -> Optional[str]:
@@ -84,25 +86,28 @@ def _in_loop(value: Base) -> bool:
     return False
 
 
-def holds(value: Base, wanted: Callable[[Base], bool]) -> bool:
+def holds(value: Base, wanted: Callable[[Base], bool], depth: int = 0) -> bool:
     """Do the hooks ``value`` hold a ``wanted`` item: ``value`` a list or tuple display holding
-    one, a name each of whose lists (tuples) in its scope holds one, or a name one is added to
-    before ``value`` (``training_hooks.append(bcast_hook)``, often under ``if hvd.size() > 1:``,
-    the script's own test of when to broadcast)? An item that is a name counts when each value
-    it is bound to is ``wanted`` (``bcast_hook = hvd.BroadcastGlobalVariablesHook(0)``)."""
+    one, a sum with such a part (``hooks + [bcast_hook]``), a name each of whose values in its
+    scope holds one, or a name one is added to before ``value``
+    (``training_hooks.append(bcast_hook)``, often under ``if hvd.size() > 1:``, the script's
+    own test of when to broadcast)? An item that is a name counts when each value it is bound
+    to is ``wanted`` (``bcast_hook = hvd.BroadcastGlobalVariablesHook(0)``). Names are followed
+    :data:`NAME_HOPS` deep (``hooks = hooks + [...]`` names itself)."""
     def item_wanted(item: Base) -> bool:
         if item.type != tokens.NAME:
             return wanted(item)
         bound = bound_values(item, str(item.value))
         return bool(bound) and all(wanted(value) for value in bound or ())
 
-    def listed(display: Base) -> bool:
-        return any(item_wanted(item) for item in _items(display) or ())
-
+    if value.type == symbols.arith_expr and all(sign.value == "+" for sign in value.children[1::2]):
+        return any(holds(part, wanted, depth) for part in value.children[::2])
     if value.type != tokens.NAME:
-        return listed(value)
+        return any(item_wanted(item) for item in _items(value) or ())
+    if depth == NAME_HOPS:
+        return False
     bound = bound_values(value, str(value.value))
-    return bool(bound) and all(listed(display) for display in bound or ()) or any(
+    return bool(bound) and all(holds(display, wanted, depth + 1) for display in bound or ()) or any(
         item_wanted(item) for item in _added_before(value))
 
 
