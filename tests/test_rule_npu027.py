@@ -261,6 +261,14 @@ NPU_HOOK = "NPUBroadcastGlobalVariablesHook(0, int(os.getenv('RANK_ID', '0')))"
      f"hooks = [timer]\nhooks.insert(0, {NPU_HOOK})\nestimator.train(input_fn, hooks=hooks)\n"),
     ("estimator.train(input_fn, hooks=hooks + [hvd.BroadcastGlobalVariablesHook(0)])\n",
      f"estimator.train(input_fn, hooks=hooks + [{NPU_HOOK}])\n"),
+    ("def training_hooks():\n    hooks = [timer]\n    hooks.append(hvd.BroadcastGlobalVariablesHook(0))\n"
+     "    return hooks\n\n\nestimator.train(input_fn, hooks=training_hooks())\n",
+     f"def training_hooks():\n    hooks = [timer]\n    hooks.append({NPU_HOOK})\n"
+     "    return hooks\n\n\nestimator.train(input_fn, hooks=training_hooks())\n"),
+    ("def training_hooks():\n    return [hvd.BroadcastGlobalVariablesHook(0)]\n\n\n"
+     "hooks = training_hooks()\nestimator.train(input_fn, hooks=hooks)\n",
+     f"def training_hooks():\n    return [{NPU_HOOK}]\n\n\n"
+     "hooks = training_hooks()\nestimator.train(input_fn, hooks=hooks)\n"),
     ("base = [timer]\nhooks = base + [hvd.BroadcastGlobalVariablesHook(0)]\nall_hooks = hooks\n"
      "estimator.train(input_fn, hooks=all_hooks)\n",
      f"base = [timer]\nhooks = base + [{NPU_HOOK}]\nall_hooks = hooks\nestimator.train(input_fn, hooks=all_hooks)\n"),
@@ -291,6 +299,8 @@ def test_a_list_that_broadcasts_on_one_path_only_is_still_wrapped() -> None:
     "hooks = [hook() for hook in (hvd.BroadcastGlobalVariablesHook,)]\nestimator.train(input_fn, hooks=hooks)\n",
     "hooks = hooks + [timer]\nestimator.train(input_fn, hooks=hooks)\n",  # names itself: followed no further
     "hooks = [timer] - [hvd.BroadcastGlobalVariablesHook(0)]\nestimator.train(input_fn, hooks=hooks)\n",
+    "def training_hooks():\n    if multi:\n        return [hvd.BroadcastGlobalVariablesHook(0)]\n    return [timer]\n\n\n"
+    "estimator.train(input_fn, hooks=training_hooks())\n",  # on one path only
 ])
 def test_hooks_not_shown_to_broadcast_before_the_call_are_wrapped(hooks: str) -> None:
     outcome = run_rules({"NPU024", "NPU027"}, BROADCAST + hooks, HOROVOD_REPO)

@@ -17,14 +17,14 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from npu_codemod.api import Base, dotted_name, symbols, tokens
-from npu_codemod.api._toolkit import bound_values, enclosing_scope, uses
+from npu_codemod.api._toolkit import bound_values, called_function, enclosing_scope, returned_values, uses
 
 APPENDS = "it appends to the list it is given, and "
 #: The loops a call may run in again.
 LOOPS = (symbols.for_stmt, symbols.while_stmt)
 #: The list methods that add to a list, and the argument that is added (-1: a list of them).
 ADDERS = {"append": 0, "insert": 1, "extend": -1}
-#: How many names :func:`holds` follows, one bound to the next.
+#: How many names (functions) :func:`holds` follows, one bound to (returning) the next.
 NAME_HOPS = 3
 
 
@@ -89,11 +89,12 @@ def _in_loop(value: Base) -> bool:
 def holds(value: Base, wanted: Callable[[Base], bool], depth: int = 0) -> bool:
     """Do the hooks ``value`` hold a ``wanted`` item: ``value`` a list or tuple display holding
     one, a sum with such a part (``hooks + [bcast_hook]``), a name each of whose values in its
-    scope holds one, or a name one is added to before ``value``
+    scope holds one, a call of a function of the file each of whose returns holds one
+    (``called_function``: ``training_hooks()``), or a name one is added to before ``value``
     (``training_hooks.append(bcast_hook)``, often under ``if hvd.size() > 1:``, the script's
     own test of when to broadcast)? An item that is a name counts when each value it is bound
     to is ``wanted`` (``bcast_hook = hvd.BroadcastGlobalVariablesHook(0)``). Names are followed
-    :data:`NAME_HOPS` deep (``hooks = hooks + [...]`` names itself)."""
+    and functions :data:`NAME_HOPS` deep (``hooks = hooks + [...]`` names itself)."""
     def item_wanted(item: Base) -> bool:
         if item.type != tokens.NAME:
             return wanted(item)
@@ -102,6 +103,10 @@ def holds(value: Base, wanted: Callable[[Base], bool], depth: int = 0) -> bool:
 
     if value.type == symbols.arith_expr and all(sign.value == "+" for sign in value.children[1::2]):
         return any(holds(part, wanted, depth) for part in value.children[::2])
+    function = called_function(value) if depth < NAME_HOPS else None
+    if function is not None:
+        returned = returned_values(function)
+        return bool(returned) and all(holds(item, wanted, depth + 1) for item in returned or ())
     if value.type != tokens.NAME:
         return any(item_wanted(item) for item in _items(value) or ())
     if depth == NAME_HOPS:
