@@ -42,6 +42,8 @@ CONVENTIONAL_WHY = "named as Horovod's module is, and used as it"
 _CONVENTIONAL_HOLDER = re.compile(r"[(,][ \t\n]*hvd[ \t]*[,)=:]|^[ \t]*hvd[ \t]*=(?!=)"
                                   r"|\._?(?:hvd|horovod)[ \t]*\.[ \t]*\w"
                                   r"|^[ \t]*from[ \t]+horovod[\w.]*[ \t]+import[ \t(]+\*", re.MULTILINE)
+#: A star import of a Horovod module, as a file's text may spell it.
+_STAR_IMPORT = re.compile(r"\bfrom[\s\\]+horovod[\w.]*[\s\\]+import[\s(\\]+\*")
 #: An attribute named as Horovod's module is (``model.hvd``, ``self._hvd``).
 _CHAIN_NAME = re.compile(r"^_?(?:hvd|horovod)$")
 #: Horovod's API as an attribute of the module (the ones a parameter is taken for).
@@ -400,8 +402,8 @@ def _bound_in(scope: ast.AST, own: list[ast.AST]) -> frozenset[str]:
 
 def star_imports(ctx: FileContext) -> list[tuple[int, int, str]]:
     """(line, column (0-based), module) of each ``from <Horovod module> import *`` of the file."""
-    if "*" not in ctx.original or "horovod" not in ctx.original:
-        return []
+    if _STAR_IMPORT.search(ctx.original) is None:
+        return []  # the file is not parsed for it
     tree = module_ast(ctx.original)
     return star_imports_of(module_index(tree), ctx.path) if tree is not None else []
 
