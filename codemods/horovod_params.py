@@ -162,7 +162,7 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
     passed = _passed_here(ctx.facts, own) if _passed(ctx.facts) else {}
     held = [name for name in held_names(ctx.facts) if _spelled_part(name) in ctx.original]
     named = {name: member for name, member in horovod_names(ctx.facts).items()
-             if name.rpartition(".")[2] in ctx.original}
+             if _may_import(name, own, ctx.original)}
     if not passed and not held and not named and CONVENTIONAL not in ctx.original \
             and "horovod" not in ctx.original:
         return []  # no parameter, name or attribute can hold Horovod: the file is not parsed
@@ -323,6 +323,13 @@ def _named_uses(index: ModuleIndex, path: str, named: Mapping[str, str], bound: 
         why = f"{name.rpartition('.')[0]} imports it from Horovod"
         holder, parameter = (IMPORTED, "") if isinstance(node, ast.Name) else (MODULE, spelled.rpartition(".")[0])
         yield ParameterUse(node.lineno, node.col_offset, parameter, named[name], calls.get(id(node), ""), why, holder)
+
+
+def _may_import(name: str, own: str, text: str) -> bool:
+    """May the file (module ``own``, text ``text``) import ``name`` (``<module>.<local>``) from
+    another module: does it spell both?"""
+    module, _, local = name.rpartition(".")
+    return module != own and local in text and module.rpartition(".")[2] in text
 
 
 def _spelled_part(held: str) -> str:
