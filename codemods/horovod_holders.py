@@ -10,9 +10,13 @@ saw those uses. Each file's analysis gives, for each of its module variables set
 module (by an import, or by an assignment at module level or after ``global``)::
 
     horovod-held:<module>.<name>
+    horovod-held:<module>.*          the module star-imports Horovod: its names are Horovod's
+    horovod-name:<module>.<local>=<name>
+                                     ``from horovod.tensorflow import <name> [as <local>]``
 
-and :func:`held_names` gives them back to a rule, which reports their uses in an importer
-(``horovod_params``): never rewritten, as the variable may hold something else.
+and :func:`held_names` (:func:`horovod_names`) gives them back to a rule, which reports their
+uses in an importer (``horovod_params``): never rewritten, as the variable may hold something
+else.
 """
 
 from __future__ import annotations
@@ -22,27 +26,49 @@ from functools import lru_cache
 from typing import AbstractSet, FrozenSet, Iterator, Union
 
 from .modules import module_level
-from .names import ast_import_bindings
+from .names import STAR, ast_import_bindings
 
 PREFIX = "horovod-held:"
+NAME_PREFIX = "horovod-name:"
 #: The modules of Horovod for TensorFlow (``horovod.keras``: for Keras on TensorFlow).
 HOROVOD_MODULES = ("horovod.tensorflow", "horovod.tensorflow.keras", "horovod.keras")
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
 def held_facts(tree: ast.Module, module: str) -> set[str]:
-    """The ``horovod-held:`` facts of the module ``module`` (dotted) whose tree is ``tree``."""
+    """The ``horovod-held:`` and ``horovod-name:`` facts of the module ``module`` (dotted)
+    whose tree is ``tree``."""
     held = _module_holders(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             held.update(_set_after_global(node, held))
-    return {f"{PREFIX}{module}.{name}" for name in held}
+    return {f"{PREFIX}{module}.{name}" for name in held} | _named_facts(tree, module)
+
+
+def _named_facts(tree: ast.Module, module: str) -> set[str]:
+    """A ``horovod-name:`` fact for each name a module-level import binds to a member of a
+    Horovod module (``from horovod.tensorflow import BroadcastGlobalVariablesHook``)."""
+    found = set()
+    for node in module_level(tree.body):
+        if isinstance(node, ast.ImportFrom):
+            for local, target in ast_import_bindings(node):
+                horovod, _, name = target.rpartition(".")
+                if local != STAR and horovod in HOROVOD_MODULES and target not in HOROVOD_MODULES:
+                    found.add(f"{NAME_PREFIX}{module}.{local}={name}")
+    return found
 
 
 @lru_cache(maxsize=4)
 def held_names(facts: FrozenSet[str]) -> frozenset[str]:
     """The module-qualified variables the repository's ``facts`` say hold Horovod."""
     return frozenset(fact[len(PREFIX):] for fact in facts if fact.startswith(PREFIX))
+
+
+@lru_cache(maxsize=4)
+def horovod_names(facts: FrozenSet[str]) -> dict[str, str]:
+    """``<module>.<local>`` -> the Horovod member it is bound to, from the ``horovod-name:``
+    facts (worked out once per repository's facts: not to be edited)."""
+    return dict(fact[len(NAME_PREFIX):].partition("=")[::2] for fact in facts if fact.startswith(NAME_PREFIX))
 
 
 def _module_holders(tree: ast.Module) -> set[str]:

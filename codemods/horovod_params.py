@@ -26,9 +26,9 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, replace
-from typing import AbstractSet, Iterator, Union
+from typing import AbstractSet, Iterable, Iterator, Mapping, Optional, Union
 
-from .horovod_holders import HOROVOD_MODULES, held_names
+from .horovod_holders import HOROVOD_MODULES, held_names, horovod_names
 from .modules import ModuleIndex, module_ast, module_index, nearest_name, own_nodes
 from .names import STAR, ast_dotted_name, ast_import_bindings, module_package, module_parts
 from .rule import FileContext
@@ -51,18 +51,28 @@ HOROVOD_PARAMETER_API = frozenset({
     "DistributedOptimizer", "allreduce", "allgather", "broadcast", "broadcast_global_variables",
     "broadcast_variables", "BroadcastGlobalVariablesHook", "rank", "size", "local_rank",
     "local_size", "grouped_allreduce", "alltoall", "init",
+    "callbacks.BroadcastGlobalVariablesCallback", "callbacks.MetricAverageCallback",
+    "callbacks.LearningRateWarmupCallback", "callbacks.LearningRateScheduleCallback",
 })
+#: Horovod's module whose members a use names with it (``hvd.callbacks.MetricAverageCallback()``:
+#: the member ``callbacks.MetricAverageCallback``), its Keras callbacks'.
+SUBMODULE = "callbacks"
 #: What holds the Horovod module a use goes through: a parameter, a local name, an attribute
 #: of ``self`` a method sets, an attribute of anything named ``hvd``, a module variable of the
 #: repository, a star import.
 PARAMETER, NAME, ATTRIBUTE, CHAIN, GLOBAL, STARRED = "parameter", "name", "attribute", "chain", "global", "star"
+#: A repository module that star-imports Horovod (``horovod-held:<module>.*``) or imports a
+#: name from it (``horovod-name:``), imported as a name; a name it imports, imported from it.
+MODULE, IMPORTED = "module", "imported"
 #: How a message names each holder, and where it may hold something else.
 HOLDERS = {PARAMETER: ("parameter", "in some call"),
            NAME: ("name", "(what is assigned to it is not known here)"),
            ATTRIBUTE: ("attribute", "(a subclass, or another method, may set it)"),
            CHAIN: ("attribute", "(what is assigned to it is not known here)"),
            GLOBAL: ("module variable", "(its module may set it to another object: migrate that "
-                                       "module's Horovod uses with these)")}
+                                       "module's Horovod uses with these)"),
+           MODULE: ("module", "(a name it defines itself is not Horovod's)"),
+           IMPORTED: ("name", "(its module may bind it to something else)")}
 #: What a star import of Horovod is told.
 STAR_IMPORT = ("from {module} import * binds Horovod's names where npu-codemod does not follow them "
                "(each use of them it finds is reported, never rewritten): import {module} as hvd "
@@ -103,6 +113,8 @@ class ParameterUse:
         (line 2)``."""
         if self.holder == STARRED:
             return f"{self.spelled} is Horovod's {self.member} through {self.why}"
+        if self.holder == IMPORTED:
+            return f"{self.spelled} is Horovod's {self.member} ({self.why})"
         return (f"{self.spelled} is Horovod's {self.member} through the {HOLDERS[self.holder][0]} "
                 f"{self.parameter} ({self.why})")
 
@@ -148,21 +160,24 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
     to Horovod itself: the rules see those."""
     own = ".".join(module_parts(ctx.path))
     passed = _passed_here(ctx.facts, own) if _passed(ctx.facts) else {}
-    held = [name for name in held_names(ctx.facts) if name.rpartition(".")[2] in ctx.original]
-    if not passed and not held and CONVENTIONAL not in ctx.original and "horovod" not in ctx.original:
+    held = [name for name in held_names(ctx.facts) if _spelled_part(name) in ctx.original]
+    named = {name: member for name, member in horovod_names(ctx.facts).items()
+             if _may_import(name, own, ctx.original)}
+    if not passed and not held and not named and CONVENTIONAL not in ctx.original \
+            and "horovod" not in ctx.original:
         return []  # no parameter, name or attribute can hold Horovod: the file is not parsed
     bindings = ctx.names("horovod").bindings
     modules = {name for name, target in bindings.items() if target in HOROVOD_MODULES}
-    if not passed and not held and not _may_hold(ctx.original, modules):
+    if not passed and not held and not named and not _may_hold(ctx.original, modules):
         return []
     tree = module_ast(ctx.original)
     if tree is None:
         return []
     index, bound = module_index(tree), set(bindings)
     found: dict[tuple[int, int], ParameterUse] = {}  # a nested function's walked twice
-    found.update(((use.line, use.column), use) for use in _scoped_uses(index, passed, bound, modules)
-                 if use.member in members)
-    for use in unfollowed_uses(index, ctx.path, frozenset(held), bound):  # a surer holder's first
+    scoped = _in_submodule(index, _scoped_uses(index, passed, bound, modules))
+    found.update(((use.line, use.column), use) for use in scoped if use.member in members)
+    for use in unfollowed_uses(index, ctx.path, frozenset(held), bound, named):  # a surer holder's first
         if use.member in members:
             found.setdefault((use.line, use.column), use)
     return [found[position] for position in sorted(found)]
@@ -184,22 +199,60 @@ def _scoped_uses(index: ModuleIndex, passed: dict[str, set[str]], bound: Abstrac
 
 
 def unfollowed_uses(index: ModuleIndex, path: str, held: AbstractSet[str] = frozenset(),
-                    bound: AbstractSet[str] = frozenset()) -> Iterator[ParameterUse]:
-    """The uses through a repository module's variable (``held``), an attribute named as
-    Horovod's module is, a star import of Horovod; not through a name of ``bound`` (the file's
-    Horovod names: the rules read those). Every member, Horovod's API or not."""
-    calls = {id(node.func): "(...)" if node.args or node.keywords else "()" for node in index.nodes(ast.Call)}
+                    bound: AbstractSet[str] = frozenset(),
+                    named: Mapping[str, str] = {}) -> Iterator[ParameterUse]:  # noqa: B006 (read only)
+    """The uses through a repository module's variable (``held``) or a name it imports from
+    Horovod (``named``: ``horovod_holders``), an attribute named as Horovod's module is, a star
+    import of Horovod; not through a name of ``bound`` (the file's Horovod names: the rules
+    read those). Every member, Horovod's API or not."""
+    calls = _call_spellings(index.nodes(ast.Call))
     if held:
-        yield from _held_uses(index, path, held, bound, calls)
-    yield from _chain_uses(index, bound, calls)
-    yield from _star_uses(index, path, calls)
+        yield from _in_submodule(index, _held_uses(index, path, held, bound, calls))
+        yield from _in_submodule(index, _star_held_uses(index, path, held, calls))
+    if named:
+        yield from _in_submodule(index, _named_uses(index, path, named, bound, calls))
+    yield from _in_submodule(index, _chain_uses(index, bound, calls))
+    yield from _in_submodule(index, _star_uses(index, path, calls))
+
+
+def _in_submodule(index: ModuleIndex, found: Iterable[ParameterUse]) -> Iterator[ParameterUse]:
+    """``found``, a use of :data:`SUBMODULE` named with its member (``hvd.callbacks.X(0)``: the
+    member ``callbacks.X``, called ``(...)``), as the rules name Horovod's Keras callbacks."""
+    members: Optional[dict[tuple[int, int], tuple[str, str]]] = None
+    for use in found:
+        if use.member == SUBMODULE:
+            members = _submodule_members(index) if members is None else members
+            named = members.get((use.line, use.column))
+            if named is not None:
+                use = replace(use, member=named[0], call=named[1])
+        yield use
+
+
+def _call_spellings(calls: Iterable[ast.AST]) -> dict[int, str]:
+    """id of each call's callee -> how it is called: "(...)" with arguments, else "()"."""
+    return {id(node.func): "(...)" if node.args or node.keywords else "()"
+            for node in calls if isinstance(node, ast.Call)}
+
+
+def _submodule_members(index: ModuleIndex) -> dict[tuple[int, int], tuple[str, str]]:
+    """(line, column) of each ``<...>.callbacks.<name>`` (``callbacks.<name>`` too) -> the
+    member ``callbacks.<name>`` and how it is called ("", "()" or "(...)")."""
+    calls = _call_spellings(index.nodes(ast.Call))
+    found = {}
+    for node in index.nodes(ast.Attribute):
+        base = node.value
+        if isinstance(base, ast.Attribute) and base.attr == SUBMODULE or _is_name(base, SUBMODULE):
+            found[(node.lineno, node.col_offset)] = (f"{SUBMODULE}.{node.attr}", calls.get(id(node), ""))
+    return found
 
 
 def _held_uses(index: ModuleIndex, path: str, held: AbstractSet[str], bound: AbstractSet[str],
                calls: dict[int, str]) -> Iterator[ParameterUse]:
     """``<imported name>[.<dotted>].<member>`` where the imported name, followed by the dotted
     part, is a module variable of the repository that holds Horovod (``horovod_holders``):
-    ``hvd.hvd_global_object.allreduce(...)`` after ``from utils import hvd_wrapper as hvd``."""
+    ``hvd.hvd_global_object.allreduce(...)`` after ``from utils import hvd_wrapper as hvd``;
+    or is a module that star-imports Horovod (``hvd.init()`` after ``from utils import
+    hvd_utils as hvd``, ``hvd_utils.py`` holding ``from horovod.tensorflow import *``)."""
     imports = index.imported_names(path)
     package = module_package(path)
     for node in index.nodes(ast.Attribute):
@@ -208,10 +261,82 @@ def _held_uses(index: ModuleIndex, path: str, held: AbstractSet[str], bound: Abs
         target = imports.get(head)
         if target is None or head in bound:
             continue
-        name = nearest_name(f"{target}.{rest}" if rest else target, package, held)
+        full = f"{target}.{rest}" if rest else target
+        name = nearest_name(full, package, held)
         if name is not None:
             why = f"{name.rpartition('.')[0]} sets it to the Horovod module"
             yield ParameterUse(node.lineno, node.col_offset, str(base), node.attr, calls.get(id(node), ""), why, GLOBAL)
+            continue
+        module = nearest_name(f"{full}.{STAR}", package, held)
+        if module is not None:
+            why = f"{module[:-2]} passes on Horovod's names with a star import"
+            yield ParameterUse(node.lineno, node.col_offset, str(base), node.attr, calls.get(id(node), ""), why, MODULE)
+
+
+def _star_held_uses(index: ModuleIndex, path: str, held: AbstractSet[str],
+                    calls: dict[int, str]) -> Iterator[ParameterUse]:
+    """``hvd.<member>`` where ``hvd`` is bound only by ``from common import *``, ``common`` a
+    module of the repository whose variable ``hvd`` holds Horovod (``horovod_holders``)."""
+    package = module_package(path)
+    names: dict[str, tuple[str, str]] = {}  # name -> (its module, the star import's module)
+    for star in index.nodes(ast.ImportFrom):
+        assert isinstance(star, ast.ImportFrom)
+        for local, module in ast_import_bindings(star, path):
+            if local != STAR or module in HOROVOD_MODULES:
+                continue
+            for name in held:
+                variable = name.rpartition(".")[2]
+                if not variable.startswith("_") and variable != STAR \
+                        and nearest_name(f"{module}.{variable}", package, held) == name:
+                    names.setdefault(variable, (name.rpartition(".")[0], module))
+    if not names:
+        return
+    attributes = {id(node.value): node for node in index.nodes(ast.Attribute)
+                  if isinstance(node.value, ast.Name) and node.value.id in names}
+    for read in _free_reads(index.tree, frozenset()):
+        use = attributes.get(id(read))
+        if use is not None:
+            owner, imported = names[read.id]
+            why = f"{owner} sets it to the Horovod module; from {imported} import * binds it here"
+            yield ParameterUse(use.lineno, use.col_offset, read.id, use.attr, calls.get(id(use), ""), why, GLOBAL)
+
+
+def _named_uses(index: ModuleIndex, path: str, named: Mapping[str, str], bound: AbstractSet[str],
+                calls: dict[int, str]) -> Iterator[ParameterUse]:
+    """The names a module of the repository imports from Horovod (``named``: module-qualified
+    name -> Horovod's member), used through it: ``hvd_utils.init()`` after ``from utils import
+    hvd_utils``, ``init()`` after ``from utils.hvd_utils import init``."""
+    imports = index.imported_names(path)
+    package, known = module_package(path), named.keys()
+    for node in index.nodes(ast.Attribute, ast.Name):
+        if not isinstance(getattr(node, "ctx", None), ast.Load):
+            continue
+        spelled = node.id if isinstance(node, ast.Name) else ast_dotted_name(node)
+        if spelled is None:
+            continue
+        head, _, rest = spelled.partition(".")
+        target = imports.get(head) if head not in bound else None
+        name = nearest_name(f"{target}.{rest}" if rest else target, package, known) if target else None
+        if name is None:
+            continue
+        assert isinstance(node, (ast.Name, ast.Attribute))
+        why = f"{name.rpartition('.')[0]} imports it from Horovod"
+        holder, parameter = (IMPORTED, "") if isinstance(node, ast.Name) else (MODULE, spelled.rpartition(".")[0])
+        yield ParameterUse(node.lineno, node.col_offset, parameter, named[name], calls.get(id(node), ""), why, holder)
+
+
+def _may_import(name: str, own: str, text: str) -> bool:
+    """May the file (module ``own``, text ``text``) import ``name`` (``<module>.<local>``) from
+    another module: does it spell both?"""
+    module, _, local = name.rpartition(".")
+    return module != own and local in text and module.rpartition(".")[2] in text
+
+
+def _spelled_part(held: str) -> str:
+    """What a file that reaches the holder ``held`` spells: its name, or for a module that
+    star-imports Horovod (``utils.hvd_utils.*``), the module's."""
+    module, _, name = held.rpartition(".")
+    return module.rpartition(".")[2] if name == STAR else name
 
 
 def _chain_uses(index: ModuleIndex, bound: AbstractSet[str], calls: dict[int, str]) -> Iterator[ParameterUse]:
@@ -389,8 +514,7 @@ def _uses(function: _Function, parameter: str, why: str, holder: str) -> Iterato
     """``<parameter>.<member>`` in ``function``; for an :data:`ATTRIBUTE` holder,
     ``<self>.<parameter>.<member>``."""
     own = _self_name(function)
-    calls = {id(node.func): "(...)" if node.args or node.keywords else "()"
-             for node in ast.walk(function) if isinstance(node, ast.Call)}
+    calls = _call_spellings(node for node in ast.walk(function) if isinstance(node, ast.Call))
     for node in ast.walk(function):
         if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
             continue

@@ -22,7 +22,9 @@ hvd`` in ``common.py``) is a fact (``tf-alias:common.hvd=horovod.tensorflow``), 
 own import would: its ``hvd.init()`` is the distributed pack's, and Horovod's aggregation is
 seen by the TF 2.x rules (``spec/rules-beyond-sess-run.md`` NPU021-NPU025). Any module
 variable set to Horovod, at module level or after ``global`` (NVIDIA's ``hvd_global_object``),
-is a ``horovod-held:`` fact too (``horovod_holders``): its uses in an importer are reported.
+is a ``horovod-held:`` fact too (``horovod_holders``): its uses in an importer are reported;
+so is a module that star-imports Horovod (``horovod-held:<module>.*``), and each name a module
+imports from Horovod (``horovod-name:``).
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ HOROVOD_LIKE = re.compile(r"^(?:hvd|horovod)$")
 #: The literal test first: a line that assigns a TensorFlow-like name, or imports one from a
 #: module (``from .compat import tfv1``).
 _GATE = re.compile(r"^[ \t]*(?:(?:tf|tensorflow)\w*[ \t]*=[^=]|from[ \t]+\.*[\w.]*[ \t]+import[ \t][^\n#]*"
-                   r"(?<![\w.])(?:tf|tensorflow|hvd|horovod)\w*|import[ \t]+horovod\b)",
+                   r"(?<![\w.])(?:tf|tensorflow|hvd|horovod)\w*|import[ \t]+horovod\b"
+                   r"|from[ \t]+horovod[\w.]*[ \t]+import\b)",
                    re.MULTILINE | re.IGNORECASE)
 
 

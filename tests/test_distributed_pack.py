@@ -139,7 +139,7 @@ def main(unused_argv):
     mnist_classifier.train(
         input_fn=train_input_fn,
         steps=20000 // get_npu_rank_size(),
-        hooks=npu_hooks_append(hooks_list=[bcast_hook]))
+        hooks=[bcast_hook])
 
 
 if __name__ == "__main__":
@@ -241,7 +241,7 @@ def main():
     # Horovod: save checkpoints only on worker 0 to prevent other workers from corrupting them.
     if get_npu_rank_id() == 0:
         callbacks.append(tf.keras.callbacks.ModelCheckpoint("./checkpoint-{epoch}.h5"))
-    model.fit(x_train, y_train, batch_size=128, callbacks=npu_callbacks_append(callbacks_list=callbacks),
+    model.fit(x_train, y_train, batch_size=128, callbacks=callbacks,
               epochs=int(math.ceil(12.0 / get_npu_rank_size())), verbose=1 if get_npu_rank_id() == 0 else 0)
     npu_clear_session()
 

@@ -147,3 +147,54 @@ def test_hvd_init_stays_while_a_linked_file_s_star_import_needs_it() -> None:
                               findings=[("NPU021", 5, 0, "unmigrated")])
     assert findings[0].message.startswith(
         "kept: hvd.allreduce in reduce (this file imports from it) still need Horovod initialised")
+
+
+KERAS_WRAPPER = "import horovod.tensorflow.keras as hvd\n"
+KERAS_SCRIPT = '''\
+import tensorflow as tf
+from utils import hvd_utils
+
+
+def fit(model, x, y, hvd):
+    model.fit(x, y, callbacks=[hvd.callbacks.MetricAverageCallback()])
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+model.fit(x, y, callbacks=[hvd_utils.hvd.callbacks.BroadcastGlobalVariablesCallback(0)])
+'''
+KERAS_STARRED = '''\
+import tensorflow as tf
+from horovod.tensorflow.keras import *
+
+callbacks_list = [callbacks.BroadcastGlobalVariablesCallback(0)]
+'''
+
+
+def test_horovod_s_keras_callbacks_through_a_holder_are_reported() -> None:
+    """``<holder>.callbacks.BroadcastGlobalVariablesCallback(0)``: Horovod's Keras callbacks sit
+    in its ``callbacks`` module, which had no finding through a wrapper module's ``hvd``, a
+    parameter or a star import (the broadcast of the variables silently missed)."""
+    facts = repository_facts({"utils/__init__.py": "", "utils/hvd_utils.py": KERAS_WRAPPER,
+                              "train.py": KERAS_SCRIPT})
+    outcome = run_rules(DISTRIBUTED, KERAS_SCRIPT, facts, path="train.py")
+    assert [site for site in sites(outcome.findings) if site[0] == "NPU025"] == [
+        ("NPU025", 6, 31, "unmigrated"), ("NPU025", 10, 27, "unmigrated")]
+    assert message_of(outcome.findings, "NPU025", 10).startswith(
+        "hvd_utils.hvd.callbacks.BroadcastGlobalVariablesCallback(...) is Horovod's "
+        "callbacks.BroadcastGlobalVariablesCallback through the module variable hvd_utils.hvd "
+        "(utils.hvd_utils sets it to the Horovod module): use "
+        "NPUBroadcastGlobalVariablesCallback(root_rank=root_rank); not rewritten")
+    assert message_of(outcome.findings, "NPU025", 6).startswith(
+        "hvd.callbacks.MetricAverageCallback() is Horovod's callbacks.MetricAverageCallback through "
+        "the parameter hvd")
+    audit = run_rules({"NPU100"}, KERAS_SCRIPT, facts, path="train.py")
+    assert sites(audit.findings) == [("NPU100", 6, 31, "unmigrated"), ("NPU100", 10, 27, "unmigrated")]
+
+
+def test_horovod_s_keras_callbacks_through_a_star_import_are_reported() -> None:
+    findings = assert_reports(DISTRIBUTED, KERAS_STARRED, facts=HOROVOD_REPO, findings=[
+        ("NPU025", 2, 0, "unmigrated"), ("NPU025", 4, 18, "unmigrated")])
+    assert message_of(findings, "NPU025", 4).startswith(
+        "callbacks.BroadcastGlobalVariablesCallback(...) is Horovod's "
+        "callbacks.BroadcastGlobalVariablesCallback through from horovod.tensorflow.keras import * "
+        "(line 2): use NPUBroadcastGlobalVariablesCallback(root_rank=root_rank)")

@@ -227,11 +227,94 @@ def test_both_modes_and_unpacked_arguments_are_reported() -> None:
 def test_inner_edits_survive_the_wrapping() -> None:
     header = TF + "import horovod.tensorflow as hvd\n" + \
         "estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)\n"
-    before = header + "estimator.train(input_fn, hooks=[hvd.BroadcastGlobalVariablesHook(0)])\n"
-    after = INIT + "import os\n" + header + (
-        "estimator.train(input_fn, hooks=npu_hooks_append(hooks_list=[NPUBroadcastGlobalVariablesHook("
-        "0, int(os.getenv('RANK_ID', '0')))]))\n")
-    assert_migrates({"NPU024", "NPU027"}, before, after, facts=HOROVOD_REPO)
+    before = header + "estimator.train(input_fn, hooks=[hvd.BroadcastGlobalVariablesHook(0), hvd_timer])\n"
+    after = INIT + header + (
+        "estimator.train(input_fn, hooks=npu_hooks_append(hooks_list=[hvd.BroadcastGlobalVariablesHook("
+        "0), hvd_timer]))\n")
+    assert_migrates({"NPU022", "NPU027"}, before, after, facts=HOROVOD_REPO)  # NPU024 off: Horovod's stays
+
+
+BROADCAST = (TF + "import horovod.tensorflow as hvd\n"
+             "estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)\n")
+NPU_HOOK = "NPUBroadcastGlobalVariablesHook(0, int(os.getenv('RANK_ID', '0')))"
+
+
+@pytest.mark.parametrize("before, after", [
+    ("estimator.train(input_fn, hooks=[hvd.BroadcastGlobalVariablesHook(0)])\n",
+     f"estimator.train(input_fn, hooks=[{NPU_HOOK}])\n"),
+    ("bcast_hook = hvd.BroadcastGlobalVariablesHook(0)\nestimator.train(input_fn, hooks=[bcast_hook, timer])\n",
+     f"bcast_hook = {NPU_HOOK}\nestimator.train(input_fn, hooks=[bcast_hook, timer])\n"),
+    ("hooks = [hvd.BroadcastGlobalVariablesHook(0)]\nestimator.train(input_fn, hooks=hooks)\n",
+     f"hooks = [{NPU_HOOK}]\nestimator.train(input_fn, hooks=hooks)\n"),
+    ("estimator.train(input_fn, hooks=(timer, hvd.BroadcastGlobalVariablesHook(0)))\n",
+     f"estimator.train(input_fn, hooks=(timer, {NPU_HOOK}))\n"),
+    # NVIDIA's DeepLearningExamples: appended where the script tests that it runs distributed
+    ("training_hooks = []\nif hvd.size() > 1:\n    bcast_hook = hvd.BroadcastGlobalVariablesHook(0)\n"
+     "    training_hooks.append(bcast_hook)\nestimator.train(input_fn, hooks=training_hooks)\n",
+     f"training_hooks = []\nif hvd.size() > 1:\n    bcast_hook = {NPU_HOOK}\n"
+     "    training_hooks.append(bcast_hook)\nestimator.train(input_fn, hooks=training_hooks)\n"),
+    ("hooks = [timer]\nhooks += [hvd.BroadcastGlobalVariablesHook(0)]\nestimator.train(input_fn, hooks=hooks)\n",
+     f"hooks = [timer]\nhooks += [{NPU_HOOK}]\nestimator.train(input_fn, hooks=hooks)\n"),
+    ("hooks = [timer]\nhooks.extend([hvd.BroadcastGlobalVariablesHook(0)])\nestimator.train(input_fn, hooks=hooks)\n",
+     f"hooks = [timer]\nhooks.extend([{NPU_HOOK}])\nestimator.train(input_fn, hooks=hooks)\n"),
+    ("hooks = [timer]\nhooks.insert(0, hvd.BroadcastGlobalVariablesHook(0))\nestimator.train(input_fn, hooks=hooks)\n",
+     f"hooks = [timer]\nhooks.insert(0, {NPU_HOOK})\nestimator.train(input_fn, hooks=hooks)\n"),
+    ("estimator.train(input_fn, hooks=hooks + [hvd.BroadcastGlobalVariablesHook(0)])\n",
+     f"estimator.train(input_fn, hooks=hooks + [{NPU_HOOK}])\n"),
+    ("def training_hooks():\n    hooks = [timer]\n    hooks.append(hvd.BroadcastGlobalVariablesHook(0))\n"
+     "    return hooks\n\n\nestimator.train(input_fn, hooks=training_hooks())\n",
+     f"def training_hooks():\n    hooks = [timer]\n    hooks.append({NPU_HOOK})\n"
+     "    return hooks\n\n\nestimator.train(input_fn, hooks=training_hooks())\n"),
+    ("def training_hooks():\n    return [hvd.BroadcastGlobalVariablesHook(0)]\n\n\n"
+     "hooks = training_hooks()\nestimator.train(input_fn, hooks=hooks)\n",
+     f"def training_hooks():\n    return [{NPU_HOOK}]\n\n\n"
+     "hooks = training_hooks()\nestimator.train(input_fn, hooks=hooks)\n"),
+    ("base = [timer]\nhooks = base + [hvd.BroadcastGlobalVariablesHook(0)]\nall_hooks = hooks\n"
+     "estimator.train(input_fn, hooks=all_hooks)\n",
+     f"base = [timer]\nhooks = base + [{NPU_HOOK}]\nall_hooks = hooks\nestimator.train(input_fn, hooks=all_hooks)\n"),
+])
+def test_hooks_that_broadcast_through_npu024_get_no_second_broadcast_hook(before: str, after: str) -> None:
+    """npu_hooks_append appends NPUBroadcastGlobalVariablesHook(0, ...) to the list: around a
+    list holding the one NPU024 wrote, every variable was broadcast twice at each start."""
+    findings = assert_migrates({"NPU024", "NPU027"}, BROADCAST + before, INIT + "import os\n" + BROADCAST + after,
+                               facts=HOROVOD_REPO)
+    (hooks,) = [f.message for f in findings if f.rule_id == "NPU027"]
+    assert hooks == ("the hooks already hold NPUBroadcastGlobalVariablesHook(...) (or Horovod's, which "
+                     "NPU024 replaces with it): npu_hooks_append(...) would add a second broadcast of "
+                     "the variables, so they stay as they are")
+
+
+def test_a_list_that_broadcasts_on_one_path_only_is_still_wrapped() -> None:
+    before = BROADCAST + ("hooks = [hvd.BroadcastGlobalVariablesHook(0)] if multi else [timer]\n"
+                          "if multi:\n    hooks = [hvd.BroadcastGlobalVariablesHook(0)]\nelse:\n"
+                          "    hooks = [timer]\nestimator.train(input_fn, hooks=hooks)\n")
+    outcome = run_rules({"NPU024", "NPU027"}, before, HOROVOD_REPO)
+    assert outcome.new is not None and "hooks=npu_hooks_append(hooks_list=hooks)" in outcome.new
+
+
+@pytest.mark.parametrize("hooks", [
+    "hooks = [timer]\nestimator.train(input_fn, hooks=hooks)\nhooks.append(hvd.BroadcastGlobalVariablesHook(0))\n",
+    "hooks = [timer]\nhooks.append(hvd.BroadcastGlobalVariablesHook)\nestimator.train(input_fn, hooks=hooks)\n",
+    "hooks = [timer]\nhooks.append(hvd.BroadcastGlobalVariablesHook(0).begin())\nestimator.train(input_fn, hooks=hooks)\n",
+    "hooks = [hook() for hook in (hvd.BroadcastGlobalVariablesHook,)]\nestimator.train(input_fn, hooks=hooks)\n",
+    "hooks = hooks + [timer]\nestimator.train(input_fn, hooks=hooks)\n",  # names itself: followed no further
+    "hooks = [timer] - [hvd.BroadcastGlobalVariablesHook(0)]\nestimator.train(input_fn, hooks=hooks)\n",
+    "def training_hooks():\n    if multi:\n        return [hvd.BroadcastGlobalVariablesHook(0)]\n    return [timer]\n\n\n"
+    "estimator.train(input_fn, hooks=training_hooks())\n",  # on one path only
+])
+def test_hooks_not_shown_to_broadcast_before_the_call_are_wrapped(hooks: str) -> None:
+    outcome = run_rules({"NPU024", "NPU027"}, BROADCAST + hooks, HOROVOD_REPO)
+    assert outcome.new is not None and "hooks=npu_hooks_append(hooks_list=" in outcome.new
+
+
+def test_hooks_the_script_gives_the_npu_s_broadcast_hook_stay_as_they_are() -> None:
+    script = (INIT + BROADCAST + "estimator.train(input_fn, hooks=[NPUBroadcastGlobalVariablesHook(0, 1)])\n"
+              "model = tf.keras.Sequential([])\nmodel.fit(x, y, callbacks=[NPUBroadcastGlobalVariablesCallback(0)])\n")
+    outcome = run_rules({"NPU027"}, script, HOROVOD_REPO)
+    assert outcome.new is None
+    assert [f.message.partition(" (")[0] for f in outcome.findings if f.rule_id == "NPU027"] == [
+        "the hooks already hold NPUBroadcastGlobalVariablesHook(...)",
+        "the callbacks already hold NPUBroadcastGlobalVariablesCallback(...)"]
 
 
 ESTIMATOR_ONLY = '''\

@@ -7,18 +7,25 @@ again after the call (``training_hooks[-1].total_time``), one that outlives it (
 or one a loop hands over again, would hold the NPU's hook (one more per call), and a tuple's
 hooks would never run. Those go in as a copy; a new list (``[hook]``, ``hooks + [hook]``) and
 what is not shown to be a list or tuple go in as they are.
+
+The append functions append the NPU's broadcast of the variables: hooks (callbacks) that
+already hold one (:func:`holds`) get no second.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from npu_codemod.api import Base, dotted_name, symbols, tokens
-from npu_codemod.api._toolkit import bound_values, enclosing_scope, uses
+from npu_codemod.api._toolkit import bound_values, called_function, enclosing_scope, returned_values, uses
 
 APPENDS = "it appends to the list it is given, and "
 #: The loops a call may run in again.
 LOOPS = (symbols.for_stmt, symbols.while_stmt)
+#: The list methods that add to a list, and the argument that is added (-1: a list of them).
+ADDERS = {"append": 0, "insert": 1, "extend": -1}
+#: How many names (functions) :func:`holds` follows, one bound to (returning) the next.
+NAME_HOPS = 3
 
 
 def copy_reason(value: Base, keyword: str) -> Optional[str]:
@@ -77,3 +84,77 @@ def _in_loop(value: Base) -> bool:
             return True
         node = node.parent
     return False
+
+
+def holds(value: Base, wanted: Callable[[Base], bool], depth: int = 0) -> bool:
+    """Do the hooks ``value`` hold a ``wanted`` item: ``value`` a list or tuple display holding
+    one, a sum with such a part (``hooks + [bcast_hook]``), a name each of whose values in its
+    scope holds one, a call of a function of the file each of whose returns holds one
+    (``called_function``: ``training_hooks()``), or a name one is added to before ``value``
+    (``training_hooks.append(bcast_hook)``, often under ``if hvd.size() > 1:``, the script's
+    own test of when to broadcast)? An item that is a name counts when each value it is bound
+    to is ``wanted`` (``bcast_hook = hvd.BroadcastGlobalVariablesHook(0)``). Names are followed
+    and functions :data:`NAME_HOPS` deep (``hooks = hooks + [...]`` names itself)."""
+    def item_wanted(item: Base) -> bool:
+        if item.type != tokens.NAME:
+            return wanted(item)
+        bound = bound_values(item, str(item.value))
+        return bool(bound) and all(wanted(value) for value in bound or ())
+
+    if value.type == symbols.arith_expr and all(sign.value == "+" for sign in value.children[1::2]):
+        return any(holds(part, wanted, depth) for part in value.children[::2])
+    function = called_function(value) if depth < NAME_HOPS else None
+    if function is not None:
+        returned = returned_values(function)
+        return bool(returned) and all(holds(item, wanted, depth + 1) for item in returned or ())
+    if value.type != tokens.NAME:
+        return any(item_wanted(item) for item in _items(value) or ())
+    if depth == NAME_HOPS:
+        return False
+    bound = bound_values(value, str(value.value))
+    return bool(bound) and all(holds(display, wanted, depth + 1) for display in bound or ()) or any(
+        item_wanted(item) for item in _added_before(value))
+
+
+def _items(display: Base) -> Optional[list[Base]]:
+    """The items of a list or tuple display (``[a, b]``, ``(a,)``), or None."""
+    if _display(display) is None or len(display.children) != 3:
+        return None if _display(display) is None else []
+    inside = display.children[1]
+    if inside.type in (symbols.listmaker, symbols.testlist_gexp):
+        if any(child.type == symbols.comp_for for child in inside.children):
+            return None
+        return [child for child in inside.children if child.type != tokens.COMMA]
+    return _items(inside) if inside.type == symbols.atom else [inside]
+
+
+def _added_before(value: Base) -> list[Base]:
+    """What the local name ``value`` reads is given, in its scope, before ``value``:
+    ``name.append(x)``, ``name.insert(i, x)``, ``name.extend([x, ...])``, ``name += [x, ...]``."""
+    added: list[Base] = []
+    for use in uses(enclosing_scope(value), str(value.value)):
+        if use.leaf is value:
+            break
+        added.extend(_added(use.leaf))
+    return added
+
+
+def _added(leaf: Base) -> list[Base]:
+    """What the statement at ``leaf`` (a name) adds to its list, if it adds any."""
+    parent = leaf.parent
+    if parent is not None and parent.type == symbols.expr_stmt and len(parent.children) == 3 \
+            and parent.children[0] is leaf and parent.children[1].value == "+=":
+        return _items(parent.children[2]) or []
+    if parent is None or parent.type != symbols.power or parent.children[0] is not leaf \
+            or len(parent.children) != 3:
+        return []
+    method, call = parent.children[1], parent.children[2]
+    place = ADDERS.get(method.children[-1].value) if method.children[0].type == tokens.DOT else None
+    if place is None or call.children[0].type != tokens.LPAR or len(call.children) != 3:
+        return []
+    given = call.children[1]
+    arguments = [child for child in given.children if child.type != tokens.COMMA] \
+        if given.type == symbols.arglist else [given]
+    if place == -1:
+        return _items(arguments[0]) or [] if len(arguments) == 1 else []
+    return [arguments[place]] if len(arguments) == place + 1 else []

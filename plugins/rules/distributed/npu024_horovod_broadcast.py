@@ -6,6 +6,7 @@ from typing import Optional
 
 from npu_codemod.api import (
     Argument,
+    Base,
     FileContext,
     Leaf,
     Name,
@@ -13,6 +14,7 @@ from npu_codemod.api import (
     Reference,
     find_argument,
     hookimpl,
+    name_reference,
     replace_callee,
     symbols,
     tokens,
@@ -20,12 +22,16 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     NPU_INIT_IMPORT,
     add_argument,
+    is_call_trailer,
+    parameter_uses,
+    position,
     remove_argument,
     tree_text,
 )
 
 from .horovod import (
     DistributedRule,
+    blocked,
     call_problem,
     horovod_names,
     library,
@@ -40,6 +46,10 @@ BROADCAST_ALL = horovod_names("broadcast_global_variables")
 NPU_HOOK_NAME = "NPUBroadcastGlobalVariablesHook"
 NPU_CALLBACK_NAME = "NPUBroadcastGlobalVariablesCallback"
 NPU = (npu_name(NPU_HOOK_NAME), npu_name(NPU_CALLBACK_NAME))
+#: Horovod's broadcast and the NPU's, by where a training call takes them.
+BROADCASTS = {"hooks": (HOOK, NPU[0]), "callbacks": (CALLBACK, NPU[1])}
+#: Horovod's broadcast by where a training call takes it, as ``parameter_uses`` names it.
+HELD = {"hooks": "BroadcastGlobalVariablesHook", "callbacks": "callbacks.BroadcastGlobalVariablesCallback"}
 #: The NPU hook's second argument: this process's rank, from the launcher's environment.
 RANK_ID = "int(os.getenv('RANK_ID', '0'))"
 
@@ -82,7 +92,7 @@ class HorovodBroadcast(DistributedRule):
                        f"{NPU_HOOK_NAME}(0, {RANK_ID}) to the session's hooks instead")
             return
         new = NPU_HOOK_NAME if reference.name in HOOK else NPU_CALLBACK_NAME
-        problem = _problem(reference)
+        problem = broadcast_problem(reference)
         by_hand = f"replace {site} with {new}(<root rank>{', ' + RANK_ID if new == NPU_HOOK_NAME else ''})"
         if problem:
             ctx.report(reference, "unmigrated", f"{site}: {problem}; {by_hand}")
@@ -99,7 +109,7 @@ class HorovodBroadcast(DistributedRule):
         ctx.report(reference, "migrated", f"replaced {site} with {new}(...)")
 
 
-def _problem(reference: Reference) -> str:
+def broadcast_problem(reference: Reference) -> str:
     """Why the hook or callback cannot be rewritten, or ''."""
     call = reference.call
     problem = call_problem(reference, "used as a value, not called")
@@ -111,6 +121,46 @@ def _problem(reference: Reference) -> str:
     if device is not None and tree_text(device.value).strip() not in ("''", '""'):
         return f"no NPU equivalent for device={tree_text(device.value).strip()}"
     return ""
+
+
+def broadcast_in_run(node: Base, ctx: FileContext, keyword: str) -> bool:
+    """Is ``node`` a call of the NPU's broadcast hook (``keyword`` ``"hooks"``) or callback
+    (``"callbacks"``), or of Horovod's that NPU024 turns into it in this run (NPU027:
+    npu_hooks_append would add a second)?"""
+    horovod, npu = BROADCASTS[keyword]
+    found = name_reference(node, [ctx.names("horovod"), ctx.names("npu_bridge")], frozenset((*horovod, npu)))
+    if found is None or found.call is None or node.type != symbols.power or node.children[-1] is not found.call:
+        return False
+    return found.name == npu or _rewritten(found, ctx)
+
+
+def _rewritten(reference: Reference, ctx: FileContext) -> bool:
+    """Does NPU024 replace ``reference`` (Horovod's hook or callback) in this run?"""
+    return HorovodBroadcast.id in ctx.enabled_rules and not library(ctx) and blocked(ctx) is None \
+        and not broadcast_problem(reference)
+
+
+def held_broadcasts(ctx: FileContext) -> dict[str, dict[tuple[int, int], str]]:
+    """Each call of Horovod's broadcast hook (``"hooks"``) and callback (``"callbacks"``) the
+    file makes through a holder no rule rewrites (``hvd_utils.hvd.BroadcastGlobalVariablesHook(0)``:
+    NPU025 reports them, to be replaced by the NPU's), as spelled, by position."""
+    members = {member: keyword for keyword, member in HELD.items()}
+    found: dict[str, dict[tuple[int, int], str]] = {keyword: {} for keyword in HELD}
+    for use in parameter_uses(ctx, frozenset(members)):
+        if use.call:
+            found[members[use.member]][(use.line, use.column)] = use.spelled
+    return found
+
+
+def held_broadcast(node: Base, held: dict[tuple[int, int], str]) -> Optional[str]:
+    """How ``node`` is spelled when it is one of ``held`` (:func:`held_broadcasts`'s of one
+    keyword), called: its whole value, not a part of it."""
+    if node.type != symbols.power or not is_call_trailer(node.children[-1]):
+        return None
+    called = node.children[-2]
+    name = called.value if called.type == tokens.NAME else called.children[-1].value
+    spelled = held.get(position(node))
+    return spelled if spelled is not None and spelled.partition("(")[0].endswith(str(name)) else None
 
 
 def _root(call: Node) -> Optional[Argument]:

@@ -64,6 +64,7 @@ ADVICE.update({  # NPU021's, NPU022's and NPU024's, for a use they cannot rewrit
                                     "int(os.getenv('RANK_ID', '0')))",
     "broadcast_global_variables": "pass NPUBroadcastGlobalVariablesHook(root_rank, "
                                   "int(os.getenv('RANK_ID', '0'))) to the session's hooks instead",
+    "callbacks.BroadcastGlobalVariablesCallback": "use NPUBroadcastGlobalVariablesCallback(root_rank=root_rank)",
 })
 OTHERWISE = f"remove it, or use the NPU's collective communication ({HCCL})"
 #: A GPU pinning line before a use (``config.gpu_options.visible_device_list = str(hvd.local_rank())``).
@@ -107,8 +108,12 @@ class HorovodOther(DistributedRule):
                "an attribute of `self` a method sets to the module (`self.hvd.allreduce`), any "
                "attribute named `hvd` (`model.hvd.rank()`), a variable of a repository module "
                "that holds the module (`hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)` "
-               "after `from utils import hvd_wrapper as hvd`), or `from horovod.tensorflow "
-               "import *` (the import and each use of its names: never rewritten).")
+               "after `from utils import hvd_wrapper as hvd`, or `hvd` after `from common import "
+               "*`), a module of the repository that star-imports Horovod (`from utils import "
+               "hvd_utils as hvd`, then `hvd.init()`) or imports a name from it (then "
+               "`hvd_utils.init()`, or `init()` imported from it), or `from horovod.tensorflow "
+               "import *` (the import and each use of its names: never rewritten); Horovod's "
+               "Keras callbacks too (`<holder>.callbacks.BroadcastGlobalVariablesCallback(0)`).")
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd

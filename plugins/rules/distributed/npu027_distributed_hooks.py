@@ -11,7 +11,7 @@ left alone without a word. (A compiled model's optimizer, the spec's third bulle
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Optional, Union
 
 from npu_codemod.api import (
     Base,
@@ -44,8 +44,15 @@ from npu_codemod.api._toolkit import (
     prefix_name,
 )
 
-from ._hook_lists import copy_reason
+from ._hook_lists import copy_reason, holds
 from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, library, npu_name
+from .npu024_horovod_broadcast import (
+    NPU_CALLBACK_NAME,
+    NPU_HOOK_NAME,
+    broadcast_in_run,
+    held_broadcast,
+    held_broadcasts,
+)
 from .own_functions import is_own_function
 
 HOOKS = ("npu_hooks_append", "hooks_list")
@@ -55,6 +62,8 @@ METHODS = {"train": ("hooks", 1, ESTIMATOR), "fit": ("callbacks", 5, KERAS),
            "fit_generator": ("callbacks", 4, KERAS)}
 SPECS = {"tensorflow.estimator.TrainSpec": 2, "tensorflow.estimator.EvalSpec": 3}
 APPENDS = frozenset({npu_name(HOOKS[0]), npu_name(CALLBACKS[0])})
+#: What each append function appends: the NPU's broadcast of the variables.
+BROADCASTER = {"hooks": NPU_HOOK_NAME, "callbacks": NPU_CALLBACK_NAME}
 UNKNOWN = "npu027.unknown"
 #: Libraries whose ``fit``/``train`` never train a TensorFlow model (PyTorch Lightning's
 #: ``trainer.fit(model)``, scikit-learn's ``clf.fit(x, y)``...): their objects are left alone.
@@ -76,7 +85,14 @@ class DistributedHooks(DistributedRule):
                 "`callbacks=npu_callbacks_append(callbacks_list=<callbacks>)`. These append "
                 "the NPU's hook to the list they are given and drop what is not a list, so a "
                 "list read again after the call, an attribute, one handed over in a loop, and a "
-                "tuple go in as a copy: `hooks_list=list(<hooks>)`. Only for an "
+                "tuple go in as a copy: `hooks_list=list(<hooks>)`. Hooks (callbacks) that already "
+                "hold the NPU's broadcast hook (callback), or Horovod's that NPU024 replaces with "
+                "it, are left as they are: the append would broadcast the variables twice. So are "
+                "a list or tuple display holding one (`hooks=[hvd.BroadcastGlobalVariablesHook(0)]`, "
+                "`[bcast_hook]`), a sum with such a part (`hooks + [bcast_hook]`), a name bound "
+                "only to such values, a call of a function of the file that returns only such "
+                "values (`training_hooks()`), and a name one is appended "
+                "to before the call (`training_hooks.append(bcast_hook)`). Only for an "
                 "Estimator or Keras model the repository builds: a name or attribute bound in "
                 "its scope to an Estimator class (or a subclass of the repository), "
                 "`tf.keras.Model(...)`, `Sequential(...)`, `load_model(...)`, a Keras model "
@@ -87,7 +103,11 @@ class DistributedHooks(DistributedRule):
                "object shown to come from a library that trains no TensorFlow model (PyTorch "
                "Lightning's `trainer.fit(model)`, scikit-learn, XGBoost...), nor a call of a "
                "function of the repository (`train_lib.train(hparams)`: its Estimator is "
-               "migrated inside it). A call whose hooks or callbacks may be in `**kwargs`.")
+               "migrated inside it). A call whose hooks or callbacks may be in `**kwargs`. Hooks "
+               "(callbacks) that hold Horovod's broadcast through a holder no rule rewrites "
+               "(`[hvd_utils.hvd.BroadcastGlobalVariablesHook(0)]`: NPU025 reports it, to be "
+               "replaced with the NPU's): left as they are, as the NPU's hook would then be there "
+               "twice.")
     example = """
         import tensorflow as tf
         import horovod.tensorflow as hvd
@@ -143,6 +163,17 @@ class DistributedHooks(DistributedRule):
         if distribution(ctx).conflict:
             ctx.report(site, "unmigrated", f"{BOTH_MODES}, then pass {keyword}={append}(...)")
             return
+        if given is not None and holds(given.value, lambda item: broadcast_in_run(item, ctx, keyword)):
+            ctx.report(site, "migrated", f"the {keyword} already hold {BROADCASTER[keyword]}(...) (or "
+                       f"Horovod's, which NPU024 replaces with it): {append}(...) would add a second "
+                       "broadcast of the variables, so they stay as they are")
+            return
+        held = _held(given.value, keyword, ctx) if given is not None else None
+        if held is not None:
+            ctx.report(site, "unmigrated", f"the {keyword} hold {held}, Horovod's broadcast, which NPU025 "
+                       f"reports: replace it with {BROADCASTER[keyword]}(...) and leave the {keyword} as "
+                       f"they are: {append}(...) would add a second broadcast of the variables")
+            return
         if given is None or is_none(given.value):
             code, message = f"{append}()", f"passed {keyword}={append}()"
         else:
@@ -196,6 +227,23 @@ def _pass(call: Node, keyword: str, place: int, code: str) -> None:
         wrap_argument(call, keyword, code, place)
     else:
         set_positional(call, place, code, keyword=keyword)
+
+
+def _held(value: Base, keyword: str, ctx: FileContext) -> Optional[str]:
+    """How the hooks (callbacks) ``value`` spell Horovod's broadcast called through a holder no
+    rule rewrites (``held_broadcasts``), when they hold one (``holds``); else None."""
+    held = ctx.analysis(held_broadcasts)[keyword]
+    found: list[str] = []
+    if held and holds(value, lambda item: _spelled_in(item, held, found)):
+        return found[0]
+    return None
+
+
+def _spelled_in(item: Base, held: dict[tuple[int, int], str], found: list[str]) -> bool:
+    spelled = held_broadcast(item, held)
+    if spelled is not None:
+        found.append(spelled)
+    return spelled is not None
 
 
 def _appended(value: Base, ctx: FileContext) -> bool:
