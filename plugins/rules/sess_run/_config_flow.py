@@ -10,7 +10,9 @@ branch that path does not take, do not count.
 ``if``, loops zero or more times, ``try`` handlers from any point of the ``try``) and keeps,
 for each point, the set of possible (binding, settings done since) pairs: a may-analysis, so
 "on every path" is "in every pair". ``custom_optimizers.add()`` is the one NPU line that must
-not run twice on one object (each run adds an optimizer); assignments may.
+not run twice on one object (each run adds an optimizer); assignments may. A fallback
+(``config = config or tf.ConfigProto()``) may keep the object the name held (a caller's, for
+a parameter): its pairs go on, next to the new object's.
 """
 
 from __future__ import annotations
@@ -171,6 +173,9 @@ class _Walker:
         children = node.children
         direct = node.type == symbols.expr_stmt and children[1].type == tokens.EQUAL and any(
             child.type == tokens.NAME and child.value == self.name for child in children[:-1:2])
+        others = fallback_values(children[-1], self.name) if direct else None
+        if others is not None:  # ``name = name or X``: the object it held, or X's
+            return State(state | {(index, self.initial(other)) for other in others})
         return State({(index, self.initial(children[-1]) if direct else frozenset())})
 
     def bound(self, node: Base, state: State) -> State:
