@@ -162,6 +162,12 @@ def test_a_loop_computing_gradients_on_each_device_of_a_list() -> None:
     "import tensorflow as tf\n\nfor i in range(4):\n    with tf.device(assign_to_worker(i)):\n        pass\n",
     # a device list entered without any gradient: a placement, not a tower
     "import tensorflow as tf\n\nfor d in self.devices:\n    with tf.device(d):\n        out.append(f(d))\n",
+    # gradients on each device of a list of CPUs, or of worker tasks (in-graph replication):
+    # no GPU in sight, the loop's devices are named
+    ("import tensorflow as tf\n\nfor d in ['/cpu:0', '/cpu:1']:\n    with tf.device(d):\n"
+     "        grads.append(opt.compute_gradients(loss))\n"),
+    ("import tensorflow as tf\n\nfor task in range(n):\n    with tf.device(tf.train.replica_device_setter("
+     "worker_device='/job:worker/task:%d' % task)):\n        grads.append(tf.gradients(loss, params))\n"),
 ])
 def test_what_no_gpu_and_no_gradient_make_a_tower_of_is_left_alone(source: str) -> None:
     assert_reports(RULES, source, findings=[])

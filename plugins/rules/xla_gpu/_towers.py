@@ -40,6 +40,8 @@ _WANTED = (frozenset(PROBES), frozenset(DEVICE))
 #: The methods and functions whose call computes gradients: ``opt.compute_gradients(loss)``,
 #: ``tf.gradients(loss, params)``.
 _GRADIENTS = frozenset({"compute_gradients", "gradients"})
+#: What a device string names when it names no GPU: a CPU, a job's task (in-graph replication).
+_OTHER_DEVICES = ("cpu", "job:", "task:")
 
 
 @dataclass
@@ -208,8 +210,10 @@ def _calls_gpu_function(expression: Base) -> bool:
 
 def _gradients_per_device(loop: Node, expression: Base) -> bool:
     """Does ``loop`` compute gradients (``.compute_gradients(``, ``tf.gradients(``) while its
-    device ``expression`` names no other device than a GPU (no ``'/cpu:%d'``)?"""
-    if any(leaf.type == tokens.STRING and "cpu" in leaf.value.lower() for leaf in expression.leaves()):
+    device ``expression`` and what it iterates over name no other device than a GPU (no
+    ``'/cpu:%d'``, no ``for d in ['/cpu:0', '/cpu:1']``, no worker task of an in-graph
+    replication: ``'/job:worker/task:%d' % task``)?"""
+    if _names_other_device(expression) or _names_other_device(loop.children[3]):
         return False
     for node in _walk(loop.children[5]):  # the body (``for t in x: body [else: ...]``)
         children = node.children
@@ -217,6 +221,15 @@ def _gradients_per_device(loop: Node, expression: Base) -> bool:
             if _is_attribute(child) and child.children[1].value in _GRADIENTS \
                     and _is_call(children[index + 1]):
                 return True
+    return False
+
+
+def _names_other_device(node: Base) -> bool:
+    """Does a string of ``node`` name a device that is no GPU (:data:`_OTHER_DEVICES`)?"""
+    for leaf in node.leaves():
+        value = leaf.value.lower() if leaf.type == tokens.STRING else ""
+        if "gpu" not in value and any(other in value for other in _OTHER_DEVICES):
+            return True
     return False
 
 
