@@ -5,7 +5,8 @@ iteration: it reads the loop's variable and formats a GPU device string with it 
 % k``, ``'/gpu:{}'.format(k)``, ``f'/gpu:{k}'``, ``'/gpu:' + str(k)``, or a variable given
 such a string or such an expression: youtube-8m's ``device_string % i``), or calls a function
 named for the GPU it assigns (transformer-xl's ``assign_to_gpu(i, ps_device)``, a device
-function), or the loop walks a list of GPUs a probe found (``for d in gpus: with tf.device(d)``).
+function), or builds a GPU ``DeviceSpec`` (tf-pose-estimation's ``tf.DeviceSpec(device_type="GPU",
+device_index=gpu_id)``), or the loop walks a list of GPUs a probe found (``for d in gpus: with tf.device(d)``).
 A device read from the loop's variable with no GPU in sight is a tower's too when the loop computes
 gradients (``opt.compute_gradients(...)``, ``tf.gradients(...)``: improved-gan's ``for idx, device
 in enumerate(self.devices)``, its GPUs listed by the caller). A fixed device
@@ -188,7 +189,8 @@ def _tower_loop(device: Reference, tainted: dict[int, set[str]]) -> Optional[tup
             continue
         iterable_names = _names(loop.children[3])
         if _formats_gpu(expression, targets) or _calls_gpu_function(expression) \
-                or iterable_names & gpu_names or _gradients_per_device(loop, expression):
+                or _gpu_device_spec(expression) or iterable_names & gpu_names \
+                or _gradients_per_device(loop, expression):
             return loop, iterable_names | read
         return None
     return None
@@ -205,6 +207,21 @@ def _calls_gpu_function(expression: Base) -> bool:
             if _is_attribute(child) and "gpu" in child.children[1].value.lower() \
                     and _is_call(children[index + 1]):
                 return True
+    return False
+
+
+def _gpu_device_spec(expression: Base) -> bool:
+    """Does ``expression`` build a ``DeviceSpec`` of device type GPU
+    (``tf.DeviceSpec(device_type="GPU", device_index=k)``: tf-pose-estimation's towers)?"""
+    for node in _walk(expression):
+        children = node.children
+        for index, child in enumerate(children[:-1]):
+            named = child.value if child.type == tokens.NAME else \
+                child.children[1].value if _is_attribute(child) else ""
+            if named == "DeviceSpec" and _is_call(children[index + 1]):
+                argument = find_argument(children[index + 1], "device_type", 3)
+                if argument is not None and _mentions_gpu(argument.value):
+                    return True
     return False
 
 
