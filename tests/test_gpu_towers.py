@@ -154,6 +154,39 @@ def test_a_loop_computing_gradients_on_each_device_of_a_list() -> None:
     assert_reports(RULES, DEVICE_LIST, findings=[("NPU055", 8, 4, "unmigrated")])
 
 
+DEVICE_SPEC = '''\
+import tensorflow as tf
+
+
+def build(q_inp, args):
+    q_inp_split = tf.split(q_inp, args.gpus)
+    output_vectmap = []
+    for gpu_id in range(args.gpus):
+        with tf.device(tf.DeviceSpec(device_type="GPU", device_index=gpu_id)):
+            with tf.variable_scope(tf.get_variable_scope(), reuse=(gpu_id > 0)):
+                net, pretrain_path, last_layer = get_network(args.model, q_inp_split[gpu_id])
+                output_vectmap.append(net.get_output())
+    return output_vectmap
+'''
+
+
+@pytest.mark.parametrize("spec", ['tf.DeviceSpec(device_type="GPU", device_index=gpu_id)',
+                                  "tf.DeviceSpec(None, None, None, 'gpu', gpu_id)",
+                                  'tf.DeviceSpec(job="worker", device_type="GPU", device_index=gpu_id).to_string()'])
+def test_a_device_spec_of_a_gpu_indexed_by_the_loop(spec: str) -> None:
+    """tf-pose-estimation's ``train.py``: one tower per GPU placed by a ``tf.DeviceSpec`` of
+    device type ``GPU`` and index ``gpu_id`` (the loss and its gradients are built after the
+    loop): no '/gpu:%d' string, so the loop went unreported."""
+    source = DEVICE_SPEC.replace('tf.DeviceSpec(device_type="GPU", device_index=gpu_id)', spec)
+    findings = assert_reports(RULES, source, findings=[("NPU055", 7, 4, "unmigrated")])
+    assert messages(findings, "NPU055")[0].startswith(f"this loop builds one model copy per GPU (tf.device({spec})): ")
+
+
+def test_a_device_spec_of_a_cpu_is_no_tower() -> None:
+    source = DEVICE_SPEC.replace('device_type="GPU"', 'device_type="CPU"')
+    assert_reports(RULES, source, findings=[])
+
+
 @pytest.mark.parametrize("source", [
     # gradients on each of a list of devices that are CPUs
     ("import tensorflow as tf\n\nfor k in range(4):\n    with tf.device('/cpu:%d' % k):\n"
@@ -162,6 +195,12 @@ def test_a_loop_computing_gradients_on_each_device_of_a_list() -> None:
     "import tensorflow as tf\n\nfor i in range(4):\n    with tf.device(assign_to_worker(i)):\n        pass\n",
     # a device list entered without any gradient: a placement, not a tower
     "import tensorflow as tf\n\nfor d in self.devices:\n    with tf.device(d):\n        out.append(f(d))\n",
+    # gradients on each device of a list of CPUs, or of worker tasks (in-graph replication):
+    # no GPU in sight, the loop's devices are named
+    ("import tensorflow as tf\n\nfor d in ['/cpu:0', '/cpu:1']:\n    with tf.device(d):\n"
+     "        grads.append(opt.compute_gradients(loss))\n"),
+    ("import tensorflow as tf\n\nfor task in range(n):\n    with tf.device(tf.train.replica_device_setter("
+     "worker_device='/job:worker/task:%d' % task)):\n        grads.append(tf.gradients(loss, params))\n"),
 ])
 def test_what_no_gpu_and_no_gradient_make_a_tower_of_is_left_alone(source: str) -> None:
     assert_reports(RULES, source, findings=[])

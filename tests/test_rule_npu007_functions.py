@@ -389,6 +389,53 @@ def test_a_parameter_config_kept_by_an_or_default_is_the_callers_object_too():
         ("NPU007", 7, 11, "unmigrated"), ("NPU007", 12, 11, "migrated")]
 
 
+FALLBACK_PARAMETER = '''\
+import tensorflow as tf
+
+
+def create_session(target="", config=None):
+    """A session on ``target``; a default config when the caller gives none."""
+    config = config or tf.ConfigProto()
+    return tf.Session(target, config=config)
+
+
+def main():
+    config = tf.ConfigProto()
+    sess = tf.Session(config=config)
+    with create_session(config=config) as eval_sess:
+        eval_sess.run(tf.no_op())
+    sess.run(tf.no_op())
+    sess.close()
+'''
+FALLBACKS = ["config or tf.ConfigProto()", "config if config is not None else tf.ConfigProto()",
+             "tf.ConfigProto() if config is None else config"]
+
+
+@pytest.mark.parametrize("fallback", FALLBACKS)
+def test_a_parameter_config_a_fallback_keeps_is_the_callers_object(fallback: str):
+    """``config = config or tf.ConfigProto()`` keeps the object ``main`` passes, which NPU007
+    configures for ``main``'s own session: lines after the fallback gave that object a second
+    NpuOptimizer entry, as lines for a plain parameter would."""
+    source = FALLBACK_PARAMETER.replace("config or tf.ConfigProto()", fallback)
+    new, findings = run_rules(source, RULES)
+    assert new is not None
+    assert new.count("custom_optimizers.add()") == 1
+    assert f"    config = {fallback}\n    return tf.Session(target, config=config)\n" in new
+    assert [site for site in sites(findings) if site[0] == "NPU007"] == [
+        ("NPU007", 7, 11, "unmigrated"), ("NPU007", 12, 11, "migrated")]
+
+
+@pytest.mark.parametrize("fallback", FALLBACKS)
+def test_a_parameter_config_a_fallback_keeps_is_configured_once_without_such_a_caller(fallback: str):
+    source = FALLBACK_PARAMETER.replace("config or tf.ConfigProto()", fallback).replace(
+        "    sess = tf.Session(config=config)\n", "").replace(
+        "    sess.run(tf.no_op())\n", "").replace("    sess.close()\n", "")
+    after = HEADER + source.replace("    return tf.Session(target", npu_lines("config", "    ")
+                                    + "    return tf.Session(target")
+    findings = assert_migrates(source, after, RULES)
+    assert [site for site in sites(findings) if site[0] == "NPU007"] == [("NPU007", 7, 11, "migrated")]
+
+
 def _repository_facts(files: dict) -> frozenset:
     return frozenset().union(*(config_function_facts(path, text) for path, text in files.items()))
 

@@ -3,6 +3,8 @@ session got the NPU lines after its last binding, whichever branch ran (issue 13
 
 from __future__ import annotations
 
+import pytest
+
 from npu_codemod.plugins.rules.sess_run.npu008_soft_placement import FACT
 
 from support.rules import assert_migrates, assert_unchanged, messages, run_rules, sites
@@ -389,6 +391,28 @@ def test_soft_placement_goes_on_the_copy_of_a_parameter():
     assert copied < new.index("        npu_tf_config.allow_soft_placement = True") < new.index("self.persistent_sess")
     assert "tf_config.allow" not in new.replace("npu_tf_config.allow", "")
     assert ("NPU008", 15, 31, "migrated") in sites(findings)
+
+
+MADE_WHEN_NONE = IMPORTS + '''
+
+def evaluate(checkpoint, config=None):
+    if config is None:
+        config = tf.ConfigProto(allow_soft_placement=True)
+        tf.logging.info("no session config given: a default one")
+    with tf.Session(config=config) as sess:
+        tf.train.Saver().restore(sess, checkpoint)
+'''
+
+
+@pytest.mark.parametrize("test", ["config is None", "not config"])
+def test_a_parameter_the_function_makes_when_none_gets_no_second_guard(test: str):
+    """``if config is None: config = tf.ConfigProto(...)`` already makes the object: a second
+    ``if config is None:`` guard before the lines (the one for a parameter that reaches the
+    session as passed) repeated it for nothing."""
+    before = MADE_WHEN_NONE.replace("if config is None:", f"if {test}:")
+    after = "from npu_bridge.npu_init import *\n" + before.replace(
+        "    with tf.Session", npu_lines("config", "    ") + "    with tf.Session")
+    check(before, after, [("NPU007", 13, 9, "migrated")])
 
 
 #: A compat.v1 evaluation module of a repository pinned to TF 2.x, which imports the TF 2.x

@@ -625,3 +625,42 @@ def test_shadowing_parameter_in_a_function_is_another_variable() -> None:
 
 def test_not_a_tf_session() -> None:
     assert assert_unchanged(TF + "import requests\ns = requests.Session()\ns.get(u)\n", RULES) == []
+
+
+# --- Endless loops ----------------------------------------------------------------------------
+
+SERVE = '''
+def serve(requests, replies, outputs):
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    while True:
+        replies.put(sess.run(outputs, {"inputs:0": requests.get()}))
+'''
+
+
+@pytest.mark.parametrize("source", [
+    SERVE,
+    SERVE.replace("while True:", "while 1:"),
+    # a generator of batches: the loop ends only when its consumer stops asking
+    SERVE.replace("replies.put(sess.run(outputs, {\"inputs:0\": requests.get()}))", "yield sess.run(outputs)"),
+    # the loop ends the ``with`` block that holds the session's uses
+    SERVE.replace("    while True:\n        replies", "    with tf.device('/cpu:0'):\n        while True:\n"
+                  "            replies"),
+    # only a return leaves it (a break of an inner loop is not its own): a close before the
+    # return would be a close under an ``if`` to a second run
+    SERVE.replace("        replies.put", "        for _ in range(3):\n            break\n"
+                  "        if requests.empty():\n            return\n        replies.put"),
+])
+def test_a_session_used_up_to_an_endless_loop_is_reported(source: str) -> None:
+    """No statement after ``while True:`` with no ``break`` of its own ever runs: a close()
+    there was dead code, reported ``migrated`` for a session that is never closed."""
+    findings = NPU010.reported(source, (4, 11))
+    loop = (TF + source).splitlines().index(next(line for line in source.splitlines() if "while" in line)) + 1
+    assert findings[0].message.startswith(f"{CLOSE} (sess is used up to an endless loop (line {loop}: ")
+
+
+def test_a_session_used_up_to_a_loop_with_a_break_is_closed_after_it() -> None:
+    before = SERVE.replace("        replies.put", "        if requests.empty():\n            break\n"
+                           "        replies.put")
+    after = before + "    sess.close()\n"
+    NPU010.migrated(before, after, (4, 11))

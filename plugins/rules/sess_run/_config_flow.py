@@ -10,7 +10,9 @@ branch that path does not take, do not count.
 ``if``, loops zero or more times, ``try`` handlers from any point of the ``try``) and keeps,
 for each point, the set of possible (binding, settings done since) pairs: a may-analysis, so
 "on every path" is "in every pair". ``custom_optimizers.add()`` is the one NPU line that must
-not run twice on one object (each run adds an optimizer); assignments may.
+not run twice on one object (each run adds an optimizer); assignments may. A fallback
+(``config = config or tf.ConfigProto()``) may keep the object the name held (a caller's, for
+a parameter): its pairs go on, next to the new object's.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import AbstractSet, Callable, Optional
 
-from npu_codemod.api import Base, Leaf, Node, symbols, tokens
+from npu_codemod.api import Base, Leaf, Node, is_none, symbols, tokens
 from npu_codemod.api._toolkit import uses
 
 from ._session_config import CUSTOM_OP, NPU_PIECES, ConfigTarget, code, setting_key
@@ -171,6 +173,9 @@ class _Walker:
         children = node.children
         direct = node.type == symbols.expr_stmt and children[1].type == tokens.EQUAL and any(
             child.type == tokens.NAME and child.value == self.name for child in children[:-1:2])
+        others = fallback_values(children[-1], self.name) if direct else None
+        if others is not None:  # ``name = name or X``: the object it held, or X's
+            return State(state | {(index, self.initial(other)) for other in others})
         return State({(index, self.initial(children[-1]) if direct else frozenset())})
 
     def bound(self, node: Base, state: State) -> State:
@@ -248,3 +253,82 @@ def _binding_statement(leaf: Leaf, scope: Node) -> Optional[Base]:
             return node
         node = node.parent
     return node
+
+
+def made_when_none(function: Node, name: str, anchor: Base) -> bool:
+    """Does a statement of ``function``'s body before the one holding ``anchor`` give the
+    parameter ``name`` an object when it is None: ``if name is None: name = X`` (or ``if not
+    name:``), ``name = name or X``, ``name = name if name is not None else X``?"""
+    body = function.children[-1]
+    statement = anchor
+    while statement.parent is not None and statement.parent is not body:
+        statement = statement.parent
+    for child in body.children:
+        if child is statement:
+            return False
+        if _fills_none(child, name):
+            return True
+    return False
+
+
+def _fills_none(statement: Base, name: str) -> bool:
+    """Is ``statement`` one that binds ``name`` to an object when it is None?"""
+    if statement.type == symbols.if_stmt:
+        children = statement.children
+        return len(children) == 4 and _tests_none(children[1], name) and _binds_object(children[3], name)
+    if statement.type != symbols.simple_stmt:
+        return False
+    for small in statement.children:
+        value = _assigned_value(small, name)
+        others = fallback_values(value, name) if value is not None else None
+        if others and not any(is_none(other) for other in others):
+            return True
+    return False
+
+
+def _tests_none(test: Base, name: str) -> bool:
+    """Is ``test`` ``name is None`` or ``not name``?"""
+    children = test.children if isinstance(test, Node) else []
+    if test.type == symbols.comparison and len(children) == 3:
+        return _is_name(children[0], name) and children[1].type == tokens.NAME \
+            and children[1].value == "is" and is_none(children[2])
+    return test.type == symbols.not_test and _is_name(children[1], name)
+
+
+def _binds_object(block: Base, name: str) -> bool:
+    """Does a statement of ``block`` (an ``if``'s body) bind ``name`` to something other than None?"""
+    lines = block.children if block.type == symbols.suite else [block]
+    for line in lines:
+        if line.type != symbols.simple_stmt:
+            continue
+        for small in line.children:
+            value = _assigned_value(small, name)
+            if value is not None and not is_none(value):
+                return True
+    return False
+
+
+def _assigned_value(small: Base, name: str) -> Optional[Base]:
+    """The value of ``name = value`` when ``small`` is that assignment; else None."""
+    children = small.children if small.type == symbols.expr_stmt else []
+    if len(children) == 3 and children[1].type == tokens.EQUAL and _is_name(children[0], name):
+        return children[2]
+    return None
+
+
+def fallback_values(value: Base, name: str) -> Optional[list[Base]]:
+    """The values ``name = value`` may bind besides the object ``name`` holds already, when
+    ``value`` may keep that object (``name or X``, ``name if name is not None else X``, ``X if
+    name is None else name``); None when ``value`` does not read ``name`` so."""
+    if value.type == symbols.or_test:
+        operands = value.children[::2]
+    elif value.type == symbols.test and len(value.children) == 5:
+        operands = [value.children[0], value.children[4]]
+    else:
+        return None
+    others = [operand for operand in operands if not _is_name(operand, name)]
+    return others if len(others) < len(operands) else None
+
+
+def _is_name(node: Base, name: str) -> bool:
+    return node.type == tokens.NAME and node.value == name

@@ -50,7 +50,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._bound_attributes import bound_attribute_marks
-from ._config_flow import PARAMETER, Flow, target_flow
+from ._config_flow import PARAMETER, Flow, made_when_none, target_flow
 from ._config_functions import (
     ConfigSource,
     config_function_facts,
@@ -694,7 +694,7 @@ def _none_guard(target: ConfigTarget, flow: Flow, module: Optional[str],
     ``tf.compat.v1`` in a ``tf2-compat`` file that imports ``tensorflow as tf``)."""
     scope = enclosing_scope(target.anchor)
     name = target.expression
-    if not any(_may_be_none(flow, index, scope, name) for index, _ in flow.reaching):
+    if not any(_may_be_none(flow, index, scope, target) for index, _ in flow.reaching):
         return None
 
     def guard(anchor: Base) -> str:
@@ -704,12 +704,15 @@ def _none_guard(target: ConfigTarget, flow: Flow, module: Optional[str],
     return guard
 
 
-def _may_be_none(flow: Flow, index: int, scope: Node, name: str) -> bool:
-    """Can the object binding ``index`` gives ``name`` be None: a parameter that defaults to
-    None, or a local bound to None on some branch (``else: config = None``, the local run of a
-    cluster script)?"""
+def _may_be_none(flow: Flow, index: int, scope: Node, target: ConfigTarget) -> bool:
+    """Can the object binding ``index`` gives the target's name be None: a parameter that
+    defaults to None and that the function does not replace when None before the session (``if
+    config is None: config = tf.ConfigProto()``), or a local bound to None on some branch
+    (``else: config = None``, the local run of a cluster script)?"""
     if index == PARAMETER:
-        return scope.type == symbols.funcdef and defaults_to_none(scope, name)
+        name = target.expression
+        return scope.type == symbols.funcdef and defaults_to_none(scope, name) \
+            and not made_when_none(scope, name, target.anchor)
     return index >= 0 and _binds_none(flow.bindings[index])
 
 

@@ -149,7 +149,9 @@ class SessionClose(Rule):
                "`K.set_session(tf.Session())`), returns before which a close would break "
                "something, and sessions closed on some paths only (`if done: sess.close()`, a "
                "close in a loop or an `except`: on the other paths the executor is never "
-               "released); the message says where the close belongs when the tool can tell.")
+               "released), and sessions used up to an endless loop (`while True:` with no `break`, "
+               "after which nothing runs); the message says where the close belongs when the "
+               "tool can tell.")
     example = """
         import tensorflow as tf
 
@@ -371,6 +373,10 @@ def _close(power: Node, life: Lifetime, span: _Span, exits: list[_Exit], ctx: Fi
     report the returns it cannot."""
     name = life.name
     closable = [node.parent for node, problem in exits if problem is None]
+    endless = _endless_loop(span.last)
+    if endless is not None:
+        ctx.report(power, "unmigrated", f"{CLOSE} ({name} {ENDLESS.format(line=position(endless)[0])})")
+        return
     endings = _endings(span.last)  # None: the block goes on after it, the close goes there
     after = endings is None
     if endings is not None:
@@ -406,6 +412,39 @@ def _unclosable_end(last: Base, endings: list[Base], closable: list[Node]) -> st
                 "return/raise/break/continue, so no close can follow it; close it before each "
                 "of those by hand")
     return ""
+
+
+def _endless_loop(statement: Base) -> Optional[Node]:
+    """The ``while True:`` (any always-true constant) with no ``break`` of its own that
+    ``statement`` is or ends with (the last statement of a ``with``): no statement after it
+    runs, a close() there never would. None when there is none."""
+    if statement.type == symbols.with_stmt:
+        statements = block_statements(_clauses(statement)[-1][1])
+        return _endless_loop(statements[-1]) if statements else None
+    if statement.type != symbols.while_stmt or not _always_true(statement.children[1]):
+        return None
+    return None if _breaks(statement.children[3]) else statement
+
+
+def _always_true(test: Base) -> bool:
+    """Is ``test`` ``True`` or a nonzero number?"""
+    if test.type == tokens.NAME:
+        return test.value == "True"
+    return test.type == tokens.NUMBER and test.value.strip("0._jJlL") != ""
+
+
+def _breaks(node: Base) -> bool:
+    """Does ``node`` (a loop's body) hold a ``break`` of that loop: not one of a loop nested in
+    it (whose ``else:`` clause is the outer loop's again), of a function or class?"""
+    for child in node.children if isinstance(node, Node) else ():
+        if child.type == tokens.NAME and child.value == "break":
+            return True
+        if child.type in (symbols.for_stmt, symbols.while_stmt):
+            if any(keyword == "else" and _breaks(body) for keyword, body in _clauses(child)):
+                return True
+        elif child.type not in _OWN_SCOPES and _breaks(child):
+            return True
+    return False
 
 
 def _endings(statement: Base) -> Optional[list[Base]]:
@@ -782,6 +821,10 @@ def _called_function(leaf: Leaf) -> Optional[str]:
     return prefix_name(power, child_index(node))
 
 
+ENDLESS = ("is used up to an endless loop (line {line}: while True with no break), after which "
+           "nothing runs: close it where the program stops (in a finally: around the loop, or "
+           "before each return that leaves the loop)")
+_OWN_SCOPES = (symbols.funcdef, symbols.classdef, symbols.lambdef, symbols.async_funcdef)
 _DEFAULT_TO_THE_END = ("is the default session, used without its name until the end of the "
                        "block, which ends in a return/raise")
 

@@ -5,7 +5,8 @@ iteration: it reads the loop's variable and formats a GPU device string with it 
 % k``, ``'/gpu:{}'.format(k)``, ``f'/gpu:{k}'``, ``'/gpu:' + str(k)``, or a variable given
 such a string or such an expression: youtube-8m's ``device_string % i``), or calls a function
 named for the GPU it assigns (transformer-xl's ``assign_to_gpu(i, ps_device)``, a device
-function), or the loop walks a list of GPUs a probe found (``for d in gpus: with tf.device(d)``).
+function), or builds a GPU ``DeviceSpec`` (tf-pose-estimation's ``tf.DeviceSpec(device_type="GPU",
+device_index=gpu_id)``), or the loop walks a list of GPUs a probe found (``for d in gpus: with tf.device(d)``).
 A device read from the loop's variable with no GPU in sight is a tower's too when the loop computes
 gradients (``opt.compute_gradients(...)``, ``tf.gradients(...)``: improved-gan's ``for idx, device
 in enumerate(self.devices)``, its GPUs listed by the caller). A fixed device
@@ -40,6 +41,8 @@ _WANTED = (frozenset(PROBES), frozenset(DEVICE))
 #: The methods and functions whose call computes gradients: ``opt.compute_gradients(loss)``,
 #: ``tf.gradients(loss, params)``.
 _GRADIENTS = frozenset({"compute_gradients", "gradients"})
+#: What a device string names when it names no GPU: a CPU, a job's task (in-graph replication).
+_OTHER_DEVICES = ("cpu", "job:", "task:")
 
 
 @dataclass
@@ -186,7 +189,8 @@ def _tower_loop(device: Reference, tainted: dict[int, set[str]]) -> Optional[tup
             continue
         iterable_names = _names(loop.children[3])
         if _formats_gpu(expression, targets) or _calls_gpu_function(expression) \
-                or iterable_names & gpu_names or _gradients_per_device(loop, expression):
+                or _gpu_device_spec(expression) or iterable_names & gpu_names \
+                or _gradients_per_device(loop, expression):
             return loop, iterable_names | read
         return None
     return None
@@ -206,10 +210,27 @@ def _calls_gpu_function(expression: Base) -> bool:
     return False
 
 
+def _gpu_device_spec(expression: Base) -> bool:
+    """Does ``expression`` build a ``DeviceSpec`` of device type GPU
+    (``tf.DeviceSpec(device_type="GPU", device_index=k)``: tf-pose-estimation's towers)?"""
+    for node in _walk(expression):
+        children = node.children
+        for index, child in enumerate(children[:-1]):
+            named = child.value if child.type == tokens.NAME else \
+                child.children[1].value if _is_attribute(child) else ""
+            if named == "DeviceSpec" and _is_call(children[index + 1]):
+                argument = find_argument(children[index + 1], "device_type", 3)
+                if argument is not None and _mentions_gpu(argument.value):
+                    return True
+    return False
+
+
 def _gradients_per_device(loop: Node, expression: Base) -> bool:
     """Does ``loop`` compute gradients (``.compute_gradients(``, ``tf.gradients(``) while its
-    device ``expression`` names no other device than a GPU (no ``'/cpu:%d'``)?"""
-    if any(leaf.type == tokens.STRING and "cpu" in leaf.value.lower() for leaf in expression.leaves()):
+    device ``expression`` and what it iterates over name no other device than a GPU (no
+    ``'/cpu:%d'``, no ``for d in ['/cpu:0', '/cpu:1']``, no worker task of an in-graph
+    replication: ``'/job:worker/task:%d' % task``)?"""
+    if _names_other_device(expression) or _names_other_device(loop.children[3]):
         return False
     for node in _walk(loop.children[5]):  # the body (``for t in x: body [else: ...]``)
         children = node.children
@@ -217,6 +238,15 @@ def _gradients_per_device(loop: Node, expression: Base) -> bool:
             if _is_attribute(child) and child.children[1].value in _GRADIENTS \
                     and _is_call(children[index + 1]):
                 return True
+    return False
+
+
+def _names_other_device(node: Base) -> bool:
+    """Does a string of ``node`` name a device that is no GPU (:data:`_OTHER_DEVICES`)?"""
+    for leaf in node.leaves():
+        value = leaf.value.lower() if leaf.type == tokens.STRING else ""
+        if "gpu" not in value and any(other in value for other in _OTHER_DEVICES):
+            return True
     return False
 
 

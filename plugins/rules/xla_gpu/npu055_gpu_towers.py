@@ -61,7 +61,8 @@ class GpuTowers(Rule):
     guide_url = Rule.catalog_url(id, name)
     reports = ("Multi-GPU tower loops (a `for` loop whose body enters `tf.device('/gpu:%d' % k)`, "
                "`'/gpu:{}'.format(k)`, `f'/gpu:{k}'` or a device string variable built so, a device "
-               "function named for its GPU such as `assign_to_gpu(k, ps_device)`, or any device read "
+               "function named for its GPU such as `assign_to_gpu(k, ps_device)`, a "
+               "`tf.DeviceSpec(device_type=\"GPU\", device_index=k)`, or any device read "
                "from the loop's variable when the loop computes gradients) and the "
                "GPU counts sizing them (`device_lib.list_local_devices()` filtered on `\"GPU\"`, "
                "`tf.config.list_physical_devices('GPU')`): on Ascend one process drives one NPU; "
