@@ -430,8 +430,9 @@ def test_a_parameter_config_a_fallback_keeps_is_configured_once_without_such_a_c
     source = FALLBACK_PARAMETER.replace("config or tf.ConfigProto()", fallback).replace(
         "    sess = tf.Session(config=config)\n", "").replace(
         "    sess.run(tf.no_op())\n", "").replace("    sess.close()\n", "")
-    after = HEADER + source.replace("    return tf.Session(target", npu_lines("config", "    ")
-                                    + "    return tf.Session(target")
+    copied = "    npu_config = copy.deepcopy(config)\n" + npu_lines("npu_config", "    ")
+    after = HEADER.replace("import *\n", "import *\nimport copy\n") + source.replace(
+        "    return tf.Session(target, config=config)", copied + "    return tf.Session(target, config=npu_config)")
     findings = assert_migrates(source, after, RULES)
     assert [site for site in sites(findings) if site[0] == "NPU007"] == [("NPU007", 7, 11, "migrated")]
 

@@ -408,10 +408,11 @@ def evaluate(checkpoint, config=None):
 def test_a_parameter_the_function_makes_when_none_gets_no_second_guard(test: str):
     """``if config is None: config = tf.ConfigProto(...)`` already makes the object: a second
     ``if config is None:`` guard before the lines (the one for a parameter that reaches the
-    session as passed) repeated it for nothing."""
+    session as passed) repeated it for nothing. The copy the session takes needs none either."""
     before = MADE_WHEN_NONE.replace("if config is None:", f"if {test}:")
-    after = "from npu_bridge.npu_init import *\n" + before.replace(
-        "    with tf.Session", npu_lines("config", "    ") + "    with tf.Session")
+    after = "from npu_bridge.npu_init import *\nimport copy\n" + before.replace(
+        "    with tf.Session(config=config)",
+        _copied("npu_config", "config", "    ") + "    with tf.Session(config=npu_config)")
     check(before, after, [("NPU007", 13, 9, "migrated")])
 
 
