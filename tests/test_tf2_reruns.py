@@ -175,14 +175,15 @@ def run_plain(fetches):
 
 
 def test_a_compat_files_none_guard_is_compat_v1_code_the_rerun_accepts(tmp_path: Path) -> None:
-    """The guard NPU007 gives ``config=None`` is ``tf.compat.v1.ConfigProto()`` in a ``tf2-compat``
+    """The copy NPU007 makes of ``config=None`` is a ``tf.compat.v1.ConfigProto()`` in a ``tf2-compat``
     file that imports ``tensorflow as tf``: ``tf.ConfigProto()`` raised on TF 2.x, and the rerun
     called the file a conflict ("TF 1.x-only API tf.ConfigProto"), its findings gone."""
     first, rerun = _runs(tmp_path, {"evaluation": {"requirements.txt": "tensorflow==2.6.0\n",
                                                    "evaluate.py": COMPAT_EVALUATION}})
     before, after = first["evaluation"], rerun["evaluation"]
     written = git(tmp_path / "evaluation", "show", f"{BRANCH}:evaluate.py")
-    assert "    if config is None:\n        config = tf.compat.v1.ConfigProto()\n" in written
+    assert ("    npu_config = copy.deepcopy(config) if config is not None else tf.compat.v1.ConfigProto()\n"
+            in written)
     assert "tf.ConfigProto" not in written
     assert before["file_kinds"] == {"tf2-compat": 1}
     assert "conflict" not in after["file_kinds"]
