@@ -406,3 +406,35 @@ def evaluate(config, checkpoints):
 '''
     new, findings = run_rules(source, RULES, DEVICE)
     assert new is not None and not [f for f in findings if f.status == "error"]
+
+
+#: baselines' ``make_session``: a config parameter, made with soft placement when None.
+MADE_WITH_SOFT_PLACEMENT_WHEN_NONE = '''\
+import tensorflow as tf
+
+
+def make_session(config=None, num_cpu=4):
+    """A session with ``num_cpu`` threads, or the caller's config."""
+    if config is None:
+        config = tf.ConfigProto(
+            allow_soft_placement=True,
+            intra_op_parallelism_threads=num_cpu)
+        config.gpu_options.allow_growth = True
+    return tf.Session(config=config)
+'''
+
+
+def test_a_copied_parameters_own_soft_placement_is_the_sessions_site_once():
+    """NPU007 hands the session a copy of the parameter (``npu_config = copy.deepcopy(config)``):
+    the ``allow_soft_placement=True`` of the config made when None reaches the session through
+    the copy, and is that session's site, not a second one on the keyword's line (first run and
+    rerun alike)."""
+    after = (HEADER.replace("import *\n", "import *\nimport copy\n")
+             + MADE_WITH_SOFT_PLACEMENT_WHEN_NONE.replace(
+                 "    return tf.Session(config=config)\n",
+                 "    npu_config = copy.deepcopy(config)\n" + npu_lines("npu_config", "    ")
+                 + "    npu_config.allow_soft_placement = True\n"
+                 + "    return tf.Session(config=npu_config)\n"))
+    check(MADE_WITH_SOFT_PLACEMENT_WHEN_NONE, after, [("NPU008", 11, 11, "migrated")])
+    _, second = run_rules(after, RULES, DEVICE)
+    assert [s for s in sites(second) if s[0] == "NPU008"] == [("NPU008", 20, 11, "migrated")]

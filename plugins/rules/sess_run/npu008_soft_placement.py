@@ -431,12 +431,30 @@ def _sessions_of_configs(ctx: FileContext, flows: dict[int, Optional[Flow]]) -> 
     for target in targets(ctx):
         if target.constructor is not None:
             found[id(target.constructor)] = target
-        flow = flows[id(target)]
-        bindings = flow.bindings if flow is not None else []
-        for index, _ in flow.reaching if flow is not None else ():
-            if 0 <= index < len(bindings):  # not a parameter's or an unbound entry
-                found.setdefault(id(bindings[index]), target)
+        for binding in _reaching_bindings(flows[id(target)]):
+            found.setdefault(id(binding), target)
+            for copied in _copied_bindings(binding):  # NPU007's copy of a config parameter
+                found.setdefault(id(copied), target)
     return found
+
+
+def _reaching_bindings(flow: Optional[Flow]) -> Iterator[Base]:
+    """The statements of ``flow`` whose objects reach its session (not a parameter's or an
+    unbound entry)."""
+    bindings = flow.bindings if flow is not None else []
+    for index, _ in flow.reaching if flow is not None else ():
+        if 0 <= index < len(bindings):
+            yield bindings[index]
+
+
+def _copied_bindings(binding: Base) -> list[Base]:
+    """For ``<x> = copy.deepcopy(<name>)`` (maybe ``... if ... else ...``), the statements
+    binding ``<name>`` that reach the copy: the config made there is the session's too."""
+    copied = _deep_copy_of(binding)
+    if copied is None or not copied.isidentifier() or copied == str(binding.children[0]).strip():
+        return []  # ``x = copy.deepcopy(x)``: its own bindings are the flow's already
+    flow = config_flow(enclosing_scope(binding), enclosing_statement(binding), copied, _keyword_setting, {SETTING})
+    return list(_reaching_bindings(flow))
 
 
 def _session_of_assignment(node: Base, ctx: FileContext,
