@@ -13,7 +13,6 @@ anything.
 
 from __future__ import annotations
 
-import ast
 from typing import Optional
 
 from npu_codemod.api import Argument, Base, Node, arguments, symbols, tokens
@@ -22,6 +21,7 @@ from npu_codemod.api._toolkit import (
     bound_names,
     enclosing_scope,
     is_call_trailer,
+    string_value,
     uses,
 )
 
@@ -110,7 +110,7 @@ def _stored_key(leaf: Base) -> Optional[str]:
     if trailer.children[0].type != tokens.LSQB or len(power.children) != 2 \
             or statement.type != symbols.expr_stmt or statement.children[0] is not power:
         return None
-    key = _string(trailer.children[1])
+    key = string_value(trailer.children[1])
     return key or None
 
 
@@ -125,7 +125,7 @@ def _dict_keys(value: Base) -> Optional[set[str]]:
                for item in items) or len(items) < 3 \
                 or any(colon.type != tokens.COLON for colon in items[1::4]):
             return None
-        keys = [_string(key) for key in items[0::4]]
+        keys = [string_value(key) for key in items[0::4]]
         return None if not all(keys) else {key for key in keys if key}
     if value.type == symbols.power and len(value.children) == 2 and value.children[0].type == tokens.NAME \
             and value.children[0].value == "dict" and is_call_trailer(value.children[1]):
@@ -150,13 +150,3 @@ def _display_length(value: Base) -> Optional[int]:
         return None
     return len(items)
 
-
-def _string(node: Base) -> Optional[str]:
-    """The value of a plain string literal, else None."""
-    if node.type != tokens.STRING:
-        return None
-    try:
-        value = ast.literal_eval(node.value)
-    except (SyntaxError, ValueError):
-        return None
-    return value if isinstance(value, str) else None
