@@ -458,3 +458,102 @@ def test_a_list_goes_in_as_a_copy_only_where_it_is_handed_over_again(before: str
     """Trained in a loop, the same list would collect one NPU hook per epoch; a list nothing
     reads again goes in as it is, as the spec writes it."""
     pack_migrates(RULES, before, after, header=ESTIMATOR)
+
+
+HOOKS_MODULE = '''\
+import tensorflow as tf
+import horovod.tensorflow as hvd
+
+
+def make_hooks(steps):
+    hooks = [tf.train.StopAtStepHook(last_step=steps // hvd.size())]
+    if hvd.size() > 1:
+        hooks.append(hvd.BroadcastGlobalVariablesHook(0))
+    return hooks
+
+
+def make_callbacks():
+    return [hvd.callbacks.BroadcastGlobalVariablesCallback(0), tf.keras.callbacks.TerminateOnNaN()]
+
+
+def logging_hooks():
+    return [tf.train.LoggingTensorHook({"loss": "loss"}, every_n_iter=100)]
+'''
+HOOKS_TRAINER = '''\
+import tensorflow as tf
+import horovod.tensorflow as hvd
+
+from trainer import utils
+from trainer.utils import make_callbacks
+
+estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
+hooks = utils.make_hooks(1000)
+estimator.train(input_fn, hooks=hooks)
+estimator.train(input_fn, hooks=utils.make_hooks(10) + utils.logging_hooks())
+estimator.train(input_fn, hooks=utils.logging_hooks())
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+model.fit(x, y, callbacks=make_callbacks())
+'''
+HOOKS_FILES = {"trainer/__init__.py": "", "trainer/utils.py": HOOKS_MODULE, "trainer/task.py": HOOKS_TRAINER}
+
+
+def test_hooks_another_module_returns_with_a_broadcast_get_no_second_one() -> None:
+    """``utils.make_hooks()`` returns Horovod's broadcast hook, which NPU024 replaces with the
+    NPU's in ``utils.py``: wrapped in npu_hooks_append(...) in the training file, the variables
+    were broadcast twice at each start. The analysis says which functions return one."""
+    facts = repository_facts(HOOKS_FILES)
+    assert {"broadcast-function:trainer.utils.make_hooks=hooks:horovod",
+            "broadcast-function:trainer.utils.make_callbacks=callbacks:horovod"} <= facts
+    assert not any(fact.startswith("broadcast-function:") and "logging_hooks" in fact for fact in facts)
+    outcome = run_rules({"NPU024", "NPU027"}, HOOKS_TRAINER, facts, path="trainer/task.py")
+    assert outcome.new is not None and outcome.new.count("_append(") == 1
+    assert "hooks=npu_hooks_append(hooks_list=utils.logging_hooks())" in outcome.new
+    assert [f.message.partition(" (")[0] for f in outcome.findings if f.rule_id == "NPU027"] == [
+        "the hooks already hold NPUBroadcastGlobalVariablesHook(...)",
+        "the hooks already hold NPUBroadcastGlobalVariablesHook(...)",
+        "wrapped the hooks in npu_hooks_append(hooks_list=...)",
+        "the callbacks already hold NPUBroadcastGlobalVariablesCallback(...)"]
+    migrated = run_rules({"NPU024"}, HOOKS_MODULE, facts, path="trainer/utils.py").new
+    assert migrated is not None
+    rerun = repository_facts({**HOOKS_FILES, "trainer/utils.py": migrated})
+    assert "broadcast-function:trainer.utils.make_hooks=hooks:npu" in rerun
+    assert run_rules({"NPU024", "NPU027"}, HOOKS_TRAINER, rerun, path="trainer/task.py").new == outcome.new
+
+
+@pytest.mark.parametrize("module", [
+    HOOKS_MODULE.replace("import tensorflow as tf\n", ""),  # no TensorFlow file: not rewritten there
+    HOOKS_MODULE.replace("BroadcastGlobalVariablesHook(0)", "BroadcastGlobalVariablesHook(0, device='/cpu:0')"),
+])
+def test_hooks_another_module_returns_with_horovod_s_kept_broadcast_are_reported(module: str) -> None:
+    facts = repository_facts({**HOOKS_FILES, "trainer/utils.py": module})
+    outcome = run_rules({"NPU024", "NPU027"}, HOOKS_TRAINER, facts, path="trainer/task.py")
+    assert message_of(outcome.findings, "NPU027", 9).startswith(
+        "the hooks utils.make_hooks() returns hold Horovod's broadcast, which stays in its module: replace it "
+        "there with NPUBroadcastGlobalVariablesHook(...) and leave the hooks here as they are: "
+        "npu_hooks_append(...) would add a second broadcast of the variables (guide: ")
+    assert outcome.new is not None and "hooks=hooks)" in outcome.new
+    off = run_rules({"NPU027"}, HOOKS_TRAINER, repository_facts(HOOKS_FILES), path="trainer/task.py")
+    assert message_of(off.findings, "NPU027", 9).startswith("the hooks utils.make_hooks() returns hold Horovod's")
+
+
+@pytest.mark.parametrize("function", [
+    "def make_hooks(steps):\n    if steps:\n        return [hvd.BroadcastGlobalVariablesHook(0)]\n    return []\n",
+    "def make_hooks(steps):\n    hooks = []\n    hooks.append(hvd.BroadcastGlobalVariablesHook(0))\n"
+    "    hooks = [timer]\n    return hooks\n",  # rebound after the broadcast was added
+    "def make_hooks(steps):\n    hooks = [timer]\n    result = hooks\n    hooks.append(hvd.BroadcastGlobalVariablesHook)\n"
+    "    return result\n",
+])
+def test_hooks_another_module_returns_not_shown_to_broadcast_are_wrapped(function: str) -> None:
+    module = "import tensorflow as tf\nimport horovod.tensorflow as hvd\n\n\n" + function
+    facts = repository_facts({**HOOKS_FILES, "trainer/utils.py": module})
+    assert not any(fact.startswith("broadcast-function:") for fact in facts)
+    outcome = run_rules({"NPU024", "NPU027"}, HOOKS_TRAINER, facts, path="trainer/task.py")
+    assert outcome.new is not None and "hooks=npu_hooks_append(hooks_list=hooks)" in outcome.new
+
+
+def test_a_star_imported_function_returning_a_broadcast_gets_no_second_one() -> None:
+    trainer = HOOKS_TRAINER.replace("from trainer import utils\n", "from trainer.utils import *\n").replace(
+        "utils.make_hooks(1000)", "make_hooks(1000)")
+    facts = repository_facts({**HOOKS_FILES, "trainer/task.py": trainer})
+    outcome = run_rules({"NPU024", "NPU027"}, trainer, facts, path="trainer/task.py")
+    assert message_of(outcome.findings, "NPU027", 9).startswith("the hooks already hold")

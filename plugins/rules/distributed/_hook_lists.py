@@ -86,15 +86,18 @@ def _in_loop(value: Base) -> bool:
     return False
 
 
-def holds(value: Base, wanted: Callable[[Base], bool], depth: int = 0) -> bool:
+def holds(value: Base, wanted: Callable[[Base], bool], depth: int = 0,
+          returns: Callable[[Base], bool] = lambda call: False) -> bool:
     """Do the hooks ``value`` hold a ``wanted`` item: ``value`` a list or tuple display holding
     one, a sum with such a part (``hooks + [bcast_hook]``), a name each of whose values in its
     scope holds one, a call of a function of the file each of whose returns holds one
     (``called_function``: ``training_hooks()``), or a name one is added to before ``value``
     (``training_hooks.append(bcast_hook)``, often under ``if hvd.size() > 1:``, the script's
     own test of when to broadcast)? An item that is a name counts when each value it is bound
-    to is ``wanted`` (``bcast_hook = hvd.BroadcastGlobalVariablesHook(0)``). Names are followed
-    and functions :data:`NAME_HOPS` deep (``hooks = hooks + [...]`` names itself)."""
+    to is ``wanted`` (``bcast_hook = hvd.BroadcastGlobalVariablesHook(0)``). A call of another
+    module's function counts when ``returns`` says so (``utils.make_hooks()``: the repository's
+    facts). Names are followed and functions :data:`NAME_HOPS` deep (``hooks = hooks + [...]``
+    names itself)."""
     def item_wanted(item: Base) -> bool:
         if item.type != tokens.NAME:
             return wanted(item)
@@ -102,17 +105,17 @@ def holds(value: Base, wanted: Callable[[Base], bool], depth: int = 0) -> bool:
         return bool(bound) and all(wanted(value) for value in bound or ())
 
     if value.type == symbols.arith_expr and all(sign.value == "+" for sign in value.children[1::2]):
-        return any(holds(part, wanted, depth) for part in value.children[::2])
+        return any(holds(part, wanted, depth, returns) for part in value.children[::2])
     function = called_function(value) if depth < NAME_HOPS else None
     if function is not None:
         returned = returned_values(function)
-        return bool(returned) and all(holds(item, wanted, depth + 1) for item in returned or ())
+        return bool(returned) and all(holds(item, wanted, depth + 1, returns) for item in returned or ())
     if value.type != tokens.NAME:
-        return any(item_wanted(item) for item in _items(value) or ())
+        return returns(value) or any(item_wanted(item) for item in _items(value) or ())
     if depth == NAME_HOPS:
         return False
     bound = bound_values(value, str(value.value))
-    return bool(bound) and all(holds(display, wanted, depth + 1) for display in bound or ()) or any(
+    return bool(bound) and all(holds(display, wanted, depth + 1, returns) for display in bound or ()) or any(
         item_wanted(item) for item in _added_before(value))
 
 

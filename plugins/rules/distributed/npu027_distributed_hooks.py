@@ -42,13 +42,16 @@ from npu_codemod.api._toolkit import (
     memo,
     position,
     prefix_name,
+    tree_text,
 )
 
+from ._broadcast_functions import HOROVOD_STATE, NPU_STATE, returned_broadcast
 from ._hook_lists import copy_reason, holds
 from .horovod import BOTH_MODES, GUIDE_DISTRIBUTED, DistributedRule, library, npu_name
 from .npu024_horovod_broadcast import (
     NPU_CALLBACK_NAME,
     NPU_HOOK_NAME,
+    HorovodBroadcast,
     broadcast_in_run,
     held_broadcast,
     held_broadcasts,
@@ -65,6 +68,9 @@ APPENDS = frozenset({npu_name(HOOKS[0]), npu_name(CALLBACKS[0])})
 #: What each append function appends: the NPU's broadcast of the variables.
 BROADCASTER = {"hooks": NPU_HOOK_NAME, "callbacks": NPU_CALLBACK_NAME}
 UNKNOWN = "npu027.unknown"
+#: What a function of another module returns: the NPU's broadcast after this run, or
+#: Horovod's, which stays (``_returned``).
+IN_RUN, KEPT = "in-run", "kept"
 #: Libraries whose ``fit``/``train`` never train a TensorFlow model (PyTorch Lightning's
 #: ``trainer.fit(model)``, scikit-learn's ``clf.fit(x, y)``...): their objects are left alone.
 NOT_TENSORFLOW = ("torch", "pytorch_lightning", "lightning", "sklearn", "xgboost", "lightgbm",
@@ -91,7 +97,9 @@ class DistributedHooks(DistributedRule):
                 "a list or tuple display holding one (`hooks=[hvd.BroadcastGlobalVariablesHook(0)]`, "
                 "`[bcast_hook]`), a sum with such a part (`hooks + [bcast_hook]`), a name bound "
                 "only to such values, a call of a function of the file that returns only such "
-                "values (`training_hooks()`), and a name one is appended "
+                "values (`training_hooks()`), a call of a function of another module of the "
+                "repository that does (`utils.make_hooks()`, imported or star-imported: NPU024 "
+                "replaces Horovod's broadcast there), and a name one is appended "
                 "to before the call (`training_hooks.append(bcast_hook)`). Only for an "
                 "Estimator or Keras model the repository builds: a name or attribute bound in "
                 "its scope to an Estimator class (or a subclass of the repository), "
@@ -106,7 +114,9 @@ class DistributedHooks(DistributedRule):
                "migrated inside it). A call whose hooks or callbacks may be in `**kwargs`. Hooks "
                "(callbacks) that hold Horovod's broadcast through a holder no rule rewrites "
                "(`[hvd_utils.hvd.BroadcastGlobalVariablesHook(0)]`: NPU025 reports it, to be "
-               "replaced with the NPU's): left as they are, as the NPU's hook would then be there "
+               "replaced with the NPU's), or that a function of another module returns holding "
+               "Horovod's broadcast which stays there (a file that imports no TensorFlow, a hook "
+               "with `device=`...): left as they are, as the NPU's hook would then be there "
                "twice.")
     example = """
         import tensorflow as tf
@@ -163,10 +173,17 @@ class DistributedHooks(DistributedRule):
         if distribution(ctx).conflict:
             ctx.report(site, "unmigrated", f"{BOTH_MODES}, then pass {keyword}={append}(...)")
             return
-        if given is not None and holds(given.value, lambda item: broadcast_in_run(item, ctx, keyword)):
+        if given is not None and holds(given.value, lambda item: broadcast_in_run(item, ctx, keyword),
+                                       returns=lambda call: _returned(call, keyword, ctx) == IN_RUN):
             ctx.report(site, "migrated", f"the {keyword} already hold {BROADCASTER[keyword]}(...) (or "
                        f"Horovod's, which NPU024 replaces with it): {append}(...) would add a second "
                        "broadcast of the variables, so they stay as they are")
+            return
+        kept = _kept_elsewhere(given.value, keyword, ctx) if given is not None else None
+        if kept is not None:
+            ctx.report(site, "unmigrated", f"the {keyword} {kept} returns hold Horovod's broadcast, which "
+                       f"stays in its module: replace it there with {BROADCASTER[keyword]}(...) and leave "
+                       f"the {keyword} here as they are: {append}(...) would add a second broadcast of the variables")
             return
         held = _held(given.value, keyword, ctx) if given is not None else None
         if held is not None:
@@ -237,6 +254,31 @@ def _held(value: Base, keyword: str, ctx: FileContext) -> Optional[str]:
     if held and holds(value, lambda item: _spelled_in(item, held, found)):
         return found[0]
     return None
+
+
+def _returned(call: Base, keyword: str, ctx: FileContext) -> Optional[str]:
+    """:data:`IN_RUN` when ``call`` (of a function of another module) returns ``keyword`` that
+    hold the NPU's broadcast after this run (NPU024 replaces Horovod's there), :data:`KEPT`
+    when they hold Horovod's that stays, else None (``broadcast_function_facts``)."""
+    state = returned_broadcast(call, ctx, keyword)
+    if state == NPU_STATE or state == HOROVOD_STATE and HorovodBroadcast.id in ctx.enabled_rules:
+        return IN_RUN
+    return KEPT if state is not None else None
+
+
+def _kept_elsewhere(value: Base, keyword: str, ctx: FileContext) -> Optional[str]:
+    """How the hooks ``value`` spell a call of another module's function returning Horovod's
+    broadcast that stays there (``utils.make_hooks()``), when they hold one; else None."""
+    found: list[str] = []
+
+    def kept(call: Base) -> bool:
+        if _returned(call, keyword, ctx) != KEPT:
+            return False
+        found.append(tree_text(call.children[0]).strip() + "".join(
+            tree_text(part) for part in call.children[1:-1]) + "()")
+        return True
+
+    return found[0] if holds(value, lambda item: False, returns=kept) else None
 
 
 def _spelled_in(item: Base, held: dict[tuple[int, int], str], found: list[str]) -> bool:
