@@ -5,7 +5,8 @@ on several devices, and the pack rewrites nothing where it uses two modes at onc
 is read with ``ast`` before any rewrite (:func:`distribution_facts`) and says:
 
 - ``distributed:horovod``: it imports ``horovod.tensorflow``, ``horovod.tensorflow.keras`` or
-  ``horovod.keras``;
+  ``horovod.keras``; a file that imports no TensorFlow too (:func:`import_facts`: a launcher,
+  a helper module);
 - ``distributed:strategy``: it builds a ``MirroredStrategy`` or ``MultiWorkerMirroredStrategy``
   (``tf.distribute``, ``tf.distribute.experimental``, ``tf.contrib.distribute``), or the
   ``npu_strategy.NPUStrategy()`` NPU026 writes for them;
@@ -111,6 +112,14 @@ def distribution_facts(path: str, text: str) -> frozenset[str]:
             facts.add(NPU)
     facts.update(_strategies_via_accessors(index, imports, path, star_imported(path, text)))
     return frozenset(facts)
+
+
+def import_facts(path: str, text: str) -> frozenset[str]:
+    """The ``distributed:horovod`` fact of a file that imports no TensorFlow: a launcher or a
+    helper module that imports Horovod for TensorFlow (``from horovod.tensorflow import
+    init``) makes the repository distributed as a TensorFlow file's import does (its other
+    facts are those of files the rules read)."""
+    return distribution_facts(path, text) & {HOROVOD} if "horovod" in text else frozenset()
 
 
 def _strategies_via_accessors(index: ModuleIndex, imports: dict[str, str], path: str,

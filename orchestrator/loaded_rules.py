@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Callable, FrozenSet, Iterable, Optional
 
 from npu_codemod.codemods.built_models import model_facts
+from npu_codemod.codemods.distribution import import_facts
 from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine, collector_paused, size_problem
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.names import IMPORTS_TF
@@ -180,6 +181,7 @@ class LoadedRules:
             facts.update(star_import_facts(path, text, imports_tf=False))  # TF through ``import *``?
             facts.update(reexport_facts(path, text))  # a package's names, for its importers
             facts.update(alias_facts(path, text))  # ``from .compat import tfv1``, re-exported
+            facts.update(import_facts(path, text))  # ``from horovod.tensorflow import init``
             if may_use_datasets(data):  # a decoding script's loop over a library's dataset (NPU064)
                 facts.update(dataset_use_facts(path, text))
             # or through standalone Keras, or tflearn?

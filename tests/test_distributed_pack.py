@@ -366,3 +366,43 @@ def test_check_lists_what_run_rewrites_and_reports(source: str) -> None:
     outcome = process(source, DISTRIBUTED | KERAS, facts)
     again = run_rules(DISTRIBUTED | KERAS, outcome.new_data.decode("utf-8"), facts).findings
     assert_check_lists_run_sites(outcome, again)
+
+
+LAUNCHER = '''\
+"""Start one worker per GPU: rank and size from Horovod, the training in trainer.py."""
+import sys
+
+from horovod.tensorflow import init, local_rank, rank, size
+
+import trainer
+
+if __name__ == "__main__":
+    init()
+    trainer.main(rank(), size(), local_rank(), sys.argv[1:])
+'''
+TRAINER = '''\
+import tensorflow as tf
+
+
+def main(rank, size, local_rank, argv):
+    estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir="/tmp/model-%d" % rank)
+    estimator.train(input_fn=train_input_fn, steps=20000 // size)
+'''
+
+
+@pytest.mark.parametrize("launcher", [
+    LAUNCHER,
+    LAUNCHER.replace("from horovod.tensorflow import init, local_rank, rank, size\n",
+                     "from horovod.tensorflow.keras import init, local_rank, rank, size\n"),
+    LAUNCHER.replace("from horovod.tensorflow import init, local_rank, rank, size\n",
+                     "import horovod.keras as hvd\n").replace("init()", "hvd.init()").replace(
+        "rank(), size(), local_rank()", "hvd.rank(), hvd.size(), hvd.local_rank()"),
+])
+def test_a_launcher_that_imports_horovod_but_not_tensorflow_makes_the_repository_distributed(launcher: str) -> None:
+    """The launcher imports Horovod's names and no TensorFlow (``from horovod.tensorflow
+    import init``: not read as a TensorFlow file), the trainer TensorFlow and no Horovod: the
+    repository trains with Horovod all the same, and its Estimator needs the NPU's hooks."""
+    facts = repository_facts({"launch.py": launcher, "trainer.py": TRAINER})
+    assert "distributed:horovod" in facts
+    outcome = run_rules(DISTRIBUTED, TRAINER, facts, path="trainer.py")
+    assert outcome.new is not None and "steps=20000 // size, hooks=npu_hooks_append())" in outcome.new

@@ -84,7 +84,8 @@ class DistributedHooks(DistributedRule):
                    "and npu_callbacks_append() to Keras fit.")
     guide_section, guide_section_en = GUIDE_DISTRIBUTED
     guide_url = DistributedRule.catalog_url(id, name)
-    rewrites = ("In a distributed repository (Horovod or a strategy): `estimator.train(...)`, "
+    rewrites = ("In a distributed repository (Horovod, imported by any file, a launcher that "
+                "imports no TensorFlow too; or a strategy): `estimator.train(...)`, "
                 "`tf.estimator.TrainSpec(...)` and `EvalSpec(...)` get "
                 "`hooks=npu_hooks_append(hooks_list=<hooks>)` (`hooks=npu_hooks_append()` when "
                 "they have none); Keras `model.fit(...)`/`fit_generator(...)` get "
