@@ -557,3 +557,46 @@ def test_a_star_imported_function_returning_a_broadcast_gets_no_second_one() -> 
     facts = repository_facts({**HOOKS_FILES, "trainer/task.py": trainer})
     outcome = run_rules({"NPU024", "NPU027"}, trainer, facts, path="trainer/task.py")
     assert message_of(outcome.findings, "NPU027", 9).startswith("the hooks already hold")
+
+
+@pytest.mark.parametrize("before, after", [
+    # bound again after the call: the first call's hooks broadcast all the same
+    ("hooks = [hvd.BroadcastGlobalVariablesHook(0)]\nestimator.train(input_fn, hooks=hooks)\n"
+     "hooks = [timer]\nestimator.evaluate(eval_input_fn, hooks=hooks)\n",
+     f"hooks = [{NPU_HOOK}]\nestimator.train(input_fn, hooks=hooks)\n"
+     "hooks = [timer]\nestimator.evaluate(eval_input_fn, hooks=hooks)\n"),
+    ("bcast_hook = hvd.BroadcastGlobalVariablesHook(0)\nhooks = [bcast_hook, timer]\n"
+     "estimator.train(input_fn, hooks=hooks)\nbcast_hook = None\n",
+     f"bcast_hook = {NPU_HOOK}\nhooks = [bcast_hook, timer]\n"
+     "estimator.train(input_fn, hooks=hooks)\nbcast_hook = None\n"),
+    ("with tf.Graph().as_default():\n    hooks = [timer]\n    hooks.append(hvd.BroadcastGlobalVariablesHook(0))\n"
+     "    estimator.train(input_fn, hooks=hooks)\n",
+     f"with tf.Graph().as_default():\n    hooks = [timer]\n    hooks.append({NPU_HOOK})\n"
+     "    estimator.train(input_fn, hooks=hooks)\n"),
+])
+def test_what_holds_a_broadcast_follows_the_source_order(before: str, after: str) -> None:
+    """What a name is bound to after the call, or before the binding that reaches it, is not
+    what the call is given: the old check took every binding of the scope, and wrapped hooks
+    that already broadcast (the variables broadcast twice)."""
+    findings = assert_migrates({"NPU024", "NPU027"}, BROADCAST + before, INIT + "import os\n" + BROADCAST + after,
+                               facts=HOROVOD_REPO)
+    assert [f.message.partition(" (")[0] for f in findings if f.rule_id == "NPU027"][0] == (
+        "the hooks already hold NPUBroadcastGlobalVariablesHook(...)")
+
+
+@pytest.mark.parametrize("hooks, wrapped", [
+    # bound again between the broadcast's append and the call: the call gets no broadcast
+    ("hooks = [timer]\nhooks.append(hvd.BroadcastGlobalVariablesHook(0))\nhooks = [timer]\n"
+     "estimator.train(input_fn, hooks=hooks)\n", "hooks=npu_hooks_append(hooks_list=hooks)"),
+    ("hooks = [timer]\nif multi:\n    hooks.append(hvd.BroadcastGlobalVariablesHook(0))\nhooks = list(base)\n"
+     "estimator.train(input_fn, hooks=hooks)\n", "hooks=npu_hooks_append(hooks_list=hooks)"),
+    # a second turn of the loop is given [timer]
+    ("hooks = [hvd.BroadcastGlobalVariablesHook(0)]\nfor epoch in range(3):\n"
+     "    estimator.train(input_fn, hooks=hooks)\n    hooks = [timer]\n",
+     "hooks=npu_hooks_append(hooks_list=list(hooks))"),
+    ("hooks = [timer]\nestimator.train(input_fn, hooks=hooks)\nhooks = [hvd.BroadcastGlobalVariablesHook(0)]\n",
+     "hooks=npu_hooks_append(hooks_list=hooks)"),
+])
+def test_a_broadcast_that_does_not_reach_the_call_gets_the_npu_s(hooks: str, wrapped: str) -> None:
+    outcome = run_rules({"NPU024", "NPU027"}, BROADCAST + hooks, HOROVOD_REPO)
+    assert outcome.new is not None and wrapped in outcome.new

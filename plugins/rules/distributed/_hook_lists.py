@@ -19,6 +19,8 @@ from typing import Callable, Optional
 from npu_codemod.api import Base, dotted_name, symbols, tokens
 from npu_codemod.api._toolkit import bound_values, called_function, enclosing_scope, returned_values, uses
 
+from ._reaching import reaching
+
 APPENDS = "it appends to the list it is given, and "
 #: The loops a call may run in again.
 LOOPS = (symbols.for_stmt, symbols.while_stmt)
@@ -101,6 +103,9 @@ def holds(value: Base, wanted: Callable[[Base], bool], depth: int = 0,
     def item_wanted(item: Base) -> bool:
         if item.type != tokens.NAME:
             return wanted(item)
+        reaches = reaching(item)
+        if reaches is not None:
+            return all(reach.value is not None and wanted(reach.value) for reach in reaches)
         bound = bound_values(item, str(item.value))
         return bool(bound) and all(wanted(value) for value in bound or ())
 
@@ -114,6 +119,10 @@ def holds(value: Base, wanted: Callable[[Base], bool], depth: int = 0,
         return returns(value) or any(item_wanted(item) for item in _items(value) or ())
     if depth == NAME_HOPS:
         return False
+    reaches = reaching(value)
+    if reaches is not None:  # each binding that may reach the read, with what is added after it
+        return all(reach.value is not None and holds(reach.value, wanted, depth + 1, returns)
+                   or any(item_wanted(item) for leaf in reach.after for item in _added(leaf)) for reach in reaches)
     bound = bound_values(value, str(value.value))
     return bool(bound) and all(holds(display, wanted, depth + 1, returns) for display in bound or ()) or any(
         item_wanted(item) for item in _added_before(value))
