@@ -32,6 +32,9 @@ PREFIX = "horovod-held:"
 NAME_PREFIX = "horovod-name:"
 #: The modules of Horovod for TensorFlow (``horovod.keras``: for Keras on TensorFlow).
 HOROVOD_MODULES = ("horovod.tensorflow", "horovod.tensorflow.keras", "horovod.keras")
+#: Horovod's module of Keras callbacks, as a member of its modules, and its full names.
+CALLBACKS = "callbacks"
+CALLBACK_MODULES = frozenset(f"{module}.{CALLBACKS}" for module in HOROVOD_MODULES)
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
@@ -47,7 +50,9 @@ def held_facts(tree: ast.Module, module: str) -> set[str]:
 
 def _named_facts(tree: ast.Module, module: str) -> set[str]:
     """A ``horovod-name:`` fact for each name a module-level import binds to a member of a
-    Horovod module (``from horovod.tensorflow import BroadcastGlobalVariablesHook``)."""
+    Horovod module (``from horovod.tensorflow import BroadcastGlobalVariablesHook``), Horovod's
+    Keras callbacks module under a name of its own too (``import horovod.keras.callbacks as
+    hcb``: ``callbacks``)."""
     found = set()
     for node in module_level(tree.body):
         if isinstance(node, ast.ImportFrom):
@@ -55,6 +60,9 @@ def _named_facts(tree: ast.Module, module: str) -> set[str]:
                 horovod, _, name = target.rpartition(".")
                 if local != STAR and horovod in HOROVOD_MODULES and target not in HOROVOD_MODULES:
                     found.add(f"{NAME_PREFIX}{module}.{local}={name}")
+        elif isinstance(node, ast.Import):  # ``import horovod.keras.callbacks as hcb``
+            found.update(f"{NAME_PREFIX}{module}.{alias.asname}={CALLBACKS}" for alias in node.names
+                         if alias.asname and alias.name in CALLBACK_MODULES)
     return found
 
 

@@ -100,10 +100,15 @@ class ParameterUse:
     why: str
     holder: str = PARAMETER  # what ``parameter`` is: PARAMETER, NAME, ATTRIBUTE...
     module: str = ""  # STARRED: the Horovod module star-imported
+    #: How the file spells the use when not ``<parameter>.<member>`` (``cbs.X``: ``cbs`` a
+    #: name bound to Horovod's ``callbacks`` module, the member ``callbacks.X``).
+    written: str = ""
 
     @property
     def spelled(self) -> str:
         """``hvd.rank()``; a star import's name alone: ``rank()``."""
+        if self.written:
+            return f"{self.written}{self.call}"
         return f"{self.parameter}.{self.member}{self.call}" if self.parameter else f"{self.member}{self.call}"
 
     @property
@@ -308,6 +313,7 @@ def _named_uses(index: ModuleIndex, path: str, named: Mapping[str, str], bound: 
     hvd_utils``, ``init()`` after ``from utils.hvd_utils import init``."""
     imports = index.imported_names(path)
     package, known = module_package(path), named.keys()
+    attributes = {id(node.value): node for node in index.nodes(ast.Attribute)}
     for node in index.nodes(ast.Attribute, ast.Name):
         if not isinstance(getattr(node, "ctx", None), ast.Load):
             continue
@@ -321,6 +327,11 @@ def _named_uses(index: ModuleIndex, path: str, named: Mapping[str, str], bound: 
             continue
         assert isinstance(node, (ast.Name, ast.Attribute))
         why = f"{name.rpartition('.')[0]} imports it from Horovod"
+        member = attributes.get(id(node)) if named[name] == SUBMODULE and isinstance(node, ast.Name) else None
+        if member is not None:  # ``cbs.X`` after ``from utils import cbs``: the member ``callbacks.X``
+            yield ParameterUse(member.lineno, member.col_offset, spelled, f"{SUBMODULE}.{member.attr}",
+                               calls.get(id(member), ""), why, IMPORTED, written=f"{spelled}.{member.attr}")
+            continue
         holder, parameter = (IMPORTED, "") if isinstance(node, ast.Name) else (MODULE, spelled.rpartition(".")[0])
         yield ParameterUse(node.lineno, node.col_offset, parameter, named[name], calls.get(id(node), ""), why, holder)
 

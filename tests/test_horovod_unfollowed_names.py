@@ -198,3 +198,45 @@ def test_horovod_s_keras_callbacks_through_a_star_import_are_reported() -> None:
         "callbacks.BroadcastGlobalVariablesCallback(...) is Horovod's "
         "callbacks.BroadcastGlobalVariablesCallback through from horovod.tensorflow.keras import * "
         "(line 2): use NPUBroadcastGlobalVariablesCallback(root_rank=root_rank)")
+
+
+CALLBACKS_UTILS = '''\
+import tensorflow as tf
+import horovod.tensorflow.keras as hvd
+import horovod.keras.callbacks as hcb
+from horovod.tensorflow.keras import callbacks as cbs
+
+hvd.init()
+'''
+CALLBACKS_SCRIPT = '''\
+import tensorflow as tf
+from utils import cbs, hcb
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+callbacks = [hcb.BroadcastGlobalVariablesCallback(0), cbs.MetricAverageCallback()]
+model.fit(x, y, callbacks=callbacks)
+'''
+
+
+def test_horovod_s_keras_callbacks_module_under_a_name_of_its_own_is_followed() -> None:
+    """``import horovod.keras.callbacks as hcb`` (``from horovod.tensorflow.keras import
+    callbacks as cbs``) in a repository module, the script importing ``hcb`` from it: its
+    callbacks had no finding, NPU027 appended the NPU's broadcast beside Horovod's, and NPU021
+    removed the module's ``hvd.init()`` that Horovod's callbacks still need."""
+    files = {"utils.py": CALLBACKS_UTILS, "train.py": CALLBACKS_SCRIPT}
+    facts = repository_facts(files)
+    assert {"horovod-name:utils.hcb=callbacks", "horovod-name:utils.cbs=callbacks"} <= facts
+    outcome = run_rules(DISTRIBUTED, CALLBACKS_SCRIPT, facts, path="train.py")
+    assert outcome.new is None
+    assert sorted(sites(outcome.findings)) == [("NPU025", 5, 13, "unmigrated"), ("NPU025", 5, 54, "unmigrated"),
+                                               ("NPU027", 6, 0, "unmigrated")]
+    assert max(f.message for f in outcome.findings if f.rule_id == "NPU025").startswith(
+        "hcb.BroadcastGlobalVariablesCallback(...) is Horovod's callbacks.BroadcastGlobalVariablesCallback "
+        "(utils imports it from Horovod): use NPUBroadcastGlobalVariablesCallback(root_rank=root_rank)")
+    kept = run_rules(DISTRIBUTED, CALLBACKS_UTILS, facts, path="utils.py")
+    assert kept.new is None or "hvd.init()" in kept.new
+    assert message_of(kept.findings, "NPU021", 6).startswith(
+        "kept: hvd.callbacks.BroadcastGlobalVariablesCallback, hvd.callbacks.MetricAverageCallback in train "
+        "(it imports from this file) still need Horovod initialised")
+    audit = run_rules({"NPU100"}, CALLBACKS_SCRIPT, facts, path="train.py")
+    assert sites(audit.findings) == [("NPU100", 5, 13, "unmigrated"), ("NPU100", 5, 54, "unmigrated")]

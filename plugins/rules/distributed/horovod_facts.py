@@ -75,6 +75,13 @@ MIGRATED_BY = "~"
 THROUGH = "@"
 #: The Horovod module a use through a repository name is taken for.
 ASSUMED = "horovod.tensorflow"
+#: Horovod's Keras callbacks, whose names no other library uses: one read through a name a
+#: repository module binds (``cbs.MetricAverageCallback()`` after ``from utils import cbs``,
+#: ``utils`` importing Horovod's ``callbacks`` module under a name of its own) is taken for
+#: Horovod's (with the module it is assumed in).
+CALLBACK_CLASSES = frozenset({"BroadcastGlobalVariablesCallback", "MetricAverageCallback",
+                              "LearningRateWarmupCallback", "LearningRateScheduleCallback"})
+ASSUMED_KERAS = "horovod.tensorflow.keras"
 #: Packages no module of the repository imports its own names from (a repository does not
 #: define them): their imports are not recorded.
 NOT_RECORDED = frozenset({"tensorflow", "tensorflow_estimator", "horovod", "numpy",
@@ -93,7 +100,7 @@ def horovod_facts(path: str, text: str) -> frozenset[str]:
     imports = index.imported_names(path)
     package = ".".join(module_package(path))
     facts = {f"{IMPORTED}{package}|{target}" for target in _from_imports(index, path)}
-    horovod = may_bind_horovod(text)  # ``hvd``: through a repository module
+    horovod = may_bind_horovod(text) or any(name in text for name in CALLBACK_CLASSES)  # ``hvd``, ``cbs.X``
     stars = _star_sources(index, path, imports) if horovod else []
     uses = list(_horovod_uses(index, imports, bool(stars))) if horovod else []
     kept = sorted(set(_kept(index, imports, uses)) | _unfollowed_kept(index, path) if horovod else set())
@@ -281,6 +288,8 @@ def _horovod_uses(index: ModuleIndex, imports: dict[str, str],
             through, after = found
             yield node, f"{ASSUMED}.{after}" if after else ASSUMED, \
                 through if through == target else None
+        elif rest.rpartition(".")[2] in CALLBACK_CLASSES and target.split(".")[0] not in NOT_RECORDED:
+            yield node, f"{ASSUMED_KERAS}.callbacks.{rest.rpartition('.')[2]}", None  # ``cbs.X``
 
 
 def _through_repository(head: str, target: str, rest: str) -> Optional[tuple[str, str]]:

@@ -41,7 +41,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from .horovod import MPI_OPS, NO_PINNING, DistributedRule, blocked, for_tensorflow, library, member, spelled
-from .horovod_facts import imported_elsewhere
+from .horovod_facts import CALLBACK_CLASSES, imported_elsewhere
 
 #: What the pack's other rules own, by name under a Horovod module: NPU025 leaves them to those.
 OWNED = frozenset({
@@ -86,6 +86,9 @@ IMPORTED_FOR_EFFECT = ("nothing in this file uses the names this import binds, s
 ALL_UNKNOWN = frozenset({"*"})
 
 
+#: Horovod's Keras callbacks read through a name of its ``callbacks`` module (``cbs.X``).
+CALLBACK_ATTRIBUTES = tuple(f".{name}" for name in sorted(CALLBACK_CLASSES))
+
 class HorovodOther(DistributedRule):
     id = "NPU025"
     name = "horovod-other"
@@ -111,7 +114,9 @@ class HorovodOther(DistributedRule):
                "after `from utils import hvd_wrapper as hvd`, or `hvd` after `from common import "
                "*`), a module of the repository that star-imports Horovod (`from utils import "
                "hvd_utils as hvd`, then `hvd.init()`) or imports a name from it (then "
-               "`hvd_utils.init()`, or `init()` imported from it), or `from horovod.tensorflow "
+               "`hvd_utils.init()`, or `init()` imported from it; Horovod's Keras callbacks "
+               "module under a name of its own, `cbs.MetricAverageCallback()` after `from utils "
+               "import cbs`, `utils` holding `import horovod.keras.callbacks as cbs`), or `from horovod.tensorflow "
                "import *` (the import and each use of its names: never rewritten); Horovod's "
                "Keras callbacks too (`<holder>.callbacks.BroadcastGlobalVariablesCallback(0)`).")
     example = """
@@ -126,9 +131,10 @@ class HorovodOther(DistributedRule):
     example_with = ("NPU021",)
     modules = ("tensorflow", "horovod")
     _scope = "linked"
-    _site_names = ("horovod", HOROVOD_CONVENTIONAL, *(f".{name}" for name in sorted(HOROVOD_PARAMETER_API)))
+    _site_names = ("horovod", HOROVOD_CONVENTIONAL, *(f".{name}" for name in sorted(HOROVOD_PARAMETER_API)),
+                   *CALLBACK_ATTRIBUTES)
     _tokens = ("horovod", HOROVOD_CONVENTIONAL, ".allreduce", ".allgather", ".broadcast", ".rank()",
-               ".size()", ".local_rank()", ".local_size()")
+               ".size()", ".local_rank()", ".local_size()", *CALLBACK_ATTRIBUTES)
     after = ("NPU021", "NPU022", "NPU023", "NPU024")
 
     def start(self, tree: Node, ctx: FileContext) -> None:
