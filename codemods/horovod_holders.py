@@ -13,6 +13,8 @@ module (by an import, or by an assignment at module level or after ``global``)::
     horovod-held:<module>.*          the module star-imports Horovod: its names are Horovod's
     horovod-name:<module>.<local>=<name>
                                      ``from horovod.tensorflow import <name> [as <local>]``
+    horovod-all:<module>=<name>,...  its ``__all__`` (``horovod_stars``: what a star import of
+                                     it passes on)
 
 and :func:`held_names` (:func:`horovod_names`) gives them back to a rule, which reports their
 uses in an importer (``horovod_params``): never rewritten, as the variable may hold something
@@ -25,6 +27,7 @@ import ast
 from functools import lru_cache
 from typing import AbstractSet, FrozenSet, Iterator, Union
 
+from .horovod_stars import all_fact
 from .modules import module_level
 from .names import STAR, ast_import_bindings
 
@@ -45,7 +48,7 @@ def held_facts(tree: ast.Module, module: str) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             held.update(_set_after_global(node, held))
-    return {f"{PREFIX}{module}.{name}" for name in held} | _named_facts(tree, module)
+    return {f"{PREFIX}{module}.{name}" for name in held} | _named_facts(tree, module) | all_fact(tree, module)
 
 
 def _named_facts(tree: ast.Module, module: str) -> set[str]:

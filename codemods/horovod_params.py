@@ -26,11 +26,15 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, replace
-from typing import AbstractSet, Iterable, Iterator, Mapping, Optional, Union
+from typing import AbstractSet, FrozenSet, Iterable, Iterator, Mapping, Optional, Union
 
-from .horovod_holders import HOROVOD_MODULES, held_names, horovod_names
+from .horovod_holders import HOROVOD_MODULES, NAME_PREFIX, held_names, horovod_names
+from .horovod_holders import PREFIX as HELD_PREFIX
+from .horovod_stars import ANY, Passed, star_passes
+from .horovod_stars import MODULE as MODULE_HELD
 from .modules import ModuleIndex, module_ast, module_index, nearest_name, own_nodes
 from .names import STAR, ast_dotted_name, ast_import_bindings, module_package, module_parts
+from .reexports import star_imported
 from .rule import FileContext
 
 PASSED = "horovod-passed:"
@@ -44,6 +48,8 @@ _CONVENTIONAL_HOLDER = re.compile(r"[(,][ \t\n]*hvd[ \t]*[,)=:]|^[ \t]*hvd[ \t]*
                                   r"|^[ \t]*from[ \t]+horovod[\w.]*[ \t]+import[ \t(]+\*", re.MULTILINE)
 #: A star import of a Horovod module, as a file's text may spell it.
 _STAR_IMPORT = re.compile(r"\bfrom[\s\\]+horovod[\w.]*[\s\\]+import[\s(\\]+\*")
+#: A star import of a module that is not Horovod's (``from common import *``).
+_REPOSITORY_STAR = re.compile(r"^[ \t]*from[ \t]+(?!horovod\b)[\w.]+[ \t]+import[ \t(]*\*", re.MULTILINE)
 #: An attribute named as Horovod's module is (``model.hvd``, ``self._hvd``).
 _CHAIN_NAME = re.compile(r"^_?(?:hvd|horovod)$")
 #: Horovod's API as an attribute of the module (the ones a parameter is taken for).
@@ -168,12 +174,13 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
     held = [name for name in held_names(ctx.facts) if _spelled_part(name) in ctx.original]
     named = {name: member for name, member in horovod_names(ctx.facts).items()
              if _may_import(name, own, ctx.original)}
-    if not passed and not held and not named and CONVENTIONAL not in ctx.original \
+    starred = _passes_horovod(ctx)
+    if not passed and not held and not named and not starred and CONVENTIONAL not in ctx.original \
             and "horovod" not in ctx.original:
         return []  # no parameter, name or attribute can hold Horovod: the file is not parsed
     bindings = ctx.names("horovod").bindings
     modules = {name for name, target in bindings.items() if target in HOROVOD_MODULES}
-    if not passed and not held and not named and not _may_hold(ctx.original, modules):
+    if not passed and not held and not named and not starred and not _may_hold(ctx.original, modules):
         return []
     tree = module_ast(ctx.original)
     if tree is None:
@@ -182,7 +189,8 @@ def parameter_uses(ctx: FileContext, members: AbstractSet[str]) -> list[Paramete
     found: dict[tuple[int, int], ParameterUse] = {}  # a nested function's walked twice
     scoped = _in_submodule(index, _scoped_uses(index, passed, bound, modules))
     found.update(((use.line, use.column), use) for use in scoped if use.member in members)
-    for use in unfollowed_uses(index, ctx.path, frozenset(held), bound, named):  # a surer holder's first
+    stars = ctx.facts if starred else frozenset()
+    for use in unfollowed_uses(index, ctx.path, frozenset(held), bound, named, stars):  # a surer holder's first
         if use.member in members:
             found.setdefault((use.line, use.column), use)
     return [found[position] for position in sorted(found)]
@@ -205,15 +213,18 @@ def _scoped_uses(index: ModuleIndex, passed: dict[str, set[str]], bound: Abstrac
 
 def unfollowed_uses(index: ModuleIndex, path: str, held: AbstractSet[str] = frozenset(),
                     bound: AbstractSet[str] = frozenset(),
-                    named: Mapping[str, str] = {}) -> Iterator[ParameterUse]:  # noqa: B006 (read only)
+                    named: Mapping[str, str] = {},  # noqa: B006 (read only)
+                    facts: FrozenSet[str] = frozenset()) -> Iterator[ParameterUse]:
     """The uses through a repository module's variable (``held``) or a name it imports from
     Horovod (``named``: ``horovod_holders``), an attribute named as Horovod's module is, a star
-    import of Horovod; not through a name of ``bound`` (the file's Horovod names: the rules
-    read those). Every member, Horovod's API or not."""
+    import of Horovod, one of a repository module that passes Horovod's names on (the
+    repository's ``facts``: ``horovod_stars``); not through a name of ``bound`` (the file's
+    Horovod names: the rules read those). Every member, Horovod's API or not."""
     calls = _call_spellings(index.nodes(ast.Call))
     if held:
         yield from _in_submodule(index, _held_uses(index, path, held, bound, calls))
-        yield from _in_submodule(index, _star_held_uses(index, path, held, calls))
+    if facts:
+        yield from _in_submodule(index, _star_held_uses(index, path, facts, calls))
     if named:
         yield from _in_submodule(index, _named_uses(index, path, named, bound, calls))
     yield from _in_submodule(index, _chain_uses(index, bound, calls))
@@ -278,32 +289,54 @@ def _held_uses(index: ModuleIndex, path: str, held: AbstractSet[str], bound: Abs
             yield ParameterUse(node.lineno, node.col_offset, str(base), node.attr, calls.get(id(node), ""), why, MODULE)
 
 
-def _star_held_uses(index: ModuleIndex, path: str, held: AbstractSet[str],
+def _star_held_uses(index: ModuleIndex, path: str, facts: FrozenSet[str],
                     calls: dict[int, str]) -> Iterator[ParameterUse]:
-    """``hvd.<member>`` where ``hvd`` is bound only by ``from common import *``, ``common`` a
-    module of the repository whose variable ``hvd`` holds Horovod (``horovod_holders``)."""
-    package = module_package(path)
-    names: dict[str, tuple[str, str]] = {}  # name -> (its module, the star import's module)
+    """The names a star import of a repository module binds to Horovod (``horovod_stars``),
+    read where the file binds them no other way: ``hvd.<member>`` after ``from common import
+    *``, ``common`` setting its variable ``hvd`` to the Horovod module; ``init()`` when
+    ``common`` imports ``init`` from Horovod, or star-imports Horovod (or a module that does);
+    as ``__all__`` lets them through."""
+    passes = star_passes(facts)
+    names: dict[str, tuple[Passed, str]] = {}  # name -> (what it is, the star import's module)
+    anys: list[tuple[Passed, str]] = []
     for star in index.nodes(ast.ImportFrom):
         assert isinstance(star, ast.ImportFrom)
         for local, module in ast_import_bindings(star, path):
-            if local != STAR or module in HOROVOD_MODULES:
+            if local != STAR or module.split(".")[0] in ("horovod", "tensorflow"):
                 continue
-            for name in held:
-                variable = name.rpartition(".")[2]
-                if not variable.startswith("_") and variable != STAR \
-                        and nearest_name(f"{module}.{variable}", package, held) == name:
-                    names.setdefault(variable, (name.rpartition(".")[0], module))
-    if not names:
+            for name, passed in passes.passed(module, path).items():
+                if name == ANY:
+                    anys.append((passed, module))
+                else:
+                    names.setdefault(name, (passed, module))
+    if not names and not anys:
         return
-    attributes = {id(node.value): node for node in index.nodes(ast.Attribute)
-                  if isinstance(node.value, ast.Name) and node.value.id in names}
+    attributes = {id(node.value): node for node in index.nodes(ast.Attribute) if isinstance(node.value, ast.Name)}
     for read in _free_reads(index.tree, frozenset()):
-        use = attributes.get(id(read))
-        if use is not None:
-            owner, imported = names[read.id]
-            why = f"{owner} sets it to the Horovod module; from {imported} import * binds it here"
-            yield ParameterUse(use.lineno, use.col_offset, read.id, use.attr, calls.get(id(use), ""), why, GLOBAL)
+        found = names.get(read.id) or next(((passed, module) for passed, module in anys if passed.binds(read.id)), None)
+        if found is not None:
+            yield from _star_held_use(read, attributes.get(id(read)), found[0], found[1], calls)
+
+
+def _star_held_use(read: ast.Name, attribute: Optional[ast.Attribute], passed: Passed, module: str,
+                   calls: dict[int, str]) -> Iterator[ParameterUse]:
+    """The use ``read`` of a name the star import of ``module`` binds to Horovod (``passed``)."""
+    here = f"from {module} import * binds it here"
+    if passed.member == MODULE_HELD:
+        if attribute is not None:
+            why = f"{passed.owner} sets it to the Horovod module; {here}"
+            yield ParameterUse(attribute.lineno, attribute.col_offset, read.id, attribute.attr,
+                               calls.get(id(attribute), ""), why, GLOBAL)
+        return
+    member = read.id if passed.member == ANY else passed.member
+    why = (f"{passed.owner} passes on Horovod's names with a star import" if passed.member == ANY
+           else f"{passed.owner} imports it from Horovod") + f"; {here}"
+    if member == SUBMODULE and attribute is not None:  # ``callbacks.X``
+        yield ParameterUse(attribute.lineno, attribute.col_offset, read.id, f"{SUBMODULE}.{attribute.attr}",
+                           calls.get(id(attribute), ""), why, IMPORTED, written=f"{read.id}.{attribute.attr}")
+    elif member != SUBMODULE:
+        yield ParameterUse(read.lineno, read.col_offset, "", member, calls.get(id(read), ""), why, IMPORTED,
+                           written=read.id)
 
 
 def _named_uses(index: ModuleIndex, path: str, named: Mapping[str, str], bound: AbstractSet[str],
@@ -334,6 +367,16 @@ def _named_uses(index: ModuleIndex, path: str, named: Mapping[str, str], bound: 
             continue
         holder, parameter = (IMPORTED, "") if isinstance(node, ast.Name) else (MODULE, spelled.rpartition(".")[0])
         yield ParameterUse(node.lineno, node.col_offset, parameter, named[name], calls.get(id(node), ""), why, holder)
+
+
+def _passes_horovod(ctx: FileContext) -> bool:
+    """Does a star import of the file bind a name to Horovod (``horovod_stars``)? Read from
+    its text: most files are not parsed for it."""
+    if _REPOSITORY_STAR.search(ctx.original) is None \
+            or not any(fact.startswith((HELD_PREFIX, NAME_PREFIX)) for fact in ctx.facts):
+        return False
+    passes = star_passes(ctx.facts)
+    return any(passes.passed(module, ctx.path) for module in star_imported(ctx.path, ctx.original))
 
 
 def _may_import(name: str, own: str, text: str) -> bool:

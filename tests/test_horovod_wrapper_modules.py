@@ -138,3 +138,116 @@ def test_hooks_holding_horovod_s_broadcast_through_a_holder_get_no_append() -> N
         "npu_hooks_append(...) would add a second broadcast of the variables")
     assert message_of(outcome.findings, "NPU027", 8).startswith(
         "the callbacks hold hvd_utils.hvd.callbacks.BroadcastGlobalVariablesCallback(...), Horovod's broadcast")
+
+
+LISTED = '''\
+import tensorflow as tf
+from horovod.tensorflow import BroadcastGlobalVariablesHook, init, rank
+
+__all__ = ["init", "rank", "BroadcastGlobalVariablesHook", "build_model"]
+
+
+def build_model():
+    return tf.keras.Sequential([])
+'''
+LISTED_SCRIPT = '''\
+import tensorflow as tf
+from common import *
+
+init()
+estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir="/tmp/model-%d" % rank())
+estimator.train(input_fn, hooks=[BroadcastGlobalVariablesHook(0)])
+'''
+
+
+def test_horovod_s_names_a_module_s_all_passes_on_are_reported() -> None:
+    """``from common import *`` binds what ``common.__all__`` lists, Horovod's names it
+    imports among them: they had no finding, and the hooks holding Horovod's broadcast got the
+    NPU's appended beside it."""
+    facts = repository_facts({"common.py": LISTED, "train.py": LISTED_SCRIPT})
+    assert "horovod-all:common=BroadcastGlobalVariablesHook,build_model,init,rank" in facts
+    outcome = run_rules(DISTRIBUTED, LISTED_SCRIPT, facts, path="train.py")
+    assert outcome.new is None
+    assert sorted(sites(outcome.findings)) == [("NPU025", 4, 0, "unmigrated"), ("NPU025", 5, 82, "unmigrated"),
+                                               ("NPU025", 6, 33, "unmigrated"), ("NPU027", 6, 0, "unmigrated")]
+    assert message_of(outcome.findings, "NPU025", 4).startswith(
+        "init() is Horovod's init (common imports it from Horovod; from common import * binds it here): "
+        "remove it once no Horovod use needs it")
+    audit = run_rules({"NPU100"}, LISTED_SCRIPT, facts, path="train.py").findings
+    assert [(f.line, f.column) for f in audit if "Horovod's" in f.message] == [(4, 0), (5, 82), (6, 33)]
+
+
+SHIM = '''\
+class _NoHorovod(object):
+    def rank(self):
+        return 0
+
+    def BroadcastGlobalVariablesHook(self, root_rank):
+        return None
+
+
+hvd = _NoHorovod()
+'''
+HIDDEN = "import tensorflow as tf\nimport horovod.tensorflow as hvd\n\n__all__ = ['build_model']\n"
+SHIMMED_SCRIPT = '''\
+import tensorflow as tf
+from common import *
+from shim import *
+
+estimator = tf.estimator.Estimator(model_fn=model_fn)
+estimator.train(input_fn, hooks=[hvd.BroadcastGlobalVariablesHook(0)], steps=hvd.rank() + 1)
+'''
+
+
+def test_a_star_import_binds_no_horovod_its_module_s_all_leaves_out() -> None:
+    """``common`` imports Horovod as ``hvd`` but its ``__all__`` leaves it out: ``from common
+    import *`` does not bind it, and the script's ``hvd`` is the shim's. It was reported as
+    Horovod's, and its hooks got no NPU broadcast."""
+    facts = repository_facts({"common.py": HIDDEN, "shim.py": SHIM, "train.py": SHIMMED_SCRIPT})
+    assert "horovod-all:common=build_model" in facts
+    outcome = run_rules(DISTRIBUTED, SHIMMED_SCRIPT, facts, path="train.py")
+    assert sites(outcome.findings) == [("NPU027", 6, 0, "migrated")]
+    assert outcome.new is not None and "hooks=npu_hooks_append(hooks_list=[hvd.BroadcastGlobalVariablesHook(0)])" \
+        in outcome.new
+
+
+HVD_STAR = "from horovod.tensorflow import *\n"
+NESTED_SCRIPT = '''\
+import tensorflow as tf
+from hvd_utils import *
+
+init()
+opt = DistributedOptimizer(tf.train.AdamOptimizer(0.01 * size()))
+estimator = tf.estimator.Estimator(model_fn=model_fn)
+estimator.train(input_fn, hooks=[BroadcastGlobalVariablesHook(0)])
+'''
+NESTED_HVD_SCRIPT = '''\
+import tensorflow as tf
+from hvd_utils import *
+
+hvd.init()
+estimator = tf.estimator.Estimator(model_fn=model_fn)
+estimator.train(input_fn, hooks=[hvd.BroadcastGlobalVariablesHook(0)])
+'''
+
+
+@pytest.mark.parametrize("files, script, expected", [
+    # hvd_utils star-imports Horovod (and imports no TensorFlow)
+    ({"hvd_utils.py": HVD_STAR}, NESTED_SCRIPT,
+     [("NPU023", 5, 6), ("NPU025", 4, 0), ("NPU025", 5, 57), ("NPU025", 7, 33), ("NPU027", 7, 0)]),
+    # ... through a module that star-imports it
+    ({"hvd_utils.py": "from hvd_base import *\n", "hvd_base.py": HVD_STAR}, NESTED_SCRIPT,
+     [("NPU023", 5, 6), ("NPU025", 4, 0), ("NPU025", 5, 57), ("NPU025", 7, 33), ("NPU027", 7, 0)]),
+    # hvd_utils passes on common's hvd
+    ({"hvd_utils.py": "from common import *\n", "common.py": "import horovod.tensorflow as hvd\n"},
+     NESTED_HVD_SCRIPT, [("NPU025", 4, 0), ("NPU025", 6, 33), ("NPU027", 6, 0)]),
+])
+def test_horovod_passed_on_by_nested_star_imports_is_reported(files: dict, script: str, expected: list) -> None:
+    """``from hvd_utils import *``, ``hvd_utils`` star-importing Horovod (or a module that
+    does, or one whose ``hvd`` is Horovod): the script's Horovod calls had no finding, and its
+    hooks got the NPU's broadcast beside Horovod's."""
+    facts = repository_facts({**files, "train.py": script})
+    outcome = run_rules(DISTRIBUTED, script, facts, path="train.py")
+    assert outcome.new is None
+    assert sorted(site[:3] for site in sites(outcome.findings)) == expected
+    assert all(site[3] == "unmigrated" for site in sites(outcome.findings))

@@ -112,7 +112,9 @@ class HorovodOther(DistributedRule):
                "attribute named `hvd` (`model.hvd.rank()`), a variable of a repository module "
                "that holds the module (`hvd.hvd_global_object.BroadcastGlobalVariablesHook(0)` "
                "after `from utils import hvd_wrapper as hvd`, or `hvd` after `from common import "
-               "*`), a module of the repository that star-imports Horovod (`from utils import "
+               "*`), a star import of a repository module that passes Horovod's names on (those "
+               "it imports from Horovod, all of them when it star-imports Horovod, through "
+               "further star imports too; as its `__all__` lists them), a module of the repository that star-imports Horovod (`from utils import "
                "hvd_utils as hvd`, then `hvd.init()`) or imports a name from it (then "
                "`hvd_utils.init()`, or `init()` imported from it; Horovod's Keras callbacks "
                "module under a name of its own, `cbs.MetricAverageCallback()` after `from utils "
@@ -134,7 +136,8 @@ class HorovodOther(DistributedRule):
     _site_names = ("horovod", HOROVOD_CONVENTIONAL, *(f".{name}" for name in sorted(HOROVOD_PARAMETER_API)),
                    *CALLBACK_ATTRIBUTES)
     _tokens = ("horovod", HOROVOD_CONVENTIONAL, ".allreduce", ".allgather", ".broadcast", ".rank()",
-               ".size()", ".local_rank()", ".local_size()", *CALLBACK_ATTRIBUTES)
+               ".size()", ".local_rank()", ".local_size()", *CALLBACK_ATTRIBUTES,
+               "import *")  # ``from common import *``: Horovod's names passed on (``horovod_stars``)
     after = ("NPU021", "NPU022", "NPU023", "NPU024")
 
     def start(self, tree: Node, ctx: FileContext) -> None:
