@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from npu_codemod.api import Base, symbols, tokens
-from npu_codemod.api._toolkit import bound_names, enclosing_scope, uses
+from npu_codemod.api._toolkit import bound_names, enclosing_scope, is_inside, uses
 
 #: Statements that hold blocks, a one-line body's parent among them.
 COMPOUND = (symbols.if_stmt, symbols.for_stmt, symbols.while_stmt, symbols.try_stmt, symbols.with_stmt,
@@ -65,8 +65,8 @@ def reaching(read: Base) -> Optional[list[Reach]]:
         elif not after_read:
             for reach in found:
                 reach.after.append(leaf)
-        elif is_bind and loop is not None and _within(leaf, loop) \
-                and (dominator is None or not _within(dominator, loop)):
+        elif is_bind and loop is not None and is_inside(leaf, loop) \
+                and (dominator is None or not is_inside(dominator, loop)):
             found.append(Reach(_assigned(leaf)))
     return found
 
@@ -110,15 +110,7 @@ def _block(leaf: Base, scope: Base) -> Base:
 
 def _dominates(bind: Base, read: Base, scope: Base) -> bool:
     """Does the binding at ``bind`` (before ``read``) always run before ``read``?"""
-    return _within(read, _block(bind, scope))
-
-
-def _within(node: Base, ancestor: Base) -> bool:
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent
-    return False
+    return is_inside(read, _block(bind, scope))
 
 
 def _loop_around(read: Base, scope: Base) -> Optional[Base]:

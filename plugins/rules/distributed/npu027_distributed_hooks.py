@@ -183,17 +183,11 @@ class DistributedHooks(DistributedRule):
                        f"Horovod's, which NPU024 replaces with it): {append}(...) would add a second "
                        "broadcast of the variables, so they stay as they are")
             return
-        kept = _kept_elsewhere(given.value, keyword, ctx) if given is not None else None
+        kept = _kept_broadcast(given.value, keyword, ctx) if given is not None else None
         if kept is not None:
-            ctx.report(site, "unmigrated", f"the {keyword} {kept} returns hold Horovod's broadcast, which "
-                       f"stays in its module: replace it there with {BROADCASTER[keyword]}(...) and leave "
-                       f"the {keyword} here as they are: {append}(...) would add a second broadcast of the variables")
-            return
-        held = _held(given.value, keyword, ctx) if given is not None else None
-        if held is not None:
-            ctx.report(site, "unmigrated", f"the {keyword} hold {held}, Horovod's broadcast, which NPU025 "
-                       f"reports: replace it with {BROADCASTER[keyword]}(...) and leave the {keyword} as "
-                       f"they are: {append}(...) would add a second broadcast of the variables")
+            ctx.report(site, "unmigrated", f"{kept} {BROADCASTER[keyword]}(...) and leave the {keyword} "
+                       f"{'here ' if ' returns ' in kept else ''}as they are: {append}(...) would add a "
+                       "second broadcast of the variables")
             return
         if given is None or is_none(given.value):
             code, message = f"{append}()", f"passed {keyword}={append}()"
@@ -268,6 +262,19 @@ def _returned(call: Base, keyword: str, ctx: FileContext) -> Optional[str]:
     if state == NPU_STATE or state == HOROVOD_STATE and HorovodBroadcast.id in ctx.enabled_rules:
         return IN_RUN
     return KEPT if state is not None else None
+
+
+def _kept_broadcast(value: Base, keyword: str, ctx: FileContext) -> Optional[str]:
+    """What the hooks ``value`` hold of Horovod's broadcast that stays after this run, and
+    where to replace it (the message's start), or None."""
+    kept = _kept_elsewhere(value, keyword, ctx)
+    if kept is not None:
+        return (f"the {keyword} {kept} returns hold Horovod's broadcast, which stays in its module: "
+                "replace it there with")
+    held = _held(value, keyword, ctx)
+    if held is not None:
+        return f"the {keyword} hold {held}, Horovod's broadcast, which NPU025 reports: replace it with"
+    return None
 
 
 def _kept_elsewhere(value: Base, keyword: str, ctx: FileContext) -> Optional[str]:
