@@ -251,3 +251,44 @@ def test_horovod_passed_on_by_nested_star_imports_is_reported(files: dict, scrip
     assert outcome.new is None
     assert sorted(site[:3] for site in sites(outcome.findings)) == expected
     assert all(site[3] == "unmigrated" for site in sites(outcome.findings))
+
+
+SETUP = '''\
+import tensorflow as tf
+import horovod.tensorflow as hvd
+
+
+def setup():
+    hvd.init()
+    return tf.ConfigProto()
+'''
+SETUP_SCRIPT = '''\
+import tensorflow as tf
+from common import *
+
+from setup import setup
+
+config = setup()
+estimator = tf.estimator.Estimator(model_fn=model_fn)
+estimator.train(input_fn, hooks=[BroadcastGlobalVariablesHook(0)], steps=1000 // size())
+'''
+
+
+def test_an_init_stays_while_a_star_import_s_horovod_names_still_need_it() -> None:
+    """``setup.py``'s ``hvd.init()`` was removed while ``train.py``, which imports from it,
+    kept Horovod's broadcast hook and ``size()`` from ``from common import *`` (``common``
+    star-importing a module that star-imports Horovod): the training failed at its first
+    step (Horovod not initialised)."""
+    files = {"hvd_utils.py": HVD_STAR, "common.py": "from hvd_utils import *\n", "setup.py": SETUP,
+             "train.py": SETUP_SCRIPT}
+    facts = repository_facts(files)
+    outcome = run_rules(DISTRIBUTED, SETUP, facts, path="setup.py")
+    assert outcome.new is None or "hvd.init()" in outcome.new
+    assert message_of(outcome.findings, "NPU021", 6).startswith(
+        "kept: hvd.BroadcastGlobalVariablesHook, hvd.size in train (it imports from this file) still need "
+        "Horovod initialised")
+    own = {**files, "train.py": SETUP_SCRIPT.replace("1000 // size()", "1000 // size(4)").replace(
+        "from setup import setup\n", "from setup import setup\n\n\ndef size(n):\n    return n\n").replace(
+        "hooks=[BroadcastGlobalVariablesHook(0)], ", "")}
+    migrated = run_rules(DISTRIBUTED, SETUP, repository_facts(own), path="setup.py").new
+    assert migrated is not None and "hvd.init()" not in migrated  # its own size(): no Horovod use left

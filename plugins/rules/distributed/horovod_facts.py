@@ -32,6 +32,7 @@ not import TensorFlow, which keeps them all (npu-codemod rewrites TensorFlow fil
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from typing import AbstractSet, Callable, Iterator, Optional
 
@@ -82,6 +83,10 @@ ASSUMED = "horovod.tensorflow"
 CALLBACK_CLASSES = frozenset({"BroadcastGlobalVariablesCallback", "MetricAverageCallback",
                               "LearningRateWarmupCallback", "LearningRateScheduleCallback"})
 ASSUMED_KERAS = "horovod.tensorflow.keras"
+#: A star import (``from common import *``), as a line of the file spells it.
+STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t(]*\*", re.MULTILINE)
+#: Horovod's API by the names a star import binds (``allreduce``; not ``init``: it needs none).
+STAR_API = frozenset(name for name in HOROVOD_PARAMETER_API if "." not in name) - {"init"}
 #: Packages no module of the repository imports its own names from (a repository does not
 #: define them): their imports are not recorded.
 NOT_RECORDED = frozenset({"tensorflow", "tensorflow_estimator", "horovod", "numpy",
@@ -100,9 +105,12 @@ def horovod_facts(path: str, text: str) -> frozenset[str]:
     imports = index.imported_names(path)
     package = ".".join(module_package(path))
     facts = {f"{IMPORTED}{package}|{target}" for target in _from_imports(index, path)}
-    horovod = may_bind_horovod(text) or any(name in text for name in CALLBACK_CLASSES)  # ``hvd``, ``cbs.X``
-    stars = _star_sources(index, path, imports) if horovod else []
-    uses = list(_horovod_uses(index, imports, bool(stars))) if horovod else []
+    starred = "*" in text and STAR_IMPORT.search(text) is not None
+    horovod = may_bind_horovod(text) or any(name in text for name in CALLBACK_CLASSES) \
+        or starred  # ``hvd``, ``cbs.X``, a star import's ``allreduce``
+    free = _free_api(index, imports) if starred else frozenset()
+    stars = _star_sources(index, path, imports, free) if horovod else []
+    uses = list(_horovod_uses(index, imports, bool(stars), free)) if horovod else []
     kept = sorted(set(_kept(index, imports, uses)) | _unfollowed_kept(index, path) if horovod else set())
     inits = any(member(qualified) == "init" for _, qualified, _ in uses)
     facts.add(graph_fact(path, index, (target for target in (*imports.values(), *stars)
@@ -196,12 +204,28 @@ def _from_imports(index: ModuleIndex, path: str) -> Iterator[str]:
                     if name != STAR and target.split(".")[0] not in NOT_RECORDED)
 
 
-def _star_sources(index: ModuleIndex, path: str, imports: dict[str, str]) -> list[str]:
+def _free_api(index: ModuleIndex, imports: dict[str, str]) -> frozenset[str]:
+    """The names of Horovod's API (:data:`STAR_API`) the file reads and binds nowhere itself
+    (no import, assignment, ``def``, parameter): a star import of a repository module may pass
+    them on from Horovod (``horovod_stars``)."""
+    read = {node.id for node in index.nodes(ast.Name) if node.id in STAR_API and isinstance(node.ctx, ast.Load)}
+    if not read:
+        return frozenset()
+    bound = {node.id for node in index.nodes(ast.Name) if not isinstance(node.ctx, ast.Load)}
+    bound.update(node.name for node in index.nodes(ast.FunctionDef))
+    bound.update(node.name for node in index.nodes(ast.AsyncFunctionDef))
+    bound.update(node.name for node in index.nodes(ast.ClassDef))
+    bound.update(node.arg for node in index.nodes(ast.arg))
+    return frozenset(read - bound - set(imports))
+
+
+def _star_sources(index: ModuleIndex, path: str, imports: dict[str, str], free: frozenset[str]) -> list[str]:
     """The repository modules the file star-imports, when a Horovod-like name it reads
-    (``hvd``) may come from one of them (no import of the file binds it): such a use is
-    Horovod's too, and the module is linked to the file as its other imports are."""
-    if not any(HOROVOD_LIKE.match(node.id) and node.id not in imports
-               for node in index.nodes(ast.Name)):
+    (``hvd``), or a name of Horovod's API it binds nowhere (``free``: ``allreduce``), may come
+    from one of them (no import of the file binds it): such a use is Horovod's too (an init is
+    kept for it when unsure), and the module is linked to the file as its other imports are."""
+    if not free and not any(HOROVOD_LIKE.match(node.id) and node.id not in imports
+                            for node in index.nodes(ast.Name)):
         return []
     return sorted({target for node in index.nodes(ast.ImportFrom)
                    for name, target in ast_import_bindings(node, path)
@@ -259,15 +283,16 @@ def _one_argument(call: Optional[ast.Call]) -> bool:
         and getattr(given[0], "arg", "") is not None
 
 
-def _horovod_uses(index: ModuleIndex, imports: dict[str, str],
-                  starred: bool = False) -> Iterator[tuple[ast.AST, str, Optional[str]]]:
+def _horovod_uses(index: ModuleIndex, imports: dict[str, str], starred: bool = False,
+                  free: frozenset[str] = frozenset()) -> Iterator[tuple[ast.AST, str, Optional[str]]]:
     """(node, qualified name, through) of each read of a Horovod name for TensorFlow: the
     longest dotted name (``hvd.elastic.run``), not its parts. ``through``: '' for a name of
     the file's own Horovod import; the repository name a use goes through, taken for
     :data:`ASSUMED`, when the file's rules read it so if the repository binds that name to
     Horovod (``from common import hvd``: ``common.hvd``); None when no rule reads it
-    (``common.hvd.allreduce``, through the module; ``hvd`` no import binds, when the file
-    star-imports a repository module: ``starred``)."""
+    (``common.hvd.allreduce``, through the module; ``hvd`` no import binds, or a name of
+    Horovod's API the file binds nowhere, ``free``, when the file star-imports a repository
+    module: ``starred``)."""
     inner = {id(node.value) for node in index.nodes(ast.Attribute)}
     for node in index.nodes(ast.Attribute, ast.Name):
         if id(node) in inner or not isinstance(getattr(node, "ctx", None), ast.Load):
@@ -278,6 +303,8 @@ def _horovod_uses(index: ModuleIndex, imports: dict[str, str],
         if target is None:
             if starred and HOROVOD_LIKE.match(head):
                 yield node, f"{ASSUMED}.{rest}" if rest else ASSUMED, None
+            elif starred and head in free:  # ``allreduce(x)`` after ``from common import *``
+                yield node, f"{ASSUMED}.{dotted}", None
             continue
         qualified = f"{target}.{rest}" if rest else target
         if for_tensorflow(qualified):
