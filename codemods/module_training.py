@@ -54,9 +54,38 @@ def may_train_when_run(text: str) -> bool:
 
 
 def trains_when_run(tree: ast.Module) -> bool:
-    """Does the module-level code of ``tree`` train (see the module's docstring)?"""
+    """Does the module-level code of ``tree`` train (see the module's docstring)? A notebook
+    exported as a script runs cells through IPython's magics (``get_ipython().run_cell_magic(
+    'time', '', 'train(dataset, EPOCHS)')``): the code those strings hold is module-level code."""
     reader = _Reader(tree)
-    return reader.trains(_calls(tree.body), reader.module)
+    calls = list(_calls(tree.body))
+    return reader.trains([*calls, *_magic_calls(calls)], reader.module)
+
+
+#: IPython's calls that run code given as a string, by the position of that string: nbconvert
+#: writes ``%time train(ds)`` as ``get_ipython().run_line_magic('time', 'train(ds)')`` (older:
+#: ``get_ipython().magic('time train(ds)')``) and a ``%%time`` cell as ``run_cell_magic``.
+_MAGICS = {"run_cell_magic": 2, "run_line_magic": 1, "magic": 0}
+
+
+def _magic_calls(calls: Iterable[ast.Call]) -> Iterator[ast.Call]:
+    """The module-level calls of the code that ``get_ipython()`` magics among ``calls`` run."""
+    for call in calls:
+        func = call.func
+        position = _MAGICS.get(func.attr) if isinstance(func, ast.Attribute) else None
+        if position is None or not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call) \
+                or not isinstance(func.value.func, ast.Name) or func.value.func.id != "get_ipython" \
+                or len(call.args) <= position:
+            continue
+        code = call.args[position]
+        if not isinstance(code, ast.Constant) or not isinstance(code.value, str):
+            continue
+        text = code.value.partition(" ")[2] if func.attr == "magic" else code.value
+        try:
+            cell = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue  # a magic's own arguments (``%matplotlib inline``), not Python
+        yield from _calls(cell.body)
 
 
 def training_definitions(tree: ast.Module) -> frozenset[str]:

@@ -307,7 +307,7 @@ def program_facts(facts: frozenset[str], runtime: str, pyproject: str = ""
     for node in sorted(candidates, key=lambda node: node.path):
         program = closure(node, graph, runtime)
         reached |= program.reached
-        if program.eager and (program.compat or program.tf1):
+        if (program.eager and (program.compat or program.tf1)) or (program.compat and _eager_script(node)):
             messages.append(_mixed(node, program))
             for path in program.reached:
                 found |= {MIXED_FACT + path, f"{MIXED_ENTRY_FACT}{path}={node.path}"}
@@ -383,10 +383,19 @@ def _neighbours(nodes: Mapping[str, Node], graph: Graph) -> dict[str, set[str]]:
     return neighbours
 
 
+def _eager_script(entry: Node) -> bool:
+    """Is ``entry`` itself eager TF 2.x code (the ``tf2`` kind: a TF 2.x signal, no compat.v1
+    or TF 1.x one), training or not? A ``tf.function`` inference or export script that imports a
+    compat.v1 module runs eagerly: NPU062's header in that module (``enable_v1()`` switches the
+    whole process to graph mode when it is imported) would break it, as it would a training one."""
+    return entry.tf and entry.tf2 and not (entry.compat or entry.tf1 or entry.graph_in_eager)
+
+
 def _mixed(entry: Node, program: Program) -> RepositoryMessage:
-    """The finding at the entry of a program that mixes eager TF 2.x files with compat.v1 (or,
-    version undetermined, TF 1.x) files."""
-    eager = ", ".join(sorted(program.eager))
+    """The finding at the entry of a program that mixes eager TF 2.x files (the entry's own
+    code counts, training or not: :func:`_eager_script`) with compat.v1 (or, version
+    undetermined, TF 1.x) files."""
+    eager = ", ".join(sorted(program.eager | ({entry.path} if _eager_script(entry) else set())))
     if program.compat:
         return RepositoryMessage(entry.path, MIXED.format(eager=eager, compat=", ".join(sorted(program.compat))))
     return RepositoryMessage(entry.path, MIXED_TF1.format(eager=eager, tf1=", ".join(sorted(program.tf1))))

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from npu_codemod import testing
 from npu_codemod.codemods import regenerate_support_list as regenerate
+from npu_codemod.codemods.api_sites import ApiStatus
 from npu_codemod.codemods.support_list import support_list_tf2
+from npu_codemod.plugins.rules.tf2._migrated_advice import migrated_advice
 
 from support.cli import cli
 from support.csvfiles import read_csv
@@ -379,15 +381,16 @@ mode = tf.estimator.ModeKeys.TRAIN
 with strategy.scope():
     model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 '''
-OWNER_MISS = ("Ascend migrates {api}, but no enabled npu-codemod rule covered this use: "
-              "migrate it as the guide says")
+ONE_DEVICE_WORDS = ("tf.distribute.OneDeviceStrategy: each NPU process trains on the one device "
+                    "npu.open().as_default() opens (NPU061): drop the strategy and its scope(), or give it "
+                    "no GPU device (\"/gpu:0\" does not exist on the NPU host)")
 
 
 def test_every_site_not_ready_gets_a_finding_that_names_it() -> None:
     """The TF 2.6 list has ``OneDeviceStrategy``, ``set_soft_device_placement`` and
     ``set_experimental_options`` ``trains-after-migration``, and no TF 2.x rule migrates them:
-    NPU071 says so at each use, called or not, as NPU100 does for an API whose owner did not
-    cover it; an uncalled MirroredStrategy gets NPU070's words; a value use of an unsupported
+    NPU071 says at each use, called or not, what to do with that API in eager code (before:
+    NPU100's "migrate it as the guide says", which no TF 2.x guide step answers); an uncalled MirroredStrategy gets NPU070's words; a value use of an unsupported
     API (``tf.estimator.ModeKeys``) is reported like a call. Before: each was counted not
     ready with no finding (``needs-work``, "4 API site(s) not ready"; ``ModeKeys``:
     ``blocked``)."""
@@ -395,9 +398,13 @@ def test_every_site_not_ready_gets_a_finding_that_names_it() -> None:
         ("NPU071", 4, 0, "unmigrated"), ("NPU071", 5, 0, "unmigrated"), ("NPU071", 6, 11, "unmigrated"),
         ("NPU071", 7, 16, "unmigrated"), ("NPU071", 7, 61, "unmigrated"), ("NPU071", 8, 7, "unmigrated")])
     said = [f.message.split(" (guide")[0] for f in findings]
-    assert said[:4] == [OWNER_MISS.format(api=api) for api in (
-        "tf.config.set_soft_device_placement", "tf.config.optimizer.set_experimental_options",
-        "tf.distribute.OneDeviceStrategy", "tf.distribute.OneDeviceStrategy")]
+    assert said[:4] == [
+        "keep soft placement on for the NPU: call tf.config.set_soft_device_placement(True), so that ops "
+        "the NPU has no kernel for run on the CPU",
+        "tf.config.optimizer.set_experimental_options sets grappler's graph rewrites for the GPU: the NPU "
+        "needs remapping and memory_optimization off, so drop those options if this call turns them on, "
+        "and check the others on the NPU",
+        ONE_DEVICE_WORDS, ONE_DEVICE_WORDS]
     assert said[4] == (f"{STRATEGY_WORDS}; npu-codemod's tf2-distributed pack (`--rules "
                        "default,tf2-distributed`) reports the rest of the distributed port (NPU067-NPU070)")
     assert said[5] == "not supported on Ascend and no migration path: replace tf.estimator.ModeKeys.TRAIN"
@@ -575,3 +582,16 @@ def test_float64_strings_count_where_tensorflow_takes_them_not_numpy_or_pandas()
         ("NPU071", 11, 65, "unmigrated")]
     assert [f.message.split(" (guide")[0].rpartition(": ")[2] for f in findings] == [
         '"float64"', 'dtype="float64"', "'complex64'"]
+
+
+def test_every_api_ascend_migrates_gets_advice_that_names_it() -> None:
+    """Each API the TF 2.6 list marks ``supported-after-migration`` or ``trains-after-migration``
+    (``shared/data``), but the two with a TF 2.x rule's words (NPU070's MirroredStrategy,
+    NPU064's compat ``Dataset``): NPU071's message in eager code names the API and says what to
+    do, never the generic owner-miss words."""
+    migrated = [api for api, status in support_list_tf2().statuses.items() if status in ApiStatus.MIGRATED
+                and api not in ("tf.distribute.MirroredStrategy", "tf.compat.v1.data.Dataset")]
+    assert len(migrated) == 39
+    for api in migrated:
+        advice = migrated_advice(api, api)
+        assert advice is not None and api in advice and "as the guide says" not in advice, api

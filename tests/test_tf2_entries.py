@@ -434,3 +434,65 @@ def test_the_findings_about_programs_are_npu061_s_in_every_report(tmp_path: Path
     assert without.returncode == 0, without.stderr
     findings = json.loads((tmp_path / "rep2" / "run.json").read_text())["repos"][0]["findings"]
     assert [(f["rule_id"], f["path"]) for f in findings] == [("NPU000", "trainer.py")]  # "TF 2.x code"
+
+
+# --- a notebook exported as a script (nbconvert --to script) ------------------------------------
+
+#: TensorFlow2.0-Examples' ``dcgan.py``: a notebook exported as a script, whose training cell
+#: (``%%time``) runs through IPython's magic: its only module-level call that trains is a string.
+EXPORTED_NOTEBOOK = '''\
+#!/usr/bin/env python
+"""DCGAN on MNIST (exported from dcgan.ipynb)."""
+# coding: utf-8
+
+# In[1]:
+
+
+import tensorflow as tf
+
+get_ipython().run_line_magic('matplotlib', 'inline')
+(train_images, _), (_, _) = tf.keras.datasets.mnist.load_data()
+train_dataset = tf.data.Dataset.from_tensor_slices(train_images / 255.0).shuffle(60000).batch(256)
+generator = tf.keras.Sequential([tf.keras.layers.Dense(784, input_shape=(100,))])
+generator_optimizer = tf.keras.optimizers.Adam(1e-4)
+
+
+@tf.function
+def train_step(images):
+    with tf.GradientTape() as gen_tape:
+        gen_loss = tf.reduce_mean(generator(tf.random.normal([256, 100]), training=True))
+    gradients = gen_tape.gradient(gen_loss, generator.trainable_variables)
+    generator_optimizer.apply_gradients(zip(gradients, generator.trainable_variables))
+
+
+def train(dataset, epochs):
+    for epoch in range(epochs):
+        for image_batch in dataset:
+            train_step(image_batch)
+
+
+# In[2]:
+
+
+get_ipython().run_cell_magic('time', '', 'train(train_dataset, 50)')
+'''
+
+
+@pytest.mark.parametrize("magic", ["get_ipython().run_cell_magic('time', '', 'train(train_dataset, 50)')",
+                                   "get_ipython().run_line_magic('time', 'train(train_dataset, 50)')",
+                                   "get_ipython().magic('time train(train_dataset, 50)')"],
+                         ids=["cell", "line", "magic"])
+def test_a_notebook_exported_as_a_script_that_trains_in_a_magic_gets_the_init(magic: str) -> None:
+    """Before, the training cell's code was a string to the reading of module-level code: the
+    script got NPU068's ``npu.distribute.all_reduce`` and never ``npu.open()``."""
+    script = EXPORTED_NOTEBOOK.replace("get_ipython().run_cell_magic('time', '', 'train(train_dataset, 50)')", magic)
+    after = script.replace("\nimport tensorflow as tf\n", "\n" + DEVICE_INIT + "import tensorflow as tf\n", 1)
+    findings = assert_migrates(script, after, RULES, facts=TF2_RUNTIME)
+    assert [(rule, status) for rule, _, _, status in sites(findings)][:1] == [("NPU061", "migrated")]
+
+
+def test_a_notebook_exported_as_a_script_that_runs_no_training_cell_gets_no_init() -> None:
+    """Its magics run no training (``%matplotlib inline``, a cell that only plots)."""
+    script = EXPORTED_NOTEBOOK.replace("get_ipython().run_cell_magic('time', '', 'train(train_dataset, 50)')",
+                                       "get_ipython().run_cell_magic('time', '', 'print(len(train_images))')")
+    assert [f for f in assert_unchanged(script, RULES, facts=TF2_RUNTIME) if f.rule_id == "NPU061"] == []

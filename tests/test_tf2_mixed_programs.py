@@ -222,3 +222,50 @@ def test_a_module_reached_through_a_star_import_is_part_of_the_program(tmp_path:
     lines = check_lines(tmp_path, "gcn", expect=1)
     assert not [line for line in lines if "npu_ops.dropout" in line or "fixable" in line]
     assert any(line.startswith("gcn/train.py:1:1: NPU061 this program mixes eager TF 2.x files") for line in lines)
+
+
+GRAPH_EXTRACTOR = '''\
+"""Legacy graph-mode feature extractor, run in a graph of its own."""
+import tensorflow as tf
+
+
+def extract(images):
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 4])
+        y = tf.compat.v1.layers.dense(x, 2)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            return sess.run(y, feed_dict={x: images})
+'''
+EAGER_PREDICT = '''\
+"""Eager TF 2.x inference on the extracted features (no training)."""
+import numpy as np
+import tensorflow as tf
+
+from features.legacy import extract
+
+
+@tf.function
+def serve(model, x):
+    return model(x)
+
+
+if __name__ == "__main__":
+    model = tf.saved_model.load("exported")
+    print(serve(model, tf.constant(extract(np.zeros((4, 4))))).numpy())
+'''
+
+
+def test_an_eager_script_that_trains_nothing_keeps_the_compat_header_out_of_its_imports(tmp_path: Path) -> None:
+    """Before, only a training entry made a program mixed: ``features/legacy.py`` got NPU062's
+    header, whose ``enable_v1()`` switches the eager ``predict.py`` that imports it to graph mode
+    (``.numpy()``, ``tf.saved_model.load`` then fail). The script is eager TF 2.x code of its own:
+    the program is mixed, nothing in it is rewritten."""
+    make_repo(tmp_path / "mix", {"requirements.txt": "tensorflow==2.6.5\n", "features/__init__.py": "",
+                                 "features/legacy.py": GRAPH_EXTRACTOR, "predict.py": EAGER_PREDICT})
+    lines = check_lines(tmp_path, "mix", expect=1)
+    assert not [line for line in lines if COMPAT_HEADER in line]
+    assert "mix/predict.py:1:1: NPU061 this program mixes eager TF 2.x files (mix/predict.py) and compat.v1 " \
+           "graph files (mix/features/legacy.py)" in "\n".join(lines)
+    assert "mix/features/legacy.py:1:1: NPU062 part of a program that mixes eager TF 2.x and compat.v1 graph " \
+           "files (entry mix/predict.py): not rewritten" in "\n".join(lines)

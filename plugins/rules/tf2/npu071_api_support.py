@@ -90,6 +90,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._dtype_strings import dtype_strings
+from ._migrated_advice import migrated_advice
 
 DEPRECATED = ("deprecated in TF 2.6: replace {api} with its current TF 2.x equivalent before "
               "migrating, or the migration may fail")
@@ -136,8 +137,9 @@ class ApiSupportTf2(Rule):
                "(most of `tf.compat.v1.*`; SARIF level `note`), unless another rule reported that "
                "use (NPU065, NPU052, NPU051); in a TF 2.x file, each use of an API it marks "
                "`supported-after-migration` or `trains-after-migration` that no rule reported "
-               "(`tf.distribute.OneDeviceStrategy`, `tf.config.set_soft_device_placement`: a miss "
-               "to migrate as the guide says; `tf.distribute.MirroredStrategy` with NPU070's words, "
+               "(`tf.distribute.OneDeviceStrategy`, `tf.config.set_soft_device_placement`: the "
+               "API and what to do with it in eager code, e.g. drop the one-device strategy, keep "
+               "soft placement on; `tf.distribute.MirroredStrategy` with NPU070's words, "
                "naming its pack while NPU070 is off; `tf.compat.v1.data.Dataset` is NPU064's, as "
                "`tf.data.Dataset`: covered while it is on); in a `tf2-compat` file, each use of such an API "
                "that its TF1 owner in NPU100's table did not cover, in NPU100's words "
@@ -470,15 +472,16 @@ def _verdict(use: Use, seen: set[str], enabled: frozenset[str]) -> tuple[Optiona
     """The message and SARIF level for one use no other rule reported (None: nothing to
     report). A use of an API Ascend migrates (``supported-after-migration``,
     ``trains-after-migration``) that the TF1 rules do not own (``_compat_owned``) is a miss:
-    NPU070's words for MirroredStrategy, naming its pack while it is off; NPU100's owner-miss
-    words for the others (``tf.distribute.OneDeviceStrategy``,
-    ``tf.config.set_soft_device_placement``, an owner's site it did not cover): a site no
-    finding names would keep the repository short of ``ready`` with nothing to say where."""
+    NPU070's words for MirroredStrategy, naming its pack while it is off; for the others
+    (``tf.distribute.OneDeviceStrategy``, ``tf.config.set_soft_device_placement``, an owner's
+    site it did not cover) what to do with that API in eager code (``_migrated_advice``), else
+    NPU100's owner-miss words: a site no finding names would keep the repository short of
+    ``ready`` with nothing to say where."""
     if use.status in ApiStatus.MIGRATED:
         if use.listed == MIRRORED_LISTED:
             off = HOROVOD_TF2_RULE not in enabled
             return (f"{STRATEGY_TF2}; {HOROVOD_TF2_OPT_IN}" if off else STRATEGY_TF2), ""
-        return api_advice(use.status, use.api), ""
+        return migrated_advice(use.listed, use.api) or api_advice(use.status, use.api), ""
     if use.status == ApiStatus.UNSUPPORTED:
         return DEVICE_ADVICE if use.listed == DEVICE else api_advice(use.status, use.api), ""
     if use.status == ApiStatus.DEPRECATED:

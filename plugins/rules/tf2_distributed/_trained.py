@@ -152,8 +152,19 @@ def called_builder(path: str, text: str, callee: str, facts: AbstractSet[str]) -
     if tree is None:
         return False
     function = qualified(callee, ".".join(module_parts(path)), module_index(tree).imported_names(path))
-    return function is not None and is_trained_maker(function, facts | maker_facts(path, text)) \
-        and _named(BUILDER, function, facts | builder_facts(path, text))
+    if function is None or not is_trained_maker(function, facts | maker_facts(path, text)):
+        return False
+    builders = facts | builder_facts(path, text)
+    return _named(BUILDER, function, builders) or _reexported(BUILDER, function, builders)
+
+
+def _reexported(prefix: str, function: str, facts: AbstractSet[str]) -> bool:
+    """Does a fact of ``prefix`` name a function of a module of the package that ``function``
+    (``nets.build_model``, as a file imports it) is imported from, by that name: the package's
+    ``__init__`` re-exports it (``from nets.factory import build_model``)?"""
+    package, _, last = function.rpartition(".")
+    return bool(package) and any(fact.startswith(prefix + package + ".") and fact.endswith("." + last)
+                                 for fact in facts)
 
 
 def qualified(callee: str, module: str, imports: dict[str, str]) -> Optional[str]:

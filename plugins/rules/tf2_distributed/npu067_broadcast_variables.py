@@ -10,6 +10,8 @@ the variables provably exist: a functional ``tf.keras.Model(inputs, outputs)``,
 or by ``fit``) is reported at its construction. Only the models the program trains are sites
 (``_trained``; handed to a trainer of the repository: ``_trainers``): in a TF 2.x repository the rule runs on ``tf-neutral`` model-definition files
 too, whose sub-models (``Sequential`` blocks, layer stacks) no worker trains by themselves.
+A model a registry or factory makes (``MODELS[name](...)``, ``registry.get(name)(cfg)``, a builder
+returning such a call) is a note where it is made: which model it is is known at run time only.
 """
 
 from __future__ import annotations
@@ -63,6 +65,16 @@ MODULE = ("{cls} is a tf.Module model: its variables exist once it is built (by 
           "once they exist, e.g. after calling it on one batch, before the first training step")
 HANDED = ("handed to {callee}, which may train it (nothing in the repository shows it does): if it "
           "does, call npu.distribute.broadcast({model}.trainable_variables) after the model is built")
+FACTORY = ("{model} is built by {factory}, a registry or factory lookup: which model it is, and whether "
+           "its variables exist yet, is decided at run time: call npu.distribute.broadcast("
+           "{model}.trainable_variables) once they exist (right after this line for a functional or "
+           "loaded Keras model, else after {model}.build(...) or the first training step)")
+FACTORY_RETURNED = ("{function} returns a model built by {factory}, a registry or factory lookup, and the "
+                    "program trains it: which model it is, and whether its variables exist yet, is "
+                    "decided at run time: call npu.distribute.broadcast(<model>.trainable_variables) "
+                    "where the caller has the model, once they exist (right after the call for a "
+                    "functional or loaded Keras model, else after <model>.build(...) or the first "
+                    "training step)")
 CALLBACKS = ("npu_callbacks_append drops non-list callbacks and its broadcast callback never runs "
              "(npu_callbacks.py:69-89): remove it and broadcast with npu.distribute.broadcast")
 #: Keras makers whose result has its variables when the call returns.
@@ -98,7 +110,8 @@ class BroadcastVariables(Rule):
                 "`npu.distribute.broadcast(<m>.trainable_variables)`; already broadcast later in the scope: left alone. A model "
                 "a function of the file or of the repository binds and returns (`model = ...; "
                 "return model`) is broadcast there: its callers have no site.")
-    reports = ("Only models the program trains (fitted, compiled, their `trainable_variables` read, "
+    reports = ("Only models the program trains (fitted, compiled, their `trainable_variables` read "
+               "after the binding, not a model reloaded after training to evaluate it; "
                "passed to a function, class or method of the repository that trains that parameter "
                "(`trainer = Trainer(model)`, `trainer.compile(model=model)`: rewritten as the file's own), "
                "or returned by a function whose result a file of the repository trains): "
@@ -106,7 +119,11 @@ class BroadcastVariables(Rule):
                "training it (`trainer.fit(...)` after `trainer.compile(model=model)`, the method passing "
                "it on through `super()`), with the broadcast line to add; "
                "a model whose variables are created lazily (subclassed, `Sequential` without an "
-               "input shape, built by a function of the repository or by `fit`); a `tf.Module` model "
+               "input shape, built by a function of the repository or by `fit`); a model a registry "
+               "or factory makes (a call of a registry entry, `MODELS[name]`, or of what a "
+               "registry gives, `registry.get(name)(cfg)`, or a function whose result the "
+               "program trains returning such a call), as a note: which model, and "
+               "whether its variables exist, is decided at run time; a `tf.Module` model "
                "trained in a custom loop (a class of the repository deriving from `tf.Module`, a "
                "Keras layer or a Sonnet module, or a Sonnet class such as `snt.nets.MLP`); the anchor's "
                "`npu_callbacks_append(...)` (its broadcast callback never runs). A file that "
@@ -151,13 +168,16 @@ class BroadcastVariables(Rule):
             elif node.type == tokens.NAME and node.value == "npu_callbacks_append" \
                     and _is_called(node):
                 ctx.report(node, "unmigrated", CALLBACKS)
+            elif node.type == symbols.return_stmt and len(node.children) == 2:
+                _returned_factory(node, ctx)
 
     def _assignment(self, statement: Node, ctx: FileContext) -> None:
         target, _, value = statement.children
         model = _target(target)
         if model is None:
             return
-        if ctx.analysis(BuiltModels).value_kind(value) != KERAS:
+        models = ctx.analysis(BuiltModels)
+        if models.value_kind(value) != KERAS and models.value_kind(value, reexported=True) != KERAS:
             self._module_model(statement, model, value, ctx)
             return
         trainer = None if _trained(statement, model, ctx) else _handed(statement, model, ctx)
@@ -200,14 +220,46 @@ class BroadcastVariables(Rule):
         construction, as a subclassed model is (its variables appear in its constructor or its
         first call: the spec's "unmigrated at the construction"); already broadcast: migrated."""
         cls = _module_class(value, ctx)
+        factory = _factory(value) if cls is None else None
         line = statement.parent
-        if cls is None or line is None or line.type != symbols.simple_stmt \
+        if (cls is None and factory is None) or line is None or line.type != symbols.simple_stmt \
                 or not (_trained(statement, model, ctx) or _proven(_handed(statement, model, ctx))):
             return  # a layer handed to a trainer not shown to train it: a helper (TensorFlowTTS's PQMF)
-        if _broadcast_after(line, model):
-            ctx.report(statement, "migrated", IN_PLACE)
-        else:
+        if _broadcast_after(line, model) or (factory is not None and _in_scope_wrapper(line)):
+            ctx.report(statement, "migrated", IN_PLACE if _broadcast_after(line, model) else SCOPE_WRAPPER)
+        elif cls is not None:
             ctx.report(statement, "unmigrated", MODULE.format(cls=cls, model=model))
+        else:
+            ctx.report(statement, "unmigrated", FACTORY.format(model=model, factory=factory), level="note")
+
+
+def _factory(value: Base) -> Optional[str]:
+    """``MODELS[name]`` of ``MODELS[name](...)``, ``registry.get(name)`` of
+    ``registry.get(name)(cfg)``: the lookup (shortened) when ``value`` calls what a subscript
+    or another call gives, else None. Which model such a call makes is known at run time only."""
+    children = value.children if value.type == symbols.power else []
+    if len(children) < 3 or not is_call_trailer(children[-1]) or children[0].type != tokens.NAME:
+        return None
+    lookup = children[-2]
+    if lookup.type != symbols.trailer or lookup.children[0].type not in (tokens.LSQB, tokens.LPAR):
+        return None
+    text = " ".join("".join(tree_text(part).strip() for part in children[:-1]).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _returned_factory(statement: Base, ctx: FileContext) -> None:
+    """``return MODELS[cfg.name](cfg)`` in a module-level function whose result the program
+    trains (``_trained.maker_facts``): its callers bind a model of no kind the rule knows, so
+    the site is here, reported with the line to add where the caller has the model."""
+    factory = _factory(statement.children[1])
+    function = enclosing_scope(statement) if factory is not None else None
+    if function is None or function.type != symbols.funcdef or _class_of(function) is not None \
+            or enclosing_scope(function).type != symbols.file_input:
+        return
+    name = str(function.children[1].value)
+    if is_trained_maker(".".join([*module_parts(ctx.path), name]), ctx.facts | maker_facts(ctx.path, ctx.original)):
+        ctx.report(statement, "unmigrated", FACTORY_RETURNED.format(function=f"{name}()", factory=factory),
+                   level="note")
 
 
 def _from_builder(value: Base, ctx: FileContext) -> bool:
@@ -257,6 +309,8 @@ def _trained(statement: Base, model: str, ctx: FileContext) -> bool:
     """Does the program train the model ``model`` that ``statement`` binds (``_trained``)?"""
     scope = enclosing_scope(statement)
     owner = _class_of(scope) if model.startswith("self.") else None
+    if "." not in model and _reloaded_after_training(statement, model, scope):
+        return False
     if trains(model, tree_text(owner or scope)) or ("." not in model and passed_to_trainer(scope, model)):
         return True
     returned = [node for node in function_returns(scope) if tree_text(node).strip() == f"return {model}"] \
@@ -269,6 +323,21 @@ def _trained(statement: Base, model: str, ctx: FileContext) -> bool:
     facts = ctx.facts | maker_facts(ctx.path, ctx.original)
     return is_trained_maker(".".join(names), facts) \
         or (outer is None and _returned_by_trained_maker(scope, ctx.path, facts))
+
+
+def _reloaded_after_training(statement: Base, model: str, scope: Base) -> bool:
+    """Does ``statement`` bind ``model`` again after the scope trained an earlier binding of it,
+    and nothing after it trains it (tf2-transformer-chatbot: ``chatbot.fit(...)``, then ``chatbot =
+    tf.keras.models.load_model(path)`` to evaluate)? That model is no training's."""
+    leaves = list(scope.leaves())
+    first = next(statement.leaves(), None)
+    at = next((index for index, leaf in enumerate(leaves) if leaf is first), None)
+    if at is None:
+        return False
+    before = "".join(str(leaf) for leaf in leaves[:at])
+    after = "".join(str(leaf) for leaf in leaves[at:])
+    bound = re.search(rf"(?<![\w.]){re.escape(model)}\s*=(?!=)", before) is not None
+    return bound and trains(model, before) and not trains(model, after)
 
 
 def _returned_by_trained_maker(function: Base, path: str, facts: frozenset[str], depth: int = 3) -> bool:

@@ -115,6 +115,12 @@ CUSTOM_LOOP = "npu068-custom-loop"
 LOOP_ELSEWHERE = ("the repository applies gradients in a custom loop (all-reduced there): wrap "
                   "this optimizer with npu.distribute.npu_distributed_keras_optimizer_wrapper only "
                   "if this model trains with fit (never both: gradients would be all-reduced twice)")
+EXPORTED = ("{function}() is exported (its concrete function is saved or converted, e.g. as a TFLite "
+            "on-device training signature), not run by this script: an all_reduce here would go into the "
+            "exported model, which runs where no NPU collective exists; if a script trains with it on NPUs, "
+            "add {name} = npu.distribute.all_reduce({name}, \"mean\") in that script's own step")
+#: What a script that exports a traced function (rather than running it) spells.
+_EXPORTS = re.compile(r"\bsaved_model\.save\(|\bTFLiteConverter\b|\bsignatures\s*=")
 HOROVOD_OPTIMIZER = "Horovod's DistributedOptimizer: NPU070 reports it; not wrapped twice"
 
 
@@ -141,7 +147,10 @@ class GradientAllReduce(Rule):
                 "whose class (in any file of the repository, or a base of it there) overrides "
                 "`train_step` is all-reduced in its step: neither its optimizer nor the class's "
                 "own `super().compile(optimizer=...)` is wrapped. Already aggregated: left alone.")
-    reports = ("Gradients bound to a tuple, applied in another block or function (or nowhere in "
+    reports = ("Gradients of a step the script exports instead of running (its "
+               "`get_concrete_function()` saved or converted: a TFLite on-device training signature, "
+               "where an NPU collective cannot run); "
+               "gradients bound to a tuple, applied in another block or function (or nowhere in "
                "the file: said so), or applied "
                "after another step makes a new value of them (the line to add); gradients "
                "computed inside the `apply_gradients` call (`zip(tape.gradient(...), variables)`: "
@@ -325,6 +334,9 @@ class GradientAllReduce(Rule):
         elif flow.applied and in_library(ctx):
             ctx.report(statement, "unmigrated", LIBRARY.format(
                 line=f"add {name} = npu.distribute.all_reduce({name}, \"mean\") after this line"))
+        elif flow.applied and _exported_step(statement, ctx) is not None:
+            ctx.report(statement, "unmigrated", EXPORTED.format(
+                function=_exported_step(statement, ctx), name=name))
         elif flow.applied:
             npu = device_name(ctx, line)
             insert_after(line, f"{name} = {npu}.distribute.all_reduce({name}, \"mean\")", ctx.newline)
@@ -367,6 +379,19 @@ class GradientAllReduce(Rule):
         callee = _callee_text(value)
         inside, before = (f"{callee}(...)", callee) if callee else ("this expression", "they are used")
         ctx.report(statement, "unmigrated", NESTED.format(inside=inside, before=before))
+
+
+def _exported_step(statement: Base, ctx: FileContext) -> Optional[str]:
+    """The name of the function holding ``statement`` when the file exports it rather than
+    running it: its ``get_concrete_function()`` is taken (``model.train.get_concrete_function()``
+    as a signature of ``tf.saved_model.save``) in a file that saves or converts a model
+    (TensorFlow Lite's model-personalization example), else None."""
+    scope = enclosing_scope(statement)
+    if scope.type != symbols.funcdef or not _EXPORTS.search(ctx.original):
+        return None
+    name = str(scope.children[1].value)
+    concrete = re.search(r"(?<![\w])" + re.escape(name) + r"\s*\.\s*get_concrete_function\(", ctx.original)
+    return name if concrete is not None else None
 
 
 def _gradients_of_variables(node: Base, top: Base, tapes: set[str], ctx: FileContext) -> bool:
