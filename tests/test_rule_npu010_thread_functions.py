@@ -81,6 +81,12 @@ def run(files: dict[str, str]) -> dict[str, tuple[Optional[str], list[Finding]]]
     return result
 
 
+def demo(imports: str, parameters: str, call: str, fetched: str) -> str:
+    """A script whose ``demo`` opens a session, hands it on with ``call``, then runs it."""
+    return (f"import tensorflow as tf\n{imports}\n\n\ndef demo({parameters}):\n"
+            f"    sess = tf.Session()\n    {call}\n    print(sess.run({fetched}))\n")
+
+
 def started(callee: str) -> str:
     return f"{CLOSE} (sess is used by threads that {callee}() starts and does not join){GUIDE}"
 
@@ -112,14 +118,7 @@ def test_a_session_given_to_threads_another_module_starts_is_reported() -> None:
     ("inputs.load(sess, files)", True),  # no threads
 ])
 def test_which_parameter_and_whether_the_callee_joins(call: str, closed: bool) -> None:
-    main = ("import tensorflow as tf\n"
-            "import inputs\n"
-            "\n"
-            "\n"
-            "def demo(files, coord):\n"
-            "    sess = tf.Session()\n"
-            f"    {call}\n"
-            "    print(sess.run(files))\n")
+    main = demo("import inputs", "files, coord", call, "files")
     new, findings = run({"inputs.py": INPUTS, "main.py": main})["main.py"]
     assert (new is not None) == closed
     assert [f.status for f in findings] == ["migrated" if closed else "unmigrated"]
@@ -229,14 +228,7 @@ def test_a_session_given_to_threads_a_method_starts_is_reported(files: dict[str,
     ("reader.start_threads(None, sess)", True),  # n_threads: not given to the threads
 ])
 def test_which_methods_keep_the_session_for_their_threads(call: str, closed: bool) -> None:
-    main = ("import tensorflow as tf\n"
-            "from wavenet.audio_reader import Feeder\n"
-            "\n"
-            "\n"
-            "def demo(feeder, reader, logdir):\n"
-            "    sess = tf.Session()\n"
-            f"    {call}\n"
-            "    print(sess.run(logdir))\n")
+    main = demo("from wavenet.audio_reader import Feeder", "feeder, reader, logdir", call, "logdir")
     new, findings = run({"wavenet/audio_reader.py": READER, "main.py": main})["main.py"]
     assert (new is not None) == closed
     assert [f.status for f in findings] == ["migrated" if closed else "unmigrated"]
