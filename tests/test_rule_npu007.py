@@ -837,3 +837,52 @@ estimator.train(input_fn, steps=10)
 """
     _, findings = run_rules(source, RULES)
     assert [f for f in findings if f.rule_id == "NPU007"] == []
+
+
+# Review round 26: prettytensor's Runner.session() makes its session with a SessionManager
+# (``SESSION_MANAGER_FACTORY = tf.train.SessionManager``), which no rule saw: the session ran
+# without the NPU optimizer and no finding said so.
+SESSION_MANAGER = """\
+import contextlib
+
+import tensorflow as tf
+
+SESSION_MANAGER_FACTORY = tf.train.SessionManager
+
+
+class Runner(object):
+
+  @contextlib.contextmanager
+  def session(self, master='', config=None):
+    session_manager = SESSION_MANAGER_FACTORY()
+    with session_manager.prepare_session(master, None, config=config,
+                                         init_fn=lambda _: None) as sess:
+      yield sess
+
+
+def wait_for_chief(master, config):
+  manager = tf.train.SessionManager(ready_op=tf.report_uninitialized_variables())
+  sess = manager.wait_for_session(master, config, max_wait_secs=600)
+  restored = manager.recover_session(master, checkpoint_dir="/tmp/ckpt")
+  return sess, restored
+"""
+
+
+def test_session_manager_sessions_get_the_npu_config():
+    after = HEADER.replace("\n", "\nimport copy\n", 1) + SESSION_MANAGER.replace(
+        "    with session_manager", "    npu_config = copy.deepcopy(config) if config is not None "
+        "else tf.ConfigProto()\n" + npu_lines("npu_config", "    ") + "    with session_manager").replace(
+        "config=config,", "config=npu_config,").replace(
+        "  sess = manager.wait_for_session(master, config,",
+        "  npu_config = copy.deepcopy(config)\n" + npu_lines("npu_config", "  ") + "  sess = manager.wait_for_session(master, npu_config,").replace(
+        "  restored = manager.recover_session(master, checkpoint_dir=\"/tmp/ckpt\")",
+        "  npu_config_1 = tf.ConfigProto()\n" + npu_lines("npu_config_1", "  ")
+        + "  restored = manager.recover_session(master, checkpoint_dir=\"/tmp/ckpt\", config=npu_config_1)")
+    check(SESSION_MANAGER, after, [("NPU007", 13, 9, "migrated"), ("NPU007", 20, 9, "migrated"),
+                                   ("NPU007", 21, 13, "migrated")])
+
+
+def test_a_prepare_session_method_of_a_file_without_session_manager_is_no_session():
+    source = SESSION_MANAGER.replace("SESSION_MANAGER_FACTORY = tf.train.SessionManager", "from x import F") \
+        .replace("SESSION_MANAGER_FACTORY()", "F()").replace("tf.train.SessionManager(", "Manager(")
+    assert_unchanged(source, RULES)

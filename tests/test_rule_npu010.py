@@ -478,6 +478,26 @@ def test_a_prepared_session_entered_with_with_is_not_a_site() -> None:
     assert assert_unchanged(TF + source, RULES) == []
 
 
+def test_a_session_managers_session_is_closed_after_its_last_use() -> None:
+    """Review round 26: a ``tf.train.SessionManager`` returns a bare session (NPU007 now
+    configures it); a ``with`` closes it, else the close goes after its last use."""
+    before = ("def train(steps, init_op):\n"
+              "    manager = tf.train.SessionManager()\n"
+              "    sess = manager.prepare_session(\"\", init_op=init_op, config=config)\n"
+              "    for _ in range(steps):\n"
+              "        sess.run(step)\n"
+              "    print(\"done\")\n"
+              "\n"
+              "\n"
+              "def evaluate(manager):\n"
+              "    with manager.wait_for_session(\"\", config) as sess:\n"
+              "        sess.run(step)\n")
+    after = before.replace("        sess.run(step)\n    print", "        sess.run(step)\n    sess.close()\n    print")
+    NPU010.migrated(before, after, (4, 11))
+    unnamed = before.replace("tf.train.SessionManager()", "make_manager()")
+    assert assert_unchanged(TF + unnamed, RULES) == []  # a file not naming SessionManager
+
+
 def test_a_closing_that_is_not_contextlibs_is_not_trusted() -> None:
     NPU010.reported("from mylib import closing\nwith closing(tf.Session()) as sess:\n    sess.run(op)\n",
                     (3, 13))

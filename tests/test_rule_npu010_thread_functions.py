@@ -81,6 +81,12 @@ def run(files: dict[str, str]) -> dict[str, tuple[Optional[str], list[Finding]]]
     return result
 
 
+def demo(imports: str, parameters: str, call: str, fetched: str) -> str:
+    """A script whose ``demo`` opens a session, hands it on with ``call``, then runs it."""
+    return (f"import tensorflow as tf\n{imports}\n\n\ndef demo({parameters}):\n"
+            f"    sess = tf.Session()\n    {call}\n    print(sess.run({fetched}))\n")
+
+
 def started(callee: str) -> str:
     return f"{CLOSE} (sess is used by threads that {callee}() starts and does not join){GUIDE}"
 
@@ -112,14 +118,7 @@ def test_a_session_given_to_threads_another_module_starts_is_reported() -> None:
     ("inputs.load(sess, files)", True),  # no threads
 ])
 def test_which_parameter_and_whether_the_callee_joins(call: str, closed: bool) -> None:
-    main = ("import tensorflow as tf\n"
-            "import inputs\n"
-            "\n"
-            "\n"
-            "def demo(files, coord):\n"
-            "    sess = tf.Session()\n"
-            f"    {call}\n"
-            "    print(sess.run(files))\n")
+    main = demo("import inputs", "files, coord", call, "files")
     new, findings = run({"inputs.py": INPUTS, "main.py": main})["main.py"]
     assert (new is not None) == closed
     assert [f.status for f in findings] == ["migrated" if closed else "unmigrated"]
@@ -143,3 +142,104 @@ def test_cli_reports_the_session_with_either_engine(tmp_path: Path) -> None:
               for row in rows["full"] if row["rule_id"] == "NPU010"]
     assert closes == [("main.py", "6", "unmigrated", started("inputs.setup_inputs")),
                       ("main2.py", "6", "unmigrated", started("setup_inputs"))]
+
+
+# Review round 26: wavenet's train.py hands its session to ``reader.start_threads(sess)``, a
+# method of ``AudioReader`` (wavenet/audio_reader.py) whose daemon threads run
+# ``sess.run(self.enqueue)`` and are never joined (``coord.join(threads)`` joins only the queue
+# runners): the close the tool put after the training loop cancelled them mid-enqueue.
+READER = '''import os
+import threading
+
+import tensorflow as tf
+
+
+class AudioReader(object):
+    def __init__(self, coord, sample_size):
+        self.coord = coord
+        self.threads = []
+        self.queue = tf.PaddingFIFOQueue(32, ["float32"], shapes=[(None, 1)])
+
+    def thread_main(self, sess):
+        while not self.coord.should_stop():
+            sess.run(self.enqueue)
+
+    def start_threads(self, sess, n_threads=1):
+        for _ in range(n_threads):
+            thread = threading.Thread(target=self.thread_main, args=(sess,))
+            thread.daemon = True
+            thread.start()
+            self.threads.append(thread)
+        return self.threads
+
+
+class Feeder(object):
+    def start_in_session(self, session, log_dir):
+        self._session = session
+        path = os.path.join(log_dir, "feeder.log")
+        threading.Thread(target=self._enqueue, name=path).start()
+
+    def close(self, session):
+        self._session = session  # no thread: stored, not run
+'''
+TRAIN = '''import tensorflow as tf
+from wavenet import AudioReader
+
+
+def main():
+    coord = tf.train.Coordinator()
+    reader = AudioReader(coord, sample_size=100000)
+    audio_batch = reader.dequeue(4)
+    sess = tf.Session(config=tf.ConfigProto(log_device_placement=False))
+    sess.run(tf.global_variables_initializer())
+    threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+    reader.start_threads(sess)
+    try:
+        for step in range(10):
+            sess.run(audio_batch)
+    finally:
+        coord.request_stop()
+        coord.join(threads)
+'''
+
+
+def test_the_facts_name_the_parameters_a_method_gives_threads() -> None:
+    assert thread_function_facts("wavenet/audio_reader.py", READER) == {
+        "npu010-thread-methods:wavenet.audio_reader.AudioReader.start_threads#0:sess",
+        "npu010-thread-methods:wavenet.audio_reader.Feeder.start_in_session#0:session"}
+
+
+@pytest.mark.parametrize("files", [
+    {"wavenet/__init__.py": "from .audio_reader import AudioReader\n",
+     "wavenet/audio_reader.py": READER, "train.py": TRAIN},
+    {"train.py": READER + "\n\n" + TRAIN.replace("from wavenet import AudioReader\n", "")},
+], ids=["another-file", "same-file"])
+def test_a_session_given_to_threads_a_method_starts_is_reported(files: dict[str, str]) -> None:
+    new, findings = run(files)["train.py"]
+    assert new is None
+    line = TRAIN.count("\n", 0, TRAIN.index("sess = ")) + 1 + (len(files) == 1) * (READER.count("\n") + 1)
+    assert [(f.line, f.column, f.status, f.message) for f in findings] == [
+        (line, 11, "unmigrated", started("reader.start_threads"))]
+
+
+@pytest.mark.parametrize("call, closed", [
+    ("feeder.start_in_session(sess, logdir)", False),  # stored on self, then a thread starts
+    ("feeder.close(sess)", True),  # stored, no thread
+    ("reader.start_threads(None, sess)", True),  # n_threads: not given to the threads
+])
+def test_which_methods_keep_the_session_for_their_threads(call: str, closed: bool) -> None:
+    main = demo("from wavenet.audio_reader import Feeder", "feeder, reader, logdir", call, "logdir")
+    new, findings = run({"wavenet/audio_reader.py": READER, "main.py": main})["main.py"]
+    assert (new is not None) == closed
+    assert [f.status for f in findings] == ["migrated" if closed else "unmigrated"]
+
+
+def test_a_path_or_string_join_is_no_join_of_the_threads() -> None:
+    source = ('import os\nimport threading\n\n\n'
+              'def start_loaders(sess, data_dir):\n'
+              '    files = [os.path.join(data_dir, name) for name in os.listdir(data_dir)]\n'
+              '    print(", ".join(files))\n'
+              '    threading.Thread(target=load, args=(sess, files)).start()\n')
+    assert thread_function_facts("loaders.py", source) == {"npu010-threads:loaders.start_loaders#0:sess"}
+    joined = source + "    coord.join()\n"
+    assert thread_function_facts("loaders.py", joined) == set()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from npu_codemod.plugins.rules.keras.npu041_keras_session import npu_codemod_analyze_file
 from npu_codemod.testing import assert_migrates, assert_reports, run_rules
 
 from support.packs import INIT, KERAS, message_of
@@ -180,3 +181,52 @@ def test_clear_session_not_called_is_respelled() -> None:
 def test_standalone_keras_clear_session_is_left_alone() -> None:
     assert_reports({"NPU042"}, "import tensorflow as tf\nfrom keras import backend as K\nK.clear_session()\n",
                    findings=[])
+
+
+# Review round 26: keras-yolo3 runs its graph in the session Keras makes on the first
+# K.get_session(), without the NPU config; no rule said so, as the file trains nothing.
+YOLO = '''\
+import numpy as np
+import tensorflow as tf
+from keras import backend as K
+from keras.models import load_model
+
+
+class YOLO(object):
+    def __init__(self, model_path, anchors):
+        self.anchors = anchors
+        self.sess = K.get_session()
+        self.yolo_model = load_model(model_path, compile=False)
+        self.input_image_shape = K.placeholder(shape=(2, ))
+        self.boxes = tf.image.non_max_suppression(self.yolo_model.output[0], self.yolo_model.output[1], 20)
+
+    def detect_image(self, image_data):
+        return self.sess.run(self.boxes, feed_dict={self.yolo_model.input: image_data,
+                                                    K.learning_phase(): 0})
+'''
+UNSET = ("Keras makes this session without the NPU config: no file of the repository sets one; "
+         "before it, npu_keras_sess = set_keras_session_npu_config() (close_session(npu_keras_sess) "
+         "when done), or K.set_session(tf.Session(config=...)) with the NPU config NPU007 writes")
+
+
+def test_a_keras_session_no_file_sets_is_reported_where_it_is_got() -> None:
+    findings = assert_reports({"NPU041"}, YOLO, findings=[("NPU041", 10, 20, "unmigrated")])
+    assert findings[0].message.startswith(UNSET), findings[0].message
+
+
+@pytest.mark.parametrize("source, facts", [
+    (YOLO, {"npu041-sets-session"}),  # another file of the repository sets the Keras session
+    (YOLO.replace("        self.sess = K.get_session()\n",
+                  "        K.set_session(tf.Session(config=config))\n        self.sess = K.get_session()\n"),
+     set()),  # this file sets it (NPU007 configures that session)
+    (YOLO.replace("self.sess = K.get_session()", "self.get_session = K.get_session"), set()),  # not called
+])
+def test_a_keras_session_set_somewhere_is_not_reported(source: str, facts: set[str]) -> None:
+    assert assert_reports({"NPU041"}, source, findings=[], facts=frozenset(facts)) == []
+
+
+def test_the_fact_says_which_files_set_the_keras_session() -> None:
+    assert "npu041-sets-session" in (npu_codemod_analyze_file("main.py", "K.set_session(sess)\n") or ())
+    assert "npu041-sets-session" in (npu_codemod_analyze_file(
+        "main.py", "npu_keras_sess = set_keras_session_npu_config()\n") or ())
+    assert "npu041-sets-session" not in (npu_codemod_analyze_file("yolo.py", YOLO) or ())

@@ -8,11 +8,17 @@ and ``close_session(npu_keras_sess)`` last. A file that sets its own session
 TensorFlow but trains a ``tf.keras`` model of the repository's (``from lib.models import Net``;
 the analysis names it: ``tf_model_idioms.KERAS_SCRIPT_FACT``) runs on that session under TF 1.x
 all the same and gets the same treatment (the spec's "trains a Keras model ... it builds").
+
+``K.get_session()`` makes the Keras session itself when none is set, without the NPU config:
+keras-yolo3's ``YOLO.__init__`` runs its graph in ``self.sess = K.get_session()``. Where the
+file trains no model this rule configures and no file of the repository sets a Keras session
+(``set_session``, ``set_keras_session_npu_config``: the ``npu041-sets-session`` fact), each such
+call is reported with the lines to add.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Union
 
 from npu_codemod.api import (
     Base,
@@ -50,6 +56,10 @@ from .npu042_keras_clear_session import GUIDE, PACK
 
 TRAINING = frozenset({"fit", "fit_generator", "train_on_batch", "evaluate", "predict"})
 SET_SESSION = ("tensorflow.keras.backend.set_session", "keras.backend.set_session")
+GET_SESSION = ("tensorflow.keras.backend.get_session", "keras.backend.get_session")
+#: A repository fact: some file sets the Keras session (or calls NPU's configuring function).
+SETS_SESSION = "npu041-sets-session"
+_SETTERS = ("set_session(", "set_keras_session_npu_config(")
 CONFIGURE = "set_keras_session_npu_config"
 NPU_CONFIGURE = f"npu_bridge.npu_init.{CONFIGURE}"
 #: Calls that end the process: a ``close_session`` after them never runs.
@@ -62,6 +72,10 @@ COMPAT_WARNING = ("; on TensorFlow 2.x through compat.v1, some Keras features (s
                   "learning rate) are limited on the NPU: check the guide's Keras restrictions")
 SITES = "npu041.sites"
 SESSIONS = "npu041.sessions"
+GOTTEN = "npu041.gotten"
+UNSET = (f"Keras makes this session without the NPU config: no file of the repository sets one; "
+         f"before it, npu_keras_sess = {CONFIGURE}() (close_session(npu_keras_sess) when done), or "
+         "K.set_session(tf.Session(config=...)) with the NPU config NPU007 writes")
 
 
 class KerasSession(Rule):
@@ -85,7 +99,10 @@ class KerasSession(Rule):
                "exits (`tf.app.run()`, `sys.exit(...)`: the close would never run): configure "
                "the session by hand where training starts and ends; and training at module "
                "level, which runs on import, before the block. A file that calls "
-               "`K.set_session(...)` is left to NPU007, which configures that session.")
+               "`K.set_session(...)` is left to NPU007, which configures that session. A "
+               "`K.get_session()` call (the session Keras makes without the NPU config) in a file "
+               "that trains no model this rule configures, where no file of the repository sets "
+               "a Keras session: add the lines by hand before it.")
     example = """
         import tensorflow as tf
 
@@ -107,8 +124,8 @@ class KerasSession(Rule):
     script_fact = KERAS_SCRIPT_FACT
     _scope = "linked"
     _site_names = tuple(sorted(f".{name}" for name in TRAINING))  # x.fit(...): attributes
-    _tokens = tuple(sorted(TRAINING))
-    calls = SET_SESSION + (NPU_CONFIGURE,)
+    _tokens = (*sorted(TRAINING), "get_session")
+    calls = SET_SESSION + (NPU_CONFIGURE,) + GET_SESSION
     #: ``<receiver>.fit`` and the other training methods: called, see visit.
     pattern = "trailer< '.' ('fit' | 'fit_generator' | 'train_on_batch' | 'evaluate' | 'predict') >"
 
@@ -119,11 +136,18 @@ class KerasSession(Rule):
             memo(ctx).setdefault(SITES, []).append((position(power), power))
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
+        if reference.name in GET_SESSION:
+            if reference.call is not None:
+                memo(ctx).setdefault(GOTTEN, []).append(reference)
+            return
         memo(ctx).setdefault(SESSIONS, set()).add(reference.name)
 
     def finish(self, tree: Node, ctx: FileContext) -> None:
         sites = [node for _, node in sorted(memo(ctx).get(SITES, ()), key=lambda item: item[0])]
         sessions = memo(ctx).get(SESSIONS, set())
+        if not sites and not sessions and SETS_SESSION not in ctx.facts:
+            for reference in memo(ctx).get(GOTTEN, ()):
+                _report(ctx, reference, "unmigrated", UNSET)
         if not sites or sessions.intersection(SET_SESSION) and NPU_CONFIGURE not in sessions:
             return
         block = main_block(tree)
@@ -158,7 +182,7 @@ class KerasSession(Rule):
                    "to the __main__ block")
 
 
-def _report(ctx: FileContext, node: Base, status: Status, message: str) -> None:
+def _report(ctx: FileContext, node: Union[Base, Reference], status: Status, message: str) -> None:
     """A finding; in a ``tf2-compat`` file with the TF 2.x compat guide's Keras warning."""
     ctx.report(node, status, message + (COMPAT_WARNING if ctx.file_kind == TF2_COMPAT else ""))
 
@@ -201,8 +225,10 @@ def _exits(statement: Base, ctx: FileContext) -> Optional[str]:
 
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[frozenset[str]]:
-    """Which classes and functions of the repository build Keras models (``BuiltModels``)."""
-    return model_facts(path, text) or None
+    """Which classes and functions of the repository build Keras models (``BuiltModels``), and
+    whether the file sets the Keras session (``npu041-sets-session``, by its text)."""
+    sets = frozenset({SETS_SESSION}) if any(setter in text for setter in _SETTERS) else frozenset()
+    return (model_facts(path, text) | sets) or None
 
 
 @hookimpl

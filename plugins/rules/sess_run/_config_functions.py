@@ -63,6 +63,7 @@ from ._functions import function_returns
 from ._passed_configs import passed_config_facts
 from ._session_config import (
     CONFIG_POSITION,
+    SESSION_MANAGER_METHODS,
     SESSION_NAMES,
     SLIM_KEYWORD,
     SLIM_LOOPS,
@@ -73,7 +74,7 @@ from ._session_config import (
 PREFIX = "npu007-config:"
 _CUSTOM_OPTIMIZERS = ("graph_options", "rewrite_options", "custom_optimizers", "add")
 _POSITION = {**{name.rpartition(".")[2]: index for name, index in (*CONFIG_POSITION.items(), *SLIM_LOOPS.items())},
-             **SUPERVISOR_METHODS}
+             **SUPERVISOR_METHODS, **SESSION_MANAGER_METHODS}
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 

@@ -26,6 +26,7 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     TF2_COMPAT,
     assignment,
+    ast_dotted_name,
     attribute_name,
     bound_names,
     call_of,
@@ -34,6 +35,7 @@ from npu_codemod.api._toolkit import (
     is_attribute_trailer,
     is_call_trailer,
     memo,
+    module_ast,
     node_pre_order,
     pre_order,
     prefix_name,
@@ -56,6 +58,12 @@ CONFIG_POSITION = {
 }
 #: ``tf.train.Supervisor`` methods that create the session -> position of ``config``.
 SUPERVISOR_METHODS = {"managed_session": 1, "prepare_or_wait_for_session": 1}
+#: ``tf.train.SessionManager`` methods that create the session -> position of ``config``, taken
+#: only in a file that names ``SessionManager`` (``prepare_session`` is a common method name):
+#: prettytensor's ``Runner.session`` makes its session with ``SESSION_MANAGER_FACTORY()``,
+#: bound to ``tf.train.SessionManager`` at module level.
+SESSION_MANAGER_METHODS = {"prepare_session": 7, "recover_session": 6, "wait_for_session": 1}
+SESSION_MANAGER = "tensorflow.train.SessionManager"
 MONITORED_SESSION = "tensorflow.train.MonitoredSession"
 #: TF-Slim's loops, which make their session themselves (through a Supervisor) from the config
 #: given as ``session_config=``: canonical name -> 0-based position of ``session_config``.
@@ -71,6 +79,7 @@ SLIM_KEYWORD = "session_config"
 SLIM_NAMES = frozenset(name.rpartition(".")[2] for name in SLIM_LOOPS)
 SESSION_NAMES = frozenset(
     {name.rpartition(".")[2] for name in (*CONFIG_POSITION, MONITORED_SESSION)} | set(SUPERVISOR_METHODS)
+    | set(SESSION_MANAGER_METHODS)
 )
 
 REWRITER_CONFIG_IMPORT = "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig"
@@ -104,6 +113,10 @@ def session_call(name: Leaf, ctx: FileContext) -> Optional[SessionCall]:
         position = SUPERVISOR_METHODS[name.value]
         return SessionCall(power, call, name.value, v1_spelling(ctx.tf.alias, ctx),
                            find_argument(call, "config", position))
+    if end > 1 and name.value in SESSION_MANAGER_METHODS and names_session_manager(ctx):
+        position = SESSION_MANAGER_METHODS[name.value]
+        return SessionCall(power, call, name.value, v1_spelling(ctx.tf.alias, ctx),
+                           find_argument(call, "config", position))
     qualified = ctx.tf.qualify(prefix_name(power, end))
     qualified = _SLIM_INTERNAL.get(qualified or "", qualified)
     if qualified in SLIM_LOOPS:  # the session slim makes takes this config (``module``: ConfigProto's)
@@ -114,6 +127,22 @@ def session_call(name: Leaf, ctx: FileContext) -> Optional[SessionCall]:
     config = find_argument(call, "config", CONFIG_POSITION.get(qualified))
     spelled = prefix_name(power, end - 1) if end > 1 else _spelling(ctx.tf.resolve(name.value), ctx)
     return SessionCall(power, call, qualified, v1_spelling(_module(spelled, ctx), ctx), config)
+
+
+def names_session_manager(ctx: FileContext) -> bool:
+    """Does the file name ``tf.train.SessionManager`` (any spelling), anywhere in it?"""
+    key = "session_config.session_manager"
+    if key not in memo(ctx):
+        found = False
+        if "SessionManager" in ctx.original:
+            tree = module_ast(ctx.original)
+            if tree is None:  # Python 2 code: not read by ``ast``, nor its names resolved
+                found = True
+            else:
+                found = any(ctx.tf.qualify(ast_dotted_name(node)) == SESSION_MANAGER for node in ast.walk(tree)
+                            if getattr(node, "attr", getattr(node, "id", None)) == "SessionManager")
+        memo(ctx)[key] = found
+    return bool(memo(ctx)[key])
 
 
 def v1_spelling(module: str, ctx: FileContext) -> str:

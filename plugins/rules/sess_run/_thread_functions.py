@@ -10,6 +10,13 @@ for one of another file the repository facts say it, gathered from each file wit
   its parameter (``index`` among the positional ones, -1 for a keyword-only one) to
   ``start_queue_runners``/``create_threads`` (as the session, ``sess=`` or first) or to
   ``threading.Thread``/``Timer`` (anywhere in the call), and calls no ``join`` at all.
+- ``npu010-thread-methods:<module>.<Class>.<method>#<index>:<parameter>``: the same for a method
+  of a module-level class (``index`` among the positional parameters after ``self``), where a
+  parameter the method stores on ``self`` counts too when it starts threads (they may read it
+  there). ``reader.start_threads(sess)`` (wavenet's ``AudioReader``, whose threads run
+  ``sess.run(self.enqueue)`` and are never joined) is such a call: which class ``reader`` is
+  an instance of is not worked out, so any method of the repository with that name and
+  parameter counts (a wrong match leaves a session open and reported, never closed early).
 
 Not seen: a parameter handed on to another function that starts the threads, or renamed first.
 """
@@ -35,6 +42,7 @@ from npu_codemod.api._toolkit import (
 from ._session_functions import top_functions
 
 PREFIX = "npu010-threads:"
+METHODS = "npu010-thread-methods:"
 #: Calls that start queue-runner threads on their session argument (``sess=`` or the first).
 _QUEUE_RUNNERS = frozenset({"start_queue_runners", "create_threads"})
 _THREADS = frozenset({"Thread", "Timer"})
@@ -62,23 +70,70 @@ def all_thread_function_facts(path: str, text: str) -> set[str]:
     for node in functions:
         for position, name in sorted(_threaded_parameters(node, index.own_nodes(node))):
             facts.add(f"{PREFIX}{module}.{node.name}#{position}:{name}")
+    for owner, method in _methods(index.tree):
+        for position, name in sorted(_threaded_parameters(method, index.own_nodes(method), bound=True)):
+            facts.add(f"{METHODS}{module}.{owner}.{method.name}#{position}:{name}")
     return facts
 
 
-def _threaded_parameters(function: _Function, nodes: list[ast.AST]) -> set[Parameter]:
-    """The parameters of ``function`` that threads it starts and never joins get."""
+def _methods(tree: ast.AST) -> list[tuple[str, _Function]]:
+    """(class name, method) of the undecorated methods of the module's top-level classes."""
+    body = tree.body if isinstance(tree, ast.Module) else []
+    return [(node.name, item) for node in body if isinstance(node, ast.ClassDef) for item in node.body
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.decorator_list]
+
+
+def _threaded_parameters(function: _Function, nodes: list[ast.AST], bound: bool = False) -> set[Parameter]:
+    """The parameters of ``function`` that threads it starts and never joins get (``bound``: a
+    method, whose first parameter is ``self`` and whose parameters stored on it count)."""
     arguments = function.args
-    positional = {argument.arg: at for at, argument in enumerate([*arguments.posonlyargs, *arguments.args])}
+    every = [*arguments.posonlyargs, *arguments.args]
+    own = every[0].arg if bound and every else None
+    positional = {argument.arg: at for at, argument in enumerate(every[1:] if own else every)}
     names = {**{argument.arg: -1 for argument in arguments.kwonlyargs}, **positional}
     calls = [node for node in nodes if isinstance(node, ast.Call)]
-    if any(isinstance(call.func, ast.Attribute) and call.func.attr == "join" for call in calls):
+    if any(_joins(call) for call in calls):
         return set()  # it joins threads: which ones is not worked out, the caller may close
+    found = _given_threads(calls, names)
+    if own is not None and any(_thread_kind(call) for call in calls):
+        found |= _stored_on(own, nodes, names)
+    return found
+
+
+def _joins(call: ast.Call) -> bool:
+    """``t.join()``, ``coord.join(threads)``: a ``join`` that is not a string's or a path's
+    (``", ".join(names)``, ``os.path.join(root, name)``)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr != "join":
+        return False
+    return not isinstance(func.value, ast.Constant) and not (dotted(func.value) or "").endswith("path")
+
+
+def _stored_on(own: str, nodes: list[ast.AST], names: dict[str, int]) -> set[Parameter]:
+    """The parameters (of ``names``) assigned to an attribute of ``own`` (``self.sess = sess``)."""
+    found = set()
+    for node in nodes:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names \
+                and any(isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == own for target in node.targets):
+            found.add((names[node.value.id], node.value.id))
+    return found
+
+
+def _thread_kind(call: ast.Call) -> str:
+    """"queue" for a call starting queue runners, "thread" for a thread, else ""."""
+    last = (dotted(call.func) or "").rpartition(".")[2]
+    return "queue" if last in _QUEUE_RUNNERS else "thread" if last in _THREADS else ""
+
+
+def _given_threads(calls: list[ast.Call], names: dict[str, int]) -> set[Parameter]:
+    """The parameters (of ``names``) the thread calls among ``calls`` are given."""
     found = set()
     for call in calls:
-        last = (dotted(call.func) or "").rpartition(".")[2]
-        if last in _QUEUE_RUNNERS:
+        kind = _thread_kind(call)
+        if kind == "queue":
             given = [keyword.value for keyword in call.keywords if keyword.arg == "sess"] or call.args[:1]
-        elif last in _THREADS:
+        elif kind == "thread":
             given = [*call.args, *(keyword.value for keyword in call.keywords)]
         else:
             continue
@@ -91,32 +146,48 @@ def _threaded_parameters(function: _Function, nodes: list[ast.AST]) -> set[Param
 
 def starts_threads(callee: str, argument: Optional[tuple[Optional[str], int]], ctx: FileContext) -> bool:
     """Does the function of another file that ``callee`` (a dotted callee of the file of
-    ``ctx``) names through the file's imports start threads on the parameter that gets
-    ``argument`` ((keyword, position) of the call, as ``_lifetimes._argument_of`` says)?"""
+    ``ctx``) names through the file's imports, or a method of the repository that it may call
+    (``reader.start_threads``: a receiver that is no import), start threads on the parameter
+    that gets ``argument`` ((keyword, position) of the call, as ``_lifetimes._argument_of``
+    says)?"""
     if argument is None:
         return False
     key = "thread_functions.imports"
     if key not in memo(ctx):
-        memo(ctx)[key] = (file_imported_names(ctx), _threaded(ctx))
-    imports, threaded = memo(ctx)[key]
+        memo(ctx)[key] = (file_imported_names(ctx), _threaded(ctx, PREFIX), _by_method(_threaded(ctx, METHODS)))
+    imports, threaded, methods = memo(ctx)[key]
     head, _, rest = callee.partition(".")
-    if not threaded or head not in imports:
+    if head not in imports:
+        receiver, _, method = callee.rpartition(".")
+        return bool(receiver) and _given(methods.get(method, set()), argument)
+    if not threaded:
         return False
     target = imports[head] + (f".{rest}" if rest else "")
     function = nearest_function(target, module_parts(ctx.path)[:-1], threaded.keys())
-    if function is None:
-        return False
+    return function is not None and _given(threaded[function], argument)
+
+
+def _given(parameters: set[Parameter], argument: tuple[Optional[str], int]) -> bool:
+    """Is ``argument`` ((keyword, position) of a call) one of ``parameters``?"""
     keyword, position = argument
-    return any(name == keyword if keyword is not None else at == position
-               for at, name in threaded[function])
+    return any(name == keyword if keyword is not None else at == position for at, name in parameters)
 
 
-def _threaded(ctx: FileContext) -> dict[str, set[Parameter]]:
-    """Module-qualified function -> its parameters threads get, from the repository facts."""
+def _threaded(ctx: FileContext, prefix: str) -> dict[str, set[Parameter]]:
+    """Module-qualified function (or method) -> its parameters threads get, from the
+    repository facts with ``prefix``."""
     result: dict[str, set[Parameter]] = {}
     for fact in ctx.facts:
-        if fact.startswith(PREFIX):
-            function, _, parameter = fact[len(PREFIX):].partition("#")
+        if fact.startswith(prefix):
+            function, _, parameter = fact[len(prefix):].partition("#")
             at, _, name = parameter.partition(":")
             result.setdefault(function, set()).add((int(at), name))
+    return result
+
+
+def _by_method(methods: dict[str, set[Parameter]]) -> dict[str, set[Parameter]]:
+    """Method name -> the parameters threads get in any method of that name."""
+    result: dict[str, set[Parameter]] = {}
+    for method, parameters in methods.items():
+        result.setdefault(method.rpartition(".")[2], set()).update(parameters)
     return result

@@ -44,6 +44,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._datasets import inference_pipeline, is_dataset
+from ._drained_batches import drained_batches
 from ._fed_outputs import fed_outputs
 from ._pipeline_uses import module_facts, pipeline_use_facts, remote_uses
 from ._shared_iterators import shared_iterator
@@ -66,6 +67,8 @@ UNPACKED = f"{ADD}: pass it explicitly next to the unpacked arguments"
 ADDED = "added drop_remainder=True (static batch shape for the NPU)"
 INFERENCE = ("inference/eval pipeline ({why}): do not drop the remainder; pad the final batch to "
              "batch_size with dummy examples and drop their outputs (NPU003)")
+DRAINED = ("{why}; keep the last batch: this is no training input, and if the NPU rejects its "
+           "smaller shape, pad it to batch_size and drop the padding's results (NPU003)")
 UNBATCHED = ("batched only to be unbatched again ({how}): the model never sees this batch, and "
              "drop_remainder=True would only lose examples")
 SMALLER = ("the queue API has no drop_remainder: set allow_smaller_final_batch=False so every "
@@ -106,6 +109,10 @@ class DropRemainder(Rule):
                "last batch; a dataset whose iterator's outputs (`x, y = it.get_next()`) are fed "
                "other data (`sess.run(loss, {x: x_test})`): the static batch dimension would "
                "reject the fed array; "
+               "a dataset whose batches the code reads back until the data ends (`while True:` "
+               "`batches.append(sess.run(get_next))` until `OutOfRangeError`, with no training "
+               "step or feed: a dataset collected, counted or exported), which would lose its "
+               "last elements; "
                "`drop_remainder` given as anything but `True` (kept: prediction input pads the "
                "last batch instead, see NPU003); a one-argument `.batch(...)` whose receiver is "
                "not shown to be a dataset (a replay memory's `batch(32)`); arguments unpacked "
@@ -181,12 +188,16 @@ class DropRemainder(Rule):
             ctx.report(method, "migrated", UNBATCHED.format(how=split))
             return
         remote = remote_uses(ctx)
-        why = inference_pipeline(receiver or _applied_to(call), method, ctx, remote)
+        dataset = receiver or _applied_to(call)
+        why = inference_pipeline(dataset, method, ctx, remote)
+        drained = drained_batches(method, dataset, ctx) if not why else None
         shared = (shared_iterator(method, receiver, ctx, remote)
-                  or fed_outputs(method, receiver, ctx)) if not why else None
+                  or fed_outputs(method, receiver, ctx)) if not (why or drained) else None
         now = f" (now: drop_remainder={str(given.value).strip()})" if given is not None else ""
         if why:
             ctx.report(method, "unmigrated", INFERENCE.format(why=why) + now)
+        elif drained:
+            ctx.report(method, "unmigrated", DRAINED.format(why=drained) + now)
         elif shared:
             ctx.report(method, "unmigrated", shared + now)
         elif given is not None:

@@ -87,6 +87,7 @@ from ._config_functions import module_parts
 from ._entered_attributes import entering_with
 from ._functions import function_returns, is_return
 from ._lifetimes import Lifetime, Threads, lifetime
+from ._session_config import SESSION_MANAGER_METHODS, names_session_manager
 from ._session_functions import Position, SessionFunctions, session_function_facts, session_functions
 from ._thread_functions import thread_function_facts
 
@@ -98,6 +99,8 @@ SESSIONS = frozenset({
     "tensorflow.train.SingularMonitoredSession",
 })
 _NAMES = " | ".join(f"'{name.rpartition('.')[2]}'" for name in sorted(SESSIONS))
+#: ``tf.train.SessionManager``'s methods that return a bare session, as NPU007 takes them.
+_MANAGED = " | ".join(f"'{name}'" for name in sorted(SESSION_MANAGER_METHODS))
 #: The method of ``tf.train.Supervisor`` (and ``SessionManager``) that returns a bare session:
 #: ``sv.stop()`` does not close it (only ``managed_session``, a ``with``, does).
 PREPARED = "prepare_or_wait_for_session"
@@ -170,10 +173,10 @@ class SessionClose(Rule):
                 self.sess = tf.Session()
     """
     _scope = "linked"
-    _site_names = tuple(sorted([name.rpartition(".")[2] for name in SESSIONS] + [PREPARED]))
+    _site_names = tuple(sorted([name.rpartition(".")[2] for name in SESSIONS] + [PREPARED, *SESSION_MANAGER_METHODS]))
     _tokens = ("Session", "sess")  # "sess": a caller of another file's session function
     pattern = f"""(
-        trailer< '.' name=({_NAMES} | '{PREPARED}') >
+        trailer< '.' name=({_NAMES} | '{PREPARED}' | {_MANAGED}) >
       | power< name=({_NAMES}) trailer< '(' [any] ')' > >
     )"""
 
@@ -189,8 +192,13 @@ class SessionClose(Rule):
         call = power.children[end] if end < len(power.children) else None
         if not is_call_trailer(call):
             return
-        if attribute_name(power.children[end - 1]) == PREPARED:
+        method = attribute_name(power.children[end - 1])
+        if method == PREPARED:
             self._prepared(power, end, ctx)
+            return
+        if method in SESSION_MANAGER_METHODS:  # a bare session, whatever becomes of the manager
+            if names_session_manager(ctx):
+                self._site(power, end, _Made(), ctx)
             return
         qualified = ctx.tf.qualify(prefix_name(power, end))
         if qualified in SESSIONS:
