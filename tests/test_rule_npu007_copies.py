@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from npu_codemod.plugins.rules.sess_run.npu008_soft_placement import FACT
+
 from support.rules import assert_migrates, messages, run_rules, sites
 from support.session_config import HEADER, RULES, check, npu_lines
 
@@ -79,3 +81,90 @@ def test_a_config_made_in_a_try_whose_handler_goes_on_keeps_the_guard():
             "npu_config", "config", "    ", "copy.deepcopy(config) if config is not None else tf.ConfigProto()")
         + "    with tf.Session(config=npu_config)")
     check(before, after, [("NPU007", 10, 9, "migrated")])
+
+
+#: A helper of a training script: train in one session, evaluate the checkpoint in another,
+#: both with the caller's config.
+TRAIN_THEN_EVALUATE = '''\
+import tensorflow as tf
+
+
+def train_and_evaluate(config, train_op, eval_op, steps):
+    saver = tf.train.Saver()
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(steps):
+            sess.run(train_op)
+        path = saver.save(sess, "/tmp/model.ckpt")
+    with tf.Session(config=config) as sess:
+        saver.restore(sess, path)
+        return sess.run(eval_op)
+'''
+
+
+def test_two_sessions_of_a_function_share_one_copy_of_its_config_parameter():
+    """Nothing between the sessions touches ``config``: the copy made for the training session
+    serves the evaluation session too (a second ``npu_config_1 = copy.deepcopy(config)`` with
+    its own lines said the same thing again)."""
+    after = COPY_HEADER + TRAIN_THEN_EVALUATE.replace(
+        "    with tf.Session(config=config) as sess:\n        sess.run(tf.global",
+        _copied("npu_config", "config", "    ") + "    with tf.Session(config=npu_config) as sess:\n"
+        "        sess.run(tf.global").replace(
+        "    with tf.Session(config=config) as sess:\n        saver.restore",
+        "    with tf.Session(config=npu_config) as sess:\n        saver.restore")
+    findings = assert_migrates(TRAIN_THEN_EVALUATE, after, RULES)
+    assert [site for site in sites(findings) if site[0] == "NPU007"] == [
+        ("NPU007", 6, 9, "migrated"), ("NPU007", 11, 9, "migrated")]
+    assert messages(findings, "NPU007")[1] == (
+        "passed the copy 'npu_config' of the parameter 'config' made for the session at line 6 "
+        "(nothing uses 'config' in between), which has the NPU optimizer config (NpuOptimizer on; "
+        "remapping, memory_optimization off)")
+
+
+def test_the_shared_copy_gets_soft_placement_once():
+    new, findings = run_rules(TRAIN_THEN_EVALUATE, RULES | {"NPU008"}, {FACT})
+    assert new is not None and new.count("npu_config.allow_soft_placement = True") == 1
+    assert new.count("copy.deepcopy(config)") == 1
+    assert_migrates(TRAIN_THEN_EVALUATE, new, RULES | {"NPU008"}, {FACT})  # the same sites again
+
+
+@pytest.mark.parametrize("between", [
+    "    config.gpu_options.per_process_gpu_memory_fraction = 0.3\n",
+    "    tune_for_evaluation(config)\n",
+    "    config = tf.ConfigProto(log_device_placement=True)\n",
+])
+def test_a_session_after_a_change_of_the_parameter_gets_its_own_copy(between: str):
+    """The evaluation session must see what the function did to ``config`` after training (a
+    smaller memory fraction, a helper that may change it, another object): a copy made before
+    the change would not have it."""
+    before = TRAIN_THEN_EVALUATE.replace("    with tf.Session(config=config) as sess:\n        saver.restore",
+                                         between + "    with tf.Session(config=config) as sess:\n        saver.restore")
+    new, findings = run_rules(before, RULES)
+    assert new is not None and new.count("copy.deepcopy(config)") == 2 - ("ConfigProto(" in between)
+    assert new.count("custom_optimizers.add()") == 2
+    assert_migrates(before, new, RULES)
+
+
+def test_a_session_in_another_branch_gets_its_own_copy():
+    """Only one branch runs: the copy of the other is not made on this path."""
+    before = TRAIN_THEN_EVALUATE.replace(
+        "    with tf.Session(config=config) as sess:\n        saver.restore",
+        "    if eval_op is None:\n        return None\n    with tf.Session(config=config) as sess:\n"
+        "        saver.restore").replace("def train_and_evaluate(config,", "def train_and_evaluate(config, ")
+    new, _ = run_rules(before, RULES)
+    assert new is not None and new.count("copy.deepcopy(config)") == 1  # the return leaves no path unmade
+    branched = TRAIN_THEN_EVALUATE.replace("    with tf.Session(config=config) as sess:\n        saver.restore",
+                                           "    if eval_op is not None:\n        with tf.Session(config=config) as sess:\n"
+                                           "            saver.restore").replace(
+        "        return sess.run(eval_op)\n", "            return sess.run(eval_op)\n")
+    new, _ = run_rules(branched, RULES)
+    assert new is not None and new.count("copy.deepcopy(config)") == 1  # the if's block is after the copy
+    first = TRAIN_THEN_EVALUATE.replace("    with tf.Session(config=config) as sess:\n        sess.run(tf.global",
+                                        "    if steps:\n        with tf.Session(config=config) as sess:\n"
+                                        "            sess.run(tf.global").replace(
+        "        for _ in range(steps):\n            sess.run(train_op)\n        path = saver.save(sess, \"/tmp/model.ckpt\")\n",
+        "            for _ in range(steps):\n                sess.run(train_op)\n"
+        "            path = saver.save(sess, \"/tmp/model.ckpt\")\n")
+    new, _ = run_rules(first, RULES)
+    assert new is not None and new.count("copy.deepcopy(config)") == 2  # the first copy may not run
+    assert_migrates(first, new, RULES)

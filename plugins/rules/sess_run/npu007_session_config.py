@@ -41,6 +41,7 @@ from npu_codemod.api._toolkit import (
     free_name,
     indentation,
     is_call_trailer,
+    last_leaf,
     memo,
     position,
     scope_statements,
@@ -264,6 +265,7 @@ class _Done:
     elsewhere: set[str] = field(default_factory=set)  # configured functions of other files it comes from
     local: bool = False  # some object reaching the session is configured in this file
     after: list[int] = field(default_factory=list)  # lines of bindings the lines were added after
+    passed: bool = False  # the session was given a configured copy made for an earlier one
 
     def merge(self, other: "_Done") -> None:
         self.added |= other.added
@@ -283,7 +285,9 @@ def _report(done: _Done, line: int, column: int, ctx: FileContext, why: str = ""
     else:
         where = ", ".join(map(str, done.after))
         note = f" (after line {where}: that config had none on its way here)" if where else ""
-        ctx.report_at(line, column, "migrated", _message(done.label, done.added) + note + why)
+        message = f"passed {done.label}, which has {NPU_CONFIG}" if done.passed \
+            else _message(done.label, done.added)
+        ctx.report_at(line, column, "migrated", message + note + why)
 
 
 def _configured(ctx: FileContext) -> set[int]:
@@ -470,7 +474,7 @@ def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = No
     if not any(CUSTOM_OP in pieces for _, pieces in flow.reaching):
         missing = set().union(*(NPU_PIECES - pieces for _, pieces in flow.reaching))
         if value is not None and any(_callers_object(flow, index, target) for index, _ in flow.reaching):
-            done.label, done.added = _configure_copy(target, value, missing, flow, module, ctx), True
+            _configure_copy(target, value, missing, flow, module, done, ctx)
             return done
         done.added |= _insert_before(target, missing, ctx, _none_guard(target, flow, module, ctx))
         return done
@@ -508,28 +512,73 @@ def _configure_sources(target: ConfigTarget, flow: Flow, done: _Done, ctx: FileC
 
 
 def _configure_copy(target: ConfigTarget, value: Base, missing: set[str], flow: Flow,
-                    module: Optional[str], ctx: FileContext) -> str:
+                    module: Optional[str], done: _Done, ctx: FileContext) -> None:
     """Give a copy of the parameter ``target`` names the ``missing`` lines right before its
     statement, and the copy to the session (``value``: the name there): ``npu_config =
     copy.deepcopy(config)``, or a new ``ConfigProto()`` when it may be None. The caller's
     object stays as it was, for its other uses, and every call makes its own copy, with one
     NpuOptimizer. In a loop too: each pass copies the object as that pass left it (settings
-    made in the loop before the session reach it) and configures its own copy once. The copy
-    is NPU008's target. What findings call it."""
+    made in the loop before the session reach it) and configures its own copy once. A copy
+    made for an earlier session of the function that surely ran before this one, with nothing
+    in between using the parameter, serves this session too (:func:`_earlier_copy`). The copy
+    is NPU008's target. ``done`` says what findings call it and what was done."""
+    earlier = _earlier_copy(target, ctx)
+    if earlier is not None:
+        name, done.passed = earlier.name, True
+        done.label = (f"the copy '{name}' of the parameter '{target.expression}' made for the "
+                      f"session at line {earlier.line} (nothing uses '{target.expression}' in between)")
+    else:
+        name, done.added = _new_copy(target, missing, flow, module, ctx), True
+        done.label = f"a copy of the parameter '{target.expression}' ('{name}': the caller's object stays as it was)"
+    value.replace(Name(name, prefix=value.prefix))
+    copy = ConfigTarget.at(name, target.anchor, target.line, target.column)
+    found = targets(ctx)
+    found[:] = [copy if known is target else known for known in found]
+
+
+@dataclass
+class _Copy:
+    """A configured copy of a config parameter that NPU007 wrote before a session."""
+
+    parameter: str
+    name: str
+    binding: Base  # the line ``name = copy.deepcopy(parameter)``
+    line: int  # of the session it was made for
+
+
+def _new_copy(target: ConfigTarget, missing: set[str], flow: Flow, module: Optional[str],
+              ctx: FileContext) -> str:
+    """Write ``npu_config = copy.deepcopy(config)`` and the ``missing`` lines for it before the
+    target's statement (remembered for later sessions); the copy's name."""
     scope = enclosing_scope(target.anchor)
     name = free_name(scope, f"npu_{target.expression}", f"npu_{target.expression}", taken_names(scope, ctx))
     copied = f"{_copy_module(scope, ctx)}.deepcopy({target.expression})"
     if _none_guard(target, flow, module, ctx) is not None:
         copied += f" if {target.expression} is not None else {config_module(module, ctx)}.ConfigProto()"
-    anchor = target.anchor
-    _insert_npu_lines(name, missing, anchor, ctx, first=f"{name} = {copied}")
+    nodes = _insert_npu_lines(name, missing, target.anchor, ctx, first=f"{name} = {copied}")
     if missing - {CUSTOM_OP}:
         ensure_rewriter_config(ctx)
-    value.replace(Name(name, prefix=value.prefix))
-    copy = ConfigTarget.at(name, anchor, target.line, target.column)
-    found = targets(ctx)
-    found[:] = [copy if known is target else known for known in found]
-    return f"a copy of the parameter '{target.expression}' ('{name}': the caller's object stays as it was)"
+    memo(ctx).setdefault("npu007.copies", []).append(_Copy(target.expression, name, nodes[0], target.line))
+    return name
+
+
+def _earlier_copy(target: ConfigTarget, ctx: FileContext) -> Optional[_Copy]:
+    """The copy of the target's parameter written for an earlier session of its scope that
+    surely ran before the target's statement (its block holds that statement, after it), when
+    no statement in between uses the parameter (a use may change the object: the later session
+    must see that change, so it gets its own copy)."""
+    for copy in memo(ctx).get("npu007.copies", ()):
+        holder = block_child(target.anchor, copy.binding.parent)
+        if copy.parameter != target.expression or holder is None \
+                or child_index(holder) <= child_index(copy.binding):
+            continue
+        scope = enclosing_scope(target.anchor)
+        order = {id(leaf): index for index, leaf in enumerate(scope.leaves())}
+        start, end = order[id(last_leaf(copy.binding))], order[id(next(target.anchor.leaves()))]
+        if not any(start < order[id(use.leaf)] < end for use in uses(scope, target.expression)
+                   if use.kind != "harmless"):
+            return copy
+    return None
 
 
 def _callers_object(flow: Flow, index: int, target: ConfigTarget) -> bool:
