@@ -168,3 +168,96 @@ def test_a_session_in_another_branch_gets_its_own_copy():
     new, _ = run_rules(first, RULES)
     assert new is not None and new.count("copy.deepcopy(config)") == 2  # the first copy may not run
     assert_migrates(first, new, RULES)
+
+
+#: An evaluation helper that copies the caller's config itself before adjusting it.
+OWN_COPY = '''\
+import copy
+
+import tensorflow as tf
+
+
+def evaluate(checkpoint, eval_op, config):
+    config = copy.deepcopy(config)
+    config.gpu_options.allow_growth = True
+    with tf.Session(config=config) as sess:
+        tf.train.Saver().restore(sess, checkpoint)
+        return sess.run(eval_op)
+'''
+
+
+@pytest.mark.parametrize("copied, name", [
+    ("    config = copy.deepcopy(config)\n", "config"),
+    ("    cfg = copy.copy(config)\n", "cfg"),
+    ("    cfg = tf.ConfigProto()\n    cfg.CopyFrom(config)\n", "cfg"),
+])
+def test_the_functions_own_copy_of_its_parameter_is_configured_in_place(copied: str, name: str):
+    """The function copies the caller's config itself: its copy gets the lines, and no second
+    ``copy.deepcopy`` is made of it."""
+    before = OWN_COPY.replace("    config = copy.deepcopy(config)\n", copied).replace(
+        "    config.gpu_options", f"    {name}.gpu_options").replace("Session(config=config)", f"Session(config={name})")
+    after = HEADER + before.replace("    with tf.Session", npu_lines(name, "    ") + "    with tf.Session")
+    new, findings = run_rules(before, RULES)
+    assert new == after
+    assert [site for site in sites(findings) if site[0] == "NPU007"] == [("NPU007", 9 + copied.count("\n") - 1, 9, "migrated")]
+
+
+#: Each checkpoint evaluated with a copy of the config as the last pass left it.
+COPIED_PER_PASS = '''\
+import copy
+
+import tensorflow as tf
+
+
+def evaluate_all(checkpoints, eval_op, config):
+    for checkpoint in checkpoints:
+        config = copy.deepcopy(config)
+        config.gpu_options.per_process_gpu_memory_fraction = checkpoint.memory
+        with tf.Session(config=config) as sess:
+            tf.train.Saver().restore(sess, checkpoint.path)
+            sess.run(eval_op)
+'''
+
+
+def test_a_config_copied_from_itself_in_a_loop_is_copied_again_for_the_session():
+    """``config = copy.deepcopy(config)`` copies the object the last pass configured: lines for
+    it gave the second pass's object a second NpuOptimizer (two on the third...). The session
+    takes a configured copy; ``config`` itself stays without the lines."""
+    after = HEADER + COPIED_PER_PASS.replace(
+        "        with tf.Session(config=config)", _copied("npu_config", "config", " " * 8)
+        + "        with tf.Session(config=npu_config)")
+    check(COPIED_PER_PASS, after, [("NPU007", 10, 13, "migrated")])
+
+
+#: A script whose training session configures the config it then hands to ``evaluate``.
+CONFIGURED_BY_MAIN = '''
+
+def main(checkpoint, train_op, eval_op):
+    config = tf.ConfigProto()
+    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
+    custom_op.name = "NpuOptimizer"
+    config.graph_options.rewrite_options.remapping = RewriterConfig.OFF
+    config.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF
+    with tf.Session(config=config) as sess:
+        sess.run(train_op)
+    return evaluate(checkpoint, eval_op, config)
+'''
+
+
+@pytest.mark.parametrize("copied, name", [
+    ("    config = copy.deepcopy(config)\n", "config"),
+    ("    cfg = copy.copy(config)\n", "cfg"),
+])
+def test_a_copy_of_a_parameter_that_the_caller_configured_is_reported(copied: str, name: str):
+    """The copy has the caller's NpuOptimizer: lines for it gave it a second one."""
+    before = OWN_COPY.replace("    config = copy.deepcopy(config)\n", copied).replace(
+        "    config.gpu_options", f"    {name}.gpu_options").replace(
+        "Session(config=config)", f"Session(config={name})").replace(
+        "import tensorflow as tf\n", "import tensorflow as tf\n"
+        "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig\n") + CONFIGURED_BY_MAIN
+    new, findings = run_rules(before, RULES)
+    assert new is None
+    assert [site for site in sites(findings) if site[0] == "NPU007"] == [
+        ("NPU007", 10, 9, "unmigrated"), ("NPU007", 21, 9, "migrated")]
+    assert messages(findings, "NPU007")[0].startswith(
+        "'config' is a parameter of evaluate, and line 23 passes it a config that is configured there")

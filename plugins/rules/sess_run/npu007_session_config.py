@@ -41,6 +41,7 @@ from npu_codemod.api._toolkit import (
     free_name,
     indentation,
     is_call_trailer,
+    is_inside,
     last_leaf,
     memo,
     position,
@@ -74,6 +75,7 @@ from ._session_config import (
     code,
     config_module,
     custom_op_names,
+    deep_copied,
     ensure_rewriter_config,
     npu_lines,
     session_call,
@@ -473,7 +475,8 @@ def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = No
     lacking = flow.lacking(CUSTOM_OP)
     if not any(CUSTOM_OP in pieces for _, pieces in flow.reaching):
         missing = set().union(*(NPU_PIECES - pieces for _, pieces in flow.reaching))
-        if value is not None and any(_callers_object(flow, index, target) for index, _ in flow.reaching):
+        if value is not None and (any(_callers_object(flow, index, target) for index, _ in flow.reaching)
+                                  or _copied_in_loop(flow, target)):
             _configure_copy(target, value, missing, flow, module, done, ctx)
             return done
         done.added |= _insert_before(target, missing, ctx, _none_guard(target, flow, module, ctx))
@@ -687,23 +690,60 @@ def _partly_configured(target: ConfigTarget, flow: Flow, index: int) -> str:
 
 
 def _configured_by_caller(target: ConfigTarget, flow: Flow, ctx: FileContext) -> str:
-    """Why the lines may not go in for a config that comes in as a parameter lacking them: a
-    caller in the file, or in another file of the repository, passes a config it configures
-    itself (:mod:`_shared_parameters`); else ""."""
-    if not any(_callers_object(flow, index, target) and CUSTOM_OP not in pieces
-               for index, pieces in flow.reaching):
-        return ""
+    """Why the lines may not go in for a config that comes in as a parameter lacking them, or
+    as the function's own copy of one (``config = copy.deepcopy(config)``: the copy has what
+    the caller's object had): a caller in the file, or in another file of the repository,
+    passes a config it configures itself (:mod:`_shared_parameters`); else ""."""
     scope = enclosing_scope(target.anchor)
     if scope.type != symbols.funcdef:
         return ""
-    function, line = scope.children[1].value, configured_caller(scope, target.expression)
-    if line is not None:
-        return SHARED.format(config=target.expression, function=function, line=line)
-    passed = configured_elsewhere(scope, target.expression, ctx)
-    if passed is None:
-        return ""
-    why = _WHY_CONFIGURED.get(passed.why) or f"it comes from {passed.why[1:]}(), which returns it configured"
-    return SHARED_ELSEWHERE.format(config=target.expression, function=function, path=passed.path, why=why)
+    names = {target.expression if _callers_object(flow, index, target) else _copied_parameter(flow, index, scope)
+             for index, pieces in flow.reaching if CUSTOM_OP not in pieces}
+    for name in sorted(names - {None}):
+        function, line = scope.children[1].value, configured_caller(scope, name)
+        if line is not None:
+            return SHARED.format(config=name, function=function, line=line)
+        passed = configured_elsewhere(scope, name, ctx)
+        if passed is not None:
+            why = _WHY_CONFIGURED.get(passed.why) or f"it comes from {passed.why[1:]}(), which returns it configured"
+            return SHARED_ELSEWHERE.format(config=name, function=function, path=passed.path, why=why)
+    return ""
+
+
+def _copied_parameter(flow: Flow, index: int, scope: Node) -> Optional[str]:
+    """The parameter of the function ``scope`` that binding ``index`` of ``flow`` copies
+    (``cfg = copy.deepcopy(config)``, ``copy.copy(config)``), else None."""
+    copied = _copy_of(flow.bindings[index]) if index >= 0 else None
+    return copied if copied is not None and copied in _parameter_names(scope) else None
+
+
+def _copy_of(binding: Base) -> Optional[str]:
+    """The name ``x = copy.deepcopy(<name>)`` or ``x = copy.copy(<name>)`` copies (a protobuf
+    message's ``copy.copy`` is a whole copy too: it pickles the message)."""
+    if binding.type != symbols.expr_stmt or binding.children[1].type != tokens.EQUAL:
+        return None
+    value = binding.children[-1]
+    copied = deep_copied(value)
+    if copied is None and callee_last_name(value) == "copy" and dotted_name(value.children[0]) == "copy":
+        argument = find_argument(value.children[-1], "x", 0)
+        copied = dotted_name(argument.value) if argument is not None else None
+    return copied if copied is not None and copied.isidentifier() else None
+
+
+def _copied_in_loop(flow: Flow, target: ConfigTarget) -> bool:
+    """Does the target's name reach its session from ``name = copy.deepcopy(name)`` in a loop
+    around the session? Each pass copies the object the last pass configured: lines for it
+    would give the second pass's object a second NpuOptimizer."""
+    for index, _ in flow.reaching:
+        binding = flow.bindings[index] if index >= 0 else None
+        if binding is None or _copy_of(binding) != target.expression:
+            continue
+        node = binding.parent
+        while node is not None and node.type not in (symbols.funcdef, symbols.file_input):
+            if node.type in (symbols.for_stmt, symbols.while_stmt) and is_inside(target.anchor, node):
+                return True
+            node = node.parent
+    return False
 
 
 def _twice(target: ConfigTarget, flow: Flow) -> str:
