@@ -261,3 +261,57 @@ def test_a_copy_of_a_parameter_that_the_caller_configured_is_reported(copied: st
         ("NPU007", 10, 9, "unmigrated"), ("NPU007", 21, 9, "migrated")]
     assert messages(findings, "NPU007")[0].startswith(
         "'config' is a parameter of evaluate, and line 23 passes it a config that is configured there")
+
+
+#: Sessions introduced by comments right above them, after a blank line.
+COMMENTED = '''\
+import tensorflow as tf
+
+
+def evaluate(checkpoint, config):
+    saver = tf.train.Saver()
+
+    # Restore the trained weights into a fresh session.
+    with tf.Session(config=config) as sess:
+        saver.restore(sess, checkpoint)
+
+
+def train(train_op):
+    config = tf.ConfigProto()
+    config.gpu_options.allow_growth = True  # grow as needed
+
+    # Start training.
+    # (the session closes at the end of the block)
+    with tf.Session(config=config) as sess:
+        sess.run(train_op)
+
+
+def serve(fetches):
+    # A session with the defaults.
+    sess = tf.Session()
+    return sess.run(fetches)
+'''
+
+
+def test_the_lines_go_above_the_comments_that_introduce_the_session():
+    """A comment right above the session (no blank line between) is the session's: the lines
+    written for its config go above it, after the blank line, so it still introduces the
+    session; NPU008's soft placement line too. The first statement of a block keeps its
+    comment (held by the block's indentation) the same way."""
+    after = COPY_HEADER + COMMENTED.replace(
+        "    # Restore the trained", _copied("npu_config", "config", "    ")
+        + "    npu_config.allow_soft_placement = True\n    # Restore the trained").replace(
+        "Session(config=config) as sess:\n        saver", "Session(config=npu_config) as sess:\n        saver").replace(
+        "    # Start training.\n", npu_lines("config", "    ") + "    config.allow_soft_placement = True\n"
+        "    # Start training.\n").replace(
+        "    # A session with the defaults.\n    sess = tf.Session()",
+        "    config = tf.ConfigProto(allow_soft_placement=True)\n" + npu_lines("config", "    ")
+        + "    # A session with the defaults.\n    sess = tf.Session(config=config)")
+    assert_migrates(COMMENTED, after, RULES | {"NPU008"}, {FACT})
+
+
+def test_comments_above_the_session_keep_crlf_line_ends():
+    before = COMMENTED.replace("\n", "\r\n")
+    new, _ = run_rules(before, RULES)
+    assert new is not None and "\n" not in new.replace("\r\n", "")
+    assert "    # Restore the trained weights into a fresh session.\r\n    with tf.Session(config=npu_config)" in new

@@ -21,7 +21,6 @@ from npu_codemod.api import (
     has_unpacking,
     hookimpl,
     insert_after,
-    insert_before,
     is_none,
     name_reference,
     parse_expression,
@@ -40,6 +39,7 @@ from npu_codemod.api._toolkit import (
     fact_names,
     free_name,
     indentation,
+    insert_above_comments,
     is_call_trailer,
     is_inside,
     last_leaf,
@@ -378,7 +378,7 @@ def _insert_npu_lines(expression: str, missing: set[str], statement: Base, ctx: 
         lines.insert(2, f'{custom_op}.parameter_map["precision_mode"].s = '
                         f'{ctx.tf_module()}.compat.as_bytes({json.dumps(mode)})')
     code_lines = "\n".join([first, *lines] if first else lines)
-    nodes = (insert_after if after else insert_before)(statement, code_lines, ctx.newline)
+    nodes = (insert_after if after else insert_above_comments)(statement, code_lines, ctx.newline)
     claim(nodes, ctx, unless={custom_op})  # guide lines only: later guide lines may reuse it
     return nodes
 

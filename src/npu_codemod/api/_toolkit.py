@@ -60,7 +60,7 @@ from npu_codemod.codemods.distribution import (
     distribution,
     distribution_facts,
 )
-from npu_codemod.codemods.edits import remove_small_statement, wrap_expression
+from npu_codemod.codemods.edits import insert_above_comments, remove_small_statement, wrap_expression
 from npu_codemod.codemods.engine import module_parses, parse_module, unlink
 from npu_codemod.codemods.environment import (
     ENVIRONMENT_NAMES,
@@ -367,6 +367,7 @@ __all__ = [
     "is_call_trailer",
     "is_docstring",
     "is_false",
+    "insert_above_comments",
     "is_inside",
     "is_return",
     "is_terminal",
