@@ -65,7 +65,9 @@ from npu_codemod.codemods.engine import module_parses, parse_module, unlink
 from npu_codemod.codemods.environment import (
     ENVIRONMENT_NAMES,
     ENVIRONMENT_PATTERN,
+    ENVIRONMENT_UPDATE_PATTERN,
     environment_setting,
+    environment_updates,
     string_value,
 )
 from npu_codemod.codemods.estimators import (
@@ -316,7 +318,9 @@ __all__ = [
     "enclosing_scope",
     "ENVIRONMENT_NAMES",
     "ENVIRONMENT_PATTERN",
+    "ENVIRONMENT_UPDATE_PATTERN",
     "environment_setting",
+    "environment_updates",
     "indentation",
     "ESTIMATOR",
     "ESTIMATOR_CLASSES",
