@@ -145,6 +145,9 @@ class _Walker:
             return State()
         if id(node) in self.binds:
             state = self.bind(node, state)
+        elif _copied_into(node, self.name):
+            kept = frozenset({CUSTOM_OP}) if _copied_into(node, self.name).startswith("Merge") else frozenset()
+            state = State((index, done & kept) for index, done in state)
         else:
             known = set(self.custom_ops)
             piece = setting_key(node, self.name, self.custom_ops)
@@ -228,6 +231,22 @@ class _Walker:
         self.flow.seen.update(state)
         if self.tries:
             self.tries[-1].update(state)
+
+
+#: Calls that replace a message's fields (``CopyFrom``, ``ParseFromString``: none of the
+#: settings made before stays) or merge others into them (a merge keeps the custom
+#: optimizers it appends to, and may overwrite any other setting).
+_COPIES = ("CopyFrom", "ParseFromString", "MergeFrom", "MergeFromString")
+
+
+def _copied_into(node: Base, name: str) -> str:
+    """The method of ``name.CopyFrom(...)``-like statement ``node`` (:data:`_COPIES`), else ""."""
+    children = node.children if node.type == symbols.power else []
+    if len(children) == 3 and _is_name(children[0], name) and children[1].type == symbols.trailer \
+            and children[1].children[0].type == tokens.DOT and children[1].children[1].value in _COPIES \
+            and children[2].type == symbols.trailer and children[2].children[0].type == tokens.LPAR:
+        return str(children[1].children[1].value)
+    return ""
 
 
 def _bodies(node: Node) -> list[Base]:
