@@ -7,6 +7,7 @@ import pytest
 from npu_codemod.plugins.rules.sess_run.npu009_rewrite_options_guard import MUST_STAY_ON
 
 from support.rules import assert_migrates, assert_unchanged, run_rules, sites
+from support.session_config import npu_lines as session_npu_lines
 
 RULES = {"NPU001", "NPU009"}
 NPU_INIT = "from npu_bridge.npu_init import *\n"
@@ -437,6 +438,7 @@ graph_options.CopyFrom(tf.GraphOptions(build_cost_model=1))
 
 
 #: A worker that receives its session config from the launcher after configuring its own.
+GUIDE_LINES = session_npu_lines("config", "    ")
 CONFIGURED_THEN_COPIED = '''\
 import tensorflow as tf
 from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
@@ -444,18 +446,9 @@ from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
 
 def worker_session(target, serialized_config):
     config = tf.ConfigProto()
-    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
-    custom_op.name = "NpuOptimizer"
-    config.graph_options.rewrite_options.remapping = RewriterConfig.OFF
-    config.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF
+''' + GUIDE_LINES + '''\
     config.ParseFromString(serialized_config)
     return tf.Session(target, config=config)
-'''
-GUIDE_LINES = '''\
-    custom_op = config.graph_options.rewrite_options.custom_optimizers.add()
-    custom_op.name = "NpuOptimizer"
-    config.graph_options.rewrite_options.remapping = RewriterConfig.OFF
-    config.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF
 '''
 
 

@@ -709,7 +709,7 @@ def _configured_by_caller(target: ConfigTarget, flow: Flow, ctx: FileContext) ->
         return ""
     names = {target.expression if _callers_object(flow, index, target) else _copied_parameter(flow, index, scope)
              for index, pieces in flow.reaching if CUSTOM_OP not in pieces}
-    for name in sorted(names - {None}):
+    for name in sorted(name for name in names if name is not None):
         function, line = scope.children[1].value, configured_caller(scope, name)
         if line is not None:
             return SHARED.format(config=name, function=function, line=line)
