@@ -248,6 +248,38 @@ def insert_before(statement: pytree.Base, code: str, newline: str) -> list[pytre
     return nodes
 
 
+def insert_above_comments(statement: pytree.Base, code: str, newline: str) -> list[pytree.Base]:
+    """:func:`insert_before`, but the comment lines right above ``statement`` (no blank line
+    between them and it) stay attached to it: the new code goes above them, after the blank
+    lines (``# Restore the trained weights.`` still introduces the session it was written for,
+    not the config lines written for that session)."""
+    block = statement.parent
+    index = child_index(statement)
+    holder = block.children[index - 1] if block.children[index - 1].type == token.INDENT else statement
+    head, attached = _attached_comments(holder.prefix)
+    nodes = insert_before(statement, code, newline)
+    if attached:
+        indent = indentation(statement)
+        if holder is statement:
+            nodes[0].prefix = head + indent
+        else:
+            holder.prefix = head
+        statement.prefix = attached + indent
+    return nodes
+
+
+def _attached_comments(prefix: str) -> tuple[str, str]:
+    """``prefix`` (of a statement: whole lines, then the indentation) split before the comment
+    lines that end it with no blank line after them: (what comes before, those lines)."""
+    lines = prefix.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines.pop()  # the statement's own indentation
+    start = len(lines)
+    while start > 0 and lines[start - 1].lstrip().startswith("#"):
+        start -= 1
+    return "".join(lines[:start]), "".join(lines[start:])
+
+
 def insert_after(statement: pytree.Base, code: str, newline: str) -> list[pytree.Base]:
     """Insert the statements of ``code`` right after ``statement`` (a child of a block).
 

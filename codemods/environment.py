@@ -1,9 +1,11 @@
 """Settings of the process environment in code: ``os.environ[name] = value``,
-``os.environ.setdefault(name, value)`` and ``os.putenv(name, value)``.
+``os.environ.setdefault(name, value)`` and ``os.putenv(name, value)``; and several at once,
+``os.environ.update({name: value, ...})`` or ``os.environ.update(NAME=value)``.
 
 TensorFlow reads switches from the environment (``TF_ENABLE_AUTO_MIXED_PRECISION``,
 ``TF_XLA_FLAGS``), which training scripts set in code: rules that report such a switch match
-:data:`ENVIRONMENT_PATTERN` and read the match with :func:`environment_setting`.
+:data:`ENVIRONMENT_PATTERN` and read the match with :func:`environment_setting`, and
+:data:`ENVIRONMENT_UPDATE_PATTERN` with :func:`environment_updates`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any, Optional
 
 from fissix import pytree
 from fissix.pgen2 import token
+from fissix.pygram import python_symbols as syms
 
 from .calls import unparenthesised
 from .names import prefix_name
@@ -24,6 +27,9 @@ ENVIRONMENT_PATTERN = """
         expr_stmt< power< any* trailer< '[' key=any ']' > > '=' value=any >
       | power< any* trailer< '.' method=('setdefault' | 'putenv') >
                trailer< '(' arglist< key=any ',' value=any > ')' > >"""
+#: A fissix pattern for ``<...>.environ.update(...)``: ``updated`` captures its arguments.
+ENVIRONMENT_UPDATE_PATTERN = """
+        power< any* trailer< '.' 'update' > trailer< '(' updated=any ')' > >"""
 #: The names the code of such a setting has (a rule's ``_site_names``).
 ENVIRONMENT_NAMES = ("environ", "putenv")
 
@@ -66,3 +72,41 @@ def _sets_environment(node: pytree.Base, capture: dict[str, Any]) -> bool:
     else:
         return True
     return receiver.rpartition(".")[2] == "environ"
+
+
+def environment_updates(node: pytree.Base, capture: dict[str, Any]) -> list[tuple[str, pytree.Base]]:
+    """(variable, value) of each variable the match ``node`` of
+    :data:`ENVIRONMENT_UPDATE_PATTERN` sets, when it updates the process environment: the
+    string keys of a dict display (``{"TF_XLA_FLAGS": "--tf_xla_auto_jit=2"}``), keywords
+    (``update(TF_XLA_FLAGS=...)``), the keywords of a ``dict(...)`` argument."""
+    receiver = prefix_name(node, len(node.children) - 2) or ""
+    if "updated" not in capture or receiver.rpartition(".")[2] != "environ":
+        return []
+    return _updates(capture["updated"])
+
+
+def _updates(arguments: pytree.Base) -> list[tuple[str, pytree.Base]]:
+    found: list[tuple[str, pytree.Base]] = []
+    for argument in arguments.children[::2] if arguments.type == syms.arglist else [arguments]:
+        argument = unparenthesised(argument)
+        if argument.type == syms.argument and argument.children[1].type == token.EQUAL:
+            found.append((argument.children[0].value, unparenthesised(argument.children[2])))
+        elif argument.type == syms.atom and argument.children[0].value == "{" and len(argument.children) == 3:
+            found.extend(_displayed(argument.children[1]))
+        elif argument.type == syms.power and argument.children[0].value == "dict" \
+                and len(argument.children) == 2 and len(argument.children[1].children) == 3:
+            found.extend(_updates(argument.children[1].children[1]))
+    return found
+
+
+def _displayed(items: pytree.Base) -> list[tuple[str, pytree.Base]]:
+    """The string-keyed items of a dict display's ``dictsetmaker`` (one item: the key, ``:``,
+    the value)."""
+    children = items.children if items.type == syms.dictsetmaker else []
+    found = []
+    for index in range(0, len(children) - 2, 4):
+        if children[index + 1].type == token.COLON:
+            key = string_value(children[index])
+            if key is not None:
+                found.append((key, unparenthesised(children[index + 2])))
+    return found

@@ -294,3 +294,46 @@ def test_each_flag_of_tf_xla_flags_is_read_on_its_own():
     assert messages(findings, "NPU051")[0].partition(": ")[2].startswith(
         "the NPU compiles graphs itself, and XLA must be off; remove --tf_xla_cpu_global_jit and "
         "--tf_xla_auto_jit=2 from TF_XLA_FLAGS")
+
+
+#: A launcher that sets the environment of the whole run in one call (NVIDIA's DLE scripts).
+XLA_IN_ONE_UPDATE = '''\
+import os
+
+import tensorflow as tf
+
+
+def setup_environment(args):
+    os.environ.update({
+        "TF_XLA_FLAGS": "--tf_xla_auto_jit=2",
+        "TF_CPP_MIN_LOG_LEVEL": "2",
+    })
+    os.environ.update(TF_XLA_FLAGS="--tf_xla_auto_jit=fusible", CUDA_CACHE_DISABLE="0")
+    os.environ.update(dict(TF_XLA_FLAGS=args.xla_flags))
+'''
+
+
+def test_tf_xla_flags_set_by_an_update_of_the_environment_are_reported():
+    """``os.environ.update({...})``, ``update(TF_XLA_FLAGS=...)`` and ``update(dict(...))`` set
+    the variable as an item assignment does: the same findings, at the call."""
+    findings = assert_reports(PACK, XLA_IN_ONE_UPDATE, findings=[
+        ("NPU051", 7, 4, "unmigrated"), ("NPU051", 11, 4, "unmigrated"), ("NPU051", 12, 4, "unmigrated")])
+    why = "the NPU compiles graphs itself, and XLA must be off"
+    assert [message.partition(" (guide:")[0] for message in messages(findings, "NPU051")] == [
+        f"TF_XLA_FLAGS = \"--tf_xla_auto_jit=2\" switches XLA auto-clustering on: {why}; remove "
+        "--tf_xla_auto_jit=2 from TF_XLA_FLAGS",
+        f"TF_XLA_FLAGS = \"--tf_xla_auto_jit=fusible\" switches XLA auto-clustering on: {why}; remove "
+        "--tf_xla_auto_jit=fusible from TF_XLA_FLAGS",
+        f"TF_XLA_FLAGS = args.xla_flags may switch XLA auto-clustering on: {why}; make sure it sets "
+        "neither --tf_xla_auto_jit (but to 0 or -1) nor --tf_xla_cpu_global_jit"]
+
+
+@pytest.mark.parametrize("statement", [
+    'params.update({"TF_XLA_FLAGS": "--tf_xla_auto_jit=2"})',  # a dict, not the environment
+    'os.environ.update({"TF_CPP_MIN_LOG_LEVEL": "2"})',
+    'os.environ.update(TF_XLA_FLAGS="--tf_xla_auto_jit=0")',  # checked: see below
+])
+def test_other_updates_say_nothing_of_auto_clustering_on(statement: str):
+    findings = assert_reports(PACK, f"import os\n\nimport tensorflow as tf\n\n{statement}\n",
+                              findings=[("NPU051", 5, 0, "migrated")] if "=0" in statement else [])
+    assert all(finding.status == "migrated" for finding in findings)

@@ -96,9 +96,9 @@ def train(config, train_size, batch_size):
     """Train with the params in ``config`` (a dict)."""
     init = tf.global_variables_initializer()
     for epoch in range(config["epochs"]):
-        # one session per epoch
         npu_config = tf.ConfigProto()
 ''' + npu_lines("npu_config", " " * 8) + '''\
+        # one session per epoch
         with tf.Session(config=npu_config) as sess:
             sess.run(init)
 '''

@@ -7,6 +7,7 @@ import pytest
 from npu_codemod.plugins.rules.sess_run.npu009_rewrite_options_guard import MUST_STAY_ON
 
 from support.rules import assert_migrates, assert_unchanged, run_rules, sites
+from support.session_config import npu_lines as session_npu_lines
 
 RULES = {"NPU001", "NPU009"}
 NPU_INIT = "from npu_bridge.npu_init import *\n"
@@ -434,3 +435,52 @@ graph_options.CopyFrom(tf.GraphOptions(build_cost_model=1))
     assert copy.message.startswith(
         f"graph_options.CopyFrom(...) copies session options in from elsewhere; left for you: "
         f"after this line add {NPU_LINES}; make sure the copied options keep {STAY_ON} (guide:")
+
+
+#: A worker that receives its session config from the launcher after configuring its own.
+GUIDE_LINES = session_npu_lines("config", "    ")
+CONFIGURED_THEN_COPIED = '''\
+import tensorflow as tf
+from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig
+
+
+def worker_session(target, serialized_config):
+    config = tf.ConfigProto()
+''' + GUIDE_LINES + '''\
+    config.ParseFromString(serialized_config)
+    return tf.Session(target, config=config)
+'''
+
+
+@pytest.mark.parametrize("copy", ["config.ParseFromString(serialized_config)", "config.CopyFrom(launcher_config)"])
+def test_npu_lines_a_later_copy_replaces_are_written_again_after_it(copy: str):
+    """``ParseFromString``/``CopyFrom`` clear what was set above them: NPU007 said the config
+    "already has" the NPU config while the session got the launcher's options only. The lines
+    go after the copy now, and NPU009 says so (and what the copied options must keep)."""
+    before = CONFIGURED_THEN_COPIED.replace("config.ParseFromString(serialized_config)", copy)
+    after = "from npu_bridge.npu_init import *\n" + before.replace(
+        "    return tf.Session", GUIDE_LINES + "    return tf.Session")
+    rules = {"NPU001", "NPU007", "NPU009"}
+    findings = assert_migrates(before, after, rules)
+    assert [site for site in sites(findings) if site[0] != "NPU001"] == [
+        ("NPU007", 12, 11, "migrated"), ("NPU009", 11, 4, "unmigrated")]
+    message = next(f.message for f in findings if f.rule_id == "NPU009")
+    assert "done after it by npu-codemod: the NpuOptimizer custom optimizer, remapping = " in message
+
+
+def test_a_merge_keeps_the_npu_optimizer_set_above_it_and_gets_the_switches_again():
+    """A merge appends to the custom optimizers: the NpuOptimizer above stays, and one more
+    after it would be a second entry (NPU009 told to add it). The switches a merge may
+    overwrite are set again after it."""
+    before = CONFIGURED_THEN_COPIED.replace("config.ParseFromString(serialized_config)",
+                                            "config.MergeFrom(launcher_config)")
+    switches = "".join(GUIDE_LINES.splitlines(keepends=True)[2:])
+    after = "from npu_bridge.npu_init import *\n" + before.replace("    return tf.Session", switches + "    return tf.Session")
+    findings = assert_migrates(before, after, {"NPU001", "NPU007", "NPU009"})
+    message = next(f.message for f in findings if f.rule_id == "NPU009")
+    assert message.startswith(
+        "config.MergeFrom(...) copies session options in from elsewhere; the NpuOptimizer custom "
+        "optimizer set above it stays (a merge appends to the custom optimizers: make sure the "
+        "merged options bring no second one); done after it by npu-codemod: remapping = "
+        "RewriterConfig.OFF, memory_optimization = RewriterConfig.OFF; left for you: make sure")
+    assert "add the NpuOptimizer" not in message

@@ -145,6 +145,9 @@ class _Walker:
             return State()
         if id(node) in self.binds:
             state = self.bind(node, state)
+        elif _copied_into(node, self.name):
+            kept = frozenset({CUSTOM_OP}) if _copied_into(node, self.name).startswith("Merge") else frozenset()
+            state = State((index, done & kept) for index, done in state)
         else:
             known = set(self.custom_ops)
             piece = setting_key(node, self.name, self.custom_ops)
@@ -230,6 +233,22 @@ class _Walker:
             self.tries[-1].update(state)
 
 
+#: Calls that replace a message's fields (``CopyFrom``, ``ParseFromString``: none of the
+#: settings made before stays) or merge others into them (a merge keeps the custom
+#: optimizers it appends to, and may overwrite any other setting).
+_COPIES = ("CopyFrom", "ParseFromString", "MergeFrom", "MergeFromString")
+
+
+def _copied_into(node: Base, name: str) -> str:
+    """The method of ``name.CopyFrom(...)``-like statement ``node`` (:data:`_COPIES`), else ""."""
+    children = node.children if node.type == symbols.power else []
+    if len(children) == 3 and _is_name(children[0], name) and children[1].type == symbols.trailer \
+            and children[1].children[0].type == tokens.DOT and children[1].children[1].value in _COPIES \
+            and children[2].type == symbols.trailer and children[2].children[0].type == tokens.LPAR:
+        return str(children[1].children[1].value)
+    return ""
+
+
 def _bodies(node: Node) -> list[Base]:
     return [body for _, body in _clauses(node)]
 
@@ -256,19 +275,57 @@ def _binding_statement(leaf: Leaf, scope: Node) -> Optional[Base]:
 
 
 def made_when_none(function: Node, name: str, anchor: Base) -> bool:
-    """Does a statement of ``function``'s body before the one holding ``anchor`` give the
-    parameter ``name`` an object when it is None: ``if name is None: name = X`` (or ``if not
-    name:``), ``name = name or X``, ``name = name if name is not None else X``?"""
-    body = function.children[-1]
-    statement = anchor
-    while statement.parent is not None and statement.parent is not body:
-        statement = statement.parent
-    for child in body.children:
-        if child is statement:
-            return False
-        if _fills_none(child, name):
-            return True
+    """Does a statement of ``function`` that surely runs before ``anchor`` give the parameter
+    ``name`` an object when it is None: ``if name is None: name = X`` (or ``if not name:``),
+    ``name = name or X``, ``name = name if name is not None else X``? Such a statement counts
+    in any block around ``anchor`` (before it), and inside a ``with`` or a ``try`` before it
+    (:func:`_fills_none_within`)."""
+    node = anchor
+    while node is not function and node.parent is not None:
+        block = node.parent
+        if block.type in (symbols.suite, symbols.file_input):
+            for child in block.children:
+                if child is node:
+                    break
+                if _fills_none_within(child, name):
+                    return True
+        node = block
     return False
+
+
+def _fills_none_within(statement: Base, name: str) -> bool:
+    """Does ``statement`` fill ``name`` when None, itself or in a block that has run when it is
+    done: a ``with`` body, a ``try`` body whose handlers all leave (``raise``, ``return``: a
+    handled error may have stopped the body before the filling), a ``finally`` block? (Not an
+    ``if`` branch or a loop body: they may not run.)"""
+    if _fills_none(statement, name):
+        return True
+    if statement.type == symbols.with_stmt:
+        return _block_fills_none(statement.children[-1], name)
+    if statement.type != symbols.try_stmt:
+        return False
+    clauses = _clauses(statement)
+    handlers = [body for header, body in clauses[1:]
+                if header.type == symbols.except_clause or header.value == "except"]
+    if all(_leaves(body) for body in handlers) and _block_fills_none(clauses[0][1], name):
+        return True
+    return any(header.type == tokens.NAME and header.value == "finally" and _block_fills_none(body, name)
+               for header, body in clauses[1:])
+
+
+def _block_fills_none(block: Base, name: str) -> bool:
+    lines = block.children if block.type == symbols.suite else [block]
+    return any(_fills_none_within(line, name) for line in lines)
+
+
+def _leaves(block: Base) -> bool:
+    """Does ``block`` end in ``raise`` or ``return`` (it never falls through)?"""
+    lines = [line for line in (block.children if block.type == symbols.suite else [block])
+             if line.type not in (tokens.NEWLINE, tokens.INDENT, tokens.DEDENT)]
+    last = lines[-1] if lines else block
+    small = last.children[-2] if last.type == symbols.simple_stmt and len(last.children) > 1 else last
+    return small.type in (symbols.raise_stmt, symbols.return_stmt) or (
+        small.type == tokens.NAME and small.value in ("raise", "return"))
 
 
 def _fills_none(statement: Base, name: str) -> bool:

@@ -21,7 +21,6 @@ from npu_codemod.api import (
     has_unpacking,
     hookimpl,
     insert_after,
-    insert_before,
     is_none,
     name_reference,
     parse_expression,
@@ -40,7 +39,10 @@ from npu_codemod.api._toolkit import (
     fact_names,
     free_name,
     indentation,
+    insert_above_comments,
     is_call_trailer,
+    is_inside,
+    last_leaf,
     memo,
     position,
     scope_statements,
@@ -73,6 +75,7 @@ from ._session_config import (
     code,
     config_module,
     custom_op_names,
+    deep_copied,
     ensure_rewriter_config,
     npu_lines,
     session_call,
@@ -125,9 +128,19 @@ class SessionConfig(Rule):
                 "class that builds it, never before a session opened at every call. A config "
                 "that comes in as a parameter (also kept by `config = config or "
                 "tf.ConfigProto()`) is the caller's object, which a caller may pass "
-                "again or use elsewhere: it is left as it is, and a copy of it "
-                "(`npu_config = copy.deepcopy(config)`, a new `ConfigProto()` when it may be "
-                "None) gets the lines and goes to the session. "
+                "again or use elsewhere: lines for it would change the caller's config and add "
+                "one more NpuOptimizer entry at every call. It is left as it is; right before "
+                "the session NPU007 writes `npu_config = copy.deepcopy(config)` (`... if config "
+                "is not None else tf.ConfigProto()` when the parameter defaults to None and the "
+                "function does not make one then), the guide's lines for `npu_config`, and "
+                "passes `config=npu_config` (`import copy` is added unless the module imports "
+                "it). A later session of the same block takes the same copy when no statement "
+                "in between uses `config`; after one that may change it, it gets its own copy. "
+                "A function's own copy (`config = copy.deepcopy(config)`, `cfg = "
+                "copy.copy(config)`, `cfg.CopyFrom(config)`) is configured in place, except one "
+                "re-made from itself in a loop (each pass would copy the last pass's "
+                "NpuOptimizer): the session takes a configured copy of it. Lines written before "
+                "a session go above the comment lines right above it, which stay attached to it. "
                 "`RewriterConfig` is imported where it is used.")
     reports = ("Sessions where no statement can be inserted (a lambda, a default argument, a "
                "comprehension), with the lines to add by hand; arguments unpacked with "
@@ -135,7 +148,7 @@ class SessionConfig(Rule):
                "an attribute or global config used in a function that no one statement of its "
                "class or module builds (handed in, another object's, `CONFIG = None` set by a "
                "function), to configure where it is built; a config parameter of a function "
-               "that a caller, in the file or in another file of the repository, passes "
+               "(or the function's own copy of it) that a caller, in the file or in another file of the repository, passes "
                "configured already (its own session uses it, it has the lines, or a configured "
                "function made it): lines there would give that object, or a copy of it, a second "
                "NpuOptimizer.")
@@ -265,6 +278,7 @@ class _Done:
     elsewhere: set[str] = field(default_factory=set)  # configured functions of other files it comes from
     local: bool = False  # some object reaching the session is configured in this file
     after: list[int] = field(default_factory=list)  # lines of bindings the lines were added after
+    passed: bool = False  # the session was given a configured copy made for an earlier one
 
     def merge(self, other: "_Done") -> None:
         self.added |= other.added
@@ -284,7 +298,9 @@ def _report(done: _Done, line: int, column: int, ctx: FileContext, why: str = ""
     else:
         where = ", ".join(map(str, done.after))
         note = f" (after line {where}: that config had none on its way here)" if where else ""
-        ctx.report_at(line, column, "migrated", _message(done.label, done.added) + note + why)
+        message = f"passed {done.label}, which has {NPU_CONFIG}" if done.passed \
+            else _message(done.label, done.added)
+        ctx.report_at(line, column, "migrated", message + note + why)
 
 
 def _configured(ctx: FileContext) -> set[int]:
@@ -373,7 +389,7 @@ def _insert_npu_lines(expression: str, missing: set[str], statement: Base, ctx: 
         lines.insert(2, f'{custom_op}.parameter_map["precision_mode"].s = '
                         f'{ctx.tf_module()}.compat.as_bytes({json.dumps(mode)})')
     code_lines = "\n".join([first, *lines] if first else lines)
-    nodes = (insert_after if after else insert_before)(statement, code_lines, ctx.newline)
+    nodes = (insert_after if after else insert_above_comments)(statement, code_lines, ctx.newline)
     claim(nodes, ctx, unless={custom_op})  # guide lines only: later guide lines may reuse it
     return nodes
 
@@ -470,8 +486,9 @@ def _complete(target: ConfigTarget, ctx: FileContext, module: Optional[str] = No
     lacking = flow.lacking(CUSTOM_OP)
     if not any(CUSTOM_OP in pieces for _, pieces in flow.reaching):
         missing = set().union(*(NPU_PIECES - pieces for _, pieces in flow.reaching))
-        if value is not None and any(_callers_object(flow, index, target) for index, _ in flow.reaching):
-            done.label, done.added = _configure_copy(target, value, missing, flow, module, ctx), True
+        if value is not None and (any(_callers_object(flow, index, target) for index, _ in flow.reaching)
+                                  or _copied_in_loop(flow, target)):
+            _configure_copy(target, value, missing, flow, module, done, ctx)
             return done
         done.added |= _insert_before(target, missing, ctx, _none_guard(target, flow, module, ctx))
         return done
@@ -509,28 +526,73 @@ def _configure_sources(target: ConfigTarget, flow: Flow, done: _Done, ctx: FileC
 
 
 def _configure_copy(target: ConfigTarget, value: Base, missing: set[str], flow: Flow,
-                    module: Optional[str], ctx: FileContext) -> str:
+                    module: Optional[str], done: _Done, ctx: FileContext) -> None:
     """Give a copy of the parameter ``target`` names the ``missing`` lines right before its
     statement, and the copy to the session (``value``: the name there): ``npu_config =
     copy.deepcopy(config)``, or a new ``ConfigProto()`` when it may be None. The caller's
     object stays as it was, for its other uses, and every call makes its own copy, with one
     NpuOptimizer. In a loop too: each pass copies the object as that pass left it (settings
-    made in the loop before the session reach it) and configures its own copy once. The copy
-    is NPU008's target. What findings call it."""
+    made in the loop before the session reach it) and configures its own copy once. A copy
+    made for an earlier session of the function that surely ran before this one, with nothing
+    in between using the parameter, serves this session too (:func:`_earlier_copy`). The copy
+    is NPU008's target. ``done`` says what findings call it and what was done."""
+    earlier = _earlier_copy(target, ctx)
+    if earlier is not None:
+        name, done.passed = earlier.name, True
+        done.label = (f"the copy '{name}' of the parameter '{target.expression}' made for the "
+                      f"session at line {earlier.line} (nothing uses '{target.expression}' in between)")
+    else:
+        name, done.added = _new_copy(target, missing, flow, module, ctx), True
+        done.label = f"a copy of the parameter '{target.expression}' ('{name}': the caller's object stays as it was)"
+    value.replace(Name(name, prefix=value.prefix))
+    copy = ConfigTarget.at(name, target.anchor, target.line, target.column)
+    found = targets(ctx)
+    found[:] = [copy if known is target else known for known in found]
+
+
+@dataclass
+class _Copy:
+    """A configured copy of a config parameter that NPU007 wrote before a session."""
+
+    parameter: str
+    name: str
+    binding: Base  # the line ``name = copy.deepcopy(parameter)``
+    line: int  # of the session it was made for
+
+
+def _new_copy(target: ConfigTarget, missing: set[str], flow: Flow, module: Optional[str],
+              ctx: FileContext) -> str:
+    """Write ``npu_config = copy.deepcopy(config)`` and the ``missing`` lines for it before the
+    target's statement (remembered for later sessions); the copy's name."""
     scope = enclosing_scope(target.anchor)
     name = free_name(scope, f"npu_{target.expression}", f"npu_{target.expression}", taken_names(scope, ctx))
     copied = f"{_copy_module(scope, ctx)}.deepcopy({target.expression})"
     if _none_guard(target, flow, module, ctx) is not None:
         copied += f" if {target.expression} is not None else {config_module(module, ctx)}.ConfigProto()"
-    anchor = target.anchor
-    _insert_npu_lines(name, missing, anchor, ctx, first=f"{name} = {copied}")
+    nodes = _insert_npu_lines(name, missing, target.anchor, ctx, first=f"{name} = {copied}")
     if missing - {CUSTOM_OP}:
         ensure_rewriter_config(ctx)
-    value.replace(Name(name, prefix=value.prefix))
-    copy = ConfigTarget.at(name, anchor, target.line, target.column)
-    found = targets(ctx)
-    found[:] = [copy if known is target else known for known in found]
-    return f"a copy of the parameter '{target.expression}' ('{name}': the caller's object stays as it was)"
+    memo(ctx).setdefault("npu007.copies", []).append(_Copy(target.expression, name, nodes[0], target.line))
+    return name
+
+
+def _earlier_copy(target: ConfigTarget, ctx: FileContext) -> Optional[_Copy]:
+    """The copy of the target's parameter written for an earlier session of its scope that
+    surely ran before the target's statement (its block holds that statement, after it), when
+    no statement in between uses the parameter (a use may change the object: the later session
+    must see that change, so it gets its own copy)."""
+    for copy in memo(ctx).get("npu007.copies", ()):
+        holder = block_child(target.anchor, copy.binding.parent)
+        if copy.parameter != target.expression or holder is None \
+                or child_index(holder) <= child_index(copy.binding):
+            continue
+        scope = enclosing_scope(target.anchor)
+        order = {id(leaf): index for index, leaf in enumerate(scope.leaves())}
+        start, end = order[id(last_leaf(copy.binding))], order[id(next(target.anchor.leaves()))]
+        if not any(start < order[id(use.leaf)] < end for use in uses(scope, target.expression)
+                   if use.kind != "harmless"):
+            return copy
+    return None
 
 
 def _callers_object(flow: Flow, index: int, target: ConfigTarget) -> bool:
@@ -639,23 +701,60 @@ def _partly_configured(target: ConfigTarget, flow: Flow, index: int) -> str:
 
 
 def _configured_by_caller(target: ConfigTarget, flow: Flow, ctx: FileContext) -> str:
-    """Why the lines may not go in for a config that comes in as a parameter lacking them: a
-    caller in the file, or in another file of the repository, passes a config it configures
-    itself (:mod:`_shared_parameters`); else ""."""
-    if not any(_callers_object(flow, index, target) and CUSTOM_OP not in pieces
-               for index, pieces in flow.reaching):
-        return ""
+    """Why the lines may not go in for a config that comes in as a parameter lacking them, or
+    as the function's own copy of one (``config = copy.deepcopy(config)``: the copy has what
+    the caller's object had): a caller in the file, or in another file of the repository,
+    passes a config it configures itself (:mod:`_shared_parameters`); else ""."""
     scope = enclosing_scope(target.anchor)
     if scope.type != symbols.funcdef:
         return ""
-    function, line = scope.children[1].value, configured_caller(scope, target.expression)
-    if line is not None:
-        return SHARED.format(config=target.expression, function=function, line=line)
-    passed = configured_elsewhere(scope, target.expression, ctx)
-    if passed is None:
-        return ""
-    why = _WHY_CONFIGURED.get(passed.why) or f"it comes from {passed.why[1:]}(), which returns it configured"
-    return SHARED_ELSEWHERE.format(config=target.expression, function=function, path=passed.path, why=why)
+    names = {target.expression if _callers_object(flow, index, target) else _copied_parameter(flow, index, scope)
+             for index, pieces in flow.reaching if CUSTOM_OP not in pieces}
+    for name in sorted(name for name in names if name is not None):
+        function, line = scope.children[1].value, configured_caller(scope, name)
+        if line is not None:
+            return SHARED.format(config=name, function=function, line=line)
+        passed = configured_elsewhere(scope, name, ctx)
+        if passed is not None:
+            why = _WHY_CONFIGURED.get(passed.why) or f"it comes from {passed.why[1:]}(), which returns it configured"
+            return SHARED_ELSEWHERE.format(config=name, function=function, path=passed.path, why=why)
+    return ""
+
+
+def _copied_parameter(flow: Flow, index: int, scope: Node) -> Optional[str]:
+    """The parameter of the function ``scope`` that binding ``index`` of ``flow`` copies
+    (``cfg = copy.deepcopy(config)``, ``copy.copy(config)``), else None."""
+    copied = _copy_of(flow.bindings[index]) if index >= 0 else None
+    return copied if copied is not None and copied in _parameter_names(scope) else None
+
+
+def _copy_of(binding: Base) -> Optional[str]:
+    """The name ``x = copy.deepcopy(<name>)`` or ``x = copy.copy(<name>)`` copies (a protobuf
+    message's ``copy.copy`` is a whole copy too: it pickles the message)."""
+    if binding.type != symbols.expr_stmt or binding.children[1].type != tokens.EQUAL:
+        return None
+    value = binding.children[-1]
+    copied = deep_copied(value)
+    if copied is None and callee_last_name(value) == "copy" and dotted_name(value.children[0]) == "copy":
+        argument = find_argument(value.children[-1], "x", 0)
+        copied = dotted_name(argument.value) if argument is not None else None
+    return copied if copied is not None and copied.isidentifier() else None
+
+
+def _copied_in_loop(flow: Flow, target: ConfigTarget) -> bool:
+    """Does the target's name reach its session from ``name = copy.deepcopy(name)`` in a loop
+    around the session? Each pass copies the object the last pass configured: lines for it
+    would give the second pass's object a second NpuOptimizer."""
+    for index, _ in flow.reaching:
+        binding = flow.bindings[index] if index >= 0 else None
+        if binding is None or _copy_of(binding) != target.expression:
+            continue
+        node = binding.parent
+        while node is not None and node.type not in (symbols.funcdef, symbols.file_input):
+            if node.type in (symbols.for_stmt, symbols.while_stmt) and is_inside(target.anchor, node):
+                return True
+            node = node.parent
+    return False
 
 
 def _twice(target: ConfigTarget, flow: Flow) -> str:

@@ -27,7 +27,6 @@ from npu_codemod.api import (
     enclosing_statement,
     find_argument,
     hookimpl,
-    insert_before,
     is_true,
     symbols,
     tokens,
@@ -41,6 +40,7 @@ from npu_codemod.api._toolkit import (
     enclosing_scope,
     fact_names,
     first_call,
+    insert_above_comments,
     is_false,
     memo,
     module_ast,
@@ -398,7 +398,7 @@ class SoftPlacement(Rule):
             if target.constructor is not None:
                 add_keyword(target.constructor, SETTING, "True")
             else:
-                insert_before(target.anchor, f"{target.expression}.{SETTING} = True", ctx.newline)
+                insert_above_comments(target.anchor, f"{target.expression}.{SETTING} = True", ctx.newline)
             ctx.report_at(target.line, target.column, "migrated",
                           f"set {SETTING}=True on '{target.expression}': {WHY}")
         _report_set(ctx, reported, flows)

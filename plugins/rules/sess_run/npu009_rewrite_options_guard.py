@@ -140,7 +140,7 @@ class RewriteOptionsGuard(Rule):
         if option in MUST_STAY_ON:
             _stay_on(node, option, value, ctx)
         elif option in MUST_BE_OFF:
-            if not _in_npu_block(node):
+            if not _in_npu_block(node) and not (_member(value) == "OFF" and _in_npu_block(node, after_copy=True)):
                 _must_be_off(node, option, value, ctx)
         elif option == PRUNING:
             _pruning(node, value, ctx)
@@ -163,8 +163,11 @@ def _stay_on(node: Base, option: str, value: Base, ctx: FileContext) -> None:
         ctx.report(node, "migrated", f"{option} is not switched off")
 
 
-def _in_npu_block(node: Base) -> bool:
+def _in_npu_block(node: Base, after_copy: bool = False) -> bool:
     """Is this assignment one of the guide's NpuOptimizer lines (NPU007's, reported there)?
+    ``after_copy``: or one of the switches NPU007 sets again right after a copy into the
+    config (a merge keeps the NpuOptimizer above it: only the switches follow; the copy's
+    finding names them).
 
     Leaving them to NPU007 keeps a second run's findings the same as the first run's.
     """
@@ -173,7 +176,8 @@ def _in_npu_block(node: Base) -> bool:
         statement = statement.prev_sibling if statement is not None else None
         if statement is None:
             return False
-        if "".join(code(statement).split()).endswith('.name="NpuOptimizer"'):
+        text = "".join(code(statement).split())
+        if text.endswith('.name="NpuOptimizer"') or after_copy and any(f".{method}(" in text for method in COPIES):
             return True
     return False
 
@@ -386,7 +390,13 @@ def _report_copy(copy: _Copy, ctx: FileContext) -> None:
     now = _met(after, copy)
     required = _requirements(copy, ctx)
     parts = [f"{copy.text} copies session options in from elsewhere"]
-    added = [need for need in required if need in now and need not in copy.before]
+    stays = ".Merge" in copy.text and NPU_OPTIMIZER in required and NPU_OPTIMIZER in _met(before, copy) - now
+    if stays:  # a merge appends to the custom optimizers: the one above stays
+        now |= {NPU_OPTIMIZER}
+        parts.append("the NpuOptimizer custom optimizer set above it stays (a merge appends to the "
+                     "custom optimizers: make sure the merged options bring no second one)")
+    added = [need for need in required if need in now and need not in copy.before
+             and not (stays and need == NPU_OPTIMIZER)]
     kept = [need for need in required if need in now and need in copy.before]
     if added:
         parts.append(f"done after it by npu-codemod: {_describe(added)}")

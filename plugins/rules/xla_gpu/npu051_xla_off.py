@@ -32,8 +32,10 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     ENVIRONMENT_NAMES,
     ENVIRONMENT_PATTERN,
+    ENVIRONMENT_UPDATE_PATTERN,
     TF2,
     environment_setting,
+    environment_updates,
     is_false,
     tree_text,
 )
@@ -91,10 +93,14 @@ class XlaOff(Rule):
     reports = ("`tf.xla.experimental.compile(...)` / `tf.contrib.compiler.xla.compile(...)`: XLA "
                "compile has no NPU equivalent, call the function directly; a `jit_scope` whose "
                "arguments are unpacked with `**`; `TF_XLA_FLAGS` set in the process environment "
-               "(`os.environ[...] = ...`, `os.environ.setdefault(...)`, `os.putenv(...)`) to "
+               "(`os.environ[...] = ...`, `os.environ.setdefault(...)`, `os.putenv(...)`, "
+               "`os.environ.update({...})` or `os.environ.update(TF_XLA_FLAGS=...)`) to "
                "switch XLA auto-clustering on (`--tf_xla_auto_jit=1`/`2`/`fusible`, "
                "`--tf_xla_cpu_global_jit`), or to a value the code does not show: remove those "
-               "flags (`--tf_xla_auto_jit=0` or `-1` leaves it off: checked, nothing to do).")
+               "flags (`--tf_xla_auto_jit=0` or `-1` leaves it off: checked, nothing to do). npu-codemod "
+               "reads Python files only: a shell launch script that exports `TF_XLA_FLAGS` "
+               "(`export TF_XLA_FLAGS=--tf_xla_auto_jit=2`, `TF_XLA_FLAGS=... python train.py`) is "
+               "not seen; remove the flags there by hand.")
     example = """
         import os
 
@@ -113,10 +119,16 @@ class XlaOff(Rule):
     pattern = f"""(
         expr_stmt< power< any* trailer< '.' '{LEVEL}' > > '=' value=any >
       | {ENVIRONMENT_PATTERN}
+      | {ENVIRONMENT_UPDATE_PATTERN}
     )"""
     calls = (OPTIMIZER_OPTIONS, GRAPH_OPTIONS, *JIT_SCOPES, *COMPILES)
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        if "updated" in capture:
+            for name, value in environment_updates(node, capture):
+                if name == VARIABLE:
+                    _auto_jit(node, value, ctx)
+            return
         if "key" not in capture:
             self._level(node, capture["value"], ctx)
             return

@@ -60,12 +60,14 @@ from npu_codemod.codemods.distribution import (
     distribution,
     distribution_facts,
 )
-from npu_codemod.codemods.edits import remove_small_statement, wrap_expression
+from npu_codemod.codemods.edits import insert_above_comments, remove_small_statement, wrap_expression
 from npu_codemod.codemods.engine import module_parses, parse_module, unlink
 from npu_codemod.codemods.environment import (
     ENVIRONMENT_NAMES,
     ENVIRONMENT_PATTERN,
+    ENVIRONMENT_UPDATE_PATTERN,
     environment_setting,
+    environment_updates,
     string_value,
 )
 from npu_codemod.codemods.estimators import (
@@ -316,7 +318,9 @@ __all__ = [
     "enclosing_scope",
     "ENVIRONMENT_NAMES",
     "ENVIRONMENT_PATTERN",
+    "ENVIRONMENT_UPDATE_PATTERN",
     "environment_setting",
+    "environment_updates",
     "indentation",
     "ESTIMATOR",
     "ESTIMATOR_CLASSES",
@@ -367,6 +371,7 @@ __all__ = [
     "is_call_trailer",
     "is_docstring",
     "is_false",
+    "insert_above_comments",
     "is_inside",
     "is_return",
     "is_terminal",
