@@ -11,7 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npu_codemod.codemods import engine, horovod_params, module_training, names, tf_aliases, tf_programs
+from npu_codemod.codemods import (
+    engine,
+    horovod_params,
+    local_names,
+    module_training,
+    names,
+    tf_aliases,
+    tf_programs,
+)
 from npu_codemod.codemods.text_search import AnyOf
 from npu_codemod.plugins.rules.sess_run import npu008_soft_placement
 from npu_codemod.plugins.rules.tf2_distributed import _trained
@@ -36,6 +44,15 @@ _OLD_MAIN = re.compile(r"""^if\s+(?:__name__\s*==\s*(['"])__main__\1|(['"])__mai
 _OLD_ALIAS_GATE = re.compile(r"^[ \t]*(?:(?:tf|tensorflow)\w*[ \t]*=[^=]|from[ \t]+\.*[\w.]*[ \t]+import[ \t][^\n#]*"
                              r"(?<![\w.])(?:tf|tensorflow|hvd|horovod)\w*|import[ \t]+horovod\b"
                              r"|from[ \t]+horovod[\w.]*[ \t]+import\b)", re.MULTILINE | re.IGNORECASE)
+
+
+def _old_binding_shape(name: str) -> re.Pattern[str]:
+    spelled = re.escape(name)
+    return re.compile(r"\bdef\s+\w+\s*\((?:[^()]|\([^()]*\))*?[(,*\s]%s\s*[=,):]" % spelled
+                      + r"|\blambda\b[^:\n]*\b%s\b" % spelled
+                      + r"|\bfor\s+[\w\s,()\[\]]*?\b%s\b[\w\s,()\[\]]*?\bin\b" % spelled)
+
+
 _OLD_ADAPTER = re.compile(r"\b(?:npu_bridge|npu_device|horovod)\b")
 
 PAIRS = {
@@ -48,6 +65,8 @@ PAIRS = {
     "imports TF": (names.IMPORTS_TF, names.IMPORTS_TF_TEXT.found),
     "imports horovod": (names.imports_module_pattern("horovod"), names.imports_module_text("horovod").found),
     "NPU adapters": (_OLD_ADAPTER, engine._ADAPTER.found),
+    **{f"binding shape of {name}": (_old_binding_shape(name), local_names._binding_shape(name).found)
+       for name in ("sess", "config", "name", "x")},
     "horovod star import": (horovod_params._STAR_IMPORT,
                             lambda text: "horovod" in text and horovod_params._STAR_IMPORT.search(text) is not None),
 }
@@ -71,7 +90,8 @@ _PIECES = st.sampled_from([
     "apply_gradients", "train_on_batch", "train_step", "trainable_variables", "trainable_weights",
     "tensorflow", "python", "__main__", "__name__", "if", "==", "'", '"', ":", "@", "(", ")", " ",
     "\t", "\n", "x", "_", "9", "é", "ǅ", "#", "=", "from", "import", "tf", "TF", "hvd", "horovod", "Horovod",
-    "npu_bridge", "npu_device", "*", ";", ".", "\r", "\\", "ſ",
+    "npu_bridge", "npu_device", "*", ";", ".", "\r", "\\", "ſ", "def", "lambda", "for", "in", "sess",
+    "config", ",", "[", "]", "f",
 ])
 
 
