@@ -37,13 +37,14 @@ from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import place_imports
 from .modules import forget_trees, module_ast
-from .names import TF, UNRESOLVED_ACCESSOR, imports_module_pattern
+from .names import TF, UNRESOLVED_ACCESSOR, imports_module_text
 from .parser import Parser
 from .prematch import SELF, Check, leaf_key, quick_check
 from .qualified import NameIndex, WantedNames, name_roots, qualified_names
 from .reexports import accessor_reexports
 from .rule import Capture, FileContext, Rule, reference_names, rules_in_order
 from .source import SourceText, UndecodableSource, decode_source
+from .text_search import AnyOf
 from .tf_aliases import HOROVOD, may_bind_horovod
 from .tf_model_idioms import signals_in
 from .tf_programs import (
@@ -88,7 +89,7 @@ from .walk import position, post_order, tree_text
 #: imported", NPU061's init already there) and Horovod (NPU025's imports nothing uses any more).
 #: A file that names one is never run unparsed while a rule that reads the tree is active (with
 #: none, the same rules run either way).
-_ADAPTER = re.compile(r"\b(?:npu_bridge|npu_device|horovod)\b")
+_ADAPTER = AnyOf(r"\bnpu_bridge\b", r"\bnpu_device\b", r"\bhorovod\b")
 
 #: Pseudo-rule of file-level findings: failures (decode, parse, compile) and files no rule may
 #: rewrite (eager mode, symlinks: see ``file_kinds``).
@@ -186,7 +187,7 @@ class Engine:
         self._enabled = frozenset(rule.id for rule in self.rules)
         self._modules = tuple(dict.fromkeys(m for rule in self.rules for m in rule.modules))
         self._module_bytes = tuple(module.encode() for module in self._modules)
-        self._imports = {module: imports_module_pattern(module) for module in self._modules}
+        self._imports = {module: imports_module_text(module) for module in self._modules}
         #: Rules that also act on scripts importing no TensorFlow (NPU061: an entry script).
         self._scripts = [rule for rule in self.rules if NON_TF in rule.file_kinds]
         #: Rules that act on the files a fact names though they import none of their modules
@@ -269,7 +270,7 @@ class Engine:
             return FileOutcome(path, (_file_error(repo, path, 1, too_large),))
         # The pattern spells the module's name: most files lack most modules' (no regex run).
         imported = {module for module, pattern in self._imports.items()
-                    if module in text and pattern.search(text)}
+                    if module in text and pattern.found(text)}
         active = [r for r in self.rules if imported.intersection(r.modules)]
         if ENTRY_FACT + path in facts:  # an entry script of a TF 2.x program (it may import no TF)
             active += [rule for rule in self._scripts if rule not in active]
@@ -326,7 +327,7 @@ class Engine:
         while active:
             unparsed = layout is not None and not any(
                 rule._reads_tree and has_site(layout, self._need(rule, facts)) for rule in active) \
-                and not (_ADAPTER.search(body) and any(rule._reads_tree for rule in active))
+                and not (_ADAPTER.found(body) and any(rule._reads_tree for rule in active))
             run = self._run_unparsed if unparsed else self._run
             try:
                 ctx = run(body, source.newline, path, repo, facts, active, layout, treated, handover)

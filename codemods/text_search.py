@@ -6,8 +6,10 @@ position of the text instead, 30-100 times slower over a file of code (issue 32:
 were a fifth of the repository analysis). :class:`AnyOf` answers ``re.search("|".join(
 alternatives), text) is not None`` one alternative at a time, each opening with its literal:
 an alternative that opens with ``\\b`` is looked for without it, and the boundary is tested at
-each place it matches (``tests/test_text_search.py`` compares both ways on every source the
-suite has and on generated text).
+each place it matches; one that opens with a line's start (``^`` under ``re.MULTILINE``) is
+matched at the text's start and looked for after each ``\\n``, the literal it then opens with
+(``tests/test_text_search.py`` compares both ways on every source the suite has and on
+generated text).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from typing import Callable
 
 _WORD_START = "\\b"
+_LINE_START = "^"
 
 
 class AnyOf:
@@ -34,6 +37,8 @@ class AnyOf:
 
 
 def _searcher(alternative: str, flags: int) -> Callable[[str], bool]:
+    if alternative.startswith(_LINE_START) and flags & re.MULTILINE:
+        return _line_start_searcher(alternative[len(_LINE_START):], flags)
     if not alternative.startswith(_WORD_START):
         found = re.compile(alternative, flags).search
         return lambda text: found(text) is not None
@@ -54,3 +59,13 @@ def _at_a_word_start(loose: re.Pattern[str], exact: re.Pattern[str], text: str) 
         if exact.match(text, found.start()) is not None:
             return True
         position = found.start() + 1
+
+
+def _line_start_searcher(rest: str, flags: int) -> Callable[[str], bool]:
+    """``re.search("^" + rest, text, flags)`` (``flags`` with ``re.MULTILINE``) as a yes or no:
+    ``^`` holds at the text's start and after each ``\\n``, nowhere else, so ``rest`` matches
+    there or right after a ``\\n`` (found by its literal, not tried at every position). The
+    ``\\n`` is spelled as an escape: ``re.VERBOSE`` would drop a newline character."""
+    at_start = re.compile(rest, flags).match
+    after_newline = re.compile(r"\n(?:%s)" % rest, flags).search
+    return lambda text: at_start(text) is not None or after_newline(text) is not None

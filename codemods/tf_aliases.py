@@ -47,6 +47,7 @@ from .names import (
     module_parts,
 )
 from .reexports import TF_HOPS, Reexports, is_foreign
+from .text_search import AnyOf
 
 PREFIX = "tf-alias:"
 HOROVOD = "horovod"
@@ -59,15 +60,15 @@ TF_LIKE = re.compile(r"^(?:tf|tensorflow)(?:_?v?[12]|_?compat(?:_?v?[12])?)?$", 
 HOROVOD_LIKE = re.compile(r"^(?:hvd|horovod)$")
 #: The literal test first: a line that assigns a TensorFlow-like name, or imports one from a
 #: module (``from .compat import tfv1``).
-_GATE = re.compile(r"^[ \t]*(?:(?:tf|tensorflow)\w*[ \t]*=[^=]|from[ \t]+\.*[\w.]*[ \t]+import[ \t][^\n#]*"
-                   r"(?<![\w.])(?:tf|tensorflow|hvd|horovod)\w*|import[ \t]+horovod\b"
-                   r"|from[ \t]+horovod[\w.]*[ \t]+import\b)",
-                   re.MULTILINE | re.IGNORECASE)
+_GATE = AnyOf(r"^[ \t]*(?:(?:tf|tensorflow)\w*[ \t]*=[^=]|from[ \t]+\.*[\w.]*[ \t]+import[ \t][^\n#]*"
+              r"(?<![\w.])(?:tf|tensorflow|hvd|horovod)\w*|import[ \t]+horovod\b"
+              r"|from[ \t]+horovod[\w.]*[ \t]+import\b)",
+              flags=re.MULTILINE | re.IGNORECASE)
 
 
 def alias_facts(path: str, text: str) -> set[str]:
     """The ``tf-alias:`` and ``horovod-held:`` facts of one file (see the module's doc)."""
-    if _GATE.search(text) is None:
+    if not _GATE.found(text):
         return set()
     tree = module_ast(text)
     if tree is None:

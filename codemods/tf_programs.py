@@ -104,8 +104,8 @@ _SHARED_METHODS = frozenset({"fit", "compile", "minimize", "apply_gradients"})
 #: Libraries whose ``fit``/``minimize`` train no TensorFlow model.
 OTHER_LIBRARIES = frozenset({"sklearn", "scipy", "xgboost", "lightgbm", "catboost", "statsmodels",
                              "numpy", "pandas", "umap", "hdbscan", "re", "regex"})
-MAIN = re.compile(r"""^if\s+(?:__name__\s*==\s*(['"])__main__\1|(['"])__main__\2\s*==\s*__name__)\s*:""",
-                  re.MULTILINE)
+MAIN = AnyOf(r"""^if\s+(?:__name__\s*==\s*(['"])__main__\1|(['"])__main__\2\s*==\s*__name__)\s*:""",
+             flags=re.MULTILINE)
 
 MIXED = ("this program mixes eager TF 2.x files ({eager}) and compat.v1 graph files ({compat}): "
          "npu_device.compat.enable_v1() switches the whole process to graph mode; port one mode "
@@ -158,7 +158,7 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     """The :data:`GRAPH_FACT` of one Python file (``signals``: its TF signals, None for a file
     that imports no TensorFlow), or None for a file that imports nothing and has no ``__main__``
     block (no edge of the graph starts there)."""
-    main = "__main__" in text and MAIN.search(text) is not None  # the test: a substring's cost
+    main = "__main__" in text and MAIN.found(text)  # the test: a substring's cost
     if signals is None and not main and not _IMPORTS.search(text):
         return None
     tree = module_ast(text) if signals is not None else import_statements(text)  # TF files: parsed anyway

@@ -30,8 +30,35 @@ from fissix.pgen2 import token, tokenize
 #: A token as the parser takes it: label, type, text, prefix, line, column.
 Token = tuple[int, int, str, str, int, int]
 
-#: fissix's ``pseudoprog`` with each alternative named, in fissix's order (the same matches).
-_PSEUDO = re.compile(tokenize.Whitespace + "(?:" + "|".join(f"(?P<{name}>{pattern})" for name, pattern in (
+
+def uncaptured(pattern: str) -> str:
+    """``pattern`` with each capturing group ``(...)`` made ``(?:...)``: the same matches (no
+    back-reference or conditional refers to one), but ``re`` saves and restores no marks for
+    them. fissix's token patterns nest about fifteen, and the tokenizer's match took twice as
+    long with them (issue 32). ``tests/test_tokens.py`` compares the parsed expressions."""
+    out: list[str] = []
+    position, end = 0, len(pattern)
+    while position < end:
+        char = pattern[position]
+        if char == "\\":
+            out.append(pattern[position:position + 2])
+            position += 2
+        elif char == "[":  # a set: its "(" is a character; "]" first (or after "^") is one too
+            close = position + 1 + (pattern[position + 1:position + 2] == "^")
+            close += pattern[close:close + 1] == "]"
+            while pattern[close] != "]":
+                close += 2 if pattern[close] == "\\" else 1
+            out.append(pattern[position:close + 1])
+            position = close + 1
+        else:
+            out.append("(?:" if char == "(" and pattern[position + 1:position + 2] != "?" else char)
+            position += 1
+    return "".join(out)
+
+
+#: fissix's ``pseudoprog`` with each alternative named, in fissix's order (the same matches),
+#: and no other group (:func:`uncaptured`).
+_PSEUDO = re.compile(tokenize.Whitespace + "(?:" + "|".join(f"(?P<{name}>{uncaptured(pattern)})" for name, pattern in (
     ("continuation", r"\\\r?\n"), ("comment", tokenize.Comment), ("triple", tokenize.Triple),
     ("number", tokenize.Number), ("operator", tokenize.Operator), ("bracket", tokenize.Bracket),
     ("newline", r"\r?\n"), ("special", r":=|[:;.,`@]"), ("string", tokenize.ContStr),

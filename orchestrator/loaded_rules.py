@@ -17,7 +17,7 @@ from npu_codemod.codemods.built_models import model_facts
 from npu_codemod.codemods.distribution import import_facts
 from npu_codemod.codemods.engine import MAX_SOURCE_BYTES, Engine, collector_paused, size_problem
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.codemods.names import IMPORTS_TF
+from npu_codemod.codemods.names import IMPORTS_TF_TEXT
 from npu_codemod.codemods.reexports import is_package_init, reexport_facts
 from npu_codemod.codemods.rule import Rule
 from npu_codemod.codemods.rule_settings import SettingsError, build_settings
@@ -156,7 +156,7 @@ class LoadedRules:
         except UndecodableSource:
             return FileFacts()  # reported by the engine when the file is processed
         facts: set[str] = set()
-        if IMPORTS_TF.search(text) and size_problem(text) is None:  # else the engine's error
+        if IMPORTS_TF_TEXT.found(text) and size_problem(text) is None:  # else the engine's error
             signals = signals_of(text, path)
             self.engine.hand_over(path, text)  # while the file's ast is at hand (``module_ast``)
             facts.update(signals.facts())

@@ -11,7 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npu_codemod.codemods import module_training, tf_programs
+from npu_codemod.codemods import (
+    engine,
+    horovod_params,
+    local_names,
+    module_training,
+    names,
+    tf_aliases,
+    tf_programs,
+)
 from npu_codemod.codemods.text_search import AnyOf
 from npu_codemod.plugins.rules.sess_run import npu008_soft_placement
 from npu_codemod.plugins.rules.tf2_distributed import _trained
@@ -29,13 +37,38 @@ _OLD_MAY_TRAIN_WHEN_RUN = re.compile(r"\b(?:apply_gradients|compile|fit|fit_gene
 _OLD_TRAINED_MAY_TRAIN = re.compile(r"\s*\.\s*(?:fit|fit_generator|compile|train_on_batch)\s*\("
                                     r"|\s*\.\s*trainable_(?:variables|weights)\b")
 _OLD_INTERNAL = re.compile(r"\btensorflow\.python\b")
+#: Searched whole before the eighteenth round of issue 32 (a ``^`` under ``re.MULTILINE`` or a
+#: ``\b`` tried at every position).
+_OLD_MAIN = re.compile(r"""^if\s+(?:__name__\s*==\s*(['"])__main__\1|(['"])__main__\2\s*==\s*__name__)\s*:""",
+                       re.MULTILINE)
+_OLD_ALIAS_GATE = re.compile(r"^[ \t]*(?:(?:tf|tensorflow)\w*[ \t]*=[^=]|from[ \t]+\.*[\w.]*[ \t]+import[ \t][^\n#]*"
+                             r"(?<![\w.])(?:tf|tensorflow|hvd|horovod)\w*|import[ \t]+horovod\b"
+                             r"|from[ \t]+horovod[\w.]*[ \t]+import\b)", re.MULTILINE | re.IGNORECASE)
+
+
+def _old_binding_shape(name: str) -> re.Pattern[str]:
+    spelled = re.escape(name)
+    return re.compile(r"\bdef\s+\w+\s*\((?:[^()]|\([^()]*\))*?[(,*\s]%s\s*[=,):]" % spelled
+                      + r"|\blambda\b[^:\n]*\b%s\b" % spelled
+                      + r"|\bfor\s+[\w\s,()\[\]]*?\b%s\b[\w\s,()\[\]]*?\bin\b" % spelled)
+
+
+_OLD_ADAPTER = re.compile(r"\b(?:npu_bridge|npu_device|horovod)\b")
 
 PAIRS = {
     "training text": (_OLD_TRAINING_TEXT, tf_programs.TRAINING_TEXT.found),
     "module may train": (_OLD_MAY_TRAIN_WHEN_RUN, module_training.may_train_when_run),
     "trained may train": (_OLD_TRAINED_MAY_TRAIN, _trained._MAY_TRAIN.found),
     "internal modules": (_OLD_INTERNAL, npu008_soft_placement._INTERNAL.found),
-    "main block": (tf_programs.MAIN, lambda text: "__main__" in text and tf_programs.MAIN.search(text) is not None),
+    "main block": (_OLD_MAIN, lambda text: "__main__" in text and tf_programs.MAIN.found(text)),
+    "alias gate": (_OLD_ALIAS_GATE, tf_aliases._GATE.found),
+    "imports TF": (names.IMPORTS_TF, names.IMPORTS_TF_TEXT.found),
+    "imports horovod": (names.imports_module_pattern("horovod"), names.imports_module_text("horovod").found),
+    "NPU adapters": (_OLD_ADAPTER, engine._ADAPTER.found),
+    **{f"binding shape of {name}": (_old_binding_shape(name), local_names._binding_shape(name).found)
+       for name in ("sess", "config", "name", "x")},
+    "horovod star import": (horovod_params._STAR_IMPORT,
+                            lambda text: "horovod" in text and horovod_params._STAR_IMPORT.search(text) is not None),
 }
 
 
@@ -56,7 +89,9 @@ _PIECES = st.sampled_from([
     "GradientTape", "tf", ".", "function", "fit", "fit_generator", "compile", "re", "regex", "minimize",
     "apply_gradients", "train_on_batch", "train_step", "trainable_variables", "trainable_weights",
     "tensorflow", "python", "__main__", "__name__", "if", "==", "'", '"', ":", "@", "(", ")", " ",
-    "\t", "\n", "x", "_", "9", "é", "ǅ", "#", "=",
+    "\t", "\n", "x", "_", "9", "é", "ǅ", "#", "=", "from", "import", "tf", "TF", "hvd", "horovod", "Horovod",
+    "npu_bridge", "npu_device", "*", ";", ".", "\r", "\\", "ſ", "def", "lambda", "for", "in", "sess",
+    "config", ",", "[", "]", "f",
 ])
 
 
@@ -80,3 +115,26 @@ def test_a_word_start_is_looked_for_past_places_that_are_none() -> None:
     assert not gate.found("benefit( profit(")
     assert gate.found("benefit( profit( fit(")
     assert gate.found("fit(")
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "^", "\n", "\r", " ", "x", "é", "(", "\\"]), max_size=10).map("".join),
+       st.sampled_from([0, re.IGNORECASE, re.DOTALL, re.VERBOSE]))
+def test_an_alternative_at_a_line_start_is_found_where_the_whole_pattern_is(text: str, flags: int) -> None:
+    """``^`` under ``re.MULTILINE``: at the text's start and after each ``\\n``, nowhere else
+    (not after a lone ``\\r``); a lookbehind at the line's start sees the ``\\n``."""
+    alternatives = (r"^a+b?", r"^(?<!\n)x", r"^(?<=\n)b", r"^[ ]*\(", r"\bab\b", r"^$")
+    for flags_used in (flags | re.MULTILINE,):
+        for alternative in alternatives:
+            expected = re.search(alternative, text, flags_used) is not None
+            assert AnyOf(alternative, flags=flags_used).found(text) == expected, (alternative, text)
+        expected = re.search("|".join(alternatives), text, flags_used) is not None
+        assert AnyOf(*alternatives, flags=flags_used).found(text) == expected, text
+
+
+def test_a_line_start_without_multiline_is_the_texts_start_only() -> None:
+    gate = AnyOf(r"^ab")
+    assert gate.found("ab\n")
+    assert not gate.found("x\nab")
+    assert AnyOf(r"^ab", flags=re.MULTILINE).found("x\nab")
+    assert not AnyOf(r"^ab", flags=re.MULTILINE).found("x\rab")
