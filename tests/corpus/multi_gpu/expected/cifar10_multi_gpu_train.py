@@ -72,9 +72,6 @@ def train():
     saver = tf.train.Saver(tf.global_variables())
     init = tf.global_variables_initializer()
 
-    # Start running operations on the Graph. allow_soft_placement must be set to
-    # True to build towers on GPU, as some of the ops do not have GPU
-    # implementations.
     config = tf.ConfigProto(
         allow_soft_placement=True,
         log_device_placement=FLAGS.log_device_placement)
@@ -82,6 +79,9 @@ def train():
     custom_op.name = "NpuOptimizer"
     config.graph_options.rewrite_options.remapping = RewriterConfig.OFF
     config.graph_options.rewrite_options.memory_optimization = RewriterConfig.OFF
+    # Start running operations on the Graph. allow_soft_placement must be set to
+    # True to build towers on GPU, as some of the ops do not have GPU
+    # implementations.
     sess = tf.Session(config=config)
     sess.run(init)
 
