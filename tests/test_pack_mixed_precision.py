@@ -355,3 +355,31 @@ def test_automatic_mixed_precision_switched_on_by_the_environment_is_reported():
         switch.format("TF_ENABLE_AUTO_MIXED_PRECISION", '"1"'),
         switch.format("TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE", '"1"'),
         switch.format("TF_ENABLE_AUTO_MIXED_PRECISION", '"1"')]
+
+
+ENVIRONMENT_UPDATES = '''\
+import os
+
+import tensorflow as tf
+
+
+def configure(flags):
+    """Set the process up for training."""
+    os.environ.update({"TF_ENABLE_AUTO_MIXED_PRECISION": "1", "TF_CPP_MIN_LOG_LEVEL": "2"})
+    os.environ.update(TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE=str(int(flags.amp)))
+    os.environ.update(dict(TF_ENABLE_AUTO_MIXED_PRECISION="0"))
+    os.environ.update({"TF_ENABLE_AUTO_MIXED_PRECISION": "false"})
+    settings.update({"TF_ENABLE_AUTO_MIXED_PRECISION": "1"})
+'''
+
+
+def test_the_switch_set_by_an_update_of_the_environment_is_reported():
+    """``os.environ.update(...)`` sets the variable as an item does: a dict display's string
+    keys and keywords are read; updates leaving it off, and other dicts' updates, are not."""
+    findings = assert_reports(PACK, ENVIRONMENT_UPDATES, findings=[
+        ("NPU033", 8, 4, "unmigrated"), ("NPU033", 9, 4, "unmigrated")])
+    switch = ("the environment variable {} = {} switches on TensorFlow's automatic mixed precision, "
+              f"which the NPU ignores: {NPU007_WAY}; remove the setting {GUIDE033}")
+    assert messages(findings, "NPU033") == [
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION", '"1"'),
+        switch.format("TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE", "str(int(flags.amp))")]

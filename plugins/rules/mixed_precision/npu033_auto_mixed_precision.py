@@ -30,8 +30,10 @@ from npu_codemod.api import (
 from npu_codemod.api._toolkit import (
     ENVIRONMENT_NAMES,
     ENVIRONMENT_PATTERN,
+    ENVIRONMENT_UPDATE_PATTERN,
     assigned_values,
     environment_setting,
+    environment_updates,
     is_call_trailer,
     prefix_name,
     string_value,
@@ -82,7 +84,8 @@ class AutoMixedPrecision(Rule):
                "anything but `OFF`/`DEFAULT` (an assignment, or a `RewriterConfig(...)` "
                "keyword) and every setting of TensorFlow's environment switch "
                "`TF_ENABLE_AUTO_MIXED_PRECISION` (or `..._GRAPH_REWRITE`) to anything but `0`/"
-               "`false` (`os.environ[...] = ...`, `os.environ.setdefault(...)`, `os.putenv(...)`), "
+               "`false` (`os.environ[...] = ...`, `os.environ.setdefault(...)`, `os.putenv(...)`, "
+               "`os.environ.update(...)` with a dict or keywords), "
                "which the NPU ignores: on the NPU, mixed precision is "
                "`precision_mode = \"allow_mix_precision\"`, NPU007's setting; remove the call and "
                "keep the optimizer (wrapped in `NPULossScaleOptimizer` when it needs loss scaling).")
@@ -106,9 +109,14 @@ class AutoMixedPrecision(Rule):
         expr_stmt< power< any* trailer< '.' '{OPTION}' > > '=' value=any >
       | argument< '{OPTION}' '=' value=any >
       | {ENVIRONMENT_PATTERN}
+      | {ENVIRONMENT_UPDATE_PATTERN}
     )"""
 
     def visit(self, node: Base, capture: Capture, ctx: FileContext) -> None:
+        if "updated" in capture:
+            for name, value in environment_updates(node, capture):
+                _report_switch(node, name, value, ctx)
+            return
         if "key" in capture:
             self._visit_environment(node, capture, ctx)
             return
@@ -122,11 +130,8 @@ class AutoMixedPrecision(Rule):
         """``os.environ[name] = value``, ``os.environ.setdefault(name, value)`` or
         ``os.putenv(name, value)`` with ``name`` TensorFlow's mixed-precision switch."""
         setting = environment_setting(node, capture)
-        if setting is None or setting[0] not in ENV_SWITCHES or _env_off(setting[1]):
-            return
-        name, value = setting
-        message = ENV_SWITCH.format(name=name, value=tree_text(value).strip(), npu=NPU_WAY)
-        ctx.report(node, "unmigrated", message)
+        if setting is not None:
+            _report_switch(node, *setting, ctx)
 
     def visit_reference(self, reference: Reference, ctx: FileContext) -> None:
         spelled = reference.spelled
@@ -139,6 +144,14 @@ class AutoMixedPrecision(Rule):
         else:
             message = POLICY.format(spelled=spelled, npu=NPU_WAY)
         ctx.report(reference, "unmigrated", message)
+
+
+def _report_switch(node: Base, name: str, value: Base, ctx: FileContext) -> None:
+    """Report the setting ``node`` of the variable ``name`` to ``value`` when it is TensorFlow's
+    mixed-precision switch and ``value`` does not leave it off."""
+    if name in ENV_SWITCHES and not _env_off(value):
+        message = ENV_SWITCH.format(name=name, value=tree_text(value).strip(), npu=NPU_WAY)
+        ctx.report(node, "unmigrated", message)
 
 
 def _env_off(value: Base) -> bool:
