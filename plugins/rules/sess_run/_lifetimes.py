@@ -24,6 +24,10 @@ fetch it through ``tf.get_default_session()``. So does a session captured by a c
 partial that leaves the scope: ``return make_fn(sess)`` when ``make_fn`` returns a lambda or a
 nested function using its parameter, ``fn = functools.partial(run, sess)`` then ``return fn``.
 
+A method of an object that is given the object (``samples = model.generate(sess)``) gives
+a value when every method of the repository with that name only runs it
+(:mod:`._method_results`); any other call of another module's code is a holder.
+
 Not seen: what a method of a holder returns (``runner = agent.make_runner()`` is a value),
 functions of other modules (their results are holders; what they store elsewhere is not seen,
 but threads they start on a parameter and do not join are: :mod:`._thread_functions`),
@@ -72,6 +76,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._functions import parameters
+from ._method_results import only_runs
 from ._thread_functions import starts_threads
 
 #: Session methods whose result keeps using the session after the call returns.
@@ -426,6 +431,9 @@ class _Tracker:
         if definition is None and qualified is None \
                 and starts_threads(callee, _argument_of(power.children[index], node), self.ctx):
             return "threads", ""  # a function of another file (the repository facts)
+        if definition is None and qualified is None \
+                and only_runs(callee, _argument_of(power.children[index], node), self.ctx):
+            return "no", ""  # a method of the repository that only runs it (the facts)
         if definition is None or qualified is not None:
             return "yes", ""
         return _parameter_keeps(definition, _argument_of(power.children[index], node), self.ctx)
