@@ -28,6 +28,10 @@ A method of an object that is given the object (``samples = model.generate(sess)
 a value when every method of the repository with that name only runs it
 (:mod:`._method_results`); any other call of another module's code is a holder.
 
+A class of the file that subclasses ``threading.Thread`` (and one of another file, by the
+repository facts) starts threads on what it is given: its instance may run the session on its
+own thread once started.
+
 Not seen: what a method of a holder returns (``runner = agent.make_runner()`` is a value),
 functions of other modules (their results are holders; what they store elsewhere is not seen,
 but threads they start on a parameter and do not join are: :mod:`._thread_functions`),
@@ -428,6 +432,8 @@ class _Tracker:
         if _functools(self.ctx).resolve(callee) in _PARTIALS:
             return "captured", ""
         definition = _definitions(self.ctx).get(callee)
+        if definition is not None and _thread_class(definition, self.ctx):
+            return "threads", ""  # a Thread subclass: once started, its thread may run it
         if definition is None and qualified is None \
                 and starts_threads(callee, _argument_of(power.children[index], node), self.ctx):
             return "threads", ""  # a function of another file (the repository facts)
@@ -614,15 +620,28 @@ def _starts_threads(power: Node, index: int, ctx: FileContext) -> str:
         return ""
     if ctx.tf.qualify(callee) in QUEUE_RUNNERS:
         return "queue-runner threads"
-    threading = memo(ctx).get("lifetimes.threading")
-    if threading is None:
-        threading = memo(ctx)["lifetimes.threading"] = ImportNames(ctx.tree, root="threading")
-    if threading.resolve(callee) in _THREADS:
+    if _threading(ctx).resolve(callee) in _THREADS:
         return "a thread"
     receiver, _, method = callee.rpartition(".")
     if receiver and method in _THREAD_METHODS and ctx.tf.qualify(callee) is None:
         return "queue-runner threads"
     return ""
+
+
+def _threading(ctx: FileContext) -> ImportNames:
+    threading = memo(ctx).get("lifetimes.threading")
+    if threading is None:
+        threading = memo(ctx)["lifetimes.threading"] = ImportNames(ctx.tree, root="threading")
+    return threading
+
+
+def _thread_class(definition: Node, ctx: FileContext) -> bool:
+    """Is ``definition`` a class with ``threading.Thread`` among its bases?"""
+    if definition.type != symbols.classdef or len(definition.children) < 6:
+        return False
+    bases = definition.children[3]
+    found = bases.children[::2] if bases.type == symbols.arglist else [bases]
+    return any(_threading(ctx).resolve(dotted_name(base) or "") in _THREADS for base in found)
 
 
 def _coordinator_in(trailer: Node, scope: Node, ctx: FileContext) -> Optional[str]:
