@@ -16,8 +16,9 @@ from typing import Optional
 import pytest
 
 from npu_codemod.codemods.findings import Finding
-from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.rules.sess_run._method_results import method_result_facts
+
+from support.rules import run_repository
 
 GENERATOR = '''import tensorflow as tf
 
@@ -72,15 +73,7 @@ class Sampler(object):
 
 
 def run(files: dict[str, str]) -> dict[str, tuple[Optional[str], list[Finding]]]:
-    loaded_rules = load_rules(RuleSelection(only=frozenset({"NPU010"})))
-    data = {path: text.encode("utf-8") for path, text in files.items()}
-    facts = loaded_rules.repository_facts(data.items()).facts
-    result = {}
-    for path, content in data.items():
-        outcome = loaded_rules.engine.process(content, path, facts=facts)
-        new = None if outcome.new_data is None else outcome.new_data.decode("utf-8")
-        result[path] = (new, [f for f in outcome.findings if f.rule_id == "NPU010"])
-    return result
+    return run_repository(files, "NPU010")
 
 
 def test_the_facts_name_methods_that_only_run_their_session() -> None:

@@ -17,13 +17,13 @@ import pytest
 
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import guide_note
-from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.rules.sess_run._thread_functions import thread_function_facts
 from npu_codemod.plugins.rules.sess_run.npu010_session_close import SessionClose
 
 from support.cli import cli
 from support.csvfiles import read_csv
 from support.git import make_repo
+from support.rules import run_repository
 
 GUIDE = guide_note(SessionClose())
 CLOSE = "call close() on this session when training ends"
@@ -70,15 +70,7 @@ FILES = {"inputs.py": INPUTS, "main.py": MAIN, "main2.py": MAIN2}
 
 
 def run(files: dict[str, str]) -> dict[str, tuple[Optional[str], list[Finding]]]:
-    loaded_rules = load_rules(RuleSelection(only=frozenset({"NPU010"})))
-    data = {path: text.encode("utf-8") for path, text in files.items()}
-    facts = loaded_rules.repository_facts(data.items()).facts
-    result = {}
-    for path, content in data.items():
-        outcome = loaded_rules.engine.process(content, path, facts=facts)
-        new = None if outcome.new_data is None else outcome.new_data.decode("utf-8")
-        result[path] = (new, [f for f in outcome.findings if f.rule_id == "NPU010"])
-    return result
+    return run_repository(files, "NPU010")
 
 
 def demo(imports: str, parameters: str, call: str, fetched: str) -> str:
