@@ -37,6 +37,7 @@ from npu_codemod.plugins.rules.audit import npu100_api_support as npu100
 from npu_codemod.plugins.rules.sess_run import (
     _closing_methods,
     _config_functions,
+    _method_results,
     _pipeline_uses,
     _session_functions,
     _shared_iterators,
@@ -308,7 +309,8 @@ HOOKS: dict[str, tuple[Callable[[str, str], object], Callable[[str, str], object
     "NPU010": (npu010.npu_codemod_analyze_file,
                lambda path, text: _session_functions.all_session_function_facts(path, text)
                | _closing_methods.called_method_facts(text)
-               | _thread_functions.all_thread_function_facts(path, text)),
+               | _thread_functions.all_thread_function_facts(path, text)
+               | _method_results.all_method_result_facts(path, text)),
     "NPU100": (npu100.npu_codemod_analyze_file, _accessor_facts_long_way),
 }
 

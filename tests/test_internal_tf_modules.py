@@ -365,11 +365,13 @@ with ms.MonitoredSession(session_creator=ms.ChiefSessionCreator(config=config)) 
 
 def test_contrib_learns_monitored_session_is_tf_trains() -> None:
     """``ms.MonitoredSession()`` through contrib.learn is ``tf.train.MonitoredSession``: NPU007
-    asks for its session creator's config (it was silent, and the audit named
+    gives it a session creator with the NPU config (it was silent, and the audit named
     "tf.contrib.learn.monitored_session.MonitoredSession", a name TensorFlow never had)."""
     from npu_codemod.testing import run_rules
 
-    findings = run_rules({"NPU007", "NPU100"}, CONTRIB_LEARN_SESSION).findings
-    assert sites(findings) == [("NPU007", 5, 5, "unmigrated"), ("NPU007", 7, 5, "migrated"),
-                               ("NPU007", 7, 41, "migrated")]
-    assert findings[0].message.startswith("pass session_creator=tf.train.ChiefSessionCreator(config=config)")
+    outcome = run_rules({"NPU007", "NPU100"}, CONTRIB_LEARN_SESSION)
+    assert sites(outcome.findings) == [("NPU007", 5, 5, "migrated"), ("NPU007", 5, 5, "migrated"),
+                                       ("NPU007", 7, 5, "migrated"), ("NPU007", 7, 41, "migrated")]
+    assert outcome.new is not None
+    assert ("ms.MonitoredSession(session_creator=tf.train.ChiefSessionCreator(config=npu_config))"
+            in outcome.new)

@@ -302,3 +302,35 @@ def test_eval_and_test_input_functions_repeated_a_finite_number_of_times_keep_th
          .replace("before this batch)", "before this batch is not shown to repeat for ever)") + GUIDE),
         (20, "unmigrated", INFERENCE.replace("no repeat()", "repeat(count)").format("in test_fn()")
          .replace("before this batch)", "before this batch is not shown to repeat for ever)") + GUIDE)]
+
+
+#: NVIDIA/OpenSeq2Seq's ``open_seq2seq/data/text2text/text2text.py``: one data layer serves
+#: training (``repeat: True`` in the config) and evaluation and inference (``repeat: False``),
+#: whose translations must cover every sentence.
+SEQ2SEQ_LAYER = '''import tensorflow as tf
+
+
+class ParallelTextDataLayer(DataLayer):
+    def build_graph(self):
+        _src_tgt_dataset = tf.data.Dataset.zip((self._sources, self._targets)).cache()
+        if self.params['shuffle']:
+            _src_tgt_dataset = _src_tgt_dataset.shuffle(buffer_size=self._shuffle_buffer_size)
+        if self.params['repeat']:
+            _src_tgt_dataset = _src_tgt_dataset.repeat()
+        self.batched_dataset = _src_tgt_dataset.padded_batch(
+            self._batch_size,
+            padded_shapes=((tf.TensorShape([None]), tf.TensorShape([])),
+                           (tf.TensorShape([None]), tf.TensorShape([])))).prefetch(buffer_size=4)
+        self._iterator = self.batched_dataset.make_initializable_iterator()
+'''
+
+
+def test_a_pipeline_repeated_only_under_a_repeat_flag_is_not_dropped() -> None:
+    """With the flag off (evaluation, inference) the data is read once: dropping the remainder
+    lost the last sentences' translations."""
+    _, findings = run_rules(SEQ2SEQ_LAYER, RULES)
+    assert [(f.line, f.status, f.message) for f in findings] == [
+        (11, "unmigrated", INFERENCE.replace(", no repeat() before this batch", "").format(
+            "shared by training and evaluation: it repeats only under 'if self.params['repeat']' "
+            "(line 9), so with that flag off it is read once, as evaluation and inference read it")
+         + GUIDE)]

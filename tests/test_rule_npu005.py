@@ -106,3 +106,31 @@ def test_without_npu001_the_rule_still_adds_its_import() -> None:
     # import a rule asked for.
     assert_migrates("import tensorflow as tf\nh = tf.layers.dropout(h)\n",
                     CONVERT + "import tensorflow as tf\nh = tf.layers.dropout(h)\n", {"NPU005"})
+
+
+#: facenet's ``models/inception_resnet_v1.py`` shape: TF-Slim's dropout, also through
+#: ``arg_scope``. In TF 1.15 ``slim.dropout`` (``tf.contrib.layers.dropout``) applies a
+#: ``tf.layers.Dropout``, whose call is the Keras one npu_convert_dropout replaces.
+SLIM_MODEL = """\
+import tensorflow as tf
+import tensorflow.contrib.slim as slim
+from tensorflow.contrib import layers
+from tensorflow.contrib.slim import dropout as slim_dropout
+
+
+def inference(images, keep_probability, phase_train=True):
+    with slim.arg_scope([slim.batch_norm, slim.dropout], is_training=phase_train):
+        net = slim.conv2d(images, 32, 3, stride=2, scope='Conv2d_1a_3x3')
+        net = slim.dropout(net, keep_probability, is_training=phase_train, scope='Dropout')
+        net = tf.contrib.layers.dropout(net, keep_prob=0.8)
+        net = layers.dropout(net)
+        return slim_dropout(net)
+"""
+
+
+def test_slim_dropout_goes_through_tf_layers_dropout_and_is_migrated() -> None:
+    """It was only reported deprecated (NPU100); the import makes it the NPU dropout."""
+    findings = gains_the_imports(SLIM_MODEL, (8, 42), (10, 14), (11, 14), (12, 14), (13, 15))
+    assert {f.message.partition(" runs the NPU dropout")[0] for f in findings if f.rule_id == "NPU005"} == {
+        f"imported npu_convert_dropout, so {spelled} (a tf.layers.Dropout inside)"
+        for spelled in ("slim.dropout", "tf.contrib.layers.dropout", "layers.dropout", "slim_dropout")}

@@ -444,17 +444,77 @@ def test_no_place_for_statements_is_reported_with_the_snippet(code, where):
     assert "pass config=config" in finding.message
 
 
-def test_monitored_session_without_creator_and_unpacked_kwargs_are_reported():
+def test_unpacked_session_kwargs_are_reported():
     source = """\
 import tensorflow as tf
 
-mon = tf.train.MonitoredSession(hooks=hooks)
 sess = tf.Session(**session_kwargs)
 """
     findings = assert_unchanged(source, RULES)
-    assert sites(findings) == [("NPU007", 3, 6, "unmigrated"), ("NPU007", 4, 7, "unmigrated")]
-    assert "session_creator=tf.train.ChiefSessionCreator(config=config)" in findings[0].message
-    assert "make sure config= is given" in findings[1].message
+    assert sites(findings) == [("NPU007", 3, 7, "unmigrated")]
+    assert "make sure config= is given" in findings[0].message
+
+
+#: deepmind/learning-to-learn's ``train.py``: the session is a MonitoredSession without a
+#: session creator (it then makes ``ChiefSessionCreator()``, whose config is None).
+MONITORED_WITHOUT_CREATOR = """\
+import tensorflow as tf
+
+
+def main(_):
+    step, update, reset, cost_op, _ = optimizer.meta_minimize(problem, FLAGS.unroll_length)
+    with ms.MonitoredSession() as sess:
+        tf.get_default_graph().finalize()
+        for e in xrange(FLAGS.num_epochs):
+            util.run_epoch(sess, cost_op, [update, step], reset, num_unrolls)
+    with tf.train.MonitoredSession(hooks=hooks) as sess:
+        sess.run(step)
+    evaluator = tf.train.MonitoredSession(None, hooks)
+    evaluator.run(cost_op)
+"""
+
+
+def test_a_monitored_session_without_creator_gets_a_chief_creator_with_the_config():
+    """``MonitoredSession()`` makes ``ChiefSessionCreator()`` when given none (or None): passing
+    ``ChiefSessionCreator(config=<NPU config>)`` changes nothing but the config. It was only
+    reported, and the learning-to-learn training loop stayed without NpuOptimizer."""
+    before = MONITORED_WITHOUT_CREATOR.replace("ms.MonitoredSession", "tf.train.MonitoredSession")
+    creator = "tf.train.ChiefSessionCreator(config=config)"
+    after = HEADER + before.replace(
+        "    with tf.train.MonitoredSession() as sess:",
+        "    config = tf.ConfigProto()\n" + npu_lines("config", "    ")
+        + f"    with tf.train.MonitoredSession(session_creator={creator}) as sess:").replace(
+        "(hooks=hooks)", f"(hooks=hooks, session_creator={creator})").replace(
+        "(None, hooks)", f"({creator}, hooks)")
+    findings = assert_migrates(before, after, RULES)
+    assert sites(findings) == [("NPU001", 1, 0, "migrated")] + [
+        ("NPU007", line, column, "migrated") for line, column in
+        [(6, 9), (6, 9), (10, 9), (10, 9), (12, 16), (12, 16)]]
+    messages = sorted(f.message[:39] for f in findings if f.line == 6)
+    assert messages == ["created 'config' with the NPU optimizer",
+                        "passed session_creator=tf.train.ChiefSe"]
+    assert any(f.message.startswith("passed 'config' with") for f in findings if f.line == 10)
+
+
+def test_a_monitored_session_under_the_distribute_coordinator_is_reported():
+    """Run by the distribute coordinator, a MonitoredSession without a creator takes the worker
+    context's: a ChiefSessionCreator passed in would replace it."""
+    source = """\
+import tensorflow as tf
+from tensorflow.python.distribute import distribute_coordinator
+
+
+def worker_fn(strategy):
+    with tf.train.MonitoredSession() as sess:
+        sess.run(train_op)
+
+
+distribute_coordinator.run_distribute_coordinator(worker_fn, strategy)
+"""
+    (finding,) = assert_unchanged(source, RULES)
+    assert sites([finding]) == [("NPU007", 6, 9, "unmigrated")]
+    assert finding.message.startswith("the file uses the distribute coordinator")
+
 
 
 def test_non_tensorflow_sessions_are_ignored():

@@ -94,6 +94,24 @@ def test_helper_style_works_where_no_statement_can_be_inserted() -> None:
     )
 
 
+def test_helper_style_gives_a_monitored_session_without_creator_a_wrapped_one() -> None:
+    """A MonitoredSession without a session creator makes ``ChiefSessionCreator()``; the
+    helper style passes one whose config goes through npu_config_proto (a lambda too)."""
+    assert_golden(
+        "import tensorflow as tf\n"
+        "with tf.train.MonitoredSession(hooks=hooks) as sess:\n"
+        "    sess.run(step)\n"
+        "make = lambda: tf.train.MonitoredSession()\n",
+        "from npu_bridge.npu_init import *\nimport tensorflow as tf\n"
+        "with tf.train.MonitoredSession(hooks=hooks, session_creator=tf.train.ChiefSessionCreator("
+        "config=npu_config_proto(config_proto=tf.ConfigProto()))) as sess:\n"
+        "    sess.run(step)\n"
+        "make = lambda: tf.train.MonitoredSession(session_creator=tf.train.ChiefSessionCreator("
+        "config=npu_config_proto(config_proto=tf.ConfigProto())))\n",
+        style="helper",
+    )
+
+
 def test_helper_style_on_compat_v1() -> None:
     new, _ = migrate("import tensorflow.compat.v1 as tf\nsess = tf.Session()\n", style="helper")
     assert "sess = tf.Session(config=npu_config_proto(config_proto=tf.ConfigProto()))\n" in new

@@ -12,7 +12,6 @@ from typing import Optional
 
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import guide_note
-from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.rules.sess_run._closing_methods import called_method_facts
 from npu_codemod.plugins.rules.sess_run._session_functions import session_function_facts
 from npu_codemod.plugins.rules.sess_run.npu010_session_close import SessionClose
@@ -20,6 +19,7 @@ from npu_codemod.plugins.rules.sess_run.npu010_session_close import SessionClose
 from support.cli import cli
 from support.csvfiles import read_csv
 from support.git import make_repo
+from support.rules import run_repository
 
 GUIDE = guide_note(SessionClose())
 CLOSE = "call close() on this session when training ends"
@@ -86,15 +86,7 @@ FILES = {"utils/__init__.py": "", "utils/sessions.py": SESSIONS, "train.py": TRA
 
 
 def run(files: dict[str, str]) -> dict[str, tuple[Optional[str], list[Finding]]]:
-    loaded_rules = load_rules(RuleSelection(only=frozenset({"NPU010"})))
-    data = {path: text.encode("utf-8") for path, text in files.items()}
-    facts = loaded_rules.repository_facts(data.items()).facts
-    result = {}
-    for path, content in data.items():
-        outcome = loaded_rules.engine.process(content, path, facts=facts)
-        new = None if outcome.new_data is None else outcome.new_data.decode("utf-8")
-        result[path] = (new, list(outcome.findings))
-    return result
+    return run_repository(files, "NPU010", every_finding=True)
 
 
 def test_the_facts_name_the_session_functions_and_their_callers() -> None:

@@ -17,13 +17,13 @@ import pytest
 
 from npu_codemod.codemods.findings import Finding
 from npu_codemod.codemods.rule import guide_note
-from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.plugins.rules.sess_run._thread_functions import thread_function_facts
 from npu_codemod.plugins.rules.sess_run.npu010_session_close import SessionClose
 
 from support.cli import cli
 from support.csvfiles import read_csv
 from support.git import make_repo
+from support.rules import run_repository
 
 GUIDE = guide_note(SessionClose())
 CLOSE = "call close() on this session when training ends"
@@ -70,15 +70,7 @@ FILES = {"inputs.py": INPUTS, "main.py": MAIN, "main2.py": MAIN2}
 
 
 def run(files: dict[str, str]) -> dict[str, tuple[Optional[str], list[Finding]]]:
-    loaded_rules = load_rules(RuleSelection(only=frozenset({"NPU010"})))
-    data = {path: text.encode("utf-8") for path, text in files.items()}
-    facts = loaded_rules.repository_facts(data.items()).facts
-    result = {}
-    for path, content in data.items():
-        outcome = loaded_rules.engine.process(content, path, facts=facts)
-        new = None if outcome.new_data is None else outcome.new_data.decode("utf-8")
-        result[path] = (new, [f for f in outcome.findings if f.rule_id == "NPU010"])
-    return result
+    return run_repository(files, "NPU010")
 
 
 def demo(imports: str, parameters: str, call: str, fetched: str) -> str:
@@ -243,3 +235,89 @@ def test_a_path_or_string_join_is_no_join_of_the_threads() -> None:
     assert thread_function_facts("loaders.py", source) == {"npu010-threads:loaders.start_loaders#0:sess"}
     joined = source + "    coord.join()\n"
     assert thread_function_facts("loaders.py", joined) == set()
+
+
+#: keithito/tacotron's ``datasets/datafeeder.py``: the feeder is a Thread subclass whose run()
+#: feeds the queue through the session it is handed in ``start_in_session``.
+DATAFEEDER = '''import threading
+
+import tensorflow as tf
+
+
+class DataFeeder(threading.Thread):
+    def __init__(self, coordinator, metadata_filename, hparams):
+        super(DataFeeder, self).__init__()
+        self._coord = coordinator
+        self._placeholders = [tf.placeholder(tf.int32, [None, None], 'inputs')]
+        self._enqueue_op = tf.FIFOQueue(8, [tf.int32]).enqueue(self._placeholders)
+
+    def start_in_session(self, session):
+        self._session = session
+        self.start()
+
+    def run(self):
+        while not self._coord.should_stop():
+            self._session.run(self._enqueue_op, feed_dict={})
+
+
+class Feeder(threading.Thread):
+    def __init__(self, sess, enqueue_op):
+        super(Feeder, self).__init__()
+        self._session = sess
+        self._enqueue_op = enqueue_op
+
+    def run(self):
+        while True:
+            self._session.run(self._enqueue_op)
+
+
+def start_feeder(sess, enqueue_op):
+    feeder = Feeder(sess, enqueue_op)
+    feeder.daemon = True
+    feeder.start()
+'''
+TACOTRON_TRAIN = '''import tensorflow as tf
+from datasets.datafeeder import DataFeeder, Feeder, start_feeder
+
+
+def train(log_dir, args):
+    coord = tf.train.Coordinator()
+    feeder = DataFeeder(coord, args.input, args.hparams)
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    {start}
+    for step in range(args.steps):
+        sess.run("train_op")
+    print("done")
+'''
+
+
+def test_the_facts_name_thread_subclasses_and_their_starting_methods() -> None:
+    assert thread_function_facts("datasets/datafeeder.py", DATAFEEDER) == {
+        "npu010-thread-classes:datasets.datafeeder.DataFeeder",
+        "npu010-thread-classes:datasets.datafeeder.Feeder",
+        "npu010-thread-methods:datasets.datafeeder.DataFeeder.start_in_session#0:session",
+        "npu010-threads:datasets.datafeeder.start_feeder#0:sess",
+        "npu010-threads:datasets.datafeeder.start_feeder#1:enqueue_op"}  # whatever the thread gets
+
+
+@pytest.mark.parametrize("start, callee", [
+    ("feeder.start_in_session(sess)", "feeder.start_in_session"),  # stored on self, self.start()
+    ("Feeder(sess, 'enqueue').start()", "Feeder"),  # the session goes to the thread's __init__
+    ("start_feeder(sess, 'enqueue')", "start_feeder"),  # a function that starts such a thread
+])
+@pytest.mark.parametrize("same_file", [False, True], ids=["another-file", "same-file"])
+def test_a_session_a_thread_subclass_runs_is_kept_open_and_reported(start: str, callee: str,
+                                                                   same_file: bool) -> None:
+    """Closed after the training loop, the session died under the feeder's live thread."""
+    train = TACOTRON_TRAIN.replace("{start}", start)
+    if same_file:
+        files = {"train.py": DATAFEEDER + "\n\n" + train.replace(
+            "import tensorflow as tf\nfrom datasets.datafeeder import DataFeeder, Feeder, start_feeder\n", "")}
+    else:
+        files = {"datasets/__init__.py": "", "datasets/datafeeder.py": DATAFEEDER, "train.py": train}
+    new, findings = run(files)["train.py"]
+    assert new is None
+    assert [f.status for f in findings] == ["unmigrated"]
+    why = "threads that Feeder() starts" if same_file and callee == "start_feeder" else f"threads that {callee}() starts"
+    assert findings[0].message.startswith(CLOSE) and why in findings[0].message

@@ -164,3 +164,21 @@ class Golden:
         got = sites([f for f in findings if f.rule_id == self.rule_id])
         want = [(self.rule_id, line, column, status) for line, column in expected]
         assert got == want, f"sites differ:\nexpected: {want}\ngot:      {got}"
+
+
+def run_repository(files: dict[str, str], rule_id: str,
+                   every_finding: bool = False) -> dict[str, tuple[Optional[str], list[Finding]]]:
+    """Run the rule ``rule_id`` over the files of one repository (path -> source), with the
+    repository facts of them all: path -> (new source or None, that rule's findings, or
+    ``every_finding``: those of the rules it brings along too, NPU001's)."""
+    from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
+
+    loaded_rules = load_rules(RuleSelection(only=frozenset({rule_id})))
+    data = {path: text.encode("utf-8") for path, text in files.items()}
+    facts = loaded_rules.repository_facts(data.items()).facts
+    result = {}
+    for path, content in data.items():
+        outcome = loaded_rules.engine.process(content, path, facts=facts)
+        new = None if outcome.new_data is None else outcome.new_data.decode("utf-8")
+        result[path] = (new, [f for f in outcome.findings if every_finding or f.rule_id == rule_id])
+    return result

@@ -484,10 +484,23 @@ def shared_with_training(parts: Sequence[Base], site: Base, ctx: FileContext) ->
         test = node.children[1]
         trains = _test_says(test) == "train" or (
             test.type in (symbols.and_test, symbols.or_test) and _says(node_words(test)) == "train")
-        if trains and _repeats_in(compound_body(node), head) and not _always_true(scope, test, ctx):
+        flag = not trains and _repeat_flag(test)
+        if (trains or flag) and _repeats_in(compound_body(node), head) and not _always_true(scope, test, ctx):
+            why = ", so with that flag off it is read once, as evaluation and inference read it" if flag else ""
             return (f"shared by training and evaluation: it repeats only under 'if "
-                    f"{str(test).strip()}' (line {node.get_lineno()})")
+                    f"{str(test).strip()}' (line {node.get_lineno()}){why}")
     return None
+
+
+def _repeat_flag(test: Base) -> bool:
+    """Does the ``if`` test read a flag named for repeating (``if self.params['repeat']:``,
+    ``if repeat:``)? Then the configurations that turn it off read the data once: OpenSeq2Seq's
+    data layers serve training (``repeat: True``) and evaluation and inference (``False``)."""
+    if test.type == symbols.not_test:
+        return False
+    names = [leaf.value.strip("'\"") if leaf.type == tokens.STRING else leaf.value for leaf in test.leaves()
+             if leaf.type in (tokens.NAME, tokens.STRING)]
+    return any("repeat" in words(name) for name in names)
 
 
 def one_pass_by_default(parts: Sequence[Base], site: Base) -> Optional[str]:

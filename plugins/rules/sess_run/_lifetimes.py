@@ -24,6 +24,14 @@ fetch it through ``tf.get_default_session()``. So does a session captured by a c
 partial that leaves the scope: ``return make_fn(sess)`` when ``make_fn`` returns a lambda or a
 nested function using its parameter, ``fn = functools.partial(run, sess)`` then ``return fn``.
 
+A method of an object that is given the object (``samples = model.generate(sess)``) gives
+a value when every method of the repository with that name only runs it
+(:mod:`._method_results`); any other call of another module's code is a holder.
+
+A class of the file that subclasses ``threading.Thread`` (and one of another file, by the
+repository facts) starts threads on what it is given: its instance may run the session on its
+own thread once started.
+
 Not seen: what a method of a holder returns (``runner = agent.make_runner()`` is a value),
 functions of other modules (their results are holders; what they store elsewhere is not seen,
 but threads they start on a parameter and do not join are: :mod:`._thread_functions`),
@@ -72,6 +80,7 @@ from npu_codemod.api._toolkit import (
 )
 
 from ._functions import parameters
+from ._method_results import only_runs
 from ._thread_functions import starts_threads
 
 #: Session methods whose result keeps using the session after the call returns.
@@ -423,9 +432,14 @@ class _Tracker:
         if _functools(self.ctx).resolve(callee) in _PARTIALS:
             return "captured", ""
         definition = _definitions(self.ctx).get(callee)
+        if definition is not None and _thread_class(definition, self.ctx):
+            return "threads", ""  # a Thread subclass: once started, its thread may run it
         if definition is None and qualified is None \
                 and starts_threads(callee, _argument_of(power.children[index], node), self.ctx):
             return "threads", ""  # a function of another file (the repository facts)
+        if definition is None and qualified is None \
+                and only_runs(callee, _argument_of(power.children[index], node), self.ctx):
+            return "no", ""  # a method of the repository that only runs it (the facts)
         if definition is None or qualified is not None:
             return "yes", ""
         return _parameter_keeps(definition, _argument_of(power.children[index], node), self.ctx)
@@ -606,15 +620,28 @@ def _starts_threads(power: Node, index: int, ctx: FileContext) -> str:
         return ""
     if ctx.tf.qualify(callee) in QUEUE_RUNNERS:
         return "queue-runner threads"
-    threading = memo(ctx).get("lifetimes.threading")
-    if threading is None:
-        threading = memo(ctx)["lifetimes.threading"] = ImportNames(ctx.tree, root="threading")
-    if threading.resolve(callee) in _THREADS:
+    if _threading(ctx).resolve(callee) in _THREADS:
         return "a thread"
     receiver, _, method = callee.rpartition(".")
     if receiver and method in _THREAD_METHODS and ctx.tf.qualify(callee) is None:
         return "queue-runner threads"
     return ""
+
+
+def _threading(ctx: FileContext) -> ImportNames:
+    threading = memo(ctx).get("lifetimes.threading")
+    if threading is None:
+        threading = memo(ctx)["lifetimes.threading"] = ImportNames(ctx.tree, root="threading")
+    return threading
+
+
+def _thread_class(definition: Node, ctx: FileContext) -> bool:
+    """Is ``definition`` a class with ``threading.Thread`` among its bases?"""
+    if definition.type != symbols.classdef or len(definition.children) < 6:
+        return False
+    bases = definition.children[3]
+    found = bases.children[::2] if bases.type == symbols.arglist else [bases]
+    return any(_threading(ctx).resolve(dotted_name(base) or "") in _THREADS for base in found)
 
 
 def _coordinator_in(trailer: Node, scope: Node, ctx: FileContext) -> Optional[str]:

@@ -18,13 +18,19 @@ for one of another file the repository facts say it, gathered from each file wit
   an instance of is not worked out, so any method of the repository with that name and
   parameter counts (a wrong match leaves a session open and reported, never closed early).
 
+- ``npu010-thread-classes:<module>.<Class>``: a module-level class that subclasses
+  ``Thread`` (``class DataFeeder(threading.Thread)``): an instance given the session may run
+  it on its own thread once started, so ``feeder = DataFeeder(sess)`` is a thread call. A method
+  of such a class that stores a parameter on ``self`` and calls ``self.start()`` gives it to
+  the thread (keithito/tacotron's ``feeder.start_in_session(sess)``).
+
 Not seen: a parameter handed on to another function that starts the threads, or renamed first.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Optional, Union
+from typing import AbstractSet, Optional, Union
 
 from npu_codemod.api import FileContext
 from npu_codemod.api._toolkit import (
@@ -43,6 +49,7 @@ from ._session_functions import top_functions
 
 PREFIX = "npu010-threads:"
 METHODS = "npu010-thread-methods:"
+CLASSES = "npu010-thread-classes:"
 #: Calls that start queue-runner threads on their session argument (``sess=`` or the first).
 _QUEUE_RUNNERS = frozenset({"start_queue_runners", "create_threads"})
 _THREADS = frozenset({"Thread", "Timer"})
@@ -66,14 +73,24 @@ def all_thread_function_facts(path: str, text: str) -> set[str]:
     if top is None:
         return set()
     module, index, functions = top
-    facts = set()
+    threads = thread_classes(index.tree)
+    facts = {f"{CLASSES}{module}.{name}" for name in threads}
     for node in functions:
-        for position, name in sorted(_threaded_parameters(node, index.own_nodes(node))):
+        for position, name in sorted(_threaded_parameters(node, index.own_nodes(node), threads)):
             facts.add(f"{PREFIX}{module}.{node.name}#{position}:{name}")
     for owner, method in _methods(index.tree):
-        for position, name in sorted(_threaded_parameters(method, index.own_nodes(method), bound=True)):
+        nodes = index.own_nodes(method)
+        for position, name in sorted(_threaded_parameters(method, nodes, threads, owner)):
             facts.add(f"{METHODS}{module}.{owner}.{method.name}#{position}:{name}")
     return facts
+
+
+def thread_classes(tree: ast.AST) -> set[str]:
+    """The module-level classes of ``tree`` with a base named ``Thread`` (``threading.Thread``,
+    ``Thread`` imported from it)."""
+    body = tree.body if isinstance(tree, ast.Module) else []
+    return {node.name for node in body if isinstance(node, ast.ClassDef)
+            and any((dotted(base) or "").rpartition(".")[2] == "Thread" for base in node.bases)}
 
 
 def _methods(tree: ast.AST) -> list[tuple[str, _Function]]:
@@ -83,9 +100,13 @@ def _methods(tree: ast.AST) -> list[tuple[str, _Function]]:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.decorator_list]
 
 
-def _threaded_parameters(function: _Function, nodes: list[ast.AST], bound: bool = False) -> set[Parameter]:
-    """The parameters of ``function`` that threads it starts and never joins get (``bound``: a
-    method, whose first parameter is ``self`` and whose parameters stored on it count)."""
+def _threaded_parameters(function: _Function, nodes: list[ast.AST], threads: AbstractSet[str],
+                         owner: Optional[str] = None) -> set[Parameter]:
+    """The parameters of ``function`` that threads it starts and never joins get (``threads``:
+    the module's ``Thread`` subclasses, whose calls make threads; ``owner``: the class of a
+    method, whose first parameter is ``self`` and whose parameters stored on it count, and
+    whose ``self.start()`` starts a thread when it is one of ``threads``)."""
+    bound, thread = owner is not None, owner in threads
     arguments = function.args
     every = [*arguments.posonlyargs, *arguments.args]
     own = every[0].arg if bound and every else None
@@ -94,10 +115,15 @@ def _threaded_parameters(function: _Function, nodes: list[ast.AST], bound: bool 
     calls = [node for node in nodes if isinstance(node, ast.Call)]
     if any(_joins(call) for call in calls):
         return set()  # it joins threads: which ones is not worked out, the caller may close
-    found = _given_threads(calls, names)
-    if own is not None and any(_thread_kind(call) for call in calls):
+    found = _given_threads(calls, names, threads)
+    if own is not None and any(_thread_kind(call, threads) or (thread and _starts_itself(call, own)) for call in calls):
         found |= _stored_on(own, nodes, names)
     return found
+
+
+def _starts_itself(call: ast.Call, own: str) -> bool:
+    """``self.start()`` (``own``: the method's first parameter)."""
+    return dotted(call.func) == f"{own}.start"
 
 
 def _joins(call: ast.Call) -> bool:
@@ -120,17 +146,18 @@ def _stored_on(own: str, nodes: list[ast.AST], names: dict[str, int]) -> set[Par
     return found
 
 
-def _thread_kind(call: ast.Call) -> str:
-    """"queue" for a call starting queue runners, "thread" for a thread, else ""."""
+def _thread_kind(call: ast.Call, threads: AbstractSet[str] = frozenset()) -> str:
+    """"queue" for a call starting queue runners, "thread" for a thread (``threads``: the
+    module's Thread subclasses, by name), else ""."""
     last = (dotted(call.func) or "").rpartition(".")[2]
-    return "queue" if last in _QUEUE_RUNNERS else "thread" if last in _THREADS else ""
+    return "queue" if last in _QUEUE_RUNNERS else "thread" if last in _THREADS or last in threads else ""
 
 
-def _given_threads(calls: list[ast.Call], names: dict[str, int]) -> set[Parameter]:
+def _given_threads(calls: list[ast.Call], names: dict[str, int], threads: AbstractSet[str]) -> set[Parameter]:
     """The parameters (of ``names``) the thread calls among ``calls`` are given."""
     found = set()
     for call in calls:
-        kind = _thread_kind(call)
+        kind = _thread_kind(call, threads)
         if kind == "queue":
             given = [keyword.value for keyword in call.keywords if keyword.arg == "sess"] or call.args[:1]
         elif kind == "thread":
@@ -154,15 +181,19 @@ def starts_threads(callee: str, argument: Optional[tuple[Optional[str], int]], c
         return False
     key = "thread_functions.imports"
     if key not in memo(ctx):
-        memo(ctx)[key] = (file_imported_names(ctx), _threaded(ctx, PREFIX), _by_method(_threaded(ctx, METHODS)))
-    imports, threaded, methods = memo(ctx)[key]
+        classes = {fact[len(CLASSES):] for fact in ctx.facts if fact.startswith(CLASSES)}
+        memo(ctx)[key] = (file_imported_names(ctx), _threaded(ctx, PREFIX), _by_method(_threaded(ctx, METHODS)),
+                          classes)
+    imports, threaded, methods, classes = memo(ctx)[key]
     head, _, rest = callee.partition(".")
     if head not in imports:
         receiver, _, method = callee.rpartition(".")
         return bool(receiver) and _given(methods.get(method, set()), argument)
+    target = imports[head] + (f".{rest}" if rest else "")
+    if classes and nearest_function(target, module_parts(ctx.path)[:-1], classes) is not None:
+        return True  # an instance of a Thread subclass of another file: its thread may run it
     if not threaded:
         return False
-    target = imports[head] + (f".{rest}" if rest else "")
     function = nearest_function(target, module_parts(ctx.path)[:-1], threaded.keys())
     return function is not None and _given(threaded[function], argument)
 

@@ -94,7 +94,7 @@ class DropRemainder(Rule):
                 "which the model never sees and `drop_remainder` would only shorten.")
     reports = ("Inference pipelines (built in a function named or used for predict, decode, eval, "
                "export or serving, made for a PREDICT/EVAL mode, shared with training (`repeat()` "
-               "only when training), or whose inputs are counted against its results), unless it "
+               "only when training, or only under a repeat flag: `if self.params['repeat']:`), or whose inputs are counted against its results), unless it "
                "repeats for ever before the batch (`repeat()`; a finite `repeat(count)` does "
                "not count): pad the "
                "last batch instead, see NPU003; so is one that nothing in the repository shows "

@@ -6,6 +6,8 @@ The calls stay as they are: the import patches ``tf.layers.dropout``, ``tf.layer
 
 from __future__ import annotations
 
+from typing import Optional
+
 from npu_codemod.api import Base, Capture, FileContext, Leaf, Node, Rule, hookimpl, symbols, tokens
 from npu_codemod.api._toolkit import TF1, child_index, classify, find_import, prefix_name
 
@@ -20,6 +22,12 @@ DROPOUTS = frozenset({
     "tensorflow.keras.layers.SpatialDropout2D",
     "tensorflow.keras.layers.SpatialDropout3D",
 })
+#: TF-Slim's dropout (``tf.contrib.layers.dropout``): in TF 1.15 it applies a
+#: ``tf.layers.Dropout`` (``core_layers.Dropout(rate=1 - keep_prob, ...).apply(inputs,
+#: training=is_training)``), whose ``call`` is the Keras ``Dropout.call`` that
+#: npu_convert_dropout replaces: the import covers it as it covers ``tf.layers.Dropout``.
+SLIM_DROPOUTS = frozenset({"tensorflow.contrib.slim.dropout", "tensorflow.contrib.layers.dropout"})
+DROPOUTS |= SLIM_DROPOUTS
 _LAST_NAMES = frozenset(name.rpartition(".")[2] for name in DROPOUTS)
 _NAMES = " | ".join(sorted(f"'{name}'" for name in _LAST_NAMES))
 
@@ -35,7 +43,9 @@ class LayersDropout(Rule):
                         "Dropout")
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("A file that uses `tf.layers.dropout`, `tf.layers.Dropout`, "
-                "`tf.keras.layers.Dropout` or `SpatialDropout1D/2D/3D`, in any spelling "
+                "`tf.keras.layers.Dropout` or `SpatialDropout1D/2D/3D`, or TF-Slim's "
+                "`slim.dropout` (`tf.contrib.layers.dropout`, which applies a `tf.layers.Dropout`), "
+                "in any spelling "
                 "(`from tensorflow.keras import layers`, `keras = tf.keras`, ...), gets `from "
                 "npu_bridge.estimator.npu import npu_convert_dropout` once, next to the NPU001 "
                 "import: it makes those layers use the CANN dropout. The calls stay as they are.")
@@ -72,7 +82,8 @@ class LayersDropout(Rule):
             done = "imported npu_convert_dropout"
         else:
             done = "npu_convert_dropout is imported"
-        ctx.report(site, "migrated", f"{done}, so {site_text(site)} runs the NPU dropout; {ACCURACY}")
+        inside = " (a tf.layers.Dropout inside)" if _qualified(site, ctx) in SLIM_DROPOUTS else ""
+        ctx.report(site, "migrated", f"{done}, so {site_text(site)}{inside} runs the NPU dropout; {ACCURACY}")
 
 
 def _reference(leaf: Leaf, ctx: FileContext):
@@ -92,6 +103,11 @@ def _reference(leaf: Leaf, ctx: FileContext):
     if expression.type == symbols.power and _is_assigned(expression):
         return None
     return expression
+
+
+def _qualified(site: Base, ctx: FileContext) -> Optional[str]:
+    """The TF name the reported reference ``site`` (an alias, a name or an attribute chain) is."""
+    return ctx.tf.qualify(site.value if site.type == tokens.NAME else site_text(site))
 
 
 def _in_import(node: Base) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Callable, FrozenSet, Iterable, Literal, Optional
 
 from npu_codemod.api import (
+    Argument,
     Base,
     Capture,
     FileContext,
@@ -87,7 +88,8 @@ _NAMES = "|".join(f"'{name}'" for name in sorted(SESSION_NAMES | SLIM_NAMES))
 NPU_CONFIG = "the NPU optimizer config (NpuOptimizer on; remapping, memory_optimization off)"
 HELPER = "npu_config_proto"
 #: The session creators whose config NPU007 configures (a MonitoredSession takes its from one).
-CREATORS = frozenset({"tensorflow.train.ChiefSessionCreator", "tensorflow.train.WorkerSessionCreator"})
+CHIEF_CREATOR = "tensorflow.train.ChiefSessionCreator"
+CREATORS = frozenset({CHIEF_CREATOR, "tensorflow.train.WorkerSessionCreator"})
 PROMISED = " (the repository analysis counts on it: callers in other files add nothing)"
 
 
@@ -115,7 +117,9 @@ class SessionConfig(Rule):
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("Every session (`tf.Session`, `tf.InteractiveSession`, "
                 "`tf.train.MonitoredTrainingSession`, `MonitoredSession` and "
-                "`SingularMonitoredSession` through `ChiefSessionCreator`, "
+                "`SingularMonitoredSession` through `ChiefSessionCreator`; a `MonitoredSession` "
+                "given no session creator, or None, is passed `session_creator=tf.train."
+                "ChiefSessionCreator(config=...)`, the one it makes then; "
                 "`Supervisor.managed_session`, `SessionManager.prepare_session`/"
                 "`recover_session`/`wait_for_session` in a file that names `SessionManager`, TF-Slim's `learning.train`/`evaluation_loop`/"
                 "`evaluate_once` through `session_config=`, ...) runs with the guide's config: the "
@@ -144,7 +148,9 @@ class SessionConfig(Rule):
                 "`RewriterConfig` is imported where it is used.")
     reports = ("Sessions where no statement can be inserted (a lambda, a default argument, a "
                "comprehension), with the lines to add by hand; arguments unpacked with "
-               "`*`/`**`; a `MonitoredSession` whose session creator's config is not visible; "
+               "`*`/`**`; a `MonitoredSession` whose session creator's config is not visible, or "
+               "without one in a file that uses the distribute coordinator (whose worker context "
+               "then gives it its creator); "
                "an attribute or global config used in a function that no one statement of its "
                "class or module builds (handed in, another object's, `CONFIG = None` set by a "
                "function), to configure where it is built; a config parameter of a function "
@@ -186,12 +192,7 @@ class SessionConfig(Rule):
             return
         line, column = position(site.power)
         if site.name == MONITORED_SESSION:
-            creator = find_argument(site.call, "session_creator", 0)
-            if creator is not None:
-                ctx.report(site.power, *_creator_finding(creator.value, ctx))
-            elif not has_unpacking(site.call):
-                ctx.report(site.power, "unmigrated", "pass session_creator="
-                           f"{site.module}.train.ChiefSessionCreator(config=config) with {NPU_CONFIG}")
+            self._monitored(site, line, column, ctx)
             return
         config = dotted_name(site.config.value) if site.config is not None else None
         if run_config_session_config(config, ctx):
@@ -209,6 +210,42 @@ class SessionConfig(Rule):
                        f"is given, with {NPU_CONFIG}: {_by_hand(site)}")
         else:
             ctx.defer(lambda: self._migrate(site, line, column, ctx))
+
+    def _monitored(self, site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
+        """A ``MonitoredSession``: its config is its session creator's. Without one (or with
+        ``None``) it makes ``ChiefSessionCreator()``, so passing ``ChiefSessionCreator(config=
+        <NPU config>)`` changes nothing else; that creator's config is then made as for a
+        session without ``config=``."""
+        creator = find_argument(site.call, "session_creator", 0)
+        if creator is not None and not is_none(creator.value):
+            ctx.report(site.power, *_creator_finding(creator.value, ctx))
+            return
+        if has_unpacking(site.call):
+            return
+        problem = _coordinated(ctx) or (why_not(site.power) if self.settings.style == "inline" else "")
+        if problem:
+            ctx.report(site.power, "unmigrated", f"{problem}: pass session_creator="
+                       f"{site.module}.train.ChiefSessionCreator(config=config) with {NPU_CONFIG}")
+            return
+        ctx.defer(lambda: self._give_creator(site, creator, line, column, ctx))
+
+    def _give_creator(self, site: SessionCall, creator: Optional[Argument], line: int, column: int,
+                      ctx: FileContext) -> None:
+        spelled = f"{config_module(site.module, ctx)}.train.ChiefSessionCreator"
+        made = parse_expression(spelled + "()")
+        if creator is None:
+            add_keyword(site.call, "session_creator", "None")
+            creator = find_argument(site.call, "session_creator")
+            assert creator is not None, "session_creator= was just added"
+        made.prefix = creator.value.prefix
+        creator.value.replace(made)
+        inner = SessionCall(made, made.children[-1], CHIEF_CREATOR, site.module, None)
+        ctx.report_at(line, column, "migrated", f"passed session_creator={spelled}(config=...), "
+                      "the creator it makes when given none, to carry the session's config")
+        if self.settings.style == "helper":
+            _wrap(inner, line, column, ctx)
+        else:
+            self._migrate(inner, line, column, ctx)
 
     def _migrate(self, site: SessionCall, line: int, column: int, ctx: FileContext) -> None:
         statement = enclosing_statement(site.power)
@@ -249,6 +286,15 @@ class SessionConfig(Rule):
             line, column = position(function)
             done = _configure(ConfigSource(definition_name(function), function), line, column, ctx)
             _report(done, line, column, ctx, why=PROMISED)
+
+
+def _coordinated(ctx: FileContext) -> str:
+    """Why ``MonitoredSession()`` may not make ``ChiefSessionCreator()``: run by TensorFlow's
+    distribute coordinator, it takes the worker context's session creator instead."""
+    if "distribute_coordinator" in ctx.original:
+        return ("the file uses the distribute coordinator, whose worker context gives a "
+                "MonitoredSession without a session creator its own")
+    return ""
 
 
 def _creator_finding(creator: Base, ctx: FileContext) -> tuple[Status, str]:

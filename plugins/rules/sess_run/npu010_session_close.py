@@ -87,6 +87,7 @@ from ._config_functions import module_parts
 from ._entered_attributes import entering_with
 from ._functions import function_returns, is_return
 from ._lifetimes import Lifetime, Threads, lifetime
+from ._method_results import method_result_facts
 from ._session_config import SESSION_MANAGER_METHODS, names_session_manager
 from ._session_functions import Position, SessionFunctions, session_function_facts, session_functions
 from ._thread_functions import thread_function_facts
@@ -999,4 +1000,4 @@ def npu_codemod_rules() -> list[Rule]:
 @hookimpl
 def npu_codemod_analyze_file(path: str, text: str) -> Optional[set[str]]:
     return (session_function_facts(path, text) | called_method_facts(text)
-            | thread_function_facts(path, text)) or None
+            | thread_function_facts(path, text) | method_result_facts(path, text)) or None
