@@ -26,6 +26,7 @@ from npu_codemod.codemods.star_imports import star_findings
 from npu_codemod.codemods.tf_runtime import is_manifest
 from npu_codemod.codemods.tf_scopes import code_folders, decided_facts
 from npu_codemod.codemods.tflearn_sessions import tflearn_findings
+from npu_codemod.orchestrator.check_paths import CheckPaths
 from npu_codemod.orchestrator.loaded_rules import LoadedRules
 
 EXIT_CLEAN, EXIT_SITES, EXIT_UNREADABLE = 0, 1, 2
@@ -115,69 +116,6 @@ def _repository_path(path: Path, root: Optional[Path]) -> str:
     return str(path.relative_to(root)) if root is not None else path.name
 
 
-def repository_top(paths: Sequence[str]) -> Optional[str]:
-    """The folder the paths named are keyed from when it is not the current one (None: the
-    current folder, where check usually runs): the top of the git work tree holding every path
-    named, else the one folder named. Module names are read from the keys (``from nets import
-    x`` is ``nets/...`` of the top), so ``check DIR`` from outside DIR reads the same imports
-    as ``check .`` inside it."""
-    absolute = [os.path.abspath(name) for name in paths]
-    if not absolute:
-        return None
-    top = _work_tree(absolute[0])
-    if top is None or not all(_within(path, top) for path in absolute):
-        top = absolute[0] if len(paths) == 1 and os.path.isdir(absolute[0]) else None
-    return None if top is None or top == os.path.abspath(os.curdir) else top
-
-
-def _pinned_folders(paths: Sequence[str], top: Optional[str]) -> Sequence[str]:
-    """The folders whose pins are read: those named; when only files are named (a pre-commit
-    hook's changed files), the git work tree they are checked in, as ``run`` reads it."""
-    if any(os.path.isdir(name) for name in paths):
-        return paths
-    folder = top or os.curdir
-    return [folder] if os.path.exists(os.path.join(folder, ".git")) else []
-
-
-def _work_tree(path: str) -> Optional[str]:
-    folder = path if os.path.isdir(path) else os.path.dirname(path)
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-
-
-def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def _keyed(path: str, top: Optional[str]) -> str:
-    """``path`` (as named or found) as a repository path: relative to ``top``, '/'-separated."""
-    if top is None:
-        return path
-    return Path(os.path.relpath(os.path.abspath(path), top)).as_posix()
-
-
-def _folder_key(name: str, top: Optional[str]) -> str:
-    key = _keyed(name, top)
-    return "" if key == "." or str(Path(key)) == "." else str(Path(key)) + "/"
-
-
-def _shown(key: str, top: Optional[str], paths: Sequence[str], spelled: Mapping[str, str]) -> str:
-    """A repository path (or ``.``, the repository) as the user's paths spell it: a file read
-    as it was found (``spelled``), anything else under the top as the top was named."""
-    if top is None:
-        return key
-    if key in spelled:
-        return spelled[key]
-    named = [name for name in paths if os.path.abspath(name) == top]
-    prefix = named[0] if named else os.path.relpath(top) if _within(top, os.path.abspath(os.curdir)) else top
-    return os.path.normpath(os.path.join(prefix, key))
-
-
 def _skipped(path: Path, root: Path) -> bool:
     parts = path.relative_to(root).parts[:-1]
     return any(part.startswith(".") or part in SKIPPED_DIRS for part in parts)
@@ -192,17 +130,16 @@ def run_check(paths: Sequence[str], loaded_rules: LoadedRules, out: TextIO, err:
     code runs (None: the pins of the folders named, else the code: ``tf_runtime``)."""
     files, links = python_files(paths, include_tests)
     contents, unreadable = _read(files, err)
-    top = repository_top(paths)
-    manifests = {_keyed(str(path), top): text for path, text in _manifests(_pinned_folders(paths, top))}
-    own = _own_pyproject(paths)
+    where = CheckPaths.of(paths)
+    manifests = {where.key(str(path)): text for path, text in _manifests(where.pinned_folders())}
+    own = _own_pyproject(where.settings_folders())
     if own is not None:  # the repository's own settings (check runs on a folder of it, or on it)
         manifests.setdefault("pyproject.toml", own)
-    tops = [_folder_key(name, top) for name in paths if Path(name).is_dir()]
-    spelled = {_keyed(path, top): path for path in [*contents, *map(str, links)]}
+    where = where.reading([*contents, *map(str, links)], manifests)
     with user_code_warnings_off():
-        sites = check_contents({_keyed(path, top): data for path, data in contents.items()}, loaded_rules,
-                               [_keyed(str(link), top) for link in links], manifests, tensorflow, tops)
-    sites = [replace(site, path=_shown(site.path, top, paths, spelled)) for site in sites]
+        sites = check_contents({where.key(path): data for path, data in contents.items()}, loaded_rules,
+                               [where.key(str(link)) for link in links], manifests, tensorflow, where.tops())
+    sites = [replace(site, path=where.shown(site.path), message=where.shown_text(site.message)) for site in sites]
     sites = sorted(sites + notebook_sites(paths, include_tests), key=lambda s: (s.path, s.line, s.column, s.rule_id))
     for site in sites:
         print(site, file=out)
