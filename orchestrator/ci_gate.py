@@ -1,4 +1,5 @@
-"""``npu-codemod check PATH...``: the CI gate and pre-commit hook. Reads files, needs no git.
+"""``npu-codemod check PATH...``: the CI gate and pre-commit hook. Reads files, needs no git
+(a ``.git`` only marks the repository's top: ``check_paths``).
 
 It prints ``path:line:col: RULE message`` (1-based column, as editors expect) for every site
 that still needs migrating, and exits 1 if there is any: sites that need a person
@@ -127,7 +128,8 @@ def run_check(paths: Sequence[str], loaded_rules: LoadedRules, out: TextIO, err:
     """Print the sites of ``paths`` that need migrating; the exit code of ``check``. With
     ``debug``, the traceback of each rule that crashed goes to ``err``; test files are
     left out unless ``include_tests``; ``tensorflow`` is the TensorFlow major version the
-    code runs (None: the pins of the folders named, else the code: ``tf_runtime``)."""
+    code runs (None: the repository's pins, else the code: ``tf_runtime``). The files are
+    keyed from the repository's top and printed as named: ``check_paths``."""
     files, links = python_files(paths, include_tests)
     contents, unreadable = _read(files, err)
     where = CheckPaths.of(paths)
