@@ -80,18 +80,22 @@ class CheckPaths:
         return [_folder_key(name) for name in self.named if os.path.isdir(name)]
 
     def shown(self, key: str) -> str:
-        """The path a user reads for ``key``: a file read as it was named or found; the
-        repository (``""`` or ``.``) as the folder named; anything else under the top as the
-        top is spelled (:meth:`_top_spelled`)."""
+        """The path a user reads for ``key``: a file read as it was named or found; anything
+        else under the top (the repository itself: ``""`` or ``.``) under the top as it was
+        named (``proj/requirements.txt``, ``proj``), else as absolute as the paths named or
+        relative to where check runs (``../../requirements.txt`` from a folder two deep)."""
         if key in self.spelled:
             return self.spelled[key]
         if self.top is None:
             return key or "."
-        top = self._top_spelled()
-        if key in ("", "."):
-            return top
-        shown = os.path.normpath(os.path.join(top, key))
-        return shown + "/" if key.endswith("/") else shown
+        path = os.path.join(self.top, key)
+        named = [str(Path(name)) for name in self.named if os.path.abspath(name) == self.top]
+        if named:
+            path = os.path.join(named[0], key)
+        elif not os.path.isabs(self.named[0]):
+            path = os.path.relpath(path)
+        shown = os.path.normpath(path)
+        return shown + "/" if key.endswith("/") and shown != "." else shown
 
     def shown_text(self, text: str) -> str:
         """``text`` (a message) with each key it names, or path under a folder read, shown."""
@@ -99,24 +103,9 @@ class CheckPaths:
 
     def _shown_token(self, token: str) -> str:
         body = token.rstrip(".")  # a path that ends a sentence
-        tail = token[len(body):]
-        if body in self.read:
-            return self.shown(body) + tail
-        for end in range(len(body) - 1, -1, -1):
-            if body[end] == "/" and body[:end + 1] in self.folders:
-                return self.shown(body[:end + 1]) + body[end + 1:] + tail
+        if body in self.read or any(body[:end + 1] in self.folders for end, ch in enumerate(body) if ch == "/"):
+            return self.shown(body) + token[len(body):]
         return token
-
-    def _top_spelled(self) -> str:
-        """The top as the user named it; else from where check runs (absolute if they named
-        absolute paths)."""
-        assert self.top is not None
-        for name in self.named:
-            if os.path.abspath(name) == self.top:
-                return str(Path(name))
-        if self.named and os.path.isabs(self.named[0]):
-            return self.top
-        return os.path.relpath(self.top)
 
 
 def _work_tree(path: str) -> Optional[str]:

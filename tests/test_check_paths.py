@@ -171,6 +171,18 @@ def test_files_named_from_outside_spell_the_pins_their_messages_name(tmp_path: P
         "API first; nothing was rewritten"]
 
 
+def test_files_named_from_deep_inside_are_spelled_from_there(tmp_path: Path) -> None:
+    """From ``tools/jaxtool`` the tool's pin is ``requirements.txt`` and the repository, whose
+    version no pin decides, is ``../..``."""
+    repo = make_repo(tmp_path / "proj", UNPINNED)
+    lines = check(repo / "tools" / "jaxtool", *RULES, "legacy.py", "../../train.py", expect=1)
+    assert len(lines) == 2 and lines[0].startswith("../..:1:1: NPU000 TensorFlow major version undetermined")
+    assert lines[1] == (
+        "legacy.py:2:8: NPU000 TF 1.x-only API tf.contrib in a repository pinned to TF 2.x "
+        "(requirements.txt: tensorflow-cpu==2.9.3): move it to tf.compat.v1 or to the TF 2.x "
+        "API first; nothing was rewritten")
+
+
 def test_paths_through_symlinks_are_keyed_from_the_top_and_spelled_as_named(tmp_path: Path) -> None:
     """``alias/proj`` (``alias`` a link to the folder holding ``proj``) is ``proj``; a link in
     the repository is one site, spelled as found."""
@@ -190,6 +202,7 @@ def test_a_message_s_paths_are_mapped_whole_and_only_paths_read(tmp_path: Path) 
     where = CheckPaths.of([str(tmp_path / "proj")]).reading(
         [str(tmp_path / "proj" / "train.py")], ["tools/requirements.txt"])
     assert where.shown("") == str(tmp_path / "proj")
-    text = "(entry train.py) train.pyc tools/requirements.txt: pinned; see tools/other.txt. nets/ train.py."
+    text = "(entry train.py) train.pyc tools/requirements.txt: pinned; see tools/other.txt. nets/ train.py. tools"
     assert where.shown_text(text).replace(str(tmp_path / "proj"), "P") == (
-        "(entry P/train.py) train.pyc P/tools/requirements.txt: pinned; see P/tools/other.txt. nets/ P/train.py.")
+        "(entry P/train.py) train.pyc P/tools/requirements.txt: pinned; see P/tools/other.txt. nets/ P/train.py. "
+        "tools")
