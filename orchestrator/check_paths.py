@@ -10,7 +10,8 @@ pre-commit hook's ``check FILE...`` read what ``check .`` reads at DIR's top.
 
 What is printed is spelled from where ``check`` runs: :meth:`CheckPaths.shown` maps a key to
 the path the user reads (a file as it was named or found; the repository itself, key ``""``,
-as the folder named), and :meth:`CheckPaths.shown_text` maps the keys a message names.
+at its top as named, ``proj`` or ``.``), and :meth:`CheckPaths.shown_text` maps the paths a
+message names; ``ci_gate`` prints every key through them.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class CheckPaths:
 
     @classmethod
     def of(cls, paths: Sequence[str]) -> CheckPaths:
+        """The top of ``paths``: the git work tree holding them all, else the one folder named."""
         absolute = [os.path.abspath(name) for name in paths]
         tree = _work_tree(absolute[0]) if absolute else None
         if tree is not None and all(_within(path, tree) for path in absolute):
