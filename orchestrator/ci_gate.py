@@ -1,4 +1,5 @@
-"""``npu-codemod check PATH...``: the CI gate and pre-commit hook. Reads files, needs no git.
+"""``npu-codemod check PATH...``: the CI gate and pre-commit hook. Reads files, needs no git
+(a ``.git`` only marks the repository's top: ``check_paths``).
 
 It prints ``path:line:col: RULE message`` (1-based column, as editors expect) for every site
 that still needs migrating, and exits 1 if there is any: sites that need a person
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, TextIO
 
@@ -26,6 +27,7 @@ from npu_codemod.codemods.star_imports import star_findings
 from npu_codemod.codemods.tf_runtime import is_manifest
 from npu_codemod.codemods.tf_scopes import code_folders, decided_facts
 from npu_codemod.codemods.tflearn_sessions import tflearn_findings
+from npu_codemod.orchestrator.check_paths import CheckPaths
 from npu_codemod.orchestrator.loaded_rules import LoadedRules
 
 EXIT_CLEAN, EXIT_SITES, EXIT_UNREADABLE = 0, 1, 2
@@ -126,16 +128,20 @@ def run_check(paths: Sequence[str], loaded_rules: LoadedRules, out: TextIO, err:
     """Print the sites of ``paths`` that need migrating; the exit code of ``check``. With
     ``debug``, the traceback of each rule that crashed goes to ``err``; test files are
     left out unless ``include_tests``; ``tensorflow`` is the TensorFlow major version the
-    code runs (None: the pins of the folders named, else the code: ``tf_runtime``)."""
+    code runs (None: the repository's pins, else the code: ``tf_runtime``). The files are
+    keyed from the repository's top and printed as named: ``check_paths``."""
     files, links = python_files(paths, include_tests)
     contents, unreadable = _read(files, err)
-    manifests = {str(path): text for path, text in _manifests(paths)}
-    own = _own_pyproject(paths)
+    where = CheckPaths.of(paths)
+    manifests = {where.key(str(path)): text for path, text in _manifests(where.pinned_folders())}
+    own = _own_pyproject(where.settings_folders())
     if own is not None:  # the repository's own settings (check runs on a folder of it, or on it)
         manifests.setdefault("pyproject.toml", own)
-    tops = ["" if str(Path(name)) == "." else str(Path(name)) + "/" for name in paths if Path(name).is_dir()]
+    where = where.reading([*contents, *map(str, links)], manifests)
     with user_code_warnings_off():
-        sites = check_contents(contents, loaded_rules, [str(link) for link in links], manifests, tensorflow, tops)
+        sites = check_contents({where.key(path): data for path, data in contents.items()}, loaded_rules,
+                               [where.key(str(link)) for link in links], manifests, tensorflow, where.tops())
+    sites = [replace(site, path=where.shown(site.path), message=where.shown_text(site.message)) for site in sites]
     sites = sorted(sites + notebook_sites(paths, include_tests), key=lambda s: (s.path, s.line, s.column, s.rule_id))
     for site in sites:
         print(site, file=out)

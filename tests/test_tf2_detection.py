@@ -405,7 +405,9 @@ def test_check_on_a_folder_reads_that_repository_s_own_setting(tmp_path: Path) -
     repo.mkdir()
     (repo / "train.py").write_text(CUSTOM_LOOP)
     undecided = cli("check", "classifier", cwd=tmp_path)
-    assert undecided.stdout.splitlines()[0].startswith(".:1:1: NPU000 TensorFlow major version undetermined")
+    # a finding about the repository is at the folder named
+    assert undecided.stdout.splitlines()[0].startswith(
+        "classifier:1:1: NPU000 TensorFlow major version undetermined")
     # TF 2.x idioms only: the file is TF 2.x code, and its __main__ block an entry
     assert "classifier/train.py:2:1: NPU061 [fixable] add 'import npu_device as npu' and " \
         "'npu.open().as_default()' at the top of the entry script" in undecided.stdout.splitlines()

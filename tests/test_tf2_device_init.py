@@ -306,7 +306,7 @@ def test_the_configured_entry_is_the_entry_and_none_at_all_is_one_finding(tmp_pa
         "'npu.open().as_default()' at the top of the entry script"]
     without = experiment_repo(tmp_path / "b", {"run.py": None})
     assert check_lines(without) == [
-        ".:1:1: NPU061 no entry script found: add import npu_device as npu; npu.open().as_default() "
+        "exp:1:1: NPU061 no entry script found: add import npu_device as npu; npu.open().as_default() "
         "at the top of the script you run, or list it in [tool.npu-codemod] entry"]
 
 
@@ -382,5 +382,6 @@ def test_another_file_s_imports_leave_the_facts_the_rules_get_as_they_were() -> 
 def test_an_entry_setting_that_is_not_a_list_of_paths_is_one_finding(tmp_path: Path) -> None:
     repo = experiment_repo(tmp_path, {"pyproject.toml": "[tool.npu-codemod]\nentry = 3\n"})
     lines = check_lines(repo)
-    assert "pyproject.toml:1:1: NPU061 [tool.npu-codemod] entry must be a list of paths, got 3: ignored" in lines
+    assert "exp/pyproject.toml:1:1: NPU061 [tool.npu-codemod] entry must be a list of paths, got 3: " \
+        "ignored" in lines  # the repository's pyproject.toml, spelled from where check ran
     assert any(line.startswith("exp/run.py:2:1: NPU061 [fixable]") for line in lines)  # __main__ scripts then
