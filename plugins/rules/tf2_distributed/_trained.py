@@ -99,6 +99,12 @@ def trains(model: str, text: str) -> bool:
         or re.search(_ASSIGNED + name + _VARIABLES, text) is not None
 
 
+def aliases(model: str, text: str) -> list[str]:
+    """The names the code ``text`` binds to the name ``model`` as it is (``training_model =
+    model``, keras-retinanet's ``create_models``): what trains them trains ``model``."""
+    return re.findall(rf"(?m)^[ \t]*(\w+)[ \t]*=[ \t]*{re.escape(model)}[ \t]*(?:#.*)?$", text)
+
+
 @lru_cache(maxsize=64)
 def maker_facts(path: str, text: str) -> frozenset[str]:
     """A :data:`TRAINED_MAKER` fact for each function whose result the file at ``path`` assigns
@@ -208,7 +214,7 @@ def passed_to_trainer(scope: Base, model: str, depth: int = 3) -> bool:
         function = functions.get(_callee(leaf)) if leaf.type == tokens.NAME and leaf.value == model else None
         if function is not None and any(
                 trains(name, tree_text(function)) or (depth > 1 and passed_to_trainer(function, name, depth - 1))
-                for name in _parameters(function)):
+                for name in parameters(function)):
             return True
     return False
 
@@ -229,7 +235,7 @@ def _callee(argument: Base) -> str:
     return str(name.value) if name is first and name is not None and name.type == tokens.NAME else ""
 
 
-def _parameters(function: Base) -> list[str]:
+def parameters(function: Base) -> list[str]:
     """The names of a ``def``'s parameters (``self`` included; defaults left out)."""
     names = []
     for leaf in function.children[2].leaves():
