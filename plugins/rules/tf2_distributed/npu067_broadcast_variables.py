@@ -6,7 +6,8 @@ model.trainable_variables)`` (TF 2.6 guide, "Distributed training script adaptat
 one device). The call goes after the statement (or the ``with <strategy>.scope():`` block) where
 the variables provably exist: a functional ``tf.keras.Model(inputs, outputs)``,
 ``tf.keras.models.load_model(...)``, a ``Sequential`` given its input shape, or an explicit
-``<model>.build(...)``. A model whose variables appear later (subclassed, built by its first call
+``<model>.build(...)``, or (ours, beside the spec's build) the model's first call on a dummy batch
+(``_ = model(tf.zeros([1, 2]))``) when it is the first statement of the block to name the model. A model whose variables appear later (subclassed, built by its first call
 or by ``fit``) is reported at its construction. Only the models the program trains are sites
 (``_trained``; handed to a trainer of the repository: ``_trainers``): in a TF 2.x repository the rule runs on ``tf-neutral`` model-definition files
 too, whose sub-models (``Sequential`` blocks, layer stacks) no worker trains by themselves.
@@ -118,7 +119,8 @@ class BroadcastVariables(Rule):
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("After the statement that provably creates a Keras model's variables (a functional "
                 "`tf.keras.Model(inputs, outputs)`, `tf.keras.models.load_model(...)`, a "
-                "`Sequential` given its input shape, an explicit `<m>.build(...)`), or after the "
+                "`Sequential` given its input shape, an explicit `<m>.build(...)` or first call `<m>(x)` "
+                "before anything else names the model), or after the "
                 "`with <strategy>.scope():` block holding it (after the statement, inside the block, "
                 "when the block returns or raises: a line after it would not run): "
                 "`npu.distribute.broadcast(<m>.trainable_variables)`; already broadcast later in the scope: left alone. A model "
@@ -513,11 +515,20 @@ def _repository_function(value: Base, ctx: FileContext) -> bool:
 
 
 def _build_statement(line: Base, model: str) -> Optional[Base]:
-    """A later ``<model>.build(...)`` statement of the same block."""
+    """A later ``<model>.build(...)`` statement of the same block, or the model's first call
+    there when it is the block's first statement that names the model (tf_SIREN's ``_ =
+    model(tf.zeros([1, 2]))``, "instantiate model", before ``model.compile``): Keras builds a
+    model's variables on its first call. A later call (``preds = model(x_test)`` after ``fit``)
+    is none: the broadcast would follow the training."""
     sibling = line.next_sibling
+    first = True
+    called = re.compile(rf"^(?:[\w\s,()\[\]]+=(?!=)\s*)?{re.escape(model)}\s*\(")
+    named = re.compile(rf"(?<![\w.]){re.escape(model)}\b")
     while sibling is not None:
-        if tree_text(sibling).strip().startswith(f"{model}.build("):
+        text = tree_text(sibling)[len(sibling.prefix):].strip()  # not the comments before it
+        if text.startswith(f"{model}.build(") or (first and called.match(text)):
             return sibling
+        first = first and not named.search(text)
         sibling = sibling.next_sibling
     return None
 
