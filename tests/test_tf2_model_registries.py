@@ -267,3 +267,48 @@ def test_a_factory_parameter_s_model_nothing_trains_is_no_site() -> None:
         "    return training_model.fit(dataset, epochs=50)\n", "    prediction_model.save(\"retinanet.h5\")\n")
     assert _reported({"train.py": export, "retina/__init__.py": "", "retina/models.py": RETINANET_MODELS},
                      "train.py") == []
+
+
+#: sayakpaul's Distributed-Training-in-TensorFlow-2-with-AI-Platform: ``trainer/`` is the folder
+#: the job runs from, so its modules import each other as top-level names (``import model_utils``).
+SIBLING_BUILDER = '''\
+from tensorflow import keras
+
+
+def get_model():
+    inputs = keras.layers.Input((224, 224, 3))
+    x = keras.layers.GlobalAveragePooling2D()(inputs)
+    outputs = keras.layers.Dense(1)(x)
+    model = keras.Model(inputs, outputs)
+
+    return model
+'''
+SIBLING_TRAINING = '''\
+import tensorflow as tf
+from tensorflow import keras
+
+import model_utils
+
+strategy = tf.distribute.MirroredStrategy()
+
+
+def run(train_ds):
+    with strategy.scope():
+        model = model_utils.get_model()
+        model.compile(optimizer=keras.optimizers.Adam(0.001), loss="mse")
+    model.fit(train_ds, epochs=100)
+'''
+
+
+def test_a_builder_a_neighbour_module_imports_by_its_short_name_is_the_only_site() -> None:
+    """The broadcast goes into ``get_model`` after its functional model; the caller in the same
+    folder (``import model_utils``) asked for a second one: "the variables may not exist yet"."""
+    files = {"trainer/model_utils.py": SIBLING_BUILDER, "trainer/model_training.py": SIBLING_TRAINING,
+             "trainer/task.py": "import model_training\n\nif __name__ == \"__main__\":\n    model_training.run(None)\n"}
+    assert _reported(files, "trainer/model_training.py") == []
+    facts = decided_facts("2", {}, repository_facts(files))[0]
+    after = SIBLING_BUILDER.replace("from tensorflow import keras\n", "import npu_device as npu\nfrom tensorflow import keras\n") \
+        .replace("    model = keras.Model(inputs, outputs)\n",
+                 "    model = keras.Model(inputs, outputs)\n    npu.distribute.broadcast(model.trainable_variables)\n")
+    findings = testing.assert_migrates(RULES, SIBLING_BUILDER, after, facts=facts, path="trainer/model_utils.py")
+    assert sites(f for f in findings if f.rule_id == "NPU067") == [("NPU067", 8, 4, "migrated")]

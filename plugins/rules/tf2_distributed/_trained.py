@@ -158,10 +158,15 @@ def called_builder(path: str, text: str, callee: str, facts: AbstractSet[str]) -
     if tree is None:
         return False
     function = qualified(callee, ".".join(module_parts(path)), module_index(tree).imported_names(path))
-    if function is None or not is_trained_maker(function, facts | maker_facts(path, text)):
+    if function is None:
         return False
+    # ``import model_utils`` in ``trainer/model_training.py``: the script's folder is on the path
+    package = ".".join(module_parts(path)[:-1])
+    trained = facts | maker_facts(path, text)
     builders = facts | builder_facts(path, text)
-    return _named(BUILDER, function, builders) or _reexported(BUILDER, function, builders)
+    return any(is_trained_maker(candidate, trained)
+               and (_named(BUILDER, candidate, builders) or _reexported(BUILDER, candidate, builders))
+               for candidate in dict.fromkeys([function, *([f"{package}.{function}"] if package else [])]))
 
 
 def _reexported(prefix: str, function: str, facts: AbstractSet[str]) -> bool:
