@@ -4,13 +4,15 @@ Two readings sharper than the training text (``tf_programs.TRAINING_TEXT``):
 
 - A TensorFlow Lite conversion script (it builds a ``tf.lite.TFLiteConverter``) with a ``__main__``
   block is decided from what it runs (``module_training.trains_when_run``: its module-level code
-  and ``__main__`` block, through the functions of the file they call), not from the text it holds:
+  and ``__main__`` block, through the functions of the file they call; a ``compile`` alone readies
+  a model for ``evaluate`` and trains nothing there), not from the text it holds:
   the TFLite model-personalization example defines a ``train`` step with a ``GradientTape`` that
   it exports as an on-device training signature and never runs. Such a script converts, exports or
   evaluates a model; it trains nothing (``spec/rules-tf2.md`` NPU061: reported, no init).
-- A file checked alone (``npu-codemod check FILE``, no repository analysis) whose only training
-  text is ``.fit(`` trains when one ``fit`` call's receiver may be a Keras model
-  (:func:`fits_a_model`). The file cannot see the rest of the repository, so the decision is
+- A file whose only training text is ``.fit(`` trains when one ``fit`` call's receiver may be a
+  Keras model (:func:`fits_a_model`), in the repository's analysis as in a file checked alone
+  (``npu-codemod check FILE`` analyses the files it is given: the file cannot see the rest of its
+  repository, and a receiver in the file reads the same either way). The decision is
   conservative (a script that trains keeps its init; a finding is the worst a wrong guess gives a
   tool): a receiver is no Keras model only when every value the file gives it is provably
   something else (a call of another library's name, ``StandardScaler()``; of a class of the file
@@ -76,6 +78,8 @@ class _Values:
         self.others = others
 
     def may_be_model(self, receiver: ast.expr) -> bool:
+        if isinstance(receiver, ast.Name) and receiver.id in self.others:
+            return False  # another library's module or class (``KMeans.fit``)
         if isinstance(receiver, ast.Call):
             return self._call_may_be_model(receiver)
         if isinstance(receiver, ast.Name):

@@ -174,7 +174,7 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     if signals is None and any(target.split(".")[0] in OTHER_FRAMEWORKS for target in targets):
         flags += "o"
     if signals is not None:
-        trains = _trains(text, tree, path) and not (main and converts_without_training(text, tree))
+        trains = _script_trains(text, tree, path, main)
         flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if trains else "") \
             + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e or signals.adapter else "") \
             + ("g" if signals.graph_in_eager else "")
@@ -191,13 +191,17 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
 def _trains(text: str, tree: Optional[ast.Module], path: str) -> bool:
     """Does the TF file ``text`` (its ``tree``) spell training: :data:`TRAINING_TEXT`, unless
     every ``fit``/``compile``/``minimize``/``apply_gradients`` call it makes is of another
-    library's object (``pca = PCA(n)`` then ``pca.fit(x)``; ``optimize.minimize(f, x0)``)."""
+    library's object (``pca = PCA(n)`` then ``pca.fit(x)``; ``optimize.minimize(f, x0)``), or
+    its only training text is ``.fit(`` and no receiver of it may be a Keras model
+    (``script_training.fits_a_model``: a class of its own, ``ImageDataGenerator``)."""
     if not TRAINING_TEXT.found(text):
         return False
     if tree is None or _TF_TRAINING_TEXT.found(text):
         return True
     imported = imported_names(tree, path)
     others = {local for local, target in imported.items() if target.split(".")[0] in OTHER_LIBRARIES}
+    if not BEYOND_FIT_TEXT.found(text):  # ``.fit(`` alone: of what the file may hold as a Keras model
+        return fits_a_model(tree, imported, others)
     if not others:
         return True
     index = module_index(tree)  # the analyses' one walk: no walk of its own
@@ -214,22 +218,15 @@ def _trains(text: str, tree: Optional[ast.Module], path: str) -> bool:
 
 
 def trains_alone(text: str, path: str) -> bool:
-    """NPU061's "trains" for a file checked alone (no repository analysis): the graph's
-    reading of its own code (:func:`_trains`; a TFLite conversion ``__main__`` script that runs
-    no training trains nothing), and a file whose only training text is ``.fit(`` trains when a
-    ``fit`` receiver may be a Keras model (``script_training.fits_a_model``: conservative)."""
-    tree = module_ast(text)
-    if not _trains(text, tree, path):
-        return False
-    if tree is None:
-        return True
-    if MAIN.found(text) and converts_without_training(text, tree):
-        return False
-    if BEYOND_FIT_TEXT.found(text):
-        return True
-    imported = imported_names(tree, path)
-    others = {local for local, target in imported.items() if target.split(".")[0] in OTHER_LIBRARIES}
-    return fits_a_model(tree, imported, others)
+    """NPU061's "trains" for a file checked with no repository analysis: the graph's reading of
+    its own code (:func:`_script_trains`)."""
+    return _script_trains(text, module_ast(text), path, MAIN.found(text))
+
+
+def _script_trains(text: str, tree: Optional[ast.Module], path: str, main: bool) -> bool:
+    """Does the TF file ``text`` train (:func:`_trains`), unless it is a TFLite conversion
+    ``__main__`` script (``main``) that runs no training (``script_training``)?"""
+    return _trains(text, tree, path) and not (main and converts_without_training(text, tree))
 
 
 def _of_other_library(value: ast.expr, others: set[str]) -> bool:

@@ -9,6 +9,8 @@ the file cannot see) keeps it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from npu_codemod.codemods.tf_programs import program_facts
@@ -16,6 +18,7 @@ from npu_codemod.codemods.tf_runtime import decide
 from npu_codemod.codemods.tf_scopes import with_trained_models
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
+from support.cli import cli
 from support.rules import assert_migrates, assert_unchanged, sites
 from support.tf2_scripts import with_init
 
@@ -184,3 +187,14 @@ def test_a_fit_of_a_parameter_may_be_a_model_s() -> None:
         "def train(model, x, y):\n    model.fit(x, y, epochs=2)\n\n\ndef main(source, target):\n")
     findings = assert_migrates(source, with_init(source), RULES, facts=TF2_RUNTIME)
     assert sites(findings) == [("NPU061", 2, 0, "migrated")]
+
+
+@pytest.mark.parametrize("script", [OWN_NORMALIZER, PERSONALIZATION], ids=["own-class", "tflite"])
+def test_check_on_one_file_reads_it_the_same_way(tmp_path: Path, script: str) -> None:
+    """``npu-codemod check FILE`` (a pre-commit hook) analyses the files it is given as a
+    repository: the file is reported, not given the init."""
+    (tmp_path / "tool.py").write_text(script)
+    done = cli("check", "--tensorflow", "2", "tool.py", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert [line.split(":", 3)[3].strip().startswith("NPU061 TF 2.x script without training code:")
+            for line in done.stdout.splitlines() if " NPU061 " in line] == [True]
