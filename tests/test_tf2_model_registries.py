@@ -248,13 +248,12 @@ def retinanet_bbox(model):
 def test_a_model_a_factory_parameter_builds_and_an_alias_trains_is_reported_where_it_is_built() -> None:
     findings = _reported({"train.py": RETINANET_TRAIN, "retina/__init__.py": "", "retina/models.py": RETINANET_MODELS},
                          "train.py")
-    assert sites(findings) == [("NPU067", 18, 4, "unmigrated")]
-    assert [message.partition(" (guide: ")[0] for message in messages(findings, "NPU067")] == [
-        "model is built by backbone_retinanet(), a model factory the caller gives create_models(): which model "
-        "it is, and whether its variables exist yet, is decided at run time: call npu.distribute.broadcast("
-        "model.trainable_variables) once they exist (right after this line for a functional or loaded Keras "
-        "model, else after model.build(...) or the first training step)"]
-    assert findings[0].level == "note"
+    said = {(f.line, f.level, f.message.partition(" (guide: ")[0]) for f in findings}
+    assert said == {(18, "note", "model is built by backbone_retinanet(), a model factory the caller gives "
+                     "create_models(): which model it is, and whether its variables exist yet, is decided at "
+                     "run time: call npu.distribute.broadcast(model.trainable_variables) once they exist (right "
+                     "after this line for a functional or loaded Keras model, else after model.build(...) or "
+                     "the first training step)")}
 
 
 def test_a_factory_parameter_s_model_nothing_trains_is_no_site() -> None:

@@ -13,54 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from npu_codemod.codemods.tf_programs import program_facts
-from npu_codemod.codemods.tf_runtime import decide
-from npu_codemod.codemods.tf_scopes import with_trained_models
-from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
-
 from support.cli import cli
+from support.packs import tf2_entries
 from support.rules import assert_migrates, assert_unchanged, sites
-from support.tf2_scripts import with_init
+from support.tf2_scripts import PERSONALIZATION, with_init
 
 RULES = frozenset({"NPU061"})
 TF2_RUNTIME = frozenset({"tf-runtime:2"})
 NO_TRAINING = "TF 2.x script without training code"
-
-#: TFLite's model personalization (``tensorflow/examples``, ``lite/examples/model_personalization``).
-PERSONALIZATION = '''\
-"""Converts a TF model to a TFLite transfer learning model."""
-import tensorflow as tf
-
-
-class TransferLearningModel(tf.Module):
-    def __init__(self, learning_rate=0.001):
-        self.ws = tf.Variable(tf.zeros((62720, 4)), name="ws", trainable=True)
-        self.bs = tf.Variable(tf.zeros((1, 4)), name="bs", trainable=True)
-        self.optimizer = tf.keras.optimizers.Adam(learning_rate=learning_rate)
-
-    @tf.function(input_signature=[tf.TensorSpec([None, 62720], tf.float32),
-                                  tf.TensorSpec([None, 4], tf.float32)])
-    def train(self, bottleneck, label):
-        with tf.GradientTape() as tape:
-            logits = tf.matmul(bottleneck, self.ws) + self.bs
-            loss = tf.keras.losses.categorical_crossentropy(label, tf.nn.softmax(logits))
-        gradients = tape.gradient(loss, [self.ws, self.bs])
-        self.optimizer.apply_gradients(zip(gradients, [self.ws, self.bs]))
-        return {"loss": loss}
-
-
-def convert_and_save(saved_model_dir="saved_model"):
-    model = TransferLearningModel()
-    tf.saved_model.save(model, saved_model_dir,
-                        signatures={"train": model.train.get_concrete_function()})
-    converter = tf.lite.TFLiteConverter.from_saved_model(saved_model_dir)
-    with open("model.tflite", "wb") as f:
-        f.write(converter.convert())
-
-
-if __name__ == "__main__":
-    convert_and_save()
-'''
 
 #: A detector's export script: load, compile to evaluate, convert (yolov4-tflite's shape).
 EVALUATE_AND_CONVERT = '''\
@@ -89,20 +49,12 @@ QUANTIZATION_AWARE = EVALUATE_AND_CONVERT.replace(
     '    model.fit(images, labels, batch_size=32, epochs=1)\n')
 
 
-def entries(files: dict[str, str]) -> set[str]:
-    """The entry scripts :func:`program_facts` finds in a TF 2.x repository of ``files``."""
-    loaded = load_rules(RuleSelection())
-    facts = with_trained_models(loaded.repository_facts((path, text.encode()) for path, text in files.items()).facts)
-    found, _ = program_facts(facts, decide("2", {}, facts).value)
-    return {fact.partition(":")[2] for fact in found if fact.startswith("tf2-entry:")}
-
-
 @pytest.mark.parametrize("script", [PERSONALIZATION, EVALUATE_AND_CONVERT])
 def test_a_tflite_conversion_script_that_runs_no_training_gets_no_init(script: str) -> None:
     findings = assert_unchanged(script, RULES, facts=TF2_RUNTIME)
     assert [(f.status, f.level, f.message.split(":")[0]) for f in findings] == [
         ("unmigrated", "note", NO_TRAINING)]
-    assert entries({"requirements.txt": "tensorflow==2.6.5\n", "convert.py": script}) == set()
+    assert tf2_entries({"requirements.txt": "tensorflow==2.6.5\n", "convert.py": script}) == set()
 
 
 @pytest.mark.parametrize("script", [
@@ -115,7 +67,7 @@ def test_a_tflite_conversion_script_that_runs_no_training_gets_no_init(script: s
 def test_a_conversion_script_that_trains_first_keeps_its_init(script: str) -> None:
     findings = assert_migrates(script, with_init(script), RULES, facts=TF2_RUNTIME)
     assert sites(findings) == [("NPU061", 2, 0, "migrated")]
-    assert entries({"requirements.txt": "tensorflow==2.6.5\n", "convert.py": script}) == {"convert.py"}
+    assert tf2_entries({"requirements.txt": "tensorflow==2.6.5\n", "convert.py": script}) == {"convert.py"}
 
 
 #: A feature-scaling step before writing TFRecords: scikit-learn's ``fit``, no model.
