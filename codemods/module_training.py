@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
-from typing import Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import AbstractSet, Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
 
 from .modules import ModuleIndex, child_fields, module_index
 from .text_search import AnyOf
@@ -53,11 +53,12 @@ def may_train_when_run(text: str) -> bool:
     return _MAY_TRAIN.found(text)
 
 
-def trains_when_run(tree: ast.Module) -> bool:
-    """Does the module-level code of ``tree`` train (see the module's docstring)? A notebook
-    exported as a script runs cells through IPython's magics (``get_ipython().run_cell_magic(
+def trains_when_run(tree: ast.Module, methods: AbstractSet[str] = TRAINING_METHODS) -> bool:
+    """Does the module-level code of ``tree`` train (see the module's docstring; ``methods``: the
+    training methods, all of :data:`TRAINING_METHODS` unless a caller reads ``compile`` as none)?
+    A notebook exported as a script runs cells through IPython's magics (``get_ipython().run_cell_magic(
     'time', '', 'train(dataset, EPOCHS)')``): the code those strings hold is module-level code."""
-    reader = _Reader(tree)
+    reader = _Reader(tree, methods)
     calls = list(_calls(tree.body))
     return reader.trains([*calls, *_magic_calls(calls)], reader.module)
 
@@ -124,7 +125,8 @@ class _Reader:
     apply_gradients(...)``) defines a method that trains and calls none: calling it at module
     level is no training (``spec/rules-tf2.md`` NPU061: defining a class trains nothing)."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, methods: AbstractSet[str] = TRAINING_METHODS) -> None:
+        self.methods = methods
         self.imported = _imported(tree)
         self.stored = _stored_attributes(tree, self.imported)
         self.index = module_index(tree)  # built by ``_stored_attributes``: its own nodes are read
@@ -195,7 +197,7 @@ class _Reader:
             return True
         if _root(func.value) in self.imported and not _stored_on(func.value, self.stored):
             return False
-        return func.attr in TRAINING_METHODS or self.any_trains(scope.methods.get(func.attr, ()))
+        return func.attr in self.methods or self.any_trains(scope.methods.get(func.attr, ()))
 
     def any_trains(self, functions: Iterable[_Function]) -> bool:
         """Does one of ``functions`` train when called: the calls of its own body do?"""

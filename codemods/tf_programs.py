@@ -44,6 +44,7 @@ from .module_training import may_train_when_run, trains_when_run
 from .modules import import_statements, imported_names, module_ast, module_index, statements
 from .names import STAR, ast_import_bindings
 from .program_graph import Graph, Node, Program, closure
+from .script_training import converts_without_training, fits_a_model
 from .text_search import AnyOf
 from .tf_versions import NON_TF, RUNTIME_TF2, RUNTIME_UNKNOWN, Signals
 from .training_calls import CALLS_FACT, calls_training, read_calls
@@ -81,6 +82,11 @@ NEUTRAL_TF1_FACT = "tf-neutral-tf1:"
 #: version is undetermined that belongs to its TF 2.x code (:func:`tf2_non_tf_files`): no TF 1.x
 #: rule runs on it (the others keep the TF 1.x rules of their modules, as before).
 NON_TF_TF2_FACT = "non-tf-tf2:"
+#: :data:`TRAINING_TEXT` but ``.fit(`` (see there).
+_BEYOND_FIT = (r"\bGradientTape\b", r"\.apply_gradients\(", r"\.minimize\(",
+               r"\.compile\((?<!\bre\.compile\()(?<!\bregex\.compile\()(?<!\bpy_compile\.compile\()"
+               r"(?<!\bsre_compile\.compile\()",
+               r"\.fit_generator\(", r"\.train_on_batch\(")
 #: Text that only training code spells (NPU061's "trains"): a prefilter, never the decision
 #: alone (a file with no TF 2.x signal is no eager TF 2.x code, ``program_graph``). Training is
 #: a Keras ``fit``/``fit_generator``/``train_on_batch``/``compile``, a ``GradientTape``, an
@@ -91,10 +97,9 @@ NON_TF_TF2_FACT = "non-tf-tf2:"
 #: standard library's ``compile`` functions (``re.compile(``, ``regex.compile(``,
 #: ``py_compile.compile(``, ``sre_compile.compile(``) are not Keras' (each lookbehind after the
 #: literal, so that the search still scans for ``.compile(`` in C: ``text_search``).
-TRAINING_TEXT = AnyOf(r"\bGradientTape\b", r"\.apply_gradients\(", r"\.minimize\(", r"\.fit\(",
-                      r"\.compile\((?<!\bre\.compile\()(?<!\bregex\.compile\()(?<!\bpy_compile\.compile\()"
-                      r"(?<!\bsre_compile\.compile\()",
-                      r"\.fit_generator\(", r"\.train_on_batch\(")
+TRAINING_TEXT = AnyOf(*_BEYOND_FIT[:3], r"\.fit\(", *_BEYOND_FIT[3:])
+#: The training text but ``.fit(``, which a file checked alone reads by its receiver (:func:`trains_alone`).
+BEYOND_FIT_TEXT = AnyOf(*_BEYOND_FIT)
 TRAINING = TRAINING_TEXT.pattern
 #: What only TensorFlow training spells: the other patterns of :data:`TRAINING_TEXT` are method
 #: names other libraries share (``PCA().fit(x)``, ``scipy.optimize.minimize(f, x0)``).
@@ -169,7 +174,8 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
     if signals is None and any(target.split(".")[0] in OTHER_FRAMEWORKS for target in targets):
         flags += "o"
     if signals is not None:
-        flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if _trains(text, tree, path) else "") \
+        trains = _script_trains(text, tree, path, main)
+        flags += ("c" if signals.c1 or signals.c2 else "") + ("t" if trains else "") \
             + ("1" if signals.t1 else "") + ("2" if signals.t2 or signals.e or signals.adapter else "") \
             + ("g" if signals.graph_in_eager else "")
         if "t" in flags and "2" in flags and tree is not None and adapts_to_mode(text, tree):
@@ -185,13 +191,17 @@ def graph_fact(path: str, text: str, signals: Optional[Signals]) -> Optional[str
 def _trains(text: str, tree: Optional[ast.Module], path: str) -> bool:
     """Does the TF file ``text`` (its ``tree``) spell training: :data:`TRAINING_TEXT`, unless
     every ``fit``/``compile``/``minimize``/``apply_gradients`` call it makes is of another
-    library's object (``pca = PCA(n)`` then ``pca.fit(x)``; ``optimize.minimize(f, x0)``)."""
+    library's object (``pca = PCA(n)`` then ``pca.fit(x)``; ``optimize.minimize(f, x0)``), or
+    its only training text is ``.fit(`` and no receiver of it may be a Keras model
+    (``script_training.fits_a_model``: a class of its own, ``ImageDataGenerator``)."""
     if not TRAINING_TEXT.found(text):
         return False
     if tree is None or _TF_TRAINING_TEXT.found(text):
         return True
     imported = imported_names(tree, path)
     others = {local for local, target in imported.items() if target.split(".")[0] in OTHER_LIBRARIES}
+    if not BEYOND_FIT_TEXT.found(text):  # ``.fit(`` alone: of what the file may hold as a Keras model
+        return fits_a_model(tree, imported, others)
     if not others:
         return True
     index = module_index(tree)  # the analyses' one walk: no walk of its own
@@ -205,6 +215,18 @@ def _trains(text: str, tree: Optional[ast.Module], path: str) -> bool:
             made.setdefault(node.targets[0].id, set()).add(_of_other_library(node.value, others))
     return not all(_of_other_library(receiver, others)
                    or (isinstance(receiver, ast.Name) and made.get(receiver.id) == {True}) for receiver in calls)
+
+
+def trains_alone(text: str, path: str) -> bool:
+    """NPU061's "trains" for a file checked with no repository analysis: the graph's reading of
+    its own code (:func:`_script_trains`)."""
+    return _script_trains(text, module_ast(text), path, MAIN.found(text))
+
+
+def _script_trains(text: str, tree: Optional[ast.Module], path: str, main: bool) -> bool:
+    """Does the TF file ``text`` train (:func:`_trains`), unless it is a TFLite conversion
+    ``__main__`` script (``main``) that runs no training (``script_training``)?"""
+    return _trains(text, tree, path) and not (main and converts_without_training(text, tree))
 
 
 def _of_other_library(value: ast.expr, others: set[str]) -> bool:

@@ -381,9 +381,10 @@ mode = tf.estimator.ModeKeys.TRAIN
 with strategy.scope():
     model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 '''
-ONE_DEVICE_WORDS = ("tf.distribute.OneDeviceStrategy: each NPU process trains on the one device "
-                    "npu.open().as_default() opens (NPU061): drop the strategy and its scope(), or give it "
-                    "no GPU device (\"/gpu:0\" does not exist on the NPU host)")
+#: [L26 r3163]: trains-after-migration, no note: nothing says to drop the strategy.
+ONE_DEVICE_WORDS = ("tf.distribute.OneDeviceStrategy: Ascend's TF 2.6 list has training work with it once the "
+                    "script opens the NPU (npu.open().as_default(), NPU061) and asks for no change of its own; "
+                    "check on the NPU that the device it names does not take the ops off the NPU")
 
 
 def test_every_site_not_ready_gets_a_finding_that_names_it() -> None:
@@ -401,9 +402,11 @@ def test_every_site_not_ready_gets_a_finding_that_names_it() -> None:
     assert said[:4] == [
         "keep soft placement on for the NPU: call tf.config.set_soft_device_placement(True), so that ops "
         "the NPU has no kernel for run on the CPU",
-        "tf.config.optimizer.set_experimental_options sets grappler's graph rewrites for the GPU: the NPU "
-        "needs remapping and memory_optimization off, so drop those options if this call turns them on, "
-        "and check the others on the NPU",
+        # [L26 r2994]: keep grappler's defaults (memory_optimization and layout_optimizer on)
+        "tf.config.optimizer.set_experimental_options: Ascend's TF 2.6 list has training work with grappler's "
+        "defaults: keep disable_model_pruning off and function_optimization, constant_folding, "
+        "shape_optimization, arithmetic_optimization, loop_optimization, dependency_optimization, "
+        "layout_optimizer and memory_optimization on; remove each of those this call sets otherwise",
         ONE_DEVICE_WORDS, ONE_DEVICE_WORDS]
     assert said[4] == (f"{STRATEGY_WORDS}; npu-codemod's tf2-distributed pack (`--rules "
                        "default,tf2-distributed`) reports the rest of the distributed port (NPU067-NPU070)")
@@ -595,3 +598,31 @@ def test_every_api_ascend_migrates_gets_advice_that_names_it() -> None:
     for api in migrated:
         advice = migrated_advice(api, api)
         assert advice is not None and api in advice and "as the guide says" not in advice, api
+
+
+DEVICE_NAMES = '''\
+"""Places the input pipeline of a TF 2.x training script."""
+import tensorflow as tf
+
+host = tf.DeviceSpec(job="localhost", device_type="GPU", device_index=0)
+spec = tf.compat.v1.DeviceSpec.from_string("/device:GPU:0")
+with tf.compat.v1.device(host.to_string()):
+    ds = tf.data.Dataset.range(8)
+'''
+
+
+def test_device_names_get_what_the_tf26_list_says_of_each() -> None:
+    """[L26 r3117, r446, r445]: ``tf.DeviceSpec`` and ``tf.compat.v1.device`` work once they name
+    the host CPU, ``tf.compat.v1.DeviceSpec`` with soft placement on. Before, all three were
+    told to "remove it and let the NPU place the ops", which the list does not say."""
+    findings = testing.assert_reports({"NPU071"}, DEVICE_NAMES, facts=TF2_RUNTIME, findings=[
+        ("NPU071", 4, 7, "unmigrated"), ("NPU071", 5, 7, "unmigrated"), ("NPU071", 6, 5, "unmigrated")])
+    assert [f.message.split(" (guide")[0] for f in findings] == [
+        "tf.DeviceSpec: Ascend's TF 2.6 list has training work once the device it names is the host CPU "
+        "(tf.DeviceSpec.from_string('/job:localhost/replica:0/task:0/device:CPU:0')); ops placed on no device "
+        "run on the NPU that npu.open().as_default() opens",
+        "tf.compat.v1.DeviceSpec.from_string: Ascend's TF 2.6 list has it work with soft placement on and "
+        "device placement logging off (allow_soft_placement=True, log_device_placement=False)",
+        "tf.compat.v1.device: Ascend's TF 2.6 list has it work once it pins the ops to the host CPU "
+        "(tf.compat.v1.device('/cpu:0')); ops placed on no device run on the NPU that npu.open().as_default() "
+        "opens"]

@@ -6,45 +6,11 @@ it, so the exported model would carry an NPU collective to a phone; now it is re
 from __future__ import annotations
 
 from support.rules import assert_migrates, assert_unchanged, messages, sites
+from support.tf2_scripts import PERSONALIZATION
 
 RULES = frozenset({"NPU068"})
 TF2_RUNTIME = frozenset({"tf-runtime:2"})
 
-PERSONALIZATION = '''\
-"""Converts a TF model to a TFLite transfer learning model."""
-import tensorflow as tf
-
-
-class TransferLearningModel(tf.Module):
-    def __init__(self, learning_rate=0.001):
-        self.ws = tf.Variable(tf.zeros((62720, 4)), name="ws", trainable=True)
-        self.bs = tf.Variable(tf.zeros((1, 4)), name="bs", trainable=True)
-        self.loss_fn = tf.keras.losses.CategoricalCrossentropy()
-        self.optimizer = tf.keras.optimizers.Adam(learning_rate=learning_rate)
-
-    @tf.function(input_signature=[tf.TensorSpec([None, 62720], tf.float32),
-                                  tf.TensorSpec([None, 4], tf.float32)])
-    def train(self, bottleneck, label):
-        with tf.GradientTape() as tape:
-            logits = tf.matmul(bottleneck, self.ws) + self.bs
-            loss = self.loss_fn(tf.nn.softmax(logits), label)
-        gradients = tape.gradient(loss, [self.ws, self.bs])
-        self.optimizer.apply_gradients(zip(gradients, [self.ws, self.bs]))
-        return {"loss": loss}
-
-
-def convert_and_save(saved_model_dir="saved_model"):
-    model = TransferLearningModel()
-    tf.saved_model.save(model, saved_model_dir,
-                        signatures={"train": model.train.get_concrete_function()})
-    converter = tf.lite.TFLiteConverter.from_saved_model(saved_model_dir)
-    with open("model.tflite", "wb") as f:
-        f.write(converter.convert())
-
-
-if __name__ == "__main__":
-    convert_and_save()
-'''
 
 
 def test_a_step_exported_as_a_signature_gets_no_all_reduce() -> None:

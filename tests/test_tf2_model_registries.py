@@ -170,3 +170,144 @@ def test_a_model_reloaded_after_training_to_evaluate_it_is_not_broadcast() -> No
         .replace('import tensorflow as tf\n', 'import npu_device as npu\nimport tensorflow as tf\n', 1)
     findings = assert_migrates(CHATBOT, after, RULES, facts={"tf-runtime:2"})
     assert sites(f for f in findings if f.rule_id == "NPU067") == [("NPU067", 8, 4, "migrated")]
+
+
+#: keras-retinanet's ``bin/train.py``: the backbone's builder is given to ``create_models``, which
+#: loads weights into what it builds and trains it through an alias (``training_model = model``).
+RETINANET_TRAIN = '''\
+#!/usr/bin/env python
+"""Training script for RetinaNet."""
+import argparse
+
+import tensorflow as tf
+from tensorflow import keras
+
+from retina import models
+
+
+def model_with_weights(model, weights, skip_mismatch):
+    if weights is not None:
+        model.load_weights(weights, by_name=True, skip_mismatch=skip_mismatch)
+    return model
+
+
+def create_models(backbone_retinanet, num_classes, weights, lr=1e-5):
+    model = model_with_weights(backbone_retinanet(num_classes, modifier=None), weights=weights,
+                               skip_mismatch=True)
+    training_model = model
+    prediction_model = models.retinanet_bbox(model=model)
+    training_model.compile(loss={"regression": "huber", "classification": "binary_crossentropy"},
+                           optimizer=keras.optimizers.Adam(lr=lr, clipnorm=0.001))
+    return model, training_model, prediction_model
+
+
+def main(args=None):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--backbone", default="resnet50")
+    parser.add_argument("--weights")
+    args = parser.parse_args(args)
+    backbone = models.backbone(args.backbone)
+    dataset = tf.data.Dataset.from_tensor_slices(tf.zeros([8, 64, 64, 3])).batch(2, drop_remainder=True)
+    model, training_model, prediction_model = create_models(
+        backbone_retinanet=backbone.retinanet, num_classes=80, weights=args.weights)
+    return training_model.fit(dataset, epochs=50)
+
+
+if __name__ == "__main__":
+    main()
+'''
+RETINANET_MODELS = '''\
+"""Backbones and the RetinaNet heads."""
+from tensorflow import keras
+
+
+def resnet_retinanet(num_classes, modifier=None):
+    inputs = keras.layers.Input(shape=(None, None, 3))
+    x = keras.layers.Conv2D(16, 3)(inputs)
+    outputs = [keras.layers.Dense(4)(x), keras.layers.Dense(num_classes)(x)]
+    return keras.models.Model(inputs=inputs, outputs=outputs, name="retinanet")
+
+
+class Backbone(object):
+    def __init__(self, backbone):
+        self.backbone = backbone
+
+    def retinanet(self, *args, **kwargs):
+        return resnet_retinanet(*args, **kwargs)
+
+
+def backbone(name):
+    return Backbone(name)
+
+
+def retinanet_bbox(model):
+    return keras.models.Model(inputs=model.inputs, outputs=model.outputs, name="retinanet-bbox")
+'''
+
+
+def test_a_model_a_factory_parameter_builds_and_an_alias_trains_is_reported_where_it_is_built() -> None:
+    findings = _reported({"train.py": RETINANET_TRAIN, "retina/__init__.py": "", "retina/models.py": RETINANET_MODELS},
+                         "train.py")
+    said = {(f.line, f.level, f.message.partition(" (guide: ")[0]) for f in findings}
+    assert said == {(18, "note", "model is built by backbone_retinanet(), a model factory the caller gives "
+                     "create_models(): which model it is, and whether its variables exist yet, is decided at "
+                     "run time: call npu.distribute.broadcast(model.trainable_variables) once they exist (right "
+                     "after this line for a functional or loaded Keras model, else after model.build(...) or "
+                     "the first training step)")}
+
+
+def test_a_factory_parameter_s_model_nothing_trains_is_no_site() -> None:
+    """The same builder used to export a prediction model: nothing compiles or fits it."""
+    export = RETINANET_TRAIN.replace("    training_model = model\n", "").replace(
+        "    training_model.compile(loss={\"regression\": \"huber\", \"classification\": \"binary_crossentropy\"},\n"
+        "                           optimizer=keras.optimizers.Adam(lr=lr, clipnorm=0.001))\n", "").replace(
+        "    return model, training_model, prediction_model\n", "    return prediction_model\n").replace(
+        "    model, training_model, prediction_model = create_models(", "    prediction_model = create_models(").replace(
+        "    return training_model.fit(dataset, epochs=50)\n", "    prediction_model.save(\"retinanet.h5\")\n")
+    assert _reported({"train.py": export, "retina/__init__.py": "", "retina/models.py": RETINANET_MODELS},
+                     "train.py") == []
+
+
+#: sayakpaul's Distributed-Training-in-TensorFlow-2-with-AI-Platform: ``trainer/`` is the folder
+#: the job runs from, so its modules import each other as top-level names (``import model_utils``).
+SIBLING_BUILDER = '''\
+from tensorflow import keras
+
+
+def get_model():
+    inputs = keras.layers.Input((224, 224, 3))
+    x = keras.layers.GlobalAveragePooling2D()(inputs)
+    outputs = keras.layers.Dense(1)(x)
+    model = keras.Model(inputs, outputs)
+
+    return model
+'''
+SIBLING_TRAINING = '''\
+import tensorflow as tf
+from tensorflow import keras
+
+import model_utils
+
+strategy = tf.distribute.MirroredStrategy()
+
+
+def run(train_ds):
+    with strategy.scope():
+        model = model_utils.get_model()
+        model.compile(optimizer=keras.optimizers.Adam(0.001), loss="mse")
+    model.fit(train_ds, epochs=100)
+'''
+
+
+def test_a_builder_a_neighbour_module_imports_by_its_short_name_is_the_only_site() -> None:
+    """The broadcast goes into ``get_model`` after its functional model; the caller in the same
+    folder (``import model_utils``) asked for a second one: "the variables may not exist yet"."""
+    files = {"trainer/model_utils.py": SIBLING_BUILDER, "trainer/model_training.py": SIBLING_TRAINING,
+             "trainer/task.py": "import model_training\n\nif __name__ == \"__main__\":\n    model_training.run(None)\n"}
+    assert _reported(files, "trainer/model_training.py") == []
+    facts = decided_facts("2", {}, repository_facts(files))[0]
+    after = SIBLING_BUILDER.replace("from tensorflow import keras\n", "import npu_device as npu\nfrom tensorflow import keras\n") \
+        .replace("    model = keras.Model(inputs, outputs)\n",
+                 "    model = keras.Model(inputs, outputs)\n    npu.distribute.broadcast(model.trainable_variables)\n")
+    findings = testing.assert_migrates(RULES, SIBLING_BUILDER, after, facts=facts, path="trainer/model_utils.py")
+    assert sites(f for f in findings if f.rule_id == "NPU067") == [("NPU067", 8, 4, "migrated")]

@@ -13,14 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from npu_codemod.codemods.tf_programs import graph_fact, program_facts
-from npu_codemod.codemods.tf_runtime import decide
-from npu_codemod.codemods.tf_scopes import with_trained_models
+from npu_codemod.codemods.tf_programs import graph_fact
 from npu_codemod.codemods.tf_versions import signals_of
-from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 
 from support.cli import cli
 from support.git import make_repo, show
+from support.packs import tf2_entries
 from support.tf2_scripts import DEVICE_INIT
 
 BRANCH = "npu-codemod/sess-run-to-npu"
@@ -153,14 +151,6 @@ FILES = {"requirements.txt": PINS, "mygnn/__init__.py": PACKAGE_INIT, "mygnn/ops
          "examples/train.py": TRAIN, "examples/train_loop.py": TRAIN_LOOP}
 
 
-def entries(files: dict[str, str]) -> set[str]:
-    """The entry scripts :func:`program_facts` finds in a TF 2.x repository of ``files``."""
-    loaded = load_rules(RuleSelection())
-    facts = with_trained_models(loaded.repository_facts((path, text.encode()) for path, text in files.items()).facts)
-    found, _ = program_facts(facts, decide("2", {}, facts).value)
-    return {fact.partition(":")[2] for fact in found if fact.startswith("tf2-entry:")}
-
-
 def test_a_tf_function_alone_is_no_training_code() -> None:
     flags = graph_fact("ops.py", OPS, signals_of(OPS, "ops.py")).split("|")[1]  # type: ignore[union-attr]
     assert "t" not in flags
@@ -168,8 +158,8 @@ def test_a_tf_function_alone_is_no_training_code() -> None:
     assert "t" in graph_fact("ops.py", keras, signals_of(keras, "ops.py")).split("|")[1]  # type: ignore[union-attr]
 
 
-def test_only_the_scripts_that_run_the_trainer_are_entries() -> None:
-    assert entries(FILES) == {"examples/train.py", "examples/train_loop.py"}
+def test_only_the_scripts_that_run_the_trainer_are_tf2_entries() -> None:
+    assert tf2_entries(FILES) == {"examples/train.py", "examples/train_loop.py"}
 
 
 def test_a_library_of_traced_helpers_alone_makes_no_entry() -> None:
@@ -177,13 +167,13 @@ def test_a_library_of_traced_helpers_alone_makes_no_entry() -> None:
     files = {"requirements.txt": PINS, "mygnn/__init__.py": "from mygnn import ops\n", "mygnn/ops.py": OPS,
              "tools/validate.py": VALIDATE.replace("mygnn.read_schema", "mygnn.ops.read_schema"),
              "tools/count.py": COUNT.replace("mygnn.read_schema", "mygnn.ops.read_schema")}
-    assert entries(files) == set()
+    assert tf2_entries(files) == set()
 
 
 @pytest.mark.parametrize("call", ["mygnn.runner.run_pipeline(None, None, 1)", "mygnn.runner.KerasTrainer(2)"])
 def test_a_tool_that_calls_the_trainer_is_an_entry(call: str) -> None:
     tool = COUNT.replace("    print(len(mygnn.read_schema(path)))\n", f"    {call}\n")
-    assert entries({**FILES, "tools/count.py": tool}) == {"examples/train.py", "examples/train_loop.py",
+    assert tf2_entries({**FILES, "tools/count.py": tool}) == {"examples/train.py", "examples/train_loop.py",
                                                          "tools/count.py"}
 
 
@@ -192,12 +182,12 @@ def test_a_helper_of_the_repository_that_calls_the_trainer_carries_it() -> None:
     launch = "from mygnn import runner\n\n\ndef go():\n    return runner.KerasTrainer(3)\n\n\ndef help():\n    return 1\n"
     main = "import launch\n\nif __name__ == \"__main__\":\n    launch.{}()\n"
     files = {**FILES, "launch.py": launch, "main.py": main.format("go"), "usage.py": main.format("help")}
-    assert entries(files) - {"examples/train.py", "examples/train_loop.py"} == {"main.py"}
+    assert tf2_entries(files) - {"examples/train.py", "examples/train_loop.py"} == {"main.py"}
 
 
 def test_a_star_import_counts_as_calling_everything() -> None:
     tool = "from mygnn.runner import *\n\nif __name__ == \"__main__\":\n    print(1)\n"
-    assert "tools/star.py" in entries({**FILES, "tools/star.py": tool})
+    assert "tools/star.py" in tf2_entries({**FILES, "tools/star.py": tool})
 
 
 def npu061(record: dict) -> list[tuple[str, str, str]]:

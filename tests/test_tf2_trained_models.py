@@ -504,3 +504,41 @@ def test_a_builder_a_trained_size_function_returns_is_broadcast_where_it_binds_t
         "    npu.distribute.broadcast(model.trainable_variables)\n")
     testing.assert_migrates({"NPU067"}, VIT, after, facts=facts, path="vit.py",
                             findings=[("NPU067", 8, 4, "migrated")])
+
+
+#: tf_SIREN's training scripts: a subclassed model called once on a dummy batch ("instantiate
+#: model") before it is compiled and fitted; a prediction call after ``fit`` is no build.
+INSTANTIATED = '''\
+"""Fit a SIREN to an image."""
+import tensorflow as tf
+
+from model import Net
+
+ds = tf.data.Dataset.from_tensor_slices((tf.zeros([64, 2]), tf.zeros([64, 3]))).batch(8, drop_remainder=True)
+
+# Build model
+model = Net(3)
+
+# instantiate model
+dummy_input = tf.zeros([1, 2])
+_ = model(dummy_input)
+
+model.summary()
+model.compile(tf.keras.optimizers.Adam(1e-4), loss="mse")
+model.fit(ds, epochs=2)
+'''
+
+
+def test_a_model_called_once_before_training_is_broadcast_after_that_call() -> None:
+    from npu_codemod.api._toolkit import model_facts
+
+    facts = {"tf-runtime:2", *model_facts("model.py", NET)}
+    after = INSTANTIATED.replace('"""Fit a SIREN to an image."""\n', '"""Fit a SIREN to an image."""\nimport npu_device as npu\n') \
+        .replace("_ = model(dummy_input)\n", "_ = model(dummy_input)\nnpu.distribute.broadcast(model.trainable_variables)\n")
+    findings = assert_migrates(INSTANTIATED, after, {"NPU067"}, facts=facts)
+    assert sites(f for f in findings if f.rule_id == "NPU067") == [("NPU067", 9, 0, "migrated")]
+    called_late = INSTANTIATED.replace("_ = model(dummy_input)\n", "").replace(
+        "model.fit(ds, epochs=2)\n", "model.fit(ds, epochs=2)\nprint(model(dummy_input))\n")
+    findings = [f for f in assert_unchanged(called_late, {"NPU067"}, facts=facts) if f.rule_id == "NPU067"]
+    assert sites(findings) == [("NPU067", 9, 0, "unmigrated")]
+    assert findings[0].message.startswith("variables are created lazily")

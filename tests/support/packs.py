@@ -7,6 +7,9 @@ from __future__ import annotations
 from typing import AbstractSet, Any, Mapping
 
 from npu_codemod.codemods.findings import Finding
+from npu_codemod.codemods.tf_programs import program_facts
+from npu_codemod.codemods.tf_runtime import decide
+from npu_codemod.codemods.tf_scopes import with_trained_models
 from npu_codemod.orchestrator.loaded_rules import RuleSelection, load_rules
 from npu_codemod.testing import assert_migrates
 
@@ -26,6 +29,13 @@ def repository_facts(files: Mapping[str, str]) -> frozenset[str]:
     """The facts of a repository of ``files`` (path -> source), as a run gathers them."""
     loaded_rules = load_rules(RuleSelection())
     return loaded_rules.repository_facts([(path, text.encode("utf-8")) for path, text in files.items()]).facts
+
+
+def tf2_entries(files: Mapping[str, str]) -> set[str]:
+    """The entry scripts (NPU061) the repository's analysis finds in a TF 2.x repository of ``files``."""
+    facts = with_trained_models(repository_facts(files))
+    found, _ = program_facts(facts, decide("2", {}, facts).value)
+    return {fact.partition(":")[2] for fact in found if fact.startswith("tf2-entry:")}
 
 
 def message_of(findings: list, rule_id: str, line: int) -> str:

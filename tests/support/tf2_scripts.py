@@ -365,3 +365,41 @@ def train(epochs):
 if __name__ == "__main__":
     train(3)
 '''
+
+#: TFLite's model personalization (``tensorflow/examples``, ``lite/examples/model_personalization``):
+#: a ``train`` step exported as an on-device training signature, never run by the script.
+PERSONALIZATION = '''\
+"""Converts a TF model to a TFLite transfer learning model."""
+import tensorflow as tf
+
+
+class TransferLearningModel(tf.Module):
+    def __init__(self, learning_rate=0.001):
+        self.ws = tf.Variable(tf.zeros((62720, 4)), name="ws", trainable=True)
+        self.bs = tf.Variable(tf.zeros((1, 4)), name="bs", trainable=True)
+        self.loss_fn = tf.keras.losses.CategoricalCrossentropy()
+        self.optimizer = tf.keras.optimizers.Adam(learning_rate=learning_rate)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 62720], tf.float32),
+                                  tf.TensorSpec([None, 4], tf.float32)])
+    def train(self, bottleneck, label):
+        with tf.GradientTape() as tape:
+            logits = tf.matmul(bottleneck, self.ws) + self.bs
+            loss = self.loss_fn(tf.nn.softmax(logits), label)
+        gradients = tape.gradient(loss, [self.ws, self.bs])
+        self.optimizer.apply_gradients(zip(gradients, [self.ws, self.bs]))
+        return {"loss": loss}
+
+
+def convert_and_save(saved_model_dir="saved_model"):
+    model = TransferLearningModel()
+    tf.saved_model.save(model, saved_model_dir,
+                        signatures={"train": model.train.get_concrete_function()})
+    converter = tf.lite.TFLiteConverter.from_saved_model(saved_model_dir)
+    with open("model.tflite", "wb") as f:
+        f.write(converter.convert())
+
+
+if __name__ == "__main__":
+    convert_and_save()
+'''

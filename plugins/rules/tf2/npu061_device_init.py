@@ -21,6 +21,8 @@ findings about programs (no entry, mixed programs, a bad ``entry`` setting, a mo
 when imported and that no entry reaches) are this rule's. Without the repository's analysis (a
 file checked alone) the file decides: it has a ``__main__`` block and trains, or imports a module
 that does (facts ``npu061-training:<module>``), or it has none and its module-level code trains.
+Either way a TFLite conversion script is decided from what it runs, and a file checked alone
+whose only training text is ``.fit(`` from its receivers (``codemods/script_training``).
 
 An entry that imports TensorFlow only inside functions (``codemods/function_tf``: a script whose
 ``main_fun`` a cluster launcher such as TensorFlowOnSpark's ``TFCluster.run`` ships to its
@@ -73,6 +75,7 @@ from npu_codemod.api._toolkit import (
     position,
     tf_import_functions,
     top_function,
+    trains_alone,
     trains_when_run,
     tree_text,
 )
@@ -292,7 +295,7 @@ def _first(tree: Node, statement: Base) -> bool:
 
 def _trains(ctx: FileContext) -> bool:
     """Does the file train, or import a repository module that trains (the analysis' facts)?"""
-    if TRAINING_TEXT.found(ctx.original):
+    if trains_alone(ctx.original, ctx.path):
         return True
     known = {fact[len(TRAINING_FACT):] for fact in ctx.facts if fact.startswith(TRAINING_FACT)}
     if not known:

@@ -99,6 +99,12 @@ def trains(model: str, text: str) -> bool:
         or re.search(_ASSIGNED + name + _VARIABLES, text) is not None
 
 
+def aliases(model: str, text: str) -> list[str]:
+    """The names the code ``text`` binds to the name ``model`` as it is (``training_model =
+    model``, keras-retinanet's ``create_models``): what trains them trains ``model``."""
+    return re.findall(rf"(?m)^[ \t]*(\w+)[ \t]*=[ \t]*{re.escape(model)}[ \t]*(?:#.*)?$", text)
+
+
 @lru_cache(maxsize=64)
 def maker_facts(path: str, text: str) -> frozenset[str]:
     """A :data:`TRAINED_MAKER` fact for each function whose result the file at ``path`` assigns
@@ -152,10 +158,15 @@ def called_builder(path: str, text: str, callee: str, facts: AbstractSet[str]) -
     if tree is None:
         return False
     function = qualified(callee, ".".join(module_parts(path)), module_index(tree).imported_names(path))
-    if function is None or not is_trained_maker(function, facts | maker_facts(path, text)):
+    if function is None:
         return False
+    # ``import model_utils`` in ``trainer/model_training.py``: the script's folder is on the path
+    package = ".".join(module_parts(path)[:-1])
+    trained = facts | maker_facts(path, text)
     builders = facts | builder_facts(path, text)
-    return _named(BUILDER, function, builders) or _reexported(BUILDER, function, builders)
+    return any(is_trained_maker(candidate, trained)
+               and (_named(BUILDER, candidate, builders) or _reexported(BUILDER, candidate, builders))
+               for candidate in dict.fromkeys([function, *([f"{package}.{function}"] if package else [])]))
 
 
 def _reexported(prefix: str, function: str, facts: AbstractSet[str]) -> bool:
@@ -208,7 +219,7 @@ def passed_to_trainer(scope: Base, model: str, depth: int = 3) -> bool:
         function = functions.get(_callee(leaf)) if leaf.type == tokens.NAME and leaf.value == model else None
         if function is not None and any(
                 trains(name, tree_text(function)) or (depth > 1 and passed_to_trainer(function, name, depth - 1))
-                for name in _parameters(function)):
+                for name in parameters(function)):
             return True
     return False
 
@@ -229,7 +240,7 @@ def _callee(argument: Base) -> str:
     return str(name.value) if name is first and name is not None and name.type == tokens.NAME else ""
 
 
-def _parameters(function: Base) -> list[str]:
+def parameters(function: Base) -> list[str]:
     """The names of a ``def``'s parameters (``self`` included; defaults left out)."""
     names = []
     for leaf in function.children[2].leaves():

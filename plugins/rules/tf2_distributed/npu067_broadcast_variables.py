@@ -6,12 +6,13 @@ model.trainable_variables)`` (TF 2.6 guide, "Distributed training script adaptat
 one device). The call goes after the statement (or the ``with <strategy>.scope():`` block) where
 the variables provably exist: a functional ``tf.keras.Model(inputs, outputs)``,
 ``tf.keras.models.load_model(...)``, a ``Sequential`` given its input shape, or an explicit
-``<model>.build(...)``. A model whose variables appear later (subclassed, built by its first call
+``<model>.build(...)``, or (ours, beside the spec's build) the model's first call on a dummy batch
+(``_ = model(tf.zeros([1, 2]))``) when it is the first statement of the block to name the model. A model whose variables appear later (subclassed, built by its first call
 or by ``fit``) is reported at its construction. Only the models the program trains are sites
 (``_trained``; handed to a trainer of the repository: ``_trainers``): in a TF 2.x repository the rule runs on ``tf-neutral`` model-definition files
 too, whose sub-models (``Sequential`` blocks, layer stacks) no worker trains by themselves.
-A model a registry or factory makes (``MODELS[name](...)``, ``registry.get(name)(cfg)``, a builder
-returning such a call) is a note where it is made: which model it is is known at run time only.
+A model a registry or factory makes (``MODELS[name](...)``, ``registry.get(name)(cfg)``, a factory
+the function is given as a parameter, a builder returning such a call) is a note where it is made: which model it is is known at run time only.
 """
 
 from __future__ import annotations
@@ -49,7 +50,16 @@ from npu_codemod.api._toolkit import (
 
 from ._device import device_name, uses_horovod
 from ._library import LIBRARY, in_library
-from ._trained import builder_facts, called_builder, is_trained_maker, maker_facts, passed_to_trainer, trains
+from ._trained import (
+    aliases,
+    builder_facts,
+    called_builder,
+    is_trained_maker,
+    maker_facts,
+    parameters,
+    passed_to_trainer,
+    trains,
+)
 from ._trainers import Trainer, handed_to_trainer, parameter_facts
 
 ADDED = "added {npu}.distribute.broadcast({model}.trainable_variables) after the model is built"
@@ -69,6 +79,11 @@ FACTORY = ("{model} is built by {factory}, a registry or factory lookup: which m
            "its variables exist yet, is decided at run time: call npu.distribute.broadcast("
            "{model}.trainable_variables) once they exist (right after this line for a functional or "
            "loaded Keras model, else after {model}.build(...) or the first training step)")
+PASSED_FACTORY = ("{model} is built by {factory}(), a model factory the caller gives {function}(): which "
+                  "model it is, and whether its variables exist yet, is decided at run time: call "
+                  "npu.distribute.broadcast({model}.trainable_variables) once they exist (right after this "
+                  "line for a functional or loaded Keras model, else after {model}.build(...) or the first "
+                  "training step)")
 FACTORY_RETURNED = ("{function} returns a model built by {factory}, a registry or factory lookup, and the "
                     "program trains it: which model it is, and whether its variables exist yet, is "
                     "decided at run time: call npu.distribute.broadcast(<model>.trainable_variables) "
@@ -104,7 +119,8 @@ class BroadcastVariables(Rule):
     guide_url = Rule.catalog_url(id, name)
     rewrites = ("After the statement that provably creates a Keras model's variables (a functional "
                 "`tf.keras.Model(inputs, outputs)`, `tf.keras.models.load_model(...)`, a "
-                "`Sequential` given its input shape, an explicit `<m>.build(...)`), or after the "
+                "`Sequential` given its input shape, an explicit `<m>.build(...)` or first call `<m>(x)` "
+                "before anything else names the model), or after the "
                 "`with <strategy>.scope():` block holding it (after the statement, inside the block, "
                 "when the block returns or raises: a line after it would not run): "
                 "`npu.distribute.broadcast(<m>.trainable_variables)`; already broadcast later in the scope: left alone. A model "
@@ -121,8 +137,9 @@ class BroadcastVariables(Rule):
                "a model whose variables are created lazily (subclassed, `Sequential` without an "
                "input shape, built by a function of the repository or by `fit`); a model a registry "
                "or factory makes (a call of a registry entry, `MODELS[name]`, or of what a "
-               "registry gives, `registry.get(name)(cfg)`, or a function whose result the "
-               "program trains returning such a call), as a note: which model, and "
+               "registry gives, `registry.get(name)(cfg)`, of a factory the function is given, "
+               "`backbone_retinanet(num_classes)` in `create_models(backbone_retinanet, ...)`, or a "
+               "function whose result the program trains returning such a call), as a note: which model, and "
                "whether its variables exist, is decided at run time; a `tf.Module` model "
                "trained in a custom loop (a class of the repository deriving from `tf.Module`, a "
                "Keras layer or a Sonnet module, or a Sonnet class such as `snt.nets.MLP`); the anchor's "
@@ -221,16 +238,40 @@ class BroadcastVariables(Rule):
         first call: the spec's "unmigrated at the construction"); already broadcast: migrated."""
         cls = _module_class(value, ctx)
         factory = _factory(value) if cls is None else None
+        passed = _parameter_factory(value, statement) if cls is None and factory is None else None
         line = statement.parent
-        if (cls is None and factory is None) or line is None or line.type != symbols.simple_stmt \
+        if (cls is None and factory is None and passed is None) or line is None or line.type != symbols.simple_stmt \
                 or not (_trained(statement, model, ctx) or _proven(_handed(statement, model, ctx))):
             return  # a layer handed to a trainer not shown to train it: a helper (TensorFlowTTS's PQMF)
-        if _broadcast_after(line, model) or (factory is not None and _in_scope_wrapper(line)):
+        if _broadcast_after(line, model) or ((factory or passed) is not None and _in_scope_wrapper(line)):
             ctx.report(statement, "migrated", IN_PLACE if _broadcast_after(line, model) else SCOPE_WRAPPER)
         elif cls is not None:
             ctx.report(statement, "unmigrated", MODULE.format(cls=cls, model=model))
+        elif passed is not None:
+            ctx.report(statement, "unmigrated", PASSED_FACTORY.format(model=model, factory=passed[0],
+                                                                      function=passed[1]), level="note")
         else:
             ctx.report(statement, "unmigrated", FACTORY.format(model=model, factory=factory), level="note")
+
+
+def _parameter_factory(value: Base, statement: Base) -> Optional[tuple[str, str]]:
+    """``(factory, function)`` when ``value`` calls a parameter of the function ``statement`` is
+    in, or a call wrapping such a call as its first argument (keras-retinanet's ``create_models(
+    backbone_retinanet, ...)``: ``model = model_with_weights(backbone_retinanet(num_classes),
+    weights=weights)``): the caller chooses the model, at run time."""
+    scope = enclosing_scope(statement)
+    names = parameters(scope) if scope.type == symbols.funcdef else []
+    for _ in range(2):  # the call, or the call of its first argument
+        children = value.children if value.type == symbols.power else []
+        if len(children) != 2 or children[0].type != tokens.NAME or not is_call_trailer(children[1]):
+            return None
+        if children[0].value in names:
+            return str(children[0].value), str(scope.children[1].value)
+        given = arguments(children[1])
+        if not given or given[0].keyword is not None or given[0].star:
+            return None
+        value = given[0].value
+    return None
 
 
 def _factory(value: Base) -> Optional[str]:
@@ -311,8 +352,11 @@ def _trained(statement: Base, model: str, ctx: FileContext) -> bool:
     owner = _class_of(scope) if model.startswith("self.") else None
     if "." not in model and _reloaded_after_training(statement, model, scope):
         return False
-    if trains(model, tree_text(owner or scope)) or ("." not in model and passed_to_trainer(scope, model)):
+    text = tree_text(owner or scope)
+    if trains(model, text) or ("." not in model and passed_to_trainer(scope, model)):
         return True
+    if "." not in model and any(trains(alias, text) for alias in aliases(model, text)):
+        return True  # ``training_model = model`` then ``training_model.compile(...)``
     returned = [node for node in function_returns(scope) if tree_text(node).strip() == f"return {model}"] \
         if scope.type == symbols.funcdef else []
     if not returned:
@@ -471,11 +515,20 @@ def _repository_function(value: Base, ctx: FileContext) -> bool:
 
 
 def _build_statement(line: Base, model: str) -> Optional[Base]:
-    """A later ``<model>.build(...)`` statement of the same block."""
+    """A later ``<model>.build(...)`` statement of the same block, or the model's first call
+    there when it is the block's first statement that names the model (tf_SIREN's ``_ =
+    model(tf.zeros([1, 2]))``, "instantiate model", before ``model.compile``): Keras builds a
+    model's variables on its first call. A later call (``preds = model(x_test)`` after ``fit``)
+    is none: the broadcast would follow the training."""
     sibling = line.next_sibling
+    first = True
+    called = re.compile(rf"^(?:[\w\s,()\[\]]+=(?!=)\s*)?{re.escape(model)}\s*\(")
+    named = re.compile(rf"(?<![\w.]){re.escape(model)}\b")
     while sibling is not None:
-        if tree_text(sibling).strip().startswith(f"{model}.build("):
+        text = tree_text(sibling)[len(sibling.prefix):].strip()  # not the comments before it
+        if text.startswith(f"{model}.build(") or (first and called.match(text)):
             return sibling
+        first = first and not named.search(text)
         sibling = sibling.next_sibling
     return None
 

@@ -192,7 +192,13 @@ from npu_codemod.codemods.tf2_horovod import (
 )
 from npu_codemod.codemods.tf_aliases import HOROVOD_LIKE, horovod_alias, may_bind_horovod
 from npu_codemod.codemods.tf_model_idioms import KERAS_SCRIPT_FACT
-from npu_codemod.codemods.tf_programs import TRAINING, TRAINING_TEXT, horovod_program, library_code
+from npu_codemod.codemods.tf_programs import (
+    TRAINING,
+    TRAINING_TEXT,
+    horovod_program,
+    library_code,
+    trains_alone,
+)
 from npu_codemod.codemods.tf_versions import NON_TF, TF1, TF2, TF2_COMPAT, TF_NEUTRAL, runs_tf2_somewhere
 from npu_codemod.codemods.value_aliases import AliasVerdict, alias_reads, alias_repeats, value_alias_lines
 from npu_codemod.codemods.walk import (
@@ -447,6 +453,7 @@ __all__ = [
     "TF2_COMPAT",
     "TF_NEUTRAL",
     "TPU_ESTIMATORS",
+    "trains_alone",
     "trains_when_run",
     "TRAINING",
     "TRAINING_TEXT",
