@@ -9,13 +9,13 @@ an alternative that opens with ``\\b`` is looked for without it, and the boundar
 each place it matches; one that opens with a line's start (``^`` under ``re.MULTILINE``) is
 matched at the text's start and looked for after each ``\\n``, the literal it then opens with
 (``tests/test_text_search.py`` compares both ways on every source the suite has and on
-generated text).
+generated text). :class:`LineStarts` gives the matches of a line-start pattern the same way.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Iterator
 
 _WORD_START = "\\b"
 _LINE_START = "^"
@@ -69,3 +69,24 @@ def _line_start_searcher(rest: str, flags: int) -> Callable[[str], bool]:
     at_start = re.compile(rest, flags).match
     after_newline = re.compile(r"\n(?:%s)" % rest, flags).search
     return lambda text: at_start(text) is not None or after_newline(text) is not None
+
+
+class LineStarts:
+    """The matches of ``^rest`` under ``re.MULTILINE`` (``finditer``), each looked for after a
+    ``\\n`` (a literal: found in C) instead of tried at every position of the text.
+
+    A match after a ``\\n`` holds it: its groups and ``end()`` are the pattern's, its group 0
+    and ``start()`` begin one character early. ``rest`` must match no empty string and no string
+    that ends with a ``\\n``: then the next match of ``^rest`` begins after the ``\\n`` that
+    ends its line, at or past where the last one ended, as the search resumes there."""
+
+    def __init__(self, rest: str, flags: int = 0) -> None:
+        self.pattern = re.compile("^" + rest, flags | re.MULTILINE)
+        self._at_start = re.compile(rest, flags).match
+        self._after_newline = re.compile(r"\n(?:%s)" % rest, flags).finditer
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        first = self._at_start(text)
+        if first is not None:
+            yield first
+        yield from self._after_newline(text, first.end() if first is not None else 0)

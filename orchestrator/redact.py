@@ -19,6 +19,10 @@ from typing import Any
 _TOKEN_SHAPES = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|"
                            r"xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|"
                            r"eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,})")
+#: Where a token shape can start, without the ``\b``: ``re`` tries a pattern that opens with a
+#: ``\b`` at every character, one that opens with these letters only where one of them stands
+#: (a run record's strings: 12 -> 5 ms for twelve repositories). No match of it, no token.
+_TOKEN_STARTS = re.compile(r"gh[pousr]_|github_pat_|glpat-|xox[abposr]-|AKIA|eyJ")
 #: A URL's userinfo runs to the *last* ``@`` before the path: ``user:P@ss@host`` is one.
 _USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/?#\s]*)@")
 #: Query parameters that carry a token (GitHub, GitLab, OAuth).
@@ -70,7 +74,8 @@ def _mask(text: str, secrets: list[str]) -> str:
         text = _USERINFO.sub(lambda m: f"{m.group('scheme')}***@", text)
     if "token=" in text.lower():
         text = _TOKEN_PARAMS.sub(lambda m: f"{m.group('name')}***", text)
-    text = _TOKEN_SHAPES.sub("***", text)
+    if _TOKEN_STARTS.search(text) is not None:
+        text = _TOKEN_SHAPES.sub("***", text)
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, "***")

@@ -6,9 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from npu_codemod.orchestrator import redact
 from npu_codemod.orchestrator.git.repository import GitError, clone_mirror
 from npu_codemod.orchestrator.redact import mask_secrets
+
+from support.sources import python_sources
 
 SECRET = "P@ss-9c1e@x"
 
@@ -37,3 +42,32 @@ def test_a_url_git_cannot_use_never_puts_its_credential_in_argv(tmp_path: Path, 
     logged = trace.read_text()
     assert "clone" in logged  # git ran, and was told the URL without the credential
     assert SECRET not in logged and "P@ss" not in logged
+
+
+
+_TOKEN_PIECES = st.sampled_from([
+    "ghp_", "gho_", "ghx_", "github_pat_", "glpat-", "xoxb-", "xoxz-", "AKIA", "eyJ", "a" * 20, "Z9" * 5,
+    "_", "-", ".", " ", "\n", "x", "é", "ǅ", "#", "=", "/", "AKIAZZZZ",
+])
+
+
+def _spares_only_texts_without_a_token(text: str) -> bool:
+    """Where the look for a token's start finds none, the shapes' pattern finds none either."""
+    return redact._TOKEN_STARTS.search(text) is not None or redact._TOKEN_SHAPES.search(text) is None
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_TOKEN_PIECES, max_size=10).map("".join))
+def test_a_text_spared_the_token_shapes_holds_none(text: str) -> None:
+    assert _spares_only_texts_without_a_token(text)
+
+
+def test_the_suites_sources_spared_the_token_shapes_hold_none() -> None:
+    assert all(_spares_only_texts_without_a_token(text) for text in python_sources().values())
+
+
+def test_token_shapes_in_real_text_are_masked() -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1"
+    jwt = "eyJhbGciOiJI.eyJzdWIiOiIx.c2lnbmF0dXJl"
+    assert mask_secrets(f"export GITHUB_TOKEN={token}\nauth: {jwt} ok") == "export GITHUB_TOKEN=***\nauth: *** ok"
+    assert mask_secrets(f"xghp_{'a' * 22} is inside a word") == f"xghp_{'a' * 22} is inside a word"

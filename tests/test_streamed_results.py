@@ -131,6 +131,35 @@ def test_writers_read_the_repos_pass_by_pass_and_write_what_a_list_gives(tmp_pat
     assert len(list((tmp_path / "streamed" / "patches").iterdir())) == 14
 
 
+def test_a_small_spool_is_typed_once_for_every_report_pass(tmp_path: Path, monkeypatch) -> None:
+    """Each report pass over a small spool gets the records the first pass typed (no JSON read
+    again); over a spool larger than ``KEEP_TYPED_BYTES`` each pass reads its own."""
+    from npu_codemod.orchestrator import run_record as run_record_module
+    from npu_codemod.orchestrator.run_record import RepoRecords
+
+    decoded = []
+    real_from_dict = RepoResult.from_dict
+    monkeypatch.setattr(RepoResult, "from_dict",
+                        classmethod(lambda cls, data: decoded.append(data["repo"]) or real_from_dict(data)))
+    with ResultSpool(tmp_path, 3) as spool:
+        for index in (1, 2, 0):
+            spool.add(index, repo_record(index))
+        small = RepoRecords(spool)
+        first, again = list(small), list(small)
+        assert [repo.repo for repo in first] == ["repo00", "repo01", "repo02"]
+        assert all(a is b for a, b in zip(first, again)) and small[1] is first[1]
+        assert [repo.repo for repo in small[1:]] == ["repo01", "repo02"]
+        assert decoded == ["repo00", "repo01", "repo02"]
+
+        monkeypatch.setattr(run_record_module, "KEEP_TYPED_BYTES", spool.size - 1)
+        decoded.clear()
+        large = RepoRecords(spool)
+        assert list(large) == list(large) == first
+        assert decoded == ["repo00", "repo01", "repo02"] * 2
+    listed = RepoRecords([repo_record(0)])  # a run.json's list: no size, read as before
+    assert listed[0] is not listed[0]
+
+
 ORDER_PLUGIN = '''
 import os, pathlib, time
 from npu_codemod.plugins.hookspecs import hookimpl

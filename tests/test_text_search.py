@@ -20,9 +20,9 @@ from npu_codemod.codemods import (
     tf_aliases,
     tf_programs,
 )
-from npu_codemod.codemods.text_search import AnyOf
+from npu_codemod.codemods.text_search import AnyOf, LineStarts
 from npu_codemod.plugins.rules.sess_run import npu008_soft_placement
-from npu_codemod.plugins.rules.tf2_distributed import _trained
+from npu_codemod.plugins.rules.tf2_distributed import _own_steps, _trained
 
 from support.sources import python_sources
 
@@ -138,3 +138,49 @@ def test_a_line_start_without_multiline_is_the_texts_start_only() -> None:
     assert not gate.found("x\nab")
     assert AnyOf(r"^ab", flags=re.MULTILINE).found("x\nab")
     assert not AnyOf(r"^ab", flags=re.MULTILINE).found("x\rab")
+
+
+#: Line-start patterns whose matches are read (``finditer``), tried at every position before the
+#: nineteenth round of issue 32, and what now gives their matches.
+_OLD_MATCHES = {
+    "NPU008 TF alias": (re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?", re.M),
+                        npu008_soft_placement._ALIAS),
+    "NPU008 from TF": (re.compile(r"^[ \t]*from[ \t]+tensorflow(?:\.compat\.v1)?[ \t]+import[ \t]+"
+                                  r"(\([^)]*\)|[^#\n]*)", re.M), npu008_soft_placement._FROM),
+    "NPU068 class": (re.compile(r"^class\s+(\w+)\b[^\n]*:", re.MULTILINE), _own_steps._CLASS),
+}
+
+
+def _read(matches) -> list[tuple[object, int]]:
+    """What the callers read of each match: its groups and where it ends."""
+    return [(match.groups(), match.end()) for match in matches]
+
+
+@pytest.mark.parametrize("name", sorted(_OLD_MATCHES))
+def test_line_start_matches_are_the_old_ones_on_every_source(name: str) -> None:
+    old, new = _OLD_MATCHES[name]
+    sources = python_sources()
+    differ = [where for where, text in sources.items() if _read(old.finditer(text)) != _read(new.finditer(text))]
+    assert differ == []
+    assert sum(old.search(text) is not None for text in sources.values()) >= 3
+
+
+_LINE_PIECES = st.sampled_from([
+    "class", "import", "from", "tensorflow", ".compat.v1", " as ", "tf", "device", "(", ")", ":", " ",
+    "\t", "\n", "\r", "#", ",", "x", "é", "Model", "\\",
+])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_LINE_PIECES, max_size=14).map("".join))
+def test_line_start_matches_of_generated_text_are_the_old_ones(text: str) -> None:
+    for old, new in _OLD_MATCHES.values():
+        assert _read(old.finditer(text)) == _read(new.finditer(text)), text
+    spanning = LineStarts(r"a\s+(b)")  # a match may span lines: the next one starts past it
+    assert _read(spanning.finditer(text)) == _read(re.finditer(r"^a\s+(b)", text, re.M))
+
+
+def test_line_starts_resume_past_a_match_that_spans_lines() -> None:
+    text = "a\nb x\na\n\nb\nb"
+    found = LineStarts(r"[ab]\s+([ab])").finditer(text)
+    assert _read(found) == _read(re.finditer(r"^[ab]\s+([ab])", text, re.M)) == [(("b",), 3), (("b",), 10)]

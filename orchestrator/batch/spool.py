@@ -45,6 +45,12 @@ class ResultSpool(Sequence[dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._offsets)
 
+    @property
+    def size(self) -> int:
+        """The bytes of JSON the records stored so far take (``run_record.RepoRecords`` keeps
+        the typed records of a small spool)."""
+        return self._end
+
     # Sequence.__getitem__ also takes a slice; a spool is read one record at a time.
     def __getitem__(self, index: int) -> dict[str, Any]:  # type: ignore[override]
         offset = self._offsets[index]  # IndexError past the end, as Sequence expects

@@ -35,6 +35,7 @@ from npu_codemod.api._toolkit import (
     TF1,
     TF2_COMPAT,
     AnyOf,
+    LineStarts,
     ast_import_names,
     ast_references,
     enclosing_scope,
@@ -80,7 +81,7 @@ BUILT_ELSEWHERE = ("set {config}.allow_soft_placement = True where it is built, 
                    "may be None here")
 COMPAT_DEVICE = ("remove tf.device(...) for the NPU: the TF 2.x compat.v1 guide deletes device "
                  "placement (the adapter places ops itself)")
-_ALIAS = re.compile(r"^[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?", re.M)
+_ALIAS = LineStarts(r"[ \t]*import[ \t]+tensorflow(?:\.compat\.v1)?(?:[ \t]+as[ \t]+(\w+))?")
 #: Where internal modules (``tensorflow.python.framework.ops.device``) come from.
 _INTERNAL = AnyOf(r"\btensorflow\.python\b")
 DEVICE = frozenset({"tensorflow.device"})
@@ -88,7 +89,7 @@ DEVICE_NAMES = tuple(sorted({name.rpartition(".")[2] for name in DEVICE}))  # th
 #: The word ``device`` on its own (not ``devices``, ``_device``): an identifier ``device``.
 _DEVICE_WORD = re.compile(r"(?<!\w)device(?!\w)")
 #: ``from tensorflow import device as d`` (also ``compat.v1``, several names, parentheses).
-_FROM = re.compile(r"^[ \t]*from[ \t]+tensorflow(?:\.compat\.v1)?[ \t]+import[ \t]+(\([^)]*\)|[^#\n]*)", re.M)
+_FROM = LineStarts(r"[ \t]*from[ \t]+tensorflow(?:\.compat\.v1)?[ \t]+import[ \t]+(\([^)]*\)|[^#\n]*)")
 
 
 def uses_tf_device(text: str) -> bool:

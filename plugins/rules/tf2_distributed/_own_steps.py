@@ -22,6 +22,7 @@ from typing import Optional
 from npu_codemod.api import Base, FileContext, symbols, tokens
 from npu_codemod.api._toolkit import (
     KERAS_MODEL_CLASSES,
+    LineStarts,
     assigned_values,
     enclosing_scope,
     is_call_trailer,
@@ -53,7 +54,7 @@ def own_step_classes(text: str) -> frozenset[str]:
 _COMPILED_MINIMIZE = re.compile(r"(?<![\w.])self\s*\.\s*optimizer\s*\.\s*minimize\(")
 
 
-_CLASS = re.compile(r"^class\s+(\w+)\b[^\n]*:", re.MULTILINE)
+_CLASS = LineStarts(r"class\s+(\w+)\b[^\n]*:")
 _NEXT_TOP = re.compile(r"^\S", re.MULTILINE)
 _TRAIN_STEP = re.compile(r"^\s+def\s+train_step\s*\(", re.MULTILINE)
 

@@ -172,7 +172,7 @@ from npu_codemod.codemods.scopes import (
     uses,
 )
 from npu_codemod.codemods.support_list import list_name, support_list, support_list_tf2
-from npu_codemod.codemods.text_search import AnyOf
+from npu_codemod.codemods.text_search import AnyOf, LineStarts
 from npu_codemod.codemods.tf2_dataset_facts import dataset_function_facts, dataset_use_facts
 from npu_codemod.codemods.tf2_dataset_sources import LIBRARY_BATCHERS
 from npu_codemod.codemods.tf2_dataset_uses import DatasetUses
@@ -278,6 +278,7 @@ __all__ = [
     "AliasVerdict",
     "add_argument",
     "AnyOf",
+    "LineStarts",
     "api_advice",
     "ApiStatus",
     "assigned_values",
