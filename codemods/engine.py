@@ -36,6 +36,7 @@ from .dead_sites import settle_dead
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
 from .imports import place_imports
+from .local_imports import localize_imports
 from .modules import forget_trees, module_ast
 from .names import TF, UNRESOLVED_ACCESSOR, imports_module_text
 from .parser import Parser
@@ -420,6 +421,7 @@ class Engine:
                 self._guarded(rule, ctx, edit)
             for rule in active:
                 self._guarded(rule, ctx, partial(rule.finish, tree, ctx))
+            localize_imports(tree, ctx)  # a file that imports TensorFlow in functions only
             place_imports(tree, ctx.imports, ctx.newline)
         finally:
             self._ctx, self._active, self._tf_bound = None, frozenset(), {}

@@ -3,9 +3,29 @@
 from __future__ import annotations
 
 from npu_codemod.api import FileContext, Node, Rule, hookimpl
-from npu_codemod.api._toolkit import NPU_INIT_IMPORT, TF1, find_import, header_index, position
+from npu_codemod.api._toolkit import (
+    NPU_INIT_IMPORT,
+    TF1,
+    find_import,
+    header_index,
+    localize_imports,
+    npu_init_imports,
+    position,
+    tf_imported_in_functions_only,
+)
 
 __all__ = ["NPU_INIT_IMPORT", "InitImport"]
+
+
+#: Why the import goes into a function, in a file that imports TensorFlow only in functions.
+IN_FUNCTIONS = (" (TensorFlow is imported only inside functions here: the module's top also runs "
+                "in processes that do not train, such as a Spark driver)")
+#: The finding when the import stays at the module's top of such a file.
+DRIVER_NOTE = ("TensorFlow is imported only inside functions here, but {why}: "
+               f"'{NPU_INIT_IMPORT}' at the module's top runs in every process that imports this "
+               "file (a Spark or Ray driver, a launcher, a TF 2.x code path) and needs npu_bridge "
+               "there; if such a process has none, move it into the function that trains, after "
+               "its TensorFlow import, as 'from npu_bridge.npu_init import <the names it uses>'")
 
 
 class InitImport(Rule):
@@ -39,13 +59,24 @@ class InitImport(Rule):
         existing = find_import(tree, NPU_INIT_IMPORT)
         if existing is not None:
             ctx.report(existing, "migrated", "npu_bridge.npu_init is imported")
+            if tf_imported_in_functions_only(ctx):
+                ctx.report(existing, "unmigrated", DRIVER_NOTE.format(why="it is imported at the module's top"))
             return
         if not ctx.changed:
+            for statement, function in npu_init_imports(tree):
+                ctx.report(statement, "migrated", f"npu_bridge.npu_init is imported in {function}()")
             return
         index = header_index(tree)
         line, column = position(tree.children[index]) if index < len(tree.children) else (1, 0)
         ctx.add_import(NPU_INIT_IMPORT)  # the engine places it, before the file's own imports
-        ctx.report_at(line, column, "migrated", f"added '{NPU_INIT_IMPORT}'")
+        localized = localize_imports(tree, ctx)  # when the file imports TF in functions only
+        if NPU_INIT_IMPORT in ctx.imports:
+            ctx.report_at(line, column, "migrated", f"added '{NPU_INIT_IMPORT}'")
+            if localized.problem:
+                ctx.report_at(line, column, "unmigrated", DRIVER_NOTE.format(why=localized.problem))
+        for placed in localized.placed:
+            ctx.report_at(placed.line, placed.column, "migrated", f"added '{'; '.join(placed.statements)}' "
+                          f"in {placed.function}() after its TensorFlow import{IN_FUNCTIONS}")
 
 
 @hookimpl
