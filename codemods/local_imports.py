@@ -23,6 +23,7 @@ module's top, as in any other file, and :attr:`Localized.problem` says why: NPU0
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
@@ -33,7 +34,7 @@ from fissix.pygram import python_symbols as syms
 from .edits import insert_after
 from .findings import rewrite_instruction
 from .function_tf import Function, is_tf_module, tf_import_functions
-from .imports import NPU_INIT_IMPORT, normalized
+from .imports import NPU_INIT_IMPORT, normalized, place_imports
 from .modules import module_ast
 from .names import NPU_INIT_NAMES
 from .nodes import block_statements, compound_body
@@ -43,6 +44,9 @@ NPU_INIT = "npu_bridge.npu_init"
 #: What a function that uses no name of ``npu_bridge.npu_init`` imports: the adapter itself.
 PLAIN_NPU_INIT = f"import {NPU_INIT}"
 _IMPORTS = (syms.import_name, syms.import_from)
+#: A TensorFlow import at the start of a line (module level), or indented (maybe in a function).
+_TOP_TF = re.compile(r"^(?:import|from)[ \t]+tensorflow\b(?!\.core\.protobuf\.rewriter_config_pb2)", re.MULTILINE)
+_INDENTED_TF = re.compile(r"^[ \t]+(?:import|from)[ \t]+tensorflow\b", re.MULTILINE)
 _REWRITER_CONFIG = ast.dump(ast.parse(
     "from tensorflow.core.protobuf.rewriter_config_pb2 import RewriterConfig").body[0])
 
@@ -80,7 +84,7 @@ def localize_imports(tree: pytree.Node, ctx: FileContext) -> Localized:
     """Put the imports asked for (``ctx.imports``) into the functions that use them when the
     file imports TensorFlow only inside functions and that is exact (see the module's text);
     the imports placed leave ``ctx.imports``, the others stay for the module's top."""
-    module = module_ast(ctx.original) if ctx.imports else None
+    module = module_ast(ctx.original) if ctx.imports and tf_imported_in_functions_only(ctx) else None
     functions = _tf_functions(module) if module is not None else None
     if module is None or functions is None:
         return Localized()
@@ -102,7 +106,10 @@ def tf_imported_in_functions_only(ctx: FileContext) -> bool:
 
 
 def _in_functions_only(ctx: FileContext) -> bool:
-    module = module_ast(ctx.original)
+    text = ctx.original
+    if not _INDENTED_TF.search(text) or _TOP_TF.search(text):
+        return False  # no TensorFlow import in a block, or one at the module's top: no parse
+    module = module_ast(text)
     return module is not None and _tf_functions(module) is not None
 
 
@@ -112,6 +119,13 @@ def _tf_functions(module: ast.Module) -> Optional[list[tuple[Function, ast.stmt]
     left so still imports TensorFlow in functions only."""
     body = [statement for statement in module.body if ast.dump(statement) != _REWRITER_CONFIG]
     return tf_import_functions(module if len(body) == len(module.body) else ast.Module(body, []))
+
+
+def place_asked_imports(tree: pytree.Node, ctx: FileContext) -> None:
+    """Place the imports the rules asked for once they are done: in functions
+    (:func:`localize_imports`), the others at the module's top (``imports.place_imports``)."""
+    localize_imports(tree, ctx)
+    place_imports(tree, ctx.imports, ctx.newline)
 
 
 def _host_problem(module: ast.Module, hosts: dict[int, _Host], importing: set[int], asked: list[str]) -> str:

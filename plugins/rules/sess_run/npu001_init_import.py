@@ -41,7 +41,23 @@ class InitImport(Rule):
                 "rewrote: after the shebang and encoding lines, the module docstring and the "
                 "`from __future__` imports, before the first other import (after `import "
                 "tensorflow.compat.v1 as tf` the star import would rebind `tf`). A file no other "
-                "rule rewrote is not touched; one that already has the import is left alone.")
+                "rule rewrote is not touched; one that already has the import is left alone. A "
+                "file that imports TensorFlow only inside functions (a TensorFlowOnSpark `main_fun`, "
+                "a Ray or `multiprocessing` worker, a library that keeps TensorFlow optional) gets "
+                "the imports inside the function that holds the rewritten code instead, right after "
+                "that function's first TensorFlow import, naming what it uses (`from "
+                "npu_bridge.npu_init import npu_run_config_init, npu_hooks_append`; `import "
+                "npu_bridge.npu_init` when it uses no name: the import loads the adapter): the "
+                "module's top also runs where nothing trains (a Spark driver, a TF 2.x code path), "
+                "which may have no npu_bridge. A function nested in it reads the names as a "
+                "closure; a TensorFlow import under `if`/`try` at module level is module level.")
+    reports = ("A file that imports TensorFlow only inside functions, but whose imports cannot go "
+               "into one exactly (a rewritten site in a function without its own plain TensorFlow "
+               "import, such as one that uses a `global tf` another function imports; a "
+               "TensorFlow import under `if`/`try` inside the function; a name the file binds "
+               "itself): the import goes to the module's top as elsewhere, and a finding says to "
+               "move it into the function that trains if a process that imports the module has "
+               "no npu_bridge.")
     example = """
         import tensorflow as tf
 
