@@ -139,14 +139,15 @@ def _host_problem(module: ast.Module, hosts: dict[int, _Host], importing: set[in
 
 
 def npu_init_imports(tree: pytree.Node) -> list[tuple[pytree.Base, str]]:
-    """The imports of ``npu_bridge.npu_init`` in the bodies of functions (an earlier run's
-    :func:`localize_imports`), each with its function's name."""
+    """The first import of ``npu_bridge.npu_init`` in the body of each function that has one
+    (an earlier run's :func:`localize_imports`), with the function's name."""
     found = []
     for function in _outer_defs(tree):
         for statement in block_statements(compound_body(function)):
             small = statement.children[0] if statement.type == syms.simple_stmt else statement
             if small.type in _IMPORTS and _imports_npu_init(small):
                 found.append((statement, str(function.children[1].value)))
+                break
     return found
 
 
@@ -186,8 +187,13 @@ def _place(host: _Host, exports: dict[str, Optional[frozenset[str]]], newline: s
     """Insert the imports ``host`` needs after its first TensorFlow import."""
     anchor = _tf_import(host)
     assert anchor is not None  # checked by the caller
-    present = {normalized(statement) for statement in block_statements(compound_body(host.node))}
-    statements = [code for code in _statements(host, exports) if "".join(code.split()) not in present]
+    body = [stmt for stmt in host.function.body if isinstance(stmt, (ast.Import, ast.ImportFrom))]
+    present = {ast.dump(stmt) for stmt in body}
+    loaded = {alias.asname or alias.name for stmt in body if isinstance(stmt, ast.ImportFrom)
+              and stmt.module == NPU_INIT for alias in stmt.names}  # an earlier run's
+    host.names -= loaded
+    statements = [code for code in _statements(host, exports) if ast.dump(ast.parse(code).body[0]) not in present
+                  and not (code == PLAIN_NPU_INIT and loaded)]
     if statements:
         insert_after(anchor, "\n".join(statements) + "\n", newline)
     first = _first_tf_import(host.function)

@@ -11,9 +11,11 @@ says what to move where.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from npu_codemod.testing import assert_migrates as assert_migrates_at
 
-from support.rules import assert_migrates, messages, sites
+from support.rules import assert_migrates, messages, run_rules, sites
 
 RULES = {"NPU001", "NPU002", "NPU007", "NPU011", "NPU026", "NPU027"}
 
@@ -201,3 +203,51 @@ def test_tensorflow_import_under_try_in_the_function_is_not_guessed() -> None:
     assert [status for _, _, _, status in npu001(findings)] == ["migrated", "unmigrated"]
     assert "main_fun() holds rewritten code but no plain TensorFlow import" in " ".join(
         messages(findings, "NPU001"))
+
+
+RAY_ACTOR = '''"""A Ray actor that trains with mixed precision; TensorFlow stays optional for the driver."""
+
+import ray
+
+
+@ray.remote
+class Trainer:
+    def __init__(self, lr):
+        self.lr = lr
+
+    def build(self):
+        import tensorflow as tf
+        optimizer = tf.keras.optimizers.Adam(self.lr)
+        self.optimizer = tf.keras.mixed_precision.LossScaleOptimizer(optimizer)
+        return self.optimizer
+'''
+
+
+def test_tf2_npu_device_import_goes_into_the_method_that_imports_tensorflow() -> None:
+    """The tf2 pack's ``import npu_device as npu`` for a site in a method (``device_name_at``
+    binds it only in module-level functions): the engine puts it into the method, after its
+    TensorFlow import, not at the top of a module the Ray driver imports."""
+    after = RAY_ACTOR.replace("        import tensorflow as tf\n",
+                              "        import tensorflow as tf\n        import npu_device as npu\n").replace(
+        "tf.keras.mixed_precision.LossScaleOptimizer", "npu.train.optimizer.NpuLossScaleOptimizer")
+    assert_migrates(RAY_ACTOR, after, {"NPU061", "NPU065"}, facts={"tf-runtime:2"})
+
+
+def test_a_second_run_changes_nothing_and_counts_the_same() -> None:
+    once, first = run_rules(HEAD + BODY + DRIVER, RULES)
+    assert once is not None
+    again, second = run_rules(once, RULES)
+    assert again is None
+    assert Counter((f.rule_id, f.status) for f in first) == Counter((f.rule_id, f.status) for f in second)
+    assert messages(second, "NPU001") == ["npu_bridge.npu_init is imported in main_fun()"]
+
+
+def test_names_an_earlier_import_in_the_function_binds_are_not_imported_again() -> None:
+    """Someone already imported one name by hand: only the others are added."""
+    own = "  from npu_bridge.npu_init import npu_strategy\n"
+    before = HEAD + own + BODY.replace("tf.distribute.experimental.MultiWorkerMirroredStrategy()",
+                                       "npu_strategy.NPUStrategy()")
+    after = HEAD + "  from npu_bridge.npu_init import npu_hooks_append, npu_run_config_init\n" + own + MIGRATED
+    findings = assert_migrates(before + DRIVER, after + DRIVER, RULES)
+    assert messages(findings, "NPU001")[0].startswith(
+        "added 'from npu_bridge.npu_init import npu_hooks_append, npu_run_config_init' in main_fun()")
