@@ -37,7 +37,7 @@ from .function_tf import Function, is_tf_module, tf_import_functions
 from .imports import NPU_INIT_IMPORT, normalized, place_imports
 from .modules import module_ast
 from .names import NPU_INIT_NAMES
-from .nodes import block_statements, compound_body
+from .nodes import block_statements, compound_body, is_inside
 from .rule import FileContext
 
 NPU_INIT = "npu_bridge.npu_init"
@@ -170,9 +170,9 @@ def _hosts(tree: pytree.Node, ctx: FileContext, outer: dict[int, Function],
     nodes = {_def_line(node): node for node in _outer_defs(tree)}
     hosts: dict[int, _Host] = {}
     for leaf in _references(tree, wanted):
-        node = _outermost_def(leaf)
+        node = _outermost_def(leaf)  # its parameters' defaults and decorators run outside it
         function = outer.get(_def_line(node)) if node is not None else None
-        if node is None or function is None:
+        if node is None or function is None or not is_inside(leaf, compound_body(node)):
             return {}, f"{leaf.value} is used outside functions (line {leaf.lineno})"
         hosts.setdefault(function.lineno, _Host(node, function, set())).names.add(leaf.value)
     rewritten = {f.line for f in ctx.findings if f.path == ctx.path and rewrite_instruction(f)}

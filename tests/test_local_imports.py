@@ -50,28 +50,13 @@ BODY = '''  from tensorflowonspark import TFNode
       train_spec=tf.estimator.TrainSpec(input_fn=input_fn, max_steps=args.steps),
       eval_spec=tf.estimator.EvalSpec(input_fn=input_fn))
 '''
-MIGRATED = '''  from tensorflowonspark import TFNode
-
-  strategy = npu_strategy.NPUStrategy()
-  tf_feed = TFNode.DataFeed(ctx.mgr, False)
-
-  def model_fn(features, labels, mode):
-    logits = tf.layers.dense(features, 10)
-    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-    optimizer = tf.train.GradientDescentOptimizer(0.01)
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss))
-
-  def input_fn(mode, input_context=None):
-    ds = tf.data.Dataset.from_generator(lambda: tf_feed.next_batch(64), (tf.float32, tf.float32))
-    return ds.repeat().batch(64, drop_remainder=True)
-
-  config = tf.estimator.RunConfig(train_distribute=strategy, save_checkpoints_steps=100)
-  classifier = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir, config=npu_run_config_init(run_config=config))
-  tf.estimator.train_and_evaluate(
-      classifier,
-      train_spec=tf.estimator.TrainSpec(input_fn=input_fn, max_steps=args.steps, hooks=npu_hooks_append()),
-      eval_spec=tf.estimator.EvalSpec(input_fn=input_fn, hooks=npu_hooks_append()))
-'''
+#: What the rules make of ``BODY``: the names they write come from ``npu_bridge.npu_init``.
+MIGRATED = BODY.replace(
+    "tf.distribute.experimental.MultiWorkerMirroredStrategy()", "npu_strategy.NPUStrategy()").replace(
+    "ds.repeat().batch(64)", "ds.repeat().batch(64, drop_remainder=True)").replace(
+    "config=config)", "config=npu_run_config_init(run_config=config))").replace(
+    "max_steps=args.steps)", "max_steps=args.steps, hooks=npu_hooks_append())").replace(
+    "EvalSpec(input_fn=input_fn)", "EvalSpec(input_fn=input_fn, hooks=npu_hooks_append())")
 DRIVER = '''
 
 if __name__ == "__main__":
@@ -251,3 +236,12 @@ def test_names_an_earlier_import_in_the_function_binds_are_not_imported_again() 
     findings = assert_migrates(before + DRIVER, after + DRIVER, RULES)
     assert messages(findings, "NPU001")[0].startswith(
         "added 'from npu_bridge.npu_init import npu_hooks_append, npu_run_config_init' in main_fun()")
+
+
+def test_a_name_used_in_a_default_argument_is_not_a_use_inside_the_function() -> None:
+    """A default is evaluated where the ``def`` runs (the module's top): a name imported in the
+    function would not exist there, so the import stays at the top and NPU001 says so."""
+    head = HEAD.replace("def main_fun(args, ctx):", "def main_fun(args, ctx, make_hooks=npu_hooks_append):")
+    after = head.replace("print_function\n", "print_function\n" + STAR, 1)
+    findings = assert_migrates(head + BODY + DRIVER, after + MIGRATED + DRIVER, RULES)
+    assert "npu_hooks_append is used outside functions" in " ".join(messages(findings, "NPU001"))
