@@ -50,14 +50,13 @@ class InitImport(Rule):
                 "npu_bridge.npu_init` when it uses no name: the import loads the adapter): the "
                 "module's top also runs where nothing trains (a Spark driver, a TF 2.x code path), "
                 "which may have no npu_bridge. A function nested in it reads the names as a "
-                "closure; a TensorFlow import under `if`/`try` at module level is module level.")
-    reports = ("A file that imports TensorFlow only inside functions, but whose imports cannot go "
-               "into one exactly (a rewritten site in a function without its own plain TensorFlow "
-               "import, such as one that uses a `global tf` another function imports; a "
-               "TensorFlow import under `if`/`try` inside the function; a name the file binds "
-               "itself): the import goes to the module's top as elsewhere, and a finding says to "
-               "move it into the function that trains if a process that imports the module has "
-               "no npu_bridge.")
+                "closure; a TensorFlow import under `if`/`try` at module level is module level. "
+                "Where that cannot be exact (a rewritten site in a function without its own plain "
+                "TensorFlow import, such as one using a `global tf` another function imports; a "
+                "TensorFlow import under `if`/`try` inside the function; a name the file binds "
+                "itself), the import goes to the module's top as elsewhere and an `unmigrated` "
+                "finding says to move it into the function that trains if a process that imports "
+                "the module has no npu_bridge.")
     example = """
         import tensorflow as tf
 
