@@ -35,7 +35,7 @@ from .ast_names import ast_import_names
 from .dead_sites import settle_dead
 from .file_kinds import EAGER, eager_call, may_enable_eager
 from .findings import Finding, Status
-from .imports import place_imports
+from .local_imports import place_asked_imports
 from .modules import forget_trees, module_ast
 from .names import TF, UNRESOLVED_ACCESSOR, imports_module_text
 from .parser import Parser
@@ -420,7 +420,7 @@ class Engine:
                 self._guarded(rule, ctx, edit)
             for rule in active:
                 self._guarded(rule, ctx, partial(rule.finish, tree, ctx))
-            place_imports(tree, ctx.imports, ctx.newline)
+            place_asked_imports(tree, ctx)
         finally:
             self._ctx, self._active, self._tf_bound = None, frozenset(), {}
         self._restore(plan, ctx)

@@ -13,8 +13,8 @@ from typing import Optional
 
 from fissix import pytree
 
-from .function_tf import bind_in_function, tf_import_functions, top_function
-from .modules import module_ast
+from .function_tf import bind_in_function, top_function
+from .local_imports import tf_imported_in_functions_only
 from .rule import FileContext
 
 DEVICE = "npu_device"
@@ -53,14 +53,9 @@ def device_name_at(ctx: FileContext, site: pytree.Base) -> str:
     name = device_name(ctx)
     if device_binding(ctx) is not None:
         return name
-    function = top_function(site) if ctx.analysis(_imports_tf_in_functions_only) else None
+    function = top_function(site) if tf_imported_in_functions_only(ctx) else None
     if function is None:
         ctx.add_import(device_import(name))
     else:
         bind_in_function(function, device_import(name), ctx.newline)  # once: it looks first
     return name
-
-
-def _imports_tf_in_functions_only(ctx: FileContext) -> bool:
-    tree = module_ast(ctx.original)
-    return tree is not None and tf_import_functions(tree) is not None

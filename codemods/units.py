@@ -112,6 +112,8 @@ def module_layout(text: str, marks: Sequence[Mark] = ()) -> Optional[Layout]:
     scans = _scans(module, by_type, lines)
     if any(scan.beyond_fissix for scan in scans):
         return None
+    if scans and ast.get_docstring(module, clean=False) is not None:
+        scans[0].docstring = True
     aliases = _aliases(scans)
     bound = _bindings(scans, aliases) if any(scan.bound_words for scan in scans) else frozenset()
     units = tuple(_merged(scan.unit(aliases, bound) for scan in scans))
@@ -249,6 +251,9 @@ class _Scan:
         self.bound_words: list[tuple[str, str]] = []  # (word, name): a mark's, if name is bound
         self.beyond_fissix = False
         self.main_block = any(is_ast_main_block(statement) for statement in group)
+        #: The module's docstring is the group's first statement: the engine places header
+        #: imports after it (``imports.header_index``), which a placeholder would hide.
+        self.docstring = False
         if nodes is None:
             self._walk(group)
         else:
@@ -450,7 +455,7 @@ class _Scan:
             self.names.add(node.module.partition(".")[0])
 
     def unit(self, aliases: dict[str, str], bound: AbstractSet[str] = frozenset()) -> Unit:
-        always = bool(self.imports) or self.main_block or any(
+        always = bool(self.imports) or self.main_block or self.docstring or any(
             name in aliases and dotted.partition(".")[0] in aliases for name, dotted in self.assignments)
         defines = {self.name} | self.globals if self.definition else self.assigned
         marked = {word for word, name in self.bound_words if STAR in bound or name in bound}

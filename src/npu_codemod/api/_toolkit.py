@@ -100,6 +100,11 @@ from npu_codemod.codemods.horovod_params import (
 from npu_codemod.codemods.horovod_params import STAR_IMPORT as HOROVOD_STAR_IMPORT
 from npu_codemod.codemods.horovod_params import star_imports as horovod_star_imports
 from npu_codemod.codemods.imports import COMPAT_INIT_IMPORT, NPU_INIT_IMPORT, find_import, header_index
+from npu_codemod.codemods.local_imports import (
+    localize_imports,
+    npu_init_imports,
+    tf_imported_in_functions_only,
+)
 from npu_codemod.codemods.mode_checks import Span, tf1_only_spans, within
 from npu_codemod.codemods.module_training import trains_when_run
 from npu_codemod.codemods.modules import (
@@ -316,6 +321,9 @@ __all__ = [
     "device_import",
     "device_name",
     "device_name_at",
+    "localize_imports",
+    "npu_init_imports",
+    "tf_imported_in_functions_only",
     "distribution",
     "distribution_facts",
     "dataset_facts",
