@@ -93,7 +93,7 @@ def python_files(paths: Sequence[str], include_tests: bool = False) -> tuple[lis
     for name in paths:
         path = Path(name)
         if path.is_dir() and not path.is_symlink():
-            found = sorted(p for p in path.rglob("*.py") if not _skipped(p, path))
+            found = [p for p in _walked(path) if p.suffix == ".py"]
             found = [p for p in found if include_tests or not is_test_file(_repository_path(p, path))]
             links += [p for p in found if p.is_symlink()]
             files += [p for p in found if not p.is_symlink() and p.is_file()]
@@ -117,9 +117,18 @@ def _repository_path(path: Path, root: Optional[Path]) -> str:
     return str(path.relative_to(root)) if root is not None else path.name
 
 
-def _skipped(path: Path, root: Path) -> bool:
-    parts = path.relative_to(root).parts[:-1]
-    return any(part.startswith(".") or part in SKIPPED_DIRS for part in parts)
+def _walked(root: Path) -> list[Path]:
+    """Every file and symlink under the folder ``root``, sorted, never walking into a hidden
+    folder or one of :data:`SKIPPED_DIRS` (a pre-commit hook must not read ``.git`` or
+    ``node_modules`` at every commit) nor through a symlinked folder."""
+    found = []
+    for folder, folders, files in os.walk(root):
+        here = Path(folder)
+        found += [here / name for name in folders if (here / name).is_symlink()]
+        folders[:] = [name for name in folders if not name.startswith(".") and name not in SKIPPED_DIRS
+                      and not (here / name).is_symlink()]
+        found += [here / name for name in files]
+    return sorted(found)
 
 
 def run_check(paths: Sequence[str], loaded_rules: LoadedRules, out: TextIO, err: TextIO,
@@ -159,8 +168,8 @@ def notebook_sites(paths: Sequence[str], include_tests: bool = False) -> list[Si
     for name in paths:
         path = Path(name)
         if path.is_dir() and not path.is_symlink():
-            found += sorted(p for p in path.rglob("*.ipynb") if not _skipped(p, path) and not p.is_symlink()
-                            and (include_tests or not is_test_file(_repository_path(p, path))))
+            found += [p for p in _walked(path) if p.suffix == ".ipynb" and not p.is_symlink()
+                      and (include_tests or not is_test_file(_repository_path(p, path)))]
         elif path.suffix == ".ipynb" and path.is_file() and not path.is_symlink():
             found.append(path)
     sites = []
@@ -204,8 +213,8 @@ def _manifests(paths: Sequence[str]) -> Iterable[tuple[Path, str]]:
         path = Path(name)
         if not path.is_dir():
             continue
-        for found in sorted(path.rglob("*")):
-            if is_manifest(found.name) and found.is_file() and not _skipped(found, path):
+        for found in _walked(path):
+            if is_manifest(found.name) and found.is_file():
                 try:
                     yield found, found.read_text(encoding="utf-8")
                 except (OSError, UnicodeDecodeError):
