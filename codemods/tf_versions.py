@@ -233,8 +233,17 @@ TF2_ONLY_FROM_USES = tuple(
                        "ParameterServerStrategy"),
         ("data.experimental", "save load"), ("saved_model", "LoadOptions"),
     ) for name in names.split())
+#: More of :data:`TF2_ONLY`: ``tf.data.experimental``'s constants promoted into ``tf.data`` by
+#: TF 2.3 (the cardinalities) and TF 2.4 (``AUTOTUNE``: "tf.data.experimental.AUTOTUNE is now
+#: available in the core API as tf.data.AUTOTUNE", TF 2.4's RELEASE.md), after TF 1.15; TF 2
+#: exports them to its ``tf.compat.v1`` too, so the check of :data:`TF2_ONLY_FROM_USES` cannot
+#: vouch for them (``tests/test_tf2_detection.py`` checks they are in TF 2's ``tf.data`` and in
+#: no TF 1.15 list). ``tf.data.AUTOTUNE`` is the commonest of all: a TF 2.x data loader
+#: (``AUTO = tf.data.AUTOTUNE``) with no other TF 2.x name had been ``tf-neutral``.
+TF2_ONLY_PROMOTED = ("data.AUTOTUNE", "data.INFINITE_CARDINALITY", "data.UNKNOWN_CARDINALITY")
 #: :data:`TF2_ONLY` as exact names, and its prefixes (entries ending in ``.``).
-_TF2_NAMES = frozenset(name for name in TF2_ONLY + TF2_ONLY_FROM_USES if not name.endswith("."))
+_TF2_NAMES = frozenset(name for name in TF2_ONLY + TF2_ONLY_FROM_USES + TF2_ONLY_PROMOTED
+                       if not name.endswith("."))
 _TF2_PREFIXES = tuple(name for name in TF2_ONLY if name.endswith("."))
 #: E: TF 2.x idioms through TensorFlow names.
 TF2_IDIOMS = frozenset({"function", "GradientTape", "enable_v2_behavior"})

@@ -4,6 +4,7 @@ rules must not do to TF 2.x files (``spec/rules-tf2.md``, "Detecting TF 2.x file
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from npu_codemod.codemods.tf_versions import (
     TF2_CODE,
     TF2_COMPAT,
     TF2_ONLY_FROM_USES,
+    TF2_ONLY_PROMOTED,
     TF_NEUTRAL,
     Use,
     file_kind,
@@ -487,6 +489,8 @@ def test_the_adapter_s_loss_scale_optimizer_stands_for_the_class_it_replaced() -
     "tf.keras.preprocessing.image_dataset_from_directory(path, image_size=(224, 224))",
     "tf.initializers.GlorotUniform()",
     "tf.image.resize_with_pad(image, 416, 416)",  # TF 1.x: resize_image_with_pad
+    "tf.data.AUTOTUNE",  # TF 1.x: tf.data.experimental.AUTOTUNE
+    "tf.data.INFINITE_CARDINALITY",
 ])
 def test_tf2_only_apis_of_real_tf2_files_are_t2(use: str) -> None:
     """Uses that classed real TF 2.x files (TensorFlow2.0-Examples, yolov3-tf2, the TF 2.x
@@ -620,3 +624,82 @@ def test_compat_v1_code_with_no_pin_is_told_its_adapter_depends_on_the_version()
     assert [text for _, text in runtime.messages] == [UNDETERMINED]
     assert "tf.compat.v1 code as TF 1.x code" in UNDETERMINED
     assert decide(None, {}, frozenset({CODE_COMPAT, CODE_T1})).messages == ()  # TF 1.x by its code
+
+
+def test_the_constants_promoted_into_tf_data_after_tf_1_15_are_tf_2s() -> None:
+    """Each of :data:`TF2_ONLY_PROMOTED` is in TF 2's ``tf.data`` (the venv's) and in neither of
+    Ascend's TF 1.15 list nor TensorFlow 1.15's ``tf.data`` (promoted from ``experimental`` by
+    TF 2.3 and 2.4), while ``tf.data.experimental``'s spelling, TF 1.15's, is no signal."""
+    tf = pytest.importorskip("tensorflow")
+    tf1_listed = support_names("api_support.csv")
+    assert [name for name in TF2_ONLY_PROMOTED if not hasattr(tf.data, name.partition(".")[2])] == []
+    assert [name for name in TF2_ONLY_PROMOTED if f"tf.{name}" in tf1_listed] == []
+    legacy = signals_of("import tensorflow as tf\nAUTO = tf.data.experimental.AUTOTUNE\n", "data.py")
+    assert legacy.t2 is None
+
+
+DATALOADER = '''"""Reads the flowers TFRecords (reference: a TPU introduction notebook)."""
+
+import re
+
+import numpy as np
+import tensorflow as tf
+
+GCS_PATTERN = "gs://flowers-public/tfrecords-jpeg-224x224/*.tfrec"
+AUTO = tf.data.AUTOTUNE
+
+
+def count_data_items(filenames):
+    n = [int(re.compile(r"-([0-9]*)\\.").search(filename).group(1)) for filename in filenames]
+    return np.sum(n)
+
+
+def read_tfrecord(example):
+    features = {"image": tf.io.FixedLenFeature([], tf.string), "class": tf.io.FixedLenFeature([], tf.int64)}
+    example = tf.io.parse_single_example(example, features)
+    image = tf.cast(tf.image.decode_jpeg(example["image"], channels=3), tf.float32) / 255.0
+    return image, tf.cast(example["class"], tf.int32)
+
+
+def load_dataset(filenames, batch_size):
+    opt = tf.data.Options()
+    opt.experimental_deterministic = False
+    dataset = tf.data.TFRecordDataset(filenames, num_parallel_reads=AUTO).with_options(opt)
+    return dataset.map(read_tfrecord, num_parallel_calls=AUTO)
+
+
+def get_training_dataset(filenames, batch_size):
+    dataset = load_dataset(filenames, batch_size)
+    dataset = dataset.repeat()
+    dataset = dataset.shuffle(2048)
+    dataset = dataset.batch(batch_size)
+    dataset = dataset.prefetch(AUTO)
+    return dataset
+'''
+
+MODELS = '''from tensorflow.keras.layers import *
+from tensorflow.keras.models import *
+
+
+def get_resnet(n_classes):
+    inputs = Input((96, 96, 3))
+    x = GlobalAveragePooling2D()(Conv2D(32, 3, activation="relu")(inputs))
+    return Model(inputs, Dense(n_classes, activation="softmax")(x))
+'''
+
+
+def test_a_repository_whose_only_tf_2_name_is_tf_data_autotune_runs_tf_2(tmp_path: Path) -> None:
+    """Adaptive-Gradient-Clipping's shape: its training is in notebooks, its modules hold no
+    TF 2.x name but ``tf.data.AUTOTUNE`` and no pin: it was taken for TF 1.x, and its data
+    loader got ``from npu_bridge.npu_init import *``, which the TF 2.x adapter has not."""
+    repo = make_repo(tmp_path / "agc", {"dataloader.py": DATALOADER, "models.py": MODELS})
+    (tmp_path / "repos.txt").write_text(f"{repo}\n")
+    result = cli("run", "--repos", "repos.txt", "--dry-run", "--report-dir", str(tmp_path / "out"),
+                 "--no-progress", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    patches = "".join(path.read_text() for path in (tmp_path / "out" / "patches").glob("*.patch"))
+    assert "npu_bridge" not in patches
+    assert "+    dataset = dataset.batch(batch_size, drop_remainder=True)" in patches
+    rules = [row["rule_id"] for row in csv.DictReader((tmp_path / "out" / "findings.csv").open())
+             if row["path"] == "dataloader.py"]
+    assert rules == ["NPU064"]  # the tf2 pack's drop_remainder, not NPU002's
